@@ -1,0 +1,121 @@
+// paictl check config PATH...
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app.h"
+#include "config/cluster_files.h"
+#include "config/rules.h"
+#include "diag/report.h"
+#include "exit_codes.h"
+#include "output.h"
+#include "util/strings.h"
+#include "util/version.h"
+
+namespace paictl {
+
+namespace {
+
+struct CheckConfigOptions {
+  std::vector<std::string> paths;
+  std::string output = "text";
+  std::string junit;
+  std::string sarif;
+  bool fail_on_warn = false;
+};
+
+std::string line_of(const std::map<std::string, std::string>& sources, const std::string& file, uint32_t line) {
+  auto it = sources.find(file);
+  if (it == sources.end()) return {};
+  const std::string& s = it->second;
+  size_t pos = 0;
+  for (uint32_t l = 1; l < line; ++l) {
+    pos = s.find('\n', pos);
+    if (pos == std::string::npos) return {};
+    ++pos;
+  }
+  size_t end = s.find('\n', pos);
+  std::string text = s.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  return text;
+}
+
+int run(const CheckConfigOptions& o, const Globals& g) {
+  pai::config::CheckOutcome out = pai::config::check_paths(o.paths);
+  const auto& all = out.diagnostics.items();
+
+  if (o.output == "json") {
+    std::printf("%s\n", pai::diag::write_json(all, out.files.size()).dump(2).c_str());
+  } else {
+    std::vector<pai::diag::Diagnostic> shown;
+    for (const auto& d : all)
+      if (d.severity != pai::diag::Severity::Info || g.verbose) shown.push_back(d);
+    if (g.quiet) {
+      std::vector<pai::diag::Diagnostic> errors;
+      for (const auto& d : shown)
+        if (d.severity == pai::diag::Severity::Error) errors.push_back(d);
+      shown.swap(errors);
+    }
+    pai::diag::TextOptions topt;
+    topt.color = use_color(g.no_color);
+    topt.show_summary = !g.quiet;
+    topt.source_line = [&out](const std::string& file, uint32_t line) { return line_of(out.sources, file, line); };
+    std::string text = pai::diag::write_text(shown, out.files.size(), topt);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+
+  int rc = kExitOk;
+  if (!o.junit.empty()) {
+    std::string err = write_report_file(
+        o.junit, pai::diag::write_junit(all, out.files, "paictl check config", o.fail_on_warn));
+    if (!err.empty()) {
+      print_error("cannot write the JUnit report: " + err);
+      rc = kExitUsage;
+    }
+  }
+  if (!o.sarif.empty()) {
+    std::string err = write_report_file(
+        o.sarif, pai::diag::write_sarif(all, pai::config::rules(), pai::kVersion, "").dump(2) + "\n");
+    if (!err.empty()) {
+      print_error("cannot write the SARIF report: " + err);
+      rc = kExitUsage;
+    }
+  }
+  if (rc != kExitOk) return rc;
+  if (out.input_error) return kExitUsage;
+  if (out.diagnostics.has_errors()) return kExitFindings;
+  if (o.fail_on_warn && out.diagnostics.count(pai::diag::Severity::Warning) > 0) return kExitFindings;
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_check_config(CLI::App& parent, Globals& g) {
+  auto o = std::make_shared<CheckConfigOptions>();
+  CLI::App* cmd = parent.add_subcommand(
+      "config", "Validate OpenPAI cluster files (layout.yaml, config.yaml, services-configuration.yaml) and HiveD "
+                "configs, reporting every finding with file:line:col");
+  cmd->add_option("PATH", o->paths, "A cluster file, or a directory holding the OpenPAI file names")
+      ->required()
+      ->expected(1, -1);
+  cmd->add_option("-o,--output", o->output, "Output format on stdout")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE ('-' for stdout)")->type_name("FILE");
+  cmd->add_option("--sarif", o->sarif, "Also write a SARIF 2.1.0 report to FILE ('-' for stdout)")->type_name("FILE");
+  cmd->add_flag("--fail-on-warn", o->fail_on_warn, "Exit 1 when there are warnings, not only errors");
+  cmd->footer(
+      "EXIT STATUS:\n"
+      "  0 no errors, 1 errors found (or warnings with --fail-on-warn), 2 bad usage or unreadable path\n\n"
+      "EXAMPLES:\n"
+      "  paictl check config examples/clusters/quickstart\n"
+      "  paictl check config -o json cluster/layout.yaml cluster/services-configuration.yaml\n"
+      "  paictl check config --junit report.xml --sarif report.sarif --fail-on-warn cluster/\n");
+  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+}
+
+}  // namespace paictl

@@ -1,0 +1,94 @@
+// paictl: the command-line front end of libpai. Argument parsing, printing and
+// exit codes only; the work happens in the library.
+
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "app.h"
+#include "exit_codes.h"
+#include "output.h"
+#include "util/version.h"
+
+namespace {
+
+using namespace paictl;
+
+// The top-level help lists every command with its purpose, not only the groups.
+class Formatter : public CLI::Formatter {
+ public:
+  std::string make_subcommands(const CLI::App* app, CLI::AppFormatMode mode) const override {
+    if (app->get_parent() != nullptr) return CLI::Formatter::make_subcommands(app, mode);
+    size_t width = 0;
+    for (const auto& c : commands()) {
+      size_t w = 0;
+      for (const auto& p : c.path) w += p.size() + 1;
+      width = std::max(width, w);
+    }
+    std::string out = "\nCOMMANDS:\n";
+    for (const auto& c : commands()) {
+      std::string name;
+      for (const auto& p : c.path) name += (name.empty() ? "" : " ") + p;
+      out += "  " + name + std::string(width + 2 - name.size(), ' ') + c.summary + "\n";
+    }
+    out += "\nRun 'paictl COMMAND --help' for the options and examples of a command.\n";
+    return out;
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Answer --version before building anything: it must cost no more than a process start.
+  if (argc == 2 && (std::strcmp(argv[1], "--version") == 0 || std::strcmp(argv[1], "version") == 0)) {
+    std::printf("paictl %s\n", pai::kVersion);
+    return kExitOk;
+  }
+
+  Globals g;
+  CLI::App app{"paictl: plan, check, install and use shared GPU clusters (OpenPAI, HiveD)", "paictl"};
+  app.formatter(std::make_shared<Formatter>());
+  app.set_version_flag("--version", std::string("paictl ") + pai::kVersion);
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.add_flag("-v,--verbose", g.verbose, "Print more detail (info-level findings, progress)");
+  app.add_flag("-q,--quiet", g.quiet, "Print only what a script needs");
+  app.add_flag("--no-color", g.no_color, "Never colour the output (NO_COLOR is honoured too)");
+  app.footer(
+      "EXAMPLES:\n"
+      "  paictl check config examples/clusters/quickstart\n"
+      "  paictl check config -o json layout.yaml services-configuration.yaml\n"
+      "  paictl check config --sarif report.sarif --fail-on-warn cluster/\n");
+
+  std::map<std::string, CLI::App*> group_apps;
+  for (const auto& grp : groups()) {
+    CLI::App* sub = app.add_subcommand(grp.name, grp.summary);
+    sub->require_subcommand(1);
+    sub->fallthrough();
+    group_apps[grp.name] = sub;
+  }
+  for (const auto& c : commands()) {
+    CLI::App* parent = &app;
+    if (c.path.size() > 1) parent = group_apps.at(c.path[0]);
+    c.add(*parent, g);
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  } catch (const CLI::CallForVersion& e) {
+    app.exit(e);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    print_error(e.what());
+    std::fprintf(stderr, "Run 'paictl --help' (or 'paictl COMMAND --help') for usage.\n");
+    return kExitUsage;
+  }
+  return g.exit_code;
+}

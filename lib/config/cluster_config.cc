@@ -1,0 +1,231 @@
+#include "config/cluster_config.h"
+
+#include "util/strings.h"
+
+namespace pai::config {
+
+const std::vector<std::string>& cluster_config_keys() {
+  static const std::vector<std::string> keys = {
+      "user", "password", "docker_image_tag",
+      // OpenPAI settings
+      "enable_hived_scheduler", "enable_marketplace", "enable_docker_cache", "docker_cache_storage_backend",
+      "docker_cache_azure_account_name", "docker_cache_azure_account_key", "docker_cache_azure_container_name",
+      "docker_cache_fs_mount_path", "docker_cache_remote_url", "docker_cache_registry_htpasswd",
+      // inventory
+      "ssh_key_file_path",
+      // service image registry
+      "docker_registry_domain", "docker_registry_namespace", "docker_registry_username", "docker_registry_password",
+      "qos-switch",
+      // pre-check toggles
+      "docker_check", "resource_check",
+      // docker
+      "docker_data_root", "docker_config_file_path", "docker_iptables_enabled", "openpai_docker_insecure_registries",
+      "openpai_docker_registry_mirrors",
+      // kubespray
+      "gcr_image_repo", "kube_image_repo", "quay_image_repo", "docker_image_repo", "etcd_image_repo",
+      "pod_infra_image_repo", "kubeadm_download_url", "hyperkube_download_url", "openpai_kube_network_plugin",
+      "openpai_kubespray_extra_var", "kubelet_custom_flags",
+      // host daemon ports
+      "host_daemon_port_start", "host_daemon_port_end"};
+  return keys;
+}
+
+namespace {
+
+// The registry host of an image repository ("gcr.io/google-containers" -> "gcr.io").
+std::string registry_host(const std::string& repo) {
+  std::string r = repo;
+  if (auto p = r.find("://"); p != std::string::npos) r = r.substr(p + 3);
+  if (auto p = r.find('/'); p != std::string::npos) r = r.substr(0, p);
+  return r;
+}
+
+// The installer tests some switches with `is False` / `is sameas true`: only a
+// real YAML boolean works, a quoted string silently keeps the default.
+std::optional<bool> strict_bool(const Node* n, const std::string& key, bool default_value, const char* effect,
+                                Context& ctx) {
+  if (!n) return std::nullopt;
+  if (auto b = n->as_bool()) return b;
+  if (n->is_scalar() && (n->scalar() == "true" || n->scalar() == "false")) {
+    ctx.warning("C004", ctx.at(n),
+                key + ": \"" + n->scalar() + "\" is a string, not a boolean; the installer keeps the default (" +
+                    (default_value ? "true" : "false") + ")" + effect,
+                "remove the quotes: " + key + ": " + n->scalar());
+    return std::nullopt;
+  }
+  ctx.bool_value(n, key);
+  return std::nullopt;
+}
+
+}  // namespace
+
+ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
+  ClusterConfig c;
+  c.file = ctx.file();
+  if (!ctx.is_mapping(root, "config.yaml")) return c;
+
+  const auto& known = cluster_config_keys();
+  for (const auto& p : root->pairs()) {
+    const std::string& k = p.key->scalar();
+    if (k == "docker_cache_htpasswd") {
+      ctx.warning("C001", ctx.at(p.key),
+                  "docker_cache_htpasswd is never read: OpenPAI's services-configuration template reads "
+                  "docker_cache_registry_htpasswd",
+                  "rename the key to docker_cache_registry_htpasswd");
+      continue;
+    }
+    if (k == "branch_name" || k == "gpu_type" || k == "worker_default_docker_runtime") {
+      ctx.warning("C002", ctx.at(p.key), k + " belongs to the pre-v1.5 installer and is no longer read",
+                  k == "gpu_type" ? "the NVIDIA checks now follow machine-sku computing-device in layout.yaml; remove it"
+                                  : "remove it");
+      continue;
+    }
+    bool ok = false;
+    for (const auto& kk : known) ok |= (kk == k);
+    if (!ok) {
+      std::string guess = util::did_you_mean(k, known);
+      ctx.warning("F006", ctx.at(p.key), "unknown key \"" + k + "\" in config.yaml; the installer ignores it",
+                  guess.empty() ? "extra kubespray variables go under openpai_kubespray_extra_var"
+                                : "did you mean \"" + guess + "\"?");
+    }
+  }
+
+  if (const Node* n = ctx.required(root, "user", "config.yaml"))
+    if (auto v = ctx.string_value(n, "user", true)) c.user = *v;
+  if (const Node* n = ctx.required(root, "password", "config.yaml")) {
+    // The value is a secret: check its type without ever echoing it.
+    if (n->is_scalar() && !n->is_null()) {
+      c.password = n->scalar();
+      c.has_password = true;
+      if (!n->is_quoted() && (n->as_int() || n->as_float() || is_yaml11_bool(n)))
+        ctx.error("F005", ctx.at(n), "password must be a string; YAML reads this value as a number or boolean",
+                  "quote the password");
+    } else {
+      ctx.error("F005", ctx.at(n), "password must be a string, found " +
+                                       std::string(n->is_null() ? "an empty value" : n->is_mapping() ? "a mapping" : "a list"));
+    }
+  }
+  if (const Node* n = ctx.required(root, "docker_image_tag", "config.yaml"))
+    if (auto v = ctx.string_value(n, "docker_image_tag", true)) c.docker_image_tag = *v;
+
+  if (const Node* n = root->get("ssh_key_file_path"))
+    if (auto v = ctx.string_value(n, "ssh_key_file_path")) c.ssh_key_file_path = *v;
+  if (const Node* n = root->get("docker_data_root")) {
+    if (auto v = ctx.string_value(n, "docker_data_root")) {
+      c.docker_data_root = *v;
+      if (v->empty() || (*v)[0] != '/')
+        ctx.error("C003", ctx.at(n), "docker_data_root must be an absolute path, found \"" + *v + "\"",
+                  "e.g. docker_data_root: /mnt/docker");
+    }
+  }
+
+  c.enable_hived_scheduler_mark = ctx.key_at(root, "enable_hived_scheduler");
+  if (auto b = strict_bool(root->get("enable_hived_scheduler"), "enable_hived_scheduler", true,
+                           ", so the HiveD scheduler stays enabled", ctx))
+    c.enable_hived_scheduler = *b;
+  if (auto b = strict_bool(root->get("enable_docker_cache"), "enable_docker_cache", false,
+                           ", so the docker cache stays disabled", ctx))
+    c.enable_docker_cache = *b;
+  for (const char* k : {"docker_check", "resource_check", "docker_iptables_enabled"})
+    if (const Node* n = root->get(k)) ctx.bool_value(n, k);
+  // enable_marketplace and qos-switch are rendered as strings into services-configuration.yaml.
+  for (const char* k : {"enable_marketplace", "qos-switch"}) {
+    if (const Node* n = root->get(k)) {
+      if (!n->is_scalar() || (n->scalar() != "true" && n->scalar() != "false"))
+        ctx.error("C003", ctx.at(n), std::string(k) + " must be \"true\" or \"false\", found " + n->describe());
+    }
+  }
+
+  if (c.enable_docker_cache) {
+    const Node* backend = root->get("docker_cache_storage_backend");
+    if (!backend) {
+      ctx.error("C005", ctx.key_at(root, "enable_docker_cache"),
+                "enable_docker_cache is true but docker_cache_storage_backend is not set",
+                "set docker_cache_storage_backend: azure (with the azure account keys) or filesystem");
+    } else if (auto v = ctx.string_value(backend, "docker_cache_storage_backend")) {
+      if (*v == "azure") {
+        for (const char* k : {"docker_cache_azure_account_name", "docker_cache_azure_account_key"}) {
+          const Node* n = root->get(k);
+          if (!n || n->is_null() || (n->is_scalar() && n->scalar().empty()))
+            ctx.error("C005", ctx.at(backend),
+                      std::string("the azure docker cache backend needs ") + k,
+                      std::string("set ") + k + " (the storage account the cache writes to)");
+        }
+      } else if (*v == "filesystem") {
+        const Node* n = root->get("docker_cache_fs_mount_path");
+        if (!n || n->is_null() || (n->is_scalar() && n->scalar().empty()))
+          ctx.error("C005", ctx.at(backend), "the filesystem docker cache backend needs docker_cache_fs_mount_path",
+                    "set docker_cache_fs_mount_path, e.g. /var/lib/registry");
+      } else {
+        ctx.error("C003", ctx.at(backend),
+                  "docker_cache_storage_backend must be \"azure\" or \"filesystem\", found \"" + *v + "\"");
+      }
+    }
+  }
+
+  if (const Node* n = root->get("openpai_kube_network_plugin")) {
+    if (auto v = ctx.string_value(n, "openpai_kube_network_plugin")) {
+      c.network_plugin = *v;
+      if (*v != "calico" && *v != "weave")
+        ctx.warning("C003", ctx.at(n),
+                    "openpai_kube_network_plugin \"" + *v + "\" is neither calico nor weave, the two plugins OpenPAI tests",
+                    "use calico on premises and weave on Azure");
+    }
+  }
+
+  for (const char* k : {"gcr_image_repo", "kube_image_repo", "quay_image_repo", "docker_image_repo", "etcd_image_repo",
+                        "pod_infra_image_repo", "docker_registry_domain"}) {
+    if (const Node* n = root->get(k)) {
+      if (auto v = ctx.string_value(n, k)) {
+        std::string host = registry_host(*v);
+        if (!host.empty() && host.find("{{") == std::string::npos) {
+          bool dup = false;
+          for (const auto& r : c.registries) dup |= (r == host);
+          if (!dup) c.registries.push_back(host);
+        }
+      }
+    }
+  }
+  for (const char* k : {"openpai_docker_insecure_registries", "openpai_docker_registry_mirrors"}) {
+    if (const Node* n = root->get(k)) {
+      if (!ctx.is_sequence(n, k)) continue;
+      auto& dst = std::string(k) == "openpai_docker_registry_mirrors" ? c.registry_mirrors : c.insecure_registries;
+      size_t i = 0;
+      for (const Node* item : n->items())
+        if (auto v = ctx.string_value(item, std::string(k) + "[" + std::to_string(i++) + "]")) dst.push_back(*v);
+    }
+  }
+  if (const Node* n = root->get("openpai_kubespray_extra_var")) ctx.is_mapping(n, "openpai_kubespray_extra_var");
+  if (const Node* n = root->get("kubelet_custom_flags")) {
+    if (ctx.is_mapping(n, "kubelet_custom_flags"))
+      ctx.warning("C006", ctx.key_at(root, "kubelet_custom_flags"),
+                  "kubelet_custom_flags replaces OpenPAI's default kubelet flags, including "
+                  "--image-pull-progress-deadline=10m",
+                  "add image-pull-progress-deadline: 10m to kubelet_custom_flags to keep it");
+  }
+
+  const Node* ps = root->get("host_daemon_port_start");
+  const Node* pe = root->get("host_daemon_port_end");
+  if (ps)
+    if (auto v = ctx.int_value(ps, "host_daemon_port_start")) c.host_daemon_port_start = *v;
+  if (pe)
+    if (auto v = ctx.int_value(pe, "host_daemon_port_end")) c.host_daemon_port_end = *v;
+  if (ps || pe) {
+    Mark m = ctx.at(ps ? ps : pe);
+    if (c.host_daemon_port_start < 1 || c.host_daemon_port_end > 65535 ||
+        c.host_daemon_port_start >= c.host_daemon_port_end)
+      ctx.error("C007", m,
+                "host daemon port range " + std::to_string(c.host_daemon_port_start) + "-" +
+                    std::to_string(c.host_daemon_port_end) + " is not a valid range within 1-65535",
+                "the default is 40000-65535");
+    else if (c.host_daemon_port_start < 40000 && c.host_daemon_port_end >= 15000)
+      ctx.error("C007", m,
+                "host daemon port range " + std::to_string(c.host_daemon_port_start) + "-" +
+                    std::to_string(c.host_daemon_port_end) +
+                    " overlaps the job port range 15000-40000 that the rest-server hands out",
+                "start it at 40000 or above, or move rest-server schedule-port-start/end");
+  }
+  return c;
+}
+
+}  // namespace pai::config

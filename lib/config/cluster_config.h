@@ -1,0 +1,39 @@
+#pragma once
+// OpenPAI config.yaml (the installer's quick-start settings, v1.5+).
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/context.h"
+
+namespace pai::config {
+
+struct ClusterConfig {
+  std::string file;
+  std::string user;
+  // The SSH/sudo password. Never printed, logged or put in a diagnostic.
+  std::string password;
+  bool has_password = false;
+  std::string docker_image_tag;
+  std::string ssh_key_file_path;
+  std::string docker_data_root = "/mnt/docker";
+  bool enable_hived_scheduler = true;
+  Mark enable_hived_scheduler_mark;
+  bool enable_docker_cache = false;
+  std::string network_plugin = "calico";
+  // Registries the hosts must reach (image repos and the service registry), in file order.
+  std::vector<std::string> registries;
+  std::vector<std::string> insecure_registries;
+  std::vector<std::string> registry_mirrors;
+  int64_t host_daemon_port_start = 40000;
+  int64_t host_daemon_port_end = 65535;
+};
+
+// Keys the v1.5+ installer reads from config.yaml.
+const std::vector<std::string>& cluster_config_keys();
+
+ClusterConfig load_cluster_config(const Node* root, Context& ctx);
+
+}  // namespace pai::config

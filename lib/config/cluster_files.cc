@@ -1,0 +1,197 @@
+#include "config/cluster_files.h"
+
+#include <algorithm>
+
+#include "config/cross_check.h"
+#include "util/fs.h"
+#include "util/strings.h"
+#include "yaml/yaml.h"
+
+namespace pai::config {
+
+std::string_view to_string(FileKind k) {
+  switch (k) {
+    case FileKind::Layout: return "layout.yaml";
+    case FileKind::ClusterConfig: return "config.yaml";
+    case FileKind::ServicesConfig: return "services-configuration.yaml";
+    case FileKind::Hived: return "hivedscheduler.yaml";
+    case FileKind::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+const std::vector<std::pair<std::string, FileKind>>& known_file_names() {
+  static const std::vector<std::pair<std::string, FileKind>> names = {
+      {"layout.yaml", FileKind::Layout},
+      {"layout.yml", FileKind::Layout},
+      {"config.yaml", FileKind::ClusterConfig},
+      {"config.yml", FileKind::ClusterConfig},
+      {"services-configuration.yaml", FileKind::ServicesConfig},
+      {"services-configuration.yml", FileKind::ServicesConfig},
+      {"hivedscheduler.yaml", FileKind::Hived},
+      {"hivedscheduler.yml", FileKind::Hived},
+      {"hived-config.yaml", FileKind::Hived},
+  };
+  return names;
+}
+
+namespace {
+
+std::string basename(const std::string& path) {
+  auto p = path.find_last_of('/');
+  return p == std::string::npos ? path : path.substr(p + 1);
+}
+
+std::string join_path(const std::string& dir, const std::string& name) {
+  if (dir.empty() || dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+}  // namespace
+
+FileKind detect_kind(const std::string& path, const std::string& content) {
+  std::string base = basename(path);
+  for (const auto& [name, kind] : known_file_names())
+    if (base == name) return kind;
+  // By content: the top-level keys of the first document.
+  yaml::Stream s = yaml::load(content);
+  if (!s.documents.empty() && s.documents[0]->is_mapping()) {
+    const yaml::Node* r = s.documents[0];
+    if (r->get("machine-list") || r->get("machine-sku")) return FileKind::Layout;
+    if (r->get("physicalCluster") || r->get("virtualClusters")) return FileKind::Hived;
+    if (r->get("hivedscheduler") || r->get("rest-server") || r->get("cluster") || r->get("webportal"))
+      return FileKind::ServicesConfig;
+    if (r->get("docker_image_tag") || r->get("user")) return FileKind::ClusterConfig;
+  }
+  // By name fragments, for files such as prod-layout.yaml.
+  if (base.find("layout") != std::string::npos) return FileKind::Layout;
+  if (base.find("services-configuration") != std::string::npos) return FileKind::ServicesConfig;
+  if (base.find("hived") != std::string::npos) return FileKind::Hived;
+  return FileKind::Unknown;
+}
+
+namespace {
+
+struct PendingFile {
+  std::string path;
+  FileKind kind;
+};
+
+void load_cluster(const std::vector<PendingFile>& files, const std::string& origin, CheckOutcome& out) {
+  Cluster cluster;
+  cluster.origin = origin;
+  std::string layout_file, config_file, hived_file;
+  for (const auto& f : files) {
+    const std::string& content = out.sources[f.path];
+    diag::List& dl = out.diagnostics;
+    Context ctx(f.path, dl);
+    yaml::Stream stream = yaml::load(content);
+    const Node* root = single_document(stream, ctx, std::string(to_string(f.kind)));
+    if (!root) continue;
+    switch (f.kind) {
+      case FileKind::Layout:
+        if (cluster.layout) {
+          ctx.error("F009", Mark{1, 1}, "a second layout.yaml for the same cluster (the first is " + layout_file + ")",
+                    "check one cluster directory at a time, or pass only one layout file");
+          break;
+        }
+        cluster.layout = load_layout(root, ctx);
+        layout_file = f.path;
+        break;
+      case FileKind::ClusterConfig:
+        if (cluster.config) {
+          ctx.error("F009", Mark{1, 1}, "a second config.yaml for the same cluster (the first is " + config_file + ")");
+          break;
+        }
+        cluster.config = load_cluster_config(root, ctx);
+        config_file = f.path;
+        break;
+      case FileKind::ServicesConfig:
+        cluster.services = load_services_config(root, ctx);
+        break;
+      case FileKind::Hived:
+        cluster.hived = load_hived_config(root, ctx);
+        hived_file = f.path;
+        break;
+      case FileKind::Unknown:
+        break;
+    }
+  }
+  // Build HiveD models; the embedded config is the one OpenPAI deploys.
+  auto build = [&](const HivedConfig& hc) {
+    Context ctx(hc.file, out.diagnostics);
+    auto model = std::make_shared<HivedModel>(build_hived_model(hc, ctx));
+    if (cluster.layout) {
+      Context layout_ctx(cluster.layout->file, out.diagnostics);
+      cross_check_hived(*cluster.layout, hc, *model, ctx, layout_ctx);
+    }
+    return model;
+  };
+  if (cluster.hived) cluster.model = build(*cluster.hived);
+  if (cluster.services && cluster.services->has_hived) cluster.model = build(cluster.services->hived);
+  if (cluster.layout && cluster.config) {
+    Context cctx(config_file, out.diagnostics);
+    cross_check_devices(*cluster.layout, *cluster.config, cctx);
+  }
+  out.clusters.push_back(std::move(cluster));
+}
+
+}  // namespace
+
+CheckOutcome check_paths(const std::vector<std::string>& paths) {
+  CheckOutcome out;
+  std::vector<PendingFile> loose;
+  auto read = [&](const std::string& path) -> bool {
+    if (out.sources.count(path)) return true;
+    util::ReadResult r = util::read_file(path);
+    if (!r.ok) {
+      out.diagnostics.add("F008", diag::Severity::Error, path, 0, 0, "cannot read " + path + ": " + r.error,
+                          "check the path and its permissions");
+      out.input_error = true;
+      return false;
+    }
+    out.sources[path] = std::move(r.content);
+    out.files.push_back(path);
+    return true;
+  };
+
+  for (const auto& path : paths) {
+    if (util::is_directory(path)) {
+      std::vector<PendingFile> found;
+      for (const auto& [name, kind] : known_file_names()) {
+        std::string p = join_path(path, name);
+        if (!util::is_regular_file(p)) continue;
+        bool dup = false;
+        for (const auto& f : found) dup |= (f.kind == kind);
+        if (dup) continue;  // layout.yaml wins over layout.yml
+        if (read(p)) found.push_back({p, kind});
+      }
+      if (found.empty()) {
+        std::vector<std::string> names;
+        for (const auto& [name, kind] : known_file_names()) names.push_back(name);
+        out.diagnostics.add("F010", diag::Severity::Error, path, 0, 0,
+                            "no cluster files in directory " + path,
+                            "paictl looks for " + util::join(names, ", "));
+        out.input_error = true;
+        continue;
+      }
+      load_cluster(found, path, out);
+    } else {
+      if (!read(path)) continue;
+      FileKind kind = detect_kind(path, out.sources[path]);
+      if (kind == FileKind::Unknown) {
+        out.diagnostics.add("F009", diag::Severity::Error, path, 0, 0,
+                            "cannot tell which kind of cluster file " + path + " is",
+                            "name it layout.yaml, config.yaml, services-configuration.yaml or hivedscheduler.yaml, "
+                            "or give it the top-level keys of one of them");
+        continue;
+      }
+      loose.push_back({path, kind});
+    }
+  }
+  if (!loose.empty()) load_cluster(loose, "", out);
+  out.diagnostics.sort(out.files);
+  return out;
+}
+
+}  // namespace pai::config

@@ -1,0 +1,295 @@
+#include "config/layout.h"
+
+#include <unordered_map>
+
+#include "util/strings.h"
+
+namespace pai::config {
+
+const MachineSku* Layout::find_sku(std::string_view name) const {
+  for (const auto& s : skus)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+const Machine* Layout::find_machine(std::string_view hostname) const {
+  for (const auto& m : machines)
+    if (m.hostname == hostname) return &m;
+  return nullptr;
+}
+
+int64_t Layout::leaf_capacity(const MachineSku& sku) {
+  return sku.device ? sku.device->count : sku.vcore;
+}
+
+namespace {
+
+const std::vector<std::string> kTopKeys = {"kubernetes", "machine-sku", "machine-list"};
+const std::vector<std::string> kSkuKeys = {"mem", "cpu", "computing-device"};
+const std::vector<std::string> kDeviceKeys = {"type", "model", "count"};
+const std::vector<std::string> kMachineKeys = {"hostname", "hostip", "machine-type", "pai-master", "pai-worker",
+                                               "pai-storage"};
+const std::vector<std::string> kKnownDeviceTypes = {"nvidia.com/gpu", "amd.com/gpu", "enflame.com/dtu"};
+const std::vector<std::string> kLegacyMachineKeys = {"nodename", "k8s-role", "etcdid", "zkid", "dashboard",
+                                                     "sshport", "username", "password"};
+
+bool looks_legacy(const Node* root) {
+  if (const Node* skus = root->get("machine-sku"); skus && skus->is_mapping()) {
+    for (const auto& p : skus->pairs()) {
+      const Node* s = p.value;
+      if (!s || !s->is_mapping()) continue;
+      if (s->get("gpu") || s->get("os")) return true;
+      if (const Node* mem = s->get("mem"); mem && mem->as_int()) return true;
+    }
+  }
+  if (const Node* list = root->get("machine-list"); list && list->is_sequence()) {
+    for (const Node* m : list->items()) {
+      if (!m->is_mapping()) continue;
+      for (const auto& k : kLegacyMachineKeys)
+        if (m->get(k)) return true;
+    }
+  }
+  return false;
+}
+
+void load_sku(const std::string& name, const Node* key, const Node* s, Layout& out, Context& ctx, bool legacy) {
+  MachineSku sku;
+  sku.name = name;
+  sku.mark = ctx.at(key);
+  std::string where = "machine-sku." + name;
+  if (!ctx.is_mapping(s, where)) {
+    out.skus.push_back(std::move(sku));
+    return;
+  }
+  if (!legacy) ctx.unknown_keys(s, kSkuKeys, where);
+  if (const Node* mem = ctx.required(s, "mem", where)) {
+    if (legacy && mem->as_int()) {
+      sku.mem_bytes = static_cast<double>(*mem->as_int()) * 1024.0 * 1024.0 * 1024.0;
+    } else if (auto text = ctx.string_value(mem, where + ".mem", true)) {
+      if (auto q = util::parse_quantity(*text); q && *q > 0) {
+        sku.mem_bytes = *q;
+      } else {
+        ctx.error("L011", ctx.at(mem), where + ".mem \"" + *text + "\" is not a Kubernetes memory quantity",
+                  "write it like 60Gi, 220Gi or 512000Mi (Gi = 1024^3 bytes; G = 1000^3)");
+      }
+    }
+  }
+  if (const Node* cpu = ctx.required(s, "cpu", where)) {
+    if (ctx.is_mapping(cpu, where + ".cpu")) {
+      ctx.unknown_keys(cpu, {"vcore"}, where + ".cpu");
+      if (const Node* vc = ctx.required(cpu, "vcore", where + ".cpu")) {
+        if (auto v = ctx.int_value(vc, where + ".cpu.vcore")) {
+          if (*v <= 0)
+            ctx.error("L014", ctx.at(vc), where + ".cpu.vcore must be positive, found " + std::to_string(*v));
+          else
+            sku.vcore = *v;
+        }
+      }
+    }
+  }
+  const Node* dev = s->get("computing-device");
+  if (legacy && !dev) {
+    if (const Node* gpu = s->get("gpu"); gpu && gpu->is_mapping()) {
+      ComputingDevice d;
+      d.type = "nvidia.com/gpu";
+      if (const Node* t = gpu->get("type"); t && t->is_scalar()) d.model = t->scalar();
+      if (const Node* c = gpu->get("count"); c && c->as_int()) d.count = *c->as_int();
+      d.mark = ctx.at(gpu);
+      sku.device = d;
+    }
+  }
+  if (dev) {
+    std::string dwhere = where + ".computing-device";
+    if (ctx.is_mapping(dev, dwhere)) {
+      ctx.unknown_keys(dev, kDeviceKeys, dwhere);
+      ComputingDevice d;
+      d.mark = ctx.at(dev);
+      if (const Node* t = ctx.required(dev, "type", dwhere)) {
+        if (auto v = ctx.string_value(t, dwhere + ".type", true)) {
+          d.type = *v;
+          bool known = false;
+          for (const auto& k : kKnownDeviceTypes) known |= (k == *v);
+          if (!known) {
+            std::string guess = util::did_you_mean(*v, kKnownDeviceTypes);
+            ctx.warning("L015", ctx.at(t), "computing-device type \"" + *v + "\" is not a device-plugin resource that OpenPAI supports",
+                        guess.empty() ? "OpenPAI knows nvidia.com/gpu, amd.com/gpu and enflame.com/dtu"
+                                      : "did you mean \"" + guess + "\"?");
+          }
+        }
+      }
+      if (const Node* m = ctx.required(dev, "model", dwhere))
+        if (auto v = ctx.string_value(m, dwhere + ".model", true)) d.model = *v;
+      if (const Node* c = ctx.required(dev, "count", dwhere)) {
+        if (auto v = ctx.int_value(c, dwhere + ".count")) {
+          if (*v <= 0)
+            ctx.error("L014", ctx.at(c), dwhere + ".count must be positive, found " + std::to_string(*v),
+                      "remove computing-device for a CPU-only machine");
+          else
+            d.count = *v;
+        }
+      }
+      sku.device = d;
+    }
+  }
+  out.skus.push_back(std::move(sku));
+}
+
+bool role_value(const Node* n, std::string_view what, Context& ctx) {
+  if (!n) return false;
+  if (n->is_scalar() && n->is_quoted() && (n->scalar() == "true" || n->scalar() == "false"))
+    return n->scalar() == "true";
+  if (n->is_scalar() && !n->is_quoted() && (n->scalar() == "true" || n->scalar() == "false")) {
+    // OpenPAI's schema takes only the strings; a YAML boolean fails it.
+    ctx.error("L010", ctx.at(n), std::string(what) + " must be the string \"" + n->scalar() + "\", not the boolean " + n->scalar(),
+              "quote it: " + std::string(what.substr(what.rfind('.') + 1)) + ": \"" + n->scalar() + "\"");
+    return n->scalar() == "true";
+  }
+  ctx.error("L010", ctx.at(n), std::string(what) + " must be \"true\" or \"false\", found " + n->describe(),
+            "OpenPAI compares these with the strings \"true\" and \"false\"");
+  return false;
+}
+
+}  // namespace
+
+Layout load_layout(const Node* root, Context& ctx) {
+  Layout out;
+  out.file = ctx.file();
+  if (!ctx.is_mapping(root, "layout.yaml")) return out;
+
+  out.legacy = looks_legacy(root);
+  if (out.legacy) {
+    ctx.error("L012", ctx.at(root), "this is an OpenPAI 0.x layout; the v1.5+ installer does not accept it",
+              "convert it: machine-sku mem becomes a quantity string (\"224Gi\"), gpu: {type, count} becomes "
+              "computing-device: {type: nvidia.com/gpu, model, count}, os is dropped, and machines keep only "
+              "hostname, hostip, machine-type and pai-master/pai-worker: \"true\"");
+  } else {
+    ctx.unknown_keys(root, kTopKeys, "layout.yaml");
+  }
+
+  if (const Node* k = root->get("kubernetes")) {
+    if (ctx.is_mapping(k, "kubernetes")) {
+      if (!out.legacy) ctx.unknown_keys(k, {"api-servers-url", "dashboard-url"}, "kubernetes");
+    }
+  }
+
+  const Node* skus = ctx.required(root, "machine-sku", "layout.yaml");
+  if (skus && ctx.is_mapping(skus, "machine-sku")) {
+    for (const auto& p : skus->pairs()) load_sku(p.key->scalar(), p.key, p.value, out, ctx, out.legacy);
+  }
+
+  std::vector<std::string> sku_names;
+  for (const auto& s : out.skus) sku_names.push_back(s.name);
+
+  const Node* list = ctx.required(root, "machine-list", "layout.yaml");
+  if (!list || !ctx.is_sequence(list, "machine-list")) return out;
+
+  std::unordered_map<std::string, size_t> by_name, by_ip;
+  std::unordered_map<std::string, bool> sku_used;
+  size_t first_master = SIZE_MAX;
+  size_t masters = 0, workers = 0;
+  size_t index = 0;
+  for (const Node* item : list->items()) {
+    std::string where = "machine-list[" + std::to_string(index++) + "]";
+    if (!ctx.is_mapping(item, where)) continue;
+    if (!out.legacy) ctx.unknown_keys(item, kMachineKeys, where);
+    Machine m;
+    m.mark = ctx.at(item);
+    if (const Node* h = ctx.required(item, "hostname", where)) {
+      m.hostname_mark = ctx.at(h);
+      if (auto v = ctx.string_value(h, where + ".hostname")) {
+        m.hostname = *v;
+        if (!util::is_dns1123_subdomain(*v)) {
+          bool upper = util::to_lower(*v) != *v;
+          ctx.error("L001", ctx.at(h), "hostname \"" + *v + "\" is not a valid host name",
+                    upper ? "use lower case only: \"" + util::to_lower(*v) + "\" (Kubernetes node names are lower case)"
+                          : "use lower-case letters, digits, '-' and '.', starting and ending with a letter or digit");
+        }
+      }
+    }
+    if (const Node* ip = ctx.required(item, "hostip", where)) {
+      m.hostip_mark = ctx.at(ip);
+      if (auto v = ctx.string_value(ip, where + ".hostip")) {
+        m.hostip = *v;
+        if (!util::is_ipv4(*v))
+          ctx.error("L002", ctx.at(ip), "hostip \"" + *v + "\" is not an IPv4 address",
+                    "write four numbers 0-255 separated by dots, e.g. 10.0.0.2");
+      }
+    }
+    if (const Node* t = ctx.required(item, "machine-type", where)) {
+      m.type_mark = ctx.at(t);
+      if (auto v = ctx.string_value(t, where + ".machine-type")) {
+        m.machine_type = *v;
+        if (!out.find_sku(*v)) {
+          std::string guess = util::did_you_mean(*v, sku_names);
+          ctx.error("L005", ctx.at(t), "machine-type \"" + *v + "\" is not defined in machine-sku",
+                    guess.empty() ? "define it under machine-sku, or use one of: " + util::join(sku_names, ", ")
+                                  : "did you mean \"" + guess + "\"?");
+        } else {
+          sku_used[*v] = true;
+        }
+      }
+    }
+    if (!out.legacy) {
+      m.master = role_value(item->get("pai-master"), where + ".pai-master", ctx);
+      m.worker = role_value(item->get("pai-worker"), where + ".pai-worker", ctx);
+      m.storage = role_value(item->get("pai-storage"), where + ".pai-storage", ctx);
+    } else {
+      const Node* role = item->get("k8s-role");
+      m.master = role && role->is_scalar() && role->scalar() == "master";
+      m.worker = !m.master;
+    }
+    if (!m.hostname.empty()) {
+      auto [it, fresh] = by_name.emplace(m.hostname, out.machines.size());
+      if (!fresh)
+        ctx.error("L003", m.hostname_mark,
+                  "duplicate hostname \"" + m.hostname + "\" (first used at line " +
+                      std::to_string(out.machines[it->second].hostname_mark.line) + ")",
+                  "every machine needs its own hostname");
+    }
+    if (!m.hostip.empty()) {
+      auto [it, fresh] = by_ip.emplace(m.hostip, out.machines.size());
+      if (!fresh)
+        ctx.error("L004", m.hostip_mark,
+                  "duplicate hostip " + m.hostip + " (also used by \"" + out.machines[it->second].hostname +
+                      "\" at line " + std::to_string(out.machines[it->second].hostip_mark.line) + ")",
+                  "every machine needs its own IP address");
+    }
+    if (!out.legacy && !m.master && !m.worker && !m.storage && item->get("pai-master") == nullptr &&
+        item->get("pai-worker") == nullptr && item->get("pai-storage") == nullptr)
+      ctx.warning("L016", m.mark, "machine \"" + m.hostname + "\" has no role, so OpenPAI will not use it",
+                  "add pai-worker: \"true\" (or pai-master: \"true\")");
+    if (m.master) {
+      ++masters;
+      if (first_master == SIZE_MAX) {
+        first_master = out.machines.size();
+      } else {
+        ctx.error("L007", m.mark,
+                  "more than one master: \"" + m.hostname + "\" and \"" + out.machines[first_master].hostname +
+                      "\" (line " + std::to_string(out.machines[first_master].mark.line) +
+                      ") both have pai-master: \"true\"",
+                  "OpenPAI supports exactly one master; set pai-master: \"false\" on the others");
+      }
+    }
+    if (m.worker) ++workers;
+    out.machines.push_back(std::move(m));
+  }
+  if (masters == 0)
+    ctx.error("L006", ctx.at(list), "no machine has pai-master: \"true\"",
+              "mark exactly one machine with pai-master: \"true\"");
+  if (workers == 0)
+    ctx.error("L008", ctx.at(list), "no machine has pai-worker: \"true\"",
+              "mark the machines that run jobs with pai-worker: \"true\"");
+  if (first_master != SIZE_MAX && out.machines[first_master].worker)
+    ctx.error("L009", out.machines[first_master].mark,
+              "the master \"" + out.machines[first_master].hostname + "\" is also a worker",
+              "OpenPAI does not let a machine be pai-master and pai-worker at the same time; set "
+              "pai-worker: \"false\" on it");
+  if (!out.legacy)
+    for (const auto& s : out.skus)
+      if (!sku_used.count(s.name))
+        ctx.warning("L013", s.mark, "machine-sku \"" + s.name + "\" is not used by any machine",
+                    "remove it, or set machine-type: " + s.name + " on the machines of that kind");
+  return out;
+}
+
+}  // namespace pai::config

@@ -1,0 +1,54 @@
+#pragma once
+// OpenPAI layout.yaml (v1.5+ schema; the 0.x schema is recognised as legacy).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/context.h"
+
+namespace pai::config {
+
+struct ComputingDevice {
+  std::string type;   // device-plugin resource, e.g. nvidia.com/gpu
+  std::string model;  // e.g. V100
+  int64_t count = 0;
+  Mark mark;
+};
+
+struct MachineSku {
+  std::string name;
+  Mark mark;
+  double mem_bytes = 0;  // 0 when missing or invalid
+  int64_t vcore = 0;
+  std::optional<ComputingDevice> device;
+};
+
+struct Machine {
+  std::string hostname;
+  std::string hostip;
+  std::string machine_type;
+  bool master = false;
+  bool worker = false;
+  bool storage = false;
+  Mark mark;  // the list item
+  Mark hostname_mark, hostip_mark, type_mark;
+};
+
+struct Layout {
+  std::string file;
+  bool legacy = false;
+  std::vector<MachineSku> skus;
+  std::vector<Machine> machines;
+
+  const MachineSku* find_sku(std::string_view name) const;
+  const Machine* find_machine(std::string_view hostname) const;
+  // Leaf cells a node of this SKU provides to HiveD: its device count, or its
+  // vcores for a CPU-only SKU (OpenPAI's generator makes one cell per vcore).
+  static int64_t leaf_capacity(const MachineSku& sku);
+};
+
+// Reads and validates layout.yaml from an already-parsed document.
+Layout load_layout(const Node* root, Context& ctx);
+
+}  // namespace pai::config

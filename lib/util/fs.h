@@ -1,0 +1,33 @@
+#pragma once
+// File helpers: bounded reads and atomic writes.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace pai::util {
+
+struct ReadResult {
+  bool ok = false;
+  std::string content;
+  std::string error;  // "No such file or directory", "file is larger than 64 MiB", ...
+};
+
+// Reads a whole regular file. Refuses files above max_bytes and anything that
+// is not a regular file (a FIFO would block, a directory has no content).
+ReadResult read_file(const std::string& path, size_t max_bytes = 64u << 20);
+
+// Writes `content` to `path` through a temporary file in the same directory,
+// fsync, then rename, so readers see the old or the new file and never a torn one.
+// `mode` is applied to the temporary file before any byte is written.
+// Returns an empty string on success, else the error.
+std::string write_file_atomic(const std::string& path, const std::string& content, unsigned mode = 0644);
+
+bool is_directory(const std::string& path);
+bool is_regular_file(const std::string& path);
+bool path_exists(const std::string& path);
+
+// Creates a directory and its parents (like mkdir -p). Empty string on success.
+std::string make_directories(const std::string& path, unsigned mode = 0755);
+
+}  // namespace pai::util

@@ -1,0 +1,1165 @@
+#include "yaml/yaml.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <unordered_map>
+
+#include "util/strings.h"
+
+namespace pai::yaml {
+
+// ---------------------------------------------------------------------------
+// Node
+// ---------------------------------------------------------------------------
+
+namespace {
+bool is_str_tag(const std::string& tag) {
+  return tag == "!!str" || tag == "tag:yaml.org,2002:str" || tag == "!";
+}
+}  // namespace
+
+bool Node::is_null() const {
+  if (kind_ == NodeKind::Null) return true;
+  if (kind_ != NodeKind::Scalar || style_ != ScalarStyle::Plain || is_str_tag(tag_)) return false;
+  return text_.empty() || text_ == "~" || text_ == "null" || text_ == "Null" || text_ == "NULL";
+}
+
+const Pair* Node::find(std::string_view key) const {
+  if (kind_ != NodeKind::Mapping) return nullptr;
+  for (const auto& p : pairs_)
+    if (p.key->kind_ == NodeKind::Scalar && p.key->text_ == key) return &p;
+  return nullptr;
+}
+
+const Node* Node::get(std::string_view key) const {
+  const Pair* p = find(key);
+  return p ? p->value : nullptr;
+}
+
+std::optional<int64_t> Node::as_int() const {
+  if (kind_ != NodeKind::Scalar || is_str_tag(tag_)) return std::nullopt;
+  if (style_ != ScalarStyle::Plain && tag_ != "!!int") return std::nullopt;
+  std::string_view t = text_;
+  if (t.empty()) return std::nullopt;
+  bool neg = false;
+  if (t[0] == '+' || t[0] == '-') {
+    neg = t[0] == '-';
+    t.remove_prefix(1);
+  }
+  if (t.empty()) return std::nullopt;
+  int base = 10;
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'o')) {
+    base = t[1] == 'x' ? 16 : 8;
+    t.remove_prefix(2);
+  }
+  int64_t v = 0;
+  auto r = std::from_chars(t.data(), t.data() + t.size(), v, base);
+  if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return std::nullopt;
+  return neg ? -v : v;
+}
+
+std::optional<double> Node::as_float() const {
+  if (auto i = as_int()) return static_cast<double>(*i);
+  if (kind_ != NodeKind::Scalar || is_str_tag(tag_)) return std::nullopt;
+  if (style_ != ScalarStyle::Plain && tag_ != "!!float") return std::nullopt;
+  return util::parse_double(text_);
+}
+
+std::optional<bool> Node::as_bool() const {
+  if (kind_ != NodeKind::Scalar || is_str_tag(tag_)) return std::nullopt;
+  if (style_ != ScalarStyle::Plain && tag_ != "!!bool") return std::nullopt;
+  if (text_ == "true" || text_ == "True" || text_ == "TRUE") return true;
+  if (text_ == "false" || text_ == "False" || text_ == "FALSE") return false;
+  return std::nullopt;
+}
+
+std::string Node::describe() const {
+  switch (kind_) {
+    case NodeKind::Null:
+      return "an empty value";
+    case NodeKind::Sequence:
+      return "a list";
+    case NodeKind::Mapping:
+      return "a mapping";
+    case NodeKind::Scalar:
+      break;
+  }
+  if (is_null()) return "null";
+  if (as_bool()) return "the boolean " + text_;
+  if (as_int() || as_float()) return "the number " + text_;
+  std::string shown = text_.size() > 40 ? text_.substr(0, 37) + "..." : text_;
+  for (char& c : shown)
+    if (c == '\n') c = ' ';
+  return "the string \"" + shown + "\"";
+}
+
+Mark Node::inner_mark(uint32_t line, uint32_t column) const {
+  if (content_line_ == 0) return mark_;
+  if (style_ == ScalarStyle::Literal) return {content_line_ + line - 1, content_column_ + column - 1};
+  if (line <= 1) return {content_line_, content_column_ + column - 1};
+  return mark_;
+}
+
+// ---------------------------------------------------------------------------
+// Parser
+// ---------------------------------------------------------------------------
+
+namespace {
+struct Failure {
+  SyntaxError error;
+};
+
+struct Props {
+  std::string anchor;
+  std::string tag;
+  bool empty() const { return anchor.empty() && tag.empty(); }
+};
+}  // namespace
+
+class Parser {
+ public:
+  Parser(std::string_view src, const LoadOptions& opt, Stream& out) : s_(src), opt_(opt), out_(out) {}
+
+  void run() {
+    try {
+      prepass();
+      parse_stream();
+    } catch (const Failure& f) {
+      out_.error = f.error;
+    }
+  }
+
+ private:
+  std::string_view s_;
+  const LoadOptions& opt_;
+  Stream& out_;
+  size_t pos_ = 0;
+  uint32_t line_ = 1;
+  size_t line_start_ = 0;
+  uint32_t depth_ = 0;
+  uint64_t weight_ = 0;
+  std::unordered_map<std::string, Node*> anchors_;
+
+  // --- character access -----------------------------------------------------
+  char at(size_t p) const { return p < s_.size() ? s_[p] : '\0'; }
+  char c(size_t k = 0) const { return at(pos_ + k); }
+  bool eof() const { return pos_ >= s_.size(); }
+  bool eol_at(size_t p) const { return p >= s_.size() || s_[p] == '\n' || s_[p] == '\r'; }
+  bool blank_at(size_t p) const { return p < s_.size() && (s_[p] == ' ' || s_[p] == '\t'); }
+  bool blank_or_eol(size_t p) const { return eol_at(p) || blank_at(p); }
+  bool flow_indicator(char ch) const {
+    return ch == ',' || ch == '[' || ch == ']' || ch == '{' || ch == '}';
+  }
+  Mark mark() const { return {line_, static_cast<uint32_t>(pos_ - line_start_ + 1)}; }
+  uint32_t column0() const { return static_cast<uint32_t>(pos_ - line_start_); }
+
+  [[noreturn]] void fail(Mark m, std::string msg, std::string hint = {}) const {
+    throw Failure{SyntaxError{m, std::move(msg), std::move(hint)}};
+  }
+
+  void skip_inline_ws() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t')) ++pos_;
+  }
+  // Consumes the line break at pos_ (\n or \r\n). No-op at EOF.
+  void consume_newline() {
+    if (pos_ < s_.size() && s_[pos_] == '\r') ++pos_;
+    if (pos_ < s_.size() && s_[pos_] == '\n') ++pos_;
+    ++line_;
+    line_start_ = pos_;
+  }
+  void skip_rest_of_line() {
+    while (!eol_at(pos_)) ++pos_;
+    if (pos_ < s_.size()) consume_newline();
+  }
+  bool at_comment_or_eol() const { return eol_at(pos_) || s_[pos_] == '#'; }
+  // After a complete value on a line: allow blanks and a comment, then the line break.
+  void finish_line() {
+    size_t before = pos_;
+    skip_inline_ws();
+    if (!eof() && s_[pos_] == '#') {
+      if (pos_ == before && pos_ != line_start_)
+        fail(mark(), "a comment must be separated from the value by a space", "write ' #' instead of '#'");
+      while (!eol_at(pos_)) ++pos_;
+    }
+    if (!eol_at(pos_))
+      fail(mark(), "unexpected text after the value",
+           "a value ends at the end of its line; quote it if it contains ': ' or ' #'");
+    if (pos_ < s_.size()) consume_newline();
+  }
+
+  bool is_doc_marker_at(size_t p, char ch) const {
+    return p + 2 < s_.size() + 0 && at(p) == ch && at(p + 1) == ch && at(p + 2) == ch &&
+           blank_or_eol(p + 3);
+  }
+  bool at_line_start_marker() const {
+    return pos_ == line_start_ && (is_doc_marker_at(pos_, '-') || is_doc_marker_at(pos_, '.'));
+  }
+
+  // From the start of a line, skips empty and comment-only lines. Returns the
+  // indentation of the next content line, leaving pos_ at its start, or -1 at
+  // EOF or at a document marker.
+  int next_content_line() {
+    for (;;) {
+      if (eof()) return -1;
+      size_t p = pos_;
+      while (p < s_.size() && s_[p] == ' ') ++p;
+      int ind = static_cast<int>(p - pos_);
+      if (eol_at(p)) {
+        pos_ = p;
+        consume_newline();
+        continue;
+      }
+      if (s_[p] == '#') {
+        pos_ = p;
+        skip_rest_of_line();
+        continue;
+      }
+      if (s_[p] == '\t') {
+        size_t q = p;
+        while (blank_at(q)) ++q;
+        if (eol_at(q) || s_[q] == '#') {
+          pos_ = q;
+          skip_rest_of_line();
+          continue;
+        }
+        fail({line_, static_cast<uint32_t>(p - line_start_ + 1)}, "tab character used for indentation",
+             "YAML indents with spaces only; replace the tab with spaces");
+      }
+      if (ind == 0 && (is_doc_marker_at(p, '-') || is_doc_marker_at(p, '.'))) return -1;
+      return ind;
+    }
+  }
+
+  // --- nodes ------------------------------------------------------------------
+  Node* new_node(NodeKind k, Mark m) {
+    Node& n = out_.arena_.emplace_back();
+    n.kind_ = k;
+    n.mark_ = m;
+    if (++weight_ > opt_.max_nodes)
+      fail(m, "document is too large (more than " + std::to_string(opt_.max_nodes) + " nodes)");
+    return &n;
+  }
+
+  Node* finish(Node* n, const Props& props) {
+    if (!props.tag.empty()) n->tag_ = props.tag;
+    if (!props.anchor.empty()) anchors_[props.anchor] = n;
+    return n;
+  }
+
+  Node* make_null(Mark m, const Props& props) { return finish(new_node(NodeKind::Null, m), props); }
+
+  struct DepthGuard {
+    Parser& p;
+    DepthGuard(Parser& parser, Mark m) : p(parser) {
+      if (++p.depth_ > p.opt_.max_depth)
+        p.fail(m, "nesting is deeper than " + std::to_string(p.opt_.max_depth) + " levels",
+               "flatten the document; no cluster file needs this much nesting");
+    }
+    ~DepthGuard() { --p.depth_; }
+  };
+
+  void parse_property(Props& props) {
+    Mark m = mark();
+    char kind = c();
+    size_t start = ++pos_;
+    while (!blank_or_eol(pos_) && !(kind == '&' && flow_indicator(s_[pos_]))) ++pos_;
+    std::string name(s_.substr(start, pos_ - start));
+    if (kind == '&') {
+      if (name.empty()) fail(m, "anchor without a name", "write &name before the value");
+      props.anchor = name;
+    } else {
+      props.tag = "!" + name;
+    }
+  }
+
+  Node* parse_alias() {
+    Mark m = mark();
+    size_t start = ++pos_;
+    while (!blank_or_eol(pos_) && !flow_indicator(s_[pos_])) ++pos_;
+    std::string name(s_.substr(start, pos_ - start));
+    auto it = anchors_.find(name);
+    if (it == anchors_.end())
+      fail(m, "unknown alias *" + name, "define the anchor &" + name + " before using it");
+    weight_ += it->second->weight_;
+    if (weight_ > opt_.max_nodes)
+      fail(m, "aliases expand to more than " + std::to_string(opt_.max_nodes) + " nodes",
+           "the document repeats anchors recursively (a 'billion laughs' document?)");
+    return it->second;
+  }
+
+  // --- stream -----------------------------------------------------------------
+  void prepass() {
+    if (s_.size() >= 3 && s_.substr(0, 3) == "\xEF\xBB\xBF") {
+      pos_ = 3;
+      line_start_ = 3;
+    }
+    uint32_t line = 1;
+    size_t ls = 0;
+    for (size_t i = 0; i < s_.size(); ++i) {
+      unsigned char ch = static_cast<unsigned char>(s_[i]);
+      if (ch >= 0x20 && ch != 0x7f) continue;
+      if (ch == '\n') {
+        ++line;
+        ls = i + 1;
+        continue;
+      }
+      if (ch == '\t') continue;
+      if (ch == '\r' && i + 1 < s_.size() && s_[i + 1] == '\n') continue;
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "0x%02X", ch);
+      fail({line, static_cast<uint32_t>(i - ls + 1)},
+           std::string("control character ") + buf + " is not allowed in YAML",
+           ch == '\r' ? "convert old Mac line endings (CR) to LF" : "is this a binary file?");
+    }
+  }
+
+  void parse_stream() {
+    for (;;) {
+      // Directives (%YAML, %TAG) may only come before an explicit '---'.
+      for (;;) {
+        int ind = next_content_line();
+        if (ind == 0 && c() == '%') {
+          skip_rest_of_line();
+          continue;
+        }
+        break;
+      }
+      if (eof()) return;
+      if (is_doc_marker_at(pos_, '.')) {
+        skip_rest_of_line();
+        continue;
+      }
+      Mark dm = mark();
+      Node* root;
+      if (is_doc_marker_at(pos_, '-')) {
+        pos_ += 3;
+        skip_inline_ws();
+        if (at_comment_or_eol()) {
+          finish_line();
+          root = parse_block_after_eol(-1, false, dm, {});
+        } else {
+          root = parse_block_node(-1, {}, false);
+        }
+      } else {
+        root = parse_block_after_eol(-1, false, dm, {});
+      }
+      out_.documents.push_back(root);
+      anchors_.clear();
+      int ind = next_content_line();
+      if (ind < 0) {
+        if (eof()) return;
+        if (is_doc_marker_at(pos_, '.')) skip_rest_of_line();
+        continue;
+      }
+      pos_ += static_cast<size_t>(ind);
+      fail(mark(), "unexpected content at this indentation",
+           "this line is less indented than the block above it; check its indentation");
+    }
+  }
+
+  // pos_ at the start of a line. Parses the block node that starts on a following
+  // line, indented more than parent_indent (or a '-' list at parent_indent when the
+  // parent is a mapping). An absent node is null.
+  Node* parse_block_after_eol(int parent_indent, bool allow_seq_at_parent, Mark empty_mark, Props props) {
+    int ind = next_content_line();
+    if (ind >= 0) {
+      if (ind > parent_indent) {
+        pos_ += static_cast<size_t>(ind);
+        return parse_block_node(parent_indent, std::move(props), allow_seq_at_parent);
+      }
+      if (ind == parent_indent && allow_seq_at_parent && at(pos_ + ind) == '-' &&
+          blank_or_eol(pos_ + ind + 1)) {
+        pos_ += static_cast<size_t>(ind);
+        return parse_block_sequence(props, mark());
+      }
+    }
+    return make_null(empty_mark, props);
+  }
+
+  // pos_ at the first character of a node in block context.
+  Node* parse_block_node(int parent_indent, Props props, bool allow_seq_at_parent) {
+    Mark m = mark();
+    DepthGuard guard(*this, m);
+    while (c() == '&' || c() == '!') {
+      parse_property(props);
+      skip_inline_ws();
+      if (at_comment_or_eol()) {
+        finish_line();
+        return parse_block_after_eol(parent_indent, allow_seq_at_parent, m, std::move(props));
+      }
+    }
+    m = props.empty() ? m : mark();
+    char ch = c();
+    if (ch == '-' && blank_or_eol(pos_ + 1)) return parse_block_sequence(props, m);
+    if (ch == '?' && blank_or_eol(pos_ + 1))
+      fail(m, "complex mapping keys ('? ') are not supported", "use a plain or quoted scalar as the key");
+    if (ch == '|' || ch == '>') return parse_block_scalar(parent_indent, props, m);
+    if (ch == '[' || ch == '{') {
+      Node* n = parse_flow_node(props);
+      skip_inline_ws();
+      if (c() == ':') fail(mark(), "a flow collection cannot be a mapping key", "use a scalar key");
+      finish_line();
+      return n;
+    }
+    if (line_has_mapping_key(pos_)) return parse_block_mapping(props, m);
+    if (ch == '*') {
+      Node* n = parse_alias();
+      finish_line();
+      return n;
+    }
+    if (ch == '"' || ch == '\'') {
+      Node* n = parse_quoted(props);
+      skip_inline_ws();
+      finish_line();
+      return n;
+    }
+    return parse_plain_block(parent_indent, props, m);
+  }
+
+  // Whether the text from p on this line is `key: ...` (block context).
+  bool line_has_mapping_key(size_t p) const {
+    char ch = at(p);
+    if (ch == '"' || ch == '\'') {
+      size_t q = p + 1;
+      for (;;) {
+        if (eol_at(q)) return false;
+        if (ch == '\'' && s_[q] == '\'') {
+          if (at(q + 1) == '\'') {
+            q += 2;
+            continue;
+          }
+          break;
+        }
+        if (ch == '"' && s_[q] == '\\') {
+          q += 2;
+          continue;
+        }
+        if (ch == '"' && s_[q] == '"') break;
+        ++q;
+      }
+      ++q;
+      while (blank_at(q)) ++q;
+      return at(q) == ':' && blank_or_eol(q + 1);
+    }
+    if (ch == '[' || ch == '{' || ch == '#') return false;
+    if (ch == '*') {
+      while (!blank_or_eol(p)) ++p;
+      while (blank_at(p)) ++p;
+      return at(p) == ':' && blank_or_eol(p + 1);
+    }
+    for (size_t q = p; !eol_at(q); ++q) {
+      if (s_[q] == ':' && blank_or_eol(q + 1)) return true;
+      if (s_[q] == '#' && q > p && blank_at(q - 1)) return false;
+    }
+    return false;
+  }
+
+  Node* parse_key() {
+    Mark m = mark();
+    char ch = c();
+    if (ch == '"' || ch == '\'') return parse_quoted({});
+    if (ch == '*') return parse_alias();
+    size_t start = pos_, end = pos_;
+    while (!eol_at(pos_) && !(s_[pos_] == ':' && blank_or_eol(pos_ + 1))) {
+      if (!blank_at(pos_)) end = pos_ + 1;
+      ++pos_;
+    }
+    Node* k = new_node(NodeKind::Scalar, m);
+    k->text_.assign(s_.substr(start, end - start));
+    k->content_line_ = m.line;
+    k->content_column_ = m.column;
+    return k;
+  }
+
+  void add_pair(Node* map, Node* key, Node* value, std::unordered_map<std::string_view, size_t>& index) {
+    if (key->kind_ == NodeKind::Scalar) {
+      std::string_view k = key->text_;
+      size_t found = SIZE_MAX;
+      if (map->pairs_.size() < 12 && index.empty()) {
+        for (size_t i = 0; i < map->pairs_.size(); ++i)
+          if (map->pairs_[i].key->kind_ == NodeKind::Scalar && map->pairs_[i].key->text_ == k) {
+            found = i;
+            break;
+          }
+      } else {
+        if (index.empty())
+          for (size_t i = 0; i < map->pairs_.size(); ++i)
+            if (map->pairs_[i].key->kind_ == NodeKind::Scalar) index.emplace(map->pairs_[i].key->text_, i);
+        auto it = index.find(k);
+        if (it != index.end()) found = it->second;
+      }
+      if (found != SIZE_MAX && k != "<<") {
+        Pair& prev = map->pairs_[found];
+        out_.warnings.push_back(
+            {key->mark_, "duplicate-key",
+             "duplicate key \"" + std::string(k) + "\" (first defined at line " +
+                 std::to_string(prev.key->mark_.line) + ")",
+             "YAML loaders keep only the last one, silently; remove or rename one of them",
+             prev.key->mark_});
+        prev.value = value;
+        map->weight_ += value->weight_;
+        return;
+      }
+      if (!index.empty()) index.emplace(k, map->pairs_.size());
+    }
+    map->pairs_.push_back({key, value});
+    map->weight_ += key->weight_ + value->weight_;
+  }
+
+  // Expands `<<: *anchor` merge keys: local keys win, then merged maps in order.
+  void expand_merges(Node* map) {
+    bool has_merge = false;
+    for (const auto& p : map->pairs_)
+      if (p.key->kind_ == NodeKind::Scalar && p.key->style_ == ScalarStyle::Plain && p.key->text_ == "<<")
+        has_merge = true;
+    if (!has_merge) return;
+    std::vector<Pair> local, merged;
+    std::vector<const Node*> sources;
+    for (const auto& p : map->pairs_) {
+      if (p.key->kind_ == NodeKind::Scalar && p.key->style_ == ScalarStyle::Plain && p.key->text_ == "<<") {
+        if (p.value->kind_ == NodeKind::Mapping) {
+          sources.push_back(p.value);
+        } else if (p.value->kind_ == NodeKind::Sequence) {
+          for (const Node* item : p.value->items_) {
+            if (item->kind_ != NodeKind::Mapping)
+              fail(item->mark_, "a merge key (<<) takes a mapping or a list of mappings", "");
+            sources.push_back(item);
+          }
+        } else {
+          fail(p.value->mark_, "a merge key (<<) takes a mapping or a list of mappings, not " + p.value->describe());
+        }
+      } else {
+        local.push_back(p);
+      }
+    }
+    auto present = [&](const std::string& k) {
+      for (const auto& p : local)
+        if (p.key->kind_ == NodeKind::Scalar && p.key->text_ == k) return true;
+      for (const auto& p : merged)
+        if (p.key->kind_ == NodeKind::Scalar && p.key->text_ == k) return true;
+      return false;
+    };
+    for (const Node* src : sources)
+      for (const auto& p : src->pairs_)
+        if (p.key->kind_ != NodeKind::Scalar || !present(p.key->text_)) merged.push_back(p);
+    local.insert(local.end(), merged.begin(), merged.end());
+    map->pairs_ = std::move(local);
+  }
+
+  // pos_ at the first key; its column is the mapping's indentation.
+  Node* parse_block_mapping(const Props& props, Mark m) {
+    const int indent = static_cast<int>(column0());
+    Node* map = new_node(NodeKind::Mapping, m);
+    std::unordered_map<std::string_view, size_t> index;
+    for (;;) {
+      Node* key = parse_key();
+      skip_inline_ws();
+      if (c() != ':') fail(mark(), "expected ':' after the mapping key", "write key: value");
+      Mark after_colon = mark();
+      ++pos_;
+      skip_inline_ws();
+      Node* value;
+      if (at_comment_or_eol()) {
+        finish_line();
+        value = parse_block_after_eol(indent, true, after_colon, {});
+      } else {
+        value = parse_inline_value(indent);
+      }
+      add_pair(map, key, value, index);
+      int ind = next_content_line();
+      if (ind < 0 || ind < indent) break;
+      if (ind > indent) {
+        pos_ += static_cast<size_t>(ind);
+        fail(mark(), "unexpected indentation",
+             "this line is indented more than the keys of the mapping above it (column " +
+                 std::to_string(indent + 1) + "); align it with them or indent it under a key that has no value");
+      }
+      pos_ += static_cast<size_t>(ind);
+      if (!line_has_mapping_key(pos_)) {
+        if (c() == '-' && blank_or_eol(pos_ + 1))
+          fail(mark(), "a list item where a mapping key was expected",
+               "indent the '- ' items under their key, or add a key before them");
+        fail(mark(), "expected a mapping key (key: value)",
+             "each line at this indentation must be 'key: value'; a value that continues belongs further right");
+      }
+    }
+    expand_merges(map);
+    return finish(map, props);
+  }
+
+  // A value that starts on the same line as its key, after ": ".
+  Node* parse_inline_value(int parent_indent) {
+    Mark m = mark();
+    Props props;
+    while (c() == '&' || c() == '!') {
+      parse_property(props);
+      skip_inline_ws();
+      if (at_comment_or_eol()) {
+        finish_line();
+        return parse_block_after_eol(parent_indent, true, m, std::move(props));
+      }
+    }
+    DepthGuard guard(*this, m);
+    m = mark();
+    char ch = c();
+    if (ch == '|' || ch == '>') return parse_block_scalar(parent_indent, props, m);
+    if (ch == '[' || ch == '{') {
+      Node* n = parse_flow_node(props);
+      finish_line();
+      return n;
+    }
+    if (ch == '*') {
+      Node* n = parse_alias();
+      finish_line();
+      return n;
+    }
+    if (ch == '"' || ch == '\'') {
+      Node* n = parse_quoted(props);
+      skip_inline_ws();
+      if (c() == ':' && blank_or_eol(pos_ + 1))
+        fail(mark(), "mapping values are not allowed here",
+             "a nested mapping cannot start on the line of its key; put it on the next line, indented");
+      finish_line();
+      return n;
+    }
+    if (ch == '-' && blank_or_eol(pos_ + 1))
+      fail(m, "a list cannot start on the same line as its key",
+           "put each '- item' on its own line below the key, indented");
+    return parse_plain_block(parent_indent, props, m);
+  }
+
+  // Scans one line segment of a plain scalar; returns [start, end) without
+  // trailing blanks, and whether a comment ended it. pos_ ends at the line end or '#'.
+  std::pair<std::string_view, bool> plain_segment() {
+    size_t start = pos_, end = pos_;
+    bool comment = false;
+    while (!eol_at(pos_)) {
+      char ch = s_[pos_];
+      if (ch == ':' && blank_or_eol(pos_ + 1))
+        fail(mark(), "mapping values are not allowed here",
+             "quote the value if it contains ': ', or move a nested mapping to its own lines");
+      if (ch == '#' && pos_ > start && blank_at(pos_ - 1)) {
+        comment = true;
+        break;
+      }
+      if (!blank_at(pos_)) end = pos_ + 1;
+      ++pos_;
+    }
+    return {s_.substr(start, end - start), comment};
+  }
+
+  Node* parse_plain_block(int parent_indent, const Props& props, Mark m) {
+    Node* n = new_node(NodeKind::Scalar, m);
+    n->content_line_ = m.line;
+    n->content_column_ = m.column;
+    auto [seg, comment] = plain_segment();
+    n->text_.assign(seg);
+    skip_rest_of_line();
+    while (!comment && !eof()) {
+      // Look ahead: empty lines, then a more-indented content line continues the scalar.
+      size_t save_pos = pos_, save_ls = line_start_;
+      uint32_t save_line = line_;
+      int empties = 0;
+      int ind = -1;
+      for (;;) {
+        if (eof()) break;
+        size_t p = pos_;
+        while (p < s_.size() && s_[p] == ' ') ++p;
+        size_t q = p;
+        while (blank_at(q)) ++q;
+        if (eol_at(q)) {
+          pos_ = q;
+          consume_newline();
+          ++empties;
+          continue;
+        }
+        ind = static_cast<int>(p - pos_);
+        break;
+      }
+      size_t first = pos_ + static_cast<size_t>(std::max(ind, 0));
+      if (ind < 0 || ind <= parent_indent || at(first) == '#' || at(first) == '\t' ||
+          (ind == 0 && (is_doc_marker_at(pos_, '-') || is_doc_marker_at(pos_, '.')))) {
+        pos_ = save_pos;
+        line_start_ = save_ls;
+        line_ = save_line;
+        break;
+      }
+      pos_ = first;
+      auto [more, c2] = plain_segment();
+      if (empties == 0)
+        n->text_ += ' ';
+      else
+        n->text_.append(static_cast<size_t>(empties), '\n');
+      n->text_.append(more);
+      comment = c2;
+      skip_rest_of_line();
+    }
+    return finish(n, props);
+  }
+
+  // pos_ at '-' of the first item; its column is the sequence's indentation.
+  Node* parse_block_sequence(const Props& props, Mark m) {
+    const int indent = static_cast<int>(column0());
+    Node* seq = new_node(NodeKind::Sequence, m);
+    for (;;) {
+      Mark im = mark();
+      ++pos_;
+      skip_inline_ws();
+      Node* item;
+      if (at_comment_or_eol()) {
+        finish_line();
+        item = parse_block_after_eol(indent, false, im, {});
+      } else {
+        item = parse_block_node(indent, {}, false);
+      }
+      seq->items_.push_back(item);
+      seq->weight_ += item->weight_;
+      int ind = next_content_line();
+      if (ind < 0 || ind < indent) break;
+      if (ind > indent) {
+        pos_ += static_cast<size_t>(ind);
+        fail(mark(), "unexpected indentation",
+             "this line is indented more than the '- ' items above it (column " + std::to_string(indent + 1) +
+                 "); align it with them, or with the keys of the item's mapping");
+      }
+      if (!(at(pos_ + ind) == '-' && blank_or_eol(pos_ + ind + 1))) break;
+      pos_ += static_cast<size_t>(ind);
+    }
+    return finish(seq, props);
+  }
+
+  Node* parse_block_scalar(int parent_indent, const Props& props, Mark m) {
+    const bool literal = c() == '|';
+    ++pos_;
+    int chomp = 0;  // -1 strip, 0 clip, +1 keep
+    int explicit_indent = 0;
+    for (int i = 0; i < 2; ++i) {
+      char ch = c();
+      if ((ch == '-' || ch == '+') && chomp == 0) {
+        chomp = ch == '-' ? -1 : 1;
+        ++pos_;
+      } else if (ch >= '1' && ch <= '9' && explicit_indent == 0) {
+        explicit_indent = ch - '0';
+        ++pos_;
+      }
+    }
+    if (!blank_or_eol(pos_))
+      fail(mark(), "invalid block scalar header",
+           "after | or > only a chomping indicator (- or +) and one indentation digit (1-9) may follow");
+    finish_line();
+
+    Node* n = new_node(NodeKind::Scalar, m);
+    n->style_ = literal ? ScalarStyle::Literal : ScalarStyle::Folded;
+    n->content_line_ = line_;
+
+    // Find the content indentation.
+    int indent;
+    if (explicit_indent) {
+      indent = std::max(parent_indent, 0) + explicit_indent;
+      if (parent_indent < 0) indent = explicit_indent - 1;
+    } else {
+      size_t p = pos_;
+      uint32_t l = line_;
+      int max_empty = 0;
+      uint32_t max_empty_line = 0;
+      indent = -1;
+      while (p < s_.size()) {
+        size_t q = p;
+        while (q < s_.size() && s_[q] == ' ') ++q;
+        if (eol_at(q)) {
+          int sp = static_cast<int>(q - p);
+          if (sp > max_empty) {
+            max_empty = sp;
+            max_empty_line = l;
+          }
+          while (q < s_.size() && s_[q] != '\n') ++q;
+          p = q + 1;
+          ++l;
+          continue;
+        }
+        indent = static_cast<int>(q - p);
+        break;
+      }
+      if (indent <= parent_indent) indent = parent_indent + 1;  // empty scalar
+      if (max_empty > indent && indent > parent_indent && p < s_.size())
+        fail({max_empty_line, 1}, "a leading empty line has more spaces than the first line of the block scalar",
+             "remove the trailing spaces on that line, or use an indentation indicator such as |2");
+    }
+    n->content_column_ = static_cast<uint32_t>(indent + 1);
+
+    std::vector<std::string_view> lines;
+    while (!eof()) {
+      size_t p = pos_;
+      while (p < s_.size() && s_[p] == ' ') ++p;
+      int sp = static_cast<int>(p - pos_);
+      if (eol_at(p)) {
+        lines.push_back(sp > indent ? s_.substr(pos_ + indent, p - pos_ - indent) : std::string_view());
+        pos_ = p;
+        consume_newline();
+        continue;
+      }
+      if (sp < indent) break;
+      if (sp == 0 && (is_doc_marker_at(pos_, '-') || is_doc_marker_at(pos_, '.'))) break;
+      size_t e = p;
+      while (e < s_.size() && s_[e] != '\n') ++e;
+      size_t content_end = (e > p && s_[e - 1] == '\r') ? e - 1 : e;
+      lines.push_back(s_.substr(pos_ + indent, content_end - pos_ - indent));
+      pos_ = e;
+      consume_newline();
+    }
+    // Blank lines at the end belong to the chomping, not the content.
+    size_t last = lines.size();
+    while (last > 0 && trim_blank(lines[last - 1]).empty()) --last;
+    std::string& out = n->text_;
+    if (literal) {
+      for (size_t i = 0; i < last; ++i) {
+        out.append(lines[i]);
+        if (i + 1 < last) out += '\n';
+      }
+    } else {
+      bool first = true, prev_more = false;
+      size_t empties = 0;
+      for (size_t i = 0; i < last; ++i) {
+        std::string_view l = lines[i];
+        if (l.empty()) {
+          ++empties;
+          continue;
+        }
+        bool more = l[0] == ' ' || l[0] == '\t';
+        if (first)
+          out.append(empties, '\n');
+        else if (!more && !prev_more)
+          if (empties == 0)
+            out.push_back(' ');
+          else
+            out.append(empties, '\n');
+        else
+          out.append(empties + 1, '\n');
+        out.append(l);
+        first = false;
+        prev_more = more;
+        empties = 0;
+      }
+    }
+    if (last > 0) {
+      if (chomp >= 0) out += '\n';
+      if (chomp > 0) out.append(lines.size() - last, '\n');
+    }
+    return finish(n, props);
+  }
+
+  static std::string_view trim_blank(std::string_view v) {
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+    return v;
+  }
+
+  // Quoted scalars, single- or multi-line, block or flow context.
+  Node* parse_quoted(const Props& props) {
+    Mark m = mark();
+    const char q = c();
+    ++pos_;
+    Node* n = new_node(NodeKind::Scalar, m);
+    n->style_ = q == '"' ? ScalarStyle::DoubleQuoted : ScalarStyle::SingleQuoted;
+    n->content_line_ = m.line;
+    n->content_column_ = m.column + 1;
+    std::string& out = n->text_;
+    size_t raw_ws = std::string::npos;  // where trailing raw blanks begin in `out`
+    for (;;) {
+      if (eof())
+        fail(m, std::string("unterminated ") + (q == '"' ? "double" : "single") + "-quoted string",
+             std::string("add the closing ") + q);
+      char ch = s_[pos_];
+      if (ch == '\n' || ch == '\r') {
+        if (raw_ws != std::string::npos) out.resize(raw_ws);
+        raw_ws = std::string::npos;
+        consume_newline();
+        size_t empties = 0;
+        for (;;) {
+          if (at_line_start_marker())
+            fail(mark(), "document marker inside a quoted string",
+                 std::string("the string opened at line ") + std::to_string(m.line) + " is not closed");
+          while (blank_at(pos_)) ++pos_;
+          if (!eof() && (s_[pos_] == '\n' || s_[pos_] == '\r')) {
+            consume_newline();
+            ++empties;
+            continue;
+          }
+          break;
+        }
+        if (empties == 0)
+          out += ' ';
+        else
+          out.append(empties, '\n');
+        continue;
+      }
+      if (ch == q) {
+        if (q == '\'' && c(1) == '\'') {
+          out += '\'';
+          pos_ += 2;
+          raw_ws = std::string::npos;
+          continue;
+        }
+        ++pos_;
+        break;
+      }
+      if (q == '"' && ch == '\\') {
+        raw_ws = std::string::npos;
+        if (eol_at(pos_ + 1)) {  // escaped line break: join without a space
+          ++pos_;
+          if (eof()) continue;
+          consume_newline();
+          while (blank_at(pos_)) ++pos_;
+          continue;
+        }
+        parse_escape(out);
+        continue;
+      }
+      if (ch == ' ' || ch == '\t') {
+        if (raw_ws == std::string::npos) raw_ws = out.size();
+      } else {
+        raw_ws = std::string::npos;
+      }
+      out += ch;
+      ++pos_;
+    }
+    return finish(n, props);
+  }
+
+  void parse_escape(std::string& out) {
+    Mark m = mark();
+    char e = c(1);
+    pos_ += 2;
+    switch (e) {
+      case '0': out += '\0'; return;
+      case 'a': out += '\a'; return;
+      case 'b': out += '\b'; return;
+      case 't': case '\t': out += '\t'; return;
+      case 'n': out += '\n'; return;
+      case 'v': out += '\v'; return;
+      case 'f': out += '\f'; return;
+      case 'r': out += '\r'; return;
+      case 'e': out += '\x1b'; return;
+      case ' ': out += ' '; return;
+      case '"': out += '"'; return;
+      case '/': out += '/'; return;
+      case '\\': out += '\\'; return;
+      case 'N': out += "\xC2\x85"; return;
+      case '_': out += "\xC2\xA0"; return;
+      case 'L': out += "\xE2\x80\xA8"; return;
+      case 'P': out += "\xE2\x80\xA9"; return;
+      case 'x': append_hex(out, 2, m); return;
+      case 'u': append_hex(out, 4, m); return;
+      case 'U': append_hex(out, 8, m); return;
+      default:
+        fail(m, std::string("unknown escape sequence \\") + (e ? std::string(1, e) : std::string()),
+             "use single quotes to keep backslashes literally, or write \\\\");
+    }
+  }
+
+  void append_hex(std::string& out, int digits, Mark m) {
+    uint32_t cp = 0;
+    for (int i = 0; i < digits; ++i) {
+      char h = c();
+      int v;
+      if (h >= '0' && h <= '9') v = h - '0';
+      else if (h >= 'a' && h <= 'f') v = h - 'a' + 10;
+      else if (h >= 'A' && h <= 'F') v = h - 'A' + 10;
+      else fail(m, "invalid hexadecimal escape", "\\x takes 2, \\u 4 and \\U 8 hex digits");
+      cp = cp * 16 + static_cast<uint32_t>(v);
+      ++pos_;
+    }
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) fail(m, "escape is not a valid Unicode code point");
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+
+  // --- flow context -------------------------------------------------------------
+  void skip_flow_ws() {
+    for (;;) {
+      if (eof()) return;
+      char ch = s_[pos_];
+      if (ch == ' ' || ch == '\t') {
+        ++pos_;
+      } else if (ch == '\n' || ch == '\r') {
+        consume_newline();
+        if (at_line_start_marker())
+          fail(mark(), "document marker inside a flow collection", "close the [ or { before the document ends");
+      } else if (ch == '#' && (pos_ == line_start_ || blank_at(pos_ - 1))) {
+        while (!eol_at(pos_)) ++pos_;
+      } else {
+        return;
+      }
+    }
+  }
+
+  Node* parse_flow_node(Props props = {}) {
+    skip_flow_ws();
+    Mark m = mark();
+    DepthGuard guard(*this, m);
+    while (c() == '&' || c() == '!') {
+      parse_property(props);
+      skip_flow_ws();
+    }
+    m = mark();
+    char ch = c();
+    if (ch == '[') return parse_flow_sequence(props, m);
+    if (ch == '{') return parse_flow_mapping(props, m);
+    if (ch == '"' || ch == '\'') return parse_quoted(props);
+    if (ch == '*') return parse_alias();
+    if (eof()) fail(m, "unexpected end of file inside a flow collection");
+    if (ch == ']' || ch == '}' || ch == ',') return make_null(m, props);
+    // Plain scalar in flow context: ends at , [ ] { } or ': ' or ' #' or the line end.
+    Node* n = new_node(NodeKind::Scalar, m);
+    n->content_line_ = m.line;
+    n->content_column_ = m.column;
+    size_t start = pos_, end = pos_;
+    while (!eol_at(pos_)) {
+      char x = s_[pos_];
+      if (flow_indicator(x)) break;
+      if (x == ':' && (blank_or_eol(pos_ + 1) || flow_indicator(at(pos_ + 1)))) break;
+      if (x == '#' && pos_ > start && blank_at(pos_ - 1)) break;
+      if (!blank_at(pos_)) end = pos_ + 1;
+      ++pos_;
+    }
+    n->text_.assign(s_.substr(start, end - start));
+    return finish(n, props);
+  }
+
+  Node* parse_flow_sequence(const Props& props, Mark m) {
+    Node* seq = new_node(NodeKind::Sequence, m);
+    ++pos_;
+    for (;;) {
+      skip_flow_ws();
+      if (eof())
+        fail(m, "unterminated flow sequence", "add the closing ']' for the '[' at line " + std::to_string(m.line));
+      if (c() == ']') {
+        ++pos_;
+        break;
+      }
+      Node* item = parse_flow_node();
+      skip_flow_ws();
+      if (c() == ':') {  // [a: b] is a list holding a one-pair mapping
+        Node* map = new_node(NodeKind::Mapping, item->mark_);
+        ++pos_;
+        skip_flow_ws();
+        Node* value = (c() == ',' || c() == ']') ? make_null(mark(), {}) : parse_flow_node();
+        map->pairs_.push_back({item, value});
+        map->weight_ += item->weight_ + value->weight_;
+        item = map;
+        skip_flow_ws();
+      }
+      seq->items_.push_back(item);
+      seq->weight_ += item->weight_;
+      if (c() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (c() == ']') continue;
+      if (eof())
+        fail(m, "unterminated flow sequence", "add the closing ']' for the '[' at line " + std::to_string(m.line));
+      fail(mark(), "expected ',' or ']' in the flow sequence",
+           "separate items with commas; quote items that contain ':' or '#'");
+    }
+    return finish(seq, props);
+  }
+
+  Node* parse_flow_mapping(const Props& props, Mark m) {
+    Node* map = new_node(NodeKind::Mapping, m);
+    std::unordered_map<std::string_view, size_t> index;
+    ++pos_;
+    for (;;) {
+      skip_flow_ws();
+      if (eof())
+        fail(m, "unterminated flow mapping", "add the closing '}' for the '{' at line " + std::to_string(m.line));
+      if (c() == '}') {
+        ++pos_;
+        break;
+      }
+      Node* key = c() == ':' ? make_null(mark(), {}) : parse_flow_node();
+      skip_flow_ws();
+      Node* value;
+      if (c() == ':') {
+        ++pos_;
+        skip_flow_ws();
+        value = (c() == ',' || c() == '}') ? make_null(mark(), {}) : parse_flow_node();
+        skip_flow_ws();
+      } else {
+        value = make_null(key->mark_, {});
+      }
+      add_pair(map, key, value, index);
+      if (c() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (c() == '}') continue;
+      if (eof())
+        fail(m, "unterminated flow mapping", "add the closing '}' for the '{' at line " + std::to_string(m.line));
+      fail(mark(), "expected ',' or '}' in the flow mapping",
+           "separate entries with commas: {a: 1, b: 2}; quote values that contain ':' or '#'");
+    }
+    expand_merges(map);
+    return finish(map, props);
+  }
+};
+
+Stream load(std::string_view text, const LoadOptions& options) {
+  Stream out;
+  Parser p(text, options, out);
+  p.run();
+  return out;
+}
+
+std::string quote_if_needed(std::string_view s) {
+  bool need = s.empty();
+  if (!need) {
+    static const char* specials[] = {"null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False", "FALSE",
+                                     "yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"};
+    for (const char* sp : specials)
+      if (s == sp) need = true;
+    char f = s.front();
+    if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(f) != std::string_view::npos) need = true;
+    if (s.front() == ' ' || s.back() == ' ') need = true;
+    if (s.find(": ") != std::string_view::npos || s.find(" #") != std::string_view::npos) need = true;
+    if (s.back() == ':') need = true;
+    if (util::parse_double(s)) need = true;
+    for (char c : s)
+      if (static_cast<unsigned char>(c) < 0x20) need = true;
+  }
+  if (!need) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned char>(c));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+}  // namespace pai::yaml

@@ -1,0 +1,42 @@
+#!/bin/sh
+# Installs everything paictl needs to build and test on Debian 12 (bookworm).
+# Idempotent: packages already present are left alone, and nothing is fetched
+# when the whole set is installed.
+set -eu
+
+PACKAGES="
+  build-essential cmake ninja-build pkg-config git
+  clang libclang-rt-14-dev
+  libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libssh-dev libcurl4-openssl-dev
+  libfmt-dev libkainjow-mustache-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  openssh-server openssh-client iproute2 util-linux procps python3
+"
+
+missing=""
+for p in $PACKAGES; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+
+if [ -z "$missing" ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "install-deps: missing packages:$missing" >&2
+    echo "install-deps: run this script as root or install sudo" >&2
+    exit 2
+  fi
+fi
+
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "install-deps: done"
