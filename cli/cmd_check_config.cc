@@ -94,6 +94,7 @@ int run(const CheckConfigOptions& o, const Globals& g) {
 
 }  // namespace
 
+namespace {
 void add_check_config(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<CheckConfigOptions>();
   CLI::App* cmd = parent.add_subcommand(
@@ -117,5 +118,13 @@ void add_check_config(CLI::App& parent, Globals& g) {
       "  paictl check config --junit report.xml --sarif report.sarif --fail-on-warn cluster/\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
+
+}  // namespace
+
+static Registrar registrar({{"check", "config"},
+                            "Validate layout.yaml, config.yaml, services-configuration.yaml and HiveD configs: every "
+                            "finding in one pass, with file:line:col",
+                            10,
+                            add_check_config});
 
 }  // namespace paictl

@@ -1,26 +1,35 @@
-#include "app.h"
+#include <algorithm>
 
-#include <CLI/CLI.hpp>
+#include "app.h"
 
 namespace paictl {
 
-// Each command lives in its own cmd_*.cc and exposes an add function.
-void add_check_config(CLI::App& parent, Globals& g);
+namespace {
+std::vector<Command>& registry() {
+  static std::vector<Command> r;
+  return r;
+}
+}  // namespace
+
+Registrar::Registrar(Command c) { registry().push_back(std::move(c)); }
+
+std::vector<Command> commands() {
+  std::vector<Command> out = registry();
+  std::stable_sort(out.begin(), out.end(), [](const Command& a, const Command& b) {
+    return a.order != b.order ? a.order < b.order : a.path < b.path;
+  });
+  return out;
+}
 
 const std::vector<Group>& groups() {
   static const std::vector<Group> kGroups = {
-      {"check", "Validate cluster configuration before it reaches an installer or a scheduler"},
+      {"check", "Validate cluster files, hosts and job files before they reach an installer or a scheduler"},
+      {"facts", "Collect hardware and software facts from hosts"},
+      {"cluster", "Register OpenPAI clusters and see their capacity"},
+      {"job", "Validate, render, submit and follow OpenPAI jobs"},
+      {"simulate", "Replay job traces on a cluster with HiveD and baseline schedulers"},
   };
   return kGroups;
-}
-
-const std::vector<Command>& commands() {
-  static const std::vector<Command> kCommands = {
-      {{"check", "config"},
-       "Validate layout.yaml, config.yaml, services-configuration.yaml and HiveD configs; every error in one pass",
-       add_check_config},
-  };
-  return kCommands;
 }
 
 }  // namespace paictl

@@ -23,13 +23,14 @@ class Formatter : public CLI::Formatter {
   std::string make_subcommands(const CLI::App* app, CLI::AppFormatMode mode) const override {
     if (app->get_parent() != nullptr) return CLI::Formatter::make_subcommands(app, mode);
     size_t width = 0;
-    for (const auto& c : commands()) {
+    const std::vector<Command> cmds = commands();
+    for (const auto& c : cmds) {
       size_t w = 0;
       for (const auto& p : c.path) w += p.size() + 1;
       width = std::max(width, w);
     }
     std::string out = "\nCOMMANDS:\n";
-    for (const auto& c : commands()) {
+    for (const auto& c : cmds) {
       std::string name;
       for (const auto& p : c.path) name += (name.empty() ? "" : " ") + p;
       out += "  " + name + std::string(width + 2 - name.size(), ' ') + c.summary + "\n";
@@ -57,23 +58,44 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", g.verbose, "Print more detail (info-level findings, progress)");
   app.add_flag("-q,--quiet", g.quiet, "Print only what a script needs");
   app.add_flag("--no-color", g.no_color, "Never colour the output (NO_COLOR is honoured too)");
+
+  // Groups first (only those with commands), then the commands into their parents.
+  const std::vector<Command> cmds = commands();
+  std::map<std::string, CLI::App*> group_apps;
+  for (const auto& c : cmds) {
+    if (c.path.size() < 2 || group_apps.count(c.path[0])) continue;
+    std::string summary;
+    for (const auto& grp : groups())
+      if (grp.name == c.path[0]) summary = grp.summary;
+    CLI::App* sub = app.add_subcommand(c.path[0], summary);
+    sub->require_subcommand(1);
+    sub->fallthrough();
+    group_apps[c.path[0]] = sub;
+  }
+  for (const auto& c : cmds) {
+    CLI::App* parent = c.path.size() > 1 ? group_apps.at(c.path[0]) : &app;
+    c.add(*parent, g);
+  }
+
+  // Set after the subcommands exist, so that they do not inherit it.
   app.footer(
       "EXAMPLES:\n"
       "  paictl check config examples/clusters/quickstart\n"
       "  paictl check config -o json layout.yaml services-configuration.yaml\n"
       "  paictl check config --sarif report.sarif --fail-on-warn cluster/\n");
 
-  std::map<std::string, CLI::App*> group_apps;
-  for (const auto& grp : groups()) {
-    CLI::App* sub = app.add_subcommand(grp.name, grp.summary);
-    sub->require_subcommand(1);
-    sub->fallthrough();
-    group_apps[grp.name] = sub;
-  }
-  for (const auto& c : commands()) {
-    CLI::App* parent = &app;
-    if (c.path.size() > 1) parent = group_apps.at(c.path[0]);
-    c.add(*parent, g);
+  // An unknown command gets a clear message (CLI11 would only say a subcommand is required).
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.empty() || a[0] == '-') continue;
+    bool known = false;
+    for (const auto* sub : app.get_subcommands({})) known |= sub->get_name() == a;
+    if (!known) {
+      print_error("unknown command '" + a + "'");
+      std::fprintf(stderr, "Run 'paictl --help' for the list of commands.\n");
+      return kExitUsage;
+    }
+    break;
   }
 
   try {

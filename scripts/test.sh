@@ -1,0 +1,29 @@
+#!/bin/sh
+# The whole test suite from a fresh Debian machine: installs the packages, builds
+# paictl, runs every test (unit, CLI end-to-end, integration), then builds again
+# with AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite once more.
+#
+#   PAI_SKIP_SANITIZERS=1   skip the sanitizer pass
+#   PAI_TEST_JOBS=N         parallel tests (default: number of CPUs)
+set -eu
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+JOBS=$(nproc 2>/dev/null || echo 2)
+TEST_JOBS=${PAI_TEST_JOBS:-$JOBS}
+
+echo "==> build (RelWithDebInfo)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAI_BUILD_TESTS=ON >/dev/null
+cmake --build build -j "$JOBS"
+echo "==> tests"
+ctest --test-dir build --output-on-failure -j "$TEST_JOBS" --timeout 600
+
+if [ "${PAI_SKIP_SANITIZERS:-0}" != "1" ]; then
+  echo "==> build (ASan + UBSan)"
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPAI_BUILD_TESTS=ON \
+    -DPAI_SANITIZE=address,undefined >/dev/null
+  cmake --build build-asan -j "$JOBS"
+  echo "==> tests under ASan + UBSan"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-asan --output-on-failure -j "$TEST_JOBS" --timeout 900
+fi
+echo "==> all tests passed"
