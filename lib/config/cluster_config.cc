@@ -102,7 +102,8 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
                   "quote the password");
     } else {
       ctx.error("F005", ctx.at(n), "password must be a string, found " +
-                                       std::string(n->is_null() ? "an empty value" : n->is_mapping() ? "a mapping" : "a list"));
+                                       std::string(n->is_null() ? "an empty value" : n->is_mapping() ? "a mapping" : "a list"),
+                "the SSH and sudo password of `user` on every host, as a quoted string");
     }
   }
   if (const Node* n = ctx.required(root, "docker_image_tag", "config.yaml"))
@@ -132,7 +133,8 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
   for (const char* k : {"enable_marketplace", "qos-switch"}) {
     if (const Node* n = root->get(k)) {
       if (!n->is_scalar() || (n->scalar() != "true" && n->scalar() != "false"))
-        ctx.error("C003", ctx.at(n), std::string(k) + " must be \"true\" or \"false\", found " + n->describe());
+        ctx.error("C003", ctx.at(n), std::string(k) + " must be \"true\" or \"false\", found " + n->describe(),
+                  "the installer copies it into services-configuration.yaml as a string");
     }
   }
 
@@ -158,7 +160,8 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
                     "set docker_cache_fs_mount_path, e.g. /var/lib/registry");
       } else {
         ctx.error("C003", ctx.at(backend),
-                  "docker_cache_storage_backend must be \"azure\" or \"filesystem\", found \"" + *v + "\"");
+                  "docker_cache_storage_backend must be \"azure\" or \"filesystem\", found \"" + *v + "\"",
+                  "OpenPAI's docker cache stores images in an Azure blob container or on a local filesystem");
       }
     }
   }

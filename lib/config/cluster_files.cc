@@ -127,8 +127,9 @@ void load_cluster(const std::vector<PendingFile>& files, const std::string& orig
     }
     return model;
   };
-  if (cluster.hived) cluster.model = build(*cluster.hived);
-  if (cluster.services && cluster.services->has_hived) cluster.model = build(cluster.services->hived);
+  if (cluster.hived && cluster.hived->valid) cluster.model = build(*cluster.hived);
+  if (cluster.services && cluster.services->has_hived && cluster.services->hived.valid)
+    cluster.model = build(cluster.services->hived);
   if (cluster.layout && cluster.config) {
     Context cctx(config_file, out.diagnostics);
     cross_check_devices(*cluster.layout, *cluster.config, cctx);

@@ -21,7 +21,7 @@ bool Context::is_mapping(const Node* n, std::string_view what) {
     return false;
   }
   error("F005", at(n), std::string(what) + " must be a mapping (key: value), found " + (n ? n->describe() : "nothing"),
-        n && n->is_sequence() ? "remove the '- ' in front of the keys" : "");
+        n && n->is_sequence() ? "remove the '- ' in front of the keys" : "write its keys indented below it");
   return false;
 }
 
@@ -34,7 +34,8 @@ bool Context::is_sequence(const Node* n, std::string_view what) {
 
 std::optional<std::string> Context::string_value(const Node* n, std::string_view what, bool strict) {
   if (!n || !n->is_scalar() || n->is_null()) {
-    error("F005", at(n), std::string(what) + " must be a string, found " + (n ? n->describe() : "nothing"));
+    error("F005", at(n), std::string(what) + " must be a string, found " + (n ? n->describe() : "nothing"),
+          "write a single value here");
     return std::nullopt;
   }
   if (strict && !n->is_quoted() && n->style() == yaml::ScalarStyle::Plain) {
@@ -58,7 +59,8 @@ std::optional<int64_t> Context::int_value(const Node* n, std::string_view what) 
       return std::nullopt;
     }
   }
-  error("F005", at(n), std::string(what) + " must be an integer, found " + (n ? n->describe() : "nothing"));
+  error("F005", at(n), std::string(what) + " must be an integer, found " + (n ? n->describe() : "nothing"),
+        "write a whole number without quotes");
   return std::nullopt;
 }
 
@@ -66,7 +68,7 @@ std::optional<double> Context::number_value(const Node* n, std::string_view what
   if (n && n->is_scalar())
     if (auto v = n->as_float()) return v;
   error("F005", at(n), std::string(what) + " must be a number, found " + (n ? n->describe() : "nothing"),
-        n && n->is_quoted() ? "remove the quotes" : "");
+        n && n->is_quoted() ? "remove the quotes" : "write a number without quotes");
   return std::nullopt;
 }
 
@@ -75,7 +77,7 @@ std::optional<bool> Context::bool_value(const Node* n, std::string_view what) {
     if (auto v = n->as_bool()) return v;
   error("F005", at(n), std::string(what) + " must be true or false, found " + (n ? n->describe() : "nothing"),
         n && n->is_quoted() ? "remove the quotes: a quoted \"false\" is a non-empty string, which counts as true"
-                            : "");
+                            : "write true or false");
   return std::nullopt;
 }
 

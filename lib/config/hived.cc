@@ -30,7 +30,8 @@ const std::vector<std::string> kVirtualCellKeys = {"cellType", "cellNumber"};
 // HiveD reads string fields with Go's YAML decoder, which accepts any scalar.
 std::optional<std::string> scalar_text(const Node* n, const std::string& what, Context& ctx) {
   if (n && n->is_scalar() && !n->is_null()) return n->scalar();
-  ctx.error("F005", ctx.at(n), what + " must be a string, found " + (n ? n->describe() : "nothing"));
+  ctx.error("F005", ctx.at(n), what + " must be a string, found " + (n ? n->describe() : "nothing"),
+            "write a single value here");
   return std::nullopt;
 }
 
@@ -74,7 +75,10 @@ void load_physical_cell(const Node* n, const std::string& where, PhysicalCellSpe
 HivedConfig load_hived_config(const Node* root, Context& ctx) {
   HivedConfig cfg;
   cfg.file = ctx.file();
-  if (!ctx.is_mapping(root, "the HiveD config")) return cfg;
+  if (!ctx.is_mapping(root, "the HiveD config")) {
+    cfg.valid = false;
+    return cfg;
+  }
   ctx.unknown_keys(root, kTopKeys, "the HiveD config");
 
   const Node* pc = ctx.required(root, "physicalCluster", "the HiveD config");
@@ -102,12 +106,14 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
           if (const Node* g = p.value->get("gpu"))
             if (auto v = ctx.number_value(g, where + ".gpu")) {
               s.gpu = *v;
-              if (*v < 0) ctx.error("H022", ctx.at(g), where + ".gpu must not be negative");
+              if (*v < 0) ctx.error("H022", ctx.at(g), where + ".gpu must not be negative", "use 1 for a GPU leaf, 0 for a CPU leaf");
             }
           if (const Node* c = p.value->get("cpu"))
             if (auto v = ctx.number_value(c, where + ".cpu")) {
               s.cpu = *v;
-              if (*v <= 0) ctx.error("H022", ctx.at(c), where + ".cpu must be positive, found " + c->scalar());
+              if (*v <= 0)
+                ctx.error("H022", ctx.at(c), where + ".cpu must be positive, found " + c->scalar(),
+                          "cpu is the number of CPUs a pod gets per leaf cell");
             }
           if (const Node* m = p.value->get("memory")) {
             if (m->is_scalar() && !m->is_null()) {
@@ -118,7 +124,8 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
               else
                 s.memory_bytes = *q;
             } else {
-              ctx.error("F005", ctx.at(m), where + ".memory must be a quantity such as 54Gi, found " + m->describe());
+              ctx.error("F005", ctx.at(m), where + ".memory must be a quantity such as 54Gi, found " + m->describe(),
+                        "memory is what a pod gets per leaf cell, e.g. 54Gi");
             }
           }
         }
@@ -145,7 +152,8 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
               t.child_cell_number = *v;
               if (*v <= 0 || *v > 1'000'000)
                 ctx.error("H016", ctx.at(c), where + ".childCellNumber must be between 1 and 1000000, found " +
-                                                 std::to_string(*v));
+                                                 std::to_string(*v),
+                          "childCellNumber is how many " + t.child_cell_type + " cells one " + t.name + " holds");
             }
           }
           if (const Node* c = p.value->get("isNodeLevel"))

@@ -59,6 +59,7 @@ struct VirtualClusterSpec {
 struct HivedConfig {
   std::string file;
   bool embedded = false;     // read from services-configuration.yaml hivedscheduler.config
+  bool valid = true;         // false when the document could not be read at all
   bool has_sku_types = false;
   bool has_virtual_clusters = false;
   std::vector<SkuTypeSpec> sku_types;

@@ -59,6 +59,7 @@ class Builder {
   std::unordered_map<std::string, Mark> address_marks_;
   std::unordered_map<int32_t, std::vector<uint8_t>> node_leaf_seen_;
   std::unordered_map<std::string, Mark> pinned_marks_;
+  bool physical_entry_failed_ = false;  // an entry of physicalCells was left out
   std::vector<std::vector<std::vector<std::pair<const VirtualCellInfo*, std::string>>>> demand_;  // chain, level
 
   int32_t add_type(const std::string& name) {
@@ -192,7 +193,19 @@ class Builder {
     c.level_type.assign(static_cast<size_t>(c.top_level + 1), -1);
     c.first_cell_children.assign(static_cast<size_t>(c.top_level + 1), -1);
     c.mark = mark;
-    for (int32_t t = top_type; t >= 0; t = m_.types[t].child) c.level_type[static_cast<size_t>(m_.types[t].level)] = t;
+    int32_t lowest_node_level = -1;
+    for (int32_t t = top_type; t >= 0; t = m_.types[t].child) {
+      c.level_type[static_cast<size_t>(m_.types[t].level)] = t;
+      if (m_.types[t].is_node_level) {
+        if (lowest_node_level >= 0)
+          ctx_.warning("H017", m_.types[lowest_node_level].mark,
+                       "\"" + m_.types[lowest_node_level].name + "\" and \"" + m_.types[t].name +
+                           "\" both have isNodeLevel: true in chain \"" + name + "\"; only \"" + m_.types[t].name +
+                           "\" is one machine",
+                       "set isNodeLevel: true only on the cell type that is one machine");
+        lowest_node_level = t;
+      }
+    }
     m_.chains.push_back(std::move(c));
     int32_t idx = static_cast<int32_t>(m_.chains.size() - 1);
     m_.chain_index.emplace(name, idx);
@@ -231,11 +244,13 @@ class Builder {
                    guess.empty() ? "define it under physicalCluster.cellTypes (HiveD panics at start-up otherwise)"
                                  : "did you mean \"" + guess + "\"?");
         m_.complete = false;
+        physical_entry_failed_ = true;
         continue;
       }
       int32_t top = m_.type_index[spec.cell_type];
       if (!m_.types[top].valid) {
         m_.complete = false;
+        physical_entry_failed_ = true;
         continue;
       }
       if (!m_.types[top].has_node) {
@@ -244,6 +259,7 @@ class Builder {
                        "\" cell, which is below node level; HiveD requires a top cell to be node-level or above",
                    "set isNodeLevel: true on the cell type that is one machine, and list cells of that type (or above)");
         m_.complete = false;
+        physical_entry_failed_ = true;
         continue;
       }
       // Bound the work before inferring children.
@@ -266,8 +282,9 @@ class Builder {
   }
 
   int32_t build_cell(const PhysicalCellSpec& spec, int32_t type, int64_t default_address, const std::string& prefix,
-                     int32_t node, int32_t parent, int32_t chain, Mark inherited, bool& defaulted_node_reported) {
-    const CellTypeInfo t = m_.types[type];  // copy: m_.types does not grow here, but keep it simple
+                     int32_t node, int32_t parent, int32_t chain, Mark inherited, bool& defaulted_node_reported,
+                     bool under_duplicate = false) {
+    const CellTypeInfo& t = m_.types[static_cast<size_t>(type)];  // types do not grow while cells are built
     Mark mark = spec.mark.line ? spec.mark : inherited;
     if (parent >= 0 && !spec.cell_type.empty() && spec.cell_type != t.name)
       ctx_.warning("H018", spec.type_mark.line ? spec.type_mark : mark,
@@ -276,6 +293,23 @@ class Builder {
                    "remove cellType from child cells, or fix the parent's childCellType");
     std::string own = spec.cell_address.empty() ? std::to_string(default_address) : spec.cell_address;
     std::string full = prefix.empty() ? own : prefix + "/" + own;
+    // A cell whose address repeats another's is reported once; its subtree repeats too and stays quiet.
+    bool duplicate = false;
+    if (!under_duplicate) {
+      auto [ait, afresh] = addresses_.insert(full);
+      if (!afresh) {
+        duplicate = true;
+        auto prev = address_marks_.find(full);
+        ctx_.error("H011", spec.address_mark.line ? spec.address_mark : mark,
+                   "duplicate cell address \"" + full + "\"" +
+                       (prev != address_marks_.end() ? " (also at line " + std::to_string(prev->second.line) + ")" : ""),
+                   "HiveD identifies cells by address; give each cell a distinct cellAddress");
+        m_.complete = false;
+      } else if (address_marks_.size() < 100000) {
+        address_marks_.emplace(full, mark);
+      }
+    }
+    under_duplicate = under_duplicate || duplicate;
 
     PhysicalCellInfo c;
     c.chain = chain;
@@ -292,7 +326,7 @@ class Builder {
         n.chains.push_back(chain);
         n.leaf_types.push_back(t.leaf_type);
       }
-      n.leaves += t.leaf_cell_number;
+      if (!under_duplicate) n.leaves += t.leaf_cell_number;
       if (spec.cell_address.empty() && !defaulted_node_reported) {
         defaulted_node_reported = true;
         ctx_.warning("H019", mark,
@@ -311,7 +345,7 @@ class Builder {
         m_.complete = false;
       } else {
         c.leaf_index = *idx;
-        if (node >= 0 && *idx >= 0 && *idx < 1'000'000) {
+        if (node >= 0 && *idx >= 0 && *idx < 1'000'000 && !under_duplicate) {
           auto& seen = node_leaf_seen_[node];
           if (static_cast<size_t>(*idx) >= seen.size()) seen.resize(static_cast<size_t>(*idx) + 1, 0);
           if (seen[static_cast<size_t>(*idx)]) {
@@ -334,21 +368,10 @@ class Builder {
         m_.complete = false;
       }
     }
-    auto [ait, afresh] = addresses_.insert(full);
-    if (!afresh) {
-      auto prev = address_marks_.find(full);
-      ctx_.error("H011", spec.address_mark.line ? spec.address_mark : mark,
-                 "duplicate cell address \"" + full + "\"" +
-                     (prev != address_marks_.end() ? " (also at line " + std::to_string(prev->second.line) + ")" : ""),
-                 "HiveD identifies cells by address; give each cell a distinct cellAddress");
-      m_.complete = false;
-    } else if (address_marks_.size() < 100000) {
-      address_marks_.emplace(full, mark);
-    }
     c.address = std::move(full);
     m_.cells.push_back(std::move(c));
     int32_t self = static_cast<int32_t>(m_.cells.size() - 1);
-    if (!c.pinned_id.empty() || !spec.pinned_cell_id.empty()) m_.pinned_cells[spec.pinned_cell_id] = self;
+    if (!spec.pinned_cell_id.empty()) m_.pinned_cells[spec.pinned_cell_id] = self;  // the last one wins, as in HiveD
 
     if (t.defined) {
       size_t written = spec.children.size();
@@ -374,7 +397,7 @@ class Builder {
       for (int64_t k = 0; k < count; ++k) {
         const PhysicalCellSpec& cs = static_cast<size_t>(k) < written ? spec.children[static_cast<size_t>(k)] : kEmpty;
         kids.push_back(build_cell(cs, t.child, base * t.child_number + k, prefix_copy, node, self, chain, mark,
-                                  defaulted_node_reported));
+                                  defaulted_node_reported, under_duplicate));
       }
       ChainInfo& ch = m_.chains[chain];
       if (ch.first_cell_children[static_cast<size_t>(t.level)] < 0)
@@ -471,6 +494,10 @@ class Builder {
       return;
     }
     int32_t chain = m_.find_chain(chain_name);
+    if (chain < 0 && physical_entry_failed_) {
+      m_.complete = false;  // the physicalCells entry meant for this chain is already reported
+      return;
+    }
     if (chain < 0) {
       ctx_.error("H006", s.type_mark,
                  "virtual cluster \"" + vc.name + "\" uses chain \"" + chain_name +
@@ -585,6 +612,7 @@ class Builder {
   }
 
   void check_unused_types() {
+    if (physical_entry_failed_) return;  // types of the failed entries would all look unused
     std::vector<uint8_t> used(m_.types.size(), 0);
     for (const auto& ch : m_.chains)
       for (int32_t t = ch.top_type; t >= 0; t = m_.types[t].child) used[static_cast<size_t>(t)] = 1;

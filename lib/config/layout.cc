@@ -154,7 +154,10 @@ bool role_value(const Node* n, std::string_view what, Context& ctx) {
 Layout load_layout(const Node* root, Context& ctx) {
   Layout out;
   out.file = ctx.file();
-  if (!ctx.is_mapping(root, "layout.yaml")) return out;
+  if (!ctx.is_mapping(root, "layout.yaml")) {
+    out.machines_complete = false;
+    return out;
+  }
 
   out.legacy = looks_legacy(root);
   if (out.legacy) {
@@ -181,7 +184,10 @@ Layout load_layout(const Node* root, Context& ctx) {
   for (const auto& s : out.skus) sku_names.push_back(s.name);
 
   const Node* list = ctx.required(root, "machine-list", "layout.yaml");
-  if (!list || !ctx.is_sequence(list, "machine-list")) return out;
+  if (!list || !ctx.is_sequence(list, "machine-list")) {
+    out.machines_complete = false;
+    return out;
+  }
 
   std::unordered_map<std::string, size_t> by_name, by_ip;
   std::unordered_map<std::string, bool> sku_used;
@@ -190,10 +196,14 @@ Layout load_layout(const Node* root, Context& ctx) {
   size_t index = 0;
   for (const Node* item : list->items()) {
     std::string where = "machine-list[" + std::to_string(index++) + "]";
-    if (!ctx.is_mapping(item, where)) continue;
+    if (!ctx.is_mapping(item, where)) {
+      out.machines_complete = false;
+      continue;
+    }
     if (!out.legacy) ctx.unknown_keys(item, kMachineKeys, where);
     Machine m;
     m.mark = ctx.at(item);
+    if (!item->get("hostname")) out.machines_complete = false;
     if (const Node* h = ctx.required(item, "hostname", where)) {
       m.hostname_mark = ctx.at(h);
       if (auto v = ctx.string_value(h, where + ".hostname")) {

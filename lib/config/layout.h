@@ -38,6 +38,7 @@ struct Machine {
 struct Layout {
   std::string file;
   bool legacy = false;
+  bool machines_complete = true;  // false when machine-list could not be read whole
   std::vector<MachineSku> skus;
   std::vector<Machine> machines;
 

@@ -21,7 +21,8 @@ void check_port(const Node* parent, const char* key, const std::string& where, C
   std::optional<int64_t> v;
   if (n->is_scalar()) v = n->as_int() ? n->as_int() : util::parse_int(n->scalar());
   if (!v || *v < 1 || *v > 65535)
-    ctx.error("S002", ctx.at(n), where + "." + key + " must be a port number 1-65535, found " + n->describe());
+    ctx.error("S002", ctx.at(n), where + "." + key + " must be a port number 1-65535, found " + n->describe(),
+              "pick a free TCP port; the OpenPAI defaults are in docs/check-config.md");
 }
 
 }  // namespace
@@ -84,8 +85,11 @@ ServicesConfig load_services_config(const Node* root, Context& ctx) {
         });
         if (const Node* doc = single_document(inner, inner_ctx, "hivedscheduler.config")) {
           s.hived = load_hived_config(doc, inner_ctx);
-          s.hived.embedded = true;
+        } else {
+          s.hived.valid = false;
         }
+        s.hived.embedded = true;
+        s.hived.file = ctx.file();
         // `inner` dies here; the config holds copies only.
       }
     }

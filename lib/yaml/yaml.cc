@@ -631,14 +631,16 @@ class Parser {
 
   // Scans one line segment of a plain scalar; returns [start, end) without
   // trailing blanks, and whether a comment ended it. pos_ ends at the line end or '#'.
-  std::pair<std::string_view, bool> plain_segment() {
+  std::pair<std::string_view, bool> plain_segment(bool continuation = false) {
     size_t start = pos_, end = pos_;
     bool comment = false;
     while (!eol_at(pos_)) {
       char ch = s_[pos_];
       if (ch == ':' && blank_or_eol(pos_ + 1))
         fail(mark(), "mapping values are not allowed here",
-             "quote the value if it contains ': ', or move a nested mapping to its own lines");
+             continuation ? "this line is indented more than the key above it, so it continues that key's value; "
+                            "align it with the other keys"
+                          : "quote the value if it contains ': ', or move a nested mapping to its own lines");
       if (ch == '#' && pos_ > start && blank_at(pos_ - 1)) {
         comment = true;
         break;
@@ -686,7 +688,7 @@ class Parser {
         break;
       }
       pos_ = first;
-      auto [more, c2] = plain_segment();
+      auto [more, c2] = plain_segment(true);
       if (empties == 0)
         n->text_ += ' ';
       else
@@ -1071,8 +1073,10 @@ class Parser {
       if (c() == ']') continue;
       if (eof())
         fail(m, "unterminated flow sequence", "add the closing ']' for the '[' at line " + std::to_string(m.line));
-      fail(mark(), "expected ',' or ']' in the flow sequence",
-           "separate items with commas; quote items that contain ':' or '#'");
+      fail(mark(), "expected ',' or ']' in the flow sequence opened at line " + std::to_string(m.line),
+           mark().line != m.line ? "close the '[' at line " + std::to_string(m.line) + ", column " +
+                                       std::to_string(m.column) + " with ']'"
+                                 : "separate items with commas; quote items that contain ':' or '#'");
     }
     return finish(seq, props);
   }
@@ -1108,8 +1112,10 @@ class Parser {
       if (c() == '}') continue;
       if (eof())
         fail(m, "unterminated flow mapping", "add the closing '}' for the '{' at line " + std::to_string(m.line));
-      fail(mark(), "expected ',' or '}' in the flow mapping",
-           "separate entries with commas: {a: 1, b: 2}; quote values that contain ':' or '#'");
+      fail(mark(), "expected ',' or '}' in the flow mapping opened at line " + std::to_string(m.line),
+           mark().line != m.line ? "close the '{' at line " + std::to_string(m.line) + ", column " +
+                                       std::to_string(m.column) + " with '}'"
+                                 : "separate entries with commas: {a: 1, b: 2}; quote values that contain ':' or '#'");
     }
     expand_merges(map);
     return finish(map, props);
