@@ -1,0 +1,25 @@
+// Fuzz the nvidia-smi topo -m parser: any bytes give a matrix whose shape
+// matches its device list, and diagnostics whose lines are inside the input.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "topology/parsers.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto r = pai::topology::parse_topo_matrix(text, "fuzz");
+  uint32_t lines = 1;
+  for (char c : text) lines += c == '\n';
+  for (const auto& d : r.diagnostics.items())
+    if (d.line > lines || d.message.empty()) std::abort();
+  const auto& m = r.value;
+  if (!m.links.empty() && m.links.size() != m.devices.size()) std::abort();
+  for (const auto& row : m.links)
+    if (row.size() != m.devices.size()) std::abort();
+  if (r.ok() && m.gpu_count() == 0) std::abort();
+  for (size_t i = 0; i < m.links.size(); ++i)
+    for (size_t j = 0; j < m.links.size(); ++j) (void)pai::topology::link_rank(m.link(i, j).kind);
+  return 0;
+}
