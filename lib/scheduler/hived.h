@@ -1,0 +1,40 @@
+#pragma once
+// HiveD's scheduling algorithm (OSDI '20; microsoft/hivedscheduler pkg/algorithm)
+// over the checked HiveD model:
+//
+//  * cell chains and levels; physical cells with addresses, nodes and leaf indices;
+//  * buddy allocation with split and merge over per-chain, per-level free lists;
+//  * virtual clusters whose preassigned virtual cells are bound to physical cells
+//    only while used, with HiveD's safety counters and the safe relaxed buddy
+//    allocation when bad cells get in the way;
+//  * guaranteed priorities 0..1000 and opportunistic -1; gang scheduling of
+//    affinity groups; topology-aware packing (nodes with most leaf cells used
+//    first, inside a node the lowest common ancestor as low as possible);
+//  * preemption of whole lower-priority groups, with HiveD's Reserving/Reserved
+//    cell states, and lazy preemption (downgrade to opportunistic);
+//  * pinned cells, several leaf cell types (SKUs) with several chains each;
+//  * bad nodes and "doomed" bad cells.
+//
+// What differs from HiveD, on purpose:
+//  * Ties are broken by configuration order everywhere (HiveD uses Go map
+//    order, swap-remove list order and the history of stable sorts), so the
+//    same calls always give the same placements.
+//  * What HiveD scans linearly is indexed: free lists are ordered sets keyed by
+//    (opportunistic leaf cells, cell), cluster views are bucketed by usage, the
+//    cells of a node are listed per node. Decisions are those of HiveD's rules.
+//  * Kubernetes is not modelled: all nodes start healthy, every node counts as
+//    suggested (HiveD's default ignoreK8sSuggestedNodes: true), and a group is
+//    allocated when it is scheduled (HiveD waits for the pod's bind).
+//  * Leaf counters are exact on irregular trees (a cell with fewer children
+//    than its type says); HiveD multiplies by the first cell's child count.
+
+#include <memory>
+#include <string>
+
+#include "scheduler/policy.h"
+
+namespace pai::scheduler {
+
+std::unique_ptr<Policy> make_hived_policy(const config::HivedModel& model, std::string& error);
+
+}  // namespace pai::scheduler

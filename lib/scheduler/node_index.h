@@ -1,0 +1,217 @@
+#pragma once
+// Indexes that replace the linear scans and per-request sorts of HiveD's
+// cluster views. A view's node order is a list of bucket groups (e.g. "most
+// leaf cells used first"); within a group nodes are ordered by position. Each
+// bucket has a fixed number of free leaf cells, so a query skips whole buckets
+// that cannot hold a pod and never sorts.
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace pai::scheduler {
+
+// A set of integers in [0, n) with ordered iteration: a two-level bitset.
+class IndexSet {
+ public:
+  void reset(int32_t n) {
+    n_ = n;
+    count_ = 0;
+    bits_.assign(static_cast<size_t>((n + 63) / 64), 0);
+    summary_.assign((bits_.size() + 63) / 64, 0);
+  }
+  int32_t capacity() const { return n_; }
+  int32_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  bool contains(int32_t i) const { return (bits_[static_cast<size_t>(i) >> 6] >> (i & 63)) & 1u; }
+  void insert(int32_t i) {
+    uint64_t& w = bits_[static_cast<size_t>(i) >> 6];
+    uint64_t bit = uint64_t{1} << (i & 63);
+    if (w & bit) return;
+    w |= bit;
+    summary_[static_cast<size_t>(i) >> 12] |= uint64_t{1} << ((i >> 6) & 63);
+    ++count_;
+  }
+  void erase(int32_t i) {
+    uint64_t& w = bits_[static_cast<size_t>(i) >> 6];
+    uint64_t bit = uint64_t{1} << (i & 63);
+    if (!(w & bit)) return;
+    w &= ~bit;
+    if (w == 0) summary_[static_cast<size_t>(i) >> 12] &= ~(uint64_t{1} << ((i >> 6) & 63));
+    --count_;
+  }
+  // Smallest element >= from, or -1.
+  int32_t next(int32_t from) const {
+    if (from < 0) from = 0;
+    if (from >= n_) return -1;
+    size_t w = static_cast<size_t>(from) >> 6;
+    uint64_t word = bits_[w] & (~uint64_t{0} << (from & 63));
+    if (word) return static_cast<int32_t>(w * 64 + static_cast<size_t>(std::countr_zero(word)));
+    size_t k = w + 1;
+    if (k >= bits_.size()) return -1;
+    size_t s = k >> 6;
+    uint64_t sword = summary_[s] & (~uint64_t{0} << (k & 63));
+    while (sword == 0) {
+      if (++s >= summary_.size()) return -1;
+      sword = summary_[s];
+    }
+    size_t wk = s * 64 + static_cast<size_t>(std::countr_zero(sword));
+    return static_cast<int32_t>(wk * 64 + static_cast<size_t>(std::countr_zero(bits_[wk])));
+  }
+
+ private:
+  int32_t n_ = 0;
+  int32_t count_ = 0;
+  std::vector<uint64_t> bits_;
+  std::vector<uint64_t> summary_;
+};
+
+// Nodes of one cluster view, each in at most one bucket (none when the node is
+// unhealthy). Iteration order: bucket groups in order, then node position.
+class BucketedNodes {
+ public:
+  // bucket_free[b]: free leaf cells of a node in bucket b; groups: buckets in iteration order.
+  void init(int32_t nodes, std::vector<int32_t> bucket_free, const std::vector<std::vector<int32_t>>& groups);
+  void set(int32_t node, int32_t bucket);  // bucket -1 takes the node out
+  int32_t bucket_of(int32_t node) const { return node_bucket_[static_cast<size_t>(node)]; }
+  int32_t nodes() const { return static_cast<int32_t>(node_bucket_.size()); }
+  int32_t bucket_free(int32_t b) const { return bucket_free_[static_cast<size_t>(b)]; }
+
+  // HiveD's findNodesForPods: pods sorted ascending by leaf cells; walk the
+  // nodes in order and give each node as many pods as fit, in order. Fills
+  // `out` (one node per pod) and returns true when every pod has a node.
+  bool first_fit(std::span<const int32_t> pods, std::vector<int32_t>& out) const;
+
+  // The same walk with the free leaf cells of each node given by `free_of`
+  // (for preemption, where "free" depends on the request's priority).
+  template <class FreeOf>
+  bool first_fit_with(std::span<const int32_t> pods, FreeOf free_of, std::vector<int32_t>& out) const {
+    out.assign(pods.size(), -1);
+    if (pods.empty()) return true;
+    size_t pi = 0;
+    for (int32_t g = nonempty_groups_.next(0); g >= 0; g = nonempty_groups_.next(g + 1)) {
+      const auto& bs = groups_[static_cast<size_t>(g)];
+      cursor_.clear();
+      for (int32_t b : bs) cursor_.push_back(bucket_nodes_[static_cast<size_t>(b)].next(0));
+      for (;;) {
+        size_t best = SIZE_MAX;
+        for (size_t i = 0; i < cursor_.size(); ++i)
+          if (cursor_[i] >= 0 && (best == SIZE_MAX || cursor_[i] < cursor_[best])) best = i;
+        if (best == SIZE_MAX) break;
+        int32_t n = cursor_[best];
+        int32_t avail = free_of(n);
+        while (pi < pods.size() && avail >= pods[pi]) {
+          out[pi] = n;
+          avail -= pods[pi];
+          ++pi;
+        }
+        if (pi == pods.size()) return true;
+        cursor_[best] = bucket_nodes_[static_cast<size_t>(bs[best])].next(n + 1);
+      }
+    }
+    return false;
+  }
+
+  // Visits nodes in view order until `visit(node)` returns true.
+  template <class Visit>
+  bool for_each(Visit visit) const {
+    for (int32_t g = nonempty_groups_.next(0); g >= 0; g = nonempty_groups_.next(g + 1)) {
+      const auto& bs = groups_[static_cast<size_t>(g)];
+      std::vector<int32_t> cur;
+      for (int32_t b : bs) cur.push_back(bucket_nodes_[static_cast<size_t>(b)].next(0));
+      for (;;) {
+        size_t best = SIZE_MAX;
+        for (size_t i = 0; i < cur.size(); ++i)
+          if (cur[i] >= 0 && (best == SIZE_MAX || cur[i] < cur[best])) best = i;
+        if (best == SIZE_MAX) break;
+        int32_t n = cur[best];
+        if (visit(n)) return true;
+        cur[best] = bucket_nodes_[static_cast<size_t>(bs[best])].next(n + 1);
+      }
+    }
+    return false;
+  }
+
+ private:
+  std::vector<IndexSet> bucket_nodes_;
+  std::vector<int32_t> bucket_free_;
+  std::vector<int32_t> bucket_group_;
+  std::vector<std::vector<int32_t>> groups_;
+  std::vector<int32_t> group_count_;
+  IndexSet nonempty_groups_;
+  std::vector<int32_t> node_bucket_;
+  mutable std::vector<int32_t> cursor_;
+};
+
+// Bucket layouts for the three node orders in use. `totals` are the distinct
+// leaf cell counts of the view's nodes (a view may mix node sizes);
+// class_of_total maps a node's total to its class.
+struct BucketLayout {
+  std::vector<int32_t> totals;            // per class
+  std::vector<int32_t> class_offset;      // first bucket of each class
+  std::vector<int32_t> bucket_free;
+  std::vector<std::vector<int32_t>> groups;
+  int32_t class_of(int32_t total) const;
+};
+
+// Most used first (HiveD's intra-VC packing across priorities): bucket (class, used).
+BucketLayout layout_most_used_first(const std::vector<int32_t>& totals);
+// Least used fraction first (the Kubernetes LeastAllocated score): bucket (class, used).
+BucketLayout layout_least_allocated(const std::vector<int32_t>& totals);
+// HiveD's opportunistic order: most opportunistic cells first, then fewest
+// guaranteed cells: bucket (class, opportunistic, guaranteed).
+BucketLayout layout_opportunistic(const std::vector<int32_t>& totals);
+
+inline int32_t bucket_used(const BucketLayout& l, int32_t cls, int32_t used) {
+  return l.class_offset[static_cast<size_t>(cls)] + used;
+}
+int32_t bucket_opportunistic(const BucketLayout& l, int32_t cls, int32_t opp, int32_t guar);
+
+// HiveD's findLeafCellsInNode. HiveD searches combinations of a node's
+// available leaf cells (free ones first, then preemptible ones) in
+// lexicographic order and keeps the first combination whose lowest common
+// ancestor is lowest. That is the same as: the lowest level at which one cell
+// holds k available leaves, and among that level's cells the one whose k
+// best-ranked leaves come first. `leaves` is the node's leaves in DFS order,
+// rank[i] the position of leaves[i] among the available ones (-1: not
+// available), parent_of walks up the tree. Appends the picked leaves in rank
+// order; returns false when fewer than k are available.
+template <class ParentOf>
+bool pick_lowest_ancestor(std::span<const int32_t> leaves, std::span<const int32_t> rank, int32_t k,
+                          int32_t node_level, ParentOf parent_of, std::vector<int32_t>& out) {
+  const size_t m = leaves.size();
+  std::vector<int32_t> anc(leaves.begin(), leaves.end());
+  std::vector<int32_t> best, cur;
+  for (int32_t level = 1; level <= node_level; ++level) {
+    if (level > 1)
+      for (auto& a : anc) a = parent_of(a);
+    best.clear();
+    for (size_t i = 0; i < m;) {
+      size_t j = i;
+      cur.clear();
+      while (j < m && anc[j] == anc[i]) {
+        if (rank[j] >= 0) cur.push_back(rank[j]);
+        ++j;
+      }
+      if (static_cast<int32_t>(cur.size()) >= k) {
+        std::partial_sort(cur.begin(), cur.begin() + k, cur.end());
+        cur.resize(static_cast<size_t>(k));
+        if (best.empty() || cur < best) best = cur;
+      }
+      i = j;
+    }
+    if (!best.empty()) break;
+  }
+  if (best.empty()) return false;
+  for (int32_t r : best)
+    for (size_t i = 0; i < m; ++i)
+      if (rank[i] == r) {
+        out.push_back(leaves[i]);
+        break;
+      }
+  return true;
+}
+
+}  // namespace pai::scheduler

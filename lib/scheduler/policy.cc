@@ -1,0 +1,59 @@
+#include "scheduler/policy.h"
+
+#include "config/hived_model.h"
+#include "scheduler/baselines.h"
+#include "scheduler/hived.h"
+
+namespace pai::scheduler {
+
+std::string_view to_string(Outcome o) {
+  switch (o) {
+    case Outcome::Bound: return "bound";
+    case Outcome::Preempting: return "preempting";
+    case Outcome::Waiting: return "waiting";
+    case Outcome::Rejected: return "rejected";
+  }
+  return "unknown";
+}
+
+std::string validate_request(const GroupRequest& r) {
+  const std::string pfx = "pod-scheduling-spec: ";
+  if (r.virtual_cluster.empty()) return pfx + "VirtualCluster is empty";
+  if (r.priority < kOpportunisticPriority) return pfx + "Priority is less than " + std::to_string(kOpportunisticPriority);
+  if (r.priority > kMaxGuaranteedPriority) return pfx + "Priority is greater than " + std::to_string(kMaxGuaranteedPriority);
+  if (r.affinity_group.empty()) return pfx + "AffinityGroup.Name is empty";
+  if (r.members.empty()) return pfx + "AffinityGroup.Members is empty";
+  int64_t pods = 0;
+  for (const auto& m : r.members) {
+    if (m.pod_number <= 0) return pfx + "AffinityGroup.Members has non-positive PodNumber";
+    if (m.leaf_cell_number <= 0) return pfx + "AffinityGroup.Members has non-positive LeafCellNumber";
+    pods += m.pod_number;
+  }
+  // Not a HiveD rule: a bound that keeps one request from exhausting memory.
+  if (pods > 1'000'000) return pfx + "AffinityGroup.Members declares more than 1000000 pods";
+  return {};
+}
+
+const std::vector<std::string>& policy_names() {
+  static const std::vector<std::string> names = {"hived", "quota", "k8s-default", "private"};
+  return names;
+}
+
+std::unique_ptr<Policy> make_policy(std::string_view name, const config::HivedModel& model, std::string& error) {
+  if (!model.complete) {
+    error = "the HiveD config has errors; fix them first (paictl check config)";
+    return nullptr;
+  }
+  if (model.chains.empty()) {
+    error = "the HiveD config has no physical cells";
+    return nullptr;
+  }
+  if (name == "hived") return make_hived_policy(model, error);
+  if (name == "quota") return make_baseline_policy(Baseline::Quota, model, error);
+  if (name == "k8s-default") return make_baseline_policy(Baseline::K8sDefault, model, error);
+  if (name == "private") return make_baseline_policy(Baseline::Private, model, error);
+  error = "unknown policy \"" + std::string(name) + "\" (known: hived, quota, k8s-default, private)";
+  return nullptr;
+}
+
+}  // namespace pai::scheduler
