@@ -44,12 +44,18 @@ std::string line_of(const std::map<std::string, std::string>& sources, const std
   return text;
 }
 
+// The outcome lives until the process exits: freeing a 10,000-machine model
+// node by node costs more than checking it, and the OS reclaims it at once.
+// (A static pointer keeps it reachable, so leak checkers stay quiet.)
+pai::config::CheckOutcome* g_outcome = nullptr;
+
 int run(const CheckConfigOptions& o, const Globals& g) {
-  pai::config::CheckOutcome out = pai::config::check_paths(o.paths);
+  g_outcome = new pai::config::CheckOutcome(pai::config::check_paths(o.paths));
+  const pai::config::CheckOutcome& out = *g_outcome;
   const auto& all = out.diagnostics.items();
 
   if (o.output == "json") {
-    std::printf("%s\n", pai::diag::write_json(all, out.files.size()).dump(2).c_str());
+    std::printf("%s\n", pai::diag::dump_json(pai::diag::write_json(all, out.files.size())).c_str());
   } else {
     std::vector<pai::diag::Diagnostic> shown;
     for (const auto& d : all)
@@ -79,7 +85,7 @@ int run(const CheckConfigOptions& o, const Globals& g) {
   }
   if (!o.sarif.empty()) {
     std::string err = write_report_file(
-        o.sarif, pai::diag::write_sarif(all, pai::config::rules(), pai::kVersion, "").dump(2) + "\n");
+        o.sarif, pai::diag::dump_json(pai::diag::write_sarif(all, pai::config::rules(), pai::kVersion, "")) + "\n");
     if (!err.empty()) {
       print_error("cannot write the SARIF report: " + err);
       rc = kExitUsage;

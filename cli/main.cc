@@ -1,7 +1,9 @@
 // paictl: the command-line front end of libpai. Argument parsing, printing and
-// exit codes only; the work happens in the library.
+// exit codes only; the work happens in the library. Built as libpaictl-cli and
+// run by the `paictl` launcher.
 
 #include <cstdio>
+#include <iostream>
 #include <cstring>
 #include <map>
 #include <string>
@@ -42,12 +44,9 @@ class Formatter : public CLI::Formatter {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // Answer --version before building anything: it must cost no more than a process start.
-  if (argc == 2 && (std::strcmp(argv[1], "--version") == 0 || std::strcmp(argv[1], "version") == 0)) {
-    std::printf("paictl %s\n", pai::kVersion);
-    return kExitOk;
-  }
+// Called by the paictl launcher (cli/launcher/launcher.cc), which answers
+// --version itself and loads this library only when a command runs.
+extern "C" __attribute__((visibility("default"))) int paictl_main(int argc, char** argv) {
 
   Globals g;
   CLI::App app{"paictl: plan, check, install and use shared GPU clusters (OpenPAI, HiveD)", "paictl"};
@@ -112,5 +111,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Run 'paictl --help' (or 'paictl COMMAND --help') for usage.\n");
     return kExitUsage;
   }
+  // The launcher ends the process without running destructors: flush here.
+  std::cout.flush();
+  std::fflush(stdout);
   return g.exit_code;
 }

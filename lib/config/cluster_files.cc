@@ -195,4 +195,25 @@ CheckOutcome check_paths(const std::vector<std::string>& paths) {
   return out;
 }
 
+CheckOutcome check_sources(const std::vector<std::pair<std::string, std::string>>& files) {
+  CheckOutcome out;
+  std::vector<PendingFile> pending;
+  for (const auto& [name, content] : files) {
+    if (out.sources.count(name)) continue;
+    out.sources[name] = content;
+    out.files.push_back(name);
+    FileKind kind = detect_kind(name, content);
+    if (kind == FileKind::Unknown) {
+      out.diagnostics.add("F009", diag::Severity::Error, name, 0, 0,
+                          "cannot tell which kind of cluster file " + name + " is",
+                          "name it layout.yaml, config.yaml, services-configuration.yaml or hivedscheduler.yaml");
+      continue;
+    }
+    pending.push_back({name, kind});
+  }
+  if (!pending.empty()) load_cluster(pending, "", out);
+  out.diagnostics.sort(out.files);
+  return out;
+}
+
 }  // namespace pai::config

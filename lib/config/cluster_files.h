@@ -53,4 +53,8 @@ struct CheckOutcome {
 // Loads and validates everything under `paths` (files or directories).
 CheckOutcome check_paths(const std::vector<std::string>& paths);
 
+// The same for files already in memory, (name, content) pairs forming one
+// cluster; the kind of each comes from its name, else its content.
+CheckOutcome check_sources(const std::vector<std::pair<std::string, std::string>>& files);
+
 }  // namespace pai::config

@@ -55,8 +55,6 @@ class Builder {
   const HivedConfig& cfg_;
   Context& ctx_;
   HivedModel& m_;
-  std::unordered_set<std::string> addresses_;
-  std::unordered_map<std::string, Mark> address_marks_;
   std::unordered_map<int32_t, std::vector<uint8_t>> node_leaf_seen_;
   std::unordered_map<std::string, Mark> pinned_marks_;
   bool physical_entry_failed_ = false;  // an entry of physicalCells was left out
@@ -229,6 +227,18 @@ class Builder {
   void build_physical_cells() {
     std::vector<std::string> defined = defined_names();
     int64_t budget = kMaxCells;
+    std::unordered_map<std::string, Mark> top_addresses;
+    int64_t total = 0;
+    for (const auto& spec : cfg_.physical_cells) {
+      const CellTypeSpec* ts = spec.cell_type.empty() ? nullptr : cfg_.find_cell_type(spec.cell_type);
+      if (!ts) continue;
+      int32_t top = m_.type_index[spec.cell_type];
+      if (!m_.types[top].valid) continue;
+      for (int32_t t = top; t >= 0; t = m_.types[t].child)
+        total += m_.types[top].leaf_cell_number / std::max<int64_t>(m_.types[t].leaf_cell_number, 1);
+      if (total > kMaxCells) break;
+    }
+    m_.cells.reserve(static_cast<size_t>(std::min<int64_t>(total, kMaxCells)));
     for (size_t i = 0; i < cfg_.physical_cells.size(); ++i) {
       const PhysicalCellSpec& spec = cfg_.physical_cells[i];
       if (spec.cell_type.empty()) {
@@ -275,7 +285,7 @@ class Builder {
       int32_t chain = chain_for(top, spec.mark);
       bool defaulted_node_reported = false;
       int32_t cell = build_cell(spec, top, static_cast<int64_t>(i), std::string(), -1, -1, chain, spec.mark,
-                                defaulted_node_reported);
+                                defaulted_node_reported, false, &top_addresses);
       m_.chains[chain].top_cells.push_back(cell);
       m_.chains[chain].leaf_cells += m_.types[top].leaf_cell_number;
     }
@@ -283,7 +293,7 @@ class Builder {
 
   int32_t build_cell(const PhysicalCellSpec& spec, int32_t type, int64_t default_address, const std::string& prefix,
                      int32_t node, int32_t parent, int32_t chain, Mark inherited, bool& defaulted_node_reported,
-                     bool under_duplicate = false) {
+                     bool under_duplicate, std::unordered_map<std::string, Mark>* sibling_addresses) {
     const CellTypeInfo& t = m_.types[static_cast<size_t>(type)];  // types do not grow while cells are built
     Mark mark = spec.mark.line ? spec.mark : inherited;
     if (parent >= 0 && !spec.cell_type.empty() && spec.cell_type != t.name)
@@ -294,19 +304,17 @@ class Builder {
     std::string own = spec.cell_address.empty() ? std::to_string(default_address) : spec.cell_address;
     std::string full = prefix.empty() ? own : prefix + "/" + own;
     // A cell whose address repeats another's is reported once; its subtree repeats too and stays quiet.
+    // Full addresses are unique when sibling addresses are (children extend their parent's address),
+    // so only siblings are compared: the caller passes `sibling_addresses`.
     bool duplicate = false;
-    if (!under_duplicate) {
-      auto [ait, afresh] = addresses_.insert(full);
-      if (!afresh) {
+    if (!under_duplicate && sibling_addresses) {
+      auto [sit, sfresh] = sibling_addresses->emplace(own, mark);
+      if (!sfresh) {
         duplicate = true;
-        auto prev = address_marks_.find(full);
         ctx_.error("H011", spec.address_mark.line ? spec.address_mark : mark,
-                   "duplicate cell address \"" + full + "\"" +
-                       (prev != address_marks_.end() ? " (also at line " + std::to_string(prev->second.line) + ")" : ""),
+                   "duplicate cell address \"" + full + "\" (also at line " + std::to_string(sit->second.line) + ")",
                    "HiveD identifies cells by address; give each cell a distinct cellAddress");
         m_.complete = false;
-      } else if (address_marks_.size() < 100000) {
-        address_marks_.emplace(full, mark);
       }
     }
     under_duplicate = under_duplicate || duplicate;
@@ -325,6 +333,12 @@ class Builder {
       if (std::find(n.chains.begin(), n.chains.end(), chain) == n.chains.end()) {
         n.chains.push_back(chain);
         n.leaf_types.push_back(t.leaf_type);
+      } else if (!under_duplicate) {
+        ctx_.error("H011", spec.address_mark.line ? spec.address_mark : mark,
+                   "node \"" + own + "\" appears twice in chain \"" + m_.chains[static_cast<size_t>(chain)].name + "\"",
+                   "a machine is one node-level cell of a chain; remove the second one");
+        m_.complete = false;
+        under_duplicate = true;
       }
       if (!under_duplicate) n.leaves += t.leaf_cell_number;
       if (spec.cell_address.empty() && !defaulted_node_reported) {
@@ -392,12 +406,15 @@ class Builder {
       std::vector<int32_t> kids;
       kids.reserve(static_cast<size_t>(count));
       static const PhysicalCellSpec kEmpty;
-      const std::string& my_address = m_.cells[self].address;
-      std::string prefix_copy = my_address;  // cells may reallocate during recursion
+      std::string prefix_copy = m_.cells[static_cast<size_t>(self)].address;  // cells may reallocate during recursion
+      // Default addresses of children are distinct; explicit ones must be compared.
+      bool any_explicit = false;
+      for (size_t k = 0; k < written; ++k) any_explicit |= !spec.children[k].cell_address.empty();
+      std::unordered_map<std::string, Mark> siblings;
       for (int64_t k = 0; k < count; ++k) {
         const PhysicalCellSpec& cs = static_cast<size_t>(k) < written ? spec.children[static_cast<size_t>(k)] : kEmpty;
         kids.push_back(build_cell(cs, t.child, base * t.child_number + k, prefix_copy, node, self, chain, mark,
-                                  defaulted_node_reported, under_duplicate));
+                                  defaulted_node_reported, under_duplicate, any_explicit ? &siblings : nullptr));
       }
       ChainInfo& ch = m_.chains[chain];
       if (ch.first_cell_children[static_cast<size_t>(t.level)] < 0)

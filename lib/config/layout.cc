@@ -13,6 +13,10 @@ const MachineSku* Layout::find_sku(std::string_view name) const {
 }
 
 const Machine* Layout::find_machine(std::string_view hostname) const {
+  if (!machine_index.empty() || machines.empty()) {
+    auto it = machine_index.find(std::string(hostname));
+    return it == machine_index.end() ? nullptr : &machines[it->second];
+  }
   for (const auto& m : machines)
     if (m.hostname == hostname) return &m;
   return nullptr;
@@ -189,7 +193,10 @@ Layout load_layout(const Node* root, Context& ctx) {
     return out;
   }
 
-  std::unordered_map<std::string, size_t> by_name, by_ip;
+  std::unordered_map<std::string, size_t>& by_name = out.machine_index;
+  std::unordered_map<std::string, size_t> by_ip;
+  by_name.reserve(list->size());
+  by_ip.reserve(list->size());
   std::unordered_map<std::string, bool> sku_used;
   size_t first_master = SIZE_MAX;
   size_t masters = 0, workers = 0;

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "config/context.h"
@@ -41,6 +42,7 @@ struct Layout {
   bool machines_complete = true;  // false when machine-list could not be read whole
   std::vector<MachineSku> skus;
   std::vector<Machine> machines;
+  std::unordered_map<std::string, size_t> machine_index;  // hostname -> first machine with it
 
   const MachineSku* find_sku(std::string_view name) const;
   const Machine* find_machine(std::string_view hostname) const;

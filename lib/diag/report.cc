@@ -86,6 +86,10 @@ nlohmann::json write_json(const std::vector<Diagnostic>& diags, size_t files) {
           {"summary", {{"errors", s.errors}, {"warnings", s.warnings}, {"infos", s.infos}, {"files", s.files}}}};
 }
 
+std::string dump_json(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::string xml_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size());

@@ -42,4 +42,8 @@ nlohmann::json write_sarif(const std::vector<Diagnostic>& diags, const std::vect
 
 std::string xml_escape(std::string_view s);
 
+// Serialises JSON for output. Invalid UTF-8 copied from user files (a binary
+// file, a Latin-1 comment) is replaced with U+FFFD instead of throwing.
+std::string dump_json(const nlohmann::json& j, int indent = 2);
+
 }  // namespace pai::diag

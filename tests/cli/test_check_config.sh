@@ -110,6 +110,13 @@ run check config "$TMP/deep/layout.yaml"
 expect_rc 1 "deep nesting"
 expect_out "nesting is deeper than" "deep nesting message"
 
+# Invalid UTF-8 copied into messages still gives valid JSON (it once aborted).
+mkdir -p "$TMP/latin1"
+printf 'machine-list:\n  - hostname: caf\351\n' > "$TMP/latin1/layout.yaml"
+run check config -o json "$TMP/latin1"
+expect_rc 1 "latin-1 layout"
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$OUT" && pass "latin-1 gives valid JSON" || fail "latin-1 JSON"
+
 # --quiet prints errors only, without the summary; -v adds info findings.
 run -q check config "$CASES/H024-unassigned-capacity"
 expect_rc 0 "quiet"
