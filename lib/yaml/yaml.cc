@@ -178,7 +178,9 @@ class Parser {
     size_t before = pos_;
     skip_inline_ws();
     if (!eof() && s_[pos_] == '#') {
-      if (pos_ == before && pos_ != line_start_)
+      // Only a '#' right after the value's last character starts no comment
+      // (the caller may already have skipped the blanks before it).
+      if (pos_ == before && pos_ != line_start_ && s_[pos_ - 1] != ' ' && s_[pos_ - 1] != '\t')
         fail(mark(), "a comment must be separated from the value by a space", "write ' #' instead of '#'");
       while (!eol_at(pos_)) ++pos_;
     }
