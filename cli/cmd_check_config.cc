@@ -25,6 +25,7 @@ struct CheckConfigOptions {
   std::string junit;
   std::string sarif;
   bool fail_on_warn = false;
+  bool list_rules = false;
 };
 
 std::string line_of(const std::map<std::string, std::string>& sources, const std::string& file, uint32_t line) {
@@ -49,7 +50,24 @@ std::string line_of(const std::map<std::string, std::string>& sources, const std
 // (A static pointer keeps it reachable, so leak checkers stay quiet.)
 pai::config::CheckOutcome* g_outcome = nullptr;
 
+int list_rules(const CheckConfigOptions& o) {
+  const auto& rules = pai::config::rules();
+  if (o.output == "json") {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& r : rules)
+      arr.push_back({{"code", r.code}, {"name", r.name}, {"severity", pai::diag::to_string(r.severity)},
+                     {"summary", r.summary}});
+    std::printf("%s\n", pai::diag::dump_json(arr).c_str());
+    return kExitOk;
+  }
+  for (const auto& r : rules)
+    std::printf("%-5s %-8s %-30s %s\n", std::string(r.code).c_str(), std::string(pai::diag::to_string(r.severity)).c_str(),
+                std::string(r.name).c_str(), std::string(r.summary).c_str());
+  return kExitOk;
+}
+
 int run(const CheckConfigOptions& o, const Globals& g) {
+  if (o.list_rules) return list_rules(o);
   g_outcome = new pai::config::CheckOutcome(pai::config::check_paths(o.paths));
   const pai::config::CheckOutcome& out = *g_outcome;
   const auto& all = out.diagnostics.items();
@@ -107,8 +125,8 @@ void add_check_config(CLI::App& parent, Globals& g) {
       "config", "Validate OpenPAI cluster files (layout.yaml, config.yaml, services-configuration.yaml) and HiveD "
                 "configs, reporting every finding with file:line:col");
   cmd->add_option("PATH", o->paths, "A cluster file, or a directory holding the OpenPAI file names")
-      ->required()
-      ->expected(1, -1);
+      ->expected(0, -1);
+  cmd->add_flag("--list-rules", o->list_rules, "Print every diagnostic code with its severity and purpose, then exit");
   cmd->add_option("-o,--output", o->output, "Output format on stdout")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
@@ -122,7 +140,15 @@ void add_check_config(CLI::App& parent, Globals& g) {
       "  paictl check config examples/clusters/quickstart\n"
       "  paictl check config -o json cluster/layout.yaml cluster/services-configuration.yaml\n"
       "  paictl check config --junit report.xml --sarif report.sarif --fail-on-warn cluster/\n");
-  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+  cmd->callback([o, &g]() {
+    if (o->paths.empty() && !o->list_rules) {
+      print_error("check config needs at least one PATH (a cluster directory or file)");
+      std::fprintf(stderr, "Run 'paictl check config --help' for usage.\n");
+      g.exit_code = kExitUsage;
+      return;
+    }
+    g.exit_code = run(*o, g);
+  });
 }
 
 }  // namespace

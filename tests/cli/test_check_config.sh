@@ -124,6 +124,17 @@ expect_rc 0 "quiet"
 run -v check config "$CASES/H024-unassigned-capacity"
 expect_out "info[H024]" "verbose shows info findings"
 
+# Every rule is documented with an example.
+run check config --list-rules -o json
+expect_rc 0 "--list-rules"
+python3 - "$OUT" "$PAI_SOURCE_DIR/docs/check-config.md" <<'PY' && pass "every code has a section in docs/check-config.md" || fail "undocumented codes"
+import json, sys
+rules = json.load(open(sys.argv[1]))
+doc = open(sys.argv[2]).read()
+missing = [r["code"] for r in rules if "### %s %s" % (r["code"], r["name"]) not in doc]
+assert len(rules) > 60 and not missing, missing
+PY
+
 # Secrets are never echoed.
 run check config -o json "$CASES/valid"
 expect_no_out "secret-pw" "password not in output"
