@@ -1,0 +1,157 @@
+// paictl check hosts PATH... | --hosts a,b,c | --hosts-file FILE
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app.h"
+#include "check/fact_script.h"
+#include "check/report.h"
+#include "check/runner.h"
+#include "exit_codes.h"
+#include "hosts_common.h"
+#include "output.h"
+#include "util/strings.h"
+#include "util/version.h"
+
+namespace paictl {
+
+namespace {
+
+struct CheckHostsOptions {
+  HostsOptions hosts;
+  std::string output = "text";
+  std::string junit;
+  std::string sarif;
+  bool fail_on_warn = false;
+  std::vector<std::string> ignore;
+  std::string min_disk_free = "50Gi";
+};
+
+int run(CheckHostsOptions& o, const Globals& g) {
+  if (o.hosts.print_script && o.hosts.paths.empty() && o.hosts.hosts.empty() && o.hosts.hosts_file.empty()) {
+    std::printf("%s", pai::check::fact_script({}).c_str());
+    return kExitOk;
+  }
+  std::vector<std::string> ignore;
+  for (const auto& i : o.ignore)
+    for (auto part : pai::util::split(i, ','))
+      if (!pai::util::trim(part).empty()) ignore.emplace_back(pai::util::trim(part));
+  if (auto bad = pai::check::unknown_check_names(ignore); !bad.empty()) {
+    std::vector<std::string> names;
+    for (const auto& c : pai::check::catalogue()) names.emplace_back(c.name);
+    for (const auto& b : bad) {
+      std::string guess = pai::util::did_you_mean(b, names);
+      print_error("--ignore-check-errors: no check is named \"" + b + "\"" +
+                  (guess.empty() ? "" : "; did you mean \"" + guess + "\"?"));
+    }
+    std::fprintf(stderr, "The checks are listed in docs/check-hosts.md; 'all' demotes every error.\n");
+    return kExitUsage;
+  }
+  auto min_disk = pai::util::parse_quantity(o.min_disk_free);
+  if (!min_disk || *min_disk < 0) {
+    print_error("--min-disk-free \"" + o.min_disk_free + "\" is not a size (e.g. 50Gi, 200G)");
+    return kExitUsage;
+  }
+
+  PreparedHosts p;
+  if (int rc = prepare_hosts(o.hosts, g, p); rc >= 0) return rc;
+  if (o.hosts.print_script) {
+    std::printf("%s", pai::check::fact_script(p.collect.script).c_str());
+    return kExitOk;
+  }
+  if (o.hosts.dry_run) {
+    print_dry_run(p, o.hosts, pai::check::bootstrap_command(), o.output == "json");
+    return kExitOk;
+  }
+
+  double duration_ms = 0;
+  size_t parallel = 0;
+  auto outcomes = collect_with_progress(p, g, "checking hosts", &duration_ms, &parallel);
+
+  pai::check::EvalOptions eo;
+  eo.registries = p.collect.script.dns_names;
+  eo.min_disk_free_bytes = static_cast<int64_t>(*min_disk);
+  eo.docker_data_root = p.collect.script.docker_data_root;
+  auto results = pai::check::evaluate(outcomes, eo);
+  pai::check::demote(results, ignore);
+
+  pai::check::ReportContext ctx;
+  ctx.hosts = &outcomes;
+  ctx.layout_file = p.inventory.layout_file;
+  ctx.layout_lines = p.inventory.layout_lines;
+  ctx.duration_ms = duration_ms;
+  ctx.parallel = parallel;
+  ctx.fail_on_warn = o.fail_on_warn;
+
+  if (o.output == "json") {
+    std::printf("%s\n", pai::check::dump(pai::check::write_json_report(results, ctx)).c_str());
+  } else {
+    pai::check::TextReportOptions to;
+    to.color = use_color(g.no_color);
+    to.verbose = g.verbose;
+    to.quiet = g.quiet;
+    std::string text = pai::check::write_text_report(results, ctx, to);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  int rc = pai::check::exit_code(pai::check::summarize(results, outcomes.size()), o.fail_on_warn);
+  if (!o.junit.empty()) {
+    std::string err = write_report_file(o.junit, pai::check::write_junit_report(results, ctx));
+    if (!err.empty()) {
+      print_error("cannot write the JUnit report: " + err);
+      rc = kExitUsage;
+    }
+  }
+  if (!o.sarif.empty()) {
+    std::string err =
+        write_report_file(o.sarif, pai::check::dump(pai::check::write_sarif_report(results, ctx, pai::kVersion)) + "\n");
+    if (!err.empty()) {
+      print_error("cannot write the SARIF report: " + err);
+      rc = kExitUsage;
+    }
+  }
+  return rc;
+}
+
+void add_check_hosts(CLI::App& parent, Globals& g) {
+  auto o = std::make_shared<CheckHostsOptions>();
+  CLI::App* cmd = parent.add_subcommand(
+      "hosts", "Pre-install checks on every host over SSH, in parallel: hardware against the SKU, Docker and the NVIDIA "
+               "runtime, ports, swap, leftovers of earlier installs, clocks");
+  add_hosts_options(cmd, o->hosts);
+  cmd->add_option("-o,--output", o->output, "Output format on stdout")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--junit", o->junit, "Also write a JUnit XML report (a testsuite per host) to FILE ('-' for stdout)")
+      ->type_name("FILE");
+  cmd->add_option("--sarif", o->sarif, "Also write a SARIF 2.1.0 report to FILE ('-' for stdout)")->type_name("FILE");
+  cmd->add_flag("--fail-on-warn", o->fail_on_warn, "Exit 1 when there are warnings, not only errors");
+  cmd->add_option("--ignore-check-errors", o->ignore,
+                  "Demote these checks' errors to warnings (they still run): NAME,... or all")
+      ->type_name("NAMES");
+  cmd->add_option("--min-disk-free", o->min_disk_free, "Free space the Docker data root needs")
+      ->type_name("SIZE")
+      ->capture_default_str();
+  cmd->footer(
+      "EXIT STATUS:\n"
+      "  0 every check passed (warnings allowed), 1 checks failed (or warned, with --fail-on-warn),\n"
+      "  2 bad usage or invalid cluster files, 3 some hosts could not be reached or did not finish\n\n"
+      "EXAMPLES:\n"
+      "  paictl check hosts examples/clusters/quickstart\n"
+      "  paictl check hosts --hosts root@10.0.0.5,10.0.0.6:2222 --host-key-policy accept-new -o json\n"
+      "  paictl check hosts cluster/ --ignore-check-errors Swap,Port-80 --junit hosts.xml --parallel 200\n");
+  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+}
+
+}  // namespace
+
+static Registrar registrar({{"check", "hosts"},
+                            "Check every host over SSH before installing: SKU hardware, Docker and NVIDIA runtime, "
+                            "ports, swap, leftovers, clocks",
+                            20,
+                            add_check_hosts});
+
+}  // namespace paictl

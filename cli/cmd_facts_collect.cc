@@ -1,0 +1,168 @@
+// paictl facts collect PATH... [--out DIR] [-o text|json]
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app.h"
+#include "check/fact_script.h"
+#include "check/host_facts.h"
+#include "check/report.h"
+#include "exit_codes.h"
+#include "hosts_common.h"
+#include "output.h"
+#include "util/fs.h"
+#include "util/strings.h"
+
+namespace paictl {
+
+namespace {
+
+struct FactsCollectOptions {
+  HostsOptions hosts;
+  std::string output = "text";
+  std::string out_dir;
+};
+
+// The file a host's facts go to: its own host name when that is a clean name
+// (what the planner expects), else the name paictl knows it by.
+std::string file_stem(const pai::check::HostOutcome& h) {
+  const std::string& hn = h.facts.hostname;
+  if (!hn.empty() && pai::util::is_dns1123_subdomain(hn)) return hn;
+  std::string s = h.plan.name;
+  for (char& c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_')) c = '_';
+  return s.empty() ? "host" : s;
+}
+
+int run(FactsCollectOptions& o, const Globals& g) {
+  if (o.hosts.print_script && o.hosts.paths.empty() && o.hosts.hosts.empty() && o.hosts.hosts_file.empty()) {
+    std::printf("%s", pai::check::fact_script({}).c_str());
+    return kExitOk;
+  }
+  PreparedHosts p;
+  if (int rc = prepare_hosts(o.hosts, g, p); rc >= 0) return rc;
+  if (o.hosts.print_script) {
+    std::printf("%s", pai::check::fact_script(p.collect.script).c_str());
+    return kExitOk;
+  }
+  if (o.hosts.dry_run) {
+    print_dry_run(p, o.hosts, pai::check::bootstrap_command(), o.output == "json");
+    if (!o.out_dir.empty() && o.output != "json")
+      std::printf("Facts would be written to %s/<hostname>.json.\n", o.out_dir.c_str());
+    return kExitOk;
+  }
+  if (!o.out_dir.empty()) {
+    if (pai::util::path_exists(o.out_dir) && !pai::util::is_directory(o.out_dir)) {
+      print_error("--out " + o.out_dir + " exists and is not a directory");
+      return kExitUsage;
+    }
+    if (std::string err = pai::util::make_directories(o.out_dir); !err.empty()) {
+      print_error("cannot create " + o.out_dir + ": " + err);
+      return kExitUsage;
+    }
+  }
+
+  double duration_ms = 0;
+  size_t parallel = 0;
+  auto outcomes = collect_with_progress(p, g, "collecting facts", &duration_ms, &parallel);
+
+  int rc = kExitOk;
+  nlohmann::json written = nlohmann::json::array();
+  nlohmann::json failed = nlohmann::json::array();
+  nlohmann::json all = nlohmann::json::array();
+  std::set<std::string> stems;
+  for (const auto& h : outcomes) {
+    bool usable = h.reached && !h.facts.sections.empty();
+    bool complete = usable && h.exec.ok() && h.facts.complete;
+    if (!complete) {
+      rc = kExitRemote;
+      std::string why = h.exec.error.empty() ? "the fact script stopped early" : h.exec.error;
+      if (!h.facts.stuck_in.empty()) why += " (stuck in " + h.facts.stuck_in + ")";
+      failed.push_back({{"host", h.plan.name}, {"error", why}, {"hint", h.exec.hint}, {"partial", usable}});
+      print_error(h.plan.name + ": " + why);
+      if (!h.exec.hint.empty() && !g.quiet) std::fprintf(stderr, "  hint: %s\n", h.exec.hint.c_str());
+    }
+    if (!usable) continue;
+    nlohmann::json j = pai::check::to_json(h.facts);
+    if (o.out_dir.empty()) {
+      all.push_back(std::move(j));
+      continue;
+    }
+    std::string stem = file_stem(h);
+    if (stems.count(stem)) {
+      print_warning(h.plan.name + " calls itself \"" + stem + "\" like another host; its facts go to " +
+                    h.plan.name + ".json instead");
+      stem = h.plan.name;
+    }
+    stems.insert(stem);
+    std::string path = o.out_dir + "/" + stem + ".json";
+    if (std::string err = pai::util::write_file_atomic(path, pai::check::dump(j) + "\n", 0644); !err.empty()) {
+      print_error("cannot write " + path + ": " + err);
+      rc = kExitUsage;
+      continue;
+    }
+    written.push_back({{"host", h.plan.name}, {"file", path}, {"complete", complete}});
+  }
+
+  if (o.output == "json") {
+    nlohmann::json j;
+    if (o.out_dir.empty()) j = {{"hosts", all}, {"failed", failed}};
+    else j = {{"written", written}, {"failed", failed}};
+    j["duration_ms"] = static_cast<int64_t>(duration_ms);
+    std::printf("%s\n", pai::check::dump(j).c_str());
+  } else if (o.out_dir.empty()) {
+    // A compact table; -o json (or --out) has everything.
+    std::printf("%-20s %-18s %-24s %5s %9s %5s %-12s %-10s\n", "HOST", "OS", "KERNEL", "CPUS", "MEMORY", "GPUS",
+                "DRIVER", "DOCKER");
+    for (const auto& h : outcomes) {
+      if (!h.reached || h.facts.sections.empty()) continue;
+      const auto& f = h.facts;
+      std::string os = f.os.id + " " + f.os.version_id;
+      std::printf("%-20s %-18s %-24s %5d %9s %5zu %-12s %-10s\n", h.plan.name.c_str(), os.c_str(), f.kernel.c_str(),
+                  f.cpu.logical, pai::util::format_bytes(static_cast<double>(f.memory.total_bytes)).c_str(),
+                  f.gpus.size(), f.nvidia.driver_version.empty() ? "-" : f.nvidia.driver_version.c_str(),
+                  f.docker.server_version.empty() ? "-" : f.docker.server_version.c_str());
+    }
+  } else if (!g.quiet) {
+    std::printf("wrote %zu facts file%s to %s (%.1f s)\n", written.size(), written.size() == 1 ? "" : "s",
+                o.out_dir.c_str(), duration_ms / 1000);
+  }
+  return rc;
+}
+
+void add_facts_collect(CLI::App& parent, Globals& g) {
+  auto o = std::make_shared<FactsCollectOptions>();
+  CLI::App* cmd = parent.add_subcommand(
+      "collect", "Gather each host's hardware and software facts over SSH (one round trip per host) and save them as "
+                 "paictl.facts/v1 JSON for the planner");
+  add_hosts_options(cmd, o->hosts);
+  cmd->add_option("-o,--output", o->output, "Output on stdout: a table, or JSON (all facts without --out)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--out", o->out_dir, "Write one DIR/<hostname>.json per host (paictl.facts/v1, docs/facts.md)")
+      ->type_name("DIR");
+  cmd->footer(
+      "EXIT STATUS:\n"
+      "  0 facts of every host collected, 2 bad usage or invalid cluster files, 3 some hosts could not be reached\n"
+      "  (their partial facts are still written when the script was cut off)\n\n"
+      "EXAMPLES:\n"
+      "  paictl facts collect cluster/ --out facts/ && paictl plan --facts facts/\n"
+      "  paictl facts collect --hosts 10.0.0.5,10.0.0.6 -o json > facts.json\n"
+      "  paictl facts collect cluster/ --limit gpu-worker-3 -o json\n");
+  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+}
+
+}  // namespace
+
+static Registrar registrar({{"facts", "collect"},
+                            "Gather hardware and software facts from hosts over SSH and save them as JSON for the planner",
+                            60,
+                            add_facts_collect});
+
+}  // namespace paictl

@@ -1,0 +1,65 @@
+#pragma once
+// What `check hosts` and `facts collect` share: the host-selection and SSH flags,
+// building the inventory (config validated first), passwords from stdin or the
+// environment (never from an argument), the dry run and the progress line.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app.h"
+#include "check/inventory.h"
+#include "check/runner.h"
+#include "remote/secret.h"
+
+namespace CLI {
+class App;
+}
+
+namespace paictl {
+
+struct HostsOptions {
+  std::vector<std::string> paths;
+  std::vector<std::string> hosts;
+  std::string hosts_file;
+  std::vector<std::string> limit;
+  std::string user;
+  std::vector<std::string> identities;
+  std::string ssh_config;
+  std::string known_hosts;
+  std::string host_key_policy = "strict";
+  bool no_agent = false;
+  bool password_stdin = false;
+  int parallel = 64;
+  double connect_timeout_s = 10;
+  double command_timeout_s = 120;
+  int keepalive_s = 15;
+  std::string docker_data_root;
+  std::vector<std::string> registries;
+  bool dry_run = false;
+  bool print_script = false;
+};
+
+// Adds PATH..., --hosts, --hosts-file, --limit and the SSH flags to `cmd`.
+void add_hosts_options(CLI::App* cmd, HostsOptions& o);
+
+struct PreparedHosts {
+  pai::check::Inventory inventory;
+  pai::check::CollectOptions collect;
+  pai::remote::Secret ssh_password;
+  std::string password_origin;  // "config.yaml", "stdin", "PAICTL_SSH_PASSWORD" or ""
+  std::string sudo_origin;
+};
+
+// Validates the options and the cluster files, reads the passwords. Returns -1
+// to go on, or the exit code to stop with (after printing why).
+int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out);
+
+// --dry-run: how each host would be reached, without contacting any. `json` for -o json.
+void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::string& command, bool json);
+
+// Collects facts with a progress line on stderr when it is a terminal.
+std::vector<pai::check::HostOutcome> collect_with_progress(PreparedHosts& p, const Globals& g, const char* what,
+                                                          double* duration_ms, size_t* parallel_used);
+
+}  // namespace paictl

@@ -1,0 +1,57 @@
+#pragma once
+// Which hosts to check and how to reach them: from a cluster directory
+// (layout.yaml + config.yaml, validated first) or from --hosts/--hosts-file,
+// with ~/.ssh/config and the command line applied.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "check/runner.h"
+#include "diag/diagnostic.h"
+#include "remote/secret.h"
+#include "remote/target.h"
+
+namespace pai::check {
+
+struct InventoryOptions {
+  std::vector<std::string> paths;       // cluster directories or files
+  std::vector<std::string> hosts;       // --hosts entries: [user@]host[:port]
+  std::string hosts_file;               // --hosts-file: one entry per line, '#' comments
+  std::vector<std::string> limit;       // --limit: only these hosts (names or addresses)
+  std::string user;                     // --user
+  std::vector<std::string> identities;  // --identity
+  std::string ssh_config;               // --ssh-config FILE|none; "" = ~/.ssh/config + /etc/ssh/ssh_config
+  std::string known_hosts;              // --known-hosts
+  remote::HostKeyPolicy host_key_policy = remote::HostKeyPolicy::Strict;
+  std::optional<int> connect_timeout_ms;
+  std::optional<int> keepalive_s;
+  bool use_agent = true;
+};
+
+struct Inventory {
+  std::vector<HostPlan> hosts;
+  diag::List diagnostics;     // what stops the run (errors) and what the user should know (warnings)
+  bool input_error = false;   // exit 2: the cluster files or the host list are invalid
+  std::vector<std::string> files;  // files read, for reports
+  std::string layout_file;
+  std::map<std::string, uint32_t> layout_lines;  // host name -> its line in layout.yaml
+  // From config.yaml (or defaults when there is none).
+  bool has_cluster_config = false;
+  std::string config_file;
+  remote::Secret config_password;
+  std::vector<std::string> registries;
+  std::string docker_data_root = "/mnt/docker";
+};
+
+Inventory build_inventory(const InventoryOptions& opts);
+
+// Parses a --hosts-file text; errors name the file and line.
+std::vector<std::string> parse_hosts_file(const std::string& text, const std::string& file, diag::List& diags);
+
+// Registries the DNS check resolves when the cluster names none: what the
+// installer pulls from by default.
+const std::vector<std::string>& default_registries();
+
+}  // namespace pai::check

@@ -1,0 +1,79 @@
+#pragma once
+// Runs the check catalogue: gathers every host's facts in parallel (one SSH
+// round trip each), then evaluates the per-host and cross-host checks.
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "check/catalogue.h"
+#include "check/fact_script.h"
+#include "check/host_facts.h"
+#include "config/layout.h"
+#include "remote/secret.h"
+#include "remote/target.h"
+#include "remote/transport.h"
+
+namespace pai::check {
+
+// One host to check: what the cluster files (or --hosts) say it should be.
+struct HostPlan {
+  std::string name;     // layout hostname, or the host as given with --hosts
+  std::string address;  // where to connect (hostip, or the --hosts host)
+  std::string hostip;   // layout.yaml hostip; "" with --hosts
+  bool master = false;
+  bool worker = true;
+  bool from_layout = false;
+  std::optional<config::MachineSku> sku;
+  remote::Target target;
+};
+
+struct HostOutcome {
+  HostPlan plan;
+  remote::ExecResult exec;
+  bool reached = false;  // logged in and the script started
+  HostFacts facts;       // partial when the script was cut off
+};
+
+struct CollectOptions {
+  size_t parallel = 64;
+  int command_timeout_ms = 120000;
+  remote::Secret sudo_password;  // sent on the script's stdin, only to hosts not logged in as root
+  ScriptOptions script;
+  std::function<void(size_t done, size_t total)> progress;
+};
+
+// Gathers facts from every host. Hosts that cannot be reached are outcomes
+// with reached == false; the others go on. Returns outcomes in plan order.
+std::vector<HostOutcome> collect(remote::Transport& transport, const std::vector<HostPlan>& plans,
+                                 const CollectOptions& opts, size_t* parallelism_used = nullptr);
+
+struct EvalOptions {
+  std::vector<std::string> registries;  // the names the DNS check reports on
+  int64_t min_disk_free_bytes = int64_t{50} << 30;
+  double max_clock_skew_s = 1.0;
+  std::string docker_data_root = "/mnt/docker";
+};
+
+// Per-host checks then cross-host checks, in catalogue order per host.
+std::vector<CheckResult> evaluate(const std::vector<HostOutcome>& hosts, const EvalOptions& opts);
+
+// --ignore-check-errors: "all" or check names (case-insensitive; "Port-<N>" or
+// "Port-6443"). Returns the names that are not in the catalogue.
+std::vector<std::string> unknown_check_names(const std::vector<std::string>& names);
+// Demotes failures of the named checks to warnings (they still ran).
+void demote(std::vector<CheckResult>& results, const std::vector<std::string>& names);
+
+struct Summary {
+  size_t hosts = 0;
+  size_t unreachable = 0;  // hosts whose Reachable check failed (not demoted)
+  size_t pass = 0, warn = 0, fail = 0, skip = 0;
+};
+Summary summarize(const std::vector<CheckResult>& results, size_t hosts);
+
+// 0 ok; 1 findings (failures, or warnings with fail_on_warn); 3 some host could not be reached.
+int exit_code(const Summary& s, bool fail_on_warn);
+
+}  // namespace pai::check

@@ -1,0 +1,59 @@
+#include "remote/secret.h"
+
+#include <unistd.h>
+
+#include <cstring>
+
+namespace pai::remote {
+
+namespace {
+void wipe(std::string& s) {
+  if (!s.empty()) {
+    // volatile keeps the compiler from removing stores to memory about to be freed.
+    volatile char* p = s.data();
+    for (size_t i = 0; i < s.size(); ++i) p[i] = 0;
+  }
+  s.clear();
+  s.shrink_to_fit();
+}
+}  // namespace
+
+Secret& Secret::operator=(const Secret& o) {
+  if (this != &o) {
+    wipe(value_);
+    value_ = o.value_;
+  }
+  return *this;
+}
+
+Secret::Secret(Secret&& o) noexcept : value_(std::move(o.value_)) { o.value_.clear(); }
+
+Secret& Secret::operator=(Secret&& o) noexcept {
+  if (this != &o) {
+    wipe(value_);
+    value_ = std::move(o.value_);
+    o.value_.clear();
+  }
+  return *this;
+}
+
+Secret::~Secret() { wipe(value_); }
+
+void Secret::clear() { wipe(value_); }
+
+Secret read_secret_line(int fd) {
+  std::string v;
+  char c;
+  while (true) {
+    ssize_t n = ::read(fd, &c, 1);
+    if (n <= 0 || c == '\n') break;
+    v.push_back(c);
+    if (v.size() > 4096) break;  // a password, not a file
+  }
+  if (!v.empty() && v.back() == '\r') v.pop_back();
+  Secret s(std::move(v));
+  wipe(v);
+  return s;
+}
+
+}  // namespace pai::remote
