@@ -1,0 +1,313 @@
+// paictl plan: hardware facts or machine profiles -> layout.yaml, HiveD cells, virtual clusters.
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app.h"
+#include "diag/report.h"
+#include "exit_codes.h"
+#include "output.h"
+#include "topology/diagram.h"
+#include "topology/plan_output.h"
+#include "topology/plan_run.h"
+#include "topology/profiles.h"
+#include "topology/unified_diff.h"
+#include "util/fs.h"
+#include "util/strings.h"
+#include "util/yaml_emit.h"
+
+namespace paictl {
+
+namespace {
+
+struct PlanCliOptions {
+  std::vector<std::string> facts;
+  std::vector<std::string> profiles;
+  std::vector<int> counts;
+  std::vector<int> racks;
+  std::vector<std::string> vcs;
+  std::string odd_hosts = "split";
+  std::string master;
+  int reserve_cpu = -1;
+  std::string reserve_memory;
+  std::string layouts;
+  std::string out;
+  std::string diagram;
+  std::string output = "table";
+  bool dry_run = false;
+  bool detailed_exitcode = false;
+  bool list_profiles = false;
+  // --profile, --count and --racks in command-line order: each count/racks belongs to the --profile before it.
+  std::vector<pai::topology::ProfileCount> profile_counts;
+  std::string pairing_error;
+};
+
+std::string exe_dir() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  std::string p(buf, static_cast<size_t>(n));
+  auto s = p.find_last_of('/');
+  return s == std::string::npos ? std::string() : p.substr(0, s);
+}
+
+// --layouts, else $PAICTL_LAYOUTS, else next to the binary (installed or in a build tree), else ./layouts.
+std::string find_layouts(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (const char* e = std::getenv("PAICTL_LAYOUTS"); e && *e) return e;
+  std::string d = exe_dir();
+  for (const std::string& c : {d + "/../share/paictl/layouts", d + "/../layouts", d + "/../../layouts"})
+    if (!d.empty() && pai::util::is_directory(c)) return c;
+  return "layouts";
+}
+
+void print_diagnostics(const pai::diag::List& list, const Globals& g) {
+  std::vector<pai::diag::Diagnostic> shown;
+  for (const auto& d : list.items()) {
+    if (d.severity == pai::diag::Severity::Info && !g.verbose) continue;
+    if (g.quiet && d.severity != pai::diag::Severity::Error) continue;
+    shown.push_back(d);
+  }
+  if (shown.empty()) return;
+  pai::diag::TextOptions topt;
+  topt.color = use_color(g.no_color, 2);
+  topt.show_summary = false;
+  std::string text = pai::diag::write_text(shown, 0, topt);
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
+
+int run(const PlanCliOptions& o, const Globals& g) {
+  using namespace pai::topology;
+  const std::string layouts = find_layouts(o.layouts);
+  if (o.list_profiles) {
+    for (const auto& name : list_profiles(layouts)) {
+      pai::diag::List ignore;
+      auto p = load_profile(layouts, name, ignore);
+      std::printf("%-24s %s\n", name.c_str(), p ? p->description.c_str() : "(unreadable)");
+    }
+    return kExitOk;
+  }
+  if (o.facts.empty() && o.profiles.empty()) {
+    print_error("nothing to plan: give --facts DIR and/or --profile NAME --count N");
+    return kExitUsage;
+  }
+  if (!o.pairing_error.empty()) {
+    print_error(o.pairing_error);
+    return kExitUsage;
+  }
+  for (const auto& pc : o.profile_counts)
+    if (pc.count == 0) {
+      print_error("--profile " + pc.name + " needs --count N after it");
+      return kExitUsage;
+    }
+  if (o.dry_run && o.out.empty()) {
+    print_error("--dry-run compares with the files in --out DIR; give --out");
+    return kExitUsage;
+  }
+  PlanInputs in;
+  in.facts_dirs = o.facts;
+  in.layouts_dir = layouts;
+  in.profiles = o.profile_counts;
+  in.options.odd_hosts = o.odd_hosts == "exclude" ? OddHosts::Exclude : OddHosts::Split;
+  in.options.vcs = o.vcs;
+  in.options.master = o.master;
+  in.options.reserve_cpu = o.reserve_cpu;
+  if (!o.reserve_memory.empty()) {
+    auto q = pai::util::parse_quantity(o.reserve_memory);
+    if (!q || *q < 0) {
+      print_error("--reserve-memory " + o.reserve_memory + " is not a memory quantity (e.g. 8Gi)");
+      return kExitUsage;
+    }
+    in.options.reserve_memory = static_cast<int64_t>(*q);
+  }
+
+  PlanRun r = plan_from_inputs(in);
+  print_diagnostics(r.diagnostics, g);
+  if (!r.ok()) {
+    print_error("nothing planned: fix the errors above");
+    return o.detailed_exitcode ? 1 : kExitUsage;
+  }
+
+  // The files, checked exactly as `paictl check config` would.
+  pai::diag::List check = check_plan_files(r.plan);
+  if (check.has_errors()) {
+    print_diagnostics(check, g);
+    print_error("internal error: the planned files do not pass paictl check config; please report it");
+    return kExitFindings;
+  }
+  std::string existing_services;
+  if (!o.out.empty()) {
+    auto rd = pai::util::read_file(o.out + "/services-configuration.yaml");
+    if (rd.ok) existing_services = rd.content;
+  }
+  PlanFiles files = render_files(r.plan, existing_services);
+  const std::vector<std::pair<std::string, const std::string*>> outputs = {
+      {"layout.yaml", &files.layout}, {"hivedscheduler.yaml", &files.hived}, {"services-configuration.yaml", &files.services}};
+
+  nlohmann::ordered_json changes = nlohmann::ordered_json::object();
+  bool changed = false;
+  if (!o.out.empty()) {
+    for (const auto& [name, content] : outputs) {
+      std::string path = o.out + "/" + name;
+      auto old = pai::util::read_file(path);
+      std::string before = old.ok ? old.content : std::string();
+      std::string d = unified_diff(before, *content, old.ok ? path : "/dev/null", path);
+      if (!d.empty()) changed = true;
+      changes[name] = d;
+    }
+  }
+
+  if (o.dry_run) {
+    if (o.output == "table") {
+      for (const auto& [name, content] : outputs) {
+        const std::string d = changes[name].get<std::string>();
+        std::fwrite(d.data(), 1, d.size(), stdout);
+      }
+      if (!g.quiet)
+        std::fprintf(stderr, "dry run: %s; nothing written\n",
+                     changed ? "the files above would change" : "the files in --out are up to date");
+    }
+  } else if (!o.out.empty()) {
+    if (std::string err = pai::util::make_directories(o.out); !err.empty()) {
+      print_error("cannot create " + o.out + ": " + err);
+      return kExitUsage;
+    }
+    for (const auto& [name, content] : outputs) {
+      std::string err = pai::util::write_file_atomic(o.out + "/" + name, *content, 0644);
+      if (!err.empty()) {
+        print_error("cannot write " + o.out + "/" + name + ": " + err);
+        return kExitUsage;
+      }
+    }
+    if (!g.quiet && o.output == "table")
+      std::fprintf(stderr, "wrote %s/layout.yaml, hivedscheduler.yaml and services-configuration.yaml\n", o.out.c_str());
+  }
+  if (!o.diagram.empty()) {
+    std::string err = write_report_file(o.diagram, render_svg(r.plan));
+    if (!err.empty()) {
+      print_error("cannot write the diagram: " + err);
+      return kExitUsage;
+    }
+  }
+
+  if (o.output == "json" || o.output == "yaml") {
+    nlohmann::ordered_json j = plan_to_json(r.plan);
+    nlohmann::ordered_json diags = nlohmann::ordered_json::array();
+    for (const auto& d : r.diagnostics.items())
+      diags.push_back({{"code", d.code},
+                       {"severity", std::string(pai::diag::to_string(d.severity))},
+                       {"file", d.file},
+                       {"line", d.line},
+                       {"column", d.column},
+                       {"message", d.message},
+                       {"hint", d.hint}});
+    j["diagnostics"] = diags;
+    if (!o.out.empty()) {
+      j["out"] = o.out;
+      j["written"] = !o.dry_run;
+      j["changes"] = changes;
+    }
+    std::string text = o.output == "json" ? j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
+                                          : pai::util::to_yaml(j);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else if (!o.dry_run) {
+    TableOptions t;
+    t.color = use_color(g.no_color);
+    t.verbose = g.verbose;
+    std::string text = render_table(r.plan, t);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (o.out.empty() && !g.quiet) std::fprintf(stderr, "nothing written: add --out DIR to write the files\n");
+  }
+  if (o.detailed_exitcode) return changed ? 2 : 0;
+  return kExitOk;
+}
+
+void add_plan(CLI::App& parent, Globals& g) {
+  auto o = std::make_shared<PlanCliOptions>();
+  CLI::App* cmd = parent.add_subcommand(
+      "plan",
+      "Plan a cluster from hardware facts or machine profiles: machine SKUs, layout.yaml, the HiveD cell hierarchy "
+      "and virtual clusters that fit by construction");
+  cmd->add_option("--facts", o->facts,
+                  "A facts directory: one subdirectory per host (topo.txt, gpus.csv, lscpu.txt, meminfo, host.yaml) "
+                  "and/or <hostname>.json from paictl facts collect")
+      ->type_name("DIR");
+  CLI::Option* profile_opt = cmd->add_option("--profile", o->profiles, "A machine profile from layouts/ (see --list-profiles); repeatable")
+      ->type_name("NAME");
+  CLI::Option* count_opt = cmd->add_option("--count", o->counts, "How many machines of the preceding --profile")->type_name("N");
+  CLI::Option* racks_opt = cmd->add_option("--racks", o->racks, "Spread the preceding --profile's machines over R racks (0 = none)")
+      ->type_name("R");
+  cmd->add_option("--vc", o->vcs,
+                  "A virtual cluster: NAME=SHARE[,SHARE...], SHARE = [SKU:]N% | [SKU:]N (GPUs) | [SKU:]Nnodes; "
+                  "repeatable; the rest goes to VC default")
+      ->type_name("NAME=SHARE");
+  cmd->add_option("--odd-hosts", o->odd_hosts, "What to do with a host that differs from its SKU peers")
+      ->check(CLI::IsMember({"split", "exclude"}))
+      ->capture_default_str();
+  cmd->add_option("--master", o->master, "Make HOST the master (instead of roles: [master] in its host.yaml)")
+      ->type_name("HOST");
+  cmd->add_option("--reserve-cpu", o->reserve_cpu, "CPUs per host kept for system daemons (default 1 + 2% of the CPUs)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 1 << 20));
+  cmd->add_option("--reserve-memory", o->reserve_memory,
+                  "Memory per host kept for system daemons (default 2Gi + 3% of MemTotal)")
+      ->type_name("QUANTITY");
+  cmd->add_option("--layouts", o->layouts, "Where the machine profiles are (default: $PAICTL_LAYOUTS or the installed ones)")
+      ->type_name("DIR");
+  cmd->add_option("--out", o->out,
+                  "Write layout.yaml, hivedscheduler.yaml and services-configuration.yaml (its hivedscheduler.config "
+                  "block; the rest of an existing file is kept) to DIR")
+      ->type_name("DIR");
+  cmd->add_flag("--dry-run", o->dry_run, "Show the diff against the files in --out instead of writing them");
+  cmd->add_flag("--detailed-exitcode", o->detailed_exitcode,
+                "Exit 0 when --out is up to date, 2 when the files change, 1 on errors");
+  cmd->add_option("--diagram", o->diagram, "Draw racks, nodes, cells and GPUs coloured by VC to an SVG file")
+      ->type_name("FILE.svg");
+  cmd->add_option("-o,--output", o->output, "Summary format on stdout")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->capture_default_str();
+  cmd->add_flag("--list-profiles", o->list_profiles, "List the machine profiles and exit");
+  cmd->footer(
+      "EXIT STATUS:\n"
+      "  0 planned (and written), 2 bad usage or input (nothing written), 1 internal check failure;\n"
+      "  with --detailed-exitcode: 0 no changes, 2 changes, 1 error\n\n"
+      "EXAMPLES:\n"
+      "  paictl plan --facts examples/facts --vc research=60% --vc prod=40% --out cluster/ --diagram cluster/plan.svg\n"
+      "  paictl plan --profile dgx-a100 --count 16 --racks 2 --vc a=50% --vc b=dgx-a100:4nodes -o yaml\n"
+      "  paictl plan --facts facts/ --odd-hosts exclude --out cluster/ --dry-run\n");
+  cmd->callback([o, &g, cmd, profile_opt, count_opt, racks_opt]() {
+    size_t p = 0, c = 0, r = 0;
+    for (const CLI::Option* op : cmd->parse_order()) {
+      if (op == profile_opt && p < o->profiles.size()) {
+        o->profile_counts.push_back({o->profiles[p++], 0, 0});
+      } else if (op == count_opt || op == racks_opt) {
+        const char* flag = op == count_opt ? "--count" : "--racks";
+        if (o->profile_counts.empty()) {
+          o->pairing_error = std::string(flag) + " must follow the --profile it belongs to";
+          break;
+        }
+        int v = op == count_opt ? (c < o->counts.size() ? o->counts[c++] : 0) : (r < o->racks.size() ? o->racks[r++] : 0);
+        (op == count_opt ? o->profile_counts.back().count : o->profile_counts.back().racks) = v;
+      }
+    }
+    g.exit_code = run(*o, g);
+  });
+}
+
+}  // namespace
+
+static Registrar registrar({{"plan"},
+                            "Plan SKUs, layout.yaml, HiveD cells and virtual clusters from hardware facts or machine "
+                            "profiles",
+                            5,
+                            add_plan});
+
+}  // namespace paictl
