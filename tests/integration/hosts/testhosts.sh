@@ -177,8 +177,8 @@ start_host() {
   {
     printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n%s\t%s\n' "$addr" "$name"
     [ "$h_resolve" = 1 ] && printf '127.0.0.1\t%s\n' $REGISTRIES
-    # Names only this host can resolve (a jump host resolving its targets).
-    printf '%s\tbehind-%s.internal\n' "$addr" "$name"
+    # Names only the test hosts resolve (a jump host reaching a host by a private name).
+    cat "$RUNDIR/.internal"
   } > "$H/hosts"
 
   # Fake tools, first on PATH.
@@ -300,7 +300,9 @@ start() {
   [ ! -e "$RUNDIR/pids" ] || stop "$RUNDIR" || true
   rm -rf "$RUNDIR"
   mkdir -p "$RUNDIR"
-  chmod 0700 "$RUNDIR"
+  # Traversable (the test user paiops reads its authorized_keys below it), not listable;
+  # the keys and the password in it are 0600.
+  chmod 0711 "$RUNDIR"
   RUNDIR=$(cd "$RUNDIR" && pwd)
   mkdir -p /run/sshd /etc/docker /var/lib/etcd
   PORT=$(pick_port)
@@ -311,6 +313,8 @@ start() {
   ssh-keygen -q -t ed25519 -N "" -C paictl-test-client -f "$RUNDIR/id_ed25519"
   ssh-keygen -q -t ed25519 -N "" -C paictl-test-other -f "$RUNDIR/other_ed25519"
   REGISTRIES="registry.paictl.test mirror.paictl.test"
+  # Every host resolves every other as NAME.internal.test; the client machine does not.
+  awk '$1 == "host" && NF >= 3 { printf "%s\t%s.internal.test\n", $3, $2 }' "$SCENARIO" > "$RUNDIR/.internal"
   reset_defaults
   idx=0 lineno=0
   while IFS= read -r line || [ -n "$line" ]; do
