@@ -534,7 +534,8 @@ ScheduleResult Flat::schedule(const GroupRequest& r, bool allow_preemption) {
         const int64_t quota = quota_[static_cast<size_t>(vc)][static_cast<size_t>(type)];
         const int64_t used = quota_used_[static_cast<size_t>(vc)][static_cast<size_t>(type)];
         if (used + total > quota) {
-          reason = "VC " + r.virtual_cluster + " would exceed its quota of " + std::to_string(quota) + " " +
+          if (quota > 0 && reason.empty())
+            reason = "VC " + r.virtual_cluster + " would exceed its quota of " + std::to_string(quota) + " " +
                    shape_.leaf_types[static_cast<size_t>(type)].name + " (" + std::to_string(used) + " in use)";
           continue;
         }

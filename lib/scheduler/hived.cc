@@ -177,7 +177,10 @@ class Hived final : public Policy {
   void unbind_cell(int32_t p);
   bool in_free_cell_list(int32_t c) const;
 
-  bool allocate_leaf(int32_t p, int32_t v, int32_t priority, int32_t vc);
+  int32_t resolve_virtual_leaf(int32_t p, int32_t v) const;
+  int32_t assign_leaf(int32_t p, int32_t& v, int32_t priority, bool may_downgrade = false);
+  void finish_allocation(const std::vector<int32_t>& preassigned);
+  void allocate_leaf(int32_t p, int32_t v, int32_t priority);
   void release_leaf(int32_t p, int32_t vc);
   bool allocate_preassigned(int32_t c, int32_t vc, bool doomed);
   void allocate_bad_cell(int32_t c);
@@ -263,6 +266,7 @@ class Hived final : public Policy {
   std::vector<std::map<int32_t, int64_t>> vc_prio_used_;
   std::vector<uint8_t> bad_node_;
   int64_t safety_violations_ = 0;
+  int32_t bad_nodes_ = 0;
 
   std::vector<Group> groups_;
   std::vector<int32_t> free_slots_;
@@ -648,30 +652,113 @@ bool Hived::in_free_cell_list(int32_t c) const {
   }
 }
 
-// allocateLeafCell
-bool Hived::allocate_leaf(int32_t p, int32_t v, int32_t priority, int32_t vc) {
-  (void)vc;
-  bool safety_ok = true;
+// HiveD binds a pod's cells from its physical placement (mapPhysicalCellToVirtual):
+// the virtual leaf is found by walking up the physical tree to the lowest cell
+// bound to this VC, then down through unbound virtual cells. The planned
+// virtual leaf is kept when it still lines up; it may not, because releases in
+// between can bind doomed bad cells to the planned virtual cells.
+int32_t Hived::resolve_virtual_leaf(int32_t p, int32_t v) const {
+  if (V(v).pcell == p) return v;
+  {
+    int32_t c = v, q = p;
+    bool ok = true;
+    while (c >= 0 && V(c).pcell < 0) {
+      if (q < 0 || P(q).vcell >= 0) {
+        ok = false;
+        break;
+      }
+      c = V(c).parent;
+      q = P(q).parent;
+    }
+    if (ok && (c < 0 || V(c).pcell == q)) return v;
+  }
+  const int32_t vc = V(v).vc, pac = V(v).preassigned, top = V(pac).level;
+  std::vector<int32_t> path;  // path[k]: the ancestor of p at level k + 1
+  for (int32_t q = p; q >= 0 && P(q).level <= top; q = P(q).parent) path.push_back(q);
+  if (static_cast<int32_t>(path.size()) != top) return -1;
+  int32_t cur = -1;
+  size_t k = 0;
+  for (; k < path.size(); ++k) {
+    int32_t b = P(path[k]).vcell;
+    if (b < 0) continue;
+    if (V(b).vc != vc || V(V(b).preassigned).pinned != V(pac).pinned) return -1;
+    cur = b;
+    break;
+  }
+  if (cur < 0) {
+    if (V(pac).pcell < 0) {
+      cur = pac;
+    } else if (V(pac).pinned < 0) {
+      cur = unbound_preassigned(vc, V(pac).chain, top);
+    }
+    if (cur < 0) return -1;
+  }
+  std::vector<int32_t> vpath;  // the planned virtual path, by level
+  for (int32_t c = v; c >= 0; c = V(c).parent) vpath.push_back(c);
+  while (V(cur).level > 1) {
+    const size_t below = static_cast<size_t>(V(cur).level - 2);
+    const int32_t pref = below < vpath.size() ? vpath[below] : -1;
+    int32_t next = -1;
+    for (int32_t ch : vchildren(cur)) {
+      if (V(ch).pcell >= 0) continue;
+      if (ch == pref) {
+        next = ch;
+        break;
+      }
+      if (next < 0) next = ch;
+    }
+    if (next < 0) return -1;
+    cur = next;
+  }
+  return cur;
+}
+
+// allocateLeafCell, first half: priorities, usage and bindings. Returns the
+// preassigned virtual cell that this leaf bound, or -1. A group binds all its
+// leaves before finish_allocation() allocates the newly bound preassigned
+// cells: allocating a bad preassigned cell binds its bad children to unbound
+// virtual cells, which must not be ones the group is about to use. `v` is the
+// planned virtual leaf (-1: opportunistic); it is updated to the one bound.
+int32_t Hived::assign_leaf(int32_t p, int32_t& v, int32_t priority, bool may_downgrade) {
   if (v >= 0) {
-    V(v).priority = priority;
-    add_virtual_usage(v, priority, 1);
-    P(p).priority = priority;
-    add_physical_usage(p, priority, 1);
-    int32_t pac = V(v).preassigned;
-    bool newly_bound = V(pac).pcell < 0;
-    if (P(p).vcell < 0) bind_cell(p, v);
-    if (newly_bound) safety_ok = allocate_preassigned(V(pac).pcell, V(v).vc, false);
-  } else {
+    v = resolve_virtual_leaf(p, v);
+    // No virtual cell left for it: the group holds this leaf opportunistically.
+    // Expected only when a cell goes back to a group being preempted (or a lazy
+    // preemption is reverted) after its VC reused the virtual cells.
+    if (v < 0 && !may_downgrade) ++safety_violations_;
+  }
+  if (v < 0) {
     P(p).priority = kOpportunisticPriority;
     add_physical_usage(p, kOpportunisticPriority, 1);
+    return -1;
   }
-  return safety_ok;
+  V(v).priority = priority;
+  add_virtual_usage(v, priority, 1);
+  P(p).priority = priority;
+  add_physical_usage(p, priority, 1);
+  int32_t pac = V(v).preassigned;
+  bool newly_bound = V(pac).pcell < 0;
+  if (P(p).vcell < 0) bind_cell(p, v);
+  return newly_bound ? pac : -1;
+}
+
+void Hived::finish_allocation(const std::vector<int32_t>& preassigned) {
+  for (int32_t pac : preassigned)
+    if (pac >= 0 && V(pac).pcell >= 0) allocate_preassigned(V(pac).pcell, V(pac).vc, false);
+}
+
+void Hived::allocate_leaf(int32_t p, int32_t v, int32_t priority) {
+  int32_t pac = assign_leaf(p, v, priority);
+  if (pac >= 0) allocate_preassigned(V(pac).pcell, V(pac).vc, false);
 }
 
 // releaseLeafCell
 void Hived::release_leaf(int32_t p, int32_t vc) {
   int32_t v = P(p).vcell;
-  if (v >= 0) {
+  // An opportunistic leaf can carry a binding that only marks a doomed bad
+  // cell; that binding is not the group's (HiveD would release the doomed
+  // cell under the wrong VC here).
+  if (v >= 0 && P(p).priority >= kMinGuaranteedPriority) {
     add_virtual_usage(v, V(v).priority, -1);
     V(v).priority = kFreePriority;
     int32_t pac = V(v).preassigned;
@@ -722,7 +809,9 @@ bool Hived::allocate_preassigned(int32_t c, int32_t vc, bool doomed) {
     if (!doomed) try_bind_doomed(chain, l);
     frontier.swap(next);
   }
-  if (!safety_ok) ++safety_violations_;
+  // Buddy allocation keeps safety; bad cells may legitimately break it (HiveD
+  // only reports it), so only count what happens on a healthy cluster.
+  if (!safety_ok && !doomed && bad_nodes_ == 0) ++safety_violations_;
   return safety_ok;
 }
 
@@ -837,6 +926,7 @@ void Hived::set_node_health(int32_t node, bool healthy) {
   if (node < 0 || static_cast<size_t>(node) >= bad_node_.size()) return;
   if (healthy == !bad_node_[static_cast<size_t>(node)]) return;
   bad_node_[static_cast<size_t>(node)] = healthy ? 0 : 1;
+  bad_nodes_ += healthy ? -1 : 1;
   for (int32_t leaf : shape_.nodes[static_cast<size_t>(node)].leaf_cells) {
     if (healthy)
       set_healthy_cell(leaf);
@@ -883,6 +973,12 @@ void Hived::set_healthy_cell(int32_t c) {
         all_vc_doomed_[cl(P(c).chain, P(c).level)]--;
         release_preassigned(c, vc, true);
       }
+    } else if (V(v).parent < 0 && !P(c).pinned) {
+      // A doomed cell that was put to use and is healthy again is an ordinary
+      // allocation from now on (HiveD keeps it doomed, and later releases it
+      // through a binding that is gone).
+      int32_t vc = V(v).vc;
+      if (vc_doomed_[vcl(vc, P(c).chain, P(c).level)].erase(c)) all_vc_doomed_[cl(P(c).chain, P(c).level)]--;
     }
   }
   int32_t parent = P(c).parent;
@@ -938,9 +1034,12 @@ void Hived::try_unbind_doomed(int32_t chain, int32_t level) {
     while (!doomed.empty() &&
            vc_free_[vcl(vc, chain, level)] < total_left_[i] - static_cast<int32_t>(bad_free_[i].size())) {
       int32_t pc = *doomed.begin();
-      unbind_pair(pc, P(pc).vcell);
       doomed.erase(pc);
       all_vc_doomed_[i]--;
+      // The VC may have put jobs in the healthy part of a doomed cell: such a
+      // cell is an ordinary allocation now (HiveD would unbind it under the jobs).
+      if (V(P(pc).vcell).used > 0) continue;
+      unbind_pair(pc, P(pc).vcell);
       release_preassigned(pc, vc, true);
     }
   }
@@ -1058,14 +1157,21 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
 
   std::vector<int32_t> victims, preemptors;
   collect_victims(pl.pleaves, victims, preemptors);
-  if (!victims.empty() && !allow_preemption) {
+  if ((!victims.empty() || !preemptors.empty()) && !allow_preemption) {
     // HiveD's filtering phase reports the victims without reserving anything.
+    // (HiveD would also bind over cells another group has reserved; that waits here.)
     res.outcome = Outcome::Waiting;
-    res.reason = "the placement needs preemption";
+    res.reason = victims.empty() ? "the placement overlaps a preemption in progress" : "the placement needs preemption";
     return res;
   }
-  if (allow_preemption)
+  if (allow_preemption && !preemptors.empty()) {
+    // Cancel the lower-priority preemptions this placement overlaps, then plan
+    // again: cancelling moves bindings (HiveD keeps the stale plan).
     for (int32_t pg : preemptors) delete_preempting(pg);
+    ScheduleResult again = schedule(r, allow_preemption);
+    again.downgraded.insert(again.downgraded.begin(), res.downgraded.begin(), res.downgraded.end());
+    return again;
+  }
   int32_t g = create_group(r, req, pl, victims.empty() ? GroupState::Allocated : GroupState::Preempting);
   ScheduleResult out = result_of(g, victims.empty() ? Outcome::Bound : Outcome::Preempting);
   for (int32_t v : victims) out.victims.push_back({G(v).name, G(v).tag});
@@ -1095,7 +1201,13 @@ bool Hived::schedule_guaranteed(const Request& req, int32_t chain, Placement& ou
     return false;
   }
   out.lazy = try_lazy_preempt(out.vleaves);
-  if (map_to_physical(chain, out.vleaves, out.pleaves)) return true;
+  if (map_to_physical(chain, out.vleaves, out.pleaves)) {
+    // Lazy preemption can release cells and so bind doomed bad cells to the very
+    // virtual cells just picked; such a placement would run on a bad node.
+    bool bad = false;
+    for (int32_t p : out.pleaves) bad |= !P(p).healthy;
+    if (!bad) return true;
+  }
   for (const auto& [g, vleaves] : out.lazy) revert_lazy_preempt(g, vleaves);
   out.lazy.clear();
   reason = "mapping the virtual placement would need at least one bad node (" + where + ")";
@@ -1189,9 +1301,9 @@ void Hived::lazy_preempt(int32_t g) {
   Group& grp = G(g);
   for (size_t i = 0; i < grp.vleaves.size(); ++i) {
     int32_t p = grp.pleaves[i];
-    if (P(p).state != CellState::Used || P(p).using_group != g) continue;
+    if (grp.vleaves[i] < 0 || P(p).state != CellState::Used || P(p).using_group != g) continue;
     release_leaf(p, grp.vc);
-    allocate_leaf(p, -1, kOpportunisticPriority, grp.vc);
+    allocate_leaf(p, -1, kOpportunisticPriority);
   }
   grp.vleaves.clear();
   grp.lazy_preempted = true;
@@ -1200,13 +1312,16 @@ void Hived::lazy_preempt(int32_t g) {
 
 void Hived::revert_lazy_preempt(int32_t g, const std::vector<int32_t>& vleaves) {
   Group& grp = G(g);
-  for (size_t i = 0; i < grp.pleaves.size() && i < vleaves.size(); ++i) {
+  std::vector<int32_t> pacs;
+  std::vector<int32_t> bound = vleaves;
+  for (size_t i = 0; i < grp.pleaves.size() && i < bound.size(); ++i) {
     int32_t p = grp.pleaves[i];
     if (P(p).state != CellState::Used || P(p).using_group != g) continue;
     release_leaf(p, grp.vc);
-    allocate_leaf(p, vleaves[i], grp.priority, grp.vc);
+    pacs.push_back(assign_leaf(p, bound[i], grp.priority, true));
   }
-  grp.vleaves = vleaves;
+  finish_allocation(pacs);
+  grp.vleaves = std::move(bound);
   grp.lazy_preempted = false;
 }
 
@@ -1570,11 +1685,13 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
   grp.vleaves = pl.vleaves;
   grp.pod_handed.assign(req.pods.size(), 0);
   group_index_[grp.name] = g;
+  std::vector<int32_t> pacs;
   for (size_t i = 0; i < grp.pleaves.size(); ++i) {
     int32_t p = grp.pleaves[i];
-    int32_t v = grp.vleaves.empty() ? -1 : grp.vleaves[i];
+    int32_t no_virtual = -1;
+    int32_t& v = grp.vleaves.empty() ? no_virtual : grp.vleaves[i];
     if (state == GroupState::Allocated) {
-      allocate_leaf(p, v, v >= 0 ? grp.priority : kOpportunisticPriority, grp.vc);
+      pacs.push_back(assign_leaf(p, v, grp.priority));
       P(p).using_group = g;
       P(p).state = CellState::Used;
     } else {
@@ -1584,11 +1701,12 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
         release_leaf(p, G(ug).vc);
         G(ug).state = GroupState::BeingPreempted;
       }
-      allocate_leaf(p, v, grp.priority, grp.vc);
+      pacs.push_back(assign_leaf(p, v, grp.priority));
       P(p).reserving_group = g;
       P(p).state = was_used ? CellState::Reserving : CellState::Reserved;
     }
   }
+  finish_allocation(pacs);
   if (state == GroupState::Preempting) ++epoch_;
   return g;
 }
@@ -1618,23 +1736,26 @@ void Hived::delete_allocated(int32_t g) {
 // deletePreemptingAffinityGroup: the cells go back to the groups being preempted.
 void Hived::delete_preempting(int32_t g) {
   Group& grp = G(g);
+  std::vector<int32_t> pacs;
   for (int32_t p : grp.pleaves) {
     release_leaf(p, grp.vc);
     P(p).reserving_group = -1;
     if (P(p).state == CellState::Reserving) {
       P(p).state = CellState::Used;
       int32_t bg = P(p).using_group;
-      int32_t bv = -1;
+      int32_t no_virtual = -1;
+      int32_t* bv = &no_virtual;
       if (bg >= 0 && !G(bg).vleaves.empty()) {
         const auto& pl = G(bg).pleaves;
         auto it = std::find(pl.begin(), pl.end(), p);
-        if (it != pl.end()) bv = G(bg).vleaves[static_cast<size_t>(it - pl.begin())];
+        if (it != pl.end()) bv = &G(bg).vleaves[static_cast<size_t>(it - pl.begin())];
       }
-      if (bg >= 0) allocate_leaf(p, bv, bv >= 0 ? G(bg).priority : kOpportunisticPriority, G(bg).vc);
+      if (bg >= 0) pacs.push_back(assign_leaf(p, *bv, G(bg).priority, true));
     } else {
       P(p).state = CellState::Free;
     }
   }
+  finish_allocation(pacs);
   free_group(g);
   ++epoch_;
 }
@@ -1671,7 +1792,7 @@ ScheduleResult Hived::result_of(int32_t g, Outcome o) const {
       int32_t p = grp.pleaves[static_cast<size_t>(k)];
       if (pod.node < 0) pod.node = P(p).node;
       pod.physical_leaf_cell_indices.push_back(P(p).leaf_index);
-      if (grp.vleaves.empty()) {
+      if (grp.vleaves.empty() || grp.vleaves[static_cast<size_t>(k)] < 0) {
         pod.preassigned_cell_types.emplace_back();
       } else {
         int32_t pac = V(grp.vleaves[static_cast<size_t>(k)]).preassigned;
@@ -1815,7 +1936,10 @@ std::string Hived::check_invariants() const {
         int32_t n = 0;
         for (int32_t v : vc_preassigned_[vcl(vc, ch, l)])
           if (V(v).pcell < 0) ++n;
-        if (n != vc_free_[vcl(vc, ch, l)]) return fail("vcFreeCellNum of " + shape_.vcs[static_cast<size_t>(vc)].name + " is off");
+        if (n != vc_free_[vcl(vc, ch, l)])
+          return fail("vcFreeCellNum of " + shape_.vcs[static_cast<size_t>(vc)].name + " at chain " +
+                      shape_.chains[static_cast<size_t>(ch)].name + " level " + std::to_string(l) + " is " +
+                      std::to_string(vc_free_[vcl(vc, ch, l)]) + ", recount " + std::to_string(n));
         all_free[cl(ch, l)] += n;
       }
   for (size_t k = 0; k < ncl_; ++k)
@@ -1832,9 +1956,16 @@ std::string Hived::check_invariants() const {
     const VCell& v = vcells_[i];
     if (v.pcell >= 0 && P(v.pcell).vcell != static_cast<int32_t>(i)) return fail("binding of virtual cell is one-sided");
     if (v.pcell >= 0 && P(v.pcell).level != v.level) return fail("virtual cell bound across levels");
+    // Bindings are connected from the preassigned cell down, and follow the physical tree.
+    if (v.pcell >= 0 && v.parent >= 0 &&
+        (V(v.parent).pcell < 0 || P(v.pcell).parent != V(v.parent).pcell))
+      return fail("virtual cell " + std::to_string(i) + " of VC " + shape_.vcs[static_cast<size_t>(v.vc)].name +
+                  " is bound but its parent is not bound to its physical parent");
     if (v.level == 1 && v.priority != kFreePriority)
       for (int32_t a = static_cast<int32_t>(i); a >= 0; a = V(a).parent) vused[static_cast<size_t>(a)]++;
-    if (v.level == 1 && v.priority != kFreePriority && v.pcell < 0) return fail("used virtual leaf is unbound");
+    if (v.level == 1 && v.priority != kFreePriority && v.pcell < 0)
+      return fail("used virtual leaf " + std::to_string(i) + " of VC " + shape_.vcs[static_cast<size_t>(v.vc)].name +
+                  " is unbound");
   }
   for (size_t i = 0; i < vcells_.size(); ++i)
     if (vused[i] != vcells_[i].used) return fail("virtual usage counter is off");

@@ -27,6 +27,24 @@
 //    allocated when it is scheduled (HiveD waits for the pod's bind).
 //  * Leaf counters are exact on irregular trees (a cell with fewer children
 //    than its type says); HiveD multiplies by the first cell's child count.
+//
+// Edge cases where HiveD's master corrupts its state or panics, found by the
+// randomized tests (tests/unit/scheduler/property_test.cc), are handled:
+//  * a group's cells are bound before its preassigned cells are allocated, and
+//    each virtual leaf is resolved from the physical cell at allocation time
+//    (as HiveD's mapPhysicalCellToVirtual does), so releases in between that
+//    bind doomed bad cells cannot take a virtual cell the group is about to use;
+//  * releasing an opportunistic pod that sits on a doomed bad cell does not
+//    release the doomed cell;
+//  * a doomed cell that the VC put to use becomes an ordinary allocation when
+//    it is healthy again or no longer needed as doomed (HiveD unbinds it under
+//    running pods);
+//  * a placement that lazy preemption turned onto a bad node is refused;
+//  * after cancelling overlapping lower-priority preemptions the placement is
+//    planned again, and a request that overlaps a preemption in progress waits
+//    when preemption is not allowed (HiveD binds over the reserved cells);
+//  * a cell handed back to a group being preempted, whose VC reused its
+//    virtual cells meanwhile, is held opportunistically.
 
 #include <memory>
 #include <string>
