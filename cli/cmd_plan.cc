@@ -130,8 +130,8 @@ int run(const PlanCliOptions& o, const Globals& g) {
   }
 
   PlanRun r = plan_from_inputs(in);
-  print_diagnostics(r.diagnostics, g);
   if (!r.ok()) {
+    print_diagnostics(r.diagnostics, g);
     print_error("nothing planned: fix the errors above");
     return o.detailed_exitcode ? 1 : kExitUsage;
   }
@@ -226,6 +226,9 @@ int run(const PlanCliOptions& o, const Globals& g) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     if (o.out.empty() && !g.quiet) std::fprintf(stderr, "nothing written: add --out DIR to write the files\n");
   }
+  // Findings after the summary, where a terminal user sees them.
+  std::fflush(stdout);
+  print_diagnostics(r.diagnostics, g);
   if (o.detailed_exitcode) return changed ? 2 : 0;
   return kExitOk;
 }

@@ -243,12 +243,15 @@ std::optional<HostFacts> load_host_json(const std::string& path, const std::stri
   }
   HostFacts h;
   h.origin = path;
-  h.hostname = str(j, "hostname");
+  // "name" is the host's name in the cluster files; "hostname" what the host calls itself.
+  h.hostname = str(j, "name");
+  if (h.hostname.empty()) h.hostname = str(j, "hostname");
   if (h.hostname.empty()) {
-    add(out, "P005", Severity::Error, path, "facts file has no \"hostname\"");
+    add(out, "P005", Severity::Error, path, "facts file has no \"name\" or \"hostname\"");
     return std::nullopt;
   }
-  if (auto it = j.find("ip_addresses"); it != j.end() && it->is_array()) {
+  if (std::string a = str(j, "address"); util::is_ipv4(a) && a.rfind("127.", 0) != 0) h.hostip = a;
+  if (auto it = j.find("ip_addresses"); h.hostip.empty() && it != j.end() && it->is_array()) {
     for (const auto& ip : *it)
       if (ip.is_string() && util::is_ipv4(ip.get<std::string>()) && ip.get<std::string>().rfind("127.", 0) != 0) {
         h.hostip = ip.get<std::string>();
@@ -305,6 +308,10 @@ std::optional<HostFacts> load_host_json(const std::string& path, const std::stri
       CpuInfo c;
       if (auto v = num(*it, "logical"); v && *v > 0 && *v < (1 << 20)) c.logical = static_cast<int>(*v);
       if (auto v = num(*it, "sockets"); v && *v > 0 && *v < 4096) c.sockets = static_cast<int>(*v);
+      if (auto v = num(*it, "cores_per_socket"); v && *v > 0 && *v < (1 << 20)) c.cores_per_socket = static_cast<int>(*v);
+      if (auto v = num(*it, "threads_per_core"); v && *v > 0 && *v < 1024) c.threads_per_core = static_cast<int>(*v);
+      if (auto v = num(*it, "numa_nodes"); v && *v > 0 && *v < 4096) c.numa_nodes = static_cast<int>(*v);
+      c.architecture = str(*it, "architecture");
       c.model_name = str(*it, "model");
       if (c.logical > 0) h.cpu = std::move(c);
     }

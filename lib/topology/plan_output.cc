@@ -417,8 +417,15 @@ std::string render_table(const Plan& plan, const TableOptions& opt) {
   Table vcs{{"VC", "GUARANTEED", "VIRTUAL CELLS"}, {false, false, false}, {}};
   for (const auto& vc : plan.vcs) {
     std::vector<std::string> g, cells;
-    for (const auto& [s, n] : vc.leaves_by_sku)
-      if (n > 0) g.push_back(std::to_string(n) + " " + plan.skus[static_cast<size_t>(s)].leaf_type);
+    std::vector<std::pair<std::string, int64_t>> by_leaf;  // leaf types shared by several SKUs add up
+    for (const auto& [s, n] : vc.leaves_by_sku) {
+      if (n <= 0) continue;
+      const std::string& leaf = plan.skus[static_cast<size_t>(s)].leaf_type;
+      auto it = std::find_if(by_leaf.begin(), by_leaf.end(), [&](const auto& p) { return p.first == leaf; });
+      if (it == by_leaf.end()) by_leaf.push_back({leaf, n});
+      else it->second += n;
+    }
+    for (const auto& [leaf, n] : by_leaf) g.push_back(std::to_string(n) + " " + leaf);
     for (const auto& cc : vc.chains) {
       const Chain& c = plan.chains[static_cast<size_t>(cc.chain)];
       for (size_t l = 0; l < cc.count.size(); ++l)

@@ -392,7 +392,7 @@ class Planner {
       const Group& peer = groups_[static_cast<size_t>(odd_peer[g])];
       int peer_sku = group_sku_[static_cast<size_t>(odd_peer[g])];
       std::string why = differences(p_.hosts[groups_[g].rep], p_.hosts[peer.rep]);
-      const std::string& peer_name = p_.skus[static_cast<size_t>(peer_sku)].name;
+      const std::string peer_name = p_.skus[static_cast<size_t>(peer_sku)].name;  // a copy: add_sku grows skus
       if (o_.odd_hosts == OddHosts::Exclude) {
         for (size_t h : groups_[g].hosts) {
           PlannedHost& ph = p_.hosts[h];
@@ -405,11 +405,13 @@ class Planner {
         }
         continue;
       }
+      // A one-host SKU is named after its host ("t4-04", or "v100-gpu7" for host gpu7 next to SKU v100).
       std::string suffix = groups_[g].hosts.size() == 1
                                ? label_of(util::split(p_.hosts[groups_[g].rep].facts.hostname, '.')[0])
                                : "odd" + std::to_string(g + 1);
-      std::string name = peer_name + "-" + suffix;
-      for (int k = 2; taken.count(name); ++k) name = peer_name + "-" + suffix + "-" + std::to_string(k);
+      std::string base = suffix.rfind(peer_name + "-", 0) == 0 ? suffix : peer_name + "-" + suffix;
+      std::string name = base;
+      for (int k = 2; taken.count(name); ++k) name = base + "-" + std::to_string(k);
       taken.insert(name);
       int s = add_sku(g, name);
       p_.skus[static_cast<size_t>(s)].odd = true;
@@ -631,7 +633,7 @@ class Planner {
 
   std::string leaf_words(int sku, int64_t n) const {
     const Sku& s = p_.skus[static_cast<size_t>(sku)];
-    return std::to_string(n) + " " + s.leaf_type + (s.has_gpu ? " GPU" : " CPU") + (n == 1 ? "" : "s");
+    return std::to_string(n) + " " + s.leaf_type + (s.has_gpu ? " GPU" : " cell") + (n == 1 ? "" : "s");
   }
 
   bool parse_requests(std::vector<Request>& out) {
@@ -871,18 +873,20 @@ class Planner {
                                " -> " + cells_words(p_.chains[c], cells));
       d.chains.push_back(std::move(cells));
     }
-    if (!reqs.empty())
+    if (!reqs.empty()) {
+      std::vector<std::string> rests;
       for (int s : skus) {
         int64_t rest = 0;
         for (size_t c = 0; c < p_.chains.size(); ++c)
           if (p_.chains[c].sku == s) rest += left[c];
-        if (rest > 0)
-          warning("P107", "",
-                  leaf_words(s, rest) + " of SKU " + p_.skus[static_cast<size_t>(s)].name +
-                      " are in no requested virtual cluster; they go to virtual cluster default",
-                  "give them to a VC with --vc NAME=" + p_.skus[static_cast<size_t>(s)].name + ":" +
-                      std::to_string(rest) + ", or keep default for shared use");
+        if (rest > 0) rests.push_back(leaf_words(s, rest) + " of " + p_.skus[static_cast<size_t>(s)].name);
       }
+      if (!rests.empty())
+        warning("P107", "",
+                "what no requested virtual cluster gets goes to virtual cluster default: " + util::join(rests, ", "),
+                "that is the rounding down of percentages and what the shares leave; give it to a VC with --vc "
+                "NAME=SKU:N, or keep default for shared use");
+    }
     // A VC that got nothing at all is left out (HiveD needs cells to guarantee).
     for (size_t v = 0; v < p_.vcs.size();) {
       int64_t total = 0;
