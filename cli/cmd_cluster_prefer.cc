@@ -1,0 +1,91 @@
+// paictl cluster prefer [NAME...]
+
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "app.h"
+#include "cluster/registry.h"
+#include "cmd_job_common.h"
+#include "exit_codes.h"
+#include "output.h"
+#include "util/strings.h"
+
+namespace paictl {
+
+namespace {
+
+struct PreferOptions {
+  std::vector<std::string> names;
+  bool clear = false;
+  std::string output = "table";
+};
+
+int run(const PreferOptions& o, const Globals& g) {
+  auto reg = jobcli::load_registry();
+  if (!reg) return kExitUsage;
+  if (o.names.empty() && !o.clear) {
+    if (o.output == "table") {
+      if (reg->preference().empty())
+        std::printf("no preference: --cluster auto ranks clusters by free capacity, then by name\n");
+      for (size_t i = 0; i < reg->preference().size(); ++i)
+        std::printf("%zu. %s\n", i + 1, reg->preference()[i].c_str());
+    } else {
+      jobcli::print_structured(jobcli::Json{{"preference", reg->preference()}}, o.output);
+    }
+    return kExitOk;
+  }
+  std::vector<std::string> seen;
+  for (const auto& n : o.names) {
+    if (!reg->find(n)) {
+      print_error("no cluster named \"" + n + "\" is registered");
+      return kExitUsage;
+    }
+    for (const auto& s : seen)
+      if (s == n) {
+        print_error("\"" + n + "\" is listed twice");
+        return kExitUsage;
+      }
+    seen.push_back(n);
+  }
+  pai::diag::List diags;
+  std::string err = pai::cluster::update_file(
+      reg->file_for_preference(),
+      [&](pai::cluster::Config& c) -> std::string {
+        c.preference = o.names;
+        return {};
+      },
+      diags);
+  if (!err.empty()) {
+    print_error(err);
+    return kExitUsage;
+  }
+  if (!g.quiet)
+    std::printf("preference: %s\n", o.names.empty() ? "(none)" : pai::util::join(o.names, " > ").c_str());
+  return kExitOk;
+}
+
+void add_cluster_prefer(CLI::App& parent, Globals& g) {
+  auto o = std::make_shared<PreferOptions>();
+  CLI::App* cmd = parent.add_subcommand("prefer", "Set the order in which --cluster auto prefers clusters");
+  cmd->add_option("NAME", o->names, "Registered clusters, most preferred first (none: show the order)");
+  cmd->add_flag("--clear", o->clear, "Forget the preference order");
+  cmd->add_option("-o,--output", o->output, "Output format when showing")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->capture_default_str();
+  cmd->footer(
+      "--cluster auto first keeps the clusters that can run the job and puts those with enough free\n"
+      "resources now first; this order breaks ties among them. Clusters not listed come last.\n\n"
+      "EXAMPLES:\n"
+      "  paictl cluster prefer lab cloud\n"
+      "  paictl cluster prefer\n"
+      "  paictl cluster prefer --clear\n");
+  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+}
+
+}  // namespace
+
+static Registrar registrar({{"cluster", "prefer"}, "Set the preference order used by --cluster auto", 35,
+                            add_cluster_prefer});
+
+}  // namespace paictl

@@ -1,0 +1,65 @@
+// paictl cluster remove NAME
+
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "app.h"
+#include "cluster/registry.h"
+#include "cmd_job_common.h"
+#include "exit_codes.h"
+#include "output.h"
+#include "util/fs.h"
+#include "util/strings.h"
+
+namespace paictl {
+
+namespace {
+
+int run(const std::string& name, const Globals& g) {
+  auto reg = jobcli::load_registry();
+  if (!reg) return kExitUsage;
+  if (!reg->find(name)) {
+    print_error("no cluster named \"" + name + "\" is registered");
+    return kExitUsage;
+  }
+  // The entry goes from its file; `current` and `preference` forget it in every file.
+  pai::diag::List diags;
+  for (const auto& path : reg->paths()) {
+    if (!pai::util::path_exists(path)) continue;
+    std::string err = pai::cluster::update_file(
+        path,
+        [&](pai::cluster::Config& c) -> std::string {
+          c.remove(name);
+          if (c.current && *c.current == name) c.current = std::string();
+          if (c.preference) std::erase(*c.preference, name);
+          return {};
+        },
+        diags);
+    if (!err.empty()) {
+      print_error(err);
+      return kExitUsage;
+    }
+  }
+  if (!g.quiet) std::printf("cluster %s removed (its token is deleted from the registry)\n", name.c_str());
+  return kExitOk;
+}
+
+void add_cluster_remove(CLI::App& parent, Globals& g) {
+  auto name = std::make_shared<std::string>();
+  CLI::App* cmd = parent.add_subcommand("remove", "Forget a registered cluster and its token");
+  cmd->add_option("NAME", *name, "A registered cluster")->required();
+  cmd->footer(
+      "The token stays valid on the cluster until it expires; paictl only forgets it.\n\n"
+      "EXAMPLES:\n"
+      "  paictl cluster remove old-lab\n"
+      "  paictl cluster remove dev -q\n");
+  cmd->callback([name, &g]() { g.exit_code = run(*name, g); });
+}
+
+}  // namespace
+
+static Registrar registrar({{"cluster", "remove"}, "Forget a registered cluster and its token", 33,
+                            add_cluster_remove});
+
+}  // namespace paictl

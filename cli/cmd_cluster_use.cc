@@ -1,0 +1,61 @@
+// paictl cluster use NAME
+
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "app.h"
+#include "cluster/registry.h"
+#include "cmd_job_common.h"
+#include "exit_codes.h"
+#include "output.h"
+#include "util/strings.h"
+
+namespace paictl {
+
+namespace {
+
+int run(const std::string& name, const Globals& g) {
+  auto reg = jobcli::load_registry();
+  if (!reg) return kExitUsage;
+  if (!reg->find(name)) {
+    std::vector<std::string> names;
+    for (const auto& c : reg->clusters()) names.push_back(c.name);
+    std::string guess = pai::util::did_you_mean(name, names);
+    print_error("no cluster named \"" + name + "\" is registered" +
+                (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"));
+    return kExitUsage;
+  }
+  pai::diag::List diags;
+  std::string err = pai::cluster::update_file(
+      reg->file_for_current(),
+      [&](pai::cluster::Config& c) -> std::string {
+        c.current = name;
+        return {};
+      },
+      diags);
+  if (!err.empty()) {
+    print_error(err);
+    return kExitUsage;
+  }
+  if (!g.quiet) std::printf("current cluster: %s\n", name.c_str());
+  return kExitOk;
+}
+
+void add_cluster_use(CLI::App& parent, Globals& g) {
+  auto name = std::make_shared<std::string>();
+  CLI::App* cmd = parent.add_subcommand("use", "Make a registered cluster the current one");
+  cmd->add_option("NAME", *name, "A registered cluster")->required();
+  cmd->footer(
+      "Commands use the current cluster unless they get --cluster NAME.\n\n"
+      "EXAMPLES:\n"
+      "  paictl cluster use lab\n"
+      "  paictl cluster use cloud && paictl job list\n");
+  cmd->callback([name, &g]() { g.exit_code = run(*name, g); });
+}
+
+}  // namespace
+
+static Registrar registrar({{"cluster", "use"}, "Make a registered cluster the current one", 32, add_cluster_use});
+
+}  // namespace paictl

@@ -1,0 +1,346 @@
+// Shared by the job, check job and cluster commands.
+
+#include "cmd_job_common.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "api/client.h"
+#include "cluster/registry.h"
+#include "diag/report.h"
+#include "exit_codes.h"
+#include "http/client.h"
+#include "job/rules.h"
+#include "job/validate.h"
+#include "output.h"
+#include "util/strings.h"
+#include "util/version.h"
+#include "util/yaml_emit.h"
+
+namespace paictl::jobcli {
+
+// --- check job -------------------------------------------------------------------------
+
+void add_check_flags(CLI::App* cmd, CheckOptions& o) {
+  cmd->add_option("FILE", o.files, "Job protocol v2 files ('-' reads stdin)")->required()->expected(1, -1);
+  cmd->add_option("-o,--output", o.output, "Output format on stdout")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--junit", o.junit, "Also write a JUnit XML report to FILE ('-' for stdout)")->type_name("FILE");
+  cmd->add_option("--sarif", o.sarif, "Also write a SARIF 2.1.0 report to FILE ('-' for stdout)")->type_name("FILE");
+  cmd->add_flag("--fail-on-warn", o.fail_on_warn, "Exit 1 when there are warnings, not only errors");
+  cmd->add_option("--param", o.params, "Check as if parameter NAME had VALUE (repeatable)")->type_name("NAME=VALUE");
+  cmd->add_option("--name", o.name, "Check as if the job were named NAME");
+  cmd->add_option("--vc", o.vc, "Check as if defaults.virtualCluster were VC");
+}
+
+std::optional<pai::job::Overrides> make_overrides(const std::vector<std::string>& params, const std::string& name,
+                                                  const std::string& vc) {
+  pai::job::Overrides o;
+  for (const auto& p : params) {
+    std::string err;
+    auto po = pai::job::parse_param(p, &err);
+    if (!po) {
+      print_error(err);
+      return std::nullopt;
+    }
+    o.params.push_back(*po);
+  }
+  if (!name.empty()) {
+    bool ok = name.size() <= 255;
+    for (char c : name)
+      ok &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    if (!ok) {
+      print_error("--name \"" + name + "\" may contain only letters, digits, '_' and '-' (at most 255)");
+      return std::nullopt;
+    }
+    o.name = name;
+  }
+  if (!vc.empty()) o.virtual_cluster = vc;
+  return o;
+}
+
+namespace {
+
+std::string line_of(const pai::job::CheckOutcome& out, const std::string& file, uint32_t line) {
+  auto hidden = out.hidden_lines.find(file);
+  if (hidden != out.hidden_lines.end() && hidden->second.count(line)) return {};
+  auto it = out.sources.find(file);
+  if (it == out.sources.end()) return {};
+  const std::string& s = it->second;
+  size_t pos = 0;
+  for (uint32_t l = 1; l < line; ++l) {
+    pos = s.find('\n', pos);
+    if (pos == std::string::npos) return {};
+    ++pos;
+  }
+  size_t end = s.find('\n', pos);
+  std::string text = s.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  return text;
+}
+
+}  // namespace
+
+int run_check(const CheckOptions& o, const Globals& g, const char* suite) {
+  auto ov = make_overrides(o.params, o.name, o.vc);
+  if (!ov) return kExitUsage;
+  size_t stdin_count = 0;
+  for (const auto& f : o.files) stdin_count += f == "-";
+  if (stdin_count > 1) {
+    print_error("'-' (stdin) can be given only once");
+    return kExitUsage;
+  }
+  pai::job::ValidateOptions vopt;
+  vopt.overrides = *ov;
+  pai::job::CheckOutcome out = pai::job::check_files(o.files, vopt);
+  const auto& all = out.diagnostics.items();
+
+  if (o.output == "json") {
+    std::printf("%s\n", pai::diag::write_json(all, out.files.size()).dump(2).c_str());
+  } else {
+    std::vector<pai::diag::Diagnostic> shown;
+    for (const auto& d : all)
+      if ((d.severity != pai::diag::Severity::Info || g.verbose) &&
+          (!g.quiet || d.severity == pai::diag::Severity::Error))
+        shown.push_back(d);
+    pai::diag::TextOptions topt;
+    topt.color = use_color(g.no_color);
+    topt.show_summary = !g.quiet;
+    topt.source_line = [&out](const std::string& file, uint32_t line) { return line_of(out, file, line); };
+    std::string text = pai::diag::write_text(shown, out.files.size(), topt);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  int rc = kExitOk;
+  if (!o.junit.empty()) {
+    std::string err = write_report_file(o.junit, pai::diag::write_junit(all, out.files, suite, o.fail_on_warn));
+    if (!err.empty()) {
+      print_error("cannot write the JUnit report: " + err);
+      rc = kExitUsage;
+    }
+  }
+  if (!o.sarif.empty()) {
+    std::string err = write_report_file(
+        o.sarif, pai::diag::write_sarif(all, pai::job::rules(), pai::kVersion, "docs/jobs.md#").dump(2) + "\n");
+    if (!err.empty()) {
+      print_error("cannot write the SARIF report: " + err);
+      rc = kExitUsage;
+    }
+  }
+  if (rc != kExitOk) return rc;
+  if (out.input_error) return kExitUsage;
+  if (out.diagnostics.has_errors()) return kExitFindings;
+  if (o.fail_on_warn && out.diagnostics.count(pai::diag::Severity::Warning) > 0) return kExitFindings;
+  return kExitOk;
+}
+
+// --- output ---------------------------------------------------------------------------
+
+std::string format_table(const Table& t) {
+  std::vector<size_t> width(t.headers.size(), 0);
+  auto display_width = [](const std::string& s) {
+    size_t w = 0;
+    for (unsigned char c : s)
+      if ((c & 0xC0) != 0x80) ++w;
+    return w;
+  };
+  for (size_t i = 0; i < t.headers.size(); ++i) width[i] = display_width(t.headers[i]);
+  for (const auto& row : t.rows)
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string l;
+    for (size_t i = 0; i < width.size(); ++i) {
+      std::string cell = i < cells.size() ? cells[i] : "";
+      l += cell;
+      if (i + 1 < width.size()) l += std::string(width[i] - display_width(cell) + 2, ' ');
+    }
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out += l + "\n";
+  };
+  line(t.headers);
+  for (const auto& r : t.rows) line(r);
+  return out;
+}
+
+void print_structured(const Json& data, const std::string& format) {
+  std::string text = format == "yaml" ? pai::util::to_yaml(data) : data.dump(2) + "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+std::string format_duration_ms(double ms) {
+  if (ms < 0 || std::isnan(ms)) return "-";
+  long s = static_cast<long>(ms / 1000);
+  if (s < 60) return std::to_string(s) + "s";
+  long m = s / 60;
+  if (m < 60) return std::to_string(m) + "m" + (s % 60 ? " " + std::to_string(s % 60) + "s" : "");
+  long h = m / 60;
+  if (h < 48) return std::to_string(h) + "h" + (m % 60 ? " " + std::to_string(m % 60) + "m" : "");
+  return std::to_string(h / 24) + "d" + (h % 24 ? " " + std::to_string(h % 24) + "h" : "");
+}
+
+std::string format_time_ms(const Json& v) {
+  if (!v.is_number()) return "-";
+  std::time_t t = static_cast<std::time_t>(v.get<double>() / 1000);
+  struct tm tm {};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+// --- clusters ------------------------------------------------------------------------
+
+void add_remote_flags(CLI::App* cmd, RemoteOptions& o, bool allow_auto) {
+  cmd->add_option("--cluster", o.cluster,
+                  allow_auto ? "Registered cluster to use, or 'auto' to pick one (default: the current cluster)"
+                             : "Registered cluster to use (default: the current cluster)")
+      ->type_name("NAME");
+  cmd->add_option("--request-timeout", o.timeout, "Seconds to wait for each request")->capture_default_str();
+}
+
+std::unique_ptr<pai::cluster::Registry> load_registry() {
+  pai::diag::List diags;
+  auto reg = std::make_unique<pai::cluster::Registry>(
+      pai::cluster::Registry::load(pai::cluster::Registry::default_paths(), diags));
+  if (!diags.empty()) {
+    pai::diag::TextOptions topt;
+    topt.color = use_color(false, 2);
+    topt.show_summary = false;
+    std::string text = pai::diag::write_text(diags.items(), 1, topt);
+    std::fwrite(text.data(), 1, text.size(), stderr);
+  }
+  if (diags.has_errors()) {
+    print_error("the cluster registry cannot be read; fix or move the file above");
+    return nullptr;
+  }
+  return reg;
+}
+
+std::optional<Connection> connect_named(const pai::cluster::Registry& reg, const std::string& name,
+                                        const RemoteOptions& o, const Globals& g) {
+  const pai::cluster::Cluster* c = reg.find(name);
+  if (!c) {
+    std::vector<std::string> names;
+    for (const auto& cl : reg.clusters()) names.push_back(cl.name);
+    std::string guess = pai::util::did_you_mean(name, names);
+    print_error("no cluster named \"" + name + "\" is registered" +
+                (guess.empty() ? std::string() : " (did you mean \"" + guess + "\"?)"));
+    std::fprintf(stderr, "%s\n",
+                 names.empty() ? "Register one with 'paictl cluster add NAME --uri URL ...'."
+                               : ("Registered: " + pai::util::join(names, ", ")).c_str());
+    return std::nullopt;
+  }
+  std::string err;
+  std::string token = pai::cluster::read_token(*c, &err);
+  if (!err.empty()) {
+    print_error("cluster " + c->name + ": " + err);
+    return std::nullopt;
+  }
+  pai::http::Options hopt;
+  hopt.timeout_s = o.timeout;
+  hopt.connect_timeout_s = std::min(10.0, o.timeout);
+  hopt.tls.ca_file = c->ca_file;
+  hopt.tls.insecure = c->insecure;
+  if (g.verbose) {
+    std::string prefix = c->name;
+    hopt.log = [prefix](const std::string& line) { std::fprintf(stderr, "paictl: %s: %s\n", prefix.c_str(), line.c_str()); };
+  }
+  Connection conn;
+  conn.cluster = std::make_shared<pai::cluster::Cluster>(*c);
+  conn.http = std::make_shared<pai::http::CurlClient>(hopt);
+  conn.api = std::make_shared<pai::api::Client>(*conn.http, c->rest_server.empty() ? c->uri : c->rest_server, token);
+  return conn;
+}
+
+std::optional<Connection> connect(const pai::cluster::Registry& reg, const RemoteOptions& o, const Globals& g) {
+  std::string name = o.cluster;
+  if (name.empty()) name = reg.current();
+  if (name.empty()) {
+    if (reg.clusters().empty())
+      print_error("no cluster is registered; add one with 'paictl cluster add NAME --uri URL --user USER --password-stdin'");
+    else
+      print_error("no current cluster: pass --cluster NAME or run 'paictl cluster use NAME'");
+    return std::nullopt;
+  }
+  return connect_named(reg, name, o, g);
+}
+
+int report_api_error(const std::string& cluster, const std::string& doing, const pai::api::Error& e) {
+  print_error(cluster + ": " + doing + ": " + e.summary());
+  for (const auto& d : e.details) std::fprintf(stderr, "  - %s\n", d.c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
+  if (e.kind == pai::api::Error::Kind::Http && (e.status == 400 || e.status == 409 || e.status == 404 ||
+                                                e.status == 403 || e.status == 413))
+    return kExitUsage;
+  return kExitRemote;
+}
+
+std::optional<std::pair<std::string, std::string>> parse_job_id(const std::string& id, const Connection& c) {
+  size_t t = id.find('~');
+  std::string user = t == std::string::npos ? c.cluster->user : id.substr(0, t);
+  std::string name = t == std::string::npos ? id : id.substr(t + 1);
+  if (user.empty() || name.empty()) {
+    print_error("a job is named USER~NAME (or NAME for your own jobs), got \"" + id + "\"");
+    return std::nullopt;
+  }
+  return std::make_pair(user, name);
+}
+
+// --- waiting --------------------------------------------------------------------------
+
+void add_wait_flags(CLI::App* cmd, WaitOptions& o, const char* prefix) {
+  std::string p = prefix;
+  cmd->add_option("--" + p + "interval", o.interval, "Seconds between two looks at the job")
+      ->check(CLI::Range(0.05, 3600.0))
+      ->capture_default_str();
+  cmd->add_option("--" + p + "timeout", o.timeout, "Give up after this many seconds (exit 4); 0 waits forever")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+}
+
+int wait_for_job(const Connection& c, const std::string& user, const std::string& name, const WaitOptions& o,
+                 const Globals& g) {
+  const std::string id = pai::api::job_id(user, name);
+  auto start = std::chrono::steady_clock::now();
+  std::string last;
+  bool progress = (is_tty(2) || g.verbose) && !g.quiet;
+  while (true) {
+    auto r = c.api->get_job(user, name);
+    if (!r.ok()) return report_api_error(c.cluster->name, "reading job " + id, *r.error);
+    const Json status = r->contains("jobStatus") ? Json((*r)["jobStatus"]) : Json::object();
+    std::string state = status.value("state", std::string("UNKNOWN"));
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (state != last && progress)
+      std::fprintf(stderr, "paictl: %s: %s%s (after %s)\n", id.c_str(), last.empty() ? "" : (last + " -> ").c_str(),
+                   state.c_str(), format_duration_ms(elapsed * 1000).c_str());
+    last = state;
+    if (state == "SUCCEEDED" || state == "FAILED" || state == "STOPPED") {
+      Json exit = status.contains("appExitCode") ? Json(status["appExitCode"]) : Json(nullptr);
+      if (o.output == "table") {
+        if (!g.quiet) {
+          std::string line = id + " " + state;
+          if (exit.is_number()) line += " (exit code " + exit.dump() + ")";
+          std::printf("%s\n", line.c_str());
+        }
+      } else {
+        print_structured(Json{{"cluster", c.cluster->name}, {"job", id}, {"state", state}, {"exitCode", exit}},
+                         o.output);
+      }
+      return state == "SUCCEEDED" ? kExitOk : kExitFindings;
+    }
+    if (o.timeout > 0 && elapsed + o.interval > o.timeout) {
+      print_error(id + " is still " + state + " after " + format_duration_ms(o.timeout * 1000) + " (--timeout)");
+      return kExitWaitTimeout;
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.interval));
+  }
+}
+
+}  // namespace paictl::jobcli

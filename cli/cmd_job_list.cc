@@ -1,0 +1,164 @@
+// paictl job list [--cluster NAME | --all-clusters] [--state S] [--user U]
+
+#include <cstdio>
+#include <ctime>
+#include <future>
+
+#include <CLI/CLI.hpp>
+
+#include "api/client.h"
+#include "app.h"
+#include "cluster/registry.h"
+#include "cmd_job_common.h"
+#include "exit_codes.h"
+#include "output.h"
+#include "util/strings.h"
+
+namespace paictl {
+
+namespace {
+
+struct ListOptions {
+  jobcli::RemoteOptions remote;
+  bool all_clusters = false;
+  std::string state;
+  std::string user;
+  bool all_users = false;
+  std::string vc;
+  std::string keyword;
+  int limit = 100;
+  std::string output = "table";
+};
+
+const char* kStates[] = {"WAITING", "RUNNING", "STOPPING", "STOPPED", "SUCCEEDED", "FAILED", "UNKNOWN"};
+
+int run(const ListOptions& o, const Globals& g) {
+  std::string states;
+  for (auto s : pai::util::split(o.state, ',')) {
+    std::string up;
+    for (char c : pai::util::trim(s)) up += static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
+    if (up.empty()) continue;
+    bool ok = false;
+    for (const char* k : kStates) ok |= up == k;
+    if (!ok) {
+      print_error("unknown state \"" + std::string(s) +
+                  "\"; states are WAITING, RUNNING, STOPPING, STOPPED, SUCCEEDED, FAILED, UNKNOWN");
+      return kExitUsage;
+    }
+    states += (states.empty() ? "" : ",") + up;
+  }
+  if (o.all_clusters && !o.remote.cluster.empty()) {
+    print_error("give --cluster or --all-clusters, not both");
+    return kExitUsage;
+  }
+  auto reg = jobcli::load_registry();
+  if (!reg) return kExitUsage;
+  std::vector<jobcli::Connection> conns;
+  if (o.all_clusters) {
+    for (const auto& c : reg->clusters()) {
+      auto conn = jobcli::connect_named(*reg, c.name, o.remote, g);
+      if (!conn) return kExitUsage;
+      conns.push_back(*conn);
+    }
+    if (conns.empty()) {
+      print_error("no cluster is registered");
+      return kExitUsage;
+    }
+  } else {
+    auto conn = jobcli::connect(*reg, o.remote, g);
+    if (!conn) return kExitUsage;
+    conns.push_back(*conn);
+  }
+  // Every cluster at the same time.
+  std::vector<std::future<pai::api::Result<pai::api::Json>>> futures;
+  for (const auto& c : conns) {
+    pai::api::JobFilter f;
+    f.username = o.all_users ? "" : (o.user.empty() ? c.cluster->user : o.user);
+    f.state = states;
+    f.vc = o.vc;
+    f.keyword = o.keyword;
+    f.limit = o.limit;
+    futures.push_back(std::async(std::launch::async, [c, f]() { return c.api->list_jobs(f); }));
+  }
+  int rc = kExitOk;
+  jobcli::Json all = jobcli::Json::array();
+  jobcli::Table t{{}, {}};
+  if (o.all_clusters) t.headers.push_back("CLUSTER");
+  for (const char* h : {"JOB", "STATE", "VC", "GPUS", "TASKS", "RETRIES", "SUBMITTED", "DURATION"})
+    t.headers.push_back(h);
+  for (size_t i = 0; i < conns.size(); ++i) {
+    auto r = futures[i].get();
+    if (!r.ok()) {
+      jobcli::report_api_error(conns[i].cluster->name, "listing jobs", *r.error);
+      rc = kExitRemote;
+      continue;
+    }
+    if (!r->is_array()) continue;
+    for (const auto& j : *r) {
+      jobcli::Json item = jobcli::Json::parse(j.dump());
+      item["cluster"] = conns[i].cluster->name;
+      all.push_back(item);
+      std::vector<std::string> row;
+      if (o.all_clusters) row.push_back(conns[i].cluster->name);
+      row.push_back(j.value("username", std::string("?")) + "~" + j.value("name", std::string("?")));
+      row.push_back(j.value("state", std::string("?")));
+      row.push_back(j.value("virtualCluster", std::string("-")));
+      row.push_back(j.contains("totalGpuNumber") ? j["totalGpuNumber"].dump() : "-");
+      row.push_back(j.contains("totalTaskNumber") ? j["totalTaskNumber"].dump() : "-");
+      row.push_back(j.contains("retries") ? j["retries"].dump() : "-");
+      row.push_back(jobcli::format_time_ms(j.contains("submissionTime") ? jobcli::Json::parse(j["submissionTime"].dump())
+                                                                           : jobcli::Json(nullptr)));
+      double start = j.contains("launchedTime") && j["launchedTime"].is_number() ? j["launchedTime"].get<double>()
+                     : j.contains("createdTime") && j["createdTime"].is_number() ? j["createdTime"].get<double>()
+                                                                                : -1;
+      double end = j.contains("completedTime") && j["completedTime"].is_number()
+                       ? j["completedTime"].get<double>()
+                       : static_cast<double>(std::time(nullptr)) * 1000;
+      row.push_back(start < 0 ? "-" : jobcli::format_duration_ms(end - start));
+      t.rows.push_back(row);
+    }
+  }
+  if (o.output == "table") {
+    if (t.rows.empty()) {
+      if (rc == kExitOk) std::fprintf(stderr, "No jobs.\n");
+    } else {
+      std::string s = jobcli::format_table(t);
+      std::fwrite(s.data(), 1, s.size(), stdout);
+    }
+  } else {
+    jobcli::print_structured(all, o.output);
+  }
+  return rc;
+}
+
+void add_job_list(CLI::App& parent, Globals& g) {
+  auto o = std::make_shared<ListOptions>();
+  CLI::App* cmd = parent.add_subcommand("list", "List jobs of one cluster or of all registered clusters");
+  jobcli::add_remote_flags(cmd, o->remote);
+  cmd->add_flag("--all-clusters", o->all_clusters, "Ask every registered cluster (at the same time)");
+  cmd->add_option("--state", o->state, "Only jobs in these states (comma list, e.g. RUNNING,WAITING)");
+  cmd->add_option("--user", o->user, "Only jobs of this user (default: your user on each cluster)");
+  cmd->add_flag("--all-users", o->all_users, "Jobs of every user");
+  cmd->add_option("--vc", o->vc, "Only jobs in this virtual cluster");
+  cmd->add_option("--keyword", o->keyword, "Only jobs whose name, user or VC contains this text");
+  cmd->add_option("--limit", o->limit, "At most this many jobs per cluster, newest first")
+      ->check(CLI::Range(1, 50000))
+      ->capture_default_str();
+  cmd->add_option("-o,--output", o->output, "Output format")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->capture_default_str();
+  cmd->footer(
+      "EXIT STATUS:\n"
+      "  0 ok, 2 bad usage, 3 a cluster failed (the others are still listed)\n\n"
+      "EXAMPLES:\n"
+      "  paictl job list\n"
+      "  paictl job list --all-clusters --state RUNNING,WAITING\n"
+      "  paictl job list --cluster lab --all-users --vc research -o json\n");
+  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+}
+
+}  // namespace
+
+static Registrar registrar({{"job", "list"}, "List jobs of one or all registered clusters", 43, add_job_list});
+
+}  // namespace paictl

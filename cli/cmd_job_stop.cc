@@ -1,0 +1,73 @@
+// paictl job stop JOB...
+
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "api/client.h"
+#include "app.h"
+#include "cluster/registry.h"
+#include "cmd_job_common.h"
+#include "exit_codes.h"
+#include "output.h"
+
+namespace paictl {
+
+namespace {
+
+struct StopOptions {
+  std::vector<std::string> jobs;
+  jobcli::RemoteOptions remote;
+  bool wait = false;
+  jobcli::WaitOptions wait_opts;
+};
+
+int run(const StopOptions& o, const Globals& g) {
+  auto reg = jobcli::load_registry();
+  if (!reg) return kExitUsage;
+  auto conn = jobcli::connect(*reg, o.remote, g);
+  if (!conn) return kExitUsage;
+  int rc = kExitOk;
+  for (const auto& id : o.jobs) {
+    auto parsed = jobcli::parse_job_id(id, *conn);
+    if (!parsed) return kExitUsage;
+    auto r = conn->api->set_execution_type(parsed->first, parsed->second, "STOP");
+    std::string full = pai::api::job_id(parsed->first, parsed->second);
+    if (!r.ok()) {
+      int e = jobcli::report_api_error(conn->cluster->name, "stopping " + full, *r.error);
+      rc = rc == kExitOk ? e : rc;
+      continue;
+    }
+    if (!g.quiet) std::printf("%s: stop requested on %s\n", full.c_str(), conn->cluster->name.c_str());
+    if (o.wait) {
+      int w = jobcli::wait_for_job(*conn, parsed->first, parsed->second, o.wait_opts, g);
+      // A stopped job is what was asked for.
+      if (w != kExitOk && w != kExitFindings) rc = w;
+    }
+  }
+  return rc;
+}
+
+void add_job_stop(CLI::App& parent, Globals& g) {
+  auto o = std::make_shared<StopOptions>();
+  CLI::App* cmd = parent.add_subcommand("stop", "Stop jobs (PUT executionType STOP)");
+  cmd->add_option("JOB", o->jobs, "USER~NAME, or NAME for your own job")->required()->expected(1, -1);
+  jobcli::add_remote_flags(cmd, o->remote);
+  cmd->add_flag("--wait", o->wait, "Wait until the job has ended");
+  jobcli::add_wait_flags(cmd, o->wait_opts, "wait-");
+  cmd->footer(
+      "Only the job's owner or an administrator may stop it.\n\n"
+      "EXIT STATUS:\n"
+      "  0 stop requested, 2 unknown job or not allowed, 3 the cluster failed\n\n"
+      "EXAMPLES:\n"
+      "  paictl job stop pytorch_mnist\n"
+      "  paictl job stop alice~run-41 alice~run-42 --cluster lab\n"
+      "  paictl job stop run-43 --wait --wait-interval 2\n");
+  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+}
+
+}  // namespace
+
+static Registrar registrar({{"job", "stop"}, "Stop jobs", 45, add_job_stop});
+
+}  // namespace paictl

@@ -1,0 +1,285 @@
+// paictl job submit FILE [--cluster NAME|auto] [--vc VC] [--name N] [--param k=v] [--dry-run] [--wait]
+
+#include <cmath>
+#include <cstdio>
+#include <future>
+
+#include <CLI/CLI.hpp>
+
+#include "api/client.h"
+#include "app.h"
+#include "cluster/registry.h"
+#include "cmd_job_common.h"
+#include "diag/report.h"
+#include "exit_codes.h"
+#include "job/emit.h"
+#include "job/placement.h"
+#include "job/validate.h"
+#include "output.h"
+#include "util/strings.h"
+
+namespace paictl {
+
+namespace {
+
+struct SubmitOptions {
+  std::string file;
+  jobcli::RemoteOptions remote;
+  std::vector<std::string> params;
+  std::string name;
+  std::string vc;
+  bool export_params = false;
+  bool dry_run = false;
+  bool wait = false;
+  jobcli::WaitOptions wait_opts;
+  std::string output = "table";
+};
+
+std::string n0(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, std::fabs(v - std::round(v)) < 1e-9 ? "%.0f" : "%.1f", v);
+  return buf;
+}
+
+jobcli::Json evaluation_json(const pai::job::Evaluation& e) {
+  jobcli::Json checks = jobcli::Json::array();
+  for (const auto& c : e.checks) checks.push_back({{"check", c.name}, {"ok", c.ok}, {"detail", c.detail}});
+  return {{"cluster", e.cluster},
+          {"rank", e.rank ? jobcli::Json(e.rank) : jobcli::Json(nullptr)},
+          {"decision", e.eligible ? "kept" : "dropped"},
+          {"fitsNow", e.fits_now},
+          {"free", {{"gpu", e.free.gpu}, {"cpu", e.free.cpu}, {"memoryMB", e.free.memory_mb}}},
+          {"preference", e.preference >= 0 ? jobcli::Json(e.preference + 1) : jobcli::Json(nullptr)},
+          {"reason", e.reason},
+          {"checks", checks}};
+}
+
+std::string decision_table(const std::vector<pai::job::Evaluation>& evs, const std::string& vc) {
+  jobcli::Table t{{"RANK", "CLUSTER", "VC", "DECISION", "FREE GPU", "FREE CPU", "FREE MEM GiB", "PREF", "REASON"}, {}};
+  for (const auto& e : evs)
+    t.rows.push_back({e.rank ? std::to_string(e.rank) : "-", e.cluster, vc, e.eligible ? "kept" : "dropped",
+                      e.checks.size() > 1 ? n0(e.free.gpu) : "-", e.checks.size() > 1 ? n0(e.free.cpu) : "-",
+                      e.checks.size() > 1 ? n0(e.free.memory_mb / 1024) : "-",
+                      e.preference >= 0 ? std::to_string(e.preference + 1) : "-", e.reason});
+  return jobcli::format_table(t);
+}
+
+std::string checks_table(const pai::job::Evaluation& e) {
+  jobcli::Table t{{"CHECK", "RESULT", "DETAIL"}, {}};
+  for (const auto& c : e.checks) t.rows.push_back({c.name, c.ok ? "ok" : "FAILED", c.detail});
+  return jobcli::format_table(t);
+}
+
+int run(const SubmitOptions& o, const Globals& g) {
+  auto ov = jobcli::make_overrides(o.params, o.name, o.vc);
+  if (!ov) return kExitUsage;
+  ov->export_params = o.export_params;
+  if (o.wait && o.dry_run) {
+    print_error("--wait and --dry-run exclude each other");
+    return kExitUsage;
+  }
+
+  // 1. The file, checked as the server would.
+  pai::job::JobFile f = pai::job::JobFile::load(o.file);
+  if (!f.read_error.empty()) {
+    print_error("cannot read " + o.file + ": " + f.read_error);
+    return kExitUsage;
+  }
+  {
+    pai::diag::List diags;
+    pai::job::ValidateOptions vo;
+    vo.overrides = *ov;
+    pai::job::validate(f, diags, vo);
+    diags.sort({f.path});
+    std::vector<pai::diag::Diagnostic> shown;
+    for (const auto& d : diags.items())
+      if (d.severity == pai::diag::Severity::Error || (d.severity == pai::diag::Severity::Warning && !g.quiet) ||
+          g.verbose)
+        shown.push_back(d);
+    if (!shown.empty()) {
+      pai::diag::TextOptions topt;
+      topt.color = use_color(g.no_color, 2);
+      topt.show_summary = false;
+      std::string text = pai::diag::write_text(shown, 1, topt);
+      std::fwrite(text.data(), 1, text.size(), stderr);
+    }
+    if (diags.has_errors()) {
+      print_error(o.file + " has errors; the server would refuse it. Nothing was sent.");
+      return kExitUsage;
+    }
+  }
+  const std::string body = pai::job::submission_body(f, *ov);
+  if (body.size() > pai::job::kMaxBodyBytes) {
+    print_error("the job is " + std::to_string(body.size()) + " bytes; the server accepts at most " +
+                std::to_string(pai::job::kMaxBodyBytes));
+    return kExitUsage;
+  }
+  pai::job::JobRequest req = pai::job::request_of(f, *ov);
+
+  // 2. The clusters to consider.
+  auto reg = jobcli::load_registry();
+  if (!reg) return kExitUsage;
+  const bool automatic = o.remote.cluster == "auto";
+  std::vector<jobcli::Connection> conns;
+  std::vector<pai::job::ClusterFacts> facts;
+  if (automatic) {
+    if (reg->clusters().empty()) {
+      print_error("--cluster auto: no cluster is registered");
+      return kExitUsage;
+    }
+    for (const auto& c : reg->clusters()) {
+      auto conn = jobcli::connect_named(*reg, c.name, o.remote, g);
+      if (!conn) {
+        pai::job::ClusterFacts bad;
+        bad.cluster = c.name;
+        pai::api::Error e;
+        e.kind = pai::api::Error::Kind::Transport;
+        e.message = "cannot use its credentials";
+        bad.error = e;
+        facts.push_back(bad);
+        continue;
+      }
+      conns.push_back(*conn);
+    }
+  } else {
+    auto conn = jobcli::connect(*reg, o.remote, g);
+    if (!conn) return kExitUsage;
+    conns.push_back(*conn);
+  }
+
+  // 3. What each cluster says, asked at the same time.
+  std::vector<std::future<pai::job::ClusterFacts>> futures;
+  for (const auto& c : conns)
+    futures.push_back(std::async(std::launch::async, [c, &req]() {
+      return pai::job::gather_facts(*c.api, c.cluster->name, c.cluster->user, req);
+    }));
+  for (auto& fu : futures) facts.push_back(fu.get());
+  if (!automatic && facts[0].error)
+    return jobcli::report_api_error(facts[0].cluster, "checking the job against the cluster", *facts[0].error);
+  std::vector<pai::job::Evaluation> evs = pai::job::rank_clusters(req, facts, reg->preference());
+  const pai::job::Evaluation* chosen = !evs.empty() && evs.front().eligible ? &evs.front() : nullptr;
+  const jobcli::Connection* target = nullptr;
+  if (chosen)
+    for (const auto& c : conns)
+      if (c.cluster->name == chosen->cluster) target = &c;
+
+  std::string request_line = "job needs " + n0(static_cast<double>(req.total_gpu())) + " GPU, " +
+                             n0(static_cast<double>(req.total_cpu())) + " CPU, " +
+                             n0(static_cast<double>(req.total_memory_mb()) / 1024) + " GiB in VC " +
+                             req.virtual_cluster;
+
+  // 4. --dry-run: the decision and the request, secrets masked; nothing is sent.
+  if (o.dry_run) {
+    std::string masked = pai::job::emit_job(f, *ov, /*mask_secrets=*/true);
+    if (o.output == "table") {
+      std::string out = request_line + "\n\n";
+      out += automatic ? decision_table(evs, req.virtual_cluster) : checks_table(evs.front());
+      out += "\n";
+      if (target) {
+        out += "would submit " + pai::api::job_id(target->cluster->user, req.name) + " to " + target->cluster->name +
+               ": POST " + target->api->base() + "/api/v2/jobs (Content-Type: text/yaml, " +
+               std::to_string(body.size()) + " bytes)\n";
+        out += "--- body (secrets masked) ---\n" + masked;
+        if (!masked.empty() && masked.back() != '\n') out += "\n";
+      } else {
+        out += "no cluster can take this job\n";
+      }
+      std::fwrite(out.data(), 1, out.size(), stdout);
+    } else {
+      jobcli::Json j = jobcli::Json::object();
+      j["request"] = {{"gpu", req.total_gpu()},
+                      {"cpu", req.total_cpu()},
+                      {"memoryMB", req.total_memory_mb()},
+                      {"virtualCluster", req.virtual_cluster}};
+      jobcli::Json d = jobcli::Json::array();
+      for (const auto& e : evs) d.push_back(evaluation_json(e));
+      j["decision"] = d;
+      j["target"] = target ? jobcli::Json(target->cluster->name) : jobcli::Json(nullptr);
+      if (target)
+        j["http"] = {{"method", "POST"},
+                     {"url", target->api->base() + "/api/v2/jobs"},
+                     {"contentType", "text/yaml"},
+                     {"bytes", body.size()},
+                     {"body", masked}};
+      jobcli::print_structured(j, o.output);
+    }
+    return target ? kExitOk : kExitUsage;
+  }
+
+  if (!target) {
+    std::string out = request_line + "\n\n" + (automatic ? decision_table(evs, req.virtual_cluster) : checks_table(evs.front()));
+    std::fwrite(out.data(), 1, out.size(), stderr);
+    print_error(automatic ? "no registered cluster can take this job (see the reasons above); nothing was sent"
+                          : evs.front().cluster + " cannot take this job: " + evs.front().reason + "; nothing was sent");
+    return kExitUsage;
+  }
+  if (automatic && !g.quiet)
+    std::fprintf(stderr, "paictl: --cluster auto chose %s: %s\n", target->cluster->name.c_str(), chosen->reason.c_str());
+  if (g.verbose && automatic) {
+    std::string t = decision_table(evs, req.virtual_cluster);
+    std::fwrite(t.data(), 1, t.size(), stderr);
+  }
+
+  // 5. Send.
+  auto r = target->api->submit_job(body);
+  const std::string id = pai::api::job_id(target->cluster->user, req.name);
+  if (!r.ok()) return jobcli::report_api_error(target->cluster->name, "submitting " + id, *r.error);
+  if (o.output == "table") {
+    if (!g.quiet) std::printf("%s submitted to %s (VC %s)\n", id.c_str(), target->cluster->name.c_str(),
+                              req.virtual_cluster.c_str());
+  } else if (!o.wait) {
+    jobcli::print_structured({{"cluster", target->cluster->name},
+                              {"job", id},
+                              {"user", target->cluster->user},
+                              {"name", req.name},
+                              {"virtualCluster", req.virtual_cluster},
+                              {"message", *r}},
+                             o.output);
+  }
+  if (!o.wait) return kExitOk;
+  jobcli::WaitOptions w = o.wait_opts;
+  w.output = o.output;
+  return jobcli::wait_for_job(*target, target->cluster->user, req.name, w, g);
+}
+
+void add_job_submit(CLI::App& parent, Globals& g) {
+  auto o = std::make_shared<SubmitOptions>();
+  CLI::App* cmd = parent.add_subcommand("submit", "Check a job against the cluster, then submit it");
+  cmd->add_option("FILE", o->file, "Job protocol v2 file ('-' reads stdin)")->required();
+  jobcli::add_remote_flags(cmd, o->remote, /*allow_auto=*/true);
+  cmd->add_option("--vc", o->vc, "Virtual cluster (replaces defaults.virtualCluster)");
+  cmd->add_option("--name", o->name, "Job name (replaces name:)");
+  cmd->add_option("--param", o->params, "Set parameter NAME (repeatable; quote to force a string)")
+      ->type_name("NAME=VALUE");
+  cmd->add_flag("--export-params", o->export_params,
+                "Start each task role's commands with 'export NAME=value' for every parameter");
+  cmd->add_flag("--dry-run", o->dry_run, "Check and show what would be sent (secrets masked); send nothing");
+  cmd->add_flag("--wait", o->wait, "Wait for the job to end; the exit code follows its outcome");
+  jobcli::add_wait_flags(cmd, o->wait_opts, "wait-");
+  cmd->add_option("-o,--output", o->output, "Output format")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->capture_default_str();
+  cmd->footer(
+      "Before sending, paictl validates the file and asks the cluster: the VC exists and you may use it, the\n"
+      "SKU types exist and the resources fit them, the storages exist, the name is free. With --cluster auto\n"
+      "it asks every registered cluster at once, keeps those that can run the job, and ranks them: enough\n"
+      "free resources now first, then 'paictl cluster prefer' order, then headroom. The file is sent as it\n"
+      "is unless --name, --vc, --param or --export-params change it.\n\n"
+      "EXIT STATUS:\n"
+      "  0 submitted (with --wait: the job succeeded), 1 with --wait: the job failed or was stopped,\n"
+      "  2 invalid job, or no cluster can take it, 3 a cluster failed, 4 --wait-timeout expired\n\n"
+      "EXAMPLES:\n"
+      "  paictl job submit examples/jobs/pytorch-mnist.yaml --cluster lab\n"
+      "  paictl job submit job.yaml --cluster auto --dry-run\n"
+      "  paictl job submit job.yaml --name run-42 --param lr=0.01 --wait\n");
+  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+}
+
+}  // namespace
+
+static Registrar registrar({{"job", "submit"},
+                            "Check a job against a cluster (or pick one with --cluster auto) and submit it",
+                            42,
+                            add_job_submit});
+
+}  // namespace paictl

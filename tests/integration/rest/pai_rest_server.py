@@ -1,0 +1,599 @@
+#!/usr/bin/env python3
+"""A test double of the OpenPAI rest-server (REST API v2) on loopback.
+
+It follows the documented contract of microsoft/pai src/rest-server (routes/v2,
+controllers/v2, the swagger in docs/swagger.yaml): the same paths, status codes,
+error bodies ({code, message}), and job life cycle, with the state of a small
+cluster (users, virtual clusters, SKU types, storages, jobs) read from a JSON
+scenario file. It is not the real server: job validation is reduced to what
+the tests need (one YAML document, required keys, VC permission, storages,
+unique names); paictl's own validator is tested on its own.
+
+For tests it also:
+  * records every request (method, path, query, headers, body) and returns
+    them from GET /__control/requests (POST /__control/reset clears them);
+  * answers chosen requests with a chosen status, body, Retry-After, delay, or
+    a dropped connection (POST /__control/fail);
+  * lets a test set the states a job goes through (POST /__control/jobs/ID);
+  * acts as an HTTP proxy when a request has an absolute URL (the proxy test).
+
+Usage: pai_rest_server.py --scenario S.json --port-file F [--port 0]
+       [--prefix /rest-server] [--name NAME] [--tls-cert C --tls-key K]
+The chosen port is written to --port-file once the server listens.
+"""
+
+import argparse
+import base64
+import hashlib
+import json
+import os
+import re
+import secrets as pysecrets
+import signal
+import socket
+import ssl
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import yaml
+
+STATES = ["WAITING", "RUNNING", "STOPPING", "STOPPED", "SUCCEEDED", "FAILED", "UNKNOWN"]
+NAME_RE = re.compile(r"^[a-zA-Z0-9_-]+$")
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class State:
+    """The cluster as the server sees it. All access holds `lock`."""
+
+    def __init__(self, scenario, name):
+        self.lock = threading.Lock()
+        self.name = name
+        self.version = scenario.get("version", "v1.8.0")
+        self.authn = scenario.get("authnMethod", "basic")
+        self.users = scenario.get("users", {})
+        self.vcs = scenario.get("virtualClusters", {})
+        self.skus = scenario.get("skuTypes", {})  # {vc: {sku: {cpu, memory, gpu}}}
+        self.storages = scenario.get("storages", {})  # {user: [name, ...]}
+        self.default_plan = scenario.get("jobPlan", ["WAITING", "RUNNING", "SUCCEEDED"])
+        self.tokens = {}  # token -> username
+        for user, info in self.users.items():
+            for t in info.get("tokens", []):
+                self.tokens[t] = user
+        self.jobs = {}  # "user~name" -> job dict
+        for j in scenario.get("jobs", []):
+            self._add_job(j["user"], j["name"], j.get("vc", "default"), j.get("plan", [j.get("state", "RUNNING")]),
+                          {"tr": 1}, j.get("config", ""), j.get("gpus", 1), j.get("submissionTime"))
+        self.requests = []
+        self.faults = []
+        self.log_text = scenario.get("logText", "line 1\nline 2\nepoch 1 loss 0.5\nepoch 2 loss 0.25\ndone\n")
+
+    def issue_token(self, user, application=False):
+        header = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+        payload = b64url(json.dumps({"username": user, "application": application, "iat": int(time.time())}).encode())
+        token = header + "." + payload + "." + b64url(pysecrets.token_bytes(24))
+        self.tokens[token] = user
+        return token
+
+    def _add_job(self, user, name, vc, plan, task_roles, config, gpus, submitted=None):
+        now = int(time.time() * 1000)
+        self.jobs[user + "~" + name] = {
+            "user": user, "name": name, "vc": vc, "plan": list(plan), "step": 0,
+            "taskRoles": task_roles, "config": config, "tags": [], "gpus": gpus,
+            "submissionTime": submitted or now, "executionType": "START", "exitCode": None,
+            "retries": 0, "stopRequested": False,
+        }
+
+    def state_of(self, job):
+        return job["plan"][min(job["step"], len(job["plan"]) - 1)]
+
+    def advance(self, job):
+        if job["step"] < len(job["plan"]) - 1:
+            job["step"] += 1
+
+
+def error_body(code, message):
+    return json.dumps({"code": code, "message": message}).encode()
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "pai-rest-test/1"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):  # quiet; requests are recorded instead
+        pass
+
+    # --- plumbing ------------------------------------------------------------
+    @property
+    def st(self):
+        return self.server.state
+
+    def _body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n > 0 else b""
+
+    def _send(self, status, body=b"", ctype="application/json; charset=utf-8", headers=None):
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body).encode()
+        elif isinstance(body, str):
+            body = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _error(self, status, code, message):
+        self._send(status, error_body(code, message))
+
+    def _user(self):
+        """The signed-in user, or None after answering 401."""
+        auth = self.headers.get("Authorization")
+        if not auth:
+            self._error(401, "UnauthorizedUserError", "Guest is not allowed to do this operation.")
+            return None
+        parts = auth.split(" ", 1)
+        user = None
+        if len(parts) == 2 and parts[0].lower() == "bearer":
+            user = self.st.tokens.get(parts[1])
+        elif len(parts) == 2 and parts[0].lower() == "basic":
+            try:
+                u, t = base64.b64decode(parts[1]).decode().split(":", 1)
+                user = u if self.st.tokens.get(t) == u else None
+            except Exception:  # noqa: BLE001 - any malformed header is an invalid token
+                user = None
+        if not user:
+            self._error(401, "UnauthorizedUserError", "Your token is invalid.")
+            return None
+        return user
+
+    def _is_admin(self, user):
+        return bool(self.st.users.get(user, {}).get("admin", False))
+
+    def _handle(self):
+        raw_path = self.path
+        body = self._body()
+        # Proxy requests carry an absolute URL.
+        if raw_path.startswith("http://") or raw_path.startswith("https://"):
+            with self.st.lock:
+                self.st.requests.append({"method": self.command, "path": raw_path, "query": {},
+                                         "headers": {k.lower(): v for k, v in self.headers.items()},
+                                         "body": body.decode("utf-8", "replace"), "proxied": True})
+            self._send(200, {"proxied": True, "url": raw_path, "name": "PAI RESTful API", "version": "proxy",
+                             "launcherType": "k8s", "authnMethod": "basic"})
+            return
+        url = urllib.parse.urlsplit(raw_path)
+        path = urllib.parse.unquote(url.path)
+        query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()}
+        if path.startswith("/__control/"):
+            return self._control(path, query, body)
+        with self.st.lock:
+            self.st.requests.append({"method": self.command, "path": path, "query": query,
+                                     "headers": {k.lower(): v for k, v in self.headers.items()},
+                                     "body": body.decode("utf-8", "replace")})
+            fault = None
+            for f in self.st.faults:
+                if f["count"] != 0 and (f.get("method") in (None, self.command)) and re.search(f["path"], path):
+                    f["count"] -= 1
+                    fault = dict(f)
+                    break
+        if fault:
+            if fault.get("delayMs"):
+                time.sleep(fault["delayMs"] / 1000.0)
+            if fault.get("close"):
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                return
+            if fault.get("status"):
+                headers = {}
+                if fault.get("retryAfter") is not None:
+                    headers["Retry-After"] = str(fault["retryAfter"])
+                if "text" in fault:
+                    self._send(fault["status"], fault["text"], fault.get("contentType", "text/plain"), headers)
+                else:
+                    self._send(fault["status"], error_body(fault.get("code", "UnknownError"),
+                                                           fault.get("message", "injected failure")),
+                               headers=headers)
+                return
+        prefix = self.server.prefix
+        if path.startswith("/log-manager/"):
+            return self._log_content(path, query)
+        if prefix and not path.startswith(prefix + "/"):
+            self._send(404, "<html><body><h1>404 Not Found</h1><hr>nginx</body></html>", "text/html")
+            return
+        api = path[len(prefix):]
+        try:
+            self._route(api, query, body)
+        except BrokenPipeError:
+            pass
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _handle
+
+    # --- control API ------------------------------------------------------------
+    def _control(self, path, query, body):
+        data = json.loads(body or b"{}")
+        st = self.st
+        with st.lock:
+            if path == "/__control/requests":
+                return self._send(200, st.requests)
+            if path == "/__control/reset":
+                st.requests.clear()
+                st.faults.clear()
+                return self._send(200, {"ok": True})
+            if path == "/__control/fail":
+                data.setdefault("count", 1)
+                st.faults.append(data)
+                return self._send(200, {"ok": True})
+            if path.startswith("/__control/jobs/"):
+                job = st.jobs.get(path[len("/__control/jobs/"):])
+                if not job:
+                    return self._send(404, {"error": "no such job"})
+                if "plan" in data:
+                    job["plan"] = data["plan"]
+                    job["step"] = 0
+                if "exitCode" in data:
+                    job["exitCode"] = data["exitCode"]
+                if "retries" in data:
+                    job["retries"] = data["retries"]
+                return self._send(200, {"ok": True, "job": {k: v for k, v in job.items() if k != "config"}})
+            if path == "/__control/state":
+                return self._send(200, {"jobs": list(st.jobs.keys()), "tokens": len(st.tokens)})
+        self._send(404, {"error": "unknown control path"})
+
+    # --- REST API v2 ------------------------------------------------------------
+    def _route(self, api, query, body):
+        m = self.command
+        st = self.st
+        if api == "/api/v2/info":
+            return self._send(200, {"name": "PAI RESTful API", "version": st.version, "launcherType": "k8s",
+                                    "authnMethod": st.authn})
+        if api == "/api/v2/authn/info":
+            return self._send(200, {"authn_type": st.authn, "loginURI": "/api/v2/authn/basic/login",
+                                    "loginURIMethod": "post"})
+        if api == "/api/v2/authn/basic/login" and m == "POST":
+            form = {k: v[-1] for k, v in urllib.parse.parse_qs(body.decode()).items()}
+            user, password = form.get("username", ""), form.get("password", "")
+            if not user or not password:
+                return self._error(400, "InvalidParametersError", '"username" and "password" are required')
+            with st.lock:
+                info = st.users.get(user)
+                if info is None:
+                    return self._error(400, "NoUserError", "User %s is not found." % user)
+                if info.get("password") != password:
+                    return self._error(400, "IncorrectPasswordError", "Password is incorrect.")
+                token = st.issue_token(user)
+            return self._send(200, {"token": token, "user": user, "admin": bool(info.get("admin")),
+                                    "hasGitHubPAT": False})
+        if not api.startswith("/api/v2/"):
+            return self._error(404, "NoApiError", "API %s is not found." % self.path)
+
+        user = self._user()
+        if user is None:
+            return
+        mu = re.match(r"^/api/v2/users/([^/]+)$", api)
+        if mu and m == "GET":
+            name = mu.group(1)
+            with st.lock:
+                info = st.users.get(name)
+                if info is None:
+                    return self._error(404, "NoUserError", "User %s is not found." % name)
+                return self._send(200, {"username": name, "admin": bool(info.get("admin")),
+                                        "virtualCluster": info.get("virtualCluster", ["default"]),
+                                        "email": info.get("email", ""), "storageConfig": [], "extension": {}})
+        if api == "/api/v2/virtual-clusters" and m == "GET":
+            return self._send(200, st.vcs)
+        mv = re.match(r"^/api/v2/virtual-clusters/([^/]+)$", api)
+        if mv and m == "GET":
+            vc = st.vcs.get(mv.group(1))
+            if vc is None:
+                return self._error(404, "NoVirtualClusterError", "Virtual cluster %s is not found." % mv.group(1))
+            return self._send(200, vc)
+        if api == "/api/v2/cluster/sku-types" and m == "GET":
+            vc = query.get("vc")
+            if vc:
+                if vc not in st.vcs:
+                    return self._error(404, "NoVirtualClusterError", "Cannot get sku types for virtual clyster %s." % vc)
+                return self._send(200, st.skus.get(vc, {}))
+            merged = {}
+            for skus in st.skus.values():
+                merged.update(skus)
+            return self._send(200, merged)
+        if api == "/api/v2/storages" and m == "GET":
+            names = st.storages.get(user, [])
+            return self._send(200, {"storages": [{"name": n, "share": True, "volumeName": n + "-pv",
+                                                  "default": i == 0} for i, n in enumerate(names)]})
+        if api == "/api/v2/jobs":
+            if m == "POST":
+                return self._submit(user, body)
+            if m == "GET":
+                return self._list(query)
+        mj = re.match(r"^/api/v2/jobs/([^/]+)(/.*)?$", api)
+        if mj:
+            return self._job(user, mj.group(1), mj.group(2) or "", query, body)
+        return self._error(404, "NoApiError", "API %s is not found." % self.path)
+
+    def _submit(self, user, body):
+        st = self.st
+        ctype = self.headers.get("Content-Type", "")
+        if not ctype.startswith("text/"):
+            # bodyParser.text only reads text/*: the protocol is then not a string.
+            return self._error(400, "InvalidProtocolError", json.dumps(
+                [{"keyword": "type", "dataPath": "", "schemaPath": "#/type", "params": {"type": "object"},
+                  "message": "should be object"}]))
+        if len(body) > 100 * 1024:
+            return self._error(413, "PayloadTooLargeError", "request entity too large")
+        try:
+            docs = list(yaml.safe_load_all(body.decode()))
+        except yaml.YAMLError as e:
+            return self._send(500, {"code": "UnknownError", "message": "YAMLException: %s" % str(e).splitlines()[0]})
+        if len(docs) != 1:
+            return self._send(500, {"code": "UnknownError",
+                                    "message": "expected a single document in the stream, but found more"})
+        proto = docs[0]
+        errors = []
+        if not isinstance(proto, dict):
+            errors.append({"keyword": "type", "dataPath": "", "schemaPath": "#/type", "params": {"type": "object"},
+                           "message": "should be object"})
+            proto = {}
+        for key in ("protocolVersion", "name", "type", "taskRoles"):
+            if key not in proto:
+                errors.append({"keyword": "required", "dataPath": "", "schemaPath": "#/required",
+                               "params": {"missingProperty": key},
+                               "message": "should have required property '%s'" % key})
+        name = proto.get("name")
+        if isinstance(name, str) and not NAME_RE.match(name):
+            errors.append({"keyword": "pattern", "dataPath": ".name", "schemaPath": "base.json#/properties/name/pattern",
+                           "params": {"pattern": "^[a-zA-Z0-9_-]+$"},
+                           "message": 'should match pattern "^[a-zA-Z0-9_-]+$"'})
+        for tr, spec in (proto.get("taskRoles") or {}).items() if isinstance(proto.get("taskRoles"), dict) else []:
+            res = (spec or {}).get("resourcePerInstance") or {}
+            if "memory" in res:
+                errors.append({"keyword": "additionalProperties", "dataPath": ".taskRoles['%s'].resourcePerInstance" % tr,
+                               "schemaPath": "#/properties/taskRoles/patternProperties/%5E%5Ba-zA-Z_%5D%5Ba-zA-Z0-9_%5D*%24/properties/resourcePerInstance/additionalProperties",
+                               "params": {"additionalProperty": "memory"},
+                               "message": "should NOT have additional properties"})
+        if errors:
+            return self._error(400, "InvalidProtocolError", json.dumps(errors))
+        vc = (proto.get("defaults") or {}).get("virtualCluster") or "default"
+        with st.lock:
+            key = user + "~" + name
+            if key in st.jobs:
+                return self._error(409, "ConflictJobError", "Job %s already exists." % key)
+            allowed = st.users.get(user, {}).get("virtualCluster", ["default"])
+            if vc not in allowed and not self._is_admin(user):
+                return self._error(403, "ForbiddenUserError", "User %s is not allowed to do operation in %s" % (user, vc))
+            storages = (proto.get("extras") or {}).get("storages") or []
+            for s in storages:
+                if isinstance(s, dict) and s.get("name") and s["name"] not in st.storages.get(user, []):
+                    return self._error(404, "NoStorageError", "Storage %s is not found." % s["name"])
+            roles = {tr: (spec or {}).get("instances", 1) for tr, spec in proto["taskRoles"].items()}
+            gpus = sum((spec or {}).get("instances", 1) * ((spec or {}).get("resourcePerInstance") or {}).get("gpu", 0)
+                       for spec in proto["taskRoles"].values())
+            config = dict(proto)
+            if "secrets" in config:
+                config["secrets"] = "******"
+            st._add_job(user, name, vc, st.default_plan, roles, yaml.safe_dump(config, sort_keys=False), gpus)
+        return self._send(202, {"status": 202, "message": "Update job %s for user %s successfully." % (name, user)})
+
+    def _summary(self, job):
+        state = self.st.state_of(job)
+        done = state in ("SUCCEEDED", "FAILED", "STOPPED")
+        return {
+            "debugId": hashlib.md5((job["user"] + "~" + job["name"]).encode()).hexdigest(),
+            "name": job["name"], "username": job["user"], "state": state,
+            "subState": "Completed" if done else "AttemptRunning", "executionType": job["executionType"],
+            "retries": job["retries"], "retryDetails": {"user": 0, "platform": 0, "resource": 0},
+            "retryDelayTime": None, "submissionTime": job["submissionTime"],
+            "createdTime": job["submissionTime"], "launchedTime": job["submissionTime"] + 5000 if state != "WAITING" else None,
+            "completedTime": job["submissionTime"] + 65000 if done else None,
+            "appExitCode": job["exitCode"] if done else None, "virtualCluster": job["vc"],
+            "totalGpuNumber": job["gpus"], "totalTaskNumber": sum(job["taskRoles"].values()),
+            "totalTaskRoleNumber": len(job["taskRoles"]), "jobPriority": "test", "tags": job["tags"],
+        }
+
+    def _list(self, query):
+        st = self.st
+        with st.lock:
+            items = [self._summary(j) for j in st.jobs.values()]
+        for key, field in (("username", "username"), ("vc", "virtualCluster"), ("state", "state")):
+            if key in query:
+                wanted = query[key].split(",")
+                items = [i for i in items if i[field] in wanted]
+        if "keyword" in query:
+            items = [i for i in items if query["keyword"] in i["name"] or query["keyword"] in i["username"]]
+        items.sort(key=lambda i: i["submissionTime"], reverse=True)
+        if "limit" in query:
+            limit = int(query["limit"])
+            if limit > 50000:
+                return self._error(400, "InvalidParametersError", "Limit exceeds max number 50000.")
+            items = items[:limit]
+        if query.get("withTotalCount") == "true":
+            return self._send(200, {"totalCount": len(items), "data": items})
+        self._send(200, items)
+
+    def _detail(self, job):
+        st = self.st
+        s = self._summary(job)
+        state = s["state"]
+        done = state in ("SUCCEEDED", "FAILED", "STOPPED")
+        exit_spec = None
+        if state == "FAILED":
+            exit_spec = {"code": job["exitCode"] or 1, "phrase": "ContainerNonZeroExitCode", "issuer": "USER",
+                         "causer": "USER", "type": "USER_FAILURE", "stage": "RUNNING",
+                         "reason": "Container exited with a non-zero exit code",
+                         "repro": ["Run the command in the container"], "solution": ["Check the job's stderr log"]}
+        status = dict(s)
+        status.update({"attemptId": 0, "attemptState": state if done else "RUNNING", "appId": s["debugId"],
+                       "appCreatedTime": s["createdTime"], "appLaunchedTime": s["launchedTime"],
+                       "appCompletedTime": s["completedTime"], "appExitSpec": exit_spec,
+                       "appExitDiagnostics": "exit code %s" % job["exitCode"] if state == "FAILED" else None,
+                       "appExitMessages": None, "appExitTriggerMessage": None,
+                       "appExitTriggerTaskRoleName": None, "appExitTriggerTaskIndex": None,
+                       "appExitType": exit_spec["type"] if exit_spec else None})
+        port = self.server.server_address[1]
+        scheme = "https" if self.server.tls else "http"
+        roles = {}
+        for tr, n in job["taskRoles"].items():
+            tasks = []
+            for i in range(n):
+                task_state = "WAITING" if state == "WAITING" else ("RUNNING" if not done else state)
+                tasks.append({
+                    "taskIndex": i, "taskUid": "uid-%s-%d" % (tr, i), "taskState": task_state,
+                    "retries": job["retries"],
+                    "accountableRetries": 0, "createdTime": s["createdTime"], "launchedTime": s["launchedTime"],
+                    "completedTime": s["completedTime"], "attemptId": job["retries"],
+                    "attemptState": task_state, "containerId": "c-%s-%d" % (tr, i) if state != "WAITING" else None,
+                    "containerIp": "10.0.0.%d" % (i + 2) if state != "WAITING" else None,
+                    "containerNodeName": "worker-%d" % (i + 1) if state != "WAITING" else None,
+                    "containerPorts": {"ssh": 20000 + i, "http": 20100 + i} if state != "WAITING" else {},
+                    "containerGpus": 1 if state != "WAITING" else None,
+                    "containerLog": "%s://127.0.0.1:%d/log-manager/%s/%s/%d/" % (scheme, port, job["name"], tr, i),
+                    "containerExitCode": job["exitCode"] if done else None,
+                    "containerExitSpec": exit_spec, "containerExitDiagnostics": None,
+                })
+            roles[tr] = {"taskRoleStatus": {"name": tr}, "taskStatuses": tasks}
+        return {"name": job["name"], "tags": job["tags"], "debugId": s["debugId"], "jobStatus": status,
+                "taskRoles": roles}
+
+    def _job(self, user, ident, rest, query, body):
+        st = self.st
+        m = self.command
+        with st.lock:
+            job = st.jobs.get(ident)
+            if job is None:
+                return self._error(404, "NoJobError", "Job %s is not found." % ident)
+            owner_or_admin = job["user"] == user or self._is_admin(user)
+            if rest == "" and m == "GET":
+                detail = self._detail(job)
+                st.advance(job)
+                return self._send(200, detail)
+            if rest == "/config" and m == "GET":
+                return self._send(200, job["config"], "text/yaml; charset=utf-8")
+            if rest == "/executionType" and m == "PUT":
+                try:
+                    value = json.loads(body or b"{}").get("value")
+                except ValueError:
+                    value = None
+                if value not in ("START", "STOP"):
+                    return self._error(400, "InvalidParametersError", 'child "value" fails because ["value" must be one of [START, STOP]]')
+                if not owner_or_admin:
+                    return self._error(403, "ForbiddenUserError", "User %s is not allowed to execute job %s." % (user, ident))
+                job["executionType"] = value
+                if value == "STOP" and st.state_of(job) not in ("SUCCEEDED", "FAILED", "STOPPED"):
+                    job["plan"] = ["STOPPING", "STOPPED"]
+                    job["step"] = 0
+                return self._send(202, {"status": 202, "message": "Execute job %s successfully." % ident})
+            if rest == "/tag" and m in ("PUT", "DELETE"):
+                try:
+                    value = json.loads(body or b"{}").get("value")
+                except ValueError:
+                    value = None
+                if not isinstance(value, str) or not value or "," in value:
+                    return self._error(400, "InvalidParametersError", 'child "value" fails because ["value" with value "%s" fails to match the required pattern]' % value)
+                if not owner_or_admin:
+                    return self._error(403, "ForbiddenUserError", "User %s is not allowed to add tag to job %s." % (user, ident))
+                if m == "PUT":
+                    if value not in job["tags"]:
+                        job["tags"].append(value)
+                    return self._send(200, {"status": 200, "message": "Add tag %s for job %s successfully." % (value, ident)})
+                if value not in job["tags"]:
+                    return self._error(404, "NoTagError", "Tag %s is not found." % value)
+                job["tags"].remove(value)
+                return self._send(200, {"status": 200, "message": "Delete tag %s from job %s successfully." % (value, ident)})
+            ma = re.match(r"^/attempts/(\d+)/taskRoles/([^/]+)/taskIndex/(\d+)/attempts$", rest)
+            if ma and m == "GET":
+                tr, idx = ma.group(2), int(ma.group(3))
+                if tr not in job["taskRoles"] or idx >= job["taskRoles"][tr]:
+                    return self._error(404, "NoTaskError", "Task %s[%d] is not found." % (tr, idx))
+                task = self._detail(job)["taskRoles"][tr]["taskStatuses"][idx]
+                attempts = []
+                for a in range(job["retries"] + 1):
+                    last = a == job["retries"]
+                    attempts.append({"attemptId": a, "attemptState": task["taskState"] if last else "FAILED",
+                                     "containerNodeName": "worker-%d" % (a + 1), "containerExitCode":
+                                     task["containerExitCode"] if last else 137,
+                                     "containerExitSpec": None})
+                task = dict(task)
+                task["attempts"] = attempts
+                return self._send(200, task)
+            ml = re.match(r"^/attempts/(\d+)/taskRoles/([^/]+)/taskIndex/(\d+)/attempts/(\d+)/logs$", rest)
+            if ml and m == "GET":
+                tr, idx = ml.group(2), int(ml.group(3))
+                if tr not in job["taskRoles"] or idx >= job["taskRoles"][tr] or st.state_of(job) == "WAITING":
+                    return self._error(404, "NoTaskLogError", "Log of task is not found.")
+                port = self.server.server_address[1]
+                scheme = "https" if self.server.tls else "http"
+                tail = "true" if query.get("tail-mode") == "true" else "false"
+                base = "%s://127.0.0.1:%d/log-manager/%s/%s/%d" % (scheme, port, ident, tr, idx)
+                return self._send(200, {"locations": [
+                    {"name": n, "uri": "%s/%s?token=log-secret-%s&tail-mode=%s" % (base, n, n, tail)}
+                    for n in ("stdout", "stderr", "all")]})
+        return self._error(404, "NoApiError", "API %s is not found." % self.path)
+
+    def _log_content(self, path, query):
+        parts = path.split("/")
+        stream = parts[-1] if parts else "all"
+        text = self.st.log_text
+        if stream == "stderr":
+            text = "warning: something on stderr\n"
+        if query.get("tail-mode") == "true":
+            text = "".join(text.splitlines(True)[-2:])
+        self._send(200, text, "text/plain; charset=utf-8")
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--scenario", required=True)
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--prefix", default="/rest-server")
+    ap.add_argument("--name", default="pai")
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
+    args = ap.parse_args()
+    with open(args.scenario) as f:
+        scenario = json.load(f)
+    srv = Server(("127.0.0.1", args.port), Handler)
+    srv.state = State(scenario, args.name)
+    srv.prefix = args.prefix.rstrip("/")
+    srv.tls = False
+    if args.tls_cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls_cert, args.tls_key)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+        srv.tls = True
+    def stop(*_):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    tmp = args.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % srv.server_address[1])
+    os.replace(tmp, args.port_file)
+    try:
+        srv.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        srv.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
