@@ -118,6 +118,13 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
     print_error("--hosts-file - and --password-stdin both want stdin");
     return kExitUsage;
   }
+  if (o.hosts_file == "-") {
+    std::string text;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0 && text.size() < (4u << 20)) text.append(buf, n);
+    io.hosts_file_content = std::move(text);
+  }
 
   out.inventory = pai::check::build_inventory(io);
   print_diagnostics(out.inventory.diagnostics, g);

@@ -18,7 +18,8 @@ namespace pai::check {
 struct InventoryOptions {
   std::vector<std::string> paths;       // cluster directories or files
   std::vector<std::string> hosts;       // --hosts entries: [user@]host[:port]
-  std::string hosts_file;               // --hosts-file: one entry per line, '#' comments
+  std::string hosts_file;               // --hosts-file: one entry per line, '#' comments ("-": stdin)
+  std::string hosts_file_content;       // what the caller read for "-"
   std::vector<std::string> limit;       // --limit: only these hosts (names or addresses)
   std::string user;                     // --user
   std::vector<std::string> identities;  // --identity
