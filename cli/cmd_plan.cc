@@ -218,7 +218,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
     std::string text = o.output == "json" ? j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
                                           : pai::util::to_yaml(j);
     std::fwrite(text.data(), 1, text.size(), stdout);
-  } else if (!o.dry_run) {
+  } else if (!o.dry_run && !g.quiet) {
     TableOptions t;
     t.color = use_color(g.no_color);
     t.verbose = g.verbose;
