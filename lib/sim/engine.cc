@@ -1,0 +1,906 @@
+#include "sim/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+#include "config/hived_model.h"
+#include "scheduler/policy.h"
+#include "sim/generate.h"
+#include "sim/text_input.h"
+#include "util/strings.h"
+
+namespace pai::sim {
+
+using scheduler::GroupRequest;
+using scheduler::Outcome;
+using scheduler::ScheduleResult;
+
+Summary summarize(std::vector<double> v) {
+  Summary s;
+  s.n = static_cast<int64_t>(v.size());
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  auto rank = [&](double q) {
+    size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::min(v.size() - 1, k == 0 ? 0 : k - 1)];
+  };
+  s.p50 = rank(0.50);
+  s.p95 = rank(0.95);
+  s.p99 = rank(0.99);
+  s.max = v.back();
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// Faults
+// ---------------------------------------------------------------------------
+
+bool parse_random_faults(const std::string& spec, FaultSpec& out, std::string& error) {
+  std::string_view s = spec;
+  if (s.rfind("random", 0) != 0) {
+    error = "a fault model is random:mtbf=DURATION,mttr=DURATION[,seed=N]";
+    return false;
+  }
+  s.remove_prefix(6);
+  if (!s.empty() && s[0] == ':') s.remove_prefix(1);
+  out.random = true;
+  out.mtbf = 30 * 86400;
+  out.mttr = 4 * 3600;
+  out.source = spec;
+  for (std::string_view kv : util::split(s, ',')) {
+    kv = util::trim(kv);
+    if (kv.empty()) continue;
+    auto eq = kv.find('=');
+    if (eq == std::string_view::npos) {
+      error = "\"" + std::string(kv) + "\" in the fault model is not key=value";
+      return false;
+    }
+    std::string key(util::trim(kv.substr(0, eq)));
+    std::string_view value = util::trim(kv.substr(eq + 1));
+    if (key == "seed") {
+      auto v = util::parse_int(value);
+      if (!v || *v < 0) {
+        error = "seed must be a whole number";
+        return false;
+      }
+      out.seed = static_cast<uint64_t>(*v);
+    } else if (key == "mtbf" || key == "mttr") {
+      auto d = parse_duration(value);
+      if (!d || *d <= 0) {
+        error = key + " \"" + std::string(value) + "\" is not a positive duration (e.g. 30d, 4h, 90m)";
+        return false;
+      }
+      (key == "mtbf" ? out.mtbf : out.mttr) = *d;
+    } else {
+      error = "unknown key \"" + key + "\" in the fault model (known: mtbf, mttr, seed)";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool read_fault_file(const std::string& path, const scheduler::ClusterShape& cluster, const Trace& trace,
+                     FaultSpec& out, TraceError& e) {
+  ByteSource src(path);
+  e.file = path;
+  if (!src.error().empty()) {
+    e.message = "cannot read " + path + ": " + src.error();
+    return false;
+  }
+  CsvReader csv(src);
+  std::vector<std::string> f;
+  bool first = true;
+  out.source = path;
+  while (csv.next(f)) {
+    if (first && !f.empty() && util::trim(f[0]) == "time") {
+      first = false;
+      continue;
+    }
+    first = false;
+    if (f.size() != 3) {
+      e.line = csv.line();
+      e.column = 1;
+      e.message = "a fault record has " + std::to_string(f.size()) + " fields, expected time,node,event";
+      e.hint = "e.g. 3600,worker-7,down";
+      return false;
+    }
+    FaultEvent ev;
+    std::string_view t = util::trim(f[0]);
+    if (auto ts = parse_timestamp(t)) {
+      if (!trace.has_dates) {
+        e.line = csv.line();
+        e.column = csv.column(0);
+        e.message = "the fault time is a date but the trace has no dates";
+        e.hint = "give seconds since the first submission";
+        return false;
+      }
+      ev.time = *ts - trace.origin;
+    } else if (auto d = parse_duration(t)) {
+      ev.time = *d;
+    } else {
+      e.line = csv.line();
+      e.column = csv.column(0);
+      e.message = "fault time \"" + std::string(t) + "\" is neither seconds nor a date";
+      return false;
+    }
+    ev.node = cluster.find_node(util::trim(f[1]));
+    if (ev.node < 0) {
+      std::vector<std::string> names;
+      for (size_t i = 0; i < cluster.nodes.size() && i < 100000; ++i) names.push_back(cluster.nodes[i].name);
+      std::string guess = util::did_you_mean(util::trim(f[1]), names);
+      e.line = csv.line();
+      e.column = csv.column(1);
+      e.message = "node \"" + std::string(util::trim(f[1])) + "\" is not in the cluster";
+      e.hint = guess.empty() ? "nodes are the node-level cellAddress values of the HiveD config"
+                             : "did you mean \"" + guess + "\"?";
+      return false;
+    }
+    std::string ev_name = util::to_lower(util::trim(f[2]));
+    if (ev_name == "down" || ev_name == "fail" || ev_name == "bad") {
+      ev.up = false;
+    } else if (ev_name == "up" || ev_name == "recover" || ev_name == "healthy") {
+      ev.up = true;
+    } else {
+      e.line = csv.line();
+      e.column = csv.column(2);
+      e.message = "fault event \"" + std::string(util::trim(f[2])) + "\" is neither down nor up";
+      return false;
+    }
+    out.events.push_back(ev);
+  }
+  if (!csv.error().empty()) {
+    e.line = csv.error_position().line;
+    e.column = csv.error_position().column;
+    e.message = csv.error();
+    return false;
+  }
+  std::stable_sort(out.events.begin(), out.events.end(),
+                   [](const FaultEvent& a, const FaultEvent& b) { return a.time < b.time; });
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Simulator setup
+// ---------------------------------------------------------------------------
+
+Simulator::Simulator(const config::HivedModel& model, const Trace& trace, SimOptions options)
+    : model_(model), trace_(trace), opt_(std::move(options)) {
+  shape_ = scheduler::describe_cluster(model);
+}
+
+Simulator::~Simulator() = default;
+
+bool Simulator::prepare(std::string& error) {
+  // GPU leaf types: skuTypes with gpu > 0, or types that skuTypes do not describe.
+  gpu_type_.assign(shape_.leaf_types.size(), 1);
+  for (size_t t = 0; t < shape_.leaf_types.size(); ++t)
+    for (const auto& s : model_.sku_types)
+      if (s.name == shape_.leaf_types[t].name) gpu_type_[t] = s.gpu > 0;
+  // Leaf types named by the trace.
+  type_map_.assign(trace_.leaf_type_names.size(), -2);
+  for (size_t i = 0; i < trace_.leaf_type_names.size(); ++i) {
+    int32_t t = shape_.find_leaf_type(trace_.leaf_type_names[i]);
+    // Alibaba names GPU models (V100, MISC, ...) that a cluster config may not use:
+    // such jobs may run on any GPU type. A native trace names HiveD leaf types exactly.
+    type_map_[i] = t >= 0 ? t : (trace_.format == "alibaba" ? -1 : -2);
+  }
+  // VCs.
+  mapping_.to_cluster.assign(trace_.vc_names.size(), -1);
+  mapping_.notes.clear();
+  const std::string& spec = opt_.vc_map;
+  if (spec != "auto" && spec != "strict") {
+    for (std::string_view pair : util::split(spec, ',')) {
+      pair = util::trim(pair);
+      if (pair.empty()) continue;
+      auto eq = pair.find('=');
+      if (eq == std::string_view::npos) {
+        error = "--vc-map: \"" + std::string(pair) + "\" is not TRACE_VC=CLUSTER_VC";
+        return false;
+      }
+      std::string from(util::trim(pair.substr(0, eq))), to(util::trim(pair.substr(eq + 1)));
+      int32_t cvc = shape_.find_vc(to);
+      if (cvc < 0) {
+        std::vector<std::string> names;
+        for (const auto& v : shape_.vcs) names.push_back(v.name);
+        std::string guess = util::did_you_mean(to, names);
+        error = "--vc-map: the cluster has no virtual cluster \"" + to + "\"" +
+                (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)");
+        return false;
+      }
+      bool found = false;
+      for (size_t i = 0; i < trace_.vc_names.size(); ++i)
+        if (trace_.vc_names[i] == from) {
+          mapping_.to_cluster[i] = cvc;
+          found = true;
+        }
+      if (!found) mapping_.notes.push_back("--vc-map names " + from + ", which no job of the trace uses");
+    }
+  }
+  for (size_t i = 0; i < trace_.vc_names.size(); ++i)
+    if (mapping_.to_cluster[i] < 0) mapping_.to_cluster[i] = shape_.find_vc(trace_.vc_names[i]);
+  if (spec == "auto") {
+    // Trace VCs the cluster does not know go to cluster VCs, largest demand first,
+    // each to the VC with the least assigned demand per guaranteed GPU.
+    std::vector<double> demand(trace_.vc_names.size(), 0);
+    for (const auto& j : trace_.jobs) demand[static_cast<size_t>(j.vc)] += static_cast<double>(trace_.gpus(j)) * j.duration;
+    std::vector<size_t> order;
+    for (size_t i = 0; i < trace_.vc_names.size(); ++i)
+      if (mapping_.to_cluster[i] < 0) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return demand[a] != demand[b] ? demand[a] > demand[b] : trace_.vc_names[a] < trace_.vc_names[b];
+    });
+    std::vector<double> capacity(shape_.vcs.size(), 0), assigned(shape_.vcs.size(), 0);
+    for (size_t v = 0; v < shape_.vcs.size(); ++v)
+      for (size_t t = 0; t < shape_.leaf_types.size(); ++t)
+        if (gpu_type_[t]) capacity[v] += static_cast<double>(shape_.vcs[v].guaranteed[t]);
+    for (size_t v = 0; v < shape_.vcs.size(); ++v)
+      for (size_t i = 0; i < trace_.vc_names.size(); ++i)
+        if (mapping_.to_cluster[i] == static_cast<int32_t>(v)) assigned[v] += demand[i];
+    for (size_t i : order) {
+      int32_t best = -1;
+      double best_ratio = 0;
+      for (size_t v = 0; v < shape_.vcs.size(); ++v) {
+        if (capacity[v] <= 0) continue;
+        double ratio = (assigned[v] + demand[i]) / capacity[v];
+        if (best < 0 || ratio < best_ratio) {
+          best = static_cast<int32_t>(v);
+          best_ratio = ratio;
+        }
+      }
+      if (best < 0) break;
+      mapping_.to_cluster[i] = best;
+      assigned[static_cast<size_t>(best)] += demand[i];
+      mapping_.notes.push_back(trace_.vc_names[i] + " -> " + shape_.vcs[static_cast<size_t>(best)].name);
+    }
+  }
+  // Faults.
+  faults_ = opt_.faults.events;
+  if (opt_.faults.random) {
+    double span = trace_.jobs.empty() ? 0 : trace_.jobs.back().submit;
+    double horizon = std::max(2 * span, span + 7 * 86400.0);
+    SplitMix64 rng(opt_.faults.seed);
+    for (size_t n = 0; n < shape_.nodes.size(); ++n) {
+      double t = rng.exponential(opt_.faults.mtbf);
+      while (t < horizon) {
+        faults_.push_back({t, static_cast<int32_t>(n), false});
+        double repair = rng.exponential(opt_.faults.mttr);
+        faults_.push_back({t + repair, static_cast<int32_t>(n), true});
+        t += repair + rng.exponential(opt_.faults.mtbf);
+      }
+    }
+    std::stable_sort(faults_.begin(), faults_.end(), [](const FaultEvent& a, const FaultEvent& b) {
+      return std::tie(a.time, a.node, a.up) < std::tie(b.time, b.node, b.up);
+    });
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// One run
+// ---------------------------------------------------------------------------
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr size_t kMaxBins = 4096;
+
+enum class Phase : uint8_t { Pending, Queued, Running, Done };
+
+struct Live {
+  double start = 0;
+  double anomaly_since = -1;
+  uint64_t failed_epoch = 0;  // backfill: the epoch at which it last failed
+  uint32_t run = 0;
+  int32_t gpus = 0;
+  int16_t type = -1;
+  Phase phase = Phase::Pending;
+  bool anomaly_counted = false;
+  bool charged = false;  // counted in vc_used_
+  std::vector<int32_t> nodes;
+};
+
+struct QueueKey {
+  int32_t neg_priority;
+  double submit;
+  uint32_t job;
+  bool operator<(const QueueKey& o) const {
+    return std::tie(neg_priority, submit, job) < std::tie(o.neg_priority, o.submit, o.job);
+  }
+};
+
+struct Queue {
+  std::set<QueueKey> jobs;
+  uint32_t blocked_job = UINT32_MAX;
+  uint64_t blocked_epoch = 0;
+};
+
+struct Finish {
+  double time;
+  uint64_t seq;
+  uint32_t job;
+  uint32_t run;
+  bool operator>(const Finish& o) const { return std::tie(time, seq) > std::tie(o.time, o.seq); }
+};
+
+class Run {
+ public:
+  Run(const config::HivedModel& model, const Trace& trace, const SimOptions& opt, const scheduler::ClusterShape& shape,
+      const VcMapping& mapping, const std::vector<int32_t>& type_map, const std::vector<uint8_t>& gpu_type,
+      const std::vector<FaultEvent>& faults)
+      : model_(model), trace_(trace), opt_(opt), shape_(shape), mapping_(mapping), type_map_(type_map),
+        gpu_type_(gpu_type), faults_(faults) {}
+
+  bool execute(const std::string& policy, PolicyRun& out, std::string& error);
+
+ private:
+  int32_t cluster_vc(uint32_t j) const { return mapping_.to_cluster[static_cast<size_t>(trace_.jobs[j].vc)]; }
+  Queue& queue_of(uint32_t j) {
+    return queues_[static_cast<size_t>(cluster_vc(j)) * 2 + (trace_.jobs[j].priority < 0 ? 1 : 0)];
+  }
+  GroupRequest request(uint32_t j, bool opportunistic = false) const;
+  ScheduleResult schedule(scheduler::Policy& p, uint32_t j, bool count, bool opportunistic = false);
+  int16_t reason_id(const std::string& r);
+  bool probe(uint32_t j, std::string& reason);
+  void integrate(double t);
+  double idle_waiting_gpus() const;
+  void enqueue(uint32_t j);
+  void dequeue(uint32_t j);
+  void start(uint32_t j, const ScheduleResult& r, bool opportunistic = false);
+  void stop(uint32_t j);  // bookkeeping shared by finish and kill
+  void kill(uint32_t j, bool failure);
+  void arrive(uint32_t j);
+  enum class Attempt { Started, Waiting, Rejected };
+  Attempt attempt(uint32_t j);
+  void schedule_pass();
+  void fault(const FaultEvent& f);
+  bool within_guarantee(uint32_t j) const;
+  void finalize(PolicyRun& out);
+
+  const config::HivedModel& model_;
+  const Trace& trace_;
+  const SimOptions& opt_;
+  const scheduler::ClusterShape& shape_;
+  const VcMapping& mapping_;
+  const std::vector<int32_t>& type_map_;
+  const std::vector<uint8_t>& gpu_type_;
+  const std::vector<FaultEvent>& faults_;
+
+  std::unique_ptr<scheduler::Policy> policy_, probe_;
+  PolicyRun* out_ = nullptr;
+  std::vector<Live> live_;
+  std::vector<Queue> queues_;
+  std::priority_queue<Finish, std::vector<Finish>, std::greater<Finish>> finishes_;
+  uint64_t seq_ = 0;
+  std::vector<std::vector<uint32_t>> node_jobs_;
+  std::vector<uint8_t> node_up_;
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> node_type_leaves_;  // node -> (type, leaves)
+  std::vector<int32_t> chain_type_;
+  std::unordered_map<std::string, int32_t> chain_index_;
+  std::vector<int64_t> healthy_by_type_, used_by_type_, waiting_by_type_;  // waiting: [type + 1], [0] = any
+  std::vector<int64_t> vc_used_;  // vc * types + type: guaranteed, non-pinned
+  std::unordered_map<std::string, std::pair<bool, int16_t>> probe_cache_;
+  bool filter_gpu_types_ = false;
+  int64_t gpus_total_ = 0;
+  int64_t used_ = 0;
+  int64_t queued_ = 0;
+  int64_t running_ = 0;
+  double now_ = 0;
+  double last_ = 0;
+  double used_integral_ = 0, idle_integral_ = 0;
+  double bin_ = 60;
+  std::vector<double> bin_used_, bin_queue_, bin_idle_;
+};
+
+GroupRequest Run::request(uint32_t j, bool opportunistic) const {
+  const TraceJob& tj = trace_.jobs[j];
+  GroupRequest r;
+  int32_t cvc = cluster_vc(j);
+  r.virtual_cluster = cvc >= 0 ? shape_.vcs[static_cast<size_t>(cvc)].name : trace_.vc_names[static_cast<size_t>(tj.vc)];
+  r.priority = opportunistic ? scheduler::kOpportunisticPriority : tj.priority;
+  if (tj.pinned >= 0) r.pinned_cell_id = trace_.pinned_names[static_cast<size_t>(tj.pinned)];
+  if (tj.leaf_type >= 0) {
+    int32_t t = type_map_[static_cast<size_t>(tj.leaf_type)];
+    if (t >= 0) r.leaf_cell_type = shape_.leaf_types[static_cast<size_t>(t)].name;
+    if (t == -2) r.leaf_cell_type = trace_.leaf_type_names[static_cast<size_t>(tj.leaf_type)];
+  }
+  r.affinity_group = "j" + std::to_string(j);
+  r.members.push_back({tj.pods, tj.gpus});
+  if (tj.more >= 0)
+    for (const auto& m : trace_.extra_members[static_cast<size_t>(tj.more)]) r.members.push_back({m.pods, m.gpus});
+  r.lazy_preemption_enable = (tj.flags & TraceJob::kLazy) != 0;
+  r.tag = j;
+  return r;
+}
+
+// A job without a leaf cell type may run on any GPU type; when the cluster also
+// has leaf types that are not GPUs (CPU cells), the types are tried one by one,
+// in order, as HiveD tries any type.
+ScheduleResult Run::schedule(scheduler::Policy& p, uint32_t j, bool count, bool opportunistic) {
+  GroupRequest r = request(j, opportunistic);
+  if (!filter_gpu_types_ || !r.leaf_cell_type.empty() || !r.pinned_cell_id.empty()) {
+    if (count) out_->decisions++;
+    return p.schedule(r, true);
+  }
+  const int32_t cvc = cluster_vc(j);
+  ScheduleResult last;
+  last.outcome = Outcome::Rejected;
+  last.reason = "VC " + r.virtual_cluster + " has no GPU cells";
+  bool waiting = false;
+  for (size_t t = 0; t < shape_.leaf_types.size(); ++t) {
+    if (!gpu_type_[t]) continue;
+    if (r.priority >= 0 && cvc >= 0 && shape_.vcs[static_cast<size_t>(cvc)].guaranteed[t] == 0) continue;
+    r.leaf_cell_type = shape_.leaf_types[t].name;
+    if (count) out_->decisions++;
+    ScheduleResult res = p.schedule(r, true);
+    if (res.outcome == Outcome::Bound || res.outcome == Outcome::Preempting) return res;
+    if (res.outcome == Outcome::Waiting) {
+      waiting = true;
+      last = std::move(res);
+    } else if (!waiting) {
+      last = std::move(res);
+    }
+  }
+  return last;
+}
+
+int16_t Run::reason_id(const std::string& r) {
+  for (size_t i = 0; i < out_->reasons.size(); ++i)
+    if (out_->reasons[i] == r) return static_cast<int16_t>(i);
+  if (out_->reasons.size() >= 30000) return static_cast<int16_t>(out_->reasons.size() - 1);
+  out_->reasons.push_back(r);
+  return static_cast<int16_t>(out_->reasons.size() - 1);
+}
+
+// Can the job ever run? Asked of an empty copy of the policy, once per job shape.
+bool Run::probe(uint32_t j, std::string& reason) {
+  const TraceJob& tj = trace_.jobs[j];
+  std::string key = std::to_string(tj.vc) + "|" + std::to_string(tj.leaf_type) + "|" + std::to_string(tj.pinned) +
+                    "|" + (tj.priority >= 0 ? "g" : "o") + "|" + format_members(trace_.members(tj));
+  auto it = probe_cache_.find(key);
+  if (it == probe_cache_.end()) {
+    ScheduleResult r = schedule(*probe_, j, false);
+    bool ok = r.outcome == Outcome::Bound || r.outcome == Outcome::Preempting;
+    if (ok) probe_->release("j" + std::to_string(j));
+    int16_t id = -1;
+    if (!ok) id = reason_id(r.outcome == Outcome::Rejected ? r.reason : "does not fit even in an empty cluster: " + r.reason);
+    it = probe_cache_.emplace(key, std::make_pair(ok, id)).first;
+  }
+  if (!it->second.first) reason = out_->reasons[static_cast<size_t>(it->second.second)];
+  return it->second.first;
+}
+
+double Run::idle_waiting_gpus() const {
+  double idle = 0;
+  const bool any = waiting_by_type_[0] > 0;
+  for (size_t t = 0; t < shape_.leaf_types.size(); ++t) {
+    if (!gpu_type_[t]) continue;
+    if (any || waiting_by_type_[t + 1] > 0) idle += static_cast<double>(std::max<int64_t>(0, healthy_by_type_[t] - used_by_type_[t]));
+  }
+  return idle;
+}
+
+void Run::integrate(double t) {
+  if (t <= last_) return;
+  const double used = static_cast<double>(used_), queued = static_cast<double>(queued_);
+  const double idle = idle_waiting_gpus();
+  used_integral_ += used * (t - last_);
+  idle_integral_ += idle * (t - last_);
+  double a = last_;
+  while (a < t) {
+    size_t b = static_cast<size_t>(a / bin_);
+    if (b >= kMaxBins) {
+      // Too many bins: halve the resolution.
+      for (size_t k = 0; k < kMaxBins / 2; ++k) {
+        bin_used_[k] = bin_used_[2 * k] + bin_used_[2 * k + 1];
+        bin_queue_[k] = bin_queue_[2 * k] + bin_queue_[2 * k + 1];
+        bin_idle_[k] = bin_idle_[2 * k] + bin_idle_[2 * k + 1];
+      }
+      bin_used_.resize(kMaxBins / 2);
+      bin_queue_.resize(kMaxBins / 2);
+      bin_idle_.resize(kMaxBins / 2);
+      bin_ *= 2;
+      continue;
+    }
+    if (b >= bin_used_.size()) {
+      bin_used_.resize(b + 1, 0);
+      bin_queue_.resize(b + 1, 0);
+      bin_idle_.resize(b + 1, 0);
+    }
+    double end = std::min(t, static_cast<double>(b + 1) * bin_);
+    if (end <= a) end = std::nextafter(a, kInf);
+    double dt = end - a;
+    bin_used_[b] += used * dt;
+    bin_queue_[b] += queued * dt;
+    bin_idle_[b] += idle * dt;
+    a = end;
+  }
+  last_ = t;
+}
+
+void Run::enqueue(uint32_t j) {
+  const TraceJob& tj = trace_.jobs[j];
+  queue_of(j).jobs.insert({-tj.priority, tj.submit, j});
+  live_[j].phase = Phase::Queued;
+  queued_++;
+  waiting_by_type_[static_cast<size_t>(live_[j].type + 1)]++;
+}
+
+void Run::dequeue(uint32_t j) {
+  const TraceJob& tj = trace_.jobs[j];
+  queue_of(j).jobs.erase({-tj.priority, tj.submit, j});
+  queued_--;
+  waiting_by_type_[static_cast<size_t>(live_[j].type + 1)]--;
+}
+
+void Run::start(uint32_t j, const ScheduleResult& r, bool opportunistic) {
+  Live& l = live_[j];
+  const TraceJob& tj = trace_.jobs[j];
+  JobOutcome& o = out_->jobs[j];
+  dequeue(j);
+  l.phase = Phase::Running;
+  l.run++;
+  l.start = now_;
+  if (o.first_start < 0) o.first_start = now_;
+  if (l.anomaly_since >= 0) {
+    o.anomaly_wait += static_cast<float>(now_ - l.anomaly_since);
+    l.anomaly_since = -1;
+  }
+  l.gpus = static_cast<int32_t>(trace_.gpus(tj));
+  auto it = chain_index_.find(r.cell_chain);
+  int32_t type = it == chain_index_.end() ? -1 : chain_type_[static_cast<size_t>(it->second)];
+  o.leaf_type = static_cast<int16_t>(type);
+  l.nodes.clear();
+  for (const auto& pod : r.pods)
+    if (pod.node >= 0 && std::find(l.nodes.begin(), l.nodes.end(), pod.node) == l.nodes.end()) l.nodes.push_back(pod.node);
+  for (int32_t n : l.nodes) node_jobs_[static_cast<size_t>(n)].push_back(j);
+  used_ += l.gpus;
+  if (type >= 0) used_by_type_[static_cast<size_t>(type)] += l.gpus;
+  if (opportunistic) o.overflow++;
+  l.charged = !opportunistic && tj.priority >= 0 && tj.pinned < 0 && type >= 0;
+  if (l.charged) vc_used_[static_cast<size_t>(cluster_vc(j)) * shape_.leaf_types.size() + static_cast<size_t>(type)] += l.gpus;
+  running_++;
+  finishes_.push({now_ + tj.duration, seq_++, j, l.run});
+}
+
+void Run::stop(uint32_t j) {
+  Live& l = live_[j];
+  policy_->release("j" + std::to_string(j));
+  for (int32_t n : l.nodes) {
+    auto& v = node_jobs_[static_cast<size_t>(n)];
+    auto it = std::find(v.begin(), v.end(), j);
+    if (it != v.end()) {
+      *it = v.back();
+      v.pop_back();
+    }
+  }
+  l.nodes.clear();
+  used_ -= l.gpus;
+  int32_t type = out_->jobs[j].leaf_type;
+  if (type >= 0) used_by_type_[static_cast<size_t>(type)] -= l.gpus;
+  if (l.charged) vc_used_[static_cast<size_t>(cluster_vc(j)) * shape_.leaf_types.size() + static_cast<size_t>(type)] -= l.gpus;
+  l.charged = false;
+  l.run++;  // stale finish events are ignored
+  running_--;
+}
+
+void Run::kill(uint32_t j, bool failure) {
+  Live& l = live_[j];
+  if (l.phase != Phase::Running) {
+    policy_->release("j" + std::to_string(j));
+    return;
+  }
+  JobOutcome& o = out_->jobs[j];
+  o.lost_gpu_seconds += static_cast<float>(static_cast<double>(l.gpus) * (now_ - l.start));
+  if (failure)
+    o.failures++;
+  else
+    o.preemptions++;
+  stop(j);
+  enqueue(j);
+}
+
+void Run::arrive(uint32_t j) {
+  const TraceJob& tj = trace_.jobs[j];
+  JobOutcome& o = out_->jobs[j];
+  Live& l = live_[j];
+  if (tj.leaf_type >= 0) {
+    int32_t t = type_map_[static_cast<size_t>(tj.leaf_type)];
+    l.type = static_cast<int16_t>(t >= 0 ? t : -1);
+  }
+  std::string reason;
+  if (cluster_vc(j) < 0) {
+    reason = "VC " + trace_.vc_names[static_cast<size_t>(tj.vc)] + " is not in the cluster (see --vc-map)";
+  } else {
+    probe(j, reason);
+  }
+  if (!reason.empty()) {
+    o.state = JobState::Unschedulable;
+    o.reason = reason_id(reason);
+    l.phase = Phase::Done;
+    return;
+  }
+  enqueue(j);
+}
+
+bool Run::within_guarantee(uint32_t j) const {
+  const TraceJob& tj = trace_.jobs[j];
+  if (tj.priority < 0 || tj.pinned >= 0) return false;
+  const int32_t cvc = cluster_vc(j);
+  const auto& vc = shape_.vcs[static_cast<size_t>(cvc)];
+  const int64_t gpus = trace_.gpus(tj);
+  for (size_t t = 0; t < shape_.leaf_types.size(); ++t) {
+    if (!gpu_type_[t] || (live_[j].type >= 0 && static_cast<size_t>(live_[j].type) != t)) continue;
+    if (vc.guaranteed[t] == 0) continue;
+    if (vc_used_[static_cast<size_t>(cvc) * shape_.leaf_types.size() + t] + gpus <= vc.guaranteed[t]) return true;
+  }
+  return false;
+}
+
+Run::Attempt Run::attempt(uint32_t j) {
+  ScheduleResult r = schedule(*policy_, j, true);
+  for (const auto& d : r.downgraded) {
+    uint32_t v = static_cast<uint32_t>(d.tag);
+    if (v < out_->jobs.size()) out_->jobs[v].lazy++;
+  }
+  if (r.outcome == Outcome::Preempting) {
+    for (const auto& v : r.victims) {
+      uint32_t vj = static_cast<uint32_t>(v.tag);
+      if (vj < live_.size() && live_[vj].phase == Phase::Running)
+        kill(vj, false);
+      else
+        policy_->release(v.group);
+    }
+    ScheduleResult again = schedule(*policy_, j, true);
+    if (again.outcome == Outcome::Bound) {
+      start(j, again);
+      return Attempt::Started;
+    }
+    policy_->release("j" + std::to_string(j));  // never leave a reservation behind
+    r = std::move(again);
+  }
+  if (r.outcome == Outcome::Bound) {
+    start(j, r);
+    return Attempt::Started;
+  }
+  if (r.outcome == Outcome::Rejected) {
+    dequeue(j);
+    JobOutcome& o = out_->jobs[j];
+    o.state = JobState::Unschedulable;
+    o.reason = reason_id(r.reason);
+    live_[j].phase = Phase::Done;
+    return Attempt::Rejected;
+  }
+  // Waiting. A sharing anomaly: the VC had room within its guarantee.
+  if (within_guarantee(j)) {
+    Live& l = live_[j];
+    if (l.anomaly_since < 0) l.anomaly_since = now_;
+    l.anomaly_counted = true;
+  }
+  const TraceJob& tj = trace_.jobs[j];
+  if (opt_.overflow && tj.priority >= 0 && tj.pinned < 0) {
+    ScheduleResult o = schedule(*policy_, j, true, true);
+    if (o.outcome == Outcome::Bound) {
+      start(j, o, true);
+      return Attempt::Started;
+    }
+    if (o.outcome == Outcome::Preempting) policy_->release("j" + std::to_string(j));
+  }
+  return Attempt::Waiting;
+}
+
+void Run::schedule_pass() {
+  for (int round = 0; round < 1000; ++round) {
+    const uint64_t epoch_before = policy_->release_epoch();
+    using Head = std::pair<QueueKey, size_t>;
+    std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
+    auto push = [&](size_t q) {
+      if (!queues_[q].jobs.empty()) heads.push({*queues_[q].jobs.begin(), q});
+    };
+    for (size_t q = 0; q < queues_.size(); ++q) push(q);
+    while (!heads.empty()) {
+      auto [key, q] = heads.top();
+      heads.pop();
+      Queue& queue = queues_[q];
+      if (queue.jobs.empty() || queue.jobs.begin()->job != key.job) {
+        push(q);
+        continue;
+      }
+      const uint64_t epoch = policy_->release_epoch();
+      if (queue.blocked_job == key.job && queue.blocked_epoch == epoch) continue;
+      Attempt a = attempt(key.job);
+      if (a != Attempt::Waiting) {
+        push(q);
+        continue;
+      }
+      queue.blocked_job = key.job;
+      queue.blocked_epoch = policy_->release_epoch();
+      live_[key.job].failed_epoch = queue.blocked_epoch;
+      if (!opt_.backfill) continue;
+      // Backfill: try the jobs behind the blocked head (no reservation for the head).
+      int32_t tried = 0;
+      auto it = std::next(queue.jobs.begin());
+      while (it != queue.jobs.end() && tried < opt_.backfill_depth) {
+        uint32_t b = it->job;
+        ++it;
+        ++tried;
+        const uint64_t e = policy_->release_epoch();
+        if (live_[b].failed_epoch == e) continue;
+        if (attempt(b) == Attempt::Waiting) live_[b].failed_epoch = policy_->release_epoch();
+      }
+    }
+    if (policy_->release_epoch() == epoch_before) return;  // nothing was freed: no one else can start now
+  }
+}
+
+void Run::fault(const FaultEvent& f) {
+  const size_t n = static_cast<size_t>(f.node);
+  if (f.up == static_cast<bool>(node_up_[n])) return;
+  node_up_[n] = f.up ? 1 : 0;
+  for (const auto& [type, leaves] : node_type_leaves_[n]) healthy_by_type_[static_cast<size_t>(type)] += f.up ? leaves : -leaves;
+  policy_->set_node_health(f.node, f.up);
+  if (f.up) return;
+  out_->node_failures++;
+  std::vector<uint32_t> victims = node_jobs_[n];
+  std::sort(victims.begin(), victims.end());
+  for (uint32_t j : victims) kill(j, true);
+}
+
+bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error) {
+  out = PolicyRun();
+  out.policy = policy;
+  out_ = &out;
+  policy_ = scheduler::make_policy(policy, model_, error);
+  if (!policy_) return false;
+  probe_ = scheduler::make_policy(policy, model_, error);
+  if (!probe_) return false;
+  const size_t njobs = trace_.jobs.size(), ntypes = shape_.leaf_types.size();
+  out.jobs.assign(njobs, JobOutcome());
+  live_.assign(njobs, Live());
+  queues_.assign(shape_.vcs.size() * 2, Queue());
+  node_jobs_.assign(shape_.nodes.size(), {});
+  node_up_.assign(shape_.nodes.size(), 1);
+  healthy_by_type_.assign(ntypes, 0);
+  used_by_type_.assign(ntypes, 0);
+  waiting_by_type_.assign(ntypes + 1, 0);
+  vc_used_.assign(shape_.vcs.size() * ntypes, 0);
+  chain_type_.clear();
+  for (size_t c = 0; c < shape_.chains.size(); ++c) {
+    chain_type_.push_back(shape_.chains[c].leaf_type);
+    chain_index_[shape_.chains[c].name] = static_cast<int32_t>(c);
+  }
+  node_type_leaves_.assign(shape_.nodes.size(), {});
+  for (size_t n = 0; n < shape_.nodes.size(); ++n)
+    for (int32_t cell : shape_.nodes[n].leaf_cells) {
+      int32_t type = chain_type_[static_cast<size_t>(model_.cells[static_cast<size_t>(cell)].chain)];
+      auto& v = node_type_leaves_[n];
+      auto it = std::find_if(v.begin(), v.end(), [&](const auto& e) { return e.first == type; });
+      if (it == v.end())
+        v.push_back({type, 1});
+      else
+        it->second++;
+    }
+  for (size_t t = 0; t < ntypes; ++t) {
+    healthy_by_type_[t] = shape_.leaf_types[t].leaf_cells;
+    if (gpu_type_[t]) gpus_total_ += shape_.leaf_types[t].leaf_cells;
+    else filter_gpu_types_ = true;
+  }
+  out.gpus = gpus_total_;
+  const double span = njobs ? trace_.jobs.back().submit : 0;
+  bin_ = opt_.bin_seconds > 0 ? opt_.bin_seconds : std::max(60.0, std::ceil(span / 400.0 / 60.0) * 60.0);
+
+  size_t next_job = 0, next_fault = 0;
+  for (;;) {
+    const double t_arrival = next_job < njobs ? trace_.jobs[next_job].submit : kInf;
+    const double t_finish = finishes_.empty() ? kInf : finishes_.top().time;
+    const double t_fault = next_fault < faults_.size() ? faults_[next_fault].time : kInf;
+    if (t_arrival == kInf && t_finish == kInf && (queued_ == 0 || t_fault == kInf)) break;
+    const double t = std::min({t_arrival, t_finish, t_fault});
+    integrate(t);
+    now_ = t;
+    while (!finishes_.empty() && finishes_.top().time == t) {
+      Finish f = finishes_.top();
+      finishes_.pop();
+      Live& l = live_[f.job];
+      if (l.phase != Phase::Running || l.run != f.run) continue;
+      JobOutcome& o = out.jobs[f.job];
+      stop(f.job);
+      l.phase = Phase::Done;
+      o.state = JobState::Finished;
+      o.finish = t;
+    }
+    while (next_fault < faults_.size() && faults_[next_fault].time == t) fault(faults_[next_fault++]);
+    while (next_job < njobs && trace_.jobs[next_job].submit == t) arrive(static_cast<uint32_t>(next_job++));
+    schedule_pass();
+  }
+  out.end = now_;
+  finalize(out);
+  return true;
+}
+
+void Run::finalize(PolicyRun& out) {
+  const size_t njobs = trace_.jobs.size();
+  for (size_t j = 0; j < njobs; ++j)
+    if (live_[j].phase == Phase::Queued) {
+      out.jobs[j].state = JobState::NeverStarted;
+      if (live_[j].anomaly_since >= 0) out.jobs[j].anomaly_wait += static_cast<float>(now_ - live_[j].anomaly_since);
+    }
+  out.vcs.assign(shape_.vcs.size(), GroupMetrics());
+  std::vector<std::vector<double>> delays(shape_.vcs.size() + 1), jcts(shape_.vcs.size() + 1);
+  std::vector<double> all_delays, all_jcts;
+  double last_finish = 0;
+  for (size_t j = 0; j < njobs; ++j) {
+    const TraceJob& tj = trace_.jobs[j];
+    const JobOutcome& o = out.jobs[j];
+    int32_t cvc = mapping_.to_cluster[static_cast<size_t>(tj.vc)];
+    GroupMetrics& g = cvc >= 0 ? out.vcs[static_cast<size_t>(cvc)] : out.unmapped;
+    size_t slot = cvc >= 0 ? static_cast<size_t>(cvc) : shape_.vcs.size();
+    for (GroupMetrics* m : {&g, &out.overall}) {
+      m->jobs++;
+      m->preemptions += o.preemptions;
+      m->failure_restarts += o.failures;
+      m->lazy_preemptions += o.lazy;
+      m->overflow_starts += o.overflow;
+      m->lost_gpu_seconds += o.lost_gpu_seconds;
+      if (live_[j].anomaly_counted) {
+        m->anomaly_jobs++;
+        m->anomaly_wait_seconds += o.anomaly_wait;
+      }
+      switch (o.state) {
+        case JobState::Finished:
+          m->finished++;
+          m->gpu_seconds += tj.duration * static_cast<double>(trace_.gpus(tj));
+          break;
+        case JobState::Unschedulable: m->unschedulable++; break;
+        case JobState::NeverStarted: m->never_started++; break;
+      }
+    }
+    if (o.state == JobState::Unschedulable) out.unschedulable_by_reason[out.reasons[static_cast<size_t>(o.reason)]]++;
+    if (o.first_start >= 0) {
+      delays[slot].push_back(o.first_start - tj.submit);
+      all_delays.push_back(o.first_start - tj.submit);
+    }
+    if (o.state == JobState::Finished) {
+      jcts[slot].push_back(o.finish - tj.submit);
+      all_jcts.push_back(o.finish - tj.submit);
+      last_finish = std::max(last_finish, o.finish);
+    }
+  }
+  for (size_t v = 0; v < shape_.vcs.size(); ++v) {
+    out.vcs[v].queue_delay = summarize(std::move(delays[v]));
+    out.vcs[v].jct = summarize(std::move(jcts[v]));
+  }
+  out.unmapped.queue_delay = summarize(std::move(delays.back()));
+  out.unmapped.jct = summarize(std::move(jcts.back()));
+  out.overall.queue_delay = summarize(std::move(all_delays));
+  out.overall.jct = summarize(std::move(all_jcts));
+  out.makespan = last_finish;
+  const double horizon = std::max(out.end, 1e-9);
+  out.gpu_utilization = gpus_total_ > 0 ? used_integral_ / (static_cast<double>(gpus_total_) * horizon) : 0;
+  out.fragmentation = gpus_total_ > 0 ? idle_integral_ / (static_cast<double>(gpus_total_) * horizon) : 0;
+  out.bin_seconds = bin_;
+  const size_t nb = bin_used_.size();
+  for (size_t b = 0; b < nb; ++b) {
+    double width = std::min(bin_, out.end - static_cast<double>(b) * bin_);
+    if (width <= 0) width = bin_;
+    out.used_gpus.push_back(bin_used_[b] / width);
+    out.queued_jobs.push_back(bin_queue_[b] / width);
+    out.idle_waiting_gpus.push_back(bin_idle_[b] / width);
+  }
+}
+
+}  // namespace
+
+bool Simulator::run(const std::string& policy, PolicyRun& out, std::string& error) {
+  Run r(model_, trace_, opt_, shape_, mapping_, type_map_, gpu_type_, faults_);
+  return r.execute(policy, out, error);
+}
+
+}  // namespace pai::sim

@@ -1,0 +1,146 @@
+#pragma once
+// The discrete-event simulator: replays a trace on a cluster under a policy.
+//
+// Events are arrivals, finishes, preemptions and node failures/recoveries.
+// Each VC has two queues (guaranteed and opportunistic work), ordered by
+// priority, then submission (FIFO within a priority). After every batch of
+// events at one instant the queue heads are tried across VCs in (priority,
+// submission) order; a head that cannot start blocks its queue until something
+// is released (with --backfill, up to N jobs behind it are tried too). A
+// preempted or failed job is requeued and restarts from the beginning; the GPU
+// time it had run is counted as lost. Jobs that can never run (unknown VC,
+// larger than their VC or the cluster, user errors) are found at arrival with
+// a probe on an empty copy of the policy, and counted with their reason.
+//
+// Deterministic: the same trace, cluster, options and policy give the same
+// result, to the bit.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scheduler/cluster.h"
+#include "sim/trace.h"
+
+namespace pai::config {
+struct HivedModel;
+}
+
+namespace pai::sim {
+
+struct FaultEvent {
+  double time = 0;  // seconds since the trace's first submission
+  int32_t node = -1;
+  bool up = false;
+};
+
+struct FaultSpec {
+  std::vector<FaultEvent> events;  // from a fault file
+  bool random = false;             // the seeded random model
+  double mtbf = 0;                 // mean time between failures of one node, seconds
+  double mttr = 0;                 // mean time to repair, seconds
+  uint64_t seed = 1;
+  std::string source;              // for reports
+};
+
+// "random:mtbf=30d,mttr=4h,seed=7"
+bool parse_random_faults(const std::string& spec, FaultSpec& out, std::string& error);
+// A CSV fault file: time,node,event (event: down|up; time: seconds since the
+// trace start, or a timestamp when the trace has dates).
+bool read_fault_file(const std::string& path, const scheduler::ClusterShape& cluster, const Trace& trace,
+                     FaultSpec& out, TraceError& error);
+
+struct SimOptions {
+  // A guaranteed job that cannot start in its VC tries once more as an
+  // opportunistic job (priority -1), as users of HiveD clusters do when their VC
+  // is full; if preempted it is requeued at its own priority.
+  bool overflow = false;
+  bool backfill = false;
+  int32_t backfill_depth = 32;
+  double bin_seconds = 0;       // width of the time-series bins; 0 = about 400 bins over the trace
+  std::string vc_map = "auto";  // auto | strict | "trace=cluster,..."
+  FaultSpec faults;
+};
+
+struct Summary {
+  int64_t n = 0;
+  double mean = 0, p50 = 0, p95 = 0, p99 = 0, max = 0;
+};
+Summary summarize(std::vector<double> values);
+
+enum class JobState : uint8_t { Finished, Unschedulable, NeverStarted };
+
+struct JobOutcome {
+  double first_start = -1;
+  double finish = -1;
+  float lost_gpu_seconds = 0;
+  float anomaly_wait = 0;     // seconds waited while its VC was within its guarantee
+  uint16_t preemptions = 0;   // killed by a higher-priority group and requeued
+  uint16_t failures = 0;      // killed by a node failure and requeued
+  uint16_t lazy = 0;          // downgraded to opportunistic by lazy preemption
+  uint16_t overflow = 0;      // started as opportunistic work (--overflow)
+  JobState state = JobState::NeverStarted;
+  int16_t reason = -1;        // index into PolicyRun::reasons
+  int16_t leaf_type = -1;     // the leaf cell type it ran on
+};
+
+struct GroupMetrics {
+  int64_t jobs = 0, finished = 0, unschedulable = 0, never_started = 0;
+  int64_t preemptions = 0, failure_restarts = 0, lazy_preemptions = 0, overflow_starts = 0;
+  int64_t anomaly_jobs = 0;
+  double anomaly_wait_seconds = 0;
+  double gpu_seconds = 0;       // run time x GPUs of finished runs
+  double lost_gpu_seconds = 0;
+  Summary queue_delay, jct;
+};
+
+struct PolicyRun {
+  std::string policy;
+  std::vector<JobOutcome> jobs;  // in trace order
+  std::vector<std::string> reasons;
+  std::map<std::string, int64_t> unschedulable_by_reason;
+  GroupMetrics overall;
+  std::vector<GroupMetrics> vcs;  // by cluster VC
+  GroupMetrics unmapped;          // jobs whose VC is not in the cluster
+  double end = 0;                 // last event (seconds since the first submission)
+  double makespan = 0;            // first submission to last finish
+  double gpu_utilization = 0;     // used / total GPU time, over the makespan
+  double fragmentation = 0;       // idle healthy GPUs while work for their type waits, share of GPU time
+  int64_t node_failures = 0;
+  int64_t decisions = 0;          // schedule calls
+  double bin_seconds = 0;
+  std::vector<double> used_gpus, queued_jobs, idle_waiting_gpus;  // bin averages
+  int64_t gpus = 0;               // GPU leaf cells in the cluster
+};
+
+struct VcMapping {
+  std::vector<int32_t> to_cluster;  // trace VC -> cluster VC (-1: not in the cluster)
+  std::vector<std::string> notes;   // what was mapped automatically
+};
+
+class Simulator {
+ public:
+  Simulator(const config::HivedModel& model, const Trace& trace, SimOptions options);
+  ~Simulator();
+  // Maps VCs and leaf types, expands the fault model. False with a message on bad options.
+  bool prepare(std::string& error);
+  const VcMapping& vc_mapping() const { return mapping_; }
+  const scheduler::ClusterShape& cluster() const { return shape_; }
+  const std::vector<FaultEvent>& faults() const { return faults_; }
+  // Runs one policy over the whole trace.
+  bool run(const std::string& policy, PolicyRun& out, std::string& error);
+
+ private:
+  const config::HivedModel& model_;
+  const Trace& trace_;
+  SimOptions opt_;
+  scheduler::ClusterShape shape_;
+  VcMapping mapping_;
+  std::vector<int32_t> type_map_;       // trace leaf type -> cluster leaf type (-1 any, -2 unknown)
+  std::vector<uint8_t> gpu_type_;       // cluster leaf type -> carries GPUs
+  std::vector<FaultEvent> faults_;
+};
+
+}  // namespace pai::sim

@@ -1,0 +1,36 @@
+#pragma once
+// What a simulation reports: the JSON summary (`-o json` and metrics.json),
+// a per-job CSV, and a self-contained HTML page with inline SVG charts
+// (queueing-delay CDF per policy and VC, GPU utilisation, queue length and
+// idle-while-waiting GPUs over time). No scripts, no external resources.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/engine.h"
+#include "sim/trace.h"
+
+namespace pai::sim {
+
+struct ReportContext {
+  const Trace& trace;
+  const Simulator& sim;
+  const std::vector<PolicyRun>& runs;
+  std::string config_path;
+  std::string version;
+};
+
+// {"trace":{...},"cluster":{...},"policies":[{"policy":"hived","jobs":N,...}]}
+nlohmann::json summary_json(const ReportContext& c);
+// summary_json plus the time series of every policy.
+nlohmann::json metrics_json(const ReportContext& c);
+// One row per job and policy.
+std::string jobs_csv(const ReportContext& c);
+std::string html_report(const ReportContext& c);
+
+// Human durations for tables: 0s, 45s, 12m, 3.4h, 2.1d.
+std::string human_duration(double seconds);
+
+}  // namespace pai::sim

@@ -1,0 +1,143 @@
+#pragma once
+// Streaming readers for trace files: a byte source that knows its line and
+// column, a JSON pull parser and a CSV record reader on top of it, and the
+// timestamp formats the public traces use. Traces can be gigabytes, so
+// nothing here holds a whole file; every error carries a position.
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pai::sim {
+
+struct Position {
+  uint32_t line = 1;
+  uint32_t column = 1;
+};
+
+// Bytes from a file (or an in-memory string), buffered, with line/column.
+class ByteSource {
+ public:
+  // Opens `path`; on failure `error()` is set and the source is empty.
+  explicit ByteSource(const std::string& path);
+  // Reads from memory (tests, fuzzing); `data` must outlive the source.
+  ByteSource(std::string_view data, std::string name);
+  ~ByteSource();
+  ByteSource(const ByteSource&) = delete;
+  ByteSource& operator=(const ByteSource&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::string& error() const { return error_; }
+  Position position() const { return pos_; }
+  uint64_t offset() const { return consumed_ + static_cast<uint64_t>(cur_ - begin_); }
+
+  // -1 at the end.
+  int peek() {
+    if (cur_ == end_ && !refill()) return -1;
+    return static_cast<unsigned char>(*cur_);
+  }
+  int get() {
+    if (cur_ == end_ && !refill()) return -1;
+    unsigned char c = static_cast<unsigned char>(*cur_++);
+    if (c == '\n') {
+      ++pos_.line;
+      pos_.column = 1;
+    } else {
+      ++pos_.column;
+    }
+    return c;
+  }
+
+ private:
+  bool refill();
+  std::string name_;
+  std::string error_;
+  std::FILE* file_ = nullptr;
+  std::vector<char> buffer_;
+  const char* begin_ = nullptr;
+  const char* cur_ = nullptr;
+  const char* end_ = nullptr;
+  uint64_t consumed_ = 0;
+  Position pos_;
+};
+
+// A JSON pull parser (RFC 8259), for Philly's cluster_job_log. Values are
+// read as they are needed; skip() drops a value of any shape. Nesting is
+// bounded; strings are decoded to UTF-8.
+class JsonReader {
+ public:
+  enum class Kind : uint8_t { Object, Array, String, Number, Bool, Null, End };
+  explicit JsonReader(ByteSource& src) : src_(src) {}
+
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  Position error_position() const { return error_pos_; }
+  void fail(std::string message, Position at);
+
+  // The kind of the next value, without consuming it (End at end of input).
+  Kind peek_kind();
+  Position value_position();  // where the next value starts
+
+  bool begin_object();  // consumes '{'
+  // Next key of the current object, or nullopt after consuming '}'.
+  std::optional<std::string> next_key();
+  bool begin_array();  // consumes '['
+  // True when the array has another element; false after consuming ']'.
+  bool next_element();
+  std::optional<std::string> read_string();
+  std::optional<double> read_number();
+  std::optional<bool> read_bool();
+  bool read_null();
+  // A string, a number (as its text) or null (nullopt with ok()).
+  std::optional<std::string> read_scalar_text(bool& was_null);
+  void skip();
+  // After the top-level value: only whitespace may follow.
+  bool expect_end();
+
+ private:
+  void skip_ws();
+  bool expect(char c, const char* what);
+  bool parse_string(std::string& out);
+  bool skip_value(int depth);
+  ByteSource& src_;
+  std::string error_;
+  Position error_pos_;
+  std::vector<uint8_t> first_;  // per open container: no element read yet
+};
+
+// RFC 4180 CSV records (quoted fields, "" escapes, CRLF), one at a time.
+class CsvReader {
+ public:
+  explicit CsvReader(ByteSource& src) : src_(src) {}
+  // Reads the next record; false at end of input or on error (see error()).
+  // Empty lines and lines starting with '#' are skipped.
+  bool next(std::vector<std::string>& fields);
+  uint32_t line() const { return line_; }  // line where the last record starts
+  // 1-based column (bytes) where field i of the last record starts.
+  uint32_t column(size_t i) const { return i < columns_.size() ? columns_[i] : 1; }
+  const std::string& error() const { return error_; }
+  Position error_position() const { return error_pos_; }
+
+ private:
+  ByteSource& src_;
+  uint32_t line_ = 0;
+  std::vector<uint32_t> columns_;
+  std::string error_;
+  Position error_pos_;
+};
+
+// "2017-10-03 06:47:47" (also with 'T', optional fractional seconds and 'Z')
+// as seconds since 1970-01-01 in UTC; nullopt when malformed.
+std::optional<double> parse_timestamp(std::string_view s);
+// A timestamp as above or plain seconds.
+std::optional<double> parse_time_value(std::string_view s);
+// Seconds since the epoch back to "YYYY-MM-DD HH:MM:SS" (UTC).
+std::string format_timestamp(double seconds);
+// "90", "1.5h", "30m", "2d", "45s" -> seconds; nullopt when malformed.
+std::optional<double> parse_duration(std::string_view s);
+
+}  // namespace pai::sim

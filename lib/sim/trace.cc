@@ -1,0 +1,1020 @@
+#include "sim/trace.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "sim/text_input.h"
+#include "util/fs.h"
+#include "util/strings.h"
+
+namespace pai::sim {
+
+// ---------------------------------------------------------------------------
+// Trace model
+// ---------------------------------------------------------------------------
+
+std::string_view Trace::id(const TraceJob& j) const {
+  uint32_t b = id_offsets[j.id], e = id_offsets[j.id + 1];
+  return std::string_view(id_pool).substr(b, e - b);
+}
+
+std::vector<TraceMember> Trace::members(const TraceJob& j) const {
+  std::vector<TraceMember> m{{j.pods, j.gpus}};
+  if (j.more >= 0) {
+    const auto& extra = extra_members[static_cast<size_t>(j.more)];
+    m.insert(m.end(), extra.begin(), extra.end());
+  }
+  return m;
+}
+
+int64_t Trace::gpus(const TraceJob& j) const {
+  int64_t n = int64_t{j.pods} * j.gpus;
+  if (j.more >= 0)
+    for (const auto& m : extra_members[static_cast<size_t>(j.more)]) n += int64_t{m.pods} * m.gpus;
+  return n;
+}
+
+namespace {
+int32_t intern(std::map<std::string, int32_t, std::less<>>& index, std::vector<std::string>& names,
+               std::string_view name) {
+  auto it = index.find(name);
+  if (it != index.end()) return it->second;
+  int32_t id = static_cast<int32_t>(names.size());
+  names.emplace_back(name);
+  index.emplace(std::string(name), id);
+  return id;
+}
+}  // namespace
+
+int32_t Trace::intern_vc(std::string_view name) { return intern(vc_index_, vc_names, name); }
+int32_t Trace::intern_leaf_type(std::string_view name) { return intern(type_index_, leaf_type_names, name); }
+int32_t Trace::intern_pinned(std::string_view name) { return intern(pinned_index_, pinned_names, name); }
+
+void Trace::add(TraceJob j, std::string_view job_id, const std::vector<TraceMember>& ms) {
+  if (id_offsets.empty()) id_offsets.push_back(0);
+  j.id = static_cast<uint32_t>(id_offsets.size() - 1);
+  id_pool.append(job_id);
+  id_offsets.push_back(static_cast<uint32_t>(id_pool.size()));
+  j.pods = ms.empty() ? 0 : ms[0].pods;
+  j.gpus = ms.empty() ? 0 : ms[0].gpus;
+  j.more = -1;
+  if (ms.size() > 1) {
+    j.more = static_cast<int32_t>(extra_members.size());
+    extra_members.emplace_back(ms.begin() + 1, ms.end());
+  }
+  jobs.push_back(j);
+}
+
+void Trace::skip(const std::string& reason, const std::string& file, uint32_t line, uint32_t column,
+                 const std::string& detail) {
+  int64_t& n = skipped[reason];
+  if (n < 3) examples.push_back({file, line, column, detail.empty() ? reason : reason + ": " + detail});
+  ++n;
+}
+
+void Trace::finish() {
+  std::stable_sort(jobs.begin(), jobs.end(), [](const TraceJob& a, const TraceJob& b) { return a.submit < b.submit; });
+  if (jobs.empty()) return;
+  double first = jobs.front().submit;
+  origin += first;
+  for (auto& j : jobs) j.submit -= first;
+}
+
+bool parse_members(std::string_view s, std::vector<TraceMember>& out) {
+  out.clear();
+  s = util::trim(s);
+  if (s.empty()) return false;
+  for (std::string_view part : util::split(s, '+')) {
+    part = util::trim(part);
+    auto x = part.find_first_of("xX");
+    if (x == std::string_view::npos) return false;
+    auto pods = util::parse_int(util::trim(part.substr(0, x)));
+    auto gpus = util::parse_int(util::trim(part.substr(x + 1)));
+    if (!pods || !gpus || *pods <= 0 || *gpus <= 0 || *pods > 1'000'000 || *gpus > 1'000'000) return false;
+    out.push_back({static_cast<int32_t>(*pods), static_cast<int32_t>(*gpus)});
+  }
+  return !out.empty() && out.size() <= 64;
+}
+
+std::string format_members(const std::vector<TraceMember>& m) {
+  std::string s;
+  for (const auto& x : m) {
+    if (!s.empty()) s += '+';
+    s += std::to_string(x.pods) + "x" + std::to_string(x.gpus);
+  }
+  return s;
+}
+
+namespace {
+
+// Spreads `gpus` over `nodes` pods as evenly as possible: "10 GPUs on 3 nodes" -> 1x4 + 2x3.
+std::vector<TraceMember> spread(int64_t gpus, int64_t nodes) {
+  if (nodes <= 0) nodes = 1;
+  if (nodes > gpus) nodes = gpus;
+  int64_t base = gpus / nodes, extra = gpus % nodes;
+  std::vector<TraceMember> m;
+  if (extra > 0) m.push_back({static_cast<int32_t>(extra), static_cast<int32_t>(base + 1)});
+  if (nodes - extra > 0) m.push_back({static_cast<int32_t>(nodes - extra), static_cast<int32_t>(base)});
+  return m;
+}
+
+bool is_missing(std::string_view s) {
+  s = util::trim(s);
+  return s.empty() || s == "None" || s == "null" || s == "NULL" || s == "nan" || s == "NaN" || s == "NA";
+}
+
+void set_error(TraceError& e, const std::string& file, Position at, std::string message, std::string hint = {}) {
+  e.file = file;
+  e.line = at.line;
+  e.column = at.column;
+  e.message = std::move(message);
+  e.hint = std::move(hint);
+}
+
+// ---------------------------------------------------------------------------
+// Philly cluster_job_log
+// ---------------------------------------------------------------------------
+
+bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e) {
+  out.format = "philly";
+  out.has_dates = true;
+  JsonReader r(src);
+  auto json_error = [&]() {
+    set_error(e, src.name(), r.error_position(), r.error(),
+              "a Philly cluster_job_log is a JSON array of jobs (msr-fiddle/philly-traces)");
+    return false;
+  };
+  if (r.peek_kind() != JsonReader::Kind::Array) {
+    set_error(e, src.name(), r.value_position(), "expected a JSON array of jobs",
+              "a Philly cluster_job_log is a JSON array of objects with jobid, vc, submitted_time and attempts");
+    return false;
+  }
+  r.begin_array();
+  std::vector<TraceMember> members;
+  while (r.next_element()) {
+    Position at = r.value_position();
+    if (r.peek_kind() != JsonReader::Kind::Object) {
+      set_error(e, src.name(), at, "expected a job object in the array");
+      return false;
+    }
+    out.records++;
+    r.begin_object();
+    std::string jobid, vc;
+    std::optional<double> submit;
+    bool submit_seen = false, running = false, any_attempt = false;
+    double duration = 0;
+    std::vector<int32_t> last_detail;  // GPUs per machine of the last attempt that ran on GPUs
+    auto read_time = [&](const char* what, std::optional<double>& t) -> bool {
+      Position vp = r.value_position();
+      bool was_null = false;
+      auto text = r.read_scalar_text(was_null);
+      if (!r.ok()) return false;
+      if (was_null || is_missing(*text)) {
+        t.reset();
+        return true;
+      }
+      t = parse_time_value(*text);
+      if (!t) {
+        set_error(e, src.name(), vp, std::string(what) + " \"" + *text + "\" is not a time",
+                  "Philly times look like \"2017-10-03 06:47:47\"");
+        return false;
+      }
+      return true;
+    };
+    while (auto key = r.next_key()) {
+      if (*key == "jobid" || *key == "vc") {
+        bool was_null = false;
+        auto text = r.read_scalar_text(was_null);
+        if (!r.ok()) return json_error();
+        (*key == "jobid" ? jobid : vc) = text.value_or("");
+      } else if (*key == "submitted_time") {
+        submit_seen = true;
+        if (!read_time("submitted_time", submit)) return r.ok() ? false : json_error();
+      } else if (*key == "attempts") {
+        if (r.peek_kind() == JsonReader::Kind::Null) {
+          r.read_null();
+          continue;
+        }
+        if (r.peek_kind() != JsonReader::Kind::Array) {
+          set_error(e, src.name(), r.value_position(), "attempts must be a list");
+          return false;
+        }
+        r.begin_array();
+        while (r.next_element()) {
+          if (r.peek_kind() != JsonReader::Kind::Object) {
+            set_error(e, src.name(), r.value_position(), "an attempt must be an object with start_time, end_time, detail");
+            return false;
+          }
+          r.begin_object();
+          std::optional<double> start, end;
+          std::vector<int32_t> detail;
+          while (auto ak = r.next_key()) {
+            if (*ak == "start_time") {
+              if (!read_time("start_time", start)) return r.ok() ? false : json_error();
+            } else if (*ak == "end_time") {
+              if (!read_time("end_time", end)) return r.ok() ? false : json_error();
+            } else if (*ak == "detail") {
+              if (r.peek_kind() == JsonReader::Kind::Null) {
+                r.read_null();
+                continue;
+              }
+              if (!r.begin_array()) return json_error();
+              while (r.next_element()) {
+                if (r.peek_kind() != JsonReader::Kind::Object) {
+                  set_error(e, src.name(), r.value_position(), "a detail entry must be an object with ip and gpus");
+                  return false;
+                }
+                r.begin_object();
+                int32_t n = 0;
+                while (auto dk = r.next_key()) {
+                  if (*dk == "gpus") {
+                    if (r.peek_kind() != JsonReader::Kind::Array) {
+                      set_error(e, src.name(), r.value_position(), "gpus must be a list such as [\"gpu0\", \"gpu1\"]");
+                      return false;
+                    }
+                    r.begin_array();
+                    while (r.next_element()) {
+                      r.skip();
+                      ++n;
+                    }
+                  } else {
+                    r.skip();
+                  }
+                  if (!r.ok()) return json_error();
+                }
+                if (!r.ok()) return json_error();
+                if (n > 0) detail.push_back(n);
+              }
+              if (!r.ok()) return json_error();
+            } else {
+              r.skip();
+            }
+            if (!r.ok()) return json_error();
+          }
+          if (!r.ok()) return json_error();
+          any_attempt = true;
+          if (!detail.empty()) last_detail = detail;
+          if (start && end) {
+            duration += std::max(0.0, *end - *start);
+          } else if (start && !end) {
+            running = true;
+          }
+        }
+        if (!r.ok()) return json_error();
+      } else {
+        r.skip();
+      }
+      if (!r.ok()) return json_error();
+    }
+    if (!r.ok()) return json_error();
+    if (jobid.empty()) {
+      out.skip("no jobid", src.name(), at.line, at.column);
+      continue;
+    }
+    if (vc.empty()) {
+      out.skip("no vc", src.name(), at.line, at.column, jobid);
+      continue;
+    }
+    if (!submit) {
+      out.skip(submit_seen ? "no submitted_time" : "no submitted_time", src.name(), at.line, at.column, jobid);
+      continue;
+    }
+    if (!any_attempt || last_detail.empty()) {
+      out.skip("never ran on GPUs (no attempt with GPUs)", src.name(), at.line, at.column, jobid);
+      continue;
+    }
+    if (running) {
+      out.skip("still running at the end of the trace (no end_time)", src.name(), at.line, at.column, jobid);
+      continue;
+    }
+    // One pod per machine; machines with the same GPU count form one member.
+    std::sort(last_detail.begin(), last_detail.end());
+    members.clear();
+    for (int32_t n : last_detail) {
+      if (!members.empty() && members.back().gpus == n)
+        members.back().pods++;
+      else
+        members.push_back({1, n});
+    }
+    TraceJob j;
+    j.submit = *submit;
+    j.duration = duration;
+    j.vc = out.intern_vc(vc);
+    j.priority = opt.default_priority;
+    j.line = at.line;
+    out.add(j, jobid, members);
+  }
+  if (!r.ok() || !r.expect_end()) return json_error();
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// CSV helpers
+// ---------------------------------------------------------------------------
+
+struct Columns {
+  std::map<std::string, size_t> index;
+  int find(const std::string& name) const {
+    auto it = index.find(name);
+    return it == index.end() ? -1 : static_cast<int>(it->second);
+  }
+};
+
+bool number_field(const std::vector<std::string>& f, int col, const CsvReader& csv, const std::string& file,
+                  const char* what, TraceError& e, double& v) {
+  auto x = util::parse_double(util::trim(f[static_cast<size_t>(col)]));
+  if (!x || !std::isfinite(*x)) {
+    set_error(e, file, {csv.line(), csv.column(static_cast<size_t>(col))},
+              std::string(what) + " \"" + f[static_cast<size_t>(col)] + "\" is not a number");
+    return false;
+  }
+  v = *x;
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Helios cluster_log.csv
+// ---------------------------------------------------------------------------
+
+bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e) {
+  out.format = "helios";
+  CsvReader csv(src);
+  std::vector<std::string> f;
+  if (!csv.next(f)) {
+    if (!csv.error().empty()) {
+      set_error(e, src.name(), csv.error_position(), csv.error());
+      return false;
+    }
+    set_error(e, src.name(), {1, 1}, "the file is empty", "expected Helios' cluster_log.csv with a header line");
+    return false;
+  }
+  Columns cols;
+  for (size_t i = 0; i < f.size(); ++i) cols.index[std::string(util::trim(f[i]))] = i;
+  const int c_id = cols.find("job_id"), c_vc = cols.find("vc"), c_gpu = cols.find("gpu_num"),
+            c_node = cols.find("node_num"), c_submit = cols.find("submit_time"), c_start = cols.find("start_time"),
+            c_end = cols.find("end_time"), c_dur = cols.find("duration");
+  for (auto [c, name] : {std::pair{c_id, "job_id"}, {c_vc, "vc"}, {c_gpu, "gpu_num"}, {c_submit, "submit_time"}})
+    if (c < 0) {
+      set_error(e, src.name(), {csv.line(), 1}, std::string("the header has no ") + name + " column",
+                "Helios' cluster_log.csv header: job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,"
+                "start_time,end_time,duration,queue");
+      return false;
+    }
+  if (c_dur < 0 && (c_start < 0 || c_end < 0)) {
+    set_error(e, src.name(), {csv.line(), 1}, "the header has neither duration nor start_time and end_time",
+              "the run time comes from duration, or from end_time - start_time");
+    return false;
+  }
+  while (csv.next(f)) {
+    out.records++;
+    const uint32_t line = csv.line();
+    if (f.size() < cols.index.size()) {
+      set_error(e, src.name(), {line, 1},
+                "this record has " + std::to_string(f.size()) + " fields, the header has " +
+                    std::to_string(cols.index.size()));
+      return false;
+    }
+    const std::string id(util::trim(f[static_cast<size_t>(c_id)]));
+    double gpus = 0;
+    if (is_missing(f[static_cast<size_t>(c_gpu)])) {
+      out.skip("no gpu_num", src.name(), line, csv.column(static_cast<size_t>(c_gpu)), id);
+      continue;
+    }
+    if (!number_field(f, c_gpu, csv, src.name(), "gpu_num", e, gpus)) return false;
+    if (gpus <= 0) {
+      out.skip("CPU-only job (gpu_num 0)", src.name(), line, csv.column(static_cast<size_t>(c_gpu)), id);
+      continue;
+    }
+    if (gpus > 1e6 || gpus != std::floor(gpus)) {
+      set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_gpu))}, "gpu_num must be a whole number of GPUs");
+      return false;
+    }
+    double nodes = 0;
+    if (c_node >= 0 && !is_missing(f[static_cast<size_t>(c_node)]) &&
+        !number_field(f, c_node, csv, src.name(), "node_num", e, nodes))
+      return false;
+    if (nodes <= 0) nodes = std::ceil(gpus / 8);
+    auto submit = parse_time_value(f[static_cast<size_t>(c_submit)]);
+    if (!submit) {
+      if (is_missing(f[static_cast<size_t>(c_submit)])) {
+        out.skip("no submit_time", src.name(), line, csv.column(static_cast<size_t>(c_submit)), id);
+        continue;
+      }
+      set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_submit))},
+                "submit_time \"" + f[static_cast<size_t>(c_submit)] + "\" is not a time",
+                "expected \"YYYY-MM-DD HH:MM:SS\" or seconds");
+      return false;
+    }
+    std::optional<double> dur;
+    if (c_dur >= 0 && !is_missing(f[static_cast<size_t>(c_dur)])) {
+      double d;
+      if (!number_field(f, c_dur, csv, src.name(), "duration", e, d)) return false;
+      dur = d;
+    } else if (c_start >= 0 && c_end >= 0) {
+      auto s = parse_time_value(f[static_cast<size_t>(c_start)]);
+      auto t = parse_time_value(f[static_cast<size_t>(c_end)]);
+      if (s && t) dur = *t - *s;
+    }
+    if (!dur) {
+      out.skip("no run time (duration or start and end)", src.name(), line, 1, id);
+      continue;
+    }
+    if (*dur < 0) {
+      out.skip("negative run time", src.name(), line, 1, id);
+      continue;
+    }
+    TraceJob j;
+    j.submit = *submit;
+    j.duration = *dur;
+    j.vc = out.intern_vc(util::trim(f[static_cast<size_t>(c_vc)]));
+    j.priority = opt.default_priority;
+    j.line = line;
+    out.add(j, id, spread(static_cast<int64_t>(gpus), static_cast<int64_t>(nodes)));
+  }
+  if (!csv.error().empty()) {
+    set_error(e, src.name(), csv.error_position(), csv.error());
+    return false;
+  }
+  out.has_dates = !out.jobs.empty();
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Native CSV
+// ---------------------------------------------------------------------------
+
+const std::vector<std::string>& native_columns() {
+  static const std::vector<std::string> c = {"job_id",         "submit_time",    "duration", "vc",   "members",
+                                             "gpus",           "pods",           "priority", "user", "leaf_cell_type",
+                                             "pinned_cell_id", "lazy_preemption"};
+  return c;
+}
+
+bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e) {
+  out.format = "csv";
+  CsvReader csv(src);
+  std::vector<std::string> f;
+  if (!csv.next(f)) {
+    if (!csv.error().empty()) {
+      set_error(e, src.name(), csv.error_position(), csv.error());
+      return false;
+    }
+    set_error(e, src.name(), {1, 1}, "the file is empty", "the first line names the columns, e.g. job_id,submit_time,duration,vc,members");
+    return false;
+  }
+  Columns cols;
+  for (size_t i = 0; i < f.size(); ++i) {
+    std::string name(util::trim(f[i]));
+    if (std::find(native_columns().begin(), native_columns().end(), name) == native_columns().end()) {
+      std::string guess = util::did_you_mean(name, native_columns());
+      set_error(e, src.name(), {csv.line(), csv.column(i)}, "unknown column \"" + name + "\"",
+                guess.empty() ? "known columns: " + util::join(native_columns(), ", ") : "did you mean \"" + guess + "\"?");
+      return false;
+    }
+    if (cols.index.count(name)) {
+      set_error(e, src.name(), {csv.line(), csv.column(i)}, "column \"" + name + "\" appears twice");
+      return false;
+    }
+    cols.index[name] = i;
+  }
+  for (const char* req : {"job_id", "submit_time", "duration", "vc"})
+    if (cols.find(req) < 0) {
+      set_error(e, src.name(), {csv.line(), 1}, std::string("the header has no ") + req + " column",
+                "required columns: job_id, submit_time, duration, vc, and members (or gpus)");
+      return false;
+    }
+  if (cols.find("members") < 0 && cols.find("gpus") < 0) {
+    set_error(e, src.name(), {csv.line(), 1}, "the header has neither members nor gpus",
+              "members is PODSxGPUS (e.g. 2x8, or 1x8+1x4); gpus (with pods) is the simple form");
+    return false;
+  }
+  const int c_id = cols.find("job_id"), c_submit = cols.find("submit_time"), c_dur = cols.find("duration"),
+            c_vc = cols.find("vc"), c_members = cols.find("members"), c_gpus = cols.find("gpus"),
+            c_pods = cols.find("pods"), c_prio = cols.find("priority"), c_type = cols.find("leaf_cell_type"),
+            c_pin = cols.find("pinned_cell_id"), c_lazy = cols.find("lazy_preemption");
+  bool dates = false;
+  std::vector<TraceMember> members;
+  while (csv.next(f)) {
+    out.records++;
+    const uint32_t line = csv.line();
+    if (f.size() != cols.index.size()) {
+      set_error(e, src.name(), {line, 1},
+                "this record has " + std::to_string(f.size()) + " fields, the header has " +
+                    std::to_string(cols.index.size()),
+                "quote fields that contain commas");
+      return false;
+    }
+    auto field = [&](int c) { return util::trim(f[static_cast<size_t>(c)]); };
+    auto at = [&](int c) { return Position{line, csv.column(static_cast<size_t>(c))}; };
+    std::string id(field(c_id));
+    if (id.empty()) {
+      set_error(e, src.name(), at(c_id), "empty job_id");
+      return false;
+    }
+    auto submit = parse_time_value(field(c_submit));
+    if (!submit) {
+      set_error(e, src.name(), at(c_submit), "submit_time \"" + std::string(field(c_submit)) + "\" is not a time",
+                "seconds (e.g. 3600) or \"YYYY-MM-DD HH:MM:SS\"");
+      return false;
+    }
+    dates |= parse_timestamp(field(c_submit)).has_value();
+    auto dur = parse_duration(field(c_dur));
+    if (!dur) {
+      set_error(e, src.name(), at(c_dur), "duration \"" + std::string(field(c_dur)) + "\" is not a duration",
+                "seconds (e.g. 5400) or with a unit: 90m, 1.5h, 2d");
+      return false;
+    }
+    std::string vc(field(c_vc));
+    if (vc.empty()) {
+      set_error(e, src.name(), at(c_vc), "empty vc");
+      return false;
+    }
+    if (c_members >= 0 && !field(c_members).empty()) {
+      if (!parse_members(field(c_members), members)) {
+        set_error(e, src.name(), at(c_members), "members \"" + std::string(field(c_members)) + "\" is malformed",
+                  "PODSxGPUS joined by '+', e.g. 2x8 or 1x8+2x4");
+        return false;
+      }
+    } else {
+      if (c_gpus < 0) {
+        set_error(e, src.name(), at(c_members), "empty members");
+        return false;
+      }
+      auto g = util::parse_int(field(c_gpus));
+      int64_t pods = 1;
+      if (c_pods >= 0 && !field(c_pods).empty()) {
+        auto p = util::parse_int(field(c_pods));
+        if (!p || *p <= 0 || *p > 1'000'000) {
+          set_error(e, src.name(), at(c_pods), "pods must be a positive whole number");
+          return false;
+        }
+        pods = *p;
+      }
+      if (!g || *g < 0 || *g > 1'000'000) {
+        set_error(e, src.name(), at(c_gpus), "gpus must be a whole number of GPUs");
+        return false;
+      }
+      if (*g == 0) {
+        out.skip("CPU-only job (0 GPUs)", src.name(), line, csv.column(static_cast<size_t>(c_gpus)), id);
+        continue;
+      }
+      members = spread(*g, pods);
+    }
+    TraceJob j;
+    j.submit = *submit;
+    j.duration = *dur;
+    j.vc = out.intern_vc(vc);
+    j.priority = opt.default_priority;
+    if (c_prio >= 0 && !field(c_prio).empty()) {
+      auto p = util::parse_int(field(c_prio));
+      if (!p || *p < -1 || *p > 1000) {
+        set_error(e, src.name(), at(c_prio), "priority \"" + std::string(field(c_prio)) + "\" is out of range",
+                  "-1 (opportunistic) or 0..1000 (guaranteed)");
+        return false;
+      }
+      j.priority = static_cast<int32_t>(*p);
+      j.flags |= TraceJob::kPrioritySet;
+    }
+    if (c_type >= 0 && !field(c_type).empty()) j.leaf_type = out.intern_leaf_type(field(c_type));
+    if (c_pin >= 0 && !field(c_pin).empty()) j.pinned = out.intern_pinned(field(c_pin));
+    if (c_lazy >= 0 && !field(c_lazy).empty()) {
+      std::string v = util::to_lower(field(c_lazy));
+      if (v == "true" || v == "1" || v == "yes") {
+        j.flags |= TraceJob::kLazy;
+      } else if (!(v == "false" || v == "0" || v == "no")) {
+        set_error(e, src.name(), at(c_lazy), "lazy_preemption must be true or false");
+        return false;
+      }
+    }
+    j.line = line;
+    out.add(j, id, members);
+  }
+  if (!csv.error().empty()) {
+    set_error(e, src.name(), csv.error_position(), csv.error());
+    return false;
+  }
+  out.has_dates = dates;
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Alibaba cluster-trace-gpu-v2020
+// ---------------------------------------------------------------------------
+
+struct AliJob {
+  std::string name;
+  std::string user;
+  double submit = 0;
+  bool submit_ok = false;
+  uint32_t line = 0;
+  std::vector<TraceMember> members;
+  double duration = -1;
+  std::string gpu_type;
+  bool fractional = false;
+};
+
+bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& opt, Trace& out, TraceError& e) {
+  out.format = "alibaba";
+  std::vector<AliJob> jobs;
+  std::unordered_map<std::string, size_t> by_name;
+  std::vector<std::string> f;
+  {
+    CsvReader csv(jobs_src);
+    bool first = true;
+    while (csv.next(f)) {
+      if (first && !f.empty() && util::trim(f[0]) == "job_name") {
+        first = false;
+        continue;  // header
+      }
+      first = false;
+      out.records++;
+      if (f.size() < 6) {
+        set_error(e, jobs_src.name(), {csv.line(), 1},
+                  "a pai_job_table record has " + std::to_string(f.size()) + " fields, expected 6",
+                  "columns: job_name,inst_id,user,status,start_time,end_time");
+        return false;
+      }
+      AliJob j;
+      j.name = std::string(util::trim(f[0]));
+      j.user = std::string(util::trim(f[2]));
+      j.line = csv.line();
+      if (!is_missing(f[4])) {
+        auto t = util::parse_double(util::trim(f[4]));
+        if (!t || !std::isfinite(*t)) {
+          set_error(e, jobs_src.name(), {csv.line(), csv.column(4)}, "start_time \"" + f[4] + "\" is not a number",
+                    "pai_job_table times are seconds");
+          return false;
+        }
+        j.submit = *t;
+        j.submit_ok = true;
+      }
+      if (by_name.emplace(j.name, jobs.size()).second) jobs.push_back(std::move(j));
+    }
+    if (!csv.error().empty()) {
+      set_error(e, jobs_src.name(), csv.error_position(), csv.error());
+      return false;
+    }
+  }
+  {
+    CsvReader csv(tasks_src);
+    bool first = true;
+    while (csv.next(f)) {
+      if (first && !f.empty() && util::trim(f[0]) == "job_name") {
+        first = false;
+        continue;
+      }
+      first = false;
+      if (f.size() < 10) {
+        set_error(e, tasks_src.name(), {csv.line(), 1},
+                  "a pai_task_table record has " + std::to_string(f.size()) + " fields, expected 10",
+                  "columns: job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,plan_mem,plan_gpu,gpu_type");
+        return false;
+      }
+      auto it = by_name.find(std::string(util::trim(f[0])));
+      if (it == by_name.end()) {
+        out.skip("task of a job that is not in pai_job_table", tasks_src.name(), csv.line(), 1, f[0]);
+        continue;
+      }
+      if (is_missing(f[8])) continue;  // CPU task
+      auto plan_gpu = util::parse_double(util::trim(f[8]));
+      auto inst = util::parse_double(util::trim(f[2]));
+      if (!plan_gpu || !std::isfinite(*plan_gpu) || *plan_gpu < 0) {
+        set_error(e, tasks_src.name(), {csv.line(), csv.column(8)}, "plan_gpu \"" + f[8] + "\" is not a percentage");
+        return false;
+      }
+      if (*plan_gpu == 0) continue;
+      if (!inst || !std::isfinite(*inst) || *inst < 1 || *inst > 1e6) {
+        set_error(e, tasks_src.name(), {csv.line(), csv.column(2)}, "inst_num \"" + f[2] + "\" is not an instance count");
+        return false;
+      }
+      AliJob& j = jobs[it->second];
+      double gpus = std::ceil(*plan_gpu / 100.0 - 1e-9);
+      if (gpus > 1e6) gpus = 1e6;
+      if (*plan_gpu < 100 || std::fmod(*plan_gpu, 100.0) != 0) j.fractional = true;
+      j.members.push_back({static_cast<int32_t>(*inst), static_cast<int32_t>(std::max(1.0, gpus))});
+      if (j.gpu_type.empty()) j.gpu_type = std::string(util::trim(f[9]));
+      auto s = util::parse_double(util::trim(f[4]));
+      auto t = util::parse_double(util::trim(f[5]));
+      if (s && t && std::isfinite(*s) && std::isfinite(*t) && *t >= *s) j.duration = std::max(j.duration, *t - *s);
+    }
+    if (!csv.error().empty()) {
+      set_error(e, tasks_src.name(), csv.error_position(), csv.error());
+      return false;
+    }
+  }
+  for (AliJob& j : jobs) {
+    if (j.members.empty()) {
+      out.skip("CPU-only job (no task with plan_gpu)", jobs_src.name(), j.line, 1, j.name);
+      continue;
+    }
+    if (!j.submit_ok) {
+      out.skip("no start_time (submission) in pai_job_table", jobs_src.name(), j.line, 1, j.name);
+      continue;
+    }
+    if (j.duration < 0) {
+      out.skip("no task start_time and end_time", jobs_src.name(), j.line, 1, j.name);
+      continue;
+    }
+    if (j.fractional) out.note("fractional GPU requests rounded up to whole GPUs");
+    // Members with the same GPU count merge, as HiveD does.
+    std::sort(j.members.begin(), j.members.end(), [](const auto& a, const auto& b) { return a.gpus < b.gpus; });
+    std::vector<TraceMember> merged;
+    for (const auto& m : j.members) {
+      if (!merged.empty() && merged.back().gpus == m.gpus)
+        merged.back().pods += m.pods;
+      else
+        merged.push_back(m);
+    }
+    TraceJob tj;
+    tj.submit = j.submit;
+    tj.duration = j.duration;
+    tj.vc = out.intern_vc(j.user.empty() ? "default" : j.user);
+    tj.priority = opt.default_priority;
+    if (!j.gpu_type.empty() && !is_missing(j.gpu_type)) tj.leaf_type = out.intern_leaf_type(j.gpu_type);
+    tj.line = j.line;
+    out.add(tj, j.name, merged);
+  }
+  return true;
+}
+
+bool finish(Trace& out, const TraceOptions& opt) {
+  out.finish();
+  if (opt.limit > 0 && static_cast<int64_t>(out.jobs.size()) > opt.limit) {
+    out.skipped["beyond --limit"] += static_cast<int64_t>(out.jobs.size()) - opt.limit;
+    out.jobs.resize(static_cast<size_t>(opt.limit));
+  }
+  return true;
+}
+
+std::string basename(const std::string& p) {
+  auto s = p.find_last_of('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+std::string dirname(const std::string& p) {
+  auto s = p.find_last_of('/');
+  return s == std::string::npos ? "." : p.substr(0, s);
+}
+
+// The alibaba pair from the paths given: two files, a directory, or one of the two files.
+bool alibaba_files(const std::vector<std::string>& paths, std::string& jobs, std::string& tasks) {
+  auto pick = [&](const std::string& dir) {
+    for (const char* ext : {".csv", ""}) {
+      std::string j = dir + "/pai_job_table" + ext, t = dir + "/pai_task_table" + ext;
+      if (util::is_regular_file(j) && util::is_regular_file(t)) {
+        jobs = j;
+        tasks = t;
+        return true;
+      }
+    }
+    return false;
+  };
+  if (paths.size() == 1 && util::is_directory(paths[0])) return pick(paths[0]);
+  if (paths.size() == 2) {
+    bool swap = basename(paths[0]).find("task") != std::string::npos;
+    jobs = paths[swap ? 1 : 0];
+    tasks = paths[swap ? 0 : 1];
+    return true;
+  }
+  if (paths.size() == 1) return pick(dirname(paths[0]));
+  return false;
+}
+
+}  // namespace
+
+std::string detect_trace_format(const std::vector<std::string>& paths, std::string& why_not) {
+  if (paths.empty()) {
+    why_not = "no trace given";
+    return "";
+  }
+  if (paths.size() == 2) return "alibaba";
+  if (paths.size() > 2) {
+    why_not = "give one trace file (two for alibaba: pai_job_table and pai_task_table)";
+    return "";
+  }
+  const std::string& p = paths[0];
+  if (util::is_directory(p)) {
+    if (util::is_regular_file(p + "/pai_job_table.csv") || util::is_regular_file(p + "/pai_job_table")) return "alibaba";
+    if (util::is_regular_file(p + "/cluster_log.csv")) return "helios";
+    why_not = "the directory " + p + " holds neither pai_job_table.csv (alibaba) nor cluster_log.csv (helios)";
+    return "";
+  }
+  std::string base = basename(p);
+  if (base.find("pai_job_table") != std::string::npos || base.find("pai_task_table") != std::string::npos)
+    return "alibaba";
+  std::FILE* fp = std::fopen(p.c_str(), "rb");
+  if (!fp) {
+    why_not = "cannot read " + p;
+    return "";
+  }
+  char buf[4096];
+  size_t n = std::fread(buf, 1, sizeof buf, fp);
+  std::fclose(fp);
+  std::string_view head(buf, n);
+  size_t i = 0;
+  while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
+  if (i < head.size() && head[i] == '[') return "philly";
+  // First line that is not a comment.
+  std::string_view line;
+  while (i < head.size()) {
+    size_t e = head.find('\n', i);
+    std::string_view l = head.substr(i, e == std::string_view::npos ? std::string_view::npos : e - i);
+    i = e == std::string_view::npos ? head.size() : e + 1;
+    if (!l.empty() && l[0] != '#' && !util::trim(l).empty()) {
+      line = l;
+      break;
+    }
+  }
+  if (line.find("gpu_num") != std::string_view::npos) return "helios";
+  if (line.find("job_id") != std::string_view::npos && line.find("submit_time") != std::string_view::npos)
+    return "csv";
+  why_not = "cannot tell the format of " + p + " from its content";
+  return "";
+}
+
+bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, Trace& out, TraceError& e) {
+  std::string why;
+  std::string format = opt.format.empty() ? detect_trace_format(paths, why) : opt.format;
+  if (format.empty()) {
+    e.file = paths.empty() ? "" : paths[0];
+    e.message = why;
+    e.hint = "pass --trace-format philly|helios|alibaba|csv";
+    return false;
+  }
+  out = Trace();
+  out.files = paths;
+  auto open = [&](const std::string& path, std::unique_ptr<ByteSource>& src) {
+    if (util::is_directory(path)) {
+      e.file = path;
+      e.message = path + " is a directory";
+      e.hint = format == "alibaba" ? "" : "give the trace file itself";
+      return false;
+    }
+    src = std::make_unique<ByteSource>(path);
+    if (!src->error().empty()) {
+      e.file = path;
+      e.message = "cannot read " + path + ": " + src->error();
+      return false;
+    }
+    return true;
+  };
+  bool ok = false;
+  if (format == "alibaba") {
+    std::string jobs, tasks;
+    if (!alibaba_files(paths, jobs, tasks)) {
+      e.file = paths.empty() ? "" : paths[0];
+      e.message = "the alibaba format needs pai_job_table.csv and pai_task_table.csv";
+      e.hint = "give both files (--trace pai_job_table.csv --trace pai_task_table.csv) or their directory";
+      return false;
+    }
+    std::unique_ptr<ByteSource> js, ts;
+    if (!open(jobs, js) || !open(tasks, ts)) return false;
+    out.files = {jobs, tasks};
+    ok = alibaba(*js, *ts, opt, out, e);
+  } else {
+    if (paths.size() != 1) {
+      e.message = "the " + format + " format takes one file";
+      return false;
+    }
+    std::string path = paths[0];
+    if (format == "helios" && util::is_directory(path)) path += "/cluster_log.csv";
+    std::unique_ptr<ByteSource> src;
+    if (!open(path, src)) return false;
+    if (format == "philly")
+      ok = philly(*src, opt, out, e);
+    else if (format == "helios")
+      ok = helios(*src, opt, out, e);
+    else if (format == "csv")
+      ok = native(*src, opt, out, e);
+    else {
+      e.file = path;
+      e.message = "unknown trace format \"" + format + "\"";
+      e.hint = "philly, helios, alibaba or csv";
+      return false;
+    }
+    if (ok && !src->error().empty()) {
+      e.file = path;
+      e.message = "read error: " + src->error();
+      return false;
+    }
+  }
+  return ok && finish(out, opt);
+}
+
+bool read_philly(std::string_view text, const std::string& name, const TraceOptions& opt, Trace& out, TraceError& e) {
+  out = Trace();
+  ByteSource src(text, name);
+  return philly(src, opt, out, e) && finish(out, opt);
+}
+
+bool read_helios(std::string_view text, const std::string& name, const TraceOptions& opt, Trace& out, TraceError& e) {
+  out = Trace();
+  ByteSource src(text, name);
+  return helios(src, opt, out, e) && finish(out, opt);
+}
+
+bool read_native_csv(std::string_view text, const std::string& name, const TraceOptions& opt, Trace& out,
+                     TraceError& e) {
+  out = Trace();
+  ByteSource src(text, name);
+  return native(src, opt, out, e) && finish(out, opt);
+}
+
+bool read_alibaba(std::string_view jobs, std::string_view tasks, const TraceOptions& opt, Trace& out, TraceError& e) {
+  out = Trace();
+  ByteSource js(jobs, "pai_job_table.csv"), ts(tasks, "pai_task_table.csv");
+  return alibaba(js, ts, opt, out, e) && finish(out, opt);
+}
+
+namespace {
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string number(double v) {
+  char buf[64];
+  if (v == std::floor(v) && std::fabs(v) < 1e15)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+}  // namespace
+
+std::string write_native_csv(const Trace& t) {
+  std::string out =
+      "# paictl simulate trace (native CSV): times and durations in seconds; members are PODSxGPUS\n"
+      "job_id,submit_time,duration,vc,members,priority,leaf_cell_type,pinned_cell_id,lazy_preemption\n";
+  for (const TraceJob& j : t.jobs) {
+    out += csv_field(t.id(j));
+    out += ',';
+    out += number(j.submit);
+    out += ',';
+    out += number(j.duration);
+    out += ',';
+    out += csv_field(t.vc_names[static_cast<size_t>(j.vc)]);
+    out += ',';
+    out += format_members(t.members(j));
+    out += ',';
+    out += std::to_string(j.priority);
+    out += ',';
+    if (j.leaf_type >= 0) out += csv_field(t.leaf_type_names[static_cast<size_t>(j.leaf_type)]);
+    out += ',';
+    if (j.pinned >= 0) out += csv_field(t.pinned_names[static_cast<size_t>(j.pinned)]);
+    out += ',';
+    out += (j.flags & TraceJob::kLazy) ? "true" : "false";
+    out += '\n';
+  }
+  return out;
+}
+
+std::string write_philly_json(const Trace& t) {
+  std::string out = "[\n";
+  for (size_t i = 0; i < t.jobs.size(); ++i) {
+    const TraceJob& j = t.jobs[i];
+    std::string submit = format_timestamp(t.origin + j.submit);
+    std::string end = format_timestamp(t.origin + j.submit + j.duration);
+    out += "{\"status\": \"Pass\", \"vc\": " + json_string(t.vc_names[static_cast<size_t>(j.vc)]) +
+           ", \"jobid\": " + json_string(t.id(j)) + ", \"submitted_time\": \"" + submit +
+           "\", \"user\": \"generated\", \"attempts\": [{\"start_time\": \"" + submit + "\", \"end_time\": \"" + end +
+           "\", \"detail\": [";
+    int machine = 0;
+    bool first = true;
+    for (const auto& m : t.members(j))
+      for (int32_t p = 0; p < m.pods; ++p) {
+        out += first ? "" : ", ";
+        first = false;
+        out += "{\"ip\": \"m" + std::to_string(++machine) + "\", \"gpus\": [";
+        for (int32_t g = 0; g < m.gpus; ++g) out += (g ? ", \"gpu" : "\"gpu") + std::to_string(g) + "\"";
+        out += "]}";
+      }
+    out += "]}]}";
+    out += i + 1 < t.jobs.size() ? ",\n" : "\n";
+  }
+  return out + "]\n";
+}
+
+}  // namespace pai::sim
