@@ -73,39 +73,82 @@ std::string write_text_report(const std::vector<CheckResult>& results, const Rep
   for (const auto& r : results) name_w = std::max(name_w, r.check.size());
   name_w = std::min<size_t>(name_w, 22);
   const auto order = host_order(results, ctx);
+  auto shows = [&](const CheckResult& r) {
+    if (o.quiet) return r.status == Status::Fail;
+    return o.verbose || r.status == Status::Fail || r.status == Status::Warn;
+  };
+  auto finding = [&](const CheckResult& r) {
+    std::string label;
+    switch (r.status) {
+      case Status::Fail: label = paint(kRed, "FAIL"); break;
+      case Status::Warn: label = paint(kYellow, "WARN"); break;
+      case Status::Pass: label = paint(kGreen, "ok  "); break;
+      case Status::Skip: label = paint(kDim, "skip"); break;
+    }
+    std::string s = "  " + label + "  " + pad(r.check, name_w) + "  " + r.message + (r.demoted ? " (error ignored)" : "") + "\n";
+    if (!r.hint.empty() && (r.status == Status::Fail || r.status == Status::Warn))
+      s += "  " + std::string(6 + name_w + 2, ' ') + paint(kCyan, "hint:") + " " + r.hint + "\n";
+    return s;
+  };
+
+  // A finding worded the same on several hosts (an NTP policy, a missing package)
+  // is printed once, with the hosts it is on; per-host sections keep the rest.
+  // With -v every host is printed whole.
+  std::map<std::string, std::vector<std::string>> hosts_of;  // finding key -> hosts
+  std::vector<std::pair<std::string, const CheckResult*>> common_order;
+  auto key_of = [](const CheckResult& r) {
+    return r.check + '\x1f' + std::string(to_string(r.status)) + '\x1f' + r.message + '\x1f' + r.hint;
+  };
+  if (!o.verbose) {
+    for (const auto& r : results) {
+      if (!shows(r)) continue;
+      auto& hs = hosts_of[key_of(r)];
+      if (hs.empty()) common_order.push_back({key_of(r), &r});
+      hs.push_back(r.host);
+    }
+    std::map<std::string, std::vector<const CheckResult*>> blocks;  // host list -> findings
+    std::vector<std::string> block_order;
+    for (const auto& [key, r] : common_order) {
+      const auto& hs = hosts_of[key];
+      if (hs.size() < 2) continue;
+      std::string who = hs.size() == order.size() ? "On all " + std::to_string(hs.size()) + " hosts"
+                                                  : "On " + std::to_string(hs.size()) + " hosts: ";
+      if (hs.size() != order.size()) {
+        std::vector<std::string> shown(hs.begin(), hs.begin() + std::min<size_t>(hs.size(), 8));
+        who += util::join(shown, ", ") + (hs.size() > 8 ? " and " + std::to_string(hs.size() - 8) + " more" : "");
+      }
+      if (!blocks.count(who)) block_order.push_back(who);
+      blocks[who].push_back(r);
+    }
+    for (const auto& who : block_order) {
+      out += paint(kBold, who) + "\n";
+      for (const CheckResult* r : blocks[who]) out += finding(*r);
+      out += "\n";
+    }
+  }
+
   for (const auto& host : order) {
     HostCounts c = counts_for(results, host);
     const HostOutcome* h = outcome(ctx, host);
     std::string title = host;
     if (h && h->plan.address != host) title += " (" + h->plan.address + ")";
     std::vector<const CheckResult*> shown;
+    size_t common = 0;
     for (const auto& r : results) {
-      if (r.host != host) continue;
-      if (o.quiet && r.status != Status::Fail) continue;
-      if (!o.verbose && (r.status == Status::Pass || r.status == Status::Skip)) {
-        // An unreachable host's skips say nothing new.
+      if (r.host != host || !shows(r)) continue;
+      if (!o.verbose && hosts_of[key_of(r)].size() >= 2) {
+        ++common;
         continue;
       }
       shown.push_back(&r);
     }
-    if (o.quiet && shown.empty()) continue;
+    if (shown.empty() && (common > 0 || o.quiet)) continue;
     out += paint(kBold, title) + "\n";
     if (shown.empty()) {
       out += "  " + paint(kGreen, "ok") + "    all " + std::to_string(c.pass) + " checks passed" +
              (c.skip ? " (" + std::to_string(c.skip) + " not applicable)" : "") + "\n";
     }
-    for (const CheckResult* r : shown) {
-      std::string label;
-      switch (r->status) {
-        case Status::Fail: label = paint(kRed, "FAIL"); break;
-        case Status::Warn: label = paint(kYellow, "WARN"); break;
-        case Status::Pass: label = paint(kGreen, "ok  "); break;
-        case Status::Skip: label = paint(kDim, "skip"); break;
-      }
-      out += "  " + label + "  " + pad(r->check, name_w) + "  " + r->message + (r->demoted ? " (error ignored)" : "") + "\n";
-      if (!r->hint.empty() && (r->status == Status::Fail || r->status == Status::Warn))
-        out += "  " + std::string(6 + name_w + 2, ' ') + paint(kCyan, "hint:") + " " + r->hint + "\n";
-    }
+    for (const CheckResult* r : shown) out += finding(*r);
     out += "\n";
   }
   if (o.quiet) return out;

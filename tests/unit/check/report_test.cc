@@ -86,3 +86,26 @@ TEST(Report, SarifUsesTheHostAsLogicalLocationAndTheLayoutLine) {
   for (const auto& r : s["runs"][0]["tool"]["driver"]["rules"]) port_rule |= r["id"] == "Port-6443";
   EXPECT_TRUE(port_rule);
 }
+
+TEST(Report, TheSameFindingOnSeveralHostsIsPrintedOnce) {
+  std::vector<CheckResult> rs = {
+      {"a", "NTP", Status::Warn, "cannot tell", "install chrony", false},
+      {"b", "NTP", Status::Warn, "cannot tell", "install chrony", false},
+      {"c", "NTP", Status::Warn, "cannot tell", "install chrony", false},
+      {"b", "Swap", Status::Fail, "swap is on", "swapoff -a", false},
+      {"c", "Swap", Status::Fail, "swap is on", "swapoff -a", false},
+      {"c", "GPUCount", Status::Fail, "2 GPUs", "fix it", false},
+  };
+  ReportContext ctx;
+  std::string t = write_text_report(rs, ctx, {});
+  EXPECT_NE(t.find("On all 3 hosts\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("On 2 hosts: b, c\n"), std::string::npos) << t;
+  size_t first = t.find("cannot tell");
+  EXPECT_EQ(t.find("cannot tell", first + 1), std::string::npos) << t;  // once
+  EXPECT_NE(t.find("\nc\n  FAIL  GPUCount"), std::string::npos) << t;   // what is c's own stays under c
+  EXPECT_EQ(t.find("\na\n"), std::string::npos) << t;                    // a has nothing of its own
+  TextReportOptions v;
+  v.verbose = true;
+  std::string tv = write_text_report(rs, ctx, v);
+  EXPECT_EQ(tv.find("On all"), std::string::npos);  // -v prints every host whole
+}

@@ -1,0 +1,35 @@
+// Fuzz the fact-script output parser: whatever a host prints (a hostile or broken
+// host, a cut-off stream) must give facts or notes, never a crash, a hang or an
+// exception; the facts must serialise to JSON and read back unchanged.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "check/fact_script.h"
+#include "check/host_facts.h"
+#include "check/report.h"
+#include "check/runner.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string out(reinterpret_cast<const char*>(data), size);
+  pai::check::HostFacts f;
+  pai::check::parse_fact_output(out, 1.7e9, f);
+  if (f.complete && !f.stuck_in.empty()) std::abort();
+  nlohmann::json j = pai::check::to_json(f);
+  std::string text = pai::check::dump(j);
+  nlohmann::json again = nlohmann::json::parse(text, nullptr, false);
+  if (again.is_discarded()) std::abort();
+  pai::check::HostFacts back;
+  std::string err;
+  if (!f.hostname.empty() || !f.name.empty())
+    if (!pai::check::from_json(again, back, err)) std::abort();
+  // The checks run on whatever was parsed.
+  pai::check::HostOutcome h;
+  h.plan.name = "fuzz";
+  h.plan.hostip = "10.0.0.1";
+  h.reached = true;
+  h.facts = f;
+  (void)pai::check::evaluate({h}, {});
+  return 0;
+}
