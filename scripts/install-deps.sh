@@ -10,7 +10,7 @@ PACKAGES="
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libssh-dev libcurl4-openssl-dev
   libfmt-dev libkainjow-mustache-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  openssh-server openssh-client iproute2 util-linux procps python3
+  openssh-server openssh-client iproute2 util-linux procps python3 sudo
 "
 
 missing=""
