@@ -11,6 +11,7 @@ PACKAGES="
   libfmt-dev libkainjow-mustache-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   openssh-server openssh-client iproute2 util-linux procps python3 sudo
+  python3-yaml openssl
 "
 
 missing=""
