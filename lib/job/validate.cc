@@ -169,6 +169,10 @@ class Validator {
       hint = "quote it: \"" + n->scalar() + "\"";
     else if (s.type == JsType::Null && (e.object || e.array))
       hint = "add its entries, indented below it, or remove the key";
+    else if (s.type == JsType::Object && e.string && n->pairs().size() == 1 &&
+             n->pairs()[0].key->style() == yaml::ScalarStyle::Plain &&
+             n->pairs()[0].key->scalar().find(' ') != std::string::npos)
+      hint = "an unquoted ': ' (colon and space) turns the line into a mapping; put the whole line in quotes";
     else if (s.type == JsType::Object && e.array)
       hint = "write each entry as a list item starting with '- '";
     else if (s.type == JsType::Array && e.object)
@@ -365,6 +369,14 @@ void Validator::run() {
   if (const Node* v = root->get("extras")) check_extras(v);
   check_semantics();
   check_templates();
+  if (opt_.overrides.export_params) {
+    std::vector<std::pair<std::string, std::string>> skipped;
+    export_lines(f_, opt_.overrides, &skipped);
+    const Node* params = root->get("parameters");
+    for (const auto& [name, why] : skipped)
+      report("J067", key_mark(params, name), "--export-params skips parameter \"" + name + "\": " + why,
+             "use <% $parameters." + name + " %> in the commands instead");
+  }
 }
 
 void Validator::check_prerequisites(const Node* list) {

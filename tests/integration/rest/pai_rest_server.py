@@ -199,6 +199,7 @@ class Handler(BaseHTTPRequestHandler):
                 headers = {}
                 if fault.get("retryAfter") is not None:
                     headers["Retry-After"] = str(fault["retryAfter"])
+                headers.update(fault.get("headers", {}))
                 if "text" in fault:
                     self._send(fault["status"], fault["text"], fault.get("contentType", "text/plain"), headers)
                 else:
@@ -233,6 +234,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self._send(200, {"ok": True})
             if path == "/__control/fail":
                 data.setdefault("count", 1)
+                data.setdefault("path", ".*")
                 st.faults.append(data)
                 return self._send(200, {"ok": True})
             if path.startswith("/__control/jobs/"):
