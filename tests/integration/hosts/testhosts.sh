@@ -196,7 +196,8 @@ start_host() {
   # Accounts: root and paiops with the run's password, and paiops's sudo rights.
   mounts=""
   if [ "$h_accounts" = 1 ]; then
-    hash=$(openssl passwd -6 -stdin < "$RUNDIR/password")
+    if command -v openssl >/dev/null 2>&1; then hash=$(openssl passwd -6 -stdin < "$RUNDIR/password")
+    else hash=$(python3 -W ignore -c 'import crypt,sys; print(crypt.crypt(sys.stdin.readline().strip(), crypt.mksalt(crypt.METHOD_SHA512)))' < "$RUNDIR/password"); fi
     grep -v '^paiops:' /etc/passwd > "$H/passwd"
     echo "paiops:x:4242:4242:paictl test operator:$H/home:/bin/sh" >> "$H/passwd"
     grep -v '^paiops:' /etc/group > "$H/group"
