@@ -25,6 +25,11 @@ def python():
 
 
 def start(directory, specs):
+    try:
+        import yaml  # noqa: F401 - the server parses job bodies with PyYAML
+    except ImportError:
+        sys.stderr.write("SKIP: PyYAML is missing (apt-get install python3-yaml)\n")
+        return 77
     if os.path.isdir(directory):
         stop(directory)
         shutil.rmtree(directory)
