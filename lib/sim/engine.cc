@@ -678,13 +678,8 @@ Run::Attempt Run::attempt(uint32_t j) {
     live_[j].phase = Phase::Done;
     return Attempt::Rejected;
   }
-  // Waiting. A sharing anomaly: the VC had room within its guarantee.
-  if (within_guarantee(j)) {
-    Live& l = live_[j];
-    if (l.anomaly_since < 0) l.anomaly_since = now_;
-    l.anomaly_counted = true;
-  }
   const TraceJob& tj = trace_.jobs[j];
+  const bool in_guarantee = within_guarantee(j);
   if (opt_.overflow && tj.priority >= 0 && tj.pinned < 0) {
     ScheduleResult o = schedule(*policy_, j, true, true);
     if (o.outcome == Outcome::Bound) {
@@ -692,6 +687,12 @@ Run::Attempt Run::attempt(uint32_t j) {
       return Attempt::Started;
     }
     if (o.outcome == Outcome::Preempting) policy_->release("j" + std::to_string(j));
+  }
+  // Waiting. A sharing anomaly: the VC had room within its guarantee.
+  if (in_guarantee) {
+    Live& l = live_[j];
+    if (l.anomaly_since < 0) l.anomaly_since = now_;
+    l.anomaly_counted = true;
   }
   return Attempt::Waiting;
 }
@@ -714,17 +715,19 @@ void Run::schedule_pass() {
         continue;
       }
       const uint64_t epoch = policy_->release_epoch();
-      if (queue.blocked_job == key.job && queue.blocked_epoch == epoch) continue;
-      Attempt a = attempt(key.job);
-      if (a != Attempt::Waiting) {
-        push(q);
-        continue;
+      if (queue.blocked_job != key.job || queue.blocked_epoch != epoch) {
+        Attempt a = attempt(key.job);
+        if (a != Attempt::Waiting) {
+          push(q);
+          continue;
+        }
+        queue.blocked_job = key.job;
+        queue.blocked_epoch = policy_->release_epoch();
+        live_[key.job].failed_epoch = queue.blocked_epoch;
       }
-      queue.blocked_job = key.job;
-      queue.blocked_epoch = policy_->release_epoch();
-      live_[key.job].failed_epoch = queue.blocked_epoch;
       if (!opt_.backfill) continue;
-      // Backfill: try the jobs behind the blocked head (no reservation for the head).
+      // Backfill: try the jobs behind the blocked head (no reservation for the head);
+      // jobs that failed since the last release are not tried again.
       int32_t tried = 0;
       auto it = std::next(queue.jobs.begin());
       while (it != queue.jobs.end() && tried < opt_.backfill_depth) {

@@ -207,6 +207,7 @@ bool JsonReader::parse_string(std::string& out) {
   Position start = src_.position();
   src_.get();  // opening quote
   for (;;) {
+    Position here = src_.position();
     int c = src_.get();
     if (c < 0) {
       fail("unterminated string", start);
@@ -221,7 +222,7 @@ bool JsonReader::parse_string(std::string& out) {
       out += static_cast<char>(c);
       continue;
     }
-    Position esc = src_.position();
+    Position esc = here;
     int e = src_.get();
     switch (e) {
       case '"': out += '"'; break;

@@ -518,7 +518,13 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
                 "seconds (e.g. 3600) or \"YYYY-MM-DD HH:MM:SS\"");
       return false;
     }
-    dates |= parse_timestamp(field(c_submit)).has_value();
+    const bool is_date = parse_timestamp(field(c_submit)).has_value();
+    if (out.records > 1 && is_date != dates) {
+      set_error(e, src.name(), at(c_submit), "submit_time mixes dates and seconds in one trace",
+                "write every submit_time as seconds since a common start, or every one as a date");
+      return false;
+    }
+    dates = is_date;
     auto dur = parse_duration(field(c_dur));
     if (!dur) {
       set_error(e, src.name(), at(c_dur), "duration \"" + std::string(field(c_dur)) + "\" is not a duration",

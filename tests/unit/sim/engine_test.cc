@@ -1,0 +1,270 @@
+// The discrete-event engine: the sharing anomaly end to end, preemption and
+// node failures with requeue and lost GPU time, FIFO within priority and
+// backfill, overflow, unschedulable jobs, exact metrics, determinism.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "scheduler/helpers.h"
+#include "sim/engine.h"
+#include "sim/generate.h"
+#include "sim/report.h"
+#include "sim/trace.h"
+
+namespace pai::sim {
+namespace {
+
+using scheduler::test::kTwoSkuConfig;
+using scheduler::test::model_from_yaml;
+
+std::string read_source(const std::string& rel) {
+  std::string path = std::string(PAI_SOURCE_DIR) + "/" + rel;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  EXPECT_NE(f, nullptr) << path;
+  std::string s;
+  if (!f) return s;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+  std::fclose(f);
+  return s;
+}
+
+Trace csv_trace(const std::string& text) {
+  Trace t;
+  TraceError e;
+  EXPECT_TRUE(read_native_csv(text, "test.csv", {}, t, e)) << e.file << ":" << e.line << ":" << e.column << ": " << e.message;
+  return t;
+}
+
+PolicyRun run(const config::HivedModel& m, const Trace& t, const std::string& policy, SimOptions opt = {}) {
+  Simulator sim(m, t, opt);
+  std::string err;
+  EXPECT_TRUE(sim.prepare(err)) << err;
+  PolicyRun r;
+  EXPECT_TRUE(sim.run(policy, r, err)) << err;
+  return r;
+}
+
+size_t job(const Trace& t, const std::string& id) {
+  for (size_t i = 0; i < t.jobs.size(); ++i)
+    if (t.id(t.jobs[i]) == id) return i;
+  ADD_FAILURE() << "no job " << id;
+  return 0;
+}
+
+TEST(Engine, SharingAnomalyExample) {
+  auto m = model_from_yaml(read_source("examples/clusters/heterogeneous/hivedscheduler.yaml"));
+  Trace t = csv_trace(read_source("examples/traces/sharing-anomaly.csv"));
+  const size_t prod = job(t, "production-train");
+  PolicyRun quota = run(*m, t, "quota"), hived = run(*m, t, "hived");
+  // Under quota production waits until the first interns job ends (10h after it started at 0).
+  EXPECT_EQ(quota.jobs[prod].first_start - t.jobs[prod].submit, 36000 - 600);
+  EXPECT_EQ(quota.overall.anomaly_jobs, 1);
+  EXPECT_EQ(quota.jobs[prod].anomaly_wait, 36000 - 600);
+  EXPECT_EQ(hived.jobs[prod].first_start, t.jobs[prod].submit);
+  EXPECT_EQ(hived.overall.anomaly_jobs, 0);
+  EXPECT_EQ(hived.overall.queue_delay.max, 0);
+  for (const PolicyRun* r : {&quota, &hived}) EXPECT_EQ(r->overall.finished, 10);
+}
+
+TEST(Engine, PreemptionRequeuesTheWholeGroupAndCountsLostTime) {
+  auto m = model_from_yaml(kTwoSkuConfig);
+  Trace t = csv_trace(
+      "job_id,submit_time,duration,vc,members,priority\n"
+      "low,0,1000,b,2x4,10\n"
+      "high,100,200,b,1x4,500\n");
+  for (const char* policy : {"hived", "private"}) {
+    PolicyRun r = run(*m, t, policy);
+    const JobOutcome& low = r.jobs[job(t, "low")];
+    const JobOutcome& high = r.jobs[job(t, "high")];
+    EXPECT_EQ(high.first_start, 100) << policy;
+    EXPECT_EQ(low.preemptions, 1) << policy;
+    EXPECT_EQ(low.lost_gpu_seconds, 8 * 100) << policy;
+    EXPECT_EQ(low.first_start, 0) << policy;
+    EXPECT_EQ(low.finish, 300 + 1000) << policy;  // restarts when the rack is whole again
+    EXPECT_EQ(r.overall.preemptions, 1) << policy;
+  }
+}
+
+TEST(Engine, NodeFailuresKillAndRestartJobs) {
+  auto m = model_from_yaml(kTwoSkuConfig);
+  Trace t = csv_trace("job_id,submit_time,duration,vc,members\nj,0,100,b,1x4\nk,0,100,a,1x4\n");
+  SimOptions opt;
+  auto shape = scheduler::describe_cluster(*m);
+  opt.faults.events = {{50, shape.find_node("v1"), false}, {70, shape.find_node("v1"), true}};
+  for (const char* policy : {"hived", "quota"}) {
+    PolicyRun r = run(*m, t, policy, opt);
+    EXPECT_EQ(r.node_failures, 1) << policy;
+    EXPECT_EQ(r.overall.failure_restarts, 1) << policy;
+    EXPECT_EQ(r.overall.lost_gpu_seconds, 4 * 50) << policy;
+    EXPECT_EQ(r.overall.finished, 2) << policy;
+    // The killed job restarts at once on another node and runs its full 100s again.
+    double finish = std::max(r.jobs[0].finish, r.jobs[1].finish);
+    EXPECT_EQ(finish, 150) << policy;
+  }
+}
+
+TEST(Engine, RandomFaultModelIsSeeded) {
+  auto m = model_from_yaml(kTwoSkuConfig);
+  GenerateOptions g;
+  g.jobs = 200;
+  Trace t = generate_trace(g, cluster_template(*m));
+  SimOptions opt;
+  std::string err;
+  ASSERT_TRUE(parse_random_faults("random:mtbf=2d,mttr=2h,seed=3", opt.faults, err)) << err;
+  EXPECT_EQ(opt.faults.mtbf, 2 * 86400);
+  PolicyRun a = run(*m, t, "hived", opt), b = run(*m, t, "hived", opt);
+  EXPECT_GT(a.node_failures, 0);
+  EXPECT_EQ(a.node_failures, b.node_failures);
+  EXPECT_EQ(a.overall.lost_gpu_seconds, b.overall.lost_gpu_seconds);
+  EXPECT_EQ(a.overall.finished + a.overall.unschedulable + a.overall.never_started, 200);
+  EXPECT_FALSE(parse_random_faults("random:mtbf=soon", opt.faults, err));
+  EXPECT_FALSE(parse_random_faults("random:mtbs=2d", opt.faults, err));
+}
+
+TEST(Engine, FifoWithinPriorityAndOptionalBackfill) {
+  auto m = model_from_yaml(kTwoSkuConfig);
+  Trace t = csv_trace(
+      "job_id,submit_time,duration,vc,members,priority\n"
+      "half,0,1000,b,1x4,100\n"
+      "whole,10,100,b,2x4,100\n"
+      "small,20,50,b,1x1,100\n"
+      "urgent,30,10,b,1x1,200\n");
+  PolicyRun strict = run(*m, t, "hived");
+  // The rack's second node is free, but "whole" needs both: the queue is blocked behind it.
+  EXPECT_EQ(strict.jobs[job(t, "whole")].first_start, 1000);
+  EXPECT_EQ(strict.jobs[job(t, "small")].first_start, 1100);
+  // A higher priority goes to the head of the VC's queue, but cannot pass a running job.
+  EXPECT_EQ(strict.jobs[job(t, "urgent")].first_start, 30);
+  SimOptions opt;
+  opt.backfill = true;
+  opt.backfill_depth = 8;
+  PolicyRun backfill = run(*m, t, "hived", opt);
+  EXPECT_EQ(backfill.jobs[job(t, "small")].first_start, 20);
+  EXPECT_EQ(backfill.jobs[job(t, "whole")].first_start, 1000);
+}
+
+TEST(Engine, OverflowRunsWaitingJobsAsOpportunisticWork) {
+  auto m = model_from_yaml(kTwoSkuConfig);
+  // c owns two 2-GPU sockets: the third 2-GPU job has to wait, or overflow.
+  Trace t = csv_trace(
+      "job_id,submit_time,duration,vc,members,priority,leaf_cell_type\n"
+      "c1,0,100,c,1x2,100,V100\n"
+      "c2,0,100,c,1x2,100,V100\n"
+      "c3,0,100,c,1x2,100,V100\n"
+      "b1,50,100,b,2x4,100,V100\n");
+  PolicyRun plain = run(*m, t, "hived");
+  EXPECT_EQ(plain.jobs[job(t, "c3")].first_start, 100);
+  SimOptions opt;
+  opt.overflow = true;
+  PolicyRun over = run(*m, t, "hived", opt);
+  const JobOutcome& c3 = over.jobs[job(t, "c3")];
+  EXPECT_EQ(c3.first_start, 0);
+  EXPECT_EQ(c3.overflow, 1);
+  // b's guaranteed job starts at once, preempting the opportunistic one only if it must.
+  EXPECT_EQ(over.jobs[job(t, "b1")].first_start, 50);
+  EXPECT_EQ(over.overall.overflow_starts, 1);
+}
+
+TEST(Engine, JobsThatCanNeverRunAreCountedWithTheirReason) {
+  auto m = model_from_yaml(kTwoSkuConfig);
+  Trace t = csv_trace(
+      "job_id,submit_time,duration,vc,members,priority,leaf_cell_type\n"
+      "ok,0,10,b,1x1,100,\n"
+      "nowhere,0,10,zz,1x1,100,\n"
+      "huge,0,10,b,3x8,100,\n"
+      "wide,0,10,b,1x16,100,\n"
+      "typo,0,10,b,1x1,100,A100\n");
+  SimOptions opt;
+  opt.vc_map = "strict";
+  for (const char* policy : {"hived", "quota", "k8s-default", "private"}) {
+    PolicyRun r = run(*m, t, policy, opt);
+    EXPECT_EQ(r.overall.finished, 1) << policy;
+    EXPECT_EQ(r.overall.unschedulable, 4) << policy;
+    EXPECT_EQ(r.jobs[job(t, "nowhere")].state, JobState::Unschedulable);
+    EXPECT_NE(r.reasons[static_cast<size_t>(r.jobs[job(t, "nowhere")].reason)].find("not in the cluster"), std::string::npos);
+    EXPECT_NE(r.reasons[static_cast<size_t>(r.jobs[job(t, "typo")].reason)].find("whole cluster does not have"),
+              std::string::npos);
+    EXPECT_EQ(r.unmapped.jobs, 1) << policy;
+  }
+}
+
+TEST(Engine, UtilisationAndFragmentationAreExact) {
+  auto m = model_from_yaml(kTwoSkuConfig);
+  Trace t = csv_trace("job_id,submit_time,duration,vc,members\na,0,1000,b,1x4\n");
+  PolicyRun r = run(*m, t, "hived");
+  EXPECT_EQ(r.gpus, 32);
+  EXPECT_DOUBLE_EQ(r.gpu_utilization, 4.0 * 1000 / (32.0 * 1000));
+  EXPECT_DOUBLE_EQ(r.fragmentation, 0);
+  EXPECT_EQ(r.makespan, 1000);
+  ASSERT_FALSE(r.used_gpus.empty());
+  EXPECT_DOUBLE_EQ(r.used_gpus[0], 4);
+  // A job that waits for its VC leaves idle GPUs of its type.
+  Trace w = csv_trace("job_id,submit_time,duration,vc,members\na,0,1000,c,2x2\nb,0,1000,c,1x2\n");
+  PolicyRun rw = run(*m, w, "hived");
+  EXPECT_DOUBLE_EQ(rw.fragmentation, (32.0 - 4.0) * 1000 / (32.0 * 2000));
+}
+
+TEST(Engine, VcMappingAssignsUnknownVcsByDemand) {
+  auto m = model_from_yaml(kTwoSkuConfig);
+  Trace t = csv_trace(
+      "job_id,submit_time,duration,vc,members\n"
+      "x1,0,1000,hash-x,1x4\nx2,0,1000,hash-x,1x4\ny1,0,10,hash-y,1x1\nz,0,10,a,1x1\n");
+  Simulator sim(*m, t, {});
+  std::string err;
+  ASSERT_TRUE(sim.prepare(err));
+  const auto& map = sim.vc_mapping();
+  EXPECT_EQ(sim.cluster().vcs[static_cast<size_t>(map.to_cluster[static_cast<size_t>(t.jobs[job(t, "z")].vc)])].name, "a");
+  EXPECT_GE(map.to_cluster[static_cast<size_t>(t.jobs[job(t, "x1")].vc)], 0);
+  EXPECT_GE(map.to_cluster[static_cast<size_t>(t.jobs[job(t, "y1")].vc)], 0);
+  EXPECT_EQ(map.notes.size(), 2u);
+  SimOptions explicit_map;
+  explicit_map.vc_map = "hash-x=c,hash-y=b";
+  Simulator sim2(*m, t, explicit_map);
+  ASSERT_TRUE(sim2.prepare(err));
+  EXPECT_EQ(sim2.vc_mapping().to_cluster[static_cast<size_t>(t.jobs[job(t, "x1")].vc)], sim2.cluster().find_vc("c"));
+  SimOptions bad;
+  bad.vc_map = "hash-x=nope";
+  Simulator sim3(*m, t, bad);
+  EXPECT_FALSE(sim3.prepare(err));
+  EXPECT_NE(err.find("no virtual cluster \"nope\""), std::string::npos);
+}
+
+TEST(Engine, SameInputsGiveTheSameResult) {
+  auto m = model_from_yaml(read_source("examples/clusters/heterogeneous/hivedscheduler.yaml"));
+  GenerateOptions g;
+  g.jobs = 400;
+  g.seed = 9;
+  g.opportunistic = 0.2;
+  Trace t = generate_trace(g, cluster_template(*m));
+  SimOptions opt;
+  opt.overflow = true;
+  for (const char* policy : {"hived", "quota", "k8s-default", "private"}) {
+    PolicyRun a = run(*m, t, policy, opt), b = run(*m, t, policy, opt);
+    ASSERT_EQ(a.jobs.size(), b.jobs.size());
+    for (size_t i = 0; i < a.jobs.size(); ++i) {
+      EXPECT_EQ(a.jobs[i].first_start, b.jobs[i].first_start) << policy << " job " << i;
+      EXPECT_EQ(a.jobs[i].finish, b.jobs[i].finish) << policy << " job " << i;
+    }
+    EXPECT_EQ(a.decisions, b.decisions);
+    EXPECT_EQ(a.overall.finished + a.overall.unschedulable + a.overall.never_started, 400) << policy;
+  }
+}
+
+TEST(Summary, NearestRankPercentiles) {
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);
+  Summary s = summarize(v);
+  EXPECT_EQ(s.n, 100);
+  EXPECT_DOUBLE_EQ(s.mean, 50.5);
+  EXPECT_EQ(s.p50, 50);
+  EXPECT_EQ(s.p95, 95);
+  EXPECT_EQ(s.p99, 99);
+  EXPECT_EQ(s.max, 100);
+  EXPECT_EQ(summarize({}).n, 0);
+}
+
+}  // namespace
+}  // namespace pai::sim
