@@ -20,8 +20,10 @@ PATH="$PATH:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"; expor
 b() { echo "@@begin $1"; }
 e() { r=$?; [ -n "${2:-}" ] && r=$2; echo; echo "@@end $1 $r"; }
 have() { command -v "$1" >/dev/null 2>&1; }
+# The clock first, and printed at once: the client times the first byte it gets.
+t=$(date +%s.%N)
 echo "@@paictl-facts 1"
-b clock; date +%s.%N; e clock
+b clock; echo "$t"; e clock 0
 echo "@@privilege ${1:-unknown}"
 echo "@@ssh ${2:-}"
 
@@ -776,7 +778,10 @@ void parse_fact_output(const std::string& out, double first_byte_epoch, HostFact
     }
     const std::string& b = s.body;
     if (s.name == "clock") {
-      auto v = util::parse_double(util::trim(b));
+      std::string_view t = util::trim(b);
+      auto v = util::parse_double(t);
+      // A date without %N (busybox builds) prints "1796024589.%N" or "1796024589.N".
+      if (!v) v = util::parse_double(t.substr(0, t.find('.')));
       if (v && std::isfinite(*v) && *v > 0) {
         f.clock.epoch = *v;
         if (first_byte_epoch > 0) f.clock.skew_s = *v - first_byte_epoch;

@@ -245,3 +245,11 @@ TEST(Script, RunsUnderPosixShells) {
   }
   EXPECT_GE(ran, 1);
 }
+
+TEST(FactParser, ClockWithoutNanoseconds) {
+  HostFacts f;
+  parse_fact_output("@@paictl-facts 1\n@@begin clock\n1796024589.%N\n\n@@end clock 0\n@@done\n", 1796024588.5, f);
+  EXPECT_EQ(f.clock.epoch, 1796024589.0);
+  EXPECT_NEAR(f.clock.skew_s, 0.5, 1e-9);
+  EXPECT_TRUE(f.notes.empty());
+}
