@@ -87,14 +87,11 @@ bool parse_random_faults(const std::string& spec, FaultSpec& out, std::string& e
   return true;
 }
 
-bool read_fault_file(const std::string& path, const scheduler::ClusterShape& cluster, const Trace& trace,
-                     FaultSpec& out, TraceError& e) {
-  ByteSource src(path);
+namespace {
+bool read_faults(ByteSource& src, const scheduler::ClusterShape& cluster, const Trace& trace, FaultSpec& out,
+                 TraceError& e) {
+  const std::string& path = src.name();
   e.file = path;
-  if (!src.error().empty()) {
-    e.message = "cannot read " + path + ": " + src.error();
-    return false;
-  }
   CsvReader csv(src);
   std::vector<std::string> f;
   bool first = true;
@@ -165,6 +162,24 @@ bool read_fault_file(const std::string& path, const scheduler::ClusterShape& clu
   std::stable_sort(out.events.begin(), out.events.end(),
                    [](const FaultEvent& a, const FaultEvent& b) { return a.time < b.time; });
   return true;
+}
+}  // namespace
+
+bool read_fault_file(const std::string& path, const scheduler::ClusterShape& cluster, const Trace& trace,
+                     FaultSpec& out, TraceError& e) {
+  ByteSource src(path);
+  if (!src.error().empty()) {
+    e.file = path;
+    e.message = "cannot read " + path + ": " + src.error();
+    return false;
+  }
+  return read_faults(src, cluster, trace, out, e);
+}
+
+bool read_fault_text(std::string_view text, const std::string& name, const scheduler::ClusterShape& cluster,
+                     const Trace& trace, FaultSpec& out, TraceError& e) {
+  ByteSource src(text, name);
+  return read_faults(src, cluster, trace, out, e);
 }
 
 // ---------------------------------------------------------------------------

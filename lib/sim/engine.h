@@ -51,6 +51,9 @@ bool parse_random_faults(const std::string& spec, FaultSpec& out, std::string& e
 // trace start, or a timestamp when the trace has dates).
 bool read_fault_file(const std::string& path, const scheduler::ClusterShape& cluster, const Trace& trace,
                      FaultSpec& out, TraceError& error);
+// The same over text in memory (tests, fuzzing).
+bool read_fault_text(std::string_view text, const std::string& name, const scheduler::ClusterShape& cluster,
+                     const Trace& trace, FaultSpec& out, TraceError& error);
 
 struct SimOptions {
   // A guaranteed job that cannot start in its VC tries once more as an
