@@ -19,6 +19,7 @@ For tests it also:
 
 Usage: pai_rest_server.py --scenario S.json --port-file F [--port 0]
        [--prefix /rest-server] [--name NAME] [--tls-cert C --tls-key K]
+       [--latency-ms N]
 The chosen port is written to --port-file once the server listens.
 """
 
@@ -207,6 +208,8 @@ class Handler(BaseHTTPRequestHandler):
                                                            fault.get("message", "injected failure")),
                                headers=headers)
                 return
+        if self.server.latency:
+            time.sleep(self.server.latency)
         prefix = self.server.prefix
         if path.startswith("/log-manager/"):
             return self._log_content(path, query)
@@ -568,12 +571,14 @@ def main():
     ap.add_argument("--name", default="pai")
     ap.add_argument("--tls-cert")
     ap.add_argument("--tls-key")
+    ap.add_argument("--latency-ms", type=int, default=0, help="delay every API answer (benchmarks)")
     args = ap.parse_args()
     with open(args.scenario) as f:
         scenario = json.load(f)
     srv = Server(("127.0.0.1", args.port), Handler)
     srv.state = State(scenario, args.name)
     srv.prefix = args.prefix.rstrip("/")
+    srv.latency = args.latency_ms / 1000.0
     srv.tls = False
     if args.tls_cert:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
