@@ -58,6 +58,7 @@ const std::vector<CheckInfo>& catalogue() {
       {"RunningContainers", Severity::Warning, "host", "no containers are running (the installer restarts Docker)", "non-clean"},
       {"UniqueHostname", Severity::Error, "cluster", "every host has its own host name", "paictl"},
       {"UniqueMachine", Severity::Error, "cluster", "every host is a different machine (/etc/machine-id)", "paictl"},
+      {"UniqueIP", Severity::Error, "cluster", "no host has another host's hostip on its interfaces (an IP conflict)", "paictl"},
       {"ClockSkew", Severity::Error, "cluster", "the hosts' clocks agree within 1 s", "paictl"},
       {"DriverVersion", Severity::Error, "cluster", "the hosts of one SKU run one NVIDIA driver version", "paictl"},
       {"OSFamily", Severity::Warning, "cluster", "all hosts run one OS family", "paictl"},

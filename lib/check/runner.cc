@@ -682,6 +682,35 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o, 
          "two entries reach the same machine, or the hosts were cloned from one image: check layout.yaml's hostip, or "
          "regenerate /etc/machine-id on clones (rm /etc/machine-id && systemd-machine-id-setup)");
 
+  // UniqueIP: the address a host is known by must not be configured on another machine.
+  {
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      if (!hosts[i].reached) continue;
+      Emitter e(out, hosts[i].plan.name);
+      const std::string ip = !hosts[i].plan.hostip.empty() ? hosts[i].plan.hostip : hosts[i].facts.ssh_server_address;
+      if (ip.empty() || !hosts[i].facts.has("ip")) {
+        e.skip("UniqueIP", "the host's address or the other hosts' interfaces are unknown");
+        continue;
+      }
+      std::vector<size_t> others;
+      for (size_t j = 0; j < hosts.size(); ++j) {
+        if (j == i || !hosts[j].reached) continue;
+        // The same machine reached twice is UniqueMachine's finding, not a conflict.
+        if (!hosts[j].facts.machine_id.empty() && hosts[j].facts.machine_id == hosts[i].facts.machine_id) continue;
+        for (const auto& a : hosts[j].facts.interfaces)
+          if (a.address == ip) {
+            others.push_back(j);
+            break;
+          }
+      }
+      if (!others.empty())
+        e.violated("UniqueIP", ip + " is also configured on " + names_of(others, i) + ": an IP conflict",
+                   "give every machine its own address; check for a cloned network configuration");
+      else e.pass("UniqueIP", ip + " is on no other host");
+    }
+    skip_unreached("UniqueIP");
+  }
+
   // ClockSkew: against the median of the hosts' offsets from this machine.
   {
     std::vector<std::pair<double, size_t>> skews;

@@ -272,3 +272,16 @@ TEST(Checks, DemoteAndExitCodes) {
   demote(ports, {"Port-<N>", "Swap"});
   EXPECT_EQ(status_of(ports, "gpu-ok", "Port-10250"), Status::Warn);
 }
+
+TEST(Checks, UniqueIpFindsAHostipConfiguredOnAnotherMachine) {
+  HostOutcome a = good_host("a", "10.0.0.1"), b = good_host("b", "10.0.0.2"), same = good_host("a-again", "10.0.0.9");
+  b.facts.interfaces.push_back({"eth1", "10.0.0.1", 24, false});  // b also claims a's address
+  same.facts.machine_id = a.facts.machine_id;                    // another entry for machine a
+  same.facts.interfaces.push_back({"eth0", "10.0.0.1", 24, false});
+  same.facts.hostname = "a-again";
+  auto rs = eval({a, b, same});
+  EXPECT_EQ(status_of(rs, "a", "UniqueIP"), Status::Fail);
+  EXPECT_NE(find(rs, "a", "UniqueIP")->message.find("also configured on b"), std::string::npos);
+  EXPECT_EQ(find(rs, "a", "UniqueIP")->message.find("a-again"), std::string::npos);  // same machine: not a conflict
+  EXPECT_EQ(status_of(rs, "b", "UniqueIP"), Status::Pass);
+}
