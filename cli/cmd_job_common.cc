@@ -103,7 +103,7 @@ int run_check(const CheckOptions& o, const Globals& g, const char* suite) {
   const auto& all = out.diagnostics.items();
 
   if (o.output == "json") {
-    std::printf("%s\n", pai::diag::write_json(all, out.files.size()).dump(2).c_str());
+    std::printf("%s\n", pai::diag::dump_json(pai::diag::write_json(all, out.files.size())).c_str());
   } else {
     std::vector<pai::diag::Diagnostic> shown;
     for (const auto& d : all)
@@ -127,7 +127,7 @@ int run_check(const CheckOptions& o, const Globals& g, const char* suite) {
   }
   if (!o.sarif.empty()) {
     std::string err = write_report_file(
-        o.sarif, pai::diag::write_sarif(all, pai::job::rules(), pai::kVersion, "docs/jobs.md#").dump(2) + "\n");
+        o.sarif, pai::diag::dump_json(pai::diag::write_sarif(all, pai::job::rules(), pai::kVersion, "docs/jobs.md")) + "\n");
     if (!err.empty()) {
       print_error("cannot write the SARIF report: " + err);
       rc = kExitUsage;
@@ -170,7 +170,8 @@ std::string format_table(const Table& t) {
 }
 
 void print_structured(const Json& data, const std::string& format) {
-  std::string text = format == "yaml" ? pai::util::to_yaml(data) : data.dump(2) + "\n";
+  std::string text = format == "yaml" ? pai::util::to_yaml(data)
+                                     : data.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 

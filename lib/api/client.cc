@@ -436,7 +436,7 @@ Result<std::string> Client::job_config(const std::string& user, const std::strin
 Result<std::string> Client::set_execution_type(const std::string& user, const std::string& name,
                                                const std::string& value) {
   Json body = {{"value", value}};
-  http::Result r = call("PUT", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/executionType", body.dump(),
+  http::Result r = call("PUT", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/executionType", body.dump(-1, ' ', false, Json::error_handler_t::replace),
                         "application/json");
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<std::string>(r);
   Result<std::string> out;
@@ -448,7 +448,7 @@ Result<std::string> Client::set_execution_type(const std::string& user, const st
 Result<std::string> Client::add_tag(const std::string& user, const std::string& name, const std::string& tag) {
   Json body = {{"value", tag}};
   http::Result r =
-      call("PUT", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/tag", body.dump(), "application/json");
+      call("PUT", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/tag", body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<std::string>(r);
   Result<std::string> out;
   Json j = Json::parse(r.response.body, nullptr, false);
@@ -459,7 +459,7 @@ Result<std::string> Client::add_tag(const std::string& user, const std::string& 
 Result<std::string> Client::remove_tag(const std::string& user, const std::string& name, const std::string& tag) {
   Json body = {{"value", tag}};
   http::Result r =
-      call("DELETE", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/tag", body.dump(), "application/json");
+      call("DELETE", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/tag", body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<std::string>(r);
   Result<std::string> out;
   Json j = Json::parse(r.response.body, nullptr, false);

@@ -120,3 +120,19 @@ TEST(JobCorpus, SecretValuesNeverAppearInFindings) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(JobRules, EveryCodeIsDocumentedWithItsName) {
+  std::string doc = slurp(std::string(PAI_SOURCE_DIR) + "/docs/jobs.md");
+  for (const auto& r : pai::job::rules()) {
+    std::string code(r.code);
+    std::string heading = "#### " + code + " " + std::string(r.name) + " (";
+    EXPECT_NE(doc.find(heading), std::string::npos) << "docs/jobs.md lacks " << heading;
+    std::string anchor = code;
+    for (char& c : anchor) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_NE(doc.find("<a id=\"" + anchor + "\"></a>"), std::string::npos) << code;
+  }
+}
+
+}  // namespace
