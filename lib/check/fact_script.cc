@@ -769,7 +769,8 @@ void parse_fact_output(const std::string& out, double first_byte_epoch, HostFact
       if (w.size() >= 3) f.ssh_server_address = std::string(w[2]);
     }
   }
-  f.complete = p.done;
+  // Complete: the script said so and no step was left open after it.
+  f.complete = p.done && std::all_of(p.sections.begin(), p.sections.end(), [](const Section& x) { return x.ended; });
   for (const auto& s : p.sections) {
     f.sections.push_back(s.name);
     if (!s.ended) {

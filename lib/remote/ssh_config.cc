@@ -59,7 +59,7 @@ bool split_line(std::string_view s, std::vector<std::string>& out, std::string& 
 }
 
 void parse_into(SshConfig& c, const std::string& text, const std::string& file, const std::string& include_base,
-                const SshConfigEnv& env, int depth) {
+                const SshConfigEnv& env, int depth, bool follow_includes) {
   uint32_t lineno = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -103,7 +103,9 @@ void parse_into(SshConfig& c, const std::string& text, const std::string& file, 
       }
       c.blocks.push_back(std::move(b));
     } else if (kw == "include") {
-      if (depth >= kMaxIncludeDepth) {
+      if (!follow_includes) {
+        warn(c, file, lineno, "Include is not followed here");
+      } else if (depth >= kMaxIncludeDepth) {
         error(c, file, lineno, "Include nested too deeply (more than 16 levels)");
       } else {
         for (const auto& a : args) {
@@ -120,7 +122,7 @@ void parse_into(SshConfig& c, const std::string& text, const std::string& file, 
               }
               // The included lines belong to the current block.
               SshConfig sub;
-              parse_into(sub, r.content, path, include_base, env, depth + 1);
+              parse_into(sub, r.content, path, include_base, env, depth + 1, true);
               c.diagnostics.append(sub.diagnostics);
               bool first = true;
               for (auto& b : sub.blocks) {
@@ -255,9 +257,9 @@ std::string ssh_expand(std::string_view value, const SshConfigEnv& env, std::str
 }
 
 SshConfig parse_ssh_config(const std::string& text, const std::string& file, const std::string& include_base,
-                           const SshConfigEnv& env) {
+                           const SshConfigEnv& env, bool follow_includes) {
   SshConfig c;
-  parse_into(c, text, file, include_base, env, 0);
+  parse_into(c, text, file, include_base, env, 0, follow_includes);
   return c;
 }
 

@@ -253,3 +253,10 @@ TEST(FactParser, ClockWithoutNanoseconds) {
   EXPECT_NEAR(f.clock.skew_s, 0.5, 1e-9);
   EXPECT_TRUE(f.notes.empty());
 }
+
+TEST(FactParser, DoneBeforeAnOpenStepIsNotComplete) {
+  HostFacts f;
+  parse_fact_output("@@paictl-facts 1\n@@done\n@@begin docker\n", 0, f);
+  EXPECT_FALSE(f.complete);
+  EXPECT_EQ(f.stuck_in, "docker");
+}
