@@ -239,6 +239,7 @@ PrintLastLog no
 MaxStartups 400:30:800
 MaxSessions 20
 LogLevel INFO
+Subsystem sftp internal-sftp
 SetEnv PATH=$H/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 EOF
 
