@@ -29,9 +29,31 @@ struct CheckHostsOptions {
   bool fail_on_warn = false;
   std::vector<std::string> ignore;
   std::string min_disk_free = "50Gi";
+  bool list_checks = false;
 };
 
+void list_checks(bool json) {
+  if (json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& c : pai::check::catalogue())
+      arr.push_back({{"name", c.name},
+                     {"severity", pai::diag::to_string(c.severity)},
+                     {"scope", c.scope},
+                     {"origin", c.origin},
+                     {"summary", c.summary}});
+    std::printf("%s\n", pai::check::dump(arr).c_str());
+    return;
+  }
+  for (const auto& c : pai::check::catalogue())
+    std::printf("%-22s %-7s %-7s %s\n", std::string(c.name).c_str(), std::string(pai::diag::to_string(c.severity)).c_str(),
+                std::string(c.scope).c_str(), std::string(c.summary).c_str());
+}
+
 int run(CheckHostsOptions& o, const Globals& g) {
+  if (o.list_checks) {
+    list_checks(o.output == "json");
+    return kExitOk;
+  }
   if (o.hosts.print_script && o.hosts.paths.empty() && o.hosts.hosts.empty() && o.hosts.hosts_file.empty()) {
     std::printf("%s", pai::check::fact_script({}).c_str());
     return kExitOk;
@@ -132,6 +154,7 @@ void add_check_hosts(CLI::App& parent, Globals& g) {
   cmd->add_option("--ignore-check-errors", o->ignore,
                   "Demote these checks' errors to warnings (they still run): NAME,... or all")
       ->type_name("NAMES");
+  cmd->add_flag("--list-checks", o->list_checks, "List the checks (name, severity, scope, purpose) and exit");
   cmd->add_option("--min-disk-free", o->min_disk_free, "Free space the Docker data root needs")
       ->type_name("SIZE")
       ->capture_default_str();

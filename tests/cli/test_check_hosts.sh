@@ -68,6 +68,17 @@ expect_out "password (PAICTL_SSH_PASSWORD)" "names the variable"
 expect_no_out "from-the-env-42" "not its value"
 unset PAICTL_SSH_PASSWORD
 
+# The catalogue, and its documentation: every check has its line in docs/check-hosts.md.
+run check hosts --list-checks -o json
+expect_rc 0 "--list-checks"
+python3 - "$OUT" "$PAI_SOURCE_DIR/docs/check-hosts.md" <<'PY' && pass "every check is documented" || fail "undocumented checks"
+import json, sys
+checks = [c["name"] for c in json.load(open(sys.argv[1]))]
+doc = open(sys.argv[2]).read()
+missing = [c for c in checks if "| `%s` |" % c not in doc]
+assert len(checks) > 40 and not missing, missing
+PY
+
 # The script run on every host: POSIX sh, printed for review.
 run check hosts --print-script
 expect_rc 0 "--print-script"
