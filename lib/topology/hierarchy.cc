@@ -21,6 +21,8 @@ bool Hierarchy::identity_order() const {
 
 namespace {
 
+constexpr int kMaxGroupedGpus = 32;
+
 struct Dist {
   int link = 0;    // link_rank of the GPU-GPU link (every NV# is NVLink)
   int numa = 0;    // 0 same NUMA node (or unknown), 1 same socket, 2 different sockets
@@ -72,6 +74,14 @@ Hierarchy derive_hierarchy(const HostFacts& host) {
   const int g = static_cast<int>(gpu.size());
   h.gpus = g;
   if (g == 0) return h;
+  if (g > kMaxGroupedGpus) {
+    // No machine has that many GPUs under one OS; keep the work bounded on odd input.
+    for (size_t p : gpu) h.leaf_order.push_back(m.devices[p].index);
+    h.node_children = g;
+    h.notes.push_back(std::to_string(g) + " GPUs in one matrix is more than " + std::to_string(kMaxGroupedGpus) +
+                      ", so the node is one flat cell");
+    return h;
+  }
 
   // NUMA node and socket of each GPU.
   std::vector<int> numa(g, -1), socket(g, -1);

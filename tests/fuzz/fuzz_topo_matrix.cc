@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "topology/hierarchy.h"
 #include "topology/parsers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -21,5 +22,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (r.ok() && m.gpu_count() == 0) std::abort();
   for (size_t i = 0; i < m.links.size(); ++i)
     for (size_t j = 0; j < m.links.size(); ++j) (void)pai::topology::link_rank(m.link(i, j).kind);
+  // The planner's next step on whatever parsed.
+  if (m.gpu_count() > 0) {
+    pai::topology::HostFacts h;
+    h.hostname = "fuzz";
+    h.topo = m;
+    pai::topology::Hierarchy hi = pai::topology::derive_hierarchy(h);
+    int leaves = hi.node_children;
+    for (const auto& l : hi.levels) leaves *= l.children;
+    if (leaves != hi.gpus || static_cast<int>(hi.leaf_order.size()) != hi.gpus) std::abort();
+  }
   return 0;
 }

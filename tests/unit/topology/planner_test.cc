@@ -473,3 +473,40 @@ TEST(UnifiedDiff, HunksWithContext) {
   std::string two = unified_diff(text, text2, "a", "b");
   EXPECT_EQ(std::count(two.begin(), two.end(), '@'), 8);
 }
+
+TEST(Hierarchy, TooManyGpusForOneMachineGiveOneFlatNode) {
+  std::string text = "";
+  for (int i = 0; i < 40; ++i) text += "\tGPU" + std::to_string(i);
+  text += "\n";
+  for (int i = 0; i < 40; ++i) {
+    text += "GPU" + std::to_string(i);
+    for (int j = 0; j < 40; ++j) text += i == j ? "\t X " : (i / 2 == j / 2 ? "\tPIX" : "\tSYS");
+    text += "\n";
+  }
+  auto r = parse_topo_matrix(text);
+  ASSERT_TRUE(r.ok());
+  HostFacts h;
+  h.topo = r.value;
+  Hierarchy hi = derive_hierarchy(h);
+  EXPECT_EQ(hi.gpus, 40);
+  EXPECT_TRUE(hi.levels.empty());
+  EXPECT_EQ(hi.node_children, 40);
+  ASSERT_EQ(hi.notes.size(), 1u);
+  EXPECT_NE(hi.notes[0].find("more than 32"), std::string::npos);
+}
+
+TEST(Hierarchy, UnequalGroupsAreLeftOutWithANote) {
+  // Three GPUs on socket 0 and one on socket 1: no socket level.
+  HostFacts h;
+  auto r = parse_topo_matrix(
+      "\tGPU0\tGPU1\tGPU2\tGPU3\tNUMA Affinity\n"
+      "GPU0\t X \tNODE\tNODE\tSYS\t0\nGPU1\tNODE\t X \tNODE\tSYS\t0\n"
+      "GPU2\tNODE\tNODE\t X \tSYS\t0\nGPU3\tSYS\tSYS\tSYS\t X \t1\n");
+  ASSERT_TRUE(r.ok());
+  h.topo = r.value;
+  Hierarchy hi = derive_hierarchy(h);
+  EXPECT_TRUE(hi.levels.empty());
+  EXPECT_EQ(hi.node_children, 4);
+  ASSERT_FALSE(hi.notes.empty());
+  EXPECT_NE(hi.notes[0].find("3+1"), std::string::npos) << hi.notes[0];
+}
