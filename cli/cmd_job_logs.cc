@@ -27,6 +27,7 @@ struct LogsOptions {
   std::string stream = "all";
   bool tail = false;
   bool urls = false;
+  std::string output = "text";
 };
 
 int run(const LogsOptions& o, const Globals& g) {
@@ -75,9 +76,15 @@ int run(const LogsOptions& o, const Globals& g) {
                                                                                   : pai::api::Json::array();
   if (o.urls) {
     // The URLs carry a token: show them redacted.
-    for (const auto& l : list)
-      std::printf("%s\t%s\n", l.value("name", std::string("?")).c_str(),
-                  pai::http::redact_url(l.value("uri", std::string())).c_str());
+    jobcli::Json j = jobcli::Json::array();
+    for (const auto& l : list) {
+      std::string n = l.value("name", std::string("?")), u = pai::http::redact_url(l.value("uri", std::string()));
+      if (o.output == "text")
+        std::printf("%s\t%s\n", n.c_str(), u.c_str());
+      else
+        j.push_back({{"name", n}, {"uri", u}});
+    }
+    if (o.output != "text") jobcli::print_structured(j, o.output);
     return kExitOk;
   }
   std::string uri;
@@ -92,7 +99,20 @@ int run(const LogsOptions& o, const Globals& g) {
   }
   auto text = conn->api->fetch_log(uri);
   if (!text.ok()) return jobcli::report_api_error(conn->cluster->name, "downloading the " + o.stream + " log", *text.error);
-  std::fwrite(text->data(), 1, text->size(), stdout);
+  if (o.output == "text") {
+    std::fwrite(text->data(), 1, text->size(), stdout);
+  } else {
+    jobcli::print_structured({{"cluster", conn->cluster->name},
+                              {"job", id},
+                              {"taskRole", tr},
+                              {"index", o.index},
+                              {"jobAttempt", job_attempt},
+                              {"taskAttempt", task_attempt},
+                              {"stream", o.stream},
+                              {"tail", o.tail},
+                              {"content", *text}},
+                             o.output);
+  }
   if (g.verbose)
     std::fprintf(stderr, "paictl: %s %s[%d] attempt %d/%d %s: %zu bytes\n", id.c_str(), tr.c_str(), o.index,
                  job_attempt, task_attempt, o.stream.c_str(), text->size());
@@ -113,6 +133,9 @@ void add_job_logs(CLI::App& parent, Globals& g) {
       ->capture_default_str();
   cmd->add_flag("--tail", o->tail, "Only the end of the log (the server's tail mode)");
   cmd->add_flag("--urls", o->urls, "Print the log URLs (tokens redacted) instead of the logs");
+  cmd->add_option("-o,--output", o->output, "Output format: the log as it is, or wrapped in JSON/YAML")
+      ->check(CLI::IsMember({"text", "json", "yaml"}))
+      ->capture_default_str();
   cmd->footer(
       "EXAMPLES:\n"
       "  paictl job logs pytorch_mnist\n"

@@ -139,7 +139,6 @@ Scope::Resolution Scope::resolve(const std::string& name) const {
   bool is_number_value = false;
   if (segs[0] == "$parameters") {
     node = params_;
-    if (!node && !o_.params.empty()) node = nullptr;
   } else if (segs[0] == "$script") {
     node = script_;
   } else if (segs[0] == "$output") {

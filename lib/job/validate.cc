@@ -865,8 +865,7 @@ struct Segment {
   size_t size;
 };
 
-Mark mark_at(const std::vector<Segment>& segs, size_t offset, const std::string& joined) {
-  (void)joined;
+Mark mark_at(const std::vector<Segment>& segs, size_t offset) {
   for (const auto& s : segs) {
     if (offset < s.begin || offset > s.begin + s.size) continue;
     const std::string& text = s.node->scalar();
@@ -934,14 +933,14 @@ void Validator::check_templates() {
     }
     ParsedTemplate t = parse_template(joined);
     if (t.error) {
-      report("J052", mark_at(segs, t.error->offset, joined),
+      report("J052", mark_at(segs, t.error->offset),
              "taskRoles." + tr + " commands: " + t.error->message + "; the server fails to render the job",
              "close every <% with %>, and balance section tags <%# x %> ... <%/ x %>");
       continue;
     }
     Scope scope(f_, ov, role);
     for (const TemplateTag& tag : t.tags) {
-      Mark at = mark_at(segs, tag.begin, joined);
+      Mark at = mark_at(segs, tag.begin);
       if (tag.dropped) {
         if (tag.type == '=') continue;  // delimiter changes are parsed, not output
         if (tag.type == 0)  // a variable inside a section

@@ -138,6 +138,8 @@ json_check "d['cluster'] == 'lab' and 'train' in d['taskRoles']" "status -o json
 run job logs pytorch_mnist --tail
 expect_rc 0 "job logs --tail"
 expect_out "done" "log text"
+run job logs pytorch_mnist --stream stderr -o json
+json_check "d['stream'] == 'stderr' and d['content'].startswith('warning:') and d['taskRole'] == 'train'" "logs -o json"
 run job logs pytorch_mnist --urls
 expect_out "token=***" "log URLs are redacted"
 expect_no_out "log-secret" "no log token in the output"
