@@ -483,6 +483,11 @@ bool Run::probe(uint32_t j, std::string& reason) {
   if (it == probe_cache_.end()) {
     ScheduleResult r = schedule(*probe_, j, false);
     bool ok = r.outcome == Outcome::Bound || r.outcome == Outcome::Preempting;
+    if (!ok && r.outcome == Outcome::Waiting && opt_.overflow && tj.priority >= 0 && tj.pinned < 0) {
+      // Too big for its VC, but it could run as opportunistic work.
+      ScheduleResult o = schedule(*probe_, j, false, true);
+      ok = o.outcome == Outcome::Bound;
+    }
     if (ok) probe_->release("j" + std::to_string(j));
     int16_t id = -1;
     if (!ok) id = reason_id(r.outcome == Outcome::Rejected ? r.reason : "does not fit even in an empty cluster: " + r.reason);
@@ -775,9 +780,10 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   out = PolicyRun();
   out.policy = policy;
   out_ = &out;
-  policy_ = scheduler::make_policy(policy, model_, error);
+  auto make = opt_.make_policy ? opt_.make_policy : scheduler::make_policy;
+  policy_ = make(policy, model_, error);
   if (!policy_) return false;
-  probe_ = scheduler::make_policy(policy, model_, error);
+  probe_ = make(policy, model_, error);
   if (!probe_) return false;
   const size_t njobs = trace_.jobs.size(), ntypes = shape_.leaf_types.size();
   out.jobs.assign(njobs, JobOutcome());

@@ -16,6 +16,7 @@
 // result, to the bit.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +27,9 @@
 
 namespace pai::config {
 struct HivedModel;
+}
+namespace pai::scheduler {
+class Policy;
 }
 
 namespace pai::sim {
@@ -65,6 +69,11 @@ struct SimOptions {
   double bin_seconds = 0;       // width of the time-series bins; 0 = about 400 bins over the trace
   std::string vc_map = "auto";  // auto | strict | "trace=cluster,..."
   FaultSpec faults;
+  // Makes the policies (default: scheduler::make_policy). The first policy a run
+  // makes schedules the trace; the second answers "can this job ever run?".
+  // Benchmarks use it to time decisions.
+  std::function<std::unique_ptr<scheduler::Policy>(const std::string&, const config::HivedModel&, std::string&)>
+      make_policy;
 };
 
 struct Summary {

@@ -154,9 +154,12 @@ TEST(Engine, OverflowRunsWaitingJobsAsOpportunisticWork) {
       "c1,0,100,c,1x2,100,V100\n"
       "c2,0,100,c,1x2,100,V100\n"
       "c3,0,100,c,1x2,100,V100\n"
+      "cbig,0,100,c,1x4,100,V100\n"
       "b1,50,100,b,2x4,100,V100\n");
   PolicyRun plain = run(*m, t, "hived");
   EXPECT_EQ(plain.jobs[job(t, "c3")].first_start, 100);
+  // A 4-GPU pod never fits c's 2-GPU cells...
+  EXPECT_EQ(plain.jobs[job(t, "cbig")].state, JobState::Unschedulable);
   SimOptions opt;
   opt.overflow = true;
   PolicyRun over = run(*m, t, "hived", opt);
@@ -165,7 +168,9 @@ TEST(Engine, OverflowRunsWaitingJobsAsOpportunisticWork) {
   EXPECT_EQ(c3.overflow, 1);
   // b's guaranteed job starts at once, preempting the opportunistic one only if it must.
   EXPECT_EQ(over.jobs[job(t, "b1")].first_start, 50);
-  EXPECT_EQ(over.overall.overflow_starts, 1);
+  // ...but it can run as opportunistic work.
+  EXPECT_EQ(over.jobs[job(t, "cbig")].state, JobState::Finished);
+  EXPECT_EQ(over.overall.overflow_starts, 2);
 }
 
 TEST(Engine, JobsThatCanNeverRunAreCountedWithTheirReason) {

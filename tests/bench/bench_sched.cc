@@ -1,0 +1,127 @@
+// Scheduling decisions: the latency of every schedule() call while the
+// simulator replays a Philly-like trace on a Philly-shaped cluster (1x and 10x
+// Philly's 552 nodes), for each policy. Reports percentiles as counters.
+//
+//   cmake -S . -B build-bench -DPAI_BUILD_BENCHMARKS=ON && ninja -C build-bench bench_sched
+//   ./build-bench/tests/bench/bench_sched --benchmark_counters_tabular=true
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+
+#include "config/context.h"
+#include "config/hived.h"
+#include "config/hived_model.h"
+#include "scheduler/policy.h"
+#include "sim/engine.h"
+#include "sim/generate.h"
+#include "yaml/yaml.h"
+
+namespace {
+
+using pai::scheduler::Policy;
+
+// Times schedule() of the policy it wraps.
+class Timed final : public Policy {
+ public:
+  Timed(std::unique_ptr<Policy> inner, std::vector<double>* samples) : inner_(std::move(inner)), samples_(samples) {}
+  std::string_view name() const override { return inner_->name(); }
+  const pai::scheduler::ClusterShape& cluster() const override { return inner_->cluster(); }
+  pai::scheduler::ScheduleResult schedule(const pai::scheduler::GroupRequest& r, bool preempt) override {
+    auto t0 = std::chrono::steady_clock::now();
+    auto res = inner_->schedule(r, preempt);
+    samples_->push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    return res;
+  }
+  pai::scheduler::ScheduleResult schedule_pod(std::string_view g, int32_t n) override { return inner_->schedule_pod(g, n); }
+  bool release(std::string_view g) override { return inner_->release(g); }
+  void set_node_health(int32_t n, bool h) override { inner_->set_node_health(n, h); }
+  uint64_t release_epoch() const override { return inner_->release_epoch(); }
+  pai::scheduler::UsageSummary usage() const override { return inner_->usage(); }
+  bool has_group(std::string_view g) const override { return inner_->has_group(g); }
+  std::string check_invariants() const override { return inner_->check_invariants(); }
+
+ private:
+  std::unique_ptr<Policy> inner_;
+  std::vector<double>* samples_;
+};
+
+std::shared_ptr<pai::config::HivedModel> philly_model(int scale) {
+  static std::map<int, std::shared_ptr<pai::config::HivedModel>> cache;
+  auto& m = cache[scale];
+  if (m) return m;
+  std::string text = pai::sim::philly_cluster_config(scale, 15);
+  pai::yaml::Stream s = pai::yaml::load(text);
+  pai::diag::List dl;
+  pai::config::Context ctx("philly.yaml", dl);
+  const pai::yaml::Node* root = pai::config::single_document(s, ctx, "hivedscheduler.yaml");
+  m = std::make_shared<pai::config::HivedModel>(
+      pai::config::build_hived_model(pai::config::load_hived_config(root, ctx), ctx));
+  return m;
+}
+
+const pai::sim::Trace& philly_trace(int scale, int64_t jobs) {
+  static std::map<std::pair<int, int64_t>, pai::sim::Trace> cache;
+  auto it = cache.find({scale, jobs});
+  if (it != cache.end()) return it->second;
+  pai::sim::GenerateOptions g;
+  g.jobs = jobs;
+  g.seed = 7;
+  return cache[{scale, jobs}] = pai::sim::generate_trace(g, pai::sim::philly_cluster_template(scale, 15));
+}
+
+void BM_Decisions(benchmark::State& state, const char* policy) {
+  const int scale = static_cast<int>(state.range(0));
+  const int64_t jobs = state.range(1);
+  const bool overflow = state.range(2) != 0;
+  auto model = philly_model(scale);
+  const auto& trace = philly_trace(scale, jobs);
+  std::vector<double> samples;
+  pai::sim::PolicyRun run;
+  for (auto _ : state) {
+    samples.clear();
+    pai::sim::SimOptions opt;
+    opt.overflow = overflow;
+    int made = 0;
+    opt.make_policy = [&](const std::string& name, const pai::config::HivedModel& m, std::string& err)
+        -> std::unique_ptr<Policy> {
+      auto p = pai::scheduler::make_policy(name, m, err);
+      if (p && made++ == 0) return std::make_unique<Timed>(std::move(p), &samples);
+      return p;
+    };
+    pai::sim::Simulator sim(*model, trace, opt);
+    std::string err;
+    if (!sim.prepare(err) || !sim.run(policy, run, err)) state.SkipWithError(err.c_str());
+  }
+  std::sort(samples.begin(), samples.end());
+  auto pct = [&](double q) {
+    return samples.empty() ? 0.0 : samples[std::min(samples.size() - 1, static_cast<size_t>(q * static_cast<double>(samples.size())))];
+  };
+  double sum = 0;
+  for (double x : samples) sum += x;
+  state.counters["decisions"] = static_cast<double>(samples.size());
+  state.counters["mean_us"] = samples.empty() ? 0 : sum / static_cast<double>(samples.size());
+  state.counters["p50_us"] = pct(0.50);
+  state.counters["p99_us"] = pct(0.99);
+  state.counters["p999_us"] = pct(0.999);
+  state.counters["max_us"] = samples.empty() ? 0 : samples.back();
+  state.counters["nodes"] = 552.0 * scale;
+  state.counters["finished"] = static_cast<double>(run.overall.finished);
+}
+
+// Args: cluster scale (x Philly), jobs, overflow.
+BENCHMARK_CAPTURE(BM_Decisions, hived, "hived")
+    ->Args({1, 100000, 0})->Args({1, 100000, 1})->Args({2, 100000, 1})->Args({5, 100000, 1})->Args({10, 100000, 1})
+    ->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Decisions, quota, "quota")
+    ->Args({1, 100000, 1})->Args({10, 100000, 1})->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Decisions, private, "private")
+    ->Args({1, 100000, 1})->Args({10, 100000, 1})->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Decisions, k8s_default, "k8s-default")
+    ->Args({1, 100000, 1})->Args({10, 100000, 1})->Iterations(1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
