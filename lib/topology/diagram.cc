@@ -152,7 +152,11 @@ void draw_node(Svg& svg, const Plan& plan, size_t host, const std::vector<int>& 
   const Sku& s = plan.skus[static_cast<size_t>(ph.sku)];
   auto [w, h] = node_size(s);
   svg.rect(x, y, w, h, "#f7f7f7", "#555555", 4, ph.facts.hostname + " (" + ph.facts.hostip + "), " + s.level_types.back());
-  std::string name = ph.facts.hostname.size() > 18 ? ph.facts.hostname.substr(0, 17) + "~" : ph.facts.hostname;
+  std::string name = ph.facts.hostname;
+  if (name.size() > 18) {
+    name.resize(17);
+    name.push_back('~');
+  }
   svg.text(x + kPad, y + 12, name, 10);
   if (!s.has_gpu) {
     for (int i = 0; i < s.leaves; ++i) {

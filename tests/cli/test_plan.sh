@@ -21,6 +21,12 @@ expect_rc 0 "check config passes on what plan wrote"
 expect_out "0 errors, 0 warnings in 3 files" "no finding at all"
 if grep -q '<svg' "$C/plan.svg" && grep -q 'research (' "$C/plan.svg"; then pass "diagram is an SVG with the VC legend"; else fail "diagram"; fi
 
+# --- ... -> simulate: the planned cluster runs in the simulator --------------------------
+run simulate --config "$C" --trace "$PAI_SOURCE_DIR/examples/traces/philly-small.json" --policy hived,quota
+expect_rc 0 "simulate runs on what plan wrote"
+expect_out "47 GPUs, 9 nodes" "the simulator sees the planned GPUs and worker nodes"
+expect_out "research" "the simulator sees the planned VCs"
+
 # --- dry run and --detailed-exitcode ---------------------------------------------------
 run plan --facts "$FACTS" --vc research=60% --vc prod=40% --out "$C" --dry-run --detailed-exitcode
 expect_rc 0 "dry run: nothing changes"
