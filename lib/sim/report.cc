@@ -253,7 +253,13 @@ std::string fmt(double v) {
 
 std::string line_chart(const std::string& title, const std::vector<Series>& series, const Axis& x, const Axis& y,
                        int width = 640, int height = 300) {
-  const double left = 60, right = 16, top = 30, bottom = 46;
+  // The legend goes on the title line, right of the title, when it fits there;
+  // otherwise on a line of its own under the title.
+  double legend_width = 0;
+  for (const Series& se : series) legend_width += 24 + 7.0 * static_cast<double>(se.name.size());
+  const double left = 60, right = 16, bottom = 46;
+  const bool own_line = left + 8.0 * static_cast<double>(title.size()) + 24 + legend_width > width;
+  const double top = own_line ? 44 : 30;
   const double pw = width - left - right, ph = height - top - bottom;
   auto X = [&](double v) { return left + (x.max > x.min ? (v - x.min) / (x.max - x.min) : 0) * pw; };
   auto Y = [&](double v) { return top + ph - (y.max > y.min ? (v - y.min) / (y.max - y.min) : 0) * ph; };
@@ -281,14 +287,15 @@ std::string line_chart(const std::string& title, const std::vector<Series>& seri
        esc(x.label) + "</text>\n";
   s += "<text transform=\"translate(12," + fmt(top + ph / 2) + ") rotate(-90)\" class=\"a\" text-anchor=\"middle\">" +
        esc(y.label) + "</text>\n";
-  double lx = left + 8;
+  double lx = own_line ? left : left + 8.0 * static_cast<double>(title.size()) + 24;
+  const std::string ly = own_line ? "32" : "18", ry = own_line ? "23" : "9";
   for (const Series& se : series) {
     if (se.points.empty()) continue;
     s += "<polyline fill=\"none\" stroke=\"" + se.color + "\" stroke-width=\"1.6\" points=\"";
     for (const auto& [px, py] : se.points) s += fmt(X(std::clamp(px, x.min, x.max))) + "," + fmt(Y(std::clamp(py, y.min, y.max))) + " ";
     s += "\"><title>" + esc(se.name) + "</title></polyline>\n";
-    s += "<rect x=\"" + fmt(lx) + "\" y=\"" + fmt(top + 6) + "\" width=\"10\" height=\"10\" fill=\"" + se.color + "\"/>";
-    s += "<text x=\"" + fmt(lx + 14) + "\" y=\"" + fmt(top + 15) + "\" class=\"a\">" + esc(se.name) + "</text>\n";
+    s += "<rect x=\"" + fmt(lx) + "\" y=\"" + ry + "\" width=\"10\" height=\"10\" fill=\"" + se.color + "\"/>";
+    s += "<text x=\"" + fmt(lx + 14) + "\" y=\"" + ly + "\" class=\"a\">" + esc(se.name) + "</text>\n";
     lx += 24 + 7.0 * static_cast<double>(se.name.size());
   }
   s += "</svg>\n";
