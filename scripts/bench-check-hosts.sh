@@ -57,7 +57,7 @@ EIGHT='nproc; free -m; nvidia-smi --query-gpu=gpu_name --format=csv,noheader; co
 
 have_ansible=0
 if command -v ansible >/dev/null 2>&1 && [ "$ANSIBLE_REPEAT" -gt 0 ]; then have_ansible=1; fi
-echo "paictl $("$PAICTL" --version | cut -d' ' -f2), $(nproc) CPUs, OpenSSH $(ssh -V 2>&1 | cut -d' ' -f1), ansible: $(if [ $have_ansible = 1 ]; then ansible --version | head -1; else echo 'not installed'; fi)"
+echo "paictl $("$PAICTL" --version | cut -d' ' -f2), $(nproc) CPUs, OpenSSH $(ssh -V 2>&1 | cut -d' ' -f1), ansible: $(if [ $have_ansible = 1 ]; then ansible --version 2>/dev/null | sed -n 1p; else echo 'not installed'; fi)"
 : > "$WORK/results"
 for n in $COUNTS; do
   RUN=$WORK/hosts-$n
