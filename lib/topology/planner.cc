@@ -905,8 +905,9 @@ class Planner {
             it->second.leaves += c.leaves;
           }
         }
+        // Pieces of one chain (a share and the rest for default) become the largest cells again.
         p_.vcs[v].chains.clear();
-        for (auto& [k, c] : merged) p_.vcs[v].chains.push_back(std::move(c));
+        for (auto& [k, c] : merged) p_.vcs[v].chains.push_back(decompose(k, c.leaves));
         ++v;
       }
     }
