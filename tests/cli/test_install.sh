@@ -23,8 +23,11 @@ int main(int argc, char** argv) {
 }
 CC
 export PKG_CONFIG_PATH="$(dirname "$PC")"
+# A sanitized libpai needs its runtime linked into the program that uses it.
+SAN=""
+[ -n "${PAI_SANITIZE:-}" ] && SAN="-fsanitize=$PAI_SANITIZE"
 # shellcheck disable=SC2046
-c++ -o "$TMP/use" "$TMP/use.cc" $(pkg-config --cflags --libs libpai) -Wl,-rpath,"$PREFIX/$(basename "$(dirname "$(dirname "$PC")")")" \
+c++ $SAN -o "$TMP/use" "$TMP/use.cc" $(pkg-config --cflags --libs libpai) -Wl,-rpath,"$PREFIX/$(basename "$(dirname "$(dirname "$PC")")")" \
   && pass "a program builds against the installed libpai" || fail "build against libpai"
 "$TMP/use" "$PAI_SOURCE_DIR/examples/clusters/quickstart" | grep -q "0 errors" && pass "and runs" || fail "program against libpai"
 finish
