@@ -419,6 +419,15 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
         }
         m.devices[static_cast<size_t>(pos)].nic_name = std::string(lt[1].text);
       }
+      // Every NICn column should be named: a legend cut short hides which adapter is which.
+      std::string unnamed;
+      for (const auto& dev : m.devices)
+        if (dev.kind == TopoDevice::Kind::Nic && dev.index >= 0 && dev.nic_name.empty())
+          unnamed += (unnamed.empty() ? "" : ", ") + dev.label;
+      if (!unnamed.empty())
+        report(d, source, "T111", Severity::Warning, hline, 0,
+               "the NIC legend gives no name for " + unnamed,
+               "the legend lists every NIC column (NIC0: mlx5_0); capture the whole output of nvidia-smi topo -m");
       break;
     }
   }

@@ -218,6 +218,27 @@ TEST(TopoMatrix, BadAffinityIsAWarningAndNicLegendTypos) {
   EXPECT_EQ(find_code(r.diagnostics, "T111")->line, 8u);
 }
 
+TEST(TopoMatrix, NicColumnMissingFromTheLegendIsAWarning) {
+  const std::string text =
+      "        GPU0    NIC0    NIC1    CPU Affinity\n"
+      "GPU0     X      PIX     SYS     0-23\n"
+      "NIC0    PIX      X      SYS\n"
+      "NIC1    SYS     SYS      X\n"
+      "\n"
+      "NIC Legend:\n"
+      "\n"
+      "  NIC0: mlx5_0\n";
+  auto r = parse_topo_matrix(text, "t");
+  EXPECT_TRUE(r.ok()) << dump(r.diagnostics);
+  const auto* d = find_code(r.diagnostics, "T111");
+  ASSERT_NE(d, nullptr) << dump(r.diagnostics);
+  EXPECT_EQ(d->severity, Severity::Warning);
+  EXPECT_EQ(d->message, "the NIC legend gives no name for NIC1");
+  EXPECT_EQ(d->line, 1u);
+  EXPECT_EQ(r.value.devices[1].nic_name, "mlx5_0");
+  EXPECT_TRUE(r.value.devices[2].nic_name.empty());
+}
+
 TEST(CpuList, RangesAndRejects) {
   std::vector<int> v;
   EXPECT_TRUE(parse_cpu_list("0-3,8,10-11", v));
