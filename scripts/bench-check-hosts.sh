@@ -35,7 +35,8 @@ cleanup() {
   [ -n "$RUN" ] && sh "$HOSTS" stop "$RUN" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 # measure LABEL N CMD: runs CMD with sh, prints "LABEL N wall_s cpu_s".
 measure() {

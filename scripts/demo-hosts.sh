@@ -25,16 +25,17 @@ expect() {
 }
 
 if ! reason=$(sh "$HOSTS" can-run); then
-  step "check hosts demo SKIPPED on this machine"
-  echo "$reason"
-  echo "(run it as root on a machine with openssh-server to see paictl check a few sshd test hosts)"
+  # can-run says "testhosts: skipped: WHY"; one sentence for the demo's reader.
+  echo "check hosts demo skipped: ${reason#testhosts: skipped: }; run this as root on a machine with openssh-server to see paictl check four sshd test hosts."
   [ "${DEMO_STRICT:-0}" = 1 ] && exit 77
   exit 0
 fi
 [ -x "$PAICTL" ] || { echo "demo-hosts: build paictl first (scripts/build.sh)" >&2; exit 2; }
 
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/paictl-demo-hosts.XXXXXX")
-trap 'sh "$HOSTS" stop "$RUN/hosts" >/dev/null 2>&1; rm -rf "$RUN"' EXIT INT TERM
+# Always stop the hosts (by pid) and remove the run directory, whatever happens.
+trap 'sh "$HOSTS" stop "$RUN/hosts" >/dev/null 2>&1; rm -rf "$RUN"' EXIT
+trap 'exit 130' INT TERM
 step "Start 4 sshd test hosts (examples/hosts/demo.conf)"
 sh "$HOSTS" start examples/hosts/demo.conf "$RUN/hosts"
 cat "$RUN/hosts/hosts.txt"
