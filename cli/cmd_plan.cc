@@ -30,6 +30,7 @@ namespace {
 
 struct PlanCliOptions {
   std::vector<std::string> facts;
+  std::vector<std::string> facts_positional;
   std::vector<std::string> profiles;
   std::vector<int> counts;
   std::vector<int> racks;
@@ -95,8 +96,8 @@ int run(const PlanCliOptions& o, const Globals& g) {
     }
     return kExitOk;
   }
-  if (o.facts.empty() && o.profiles.empty()) {
-    print_error("nothing to plan: give --facts DIR and/or --profile NAME --count N");
+  if (o.facts.empty() && o.facts_positional.empty() && o.profiles.empty()) {
+    print_error("nothing to plan: give a facts directory (DIR or --facts DIR) and/or --profile NAME --count N");
     return kExitUsage;
   }
   if (!o.pairing_error.empty()) {
@@ -113,7 +114,8 @@ int run(const PlanCliOptions& o, const Globals& g) {
     return kExitUsage;
   }
   PlanInputs in;
-  in.facts_dirs = o.facts;
+  in.facts_dirs = o.facts_positional;
+  in.facts_dirs.insert(in.facts_dirs.end(), o.facts.begin(), o.facts.end());
   in.layouts_dir = layouts;
   in.profiles = o.profile_counts;
   in.options.odd_hosts = o.odd_hosts == "exclude" ? OddHosts::Exclude : OddHosts::Split;
@@ -239,19 +241,20 @@ void add_plan(CLI::App& parent, Globals& g) {
       "plan",
       "Plan a cluster from hardware facts or machine profiles: machine SKUs, layout.yaml, the HiveD cell hierarchy "
       "and virtual clusters that fit by construction");
+  cmd->add_option("FACTS_DIR", o->facts_positional, "Facts directories, the same as --facts DIR")->type_name("DIR");
   cmd->add_option("--facts", o->facts,
                   "A facts directory: one subdirectory per host (topo.txt, gpus.csv, lscpu.txt, meminfo, host.yaml) "
                   "and/or <hostname>.json from paictl facts collect")
-      ->type_name("DIR");
+      ->type_name("DIR")->allow_extra_args(false);
   CLI::Option* profile_opt = cmd->add_option("--profile", o->profiles, "A machine profile from layouts/ (see --list-profiles); repeatable")
-      ->type_name("NAME");
-  CLI::Option* count_opt = cmd->add_option("--count", o->counts, "How many machines of the preceding --profile")->type_name("N");
+      ->type_name("NAME")->allow_extra_args(false);
+  CLI::Option* count_opt = cmd->add_option("--count", o->counts, "How many machines of the preceding --profile")->type_name("N")->allow_extra_args(false);
   CLI::Option* racks_opt = cmd->add_option("--racks", o->racks, "Spread the preceding --profile's machines over R racks (0 = none)")
-      ->type_name("R");
+      ->type_name("R")->allow_extra_args(false);
   cmd->add_option("--vc", o->vcs,
                   "A virtual cluster: NAME=SHARE[,SHARE...], SHARE = [SKU:]N% | [SKU:]N (GPUs) | [SKU:]Nnodes; "
                   "repeatable; the rest goes to VC default")
-      ->type_name("NAME=SHARE");
+      ->type_name("NAME=SHARE")->allow_extra_args(false);
   cmd->add_option("--odd-hosts", o->odd_hosts, "What to do with a host that differs from its SKU peers")
       ->check(CLI::IsMember({"split", "exclude"}))
       ->capture_default_str();
@@ -283,7 +286,7 @@ void add_plan(CLI::App& parent, Globals& g) {
       "  0 planned (and written), 2 bad usage or input (nothing written), 1 internal check failure;\n"
       "  with --detailed-exitcode: 0 no changes, 2 changes, 1 error\n\n"
       "EXAMPLES:\n"
-      "  paictl plan --facts examples/facts --vc research=60% --vc prod=40% --out cluster/ --diagram cluster/plan.svg\n"
+      "  paictl plan examples/facts --vc research=60% --vc prod=40% --out cluster/ --diagram cluster/plan.svg\n"
       "  paictl plan --profile dgx-a100 --count 16 --racks 2 --vc a=50% --vc b=dgx-a100:4nodes -o yaml\n"
       "  paictl plan --facts facts/ --odd-hosts exclude --out cluster/ --dry-run\n");
   cmd->callback([o, &g, cmd, profile_opt, count_opt, racks_opt]() {

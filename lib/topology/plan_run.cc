@@ -1,5 +1,6 @@
 #include "topology/plan_run.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -14,7 +15,18 @@ PlanRun plan_from_inputs(const PlanInputs& in) {
   PlanRun run;
   std::vector<HostFacts> hosts;
   std::vector<std::string> inputs;
+  std::vector<std::string> seen;
   for (const auto& dir : in.facts_dirs) {
+    // The same directory twice (facts/ and ./facts) is read once.
+    std::error_code ec;
+    std::string canonical = std::filesystem::weakly_canonical(dir, ec).string();
+    if (ec) canonical = dir;
+    if (std::find(seen.begin(), seen.end(), canonical) != seen.end()) {
+      run.diagnostics.add("P010", diag::Severity::Warning, dir, 0, 0,
+                          "facts directory " + dir + " is given twice; it is read once");
+      continue;
+    }
+    seen.push_back(canonical);
     FactsSet set = load_facts_dir(dir);
     run.diagnostics.append(set.diagnostics);
     run.files_read.insert(run.files_read.end(), set.files.begin(), set.files.end());

@@ -138,10 +138,12 @@ class Planner {
               "name the facts directory after the host in lower case (letters, digits, '-', '.'), e.g. " +
                   label_of(h.hostname));
       }
-      if (auto [it, fresh] = names.emplace(h.hostname, i); !fresh)
+      if (auto [it, fresh] = names.emplace(h.hostname, i); !fresh) {
         error("P008", where, "host \"" + h.hostname + "\" is planned twice (also from " +
                                  p_.hosts[it->second].facts.origin + ")",
               "a host name may appear once across the facts directory and the profiles");
+        continue;  // its IP and facts would only repeat the finding
+      }
       if (h.hostip.empty()) {
         error("P004", where, "host \"" + h.hostname + "\" has no IP address",
               "add hostip: <IPv4> to " + h.hostname + "/host.yaml in the facts directory");
@@ -218,7 +220,23 @@ class Planner {
               "64 GiB); profile hosts get placeholder addresses too",
               "replace the host names and IP addresses in layout.yaml (and the HiveD cell addresses) with the real "
               "ones, or plan from facts");
+    } else {
+      size_t from_profiles = 0;
+      for (const auto& h : p_.hosts) from_profiles += !h.facts.profile.empty();
+      if (from_profiles > 0)
+        warning("P111", "",
+                std::to_string(from_profiles) + " host" + (from_profiles == 1 ? "" : "s") +
+                    " planned from machine profiles have placeholder names and addresses (" +
+                    p_.hosts[first_profile_host()].facts.hostname + ", 10.x.y.z)",
+                "replace the host names and IP addresses in layout.yaml (and the HiveD cell addresses) with the real "
+                "ones once the machines exist, or plan them from their facts");
     }
+  }
+
+  size_t first_profile_host() const {
+    for (size_t i = 0; i < p_.hosts.size(); ++i)
+      if (!p_.hosts[i].facts.profile.empty()) return i;
+    return 0;
   }
 
   void derive() {

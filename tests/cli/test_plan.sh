@@ -7,7 +7,7 @@ export PAICTL_LAYOUTS=$PAI_SOURCE_DIR/layouts
 C=$TMP/cluster
 
 # --- the main job: facts -> files -> check config ----------------------------------
-run plan --facts "$FACTS" --vc research=60% --vc prod=40% --out "$C" --diagram "$C/plan.svg"
+run plan "$FACTS" --vc research=60% --vc prod=40% --out "$C" --diagram "$C/plan.svg"
 expect_rc 0 "plan the bundled facts"
 expect_out "A100-NUMA x2 > A100-SOCKET x2 > A100-NODE x2 > A100-RACK x2" "the A100 cell levels are in the summary"
 expect_out "t4-04: 3 GPUs instead of 4 -> SKU t4-04" "the odd host is reported"
@@ -22,10 +22,49 @@ expect_out "0 errors, 0 warnings in 3 files" "no finding at all"
 if grep -q '<svg' "$C/plan.svg" && grep -q 'research (' "$C/plan.svg"; then pass "diagram is an SVG with the VC legend"; else fail "diagram"; fi
 
 # --- ... -> simulate: the planned cluster runs in the simulator --------------------------
-run simulate --config "$C" --trace "$PAI_SOURCE_DIR/examples/traces/philly-small.json" --policy hived,quota
+TRACE=$PAI_SOURCE_DIR/examples/traces/philly-small.json
+run simulate --config "$C" --trace "$TRACE" --policy hived,quota
 expect_rc 0 "simulate runs on what plan wrote"
 expect_out "47 GPUs, 9 nodes" "the simulator sees the planned GPUs and worker nodes"
 expect_out "research" "the simulator sees the planned VCs"
+
+# --- the same with --facts, and a facts directory after a --vc is not taken for a VC -----
+run plan --vc research=60% "$FACTS" --vc prod=40% --out "$TMP/same" -q
+expect_rc 0 "positional facts directory between options"
+if cmp -s "$C/hivedscheduler.yaml" "$TMP/same/hivedscheduler.yaml"; then pass "DIR and --facts DIR plan the same"; else fail "DIR vs --facts DIR"; fi
+run plan "$FACTS" --facts "$FACTS"
+expect_rc 0 "a facts directory given twice"
+expect_err "warning[P010]" "the repeated directory is read once, with a warning"
+
+# --- every machine profile: plan, check config, simulate -------------------------------
+for dir in "$PAI_SOURCE_DIR"/layouts/*/; do
+  prof=$(basename "$dir")
+  run plan --profile "$prof" --count 4 --racks 2 --vc a=50% --vc b=25% --out "$TMP/prof-$prof" -q
+  expect_rc 0 "plan profile $prof"
+  run check config "$TMP/prof-$prof"
+  expect_rc 0 "$prof: check config passes"
+  expect_out "0 errors, 0 warnings" "$prof: no finding at all"
+  run simulate --config "$TMP/prof-$prof" --trace "$TRACE" --policy hived
+  expect_rc 0 "$prof: simulate runs on the plan"
+  expect_out ", 4 nodes, 3 virtual clusters" "$prof: the simulator sees 4 workers and VCs a, b, default"
+done
+
+# --- mixed: collected facts and machines not bought yet in one plan ----------------------
+run plan "$FACTS" --profile hgx-h100 --count 2 --racks 1 --vc research=60% --out "$TMP/mixed"
+expect_rc 0 "facts and a profile in one plan"
+expect_out "HGX-H100-SOCKET x4 > HGX-H100-NODE x2" "the profile's SKU is planned next to the facts' SKUs"
+expect_out "A100-NUMA x2 > A100-SOCKET x2 > A100-NODE x2 > A100-RACK x2" "the facts' SKUs are still there"
+expect_err "2 hosts planned from machine profiles have placeholder names and addresses (hgx-h100-001" "the profile hosts' placeholder names are reported"
+if grep -q 'hgx-h100-001' "$TMP/mixed/layout.yaml" && grep -q 'dgx-01' "$TMP/mixed/layout.yaml"; then
+  pass "layout.yaml has both kinds of hosts"
+else
+  fail "mixed layout.yaml"
+fi
+run check config "$TMP/mixed"
+expect_rc 0 "the mixed plan passes check config"
+run simulate --config "$TMP/mixed" --trace "$TRACE" --policy hived
+expect_rc 0 "the mixed plan runs in simulate"
+expect_out "63 GPUs, 11 nodes" "the simulator sees the facts' and the profile's GPUs"
 
 # --- dry run and --detailed-exitcode ---------------------------------------------------
 run plan --facts "$FACTS" --vc research=60% --vc prod=40% --out "$C" --dry-run --detailed-exitcode
