@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "check/host_facts.h"
 #include "config/cluster_files.h"
 #include "topology/diagram.h"
 #include "topology/plan_output.h"
@@ -176,6 +177,59 @@ TEST(PlannerFacts, JsonFactsFromFactsCollect) {
   EXPECT_EQ(h->driver_version, "535.161.08");
   // Natural order: dgx-01 .. t4-04.
   EXPECT_EQ(set.hosts.front().hostname, "cpu-01");
+}
+
+TEST(PlannerFacts, ReadsWhatFactsCollectWrites) {
+  // The writer of `paictl facts collect` (check::to_json) and the planner's reader
+  // agree: a host written by one is the same host, with the same hierarchy, to the other.
+  const std::string dir = kLayouts + "/dgx-a100/";
+  pai::check::HostFacts f;
+  f.name = "gpu-07";
+  f.address = "10.1.2.7";
+  f.roles = {"worker"};
+  f.hostname = "gpu-07";
+  f.nvidia.smi_present = true;
+  f.nvidia.smi_exit = 0;
+  f.nvidia.driver_version = "535.161.08";
+  f.nvidia.topo_matrix = pai::util::read_file(dir + "topo.txt").content;
+  f.lscpu = pai::util::read_file(dir + "lscpu.txt").content;
+  f.meminfo = pai::util::read_file(dir + "meminfo").content;
+  auto gpus = parse_gpu_query(pai::util::read_file(dir + "gpus.csv").content, "gpus.csv");
+  ASSERT_TRUE(gpus.ok());
+  for (const auto& g : gpus.value) f.gpus.push_back({g.index, g.name, g.memory_mib, g.bus_id, g.uuid});
+  const std::string json = pai::check::to_json(f).dump(2);
+
+  pai::diag::List out;
+  auto h = load_host_json("gpu-07.json", json, out);
+  ASSERT_TRUE(h) << dump(out);
+  EXPECT_TRUE(out.empty()) << dump(out);
+  EXPECT_EQ(h->hostname, "gpu-07");
+  EXPECT_EQ(h->hostip, "10.1.2.7");
+  EXPECT_EQ(h->role, HostRole::Worker);
+  EXPECT_EQ(h->driver_version, "535.161.08");
+  ASSERT_EQ(h->gpus.size(), 8u);
+  EXPECT_EQ(h->gpus[7].uuid, gpus.value[7].uuid);
+  EXPECT_EQ(h->gpu_memory_mib(), 40960);
+
+  pai::diag::List d2;
+  HostFacts from_dir = load_host_dir(dir, "gpu-07", d2);
+  EXPECT_EQ(derive_hierarchy(*h).signature(), derive_hierarchy(from_dir).signature());
+  EXPECT_EQ(derive_hierarchy(*h).signature(), "8:NUMA2/SOCKET2/NODE2");
+  ASSERT_TRUE(h->cpu && h->mem && from_dir.cpu && from_dir.mem);
+  EXPECT_EQ(h->cpu->logical, from_dir.cpu->logical);
+  EXPECT_EQ(h->mem->total_bytes, from_dir.mem->total_bytes);
+
+  // A master without GPUs, as facts collect writes it for a CPU host.
+  pai::check::HostFacts m;
+  m.name = "head";
+  m.address = "10.1.2.1";
+  m.roles = {"master"};
+  m.lscpu = pai::util::read_file(dir + "lscpu.txt").content;
+  m.meminfo = pai::util::read_file(dir + "meminfo").content;
+  auto hm = load_host_json("head.json", pai::check::to_json(m).dump(), out);
+  ASSERT_TRUE(hm) << dump(out);
+  EXPECT_EQ(hm->role, HostRole::Master);
+  EXPECT_EQ(hm->gpu_count(), 0u);
 }
 
 TEST(PlannerFacts, BadJsonAndHostYamlAreReportedWithPositions) {
