@@ -79,9 +79,11 @@ extern "C" __attribute__((visibility("default"))) int paictl_main(int argc, char
   // Set after the subcommands exist, so that they do not inherit it.
   app.footer(
       "EXAMPLES:\n"
-      "  paictl check config examples/clusters/quickstart\n"
-      "  paictl check config -o json layout.yaml services-configuration.yaml\n"
-      "  paictl check config --sarif report.sarif --fail-on-warn cluster/\n");
+      "  paictl plan --facts examples/facts --vc research=60% --vc prod=40% --out cluster/\n"
+      "  paictl check config cluster/ --sarif report.sarif --fail-on-warn\n"
+      "  paictl check hosts cluster/ --parallel 128 -o json\n"
+      "  paictl simulate --config cluster/ --trace philly.json --policy hived,quota --report out/\n"
+      "  paictl job submit job.yaml --cluster auto --dry-run\n");
 
   // An unknown command gets a clear message (CLI11 would only say a subcommand is required).
   for (int i = 1; i < argc; ++i) {

@@ -28,6 +28,57 @@ expect 0 $PAICTL -v check config examples/clusters/heterogeneous
 step "A cluster with typical mistakes: every finding in one pass, exit code 1"
 expect 1 $PAICTL check config examples/clusters/broken
 
+# --- jobs, offline ------------------------------------------------------------------
+step "Check job files (OpenPAI job protocol v2) the way the rest-server will"
+expect 0 $PAICTL check job examples/jobs/pytorch-mnist.yaml examples/jobs/distributed-tensorflow.yaml \
+  examples/jobs/private-registry.yaml
+step "A job file with typical mistakes: every finding with its line, exit code 1"
+expect 1 $PAICTL job validate examples/jobs/broken.yaml
+step "Render a job: the exact commands that will run, with parameters exported"
+expect 0 $PAICTL job render examples/jobs/pytorch-mnist.yaml --param epochs=20 --export-params
+step "Secrets stay unrendered and masked"
+expect 0 $PAICTL job render examples/jobs/private-registry.yaml
+
+# --- clusters and jobs against two local OpenPAI REST test servers -------------------
+# The two "clusters" are the project's REST v2 test servers on loopback
+# (tests/integration/rest/), which follow OpenPAI's documented contract; they are
+# test doubles, not OpenPAI clusters.
+RUN=$(mktemp -d "${TMPDIR:-/tmp}/paictl-demo.XXXXXX")
+cleanup() {
+  python3 tests/integration/rest/rest_fixture.py stop "$RUN/servers" >/dev/null 2>&1 || true
+  rm -rf "$RUN"
+}
+trap cleanup EXIT INT TERM
+step "Start two local OpenPAI REST v2 test servers (lab: on-prem, cloud: on Azure)"
+python3 tests/integration/rest/rest_fixture.py start "$RUN/servers" \
+  lab=tests/integration/rest/scenarios/lab.json cloud=tests/integration/rest/scenarios/cloud.json
+. "$RUN/servers/env.sh"
+export XDG_CONFIG_HOME="$RUN/config"   # the demo's own cluster registry
+step "Register both clusters (the password is read from stdin and never stored)"
+echo "$ echo ... | paictl cluster add lab --uri $LAB_URI --user alice --password-stdin"
+set +e; echo alice-pass-1 | $PAICTL cluster add lab --uri "$LAB_URI" --user alice --password-stdin; rc=$?; set -e
+[ "$rc" -eq 0 ] || { echo "demo: expected exit 0, got $rc" >&2; status=1; }
+echo "$ echo ... | paictl cluster add cloud --uri $CLOUD_URI --user alice --password-stdin"
+set +e; echo cloud-pass-1 | $PAICTL cluster add cloud --uri "$CLOUD_URI" --user alice --password-stdin; rc=$?; set -e
+[ "$rc" -eq 0 ] || { echo "demo: expected exit 0, got $rc" >&2; status=1; }
+expect 0 $PAICTL cluster list
+step "Capacity of every cluster, per virtual cluster"
+expect 0 $PAICTL cluster status --all
+step "Submit a job to one cluster"
+expect 0 $PAICTL job submit examples/jobs/pytorch-mnist.yaml --cluster lab
+step "Let paictl choose the cluster: the decision, then the submission"
+expect 0 $PAICTL job submit examples/jobs/distributed-tensorflow.yaml --cluster auto --dry-run
+expect 0 $PAICTL job submit examples/jobs/distributed-tensorflow.yaml --cluster auto
+step "Follow the jobs"
+expect 0 $PAICTL job list --all-clusters
+expect 0 $PAICTL job status pytorch_mnist --cluster lab
+expect 0 $PAICTL job wait pytorch_mnist --cluster lab --interval 1
+expect 0 $PAICTL job logs pytorch_mnist --cluster lab --tail
+step "Stop a job and wait until it has stopped"
+expect 0 $PAICTL job stop tf_distributed_cifar10 --cluster cloud --wait --wait-interval 1
+python3 tests/integration/rest/rest_fixture.py stop "$RUN/servers"
+unset XDG_CONFIG_HOME
+
 # --- more steps are added here as commands land ------------------------------------
 
 if [ "$status" -eq 0 ]; then step "demo finished: every step behaved as expected"; fi
