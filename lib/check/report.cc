@@ -111,8 +111,9 @@ std::string write_text_report(const std::vector<CheckResult>& results, const Rep
     for (const auto& [key, r] : common_order) {
       const auto& hs = hosts_of[key];
       if (hs.size() < 2) continue;
-      std::string who = hs.size() == order.size() ? "On all " + std::to_string(hs.size()) + " hosts"
-                                                  : "On " + std::to_string(hs.size()) + " hosts: ";
+      std::string who = hs.size() != order.size() ? "On " + std::to_string(hs.size()) + " hosts: "
+                        : hs.size() == 2            ? std::string("On both hosts")
+                                                    : "On all " + std::to_string(hs.size()) + " hosts";
       if (hs.size() != order.size()) {
         std::vector<std::string> shown(hs.begin(), hs.begin() + std::min<size_t>(hs.size(), 8));
         who += util::join(shown, ", ") + (hs.size() > 8 ? " and " + std::to_string(hs.size() - 8) + " more" : "");

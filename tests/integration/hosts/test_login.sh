@@ -63,6 +63,29 @@ $ASSERT host "$TMP/out" "127.0.3.2:$PORT" failure=auth
 export HOME="$real_home"
 kill "$agent_pid"
 
+# --- ~/.ssh/config and ~/.ssh/known_hosts by default (no --ssh-config, no --known-hosts):
+# the address, User, Port and IdentityFile come from there; the agent is not used.
+mkdir -p "$TMP/home/.ssh"
+cp "$RUN/known_hosts" "$TMP/home/.ssh/known_hosts"
+cat > "$TMP/home/.ssh/config" <<CFG
+Host bastion-by-name
+  Hostname 127.0.3.2
+Host bastion-by-name 127.0.3.*
+  Port $PORT
+  User root
+  IdentityFile $RUN/id_ed25519
+  IdentitiesOnly yes
+CFG
+export HOME="$TMP/home"
+run_paictl 0 check hosts --hosts bastion-by-name $base -o json
+$ASSERT host "$TMP/out" bastion-by-name reached=true address=127.0.3.2 port="$PORT" user=root
+$ASSERT host "$TMP/out" bastion-by-name auth_method="publickey ($RUN/id_ed25519)"
+# Without the config's Port, the host is looked for on port 22, where nothing listens.
+sed -i '/^  Port /d' "$TMP/home/.ssh/config"
+run_paictl 3 check hosts --hosts bastion-by-name $base -o json
+$ASSERT host "$TMP/out" bastion-by-name reached=false port=22
+export HOME="$real_home"
+
 # --- --hosts-file: comments, blank lines, one or several hosts per line.
 cat > "$TMP/hosts.txt" <<HOSTS
 # bastion and the sudo host

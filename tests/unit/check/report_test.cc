@@ -108,4 +108,7 @@ TEST(Report, TheSameFindingOnSeveralHostsIsPrintedOnce) {
   v.verbose = true;
   std::string tv = write_text_report(rs, ctx, v);
   EXPECT_EQ(tv.find("On all"), std::string::npos);  // -v prints every host whole
+  std::vector<CheckResult> two(rs.begin(), rs.begin() + 2);
+  std::string t2 = write_text_report(two, ctx, {});
+  EXPECT_NE(t2.find("On both hosts\n"), std::string::npos) << t2;
 }
