@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,6 +14,11 @@
 #include "config/hived_model.h"
 #include "scheduler/policy.h"
 #include "yaml/yaml.h"
+
+namespace pai::scheduler {
+// Readable outcomes in test failures.
+inline void PrintTo(Outcome o, std::ostream* os) { *os << to_string(o); }
+}  // namespace pai::scheduler
 
 namespace pai::scheduler::test {
 

@@ -295,6 +295,51 @@ TEST_F(HivedTest, BadNodesAreAvoidedAndDoomCellsWhenCapacityIsShort) {
   EXPECT_EQ(h->usage().used_leaf_cells, 0);
 }
 
+// buddyAlloc looks only at the lowest level that has free cells; when those are
+// bad, the safe relaxed buddy allocation splits a higher cell, but only one that
+// no VC's unbound cells need.
+TEST_F(HivedTest, SafeRelaxedBuddyAllocationSplitsOnlyWhatNoVcNeeds) {
+  const auto& shape = h->cluster();
+  auto node_id = [&](const std::string& n) { return shape.find_node(n); };
+  // c's first socket splits r1 and v1; v1's other socket is the only free socket.
+  auto c1 = run(req("c1", "c", 0, {{1, 2}}));
+  ASSERT_EQ(c1.outcome, Outcome::Bound);
+  EXPECT_EQ(node(c1), "v1");
+  h->set_node_health(node_id("v1"), false);
+  ASSERT_EQ(h->check_invariants(), "");
+  // Plain buddy allocation finds only the bad socket; the relaxed one splits v2
+  // (a's two unbound nodes can still come from r2 and r3).
+  auto c2 = run(req("c2", "c", 0, {{1, 2}}));
+  ASSERT_EQ(c2.outcome, Outcome::Bound) << c2.reason;
+  EXPECT_EQ(node(c2), "v2");
+  drop("c2");
+
+  // Now leave no free node that nobody needs: a binds v2 and v3, v4 fails, and
+  // b's unbound rack is the only whole cell left.
+  auto a1 = run(req("a1", "a", 0, {{1, 4}}, "V100"));
+  auto a2 = run(req("a2", "a", 0, {{1, 4}}, "V100"));
+  ASSERT_EQ(a1.outcome, Outcome::Bound);
+  ASSERT_EQ(a2.outcome, Outcome::Bound);
+  EXPECT_EQ(node(a1), "v2");
+  EXPECT_EQ(node(a2), "v3");
+  h->set_node_health(node_id("v4"), false);
+  ASSERT_EQ(h->check_invariants(), "");
+  // c is within its guarantee, but the only healthy cells are b's rack: c waits...
+  auto c3 = run(req("c3", "c", 0, {{1, 2}}));
+  EXPECT_EQ(c3.outcome, Outcome::Waiting);
+  EXPECT_FALSE(h->has_group("c3"));
+  // ...and b still gets its whole rack.
+  auto b1 = run(req("b1", "b", 0, {{2, 4}}));
+  ASSERT_EQ(b1.outcome, Outcome::Bound) << b1.reason;
+  EXPECT_EQ(nodes_of(*h, b1), (std::set<std::string>{"v5", "v6"}));
+  // When v4 recovers, c gets a socket there.
+  drop("b1");
+  h->set_node_health(node_id("v4"), true);
+  auto c4 = run(req("c4", "c", 0, {{1, 2}}));
+  ASSERT_EQ(c4.outcome, Outcome::Bound) << c4.reason;
+  EXPECT_EQ(node(c4), "v4");
+}
+
 TEST_F(HivedTest, ReleaseEpochMovesOnlyWhenResourcesComeBack) {
   uint64_t e0 = h->release_epoch();
   run(req("j", "b", 0, {{1, 1}}));
