@@ -115,3 +115,50 @@ virtualClusters:
 )";
 
 }  // namespace pai::scheduler::test
+
+namespace pai::scheduler::test {
+
+// One leaf type (A100) in three chains of different shapes, a second type (S)
+// on a node that also holds A100s, pinned cells at leaf and at rack level.
+//   chain A-NODE: n0, n1            chain A-TRIO: t0 t1 t2
+//   chain A-QUAD: [q0 q1] (pinned pin-pair), [q2 q3]
+//   chain S-NODE: node t0, leaf 4 pinned pin-s, leaf 5
+inline const char* kMultiChainConfig = R"(
+physicalCluster:
+  cellTypes:
+    A-2: {childCellType: A100, childCellNumber: 2}
+    A-NODE: {childCellType: A-2, childCellNumber: 2, isNodeLevel: true}
+    A-PAIR: {childCellType: A-NODE, childCellNumber: 2}
+    A-TRIO: {childCellType: A-NODE, childCellNumber: 3}
+    A-QUAD: {childCellType: A-PAIR, childCellNumber: 2}
+    S-NODE: {childCellType: S, childCellNumber: 2, isNodeLevel: true}
+  physicalCells:
+  - {cellType: A-NODE, cellAddress: n0}
+  - {cellType: A-NODE, cellAddress: n1}
+  - cellType: A-TRIO
+    cellChildren: [{cellAddress: t0}, {cellAddress: t1}, {cellAddress: t2}]
+  - cellType: A-QUAD
+    cellChildren:
+    - pinnedCellId: pin-pair
+      cellChildren: [{cellAddress: q0}, {cellAddress: q1}]
+    - cellChildren: [{cellAddress: q2}, {cellAddress: q3}]
+  - cellType: S-NODE
+    cellAddress: t0
+    cellChildren:
+    - {cellAddress: 4, pinnedCellId: pin-s}
+    - {cellAddress: 5}
+virtualClusters:
+  x:
+    virtualCells:
+    - {cellType: A-NODE, cellNumber: 1}
+    - {cellType: A-TRIO.A-NODE, cellNumber: 2}
+    - {cellType: A-QUAD.A-PAIR.A-NODE, cellNumber: 1}
+    pinnedCells: [{pinnedCellId: pin-pair}, {pinnedCellId: pin-s}]
+  y:
+    virtualCells:
+    - {cellType: A-NODE, cellNumber: 1}
+    - {cellType: A-TRIO.A-NODE, cellNumber: 1}
+    - {cellType: A-QUAD.A-PAIR.A-NODE, cellNumber: 1}
+)";
+
+}  // namespace pai::scheduler::test

@@ -349,5 +349,105 @@ TEST_F(HivedTest, ReleaseEpochMovesOnlyWhenResourcesComeBack) {
   EXPECT_FALSE(h->release("j"));
 }
 
+// A leaf cell type in several chains (HiveD: a group fits inside one chain;
+// chains are tried in configuration order), a node in two chains, pinned cells
+// at leaf and rack level.
+class MultiChainTest : public HivedTest {
+ protected:
+  void SetUp() override {
+    model = model_from_yaml(kMultiChainConfig);
+    h = policy("hived", *model);
+    ASSERT_NE(h, nullptr);
+  }
+};
+
+TEST_F(MultiChainTest, AGroupFitsInsideOneOfItsTypesChains) {
+  const auto& types = h->cluster().leaf_types;
+  ASSERT_EQ(types.size(), 2u);
+  EXPECT_EQ(types[0].name, "A100");
+  EXPECT_EQ(types[0].chains.size(), 3u);
+  // x has one node in chain A-NODE, two in A-TRIO: an 8-GPU gang skips A-NODE.
+  auto g = run(req("g", "x", 0, {{2, 4}}, "A100"));
+  ASSERT_EQ(g.outcome, Outcome::Bound) << g.reason;
+  EXPECT_EQ(g.cell_chain, "A-TRIO");
+  for (const auto& n : nodes_of(*h, g)) EXPECT_EQ(n.substr(0, 1), "t");
+  // A 4-GPU job goes to the first chain, A-NODE.
+  auto one = run(req("one", "x", 0, {{1, 4}}));
+  ASSERT_EQ(one.outcome, Outcome::Bound);
+  EXPECT_EQ(one.cell_chain, "A-NODE");
+  drop("g");
+  drop("one");
+  // x has four non-pinned nodes, but in three chains: a 16-GPU gang never fits.
+  auto wide = run(req("wide", "x", 0, {{4, 4}}, "A100"));
+  EXPECT_EQ(wide.outcome, Outcome::Waiting);
+  EXPECT_EQ(h->usage().used_leaf_cells, 0);
+  // Opportunistic work is not bound to a VC's chains: 3 nodes of A-TRIO.
+  auto opp = run(req("opp", "y", -1, {{3, 4}}, "A100"));
+  ASSERT_EQ(opp.outcome, Outcome::Bound) << opp.reason;
+  EXPECT_EQ(opp.cell_chain, "A-TRIO");
+}
+
+TEST_F(MultiChainTest, PinnedCellsAtLeafAndRackLevel) {
+  auto leaf = run(req("leaf", "x", 0, {{1, 1}}, "", "pin-s"));
+  ASSERT_EQ(leaf.outcome, Outcome::Bound) << leaf.reason;
+  EXPECT_EQ(node(leaf), "t0");
+  EXPECT_EQ(leaf.pods[0].physical_leaf_cell_indices, std::vector<int32_t>{4});
+  EXPECT_EQ(leaf.pods[0].preassigned_cell_types, std::vector<std::string>{"S"});
+  EXPECT_EQ(run(req("leaf2", "x", 0, {{1, 1}}, "", "pin-s")).outcome, Outcome::Waiting);
+  auto rack = run(req("rack", "x", 0, {{2, 4}}, "", "pin-pair"));
+  ASSERT_EQ(rack.outcome, Outcome::Bound) << rack.reason;
+  EXPECT_EQ(nodes_of(*h, rack), (std::set<std::string>{"q0", "q1"}));
+  EXPECT_EQ(rack.pods[0].preassigned_cell_types[0], "A-PAIR");
+  // x's and y's non-pinned A-QUAD nodes are q2 and q3.
+  auto xq = run(req("xq", "x", 0, {{1, 4}}, "A100"));
+  auto xq2 = run(req("xq2", "x", 0, {{1, 4}}, "A100"));
+  auto xq3 = run(req("xq3", "x", 0, {{1, 4}}, "A100"));
+  auto xq4 = run(req("xq4", "x", 0, {{1, 4}}, "A100"));
+  ASSERT_EQ(xq4.outcome, Outcome::Bound);
+  EXPECT_EQ(xq4.cell_chain, "A-QUAD");
+  EXPECT_EQ(run(req("xq5", "x", 0, {{1, 1}}, "A100")).outcome, Outcome::Waiting);
+  auto yq = run(req("yq", "y", 0, {{1, 4}}, "A100"));
+  ASSERT_EQ(yq.outcome, Outcome::Bound);
+  EXPECT_EQ(yq.cell_chain, "A-NODE");
+  // y has no S cells; S exists in the cluster.
+  auto ys = run(req("ys", "y", 0, {{1, 1}}, "S"));
+  EXPECT_EQ(ys.outcome, Outcome::Rejected);
+  EXPECT_EQ(ys.reason, "affinity group ys requests leaf cell type S, which VC y does not have");
+  // Opportunistic S work takes the other S leaf of t0.
+  auto os = run(req("os", "y", -1, {{1, 1}}, "S"));
+  ASSERT_EQ(os.outcome, Outcome::Bound);
+  EXPECT_EQ(os.pods[0].physical_leaf_cell_indices, std::vector<int32_t>{5});
+}
+
+TEST_F(MultiChainTest, ANodeInTwoChainsFailsInBoth) {
+  const int32_t t0 = h->cluster().find_node("t0");
+  h->set_node_health(t0, false);
+  ASSERT_EQ(h->check_invariants(), "");
+  EXPECT_EQ(h->usage().bad_leaf_cells, 6);  // 4 A100 + 2 S
+  // S lives only on t0: the pinned S job waits.
+  EXPECT_EQ(run(req("s", "x", 0, {{1, 1}}, "", "pin-s")).outcome, Outcome::Waiting);
+  // x's two A-TRIO nodes avoid t0.
+  auto g = run(req("g", "x", 0, {{2, 4}}, "A100"));
+  ASSERT_EQ(g.outcome, Outcome::Bound) << g.reason;
+  EXPECT_EQ(nodes_of(*h, g), (std::set<std::string>{"t1", "t2"}));
+  // y's A-TRIO node can only be the bad t0 now: y gets its other chains' nodes
+  // and then waits.
+  auto y1 = run(req("y1", "y", 0, {{1, 4}}, "A100"));
+  auto y2 = run(req("y2", "y", 0, {{1, 4}}, "A100"));
+  ASSERT_EQ(y1.outcome, Outcome::Bound);
+  ASSERT_EQ(y2.outcome, Outcome::Bound);
+  EXPECT_EQ(y1.cell_chain, "A-NODE");
+  EXPECT_EQ(y2.cell_chain, "A-QUAD");
+  EXPECT_EQ(run(req("y3", "y", 0, {{1, 4}}, "A100")).outcome, Outcome::Waiting);
+  h->set_node_health(t0, true);
+  ASSERT_EQ(h->check_invariants(), "");
+  auto y3 = run(req("y3", "y", 0, {{1, 4}}, "A100"));
+  ASSERT_EQ(y3.outcome, Outcome::Bound);
+  EXPECT_EQ(node(y3), "t0");
+  auto s = run(req("s", "x", 0, {{1, 1}}, "", "pin-s"));
+  ASSERT_EQ(s.outcome, Outcome::Bound);
+  EXPECT_EQ(node(s), "t0");
+}
+
 }  // namespace
 }  // namespace pai::scheduler::test
