@@ -25,6 +25,8 @@
 //  * Kubernetes is not modelled: all nodes start healthy, every node counts as
 //    suggested (HiveD's default ignoreK8sSuggestedNodes: true), and a group is
 //    allocated when it is scheduled (HiveD waits for the pod's bind).
+//  * A preemption returns all its victims at once (HiveD returns those of one
+//    random node per call, as the Kubernetes preemption extender asks per node).
 //  * Leaf counters are exact on irregular trees (a cell with fewer children
 //    than its type says); HiveD multiplies by the first cell's child count.
 //
