@@ -58,6 +58,7 @@ EIGHT='nproc; free -m; nvidia-smi --query-gpu=gpu_name --format=csv,noheader; co
 
 have_ansible=0
 if command -v ansible >/dev/null 2>&1 && [ "$ANSIBLE_REPEAT" -gt 0 ]; then have_ansible=1; fi
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other work on this machine slows every tool alike)"
 echo "paictl $("$PAICTL" --version | cut -d' ' -f2), $(nproc) CPUs, OpenSSH $(ssh -V 2>&1 | cut -d' ' -f1), ansible: $(if [ $have_ansible = 1 ]; then ansible --version 2>/dev/null | sed -n 1p; else echo 'not installed'; fi)"
 : > "$WORK/results"
 for n in $COUNTS; do
@@ -66,8 +67,12 @@ for n in $COUNTS; do
   sh "$HOSTS" start "$WORK/scenario-$n.conf" "$RUN"
   cfg=$RUN/ssh_config
   # A warm-up run: page cache, the hosts' first sshd forks.
-  "$PAICTL" check hosts "$RUN/cluster" --ssh-config "$cfg" --min-disk-free 1Gi -o json > "$WORK/paictl-$n.json" 2>&1 || true
-  python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; print("  paictl: %d hosts, %d unreachable, %d checks failed, parallel %d" % (s["hosts"], s["unreachable"], s["fail"], s["parallel"]))' "$WORK/paictl-$n.json"
+  "$PAICTL" check hosts "$RUN/cluster" --ssh-config "$cfg" --min-disk-free 1Gi -o json > "$WORK/paictl-$n.json" 2> "$WORK/paictl-$n.err" || true
+  if ! python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; print("  paictl: %d hosts, %d unreachable, %d checks failed, parallel %d" % (s["hosts"], s["unreachable"], s["fail"], s["parallel"]))' "$WORK/paictl-$n.json" 2>/dev/null; then
+    echo "bench: the warm-up run of paictl printed no report:" >&2
+    head -c 2000 "$WORK/paictl-$n.err" >&2
+    exit 1
+  fi
   cat > "$WORK/inventory-$n.ini" <<EOF
 [all]
 $(cat "$RUN/hosts.list")
@@ -90,6 +95,7 @@ EOF
     measure ansible "$n" "ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_GATHERING=explicit ansible all -i '$WORK/inventory-$n.ini' -f $n -m setup && ANSIBLE_HOST_KEY_CHECKING=False ansible all -i '$WORK/inventory-$n.ini' -f $n -m shell -a '$EIGHT'" >> "$WORK/results"
     i=$((i + 1))
   done
+  echo "  $n hosts measured; load average now $(cut -d' ' -f1-3 /proc/loadavg)"
   sh "$HOSTS" stop "$RUN"
   RUN=""
 done

@@ -58,15 +58,16 @@ can_run() {
 #   listen=[] (ports with a real listener on the host's address, comma-separated)
 #   mode=[normal|silent|hostkey-changed|wrong-key]  accounts=[0|1] sudo=[none|nopasswd|password]
 #   resolve=[1] (registries resolve in the host's /etc/hosts)
+#   loglevel=[INFO|DEBUG] (sshd's LogLevel; DEBUG logs the client's keepalives in hosts/NAME/sshd.log)
 # ---------------------------------------------------------------------------------
 
-KEYS="sku role gpus gpu_model gpu_mem_mib driver nvlink smi_broken slow docker containers docker_down daemon data_root nvidia_runtime etcd swap mem_gib avail_gib os listen mode accounts sudo resolve"
+KEYS="sku role gpus gpu_model gpu_mem_mib driver nvlink smi_broken slow docker containers docker_down daemon data_root nvidia_runtime etcd swap mem_gib avail_gib os listen mode accounts sudo resolve loglevel"
 
 reset_defaults() {
   d_sku=gpu-machine d_role=worker d_gpus=4 d_gpu_model=Tesla_V100-SXM2-16GB d_gpu_mem_mib=16160
   d_driver=535.104.05 d_nvlink=2 d_smi_broken=0 d_slow=0 d_docker=24.0.7 d_containers=0 d_docker_down=0
   d_daemon=nvidia-default d_data_root="" d_nvidia_runtime=present d_etcd=clean d_swap=off d_mem_gib=64
-  d_avail_gib=60 d_os=ubuntu-22.04 d_listen="" d_mode=normal d_accounts=0 d_sudo=none d_resolve=1
+  d_avail_gib=60 d_os=ubuntu-22.04 d_listen="" d_mode=normal d_accounts=0 d_sudo=none d_resolve=1 d_loglevel=INFO
 }
 
 # set_kv PREFIX KEY=VALUE: assigns ${PREFIX}_KEY after checking KEY is known.
@@ -238,7 +239,7 @@ PrintMotd no
 PrintLastLog no
 MaxStartups 400:30:800
 MaxSessions 20
-LogLevel INFO
+LogLevel $h_loglevel
 Subsystem sftp internal-sftp
 SetEnv PATH=$H/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 EOF
