@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "topology/text_lines.h"
 #include "util/fs.h"
 #include "util/strings.h"
 #include "yaml/yaml.h"
@@ -83,8 +84,32 @@ bool read_optional(const std::string& dir, const std::string& name, std::string&
     return false;
   }
   if (files) files->push_back(p);
+  if (detail::is_binary(r.content)) {
+    add(out, "P001", Severity::Error, p, p + " holds binary data, not command output",
+        "save the text output of the command (docs/plan.md lists what each file holds)");
+    return false;
+  }
   content = std::move(r.content);
   return true;
+}
+
+// A parser's findings on one file, at most kPerFile of them: a file of the wrong
+// kind would otherwise give one finding per line.
+void append_capped(diag::List& out, const diag::List& found, const std::string& file) {
+  constexpr size_t kPerFile = 20;
+  size_t kept = 0, dropped_warnings = 0;
+  for (const auto& d : found.items()) {
+    if (kept < kPerFile || d.severity == Severity::Error) {
+      out.add(d);
+      ++kept;
+    } else {
+      ++dropped_warnings;
+    }
+  }
+  if (dropped_warnings)
+    add(out, "P011", Severity::Warning, file,
+        std::to_string(dropped_warnings) + " more findings in this file are not shown",
+        "is it the output of the right command?");
 }
 
 void load_host_yaml(const std::string& path, const std::string& text, HostFacts& h, diag::List& out) {
@@ -179,27 +204,31 @@ HostFacts load_host_dir(const std::string& dir, const std::string& hostname, dia
   if (read_optional(dir, "host.yaml", text, out, files)) load_host_yaml(join_path(dir, "host.yaml"), text, h, out);
   if (read_optional(dir, "topo.txt", text, out, files)) {
     auto r = parse_topo_matrix(text, join_path(dir, "topo.txt"));
-    out.append(r.diagnostics);
+    append_capped(out, r.diagnostics, join_path(dir, "topo.txt"));
     if (r.value.gpu_count() > 0) h.topo = std::move(r.value);
   }
   if (read_optional(dir, "gpus.csv", text, out, files)) {
     auto r = parse_gpu_query(text, join_path(dir, "gpus.csv"));
-    out.append(r.diagnostics);
+    append_capped(out, r.diagnostics, join_path(dir, "gpus.csv"));
     h.gpus = std::move(r.value);
     h.has_gpu_list = true;
   }
   if (read_optional(dir, "lscpu.txt", text, out, files)) {
     auto r = parse_lscpu(text, join_path(dir, "lscpu.txt"));
-    out.append(r.diagnostics);
+    append_capped(out, r.diagnostics, join_path(dir, "lscpu.txt"));
     if (r.value.logical > 0) h.cpu = std::move(r.value);
   }
   if (read_optional(dir, "meminfo", text, out, files)) {
     auto r = parse_meminfo(text, join_path(dir, "meminfo"));
-    out.append(r.diagnostics);
+    append_capped(out, r.diagnostics, join_path(dir, "meminfo"));
     if (r.value.total_bytes > 0) h.mem = r.value;
   }
   reconcile(h, out);
   return h;
+}
+
+void read_host_yaml(const std::string& path, const std::string& text, HostFacts& h, diag::List& out) {
+  load_host_yaml(path, text, h, out);
 }
 
 std::optional<HostFacts> load_host_json(const std::string& path, const std::string& text, diag::List& out) {

@@ -57,6 +57,10 @@ FactsSet load_facts_dir(const std::string& dir);
 HostFacts load_host_dir(const std::string& dir, const std::string& hostname, diag::List& out,
                         std::vector<std::string>* files = nullptr);
 
+// Reads the text of a host.yaml (hostip, rack, roles) into `h`; problems are
+// diagnostics with the line and column in `path`.
+void read_host_yaml(const std::string& path, const std::string& text, HostFacts& h, diag::List& out);
+
 // Reads one `paictl facts collect` JSON document.
 std::optional<HostFacts> load_host_json(const std::string& path, const std::string& text, diag::List& out);
 

@@ -55,11 +55,43 @@ void report(diag::List& out, std::string_view source, std::string code, diag::Se
   out.add(std::move(code), sev, std::string(source), line, column, std::move(message), std::move(hint));
 }
 
+namespace {
+
+// Length of the well-formed UTF-8 sequence at s[i] (1-4), or 0 when it is not one.
+size_t utf8_length(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  size_t n = c < 0x80 ? 1 : (c >= 0xc2 && c <= 0xdf) ? 2 : (c >= 0xe0 && c <= 0xef) ? 3 : (c >= 0xf0 && c <= 0xf4) ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((b(i + k) & 0xc0) != 0x80) return 0;
+  if (n == 3 && ((c == 0xe0 && b(i + 1) < 0xa0) || (c == 0xed && b(i + 1) > 0x9f))) return 0;  // overlong, surrogate
+  if (n == 4 && ((c == 0xf0 && b(i + 1) < 0x90) || (c == 0xf4 && b(i + 1) > 0x8f))) return 0;  // overlong, > U+10FFFF
+  return n;
+}
+
+}  // namespace
+
 std::string excerpt(std::string_view s) {
   std::string out;
-  for (char c : s.substr(0, 40)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-  if (s.size() > 40) out += "...";
+  size_t i = 0;
+  while (i < s.size() && i < 40) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = utf8_length(s, i);
+    if (n == 0 || c < 0x20 || c == 0x7f) {
+      out += '?';
+      ++i;
+    } else if (i + n > 40) {
+      break;  // never cut a character in two
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  if (i < s.size()) out += "...";
   return out;
 }
+
+bool is_binary(std::string_view s) { return s.find('\0') != std::string_view::npos; }
 
 }  // namespace pai::topology::detail

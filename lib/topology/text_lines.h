@@ -31,8 +31,11 @@ std::vector<Token> tokenize(std::string_view line);
 void report(diag::List& out, std::string_view source, std::string code, diag::Severity sev, uint32_t line,
             uint32_t column, std::string message, std::string hint = {});
 
-// Printable excerpt of untrusted input for messages: at most 40 bytes, control
-// bytes replaced by '?'.
+// Printable excerpt of untrusted input for messages: at most 40 bytes of valid
+// UTF-8, control bytes and bytes that are not UTF-8 replaced by '?'.
 std::string excerpt(std::string_view s);
+
+// Whether a file's content is binary data rather than command output (a NUL byte).
+bool is_binary(std::string_view s);
 
 }  // namespace pai::topology::detail

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "topology/parsers.h"
+#include "topology/text_lines.h"
 
 using namespace pai::topology;
 using pai::diag::Severity;
@@ -237,6 +238,19 @@ TEST(TopoMatrix, NicColumnMissingFromTheLegendIsAWarning) {
   EXPECT_EQ(d->line, 1u);
   EXPECT_EQ(r.value.devices[1].nic_name, "mlx5_0");
   EXPECT_TRUE(r.value.devices[2].nic_name.empty());
+}
+
+TEST(Excerpt, KeepsValidUtf8AndReplacesTheRest) {
+  using pai::topology::detail::excerpt;
+  EXPECT_EQ(excerpt("GPU0"), "GPU0");
+  EXPECT_EQ(excerpt("a\tb\x7f"), "a?b?");
+  EXPECT_EQ(excerpt("\xc3\xa9t\xc3"), "\xc3\xa9t?");           // é kept, a cut sequence replaced
+  EXPECT_EQ(excerpt("\xed\xa0\x80"), "???");                    // a UTF-16 surrogate is not UTF-8
+  EXPECT_EQ(excerpt("\xc0\xaf"), "??");                          // overlong
+  EXPECT_EQ(excerpt(std::string(39, 'x') + "\xe2\x82\xac"), std::string(39, 'x') + "...");  // never half a character
+  EXPECT_EQ(excerpt(std::string(50, 'y')), std::string(40, 'y') + "...");
+  EXPECT_TRUE(pai::topology::detail::is_binary(std::string("a\0b", 3)));
+  EXPECT_FALSE(pai::topology::detail::is_binary("GPU0\tX\n"));
 }
 
 TEST(CpuList, RangesAndRejects) {

@@ -252,6 +252,38 @@ TEST(PlannerFacts, BadJsonAndHostYamlAreReportedWithPositions) {
   EXPECT_NE(find_code(out2, "P003")->hint.find("10.0.1.11"), std::string::npos);
 }
 
+TEST(PlannerFacts, BinaryFilesAndFilesOfTheWrongKind) {
+  TempDir t;
+  const std::string d = t.path + "/gpu-1";
+  fs::create_directories(d);
+  std::ofstream(d + "/host.yaml") << "hostip: 10.0.0.3\n";
+  std::ofstream(d + "/meminfo", std::ios::binary) << std::string("MemTotal:\0\x01\x02", 13);
+  std::string wrong;  // a file of the wrong kind: 200 lines that are not "key: value"
+  for (int i = 0; i < 200; ++i) wrong += "\xff\xfe line " + std::to_string(i) + "\n";
+  wrong += "CPU(s): 8\n";
+  std::ofstream(d + "/lscpu.txt", std::ios::binary) << wrong;
+  pai::diag::List out;
+  HostFacts h = load_host_dir(d, "gpu-1", out);
+  const auto* bin = find_code(out, "P001");
+  ASSERT_NE(bin, nullptr) << dump(out);
+  EXPECT_EQ(bin->file, d + "/meminfo");
+  EXPECT_NE(bin->message.find("binary data"), std::string::npos);
+  EXPECT_FALSE(h.mem);
+  size_t lscpu_findings = 0;
+  bool summary = false;
+  for (const auto& x : out.items()) {
+    if (x.file != d + "/lscpu.txt") continue;
+    ++lscpu_findings;
+    summary |= x.message == "180 more findings in this file are not shown";
+    // Excerpts of the input are valid UTF-8: the bytes 0xff 0xfe become '?'.
+    EXPECT_EQ(x.message.find('\xff'), std::string::npos);
+  }
+  EXPECT_EQ(lscpu_findings, 21u) << dump(out);
+  EXPECT_TRUE(summary) << dump(out);
+  ASSERT_TRUE(h.cpu);  // what could be read is kept
+  EXPECT_EQ(h.cpu->logical, 8);
+}
+
 TEST(PlannerFacts, MissingOrEmptyFactsDirectory) {
   PlanInputs in;
   in.facts_dirs = {"/nonexistent/facts"};
