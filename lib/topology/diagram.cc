@@ -186,9 +186,14 @@ std::string render_svg(const Plan& plan) {
   int lx = 10;
   y = 36;
   for (size_t v = 0; v < plan.vcs.size(); ++v) {
-    int64_t total = 0;
-    for (const auto& c : plan.vcs[v].chains) total += c.leaves;
-    std::string label = plan.vcs[v].name + " (" + std::to_string(total) + ")";
+    // GPUs and CPU cells are counted apart: "research (27 GPUs, 36 CPUs)".
+    int64_t gpus = 0, cpus = 0;
+    for (const auto& c : plan.vcs[v].chains)
+      (plan.skus[static_cast<size_t>(plan.chains[static_cast<size_t>(c.chain)].sku)].has_gpu ? gpus : cpus) += c.leaves;
+    std::string amount;
+    if (gpus) amount = std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs");
+    if (cpus) amount += (amount.empty() ? "" : ", ") + std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs");
+    std::string label = plan.vcs[v].name + " (" + (amount.empty() ? "nothing" : amount) + ")";
     svg.rect(lx, y, 12, 12, color_of(plan, static_cast<int>(v)), "#333333", 2);
     svg.text(lx + 16, y + 10, label, 11);
     lx += 30 + static_cast<int>(label.size()) * 7;
