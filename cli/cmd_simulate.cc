@@ -27,6 +27,7 @@
 #include "sim/trace.h"
 #include "util/fs.h"
 #include "util/strings.h"
+#include "util/yaml_emit.h"
 #include "util/version.h"
 
 namespace paictl {
@@ -311,6 +312,8 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   pai::sim::ReportContext ctx{trace, sim, runs, o.config, pai::kVersion};
   if (o.output == "json") {
     std::printf("%s\n", pai::sim::summary_json(ctx).dump(2).c_str());
+  } else if (o.output == "yaml") {
+    std::fputs(pai::util::to_yaml(pai::sim::summary_json(ctx)).c_str(), stdout);
   } else {
     print_summary(ctx, g);
   }
@@ -343,7 +346,7 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
   cmd.add_option("--policy", o.policies, "Policies to compare, comma-separated: hived, quota, k8s-default, private")
       ->type_name("LIST")
       ->capture_default_str();
-  cmd.add_option("-o,--output", o.output, "Output format on stdout")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  cmd.add_option("-o,--output", o.output, "Output format on stdout")->check(CLI::IsMember({"table", "json", "yaml"}))->capture_default_str();
   cmd.add_option("--report", o.report, "Also write metrics.json, jobs.csv and report.html (SVG charts) to DIR")->type_name("DIR");
   cmd.add_option("--vc-map", o.vc_map,
                  "How trace VCs become cluster VCs: auto (unknown ones are assigned by demand), strict, or "

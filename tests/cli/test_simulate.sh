@@ -36,6 +36,11 @@ expect_out '"policy": "quota"' "JSON names the policy"
 expect_out '"queue_delay_s"' "JSON has queue delays"
 expect_out '"sharing_anomaly"' "JSON has sharing anomalies"
 
+run simulate --config "$HET" --trace "$ANOMALY" --policy hived,quota -o yaml
+expect_rc 0 "-o yaml"
+expect_out_re "^  policy: quota$" "YAML lists the policies"
+expect_out_re "^ +p99: 35400(\.0)?$" "YAML has quota's 9.8h p99 queue delay"
+
 # --- a report with all four policies on the Philly-format example ---------------------
 run simulate --config "$HET" --trace examples/traces/philly-small.json --policy hived,quota,k8s-default,private \
   --overflow --report "$TMP/report"
