@@ -240,6 +240,17 @@ TEST(TopoMatrix, NicColumnMissingFromTheLegendIsAWarning) {
   EXPECT_TRUE(r.value.devices[2].nic_name.empty());
 }
 
+TEST(TopoMatrix, AHeaderOfThousandsOfDevicesIsRefused) {
+  std::string header = "\t";
+  for (int i = 0; i < 5000; ++i) header += "GPU" + std::to_string(i) + "\t";
+  auto r = parse_topo_matrix(header + "\nGPU0\t X\n", "t");
+  EXPECT_FALSE(r.ok());
+  const auto* d = find_code(r.diagnostics, "T102");
+  ASSERT_NE(d, nullptr) << dump(r.diagnostics);
+  EXPECT_EQ(d->message, "the topology matrix has more than 256 devices");
+  EXPECT_TRUE(r.value.links.empty());
+}
+
 TEST(Excerpt, KeepsValidUtf8AndReplacesTheRest) {
   using pai::topology::detail::excerpt;
   EXPECT_EQ(excerpt("GPU0"), "GPU0");
