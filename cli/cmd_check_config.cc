@@ -10,6 +10,7 @@
 #include "config/cluster_files.h"
 #include "config/rules.h"
 #include "diag/report.h"
+#include "diag_output.h"
 #include "exit_codes.h"
 #include "output.h"
 #include "util/strings.h"
@@ -27,23 +28,6 @@ struct CheckConfigOptions {
   bool fail_on_warn = false;
   bool list_rules = false;
 };
-
-std::string line_of(const std::map<std::string, std::string>& sources, const std::string& file, uint32_t line) {
-  auto it = sources.find(file);
-  if (it == sources.end()) return {};
-  const std::string& s = it->second;
-  size_t pos = 0;
-  for (uint32_t l = 1; l < line; ++l) {
-    pos = s.find('\n', pos);
-    if (pos == std::string::npos) return {};
-    ++pos;
-  }
-  size_t end = s.find('\n', pos);
-  std::string text = s.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-  if (!text.empty() && text.back() == '\r') text.pop_back();
-  if (text.size() > 200) text = text.substr(0, 200) + "...";
-  return text;
-}
 
 // The outcome lives until the process exits: freeing a 10,000-machine model
 // node by node costs more than checking it, and the OS reclaims it at once.
@@ -70,50 +54,18 @@ int run(const CheckConfigOptions& o, const Globals& g) {
   if (o.list_rules) return list_rules(o);
   g_outcome = new pai::config::CheckOutcome(pai::config::check_paths(o.paths));
   const pai::config::CheckOutcome& out = *g_outcome;
-  const auto& all = out.diagnostics.items();
-
-  if (o.output == "json") {
-    std::printf("%s\n", pai::diag::dump_json(pai::diag::write_json(all, out.files.size())).c_str());
-  } else {
-    std::vector<pai::diag::Diagnostic> shown;
-    for (const auto& d : all)
-      if (d.severity != pai::diag::Severity::Info || g.verbose) shown.push_back(d);
-    if (g.quiet) {
-      std::vector<pai::diag::Diagnostic> errors;
-      for (const auto& d : shown)
-        if (d.severity == pai::diag::Severity::Error) errors.push_back(d);
-      shown.swap(errors);
-    }
-    pai::diag::TextOptions topt;
-    topt.color = use_color(g.no_color);
-    topt.show_summary = !g.quiet;
-    topt.source_line = [&out](const std::string& file, uint32_t line) { return line_of(out.sources, file, line); };
-    std::string text = pai::diag::write_text(shown, out.files.size(), topt);
-    std::fwrite(text.data(), 1, text.size(), stdout);
-  }
-
-  int rc = kExitOk;
-  if (!o.junit.empty()) {
-    std::string err = write_report_file(
-        o.junit, pai::diag::write_junit(all, out.files, "paictl check config", o.fail_on_warn));
-    if (!err.empty()) {
-      print_error("cannot write the JUnit report: " + err);
-      rc = kExitUsage;
-    }
-  }
-  if (!o.sarif.empty()) {
-    std::string err = write_report_file(
-        o.sarif, pai::diag::dump_json(pai::diag::write_sarif(all, pai::config::rules(), pai::kVersion, "")) + "\n");
-    if (!err.empty()) {
-      print_error("cannot write the SARIF report: " + err);
-      rc = kExitUsage;
-    }
-  }
-  if (rc != kExitOk) return rc;
-  if (out.input_error) return kExitUsage;
-  if (out.diagnostics.has_errors()) return kExitFindings;
-  if (o.fail_on_warn && out.diagnostics.count(pai::diag::Severity::Warning) > 0) return kExitFindings;
-  return kExitOk;
+  DiagReport r;
+  r.output = o.output;
+  r.junit = o.junit;
+  r.sarif = o.sarif;
+  r.fail_on_warn = o.fail_on_warn;
+  r.suite = "paictl check config";
+  r.rules = &pai::config::rules();
+  r.source_line = [&out](const std::string& file, uint32_t line) {
+    auto it = out.sources.find(file);
+    return it == out.sources.end() ? std::string() : nth_line(it->second, line);
+  };
+  return report_diagnostics(out.diagnostics, out.files, out.input_error, r, g);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "api/client.h"
 #include "cluster/registry.h"
 #include "diag/report.h"
+#include "diag_output.h"
 #include "exit_codes.h"
 #include "http/client.h"
 #include "job/rules.h"
@@ -65,28 +66,6 @@ std::optional<pai::job::Overrides> make_overrides(const std::vector<std::string>
   return o;
 }
 
-namespace {
-
-std::string line_of(const pai::job::CheckOutcome& out, const std::string& file, uint32_t line) {
-  auto hidden = out.hidden_lines.find(file);
-  if (hidden != out.hidden_lines.end() && hidden->second.count(line)) return {};
-  auto it = out.sources.find(file);
-  if (it == out.sources.end()) return {};
-  const std::string& s = it->second;
-  size_t pos = 0;
-  for (uint32_t l = 1; l < line; ++l) {
-    pos = s.find('\n', pos);
-    if (pos == std::string::npos) return {};
-    ++pos;
-  }
-  size_t end = s.find('\n', pos);
-  std::string text = s.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-  if (!text.empty() && text.back() == '\r') text.pop_back();
-  if (text.size() > 200) text = text.substr(0, 200) + "...";
-  return text;
-}
-
-}  // namespace
 
 int run_check(const CheckOptions& o, const Globals& g, const char* suite) {
   auto ov = make_overrides(o.params, o.name, o.vc);
@@ -100,44 +79,22 @@ int run_check(const CheckOptions& o, const Globals& g, const char* suite) {
   pai::job::ValidateOptions vopt;
   vopt.overrides = *ov;
   pai::job::CheckOutcome out = pai::job::check_files(o.files, vopt);
-  const auto& all = out.diagnostics.items();
-
-  if (o.output == "json") {
-    std::printf("%s\n", pai::diag::dump_json(pai::diag::write_json(all, out.files.size())).c_str());
-  } else {
-    std::vector<pai::diag::Diagnostic> shown;
-    for (const auto& d : all)
-      if ((d.severity != pai::diag::Severity::Info || g.verbose) &&
-          (!g.quiet || d.severity == pai::diag::Severity::Error))
-        shown.push_back(d);
-    pai::diag::TextOptions topt;
-    topt.color = use_color(g.no_color);
-    topt.show_summary = !g.quiet;
-    topt.source_line = [&out](const std::string& file, uint32_t line) { return line_of(out, file, line); };
-    std::string text = pai::diag::write_text(shown, out.files.size(), topt);
-    std::fwrite(text.data(), 1, text.size(), stdout);
-  }
-  int rc = kExitOk;
-  if (!o.junit.empty()) {
-    std::string err = write_report_file(o.junit, pai::diag::write_junit(all, out.files, suite, o.fail_on_warn));
-    if (!err.empty()) {
-      print_error("cannot write the JUnit report: " + err);
-      rc = kExitUsage;
-    }
-  }
-  if (!o.sarif.empty()) {
-    std::string err = write_report_file(
-        o.sarif, pai::diag::dump_json(pai::diag::write_sarif(all, pai::job::rules(), pai::kVersion, "docs/jobs.md")) + "\n");
-    if (!err.empty()) {
-      print_error("cannot write the SARIF report: " + err);
-      rc = kExitUsage;
-    }
-  }
-  if (rc != kExitOk) return rc;
-  if (out.input_error) return kExitUsage;
-  if (out.diagnostics.has_errors()) return kExitFindings;
-  if (o.fail_on_warn && out.diagnostics.count(pai::diag::Severity::Warning) > 0) return kExitFindings;
-  return kExitOk;
+  DiagReport r;
+  r.output = o.output;
+  r.junit = o.junit;
+  r.sarif = o.sarif;
+  r.fail_on_warn = o.fail_on_warn;
+  r.suite = suite;
+  r.rules = &pai::job::rules();
+  r.help_base_uri = "docs/jobs.md";
+  r.source_line = [&out](const std::string& file, uint32_t line) {
+    // Lines that hold a secret value are never shown.
+    auto hidden = out.hidden_lines.find(file);
+    if (hidden != out.hidden_lines.end() && hidden->second.count(line)) return std::string();
+    auto it = out.sources.find(file);
+    return it == out.sources.end() ? std::string() : nth_line(it->second, line);
+  };
+  return report_diagnostics(out.diagnostics, out.files, out.input_error, r, g);
 }
 
 // --- output ---------------------------------------------------------------------------
@@ -292,6 +249,16 @@ std::optional<std::pair<std::string, std::string>> parse_job_id(const std::strin
     return std::nullopt;
   }
   return std::make_pair(user, name);
+}
+
+std::optional<JobTarget> open_job(const std::string& job, const RemoteOptions& o, const Globals& g) {
+  auto reg = load_registry();
+  if (!reg) return std::nullopt;
+  auto conn = connect(*reg, o, g);
+  if (!conn) return std::nullopt;
+  auto parsed = parse_job_id(job, *conn);
+  if (!parsed) return std::nullopt;
+  return JobTarget{*conn, parsed->first, parsed->second, pai::api::job_id(parsed->first, parsed->second)};
 }
 
 // --- waiting --------------------------------------------------------------------------

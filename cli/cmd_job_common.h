@@ -102,6 +102,17 @@ int report_api_error(const std::string& cluster, const std::string& doing, const
 // "user~name" or "name" (the cluster's user) -> {user, name}; prints and nullopt if malformed.
 std::optional<std::pair<std::string, std::string>> parse_job_id(const std::string& id, const Connection& c);
 
+// One job on one cluster, as named on the command line.
+struct JobTarget {
+  Connection conn;
+  std::string user;
+  std::string name;
+  std::string id;  // user~name
+};
+// Loads the registry, connects (--cluster or the current cluster) and parses the
+// job's id; prints why not and returns nullopt (exit code 2).
+std::optional<JobTarget> open_job(const std::string& job, const RemoteOptions& o, const Globals& g);
+
 // --- waiting for a job -----------------------------------------------------------------
 
 // `job wait` exits with this when --timeout expires before the job ends.

@@ -31,16 +31,11 @@ struct LogsOptions {
 };
 
 int run(const LogsOptions& o, const Globals& g) {
-  auto reg = jobcli::load_registry();
-  if (!reg) return kExitUsage;
-  auto conn = jobcli::connect(*reg, o.remote, g);
-  if (!conn) return kExitUsage;
-  auto parsed = jobcli::parse_job_id(o.job, *conn);
-  if (!parsed) return kExitUsage;
-  const auto& [user, name] = *parsed;
-  std::string id = pai::api::job_id(user, name);
-  auto d = conn->api->get_job(user, name);
-  if (!d.ok()) return jobcli::report_api_error(conn->cluster->name, "reading job " + id, *d.error);
+  auto target = jobcli::open_job(o.job, o.remote, g);
+  if (!target) return kExitUsage;
+  const auto& [conn, user, name, id] = *target;
+  auto d = conn.api->get_job(user, name);
+  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *d.error);
   const auto& roles = d->contains("taskRoles") && (*d)["taskRoles"].is_object() ? (*d)["taskRoles"] : pai::api::Json::object();
   if (roles.empty()) {
     print_error(id + " has no task roles yet");
@@ -70,8 +65,8 @@ int run(const LogsOptions& o, const Globals& g) {
   int task_attempt = o.task_attempt >= 0 ? o.task_attempt
                      : task->contains("attemptId") && (*task)["attemptId"].is_number() ? (*task)["attemptId"].get<int>()
                                                                                         : 0;
-  auto loc = conn->api->task_log_locations(user, name, job_attempt, tr, o.index, task_attempt, o.tail);
-  if (!loc.ok()) return jobcli::report_api_error(conn->cluster->name, "finding the logs of " + id, *loc.error);
+  auto loc = conn.api->task_log_locations(user, name, job_attempt, tr, o.index, task_attempt, o.tail);
+  if (!loc.ok()) return jobcli::report_api_error(conn.cluster->name, "finding the logs of " + id, *loc.error);
   const auto& list = loc->contains("locations") && (*loc)["locations"].is_array() ? (*loc)["locations"]
                                                                                   : pai::api::Json::array();
   if (o.urls) {
@@ -97,12 +92,12 @@ int run(const LogsOptions& o, const Globals& g) {
     print_error(id + ": no " + o.stream + " log (the server offers: " + pai::util::join(names, ", ") + ")");
     return kExitRemote;
   }
-  auto text = conn->api->fetch_log(uri);
-  if (!text.ok()) return jobcli::report_api_error(conn->cluster->name, "downloading the " + o.stream + " log", *text.error);
+  auto text = conn.api->fetch_log(uri);
+  if (!text.ok()) return jobcli::report_api_error(conn.cluster->name, "downloading the " + o.stream + " log", *text.error);
   if (o.output == "text") {
     std::fwrite(text->data(), 1, text->size(), stdout);
   } else {
-    jobcli::print_structured({{"cluster", conn->cluster->name},
+    jobcli::print_structured({{"cluster", conn.cluster->name},
                               {"job", id},
                               {"taskRole", tr},
                               {"index", o.index},

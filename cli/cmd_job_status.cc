@@ -31,16 +31,11 @@ std::string str(const pai::api::Json& j, const char* key, const char* dflt = "-"
 jobcli::Json ordered(const pai::api::Json& j) { return jobcli::Json::parse(j.dump()); }
 
 int run(const StatusOptions& o, const Globals& g) {
-  auto reg = jobcli::load_registry();
-  if (!reg) return kExitUsage;
-  auto conn = jobcli::connect(*reg, o.remote, g);
-  if (!conn) return kExitUsage;
-  auto parsed = jobcli::parse_job_id(o.job, *conn);
-  if (!parsed) return kExitUsage;
-  const auto& [user, name] = *parsed;
-  std::string id = pai::api::job_id(user, name);
-  auto r = conn->api->get_job(user, name);
-  if (!r.ok()) return jobcli::report_api_error(conn->cluster->name, "reading job " + id, *r.error);
+  auto target = jobcli::open_job(o.job, o.remote, g);
+  if (!target) return kExitUsage;
+  const auto& [conn, user, name, id] = *target;
+  auto r = conn.api->get_job(user, name);
+  if (!r.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *r.error);
   const pai::api::Json& d = *r;
   const pai::api::Json status = d.contains("jobStatus") ? d["jobStatus"] : pai::api::Json::object();
   const pai::api::Json roles = d.contains("taskRoles") && d["taskRoles"].is_object() ? d["taskRoles"]
@@ -56,7 +51,7 @@ int run(const StatusOptions& o, const Globals& g) {
       int retries = t.contains("retries") && t["retries"].is_number() ? t["retries"].get<int>() : 0;
       if ((!o.attempts && retries == 0) || fetched >= 50) continue;
       int idx = t.contains("taskIndex") && t["taskIndex"].is_number() ? t["taskIndex"].get<int>() : 0;
-      auto h = conn->api->task_attempts(user, name, job_attempt, it.key(), idx);
+      auto h = conn.api->task_attempts(user, name, job_attempt, it.key(), idx);
       ++fetched;
       if (h.ok()) history[it.key() + "/" + std::to_string(idx)] = *h;
     }
@@ -64,7 +59,7 @@ int run(const StatusOptions& o, const Globals& g) {
 
   if (o.output != "table") {
     jobcli::Json j = ordered(d);
-    j["cluster"] = conn->cluster->name;
+    j["cluster"] = conn.cluster->name;
     if (!history.empty()) {
       jobcli::Json hj = jobcli::Json::object();
       for (const auto& [k, v] : history) hj[k] = ordered(v);
@@ -76,7 +71,7 @@ int run(const StatusOptions& o, const Globals& g) {
 
   std::string out;
   auto field = [&](const std::string& k, const std::string& v) { out += k + std::string(13 - std::min<size_t>(12, k.size()), ' ') + v + "\n"; };
-  field("Job:", id + "  (cluster " + conn->cluster->name + ")");
+  field("Job:", id + "  (cluster " + conn.cluster->name + ")");
   std::string state = str(status, "state");
   std::string sub = str(status, "subState", "");
   field("State:", state + (sub.empty() ? "" : " (" + sub + ")") + ", attempt " + str(status, "attemptId", "0") +

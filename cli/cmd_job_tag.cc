@@ -27,18 +27,14 @@ int run(const TagOptions& o, bool add, const Globals& g) {
       print_error("tag \"" + t + "\" must be non-empty and without ','");
       return kExitUsage;
     }
-  auto reg = jobcli::load_registry();
-  if (!reg) return kExitUsage;
-  auto conn = jobcli::connect(*reg, o.remote, g);
-  if (!conn) return kExitUsage;
-  auto parsed = jobcli::parse_job_id(o.job, *conn);
-  if (!parsed) return kExitUsage;
-  std::string id = pai::api::job_id(parsed->first, parsed->second);
+  auto target = jobcli::open_job(o.job, o.remote, g);
+  if (!target) return kExitUsage;
+  const auto& [conn, user, name, id] = *target;
   for (const auto& t : o.tags) {
-    auto r = add ? conn->api->add_tag(parsed->first, parsed->second, t)
-                 : conn->api->remove_tag(parsed->first, parsed->second, t);
+    auto r = add ? conn.api->add_tag(user, name, t)
+                 : conn.api->remove_tag(user, name, t);
     if (!r.ok())
-      return jobcli::report_api_error(conn->cluster->name, (add ? "tagging " : "untagging ") + id, *r.error);
+      return jobcli::report_api_error(conn.cluster->name, (add ? "tagging " : "untagging ") + id, *r.error);
     if (!g.quiet) std::printf("%s: %s tag %s\n", id.c_str(), add ? "added" : "removed", t.c_str());
   }
   return kExitOk;

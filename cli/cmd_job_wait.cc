@@ -18,13 +18,9 @@ struct WaitCmdOptions {
 };
 
 int run(const WaitCmdOptions& o, const Globals& g) {
-  auto reg = jobcli::load_registry();
-  if (!reg) return kExitUsage;
-  auto conn = jobcli::connect(*reg, o.remote, g);
-  if (!conn) return kExitUsage;
-  auto parsed = jobcli::parse_job_id(o.job, *conn);
-  if (!parsed) return kExitUsage;
-  return jobcli::wait_for_job(*conn, parsed->first, parsed->second, o.wait, g);
+  auto t = jobcli::open_job(o.job, o.remote, g);
+  if (!t) return kExitUsage;
+  return jobcli::wait_for_job(t->conn, t->user, t->name, o.wait, g);
 }
 
 void add_job_wait(CLI::App& parent, Globals& g) {

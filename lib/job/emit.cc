@@ -13,58 +13,6 @@ using yaml::Node;
 
 constexpr const char* kMask = "\"******\"";
 
-std::string double_quoted(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02X", c);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-bool literal_is_exact(std::string_view s) {
-  if (s.find('\n') == std::string_view::npos) return false;
-  if (s.front() == ' ' || s.front() == '\n' || s.front() == '\t') return false;
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    if ((c < 0x20 && ch != '\n') || c == 0x7f) return false;
-  }
-  return true;
-}
-
-std::string literal_block(std::string_view s, int indent) {
-  size_t trailing = 0;
-  while (trailing < s.size() && s[s.size() - 1 - trailing] == '\n') ++trailing;
-  std::string out = trailing == 0 ? "|-" : trailing == 1 ? "|" : "|+";
-  std::string_view body = s.substr(0, s.size() - trailing);
-  std::string pad(static_cast<size_t>(indent), ' ');
-  size_t pos = 0;
-  while (true) {
-    size_t nl = body.find('\n', pos);
-    std::string_view line = body.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    out += '\n';
-    if (!line.empty()) out += pad + std::string(line);
-    if (nl == std::string_view::npos) break;
-    pos = nl + 1;
-  }
-  for (size_t i = 1; i < trailing; ++i) out += '\n';
-  return out;
-}
-
 // A scalar node as written, keeping its type for js-yaml.
 std::string scalar_text(const Node* n, int indent, bool is_key) {
   std::string tag = n->tag();
@@ -73,8 +21,8 @@ std::string scalar_text(const Node* n, int indent, bool is_key) {
   const std::string& t = n->scalar();
   if (n->style() == yaml::ScalarStyle::Plain && t.find('\n') == std::string::npos && !t.empty())
     return prefix + t;
-  if (!is_key && literal_is_exact(t)) return prefix + literal_block(t, indent);
-  return prefix + double_quoted(t);
+  if (!is_key && util::yaml_literal_is_exact(t)) return prefix + util::yaml_literal_block(t, indent);
+  return prefix + util::yaml_double_quoted(t);
 }
 
 class Emitter {
@@ -274,7 +222,7 @@ class Emitter {
 std::string js_yaml_string(std::string_view s) {
   // Plain only when both our conservative rules and js-yaml's typing agree it is a string.
   if (util::yaml_scalar(s) == s && js_resolve_plain(s).type == JsType::String) return std::string(s);
-  return double_quoted(s);
+  return util::yaml_double_quoted(s);
 }
 
 std::string emit_job(const JobFile& f, const Overrides& o, bool mask_secrets) {

@@ -38,69 +38,13 @@ bool plain_is_safe(std::string_view s) {
   return true;
 }
 
-std::string double_quoted(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02X", c);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
-// A literal block is exact when the text has no control characters other than
-// newlines and its first line neither is empty nor starts with a space (either
-// would need an indentation indicator).
-bool literal_is_exact(std::string_view s) {
-  if (s.find('\n') == std::string_view::npos) return false;
-  if (s.front() == ' ' || s.front() == '\n') return false;
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    if ((c < 0x20 && ch != '\n') || c == 0x7f) return false;
-  }
-  return true;
-}
-
-std::string literal_block(std::string_view s, int indent) {
-  size_t trailing = 0;
-  while (trailing < s.size() && s[s.size() - 1 - trailing] == '\n') ++trailing;
-  std::string out = trailing == 0 ? "|-" : trailing == 1 ? "|" : "|+";
-  std::string_view body = s.substr(0, s.size() - trailing);
-  std::string pad(static_cast<size_t>(indent), ' ');
-  size_t pos = 0;
-  while (true) {
-    size_t nl = body.find('\n', pos);
-    std::string_view line = body.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    out += '\n';
-    if (!line.empty()) out += pad + std::string(line);
-    if (nl == std::string_view::npos) break;
-    pos = nl + 1;
-  }
-  for (size_t i = 1; i < trailing; ++i) out += '\n';
-  return out;
-}
-
 template <class Json>
 std::string scalar_text(const Json& v, int indent) {
   if (v.is_null()) return "null";
   if (v.is_boolean()) return v.template get<bool>() ? "true" : "false";
   if (v.is_number()) return v.dump();
   const std::string& s = v.template get_ref<const std::string&>();
-  if (literal_is_exact(s)) return literal_block(s, indent);
+  if (yaml_literal_is_exact(s)) return yaml_literal_block(s, indent);
   return yaml_scalar(s);
 }
 
@@ -164,7 +108,60 @@ std::string document(const Json& value) {
 
 }  // namespace
 
-std::string yaml_scalar(std::string_view s) { return plain_is_safe(s) ? std::string(s) : double_quoted(s); }
+std::string yaml_double_quoted(std::string_view s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02X", c);
+          out += buf;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+bool yaml_literal_is_exact(std::string_view s) {
+  if (s.find('\n') == std::string_view::npos) return false;
+  if (s.front() == ' ' || s.front() == '\n' || s.front() == '\t') return false;
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && ch != '\n') || c == 0x7f) return false;
+  }
+  return true;
+}
+
+std::string yaml_literal_block(std::string_view s, int indent) {
+  size_t trailing = 0;
+  while (trailing < s.size() && s[s.size() - 1 - trailing] == '\n') ++trailing;
+  std::string out = trailing == 0 ? "|-" : trailing == 1 ? "|" : "|+";
+  std::string_view body = s.substr(0, s.size() - trailing);
+  std::string pad(static_cast<size_t>(indent), ' ');
+  size_t pos = 0;
+  while (true) {
+    size_t nl = body.find('\n', pos);
+    std::string_view line = body.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    out += '\n';
+    if (!line.empty()) out += pad + std::string(line);
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  for (size_t i = 1; i < trailing; ++i) out += '\n';
+  return out;
+}
+
+std::string yaml_scalar(std::string_view s) { return plain_is_safe(s) ? std::string(s) : yaml_double_quoted(s); }
 
 std::string to_yaml(const nlohmann::json& value) { return document(value); }
 std::string to_yaml(const nlohmann::ordered_json& value) { return document(value); }

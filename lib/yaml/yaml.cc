@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "util/strings.h"
+#include "util/yaml_emit.h"
 
 namespace pai::yaml {
 
@@ -1148,26 +1149,7 @@ std::string quote_if_needed(std::string_view s) {
       if (static_cast<unsigned char>(c) < 0x20) need = true;
   }
   if (!need) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned char>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
+  return util::yaml_double_quoted(s);
 }
 
 }  // namespace pai::yaml

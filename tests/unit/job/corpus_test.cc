@@ -100,9 +100,11 @@ TEST(JobCorpus, InvalidFilesReportExactlyTheirExpectedFindings) {
   }
   // Every rule of the catalogue is exercised by at least one file (J005, an
   // unreadable file, and J067, which needs --export-params, have their own tests).
-  for (const auto& r : pai::job::rules())
-    if (r.code != "J005" && r.code != "J067")
-    EXPECT_TRUE(codes_covered.count(std::string(r.code))) << "no corpus file exercises " << r.code;
+  for (const auto& r : pai::job::rules()) {
+    if (r.code != "J005" && r.code != "J067") {
+      EXPECT_TRUE(codes_covered.count(std::string(r.code))) << "no corpus file exercises " << r.code;
+    }
+  }
 }
 
 TEST(JobCorpus, SecretValuesNeverAppearInFindings) {

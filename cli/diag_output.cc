@@ -1,0 +1,71 @@
+#include "diag_output.h"
+
+#include <cstdio>
+
+#include "diag/report.h"
+#include "exit_codes.h"
+#include "output.h"
+#include "util/version.h"
+
+namespace paictl {
+
+std::string nth_line(const std::string& s, uint32_t line) {
+  size_t pos = 0;
+  for (uint32_t l = 1; l < line; ++l) {
+    pos = s.find('\n', pos);
+    if (pos == std::string::npos) return {};
+    ++pos;
+  }
+  size_t end = s.find('\n', pos);
+  std::string text = s.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  return text;
+}
+
+int report_diagnostics(const pai::diag::List& list, const std::vector<std::string>& files, bool input_error,
+                       const DiagReport& r, const Globals& g) {
+  using pai::diag::Severity;
+  const auto& all = list.items();
+  if (r.output == "json") {
+    std::printf("%s\n", pai::diag::dump_json(pai::diag::write_json(all, files.size())).c_str());
+  } else {
+    std::vector<pai::diag::Diagnostic> shown;
+    for (const auto& d : all)
+      if ((d.severity != Severity::Info || g.verbose) && (!g.quiet || d.severity == Severity::Error))
+        shown.push_back(d);
+    pai::diag::TextOptions topt;
+    topt.color = use_color(g.no_color);
+    topt.show_summary = !g.quiet;
+    topt.source_line = r.source_line;
+    std::string text = pai::diag::write_text(shown, files.size(), topt);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+
+  int rc = kExitOk;
+  if (!r.junit.empty()) {
+    std::string err = write_report_file(r.junit, pai::diag::write_junit(all, files, r.suite, r.fail_on_warn));
+    if (!err.empty()) {
+      print_error("cannot write the JUnit report: " + err);
+      rc = kExitUsage;
+    }
+  }
+  if (!r.sarif.empty()) {
+    static const std::vector<pai::diag::Rule> no_rules;
+    std::string err = write_report_file(
+        r.sarif,
+        pai::diag::dump_json(pai::diag::write_sarif(all, r.rules ? *r.rules : no_rules, pai::kVersion, r.help_base_uri)) +
+            "\n");
+    if (!err.empty()) {
+      print_error("cannot write the SARIF report: " + err);
+      rc = kExitUsage;
+    }
+  }
+  if (rc != kExitOk) return rc;
+  if (input_error) return kExitUsage;
+  if (list.has_errors()) return kExitFindings;
+  if (r.fail_on_warn && list.count(Severity::Warning) > 0) return kExitFindings;
+  return kExitOk;
+}
+
+}  // namespace paictl
