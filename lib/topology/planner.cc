@@ -852,8 +852,19 @@ class Planner {
       vc.leaves_by_sku[w.sku] += w.leaves;
       int64_t rest = w.leaves;
       std::vector<std::string> parts;
-      for (size_t c = 0; c < p_.chains.size() && rest > 0; ++c) {
-        if (p_.chains[c].sku != w.sku || left[c] == 0) continue;
+      // A job's pods must fit in one chain, so a request stays in one chain when one
+      // can hold it all: the chain with the least room that does (best fit). Otherwise
+      // it is spread over as few chains as possible, the roomiest first.
+      std::vector<size_t> order;
+      for (size_t c = 0; c < p_.chains.size(); ++c)
+        if (p_.chains[c].sku == w.sku && left[c] > 0) order.push_back(c);
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        bool fa = left[a] >= rest, fb = left[b] >= rest;
+        if (fa != fb) return fa;
+        return fa ? left[a] < left[b] : left[a] > left[b];
+      });
+      for (size_t c : order) {
+        if (rest == 0) break;
         int64_t take = std::min(rest, left[c]);
         left[c] -= take;
         rest -= take;

@@ -25,7 +25,9 @@
 //     to every SKU; counts need a SKU when there are several. A VC's amount of
 //     a chain is split greedily into the largest cells that fit; HiveD's
 //     capacity check (initCellNums) then always passes, because every cell is
-//     a whole multiple of the cells below it. What no VC gets goes to `default`.
+//     a whole multiple of the cells below it. A request goes whole into one
+//     chain when one has room (best fit), since a job must fit in one chain.
+//     What no VC gets goes to `default`.
 
 #include <map>
 #include <string>

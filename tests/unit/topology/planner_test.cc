@@ -414,6 +414,38 @@ TEST(PlannerVcs, SharesBecomeCellsThatFitAndTheRestGoesToDefault) {
   EXPECT_FALSE(check.has_errors()) << dump(check);
 }
 
+TEST(PlannerVcs, ARequestGoesWholeIntoOneChainWhenOneHasRoom) {
+  // Racks of 4 and 3 nodes are two chains; a job's pods must fit in one chain.
+  std::vector<HostFacts> hs = hosts_of("dgx-a100", 7);
+  for (size_t i = 0; i + 1 < hs.size(); ++i) hs[i].rack = i < 4 ? "r1" : "r2";
+  PlanOptions o;
+  o.vcs = {"a=3nodes", "b=4nodes"};
+  Plan p = make_plan(hs, o);
+  ASSERT_TRUE(p.ok()) << dump(p.diagnostics);
+  ASSERT_EQ(p.chains.size(), 2u);
+  ASSERT_EQ(p.chains[0].name, "DGX-A100-4NODE-RACK");
+  for (const auto& v : p.vcs) {
+    ASSERT_EQ(v.chains.size(), 1u) << v.name << " is split over two chains";
+    EXPECT_EQ(v.chains[0].chain, v.name == "a" ? 1 : 0) << v.name;
+    EXPECT_EQ(v.chains[0].count[0], 1) << v.name << " gets its rack as one cell";
+  }
+  // Too big for any one chain: spread over as few as possible, the roomiest first.
+  o.vcs = {"a=5nodes", "b=2nodes"};
+  Plan q = make_plan(hs, o);
+  ASSERT_TRUE(q.ok()) << dump(q.diagnostics);
+  for (const auto& v : q.vcs) {
+    if (v.name == "b") {
+      ASSERT_EQ(v.chains.size(), 1u);
+      EXPECT_EQ(v.chains[0].chain, 1);  // the 3-node rack holds 2 nodes whole
+    }
+    if (v.name == "a") {
+      EXPECT_EQ(v.chains.size(), 2u);
+      EXPECT_EQ(v.chains[0].leaves, 32);  // the whole 4-node rack, then 1 node of the other
+    }
+  }
+  EXPECT_FALSE(check_plan_files(q).has_errors());
+}
+
 TEST(PlannerVcs, ManyShareMixesAlwaysPassHivedsCapacityCheck) {
   // A sweep of shares over racks of uneven size: whatever fits must pass HiveD's rule.
   std::vector<HostFacts> base = hosts_of("dgx2", 7);
