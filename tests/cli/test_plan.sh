@@ -44,7 +44,7 @@ for dir in "$PAI_SOURCE_DIR"/layouts/*/; do
   run check config "$TMP/prof-$prof"
   expect_rc 0 "$prof: check config passes"
   expect_out "0 errors, 0 warnings" "$prof: no finding at all"
-  run simulate --config "$TMP/prof-$prof" --trace "$TRACE" --policy hived
+  run simulate --config "$TMP/prof-$prof" --trace "$TRACE" --policy hived --limit 300
   expect_rc 0 "$prof: simulate runs on the plan"
   expect_out ", 4 nodes, 3 virtual clusters" "$prof: the simulator sees 4 workers and VCs a, b, default"
 done
