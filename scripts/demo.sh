@@ -20,6 +20,31 @@ expect() {
   fi
 }
 
+# Everything the demo writes goes to one temporary directory (OUT=DIR keeps it).
+if [ -n "${OUT:-}" ]; then
+  RUN=$OUT; mkdir -p "$RUN"
+  cleanup() { python3 tests/integration/rest/rest_fixture.py stop "$RUN/servers" >/dev/null 2>&1 || true; }
+else
+  RUN=$(mktemp -d "${TMPDIR:-/tmp}/paictl-demo.XXXXXX")
+  cleanup() {
+    python3 tests/integration/rest/rest_fixture.py stop "$RUN/servers" >/dev/null 2>&1 || true
+    rm -rf "$RUN"
+  }
+fi
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- plan -----------------------------------------------------------------------------
+step "Plan a cluster from hardware facts: SKUs, layout.yaml, HiveD cells, two VCs, a diagram"
+expect 0 $PAICTL plan --facts examples/facts --vc research=60% --vc prod=40% \
+  --out "$RUN/plan" --diagram "$RUN/plan/cluster.svg"
+step "What the planner wrote passes check config with no errors"
+expect 0 $PAICTL check config "$RUN/plan"
+step "And runs in the simulator: a trace shaped for its VCs, HiveD against quota sharing"
+expect 0 $PAICTL simulate generate --config "$RUN/plan" --jobs 2000 --seed 7 --opportunistic 0.2 \
+  --format csv --out "$RUN/plan-trace.csv"
+expect 0 $PAICTL simulate --config "$RUN/plan" --trace "$RUN/plan-trace.csv" --policy hived,quota
+
 # --- check config ----------------------------------------------------------------
 step "Validate the OpenPAI quick-start cluster (1 master, 2x 4-GPU K80 workers)"
 expect 0 $PAICTL check config examples/clusters/quickstart
@@ -27,6 +52,12 @@ step "Validate a heterogeneous cluster (V100 racks, T4 nodes, a CPU node, three 
 expect 0 $PAICTL -v check config examples/clusters/heterogeneous
 step "A cluster with typical mistakes: every finding in one pass, exit code 1"
 expect 1 $PAICTL check config examples/clusters/broken
+
+# --- simulate ---------------------------------------------------------------------------
+step "The sharing anomaly: quota sharing makes an in-quota 8-GPU job wait; HiveD starts it at once"
+expect 0 $PAICTL simulate --config examples/clusters/heterogeneous --trace examples/traces/sharing-anomaly.csv \
+  --policy hived,quota --report "$RUN/report"
+echo "report: $RUN/report/report.html (kept with OUT=DIR scripts/demo.sh)"
 
 # --- jobs, offline ------------------------------------------------------------------
 step "Check job files (OpenPAI job protocol v2) the way the rest-server will"
@@ -43,12 +74,6 @@ expect 0 $PAICTL job render examples/jobs/private-registry.yaml
 # The two "clusters" are the project's REST v2 test servers on loopback
 # (tests/integration/rest/), which follow OpenPAI's documented contract; they are
 # test doubles, not OpenPAI clusters.
-RUN=$(mktemp -d "${TMPDIR:-/tmp}/paictl-demo.XXXXXX")
-cleanup() {
-  python3 tests/integration/rest/rest_fixture.py stop "$RUN/servers" >/dev/null 2>&1 || true
-  rm -rf "$RUN"
-}
-trap cleanup EXIT INT TERM
 step "Start two local OpenPAI REST v2 test servers (lab: on-prem, cloud: on Azure)"
 python3 tests/integration/rest/rest_fixture.py start "$RUN/servers" \
   lab=tests/integration/rest/scenarios/lab.json cloud=tests/integration/rest/scenarios/cloud.json
@@ -79,7 +104,12 @@ expect 0 $PAICTL job stop tf_distributed_cifar10 --cluster cloud --wait --wait-i
 python3 tests/integration/rest/rest_fixture.py stop "$RUN/servers"
 unset XDG_CONFIG_HOME
 
-# --- more steps are added here as commands land ------------------------------------
+# --- check hosts ----------------------------------------------------------------------
+# Real sshd processes on 127.0.20.x, each in its own mount namespace; needs root,
+# sshd and unshare, and says so and skips where the machine lacks them.
+step "check hosts over SSH against local sshd test hosts"
+set +e; PAICTL=$PAICTL sh scripts/demo-hosts.sh; rc=$?; set -e
+[ "$rc" -eq 0 ] || { echo "demo: scripts/demo-hosts.sh exited $rc" >&2; status=1; }
 
 if [ "$status" -eq 0 ]; then step "demo finished: every step behaved as expected"; fi
 exit $status
