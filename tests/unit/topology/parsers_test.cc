@@ -98,6 +98,37 @@ TEST(TopoMatrix, NewDriverWithNicLegendNumaAffinityAndGpuNumaId) {
   EXPECT_TRUE(m.devices[8].cpu_affinity.empty());
 }
 
+TEST(TopoMatrix, GpuNumaIdWithAValueAndNumaAffinityNotApplicable) {
+  // Grace Hopper: the GPU's memory is its own NUMA node (GPU NUMA ID); a NIC row
+  // has no affinity values; NUMA Affinity may be N/A or a range.
+  const std::string text =
+      "        GPU0    GPU1    NIC0    NIC1    CPU Affinity    NUMA Affinity   GPU NUMA ID\n"
+      "GPU0     X      SYS     NODE    SYS     0-71            0               4\n"
+      "GPU1    SYS      X      SYS     NODE    72-143          N/A             12\n"
+      "NIC0    NODE    SYS      X      SYS\n"
+      "NIC1    SYS     NODE    SYS      X\n"
+      "\n"
+      "Legend:\n"
+      "\n"
+      "  X    = Self\n"
+      "\n"
+      "NIC Legend:\n"
+      "\n"
+      "  NIC0: mlx5_0\n"
+      "  NIC1: mlx5_1\n";
+  auto r = parse_topo_matrix(text, "t");
+  ASSERT_TRUE(r.ok()) << dump(r.diagnostics);
+  EXPECT_TRUE(r.diagnostics.empty()) << dump(r.diagnostics);
+  const TopoMatrix& m = r.value;
+  EXPECT_EQ(m.devices[0].gpu_numa_id, 4);
+  EXPECT_EQ(m.devices[1].gpu_numa_id, 12);
+  EXPECT_EQ(m.devices[0].numa_affinity, 0);
+  EXPECT_EQ(m.devices[1].numa_affinity, -1);
+  EXPECT_EQ(m.devices[1].cpus.size(), 72u);
+  EXPECT_EQ(m.devices[3].nic_name, "mlx5_1");
+  EXPECT_EQ(m.link(0, 2).kind, LinkKind::Node);
+}
+
 TEST(TopoMatrix, EveryLinkTypeIncludingSocPsbAndNode) {
   const std::string text =
       "\tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\tCPU Affinity\n"
