@@ -12,7 +12,10 @@
 # 127.0.10.x and up, one clean GPU worker each, a CPU master first) and measures:
 #   paictl       paictl check hosts on the generated cluster (every check, one round trip per host)
 #   ssh-true     OpenSSH running `true` on every host at once (xargs -P N)
+#   paictl-p64   the same with the default --parallel 64 (only when N > 64)
 #   ssh-8        OpenSSH running eight check commands in one remote shell (xargs -P N)
+#   ssh-script   OpenSSH running paictl's own fact script (--print-script) on every host (xargs -P N):
+#                the same remote work as paictl, without paictl's client
 #   ansible      ansible all -m setup, then the same eight commands with -m shell (forks = N),
 #                when ansible is installed (apt-get install ansible-core)
 # wall time and the client's CPU (user + system of the whole client process tree).
@@ -73,6 +76,8 @@ for n in $COUNTS; do
     head -c 2000 "$WORK/paictl-$n.err" >&2
     exit 1
   fi
+  # paictl's own fact script, for OpenSSH to run (ssh-script): the same remote work without paictl's client.
+  "$PAICTL" check hosts "$RUN/cluster" --ssh-config "$cfg" --print-script > "$WORK/script.sh"
   cat > "$WORK/inventory-$n.ini" <<EOF
 [all]
 $(cat "$RUN/hosts.list")
@@ -86,6 +91,10 @@ EOF
   i=0
   while [ $i -lt "$REPEAT" ]; do
     measure paictl "$n" "'$PAICTL' check hosts '$RUN/cluster' --ssh-config '$cfg' --min-disk-free 1Gi --parallel $n -o json" >> "$WORK/results"
+    if [ "$n" -gt 64 ]; then
+      measure paictl-p64 "$n" "'$PAICTL' check hosts '$RUN/cluster' --ssh-config '$cfg' --min-disk-free 1Gi -o json" >> "$WORK/results"
+    fi
+    measure ssh-script "$n" "xargs -P $n -I{} sh -c 'ssh -F \"$cfg\" {} /bin/sh -s root < \"$WORK/script.sh\" > /dev/null' < '$RUN/hosts.list'" >> "$WORK/results"
     measure ssh-true "$n" "xargs -P $n -I{} ssh -F '$cfg' -n {} true < '$RUN/hosts.list'" >> "$WORK/results"
     measure ssh-8 "$n" "xargs -P $n -I{} ssh -F '$cfg' -n {} '$EIGHT' < '$RUN/hosts.list'" >> "$WORK/results"
     i=$((i + 1))
@@ -107,7 +116,7 @@ rows = {}
 for line in open(sys.argv[1]):
     label, n, wall, cpu, rc = line.split()
     rows.setdefault((int(n), label), []).append((float(wall), float(cpu), int(rc)))
-order = ["paictl", "ssh-true", "ssh-8", "ansible"]
+order = ["paictl", "paictl-p64", "ssh-true", "ssh-8", "ssh-script", "ansible"]
 print("| hosts | tool | runs | wall (median) | client CPU | CPU per host | vs ssh-true | exit codes |")
 print("|---|---|---|---|---|---|---|---|")
 for n in sorted({k[0] for k in rows}):
