@@ -38,6 +38,14 @@ inline std::shared_ptr<config::HivedModel> model_from_yaml(const std::string& te
   return model;
 }
 
+// "g" + std::to_string(i), without GCC 12's -Wrestrict false positive on
+// operator+(const char*, std::string&&) at -O2 and above.
+inline std::string numbered(const char* prefix, int64_t i) {
+  std::string s(prefix);
+  s += std::to_string(i);
+  return s;
+}
+
 inline std::unique_ptr<Policy> policy(const std::string& name, const config::HivedModel& m) {
   std::string err;
   auto p = make_policy(name, m, err);

@@ -65,7 +65,7 @@ TEST_F(HivedTest, BuddyAllocationSplitsAndMerges) {
 }
 
 TEST_F(HivedTest, VirtualClusterGetsNoMoreThanItsCells) {
-  for (int i = 0; i < 8; ++i) ASSERT_EQ(run(req("b" + std::to_string(i), "b", 0, {{1, 1}})).outcome, Outcome::Bound);
+  for (int i = 0; i < 8; ++i) ASSERT_EQ(run(req(numbered("b", i), "b", 0, {{1, 1}})).outcome, Outcome::Bound);
   auto over = run(req("b8", "b", 0, {{1, 1}}));
   EXPECT_EQ(over.outcome, Outcome::Waiting);
   EXPECT_NE(over.reason.find("VC b"), std::string::npos) << over.reason;
@@ -151,7 +151,7 @@ TEST_F(HivedTest, CancellingAPreemptionGivesTheCellsBack) {
 
 TEST_F(HivedTest, GuaranteedWorkPreemptsOpportunisticWork) {
   for (int i = 0; i < 6; ++i)
-    ASSERT_EQ(run(req("o" + std::to_string(i), "c", -1, {{1, 4}}, "V100")).outcome, Outcome::Bound) << i;
+    ASSERT_EQ(run(req(numbered("o", i), "c", -1, {{1, 4}}, "V100")).outcome, Outcome::Bound) << i;
   EXPECT_EQ(h->usage().opportunistic_leaf_cells, 24);
   auto a = run(req("a1", "a", 5, {{1, 4}}, "V100"));
   ASSERT_EQ(a.outcome, Outcome::Preempting);

@@ -114,7 +114,9 @@ void run_random(const std::string& policy_name, const config::HivedModel& m, uin
     if (!trace) return;
     std::string line = what + " " + std::string(to_string(r.outcome));
     for (const auto& pod : r.pods) {
-      line += " " + std::to_string(pod.node) + ":";
+      line += " ";
+      line += std::to_string(pod.node);
+      line += ":";
       for (int32_t i : pod.physical_leaf_cell_indices) line += std::to_string(i) + ",";
     }
     for (const auto& v : r.victims) line += " v=" + v.group;
@@ -131,7 +133,7 @@ void run_random(const std::string& policy_name, const config::HivedModel& m, uin
     int32_t dice = rng.below(100);
     if (dice < 55) {
       GroupRequest r;
-      r.affinity_group = "g" + std::to_string(serial++);
+      r.affinity_group = numbered("g", serial++);
       const auto& vc = shape.vcs[static_cast<size_t>(rng.below(static_cast<int32_t>(shape.vcs.size())))];
       r.virtual_cluster = vc.name;
       r.priority = prios[rng.below(6)];
