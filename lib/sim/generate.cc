@@ -74,7 +74,7 @@ std::string philly_cluster_config(int32_t scale, int32_t vcs) {
   y += "    P40-SOCKET:\n      childCellType: P40-PAIR\n      childCellNumber: 2\n";
   y += "    P40-NODE:\n      childCellType: P40-SOCKET\n      childCellNumber: 2\n      isNodeLevel: true\n";
   y += "  physicalCells:\n";
-  char buf[64];
+  char buf[96];  // room for any 64-bit index
   for (int64_t i = 0; i < small; ++i) {
     std::snprintf(buf, sizeof buf, "  - cellType: P100-NODE\n    cellAddress: p100-%05lld\n", static_cast<long long>(i + 1));
     y += buf;
