@@ -37,8 +37,11 @@ TEST(Checks, TheCapturedCleanHostHasNoFailure) {
   // Every host check reports, once.
   std::set<std::string> seen;
   for (const auto& r : rs) EXPECT_TRUE(seen.insert(r.check).second) << r.check;
-  for (const auto& c : catalogue())
-    if (c.name != "Port-<N>") EXPECT_TRUE(seen.count(std::string(c.name))) << c.name;
+  for (const auto& c : catalogue()) {
+    if (c.name != "Port-<N>") {
+      EXPECT_TRUE(seen.count(std::string(c.name))) << c.name;
+    }
+  }
 }
 
 TEST(Checks, GpuCountAndModel) {
@@ -199,8 +202,11 @@ TEST(Checks, UnreachableHostSkipsEverythingElse) {
   auto rs = eval1(h);
   EXPECT_EQ(status_of(rs, "down", "Reachable"), Status::Fail);
   EXPECT_EQ(find(rs, "down", "Reachable")->message, h.exec.error);
-  for (const auto& r : rs)
-    if (r.check != "Reachable") EXPECT_EQ(r.status, Status::Skip) << r.check;
+  for (const auto& r : rs) {
+    if (r.check != "Reachable") {
+      EXPECT_EQ(r.status, Status::Skip) << r.check;
+    }
+  }
   Summary s = summarize(rs, 1);
   EXPECT_EQ(s.unreachable, 1u);
   EXPECT_EQ(exit_code(s, false), 3);

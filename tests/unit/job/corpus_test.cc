@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -48,9 +47,21 @@ struct Expectation {
 
 std::set<Expectation> expectations(const std::string& text) {
   std::set<Expectation> out;
-  static const std::regex re("# expect: (J[0-9]{3}) ([0-9]+)");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
-    out.insert({(*it)[1].str(), static_cast<uint32_t>(std::stoul((*it)[2].str()))});
+  // Lines of the form "# expect: J012 7" (code, line).
+  const std::string marker = "# expect: ";
+  auto digits = [&](size_t from, size_t n) {
+    for (size_t i = from; i < from + n; ++i)
+      if (i >= text.size() || text[i] < '0' || text[i] > '9') return false;
+    return true;
+  };
+  for (size_t pos = text.find(marker); pos != std::string::npos; pos = text.find(marker, pos + 1)) {
+    size_t c = pos + marker.size();
+    if (c + 5 >= text.size() || text[c] != 'J' || !digits(c + 1, 3) || text[c + 4] != ' ' || !digits(c + 5, 1))
+      continue;
+    size_t end = c + 5;
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    out.insert({text.substr(c, 4), static_cast<uint32_t>(std::stoul(text.substr(c + 5, end - c - 5)))});
+  }
   return out;
 }
 
