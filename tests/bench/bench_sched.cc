@@ -18,6 +18,7 @@
 #include "sim/engine.h"
 #include "sim/generate.h"
 #include "yaml/yaml.h"
+#include "philly_model.h"
 
 namespace {
 
@@ -47,20 +48,6 @@ class Timed final : public Policy {
   std::unique_ptr<Policy> inner_;
   std::vector<double>* samples_;
 };
-
-std::shared_ptr<pai::config::HivedModel> philly_model(int scale) {
-  static std::map<int, std::shared_ptr<pai::config::HivedModel>> cache;
-  auto& m = cache[scale];
-  if (m) return m;
-  std::string text = pai::sim::philly_cluster_config(scale, 15);
-  pai::yaml::Stream s = pai::yaml::load(text);
-  pai::diag::List dl;
-  pai::config::Context ctx("philly.yaml", dl);
-  const pai::yaml::Node* root = pai::config::single_document(s, ctx, "hivedscheduler.yaml");
-  m = std::make_shared<pai::config::HivedModel>(
-      pai::config::build_hived_model(pai::config::load_hived_config(root, ctx), ctx));
-  return m;
-}
 
 const pai::sim::Trace& philly_trace(int scale, int64_t jobs) {
   static std::map<std::pair<int, int64_t>, pai::sim::Trace> cache;

@@ -19,21 +19,9 @@
 #include "sim/trace.h"
 #include "util/fs.h"
 #include "yaml/yaml.h"
+#include "philly_model.h"
 
 namespace {
-
-std::shared_ptr<pai::config::HivedModel> philly_model(int scale) {
-  static std::map<int, std::shared_ptr<pai::config::HivedModel>> cache;
-  auto& m = cache[scale];
-  if (m) return m;
-  std::string text = pai::sim::philly_cluster_config(scale, 15);
-  pai::yaml::Stream s = pai::yaml::load(text);
-  pai::diag::List dl;
-  pai::config::Context ctx("philly.yaml", dl);
-  m = std::make_shared<pai::config::HivedModel>(pai::config::build_hived_model(
-      pai::config::load_hived_config(pai::config::single_document(s, ctx, "hivedscheduler.yaml"), ctx), ctx));
-  return m;
-}
 
 // A generated trace written to a file once per (scale, jobs, format).
 std::string trace_file(int scale, int64_t jobs, const std::string& format) {
