@@ -7,6 +7,7 @@
 #include "app.h"
 #include "cmd_job_common.h"
 #include "diag/report.h"
+#include "diag_output.h"
 #include "exit_codes.h"
 #include "job/render.h"
 #include "job/validate.h"
@@ -34,19 +35,7 @@ bool print_findings(const pai::job::JobFile& f, const pai::job::Overrides& ov, c
   vo.overrides = ov;
   pai::job::validate(f, diags, vo);
   diags.sort({f.path});
-  std::vector<pai::diag::Diagnostic> shown;
-  for (const auto& d : diags.items()) {
-    if (d.severity == pai::diag::Severity::Info && !g.verbose) continue;
-    if (d.severity == pai::diag::Severity::Warning && g.quiet) continue;
-    shown.push_back(d);
-  }
-  if (!shown.empty()) {
-    pai::diag::TextOptions topt;
-    topt.color = use_color(g.no_color, 2);
-    topt.show_summary = false;
-    std::string text = pai::diag::write_text(shown, 1, topt);
-    std::fwrite(text.data(), 1, text.size(), stderr);
-  }
+  print_findings_stderr(diags, g);
   return diags.has_errors();
 }
 

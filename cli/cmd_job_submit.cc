@@ -11,6 +11,7 @@
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
 #include "diag/report.h"
+#include "diag_output.h"
 #include "exit_codes.h"
 #include "job/emit.h"
 #include "job/placement.h"
@@ -91,18 +92,7 @@ int run(const SubmitOptions& o, const Globals& g) {
     vo.overrides = *ov;
     pai::job::validate(f, diags, vo);
     diags.sort({f.path});
-    std::vector<pai::diag::Diagnostic> shown;
-    for (const auto& d : diags.items())
-      if (d.severity == pai::diag::Severity::Error || (d.severity == pai::diag::Severity::Warning && !g.quiet) ||
-          g.verbose)
-        shown.push_back(d);
-    if (!shown.empty()) {
-      pai::diag::TextOptions topt;
-      topt.color = use_color(g.no_color, 2);
-      topt.show_summary = false;
-      std::string text = pai::diag::write_text(shown, 1, topt);
-      std::fwrite(text.data(), 1, text.size(), stderr);
-    }
+    print_findings_stderr(diags, g);
     if (diags.has_errors()) {
       print_error(o.file + " has errors; the server would refuse it. Nothing was sent.");
       return kExitUsage;

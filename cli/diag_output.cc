@@ -23,6 +23,25 @@ std::string nth_line(const std::string& s, uint32_t line) {
   return text;
 }
 
+std::vector<pai::diag::Diagnostic> shown_findings(const pai::diag::List& list, const Globals& g) {
+  using pai::diag::Severity;
+  std::vector<pai::diag::Diagnostic> shown;
+  for (const auto& d : list.items())
+    if ((d.severity != Severity::Info || g.verbose) && (!g.quiet || d.severity == Severity::Error))
+      shown.push_back(d);
+  return shown;
+}
+
+void print_findings_stderr(const pai::diag::List& list, const Globals& g) {
+  std::vector<pai::diag::Diagnostic> shown = shown_findings(list, g);
+  if (shown.empty()) return;
+  pai::diag::TextOptions topt;
+  topt.color = use_color(g.no_color, 2);
+  topt.show_summary = false;
+  std::string text = pai::diag::write_text(shown, 1, topt);
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
+
 int report_diagnostics(const pai::diag::List& list, const std::vector<std::string>& files, bool input_error,
                        const DiagReport& r, const Globals& g) {
   using pai::diag::Severity;
@@ -30,10 +49,7 @@ int report_diagnostics(const pai::diag::List& list, const std::vector<std::strin
   if (r.output == "json") {
     std::printf("%s\n", pai::diag::dump_json(pai::diag::write_json(all, files.size())).c_str());
   } else {
-    std::vector<pai::diag::Diagnostic> shown;
-    for (const auto& d : all)
-      if ((d.severity != Severity::Info || g.verbose) && (!g.quiet || d.severity == Severity::Error))
-        shown.push_back(d);
+    std::vector<pai::diag::Diagnostic> shown = shown_findings(list, g);
     pai::diag::TextOptions topt;
     topt.color = use_color(g.no_color);
     topt.show_summary = !g.quiet;

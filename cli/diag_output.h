@@ -16,6 +16,13 @@ namespace paictl {
 // Line `line` (1-based) of `text`, without its newline, cut at 200 bytes; "" past the end.
 std::string nth_line(const std::string& text, uint32_t line);
 
+// The findings a user sees: info only with -v, errors only with -q.
+std::vector<pai::diag::Diagnostic> shown_findings(const pai::diag::List& list, const Globals& g);
+
+// Prints the shown findings of one file's check on stderr (no summary line), as
+// commands do whose stdout is something else (a rendered job, a submission).
+void print_findings_stderr(const pai::diag::List& list, const Globals& g);
+
 struct DiagReport {
   std::string output = "text";  // text | json
   std::string junit;            // FILE, "-" or ""
