@@ -39,14 +39,17 @@ int list_rules(const CheckConfigOptions& o) {
   if (o.output == "json") {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& r : rules)
-      arr.push_back({{"code", r.code}, {"name", r.name}, {"severity", pai::diag::to_string(r.severity)},
+      arr.push_back({{"code", r.code},
+                     {"name", r.name},
+                     {"severity", pai::diag::to_string(r.severity)},
                      {"summary", r.summary}});
     std::printf("%s\n", pai::diag::dump_json(arr).c_str());
     return kExitOk;
   }
   for (const auto& r : rules)
-    std::printf("%-5s %-8s %-30s %s\n", std::string(r.code).c_str(), std::string(pai::diag::to_string(r.severity)).c_str(),
-                std::string(r.name).c_str(), std::string(r.summary).c_str());
+    std::printf("%-5s %-8s %-30s %s\n", std::string(r.code).c_str(),
+                std::string(pai::diag::to_string(r.severity)).c_str(), std::string(r.name).c_str(),
+                std::string(r.summary).c_str());
   return kExitOk;
 }
 
@@ -73,21 +76,27 @@ int run(const CheckConfigOptions& o, const Globals& g) {
 namespace {
 void add_check_config(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<CheckConfigOptions>();
-  CLI::App* cmd = parent.add_subcommand(
-      "config", "Validate OpenPAI cluster files (layout.yaml, config.yaml, services-configuration.yaml) and HiveD "
-                "configs, reporting every finding with file:line:col");
+  CLI::App* cmd = parent.add_subcommand("config",
+                                        "Validate OpenPAI cluster files (layout.yaml, config.yaml, "
+                                        "services-configuration.yaml) and HiveD "
+                                        "configs, reporting every finding with file:line:col");
   cmd->add_option("PATH", o->paths, "A cluster file, or a directory holding the OpenPAI file names")
       ->expected(0, -1);
-  cmd->add_flag("--list-rules", o->list_rules, "Print every diagnostic code with its severity and purpose, then exit");
+  cmd->add_flag("--list-rules", o->list_rules,
+                "Print every diagnostic code with its severity and purpose, then exit");
   cmd->add_option("-o,--output", o->output, "Output format on stdout")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  cmd->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE ('-' for stdout)")->type_name("FILE");
-  cmd->add_option("--sarif", o->sarif, "Also write a SARIF 2.1.0 report to FILE ('-' for stdout)")->type_name("FILE");
-  cmd->add_flag("--fail-on-warn", o->fail_on_warn, "Exit 1 when there are warnings, not only errors");
+  cmd->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE ('-' for stdout)")
+      ->type_name("FILE");
+  cmd->add_option("--sarif", o->sarif, "Also write a SARIF 2.1.0 report to FILE ('-' for stdout)")
+      ->type_name("FILE");
+  cmd->add_flag("--fail-on-warn", o->fail_on_warn,
+                "Exit 1 when there are warnings, not only errors");
   cmd->footer(
       "EXIT STATUS:\n"
-      "  0 no errors, 1 errors found (or warnings with --fail-on-warn), 2 bad usage or unreadable path\n\n"
+      "  0 no errors, 1 errors found (or warnings with --fail-on-warn), 2 bad usage or unreadable "
+      "path\n\n"
       "EXAMPLES:\n"
       "  paictl check config examples/clusters/quickstart\n"
       "  paictl check config -o json cluster/layout.yaml cluster/services-configuration.yaml\n"
@@ -105,10 +114,11 @@ void add_check_config(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar({{"check", "config"},
-                            "Validate layout.yaml, config.yaml, services-configuration.yaml and HiveD configs: every "
-                            "finding in one pass, with file:line:col",
-                            10,
-                            add_check_config});
+static Registrar registrar(
+    {{"check", "config"},
+     "Validate layout.yaml, config.yaml, services-configuration.yaml and HiveD configs: every "
+     "finding in one pass, with file:line:col",
+     10,
+     add_check_config});
 
 }  // namespace paictl

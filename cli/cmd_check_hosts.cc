@@ -45,8 +45,9 @@ void list_checks(bool json) {
     return;
   }
   for (const auto& c : pai::check::catalogue())
-    std::printf("%-22s %-7s %-7s %s\n", std::string(c.name).c_str(), std::string(pai::diag::to_string(c.severity)).c_str(),
-                std::string(c.scope).c_str(), std::string(c.summary).c_str());
+    std::printf("%-22s %-7s %-7s %s\n", std::string(c.name).c_str(),
+                std::string(pai::diag::to_string(c.severity)).c_str(), std::string(c.scope).c_str(),
+                std::string(c.summary).c_str());
 }
 
 int run(CheckHostsOptions& o, const Globals& g) {
@@ -54,7 +55,8 @@ int run(CheckHostsOptions& o, const Globals& g) {
     list_checks(o.output == "json");
     return kExitOk;
   }
-  if (o.hosts.print_script && o.hosts.paths.empty() && o.hosts.hosts.empty() && o.hosts.hosts_file.empty()) {
+  if (o.hosts.print_script && o.hosts.paths.empty() && o.hosts.hosts.empty() &&
+      o.hosts.hosts_file.empty()) {
     std::printf("%s", pai::check::fact_script({}).c_str());
     return kExitOk;
   }
@@ -70,7 +72,8 @@ int run(CheckHostsOptions& o, const Globals& g) {
       print_error("--ignore-check-errors: no check is named \"" + b + "\"" +
                   (guess.empty() ? "" : "; did you mean \"" + guess + "\"?"));
     }
-    std::fprintf(stderr, "The checks are listed in docs/check-hosts.md; 'all' demotes every error.\n");
+    std::fprintf(stderr,
+                 "The checks are listed in docs/check-hosts.md; 'all' demotes every error.\n");
     return kExitUsage;
   }
   auto min_disk = pai::util::parse_quantity(o.min_disk_free);
@@ -128,8 +131,9 @@ int run(CheckHostsOptions& o, const Globals& g) {
     }
   }
   if (!o.sarif.empty()) {
-    std::string err =
-        write_report_file(o.sarif, pai::check::dump(pai::check::write_sarif_report(results, ctx, pai::kVersion)) + "\n");
+    std::string err = write_report_file(
+        o.sarif,
+        pai::check::dump(pai::check::write_sarif_report(results, ctx, pai::kVersion)) + "\n");
     if (!err.empty()) {
       print_error("cannot write the SARIF report: " + err);
       rc = kExitUsage;
@@ -140,41 +144,52 @@ int run(CheckHostsOptions& o, const Globals& g) {
 
 void add_check_hosts(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<CheckHostsOptions>();
-  CLI::App* cmd = parent.add_subcommand(
-      "hosts", "Pre-install checks on every host over SSH, in parallel: hardware against the SKU, Docker and the NVIDIA "
-               "runtime, ports, swap, leftovers of earlier installs, clocks");
+  CLI::App* cmd =
+      parent.add_subcommand("hosts",
+                            "Pre-install checks on every host over SSH, in parallel: hardware "
+                            "against the SKU, Docker and the NVIDIA "
+                            "runtime, ports, swap, leftovers of earlier installs, clocks");
   add_hosts_options(cmd, o->hosts);
   cmd->add_option("-o,--output", o->output, "Output format on stdout")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  cmd->add_option("--junit", o->junit, "Also write a JUnit XML report (a testsuite per host) to FILE ('-' for stdout)")
+  cmd->add_option("--junit", o->junit,
+                  "Also write a JUnit XML report (a testsuite per host) to FILE ('-' for stdout)")
       ->type_name("FILE");
-  cmd->add_option("--sarif", o->sarif, "Also write a SARIF 2.1.0 report to FILE ('-' for stdout)")->type_name("FILE");
-  cmd->add_flag("--fail-on-warn", o->fail_on_warn, "Exit 1 when there are warnings, not only errors");
+  cmd->add_option("--sarif", o->sarif, "Also write a SARIF 2.1.0 report to FILE ('-' for stdout)")
+      ->type_name("FILE");
+  cmd->add_flag("--fail-on-warn", o->fail_on_warn,
+                "Exit 1 when there are warnings, not only errors");
   cmd->add_option("--ignore-check-errors", o->ignore,
                   "Demote these checks' errors to warnings (they still run): NAME,... or all")
       ->type_name("NAMES");
-  cmd->add_flag("--list-checks", o->list_checks, "List the checks (name, severity, scope, purpose) and exit");
+  cmd->add_flag("--list-checks", o->list_checks,
+                "List the checks (name, severity, scope, purpose) and exit");
   cmd->add_option("--min-disk-free", o->min_disk_free, "Free space the Docker data root needs")
       ->type_name("SIZE")
       ->capture_default_str();
   cmd->footer(
       "EXIT STATUS:\n"
-      "  0 every check passed (warnings allowed), 1 checks failed (or warned, with --fail-on-warn),\n"
-      "  2 bad usage or invalid cluster files, 3 some hosts could not be reached or did not finish\n\n"
+      "  0 every check passed (warnings allowed), 1 checks failed (or warned, with "
+      "--fail-on-warn),\n"
+      "  2 bad usage or invalid cluster files, 3 some hosts could not be reached or did not "
+      "finish\n\n"
       "EXAMPLES:\n"
       "  paictl check hosts examples/clusters/quickstart\n"
-      "  paictl check hosts --hosts root@10.0.0.5,10.0.0.6:2222 --host-key-policy accept-new -o json\n"
-      "  paictl check hosts cluster/ --ignore-check-errors Swap,Port-80 --junit hosts.xml --parallel 200\n");
+      "  paictl check hosts --hosts root@10.0.0.5,10.0.0.6:2222 --host-key-policy accept-new -o "
+      "json\n"
+      "  paictl check hosts cluster/ --ignore-check-errors Swap,Port-80 --junit hosts.xml "
+      "--parallel 200\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar({{"check", "hosts"},
-                            "Check every host over SSH before installing: SKU hardware, Docker and NVIDIA runtime, "
-                            "ports, swap, leftovers, clocks",
-                            20,
-                            add_check_hosts});
+static Registrar registrar(
+    {{"check", "hosts"},
+     "Check every host over SSH before installing: SKU hardware, Docker and NVIDIA runtime, "
+     "ports, swap, leftovers, clocks",
+     20,
+     add_check_hosts});
 
 }  // namespace paictl

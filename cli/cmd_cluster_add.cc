@@ -45,7 +45,7 @@ std::optional<std::string> read_secret(const char* what) {
   if (isatty(0)) {
     std::fprintf(stderr, "%s: ", what);
     std::fflush(stderr);
-    termios old {};
+    termios old{};
     bool restore = tcgetattr(0, &old) == 0;
     if (restore) {
       termios quiet = old;
@@ -95,7 +95,8 @@ std::string user_from_token(const std::string& token) {
   size_t a = token.find('.');
   size_t b = a == std::string::npos ? a : token.find('.', a + 1);
   if (b == std::string::npos) return {};
-  nlohmann::json j = nlohmann::json::parse(base64url_decode(token.substr(a + 1, b - a - 1)), nullptr, false);
+  nlohmann::json j =
+      nlohmann::json::parse(base64url_decode(token.substr(a + 1, b - a - 1)), nullptr, false);
   if (j.is_discarded() || !j.is_object()) return {};
   return j.value("username", std::string());
 }
@@ -103,13 +104,17 @@ std::string user_from_token(const std::string& token) {
 int run(const AddOptions& o, const Globals& g) {
   if (!pai::cluster::valid_cluster_name(o.name)) {
     print_error("cluster name \"" + o.name +
-                "\" must be 1-63 letters, digits, '.', '_' or '-', start with a letter or digit, and not be 'auto'");
+                "\" must be 1-63 letters, digits, '.', '_' or '-', start with a letter or digit, "
+                "and not be 'auto'");
     return kExitUsage;
   }
-  int methods = (o.password_stdin ? 1 : 0) + (o.token_stdin ? 1 : 0) + (o.token_file.empty() ? 0 : 1);
+  int methods =
+      (o.password_stdin ? 1 : 0) + (o.token_stdin ? 1 : 0) + (o.token_file.empty() ? 0 : 1);
   if (methods != 1) {
     print_error("give exactly one of --password-stdin, --token-stdin or --token-file");
-    std::fprintf(stderr, "Secrets are never taken as arguments (they would show in process lists and shell history).\n");
+    std::fprintf(stderr,
+                 "Secrets are never taken as arguments (they would show in process lists and shell "
+                 "history).\n");
     return kExitUsage;
   }
   if (o.password_stdin && o.user.empty()) {
@@ -134,8 +139,8 @@ int run(const AddOptions& o, const Globals& g) {
   auto reg = jobcli::load_registry();
   if (!reg) return kExitUsage;
   if (reg->find(o.name) && !o.force) {
-    print_error("a cluster named \"" + o.name + "\" is already registered (" + reg->find(o.name)->uri +
-                "); pass --force to replace it");
+    print_error("a cluster named \"" + o.name + "\" is already registered (" +
+                reg->find(o.name)->uri + "); pass --force to replace it");
     return kExitUsage;
   }
 
@@ -166,7 +171,8 @@ int run(const AddOptions& o, const Globals& g) {
   hopt.connect_timeout_s = std::min(10.0, o.timeout);
   hopt.tls.ca_file = o.ca_file;
   hopt.tls.insecure = o.insecure;
-  if (g.verbose) hopt.log = [](const std::string& l) { std::fprintf(stderr, "paictl: %s\n", l.c_str()); };
+  if (g.verbose)
+    hopt.log = [](const std::string& l) { std::fprintf(stderr, "paictl: %s\n", l.c_str()); };
   pai::http::CurlClient http(hopt);
 
   // The REST API is under /rest-server behind OpenPAI's pylon; a bare
@@ -187,13 +193,16 @@ int run(const AddOptions& o, const Globals& g) {
       break;
     }
     if (!first_error) first_error = r.error;
-    if (r.error->kind == pai::api::Error::Kind::Transport) break;  // the host itself does not answer
+    if (r.error->kind == pai::api::Error::Kind::Transport)
+      break;  // the host itself does not answer
   }
   if (!info) {
     int rc = jobcli::report_api_error(o.name, "probing " + uri, *first_error);
     if (first_error->kind != pai::api::Error::Kind::Transport)
-      std::fprintf(stderr, "  hint: neither %s/rest-server/api/v2/info nor %s/api/v2/info answers like OpenPAI\n",
-                   uri.c_str(), uri.c_str());
+      std::fprintf(
+          stderr,
+          "  hint: neither %s/rest-server/api/v2/info nor %s/api/v2/info answers like OpenPAI\n",
+          uri.c_str(), uri.c_str());
     return rc == kExitUsage ? kExitRemote : rc;
   }
   c.version = info->version;
@@ -205,7 +214,8 @@ int run(const AddOptions& o, const Globals& g) {
     if (info->authn_method == "OIDC") {
       print_error(o.name + " signs users in with OIDC (Azure AD), which needs a browser");
       std::fprintf(stderr,
-                   "  hint: sign in to the web portal, create an application token in your profile, and pass it with "
+                   "  hint: sign in to the web portal, create an application token in your "
+                   "profile, and pass it with "
                    "--token-stdin\n");
       return kExitUsage;
     }
@@ -238,7 +248,9 @@ int run(const AddOptions& o, const Globals& g) {
       file,
       [&](pai::cluster::Config& cfg) -> std::string {
         if (pai::cluster::Cluster* existing = cfg.find(o.name)) {
-          if (!o.force) return "a cluster named \"" + o.name + "\" was registered meanwhile; pass --force to replace it";
+          if (!o.force)
+            return "a cluster named \"" + o.name +
+                   "\" was registered meanwhile; pass --force to replace it";
           c.extra = existing->extra;
           *existing = c;
         } else {
@@ -262,55 +274,71 @@ int run(const AddOptions& o, const Globals& g) {
     return kExitUsage;
   }
   if (!g.quiet) {
-    std::printf("cluster %s added: %s (OpenPAI %s, %s sign-in), user %s%s\n", o.name.c_str(), uri.c_str(),
-                c.version.c_str(), c.authn_method.empty() ? "basic" : c.authn_method.c_str(), c.user.c_str(),
+    std::printf("cluster %s added: %s (OpenPAI %s, %s sign-in), user %s%s\n", o.name.c_str(),
+                uri.c_str(), c.version.c_str(),
+                c.authn_method.empty() ? "basic" : c.authn_method.c_str(), c.user.c_str(),
                 u->admin ? " (admin)" : "");
-    std::printf("virtual clusters you may use: %s\n",
-                u->virtual_clusters.empty() ? "none" : pai::util::join(u->virtual_clusters, ", ").c_str());
+    std::printf(
+        "virtual clusters you may use: %s\n",
+        u->virtual_clusters.empty() ? "none" : pai::util::join(u->virtual_clusters, ", ").c_str());
     if (make_current) std::printf("current cluster: %s\n", o.name.c_str());
     if (o.insecure)
-      std::fprintf(stderr, "paictl: warning: TLS certificates of %s are not verified (--insecure)\n", o.name.c_str());
+      std::fprintf(stderr,
+                   "paictl: warning: TLS certificates of %s are not verified (--insecure)\n",
+                   o.name.c_str());
   }
   return kExitOk;
 }
 
 void add_cluster_add(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<AddOptions>();
-  CLI::App* cmd = parent.add_subcommand("add", "Register an OpenPAI cluster: probe it, sign in, store a token");
+  CLI::App* cmd =
+      parent.add_subcommand("add", "Register an OpenPAI cluster: probe it, sign in, store a token");
   cmd->add_option("NAME", o->name, "A short name for the cluster, used with --cluster")->required();
-  cmd->add_option("--uri", o->uri, "The cluster's web address, e.g. https://pai.example.com")->required();
+  cmd->add_option("--uri", o->uri, "The cluster's web address, e.g. https://pai.example.com")
+      ->required();
   cmd->add_option("--user", o->user, "Your OpenPAI user name (read from the token when not given)");
   cmd->add_flag("--password-stdin", o->password_stdin,
                 "Read the password from stdin, sign in, and store only the token it gives");
-  cmd->add_flag("--token-stdin", o->token_stdin, "Read a token (e.g. an application token) from stdin and store it");
-  cmd->add_option("--token-file", o->token_file, "Read the token from FILE at each use (the file is not copied)")
+  cmd->add_flag("--token-stdin", o->token_stdin,
+                "Read a token (e.g. an application token) from stdin and store it");
+  cmd->add_option("--token-file", o->token_file,
+                  "Read the token from FILE at each use (the file is not copied)")
       ->type_name("FILE");
-  cmd->add_option("--ca-file", o->ca_file, "PEM file with the CA that signed the cluster's certificate")
+  cmd->add_option("--ca-file", o->ca_file,
+                  "PEM file with the CA that signed the cluster's certificate")
       ->type_name("FILE");
-  cmd->add_flag("--insecure", o->insecure, "Do not verify the cluster's TLS certificate (not recommended)");
+  cmd->add_flag("--insecure", o->insecure,
+                "Do not verify the cluster's TLS certificate (not recommended)");
   cmd->add_flag("--force", o->force, "Replace a cluster registered under the same name");
   cmd->add_flag("--use", o->use, "Make it the current cluster (the first cluster added always is)");
-  cmd->add_option("--token-days", o->expiration_days, "Validity of the token a password sign-in asks for (1-7)")
+  cmd->add_option("--token-days", o->expiration_days,
+                  "Validity of the token a password sign-in asks for (1-7)")
       ->check(CLI::Range(1, 7))
       ->capture_default_str();
-  cmd->add_option("--request-timeout", o->timeout, "Seconds to wait for each request")->capture_default_str();
+  cmd->add_option("--request-timeout", o->timeout, "Seconds to wait for each request")
+      ->capture_default_str();
   cmd->footer(
       "The password is sent once to POST /api/v2/authn/basic/login and never stored. The registry\n"
       "($XDG_CONFIG_HOME/paictl/clusters.yaml, or PAICTL_CONFIG) is written with mode 0600.\n\n"
       "EXIT STATUS:\n"
       "  0 added, 2 bad usage or refused credentials, 3 the cluster cannot be reached\n\n"
       "EXAMPLES:\n"
-      "  pass show pai/lab | paictl cluster add lab --uri https://pai.lab.example.com --user alice --password-stdin\n"
-      "  paictl cluster add cloud --uri https://pai.cloud.example.com --token-file /run/secrets/pai-token\n"
-      "  paictl cluster add dev --uri https://10.0.0.5 --ca-file dev-ca.pem --user bob --password-stdin < pw.txt\n");
+      "  pass show pai/lab | paictl cluster add lab --uri https://pai.lab.example.com --user alice "
+      "--password-stdin\n"
+      "  paictl cluster add cloud --uri https://pai.cloud.example.com --token-file "
+      "/run/secrets/pai-token\n"
+      "  paictl cluster add dev --uri https://10.0.0.5 --ca-file dev-ca.pem --user bob "
+      "--password-stdin < pw.txt\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar({{"cluster", "add"},
-                            "Register an OpenPAI cluster (probe, sign in, store a token at mode 0600)",
-                            30,
-                            add_cluster_add});
+static Registrar registrar(
+    {{"cluster", "add"},
+     "Register an OpenPAI cluster (probe, sign in, store a token at mode 0600)",
+     30,
+     add_cluster_add});
 
 }  // namespace paictl

@@ -45,7 +45,9 @@ int run(const ListOptions& o, const Globals& g) {
         hopt.tls.insecure = c.insecure;
         if (g.verbose) {
           std::string n = c.name;
-          hopt.log = [n](const std::string& l) { std::fprintf(stderr, "paictl: %s: %s\n", n.c_str(), l.c_str()); };
+          hopt.log = [n](const std::string& l) {
+            std::fprintf(stderr, "paictl: %s: %s\n", n.c_str(), l.c_str());
+          };
         }
         pai::http::CurlClient http(hopt);
         pai::api::Client api(http, c.rest_server);
@@ -69,9 +71,15 @@ int run(const ListOptions& o, const Globals& g) {
       }
     }
     bool current = c.name == reg->current();
-    jobcli::Json j = {{"name", c.name},         {"uri", c.uri},         {"restServer", c.rest_server},
-                      {"user", c.user},         {"version", version},   {"auth", auth_text(c)},
-                      {"current", current},     {"reachable", o.no_probe ? jobcli::Json(nullptr) : jobcli::Json(reachable == "yes")}};
+    jobcli::Json j = {
+        {"name", c.name},
+        {"uri", c.uri},
+        {"restServer", c.rest_server},
+        {"user", c.user},
+        {"version", version},
+        {"auth", auth_text(c)},
+        {"current", current},
+        {"reachable", o.no_probe ? jobcli::Json(nullptr) : jobcli::Json(reachable == "yes")}};
     if (!error.empty()) j["error"] = error;
     if (!c.ca_file.empty()) j["caFile"] = c.ca_file;
     if (c.insecure) j["insecure"] = true;
@@ -82,7 +90,9 @@ int run(const ListOptions& o, const Globals& g) {
   }
   if (o.output == "table") {
     if (clusters.empty()) {
-      std::fprintf(stderr, "No cluster is registered. Add one with 'paictl cluster add NAME --uri URL ...'.\n");
+      std::fprintf(
+          stderr,
+          "No cluster is registered. Add one with 'paictl cluster add NAME --uri URL ...'.\n");
       return kExitOk;
     }
     std::string s = jobcli::format_table(t);
@@ -95,12 +105,14 @@ int run(const ListOptions& o, const Globals& g) {
 
 void add_cluster_list(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<ListOptions>();
-  CLI::App* cmd = parent.add_subcommand("list", "List the registered clusters and whether they answer");
+  CLI::App* cmd =
+      parent.add_subcommand("list", "List the registered clusters and whether they answer");
   cmd->add_option("-o,--output", o->output, "Output format")
       ->check(CLI::IsMember({"table", "json", "yaml"}))
       ->capture_default_str();
   cmd->add_flag("--no-probe", o->no_probe, "Do not contact the clusters");
-  cmd->add_option("--request-timeout", o->timeout, "Seconds to wait for each cluster")->capture_default_str();
+  cmd->add_option("--request-timeout", o->timeout, "Seconds to wait for each cluster")
+      ->capture_default_str();
   cmd->footer(
       "Tokens are never shown. The clusters are probed at once (GET /api/v2/info, no sign-in).\n\n"
       "EXAMPLES:\n"
@@ -112,7 +124,9 @@ void add_cluster_list(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar({{"cluster", "list"}, "List registered clusters: URI, user, version, auth, reachable", 31,
+static Registrar registrar({{"cluster", "list"},
+                            "List registered clusters: URI, user, version, auth, reachable",
+                            31,
                             add_cluster_list});
 
 }  // namespace paictl

@@ -27,7 +27,8 @@ int run(const PreferOptions& o, const Globals& g) {
   if (o.names.empty() && !o.clear) {
     if (o.output == "table") {
       if (reg->preference().empty())
-        std::printf("no preference: --cluster auto ranks clusters by free capacity, then by name\n");
+        std::printf(
+            "no preference: --cluster auto ranks clusters by free capacity, then by name\n");
       for (size_t i = 0; i < reg->preference().size(); ++i)
         std::printf("%zu. %s\n", i + 1, reg->preference()[i].c_str());
     } else {
@@ -61,20 +62,24 @@ int run(const PreferOptions& o, const Globals& g) {
     return kExitUsage;
   }
   if (!g.quiet)
-    std::printf("preference: %s\n", o.names.empty() ? "(none)" : pai::util::join(o.names, " > ").c_str());
+    std::printf("preference: %s\n",
+                o.names.empty() ? "(none)" : pai::util::join(o.names, " > ").c_str());
   return kExitOk;
 }
 
 void add_cluster_prefer(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<PreferOptions>();
-  CLI::App* cmd = parent.add_subcommand("prefer", "Set the order in which --cluster auto prefers clusters");
-  cmd->add_option("NAME", o->names, "Registered clusters, most preferred first (none: show the order)");
+  CLI::App* cmd =
+      parent.add_subcommand("prefer", "Set the order in which --cluster auto prefers clusters");
+  cmd->add_option("NAME", o->names,
+                  "Registered clusters, most preferred first (none: show the order)");
   cmd->add_flag("--clear", o->clear, "Forget the preference order");
   cmd->add_option("-o,--output", o->output, "Output format when showing")
       ->check(CLI::IsMember({"table", "json", "yaml"}))
       ->capture_default_str();
   cmd->footer(
-      "--cluster auto first keeps the clusters that can run the job and puts those with enough free\n"
+      "--cluster auto first keeps the clusters that can run the job and puts those with enough "
+      "free\n"
       "resources now first; this order breaks ties among them. Clusters not listed come last.\n\n"
       "EXAMPLES:\n"
       "  paictl cluster prefer lab cloud\n"
@@ -85,7 +90,9 @@ void add_cluster_prefer(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar({{"cluster", "prefer"}, "Set the preference order used by --cluster auto", 35,
+static Registrar registrar({{"cluster", "prefer"},
+                            "Set the preference order used by --cluster auto",
+                            35,
                             add_cluster_prefer});
 
 }  // namespace paictl

@@ -41,7 +41,8 @@ int run(const std::string& name, const Globals& g) {
       return kExitUsage;
     }
   }
-  if (!g.quiet) std::printf("cluster %s removed (its token is deleted from the registry)\n", name.c_str());
+  if (!g.quiet)
+    std::printf("cluster %s removed (its token is deleted from the registry)\n", name.c_str());
   return kExitOk;
 }
 
@@ -59,7 +60,7 @@ void add_cluster_remove(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar({{"cluster", "remove"}, "Forget a registered cluster and its token", 33,
-                            add_cluster_remove});
+static Registrar registrar(
+    {{"cluster", "remove"}, "Forget a registered cluster and its token", 33, add_cluster_remove});
 
 }  // namespace paictl

@@ -104,7 +104,8 @@ int run(const StatusOptions& o, const Globals& g) {
     conns.push_back(*c);
   }
   std::vector<std::future<ClusterStatus>> futures;
-  for (const auto& c : conns) futures.push_back(std::async(std::launch::async, [c] { return fetch(c); }));
+  for (const auto& c : conns)
+    futures.push_back(std::async(std::launch::async, [c] { return fetch(c); }));
   std::vector<ClusterStatus> all;
   for (auto& f : futures) all.push_back(f.get());
 
@@ -126,19 +127,21 @@ int run(const StatusOptions& o, const Globals& g) {
       }
       jobcli::Json vcs = jobcli::Json::array();
       for (const auto& v : s.vcs)
-        vcs.push_back({{"name", v.name},
-                       {"mayUse", s.user_info ? jobcli::Json(may_use(s, v.name)) : jobcli::Json(nullptr)},
-                       {"guaranteed", res_json(v.guaranteed)},
-                       {"used", res_json(v.used)},
-                       {"total", res_json(v.total)},
-                       {"free", res_json(v.free())},
-                       {"capacity", v.capacity},
-                       {"usedCapacity", v.used_capacity},
-                       {"maxCapacity", v.max_capacity}});
+        vcs.push_back(
+            {{"name", v.name},
+             {"mayUse", s.user_info ? jobcli::Json(may_use(s, v.name)) : jobcli::Json(nullptr)},
+             {"guaranteed", res_json(v.guaranteed)},
+             {"used", res_json(v.used)},
+             {"total", res_json(v.total)},
+             {"free", res_json(v.free())},
+             {"capacity", v.capacity},
+             {"usedCapacity", v.used_capacity},
+             {"maxCapacity", v.max_capacity}});
       j["virtualClusters"] = vcs;
       jobcli::Json skus = jobcli::Json::array();
       for (const auto& k : s.skus)
-        skus.push_back({{"name", k.name}, {"gpu", k.gpu}, {"cpu", k.cpu}, {"memoryMB", k.memory_mb}});
+        skus.push_back(
+            {{"name", k.name}, {"gpu", k.gpu}, {"cpu", k.cpu}, {"memoryMB", k.memory_mb}});
       j["skuTypes"] = skus;
       list.push_back(j);
     }
@@ -146,7 +149,8 @@ int run(const StatusOptions& o, const Globals& g) {
     return rc;
   }
 
-  jobcli::Table t{{"CLUSTER", "VC", "ACCESS", "GPU free/used/guar", "CPU free/used/guar", "MEM GiB free/used/guar"},
+  jobcli::Table t{{"CLUSTER", "VC", "ACCESS", "GPU free/used/guar", "CPU free/used/guar",
+                   "MEM GiB free/used/guar"},
                   {}};
   jobcli::Table k{{"CLUSTER", "SKU TYPE", "GPU", "CPU", "MEM GiB"}, {}};
   for (const auto& s : all) {
@@ -156,7 +160,10 @@ int run(const StatusOptions& o, const Globals& g) {
     }
     for (const auto& v : s.vcs) {
       pai::api::Resources f = v.free();
-      t.rows.push_back({s.name, v.name, !s.user_info ? "?" : may_use(s, v.name) ? "yes" : "no",
+      t.rows.push_back({s.name, v.name,
+                        !s.user_info         ? "?"
+                        : may_use(s, v.name) ? "yes"
+                                             : "no",
                         n0(f.gpu) + "/" + n0(v.used.gpu) + "/" + n0(v.guaranteed.gpu),
                         n0(f.cpu) + "/" + n0(v.used.cpu) + "/" + n0(v.guaranteed.cpu),
                         n0(f.memory_mb / 1024) + "/" + n0(v.used.memory_mb / 1024) + "/" +
@@ -173,7 +180,8 @@ int run(const StatusOptions& o, const Globals& g) {
 
 void add_cluster_status(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<StatusOptions>();
-  CLI::App* cmd = parent.add_subcommand("status", "Capacity per virtual cluster: guaranteed, used and free resources");
+  CLI::App* cmd = parent.add_subcommand(
+      "status", "Capacity per virtual cluster: guaranteed, used and free resources");
   cmd->add_option("NAME", o->names, "Registered clusters (default: the current one)");
   cmd->add_flag("--all", o->all, "Every registered cluster, asked at the same time");
   cmd->add_option("-o,--output", o->output, "Output format")
@@ -181,7 +189,8 @@ void add_cluster_status(CLI::App& parent, Globals& g) {
       ->capture_default_str();
   jobcli::add_remote_flags(cmd, o->remote);
   cmd->footer(
-      "Free is the VC's total minus what is used (the VC may lend or borrow). ACCESS says whether your user\n"
+      "Free is the VC's total minus what is used (the VC may lend or borrow). ACCESS says whether "
+      "your user\n"
       "may submit to it.\n\n"
       "EXIT STATUS:\n"
       "  0 ok, 2 bad usage, 3 a cluster could not be read (the others are still shown)\n\n"
@@ -194,9 +203,10 @@ void add_cluster_status(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar({{"cluster", "status"},
-                            "Capacity of clusters per virtual cluster (guaranteed, used, free) and SKU types",
-                            34,
-                            add_cluster_status});
+static Registrar registrar(
+    {{"cluster", "status"},
+     "Capacity of clusters per virtual cluster (guaranteed, used, free) and SKU types",
+     34,
+     add_cluster_status});
 
 }  // namespace paictl

@@ -56,6 +56,7 @@ void add_cluster_use(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar({{"cluster", "use"}, "Make a registered cluster the current one", 32, add_cluster_use});
+static Registrar registrar(
+    {{"cluster", "use"}, "Make a registered cluster the current one", 32, add_cluster_use});
 
 }  // namespace paictl

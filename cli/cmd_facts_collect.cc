@@ -41,7 +41,8 @@ std::string file_stem(const pai::check::HostOutcome& h) {
 }
 
 int run(FactsCollectOptions& o, const Globals& g) {
-  if (o.hosts.print_script && o.hosts.paths.empty() && o.hosts.hosts.empty() && o.hosts.hosts_file.empty()) {
+  if (o.hosts.print_script && o.hosts.paths.empty() && o.hosts.hosts.empty() &&
+      o.hosts.hosts_file.empty()) {
     std::printf("%s", pai::check::fact_script({}).c_str());
     return kExitOk;
   }
@@ -84,9 +85,11 @@ int run(FactsCollectOptions& o, const Globals& g) {
       rc = kExitRemote;
       std::string why = h.exec.error.empty() ? "the fact script stopped early" : h.exec.error;
       if (!h.facts.stuck_in.empty()) why += " (stuck in " + h.facts.stuck_in + ")";
-      failed.push_back({{"host", h.plan.name}, {"error", why}, {"hint", h.exec.hint}, {"partial", usable}});
+      failed.push_back(
+          {{"host", h.plan.name}, {"error", why}, {"hint", h.exec.hint}, {"partial", usable}});
       print_error(h.plan.name + ": " + why);
-      if (!h.exec.hint.empty() && !g.quiet) std::fprintf(stderr, "  hint: %s\n", h.exec.hint.c_str());
+      if (!h.exec.hint.empty() && !g.quiet)
+        std::fprintf(stderr, "  hint: %s\n", h.exec.hint.c_str());
     }
     if (!usable) continue;
     nlohmann::json j = pai::check::to_json(h.facts);
@@ -96,13 +99,14 @@ int run(FactsCollectOptions& o, const Globals& g) {
     }
     std::string stem = file_stem(h);
     if (stems.count(stem)) {
-      print_warning(h.plan.name + " calls itself \"" + stem + "\" like another host; its facts go to " +
-                    h.plan.name + ".json instead");
+      print_warning(h.plan.name + " calls itself \"" + stem +
+                    "\" like another host; its facts go to " + h.plan.name + ".json instead");
       stem = h.plan.name;
     }
     stems.insert(stem);
     std::string path = o.out_dir + "/" + stem + ".json";
-    if (std::string err = pai::util::write_file_atomic(path, pai::check::dump(j) + "\n", 0644); !err.empty()) {
+    if (std::string err = pai::util::write_file_atomic(path, pai::check::dump(j) + "\n", 0644);
+        !err.empty()) {
       print_error("cannot write " + path + ": " + err);
       rc = kExitUsage;
       continue;
@@ -112,44 +116,52 @@ int run(FactsCollectOptions& o, const Globals& g) {
 
   if (o.output == "json") {
     nlohmann::json j;
-    if (o.out_dir.empty()) j = {{"hosts", all}, {"failed", failed}};
-    else j = {{"written", written}, {"failed", failed}};
+    if (o.out_dir.empty())
+      j = {{"hosts", all}, {"failed", failed}};
+    else
+      j = {{"written", written}, {"failed", failed}};
     j["duration_ms"] = static_cast<int64_t>(duration_ms);
     std::printf("%s\n", pai::check::dump(j).c_str());
   } else if (o.out_dir.empty()) {
     // A compact table; -o json (or --out) has everything.
-    std::printf("%-20s %-18s %-24s %5s %9s %5s %-12s %-10s\n", "HOST", "OS", "KERNEL", "CPUS", "MEMORY", "GPUS",
-                "DRIVER", "DOCKER");
+    std::printf("%-20s %-18s %-24s %5s %9s %5s %-12s %-10s\n", "HOST", "OS", "KERNEL", "CPUS",
+                "MEMORY", "GPUS", "DRIVER", "DOCKER");
     for (const auto& h : outcomes) {
       if (!h.reached || h.facts.sections.empty()) continue;
       const auto& f = h.facts;
       std::string os = f.os.id + " " + f.os.version_id;
-      std::printf("%-20s %-18s %-24s %5d %9s %5zu %-12s %-10s\n", h.plan.name.c_str(), os.c_str(), f.kernel.c_str(),
-                  f.cpu.logical, pai::util::format_bytes(static_cast<double>(f.memory.total_bytes)).c_str(),
-                  f.gpus.size(), f.nvidia.driver_version.empty() ? "-" : f.nvidia.driver_version.c_str(),
+      std::printf("%-20s %-18s %-24s %5d %9s %5zu %-12s %-10s\n", h.plan.name.c_str(), os.c_str(),
+                  f.kernel.c_str(), f.cpu.logical,
+                  pai::util::format_bytes(static_cast<double>(f.memory.total_bytes)).c_str(),
+                  f.gpus.size(),
+                  f.nvidia.driver_version.empty() ? "-" : f.nvidia.driver_version.c_str(),
                   f.docker.server_version.empty() ? "-" : f.docker.server_version.c_str());
     }
   } else if (!g.quiet) {
-    std::printf("wrote %zu facts file%s to %s (%.1f s)\n", written.size(), written.size() == 1 ? "" : "s",
-                o.out_dir.c_str(), duration_ms / 1000);
+    std::printf("wrote %zu facts file%s to %s (%.1f s)\n", written.size(),
+                written.size() == 1 ? "" : "s", o.out_dir.c_str(), duration_ms / 1000);
   }
   return rc;
 }
 
 void add_facts_collect(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<FactsCollectOptions>();
-  CLI::App* cmd = parent.add_subcommand(
-      "collect", "Gather each host's hardware and software facts over SSH (one round trip per host) and save them as "
-                 "paictl.facts/v1 JSON for the planner");
+  CLI::App* cmd = parent.add_subcommand("collect",
+                                        "Gather each host's hardware and software facts over SSH "
+                                        "(one round trip per host) and save them as "
+                                        "paictl.facts/v1 JSON for the planner");
   add_hosts_options(cmd, o->hosts);
-  cmd->add_option("-o,--output", o->output, "Output on stdout: a table, or JSON (all facts without --out)")
+  cmd->add_option("-o,--output", o->output,
+                  "Output on stdout: a table, or JSON (all facts without --out)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  cmd->add_option("--out", o->out_dir, "Write one DIR/<hostname>.json per host (paictl.facts/v1, docs/facts.md)")
+  cmd->add_option("--out", o->out_dir,
+                  "Write one DIR/<hostname>.json per host (paictl.facts/v1, docs/facts.md)")
       ->type_name("DIR");
   cmd->footer(
       "EXIT STATUS:\n"
-      "  0 facts of every host collected, 2 bad usage or invalid cluster files, 3 some hosts could not be reached\n"
+      "  0 facts of every host collected, 2 bad usage or invalid cluster files, 3 some hosts could "
+      "not be reached\n"
       "  (their partial facts are still written when the script was cut off)\n\n"
       "EXAMPLES:\n"
       "  paictl facts collect cluster/ --out facts/ && paictl plan --facts facts/\n"
@@ -160,9 +172,10 @@ void add_facts_collect(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar({{"facts", "collect"},
-                            "Gather hardware and software facts from hosts over SSH and save them as JSON for the planner",
-                            60,
-                            add_facts_collect});
+static Registrar registrar(
+    {{"facts", "collect"},
+     "Gather hardware and software facts from hosts over SSH and save them as JSON for the planner",
+     60,
+     add_facts_collect});
 
 }  // namespace paictl

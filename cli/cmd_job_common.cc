@@ -28,20 +28,26 @@ namespace paictl::jobcli {
 // --- check job -------------------------------------------------------------------------
 
 void add_check_flags(CLI::App* cmd, CheckOptions& o) {
-  cmd->add_option("FILE", o.files, "Job protocol v2 files ('-' reads stdin)")->required()->expected(1, -1);
+  cmd->add_option("FILE", o.files, "Job protocol v2 files ('-' reads stdin)")
+      ->required()
+      ->expected(1, -1);
   cmd->add_option("-o,--output", o.output, "Output format on stdout")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  cmd->add_option("--junit", o.junit, "Also write a JUnit XML report to FILE ('-' for stdout)")->type_name("FILE");
-  cmd->add_option("--sarif", o.sarif, "Also write a SARIF 2.1.0 report to FILE ('-' for stdout)")->type_name("FILE");
-  cmd->add_flag("--fail-on-warn", o.fail_on_warn, "Exit 1 when there are warnings, not only errors");
-  cmd->add_option("--param", o.params, "Check as if parameter NAME had VALUE (repeatable)")->type_name("NAME=VALUE");
+  cmd->add_option("--junit", o.junit, "Also write a JUnit XML report to FILE ('-' for stdout)")
+      ->type_name("FILE");
+  cmd->add_option("--sarif", o.sarif, "Also write a SARIF 2.1.0 report to FILE ('-' for stdout)")
+      ->type_name("FILE");
+  cmd->add_flag("--fail-on-warn", o.fail_on_warn,
+                "Exit 1 when there are warnings, not only errors");
+  cmd->add_option("--param", o.params, "Check as if parameter NAME had VALUE (repeatable)")
+      ->type_name("NAME=VALUE");
   cmd->add_option("--name", o.name, "Check as if the job were named NAME");
   cmd->add_option("--vc", o.vc, "Check as if defaults.virtualCluster were VC");
 }
 
-std::optional<pai::job::Overrides> make_overrides(const std::vector<std::string>& params, const std::string& name,
-                                                  const std::string& vc) {
+std::optional<pai::job::Overrides> make_overrides(const std::vector<std::string>& params,
+                                                  const std::string& name, const std::string& vc) {
   pai::job::Overrides o;
   for (const auto& p : params) {
     std::string err;
@@ -55,9 +61,11 @@ std::optional<pai::job::Overrides> make_overrides(const std::vector<std::string>
   if (!name.empty()) {
     bool ok = name.size() <= 255;
     for (char c : name)
-      ok &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+      ok &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '_' || c == '-';
     if (!ok) {
-      print_error("--name \"" + name + "\" may contain only letters, digits, '_' and '-' (at most 255)");
+      print_error("--name \"" + name +
+                  "\" may contain only letters, digits, '_' and '-' (at most 255)");
       return std::nullopt;
     }
     o.name = name;
@@ -65,7 +73,6 @@ std::optional<pai::job::Overrides> make_overrides(const std::vector<std::string>
   if (!vc.empty()) o.virtual_cluster = vc;
   return o;
 }
-
 
 int run_check(const CheckOptions& o, const Globals& g, const char* suite) {
   auto ov = make_overrides(o.params, o.name, o.vc);
@@ -109,7 +116,8 @@ std::string format_table(const Table& t) {
   };
   for (size_t i = 0; i < t.headers.size(); ++i) width[i] = display_width(t.headers[i]);
   for (const auto& row : t.rows)
-    for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i)
+      width[i] = std::max(width[i], display_width(row[i]));
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
     std::string l;
@@ -127,8 +135,9 @@ std::string format_table(const Table& t) {
 }
 
 void print_structured(const Json& data, const std::string& format) {
-  std::string text = format == "yaml" ? pai::util::to_yaml(data)
-                                     : data.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::string text = format == "yaml"
+                         ? pai::util::to_yaml(data)
+                         : data.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
@@ -156,11 +165,14 @@ std::string format_time_ms(const Json& v) {
 // --- clusters ------------------------------------------------------------------------
 
 void add_remote_flags(CLI::App* cmd, RemoteOptions& o, bool allow_auto) {
-  cmd->add_option("--cluster", o.cluster,
-                  allow_auto ? "Registered cluster to use, or 'auto' to pick one (default: the current cluster)"
-                             : "Registered cluster to use (default: the current cluster)")
+  cmd->add_option(
+         "--cluster", o.cluster,
+         allow_auto
+             ? "Registered cluster to use, or 'auto' to pick one (default: the current cluster)"
+             : "Registered cluster to use (default: the current cluster)")
       ->type_name("NAME");
-  cmd->add_option("--request-timeout", o.timeout, "Seconds to wait for each request")->capture_default_str();
+  cmd->add_option("--request-timeout", o.timeout, "Seconds to wait for each request")
+      ->capture_default_str();
 }
 
 std::unique_ptr<pai::cluster::Registry> load_registry() {
@@ -208,21 +220,27 @@ std::optional<Connection> connect_named(const pai::cluster::Registry& reg, const
   hopt.tls.insecure = c->insecure;
   if (g.verbose) {
     std::string prefix = c->name;
-    hopt.log = [prefix](const std::string& line) { std::fprintf(stderr, "paictl: %s: %s\n", prefix.c_str(), line.c_str()); };
+    hopt.log = [prefix](const std::string& line) {
+      std::fprintf(stderr, "paictl: %s: %s\n", prefix.c_str(), line.c_str());
+    };
   }
   Connection conn;
   conn.cluster = std::make_shared<pai::cluster::Cluster>(*c);
   conn.http = std::make_shared<pai::http::CurlClient>(hopt);
-  conn.api = std::make_shared<pai::api::Client>(*conn.http, c->rest_server.empty() ? c->uri : c->rest_server, token);
+  conn.api = std::make_shared<pai::api::Client>(
+      *conn.http, c->rest_server.empty() ? c->uri : c->rest_server, token);
   return conn;
 }
 
-std::optional<Connection> connect(const pai::cluster::Registry& reg, const RemoteOptions& o, const Globals& g) {
+std::optional<Connection> connect(const pai::cluster::Registry& reg, const RemoteOptions& o,
+                                  const Globals& g) {
   std::string name = o.cluster;
   if (name.empty()) name = reg.current();
   if (name.empty()) {
     if (reg.clusters().empty())
-      print_error("no cluster is registered; add one with 'paictl cluster add NAME --uri URL --user USER --password-stdin'");
+      print_error(
+          "no cluster is registered; add one with 'paictl cluster add NAME --uri URL --user USER "
+          "--password-stdin'");
     else
       print_error("no current cluster: pass --cluster NAME or run 'paictl cluster use NAME'");
     return std::nullopt;
@@ -230,17 +248,19 @@ std::optional<Connection> connect(const pai::cluster::Registry& reg, const Remot
   return connect_named(reg, name, o, g);
 }
 
-int report_api_error(const std::string& cluster, const std::string& doing, const pai::api::Error& e) {
+int report_api_error(const std::string& cluster, const std::string& doing,
+                     const pai::api::Error& e) {
   print_error(cluster + ": " + doing + ": " + e.summary());
   for (const auto& d : e.details) std::fprintf(stderr, "  - %s\n", d.c_str());
   if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
-  if (e.kind == pai::api::Error::Kind::Http && (e.status == 400 || e.status == 409 || e.status == 404 ||
-                                                e.status == 403 || e.status == 413))
+  if (e.kind == pai::api::Error::Kind::Http &&
+      (e.status == 400 || e.status == 409 || e.status == 404 || e.status == 403 || e.status == 413))
     return kExitUsage;
   return kExitRemote;
 }
 
-std::optional<std::pair<std::string, std::string>> parse_job_id(const std::string& id, const Connection& c) {
+std::optional<std::pair<std::string, std::string>> parse_job_id(const std::string& id,
+                                                                const Connection& c) {
   size_t t = id.find('~');
   std::string user = t == std::string::npos ? c.cluster->user : id.substr(0, t);
   std::string name = t == std::string::npos ? id : id.substr(t + 1);
@@ -251,14 +271,16 @@ std::optional<std::pair<std::string, std::string>> parse_job_id(const std::strin
   return std::make_pair(user, name);
 }
 
-std::optional<JobTarget> open_job(const std::string& job, const RemoteOptions& o, const Globals& g) {
+std::optional<JobTarget> open_job(const std::string& job, const RemoteOptions& o,
+                                  const Globals& g) {
   auto reg = load_registry();
   if (!reg) return std::nullopt;
   auto conn = connect(*reg, o, g);
   if (!conn) return std::nullopt;
   auto parsed = parse_job_id(job, *conn);
   if (!parsed) return std::nullopt;
-  return JobTarget{*conn, parsed->first, parsed->second, pai::api::job_id(parsed->first, parsed->second)};
+  return JobTarget{*conn, parsed->first, parsed->second,
+                   pai::api::job_id(parsed->first, parsed->second)};
 }
 
 // --- waiting --------------------------------------------------------------------------
@@ -268,13 +290,14 @@ void add_wait_flags(CLI::App* cmd, WaitOptions& o, const char* prefix) {
   cmd->add_option("--" + p + "interval", o.interval, "Seconds between two looks at the job")
       ->check(CLI::Range(0.05, 3600.0))
       ->capture_default_str();
-  cmd->add_option("--" + p + "timeout", o.timeout, "Give up after this many seconds (exit 4); 0 waits forever")
+  cmd->add_option("--" + p + "timeout", o.timeout,
+                  "Give up after this many seconds (exit 4); 0 waits forever")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
 }
 
-int wait_for_job(const Connection& c, const std::string& user, const std::string& name, const WaitOptions& o,
-                 const Globals& g) {
+int wait_for_job(const Connection& c, const std::string& user, const std::string& name,
+                 const WaitOptions& o, const Globals& g) {
   const std::string id = pai::api::job_id(user, name);
   auto start = std::chrono::steady_clock::now();
   std::string last;
@@ -284,10 +307,12 @@ int wait_for_job(const Connection& c, const std::string& user, const std::string
     if (!r.ok()) return report_api_error(c.cluster->name, "reading job " + id, *r.error);
     const Json status = r->contains("jobStatus") ? Json((*r)["jobStatus"]) : Json::object();
     std::string state = status.value("state", std::string("UNKNOWN"));
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (state != last && progress)
-      std::fprintf(stderr, "paictl: %s: %s%s (after %s)\n", id.c_str(), last.empty() ? "" : (last + " -> ").c_str(),
-                   state.c_str(), format_duration_ms(elapsed * 1000).c_str());
+      std::fprintf(stderr, "paictl: %s: %s%s (after %s)\n", id.c_str(),
+                   last.empty() ? "" : (last + " -> ").c_str(), state.c_str(),
+                   format_duration_ms(elapsed * 1000).c_str());
     last = state;
     if (state == "SUCCEEDED" || state == "FAILED" || state == "STOPPED") {
       Json exit = status.contains("appExitCode") ? Json(status["appExitCode"]) : Json(nullptr);
@@ -298,13 +323,15 @@ int wait_for_job(const Connection& c, const std::string& user, const std::string
           std::printf("%s\n", line.c_str());
         }
       } else {
-        print_structured(Json{{"cluster", c.cluster->name}, {"job", id}, {"state", state}, {"exitCode", exit}},
-                         o.output);
+        print_structured(
+            Json{{"cluster", c.cluster->name}, {"job", id}, {"state", state}, {"exitCode", exit}},
+            o.output);
       }
       return state == "SUCCEEDED" ? kExitOk : kExitFindings;
     }
     if (o.timeout > 0 && elapsed + o.interval > o.timeout) {
-      print_error(id + " is still " + state + " after " + format_duration_ms(o.timeout * 1000) + " (--timeout)");
+      print_error(id + " is still " + state + " after " + format_duration_ms(o.timeout * 1000) +
+                  " (--timeout)");
       return kExitWaitTimeout;
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(o.interval));

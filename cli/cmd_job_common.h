@@ -21,11 +21,11 @@ class App;
 namespace pai::api {
 struct Error;
 class Client;
-}
+}  // namespace pai::api
 namespace pai::cluster {
 struct Cluster;
 class Registry;
-}
+}  // namespace pai::cluster
 namespace pai::http {
 class Client;
 }
@@ -49,8 +49,8 @@ void add_check_flags(CLI::App* cmd, CheckOptions& o);
 int run_check(const CheckOptions& o, const Globals& g, const char* suite);
 
 // --param/--name/--vc into overrides; prints the error and returns nullopt on bad input.
-std::optional<pai::job::Overrides> make_overrides(const std::vector<std::string>& params, const std::string& name,
-                                                  const std::string& vc);
+std::optional<pai::job::Overrides> make_overrides(const std::vector<std::string>& params,
+                                                  const std::string& name, const std::string& vc);
 
 // --- output ---------------------------------------------------------------------------
 
@@ -91,16 +91,19 @@ std::unique_ptr<pai::cluster::Registry> load_registry();
 
 // Opens the cluster named by --cluster, else the current one. Prints why not and
 // returns nullopt when there is none (exit code 2) or its token cannot be read.
-std::optional<Connection> connect(const pai::cluster::Registry& reg, const RemoteOptions& o, const Globals& g);
+std::optional<Connection> connect(const pai::cluster::Registry& reg, const RemoteOptions& o,
+                                  const Globals& g);
 std::optional<Connection> connect_named(const pai::cluster::Registry& reg, const std::string& name,
                                         const RemoteOptions& o, const Globals& g);
 
 // Prints an API error ("paictl: error: <cluster>: ...", one line per detail) and
 // returns the exit code for it (3 for remote failures, 2 for refused input).
-int report_api_error(const std::string& cluster, const std::string& doing, const pai::api::Error& e);
+int report_api_error(const std::string& cluster, const std::string& doing,
+                     const pai::api::Error& e);
 
 // "user~name" or "name" (the cluster's user) -> {user, name}; prints and nullopt if malformed.
-std::optional<std::pair<std::string, std::string>> parse_job_id(const std::string& id, const Connection& c);
+std::optional<std::pair<std::string, std::string>> parse_job_id(const std::string& id,
+                                                                const Connection& c);
 
 // One job on one cluster, as named on the command line.
 struct JobTarget {
@@ -127,7 +130,7 @@ void add_wait_flags(CLI::App* cmd, WaitOptions& o, const char* prefix = "");
 
 // Polls the job until it ends. Returns 0 when it SUCCEEDED, 1 when it FAILED or
 // was STOPPED, 3 when the cluster fails, kExitWaitTimeout on --timeout.
-int wait_for_job(const Connection& c, const std::string& user, const std::string& name, const WaitOptions& o,
-                 const Globals& g);
+int wait_for_job(const Connection& c, const std::string& user, const std::string& name,
+                 const WaitOptions& o, const Globals& g);
 
 }  // namespace paictl::jobcli

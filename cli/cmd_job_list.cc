@@ -30,7 +30,8 @@ struct ListOptions {
   std::string output = "table";
 };
 
-const char* kStates[] = {"WAITING", "RUNNING", "STOPPING", "STOPPED", "SUCCEEDED", "FAILED", "UNKNOWN"};
+const char* kStates[] = {"WAITING",   "RUNNING", "STOPPING", "STOPPED",
+                         "SUCCEEDED", "FAILED",  "UNKNOWN"};
 
 int run(const ListOptions& o, const Globals& g) {
   std::string states;
@@ -100,17 +101,21 @@ int run(const ListOptions& o, const Globals& g) {
       all.push_back(item);
       std::vector<std::string> row;
       if (o.all_clusters) row.push_back(conns[i].cluster->name);
-      row.push_back(j.value("username", std::string("?")) + "~" + j.value("name", std::string("?")));
+      row.push_back(j.value("username", std::string("?")) + "~" +
+                    j.value("name", std::string("?")));
       row.push_back(j.value("state", std::string("?")));
       row.push_back(j.value("virtualCluster", std::string("-")));
       row.push_back(j.contains("totalGpuNumber") ? j["totalGpuNumber"].dump() : "-");
       row.push_back(j.contains("totalTaskNumber") ? j["totalTaskNumber"].dump() : "-");
       row.push_back(j.contains("retries") ? j["retries"].dump() : "-");
-      row.push_back(jobcli::format_time_ms(j.contains("submissionTime") ? jobcli::Json::parse(j["submissionTime"].dump())
-                                                                           : jobcli::Json(nullptr)));
-      double start = j.contains("launchedTime") && j["launchedTime"].is_number() ? j["launchedTime"].get<double>()
-                     : j.contains("createdTime") && j["createdTime"].is_number() ? j["createdTime"].get<double>()
-                                                                                : -1;
+      row.push_back(jobcli::format_time_ms(j.contains("submissionTime")
+                                               ? jobcli::Json::parse(j["submissionTime"].dump())
+                                               : jobcli::Json(nullptr)));
+      double start = j.contains("launchedTime") && j["launchedTime"].is_number()
+                         ? j["launchedTime"].get<double>()
+                     : j.contains("createdTime") && j["createdTime"].is_number()
+                         ? j["createdTime"].get<double>()
+                         : -1;
       double end = j.contains("completedTime") && j["completedTime"].is_number()
                        ? j["completedTime"].get<double>()
                        : static_cast<double>(std::time(nullptr)) * 1000;
@@ -133,10 +138,13 @@ int run(const ListOptions& o, const Globals& g) {
 
 void add_job_list(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<ListOptions>();
-  CLI::App* cmd = parent.add_subcommand("list", "List jobs of one cluster or of all registered clusters");
+  CLI::App* cmd =
+      parent.add_subcommand("list", "List jobs of one cluster or of all registered clusters");
   jobcli::add_remote_flags(cmd, o->remote);
-  cmd->add_flag("--all-clusters", o->all_clusters, "Ask every registered cluster (at the same time)");
-  cmd->add_option("--state", o->state, "Only jobs in these states (comma list, e.g. RUNNING,WAITING)");
+  cmd->add_flag("--all-clusters", o->all_clusters,
+                "Ask every registered cluster (at the same time)");
+  cmd->add_option("--state", o->state,
+                  "Only jobs in these states (comma list, e.g. RUNNING,WAITING)");
   cmd->add_option("--user", o->user, "Only jobs of this user (default: your user on each cluster)");
   cmd->add_flag("--all-users", o->all_users, "Jobs of every user");
   cmd->add_option("--vc", o->vc, "Only jobs in this virtual cluster");
@@ -159,6 +167,7 @@ void add_job_list(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar({{"job", "list"}, "List jobs of one or all registered clusters", 43, add_job_list});
+static Registrar registrar(
+    {{"job", "list"}, "List jobs of one or all registered clusters", 43, add_job_list});
 
 }  // namespace paictl

@@ -36,7 +36,9 @@ int run(const LogsOptions& o, const Globals& g) {
   const auto& [conn, user, name, id] = *target;
   auto d = conn.api->get_job(user, name);
   if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *d.error);
-  const auto& roles = d->contains("taskRoles") && (*d)["taskRoles"].is_object() ? (*d)["taskRoles"] : pai::api::Json::object();
+  const auto& roles = d->contains("taskRoles") && (*d)["taskRoles"].is_object()
+                          ? (*d)["taskRoles"]
+                          : pai::api::Json::object();
   if (roles.empty()) {
     print_error(id + " has no task roles yet");
     return kExitRemote;
@@ -46,10 +48,12 @@ int run(const LogsOptions& o, const Globals& g) {
   if (!roles.contains(tr)) {
     std::vector<std::string> names;
     for (auto it = roles.begin(); it != roles.end(); ++it) names.push_back(it.key());
-    print_error(id + " has no task role \"" + tr + "\" (task roles: " + pai::util::join(names, ", ") + ")");
+    print_error(id + " has no task role \"" + tr +
+                "\" (task roles: " + pai::util::join(names, ", ") + ")");
     return kExitUsage;
   }
-  const auto& tasks = roles[tr].contains("taskStatuses") ? roles[tr]["taskStatuses"] : pai::api::Json::array();
+  const auto& tasks =
+      roles[tr].contains("taskStatuses") ? roles[tr]["taskStatuses"] : pai::api::Json::array();
   const pai::api::Json* task = nullptr;
   for (const auto& t : tasks)
     if (t.contains("taskIndex") && t["taskIndex"] == o.index) task = &t;
@@ -60,20 +64,26 @@ int run(const LogsOptions& o, const Globals& g) {
   }
   const auto& st = (*d)["jobStatus"];
   int job_attempt = o.attempt >= 0 ? o.attempt
-                    : st.contains("attemptId") && st["attemptId"].is_number() ? st["attemptId"].get<int>()
-                                                                               : 0;
+                    : st.contains("attemptId") && st["attemptId"].is_number()
+                        ? st["attemptId"].get<int>()
+                        : 0;
   int task_attempt = o.task_attempt >= 0 ? o.task_attempt
-                     : task->contains("attemptId") && (*task)["attemptId"].is_number() ? (*task)["attemptId"].get<int>()
-                                                                                        : 0;
-  auto loc = conn.api->task_log_locations(user, name, job_attempt, tr, o.index, task_attempt, o.tail);
-  if (!loc.ok()) return jobcli::report_api_error(conn.cluster->name, "finding the logs of " + id, *loc.error);
-  const auto& list = loc->contains("locations") && (*loc)["locations"].is_array() ? (*loc)["locations"]
-                                                                                  : pai::api::Json::array();
+                     : task->contains("attemptId") && (*task)["attemptId"].is_number()
+                         ? (*task)["attemptId"].get<int>()
+                         : 0;
+  auto loc =
+      conn.api->task_log_locations(user, name, job_attempt, tr, o.index, task_attempt, o.tail);
+  if (!loc.ok())
+    return jobcli::report_api_error(conn.cluster->name, "finding the logs of " + id, *loc.error);
+  const auto& list = loc->contains("locations") && (*loc)["locations"].is_array()
+                         ? (*loc)["locations"]
+                         : pai::api::Json::array();
   if (o.urls) {
     // The URLs carry a token: show them redacted.
     jobcli::Json j = jobcli::Json::array();
     for (const auto& l : list) {
-      std::string n = l.value("name", std::string("?")), u = pai::http::redact_url(l.value("uri", std::string()));
+      std::string n = l.value("name", std::string("?")),
+                  u = pai::http::redact_url(l.value("uri", std::string()));
       if (o.output == "text")
         std::printf("%s\t%s\n", n.c_str(), u.c_str());
       else
@@ -89,11 +99,14 @@ int run(const LogsOptions& o, const Globals& g) {
     if (l.value("name", std::string()) == o.stream) uri = l.value("uri", std::string());
   }
   if (uri.empty()) {
-    print_error(id + ": no " + o.stream + " log (the server offers: " + pai::util::join(names, ", ") + ")");
+    print_error(id + ": no " + o.stream +
+                " log (the server offers: " + pai::util::join(names, ", ") + ")");
     return kExitRemote;
   }
   auto text = conn.api->fetch_log(uri);
-  if (!text.ok()) return jobcli::report_api_error(conn.cluster->name, "downloading the " + o.stream + " log", *text.error);
+  if (!text.ok())
+    return jobcli::report_api_error(conn.cluster->name, "downloading the " + o.stream + " log",
+                                    *text.error);
   if (o.output == "text") {
     std::fwrite(text->data(), 1, text->size(), stdout);
   } else {
@@ -109,8 +122,8 @@ int run(const LogsOptions& o, const Globals& g) {
                              o.output);
   }
   if (g.verbose)
-    std::fprintf(stderr, "paictl: %s %s[%d] attempt %d/%d %s: %zu bytes\n", id.c_str(), tr.c_str(), o.index,
-                 job_attempt, task_attempt, o.stream.c_str(), text->size());
+    std::fprintf(stderr, "paictl: %s %s[%d] attempt %d/%d %s: %zu bytes\n", id.c_str(), tr.c_str(),
+                 o.index, job_attempt, task_attempt, o.stream.c_str(), text->size());
   return kExitOk;
 }
 
@@ -128,13 +141,15 @@ void add_job_logs(CLI::App& parent, Globals& g) {
       ->capture_default_str();
   cmd->add_flag("--tail", o->tail, "Only the end of the log (the server's tail mode)");
   cmd->add_flag("--urls", o->urls, "Print the log URLs (tokens redacted) instead of the logs");
-  cmd->add_option("-o,--output", o->output, "Output format: the log as it is, or wrapped in JSON/YAML")
+  cmd->add_option("-o,--output", o->output,
+                  "Output format: the log as it is, or wrapped in JSON/YAML")
       ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
   cmd->footer(
       "EXAMPLES:\n"
       "  paictl job logs pytorch_mnist\n"
-      "  paictl job logs tf_distributed_cifar10 --task-role worker --index 3 --stream stderr --tail\n"
+      "  paictl job logs tf_distributed_cifar10 --task-role worker --index 3 --stream stderr "
+      "--tail\n"
       "  paictl job logs alice~run-42 --cluster lab --urls\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }

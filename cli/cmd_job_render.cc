@@ -55,7 +55,8 @@ int run(const RenderOptions& o, const Globals& g) {
   std::vector<std::pair<std::string, std::string>> skipped;
   if (o.export_params) pai::job::export_lines(f, *ov, &skipped);
   for (const auto& [name, why] : skipped)
-    if (!g.quiet) print_warning("--export-params: parameter \"" + name + "\" is not exported: " + why);
+    if (!g.quiet)
+      print_warning("--export-params: parameter \"" + name + "\" is not exported: " + why);
 
   pai::job::RenderResult r = pai::job::render(f, *ov);
   bool found = o.task_role.empty();
@@ -63,7 +64,8 @@ int run(const RenderOptions& o, const Globals& g) {
   if (!found) {
     std::vector<std::string> names;
     for (const auto& tr : r.task_roles) names.push_back(tr.name);
-    print_error("no task role \"" + o.task_role + "\" (task roles: " + pai::util::join(names, ", ") + ")");
+    print_error("no task role \"" + o.task_role +
+                "\" (task roles: " + pai::util::join(names, ", ") + ")");
     return kExitUsage;
   }
 
@@ -107,15 +109,16 @@ int run(const RenderOptions& o, const Globals& g) {
     if (!first) out += "\n";
     first = false;
     out += "# task role " + tr.name + ": " + std::to_string(tr.instances) + " instance" +
-           (tr.instances == 1 ? "" : "s") + " x (" + std::to_string(tr.cpu) + " CPU, " + std::to_string(tr.gpu) +
-           " GPU, " + std::to_string(tr.memory_mb) + " MiB)\n";
+           (tr.instances == 1 ? "" : "s") + " x (" + std::to_string(tr.cpu) + " CPU, " +
+           std::to_string(tr.gpu) + " GPU, " + std::to_string(tr.memory_mb) + " MiB)\n";
     out += "# image " + (tr.docker_image_uri.empty() ? tr.docker_image : tr.docker_image_uri);
     if (tr.auth)
       out += " (registry " + tr.auth->registry_uri + ", user " + tr.auth->username +
              (tr.auth->has_password ? ", password ******" : "") + ")";
     out += "\n";
     if (!tr.secrets.empty())
-      out += "# secrets left for the runtime to fill in: " + pai::util::join(tr.secrets, ", ") + "\n";
+      out +=
+          "# secrets left for the runtime to fill in: " + pai::util::join(tr.secrets, ", ") + "\n";
     out += tr.script + "\n";
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
@@ -125,9 +128,11 @@ int run(const RenderOptions& o, const Globals& g) {
 void add_job_render(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<RenderOptions>();
   CLI::App* cmd = parent.add_subcommand(
-      "render", "Show the exact commands each task role runs, rendered as the OpenPAI rest-server does");
+      "render",
+      "Show the exact commands each task role runs, rendered as the OpenPAI rest-server does");
   cmd->add_option("FILE", o->file, "Job protocol v2 file ('-' reads stdin)")->required();
-  cmd->add_option("--param", o->params, "Override parameter NAME (repeatable; quote to force a string)")
+  cmd->add_option("--param", o->params,
+                  "Override parameter NAME (repeatable; quote to force a string)")
       ->type_name("NAME=VALUE");
   cmd->add_option("--name", o->name, "Render as if the job were named NAME");
   cmd->add_option("--vc", o->vc, "Render as if defaults.virtualCluster were VC");
@@ -138,9 +143,12 @@ void add_job_render(CLI::App& parent, Globals& g) {
       ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
   cmd->footer(
-      "Works offline. The script of a task role is the default deployment's preCommands, the commands and the\n"
-      "postCommands, each line trimmed, joined and rendered: <% $parameters.x %>, <% $script.name %>,\n"
-      "<% $data.uri[0] %> ... Secrets are never rendered (the runtime does that in the container) and\n"
+      "Works offline. The script of a task role is the default deployment's preCommands, the "
+      "commands and the\n"
+      "postCommands, each line trimmed, joined and rendered: <% $parameters.x %>, <% $script.name "
+      "%>,\n"
+      "<% $data.uri[0] %> ... Secrets are never rendered (the runtime does that in the container) "
+      "and\n"
       "registry passwords are shown as ******.\n\n"
       "EXIT STATUS:\n"
       "  0 rendered, 2 bad usage, unreadable file or a job the server would refuse\n\n"
@@ -153,9 +161,10 @@ void add_job_render(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar({{"job", "render"},
-                            "Show each task role's commands exactly as the server renders them (offline)",
-                            41,
-                            add_job_render});
+static Registrar registrar(
+    {{"job", "render"},
+     "Show each task role's commands exactly as the server renders them (offline)",
+     41,
+     add_job_render});
 
 }  // namespace paictl

@@ -28,7 +28,9 @@ std::string str(const pai::api::Json& j, const char* key, const char* dflt = "-"
   return j[key].is_string() ? j[key].get<std::string>() : j[key].dump();
 }
 
-jobcli::Json ordered(const pai::api::Json& j) { return jobcli::Json::parse(j.dump()); }
+jobcli::Json ordered(const pai::api::Json& j) {
+  return jobcli::Json::parse(j.dump());
+}
 
 int run(const StatusOptions& o, const Globals& g) {
   auto target = jobcli::open_job(o.job, o.remote, g);
@@ -38,19 +40,24 @@ int run(const StatusOptions& o, const Globals& g) {
   if (!r.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *r.error);
   const pai::api::Json& d = *r;
   const pai::api::Json status = d.contains("jobStatus") ? d["jobStatus"] : pai::api::Json::object();
-  const pai::api::Json roles = d.contains("taskRoles") && d["taskRoles"].is_object() ? d["taskRoles"]
-                                                                                      : pai::api::Json::object();
+  const pai::api::Json roles = d.contains("taskRoles") && d["taskRoles"].is_object()
+                                   ? d["taskRoles"]
+                                   : pai::api::Json::object();
 
   // Attempt history of the tasks that were retried (or of all with --attempts).
   std::map<std::string, pai::api::Json> history;
-  int job_attempt = status.contains("attemptId") && status["attemptId"].is_number() ? status["attemptId"].get<int>() : 0;
+  int job_attempt = status.contains("attemptId") && status["attemptId"].is_number()
+                        ? status["attemptId"].get<int>()
+                        : 0;
   int fetched = 0;
   for (auto it = roles.begin(); it != roles.end(); ++it) {
-    const auto& tasks = it.value().contains("taskStatuses") ? it.value()["taskStatuses"] : pai::api::Json::array();
+    const auto& tasks =
+        it.value().contains("taskStatuses") ? it.value()["taskStatuses"] : pai::api::Json::array();
     for (const auto& t : tasks) {
       int retries = t.contains("retries") && t["retries"].is_number() ? t["retries"].get<int>() : 0;
       if ((!o.attempts && retries == 0) || fetched >= 50) continue;
-      int idx = t.contains("taskIndex") && t["taskIndex"].is_number() ? t["taskIndex"].get<int>() : 0;
+      int idx =
+          t.contains("taskIndex") && t["taskIndex"].is_number() ? t["taskIndex"].get<int>() : 0;
       auto h = conn.api->task_attempts(user, name, job_attempt, it.key(), idx);
       ++fetched;
       if (h.ok()) history[it.key() + "/" + std::to_string(idx)] = *h;
@@ -70,18 +77,26 @@ int run(const StatusOptions& o, const Globals& g) {
   }
 
   std::string out;
-  auto field = [&](const std::string& k, const std::string& v) { out += k + std::string(13 - std::min<size_t>(12, k.size()), ' ') + v + "\n"; };
+  auto field = [&](const std::string& k, const std::string& v) {
+    out += k + std::string(13 - std::min<size_t>(12, k.size()), ' ') + v + "\n";
+  };
   field("Job:", id + "  (cluster " + conn.cluster->name + ")");
   std::string state = str(status, "state");
   std::string sub = str(status, "subState", "");
-  field("State:", state + (sub.empty() ? "" : " (" + sub + ")") + ", attempt " + str(status, "attemptId", "0") +
-                      ", retries " + str(status, "retries", "0"));
-  field("VC:", str(status, "virtualCluster") + ", " + str(status, "totalGpuNumber", "0") + " GPU, " +
-                   str(status, "totalTaskNumber", "0") + " tasks in " + str(status, "totalTaskRoleNumber", "0") +
-                   " task roles");
-  field("Submitted:", jobcli::format_time_ms(status.contains("submissionTime") ? ordered(status["submissionTime"]) : nullptr));
-  field("Launched:", jobcli::format_time_ms(status.contains("launchedTime") ? ordered(status["launchedTime"]) : nullptr));
-  field("Completed:", jobcli::format_time_ms(status.contains("completedTime") ? ordered(status["completedTime"]) : nullptr));
+  field("State:", state + (sub.empty() ? "" : " (" + sub + ")") + ", attempt " +
+                      str(status, "attemptId", "0") + ", retries " + str(status, "retries", "0"));
+  field("VC:", str(status, "virtualCluster") + ", " + str(status, "totalGpuNumber", "0") +
+                   " GPU, " + str(status, "totalTaskNumber", "0") + " tasks in " +
+                   str(status, "totalTaskRoleNumber", "0") + " task roles");
+  field("Submitted:",
+        jobcli::format_time_ms(status.contains("submissionTime") ? ordered(status["submissionTime"])
+                                                                 : nullptr));
+  field("Launched:",
+        jobcli::format_time_ms(status.contains("launchedTime") ? ordered(status["launchedTime"])
+                                                               : nullptr));
+  field("Completed:",
+        jobcli::format_time_ms(status.contains("completedTime") ? ordered(status["completedTime"])
+                                                                : nullptr));
   if (d.contains("tags") && d["tags"].is_array() && !d["tags"].empty()) {
     std::vector<std::string> tags;
     for (const auto& t : d["tags"]) tags.push_back(t.is_string() ? t.get<std::string>() : t.dump());
@@ -93,7 +108,8 @@ int run(const StatusOptions& o, const Globals& g) {
     if (spec.is_object()) {
       e += " " + str(spec, "phrase", "") + " (" + str(spec, "type", "?") + ")";
       field("Exit:", e);
-      if (spec.contains("reason") && spec["reason"].is_string()) field("Reason:", spec["reason"].get<std::string>());
+      if (spec.contains("reason") && spec["reason"].is_string())
+        field("Reason:", spec["reason"].get<std::string>());
       if (spec.contains("solution") && spec["solution"].is_array())
         for (const auto& s : spec["solution"])
           if (s.is_string()) field("Solution:", s.get<std::string>());
@@ -104,9 +120,11 @@ int run(const StatusOptions& o, const Globals& g) {
       field("Diagnostics:", status["appExitDiagnostics"].get<std::string>().substr(0, 300));
   }
   out += "\n";
-  jobcli::Table t{{"TASK ROLE", "INDEX", "STATE", "NODE", "IP", "GPUS", "RETRIES", "EXIT", "PORTS"}, {}};
+  jobcli::Table t{{"TASK ROLE", "INDEX", "STATE", "NODE", "IP", "GPUS", "RETRIES", "EXIT", "PORTS"},
+                  {}};
   for (auto it = roles.begin(); it != roles.end(); ++it) {
-    const auto& tasks = it.value().contains("taskStatuses") ? it.value()["taskStatuses"] : pai::api::Json::array();
+    const auto& tasks =
+        it.value().contains("taskStatuses") ? it.value()["taskStatuses"] : pai::api::Json::array();
     for (const auto& ts : tasks) {
       std::string ports;
       if (ts.contains("containerPorts") && ts["containerPorts"].is_object())
@@ -115,8 +133,9 @@ int run(const StatusOptions& o, const Globals& g) {
       std::string exit = str(ts, "containerExitCode");
       if (ts.contains("containerExitSpec") && ts["containerExitSpec"].is_object())
         exit += " " + str(ts["containerExitSpec"], "phrase", "");
-      t.rows.push_back({it.key(), str(ts, "taskIndex"), str(ts, "taskState"), str(ts, "containerNodeName"),
-                        str(ts, "containerIp"), str(ts, "containerGpus"), str(ts, "retries", "0"), exit,
+      t.rows.push_back({it.key(), str(ts, "taskIndex"), str(ts, "taskState"),
+                        str(ts, "containerNodeName"), str(ts, "containerIp"),
+                        str(ts, "containerGpus"), str(ts, "retries", "0"), exit,
                         ports.empty() ? "-" : ports});
     }
   }
@@ -125,8 +144,8 @@ int run(const StatusOptions& o, const Globals& g) {
     out += "\nattempts of " + task + ":\n";
     if (h.contains("attempts") && h["attempts"].is_array())
       for (const auto& a : h["attempts"])
-        out += "  #" + str(a, "attemptId") + " " + str(a, "attemptState") + " on " + str(a, "containerNodeName") +
-               ", exit " + str(a, "containerExitCode") + "\n";
+        out += "  #" + str(a, "attemptId") + " " + str(a, "attemptState") + " on " +
+               str(a, "containerNodeName") + ", exit " + str(a, "containerExitCode") + "\n";
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
@@ -134,10 +153,12 @@ int run(const StatusOptions& o, const Globals& g) {
 
 void add_job_status(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<StatusOptions>();
-  CLI::App* cmd = parent.add_subcommand("status", "A job's state, its tasks (node, GPUs, retries) and exit reason");
+  CLI::App* cmd = parent.add_subcommand(
+      "status", "A job's state, its tasks (node, GPUs, retries) and exit reason");
   cmd->add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   jobcli::add_remote_flags(cmd, o->remote);
-  cmd->add_flag("--attempts", o->attempts, "Show the attempt history of every task (default: retried tasks only)");
+  cmd->add_flag("--attempts", o->attempts,
+                "Show the attempt history of every task (default: retried tasks only)");
   cmd->add_option("-o,--output", o->output, "Output format")
       ->check(CLI::IsMember({"table", "json", "yaml"}))
       ->capture_default_str();
@@ -153,7 +174,9 @@ void add_job_status(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar({{"job", "status"}, "Show a job: state, tasks, nodes, GPUs, retries, exit reason", 44,
+static Registrar registrar({{"job", "status"},
+                            "Show a job: state, tasks, nodes, GPUs, retries, exit reason",
+                            44,
                             add_job_status});
 
 }  // namespace paictl

@@ -38,7 +38,8 @@ int run(const StopOptions& o, const Globals& g) {
       rc = rc == kExitOk ? e : rc;
       continue;
     }
-    if (!g.quiet) std::printf("%s: stop requested on %s\n", full.c_str(), conn->cluster->name.c_str());
+    if (!g.quiet)
+      std::printf("%s: stop requested on %s\n", full.c_str(), conn->cluster->name.c_str());
     if (o.wait) {
       int w = jobcli::wait_for_job(*conn, parsed->first, parsed->second, o.wait_opts, g);
       // A stopped job is what was asked for.
@@ -51,7 +52,9 @@ int run(const StopOptions& o, const Globals& g) {
 void add_job_stop(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<StopOptions>();
   CLI::App* cmd = parent.add_subcommand("stop", "Stop jobs (PUT executionType STOP)");
-  cmd->add_option("JOB", o->jobs, "USER~NAME, or NAME for your own job")->required()->expected(1, -1);
+  cmd->add_option("JOB", o->jobs, "USER~NAME, or NAME for your own job")
+      ->required()
+      ->expected(1, -1);
   jobcli::add_remote_flags(cmd, o->remote);
   cmd->add_flag("--wait", o->wait, "Wait until the job has ended");
   jobcli::add_wait_flags(cmd, o->wait_opts, "wait-");

@@ -1,4 +1,5 @@
-// paictl job submit FILE [--cluster NAME|auto] [--vc VC] [--name N] [--param k=v] [--dry-run] [--wait]
+// paictl job submit FILE [--cluster NAME|auto] [--vc VC] [--name N] [--param k=v] [--dry-run]
+// [--wait]
 
 #include <cmath>
 #include <cstdio>
@@ -44,22 +45,27 @@ std::string n0(double v) {
 
 jobcli::Json evaluation_json(const pai::job::Evaluation& e) {
   jobcli::Json checks = jobcli::Json::array();
-  for (const auto& c : e.checks) checks.push_back({{"check", c.name}, {"ok", c.ok}, {"detail", c.detail}});
-  return {{"cluster", e.cluster},
-          {"rank", e.rank ? jobcli::Json(e.rank) : jobcli::Json(nullptr)},
-          {"decision", e.eligible ? "kept" : "dropped"},
-          {"fitsNow", e.fits_now},
-          {"free", {{"gpu", e.free.gpu}, {"cpu", e.free.cpu}, {"memoryMB", e.free.memory_mb}}},
-          {"preference", e.preference >= 0 ? jobcli::Json(e.preference + 1) : jobcli::Json(nullptr)},
-          {"reason", e.reason},
-          {"checks", checks}};
+  for (const auto& c : e.checks)
+    checks.push_back({{"check", c.name}, {"ok", c.ok}, {"detail", c.detail}});
+  return {
+      {"cluster", e.cluster},
+      {"rank", e.rank ? jobcli::Json(e.rank) : jobcli::Json(nullptr)},
+      {"decision", e.eligible ? "kept" : "dropped"},
+      {"fitsNow", e.fits_now},
+      {"free", {{"gpu", e.free.gpu}, {"cpu", e.free.cpu}, {"memoryMB", e.free.memory_mb}}},
+      {"preference", e.preference >= 0 ? jobcli::Json(e.preference + 1) : jobcli::Json(nullptr)},
+      {"reason", e.reason},
+      {"checks", checks}};
 }
 
 std::string decision_table(const std::vector<pai::job::Evaluation>& evs, const std::string& vc) {
-  jobcli::Table t{{"RANK", "CLUSTER", "VC", "DECISION", "FREE GPU", "FREE CPU", "FREE MEM GiB", "PREF", "REASON"}, {}};
+  jobcli::Table t{{"RANK", "CLUSTER", "VC", "DECISION", "FREE GPU", "FREE CPU", "FREE MEM GiB",
+                   "PREF", "REASON"},
+                  {}};
   for (const auto& e : evs)
-    t.rows.push_back({e.rank ? std::to_string(e.rank) : "-", e.cluster, vc, e.eligible ? "kept" : "dropped",
-                      e.checks.size() > 1 ? n0(e.free.gpu) : "-", e.checks.size() > 1 ? n0(e.free.cpu) : "-",
+    t.rows.push_back({e.rank ? std::to_string(e.rank) : "-", e.cluster, vc,
+                      e.eligible ? "kept" : "dropped", e.checks.size() > 1 ? n0(e.free.gpu) : "-",
+                      e.checks.size() > 1 ? n0(e.free.cpu) : "-",
                       e.checks.size() > 1 ? n0(e.free.memory_mb / 1024) : "-",
                       e.preference >= 0 ? std::to_string(e.preference + 1) : "-", e.reason});
   return jobcli::format_table(t);
@@ -100,8 +106,8 @@ int run(const SubmitOptions& o, const Globals& g) {
   }
   const std::string body = pai::job::submission_body(f, *ov);
   if (body.size() > pai::job::kMaxBodyBytes) {
-    print_error("the job is " + std::to_string(body.size()) + " bytes; the server accepts at most " +
-                std::to_string(pai::job::kMaxBodyBytes));
+    print_error("the job is " + std::to_string(body.size()) +
+                " bytes; the server accepts at most " + std::to_string(pai::job::kMaxBodyBytes));
     return kExitUsage;
   }
   pai::job::JobRequest req = pai::job::request_of(f, *ov);
@@ -145,9 +151,11 @@ int run(const SubmitOptions& o, const Globals& g) {
     }));
   for (auto& fu : futures) facts.push_back(fu.get());
   if (!automatic && facts[0].error)
-    return jobcli::report_api_error(facts[0].cluster, "checking the job against the cluster", *facts[0].error);
+    return jobcli::report_api_error(facts[0].cluster, "checking the job against the cluster",
+                                    *facts[0].error);
   std::vector<pai::job::Evaluation> evs = pai::job::rank_clusters(req, facts, reg->preference());
-  const pai::job::Evaluation* chosen = !evs.empty() && evs.front().eligible ? &evs.front() : nullptr;
+  const pai::job::Evaluation* chosen =
+      !evs.empty() && evs.front().eligible ? &evs.front() : nullptr;
   const jobcli::Connection* target = nullptr;
   if (chosen)
     for (const auto& c : conns)
@@ -166,9 +174,10 @@ int run(const SubmitOptions& o, const Globals& g) {
       out += automatic ? decision_table(evs, req.virtual_cluster) : checks_table(evs.front());
       out += "\n";
       if (target) {
-        out += "would submit " + pai::api::job_id(target->cluster->user, req.name) + " to " + target->cluster->name +
-               ": POST " + target->api->base() + "/api/v2/jobs (Content-Type: text/yaml, " +
-               std::to_string(body.size()) + " bytes)\n";
+        out += "would submit " + pai::api::job_id(target->cluster->user, req.name) + " to " +
+               target->cluster->name + ": POST " + target->api->base() +
+               "/api/v2/jobs (Content-Type: text/yaml, " + std::to_string(body.size()) +
+               " bytes)\n";
         out += "--- body (secrets masked) ---\n" + masked;
         if (!masked.empty() && masked.back() != '\n') out += "\n";
       } else {
@@ -197,14 +206,20 @@ int run(const SubmitOptions& o, const Globals& g) {
   }
 
   if (!target) {
-    std::string out = request_line + "\n\n" + (automatic ? decision_table(evs, req.virtual_cluster) : checks_table(evs.front()));
+    std::string out =
+        request_line + "\n\n" +
+        (automatic ? decision_table(evs, req.virtual_cluster) : checks_table(evs.front()));
     std::fwrite(out.data(), 1, out.size(), stderr);
-    print_error(automatic ? "no registered cluster can take this job (see the reasons above); nothing was sent"
-                          : evs.front().cluster + " cannot take this job: " + evs.front().reason + "; nothing was sent");
+    print_error(
+        automatic
+            ? "no registered cluster can take this job (see the reasons above); nothing was sent"
+            : evs.front().cluster + " cannot take this job: " + evs.front().reason +
+                  "; nothing was sent");
     return kExitUsage;
   }
   if (automatic && !g.quiet)
-    std::fprintf(stderr, "paictl: --cluster auto chose %s: %s\n", target->cluster->name.c_str(), chosen->reason.c_str());
+    std::fprintf(stderr, "paictl: --cluster auto chose %s: %s\n", target->cluster->name.c_str(),
+                 chosen->reason.c_str());
   if (g.verbose && automatic) {
     std::string t = decision_table(evs, req.virtual_cluster);
     std::fwrite(t.data(), 1, t.size(), stderr);
@@ -215,8 +230,9 @@ int run(const SubmitOptions& o, const Globals& g) {
   const std::string id = pai::api::job_id(target->cluster->user, req.name);
   if (!r.ok()) return jobcli::report_api_error(target->cluster->name, "submitting " + id, *r.error);
   if (o.output == "table") {
-    if (!g.quiet) std::printf("%s submitted to %s (VC %s)\n", id.c_str(), target->cluster->name.c_str(),
-                              req.virtual_cluster.c_str());
+    if (!g.quiet)
+      std::printf("%s submitted to %s (VC %s)\n", id.c_str(), target->cluster->name.c_str(),
+                  req.virtual_cluster.c_str());
   } else if (!o.wait) {
     jobcli::print_structured({{"cluster", target->cluster->name},
                               {"job", id},
@@ -234,7 +250,8 @@ int run(const SubmitOptions& o, const Globals& g) {
 
 void add_job_submit(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<SubmitOptions>();
-  CLI::App* cmd = parent.add_subcommand("submit", "Check a job against the cluster, then submit it");
+  CLI::App* cmd =
+      parent.add_subcommand("submit", "Check a job against the cluster, then submit it");
   cmd->add_option("FILE", o->file, "Job protocol v2 file ('-' reads stdin)")->required();
   jobcli::add_remote_flags(cmd, o->remote, /*allow_auto=*/true);
   cmd->add_option("--vc", o->vc, "Virtual cluster (replaces defaults.virtualCluster)");
@@ -243,20 +260,26 @@ void add_job_submit(CLI::App& parent, Globals& g) {
       ->type_name("NAME=VALUE");
   cmd->add_flag("--export-params", o->export_params,
                 "Start each task role's commands with 'export NAME=value' for every parameter");
-  cmd->add_flag("--dry-run", o->dry_run, "Check and show what would be sent (secrets masked); send nothing");
+  cmd->add_flag("--dry-run", o->dry_run,
+                "Check and show what would be sent (secrets masked); send nothing");
   cmd->add_flag("--wait", o->wait, "Wait for the job to end; the exit code follows its outcome");
   jobcli::add_wait_flags(cmd, o->wait_opts, "wait-");
   cmd->add_option("-o,--output", o->output, "Output format")
       ->check(CLI::IsMember({"table", "json", "yaml"}))
       ->capture_default_str();
   cmd->footer(
-      "Before sending, paictl validates the file and asks the cluster: the VC exists and you may use it, the\n"
-      "SKU types exist and the resources fit them, the storages exist, the name is free. With --cluster auto\n"
-      "it asks every registered cluster at once, keeps those that can run the job, and ranks them: enough\n"
-      "free resources now first, then 'paictl cluster prefer' order, then headroom. The file is sent as it\n"
+      "Before sending, paictl validates the file and asks the cluster: the VC exists and you may "
+      "use it, the\n"
+      "SKU types exist and the resources fit them, the storages exist, the name is free. With "
+      "--cluster auto\n"
+      "it asks every registered cluster at once, keeps those that can run the job, and ranks them: "
+      "enough\n"
+      "free resources now first, then 'paictl cluster prefer' order, then headroom. The file is "
+      "sent as it\n"
       "is unless --name, --vc, --param or --export-params change it.\n\n"
       "EXIT STATUS:\n"
-      "  0 submitted (with --wait: the job succeeded), 1 with --wait: the job failed or was stopped,\n"
+      "  0 submitted (with --wait: the job succeeded), 1 with --wait: the job failed or was "
+      "stopped,\n"
       "  2 invalid job, or no cluster can take it, 3 a cluster failed, 4 --wait-timeout expired\n\n"
       "EXAMPLES:\n"
       "  paictl job submit examples/jobs/pytorch-mnist.yaml --cluster lab\n"
@@ -267,9 +290,10 @@ void add_job_submit(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar({{"job", "submit"},
-                            "Check a job against a cluster (or pick one with --cluster auto) and submit it",
-                            42,
-                            add_job_submit});
+static Registrar registrar(
+    {{"job", "submit"},
+     "Check a job against a cluster (or pick one with --cluster auto) and submit it",
+     42,
+     add_job_submit});
 
 }  // namespace paictl

@@ -31,10 +31,10 @@ int run(const TagOptions& o, bool add, const Globals& g) {
   if (!target) return kExitUsage;
   const auto& [conn, user, name, id] = *target;
   for (const auto& t : o.tags) {
-    auto r = add ? conn.api->add_tag(user, name, t)
-                 : conn.api->remove_tag(user, name, t);
+    auto r = add ? conn.api->add_tag(user, name, t) : conn.api->remove_tag(user, name, t);
     if (!r.ok())
-      return jobcli::report_api_error(conn.cluster->name, (add ? "tagging " : "untagging ") + id, *r.error);
+      return jobcli::report_api_error(conn.cluster->name, (add ? "tagging " : "untagging ") + id,
+                                      *r.error);
     if (!g.quiet) std::printf("%s: %s tag %s\n", id.c_str(), add ? "added" : "removed", t.c_str());
   }
   return kExitOk;
@@ -45,12 +45,14 @@ void add_job_tag(CLI::App& parent, Globals& g) {
   tag->require_subcommand(1);
   for (bool add : {true, false}) {
     auto o = std::make_shared<TagOptions>();
-    CLI::App* cmd = tag->add_subcommand(add ? "add" : "remove", add ? "Add tags to a job" : "Remove tags from a job");
+    CLI::App* cmd = tag->add_subcommand(add ? "add" : "remove",
+                                        add ? "Add tags to a job" : "Remove tags from a job");
     cmd->add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
     cmd->add_option("TAG", o->tags, "Tags (no ',')")->required()->expected(1, -1);
     jobcli::add_remote_flags(cmd, o->remote);
     cmd->footer(
-        "Only the job's owner or an administrator may change its tags. 'paictl job list' shows them with -o json.\n\n"
+        "Only the job's owner or an administrator may change its tags. 'paictl job list' shows "
+        "them with -o json.\n\n"
         "EXAMPLES:\n"
         "  paictl job tag add run-42 baseline best-lr\n"
         "  paictl job tag remove alice~run-42 best-lr --cluster lab\n");

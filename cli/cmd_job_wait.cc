@@ -25,7 +25,8 @@ int run(const WaitCmdOptions& o, const Globals& g) {
 
 void add_job_wait(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<WaitCmdOptions>();
-  CLI::App* cmd = parent.add_subcommand("wait", "Wait for a job to end; the exit code follows its outcome");
+  CLI::App* cmd =
+      parent.add_subcommand("wait", "Wait for a job to end; the exit code follows its outcome");
   cmd->add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   jobcli::add_remote_flags(cmd, o->remote);
   jobcli::add_wait_flags(cmd, o->wait);
@@ -46,7 +47,9 @@ void add_job_wait(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar({{"job", "wait"}, "Wait for a job to end (exit code: 0 succeeded, 1 failed)", 47,
+static Registrar registrar({{"job", "wait"},
+                            "Wait for a job to end (exit code: 0 succeeded, 1 failed)",
+                            47,
                             add_job_wait});
 
 }  // namespace paictl

@@ -46,7 +46,8 @@ struct PlanCliOptions {
   bool dry_run = false;
   bool detailed_exitcode = false;
   bool list_profiles = false;
-  // --profile, --count and --racks in command-line order: each count/racks belongs to the --profile before it.
+  // --profile, --count and --racks in command-line order: each count/racks belongs to the --profile
+  // before it.
   std::vector<pai::topology::ProfileCount> profile_counts;
   std::string pairing_error;
 };
@@ -60,12 +61,14 @@ std::string exe_dir() {
   return s == std::string::npos ? std::string() : p.substr(0, s);
 }
 
-// --layouts, else $PAICTL_LAYOUTS, else next to the binary (installed or in a build tree), else ./layouts.
+// --layouts, else $PAICTL_LAYOUTS, else next to the binary (installed or in a build tree), else
+// ./layouts.
 std::string find_layouts(const std::string& flag) {
   if (!flag.empty()) return flag;
   if (const char* e = std::getenv("PAICTL_LAYOUTS"); e && *e) return e;
   std::string d = exe_dir();
-  for (const std::string& c : {d + "/../share/paictl/layouts", d + "/../layouts", d + "/../../layouts"})
+  for (const std::string& c :
+       {d + "/../share/paictl/layouts", d + "/../layouts", d + "/../../layouts"})
     if (!d.empty() && pai::util::is_directory(c)) return c;
   return "layouts";
 }
@@ -97,7 +100,9 @@ int run(const PlanCliOptions& o, const Globals& g) {
     return kExitOk;
   }
   if (o.facts.empty() && o.facts_positional.empty() && o.profiles.empty()) {
-    print_error("nothing to plan: give a facts directory (DIR or --facts DIR) and/or --profile NAME --count N");
+    print_error(
+        "nothing to plan: give a facts directory (DIR or --facts DIR) and/or --profile NAME "
+        "--count N");
     return kExitUsage;
   }
   if (!o.pairing_error.empty()) {
@@ -142,7 +147,8 @@ int run(const PlanCliOptions& o, const Globals& g) {
   pai::diag::List check = check_plan_files(r.plan);
   if (check.has_errors()) {
     print_diagnostics(check, g);
-    print_error("internal error: the planned files do not pass paictl check config; please report it");
+    print_error(
+        "internal error: the planned files do not pass paictl check config; please report it");
     return kExitFindings;
   }
   std::string existing_services;
@@ -152,7 +158,9 @@ int run(const PlanCliOptions& o, const Globals& g) {
   }
   PlanFiles files = render_files(r.plan, existing_services);
   const std::vector<std::pair<std::string, const std::string*>> outputs = {
-      {"layout.yaml", &files.layout}, {"hivedscheduler.yaml", &files.hived}, {"services-configuration.yaml", &files.services}};
+      {"layout.yaml", &files.layout},
+      {"hivedscheduler.yaml", &files.hived},
+      {"services-configuration.yaml", &files.services}};
 
   nlohmann::ordered_json changes = nlohmann::ordered_json::object();
   bool changed = false;
@@ -174,8 +182,9 @@ int run(const PlanCliOptions& o, const Globals& g) {
         std::fwrite(d.data(), 1, d.size(), stdout);
       }
       if (!g.quiet)
-        std::fprintf(stderr, "dry run: %s; nothing written\n",
-                     changed ? "the files above would change" : "the files in --out are up to date");
+        std::fprintf(
+            stderr, "dry run: %s; nothing written\n",
+            changed ? "the files above would change" : "the files in --out are up to date");
     }
   } else if (!o.out.empty()) {
     if (std::string err = pai::util::make_directories(o.out); !err.empty()) {
@@ -190,7 +199,9 @@ int run(const PlanCliOptions& o, const Globals& g) {
       }
     }
     if (!g.quiet && o.output == "table")
-      std::fprintf(stderr, "wrote %s/layout.yaml, hivedscheduler.yaml and services-configuration.yaml\n", o.out.c_str());
+      std::fprintf(stderr,
+                   "wrote %s/layout.yaml, hivedscheduler.yaml and services-configuration.yaml\n",
+                   o.out.c_str());
   }
   if (!o.diagram.empty()) {
     std::string err = write_report_file(o.diagram, render_svg(r.plan));
@@ -217,8 +228,9 @@ int run(const PlanCliOptions& o, const Globals& g) {
       j["written"] = !o.dry_run;
       j["changes"] = changes;
     }
-    std::string text = o.output == "json" ? j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
-                                          : pai::util::to_yaml(j);
+    std::string text = o.output == "json"
+                           ? j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
+                           : pai::util::to_yaml(j);
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else if (!o.dry_run && !g.quiet) {
     TableOptions t;
@@ -226,7 +238,8 @@ int run(const PlanCliOptions& o, const Globals& g) {
     t.verbose = g.verbose;
     std::string text = render_table(r.plan, t);
     std::fwrite(text.data(), 1, text.size(), stdout);
-    if (o.out.empty() && !g.quiet) std::fprintf(stderr, "nothing written: add --out DIR to write the files\n");
+    if (o.out.empty() && !g.quiet)
+      std::fprintf(stderr, "nothing written: add --out DIR to write the files\n");
   }
   // Findings after the summary, where a terminal user sees them.
   std::fflush(stdout);
@@ -237,45 +250,66 @@ int run(const PlanCliOptions& o, const Globals& g) {
 
 void add_plan(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<PlanCliOptions>();
-  CLI::App* cmd = parent.add_subcommand(
-      "plan",
-      "Plan a cluster from hardware facts or machine profiles: machine SKUs, layout.yaml, the HiveD cell hierarchy "
-      "and virtual clusters that fit by construction");
-  cmd->add_option("FACTS_DIR", o->facts_positional, "Facts directories, the same as --facts DIR")->type_name("DIR");
+  CLI::App* cmd = parent.add_subcommand("plan",
+                                        "Plan a cluster from hardware facts or machine profiles: "
+                                        "machine SKUs, layout.yaml, the HiveD cell hierarchy "
+                                        "and virtual clusters that fit by construction");
+  cmd->add_option("FACTS_DIR", o->facts_positional, "Facts directories, the same as --facts DIR")
+      ->type_name("DIR");
   cmd->add_option("--facts", o->facts,
-                  "A facts directory: one subdirectory per host (topo.txt, gpus.csv, lscpu.txt, meminfo, host.yaml) "
+                  "A facts directory: one subdirectory per host (topo.txt, gpus.csv, lscpu.txt, "
+                  "meminfo, host.yaml) "
                   "and/or <hostname>.json from paictl facts collect")
-      ->type_name("DIR")->allow_extra_args(false);
-  CLI::Option* profile_opt = cmd->add_option("--profile", o->profiles, "A machine profile from layouts/ (see --list-profiles); repeatable")
-      ->type_name("NAME")->allow_extra_args(false);
-  CLI::Option* count_opt = cmd->add_option("--count", o->counts, "How many machines of the preceding --profile")->type_name("N")->allow_extra_args(false);
-  CLI::Option* racks_opt = cmd->add_option("--racks", o->racks, "Spread the preceding --profile's machines over R racks (0 = none)")
-      ->type_name("R")->allow_extra_args(false);
+      ->type_name("DIR")
+      ->allow_extra_args(false);
+  CLI::Option* profile_opt =
+      cmd->add_option("--profile", o->profiles,
+                      "A machine profile from layouts/ (see --list-profiles); repeatable")
+          ->type_name("NAME")
+          ->allow_extra_args(false);
+  CLI::Option* count_opt =
+      cmd->add_option("--count", o->counts, "How many machines of the preceding --profile")
+          ->type_name("N")
+          ->allow_extra_args(false);
+  CLI::Option* racks_opt =
+      cmd->add_option("--racks", o->racks,
+                      "Spread the preceding --profile's machines over R racks (0 = none)")
+          ->type_name("R")
+          ->allow_extra_args(false);
   cmd->add_option("--vc", o->vcs,
-                  "A virtual cluster: NAME=SHARE[,SHARE...], SHARE = [SKU:]N% | [SKU:]N (GPUs) | [SKU:]Nnodes; "
+                  "A virtual cluster: NAME=SHARE[,SHARE...], SHARE = [SKU:]N% | [SKU:]N (GPUs) | "
+                  "[SKU:]Nnodes; "
                   "repeatable; the rest goes to VC default")
-      ->type_name("NAME=SHARE")->allow_extra_args(false);
-  cmd->add_option("--odd-hosts", o->odd_hosts, "What to do with a host that differs from its SKU peers")
+      ->type_name("NAME=SHARE")
+      ->allow_extra_args(false);
+  cmd->add_option("--odd-hosts", o->odd_hosts,
+                  "What to do with a host that differs from its SKU peers")
       ->check(CLI::IsMember({"split", "exclude"}))
       ->capture_default_str();
-  cmd->add_option("--master", o->master, "Make HOST the master (instead of roles: [master] in its host.yaml)")
+  cmd->add_option("--master", o->master,
+                  "Make HOST the master (instead of roles: [master] in its host.yaml)")
       ->type_name("HOST");
-  cmd->add_option("--reserve-cpu", o->reserve_cpu, "CPUs per host kept for system daemons (default 1 + 2% of the CPUs)")
+  cmd->add_option("--reserve-cpu", o->reserve_cpu,
+                  "CPUs per host kept for system daemons (default 1 + 2% of the CPUs)")
       ->type_name("N")
       ->check(CLI::Range(0, 1 << 20));
   cmd->add_option("--reserve-memory", o->reserve_memory,
                   "Memory per host kept for system daemons (default 2Gi + 3% of MemTotal)")
       ->type_name("QUANTITY");
-  cmd->add_option("--layouts", o->layouts, "Where the machine profiles are (default: $PAICTL_LAYOUTS or the installed ones)")
+  cmd->add_option("--layouts", o->layouts,
+                  "Where the machine profiles are (default: $PAICTL_LAYOUTS or the installed ones)")
       ->type_name("DIR");
   cmd->add_option("--out", o->out,
-                  "Write layout.yaml, hivedscheduler.yaml and services-configuration.yaml (its hivedscheduler.config "
+                  "Write layout.yaml, hivedscheduler.yaml and services-configuration.yaml (its "
+                  "hivedscheduler.config "
                   "block; the rest of an existing file is kept) to DIR")
       ->type_name("DIR");
-  cmd->add_flag("--dry-run", o->dry_run, "Show the diff against the files in --out instead of writing them");
+  cmd->add_flag("--dry-run", o->dry_run,
+                "Show the diff against the files in --out instead of writing them");
   cmd->add_flag("--detailed-exitcode", o->detailed_exitcode,
                 "Exit 0 when --out is up to date, 2 when the files change, 1 on errors");
-  cmd->add_option("--diagram", o->diagram, "Draw racks, nodes, cells and GPUs coloured by VC to an SVG file")
+  cmd->add_option("--diagram", o->diagram,
+                  "Draw racks, nodes, cells and GPUs coloured by VC to an SVG file")
       ->type_name("FILE.svg");
   cmd->add_option("-o,--output", o->output, "Summary format on stdout")
       ->check(CLI::IsMember({"table", "json", "yaml"}))
@@ -283,11 +317,14 @@ void add_plan(CLI::App& parent, Globals& g) {
   cmd->add_flag("--list-profiles", o->list_profiles, "List the machine profiles and exit");
   cmd->footer(
       "EXIT STATUS:\n"
-      "  0 planned (and written), 2 bad usage or input (nothing written), 1 internal check failure;\n"
+      "  0 planned (and written), 2 bad usage or input (nothing written), 1 internal check "
+      "failure;\n"
       "  with --detailed-exitcode: 0 no changes, 2 changes, 1 error\n\n"
       "EXAMPLES:\n"
-      "  paictl plan examples/facts --vc research=60% --vc prod=40% --out cluster/ --diagram cluster/plan.svg\n"
-      "  paictl plan --profile dgx-a100 --count 16 --racks 2 --vc a=50% --vc b=dgx-a100:4nodes -o yaml\n"
+      "  paictl plan examples/facts --vc research=60% --vc prod=40% --out cluster/ --diagram "
+      "cluster/plan.svg\n"
+      "  paictl plan --profile dgx-a100 --count 16 --racks 2 --vc a=50% --vc b=dgx-a100:4nodes -o "
+      "yaml\n"
       "  paictl plan --facts facts/ --odd-hosts exclude --out cluster/ --dry-run\n");
   cmd->callback([o, &g, cmd, profile_opt, count_opt, racks_opt]() {
     size_t p = 0, c = 0, r = 0;
@@ -300,7 +337,8 @@ void add_plan(CLI::App& parent, Globals& g) {
           o->pairing_error = std::string(flag) + " must follow the --profile it belongs to";
           break;
         }
-        int v = op == count_opt ? (c < o->counts.size() ? o->counts[c++] : 0) : (r < o->racks.size() ? o->racks[r++] : 0);
+        int v = op == count_opt ? (c < o->counts.size() ? o->counts[c++] : 0)
+                                : (r < o->racks.size() ? o->racks[r++] : 0);
         (op == count_opt ? o->profile_counts.back().count : o->profile_counts.back().racks) = v;
       }
     }
@@ -310,10 +348,11 @@ void add_plan(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar({{"plan"},
-                            "Plan SKUs, layout.yaml, HiveD cells and virtual clusters from hardware facts or machine "
-                            "profiles",
-                            5,
-                            add_plan});
+static Registrar registrar(
+    {{"plan"},
+     "Plan SKUs, layout.yaml, HiveD cells and virtual clusters from hardware facts or machine "
+     "profiles",
+     5,
+     add_plan});
 
 }  // namespace paictl

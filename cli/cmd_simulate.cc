@@ -27,8 +27,8 @@
 #include "sim/trace.h"
 #include "util/fs.h"
 #include "util/strings.h"
-#include "util/yaml_emit.h"
 #include "util/version.h"
+#include "util/yaml_emit.h"
 
 namespace paictl {
 
@@ -78,7 +78,8 @@ std::shared_ptr<pai::config::HivedModel> load_cluster(const std::string& path, c
   pai::config::CheckOutcome out = pai::config::check_paths({path});
   std::vector<pai::diag::Diagnostic> errors;
   for (const auto& d : out.diagnostics.items())
-    if (d.severity == pai::diag::Severity::Error || (g.verbose && d.severity == pai::diag::Severity::Warning))
+    if (d.severity == pai::diag::Severity::Error ||
+        (g.verbose && d.severity == pai::diag::Severity::Warning))
       errors.push_back(d);
   bool has_errors = out.diagnostics.has_errors() || out.input_error;
   if (!errors.empty() && (has_errors || g.verbose)) {
@@ -89,14 +90,16 @@ std::shared_ptr<pai::config::HivedModel> load_cluster(const std::string& path, c
     std::fwrite(text.data(), 1, text.size(), stderr);
   }
   if (has_errors) {
-    print_error("the cluster config " + path + " has errors; fix them first (paictl check config " + path + ")");
+    print_error("the cluster config " + path + " has errors; fix them first (paictl check config " +
+                path + ")");
     return nullptr;
   }
   for (const auto& c : out.clusters)
     if (c.model) return c.model;
   print_error("no HiveD config in " + path);
   std::fprintf(stderr,
-               "  hint: give a cluster directory with services-configuration.yaml (hivedscheduler.config) or "
+               "  hint: give a cluster directory with services-configuration.yaml "
+               "(hivedscheduler.config) or "
                "hivedscheduler.yaml, or a HiveD config file\n");
   return nullptr;
 }
@@ -141,9 +144,10 @@ void print_summary(const pai::sim::ReportContext& c, const Globals& g) {
   const auto& shape = c.sim.cluster();
   const auto& runs = c.runs;
   int64_t gpus = runs.empty() ? 0 : runs[0].gpus;
-  std::printf("%zu jobs from %s (%s) on %s: %lld GPUs, %zu nodes, %zu virtual clusters\n\n", c.trace.jobs.size(),
-              pai::util::join(c.trace.files, ", ").c_str(), c.trace.format.c_str(), c.config_path.c_str(),
-              static_cast<long long>(gpus), shape.nodes.size(), shape.vcs.size());
+  std::printf("%zu jobs from %s (%s) on %s: %lld GPUs, %zu nodes, %zu virtual clusters\n\n",
+              c.trace.jobs.size(), pai::util::join(c.trace.files, ", ").c_str(),
+              c.trace.format.c_str(), c.config_path.c_str(), static_cast<long long>(gpus),
+              shape.nodes.size(), shape.vcs.size());
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> head{""};
   for (const auto& r : runs) head.push_back(r.policy);
@@ -169,7 +173,8 @@ void print_summary(const pai::sim::ReportContext& c, const Globals& g) {
   add("GPU utilisation", [](const R& r) { return pct(r.gpu_utilization); });
   add("idle GPUs while work waits", [](const R& r) { return pct(r.fragmentation); });
   add("sharing-anomaly jobs", [](const R& r) { return std::to_string(r.overall.anomaly_jobs); });
-  add("sharing-anomaly wait", [](const R& r) { return human_duration(r.overall.anomaly_wait_seconds); });
+  add("sharing-anomaly wait",
+      [](const R& r) { return human_duration(r.overall.anomaly_wait_seconds); });
   add("preemptions", [](const R& r) { return std::to_string(r.overall.preemptions); });
   add("lazy preemptions", [](const R& r) { return std::to_string(r.overall.lazy_preemptions); });
   add("overflow starts", [](const R& r) { return std::to_string(r.overall.overflow_starts); });
@@ -183,7 +188,8 @@ void print_summary(const pai::sim::ReportContext& c, const Globals& g) {
   for (size_t v = 0; v < shape.vcs.size(); ++v) {
     std::vector<std::string> row{shape.vcs[v].name};
     for (const auto& r : runs)
-      row.push_back(human_duration(r.vcs[v].queue_delay.p95) + " (" + std::to_string(r.vcs[v].anomaly_jobs) + ")");
+      row.push_back(human_duration(r.vcs[v].queue_delay.p95) + " (" +
+                    std::to_string(r.vcs[v].anomaly_jobs) + ")");
     rows.push_back(row);
   }
   print_table(rows);
@@ -197,17 +203,22 @@ void print_summary(const pai::sim::ReportContext& c, const Globals& g) {
     }
   if (!c.trace.skipped.empty()) {
     std::printf("\ntrace records left out (of %lld):\n", static_cast<long long>(c.trace.records));
-    for (const auto& [reason, n] : c.trace.skipped) std::printf("  %lld x %s\n", static_cast<long long>(n), reason.c_str());
+    for (const auto& [reason, n] : c.trace.skipped)
+      std::printf("  %lld x %s\n", static_cast<long long>(n), reason.c_str());
     if (g.verbose)
-      for (const auto& e : c.trace.examples) std::printf("    e.g. %s:%u: %s\n", e.file.c_str(), e.line, e.message.c_str());
+      for (const auto& e : c.trace.examples)
+        std::printf("    e.g. %s:%u: %s\n", e.file.c_str(), e.line, e.message.c_str());
   }
-  for (const auto& [note, n] : c.trace.notes) std::printf("\nnote: %lld jobs: %s\n", static_cast<long long>(n), note.c_str());
+  for (const auto& [note, n] : c.trace.notes)
+    std::printf("\nnote: %lld jobs: %s\n", static_cast<long long>(n), note.c_str());
   const auto& notes = c.sim.vc_mapping().notes;
   if (!notes.empty()) {
     std::printf("\ntrace VCs assigned to cluster VCs (--vc-map auto):");
     size_t shown = g.verbose ? notes.size() : std::min<size_t>(notes.size(), 20);
-    for (size_t i = 0; i < shown; ++i) std::printf("%s%s", i % 4 == 0 ? "\n  " : "   ", notes[i].c_str());
-    if (shown < notes.size()) std::printf("\n  ... and %zu more (-v lists all)", notes.size() - shown);
+    for (size_t i = 0; i < shown; ++i)
+      std::printf("%s%s", i % 4 == 0 ? "\n  " : "   ", notes[i].c_str());
+    if (shown < notes.size())
+      std::printf("\n  ... and %zu more (-v lists all)", notes.size() - shown);
     std::printf("\n");
   }
 }
@@ -224,14 +235,17 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   for (std::string_view p : pai::util::split(o.policies, ',')) {
     std::string name(pai::util::trim(p));
     if (name.empty()) continue;
-    if (std::find(pai::scheduler::policy_names().begin(), pai::scheduler::policy_names().end(), name) ==
-        pai::scheduler::policy_names().end()) {
+    if (std::find(pai::scheduler::policy_names().begin(), pai::scheduler::policy_names().end(),
+                  name) == pai::scheduler::policy_names().end()) {
       std::string guess = pai::util::did_you_mean(name, pai::scheduler::policy_names());
-      print_error("unknown policy \"" + name + "\"" + (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"));
-      std::fprintf(stderr, "  hint: policies: %s\n", pai::util::join(pai::scheduler::policy_names(), ", ").c_str());
+      print_error("unknown policy \"" + name + "\"" +
+                  (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"));
+      std::fprintf(stderr, "  hint: policies: %s\n",
+                   pai::util::join(pai::scheduler::policy_names(), ", ").c_str());
       return kExitUsage;
     }
-    if (std::find(policies.begin(), policies.end(), name) == policies.end()) policies.push_back(name);
+    if (std::find(policies.begin(), policies.end(), name) == policies.end())
+      policies.push_back(name);
   }
   if (policies.empty()) {
     print_error("--policy names no policy");
@@ -258,8 +272,10 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
     return kExitUsage;
   }
   if (trace.jobs.empty()) {
-    print_error("the trace has no job to simulate (" + std::to_string(trace.records) + " records read)");
-    for (const auto& [reason, n] : trace.skipped) std::fprintf(stderr, "  %lld x %s\n", static_cast<long long>(n), reason.c_str());
+    print_error("the trace has no job to simulate (" + std::to_string(trace.records) +
+                " records read)");
+    for (const auto& [reason, n] : trace.skipped)
+      std::fprintf(stderr, "  %lld x %s\n", static_cast<long long>(n), reason.c_str());
     return kExitUsage;
   }
 
@@ -285,7 +301,8 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
       }
     } else {
       pai::sim::TraceError ferr;
-      if (!pai::sim::read_fault_file(o.faults, pai::scheduler::describe_cluster(*model), trace, sopt.faults, ferr)) {
+      if (!pai::sim::read_fault_file(o.faults, pai::scheduler::describe_cluster(*model), trace,
+                                     sopt.faults, ferr)) {
         print_trace_error(ferr);
         return kExitUsage;
       }
@@ -300,8 +317,8 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   std::vector<pai::sim::PolicyRun> runs(policies.size());
   for (size_t i = 0; i < policies.size(); ++i) {
     if (progress)
-      std::fprintf(stderr, "\x1b[2Ksimulating %s (%zu/%zu), %zu jobs...\r", policies[i].c_str(), i + 1, policies.size(),
-                   trace.jobs.size());
+      std::fprintf(stderr, "\x1b[2Ksimulating %s (%zu/%zu), %zu jobs...\r", policies[i].c_str(),
+                   i + 1, policies.size(), trace.jobs.size());
     if (!sim.run(policies[i], runs[i], err)) {
       if (progress) std::fprintf(stderr, "\x1b[2K");
       print_error(policies[i] + ": " + err);
@@ -331,40 +348,56 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
       print_error("cannot write the report to " + o.report + ": " + e);
       return kExitUsage;
     }
-    if (!g.quiet) std::fprintf(stderr, "report: %s/report.html (metrics.json, jobs.csv)\n", o.report.c_str());
+    if (!g.quiet)
+      std::fprintf(stderr, "report: %s/report.html (metrics.json, jobs.csv)\n", o.report.c_str());
   }
   return kExitOk;
 }
 
 void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
-  cmd.add_option("--config", o.config, "Cluster: a directory, services-configuration.yaml or a HiveD config (as for check config)")
+  cmd.add_option("--config", o.config,
+                 "Cluster: a directory, services-configuration.yaml or a HiveD config (as for "
+                 "check config)")
       ->type_name("PATH");
-  cmd.add_option("--trace", o.traces, "Job trace file (give it twice, or a directory, for alibaba)")->type_name("FILE");
+  cmd.add_option("--trace", o.traces, "Job trace file (give it twice, or a directory, for alibaba)")
+      ->type_name("FILE");
   cmd.add_option("--trace-format", o.format, "Trace format (default: detected)")
       ->check(CLI::IsMember({"philly", "helios", "alibaba", "csv"}))
       ->type_name("philly|helios|alibaba|csv");
-  cmd.add_option("--policy", o.policies, "Policies to compare, comma-separated: hived, quota, k8s-default, private")
+  cmd.add_option("--policy", o.policies,
+                 "Policies to compare, comma-separated: hived, quota, k8s-default, private")
       ->type_name("LIST")
       ->capture_default_str();
-  cmd.add_option("-o,--output", o.output, "Output format on stdout")->check(CLI::IsMember({"table", "json", "yaml"}))->capture_default_str();
-  cmd.add_option("--report", o.report, "Also write metrics.json, jobs.csv and report.html (SVG charts) to DIR")->type_name("DIR");
-  cmd.add_option("--vc-map", o.vc_map,
-                 "How trace VCs become cluster VCs: auto (unknown ones are assigned by demand), strict, or "
-                 "TRACE=CLUSTER,...")
+  cmd.add_option("-o,--output", o.output, "Output format on stdout")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->capture_default_str();
+  cmd.add_option("--report", o.report,
+                 "Also write metrics.json, jobs.csv and report.html (SVG charts) to DIR")
+      ->type_name("DIR");
+  cmd.add_option(
+         "--vc-map", o.vc_map,
+         "How trace VCs become cluster VCs: auto (unknown ones are assigned by demand), strict, or "
+         "TRACE=CLUSTER,...")
       ->type_name("SPEC")
       ->capture_default_str();
-  cmd.add_option("--priority", o.priority, "Priority of jobs whose trace gives none (-1 opportunistic, 0..1000)")
+  cmd.add_option("--priority", o.priority,
+                 "Priority of jobs whose trace gives none (-1 opportunistic, 0..1000)")
       ->capture_default_str();
-  cmd.add_option("--faults", o.faults, "Node failures: a CSV file (time,node,down|up) or random:mtbf=30d,mttr=4h,seed=N")
+  cmd.add_option("--faults", o.faults,
+                 "Node failures: a CSV file (time,node,down|up) or random:mtbf=30d,mttr=4h,seed=N")
       ->type_name("FILE|MODEL");
-  cmd.add_option("--backfill", o.backfill, "Try up to N jobs behind a VC's blocked queue head (0: strict FIFO)")
+  cmd.add_option("--backfill", o.backfill,
+                 "Try up to N jobs behind a VC's blocked queue head (0: strict FIFO)")
       ->type_name("N")
       ->capture_default_str();
   cmd.add_flag("--overflow", o.overflow,
-               "A guaranteed job that cannot start in its VC runs as opportunistic work (priority -1) when that lets "
+               "A guaranteed job that cannot start in its VC runs as opportunistic work (priority "
+               "-1) when that lets "
                "it start");
   cmd.add_option("--limit", o.limit, "Simulate only the first N jobs of the trace")->type_name("N");
-  cmd.add_option("--bin", o.bin, "Width of the time-series bins in the report (default: about 400 bins)")->type_name("DURATION");
+  cmd.add_option("--bin", o.bin,
+                 "Width of the time-series bins in the report (default: about 400 bins)")
+      ->type_name("DURATION");
 }
 
 // --- generate --------------------------------------------------------------------
@@ -400,7 +433,8 @@ int run_generate(const GenerateOptions& o, const Globals& g) {
     if (!model) return kExitUsage;
     tmpl = pai::sim::cluster_template(*model);
     if (tmpl.gpus == 0) {
-      print_error("the virtual clusters of " + o.config + " have no GPU cells to generate jobs for");
+      print_error("the virtual clusters of " + o.config +
+                  " have no GPU cells to generate jobs for");
       return kExitUsage;
     }
   } else {
@@ -413,7 +447,8 @@ int run_generate(const GenerateOptions& o, const Globals& g) {
     }
     std::string e = pai::util::make_directories(o.cluster_out);
     if (e.empty())
-      e = pai::util::write_file_atomic(o.cluster_out + "/hivedscheduler.yaml", pai::sim::philly_cluster_config(o.scale, o.vcs));
+      e = pai::util::write_file_atomic(o.cluster_out + "/hivedscheduler.yaml",
+                                       pai::sim::philly_cluster_config(o.scale, o.vcs));
     if (!e.empty()) {
       print_error("cannot write " + o.cluster_out + "/hivedscheduler.yaml: " + e);
       return kExitUsage;
@@ -430,8 +465,10 @@ int run_generate(const GenerateOptions& o, const Globals& g) {
   gopt.priority = o.priority;
   pai::sim::Trace t = pai::sim::generate_trace(gopt, tmpl);
   if (o.format == "philly" && o.opportunistic > 0 && !g.quiet)
-    print_warning("the Philly format has no priorities: opportunistic jobs are kept only with --format csv");
-  std::string content = o.format == "csv" ? pai::sim::write_native_csv(t) : pai::sim::write_philly_json(t);
+    print_warning(
+        "the Philly format has no priorities: opportunistic jobs are kept only with --format csv");
+  std::string content =
+      o.format == "csv" ? pai::sim::write_native_csv(t) : pai::sim::write_philly_json(t);
   std::string e = write_report_file(o.out, content);
   if (!e.empty()) {
     print_error("cannot write " + o.out + ": " + e);
@@ -449,21 +486,26 @@ const char* kSimulateFooter =
     "EXIT STATUS:\n"
     "  0 simulated, 2 bad usage, a cluster config with errors, or a malformed trace\n\n"
     "EXAMPLES:\n"
-    "  paictl simulate --config examples/clusters/heterogeneous --trace examples/traces/philly-small.json \\\n"
+    "  paictl simulate --config examples/clusters/heterogeneous --trace "
+    "examples/traces/philly-small.json \\\n"
     "      --policy hived,quota --report out/sim\n"
-    "  paictl simulate --config cluster/ --trace cluster_log.csv --trace-format helios --policy hived,quota,private -o json\n"
-    "  paictl simulate generate --jobs 100000 --seed 7 --cluster-out philly/ --out philly/trace.json\n";
+    "  paictl simulate --config cluster/ --trace cluster_log.csv --trace-format helios --policy "
+    "hived,quota,private -o json\n"
+    "  paictl simulate generate --jobs 100000 --seed 7 --cluster-out philly/ --out "
+    "philly/trace.json\n";
 
 void add_simulate_run(CLI::App& parent, Globals& g) {
   // The group itself takes the options: `paictl simulate --config ... --trace ...`.
   auto o = std::make_shared<SimulateOptions>();
   parent.require_subcommand(0, 1);
   parent.description(
-      "Replay a job trace on a cluster with HiveD and baseline policies (quota, k8s-default, private) and compare "
+      "Replay a job trace on a cluster with HiveD and baseline policies (quota, k8s-default, "
+      "private) and compare "
       "queueing delay, JCT, utilisation, fragmentation, preemptions and sharing anomalies");
   add_simulate_options(parent, *o);
   parent.footer(kSimulateFooter);
-  CLI::App* run = parent.add_subcommand("run", "The same as 'paictl simulate' (the options go to simulate)");
+  CLI::App* run =
+      parent.add_subcommand("run", "The same as 'paictl simulate' (the options go to simulate)");
   run->fallthrough();
   run->footer(kSimulateFooter);
   parent.callback([o, &g, &parent]() {
@@ -477,36 +519,51 @@ void add_simulate_generate(CLI::App& parent, Globals& g) {
   CLI::App* cmd = parent.add_subcommand(
       "generate", "Make a seeded Philly-like trace (and a Philly-shaped cluster) for simulate");
   cmd->add_option("--jobs", o->jobs, "Number of jobs")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed; the same seed gives the same trace")->capture_default_str();
-  cmd->add_option("--load", o->load, "Offered GPU load relative to the guaranteed GPUs (sets the arrival span)")
+  cmd->add_option("--seed", o->seed, "Seed; the same seed gives the same trace")
+      ->capture_default_str();
+  cmd->add_option("--load", o->load,
+                  "Offered GPU load relative to the guaranteed GPUs (sets the arrival span)")
       ->capture_default_str();
   cmd->add_option("--days", o->days, "Arrival span in days instead of --load");
   cmd->add_option("--max-gpus", o->max_gpus, "Largest job, in GPUs")->capture_default_str();
-  cmd->add_option("--opportunistic", o->opportunistic, "Share of jobs at priority -1 (csv format only)")->capture_default_str();
+  cmd->add_option("--opportunistic", o->opportunistic,
+                  "Share of jobs at priority -1 (csv format only)")
+      ->capture_default_str();
   cmd->add_option("--priority", o->priority, "Priority of the other jobs")->capture_default_str();
-  cmd->add_option("--config", o->config, "Shape the jobs for this cluster's VCs (default: a Philly-shaped cluster)")
+  cmd->add_option("--config", o->config,
+                  "Shape the jobs for this cluster's VCs (default: a Philly-shaped cluster)")
       ->type_name("PATH");
-  cmd->add_option("--format", o->format, "Trace format to write")->check(CLI::IsMember({"philly", "csv"}))->capture_default_str();
-  cmd->add_option("--out", o->out, "Trace file ('-' for stdout)")->type_name("FILE")->capture_default_str();
-  cmd->add_option("--cluster-out", o->cluster_out, "Also write the Philly-shaped cluster's hivedscheduler.yaml to DIR")
+  cmd->add_option("--format", o->format, "Trace format to write")
+      ->check(CLI::IsMember({"philly", "csv"}))
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "Trace file ('-' for stdout)")
+      ->type_name("FILE")
+      ->capture_default_str();
+  cmd->add_option("--cluster-out", o->cluster_out,
+                  "Also write the Philly-shaped cluster's hivedscheduler.yaml to DIR")
       ->type_name("DIR");
-  cmd->add_option("--scale", o->scale, "Cluster size in multiples of Philly's 552 nodes")->capture_default_str();
-  cmd->add_option("--vcs", o->vcs, "Virtual clusters of the generated cluster")->capture_default_str();
+  cmd->add_option("--scale", o->scale, "Cluster size in multiples of Philly's 552 nodes")
+      ->capture_default_str();
+  cmd->add_option("--vcs", o->vcs, "Virtual clusters of the generated cluster")
+      ->capture_default_str();
   cmd->footer(
       "EXAMPLES:\n"
-      "  paictl simulate generate --jobs 100000 --seed 7 --cluster-out philly/ --out philly/trace.json\n"
-      "  paictl simulate generate --config examples/clusters/heterogeneous --jobs 2000 --out trace.json\n"
+      "  paictl simulate generate --jobs 100000 --seed 7 --cluster-out philly/ --out "
+      "philly/trace.json\n"
+      "  paictl simulate generate --config examples/clusters/heterogeneous --jobs 2000 --out "
+      "trace.json\n"
       "  paictl simulate generate --jobs 5000 --opportunistic 0.2 --format csv --out trace.csv\n");
   cmd->callback([o, &g]() { g.exit_code = run_generate(*o, g); });
 }
 
 }  // namespace
 
-static Registrar reg_run({{"simulate", "run"},
-                          "Replay a job trace with HiveD and baseline policies and compare them (also: paictl "
-                          "simulate --config ... --trace ...)",
-                          60,
-                          add_simulate_run});
+static Registrar reg_run(
+    {{"simulate", "run"},
+     "Replay a job trace with HiveD and baseline policies and compare them (also: paictl "
+     "simulate --config ... --trace ...)",
+     60,
+     add_simulate_run});
 static Registrar reg_generate({{"simulate", "generate"},
                                "Make seeded Philly-like traces and Philly-shaped clusters",
                                61,

@@ -11,7 +11,9 @@ std::vector<Command>& registry() {
 }
 }  // namespace
 
-Registrar::Registrar(Command c) { registry().push_back(std::move(c)); }
+Registrar::Registrar(Command c) {
+  registry().push_back(std::move(c));
+}
 
 std::vector<Command> commands() {
   std::vector<Command> out = registry();
@@ -23,7 +25,8 @@ std::vector<Command> commands() {
 
 const std::vector<Group>& groups() {
   static const std::vector<Group> kGroups = {
-      {"check", "Validate cluster files, hosts and job files before they reach an installer or a scheduler"},
+      {"check",
+       "Validate cluster files, hosts and job files before they reach an installer or a scheduler"},
       {"facts", "Collect hardware and software facts from hosts"},
       {"cluster", "Register OpenPAI clusters and see their capacity"},
       {"job", "Validate, render, submit and follow OpenPAI jobs"},

@@ -42,8 +42,8 @@ void print_findings_stderr(const pai::diag::List& list, const Globals& g) {
   std::fwrite(text.data(), 1, text.size(), stderr);
 }
 
-int report_diagnostics(const pai::diag::List& list, const std::vector<std::string>& files, bool input_error,
-                       const DiagReport& r, const Globals& g) {
+int report_diagnostics(const pai::diag::List& list, const std::vector<std::string>& files,
+                       bool input_error, const DiagReport& r, const Globals& g) {
   using pai::diag::Severity;
   const auto& all = list.items();
   if (r.output == "json") {
@@ -60,7 +60,8 @@ int report_diagnostics(const pai::diag::List& list, const std::vector<std::strin
 
   int rc = kExitOk;
   if (!r.junit.empty()) {
-    std::string err = write_report_file(r.junit, pai::diag::write_junit(all, files, r.suite, r.fail_on_warn));
+    std::string err =
+        write_report_file(r.junit, pai::diag::write_junit(all, files, r.suite, r.fail_on_warn));
     if (!err.empty()) {
       print_error("cannot write the JUnit report: " + err);
       rc = kExitUsage;
@@ -69,9 +70,9 @@ int report_diagnostics(const pai::diag::List& list, const std::vector<std::strin
   if (!r.sarif.empty()) {
     static const std::vector<pai::diag::Rule> no_rules;
     std::string err = write_report_file(
-        r.sarif,
-        pai::diag::dump_json(pai::diag::write_sarif(all, r.rules ? *r.rules : no_rules, pai::kVersion, r.help_base_uri)) +
-            "\n");
+        r.sarif, pai::diag::dump_json(pai::diag::write_sarif(all, r.rules ? *r.rules : no_rules,
+                                                             pai::kVersion, r.help_base_uri)) +
+                     "\n");
     if (!err.empty()) {
       print_error("cannot write the SARIF report: " + err);
       rc = kExitUsage;

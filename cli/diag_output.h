@@ -28,9 +28,9 @@ struct DiagReport {
   std::string junit;            // FILE, "-" or ""
   std::string sarif;            // FILE, "-" or ""
   bool fail_on_warn = false;
-  std::string suite;                                 // JUnit suite name, e.g. "paictl check config"
+  std::string suite;  // JUnit suite name, e.g. "paictl check config"
   const std::vector<pai::diag::Rule>* rules = nullptr;  // for SARIF
-  std::string help_base_uri;                         // SARIF rules' helpUri base
+  std::string help_base_uri;                            // SARIF rules' helpUri base
   // The source line shown under a text diagnostic ("" to show none).
   std::function<std::string(const std::string& file, uint32_t line)> source_line;
 };
@@ -38,7 +38,7 @@ struct DiagReport {
 // Prints `list` (info findings only with -v, errors only with -q), writes the
 // report files and returns the exit code: 2 when a report cannot be written or
 // `input_error`, 1 for errors (or warnings with fail_on_warn), else 0.
-int report_diagnostics(const pai::diag::List& list, const std::vector<std::string>& files, bool input_error,
-                       const DiagReport& r, const Globals& g);
+int report_diagnostics(const pai::diag::List& list, const std::vector<std::string>& files,
+                       bool input_error, const DiagReport& r, const Globals& g);
 
 }  // namespace paictl

@@ -23,44 +23,63 @@ namespace paictl {
 
 void add_hosts_options(CLI::App* cmd, HostsOptions& o) {
   cmd->add_option("PATH", o.paths, "A cluster directory (layout.yaml, config.yaml) or its files");
-  cmd->add_option("--hosts", o.hosts, "Hosts to check instead of a cluster: [user@]host[:port], comma-separated")
+  cmd->add_option("--hosts", o.hosts,
+                  "Hosts to check instead of a cluster: [user@]host[:port], comma-separated")
       ->type_name("LIST");
-  cmd->add_option("--hosts-file", o.hosts_file, "Read hosts from FILE, one [user@]host[:port] per line ('#' comments)")
+  cmd->add_option("--hosts-file", o.hosts_file,
+                  "Read hosts from FILE, one [user@]host[:port] per line ('#' comments)")
       ->type_name("FILE");
-  cmd->add_option("--limit", o.limit, "Only these hosts of the layout (hostnames or IPs, comma-separated)")
+  cmd->add_option("--limit", o.limit,
+                  "Only these hosts of the layout (hostnames or IPs, comma-separated)")
       ->delimiter(',')
       ->type_name("LIST");
-  cmd->add_option("-u,--user", o.user, "Log in as USER (default: config.yaml's user, then ~/.ssh/config, then you)")
+  cmd->add_option("-u,--user", o.user,
+                  "Log in as USER (default: config.yaml's user, then ~/.ssh/config, then you)")
       ->type_name("USER");
-  cmd->add_option("-i,--identity", o.identities, "Private key to try first (repeatable); config.yaml's ssh_key_file_path is tried too")
+  cmd->add_option(
+         "-i,--identity", o.identities,
+         "Private key to try first (repeatable); config.yaml's ssh_key_file_path is tried too")
       ->type_name("FILE");
-  cmd->add_option("--ssh-config", o.ssh_config, "Read this SSH client config instead of ~/.ssh/config and /etc/ssh/ssh_config ('none': no file)")
+  cmd->add_option("--ssh-config", o.ssh_config,
+                  "Read this SSH client config instead of ~/.ssh/config and /etc/ssh/ssh_config "
+                  "('none': no file)")
       ->type_name("FILE");
-  cmd->add_option("--known-hosts", o.known_hosts, "known_hosts file to verify (and, with accept-new, extend); default ~/.ssh/known_hosts")
+  cmd->add_option(
+         "--known-hosts", o.known_hosts,
+         "known_hosts file to verify (and, with accept-new, extend); default ~/.ssh/known_hosts")
       ->type_name("FILE");
   cmd->add_option("--host-key-policy", o.host_key_policy,
-                  "strict: the host key must be known; accept-new: add unknown hosts, refuse changed keys; off: no check (unsafe)")
+                  "strict: the host key must be known; accept-new: add unknown hosts, refuse "
+                  "changed keys; off: no check (unsafe)")
       ->check(CLI::IsMember({"strict", "accept-new", "off"}))
       ->capture_default_str();
   cmd->add_flag("--no-agent", o.no_agent, "Do not use ssh-agent (SSH_AUTH_SOCK)");
   cmd->add_flag("--password-stdin", o.password_stdin,
-                "Read the SSH password (also used for sudo) from the first line of stdin; PAICTL_SSH_PASSWORD and "
+                "Read the SSH password (also used for sudo) from the first line of stdin; "
+                "PAICTL_SSH_PASSWORD and "
                 "PAICTL_SUDO_PASSWORD are read from the environment");
-  cmd->add_option("--parallel", o.parallel, "Hosts checked at once (lowered to what the open-file limit allows)")
+  cmd->add_option("--parallel", o.parallel,
+                  "Hosts checked at once (lowered to what the open-file limit allows)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   cmd->add_option("--connect-timeout", o.connect_timeout_s, "Seconds to connect and exchange keys")
       ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();
-  cmd->add_option("--command-timeout", o.command_timeout_s, "Seconds the fact script may run on a host")
+  cmd->add_option("--command-timeout", o.command_timeout_s,
+                  "Seconds the fact script may run on a host")
       ->check(CLI::Range(0.1, 86400.0))
       ->capture_default_str();
-  cmd->add_option("--keepalive", o.keepalive_s, "Seconds of silence before an SSH keepalive (0: none)")
+  cmd->add_option("--keepalive", o.keepalive_s,
+                  "Seconds of silence before an SSH keepalive (0: none)")
       ->check(CLI::Range(0, 3600))
       ->capture_default_str();
-  cmd->add_option("--docker-data-root", o.docker_data_root, "Docker data root to measure (default: config.yaml's docker_data_root, else /mnt/docker)")
+  cmd->add_option(
+         "--docker-data-root", o.docker_data_root,
+         "Docker data root to measure (default: config.yaml's docker_data_root, else /mnt/docker)")
       ->type_name("PATH");
-  cmd->add_option("--registry", o.registries, "Registry host the DNS check resolves (repeatable; default: config.yaml's, else docker.io, gcr.io, quay.io)")
+  cmd->add_option("--registry", o.registries,
+                  "Registry host the DNS check resolves (repeatable; default: config.yaml's, else "
+                  "docker.io, gcr.io, quay.io)")
       ->type_name("HOST");
   cmd->add_flag("--dry-run", o.dry_run, "Show how each host would be reached, and contact none");
   cmd->add_flag("--print-script", o.print_script, "Print the script run on every host, and exit");
@@ -122,7 +141,8 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
     std::string text;
     char buf[4096];
     size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0 && text.size() < (4u << 20)) text.append(buf, n);
+    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0 && text.size() < (4u << 20))
+      text.append(buf, n);
     io.hosts_file_content = std::move(text);
   }
 
@@ -130,8 +150,10 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   print_diagnostics(out.inventory.diagnostics, g);
   if (out.inventory.input_error) {
     if (!o.paths.empty() && out.inventory.diagnostics.has_errors())
-      std::fprintf(stderr, "The cluster files must be valid before hosts are checked (paictl check config %s).\n",
-                   pai::util::join(o.paths, " ").c_str());
+      std::fprintf(
+          stderr,
+          "The cluster files must be valid before hosts are checked (paictl check config %s).\n",
+          pai::util::join(o.paths, " ").c_str());
     return kExitUsage;
   }
 
@@ -158,9 +180,10 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   out.collect.command_timeout_ms = static_cast<int>(std::lround(o.command_timeout_s * 1000));
   out.collect.script.docker_data_root =
       !o.docker_data_root.empty() ? o.docker_data_root : out.inventory.docker_data_root;
-  std::vector<std::string> names = !o.registries.empty()            ? o.registries
-                                   : !out.inventory.registries.empty() ? out.inventory.registries
-                                                                       : pai::check::default_registries();
+  std::vector<std::string> names = !o.registries.empty() ? o.registries
+                                   : !out.inventory.registries.empty()
+                                       ? out.inventory.registries
+                                       : pai::check::default_registries();
   for (const auto& n : names) {
     if (!pai::check::is_safe_dns_name(n)) {
       print_error("registry \"" + n + "\" is not a host name");
@@ -172,14 +195,18 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   if (io.host_key_policy == pai::remote::HostKeyPolicy::Off && !o.print_script) {
     bool c = use_color(g.no_color, 2);
     std::fprintf(stderr,
-                 "%spaictl: WARNING: host key checking is OFF.%s Any machine that answers at these addresses is "
-                 "trusted, and it gets the password%s. Use --host-key-policy accept-new to trust new hosts once.\n",
-                 c ? "\x1b[1;31m" : "", c ? "\x1b[0m" : "", out.ssh_password.empty() ? " if one is given" : "");
+                 "%spaictl: WARNING: host key checking is OFF.%s Any machine that answers at these "
+                 "addresses is "
+                 "trusted, and it gets the password%s. Use --host-key-policy accept-new to trust "
+                 "new hosts once.\n",
+                 c ? "\x1b[1;31m" : "", c ? "\x1b[0m" : "",
+                 out.ssh_password.empty() ? " if one is given" : "");
   }
   return -1;
 }
 
-void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::string& command, bool json) {
+void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::string& command,
+                   bool json) {
   const auto& hosts = p.inventory.hosts;
   size_t fds = 4;
   for (const auto& h : hosts) fds = std::max(fds, 4 + 3 * h.target.jumps.size());
@@ -188,7 +215,8 @@ void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::str
     std::vector<std::string> a;
     if (!e.agent_socket.empty()) a.push_back("ssh-agent");
     for (const auto& f : e.identity_files) a.push_back(f);
-    if (!p.ssh_password.empty() && e.password_auth) a.push_back("password (" + p.password_origin + ")");
+    if (!p.ssh_password.empty() && e.password_auth)
+      a.push_back("password (" + p.password_origin + ")");
     return a;
   };
   if (json) {
@@ -197,10 +225,14 @@ void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::str
       const auto& e = h.target.endpoint;
       nlohmann::json jumps = nlohmann::json::array();
       for (const auto& j : h.target.jumps)
-        jumps.push_back({{"name", j.name}, {"address", j.address}, {"port", j.port}, {"user", j.user}});
-      nlohmann::json jh = {{"name", h.name},           {"address", e.address},
-                           {"port", e.port},           {"user", e.user},
-                           {"auth", auth_of(e)},       {"jumps", jumps},
+        jumps.push_back(
+            {{"name", j.name}, {"address", j.address}, {"port", j.port}, {"user", j.user}});
+      nlohmann::json jh = {{"name", h.name},
+                           {"address", e.address},
+                           {"port", e.port},
+                           {"user", e.user},
+                           {"auth", auth_of(e)},
+                           {"jumps", jumps},
                            {"known_hosts", h.target.known_hosts_file},
                            {"host_key_policy", pai::remote::to_string(h.target.host_key_policy)},
                            {"roles", nlohmann::json::array()}};
@@ -222,31 +254,39 @@ void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::str
     std::printf("%s\n", pai::check::dump(j).c_str());
     return;
   }
-  std::printf("Dry run: nothing is contacted. %zu host%s, %zu at a time, one SSH round trip each.\n\n", hosts.size(),
-              hosts.size() == 1 ? "" : "s", effective);
+  std::printf(
+      "Dry run: nothing is contacted. %zu host%s, %zu at a time, one SSH round trip each.\n\n",
+      hosts.size(), hosts.size() == 1 ? "" : "s", effective);
   for (const auto& h : hosts) {
     const auto& e = h.target.endpoint;
     std::printf("%s\n", h.name.c_str());
-    std::printf("  connect   %s@%s:%d%s\n", e.user.c_str(), e.address.c_str(), e.port,
-                h.sku ? (" (" + h.sku->name + (h.master ? ", master" : ", worker") + ")").c_str() : "");
+    std::printf(
+        "  connect   %s@%s:%d%s\n", e.user.c_str(), e.address.c_str(), e.port,
+        h.sku ? (" (" + h.sku->name + (h.master ? ", master" : ", worker") + ")").c_str() : "");
     for (const auto& j : h.target.jumps)
       std::printf("  via       %s@%s:%d (ProxyJump)\n", j.user.c_str(), j.address.c_str(), j.port);
     std::printf("  auth      %s\n", pai::util::join(auth_of(e), ", ").c_str());
-    std::printf("  host key  %s, %s\n", std::string(pai::remote::to_string(h.target.host_key_policy)).c_str(),
+    std::printf("  host key  %s, %s\n",
+                std::string(pai::remote::to_string(h.target.host_key_policy)).c_str(),
                 h.target.known_hosts_file.c_str());
-    if (!h.target.unsupported.empty()) std::printf("  cannot    %s\n", h.target.unsupported.c_str());
+    if (!h.target.unsupported.empty())
+      std::printf("  cannot    %s\n", h.target.unsupported.c_str());
   }
   std::printf("\nRemote command: %s\n", command.c_str());
   std::printf("Its stdin: %s, then the fact script (paictl check hosts --print-script shows it).\n",
-              p.sudo_origin.empty() ? "an empty line" : ("the sudo password from " + p.sudo_origin +
-                                                         " (only to hosts not logged in as root)").c_str());
-  std::printf("Timeouts: connect %.1f s, script %.1f s. Docker data root %s. Registries resolved: %s.\n",
-              o.connect_timeout_s, o.command_timeout_s, p.collect.script.docker_data_root.c_str(),
-              pai::util::join(p.collect.script.dns_names, ", ").c_str());
+              p.sudo_origin.empty() ? "an empty line"
+                                    : ("the sudo password from " + p.sudo_origin +
+                                       " (only to hosts not logged in as root)")
+                                          .c_str());
+  std::printf(
+      "Timeouts: connect %.1f s, script %.1f s. Docker data root %s. Registries resolved: %s.\n",
+      o.connect_timeout_s, o.command_timeout_s, p.collect.script.docker_data_root.c_str(),
+      pai::util::join(p.collect.script.dns_names, ", ").c_str());
 }
 
-std::vector<pai::check::HostOutcome> collect_with_progress(PreparedHosts& p, const Globals& g, const char* what,
-                                                          double* duration_ms, size_t* parallel_used) {
+std::vector<pai::check::HostOutcome> collect_with_progress(PreparedHosts& p, const Globals& g,
+                                                           const char* what, double* duration_ms,
+                                                           size_t* parallel_used) {
   pai::remote::SshTransport transport;
   transport.set_password(p.ssh_password);
   bool progress = !g.quiet && is_tty(2);
@@ -261,7 +301,8 @@ std::vector<pai::check::HostOutcome> collect_with_progress(PreparedHosts& p, con
   auto t0 = std::chrono::steady_clock::now();
   auto outcomes = pai::check::collect(transport, p.inventory.hosts, p.collect, parallel_used);
   if (duration_ms)
-    *duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    *duration_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (progress) std::fprintf(stderr, "\r\x1b[K");
   return outcomes;
 }

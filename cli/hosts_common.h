@@ -56,10 +56,12 @@ struct PreparedHosts {
 int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out);
 
 // --dry-run: how each host would be reached, without contacting any. `json` for -o json.
-void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::string& command, bool json);
+void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::string& command,
+                   bool json);
 
 // Collects facts with a progress line on stderr when it is a terminal.
-std::vector<pai::check::HostOutcome> collect_with_progress(PreparedHosts& p, const Globals& g, const char* what,
-                                                          double* duration_ms, size_t* parallel_used);
+std::vector<pai::check::HostOutcome> collect_with_progress(PreparedHosts& p, const Globals& g,
+                                                           const char* what, double* duration_ms,
+                                                           size_t* parallel_used);
 
 }  // namespace paictl

@@ -3,8 +3,8 @@
 // run by the `paictl` launcher.
 
 #include <cstdio>
-#include <iostream>
 #include <cstring>
+#include <iostream>
 #include <map>
 #include <string>
 
@@ -47,9 +47,9 @@ class Formatter : public CLI::Formatter {
 // Called by the paictl launcher (cli/launcher/launcher.cc), which answers
 // --version itself and loads this library only when a command runs.
 extern "C" __attribute__((visibility("default"))) int paictl_main(int argc, char** argv) {
-
   Globals g;
-  CLI::App app{"paictl: plan, check, install and use shared GPU clusters (OpenPAI, HiveD)", "paictl"};
+  CLI::App app{"paictl: plan, check, install and use shared GPU clusters (OpenPAI, HiveD)",
+               "paictl"};
   app.formatter(std::make_shared<Formatter>());
   app.set_version_flag("--version", std::string("paictl ") + pai::kVersion);
   app.require_subcommand(1);

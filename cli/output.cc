@@ -10,7 +10,9 @@
 
 namespace paictl {
 
-bool is_tty(int fd) { return ::isatty(fd) == 1; }
+bool is_tty(int fd) {
+  return ::isatty(fd) == 1;
+}
 
 bool use_color(bool no_color_flag, int fd) {
   if (no_color_flag) return false;
@@ -31,13 +33,14 @@ std::string write_report_file(const std::string& path, const std::string& conten
 
 void print_error(const std::string& message) {
   bool color = use_color(false, 2);
-  std::fprintf(stderr, "%spaictl: error:%s %s\n", color ? "\x1b[1;31m" : "", color ? "\x1b[0m" : "", message.c_str());
+  std::fprintf(stderr, "%spaictl: error:%s %s\n", color ? "\x1b[1;31m" : "", color ? "\x1b[0m" : "",
+               message.c_str());
 }
 
 void print_warning(const std::string& message) {
   bool color = use_color(false, 2);
-  std::fprintf(stderr, "%spaictl: warning:%s %s\n", color ? "\x1b[1;33m" : "", color ? "\x1b[0m" : "",
-               message.c_str());
+  std::fprintf(stderr, "%spaictl: warning:%s %s\n", color ? "\x1b[1;33m" : "",
+               color ? "\x1b[0m" : "", message.c_str());
 }
 
 }  // namespace paictl

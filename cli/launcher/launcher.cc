@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
   if (env && *env) snprintf(candidates[count++], sizeof candidates[0], "%s", env);
   if (dir[0]) {
     snprintf(candidates[count++], sizeof candidates[0], "%s/%s", dir, PAI_CLI_LIBRARY);
-    snprintf(candidates[count++], sizeof candidates[0], "%s/%s/%s", dir, PAI_LIBDIR_FROM_BINDIR, PAI_CLI_LIBRARY);
+    snprintf(candidates[count++], sizeof candidates[0], "%s/%s/%s", dir, PAI_LIBDIR_FROM_BINDIR,
+             PAI_CLI_LIBRARY);
   }
   void* handle = nullptr;
   const char* last_error = "no candidate path";
@@ -60,7 +61,8 @@ int main(int argc, char** argv) {
     if (!handle) last_error = dlerror();
   }
   if (!handle) {
-    fprintf(stderr, "paictl: error: cannot load %s next to the paictl binary: %s\n", PAI_CLI_LIBRARY, last_error);
+    fprintf(stderr, "paictl: error: cannot load %s next to the paictl binary: %s\n",
+            PAI_CLI_LIBRARY, last_error);
     fprintf(stderr, "The installation is incomplete; reinstall paictl (cmake --install).\n");
     return 2;
   }

@@ -70,21 +70,28 @@ std::string hint_for(long status, const std::string& code, const std::string& me
            "'paictl cluster add NAME --uri URI --user USER --password-stdin --force'";
   if (code == "ForbiddenUserError")
     return message.find(" in ") != std::string::npos
-               ? "you may not use that virtual cluster; 'paictl cluster status' lists the ones you can use"
+               ? "you may not use that virtual cluster; 'paictl cluster status' lists the ones you "
+                 "can use"
                : "only the job's owner or an administrator may do this";
   if (code == "ConflictJobError")
     return "job names are unique per user, finished jobs included: pick another name with --name";
   if (code == "NoJobError") return "check the name with 'paictl job list'";
   if (code == "NoVirtualClusterError") return "'paictl cluster status' lists the virtual clusters";
-  if (code == "NoStorageError") return "check extras.storages against the storages you may use on this cluster";
+  if (code == "NoStorageError")
+    return "check extras.storages against the storages you may use on this cluster";
   if (code == "NoApiError")
-    return "this address does not serve OpenPAI's REST API v2: check --uri (the cluster's web address) and the "
+    return "this address does not serve OpenPAI's REST API v2: check --uri (the cluster's web "
+           "address) and the "
            "server's version";
-  if (code == "InvalidProtocolError") return "'paictl job validate FILE' reports every problem with its line";
-  if (code == "IncorrectPasswordError" || code == "NoUserError") return "check the user name and password";
+  if (code == "InvalidProtocolError")
+    return "'paictl job validate FILE' reports every problem with its line";
+  if (code == "IncorrectPasswordError" || code == "NoUserError")
+    return "check the user name and password";
   if (status == 429)
-    return "the server limits requests (by default 60 job submissions per hour and 60 job lists per minute per user)";
-  if (status == 502 || status == 503 || status == 504) return "the cluster's REST server is down or overloaded";
+    return "the server limits requests (by default 60 job submissions per hour and 60 job lists "
+           "per minute per user)";
+  if (status == 502 || status == 503 || status == 504)
+    return "the cluster's REST server is down or overloaded";
   if (status == 413) return "the request body is too large for the server (100 KiB for jobs)";
   return {};
 }
@@ -112,7 +119,9 @@ Resources resources_of(const Json& j) {
   return r;
 }
 
-std::string path_segment(const std::string& s) { return http::url_encode(s); }
+std::string path_segment(const std::string& s) {
+  return http::url_encode(s);
+}
 
 std::string base_host(const std::string& url) {
   size_t scheme = url.find("://");
@@ -137,10 +146,17 @@ Error error_from_transport(const http::Result& r) {
   e.message = r.message;
   if (r.attempts > 1) e.message += " (after " + std::to_string(r.attempts) + " attempts)";
   switch (r.error) {
-    case http::ErrorKind::Resolve: e.hint = "check the host name in the cluster's URI"; break;
-    case http::ErrorKind::Connect: e.hint = "is the cluster up, and is the URI's port right?"; break;
-    case http::ErrorKind::Timeout: e.hint = "the cluster did not answer in time; raise --timeout or retry later"; break;
-    default: break;
+    case http::ErrorKind::Resolve:
+      e.hint = "check the host name in the cluster's URI";
+      break;
+    case http::ErrorKind::Connect:
+      e.hint = "is the cluster up, and is the URI's port right?";
+      break;
+    case http::ErrorKind::Timeout:
+      e.hint = "the cluster did not answer in time; raise --timeout or retry later";
+      break;
+    default:
+      break;
   }
   return e;
 }
@@ -153,17 +169,20 @@ Error error_from_response(const http::Response& r) {
   if (!j.is_discarded() && j.is_object() && (j.contains("code") || j.contains("message"))) {
     if (j.contains("code") && j["code"].is_string()) e.code = j["code"].get<std::string>();
     std::string message;
-    if (j.contains("message")) message = j["message"].is_string() ? j["message"].get<std::string>() : j["message"].dump();
+    if (j.contains("message"))
+      message = j["message"].is_string() ? j["message"].get<std::string>() : j["message"].dump();
     Json list = Json::parse(message, nullptr, false);
     if (!list.is_discarded() && list.is_array()) {
-      for (const auto& item : list) e.details.push_back(item.is_object() ? ajv_line(item) : one_line(item.dump()));
-      e.message = "the server's schema refused the job (" + std::to_string(e.details.size()) + " error" +
-                  (e.details.size() == 1 ? "" : "s") + ")";
+      for (const auto& item : list)
+        e.details.push_back(item.is_object() ? ajv_line(item) : one_line(item.dump()));
+      e.message = "the server's schema refused the job (" + std::to_string(e.details.size()) +
+                  " error" + (e.details.size() == 1 ? "" : "s") + ")";
     } else {
       e.message = one_line(message);
     }
   } else {
-    std::string text = r.header("content-type").find("html") != std::string::npos ? strip_html(r.body) : r.body;
+    std::string text =
+        r.header("content-type").find("html") != std::string::npos ? strip_html(r.body) : r.body;
     text = one_line(text, 200);
     if (text.empty()) text = std::string(http::reason_phrase(r.status));
     e.message = text;
@@ -174,7 +193,9 @@ Error error_from_response(const http::Response& r) {
   return e;
 }
 
-std::string job_id(const std::string& user, const std::string& name) { return user + "~" + name; }
+std::string job_id(const std::string& user, const std::string& name) {
+  return user + "~" + name;
+}
 
 Resources VirtualCluster::free() const {
   Resources f;
@@ -189,8 +210,9 @@ Client::Client(http::Client& http, std::string rest_base, std::string token)
   while (!base_.empty() && base_.back() == '/') base_.pop_back();
 }
 
-http::Result Client::call(const std::string& method, const std::string& path, const std::string& body,
-                          const std::string& content_type, bool auth, std::optional<bool> idempotent) {
+http::Result Client::call(const std::string& method, const std::string& path,
+                          const std::string& body, const std::string& content_type, bool auth,
+                          std::optional<bool> idempotent) {
   http::Request r;
   r.method = method;
   r.url = base_ + path;
@@ -209,8 +231,9 @@ Result<T> Client::fail(const http::Result& r) {
   return out;
 }
 
-Result<Json> Client::json_call(const std::string& method, const std::string& path, const std::string& body,
-                               const std::string& content_type, bool auth) {
+Result<Json> Client::json_call(const std::string& method, const std::string& path,
+                               const std::string& body, const std::string& content_type,
+                               bool auth) {
   http::Result r = call(method, path, body, content_type, auth);
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<Json>(r);
   Result<Json> out;
@@ -219,7 +242,8 @@ Result<Json> Client::json_call(const std::string& method, const std::string& pat
     Error e;
     e.kind = Error::Kind::Decode;
     e.status = r.response.status;
-    e.message = "the answer to " + method + " " + path + " is not JSON: " + one_line(r.response.body, 120);
+    e.message =
+        "the answer to " + method + " " + path + " is not JSON: " + one_line(r.response.body, 120);
     e.hint = "is the URI the cluster's web address (the REST API is under /rest-server)?";
     out.error = e;
     return out;
@@ -263,11 +287,13 @@ Result<std::string> Client::authn_method() {
   return out;
 }
 
-Result<LoginResult> Client::login(const std::string& user, const std::string& password, int expiration_s) {
-  std::string body =
-      http::form_encode({{"username", user}, {"password", password}, {"expiration", std::to_string(expiration_s)}});
+Result<LoginResult> Client::login(const std::string& user, const std::string& password,
+                                  int expiration_s) {
+  std::string body = http::form_encode(
+      {{"username", user}, {"password", password}, {"expiration", std::to_string(expiration_s)}});
   // Logging in twice is harmless: it only issues another token.
-  http::Result r = call("POST", "/api/v2/authn/basic/login", body, "application/x-www-form-urlencoded", false, true);
+  http::Result r = call("POST", "/api/v2/authn/basic/login", body,
+                        "application/x-www-form-urlencoded", false, true);
   if (!r.ok() || r.response.status != 200) return fail<LoginResult>(r);
   Result<LoginResult> out;
   Json j = Json::parse(r.response.body, nullptr, false);
@@ -322,10 +348,12 @@ Result<std::vector<VirtualCluster>> Client::virtual_clusters() {
       vc.capacity = num(v, "capacity");
       vc.used_capacity = num(v, "usedCapacity");
       vc.max_capacity = num(v, "maxCapacity");
-      vc.dedicated = v.is_object() && v.contains("dedicated") && v["dedicated"].is_boolean() && v["dedicated"].get<bool>();
+      vc.dedicated = v.is_object() && v.contains("dedicated") && v["dedicated"].is_boolean() &&
+                     v["dedicated"].get<bool>();
       if (v.is_object()) {
         if (v.contains("resourcesUsed")) vc.used = resources_of(v["resourcesUsed"]);
-        if (v.contains("resourcesGuaranteed")) vc.guaranteed = resources_of(v["resourcesGuaranteed"]);
+        if (v.contains("resourcesGuaranteed"))
+          vc.guaranteed = resources_of(v["resourcesGuaranteed"]);
         if (v.contains("resourcesTotal")) vc.total = resources_of(v["resourcesTotal"]);
       }
       vcs.push_back(std::move(vc));
@@ -372,7 +400,8 @@ Result<std::vector<Storage>> Client::storages() {
       Storage st;
       st.name = s.value("name", std::string());
       st.share = s.contains("share") && s["share"].is_boolean() && s["share"].get<bool>();
-      st.is_default = s.contains("default") && s["default"].is_boolean() && s["default"].get<bool>();
+      st.is_default =
+          s.contains("default") && s["default"].is_boolean() && s["default"].get<bool>();
       list.push_back(st);
     }
   out.value = std::move(list);
@@ -385,7 +414,8 @@ Result<std::string> Client::submit_job(const std::string& yaml) {
     return fail<std::string>(r);
   Result<std::string> out;
   Json j = Json::parse(r.response.body, nullptr, false);
-  out.value = !j.is_discarded() && j.is_object() ? j.value("message", std::string("submitted")) : "submitted";
+  out.value = !j.is_discarded() && j.is_object() ? j.value("message", std::string("submitted"))
+                                                 : "submitted";
   return out;
 }
 
@@ -436,52 +466,63 @@ Result<std::string> Client::job_config(const std::string& user, const std::strin
 Result<std::string> Client::set_execution_type(const std::string& user, const std::string& name,
                                                const std::string& value) {
   Json body = {{"value", value}};
-  http::Result r = call("PUT", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/executionType", body.dump(-1, ' ', false, Json::error_handler_t::replace),
-                        "application/json");
+  http::Result r =
+      call("PUT", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/executionType",
+           body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<std::string>(r);
   Result<std::string> out;
   Json j = Json::parse(r.response.body, nullptr, false);
-  out.value = !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
+  out.value =
+      !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
   return out;
 }
 
-Result<std::string> Client::add_tag(const std::string& user, const std::string& name, const std::string& tag) {
+Result<std::string> Client::add_tag(const std::string& user, const std::string& name,
+                                    const std::string& tag) {
   Json body = {{"value", tag}};
   http::Result r =
-      call("PUT", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/tag", body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
+      call("PUT", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/tag",
+           body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<std::string>(r);
   Result<std::string> out;
   Json j = Json::parse(r.response.body, nullptr, false);
-  out.value = !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
+  out.value =
+      !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
   return out;
 }
 
-Result<std::string> Client::remove_tag(const std::string& user, const std::string& name, const std::string& tag) {
+Result<std::string> Client::remove_tag(const std::string& user, const std::string& name,
+                                       const std::string& tag) {
   Json body = {{"value", tag}};
   http::Result r =
-      call("DELETE", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/tag", body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
+      call("DELETE", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/tag",
+           body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<std::string>(r);
   Result<std::string> out;
   Json j = Json::parse(r.response.body, nullptr, false);
-  out.value = !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
+  out.value =
+      !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
   return out;
 }
 
-Result<Json> Client::task_log_locations(const std::string& user, const std::string& name, int job_attempt,
-                                        const std::string& task_role, int task_index, int task_attempt, bool tail) {
+Result<Json> Client::task_log_locations(const std::string& user, const std::string& name,
+                                        int job_attempt, const std::string& task_role,
+                                        int task_index, int task_attempt, bool tail) {
   std::string path = "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/attempts/" +
-                     std::to_string(job_attempt) + "/taskRoles/" + path_segment(task_role) + "/taskIndex/" +
-                     std::to_string(task_index) + "/attempts/" + std::to_string(task_attempt) + "/logs";
+                     std::to_string(job_attempt) + "/taskRoles/" + path_segment(task_role) +
+                     "/taskIndex/" + std::to_string(task_index) + "/attempts/" +
+                     std::to_string(task_attempt) + "/logs";
   // The controller reads "tail-mode" (the swagger's "tailMode" is ignored).
   if (tail) path += "?tail-mode=true";
   return json_call("GET", path);
 }
 
-Result<Json> Client::task_attempts(const std::string& user, const std::string& name, int job_attempt,
-                                   const std::string& task_role, int task_index) {
+Result<Json> Client::task_attempts(const std::string& user, const std::string& name,
+                                   int job_attempt, const std::string& task_role, int task_index) {
   return json_call("GET", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/attempts/" +
-                              std::to_string(job_attempt) + "/taskRoles/" + path_segment(task_role) + "/taskIndex/" +
-                              std::to_string(task_index) + "/attempts");
+                              std::to_string(job_attempt) + "/taskRoles/" +
+                              path_segment(task_role) + "/taskIndex/" + std::to_string(task_index) +
+                              "/attempts");
 }
 
 Result<std::string> Client::fetch_log(const std::string& url) {

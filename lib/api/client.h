@@ -100,9 +100,9 @@ struct Storage {
 struct JobFilter {
   std::string username;  // comma list
   std::string vc;
-  std::string state;     // comma list of WAITING, RUNNING, ...
+  std::string state;  // comma list of WAITING, RUNNING, ...
   std::string keyword;
-  int limit = 0;         // 0: server default (5000)
+  int limit = 0;  // 0: server default (5000)
 };
 
 // The OpenPAI job id: "user~name".
@@ -118,7 +118,8 @@ class Client {
 
   Result<ClusterInfo> info();
   Result<std::string> authn_method();  // GET /api/v2/authn/info: "basic" or "OIDC"
-  Result<LoginResult> login(const std::string& user, const std::string& password, int expiration_s = 7 * 86400);
+  Result<LoginResult> login(const std::string& user, const std::string& password,
+                            int expiration_s = 7 * 86400);
   Result<UserInfo> user(const std::string& name);
   Result<std::vector<VirtualCluster>> virtual_clusters();
   Result<std::vector<SkuType>> sku_types(const std::string& vc = {});
@@ -131,11 +132,15 @@ class Client {
   // true when the job exists, false on 404 NoJobError.
   Result<bool> job_exists(const std::string& user, const std::string& name);
   Result<std::string> job_config(const std::string& user, const std::string& name);
-  Result<std::string> set_execution_type(const std::string& user, const std::string& name, const std::string& value);
-  Result<std::string> add_tag(const std::string& user, const std::string& name, const std::string& tag);
-  Result<std::string> remove_tag(const std::string& user, const std::string& name, const std::string& tag);
+  Result<std::string> set_execution_type(const std::string& user, const std::string& name,
+                                         const std::string& value);
+  Result<std::string> add_tag(const std::string& user, const std::string& name,
+                              const std::string& tag);
+  Result<std::string> remove_tag(const std::string& user, const std::string& name,
+                                 const std::string& tag);
   Result<Json> task_log_locations(const std::string& user, const std::string& name, int job_attempt,
-                                  const std::string& task_role, int task_index, int task_attempt, bool tail);
+                                  const std::string& task_role, int task_index, int task_attempt,
+                                  bool tail);
   // The attempt history of one task: its status plus `attempts: [...]`.
   Result<Json> task_attempts(const std::string& user, const std::string& name, int job_attempt,
                              const std::string& task_role, int task_index);
@@ -144,12 +149,14 @@ class Client {
   Result<std::string> fetch_log(const std::string& url);
 
  private:
-  http::Result call(const std::string& method, const std::string& path, const std::string& body = {},
-                    const std::string& content_type = {}, bool auth = true, std::optional<bool> idempotent = {});
+  http::Result call(const std::string& method, const std::string& path,
+                    const std::string& body = {}, const std::string& content_type = {},
+                    bool auth = true, std::optional<bool> idempotent = {});
   template <class T>
   Result<T> fail(const http::Result& r);
-  Result<Json> json_call(const std::string& method, const std::string& path, const std::string& body = {},
-                         const std::string& content_type = {}, bool auth = true);
+  Result<Json> json_call(const std::string& method, const std::string& path,
+                         const std::string& body = {}, const std::string& content_type = {},
+                         bool auth = true);
 
   http::Client& http_;
   std::string base_;

@@ -14,11 +14,11 @@ enum class Status { Pass, Warn, Fail, Skip };
 std::string_view to_string(Status s);
 
 struct CheckInfo {
-  std::string_view name;      // stable, greppable, used by --ignore-check-errors and as SARIF rule id
-  diag::Severity severity;    // Error: a violation fails; Warning: it warns
-  std::string_view scope;     // "host", or "cluster" (compares hosts)
-  std::string_view summary;   // one line
-  std::string_view origin;    // "openpai", "kubeadm", "non-clean", "paictl"
+  std::string_view name;    // stable, greppable, used by --ignore-check-errors and as SARIF rule id
+  diag::Severity severity;  // Error: a violation fails; Warning: it warns
+  std::string_view scope;   // "host", or "cluster" (compares hosts)
+  std::string_view summary;  // one line
+  std::string_view origin;   // "openpai", "kubeadm", "non-clean", "paictl"
 };
 
 // In the order results are reported. Port checks are one family, "Port-<N>".

@@ -190,7 +190,8 @@ std::string first_line(std::string_view s) {
 // os-release values may be "quoted" or 'quoted'.
 std::string unquote(std::string_view v) {
   v = util::trim(v);
-  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+    v = v.substr(1, v.size() - 2);
   return std::string(v);
 }
 
@@ -225,7 +226,8 @@ std::string decode_proc_address(std::string_view hex, bool& ok) {
     for (int v : b)
       if (v < 0) return {};
     ok = true;
-    return std::to_string(b[3]) + "." + std::to_string(b[2]) + "." + std::to_string(b[1]) + "." + std::to_string(b[0]);
+    return std::to_string(b[3]) + "." + std::to_string(b[2]) + "." + std::to_string(b[1]) + "." +
+           std::to_string(b[0]);
   }
   if (hex.size() == 32) {
     unsigned char bytes[16];
@@ -241,8 +243,8 @@ std::string decode_proc_address(std::string_view hex, bool& ok) {
     mapped &= bytes[10] == 0xff && bytes[11] == 0xff;
     ok = true;
     if (mapped)
-      return "::ffff:" + std::to_string(bytes[12]) + "." + std::to_string(bytes[13]) + "." + std::to_string(bytes[14]) +
-             "." + std::to_string(bytes[15]);
+      return "::ffff:" + std::to_string(bytes[12]) + "." + std::to_string(bytes[13]) + "." +
+             std::to_string(bytes[14]) + "." + std::to_string(bytes[15]);
     bool all_zero = true;
     for (unsigned char c : bytes) all_zero &= c == 0;
     if (all_zero) return "::";
@@ -267,15 +269,23 @@ std::string decode_proc_address(std::string_view hex, bool& ok) {
 
 void parse_files(std::string_view body, HostFacts& f) {
   std::map<std::string, std::string> files;
-  static const char* kNames[] = {"/etc/os-release", "/etc/machine-id", "/proc/sys/kernel/osrelease",
-                                 "/proc/sys/kernel/hostname", "/proc/meminfo", "/proc/swaps",
-                                 "/proc/sys/net/ipv4/ip_forward", "/proc/sys/net/bridge/bridge-nf-call-iptables",
-                                 "/sys/fs/cgroup/cgroup.controllers", "/proc/cgroups", "/etc/docker/daemon.json",
+  static const char* kNames[] = {"/etc/os-release",
+                                 "/etc/machine-id",
+                                 "/proc/sys/kernel/osrelease",
+                                 "/proc/sys/kernel/hostname",
+                                 "/proc/meminfo",
+                                 "/proc/swaps",
+                                 "/proc/sys/net/ipv4/ip_forward",
+                                 "/proc/sys/net/bridge/bridge-nf-call-iptables",
+                                 "/sys/fs/cgroup/cgroup.controllers",
+                                 "/proc/cgroups",
+                                 "/etc/docker/daemon.json",
                                  "/proc/driver/nvidia/version"};
   for (auto line : lines_of(body)) {
     for (const char* n : kNames) {
       std::string_view name(n);
-      if (line.size() > name.size() && line.substr(0, name.size()) == name && line[name.size()] == ':') {
+      if (line.size() > name.size() && line.substr(0, name.size()) == name &&
+          line[name.size()] == ':') {
         std::string& dst = files[std::string(name)];
         dst.append(line.substr(name.size() + 1));
         dst += '\n';
@@ -293,10 +303,14 @@ void parse_files(std::string_view body, HostFacts& f) {
       if (eq == std::string_view::npos) continue;
       std::string_view k = l.substr(0, eq);
       std::string v = unquote(l.substr(eq + 1));
-      if (k == "ID") f.os.id = v;
-      else if (k == "ID_LIKE") f.os.id_like = v;
-      else if (k == "VERSION_ID") f.os.version_id = v;
-      else if (k == "PRETTY_NAME") f.os.pretty_name = v;
+      if (k == "ID")
+        f.os.id = v;
+      else if (k == "ID_LIKE")
+        f.os.id_like = v;
+      else if (k == "VERSION_ID")
+        f.os.version_id = v;
+      else if (k == "PRETTY_NAME")
+        f.os.pretty_name = v;
     }
   }
   if (auto* s = get("/etc/machine-id")) f.machine_id = std::string(util::trim(*s));
@@ -336,7 +350,8 @@ void parse_files(std::string_view body, HostFacts& f) {
       std::vector<std::string_view> w;
       for (auto p : util::split(l, '\t'))
         if (!p.empty()) w.push_back(p);
-      if (w.size() >= 4 && util::trim(w[3]) == "1") f.cgroup_controllers.emplace_back(util::trim(w[0]));
+      if (w.size() >= 4 && util::trim(w[3]) == "1")
+        f.cgroup_controllers.emplace_back(util::trim(w[0]));
     }
   }
   if (auto* s = get("/etc/docker/daemon.json")) {
@@ -348,12 +363,15 @@ void parse_files(std::string_view body, HostFacts& f) {
     } else {
       if (auto it = j.find("default-runtime"); it != j.end() && it->is_string())
         f.daemon_json.default_runtime = it->get<std::string>();
-      if (auto it = j.find("data-root"); it != j.end() && it->is_string()) f.daemon_json.data_root = it->get<std::string>();
-      else if (auto g = j.find("graph"); g != j.end() && g->is_string()) f.daemon_json.data_root = g->get<std::string>();
+      if (auto it = j.find("data-root"); it != j.end() && it->is_string())
+        f.daemon_json.data_root = it->get<std::string>();
+      else if (auto g = j.find("graph"); g != j.end() && g->is_string())
+        f.daemon_json.data_root = g->get<std::string>();
       if (auto it = j.find("runtimes"); it != j.end() && it->is_object())
         for (auto& [name, v] : it->items())
           if (v.is_object())
-            if (auto p = v.find("path"); p != v.end() && p->is_string()) f.daemon_json.runtimes[name] = p->get<std::string>();
+            if (auto p = v.find("path"); p != v.end() && p->is_string())
+              f.daemon_json.runtimes[name] = p->get<std::string>();
     }
   }
   if (auto* s = get("/proc/driver/nvidia/version")) {
@@ -394,8 +412,9 @@ void parse_tcp(std::string_view body, HostFacts& f) {
     for (const auto& x : f.listening) dup |= x.address == li.address && x.port == li.port;
     if (!dup && f.listening.size() < 10000) f.listening.push_back(std::move(li));
   }
-  std::sort(f.listening.begin(), f.listening.end(),
-            [](const Listener& a, const Listener& b) { return a.port != b.port ? a.port < b.port : a.address < b.address; });
+  std::sort(f.listening.begin(), f.listening.end(), [](const Listener& a, const Listener& b) {
+    return a.port != b.port ? a.port < b.port : a.address < b.address;
+  });
 }
 
 void parse_paths(std::string_view body, HostFacts& f) {
@@ -488,7 +507,8 @@ void parse_ip(std::string_view body, HostFacts& f) {
       size_t slash = cidr.find('/');
       a.address = std::string(cidr.substr(0, slash));
       if (slash != std::string_view::npos)
-        if (auto p = util::parse_int(cidr.substr(slash + 1)); p && *p >= 0 && *p <= 128) a.prefix = static_cast<int>(*p);
+        if (auto p = util::parse_int(cidr.substr(slash + 1)); p && *p >= 0 && *p <= 128)
+          a.prefix = static_cast<int>(*p);
       if (f.interfaces.size() < 1000) f.interfaces.push_back(std::move(a));
       break;
     }
@@ -507,9 +527,21 @@ void parse_ip(std::string_view body, HostFacts& f) {
 }
 
 void parse_processes(std::string_view body, HostFacts& f) {
-  static const char* kInteresting[] = {"kubelet", "etcd", "kube-apiserver", "kube-controller", "kube-scheduler",
-                                       "kube-proxy", "dockerd", "containerd", "ntpd", "chronyd",
-                                       "systemd-timesyncd", "firewalld", "hivedscheduler", "calico-node", "weaver"};
+  static const char* kInteresting[] = {"kubelet",
+                                       "etcd",
+                                       "kube-apiserver",
+                                       "kube-controller",
+                                       "kube-scheduler",
+                                       "kube-proxy",
+                                       "dockerd",
+                                       "containerd",
+                                       "ntpd",
+                                       "chronyd",
+                                       "systemd-timesyncd",
+                                       "firewalld",
+                                       "hivedscheduler",
+                                       "calico-node",
+                                       "weaver"};
   for (auto l : lines_of(body)) {
     std::string_view name = util::trim(l);
     for (const char* k : kInteresting) {
@@ -537,7 +569,8 @@ void parse_ntp(std::string_view body, HostFacts& f) {
       if (t.rfind("System clock synchronized:", 0) == 0 || t.rfind("NTP synchronized:", 0) == 0)
         f.clock.ntp_synchronized = util::trim(t.substr(t.find(':') + 1)) == "yes";
     } else if (via == "chronyc") {
-      if (t.rfind("Leap status", 0) == 0) f.clock.ntp_synchronized = t.find("Not synchronised") == std::string_view::npos;
+      if (t.rfind("Leap status", 0) == 0)
+        f.clock.ntp_synchronized = t.find("Not synchronised") == std::string_view::npos;
     } else if (via == "ntpq") {
       if (!t.empty() && t[0] == '*') f.clock.ntp_synchronized = true;
     }
@@ -590,17 +623,20 @@ void parse_docker(std::string_view body, int status, HostFacts& f) {
   // `docker info --format '{{json .}}'` prints the JSON even when the daemon is down
   // (with ServerErrors) on new clients, and an error line on old ones.
   size_t brace = text.find('{');
-  nlohmann::json j = brace == std::string::npos ? nlohmann::json()
-                                                : nlohmann::json::parse(text.substr(brace), nullptr, false);
+  nlohmann::json j = brace == std::string::npos
+                         ? nlohmann::json()
+                         : nlohmann::json::parse(text.substr(brace), nullptr, false);
   if (status != 0 || !j.is_object()) {
     f.docker.daemon_reachable = false;
     f.docker.error = first_line(text);
-    if (f.docker.error.empty()) f.docker.error = "docker info failed with status " + std::to_string(status);
+    if (f.docker.error.empty())
+      f.docker.error = "docker info failed with status " + std::to_string(status);
     return;
   }
   if (auto it = j.find("ServerErrors"); it != j.end() && it->is_array() && !it->empty()) {
     f.docker.daemon_reachable = false;
-    f.docker.error = (*it)[0].is_string() ? (*it)[0].get<std::string>() : "docker info reported server errors";
+    f.docker.error =
+        (*it)[0].is_string() ? (*it)[0].get<std::string>() : "docker info reported server errors";
     return;
   }
   f.docker.daemon_reachable = true;
@@ -613,7 +649,8 @@ void parse_docker(std::string_view body, int status, HostFacts& f) {
   f.docker.root_dir = str("DockerRootDir");
   f.docker.cgroup_driver = str("CgroupDriver");
   if (auto it = j.find("ContainersRunning"); it != j.end() && it->is_number_integer())
-    f.docker.containers_running = static_cast<int>(std::clamp<int64_t>(it->get<int64_t>(), 0, 1 << 30));
+    f.docker.containers_running =
+        static_cast<int>(std::clamp<int64_t>(it->get<int64_t>(), 0, 1 << 30));
   if (auto it = j.find("Runtimes"); it != j.end() && it->is_object())
     for (auto& [name, v] : it->items()) {
       std::string path = name;
@@ -633,7 +670,8 @@ void parse_nvidia(std::string_view body, int status, HostFacts& f) {
     return;
   }
   auto parsed = topology::parse_gpu_query(text, "nvidia-smi --query-gpu");
-  for (const auto& g : parsed.value) f.gpus.push_back({g.index, g.name, g.memory_mib, g.bus_id, g.uuid});
+  for (const auto& g : parsed.value)
+    f.gpus.push_back({g.index, g.name, g.memory_mib, g.bus_id, g.uuid});
   for (const auto& d : parsed.diagnostics.items())
     if (d.severity == diag::Severity::Error) note(f, "nvidia-smi --query-gpu: " + d.message);
   // The driver version column (the shared parser ignores columns it does not know).
@@ -666,7 +704,8 @@ std::string fact_script(const ScriptOptions& opts) {
     if (is_safe_dns_name(n)) names += (names.empty() ? "" : " ") + n;
   std::string root = opts.docker_data_root.empty() ? "/var/lib/docker" : opts.docker_data_root;
   return "# paictl fact script (paictl.facts/v1): reads facts, changes nothing.\n"
-         "DATA_ROOT=" + util::shell_quote(root) + "\nDNS_NAMES=" + util::shell_quote(names) + "\n" + kScript;
+         "DATA_ROOT=" +
+         util::shell_quote(root) + "\nDNS_NAMES=" + util::shell_quote(names) + "\n" + kScript;
 }
 
 std::string bootstrap_command() {
@@ -685,7 +724,8 @@ std::string bootstrap_command() {
 bool is_safe_dns_name(const std::string& name) {
   if (name.empty() || name.size() > 253 || name[0] == '-') return false;
   for (char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_')) return false;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_'))
+      return false;
   return true;
 }
 
@@ -737,8 +777,10 @@ ParsedOutput split_sections(const std::string& out) {
         p.done = true;
       } else {
         size_t sp = l.find(' ');
-        p.markers.emplace_back(std::string(l.substr(2, sp == std::string_view::npos ? std::string_view::npos : sp - 2)),
-                               sp == std::string_view::npos ? std::string() : std::string(l.substr(sp + 1)));
+        p.markers.emplace_back(
+            std::string(
+                l.substr(2, sp == std::string_view::npos ? std::string_view::npos : sp - 2)),
+            sp == std::string_view::npos ? std::string() : std::string(l.substr(sp + 1)));
       }
       continue;
     }
@@ -780,7 +822,8 @@ void parse_fact_output(const std::string& out, double first_byte_epoch, HostFact
     }
   }
   // Complete: the script said so and no step was left open after it.
-  f.complete = p.done && std::all_of(p.sections.begin(), p.sections.end(), [](const Section& x) { return x.ended; });
+  f.complete = p.done && std::all_of(p.sections.begin(), p.sections.end(),
+                                     [](const Section& x) { return x.ended; });
   for (const auto& s : p.sections) {
     f.sections.push_back(s.name);
     if (!s.ended) {
@@ -814,10 +857,12 @@ void parse_fact_output(const std::string& out, double first_byte_epoch, HostFact
     } else if (s.name == "modules") {
       for (auto l : lines_of(b)) {
         size_t sp = l.find(' ');
-        if (sp != std::string_view::npos) f.kernel_modules[std::string(l.substr(0, sp))] = l.substr(sp + 1) == "1";
+        if (sp != std::string_view::npos)
+          f.kernel_modules[std::string(l.substr(0, sp))] = l.substr(sp + 1) == "1";
       }
     } else if (s.name == "cgroup") {
-      if (auto n = util::parse_int(util::trim(b)); n && *n >= 0 && *n <= 2) f.cgroup_version = static_cast<int>(*n);
+      if (auto n = util::parse_int(util::trim(b)); n && *n >= 0 && *n <= 2)
+        f.cgroup_version = static_cast<int>(*n);
     } else if (s.name == "paths") {
       parse_paths(b, f);
     } else if (s.name == "bins") {
@@ -825,7 +870,8 @@ void parse_fact_output(const std::string& out, double first_byte_epoch, HostFact
     } else if (s.name == "runtimes") {
       // Needs docker's runtimes too: parsed after the docker section (below).
     } else if (s.name == "pci") {
-      if (auto n = util::parse_int(util::trim(b)); n && *n >= 0) f.nvidia.pci_gpus = static_cast<int>(*n);
+      if (auto n = util::parse_int(util::trim(b)); n && *n >= 0)
+        f.nvidia.pci_gpus = static_cast<int>(*n);
     } else if (s.name == "lscpu") {
       f.lscpu = b;
       auto c = topology::parse_lscpu(b, "lscpu");
@@ -887,13 +933,16 @@ void parse_fact_output(const std::string& out, double first_byte_epoch, HostFact
                             "nvidia-container-runtime-hook"})
         if (auto it = f.binaries.find(t); it != f.binaries.end() && !it->second.empty())
           f.nvidia.toolkit_binaries.emplace_back(t);
-      if (auto it = f.binaries.find("nvidia-container-runtime"); it != f.binaries.end() && !it->second.empty())
+      if (auto it = f.binaries.find("nvidia-container-runtime");
+          it != f.binaries.end() && !it->second.empty())
         f.nvidia.container_runtime_present = true;
     }
   }
   // ip_addresses: the address the connection arrived on first, then the rest, no loopback.
   auto loopback = [](const std::string& a) { return a.rfind("127.", 0) == 0 || a == "::1"; };
-  auto link_local = [](const std::string& a) { return a.rfind("fe80:", 0) == 0 || a.rfind("169.254.", 0) == 0; };
+  auto link_local = [](const std::string& a) {
+    return a.rfind("fe80:", 0) == 0 || a.rfind("169.254.", 0) == 0;
+  };
   if (!f.ssh_server_address.empty()) f.ip_addresses.push_back(f.ssh_server_address);
   for (const auto& i : f.interfaces)
     if (!loopback(i.address) && !link_local(i.address) &&

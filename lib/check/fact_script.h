@@ -39,7 +39,7 @@ bool is_safe_dns_name(const std::string& name);
 struct Section {
   std::string name;
   std::string body;
-  int status = -1;     // -1: the section did not end
+  int status = -1;  // -1: the section did not end
   bool ended = false;
 };
 

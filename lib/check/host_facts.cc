@@ -7,7 +7,8 @@ namespace pai::check {
 using nlohmann::json;
 
 bool HostFacts::has(const std::string& section) const {
-  return std::find(sections.begin(), sections.end(), section) != sections.end() && section != stuck_in;
+  return std::find(sections.begin(), sections.end(), section) != sections.end() &&
+         section != stuck_in;
 }
 
 const PathFacts* HostFacts::path(const std::string& p) const {
@@ -27,10 +28,15 @@ bool HostFacts::is_gpu_host() const {
 json to_json(const HostFacts& f) {
   json gpus = json::array();
   for (const auto& g : f.gpus)
-    gpus.push_back({{"index", g.index}, {"name", g.name}, {"memory_mib", g.memory_mib}, {"bus_id", g.bus_id}, {"uuid", g.uuid}});
+    gpus.push_back({{"index", g.index},
+                    {"name", g.name},
+                    {"memory_mib", g.memory_mib},
+                    {"bus_id", g.bus_id},
+                    {"uuid", g.uuid}});
   json ifaces = json::array();
   for (const auto& i : f.interfaces)
-    ifaces.push_back({{"interface", i.interface}, {"address", i.address}, {"prefix", i.prefix}, {"v6", i.v6}});
+    ifaces.push_back(
+        {{"interface", i.interface}, {"address", i.address}, {"prefix", i.prefix}, {"v6", i.v6}});
   json disks = json::array();
   for (const auto& d : f.disks)
     disks.push_back({{"path", d.path},
@@ -39,7 +45,8 @@ json to_json(const HostFacts& f) {
                      {"total_bytes", d.total_bytes},
                      {"available_bytes", d.available_bytes}});
   json listening = json::array();
-  for (const auto& l : f.listening) listening.push_back({{"address", l.address}, {"port", l.port}, {"v6", l.v6}});
+  for (const auto& l : f.listening)
+    listening.push_back({{"address", l.address}, {"port", l.port}, {"v6", l.v6}});
   json paths = json::array();
   for (const auto& p : f.paths)
     paths.push_back({{"path", p.path},
@@ -49,7 +56,8 @@ json to_json(const HostFacts& f) {
                      {"entries", p.entries},
                      {"sample", p.sample}});
   json swapdev = json::array();
-  for (const auto& d : f.swap.devices) swapdev.push_back({{"name", d.name}, {"type", d.type}, {"size_bytes", d.size_bytes}});
+  for (const auto& d : f.swap.devices)
+    swapdev.push_back({{"name", d.name}, {"type", d.type}, {"size_bytes", d.size_bytes}});
   json rtbin = json::array();
   for (const auto& r : f.runtime_binaries)
     rtbin.push_back({{"runtime", r.runtime}, {"path", r.path}, {"resolved", r.resolved}});
@@ -69,7 +77,11 @@ json to_json(const HostFacts& f) {
       {"machine_id", f.machine_id},
       {"ip_addresses", f.ip_addresses},
       {"interfaces", ifaces},
-      {"os", {{"id", f.os.id}, {"id_like", f.os.id_like}, {"version_id", f.os.version_id}, {"pretty_name", f.os.pretty_name}}},
+      {"os",
+       {{"id", f.os.id},
+        {"id_like", f.os.id_like},
+        {"version_id", f.os.version_id},
+        {"pretty_name", f.os.pretty_name}}},
       {"kernel", f.kernel},
       {"cgroup", {{"version", f.cgroup_version}, {"controllers", f.cgroup_controllers}}},
       {"cpu",
@@ -80,7 +92,8 @@ json to_json(const HostFacts& f) {
         {"numa_nodes", f.cpu.numa_nodes},
         {"model", f.cpu.model},
         {"architecture", f.cpu.architecture}}},
-      {"memory", {{"total_bytes", f.memory.total_bytes}, {"available_bytes", f.memory.available_bytes}}},
+      {"memory",
+       {{"total_bytes", f.memory.total_bytes}, {"available_bytes", f.memory.available_bytes}}},
       {"swap", {{"total_bytes", f.swap.total_bytes}, {"devices", swapdev}}},
       {"disks", disks},
       {"listening", listening},
@@ -124,13 +137,18 @@ json to_json(const HostFacts& f) {
       {"processes", f.processes},
       {"binaries", f.binaries},
       {"kernel_modules", f.kernel_modules},
-      {"sysctl", {{"net.ipv4.ip_forward", f.ip_forward}, {"net.bridge.bridge-nf-call-iptables", f.bridge_nf_call_iptables}}},
+      {"sysctl",
+       {{"net.ipv4.ip_forward", f.ip_forward},
+        {"net.bridge.bridge-nf-call-iptables", f.bridge_nf_call_iptables}}},
       {"dns", dns},
       {"hostname_resolves", f.hostname_resolves},
       {"lscpu", f.lscpu},
       {"meminfo", f.meminfo},
       {"collection",
-       {{"complete", f.complete}, {"stuck_in", f.stuck_in}, {"sections", f.sections}, {"notes", f.notes}}},
+       {{"complete", f.complete},
+        {"stuck_in", f.stuck_in},
+        {"sections", f.sections},
+        {"notes", f.notes}}},
   };
   return j;
 }

@@ -45,13 +45,13 @@ struct SwapDevice {
 };
 
 struct SwapFacts {
-  int64_t total_bytes = 0;  // from /proc/meminfo SwapTotal
+  int64_t total_bytes = 0;          // from /proc/meminfo SwapTotal
   std::vector<SwapDevice> devices;  // from /proc/swaps
 };
 
 struct DiskFacts {
-  std::string path;        // what was asked: "/" or the Docker data root
-  std::string checked;     // the path measured: the nearest existing ancestor of `path`
+  std::string path;     // what was asked: "/" or the Docker data root
+  std::string checked;  // the path measured: the nearest existing ancestor of `path`
   std::string mount_point;
   int64_t total_bytes = 0;
   int64_t available_bytes = 0;
@@ -74,8 +74,8 @@ struct PathFacts {
   std::string path;
   bool exists = false;
   bool directory = false;
-  bool readable = true;  // false: exists, but the login user may not list it
-  int entries = 0;       // directory entries (files: 0)
+  bool readable = true;             // false: exists, but the login user may not list it
+  int entries = 0;                  // directory entries (files: 0)
   std::vector<std::string> sample;  // up to 5 entry names
 };
 
@@ -117,11 +117,11 @@ struct GpuFacts {
 
 struct NvidiaFacts {
   bool smi_present = false;
-  int smi_exit = -1;          // exit status of the GPU query; -1 = not run
-  std::string smi_error;      // first line of its output when it failed
+  int smi_exit = -1;      // exit status of the GPU query; -1 = not run
+  std::string smi_error;  // first line of its output when it failed
   std::string driver_version;
-  std::string topo_matrix;    // raw `nvidia-smi topo -m`
-  int pci_gpus = -1;          // NVIDIA display/3D controllers on the PCI bus; -1 = unknown
+  std::string topo_matrix;  // raw `nvidia-smi topo -m`
+  int pci_gpus = -1;        // NVIDIA display/3D controllers on the PCI bus; -1 = unknown
   bool container_runtime_present = false;
   std::string container_runtime_version;
   std::vector<std::string> toolkit_binaries;  // nvidia-ctk, nvidia-container-cli, ... found on PATH
@@ -133,17 +133,17 @@ struct DnsFacts {
 };
 
 struct ClockFacts {
-  double epoch = 0;           // the host's clock (seconds since 1970) when the script started
-  double skew_s = 0;          // host clock minus this machine's, when the first byte came back
-  bool ntp_known = false;     // some NTP client answered
+  double epoch = 0;        // the host's clock (seconds since 1970) when the script started
+  double skew_s = 0;       // host clock minus this machine's, when the first byte came back
+  bool ntp_known = false;  // some NTP client answered
   bool ntp_synchronized = false;
-  std::string ntp_source;     // "timedatectl", "chronyc", "ntpq"
+  std::string ntp_source;  // "timedatectl", "chronyc", "ntpq"
 };
 
 struct HostFacts {
   // Who and where.
-  std::string name;     // as the cluster files (or --hosts) name it
-  std::string address;  // the address paictl connected to
+  std::string name;                // as the cluster files (or --hosts) name it
+  std::string address;             // the address paictl connected to
   std::vector<std::string> roles;  // "master", "worker" (from layout.yaml)
   std::string machine_type;        // the SKU name from layout.yaml
   std::string collected_at;        // UTC, ISO 8601
@@ -153,7 +153,8 @@ struct HostFacts {
   // What the host says about itself.
   std::string hostname;
   std::string machine_id;
-  std::vector<std::string> ip_addresses;  // the SSH address first, then the interfaces' (no loopback)
+  std::vector<std::string>
+      ip_addresses;  // the SSH address first, then the interfaces' (no loopback)
   std::vector<InterfaceAddress> interfaces;
   OsFacts os;
   std::string kernel;
@@ -172,8 +173,8 @@ struct HostFacts {
   std::string containerd_version;
   NvidiaFacts nvidia;
   std::vector<GpuFacts> gpus;
-  std::vector<PathFacts> paths;               // Kubernetes/etcd/CNI leftovers
-  std::vector<std::string> processes;         // interesting process names running
+  std::vector<PathFacts> paths;                 // Kubernetes/etcd/CNI leftovers
+  std::vector<std::string> processes;           // interesting process names running
   std::map<std::string, std::string> binaries;  // name -> path ("" = not on PATH)
   std::map<std::string, bool> kernel_modules;   // br_netfilter, overlay
   int ip_forward = -1;                          // -1 = unknown
@@ -184,8 +185,8 @@ struct HostFacts {
   std::string meminfo;  // raw /proc/meminfo
 
   // How the collection went.
-  bool complete = false;     // the script ran to its end
-  std::string stuck_in;      // when not complete: the step it was in
+  bool complete = false;              // the script ran to its end
+  std::string stuck_in;               // when not complete: the step it was in
   std::vector<std::string> sections;  // steps that reported, in order
   std::vector<std::string> notes;     // what could not be parsed
 

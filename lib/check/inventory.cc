@@ -13,7 +13,8 @@ const std::vector<std::string>& default_registries() {
   return k;
 }
 
-std::vector<std::string> parse_hosts_file(const std::string& text, const std::string& file, diag::List& diags) {
+std::vector<std::string> parse_hosts_file(const std::string& text, const std::string& file,
+                                          diag::List& diags) {
   std::vector<std::string> out;
   uint32_t lineno = 0;
   for (auto raw : util::split(text, '\n')) {
@@ -30,7 +31,8 @@ std::vector<std::string> parse_hosts_file(const std::string& text, const std::st
         remote::HostSpec spec;
         std::string err = remote::parse_host_spec(item, spec);
         if (!err.empty()) {
-          diags.add("H001", diag::Severity::Error, file, lineno, 0, "bad host \"" + std::string(item) + "\": " + err,
+          diags.add("H001", diag::Severity::Error, file, lineno, 0,
+                    "bad host \"" + std::string(item) + "\": " + err,
                     "write one host per line as [user@]host[:port]");
           continue;
         }
@@ -59,15 +61,17 @@ Inventory build_inventory(const InventoryOptions& o) {
 
   const bool from_cluster = !o.paths.empty();
   if (from_cluster && (!o.hosts.empty() || !o.hosts_file.empty())) {
-    inv.diagnostics.add("H002", diag::Severity::Error, "", 0, 0,
-                        "give either cluster files (PATH) or --hosts/--hosts-file, not both",
-                        "the cluster's layout.yaml already lists its hosts; use --limit to check some of them");
+    inv.diagnostics.add(
+        "H002", diag::Severity::Error, "", 0, 0,
+        "give either cluster files (PATH) or --hosts/--hosts-file, not both",
+        "the cluster's layout.yaml already lists its hosts; use --limit to check some of them");
     inv.input_error = true;
     return inv;
   }
   if (!from_cluster && o.hosts.empty() && o.hosts_file.empty()) {
     inv.diagnostics.add("H002", diag::Severity::Error, "", 0, 0, "no hosts to check",
-                        "give a cluster directory (layout.yaml, config.yaml), or --hosts a,b,c, or --hosts-file FILE");
+                        "give a cluster directory (layout.yaml, config.yaml), or --hosts a,b,c, or "
+                        "--hosts-file FILE");
     inv.input_error = true;
     return inv;
   }
@@ -89,13 +93,15 @@ Inventory build_inventory(const InventoryOptions& o) {
         if (!cluster) cluster = &c;
       }
     if (!cluster) {
-      inv.diagnostics.add("H003", diag::Severity::Error, o.paths[0], 0, 0, "no layout.yaml among the cluster files",
+      inv.diagnostics.add("H003", diag::Severity::Error, o.paths[0], 0, 0,
+                          "no layout.yaml among the cluster files",
                           "check hosts needs layout.yaml for the host list and the SKUs");
       inv.input_error = true;
       return inv;
     }
     if (with_layout > 1) {
-      inv.diagnostics.add("H003", diag::Severity::Error, "", 0, 0, "several clusters given; check one cluster at a time", "");
+      inv.diagnostics.add("H003", diag::Severity::Error, "", 0, 0,
+                          "several clusters given; check one cluster at a time", "");
       inv.input_error = true;
       return inv;
     }
@@ -115,7 +121,8 @@ Inventory build_inventory(const InventoryOptions& o) {
     for (auto it = o.identities.rbegin(); it != o.identities.rend(); ++it)
       defaults.identity_files.insert(defaults.identity_files.begin(), *it);
     for (const auto& m : layout.machines) {
-      if (!o.limit.empty() && std::find(o.limit.begin(), o.limit.end(), m.hostname) == o.limit.end() &&
+      if (!o.limit.empty() &&
+          std::find(o.limit.begin(), o.limit.end(), m.hostname) == o.limit.end() &&
           std::find(o.limit.begin(), o.limit.end(), m.hostip) == o.limit.end())
         continue;
       HostPlan p;
@@ -126,7 +133,8 @@ Inventory build_inventory(const InventoryOptions& o) {
       p.worker = m.worker || !m.master;
       p.from_layout = true;
       if (const config::MachineSku* sku = layout.find_sku(m.machine_type)) p.sku = *sku;
-      p.target = remote::resolve_target(p.name, p.address, {m.hostname, m.hostip}, nullptr, ssh, env, defaults);
+      p.target = remote::resolve_target(p.name, p.address, {m.hostname, m.hostip}, nullptr, ssh,
+                                        env, defaults);
       inv.layout_lines[p.name] = m.mark.line;
       inv.hosts.push_back(std::move(p));
     }
@@ -134,7 +142,8 @@ Inventory build_inventory(const InventoryOptions& o) {
       bool found = false;
       for (const auto& m : layout.machines) found |= m.hostname == l || m.hostip == l;
       if (!found) {
-        inv.diagnostics.add("H004", diag::Severity::Error, layout.file, 0, 0, "--limit names \"" + l + "\", which is not in layout.yaml",
+        inv.diagnostics.add("H004", diag::Severity::Error, layout.file, 0, 0,
+                            "--limit names \"" + l + "\", which is not in layout.yaml",
                             "use a hostname or hostip from machine-list");
         inv.input_error = true;
       }
@@ -148,12 +157,15 @@ Inventory build_inventory(const InventoryOptions& o) {
       util::ReadResult r = o.hosts_file == "-" ? util::ReadResult{true, o.hosts_file_content, {}}
                                                : util::read_file(o.hosts_file, 4u << 20);
       if (!r.ok) {
-        inv.diagnostics.add("H001", diag::Severity::Error, o.hosts_file, 0, 0, "cannot read the hosts file: " + r.error, "");
+        inv.diagnostics.add("H001", diag::Severity::Error, o.hosts_file, 0, 0,
+                            "cannot read the hosts file: " + r.error, "");
         inv.input_error = true;
         return inv;
       }
       if (o.hosts_file != "-") inv.files.push_back(o.hosts_file);
-      for (auto& e : parse_hosts_file(r.content, o.hosts_file == "-" ? "<stdin>" : o.hosts_file, inv.diagnostics)) entries.push_back(std::move(e));
+      for (auto& e : parse_hosts_file(r.content, o.hosts_file == "-" ? "<stdin>" : o.hosts_file,
+                                      inv.diagnostics))
+        entries.push_back(std::move(e));
     }
     if (!o.user.empty()) defaults.user = o.user;
     defaults.identity_files = o.identities;
@@ -162,13 +174,15 @@ Inventory build_inventory(const InventoryOptions& o) {
       remote::HostSpec spec;
       std::string err = remote::parse_host_spec(entry, spec);
       if (!err.empty()) {
-        inv.diagnostics.add("H001", diag::Severity::Error, "--hosts", 0, 0, "bad host \"" + entry + "\": " + err,
+        inv.diagnostics.add("H001", diag::Severity::Error, "--hosts", 0, 0,
+                            "bad host \"" + entry + "\": " + err,
                             "write hosts as [user@]host[:port], separated by commas");
         continue;
       }
       std::string name = spec.host + (spec.port ? ":" + std::to_string(*spec.port) : "");
       if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
-        inv.diagnostics.add("H005", diag::Severity::Warning, "--hosts", 0, 0, "host " + name + " is listed twice; checked once", "");
+        inv.diagnostics.add("H005", diag::Severity::Warning, "--hosts", 0, 0,
+                            "host " + name + " is listed twice; checked once", "");
         continue;
       }
       seen.push_back(name);

@@ -16,15 +16,15 @@
 namespace pai::check {
 
 struct InventoryOptions {
-  std::vector<std::string> paths;       // cluster directories or files
-  std::vector<std::string> hosts;       // --hosts entries: [user@]host[:port]
-  std::string hosts_file;               // --hosts-file: one entry per line, '#' comments ("-": stdin)
-  std::string hosts_file_content;       // what the caller read for "-"
-  std::vector<std::string> limit;       // --limit: only these hosts (names or addresses)
-  std::string user;                     // --user
+  std::vector<std::string> paths;  // cluster directories or files
+  std::vector<std::string> hosts;  // --hosts entries: [user@]host[:port]
+  std::string hosts_file;          // --hosts-file: one entry per line, '#' comments ("-": stdin)
+  std::string hosts_file_content;  // what the caller read for "-"
+  std::vector<std::string> limit;  // --limit: only these hosts (names or addresses)
+  std::string user;                // --user
   std::vector<std::string> identities;  // --identity
-  std::string ssh_config;               // --ssh-config FILE|none; "" = ~/.ssh/config + /etc/ssh/ssh_config
-  std::string known_hosts;              // --known-hosts
+  std::string ssh_config;   // --ssh-config FILE|none; "" = ~/.ssh/config + /etc/ssh/ssh_config
+  std::string known_hosts;  // --known-hosts
   remote::HostKeyPolicy host_key_policy = remote::HostKeyPolicy::Strict;
   std::optional<int> connect_timeout_ms;
   std::optional<int> keepalive_s;
@@ -33,8 +33,8 @@ struct InventoryOptions {
 
 struct Inventory {
   std::vector<HostPlan> hosts;
-  diag::List diagnostics;     // what stops the run (errors) and what the user should know (warnings)
-  bool input_error = false;   // exit 2: the cluster files or the host list are invalid
+  diag::List diagnostics;    // what stops the run (errors) and what the user should know (warnings)
+  bool input_error = false;  // exit 2: the cluster files or the host list are invalid
   std::vector<std::string> files;  // files read, for reports
   std::string layout_file;
   std::map<std::string, uint32_t> layout_lines;  // host name -> its line in layout.yaml
@@ -49,7 +49,8 @@ struct Inventory {
 Inventory build_inventory(const InventoryOptions& opts);
 
 // Parses a --hosts-file text; errors name the file and line.
-std::vector<std::string> parse_hosts_file(const std::string& text, const std::string& file, diag::List& diags);
+std::vector<std::string> parse_hosts_file(const std::string& text, const std::string& file,
+                                          diag::List& diags);
 
 // Registries the DNS check resolves when the cluster names none: what the
 // installer pulls from by default.

@@ -18,7 +18,8 @@ const char* kGreen = "\x1b[32m";
 const char* kDim = "\x1b[2m";
 const char* kCyan = "\x1b[36m";
 
-std::vector<std::string> host_order(const std::vector<CheckResult>& results, const ReportContext& ctx) {
+std::vector<std::string> host_order(const std::vector<CheckResult>& results,
+                                    const ReportContext& ctx) {
   std::vector<std::string> order;
   if (ctx.hosts)
     for (const auto& h : *ctx.hosts) order.push_back(h.plan.name);
@@ -44,10 +45,18 @@ HostCounts counts_for(const std::vector<CheckResult>& results, const std::string
   for (const auto& r : results) {
     if (r.host != host) continue;
     switch (r.status) {
-      case Status::Pass: ++c.pass; break;
-      case Status::Warn: ++c.warn; break;
-      case Status::Fail: ++c.fail; break;
-      case Status::Skip: ++c.skip; break;
+      case Status::Pass:
+        ++c.pass;
+        break;
+      case Status::Warn:
+        ++c.warn;
+        break;
+      case Status::Fail:
+        ++c.fail;
+        break;
+      case Status::Skip:
+        ++c.skip;
+        break;
     }
     if (r.check == "Reachable" && r.status == Status::Fail) c.unreachable = true;
   }
@@ -67,7 +76,9 @@ std::string dump(const nlohmann::json& j, int indent) {
 
 std::string write_text_report(const std::vector<CheckResult>& results, const ReportContext& ctx,
                               const TextReportOptions& o) {
-  auto paint = [&](const char* c, const std::string& s) { return o.color ? std::string(c) + s + kReset : s; };
+  auto paint = [&](const char* c, const std::string& s) {
+    return o.color ? std::string(c) + s + kReset : s;
+  };
   std::string out;
   size_t name_w = 0;
   for (const auto& r : results) name_w = std::max(name_w, r.check.size());
@@ -80,12 +91,21 @@ std::string write_text_report(const std::vector<CheckResult>& results, const Rep
   auto finding = [&](const CheckResult& r) {
     std::string label;
     switch (r.status) {
-      case Status::Fail: label = paint(kRed, "FAIL"); break;
-      case Status::Warn: label = paint(kYellow, "WARN"); break;
-      case Status::Pass: label = paint(kGreen, "ok  "); break;
-      case Status::Skip: label = paint(kDim, "skip"); break;
+      case Status::Fail:
+        label = paint(kRed, "FAIL");
+        break;
+      case Status::Warn:
+        label = paint(kYellow, "WARN");
+        break;
+      case Status::Pass:
+        label = paint(kGreen, "ok  ");
+        break;
+      case Status::Skip:
+        label = paint(kDim, "skip");
+        break;
     }
-    std::string s = "  " + label + "  " + pad(r.check, name_w) + "  " + r.message + (r.demoted ? " (error ignored)" : "") + "\n";
+    std::string s = "  " + label + "  " + pad(r.check, name_w) + "  " + r.message +
+                    (r.demoted ? " (error ignored)" : "") + "\n";
     if (!r.hint.empty() && (r.status == Status::Fail || r.status == Status::Warn))
       s += "  " + std::string(6 + name_w + 2, ' ') + paint(kCyan, "hint:") + " " + r.hint + "\n";
     return s;
@@ -97,7 +117,8 @@ std::string write_text_report(const std::vector<CheckResult>& results, const Rep
   std::map<std::string, std::vector<std::string>> hosts_of;  // finding key -> hosts
   std::vector<std::pair<std::string, const CheckResult*>> common_order;
   auto key_of = [](const CheckResult& r) {
-    return r.check + '\x1f' + std::string(to_string(r.status)) + '\x1f' + r.message + '\x1f' + r.hint;
+    return r.check + '\x1f' + std::string(to_string(r.status)) + '\x1f' + r.message + '\x1f' +
+           r.hint;
   };
   if (!o.verbose) {
     for (const auto& r : results) {
@@ -112,11 +133,12 @@ std::string write_text_report(const std::vector<CheckResult>& results, const Rep
       const auto& hs = hosts_of[key];
       if (hs.size() < 2) continue;
       std::string who = hs.size() != order.size() ? "On " + std::to_string(hs.size()) + " hosts: "
-                        : hs.size() == 2            ? std::string("On both hosts")
-                                                    : "On all " + std::to_string(hs.size()) + " hosts";
+                        : hs.size() == 2          ? std::string("On both hosts")
+                                         : "On all " + std::to_string(hs.size()) + " hosts";
       if (hs.size() != order.size()) {
         std::vector<std::string> shown(hs.begin(), hs.begin() + std::min<size_t>(hs.size(), 8));
-        who += util::join(shown, ", ") + (hs.size() > 8 ? " and " + std::to_string(hs.size() - 8) + " more" : "");
+        who += util::join(shown, ", ") +
+               (hs.size() > 8 ? " and " + std::to_string(hs.size() - 8) + " more" : "");
       }
       if (!blocks.count(who)) block_order.push_back(who);
       blocks[who].push_back(r);
@@ -179,22 +201,29 @@ std::string write_text_report(const std::vector<CheckResult>& results, const Rep
       std::string s = std::to_string(n);
       return std::string(4 > s.size() ? 4 - s.size() : 0, ' ') + s;
     };
-    out += pad(host, host_w) + "  " + num(c.pass) + "  " + num(c.warn) + "  " + num(c.fail) + "  " + num(c.skip) +
-           "  " + result + "\n";
+    out += pad(host, host_w) + "  " + num(c.pass) + "  " + num(c.warn) + "  " + num(c.fail) + "  " +
+           num(c.skip) + "  " + result + "\n";
   }
-  std::string line = std::to_string(order.size()) + (order.size() == 1 ? " host" : " hosts") + ": " +
-                     std::to_string(ok) + " ok, " + std::to_string(warned) + " with warnings, " + std::to_string(failed) +
-                     " with errors, " + std::to_string(unreachable) + " unreachable";
+  std::string line = std::to_string(order.size()) + (order.size() == 1 ? " host" : " hosts") +
+                     ": " + std::to_string(ok) + " ok, " + std::to_string(warned) +
+                     " with warnings, " + std::to_string(failed) + " with errors, " +
+                     std::to_string(unreachable) + " unreachable";
   if (ctx.duration_ms > 0) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, " (%.1f s, %zu in parallel)", ctx.duration_ms / 1000.0, ctx.parallel);
+    std::snprintf(buf, sizeof buf, " (%.1f s, %zu in parallel)", ctx.duration_ms / 1000.0,
+                  ctx.parallel);
     line += buf;
   }
-  out += "\n" + (unreachable || failed ? paint(kRed, line) : warned ? paint(kYellow, line) : paint(kGreen, line)) + "\n";
+  out += "\n" +
+         (unreachable || failed ? paint(kRed, line)
+          : warned              ? paint(kYellow, line)
+                                : paint(kGreen, line)) +
+         "\n";
   return out;
 }
 
-nlohmann::json write_json_report(const std::vector<CheckResult>& results, const ReportContext& ctx) {
+nlohmann::json write_json_report(const std::vector<CheckResult>& results,
+                                 const ReportContext& ctx) {
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& r : results) {
     nlohmann::json j = {{"host", r.host},
@@ -251,18 +280,20 @@ std::string write_junit_report(const std::vector<CheckResult>& results, const Re
     for (const auto& r : results) {
       if (r.host != host) continue;
       ++t;
-      cases += "    <testcase classname=\"" + xml_escape(host) + "\" name=\"" + xml_escape(r.check) + "\">\n";
+      cases += "    <testcase classname=\"" + xml_escape(host) + "\" name=\"" +
+               xml_escape(r.check) + "\">\n";
       std::string text = r.message + (r.hint.empty() ? "" : "\nhint: " + r.hint);
       bool failure = r.status == Status::Fail || (ctx.fail_on_warn && r.status == Status::Warn);
       if (failure) {
         ++f;
-        cases += "      <failure type=\"" + xml_escape(r.check) + "\" message=\"" + xml_escape(r.message) + "\">" +
-                 xml_escape(text) + "</failure>\n";
+        cases += "      <failure type=\"" + xml_escape(r.check) + "\" message=\"" +
+                 xml_escape(r.message) + "\">" + xml_escape(text) + "</failure>\n";
       } else if (r.status == Status::Skip) {
         ++sk;
         cases += "      <skipped message=\"" + xml_escape(r.message) + "\"/>\n";
       } else if (r.status == Status::Warn) {
-        cases += "      <system-out>" + xml_escape("warning: " + text + (r.demoted ? " (error ignored)" : "")) +
+        cases += "      <system-out>" +
+                 xml_escape("warning: " + text + (r.demoted ? " (error ignored)" : "")) +
                  "</system-out>\n";
       } else {
         cases += "      <system-out>" + xml_escape(r.message) + "</system-out>\n";
@@ -272,12 +303,15 @@ std::string write_junit_report(const std::vector<CheckResult>& results, const Re
     total += t;
     failures += f;
     skipped += sk;
-    body += "  <testsuite name=\"" + xml_escape(host) + "\" tests=\"" + std::to_string(t) + "\" failures=\"" +
-            std::to_string(f) + "\" errors=\"0\" skipped=\"" + std::to_string(sk) + "\">\n" + cases + "  </testsuite>\n";
+    body += "  <testsuite name=\"" + xml_escape(host) + "\" tests=\"" + std::to_string(t) +
+            "\" failures=\"" + std::to_string(f) + "\" errors=\"0\" skipped=\"" +
+            std::to_string(sk) + "\">\n" + cases + "  </testsuite>\n";
   }
-  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"paictl check hosts\" tests=\"" +
-         std::to_string(total) + "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" skipped=\"" +
-         std::to_string(skipped) + "\">\n" + body + "</testsuites>\n";
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"paictl check hosts\" "
+         "tests=\"" +
+         std::to_string(total) + "\" failures=\"" + std::to_string(failures) +
+         "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\">\n" + body +
+         "</testsuites>\n";
 }
 
 nlohmann::json write_sarif_report(const std::vector<CheckResult>& results, const ReportContext& ctx,

@@ -22,7 +22,9 @@ std::string utc_now() {
   return buf;
 }
 
-std::string gib(int64_t bytes) { return util::format_bytes(static_cast<double>(bytes)); }
+std::string gib(int64_t bytes) {
+  return util::format_bytes(static_cast<double>(bytes));
+}
 
 // "18.09.7" -> {18, 9, 7}; stops at the first non-digit run.
 std::vector<int> version_parts(std::string_view v) {
@@ -59,19 +61,26 @@ std::string replace_prefix(const std::string& s, std::string_view from, std::str
   return s.rfind(from, 0) == 0 ? std::string(to) + s.substr(from.size()) : s;
 }
 
-std::string v4_of_mapped(const std::string& a) { return a.rfind("::ffff:", 0) == 0 ? a.substr(7) : a; }
+std::string v4_of_mapped(const std::string& a) {
+  return a.rfind("::ffff:", 0) == 0 ? a.substr(7) : a;
+}
 
 class Emitter {
  public:
   Emitter(std::vector<CheckResult>& out, const std::string& host) : out_(out), host_(host) {}
-  void pass(const std::string& check, std::string msg) { add(check, Status::Pass, std::move(msg), {}); }
-  void skip(const std::string& check, std::string msg) { add(check, Status::Skip, std::move(msg), {}); }
+  void pass(const std::string& check, std::string msg) {
+    add(check, Status::Pass, std::move(msg), {});
+  }
+  void skip(const std::string& check, std::string msg) {
+    add(check, Status::Skip, std::move(msg), {});
+  }
   // A violation: a failure or a warning by the check's severity (or `sev`).
   void violated(const std::string& check, std::string msg, std::string hint,
                 std::optional<diag::Severity> sev = std::nullopt) {
     const CheckInfo* info = find_check(check);
     diag::Severity s = sev ? *sev : info ? info->severity : diag::Severity::Error;
-    add(check, s == diag::Severity::Error ? Status::Fail : Status::Warn, std::move(msg), std::move(hint));
+    add(check, s == diag::Severity::Error ? Status::Fail : Status::Warn, std::move(msg),
+        std::move(hint));
   }
 
  private:
@@ -85,7 +94,8 @@ class Emitter {
 const char* kNoSection = "not collected: the fact script was cut off before this step";
 
 bool gpu_sku(const HostPlan& p) {
-  return p.sku && p.sku->device && p.sku->device->type == "nvidia.com/gpu" && p.sku->device->count > 0;
+  return p.sku && p.sku->device && p.sku->device->type == "nvidia.com/gpu" &&
+         p.sku->device->count > 0;
 }
 
 void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckResult>& out) {
@@ -95,9 +105,10 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
   auto need = [&](const char* check, std::initializer_list<const char*> sections) {
     for (const char* s : sections) {
       if (!f.has(s)) {
-        e.skip(check, f.stuck_in.empty() ? std::string(kNoSection)
-                                         : "not collected: the fact script was cut off while running " +
-                                               step_description(f.stuck_in));
+        e.skip(check, f.stuck_in.empty()
+                          ? std::string(kNoSection)
+                          : "not collected: the fact script was cut off while running " +
+                                step_description(f.stuck_in));
         return false;
       }
     }
@@ -106,11 +117,13 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
 
   // Reachable
   if (!h.reached) {
-    e.violated("Reachable", h.exec.error.empty() ? "the host could not be reached" : h.exec.error, h.exec.hint);
+    e.violated("Reachable", h.exec.error.empty() ? "the host could not be reached" : h.exec.error,
+               h.exec.hint);
     for (const auto& c : catalogue()) {
       if (c.scope != "host" || c.name == "Reachable") continue;
       if (c.name == "Port-<N>") {
-        for (int port : p.master ? master_ports() : worker_ports()) e.skip("Port-" + std::to_string(port), "host not reachable");
+        for (int port : p.master ? master_ports() : worker_ports())
+          e.skip("Port-" + std::to_string(port), "host not reachable");
         continue;
       }
       e.skip(std::string(c.name), "host not reachable");
@@ -120,33 +133,48 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
   if (h.exec.failure == remote::Failure::CommandTimeout) {
     std::string step = f.stuck_in.empty() ? std::string() : step_description(f.stuck_in);
     e.violated("Reachable",
-               "logged in, but " + replace_prefix(h.exec.error, "the command ", "the fact script ") +
+               "logged in, but " +
+                   replace_prefix(h.exec.error, "the command ", "the fact script ") +
                    (step.empty() ? std::string() : "; it was still running " + step),
-               "a hung tool is the usual cause (nvidia-smi on a failing GPU, docker info with a wedged daemon, DNS "
+               "a hung tool is the usual cause (nvidia-smi on a failing GPU, docker info with a "
+               "wedged daemon, DNS "
                "timeouts, a dead NFS mount); raise --command-timeout if the host is only slow");
   } else if (!h.exec.ok()) {
     e.violated("Reachable", "logged in, but " + h.exec.error, h.exec.hint);
   } else if (!f.complete) {
-    std::string why = h.exec.exit_status == 127 ? "/bin/sh is missing" : "exit status " + std::to_string(h.exec.exit_status);
-    std::string err = util::trim(h.exec.err).empty() ? "" : ": " + std::string(util::trim(h.exec.err.substr(0, 300)));
+    std::string why = h.exec.exit_status == 127
+                          ? "/bin/sh is missing"
+                          : "exit status " + std::to_string(h.exec.exit_status);
+    std::string err = util::trim(h.exec.err).empty()
+                          ? ""
+                          : ": " + std::string(util::trim(h.exec.err.substr(0, 300)));
     e.violated("Reachable", "logged in, but the fact script stopped early (" + why + err + ")",
                "run 'sh -s' on the host by hand to see why; the script needs only POSIX sh");
   } else {
-    e.pass("Reachable", "logged in as " + p.target.endpoint.user + " with " + h.exec.auth_method +
-                            (h.exec.host_key_added ? "; host key added to known_hosts" : "") +
-                            (h.exec.host_key_unchecked ? "; host key NOT verified (--host-key-policy off)" : ""));
+    e.pass(
+        "Reachable",
+        "logged in as " + p.target.endpoint.user + " with " + h.exec.auth_method +
+            (h.exec.host_key_added ? "; host key added to known_hosts" : "") +
+            (h.exec.host_key_unchecked ? "; host key NOT verified (--host-key-policy off)" : ""));
   }
 
   // Privileges
-  if (f.privilege == "root") e.pass("Privileges", "logged in as root");
-  else if (f.privilege == "sudo") e.pass("Privileges", "root through sudo -n");
-  else if (f.privilege == "sudo-password") e.pass("Privileges", "root through sudo with the password");
-  else if (f.privilege.empty()) e.skip("Privileges", kNoSection);
+  if (f.privilege == "root")
+    e.pass("Privileges", "logged in as root");
+  else if (f.privilege == "sudo")
+    e.pass("Privileges", "root through sudo -n");
+  else if (f.privilege == "sudo-password")
+    e.pass("Privileges", "root through sudo with the password");
+  else if (f.privilege.empty())
+    e.skip("Privileges", kNoSection);
   else
-    e.violated("Privileges", "checked as " + p.target.endpoint.user +
-                                 " without root: sudo -n failed and no working sudo password was given, so unreadable "
-                                 "paths and Docker may be reported as unknown",
-               "give the user passwordless sudo, or the password in config.yaml, --password-stdin or PAICTL_SUDO_PASSWORD");
+    e.violated(
+        "Privileges",
+        "checked as " + p.target.endpoint.user +
+            " without root: sudo -n failed and no working sudo password was given, so unreadable "
+            "paths and Docker may be reported as unknown",
+        "give the user passwordless sudo, or the password in config.yaml, --password-stdin or "
+        "PAICTL_SUDO_PASSWORD");
 
   // OS
   if (need("OS", {"files"})) {
@@ -154,22 +182,27 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
       e.violated("OS", "cannot tell the OS: /etc/os-release is missing or has no ID", "");
     } else if (f.os.id == "ubuntu") {
       if (version_less(f.os.version_id, {16, 4}))
-        e.violated("OS", f.os.pretty_name + " is older than Ubuntu 16.04, the oldest OpenPAI supports",
+        e.violated("OS",
+                   f.os.pretty_name + " is older than Ubuntu 16.04, the oldest OpenPAI supports",
                    "upgrade the host to a supported Ubuntu release", diag::Severity::Error);
       else
         e.pass("OS", f.os.pretty_name.empty() ? "Ubuntu " + f.os.version_id : f.os.pretty_name);
     } else {
-      e.violated("OS", (f.os.pretty_name.empty() ? f.os.id : f.os.pretty_name) +
-                           " is not Ubuntu, the only OS OpenPAI's installer is tested on",
+      e.violated("OS",
+                 (f.os.pretty_name.empty() ? f.os.id : f.os.pretty_name) +
+                     " is not Ubuntu, the only OS OpenPAI's installer is tested on",
                  "expect to adapt the installer's package steps for this distribution");
     }
   }
   // KernelVersion
   if (need("KernelVersion", {"files"})) {
-    if (f.kernel.empty()) e.skip("KernelVersion", "the kernel release was not readable");
+    if (f.kernel.empty())
+      e.skip("KernelVersion", "the kernel release was not readable");
     else if (version_less(f.kernel, {3, 10}))
-      e.violated("KernelVersion", "kernel " + f.kernel + " is older than 3.10", "upgrade the kernel");
-    else e.pass("KernelVersion", "kernel " + f.kernel);
+      e.violated("KernelVersion", "kernel " + f.kernel + " is older than 3.10",
+                 "upgrade the kernel");
+    else
+      e.pass("KernelVersion", "kernel " + f.kernel);
   }
   // Cgroups
   if (need("Cgroups", {"files", "cgroup"})) {
@@ -181,19 +214,24 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
     }
     std::vector<std::string> missing;
     for (const auto& r : required)
-      if (std::find(f.cgroup_controllers.begin(), f.cgroup_controllers.end(), r) == f.cgroup_controllers.end())
+      if (std::find(f.cgroup_controllers.begin(), f.cgroup_controllers.end(), r) ==
+          f.cgroup_controllers.end())
         missing.push_back(r);
     if (f.cgroup_version == 0) {
-      e.violated("Cgroups", "no cgroup hierarchy found at /sys/fs/cgroup", "mount the cgroup file systems (systemd does)");
+      e.violated("Cgroups", "no cgroup hierarchy found at /sys/fs/cgroup",
+                 "mount the cgroup file systems (systemd does)");
     } else if (!missing.empty()) {
-      e.violated("Cgroups", "cgroup v" + std::to_string(f.cgroup_version) + " without the controllers " +
-                                util::join(missing, ", "),
+      e.violated("Cgroups",
+                 "cgroup v" + std::to_string(f.cgroup_version) + " without the controllers " +
+                     util::join(missing, ", "),
                  "enable them on the kernel command line (e.g. cgroup_enable=memory) and reboot");
     } else if (f.cgroup_version == 2) {
       e.violated("Cgroups",
-                 "cgroup v2: Kubernetes 1.16, which OpenPAI v1.x's installer deploys, needs cgroup v1 (v2 support came "
+                 "cgroup v2: Kubernetes 1.16, which OpenPAI v1.x's installer deploys, needs cgroup "
+                 "v1 (v2 support came "
                  "with Kubernetes 1.25)",
-                 "boot with systemd.unified_cgroup_hierarchy=0, or deploy a Kubernetes that supports cgroup v2",
+                 "boot with systemd.unified_cgroup_hierarchy=0, or deploy a Kubernetes that "
+                 "supports cgroup v2",
                  diag::Severity::Warning);
     } else {
       e.pass("Cgroups", "cgroup v1 with " + util::join(required, ", "));
@@ -203,12 +241,16 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
   if (need("CPU", {"lscpu"})) {
     int need_cpus = p.sku ? static_cast<int>(p.sku->vcore) : 0;
     if (p.master) need_cpus = std::max(need_cpus, 2);
-    if (f.cpu.logical <= 0) e.violated("CPU", "lscpu did not report the CPU count", "install util-linux (lscpu)");
+    if (f.cpu.logical <= 0)
+      e.violated("CPU", "lscpu did not report the CPU count", "install util-linux (lscpu)");
     else if (f.cpu.logical < need_cpus)
-      e.violated("CPU", std::to_string(f.cpu.logical) + " logical CPUs, fewer than the " + std::to_string(need_cpus) +
-                            (p.sku && p.sku->vcore >= need_cpus ? " the SKU " + p.sku->name + " declares (vcore)"
-                                                                : " a Kubernetes master needs"),
-                 "fix machine-type in layout.yaml, or the SKU's cpu.vcore");
+      e.violated(
+          "CPU",
+          std::to_string(f.cpu.logical) + " logical CPUs, fewer than the " +
+              std::to_string(need_cpus) +
+              (p.sku && p.sku->vcore >= need_cpus ? " the SKU " + p.sku->name + " declares (vcore)"
+                                                  : " a Kubernetes master needs"),
+          "fix machine-type in layout.yaml, or the SKU's cpu.vcore");
     else
       e.pass("CPU", std::to_string(f.cpu.logical) + " logical CPUs" +
                         (need_cpus ? " (needs " + std::to_string(need_cpus) + ")" : ""));
@@ -217,31 +259,42 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
   if (need("Memory", {"files"})) {
     if (f.memory.total_bytes <= 0) {
       e.violated("Memory", "/proc/meminfo has no MemTotal", "");
-    } else if (p.sku && p.sku->mem_bytes > 0 && static_cast<double>(f.memory.total_bytes) < p.sku->mem_bytes) {
-      e.violated("Memory", gib(f.memory.total_bytes) + " of memory, less than the " + util::format_bytes(p.sku->mem_bytes) +
-                               " the SKU " + p.sku->name + " declares",
-                 "lower the SKU's mem to what the machines have (the kernel keeps some), or fix machine-type");
+    } else if (p.sku && p.sku->mem_bytes > 0 &&
+               static_cast<double>(f.memory.total_bytes) < p.sku->mem_bytes) {
+      e.violated("Memory",
+                 gib(f.memory.total_bytes) + " of memory, less than the " +
+                     util::format_bytes(p.sku->mem_bytes) + " the SKU " + p.sku->name + " declares",
+                 "lower the SKU's mem to what the machines have (the kernel keeps some), or fix "
+                 "machine-type");
     } else {
       e.pass("Memory", gib(f.memory.total_bytes) + " total" +
-                           (p.sku && p.sku->mem_bytes > 0 ? " (SKU needs " + util::format_bytes(p.sku->mem_bytes) + ")" : ""));
+                           (p.sku && p.sku->mem_bytes > 0
+                                ? " (SKU needs " + util::format_bytes(p.sku->mem_bytes) + ")"
+                                : ""));
     }
   }
-  // MemoryAvailable: OpenPAI's thresholds (MB = 10^6 bytes in its Ansible checks' `free -m` sense, MiB here).
+  // MemoryAvailable: OpenPAI's thresholds (MB = 10^6 bytes in its Ansible checks' `free -m` sense,
+  // MiB here).
   if (need("MemoryAvailable", {"files"})) {
     int64_t want = (p.master ? int64_t{40000} : int64_t{16000}) << 20;
-    if (f.memory.available_bytes <= 0) e.skip("MemoryAvailable", "/proc/meminfo has no MemAvailable");
+    if (f.memory.available_bytes <= 0)
+      e.skip("MemoryAvailable", "/proc/meminfo has no MemAvailable");
     else if (f.memory.available_bytes < want)
-      e.violated("MemoryAvailable", gib(f.memory.available_bytes) + " available, less than the " + gib(want) + " OpenPAI needs on a " +
-                                        (p.master ? "master" : "worker"),
+      e.violated("MemoryAvailable",
+                 gib(f.memory.available_bytes) + " available, less than the " + gib(want) +
+                     " OpenPAI needs on a " + (p.master ? "master" : "worker"),
                  "stop what uses the memory, or use a larger machine");
-    else e.pass("MemoryAvailable", gib(f.memory.available_bytes) + " available");
+    else
+      e.pass("MemoryAvailable", gib(f.memory.available_bytes) + " available");
   }
   // Swap
   if (need("Swap", {"files"})) {
     if (!f.swap.devices.empty() || f.swap.total_bytes > 0) {
       std::string devs;
       for (const auto& d : f.swap.devices) devs += (devs.empty() ? "" : ", ") + d.name;
-      e.violated("Swap", "swap is on (" + (devs.empty() ? gib(f.swap.total_bytes) : devs) + "); the kubelet refuses to start",
+      e.violated("Swap",
+                 "swap is on (" + (devs.empty() ? gib(f.swap.total_bytes) : devs) +
+                     "); the kubelet refuses to start",
                  "swapoff -a, and remove the swap entries from /etc/fstab");
     } else {
       e.pass("Swap", "no swap");
@@ -252,24 +305,34 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
     const DiskFacts* root = nullptr;
     const DiskFacts* data = nullptr;
     for (const auto& d : f.disks) {
-      if (d.path == "/" && !root) root = &d;
-      else if (d.path != "/") data = &d;
+      if (d.path == "/" && !root)
+        root = &d;
+      else if (d.path != "/")
+        data = &d;
     }
     if (!data && !o.docker_data_root.empty() && o.docker_data_root == "/") data = root;
     if (!data) {
       e.violated("DiskFree", "df did not report the Docker data root " + o.docker_data_root, "");
     } else {
-      std::string where = data->checked == data->path ? data->path : data->path + " (not created yet; measured at " + data->checked + ")";
+      std::string where =
+          data->checked == data->path
+              ? data->path
+              : data->path + " (not created yet; measured at " + data->checked + ")";
       if (data->available_bytes < o.min_disk_free_bytes)
-        e.violated("DiskFree", gib(data->available_bytes) + " free at the Docker data root " + where + ", less than " +
-                                   gib(o.min_disk_free_bytes),
-                   "free space on " + data->mount_point + ", or set docker_data_root in config.yaml to a larger disk");
-      else e.pass("DiskFree", gib(data->available_bytes) + " free at " + where);
+        e.violated("DiskFree",
+                   gib(data->available_bytes) + " free at the Docker data root " + where +
+                       ", less than " + gib(o.min_disk_free_bytes),
+                   "free space on " + data->mount_point +
+                       ", or set docker_data_root in config.yaml to a larger disk");
+      else
+        e.pass("DiskFree", gib(data->available_bytes) + " free at " + where);
     }
     if (root) {
       if (root->available_bytes < (int64_t{10} << 30))
-        e.violated("DiskRoot", gib(root->available_bytes) + " free on /", "free space on /: logs and images fill it");
-      else e.pass("DiskRoot", gib(root->available_bytes) + " free on /");
+        e.violated("DiskRoot", gib(root->available_bytes) + " free on /",
+                   "free space on /: logs and images fill it");
+      else
+        e.pass("DiskRoot", gib(root->available_bytes) + " free on /");
     } else {
       e.skip("DiskRoot", "df did not report /");
     }
@@ -296,33 +359,45 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
           if (l.port != port) continue;
           std::string a = v4_of_mapped(l.address);
           if (std::find(own.begin(), own.end(), a) != own.end())
-            by.push_back((l.v6 && a.find(':') != std::string::npos ? "[" + a + "]" : a) + ":" + std::to_string(port));
+            by.push_back((l.v6 && a.find(':') != std::string::npos ? "[" + a + "]" : a) + ":" +
+                         std::to_string(port));
         }
         std::string purpose(port_purpose(port));
         if (!by.empty())
-          e.violated(check, "port " + std::to_string(port) + " (" + purpose + ") is in use: something listens on " +
-                                util::join(by, ", "),
+          e.violated(check,
+                     "port " + std::to_string(port) + " (" + purpose +
+                         ") is in use: something listens on " + util::join(by, ", "),
                      "find it with 'ss -ltnp sport = :" + std::to_string(port) + "' and stop it");
-        else e.pass(check, "port " + std::to_string(port) + " (" + purpose + ") is free");
+        else
+          e.pass(check, "port " + std::to_string(port) + " (" + purpose + ") is free");
       }
     }
   }
   // Sysctls and modules
   if (need("IPForward", {"files"})) {
-    if (f.ip_forward == 1) e.pass("IPForward", "net.ipv4.ip_forward = 1");
-    else if (f.ip_forward < 0) e.skip("IPForward", "/proc/sys/net/ipv4/ip_forward was not readable");
+    if (f.ip_forward == 1)
+      e.pass("IPForward", "net.ipv4.ip_forward = 1");
+    else if (f.ip_forward < 0)
+      e.skip("IPForward", "/proc/sys/net/ipv4/ip_forward was not readable");
     else
-      e.violated("IPForward", "net.ipv4.ip_forward = " + std::to_string(f.ip_forward) + ": pods cannot reach other hosts",
-                 "the installer sets it; if a host policy resets it, add net.ipv4.ip_forward = 1 to /etc/sysctl.d/");
+      e.violated("IPForward",
+                 "net.ipv4.ip_forward = " + std::to_string(f.ip_forward) +
+                     ": pods cannot reach other hosts",
+                 "the installer sets it; if a host policy resets it, add net.ipv4.ip_forward = 1 "
+                 "to /etc/sysctl.d/");
   }
   if (need("BridgeNetfilter", {"files", "modules"})) {
-    if (f.bridge_nf_call_iptables == 1) e.pass("BridgeNetfilter", "net.bridge.bridge-nf-call-iptables = 1");
+    if (f.bridge_nf_call_iptables == 1)
+      e.pass("BridgeNetfilter", "net.bridge.bridge-nf-call-iptables = 1");
     else if (f.bridge_nf_call_iptables < 0)
-      e.violated("BridgeNetfilter", "net.bridge.bridge-nf-call-iptables is not there (br_netfilter not loaded)",
+      e.violated("BridgeNetfilter",
+                 "net.bridge.bridge-nf-call-iptables is not there (br_netfilter not loaded)",
                  "modprobe br_netfilter; the installer loads it, a host policy may unload it");
     else
-      e.violated("BridgeNetfilter", "net.bridge.bridge-nf-call-iptables = 0: service traffic between pods bypasses iptables",
-                 "sysctl -w net.bridge.bridge-nf-call-iptables=1 and persist it in /etc/sysctl.d/");
+      e.violated(
+          "BridgeNetfilter",
+          "net.bridge.bridge-nf-call-iptables = 0: service traffic between pods bypasses iptables",
+          "sysctl -w net.bridge.bridge-nf-call-iptables=1 and persist it in /etc/sysctl.d/");
   }
   if (need("KernelModules", {"modules"})) {
     std::vector<std::string> missing;
@@ -330,10 +405,13 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
       auto it = f.kernel_modules.find(m);
       if (it == f.kernel_modules.end() || !it->second) missing.push_back(m);
     }
-    if (missing.empty()) e.pass("KernelModules", "br_netfilter and overlay are loaded");
+    if (missing.empty())
+      e.pass("KernelModules", "br_netfilter and overlay are loaded");
     else
-      e.violated("KernelModules", util::join(missing, " and ") + (missing.size() == 1 ? " is" : " are") + " not loaded",
-                 "modprobe " + util::join(missing, " ") + ", and list them in /etc/modules-load.d/");
+      e.violated(
+          "KernelModules",
+          util::join(missing, " and ") + (missing.size() == 1 ? " is" : " are") + " not loaded",
+          "modprobe " + util::join(missing, " ") + ", and list them in /etc/modules-load.d/");
   }
   // Binaries
   if (need("Binaries", {"bins"})) {
@@ -347,35 +425,47 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
     for (const char* b : {"iptables", "conntrack", "ebtables", "ethtool", "socat", "tc", "touch"})
       if (missing(b)) warn_missing.push_back(b);
     if (!err_missing.empty())
-      e.violated("Binaries", "not on PATH: " + util::join(err_missing, ", ") +
-                                 (warn_missing.empty() ? "" : " (also missing: " + util::join(warn_missing, ", ") + ")"),
-                 "install iproute2 and util-linux");
+      e.violated(
+          "Binaries",
+          "not on PATH: " + util::join(err_missing, ", ") +
+              (warn_missing.empty() ? ""
+                                    : " (also missing: " + util::join(warn_missing, ", ") + ")"),
+          "install iproute2 and util-linux");
     else if (!warn_missing.empty())
       e.violated("Binaries", "not on PATH: " + util::join(warn_missing, ", "),
-                 "the installer installs them from the OS package repositories, which must then be reachable",
+                 "the installer installs them from the OS package repositories, which must then be "
+                 "reachable",
                  diag::Severity::Warning);
-    else e.pass("Binaries", "every binary kubeadm looks for is on PATH");
+    else
+      e.pass("Binaries", "every binary kubeadm looks for is on PATH");
   }
   // Hostname
   if (need("HostnameValid", {"files"})) {
-    if (f.hostname.empty()) e.violated("HostnameValid", "the host name is empty", "set it with hostnamectl set-hostname");
+    if (f.hostname.empty())
+      e.violated("HostnameValid", "the host name is empty", "set it with hostnamectl set-hostname");
     else if (!util::is_dns1123_subdomain(f.hostname))
-      e.violated("HostnameValid", "host name \"" + f.hostname + "\" is not a lower-case DNS-1123 name",
+      e.violated("HostnameValid",
+                 "host name \"" + f.hostname + "\" is not a lower-case DNS-1123 name",
                  "use lower-case letters, digits, '-' and '.' (hostnamectl set-hostname)");
-    else e.pass("HostnameValid", "host name " + f.hostname);
+    else
+      e.pass("HostnameValid", "host name " + f.hostname);
   }
   if (p.from_layout) {
     if (need("HostnameMatches", {"files"})) {
-      if (f.hostname == p.name) e.pass("HostnameMatches", "the host calls itself " + f.hostname);
+      if (f.hostname == p.name)
+        e.pass("HostnameMatches", "the host calls itself " + f.hostname);
       else
-        e.violated("HostnameMatches", "the host calls itself \"" + f.hostname + "\", layout.yaml calls it \"" + p.name + "\"",
-                   "the installer renames hosts to their layout name; make them agree to avoid surprises");
+        e.violated(
+            "HostnameMatches",
+            "the host calls itself \"" + f.hostname + "\", layout.yaml calls it \"" + p.name + "\"",
+            "the installer renames hosts to their layout name; make them agree to avoid surprises");
     }
   } else {
     e.skip("HostnameMatches", "no layout.yaml hostname to compare with");
   }
   if (need("HostnameResolves", {"dns"})) {
-    if (f.hostname_resolves) e.pass("HostnameResolves", f.hostname + " resolves");
+    if (f.hostname_resolves)
+      e.pass("HostnameResolves", f.hostname + " resolves");
     else
       e.violated("HostnameResolves", "\"" + f.hostname + "\" does not resolve on the host",
                  "add it to /etc/hosts or DNS");
@@ -394,15 +484,20 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
             owned = (*a & mask) == (*target & mask);
           }
       }
-      if (owned) e.pass("HostIP", p.hostip + " is one of the host's addresses");
-      else if (f.interfaces.empty()) e.skip("HostIP", "the host's addresses could not be read (no ip command)");
+      if (owned)
+        e.pass("HostIP", p.hostip + " is one of the host's addresses");
+      else if (f.interfaces.empty())
+        e.skip("HostIP", "the host's addresses could not be read (no ip command)");
       else {
         std::vector<std::string> addrs;
         for (const auto& i : f.interfaces)
           if (i.address.rfind("127.", 0) != 0 && i.address != "::1") addrs.push_back(i.address);
-        e.violated("HostIP", "layout.yaml's hostip " + p.hostip + " is not an address of this host (it has " +
-                                 (addrs.empty() ? std::string("none but loopback") : util::join(addrs, ", ")) + ")",
-                   "use the host's own address in layout.yaml; behind NAT, Kubernetes needs the internal one");
+        e.violated(
+            "HostIP",
+            "layout.yaml's hostip " + p.hostip + " is not an address of this host (it has " +
+                (addrs.empty() ? std::string("none but loopback") : util::join(addrs, ", ")) + ")",
+            "use the host's own address in layout.yaml; behind NAT, Kubernetes needs the internal "
+            "one");
       }
     }
   } else {
@@ -411,14 +506,17 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
   if (need("Firewalld", {"processes"})) {
     if (f.running("firewalld"))
       e.violated("Firewalld", "firewalld is running",
-                 "open 6443, 10250, 2379-2380 and OpenPAI's ports, or stop firewalld (systemctl disable --now firewalld)");
-    else e.pass("Firewalld", "firewalld is not running");
+                 "open 6443, 10250, 2379-2380 and OpenPAI's ports, or stop firewalld (systemctl "
+                 "disable --now firewalld)");
+    else
+      e.pass("Firewalld", "firewalld is not running");
   }
 
   // Docker
   if (need("Docker", {"docker"})) {
     if (!f.docker.client_present) {
-      e.violated("Docker", "docker is not installed", "install Docker (OpenPAI requires it on every host)");
+      e.violated("Docker", "docker is not installed",
+                 "install Docker (OpenPAI requires it on every host)");
     } else if (!f.docker.daemon_reachable) {
       e.violated("Docker", "docker is installed but its daemon does not answer: " + f.docker.error,
                  f.docker.error.find("permission denied") != std::string::npos
@@ -430,13 +528,17 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
     if (f.docker.daemon_reachable && !f.docker.server_version.empty()) {
       const std::string& v = f.docker.server_version;
       if (version_less(v, {17, 3}))
-        e.violated("DockerVersion", "Docker " + v + " is older than any version Kubernetes 1.16 supports",
+        e.violated("DockerVersion",
+                   "Docker " + v + " is older than any version Kubernetes 1.16 supports",
                    "upgrade Docker to 19.03 or later", diag::Severity::Error);
       else if (version_less(v, {19, 3}))
-        e.violated("DockerVersion", "Docker " + v + " is older than 19.03: the installer would replace it and restart "
-                                                     "the daemon, stopping every container on the host (OpenPAI #4641)",
+        e.violated("DockerVersion",
+                   "Docker " + v +
+                       " is older than 19.03: the installer would replace it and restart "
+                       "the daemon, stopping every container on the host (OpenPAI #4641)",
                    "upgrade Docker to 19.03 or later before installing, or plan for the restart");
-      else e.pass("DockerVersion", "Docker " + v);
+      else
+        e.pass("DockerVersion", "Docker " + v);
     } else {
       e.skip("DockerVersion", "Docker's version is unknown (its daemon did not answer)");
     }
@@ -444,15 +546,18 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
     e.skip("DockerVersion", kNoSection);
   }
   if (need("DaemonJson", {"files"})) {
-    if (!f.daemon_json.present) e.pass("DaemonJson", "no /etc/docker/daemon.json");
+    if (!f.daemon_json.present)
+      e.pass("DaemonJson", "no /etc/docker/daemon.json");
     else if (!f.daemon_json.valid)
-      e.violated("DaemonJson", f.daemon_json.error + ": Docker will not start with it", "fix the file (python3 -m json.tool)");
-    else e.pass("DaemonJson", "/etc/docker/daemon.json is valid");
+      e.violated("DaemonJson", f.daemon_json.error + ": Docker will not start with it",
+                 "fix the file (python3 -m json.tool)");
+    else
+      e.pass("DaemonJson", "/etc/docker/daemon.json is valid");
   }
   // The default runtime's binary (OpenPAI #4522: etcd could not start because daemon.json
   // made nvidia the default on a host without nvidia-container-runtime).
   if (need("DefaultRuntimeBinary", {"runtimes", "files"})) {
-    std::string def = !f.docker.default_runtime.empty() ? f.docker.default_runtime
+    std::string def = !f.docker.default_runtime.empty()        ? f.docker.default_runtime
                       : !f.daemon_json.default_runtime.empty() ? f.daemon_json.default_runtime
                                                                : std::string("runc");
     const RuntimeBinary* rb = nullptr;
@@ -463,15 +568,21 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
     } else if (!rb) {
       if (def != "runc" && f.daemon_json.runtimes.find(def) == f.daemon_json.runtimes.end() &&
           f.docker.runtimes.find(def) == f.docker.runtimes.end())
-        e.violated("DefaultRuntimeBinary", "the default runtime \"" + def + "\" is not defined under \"runtimes\" in daemon.json",
-                   "add it to \"runtimes\" with its path, or remove \"default-runtime\"");
-      else e.skip("DefaultRuntimeBinary", "the default runtime's path is unknown");
+        e.violated(
+            "DefaultRuntimeBinary",
+            "the default runtime \"" + def + "\" is not defined under \"runtimes\" in daemon.json",
+            "add it to \"runtimes\" with its path, or remove \"default-runtime\"");
+      else
+        e.skip("DefaultRuntimeBinary", "the default runtime's path is unknown");
     } else if (rb->resolved.empty()) {
-      e.violated("DefaultRuntimeBinary", "Docker's default runtime \"" + def + "\" points to " + rb->path +
-                                             ", which is not on this host: every container, etcd's too, would fail to start",
-                 def == "nvidia" ? "install nvidia-container-runtime (NVIDIA container toolkit), or remove "
-                                   "\"default-runtime\": \"nvidia\" from /etc/docker/daemon.json on hosts without GPUs"
-                                 : "install the runtime, or change \"default-runtime\" in /etc/docker/daemon.json");
+      e.violated(
+          "DefaultRuntimeBinary",
+          "Docker's default runtime \"" + def + "\" points to " + rb->path +
+              ", which is not on this host: every container, etcd's too, would fail to start",
+          def == "nvidia"
+              ? "install nvidia-container-runtime (NVIDIA container toolkit), or remove "
+                "\"default-runtime\": \"nvidia\" from /etc/docker/daemon.json on hosts without GPUs"
+              : "install the runtime, or change \"default-runtime\" in /etc/docker/daemon.json");
     } else {
       e.pass("DefaultRuntimeBinary", "default runtime " + def + " is " + rb->resolved);
     }
@@ -479,23 +590,31 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
 
   // GPUs
   bool gpu = gpu_sku(p) || (!p.sku && f.is_gpu_host());
-  const char* gpu_checks[] = {"NvidiaSmi", "GPUCount", "GPUModel", "NvidiaRuntime", "DefaultRuntime"};
+  const char* gpu_checks[] = {"NvidiaSmi", "GPUCount", "GPUModel", "NvidiaRuntime",
+                              "DefaultRuntime"};
   if (!gpu) {
-    std::string why = p.sku ? "the SKU " + p.sku->name + " has no NVIDIA GPUs" : "no NVIDIA GPU on this host";
+    std::string why =
+        p.sku ? "the SKU " + p.sku->name + " has no NVIDIA GPUs" : "no NVIDIA GPU on this host";
     for (const char* c : gpu_checks) e.skip(c, why);
   } else {
     bool smi_ok = false;
     if (need("NvidiaSmi", {"nvidia"})) {
-      std::string pci = f.nvidia.pci_gpus > 0 ? " (" + std::to_string(f.nvidia.pci_gpus) + " NVIDIA GPUs on the PCI bus)" : "";
+      std::string pci = f.nvidia.pci_gpus > 0 ? " (" + std::to_string(f.nvidia.pci_gpus) +
+                                                    " NVIDIA GPUs on the PCI bus)"
+                                              : "";
       if (!f.nvidia.smi_present)
         e.violated("NvidiaSmi", "nvidia-smi is not installed" + pci, "install the NVIDIA driver");
       else if (f.nvidia.smi_exit != 0)
-        e.violated("NvidiaSmi", "nvidia-smi failed (exit " + std::to_string(f.nvidia.smi_exit) + "): " + f.nvidia.smi_error + pci,
-                   "check that the driver is loaded (lsmod | grep nvidia) and matches the kernel; reboot after a driver update");
+        e.violated("NvidiaSmi",
+                   "nvidia-smi failed (exit " + std::to_string(f.nvidia.smi_exit) +
+                       "): " + f.nvidia.smi_error + pci,
+                   "check that the driver is loaded (lsmod | grep nvidia) and matches the kernel; "
+                   "reboot after a driver update");
       else {
         smi_ok = true;
-        e.pass("NvidiaSmi", "nvidia-smi lists " + std::to_string(f.gpus.size()) + " GPUs, driver " +
-                                (f.nvidia.driver_version.empty() ? "unknown" : f.nvidia.driver_version));
+        e.pass("NvidiaSmi",
+               "nvidia-smi lists " + std::to_string(f.gpus.size()) + " GPUs, driver " +
+                   (f.nvidia.driver_version.empty() ? "unknown" : f.nvidia.driver_version));
       }
     }
     if (!f.has("nvidia")) {
@@ -511,48 +630,63 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
       int64_t want = p.sku->device->count;
       std::string model = f.gpus.empty() ? "" : f.gpus[0].name;
       if (static_cast<int64_t>(f.gpus.size()) != want)
-        e.violated("GPUCount", "nvidia-smi lists " + std::to_string(f.gpus.size()) + " GPUs" +
-                                   (model.empty() ? "" : " (" + model + ")") + ", the SKU " + p.sku->name + " says " +
-                                   std::to_string(want),
-                   "fix computing-device.count or machine-type in layout.yaml, or look for a GPU that fell off the bus "
+        e.violated("GPUCount",
+                   "nvidia-smi lists " + std::to_string(f.gpus.size()) + " GPUs" +
+                       (model.empty() ? "" : " (" + model + ")") + ", the SKU " + p.sku->name +
+                       " says " + std::to_string(want),
+                   "fix computing-device.count or machine-type in layout.yaml, or look for a GPU "
+                   "that fell off the bus "
                    "(nvidia-smi -q, dmesg | grep -i xid)");
-      else e.pass("GPUCount", std::to_string(want) + " GPUs, as the SKU says");
+      else
+        e.pass("GPUCount", std::to_string(want) + " GPUs, as the SKU says");
       const std::string& sku_model = p.sku->device->model;
       bool all_match = !sku_model.empty();
       for (const auto& g : f.gpus)
         all_match &= util::to_lower(g.name).find(util::to_lower(sku_model)) != std::string::npos;
-      if (sku_model.empty()) e.skip("GPUModel", "the SKU has no model");
-      else if (all_match) e.pass("GPUModel", model + " matches the SKU model " + sku_model);
+      if (sku_model.empty())
+        e.skip("GPUModel", "the SKU has no model");
+      else if (all_match)
+        e.pass("GPUModel", model + " matches the SKU model " + sku_model);
       else
-        e.violated("GPUModel", "GPU \"" + model + "\" does not match the SKU model \"" + sku_model + "\"",
+        e.violated("GPUModel",
+                   "GPU \"" + model + "\" does not match the SKU model \"" + sku_model + "\"",
                    "fix computing-device.model or machine-type in layout.yaml");
     }
     if (need("NvidiaRuntime", {"bins"})) {
       if (f.nvidia.container_runtime_present)
-        e.pass("NvidiaRuntime", "nvidia-container-runtime " +
-                                    (f.nvidia.container_runtime_version.empty() ? std::string("present")
-                                                                                : f.nvidia.container_runtime_version));
+        e.pass("NvidiaRuntime",
+               "nvidia-container-runtime " + (f.nvidia.container_runtime_version.empty()
+                                                  ? std::string("present")
+                                                  : f.nvidia.container_runtime_version));
       else
         e.violated("NvidiaRuntime", "nvidia-container-runtime is not installed",
                    "install the NVIDIA container toolkit (nvidia-container-runtime)");
     }
     if (need("DefaultRuntime", {"files"})) {
-      std::string def = f.docker.daemon_reachable ? f.docker.default_runtime : f.daemon_json.default_runtime;
+      std::string def =
+          f.docker.daemon_reachable ? f.docker.default_runtime : f.daemon_json.default_runtime;
       std::string from = f.docker.daemon_reachable ? "docker info" : "daemon.json";
       bool registered = f.daemon_json.runtimes.count("nvidia") || f.docker.runtimes.count("nvidia");
       if (!f.docker.daemon_reachable && !f.daemon_json.present)
-        e.violated("DefaultRuntime", "Docker's default runtime is unknown: its daemon does not answer and there is no daemon.json",
+        e.violated("DefaultRuntime",
+                   "Docker's default runtime is unknown: its daemon does not answer and there is "
+                   "no daemon.json",
                    "set \"default-runtime\": \"nvidia\" in /etc/docker/daemon.json");
-      else if (def == "nvidia") e.pass("DefaultRuntime", "nvidia is Docker's default runtime (" + from + ")");
+      else if (def == "nvidia")
+        e.pass("DefaultRuntime", "nvidia is Docker's default runtime (" + from + ")");
       else if (registered)
-        e.violated("DefaultRuntime", "the nvidia runtime is registered in daemon.json but the default is \"" +
-                                         (def.empty() ? std::string("runc") : def) +
-                                         "\": containers started without --gpus see no GPU (OpenPAI #5622)",
-                   "add \"default-runtime\": \"nvidia\" to /etc/docker/daemon.json and restart Docker");
+        e.violated(
+            "DefaultRuntime",
+            "the nvidia runtime is registered in daemon.json but the default is \"" +
+                (def.empty() ? std::string("runc") : def) +
+                "\": containers started without --gpus see no GPU (OpenPAI #5622)",
+            "add \"default-runtime\": \"nvidia\" to /etc/docker/daemon.json and restart Docker");
       else
-        e.violated("DefaultRuntime", "Docker's default runtime is \"" + (def.empty() ? std::string("runc") : def) +
-                                         "\" and no nvidia runtime is registered",
-                   "register nvidia-container-runtime as \"runtimes\".\"nvidia\" and make it \"default-runtime\" in "
+        e.violated("DefaultRuntime",
+                   "Docker's default runtime is \"" + (def.empty() ? std::string("runc") : def) +
+                       "\" and no nvidia runtime is registered",
+                   "register nvidia-container-runtime as \"runtimes\".\"nvidia\" and make it "
+                   "\"default-runtime\" in "
                    "/etc/docker/daemon.json, then restart Docker");
     }
   }
@@ -561,23 +695,29 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
   if (need("DNS", {"dns"})) {
     std::vector<std::string> bad, good;
     for (const auto& d : f.dns) (d.resolved ? good : bad).push_back(d.name);
-    if (f.dns.empty()) e.skip("DNS", "no registry names to resolve");
+    if (f.dns.empty())
+      e.skip("DNS", "no registry names to resolve");
     else if (!bad.empty())
       e.violated("DNS", "cannot resolve " + util::join(bad, ", ") + " on the host",
-                 "fix /etc/resolv.conf or the DNS server; behind a firewall set registry mirrors in config.yaml");
-    else e.pass("DNS", "resolves " + util::join(good, ", "));
+                 "fix /etc/resolv.conf or the DNS server; behind a firewall set registry mirrors "
+                 "in config.yaml");
+    else
+      e.pass("DNS", "resolves " + util::join(good, ", "));
   }
   // NTP (an error on the master: OpenPAI's installer requires it there)
   if (need("NTP", {"ntp"})) {
     std::optional<diag::Severity> sev;
     if (p.master) sev = diag::Severity::Error;
     if (!f.clock.ntp_known)
-      e.violated("NTP", "cannot tell whether the clock is synchronised (no timedatectl, chronyc or ntpq answered)",
+      e.violated("NTP",
+                 "cannot tell whether the clock is synchronised (no timedatectl, chronyc or ntpq "
+                 "answered)",
                  "install and enable chrony or systemd-timesyncd", diag::Severity::Warning);
     else if (!f.clock.ntp_synchronized)
       e.violated("NTP", "the clock is not NTP-synchronised (" + f.clock.ntp_source + ")",
                  "enable chrony or systemd-timesyncd (timedatectl set-ntp true)", sev);
-    else e.pass("NTP", "synchronised (" + f.clock.ntp_source + ")");
+    else
+      e.pass("NTP", "synchronised (" + f.clock.ntp_source + ")");
   }
 
   // Leftovers
@@ -587,58 +727,76 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
     for (const char* d : {"/var/lib/etcd", "/var/etcd/data"}) {
       const PathFacts* pf = f.path(d);
       if (!pf || !pf->exists) continue;
-      if (!pf->readable) unreadable = true;
-      else if (pf->entries > 0) found.push_back(std::string(d) + " (" + util::join(pf->sample, ", ") + ")");
+      if (!pf->readable)
+        unreadable = true;
+      else if (pf->entries > 0)
+        found.push_back(std::string(d) + " (" + util::join(pf->sample, ", ") + ")");
     }
     if (!found.empty())
-      e.violated("LeftoverEtcd", "etcd data from an earlier install: " + util::join(found, "; ") +
-                                     "; a new etcd would refuse to start or rejoin the old cluster",
-                 "make sure no etcd uses it, then remove it (kubespray's reset.yml does), e.g. rm -rf /var/lib/etcd/*");
+      e.violated("LeftoverEtcd",
+                 "etcd data from an earlier install: " + util::join(found, "; ") +
+                     "; a new etcd would refuse to start or rejoin the old cluster",
+                 "make sure no etcd uses it, then remove it (kubespray's reset.yml does), e.g. rm "
+                 "-rf /var/lib/etcd/*");
     else if (unreadable)
-      e.violated("LeftoverEtcd", "/var/lib/etcd exists but is not readable without root", "run the checks with sudo",
-                 diag::Severity::Warning);
-    else e.pass("LeftoverEtcd", "no etcd data");
+      e.violated("LeftoverEtcd", "/var/lib/etcd exists but is not readable without root",
+                 "run the checks with sudo", diag::Severity::Warning);
+    else
+      e.pass("LeftoverEtcd", "no etcd data");
   }
-  auto leftover = [&](const char* check, std::initializer_list<const char*> dirs, const std::string& why, const std::string& hint) {
+  auto leftover = [&](const char* check, std::initializer_list<const char*> dirs,
+                      const std::string& why, const std::string& hint) {
     if (!need(check, {"paths"})) return;
     std::vector<std::string> found;
     for (const char* d : dirs) {
       const PathFacts* pf = f.path(d);
       if (pf && pf->exists && pf->directory && (pf->entries > 0 || !pf->readable))
-        found.push_back(std::string(d) + (pf->readable ? " (" + util::join(pf->sample, ", ") + ")" : " (not readable)"));
+        found.push_back(std::string(d) + (pf->readable ? " (" + util::join(pf->sample, ", ") + ")"
+                                                       : " (not readable)"));
     }
-    if (!found.empty()) e.violated(check, util::join(found, "; ") + ": " + why, hint);
-    else e.pass(check, "clean");
+    if (!found.empty())
+      e.violated(check, util::join(found, "; ") + ": " + why, hint);
+    else
+      e.pass(check, "clean");
   };
-  leftover("LeftoverKubernetes", {"/etc/kubernetes"}, "Kubernetes configuration from an earlier install",
+  leftover("LeftoverKubernetes", {"/etc/kubernetes"},
+           "Kubernetes configuration from an earlier install",
            "run kubeadm reset (or kubespray's reset.yml) and remove /etc/kubernetes");
   leftover("LeftoverKubelet", {"/var/lib/kubelet"}, "kubelet state from an earlier install",
            "stop the kubelet, unmount what is mounted under /var/lib/kubelet, then remove it");
-  leftover("LeftoverCNI", {"/etc/cni/net.d", "/var/lib/cni"}, "network plugin configuration from an earlier install",
+  leftover("LeftoverCNI", {"/etc/cni/net.d", "/var/lib/cni"},
+           "network plugin configuration from an earlier install",
            "remove it before installing, or the old plugin's configuration may win");
   if (need("RunningKubernetes", {"processes"})) {
     std::vector<std::string> running;
-    for (const char* pn : {"kubelet", "etcd", "kube-apiserver", "kube-controller", "kube-scheduler", "kube-proxy"})
+    for (const char* pn :
+         {"kubelet", "etcd", "kube-apiserver", "kube-controller", "kube-scheduler", "kube-proxy"})
       if (f.running(pn)) running.push_back(pn);
     if (!running.empty())
-      e.violated("RunningKubernetes", util::join(running, ", ") + (running.size() == 1 ? " is" : " are") +
-                                          " running: this host is already part of a cluster",
+      e.violated("RunningKubernetes",
+                 util::join(running, ", ") + (running.size() == 1 ? " is" : " are") +
+                     " running: this host is already part of a cluster",
                  "drain and reset it first (kubeadm reset, or kubespray's remove-node.yml)");
-    else e.pass("RunningKubernetes", "no Kubernetes process running");
+    else
+      e.pass("RunningKubernetes", "no Kubernetes process running");
   }
   if (need("RunningContainers", {"docker"})) {
-    if (!f.docker.daemon_reachable) e.skip("RunningContainers", "Docker's daemon did not answer");
+    if (!f.docker.daemon_reachable)
+      e.skip("RunningContainers", "Docker's daemon did not answer");
     else if (f.docker.containers_running > 0)
-      e.violated("RunningContainers", std::to_string(f.docker.containers_running) +
-                                          " containers are running; the installer restarts Docker, which stops them",
+      e.violated("RunningContainers",
+                 std::to_string(f.docker.containers_running) +
+                     " containers are running; the installer restarts Docker, which stops them",
                  "stop them or plan the restart (docker ps)");
-    else e.pass("RunningContainers", "no containers running");
+    else
+      e.pass("RunningContainers", "no containers running");
   }
 }
 
 // Groups of hosts sharing a value, for cross-host checks: value -> host indexes.
 template <class F>
-std::map<std::string, std::vector<size_t>> group_by(const std::vector<HostOutcome>& hosts, F value) {
+std::map<std::string, std::vector<size_t>> group_by(const std::vector<HostOutcome>& hosts,
+                                                    F value) {
   std::map<std::string, std::vector<size_t>> g;
   for (size_t i = 0; i < hosts.size(); ++i) {
     if (!hosts[i].reached) continue;
@@ -648,7 +806,8 @@ std::map<std::string, std::vector<size_t>> group_by(const std::vector<HostOutcom
   return g;
 }
 
-void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o, std::vector<CheckResult>& out) {
+void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o,
+                   std::vector<CheckResult>& out) {
   auto names_of = [&](const std::vector<size_t>& idx, size_t except) {
     std::vector<std::string> n;
     for (size_t i : idx)
@@ -657,9 +816,11 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o, 
   };
   auto skip_unreached = [&](const char* check) {
     for (const auto& h : hosts)
-      if (!h.reached) out.push_back({h.plan.name, check, Status::Skip, "host not reachable", {}, false});
+      if (!h.reached)
+        out.push_back({h.plan.name, check, Status::Skip, "host not reachable", {}, false});
   };
-  auto unique = [&](const char* check, auto value, const std::string& what, const std::string& hint) {
+  auto unique = [&](const char* check, auto value, const std::string& what,
+                    const std::string& hint) {
     auto g = group_by(hosts, value);
     for (size_t i = 0; i < hosts.size(); ++i) {
       if (!hosts[i].reached) continue;
@@ -670,24 +831,35 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o, 
         continue;
       }
       const auto& same = g[v];
-      if (same.size() > 1) e.violated(check, what + " \"" + v + "\" is also the " + what + " of " + names_of(same, i), hint);
-      else e.pass(check, what + " " + v + " is unique");
+      if (same.size() > 1)
+        e.violated(check, what + " \"" + v + "\" is also the " + what + " of " + names_of(same, i),
+                   hint);
+      else
+        e.pass(check, what + " " + v + " is unique");
     }
     skip_unreached(check);
   };
-  unique("UniqueHostname", [](const HostOutcome& h) { return h.facts.has("files") ? h.facts.hostname : std::string(); },
-         "host name", "give every host its own name (hostnamectl set-hostname)");
-  unique("UniqueMachine", [](const HostOutcome& h) { return h.facts.has("files") ? h.facts.machine_id : std::string(); },
-         "machine id",
-         "two entries reach the same machine, or the hosts were cloned from one image: check layout.yaml's hostip, or "
-         "regenerate /etc/machine-id on clones (rm /etc/machine-id && systemd-machine-id-setup)");
+  unique(
+      "UniqueHostname",
+      [](const HostOutcome& h) { return h.facts.has("files") ? h.facts.hostname : std::string(); },
+      "host name", "give every host its own name (hostnamectl set-hostname)");
+  unique(
+      "UniqueMachine",
+      [](const HostOutcome& h) {
+        return h.facts.has("files") ? h.facts.machine_id : std::string();
+      },
+      "machine id",
+      "two entries reach the same machine, or the hosts were cloned from one image: check "
+      "layout.yaml's hostip, or "
+      "regenerate /etc/machine-id on clones (rm /etc/machine-id && systemd-machine-id-setup)");
 
   // UniqueIP: the address a host is known by must not be configured on another machine.
   {
     for (size_t i = 0; i < hosts.size(); ++i) {
       if (!hosts[i].reached) continue;
       Emitter e(out, hosts[i].plan.name);
-      const std::string ip = !hosts[i].plan.hostip.empty() ? hosts[i].plan.hostip : hosts[i].facts.ssh_server_address;
+      const std::string ip =
+          !hosts[i].plan.hostip.empty() ? hosts[i].plan.hostip : hosts[i].facts.ssh_server_address;
       if (ip.empty() || !hosts[i].facts.has("ip")) {
         e.skip("UniqueIP", "the host's address or the other hosts' interfaces are unknown");
         continue;
@@ -696,7 +868,9 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o, 
       for (size_t j = 0; j < hosts.size(); ++j) {
         if (j == i || !hosts[j].reached) continue;
         // The same machine reached twice is UniqueMachine's finding, not a conflict.
-        if (!hosts[j].facts.machine_id.empty() && hosts[j].facts.machine_id == hosts[i].facts.machine_id) continue;
+        if (!hosts[j].facts.machine_id.empty() &&
+            hosts[j].facts.machine_id == hosts[i].facts.machine_id)
+          continue;
         for (const auto& a : hosts[j].facts.interfaces)
           if (a.address == ip) {
             others.push_back(j);
@@ -704,9 +878,11 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o, 
           }
       }
       if (!others.empty())
-        e.violated("UniqueIP", ip + " is also configured on " + names_of(others, i) + ": an IP conflict",
+        e.violated("UniqueIP",
+                   ip + " is also configured on " + names_of(others, i) + ": an IP conflict",
                    "give every machine its own address; check for a cloned network configuration");
-      else e.pass("UniqueIP", ip + " is on no other host");
+      else
+        e.pass("UniqueIP", ip + " is on no other host");
     }
     skip_unreached("UniqueIP");
   }
@@ -731,12 +907,16 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o, 
       }
       double d = f.clock.skew_s - median;
       char buf[96];
-      std::snprintf(buf, sizeof buf, "%+.2f s from the other hosts (%+.2f s from this machine)", d, f.clock.skew_s);
-      if (skews.size() < 2) e.pass("ClockSkew", std::string("only one host: ") + buf + "");
+      std::snprintf(buf, sizeof buf, "%+.2f s from the other hosts (%+.2f s from this machine)", d,
+                    f.clock.skew_s);
+      if (skews.size() < 2)
+        e.pass("ClockSkew", std::string("only one host: ") + buf + "");
       else if (std::fabs(d) > o.max_clock_skew_s)
         e.violated("ClockSkew", std::string("clock is ") + buf + ", more than 1 s",
-                   "synchronise the clocks with NTP: etcd and certificate checks need them within a second");
-      else e.pass("ClockSkew", std::string("clock is ") + buf);
+                   "synchronise the clocks with NTP: etcd and certificate checks need them within "
+                   "a second");
+      else
+        e.pass("ClockSkew", std::string("clock is ") + buf);
     }
     skip_unreached("ClockSkew");
   }
@@ -765,16 +945,20 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o, 
       for (const auto& [v, idx] : versions)
         if (idx.size() > best) best = idx.size(), major = v;
       const std::string& mine = h.facts.nvidia.driver_version;
-      if (versions.size() <= 1) e.pass("DriverVersion", "driver " + mine);
+      if (versions.size() <= 1)
+        e.pass("DriverVersion", "driver " + mine);
       else if (mine != major)
-        e.violated("DriverVersion", "driver " + mine + ", but the other " + sku + " hosts run " + major + " (" +
-                                        names_of(versions.at(major), i) + ")",
-                   "install one driver version on every host of a SKU: jobs scheduled to any of them must behave the same");
+        e.violated("DriverVersion",
+                   "driver " + mine + ", but the other " + sku + " hosts run " + major + " (" +
+                       names_of(versions.at(major), i) + ")",
+                   "install one driver version on every host of a SKU: jobs scheduled to any of "
+                   "them must behave the same");
       else {
         std::vector<std::string> others;
         for (const auto& [v, idx] : versions)
           if (v != major) others.push_back(v + " on " + names_of(idx, i));
-        e.pass("DriverVersion", "driver " + mine + " (the SKU's majority; differing: " + util::join(others, "; ") + ")");
+        e.pass("DriverVersion", "driver " + mine + " (the SKU's majority; differing: " +
+                                    util::join(others, "; ") + ")");
       }
     }
     skip_unreached("DriverVersion");
@@ -782,7 +966,9 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o, 
 
   // OSFamily: the majority OS id is the reference.
   {
-    auto g = group_by(hosts, [](const HostOutcome& h) { return h.facts.has("files") ? h.facts.os.id : std::string(); });
+    auto g = group_by(hosts, [](const HostOutcome& h) {
+      return h.facts.has("files") ? h.facts.os.id : std::string();
+    });
     std::string major;
     size_t best = 0;
     for (const auto& [v, idx] : g)
@@ -791,11 +977,15 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o, 
       if (!hosts[i].reached) continue;
       Emitter e(out, hosts[i].plan.name);
       const std::string& id = hosts[i].facts.os.id;
-      if (id.empty()) e.skip("OSFamily", "OS unknown");
+      if (id.empty())
+        e.skip("OSFamily", "OS unknown");
       else if (g.size() > 1 && id != major)
-        e.violated("OSFamily", "runs " + id + ", the other hosts " + major + " (" + names_of(g[major], i) + ")",
-                   "one OS family keeps the installer's package steps and the hosts' behaviour the same");
-      else e.pass("OSFamily", "runs " + id);
+        e.violated(
+            "OSFamily",
+            "runs " + id + ", the other hosts " + major + " (" + names_of(g[major], i) + ")",
+            "one OS family keeps the installer's package steps and the hosts' behaviour the same");
+      else
+        e.pass("OSFamily", "runs " + id);
     }
     skip_unreached("OSFamily");
   }
@@ -820,7 +1010,8 @@ std::vector<HostOutcome> collect(remote::Transport& transport, const std::vector
     remote::ExecRequest req;
     req.command = command;
     // The sudo password goes only to hosts where we do not log in as root.
-    std::string first = h.plan.target.endpoint.user == "root" ? std::string() : opts.sudo_password.reveal();
+    std::string first =
+        h.plan.target.endpoint.user == "root" ? std::string() : opts.sudo_password.reveal();
     if (first.find('\n') != std::string::npos) first.clear();
     req.input = first + "\n" + script;
     req.timeout_ms = opts.command_timeout_ms;
@@ -828,7 +1019,8 @@ std::vector<HostOutcome> collect(remote::Transport& transport, const std::vector
     std::fill(req.input.begin(), req.input.end(), '\0');
     std::fill(first.begin(), first.end(), '\0');
     h.reached = h.exec.ok() || h.exec.failure == remote::Failure::CommandTimeout ||
-                h.exec.failure == remote::Failure::OutputTooLarge || h.exec.failure == remote::Failure::Protocol;
+                h.exec.failure == remote::Failure::OutputTooLarge ||
+                h.exec.failure == remote::Failure::Protocol;
     HostFacts& f = h.facts;
     f.name = h.plan.name;
     f.address = h.plan.address;
@@ -838,7 +1030,8 @@ std::vector<HostOutcome> collect(remote::Transport& transport, const std::vector
     f.collected_at = utc_now();
     if (h.reached) parse_fact_output(h.exec.out, h.exec.first_output_epoch, f);
     // A connection that broke before the script printed anything did not really reach the host.
-    if (h.reached && !h.exec.ok() && f.sections.empty()) h.reached = h.exec.failure == remote::Failure::CommandTimeout;
+    if (h.reached && !h.exec.ok() && f.sections.empty())
+      h.reached = h.exec.failure == remote::Failure::CommandTimeout;
   });
   if (parallelism_used) *parallelism_used = used;
   return out;
@@ -895,7 +1088,8 @@ void demote(std::vector<CheckResult>& results, const std::vector<std::string>& n
     if (r.status != Status::Fail) continue;
     std::string c = util::to_lower(r.check);
     bool hit = all || std::find(lower.begin(), lower.end(), c) != lower.end() ||
-               (c.rfind("port-", 0) == 0 && std::find(lower.begin(), lower.end(), "port-<n>") != lower.end());
+               (c.rfind("port-", 0) == 0 &&
+                std::find(lower.begin(), lower.end(), "port-<n>") != lower.end());
     if (hit) {
       r.status = Status::Warn;
       r.demoted = true;
@@ -908,10 +1102,18 @@ Summary summarize(const std::vector<CheckResult>& results, size_t hosts) {
   s.hosts = hosts;
   for (const auto& r : results) {
     switch (r.status) {
-      case Status::Pass: ++s.pass; break;
-      case Status::Warn: ++s.warn; break;
-      case Status::Fail: ++s.fail; break;
-      case Status::Skip: ++s.skip; break;
+      case Status::Pass:
+        ++s.pass;
+        break;
+      case Status::Warn:
+        ++s.warn;
+        break;
+      case Status::Fail:
+        ++s.fail;
+        break;
+      case Status::Skip:
+        ++s.skip;
+        break;
     }
     if (r.check == "Reachable" && r.status == Status::Fail) ++s.unreachable;
   }

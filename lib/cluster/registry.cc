@@ -24,8 +24,8 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-void problem(diag::List& out, diag::Severity sev, const std::string& code, const std::string& file, yaml::Mark m,
-             std::string message, std::string hint = {}) {
+void problem(diag::List& out, diag::Severity sev, const std::string& code, const std::string& file,
+             yaml::Mark m, std::string message, std::string hint = {}) {
   out.add(code, sev, file, m.line, m.column, std::move(message), std::move(hint));
 }
 
@@ -96,8 +96,8 @@ bool valid_cluster_name(std::string_view name) {
   char f = name[0];
   if (!((f >= 'a' && f <= 'z') || (f >= 'A' && f <= 'Z') || (f >= '0' && f <= '9'))) return false;
   for (char c : name)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-          c == '.'))
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '-' || c == '.'))
       return false;
   return name != "auto";
 }
@@ -114,7 +114,8 @@ bool Config::remove(const std::string& name) {
   return clusters.size() != before;
 }
 
-std::optional<Config> parse_config(const std::string& text, const std::string& path, diag::List& out) {
+std::optional<Config> parse_config(const std::string& text, const std::string& path,
+                                   diag::List& out) {
   Config c;
   yaml::Stream st = yaml::load(text);
   bool ok = true;
@@ -123,26 +124,30 @@ std::optional<Config> parse_config(const std::string& text, const std::string& p
     ok = false;
   }
   if (st.error) {
-    problem(out, diag::Severity::Error, "R001", path, st.error->mark, "YAML syntax error: " + st.error->message,
+    problem(out, diag::Severity::Error, "R001", path, st.error->mark,
+            "YAML syntax error: " + st.error->message,
             "fix the file by hand, or move it away and register the clusters again");
     return std::nullopt;
   }
-  if (st.documents.empty() || st.documents[0]->is_null()) return ok ? std::optional<Config>(c) : std::nullopt;
+  if (st.documents.empty() || st.documents[0]->is_null())
+    return ok ? std::optional<Config>(c) : std::nullopt;
   if (st.documents.size() > 1) {
-    problem(out, diag::Severity::Error, "R002", path, st.documents[1]->mark(), "the registry holds several documents",
-            "keep one");
+    problem(out, diag::Severity::Error, "R002", path, st.documents[1]->mark(),
+            "the registry holds several documents", "keep one");
     return std::nullopt;
   }
   const yaml::Node* root = st.documents[0];
   if (!root->is_mapping()) {
     problem(out, diag::Severity::Error, "R002", path, root->mark(),
-            "the registry must be a mapping (apiVersion, current, clusters...), found " + root->describe());
+            "the registry must be a mapping (apiVersion, current, clusters...), found " +
+                root->describe());
     return std::nullopt;
   }
   auto str = [&](const yaml::Node* n, const std::string& what) -> std::optional<std::string> {
     if (!n || n->is_null()) return std::string();
     if (!n->is_scalar()) {
-      problem(out, diag::Severity::Error, "R002", path, n->mark(), what + " must be a string, found " + n->describe());
+      problem(out, diag::Severity::Error, "R002", path, n->mark(),
+              what + " must be a string, found " + n->describe());
       ok = false;
       return std::nullopt;
     }
@@ -161,7 +166,8 @@ std::optional<Config> parse_config(const std::string& text, const std::string& p
         for (const auto* i : v->items())
           if (auto s = str(i, "preference item")) pref.push_back(*s);
       } else if (v && !v->is_null()) {
-        problem(out, diag::Severity::Error, "R002", path, v->mark(), "preference must be a list of cluster names");
+        problem(out, diag::Severity::Error, "R002", path, v->mark(),
+                "preference must be a list of cluster names");
         ok = false;
       }
       c.preference = pref;
@@ -174,7 +180,8 @@ std::optional<Config> parse_config(const std::string& text, const std::string& p
       }
       for (const auto* item : v->items()) {
         if (!item->is_mapping()) {
-          problem(out, diag::Severity::Error, "R002", path, item->mark(), "a cluster entry must be a mapping");
+          problem(out, diag::Severity::Error, "R002", path, item->mark(),
+                  "a cluster entry must be a mapping");
           ok = false;
           continue;
         }
@@ -202,7 +209,8 @@ std::optional<Config> parse_config(const std::string& text, const std::string& p
           } else if (key == "insecure") {
             auto b = f.value ? f.value->as_bool() : std::nullopt;
             if (!b && f.value && !f.value->is_null()) {
-              problem(out, diag::Severity::Error, "R002", path, f.value->mark(), "insecure must be true or false");
+              problem(out, diag::Severity::Error, "R002", path, f.value->mark(),
+                      "insecure must be true or false");
               ok = false;
             }
             cl.insecure = b.value_or(false);
@@ -217,19 +225,21 @@ std::optional<Config> parse_config(const std::string& text, const std::string& p
           }
         }
         if (cl.name.empty()) {
-          problem(out, diag::Severity::Error, "R002", path, item->mark(), "a cluster entry has no name");
+          problem(out, diag::Severity::Error, "R002", path, item->mark(),
+                  "a cluster entry has no name");
           ok = false;
           continue;
         }
         if (cl.uri.empty() && cl.rest_server.empty()) {
-          problem(out, diag::Severity::Error, "R002", path, item->mark(), "cluster " + cl.name + " has no uri");
+          problem(out, diag::Severity::Error, "R002", path, item->mark(),
+                  "cluster " + cl.name + " has no uri");
           ok = false;
         }
         if (cl.rest_server.empty()) cl.rest_server = cl.uri;
         cl.auth = cl.token_file.empty() ? AuthMethod::Token : AuthMethod::TokenFile;
         if (c.find(cl.name)) {
-          problem(out, diag::Severity::Error, "R002", path, item->mark(), "cluster " + cl.name + " is listed twice",
-                  "remove one of the entries");
+          problem(out, diag::Severity::Error, "R002", path, item->mark(),
+                  "cluster " + cl.name + " is listed twice", "remove one of the entries");
           ok = false;
           continue;
         }
@@ -299,7 +309,8 @@ Registry Registry::load(const std::vector<std::string>& paths, diag::List& diags
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
       if (errno != ENOENT)
-        problem(diags, diag::Severity::Error, "R001", path, {}, std::string("cannot read: ") + std::strerror(errno));
+        problem(diags, diag::Severity::Error, "R001", path, {},
+                std::string("cannot read: ") + std::strerror(errno));
       continue;
     }
     if ((st.st_mode & 077) != 0 && S_ISREG(st.st_mode)) {
@@ -347,7 +358,9 @@ std::string Registry::file_for_current() const {
 }
 
 std::string Registry::file_for_preference() const {
-  return !preference_file_.empty() ? preference_file_ : paths_.empty() ? std::string() : paths_.front();
+  return !preference_file_.empty() ? preference_file_
+         : paths_.empty()          ? std::string()
+                                   : paths_.front();
 }
 
 std::string update_file(const std::string& path, const std::function<std::string(Config&)>& change,

@@ -32,19 +32,21 @@ enum class AuthMethod { Token, TokenFile };
 struct Cluster {
   std::string name;
   std::string uri;          // as the user gave it, e.g. https://pai.example.com
-  std::string rest_server;  // the REST API base found by `cluster add`, e.g. https://pai.example.com/rest-server
+  std::string rest_server;  // the REST API base found by `cluster add`, e.g.
+                            // https://pai.example.com/rest-server
   std::string user;
   AuthMethod auth = AuthMethod::Token;
-  std::string login;        // how the token was obtained: "password" (basic login) or "token"
-  std::string token;        // secret; empty with TokenFile
-  std::string token_file;   // read at each use
+  std::string login;       // how the token was obtained: "password" (basic login) or "token"
+  std::string token;       // secret; empty with TokenFile
+  std::string token_file;  // read at each use
   std::string ca_file;
   bool insecure = false;
-  std::string version;      // the server's version when added
-  std::string authn_method; // basic or OIDC
-  std::string added_at;     // RFC 3339, UTC
-  std::string source;       // the file it was read from (not stored)
-  nlohmann::ordered_json extra = nlohmann::ordered_json::object();  // keys paictl does not know, kept as they are
+  std::string version;       // the server's version when added
+  std::string authn_method;  // basic or OIDC
+  std::string added_at;      // RFC 3339, UTC
+  std::string source;        // the file it was read from (not stored)
+  nlohmann::ordered_json extra =
+      nlohmann::ordered_json::object();  // keys paictl does not know, kept as they are
 };
 
 // One registry file.
@@ -62,7 +64,8 @@ bool valid_cluster_name(std::string_view name);
 
 // Parses a registry file; problems go to `out` with file:line:col. nullopt when
 // the file cannot be trusted (then it must not be rewritten).
-std::optional<Config> parse_config(const std::string& text, const std::string& path, diag::List& out);
+std::optional<Config> parse_config(const std::string& text, const std::string& path,
+                                   diag::List& out);
 std::string serialize_config(const Config& c);
 
 class Registry {
@@ -98,7 +101,8 @@ class Registry {
 // empty Config when it does not exist), calls `change`, and writes the result
 // atomically at mode 0600 unless `change` returns an error (non-empty). Returns
 // "" on success, else what went wrong. Parse problems are reported in `diags`.
-std::string update_file(const std::string& path, const std::function<std::string(Config&)>& change, diag::List& diags);
+std::string update_file(const std::string& path, const std::function<std::string(Config&)>& change,
+                        diag::List& diags);
 
 // The token of a cluster: the stored one, or the trimmed content of its token
 // file. Empty with `error` set when the file cannot be read.

@@ -8,23 +8,24 @@ const std::vector<std::string>& cluster_config_keys() {
   static const std::vector<std::string> keys = {
       "user", "password", "docker_image_tag",
       // OpenPAI settings
-      "enable_hived_scheduler", "enable_marketplace", "enable_docker_cache", "docker_cache_storage_backend",
-      "docker_cache_azure_account_name", "docker_cache_azure_account_key", "docker_cache_azure_container_name",
+      "enable_hived_scheduler", "enable_marketplace", "enable_docker_cache",
+      "docker_cache_storage_backend", "docker_cache_azure_account_name",
+      "docker_cache_azure_account_key", "docker_cache_azure_container_name",
       "docker_cache_fs_mount_path", "docker_cache_remote_url", "docker_cache_registry_htpasswd",
       // inventory
       "ssh_key_file_path",
       // service image registry
-      "docker_registry_domain", "docker_registry_namespace", "docker_registry_username", "docker_registry_password",
-      "qos-switch",
+      "docker_registry_domain", "docker_registry_namespace", "docker_registry_username",
+      "docker_registry_password", "qos-switch",
       // pre-check toggles
       "docker_check", "resource_check",
       // docker
-      "docker_data_root", "docker_config_file_path", "docker_iptables_enabled", "openpai_docker_insecure_registries",
-      "openpai_docker_registry_mirrors",
+      "docker_data_root", "docker_config_file_path", "docker_iptables_enabled",
+      "openpai_docker_insecure_registries", "openpai_docker_registry_mirrors",
       // kubespray
-      "gcr_image_repo", "kube_image_repo", "quay_image_repo", "docker_image_repo", "etcd_image_repo",
-      "pod_infra_image_repo", "kubeadm_download_url", "hyperkube_download_url", "openpai_kube_network_plugin",
-      "openpai_kubespray_extra_var", "kubelet_custom_flags",
+      "gcr_image_repo", "kube_image_repo", "quay_image_repo", "docker_image_repo",
+      "etcd_image_repo", "pod_infra_image_repo", "kubeadm_download_url", "hyperkube_download_url",
+      "openpai_kube_network_plugin", "openpai_kubespray_extra_var", "kubelet_custom_flags",
       // host daemon ports
       "host_daemon_port_start", "host_daemon_port_end"};
   return keys;
@@ -42,13 +43,14 @@ std::string registry_host(const std::string& repo) {
 
 // The installer tests some switches with `is False` / `is sameas true`: only a
 // real YAML boolean works, a quoted string silently keeps the default.
-std::optional<bool> strict_bool(const Node* n, const std::string& key, bool default_value, const char* effect,
-                                Context& ctx) {
+std::optional<bool> strict_bool(const Node* n, const std::string& key, bool default_value,
+                                const char* effect, Context& ctx) {
   if (!n) return std::nullopt;
   if (auto b = n->as_bool()) return b;
   if (n->is_scalar() && (n->scalar() == "true" || n->scalar() == "false")) {
     ctx.warning("C004", ctx.at(n),
-                key + ": \"" + n->scalar() + "\" is a string, not a boolean; the installer keeps the default (" +
+                key + ": \"" + n->scalar() +
+                    "\" is a string, not a boolean; the installer keeps the default (" +
                     (default_value ? "true" : "false") + ")" + effect,
                 "remove the quotes: " + key + ": " + n->scalar());
     return std::nullopt;
@@ -68,15 +70,18 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
   for (const auto& p : root->pairs()) {
     const std::string& k = p.key->scalar();
     if (k == "docker_cache_htpasswd") {
-      ctx.warning("C001", ctx.at(p.key),
-                  "docker_cache_htpasswd is never read: OpenPAI's services-configuration template reads "
-                  "docker_cache_registry_htpasswd",
-                  "rename the key to docker_cache_registry_htpasswd");
+      ctx.warning(
+          "C001", ctx.at(p.key),
+          "docker_cache_htpasswd is never read: OpenPAI's services-configuration template reads "
+          "docker_cache_registry_htpasswd",
+          "rename the key to docker_cache_registry_htpasswd");
       continue;
     }
     if (k == "branch_name" || k == "gpu_type" || k == "worker_default_docker_runtime") {
-      ctx.warning("C002", ctx.at(p.key), k + " belongs to the pre-v1.5 installer and is no longer read",
-                  k == "gpu_type" ? "the NVIDIA checks now follow machine-sku computing-device in layout.yaml; remove it"
+      ctx.warning("C002", ctx.at(p.key),
+                  k + " belongs to the pre-v1.5 installer and is no longer read",
+                  k == "gpu_type" ? "the NVIDIA checks now follow machine-sku computing-device in "
+                                    "layout.yaml; remove it"
                                   : "remove it");
       continue;
     }
@@ -84,7 +89,8 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
     for (const auto& kk : known) ok |= (kk == k);
     if (!ok) {
       std::string guess = util::did_you_mean(k, known);
-      ctx.warning("F006", ctx.at(p.key), "unknown key \"" + k + "\" in config.yaml; the installer ignores it",
+      ctx.warning("F006", ctx.at(p.key),
+                  "unknown key \"" + k + "\" in config.yaml; the installer ignores it",
                   guess.empty() ? "extra kubespray variables go under openpai_kubespray_extra_var"
                                 : "did you mean \"" + guess + "\"?");
     }
@@ -98,11 +104,14 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
       c.password = n->scalar();
       c.has_password = true;
       if (!n->is_quoted() && (n->as_int() || n->as_float() || is_yaml11_bool(n)))
-        ctx.error("F005", ctx.at(n), "password must be a string; YAML reads this value as a number or boolean",
+        ctx.error("F005", ctx.at(n),
+                  "password must be a string; YAML reads this value as a number or boolean",
                   "quote the password");
     } else {
-      ctx.error("F005", ctx.at(n), "password must be a string, found " +
-                                       std::string(n->is_null() ? "an empty value" : n->is_mapping() ? "a mapping" : "a list"),
+      ctx.error("F005", ctx.at(n),
+                "password must be a string, found " + std::string(n->is_null() ? "an empty value"
+                                                                  : n->is_mapping() ? "a mapping"
+                                                                                    : "a list"),
                 "the SSH and sudo password of `user` on every host, as a quoted string");
     }
   }
@@ -115,7 +124,8 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
     if (auto v = ctx.string_value(n, "docker_data_root")) {
       c.docker_data_root = *v;
       if (v->empty() || (*v)[0] != '/')
-        ctx.error("C003", ctx.at(n), "docker_data_root must be an absolute path, found \"" + *v + "\"",
+        ctx.error("C003", ctx.at(n),
+                  "docker_data_root must be an absolute path, found \"" + *v + "\"",
                   "e.g. docker_data_root: /mnt/docker");
     }
   }
@@ -133,7 +143,8 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
   for (const char* k : {"enable_marketplace", "qos-switch"}) {
     if (const Node* n = root->get(k)) {
       if (!n->is_scalar() || (n->scalar() != "true" && n->scalar() != "false"))
-        ctx.error("C003", ctx.at(n), std::string(k) + " must be \"true\" or \"false\", found " + n->describe(),
+        ctx.error("C003", ctx.at(n),
+                  std::string(k) + " must be \"true\" or \"false\", found " + n->describe(),
                   "the installer copies it into services-configuration.yaml as a string");
     }
   }
@@ -141,12 +152,14 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
   if (c.enable_docker_cache) {
     const Node* backend = root->get("docker_cache_storage_backend");
     if (!backend) {
-      ctx.error("C005", ctx.key_at(root, "enable_docker_cache"),
-                "enable_docker_cache is true but docker_cache_storage_backend is not set",
-                "set docker_cache_storage_backend: azure (with the azure account keys) or filesystem");
+      ctx.error(
+          "C005", ctx.key_at(root, "enable_docker_cache"),
+          "enable_docker_cache is true but docker_cache_storage_backend is not set",
+          "set docker_cache_storage_backend: azure (with the azure account keys) or filesystem");
     } else if (auto v = ctx.string_value(backend, "docker_cache_storage_backend")) {
       if (*v == "azure") {
-        for (const char* k : {"docker_cache_azure_account_name", "docker_cache_azure_account_key"}) {
+        for (const char* k :
+             {"docker_cache_azure_account_name", "docker_cache_azure_account_key"}) {
           const Node* n = root->get(k);
           if (!n || n->is_null() || (n->is_scalar() && n->scalar().empty()))
             ctx.error("C005", ctx.at(backend),
@@ -156,12 +169,15 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
       } else if (*v == "filesystem") {
         const Node* n = root->get("docker_cache_fs_mount_path");
         if (!n || n->is_null() || (n->is_scalar() && n->scalar().empty()))
-          ctx.error("C005", ctx.at(backend), "the filesystem docker cache backend needs docker_cache_fs_mount_path",
+          ctx.error("C005", ctx.at(backend),
+                    "the filesystem docker cache backend needs docker_cache_fs_mount_path",
                     "set docker_cache_fs_mount_path, e.g. /var/lib/registry");
       } else {
         ctx.error("C003", ctx.at(backend),
-                  "docker_cache_storage_backend must be \"azure\" or \"filesystem\", found \"" + *v + "\"",
-                  "OpenPAI's docker cache stores images in an Azure blob container or on a local filesystem");
+                  "docker_cache_storage_backend must be \"azure\" or \"filesystem\", found \"" +
+                      *v + "\"",
+                  "OpenPAI's docker cache stores images in an Azure blob container or on a local "
+                  "filesystem");
       }
     }
   }
@@ -171,13 +187,14 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
       c.network_plugin = *v;
       if (*v != "calico" && *v != "weave")
         ctx.warning("C003", ctx.at(n),
-                    "openpai_kube_network_plugin \"" + *v + "\" is neither calico nor weave, the two plugins OpenPAI tests",
+                    "openpai_kube_network_plugin \"" + *v +
+                        "\" is neither calico nor weave, the two plugins OpenPAI tests",
                     "use calico on premises and weave on Azure");
     }
   }
 
-  for (const char* k : {"gcr_image_repo", "kube_image_repo", "quay_image_repo", "docker_image_repo", "etcd_image_repo",
-                        "pod_infra_image_repo", "docker_registry_domain"}) {
+  for (const char* k : {"gcr_image_repo", "kube_image_repo", "quay_image_repo", "docker_image_repo",
+                        "etcd_image_repo", "pod_infra_image_repo", "docker_registry_domain"}) {
     if (const Node* n = root->get(k)) {
       if (auto v = ctx.string_value(n, k)) {
         std::string host = registry_host(*v);
@@ -192,13 +209,16 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
   for (const char* k : {"openpai_docker_insecure_registries", "openpai_docker_registry_mirrors"}) {
     if (const Node* n = root->get(k)) {
       if (!ctx.is_sequence(n, k)) continue;
-      auto& dst = std::string(k) == "openpai_docker_registry_mirrors" ? c.registry_mirrors : c.insecure_registries;
+      auto& dst = std::string(k) == "openpai_docker_registry_mirrors" ? c.registry_mirrors
+                                                                      : c.insecure_registries;
       size_t i = 0;
       for (const Node* item : n->items())
-        if (auto v = ctx.string_value(item, std::string(k) + "[" + std::to_string(i++) + "]")) dst.push_back(*v);
+        if (auto v = ctx.string_value(item, std::string(k) + "[" + std::to_string(i++) + "]"))
+          dst.push_back(*v);
     }
   }
-  if (const Node* n = root->get("openpai_kubespray_extra_var")) ctx.is_mapping(n, "openpai_kubespray_extra_var");
+  if (const Node* n = root->get("openpai_kubespray_extra_var"))
+    ctx.is_mapping(n, "openpai_kubespray_extra_var");
   if (const Node* n = root->get("kubelet_custom_flags")) {
     if (ctx.is_mapping(n, "kubelet_custom_flags"))
       ctx.warning("C006", ctx.key_at(root, "kubelet_custom_flags"),

@@ -11,11 +11,16 @@ namespace pai::config {
 
 std::string_view to_string(FileKind k) {
   switch (k) {
-    case FileKind::Layout: return "layout.yaml";
-    case FileKind::ClusterConfig: return "config.yaml";
-    case FileKind::ServicesConfig: return "services-configuration.yaml";
-    case FileKind::Hived: return "hivedscheduler.yaml";
-    case FileKind::Unknown: return "unknown";
+    case FileKind::Layout:
+      return "layout.yaml";
+    case FileKind::ClusterConfig:
+      return "config.yaml";
+    case FileKind::ServicesConfig:
+      return "services-configuration.yaml";
+    case FileKind::Hived:
+      return "hivedscheduler.yaml";
+    case FileKind::Unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -59,7 +64,8 @@ FileKind detect_kind(const std::string& path, const std::string& content) {
     const yaml::Node* r = s.documents[0];
     if (r->get("machine-list") || r->get("machine-sku")) return FileKind::Layout;
     if (r->get("physicalCluster") || r->get("virtualClusters")) return FileKind::Hived;
-    if (r->get("hivedscheduler") || r->get("rest-server") || r->get("cluster") || r->get("webportal"))
+    if (r->get("hivedscheduler") || r->get("rest-server") || r->get("cluster") ||
+        r->get("webportal"))
       return FileKind::ServicesConfig;
     if (r->get("docker_image_tag") || r->get("user")) return FileKind::ClusterConfig;
   }
@@ -77,7 +83,8 @@ struct PendingFile {
   FileKind kind;
 };
 
-void load_cluster(const std::vector<PendingFile>& files, const std::string& origin, CheckOutcome& out) {
+void load_cluster(const std::vector<PendingFile>& files, const std::string& origin,
+                  CheckOutcome& out) {
   Cluster cluster;
   cluster.origin = origin;
   std::string layout_file, config_file, hived_file;
@@ -91,7 +98,8 @@ void load_cluster(const std::vector<PendingFile>& files, const std::string& orig
     switch (f.kind) {
       case FileKind::Layout:
         if (cluster.layout) {
-          ctx.error("F009", Mark{1, 1}, "a second layout.yaml for the same cluster (the first is " + layout_file + ")",
+          ctx.error("F009", Mark{1, 1},
+                    "a second layout.yaml for the same cluster (the first is " + layout_file + ")",
                     "check one cluster directory at a time, or pass only one layout file");
           break;
         }
@@ -100,7 +108,8 @@ void load_cluster(const std::vector<PendingFile>& files, const std::string& orig
         break;
       case FileKind::ClusterConfig:
         if (cluster.config) {
-          ctx.error("F009", Mark{1, 1}, "a second config.yaml for the same cluster (the first is " + config_file + ")");
+          ctx.error("F009", Mark{1, 1},
+                    "a second config.yaml for the same cluster (the first is " + config_file + ")");
           break;
         }
         cluster.config = load_cluster_config(root, ctx);
@@ -146,7 +155,8 @@ CheckOutcome check_paths(const std::vector<std::string>& paths) {
     if (out.sources.count(path)) return true;
     util::ReadResult r = util::read_file(path);
     if (!r.ok) {
-      out.diagnostics.add("F008", diag::Severity::Error, path, 0, 0, "cannot read " + path + ": " + r.error,
+      out.diagnostics.add("F008", diag::Severity::Error, path, 0, 0,
+                          "cannot read " + path + ": " + r.error,
                           "check the path and its permissions");
       out.input_error = true;
       return false;
@@ -181,10 +191,11 @@ CheckOutcome check_paths(const std::vector<std::string>& paths) {
       if (!read(path)) continue;
       FileKind kind = detect_kind(path, out.sources[path]);
       if (kind == FileKind::Unknown) {
-        out.diagnostics.add("F009", diag::Severity::Error, path, 0, 0,
-                            "cannot tell which kind of cluster file " + path + " is",
-                            "name it layout.yaml, config.yaml, services-configuration.yaml or hivedscheduler.yaml, "
-                            "or give it the top-level keys of one of them");
+        out.diagnostics.add(
+            "F009", diag::Severity::Error, path, 0, 0,
+            "cannot tell which kind of cluster file " + path + " is",
+            "name it layout.yaml, config.yaml, services-configuration.yaml or hivedscheduler.yaml, "
+            "or give it the top-level keys of one of them");
         continue;
       }
       loose.push_back({path, kind});
@@ -204,9 +215,10 @@ CheckOutcome check_sources(const std::vector<std::pair<std::string, std::string>
     out.files.push_back(name);
     FileKind kind = detect_kind(name, content);
     if (kind == FileKind::Unknown) {
-      out.diagnostics.add("F009", diag::Severity::Error, name, 0, 0,
-                          "cannot tell which kind of cluster file " + name + " is",
-                          "name it layout.yaml, config.yaml, services-configuration.yaml or hivedscheduler.yaml");
+      out.diagnostics.add(
+          "F009", diag::Severity::Error, name, 0, 0,
+          "cannot tell which kind of cluster file " + name + " is",
+          "name it layout.yaml, config.yaml, services-configuration.yaml or hivedscheduler.yaml");
       continue;
     }
     pending.push_back({name, kind});

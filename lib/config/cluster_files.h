@@ -43,11 +43,11 @@ struct Cluster {
 };
 
 struct CheckOutcome {
-  diag::List diagnostics;               // sorted
-  std::vector<std::string> files;       // every file read, in order
+  diag::List diagnostics;          // sorted
+  std::vector<std::string> files;  // every file read, in order
   std::map<std::string, std::string> sources;
   std::vector<Cluster> clusters;
-  bool input_error = false;             // a path could not be read or holds no cluster file
+  bool input_error = false;  // a path could not be read or holds no cluster file
 };
 
 // Loads and validates everything under `paths` (files or directories).

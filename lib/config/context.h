@@ -32,7 +32,8 @@ class Context {
   // Where a mapping key is written (better than the value for "unknown key").
   Mark key_at(const Node* map, std::string_view key) const;
 
-  void report(std::string code, diag::Severity sev, Mark m, std::string message, std::string hint = {});
+  void report(std::string code, diag::Severity sev, Mark m, std::string message,
+              std::string hint = {});
   void error(std::string code, Mark m, std::string message, std::string hint = {}) {
     report(std::move(code), diag::Severity::Error, m, std::move(message), std::move(hint));
   }
@@ -49,7 +50,8 @@ class Context {
   bool is_sequence(const Node* n, std::string_view what);
   // A scalar read as text. Plain numbers and booleans are refused when
   // `strict` (PyYAML would load them as int/bool, failing OpenPAI's `str` schema).
-  std::optional<std::string> string_value(const Node* n, std::string_view what, bool strict = false);
+  std::optional<std::string> string_value(const Node* n, std::string_view what,
+                                          bool strict = false);
   std::optional<int64_t> int_value(const Node* n, std::string_view what);
   std::optional<double> number_value(const Node* n, std::string_view what);
   std::optional<bool> bool_value(const Node* n, std::string_view what);

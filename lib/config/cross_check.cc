@@ -8,8 +8,8 @@
 
 namespace pai::config {
 
-void cross_check_hived(const Layout& layout, const HivedConfig& hived, const HivedModel& model, Context& hived_ctx,
-                       Context& layout_ctx) {
+void cross_check_hived(const Layout& layout, const HivedConfig& hived, const HivedModel& model,
+                       Context& hived_ctx, Context& layout_ctx) {
   std::vector<std::string> hostnames;
   for (const auto& m : layout.machines) hostnames.push_back(m.hostname);
 
@@ -18,11 +18,13 @@ void cross_check_hived(const Layout& layout, const HivedConfig& hived, const Hiv
     if (!machine && !layout.machines_complete) continue;  // the layout's own errors say why
     if (!machine) {
       std::string guess = util::did_you_mean(node.name, hostnames);
-      hived_ctx.error("X001", node.mark,
-                      "node-level cell address \"" + node.name + "\" is not a hostname in " + layout.file,
-                      guess.empty() ? "HiveD matches node-level addresses to Kubernetes node names; use the layout "
-                                      "hostname of the machine"
-                                    : "did you mean \"" + guess + "\"?");
+      hived_ctx.error(
+          "X001", node.mark,
+          "node-level cell address \"" + node.name + "\" is not a hostname in " + layout.file,
+          guess.empty()
+              ? "HiveD matches node-level addresses to Kubernetes node names; use the layout "
+                "hostname of the machine"
+              : "did you mean \"" + guess + "\"?");
       continue;
     }
     if (machine->master && !machine->worker)
@@ -35,14 +37,17 @@ void cross_check_hived(const Layout& layout, const HivedConfig& hived, const Hiv
     if (sku->device) {
       if (capacity > 0 && node.leaves != capacity)
         hived_ctx.error("X002", node.mark,
-                        "node \"" + node.name + "\" has " + std::to_string(node.leaves) + " leaf cells, but its SKU \"" +
-                            sku->name + "\" has " + std::to_string(capacity) + " " + sku->device->type + " devices",
-                        "the leaf cells of a node must match its devices one to one; fix childCellNumber or the SKU's "
+                        "node \"" + node.name + "\" has " + std::to_string(node.leaves) +
+                            " leaf cells, but its SKU \"" + sku->name + "\" has " +
+                            std::to_string(capacity) + " " + sku->device->type + " devices",
+                        "the leaf cells of a node must match its devices one to one; fix "
+                        "childCellNumber or the SKU's "
                         "computing-device count");
     } else if (capacity > 0 && node.leaves > capacity) {
       hived_ctx.error("X002", node.mark,
-                      "node \"" + node.name + "\" has " + std::to_string(node.leaves) + " leaf cells, but its CPU SKU \"" +
-                          sku->name + "\" has only " + std::to_string(capacity) + " vcores",
+                      "node \"" + node.name + "\" has " + std::to_string(node.leaves) +
+                          " leaf cells, but its CPU SKU \"" + sku->name + "\" has only " +
+                          std::to_string(capacity) + " vcores",
                       "a CPU-only node has at most one leaf cell per vcore");
     }
     // Per-leaf resources from skuTypes, summed over the node's chains.
@@ -50,7 +55,8 @@ void cross_check_hived(const Layout& layout, const HivedConfig& hived, const Hiv
     bool known = true;
     for (size_t k = 0; k < node.chains.size(); ++k) {
       const ChainInfo& ch = model.chains[static_cast<size_t>(node.chains[k])];
-      const SkuTypeSpec* st = hived.find_sku_type(model.types[static_cast<size_t>(ch.leaf_type)].name);
+      const SkuTypeSpec* st =
+          hived.find_sku_type(model.types[static_cast<size_t>(ch.leaf_type)].name);
       if (!st) {
         known = false;
         break;
@@ -72,15 +78,16 @@ void cross_check_hived(const Layout& layout, const HivedConfig& hived, const Hiv
       char buf[64];
       std::snprintf(buf, sizeof buf, "%g", cpu);
       hived_ctx.error("X003", node.mark,
-                      "skuTypes give node \"" + node.name + "\" " + buf + " CPUs in total, more than the " +
-                          std::to_string(sku->vcore) + " vcores of its SKU \"" + sku->name + "\"",
+                      "skuTypes give node \"" + node.name + "\" " + buf +
+                          " CPUs in total, more than the " + std::to_string(sku->vcore) +
+                          " vcores of its SKU \"" + sku->name + "\"",
                       "lower skuTypes cpu per leaf; pods would never fit on the node");
     }
     if (sku->mem_bytes > 0 && mem > sku->mem_bytes * (1 + 1e-9)) {
       hived_ctx.error("X003", node.mark,
                       "skuTypes give node \"" + node.name + "\" " + util::format_bytes(mem) +
-                          " of memory in total, more than the " + util::format_bytes(sku->mem_bytes) + " of its SKU \"" +
-                          sku->name + "\"",
+                          " of memory in total, more than the " +
+                          util::format_bytes(sku->mem_bytes) + " of its SKU \"" + sku->name + "\"",
                       "lower skuTypes memory per leaf; pods would never fit on the node");
     }
   }
@@ -89,9 +96,10 @@ void cross_check_hived(const Layout& layout, const HivedConfig& hived, const Hiv
     for (const auto& m : layout.machines) {
       if (!m.worker || m.hostname.empty()) continue;
       if (model.node_index.count(m.hostname)) continue;
-      layout_ctx.warning("X004", m.hostname_mark,
-                         "worker \"" + m.hostname + "\" is not in any HiveD cell, so HiveD never schedules on it",
-                         "add a node-level cell with cellAddress: " + m.hostname + " to the HiveD config");
+      layout_ctx.warning(
+          "X004", m.hostname_mark,
+          "worker \"" + m.hostname + "\" is not in any HiveD cell, so HiveD never schedules on it",
+          "add a node-level cell with cellAddress: " + m.hostname + " to the HiveD config");
     }
   }
 }
@@ -107,11 +115,12 @@ void cross_check_devices(const Layout& layout, const ClusterConfig& config, Cont
   }
   if (types.size() > 1) {
     std::vector<std::string> list(types.begin(), types.end());
-    config_ctx.error("X006", config.enable_hived_scheduler_mark,
-                     "enable_hived_scheduler is false but the workers have " + std::to_string(types.size()) +
-                         " device types (" + util::join(list, ", ") + ")",
-                     "the Kubernetes default scheduler handles only one worker device type; enable the HiveD "
-                     "scheduler or use one kind of worker");
+    config_ctx.error(
+        "X006", config.enable_hived_scheduler_mark,
+        "enable_hived_scheduler is false but the workers have " + std::to_string(types.size()) +
+            " device types (" + util::join(list, ", ") + ")",
+        "the Kubernetes default scheduler handles only one worker device type; enable the HiveD "
+        "scheduler or use one kind of worker");
   }
 }
 

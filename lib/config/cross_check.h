@@ -8,8 +8,8 @@
 namespace pai::config {
 
 // `hived_ctx` reports into the HiveD config's file, `layout_ctx` into layout.yaml.
-void cross_check_hived(const Layout& layout, const HivedConfig& hived, const HivedModel& model, Context& hived_ctx,
-                       Context& layout_ctx);
+void cross_check_hived(const Layout& layout, const HivedConfig& hived, const HivedModel& model,
+                       Context& hived_ctx, Context& layout_ctx);
 
 void cross_check_devices(const Layout& layout, const ClusterConfig& config, Context& config_ctx);
 

@@ -18,12 +18,19 @@ const CellTypeSpec* HivedConfig::find_cell_type(std::string_view name) const {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"kubeApiServerAddress", "kubeConfigFilePath", "webServerAddress",
-                                           "forcePodBindThreshold", "waitingPodSchedulingBlockMilliSec",
-                                           "physicalCluster", "virtualClusters", "quotaExcludeVCs"};
-const std::vector<std::string> kPhysicalClusterKeys = {"skuTypes", "cellTypes", "physicalCells", "gpuTypes"};
+const std::vector<std::string> kTopKeys = {"kubeApiServerAddress",
+                                           "kubeConfigFilePath",
+                                           "webServerAddress",
+                                           "forcePodBindThreshold",
+                                           "waitingPodSchedulingBlockMilliSec",
+                                           "physicalCluster",
+                                           "virtualClusters",
+                                           "quotaExcludeVCs"};
+const std::vector<std::string> kPhysicalClusterKeys = {"skuTypes", "cellTypes", "physicalCells",
+                                                       "gpuTypes"};
 const std::vector<std::string> kCellTypeKeys = {"childCellType", "childCellNumber", "isNodeLevel"};
-const std::vector<std::string> kPhysicalCellKeys = {"cellType", "cellAddress", "pinnedCellId", "cellChildren"};
+const std::vector<std::string> kPhysicalCellKeys = {"cellType", "cellAddress", "pinnedCellId",
+                                                    "cellChildren"};
 const std::vector<std::string> kVcKeys = {"virtualCells", "pinnedCells"};
 const std::vector<std::string> kVirtualCellKeys = {"cellType", "cellNumber"};
 
@@ -35,7 +42,8 @@ std::optional<std::string> scalar_text(const Node* n, const std::string& what, C
   return std::nullopt;
 }
 
-void load_physical_cell(const Node* n, const std::string& where, PhysicalCellSpec& out, Context& ctx, int depth) {
+void load_physical_cell(const Node* n, const std::string& where, PhysicalCellSpec& out,
+                        Context& ctx, int depth) {
   out.mark = ctx.at(n);
   if (n->kind() == yaml::NodeKind::Null) return;  // "- " alone: every field inferred
   if (!ctx.is_mapping(n, where)) return;
@@ -49,8 +57,10 @@ void load_physical_cell(const Node* n, const std::string& where, PhysicalCellSpe
     if (auto v = scalar_text(a, where + ".cellAddress", ctx)) {
       out.cell_address = *v;
       if (v->find('/') != std::string::npos)
-        ctx.error("F005", ctx.at(a), where + ".cellAddress \"" + *v + "\" contains '/', which HiveD uses to join addresses",
-                  "write only this cell's own part of the address");
+        ctx.error(
+            "F005", ctx.at(a),
+            where + ".cellAddress \"" + *v + "\" contains '/', which HiveD uses to join addresses",
+            "write only this cell's own part of the address");
     }
   }
   if (const Node* p = n->get("pinnedCellId")) {
@@ -64,7 +74,8 @@ void load_physical_cell(const Node* n, const std::string& where, PhysicalCellSpe
     out.children.resize(ch->items().size());
     size_t i = 0;
     for (const Node* c : ch->items()) {
-      load_physical_cell(c, where + ".cellChildren[" + std::to_string(i) + "]", out.children[i], ctx, depth + 1);
+      load_physical_cell(c, where + ".cellChildren[" + std::to_string(i) + "]", out.children[i],
+                         ctx, depth + 1);
       ++i;
     }
   }
@@ -106,7 +117,9 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
           if (const Node* g = p.value->get("gpu"))
             if (auto v = ctx.number_value(g, where + ".gpu")) {
               s.gpu = *v;
-              if (*v < 0) ctx.error("H022", ctx.at(g), where + ".gpu must not be negative", "use 1 for a GPU leaf, 0 for a CPU leaf");
+              if (*v < 0)
+                ctx.error("H022", ctx.at(g), where + ".gpu must not be negative",
+                          "use 1 for a GPU leaf, 0 for a CPU leaf");
             }
           if (const Node* c = p.value->get("cpu"))
             if (auto v = ctx.number_value(c, where + ".cpu")) {
@@ -119,12 +132,14 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
             if (m->is_scalar() && !m->is_null()) {
               auto q = util::parse_quantity(m->scalar());
               if (!q || *q <= 0)
-                ctx.error("H022", ctx.at(m), where + ".memory \"" + m->scalar() + "\" is not a memory quantity",
+                ctx.error("H022", ctx.at(m),
+                          where + ".memory \"" + m->scalar() + "\" is not a memory quantity",
                           "write it like 54Gi or 16384Mi");
               else
                 s.memory_bytes = *q;
             } else {
-              ctx.error("F005", ctx.at(m), where + ".memory must be a quantity such as 54Gi, found " + m->describe(),
+              ctx.error("F005", ctx.at(m),
+                        where + ".memory must be a quantity such as 54Gi, found " + m->describe(),
                         "memory is what a pod gets per leaf cell, e.g. 54Gi");
             }
           }
@@ -151,9 +166,11 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
             if (auto v = ctx.int_value(c, where + ".childCellNumber")) {
               t.child_cell_number = *v;
               if (*v <= 0 || *v > 1'000'000)
-                ctx.error("H016", ctx.at(c), where + ".childCellNumber must be between 1 and 1000000, found " +
-                                                 std::to_string(*v),
-                          "childCellNumber is how many " + t.child_cell_type + " cells one " + t.name + " holds");
+                ctx.error("H016", ctx.at(c),
+                          where + ".childCellNumber must be between 1 and 1000000, found " +
+                              std::to_string(*v),
+                          "childCellNumber is how many " + t.child_cell_type + " cells one " +
+                              t.name + " holds");
             }
           }
           if (const Node* c = p.value->get("isNodeLevel"))
@@ -164,14 +181,18 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
     }
 
     const Node* cells = ctx.required(pc, "physicalCells", "physicalCluster");
-    if (cells && cells->kind() != yaml::NodeKind::Null && ctx.is_sequence(cells, "physicalCluster.physicalCells")) {
+    if (cells && cells->kind() != yaml::NodeKind::Null &&
+        ctx.is_sequence(cells, "physicalCluster.physicalCells")) {
       cfg.physical_cells.resize(cells->items().size());
       size_t i = 0;
       for (const Node* c : cells->items()) {
-        load_physical_cell(c, "physicalCells[" + std::to_string(i) + "]", cfg.physical_cells[i], ctx, 0);
+        load_physical_cell(c, "physicalCells[" + std::to_string(i) + "]", cfg.physical_cells[i],
+                           ctx, 0);
         if (cfg.physical_cells[i].cell_type.empty() && c->is_mapping())
-          ctx.error("F007", ctx.at(c), "physicalCells[" + std::to_string(i) + "] is missing the required key \"cellType\"",
-                    "a top-level physical cell names its chain's top cell type");
+          ctx.error(
+              "F007", ctx.at(c),
+              "physicalCells[" + std::to_string(i) + "] is missing the required key \"cellType\"",
+              "a top-level physical cell names its chain's top cell type");
         ++i;
       }
     }
@@ -188,7 +209,8 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
         std::string where = "virtualClusters." + vc.name;
         if (p.value->kind() != yaml::NodeKind::Null && ctx.is_mapping(p.value, where)) {
           ctx.unknown_keys(p.value, kVcKeys, where);
-          if (const Node* v = p.value->get("virtualCells"); v && v->kind() != yaml::NodeKind::Null) {
+          if (const Node* v = p.value->get("virtualCells");
+              v && v->kind() != yaml::NodeKind::Null) {
             if (ctx.is_sequence(v, where + ".virtualCells")) {
               size_t i = 0;
               for (const Node* c : v->items()) {
@@ -206,7 +228,8 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
                   if (auto nv = ctx.int_value(n, w + ".cellNumber")) {
                     s.cell_number = *nv;
                     if (*nv <= 0 || *nv > 100'000'000)
-                      ctx.error("H016", ctx.at(n), w + ".cellNumber must be positive, found " + std::to_string(*nv),
+                      ctx.error("H016", ctx.at(n),
+                                w + ".cellNumber must be positive, found " + std::to_string(*nv),
                                 "remove the entry instead of giving it 0 cells");
                   }
                 }
@@ -214,7 +237,8 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
               }
             }
           }
-          if (const Node* pcs = p.value->get("pinnedCells"); pcs && pcs->kind() != yaml::NodeKind::Null) {
+          if (const Node* pcs = p.value->get("pinnedCells");
+              pcs && pcs->kind() != yaml::NodeKind::Null) {
             if (ctx.is_sequence(pcs, where + ".pinnedCells")) {
               size_t i = 0;
               for (const Node* c : pcs->items()) {
@@ -222,7 +246,8 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
                 if (!ctx.is_mapping(c, w)) continue;
                 ctx.unknown_keys(c, {"pinnedCellId"}, w);
                 if (const Node* id = ctx.required(c, "pinnedCellId", w))
-                  if (auto v = scalar_text(id, w + ".pinnedCellId", ctx)) vc.pinned_cells.push_back({*v, ctx.at(id)});
+                  if (auto v = scalar_text(id, w + ".pinnedCellId", ctx))
+                    vc.pinned_cells.push_back({*v, ctx.at(id)});
               }
             }
           }

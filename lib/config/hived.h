@@ -23,8 +23,8 @@ struct CellTypeSpec {
   std::string child_cell_type;
   int64_t child_cell_number = 0;
   bool is_node_level = false;
-  Mark mark;              // the type's key
-  Mark child_type_mark;   // its childCellType value
+  Mark mark;             // the type's key
+  Mark child_type_mark;  // its childCellType value
   Mark child_number_mark;
 };
 
@@ -58,8 +58,8 @@ struct VirtualClusterSpec {
 
 struct HivedConfig {
   std::string file;
-  bool embedded = false;     // read from services-configuration.yaml hivedscheduler.config
-  bool valid = true;         // false when the document could not be read at all
+  bool embedded = false;  // read from services-configuration.yaml hivedscheduler.config
+  bool valid = true;      // false when the document could not be read at all
   bool has_sku_types = false;
   bool has_virtual_clusters = false;
   std::vector<SkuTypeSpec> sku_types;

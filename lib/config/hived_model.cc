@@ -58,7 +58,8 @@ class Builder {
   std::unordered_map<int32_t, std::vector<uint8_t>> node_leaf_seen_;
   std::unordered_map<std::string, Mark> pinned_marks_;
   bool physical_entry_failed_ = false;  // an entry of physicalCells was left out
-  std::vector<std::vector<std::vector<std::pair<const VirtualCellInfo*, std::string>>>> demand_;  // chain, level
+  std::vector<std::vector<std::vector<std::pair<const VirtualCellInfo*, std::string>>>>
+      demand_;  // chain, level
 
   int32_t add_type(const std::string& name) {
     auto it = m_.type_index.find(name);
@@ -100,10 +101,12 @@ class Builder {
       if (!child_defined && !cfg_.find_sku_type(s.child_cell_type)) {
         std::string guess = util::did_you_mean(s.child_cell_type, defined);
         if (!guess.empty() && guess != s.name)
-          ctx_.error("H008", s.child_type_mark,
-                     "childCellType \"" + s.child_cell_type + "\" of \"" + s.name +
-                         "\" is not defined, so HiveD silently makes it a new leaf cell type (a new SKU)",
-                     "did you mean \"" + guess + "\"? If it really is a leaf type, declare it under skuTypes");
+          ctx_.error(
+              "H008", s.child_type_mark,
+              "childCellType \"" + s.child_cell_type + "\" of \"" + s.name +
+                  "\" is not defined, so HiveD silently makes it a new leaf cell type (a new SKU)",
+              "did you mean \"" + guess +
+                  "\"? If it really is a leaf type, declare it under skuTypes");
       }
     }
     // Leaf types: referenced but not defined.
@@ -134,7 +137,8 @@ class Builder {
           for (auto it = pos; it != path.end(); ++it) text += m_.types[*it].name + " -> ";
           text += m_.types[cur].name;
           ctx_.error("H007", m_.types[cur].mark, "cellTypes form a cycle: " + text,
-                     "HiveD would recurse forever at start-up; a chain must end in a leaf type that is not defined "
+                     "HiveD would recurse forever at start-up; a chain must end in a leaf type "
+                     "that is not defined "
                      "under cellTypes");
           for (auto it = pos; it != path.end(); ++it) {
             m_.types[*it].valid = false;
@@ -161,17 +165,21 @@ class Builder {
         t.has_node = c.has_node || t.is_node_level;
         t.is_multi_nodes = c.has_node;
         t.leaf_type = c.leaf_type;
-        if (c.leaf_cell_number > std::numeric_limits<int64_t>::max() / std::max<int64_t>(t.child_number, 1) ||
+        if (c.leaf_cell_number >
+                std::numeric_limits<int64_t>::max() / std::max<int64_t>(t.child_number, 1) ||
             c.leaf_cell_number * t.child_number > kMaxCells) {
           ctx_.error("H016", t.mark,
-                     "cell type \"" + t.name + "\" holds more than " + std::to_string(kMaxCells) + " leaf cells",
+                     "cell type \"" + t.name + "\" holds more than " + std::to_string(kMaxCells) +
+                         " leaf cells",
                      "check childCellNumber along this chain");
           t.valid = false;
           continue;
         }
         t.leaf_cell_number = c.leaf_cell_number * t.child_number;
         if (t.level > kMaxLevels) {
-          ctx_.error("H016", t.mark, "the chain under \"" + t.name + "\" is deeper than " + std::to_string(kMaxLevels) + " levels");
+          ctx_.error("H016", t.mark,
+                     "the chain under \"" + t.name + "\" is deeper than " +
+                         std::to_string(kMaxLevels) + " levels");
           t.valid = false;
         }
       }
@@ -198,8 +206,8 @@ class Builder {
         if (lowest_node_level >= 0)
           ctx_.warning("H017", m_.types[lowest_node_level].mark,
                        "\"" + m_.types[lowest_node_level].name + "\" and \"" + m_.types[t].name +
-                           "\" both have isNodeLevel: true in chain \"" + name + "\"; only \"" + m_.types[t].name +
-                           "\" is one machine",
+                           "\" both have isNodeLevel: true in chain \"" + name + "\"; only \"" +
+                           m_.types[t].name + "\" is one machine",
                        "set isNodeLevel: true only on the cell type that is one machine");
         lowest_node_level = t;
       }
@@ -230,12 +238,14 @@ class Builder {
     std::unordered_map<std::string, Mark> top_addresses;
     int64_t total = 0;
     for (const auto& spec : cfg_.physical_cells) {
-      const CellTypeSpec* ts = spec.cell_type.empty() ? nullptr : cfg_.find_cell_type(spec.cell_type);
+      const CellTypeSpec* ts =
+          spec.cell_type.empty() ? nullptr : cfg_.find_cell_type(spec.cell_type);
       if (!ts) continue;
       int32_t top = m_.type_index[spec.cell_type];
       if (!m_.types[top].valid) continue;
       for (int32_t t = top; t >= 0; t = m_.types[t].child)
-        total += m_.types[top].leaf_cell_number / std::max<int64_t>(m_.types[t].leaf_cell_number, 1);
+        total +=
+            m_.types[top].leaf_cell_number / std::max<int64_t>(m_.types[t].leaf_cell_number, 1);
       if (total > kMaxCells) break;
     }
     m_.cells.reserve(static_cast<size_t>(std::min<int64_t>(total, kMaxCells)));
@@ -248,11 +258,13 @@ class Builder {
       const CellTypeSpec* ts = cfg_.find_cell_type(spec.cell_type);
       if (!ts) {
         std::string guess = util::did_you_mean(spec.cell_type, defined);
-        ctx_.error("H001", spec.type_mark.line ? spec.type_mark : spec.mark,
-                   "physicalCells[" + std::to_string(i) + "] has cellType \"" + spec.cell_type +
-                       "\", which is not defined in cellTypes",
-                   guess.empty() ? "define it under physicalCluster.cellTypes (HiveD panics at start-up otherwise)"
-                                 : "did you mean \"" + guess + "\"?");
+        ctx_.error(
+            "H001", spec.type_mark.line ? spec.type_mark : spec.mark,
+            "physicalCells[" + std::to_string(i) + "] has cellType \"" + spec.cell_type +
+                "\", which is not defined in cellTypes",
+            guess.empty()
+                ? "define it under physicalCluster.cellTypes (HiveD panics at start-up otherwise)"
+                : "did you mean \"" + guess + "\"?");
         m_.complete = false;
         physical_entry_failed_ = true;
         continue;
@@ -266,53 +278,64 @@ class Builder {
       if (!m_.types[top].has_node) {
         ctx_.error("H002", spec.type_mark.line ? spec.type_mark : spec.mark,
                    "physicalCells[" + std::to_string(i) + "] is a \"" + spec.cell_type +
-                       "\" cell, which is below node level; HiveD requires a top cell to be node-level or above",
-                   "set isNodeLevel: true on the cell type that is one machine, and list cells of that type (or above)");
+                       "\" cell, which is below node level; HiveD requires a top cell to be "
+                       "node-level or above",
+                   "set isNodeLevel: true on the cell type that is one machine, and list cells of "
+                   "that type (or above)");
         m_.complete = false;
         physical_entry_failed_ = true;
         continue;
       }
       // Bound the work before inferring children.
       int64_t cells = 0;
-      for (int32_t t = top; t >= 0; t = m_.types[t].child) cells += m_.types[top].leaf_cell_number / std::max<int64_t>(m_.types[t].leaf_cell_number, 1);
+      for (int32_t t = top; t >= 0; t = m_.types[t].child)
+        cells +=
+            m_.types[top].leaf_cell_number / std::max<int64_t>(m_.types[t].leaf_cell_number, 1);
       budget -= cells;
       if (budget < 0) {
-        ctx_.error("H016", spec.mark, "the physical cluster expands to more than " + std::to_string(kMaxCells) + " cells",
-                   "check childCellNumber values");
+        ctx_.error(
+            "H016", spec.mark,
+            "the physical cluster expands to more than " + std::to_string(kMaxCells) + " cells",
+            "check childCellNumber values");
         m_.complete = false;
         return;
       }
       int32_t chain = chain_for(top, spec.mark);
       bool defaulted_node_reported = false;
-      int32_t cell = build_cell(spec, top, static_cast<int64_t>(i), std::string(), -1, -1, chain, spec.mark,
-                                defaulted_node_reported, false, &top_addresses);
+      int32_t cell = build_cell(spec, top, static_cast<int64_t>(i), std::string(), -1, -1, chain,
+                                spec.mark, defaulted_node_reported, false, &top_addresses);
       m_.chains[chain].top_cells.push_back(cell);
       m_.chains[chain].leaf_cells += m_.types[top].leaf_cell_number;
     }
   }
 
-  int32_t build_cell(const PhysicalCellSpec& spec, int32_t type, int64_t default_address, const std::string& prefix,
-                     int32_t node, int32_t parent, int32_t chain, Mark inherited, bool& defaulted_node_reported,
-                     bool under_duplicate, std::unordered_map<std::string, Mark>* sibling_addresses) {
-    const CellTypeInfo& t = m_.types[static_cast<size_t>(type)];  // types do not grow while cells are built
+  int32_t build_cell(const PhysicalCellSpec& spec, int32_t type, int64_t default_address,
+                     const std::string& prefix, int32_t node, int32_t parent, int32_t chain,
+                     Mark inherited, bool& defaulted_node_reported, bool under_duplicate,
+                     std::unordered_map<std::string, Mark>* sibling_addresses) {
+    const CellTypeInfo& t =
+        m_.types[static_cast<size_t>(type)];  // types do not grow while cells are built
     Mark mark = spec.mark.line ? spec.mark : inherited;
     if (parent >= 0 && !spec.cell_type.empty() && spec.cell_type != t.name)
       ctx_.warning("H018", spec.type_mark.line ? spec.type_mark : mark,
-                   "this child cell says cellType \"" + spec.cell_type + "\", but its parent's childCellType is \"" +
-                       t.name + "\"; HiveD uses \"" + t.name + "\"",
+                   "this child cell says cellType \"" + spec.cell_type +
+                       "\", but its parent's childCellType is \"" + t.name + "\"; HiveD uses \"" +
+                       t.name + "\"",
                    "remove cellType from child cells, or fix the parent's childCellType");
-    std::string own = spec.cell_address.empty() ? std::to_string(default_address) : spec.cell_address;
+    std::string own =
+        spec.cell_address.empty() ? std::to_string(default_address) : spec.cell_address;
     std::string full = prefix.empty() ? own : prefix + "/" + own;
-    // A cell whose address repeats another's is reported once; its subtree repeats too and stays quiet.
-    // Full addresses are unique when sibling addresses are (children extend their parent's address),
-    // so only siblings are compared: the caller passes `sibling_addresses`.
+    // A cell whose address repeats another's is reported once; its subtree repeats too and stays
+    // quiet. Full addresses are unique when sibling addresses are (children extend their parent's
+    // address), so only siblings are compared: the caller passes `sibling_addresses`.
     bool duplicate = false;
     if (!under_duplicate && sibling_addresses) {
       auto [sit, sfresh] = sibling_addresses->emplace(own, mark);
       if (!sfresh) {
         duplicate = true;
         ctx_.error("H011", spec.address_mark.line ? spec.address_mark : mark,
-                   "duplicate cell address \"" + full + "\" (also at line " + std::to_string(sit->second.line) + ")",
+                   "duplicate cell address \"" + full + "\" (also at line " +
+                       std::to_string(sit->second.line) + ")",
                    "HiveD identifies cells by address; give each cell a distinct cellAddress");
         m_.complete = false;
       }
@@ -335,7 +358,8 @@ class Builder {
         n.leaf_types.push_back(t.leaf_type);
       } else if (!under_duplicate) {
         ctx_.error("H011", spec.address_mark.line ? spec.address_mark : mark,
-                   "node \"" + own + "\" appears twice in chain \"" + m_.chains[static_cast<size_t>(chain)].name + "\"",
+                   "node \"" + own + "\" appears twice in chain \"" +
+                       m_.chains[static_cast<size_t>(chain)].name + "\"",
                    "a machine is one node-level cell of a chain; remove the second one");
         m_.complete = false;
         under_duplicate = true;
@@ -344,8 +368,8 @@ class Builder {
       if (spec.cell_address.empty() && !defaulted_node_reported) {
         defaulted_node_reported = true;
         ctx_.warning("H019", mark,
-                     "node-level cell \"" + t.name + "\" has no cellAddress, so HiveD takes \"" + own +
-                         "\" as its Kubernetes node name",
+                     "node-level cell \"" + t.name + "\" has no cellAddress, so HiveD takes \"" +
+                         own + "\" as its Kubernetes node name",
                      "set cellAddress to the node's name (its hostname in layout.yaml)");
       }
     }
@@ -353,19 +377,23 @@ class Builder {
     if (t.level == 1) {
       auto idx = parse_int32(own);
       if (!idx) {
-        ctx_.error("H004", spec.address_mark.line ? spec.address_mark : mark,
-                   "leaf cell address \"" + own + "\" is not an integer; HiveD reads it as the GPU index",
-                   "use the device index, e.g. cellAddress: 0");
+        ctx_.error(
+            "H004", spec.address_mark.line ? spec.address_mark : mark,
+            "leaf cell address \"" + own + "\" is not an integer; HiveD reads it as the GPU index",
+            "use the device index, e.g. cellAddress: 0");
         m_.complete = false;
       } else {
         c.leaf_index = *idx;
         if (node >= 0 && *idx >= 0 && *idx < 1'000'000 && !under_duplicate) {
           auto& seen = node_leaf_seen_[node];
-          if (static_cast<size_t>(*idx) >= seen.size()) seen.resize(static_cast<size_t>(*idx) + 1, 0);
+          if (static_cast<size_t>(*idx) >= seen.size())
+            seen.resize(static_cast<size_t>(*idx) + 1, 0);
           if (seen[static_cast<size_t>(*idx)]) {
-            ctx_.error("H011", spec.address_mark.line ? spec.address_mark : mark,
-                       "leaf " + own + " of node \"" + m_.nodes[node].name + "\" is listed twice, so HiveD could give it to two jobs",
-                       "each device index of a node may appear in one leaf cell only, across all chains");
+            ctx_.error(
+                "H011", spec.address_mark.line ? spec.address_mark : mark,
+                "leaf " + own + " of node \"" + m_.nodes[node].name +
+                    "\" is listed twice, so HiveD could give it to two jobs",
+                "each device index of a node may appear in one leaf cell only, across all chains");
             m_.complete = false;
           }
           seen[static_cast<size_t>(*idx)] = 1;
@@ -385,36 +413,44 @@ class Builder {
     c.address = std::move(full);
     m_.cells.push_back(std::move(c));
     int32_t self = static_cast<int32_t>(m_.cells.size() - 1);
-    if (!spec.pinned_cell_id.empty()) m_.pinned_cells[spec.pinned_cell_id] = self;  // the last one wins, as in HiveD
+    if (!spec.pinned_cell_id.empty())
+      m_.pinned_cells[spec.pinned_cell_id] = self;  // the last one wins, as in HiveD
 
     if (t.defined) {
       size_t written = spec.children.size();
       if (spec.has_children && written > static_cast<size_t>(t.child_number)) {
         ctx_.error("H009", mark,
-                   "\"" + t.name + "\" cell has " + std::to_string(written) + " cellChildren but childCellNumber is " +
-                       std::to_string(t.child_number),
-                   "HiveD does not check this and the cell's capacity becomes wrong; fix childCellNumber or the children");
-      } else if (spec.has_children && written > 0 && written < static_cast<size_t>(t.child_number)) {
-        ctx_.warning("H010", mark,
-                     "\"" + t.name + "\" cell has " + std::to_string(written) + " cellChildren but childCellNumber is " +
-                         std::to_string(t.child_number),
-                     "if a device is missing, describe the machine with its own cell type; HiveD's capacity "
-                     "checks assume childCellNumber children");
+                   "\"" + t.name + "\" cell has " + std::to_string(written) +
+                       " cellChildren but childCellNumber is " + std::to_string(t.child_number),
+                   "HiveD does not check this and the cell's capacity becomes wrong; fix "
+                   "childCellNumber or the children");
+      } else if (spec.has_children && written > 0 &&
+                 written < static_cast<size_t>(t.child_number)) {
+        ctx_.warning(
+            "H010", mark,
+            "\"" + t.name + "\" cell has " + std::to_string(written) +
+                " cellChildren but childCellNumber is " + std::to_string(t.child_number),
+            "if a device is missing, describe the machine with its own cell type; HiveD's capacity "
+            "checks assume childCellNumber children");
       }
-      int64_t count = (spec.has_children && written > 0) ? static_cast<int64_t>(written) : t.child_number;
+      int64_t count =
+          (spec.has_children && written > 0) ? static_cast<int64_t>(written) : t.child_number;
       int64_t base = t.is_node_level ? 0 : default_address;
       std::vector<int32_t> kids;
       kids.reserve(static_cast<size_t>(count));
       static const PhysicalCellSpec kEmpty;
-      std::string prefix_copy = m_.cells[static_cast<size_t>(self)].address;  // cells may reallocate during recursion
+      std::string prefix_copy =
+          m_.cells[static_cast<size_t>(self)].address;  // cells may reallocate during recursion
       // Default addresses of children are distinct; explicit ones must be compared.
       bool any_explicit = false;
       for (size_t k = 0; k < written; ++k) any_explicit |= !spec.children[k].cell_address.empty();
       std::unordered_map<std::string, Mark> siblings;
       for (int64_t k = 0; k < count; ++k) {
-        const PhysicalCellSpec& cs = static_cast<size_t>(k) < written ? spec.children[static_cast<size_t>(k)] : kEmpty;
-        kids.push_back(build_cell(cs, t.child, base * t.child_number + k, prefix_copy, node, self, chain, mark,
-                                  defaulted_node_reported, under_duplicate, any_explicit ? &siblings : nullptr));
+        const PhysicalCellSpec& cs =
+            static_cast<size_t>(k) < written ? spec.children[static_cast<size_t>(k)] : kEmpty;
+        kids.push_back(build_cell(cs, t.child, base * t.child_number + k, prefix_copy, node, self,
+                                  chain, mark, defaulted_node_reported, under_duplicate,
+                                  any_explicit ? &siblings : nullptr));
       }
       ChainInfo& ch = m_.chains[chain];
       if (ch.first_cell_children[static_cast<size_t>(t.level)] < 0)
@@ -442,8 +478,10 @@ class Builder {
           if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'))) ch = '-';
         ctx_.error("H015", spec.mark,
                    "virtual cluster name \"" + spec.name + "\" is not a valid Kubernetes name",
-                   "use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit"
-                   " (e.g. \"" + fixed + "\"); OpenPAI uses VC names in Kubernetes objects");
+                   "use at most 63 lower-case letters, digits and '-', starting and ending with a "
+                   "letter or digit"
+                   " (e.g. \"" +
+                       fixed + "\"); OpenPAI uses VC names in Kubernetes objects");
       }
       for (const auto& vcs : spec.virtual_cells) resolve_virtual_cell(vc, vcs, chain_names);
       std::unordered_set<std::string> own;
@@ -454,22 +492,26 @@ class Builder {
           ctx_.error("H003", p.mark,
                      "virtual cluster \"" + spec.name + "\" pins \"" + p.pinned_cell_id +
                          "\", but no physical cell has that pinnedCellId",
-                     guess.empty() ? "set pinnedCellId: " + p.pinned_cell_id + " on the physical cell to pin"
-                                   : "did you mean \"" + guess + "\"?");
+                     guess.empty()
+                         ? "set pinnedCellId: " + p.pinned_cell_id + " on the physical cell to pin"
+                         : "did you mean \"" + guess + "\"?");
           m_.complete = false;
           continue;
         }
         if (!own.insert(p.pinned_cell_id).second) {
-          ctx_.error("H013", p.mark, "virtual cluster \"" + spec.name + "\" pins \"" + p.pinned_cell_id + "\" twice",
-                     "list each pinned cell once");
+          ctx_.error(
+              "H013", p.mark,
+              "virtual cluster \"" + spec.name + "\" pins \"" + p.pinned_cell_id + "\" twice",
+              "list each pinned cell once");
           continue;
         }
         auto [uit, fresh] = pinned_user.emplace(p.pinned_cell_id, spec.name);
         if (!fresh) {
-          ctx_.error("H013", p.mark,
-                     "pinned cell \"" + p.pinned_cell_id + "\" is already pinned by virtual cluster \"" + uit->second +
-                         "\"",
-                     "a pinned cell belongs to one VC; HiveD fails later when it removes the cell twice");
+          ctx_.error(
+              "H013", p.mark,
+              "pinned cell \"" + p.pinned_cell_id + "\" is already pinned by virtual cluster \"" +
+                  uit->second + "\"",
+              "a pinned cell belongs to one VC; HiveD fails later when it removes the cell twice");
           m_.complete = false;
           continue;
         }
@@ -488,13 +530,16 @@ class Builder {
     }
     // Record demand once the VC vector is stable.
     for (const auto& vc : m_.vcs)
-      for (const auto& c : vc.cells) demand_[static_cast<size_t>(c.chain)][static_cast<size_t>(c.level)].push_back({&c, vc.name});
+      for (const auto& c : vc.cells)
+        demand_[static_cast<size_t>(c.chain)][static_cast<size_t>(c.level)].push_back(
+            {&c, vc.name});
     for (const auto& [d, name] : pinned_demands_)
       demand_[static_cast<size_t>(d.chain)][static_cast<size_t>(d.level)].push_back({&d, name});
   }
   std::vector<std::pair<VirtualCellInfo, std::string>> pinned_demands_;
 
-  void resolve_virtual_cell(VirtualClusterInfo& vc, const VirtualCellSpec& s, const std::vector<std::string>& chain_names) {
+  void resolve_virtual_cell(VirtualClusterInfo& vc, const VirtualCellSpec& s,
+                            const std::vector<std::string>& chain_names) {
     auto segs = util::split(s.cell_type, '.');
     std::string chain_name(segs[0]);
     std::string last(segs.back());
@@ -503,8 +548,10 @@ class Builder {
       std::vector<std::string> names = defined_names();
       std::string guess = util::did_you_mean(chain_name, names);
       ctx_.error("H001", s.type_mark,
-                 "virtual cluster \"" + vc.name + "\" uses cell type \"" + chain_name + "\", which is not defined",
-                 guess.empty() ? "the first part of a VC cellType is a chain: the top type of physicalCells entries (" +
+                 "virtual cluster \"" + vc.name + "\" uses cell type \"" + chain_name +
+                     "\", which is not defined",
+                 guess.empty() ? "the first part of a VC cellType is a chain: the top type of "
+                                 "physicalCells entries (" +
                                      util::join(chain_names, ", ") + ")"
                                : "did you mean \"" + guess + "\"?");
       m_.complete = false;
@@ -519,8 +566,10 @@ class Builder {
       ctx_.error("H006", s.type_mark,
                  "virtual cluster \"" + vc.name + "\" uses chain \"" + chain_name +
                      "\", but no physicalCells entry has that top cell type",
-                 "HiveD refuses to start ('Chain " + chain_name + " does not exists in physical cluster'); "
-                 "the first part must be one of: " + util::join(chain_names, ", "));
+                 "HiveD refuses to start ('Chain " + chain_name +
+                     " does not exists in physical cluster'); "
+                     "the first part must be one of: " +
+                     util::join(chain_names, ", "));
       m_.complete = false;
       return;
     }
@@ -530,31 +579,37 @@ class Builder {
       std::string seg(segs[k]);
       int32_t t = m_.find_type(seg);
       int32_t lvl = (t >= 0) ? m_.types[t].level : -1;
-      bool in_chain = t >= 0 && lvl >= 1 && lvl <= ch.top_level && ch.level_type[static_cast<size_t>(lvl)] == t;
+      bool in_chain =
+          t >= 0 && lvl >= 1 && lvl <= ch.top_level && ch.level_type[static_cast<size_t>(lvl)] == t;
       if (!in_chain) {
         std::vector<std::string> chain_types;
-        for (int32_t l = ch.top_level; l >= 1; --l) chain_types.push_back(m_.types[ch.level_type[static_cast<size_t>(l)]].name);
+        for (int32_t l = ch.top_level; l >= 1; --l)
+          chain_types.push_back(m_.types[ch.level_type[static_cast<size_t>(l)]].name);
         std::string guess = util::did_you_mean(seg, chain_types);
         bool is_last = k + 1 == segs.size();
         if (t < 0 && is_last) {
           ctx_.error("H001", s.type_mark,
-                     "virtual cluster \"" + vc.name + "\" uses cell type \"" + seg + "\", which is not defined",
-                     guess.empty() ? "the types of chain " + chain_name + " are: " + util::join(chain_types, ", ")
+                     "virtual cluster \"" + vc.name + "\" uses cell type \"" + seg +
+                         "\", which is not defined",
+                     guess.empty() ? "the types of chain " + chain_name +
+                                         " are: " + util::join(chain_types, ", ")
                                    : "did you mean \"" + guess + "\"?");
         } else {
           ctx_.error("H014", s.type_mark,
-                     "\"" + seg + "\" in \"" + s.cell_type + "\" is not a cell type of chain \"" + chain_name + "\"" +
+                     "\"" + seg + "\" in \"" + s.cell_type + "\" is not a cell type of chain \"" +
+                         chain_name + "\"" +
                          (is_last ? "" : " (HiveD ignores middle parts, so this goes unnoticed)"),
-                     guess.empty() ? "the chain's types, top to leaf, are: " + util::join(chain_types, ", ")
-                                   : "did you mean \"" + guess + "\"?");
+                     guess.empty()
+                         ? "the chain's types, top to leaf, are: " + util::join(chain_types, ", ")
+                         : "did you mean \"" + guess + "\"?");
         }
         m_.complete = false;
         return;
       }
       if (lvl >= prev_level) {
         ctx_.error("H014", s.type_mark,
-                   "\"" + seg + "\" in \"" + s.cell_type + "\" is not below \"" + std::string(segs[k - 1]) +
-                       "\" in chain \"" + chain_name + "\"",
+                   "\"" + seg + "\" in \"" + s.cell_type + "\" is not below \"" +
+                       std::string(segs[k - 1]) + "\" in chain \"" + chain_name + "\"",
                    "write the path from the chain's top type downwards, e.g. POOL.NODE");
         m_.complete = false;
         return;
@@ -594,10 +649,12 @@ class Builder {
           }
           const VirtualCellInfo* last = ds.back().first;
           ctx_.error("H005", last->mark,
-                     "virtual clusters need " + std::to_string(need) + " \"" + tname + "\" cells (level " +
-                         std::to_string(l) + " of chain \"" + ch.name + "\") but only " + std::to_string(available) +
-                         " are left at that level (" + who + ")",
-                     "HiveD refuses to start ('Illegal initial VC assignment: Insufficient physical cells'); lower "
+                     "virtual clusters need " + std::to_string(need) + " \"" + tname +
+                         "\" cells (level " + std::to_string(l) + " of chain \"" + ch.name +
+                         "\") but only " + std::to_string(available) + " are left at that level (" +
+                         who + ")",
+                     "HiveD refuses to start ('Illegal initial VC assignment: Insufficient "
+                     "physical cells'); lower "
                      "cellNumber, or add physical cells to the chain");
           failed = true;
           break;
@@ -611,21 +668,24 @@ class Builder {
       }
       if (!failed && any_demand && available > 0 && !m_.vcs.empty()) {
         const std::string& leaf = m_.types[ch.leaf_type].name;
-        ctx_.info("H024", ch.mark,
-                  std::to_string(available) + " of " + std::to_string(ch.leaf_cells) + " \"" + leaf +
-                      "\" leaf cells in chain \"" + ch.name + "\" are not guaranteed to any virtual cluster",
-                  "they still run opportunistic (priority -1) jobs; give them to a VC to guarantee them");
+        ctx_.info(
+            "H024", ch.mark,
+            std::to_string(available) + " of " + std::to_string(ch.leaf_cells) + " \"" + leaf +
+                "\" leaf cells in chain \"" + ch.name +
+                "\" are not guaranteed to any virtual cluster",
+            "they still run opportunistic (priority -1) jobs; give them to a VC to guarantee them");
       } else if (!failed && !any_demand && !m_.vcs.empty()) {
         const std::string& leaf = m_.types[ch.leaf_type].name;
         ctx_.info("H024", ch.mark,
-                  "no virtual cluster has cells of chain \"" + ch.name + "\" (" + std::to_string(ch.leaf_cells) +
-                      " \"" + leaf + "\" leaf cells)",
+                  "no virtual cluster has cells of chain \"" + ch.name + "\" (" +
+                      std::to_string(ch.leaf_cells) + " \"" + leaf + "\" leaf cells)",
                   "only opportunistic (priority -1) jobs can use them");
       }
     }
     if (!cfg_.has_virtual_clusters && !m_.chains.empty())
-      ctx_.warning("H025", cfg_.physical_cluster_mark, "the config has no virtualClusters",
-                   "HiveD accepts it, but no job can get guaranteed resources; add virtualClusters");
+      ctx_.warning(
+          "H025", cfg_.physical_cluster_mark, "the config has no virtualClusters",
+          "HiveD accepts it, but no job can get guaranteed resources; add virtualClusters");
   }
 
   void check_unused_types() {
@@ -636,7 +696,8 @@ class Builder {
     for (const auto& s : cfg_.cell_types) {
       int32_t t = m_.type_index[s.name];
       if (!used[static_cast<size_t>(t)] && m_.types[t].valid)
-        ctx_.warning("H023", s.mark, "cell type \"" + s.name + "\" is not used by any physical cell",
+        ctx_.warning("H023", s.mark,
+                     "cell type \"" + s.name + "\" is not used by any physical cell",
                      "remove it, or add physicalCells of a chain that contains it");
     }
     // Leaf types should be declared in skuTypes: OpenPAI sizes pods from them.
@@ -655,15 +716,18 @@ class Builder {
           break;
         }
       if (!cfg_.has_sku_types) {
-        ctx_.report("H021", diag::Severity::Warning, where,
-                    "leaf cell type \"" + name + "\" has no skuTypes entry (the config has no skuTypes)",
-                    "OpenPAI's rest-server sizes each pod's cpu and memory from skuTypes; add skuTypes: {" + name +
-                        ": {gpu: 1, cpu: N, memory: NGi}}");
+        ctx_.report(
+            "H021", diag::Severity::Warning, where,
+            "leaf cell type \"" + name + "\" has no skuTypes entry (the config has no skuTypes)",
+            "OpenPAI's rest-server sizes each pod's cpu and memory from skuTypes; add skuTypes: {" +
+                name + ": {gpu: 1, cpu: N, memory: NGi}}");
       } else {
         std::string guess = util::did_you_mean(name, sku_names);
         ctx_.error("H021", where, "leaf cell type \"" + name + "\" is not declared in skuTypes",
-                   guess.empty() ? "add skuTypes." + name + " with gpu, cpu and memory per leaf cell"
-                                 : "did you mean \"" + guess + "\"? (a leaf type is any childCellType not under cellTypes)");
+                   guess.empty()
+                       ? "add skuTypes." + name + " with gpu, cpu and memory per leaf cell"
+                       : "did you mean \"" + guess +
+                             "\"? (a leaf type is any childCellType not under cellTypes)");
       }
     }
   }

@@ -17,10 +17,10 @@ namespace pai::config {
 
 struct CellTypeInfo {
   std::string name;
-  int32_t level = 0;             // leaf = 1
-  int32_t child = -1;            // index of the child type; -1 for a leaf
+  int32_t level = 0;   // leaf = 1
+  int32_t child = -1;  // index of the child type; -1 for a leaf
   int64_t child_number = 0;
-  bool defined = false;          // under cellTypes (false for leaf types)
+  bool defined = false;  // under cellTypes (false for leaf types)
   bool is_node_level = false;
   bool has_node = false;         // a node or above
   bool is_multi_nodes = false;   // spans several nodes
@@ -49,19 +49,20 @@ struct ChainInfo {
   int32_t top_type = -1;
   int32_t leaf_type = -1;
   int32_t top_level = 0;
-  std::vector<int32_t> level_type;           // [level] -> type index (index 0 unused)
-  std::vector<int64_t> first_cell_children;  // [level] -> children of the first cell at that level (HiveD's rule)
-  std::vector<int32_t> top_cells;            // cells at the top level
+  std::vector<int32_t> level_type;  // [level] -> type index (index 0 unused)
+  std::vector<int64_t>
+      first_cell_children;  // [level] -> children of the first cell at that level (HiveD's rule)
+  std::vector<int32_t> top_cells;  // cells at the top level
   int64_t leaf_cells = 0;
-  Mark mark;                                 // first physicalCells entry
+  Mark mark;  // first physicalCells entry
 };
 
 struct NodeInfo {
   std::string name;
-  int64_t leaves = 0;                 // over all chains
-  std::vector<int32_t> chains;        // chains with cells on this node
-  std::vector<int32_t> leaf_types;    // leaf type per chain (same order)
-  Mark mark;                          // first node-level cell
+  int64_t leaves = 0;               // over all chains
+  std::vector<int32_t> chains;      // chains with cells on this node
+  std::vector<int32_t> leaf_types;  // leaf type per chain (same order)
+  Mark mark;                        // first node-level cell
 };
 
 struct VirtualCellInfo {

@@ -31,11 +31,12 @@ namespace {
 const std::vector<std::string> kTopKeys = {"kubernetes", "machine-sku", "machine-list"};
 const std::vector<std::string> kSkuKeys = {"mem", "cpu", "computing-device"};
 const std::vector<std::string> kDeviceKeys = {"type", "model", "count"};
-const std::vector<std::string> kMachineKeys = {"hostname", "hostip", "machine-type", "pai-master", "pai-worker",
-                                               "pai-storage"};
-const std::vector<std::string> kKnownDeviceTypes = {"nvidia.com/gpu", "amd.com/gpu", "enflame.com/dtu"};
-const std::vector<std::string> kLegacyMachineKeys = {"nodename", "k8s-role", "etcdid", "zkid", "dashboard",
-                                                     "sshport", "username", "password"};
+const std::vector<std::string> kMachineKeys = {"hostname",   "hostip",     "machine-type",
+                                               "pai-master", "pai-worker", "pai-storage"};
+const std::vector<std::string> kKnownDeviceTypes = {"nvidia.com/gpu", "amd.com/gpu",
+                                                    "enflame.com/dtu"};
+const std::vector<std::string> kLegacyMachineKeys = {
+    "nodename", "k8s-role", "etcdid", "zkid", "dashboard", "sshport", "username", "password"};
 
 bool looks_legacy(const Node* root) {
   if (const Node* skus = root->get("machine-sku"); skus && skus->is_mapping()) {
@@ -56,7 +57,8 @@ bool looks_legacy(const Node* root) {
   return false;
 }
 
-void load_sku(const std::string& name, const Node* key, const Node* s, Layout& out, Context& ctx, bool legacy) {
+void load_sku(const std::string& name, const Node* key, const Node* s, Layout& out, Context& ctx,
+              bool legacy) {
   MachineSku sku;
   sku.name = name;
   sku.mark = ctx.at(key);
@@ -73,7 +75,8 @@ void load_sku(const std::string& name, const Node* key, const Node* s, Layout& o
       if (auto q = util::parse_quantity(*text); q && *q > 0) {
         sku.mem_bytes = *q;
       } else {
-        ctx.error("L011", ctx.at(mem), where + ".mem \"" + *text + "\" is not a Kubernetes memory quantity",
+        ctx.error("L011", ctx.at(mem),
+                  where + ".mem \"" + *text + "\" is not a Kubernetes memory quantity",
                   "write it like 60Gi, 220Gi or 512000Mi (Gi = 1024^3 bytes; G = 1000^3)");
       }
     }
@@ -84,7 +87,8 @@ void load_sku(const std::string& name, const Node* key, const Node* s, Layout& o
       if (const Node* vc = ctx.required(cpu, "vcore", where + ".cpu")) {
         if (auto v = ctx.int_value(vc, where + ".cpu.vcore")) {
           if (*v <= 0)
-            ctx.error("L014", ctx.at(vc), where + ".cpu.vcore must be positive, found " + std::to_string(*v));
+            ctx.error("L014", ctx.at(vc),
+                      where + ".cpu.vcore must be positive, found " + std::to_string(*v));
           else
             sku.vcore = *v;
         }
@@ -115,9 +119,12 @@ void load_sku(const std::string& name, const Node* key, const Node* s, Layout& o
           for (const auto& k : kKnownDeviceTypes) known |= (k == *v);
           if (!known) {
             std::string guess = util::did_you_mean(*v, kKnownDeviceTypes);
-            ctx.warning("L015", ctx.at(t), "computing-device type \"" + *v + "\" is not a device-plugin resource that OpenPAI supports",
-                        guess.empty() ? "OpenPAI knows nvidia.com/gpu, amd.com/gpu and enflame.com/dtu"
-                                      : "did you mean \"" + guess + "\"?");
+            ctx.warning("L015", ctx.at(t),
+                        "computing-device type \"" + *v +
+                            "\" is not a device-plugin resource that OpenPAI supports",
+                        guess.empty()
+                            ? "OpenPAI knows nvidia.com/gpu, amd.com/gpu and enflame.com/dtu"
+                            : "did you mean \"" + guess + "\"?");
           }
         }
       }
@@ -126,7 +133,8 @@ void load_sku(const std::string& name, const Node* key, const Node* s, Layout& o
       if (const Node* c = ctx.required(dev, "count", dwhere)) {
         if (auto v = ctx.int_value(c, dwhere + ".count")) {
           if (*v <= 0)
-            ctx.error("L014", ctx.at(c), dwhere + ".count must be positive, found " + std::to_string(*v),
+            ctx.error("L014", ctx.at(c),
+                      dwhere + ".count must be positive, found " + std::to_string(*v),
                       "remove computing-device for a CPU-only machine");
           else
             d.count = *v;
@@ -144,11 +152,15 @@ bool role_value(const Node* n, std::string_view what, Context& ctx) {
     return n->scalar() == "true";
   if (n->is_scalar() && !n->is_quoted() && (n->scalar() == "true" || n->scalar() == "false")) {
     // OpenPAI's schema takes only the strings; a YAML boolean fails it.
-    ctx.error("L010", ctx.at(n), std::string(what) + " must be the string \"" + n->scalar() + "\", not the boolean " + n->scalar(),
-              "quote it: " + std::string(what.substr(what.rfind('.') + 1)) + ": \"" + n->scalar() + "\"");
+    ctx.error(
+        "L010", ctx.at(n),
+        std::string(what) + " must be the string \"" + n->scalar() + "\", not the boolean " +
+            n->scalar(),
+        "quote it: " + std::string(what.substr(what.rfind('.') + 1)) + ": \"" + n->scalar() + "\"");
     return n->scalar() == "true";
   }
-  ctx.error("L010", ctx.at(n), std::string(what) + " must be \"true\" or \"false\", found " + n->describe(),
+  ctx.error("L010", ctx.at(n),
+            std::string(what) + " must be \"true\" or \"false\", found " + n->describe(),
             "OpenPAI compares these with the strings \"true\" and \"false\"");
   return false;
 }
@@ -165,9 +177,12 @@ Layout load_layout(const Node* root, Context& ctx) {
 
   out.legacy = looks_legacy(root);
   if (out.legacy) {
-    ctx.error("L012", ctx.at(root), "this is an OpenPAI 0.x layout; the v1.5+ installer does not accept it",
-              "convert it: machine-sku mem becomes a quantity string (\"224Gi\"), gpu: {type, count} becomes "
-              "computing-device: {type: nvidia.com/gpu, model, count}, os is dropped, and machines keep only "
+    ctx.error("L012", ctx.at(root),
+              "this is an OpenPAI 0.x layout; the v1.5+ installer does not accept it",
+              "convert it: machine-sku mem becomes a quantity string (\"224Gi\"), gpu: {type, "
+              "count} becomes "
+              "computing-device: {type: nvidia.com/gpu, model, count}, os is dropped, and machines "
+              "keep only "
               "hostname, hostip, machine-type and pai-master/pai-worker: \"true\"");
   } else {
     ctx.unknown_keys(root, kTopKeys, "layout.yaml");
@@ -181,7 +196,8 @@ Layout load_layout(const Node* root, Context& ctx) {
 
   const Node* skus = ctx.required(root, "machine-sku", "layout.yaml");
   if (skus && ctx.is_mapping(skus, "machine-sku")) {
-    for (const auto& p : skus->pairs()) load_sku(p.key->scalar(), p.key, p.value, out, ctx, out.legacy);
+    for (const auto& p : skus->pairs())
+      load_sku(p.key->scalar(), p.key, p.value, out, ctx, out.legacy);
   }
 
   std::vector<std::string> sku_names;
@@ -218,8 +234,10 @@ Layout load_layout(const Node* root, Context& ctx) {
         if (!util::is_dns1123_subdomain(*v)) {
           bool upper = util::to_lower(*v) != *v;
           ctx.error("L001", ctx.at(h), "hostname \"" + *v + "\" is not a valid host name",
-                    upper ? "use lower case only: \"" + util::to_lower(*v) + "\" (Kubernetes node names are lower case)"
-                          : "use lower-case letters, digits, '-' and '.', starting and ending with a letter or digit");
+                    upper ? "use lower case only: \"" + util::to_lower(*v) +
+                                "\" (Kubernetes node names are lower case)"
+                          : "use lower-case letters, digits, '-' and '.', starting and ending with "
+                            "a letter or digit");
         }
       }
     }
@@ -239,7 +257,8 @@ Layout load_layout(const Node* root, Context& ctx) {
         if (!out.find_sku(*v)) {
           std::string guess = util::did_you_mean(*v, sku_names);
           ctx.error("L005", ctx.at(t), "machine-type \"" + *v + "\" is not defined in machine-sku",
-                    guess.empty() ? "define it under machine-sku, or use one of: " + util::join(sku_names, ", ")
+                    guess.empty() ? "define it under machine-sku, or use one of: " +
+                                        util::join(sku_names, ", ")
                                   : "did you mean \"" + guess + "\"?");
         } else {
           sku_used[*v] = true;
@@ -267,13 +286,15 @@ Layout load_layout(const Node* root, Context& ctx) {
       auto [it, fresh] = by_ip.emplace(m.hostip, out.machines.size());
       if (!fresh)
         ctx.error("L004", m.hostip_mark,
-                  "duplicate hostip " + m.hostip + " (also used by \"" + out.machines[it->second].hostname +
-                      "\" at line " + std::to_string(out.machines[it->second].hostip_mark.line) + ")",
+                  "duplicate hostip " + m.hostip + " (also used by \"" +
+                      out.machines[it->second].hostname + "\" at line " +
+                      std::to_string(out.machines[it->second].hostip_mark.line) + ")",
                   "every machine needs its own IP address");
     }
     if (!out.legacy && !m.master && !m.worker && !m.storage && item->get("pai-master") == nullptr &&
         item->get("pai-worker") == nullptr && item->get("pai-storage") == nullptr)
-      ctx.warning("L016", m.mark, "machine \"" + m.hostname + "\" has no role, so OpenPAI will not use it",
+      ctx.warning("L016", m.mark,
+                  "machine \"" + m.hostname + "\" has no role, so OpenPAI will not use it",
                   "add pai-worker: \"true\" (or pai-master: \"true\")");
     if (m.master) {
       ++masters;
@@ -281,8 +302,9 @@ Layout load_layout(const Node* root, Context& ctx) {
         first_master = out.machines.size();
       } else {
         ctx.error("L007", m.mark,
-                  "more than one master: \"" + m.hostname + "\" and \"" + out.machines[first_master].hostname +
-                      "\" (line " + std::to_string(out.machines[first_master].mark.line) +
+                  "more than one master: \"" + m.hostname + "\" and \"" +
+                      out.machines[first_master].hostname + "\" (line " +
+                      std::to_string(out.machines[first_master].mark.line) +
                       ") both have pai-master: \"true\"",
                   "OpenPAI supports exactly one master; set pai-master: \"false\" on the others");
       }

@@ -14,8 +14,8 @@ struct ServicesConfig {
   std::string file;
   std::string cluster_id = "pai";
   std::string docker_data_root;
-  bool has_hived = false;      // hivedscheduler.config is present and non-empty
-  HivedConfig hived;           // marks point into this file
+  bool has_hived = false;  // hivedscheduler.config is present and non-empty
+  HivedConfig hived;       // marks point into this file
 };
 
 // Reads services-configuration.yaml; the embedded HiveD config is parsed too

@@ -8,16 +8,19 @@ namespace pai::diag {
 
 std::string_view to_string(Severity s) {
   switch (s) {
-    case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
-    case Severity::Info: return "info";
+    case Severity::Error:
+      return "error";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Info:
+      return "info";
   }
   return "error";
 }
 
 size_t List::count(Severity s) const {
-  return static_cast<size_t>(
-      std::count_if(items_.begin(), items_.end(), [s](const Diagnostic& d) { return d.severity == s; }));
+  return static_cast<size_t>(std::count_if(items_.begin(), items_.end(),
+                                           [s](const Diagnostic& d) { return d.severity == s; }));
 }
 
 void List::sort(const std::vector<std::string>& file_order) {

@@ -12,7 +12,7 @@ enum class Severity : uint8_t { Error, Warning, Info };
 std::string_view to_string(Severity s);
 
 struct Diagnostic {
-  std::string code;      // stable, e.g. "L003"
+  std::string code;  // stable, e.g. "L003"
   Severity severity = Severity::Error;
   std::string file;      // as the user named it; empty when the finding has no file
   uint32_t line = 0;     // 1-based; 0 = whole file
@@ -44,10 +44,18 @@ class List {
   void add(Diagnostic d) { items_.push_back(std::move(d)); }
   void add(std::string code, Severity sev, std::string file, uint32_t line, uint32_t column,
            std::string message, std::string hint = {}) {
-    items_.push_back({std::move(code), sev, std::move(file), line, column, std::move(message),
-                      std::move(hint), {}});
+    items_.push_back({std::move(code),
+                      sev,
+                      std::move(file),
+                      line,
+                      column,
+                      std::move(message),
+                      std::move(hint),
+                      {}});
   }
-  void append(const List& other) { items_.insert(items_.end(), other.items_.begin(), other.items_.end()); }
+  void append(const List& other) {
+    items_.insert(items_.end(), other.items_.begin(), other.items_.end());
+  }
 
   const std::vector<Diagnostic>& items() const { return items_; }
   std::vector<Diagnostic>& items() { return items_; }

@@ -10,9 +10,12 @@ Summary summarize(const std::vector<Diagnostic>& diags, size_t files) {
   Summary s;
   s.files = files;
   for (const auto& d : diags) {
-    if (d.severity == Severity::Error) ++s.errors;
-    else if (d.severity == Severity::Warning) ++s.warnings;
-    else ++s.infos;
+    if (d.severity == Severity::Error)
+      ++s.errors;
+    else if (d.severity == Severity::Warning)
+      ++s.warnings;
+    else
+      ++s.infos;
   }
   return s;
 }
@@ -30,7 +33,8 @@ std::string plural(size_t n, const char* word) {
 }
 }  // namespace
 
-std::string write_text(const std::vector<Diagnostic>& diags, size_t files, const TextOptions& opts) {
+std::string write_text(const std::vector<Diagnostic>& diags, size_t files,
+                       const TextOptions& opts) {
   std::string out;
   auto paint = [&](const char* color, std::string_view text) {
     if (!opts.color) return std::string(text);
@@ -42,7 +46,9 @@ std::string write_text(const std::vector<Diagnostic>& diags, size_t files, const
       where += ":" + std::to_string(d.line);
       if (d.column) where += ":" + std::to_string(d.column);
     }
-    const char* color = d.severity == Severity::Error ? kRed : d.severity == Severity::Warning ? kYellow : kCyan;
+    const char* color = d.severity == Severity::Error     ? kRed
+                        : d.severity == Severity::Warning ? kYellow
+                                                          : kCyan;
     out += paint(kBold, where + ":") + " ";
     out += paint(color, std::string(to_string(d.severity)) + "[" + d.code + "]") + ": ";
     if (!d.location.empty()) out += "[" + d.location + "] ";
@@ -56,7 +62,8 @@ std::string write_text(const std::vector<Diagnostic>& diags, size_t files, const
         std::string pad(num.size(), ' ');
         out += " " + paint(kBlue, num + " |") + " " + src + "\n";
         if (d.column && d.column <= src.size() + 1) {
-          out += " " + paint(kBlue, pad + " |") + " " + std::string(d.column - 1, ' ') + paint(color, "^") + "\n";
+          out += " " + paint(kBlue, pad + " |") + " " + std::string(d.column - 1, ' ') +
+                 paint(color, "^") + "\n";
         }
       }
     }
@@ -75,15 +82,18 @@ std::string write_text(const std::vector<Diagnostic>& diags, size_t files, const
 nlohmann::json write_json(const std::vector<Diagnostic>& diags, size_t files) {
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& d : diags) {
-    nlohmann::json j = {{"file", d.file},           {"line", d.line},       {"column", d.column},
-                        {"severity", to_string(d.severity)}, {"code", d.code}, {"message", d.message},
+    nlohmann::json j = {{"file", d.file},     {"line", d.line},
+                        {"column", d.column}, {"severity", to_string(d.severity)},
+                        {"code", d.code},     {"message", d.message},
                         {"hint", d.hint}};
     if (!d.location.empty()) j["location"] = d.location;
     arr.push_back(std::move(j));
   }
   Summary s = summarize(diags, files);
-  return {{"diagnostics", std::move(arr)},
-          {"summary", {{"errors", s.errors}, {"warnings", s.warnings}, {"infos", s.infos}, {"files", s.files}}}};
+  return {
+      {"diagnostics", std::move(arr)},
+      {"summary",
+       {{"errors", s.errors}, {"warnings", s.warnings}, {"infos", s.infos}, {"files", s.files}}}};
 }
 
 std::string dump_json(const nlohmann::json& j, int indent) {
@@ -95,11 +105,21 @@ std::string xml_escape(std::string_view s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         // XML 1.0 forbids most control characters even as references.
         if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r')
@@ -126,20 +146,22 @@ std::string write_junit(const std::vector<Diagnostic>& diags, const std::vector<
     size_t failures = 0;
     std::string cases;
     for (const Diagnostic* d : list) {
-      std::string name = d->code + " " + (d->file.empty() ? std::string() : d->file) +
-                         (d->line ? ":" + std::to_string(d->line) + ":" + std::to_string(d->column) : "");
+      std::string name =
+          d->code + " " + (d->file.empty() ? std::string() : d->file) +
+          (d->line ? ":" + std::to_string(d->line) + ":" + std::to_string(d->column) : "");
       if (!d->location.empty()) name += " [" + d->location + "]";
       std::string text = d->message + (d->hint.empty() ? "" : "\nhint: " + d->hint);
-      cases += "    <testcase classname=\"" + xml_escape(f.empty() ? std::string(suite_name) : f) + "\" name=\"" +
-               xml_escape(name) + "\">\n";
-      bool is_failure = d->severity == Severity::Error || (fail_on_warn && d->severity == Severity::Warning);
+      cases += "    <testcase classname=\"" + xml_escape(f.empty() ? std::string(suite_name) : f) +
+               "\" name=\"" + xml_escape(name) + "\">\n";
+      bool is_failure =
+          d->severity == Severity::Error || (fail_on_warn && d->severity == Severity::Warning);
       if (is_failure) {
         ++failures;
-        cases += "      <failure type=\"" + xml_escape(d->code) + "\" message=\"" + xml_escape(d->message) + "\">" +
-                 xml_escape(text) + "</failure>\n";
+        cases += "      <failure type=\"" + xml_escape(d->code) + "\" message=\"" +
+                 xml_escape(d->message) + "\">" + xml_escape(text) + "</failure>\n";
       } else {
-        cases += "      <system-out>" + xml_escape(std::string(to_string(d->severity)) + ": " + text) +
-                 "</system-out>\n";
+        cases += "      <system-out>" +
+                 xml_escape(std::string(to_string(d->severity)) + ": " + text) + "</system-out>\n";
       }
       cases += "    </testcase>\n";
     }
@@ -150,13 +172,13 @@ std::string write_junit(const std::vector<Diagnostic>& diags, const std::vector<
     }
     total_tests += tests;
     total_failures += failures;
-    body += "  <testsuite name=\"" + xml_escape(f.empty() ? std::string(suite_name) : f) + "\" tests=\"" +
-            std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\">\n" + cases +
-            "  </testsuite>\n";
+    body += "  <testsuite name=\"" + xml_escape(f.empty() ? std::string(suite_name) : f) +
+            "\" tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) +
+            "\" errors=\"0\">\n" + cases + "  </testsuite>\n";
   }
-  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"" + xml_escape(suite_name) +
-         "\" tests=\"" + std::to_string(total_tests) + "\" failures=\"" + std::to_string(total_failures) +
-         "\" errors=\"0\">\n" + body + "</testsuites>\n";
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"" +
+         xml_escape(suite_name) + "\" tests=\"" + std::to_string(total_tests) + "\" failures=\"" +
+         std::to_string(total_failures) + "\" errors=\"0\">\n" + body + "</testsuites>\n";
 }
 
 nlohmann::json write_sarif(const std::vector<Diagnostic>& diags, const std::vector<Rule>& rules,
@@ -165,7 +187,9 @@ nlohmann::json write_sarif(const std::vector<Diagnostic>& diags, const std::vect
   for (const auto& d : diags) used.insert(d.code);
   nlohmann::json jrules = nlohmann::json::array();
   std::unordered_map<std::string, size_t> rule_index;
-  auto level = [](Severity s) { return s == Severity::Error ? "error" : s == Severity::Warning ? "warning" : "note"; };
+  auto level = [](Severity s) {
+    return s == Severity::Error ? "error" : s == Severity::Warning ? "warning" : "note";
+  };
   for (const auto& r : rules) {
     if (!used.count(std::string(r.code)) || rule_index.count(std::string(r.code))) continue;
     rule_index[std::string(r.code)] = jrules.size();
@@ -186,10 +210,11 @@ nlohmann::json write_sarif(const std::vector<Diagnostic>& diags, const std::vect
   }
   nlohmann::json results = nlohmann::json::array();
   for (const auto& d : diags) {
-    nlohmann::json res = {{"ruleId", d.code},
-                          {"ruleIndex", rule_index[d.code]},
-                          {"level", level(d.severity)},
-                          {"message", {{"text", d.hint.empty() ? d.message : d.message + ". Hint: " + d.hint}}}};
+    nlohmann::json res = {
+        {"ruleId", d.code},
+        {"ruleIndex", rule_index[d.code]},
+        {"level", level(d.severity)},
+        {"message", {{"text", d.hint.empty() ? d.message : d.message + ". Hint: " + d.hint}}}};
     nlohmann::json loc = nlohmann::json::object();
     if (!d.file.empty()) {
       nlohmann::json phys = {{"artifactLocation", {{"uri", d.file}}}};
@@ -204,15 +229,12 @@ nlohmann::json write_sarif(const std::vector<Diagnostic>& diags, const std::vect
     if (!loc.empty()) res["locations"] = nlohmann::json::array({loc});
     results.push_back(std::move(res));
   }
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs",
-           {{{"tool",
-              {{"driver",
-                {{"name", "paictl"},
-                 {"version", tool_version},
-                 {"rules", jrules}}}}},
-             {"results", results}}}}};
+  return {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       {{{"tool", {{"driver", {{"name", "paictl"}, {"version", tool_version}, {"rules", jrules}}}}},
+         {"results", results}}}}};
 }
 
 }  // namespace pai::diag

@@ -26,7 +26,8 @@ std::string lower(std::string_view s) {
 std::string trim_ws(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n')) --e;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n'))
+    --e;
   return std::string(s.substr(b, e - b));
 }
 
@@ -69,10 +70,14 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
 
 ErrorKind classify(CURLcode c) {
   switch (c) {
-    case CURLE_COULDNT_RESOLVE_HOST: return ErrorKind::Resolve;
-    case CURLE_COULDNT_CONNECT: return ErrorKind::Connect;
-    case CURLE_OPERATION_TIMEDOUT: return ErrorKind::Timeout;
-    case CURLE_COULDNT_RESOLVE_PROXY: return ErrorKind::Proxy;
+    case CURLE_COULDNT_RESOLVE_HOST:
+      return ErrorKind::Resolve;
+    case CURLE_COULDNT_CONNECT:
+      return ErrorKind::Connect;
+    case CURLE_OPERATION_TIMEDOUT:
+      return ErrorKind::Timeout;
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return ErrorKind::Proxy;
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:
@@ -84,13 +89,16 @@ ErrorKind classify(CURLcode c) {
     case CURLE_SSL_CRL_BADFILE:
     case CURLE_USE_SSL_FAILED:
       return ErrorKind::Tls;
-    case CURLE_SEND_ERROR: return ErrorKind::Send;
+    case CURLE_SEND_ERROR:
+      return ErrorKind::Send;
     case CURLE_RECV_ERROR:
     case CURLE_GOT_NOTHING:
     case CURLE_PARTIAL_FILE:
       return ErrorKind::Receive;
-    case CURLE_WRITE_ERROR: return ErrorKind::TooLarge;
-    default: return ErrorKind::Other;
+    case CURLE_WRITE_ERROR:
+      return ErrorKind::TooLarge;
+    default:
+      return ErrorKind::Other;
   }
 }
 
@@ -98,7 +106,8 @@ ErrorKind classify(CURLcode c) {
 
 bool Request::is_idempotent() const {
   if (idempotent) return *idempotent;
-  return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" || method == "OPTIONS";
+  return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" ||
+         method == "OPTIONS";
 }
 
 std::string Response::header(std::string_view name) const {
@@ -111,17 +120,28 @@ std::string Response::header(std::string_view name) const {
 
 std::string_view to_string(ErrorKind k) {
   switch (k) {
-    case ErrorKind::None: return "none";
-    case ErrorKind::Resolve: return "resolve";
-    case ErrorKind::Connect: return "connect";
-    case ErrorKind::Timeout: return "timeout";
-    case ErrorKind::Tls: return "tls";
-    case ErrorKind::Proxy: return "proxy";
-    case ErrorKind::Send: return "send";
-    case ErrorKind::Receive: return "receive";
-    case ErrorKind::TooLarge: return "too-large";
-    case ErrorKind::Redirect: return "redirect";
-    case ErrorKind::Other: return "other";
+    case ErrorKind::None:
+      return "none";
+    case ErrorKind::Resolve:
+      return "resolve";
+    case ErrorKind::Connect:
+      return "connect";
+    case ErrorKind::Timeout:
+      return "timeout";
+    case ErrorKind::Tls:
+      return "tls";
+    case ErrorKind::Proxy:
+      return "proxy";
+    case ErrorKind::Send:
+      return "send";
+    case ErrorKind::Receive:
+      return "receive";
+    case ErrorKind::TooLarge:
+      return "too-large";
+    case ErrorKind::Redirect:
+      return "redirect";
+    case ErrorKind::Other:
+      return "other";
   }
   return "other";
 }
@@ -202,20 +222,23 @@ Result CurlClient::send_once(const Request& r) {
     curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
   }
   curl_slist* headers = nullptr;
-  for (const auto& hd : r.headers) headers = curl_slist_append(headers, (hd.name + ": " + hd.value).c_str());
+  for (const auto& hd : r.headers)
+    headers = curl_slist_append(headers, (hd.name + ": " + hd.value).c_str());
   // No "Expect: 100-continue" round trip for larger bodies.
   headers = curl_slist_append(headers, "Expect:");
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
 
   auto start = std::chrono::steady_clock::now();
   CURLcode code = curl_easy_perform(h);
-  res.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  res.elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (code == CURLE_OK) {
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &res.response.status);
     if (res.response.status >= 300 && res.response.status < 400 && res.response.status != 304) {
       res.error = ErrorKind::Redirect;
       std::string to = res.response.header("location");
-      res.message = host_of(r.url) + " redirects to " + (to.empty() ? std::string("another address") : redact_url(to)) +
+      res.message = host_of(r.url) + " redirects to " +
+                    (to.empty() ? std::string("another address") : redact_url(to)) +
                     "; paictl does not follow redirects (a token must not go to another host)";
     }
   } else {
@@ -223,12 +246,13 @@ Result CurlClient::send_once(const Request& r) {
     std::string detail = errbuf[0] ? std::string(errbuf) : curl_easy_strerror(code);
     while (!detail.empty() && (detail.back() == '\n' || detail.back() == '.')) detail.pop_back();
     if (res.error == ErrorKind::TooLarge)
-      detail = "the response is larger than " + std::to_string(opt_.max_response_bytes >> 20) + " MiB";
+      detail =
+          "the response is larger than " + std::to_string(opt_.max_response_bytes >> 20) + " MiB";
     res.message = host_of(r.url) + ": " + detail;
     if (res.error == ErrorKind::Tls && !opt_.tls.insecure)
-      res.message += opt_.tls.ca_file.empty()
-                         ? " (pass --ca-file with the cluster's CA certificate, or --insecure to skip verification)"
-                         : " (with CA file " + opt_.tls.ca_file + ")";
+      res.message += opt_.tls.ca_file.empty() ? " (pass --ca-file with the cluster's CA "
+                                                "certificate, or --insecure to skip verification)"
+                                              : " (with CA file " + opt_.tls.ca_file + ")";
     res.response = Response{};
   }
   curl_slist_free_all(headers);
@@ -248,7 +272,8 @@ Result CurlClient::send(const Request& r) {
     if (opt_.log) {
       std::string line = r.method + " " + redact_url(r.url) + " -> ";
       line += res.ok() || res.error == ErrorKind::Redirect
-                  ? std::to_string(res.response.status) + " " + std::string(reason_phrase(res.response.status))
+                  ? std::to_string(res.response.status) + " " +
+                        std::string(reason_phrase(res.response.status))
                   : "failed: " + res.message;
       line += " (" + std::to_string(static_cast<long>(res.elapsed_ms)) + " ms";
       if (attempt > 1) line += ", attempt " + std::to_string(attempt);
@@ -287,8 +312,8 @@ std::optional<double> parse_retry_after(std::string_view value, std::time_t now)
   return delta < 0 ? 0 : delta;
 }
 
-RetryDecision decide_retry(const Request& r, const Result& res, int attempt, const RetryPolicy& p, double jitter,
-                           std::time_t now) {
+RetryDecision decide_retry(const Request& r, const Result& res, int attempt, const RetryPolicy& p,
+                           double jitter, std::time_t now) {
   RetryDecision d;
   bool idempotent = r.is_idempotent();
   bool retryable = false;
@@ -345,8 +370,8 @@ RetryDecision decide_retry(const Request& r, const Result& res, int attempt, con
   if (retry_after) {
     if (*retry_after > p.max_retry_after_s) {
       d.why_not = "the server asks to wait " + std::to_string(static_cast<long>(*retry_after)) +
-                  " s (Retry-After), more than the " + std::to_string(static_cast<long>(p.max_retry_after_s)) +
-                  " s paictl waits";
+                  " s (Retry-After), more than the " +
+                  std::to_string(static_cast<long>(p.max_retry_after_s)) + " s paictl waits";
       return d;
     }
     delay = std::max(delay, *retry_after);
@@ -360,8 +385,8 @@ std::string url_encode(std::string_view s) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : s) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-        c == '.' || c == '~') {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+        c == '_' || c == '.' || c == '~') {
       out += static_cast<char>(c);
     } else {
       out += '%';
@@ -406,9 +431,10 @@ std::string redact_url(std::string_view url) {
     std::string part = query.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
     size_t eq = part.find('=');
     std::string key = lower(part.substr(0, eq));
-    bool secret = key.find("token") != std::string::npos || key.find("password") != std::string::npos ||
-                  key.find("secret") != std::string::npos || key == "key" || key == "sig" || key == "signature" ||
-                  key.find("auth") != std::string::npos || key == "code";
+    bool secret = key.find("token") != std::string::npos ||
+                  key.find("password") != std::string::npos ||
+                  key.find("secret") != std::string::npos || key == "key" || key == "sig" ||
+                  key == "signature" || key.find("auth") != std::string::npos || key == "code";
     if (!first) out += '&';
     first = false;
     out += secret && eq != std::string::npos ? part.substr(0, eq) + "=***" : part;
@@ -422,7 +448,8 @@ std::string host_of(std::string_view url) {
   size_t scheme = url.find("://");
   size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
   size_t end = url.find_first_of("/?#", start);
-  std::string host(url.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+  std::string host(
+      url.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
   size_t at = host.rfind('@');
   if (at != std::string::npos) host = host.substr(at + 1);
   return host;
@@ -430,27 +457,48 @@ std::string host_of(std::string_view url) {
 
 std::string_view reason_phrase(long status) {
   switch (status) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 204: return "No Content";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 307: return "Temporary Redirect";
-    case 308: return "Permanent Redirect";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 409: return "Conflict";
-    case 413: return "Payload Too Large";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return "";
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 202:
+      return "Accepted";
+    case 204:
+      return "No Content";
+    case 301:
+      return "Moved Permanently";
+    case 302:
+      return "Found";
+    case 307:
+      return "Temporary Redirect";
+    case 308:
+      return "Permanent Redirect";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 409:
+      return "Conflict";
+    case 413:
+      return "Payload Too Large";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 502:
+      return "Bad Gateway";
+    case 503:
+      return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
+    default:
+      return "";
   }
 }
 

@@ -56,15 +56,15 @@ struct Response {
 
 enum class ErrorKind {
   None,
-  Resolve,  // the host name does not resolve
-  Connect,  // nothing listens, or the connection was refused/unreachable
-  Timeout,  // connect or total timeout
-  Tls,      // certificate or handshake failure
-  Proxy,    // the proxy failed
-  Send,     // the connection broke while sending
-  Receive,  // the connection broke while receiving
-  TooLarge, // the response exceeded the size limit
-  Redirect, // the server answered with a redirect (not followed)
+  Resolve,   // the host name does not resolve
+  Connect,   // nothing listens, or the connection was refused/unreachable
+  Timeout,   // connect or total timeout
+  Tls,       // certificate or handshake failure
+  Proxy,     // the proxy failed
+  Send,      // the connection broke while sending
+  Receive,   // the connection broke while receiving
+  TooLarge,  // the response exceeded the size limit
+  Redirect,  // the server answered with a redirect (not followed)
   Other,
 };
 std::string_view to_string(ErrorKind k);
@@ -133,15 +133,15 @@ class CurlClient : public Client {
 struct RetryDecision {
   bool retry = false;
   double delay_s = 0;
-  std::string reason;  // "503 Service Unavailable", "connection refused", ...
+  std::string reason;   // "503 Service Unavailable", "connection refused", ...
   std::string why_not;  // set when a retryable failure is not retried (e.g. a POST)
 };
 
 // After attempt number `attempt` (1-based) of `r` ended with `res`: retry, and
 // after how long? `jitter` in [0, 1) picks the point in the backoff window.
 // `now` is used to read Retry-After dates.
-RetryDecision decide_retry(const Request& r, const Result& res, int attempt, const RetryPolicy& p, double jitter,
-                           std::time_t now);
+RetryDecision decide_retry(const Request& r, const Result& res, int attempt, const RetryPolicy& p,
+                           double jitter, std::time_t now);
 
 // Retry-After as seconds from `now`: delta-seconds or an HTTP-date. nullopt if malformed.
 std::optional<double> parse_retry_after(std::string_view value, std::time_t now);

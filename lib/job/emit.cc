@@ -21,7 +21,8 @@ std::string scalar_text(const Node* n, int indent, bool is_key) {
   const std::string& t = n->scalar();
   if (n->style() == yaml::ScalarStyle::Plain && t.find('\n') == std::string::npos && !t.empty())
     return prefix + t;
-  if (!is_key && util::yaml_literal_is_exact(t)) return prefix + util::yaml_literal_block(t, indent);
+  if (!is_key && util::yaml_literal_is_exact(t))
+    return prefix + util::yaml_literal_block(t, indent);
   return prefix + util::yaml_double_quoted(t);
 }
 
@@ -60,7 +61,8 @@ class Emitter {
         if (!seen) out += "  virtualCluster: " + js_yaml_string(*o_.virtual_cluster) + "\n";
       } else if (k == "defaults" && o_.virtual_cluster) {
         out += "\n  virtualCluster: " + js_yaml_string(*o_.virtual_cluster) + "\n";
-      } else if (k == "parameters" && !o_.params.empty() && (!p.value || p.value->is_mapping() || p.value->is_null())) {
+      } else if (k == "parameters" && !o_.params.empty() &&
+                 (!p.value || p.value->is_mapping() || p.value->is_null())) {
         out += "\n";
         std::vector<std::string> written;
         if (p.value && p.value->is_mapping())
@@ -221,7 +223,8 @@ class Emitter {
 
 std::string js_yaml_string(std::string_view s) {
   // Plain only when both our conservative rules and js-yaml's typing agree it is a string.
-  if (util::yaml_scalar(s) == s && js_resolve_plain(s).type == JsType::String) return std::string(s);
+  if (util::yaml_scalar(s) == s && js_resolve_plain(s).type == JsType::String)
+    return std::string(s);
   return util::yaml_double_quoted(s);
 }
 

@@ -34,7 +34,8 @@ JobFile JobFile::parse(std::string text, std::string path) {
   f.path = std::move(path);
   f.text = std::move(text);
   f.stream = yaml::load(f.text);
-  if (!f.stream.documents.empty() && f.stream.documents[0]->is_mapping()) f.root = f.stream.documents[0];
+  if (!f.stream.documents.empty() && f.stream.documents[0]->is_mapping())
+    f.root = f.stream.documents[0];
   return f;
 }
 
@@ -74,14 +75,17 @@ JobRequest request_of(const JobFile& f, const Overrides& o) {
   JobRequest r;
   r.name = o.name ? *o.name : string_or_empty(f.get("name"));
   const yaml::Node* defaults = f.get("defaults");
-  std::string vc = defaults && defaults->is_mapping() ? string_or_empty(defaults->get("virtualCluster")) : "";
+  std::string vc =
+      defaults && defaults->is_mapping() ? string_or_empty(defaults->get("virtualCluster")) : "";
   if (o.virtual_cluster) vc = *o.virtual_cluster;
   r.virtual_cluster_defaulted = vc.empty();
   r.virtual_cluster = vc.empty() ? "default" : vc;
 
   const yaml::Node* extras = f.get("extras");
-  const yaml::Node* hived = extras && extras->is_mapping() ? extras->get("hivedScheduler") : nullptr;
-  if (hived && hived->is_mapping()) r.priority_class = string_or_empty(hived->get("jobPriorityClass"));
+  const yaml::Node* hived =
+      extras && extras->is_mapping() ? extras->get("hivedScheduler") : nullptr;
+  if (hived && hived->is_mapping())
+    r.priority_class = string_or_empty(hived->get("jobPriorityClass"));
   const yaml::Node* hived_roles = hived && hived->is_mapping() ? hived->get("taskRoles") : nullptr;
 
   const yaml::Node* roles = f.get("taskRoles");
@@ -125,9 +129,11 @@ JobRequest request_of(const JobFile& f, const Overrides& o) {
       const yaml::Node* plugins = extras->get("com.microsoft.pai.runtimeplugin");
       if (plugins && plugins->is_sequence())
         for (const yaml::Node* pl : plugins->items()) {
-          if (!pl || !pl->is_mapping() || string_or_empty(pl->get("plugin")) != "teamwise_storage") continue;
+          if (!pl || !pl->is_mapping() || string_or_empty(pl->get("plugin")) != "teamwise_storage")
+            continue;
           const yaml::Node* params = pl->get("parameters");
-          const yaml::Node* names = params && params->is_mapping() ? params->get("storageConfigNames") : nullptr;
+          const yaml::Node* names =
+              params && params->is_mapping() ? params->get("storageConfigNames") : nullptr;
           if (names && names->is_sequence()) {
             for (const yaml::Node* n : names->items())
               if (!string_or_empty(n).empty()) r.storages.push_back(string_or_empty(n));

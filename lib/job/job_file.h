@@ -61,8 +61,8 @@ struct TaskRoleRequest {
   int64_t cpu = 0;
   int64_t gpu = 0;
   int64_t memory_mb = 0;
-  std::string sku_type;      // extras.hivedScheduler.taskRoles.<name>.skuType
-  std::string pinned_cell;   // ... .pinnedCellId
+  std::string sku_type;     // extras.hivedScheduler.taskRoles.<name>.skuType
+  std::string pinned_cell;  // ... .pinnedCellId
   yaml::Mark mark;
 };
 
@@ -70,9 +70,10 @@ struct JobRequest {
   std::string name;
   std::string virtual_cluster;  // "default" when the file does not say
   bool virtual_cluster_defaulted = true;
-  std::string priority_class;   // jobPriorityClass, "" when unset
+  std::string priority_class;  // jobPriorityClass, "" when unset
   std::vector<TaskRoleRequest> task_roles;
-  std::vector<std::string> storages;  // extras.storages[].name (and the legacy teamwise_storage plugin)
+  std::vector<std::string>
+      storages;  // extras.storages[].name (and the legacy teamwise_storage plugin)
   bool uses_default_storages = false;  // extras.storages: []
   int64_t total_cpu() const;
   int64_t total_gpu() const;

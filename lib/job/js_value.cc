@@ -11,9 +11,15 @@ namespace pai::job {
 
 namespace {
 
-bool is_dec(char c) { return c >= '0' && c <= '9'; }
-bool is_oct(char c) { return c >= '0' && c <= '7'; }
-bool is_hex(char c) { return is_dec(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_dec(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_oct(char c) {
+  return c >= '0' && c <= '7';
+}
+bool is_hex(char c) {
+  return is_dec(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 // js-yaml 3 type/int.js: decimal with '_', 0b, 0x, leading-0 octal, sexagesimal.
 bool resolve_int(std::string_view d) {
@@ -91,7 +97,9 @@ double construct_int(std::string_view d) {
     std::vector<double> parts;
     while (true) {
       size_t c = v.find(':', pos);
-      parts.push_back(parse_base(std::string_view(v).substr(pos, c == std::string::npos ? std::string::npos : c - pos), 10));
+      parts.push_back(parse_base(
+          std::string_view(v).substr(pos, c == std::string::npos ? std::string::npos : c - pos),
+          10));
       if (c == std::string::npos) break;
       pos = c + 1;
     }
@@ -148,7 +156,8 @@ const std::regex& date_pattern() {
 }
 const std::regex& timestamp_pattern() {
   static const std::regex re(
-      "^([0-9][0-9][0-9][0-9])-([0-9][0-9]?)-([0-9][0-9]?)(?:[Tt]|[ \\t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])"
+      "^([0-9][0-9][0-9][0-9])-([0-9][0-9]?)-([0-9][0-9]?)(?:[Tt]|[ "
+      "\\t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])"
       "(?:\\.([0-9]*))?(?:[ \\t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?$");
   return re;
 }
@@ -165,10 +174,12 @@ int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
 // Milliseconds since the epoch, as Date.UTC would compute them (months and
 // days out of range roll over, which days_from_civil does for days).
 std::optional<double> timestamp_ms(std::string_view text) {
-  if (text.size() < 8 || !is_dec(text[0]) || !is_dec(text[3]) || text[4] != '-') return std::nullopt;
+  if (text.size() < 8 || !is_dec(text[0]) || !is_dec(text[3]) || text[4] != '-')
+    return std::nullopt;
   std::string s(text);
   std::smatch m;
-  if (!std::regex_match(s, m, date_pattern()) && !std::regex_match(s, m, timestamp_pattern())) return std::nullopt;
+  if (!std::regex_match(s, m, date_pattern()) && !std::regex_match(s, m, timestamp_pattern()))
+    return std::nullopt;
   int64_t year = std::stoll(m[1]), month = std::stoll(m[2]), day = std::stoll(m[3]);
   int64_t y = year + (month - 1) / 12;
   int64_t mo = (month - 1) % 12 + 1;
@@ -205,16 +216,20 @@ std::string date_to_string(double ms) {
   const int64_t mo = mp + (mp < 10 ? 3 : -9);
   y += mo <= 2;
   static const char* wd[] = {"Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"};
-  static const char* mn[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  static const char* mn[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                             "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%s %s %02lld %04lld %02lld:%02lld:%02lld GMT+0000 (Coordinated Universal Time)",
-                wd[((days % 7) + 7) % 7], mn[mo - 1], static_cast<long long>(d), static_cast<long long>(y),
-                static_cast<long long>(rem / 3600), static_cast<long long>(rem / 60 % 60),
-                static_cast<long long>(rem % 60));
+  std::snprintf(buf, sizeof buf,
+                "%s %s %02lld %04lld %02lld:%02lld:%02lld GMT+0000 (Coordinated Universal Time)",
+                wd[((days % 7) + 7) % 7], mn[mo - 1], static_cast<long long>(d),
+                static_cast<long long>(y), static_cast<long long>(rem / 3600),
+                static_cast<long long>(rem / 60 % 60), static_cast<long long>(rem % 60));
   return buf;
 }
 
-bool is_null_text(std::string_view t) { return t.empty() || t == "~" || t == "null" || t == "Null" || t == "NULL"; }
+bool is_null_text(std::string_view t) {
+  return t.empty() || t == "~" || t == "null" || t == "Null" || t == "NULL";
+}
 
 std::optional<bool> bool_text(std::string_view t) {
   if (t == "true" || t == "True" || t == "TRUE") return true;
@@ -226,15 +241,24 @@ std::optional<bool> bool_text(std::string_view t) {
 
 std::string_view js_type_name(JsType t) {
   switch (t) {
-    case JsType::Undefined: return "nothing";
-    case JsType::Null: return "null";
-    case JsType::Boolean: return "a boolean";
-    case JsType::Number: return "a number";
-    case JsType::String: return "a string";
-    case JsType::Date: return "a date";
-    case JsType::Binary: return "binary data";
-    case JsType::Array: return "a list";
-    case JsType::Object: return "a mapping";
+    case JsType::Undefined:
+      return "nothing";
+    case JsType::Null:
+      return "null";
+    case JsType::Boolean:
+      return "a boolean";
+    case JsType::Number:
+      return "a number";
+    case JsType::String:
+      return "a string";
+    case JsType::Date:
+      return "a date";
+    case JsType::Binary:
+      return "binary data";
+    case JsType::Array:
+      return "a list";
+    case JsType::Object:
+      return "a mapping";
   }
   return "?";
 }
@@ -401,15 +425,24 @@ std::string js_number_to_string(double v) {
 
 std::string js_to_string(const JsScalar& s) {
   switch (s.type) {
-    case JsType::Undefined: return "undefined";
-    case JsType::Null: return "null";
-    case JsType::Boolean: return s.boolean ? "true" : "false";
-    case JsType::Number: return js_number_to_string(s.number);
-    case JsType::String: return s.text;
-    case JsType::Date: return date_to_string(s.number);
-    case JsType::Binary: return s.text;
-    case JsType::Array: return "";
-    case JsType::Object: return "[object Object]";
+    case JsType::Undefined:
+      return "undefined";
+    case JsType::Null:
+      return "null";
+    case JsType::Boolean:
+      return s.boolean ? "true" : "false";
+    case JsType::Number:
+      return js_number_to_string(s.number);
+    case JsType::String:
+      return s.text;
+    case JsType::Date:
+      return date_to_string(s.number);
+    case JsType::Binary:
+      return s.text;
+    case JsType::Array:
+      return "";
+    case JsType::Object:
+      return "[object Object]";
   }
   return {};
 }

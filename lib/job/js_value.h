@@ -17,7 +17,17 @@
 
 namespace pai::job {
 
-enum class JsType : uint8_t { Undefined, Null, Boolean, Number, String, Date, Binary, Array, Object };
+enum class JsType : uint8_t {
+  Undefined,
+  Null,
+  Boolean,
+  Number,
+  String,
+  Date,
+  Binary,
+  Array,
+  Object
+};
 
 std::string_view js_type_name(JsType t);  // "null", "boolean", "number", "string", "a date", ...
 

@@ -26,20 +26,22 @@ std::string describe_request(double gpu, double cpu, double mem) {
 
 }  // namespace
 
-std::optional<int64_t> sku_count(const TaskRoleRequest& tr, const api::SkuType& sku, std::string* why) {
+std::optional<int64_t> sku_count(const TaskRoleRequest& tr, const api::SkuType& sku,
+                                 std::string* why) {
   int64_t n = 0;
   auto need = [&](int64_t req, double per, const char* what) -> bool {
     if (req <= 0) return true;
     if (per <= 0) {
       if (why)
-        *why = "task role " + tr.name + " asks for " + std::to_string(req) + " " + what + " but SKU " + sku.name +
-               " has none";
+        *why = "task role " + tr.name + " asks for " + std::to_string(req) + " " + what +
+               " but SKU " + sku.name + " has none";
       return false;
     }
     n = std::max<int64_t>(n, static_cast<int64_t>(std::ceil(static_cast<double>(req) / per)));
     return true;
   };
-  if (!need(tr.gpu, sku.gpu, "GPU") || !need(tr.cpu, sku.cpu, "CPU") || !need(tr.memory_mb, sku.memory_mb, "MiB of memory"))
+  if (!need(tr.gpu, sku.gpu, "GPU") || !need(tr.cpu, sku.cpu, "CPU") ||
+      !need(tr.memory_mb, sku.memory_mb, "MiB of memory"))
     return std::nullopt;
   return n;
 }
@@ -57,8 +59,9 @@ ClusterFacts gather_facts(api::Client& client, const std::string& cluster, const
   f.vcs = *vcs;
   auto u = client.user(user);
   if (u.ok()) f.user_info = *u;
-  bool vc_exists = std::any_of(f.vcs.begin(), f.vcs.end(),
-                               [&](const api::VirtualCluster& v) { return v.name == job.virtual_cluster; });
+  bool vc_exists = std::any_of(f.vcs.begin(), f.vcs.end(), [&](const api::VirtualCluster& v) {
+    return v.name == job.virtual_cluster;
+  });
   if (vc_exists) {
     auto skus = client.sku_types(job.virtual_cluster);
     if (skus.ok()) f.skus = *skus;
@@ -93,7 +96,8 @@ Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts) {
   if (!vc) {
     std::vector<std::string> names;
     for (const auto& v : facts.vcs) names.push_back(v.name);
-    add("vc", false, "no virtual cluster " + job.virtual_cluster + " (has " + util::join(names, ", ") + ")");
+    add("vc", false,
+        "no virtual cluster " + job.virtual_cluster + " (has " + util::join(names, ", ") + ")");
   } else {
     add("vc", true, "virtual cluster " + job.virtual_cluster + " exists");
     e.total = vc->total;
@@ -101,10 +105,12 @@ Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts) {
   }
   if (facts.user_info) {
     const auto& allowed = facts.user_info->virtual_clusters;
-    bool ok = facts.user_info->admin || std::find(allowed.begin(), allowed.end(), job.virtual_cluster) != allowed.end();
+    bool ok = facts.user_info->admin ||
+              std::find(allowed.begin(), allowed.end(), job.virtual_cluster) != allowed.end();
     add("permission", ok,
         ok ? facts.user + " may submit to " + job.virtual_cluster
-           : facts.user + " may not submit to " + job.virtual_cluster + " (may use: " + util::join(allowed, ", ") + ")");
+           : facts.user + " may not submit to " + job.virtual_cluster +
+                 " (may use: " + util::join(allowed, ", ") + ")");
   } else {
     add("permission", true, "unknown: the user's details could not be read");
   }
@@ -117,13 +123,15 @@ Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts) {
       for (const auto& tr : job.task_roles) {
         if (!tr.pinned_cell.empty()) continue;
         if (!tr.sku_type.empty()) {
-          auto it = std::find_if(skus.begin(), skus.end(), [&](const api::SkuType& s) { return s.name == tr.sku_type; });
+          auto it = std::find_if(skus.begin(), skus.end(),
+                                 [&](const api::SkuType& s) { return s.name == tr.sku_type; });
           if (it == skus.end()) {
             std::vector<std::string> names;
             for (const auto& s : skus) names.push_back(s.name);
             ok = false;
-            detail = "task role " + tr.name + " asks for SKU " + tr.sku_type + ", not in " + job.virtual_cluster +
-                     " (has " + (names.empty() ? std::string("none") : util::join(names, ", ")) + ")";
+            detail = "task role " + tr.name + " asks for SKU " + tr.sku_type + ", not in " +
+                     job.virtual_cluster + " (has " +
+                     (names.empty() ? std::string("none") : util::join(names, ", ")) + ")";
             break;
           }
           std::string why;
@@ -157,7 +165,8 @@ Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts) {
     double rg = static_cast<double>(job.total_gpu()), rc = static_cast<double>(job.total_cpu()),
            rm = static_cast<double>(job.total_memory_mb());
     bool oppo = job.priority_class == "oppo";
-    bool fits_total = (rg <= vc->total.gpu || rg == 0) && (rc <= vc->total.cpu || rc == 0 || vc->total.cpu == 0) &&
+    bool fits_total = (rg <= vc->total.gpu || rg == 0) &&
+                      (rc <= vc->total.cpu || rc == 0 || vc->total.cpu == 0) &&
                       (rm <= vc->total.memory_mb || rm == 0 || vc->total.memory_mb == 0);
     if (oppo) {
       add("resources", true, "opportunistic job: not bounded by the VC's quota");
@@ -184,17 +193,18 @@ Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts) {
         if (std::find(have.begin(), have.end(), s) == have.end()) missing.push_back(s);
       add("storages", missing.empty(),
           missing.empty() ? "storages " + util::join(job.storages, ", ") + " exist"
-                          : "no storage " + util::join(missing, ", ") + " for " + facts.user + " (has " +
-                                util::join(have, ", ") + ")");
+                          : "no storage " + util::join(missing, ", ") + " for " + facts.user +
+                                " (has " + util::join(have, ", ") + ")");
     } else {
       add("storages", true, "unknown: storages could not be read");
     }
   }
   if (facts.name_taken) {
     add("name", !*facts.name_taken,
-        *facts.name_taken ? "job " + api::job_id(facts.user, job.name) +
-                                " already exists (names are unique per user, finished jobs too; use --name)"
-                          : "job name " + job.name + " is free");
+        *facts.name_taken
+            ? "job " + api::job_id(facts.user, job.name) +
+                  " already exists (names are unique per user, finished jobs too; use --name)"
+            : "job name " + job.name + " is free");
   }
 
   e.eligible = std::all_of(e.checks.begin(), e.checks.end(), [](const Check& c) { return c.ok; });
@@ -205,8 +215,10 @@ Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts) {
         break;
       }
   } else {
-    e.reason = e.fits_now ? "fits now (free " + describe_request(e.free.gpu, e.free.cpu, e.free.memory_mb) + ")"
-                          : "would wait (free " + describe_request(e.free.gpu, e.free.cpu, e.free.memory_mb) + ")";
+    e.reason = e.fits_now ? "fits now (free " +
+                                describe_request(e.free.gpu, e.free.cpu, e.free.memory_mb) + ")"
+                          : "would wait (free " +
+                                describe_request(e.free.gpu, e.free.cpu, e.free.memory_mb) + ")";
   }
   return e;
 }
@@ -224,7 +236,8 @@ std::vector<Evaluation> rank_clusters(const JobRequest& job, const std::vector<C
     if (a.eligible != b.eligible) return a.eligible;
     if (!a.eligible) return a.cluster < b.cluster;
     if (a.fits_now != b.fits_now) return a.fits_now;
-    int pa = a.preference < 0 ? 1 << 30 : a.preference, pb = b.preference < 0 ? 1 << 30 : b.preference;
+    int pa = a.preference < 0 ? 1 << 30 : a.preference,
+        pb = b.preference < 0 ? 1 << 30 : b.preference;
     if (pa != pb) return pa < pb;
     if (a.headroom != b.headroom) return a.headroom > b.headroom;
     return a.cluster < b.cluster;

@@ -40,7 +40,8 @@ struct ClusterFacts {
   std::optional<api::Error> error;  // the cluster could not be asked; nothing below is known
   std::vector<api::VirtualCluster> vcs;
   std::optional<api::UserInfo> user_info;  // unknown when the call failed
-  std::optional<std::vector<api::SkuType>> skus;  // SKU types of the job's VC (unknown when the call failed)
+  std::optional<std::vector<api::SkuType>>
+      skus;  // SKU types of the job's VC (unknown when the call failed)
   std::optional<std::vector<api::Storage>> storages;
   std::optional<bool> name_taken;
 };
@@ -51,7 +52,7 @@ ClusterFacts gather_facts(api::Client& client, const std::string& cluster, const
                           const JobRequest& job);
 
 struct Check {
-  std::string name;    // "reachable", "vc", "permission", "sku", "resources", "storages", "name"
+  std::string name;  // "reachable", "vc", "permission", "sku", "resources", "storages", "name"
   bool ok = true;
   std::string detail;  // one line
 };
@@ -60,13 +61,13 @@ struct Evaluation {
   std::string cluster;
   bool eligible = false;
   std::vector<Check> checks;
-  api::Resources free;          // of the job's VC
-  api::Resources total;         // of the job's VC
+  api::Resources free;   // of the job's VC
+  api::Resources total;  // of the job's VC
   bool fits_now = false;
-  double headroom = 0;          // min over requested dimensions of free / requested
-  int preference = -1;          // position in the preference list, -1 when not listed
-  int rank = 0;                 // 1-based among eligible clusters, 0 when dropped
-  std::string reason;           // why it was dropped, or how it fits
+  double headroom = 0;  // min over requested dimensions of free / requested
+  int preference = -1;  // position in the preference list, -1 when not listed
+  int rank = 0;         // 1-based among eligible clusters, 0 when dropped
+  std::string reason;   // why it was dropped, or how it fits
 };
 
 Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts);
@@ -79,6 +80,7 @@ std::vector<Evaluation> rank_clusters(const JobRequest& job, const std::vector<C
 // How many SKUs a task role takes on a SKU type, as the HiveD middleware
 // computes it: max over GPU, CPU and memory of ceil(request / per-SKU), with a
 // request on a dimension the SKU lacks as an error (empty optional + `why`).
-std::optional<int64_t> sku_count(const TaskRoleRequest& tr, const api::SkuType& sku, std::string* why);
+std::optional<int64_t> sku_count(const TaskRoleRequest& tr, const api::SkuType& sku,
+                                 std::string* why);
 
 }  // namespace pai::job

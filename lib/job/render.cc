@@ -16,7 +16,8 @@ bool is_shell_identifier(std::string_view s) {
   if (s.empty()) return false;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+              (i > 0 && c >= '0' && c <= '9');
     if (!ok) return false;
   }
   return true;
@@ -67,7 +68,8 @@ size_t utf16_length(std::string_view s) {
 
 JsScalar override_value(const ParamOverride& p) {
   const std::string& v = p.value;
-  if (v.size() >= 2 && ((v.front() == '"' && v.back() == '"') || (v.front() == '\'' && v.back() == '\''))) {
+  if (v.size() >= 2 &&
+      ((v.front() == '"' && v.back() == '"') || (v.front() == '\'' && v.back() == '\''))) {
     JsScalar s;
     s.type = JsType::String;
     std::string inner = v.substr(1, v.size() - 2);
@@ -78,7 +80,9 @@ JsScalar override_value(const ParamOverride& p) {
       }
     } else {
       for (size_t i = 0; i < inner.size(); ++i) {
-        if (inner[i] == '\\' && i + 1 < inner.size() && (inner[i + 1] == '"' || inner[i + 1] == '\\')) ++i;
+        if (inner[i] == '\\' && i + 1 < inner.size() &&
+            (inner[i + 1] == '"' || inner[i + 1] == '\\'))
+          ++i;
         s.text += inner[i];
       }
     }
@@ -87,7 +91,8 @@ JsScalar override_value(const ParamOverride& p) {
   return js_resolve_plain(v);
 }
 
-const yaml::Node* find_prerequisite(const JobFile& f, std::string_view type, std::string_view name) {
+const yaml::Node* find_prerequisite(const JobFile& f, std::string_view type,
+                                    std::string_view name) {
   const yaml::Node* list = f.get("prerequisites");
   if (!list || !list->is_sequence()) return nullptr;
   for (const yaml::Node* item : list->items()) {
@@ -168,7 +173,8 @@ Scope::Resolution Scope::resolve(const std::string& name) const {
     if (ov || text_value) {
       // A string value: only length and character indexes exist.
       std::string s = ov ? js_to_string(override_value(*ov)) : *text_value;
-      JsType t = ov ? override_value(*ov).type : (is_number_value ? JsType::Number : JsType::String);
+      JsType t =
+          ov ? override_value(*ov).type : (is_number_value ? JsType::Number : JsType::String);
       ov = nullptr;
       text_value.reset();
       is_number_value = false;
@@ -261,7 +267,8 @@ std::vector<std::string> export_lines(const JobFile& f, const Overrides& o,
   }
   for (const auto& n : names) {
     if (!is_shell_identifier(n)) {
-      if (skipped) skipped->push_back({n, "the name is not a shell variable name ([A-Za-z_][A-Za-z0-9_]*)"});
+      if (skipped)
+        skipped->push_back({n, "the name is not a shell variable name ([A-Za-z_][A-Za-z0-9_]*)"});
       continue;
     }
     std::string value;
@@ -276,7 +283,8 @@ std::vector<std::string> export_lines(const JobFile& f, const Overrides& o,
       const yaml::Node* v = params->get(n);
       JsType t = js_type(v);
       if (t == JsType::Array || t == JsType::Object) {
-        if (skipped) skipped->push_back({n, std::string("the value is ") + std::string(js_type_name(t))});
+        if (skipped)
+          skipped->push_back({n, std::string("the value is ") + std::string(js_type_name(t))});
         continue;
       }
       if (t == JsType::Null || t == JsType::Undefined) {

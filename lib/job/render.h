@@ -29,15 +29,16 @@ JsScalar override_value(const ParamOverride& p);
 // `task_role` is nullptr and `with_secrets` is set).
 class Scope {
  public:
-  Scope(const JobFile& f, const Overrides& o, const yaml::Node* task_role, bool with_secrets = false);
+  Scope(const JobFile& f, const Overrides& o, const yaml::Node* task_role,
+        bool with_secrets = false);
 
   struct Resolution {
     bool found = false;
-    std::string text;                        // the substituted text when found
-    const yaml::Node* node = nullptr;        // the value's node when it comes from the file
+    std::string text;                         // the substituted text when found
+    const yaml::Node* node = nullptr;         // the value's node when it comes from the file
     const ParamOverride* override = nullptr;  // or from --param
-    bool secret = false;                     // the name starts with $secrets
-    std::string root;                        // "$parameters", "$script", ...
+    bool secret = false;                      // the name starts with $secrets
+    std::string root;                         // "$parameters", "$script", ...
   };
   // `name` after the [N] -> .N rewrite.
   Resolution resolve(const std::string& name) const;
@@ -60,12 +61,13 @@ const yaml::Node* find_prerequisite(const JobFile& f, std::string_view type, std
 // order (overrides replace values and add names at the end). Names that are not
 // shell identifiers and values that are lists, mappings or null are skipped and
 // listed in `skipped` with the reason.
-std::vector<std::string> export_lines(const JobFile& f, const Overrides& o,
-                                      std::vector<std::pair<std::string, std::string>>* skipped = nullptr);
+std::vector<std::string> export_lines(
+    const JobFile& f, const Overrides& o,
+    std::vector<std::pair<std::string, std::string>>* skipped = nullptr);
 
 struct RenderedAuth {
   std::string prerequisite;
-  std::string username;     // "******" when it comes from a secret
+  std::string username;       // "******" when it comes from a secret
   bool has_password = false;  // shown only as "******"
   std::string registry_uri;
 };
@@ -77,8 +79,9 @@ struct RenderedTaskRole {
   std::string docker_image;      // the prerequisite's name
   std::string docker_image_uri;  // its uri
   std::optional<RenderedAuth> auth;
-  std::vector<std::string> commands;  // the lines before substitution (pre + commands + post, trimmed)
-  std::string script;                 // the server's USER_CMD
+  std::vector<std::string>
+      commands;        // the lines before substitution (pre + commands + post, trimmed)
+  std::string script;  // the server's USER_CMD
   std::vector<std::string> unresolved;  // variables left as <% %>
   std::vector<std::string> secrets;     // $secrets references left for the runtime
   std::optional<std::string> error;     // template syntax error: the server would refuse the job

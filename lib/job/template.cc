@@ -6,7 +6,9 @@ namespace pai::job {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 
 // One entry per template character or tag, like mustache.js before it squashes
 // text: standalone-line stripping deletes single whitespace characters.
@@ -77,7 +79,8 @@ std::string js_trim(std::string_view s) {
                static_cast<unsigned char>(s[e - 1]) == 0xA0) {
       e -= 2;
     } else if (e - b >= 3 && static_cast<unsigned char>(s[e - 3]) == 0xEF &&
-               static_cast<unsigned char>(s[e - 2]) == 0xBB && static_cast<unsigned char>(s[e - 1]) == 0xBF) {
+               static_cast<unsigned char>(s[e - 2]) == 0xBB &&
+               static_cast<unsigned char>(s[e - 1]) == 0xBF) {
       e -= 3;
     } else {
       break;
@@ -132,7 +135,8 @@ ParsedTemplate parse_template(std::string_view text) {
     sc.skip_space();
     has_tag = true;
     char type = 'n';
-    if (!sc.eos() && std::string_view("#^/>{&=!").find(sc.s[sc.pos]) != std::string_view::npos) type = sc.s[sc.pos++];
+    if (!sc.eos() && std::string_view("#^/>{&=!").find(sc.s[sc.pos]) != std::string_view::npos)
+      type = sc.s[sc.pos++];
     sc.skip_space();
     std::string value;
     if (type == '=') {
@@ -162,7 +166,8 @@ ParsedTemplate parse_template(std::string_view text) {
       const Token& opened = tokens[sections.back()];
       sections.pop_back();
       if (opened.value != value) {
-        out.error = TemplateError{"section \"" + opened.value + "\" is closed by \"" + value + "\"", start};
+        out.error =
+            TemplateError{"section \"" + opened.value + "\" is closed by \"" + value + "\"", start};
         break;
       }
     } else if (type == 'n' || type == '&') {

@@ -19,11 +19,12 @@
 namespace pai::job {
 
 struct TemplateTag {
-  char type = 0;        // 0 for a variable; '#', '^', '/', '!', '>', '&', '=' otherwise
-  std::string name;     // the tag's content without delimiters and surrounding spaces
-  size_t begin = 0;     // byte offsets of the whole tag in the template
+  char type = 0;     // 0 for a variable; '#', '^', '/', '!', '>', '&', '=' otherwise
+  std::string name;  // the tag's content without delimiters and surrounding spaces
+  size_t begin = 0;  // byte offsets of the whole tag in the template
   size_t end = 0;
-  bool dropped = false;  // the server's renderer ignores it (every non-variable tag, and tags inside sections)
+  bool dropped =
+      false;  // the server's renderer ignores it (every non-variable tag, and tags inside sections)
 };
 
 struct TemplateError {

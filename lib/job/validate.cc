@@ -19,7 +19,8 @@ using yaml::Node;
 bool valid_name(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '-'))
       return false;
   return true;
 }
@@ -28,7 +29,8 @@ bool valid_identifier(std::string_view s) {  // ^[a-zA-Z_][a-zA-Z0-9_]*$
   if (s.empty()) return false;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+              (i > 0 && c >= '0' && c <= '9');
     if (!ok) return false;
   }
   return true;
@@ -37,8 +39,8 @@ bool valid_identifier(std::string_view s) {  // ^[a-zA-Z_][a-zA-Z0-9_]*$
 bool valid_hived_role_key(std::string_view s) {  // ^[A-Za-z0-9._~]+$
   if (s.empty()) return false;
   for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-          c == '~'))
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '_' || c == '~'))
       return false;
   return true;
 }
@@ -46,7 +48,8 @@ bool valid_hived_role_key(std::string_view s) {  // ^[A-Za-z0-9._~]+$
 std::string suggest_identifier(std::string_view s) {
   std::string out;
   for (char c : s) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
     out += ok ? c : '_';
   }
   if (!out.empty() && out[0] >= '0' && out[0] <= '9') out = "_" + out;
@@ -56,7 +59,8 @@ std::string suggest_identifier(std::string_view s) {
 std::string suggest_name(std::string_view s) {
   std::string out;
   for (char c : s) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-';
     out += ok ? c : '_';
   }
   if (out.size() > 255) out.resize(255);
@@ -76,17 +80,24 @@ std::string describe(const Node* n, bool secret = false) {
     return t;
   };
   switch (s.type) {
-    case JsType::Null: return n->kind() == yaml::NodeKind::Null || n->scalar().empty() ? "an empty value" : "null";
-    case JsType::Boolean: return "the boolean " + n->scalar();
-    case JsType::Number: return "the number " + n->scalar();
-    case JsType::String: return "the string \"" + shown(s.text) + "\"";
-    case JsType::Date: return "the date " + n->scalar();
-    default: return std::string(js_type_name(s.type));
+    case JsType::Null:
+      return n->kind() == yaml::NodeKind::Null || n->scalar().empty() ? "an empty value" : "null";
+    case JsType::Boolean:
+      return "the boolean " + n->scalar();
+    case JsType::Number:
+      return "the number " + n->scalar();
+    case JsType::String:
+      return "the string \"" + shown(s.text) + "\"";
+    case JsType::Date:
+      return "the date " + n->scalar();
+    default:
+      return std::string(js_type_name(s.type));
   }
 }
 
 struct Expect {
-  bool string = false, number = false, integer = false, boolean = false, null = false, array = false, object = false;
+  bool string = false, number = false, integer = false, boolean = false, null = false,
+       array = false, object = false;
   std::string text() const {
     std::vector<std::string> parts;
     if (string) parts.push_back("a string");
@@ -97,7 +108,8 @@ struct Expect {
     if (object) parts.push_back("a mapping");
     if (null) parts.push_back("null");
     std::string out;
-    for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : i + 1 == parts.size() ? " or " : ", ") + parts[i];
+    for (size_t i = 0; i < parts.size(); ++i)
+      out += (i == 0 ? "" : i + 1 == parts.size() ? " or " : ", ") + parts[i];
     return out;
   }
 };
@@ -112,7 +124,8 @@ Expect E_STRING_OR_NULL{.string = true, .null = true};
 
 class Validator {
  public:
-  Validator(const JobFile& f, diag::List& out, const ValidateOptions& opt) : f_(f), out_(out), opt_(opt) {}
+  Validator(const JobFile& f, diag::List& out, const ValidateOptions& opt)
+      : f_(f), out_(out), opt_(opt) {}
 
   void run();
 
@@ -149,22 +162,37 @@ class Validator {
     if (!s.error.empty()) return false;  // J006 already
     bool ok = false;
     switch (s.type) {
-      case JsType::String: ok = e.string; break;
-      case JsType::Number: ok = e.number || (e.integer && js_is_integer(n)); break;
-      case JsType::Boolean: ok = e.boolean; break;
-      case JsType::Null: ok = e.null; break;
-      case JsType::Array: ok = e.array; break;
-      case JsType::Object: ok = e.object; break;
-      default: ok = false;
+      case JsType::String:
+        ok = e.string;
+        break;
+      case JsType::Number:
+        ok = e.number || (e.integer && js_is_integer(n));
+        break;
+      case JsType::Boolean:
+        ok = e.boolean;
+        break;
+      case JsType::Null:
+        ok = e.null;
+        break;
+      case JsType::Array:
+        ok = e.array;
+        break;
+      case JsType::Object:
+        ok = e.object;
+        break;
+      default:
+        ok = false;
     }
     if (ok) return true;
     std::string hint;
-    if (s.type == JsType::String && (e.integer || e.number) && util::parse_double(s.text) && !secret)
+    if (s.type == JsType::String && (e.integer || e.number) && util::parse_double(s.text) &&
+        !secret)
       hint = "remove the quotes around " + s.text;
     else if (s.type == JsType::Number && e.integer && !e.number && !secret)
       hint = "use a whole number";
     else if (s.type == JsType::Date && e.string && !secret)
-      hint = "the server's YAML loader reads " + n->scalar() + " as a date; quote it: \"" + n->scalar() + "\"";
+      hint = "the server's YAML loader reads " + n->scalar() + " as a date; quote it: \"" +
+             n->scalar() + "\"";
     else if ((s.type == JsType::Number || s.type == JsType::Boolean) && e.string && !secret)
       hint = "quote it: \"" + n->scalar() + "\"";
     else if (s.type == JsType::Null && (e.object || e.array))
@@ -172,14 +200,17 @@ class Validator {
     else if (s.type == JsType::Object && e.string && n->pairs().size() == 1 &&
              n->pairs()[0].key->style() == yaml::ScalarStyle::Plain &&
              n->pairs()[0].key->scalar().find(' ') != std::string::npos)
-      hint = "an unquoted ': ' (colon and space) turns the line into a mapping; put the whole line in quotes";
+      hint =
+          "an unquoted ': ' (colon and space) turns the line into a mapping; put the whole line in "
+          "quotes";
     else if (s.type == JsType::Object && e.array)
       hint = "write each entry as a list item starting with '- '";
     else if (s.type == JsType::Array && e.object)
       hint = "remove the '- ' in front of the keys";
     else if ((s.type == JsType::String || s.type == JsType::Number) && e.array && !secret)
       hint = "write it as a list: [" + n->scalar() + "]";
-    report("J011", n, std::string(what) + " must be " + e.text() + ", found " + describe(n, secret), hint);
+    report("J011", n, std::string(what) + " must be " + e.text() + ", found " + describe(n, secret),
+           hint);
     return false;
   }
 
@@ -202,20 +233,23 @@ class Validator {
       check_type(n->items()[i], std::string(what) + "[" + std::to_string(i) + "]", E_STRING);
   }
 
-  void unknown_keys(const Node* map, const std::vector<std::string>& allowed, std::string_view where,
+  void unknown_keys(const Node* map, const std::vector<std::string>& allowed,
+                    std::string_view where,
                     const std::function<bool(const yaml::Pair&)>& special = {}) {
     for (const auto& p : map->pairs()) {
       const std::string& k = p.key->scalar();
       if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
       if (special && special(p)) continue;
       std::string guess = util::did_you_mean(k, allowed);
-      report("J012", p.key, "unknown key \"" + k + "\" in " + std::string(where) + "; the server rejects the job",
-             guess.empty() ? "allowed keys: " + util::join(allowed, ", ") : "did you mean \"" + guess + "\"?");
+      report("J012", p.key,
+             "unknown key \"" + k + "\" in " + std::string(where) + "; the server rejects the job",
+             guess.empty() ? "allowed keys: " + util::join(allowed, ", ")
+                           : "did you mean \"" + guess + "\"?");
     }
   }
 
-  void check_required(const Node* map, const std::vector<std::string>& keys, std::string_view where, Mark at,
-                      const std::set<std::string>& skip = {}) {
+  void check_required(const Node* map, const std::vector<std::string>& keys, std::string_view where,
+                      Mark at, const std::set<std::string>& skip = {}) {
     for (const auto& k : keys) {
       if (map->get(k) || skip.count(k)) continue;
       report("J010", at, std::string(where) + " is missing the required key \"" + k + "\"",
@@ -225,9 +259,11 @@ class Validator {
 
   void check_protocol_version(const Node* n, std::string_view where) {
     JsScalar s = js_scalar(n);
-    bool ok = (s.type == JsType::Number && s.number == 2) || (s.type == JsType::String && s.text == "2");
+    bool ok =
+        (s.type == JsType::Number && s.number == 2) || (s.type == JsType::String && s.text == "2");
     if (!ok && s.error.empty())
-      report("J013", n, std::string(where) + " must be 2, found " + describe(n), "write protocolVersion: 2");
+      report("J013", n, std::string(where) + " must be 2, found " + describe(n),
+             "write protocolVersion: 2");
   }
 
   void check_name(const Node* n, std::string_view what) {
@@ -240,16 +276,22 @@ class Validator {
                  (s->empty() ? " and must not be empty" : ""),
              fixed.empty() ? "give it a name such as my_job" : "for example \"" + fixed + "\"");
     } else if (utf16_length(*s) > 255) {
-      report("J014", n, std::string(what) + " is " + std::to_string(s->size()) + " characters long; at most 255",
-             "shorten it");
+      report(
+          "J014", n,
+          std::string(what) + " is " + std::to_string(s->size()) + " characters long; at most 255",
+          "shorten it");
     }
   }
 
   void check_base_fields(const Node* map, std::string_view where) {
-    if (const Node* v = map->get("protocolVersion")) check_protocol_version(v, std::string(where) + ".protocolVersion");
-    if (const Node* v = map->get("version")) check_type(v, std::string(where) + ".version", E_STRING_OR_NUMBER);
-    if (const Node* v = map->get("contributor")) check_type(v, std::string(where) + ".contributor", E_STRING);
-    if (const Node* v = map->get("description")) check_type(v, std::string(where) + ".description", E_STRING);
+    if (const Node* v = map->get("protocolVersion"))
+      check_protocol_version(v, std::string(where) + ".protocolVersion");
+    if (const Node* v = map->get("version"))
+      check_type(v, std::string(where) + ".version", E_STRING_OR_NUMBER);
+    if (const Node* v = map->get("contributor"))
+      check_type(v, std::string(where) + ".contributor", E_STRING);
+    if (const Node* v = map->get("description"))
+      check_type(v, std::string(where) + ".description", E_STRING);
   }
 
   void check_tags(const Node* n) {
@@ -263,11 +305,13 @@ class Validator {
       return;
     }
     if (!tag.empty()) {
-      bool ok = n->is_mapping() ? (tag == "tag:yaml.org,2002:map" || tag == "tag:yaml.org,2002:set")
-                                : (tag == "tag:yaml.org,2002:seq" || tag == "tag:yaml.org,2002:omap" ||
-                                   tag == "tag:yaml.org,2002:pairs");
+      bool ok = n->is_mapping()
+                    ? (tag == "tag:yaml.org,2002:map" || tag == "tag:yaml.org,2002:set")
+                    : (tag == "tag:yaml.org,2002:seq" || tag == "tag:yaml.org,2002:omap" ||
+                       tag == "tag:yaml.org,2002:pairs");
       if (!ok)
-        report("J006", n, "the server's YAML loader (js-yaml) refuses the tag " + n->tag(), "remove the tag");
+        report("J006", n, "the server's YAML loader (js-yaml) refuses the tag " + n->tag(),
+               "remove the tag");
     }
     if (n->is_mapping()) {
       for (const auto& p : n->pairs()) {
@@ -294,14 +338,16 @@ class Validator {
 
 void Validator::run() {
   if (!f_.read_error.empty()) {
-    report("J005", Mark{}, "cannot read " + f_.path + ": " + f_.read_error, "check the path and its permissions");
+    report("J005", Mark{}, "cannot read " + f_.path + ": " + f_.read_error,
+           "check the path and its permissions");
     return;
   }
   const yaml::Stream& st = f_.stream;
   for (const auto& w : st.warnings) {
     if (w.code == "duplicate-key")
       report("J002", w.mark,
-             w.message + "; the server's YAML loader refuses the whole file (\"duplicated mapping key\")",
+             w.message +
+                 "; the server's YAML loader refuses the whole file (\"duplicated mapping key\")",
              w.hint.empty() ? "keep one of the two" : w.hint);
   }
   if (st.error) {
@@ -310,12 +356,15 @@ void Validator::run() {
   }
   if (f_.text.size() > kMaxBodyBytes)
     report("J007", Mark{1, 1},
-           "the file is " + std::to_string(f_.text.size()) + " bytes; the rest-server refuses request bodies above " +
+           "the file is " + std::to_string(f_.text.size()) +
+               " bytes; the rest-server refuses request bodies above " +
                std::to_string(kMaxBodyBytes) + " bytes (413)",
            "move long scripts into a script prerequisite or the image");
-  if (st.documents.empty() || (st.documents[0]->kind() == yaml::NodeKind::Null && st.documents.size() == 1)) {
-    report("J004", Mark{1, 1}, "the job file is empty",
-           "a job holds protocolVersion, name, type, prerequisites and taskRoles; see examples/jobs/");
+  if (st.documents.empty() ||
+      (st.documents[0]->kind() == yaml::NodeKind::Null && st.documents.size() == 1)) {
+    report(
+        "J004", Mark{1, 1}, "the job file is empty",
+        "a job holds protocolVersion, name, type, prerequisites and taskRoles; see examples/jobs/");
     return;
   }
   if (st.documents.size() > 1) {
@@ -327,20 +376,22 @@ void Validator::run() {
   const Node* root = st.documents[0];
   check_tags(root);
   if (!root->is_mapping()) {
-    report("J011", root, "a job must be a mapping of keys (protocolVersion, name, type, taskRoles...), found " +
-                             describe(root),
+    report("J011", root,
+           "a job must be a mapping of keys (protocolVersion, name, type, taskRoles...), found " +
+               describe(root),
            "start from an example in examples/jobs/");
     return;
   }
 
-  static const std::vector<std::string> kTop = {"protocolVersion", "name",        "type",     "version",
-                                                "contributor",     "description", "prerequisites",
-                                                "parameters",      "secrets",     "jobRetryCount",
-                                                "taskRoles",       "deployments", "defaults", "extras"};
+  static const std::vector<std::string> kTop = {
+      "protocolVersion", "name",          "type",       "version", "contributor",
+      "description",     "prerequisites", "parameters", "secrets", "jobRetryCount",
+      "taskRoles",       "deployments",   "defaults",   "extras"};
   unknown_keys(root, kTop, "the job");
   std::set<std::string> skip;
   if (opt_.overrides.name) skip.insert("name");
-  check_required(root, {"protocolVersion", "name", "type", "taskRoles"}, "the job", root->mark(), skip);
+  check_required(root, {"protocolVersion", "name", "type", "taskRoles"}, "the job", root->mark(),
+                 skip);
 
   if (const Node* v = root->get("protocolVersion")) check_protocol_version(v, "protocolVersion");
   if (const Node* v = root->get("name"); v && !opt_.overrides.name) check_name(v, "name");
@@ -364,7 +415,8 @@ void Validator::run() {
   if (const Node* v = root->get("defaults"))
     check_defaults(v);
   else if (!opt_.overrides.virtual_cluster)
-    report("J065", Mark{1, 1}, "defaults.virtualCluster is not set; the job goes to the virtual cluster \"default\"",
+    report("J065", Mark{1, 1},
+           "defaults.virtualCluster is not set; the job goes to the virtual cluster \"default\"",
            "add defaults: {virtualCluster: <vc>} or pass --vc");
   if (const Node* v = root->get("extras")) check_extras(v);
   check_semantics();
@@ -374,7 +426,8 @@ void Validator::run() {
     export_lines(f_, opt_.overrides, &skipped);
     const Node* params = root->get("parameters");
     for (const auto& [name, why] : skipped)
-      report("J067", key_mark(params, name), "--export-params skips parameter \"" + name + "\": " + why,
+      report("J067", key_mark(params, name),
+             "--export-params skips parameter \"" + name + "\": " + why,
              "use <% $parameters." + name + " %> in the commands instead");
   }
 }
@@ -382,7 +435,8 @@ void Validator::run() {
 void Validator::check_prerequisites(const Node* list) {
   if (!check_type(list, "prerequisites", E_ARRAY)) return;
   if (list->items().empty())
-    report("J017", list, "prerequisites is an empty list; the server's schema needs at least one entry",
+    report("J017", list,
+           "prerequisites is an empty list; the server's schema needs at least one entry",
            "list the docker image the task roles use, or remove the key");
   for (size_t i = 0; i < list->items().size(); ++i) check_prerequisite(list->items()[i], i);
 }
@@ -401,14 +455,19 @@ void Validator::check_prerequisite(const Node* item, size_t index) {
     static const std::vector<std::string> kTypes = {"script", "output", "data", "dockerimage"};
     if (std::find(kTypes.begin(), kTypes.end(), type) == kTypes.end()) {
       std::string guess = util::did_you_mean(type, kTypes);
-      if (guess.empty() && (type == "docker" || type == "image" || type == "dockerImage")) guess = "dockerimage";
-      report("J020", type_node, where + " has type \"" + type + "\"; the server knows script, output, data and dockerimage",
-             guess.empty() ? "use one of: script, output, data, dockerimage" : "did you mean \"" + guess + "\"?");
+      if (guess.empty() && (type == "docker" || type == "image" || type == "dockerImage"))
+        guess = "dockerimage";
+      report("J020", type_node,
+             where + " has type \"" + type +
+                 "\"; the server knows script, output, data and dockerimage",
+             guess.empty() ? "use one of: script, output, data, dockerimage"
+                           : "did you mean \"" + guess + "\"?");
       type.clear();
     }
   }
   if (!name_node)
-    report("J010", item, where + " is missing the required key \"name\"", "add name: <name used by taskRoles>");
+    report("J010", item, where + " is missing the required key \"name\"",
+           "add name: <name used by taskRoles>");
   else
     check_name(name_node, where + ".name");
   check_base_fields(item, where);
@@ -430,8 +489,10 @@ void Validator::check_prerequisite(const Node* item, size_t index) {
              "add uri: <image>, e.g. uri: ubuntu:22.04");
     else
       check_type(uri, where + ".uri", E_STRING);
-    unknown_keys(item, {"protocolVersion", "name", "version", "contributor", "description", "type", "auth", "uri"},
-                 where + " (a dockerimage prerequisite)");
+    unknown_keys(
+        item,
+        {"protocolVersion", "name", "version", "contributor", "description", "type", "auth", "uri"},
+        where + " (a dockerimage prerequisite)");
     if (const Node* auth = item->get("auth")) {
       if (check_type(auth, where + ".auth", E_OBJECT)) {
         for (const char* k : {"username", "password", "registryuri"})
@@ -441,8 +502,11 @@ void Validator::check_prerequisite(const Node* item, size_t index) {
           JsScalar s = js_scalar(pw);
           if (s.type == JsType::String && !s.text.empty() && s.text.find("<%") == std::string::npos)
             report("J064", pw,
-                   where + ".auth.password is written in the job file; anyone who can read the job's config sees it",
-                   "move it under secrets: and write password: <% $secrets.<name> %>; the server masks secrets");
+                   where +
+                       ".auth.password is written in the job file; anyone who can read the job's "
+                       "config sees it",
+                   "move it under secrets: and write password: <% $secrets.<name> %>; the server "
+                   "masks secrets");
         }
       }
     }
@@ -453,7 +517,8 @@ void Validator::check_prerequisite(const Node* item, size_t index) {
       auto& by_name = prereqs_[type];
       if (by_name.count(n.text)) {
         report("J030", name_node,
-               "a second " + type + " prerequisite is named \"" + n.text + "\"; the server refuses duplicates",
+               "a second " + type + " prerequisite is named \"" + n.text +
+                   "\"; the server refuses duplicates",
                "rename one of them (line " + std::to_string(by_name[n.text]->mark().line) + ")");
       } else {
         by_name[n.text] = item;
@@ -465,12 +530,15 @@ void Validator::check_prerequisite(const Node* item, size_t index) {
 
 void Validator::check_task_roles(const Node* roles) {
   if (!roles->is_mapping()) {
-    report("J011", roles, "taskRoles must be a mapping of task role names to their settings, found " + describe(roles),
+    report("J011", roles,
+           "taskRoles must be a mapping of task role names to their settings, found " +
+               describe(roles),
            roles->is_sequence() ? "remove the '- ' in front of the task role names" : "");
     return;
   }
   if (roles->pairs().empty()) {
-    report("J017", roles, "taskRoles is empty; a job needs at least one task role", "add a task role, e.g. worker:");
+    report("J017", roles, "taskRoles is empty; a job needs at least one task role",
+           "add a task role, e.g. worker:");
     return;
   }
   for (const auto& p : roles->pairs()) {
@@ -478,7 +546,8 @@ void Validator::check_task_roles(const Node* roles) {
     task_roles_.insert(name);
     if (!valid_identifier(name)) {
       report("J016", p.key,
-             "task role name \"" + name + "\" must start with a letter or '_' and hold only letters, digits and '_'",
+             "task role name \"" + name +
+                 "\" must start with a letter or '_' and hold only letters, digits and '_'",
              "for example \"" + suggest_identifier(name) + "\"");
       continue;  // the server's schema ignores its settings; so do we
     }
@@ -491,11 +560,13 @@ void Validator::check_task_role(const yaml::Pair& p) {
   const Node* role = p.value;
   if (!check_type(role, where, E_OBJECT)) return;
   static const std::vector<std::string> kKeys = {
-      "protocolVersion", "instances", "completion",  "taskRetryCount",        "prerequisites",       "dockerImage",
-      "data",            "output",    "script",      "extraContainerOptions", "resourcePerInstance", "commands"};
+      "protocolVersion",     "instances", "completion", "taskRetryCount", "prerequisites",
+      "dockerImage",         "data",      "output",     "script",         "extraContainerOptions",
+      "resourcePerInstance", "commands"};
   unknown_keys(role, kKeys, where);
   check_required(role, {"dockerImage", "resourcePerInstance", "commands"}, where, p.key->mark());
-  if (const Node* v = role->get("protocolVersion")) check_protocol_version(v, where + ".protocolVersion");
+  if (const Node* v = role->get("protocolVersion"))
+    check_protocol_version(v, where + ".protocolVersion");
   double instances = 1;
   if (const Node* v = role->get("instances")) {
     if (auto n = integer_of(v, where + ".instances")) {
@@ -505,7 +576,8 @@ void Validator::check_task_role(const yaml::Pair& p) {
                "remove the task role instead of giving it no instances");
     }
   }
-  if (const Node* c = role->get("completion"); c && check_type(c, where + ".completion", E_OBJECT)) {
+  if (const Node* c = role->get("completion");
+      c && check_type(c, where + ".completion", E_OBJECT)) {
     unknown_keys(c, {"minFailedInstances", "minSucceededInstances"}, where + ".completion");
     for (const char* k : {"minSucceededInstances", "minFailedInstances"}) {
       const Node* v = c->get(k);
@@ -529,14 +601,17 @@ void Validator::check_task_role(const yaml::Pair& p) {
       auto n = js_number(v);
       if (!gang_off && n && *n != 0)
         report("J060", v,
-               where + ".taskRetryCount has no effect: with gang allocation (the default) the whole job is retried",
+               where +
+                   ".taskRetryCount has no effect: with gang allocation (the default) the whole "
+                   "job is retried",
                "set extras.gangAllocation: false to retry tasks one by one, or use jobRetryCount");
     }
   }
   if (const Node* v = role->get("prerequisites")) string_list(v, where + ".prerequisites", false);
   for (const char* k : {"dockerImage", "data", "output", "script"})
     if (const Node* v = role->get(k)) check_type(v, where + "." + k, E_STRING);
-  if (const Node* x = role->get("extraContainerOptions"); x && check_type(x, where + ".extraContainerOptions", E_OBJECT)) {
+  if (const Node* x = role->get("extraContainerOptions");
+      x && check_type(x, where + ".extraContainerOptions", E_OBJECT)) {
     for (const auto& kv : x->pairs()) {
       const std::string& k = kv.key->scalar();
       if (k == "shmMB") {
@@ -545,19 +620,23 @@ void Validator::check_task_role(const yaml::Pair& p) {
         check_type(kv.value, where + ".extraContainerOptions.infiniband", Expect{.boolean = true});
       } else if (k == "additionalProperties") {
         report("J012", kv.key,
-               "\"additionalProperties\" in " + where + ".extraContainerOptions is refused by the server's schema",
+               "\"additionalProperties\" in " + where +
+                   ".extraContainerOptions is refused by the server's schema",
                "remove it");
       } else {
         std::string guess = util::did_you_mean(k, {"shmMB", "infiniband"});
         report("J063", kv.key,
-               "the server passes " + where + ".extraContainerOptions." + k + " through but never uses it",
-               guess.empty() ? "the options are shmMB (shared memory in MiB) and infiniband (true/false)"
-                             : "did you mean \"" + guess + "\"?");
+               "the server passes " + where + ".extraContainerOptions." + k +
+                   " through but never uses it",
+               guess.empty()
+                   ? "the options are shmMB (shared memory in MiB) and infiniband (true/false)"
+                   : "did you mean \"" + guess + "\"?");
       }
     }
   }
   if (const Node* res = role->get("resourcePerInstance"))
-    check_resources(res, where + ".resourcePerInstance", role->find("resourcePerInstance")->key->mark());
+    check_resources(res, where + ".resourcePerInstance",
+                    role->find("resourcePerInstance")->key->mark());
   if (const Node* cmds = role->get("commands")) string_list(cmds, where + ".commands", true);
 }
 
@@ -577,8 +656,11 @@ void Validator::check_resources(const Node* res, const std::string& where, Mark 
           hint = "write memoryMB: " + js_number_to_string(std::round(mb)) + " (" + s.text + ")";
       }
     }
-    report("J021", kv.key, where + " uses \"memory\"; the server requires memoryMB (an integer in MiB) and refuses memory",
-           hint);
+    report(
+        "J021", kv.key,
+        where +
+            " uses \"memory\"; the server requires memoryMB (an integer in MiB) and refuses memory",
+        hint);
     return true;
   });
   std::set<std::string> skip;
@@ -588,15 +670,19 @@ void Validator::check_resources(const Node* res, const std::string& where, Mark 
     const Node* v = res->get(k);
     if (!v) continue;
     if (auto n = integer_of(v, where + "." + k); n && *n < 0)
-      report("J018", v, where + "." + k + " is negative (" + v->scalar() + "); Kubernetes refuses negative requests",
+      report("J018", v,
+             where + "." + k + " is negative (" + v->scalar() +
+                 "); Kubernetes refuses negative requests",
              "use 0 or more");
   }
   if (const Node* ports = res->get("ports")) {
     if (!ports->is_mapping()) {
       // The schema has no type for ports: only mappings are checked by it.
       if (ports->is_sequence() || (ports->is_scalar() && !ports->is_null()))
-        report("J011", ports, where + ".ports must be a mapping of port labels to counts, found " + describe(ports),
-               "for example ports: {http: 1}");
+        report(
+            "J011", ports,
+            where + ".ports must be a mapping of port labels to counts, found " + describe(ports),
+            "for example ports: {http: 1}");
       return;
     }
     if (ports->pairs().empty())
@@ -606,7 +692,8 @@ void Validator::check_resources(const Node* res, const std::string& where, Mark 
       const std::string& label = kv.key->scalar();
       if (!valid_identifier(label)) {
         report("J019", kv.key,
-               "port label \"" + label + "\" must start with a letter or '_' and hold only letters, digits and '_'",
+               "port label \"" + label +
+                   "\" must start with a letter or '_' and hold only letters, digits and '_'",
                "for example \"" + suggest_identifier(label) + "\"");
         continue;
       }
@@ -618,21 +705,25 @@ void Validator::check_resources(const Node* res, const std::string& where, Mark 
 void Validator::check_deployments(const Node* list) {
   if (!check_type(list, "deployments", E_ARRAY)) return;
   if (list->items().empty())
-    report("J017", list, "deployments is an empty list; the server's schema needs at least one entry",
+    report("J017", list,
+           "deployments is an empty list; the server's schema needs at least one entry",
            "remove the key, or add a deployment");
   for (size_t i = 0; i < list->items().size(); ++i) {
     const Node* d = list->items()[i];
     std::string where = "deployments[" + std::to_string(i) + "]";
     if (!check_type(d, where, E_OBJECT)) continue;
     check_required(d, {"name", "taskRoles"}, where, d->mark());
-    if (const Node* v = d->get("protocolVersion")) check_protocol_version(v, where + ".protocolVersion");
+    if (const Node* v = d->get("protocolVersion"))
+      check_protocol_version(v, where + ".protocolVersion");
     if (const Node* n = d->get("name")) {
       check_name(n, where + ".name");
       JsScalar s = js_scalar(n);
       if (s.type == JsType::String) {
         if (deployments_.count(s.text))
-          report("J031", n, "a second deployment is named \"" + s.text + "\"; the server refuses duplicates",
-                 "rename one of them (line " + std::to_string(deployments_[s.text]->mark().line) + ")");
+          report("J031", n,
+                 "a second deployment is named \"" + s.text + "\"; the server refuses duplicates",
+                 "rename one of them (line " + std::to_string(deployments_[s.text]->mark().line) +
+                     ")");
         else
           deployments_[s.text] = d;
       }
@@ -641,17 +732,20 @@ void Validator::check_deployments(const Node* list) {
     if (!roles) continue;
     if (!roles->is_mapping()) {
       if (!roles->is_null())
-        report("J011", roles, where + ".taskRoles must be a mapping of task role names, found " + describe(roles));
+        report("J011", roles,
+               where + ".taskRoles must be a mapping of task role names, found " + describe(roles));
       continue;
     }
     if (roles->pairs().empty())
-      report("J017", roles, where + ".taskRoles is empty; the server's schema needs at least one task role");
+      report("J017", roles,
+             where + ".taskRoles is empty; the server's schema needs at least one task role");
     for (const auto& kv : roles->pairs()) {
       const std::string& tr = kv.key->scalar();
       std::string w = where + ".taskRoles." + tr;
       if (!valid_identifier(tr)) {
         report("J016", kv.key,
-               "task role name \"" + tr + "\" must start with a letter or '_' and hold only letters, digits and '_'",
+               "task role name \"" + tr +
+                   "\" must start with a letter or '_' and hold only letters, digits and '_'",
                "for example \"" + suggest_identifier(tr) + "\"");
         continue;
       }
@@ -670,7 +764,8 @@ void Validator::check_defaults(const Node* defaults) {
   if (vc)
     check_type(vc, "defaults.virtualCluster", E_STRING);
   else if (!opt_.overrides.virtual_cluster)
-    report("J065", defaults, "defaults.virtualCluster is not set; the job goes to the virtual cluster \"default\"",
+    report("J065", defaults,
+           "defaults.virtualCluster is not set; the job goes to the virtual cluster \"default\"",
            "add virtualCluster: <vc> under defaults, or pass --vc");
 }
 
@@ -680,18 +775,21 @@ void Validator::check_extras(const Node* extras) {
   if (const yaml::Pair* lower = extras->find("hivedscheduler")) {
     report("J044", lower->key,
            "extras.hivedscheduler is ignored: the server reads extras.hivedScheduler (capital S)",
-           extras->get("hivedScheduler") ? "merge it into extras.hivedScheduler" : "rename it to hivedScheduler");
+           extras->get("hivedScheduler") ? "merge it into extras.hivedScheduler"
+                                         : "rename it to hivedScheduler");
   }
   if (const Node* s = extras->get("storages")) {
     if (!s->is_sequence()) {
       report("J066", s, "extras.storages must be a list of {name, mountPath}, found " + describe(s),
-             "for example storages: [{name: team-nfs, mountPath: /mnt/data}], or [] for your default storages");
+             "for example storages: [{name: team-nfs, mountPath: /mnt/data}], or [] for your "
+             "default storages");
     } else {
       for (size_t i = 0; i < s->items().size(); ++i) {
         const Node* item = s->items()[i];
         std::string where = "extras.storages[" + std::to_string(i) + "]";
         if (!item || !item->is_mapping()) {
-          report("J066", item, where + " must be a mapping with name and mountPath, found " + describe(item),
+          report("J066", item,
+                 where + " must be a mapping with name and mountPath, found " + describe(item),
                  item && item->is_scalar() ? "write - name: " + item->scalar() : "");
           continue;
         }
@@ -707,7 +805,8 @@ void Validator::check_hived(const Node* hived) {
   if (!check_type(hived, where, E_OBJECT)) return;
   if (const Node* pc = hived->get("jobPriorityClass")) {
     JsScalar s = js_scalar(pc);
-    bool ok = s.type == JsType::String && (s.text == "prod" || s.text == "test" || s.text == "oppo");
+    bool ok =
+        s.type == JsType::String && (s.text == "prod" || s.text == "test" || s.text == "oppo");
     if (!ok && s.error.empty()) {
       std::string hint = "use prod, test (the default) or oppo";
       if (s.type == JsType::String && s.text == "crit")
@@ -716,18 +815,21 @@ void Validator::check_hived(const Node* hived) {
         std::string g = util::did_you_mean(s.text, {"prod", "test", "oppo"});
         if (!g.empty()) hint = "did you mean \"" + g + "\"?";
       }
-      report("J040", pc, where + ".jobPriorityClass must be prod, test or oppo, found " + describe(pc), hint);
+      report("J040", pc,
+             where + ".jobPriorityClass must be prod, test or oppo, found " + describe(pc), hint);
     }
   }
   const Node* roles = hived->get("taskRoles");
   if (!roles) return;
   if (!roles->is_mapping()) {
     if (!roles->is_null())
-      report("J011", roles, where + ".taskRoles must be a mapping of task role names, found " + describe(roles));
+      report("J011", roles,
+             where + ".taskRoles must be a mapping of task role names, found " + describe(roles));
     return;
   }
   if (roles->pairs().empty())
-    report("J017", roles, where + ".taskRoles is empty; the server's schema needs at least one task role",
+    report("J017", roles,
+           where + ".taskRoles is empty; the server's schema needs at least one task role",
            "remove the key, or add a task role");
   struct Group {
     std::string sku, pinned;
@@ -738,29 +840,35 @@ void Validator::check_hived(const Node* hived) {
     const std::string& tr = kv.key->scalar();
     std::string w = where + ".taskRoles." + tr;
     if (!valid_hived_role_key(tr)) {
-      report("J012", kv.key, "\"" + tr + "\" in " + where + ".taskRoles is not a task role name the schema accepts",
+      report("J012", kv.key,
+             "\"" + tr + "\" in " + where + ".taskRoles is not a task role name the schema accepts",
              "task role names hold only letters, digits and '_'");
       continue;
     }
     if (!check_type(kv.value, w, E_OBJECT)) continue;
     std::optional<std::string> sku, pinned, group;
-    if (const Node* v = kv.value->get("skuType"); v && check_type(v, w + ".skuType", E_STRING_OR_NULL))
+    if (const Node* v = kv.value->get("skuType");
+        v && check_type(v, w + ".skuType", E_STRING_OR_NULL))
       if (js_type(v) == JsType::String) sku = js_scalar(v).text;
-    if (const Node* v = kv.value->get("pinnedCellId"); v && check_type(v, w + ".pinnedCellId", E_STRING_OR_NULL))
+    if (const Node* v = kv.value->get("pinnedCellId");
+        v && check_type(v, w + ".pinnedCellId", E_STRING_OR_NULL))
       if (js_type(v) == JsType::String) pinned = js_scalar(v).text;
     if (const Node* v = kv.value->get("affinityGroupName");
         v && check_type(v, w + ".affinityGroupName", E_STRING_OR_NULL))
       if (js_type(v) == JsType::String) group = js_scalar(v).text;
     for (const char* k : {"skuNum", "skuNumber"}) {
       if (const yaml::Pair* sp = kv.value->find(k))
-        report("J045", sp->key,
-               w + "." + k + " is ignored: the server computes the SKU count from resourcePerInstance",
-               "set resourcePerInstance to the total of the SKUs you want (e.g. 2 SKUs of 1 GPU: gpu: 2)");
+        report(
+            "J045", sp->key,
+            w + "." + k + " is ignored: the server computes the SKU count from resourcePerInstance",
+            "set resourcePerInstance to the total of the SKUs you want (e.g. 2 SKUs of 1 GPU: gpu: "
+            "2)");
     }
     if (!task_roles_.count(tr)) {
       std::vector<std::string> known(task_roles_.begin(), task_roles_.end());
       std::string g = util::did_you_mean(tr, known);
-      report("J042", kv.key, where + ".taskRoles." + tr + " names a task role the job does not have",
+      report("J042", kv.key,
+             where + ".taskRoles." + tr + " names a task role the job does not have",
              g.empty() ? "task roles: " + util::join(known, ", ") : "did you mean \"" + g + "\"?");
       continue;
     }
@@ -797,13 +905,18 @@ void Validator::check_semantics() {
         if (!all_prereq_names_.count(s.text)) {
           std::vector<std::string> known(all_prereq_names_.begin(), all_prereq_names_.end());
           std::string g = util::did_you_mean(s.text, known);
-          report("J032", item, where + ".prerequisites names \"" + s.text + "\", which is not defined in prerequisites",
-                 g.empty() ? "define it in prerequisites, or remove it here" : "did you mean \"" + g + "\"?");
+          report("J032", item,
+                 where + ".prerequisites names \"" + s.text +
+                     "\", which is not defined in prerequisites",
+                 g.empty() ? "define it in prerequisites, or remove it here"
+                           : "did you mean \"" + g + "\"?");
         }
       }
     }
-    static const std::pair<const char*, const char*> kRefs[] = {
-        {"dockerImage", "dockerimage"}, {"data", "data"}, {"output", "output"}, {"script", "script"}};
+    static const std::pair<const char*, const char*> kRefs[] = {{"dockerImage", "dockerimage"},
+                                                                {"data", "data"},
+                                                                {"output", "output"},
+                                                                {"script", "script"}};
     for (const auto& [field, type] : kRefs) {
       const Node* ref = p.value->get(field);
       if (!ref) continue;
@@ -817,14 +930,17 @@ void Validator::check_semantics() {
       for (const auto& [n, _] : prereqs_[type]) known.push_back(n);
       std::string hint;
       if (!other.empty())
-        hint = "\"" + s.text + "\" is a " + other + " prerequisite; " + field + " needs one of type " + type;
+        hint = "\"" + s.text + "\" is a " + other + " prerequisite; " + field +
+               " needs one of type " + type;
       else if (std::string g = util::did_you_mean(s.text, known); !g.empty())
         hint = "did you mean \"" + g + "\"?";
       else if (known.empty())
         hint = "add a prerequisite with type: " + std::string(type) + " and name: " + s.text;
       else
         hint = std::string(type) + " prerequisites: " + util::join(known, ", ");
-      report("J033", ref, where + "." + field + " names \"" + s.text + "\", but no " + type + " prerequisite has that name",
+      report("J033", ref,
+             where + "." + field + " names \"" + s.text + "\", but no " + type +
+                 " prerequisite has that name",
              hint);
     }
   }
@@ -837,9 +953,10 @@ void Validator::check_semantics() {
       for (const auto& [n, _] : deployments_) known.push_back(n);
       std::string g = util::did_you_mean(s.text, known);
       report("J034", d, "defaults.deployment names \"" + s.text + "\", which is not in deployments",
-             g.empty() ? (known.empty() ? "add a deployment with that name, or remove defaults.deployment"
-                                        : "deployments: " + util::join(known, ", "))
-                       : "did you mean \"" + g + "\"?");
+             g.empty()
+                 ? (known.empty() ? "add a deployment with that name, or remove defaults.deployment"
+                                  : "deployments: " + util::join(known, ", "))
+                 : "did you mean \"" + g + "\"?");
     }
   }
   for (const auto& [name, d] : deployments_) {
@@ -915,7 +1032,8 @@ void Validator::check_templates() {
     };
     const Node* dep_role = nullptr;
     if (deployment)
-      if (const Node* dr = deployment->get("taskRoles"); dr && dr->is_mapping()) dep_role = dr->get(tr);
+      if (const Node* dr = deployment->get("taskRoles"); dr && dr->is_mapping())
+        dep_role = dr->get(tr);
     if (dep_role && dep_role->is_mapping()) add(dep_role->get("preCommands"));
     add(role->get("commands"));
     if (dep_role && dep_role->is_mapping()) add(dep_role->get("postCommands"));
@@ -934,7 +1052,8 @@ void Validator::check_templates() {
     ParsedTemplate t = parse_template(joined);
     if (t.error) {
       report("J052", mark_at(segs, t.error->offset),
-             "taskRoles." + tr + " commands: " + t.error->message + "; the server fails to render the job",
+             "taskRoles." + tr + " commands: " + t.error->message +
+                 "; the server fails to render the job",
              "close every <% with %>, and balance section tags <%# x %> ... <%/ x %>");
       continue;
     }
@@ -943,14 +1062,17 @@ void Validator::check_templates() {
       Mark at = mark_at(segs, tag.begin);
       if (tag.dropped) {
         if (tag.type == '=') continue;  // delimiter changes are parsed, not output
-        if (tag.type == 0)  // a variable inside a section
-          report("J053", at, "<% " + tag.name + " %> is inside a section; the server drops the section and its content",
+        if (tag.type == 0)              // a variable inside a section
+          report("J053", at,
+                 "<% " + tag.name +
+                     " %> is inside a section; the server drops the section and its content",
                  "remove the section tags");
         else if (tag.type != '/')
           report("J053", at,
                  std::string("the tag <%") + tag.type + " " + tag.name +
                      " %> is not a variable; the server removes it" +
-                     (tag.type == '#' || tag.type == '^' ? " and everything up to its closing tag" : ""),
+                     (tag.type == '#' || tag.type == '^' ? " and everything up to its closing tag"
+                                                         : ""),
                  tag.type == '&' ? "write <% " + tag.name + " %>" : "remove it");
         continue;
       }
@@ -960,8 +1082,10 @@ void Validator::check_templates() {
         if (warned_secrets.insert(tr + "|" + name).second)
           report("J051", at,
                  "taskRoles." + tr + " commands reference " + name +
-                     "; the server leaves it to the runtime, which writes the value into the command in the container",
-                 "the value shows in process listings and in logs if echoed; prefer a file or a registry credential");
+                     "; the server leaves it to the runtime, which writes the value into the "
+                     "command in the container",
+                 "the value shows in process listings and in logs if echoed; prefer a file or a "
+                 "registry credential");
         continue;
       }
       if (!r.found) {
@@ -971,19 +1095,24 @@ void Validator::check_templates() {
           key = key.substr(0, key.find('.'));
           std::string g = util::did_you_mean(key, param_names);
           hint = !g.empty() ? "did you mean $parameters." + g + "?"
-                            : param_names.empty() ? "add a parameters: section, or pass --param " + key + "=VALUE"
-                                                  : "define " + key + " under parameters:, or pass --param " + key +
-                                                        "=VALUE";
+                 : param_names.empty()
+                     ? "add a parameters: section, or pass --param " + key + "=VALUE"
+                     : "define " + key + " under parameters:, or pass --param " + key + "=VALUE";
         } else if (r.root == "$script" || r.root == "$output" || r.root == "$data") {
           std::string field = r.root.substr(1);
           const Node* ref = role->get(field);
-          hint = ref ? "check the keys of the " + field + " prerequisite \"" + js_scalar(ref).text + "\""
-                     : "taskRoles." + tr + " has no " + field + ": prerequisite; add " + field + ": <name>";
+          hint = ref ? "check the keys of the " + field + " prerequisite \"" + js_scalar(ref).text +
+                           "\""
+                     : "taskRoles." + tr + " has no " + field + ": prerequisite; add " + field +
+                           ": <name>";
         } else {
-          hint = "the server knows $parameters, $script, $output and $data here (and $secrets for the runtime)";
+          hint =
+              "the server knows $parameters, $script, $output and $data here (and $secrets for the "
+              "runtime)";
         }
         report("J050", at,
-               "<% " + tag.name + " %> in taskRoles." + tr + " commands does not resolve; the command keeps it as is",
+               "<% " + tag.name + " %> in taskRoles." + tr +
+                   " commands does not resolve; the command keeps it as is",
                hint);
         continue;
       }
@@ -994,8 +1123,8 @@ void Validator::check_templates() {
           warned_values.insert(r.node);
           report("J054", r.node,
                  "the server reads " + r.node->scalar() + " as a " +
-                     (v.type == JsType::Date ? "date" : "number") + ", so <% " + tag.name + " %> renders as \"" +
-                     r.text + "\"",
+                     (v.type == JsType::Date ? "date" : "number") + ", so <% " + tag.name +
+                     " %> renders as \"" + r.text + "\"",
                  "quote the value to keep it as written: \"" + r.node->scalar() + "\"");
         }
       }
@@ -1016,7 +1145,9 @@ void Validator::check_templates() {
       if (text.find("<%") == std::string::npos) continue;
       ParsedTemplate t = parse_template(text);
       if (t.error) {
-        report("J052", kv.value, "auth." + kv.key->scalar() + ": " + t.error->message + "; the server fails to render the job",
+        report("J052", kv.value,
+               "auth." + kv.key->scalar() + ": " + t.error->message +
+                   "; the server fails to render the job",
                "close every <% with %>");
         continue;
       }
@@ -1027,7 +1158,8 @@ void Validator::check_templates() {
           report("J050", kv.value,
                  "<% " + tag.name + " %> in auth." + kv.key->scalar() +
                      " does not resolve; the registry gets the text as is and the image pull fails",
-                 r.root == "$secrets" ? "define it under secrets:" : "registry credentials can use only $secrets");
+                 r.root == "$secrets" ? "define it under secrets:"
+                                      : "registry credentials can use only $secrets");
       }
     }
   }

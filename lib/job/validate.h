@@ -29,10 +29,10 @@ std::set<uint32_t> secret_lines(const JobFile& f);
 
 struct CheckOutcome {
   diag::List diagnostics;
-  std::vector<std::string> files;              // in the order given
-  std::map<std::string, std::string> sources;  // file -> text, for source snippets
+  std::vector<std::string> files;                          // in the order given
+  std::map<std::string, std::string> sources;              // file -> text, for source snippets
   std::map<std::string, std::set<uint32_t>> hidden_lines;  // file -> lines never to quote
-  bool input_error = false;                    // a file could not be read
+  bool input_error = false;                                // a file could not be read
 };
 
 // Loads and validates each path ("-" reads stdin once).

@@ -21,7 +21,8 @@ rlim_t raise_nofile_once() {
       rlimit want = rl;
       // select()-based code elsewhere in a process breaks above FD_SETSIZE only for
       // fds it selects on; libssh polls, so the hard limit is safe to use.
-      want.rlim_cur = rl.rlim_max == RLIM_INFINITY ? std::max<rlim_t>(rl.rlim_cur, 65536) : rl.rlim_max;
+      want.rlim_cur =
+          rl.rlim_max == RLIM_INFINITY ? std::max<rlim_t>(rl.rlim_cur, 65536) : rl.rlim_max;
       if (::setrlimit(RLIMIT_NOFILE, &want) == 0) rl = want;
     }
     soft = rl.rlim_cur;
@@ -33,7 +34,8 @@ rlim_t raise_nofile_once() {
 }
 }  // namespace
 
-size_t effective_parallelism(size_t requested, size_t tasks, size_t fds_per_task, size_t reserved_fds) {
+size_t effective_parallelism(size_t requested, size_t tasks, size_t fds_per_task,
+                             size_t reserved_fds) {
   rlim_t limit = raise_nofile_once();
   size_t by_fds = 1;
   if (limit != RLIM_INFINITY && fds_per_task > 0) {
@@ -46,7 +48,8 @@ size_t effective_parallelism(size_t requested, size_t tasks, size_t fds_per_task
   return std::max<size_t>(1, n);
 }
 
-size_t run_parallel(size_t n, const ExecutorOptions& opts, const std::function<void(size_t)>& task) {
+size_t run_parallel(size_t n, const ExecutorOptions& opts,
+                    const std::function<void(size_t)>& task) {
   if (n == 0) return 0;
   size_t workers = effective_parallelism(opts.parallel, n, opts.fds_per_task, opts.reserved_fds);
   std::atomic<size_t> next{0};

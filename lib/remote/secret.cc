@@ -26,7 +26,9 @@ Secret& Secret::operator=(const Secret& o) {
   return *this;
 }
 
-Secret::Secret(Secret&& o) noexcept : value_(std::move(o.value_)) { o.value_.clear(); }
+Secret::Secret(Secret&& o) noexcept : value_(std::move(o.value_)) {
+  o.value_.clear();
+}
 
 Secret& Secret::operator=(Secret&& o) noexcept {
   if (this != &o) {
@@ -37,9 +39,13 @@ Secret& Secret::operator=(Secret&& o) noexcept {
   return *this;
 }
 
-Secret::~Secret() { wipe(value_); }
+Secret::~Secret() {
+  wipe(value_);
+}
 
-void Secret::clear() { wipe(value_); }
+void Secret::clear() {
+  wipe(value_);
+}
 
 Secret read_secret_line(int fd) {
   std::string v;

@@ -16,11 +16,15 @@ namespace {
 
 constexpr int kMaxIncludeDepth = 16;
 
-void warn(SshConfig& c, const std::string& file, uint32_t line, std::string msg, std::string hint = {}) {
-  c.diagnostics.add("SSH001", diag::Severity::Warning, file, line, 0, std::move(msg), std::move(hint));
+void warn(SshConfig& c, const std::string& file, uint32_t line, std::string msg,
+          std::string hint = {}) {
+  c.diagnostics.add("SSH001", diag::Severity::Warning, file, line, 0, std::move(msg),
+                    std::move(hint));
 }
-void error(SshConfig& c, const std::string& file, uint32_t line, std::string msg, std::string hint = {}) {
-  c.diagnostics.add("SSH002", diag::Severity::Error, file, line, 0, std::move(msg), std::move(hint));
+void error(SshConfig& c, const std::string& file, uint32_t line, std::string msg,
+           std::string hint = {}) {
+  c.diagnostics.add("SSH002", diag::Severity::Error, file, line, 0, std::move(msg),
+                    std::move(hint));
 }
 
 // Splits a config line into words: whitespace separated, "double quotes" group,
@@ -58,8 +62,9 @@ bool split_line(std::string_view s, std::vector<std::string>& out, std::string& 
   return true;
 }
 
-void parse_into(SshConfig& c, const std::string& text, const std::string& file, const std::string& include_base,
-                const SshConfigEnv& env, int depth, bool follow_includes) {
+void parse_into(SshConfig& c, const std::string& text, const std::string& file,
+                const std::string& include_base, const SshConfigEnv& env, int depth,
+                bool follow_includes) {
   uint32_t lineno = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -77,7 +82,8 @@ void parse_into(SshConfig& c, const std::string& text, const std::string& file, 
     std::vector<std::string> words;
     std::string err;
     if (!split_line(line, words, err) || words.empty() || words[0].empty()) {
-      error(c, file, lineno, err.empty() ? "cannot read this line" : err, "see ssh_config(5) for the syntax");
+      error(c, file, lineno, err.empty() ? "cannot read this line" : err,
+            "see ssh_config(5) for the syntax");
       if (end == text.size()) break;
       continue;
     }
@@ -93,12 +99,15 @@ void parse_into(SshConfig& c, const std::string& text, const std::string& file, 
       SshConfigBlock b;
       if (args.size() == 1 && util::to_lower(args[0]) == "all") {
         b.kind = SshConfigBlock::Kind::MatchAll;
-      } else if (args.size() == 2 && (util::to_lower(args[0]) == "host" || util::to_lower(args[0]) == "originalhost")) {
+      } else if (args.size() == 2 &&
+                 (util::to_lower(args[0]) == "host" || util::to_lower(args[0]) == "originalhost")) {
         b.kind = SshConfigBlock::Kind::MatchHost;
         for (auto p : util::split(args[1], ',')) b.patterns.emplace_back(util::trim(p));
       } else {
         b.kind = SshConfigBlock::Kind::MatchUnsupported;
-        warn(c, file, lineno, "this Match block is ignored: paictl understands only 'Match all' and 'Match host PATTERNS'",
+        warn(c, file, lineno,
+             "this Match block is ignored: paictl understands only 'Match all' and 'Match host "
+             "PATTERNS'",
              "use Host blocks for the settings paictl needs");
       }
       c.blocks.push_back(std::move(b));
@@ -193,14 +202,18 @@ bool block_applies(const SshConfigBlock& b, const std::vector<std::string>& name
 SshConfigEnv default_ssh_config_env() {
   SshConfigEnv env;
   const char* home = std::getenv("HOME");
-  struct passwd pw{};
+  struct passwd pw {};
   struct passwd* res = nullptr;
   char buf[4096];
   bool have_pw = ::getpwuid_r(::getuid(), &pw, buf, sizeof buf, &res) == 0 && res != nullptr;
-  if (home && *home) env.home = home;
-  else if (have_pw) env.home = pw.pw_dir;
-  if (have_pw) env.local_user = pw.pw_name;
-  else if (const char* u = std::getenv("USER")) env.local_user = u;
+  if (home && *home)
+    env.home = home;
+  else if (have_pw)
+    env.home = pw.pw_dir;
+  if (have_pw)
+    env.local_user = pw.pw_name;
+  else if (const char* u = std::getenv("USER"))
+    env.local_user = u;
   return env;
 }
 
@@ -208,10 +221,12 @@ bool ssh_pattern_match(std::string_view pattern, std::string_view text) {
   // Iterative glob with backtracking on the last '*'.
   size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
   auto eq = [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+    return std::tolower(static_cast<unsigned char>(a)) ==
+           std::tolower(static_cast<unsigned char>(b));
   };
   while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || (pattern[p] != '*' && eq(pattern[p], text[t])))) {
+    if (p < pattern.size() &&
+        (pattern[p] == '?' || (pattern[p] != '*' && eq(pattern[p], text[t])))) {
       ++p;
       ++t;
     } else if (p < pattern.size() && pattern[p] == '*') {
@@ -228,8 +243,8 @@ bool ssh_pattern_match(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
-std::string ssh_expand(std::string_view value, const SshConfigEnv& env, std::string_view host, int port,
-                       std::string_view remote_user) {
+std::string ssh_expand(std::string_view value, const SshConfigEnv& env, std::string_view host,
+                       int port, std::string_view remote_user) {
   std::string out;
   size_t i = 0;
   if (!value.empty() && value[0] == '~' && (value.size() == 1 || value[1] == '/')) {
@@ -244,20 +259,36 @@ std::string ssh_expand(std::string_view value, const SshConfigEnv& env, std::str
     }
     char t = value[++i];
     switch (t) {
-      case '%': out += '%'; break;
-      case 'd': out += env.home; break;
-      case 'u': out += env.local_user; break;
-      case 'h': out += host; break;
-      case 'p': out += std::to_string(port); break;
-      case 'r': out += remote_user; break;
-      default: out += '%'; out += t; break;
+      case '%':
+        out += '%';
+        break;
+      case 'd':
+        out += env.home;
+        break;
+      case 'u':
+        out += env.local_user;
+        break;
+      case 'h':
+        out += host;
+        break;
+      case 'p':
+        out += std::to_string(port);
+        break;
+      case 'r':
+        out += remote_user;
+        break;
+      default:
+        out += '%';
+        out += t;
+        break;
     }
   }
   return out;
 }
 
-SshConfig parse_ssh_config(const std::string& text, const std::string& file, const std::string& include_base,
-                           const SshConfigEnv& env, bool follow_includes) {
+SshConfig parse_ssh_config(const std::string& text, const std::string& file,
+                           const std::string& include_base, const SshConfigEnv& env,
+                           bool follow_includes) {
   SshConfig c;
   parse_into(c, text, file, include_base, env, 0, follow_includes);
   return c;
@@ -268,14 +299,17 @@ SshConfig load_ssh_config(const std::string& path, const SshConfigEnv& env, bool
   if (!r.ok) {
     SshConfig c;
     if (must_exist || util::path_exists(path))
-      c.diagnostics.add("SSH003", diag::Severity::Error, path, 0, 0, "cannot read the SSH config: " + r.error);
+      c.diagnostics.add("SSH003", diag::Severity::Error, path, 0, 0,
+                        "cannot read the SSH config: " + r.error);
     return c;
   }
   std::string base = path.rfind('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
   // OpenSSH resolves relative Include paths against ~/.ssh for user files and
   // /etc/ssh for the system file.
-  if (path.rfind("/etc/ssh/", 0) == 0) base = "/etc/ssh";
-  else if (path == env.home + "/.ssh/config") base = env.home + "/.ssh";
+  if (path.rfind("/etc/ssh/", 0) == 0)
+    base = "/etc/ssh";
+  else if (path == env.home + "/.ssh/config")
+    base = env.home + "/.ssh";
   return parse_ssh_config(r.content, path, base, env);
 }
 

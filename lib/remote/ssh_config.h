@@ -67,8 +67,9 @@ SshConfigEnv default_ssh_config_env();  // $HOME (else the passwd entry) and the
 
 // Parses `text` as the content of `file`. Include directives are read relative
 // to `include_base` (~/.ssh for a user file, /etc/ssh for the system file).
-SshConfig parse_ssh_config(const std::string& text, const std::string& file, const std::string& include_base,
-                           const SshConfigEnv& env, bool follow_includes = true);
+SshConfig parse_ssh_config(const std::string& text, const std::string& file,
+                           const std::string& include_base, const SshConfigEnv& env,
+                           bool follow_includes = true);
 
 // Reads and parses a file; a missing file is an empty config (no diagnostic)
 // unless `must_exist`.

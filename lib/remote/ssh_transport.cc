@@ -25,20 +25,34 @@ namespace pai::remote {
 
 std::string_view to_string(Failure f) {
   switch (f) {
-    case Failure::None: return "none";
-    case Failure::Unsupported: return "unsupported";
-    case Failure::Resolve: return "resolve";
-    case Failure::Connect: return "connect";
-    case Failure::ConnectTimeout: return "connect-timeout";
-    case Failure::HostKeyUnknown: return "host-key-unknown";
-    case Failure::HostKeyChanged: return "host-key-changed";
-    case Failure::HostKeyError: return "host-key-error";
-    case Failure::Auth: return "auth";
-    case Failure::Channel: return "channel";
-    case Failure::CommandTimeout: return "command-timeout";
-    case Failure::OutputTooLarge: return "output-too-large";
-    case Failure::Protocol: return "protocol";
-    case Failure::Jump: return "jump";
+    case Failure::None:
+      return "none";
+    case Failure::Unsupported:
+      return "unsupported";
+    case Failure::Resolve:
+      return "resolve";
+    case Failure::Connect:
+      return "connect";
+    case Failure::ConnectTimeout:
+      return "connect-timeout";
+    case Failure::HostKeyUnknown:
+      return "host-key-unknown";
+    case Failure::HostKeyChanged:
+      return "host-key-changed";
+    case Failure::HostKeyError:
+      return "host-key-error";
+    case Failure::Auth:
+      return "auth";
+    case Failure::Channel:
+      return "channel";
+    case Failure::CommandTimeout:
+      return "command-timeout";
+    case Failure::OutputTooLarge:
+      return "output-too-large";
+    case Failure::Protocol:
+      return "protocol";
+    case Failure::Jump:
+      return "jump";
   }
   return "unknown";
 }
@@ -57,7 +71,8 @@ void init_libssh_once() {
 }
 
 std::string where(const Endpoint& e) {
-  if (e.address.find(':') != std::string::npos) return "[" + e.address + "]:" + std::to_string(e.port);
+  if (e.address.find(':') != std::string::npos)
+    return "[" + e.address + "]:" + std::to_string(e.port);
   return e.address + ":" + std::to_string(e.port);
 }
 
@@ -134,11 +149,14 @@ class Pump {
         to_inner.insert(to_inner.end(), buf, buf + n);
       if (!to_inner.empty()) {
         ssize_t w = ::write(fd_, to_inner.data(), to_inner.size());
-        if (w > 0) to_inner.erase(to_inner.begin(), to_inner.begin() + w);
-        else if (w < 0 && errno != EAGAIN && errno != EINTR) break;
+        if (w > 0)
+          to_inner.erase(to_inner.begin(), to_inner.begin() + w);
+        else if (w < 0 && errno != EAGAIN && errno != EINTR)
+          break;
       }
       if (n == SSH_ERROR) break;
-      if (to_inner.empty() && (ssh_channel_is_eof(channel_.get()) || ssh_channel_is_closed(channel_.get()))) {
+      if (to_inner.empty() &&
+          (ssh_channel_is_eof(channel_.get()) || ssh_channel_is_closed(channel_.get()))) {
         ::shutdown(fd_, SHUT_WR);
         if (local_eof) break;
       }
@@ -156,8 +174,8 @@ class Pump {
 
 struct Connection {
   std::vector<std::unique_ptr<Pump>> pumps;  // destroyed after the session that uses them
-  std::vector<int> fds;                      // our ends of the socket pairs: libssh does not close an
-                                             // SSH_OPTIONS_FD socket, so we do, after the session
+  std::vector<int> fds;  // our ends of the socket pairs: libssh does not close an
+                         // SSH_OPTIONS_FD socket, so we do, after the session
   ~Connection() {
     for (int fd : fds) ::close(fd);
   }
@@ -235,7 +253,8 @@ SessionPtr Session::open(const Endpoint& e, int fd, bool is_jump) {
     if (low.find("resolve") != std::string::npos) {
       fail(Failure::Resolve, "cannot resolve " + e.address + ": " + err,
            "check the name, or use the IP address (layout.yaml hostip)");
-    } else if (low.find("timeout") != std::string::npos || low.find("timed out") != std::string::npos) {
+    } else if (low.find("timeout") != std::string::npos ||
+               low.find("timed out") != std::string::npos) {
       fail(Failure::ConnectTimeout,
            "no SSH answer from " + where(e) + " within " + std::to_string(secs_shown) + " s",
            "check that the host is up, that sshd listens on port " + std::to_string(e.port) +
@@ -290,8 +309,10 @@ bool Session::verify_host_key(ssh_session s, const Endpoint& e, bool is_jump) {
     case SSH_KNOWN_HOSTS_OTHER:
       fail(Failure::HostKeyChanged,
            "HOST KEY CHANGED: " + where(e) + " sent " + (shown.empty() ? "a key" : shown) +
-               ", which is not the key " + kh + " holds for it; someone may be intercepting the connection",
-           "if the host was reinstalled, verify its new key out of band, then remove the old one: ssh-keygen -f " +
+               ", which is not the key " + kh +
+               " holds for it; someone may be intercepting the connection",
+           "if the host was reinstalled, verify its new key out of band, then remove the old one: "
+           "ssh-keygen -f " +
                util::shell_quote(kh) + " -R " + util::shell_quote(name));
       return false;
     case SSH_KNOWN_HOSTS_NOT_FOUND:
@@ -307,24 +328,29 @@ bool Session::verify_host_key(ssh_session s, const Endpoint& e, bool is_jump) {
           return false;
         }
         std::string dir = kh.substr(0, kh.rfind('/'));
-        if (!dir.empty() && dir != kh && !util::is_directory(dir)) util::make_directories(dir, 0700);
+        if (!dir.empty() && dir != kh && !util::is_directory(dir))
+          util::make_directories(dir, 0700);
         if (ssh_session_update_known_hosts(s) != SSH_OK) {
-          fail(Failure::HostKeyError, "cannot add the host key of " + where(e) + " to " + kh + ": " + ssh_get_error(s),
+          fail(Failure::HostKeyError,
+               "cannot add the host key of " + where(e) + " to " + kh + ": " + ssh_get_error(s),
                "check that " + kh + " is writable");
           return false;
         }
         if (!is_jump) result_.host_key_added = true;
         return true;
       }
-      fail(Failure::HostKeyUnknown,
-           "the host key of " + where(e) + " (" + (shown.empty() ? "unknown type" : shown) + ") is not in " + kh,
-           "verify the fingerprint with the host's administrator, then add it with ssh-keyscan -p " +
-               std::to_string(e.port) + " " + e.address + " >> " + util::shell_quote(kh) +
-               ", or let paictl add unknown hosts with --host-key-policy accept-new");
+      fail(
+          Failure::HostKeyUnknown,
+          "the host key of " + where(e) + " (" + (shown.empty() ? "unknown type" : shown) +
+              ") is not in " + kh,
+          "verify the fingerprint with the host's administrator, then add it with ssh-keyscan -p " +
+              std::to_string(e.port) + " " + e.address + " >> " + util::shell_quote(kh) +
+              ", or let paictl add unknown hosts with --host-key-policy accept-new");
       return false;
     case SSH_KNOWN_HOSTS_ERROR:
     default:
-      fail(Failure::HostKeyError, "cannot check the host key of " + where(e) + " against " + kh + ": " + ssh_get_error(s),
+      fail(Failure::HostKeyError,
+           "cannot check the host key of " + where(e) + " against " + kh + ": " + ssh_get_error(s),
            "check that the known_hosts file is readable (--known-hosts FILE)");
       return false;
   }
@@ -338,7 +364,8 @@ bool Session::authenticate(ssh_session s, const Endpoint& e, bool is_jump) {
     return true;
   }
   if (rc == SSH_AUTH_ERROR) {
-    fail(Failure::Protocol, "the connection to " + where(e) + " broke during authentication: " + ssh_get_error(s));
+    fail(Failure::Protocol,
+         "the connection to " + where(e) + " broke during authentication: " + ssh_get_error(s));
     return false;
   }
   int methods = ssh_userauth_list(s, nullptr);
@@ -355,15 +382,18 @@ bool Session::authenticate(ssh_session s, const Endpoint& e, bool is_jump) {
         return true;
       }
       if (rc == SSH_AUTH_ERROR && !ssh_is_connected(s)) {
-        fail(Failure::Protocol, "the connection to " + where(e) + " broke during authentication: " + ssh_get_error(s));
+        fail(Failure::Protocol,
+             "the connection to " + where(e) + " broke during authentication: " + ssh_get_error(s));
         return false;
       }
     }
     for (const auto& file : e.identity_files) {
       if (!util::is_regular_file(file)) continue;
       ssh_key raw = nullptr;
-      if (ssh_pki_import_privkey_file(file.c_str(), nullptr, nullptr, nullptr, &raw) != SSH_OK || !raw) {
-        notes.push_back(file + " could not be read (a passphrase-protected key must be loaded into ssh-agent)");
+      if (ssh_pki_import_privkey_file(file.c_str(), nullptr, nullptr, nullptr, &raw) != SSH_OK ||
+          !raw) {
+        notes.push_back(
+            file + " could not be read (a passphrase-protected key must be loaded into ssh-agent)");
         continue;
       }
       KeyPtr key(raw);
@@ -374,8 +404,9 @@ bool Session::authenticate(ssh_session s, const Endpoint& e, bool is_jump) {
         return true;
       }
       if (rc == SSH_AUTH_ERROR && !ssh_is_connected(s)) {
-        fail(Failure::Auth, "the server at " + where(e) + " closed the connection during authentication as " + e.user +
-                                " (too many keys offered?)",
+        fail(Failure::Auth,
+             "the server at " + where(e) + " closed the connection during authentication as " +
+                 e.user + " (too many keys offered?)",
              "set IdentitiesOnly yes and one IdentityFile for this host in ~/.ssh/config");
         return false;
       }
@@ -421,10 +452,12 @@ bool Session::authenticate(ssh_session s, const Endpoint& e, bool is_jump) {
   if (methods & SSH_AUTH_METHOD_GSSAPI_MIC) accepted.push_back("gssapi-with-mic");
   std::string msg = "authentication as " + e.user + " at " + where(e) + " failed (tried: " +
                     (tried.empty() ? std::string("nothing usable") : util::join(tried, ", ")) +
-                    "; the server accepts: " + (accepted.empty() ? std::string("none") : util::join(accepted, ", ")) + ")";
+                    "; the server accepts: " +
+                    (accepted.empty() ? std::string("none") : util::join(accepted, ", ")) + ")";
   for (const auto& n : notes) msg += "; " + n;
-  std::string hint = "put the public key of config.yaml's ssh_key_file_path (or --identity) into ~" + e.user +
-                     "/.ssh/authorized_keys on the host";
+  std::string hint =
+      "put the public key of config.yaml's ssh_key_file_path (or --identity) into ~" + e.user +
+      "/.ssh/authorized_keys on the host";
   if (pw.empty() && (methods & (SSH_AUTH_METHOD_PASSWORD | SSH_AUTH_METHOD_INTERACTIVE)))
     hint += ", or give the password with --password-stdin or PAICTL_SSH_PASSWORD";
   fail(Failure::Auth, msg, hint);
@@ -433,7 +466,8 @@ bool Session::authenticate(ssh_session s, const Endpoint& e, bool is_jump) {
 
 ExecResult Session::run(const ExecRequest& req) {
   if (!target_.unsupported.empty()) {
-    fail(Failure::Unsupported, target_.unsupported, "see docs/check-hosts.md for the SSH settings paictl honours");
+    fail(Failure::Unsupported, target_.unsupported,
+         "see docs/check-hosts.md for the SSH settings paictl honours");
     return result_;
   }
   auto t0 = Clock::now();
@@ -449,10 +483,13 @@ ExecResult Session::run(const ExecRequest& req) {
     }
     const Endpoint& next = i + 1 < target_.jumps.size() ? target_.jumps[i + 1] : target_.endpoint;
     ChannelPtr ch(ssh_channel_new(hs.get()));
-    if (!ch || ssh_channel_open_forward(ch.get(), next.address.c_str(), next.port, "127.0.0.1", 0) != SSH_OK) {
-      fail(Failure::Jump, "jump host " + hop.name + " could not open a connection to " + where(next) + ": " +
-                              ssh_get_error(hs.get()),
-           "check that " + next.address + " is reachable from " + hop.name + " and that its sshd allows TCP forwarding");
+    if (!ch || ssh_channel_open_forward(ch.get(), next.address.c_str(), next.port, "127.0.0.1",
+                                        0) != SSH_OK) {
+      fail(Failure::Jump,
+           "jump host " + hop.name + " could not open a connection to " + where(next) + ": " +
+               ssh_get_error(hs.get()),
+           "check that " + next.address + " is reachable from " + hop.name +
+               " and that its sshd allows TCP forwarding");
       return result_;
     }
     int sv[2];
@@ -473,7 +510,8 @@ ExecResult Session::run(const ExecRequest& req) {
 
   ChannelPtr ch(ssh_channel_new(ss));
   if (!ch || ssh_channel_open_session(ch.get()) != SSH_OK) {
-    fail(Failure::Channel, "cannot open a session channel on " + target_.endpoint.name + ": " + ssh_get_error(ss),
+    fail(Failure::Channel,
+         "cannot open a session channel on " + target_.endpoint.name + ": " + ssh_get_error(ss),
          "check MaxSessions and the login shell of the user on the host");
     return result_;
   }
@@ -487,7 +525,8 @@ ExecResult Session::run(const ExecRequest& req) {
     uint32_t chunk = static_cast<uint32_t>(std::min<size_t>(req.input.size() - off, 32768));
     int w = ssh_channel_write(ch.get(), req.input.data() + off, chunk);
     if (w == SSH_ERROR) {
-      fail(Failure::Protocol, "the connection broke while sending the command's input: " + std::string(ssh_get_error(ss)));
+      fail(Failure::Protocol, "the connection broke while sending the command's input: " +
+                                  std::string(ssh_get_error(ss)));
       return result_;
     }
     off += static_cast<size_t>(w);
@@ -501,44 +540,52 @@ ExecResult Session::run(const ExecRequest& req) {
   while (true) {
     auto now = Clock::now();
     if (now >= deadline) {
-      fail(Failure::CommandTimeout,
-           "the command did not finish within " + std::to_string((req.timeout_ms + 999) / 1000) + " s");
+      fail(Failure::CommandTimeout, "the command did not finish within " +
+                                        std::to_string((req.timeout_ms + 999) / 1000) + " s");
       break;
     }
-    int wait = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count());
+    int wait = static_cast<int>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count());
     wait = std::max(1, std::min(wait, 1000));
     int n = ssh_channel_read_timeout(ch.get(), buf, sizeof buf, 0, wait);
     if (n == SSH_ERROR) {
-      fail(Failure::Protocol, "the connection to " + target_.endpoint.name + " broke while the command ran: " +
-                                  ssh_get_error(ss));
+      fail(Failure::Protocol, "the connection to " + target_.endpoint.name +
+                                  " broke while the command ran: " + ssh_get_error(ss));
       break;
     }
     if (n > 0) {
       last_data = Clock::now();
       if (result_.first_output_epoch == 0)
         result_.first_output_epoch =
-            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
       if (result_.out.size() + static_cast<size_t>(n) > req.max_output) {
-        fail(Failure::OutputTooLarge, "the command printed more than " + std::to_string(req.max_output >> 20) + " MiB");
+        fail(Failure::OutputTooLarge,
+             "the command printed more than " + std::to_string(req.max_output >> 20) + " MiB");
         break;
       }
       result_.out.append(buf, static_cast<size_t>(n));
     }
     int e;
     while ((e = ssh_channel_read_nonblocking(ch.get(), buf, sizeof buf, 1)) > 0) {
-      if (result_.err.size() < max_err) result_.err.append(buf, std::min<size_t>(static_cast<size_t>(e), max_err - result_.err.size()));
+      if (result_.err.size() < max_err)
+        result_.err.append(buf,
+                           std::min<size_t>(static_cast<size_t>(e), max_err - result_.err.size()));
       last_data = Clock::now();
     }
     if (e == SSH_ERROR) {
-      fail(Failure::Protocol, "the connection to " + target_.endpoint.name + " broke while the command ran: " +
-                                  ssh_get_error(ss));
+      fail(Failure::Protocol, "the connection to " + target_.endpoint.name +
+                                  " broke while the command ran: " + ssh_get_error(ss));
       break;
     }
     if (n == 0 && ssh_channel_is_eof(ch.get())) {
       // Drain what arrived with the EOF.
-      while ((n = ssh_channel_read_nonblocking(ch.get(), buf, sizeof buf, 0)) > 0) result_.out.append(buf, static_cast<size_t>(n));
+      while ((n = ssh_channel_read_nonblocking(ch.get(), buf, sizeof buf, 0)) > 0)
+        result_.out.append(buf, static_cast<size_t>(n));
       while ((e = ssh_channel_read_nonblocking(ch.get(), buf, sizeof buf, 1)) > 0)
-        if (result_.err.size() < max_err) result_.err.append(buf, std::min<size_t>(static_cast<size_t>(e), max_err - result_.err.size()));
+        if (result_.err.size() < max_err)
+          result_.err.append(
+              buf, std::min<size_t>(static_cast<size_t>(e), max_err - result_.err.size()));
       result_.exit_status = ssh_channel_get_exit_status(ch.get());
       break;
     }
@@ -560,7 +607,9 @@ ExecResult Session::run(const ExecRequest& req) {
 
 }  // namespace
 
-SshTransport::SshTransport() { init_libssh_once(); }
+SshTransport::SshTransport() {
+  init_libssh_once();
+}
 SshTransport::~SshTransport() = default;
 
 ExecResult SshTransport::exec(const Target& target, const ExecRequest& request) {
@@ -577,7 +626,9 @@ std::string public_key_fingerprint(const std::string& openssh_public_key) {
   if (parts.size() < 2) return {};
   std::string type(parts[0]), b64(parts[1]);
   ssh_key raw = nullptr;
-  if (ssh_pki_import_pubkey_base64(b64.c_str(), ssh_key_type_from_name(type.c_str()), &raw) != SSH_OK) return {};
+  if (ssh_pki_import_pubkey_base64(b64.c_str(), ssh_key_type_from_name(type.c_str()), &raw) !=
+      SSH_OK)
+    return {};
   KeyPtr key(raw);
   unsigned char* hash = nullptr;
   size_t hlen = 0;

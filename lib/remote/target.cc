@@ -17,9 +17,12 @@ std::optional<HostKeyPolicy> parse_host_key_policy(std::string_view s) {
 
 std::string_view to_string(HostKeyPolicy p) {
   switch (p) {
-    case HostKeyPolicy::Strict: return "strict";
-    case HostKeyPolicy::AcceptNew: return "accept-new";
-    case HostKeyPolicy::Off: return "off";
+    case HostKeyPolicy::Strict:
+      return "strict";
+    case HostKeyPolicy::AcceptNew:
+      return "accept-new";
+    case HostKeyPolicy::Off:
+      return "off";
   }
   return "strict";
 }
@@ -58,11 +61,13 @@ std::string parse_host_spec(std::string_view s, HostSpec& out) {
   }
   if (out.host.empty()) return "empty host name";
   for (char c : out.host)
-    if (c == ' ' || c == '\t' || c == '/' || c == '\'' || c == '"' || c == ',' || static_cast<unsigned char>(c) < 0x20)
+    if (c == ' ' || c == '\t' || c == '/' || c == '\'' || c == '"' || c == ',' ||
+        static_cast<unsigned char>(c) < 0x20)
       return "'" + out.host + "' is not a host name or address";
   if (!port.empty()) {
     auto p = util::parse_int(port);
-    if (!p || *p < 1 || *p > 65535) return "port '" + std::string(port) + "' is not a number from 1 to 65535";
+    if (!p || *p < 1 || *p > 65535)
+      return "port '" + std::string(port) + "' is not a number from 1 to 65535";
     out.port = static_cast<int>(*p);
   }
   return {};
@@ -74,18 +79,25 @@ std::vector<std::string> default_identities(const SshConfigEnv& env) {
   return {env.home + "/.ssh/id_ed25519", env.home + "/.ssh/id_ecdsa", env.home + "/.ssh/id_rsa"};
 }
 
-Endpoint make_endpoint(const std::string& name, const std::string& address, const std::vector<std::string>& names,
-                       const HostSpec* spec, const SshHostConfig& hc, const SshConfigEnv& env,
-                       const TargetDefaults& d, std::vector<std::string> explicit_identities) {
+Endpoint make_endpoint(const std::string& name, const std::string& address,
+                       const std::vector<std::string>& names, const HostSpec* spec,
+                       const SshHostConfig& hc, const SshConfigEnv& env, const TargetDefaults& d,
+                       std::vector<std::string> explicit_identities) {
   Endpoint e;
   e.name = name;
-  // Precedence: the host as written (user@host:port) > command line and config.yaml > ssh config > defaults.
+  // Precedence: the host as written (user@host:port) > command line and config.yaml > ssh config >
+  // defaults.
   e.port = spec && spec->port ? *spec->port : hc.port.value_or(22);
-  e.user = spec && !spec->user.empty() ? spec->user : !d.user.empty() ? d.user : hc.user.value_or(env.local_user);
+  e.user = spec && !spec->user.empty() ? spec->user
+           : !d.user.empty()           ? d.user
+                                       : hc.user.value_or(env.local_user);
   std::string host_for_tokens = address;
-  e.address = hc.hostname ? ssh_expand(*hc.hostname, env, host_for_tokens, e.port, e.user) : address;
-  for (auto& f : explicit_identities) e.identity_files.push_back(ssh_expand(f, env, e.address, e.port, e.user));
-  for (const auto& f : hc.identity_files) e.identity_files.push_back(ssh_expand(f, env, e.address, e.port, e.user));
+  e.address =
+      hc.hostname ? ssh_expand(*hc.hostname, env, host_for_tokens, e.port, e.user) : address;
+  for (auto& f : explicit_identities)
+    e.identity_files.push_back(ssh_expand(f, env, e.address, e.port, e.user));
+  for (const auto& f : hc.identity_files)
+    e.identity_files.push_back(ssh_expand(f, env, e.address, e.port, e.user));
   if (e.identity_files.empty()) e.identity_files = default_identities(env);
   // The same key named twice (config.yaml and ~/.ssh/config) is offered once.
   std::vector<std::string> unique;
@@ -114,8 +126,9 @@ Endpoint make_endpoint(const std::string& name, const std::string& address, cons
 
 }  // namespace
 
-Target resolve_target(const std::string& display_name, const std::string& address, const std::vector<std::string>& names,
-                      const HostSpec* spec, const SshConfig& ssh_config, const SshConfigEnv& env,
+Target resolve_target(const std::string& display_name, const std::string& address,
+                      const std::vector<std::string>& names, const HostSpec* spec,
+                      const SshConfig& ssh_config, const SshConfigEnv& env,
                       const TargetDefaults& d) {
   Target t;
   SshHostConfig hc = resolve_ssh_config(ssh_config, names, env);
@@ -125,10 +138,11 @@ Target resolve_target(const std::string& display_name, const std::string& addres
                        : hc.user_known_hosts_file  ? *hc.user_known_hosts_file
                                                    : env.home + "/.ssh/known_hosts";
   t.global_known_hosts_file = hc.global_known_hosts_file.value_or("/etc/ssh/ssh_known_hosts");
-  t.connect_timeout_ms = d.connect_timeout_ms ? *d.connect_timeout_ms
+  t.connect_timeout_ms = d.connect_timeout_ms   ? *d.connect_timeout_ms
                          : hc.connect_timeout_s ? *hc.connect_timeout_s * 1000
                                                 : 10000;
-  t.keepalive_interval_s = d.keepalive_interval_s ? *d.keepalive_interval_s : hc.server_alive_interval_s.value_or(15);
+  t.keepalive_interval_s =
+      d.keepalive_interval_s ? *d.keepalive_interval_s : hc.server_alive_interval_s.value_or(15);
   t.keepalive_count_max = hc.server_alive_count_max.value_or(3);
 
   if (hc.proxy_jump && util::to_lower(*hc.proxy_jump) != "none") {
@@ -145,11 +159,13 @@ Target resolve_target(const std::string& display_name, const std::string& addres
       TargetDefaults jd = d;
       jd.user.clear();  // config.yaml's user is the cluster's, not the bastion's
       std::string hop_name = std::string(util::trim(hop_sv));
-      Endpoint je = make_endpoint(hop_name, hop.host, {hop.host}, &hop, jc, env, jd, d.identity_files);
+      Endpoint je =
+          make_endpoint(hop_name, hop.host, {hop.host}, &hop, jc, env, jd, d.identity_files);
       t.jumps.push_back(std::move(je));
     }
   } else if (hc.proxy_command && util::to_lower(*hc.proxy_command) != "none") {
-    t.unsupported = "the SSH config sets ProxyCommand for this host, which paictl does not run; use ProxyJump";
+    t.unsupported =
+        "the SSH config sets ProxyCommand for this host, which paictl does not run; use ProxyJump";
   }
   return t;
 }

@@ -51,12 +51,13 @@ struct Target {
 struct TargetDefaults {
   std::string user;                         // config.yaml `user` or --user
   std::vector<std::string> identity_files;  // --identity, config.yaml `ssh_key_file_path`
-  std::string known_hosts_file;             // --known-hosts ("" = ssh config, else ~/.ssh/known_hosts)
+  std::string known_hosts_file;  // --known-hosts ("" = ssh config, else ~/.ssh/known_hosts)
   HostKeyPolicy host_key_policy = HostKeyPolicy::Strict;
-  std::optional<int> connect_timeout_ms;    // --connect-timeout (else ssh config ConnectTimeout, else 10 s)
+  std::optional<int>
+      connect_timeout_ms;  // --connect-timeout (else ssh config ConnectTimeout, else 10 s)
   std::optional<int> keepalive_interval_s;  // else ssh config ServerAliveInterval, else 15 s
-  bool use_agent = true;                    // SSH_AUTH_SOCK, unless --no-agent or IdentityAgent none
-  bool password_available = false;          // a password was given (config.yaml, stdin or environment)
+  bool use_agent = true;            // SSH_AUTH_SOCK, unless --no-agent or IdentityAgent none
+  bool password_available = false;  // a password was given (config.yaml, stdin or environment)
 };
 
 // A host as the user wrote it: "[user@]host[:port]" (or "[v6addr]:port").
@@ -71,8 +72,9 @@ std::string parse_host_spec(std::string_view s, HostSpec& out);
 // Resolves one host. `names` are the names the ssh config may know it by (its
 // layout hostname and its IP); `address` is where to connect unless the ssh
 // config gives a Hostname.
-Target resolve_target(const std::string& display_name, const std::string& address, const std::vector<std::string>& names,
-                      const HostSpec* spec, const SshConfig& ssh_config, const SshConfigEnv& env,
+Target resolve_target(const std::string& display_name, const std::string& address,
+                      const std::vector<std::string>& names, const HostSpec* spec,
+                      const SshConfig& ssh_config, const SshConfigEnv& env,
                       const TargetDefaults& defaults);
 
 // Loads ~/.ssh/config then /etc/ssh/ssh_config (OpenSSH's order), or only

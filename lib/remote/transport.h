@@ -33,8 +33,8 @@ enum class Failure {
 std::string_view to_string(Failure f);
 
 struct ExecRequest {
-  std::string command;   // run by the login shell
-  std::string input;     // written to the command's stdin, then EOF; may hold a secret: never logged
+  std::string command;  // run by the login shell
+  std::string input;    // written to the command's stdin, then EOF; may hold a secret: never logged
   int timeout_ms = 60000;
   size_t max_output = 16u << 20;
 };
@@ -46,14 +46,16 @@ struct ExecResult {
   int exit_status = -1;
   std::string out;
   std::string err;
-  std::string host_key;         // "ssh-ed25519 SHA256:..." of the server
-  std::string auth_method;      // the method that was accepted: "publickey (agent)", "publickey (FILE)", "password"
-  bool host_key_added = false;  // accept-new wrote it to known_hosts
+  std::string host_key;             // "ssh-ed25519 SHA256:..." of the server
+  std::string auth_method;          // the method that was accepted: "publickey (agent)", "publickey
+                                    // (FILE)", "password"
+  bool host_key_added = false;      // accept-new wrote it to known_hosts
   bool host_key_unchecked = false;  // policy off
-  double connect_ms = 0;        // TCP + key exchange (+ jumps)
+  double connect_ms = 0;            // TCP + key exchange (+ jumps)
   double auth_ms = 0;
   double exec_ms = 0;
-  double first_output_epoch = 0;  // this machine's clock (s since 1970) when stdout's first byte came
+  double first_output_epoch =
+      0;  // this machine's clock (s since 1970) when stdout's first byte came
   bool ok() const { return failure == Failure::None; }
 };
 

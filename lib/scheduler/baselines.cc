@@ -61,9 +61,12 @@ class Flat final : public Policy {
 
   std::string_view name() const override {
     switch (kind_) {
-      case Baseline::Quota: return "quota";
-      case Baseline::K8sDefault: return "k8s-default";
-      case Baseline::Private: return "private";
+      case Baseline::Quota:
+        return "quota";
+      case Baseline::K8sDefault:
+        return "k8s-default";
+      case Baseline::Private:
+        return "private";
     }
     return "baseline";
   }
@@ -74,7 +77,9 @@ class Flat final : public Policy {
   void set_node_health(int32_t node, bool healthy) override;
   uint64_t release_epoch() const override { return epoch_; }
   UsageSummary usage() const override;
-  bool has_group(std::string_view group) const override { return index_.count(std::string(group)) > 0; }
+  bool has_group(std::string_view group) const override {
+    return index_.count(std::string(group)) > 0;
+  }
   std::string check_invariants() const override;
 
  private:
@@ -88,8 +93,8 @@ class Flat final : public Policy {
              std::vector<int32_t>& leaves, std::vector<int32_t>& victims);
   bool place_spread(FlatView& v, const std::vector<int32_t>& pods, std::vector<int32_t>& leaves);
   bool place_pack(FlatView& v, const std::vector<int32_t>& pods, std::vector<int32_t>& leaves);
-  bool place_preempting(FlatView& v, const std::vector<int32_t>& pods, int32_t priority, std::vector<int32_t>& leaves,
-                        std::vector<int32_t>& victims);
+  bool place_preempting(FlatView& v, const std::vector<int32_t>& pods, int32_t priority,
+                        std::vector<int32_t>& leaves, std::vector<int32_t>& victims);
   void ranks_for(const Slot& s, int32_t priority, bool preempt, std::vector<int32_t>& rank) const;
   ScheduleResult result_of(int32_t g, Outcome o) const;
   ScheduleResult rejected(std::string reason) const {
@@ -108,8 +113,8 @@ class Flat final : public Policy {
   std::vector<uint8_t> taken_;
   std::vector<Slot> slots_;
   std::vector<FlatView> views_;
-  std::vector<int32_t> chain_view_;                // quota, k8s-default
-  std::vector<std::vector<int32_t>> vc_views_;     // private: per VC, per chain (-1)
+  std::vector<int32_t> chain_view_;             // quota, k8s-default
+  std::vector<std::vector<int32_t>> vc_views_;  // private: per VC, per chain (-1)
   std::vector<PinnedCell> pinned_;
   std::vector<int32_t> pinned_view_;
   std::vector<std::vector<int64_t>> quota_, quota_used_;  // [vc][leaf type]
@@ -139,7 +144,8 @@ Flat::Flat(Baseline kind, const config::HivedModel& m, std::string& error) : kin
     children_[i] = m.cells[i].children;
   }
   node_level_of_chain_.resize(shape_.chains.size());
-  for (size_t c = 0; c < shape_.chains.size(); ++c) node_level_of_chain_[c] = shape_.chains[c].node_level;
+  for (size_t c = 0; c < shape_.chains.size(); ++c)
+    node_level_of_chain_[c] = shape_.chains[c].node_level;
   owner_.assign(n, -1);
   prio_.assign(n, kFreePriority);
   leaf_slot_.assign(n, -1);
@@ -150,9 +156,11 @@ Flat::Flat(Baseline kind, const config::HivedModel& m, std::string& error) : kin
   quota_.assign(shape_.vcs.size(), std::vector<int64_t>(nt, 0));
   quota_used_.assign(shape_.vcs.size(), std::vector<int64_t>(nt, 0));
   for (size_t v = 0; v < shape_.vcs.size(); ++v)
-    for (size_t t = 0; t < nt; ++t) quota_[v][t] = shape_.vcs[v].guaranteed[t] + shape_.vcs[v].pinned[t];
+    for (size_t t = 0; t < nt; ++t)
+      quota_[v][t] = shape_.vcs[v].guaranteed[t] + shape_.vcs[v].pinned[t];
   for (size_t v = 0; v < m.vcs.size(); ++v)
-    for (const auto& p : m.vcs[v].pinned) pinned_.push_back({p.id, static_cast<int32_t>(v), p.cell});
+    for (const auto& p : m.vcs[v].pinned)
+      pinned_.push_back({p.id, static_cast<int32_t>(v), p.cell});
 
   if (kind_ == Baseline::Private) {
     if (!build_partitions(m, error)) return;
@@ -161,7 +169,8 @@ Flat::Flat(Baseline kind, const config::HivedModel& m, std::string& error) : kin
     for (size_t c = 0; c < shape_.chains.size(); ++c) {
       std::vector<int32_t> cells;
       for (size_t i = 0; i < n; ++i)
-        if (m.cells[i].chain == static_cast<int32_t>(c) && m.cells[i].is_node) cells.push_back(static_cast<int32_t>(i));
+        if (m.cells[i].chain == static_cast<int32_t>(c) && m.cells[i].is_node)
+          cells.push_back(static_cast<int32_t>(i));
       chain_view_[c] = add_view(static_cast<int32_t>(c), -1, -1, std::move(cells));
     }
   }
@@ -171,15 +180,19 @@ Flat::Flat(Baseline kind, const config::HivedModel& m, std::string& error) : kin
 bool Flat::build_partitions(const config::HivedModel& m, std::string& error) {
   const size_t nc = shape_.chains.size();
   std::vector<std::vector<std::set<int32_t>>> free(nc);
-  for (size_t c = 0; c < nc; ++c) free[c].assign(static_cast<size_t>(shape_.chains[c].top_level + 2), {});
   for (size_t c = 0; c < nc; ++c)
-    for (int32_t top : m.chains[c].top_cells) free[c][static_cast<size_t>(level_[static_cast<size_t>(top)])].insert(top);
+    free[c].assign(static_cast<size_t>(shape_.chains[c].top_level + 2), {});
+  for (size_t c = 0; c < nc; ++c)
+    for (int32_t top : m.chains[c].top_cells)
+      free[c][static_cast<size_t>(level_[static_cast<size_t>(top)])].insert(top);
   // Takes `cell` out of the free lists, splitting its ancestors.
   auto take = [&](int32_t cell) -> bool {
     std::vector<int32_t> path;
     int32_t a = cell;
     const int32_t chain = cell_chain_[static_cast<size_t>(cell)];
-    while (a >= 0 && !free[static_cast<size_t>(chain)][static_cast<size_t>(level_[static_cast<size_t>(a)])].count(a)) {
+    while (a >= 0 &&
+           !free[static_cast<size_t>(chain)][static_cast<size_t>(level_[static_cast<size_t>(a)])]
+                .count(a)) {
       path.push_back(a);
       a = parent_[static_cast<size_t>(a)];
     }
@@ -189,7 +202,9 @@ bool Flat::build_partitions(const config::HivedModel& m, std::string& error) {
     for (size_t i = path.size(); i-- > 0;) {
       int32_t parent = parent_[static_cast<size_t>(path[i])];
       for (int32_t ch : children_[static_cast<size_t>(parent)])
-        if (ch != path[i]) free[static_cast<size_t>(chain)][static_cast<size_t>(level_[static_cast<size_t>(ch)])].insert(ch);
+        if (ch != path[i])
+          free[static_cast<size_t>(chain)][static_cast<size_t>(level_[static_cast<size_t>(ch)])]
+              .insert(ch);
     }
     return true;
   };
@@ -213,14 +228,16 @@ bool Flat::build_partitions(const config::HivedModel& m, std::string& error) {
           return false;
         }
         int32_t cell = found;
-        while (level_[static_cast<size_t>(cell)] > vc.level) cell = children_[static_cast<size_t>(cell)].front();
+        while (level_[static_cast<size_t>(cell)] > vc.level)
+          cell = children_[static_cast<size_t>(cell)].front();
         take(cell);
         owned[v * nc + static_cast<size_t>(vc.chain)].push_back(cell);
       }
     }
   // Slots: node-level cells inside each owned cell, or the cell itself when below node level.
   auto slots_of = [&](int32_t cell, std::vector<int32_t>& out) {
-    const int32_t node_level = node_level_of_chain_[static_cast<size_t>(cell_chain_[static_cast<size_t>(cell)])];
+    const int32_t node_level =
+        node_level_of_chain_[static_cast<size_t>(cell_chain_[static_cast<size_t>(cell)])];
     std::vector<int32_t> stack{cell};
     while (!stack.empty()) {
       int32_t c = stack.back();
@@ -229,7 +246,8 @@ bool Flat::build_partitions(const config::HivedModel& m, std::string& error) {
         out.push_back(c);
         continue;
       }
-      for (size_t k = children_[static_cast<size_t>(c)].size(); k-- > 0;) stack.push_back(children_[static_cast<size_t>(c)][k]);
+      for (size_t k = children_[static_cast<size_t>(c)].size(); k-- > 0;)
+        stack.push_back(children_[static_cast<size_t>(c)][k]);
     }
   };
   vc_views_.assign(shape_.vcs.size(), std::vector<int32_t>(nc, -1));
@@ -239,14 +257,15 @@ bool Flat::build_partitions(const config::HivedModel& m, std::string& error) {
       if (cells.empty()) continue;
       std::vector<int32_t> slot_cells;
       for (int32_t cell : cells) slots_of(cell, slot_cells);
-      vc_views_[v][c] = add_view(static_cast<int32_t>(c), static_cast<int32_t>(v), -1, std::move(slot_cells));
+      vc_views_[v][c] =
+          add_view(static_cast<int32_t>(c), static_cast<int32_t>(v), -1, std::move(slot_cells));
     }
   pinned_view_.assign(pinned_.size(), -1);
   for (size_t i = 0; i < pinned_.size(); ++i) {
     std::vector<int32_t> slot_cells;
     slots_of(pinned_[i].cell, slot_cells);
-    pinned_view_[i] = add_view(cell_chain_[static_cast<size_t>(pinned_[i].cell)], pinned_[i].vc, static_cast<int32_t>(i),
-                               std::move(slot_cells));
+    pinned_view_[i] = add_view(cell_chain_[static_cast<size_t>(pinned_[i].cell)], pinned_[i].vc,
+                               static_cast<int32_t>(i), std::move(slot_cells));
   }
   return true;
 }
@@ -273,7 +292,8 @@ int32_t Flat::add_view(int32_t chain, int32_t vc, int32_t pinned, std::vector<in
         s.leaves.push_back(c);
         continue;
       }
-      for (size_t k = children_[static_cast<size_t>(c)].size(); k-- > 0;) stack.push_back(children_[static_cast<size_t>(c)][k]);
+      for (size_t k = children_[static_cast<size_t>(c)].size(); k-- > 0;)
+        stack.push_back(children_[static_cast<size_t>(c)][k]);
     }
     int32_t total = static_cast<int32_t>(s.leaves.size());
     if (std::find(totals.begin(), totals.end(), total) == totals.end()) totals.push_back(total);
@@ -284,10 +304,13 @@ int32_t Flat::add_view(int32_t chain, int32_t vc, int32_t pinned, std::vector<in
     view.slots.push_back(sid);
   }
   std::sort(totals.begin(), totals.end());
-  view.layout = kind_ == Baseline::Private ? layout_most_used_first(totals) : layout_least_allocated(totals);
+  view.layout =
+      kind_ == Baseline::Private ? layout_most_used_first(totals) : layout_least_allocated(totals);
   for (int32_t sid : view.slots)
-    view.slot_class.push_back(view.layout.class_of(static_cast<int32_t>(slots_[static_cast<size_t>(sid)].leaves.size())));
-  view.index.init(static_cast<int32_t>(view.slots.size()), view.layout.bucket_free, view.layout.groups);
+    view.slot_class.push_back(
+        view.layout.class_of(static_cast<int32_t>(slots_[static_cast<size_t>(sid)].leaves.size())));
+  view.index.init(static_cast<int32_t>(view.slots.size()), view.layout.bucket_free,
+                  view.layout.groups);
   views_.push_back(std::move(view));
   for (int32_t sid : views_.back().slots) touch(sid);
   return id;
@@ -297,7 +320,9 @@ void Flat::touch(int32_t sid) {
   const Slot& s = slots_[static_cast<size_t>(sid)];
   FlatView& v = views_[static_cast<size_t>(s.view)];
   bool healthy = s.node < 0 || !bad_node_[static_cast<size_t>(s.node)];
-  v.index.set(s.pos, healthy ? bucket_used(v.layout, v.slot_class[static_cast<size_t>(s.pos)], s.used) : -1);
+  v.index.set(s.pos, healthy
+                         ? bucket_used(v.layout, v.slot_class[static_cast<size_t>(s.pos)], s.used)
+                         : -1);
 }
 
 void Flat::use_leaf(int32_t leaf, int32_t group, int32_t priority) {
@@ -307,7 +332,8 @@ void Flat::use_leaf(int32_t leaf, int32_t group, int32_t priority) {
   if (sid < 0) return;
   Slot& s = slots_[static_cast<size_t>(sid)];
   s.used++;
-  auto it = std::find_if(s.prio_counts.begin(), s.prio_counts.end(), [&](const auto& e) { return e.first == priority; });
+  auto it = std::find_if(s.prio_counts.begin(), s.prio_counts.end(),
+                         [&](const auto& e) { return e.first == priority; });
   if (it == s.prio_counts.end())
     s.prio_counts.push_back({priority, 1});
   else
@@ -323,14 +349,16 @@ void Flat::free_leaf(int32_t leaf) {
   if (sid < 0) return;
   Slot& s = slots_[static_cast<size_t>(sid)];
   s.used--;
-  auto it = std::find_if(s.prio_counts.begin(), s.prio_counts.end(), [&](const auto& e) { return e.first == priority; });
+  auto it = std::find_if(s.prio_counts.begin(), s.prio_counts.end(),
+                         [&](const auto& e) { return e.first == priority; });
   if (it != s.prio_counts.end() && --it->second == 0) s.prio_counts.erase(it);
   touch(sid);
 }
 
 // Free leaves first, then (when preempting) leaves of lower priority. Within a
 // tier: device index order for the topology-unaware policies, tree order for private.
-void Flat::ranks_for(const Slot& s, int32_t priority, bool preempt, std::vector<int32_t>& rank) const {
+void Flat::ranks_for(const Slot& s, int32_t priority, bool preempt,
+                     std::vector<int32_t>& rank) const {
   rank.assign(s.leaves.size(), -1);
   std::vector<std::pair<int32_t, size_t>> order;  // (tier, position)
   for (size_t i = 0; i < s.leaves.size(); ++i) {
@@ -346,7 +374,8 @@ void Flat::ranks_for(const Slot& s, int32_t priority, bool preempt, std::vector<
   std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first < b.first;
     if (by_index)
-      return leaf_index_[static_cast<size_t>(s.leaves[a.second])] < leaf_index_[static_cast<size_t>(s.leaves[b.second])];
+      return leaf_index_[static_cast<size_t>(s.leaves[a.second])] <
+             leaf_index_[static_cast<size_t>(s.leaves[b.second])];
     return false;
   });
   int32_t next = 0;
@@ -354,16 +383,18 @@ void Flat::ranks_for(const Slot& s, int32_t priority, bool preempt, std::vector<
 }
 
 // Topology-unaware: the best-ranked leaves (lowest device indices).
-static void take_best(const std::vector<int32_t>& leaves, const std::vector<int32_t>& rank, int32_t k,
-                      std::vector<int32_t>& out) {
+static void take_best(const std::vector<int32_t>& leaves, const std::vector<int32_t>& rank,
+                      int32_t k, std::vector<int32_t>& out) {
   std::vector<std::pair<int32_t, int32_t>> avail;
   for (size_t i = 0; i < leaves.size(); ++i)
     if (rank[i] >= 0) avail.push_back({rank[i], leaves[i]});
   std::sort(avail.begin(), avail.end());
-  for (int32_t i = 0; i < k && static_cast<size_t>(i) < avail.size(); ++i) out.push_back(avail[static_cast<size_t>(i)].second);
+  for (int32_t i = 0; i < k && static_cast<size_t>(i) < avail.size(); ++i)
+    out.push_back(avail[static_cast<size_t>(i)].second);
 }
 
-bool Flat::place_spread(FlatView& v, const std::vector<int32_t>& pods, std::vector<int32_t>& leaves) {
+bool Flat::place_spread(FlatView& v, const std::vector<int32_t>& pods,
+                        std::vector<int32_t>& leaves) {
   // One pod at a time, each to the least allocated node given the pods placed before it.
   std::vector<int32_t> placed, node, rank;
   bool ok = true;
@@ -394,8 +425,9 @@ bool Flat::place_pack(FlatView& v, const std::vector<int32_t>& pods, std::vector
     const Slot& s = slots_[static_cast<size_t>(v.slots[static_cast<size_t>(nodes[i])])];
     ranks_for(s, 0, false, rank);
     size_t before = leaves.size();
-    ok = pick_lowest_ancestor(s.leaves, rank, pods[i], s.level,
-                              [&](int32_t c) { return parent_[static_cast<size_t>(c)]; }, leaves);
+    ok = pick_lowest_ancestor(
+        s.leaves, rank, pods[i], s.level,
+        [&](int32_t c) { return parent_[static_cast<size_t>(c)]; }, leaves);
     for (size_t j = before; j < leaves.size(); ++j) {
       taken_[static_cast<size_t>(leaves[j])] = 1;
       marked.push_back(leaves[j]);
@@ -446,8 +478,9 @@ bool Flat::place_preempting(FlatView& v, const std::vector<int32_t>& pods, int32
       const Slot& s = slots_[static_cast<size_t>(v.slots[static_cast<size_t>(nodes[i])])];
       ranks_for(s, priority, true, rank);
       size_t before = leaves.size();
-      ok = pick_lowest_ancestor(s.leaves, rank, pods[i], s.level,
-                                [&](int32_t c) { return parent_[static_cast<size_t>(c)]; }, leaves);
+      ok = pick_lowest_ancestor(
+          s.leaves, rank, pods[i], s.level,
+          [&](int32_t c) { return parent_[static_cast<size_t>(c)]; }, leaves);
       for (size_t j = before; j < leaves.size(); ++j) {
         taken_[static_cast<size_t>(leaves[j])] = 1;
         marked.push_back(leaves[j]);
@@ -458,7 +491,8 @@ bool Flat::place_preempting(FlatView& v, const std::vector<int32_t>& pods, int32
   if (!ok) return false;
   for (int32_t leaf : leaves) {
     int32_t g = owner_[static_cast<size_t>(leaf)];
-    if (g >= 0 && std::find(victims.begin(), victims.end(), g) == victims.end()) victims.push_back(g);
+    if (g >= 0 && std::find(victims.begin(), victims.end(), g) == victims.end())
+      victims.push_back(g);
   }
   return true;
 }
@@ -474,14 +508,17 @@ bool Flat::place(int32_t view, const std::vector<int32_t>& pods, int32_t priorit
 
 ScheduleResult Flat::schedule(const GroupRequest& r, bool allow_preemption) {
   if (std::string err = validate_request(r); !err.empty()) return rejected(err);
-  if (auto it = index_.find(r.affinity_group); it != index_.end()) return result_of(it->second, Outcome::Bound);
+  if (auto it = index_.find(r.affinity_group); it != index_.end())
+    return result_of(it->second, Outcome::Bound);
   const int32_t vc = shape_.find_vc(r.virtual_cluster);
   if (vc < 0) return rejected("VC " + r.virtual_cluster + " does not exists!");
   int32_t pinned = -1;
   if (!r.pinned_cell_id.empty()) {
     for (size_t i = 0; i < pinned_.size(); ++i)
-      if (pinned_[i].vc == vc && pinned_[i].id == r.pinned_cell_id) pinned = static_cast<int32_t>(i);
-    if (pinned < 0) return rejected("VC " + r.virtual_cluster + " does not have pinned cell " + r.pinned_cell_id);
+      if (pinned_[i].vc == vc && pinned_[i].id == r.pinned_cell_id)
+        pinned = static_cast<int32_t>(i);
+    if (pinned < 0)
+      return rejected("VC " + r.virtual_cluster + " does not have pinned cell " + r.pinned_cell_id);
     if (r.priority == kOpportunisticPriority)
       return rejected("opportunistic pod not supported to use pinned cell " + r.pinned_cell_id);
   }
@@ -489,8 +526,8 @@ ScheduleResult Flat::schedule(const GroupRequest& r, bool allow_preemption) {
   if (!r.leaf_cell_type.empty()) {
     lt = shape_.find_leaf_type(r.leaf_cell_type);
     if (lt < 0)
-      return rejected("affinity group " + r.affinity_group + " requests leaf cell type " + r.leaf_cell_type +
-                      ", which the whole cluster does not have");
+      return rejected("affinity group " + r.affinity_group + " requests leaf cell type " +
+                      r.leaf_cell_type + ", which the whole cluster does not have");
   }
   std::vector<int32_t> pods;
   int64_t total = 0;
@@ -520,14 +557,16 @@ ScheduleResult Flat::schedule(const GroupRequest& r, bool allow_preemption) {
         if (vc_views_[static_cast<size_t>(vc)][static_cast<size_t>(c)] >= 0)
           views.push_back(vc_views_[static_cast<size_t>(vc)][static_cast<size_t>(c)]);
       if (views.empty())
-        return rejected(lt >= 0 ? "affinity group " + r.affinity_group + " requests leaf cell type " +
-                                      r.leaf_cell_type + ", which VC " + r.virtual_cluster + " does not have"
+        return rejected(lt >= 0 ? "affinity group " + r.affinity_group +
+                                      " requests leaf cell type " + r.leaf_cell_type +
+                                      ", which VC " + r.virtual_cluster + " does not have"
                                 : "VC " + r.virtual_cluster + " has no cells");
     }
   } else {
-    if (kind_ == Baseline::Quota && guaranteed && lt >= 0 && quota_[static_cast<size_t>(vc)][static_cast<size_t>(lt)] == 0)
-      return rejected("affinity group " + r.affinity_group + " requests leaf cell type " + r.leaf_cell_type +
-                      ", which VC " + r.virtual_cluster + " does not have");
+    if (kind_ == Baseline::Quota && guaranteed && lt >= 0 &&
+        quota_[static_cast<size_t>(vc)][static_cast<size_t>(lt)] == 0)
+      return rejected("affinity group " + r.affinity_group + " requests leaf cell type " +
+                      r.leaf_cell_type + ", which VC " + r.virtual_cluster + " does not have");
     for (int32_t c : chains_of()) {
       const int32_t type = shape_.chains[static_cast<size_t>(c)].leaf_type;
       if (kind_ == Baseline::Quota && guaranteed) {
@@ -535,8 +574,10 @@ ScheduleResult Flat::schedule(const GroupRequest& r, bool allow_preemption) {
         const int64_t used = quota_used_[static_cast<size_t>(vc)][static_cast<size_t>(type)];
         if (used + total > quota) {
           if (quota > 0 && reason.empty())
-            reason = "VC " + r.virtual_cluster + " would exceed its quota of " + std::to_string(quota) + " " +
-                   shape_.leaf_types[static_cast<size_t>(type)].name + " (" + std::to_string(used) + " in use)";
+            reason = "VC " + r.virtual_cluster + " would exceed its quota of " +
+                     std::to_string(quota) + " " +
+                     shape_.leaf_types[static_cast<size_t>(type)].name + " (" +
+                     std::to_string(used) + " in use)";
           continue;
         }
       }
@@ -569,7 +610,8 @@ ScheduleResult Flat::schedule(const GroupRequest& r, bool allow_preemption) {
       grp.leaves = leaves;
       grp.pod_handed.assign(pods.size(), 0);
       for (int32_t leaf : leaves) use_leaf(leaf, g, r.priority);
-      if (guaranteed) quota_used_[static_cast<size_t>(vc)][static_cast<size_t>(grp.leaf_type)] += total;
+      if (guaranteed)
+        quota_used_[static_cast<size_t>(vc)][static_cast<size_t>(grp.leaf_type)] += total;
       index_[grp.name] = g;
       return result_of(g, Outcome::Bound);
     }
@@ -579,7 +621,8 @@ ScheduleResult Flat::schedule(const GroupRequest& r, bool allow_preemption) {
       if (place(v, pods, r.priority, true, leaves, victims) && !victims.empty()) {
         ScheduleResult out;
         out.outcome = Outcome::Preempting;
-        out.cell_chain = shape_.chains[static_cast<size_t>(views_[static_cast<size_t>(v)].chain)].name;
+        out.cell_chain =
+            shape_.chains[static_cast<size_t>(views_[static_cast<size_t>(v)].chain)].name;
         size_t k = 0;
         for (int32_t n : pods) {
           PodPlacement pod;
@@ -592,7 +635,9 @@ ScheduleResult Flat::schedule(const GroupRequest& r, bool allow_preemption) {
           }
           out.pods.push_back(std::move(pod));
         }
-        for (int32_t g : victims) out.victims.push_back({groups_[static_cast<size_t>(g)].name, groups_[static_cast<size_t>(g)].tag});
+        for (int32_t g : victims)
+          out.victims.push_back(
+              {groups_[static_cast<size_t>(g)].name, groups_[static_cast<size_t>(g)].tag});
         return out;
       }
   }
@@ -623,7 +668,8 @@ ScheduleResult Flat::result_of(int32_t g, Outcome o) const {
 
 ScheduleResult Flat::schedule_pod(std::string_view group, int32_t leaf_cell_number) {
   auto it = index_.find(std::string(group));
-  if (it == index_.end()) return rejected("affinity group " + std::string(group) + " is not allocated");
+  if (it == index_.end())
+    return rejected("affinity group " + std::string(group) + " is not allocated");
   FlatGroup& grp = groups_[static_cast<size_t>(it->second)];
   int32_t declared = 0;
   for (size_t i = 0; i < grp.pod_leaves.size(); ++i) {
@@ -638,8 +684,9 @@ ScheduleResult Flat::schedule_pod(std::string_view group, int32_t leaf_cell_numb
     r.pods.push_back(all.pods[i]);
     return r;
   }
-  return rejected("Requesting more pods than the configured number for " + std::to_string(leaf_cell_number) +
-                  " leaf cells (" + std::to_string(declared) + " pods) in affinity group " + grp.name);
+  return rejected("Requesting more pods than the configured number for " +
+                  std::to_string(leaf_cell_number) + " leaf cells (" + std::to_string(declared) +
+                  " pods) in affinity group " + grp.name);
 }
 
 bool Flat::release(std::string_view group) {
@@ -649,7 +696,8 @@ bool Flat::release(std::string_view group) {
   FlatGroup& grp = groups_[static_cast<size_t>(g)];
   for (int32_t leaf : grp.leaves) free_leaf(leaf);
   if (grp.priority >= kMinGuaranteedPriority)
-    quota_used_[static_cast<size_t>(grp.vc)][static_cast<size_t>(grp.leaf_type)] -= static_cast<int64_t>(grp.leaves.size());
+    quota_used_[static_cast<size_t>(grp.vc)][static_cast<size_t>(grp.leaf_type)] -=
+        static_cast<int64_t>(grp.leaves.size());
   index_.erase(it);
   grp = FlatGroup();
   free_slots_.push_back(g);
@@ -678,28 +726,36 @@ UsageSummary Flat::usage() const {
 
 std::string Flat::check_invariants() const {
   std::vector<int32_t> seen(owner_.size(), -1);
-  std::vector<std::vector<int64_t>> used(shape_.vcs.size(), std::vector<int64_t>(shape_.leaf_types.size(), 0));
+  std::vector<std::vector<int64_t>> used(shape_.vcs.size(),
+                                         std::vector<int64_t>(shape_.leaf_types.size(), 0));
   for (size_t g = 0; g < groups_.size(); ++g) {
     const FlatGroup& grp = groups_[g];
     if (!grp.alive) continue;
     for (int32_t leaf : grp.leaves) {
-      if (seen[static_cast<size_t>(leaf)] >= 0) return "leaf " + std::to_string(leaf) + " is given twice";
+      if (seen[static_cast<size_t>(leaf)] >= 0)
+        return "leaf " + std::to_string(leaf) + " is given twice";
       seen[static_cast<size_t>(leaf)] = static_cast<int32_t>(g);
-      if (owner_[static_cast<size_t>(leaf)] != static_cast<int32_t>(g)) return "leaf owner is stale";
+      if (owner_[static_cast<size_t>(leaf)] != static_cast<int32_t>(g))
+        return "leaf owner is stale";
       if (prio_[static_cast<size_t>(leaf)] != grp.priority) return "leaf priority is stale";
     }
     if (grp.priority >= kMinGuaranteedPriority)
-      used[static_cast<size_t>(grp.vc)][static_cast<size_t>(grp.leaf_type)] += static_cast<int64_t>(grp.leaves.size());
+      used[static_cast<size_t>(grp.vc)][static_cast<size_t>(grp.leaf_type)] +=
+          static_cast<int64_t>(grp.leaves.size());
     if (kind_ == Baseline::Private && grp.leaves.size() > 0) {
-      const FlatView& v = views_[static_cast<size_t>(slots_[static_cast<size_t>(leaf_slot_[static_cast<size_t>(grp.leaves[0])])].view)];
+      const FlatView& v = views_[static_cast<size_t>(
+          slots_[static_cast<size_t>(leaf_slot_[static_cast<size_t>(grp.leaves[0])])].view)];
       for (int32_t leaf : grp.leaves)
-        if (views_[static_cast<size_t>(slots_[static_cast<size_t>(leaf_slot_[static_cast<size_t>(leaf)])].view)].vc != v.vc ||
+        if (views_[static_cast<size_t>(
+                       slots_[static_cast<size_t>(leaf_slot_[static_cast<size_t>(leaf)])].view)]
+                    .vc != v.vc ||
             v.vc != grp.vc)
           return "group " + grp.name + " left its private cells";
     }
   }
   for (size_t i = 0; i < owner_.size(); ++i)
-    if (owner_[i] >= 0 && seen[i] != owner_[i]) return "leaf " + std::to_string(i) + " is owned by a group that does not list it";
+    if (owner_[i] >= 0 && seen[i] != owner_[i])
+      return "leaf " + std::to_string(i) + " is owned by a group that does not list it";
   if (used != quota_used_) return "quota usage counters are off";
   if (kind_ == Baseline::Quota)
     for (size_t v = 0; v < used.size(); ++v)
@@ -712,7 +768,8 @@ std::string Flat::check_invariants() const {
     if (n != s.used) return "slot usage is off";
     const FlatView& v = views_[static_cast<size_t>(s.view)];
     bool healthy = s.node < 0 || !bad_node_[static_cast<size_t>(s.node)];
-    int32_t expect = healthy ? bucket_used(v.layout, v.slot_class[static_cast<size_t>(s.pos)], s.used) : -1;
+    int32_t expect =
+        healthy ? bucket_used(v.layout, v.slot_class[static_cast<size_t>(s.pos)], s.used) : -1;
     if (v.index.bucket_of(s.pos) != expect) return "slot index is stale";
   }
   return {};
@@ -720,7 +777,8 @@ std::string Flat::check_invariants() const {
 
 }  // namespace
 
-std::unique_ptr<Policy> make_baseline_policy(Baseline kind, const config::HivedModel& model, std::string& error) {
+std::unique_ptr<Policy> make_baseline_policy(Baseline kind, const config::HivedModel& model,
+                                             std::string& error) {
   auto p = std::make_unique<Flat>(kind, model, error);
   if (!error.empty()) return nullptr;
   return p;

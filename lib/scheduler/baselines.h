@@ -31,6 +31,7 @@ namespace pai::scheduler {
 
 enum class Baseline { Quota, K8sDefault, Private };
 
-std::unique_ptr<Policy> make_baseline_policy(Baseline kind, const config::HivedModel& model, std::string& error);
+std::unique_ptr<Policy> make_baseline_policy(Baseline kind, const config::HivedModel& model,
+                                             std::string& error);
 
 }  // namespace pai::scheduler

@@ -43,7 +43,8 @@ ClusterShape describe_cluster(const config::HivedModel& m) {
       if (t < 0) continue;
       c.level_type[static_cast<size_t>(l)] = m.types[static_cast<size_t>(t)].name;
       c.level_leaves[static_cast<size_t>(l)] = m.types[static_cast<size_t>(t)].leaf_cell_number;
-      if (m.types[static_cast<size_t>(t)].has_node && !m.types[static_cast<size_t>(t)].is_multi_nodes)
+      if (m.types[static_cast<size_t>(t)].has_node &&
+          !m.types[static_cast<size_t>(t)].is_multi_nodes)
         c.node_level = l;
     }
     int32_t& lt = type_to_leaf[static_cast<size_t>(ch.leaf_type)];
@@ -69,7 +70,8 @@ ClusterShape describe_cluster(const config::HivedModel& m) {
       s.nodes[static_cast<size_t>(c.node)].leaves++;
     }
   }
-  // Leaves under a cell, counted on the real tree (a cell may list fewer children than its type says).
+  // Leaves under a cell, counted on the real tree (a cell may list fewer children than its type
+  // says).
   std::vector<int64_t> leaves(m.cells.size(), 0);
   for (size_t i = m.cells.size(); i-- > 0;) {
     const config::PhysicalCellInfo& c = m.cells[i];
@@ -91,7 +93,8 @@ ClusterShape describe_cluster(const config::HivedModel& m) {
       if (p.cell < 0) continue;
       const config::PhysicalCellInfo& c = m.cells[static_cast<size_t>(p.cell)];
       ClusterShape::PinnedCell pc{p.id, p.cell, c.chain, leaves[static_cast<size_t>(p.cell)]};
-      v.pinned[static_cast<size_t>(s.chains[static_cast<size_t>(c.chain)].leaf_type)] += pc.leaf_cells;
+      v.pinned[static_cast<size_t>(s.chains[static_cast<size_t>(c.chain)].leaf_type)] +=
+          pc.leaf_cells;
       v.pinned_cells.push_back(std::move(pc));
     }
     s.vcs.push_back(std::move(v));

@@ -40,7 +40,7 @@ struct PCell {
   int32_t vcell = -1;                 // bound virtual cell
   int32_t using_group = -1;           // leaves
   int32_t reserving_group = -1;       // leaves
-  int32_t view_pos = -1;              // node-level cells: position in the chain's opportunistic view
+  int32_t view_pos = -1;  // node-level cells: position in the chain's opportunistic view
 };
 
 struct VCell {
@@ -68,7 +68,8 @@ struct View {
   std::vector<int32_t> node_class;  // bucket class of each node
   std::vector<int32_t> leaf_begin;  // nodes + 1 offsets into leaves
   std::vector<int32_t> leaves;      // DFS order
-  std::vector<std::vector<std::pair<int32_t, int32_t>>> prio_counts;  // virtual views: priority -> used leaves
+  std::vector<std::vector<std::pair<int32_t, int32_t>>>
+      prio_counts;  // virtual views: priority -> used leaves
   BucketLayout layout;
   BucketedNodes index;
 };
@@ -119,7 +120,8 @@ struct Placement {
   int32_t chain = -1;
   std::vector<int32_t> pleaves;
   std::vector<int32_t> vleaves;
-  std::vector<std::pair<int32_t, std::vector<int32_t>>> lazy;  // lazily preempted groups and their virtual leaves
+  std::vector<std::pair<int32_t, std::vector<int32_t>>>
+      lazy;  // lazily preempted groups and their virtual leaves
 };
 
 class Hived final : public Policy {
@@ -134,21 +136,27 @@ class Hived final : public Policy {
   void set_node_health(int32_t node, bool healthy) override;
   uint64_t release_epoch() const override { return epoch_; }
   UsageSummary usage() const override;
-  bool has_group(std::string_view group) const override { return group_index_.count(std::string(group)) > 0; }
+  bool has_group(std::string_view group) const override {
+    return group_index_.count(std::string(group)) > 0;
+  }
   std::string check_invariants() const override;
 
  private:
   // --- construction
   void build_physical(const config::HivedModel& m);
-  int32_t build_virtual_tree(int32_t vc, int32_t chain, int32_t level, int32_t parent, int32_t preassigned,
-                             int32_t pinned);
+  int32_t build_virtual_tree(int32_t vc, int32_t chain, int32_t level, int32_t parent,
+                             int32_t preassigned, int32_t pinned);
   void build_views();
   int32_t make_view(bool is_virtual, int32_t vc, std::vector<int32_t> nodes);
   void init_counters();
 
   // --- helpers
-  size_t cl(int32_t chain, int32_t level) const { return static_cast<size_t>(chain_offset_[static_cast<size_t>(chain)] + level); }
-  size_t vcl(int32_t vc, int32_t chain, int32_t level) const { return static_cast<size_t>(vc) * ncl_ + cl(chain, level); }
+  size_t cl(int32_t chain, int32_t level) const {
+    return static_cast<size_t>(chain_offset_[static_cast<size_t>(chain)] + level);
+  }
+  size_t vcl(int32_t vc, int32_t chain, int32_t level) const {
+    return static_cast<size_t>(vc) * ncl_ + cl(chain, level);
+  }
   std::span<const int32_t> pchildren(int32_t c) const {
     const PCell& p = pcells_[static_cast<size_t>(c)];
     return {pchild_.data() + p.child_begin, static_cast<size_t>(p.child_count)};
@@ -202,14 +210,18 @@ class Hived final : public Policy {
   bool schedule_new(const Request& req, Placement& out, std::string& reason);
   bool schedule_in_chain(const Request& req, int32_t chain, Placement& out, std::string& reason);
   bool schedule_guaranteed(const Request& req, int32_t chain, Placement& out, std::string& reason);
-  bool schedule_opportunistic(const Request& req, int32_t chain, Placement& out, std::string& reason);
+  bool schedule_opportunistic(const Request& req, int32_t chain, Placement& out,
+                              std::string& reason);
   bool topology_schedule(int32_t view_id, const std::vector<int32_t>& pods, int32_t priority,
                          std::vector<int32_t>& leaves, std::string& reason);
-  void pick_leaves(const View& view, int32_t pos, int32_t k, int32_t priority, std::vector<int32_t>& out);
-  std::vector<std::pair<int32_t, std::vector<int32_t>>> try_lazy_preempt(const std::vector<int32_t>& vleaves);
+  void pick_leaves(const View& view, int32_t pos, int32_t k, int32_t priority,
+                   std::vector<int32_t>& out);
+  std::vector<std::pair<int32_t, std::vector<int32_t>>> try_lazy_preempt(
+      const std::vector<int32_t>& vleaves);
   void lazy_preempt(int32_t g);
   void revert_lazy_preempt(int32_t g, const std::vector<int32_t>& vleaves);
-  bool map_to_physical(int32_t chain, const std::vector<int32_t>& vleaves, std::vector<int32_t>& pleaves);
+  bool map_to_physical(int32_t chain, const std::vector<int32_t>& vleaves,
+                       std::vector<int32_t>& pleaves);
 
   // binding paths and the free-list overlay of one request
   int32_t new_vertex(int32_t vcell);
@@ -223,13 +235,15 @@ class Hived final : public Policy {
   bool safe_relaxed_buddy_alloc(int32_t vertex, std::vector<int32_t>& free_num);
   int32_t overlay_count(int32_t level) const;
   template <class F>
-  bool overlay_each(int32_t level, F f) const;  // in (opportunistic, cell) order until f returns true
+  bool overlay_each(int32_t level,
+                    F f) const;  // in (opportunistic, cell) order until f returns true
   void overlay_remove(int32_t c);
   void overlay_add(int32_t c);
   void overlay_reset();
 
   // --- groups
-  int32_t create_group(const GroupRequest& r, const Request& req, const Placement& pl, GroupState state);
+  int32_t create_group(const GroupRequest& r, const Request& req, const Placement& pl,
+                       GroupState state);
   void delete_allocated(int32_t g);
   void delete_preempting(int32_t g);
   void allocate_preempting(int32_t g);
@@ -253,10 +267,12 @@ class Hived final : public Policy {
   int32_t nchain_ = 0;
   std::vector<int32_t> chain_opp_view_;
   std::vector<int32_t> vc_chain_view_;  // vc * chains + chain
-  std::vector<std::vector<int32_t>> vc_preassigned_;  // (vc, chain, level) -> non-pinned preassigned cells
+  std::vector<std::vector<int32_t>>
+      vc_preassigned_;  // (vc, chain, level) -> non-pinned preassigned cells
   std::vector<uint8_t> vc_has_chain_;
 
-  std::vector<std::set<std::pair<int32_t, int32_t>>> free_;  // (chain, level) -> (opportunistic leaves, cell)
+  std::vector<std::set<std::pair<int32_t, int32_t>>>
+      free_;  // (chain, level) -> (opportunistic leaves, cell)
   std::vector<int32_t> total_left_;
   std::vector<int32_t> all_vc_free_;
   std::vector<int32_t> all_vc_doomed_;
@@ -275,16 +291,16 @@ class Hived final : public Policy {
 
   // Scratch state of one request.
   std::vector<Vertex> vertices_;
-  std::vector<int32_t> vertex_of_;   // vcell -> vertex (-1)
-  std::vector<int32_t> vbind_;       // virtual leaf -> physical leaf during mapping
-  std::vector<uint8_t> taken_v_;     // virtual leaves picked in this request
+  std::vector<int32_t> vertex_of_;  // vcell -> vertex (-1)
+  std::vector<int32_t> vbind_;      // virtual leaf -> physical leaf during mapping
+  std::vector<uint8_t> taken_v_;    // virtual leaves picked in this request
   std::vector<uint8_t> taken_p_;
   std::vector<int32_t> taken_list_;
   int32_t ov_chain_ = -1;
   std::vector<uint8_t> ov_removed_;
   std::vector<int32_t> ov_removed_list_;
-  std::vector<int32_t> ov_removed_count_;            // per level
-  std::vector<std::vector<int32_t>> ov_extra_;       // per level, sorted by (opportunistic, cell)
+  std::vector<int32_t> ov_removed_count_;       // per level
+  std::vector<std::vector<int32_t>> ov_extra_;  // per level, sorted by (opportunistic, cell)
 };
 
 // ---------------------------------------------------------------------------
@@ -313,7 +329,8 @@ Hived::Hived(const config::HivedModel& m, std::string& error) {
         vc_preassigned_[vcl(vi, cell.chain, cell.level)].push_back(root);
         vc_free_[vcl(vi, cell.chain, cell.level)]++;
       }
-      vc_has_chain_[static_cast<size_t>(vi) * static_cast<size_t>(nchain_) + static_cast<size_t>(cell.chain)] = 1;
+      vc_has_chain_[static_cast<size_t>(vi) * static_cast<size_t>(nchain_) +
+                    static_cast<size_t>(cell.chain)] = 1;
     }
     for (const auto& p : vc.pinned) {
       if (p.cell < 0) continue;
@@ -324,7 +341,8 @@ Hived::Hived(const config::HivedModel& m, std::string& error) {
       int32_t idx = static_cast<int32_t>(pinned_.size());
       pinned_.push_back(pin);
       const PCell& pc = P(p.cell);
-      pinned_[static_cast<size_t>(idx)].vroot = build_virtual_tree(vi, pc.chain, pc.level, -1, -1, idx);
+      pinned_[static_cast<size_t>(idx)].vroot =
+          build_virtual_tree(vi, pc.chain, pc.level, -1, -1, idx);
       vc_free_[vcl(vi, pc.chain, pc.level)]++;
     }
   }
@@ -339,8 +357,9 @@ Hived::Hived(const config::HivedModel& m, std::string& error) {
   for (int32_t c = 0; c < nchain_; ++c)
     for (int32_t l = chain_top_[static_cast<size_t>(c)]; l >= 1; --l)
       if (all_vc_free_[cl(c, l)] > total_left_[cl(c, l)]) {
-        error = "virtual clusters need " + std::to_string(all_vc_free_[cl(c, l)]) + " cells at level " +
-                std::to_string(l) + " of chain " + shape_.chains[static_cast<size_t>(c)].name + " but only " +
+        error = "virtual clusters need " + std::to_string(all_vc_free_[cl(c, l)]) +
+                " cells at level " + std::to_string(l) + " of chain " +
+                shape_.chains[static_cast<size_t>(c)].name + " but only " +
                 std::to_string(total_left_[cl(c, l)]) + " exist";
         return;
       }
@@ -399,8 +418,8 @@ void Hived::build_physical(const config::HivedModel& m) {
   bad_node_.assign(m.nodes.size(), 0);
 }
 
-int32_t Hived::build_virtual_tree(int32_t vc, int32_t chain, int32_t level, int32_t parent, int32_t preassigned,
-                                  int32_t pinned) {
+int32_t Hived::build_virtual_tree(int32_t vc, int32_t chain, int32_t level, int32_t parent,
+                                  int32_t preassigned, int32_t pinned) {
   int32_t self = static_cast<int32_t>(vcells_.size());
   VCell v;
   v.vc = vc;
@@ -414,13 +433,14 @@ int32_t Hived::build_virtual_tree(int32_t vc, int32_t chain, int32_t level, int3
   int32_t leaves = static_cast<int32_t>(ch.level_leaves[static_cast<size_t>(level)]);
   vcells_[static_cast<size_t>(self)].leaves = leaves;
   if (level > 1) {
-    int32_t kids = static_cast<int32_t>(ch.level_leaves[static_cast<size_t>(level)] /
-                                        std::max<int64_t>(ch.level_leaves[static_cast<size_t>(level - 1)], 1));
+    int32_t kids =
+        static_cast<int32_t>(ch.level_leaves[static_cast<size_t>(level)] /
+                             std::max<int64_t>(ch.level_leaves[static_cast<size_t>(level - 1)], 1));
     std::vector<int32_t> ids;
     ids.reserve(static_cast<size_t>(kids));
     for (int32_t k = 0; k < kids; ++k)
-      ids.push_back(build_virtual_tree(vc, chain, level - 1, self, vcells_[static_cast<size_t>(self)].preassigned,
-                                       pinned));
+      ids.push_back(build_virtual_tree(vc, chain, level - 1, self,
+                                       vcells_[static_cast<size_t>(self)].preassigned, pinned));
     VCell& me = vcells_[static_cast<size_t>(self)];
     me.child_begin = static_cast<int32_t>(vchild_.size());
     me.child_count = kids;
@@ -458,7 +478,8 @@ int32_t Hived::make_view(bool is_virtual, int32_t vc, std::vector<int32_t> nodes
   view.layout = is_virtual ? layout_most_used_first(totals) : layout_opportunistic(totals);
   for (size_t i = 0; i < view.nodes.size(); ++i)
     view.node_class.push_back(view.layout.class_of(view.leaf_begin[i + 1] - view.leaf_begin[i]));
-  view.index.init(static_cast<int32_t>(view.nodes.size()), view.layout.bucket_free, view.layout.groups);
+  view.index.init(static_cast<int32_t>(view.nodes.size()), view.layout.bucket_free,
+                  view.layout.groups);
   if (is_virtual) view.prio_counts.assign(view.nodes.size(), {});
   int32_t id = static_cast<int32_t>(views_.size());
   for (size_t i = 0; i < view.nodes.size(); ++i) {
@@ -472,8 +493,9 @@ int32_t Hived::make_view(bool is_virtual, int32_t vc, std::vector<int32_t> nodes
   // Every node starts healthy and unused.
   for (size_t i = 0; i < view.nodes.size(); ++i) {
     int32_t cls = view.node_class[i];
-    view.index.set(static_cast<int32_t>(i), is_virtual ? bucket_used(view.layout, cls, 0)
-                                                       : bucket_opportunistic(view.layout, cls, 0, 0));
+    view.index.set(static_cast<int32_t>(i), is_virtual
+                                                ? bucket_used(view.layout, cls, 0)
+                                                : bucket_opportunistic(view.layout, cls, 0, 0));
   }
   views_.push_back(std::move(view));
   return id;
@@ -491,7 +513,8 @@ void Hived::build_views() {
   }
   // A VC's view of a chain: its node-level virtual cells, and its preassigned
   // cells that are below node level (each is a "node" of its own).
-  std::vector<std::vector<int32_t>> vc_chain_nodes(static_cast<size_t>(nvc_) * static_cast<size_t>(nchain_));
+  std::vector<std::vector<int32_t>> vc_chain_nodes(static_cast<size_t>(nvc_) *
+                                                   static_cast<size_t>(nchain_));
   std::vector<std::vector<int32_t>> pinned_nodes(pinned_.size());
   for (size_t i = 0; i < vcells_.size(); ++i) {
     const VCell& v = vcells_[i];
@@ -501,15 +524,17 @@ void Hived::build_views() {
     if (v.pinned >= 0)
       pinned_nodes[static_cast<size_t>(v.pinned)].push_back(static_cast<int32_t>(i));
     else
-      vc_chain_nodes[static_cast<size_t>(v.vc) * static_cast<size_t>(nchain_) + static_cast<size_t>(v.chain)]
+      vc_chain_nodes[static_cast<size_t>(v.vc) * static_cast<size_t>(nchain_) +
+                     static_cast<size_t>(v.chain)]
           .push_back(static_cast<int32_t>(i));
   }
   for (int32_t vc = 0; vc < nvc_; ++vc)
     for (int32_t c = 0; c < nchain_; ++c) {
-      auto& nodes = vc_chain_nodes[static_cast<size_t>(vc) * static_cast<size_t>(nchain_) + static_cast<size_t>(c)];
+      auto& nodes = vc_chain_nodes[static_cast<size_t>(vc) * static_cast<size_t>(nchain_) +
+                                   static_cast<size_t>(c)];
       if (nodes.empty()) continue;
-      vc_chain_view_[static_cast<size_t>(vc) * static_cast<size_t>(nchain_) + static_cast<size_t>(c)] =
-          make_view(true, vc, std::move(nodes));
+      vc_chain_view_[static_cast<size_t>(vc) * static_cast<size_t>(nchain_) +
+                     static_cast<size_t>(c)] = make_view(true, vc, std::move(nodes));
     }
   for (size_t i = 0; i < pinned_.size(); ++i)
     pinned_[i].view = make_view(true, pinned_[i].vc, std::move(pinned_nodes[i]));
@@ -523,12 +548,14 @@ void Hived::init_counters() {
   bad_free_.assign(ncl_, {});
   for (int32_t c = 0; c < nchain_; ++c) {
     int32_t top = chain_top_[static_cast<size_t>(c)];
-    for (int32_t l = 1; l <= top; ++l) total_left_[cl(c, l)] = static_cast<int32_t>(level_cells_[cl(c, l)].size());
+    for (int32_t l = 1; l <= top; ++l)
+      total_left_[cl(c, l)] = static_cast<int32_t>(level_cells_[cl(c, l)].size());
     for (int32_t cell : level_cells_[cl(c, top)])
       if (P(cell).parent < 0) free_insert(cell);
   }
   for (int32_t vc = 0; vc < nvc_; ++vc)
-    for (size_t i = 0; i < ncl_; ++i) all_vc_free_[i] += vc_free_[static_cast<size_t>(vc) * ncl_ + i];
+    for (size_t i = 0; i < ncl_; ++i)
+      all_vc_free_[i] += vc_free_[static_cast<size_t>(vc) * ncl_ + i];
 }
 
 // ---------------------------------------------------------------------------
@@ -563,7 +590,8 @@ void Hived::touch_vc_view(int32_t v) {
   View& view = views_[static_cast<size_t>(vc.view)];
   bool healthy = vc.pcell < 0 || P(vc.pcell).healthy;
   int32_t b = -1;
-  if (healthy) b = bucket_used(view.layout, view.node_class[static_cast<size_t>(vc.view_pos)], vc.used);
+  if (healthy)
+    b = bucket_used(view.layout, view.node_class[static_cast<size_t>(vc.view_pos)], vc.used);
   view.index.set(vc.view_pos, b);
 }
 
@@ -595,8 +623,10 @@ void Hived::add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta) {
     VCell& v = V(c);
     v.used += delta;
     if (v.view >= 0) {
-      auto& counts = views_[static_cast<size_t>(v.view)].prio_counts[static_cast<size_t>(v.view_pos)];
-      auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& e) { return e.first == priority; });
+      auto& counts =
+          views_[static_cast<size_t>(v.view)].prio_counts[static_cast<size_t>(v.view_pos)];
+      auto it = std::find_if(counts.begin(), counts.end(),
+                             [&](const auto& e) { return e.first == priority; });
       if (it == counts.end()) {
         counts.push_back({priority, delta});
       } else if ((it->second += delta) == 0) {
@@ -766,7 +796,8 @@ void Hived::release_leaf(int32_t p, int32_t vc) {
     if (P(p).healthy) unbind_cell(p);
     if (pac_physical >= 0 && !P(pac_physical).pinned && V(pac).used == 0) {
       const PCell& pp = P(pac_physical);
-      if (!vc_doomed_[vcl(vc, pp.chain, pp.level)].count(pac_physical)) release_preassigned(pac_physical, vc, false);
+      if (!vc_doomed_[vcl(vc, pp.chain, pp.level)].count(pac_physical))
+        release_preassigned(pac_physical, vc, false);
     }
   }
   add_physical_usage(p, P(p).priority, -1);
@@ -978,7 +1009,8 @@ void Hived::set_healthy_cell(int32_t c) {
       // allocation from now on (HiveD keeps it doomed, and later releases it
       // through a binding that is gone).
       int32_t vc = V(v).vc;
-      if (vc_doomed_[vcl(vc, P(c).chain, P(c).level)].erase(c)) all_vc_doomed_[cl(P(c).chain, P(c).level)]--;
+      if (vc_doomed_[vcl(vc, P(c).chain, P(c).level)].erase(c))
+        all_vc_doomed_[cl(P(c).chain, P(c).level)]--;
     }
   }
   int32_t parent = P(c).parent;
@@ -991,7 +1023,8 @@ void Hived::set_healthy_cell(int32_t c) {
 void Hived::add_bad_free(int32_t c) {
   const int32_t chain = P(c).chain, level = P(c).level;
   bad_free_[cl(chain, level)].insert(c);
-  if (all_vc_free_[cl(chain, level)] > total_left_[cl(chain, level)] - static_cast<int32_t>(bad_free_[cl(chain, level)].size()))
+  if (all_vc_free_[cl(chain, level)] >
+      total_left_[cl(chain, level)] - static_cast<int32_t>(bad_free_[cl(chain, level)].size()))
     try_bind_doomed(chain, level);
 }
 
@@ -1012,8 +1045,11 @@ void Hived::try_bind_doomed(int32_t chain, int32_t level) {
   const int32_t healthy_left = total_left_[i] - static_cast<int32_t>(bad_free_[i].size());
   if (all_vc_free_[i] <= healthy_left) return;  // no VC can exceed it
   for (int32_t vc = 0; vc < nvc_; ++vc) {
-    if (!vc_has_chain_[static_cast<size_t>(vc) * static_cast<size_t>(nchain_) + static_cast<size_t>(chain)]) continue;
-    while (vc_free_[vcl(vc, chain, level)] > total_left_[i] - static_cast<int32_t>(bad_free_[i].size()) &&
+    if (!vc_has_chain_[static_cast<size_t>(vc) * static_cast<size_t>(nchain_) +
+                       static_cast<size_t>(chain)])
+      continue;
+    while (vc_free_[vcl(vc, chain, level)] >
+               total_left_[i] - static_cast<int32_t>(bad_free_[i].size()) &&
            !bad_free_[i].empty()) {
       int32_t pc = *bad_free_[i].begin();
       int32_t v = unbound_preassigned(vc, chain, level);
@@ -1031,8 +1067,8 @@ void Hived::try_unbind_doomed(int32_t chain, int32_t level) {
   if (all_vc_doomed_[i] == 0) return;
   for (int32_t vc = 0; vc < nvc_; ++vc) {
     auto& doomed = vc_doomed_[vcl(vc, chain, level)];
-    while (!doomed.empty() &&
-           vc_free_[vcl(vc, chain, level)] < total_left_[i] - static_cast<int32_t>(bad_free_[i].size())) {
+    while (!doomed.empty() && vc_free_[vcl(vc, chain, level)] <
+                                  total_left_[i] - static_cast<int32_t>(bad_free_[i].size())) {
       int32_t pc = *doomed.begin();
       doomed.erase(pc);
       all_vc_doomed_[i]--;
@@ -1087,7 +1123,8 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
   req.lazy = r.lazy_preemption_enable;
   if (!r.pinned_cell_id.empty()) {
     for (size_t i = 0; i < pinned_.size(); ++i)
-      if (pinned_[i].vc == req.vc && pinned_[i].id == r.pinned_cell_id) req.pinned = static_cast<int32_t>(i);
+      if (pinned_[i].vc == req.vc && pinned_[i].id == r.pinned_cell_id)
+        req.pinned = static_cast<int32_t>(i);
     if (req.pinned < 0) {
       res.outcome = Outcome::Rejected;
       res.reason = "VC " + r.virtual_cluster + " does not have pinned cell " + r.pinned_cell_id;
@@ -1107,19 +1144,21 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
   std::string reason;
   bool found = false;
   if (req.pinned >= 0) {
-    found = schedule_in_chain(req, P(pinned_[static_cast<size_t>(req.pinned)].pcell).chain, pl, reason);
+    found =
+        schedule_in_chain(req, P(pinned_[static_cast<size_t>(req.pinned)].pcell).chain, pl, reason);
   } else if (!r.leaf_cell_type.empty()) {
     int32_t lt = shape_.find_leaf_type(r.leaf_cell_type);
     if (lt < 0) {
       res.outcome = Outcome::Rejected;
-      res.reason = "affinity group " + r.affinity_group + " requests leaf cell type " + r.leaf_cell_type +
-                   ", which the whole cluster does not have";
+      res.reason = "affinity group " + r.affinity_group + " requests leaf cell type " +
+                   r.leaf_cell_type + ", which the whole cluster does not have";
       return res;
     }
     bool vc_has_type = false;
     for (int32_t chain : shape_.leaf_types[static_cast<size_t>(lt)].chains) {
       if (req.priority >= kMinGuaranteedPriority &&
-          !vc_has_chain_[static_cast<size_t>(req.vc) * static_cast<size_t>(nchain_) + static_cast<size_t>(chain)])
+          !vc_has_chain_[static_cast<size_t>(req.vc) * static_cast<size_t>(nchain_) +
+                         static_cast<size_t>(chain)])
         continue;
       vc_has_type = true;
       if (schedule_in_chain(req, chain, pl, reason)) {
@@ -1129,15 +1168,16 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
     }
     if (!found && req.priority >= kMinGuaranteedPriority && !vc_has_type) {
       res.outcome = Outcome::Rejected;
-      res.reason = "affinity group " + r.affinity_group + " requests leaf cell type " + r.leaf_cell_type +
-                   ", which VC " + r.virtual_cluster + " does not have";
+      res.reason = "affinity group " + r.affinity_group + " requests leaf cell type " +
+                   r.leaf_cell_type + ", which VC " + r.virtual_cluster + " does not have";
       return res;
     }
   } else {
     for (const auto& lt : shape_.leaf_types) {
       for (int32_t chain : lt.chains) {
         if (req.priority >= kMinGuaranteedPriority &&
-            !vc_has_chain_[static_cast<size_t>(req.vc) * static_cast<size_t>(nchain_) + static_cast<size_t>(chain)])
+            !vc_has_chain_[static_cast<size_t>(req.vc) * static_cast<size_t>(nchain_) +
+                           static_cast<size_t>(chain)])
           continue;
         if (schedule_in_chain(req, chain, pl, reason)) {
           found = true;
@@ -1161,7 +1201,8 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
     // HiveD's filtering phase reports the victims without reserving anything.
     // (HiveD would also bind over cells another group has reserved; that waits here.)
     res.outcome = Outcome::Waiting;
-    res.reason = victims.empty() ? "the placement overlaps a preemption in progress" : "the placement needs preemption";
+    res.reason = victims.empty() ? "the placement overlaps a preemption in progress"
+                                 : "the placement needs preemption";
     return res;
   }
   if (allow_preemption && !preemptors.empty()) {
@@ -1172,32 +1213,38 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
     again.downgraded.insert(again.downgraded.begin(), res.downgraded.begin(), res.downgraded.end());
     return again;
   }
-  int32_t g = create_group(r, req, pl, victims.empty() ? GroupState::Allocated : GroupState::Preempting);
+  int32_t g =
+      create_group(r, req, pl, victims.empty() ? GroupState::Allocated : GroupState::Preempting);
   ScheduleResult out = result_of(g, victims.empty() ? Outcome::Bound : Outcome::Preempting);
   for (int32_t v : victims) out.victims.push_back({G(v).name, G(v).tag});
   out.downgraded = std::move(res.downgraded);
   return out;
 }
 
-bool Hived::schedule_in_chain(const Request& req, int32_t chain, Placement& out, std::string& reason) {
+bool Hived::schedule_in_chain(const Request& req, int32_t chain, Placement& out,
+                              std::string& reason) {
   out = Placement();
   out.chain = chain;
   if (req.priority >= kMinGuaranteedPriority) return schedule_guaranteed(req, chain, out, reason);
   return schedule_opportunistic(req, chain, out, reason);
 }
 
-bool Hived::schedule_guaranteed(const Request& req, int32_t chain, Placement& out, std::string& reason) {
+bool Hived::schedule_guaranteed(const Request& req, int32_t chain, Placement& out,
+                                std::string& reason) {
   int32_t view = req.pinned >= 0
                      ? pinned_[static_cast<size_t>(req.pinned)].view
-                     : vc_chain_view_[static_cast<size_t>(req.vc) * static_cast<size_t>(nchain_) + static_cast<size_t>(chain)];
-  const std::string where = req.pinned >= 0 ? "pinned cell " + pinned_[static_cast<size_t>(req.pinned)].id
-                                            : "chain " + shape_.chains[static_cast<size_t>(chain)].name;
+                     : vc_chain_view_[static_cast<size_t>(req.vc) * static_cast<size_t>(nchain_) +
+                                      static_cast<size_t>(chain)];
+  const std::string where = req.pinned >= 0
+                                ? "pinned cell " + pinned_[static_cast<size_t>(req.pinned)].id
+                                : "chain " + shape_.chains[static_cast<size_t>(chain)].name;
   if (view < 0) {
     reason = "VC " + shape_.vcs[static_cast<size_t>(req.vc)].name + " has no cells in " + where;
     return false;
   }
   if (!topology_schedule(view, req.pods, req.priority, out.vleaves, reason)) {
-    reason += " when scheduling in VC " + shape_.vcs[static_cast<size_t>(req.vc)].name + " (" + where + ")";
+    reason += " when scheduling in VC " + shape_.vcs[static_cast<size_t>(req.vc)].name + " (" +
+              where + ")";
     return false;
   }
   out.lazy = try_lazy_preempt(out.vleaves);
@@ -1214,10 +1261,12 @@ bool Hived::schedule_guaranteed(const Request& req, int32_t chain, Placement& ou
   return false;
 }
 
-bool Hived::schedule_opportunistic(const Request& req, int32_t chain, Placement& out, std::string& reason) {
+bool Hived::schedule_opportunistic(const Request& req, int32_t chain, Placement& out,
+                                   std::string& reason) {
   int32_t view = chain_opp_view_[static_cast<size_t>(chain)];
   if (!topology_schedule(view, req.pods, kOpportunisticPriority, out.pleaves, reason)) {
-    reason += " when scheduling in the physical cluster (chain " + shape_.chains[static_cast<size_t>(chain)].name + ")";
+    reason += " when scheduling in the physical cluster (chain " +
+              shape_.chains[static_cast<size_t>(chain)].name + ")";
     return false;
   }
   return true;
@@ -1236,7 +1285,8 @@ bool Hived::topology_schedule(int32_t view_id, const std::vector<int32_t>& pods,
     if (!used.empty() && used.begin()->first < priority) {
       used_priority = priority;
       auto free_at = [&](int32_t pos) {
-        int32_t total = view.leaf_begin[static_cast<size_t>(pos) + 1] - view.leaf_begin[static_cast<size_t>(pos)];
+        int32_t total = view.leaf_begin[static_cast<size_t>(pos) + 1] -
+                        view.leaf_begin[static_cast<size_t>(pos)];
         for (const auto& [p, n] : view.prio_counts[static_cast<size_t>(pos)])
           if (p >= priority) total -= n;
         return total;
@@ -1249,23 +1299,27 @@ bool Hived::topology_schedule(int32_t view_id, const std::vector<int32_t>& pods,
     return false;
   }
   leaves.clear();
-  for (size_t i = 0; i < pods.size(); ++i) pick_leaves(view, nodes[i], pods[i], used_priority, leaves);
+  for (size_t i = 0; i < pods.size(); ++i)
+    pick_leaves(view, nodes[i], pods[i], used_priority, leaves);
   for (int32_t c : taken_list_) (view.is_virtual ? taken_v_ : taken_p_)[static_cast<size_t>(c)] = 0;
   taken_list_.clear();
   return true;
 }
 
 // findLeafCellsInNode (see pick_lowest_ancestor).
-void Hived::pick_leaves(const View& view, int32_t pos, int32_t k, int32_t priority, std::vector<int32_t>& out) {
+void Hived::pick_leaves(const View& view, int32_t pos, int32_t k, int32_t priority,
+                        std::vector<int32_t>& out) {
   const bool virt = view.is_virtual;
   auto& taken = virt ? taken_v_ : taken_p_;
-  const int32_t b = view.leaf_begin[static_cast<size_t>(pos)], e = view.leaf_begin[static_cast<size_t>(pos) + 1];
+  const int32_t b = view.leaf_begin[static_cast<size_t>(pos)],
+                e = view.leaf_begin[static_cast<size_t>(pos) + 1];
   std::span<const int32_t> leaves(view.leaves.data() + b, static_cast<size_t>(e - b));
   std::vector<int32_t> rank(leaves.size(), -1);
   int32_t next = 0;
   for (size_t i = 0; i < leaves.size(); ++i) {
     int32_t c = leaves[i];
-    if (!taken[static_cast<size_t>(c)] && (virt ? V(c).priority : P(c).priority) == kFreePriority) rank[i] = next++;
+    if (!taken[static_cast<size_t>(c)] && (virt ? V(c).priority : P(c).priority) == kFreePriority)
+      rank[i] = next++;
   }
   for (size_t i = 0; i < leaves.size(); ++i) {
     int32_t c = leaves[i];
@@ -1283,7 +1337,8 @@ void Hived::pick_leaves(const View& view, int32_t pos, int32_t k, int32_t priori
   }
 }
 
-std::vector<std::pair<int32_t, std::vector<int32_t>>> Hived::try_lazy_preempt(const std::vector<int32_t>& vleaves) {
+std::vector<std::pair<int32_t, std::vector<int32_t>>> Hived::try_lazy_preempt(
+    const std::vector<int32_t>& vleaves) {
   std::vector<std::pair<int32_t, std::vector<int32_t>>> done;
   for (int32_t v : vleaves) {
     int32_t p = V(v).pcell;
@@ -1357,7 +1412,8 @@ bool Hived::try_candidate(int32_t vertex, int32_t pcell) {
     return true;
   }
   std::vector<int32_t> kids;
-  for (int32_t c = vertices_[static_cast<size_t>(vertex)].first_child; c >= 0; c = vertices_[static_cast<size_t>(c)].next)
+  for (int32_t c = vertices_[static_cast<size_t>(vertex)].first_child; c >= 0;
+       c = vertices_[static_cast<size_t>(c)].next)
     kids.push_back(c);
   return map_cells(kids, pchildren(pcell), nullptr);
 }
@@ -1408,7 +1464,8 @@ bool Hived::map_cells(const std::vector<int32_t>& vs, std::span<const int32_t> c
 }
 
 int32_t Hived::overlay_count(int32_t level) const {
-  return static_cast<int32_t>(free_[cl(ov_chain_, level)].size()) - ov_removed_count_[static_cast<size_t>(level)] +
+  return static_cast<int32_t>(free_[cl(ov_chain_, level)].size()) -
+         ov_removed_count_[static_cast<size_t>(level)] +
          static_cast<int32_t>(ov_extra_[static_cast<size_t>(level)].size());
 }
 
@@ -1446,9 +1503,10 @@ bool Hived::overlay_each(int32_t level, F f) const {
 void Hived::overlay_add(int32_t c) {
   auto& extra = ov_extra_[static_cast<size_t>(P(c).level)];
   std::pair<int32_t, int32_t> key{P(c).used_opp, c};
-  auto it = std::lower_bound(extra.begin(), extra.end(), key, [&](int32_t a, const std::pair<int32_t, int32_t>& k) {
-    return std::pair<int32_t, int32_t>{P(a).used_opp, a} < k;
-  });
+  auto it = std::lower_bound(extra.begin(), extra.end(), key,
+                             [&](int32_t a, const std::pair<int32_t, int32_t>& k) {
+                               return std::pair<int32_t, int32_t>{P(a).used_opp, a} < k;
+                             });
   extra.insert(it, c);
 }
 
@@ -1516,7 +1574,8 @@ bool Hived::safe_relaxed_buddy_alloc(int32_t vertex, std::vector<int32_t>& free_
   for (int32_t i = top; i > level; --i) {
     splittable[static_cast<size_t>(i)] = overlay_count(i) - free_num[static_cast<size_t>(i)];
     if (i < top && splittable_cell >= 0)
-      splittable[static_cast<size_t>(i)] += splittable[static_cast<size_t>(i + 1)] * P(splittable_cell).child_count;
+      splittable[static_cast<size_t>(i)] +=
+          splittable[static_cast<size_t>(i + 1)] * P(splittable_cell).child_count;
     if (splittable_cell < 0 && overlay_count(i) > 0) {
       overlay_each(i, [&](int32_t c) {
         splittable_cell = c;
@@ -1562,10 +1621,12 @@ bool Hived::safe_relaxed_buddy_alloc(int32_t vertex, std::vector<int32_t>& free_
 }
 
 // toBindingPaths + mapVirtualPlacementToPhysical.
-bool Hived::map_to_physical(int32_t chain, const std::vector<int32_t>& vleaves, std::vector<int32_t>& pleaves) {
+bool Hived::map_to_physical(int32_t chain, const std::vector<int32_t>& vleaves,
+                            std::vector<int32_t>& pleaves) {
   vertices_.clear();
   std::vector<int32_t> preassigned;
-  std::vector<std::pair<int32_t, std::vector<int32_t>>> non_preassigned;  // bound parent vcell -> vertices
+  std::vector<std::pair<int32_t, std::vector<int32_t>>>
+      non_preassigned;  // bound parent vcell -> vertices
   std::vector<int32_t> path;
   for (int32_t leaf : vleaves) {
     if (V(leaf).pcell >= 0) continue;
@@ -1631,7 +1692,8 @@ bool Hived::map_to_physical(int32_t chain, const std::vector<int32_t>& vleaves, 
   }
   if (ok) {
     pleaves.clear();
-    for (int32_t leaf : vleaves) pleaves.push_back(V(leaf).pcell >= 0 ? V(leaf).pcell : vbind_[static_cast<size_t>(leaf)]);
+    for (int32_t leaf : vleaves)
+      pleaves.push_back(V(leaf).pcell >= 0 ? V(leaf).pcell : vbind_[static_cast<size_t>(leaf)]);
   }
   for (const Vertex& v : vertices_) {
     vertex_of_[static_cast<size_t>(v.vcell)] = -1;
@@ -1653,13 +1715,15 @@ void Hived::collect_victims(const std::vector<int32_t>& pleaves, std::vector<int
     if ((c.state == CellState::Used || c.state == CellState::Reserving) && c.using_group >= 0 &&
         std::find(victims.begin(), victims.end(), c.using_group) == victims.end())
       victims.push_back(c.using_group);
-    if ((c.state == CellState::Reserving || c.state == CellState::Reserved) && c.reserving_group >= 0 &&
+    if ((c.state == CellState::Reserving || c.state == CellState::Reserved) &&
+        c.reserving_group >= 0 &&
         std::find(preemptors.begin(), preemptors.end(), c.reserving_group) == preemptors.end())
       preemptors.push_back(c.reserving_group);
   }
 }
 
-int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Placement& pl, GroupState state) {
+int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Placement& pl,
+                            GroupState state) {
   int32_t g;
   if (!free_slots_.empty()) {
     g = free_slots_.back();
@@ -1831,8 +1895,9 @@ ScheduleResult Hived::schedule_pod(std::string_view group, int32_t leaf_cell_num
     return r;
   }
   r.outcome = Outcome::Rejected;
-  r.reason = "Requesting more pods than the configured number for " + std::to_string(leaf_cell_number) +
-             " leaf cells (" + std::to_string(declared) + " pods) in affinity group " + grp.name;
+  r.reason = "Requesting more pods than the configured number for " +
+             std::to_string(leaf_cell_number) + " leaf cells (" + std::to_string(declared) +
+             " pods) in affinity group " + grp.name;
   return r;
 }
 
@@ -1855,7 +1920,8 @@ std::string Hived::check_invariants() const {
   auto fail = [](const std::string& s) { return s; };
   // Leaf ownership: every used or reserved leaf belongs to live groups that list it.
   auto lists = [&](int32_t g, int32_t p) {
-    if (g < 0 || static_cast<size_t>(g) >= groups_.size() || !groups_[static_cast<size_t>(g)].alive) return false;
+    if (g < 0 || static_cast<size_t>(g) >= groups_.size() || !groups_[static_cast<size_t>(g)].alive)
+      return false;
     const auto& pl = groups_[static_cast<size_t>(g)].pleaves;
     return std::find(pl.begin(), pl.end(), p) != pl.end();
   };
@@ -1878,7 +1944,8 @@ std::string Hived::check_invariants() const {
           return fail("reserving leaf " + std::to_string(i) + " lacks its groups");
         break;
       case CellState::Reserved:
-        if (c.using_group >= 0 || !lists(c.reserving_group, p)) return fail("reserved leaf " + std::to_string(i) + " is inconsistent");
+        if (c.using_group >= 0 || !lists(c.reserving_group, p))
+          return fail("reserved leaf " + std::to_string(i) + " is inconsistent");
         break;
     }
     for (int32_t a = p; a >= 0; a = P(a).parent) {
@@ -1891,12 +1958,15 @@ std::string Hived::check_invariants() const {
     if (!grp.alive) continue;
     for (int32_t p : grp.pleaves) {
       const PCell& c = P(p);
-      bool ok = grp.state == GroupState::Preempting ? c.reserving_group == static_cast<int32_t>(g)
-                                                    : c.using_group == static_cast<int32_t>(g) || c.state == CellState::Reserved;
-      if (!ok) return fail("group " + grp.name + " lists leaf " + std::to_string(p) + " it does not hold");
+      bool ok = grp.state == GroupState::Preempting
+                    ? c.reserving_group == static_cast<int32_t>(g)
+                    : c.using_group == static_cast<int32_t>(g) || c.state == CellState::Reserved;
+      if (!ok)
+        return fail("group " + grp.name + " lists leaf " + std::to_string(p) + " it does not hold");
     }
     auto it = group_index_.find(grp.name);
-    if (it == group_index_.end() || it->second != static_cast<int32_t>(g)) return fail("group index is stale");
+    if (it == group_index_.end() || it->second != static_cast<int32_t>(g))
+      return fail("group index is stale");
   }
   for (size_t i = 0; i < pcells_.size(); ++i) {
     if (pcells_[i].used_opp != opp[i] || pcells_[i].used_guar != guar[i])
@@ -1904,16 +1974,19 @@ std::string Hived::check_invariants() const {
     // Free list membership: free iff whole, unbound, and its parent is split (or it is a top cell).
     const PCell& c = pcells_[i];
     bool expect = !c.split && c.vcell < 0 && (c.parent < 0 || P(c.parent).split);
-    if (c.in_free != expect) return fail("cell " + std::to_string(i) + " free-list flag is inconsistent");
+    if (c.in_free != expect)
+      return fail("cell " + std::to_string(i) + " free-list flag is inconsistent");
     if (c.in_free && !free_[cl(c.chain, c.level)].count({c.used_opp, static_cast<int32_t>(i)}))
       return fail("cell " + std::to_string(i) + " is missing from its free list");
-    if (c.vcell >= 0 && V(c.vcell).pcell != static_cast<int32_t>(i)) return fail("binding of cell " + std::to_string(i) + " is one-sided");
+    if (c.vcell >= 0 && V(c.vcell).pcell != static_cast<int32_t>(i))
+      return fail("binding of cell " + std::to_string(i) + " is one-sided");
     // A split cell has no binding and is not free; its children are free, split or bound.
     if (c.split && c.vcell >= 0) return fail("split cell " + std::to_string(i) + " is bound");
   }
   for (size_t k = 0; k < ncl_; ++k)
     for (const auto& [o, cell] : free_[k])
-      if (!P(cell).in_free || P(cell).used_opp != o) return fail("free list holds a stale entry for cell " + std::to_string(cell));
+      if (!P(cell).in_free || P(cell).used_opp != o)
+        return fail("free list holds a stale entry for cell " + std::to_string(cell));
   // totalLeftCellNum: cells obtainable from the free lists.
   std::vector<int32_t> left(ncl_, 0);
   for (size_t i = 0; i < pcells_.size(); ++i) {
@@ -1927,7 +2000,8 @@ std::string Hived::check_invariants() const {
     }
   }
   for (size_t k = 0; k < ncl_; ++k)
-    if (left[k] != total_left_[k]) return fail("totalLeftCellNum is off at (chain, level) slot " + std::to_string(k));
+    if (left[k] != total_left_[k])
+      return fail("totalLeftCellNum is off at (chain, level) slot " + std::to_string(k));
   // vcFreeCellNum: unbound non-pinned preassigned cells of each VC.
   std::vector<int32_t> all_free(ncl_, 0);
   for (int32_t vc = 0; vc < nvc_; ++vc)
@@ -1937,9 +2011,10 @@ std::string Hived::check_invariants() const {
         for (int32_t v : vc_preassigned_[vcl(vc, ch, l)])
           if (V(v).pcell < 0) ++n;
         if (n != vc_free_[vcl(vc, ch, l)])
-          return fail("vcFreeCellNum of " + shape_.vcs[static_cast<size_t>(vc)].name + " at chain " +
-                      shape_.chains[static_cast<size_t>(ch)].name + " level " + std::to_string(l) + " is " +
-                      std::to_string(vc_free_[vcl(vc, ch, l)]) + ", recount " + std::to_string(n));
+          return fail("vcFreeCellNum of " + shape_.vcs[static_cast<size_t>(vc)].name +
+                      " at chain " + shape_.chains[static_cast<size_t>(ch)].name + " level " +
+                      std::to_string(l) + " is " + std::to_string(vc_free_[vcl(vc, ch, l)]) +
+                      ", recount " + std::to_string(n));
         all_free[cl(ch, l)] += n;
       }
   for (size_t k = 0; k < ncl_; ++k)
@@ -1949,23 +2024,28 @@ std::string Hived::check_invariants() const {
   for (uint8_t b : bad_node_) any_bad |= b != 0;
   if (!any_bad)
     for (size_t k = 0; k < ncl_; ++k)
-      if (total_left_[k] < all_vc_free_[k]) return fail("VC safety is broken at (chain, level) slot " + std::to_string(k));
+      if (total_left_[k] < all_vc_free_[k])
+        return fail("VC safety is broken at (chain, level) slot " + std::to_string(k));
   // Bindings of virtual cells; virtual usage counters.
   std::vector<int32_t> vused(vcells_.size(), 0);
   for (size_t i = 0; i < vcells_.size(); ++i) {
     const VCell& v = vcells_[i];
-    if (v.pcell >= 0 && P(v.pcell).vcell != static_cast<int32_t>(i)) return fail("binding of virtual cell is one-sided");
-    if (v.pcell >= 0 && P(v.pcell).level != v.level) return fail("virtual cell bound across levels");
+    if (v.pcell >= 0 && P(v.pcell).vcell != static_cast<int32_t>(i))
+      return fail("binding of virtual cell is one-sided");
+    if (v.pcell >= 0 && P(v.pcell).level != v.level)
+      return fail("virtual cell bound across levels");
     // Bindings are connected from the preassigned cell down, and follow the physical tree.
     if (v.pcell >= 0 && v.parent >= 0 &&
         (V(v.parent).pcell < 0 || P(v.pcell).parent != V(v.parent).pcell))
-      return fail("virtual cell " + std::to_string(i) + " of VC " + shape_.vcs[static_cast<size_t>(v.vc)].name +
+      return fail("virtual cell " + std::to_string(i) + " of VC " +
+                  shape_.vcs[static_cast<size_t>(v.vc)].name +
                   " is bound but its parent is not bound to its physical parent");
     if (v.level == 1 && v.priority != kFreePriority)
-      for (int32_t a = static_cast<int32_t>(i); a >= 0; a = V(a).parent) vused[static_cast<size_t>(a)]++;
+      for (int32_t a = static_cast<int32_t>(i); a >= 0; a = V(a).parent)
+        vused[static_cast<size_t>(a)]++;
     if (v.level == 1 && v.priority != kFreePriority && v.pcell < 0)
-      return fail("used virtual leaf " + std::to_string(i) + " of VC " + shape_.vcs[static_cast<size_t>(v.vc)].name +
-                  " is unbound");
+      return fail("used virtual leaf " + std::to_string(i) + " of VC " +
+                  shape_.vcs[static_cast<size_t>(v.vc)].name + " is unbound");
   }
   for (size_t i = 0; i < vcells_.size(); ++i)
     if (vused[i] != vcells_[i].used) return fail("virtual usage counter is off");
@@ -1979,9 +2059,12 @@ std::string Hived::check_invariants() const {
         bool healthy = V(c).pcell < 0 || P(V(c).pcell).healthy;
         expect = healthy ? bucket_used(view.layout, cls, V(c).used) : -1;
       } else {
-        expect = P(c).healthy ? bucket_opportunistic(view.layout, cls, P(c).used_opp, P(c).used_guar) : -1;
+        expect = P(c).healthy
+                     ? bucket_opportunistic(view.layout, cls, P(c).used_opp, P(c).used_guar)
+                     : -1;
       }
-      if (view.index.bucket_of(static_cast<int32_t>(pos)) != expect) return fail("cluster view index is stale");
+      if (view.index.bucket_of(static_cast<int32_t>(pos)) != expect)
+        return fail("cluster view index is stale");
     }
   }
   if (safety_violations_ > 0) return fail("a preassigned allocation broke VC safety");

@@ -121,7 +121,8 @@ BucketLayout layout_least_allocated(const std::vector<int32_t>& totals) {
   };
   std::vector<Key> keys;
   for (size_t c = 0; c < totals.size(); ++c)
-    for (int32_t u = 0; u <= totals[c]; ++u) keys.push_back({totals[c] - u, totals[c], l.class_offset[c] + u});
+    for (int32_t u = 0; u <= totals[c]; ++u)
+      keys.push_back({totals[c] - u, totals[c], l.class_offset[c] + u});
   // Larger free fraction first; equal fractions share a group (then node position decides).
   auto frac_less = [](const Key& a, const Key& b) {
     return int64_t{a.free} * std::max(b.total, 1) > int64_t{b.free} * std::max(a.total, 1);
@@ -130,7 +131,8 @@ BucketLayout layout_least_allocated(const std::vector<int32_t>& totals) {
   for (size_t i = 0; i < keys.size();) {
     std::vector<int32_t> g;
     size_t j = i;
-    while (j < keys.size() && !frac_less(keys[i], keys[j]) && !frac_less(keys[j], keys[i])) g.push_back(keys[j++].bucket);
+    while (j < keys.size() && !frac_less(keys[i], keys[j]) && !frac_less(keys[j], keys[i]))
+      g.push_back(keys[j++].bucket);
     l.groups.push_back(std::move(g));
     i = j;
   }
@@ -144,7 +146,8 @@ BucketLayout layout_opportunistic(const std::vector<int32_t>& totals) {
     for (int32_t guar = 0; guar + opp <= max_t; ++guar) {
       std::vector<int32_t> g;
       for (size_t c = 0; c < totals.size(); ++c)
-        if (opp + guar <= totals[c]) g.push_back(bucket_opportunistic(l, static_cast<int32_t>(c), opp, guar));
+        if (opp + guar <= totals[c])
+          g.push_back(bucket_opportunistic(l, static_cast<int32_t>(c), opp, guar));
       if (!g.empty()) l.groups.push_back(std::move(g));
     }
   return l;

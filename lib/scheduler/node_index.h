@@ -73,7 +73,8 @@ class IndexSet {
 class BucketedNodes {
  public:
   // bucket_free[b]: free leaf cells of a node in bucket b; groups: buckets in iteration order.
-  void init(int32_t nodes, std::vector<int32_t> bucket_free, const std::vector<std::vector<int32_t>>& groups);
+  void init(int32_t nodes, std::vector<int32_t> bucket_free,
+            const std::vector<std::vector<int32_t>>& groups);
   void set(int32_t node, int32_t bucket);  // bucket -1 takes the node out
   int32_t bucket_of(int32_t node) const { return node_bucket_[static_cast<size_t>(node)]; }
   int32_t nodes() const { return static_cast<int32_t>(node_bucket_.size()); }
@@ -87,7 +88,8 @@ class BucketedNodes {
   // The same walk with the free leaf cells of each node given by `free_of`
   // (for preemption, where "free" depends on the request's priority).
   template <class FreeOf>
-  bool first_fit_with(std::span<const int32_t> pods, FreeOf free_of, std::vector<int32_t>& out) const {
+  bool first_fit_with(std::span<const int32_t> pods, FreeOf free_of,
+                      std::vector<int32_t>& out) const {
     out.assign(pods.size(), -1);
     if (pods.empty()) return true;
     size_t pi = 0;
@@ -149,8 +151,8 @@ class BucketedNodes {
 // leaf cell counts of the view's nodes (a view may mix node sizes);
 // class_of_total maps a node's total to its class.
 struct BucketLayout {
-  std::vector<int32_t> totals;            // per class
-  std::vector<int32_t> class_offset;      // first bucket of each class
+  std::vector<int32_t> totals;        // per class
+  std::vector<int32_t> class_offset;  // first bucket of each class
   std::vector<int32_t> bucket_free;
   std::vector<std::vector<int32_t>> groups;
   int32_t class_of(int32_t total) const;

@@ -8,10 +8,14 @@ namespace pai::scheduler {
 
 std::string_view to_string(Outcome o) {
   switch (o) {
-    case Outcome::Bound: return "bound";
-    case Outcome::Preempting: return "preempting";
-    case Outcome::Waiting: return "waiting";
-    case Outcome::Rejected: return "rejected";
+    case Outcome::Bound:
+      return "bound";
+    case Outcome::Preempting:
+      return "preempting";
+    case Outcome::Waiting:
+      return "waiting";
+    case Outcome::Rejected:
+      return "rejected";
   }
   return "unknown";
 }
@@ -19,14 +23,17 @@ std::string_view to_string(Outcome o) {
 std::string validate_request(const GroupRequest& r) {
   const std::string pfx = "pod-scheduling-spec: ";
   if (r.virtual_cluster.empty()) return pfx + "VirtualCluster is empty";
-  if (r.priority < kOpportunisticPriority) return pfx + "Priority is less than " + std::to_string(kOpportunisticPriority);
-  if (r.priority > kMaxGuaranteedPriority) return pfx + "Priority is greater than " + std::to_string(kMaxGuaranteedPriority);
+  if (r.priority < kOpportunisticPriority)
+    return pfx + "Priority is less than " + std::to_string(kOpportunisticPriority);
+  if (r.priority > kMaxGuaranteedPriority)
+    return pfx + "Priority is greater than " + std::to_string(kMaxGuaranteedPriority);
   if (r.affinity_group.empty()) return pfx + "AffinityGroup.Name is empty";
   if (r.members.empty()) return pfx + "AffinityGroup.Members is empty";
   int64_t pods = 0;
   for (const auto& m : r.members) {
     if (m.pod_number <= 0) return pfx + "AffinityGroup.Members has non-positive PodNumber";
-    if (m.leaf_cell_number <= 0) return pfx + "AffinityGroup.Members has non-positive LeafCellNumber";
+    if (m.leaf_cell_number <= 0)
+      return pfx + "AffinityGroup.Members has non-positive LeafCellNumber";
     pods += m.pod_number;
   }
   // Not a HiveD rule: a bound that keeps one request from exhausting memory.
@@ -39,7 +46,8 @@ const std::vector<std::string>& policy_names() {
   return names;
 }
 
-std::unique_ptr<Policy> make_policy(std::string_view name, const config::HivedModel& model, std::string& error) {
+std::unique_ptr<Policy> make_policy(std::string_view name, const config::HivedModel& model,
+                                    std::string& error) {
   if (!model.complete) {
     error = "the HiveD config has errors; fix them first (paictl check config)";
     return nullptr;
@@ -52,7 +60,8 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const config::HivedMo
   if (name == "quota") return make_baseline_policy(Baseline::Quota, model, error);
   if (name == "k8s-default") return make_baseline_policy(Baseline::K8sDefault, model, error);
   if (name == "private") return make_baseline_policy(Baseline::Private, model, error);
-  error = "unknown policy \"" + std::string(name) + "\" (known: hived, quota, k8s-default, private)";
+  error =
+      "unknown policy \"" + std::string(name) + "\" (known: hived, quota, k8s-default, private)";
   return nullptr;
 }
 

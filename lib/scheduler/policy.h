@@ -34,11 +34,11 @@ struct AffinityGroupMember {
 
 // HiveD's pod-scheduling-spec, for a whole affinity group.
 struct GroupRequest {
-  std::string virtual_cluster;  // virtualCluster
-  int32_t priority = 0;         // priority: -1 opportunistic, 0..1000 guaranteed
-  std::string pinned_cell_id;   // pinnedCellId
-  std::string leaf_cell_type;   // leafCellType; empty = any type
-  std::string affinity_group;   // affinityGroup.name
+  std::string virtual_cluster;               // virtualCluster
+  int32_t priority = 0;                      // priority: -1 opportunistic, 0..1000 guaranteed
+  std::string pinned_cell_id;                // pinnedCellId
+  std::string leaf_cell_type;                // leafCellType; empty = any type
+  std::string affinity_group;                // affinityGroup.name
   std::vector<AffinityGroupMember> members;  // affinityGroup.members
   bool lazy_preemption_enable = false;       // lazyPreemptionEnable
   // Opaque to the scheduler; returned with victims so that callers need no name lookups.
@@ -68,11 +68,12 @@ struct Victim {
 
 struct ScheduleResult {
   Outcome outcome = Outcome::Waiting;
-  std::string cell_chain;           // cellChain of the placement
-  std::vector<PodPlacement> pods;   // Bound or Preempting: pods ordered by leaf_cell_number, then pod index
-  std::vector<Victim> victims;      // Preempting: whole groups to delete (gang preemption)
-  std::vector<Victim> downgraded;   // groups lazily preempted to opportunistic by this call
-  std::string reason;               // Waiting or Rejected
+  std::string cell_chain;  // cellChain of the placement
+  std::vector<PodPlacement>
+      pods;  // Bound or Preempting: pods ordered by leaf_cell_number, then pod index
+  std::vector<Victim> victims;     // Preempting: whole groups to delete (gang preemption)
+  std::vector<Victim> downgraded;  // groups lazily preempted to opportunistic by this call
+  std::string reason;              // Waiting or Rejected
 };
 
 // What a policy holds right now; for metrics and checks.
@@ -127,6 +128,7 @@ const std::vector<std::string>& policy_names();
 
 // Builds a policy over a checked model (a model with errors is refused).
 // Returns nullptr and sets `error` when the name is unknown or the model unusable.
-std::unique_ptr<Policy> make_policy(std::string_view name, const config::HivedModel& model, std::string& error);
+std::unique_ptr<Policy> make_policy(std::string_view name, const config::HivedModel& model,
+                                    std::string& error);
 
 }  // namespace pai::scheduler

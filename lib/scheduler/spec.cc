@@ -8,7 +8,8 @@ namespace pai::scheduler {
 
 namespace {
 
-constexpr std::string_view kPrefix = "Pod annotation hivedscheduler.microsoft.com/pod-scheduling-spec: ";
+constexpr std::string_view kPrefix =
+    "Pod annotation hivedscheduler.microsoft.com/pod-scheduling-spec: ";
 
 // HiveD's message for a malformed annotation.
 std::string spec_error(std::string_view what) {
@@ -21,8 +22,12 @@ std::string spec_error(std::string_view what) {
 bool int32_of(const yaml::Node* n, const char* key, int32_t& out, std::string& error) {
   if (!n || n->is_null()) return true;
   auto v = n->as_int();
-  if (!n->is_scalar() || !v || *v < std::numeric_limits<int32_t>::min() || *v > std::numeric_limits<int32_t>::max()) {
-    error = spec_error(std::string(key).append(" must be a 32-bit integer (line ").append(std::to_string(n->mark().line)).append(")"));
+  if (!n->is_scalar() || !v || *v < std::numeric_limits<int32_t>::min() ||
+      *v > std::numeric_limits<int32_t>::max()) {
+    error = spec_error(std::string(key)
+                           .append(" must be a 32-bit integer (line ")
+                           .append(std::to_string(n->mark().line))
+                           .append(")"));
     return false;
   }
   out = static_cast<int32_t>(*v);
@@ -32,7 +37,10 @@ bool int32_of(const yaml::Node* n, const char* key, int32_t& out, std::string& e
 bool string_of(const yaml::Node* n, const char* key, std::string& out, std::string& error) {
   if (!n || n->is_null()) return true;
   if (!n->is_scalar()) {
-    error = spec_error(std::string(key).append(" must be a string (line ").append(std::to_string(n->mark().line)).append(")"));
+    error = spec_error(std::string(key)
+                           .append(" must be a string (line ")
+                           .append(std::to_string(n->mark().line))
+                           .append(")"));
     return false;
   }
   out = n->scalar();
@@ -43,7 +51,10 @@ bool bool_of(const yaml::Node* n, const char* key, bool& out, std::string& error
   if (!n || n->is_null()) return true;
   auto v = n->as_bool();
   if (!n->is_scalar() || !v) {
-    error = spec_error(std::string(key).append(" must be true or false (line ").append(std::to_string(n->mark().line)).append(")"));
+    error = spec_error(std::string(key)
+                           .append(" must be true or false (line ")
+                           .append(std::to_string(n->mark().line))
+                           .append(")"));
     return false;
   }
   out = *v;
@@ -59,15 +70,15 @@ const yaml::Node* get(const yaml::Node* m, const char* key, const char* legacy =
 
 }  // namespace
 
-bool parse_pod_scheduling_spec(std::string_view text, std::string_view pod_key, PodSchedulingSpec& out,
-                               std::string& error) {
+bool parse_pod_scheduling_spec(std::string_view text, std::string_view pod_key,
+                               PodSchedulingSpec& out, std::string& error) {
   out = PodSchedulingSpec();
   yaml::LoadOptions lo;
   lo.max_nodes = 1'000'000;  // an annotation is small; bound alias expansion
   yaml::Stream s = yaml::load(text, lo);
   if (s.error) {
     error = spec_error("line " + std::to_string(s.error->mark.line) + ", column " +
-            std::to_string(s.error->mark.column) + ": " + s.error->message);
+                       std::to_string(s.error->mark.column) + ": " + s.error->message);
     return false;
   }
   if (s.documents.empty() || s.documents[0]->is_null()) {
@@ -84,10 +95,14 @@ bool parse_pod_scheduling_spec(std::string_view text, std::string_view pod_key, 
       !int32_of(root->get("priority"), "priority", g.priority, error) ||
       !string_of(root->get("pinnedCellId"), "pinnedCellId", g.pinned_cell_id, error) ||
       !string_of(get(root, "leafCellType", "gpuType"), "leafCellType", g.leaf_cell_type, error) ||
-      !int32_of(get(root, "leafCellNumber", "gpuNumber"), "leafCellNumber", out.leaf_cell_number, error) ||
-      !bool_of(root->get("gangReleaseEnable"), "gangReleaseEnable", out.gang_release_enable, error) ||
-      !bool_of(root->get("lazyPreemptionEnable"), "lazyPreemptionEnable", g.lazy_preemption_enable, error) ||
-      !bool_of(root->get("ignoreK8sSuggestedNodes"), "ignoreK8sSuggestedNodes", out.ignore_k8s_suggested_nodes, error))
+      !int32_of(get(root, "leafCellNumber", "gpuNumber"), "leafCellNumber", out.leaf_cell_number,
+                error) ||
+      !bool_of(root->get("gangReleaseEnable"), "gangReleaseEnable", out.gang_release_enable,
+               error) ||
+      !bool_of(root->get("lazyPreemptionEnable"), "lazyPreemptionEnable", g.lazy_preemption_enable,
+               error) ||
+      !bool_of(root->get("ignoreK8sSuggestedNodes"), "ignoreK8sSuggestedNodes",
+               out.ignore_k8s_suggested_nodes, error))
     return false;
   const yaml::Node* ag = root->get("affinityGroup");
   if (!ag || ag->is_null()) {
@@ -112,7 +127,8 @@ bool parse_pod_scheduling_spec(std::string_view text, std::string_view pod_key, 
         }
         AffinityGroupMember mem;
         if (!int32_of(m->get("podNumber"), "podNumber", mem.pod_number, error) ||
-            !int32_of(get(m, "leafCellNumber", "gpuNumber"), "leafCellNumber", mem.leaf_cell_number, error))
+            !int32_of(get(m, "leafCellNumber", "gpuNumber"), "leafCellNumber", mem.leaf_cell_number,
+                      error))
           return false;
         g.members.push_back(mem);
       }
@@ -120,21 +136,27 @@ bool parse_pod_scheduling_spec(std::string_view text, std::string_view pod_key, 
   }
   // HiveD's validation, in its order.
   if (g.virtual_cluster.empty()) return error = spec_error("VirtualCluster is empty"), false;
-  if (g.priority < kOpportunisticPriority) return error = spec_error("Priority is less than -1"), false;
-  if (g.priority > kMaxGuaranteedPriority) return error = spec_error("Priority is greater than 1000"), false;
+  if (g.priority < kOpportunisticPriority)
+    return error = spec_error("Priority is less than -1"), false;
+  if (g.priority > kMaxGuaranteedPriority)
+    return error = spec_error("Priority is greater than 1000"), false;
   if (out.leaf_cell_number <= 0) return error = spec_error("LeafCellNumber is non-positive"), false;
   if (g.affinity_group.empty()) return error = spec_error("AffinityGroup.Name is empty"), false;
   bool in_group = false;
   int64_t pods = 0;
   for (const auto& m : g.members) {
     pods += m.pod_number;
-    if (m.pod_number <= 0) return error = spec_error("AffinityGroup.Members has non-positive PodNumber"), false;
-    if (m.leaf_cell_number <= 0) return error = spec_error("AffinityGroup.Members has non-positive LeafCellNumber"), false;
+    if (m.pod_number <= 0)
+      return error = spec_error("AffinityGroup.Members has non-positive PodNumber"), false;
+    if (m.leaf_cell_number <= 0)
+      return error = spec_error("AffinityGroup.Members has non-positive LeafCellNumber"), false;
     in_group |= m.leaf_cell_number == out.leaf_cell_number;
   }
-  if (!in_group) return error = spec_error("AffinityGroup.Members does not contains current Pod"), false;
+  if (!in_group)
+    return error = spec_error("AffinityGroup.Members does not contains current Pod"), false;
   // Not HiveD's: a bound that keeps one request from exhausting memory (as validate_request).
-  if (pods > 1'000'000) return error = spec_error("AffinityGroup.Members declares more than 1000000 pods"), false;
+  if (pods > 1'000'000)
+    return error = spec_error("AffinityGroup.Members declares more than 1000000 pods"), false;
   return true;
 }
 
@@ -145,9 +167,10 @@ nlohmann::json pod_bind_info(const ClusterShape& cluster, const ScheduleResult& 
     const int32_t n = r.pods[i].leaf_cell_number;
     for (; i < r.pods.size() && r.pods[i].leaf_cell_number == n; ++i) {
       const PodPlacement& p = r.pods[i];
-      placements.push_back({{"physicalNode", p.node >= 0 ? cluster.nodes[static_cast<size_t>(p.node)].name : ""},
-                            {"physicalLeafCellIndices", p.physical_leaf_cell_indices},
-                            {"preassignedCellTypes", p.preassigned_cell_types}});
+      placements.push_back(
+          {{"physicalNode", p.node >= 0 ? cluster.nodes[static_cast<size_t>(p.node)].name : ""},
+           {"physicalLeafCellIndices", p.physical_leaf_cell_indices},
+           {"preassignedCellTypes", p.preassigned_cell_types}});
     }
     members.push_back({{"podPlacements", placements}});
   }

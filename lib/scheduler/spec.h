@@ -15,8 +15,9 @@
 namespace pai::scheduler {
 
 struct PodSchedulingSpec {
-  GroupRequest group;            // virtualCluster, priority, pinnedCellId, leafCellType, affinityGroup, lazyPreemptionEnable
-  int32_t leaf_cell_number = 0;  // leafCellNumber: this pod's leaf cells
+  GroupRequest group;  // virtualCluster, priority, pinnedCellId, leafCellType, affinityGroup,
+                       // lazyPreemptionEnable
+  int32_t leaf_cell_number = 0;            // leafCellNumber: this pod's leaf cells
   bool ignore_k8s_suggested_nodes = true;  // ignoreK8sSuggestedNodes (default true)
   bool gang_release_enable = false;        // gangReleaseEnable (unused by HiveD's algorithm)
 };
@@ -25,8 +26,8 @@ struct PodSchedulingSpec {
 // {name: pod_key, members: [{podNumber: 1, leafCellNumber}]}; the legacy keys
 // gpuType and gpuNumber are read as leafCellType and leafCellNumber. Returns
 // false with HiveD's message ("Pod annotation ...: VirtualCluster is empty").
-bool parse_pod_scheduling_spec(std::string_view text, std::string_view pod_key, PodSchedulingSpec& out,
-                               std::string& error);
+bool parse_pod_scheduling_spec(std::string_view text, std::string_view pod_key,
+                               PodSchedulingSpec& out, std::string& error);
 
 // HiveD's PodBindInfo for pod `pod` of a Bound result: {node, leafCellIsolation,
 // cellChain, affinityGroupBindInfo: [{podPlacements: [{physicalNode,

@@ -75,7 +75,8 @@ bool parse_random_faults(const std::string& spec, FaultSpec& out, std::string& e
     } else if (key == "mtbf" || key == "mttr") {
       auto d = parse_duration(value);
       if (!d || *d <= 0) {
-        error = key + " \"" + std::string(value) + "\" is not a positive duration (e.g. 30d, 4h, 90m)";
+        error =
+            key + " \"" + std::string(value) + "\" is not a positive duration (e.g. 30d, 4h, 90m)";
         return false;
       }
       (key == "mtbf" ? out.mtbf : out.mttr) = *d;
@@ -88,8 +89,8 @@ bool parse_random_faults(const std::string& spec, FaultSpec& out, std::string& e
 }
 
 namespace {
-bool read_faults(ByteSource& src, const scheduler::ClusterShape& cluster, const Trace& trace, FaultSpec& out,
-                 TraceError& e) {
+bool read_faults(ByteSource& src, const scheduler::ClusterShape& cluster, const Trace& trace,
+                 FaultSpec& out, TraceError& e) {
   const std::string& path = src.name();
   e.file = path;
   CsvReader csv(src);
@@ -105,7 +106,8 @@ bool read_faults(ByteSource& src, const scheduler::ClusterShape& cluster, const 
     if (f.size() != 3) {
       e.line = csv.line();
       e.column = 1;
-      e.message = "a fault record has " + std::to_string(f.size()) + " fields, expected time,node,event";
+      e.message =
+          "a fault record has " + std::to_string(f.size()) + " fields, expected time,node,event";
       e.hint = "e.g. 3600,worker-7,down";
       return false;
     }
@@ -131,7 +133,8 @@ bool read_faults(ByteSource& src, const scheduler::ClusterShape& cluster, const 
     ev.node = cluster.find_node(util::trim(f[1]));
     if (ev.node < 0) {
       std::vector<std::string> names;
-      for (size_t i = 0; i < cluster.nodes.size() && i < 100000; ++i) names.push_back(cluster.nodes[i].name);
+      for (size_t i = 0; i < cluster.nodes.size() && i < 100000; ++i)
+        names.push_back(cluster.nodes[i].name);
       std::string guess = util::did_you_mean(util::trim(f[1]), names);
       e.line = csv.line();
       e.column = csv.column(1);
@@ -165,8 +168,8 @@ bool read_faults(ByteSource& src, const scheduler::ClusterShape& cluster, const 
 }
 }  // namespace
 
-bool read_fault_file(const std::string& path, const scheduler::ClusterShape& cluster, const Trace& trace,
-                     FaultSpec& out, TraceError& e) {
+bool read_fault_file(const std::string& path, const scheduler::ClusterShape& cluster,
+                     const Trace& trace, FaultSpec& out, TraceError& e) {
   ByteSource src(path);
   if (!src.error().empty()) {
     e.file = path;
@@ -176,8 +179,9 @@ bool read_fault_file(const std::string& path, const scheduler::ClusterShape& clu
   return read_faults(src, cluster, trace, out, e);
 }
 
-bool read_fault_text(std::string_view text, const std::string& name, const scheduler::ClusterShape& cluster,
-                     const Trace& trace, FaultSpec& out, TraceError& e) {
+bool read_fault_text(std::string_view text, const std::string& name,
+                     const scheduler::ClusterShape& cluster, const Trace& trace, FaultSpec& out,
+                     TraceError& e) {
   ByteSource src(text, name);
   return read_faults(src, cluster, trace, out, e);
 }
@@ -236,7 +240,8 @@ bool Simulator::prepare(std::string& error) {
           mapping_.to_cluster[i] = cvc;
           found = true;
         }
-      if (!found) mapping_.notes.push_back("--vc-map names " + from + ", which no job of the trace uses");
+      if (!found)
+        mapping_.notes.push_back("--vc-map names " + from + ", which no job of the trace uses");
     }
   }
   for (size_t i = 0; i < trace_.vc_names.size(); ++i)
@@ -245,12 +250,14 @@ bool Simulator::prepare(std::string& error) {
     // Trace VCs the cluster does not know go to cluster VCs, largest demand first,
     // each to the VC with the least assigned demand per guaranteed GPU.
     std::vector<double> demand(trace_.vc_names.size(), 0);
-    for (const auto& j : trace_.jobs) demand[static_cast<size_t>(j.vc)] += static_cast<double>(trace_.gpus(j)) * j.duration;
+    for (const auto& j : trace_.jobs)
+      demand[static_cast<size_t>(j.vc)] += static_cast<double>(trace_.gpus(j)) * j.duration;
     std::vector<size_t> order;
     for (size_t i = 0; i < trace_.vc_names.size(); ++i)
       if (mapping_.to_cluster[i] < 0) order.push_back(i);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return demand[a] != demand[b] ? demand[a] > demand[b] : trace_.vc_names[a] < trace_.vc_names[b];
+      return demand[a] != demand[b] ? demand[a] > demand[b]
+                                    : trace_.vc_names[a] < trace_.vc_names[b];
     });
     std::vector<double> capacity(shape_.vcs.size(), 0), assigned(shape_.vcs.size(), 0);
     for (size_t v = 0; v < shape_.vcs.size(); ++v)
@@ -273,7 +280,8 @@ bool Simulator::prepare(std::string& error) {
       if (best < 0) break;
       mapping_.to_cluster[i] = best;
       assigned[static_cast<size_t>(best)] += demand[i];
-      mapping_.notes.push_back(trace_.vc_names[i] + " -> " + shape_.vcs[static_cast<size_t>(best)].name);
+      mapping_.notes.push_back(trace_.vc_names[i] + " -> " +
+                               shape_.vcs[static_cast<size_t>(best)].name);
     }
   }
   // Faults.
@@ -347,16 +355,25 @@ struct Finish {
 
 class Run {
  public:
-  Run(const config::HivedModel& model, const Trace& trace, const SimOptions& opt, const scheduler::ClusterShape& shape,
-      const VcMapping& mapping, const std::vector<int32_t>& type_map, const std::vector<uint8_t>& gpu_type,
+  Run(const config::HivedModel& model, const Trace& trace, const SimOptions& opt,
+      const scheduler::ClusterShape& shape, const VcMapping& mapping,
+      const std::vector<int32_t>& type_map, const std::vector<uint8_t>& gpu_type,
       const std::vector<FaultEvent>& faults)
-      : model_(model), trace_(trace), opt_(opt), shape_(shape), mapping_(mapping), type_map_(type_map),
-        gpu_type_(gpu_type), faults_(faults) {}
+      : model_(model),
+        trace_(trace),
+        opt_(opt),
+        shape_(shape),
+        mapping_(mapping),
+        type_map_(type_map),
+        gpu_type_(gpu_type),
+        faults_(faults) {}
 
   bool execute(const std::string& policy, PolicyRun& out, std::string& error);
 
  private:
-  int32_t cluster_vc(uint32_t j) const { return mapping_.to_cluster[static_cast<size_t>(trace_.jobs[j].vc)]; }
+  int32_t cluster_vc(uint32_t j) const {
+    return mapping_.to_cluster[static_cast<size_t>(trace_.jobs[j].vc)];
+  }
   Queue& queue_of(uint32_t j) {
     return queues_[static_cast<size_t>(cluster_vc(j)) * 2 + (trace_.jobs[j].priority < 0 ? 1 : 0)];
   }
@@ -396,10 +413,12 @@ class Run {
   uint64_t seq_ = 0;
   std::vector<std::vector<uint32_t>> node_jobs_;
   std::vector<uint8_t> node_up_;
-  std::vector<std::vector<std::pair<int32_t, int32_t>>> node_type_leaves_;  // node -> (type, leaves)
+  std::vector<std::vector<std::pair<int32_t, int32_t>>>
+      node_type_leaves_;  // node -> (type, leaves)
   std::vector<int32_t> chain_type_;
   std::unordered_map<std::string, int32_t> chain_index_;
-  std::vector<int64_t> healthy_by_type_, used_by_type_, waiting_by_type_;  // waiting: [type + 1], [0] = any
+  std::vector<int64_t> healthy_by_type_, used_by_type_,
+      waiting_by_type_;           // waiting: [type + 1], [0] = any
   std::vector<int64_t> vc_used_;  // vc * types + type: guaranteed, non-pinned
   std::unordered_map<std::string, std::pair<bool, int16_t>> probe_cache_;
   bool filter_gpu_types_ = false;
@@ -418,7 +437,8 @@ GroupRequest Run::request(uint32_t j, bool opportunistic) const {
   const TraceJob& tj = trace_.jobs[j];
   GroupRequest r;
   int32_t cvc = cluster_vc(j);
-  r.virtual_cluster = cvc >= 0 ? shape_.vcs[static_cast<size_t>(cvc)].name : trace_.vc_names[static_cast<size_t>(tj.vc)];
+  r.virtual_cluster = cvc >= 0 ? shape_.vcs[static_cast<size_t>(cvc)].name
+                               : trace_.vc_names[static_cast<size_t>(tj.vc)];
   r.priority = opportunistic ? scheduler::kOpportunisticPriority : tj.priority;
   if (tj.pinned >= 0) r.pinned_cell_id = trace_.pinned_names[static_cast<size_t>(tj.pinned)];
   if (tj.leaf_type >= 0) {
@@ -429,7 +449,8 @@ GroupRequest Run::request(uint32_t j, bool opportunistic) const {
   r.affinity_group = "j" + std::to_string(j);
   r.members.push_back({tj.pods, tj.gpus});
   if (tj.more >= 0)
-    for (const auto& m : trace_.extra_members[static_cast<size_t>(tj.more)]) r.members.push_back({m.pods, m.gpus});
+    for (const auto& m : trace_.extra_members[static_cast<size_t>(tj.more)])
+      r.members.push_back({m.pods, m.gpus});
   r.lazy_preemption_enable = (tj.flags & TraceJob::kLazy) != 0;
   r.tag = j;
   return r;
@@ -451,7 +472,8 @@ ScheduleResult Run::schedule(scheduler::Policy& p, uint32_t j, bool count, bool 
   bool waiting = false;
   for (size_t t = 0; t < shape_.leaf_types.size(); ++t) {
     if (!gpu_type_[t]) continue;
-    if (r.priority >= 0 && cvc >= 0 && shape_.vcs[static_cast<size_t>(cvc)].guaranteed[t] == 0) continue;
+    if (r.priority >= 0 && cvc >= 0 && shape_.vcs[static_cast<size_t>(cvc)].guaranteed[t] == 0)
+      continue;
     r.leaf_cell_type = shape_.leaf_types[t].name;
     if (count) out_->decisions++;
     ScheduleResult res = p.schedule(r, true);
@@ -477,20 +499,25 @@ int16_t Run::reason_id(const std::string& r) {
 // Can the job ever run? Asked of an empty copy of the policy, once per job shape.
 bool Run::probe(uint32_t j, std::string& reason) {
   const TraceJob& tj = trace_.jobs[j];
-  std::string key = std::to_string(tj.vc) + "|" + std::to_string(tj.leaf_type) + "|" + std::to_string(tj.pinned) +
-                    "|" + (tj.priority >= 0 ? "g" : "o") + "|" + format_members(trace_.members(tj));
+  std::string key = std::to_string(tj.vc) + "|" + std::to_string(tj.leaf_type) + "|" +
+                    std::to_string(tj.pinned) + "|" + (tj.priority >= 0 ? "g" : "o") + "|" +
+                    format_members(trace_.members(tj));
   auto it = probe_cache_.find(key);
   if (it == probe_cache_.end()) {
     ScheduleResult r = schedule(*probe_, j, false);
     bool ok = r.outcome == Outcome::Bound || r.outcome == Outcome::Preempting;
-    if (!ok && r.outcome == Outcome::Waiting && opt_.overflow && tj.priority >= 0 && tj.pinned < 0) {
+    if (!ok && r.outcome == Outcome::Waiting && opt_.overflow && tj.priority >= 0 &&
+        tj.pinned < 0) {
       // Too big for its VC, but it could run as opportunistic work.
       ScheduleResult o = schedule(*probe_, j, false, true);
       ok = o.outcome == Outcome::Bound;
     }
     if (ok) probe_->release("j" + std::to_string(j));
     int16_t id = -1;
-    if (!ok) id = reason_id(r.outcome == Outcome::Rejected ? r.reason : "does not fit even in an empty cluster: " + r.reason);
+    if (!ok)
+      id = reason_id(r.outcome == Outcome::Rejected
+                         ? r.reason
+                         : "does not fit even in an empty cluster: " + r.reason);
     it = probe_cache_.emplace(key, std::make_pair(ok, id)).first;
   }
   if (!it->second.first) reason = out_->reasons[static_cast<size_t>(it->second.second)];
@@ -502,7 +529,8 @@ double Run::idle_waiting_gpus() const {
   const bool any = waiting_by_type_[0] > 0;
   for (size_t t = 0; t < shape_.leaf_types.size(); ++t) {
     if (!gpu_type_[t]) continue;
-    if (any || waiting_by_type_[t + 1] > 0) idle += static_cast<double>(std::max<int64_t>(0, healthy_by_type_[t] - used_by_type_[t]));
+    if (any || waiting_by_type_[t + 1] > 0)
+      idle += static_cast<double>(std::max<int64_t>(0, healthy_by_type_[t] - used_by_type_[t]));
   }
   return idle;
 }
@@ -579,13 +607,16 @@ void Run::start(uint32_t j, const ScheduleResult& r, bool opportunistic) {
   o.leaf_type = static_cast<int16_t>(type);
   l.nodes.clear();
   for (const auto& pod : r.pods)
-    if (pod.node >= 0 && std::find(l.nodes.begin(), l.nodes.end(), pod.node) == l.nodes.end()) l.nodes.push_back(pod.node);
+    if (pod.node >= 0 && std::find(l.nodes.begin(), l.nodes.end(), pod.node) == l.nodes.end())
+      l.nodes.push_back(pod.node);
   for (int32_t n : l.nodes) node_jobs_[static_cast<size_t>(n)].push_back(j);
   used_ += l.gpus;
   if (type >= 0) used_by_type_[static_cast<size_t>(type)] += l.gpus;
   if (opportunistic) o.overflow++;
   l.charged = !opportunistic && tj.priority >= 0 && tj.pinned < 0 && type >= 0;
-  if (l.charged) vc_used_[static_cast<size_t>(cluster_vc(j)) * shape_.leaf_types.size() + static_cast<size_t>(type)] += l.gpus;
+  if (l.charged)
+    vc_used_[static_cast<size_t>(cluster_vc(j)) * shape_.leaf_types.size() +
+             static_cast<size_t>(type)] += l.gpus;
   running_++;
   finishes_.push({now_ + tj.duration, seq_++, j, l.run});
 }
@@ -605,7 +636,9 @@ void Run::stop(uint32_t j) {
   used_ -= l.gpus;
   int32_t type = out_->jobs[j].leaf_type;
   if (type >= 0) used_by_type_[static_cast<size_t>(type)] -= l.gpus;
-  if (l.charged) vc_used_[static_cast<size_t>(cluster_vc(j)) * shape_.leaf_types.size() + static_cast<size_t>(type)] -= l.gpus;
+  if (l.charged)
+    vc_used_[static_cast<size_t>(cluster_vc(j)) * shape_.leaf_types.size() +
+             static_cast<size_t>(type)] -= l.gpus;
   l.charged = false;
   l.run++;  // stale finish events are ignored
   running_--;
@@ -637,7 +670,8 @@ void Run::arrive(uint32_t j) {
   }
   std::string reason;
   if (cluster_vc(j) < 0) {
-    reason = "VC " + trace_.vc_names[static_cast<size_t>(tj.vc)] + " is not in the cluster (see --vc-map)";
+    reason = "VC " + trace_.vc_names[static_cast<size_t>(tj.vc)] +
+             " is not in the cluster (see --vc-map)";
   } else {
     probe(j, reason);
   }
@@ -659,7 +693,9 @@ bool Run::within_guarantee(uint32_t j) const {
   for (size_t t = 0; t < shape_.leaf_types.size(); ++t) {
     if (!gpu_type_[t] || (live_[j].type >= 0 && static_cast<size_t>(live_[j].type) != t)) continue;
     if (vc.guaranteed[t] == 0) continue;
-    if (vc_used_[static_cast<size_t>(cvc) * shape_.leaf_types.size() + t] + gpus <= vc.guaranteed[t]) return true;
+    if (vc_used_[static_cast<size_t>(cvc) * shape_.leaf_types.size() + t] + gpus <=
+        vc.guaranteed[t])
+      return true;
   }
   return false;
 }
@@ -759,7 +795,8 @@ void Run::schedule_pass() {
         if (attempt(b) == Attempt::Waiting) live_[b].failed_epoch = policy_->release_epoch();
       }
     }
-    if (policy_->release_epoch() == epoch_before) return;  // nothing was freed: no one else can start now
+    if (policy_->release_epoch() == epoch_before)
+      return;  // nothing was freed: no one else can start now
   }
 }
 
@@ -767,7 +804,8 @@ void Run::fault(const FaultEvent& f) {
   const size_t n = static_cast<size_t>(f.node);
   if (f.up == static_cast<bool>(node_up_[n])) return;
   node_up_[n] = f.up ? 1 : 0;
-  for (const auto& [type, leaves] : node_type_leaves_[n]) healthy_by_type_[static_cast<size_t>(type)] += f.up ? leaves : -leaves;
+  for (const auto& [type, leaves] : node_type_leaves_[n])
+    healthy_by_type_[static_cast<size_t>(type)] += f.up ? leaves : -leaves;
   policy_->set_node_health(f.node, f.up);
   if (f.up) return;
   out_->node_failures++;
@@ -803,7 +841,8 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   node_type_leaves_.assign(shape_.nodes.size(), {});
   for (size_t n = 0; n < shape_.nodes.size(); ++n)
     for (int32_t cell : shape_.nodes[n].leaf_cells) {
-      int32_t type = chain_type_[static_cast<size_t>(model_.cells[static_cast<size_t>(cell)].chain)];
+      int32_t type =
+          chain_type_[static_cast<size_t>(model_.cells[static_cast<size_t>(cell)].chain)];
       auto& v = node_type_leaves_[n];
       auto it = std::find_if(v.begin(), v.end(), [&](const auto& e) { return e.first == type; });
       if (it == v.end())
@@ -813,12 +852,15 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
     }
   for (size_t t = 0; t < ntypes; ++t) {
     healthy_by_type_[t] = shape_.leaf_types[t].leaf_cells;
-    if (gpu_type_[t]) gpus_total_ += shape_.leaf_types[t].leaf_cells;
-    else filter_gpu_types_ = true;
+    if (gpu_type_[t])
+      gpus_total_ += shape_.leaf_types[t].leaf_cells;
+    else
+      filter_gpu_types_ = true;
   }
   out.gpus = gpus_total_;
   const double span = njobs ? trace_.jobs.back().submit : 0;
-  bin_ = opt_.bin_seconds > 0 ? opt_.bin_seconds : std::max(60.0, std::ceil(span / 400.0 / 60.0) * 60.0);
+  bin_ = opt_.bin_seconds > 0 ? opt_.bin_seconds
+                              : std::max(60.0, std::ceil(span / 400.0 / 60.0) * 60.0);
 
   size_t next_job = 0, next_fault = 0;
   for (;;) {
@@ -840,8 +882,10 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
       o.state = JobState::Finished;
       o.finish = t;
     }
-    while (next_fault < faults_.size() && faults_[next_fault].time == t) fault(faults_[next_fault++]);
-    while (next_job < njobs && trace_.jobs[next_job].submit == t) arrive(static_cast<uint32_t>(next_job++));
+    while (next_fault < faults_.size() && faults_[next_fault].time == t)
+      fault(faults_[next_fault++]);
+    while (next_job < njobs && trace_.jobs[next_job].submit == t)
+      arrive(static_cast<uint32_t>(next_job++));
     schedule_pass();
   }
   out.end = now_;
@@ -854,7 +898,8 @@ void Run::finalize(PolicyRun& out) {
   for (size_t j = 0; j < njobs; ++j)
     if (live_[j].phase == Phase::Queued) {
       out.jobs[j].state = JobState::NeverStarted;
-      if (live_[j].anomaly_since >= 0) out.jobs[j].anomaly_wait += static_cast<float>(now_ - live_[j].anomaly_since);
+      if (live_[j].anomaly_since >= 0)
+        out.jobs[j].anomaly_wait += static_cast<float>(now_ - live_[j].anomaly_since);
     }
   out.vcs.assign(shape_.vcs.size(), GroupMetrics());
   std::vector<std::vector<double>> delays(shape_.vcs.size() + 1), jcts(shape_.vcs.size() + 1);
@@ -882,11 +927,16 @@ void Run::finalize(PolicyRun& out) {
           m->finished++;
           m->gpu_seconds += tj.duration * static_cast<double>(trace_.gpus(tj));
           break;
-        case JobState::Unschedulable: m->unschedulable++; break;
-        case JobState::NeverStarted: m->never_started++; break;
+        case JobState::Unschedulable:
+          m->unschedulable++;
+          break;
+        case JobState::NeverStarted:
+          m->never_started++;
+          break;
       }
     }
-    if (o.state == JobState::Unschedulable) out.unschedulable_by_reason[out.reasons[static_cast<size_t>(o.reason)]]++;
+    if (o.state == JobState::Unschedulable)
+      out.unschedulable_by_reason[out.reasons[static_cast<size_t>(o.reason)]]++;
     if (o.first_start >= 0) {
       delays[slot].push_back(o.first_start - tj.submit);
       all_delays.push_back(o.first_start - tj.submit);
@@ -907,8 +957,10 @@ void Run::finalize(PolicyRun& out) {
   out.overall.jct = summarize(std::move(all_jcts));
   out.makespan = last_finish;
   const double horizon = std::max(out.end, 1e-9);
-  out.gpu_utilization = gpus_total_ > 0 ? used_integral_ / (static_cast<double>(gpus_total_) * horizon) : 0;
-  out.fragmentation = gpus_total_ > 0 ? idle_integral_ / (static_cast<double>(gpus_total_) * horizon) : 0;
+  out.gpu_utilization =
+      gpus_total_ > 0 ? used_integral_ / (static_cast<double>(gpus_total_) * horizon) : 0;
+  out.fragmentation =
+      gpus_total_ > 0 ? idle_integral_ / (static_cast<double>(gpus_total_) * horizon) : 0;
   out.bin_seconds = bin_;
   const size_t nb = bin_used_.size();
   for (size_t b = 0; b < nb; ++b) {

@@ -46,18 +46,19 @@ struct FaultSpec {
   double mtbf = 0;                 // mean time between failures of one node, seconds
   double mttr = 0;                 // mean time to repair, seconds
   uint64_t seed = 1;
-  std::string source;              // for reports
+  std::string source;  // for reports
 };
 
 // "random:mtbf=30d,mttr=4h,seed=7"
 bool parse_random_faults(const std::string& spec, FaultSpec& out, std::string& error);
 // A CSV fault file: time,node,event (event: down|up; time: seconds since the
 // trace start, or a timestamp when the trace has dates).
-bool read_fault_file(const std::string& path, const scheduler::ClusterShape& cluster, const Trace& trace,
-                     FaultSpec& out, TraceError& error);
-// The same over text in memory (tests, fuzzing).
-bool read_fault_text(std::string_view text, const std::string& name, const scheduler::ClusterShape& cluster,
+bool read_fault_file(const std::string& path, const scheduler::ClusterShape& cluster,
                      const Trace& trace, FaultSpec& out, TraceError& error);
+// The same over text in memory (tests, fuzzing).
+bool read_fault_text(std::string_view text, const std::string& name,
+                     const scheduler::ClusterShape& cluster, const Trace& trace, FaultSpec& out,
+                     TraceError& error);
 
 struct SimOptions {
   // A guaranteed job that cannot start in its VC tries once more as an
@@ -72,7 +73,8 @@ struct SimOptions {
   // Makes the policies (default: scheduler::make_policy). The first policy a run
   // makes schedules the trace; the second answers "can this job ever run?".
   // Benchmarks use it to time decisions.
-  std::function<std::unique_ptr<scheduler::Policy>(const std::string&, const config::HivedModel&, std::string&)>
+  std::function<std::unique_ptr<scheduler::Policy>(const std::string&, const config::HivedModel&,
+                                                   std::string&)>
       make_policy;
 };
 
@@ -88,14 +90,14 @@ struct JobOutcome {
   double first_start = -1;
   double finish = -1;
   float lost_gpu_seconds = 0;
-  float anomaly_wait = 0;     // seconds waited while its VC was within its guarantee
-  uint16_t preemptions = 0;   // killed by a higher-priority group and requeued
-  uint16_t failures = 0;      // killed by a node failure and requeued
-  uint16_t lazy = 0;          // downgraded to opportunistic by lazy preemption
-  uint16_t overflow = 0;      // started as opportunistic work (--overflow)
+  float anomaly_wait = 0;    // seconds waited while its VC was within its guarantee
+  uint16_t preemptions = 0;  // killed by a higher-priority group and requeued
+  uint16_t failures = 0;     // killed by a node failure and requeued
+  uint16_t lazy = 0;         // downgraded to opportunistic by lazy preemption
+  uint16_t overflow = 0;     // started as opportunistic work (--overflow)
   JobState state = JobState::NeverStarted;
-  int16_t reason = -1;        // index into PolicyRun::reasons
-  int16_t leaf_type = -1;     // the leaf cell type it ran on
+  int16_t reason = -1;     // index into PolicyRun::reasons
+  int16_t leaf_type = -1;  // the leaf cell type it ran on
 };
 
 struct GroupMetrics {
@@ -103,7 +105,7 @@ struct GroupMetrics {
   int64_t preemptions = 0, failure_restarts = 0, lazy_preemptions = 0, overflow_starts = 0;
   int64_t anomaly_jobs = 0;
   double anomaly_wait_seconds = 0;
-  double gpu_seconds = 0;       // run time x GPUs of finished runs
+  double gpu_seconds = 0;  // run time x GPUs of finished runs
   double lost_gpu_seconds = 0;
   Summary queue_delay, jct;
 };
@@ -119,12 +121,12 @@ struct PolicyRun {
   double end = 0;                 // last event (seconds since the first submission)
   double makespan = 0;            // first submission to last finish
   double gpu_utilization = 0;     // used / total GPU time, over the makespan
-  double fragmentation = 0;       // idle healthy GPUs while work for their type waits, share of GPU time
+  double fragmentation = 0;  // idle healthy GPUs while work for their type waits, share of GPU time
   int64_t node_failures = 0;
-  int64_t decisions = 0;          // schedule calls
+  int64_t decisions = 0;  // schedule calls
   double bin_seconds = 0;
   std::vector<double> used_gpus, queued_jobs, idle_waiting_gpus;  // bin averages
-  int64_t gpus = 0;               // GPU leaf cells in the cluster
+  int64_t gpus = 0;                                               // GPU leaf cells in the cluster
 };
 
 struct VcMapping {
@@ -150,8 +152,8 @@ class Simulator {
   SimOptions opt_;
   scheduler::ClusterShape shape_;
   VcMapping mapping_;
-  std::vector<int32_t> type_map_;       // trace leaf type -> cluster leaf type (-1 any, -2 unknown)
-  std::vector<uint8_t> gpu_type_;       // cluster leaf type -> carries GPUs
+  std::vector<int32_t> type_map_;  // trace leaf type -> cluster leaf type (-1 any, -2 unknown)
+  std::vector<uint8_t> gpu_type_;  // cluster leaf type -> carries GPUs
   std::vector<FaultEvent> faults_;
 };
 

@@ -39,12 +39,12 @@ struct ClusterTemplate {
 struct GenerateOptions {
   uint64_t seed = 1;
   int64_t jobs = 1000;
-  double load = 0.7;           // offered GPU load relative to the guaranteed GPUs
-  double days = 0;             // arrival span; 0 derives it from the load
+  double load = 0.7;  // offered GPU load relative to the guaranteed GPUs
+  double days = 0;    // arrival span; 0 derives it from the load
   int32_t max_gpus = 128;
-  double opportunistic = 0;    // share of jobs submitted at priority -1
-  int32_t priority = 100;      // priority of the other jobs
-  double start = 1506816000;   // 2017-10-01 00:00:00 UTC, as in Philly's time frame
+  double opportunistic = 0;   // share of jobs submitted at priority -1
+  int32_t priority = 100;     // priority of the other jobs
+  double start = 1506816000;  // 2017-10-01 00:00:00 UTC, as in Philly's time frame
 };
 
 Trace generate_trace(const GenerateOptions& opt, const ClusterTemplate& cluster);
@@ -67,8 +67,10 @@ struct SplitMix64 {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
   }
-  double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
-  double normal();       // Box-Muller, portable
+  double uniform() {
+    return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0);
+  }                 // [0, 1)
+  double normal();  // Box-Muller, portable
   double exponential(double mean);
 };
 

@@ -26,11 +26,17 @@ std::string human_duration(double s) {
 
 namespace {
 
-double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
+double round3(double v) {
+  return std::round(v * 1000.0) / 1000.0;
+}
 
 json summary(const Summary& s) {
-  return json{{"n", s.n}, {"mean", round3(s.mean)}, {"p50", round3(s.p50)}, {"p95", round3(s.p95)},
-              {"p99", round3(s.p99)}, {"max", round3(s.max)}};
+  return json{{"n", s.n},
+              {"mean", round3(s.mean)},
+              {"p50", round3(s.p50)},
+              {"p95", round3(s.p95)},
+              {"p99", round3(s.p99)},
+              {"max", round3(s.max)}};
 }
 
 json group(const GroupMetrics& g) {
@@ -46,7 +52,8 @@ json group(const GroupMetrics& g) {
               {"failure_restarts", g.failure_restarts},
               {"lost_gpu_hours", round3(g.lost_gpu_seconds / 3600)},
               {"gpu_hours", round3(g.gpu_seconds / 3600)},
-              {"sharing_anomaly", {{"jobs", g.anomaly_jobs}, {"wait_hours", round3(g.anomaly_wait_seconds / 3600)}}}};
+              {"sharing_anomaly",
+               {{"jobs", g.anomaly_jobs}, {"wait_hours", round3(g.anomaly_wait_seconds / 3600)}}}};
 }
 
 json cluster_json(const ReportContext& c) {
@@ -63,21 +70,22 @@ json cluster_json(const ReportContext& c) {
     if (!p.empty()) e["pinned"] = p;
     vcs.push_back(e);
   }
-  return json{{"config", c.config_path}, {"nodes", shape.nodes.size()}, {"leaf_cells", types}, {"vcs", vcs}};
+  return json{{"config", c.config_path},
+              {"nodes", shape.nodes.size()},
+              {"leaf_cells", types},
+              {"vcs", vcs}};
 }
 
 json trace_json(const ReportContext& c) {
   const Trace& t = c.trace;
-  json j{{"files", t.files},
-         {"format", t.format},
-         {"records", t.records},
-         {"jobs", t.jobs.size()},
-         {"skipped", t.skipped},
-         {"span_s", t.jobs.empty() ? 0.0 : t.jobs.back().submit}};
+  json j{{"files", t.files},     {"format", t.format},
+         {"records", t.records}, {"jobs", t.jobs.size()},
+         {"skipped", t.skipped}, {"span_s", t.jobs.empty() ? 0.0 : t.jobs.back().submit}};
   if (!t.notes.empty()) j["notes"] = t.notes;
   if (t.has_dates && !t.jobs.empty()) j["start"] = format_timestamp(t.origin);
   json ex = json::array();
-  for (const auto& e : t.examples) ex.push_back(e.file + ":" + std::to_string(e.line) + ": " + e.message);
+  for (const auto& e : t.examples)
+    ex.push_back(e.file + ":" + std::to_string(e.line) + ": " + e.message);
   if (!ex.empty()) j["skipped_examples"] = ex;
   return j;
 }
@@ -93,7 +101,9 @@ json summary_json(const ReportContext& c) {
   json vc_map = json::object();
   for (size_t i = 0; i < c.trace.vc_names.size(); ++i)
     vc_map[c.trace.vc_names[i]] =
-        mapping.to_cluster[i] >= 0 ? json(c.sim.cluster().vcs[static_cast<size_t>(mapping.to_cluster[i])].name) : json(nullptr);
+        mapping.to_cluster[i] >= 0
+            ? json(c.sim.cluster().vcs[static_cast<size_t>(mapping.to_cluster[i])].name)
+            : json(nullptr);
   out["vc_map"] = vc_map;
   out["faults"] = json{{"events", c.sim.faults().size()}};
   json policies = json::array();
@@ -119,7 +129,8 @@ json summary_json(const ReportContext& c) {
     p["lost_gpu_hours"] = round3(r.overall.lost_gpu_seconds / 3600);
     p["node_failures"] = r.node_failures;
     p["failure_restarts"] = r.overall.failure_restarts;
-    p["sharing_anomaly"] = json{{"jobs", r.overall.anomaly_jobs}, {"wait_hours", round3(r.overall.anomaly_wait_seconds / 3600)}};
+    p["sharing_anomaly"] = json{{"jobs", r.overall.anomaly_jobs},
+                                {"wait_hours", round3(r.overall.anomaly_wait_seconds / 3600)}};
     p["decisions"] = r.decisions;
     policies.push_back(p);
   }
@@ -168,8 +179,10 @@ std::string num(double v, int decimals = 3) {
 std::string jobs_csv(const ReportContext& c) {
   const Trace& t = c.trace;
   std::string out =
-      "policy,job_id,vc,cluster_vc,gpus,members,priority,submit_s,first_start_s,finish_s,queue_delay_s,jct_s,"
-      "state,reason,leaf_cell_type,preemptions,failure_restarts,lazy_preemptions,overflow_starts,lost_gpu_s,anomaly_wait_s\n";
+      "policy,job_id,vc,cluster_vc,gpus,members,priority,submit_s,first_start_s,finish_s,queue_"
+      "delay_s,jct_s,"
+      "state,reason,leaf_cell_type,preemptions,failure_restarts,lazy_preemptions,overflow_starts,"
+      "lost_gpu_s,anomaly_wait_s\n";
   const auto& shape = c.sim.cluster();
   const auto& mapping = c.sim.vc_mapping();
   for (const PolicyRun& r : c.runs) {
@@ -184,19 +197,23 @@ std::string jobs_csv(const ReportContext& c) {
       out += csv_cell(t.vc_names[static_cast<size_t>(tj.vc)]);
       out += ',';
       if (cvc >= 0) out += csv_cell(shape.vcs[static_cast<size_t>(cvc)].name);
-      out += ',' + std::to_string(t.gpus(tj)) + ',' + format_members(t.members(tj)) + ',' + std::to_string(tj.priority);
+      out += ',' + std::to_string(t.gpus(tj)) + ',' + format_members(t.members(tj)) + ',' +
+             std::to_string(tj.priority);
       out += ',' + num(tj.submit);
       out += ',' + (o.first_start >= 0 ? num(o.first_start) : "");
       out += ',' + (o.finish >= 0 ? num(o.finish) : "");
       out += ',' + (o.first_start >= 0 ? num(o.first_start - tj.submit) : "");
       out += ',' + (o.finish >= 0 ? num(o.finish - tj.submit) : "");
-      const char* state = o.state == JobState::Finished ? "finished" : o.state == JobState::Unschedulable ? "unschedulable" : "never_started";
+      const char* state = o.state == JobState::Finished        ? "finished"
+                          : o.state == JobState::Unschedulable ? "unschedulable"
+                                                               : "never_started";
       out += std::string(",") + state + ',';
       if (o.reason >= 0) out += csv_cell(r.reasons[static_cast<size_t>(o.reason)]);
       out += ',';
-      if (o.leaf_type >= 0) out += csv_cell(shape.leaf_types[static_cast<size_t>(o.leaf_type)].name);
-      out += ',' + std::to_string(o.preemptions) + ',' + std::to_string(o.failures) + ',' + std::to_string(o.lazy) + ',' +
-             std::to_string(o.overflow) + ',' +
+      if (o.leaf_type >= 0)
+        out += csv_cell(shape.leaf_types[static_cast<size_t>(o.leaf_type)].name);
+      out += ',' + std::to_string(o.preemptions) + ',' + std::to_string(o.failures) + ',' +
+             std::to_string(o.lazy) + ',' + std::to_string(o.overflow) + ',' +
              num(o.lost_gpu_seconds, 1) + ',' + num(o.anomaly_wait, 1) + '\n';
     }
   }
@@ -213,12 +230,23 @@ std::string esc(std::string_view s) {
   std::string out;
   for (char ch : s) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -251,8 +279,8 @@ std::string fmt(double v) {
   return buf;
 }
 
-std::string line_chart(const std::string& title, const std::vector<Series>& series, const Axis& x, const Axis& y,
-                       int width = 640, int height = 300) {
+std::string line_chart(const std::string& title, const std::vector<Series>& series, const Axis& x,
+                       const Axis& y, int width = 640, int height = 300) {
   // The legend goes on the title line, right of the title, when it fits there;
   // otherwise on a line of its own under the title.
   double legend_width = 0;
@@ -261,41 +289,49 @@ std::string line_chart(const std::string& title, const std::vector<Series>& seri
   const bool own_line = left + 8.0 * static_cast<double>(title.size()) + 24 + legend_width > width;
   const double top = own_line ? 44 : 30;
   const double pw = width - left - right, ph = height - top - bottom;
-  auto X = [&](double v) { return left + (x.max > x.min ? (v - x.min) / (x.max - x.min) : 0) * pw; };
-  auto Y = [&](double v) { return top + ph - (y.max > y.min ? (v - y.min) / (y.max - y.min) : 0) * ph; };
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) + "\" height=\"" +
-                  std::to_string(height) + "\" viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) +
+  auto X = [&](double v) {
+    return left + (x.max > x.min ? (v - x.min) / (x.max - x.min) : 0) * pw;
+  };
+  auto Y = [&](double v) {
+    return top + ph - (y.max > y.min ? (v - y.min) / (y.max - y.min) : 0) * ph;
+  };
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
+                  "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " +
+                  std::to_string(width) + " " + std::to_string(height) +
                   "\" role=\"img\" aria-label=\"" + esc(title) + "\">\n";
   s += "<text x=\"" + fmt(left) + "\" y=\"18\" class=\"t\">" + esc(title) + "</text>\n";
-  s += "<rect x=\"" + fmt(left) + "\" y=\"" + fmt(top) + "\" width=\"" + fmt(pw) + "\" height=\"" + fmt(ph) +
-       "\" fill=\"none\" stroke=\"#999\"/>\n";
+  s += "<rect x=\"" + fmt(left) + "\" y=\"" + fmt(top) + "\" width=\"" + fmt(pw) + "\" height=\"" +
+       fmt(ph) + "\" fill=\"none\" stroke=\"#999\"/>\n";
   for (const auto& [v, label] : x.ticks) {
     if (v < x.min || v > x.max) continue;
-    s += "<line x1=\"" + fmt(X(v)) + "\" y1=\"" + fmt(top) + "\" x2=\"" + fmt(X(v)) + "\" y2=\"" + fmt(top + ph) +
-         "\" stroke=\"#eee\"/>";
-    s += "<text x=\"" + fmt(X(v)) + "\" y=\"" + fmt(top + ph + 14) + "\" class=\"a\" text-anchor=\"middle\">" + esc(label) +
-         "</text>\n";
+    s += "<line x1=\"" + fmt(X(v)) + "\" y1=\"" + fmt(top) + "\" x2=\"" + fmt(X(v)) + "\" y2=\"" +
+         fmt(top + ph) + "\" stroke=\"#eee\"/>";
+    s += "<text x=\"" + fmt(X(v)) + "\" y=\"" + fmt(top + ph + 14) +
+         "\" class=\"a\" text-anchor=\"middle\">" + esc(label) + "</text>\n";
   }
   for (const auto& [v, label] : y.ticks) {
     if (v < y.min || v > y.max) continue;
-    s += "<line x1=\"" + fmt(left) + "\" y1=\"" + fmt(Y(v)) + "\" x2=\"" + fmt(left + pw) + "\" y2=\"" + fmt(Y(v)) +
-         "\" stroke=\"#eee\"/>";
-    s += "<text x=\"" + fmt(left - 4) + "\" y=\"" + fmt(Y(v) + 4) + "\" class=\"a\" text-anchor=\"end\">" + esc(label) +
-         "</text>\n";
+    s += "<line x1=\"" + fmt(left) + "\" y1=\"" + fmt(Y(v)) + "\" x2=\"" + fmt(left + pw) +
+         "\" y2=\"" + fmt(Y(v)) + "\" stroke=\"#eee\"/>";
+    s += "<text x=\"" + fmt(left - 4) + "\" y=\"" + fmt(Y(v) + 4) +
+         "\" class=\"a\" text-anchor=\"end\">" + esc(label) + "</text>\n";
   }
-  s += "<text x=\"" + fmt(left + pw / 2) + "\" y=\"" + std::to_string(height - 6) + "\" class=\"a\" text-anchor=\"middle\">" +
-       esc(x.label) + "</text>\n";
-  s += "<text transform=\"translate(12," + fmt(top + ph / 2) + ") rotate(-90)\" class=\"a\" text-anchor=\"middle\">" +
-       esc(y.label) + "</text>\n";
+  s += "<text x=\"" + fmt(left + pw / 2) + "\" y=\"" + std::to_string(height - 6) +
+       "\" class=\"a\" text-anchor=\"middle\">" + esc(x.label) + "</text>\n";
+  s += "<text transform=\"translate(12," + fmt(top + ph / 2) +
+       ") rotate(-90)\" class=\"a\" text-anchor=\"middle\">" + esc(y.label) + "</text>\n";
   double lx = own_line ? left : left + 8.0 * static_cast<double>(title.size()) + 24;
   const std::string ly = own_line ? "32" : "18", ry = own_line ? "23" : "9";
   for (const Series& se : series) {
     if (se.points.empty()) continue;
     s += "<polyline fill=\"none\" stroke=\"" + se.color + "\" stroke-width=\"1.6\" points=\"";
-    for (const auto& [px, py] : se.points) s += fmt(X(std::clamp(px, x.min, x.max))) + "," + fmt(Y(std::clamp(py, y.min, y.max))) + " ";
+    for (const auto& [px, py] : se.points)
+      s += fmt(X(std::clamp(px, x.min, x.max))) + "," + fmt(Y(std::clamp(py, y.min, y.max))) + " ";
     s += "\"><title>" + esc(se.name) + "</title></polyline>\n";
-    s += "<rect x=\"" + fmt(lx) + "\" y=\"" + ry + "\" width=\"10\" height=\"10\" fill=\"" + se.color + "\"/>";
-    s += "<text x=\"" + fmt(lx + 14) + "\" y=\"" + ly + "\" class=\"a\">" + esc(se.name) + "</text>\n";
+    s += "<rect x=\"" + fmt(lx) + "\" y=\"" + ry + "\" width=\"10\" height=\"10\" fill=\"" +
+         se.color + "\"/>";
+    s += "<text x=\"" + fmt(lx + 14) + "\" y=\"" + ly + "\" class=\"a\">" + esc(se.name) +
+         "</text>\n";
     lx += 24 + 7.0 * static_cast<double>(se.name.size());
   }
   s += "</svg>\n";
@@ -308,9 +344,9 @@ Axis delay_axis(double max_delay) {
   a.label = "queueing delay (log scale)";
   a.min = 0;
   a.max = std::max(std::log10(1 + max_delay), std::log10(61.0));
-  const std::pair<double, const char*> ticks[] = {{0, "0"},        {10, "10s"},    {60, "1m"},    {600, "10m"},
-                                                  {3600, "1h"},    {21600, "6h"},  {86400, "1d"}, {604800, "1w"},
-                                                  {2592000, "30d"}};
+  const std::pair<double, const char*> ticks[] = {{0, "0"},      {10, "10s"},    {60, "1m"},
+                                                  {600, "10m"},  {3600, "1h"},   {21600, "6h"},
+                                                  {86400, "1d"}, {604800, "1w"}, {2592000, "30d"}};
   for (const auto& [sec, label] : ticks) a.ticks.push_back({std::log10(1 + sec), label});
   return a;
 }
@@ -330,7 +366,8 @@ std::vector<std::pair<double, double>> cdf_points(std::vector<double> delays, si
   pts.push_back({std::log10(1 + delays[0]), 0});
   for (size_t k = 1; k <= steps; ++k) {
     size_t idx = k * n / steps - 1;
-    pts.push_back({std::log10(1 + delays[idx]), static_cast<double>(idx + 1) / static_cast<double>(total_jobs)});
+    pts.push_back({std::log10(1 + delays[idx]),
+                   static_cast<double>(idx + 1) / static_cast<double>(total_jobs)});
   }
   return pts;
 }
@@ -339,9 +376,14 @@ Axis time_axis(double end_hours) {
   Axis a;
   a.min = 0;
   a.max = std::max(end_hours, 1.0);
-  double step = a.max <= 12 ? 2 : a.max <= 48 ? 6 : a.max <= 24 * 8 ? 24 : a.max <= 24 * 60 ? 24 * 7 : 24 * 30;
+  double step = a.max <= 12        ? 2
+                : a.max <= 48      ? 6
+                : a.max <= 24 * 8  ? 24
+                : a.max <= 24 * 60 ? 24 * 7
+                                   : 24 * 30;
   for (double v = 0; v <= a.max + 1e-9; v += step) {
-    std::string label = step >= 24 ? std::to_string(static_cast<int>(v / 24)) + "d" : std::to_string(static_cast<int>(v)) + "h";
+    std::string label = step >= 24 ? std::to_string(static_cast<int>(v / 24)) + "d"
+                                   : std::to_string(static_cast<int>(v)) + "h";
     a.ticks.push_back({v, label});
   }
   a.label = "time since the first submission";
@@ -369,14 +411,16 @@ Axis value_axis(double max, const std::string& label, bool percent = false) {
   return a;
 }
 
-std::vector<std::pair<double, double>> time_points(const std::vector<double>& v, double bin_s, double scale) {
+std::vector<std::pair<double, double>> time_points(const std::vector<double>& v, double bin_s,
+                                                   double scale) {
   std::vector<std::pair<double, double>> pts;
   const size_t stride = std::max<size_t>(1, v.size() / 800);
   for (size_t i = 0; i < v.size(); i += stride) {
     double sum = 0;
     size_t n = 0;
     for (size_t k = i; k < std::min(v.size(), i + stride); ++k, ++n) sum += v[k];
-    pts.push_back({(static_cast<double>(i) + 0.5 * static_cast<double>(n)) * bin_s / 3600.0, sum / static_cast<double>(n) * scale});
+    pts.push_back({(static_cast<double>(i) + 0.5 * static_cast<double>(n)) * bin_s / 3600.0,
+                   sum / static_cast<double>(n) * scale});
   }
   return pts;
 }
@@ -388,15 +432,21 @@ std::string html_report(const ReportContext& c) {
   const auto& shape = c.sim.cluster();
   const auto& mapping = c.sim.vc_mapping();
   std::string h;
-  h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>paictl simulate report</title>\n<style>\n";
-  h += "body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1400px}"
+  h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>paictl "
+       "simulate report</title>\n<style>\n";
+  h += "body{font-family:-apple-system,Segoe "
+       "UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1400px}"
        "h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}"
-       "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:4px 8px;text-align:right}"
-       "th{background:#f5f5f5}td.l,th.l{text-align:left}.t{font-size:14px;font-weight:600}.a{font-size:11px;fill:#444}"
+       "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:4px "
+       "8px;text-align:right}"
+       "th{background:#f5f5f5}td.l,th.l{text-align:left}.t{font-size:14px;font-weight:600}.a{font-"
+       "size:11px;fill:#444}"
        ".charts{display:flex;flex-wrap:wrap;gap:12px}.note{color:#666;font-size:13px}\n";
   h += "</style>\n</head>\n<body>\n<h1>paictl simulate</h1>\n";
-  h += "<p class=\"note\">Cluster <b>" + esc(c.config_path) + "</b>: " + std::to_string(shape.nodes.size()) + " nodes";
-  for (const auto& lt : shape.leaf_types) h += ", " + std::to_string(lt.leaf_cells) + " " + esc(lt.name);
+  h += "<p class=\"note\">Cluster <b>" + esc(c.config_path) +
+       "</b>: " + std::to_string(shape.nodes.size()) + " nodes";
+  for (const auto& lt : shape.leaf_types)
+    h += ", " + std::to_string(lt.leaf_cells) + " " + esc(lt.name);
   h += ", " + std::to_string(shape.vcs.size()) + " virtual clusters. Trace <b>";
   for (size_t i = 0; i < t.files.size(); ++i) h += (i ? ", " : "") + esc(t.files[i]);
   h += "</b> (" + esc(t.format) + "): " + std::to_string(t.jobs.size()) + " jobs over " +
@@ -404,7 +454,8 @@ std::string html_report(const ReportContext& c) {
   if (t.has_dates && !t.jobs.empty()) h += " from " + esc(format_timestamp(t.origin));
   int64_t skipped = 0;
   for (const auto& [reason, n] : t.skipped) skipped += n;
-  if (skipped) h += "; " + std::to_string(skipped) + " records left out of " + std::to_string(t.records);
+  if (skipped)
+    h += "; " + std::to_string(skipped) + " records left out of " + std::to_string(t.records);
   h += ". paictl " + esc(c.version) + ".</p>\n";
 
   // Summary table.
@@ -420,40 +471,58 @@ std::string html_report(const ReportContext& c) {
   row("finished", [](const PolicyRun& r) { return std::to_string(r.overall.finished); });
   row("unschedulable", [](const PolicyRun& r) { return std::to_string(r.overall.unschedulable); });
   row("never started", [](const PolicyRun& r) { return std::to_string(r.overall.never_started); });
-  row("queueing delay mean", [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.mean); });
-  row("queueing delay p50", [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.p50); });
-  row("queueing delay p95", [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.p95); });
-  row("queueing delay p99", [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.p99); });
-  row("queueing delay max", [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.max); });
+  row("queueing delay mean",
+      [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.mean); });
+  row("queueing delay p50",
+      [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.p50); });
+  row("queueing delay p95",
+      [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.p95); });
+  row("queueing delay p99",
+      [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.p99); });
+  row("queueing delay max",
+      [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.max); });
   row("JCT p50", [](const PolicyRun& r) { return human_duration(r.overall.jct.p50); });
   row("JCT p95", [](const PolicyRun& r) { return human_duration(r.overall.jct.p95); });
   row("makespan", [](const PolicyRun& r) { return human_duration(r.makespan); });
   row("GPU utilisation", [](const PolicyRun& r) { return num(100 * r.gpu_utilization, 1) + "%"; });
-  row("idle GPUs while work waits", [](const PolicyRun& r) { return num(100 * r.fragmentation, 1) + "%"; });
-  row("sharing-anomaly jobs", [](const PolicyRun& r) { return std::to_string(r.overall.anomaly_jobs); });
-  row("sharing-anomaly wait", [](const PolicyRun& r) { return human_duration(r.overall.anomaly_wait_seconds); });
+  row("idle GPUs while work waits",
+      [](const PolicyRun& r) { return num(100 * r.fragmentation, 1) + "%"; });
+  row("sharing-anomaly jobs",
+      [](const PolicyRun& r) { return std::to_string(r.overall.anomaly_jobs); });
+  row("sharing-anomaly wait",
+      [](const PolicyRun& r) { return human_duration(r.overall.anomaly_wait_seconds); });
   row("preemptions", [](const PolicyRun& r) { return std::to_string(r.overall.preemptions); });
-  row("lazy preemptions", [](const PolicyRun& r) { return std::to_string(r.overall.lazy_preemptions); });
-  row("opportunistic overflow starts", [](const PolicyRun& r) { return std::to_string(r.overall.overflow_starts); });
-  row("lost GPU-hours", [](const PolicyRun& r) { return num(r.overall.lost_gpu_seconds / 3600, 1); });
+  row("lazy preemptions",
+      [](const PolicyRun& r) { return std::to_string(r.overall.lazy_preemptions); });
+  row("opportunistic overflow starts",
+      [](const PolicyRun& r) { return std::to_string(r.overall.overflow_starts); });
+  row("lost GPU-hours",
+      [](const PolicyRun& r) { return num(r.overall.lost_gpu_seconds / 3600, 1); });
   row("node failures", [](const PolicyRun& r) { return std::to_string(r.node_failures); });
   h += "</table>\n";
-  h += "<p class=\"note\">Queueing delay: submission to first start. JCT: submission to finish. A sharing anomaly is a "
-       "job that could not start although its VC was within its guarantee for the job's GPU type. Idle GPUs while work "
-       "waits: healthy GPUs left idle while a job that could use their type waits, as a share of all GPU time.</p>\n";
+  h += "<p class=\"note\">Queueing delay: submission to first start. JCT: submission to finish. A "
+       "sharing anomaly is a "
+       "job that could not start although its VC was within its guarantee for the job's GPU type. "
+       "Idle GPUs while work "
+       "waits: healthy GPUs left idle while a job that could use their type waits, as a share of "
+       "all GPU time.</p>\n";
 
   // Per VC.
-  h += "<h2>Virtual clusters</h2>\n<table>\n<tr><th class=\"l\">VC</th><th class=\"l\">policy</th><th>jobs</th>"
-       "<th>finished</th><th>unschedulable</th><th>delay p50</th><th>delay p95</th><th>delay max</th><th>JCT p50</th>"
+  h += "<h2>Virtual clusters</h2>\n<table>\n<tr><th class=\"l\">VC</th><th "
+       "class=\"l\">policy</th><th>jobs</th>"
+       "<th>finished</th><th>unschedulable</th><th>delay p50</th><th>delay p95</th><th>delay "
+       "max</th><th>JCT p50</th>"
        "<th>anomaly jobs</th><th>preemptions</th></tr>\n";
   for (size_t v = 0; v < shape.vcs.size(); ++v)
     for (const auto& r : c.runs) {
       const GroupMetrics& g = r.vcs[v];
-      h += "<tr><td class=\"l\">" + esc(shape.vcs[v].name) + "</td><td class=\"l\">" + esc(r.policy) + "</td><td>" +
-           std::to_string(g.jobs) + "</td><td>" + std::to_string(g.finished) + "</td><td>" + std::to_string(g.unschedulable) +
-           "</td><td>" + human_duration(g.queue_delay.p50) + "</td><td>" + human_duration(g.queue_delay.p95) + "</td><td>" +
-           human_duration(g.queue_delay.max) + "</td><td>" + human_duration(g.jct.p50) + "</td><td>" +
-           std::to_string(g.anomaly_jobs) + "</td><td>" + std::to_string(g.preemptions) + "</td></tr>\n";
+      h += "<tr><td class=\"l\">" + esc(shape.vcs[v].name) + "</td><td class=\"l\">" +
+           esc(r.policy) + "</td><td>" + std::to_string(g.jobs) + "</td><td>" +
+           std::to_string(g.finished) + "</td><td>" + std::to_string(g.unschedulable) +
+           "</td><td>" + human_duration(g.queue_delay.p50) + "</td><td>" +
+           human_duration(g.queue_delay.p95) + "</td><td>" + human_duration(g.queue_delay.max) +
+           "</td><td>" + human_duration(g.jct.p50) + "</td><td>" + std::to_string(g.anomaly_jobs) +
+           "</td><td>" + std::to_string(g.preemptions) + "</td></tr>\n";
     }
   h += "</table>\n";
 
@@ -481,7 +550,8 @@ std::string html_report(const ReportContext& c) {
     h += line_chart(title, ss, dx, fy, vc < 0 ? 640 : 420, vc < 0 ? 300 : 240);
   };
   cdf_chart("all jobs", -1);
-  for (size_t v = 0; v < shape.vcs.size() && v < 64; ++v) cdf_chart("VC " + shape.vcs[v].name, static_cast<int32_t>(v));
+  for (size_t v = 0; v < shape.vcs.size() && v < 64; ++v)
+    cdf_chart("VC " + shape.vcs[v].name, static_cast<int32_t>(v));
   h += "</div>\n";
 
   // Time series.
@@ -495,17 +565,21 @@ std::string html_report(const ReportContext& c) {
   auto ts_chart = [&](const std::string& title, const Axis& y, auto pick, double scale) {
     std::vector<Series> ss;
     for (size_t i = 0; i < c.runs.size(); ++i)
-      ss.push_back({c.runs[i].policy, color_of(c.runs[i].policy, i), time_points(pick(c.runs[i]), c.runs[i].bin_seconds, scale)});
+      ss.push_back({c.runs[i].policy, color_of(c.runs[i].policy, i),
+                    time_points(pick(c.runs[i]), c.runs[i].bin_seconds, scale)});
     h += line_chart(title, ss, tx, y, 900, 280);
   };
   h += "<h2>Over time</h2>\n<div class=\"charts\">\n";
   const double gpus = c.runs.empty() ? 1 : std::max<double>(1, static_cast<double>(c.runs[0].gpus));
-  ts_chart("GPU utilisation", value_axis(1.0, "used GPUs", true), [](const PolicyRun& r) -> const std::vector<double>& { return r.used_gpus; },
-           1.0 / gpus);
-  ts_chart("queue length", value_axis(max_queue, "waiting jobs"),
-           [](const PolicyRun& r) -> const std::vector<double>& { return r.queued_jobs; }, 1.0);
-  ts_chart("idle GPUs while work for them waits", value_axis(max_idle, "GPUs"),
-           [](const PolicyRun& r) -> const std::vector<double>& { return r.idle_waiting_gpus; }, 1.0);
+  ts_chart(
+      "GPU utilisation", value_axis(1.0, "used GPUs", true),
+      [](const PolicyRun& r) -> const std::vector<double>& { return r.used_gpus; }, 1.0 / gpus);
+  ts_chart(
+      "queue length", value_axis(max_queue, "waiting jobs"),
+      [](const PolicyRun& r) -> const std::vector<double>& { return r.queued_jobs; }, 1.0);
+  ts_chart(
+      "idle GPUs while work for them waits", value_axis(max_idle, "GPUs"),
+      [](const PolicyRun& r) -> const std::vector<double>& { return r.idle_waiting_gpus; }, 1.0);
   h += "</div>\n";
 
   // Unschedulable reasons and skipped records.
@@ -513,22 +587,27 @@ std::string html_report(const ReportContext& c) {
   bool any = false;
   for (const auto& r : c.runs)
     for (const auto& [reason, n] : r.unschedulable_by_reason) {
-      if (!any) h += "<table>\n<tr><th class=\"l\">policy</th><th class=\"l\">reason</th><th>jobs</th></tr>\n";
+      if (!any)
+        h += "<table>\n<tr><th class=\"l\">policy</th><th "
+             "class=\"l\">reason</th><th>jobs</th></tr>\n";
       any = true;
-      h += "<tr><td class=\"l\">" + esc(r.policy) + "</td><td class=\"l\">" + esc(reason) + "</td><td>" + std::to_string(n) +
-           "</td></tr>\n";
+      h += "<tr><td class=\"l\">" + esc(r.policy) + "</td><td class=\"l\">" + esc(reason) +
+           "</td><td>" + std::to_string(n) + "</td></tr>\n";
     }
   h += any ? "</table>\n" : "<p class=\"note\">None: every job could run under every policy.</p>\n";
   if (!t.skipped.empty()) {
-    h += "<h2>Trace records left out</h2>\n<table>\n<tr><th class=\"l\">reason</th><th>records</th></tr>\n";
+    h += "<h2>Trace records left out</h2>\n<table>\n<tr><th "
+         "class=\"l\">reason</th><th>records</th></tr>\n";
     for (const auto& [reason, n] : t.skipped)
       h += "<tr><td class=\"l\">" + esc(reason) + "</td><td>" + std::to_string(n) + "</td></tr>\n";
     h += "</table>\n";
   }
   if (!mapping.notes.empty()) {
-    h += "<h2>VC mapping</h2>\n<p class=\"note\">Trace VCs that the cluster does not have were assigned automatically "
+    h += "<h2>VC mapping</h2>\n<p class=\"note\">Trace VCs that the cluster does not have were "
+         "assigned automatically "
          "(--vc-map auto):</p>\n<ul>\n";
-    for (size_t i = 0; i < mapping.notes.size() && i < 200; ++i) h += "<li>" + esc(mapping.notes[i]) + "</li>\n";
+    for (size_t i = 0; i < mapping.notes.size() && i < 200; ++i)
+      h += "<li>" + esc(mapping.notes[i]) + "</li>\n";
     h += "</ul>\n";
   }
   h += "</body>\n</html>\n";

@@ -106,14 +106,21 @@ JsonReader::Kind JsonReader::peek_kind() {
   skip_ws();
   int c = src_.peek();
   switch (c) {
-    case '{': return Kind::Object;
-    case '[': return Kind::Array;
-    case '"': return Kind::String;
+    case '{':
+      return Kind::Object;
+    case '[':
+      return Kind::Array;
+    case '"':
+      return Kind::String;
     case 't':
-    case 'f': return Kind::Bool;
-    case 'n': return Kind::Null;
-    case -1: return Kind::End;
-    default: return Kind::Number;  // digits and '-'; anything else fails when read
+    case 'f':
+      return Kind::Bool;
+    case 'n':
+      return Kind::Null;
+    case -1:
+      return Kind::End;
+    default:
+      return Kind::Number;  // digits and '-'; anything else fails when read
   }
 }
 
@@ -225,20 +232,39 @@ bool JsonReader::parse_string(std::string& out) {
     Position esc = here;
     int e = src_.get();
     switch (e) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '/': out += '/'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
+      case '"':
+        out += '"';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case '/':
+        out += '/';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
       case 'u': {
         auto hex4 = [&](uint32_t& v) {
           v = 0;
           for (int i = 0; i < 4; ++i) {
             int h = src_.get();
-            int d = (h >= '0' && h <= '9') ? h - '0' : (h >= 'a' && h <= 'f') ? h - 'a' + 10 : (h >= 'A' && h <= 'F') ? h - 'A' + 10 : -1;
+            int d = (h >= '0' && h <= '9')   ? h - '0'
+                    : (h >= 'a' && h <= 'f') ? h - 'a' + 10
+                    : (h >= 'A' && h <= 'F') ? h - 'A' + 10
+                                             : -1;
             if (d < 0) return false;
             v = v * 16 + static_cast<uint32_t>(d);
           }
@@ -287,18 +313,23 @@ std::optional<double> JsonReader::read_number() {
   skip_ws();
   Position at = src_.position();
   std::string text;
-  for (int c = src_.peek(); c >= 0 && (std::isdigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E');
+  for (int c = src_.peek();
+       c >= 0 && (std::isdigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E');
        c = src_.peek()) {
     text += static_cast<char>(src_.get());
     if (text.size() > 64) break;
   }
   auto v = util::parse_double(text);
   // JSON numbers: no leading '+', no leading zeros, digits around '.'.
-  bool shape_ok = !text.empty() && text[0] != '+' && text[0] != '.' &&
-                  !(text.size() > 1 && text[0] == '0' && std::isdigit(static_cast<unsigned char>(text[1]))) &&
-                  !(text.size() > 2 && text[0] == '-' && text[1] == '0' && std::isdigit(static_cast<unsigned char>(text[2])));
+  bool shape_ok =
+      !text.empty() && text[0] != '+' && text[0] != '.' &&
+      !(text.size() > 1 && text[0] == '0' && std::isdigit(static_cast<unsigned char>(text[1]))) &&
+      !(text.size() > 2 && text[0] == '-' && text[1] == '0' &&
+        std::isdigit(static_cast<unsigned char>(text[2])));
   if (!v || !shape_ok || !std::isfinite(*v)) {
-    fail(text.empty() ? "expected a value, found " + describe_char(src_.peek()) : "malformed number \"" + text + "\"", at);
+    fail(text.empty() ? "expected a value, found " + describe_char(src_.peek())
+                      : "malformed number \"" + text + "\"",
+         at);
     return std::nullopt;
   }
   return v;
@@ -332,7 +363,8 @@ bool JsonReader::read_null() {
 std::optional<std::string> JsonReader::read_scalar_text(bool& was_null) {
   was_null = false;
   switch (peek_kind()) {
-    case Kind::String: return read_string();
+    case Kind::String:
+      return read_string();
     case Kind::Null:
       was_null = read_null();
       return std::nullopt;
@@ -366,10 +398,14 @@ bool JsonReader::skip_value(int depth) {
       while (next_element())
         if (!skip_value(depth + 1)) return false;
       return ok();
-    case Kind::String: return read_string().has_value();
-    case Kind::Bool: return read_bool().has_value();
-    case Kind::Null: return read_null();
-    case Kind::Number: return read_number().has_value();
+    case Kind::String:
+      return read_string().has_value();
+    case Kind::Bool:
+      return read_bool().has_value();
+    case Kind::Null:
+      return read_null();
+    case Kind::Number:
+      return read_number().has_value();
     case Kind::End:
       fail("unexpected end of the file", src_.position());
       return false;
@@ -377,12 +413,15 @@ bool JsonReader::skip_value(int depth) {
   return false;
 }
 
-void JsonReader::skip() { skip_value(static_cast<int>(first_.size())); }
+void JsonReader::skip() {
+  skip_value(static_cast<int>(first_.size()));
+}
 
 bool JsonReader::expect_end() {
   skip_ws();
   if (src_.peek() >= 0) {
-    fail("unexpected " + describe_char(src_.peek()) + " after the end of the JSON value", src_.position());
+    fail("unexpected " + describe_char(src_.peek()) + " after the end of the JSON value",
+         src_.position());
     return false;
   }
   return ok();
@@ -527,8 +566,8 @@ std::optional<double> parse_timestamp(std::string_view s) {
   s = util::trim(s);
   int y, mo, d, h, mi, se;
   if (s.size() < 19 || !digits(s, 0, 4, y) || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||
-      !digits(s, 8, 2, d) || (s[10] != ' ' && s[10] != 'T') || !digits(s, 11, 2, h) || s[13] != ':' ||
-      !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, se))
+      !digits(s, 8, 2, d) || (s[10] != ' ' && s[10] != 'T') || !digits(s, 11, 2, h) ||
+      s[13] != ':' || !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, se))
     return std::nullopt;
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return std::nullopt;
   double frac = 0;
@@ -566,8 +605,8 @@ std::string format_timestamp(double seconds) {
   unsigned m, d;
   civil_from_days(days, y, m, d);
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u %02lld:%02lld:%02lld", static_cast<long long>(y), m, d,
-                static_cast<long long>(rem / 3600), static_cast<long long>((rem / 60) % 60),
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u %02lld:%02lld:%02lld", static_cast<long long>(y),
+                m, d, static_cast<long long>(rem / 3600), static_cast<long long>((rem / 60) % 60),
                 static_cast<long long>(rem % 60));
   return buf;
 }

@@ -47,9 +47,15 @@ int32_t intern(std::map<std::string, int32_t, std::less<>>& index, std::vector<s
 }
 }  // namespace
 
-int32_t Trace::intern_vc(std::string_view name) { return intern(vc_index_, vc_names, name); }
-int32_t Trace::intern_leaf_type(std::string_view name) { return intern(type_index_, leaf_type_names, name); }
-int32_t Trace::intern_pinned(std::string_view name) { return intern(pinned_index_, pinned_names, name); }
+int32_t Trace::intern_vc(std::string_view name) {
+  return intern(vc_index_, vc_names, name);
+}
+int32_t Trace::intern_leaf_type(std::string_view name) {
+  return intern(type_index_, leaf_type_names, name);
+}
+int32_t Trace::intern_pinned(std::string_view name) {
+  return intern(pinned_index_, pinned_names, name);
+}
 
 void Trace::add(TraceJob j, std::string_view job_id, const std::vector<TraceMember>& ms) {
   if (id_offsets.empty()) id_offsets.push_back(0);
@@ -69,12 +75,14 @@ void Trace::add(TraceJob j, std::string_view job_id, const std::vector<TraceMemb
 void Trace::skip(const std::string& reason, const std::string& file, uint32_t line, uint32_t column,
                  const std::string& detail) {
   int64_t& n = skipped[reason];
-  if (n < 3) examples.push_back({file, line, column, detail.empty() ? reason : reason + ": " + detail});
+  if (n < 3)
+    examples.push_back({file, line, column, detail.empty() ? reason : reason + ": " + detail});
   ++n;
 }
 
 void Trace::finish() {
-  std::stable_sort(jobs.begin(), jobs.end(), [](const TraceJob& a, const TraceJob& b) { return a.submit < b.submit; });
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const TraceJob& a, const TraceJob& b) { return a.submit < b.submit; });
   if (jobs.empty()) return;
   double first = jobs.front().submit;
   origin += first;
@@ -91,7 +99,8 @@ bool parse_members(std::string_view s, std::vector<TraceMember>& out) {
     if (x == std::string_view::npos) return false;
     auto pods = util::parse_int(util::trim(part.substr(0, x)));
     auto gpus = util::parse_int(util::trim(part.substr(x + 1)));
-    if (!pods || !gpus || *pods <= 0 || *gpus <= 0 || *pods > 1'000'000 || *gpus > 1'000'000) return false;
+    if (!pods || !gpus || *pods <= 0 || *gpus <= 0 || *pods > 1'000'000 || *gpus > 1'000'000)
+      return false;
     out.push_back({static_cast<int32_t>(*pods), static_cast<int32_t>(*gpus)});
   }
   return !out.empty() && out.size() <= 64;
@@ -115,16 +124,19 @@ std::vector<TraceMember> spread(int64_t gpus, int64_t nodes) {
   int64_t base = gpus / nodes, extra = gpus % nodes;
   std::vector<TraceMember> m;
   if (extra > 0) m.push_back({static_cast<int32_t>(extra), static_cast<int32_t>(base + 1)});
-  if (nodes - extra > 0) m.push_back({static_cast<int32_t>(nodes - extra), static_cast<int32_t>(base)});
+  if (nodes - extra > 0)
+    m.push_back({static_cast<int32_t>(nodes - extra), static_cast<int32_t>(base)});
   return m;
 }
 
 bool is_missing(std::string_view s) {
   s = util::trim(s);
-  return s.empty() || s == "None" || s == "null" || s == "NULL" || s == "nan" || s == "NaN" || s == "NA";
+  return s.empty() || s == "None" || s == "null" || s == "NULL" || s == "nan" || s == "NaN" ||
+         s == "NA";
 }
 
-void set_error(TraceError& e, const std::string& file, Position at, std::string message, std::string hint = {}) {
+void set_error(TraceError& e, const std::string& file, Position at, std::string message,
+               std::string hint = {}) {
   e.file = file;
   e.line = at.line;
   e.column = at.column;
@@ -147,7 +159,8 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
   };
   if (r.peek_kind() != JsonReader::Kind::Array) {
     set_error(e, src.name(), r.value_position(), "expected a JSON array of jobs",
-              "a Philly cluster_job_log is a JSON array of objects with jobid, vc, submitted_time and attempts");
+              "a Philly cluster_job_log is a JSON array of objects with jobid, vc, submitted_time "
+              "and attempts");
     return false;
   }
   r.begin_array();
@@ -203,7 +216,8 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
         r.begin_array();
         while (r.next_element()) {
           if (r.peek_kind() != JsonReader::Kind::Object) {
-            set_error(e, src.name(), r.value_position(), "an attempt must be an object with start_time, end_time, detail");
+            set_error(e, src.name(), r.value_position(),
+                      "an attempt must be an object with start_time, end_time, detail");
             return false;
           }
           r.begin_object();
@@ -222,7 +236,8 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
               if (!r.begin_array()) return json_error();
               while (r.next_element()) {
                 if (r.peek_kind() != JsonReader::Kind::Object) {
-                  set_error(e, src.name(), r.value_position(), "a detail entry must be an object with ip and gpus");
+                  set_error(e, src.name(), r.value_position(),
+                            "a detail entry must be an object with ip and gpus");
                   return false;
                 }
                 r.begin_object();
@@ -230,7 +245,8 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
                 while (auto dk = r.next_key()) {
                   if (*dk == "gpus") {
                     if (r.peek_kind() != JsonReader::Kind::Array) {
-                      set_error(e, src.name(), r.value_position(), "gpus must be a list such as [\"gpu0\", \"gpu1\"]");
+                      set_error(e, src.name(), r.value_position(),
+                                "gpus must be a list such as [\"gpu0\", \"gpu1\"]");
                       return false;
                     }
                     r.begin_array();
@@ -277,7 +293,8 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
       continue;
     }
     if (!submit) {
-      out.skip(submit_seen ? "no submitted_time" : "no submitted_time", src.name(), at.line, at.column, jobid);
+      out.skip(submit_seen ? "no submitted_time" : "no submitted_time", src.name(), at.line,
+               at.column, jobid);
       continue;
     }
     if (!any_attempt || last_detail.empty()) {
@@ -285,7 +302,8 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
       continue;
     }
     if (running) {
-      out.skip("still running at the end of the trace (no end_time)", src.name(), at.line, at.column, jobid);
+      out.skip("still running at the end of the trace (no end_time)", src.name(), at.line,
+               at.column, jobid);
       continue;
     }
     // One pod per machine; machines with the same GPU count form one member.
@@ -321,8 +339,8 @@ struct Columns {
   }
 };
 
-bool number_field(const std::vector<std::string>& f, int col, const CsvReader& csv, const std::string& file,
-                  const char* what, TraceError& e, double& v) {
+bool number_field(const std::vector<std::string>& f, int col, const CsvReader& csv,
+                  const std::string& file, const char* what, TraceError& e, double& v) {
   auto x = util::parse_double(util::trim(f[static_cast<size_t>(col)]));
   if (!x || !std::isfinite(*x)) {
     set_error(e, file, {csv.line(), csv.column(static_cast<size_t>(col))},
@@ -346,23 +364,29 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
       set_error(e, src.name(), csv.error_position(), csv.error());
       return false;
     }
-    set_error(e, src.name(), {1, 1}, "the file is empty", "expected Helios' cluster_log.csv with a header line");
+    set_error(e, src.name(), {1, 1}, "the file is empty",
+              "expected Helios' cluster_log.csv with a header line");
     return false;
   }
   Columns cols;
   for (size_t i = 0; i < f.size(); ++i) cols.index[std::string(util::trim(f[i]))] = i;
   const int c_id = cols.find("job_id"), c_vc = cols.find("vc"), c_gpu = cols.find("gpu_num"),
-            c_node = cols.find("node_num"), c_submit = cols.find("submit_time"), c_start = cols.find("start_time"),
-            c_end = cols.find("end_time"), c_dur = cols.find("duration");
-  for (auto [c, name] : {std::pair{c_id, "job_id"}, {c_vc, "vc"}, {c_gpu, "gpu_num"}, {c_submit, "submit_time"}})
+            c_node = cols.find("node_num"), c_submit = cols.find("submit_time"),
+            c_start = cols.find("start_time"), c_end = cols.find("end_time"),
+            c_dur = cols.find("duration");
+  for (auto [c, name] :
+       {std::pair{c_id, "job_id"}, {c_vc, "vc"}, {c_gpu, "gpu_num"}, {c_submit, "submit_time"}})
     if (c < 0) {
-      set_error(e, src.name(), {csv.line(), 1}, std::string("the header has no ") + name + " column",
-                "Helios' cluster_log.csv header: job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,"
+      set_error(e, src.name(), {csv.line(), 1},
+                std::string("the header has no ") + name + " column",
+                "Helios' cluster_log.csv header: "
+                "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,"
                 "start_time,end_time,duration,queue");
       return false;
     }
   if (c_dur < 0 && (c_start < 0 || c_end < 0)) {
-    set_error(e, src.name(), {csv.line(), 1}, "the header has neither duration nor start_time and end_time",
+    set_error(e, src.name(), {csv.line(), 1},
+              "the header has neither duration nor start_time and end_time",
               "the run time comes from duration, or from end_time - start_time");
     return false;
   }
@@ -383,11 +407,13 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     }
     if (!number_field(f, c_gpu, csv, src.name(), "gpu_num", e, gpus)) return false;
     if (gpus <= 0) {
-      out.skip("CPU-only job (gpu_num 0)", src.name(), line, csv.column(static_cast<size_t>(c_gpu)), id);
+      out.skip("CPU-only job (gpu_num 0)", src.name(), line, csv.column(static_cast<size_t>(c_gpu)),
+               id);
       continue;
     }
     if (gpus > 1e6 || gpus != std::floor(gpus)) {
-      set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_gpu))}, "gpu_num must be a whole number of GPUs");
+      set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_gpu))},
+                "gpu_num must be a whole number of GPUs");
       return false;
     }
     double nodes = 0;
@@ -445,9 +471,10 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
 // ---------------------------------------------------------------------------
 
 const std::vector<std::string>& native_columns() {
-  static const std::vector<std::string> c = {"job_id",         "submit_time",    "duration", "vc",   "members",
-                                             "gpus",           "pods",           "priority", "user", "leaf_cell_type",
-                                             "pinned_cell_id", "lazy_preemption"};
+  static const std::vector<std::string> c = {
+      "job_id",  "submit_time",    "duration",       "vc",
+      "members", "gpus",           "pods",           "priority",
+      "user",    "leaf_cell_type", "pinned_cell_id", "lazy_preemption"};
   return c;
 }
 
@@ -460,20 +487,24 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
       set_error(e, src.name(), csv.error_position(), csv.error());
       return false;
     }
-    set_error(e, src.name(), {1, 1}, "the file is empty", "the first line names the columns, e.g. job_id,submit_time,duration,vc,members");
+    set_error(e, src.name(), {1, 1}, "the file is empty",
+              "the first line names the columns, e.g. job_id,submit_time,duration,vc,members");
     return false;
   }
   Columns cols;
   for (size_t i = 0; i < f.size(); ++i) {
     std::string name(util::trim(f[i]));
-    if (std::find(native_columns().begin(), native_columns().end(), name) == native_columns().end()) {
+    if (std::find(native_columns().begin(), native_columns().end(), name) ==
+        native_columns().end()) {
       std::string guess = util::did_you_mean(name, native_columns());
       set_error(e, src.name(), {csv.line(), csv.column(i)}, "unknown column \"" + name + "\"",
-                guess.empty() ? "known columns: " + util::join(native_columns(), ", ") : "did you mean \"" + guess + "\"?");
+                guess.empty() ? "known columns: " + util::join(native_columns(), ", ")
+                              : "did you mean \"" + guess + "\"?");
       return false;
     }
     if (cols.index.count(name)) {
-      set_error(e, src.name(), {csv.line(), csv.column(i)}, "column \"" + name + "\" appears twice");
+      set_error(e, src.name(), {csv.line(), csv.column(i)},
+                "column \"" + name + "\" appears twice");
       return false;
     }
     cols.index[name] = i;
@@ -489,10 +520,11 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
               "members is PODSxGPUS (e.g. 2x8, or 1x8+1x4); gpus (with pods) is the simple form");
     return false;
   }
-  const int c_id = cols.find("job_id"), c_submit = cols.find("submit_time"), c_dur = cols.find("duration"),
-            c_vc = cols.find("vc"), c_members = cols.find("members"), c_gpus = cols.find("gpus"),
-            c_pods = cols.find("pods"), c_prio = cols.find("priority"), c_type = cols.find("leaf_cell_type"),
-            c_pin = cols.find("pinned_cell_id"), c_lazy = cols.find("lazy_preemption");
+  const int c_id = cols.find("job_id"), c_submit = cols.find("submit_time"),
+            c_dur = cols.find("duration"), c_vc = cols.find("vc"), c_members = cols.find("members"),
+            c_gpus = cols.find("gpus"), c_pods = cols.find("pods"), c_prio = cols.find("priority"),
+            c_type = cols.find("leaf_cell_type"), c_pin = cols.find("pinned_cell_id"),
+            c_lazy = cols.find("lazy_preemption");
   bool dates = false;
   std::vector<TraceMember> members;
   while (csv.next(f)) {
@@ -514,7 +546,8 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     }
     auto submit = parse_time_value(field(c_submit));
     if (!submit) {
-      set_error(e, src.name(), at(c_submit), "submit_time \"" + std::string(field(c_submit)) + "\" is not a time",
+      set_error(e, src.name(), at(c_submit),
+                "submit_time \"" + std::string(field(c_submit)) + "\" is not a time",
                 "seconds (e.g. 3600) or \"YYYY-MM-DD HH:MM:SS\"");
       return false;
     }
@@ -527,7 +560,8 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     dates = is_date;
     auto dur = parse_duration(field(c_dur));
     if (!dur) {
-      set_error(e, src.name(), at(c_dur), "duration \"" + std::string(field(c_dur)) + "\" is not a duration",
+      set_error(e, src.name(), at(c_dur),
+                "duration \"" + std::string(field(c_dur)) + "\" is not a duration",
                 "seconds (e.g. 5400) or with a unit: 90m, 1.5h, 2d");
       return false;
     }
@@ -538,7 +572,8 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     }
     if (c_members >= 0 && !field(c_members).empty()) {
       if (!parse_members(field(c_members), members)) {
-        set_error(e, src.name(), at(c_members), "members \"" + std::string(field(c_members)) + "\" is malformed",
+        set_error(e, src.name(), at(c_members),
+                  "members \"" + std::string(field(c_members)) + "\" is malformed",
                   "PODSxGPUS joined by '+', e.g. 2x8 or 1x8+2x4");
         return false;
       }
@@ -562,7 +597,8 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
         return false;
       }
       if (*g == 0) {
-        out.skip("CPU-only job (0 GPUs)", src.name(), line, csv.column(static_cast<size_t>(c_gpus)), id);
+        out.skip("CPU-only job (0 GPUs)", src.name(), line, csv.column(static_cast<size_t>(c_gpus)),
+                 id);
         continue;
       }
       members = spread(*g, pods);
@@ -575,7 +611,8 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     if (c_prio >= 0 && !field(c_prio).empty()) {
       auto p = util::parse_int(field(c_prio));
       if (!p || *p < -1 || *p > 1000) {
-        set_error(e, src.name(), at(c_prio), "priority \"" + std::string(field(c_prio)) + "\" is out of range",
+        set_error(e, src.name(), at(c_prio),
+                  "priority \"" + std::string(field(c_prio)) + "\" is out of range",
                   "-1 (opportunistic) or 0..1000 (guaranteed)");
         return false;
       }
@@ -620,7 +657,8 @@ struct AliJob {
   bool fractional = false;
 };
 
-bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& opt, Trace& out, TraceError& e) {
+bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& opt, Trace& out,
+             TraceError& e) {
   out.format = "alibaba";
   std::vector<AliJob> jobs;
   std::unordered_map<std::string, size_t> by_name;
@@ -648,7 +686,8 @@ bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& op
       if (!is_missing(f[4])) {
         auto t = util::parse_double(util::trim(f[4]));
         if (!t || !std::isfinite(*t)) {
-          set_error(e, jobs_src.name(), {csv.line(), csv.column(4)}, "start_time \"" + f[4] + "\" is not a number",
+          set_error(e, jobs_src.name(), {csv.line(), csv.column(4)},
+                    "start_time \"" + f[4] + "\" is not a number",
                     "pai_job_table times are seconds");
           return false;
         }
@@ -672,26 +711,32 @@ bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& op
       }
       first = false;
       if (f.size() < 10) {
-        set_error(e, tasks_src.name(), {csv.line(), 1},
-                  "a pai_task_table record has " + std::to_string(f.size()) + " fields, expected 10",
-                  "columns: job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,plan_mem,plan_gpu,gpu_type");
+        set_error(
+            e, tasks_src.name(), {csv.line(), 1},
+            "a pai_task_table record has " + std::to_string(f.size()) + " fields, expected 10",
+            "columns: "
+            "job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,plan_mem,plan_gpu,gpu_"
+            "type");
         return false;
       }
       auto it = by_name.find(std::string(util::trim(f[0])));
       if (it == by_name.end()) {
-        out.skip("task of a job that is not in pai_job_table", tasks_src.name(), csv.line(), 1, f[0]);
+        out.skip("task of a job that is not in pai_job_table", tasks_src.name(), csv.line(), 1,
+                 f[0]);
         continue;
       }
       if (is_missing(f[8])) continue;  // CPU task
       auto plan_gpu = util::parse_double(util::trim(f[8]));
       auto inst = util::parse_double(util::trim(f[2]));
       if (!plan_gpu || !std::isfinite(*plan_gpu) || *plan_gpu < 0) {
-        set_error(e, tasks_src.name(), {csv.line(), csv.column(8)}, "plan_gpu \"" + f[8] + "\" is not a percentage");
+        set_error(e, tasks_src.name(), {csv.line(), csv.column(8)},
+                  "plan_gpu \"" + f[8] + "\" is not a percentage");
         return false;
       }
       if (*plan_gpu == 0) continue;
       if (!inst || !std::isfinite(*inst) || *inst < 1 || *inst > 1e6) {
-        set_error(e, tasks_src.name(), {csv.line(), csv.column(2)}, "inst_num \"" + f[2] + "\" is not an instance count");
+        set_error(e, tasks_src.name(), {csv.line(), csv.column(2)},
+                  "inst_num \"" + f[2] + "\" is not an instance count");
         return false;
       }
       AliJob& j = jobs[it->second];
@@ -702,7 +747,8 @@ bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& op
       if (j.gpu_type.empty()) j.gpu_type = std::string(util::trim(f[9]));
       auto s = util::parse_double(util::trim(f[4]));
       auto t = util::parse_double(util::trim(f[5]));
-      if (s && t && std::isfinite(*s) && std::isfinite(*t) && *t >= *s) j.duration = std::max(j.duration, *t - *s);
+      if (s && t && std::isfinite(*s) && std::isfinite(*t) && *t >= *s)
+        j.duration = std::max(j.duration, *t - *s);
     }
     if (!csv.error().empty()) {
       set_error(e, tasks_src.name(), csv.error_position(), csv.error());
@@ -724,7 +770,8 @@ bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& op
     }
     if (j.fractional) out.note("fractional GPU requests rounded up to whole GPUs");
     // Members with the same GPU count merge, as HiveD does.
-    std::sort(j.members.begin(), j.members.end(), [](const auto& a, const auto& b) { return a.gpus < b.gpus; });
+    std::sort(j.members.begin(), j.members.end(),
+              [](const auto& a, const auto& b) { return a.gpus < b.gpus; });
     std::vector<TraceMember> merged;
     for (const auto& m : j.members) {
       if (!merged.empty() && merged.back().gpus == m.gpus)
@@ -737,7 +784,8 @@ bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& op
     tj.duration = j.duration;
     tj.vc = out.intern_vc(j.user.empty() ? "default" : j.user);
     tj.priority = opt.default_priority;
-    if (!j.gpu_type.empty() && !is_missing(j.gpu_type)) tj.leaf_type = out.intern_leaf_type(j.gpu_type);
+    if (!j.gpu_type.empty() && !is_missing(j.gpu_type))
+      tj.leaf_type = out.intern_leaf_type(j.gpu_type);
     tj.line = j.line;
     out.add(tj, j.name, merged);
   }
@@ -800,13 +848,17 @@ std::string detect_trace_format(const std::vector<std::string>& paths, std::stri
   }
   const std::string& p = paths[0];
   if (util::is_directory(p)) {
-    if (util::is_regular_file(p + "/pai_job_table.csv") || util::is_regular_file(p + "/pai_job_table")) return "alibaba";
+    if (util::is_regular_file(p + "/pai_job_table.csv") ||
+        util::is_regular_file(p + "/pai_job_table"))
+      return "alibaba";
     if (util::is_regular_file(p + "/cluster_log.csv")) return "helios";
-    why_not = "the directory " + p + " holds neither pai_job_table.csv (alibaba) nor cluster_log.csv (helios)";
+    why_not = "the directory " + p +
+              " holds neither pai_job_table.csv (alibaba) nor cluster_log.csv (helios)";
     return "";
   }
   std::string base = basename(p);
-  if (base.find("pai_job_table") != std::string::npos || base.find("pai_task_table") != std::string::npos)
+  if (base.find("pai_job_table") != std::string::npos ||
+      base.find("pai_task_table") != std::string::npos)
     return "alibaba";
   std::FILE* fp = std::fopen(p.c_str(), "rb");
   if (!fp) {
@@ -824,7 +876,8 @@ std::string detect_trace_format(const std::vector<std::string>& paths, std::stri
   std::string_view line;
   while (i < head.size()) {
     size_t e = head.find('\n', i);
-    std::string_view l = head.substr(i, e == std::string_view::npos ? std::string_view::npos : e - i);
+    std::string_view l =
+        head.substr(i, e == std::string_view::npos ? std::string_view::npos : e - i);
     i = e == std::string_view::npos ? head.size() : e + 1;
     if (!l.empty() && l[0] != '#' && !util::trim(l).empty()) {
       line = l;
@@ -832,13 +885,15 @@ std::string detect_trace_format(const std::vector<std::string>& paths, std::stri
     }
   }
   if (line.find("gpu_num") != std::string_view::npos) return "helios";
-  if (line.find("job_id") != std::string_view::npos && line.find("submit_time") != std::string_view::npos)
+  if (line.find("job_id") != std::string_view::npos &&
+      line.find("submit_time") != std::string_view::npos)
     return "csv";
   why_not = "cannot tell the format of " + p + " from its content";
   return "";
 }
 
-bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, Trace& out, TraceError& e) {
+bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, Trace& out,
+                TraceError& e) {
   std::string why;
   std::string format = opt.format.empty() ? detect_trace_format(paths, why) : opt.format;
   if (format.empty()) {
@@ -870,7 +925,9 @@ bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, 
     if (!alibaba_files(paths, jobs, tasks)) {
       e.file = paths.empty() ? "" : paths[0];
       e.message = "the alibaba format needs pai_job_table.csv and pai_task_table.csv";
-      e.hint = "give both files (--trace pai_job_table.csv --trace pai_task_table.csv) or their directory";
+      e.hint =
+          "give both files (--trace pai_job_table.csv --trace pai_task_table.csv) or their "
+          "directory";
       return false;
     }
     std::unique_ptr<ByteSource> js, ts;
@@ -907,26 +964,29 @@ bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, 
   return ok && finish(out, opt);
 }
 
-bool read_philly(std::string_view text, const std::string& name, const TraceOptions& opt, Trace& out, TraceError& e) {
+bool read_philly(std::string_view text, const std::string& name, const TraceOptions& opt,
+                 Trace& out, TraceError& e) {
   out = Trace();
   ByteSource src(text, name);
   return philly(src, opt, out, e) && finish(out, opt);
 }
 
-bool read_helios(std::string_view text, const std::string& name, const TraceOptions& opt, Trace& out, TraceError& e) {
+bool read_helios(std::string_view text, const std::string& name, const TraceOptions& opt,
+                 Trace& out, TraceError& e) {
   out = Trace();
   ByteSource src(text, name);
   return helios(src, opt, out, e) && finish(out, opt);
 }
 
-bool read_native_csv(std::string_view text, const std::string& name, const TraceOptions& opt, Trace& out,
-                     TraceError& e) {
+bool read_native_csv(std::string_view text, const std::string& name, const TraceOptions& opt,
+                     Trace& out, TraceError& e) {
   out = Trace();
   ByteSource src(text, name);
   return native(src, opt, out, e) && finish(out, opt);
 }
 
-bool read_alibaba(std::string_view jobs, std::string_view tasks, const TraceOptions& opt, Trace& out, TraceError& e) {
+bool read_alibaba(std::string_view jobs, std::string_view tasks, const TraceOptions& opt,
+                  Trace& out, TraceError& e) {
   out = Trace();
   ByteSource js(jobs, "pai_job_table.csv"), ts(tasks, "pai_task_table.csv");
   return alibaba(js, ts, opt, out, e) && finish(out, opt);
@@ -972,8 +1032,10 @@ std::string json_string(std::string_view s) {
 
 std::string write_native_csv(const Trace& t) {
   std::string out =
-      "# paictl simulate trace (native CSV): times and durations in seconds; members are PODSxGPUS\n"
-      "job_id,submit_time,duration,vc,members,priority,leaf_cell_type,pinned_cell_id,lazy_preemption\n";
+      "# paictl simulate trace (native CSV): times and durations in seconds; members are "
+      "PODSxGPUS\n"
+      "job_id,submit_time,duration,vc,members,priority,leaf_cell_type,pinned_cell_id,lazy_"
+      "preemption\n";
   for (const TraceJob& j : t.jobs) {
     out += csv_field(t.id(j));
     out += ',';
@@ -1005,8 +1067,8 @@ std::string write_philly_json(const Trace& t) {
     std::string end = format_timestamp(t.origin + j.submit + j.duration);
     out += "{\"status\": \"Pass\", \"vc\": " + json_string(t.vc_names[static_cast<size_t>(j.vc)]) +
            ", \"jobid\": " + json_string(t.id(j)) + ", \"submitted_time\": \"" + submit +
-           "\", \"user\": \"generated\", \"attempts\": [{\"start_time\": \"" + submit + "\", \"end_time\": \"" + end +
-           "\", \"detail\": [";
+           "\", \"user\": \"generated\", \"attempts\": [{\"start_time\": \"" + submit +
+           "\", \"end_time\": \"" + end + "\", \"detail\": [";
     int machine = 0;
     bool first = true;
     for (const auto& m : t.members(j))
@@ -1014,7 +1076,8 @@ std::string write_philly_json(const Trace& t) {
         out += first ? "" : ", ";
         first = false;
         out += "{\"ip\": \"m" + std::to_string(++machine) + "\", \"gpus\": [";
-        for (int32_t g = 0; g < m.gpus; ++g) out += (g ? ", \"gpu" : "\"gpu") + std::to_string(g) + "\"";
+        for (int32_t g = 0; g < m.gpus; ++g)
+          out += (g ? ", \"gpu" : "\"gpu") + std::to_string(g) + "\"";
         out += "]}";
       }
     out += "]}]}";

@@ -26,17 +26,17 @@ struct TraceMember {
 };
 
 struct TraceJob {
-  double submit = 0;    // seconds since the trace's first submission
-  double duration = 0;  // run time in seconds
-  uint32_t id = 0;      // index into Trace::id_offsets
-  int32_t vc = -1;      // index into Trace::vc_names
+  double submit = 0;       // seconds since the trace's first submission
+  double duration = 0;     // run time in seconds
+  uint32_t id = 0;         // index into Trace::id_offsets
+  int32_t vc = -1;         // index into Trace::vc_names
   int32_t leaf_type = -1;  // index into Trace::leaf_type_names; -1 = any type
   int32_t pinned = -1;     // index into Trace::pinned_names
   int32_t priority = 0;
-  int32_t pods = 0;  // first member
-  int32_t gpus = 0;  // first member, per pod
-  int32_t more = -1; // index into Trace::extra_members, -1 when one member
-  uint32_t line = 0; // where the job starts in its file
+  int32_t pods = 0;   // first member
+  int32_t gpus = 0;   // first member, per pod
+  int32_t more = -1;  // index into Trace::extra_members, -1 when one member
+  uint32_t line = 0;  // where the job starts in its file
   uint8_t flags = 0;
   static constexpr uint8_t kLazy = 1;
   static constexpr uint8_t kPrioritySet = 2;
@@ -57,10 +57,10 @@ struct Trace {
   std::vector<std::vector<TraceMember>> extra_members;
   double origin = 0;  // absolute time (epoch seconds) of submit 0, when the format has dates
   bool has_dates = false;
-  int64_t records = 0;                       // records read, used or not
-  std::map<std::string, int64_t> skipped;    // reason -> records left out
-  std::map<std::string, int64_t> notes;      // reason -> records changed (e.g. rounded GPUs)
-  std::vector<TraceIssue> examples;          // first few skipped records, per reason
+  int64_t records = 0;                     // records read, used or not
+  std::map<std::string, int64_t> skipped;  // reason -> records left out
+  std::map<std::string, int64_t> notes;    // reason -> records changed (e.g. rounded GPUs)
+  std::vector<TraceIssue> examples;        // first few skipped records, per reason
 
   std::string_view id(const TraceJob& j) const;
   std::vector<TraceMember> members(const TraceJob& j) const;
@@ -91,23 +91,28 @@ struct TraceError {
 };
 
 struct TraceOptions {
-  std::string format;         // "" = detect
+  std::string format;  // "" = detect
   int32_t default_priority = 100;
-  int64_t limit = 0;          // keep at most this many jobs (0 = all), in submission order
+  int64_t limit = 0;  // keep at most this many jobs (0 = all), in submission order
 };
 
 // Reads a trace: one file, or for alibaba two files or a directory. Returns
 // false and fills `error` on malformed input or a file that cannot be read.
-bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, Trace& out, TraceError& error);
+bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, Trace& out,
+                TraceError& error);
 
 // The format of `paths` from names and content ("" when unknown).
 std::string detect_trace_format(const std::vector<std::string>& paths, std::string& why_not);
 
 // Readers over an in-memory text (tests and fuzzing).
-bool read_philly(std::string_view text, const std::string& name, const TraceOptions& opt, Trace& out, TraceError& e);
-bool read_helios(std::string_view text, const std::string& name, const TraceOptions& opt, Trace& out, TraceError& e);
-bool read_native_csv(std::string_view text, const std::string& name, const TraceOptions& opt, Trace& out, TraceError& e);
-bool read_alibaba(std::string_view jobs, std::string_view tasks, const TraceOptions& opt, Trace& out, TraceError& e);
+bool read_philly(std::string_view text, const std::string& name, const TraceOptions& opt,
+                 Trace& out, TraceError& e);
+bool read_helios(std::string_view text, const std::string& name, const TraceOptions& opt,
+                 Trace& out, TraceError& e);
+bool read_native_csv(std::string_view text, const std::string& name, const TraceOptions& opt,
+                     Trace& out, TraceError& e);
+bool read_alibaba(std::string_view jobs, std::string_view tasks, const TraceOptions& opt,
+                  Trace& out, TraceError& e);
 
 // Writes the native CSV format (the generator's output, and a conversion target).
 std::string write_native_csv(const Trace& t);

@@ -49,7 +49,8 @@ std::vector<std::vector<int>> example_binding(const Plan& plan) {
             int64_t j = take(l);
             if (j < 0) break;
             int64_t size = c.leaves_per_cell[l];
-            for (int64_t x = j * size; x < (j + 1) * size && x < static_cast<int64_t>(leaf_pos.size()); ++x) {
+            for (int64_t x = j * size;
+                 x < (j + 1) * size && x < static_cast<int64_t>(leaf_pos.size()); ++x) {
               auto [h, i] = leaf_pos[static_cast<size_t>(x)];
               out[h][i] = static_cast<int>(v);
             }
@@ -67,11 +68,16 @@ const char* kPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
 std::string esc(std::string_view s) {
   std::string o;
   for (char c : s) {
-    if (c == '&') o += "&amp;";
-    else if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '"') o += "&quot;";
-    else o += c;
+    if (c == '&')
+      o += "&amp;";
+    else if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '"')
+      o += "&quot;";
+    else
+      o += c;
   }
   return o;
 }
@@ -85,19 +91,21 @@ std::string color_of(const Plan& plan, int vc) {
 struct Svg {
   std::string body;
   int width = 0, height = 0;
-  void rect(int x, int y, int w, int h, const std::string& fill, const std::string& stroke, int rx = 3,
-            const std::string& title = {}) {
-    body += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" width=\"" + std::to_string(w) +
-            "\" height=\"" + std::to_string(h) + "\" rx=\"" + std::to_string(rx) + "\" fill=\"" + fill +
-            "\" stroke=\"" + stroke + "\"";
-    if (title.empty()) body += "/>\n";
-    else body += "><title>" + esc(title) + "</title></rect>\n";
+  void rect(int x, int y, int w, int h, const std::string& fill, const std::string& stroke,
+            int rx = 3, const std::string& title = {}) {
+    body += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" width=\"" +
+            std::to_string(w) + "\" height=\"" + std::to_string(h) + "\" rx=\"" +
+            std::to_string(rx) + "\" fill=\"" + fill + "\" stroke=\"" + stroke + "\"";
+    if (title.empty())
+      body += "/>\n";
+    else
+      body += "><title>" + esc(title) + "</title></rect>\n";
     width = std::max(width, x + w);
     height = std::max(height, y + h);
   }
   void text(int x, int y, const std::string& t, int size = 11, const std::string& extra = {}) {
-    body += "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" font-size=\"" + std::to_string(size) +
-            "\"" + extra + ">" + esc(t) + "</text>\n";
+    body += "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" font-size=\"" +
+            std::to_string(size) + "\"" + extra + ">" + esc(t) + "</text>\n";
     width = std::max(width, x + static_cast<int>(t.size()) * size * 6 / 10);
     height = std::max(height, y + 4);
   }
@@ -110,23 +118,29 @@ int cell_width(const Hierarchy& h, int level) {
   if (level < 0) return kLeaf;
   return h.levels[static_cast<size_t>(level)].children * (cell_width(h, level - 1) + kPad) + kPad;
 }
-int cell_height(int level) { return level < 0 ? kLeaf : cell_height(level - 1) + 2 * kPad; }
+int cell_height(int level) {
+  return level < 0 ? kLeaf : cell_height(level - 1) + 2 * kPad;
+}
 
-void draw_cell(Svg& svg, const Plan& plan, const Sku& s, const PlannedHost& ph, const std::vector<int>& vcs, int level,
-               size_t& next, int x, int y) {
+void draw_cell(Svg& svg, const Plan& plan, const Sku& s, const PlannedHost& ph,
+               const std::vector<int>& vcs, int level, size_t& next, int x, int y) {
   if (level < 0) {
     int vc = next < vcs.size() ? vcs[next] : -1;
-    int gpu = next < ph.hierarchy.leaf_order.size() ? ph.hierarchy.leaf_order[next] : static_cast<int>(next);
-    std::string title = s.leaf_type + " " + std::to_string(gpu) + (vc >= 0 ? " -> VC " + plan.vcs[static_cast<size_t>(vc)].name : "");
+    int gpu = next < ph.hierarchy.leaf_order.size() ? ph.hierarchy.leaf_order[next]
+                                                    : static_cast<int>(next);
+    std::string title = s.leaf_type + " " + std::to_string(gpu) +
+                        (vc >= 0 ? " -> VC " + plan.vcs[static_cast<size_t>(vc)].name : "");
     svg.rect(x, y, kLeaf, kLeaf, color_of(plan, vc), "#333333", 2, title);
     if (s.has_gpu)
-      svg.text(x + (gpu >= 10 ? 1 : 4), y + 11, std::to_string(gpu), 9, " fill=\"#ffffff\" pointer-events=\"none\"");
+      svg.text(x + (gpu >= 10 ? 1 : 4), y + 11, std::to_string(gpu), 9,
+               " fill=\"#ffffff\" pointer-events=\"none\"");
     ++next;
     return;
   }
   const HierarchyLevel& l = s.hierarchy.levels[static_cast<size_t>(level)];
   int w = cell_width(s.hierarchy, level), hgt = cell_height(level);
-  svg.rect(x, y, w, hgt, "none", "#999999", 3, s.level_types[static_cast<size_t>(level)] + ": " + l.reason);
+  svg.rect(x, y, w, hgt, "none", "#999999", 3,
+           s.level_types[static_cast<size_t>(level)] + ": " + l.reason);
   int cx = x + kPad;
   for (int k = 0; k < l.children; ++k) {
     draw_cell(svg, plan, s, ph, vcs, level - 1, next, cx, y + kPad);
@@ -151,7 +165,8 @@ void draw_node(Svg& svg, const Plan& plan, size_t host, const std::vector<int>& 
   const PlannedHost& ph = plan.hosts[host];
   const Sku& s = plan.skus[static_cast<size_t>(ph.sku)];
   auto [w, h] = node_size(s);
-  svg.rect(x, y, w, h, "#f7f7f7", "#555555", 4, ph.facts.hostname + " (" + ph.facts.hostip + "), " + s.level_types.back());
+  svg.rect(x, y, w, h, "#f7f7f7", "#555555", 4,
+           ph.facts.hostname + " (" + ph.facts.hostip + "), " + s.level_types.back());
   std::string name = ph.facts.hostname;
   if (name.size() > 18) {
     name.resize(17);
@@ -161,7 +176,8 @@ void draw_node(Svg& svg, const Plan& plan, size_t host, const std::vector<int>& 
   if (!s.has_gpu) {
     for (int i = 0; i < s.leaves; ++i) {
       int vc = static_cast<size_t>(i) < vcs.size() ? vcs[static_cast<size_t>(i)] : -1;
-      svg.rect(x + kPad + (i % 16) * 7, y + 16 + kPad + (i / 16) * 7, 6, 6, color_of(plan, vc), "#777777", 1);
+      svg.rect(x + kPad + (i % 16) * 7, y + 16 + kPad + (i / 16) * 7, 6, 6, color_of(plan, vc),
+               "#777777", 1);
     }
     return;
   }
@@ -180,8 +196,8 @@ std::string render_svg(const Plan& plan) {
   const auto binding = example_binding(plan);
   Svg svg;
   int y = 30;
-  svg.text(10, 20, "paictl plan: chains, racks, nodes, cells and GPUs, coloured by virtual cluster", 14,
-           " font-weight=\"bold\"");
+  svg.text(10, 20, "paictl plan: chains, racks, nodes, cells and GPUs, coloured by virtual cluster",
+           14, " font-weight=\"bold\"");
   // Legend.
   int lx = 10;
   y = 36;
@@ -189,10 +205,14 @@ std::string render_svg(const Plan& plan) {
     // GPUs and CPU cells are counted apart: "research (27 GPUs, 36 CPUs)".
     int64_t gpus = 0, cpus = 0;
     for (const auto& c : plan.vcs[v].chains)
-      (plan.skus[static_cast<size_t>(plan.chains[static_cast<size_t>(c.chain)].sku)].has_gpu ? gpus : cpus) += c.leaves;
+      (plan.skus[static_cast<size_t>(plan.chains[static_cast<size_t>(c.chain)].sku)].has_gpu
+           ? gpus
+           : cpus) += c.leaves;
     std::string amount;
     if (gpus) amount = std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs");
-    if (cpus) amount += (amount.empty() ? "" : ", ") + std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs");
+    if (cpus)
+      amount +=
+          (amount.empty() ? "" : ", ") + std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs");
     std::string label = plan.vcs[v].name + " (" + (amount.empty() ? "nothing" : amount) + ")";
     svg.rect(lx, y, 12, 12, color_of(plan, static_cast<int>(v)), "#333333", 2);
     svg.text(lx + 16, y + 10, label, 11);
@@ -203,15 +223,18 @@ std::string render_svg(const Plan& plan) {
   for (const auto& c : plan.chains) {
     const Sku& s = plan.skus[static_cast<size_t>(c.sku)];
     bool rack = c.types.front() != s.level_types.back();
-    svg.text(10, y + 12, "chain " + c.name + "  (SKU " + s.name + ", " + std::to_string(c.leaves()) + " " +
-                             s.leaf_type + ")", 12, " font-weight=\"bold\"");
+    svg.text(10, y + 12,
+             "chain " + c.name + "  (SKU " + s.name + ", " + std::to_string(c.leaves()) + " " +
+                 s.leaf_type + ")",
+             12, " font-weight=\"bold\"");
     y += 20;
     auto [nw, nh] = node_size(s);
     if (rack) {
       int x = 10;
       int row_h = 0;
       for (const auto& cell : c.cells) {
-        int per_row = std::max(1, std::min(static_cast<int>(cell.hosts.size()), (kMaxRow - 20) / (nw + 6)));
+        int per_row =
+            std::max(1, std::min(static_cast<int>(cell.hosts.size()), (kMaxRow - 20) / (nw + 6)));
         int rows = (static_cast<int>(cell.hosts.size()) + per_row - 1) / per_row;
         int rw = per_row * (nw + 6) + 10, rh = rows * (nh + 6) + 24;
         if (x + rw > kMaxRow && x > 10) {
@@ -237,15 +260,21 @@ std::string render_svg(const Plan& plan) {
         int ny = y + static_cast<int>(k / static_cast<size_t>(per_row)) * (nh + 6);
         draw_node(svg, plan, c.cells[k].hosts.front(), binding[c.cells[k].hosts.front()], nx, ny);
       }
-      y += static_cast<int>((c.cells.size() + static_cast<size_t>(per_row) - 1) / static_cast<size_t>(per_row)) * (nh + 6) + 16;
+      y += static_cast<int>((c.cells.size() + static_cast<size_t>(per_row) - 1) /
+                            static_cast<size_t>(per_row)) *
+               (nh + 6) +
+           16;
     }
   }
   svg.text(10, y + 12,
-           "Colours show one binding an empty cluster gets (VCs in order, largest cells first); HiveD binds virtual "
+           "Colours show one binding an empty cluster gets (VCs in order, largest cells first); "
+           "HiveD binds virtual "
            "cells when jobs run.",
            10, " fill=\"#555555\"");
-  std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(svg.width + 10) +
-                    "\" height=\"" + std::to_string(svg.height + 10) + "\" font-family=\"Helvetica, Arial, sans-serif\">\n";
+  std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    std::to_string(svg.width + 10) + "\" height=\"" +
+                    std::to_string(svg.height + 10) +
+                    "\" font-family=\"Helvetica, Arial, sans-serif\">\n";
   out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n" + svg.body + "</svg>\n";
   return out;
 }

@@ -36,22 +36,33 @@ struct Dist {
 
 const char* kind_of_rank(int rank) {
   switch (rank) {
-    case 1: return "NVLINK";
-    case 2: return "SWITCH";
-    case 3: return "PCIE";
-    case 4: return "HOSTBRIDGE";
-    case 5: return "NUMA";
-    default: return "GROUP";
+    case 1:
+      return "NVLINK";
+    case 2:
+      return "SWITCH";
+    case 3:
+      return "PCIE";
+    case 4:
+      return "HOSTBRIDGE";
+    case 5:
+      return "NUMA";
+    default:
+      return "GROUP";
   }
 }
 
 const char* link_words(int rank) {
   switch (rank) {
-    case 2: return "one PCIe switch (PIX/PSB)";
-    case 3: return "PCIe switches below one host bridge (PXB)";
-    case 4: return "one PCIe host bridge (PHB)";
-    case 5: return "one NUMA node (NODE)";
-    default: return "the system interconnect (SYS)";
+    case 2:
+      return "one PCIe switch (PIX/PSB)";
+    case 3:
+      return "PCIe switches below one host bridge (PXB)";
+    case 4:
+      return "one PCIe host bridge (PHB)";
+    case 5:
+      return "one NUMA node (NODE)";
+    default:
+      return "the system interconnect (SYS)";
   }
 }
 
@@ -63,7 +74,8 @@ Hierarchy derive_hierarchy(const HostFacts& host) {
     for (const auto& g : host.gpus) h.leaf_order.push_back(g.index);
     h.gpus = static_cast<int>(h.leaf_order.size());
     h.node_children = h.gpus;
-    if (h.gpus > 1) h.notes.push_back("no topology matrix (topo.txt), so the node is one flat cell of GPUs");
+    if (h.gpus > 1)
+      h.notes.push_back("no topology matrix (topo.txt), so the node is one flat cell of GPUs");
     return h;
   }
   const TopoMatrix& m = *host.topo;
@@ -78,8 +90,8 @@ Hierarchy derive_hierarchy(const HostFacts& host) {
     // No machine has that many GPUs under one OS; keep the work bounded on odd input.
     for (size_t p : gpu) h.leaf_order.push_back(m.devices[p].index);
     h.node_children = g;
-    h.notes.push_back(std::to_string(g) + " GPUs in one matrix is more than " + std::to_string(kMaxGroupedGpus) +
-                      ", so the node is one flat cell");
+    h.notes.push_back(std::to_string(g) + " GPUs in one matrix is more than " +
+                      std::to_string(kMaxGroupedGpus) + ", so the node is one flat cell");
     return h;
   }
 
@@ -104,7 +116,8 @@ Hierarchy derive_hierarchy(const HostFacts& host) {
     const CpuInfo& c = *host.cpu;
     for (int i = 0; i < g; ++i) {
       if (numa[i] < 0) continue;
-      if (c.sockets == 1) socket[i] = 0;
+      if (c.sockets == 1)
+        socket[i] = 0;
       else if (real_numa && c.numa_nodes >= c.sockets && c.numa_nodes % c.sockets == 0)
         socket[i] = numa[i] / (c.numa_nodes / c.sockets);
     }
@@ -115,7 +128,8 @@ Hierarchy derive_hierarchy(const HostFacts& host) {
     const Link& y = m.link(b, a);
     if (x.kind == LinkKind::Unknown) return y;
     if (y.kind == LinkKind::Unknown) return x;
-    if (link_rank(y.kind) < link_rank(x.kind) || (y.kind == x.kind && y.nvlinks > x.nvlinks)) return y;
+    if (link_rank(y.kind) < link_rank(x.kind) || (y.kind == x.kind && y.nvlinks > x.nvlinks))
+      return y;
     return x;
   };
   std::vector<std::vector<Dist>> dist(g, std::vector<Dist>(g));
@@ -129,7 +143,8 @@ Hierarchy derive_hierarchy(const HostFacts& host) {
         d.nv = -l.nvlinks;
         int best = 0;
         for (size_t n : nic) {
-          int r = std::max(link_rank(link_between(gpu[a], n).kind), link_rank(link_between(gpu[b], n).kind));
+          int r = std::max(link_rank(link_between(gpu[a], n).kind),
+                           link_rank(link_between(gpu[b], n).kind));
           if (best == 0 || r < best) best = r;
         }
         d.shared = best;
@@ -184,7 +199,8 @@ Hierarchy derive_hierarchy(const HostFacts& host) {
     for (const auto& cl : c.clusters) uniform &= cl.size() == size;
     if (!uniform) {
       std::string sizes;
-      for (const auto& cl : c.clusters) sizes += (sizes.empty() ? "" : "+") + std::to_string(cl.size());
+      for (const auto& cl : c.clusters)
+        sizes += (sizes.empty() ? "" : "+") + std::to_string(cl.size());
       h.notes.push_back("GPUs group as " + sizes +
                         " at one level; HiveD needs equal groups, so that level is left out");
       continue;
@@ -210,8 +226,11 @@ Hierarchy derive_hierarchy(const HostFacts& host) {
       if (k >= 0 && std::find(v.begin(), v.end(), k) == v.end()) v.push_back(k);
     return v.size();
   };
-  // The PCIe closeness of a pair: its link, or for NVLink peers the path they share to a NIC (0: unknown).
-  auto pcie = [&](int a, int b) { return dist[a][b].link == 1 ? dist[a][b].shared : dist[a][b].link; };
+  // The PCIe closeness of a pair: its link, or for NVLink peers the path they share to a NIC (0:
+  // unknown).
+  auto pcie = [&](int a, int b) {
+    return dist[a][b].link == 1 ? dist[a][b].shared : dist[a][b].link;
+  };
   int prev = 1;
   for (size_t ki = 0; ki < kept.size(); ++ki) {
     const Candidate& c = kept[ki];
@@ -262,8 +281,8 @@ Hierarchy derive_hierarchy(const HostFacts& host) {
       lvl.reason = "GPUs joined by NVLink";
     } else if (any_out && in_pcie > 0 && in_pcie < out_pcie) {
       lvl.kind = kind_of_rank(in_pcie);
-      lvl.reason = std::string(in_nv ? "NVLink peers that also share " : "GPUs on ") + link_words(in_pcie) +
-                   (in_nv ? " towards a NIC" : "");
+      lvl.reason = std::string(in_nv ? "NVLink peers that also share " : "GPUs on ") +
+                   link_words(in_pcie) + (in_nv ? " towards a NIC" : "");
     } else if (any_out && in_numa < out_numa && in_numa <= 1) {
       lvl.kind = in_numa == 0 ? "NUMA" : "SOCKET";
       lvl.reason = in_numa == 0 ? "GPUs of one NUMA node" : "GPUs of one CPU socket";

@@ -73,14 +73,15 @@ void add(diag::List& out, std::string code, Severity sev, std::string file, std:
 }
 
 // Reads `name` in `dir` when it exists; false when absent, error when unreadable.
-bool read_optional(const std::string& dir, const std::string& name, std::string& content, diag::List& out,
-                   std::vector<std::string>* files) {
+bool read_optional(const std::string& dir, const std::string& name, std::string& content,
+                   diag::List& out, std::vector<std::string>* files) {
   std::string p = join_path(dir, name);
   std::error_code ec;
   if (!fs::exists(p, ec)) return false;
   util::ReadResult r = util::read_file(p, 16u << 20);
   if (!r.ok) {
-    add(out, "P001", Severity::Error, p, "cannot read " + p + ": " + r.error, "check the file and its permissions");
+    add(out, "P001", Severity::Error, p, "cannot read " + p + ": " + r.error,
+        "check the file and its permissions");
     return false;
   }
   if (files) files->push_back(p);
@@ -112,11 +113,12 @@ void append_capped(diag::List& out, const diag::List& found, const std::string& 
         "is it the output of the right command?");
 }
 
-void load_host_yaml(const std::string& path, const std::string& text, HostFacts& h, diag::List& out) {
+void load_host_yaml(const std::string& path, const std::string& text, HostFacts& h,
+                    diag::List& out) {
   yaml::Stream s = yaml::load(text);
   if (s.error) {
-    add(out, "P003", Severity::Error, path, "host.yaml is not valid YAML: " + s.error->message, s.error->hint,
-        s.error->mark.line, s.error->mark.column);
+    add(out, "P003", Severity::Error, path, "host.yaml is not valid YAML: " + s.error->message,
+        s.error->hint, s.error->mark.line, s.error->mark.column);
     return;
   }
   for (const auto& w : s.warnings)
@@ -124,8 +126,10 @@ void load_host_yaml(const std::string& path, const std::string& text, HostFacts&
   if (s.documents.empty() || s.documents[0]->is_null()) return;
   const yaml::Node* root = s.documents[0];
   if (!root->is_mapping()) {
-    add(out, "P003", Severity::Error, path, "host.yaml must be a mapping, found " + root->describe(),
-        "write e.g.\n  hostip: 10.0.1.11\n  rack: r1\n  roles: [worker]", root->mark().line, root->mark().column);
+    add(out, "P003", Severity::Error, path,
+        "host.yaml must be a mapping, found " + root->describe(),
+        "write e.g.\n  hostip: 10.0.1.11\n  rack: r1\n  roles: [worker]", root->mark().line,
+        root->mark().column);
     return;
   }
   static const std::vector<std::string> kKeys = {"hostip", "rack", "roles"};
@@ -134,44 +138,53 @@ void load_host_yaml(const std::string& path, const std::string& text, HostFacts&
     const yaml::Node* v = p.value;
     if (key == "hostip") {
       if (!v->is_scalar() || !util::is_ipv4(v->scalar())) {
-        add(out, "P003", Severity::Error, path, "hostip must be an IPv4 address, found " + v->describe(),
+        add(out, "P003", Severity::Error, path,
+            "hostip must be an IPv4 address, found " + v->describe(),
             "write e.g. hostip: 10.0.1.11", v->mark().line, v->mark().column);
         continue;
       }
       h.hostip = v->scalar();
     } else if (key == "rack") {
       if (!v->is_scalar() || v->scalar().empty()) {
-        add(out, "P003", Severity::Error, path, "rack must be a name, found " + v->describe(), "write e.g. rack: r1",
-            v->mark().line, v->mark().column);
+        add(out, "P003", Severity::Error, path, "rack must be a name, found " + v->describe(),
+            "write e.g. rack: r1", v->mark().line, v->mark().column);
         continue;
       }
       h.rack = v->scalar();
     } else if (key == "roles") {
       std::vector<const yaml::Node*> items;
-      if (v->is_sequence()) items.assign(v->items().begin(), v->items().end());
-      else if (v->is_scalar()) items.push_back(v);
+      if (v->is_sequence())
+        items.assign(v->items().begin(), v->items().end());
+      else if (v->is_scalar())
+        items.push_back(v);
       bool master = false, worker = false, bad = items.empty();
       for (const auto* it : items) {
-        if (it->is_scalar() && it->scalar() == "master") master = true;
-        else if (it->is_scalar() && it->scalar() == "worker") worker = true;
+        if (it->is_scalar() && it->scalar() == "master")
+          master = true;
+        else if (it->is_scalar() && it->scalar() == "worker")
+          worker = true;
         else {
           bad = true;
           add(out, "P003", Severity::Error, path, "unknown role " + it->describe(),
-              "roles is [master] or [worker]; a host is a worker by default", it->mark().line, it->mark().column);
+              "roles is [master] or [worker]; a host is a worker by default", it->mark().line,
+              it->mark().column);
         }
       }
       if (master && worker)
-        add(out, "P003", Severity::Error, path, "a host cannot be both master and worker in OpenPAI",
-            "the master runs the services and no jobs; use roles: [master] or roles: [worker]", v->mark().line,
-            v->mark().column);
-      if (bad && items.empty())
-        add(out, "P003", Severity::Error, path, "roles is empty", "write roles: [master] or roles: [worker]",
+        add(out, "P003", Severity::Error, path,
+            "a host cannot be both master and worker in OpenPAI",
+            "the master runs the services and no jobs; use roles: [master] or roles: [worker]",
             v->mark().line, v->mark().column);
+      if (bad && items.empty())
+        add(out, "P003", Severity::Error, path, "roles is empty",
+            "write roles: [master] or roles: [worker]", v->mark().line, v->mark().column);
       if (master && !worker) h.role = HostRole::Master;
     } else {
       std::string guess = util::did_you_mean(key, kKeys);
-      add(out, "P003", Severity::Warning, path, "unknown key \"" + key + "\" in host.yaml; it is ignored",
-          guess.empty() ? "host.yaml knows hostip, rack and roles" : "did you mean \"" + guess + "\"?",
+      add(out, "P003", Severity::Warning, path,
+          "unknown key \"" + key + "\" in host.yaml; it is ignored",
+          guess.empty() ? "host.yaml knows hostip, rack and roles"
+                        : "did you mean \"" + guess + "\"?",
           p.key->mark().line, p.key->mark().column);
     }
   }
@@ -190,7 +203,8 @@ void reconcile(HostFacts& h, diag::List& out) {
     add(out, "P007", Severity::Warning, h.origin,
         "the GPU list of " + h.hostname + " has " + std::to_string(in_list.size()) +
             " GPUs but the topology matrix has " + std::to_string(in_matrix.size()),
-        "capture both at the same time; the matrix is used for the cell hierarchy, the list for the GPU model");
+        "capture both at the same time; the matrix is used for the cell hierarchy, the list for "
+        "the GPU model");
 }
 
 }  // namespace
@@ -201,7 +215,8 @@ HostFacts load_host_dir(const std::string& dir, const std::string& hostname, dia
   h.hostname = hostname;
   h.origin = dir;
   std::string text;
-  if (read_optional(dir, "host.yaml", text, out, files)) load_host_yaml(join_path(dir, "host.yaml"), text, h, out);
+  if (read_optional(dir, "host.yaml", text, out, files))
+    load_host_yaml(join_path(dir, "host.yaml"), text, h, out);
   if (read_optional(dir, "topo.txt", text, out, files)) {
     auto r = parse_topo_matrix(text, join_path(dir, "topo.txt"));
     append_capped(out, r.diagnostics, join_path(dir, "topo.txt"));
@@ -227,11 +242,13 @@ HostFacts load_host_dir(const std::string& dir, const std::string& hostname, dia
   return h;
 }
 
-void read_host_yaml(const std::string& path, const std::string& text, HostFacts& h, diag::List& out) {
+void read_host_yaml(const std::string& path, const std::string& text, HostFacts& h,
+                    diag::List& out) {
   load_host_yaml(path, text, h, out);
 }
 
-std::optional<HostFacts> load_host_json(const std::string& path, const std::string& text, diag::List& out) {
+std::optional<HostFacts> load_host_json(const std::string& path, const std::string& text,
+                                        diag::List& out) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
@@ -245,8 +262,8 @@ std::optional<HostFacts> load_host_json(const std::string& path, const std::stri
         ++col;
       }
     }
-    add(out, "P005", Severity::Error, path, "facts file is not valid JSON", "collect it again with paictl facts collect",
-        line, col);
+    add(out, "P005", Severity::Error, path, "facts file is not valid JSON",
+        "collect it again with paictl facts collect", line, col);
     return std::nullopt;
   }
   if (!j.is_object()) {
@@ -264,7 +281,8 @@ std::optional<HostFacts> load_host_json(const std::string& path, const std::stri
   };
   std::string schema = str(j, "schema");
   if (schema.empty()) {
-    add(out, "P005", Severity::Warning, path, "facts file has no \"schema\"; reading it as paictl.facts/v1");
+    add(out, "P005", Severity::Warning, path,
+        "facts file has no \"schema\"; reading it as paictl.facts/v1");
   } else if (schema != "paictl.facts/v1") {
     add(out, "P005", Severity::Error, path, "facts schema \"" + schema + "\" is not supported",
         "this paictl reads paictl.facts/v1");
@@ -282,7 +300,8 @@ std::optional<HostFacts> load_host_json(const std::string& path, const std::stri
   if (std::string a = str(j, "address"); util::is_ipv4(a) && a.rfind("127.", 0) != 0) h.hostip = a;
   if (auto it = j.find("ip_addresses"); h.hostip.empty() && it != j.end() && it->is_array()) {
     for (const auto& ip : *it)
-      if (ip.is_string() && util::is_ipv4(ip.get<std::string>()) && ip.get<std::string>().rfind("127.", 0) != 0) {
+      if (ip.is_string() && util::is_ipv4(ip.get<std::string>()) &&
+          ip.get<std::string>().rfind("127.", 0) != 0) {
         h.hostip = ip.get<std::string>();
         break;
       }
@@ -314,17 +333,20 @@ std::optional<HostFacts> load_host_json(const std::string& path, const std::stri
         GpuInfo info;
         auto idx = num(g, "index");
         if (!idx || *idx < 0 || *idx > 65535) {
-          add(out, "P005", Severity::Error, path, "gpus[" + std::to_string(k) + "] has no valid index");
+          add(out, "P005", Severity::Error, path,
+              "gpus[" + std::to_string(k) + "] has no valid index");
           continue;
         }
         info.index = static_cast<int>(*idx);
         info.name = str(g, "name");
-        if (auto m = num(g, "memory_mib"); m && *m >= 0 && *m < 1e9) info.memory_mib = static_cast<int64_t>(*m);
+        if (auto m = num(g, "memory_mib"); m && *m >= 0 && *m < 1e9)
+          info.memory_mib = static_cast<int64_t>(*m);
         info.bus_id = str(g, "bus_id");
         info.uuid = str(g, "uuid");
         h.gpus.push_back(std::move(info));
       }
-      std::sort(h.gpus.begin(), h.gpus.end(), [](const GpuInfo& a, const GpuInfo& b) { return a.index < b.index; });
+      std::sort(h.gpus.begin(), h.gpus.end(),
+                [](const GpuInfo& a, const GpuInfo& b) { return a.index < b.index; });
     }
   }
   if (std::string raw = str(j, "lscpu"); !util::trim(raw).empty()) {
@@ -335,11 +357,15 @@ std::optional<HostFacts> load_host_json(const std::string& path, const std::stri
   if (!h.cpu) {
     if (auto it = j.find("cpu"); it != j.end() && it->is_object()) {
       CpuInfo c;
-      if (auto v = num(*it, "logical"); v && *v > 0 && *v < (1 << 20)) c.logical = static_cast<int>(*v);
+      if (auto v = num(*it, "logical"); v && *v > 0 && *v < (1 << 20))
+        c.logical = static_cast<int>(*v);
       if (auto v = num(*it, "sockets"); v && *v > 0 && *v < 4096) c.sockets = static_cast<int>(*v);
-      if (auto v = num(*it, "cores_per_socket"); v && *v > 0 && *v < (1 << 20)) c.cores_per_socket = static_cast<int>(*v);
-      if (auto v = num(*it, "threads_per_core"); v && *v > 0 && *v < 1024) c.threads_per_core = static_cast<int>(*v);
-      if (auto v = num(*it, "numa_nodes"); v && *v > 0 && *v < 4096) c.numa_nodes = static_cast<int>(*v);
+      if (auto v = num(*it, "cores_per_socket"); v && *v > 0 && *v < (1 << 20))
+        c.cores_per_socket = static_cast<int>(*v);
+      if (auto v = num(*it, "threads_per_core"); v && *v > 0 && *v < 1024)
+        c.threads_per_core = static_cast<int>(*v);
+      if (auto v = num(*it, "numa_nodes"); v && *v > 0 && *v < 4096)
+        c.numa_nodes = static_cast<int>(*v);
       c.architecture = str(*it, "architecture");
       c.model_name = str(*it, "model");
       if (c.logical > 0) h.cpu = std::move(c);
@@ -353,8 +379,10 @@ std::optional<HostFacts> load_host_json(const std::string& path, const std::stri
   if (!h.mem) {
     if (auto it = j.find("memory"); it != j.end() && it->is_object()) {
       MemInfo m;
-      if (auto v = num(*it, "total_bytes"); v && *v > 0 && *v < 9e18) m.total_bytes = static_cast<int64_t>(*v);
-      if (auto v = num(*it, "available_bytes"); v && *v >= 0 && *v < 9e18) m.available_bytes = static_cast<int64_t>(*v);
+      if (auto v = num(*it, "total_bytes"); v && *v > 0 && *v < 9e18)
+        m.total_bytes = static_cast<int64_t>(*v);
+      if (auto v = num(*it, "available_bytes"); v && *v >= 0 && *v < 9e18)
+        m.available_bytes = static_cast<int64_t>(*v);
       if (m.total_bytes > 0) h.mem = m;
     }
   }
@@ -367,7 +395,8 @@ FactsSet load_facts_dir(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     add(set.diagnostics, "P001", Severity::Error, dir,
-        fs::exists(dir, ec) ? dir + " is not a directory" : "facts directory " + dir + " does not exist",
+        fs::exists(dir, ec) ? dir + " is not a directory"
+                            : "facts directory " + dir + " does not exist",
         "pass a directory with one subdirectory (or one <hostname>.json) per host");
     return set;
   }
@@ -376,8 +405,10 @@ FactsSet load_facts_dir(const std::string& dir) {
     std::string name = it->path().filename().string();
     if (name.empty() || name[0] == '.') continue;
     std::error_code e2;
-    if (it->is_directory(e2)) subdirs.push_back(name);
-    else if (name.size() > 5 && name.substr(name.size() - 5) == ".json") jsons.push_back(name);
+    if (it->is_directory(e2))
+      subdirs.push_back(name);
+    else if (name.size() > 5 && name.substr(name.size() - 5) == ".json")
+      jsons.push_back(name);
   }
   if (ec) {
     add(set.diagnostics, "P001", Severity::Error, dir, "cannot list " + dir + ": " + ec.message());
@@ -399,9 +430,11 @@ FactsSet load_facts_dir(const std::string& dir) {
     std::string stem = name.substr(0, name.size() - 5);
     if (stem != h->hostname)
       add(set.diagnostics, "P005", Severity::Warning, p,
-          "file " + name + " holds the facts of host \"" + h->hostname + "\"; the host is named after its facts");
+          "file " + name + " holds the facts of host \"" + h->hostname +
+              "\"; the host is named after its facts");
     if (by_name.count(h->hostname)) {
-      add(set.diagnostics, "P008", Severity::Error, p, "a second facts file for host \"" + h->hostname + "\"");
+      add(set.diagnostics, "P008", Severity::Error, p,
+          "a second facts file for host \"" + h->hostname + "\"");
       continue;
     }
     by_name[h->hostname] = set.hosts.size();
@@ -432,10 +465,12 @@ FactsSet load_facts_dir(const std::string& dir) {
   }
   if (set.hosts.empty())
     add(set.diagnostics, "P009", Severity::Error, dir, "no host facts in " + dir,
-        "each host is a subdirectory named by its hostname (topo.txt, gpus.csv, lscpu.txt, meminfo, host.yaml) or a "
+        "each host is a subdirectory named by its hostname (topo.txt, gpus.csv, lscpu.txt, "
+        "meminfo, host.yaml) or a "
         "<hostname>.json from paictl facts collect");
-  std::sort(set.hosts.begin(), set.hosts.end(),
-            [](const HostFacts& a, const HostFacts& b) { return natural_less(a.hostname, b.hostname); });
+  std::sort(set.hosts.begin(), set.hosts.end(), [](const HostFacts& a, const HostFacts& b) {
+    return natural_less(a.hostname, b.hostname);
+  });
   return set;
 }
 

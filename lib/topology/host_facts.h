@@ -26,7 +26,7 @@ struct HostFacts {
   std::string hostip;
   std::string rack;  // empty: not known
   HostRole role = HostRole::Worker;
-  std::string origin;   // the directory or JSON file the facts came from
+  std::string origin;    // the directory or JSON file the facts came from
   std::string profile;   // the machine profile, for hosts made from --profile
   std::string sku_name;  // the SKU name the profile gives, e.g. DGX-A100
 
@@ -59,10 +59,12 @@ HostFacts load_host_dir(const std::string& dir, const std::string& hostname, dia
 
 // Reads the text of a host.yaml (hostip, rack, roles) into `h`; problems are
 // diagnostics with the line and column in `path`.
-void read_host_yaml(const std::string& path, const std::string& text, HostFacts& h, diag::List& out);
+void read_host_yaml(const std::string& path, const std::string& text, HostFacts& h,
+                    diag::List& out);
 
 // Reads one `paictl facts collect` JSON document.
-std::optional<HostFacts> load_host_json(const std::string& path, const std::string& text, diag::List& out);
+std::optional<HostFacts> load_host_json(const std::string& path, const std::string& text,
+                                        diag::List& out);
 
 // "gpu-2" < "gpu-10": digit runs compare as numbers.
 bool natural_less(std::string_view a, std::string_view b);

@@ -36,36 +36,48 @@ void apply(const Entry& e, CpuInfo& c, diag::List& d, std::string_view source) {
     auto v = util::parse_int(e.value);
     if (!v || *v < 0 || *v > max) {
       report(d, source, "T133", Severity::Error, e.line, e.value_column,
-             e.key + " is \"" + detail::excerpt(e.value) + "\", expected a number", "capture the output of lscpu");
+             e.key + " is \"" + detail::excerpt(e.value) + "\", expected a number",
+             "capture the output of lscpu");
       return;
     }
     out = static_cast<int>(*v);
   };
   const std::string& k = e.key;
-  if (k == "Architecture") c.architecture = e.value;
-  else if (k == "Vendor ID") c.vendor = e.value;
+  if (k == "Architecture")
+    c.architecture = e.value;
+  else if (k == "Vendor ID")
+    c.vendor = e.value;
   else if (k == "Model name") {
     if (c.model_name.empty()) c.model_name = e.value;  // ARM big.LITTLE prints several
-  } else if (k == "CPU(s)") as_int(c.logical, 1 << 20);
-  else if (k == "Socket(s)") as_int(c.sockets, 4096);
-  else if (k == "Core(s) per socket") as_int(c.cores_per_socket, 1 << 20);
-  else if (k == "Thread(s) per core") as_int(c.threads_per_core, 1024);
-  else if (k == "NUMA node(s)") as_int(c.numa_nodes, kMaxNumaNodes);
-  else if (k == "On-line CPU(s) list") c.online = e.value;
+  } else if (k == "CPU(s)")
+    as_int(c.logical, 1 << 20);
+  else if (k == "Socket(s)")
+    as_int(c.sockets, 4096);
+  else if (k == "Core(s) per socket")
+    as_int(c.cores_per_socket, 1 << 20);
+  else if (k == "Thread(s) per core")
+    as_int(c.threads_per_core, 1024);
+  else if (k == "NUMA node(s)")
+    as_int(c.numa_nodes, kMaxNumaNodes);
+  else if (k == "On-line CPU(s) list")
+    c.online = e.value;
   else if (k.rfind("NUMA node", 0) == 0 && k.size() > 16 && k.substr(k.size() - 7) == " CPU(s)") {
     std::string_view num = std::string_view(k).substr(9, k.size() - 9 - 7);
     auto n = util::parse_int(num);
     if (!n || *n < 0 || *n >= kMaxNumaNodes) {
-      report(d, source, "T133", Severity::Warning, e.line, 1, "\"" + detail::excerpt(k) + "\" names no NUMA node number");
+      report(d, source, "T133", Severity::Warning, e.line, 1,
+             "\"" + detail::excerpt(k) + "\" names no NUMA node number");
       return;
     }
     std::vector<int> cpus;
     if (!e.value.empty() && !parse_cpu_list(e.value, cpus)) {
-      report(d, source, "T133", Severity::Warning, e.line, e.value_column,
-             k + " is \"" + detail::excerpt(e.value) + "\", expected a CPU list such as 0-19,40-59");
+      report(
+          d, source, "T133", Severity::Warning, e.line, e.value_column,
+          k + " is \"" + detail::excerpt(e.value) + "\", expected a CPU list such as 0-19,40-59");
       return;
     }
-    if (c.numa_cpus.size() <= static_cast<size_t>(*n)) c.numa_cpus.resize(static_cast<size_t>(*n) + 1);
+    if (c.numa_cpus.size() <= static_cast<size_t>(*n))
+      c.numa_cpus.resize(static_cast<size_t>(*n) + 1);
     c.numa_cpus[static_cast<size_t>(*n)] = std::move(cpus);
   }
 }
@@ -132,9 +144,10 @@ Parsed<CpuInfo> parse_lscpu(std::string_view text, std::string_view source) {
       size_t colon = t.find(':');
       if (colon == std::string_view::npos) {
         size_t lead = t.find_first_not_of(" \t");
-        report(d, source, "T131", Severity::Warning, line.number, static_cast<uint32_t>(lead + 1),
-               "line \"" + detail::excerpt(util::trim(t)) + "\" is not \"key: value\"; it is ignored",
-               "capture the output of lscpu (not lscpu -e or lscpu -p)");
+        report(
+            d, source, "T131", Severity::Warning, line.number, static_cast<uint32_t>(lead + 1),
+            "line \"" + detail::excerpt(util::trim(t)) + "\" is not \"key: value\"; it is ignored",
+            "capture the output of lscpu (not lscpu -e or lscpu -p)");
         continue;
       }
       Entry e;
@@ -143,7 +156,8 @@ Parsed<CpuInfo> parse_lscpu(std::string_view text, std::string_view source) {
       size_t lead = rest.find_first_not_of(" \t");
       e.value = std::string(util::trim(rest));
       e.line = line.number;
-      e.value_column = static_cast<uint32_t>(colon + 2 + (lead == std::string_view::npos ? 0 : lead));
+      e.value_column =
+          static_cast<uint32_t>(colon + 2 + (lead == std::string_view::npos ? 0 : lead));
       entries.push_back(std::move(e));
     }
   }
@@ -151,15 +165,18 @@ Parsed<CpuInfo> parse_lscpu(std::string_view text, std::string_view source) {
 
   CpuInfo& c = r.value;
   if (c.logical == 0) {
-    report(d, source, "T132", Severity::Error, entries.empty() ? 0 : 1, 0, "lscpu output has no CPU(s) line",
+    report(d, source, "T132", Severity::Error, entries.empty() ? 0 : 1, 0,
+           "lscpu output has no CPU(s) line",
            entries.empty() ? "the text is empty or not lscpu output; capture it with lscpu"
                            : "capture the full output of lscpu");
   }
-  if (c.numa_nodes > 0 && !c.numa_cpus.empty() && static_cast<int>(c.numa_cpus.size()) != c.numa_nodes)
+  if (c.numa_nodes > 0 && !c.numa_cpus.empty() &&
+      static_cast<int>(c.numa_cpus.size()) != c.numa_nodes)
     report(d, source, "T133", Severity::Warning, 0, 0,
            "lscpu says NUMA node(s): " + std::to_string(c.numa_nodes) + " but lists CPUs of " +
                std::to_string(c.numa_cpus.size()) + " nodes");
-  if (c.numa_nodes == 0 && !c.numa_cpus.empty()) c.numa_nodes = static_cast<int>(c.numa_cpus.size());
+  if (c.numa_nodes == 0 && !c.numa_cpus.empty())
+    c.numa_nodes = static_cast<int>(c.numa_cpus.size());
   return r;
 }
 

@@ -42,8 +42,8 @@ std::string_view to_string(LinkKind k);
 
 struct Link {
   LinkKind kind = LinkKind::Unknown;
-  int nvlinks = 0;    // for NVLink: the number of bonded links (NV12 -> 12)
-  std::string text;   // as printed: "NV12", "SOC", "PIX"
+  int nvlinks = 0;   // for NVLink: the number of bonded links (NV12 -> 12)
+  std::string text;  // as printed: "NV12", "SOC", "PIX"
 };
 
 // Closeness of a link: Self 0, NVLink 1, PIX and PSB 2, PXB 3, PHB 4, NODE 5,
@@ -52,7 +52,7 @@ int link_rank(LinkKind k);
 
 struct TopoDevice {
   enum class Kind : uint8_t { Gpu, Nic };
-  std::string label;         // the header label: "GPU0", "NIC3", "mlx5_0"
+  std::string label;  // the header label: "GPU0", "NIC3", "mlx5_0"
   Kind kind = Kind::Gpu;
   int index = -1;            // n of GPUn / NICn; -1 for a NIC named by its driver (mlx5_0)
   std::string nic_name;      // NICs: the name in the NIC legend, or the label (old drivers)
@@ -86,10 +86,10 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
 
 struct GpuInfo {
   int index = -1;
-  std::string name;         // "Tesla V100-SXM2-32GB"
-  int64_t memory_mib = 0;   // memory.total; 0 when [N/A]
-  std::string bus_id;       // "00000000:06:00.0" as printed
-  std::string uuid;         // "GPU-6f6f3d0b-..."
+  std::string name;        // "Tesla V100-SXM2-32GB"
+  int64_t memory_mib = 0;  // memory.total; 0 when [N/A]
+  std::string bus_id;      // "00000000:06:00.0" as printed
+  std::string uuid;        // "GPU-6f6f3d0b-..."
   uint32_t line = 0;
 };
 
@@ -105,13 +105,13 @@ struct CpuInfo {
   std::string architecture;
   std::string vendor;
   std::string model_name;
-  int logical = 0;            // CPU(s)
-  int sockets = 0;            // 0 when unknown
+  int logical = 0;  // CPU(s)
+  int sockets = 0;  // 0 when unknown
   int cores_per_socket = 0;
   int threads_per_core = 0;
   int numa_nodes = 0;
   std::vector<std::vector<int>> numa_cpus;  // [NUMA node] -> CPUs; empty when not printed
-  std::string online;         // "0-95"
+  std::string online;                       // "0-95"
   // The NUMA node of a CPU, or -1.
   int numa_of_cpu(int cpu) const;
 };

@@ -13,11 +13,16 @@ namespace {
 constexpr int64_t kGiB = 1024LL * 1024 * 1024;
 constexpr int64_t kMiB = 1024LL * 1024;
 
-std::string sp(int n) { return std::string(static_cast<size_t>(std::max(n, 0)), ' '); }
-std::string q(std::string_view s) { return util::yaml_scalar(s); }
+std::string sp(int n) {
+  return std::string(static_cast<size_t>(std::max(n, 0)), ' ');
+}
+std::string q(std::string_view s) {
+  return util::yaml_scalar(s);
+}
 
 std::string number(double v) {
-  if (std::fabs(v - std::round(v)) < 1e-9) return std::to_string(static_cast<long long>(std::llround(v)));
+  if (std::fabs(v - std::round(v)) < 1e-9)
+    return std::to_string(static_cast<long long>(std::llround(v)));
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", v);
   return buf;
@@ -26,16 +31,18 @@ std::string number(double v) {
 std::string header(const Plan& plan, const char* what) {
   std::string s = std::string("# ") + what + ", planned by paictl plan";
   if (!plan.inputs.empty()) s += " from " + util::join(plan.inputs, ", ");
-  s += ".\n# Rules (SKUs, cell levels, reserves, VC rounding): docs/plan.md. Check it with: paictl check config DIR\n";
+  s += ".\n# Rules (SKUs, cell levels, reserves, VC rounding): docs/plan.md. Check it with: paictl "
+       "check config DIR\n";
   return s;
 }
 
 // Children of a cell whose GPUs are order[begin, end), at hierarchy level `level`
 // (index into Hierarchy::levels; -1 means the children are leaves).
-void emit_children(std::string& out, int indent, const std::vector<int>& order, size_t begin, size_t end,
-                   const Hierarchy& h, int level) {
+void emit_children(std::string& out, int indent, const std::vector<int>& order, size_t begin,
+                   size_t end, const Hierarchy& h, int level) {
   if (level < 0) {
-    for (size_t i = begin; i < end; ++i) out += sp(indent) + "- cellAddress: " + std::to_string(order[i]) + "\n";
+    for (size_t i = begin; i < end; ++i)
+      out += sp(indent) + "- cellAddress: " + std::to_string(order[i]) + "\n";
     return;
   }
   size_t size = static_cast<size_t>(h.levels[static_cast<size_t>(level)].gpus);
@@ -45,16 +52,19 @@ void emit_children(std::string& out, int indent, const std::vector<int>& order, 
   }
 }
 
-void emit_node(std::string& out, int indent, const Plan& plan, size_t host, const std::string* type) {
+void emit_node(std::string& out, int indent, const Plan& plan, size_t host,
+               const std::string* type) {
   const PlannedHost& ph = plan.hosts[host];
   const Sku& s = plan.skus[static_cast<size_t>(ph.sku)];
   out += sp(indent) + "- ";
   if (type) out += "cellType: " + *type + "\n" + sp(indent + 2);
   out += "cellAddress: " + q(ph.facts.hostname) + "\n";
   const std::vector<int>& order = ph.hierarchy.leaf_order;
-  if (!s.has_gpu || ph.hierarchy.identity_order() || static_cast<int>(order.size()) != s.leaves) return;
+  if (!s.has_gpu || ph.hierarchy.identity_order() || static_cast<int>(order.size()) != s.leaves)
+    return;
   out += sp(indent + 2) + "cellChildren:\n";
-  emit_children(out, indent + 2, order, 0, order.size(), s.hierarchy, static_cast<int>(s.hierarchy.levels.size()) - 1);
+  emit_children(out, indent + 2, order, 0, order.size(), s.hierarchy,
+                static_cast<int>(s.hierarchy.levels.size()) - 1);
 }
 
 }  // namespace
@@ -108,9 +118,11 @@ std::string render_hived(const Plan& plan) {
   std::vector<std::string> leaves_done;
   for (const auto& s : plan.skus) {
     if (s.master || s.leaf_type.empty()) continue;
-    if (std::find(leaves_done.begin(), leaves_done.end(), s.leaf_type) != leaves_done.end()) continue;
+    if (std::find(leaves_done.begin(), leaves_done.end(), s.leaf_type) != leaves_done.end())
+      continue;
     bool used = false;
-    for (const auto& c : plan.chains) used |= plan.skus[static_cast<size_t>(c.sku)].leaf_type == s.leaf_type;
+    for (const auto& c : plan.chains)
+      used |= plan.skus[static_cast<size_t>(c.sku)].leaf_type == s.leaf_type;
     if (!used) continue;
     leaves_done.push_back(s.leaf_type);
     out += "    " + q(s.leaf_type) + ":\n";
@@ -123,8 +135,8 @@ std::string render_hived(const Plan& plan) {
   auto type = [&](const std::string& name, const std::string& child, int64_t n, bool node) {
     if (std::find(types_done.begin(), types_done.end(), name) != types_done.end()) return;
     types_done.push_back(name);
-    out += "    " + q(name) + ":\n      childCellType: " + q(child) + "\n      childCellNumber: " + std::to_string(n) +
-           "\n";
+    out += "    " + q(name) + ":\n      childCellType: " + q(child) +
+           "\n      childCellNumber: " + std::to_string(n) + "\n";
     if (node) out += "      isNodeLevel: true\n";
   };
   for (const auto& c : plan.chains) {
@@ -149,7 +161,8 @@ std::string render_hived(const Plan& plan) {
         emit_node(out, 2, plan, cell.hosts.front(), &c.types.front());
         continue;
       }
-      out += "  - cellType: " + q(c.types.front()) + "\n    cellAddress: " + q(cell.address) + "\n    cellChildren:\n";
+      out += "  - cellType: " + q(c.types.front()) + "\n    cellAddress: " + q(cell.address) +
+             "\n    cellChildren:\n";
       for (size_t h : cell.hosts) emit_node(out, 4, plan, h, nullptr);
     }
   }
@@ -161,7 +174,8 @@ std::string render_hived(const Plan& plan) {
       const Chain& c = plan.chains[static_cast<size_t>(cc.chain)];
       for (size_t l = 0; l < cc.count.size(); ++l)
         if (cc.count[l] > 0)
-          out += "    - cellType: " + q(vc_cell_type(c, l)) + "\n      cellNumber: " + std::to_string(cc.count[l]) + "\n";
+          out += "    - cellType: " + q(vc_cell_type(c, l)) +
+                 "\n      cellNumber: " + std::to_string(cc.count[l]) + "\n";
     }
   }
   return out;
@@ -177,11 +191,14 @@ std::string render_services(const Plan& plan, const std::string& existing) {
     }
     block += "    " + std::string(line) + "\n";
   }
-  while (block.size() >= 2 && block[block.size() - 1] == '\n' && block[block.size() - 2] == '\n') block.pop_back();
+  while (block.size() >= 2 && block[block.size() - 1] == '\n' && block[block.size() - 2] == '\n')
+    block.pop_back();
   const std::string config = "  config: |\n" + block;
   if (existing.empty())
-    return "# The hivedscheduler block of OpenPAI's services-configuration.yaml, planned by paictl plan.\n"
-           "# Merge it into your services-configuration.yaml, or let paictl plan --out DIR update that file.\n"
+    return "# The hivedscheduler block of OpenPAI's services-configuration.yaml, planned by paictl "
+           "plan.\n"
+           "# Merge it into your services-configuration.yaml, or let paictl plan --out DIR update "
+           "that file.\n"
            "hivedscheduler:\n" +
            config;
 
@@ -212,7 +229,8 @@ std::string render_services(const Plan& plan, const std::string& existing) {
   while (end < lines.size() && !top_level_key(lines[end])) ++end;
   // Keep comments and blank lines that precede the next key outside the block.
   size_t block_end = end;
-  while (block_end > start + 1 && (util::trim(lines[block_end - 1]).empty() || lines[block_end - 1][0] == '#'))
+  while (block_end > start + 1 &&
+         (util::trim(lines[block_end - 1]).empty() || lines[block_end - 1][0] == '#'))
     --block_end;
   // Inside the block: find `config:` and its extent (deeper-indented or blank lines).
   std::vector<std::string> keep;
@@ -263,7 +281,8 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
     o["vcore"] = s.vcore;
     o["memory"] = std::to_string(s.mem_bytes / kGiB) + "Gi";
     if (!s.master) {
-      o["reserve"] = {{"cpu", s.reserve_cpu}, {"memory", memory_quantity(s.reserve_memory / kMiB * kMiB)}};
+      o["reserve"] = {{"cpu", s.reserve_cpu},
+                      {"memory", memory_quantity(s.reserve_memory / kMiB * kMiB)}};
       o["leaf_type"] = s.leaf_type;
       o["leaves_per_host"] = s.leaves;
       o["per_leaf"] = {{"cpu", s.cpu_per_leaf}, {"memory", memory_quantity(s.memory_per_leaf)}};
@@ -319,7 +338,8 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
     for (const auto& cc : vc.chains) {
       const Chain& c = plan.chains[static_cast<size_t>(cc.chain)];
       for (size_t l = 0; l < cc.count.size(); ++l)
-        if (cc.count[l] > 0) cells.push_back({{"cellType", vc_cell_type(c, l)}, {"cellNumber", cc.count[l]}});
+        if (cc.count[l] > 0)
+          cells.push_back({{"cellType", vc_cell_type(c, l)}, {"cellNumber", cc.count[l]}});
     }
     o["virtual_cells"] = cells;
     o["explanations"] = vc.explanations;
@@ -331,8 +351,12 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
 
 namespace {
 
-std::string pad(const std::string& s, size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
-std::string rpad(const std::string& s, size_t w) { return s.size() >= w ? s : std::string(w - s.size(), ' ') + s; }
+std::string pad(const std::string& s, size_t w) {
+  return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
+}
+std::string rpad(const std::string& s, size_t w) {
+  return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
+}
 
 struct Table {
   std::vector<std::string> head;
@@ -363,23 +387,28 @@ struct Table {
 }  // namespace
 
 std::string render_table(const Plan& plan, const TableOptions& opt) {
-  auto title = [&](const std::string& t) { return opt.color ? "\x1b[1m" + t + "\x1b[0m\n" : t + "\n"; };
+  auto title = [&](const std::string& t) {
+    return opt.color ? "\x1b[1m" + t + "\x1b[0m\n" : t + "\n";
+  };
   std::string out;
   int workers = 0, excluded = 0, gpus = 0;
   size_t worker_skus = 0;
   for (const auto& h : plan.hosts) {
-    if (h.excluded) ++excluded;
+    if (h.excluded)
+      ++excluded;
     else if (h.facts.role == HostRole::Worker) {
       ++workers;
       gpus += h.hierarchy.gpus;
     }
   }
   for (const auto& s : plan.skus) worker_skus += !s.master;
-  out += title("PLAN: " + std::to_string(plan.hosts.size()) + " hosts, 1 master and " + std::to_string(workers) +
-               " workers in " + std::to_string(worker_skus) + " SKU" + (worker_skus == 1 ? "" : "s") + ", " +
-               std::to_string(gpus) + " GPUs" + (excluded ? ", " + std::to_string(excluded) + " excluded" : ""));
+  out += title("PLAN: " + std::to_string(plan.hosts.size()) + " hosts, 1 master and " +
+               std::to_string(workers) + " workers in " + std::to_string(worker_skus) + " SKU" +
+               (worker_skus == 1 ? "" : "s") + ", " + std::to_string(gpus) + " GPUs" +
+               (excluded ? ", " + std::to_string(excluded) + " excluded" : ""));
   out += "\n" + title("SKUS");
-  Table skus{{"SKU", "HOSTS", "PER HOST", "LEAF", "CPU/LEAF", "MEM/LEAF", "CELL TYPES (bottom-up, children)"},
+  Table skus{{"SKU", "HOSTS", "PER HOST", "LEAF", "CPU/LEAF", "MEM/LEAF",
+              "CELL TYPES (bottom-up, children)"},
              {false, true, false, false, true, true, false},
              {}};
   for (const auto& s : plan.skus) {
@@ -391,16 +420,20 @@ std::string render_table(const Plan& plan, const TableOptions& opt) {
                                 : std::string();
     per += std::to_string(s.vcore) + " CPUs, " + std::to_string(s.mem_bytes / kGiB) + "Gi";
     if (s.master) {
-      skus.rows.push_back({s.name, std::to_string(hosts), per, "-", "-", "-", "(master: not in HiveD)"});
+      skus.rows.push_back(
+          {s.name, std::to_string(hosts), per, "-", "-", "-", "(master: not in HiveD)"});
       continue;
     }
     std::string types;
     for (size_t l = 0; l < s.hierarchy.levels.size(); ++l)
       types += s.level_types[l] + " x" + std::to_string(s.hierarchy.levels[l].children) + " > ";
-    types += s.level_types.back() + " x" + std::to_string(s.has_gpu ? s.hierarchy.node_children : s.leaves);
+    types += s.level_types.back() + " x" +
+             std::to_string(s.has_gpu ? s.hierarchy.node_children : s.leaves);
     for (const auto& c : plan.chains)
-      if (c.sku >= 0 && &plan.skus[static_cast<size_t>(c.sku)] == &s && c.types.front() != s.level_types.back())
-        types += " > " + c.types.front() + " x" + std::to_string(c.leaves_per_cell[0] / c.leaves_per_cell[1]);
+      if (c.sku >= 0 && &plan.skus[static_cast<size_t>(c.sku)] == &s &&
+          c.types.front() != s.level_types.back())
+        types += " > " + c.types.front() + " x" +
+                 std::to_string(c.leaves_per_cell[0] / c.leaves_per_cell[1]);
     skus.rows.push_back({s.name + (s.odd ? " (odd)" : ""), std::to_string(hosts), per, s.leaf_type,
                          number(s.cpu_per_leaf), memory_quantity(s.memory_per_leaf), types});
   }
@@ -409,27 +442,32 @@ std::string render_table(const Plan& plan, const TableOptions& opt) {
   out += "\n" + title("CHAINS (physicalCells)");
   Table chains{{"CHAIN", "SKU", "TOP CELLS", "LEAVES"}, {false, false, true, true}, {}};
   for (const auto& c : plan.chains)
-    chains.rows.push_back({c.name, plan.skus[static_cast<size_t>(c.sku)].name, std::to_string(c.cells.size()),
-                           std::to_string(c.leaves())});
+    chains.rows.push_back({c.name, plan.skus[static_cast<size_t>(c.sku)].name,
+                           std::to_string(c.cells.size()), std::to_string(c.leaves())});
   out += chains.render(opt.color);
 
   out += "\n" + title("VIRTUAL CLUSTERS (guaranteed)");
   Table vcs{{"VC", "GUARANTEED", "VIRTUAL CELLS"}, {false, false, false}, {}};
   for (const auto& vc : plan.vcs) {
     std::vector<std::string> g, cells;
-    std::vector<std::pair<std::string, int64_t>> by_leaf;  // leaf types shared by several SKUs add up
+    std::vector<std::pair<std::string, int64_t>>
+        by_leaf;  // leaf types shared by several SKUs add up
     for (const auto& [s, n] : vc.leaves_by_sku) {
       if (n <= 0) continue;
       const std::string& leaf = plan.skus[static_cast<size_t>(s)].leaf_type;
-      auto it = std::find_if(by_leaf.begin(), by_leaf.end(), [&](const auto& p) { return p.first == leaf; });
-      if (it == by_leaf.end()) by_leaf.push_back({leaf, n});
-      else it->second += n;
+      auto it = std::find_if(by_leaf.begin(), by_leaf.end(),
+                             [&](const auto& p) { return p.first == leaf; });
+      if (it == by_leaf.end())
+        by_leaf.push_back({leaf, n});
+      else
+        it->second += n;
     }
     for (const auto& [leaf, n] : by_leaf) g.push_back(std::to_string(n) + " " + leaf);
     for (const auto& cc : vc.chains) {
       const Chain& c = plan.chains[static_cast<size_t>(cc.chain)];
       for (size_t l = 0; l < cc.count.size(); ++l)
-        if (cc.count[l] > 0) cells.push_back(std::to_string(cc.count[l]) + " " + vc_cell_type(c, l));
+        if (cc.count[l] > 0)
+          cells.push_back(std::to_string(cc.count[l]) + " " + vc_cell_type(c, l));
     }
     vcs.rows.push_back({vc.name, util::join(g, ", "), util::join(cells, ", ")});
   }
@@ -449,17 +487,21 @@ std::string render_table(const Plan& plan, const TableOptions& opt) {
     for (const auto& h : plan.hosts) {
       if (h.reason.empty()) continue;
       out += "  " + h.facts.hostname + ": " + h.reason + " -> " +
-             (h.excluded ? std::string("excluded") : "SKU " + plan.skus[static_cast<size_t>(h.sku)].name) + "\n";
+             (h.excluded ? std::string("excluded")
+                         : "SKU " + plan.skus[static_cast<size_t>(h.sku)].name) +
+             "\n";
     }
   }
   if (opt.verbose) {
     out += "\n" + title("HOSTS");
-    Table hosts{{"HOST", "IP", "RACK", "SKU", "LEAF ORDER"}, {false, false, false, false, false}, {}};
+    Table hosts{
+        {"HOST", "IP", "RACK", "SKU", "LEAF ORDER"}, {false, false, false, false, false}, {}};
     for (const auto& h : plan.hosts) {
       std::string order;
       for (int i : h.hierarchy.leaf_order) order += (order.empty() ? "" : ",") + std::to_string(i);
-      hosts.rows.push_back({h.facts.hostname, h.facts.hostip, h.facts.rack.empty() ? "-" : h.facts.rack,
-                            h.excluded ? "(excluded)" : plan.skus[static_cast<size_t>(h.sku)].name, order});
+      hosts.rows.push_back(
+          {h.facts.hostname, h.facts.hostip, h.facts.rack.empty() ? "-" : h.facts.rack,
+           h.excluded ? "(excluded)" : plan.skus[static_cast<size_t>(h.sku)].name, order});
     }
     out += hosts.render(opt.color);
   }

@@ -39,13 +39,14 @@ PlanRun plan_from_inputs(const PlanInputs& in) {
     if (!p) continue;
     if (pc.count < 1 || pc.count > 10000) {
       run.diagnostics.add("P109", diag::Severity::Error, "", 0, 0,
-                          "--count for profile " + pc.name + " must be 1..10000, found " + std::to_string(pc.count));
+                          "--count for profile " + pc.name + " must be 1..10000, found " +
+                              std::to_string(pc.count));
       continue;
     }
     if (pc.racks < 0 || pc.racks > pc.count) {
       run.diagnostics.add("P109", diag::Severity::Error, "", 0, 0,
-                          "--racks for profile " + pc.name + " must be 0.." + std::to_string(pc.count) + ", found " +
-                              std::to_string(pc.racks));
+                          "--racks for profile " + pc.name + " must be 0.." +
+                              std::to_string(pc.count) + ", found " + std::to_string(pc.racks));
       continue;
     }
     auto ph = profile_hosts(*p, pc.count, pc.racks, subnet++);
@@ -84,14 +85,16 @@ diag::List check_plan_files(const Plan& plan, const std::string& scratch) {
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   if (!::mkdtemp(buf.data())) {
-    out.add("P120", diag::Severity::Error, base, 0, 0, "cannot create a temporary directory to check the plan in " + base);
+    out.add("P120", diag::Severity::Error, base, 0, 0,
+            "cannot create a temporary directory to check the plan in " + base);
     return out;
   }
   std::string dir(buf.data());
   PlanFiles files = render_files(plan, "");
   std::string err = util::write_file_atomic(dir + "/layout.yaml", files.layout);
   if (err.empty()) err = util::write_file_atomic(dir + "/hivedscheduler.yaml", files.hived);
-  if (err.empty()) err = util::write_file_atomic(dir + "/services-configuration.yaml", files.services);
+  if (err.empty())
+    err = util::write_file_atomic(dir + "/services-configuration.yaml", files.services);
   if (!err.empty()) {
     out.add("P120", diag::Severity::Error, dir, 0, 0, "cannot write the plan to check it: " + err);
   } else {

@@ -21,9 +21,12 @@ constexpr int64_t kMiB = 1024LL * 1024;
 std::string upper(std::string_view s) {
   std::string out;
   for (char c : s) {
-    if (c >= 'a' && c <= 'z') out += static_cast<char>(c - 'a' + 'A');
-    else if ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) out += c;
-    else if (!out.empty() && out.back() != '-') out += '-';
+    if (c >= 'a' && c <= 'z')
+      out += static_cast<char>(c - 'a' + 'A');
+    else if ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+      out += c;
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
   return out;
@@ -34,8 +37,10 @@ std::string label_of(std::string_view s) {
   std::string out;
   for (char c : s) {
     char l = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    if ((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9')) out += l;
-    else if (!out.empty() && out.back() != '-') out += '-';
+    if ((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9'))
+      out += l;
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
   if (out.size() > 63) out.resize(63);
@@ -45,7 +50,8 @@ std::string label_of(std::string_view s) {
 
 std::string gib_text(int64_t bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f GiB", static_cast<double>(bytes) / static_cast<double>(kGiB));
+  std::snprintf(buf, sizeof buf, "%.0f GiB",
+                static_cast<double>(bytes) / static_cast<double>(kGiB));
   return buf;
 }
 
@@ -76,7 +82,9 @@ std::string short_gpu_model(std::string_view name) {
   return u.empty() ? "GPU" : u;
 }
 
-int default_reserve_cpu(int logical) { return 1 + static_cast<int>(std::ceil(0.02 * logical)); }
+int default_reserve_cpu(int logical) {
+  return 1 + static_cast<int>(std::ceil(0.02 * logical));
+}
 
 int64_t default_reserve_memory(int64_t total_bytes) {
   return 2 * kGiB + static_cast<int64_t>(std::ceil(0.03 * static_cast<double>(total_bytes)));
@@ -118,13 +126,16 @@ class Planner {
   Plan& p_;
 
   void error(std::string code, const std::string& file, std::string msg, std::string hint = {}) {
-    p_.diagnostics.add(std::move(code), Severity::Error, file, 0, 0, std::move(msg), std::move(hint));
+    p_.diagnostics.add(std::move(code), Severity::Error, file, 0, 0, std::move(msg),
+                       std::move(hint));
   }
   void warning(std::string code, const std::string& file, std::string msg, std::string hint = {}) {
-    p_.diagnostics.add(std::move(code), Severity::Warning, file, 0, 0, std::move(msg), std::move(hint));
+    p_.diagnostics.add(std::move(code), Severity::Warning, file, 0, 0, std::move(msg),
+                       std::move(hint));
   }
   void info(std::string code, const std::string& file, std::string msg, std::string hint = {}) {
-    p_.diagnostics.add(std::move(code), Severity::Info, file, 0, 0, std::move(msg), std::move(hint));
+    p_.diagnostics.add(std::move(code), Severity::Info, file, 0, 0, std::move(msg),
+                       std::move(hint));
   }
 
   // --- hosts -------------------------------------------------------------------------
@@ -135,12 +146,14 @@ class Planner {
       const std::string& where = h.origin;
       if (!util::is_dns1123_subdomain(h.hostname)) {
         error("P002", where, "host name \"" + h.hostname + "\" is not a valid Kubernetes node name",
-              "name the facts directory after the host in lower case (letters, digits, '-', '.'), e.g. " +
+              "name the facts directory after the host in lower case (letters, digits, '-', '.'), "
+              "e.g. " +
                   label_of(h.hostname));
       }
       if (auto [it, fresh] = names.emplace(h.hostname, i); !fresh) {
-        error("P008", where, "host \"" + h.hostname + "\" is planned twice (also from " +
-                                 p_.hosts[it->second].facts.origin + ")",
+        error("P008", where,
+              "host \"" + h.hostname + "\" is planned twice (also from " +
+                  p_.hosts[it->second].facts.origin + ")",
               "a host name may appear once across the facts directory and the profiles");
         continue;  // its IP and facts would only repeat the finding
       }
@@ -149,8 +162,8 @@ class Planner {
               "add hostip: <IPv4> to " + h.hostname + "/host.yaml in the facts directory");
       } else if (auto [it, fresh] = ips.emplace(h.hostip, i); !fresh) {
         error("P008", where,
-              "hosts \"" + p_.hosts[it->second].facts.hostname + "\" and \"" + h.hostname + "\" have the same IP " +
-                  h.hostip,
+              "hosts \"" + p_.hosts[it->second].facts.hostname + "\" and \"" + h.hostname +
+                  "\" have the same IP " + h.hostip,
               "every machine in layout.yaml needs its own hostip");
       }
       if (!h.cpu || !h.mem)
@@ -175,7 +188,8 @@ class Planner {
       if (!found) {
         std::string guess = util::did_you_mean(o_.master, names);
         error("P101", "", "--master " + o_.master + " is not one of the planned hosts",
-              guess.empty() ? "name a host of the facts directory" : "did you mean \"" + guess + "\"?");
+              guess.empty() ? "name a host of the facts directory"
+                            : "did you mean \"" + guess + "\"?");
         return;
       }
     }
@@ -196,7 +210,8 @@ class Planner {
     if (masters.empty()) {
       if (!all_profiles) {
         error("P101", "", "no host is the master",
-              "add roles: [master] to the host.yaml of the master in the facts directory, or pass --master HOST");
+              "add roles: [master] to the host.yaml of the master in the facts directory, or pass "
+              "--master HOST");
         return;
       }
       // Hardware not bought yet: a placeholder master completes the layout.
@@ -216,9 +231,11 @@ class Planner {
       ph.facts = std::move(m);
       p_.hosts.insert(p_.hosts.begin(), std::move(ph));
       warning("P111", "",
-              "the plan has only profile hosts, so it adds a placeholder master \"pai-master\" (10.0.0.1, 16 CPUs, "
+              "the plan has only profile hosts, so it adds a placeholder master \"pai-master\" "
+              "(10.0.0.1, 16 CPUs, "
               "64 GiB); profile hosts get placeholder addresses too",
-              "replace the host names and IP addresses in layout.yaml (and the HiveD cell addresses) with the real "
+              "replace the host names and IP addresses in layout.yaml (and the HiveD cell "
+              "addresses) with the real "
               "ones, or plan from facts");
     } else {
       size_t from_profiles = 0;
@@ -228,7 +245,8 @@ class Planner {
                 std::to_string(from_profiles) + " host" + (from_profiles == 1 ? "" : "s") +
                     " planned from machine profiles have placeholder names and addresses (" +
                     p_.hosts[first_profile_host()].facts.hostname + ", 10.x.y.z)",
-                "replace the host names and IP addresses in layout.yaml (and the HiveD cell addresses) with the real "
+                "replace the host names and IP addresses in layout.yaml (and the HiveD cell "
+                "addresses) with the real "
                 "ones once the machines exist, or plan them from their facts");
     }
   }
@@ -246,7 +264,8 @@ class Planner {
       if (h.facts.role == HostRole::Master) continue;
       if (!h.facts.profile.empty()) {
         auto it = by_profile.find(h.facts.profile);
-        if (it == by_profile.end()) it = by_profile.emplace(h.facts.profile, derive_hierarchy(h.facts)).first;
+        if (it == by_profile.end())
+          it = by_profile.emplace(h.facts.profile, derive_hierarchy(h.facts)).first;
         h.hierarchy = it->second;
       } else {
         h.hierarchy = derive_hierarchy(h.facts);
@@ -262,7 +281,8 @@ class Planner {
   std::string key(const PlannedHost& h) const {
     const HostFacts& f = h.facts;
     std::string k = family(h) + "|" + f.gpu_model() + "|" + std::to_string(h.hierarchy.gpus) + "|" +
-                    std::to_string((f.gpu_memory_mib() + 512) / 1024) + "|" + h.hierarchy.signature() + "|";
+                    std::to_string((f.gpu_memory_mib() + 512) / 1024) + "|" +
+                    h.hierarchy.signature() + "|";
     if (f.cpu) k += std::to_string(f.cpu->logical) + "|" + f.cpu->model_name;
     return k;
   }
@@ -281,7 +301,8 @@ class Planner {
     }
     for (const auto& k : key_order) {
       std::vector<size_t> hs = by_key[k];
-      // Memory within 3% of the group's largest: MemTotal varies a little between identical machines.
+      // Memory within 3% of the group's largest: MemTotal varies a little between identical
+      // machines.
       std::stable_sort(hs.begin(), hs.end(), [&](size_t a, size_t b) {
         return p_.hosts[a].facts.mem->total_bytes > p_.hosts[b].facts.mem->total_bytes;
       });
@@ -289,7 +310,8 @@ class Planner {
       for (size_t i : hs) {
         int64_t m = p_.hosts[i].facts.mem->total_bytes;
         if (subs.empty() ||
-            static_cast<double>(m) < 0.97 * static_cast<double>(p_.hosts[subs.back().front()].facts.mem->total_bytes))
+            static_cast<double>(m) <
+                0.97 * static_cast<double>(p_.hosts[subs.back().front()].facts.mem->total_bytes))
           subs.push_back({});
         subs.back().push_back(i);
       }
@@ -315,20 +337,26 @@ class Planner {
     const HostFacts& x = a.facts;
     const HostFacts& y = b.facts;
     if (a.hierarchy.gpus != b.hierarchy.gpus)
-      d.push_back(std::to_string(a.hierarchy.gpus) + " GPUs instead of " + std::to_string(b.hierarchy.gpus));
+      d.push_back(std::to_string(a.hierarchy.gpus) + " GPUs instead of " +
+                  std::to_string(b.hierarchy.gpus));
     else if (a.hierarchy.signature() != b.hierarchy.signature())
-      d.push_back("another GPU topology (" + a.hierarchy.signature() + " instead of " + b.hierarchy.signature() + ")");
-    if (x.gpu_model() != y.gpu_model()) d.push_back("GPU " + x.gpu_model() + " instead of " + y.gpu_model());
+      d.push_back("another GPU topology (" + a.hierarchy.signature() + " instead of " +
+                  b.hierarchy.signature() + ")");
+    if (x.gpu_model() != y.gpu_model())
+      d.push_back("GPU " + x.gpu_model() + " instead of " + y.gpu_model());
     if ((x.gpu_memory_mib() + 512) / 1024 != (y.gpu_memory_mib() + 512) / 1024)
-      d.push_back(std::to_string((x.gpu_memory_mib() + 512) / 1024) + " GiB GPU memory instead of " +
+      d.push_back(std::to_string((x.gpu_memory_mib() + 512) / 1024) +
+                  " GiB GPU memory instead of " +
                   std::to_string((y.gpu_memory_mib() + 512) / 1024));
     if (x.cpu && y.cpu && x.cpu->logical != y.cpu->logical)
-      d.push_back(std::to_string(x.cpu->logical) + " CPUs instead of " + std::to_string(y.cpu->logical));
+      d.push_back(std::to_string(x.cpu->logical) + " CPUs instead of " +
+                  std::to_string(y.cpu->logical));
     if (x.cpu && y.cpu && x.cpu->model_name != y.cpu->model_name)
       d.push_back("CPU \"" + x.cpu->model_name + "\" instead of \"" + y.cpu->model_name + "\"");
     if (x.mem && y.mem &&
         std::llabs(x.mem->total_bytes - y.mem->total_bytes) > y.mem->total_bytes * 3 / 100)
-      d.push_back(gib_text(x.mem->total_bytes) + " of memory instead of " + gib_text(y.mem->total_bytes));
+      d.push_back(gib_text(x.mem->total_bytes) + " of memory instead of " +
+                  gib_text(y.mem->total_bytes));
     return d.empty() ? "different hardware" : util::join(d, ", ");
   }
 
@@ -369,8 +397,9 @@ class Planner {
       const PlannedHost& r = p_.hosts[groups_[g].rep];
       std::vector<std::string>& c = candidates[g];
       if (r.hierarchy.gpus > 0) {
-        std::string base = !r.facts.sku_name.empty() ? label_of(r.facts.sku_name)
-                                                    : label_of(short_gpu_model(r.facts.gpu_model()));
+        std::string base = !r.facts.sku_name.empty()
+                               ? label_of(r.facts.sku_name)
+                               : label_of(short_gpu_model(r.facts.gpu_model()));
         c.push_back(base);
         c.push_back(base + "x" + std::to_string(r.hierarchy.gpus));
         c.push_back(base + "x" + std::to_string(r.hierarchy.gpus) + "-" +
@@ -386,8 +415,9 @@ class Planner {
       std::map<std::string, std::vector<size_t>> users;
       for (size_t g = 0; g < groups_.size(); ++g) {
         if (candidates[g].empty()) continue;
-        names[g] = level[g] < candidates[g].size() ? candidates[g][level[g]]
-                                                   : candidates[g].back() + "-" + std::to_string(g + 1);
+        names[g] = level[g] < candidates[g].size()
+                       ? candidates[g][level[g]]
+                       : candidates[g].back() + "-" + std::to_string(g + 1);
         users[names[g]].push_back(g);
       }
       bool clash = false;
@@ -410,23 +440,27 @@ class Planner {
       const Group& peer = groups_[static_cast<size_t>(odd_peer[g])];
       int peer_sku = group_sku_[static_cast<size_t>(odd_peer[g])];
       std::string why = differences(p_.hosts[groups_[g].rep], p_.hosts[peer.rep]);
-      const std::string peer_name = p_.skus[static_cast<size_t>(peer_sku)].name;  // a copy: add_sku grows skus
+      const std::string peer_name =
+          p_.skus[static_cast<size_t>(peer_sku)].name;  // a copy: add_sku grows skus
       if (o_.odd_hosts == OddHosts::Exclude) {
         for (size_t h : groups_[g].hosts) {
           PlannedHost& ph = p_.hosts[h];
           ph.excluded = true;
           ph.reason = why;
           warning("P103", ph.facts.origin,
-                  "host \"" + ph.facts.hostname + "\" differs from the " + std::to_string(peer.hosts.size()) +
-                      " hosts of SKU " + peer_name + " (" + why + "); it is left out of the plan (--odd-hosts exclude)",
+                  "host \"" + ph.facts.hostname + "\" differs from the " +
+                      std::to_string(peer.hosts.size()) + " hosts of SKU " + peer_name + " (" +
+                      why + "); it is left out of the plan (--odd-hosts exclude)",
                   "repair it and plan again, or use --odd-hosts split to give it its own SKU");
         }
         continue;
       }
-      // A one-host SKU is named after its host ("t4-04", or "v100-gpu7" for host gpu7 next to SKU v100).
-      std::string suffix = groups_[g].hosts.size() == 1
-                               ? label_of(util::split(p_.hosts[groups_[g].rep].facts.hostname, '.')[0])
-                               : "odd" + std::to_string(g + 1);
+      // A one-host SKU is named after its host ("t4-04", or "v100-gpu7" for host gpu7 next to SKU
+      // v100).
+      std::string suffix =
+          groups_[g].hosts.size() == 1
+              ? label_of(util::split(p_.hosts[groups_[g].rep].facts.hostname, '.')[0])
+              : "odd" + std::to_string(g + 1);
       std::string base = suffix.rfind(peer_name + "-", 0) == 0 ? suffix : peer_name + "-" + suffix;
       std::string name = base;
       for (int k = 2; taken.count(name); ++k) name = base + "-" + std::to_string(k);
@@ -439,9 +473,9 @@ class Planner {
         PlannedHost& ph = p_.hosts[h];
         ph.reason = why;
         warning("P103", ph.facts.origin,
-                "host \"" + ph.facts.hostname + "\" differs from the " + std::to_string(peer.hosts.size()) +
-                    " hosts of SKU " + peer_name + " (" + why + "); it becomes its own SKU " + name +
-                    " (--odd-hosts split)",
+                "host \"" + ph.facts.hostname + "\" differs from the " +
+                    std::to_string(peer.hosts.size()) + " hosts of SKU " + peer_name + " (" + why +
+                    "); it becomes its own SKU " + name + " (--odd-hosts split)",
                 "repair it, or use --odd-hosts exclude to leave it out");
       }
     }
@@ -481,14 +515,16 @@ class Planner {
       }
       if (s.master) continue;
       s.reserve_cpu = o_.reserve_cpu >= 0 ? o_.reserve_cpu : default_reserve_cpu(s.vcore);
-      s.reserve_memory = o_.reserve_memory >= 0 ? o_.reserve_memory : default_reserve_memory(s.mem_bytes);
+      s.reserve_memory =
+          o_.reserve_memory >= 0 ? o_.reserve_memory : default_reserve_memory(s.mem_bytes);
       int cpu_left = s.vcore - s.reserve_cpu;
       int64_t mem_left = s.mem_bytes - s.reserve_memory;
       if (cpu_left < 1 || mem_left < kGiB) {
         error("P112", p_.hosts[s.hosts.front()].facts.origin,
-              "SKU " + s.name + " has " + std::to_string(s.vcore) + " CPUs and " + gib_text(s.mem_bytes) +
-                  ", nothing left after the reserve of " + std::to_string(s.reserve_cpu) + " CPUs and " +
-                  gib_text(s.reserve_memory) + " for system daemons",
+              "SKU " + s.name + " has " + std::to_string(s.vcore) + " CPUs and " +
+                  gib_text(s.mem_bytes) + ", nothing left after the reserve of " +
+                  std::to_string(s.reserve_cpu) + " CPUs and " + gib_text(s.reserve_memory) +
+                  " for system daemons",
               "check its lscpu and meminfo facts, or lower --reserve-cpu / --reserve-memory");
         cpu_left = std::max(cpu_left, 1);
         mem_left = std::max<int64_t>(mem_left, kGiB);
@@ -499,8 +535,9 @@ class Planner {
         if (per < 1) {
           per = std::floor(100.0 * cpu_left / s.leaves) / 100.0;
           warning("P112", p_.hosts[s.hosts.front()].facts.origin,
-                  "SKU " + s.name + " has fewer free CPUs (" + std::to_string(cpu_left) + ") than GPUs (" +
-                      std::to_string(s.leaves) + "); each GPU gets a fraction of a CPU");
+                  "SKU " + s.name + " has fewer free CPUs (" + std::to_string(cpu_left) +
+                      ") than GPUs (" + std::to_string(s.leaves) +
+                      "); each GPU gets a fraction of a CPU");
         }
         s.cpu_per_leaf = per;
       } else {
@@ -525,14 +562,15 @@ class Planner {
     std::map<std::string, std::set<int64_t>> mems;
     for (const auto& s : p_.skus)
       if (s.has_gpu) mems[s.gpu_short].insert((s.gpu_memory_mib + 512) / 1024);
-    std::map<std::string, int> primary;  // leaf name -> SKU that sets its skuTypes
+    std::map<std::string, int> primary;            // leaf name -> SKU that sets its skuTypes
     for (size_t i = 0; i < p_.skus.size(); ++i) {  // SKUs are ordered by host count, odd ones last
       Sku& s = p_.skus[i];
       if (s.master) continue;
       std::string base;
       if (s.has_gpu) {
         base = s.gpu_short;
-        if (mems[s.gpu_short].size() > 1) base += "-" + std::to_string((s.gpu_memory_mib + 512) / 1024) + "G";
+        if (mems[s.gpu_short].size() > 1)
+          base += "-" + std::to_string((s.gpu_memory_mib + 512) / 1024) + "G";
       } else {
         base = "CPU";
       }
@@ -545,15 +583,17 @@ class Planner {
       }
       const Sku& p = p_.skus[static_cast<size_t>(it->second)];
       if (s.cpu_per_leaf >= p.cpu_per_leaf && s.memory_per_leaf >= p.memory_per_leaf) {
-        // It can honour the shared leaf type's sizes: jobs asking for this GPU type can run on it too.
+        // It can honour the shared leaf type's sizes: jobs asking for this GPU type can run on it
+        // too.
         s.leaf_type = base;
         s.cpu_per_leaf = p.cpu_per_leaf;
         s.memory_per_leaf = p.memory_per_leaf;
       } else {
         s.leaf_type = defined.count(s.prefix) ? s.prefix + "-LEAF" : s.prefix;
         info("P113", p_.hosts[s.hosts.front()].facts.origin,
-             "SKU " + s.name + " gets its own leaf cell type " + s.leaf_type + ": its hosts cannot give each " +
-                 base + " the " + std::to_string(static_cast<int>(p.cpu_per_leaf)) + " CPUs and " +
+             "SKU " + s.name + " gets its own leaf cell type " + s.leaf_type +
+                 ": its hosts cannot give each " + base + " the " +
+                 std::to_string(static_cast<int>(p.cpu_per_leaf)) + " CPUs and " +
                  gib_text(p.memory_per_leaf) + " of SKU " + p.name);
       }
     }
@@ -564,13 +604,15 @@ class Planner {
     for (size_t si = 0; si < p_.skus.size(); ++si) {
       const Sku& s = p_.skus[si];
       if (s.master || s.hosts.empty()) continue;
-      std::map<std::string, std::vector<size_t>, bool (*)(const std::string&, const std::string&)> racks(
-          [](const std::string& a, const std::string& b) { return natural_less(a, b); });
+      std::map<std::string, std::vector<size_t>, bool (*)(const std::string&, const std::string&)>
+          racks([](const std::string& a, const std::string& b) { return natural_less(a, b); });
       std::vector<size_t> loose;
       for (size_t h : s.hosts) {
         if (p_.hosts[h].excluded) continue;
-        if (p_.hosts[h].facts.rack.empty()) loose.push_back(h);
-        else racks[p_.hosts[h].facts.rack].push_back(h);
+        if (p_.hosts[h].facts.rack.empty())
+          loose.push_back(h);
+        else
+          racks[p_.hosts[h].facts.rack].push_back(h);
       }
       // Types from the node down (shared by every chain of the SKU).
       std::vector<std::string> below;  // node -> leaf
@@ -578,7 +620,8 @@ class Planner {
       for (auto it = s.level_types.rbegin(); it != s.level_types.rend(); ++it) below.push_back(*it);
       below.push_back(s.leaf_type);
       below_leaves.push_back(s.leaves);
-      for (auto it = s.hierarchy.levels.rbegin(); it != s.hierarchy.levels.rend(); ++it) below_leaves.push_back(it->gpus);
+      for (auto it = s.hierarchy.levels.rbegin(); it != s.hierarchy.levels.rend(); ++it)
+        below_leaves.push_back(it->gpus);
       below_leaves.push_back(1);
 
       std::set<size_t> sizes;
@@ -587,7 +630,8 @@ class Planner {
       for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) {
         Chain c;
         c.sku = static_cast<int>(si);
-        c.name = sizes.size() == 1 ? s.prefix + "-RACK" : s.prefix + "-" + std::to_string(*it) + "NODE-RACK";
+        c.name = sizes.size() == 1 ? s.prefix + "-RACK"
+                                   : s.prefix + "-" + std::to_string(*it) + "NODE-RACK";
         c.types.push_back(c.name);
         c.leaves_per_cell.push_back(static_cast<int64_t>(*it) * s.leaves);
         c.types.insert(c.types.end(), below.begin(), below.end());
@@ -651,7 +695,8 @@ class Planner {
 
   std::string leaf_words(int sku, int64_t n) const {
     const Sku& s = p_.skus[static_cast<size_t>(sku)];
-    return std::to_string(n) + " " + s.leaf_type + (s.has_gpu ? " GPU" : " cell") + (n == 1 ? "" : "s");
+    return std::to_string(n) + " " + s.leaf_type + (s.has_gpu ? " GPU" : " cell") +
+           (n == 1 ? "" : "s");
   }
 
   bool parse_requests(std::vector<Request>& out) {
@@ -674,12 +719,14 @@ class Planner {
       r.name = spec.substr(0, eq);
       if (!util::is_dns1123_label(r.name)) {
         bad("\"" + r.name + "\" is not a valid virtual cluster name",
-            "use lower-case letters, digits and '-' (OpenPAI uses VC names in Kubernetes objects), e.g. " +
+            "use lower-case letters, digits and '-' (OpenPAI uses VC names in Kubernetes objects), "
+            "e.g. " +
                 label_of(r.name));
         continue;
       }
       if (!seen.insert(r.name).second) {
-        bad("virtual cluster \"" + r.name + "\" is given twice", "give all its shares in one --vc, separated by commas");
+        bad("virtual cluster \"" + r.name + "\" is given twice",
+            "give all its shares in one --vc, separated by commas");
         continue;
       }
       std::set<int> sku_seen;
@@ -692,8 +739,10 @@ class Planner {
         if (colon != std::string_view::npos) {
           std::string want = util::to_lower(util::trim(t.substr(0, colon)));
           for (int s : skus)
-            if (p_.skus[static_cast<size_t>(s)].name == want || util::to_lower(p_.skus[static_cast<size_t>(s)].prefix) == want ||
-                (!p_.skus[static_cast<size_t>(s)].odd && p_.skus[static_cast<size_t>(s)].profile == want))
+            if (p_.skus[static_cast<size_t>(s)].name == want ||
+                util::to_lower(p_.skus[static_cast<size_t>(s)].prefix) == want ||
+                (!p_.skus[static_cast<size_t>(s)].odd &&
+                 p_.skus[static_cast<size_t>(s)].profile == want))
               sh.sku = s;
           if (sh.sku < 0) {
             std::string guess = util::did_you_mean(want, sku_names);
@@ -721,11 +770,14 @@ class Planner {
           sh.unit = Unit::Leaves;
         }
         std::optional<double> v;
-        if (sh.unit == Unit::Percent) v = util::parse_double(util::trim(num));
-        else if (auto i = util::parse_int(util::trim(num))) v = static_cast<double>(*i);
+        if (sh.unit == Unit::Percent)
+          v = util::parse_double(util::trim(num));
+        else if (auto i = util::parse_int(util::trim(num)))
+          v = static_cast<double>(*i);
         if (!v || *v < 0 || (sh.unit == Unit::Percent && *v > 100) || *v > 1e9) {
           bad("\"" + sh.text + "\" is not a share",
-              "a share is N% (of a SKU's GPUs), N (GPUs), or Nnodes, optionally after SKU: (e.g. dgx-a100:50%)");
+              "a share is N% (of a SKU's GPUs), N (GPUs), or Nnodes, optionally after SKU: (e.g. "
+              "dgx-a100:50%)");
           continue;
         }
         sh.value = static_cast<double>(*v);
@@ -733,9 +785,10 @@ class Planner {
           if (skus.size() == 1) {
             sh.sku = skus.front();
           } else {
-            bad("\"" + sh.text + "\" is a count, but the plan has " + std::to_string(skus.size()) + " SKUs (" +
-                    util::join(sku_names, ", ") + ")",
-                "say which SKU, e.g. " + r.name + "=" + (sku_names.empty() ? "SKU" : sku_names.front()) + ":" + sh.text);
+            bad("\"" + sh.text + "\" is a count, but the plan has " + std::to_string(skus.size()) +
+                    " SKUs (" + util::join(sku_names, ", ") + ")",
+                "say which SKU, e.g. " + r.name + "=" +
+                    (sku_names.empty() ? "SKU" : sku_names.front()) + ":" + sh.text);
             continue;
           }
         }
@@ -747,7 +800,8 @@ class Planner {
           }
           all_seen = true;
         } else if (all_seen || !sku_seen.insert(sh.sku).second) {
-          bad("SKU " + p_.skus[static_cast<size_t>(sh.sku)].name + " has two shares", "give one share per SKU");
+          bad("SKU " + p_.skus[static_cast<size_t>(sh.sku)].name + " has two shares",
+              "give one share per SKU");
           continue;
         }
         r.shares.push_back(sh);
@@ -809,14 +863,15 @@ class Planner {
             int n = static_cast<int>(sh.value);
             if (n > sku_hosts(s)) {
               error("P106", "",
-                    "--vc " + reqs[v].name + " asks for " + std::to_string(n) + " nodes of SKU " + sku.name +
-                        ", which has " + std::to_string(sku_hosts(s)),
+                    "--vc " + reqs[v].name + " asks for " + std::to_string(n) + " nodes of SKU " +
+                        sku.name + ", which has " + std::to_string(sku_hosts(s)),
                     "lower the node count");
               continue;
             }
             w.leaves = static_cast<int64_t>(n) * sku.leaves;
             w.nodes = true;
-            w.why = std::to_string(n) + " node" + (n == 1 ? "" : "s") + " x " + std::to_string(sku.leaves);
+            w.why = std::to_string(n) + " node" + (n == 1 ? "" : "s") + " x " +
+                    std::to_string(sku.leaves);
           } else {
             w.leaves = static_cast<int64_t>(sh.value);
             w.why = "asked for " + std::to_string(w.leaves);
@@ -835,14 +890,17 @@ class Planner {
         }
       if (sum > cap)
         error("P106", "",
-              "the virtual clusters ask for " + leaf_words(s, sum) + " of SKU " + p_.skus[static_cast<size_t>(s)].name +
-                  ", which has " + std::to_string(cap) + " (" + util::join(who, ", ") + ")",
-              "lower the shares; HiveD refuses to start when virtual clusters do not fit (Insufficient physical cells)");
+              "the virtual clusters ask for " + leaf_words(s, sum) + " of SKU " +
+                  p_.skus[static_cast<size_t>(s)].name + ", which has " + std::to_string(cap) +
+                  " (" + util::join(who, ", ") + ")",
+              "lower the shares; HiveD refuses to start when virtual clusters do not fit "
+              "(Insufficient physical cells)");
     }
     if (p_.diagnostics.has_errors()) return;
 
     // Node requests first, so that they get whole nodes; then in command-line order.
-    std::stable_sort(wants.begin(), wants.end(), [](const Want& a, const Want& b) { return a.nodes > b.nodes; });
+    std::stable_sort(wants.begin(), wants.end(),
+                     [](const Want& a, const Want& b) { return a.nodes > b.nodes; });
     std::vector<int64_t> left(p_.chains.size());
     for (size_t c = 0; c < p_.chains.size(); ++c) left[c] = p_.chains[c].leaves();
     p_.vcs.resize(reqs.size());
@@ -876,8 +934,9 @@ class Planner {
       vc.explanations.push_back(sku.name + ": " + w.why + " " + sku.leaf_type + " -> " +
                                 (parts.empty() ? "nothing" : util::join(parts, " + ")));
       if (w.leaves == 0)
-        warning("P108", "", "virtual cluster " + vc.name + " gets no " + sku.leaf_type + " of SKU " + sku.name + " (" +
-                                w.why + ")",
+        warning("P108", "",
+                "virtual cluster " + vc.name + " gets no " + sku.leaf_type + " of SKU " + sku.name +
+                    " (" + w.why + ")",
                 "raise its share");
     }
     // The rest goes to default.
@@ -897,9 +956,10 @@ class Planner {
       VcChainCells cells = decompose(static_cast<int>(c), left[c]);
       int s = p_.chains[c].sku;
       d.leaves_by_sku[s] += left[c];
-      d.explanations.push_back(p_.skus[static_cast<size_t>(s)].name + ": the rest of chain " + p_.chains[c].name +
-                               ", " + std::to_string(left[c]) + " " + p_.skus[static_cast<size_t>(s)].leaf_type +
-                               " -> " + cells_words(p_.chains[c], cells));
+      d.explanations.push_back(p_.skus[static_cast<size_t>(s)].name + ": the rest of chain " +
+                               p_.chains[c].name + ", " + std::to_string(left[c]) + " " +
+                               p_.skus[static_cast<size_t>(s)].leaf_type + " -> " +
+                               cells_words(p_.chains[c], cells));
       d.chains.push_back(std::move(cells));
     }
     if (!reqs.empty()) {
@@ -908,12 +968,15 @@ class Planner {
         int64_t rest = 0;
         for (size_t c = 0; c < p_.chains.size(); ++c)
           if (p_.chains[c].sku == s) rest += left[c];
-        if (rest > 0) rests.push_back(leaf_words(s, rest) + " of " + p_.skus[static_cast<size_t>(s)].name);
+        if (rest > 0)
+          rests.push_back(leaf_words(s, rest) + " of " + p_.skus[static_cast<size_t>(s)].name);
       }
       if (!rests.empty())
         warning("P107", "",
-                "what no requested virtual cluster gets goes to virtual cluster default: " + util::join(rests, ", "),
-                "that is the rounding down of percentages and what the shares leave; give it to a VC with --vc "
+                "what no requested virtual cluster gets goes to virtual cluster default: " +
+                    util::join(rests, ", "),
+                "that is the rounding down of percentages and what the shares leave; give it to a "
+                "VC with --vc "
                 "NAME=SKU:N, or keep default for shared use");
     }
     // A VC that got nothing at all is left out (HiveD needs cells to guarantee).
@@ -921,7 +984,8 @@ class Planner {
       int64_t total = 0;
       for (const auto& c : p_.vcs[v].chains) total += c.leaves;
       if (total == 0) {
-        warning("P108", "", "virtual cluster " + p_.vcs[v].name + " gets no cells, so it is left out",
+        warning("P108", "",
+                "virtual cluster " + p_.vcs[v].name + " gets no cells, so it is left out",
                 "raise its share");
         p_.vcs.erase(p_.vcs.begin() + static_cast<long>(v));
       } else {

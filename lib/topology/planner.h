@@ -52,49 +52,51 @@ struct PlanOptions {
 // Per-host outcome.
 struct PlannedHost {
   HostFacts facts;
-  int sku = -1;               // index into Plan::skus; -1 when excluded
+  int sku = -1;  // index into Plan::skus; -1 when excluded
   bool excluded = false;
-  std::string reason;         // why it is excluded or odd
+  std::string reason;  // why it is excluded or odd
   Hierarchy hierarchy;
 };
 
 struct Sku {
-  std::string name;         // layout machine-sku name, e.g. "dgx-a100"
-  std::string prefix;       // cell type prefix, e.g. "DGX-A100"
-  bool master = false;      // the master's SKU (not in HiveD)
+  std::string name;     // layout machine-sku name, e.g. "dgx-a100"
+  std::string prefix;   // cell type prefix, e.g. "DGX-A100"
+  bool master = false;  // the master's SKU (not in HiveD)
   bool has_gpu = false;
-  std::string gpu_model;    // as reported, e.g. "NVIDIA A100-SXM4-40GB"
-  std::string gpu_short;    // e.g. "A100"
+  std::string gpu_model;  // as reported, e.g. "NVIDIA A100-SXM4-40GB"
+  std::string gpu_short;  // e.g. "A100"
   int64_t gpu_memory_mib = 0;
-  int gpus = 0;             // GPUs per host
+  int gpus = 0;  // GPUs per host
   std::string cpu_model;
-  int vcore = 0;            // min over hosts
-  int64_t mem_bytes = 0;    // min MemTotal over hosts
+  int vcore = 0;          // min over hosts
+  int64_t mem_bytes = 0;  // min MemTotal over hosts
   int reserve_cpu = 0;
   int64_t reserve_memory = 0;
-  int leaves = 0;           // leaf cells per host (GPUs, or CPUs after the reserve)
+  int leaves = 0;  // leaf cells per host (GPUs, or CPUs after the reserve)
   std::string leaf_type;
   double cpu_per_leaf = 0;
-  int64_t memory_per_leaf = 0;  // bytes
-  Hierarchy hierarchy;      // the machine levels (same for every host of the SKU)
+  int64_t memory_per_leaf = 0;           // bytes
+  Hierarchy hierarchy;                   // the machine levels (same for every host of the SKU)
   std::vector<std::string> level_types;  // bottom-up: machine levels then the node type
   std::vector<size_t> hosts;             // indices into Plan::hosts
   std::string profile;
-  bool odd = false;         // split from `peer` as an odd host
+  bool odd = false;  // split from `peer` as an odd host
   std::string peer;
 };
 
 struct Chain {
-  std::string name;                      // the top cell type
+  std::string name;  // the top cell type
   int sku = -1;
   std::vector<std::string> types;        // top -> leaf
   std::vector<int64_t> leaves_per_cell;  // top -> leaf
   struct TopCell {
-    std::string address;                 // rack address or hostname
-    std::vector<size_t> hosts;           // indices into Plan::hosts
+    std::string address;        // rack address or hostname
+    std::vector<size_t> hosts;  // indices into Plan::hosts
   };
   std::vector<TopCell> cells;
-  int64_t leaves() const { return leaves_per_cell.empty() ? 0 : leaves_per_cell[0] * static_cast<int64_t>(cells.size()); }
+  int64_t leaves() const {
+    return leaves_per_cell.empty() ? 0 : leaves_per_cell[0] * static_cast<int64_t>(cells.size());
+  }
 };
 
 struct VcChainCells {

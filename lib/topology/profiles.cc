@@ -17,22 +17,25 @@ std::vector<std::string> list_profiles(const std::string& layouts_dir) {
   std::error_code ec;
   for (fs::directory_iterator it(layouts_dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code e2;
-    if (it->is_directory(e2) && fs::exists(it->path() / "profile.yaml", e2)) out.push_back(it->path().filename().string());
+    if (it->is_directory(e2) && fs::exists(it->path() / "profile.yaml", e2))
+      out.push_back(it->path().filename().string());
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
-std::optional<Profile> load_profile(const std::string& layouts_dir, const std::string& name, diag::List& out) {
+std::optional<Profile> load_profile(const std::string& layouts_dir, const std::string& name,
+                                    diag::List& out) {
   const std::string dir = layouts_dir + "/" + name;
   const std::string file = dir + "/profile.yaml";
   if (name.empty() || name.find('/') != std::string::npos || !util::is_regular_file(file)) {
     std::vector<std::string> names = list_profiles(layouts_dir);
     std::string guess = util::did_you_mean(name, names);
     out.add("P109", Severity::Error, "", 0, 0, "unknown machine profile \"" + name + "\"",
-            guess.empty() ? (names.empty() ? "no profiles found in " + layouts_dir + " (set --layouts DIR)"
-                                           : "known profiles: " + util::join(names, ", "))
-                          : "did you mean \"" + guess + "\"?");
+            guess.empty()
+                ? (names.empty() ? "no profiles found in " + layouts_dir + " (set --layouts DIR)"
+                                 : "known profiles: " + util::join(names, ", "))
+                : "did you mean \"" + guess + "\"?");
     return std::nullopt;
   }
   util::ReadResult r = util::read_file(file, 1u << 20);
@@ -67,7 +70,8 @@ std::optional<Profile> load_profile(const std::string& layouts_dir, const std::s
         size_t x = v.rfind(" x");
         int n = 0;
         if (x != std::string::npos)
-          if (auto num = util::parse_int(std::string_view(v).substr(x + 2))) n = static_cast<int>(*num);
+          if (auto num = util::parse_int(std::string_view(v).substr(x + 2)))
+            n = static_cast<int>(*num);
         p.expect_cell_types.push_back({v.substr(0, x), n});
       }
     if (const yaml::Node* lo = e->get("leaf-order"); lo && lo->is_sequence())
@@ -93,8 +97,12 @@ std::vector<HostFacts> profile_hosts(const Profile& p, int count, int racks, int
   for (int i = 0; i < count; ++i) {
     HostFacts h = p.facts;
     std::string num = std::to_string(i + 1);
-    h.hostname = util::to_lower(p.name) + "-" + std::string(static_cast<size_t>(std::max(0, width - static_cast<int>(num.size()))), '0') + num;
-    h.hostip = "10." + std::to_string(subnet) + "." + std::to_string(i / 254) + "." + std::to_string(i % 254 + 1);
+    h.hostname =
+        util::to_lower(p.name) + "-" +
+        std::string(static_cast<size_t>(std::max(0, width - static_cast<int>(num.size()))), '0') +
+        num;
+    h.hostip = "10." + std::to_string(subnet) + "." + std::to_string(i / 254) + "." +
+               std::to_string(i % 254 + 1);
     if (racks > 0) {
       // Contiguous blocks: the first (count % racks) racks get one more host.
       int base = count / racks, extra = count % racks, r = 0, start = 0;

@@ -35,7 +35,8 @@ struct Profile {
 };
 
 // Loads layouts_dir/<name>. Unknown names get a did-you-mean over the profiles there.
-std::optional<Profile> load_profile(const std::string& layouts_dir, const std::string& name, diag::List& out);
+std::optional<Profile> load_profile(const std::string& layouts_dir, const std::string& name,
+                                    diag::List& out);
 
 // Profile names in a layouts directory, sorted.
 std::vector<std::string> list_profiles(const std::string& layouts_dir);

@@ -50,9 +50,10 @@ std::vector<Token> tokenize(std::string_view line) {
   return out;
 }
 
-void report(diag::List& out, std::string_view source, std::string code, diag::Severity sev, uint32_t line,
-            uint32_t column, std::string message, std::string hint) {
-  out.add(std::move(code), sev, std::string(source), line, column, std::move(message), std::move(hint));
+void report(diag::List& out, std::string_view source, std::string code, diag::Severity sev,
+            uint32_t line, uint32_t column, std::string message, std::string hint) {
+  out.add(std::move(code), sev, std::string(source), line, column, std::move(message),
+          std::move(hint));
 }
 
 namespace {
@@ -61,12 +62,18 @@ namespace {
 size_t utf8_length(std::string_view s, size_t i) {
   const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
   const unsigned char c = b(i);
-  size_t n = c < 0x80 ? 1 : (c >= 0xc2 && c <= 0xdf) ? 2 : (c >= 0xe0 && c <= 0xef) ? 3 : (c >= 0xf0 && c <= 0xf4) ? 4 : 0;
+  size_t n = c < 0x80                   ? 1
+             : (c >= 0xc2 && c <= 0xdf) ? 2
+             : (c >= 0xe0 && c <= 0xef) ? 3
+             : (c >= 0xf0 && c <= 0xf4) ? 4
+                                        : 0;
   if (n == 0 || i + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k)
     if ((b(i + k) & 0xc0) != 0x80) return 0;
-  if (n == 3 && ((c == 0xe0 && b(i + 1) < 0xa0) || (c == 0xed && b(i + 1) > 0x9f))) return 0;  // overlong, surrogate
-  if (n == 4 && ((c == 0xf0 && b(i + 1) < 0x90) || (c == 0xf4 && b(i + 1) > 0x8f))) return 0;  // overlong, > U+10FFFF
+  if (n == 3 && ((c == 0xe0 && b(i + 1) < 0xa0) || (c == 0xed && b(i + 1) > 0x9f)))
+    return 0;  // overlong, surrogate
+  if (n == 4 && ((c == 0xf0 && b(i + 1) < 0x90) || (c == 0xf4 && b(i + 1) > 0x8f)))
+    return 0;  // overlong, > U+10FFFF
   return n;
 }
 
@@ -92,6 +99,8 @@ std::string excerpt(std::string_view s) {
   return out;
 }
 
-bool is_binary(std::string_view s) { return s.find('\0') != std::string_view::npos; }
+bool is_binary(std::string_view s) {
+  return s.find('\0') != std::string_view::npos;
+}
 
 }  // namespace pai::topology::detail

@@ -28,8 +28,8 @@ struct Token {
 std::vector<Token> tokenize(std::string_view line);
 
 // Adds a diagnostic; `source` becomes its file.
-void report(diag::List& out, std::string_view source, std::string code, diag::Severity sev, uint32_t line,
-            uint32_t column, std::string message, std::string hint = {});
+void report(diag::List& out, std::string_view source, std::string code, diag::Severity sev,
+            uint32_t line, uint32_t column, std::string message, std::string hint = {});
 
 // Printable excerpt of untrusted input for messages: at most 40 bytes of valid
 // UTF-8, control bytes and bytes that are not UTF-8 replaced by '?'.

@@ -27,30 +27,47 @@ using diag::Severity;
 
 std::string_view to_string(LinkKind k) {
   switch (k) {
-    case LinkKind::Self: return "X";
-    case LinkKind::NVLink: return "NV";
-    case LinkKind::PIX: return "PIX";
-    case LinkKind::PSB: return "PSB";
-    case LinkKind::PXB: return "PXB";
-    case LinkKind::PHB: return "PHB";
-    case LinkKind::Node: return "NODE";
-    case LinkKind::Sys: return "SYS";
-    case LinkKind::Unknown: return "?";
+    case LinkKind::Self:
+      return "X";
+    case LinkKind::NVLink:
+      return "NV";
+    case LinkKind::PIX:
+      return "PIX";
+    case LinkKind::PSB:
+      return "PSB";
+    case LinkKind::PXB:
+      return "PXB";
+    case LinkKind::PHB:
+      return "PHB";
+    case LinkKind::Node:
+      return "NODE";
+    case LinkKind::Sys:
+      return "SYS";
+    case LinkKind::Unknown:
+      return "?";
   }
   return "?";
 }
 
 int link_rank(LinkKind k) {
   switch (k) {
-    case LinkKind::Self: return 0;
-    case LinkKind::NVLink: return 1;
+    case LinkKind::Self:
+      return 0;
+    case LinkKind::NVLink:
+      return 1;
     case LinkKind::PIX:
-    case LinkKind::PSB: return 2;
-    case LinkKind::PXB: return 3;
-    case LinkKind::PHB: return 4;
-    case LinkKind::Node: return 5;
-    case LinkKind::Sys: return 6;
-    case LinkKind::Unknown: return 7;
+    case LinkKind::PSB:
+      return 2;
+    case LinkKind::PXB:
+      return 3;
+    case LinkKind::PHB:
+      return 4;
+    case LinkKind::Node:
+      return 5;
+    case LinkKind::Sys:
+      return 6;
+    case LinkKind::Unknown:
+      return 7;
   }
   return 7;
 }
@@ -102,7 +119,9 @@ namespace {
 constexpr size_t kMaxDevices = 256;
 
 bool label_with_index(std::string_view t, std::string_view prefix, int& index) {
-  if (t.size() <= prefix.size() || t.substr(0, prefix.size()) != prefix || t.size() > prefix.size() + 6) return false;
+  if (t.size() <= prefix.size() || t.substr(0, prefix.size()) != prefix ||
+      t.size() > prefix.size() + 6)
+    return false;
   std::string_view digits = t.substr(prefix.size());
   for (char c : digits)
     if (c < '0' || c > '9') return false;
@@ -125,8 +144,8 @@ bool looks_like_label(std::string_view t) {
   if (t.empty() || t.size() > 64) return false;
   if (!((t[0] >= 'A' && t[0] <= 'Z') || (t[0] >= 'a' && t[0] <= 'z'))) return false;
   for (char c : t)
-    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-          c == '.' || c == ':'))
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '-' || c == '.' || c == ':'))
       return false;
   return !is_link_token(t);
 }
@@ -136,13 +155,20 @@ Link parse_link(std::string_view t, bool& ok) {
   l.text = std::string(t);
   ok = true;
   int n = 0;
-  if (t == "X") l.kind = LinkKind::Self;
-  else if (t == "PIX") l.kind = LinkKind::PIX;
-  else if (t == "PSB") l.kind = LinkKind::PSB;
-  else if (t == "PXB") l.kind = LinkKind::PXB;
-  else if (t == "PHB") l.kind = LinkKind::PHB;
-  else if (t == "NODE") l.kind = LinkKind::Node;
-  else if (t == "SYS" || t == "SOC") l.kind = LinkKind::Sys;
+  if (t == "X")
+    l.kind = LinkKind::Self;
+  else if (t == "PIX")
+    l.kind = LinkKind::PIX;
+  else if (t == "PSB")
+    l.kind = LinkKind::PSB;
+  else if (t == "PXB")
+    l.kind = LinkKind::PXB;
+  else if (t == "PHB")
+    l.kind = LinkKind::PHB;
+  else if (t == "NODE")
+    l.kind = LinkKind::Node;
+  else if (t == "SYS" || t == "SOC")
+    l.kind = LinkKind::Sys;
   else if (label_with_index(t, "NV", n) && n > 0) {
     l.kind = LinkKind::NVLink;
     l.nvlinks = n;
@@ -180,13 +206,15 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
     break;
   }
   if (header == lines.size()) {
-    report(d, source, "T101", Severity::Error, lines.empty() ? 0 : 1, 0,
-           first_text.empty() ? "the topology matrix is empty"
-                              : "no topology matrix found: no header line starting with GPU0",
-           first_text.empty() ? "capture it with: nvidia-smi topo -m > topo.txt"
-                              : "the text starts with \"" + first_text +
-                                    "\"; capture the output of nvidia-smi topo -m (a driver error message is not a "
-                                    "matrix)");
+    report(
+        d, source, "T101", Severity::Error, lines.empty() ? 0 : 1, 0,
+        first_text.empty() ? "the topology matrix is empty"
+                           : "no topology matrix found: no header line starting with GPU0",
+        first_text.empty()
+            ? "capture it with: nvidia-smi topo -m > topo.txt"
+            : "the text starts with \"" + first_text +
+                  "\"; capture the output of nvidia-smi topo -m (a driver error message is not a "
+                  "matrix)");
     return r;
   }
 
@@ -199,12 +227,14 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
   for (; k < htoks.size(); ++k) {
     std::string_view t = htoks[k].text;
     std::string_view next = k + 1 < htoks.size() ? htoks[k + 1].text : std::string_view();
-    if ((t == "CPU" && next == "Affinity") || (t == "NUMA" && next == "Affinity") || (t == "GPU" && next == "NUMA"))
+    if ((t == "CPU" && next == "Affinity") || (t == "NUMA" && next == "Affinity") ||
+        (t == "GPU" && next == "NUMA"))
       break;
     if (!looks_like_label(t)) {
       report(d, source, "T102", Severity::Error, hline, htoks[k].column,
              "unexpected header entry \"" + detail::excerpt(t) + "\" in the topology matrix",
-             "the header lists device labels (GPU0, NIC0, mlx5_0) and then CPU Affinity, NUMA Affinity, GPU NUMA ID");
+             "the header lists device labels (GPU0, NIC0, mlx5_0) and then CPU Affinity, NUMA "
+             "Affinity, GPU NUMA ID");
       continue;
     }
     if (m.devices.size() >= kMaxDevices) {
@@ -229,7 +259,8 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
     }
     if (!position.emplace(dev.label, m.devices.size()).second) {
       report(d, source, "T102", Severity::Error, hline, htoks[k].column,
-             "device \"" + dev.label + "\" appears twice in the header", "each column is one device");
+             "device \"" + dev.label + "\" appears twice in the header",
+             "each column is one device");
       continue;
     }
     m.devices.push_back(std::move(dev));
@@ -251,9 +282,10 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
       m.has_gpu_numa_id = true;
       k += 3;
     } else {
-      report(d, source, "T107", Severity::Warning, hline, htoks[k].column,
-             "unknown topology matrix column \"" + detail::excerpt(t) + "\"; its values are ignored",
-             "known columns after the devices: CPU Affinity, NUMA Affinity, GPU NUMA ID");
+      report(
+          d, source, "T107", Severity::Warning, hline, htoks[k].column,
+          "unknown topology matrix column \"" + detail::excerpt(t) + "\"; its values are ignored",
+          "known columns after the devices: CPU Affinity, NUMA Affinity, GPU NUMA ID");
       affinity.push_back(AffinityColumn::Unknown);
       ++k;
     }
@@ -277,7 +309,9 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
       if (any_row) break;
       continue;
     }
-    if (toks[0].text == "Legend:" || (toks[0].text == "NIC" && toks.size() > 1 && toks[1].text == "Legend:")) break;
+    if (toks[0].text == "Legend:" ||
+        (toks[0].text == "NIC" && toks.size() > 1 && toks[1].text == "Legend:"))
+      break;
     auto pit = position.find(std::string(toks[0].text));
     if (pit == position.end()) {
       report(d, source, "T104", Severity::Error, ln, toks[0].column,
@@ -302,15 +336,16 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
       report(d, source, "T103", Severity::Error, ln, col,
              "row " + dev.label + " has " + std::to_string(have) + " entries, but the header has " +
                  std::to_string(n) + " devices",
-             "a row holds one link per device (" + std::string(kKnownLinks) + "); the file may be cut short");
+             "a row holds one link per device (" + std::string(kKnownLinks) +
+                 "); the file may be cut short");
     }
     for (size_t c = 0; c < n && c + 1 < toks.size(); ++c) {
       bool ok = false;
       Link l = parse_link(toks[c + 1].text, ok);
       if (!ok) {
         report(d, source, "T105", Severity::Error, ln, toks[c + 1].column,
-               "unknown link \"" + detail::excerpt(toks[c + 1].text) + "\" between " + dev.label + " and " +
-                   m.devices[c].label,
+               "unknown link \"" + detail::excerpt(toks[c + 1].text) + "\" between " + dev.label +
+                   " and " + m.devices[c].label,
                std::string("known links: ") + kKnownLinks);
         l.kind = LinkKind::Unknown;
       }
@@ -318,8 +353,10 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
       bool diagonal = c == row;
       if (ok && diagonal != (l.kind == LinkKind::Self))
         report(d, source, "T108", Severity::Warning, ln, toks[c + 1].column,
-               diagonal ? "the link of " + dev.label + " to itself is \"" + l.text + "\", expected X"
-                        : "X (self) between two different devices, " + dev.label + " and " + m.devices[c].label,
+               diagonal
+                   ? "the link of " + dev.label + " to itself is \"" + l.text + "\", expected X"
+                   : "X (self) between two different devices, " + dev.label + " and " +
+                         m.devices[c].label,
                "the diagonal of the matrix is X and only the diagonal");
       m.links[row][c] = std::move(l);
     }
@@ -334,7 +371,8 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
             dev.cpu_affinity = std::string(val);
             if (!parse_cpu_list(val, dev.cpus))
               report(d, source, "T106", Severity::Warning, ln, toks[v].column,
-                     "CPU Affinity \"" + detail::excerpt(val) + "\" of " + dev.label + " is not a CPU list",
+                     "CPU Affinity \"" + detail::excerpt(val) + "\" of " + dev.label +
+                         " is not a CPU list",
                      "expected a list such as 0-23,48-71");
           }
           break;
@@ -344,23 +382,28 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
           // NUMA Affinity may be a list on some systems ("0-1"); its first node is kept.
           std::vector<int> nodes;
           if (!parse_cpu_list(val, nodes, 4095) || nodes.empty()) {
-            report(d, source, "T106", Severity::Warning, ln, toks[v].column,
-                   std::string(affinity[a] == AffinityColumn::Numa ? "NUMA Affinity" : "GPU NUMA ID") + " \"" +
-                       detail::excerpt(val) + "\" of " + dev.label + " is not a NUMA node number",
-                   "expected a number or N/A");
+            report(
+                d, source, "T106", Severity::Warning, ln, toks[v].column,
+                std::string(affinity[a] == AffinityColumn::Numa ? "NUMA Affinity" : "GPU NUMA ID") +
+                    " \"" + detail::excerpt(val) + "\" of " + dev.label +
+                    " is not a NUMA node number",
+                "expected a number or N/A");
             break;
           }
-          (affinity[a] == AffinityColumn::Numa ? dev.numa_affinity : dev.gpu_numa_id) = nodes.front();
+          (affinity[a] == AffinityColumn::Numa ? dev.numa_affinity : dev.gpu_numa_id) =
+              nodes.front();
           break;
         }
-        case AffinityColumn::Unknown: break;
+        case AffinityColumn::Unknown:
+          break;
       }
     }
     if (toks.size() > n + 1 + affinity.size())
       report(d, source, "T103", Severity::Warning, ln, toks[n + 1 + affinity.size()].column,
-             "row " + dev.label + " has more values than the header has columns; the extra ones are ignored");
-    else if (dev.kind == TopoDevice::Kind::Gpu && !affinity.empty() && toks.size() < n + 1 + affinity.size() &&
-             have >= n)
+             "row " + dev.label +
+                 " has more values than the header has columns; the extra ones are ignored");
+    else if (dev.kind == TopoDevice::Kind::Gpu && !affinity.empty() &&
+             toks.size() < n + 1 + affinity.size() && have >= n)
       report(d, source, "T103", Severity::Warning, ln,
              static_cast<uint32_t>(toks.back().column + toks.back().text.size()),
              "row " + dev.label + " has fewer affinity values than the header has columns");
@@ -391,8 +434,8 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
       if (x.kind == LinkKind::Unknown || y.kind == LinkKind::Unknown) continue;
       if (x.kind != y.kind || x.nvlinks != y.nvlinks)
         report(d, source, "T109", Severity::Warning, m.devices[b].line, 0,
-               m.devices[a].label + "-" + m.devices[b].label + " is " + x.text + " but " + m.devices[b].label + "-" +
-                   m.devices[a].label + " is " + y.text,
+               m.devices[a].label + "-" + m.devices[b].label + " is " + x.text + " but " +
+                   m.devices[b].label + "-" + m.devices[a].label + " is " + y.text,
                "the matrix should be symmetric; the closer link is used");
     }
 
@@ -412,7 +455,8 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
         int pos = m.find(label);
         if (pos < 0) {
           report(d, source, "T111", Severity::Warning, lines[i].number, lt[0].column,
-                 "the NIC legend names \"" + detail::excerpt(label) + "\", which is not a column of the matrix");
+                 "the NIC legend names \"" + detail::excerpt(label) +
+                     "\", which is not a column of the matrix");
           continue;
         }
         if (lt.size() < 2) {
@@ -430,7 +474,8 @@ Parsed<TopoMatrix> parse_topo_matrix(std::string_view text, std::string_view sou
       if (!unnamed.empty())
         report(d, source, "T111", Severity::Warning, hline, 0,
                "the NIC legend gives no name for " + unnamed,
-               "the legend lists every NIC column (NIC0: mlx5_0); capture the whole output of nvidia-smi topo -m");
+               "the legend lists every NIC column (NIC0: mlx5_0); capture the whole output of "
+               "nvidia-smi topo -m");
       break;
     }
   }

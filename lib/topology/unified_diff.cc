@@ -25,7 +25,8 @@ enum class Op : uint8_t { Keep, Del, Add };
 // of V (O(D^2) memory); past kMaxD edits the middle is replaced as a whole.
 constexpr int kMaxD = 4000;
 
-std::vector<Op> myers(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b) {
+std::vector<Op> myers(const std::vector<std::string_view>& a,
+                      const std::vector<std::string_view>& b) {
   const int n = static_cast<int>(a.size()), m = static_cast<int>(b.size());
   const int max = std::min(n + m, kMaxD);
   const int off = n + m + 1;
@@ -78,23 +79,29 @@ std::vector<Op> myers(const std::vector<std::string_view>& a, const std::vector<
 
 }  // namespace
 
-std::string unified_diff(std::string_view old_text, std::string_view new_text, std::string_view old_name,
-                         std::string_view new_name, int context) {
+std::string unified_diff(std::string_view old_text, std::string_view new_text,
+                         std::string_view old_name, std::string_view new_name, int context) {
   if (old_text == new_text) return {};
   std::vector<std::string_view> a = lines_of(old_text), b = lines_of(new_text);
   size_t pre = 0;
   while (pre < a.size() && pre < b.size() && a[pre] == b[pre]) ++pre;
   size_t suf = 0;
-  while (suf < a.size() - pre && suf < b.size() - pre && a[a.size() - 1 - suf] == b[b.size() - 1 - suf]) ++suf;
-  std::vector<std::string_view> ma(a.begin() + static_cast<long>(pre), a.end() - static_cast<long>(suf));
-  std::vector<std::string_view> mb(b.begin() + static_cast<long>(pre), b.end() - static_cast<long>(suf));
+  while (suf < a.size() - pre && suf < b.size() - pre &&
+         a[a.size() - 1 - suf] == b[b.size() - 1 - suf])
+    ++suf;
+  std::vector<std::string_view> ma(a.begin() + static_cast<long>(pre),
+                                   a.end() - static_cast<long>(suf));
+  std::vector<std::string_view> mb(b.begin() + static_cast<long>(pre),
+                                   b.end() - static_cast<long>(suf));
   std::vector<Op> ops(pre, Op::Keep);
   std::vector<Op> mid = myers(ma, mb);
   ops.insert(ops.end(), mid.begin(), mid.end());
   ops.insert(ops.end(), suf, Op::Keep);
-  if (old_text.size() != new_text.size() && ops.size() == a.size() && std::all_of(ops.begin(), ops.end(), [](Op o) { return o == Op::Keep; })) {
+  if (old_text.size() != new_text.size() && ops.size() == a.size() &&
+      std::all_of(ops.begin(), ops.end(), [](Op o) { return o == Op::Keep; })) {
     // Only a trailing newline differs.
-    return std::string("--- ") + std::string(old_name) + "\n+++ " + std::string(new_name) + "\n@@ the files differ in their final newline @@\n";
+    return std::string("--- ") + std::string(old_name) + "\n+++ " + std::string(new_name) +
+           "\n@@ the files differ in their final newline @@\n";
   }
 
   // Positions of each op in a and b.
@@ -145,8 +152,9 @@ std::string unified_diff(std::string_view old_text, std::string_view new_text, s
         ++b_len;
       }
     }
-    out += "@@ -" + std::to_string(a_len ? a_start + 1 : a_start) + "," + std::to_string(a_len) + " +" +
-           std::to_string(b_len ? b_start + 1 : b_start) + "," + std::to_string(b_len) + " @@\n" + body;
+    out += "@@ -" + std::to_string(a_len ? a_start + 1 : a_start) + "," + std::to_string(a_len) +
+           " +" + std::to_string(b_len ? b_start + 1 : b_start) + "," + std::to_string(b_len) +
+           " @@\n" + body;
     i = end;
   }
   return out;

@@ -8,7 +8,7 @@ namespace pai::topology {
 
 // "" when the texts are equal. `old_name`/`new_name` label the ---/+++ lines.
 // Myers' O(ND) algorithm after trimming the common prefix and suffix.
-std::string unified_diff(std::string_view old_text, std::string_view new_text, std::string_view old_name,
-                         std::string_view new_name, int context = 3);
+std::string unified_diff(std::string_view old_text, std::string_view new_text,
+                         std::string_view old_name, std::string_view new_name, int context = 3);
 
 }  // namespace pai::topology

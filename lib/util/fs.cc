@@ -127,7 +127,8 @@ std::string make_directories(const std::string& path, unsigned mode) {
     if (next == std::string::npos) next = path.size();
     cur = path.substr(0, next);
     if (!cur.empty() && !is_directory(cur)) {
-      if (::mkdir(cur.c_str(), mode) != 0 && errno != EEXIST) return cur + ": " + std::strerror(errno);
+      if (::mkdir(cur.c_str(), mode) != 0 && errno != EEXIST)
+        return cur + ": " + std::strerror(errno);
     }
     i = next + 1;
   }

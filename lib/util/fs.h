@@ -21,7 +21,8 @@ ReadResult read_file(const std::string& path, size_t max_bytes = 64u << 20);
 // fsync, then rename, so readers see the old or the new file and never a torn one.
 // `mode` is applied to the temporary file before any byte is written.
 // Returns an empty string on success, else the error.
-std::string write_file_atomic(const std::string& path, const std::string& content, unsigned mode = 0644);
+std::string write_file_atomic(const std::string& path, const std::string& content,
+                              unsigned mode = 0644);
 
 bool is_directory(const std::string& path);
 bool is_regular_file(const std::string& path);

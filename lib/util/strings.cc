@@ -11,7 +11,8 @@ namespace pai::util {
 std::string_view trim(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n')) --e;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n'))
+    --e;
   return s.substr(b, e - b);
 }
 
@@ -47,7 +48,8 @@ std::string to_lower(std::string_view s) {
 
 size_t edit_distance(std::string_view a, std::string_view b, size_t max_distance) {
   const size_t n = a.size(), m = b.size();
-  if ((n > m ? n - m : m - n) > max_distance) return max_distance == SIZE_MAX ? SIZE_MAX : max_distance + 1;
+  if ((n > m ? n - m : m - n) > max_distance)
+    return max_distance == SIZE_MAX ? SIZE_MAX : max_distance + 1;
   // Optimal string alignment distance with three rolling rows.
   std::vector<size_t> prev2(m + 1), prev(m + 1), cur(m + 1);
   for (size_t j = 0; j <= m; ++j) prev[j] = j;
@@ -57,7 +59,8 @@ size_t edit_distance(std::string_view a, std::string_view b, size_t max_distance
     for (size_t j = 1; j <= m; ++j) {
       size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       size_t v = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) v = std::min(v, prev2[j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        v = std::min(v, prev2[j - 2] + 1);
       cur[j] = v;
       row_min = std::min(row_min, v);
     }
@@ -171,11 +174,21 @@ std::optional<double> parse_quantity(std::string_view s) {
     double factor;
   };
   static const Suffix suffixes[] = {
-      {"Ki", 1024.0},         {"Mi", 1048576.0},         {"Gi", 1073741824.0},
-      {"Ti", 1099511627776.0}, {"Pi", 1125899906842624.0}, {"Ei", 1152921504606846976.0},
-      {"k", 1e3},             {"M", 1e6},                {"G", 1e9},
-      {"T", 1e12},            {"P", 1e15},               {"E", 1e18},
-      {"m", 1e-3},            {"u", 1e-6},               {"n", 1e-9},
+      {"Ki", 1024.0},
+      {"Mi", 1048576.0},
+      {"Gi", 1073741824.0},
+      {"Ti", 1099511627776.0},
+      {"Pi", 1125899906842624.0},
+      {"Ei", 1152921504606846976.0},
+      {"k", 1e3},
+      {"M", 1e6},
+      {"G", 1e9},
+      {"T", 1e12},
+      {"P", 1e15},
+      {"E", 1e18},
+      {"m", 1e-3},
+      {"u", 1e-6},
+      {"n", 1e-9},
   };
   for (const auto& suf : suffixes) {
     std::string_view t(suf.text);
@@ -213,8 +226,8 @@ std::string shell_quote(std::string_view s) {
   bool safe = true;
   for (char c : s) {
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-          c == '-' || c == '.' || c == '/' || c == ':' || c == ',' || c == '=' || c == '@' || c == '+' ||
-          c == '%')) {
+          c == '-' || c == '.' || c == '/' || c == ':' || c == ',' || c == '=' || c == '@' ||
+          c == '+' || c == '%')) {
       safe = false;
       break;
     }

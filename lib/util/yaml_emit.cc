@@ -10,8 +10,8 @@ bool is_reserved_word(std::string_view s) {
   // YAML 1.1 booleans and nulls in every case, plus the single letters y/n.
   std::string lower;
   for (char c : s) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-  static const char* words[] = {"null", "~",  "true", "false", "yes", "no", "on",
-                                "off",  "y",  "n",    ".inf",  "-.inf", "+.inf", ".nan"};
+  static const char* words[] = {"null", "~", "true", "false", "yes",   "no",    "on",
+                                "off",  "y", "n",    ".inf",  "-.inf", "+.inf", ".nan"};
   for (const char* w : words)
     if (lower == w) return true;
   return false;
@@ -113,11 +113,21 @@ std::string yaml_double_quoted(std::string_view s) {
   for (char ch : s) {
     unsigned char c = static_cast<unsigned char>(ch);
     switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           char buf[8];
@@ -151,7 +161,8 @@ std::string yaml_literal_block(std::string_view s, int indent) {
   size_t pos = 0;
   while (true) {
     size_t nl = body.find('\n', pos);
-    std::string_view line = body.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    std::string_view line =
+        body.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     out += '\n';
     if (!line.empty()) out += pad + std::string(line);
     if (nl == std::string_view::npos) break;
@@ -161,9 +172,15 @@ std::string yaml_literal_block(std::string_view s, int indent) {
   return out;
 }
 
-std::string yaml_scalar(std::string_view s) { return plain_is_safe(s) ? std::string(s) : yaml_double_quoted(s); }
+std::string yaml_scalar(std::string_view s) {
+  return plain_is_safe(s) ? std::string(s) : yaml_double_quoted(s);
+}
 
-std::string to_yaml(const nlohmann::json& value) { return document(value); }
-std::string to_yaml(const nlohmann::ordered_json& value) { return document(value); }
+std::string to_yaml(const nlohmann::json& value) {
+  return document(value);
+}
+std::string to_yaml(const nlohmann::ordered_json& value) {
+  return document(value);
+}
 
 }  // namespace pai::util

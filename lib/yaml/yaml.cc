@@ -97,7 +97,8 @@ std::string Node::describe() const {
 
 Mark Node::inner_mark(uint32_t line, uint32_t column) const {
   if (content_line_ == 0) return mark_;
-  if (style_ == ScalarStyle::Literal) return {content_line_ + line - 1, content_column_ + column - 1};
+  if (style_ == ScalarStyle::Literal)
+    return {content_line_ + line - 1, content_column_ + column - 1};
   if (line <= 1) return {content_line_, content_column_ + column - 1};
   return mark_;
 }
@@ -120,7 +121,8 @@ struct Props {
 
 class Parser {
  public:
-  Parser(std::string_view src, const LoadOptions& opt, Stream& out) : s_(src), opt_(opt), out_(out) {}
+  Parser(std::string_view src, const LoadOptions& opt, Stream& out)
+      : s_(src), opt_(opt), out_(out) {}
 
   void run() {
     try {
@@ -182,7 +184,8 @@ class Parser {
       // Only a '#' right after the value's last character starts no comment
       // (the caller may already have skipped the blanks before it).
       if (pos_ == before && pos_ != line_start_ && s_[pos_ - 1] != ' ' && s_[pos_ - 1] != '\t')
-        fail(mark(), "a comment must be separated from the value by a space", "write ' #' instead of '#'");
+        fail(mark(), "a comment must be separated from the value by a space",
+             "write ' #' instead of '#'");
       while (!eol_at(pos_)) ++pos_;
     }
     if (!eol_at(pos_))
@@ -226,7 +229,8 @@ class Parser {
           skip_rest_of_line();
           continue;
         }
-        fail({line_, static_cast<uint32_t>(p - line_start_ + 1)}, "tab character used for indentation",
+        fail({line_, static_cast<uint32_t>(p - line_start_ + 1)},
+             "tab character used for indentation",
              "YAML indents with spaces only; replace the tab with spaces");
       }
       if (ind == 0 && (is_doc_marker_at(p, '-') || is_doc_marker_at(p, '.'))) return -1;
@@ -364,7 +368,8 @@ class Parser {
   // pos_ at the start of a line. Parses the block node that starts on a following
   // line, indented more than parent_indent (or a '-' list at parent_indent when the
   // parent is a mapping). An absent node is null.
-  Node* parse_block_after_eol(int parent_indent, bool allow_seq_at_parent, Mark empty_mark, Props props) {
+  Node* parse_block_after_eol(int parent_indent, bool allow_seq_at_parent, Mark empty_mark,
+                              Props props) {
     int ind = next_content_line();
     if (ind >= 0) {
       if (ind > parent_indent) {
@@ -396,7 +401,8 @@ class Parser {
     char ch = c();
     if (ch == '-' && blank_or_eol(pos_ + 1)) return parse_block_sequence(props, m);
     if (ch == '?' && blank_or_eol(pos_ + 1))
-      fail(m, "complex mapping keys ('? ') are not supported", "use a plain or quoted scalar as the key");
+      fail(m, "complex mapping keys ('? ') are not supported",
+           "use a plain or quoted scalar as the key");
     if (ch == '|' || ch == '>') return parse_block_scalar(parent_indent, props, m);
     if (ch == '[' || ch == '{') {
       Node* n = parse_flow_node(props);
@@ -475,7 +481,8 @@ class Parser {
     return k;
   }
 
-  void add_pair(Node* map, Node* key, Node* value, std::unordered_map<std::string_view, size_t>& index) {
+  void add_pair(Node* map, Node* key, Node* value,
+                std::unordered_map<std::string_view, size_t>& index) {
     if (key->kind_ == NodeKind::Scalar) {
       std::string_view k = key->text_;
       size_t found = SIZE_MAX;
@@ -488,7 +495,8 @@ class Parser {
       } else {
         if (index.empty())
           for (size_t i = 0; i < map->pairs_.size(); ++i)
-            if (map->pairs_[i].key->kind_ == NodeKind::Scalar) index.emplace(map->pairs_[i].key->text_, i);
+            if (map->pairs_[i].key->kind_ == NodeKind::Scalar)
+              index.emplace(map->pairs_[i].key->text_, i);
         auto it = index.find(k);
         if (it != index.end()) found = it->second;
       }
@@ -514,13 +522,15 @@ class Parser {
   void expand_merges(Node* map) {
     bool has_merge = false;
     for (const auto& p : map->pairs_)
-      if (p.key->kind_ == NodeKind::Scalar && p.key->style_ == ScalarStyle::Plain && p.key->text_ == "<<")
+      if (p.key->kind_ == NodeKind::Scalar && p.key->style_ == ScalarStyle::Plain &&
+          p.key->text_ == "<<")
         has_merge = true;
     if (!has_merge) return;
     std::vector<Pair> local, merged;
     std::vector<const Node*> sources;
     for (const auto& p : map->pairs_) {
-      if (p.key->kind_ == NodeKind::Scalar && p.key->style_ == ScalarStyle::Plain && p.key->text_ == "<<") {
+      if (p.key->kind_ == NodeKind::Scalar && p.key->style_ == ScalarStyle::Plain &&
+          p.key->text_ == "<<") {
         if (p.value->kind_ == NodeKind::Mapping) {
           sources.push_back(p.value);
         } else if (p.value->kind_ == NodeKind::Sequence) {
@@ -530,7 +540,8 @@ class Parser {
             sources.push_back(item);
           }
         } else {
-          fail(p.value->mark_, "a merge key (<<) takes a mapping or a list of mappings, not " + p.value->describe());
+          fail(p.value->mark_, "a merge key (<<) takes a mapping or a list of mappings, not " +
+                                   p.value->describe());
         }
       } else {
         local.push_back(p);
@@ -576,7 +587,8 @@ class Parser {
         pos_ += static_cast<size_t>(ind);
         fail(mark(), "unexpected indentation",
              "this line is indented more than the keys of the mapping above it (column " +
-                 std::to_string(indent + 1) + "); align it with them or indent it under a key that has no value");
+                 std::to_string(indent + 1) +
+                 "); align it with them or indent it under a key that has no value");
       }
       pos_ += static_cast<size_t>(ind);
       if (!line_has_mapping_key(pos_)) {
@@ -584,7 +596,8 @@ class Parser {
           fail(mark(), "a list item where a mapping key was expected",
                "indent the '- ' items under their key, or add a key before them");
         fail(mark(), "expected a mapping key (key: value)",
-             "each line at this indentation must be 'key: value'; a value that continues belongs further right");
+             "each line at this indentation must be 'key: value'; a value that continues belongs "
+             "further right");
       }
     }
     expand_merges(map);
@@ -622,7 +635,8 @@ class Parser {
       skip_inline_ws();
       if (c() == ':' && blank_or_eol(pos_ + 1))
         fail(mark(), "mapping values are not allowed here",
-             "a nested mapping cannot start on the line of its key; put it on the next line, indented");
+             "a nested mapping cannot start on the line of its key; put it on the next line, "
+             "indented");
       finish_line();
       return n;
     }
@@ -640,10 +654,13 @@ class Parser {
     while (!eol_at(pos_)) {
       char ch = s_[pos_];
       if (ch == ':' && blank_or_eol(pos_ + 1))
-        fail(mark(), "mapping values are not allowed here",
-             continuation ? "this line is indented more than the key above it, so it continues that key's value; "
-                            "align it with the other keys"
-                          : "quote the value if it contains ': ', or move a nested mapping to its own lines");
+        fail(
+            mark(), "mapping values are not allowed here",
+            continuation
+                ? "this line is indented more than the key above it, so it continues that key's "
+                  "value; "
+                  "align it with the other keys"
+                : "quote the value if it contains ': ', or move a nested mapping to its own lines");
       if (ch == '#' && pos_ > start && blank_at(pos_ - 1)) {
         comment = true;
         break;
@@ -725,7 +742,8 @@ class Parser {
       if (ind > indent) {
         pos_ += static_cast<size_t>(ind);
         fail(mark(), "unexpected indentation",
-             "this line is indented more than the '- ' items above it (column " + std::to_string(indent + 1) +
+             "this line is indented more than the '- ' items above it (column " +
+                 std::to_string(indent + 1) +
                  "); align it with them, or with the keys of the item's mapping");
       }
       if (!(at(pos_ + ind) == '-' && blank_or_eol(pos_ + ind + 1))) break;
@@ -751,7 +769,8 @@ class Parser {
     }
     if (!blank_or_eol(pos_))
       fail(mark(), "invalid block scalar header",
-           "after | or > only a chomping indicator (- or +) and one indentation digit (1-9) may follow");
+           "after | or > only a chomping indicator (- or +) and one indentation digit (1-9) may "
+           "follow");
     finish_line();
 
     Node* n = new_node(NodeKind::Scalar, m);
@@ -788,7 +807,8 @@ class Parser {
       }
       if (indent <= parent_indent) indent = parent_indent + 1;  // empty scalar
       if (max_empty > indent && indent > parent_indent && p < s_.size())
-        fail({max_empty_line, 1}, "a leading empty line has more spaces than the first line of the block scalar",
+        fail({max_empty_line, 1},
+             "a leading empty line has more spaces than the first line of the block scalar",
              "remove the trailing spaces on that line, or use an indentation indicator such as |2");
     }
     n->content_column_ = static_cast<uint32_t>(indent + 1);
@@ -799,7 +819,8 @@ class Parser {
       while (p < s_.size() && s_[p] == ' ') ++p;
       int sp = static_cast<int>(p - pos_);
       if (eol_at(p)) {
-        lines.push_back(sp > indent ? s_.substr(pos_ + indent, p - pos_ - indent) : std::string_view());
+        lines.push_back(sp > indent ? s_.substr(pos_ + indent, p - pos_ - indent)
+                                    : std::string_view());
         pos_ = p;
         consume_newline();
         continue;
@@ -883,7 +904,8 @@ class Parser {
         for (;;) {
           if (at_line_start_marker())
             fail(mark(), "document marker inside a quoted string",
-                 std::string("the string opened at line ") + std::to_string(m.line) + " is not closed");
+                 std::string("the string opened at line ") + std::to_string(m.line) +
+                     " is not closed");
           while (blank_at(pos_)) ++pos_;
           if (!eof() && (s_[pos_] == '\n' || s_[pos_] == '\r')) {
             consume_newline();
@@ -936,26 +958,67 @@ class Parser {
     char e = c(1);
     pos_ += 2;
     switch (e) {
-      case '0': out += '\0'; return;
-      case 'a': out += '\a'; return;
-      case 'b': out += '\b'; return;
-      case 't': case '\t': out += '\t'; return;
-      case 'n': out += '\n'; return;
-      case 'v': out += '\v'; return;
-      case 'f': out += '\f'; return;
-      case 'r': out += '\r'; return;
-      case 'e': out += '\x1b'; return;
-      case ' ': out += ' '; return;
-      case '"': out += '"'; return;
-      case '/': out += '/'; return;
-      case '\\': out += '\\'; return;
-      case 'N': out += "\xC2\x85"; return;
-      case '_': out += "\xC2\xA0"; return;
-      case 'L': out += "\xE2\x80\xA8"; return;
-      case 'P': out += "\xE2\x80\xA9"; return;
-      case 'x': append_hex(out, 2, m); return;
-      case 'u': append_hex(out, 4, m); return;
-      case 'U': append_hex(out, 8, m); return;
+      case '0':
+        out += '\0';
+        return;
+      case 'a':
+        out += '\a';
+        return;
+      case 'b':
+        out += '\b';
+        return;
+      case 't':
+      case '\t':
+        out += '\t';
+        return;
+      case 'n':
+        out += '\n';
+        return;
+      case 'v':
+        out += '\v';
+        return;
+      case 'f':
+        out += '\f';
+        return;
+      case 'r':
+        out += '\r';
+        return;
+      case 'e':
+        out += '\x1b';
+        return;
+      case ' ':
+        out += ' ';
+        return;
+      case '"':
+        out += '"';
+        return;
+      case '/':
+        out += '/';
+        return;
+      case '\\':
+        out += '\\';
+        return;
+      case 'N':
+        out += "\xC2\x85";
+        return;
+      case '_':
+        out += "\xC2\xA0";
+        return;
+      case 'L':
+        out += "\xE2\x80\xA8";
+        return;
+      case 'P':
+        out += "\xE2\x80\xA9";
+        return;
+      case 'x':
+        append_hex(out, 2, m);
+        return;
+      case 'u':
+        append_hex(out, 4, m);
+        return;
+      case 'U':
+        append_hex(out, 8, m);
+        return;
       default:
         fail(m, std::string("unknown escape sequence \\") + (e ? std::string(1, e) : std::string()),
              "use single quotes to keep backslashes literally, or write \\\\");
@@ -967,14 +1030,19 @@ class Parser {
     for (int i = 0; i < digits; ++i) {
       char h = c();
       int v;
-      if (h >= '0' && h <= '9') v = h - '0';
-      else if (h >= 'a' && h <= 'f') v = h - 'a' + 10;
-      else if (h >= 'A' && h <= 'F') v = h - 'A' + 10;
-      else fail(m, "invalid hexadecimal escape", "\\x takes 2, \\u 4 and \\U 8 hex digits");
+      if (h >= '0' && h <= '9')
+        v = h - '0';
+      else if (h >= 'a' && h <= 'f')
+        v = h - 'a' + 10;
+      else if (h >= 'A' && h <= 'F')
+        v = h - 'A' + 10;
+      else
+        fail(m, "invalid hexadecimal escape", "\\x takes 2, \\u 4 and \\U 8 hex digits");
       cp = cp * 16 + static_cast<uint32_t>(v);
       ++pos_;
     }
-    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) fail(m, "escape is not a valid Unicode code point");
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      fail(m, "escape is not a valid Unicode code point");
     if (cp < 0x80) {
       out += static_cast<char>(cp);
     } else if (cp < 0x800) {
@@ -1002,7 +1070,8 @@ class Parser {
       } else if (ch == '\n' || ch == '\r') {
         consume_newline();
         if (at_line_start_marker())
-          fail(mark(), "document marker inside a flow collection", "close the [ or { before the document ends");
+          fail(mark(), "document marker inside a flow collection",
+               "close the [ or { before the document ends");
       } else if (ch == '#' && (pos_ == line_start_ || blank_at(pos_ - 1))) {
         while (!eol_at(pos_)) ++pos_;
       } else {
@@ -1050,7 +1119,8 @@ class Parser {
     for (;;) {
       skip_flow_ws();
       if (eof())
-        fail(m, "unterminated flow sequence", "add the closing ']' for the '[' at line " + std::to_string(m.line));
+        fail(m, "unterminated flow sequence",
+             "add the closing ']' for the '[' at line " + std::to_string(m.line));
       if (c() == ']') {
         ++pos_;
         break;
@@ -1075,11 +1145,14 @@ class Parser {
       }
       if (c() == ']') continue;
       if (eof())
-        fail(m, "unterminated flow sequence", "add the closing ']' for the '[' at line " + std::to_string(m.line));
-      fail(mark(), "expected ',' or ']' in the flow sequence opened at line " + std::to_string(m.line),
-           mark().line != m.line ? "close the '[' at line " + std::to_string(m.line) + ", column " +
-                                       std::to_string(m.column) + " with ']'"
-                                 : "separate items with commas; quote items that contain ':' or '#'");
+        fail(m, "unterminated flow sequence",
+             "add the closing ']' for the '[' at line " + std::to_string(m.line));
+      fail(mark(),
+           "expected ',' or ']' in the flow sequence opened at line " + std::to_string(m.line),
+           mark().line != m.line
+               ? "close the '[' at line " + std::to_string(m.line) + ", column " +
+                     std::to_string(m.column) + " with ']'"
+               : "separate items with commas; quote items that contain ':' or '#'");
     }
     return finish(seq, props);
   }
@@ -1091,7 +1164,8 @@ class Parser {
     for (;;) {
       skip_flow_ws();
       if (eof())
-        fail(m, "unterminated flow mapping", "add the closing '}' for the '{' at line " + std::to_string(m.line));
+        fail(m, "unterminated flow mapping",
+             "add the closing '}' for the '{' at line " + std::to_string(m.line));
       if (c() == '}') {
         ++pos_;
         break;
@@ -1114,11 +1188,15 @@ class Parser {
       }
       if (c() == '}') continue;
       if (eof())
-        fail(m, "unterminated flow mapping", "add the closing '}' for the '{' at line " + std::to_string(m.line));
-      fail(mark(), "expected ',' or '}' in the flow mapping opened at line " + std::to_string(m.line),
-           mark().line != m.line ? "close the '{' at line " + std::to_string(m.line) + ", column " +
-                                       std::to_string(m.column) + " with '}'"
-                                 : "separate entries with commas: {a: 1, b: 2}; quote values that contain ':' or '#'");
+        fail(m, "unterminated flow mapping",
+             "add the closing '}' for the '{' at line " + std::to_string(m.line));
+      fail(
+          mark(),
+          "expected ',' or '}' in the flow mapping opened at line " + std::to_string(m.line),
+          mark().line != m.line
+              ? "close the '{' at line " + std::to_string(m.line) + ", column " +
+                    std::to_string(m.column) + " with '}'"
+              : "separate entries with commas: {a: 1, b: 2}; quote values that contain ':' or '#'");
     }
     expand_merges(map);
     return finish(map, props);
@@ -1135,14 +1213,16 @@ Stream load(std::string_view text, const LoadOptions& options) {
 std::string quote_if_needed(std::string_view s) {
   bool need = s.empty();
   if (!need) {
-    static const char* specials[] = {"null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False", "FALSE",
-                                     "yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"};
+    static const char* specials[] = {
+        "null", "Null", "NULL", "~",  "true", "True", "TRUE", "false", "False", "FALSE", "yes",
+        "Yes",  "YES",  "no",   "No", "NO",   "on",   "On",   "ON",    "off",   "Off",   "OFF"};
     for (const char* sp : specials)
       if (s == sp) need = true;
     char f = s.front();
     if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(f) != std::string_view::npos) need = true;
     if (s.front() == ' ' || s.back() == ' ') need = true;
-    if (s.find(": ") != std::string_view::npos || s.find(" #") != std::string_view::npos) need = true;
+    if (s.find(": ") != std::string_view::npos || s.find(" #") != std::string_view::npos)
+      need = true;
     if (s.back() == ':') need = true;
     if (util::parse_double(s)) need = true;
     for (char c : s)

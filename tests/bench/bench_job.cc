@@ -98,16 +98,18 @@ struct Clusters {
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
     std::string dir = exe;
-    dir = dir.substr(0, dir.rfind('/'));      // tests/bench
+    dir = dir.substr(0, dir.rfind('/'));  // tests/bench
     paictl = dir + "/../../paictl";
-    nlohmann::json lab = nlohmann::json::parse(slurp(std::string(PAI_SOURCE_DIR) + "/tests/integration/rest/scenarios/lab.json"));
+    nlohmann::json lab = nlohmann::json::parse(
+        slurp(std::string(PAI_SOURCE_DIR) + "/tests/integration/rest/scenarios/lab.json"));
     std::string token = lab["users"]["alice"]["tokens"][0];
     std::string reg = "clusters:\n";
     for (int i = 1; i <= 10; ++i) {
       servers.push_back(std::make_unique<pai::testing::RestServer>(
           "lab", std::vector<std::string>{"--latency-ms", std::to_string(25 * i)}));
       reg += "- name: c" + std::to_string(i) + "\n  uri: " + servers.back()->uri() +
-             "\n  restServer: " + servers.back()->rest() + "\n  user: alice\n  token: " + token + "\n";
+             "\n  restServer: " + servers.back()->rest() + "\n  user: alice\n  token: " + token +
+             "\n";
     }
     std::string d = config + "/paictl";
     mkdir(d.c_str(), 0700);
@@ -116,7 +118,8 @@ struct Clusters {
   }
   ~Clusters() { pai::testing::remove_tree(config); }
   int run(const std::vector<std::string>& args) {
-    std::vector<std::string> env = {"XDG_CONFIG_HOME=" + config, "HOME=" + config, "PATH=/usr/bin:/bin"};
+    std::vector<std::string> env = {"XDG_CONFIG_HOME=" + config, "HOME=" + config,
+                                    "PATH=/usr/bin:/bin"};
     std::vector<char*> envp, argv;
     for (auto& e : env) envp.push_back(e.data());
     envp.push_back(nullptr);
@@ -148,7 +151,10 @@ void BM_ClusterStatusSlowestAlone(benchmark::State& state) {
   for (auto _ : state)
     if (clusters().run({"c10"}) != 0) state.SkipWithError("paictl cluster status failed");
 }
-BENCHMARK(BM_ClusterStatusSlowestAlone)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+BENCHMARK(BM_ClusterStatusSlowestAlone)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(10);
 
 void BM_ClusterStatusAllTen(benchmark::State& state) {
   clusters();

@@ -26,20 +26,25 @@ namespace {
 
 const std::string kLayouts = std::string(PAI_SOURCE_DIR) + "/layouts";
 
-std::string read(const std::string& p) { return pai::util::read_file(p).content; }
+std::string read(const std::string& p) {
+  return pai::util::read_file(p).content;
+}
 
 struct FactsDir {
   std::string path;
   FactsDir() {
-    path = (fs::temp_directory_path() / ("paictl-bench-plan-" + std::to_string(::getpid()))).string();
-    auto make = [&](const std::string& profile, const std::string& prefix, int count, int racks, int subnet) {
+    path =
+        (fs::temp_directory_path() / ("paictl-bench-plan-" + std::to_string(::getpid()))).string();
+    auto make = [&](const std::string& profile, const std::string& prefix, int count, int racks,
+                    int subnet) {
       const std::string src = kLayouts + "/" + profile + "/";
       for (int i = 0; i < count; ++i) {
         char name[64];
         std::snprintf(name, sizeof name, "%s-%04d", prefix.c_str(), i + 1);
         std::string d = path + "/" + name;
         fs::create_directories(d);
-        for (const char* f : {"topo.txt", "gpus.csv", "lscpu.txt", "meminfo"}) fs::copy_file(src + f, d + "/" + f);
+        for (const char* f : {"topo.txt", "gpus.csv", "lscpu.txt", "meminfo"})
+          fs::copy_file(src + f, d + "/" + f);
         std::ofstream h(d + "/host.yaml");
         h << "hostip: 10." << subnet << "." << i / 254 << "." << i % 254 + 1 << "\n";
         if (racks) h << "rack: rack" << (i * racks / count + 1) << "\n";

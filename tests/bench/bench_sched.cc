@@ -14,11 +14,11 @@
 #include "config/context.h"
 #include "config/hived.h"
 #include "config/hived_model.h"
+#include "philly_model.h"
 #include "scheduler/policy.h"
 #include "sim/engine.h"
 #include "sim/generate.h"
 #include "yaml/yaml.h"
-#include "philly_model.h"
 
 namespace {
 
@@ -27,16 +27,21 @@ using pai::scheduler::Policy;
 // Times schedule() of the policy it wraps.
 class Timed final : public Policy {
  public:
-  Timed(std::unique_ptr<Policy> inner, std::vector<double>* samples) : inner_(std::move(inner)), samples_(samples) {}
+  Timed(std::unique_ptr<Policy> inner, std::vector<double>* samples)
+      : inner_(std::move(inner)), samples_(samples) {}
   std::string_view name() const override { return inner_->name(); }
   const pai::scheduler::ClusterShape& cluster() const override { return inner_->cluster(); }
-  pai::scheduler::ScheduleResult schedule(const pai::scheduler::GroupRequest& r, bool preempt) override {
+  pai::scheduler::ScheduleResult schedule(const pai::scheduler::GroupRequest& r,
+                                          bool preempt) override {
     auto t0 = std::chrono::steady_clock::now();
     auto res = inner_->schedule(r, preempt);
-    samples_->push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    samples_->push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     return res;
   }
-  pai::scheduler::ScheduleResult schedule_pod(std::string_view g, int32_t n) override { return inner_->schedule_pod(g, n); }
+  pai::scheduler::ScheduleResult schedule_pod(std::string_view g, int32_t n) override {
+    return inner_->schedule_pod(g, n);
+  }
   bool release(std::string_view g) override { return inner_->release(g); }
   void set_node_health(int32_t n, bool h) override { inner_->set_node_health(n, h); }
   uint64_t release_epoch() const override { return inner_->release_epoch(); }
@@ -56,7 +61,8 @@ const pai::sim::Trace& philly_trace(int scale, int64_t jobs) {
   pai::sim::GenerateOptions g;
   g.jobs = jobs;
   g.seed = 7;
-  return cache[{scale, jobs}] = pai::sim::generate_trace(g, pai::sim::philly_cluster_template(scale, 15));
+  return cache[{scale, jobs}] =
+             pai::sim::generate_trace(g, pai::sim::philly_cluster_template(scale, 15));
 }
 
 void BM_Decisions(benchmark::State& state, const char* policy) {
@@ -72,8 +78,8 @@ void BM_Decisions(benchmark::State& state, const char* policy) {
     pai::sim::SimOptions opt;
     opt.overflow = overflow;
     int made = 0;
-    opt.make_policy = [&](const std::string& name, const pai::config::HivedModel& m, std::string& err)
-        -> std::unique_ptr<Policy> {
+    opt.make_policy = [&](const std::string& name, const pai::config::HivedModel& m,
+                          std::string& err) -> std::unique_ptr<Policy> {
       auto p = pai::scheduler::make_policy(name, m, err);
       if (p && made++ == 0) return std::make_unique<Timed>(std::move(p), &samples);
       return p;
@@ -84,7 +90,10 @@ void BM_Decisions(benchmark::State& state, const char* policy) {
   }
   std::sort(samples.begin(), samples.end());
   auto pct = [&](double q) {
-    return samples.empty() ? 0.0 : samples[std::min(samples.size() - 1, static_cast<size_t>(q * static_cast<double>(samples.size())))];
+    return samples.empty()
+               ? 0.0
+               : samples[std::min(samples.size() - 1,
+                                  static_cast<size_t>(q * static_cast<double>(samples.size())))];
   };
   double sum = 0;
   for (double x : samples) sum += x;
@@ -100,14 +109,28 @@ void BM_Decisions(benchmark::State& state, const char* policy) {
 
 // Args: cluster scale (x Philly), jobs, overflow.
 BENCHMARK_CAPTURE(BM_Decisions, hived, "hived")
-    ->Args({1, 100000, 0})->Args({1, 100000, 1})->Args({2, 100000, 1})->Args({5, 100000, 1})->Args({10, 100000, 1})
-    ->Iterations(1)->Unit(benchmark::kMillisecond);
+    ->Args({1, 100000, 0})
+    ->Args({1, 100000, 1})
+    ->Args({2, 100000, 1})
+    ->Args({5, 100000, 1})
+    ->Args({10, 100000, 1})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Decisions, quota, "quota")
-    ->Args({1, 100000, 1})->Args({10, 100000, 1})->Iterations(1)->Unit(benchmark::kMillisecond);
+    ->Args({1, 100000, 1})
+    ->Args({10, 100000, 1})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Decisions, private, "private")
-    ->Args({1, 100000, 1})->Args({10, 100000, 1})->Iterations(1)->Unit(benchmark::kMillisecond);
+    ->Args({1, 100000, 1})
+    ->Args({10, 100000, 1})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Decisions, k8s_default, "k8s-default")
-    ->Args({1, 100000, 1})->Args({10, 100000, 1})->Iterations(1)->Unit(benchmark::kMillisecond);
+    ->Args({1, 100000, 1})
+    ->Args({10, 100000, 1})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

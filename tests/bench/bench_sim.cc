@@ -6,20 +6,20 @@
 //   ./build-bench/tests/bench/bench_sim --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <map>
-#include <unistd.h>
 
 #include "config/context.h"
 #include "config/hived.h"
 #include "config/hived_model.h"
+#include "philly_model.h"
 #include "sim/engine.h"
 #include "sim/generate.h"
 #include "sim/report.h"
 #include "sim/trace.h"
 #include "util/fs.h"
 #include "yaml/yaml.h"
-#include "philly_model.h"
 
 namespace {
 
@@ -34,7 +34,8 @@ std::string trace_file(int scale, int64_t jobs, const std::string& format) {
   g.seed = 7;
   auto t = pai::sim::generate_trace(g, pai::sim::philly_cluster_template(scale, 15));
   std::string path = "/tmp/paictl-bench-" + std::to_string(getpid()) + "-" + key;
-  pai::util::write_file_atomic(path, format == "csv" ? pai::sim::write_native_csv(t) : pai::sim::write_philly_json(t));
+  pai::util::write_file_atomic(
+      path, format == "csv" ? pai::sim::write_native_csv(t) : pai::sim::write_philly_json(t));
   return cache[key] = path;
 }
 
@@ -60,12 +61,17 @@ void BM_SimulateEndToEnd(benchmark::State& state) {
   }
   state.counters["jobs"] = static_cast<double>(jobs);
   state.counters["finished"] = static_cast<double>(finished);
-  state.counters["jobs_per_s"] = benchmark::Counter(static_cast<double>(jobs), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["jobs_per_s"] =
+      benchmark::Counter(static_cast<double>(jobs), benchmark::Counter::kIsIterationInvariantRate);
 }
 // Args: cluster scale (x Philly), jobs.
 BENCHMARK(BM_SimulateEndToEnd)
-    ->Args({1, 10000})->Args({1, 100000})->Args({1, 300000})->Args({10, 100000})
-    ->Iterations(1)->Unit(benchmark::kMillisecond);
+    ->Args({1, 10000})
+    ->Args({1, 100000})
+    ->Args({1, 300000})
+    ->Args({10, 100000})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_ReadTrace(benchmark::State& state, const char* format) {
   std::string path = trace_file(1, 100000, format);
@@ -77,7 +83,8 @@ void BM_ReadTrace(benchmark::State& state, const char* format) {
     if (!pai::sim::read_trace({path}, {}, t, e)) state.SkipWithError(e.message.c_str());
     benchmark::DoNotOptimize(t.jobs.data());
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(r.content.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(r.content.size()));
 }
 BENCHMARK_CAPTURE(BM_ReadTrace, philly_json, "json")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ReadTrace, native_csv, "csv")->Unit(benchmark::kMillisecond);

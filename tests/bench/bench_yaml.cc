@@ -10,12 +10,14 @@
 namespace {
 
 std::string make_layout(int machines) {
-  std::string s = "machine-sku:\n  gpu-machine:\n    computing-device:\n      type: nvidia.com/gpu\n"
-                  "      model: V100\n      count: 8\n    mem: 512Gi\n    cpu:\n      vcore: 80\nmachine-list:\n";
+  std::string s =
+      "machine-sku:\n  gpu-machine:\n    computing-device:\n      type: nvidia.com/gpu\n"
+      "      model: V100\n      count: 8\n    mem: 512Gi\n    cpu:\n      vcore: "
+      "80\nmachine-list:\n";
   for (int i = 0; i < machines; ++i) {
-    s += "  - hostname: worker-" + std::to_string(i) + "\n    hostip: 10." + std::to_string(i / 65536) + "." +
-         std::to_string(i / 256 % 256) + "." + std::to_string(i % 256) +
-         "\n    machine-type: gpu-machine\n    pai-worker: \"true\"\n";
+    s += "  - hostname: worker-" + std::to_string(i) + "\n    hostip: 10." +
+         std::to_string(i / 65536) + "." + std::to_string(i / 256 % 256) + "." +
+         std::to_string(i % 256) + "\n    machine-type: gpu-machine\n    pai-worker: \"true\"\n";
   }
   return s;
 }

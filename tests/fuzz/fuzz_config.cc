@@ -11,7 +11,8 @@
 #include "diag/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const char* names[] = {"layout.yaml", "config.yaml", "services-configuration.yaml", "hivedscheduler.yaml"};
+  static const char* names[] = {"layout.yaml", "config.yaml", "services-configuration.yaml",
+                                "hivedscheduler.yaml"};
   std::vector<std::pair<std::string, std::string>> files;
   std::string cur;
   size_t idx = 0;

@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   pai::remote::SshConfigEnv env{"/home/fuzz", "fuzz"};
   // Include is not followed: the fuzzer must not read the machine's files.
-  pai::remote::SshConfig c = pai::remote::parse_ssh_config(text, "config", "/nonexistent-fuzz-dir", env, false);
+  pai::remote::SshConfig c =
+      pai::remote::parse_ssh_config(text, "config", "/nonexistent-fuzz-dir", env, false);
   uint32_t lines = 1;
   for (char ch : text) lines += ch == '\n';
   for (const auto& d : c.diagnostics.items())

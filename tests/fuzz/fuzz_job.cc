@@ -21,7 +21,8 @@ void same(const pai::yaml::Node* a, const pai::yaml::Node* b, int depth) {
   if (pai::job::js_type(a) != pai::job::js_type(b)) std::abort();
   if (a->is_mapping()) {
     if (a->pairs().size() != b->pairs().size()) std::abort();
-    for (size_t i = 0; i < a->pairs().size(); ++i) same(a->pairs()[i].value, b->pairs()[i].value, depth + 1);
+    for (size_t i = 0; i < a->pairs().size(); ++i)
+      same(a->pairs()[i].value, b->pairs()[i].value, depth + 1);
   } else if (a->is_sequence()) {
     if (a->items().size() != b->items().size()) std::abort();
     for (size_t i = 0; i < a->items().size(); ++i) same(a->items()[i], b->items()[i], depth + 1);
@@ -34,7 +35,8 @@ void same(const pai::yaml::Node* a, const pai::yaml::Node* b, int depth) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 200000) return 0;
-  pai::job::JobFile f = pai::job::JobFile::parse(std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
+  pai::job::JobFile f =
+      pai::job::JobFile::parse(std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
   pai::diag::List out;
   pai::job::validate(f, out);
   for (const auto& d : out.items())

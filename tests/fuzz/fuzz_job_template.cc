@@ -12,10 +12,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& tag : t.tags)
     if (tag.begin > tag.end || tag.end > text.size()) std::abort();
   if (t.error && t.error->offset > text.size()) std::abort();
-  std::string r = pai::job::render_template(t, [](const std::string& name) -> std::optional<std::string> {
-    if (name.size() % 2) return std::nullopt;
-    return name;
-  });
+  std::string r =
+      pai::job::render_template(t, [](const std::string& name) -> std::optional<std::string> {
+        if (name.size() % 2) return std::nullopt;
+        return name;
+      });
   (void)pai::job::lookup_name(text);
   (void)pai::job::js_trim(text);
   return 0;

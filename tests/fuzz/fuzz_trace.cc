@@ -56,7 +56,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (all || kind == 'A') {
     size_t cut = text.find('\x01');
     std::string_view jobs = cut == std::string_view::npos ? text : text.substr(0, cut);
-    std::string_view tasks = cut == std::string_view::npos ? std::string_view() : text.substr(cut + 1);
+    std::string_view tasks =
+        cut == std::string_view::npos ? std::string_view() : text.substr(cut + 1);
     check(pai::sim::read_alibaba(jobs, tasks, opt, t, e), t, e, lines);
   }
   if (all || kind == 'F') {

@@ -29,8 +29,9 @@ inline std::string python3() {
 }
 
 inline std::string make_temp_dir(const std::string& tag) {
-  std::string tmpl = (std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : std::string("/tmp")) +
-                     "/paictl-" + tag + "-XXXXXX";
+  std::string tmpl =
+      (std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : std::string("/tmp")) +
+      "/paictl-" + tag + "-XXXXXX";
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   if (!mkdtemp(buf.data())) throw std::runtime_error("mkdtemp failed");
@@ -48,12 +49,10 @@ class RestServer {
     dir_ = make_temp_dir("rest");
     std::string src = PAI_SOURCE_DIR;
     std::string port_file = dir_ + "/port";
-    std::vector<std::string> args = {python3(),
-                                     src + "/tests/integration/rest/pai_rest_server.py",
-                                     "--scenario",
-                                     src + "/tests/integration/rest/scenarios/" + scenario + ".json",
-                                     "--port-file",
-                                     port_file};
+    std::vector<std::string> args = {
+        python3(),     src + "/tests/integration/rest/pai_rest_server.py",
+        "--scenario",  src + "/tests/integration/rest/scenarios/" + scenario + ".json",
+        "--port-file", port_file};
     for (auto& e : extra) args.push_back(e);
     pid_ = fork();
     if (pid_ == 0) {
@@ -103,7 +102,9 @@ class RestServer {
   const std::string& dir() const { return dir_; }
 
   // The requests the server received (not the control calls), oldest first.
-  nlohmann::json requests() const { return nlohmann::json::parse(control("GET", "/__control/requests", "")); }
+  nlohmann::json requests() const {
+    return nlohmann::json::parse(control("GET", "/__control/requests", ""));
+  }
   void reset() const { control("POST", "/__control/reset", "{}"); }
   // {"path": REGEX, "method": "GET", "status": 503, "count": 2, "retryAfter": 1,
   //  "delayMs": 500, "close": true, "text": "...", "code": "...", "message": "..."}
@@ -112,7 +113,8 @@ class RestServer {
     control("POST", "/__control/jobs/" + id, change.dump());
   }
 
-  std::string control(const std::string& method, const std::string& path, const std::string& body) const {
+  std::string control(const std::string& method, const std::string& path,
+                      const std::string& body) const {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -122,7 +124,8 @@ class RestServer {
       close(fd);
       throw std::runtime_error("cannot reach the test server");
     }
-    std::string req = method + " " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+    std::string req = method + " " + path +
+                      " HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
                       "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
     if (write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) {
       close(fd);
@@ -151,8 +154,9 @@ struct TestCert {
     dir = make_temp_dir("cert");
     cert = dir + "/cert.pem";
     key = dir + "/key.pem";
-    std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -keyout '" + key + "' -out '" + cert +
-                      "' -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1";
+    std::string cmd =
+        "openssl req -x509 -newkey rsa:2048 -nodes -keyout '" + key + "' -out '" + cert +
+        "' -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1";
     if (std::system(cmd.c_str()) != 0) cert.clear();
   }
   ~TestCert() { remove_tree(dir); }

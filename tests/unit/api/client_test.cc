@@ -142,20 +142,25 @@ TEST_F(Api, SubmitSendsTheYamlAsIs) {
 
 TEST_F(Api, SchemaErrorsAreExpandedOnePerLine) {
   Client c(http, srv.rest(), login());
-  auto r = c.submit_job("protocolVersion: 2\nname: bad name\ntype: job\ntaskRoles:\n  t:\n    resourcePerInstance: {memory: 1}\n");
+  auto r = c.submit_job(
+      "protocolVersion: 2\nname: bad name\ntype: job\ntaskRoles:\n  t:\n    resourcePerInstance: "
+      "{memory: 1}\n");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error->code, "InvalidProtocolError");
   ASSERT_EQ(r.error->details.size(), 2u);
-  EXPECT_EQ(r.error->details[0], "name: should match pattern \"^[a-zA-Z0-9_-]+$\" (pattern \"^[a-zA-Z0-9_-]+$\")");
+  EXPECT_EQ(r.error->details[0],
+            "name: should match pattern \"^[a-zA-Z0-9_-]+$\" (pattern \"^[a-zA-Z0-9_-]+$\")");
   EXPECT_EQ(r.error->details[1],
-            "taskRoles['t'].resourcePerInstance: should NOT have additional properties (additionalProperty \"memory\")");
+            "taskRoles['t'].resourcePerInstance: should NOT have additional properties "
+            "(additionalProperty \"memory\")");
   EXPECT_EQ(r.error->message, "the server's schema refused the job (2 errors)");
 }
 
 TEST_F(Api, ForbiddenVirtualCluster) {
   Client c(http, srv.rest(), login());
   auto r = c.submit_job(
-      "protocolVersion: 2\nname: x\ntype: job\ntaskRoles: {t: {instances: 1}}\ndefaults: {virtualCluster: secret-vc}\n");
+      "protocolVersion: 2\nname: x\ntype: job\ntaskRoles: {t: {instances: 1}}\ndefaults: "
+      "{virtualCluster: secret-vc}\n");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error->status, 403);
   EXPECT_EQ(r.error->message, "User alice is not allowed to do operation in secret-vc");
@@ -202,7 +207,9 @@ TEST_F(Api, ListFiltersStopTagsAndLogs) {
   auto loc = c.task_log_locations("alice", "old_job", 0, "tr", 0, 0, true);
   ASSERT_TRUE(loc.ok()) << loc.error->summary();
   req = srv.requests()[0];
-  EXPECT_EQ(req["path"], "/rest-server/api/v2/jobs/alice~old_job/attempts/0/taskRoles/tr/taskIndex/0/attempts/0/logs");
+  EXPECT_EQ(
+      req["path"],
+      "/rest-server/api/v2/jobs/alice~old_job/attempts/0/taskRoles/tr/taskIndex/0/attempts/0/logs");
   EXPECT_EQ(req["query"]["tail-mode"], "true");
   std::string uri = (*loc)["locations"][0]["uri"];
   auto text = c.fetch_log(uri);
@@ -225,8 +232,10 @@ TEST_F(Api, ErrorBodiesThatAreNotJson) {
   pai::http::Response html;
   html.status = 502;
   html.headers.push_back({"content-type", "text/html"});
-  html.body = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center>"
-              "<hr><center>nginx</center></body></html>";
+  html.body =
+      "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad "
+      "Gateway</h1></center>"
+      "<hr><center>nginx</center></body></html>";
   auto e = pai::api::error_from_response(html);
   EXPECT_EQ(e.summary(), "502: 502 Bad Gateway 502 Bad Gateway nginx");
   pai::http::Response limited;
@@ -256,7 +265,10 @@ TEST_F(Api, ServerErrorsAndRateLimitsThroughTheRetryingClient) {
   srv.fail({{"path", "/api/v2/virtual-clusters"}, {"status", 503}, {"count", 1}});
   auto ok = c.virtual_clusters();
   ASSERT_TRUE(ok.ok());  // the GET was retried
-  srv.fail({{"path", "/api/v2/virtual-clusters"}, {"status", 500}, {"code", "UnknownError"}, {"message", "db down"}});
+  srv.fail({{"path", "/api/v2/virtual-clusters"},
+            {"status", 500},
+            {"code", "UnknownError"},
+            {"message", "db down"}});
   auto bad = c.virtual_clusters();
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error->summary(), "500 UnknownError: db down");

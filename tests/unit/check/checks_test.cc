@@ -8,8 +8,12 @@ using namespace pai::check;
 using namespace pai::check::testing;
 
 namespace {
-std::vector<CheckResult> eval(std::vector<HostOutcome> hosts) { return evaluate(hosts, eval_options()); }
-std::vector<CheckResult> eval1(const HostOutcome& h) { return eval({h}); }
+std::vector<CheckResult> eval(std::vector<HostOutcome> hosts) {
+  return evaluate(hosts, eval_options());
+}
+std::vector<CheckResult> eval1(const HostOutcome& h) {
+  return eval({h});
+}
 }  // namespace
 
 TEST(Catalogue, NamesAreUniqueAndFindable) {
@@ -62,7 +66,8 @@ TEST(Checks, NvidiaSmiFailureSkipsTheCountInsteadOfGuessing) {
   h.facts.gpus.clear();
   auto rs = eval1(h);
   EXPECT_EQ(status_of(rs, "gpu-ok", "NvidiaSmi"), Status::Fail);
-  EXPECT_NE(find(rs, "gpu-ok", "NvidiaSmi")->message.find("4 NVIDIA GPUs on the PCI bus"), std::string::npos);
+  EXPECT_NE(find(rs, "gpu-ok", "NvidiaSmi")->message.find("4 NVIDIA GPUs on the PCI bus"),
+            std::string::npos);
   EXPECT_EQ(status_of(rs, "gpu-ok", "GPUCount"), Status::Skip);
 }
 
@@ -113,7 +118,8 @@ TEST(Checks, MasterNeedsTwoCpusAndItsPortsFree) {
   EXPECT_EQ(status_of(rs, "master", "Port-80"), Status::Fail);
   EXPECT_EQ(status_of(rs, "master", "Port-2379"), Status::Pass);
   EXPECT_EQ(status_of(rs, "master", "Port-10259"), Status::Pass);
-  EXPECT_EQ(status_of(rs, "master", "NTP"), Status::Warn);  // unknown is a warning even on the master
+  EXPECT_EQ(status_of(rs, "master", "NTP"),
+            Status::Warn);  // unknown is a warning even on the master
 }
 
 TEST(Checks, NtpUnsynchronisedIsAnErrorOnlyOnTheMaster) {
@@ -135,8 +141,10 @@ TEST(Checks, LeftoversAndRunningThings) {
   HostOutcome h = good_host();
   for (auto& p : h.facts.paths) {
     if (p.path == "/var/lib/etcd") p.entries = 1, p.sample = {"member"};
-    if (p.path == "/etc/kubernetes") p.exists = p.directory = true, p.entries = 2, p.sample = {"admin.conf", "manifests"};
-    if (p.path == "/etc/cni/net.d") p.exists = p.directory = true, p.entries = 1, p.sample = {"10-calico.conflist"};
+    if (p.path == "/etc/kubernetes")
+      p.exists = p.directory = true, p.entries = 2, p.sample = {"admin.conf", "manifests"};
+    if (p.path == "/etc/cni/net.d")
+      p.exists = p.directory = true, p.entries = 1, p.sample = {"10-calico.conflist"};
   }
   h.facts.processes = {"kubelet"};
   h.facts.docker.containers_running = 3;
@@ -180,7 +188,8 @@ TEST(Checks, HostnameAndHostIp) {
   EXPECT_EQ(status_of(rs, "gpu-ok", "HostnameValid"), Status::Fail);
   EXPECT_EQ(status_of(rs, "gpu-ok", "HostnameMatches"), Status::Warn);
   EXPECT_EQ(status_of(rs, "gpu-ok", "HostIP"), Status::Fail);
-  EXPECT_NE(find(rs, "gpu-ok", "HostIP")->message.find("192.0.2.2"), std::string::npos);  // the host's real address
+  EXPECT_NE(find(rs, "gpu-ok", "HostIP")->message.find("192.0.2.2"),
+            std::string::npos);  // the host's real address
 }
 
 TEST(Checks, CgroupV2AndMissingControllers) {
@@ -221,16 +230,19 @@ TEST(Checks, TimedOutHostUsesItsPartialFacts) {
   h.exec.error = "the command did not finish within 4 s";
   auto rs = eval1(h);
   EXPECT_EQ(status_of(rs, "slow", "Reachable"), Status::Fail);
-  EXPECT_NE(find(rs, "slow", "Reachable")->message.find("the fact script did not finish within 4 s; it was still running docker info"),
+  EXPECT_NE(find(rs, "slow", "Reachable")
+                ->message.find(
+                    "the fact script did not finish within 4 s; it was still running docker info"),
             std::string::npos)
       << find(rs, "slow", "Reachable")->message;
-  EXPECT_EQ(status_of(rs, "slow", "Swap"), Status::Pass);      // read before the cut
-  EXPECT_EQ(status_of(rs, "slow", "Docker"), Status::Skip);    // the step that hung
+  EXPECT_EQ(status_of(rs, "slow", "Swap"), Status::Pass);       // read before the cut
+  EXPECT_EQ(status_of(rs, "slow", "Docker"), Status::Skip);     // the step that hung
   EXPECT_EQ(status_of(rs, "slow", "NvidiaSmi"), Status::Skip);  // after it
 }
 
 TEST(Checks, CrossHost) {
-  HostOutcome a = good_host("a", "10.0.0.1"), b = good_host("b", "10.0.0.2"), c = good_host("c", "10.0.0.3");
+  HostOutcome a = good_host("a", "10.0.0.1"), b = good_host("b", "10.0.0.2"),
+              c = good_host("c", "10.0.0.3");
   a.plan.hostip = b.plan.hostip = c.plan.hostip = "";  // no HostIP check here
   b.facts.hostname = "a";                              // two hosts call themselves a
   c.facts.machine_id = a.facts.machine_id;             // c and a are one machine
@@ -280,14 +292,16 @@ TEST(Checks, DemoteAndExitCodes) {
 }
 
 TEST(Checks, UniqueIpFindsAHostipConfiguredOnAnotherMachine) {
-  HostOutcome a = good_host("a", "10.0.0.1"), b = good_host("b", "10.0.0.2"), same = good_host("a-again", "10.0.0.9");
+  HostOutcome a = good_host("a", "10.0.0.1"), b = good_host("b", "10.0.0.2"),
+              same = good_host("a-again", "10.0.0.9");
   b.facts.interfaces.push_back({"eth1", "10.0.0.1", 24, false});  // b also claims a's address
-  same.facts.machine_id = a.facts.machine_id;                    // another entry for machine a
+  same.facts.machine_id = a.facts.machine_id;                     // another entry for machine a
   same.facts.interfaces.push_back({"eth0", "10.0.0.1", 24, false});
   same.facts.hostname = "a-again";
   auto rs = eval({a, b, same});
   EXPECT_EQ(status_of(rs, "a", "UniqueIP"), Status::Fail);
   EXPECT_NE(find(rs, "a", "UniqueIP")->message.find("also configured on b"), std::string::npos);
-  EXPECT_EQ(find(rs, "a", "UniqueIP")->message.find("a-again"), std::string::npos);  // same machine: not a conflict
+  EXPECT_EQ(find(rs, "a", "UniqueIP")->message.find("a-again"),
+            std::string::npos);  // same machine: not a conflict
   EXPECT_EQ(status_of(rs, "b", "UniqueIP"), Status::Pass);
 }

@@ -59,7 +59,8 @@ TEST(Collect, EveryHostOnceWithTheSudoPasswordOnlyWhereNeeded) {
   o.sudo_password = Secret("hunter2");
   o.command_timeout_ms = 2000;
   o.script.dns_names = {"registry.example.com"};
-  std::vector<HostPlan> plans = {plan("as-root", "root"), plan("as-ops", "ops"), plan("down", "ops"), plan("slow", "root")};
+  std::vector<HostPlan> plans = {plan("as-root", "root"), plan("as-ops", "ops"),
+                                 plan("down", "ops"), plan("slow", "root")};
   size_t used = 0;
   auto out = collect(t, plans, o, &used);
   ASSERT_EQ(out.size(), 4u);

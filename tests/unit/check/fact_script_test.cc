@@ -15,7 +15,8 @@ using namespace pai::check;
 
 TEST(Sections, SplitsAndKeepsBodiesExactly) {
   ParsedOutput p = split_sections(
-      "@@paictl-facts 1\n@@begin a\nline1\nline2\n\n@@end a 0\n@@privilege root\n@@begin b\nno newline\n@@end b 3\n@@done\n");
+      "@@paictl-facts 1\n@@begin a\nline1\nline2\n\n@@end a 0\n@@privilege root\n@@begin b\nno "
+      "newline\n@@end b 3\n@@done\n");
   ASSERT_TRUE(p.header);
   ASSERT_EQ(p.sections.size(), 2u);
   EXPECT_EQ(p.sections[0].body, "line1\nline2\n");
@@ -35,7 +36,8 @@ TEST(Sections, CutOffAndHostileOutput) {
   EXPECT_EQ(p.sections[0].body, "@@end b 0\n@@begin c\npartial");
   EXPECT_FALSE(p.done);
   // CRLF line ends (sudo with a pty) still match the markers.
-  ParsedOutput q = split_sections("@@paictl-facts 1\r\n@@begin x\r\nv\r\n\r\n@@end x 0\r\n@@done\r\n");
+  ParsedOutput q =
+      split_sections("@@paictl-facts 1\r\n@@begin x\r\nv\r\n\r\n@@end x 0\r\n@@done\r\n");
   ASSERT_EQ(q.sections.size(), 1u);
   EXPECT_TRUE(q.sections[0].ended);
   EXPECT_TRUE(q.done);
@@ -127,15 +129,21 @@ TEST(FactParser, FailuresAreFactsNotCrashes) {
       "/proc/swaps:/dev/sda2  partition\t8388604\t0\t-2\n"
       "/proc/meminfo:MemTotal: 1000 kB\n"
       "/proc/meminfo:SwapTotal: 8388604 kB\n\n@@end files 0\n"
-      "@@begin tcp\n/proc/net/tcp6:   0: 00000000000000000000000000000000:2382 00000000000000000000000000000000:0000 0A x\n"
-      "/proc/net/tcp6:   1: 0000000000000000FFFF00000100007F:1A0B 00000000000000000000000000000000:0000 0A x\n"
+      "@@begin tcp\n/proc/net/tcp6:   0: 00000000000000000000000000000000:2382 "
+      "00000000000000000000000000000000:0000 0A x\n"
+      "/proc/net/tcp6:   1: 0000000000000000FFFF00000100007F:1A0B "
+      "00000000000000000000000000000000:0000 0A x\n"
       "/proc/net/tcp:   2: ZZZZZZZZ:0050 00000000:0000 0A x\n"
       "/proc/net/tcp:   3: 0100007F:0050 00000000:0000 01 x\n\n@@end tcp 0\n"
-      "@@begin docker\nCannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n\n@@end docker 1\n"
-      "@@begin nvidia\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n\n@@end nvidia 9\n"
+      "@@begin docker\nCannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the "
+      "docker daemon running?\n\n@@end docker 1\n"
+      "@@begin nvidia\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+      "driver.\n\n@@end nvidia 9\n"
       "@@begin pci\n2\n\n@@end pci 0\n"
-      "@@begin ntp\n               Local time: x\nSystem clock synchronized: yes\n@@via timedatectl\n\n@@end ntp 0\n"
-      "@@begin df\n@@dataroot /mnt/docker\n@@measured /mnt\nFilesystem 1024-blocks Used Available Capacity Mounted on\n"
+      "@@begin ntp\n               Local time: x\nSystem clock synchronized: yes\n@@via "
+      "timedatectl\n\n@@end ntp 0\n"
+      "@@begin df\n@@dataroot /mnt/docker\n@@measured /mnt\nFilesystem 1024-blocks Used Available "
+      "Capacity Mounted on\n"
       "/dev/vda 1000 10 990 1% /\n/dev/vdb 2000 20 1980 1% /mnt\n\n@@end df 0\n"
       "@@done\n";
   HostFacts f;
@@ -146,7 +154,8 @@ TEST(FactParser, FailuresAreFactsNotCrashes) {
   EXPECT_EQ(f.swap.devices[0].name, "/dev/sda2");
   EXPECT_EQ(f.swap.devices[0].size_bytes, 8388604LL * 1024);
   EXPECT_EQ(f.swap.total_bytes, 8388604LL * 1024);
-  ASSERT_EQ(f.listening.size(), 2u);  // the garbage address and the non-listening socket are dropped
+  ASSERT_EQ(f.listening.size(),
+            2u);  // the garbage address and the non-listening socket are dropped
   EXPECT_EQ(f.listening[0].port, 6667);
   EXPECT_EQ(f.listening[0].address, "::ffff:127.0.0.1");
   EXPECT_EQ(f.listening[1].port, 9090);
@@ -224,7 +233,8 @@ TEST(Script, RunsUnderPosixShells) {
     if (!pai::util::is_regular_file(sh)) continue;
     std::string shell = std::string(sh) == "/bin/busybox" ? "/bin/busybox sh" : sh;
     std::string out_file = dir + "/paictl-facts-test.out";
-    std::string cmd = shell + " -s user '1.2.3.4 5 6.7.8.9 22' < " + script + " > " + out_file + " 2>/dev/null";
+    std::string cmd =
+        shell + " -s user '1.2.3.4 5 6.7.8.9 22' < " + script + " > " + out_file + " 2>/dev/null";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << shell;
     HostFacts f;
     parse_fact_output(pai::util::read_file(out_file).content, 0, f);
@@ -239,7 +249,8 @@ TEST(Script, RunsUnderPosixShells) {
     EXPECT_EQ(f.disks[1].checked, "/") << shell;
     ASSERT_EQ(f.dns.size(), 1u) << shell;
     EXPECT_TRUE(f.dns[0].resolved) << shell;
-    for (const char* step : {"clock", "files", "tcp", "paths", "bins", "lscpu", "df", "docker", "nvidia", "dns"})
+    for (const char* step :
+         {"clock", "files", "tcp", "paths", "bins", "lscpu", "df", "docker", "nvidia", "dns"})
       EXPECT_TRUE(f.has(step)) << shell << " " << step;
     ++ran;
   }
@@ -248,7 +259,8 @@ TEST(Script, RunsUnderPosixShells) {
 
 TEST(FactParser, ClockWithoutNanoseconds) {
   HostFacts f;
-  parse_fact_output("@@paictl-facts 1\n@@begin clock\n1796024589.%N\n\n@@end clock 0\n@@done\n", 1796024588.5, f);
+  parse_fact_output("@@paictl-facts 1\n@@begin clock\n1796024589.%N\n\n@@end clock 0\n@@done\n",
+                    1796024588.5, f);
   EXPECT_EQ(f.clock.epoch, 1796024589.0);
   EXPECT_NEAR(f.clock.skew_s, 0.5, 1e-9);
   EXPECT_TRUE(f.notes.empty());

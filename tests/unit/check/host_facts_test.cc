@@ -22,14 +22,16 @@ TEST(FactsJson, RoundTrip) {
 
 TEST(FactsJson, TheKeysThePlannerNeeds) {
   nlohmann::json j = to_json(pai::check::testing::good_host().facts);
-  for (const char* k : {"schema", "hostname", "ip_addresses", "cpu", "memory", "gpus", "nvidia", "lscpu", "meminfo"})
+  for (const char* k : {"schema", "hostname", "ip_addresses", "cpu", "memory", "gpus", "nvidia",
+                        "lscpu", "meminfo"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_TRUE(j["cpu"].contains("logical"));
   EXPECT_TRUE(j["cpu"].contains("sockets"));
   EXPECT_TRUE(j["cpu"].contains("model"));
   EXPECT_TRUE(j["memory"].contains("total_bytes"));
   EXPECT_TRUE(j["memory"].contains("available_bytes"));
-  for (const char* k : {"index", "name", "memory_mib", "bus_id", "uuid"}) EXPECT_TRUE(j["gpus"][0].contains(k)) << k;
+  for (const char* k : {"index", "name", "memory_mib", "bus_id", "uuid"})
+    EXPECT_TRUE(j["gpus"][0].contains(k)) << k;
   EXPECT_TRUE(j["nvidia"].contains("driver_version"));
   EXPECT_TRUE(j["nvidia"].contains("topo_matrix"));
   EXPECT_FALSE(j["daemon_json"].contains("raw"));  // may hold proxy credentials
@@ -42,7 +44,8 @@ TEST(FactsJson, ThePlannersReaderReadsIt) {
   pai::diag::List diags;
   auto h = pai::topology::load_host_json("gpu-ok.json", text, diags);
   ASSERT_TRUE(h.has_value());
-  for (const auto& d : diags.items()) EXPECT_NE(d.severity, pai::diag::Severity::Error) << d.message;
+  for (const auto& d : diags.items())
+    EXPECT_NE(d.severity, pai::diag::Severity::Error) << d.message;
   EXPECT_EQ(h->hostname, "gpu-ok");
   EXPECT_EQ(h->gpu_count(), 4u);
   EXPECT_EQ(h->gpu_model(), "Tesla V100-SXM2-16GB");
@@ -62,7 +65,10 @@ TEST(FactsJson, RejectsOtherSchemasAndIsLenientWithTypes) {
   EXPECT_FALSE(from_json({{"schema", "paictl.facts/v2"}, {"hostname", "x"}}, f, err));
   EXPECT_NE(err.find("v2"), std::string::npos);
   EXPECT_FALSE(from_json({{"schema", "paictl.facts/v1"}}, f, err));
-  nlohmann::json j = {{"schema", "paictl.facts/v1"}, {"hostname", "h"}, {"cpu", {{"logical", "many"}}}, {"gpus", {1, 2}}};
+  nlohmann::json j = {{"schema", "paictl.facts/v1"},
+                      {"hostname", "h"},
+                      {"cpu", {{"logical", "many"}}},
+                      {"gpus", {1, 2}}};
   ASSERT_TRUE(from_json(j, f, err)) << err;
   EXPECT_EQ(f.cpu.logical, 0);
   EXPECT_TRUE(f.gpus.empty());

@@ -11,7 +11,8 @@ std::vector<CheckResult> sample() {
   return {{"gpu-1", "Reachable", Status::Pass, "logged in", "", false},
           {"gpu-1", "Swap", Status::Fail, "swap is on (/swap.img)", "swapoff -a", false},
           {"gpu-1", "DockerVersion", Status::Warn, "Docker 18.09.7 <& old", "upgrade", false},
-          {"gpu-2", "Reachable", Status::Fail, "connection to gpu-2:22 refused", "is sshd running?", false},
+          {"gpu-2", "Reachable", Status::Fail, "connection to gpu-2:22 refused", "is sshd running?",
+           false},
           {"gpu-2", "Swap", Status::Skip, "host not reachable", "", false},
           {"gpu-3", "Reachable", Status::Pass, "logged in", "", false},
           {"gpu-3", "Port-6443", Status::Warn, "port 6443 in use", "stop it", true}};
@@ -31,7 +32,9 @@ TEST(Report, TextGroupsByHostThenATable) {
   EXPECT_EQ(t.find("logged in"), std::string::npos);  // passes are only shown with -v
   EXPECT_NE(t.find("(error ignored)"), std::string::npos);
   EXPECT_NE(t.find("unreachable"), std::string::npos);
-  EXPECT_NE(t.find("3 hosts: 0 ok, 1 with warnings, 1 with errors, 1 unreachable"), std::string::npos) << t;
+  EXPECT_NE(t.find("3 hosts: 0 ok, 1 with warnings, 1 with errors, 1 unreachable"),
+            std::string::npos)
+      << t;
   EXPECT_EQ(t.find("\x1b["), std::string::npos);  // no colour unless asked
   TextReportOptions v;
   v.verbose = true;
@@ -62,8 +65,13 @@ TEST(Report, Json) {
 TEST(Report, JunitHasASuitePerHost) {
   ReportContext ctx;
   std::string x = write_junit_report(sample(), ctx);
-  EXPECT_NE(x.find("<testsuite name=\"gpu-1\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"0\">"), std::string::npos) << x;
-  EXPECT_NE(x.find("<testsuite name=\"gpu-2\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\">"), std::string::npos);
+  EXPECT_NE(
+      x.find("<testsuite name=\"gpu-1\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"0\">"),
+      std::string::npos)
+      << x;
+  EXPECT_NE(
+      x.find("<testsuite name=\"gpu-2\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\">"),
+      std::string::npos);
   EXPECT_NE(x.find("&lt;&amp; old"), std::string::npos);  // escaped
   ctx.fail_on_warn = true;
   std::string xw = write_junit_report(sample(), ctx);
@@ -102,8 +110,9 @@ TEST(Report, TheSameFindingOnSeveralHostsIsPrintedOnce) {
   EXPECT_NE(t.find("On 2 hosts: b, c\n"), std::string::npos) << t;
   size_t first = t.find("cannot tell");
   EXPECT_EQ(t.find("cannot tell", first + 1), std::string::npos) << t;  // once
-  EXPECT_NE(t.find("\nc\n  FAIL  GPUCount"), std::string::npos) << t;   // what is c's own stays under c
-  EXPECT_EQ(t.find("\na\n"), std::string::npos) << t;                    // a has nothing of its own
+  EXPECT_NE(t.find("\nc\n  FAIL  GPUCount"), std::string::npos)
+      << t;                                            // what is c's own stays under c
+  EXPECT_EQ(t.find("\na\n"), std::string::npos) << t;  // a has nothing of its own
   TextReportOptions v;
   v.verbose = true;
   std::string tv = write_text_report(rs, ctx, v);

@@ -29,7 +29,8 @@ inline config::MachineSku gpu_sku(int count = 4) {
 }
 
 // A reachable worker whose facts come from the captured run.
-inline HostOutcome good_host(const std::string& name = "gpu-ok", const std::string& ip = "127.0.2.3") {
+inline HostOutcome good_host(const std::string& name = "gpu-ok",
+                             const std::string& ip = "127.0.2.3") {
   HostOutcome h;
   h.plan.name = name;
   h.plan.address = ip;
@@ -51,13 +52,15 @@ inline HostOutcome good_host(const std::string& name = "gpu-ok", const std::stri
   return h;
 }
 
-inline const CheckResult* find(const std::vector<CheckResult>& rs, const std::string& host, const std::string& check) {
+inline const CheckResult* find(const std::vector<CheckResult>& rs, const std::string& host,
+                               const std::string& check) {
   for (const auto& r : rs)
     if (r.host == host && r.check == check) return &r;
   return nullptr;
 }
 
-inline Status status_of(const std::vector<CheckResult>& rs, const std::string& host, const std::string& check) {
+inline Status status_of(const std::vector<CheckResult>& rs, const std::string& host,
+                        const std::string& check) {
   const CheckResult* r = find(rs, host, check);
   return r ? r->status : Status::Skip;
 }

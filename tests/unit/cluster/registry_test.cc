@@ -78,7 +78,8 @@ TEST(Registry, SerializeAndParseRoundTrip) {
 
 TEST(Registry, UnknownKeysAreKept) {
   std::string text =
-      "apiVersion: paictl/v1\nteam: ml-infra\nclusters:\n- name: a\n  uri: https://a\n  owner: bob\n  labels: {gpu: v100}\n";
+      "apiVersion: paictl/v1\nteam: ml-infra\nclusters:\n- name: a\n  uri: https://a\n  owner: "
+      "bob\n  labels: {gpu: v100}\n";
   pai::diag::List d;
   auto c = pai::cluster::parse_config(text, "r.yaml", d);
   ASSERT_TRUE(c);
@@ -99,7 +100,8 @@ TEST(Registry, MalformedFilesAreReportedWithPositionsAndNeverRewritten) {
   EXPECT_EQ(d.items()[0].line, 4u);
   pai::diag::List d2;
   std::string err = pai::cluster::update_file(
-      p, [](Config& c) {
+      p,
+      [](Config& c) {
         c.current = "a";
         return std::string();
       },
@@ -118,10 +120,14 @@ TEST(Registry, WritesAreMode0600AndAtomic) {
   std::string p = t.path + "/sub/dir/clusters.yaml";
   pai::diag::List d;
   umask(022);
-  ASSERT_EQ(pai::cluster::update_file(p, [](Config& c) {
-              c.clusters.push_back(make("a"));
-              return std::string();
-            }, d), "");
+  ASSERT_EQ(pai::cluster::update_file(
+                p,
+                [](Config& c) {
+                  c.clusters.push_back(make("a"));
+                  return std::string();
+                },
+                d),
+            "");
   struct stat st {};
   ASSERT_EQ(stat(p.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -129,10 +135,14 @@ TEST(Registry, WritesAreMode0600AndAtomic) {
   ASSERT_EQ(stat((t.path + "/sub/dir").c_str(), &dst), 0);
   EXPECT_EQ(dst.st_mode & 0777, 0700u);
   ino_t before = st.st_ino;
-  ASSERT_EQ(pai::cluster::update_file(p, [](Config& c) {
-              c.clusters.push_back(make("b"));
-              return std::string();
-            }, d), "");
+  ASSERT_EQ(pai::cluster::update_file(
+                p,
+                [](Config& c) {
+                  c.clusters.push_back(make("b"));
+                  return std::string();
+                },
+                d),
+            "");
   ASSERT_EQ(stat(p.c_str(), &st), 0);
   EXPECT_NE(st.st_ino, before);  // replaced by rename, never written in place
   EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -154,7 +164,9 @@ TEST(Registry, WritesAreMode0600AndAtomic) {
   EXPECT_EQ(files, 2);
   // A change that fails leaves the file as it was.
   std::string was = slurp(p);
-  EXPECT_EQ(pai::cluster::update_file(p, [](Config&) { return std::string("no"); }, d), "no");
+  EXPECT_EQ(pai::cluster::update_file(
+                p, [](Config&) { return std::string("no"); }, d),
+            "no");
   EXPECT_EQ(slurp(p), was);
 }
 
@@ -167,7 +179,9 @@ TEST(Registry, LooseModeIsAWarningAndTheNextWriteFixesIt) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d.items()[0].code, "R003");
   EXPECT_EQ(d.items()[0].severity, pai::diag::Severity::Warning);
-  EXPECT_EQ(pai::cluster::update_file(p, [](Config&) { return std::string(); }, d), "");
+  EXPECT_EQ(pai::cluster::update_file(
+                p, [](Config&) { return std::string(); }, d),
+            "");
   struct stat st {};
   stat(p.c_str(), &st);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -180,10 +194,14 @@ TEST(Registry, SymlinkedRegistryStaysLinked) {
   spit(target, pai::cluster::serialize_config(Config{}));
   ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
   pai::diag::List d;
-  ASSERT_EQ(pai::cluster::update_file(link, [](Config& c) {
-              c.clusters.push_back(make("a"));
-              return std::string();
-            }, d), "");
+  ASSERT_EQ(pai::cluster::update_file(
+                link,
+                [](Config& c) {
+                  c.clusters.push_back(make("a"));
+                  return std::string();
+                },
+                d),
+            "");
   struct stat st {};
   ASSERT_EQ(lstat(link.c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode));
@@ -201,14 +219,17 @@ TEST(Registry, ConcurrentWritersLoseNoUpdate) {
       for (int k = 0; k < kEach; ++k) {
         pai::diag::List d;
         std::string name = "c" + std::to_string(i) + "-" + std::to_string(k);
-        std::string err = pai::cluster::update_file(p, [&](Config& c) {
-          c.clusters.push_back(make(name));
-          // Preference is read-modify-write too: every writer appends.
-          auto pref = c.preference.value_or(std::vector<std::string>{});
-          pref.push_back(name);
-          c.preference = pref;
-          return std::string();
-        }, d);
+        std::string err = pai::cluster::update_file(
+            p,
+            [&](Config& c) {
+              c.clusters.push_back(make(name));
+              // Preference is read-modify-write too: every writer appends.
+              auto pref = c.preference.value_or(std::vector<std::string>{});
+              pref.push_back(name);
+              c.preference = pref;
+              return std::string();
+            },
+            d);
         if (!err.empty()) _exit(1);
       }
       _exit(0);
@@ -243,7 +264,7 @@ TEST(Registry, SeveralFilesMergeLikeKubeconfig) {
   EXPECT_TRUE(d.empty());
   ASSERT_EQ(r.clusters().size(), 2u);
   EXPECT_EQ(r.find("lab")->token, "token-from-a");  // the first file wins
-  EXPECT_EQ(r.current(), "cloud");                   // the first file that sets it
+  EXPECT_EQ(r.current(), "cloud");                  // the first file that sets it
   EXPECT_EQ(r.file_for("cloud"), b);
   EXPECT_EQ(r.file_for("new"), a);
   EXPECT_EQ(r.file_for_current(), b);
@@ -258,7 +279,8 @@ TEST(Registry, DefaultPathsFollowTheEnvironment) {
   EXPECT_EQ(Registry::default_paths(), (std::vector<std::string>{"/cfg/paictl/clusters.yaml"}));
   unsetenv("XDG_CONFIG_HOME");
   setenv("HOME", "/home/u", 1);
-  EXPECT_EQ(Registry::default_paths(), (std::vector<std::string>{"/home/u/.config/paictl/clusters.yaml"}));
+  EXPECT_EQ(Registry::default_paths(),
+            (std::vector<std::string>{"/home/u/.config/paictl/clusters.yaml"}));
 }
 
 TEST(Registry, TokenFilesAreReadAtUse) {

@@ -42,8 +42,8 @@ TEST_P(ConfigCase, ProducesExactlyTheExpectedFindings) {
   CheckOutcome out = check_paths({dir.string()});
   std::vector<std::string> got;
   for (const auto& d : out.diagnostics.items())
-    got.push_back(d.code + " " + fs::path(d.file).filename().string() + ":" + std::to_string(d.line) + ":" +
-                  std::to_string(d.column));
+    got.push_back(d.code + " " + fs::path(d.file).filename().string() + ":" +
+                  std::to_string(d.line) + ":" + std::to_string(d.column));
   EXPECT_EQ(got, expected) << "case " << dir.filename();
   EXPECT_FALSE(out.input_error);
   // Every finding has a message and every error a hint.
@@ -66,7 +66,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, ConfigCase, ::testing::ValuesIn(case_dirs()),
 TEST(ConfigCases, EveryRuleHasACaseThatProducesIt) {
   std::set<std::string> produced;
   for (const auto& dir : case_dirs())
-    for (const auto& line : read_lines(dir / "expect")) produced.insert(line.substr(0, line.find(' ')));
+    for (const auto& line : read_lines(dir / "expect"))
+      produced.insert(line.substr(0, line.find(' ')));
   // F008-F010 are about paths, tested in cli/test_check_config.sh and below.
   for (const auto& r : rules()) {
     std::string code(r.code);
@@ -117,7 +118,8 @@ TEST(CheckPaths, KindFromContentWhenNameIsUnusual) {
   ss << src.rdbuf();
   EXPECT_EQ(detect_kind((tmp / "prod.yaml").string(), ss.str()), FileKind::Hived);
   EXPECT_EQ(detect_kind("x/layout.yaml", ""), FileKind::Layout);
-  EXPECT_EQ(detect_kind("x/whatever.yaml", "user: a\ndocker_image_tag: v1\n"), FileKind::ClusterConfig);
+  EXPECT_EQ(detect_kind("x/whatever.yaml", "user: a\ndocker_image_tag: v1\n"),
+            FileKind::ClusterConfig);
   EXPECT_EQ(detect_kind("x/whatever.yaml", "rest-server: {}\n"), FileKind::ServicesConfig);
   EXPECT_EQ(detect_kind("x/whatever.yaml", "- a\n"), FileKind::Unknown);
   fs::remove_all(tmp);
@@ -137,8 +139,8 @@ TEST(CheckPaths, BundledExamples) {
   EXPECT_TRUE(broken.diagnostics.has_errors());
   std::set<std::string> codes;
   for (const auto& d : broken.diagnostics.items()) codes.insert(d.code);
-  for (const char* c : {"L001", "L002", "L004", "L005", "L010", "L011", "F007", "C001", "C004", "H004", "H005", "H007",
-                        "H009", "H013", "H014", "H015", "X001"})
+  for (const char* c : {"L001", "L002", "L004", "L005", "L010", "L011", "F007", "C001", "C004",
+                        "H004", "H005", "H007", "H009", "H013", "H014", "H015", "X001"})
     EXPECT_TRUE(codes.count(c)) << c;
 }
 

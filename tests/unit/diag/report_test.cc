@@ -9,8 +9,10 @@ namespace {
 
 std::vector<Diagnostic> sample() {
   List l;
-  l.add("L003", Severity::Error, "b/layout.yaml", 12, 15, "duplicate hostname \"w1\"", "every machine needs its own");
-  l.add("F006", Severity::Warning, "a/config.yaml", 3, 1, "unknown key \"usr\"", "did you mean \"user\"?");
+  l.add("L003", Severity::Error, "b/layout.yaml", 12, 15, "duplicate hostname \"w1\"",
+        "every machine needs its own");
+  l.add("F006", Severity::Warning, "a/config.yaml", 3, 1, "unknown key \"usr\"",
+        "did you mean \"user\"?");
   l.add("H024", Severity::Info, "b/layout.yaml", 2, 1, "capacity <unassigned> & \"x\"", "");
   l.add("L001", Severity::Error, "b/layout.yaml", 12, 3, "bad hostname", "lower case");
   l.sort({"a/config.yaml", "b/layout.yaml"});
@@ -38,8 +40,11 @@ TEST(Report, TextIsCompilerStyleWithHintsAndSummary) {
     return file == "b/layout.yaml" && line == 12 ? std::string("  - hostname: w1") : std::string();
   };
   std::string t = write_text(d, 2, o);
-  EXPECT_NE(t.find("a/config.yaml:3:1: warning[F006]: unknown key \"usr\"\n"), std::string::npos) << t;
-  EXPECT_NE(t.find("b/layout.yaml:12:15: error[L003]: duplicate hostname \"w1\"\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("a/config.yaml:3:1: warning[F006]: unknown key \"usr\"\n"), std::string::npos)
+      << t;
+  EXPECT_NE(t.find("b/layout.yaml:12:15: error[L003]: duplicate hostname \"w1\"\n"),
+            std::string::npos)
+      << t;
   EXPECT_NE(t.find("  hint: did you mean \"user\"?\n"), std::string::npos);
   EXPECT_NE(t.find(" 12 |   - hostname: w1\n    |               ^\n"), std::string::npos) << t;
   EXPECT_NE(t.find("2 errors, 1 warning in 2 files"), std::string::npos) << t;
@@ -63,10 +68,16 @@ TEST(Report, JsonHasTheDocumentedShape) {
 }
 
 TEST(Report, JunitOneSuitePerFileWithEscaping) {
-  std::string x = write_junit(sample(), {"a/config.yaml", "b/layout.yaml", "c/clean.yaml"}, "paictl check config", false);
-  EXPECT_NE(x.find("<testsuites name=\"paictl check config\" tests=\"5\" failures=\"2\""), std::string::npos) << x;
-  EXPECT_NE(x.find("<testsuite name=\"b/layout.yaml\" tests=\"3\" failures=\"2\""), std::string::npos) << x;
-  EXPECT_NE(x.find("<testcase classname=\"c/clean.yaml\" name=\"valid\"/>"), std::string::npos) << x;
+  std::string x = write_junit(sample(), {"a/config.yaml", "b/layout.yaml", "c/clean.yaml"},
+                              "paictl check config", false);
+  EXPECT_NE(x.find("<testsuites name=\"paictl check config\" tests=\"5\" failures=\"2\""),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("<testsuite name=\"b/layout.yaml\" tests=\"3\" failures=\"2\""),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("<testcase classname=\"c/clean.yaml\" name=\"valid\"/>"), std::string::npos)
+      << x;
   EXPECT_NE(x.find("capacity &lt;unassigned&gt; &amp; &quot;x&quot;"), std::string::npos) << x;
   // Warnings become failures only with --fail-on-warn.
   std::string strict = write_junit(sample(), {"a/config.yaml", "b/layout.yaml"}, "s", true);
@@ -76,9 +87,10 @@ TEST(Report, JunitOneSuitePerFileWithEscaping) {
 }
 
 TEST(Report, SarifIs210WithRulesAndRegions) {
-  std::vector<Rule> rules = {{"L003", "duplicate-hostname", Severity::Error, "Two machines have the same hostname"},
-                             {"F006", "unknown-key", Severity::Warning, "A key that is ignored"},
-                             {"ZZZZ", "unused", Severity::Error, "not used"}};
+  std::vector<Rule> rules = {
+      {"L003", "duplicate-hostname", Severity::Error, "Two machines have the same hostname"},
+      {"F006", "unknown-key", Severity::Warning, "A key that is ignored"},
+      {"ZZZZ", "unused", Severity::Error, "not used"}};
   nlohmann::json s = write_sarif(sample(), rules, "1.2.3", "");
   EXPECT_EQ(s["version"], "2.1.0");
   const auto& run = s["runs"][0];

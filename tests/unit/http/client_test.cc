@@ -124,7 +124,10 @@ TEST(HttpClient, NeverResendsAPostAfterA5xx) {
 
 TEST(HttpClient, RetriesA429PostAfterRetryAfter) {
   RestServer srv;
-  srv.fail({{"path", "/api/v2/jobs"}, {"status", 429}, {"retryAfter", 3}, {"count", 1},
+  srv.fail({{"path", "/api/v2/jobs"},
+            {"status", 429},
+            {"retryAfter", 3},
+            {"count", 1},
             {"text", "Too many requests, please try again later."}});
   Sleeps s;
   CurlClient c(s.options(0.01));
@@ -162,7 +165,8 @@ TEST(HttpClient, ConnectionRefusedIsRetriedThenReported) {
   auto res = c.send(get("http://127.0.0.1:" + std::to_string(port) + "/api/v2/info"));
   EXPECT_EQ(res.error, ErrorKind::Connect);
   EXPECT_EQ(res.attempts, 4);
-  EXPECT_NE(res.message.find("127.0.0.1:" + std::to_string(port)), std::string::npos) << res.message;
+  EXPECT_NE(res.message.find("127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << res.message;
 }
 
 TEST(HttpClient, TimeoutsAreRetriedOnlyForIdempotentRequests) {
@@ -196,7 +200,9 @@ TEST(HttpClient, DroppedConnectionsAreReceiveErrors) {
 
 TEST(HttpClient, RedirectsAreNotFollowed) {
   RestServer srv;
-  srv.fail({{"path", "/api/v2/info"}, {"status", 302}, {"headers", {{"Location", "https://elsewhere.example/?token=abc"}}}});
+  srv.fail({{"path", "/api/v2/info"},
+            {"status", 302},
+            {"headers", {{"Location", "https://elsewhere.example/?token=abc"}}}});
   CurlClient c;
   auto res = c.send(get(srv.rest() + "/api/v2/info"));
   EXPECT_EQ(res.error, ErrorKind::Redirect);

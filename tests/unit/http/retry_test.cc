@@ -73,7 +73,8 @@ TEST(Retry, BackoffIsExponentialCappedAndJittered) {
   EXPECT_DOUBLE_EQ(decide_retry(method("GET"), status(503), 1, p, 0.0, 0).delay_s, 0.5);
   EXPECT_DOUBLE_EQ(decide_retry(method("GET"), status(503), 1, p, 0.999999, 0).delay_s, 0.9999995);
   EXPECT_DOUBLE_EQ(decide_retry(method("GET"), status(503), 3, p, 0.0, 0).delay_s, 2);
-  EXPECT_DOUBLE_EQ(decide_retry(method("GET"), status(503), 8, p, 0.0, 0).delay_s, 4);  // capped at 8 before jitter
+  EXPECT_DOUBLE_EQ(decide_retry(method("GET"), status(503), 8, p, 0.0, 0).delay_s,
+                   4);  // capped at 8 before jitter
   EXPECT_FALSE(decide_retry(method("GET"), status(503), 10, p, 0.0, 0).retry);
 }
 
@@ -82,7 +83,8 @@ TEST(Retry, RetryAfterIsHonouredAndBounded) {
   EXPECT_DOUBLE_EQ(decide_retry(method("GET"), status(429, "7"), 1, p, 0.0, 0).delay_s, 7);
   // An HTTP date 30 s after "now".
   std::time_t now = 784111747;  // Sun, 06 Nov 1994 08:49:07 GMT
-  auto d = decide_retry(method("GET"), status(503, "Sun, 06 Nov 1994 08:49:37 GMT"), 1, p, 0.0, now);
+  auto d =
+      decide_retry(method("GET"), status(503, "Sun, 06 Nov 1994 08:49:37 GMT"), 1, p, 0.0, now);
   EXPECT_DOUBLE_EQ(d.delay_s, 30);
   auto far = decide_retry(method("GET"), status(503, "3600"), 1, p, 0.0, 0);
   EXPECT_FALSE(far.retry);
@@ -99,8 +101,10 @@ TEST(HttpHelpers, Encoding) {
 
 TEST(HttpHelpers, RedactUrl) {
   using pai::http::redact_url;
-  EXPECT_EQ(redact_url("http://u:pw@host/x?token=abc&tail-mode=true"), "http://***@host/x?token=***&tail-mode=true");
-  EXPECT_EQ(redact_url("https://h/p?a=1&access_token=z#frag"), "https://h/p?a=1&access_token=***#frag");
+  EXPECT_EQ(redact_url("http://u:pw@host/x?token=abc&tail-mode=true"),
+            "http://***@host/x?token=***&tail-mode=true");
+  EXPECT_EQ(redact_url("https://h/p?a=1&access_token=z#frag"),
+            "https://h/p?a=1&access_token=***#frag");
   EXPECT_EQ(redact_url("https://h/p"), "https://h/p");
   EXPECT_EQ(pai::http::host_of("https://user@h.example:8443/x"), "h.example:8443");
 }

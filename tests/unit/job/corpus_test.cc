@@ -42,7 +42,9 @@ std::string slurp(const std::string& path) {
 struct Expectation {
   std::string code;
   uint32_t line;
-  bool operator<(const Expectation& o) const { return std::tie(code, line) < std::tie(o.code, o.line); }
+  bool operator<(const Expectation& o) const {
+    return std::tie(code, line) < std::tie(o.code, o.line);
+  }
 };
 
 std::set<Expectation> expectations(const std::string& text) {
@@ -56,11 +58,13 @@ std::set<Expectation> expectations(const std::string& text) {
   };
   for (size_t pos = text.find(marker); pos != std::string::npos; pos = text.find(marker, pos + 1)) {
     size_t c = pos + marker.size();
-    if (c + 5 >= text.size() || text[c] != 'J' || !digits(c + 1, 3) || text[c + 4] != ' ' || !digits(c + 5, 1))
+    if (c + 5 >= text.size() || text[c] != 'J' || !digits(c + 1, 3) || text[c + 4] != ' ' ||
+        !digits(c + 5, 1))
       continue;
     size_t end = c + 5;
     while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
-    out.insert({text.substr(c, 4), static_cast<uint32_t>(std::stoul(text.substr(c + 5, end - c - 5)))});
+    out.insert(
+        {text.substr(c, 4), static_cast<uint32_t>(std::stoul(text.substr(c + 5, end - c - 5)))});
   }
   return out;
 }
@@ -68,7 +72,8 @@ std::set<Expectation> expectations(const std::string& text) {
 std::string describe(const pai::diag::List& l) {
   std::string s;
   for (const auto& d : l.items())
-    s += "  " + d.code + " " + std::to_string(d.line) + ":" + std::to_string(d.column) + " " + d.message + "\n";
+    s += "  " + d.code + " " + std::to_string(d.line) + ":" + std::to_string(d.column) + " " +
+         d.message + "\n";
   return s;
 }
 
@@ -79,7 +84,8 @@ TEST(JobCorpus, ValidFilesHaveNoFindings) {
     pai::job::JobFile f = pai::job::JobFile::load(path);
     pai::diag::List out;
     pai::job::validate(f, out);
-    size_t serious = out.count(pai::diag::Severity::Error) + out.count(pai::diag::Severity::Warning);
+    size_t serious =
+        out.count(pai::diag::Severity::Error) + out.count(pai::diag::Severity::Warning);
     EXPECT_EQ(serious, 0u) << path << ":\n" << describe(out);
   }
 }
@@ -97,15 +103,18 @@ TEST(JobCorpus, InvalidFilesReportExactlyTheirExpectedFindings) {
     pai::job::validate(f, out);
     std::set<Expectation> got;
     for (const auto& d : out.items()) {
-      EXPECT_NE(pai::job::find_rule(d.code), nullptr) << path << ": code " << d.code << " is not in the catalogue";
+      EXPECT_NE(pai::job::find_rule(d.code), nullptr)
+          << path << ": code " << d.code << " is not in the catalogue";
       if (d.severity == pai::diag::Severity::Info && !want.count({d.code, d.line})) continue;
       got.insert({d.code, d.line});
     }
     for (const auto& w : want)
-      EXPECT_TRUE(got.count(w)) << path << ": expected " << w.code << " at line " << w.line << ", got:\n"
+      EXPECT_TRUE(got.count(w)) << path << ": expected " << w.code << " at line " << w.line
+                                << ", got:\n"
                                 << describe(out);
     for (const auto& g : got)
-      EXPECT_TRUE(want.count(g)) << path << ": unexpected " << g.code << " at line " << g.line << ", got:\n"
+      EXPECT_TRUE(want.count(g)) << path << ": unexpected " << g.code << " at line " << g.line
+                                 << ", got:\n"
                                  << describe(out);
     for (const auto& w : want) codes_covered.insert(w.code);
   }
@@ -113,7 +122,8 @@ TEST(JobCorpus, InvalidFilesReportExactlyTheirExpectedFindings) {
   // unreadable file, and J067, which needs --export-params, have their own tests).
   for (const auto& r : pai::job::rules()) {
     if (r.code != "J005" && r.code != "J067") {
-      EXPECT_TRUE(codes_covered.count(std::string(r.code))) << "no corpus file exercises " << r.code;
+      EXPECT_TRUE(codes_covered.count(std::string(r.code)))
+          << "no corpus file exercises " << r.code;
     }
   }
 }
@@ -125,7 +135,8 @@ TEST(JobCorpus, SecretValuesNeverAppearInFindings) {
       pai::diag::List out;
       pai::job::validate(f, out);
       for (const auto& d : out.items())
-        for (const char* secret : {"s3cret-value", "do-not-print-me", "plain-text-password", "not-a-real-password"}) {
+        for (const char* secret :
+             {"s3cret-value", "do-not-print-me", "plain-text-password", "not-a-real-password"}) {
           EXPECT_EQ(d.message.find(secret), std::string::npos) << path << ": " << d.message;
           EXPECT_EQ(d.hint.find(secret), std::string::npos) << path << ": " << d.hint;
         }

@@ -22,7 +22,8 @@ void same_values(const Node* a, const Node* b, const std::string& path) {
     ASSERT_EQ(a->pairs().size(), b->pairs().size()) << path;
     for (size_t i = 0; i < a->pairs().size(); ++i) {
       EXPECT_EQ(a->pairs()[i].key->scalar(), b->pairs()[i].key->scalar()) << path;
-      same_values(a->pairs()[i].value, b->pairs()[i].value, path + "." + a->pairs()[i].key->scalar());
+      same_values(a->pairs()[i].value, b->pairs()[i].value,
+                  path + "." + a->pairs()[i].key->scalar());
     }
   } else if (a->is_sequence()) {
     ASSERT_EQ(a->items().size(), b->items().size()) << path;
@@ -96,7 +97,8 @@ TEST(Emit, OverridesAreApplied) {
   JobFile g = JobFile::parse(text, "out.yaml");
   ASSERT_TRUE(g.root) << text;
   EXPECT_EQ(g.get("name")->scalar(), "new_name");
-  EXPECT_EQ(pai::job::js_type(g.get("defaults")->get("virtualCluster")), pai::job::JsType::String) << text;
+  EXPECT_EQ(pai::job::js_type(g.get("defaults")->get("virtualCluster")), pai::job::JsType::String)
+      << text;
   const Node* params = g.get("parameters");
   EXPECT_EQ(pai::job::js_scalar(params->get("lr")).number, 0.5);
   EXPECT_EQ(pai::job::js_type(params->get("added")), pai::job::JsType::String);
@@ -133,7 +135,8 @@ TEST(Emit, MaskedOutputHidesSecrets) {
 }
 
 TEST(Emit, StringsThatLookLikeOtherTypesAreQuoted) {
-  for (const char* s : {"10", "0755", "true", "null", "2024-01-01", "1:30", "", " x", "a: b", "#c", "-x", "yes"}) {
+  for (const char* s :
+       {"10", "0755", "true", "null", "2024-01-01", "1:30", "", " x", "a: b", "#c", "-x", "yes"}) {
     std::string y = pai::job::js_yaml_string(s);
     JobFile g = JobFile::parse("v: " + y + "\n", "x.yaml");
     ASSERT_TRUE(g.root) << s << " -> " << y;

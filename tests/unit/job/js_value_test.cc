@@ -11,17 +11,21 @@ namespace {
 
 using pai::job::JsType;
 
-pai::job::JsScalar plain(const char* s) { return pai::job::js_resolve_plain(s); }
+pai::job::JsScalar plain(const char* s) {
+  return pai::job::js_resolve_plain(s);
+}
 
 TEST(JsValue, NullsAndBooleansFollowJsYaml3) {
-  for (const char* s : {"", "~", "null", "Null", "NULL"}) EXPECT_EQ(plain(s).type, JsType::Null) << s;
+  for (const char* s : {"", "~", "null", "Null", "NULL"})
+    EXPECT_EQ(plain(s).type, JsType::Null) << s;
   for (const char* s : {"true", "True", "TRUE"}) {
     EXPECT_EQ(plain(s).type, JsType::Boolean) << s;
     EXPECT_TRUE(plain(s).boolean);
   }
   EXPECT_FALSE(plain("FALSE").boolean);
   // YAML 1.1 words that js-yaml 3 keeps as strings.
-  for (const char* s : {"yes", "no", "on", "off", "y", "tRUE"}) EXPECT_EQ(plain(s).type, JsType::String) << s;
+  for (const char* s : {"yes", "no", "on", "off", "y", "tRUE"})
+    EXPECT_EQ(plain(s).type, JsType::String) << s;
 }
 
 TEST(JsValue, IntegersIncludeOctalHexBinaryAndSexagesimal) {
@@ -73,7 +77,8 @@ TEST(JsValue, NumberToStringMatchesJavaScript) {
 }
 
 TEST(JsValue, NodesKeepQuotesAndTags) {
-  pai::yaml::Stream st = pai::yaml::load("a: \"10\"\nb: 10\nc: !!str 1.0\nd: !!int '12'\ne: !foo x\nf: [1, null, x]\ng: |\n  text\n");
+  pai::yaml::Stream st = pai::yaml::load(
+      "a: \"10\"\nb: 10\nc: !!str 1.0\nd: !!int '12'\ne: !foo x\nf: [1, null, x]\ng: |\n  text\n");
   const pai::yaml::Node* r = st.documents[0];
   EXPECT_EQ(pai::job::js_type(r->get("a")), JsType::String);
   EXPECT_EQ(pai::job::js_type(r->get("b")), JsType::Number);

@@ -129,7 +129,8 @@ TEST(Placement, EachCheckCanDropTheCluster) {
 }
 
 TEST(Placement, RankingPutsFitNowFirstThenPreferenceThenHeadroom) {
-  std::vector<ClusterFacts> all = {facts("a", 8, 7), facts("b", 32, 0), facts("c", 16, 0), facts("d", 8, 2)};
+  std::vector<ClusterFacts> all = {facts("a", 8, 7), facts("b", 32, 0), facts("c", 16, 0),
+                                   facts("d", 8, 2)};
   all.push_back(facts("e", 8, 0));
   all.back().vcs[0].name = "nope";
   // Job of 4 GPUs: a has 1 free (would wait), b 32, c 16, d 6; e is dropped.

@@ -75,7 +75,8 @@ TEST(Render, FollowsTheServersConcatenationTrimAndSubstitution) {
             "echo 64,128 [object Object] <% $parameters.empty %> 11\n"
             "echo <% $secrets.key %> <% $parameters.missing %>\n"
             "echo done");
-  EXPECT_EQ(train.unresolved, (std::vector<std::string>{"$parameters.empty", "$parameters.missing"}));
+  EXPECT_EQ(train.unresolved,
+            (std::vector<std::string>{"$parameters.empty", "$parameters.missing"}));
   EXPECT_EQ(train.secrets, (std::vector<std::string>{"$secrets.key"}));
   EXPECT_EQ(train.instances, 2);
   EXPECT_EQ(train.docker_image_uri, "repo/img:1");
@@ -84,7 +85,8 @@ TEST(Render, FollowsTheServersConcatenationTrimAndSubstitution) {
   EXPECT_TRUE(train.auth->has_password);
   // The other task role has no script: the reference stays.
   EXPECT_EQ(r.task_roles[1].script, "echo <% $script.name %>");
-  for (const auto& tr : r.task_roles) EXPECT_EQ(tr.script.find("top-secret-value"), std::string::npos);
+  for (const auto& tr : r.task_roles)
+    EXPECT_EQ(tr.script.find("top-secret-value"), std::string::npos);
 }
 
 TEST(Render, OverridesAreTypedLikeTheFile) {
@@ -109,8 +111,9 @@ TEST(Render, ExportParamsPrependsQuotedExports) {
   o.params = {{"note", "it's here"}};
   std::vector<std::pair<std::string, std::string>> skipped;
   auto lines = pai::job::export_lines(f, o, &skipped);
-  EXPECT_EQ(lines, (std::vector<std::string>{"export epochs=10", "export lr=0.01", "export text=0.010",
-                                             "export greeting='hello world'", "export note='it'\\''s here'"}));
+  EXPECT_EQ(lines, (std::vector<std::string>{"export epochs=10", "export lr=0.01",
+                                             "export text=0.010", "export greeting='hello world'",
+                                             "export note='it'\\''s here'"}));
   ASSERT_EQ(skipped.size(), 3u);  // layers, model, empty
   EXPECT_EQ(skipped[0].first, "layers");
   pai::job::RenderResult r = pai::job::render(f, o);

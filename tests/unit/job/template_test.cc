@@ -55,7 +55,9 @@ TEST(Template, DelimitersCanChange) {
   EXPECT_EQ(render("<%={{ }}=%>{{ x }} <% x %>", {{"x", "X"}}), "X <% x %>");
 }
 
-TEST(Template, ResultIsTrimmed) { EXPECT_EQ(render("  \n echo hi \n\n", {}), "echo hi"); }
+TEST(Template, ResultIsTrimmed) {
+  EXPECT_EQ(render("  \n echo hi \n\n", {}), "echo hi");
+}
 
 TEST(Template, SyntaxErrorsAreReportedWithOffsets) {
   auto a = parse_template("echo <% $parameters.x");

@@ -57,11 +57,11 @@ TEST(Executor, ParallelismFollowsTheOpenFileLimit) {
   rlimit low = saved;
   low.rlim_cur = 48;
   ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
-  EXPECT_EQ(effective_parallelism(64, 100, 4, 32), 4u);   // (48 - 32) / 4
-  EXPECT_EQ(effective_parallelism(64, 100, 7, 32), 2u);   // jump hosts need more descriptors
+  EXPECT_EQ(effective_parallelism(64, 100, 4, 32), 4u);  // (48 - 32) / 4
+  EXPECT_EQ(effective_parallelism(64, 100, 7, 32), 2u);  // jump hosts need more descriptors
   low.rlim_cur = 20;
   ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
-  EXPECT_EQ(effective_parallelism(64, 100, 4, 32), 1u);   // never zero
+  EXPECT_EQ(effective_parallelism(64, 100, 4, 32), 1u);  // never zero
   ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
   EXPECT_EQ(effective_parallelism(64, 10, 4, 32), 10u);
   EXPECT_EQ(effective_parallelism(0, 10, 4, 32), 1u);

@@ -13,9 +13,13 @@ using namespace pai::remote;
 
 namespace {
 
-SshConfigEnv env() { return {"/home/op", "op"}; }
+SshConfigEnv env() {
+  return {"/home/op", "op"};
+}
 
-SshConfig parse(const std::string& text) { return parse_ssh_config(text, "config", "/home/op/.ssh", env()); }
+SshConfig parse(const std::string& text) {
+  return parse_ssh_config(text, "config", "/home/op/.ssh", env());
+}
 
 }  // namespace
 
@@ -100,22 +104,27 @@ TEST(SshConfig, MatchAllAndMatchHostApplyOtherMatchIsSkippedWithAWarning) {
 }
 
 TEST(SshConfig, IncludeReadsRelativeToTheBaseAndKeepsBlocks) {
-  auto dir = std::filesystem::temp_directory_path() / ("paictl-sshcfg-" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("paictl-sshcfg-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "conf.d");
   std::ofstream(dir / "conf.d" / "a.conf") << "Host inc\n  User included\n";
-  std::ofstream(dir / "conf.d" / "b.conf") << "Include conf.d/b.conf\n";  // includes itself: bounded
-  SshConfig c = parse_ssh_config("Include conf.d/*.conf\nHost *\n  User fallback\n", "config", dir.string(), env());
+  std::ofstream(dir / "conf.d" / "b.conf")
+      << "Include conf.d/b.conf\n";  // includes itself: bounded
+  SshConfig c = parse_ssh_config("Include conf.d/*.conf\nHost *\n  User fallback\n", "config",
+                                 dir.string(), env());
   EXPECT_EQ(resolve_ssh_config(c, {"inc"}, env()).user, "included");
   EXPECT_EQ(resolve_ssh_config(c, {"x"}, env()).user, "fallback");
   bool too_deep = false;
-  for (const auto& d : c.diagnostics.items()) too_deep |= d.message.find("nested too deeply") != std::string::npos;
+  for (const auto& d : c.diagnostics.items())
+    too_deep |= d.message.find("nested too deeply") != std::string::npos;
   EXPECT_TRUE(too_deep);
   std::filesystem::remove_all(dir);
 }
 
 TEST(SshConfig, Expansion) {
   EXPECT_EQ(ssh_expand("~/.ssh/id", env()), "/home/op/.ssh/id");
-  EXPECT_EQ(ssh_expand("%d/k_%h_%p_%r_%u%%", env(), "h1", 2222, "root"), "/home/op/k_h1_2222_root_op%");
+  EXPECT_EQ(ssh_expand("%d/k_%h_%p_%r_%u%%", env(), "h1", 2222, "root"),
+            "/home/op/k_h1_2222_root_op%");
   EXPECT_EQ(ssh_expand("a~b", env()), "a~b");
   EXPECT_EQ(ssh_expand("%x", env()), "%x");
   EXPECT_EQ(ssh_expand("trailing%", env()), "trailing%");
@@ -172,7 +181,8 @@ TEST(Target, PrecedenceSpecThenDefaultsThenSshConfig) {
   EXPECT_EQ(t2.endpoint.port, 22);
 
   d.known_hosts_file = "/explicit/kh";
-  EXPECT_EQ(resolve_target("gpu-1", "10.0.0.2", {"gpu-1"}, nullptr, c, env(), d).known_hosts_file, "/explicit/kh");
+  EXPECT_EQ(resolve_target("gpu-1", "10.0.0.2", {"gpu-1"}, nullptr, c, env(), d).known_hosts_file,
+            "/explicit/kh");
 }
 
 TEST(Target, DefaultIdentitiesOnlyWhenNoneGivenAndDuplicatesOfferedOnce) {
@@ -225,11 +235,20 @@ TEST(Target, AgentFollowsIdentityAgentAndIdentitiesOnly) {
   ::setenv("SSH_AUTH_SOCK", "/tmp/agent.sock", 1);
   SshConfig none;
   TargetDefaults d;
-  EXPECT_EQ(resolve_target("h", "h", {"h"}, nullptr, none, env(), d).endpoint.agent_socket, "/tmp/agent.sock");
-  EXPECT_EQ(resolve_target("h", "h", {"h"}, nullptr, parse("Host *\n IdentityAgent none\n"), env(), d).endpoint.agent_socket, "");
-  EXPECT_EQ(resolve_target("h", "h", {"h"}, nullptr, parse("Host *\n IdentitiesOnly yes\n"), env(), d).endpoint.agent_socket, "");
-  EXPECT_EQ(resolve_target("h", "h", {"h"}, nullptr, parse("Host *\n IdentityAgent ~/a.sock\n"), env(), d).endpoint.agent_socket,
-            "/home/op/a.sock");
+  EXPECT_EQ(resolve_target("h", "h", {"h"}, nullptr, none, env(), d).endpoint.agent_socket,
+            "/tmp/agent.sock");
+  EXPECT_EQ(
+      resolve_target("h", "h", {"h"}, nullptr, parse("Host *\n IdentityAgent none\n"), env(), d)
+          .endpoint.agent_socket,
+      "");
+  EXPECT_EQ(
+      resolve_target("h", "h", {"h"}, nullptr, parse("Host *\n IdentitiesOnly yes\n"), env(), d)
+          .endpoint.agent_socket,
+      "");
+  EXPECT_EQ(
+      resolve_target("h", "h", {"h"}, nullptr, parse("Host *\n IdentityAgent ~/a.sock\n"), env(), d)
+          .endpoint.agent_socket,
+      "/home/op/a.sock");
   d.use_agent = false;
   EXPECT_EQ(resolve_target("h", "h", {"h"}, nullptr, none, env(), d).endpoint.agent_socket, "");
   ::unsetenv("SSH_AUTH_SOCK");

@@ -20,7 +20,8 @@ namespace {
 // A loopback listener; `banner` (if any) is sent to each client, which is then held open.
 class Listener {
  public:
-  explicit Listener(std::string banner = {}, bool accept_clients = true) : banner_(std::move(banner)) {
+  explicit Listener(std::string banner = {}, bool accept_clients = true)
+      : banner_(std::move(banner)) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -91,7 +92,8 @@ TEST(SshTransport, SilentServerHitsTheConnectTimeout) {
   SshTransport t;
   auto t0 = std::chrono::steady_clock::now();
   ExecResult r = t.exec(target_at(silent.port(), 300), {"true", "", 1000, 1024});
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(r.failure, Failure::ConnectTimeout) << r.error;
   EXPECT_NE(r.error.find("no SSH answer"), std::string::npos) << r.error;
   EXPECT_LT(ms, 5000);  // bounded by the timeout, not by TCP's
@@ -102,7 +104,8 @@ TEST(SshTransport, NotAnSshServer) {
   SshTransport t;
   ExecResult r = t.exec(target_at(http.port(), 1000), {"true", "", 1000, 1024});
   EXPECT_FALSE(r.ok());
-  EXPECT_TRUE(r.failure == Failure::Connect || r.failure == Failure::ConnectTimeout) << to_string(r.failure);
+  EXPECT_TRUE(r.failure == Failure::Connect || r.failure == Failure::ConnectTimeout)
+      << to_string(r.failure);
 }
 
 TEST(SshTransport, UnsupportedTargetIsNotContacted) {
@@ -140,8 +143,10 @@ TEST(SshTransport, FailureNames) {
 }
 
 TEST(PublicKey, Fingerprint) {
-  EXPECT_EQ(public_key_fingerprint("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPh2VdqGp0MnOil6tTVN/ZNUYLpckrQeIEuQ69DBvZea fp"),
-            "SHA256:QyKrEzdLbylrDgb/V3dp3830S5uJvrCHg+I7VVmT+iU");
+  EXPECT_EQ(
+      public_key_fingerprint(
+          "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPh2VdqGp0MnOil6tTVN/ZNUYLpckrQeIEuQ69DBvZea fp"),
+      "SHA256:QyKrEzdLbylrDgb/V3dp3830S5uJvrCHg+I7VVmT+iU");
   EXPECT_EQ(public_key_fingerprint("ssh-ed25519 notbase64!"), "");
   EXPECT_EQ(public_key_fingerprint(""), "");
 }

@@ -19,7 +19,8 @@ std::string node(const Policy& p, const ScheduleResult& r, size_t pod = 0) {
 TEST(Quota, AdmitsAVcUpToItsQuotaPerSku) {
   Fixture f;
   auto q = policy("quota", *f.model);
-  for (int i = 0; i < 8; ++i) ASSERT_EQ(q->schedule(req(numbered("b", i), "b", 0, {{1, 1}})).outcome, Outcome::Bound);
+  for (int i = 0; i < 8; ++i)
+    ASSERT_EQ(q->schedule(req(numbered("b", i), "b", 0, {{1, 1}})).outcome, Outcome::Bound);
   auto over = q->schedule(req("b8", "b", 0, {{1, 1}}));
   EXPECT_EQ(over.outcome, Outcome::Waiting);
   EXPECT_NE(over.reason.find("quota of 8 V100"), std::string::npos) << over.reason;
@@ -50,7 +51,9 @@ TEST(Quota, SpreadsPodsOverTheLeastAllocatedNodes) {
 TEST(Quota, HigherPriorityPreemptsLowerPriorityAcrossVcs) {
   Fixture f;
   auto q = policy("k8s-default", *f.model);
-  for (int i = 0; i < 6; ++i) ASSERT_EQ(q->schedule(req(numbered("o", i), "c", -1, {{1, 4}}, "V100")).outcome, Outcome::Bound);
+  for (int i = 0; i < 6; ++i)
+    ASSERT_EQ(q->schedule(req(numbered("o", i), "c", -1, {{1, 4}}, "V100")).outcome,
+              Outcome::Bound);
   auto hi = q->schedule(req("hi", "b", 0, {{1, 4}}, "V100"));
   ASSERT_EQ(hi.outcome, Outcome::Preempting);
   ASSERT_EQ(hi.victims.size(), 1u);
@@ -65,7 +68,8 @@ TEST(K8sDefault, HasNoVcLimits) {
   Fixture f;
   auto k = policy("k8s-default", *f.model);
   for (int i = 0; i < 24; ++i)
-    ASSERT_EQ(k->schedule(req(numbered("b", i), "b", 0, {{1, 1}}, "V100")).outcome, Outcome::Bound) << i;
+    ASSERT_EQ(k->schedule(req(numbered("b", i), "b", 0, {{1, 1}}, "V100")).outcome, Outcome::Bound)
+        << i;
   EXPECT_EQ(k->schedule(req("b24", "b", 0, {{1, 1}}, "V100")).outcome, Outcome::Waiting);
   EXPECT_EQ(k->check_invariants(), "");
 }
@@ -115,9 +119,11 @@ TEST(SharingAnomaly, QuotaFragmentsWhileHivedKeepsCellsWhole) {
   Fixture f;
   for (const char* name : {"quota", "hived"}) {
     auto p = policy(name, *f.model);
-    for (int i = 0; i < 4; ++i) ASSERT_EQ(p->schedule(req(numbered("c", i), "c", 0, {{1, 1}})).outcome, Outcome::Bound);
+    for (int i = 0; i < 4; ++i)
+      ASSERT_EQ(p->schedule(req(numbered("c", i), "c", 0, {{1, 1}})).outcome, Outcome::Bound);
     for (int i = 0; i < 2; ++i)
-      ASSERT_EQ(p->schedule(req(numbered("a", i), "a", 0, {{1, 1}}, "V100")).outcome, Outcome::Bound);
+      ASSERT_EQ(p->schedule(req(numbered("a", i), "a", 0, {{1, 1}}, "V100")).outcome,
+                Outcome::Bound);
     // b has used nothing of its 8 GPUs, and the cluster has 18 idle V100s.
     auto b = p->schedule(req("b", "b", 0, {{1, 4}}));
     if (std::string(name) == "quota") {

@@ -17,7 +17,9 @@
 
 namespace pai::scheduler {
 // Readable outcomes in test failures.
-inline void PrintTo(Outcome o, std::ostream* os) { *os << to_string(o); }
+inline void PrintTo(Outcome o, std::ostream* os) {
+  *os << to_string(o);
+}
 }  // namespace pai::scheduler
 
 namespace pai::scheduler::test {
@@ -34,7 +36,8 @@ inline std::shared_ptr<config::HivedModel> model_from_yaml(const std::string& te
   config::HivedConfig cfg = config::load_hived_config(root, ctx);
   *model = config::build_hived_model(cfg, ctx);
   for (const auto& d : dl.items())
-    EXPECT_NE(d.severity, diag::Severity::Error) << d.code << " " << d.line << ":" << d.column << " " << d.message;
+    EXPECT_NE(d.severity, diag::Severity::Error)
+        << d.code << " " << d.line << ":" << d.column << " " << d.message;
   return model;
 }
 

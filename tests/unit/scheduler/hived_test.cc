@@ -33,7 +33,9 @@ class HivedTest : public ::testing::Test {
   std::unique_ptr<Policy> h;
 };
 
-TEST_F(HivedTest, StartsConsistent) { EXPECT_EQ(h->check_invariants(), ""); }
+TEST_F(HivedTest, StartsConsistent) {
+  EXPECT_EQ(h->check_invariants(), "");
+}
 
 TEST_F(HivedTest, BuddyAllocationSplitsAndMerges) {
   // c's socket comes from splitting the first rack down to a socket.
@@ -65,7 +67,8 @@ TEST_F(HivedTest, BuddyAllocationSplitsAndMerges) {
 }
 
 TEST_F(HivedTest, VirtualClusterGetsNoMoreThanItsCells) {
-  for (int i = 0; i < 8; ++i) ASSERT_EQ(run(req(numbered("b", i), "b", 0, {{1, 1}})).outcome, Outcome::Bound);
+  for (int i = 0; i < 8; ++i)
+    ASSERT_EQ(run(req(numbered("b", i), "b", 0, {{1, 1}})).outcome, Outcome::Bound);
   auto over = run(req("b8", "b", 0, {{1, 1}}));
   EXPECT_EQ(over.outcome, Outcome::Waiting);
   EXPECT_NE(over.reason.find("VC b"), std::string::npos) << over.reason;
@@ -219,7 +222,8 @@ TEST_F(HivedTest, LeafCellTypesSelectChains) {
   EXPECT_EQ(node(run(req("v", "a", 0, {{1, 1}}, "V100"))).substr(0, 1), "v");
   // Any type: V100 first (configuration order), then K80 when V100 is full.
   EXPECT_EQ(node(run(req("any1", "a", 0, {{1, 4}}))).substr(0, 1), "v");
-  EXPECT_EQ(run(req("any2", "a", 0, {{1, 3}})).outcome, Outcome::Bound);  // fills a's second V100 node
+  EXPECT_EQ(run(req("any2", "a", 0, {{1, 3}})).outcome,
+            Outcome::Bound);  // fills a's second V100 node
   auto any3 = run(req("any3", "a", 0, {{1, 3}}));
   ASSERT_EQ(any3.outcome, Outcome::Bound);
   EXPECT_EQ(node(any3), "k1");
@@ -228,20 +232,26 @@ TEST_F(HivedTest, LeafCellTypesSelectChains) {
   EXPECT_EQ(lacks.reason, "affinity group z requests leaf cell type K80, which VC c does not have");
   auto unknown = run(req("u", "a", 0, {{1, 1}}, "A100"));
   EXPECT_EQ(unknown.outcome, Outcome::Rejected);
-  EXPECT_EQ(unknown.reason, "affinity group u requests leaf cell type A100, which the whole cluster does not have");
+  EXPECT_EQ(unknown.reason,
+            "affinity group u requests leaf cell type A100, which the whole cluster does not have");
 }
 
 TEST_F(HivedTest, RejectsInvalidRequestsWithHivedMessages) {
   auto unknown = run(req("x", "nope", 0, {{1, 1}}));
   EXPECT_EQ(unknown.outcome, Outcome::Rejected);
   EXPECT_EQ(unknown.reason, "VC nope does not exists!");
-  EXPECT_EQ(run(req("x", "a", 1001, {{1, 1}})).reason, "pod-scheduling-spec: Priority is greater than 1000");
-  EXPECT_EQ(run(req("x", "a", -2, {{1, 1}})).reason, "pod-scheduling-spec: Priority is less than -1");
-  EXPECT_EQ(run(req("x", "a", 0, {})).reason, "pod-scheduling-spec: AffinityGroup.Members is empty");
-  EXPECT_EQ(run(req("x", "a", 0, {{0, 1}})).reason, "pod-scheduling-spec: AffinityGroup.Members has non-positive PodNumber");
+  EXPECT_EQ(run(req("x", "a", 1001, {{1, 1}})).reason,
+            "pod-scheduling-spec: Priority is greater than 1000");
+  EXPECT_EQ(run(req("x", "a", -2, {{1, 1}})).reason,
+            "pod-scheduling-spec: Priority is less than -1");
+  EXPECT_EQ(run(req("x", "a", 0, {})).reason,
+            "pod-scheduling-spec: AffinityGroup.Members is empty");
+  EXPECT_EQ(run(req("x", "a", 0, {{0, 1}})).reason,
+            "pod-scheduling-spec: AffinityGroup.Members has non-positive PodNumber");
   EXPECT_EQ(run(req("x", "a", 0, {{1, 0}})).reason,
             "pod-scheduling-spec: AffinityGroup.Members has non-positive LeafCellNumber");
-  EXPECT_EQ(run(req("", "a", 0, {{1, 1}})).reason, "pod-scheduling-spec: AffinityGroup.Name is empty");
+  EXPECT_EQ(run(req("", "a", 0, {{1, 1}})).reason,
+            "pod-scheduling-spec: AffinityGroup.Name is empty");
   EXPECT_EQ(run(req("x", "", 0, {{1, 1}})).reason, "pod-scheduling-spec: VirtualCluster is empty");
   EXPECT_EQ(h->usage().used_leaf_cells, 0);
 }
@@ -255,7 +265,9 @@ TEST_F(HivedTest, HandsOutPodsOneByOneAndNoMoreThanDeclared) {
   EXPECT_NE(p0.pods[0].node, p1.pods[0].node);
   auto p2 = h->schedule_pod("g", 4);
   EXPECT_EQ(p2.outcome, Outcome::Rejected);
-  EXPECT_EQ(p2.reason, "Requesting more pods than the configured number for 4 leaf cells (2 pods) in affinity group g");
+  EXPECT_EQ(p2.reason,
+            "Requesting more pods than the configured number for 4 leaf cells (2 pods) in affinity "
+            "group g");
   EXPECT_EQ(h->schedule_pod("g", 2).outcome, Outcome::Rejected);
 }
 

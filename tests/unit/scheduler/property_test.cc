@@ -60,7 +60,8 @@ std::vector<std::pair<std::string, GroupRequest>> guarantee_requests(const confi
       auto [size, pods] = *by_size.rbegin();
       const auto& ch = shape.chains[static_cast<size_t>(chain)];
       GroupRequest r = req("guarantee-" + vc.name + "-" + ch.name, vc.name, 1000,
-                           {{pods, static_cast<int32_t>(size)}}, shape.leaf_types[static_cast<size_t>(ch.leaf_type)].name);
+                           {{pods, static_cast<int32_t>(size)}},
+                           shape.leaf_types[static_cast<size_t>(ch.leaf_type)].name);
       out.push_back({vc.name, r});
     }
   }
@@ -73,8 +74,9 @@ struct Trace {
 
 // max_bad: most nodes down at once (-1: a third of the nodes). guarantee_checks
 // counts the times a VC claimed all its guaranteed cells (only while no node is down).
-void run_random(const std::string& policy_name, const config::HivedModel& m, uint64_t seed, int32_t ops,
-                bool check_guarantees, Trace* trace, int32_t max_bad = -1, int64_t* guarantee_checks = nullptr) {
+void run_random(const std::string& policy_name, const config::HivedModel& m, uint64_t seed,
+                int32_t ops, bool check_guarantees, Trace* trace, int32_t max_bad = -1,
+                int64_t* guarantee_checks = nullptr) {
   auto p = policy(policy_name, m);
   ASSERT_NE(p, nullptr);
   const ClusterShape& shape = p->cluster();
@@ -134,21 +136,30 @@ void run_random(const std::string& policy_name, const config::HivedModel& m, uin
     if (dice < 55) {
       GroupRequest r;
       r.affinity_group = numbered("g", serial++);
-      const auto& vc = shape.vcs[static_cast<size_t>(rng.below(static_cast<int32_t>(shape.vcs.size())))];
+      const auto& vc =
+          shape.vcs[static_cast<size_t>(rng.below(static_cast<int32_t>(shape.vcs.size())))];
       r.virtual_cluster = vc.name;
       r.priority = prios[rng.below(6)];
       int32_t members = 1 + (rng.chance(20) ? 1 : 0);
-      for (int32_t k = 0; k < members; ++k) r.members.push_back({1 + rng.below(3), sizes[rng.below(7)]});
-      if (rng.chance(60)) r.leaf_cell_type = shape.leaf_types[static_cast<size_t>(rng.below(static_cast<int32_t>(shape.leaf_types.size())))].name;
+      for (int32_t k = 0; k < members; ++k)
+        r.members.push_back({1 + rng.below(3), sizes[rng.below(7)]});
+      if (rng.chance(60))
+        r.leaf_cell_type = shape
+                               .leaf_types[static_cast<size_t>(
+                                   rng.below(static_cast<int32_t>(shape.leaf_types.size())))]
+                               .name;
       if (!vc.pinned_cells.empty() && rng.chance(10)) {
-        r.pinned_cell_id = vc.pinned_cells[static_cast<size_t>(rng.below(static_cast<int32_t>(vc.pinned_cells.size())))].id;
+        r.pinned_cell_id = vc.pinned_cells[static_cast<size_t>(rng.below(
+                                               static_cast<int32_t>(vc.pinned_cells.size())))]
+                               .id;
         r.leaf_cell_type.clear();
       }
       r.lazy_preemption_enable = rng.chance(30);
       ScheduleResult res = p->schedule(r, rng.chance(90));
       record("schedule " + r.affinity_group, res);
       hold(r.affinity_group, res);
-      if (res.outcome == Outcome::Bound || res.outcome == Outcome::Preempting) live.push_back(r.affinity_group);
+      if (res.outcome == Outcome::Bound || res.outcome == Outcome::Preempting)
+        live.push_back(r.affinity_group);
       if (res.outcome == Outcome::Preempting && rng.chance(70)) {
         for (const auto& v : res.victims)
           if (std::find(live.begin(), live.end(), v.group) != live.end()) drop(v.group);
@@ -173,23 +184,28 @@ void run_random(const std::string& policy_name, const config::HivedModel& m, uin
       if (trace) trace->lines.push_back("release " + g);
     } else if (dice < 95) {
       int32_t n = rng.below(static_cast<int32_t>(shape.nodes.size()));
-      bool make_bad = !bad[static_cast<size_t>(n)] && bad_count < (max_bad >= 0 ? max_bad : static_cast<int32_t>(shape.nodes.size()) / 3);
+      bool make_bad =
+          !bad[static_cast<size_t>(n)] &&
+          bad_count < (max_bad >= 0 ? max_bad : static_cast<int32_t>(shape.nodes.size()) / 3);
       if (bad[static_cast<size_t>(n)] || make_bad) {
         p->set_node_health(n, !make_bad);
         bad[static_cast<size_t>(n)] = make_bad;
         bad_count += make_bad ? 1 : -1;
       }
     } else if (check_guarantees && bad_count == 0 && !guarantees.empty()) {
-      GroupRequest r = guarantees[static_cast<size_t>(rng.below(static_cast<int32_t>(guarantees.size())))].second;
+      GroupRequest r =
+          guarantees[static_cast<size_t>(rng.below(static_cast<int32_t>(guarantees.size())))]
+              .second;
       ScheduleResult res = p->schedule(r, true);
       ASSERT_TRUE(res.outcome == Outcome::Bound || res.outcome == Outcome::Preempting)
-          << policy_name << ": " << r.affinity_group << " got " << to_string(res.outcome) << ": " << res.reason
-          << " at op " << op;
+          << policy_name << ": " << r.affinity_group << " got " << to_string(res.outcome) << ": "
+          << res.reason << " at op " << op;
       if (res.outcome == Outcome::Preempting) {
         for (const auto& v : res.victims)
           if (std::find(live.begin(), live.end(), v.group) != live.end()) drop(v.group);
         res = p->schedule(r, true);
-        ASSERT_EQ(res.outcome, Outcome::Bound) << policy_name << ": " << r.affinity_group << ": " << res.reason;
+        ASSERT_EQ(res.outcome, Outcome::Bound)
+            << policy_name << ": " << r.affinity_group << ": " << res.reason;
       }
       hold(r.affinity_group, res);
       unhold(r.affinity_group);
@@ -199,7 +215,8 @@ void run_random(const std::string& policy_name, const config::HivedModel& m, uin
     std::string inv = p->check_invariants();
     ASSERT_EQ(inv, "") << policy_name << " seed " << seed << " op " << op;
     // Held GPUs are in use; the policy may hold more (reservations of preempting groups).
-    ASSERT_LE(static_cast<int64_t>(held.size()), p->usage().used_leaf_cells) << policy_name << " op " << op;
+    ASSERT_LE(static_cast<int64_t>(held.size()), p->usage().used_leaf_cells)
+        << policy_name << " op " << op;
   }
   while (!live.empty()) drop(live.back());
   for (size_t n = 0; n < bad.size(); ++n)
@@ -254,7 +271,8 @@ TEST_P(RandomOps, StayConsistentOnAPhillyShapedCluster) {
   auto m = model_from_yaml(sim::philly_cluster_config(1, 15));
   bool guarantees = GetParam() == "hived" || GetParam() == "private";
   int64_t checks = 0;
-  run_random(GetParam(), *m, 31, 2500, guarantees, nullptr, 0, &checks);  // no failures: claim guarantees often
+  run_random(GetParam(), *m, 31, 2500, guarantees, nullptr, 0,
+             &checks);  // no failures: claim guarantees often
   if (guarantees) {
     EXPECT_GT(checks, 50);
   }
@@ -270,7 +288,8 @@ TEST_P(RandomOps, SameCallsGiveSamePlacements) {
   EXPECT_EQ(t1.lines, t2.lines);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, RandomOps, ::testing::Values("hived", "quota", "k8s-default", "private"),
+INSTANTIATE_TEST_SUITE_P(Policies, RandomOps,
+                         ::testing::Values("hived", "quota", "k8s-default", "private"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n)

@@ -12,9 +12,10 @@ TEST(PodSchedulingSpec, ReadsHivedsExampleRequest) {
   // example/request/basic/request.yaml in microsoft/hivedscheduler
   PodSchedulingSpec s;
   std::string err;
-  ASSERT_TRUE(parse_pod_scheduling_spec(
-      "virtualCluster: VC1\npriority: 1000\nleafCellType: K80\nleafCellNumber: 1\naffinityGroup: null\n", "default/pod1",
-      s, err))
+  ASSERT_TRUE(
+      parse_pod_scheduling_spec("virtualCluster: VC1\npriority: 1000\nleafCellType: "
+                                "K80\nleafCellNumber: 1\naffinityGroup: null\n",
+                                "default/pod1", s, err))
       << err;
   EXPECT_EQ(s.group.virtual_cluster, "VC1");
   EXPECT_EQ(s.group.priority, 1000);
@@ -51,11 +52,14 @@ TEST(PodSchedulingSpec, RejectsWithHivedsMessages) {
       {"virtualCluster: a\npriority: -2\nleafCellNumber: 1\n", "Priority is less than -1"},
       {"virtualCluster: a\npriority: 1001\nleafCellNumber: 1\n", "Priority is greater than 1000"},
       {"virtualCluster: a\n", "LeafCellNumber is non-positive"},
-      {"virtualCluster: a\nleafCellNumber: 1\naffinityGroup: {members: [{podNumber: 1, leafCellNumber: 1}]}\n",
+      {"virtualCluster: a\nleafCellNumber: 1\naffinityGroup: {members: [{podNumber: 1, "
+       "leafCellNumber: 1}]}\n",
        "AffinityGroup.Name is empty"},
-      {"virtualCluster: a\nleafCellNumber: 2\naffinityGroup: {name: g, members: [{podNumber: 1, leafCellNumber: 1}]}\n",
+      {"virtualCluster: a\nleafCellNumber: 2\naffinityGroup: {name: g, members: [{podNumber: 1, "
+       "leafCellNumber: 1}]}\n",
        "does not contains current Pod"},
-      {"virtualCluster: a\nleafCellNumber: 1\naffinityGroup: {name: g, members: [{podNumber: 0, leafCellNumber: 1}]}\n",
+      {"virtualCluster: a\nleafCellNumber: 1\naffinityGroup: {name: g, members: [{podNumber: 0, "
+       "leafCellNumber: 1}]}\n",
        "non-positive PodNumber"},
       {"virtualCluster: a\nleafCellNumber: many\n", "leafCellNumber must be a 32-bit integer"},
       {"virtualCluster: [a]\nleafCellNumber: 1\n", "virtualCluster must be a string"},
@@ -66,7 +70,8 @@ TEST(PodSchedulingSpec, RejectsWithHivedsMessages) {
     std::string err;
     EXPECT_FALSE(parse_pod_scheduling_spec(text, "ns/p", s, err)) << text;
     EXPECT_NE(err.find(part), std::string::npos) << text << " -> " << err;
-    EXPECT_EQ(err.rfind("Pod annotation hivedscheduler.microsoft.com/pod-scheduling-spec: ", 0), 0u) << err;
+    EXPECT_EQ(err.rfind("Pod annotation hivedscheduler.microsoft.com/pod-scheduling-spec: ", 0), 0u)
+        << err;
   }
 }
 
@@ -75,10 +80,11 @@ TEST(PodBindInfo, HasHivedsShape) {
   auto h = policy("hived", *m);
   PodSchedulingSpec s;
   std::string err;
-  ASSERT_TRUE(parse_pod_scheduling_spec(
-      "virtualCluster: b\npriority: 10\nleafCellNumber: 4\n"
-      "affinityGroup: {name: g, members: [{podNumber: 1, leafCellNumber: 4}, {podNumber: 2, leafCellNumber: 2}]}\n",
-      "ns/p", s, err))
+  ASSERT_TRUE(
+      parse_pod_scheduling_spec("virtualCluster: b\npriority: 10\nleafCellNumber: 4\n"
+                                "affinityGroup: {name: g, members: [{podNumber: 1, leafCellNumber: "
+                                "4}, {podNumber: 2, leafCellNumber: 2}]}\n",
+                                "ns/p", s, err))
       << err;
   ScheduleResult r = h->schedule(s.group);
   ASSERT_EQ(r.outcome, Outcome::Bound);

@@ -34,11 +34,13 @@ std::string read_source(const std::string& rel) {
 Trace csv_trace(const std::string& text) {
   Trace t;
   TraceError e;
-  EXPECT_TRUE(read_native_csv(text, "test.csv", {}, t, e)) << e.file << ":" << e.line << ":" << e.column << ": " << e.message;
+  EXPECT_TRUE(read_native_csv(text, "test.csv", {}, t, e))
+      << e.file << ":" << e.line << ":" << e.column << ": " << e.message;
   return t;
 }
 
-PolicyRun run(const config::HivedModel& m, const Trace& t, const std::string& policy, SimOptions opt = {}) {
+PolicyRun run(const config::HivedModel& m, const Trace& t, const std::string& policy,
+              SimOptions opt = {}) {
   Simulator sim(m, t, opt);
   std::string err;
   EXPECT_TRUE(sim.prepare(err)) << err;
@@ -189,8 +191,11 @@ TEST(Engine, JobsThatCanNeverRunAreCountedWithTheirReason) {
     EXPECT_EQ(r.overall.finished, 1) << policy;
     EXPECT_EQ(r.overall.unschedulable, 4) << policy;
     EXPECT_EQ(r.jobs[job(t, "nowhere")].state, JobState::Unschedulable);
-    EXPECT_NE(r.reasons[static_cast<size_t>(r.jobs[job(t, "nowhere")].reason)].find("not in the cluster"), std::string::npos);
-    EXPECT_NE(r.reasons[static_cast<size_t>(r.jobs[job(t, "typo")].reason)].find("whole cluster does not have"),
+    EXPECT_NE(
+        r.reasons[static_cast<size_t>(r.jobs[job(t, "nowhere")].reason)].find("not in the cluster"),
+        std::string::npos);
+    EXPECT_NE(r.reasons[static_cast<size_t>(r.jobs[job(t, "typo")].reason)].find(
+                  "whole cluster does not have"),
               std::string::npos);
     EXPECT_EQ(r.unmapped.jobs, 1) << policy;
   }
@@ -221,7 +226,11 @@ TEST(Engine, VcMappingAssignsUnknownVcsByDemand) {
   std::string err;
   ASSERT_TRUE(sim.prepare(err));
   const auto& map = sim.vc_mapping();
-  EXPECT_EQ(sim.cluster().vcs[static_cast<size_t>(map.to_cluster[static_cast<size_t>(t.jobs[job(t, "z")].vc)])].name, "a");
+  EXPECT_EQ(
+      sim.cluster()
+          .vcs[static_cast<size_t>(map.to_cluster[static_cast<size_t>(t.jobs[job(t, "z")].vc)])]
+          .name,
+      "a");
   EXPECT_GE(map.to_cluster[static_cast<size_t>(t.jobs[job(t, "x1")].vc)], 0);
   EXPECT_GE(map.to_cluster[static_cast<size_t>(t.jobs[job(t, "y1")].vc)], 0);
   EXPECT_EQ(map.notes.size(), 2u);
@@ -229,7 +238,8 @@ TEST(Engine, VcMappingAssignsUnknownVcsByDemand) {
   explicit_map.vc_map = "hash-x=c,hash-y=b";
   Simulator sim2(*m, t, explicit_map);
   ASSERT_TRUE(sim2.prepare(err));
-  EXPECT_EQ(sim2.vc_mapping().to_cluster[static_cast<size_t>(t.jobs[job(t, "x1")].vc)], sim2.cluster().find_vc("c"));
+  EXPECT_EQ(sim2.vc_mapping().to_cluster[static_cast<size_t>(t.jobs[job(t, "x1")].vc)],
+            sim2.cluster().find_vc("c"));
   SimOptions bad;
   bad.vc_map = "hash-x=nope";
   Simulator sim3(*m, t, bad);
@@ -254,7 +264,8 @@ TEST(Engine, SameInputsGiveTheSameResult) {
       EXPECT_EQ(a.jobs[i].finish, b.jobs[i].finish) << policy << " job " << i;
     }
     EXPECT_EQ(a.decisions, b.decisions);
-    EXPECT_EQ(a.overall.finished + a.overall.unschedulable + a.overall.never_started, 400) << policy;
+    EXPECT_EQ(a.overall.finished + a.overall.unschedulable + a.overall.never_started, 400)
+        << policy;
   }
 }
 

@@ -19,7 +19,8 @@ TEST(Generate, SameSeedSameTraceAnywhere) {
   g.jobs = 2000;
   g.seed = 11;
   auto tmpl = philly_cluster_template(1, 15);
-  std::string a = write_native_csv(generate_trace(g, tmpl)), b = write_native_csv(generate_trace(g, tmpl));
+  std::string a = write_native_csv(generate_trace(g, tmpl)),
+              b = write_native_csv(generate_trace(g, tmpl));
   EXPECT_EQ(a, b);
   g.seed = 12;
   EXPECT_NE(a, write_native_csv(generate_trace(g, tmpl)));
@@ -51,8 +52,10 @@ TEST(Generate, JobsLookLikePhilly) {
   EXPECT_NEAR(work / (span * static_cast<double>(tmpl.gpus)), 0.7, 0.05);
   // Diurnal: the busiest hour of the day sees clearly more arrivals than the quietest.
   std::vector<int64_t> by_hour(24, 0);
-  for (const auto& j : t.jobs) by_hour[static_cast<size_t>(std::fmod(t.origin + j.submit, 86400.0) / 3600)]++;
-  EXPECT_GT(*std::max_element(by_hour.begin(), by_hour.end()), 2 * *std::min_element(by_hour.begin(), by_hour.end()));
+  for (const auto& j : t.jobs)
+    by_hour[static_cast<size_t>(std::fmod(t.origin + j.submit, 86400.0) / 3600)]++;
+  EXPECT_GT(*std::max_element(by_hour.begin(), by_hour.end()),
+            2 * *std::min_element(by_hour.begin(), by_hour.end()));
 }
 
 TEST(Generate, PhillyShapedClusterIsAValidHivedConfig) {
@@ -72,7 +75,8 @@ TEST(Generate, PhillyShapedClusterIsAValidHivedConfig) {
     EXPECT_EQ(a.vcs[i].name, b.vcs[i].name);
     EXPECT_EQ(a.vcs[i].gpus, b.vcs[i].gpus);
   }
-  auto big = scheduler::describe_cluster(*scheduler::test::model_from_yaml(philly_cluster_config(10, 15)));
+  auto big =
+      scheduler::describe_cluster(*scheduler::test::model_from_yaml(philly_cluster_config(10, 15)));
   EXPECT_EQ(big.nodes.size(), 5520u);
 }
 
@@ -83,9 +87,13 @@ TEST(Generate, JobsFitTheirVirtualClusters) {
   g.jobs = 3000;
   Trace t = generate_trace(g, tmpl);
   for (const auto& j : t.jobs) {
-    const auto& vc = tmpl.vcs[static_cast<size_t>(std::find_if(tmpl.vcs.begin(), tmpl.vcs.end(), [&](const auto& v) {
-                                                    return v.name == t.vc_names[static_cast<size_t>(j.vc)];
-                                                  }) - tmpl.vcs.begin())];
+    const auto& vc =
+        tmpl.vcs[static_cast<size_t>(std::find_if(tmpl.vcs.begin(), tmpl.vcs.end(),
+                                                  [&](const auto& v) {
+                                                    return v.name ==
+                                                           t.vc_names[static_cast<size_t>(j.vc)];
+                                                  }) -
+                                     tmpl.vcs.begin())];
     EXPECT_LE(t.gpus(j), vc.gpus);
   }
 }

@@ -14,16 +14,18 @@ namespace pai::sim {
 namespace {
 
 struct Fixture {
-  std::shared_ptr<config::HivedModel> model = scheduler::test::model_from_yaml(scheduler::test::kTwoSkuConfig);
+  std::shared_ptr<config::HivedModel> model =
+      scheduler::test::model_from_yaml(scheduler::test::kTwoSkuConfig);
   Trace trace;
   std::unique_ptr<Simulator> sim;
   std::vector<PolicyRun> runs;
   Fixture() {
     TraceError e;
-    EXPECT_TRUE(read_native_csv(
-        "job_id,submit_time,duration,vc,members,priority\n"
-        "a,0,3600,b,1x4,100\nb,60,600,c,1x2,100\nc,120,60,zz,1x1,100\nd,200,60,b,\"2x8\",100\n<x>,300,60,a,1x1,-1\n",
-        "r.csv", {}, trace, e))
+    EXPECT_TRUE(
+        read_native_csv("job_id,submit_time,duration,vc,members,priority\n"
+                        "a,0,3600,b,1x4,100\nb,60,600,c,1x2,100\nc,120,60,zz,1x1,100\nd,200,60,b,"
+                        "\"2x8\",100\n<x>,300,60,a,1x1,-1\n",
+                        "r.csv", {}, trace, e))
         << e.message;
     sim = std::make_unique<Simulator>(*model, trace, SimOptions{});
     std::string err;
@@ -44,8 +46,8 @@ TEST(Report, SummaryJsonHasTheDocumentedShape) {
   EXPECT_EQ(p["policy"], "hived");
   EXPECT_EQ(p["jobs"], 5);
   EXPECT_EQ(p["unschedulable"], 1);  // 2x8 pods do not fit 4-GPU nodes; zz is mapped automatically
-  for (const char* k : {"overall", "vcs", "gpu_utilization", "preemptions", "fragmentation", "makespan_s",
-                        "lost_gpu_hours", "sharing_anomaly", "unschedulable_reasons"})
+  for (const char* k : {"overall", "vcs", "gpu_utilization", "preemptions", "fragmentation",
+                        "makespan_s", "lost_gpu_hours", "sharing_anomaly", "unschedulable_reasons"})
     EXPECT_TRUE(p.contains(k)) << k;
   for (const char* k : {"mean", "p50", "p95", "p99", "max"}) {
     EXPECT_TRUE(p["overall"]["queue_delay_s"].contains(k)) << k;
@@ -80,7 +82,8 @@ TEST(Report, HtmlIsSelfContained) {
   for (size_t p = html.find("<svg"); p != std::string::npos; p = html.find("<svg", p + 1)) ++svgs;
   EXPECT_GE(svgs, 3u + f.sim->cluster().vcs.size());  // CDFs (all + per VC) and time series
   EXPECT_EQ(html.find("<script"), std::string::npos);
-  EXPECT_EQ(html.find("http://www.w3.org/2000/svg\" width"), html.find("http://www.w3.org/2000/svg"));
+  EXPECT_EQ(html.find("http://www.w3.org/2000/svg\" width"),
+            html.find("http://www.w3.org/2000/svg"));
   EXPECT_EQ(html.find("src=\"http"), std::string::npos);
   EXPECT_EQ(html.find("<dir>"), std::string::npos);  // escaped
   EXPECT_NE(html.find("cluster/&lt;dir&gt;"), std::string::npos);

@@ -8,7 +8,8 @@ namespace pai::sim {
 namespace {
 
 TEST(JsonReader, ReadsNestedValuesWithPositions) {
-  std::string text = "[\n {\"a\": \"x\\u00e9\\n\", \"n\": -1.5e2, \"b\": [true, false, null], \"o\": {}},\n {}\n]";
+  std::string text =
+      "[\n {\"a\": \"x\\u00e9\\n\", \"n\": -1.5e2, \"b\": [true, false, null], \"o\": {}},\n {}\n]";
   ByteSource src(text, "t.json");
   JsonReader r(src);
   ASSERT_TRUE(r.begin_array());
@@ -39,14 +40,10 @@ struct BadJson {
 
 TEST(JsonReader, ReportsWhereAndWhatWentWrong) {
   const BadJson cases[] = {
-      {"[1,]", 1, 4, "expected a value"},
-      {"[{\"a\" 1}]", 1, 7, "':'"},
-      {"[\"abc", 1, 2, "unterminated string"},
-      {"[1 2]", 1, 4, "expected ',' or ']'"},
-      {"{\"a\":1}\n x", 2, 2, "after the end"},
-      {"[01]", 1, 2, "malformed number"},
-      {"[\"\\q\"]", 1, 3, "bad escape"},
-      {"[\"\\ud800\"]", 1, 3, "surrogate"},
+      {"[1,]", 1, 4, "expected a value"},        {"[{\"a\" 1}]", 1, 7, "':'"},
+      {"[\"abc", 1, 2, "unterminated string"},   {"[1 2]", 1, 4, "expected ',' or ']'"},
+      {"{\"a\":1}\n x", 2, 2, "after the end"},  {"[01]", 1, 2, "malformed number"},
+      {"[\"\\q\"]", 1, 3, "bad escape"},         {"[\"\\ud800\"]", 1, 3, "surrogate"},
       {"[tru]", 1, 2, "expected true or false"},
   };
   for (const auto& c : cases) {
@@ -111,7 +108,8 @@ TEST(Time, ParsesAndFormatsTimestamps) {
   EXPECT_EQ(format_timestamp(*t), "2017-10-03 06:47:47");
   EXPECT_EQ(*parse_timestamp("1970-01-01T00:00:01.5Z"), 1.5);
   EXPECT_EQ(*parse_timestamp("2000-02-29 00:00:00"), 951782400);
-  for (const char* bad : {"2017-13-01 00:00:00", "2017-10-03", "yesterday", "2017-10-03 06:47:47 trailing", ""})
+  for (const char* bad :
+       {"2017-13-01 00:00:00", "2017-10-03", "yesterday", "2017-10-03 06:47:47 trailing", ""})
     EXPECT_FALSE(parse_timestamp(bad).has_value()) << bad;
   EXPECT_EQ(*parse_time_value("4550879.0"), 4550879.0);
   EXPECT_EQ(*parse_duration("90m"), 5400);

@@ -66,7 +66,8 @@ TEST(Philly, ReportsMalformedInputWithPositions) {
   };
   const Case cases[] = {
       {"{\"jobs\": []}", 1, 1, "expected a JSON array"},
-      {"[{\"jobid\": \"a\", \"vc\": \"v\", \"submitted_time\": \"10/03/2017\"}]", 1, 46, "is not a time"},
+      {"[{\"jobid\": \"a\", \"vc\": \"v\", \"submitted_time\": \"10/03/2017\"}]", 1, 46,
+       "is not a time"},
       {"[{\"jobid\": \"a\",\n \"attempts\": 5}]", 2, 14, "attempts must be a list"},
       {"[{\"jobid\": \"a\"}", 1, 16, "expected ',' or ']'"},
       {"[1]", 1, 2, "expected a job object"},
@@ -83,10 +84,14 @@ TEST(Philly, ReportsMalformedInputWithPositions) {
 
 TEST(Helios, ReadsClusterLog) {
   const char* text =
-      "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n"
-      "1425511,uXBbc,vcJkd,1,1,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09,36848,0\n"
-      "1425512,uVMrF,vchbv,0,16,1,FAILED,2020-06-09 18:41:27,2020-06-09 18:41:27,2020-06-09 18:45:36,249,0\n"
-      "1425513,uzqls,vcpDC,10,1,3,CANCELLED,2020-06-09 18:41:28,2020-06-09 18:41:28,2020-06-17 14:15:21,675233,0\n"
+      "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,"
+      "queue\n"
+      "1425511,uXBbc,vcJkd,1,1,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 "
+      "04:55:09,36848,0\n"
+      "1425512,uVMrF,vchbv,0,16,1,FAILED,2020-06-09 18:41:27,2020-06-09 18:41:27,2020-06-09 "
+      "18:45:36,249,0\n"
+      "1425513,uzqls,vcpDC,10,1,3,CANCELLED,2020-06-09 18:41:28,2020-06-09 18:41:28,2020-06-17 "
+      "14:15:21,675233,0\n"
       "1425514,uzqls,vcpDC,16,1,,COMPLETED,2020-06-09 18:42:00,,,120,0\n";
   Trace t;
   TraceError e;
@@ -102,7 +107,9 @@ TEST(Helios, ReadsClusterLog) {
 TEST(Helios, ReportsBadValues) {
   Trace t;
   TraceError e;
-  EXPECT_FALSE(read_helios("job_id,vc,gpu_num,submit_time,duration\n1,v,two,2020-06-09 18:41:01,10\n", "c.csv", {}, t, e));
+  EXPECT_FALSE(
+      read_helios("job_id,vc,gpu_num,submit_time,duration\n1,v,two,2020-06-09 18:41:01,10\n",
+                  "c.csv", {}, t, e));
   EXPECT_EQ(e.line, 2u);
   EXPECT_EQ(e.column, 5u);
   EXPECT_NE(e.message.find("gpu_num"), std::string::npos);
@@ -130,7 +137,7 @@ TEST(Alibaba, JoinsJobsAndTasks) {
   TraceError e;
   ASSERT_TRUE(read_alibaba(jobs, tasks, {}, t, e)) << e.message;
   ASSERT_EQ(t.jobs.size(), 2u);
-  EXPECT_EQ(t.id(t.jobs[0]), "j2");  // submitted first
+  EXPECT_EQ(t.id(t.jobs[0]), "j2");                        // submitted first
   EXPECT_EQ(format_members(t.members(t.jobs[0])), "1x1");  // 50% of a GPU rounds up
   EXPECT_EQ(t.jobs[0].duration, 200);
   EXPECT_EQ(t.vc_names[static_cast<size_t>(t.jobs[0].vc)], "bob");  // the user stands for the VC
@@ -145,7 +152,8 @@ TEST(Alibaba, JoinsJobsAndTasks) {
 TEST(NativeCsv, ReadsEveryColumn) {
   const char* text =
       "# comment\n"
-      "job_id,submit_time,duration,vc,members,priority,leaf_cell_type,pinned_cell_id,lazy_preemption\n"
+      "job_id,submit_time,duration,vc,members,priority,leaf_cell_type,pinned_cell_id,lazy_"
+      "preemption\n"
       "a,60,1h,research,2x8+1x4,500,V100,,true\n"
       "b,0,90,interns,1x1,-1,,,\n"
       "c,30,30m,production,1x2,,T4,production-t4-n3,false\n";
@@ -175,14 +183,17 @@ TEST(NativeCsv, RejectsMistakesWithPositionAndHint) {
     const char* hint;
   };
   const Case cases[] = {
-      {"job_id,submit_time,duration,vc,memebrs\n", 1, 32, "unknown column \"memebrs\"", "did you mean \"members\"?"},
+      {"job_id,submit_time,duration,vc,memebrs\n", 1, 32, "unknown column \"memebrs\"",
+       "did you mean \"members\"?"},
       {"job_id,submit_time,vc,members\n", 1, 1, "no duration column", ""},
-      {"job_id,submit_time,duration,vc,members\na,0,1h,v,8\n", 2, 10, "members \"8\" is malformed", "PODSxGPUS"},
-      {"job_id,submit_time,duration,vc,members,priority\na,0,1h,v,1x1,2000\n", 2, 14, "out of range", ""},
+      {"job_id,submit_time,duration,vc,members\na,0,1h,v,8\n", 2, 10, "members \"8\" is malformed",
+       "PODSxGPUS"},
+      {"job_id,submit_time,duration,vc,members,priority\na,0,1h,v,1x1,2000\n", 2, 14,
+       "out of range", ""},
       {"job_id,submit_time,duration,vc,members\na,soon,1h,v,1x1\n", 2, 3, "is not a time", ""},
       {"job_id,submit_time,duration,vc,members\na,0,1h,v\n", 2, 1, "this record has 4 fields", ""},
-      {"job_id,submit_time,duration,vc,members\na,0,1h,v,1x1\nb,2017-10-01 00:00:00,1h,v,1x1\n", 3, 3,
-       "mixes dates and seconds", "common start"},
+      {"job_id,submit_time,duration,vc,members\na,0,1h,v,1x1\nb,2017-10-01 00:00:00,1h,v,1x1\n", 3,
+       3, "mixes dates and seconds", "common start"},
   };
   for (const auto& c : cases) {
     Trace t;
@@ -229,7 +240,8 @@ TEST(Members, ParseAndFormat) {
   std::vector<TraceMember> m;
   ASSERT_TRUE(parse_members(" 2x8 + 1X4 ", m));
   EXPECT_EQ(format_members(m), "2x8+1x4");
-  for (const char* bad : {"", "8", "0x8", "2x0", "2x", "x8", "2x8+", "-1x2"}) EXPECT_FALSE(parse_members(bad, m)) << bad;
+  for (const char* bad : {"", "8", "0x8", "2x0", "2x", "x8", "2x8+", "-1x2"})
+    EXPECT_FALSE(parse_members(bad, m)) << bad;
 }
 
 }  // namespace

@@ -22,7 +22,9 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-std::string sample(const std::string& name) { return slurp(std::string(PAI_SOURCE_DIR) + "/tests/unit/topology/samples/" + name); }
+std::string sample(const std::string& name) {
+  return slurp(std::string(PAI_SOURCE_DIR) + "/tests/unit/topology/samples/" + name);
+}
 std::string layout_file(const std::string& profile, const std::string& name) {
   return slurp(std::string(PAI_SOURCE_DIR) + "/layouts/" + profile + "/" + name);
 }
@@ -36,7 +38,8 @@ const pai::diag::Diagnostic* find_code(const pai::diag::List& l, const std::stri
 std::string dump(const pai::diag::List& l) {
   std::string s;
   for (const auto& d : l.items())
-    s += d.code + " " + std::to_string(d.line) + ":" + std::to_string(d.column) + " " + d.message + "\n";
+    s += d.code + " " + std::to_string(d.line) + ":" + std::to_string(d.column) + " " + d.message +
+         "\n";
   return s;
 }
 
@@ -139,7 +142,8 @@ TEST(TopoMatrix, EveryLinkTypeIncludingSocPsbAndNode) {
       "GPU4\tPHB\tNV4\tPHB\tPHB\t X \tSOC\t0-7\n"
       "GPU5\tSOC\tSYS\tSOC\tSOC\tSOC\t X \t8-15\n"
       "\n"
-      "Legend:\n\n  X   = Self\n  SOC  = Connection traversing PCIe as well as the SMP link between CPU sockets(e.g. QPI)\n";
+      "Legend:\n\n  X   = Self\n  SOC  = Connection traversing PCIe as well as the SMP link "
+      "between CPU sockets(e.g. QPI)\n";
   auto r = parse_topo_matrix(text, "t");
   ASSERT_TRUE(r.ok()) << dump(r.diagnostics);
   const TopoMatrix& m = r.value;
@@ -162,7 +166,8 @@ TEST(TopoMatrix, EveryLinkTypeIncludingSocPsbAndNode) {
 TEST(TopoMatrix, HeaderWithoutLeadingWhitespaceAnsiEscapesAndCrlf) {
   const std::string text =
       "$ nvidia-smi topo -m\r\n"
-      "\x1b[4mGPU0\x1b[0m \x1b[4mGPU1\x1b[0m \x1b[4mCPU Affinity\x1b[0m \x1b[4mNUMA Affinity\x1b[0m\r\n"
+      "\x1b[4mGPU0\x1b[0m \x1b[4mGPU1\x1b[0m \x1b[4mCPU Affinity\x1b[0m \x1b[4mNUMA "
+      "Affinity\x1b[0m\r\n"
       "GPU0 X PHB 0-63 0\r\n"
       "GPU1 PHB X 0-63 0\r\n";
   auto r = parse_topo_matrix(text, "t");
@@ -218,7 +223,8 @@ TEST(TopoMatrix, ShortRowMissingRowAsymmetryAndUnknownRow) {
 
 TEST(TopoMatrix, DriverErrorMessageIsNotAMatrix) {
   auto r = parse_topo_matrix(
-      "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA "
+      "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+      "that the latest NVIDIA "
       "driver is installed and running.\n",
       "t");
   EXPECT_FALSE(r.ok());
@@ -286,10 +292,11 @@ TEST(Excerpt, KeepsValidUtf8AndReplacesTheRest) {
   using pai::topology::detail::excerpt;
   EXPECT_EQ(excerpt("GPU0"), "GPU0");
   EXPECT_EQ(excerpt("a\tb\x7f"), "a?b?");
-  EXPECT_EQ(excerpt("\xc3\xa9t\xc3"), "\xc3\xa9t?");           // é kept, a cut sequence replaced
-  EXPECT_EQ(excerpt("\xed\xa0\x80"), "???");                    // a UTF-16 surrogate is not UTF-8
-  EXPECT_EQ(excerpt("\xc0\xaf"), "??");                          // overlong
-  EXPECT_EQ(excerpt(std::string(39, 'x') + "\xe2\x82\xac"), std::string(39, 'x') + "...");  // never half a character
+  EXPECT_EQ(excerpt("\xc3\xa9t\xc3"), "\xc3\xa9t?");  // é kept, a cut sequence replaced
+  EXPECT_EQ(excerpt("\xed\xa0\x80"), "???");          // a UTF-16 surrogate is not UTF-8
+  EXPECT_EQ(excerpt("\xc0\xaf"), "??");               // overlong
+  EXPECT_EQ(excerpt(std::string(39, 'x') + "\xe2\x82\xac"),
+            std::string(39, 'x') + "...");  // never half a character
   EXPECT_EQ(excerpt(std::string(50, 'y')), std::string(40, 'y') + "...");
   EXPECT_TRUE(pai::topology::detail::is_binary(std::string("a\0b", 3)));
   EXPECT_FALSE(pai::topology::detail::is_binary("GPU0\tX\n"));
@@ -320,12 +327,15 @@ TEST(GpuQuery, HeaderWithUnits) {
 }
 
 TEST(GpuQuery, NoHeaderNoUnitsAndReorderedHeader) {
-  auto r = parse_gpu_query("1, Tesla T4, 15360, 00000000:86:00.0, GPU-b\n0, Tesla T4, 15360, 00000000:3B:00.0, GPU-a\n");
+  auto r = parse_gpu_query(
+      "1, Tesla T4, 15360, 00000000:86:00.0, GPU-b\n0, Tesla T4, 15360, 00000000:3B:00.0, GPU-a\n");
   ASSERT_TRUE(r.ok()) << dump(r.diagnostics);
   ASSERT_EQ(r.value.size(), 2u);
   EXPECT_EQ(r.value[0].index, 0);  // sorted by index
   EXPECT_EQ(r.value[0].memory_mib, 15360);
-  auto h = parse_gpu_query("name, index, uuid, memory.total [MiB], driver_version\nNVIDIA A100-SXM4-80GB, 3, GPU-x, 81920 MiB, 535.104.05\n");
+  auto h = parse_gpu_query(
+      "name, index, uuid, memory.total [MiB], driver_version\nNVIDIA A100-SXM4-80GB, 3, GPU-x, "
+      "81920 MiB, 535.104.05\n");
   ASSERT_TRUE(h.ok()) << dump(h.diagnostics);
   ASSERT_EQ(h.value.size(), 1u);
   EXPECT_EQ(h.value[0].index, 3);
@@ -440,7 +450,8 @@ TEST(Lscpu, JsonOutput) {
 }
 
 TEST(Lscpu, BadValuesAndBadJson) {
-  auto r = parse_lscpu("Architecture: x86_64\nCPU(s):   lots\nSocket(s): -\nnot a key value line\n", "lscpu.txt");
+  auto r = parse_lscpu("Architecture: x86_64\nCPU(s):   lots\nSocket(s): -\nnot a key value line\n",
+                       "lscpu.txt");
   EXPECT_FALSE(r.ok());
   const auto* bad = find_code(r.diagnostics, "T133");
   ASSERT_NE(bad, nullptr) << dump(r.diagnostics);

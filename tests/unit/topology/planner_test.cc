@@ -26,7 +26,8 @@ const std::string kFacts = std::string(PAI_SOURCE_DIR) + "/examples/facts";
 
 std::string dump(const pai::diag::List& l) {
   std::string s;
-  for (const auto& d : l.items()) s += d.file + ":" + std::to_string(d.line) + " " + d.code + " " + d.message + "\n";
+  for (const auto& d : l.items())
+    s += d.file + ":" + std::to_string(d.line) + " " + d.code + " " + d.message + "\n";
   return s;
 }
 
@@ -196,7 +197,8 @@ TEST(PlannerFacts, ReadsWhatFactsCollectWrites) {
   f.meminfo = pai::util::read_file(dir + "meminfo").content;
   auto gpus = parse_gpu_query(pai::util::read_file(dir + "gpus.csv").content, "gpus.csv");
   ASSERT_TRUE(gpus.ok());
-  for (const auto& g : gpus.value) f.gpus.push_back({g.index, g.name, g.memory_mib, g.bus_id, g.uuid});
+  for (const auto& g : gpus.value)
+    f.gpus.push_back({g.index, g.name, g.memory_mib, g.bus_id, g.uuid});
   const std::string json = pai::check::to_json(f).dump(2);
 
   pai::diag::List out;
@@ -234,14 +236,16 @@ TEST(PlannerFacts, ReadsWhatFactsCollectWrites) {
 
 TEST(PlannerFacts, BadJsonAndHostYamlAreReportedWithPositions) {
   pai::diag::List out;
-  auto none = load_host_json("x.json", "{\n  \"schema\": \"paictl.facts/v1\",\n  \"name\": \"a\"\n  \"b\": 1\n}", out);
+  auto none = load_host_json(
+      "x.json", "{\n  \"schema\": \"paictl.facts/v1\",\n  \"name\": \"a\"\n  \"b\": 1\n}", out);
   EXPECT_FALSE(none);
   const auto* d = find_code(out, "P005");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->line, 4u);
   TempDir t;
   fs::create_directories(t.path + "/gpu-1");
-  std::ofstream(t.path + "/gpu-1/host.yaml") << "hostip: 10.0.0.300\nrack: r1\nroles: [boss]\nrackk: r2\n";
+  std::ofstream(t.path + "/gpu-1/host.yaml")
+      << "hostip: 10.0.0.300\nrack: r1\nroles: [boss]\nrackk: r2\n";
   pai::diag::List out2;
   HostFacts h = load_host_dir(t.path + "/gpu-1", "gpu-1", out2);
   std::vector<uint32_t> lines;
@@ -316,7 +320,8 @@ TEST(PlannerOdd, LessMemoryOrAnotherTopologyMakesAnOddHost) {
   for (const auto& h : p.hosts)
     if (!h.reason.empty()) odd_reasons.insert(h.facts.hostname + ": " + h.reason);
   ASSERT_EQ(odd_reasons.size(), 2u);
-  EXPECT_NE(odd_reasons.begin()->find("of memory instead of"), std::string::npos) << *odd_reasons.begin();
+  EXPECT_NE(odd_reasons.begin()->find("of memory instead of"), std::string::npos)
+      << *odd_reasons.begin();
   EXPECT_NE(std::next(odd_reasons.begin())->find("another GPU topology"), std::string::npos);
   // The half-memory host cannot give each GPU the A100 memory: its own leaf type.
   const Sku* half = sku_named(p, "dgx-a100-dgx-a100-003");
@@ -371,7 +376,8 @@ TEST(PlannerHosts, MasterRulesAndBadHosts) {
 TEST(PlannerResources, ReserveAndPerLeafSizes) {
   EXPECT_EQ(default_reserve_cpu(80), 3);
   EXPECT_EQ(default_reserve_cpu(256), 7);
-  EXPECT_EQ(default_reserve_memory(100LL << 30), (2LL << 30) + static_cast<int64_t>(0.03 * (100LL << 30)));
+  EXPECT_EQ(default_reserve_memory(100LL << 30),
+            (2LL << 30) + static_cast<int64_t>(0.03 * (100LL << 30)));
   Plan p = make_plan(hosts_of("t4-2socket", 2), {});
   const Sku* t4 = sku_named(p, "t4");
   ASSERT_NE(t4, nullptr);
@@ -402,7 +408,8 @@ TEST(PlannerVcs, SharesBecomeCellsThatFitAndTheRestGoesToDefault) {
   EXPECT_TRUE(has_code(p.diagnostics, "P107"));
   bool explained = false;
   for (const auto& v : p.vcs)
-    for (const auto& e : v.explanations) explained |= e.find("33% of 48 = 15.84, rounded down to 15") != std::string::npos;
+    for (const auto& e : v.explanations)
+      explained |= e.find("33% of 48 = 15.84, rounded down to 15") != std::string::npos;
   EXPECT_TRUE(explained);
   // b asked for nodes: it gets node cells, not smaller ones.
   for (const auto& v : p.vcs)
@@ -453,7 +460,8 @@ TEST(PlannerVcs, ManyShareMixesAlwaysPassHivedsCapacityCheck) {
   for (int a = 0; a <= 100; a += 17)
     for (int b = 0; a + b <= 100; b += 23) {
       PlanOptions o;
-      o.vcs = {"a=" + std::to_string(a) + "%", "b=" + std::to_string(b) + "%", "c=" + std::to_string((100 - a - b) / 3)};
+      o.vcs = {"a=" + std::to_string(a) + "%", "b=" + std::to_string(b) + "%",
+               "c=" + std::to_string((100 - a - b) / 3)};
       Plan p = make_plan(base, o);
       ASSERT_TRUE(p.ok()) << a << " " << b << "\n" << dump(p.diagnostics);
       pai::diag::List check = check_plan_files(p);
@@ -481,7 +489,8 @@ TEST(PlannerVcs, InfeasibleAndMalformedRequestsAreErrors) {
   EXPECT_TRUE(has_code(plan({"a=t4:17"}).diagnostics, "P106"));
   Plan unqualified = plan({"a=4"});
   ASSERT_TRUE(has_code(unqualified.diagnostics, "P105"));
-  EXPECT_NE(find_code(unqualified.diagnostics, "P105")->hint.find("a=dgx-a100:4"), std::string::npos);
+  EXPECT_NE(find_code(unqualified.diagnostics, "P105")->hint.find("a=dgx-a100:4"),
+            std::string::npos);
   Plan typo = plan({"a=dgx-a10:4"});
   ASSERT_TRUE(has_code(typo.diagnostics, "P105"));
   EXPECT_NE(find_code(typo.diagnostics, "P105")->hint.find("dgx-a100"), std::string::npos);
@@ -512,8 +521,10 @@ TEST(PlannerOutput, LeafOrderFollowsTheTopologyWhenItIsNotTheIndexOrder) {
   ASSERT_TRUE(p.ok()) << dump(p.diagnostics);
   EXPECT_EQ(p.hosts[0].hierarchy.leaf_order, (std::vector<int>{0, 2, 1, 3}));
   std::string hived = render_hived(p);
-  EXPECT_NE(hived.find("    cellAddress: t4-2socket-001\n    cellChildren:\n    - cellChildren:\n      - cellAddress: 0\n"
-                       "      - cellAddress: 2\n    - cellChildren:\n      - cellAddress: 1\n      - cellAddress: 3\n"),
+  EXPECT_NE(hived.find("    cellAddress: t4-2socket-001\n    cellChildren:\n    - cellChildren:\n  "
+                       "    - cellAddress: 0\n"
+                       "      - cellAddress: 2\n    - cellChildren:\n      - cellAddress: 1\n      "
+                       "- cellAddress: 3\n"),
             std::string::npos)
       << hived;
   TempDir t;
@@ -534,7 +545,8 @@ TEST(PlannerOutput, ServicesConfigurationKeepsEverythingButTheHivedConfig) {
   const std::string existing =
       "cluster:\n  common:\n    cluster-id: pai\n\n"
       "# the scheduler\n"
-      "hivedscheduler:\n  config: |\n    physicalCluster:\n      old: true\n\n    virtualClusters: {}\n"
+      "hivedscheduler:\n  config: |\n    physicalCluster:\n      old: true\n\n    virtualClusters: "
+      "{}\n"
       "  webservice-port: 30096\n\n"
       "# auth\nauthentication:\n  OIDC: false\n";
   std::string merged = render_services(p, existing);
@@ -542,7 +554,9 @@ TEST(PlannerOutput, ServicesConfigurationKeepsEverythingButTheHivedConfig) {
   EXPECT_NE(merged.find("cluster-id: pai"), std::string::npos);
   EXPECT_NE(merged.find("  webservice-port: 30096\n"), std::string::npos);
   EXPECT_NE(merged.find("# auth\nauthentication:\n  OIDC: false\n"), std::string::npos);
-  EXPECT_NE(merged.find("# the scheduler\nhivedscheduler:\n  config: |\n    # HiveD scheduler config"), std::string::npos)
+  EXPECT_NE(
+      merged.find("# the scheduler\nhivedscheduler:\n  config: |\n    # HiveD scheduler config"),
+      std::string::npos)
       << merged;
   EXPECT_EQ(render_services(p, merged), merged);  // idempotent
   std::string appended = render_services(p, "cluster:\n  common:\n    cluster-id: pai\n");
@@ -557,7 +571,8 @@ TEST(PlannerOutput, DiagramColoursEveryGuaranteedLeafOnce) {
   for (const auto& h : binding)
     for (int v : h) ++bound[v];
   EXPECT_EQ(bound.count(-1), 0u);  // default takes the rest: nothing is unbound
-  for (size_t v = 0; v < r.plan.vcs.size(); ++v) EXPECT_EQ(bound[static_cast<int>(v)], vc_leaves(r.plan, r.plan.vcs[v].name));
+  for (size_t v = 0; v < r.plan.vcs.size(); ++v)
+    EXPECT_EQ(bound[static_cast<int>(v)], vc_leaves(r.plan, r.plan.vcs[v].name));
   std::string svg = render_svg(r.plan);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("research ("), std::string::npos);
@@ -578,7 +593,8 @@ TEST(PlannerOutput, JsonSummaryHasSkusHostsChainsAndVcs) {
 
 TEST(UnifiedDiff, HunksWithContext) {
   EXPECT_EQ(unified_diff("a\nb\n", "a\nb\n", "x", "y"), "");
-  std::string d = unified_diff("1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n", "old", "new");
+  std::string d = unified_diff("1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n",
+                               "old", "new");
   EXPECT_EQ(d, "--- old\n+++ new\n@@ -2,8 +2,9 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n 9\n+10\n");
   std::string add = unified_diff("", "a\nb\n", "/dev/null", "f");
   EXPECT_EQ(add, "--- /dev/null\n+++ f\n@@ -0,0 +1,2 @@\n+a\n+b\n");

@@ -20,11 +20,13 @@ const std::string kLayouts = std::string(PAI_SOURCE_DIR) + "/layouts";
 
 std::string dump(const pai::diag::List& l) {
   std::string s;
-  for (const auto& d : l.items()) s += d.file + ":" + std::to_string(d.line) + " " + d.code + " " + d.message + "\n";
+  for (const auto& d : l.items())
+    s += d.file + ":" + std::to_string(d.line) + " " + d.code + " " + d.message + "\n";
   return s;
 }
 
-Plan plan_profile(const std::string& name, int count, int racks, std::vector<std::string> vcs = {}) {
+Plan plan_profile(const std::string& name, int count, int racks,
+                  std::vector<std::string> vcs = {}) {
   PlanInputs in;
   in.layouts_dir = kLayouts;
   in.profiles.push_back({name, count, racks});
@@ -46,8 +48,8 @@ const Sku& worker_sku(const Plan& p) {
 
 TEST(Profiles, TheCatalogueHasTheRequiredMachines) {
   std::vector<std::string> names = list_profiles(kLayouts);
-  for (const char* want : {"dgx1-v100", "dgx2", "dgx-a100", "hgx-h100", "azure-nd96asr-v4", "azure-nc24ads-a100-v4",
-                           "azure-nc24s-v3", "t4-2socket", "k80-2board"})
+  for (const char* want : {"dgx1-v100", "dgx2", "dgx-a100", "hgx-h100", "azure-nd96asr-v4",
+                           "azure-nc24ads-a100-v4", "azure-nc24s-v3", "t4-2socket", "k80-2board"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
 }
 
@@ -64,7 +66,8 @@ TEST_P(EveryProfile, YieldsItsExpectedHierarchyAndPassesCheckConfig) {
   const Sku& s = worker_sku(plan);
   EXPECT_EQ(s.leaf_type, p->expect_leaf);
   std::vector<std::pair<std::string, int>> got;
-  for (size_t l = 0; l < s.hierarchy.levels.size(); ++l) got.push_back({s.level_types[l], s.hierarchy.levels[l].children});
+  for (size_t l = 0; l < s.hierarchy.levels.size(); ++l)
+    got.push_back({s.level_types[l], s.hierarchy.levels[l].children});
   got.push_back({s.level_types.back(), s.hierarchy.node_children});
   EXPECT_EQ(got, p->expect_cell_types);
   for (const auto& h : plan.hosts) {
@@ -163,33 +166,41 @@ struct ExpectedMachine {
   std::vector<ExpectedLevel> levels;  // bottom-up, the node level last
 };
 
-void PrintTo(const ExpectedMachine& m, std::ostream* os) { *os << m.profile; }
+void PrintTo(const ExpectedMachine& m, std::ostream* os) {
+  *os << m.profile;
+}
 
 const std::vector<ExpectedMachine>& expected_machines() {
   static const std::vector<ExpectedMachine> k = {
       // Hybrid cube-mesh: NVLink inside each socket's quad; each GPU pair shares a PCIe
       // switch with one InfiniBand NIC (PIX); HiveD's own DGX-1 example has the same tree.
-      {"dgx1-v100", "V100",
+      {"dgx1-v100",
+       "V100",
        {{"DGX1-V100-SWITCH", {{0, 1}, {2, 3}, {4, 5}, {6, 7}}},
         {"DGX1-V100-SOCKET", {{0, 1, 2, 3}, {4, 5, 6, 7}}},
         {"DGX1-V100-NODE", {{0, 1, 2, 3, 4, 5, 6, 7}}}}},
       // NVSwitch: every pair NV6. PCIe: pairs on one switch (PIX to a NIC), quads under
       // one PCIe tree (PXB), one baseboard half per socket.
-      {"dgx2", "V100",
+      {"dgx2",
+       "V100",
        {{"DGX2-SWITCH", {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}, {12, 13}, {14, 15}}},
         {"DGX2-PCIE", {{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}, {12, 13, 14, 15}}},
         {"DGX2-SOCKET", {{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}}},
         {"DGX2-NODE", {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}}}}},
       // NVSwitch; EPYC in NPS4: GPU pairs on NUMA nodes 3, 1 (socket 0) and 7, 5 (socket 1).
-      {"dgx-a100", "A100",
+      {"dgx-a100",
+       "A100",
        {{"DGX-A100-NUMA", {{0, 1}, {2, 3}, {4, 5}, {6, 7}}},
         {"DGX-A100-SOCKET", {{0, 1, 2, 3}, {4, 5, 6, 7}}},
         {"DGX-A100-NODE", {{0, 1, 2, 3, 4, 5, 6, 7}}}}},
       // NVSwitch; one NIC per GPU (PIX), GPUs of a socket NODE to each other.
-      {"hgx-h100", "H100",
-       {{"HGX-H100-SOCKET", {{0, 1, 2, 3}, {4, 5, 6, 7}}}, {"HGX-H100-NODE", {{0, 1, 2, 3, 4, 5, 6, 7}}}}},
+      {"hgx-h100",
+       "H100",
+       {{"HGX-H100-SOCKET", {{0, 1, 2, 3}, {4, 5, 6, 7}}},
+        {"HGX-H100-NODE", {{0, 1, 2, 3, 4, 5, 6, 7}}}}},
       // NVSwitch in a VM: NUMA nodes 1, 0 (socket 0) and 3, 2 (socket 1) with two GPUs each.
-      {"azure-nd96asr-v4", "A100",
+      {"azure-nd96asr-v4",
+       "A100",
        {{"ND96ASR-V4-NUMA", {{0, 1}, {2, 3}, {4, 5}, {6, 7}}},
         {"ND96ASR-V4-SOCKET", {{0, 1, 2, 3}, {4, 5, 6, 7}}},
         {"ND96ASR-V4-NODE", {{0, 1, 2, 3, 4, 5, 6, 7}}}}},
@@ -208,7 +219,8 @@ std::vector<std::vector<int>> cells_of(const std::vector<int>& leaf_order, int g
   std::vector<std::vector<int>> out;
   for (size_t i = 0; i < leaf_order.size(); i += static_cast<size_t>(gpus))
     out.emplace_back(leaf_order.begin() + static_cast<long>(i),
-                     leaf_order.begin() + static_cast<long>(std::min(leaf_order.size(), i + static_cast<size_t>(gpus))));
+                     leaf_order.begin() + static_cast<long>(std::min(
+                                              leaf_order.size(), i + static_cast<size_t>(gpus))));
   return out;
 }
 
@@ -226,13 +238,15 @@ Placement placement_of(const Profile& p) {
     int numa = d.numa_affinity;
     if (numa < 0 && !d.cpus.empty()) numa = c.numa_of_cpu(d.cpus.front());
     out.numa[d.index] = numa;
-    out.socket[d.index] = numa < 0 || c.sockets <= 0 ? -1 : numa / std::max(1, c.numa_nodes / c.sockets);
+    out.socket[d.index] =
+        numa < 0 || c.sockets <= 0 ? -1 : numa / std::max(1, c.numa_nodes / c.sockets);
   }
   return out;
 }
 
 const Link& gpu_link(const TopoMatrix& m, int a, int b) {
-  return m.link(static_cast<size_t>(m.find("GPU" + std::to_string(a))), static_cast<size_t>(m.find("GPU" + std::to_string(b))));
+  return m.link(static_cast<size_t>(m.find("GPU" + std::to_string(a))),
+                static_cast<size_t>(m.find("GPU" + std::to_string(b))));
 }
 
 // Whether GPUs a and b share one PCIe switch: PIX/PSB to each other, or both PIX/PSB to one NIC.
@@ -242,7 +256,8 @@ bool share_switch(const TopoMatrix& m, int a, int b) {
   const size_t pa = static_cast<size_t>(m.find("GPU" + std::to_string(a)));
   const size_t pb = static_cast<size_t>(m.find("GPU" + std::to_string(b)));
   for (size_t n = 0; n < m.devices.size(); ++n)
-    if (m.devices[n].kind == TopoDevice::Kind::Nic && one_switch(m.link(pa, n).kind) && one_switch(m.link(pb, n).kind))
+    if (m.devices[n].kind == TopoDevice::Kind::Nic && one_switch(m.link(pa, n).kind) &&
+        one_switch(m.link(pb, n).kind))
       return true;
   return false;
 }
@@ -253,7 +268,8 @@ TEST(Profiles, TheExpectedTableCoversEveryProfile) {
   std::vector<std::string> listed;
   for (const auto& e : expected_machines()) listed.push_back(e.profile);
   std::sort(listed.begin(), listed.end());
-  EXPECT_EQ(listed, list_profiles(kLayouts)) << "a profile in layouts/ needs its row in expected_machines()";
+  EXPECT_EQ(listed, list_profiles(kLayouts))
+      << "a profile in layouts/ needs its row in expected_machines()";
 }
 
 class ExactHierarchy : public ::testing::TestWithParam<ExpectedMachine> {};
@@ -269,7 +285,8 @@ TEST_P(ExactHierarchy, LevelsTypesChildCountsAndTheGpusOfEveryCell) {
     SCOPED_TRACE(want.levels[l].type);
     EXPECT_EQ(s.level_types[l], want.levels[l].type);
     const int gpus = l + 1 < want.levels.size() ? s.hierarchy.levels[l].gpus : s.gpus;
-    const int children = l + 1 < want.levels.size() ? s.hierarchy.levels[l].children : s.hierarchy.node_children;
+    const int children =
+        l + 1 < want.levels.size() ? s.hierarchy.levels[l].children : s.hierarchy.node_children;
     const int child_gpus = l == 0 ? 1 : s.hierarchy.levels[l - 1].gpus;
     EXPECT_EQ(children * child_gpus, gpus);
     EXPECT_EQ(static_cast<size_t>(children),
@@ -283,11 +300,13 @@ TEST_P(ExactHierarchy, LevelsTypesChildCountsAndTheGpusOfEveryCell) {
   ASSERT_EQ(plan.chains.size(), 1u);
   const Chain& c = plan.chains[0];
   std::vector<std::string> types(want.levels.size());
-  for (size_t l = 0; l < want.levels.size(); ++l) types[want.levels.size() - 1 - l] = want.levels[l].type;
+  for (size_t l = 0; l < want.levels.size(); ++l)
+    types[want.levels.size() - 1 - l] = want.levels[l].type;
   types.push_back(want.leaf);
   EXPECT_EQ(c.types, types);
   for (size_t l = 0; l < want.levels.size(); ++l)
-    EXPECT_EQ(c.leaves_per_cell[want.levels.size() - 1 - l], static_cast<int64_t>(want.levels[l].cells[0].size()));
+    EXPECT_EQ(c.leaves_per_cell[want.levels.size() - 1 - l],
+              static_cast<int64_t>(want.levels[l].cells[0].size()));
 }
 
 TEST_P(ExactHierarchy, EveryCellIsWhatTheHardwareWarrants) {
@@ -318,8 +337,8 @@ TEST_P(ExactHierarchy, EveryCellIsWhatTheHardwareWarrants) {
               const size_t pa = static_cast<size_t>(m.find("GPU" + std::to_string(a)));
               const size_t pb = static_cast<size_t>(m.find("GPU" + std::to_string(b)));
               for (size_t n = 0; n < m.devices.size(); ++n)
-                if (m.devices[n].kind == TopoDevice::Kind::Nic && link_rank(m.link(pa, n).kind) <= 3 &&
-                    link_rank(m.link(pb, n).kind) <= 3)
+                if (m.devices[n].kind == TopoDevice::Kind::Nic &&
+                    link_rank(m.link(pa, n).kind) <= 3 && link_rank(m.link(pb, n).kind) <= 3)
                   pxb_or_closer = true;
             }
             EXPECT_TRUE(pxb_or_closer) << a << "-" << b;

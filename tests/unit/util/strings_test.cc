@@ -2,12 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "util/fs.h"
 
@@ -24,7 +24,7 @@ TEST(Strings, TrimSplitJoin) {
 
 TEST(Strings, EditDistanceAndDidYouMean) {
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
-  EXPECT_EQ(edit_distance("ab", "ba"), 1u);  // transposition
+  EXPECT_EQ(edit_distance("ab", "ba"), 1u);            // transposition
   EXPECT_EQ(edit_distance("abc", "abcdefgh", 2), 3u);  // capped
   std::vector<std::string> keys = {"machine-type", "hostname", "hostip"};
   EXPECT_EQ(did_you_mean("machine-typ", keys), "machine-type");

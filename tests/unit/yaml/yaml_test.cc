@@ -49,7 +49,8 @@ TEST(Yaml, SequencesCompactAndNested) {
 }
 
 TEST(Yaml, FlowCollections) {
-  Stream s = load("a: [1, two, \"three\", {x: 1, y: [2]}]\nb: {k: v, 'q': \"w\", empty: }\nc: []\n");
+  Stream s =
+      load("a: [1, two, \"three\", {x: 1, y: [2]}]\nb: {k: v, 'q': \"w\", empty: }\nc: []\n");
   const Node* r = only_doc(s);
   ASSERT_TRUE(r);
   const Node* a = r->get("a");
@@ -91,7 +92,9 @@ TEST(Yaml, LiteralBlockScalarMapsInnerLines) {
 }
 
 TEST(Yaml, BlockScalarChompingAndFolding) {
-  Stream s = load("a: |-\n  x\n  y\n\nb: |+\n  x\n\n\nc: >\n  one\n  two\n\n  three\n    indented\n  four\nd: >2\n   lead\n");
+  Stream s = load(
+      "a: |-\n  x\n  y\n\nb: |+\n  x\n\n\nc: >\n  one\n  two\n\n  three\n    indented\n  four\nd: "
+      ">2\n   lead\n");
   const Node* r = only_doc(s);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->get("a")->scalar(), "x\ny");
@@ -101,7 +104,9 @@ TEST(Yaml, BlockScalarChompingAndFolding) {
 }
 
 TEST(Yaml, QuotedScalarsEscapesAndFolding) {
-  Stream s = load("a: \"tab\\there \\u00e9 \\x41\"\nb: 'it''s'\nc: \"line one\n  line two\n\n  para\"\nd: \"join\\\n   ed\"\n");
+  Stream s = load(
+      "a: \"tab\\there \\u00e9 \\x41\"\nb: 'it''s'\nc: \"line one\n  line two\n\n  para\"\nd: "
+      "\"join\\\n   ed\"\n");
   const Node* r = only_doc(s);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->get("a")->scalar(), "tab\there \xC3\xA9 A");
@@ -130,7 +135,9 @@ TEST(Yaml, PlainContinuationLines) {
 }
 
 TEST(Yaml, TypedScalars) {
-  Stream s = load("i: 42\nn: -7\nh: 0x1F\nf: 1.5\nq: \"42\"\nt: true\nT: True\nno: no\nnul: ~\ne:\ns: !!str 5\n");
+  Stream s = load(
+      "i: 42\nn: -7\nh: 0x1F\nf: 1.5\nq: \"42\"\nt: true\nT: True\nno: no\nnul: ~\ne:\ns: !!str "
+      "5\n");
   const Node* r = only_doc(s);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->get("i")->as_int(), 42);
@@ -235,7 +242,8 @@ TEST(Yaml, SyntaxErrorsHavePositions) {
     ASSERT_TRUE(s.error) << c.text;
     EXPECT_EQ(s.error->mark.line, c.line) << c.text << " -> " << s.error->message;
     EXPECT_EQ(s.error->mark.column, c.column) << c.text << " -> " << s.error->message;
-    EXPECT_NE(s.error->message.find(c.fragment), std::string::npos) << c.text << " -> " << s.error->message;
+    EXPECT_NE(s.error->message.find(c.fragment), std::string::npos)
+        << c.text << " -> " << s.error->message;
   }
 }
 
@@ -279,7 +287,8 @@ TEST(Yaml, DescribeNamesTheKind) {
 }
 
 TEST(Yaml, QuoteIfNeededRoundTrips) {
-  for (std::string v : {"plain", "yes", "true", "12", "a: b", "#x", "", " lead", "x\ny", "-dash", "ok-dash"}) {
+  for (std::string v :
+       {"plain", "yes", "true", "12", "a: b", "#x", "", " lead", "x\ny", "-dash", "ok-dash"}) {
     std::string doc = "k: " + quote_if_needed(v) + "\n";
     Stream s = load(doc);
     ASSERT_FALSE(s.error) << doc;
@@ -319,7 +328,8 @@ std::string canon_ours(const Node* n) {
     case NodeKind::Null:
       return "~";
     case NodeKind::Scalar:
-      if (n->style() == ScalarStyle::Plain && (n->scalar() == "~" || n->scalar() == "null" || n->scalar().empty()))
+      if (n->style() == ScalarStyle::Plain &&
+          (n->scalar() == "~" || n->scalar() == "null" || n->scalar().empty()))
         return "~";
       return "'" + n->scalar() + "'";
     case NodeKind::Sequence: {
@@ -344,7 +354,8 @@ void expect_same_as_yaml_cpp(const std::string& text) {
     FAIL() << "yaml-cpp refused a test input: " << e.what() << "\n" << text;
   }
   Stream s = load(text);
-  ASSERT_FALSE(s.error) << s.error->message << " at " << s.error->mark.line << ":" << s.error->mark.column << "\n"
+  ASSERT_FALSE(s.error) << s.error->message << " at " << s.error->mark.line << ":"
+                        << s.error->mark.column << "\n"
                         << text;
   ASSERT_EQ(s.documents.size(), 1u) << text;
   EXPECT_EQ(canon_ours(s.documents[0]), canon_cpp(ref)) << text;
@@ -353,8 +364,10 @@ void expect_same_as_yaml_cpp(const std::string& text) {
 TEST(YamlDifferential, HandWrittenDocuments) {
   const char* docs[] = {
       "a: 1\nb: [x, y]\nc: {d: e}\n",
-      "machine-sku:\n  gpu-machine:\n    computing-device:\n      type: nvidia.com/gpu\n      model: K80\n      count: 4\n"
-      "    mem: 220Gi\n    cpu:\n      vcore: 24\nmachine-list:\n  - hostname: w1\n    hostip: 10.0.0.2\n"
+      "machine-sku:\n  gpu-machine:\n    computing-device:\n      type: nvidia.com/gpu\n      "
+      "model: K80\n      count: 4\n"
+      "    mem: 220Gi\n    cpu:\n      vcore: 24\nmachine-list:\n  - hostname: w1\n    hostip: "
+      "10.0.0.2\n"
       "    pai-worker: \"true\"\n",
       "- a\n- - b\n  - c\n- d: e\n  f: g\n",
       "k: |\n  line1\n   line2\n\n  line3\nk2: >-\n  folded\n  text\n",
@@ -388,13 +401,20 @@ class DocGen {
   }
   std::string scalar() {
     switch (pick(7)) {
-      case 0: return std::to_string(pick(100000));
-      case 1: return "word" + std::to_string(pick(100));
-      case 2: return "\"dq " + std::to_string(pick(9)) + " \\t x\"";
-      case 3: return "'sq ''" + std::to_string(pick(9)) + "'''";
-      case 4: return "10.0." + std::to_string(pick(255)) + "." + std::to_string(pick(255));
-      case 5: return "60Gi";
-      default: return "two words";
+      case 0:
+        return std::to_string(pick(100000));
+      case 1:
+        return "word" + std::to_string(pick(100));
+      case 2:
+        return "\"dq " + std::to_string(pick(9)) + " \\t x\"";
+      case 3:
+        return "'sq ''" + std::to_string(pick(9)) + "'''";
+      case 4:
+        return "10.0." + std::to_string(pick(255)) + "." + std::to_string(pick(255));
+      case 5:
+        return "60Gi";
+      default:
+        return "two words";
     }
   }
   void block_mapping(std::string& out, int indent, int depth) {
