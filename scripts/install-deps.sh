@@ -6,7 +6,7 @@ set -eu
 
 PACKAGES="
   build-essential cmake ninja-build pkg-config git
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libssh-dev libcurl4-openssl-dev
   libfmt-dev libkainjow-mustache-dev
   libgtest-dev libgmock-dev libbenchmark-dev

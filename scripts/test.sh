@@ -8,6 +8,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+echo "==> format"
+scripts/check-format.sh
 JOBS=$(nproc 2>/dev/null || echo 2)
 TEST_JOBS=${PAI_TEST_JOBS:-$JOBS}
 

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Fails when a C++ file under cli/, lib/ or tests/ does not follow .clang-format.
+#   scripts/check-format.sh         check (exit 1 and the list of files when any differ)
+#   scripts/check-format.sh --fix   rewrite them in place
+set -eu
+cd "$(dirname "$0")/.."
+CF=${CLANG_FORMAT:-clang-format}
+if ! command -v "$CF" >/dev/null 2>&1; then
+  echo "check-format: $CF not found (scripts/install-deps.sh installs it)" >&2
+  exit 2
+fi
+files=$(git ls-files 'cli/*.cc' 'cli/*.h' 'lib/*.cc' 'lib/*.h' 'tests/*.cc' 'tests/*.h' 2>/dev/null ||
+  find cli lib tests -name '*.cc' -o -name '*.h')
+if [ "${1:-}" = "--fix" ]; then
+  # shellcheck disable=SC2086
+  $CF -i $files
+  exit 0
+fi
+# One clang-format run over every file; it names each line that differs.
+# shellcheck disable=SC2086
+if ! out=$($CF --dry-run -Werror $files 2>&1); then
+  echo "$out" | grep -E '^[^ ].*: (error|warning):' | cut -d: -f1 | sort -u | sed 's/^/  /' >&2
+  echo "check-format: the files above do not follow .clang-format (scripts/check-format.sh --fix)" >&2
+  exit 1
+fi
+echo "check-format: $(echo "$files" | wc -w) files follow .clang-format"
