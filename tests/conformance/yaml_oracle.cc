@@ -1,0 +1,341 @@
+#include "yaml_oracle.h"
+
+#include <libfyaml.h>
+
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace pai::yaml::oracle {
+namespace {
+
+// Comparison budget: aliases may expand a small input into a huge text.
+constexpr size_t kMaxCanonical = 4u << 20;
+
+void escape_into(std::string& out, std::string_view s) {
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      default:
+        if (ch < 0x20 || ch == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", ch);
+          out += buf;
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+}
+
+// A content tree both readers are reduced to.
+struct ONode {
+  char kind = 'S';  // S scalar, Q sequence, M mapping
+  char style = ':';
+  std::string tag;
+  std::string text;
+  std::vector<ONode*> kids;  // sequence items, or key, value, key, value...
+};
+
+struct Printer {
+  std::string out;
+  bool too_large = false;
+  void node(const ONode* n, int depth) {
+    if (too_large) return;
+    if (out.size() > kMaxCanonical || depth > 10000) {
+      too_large = true;
+      return;
+    }
+    if (n->kind == 'S') {
+      out += "=VAL ";
+      if (!n->tag.empty()) out += "<" + n->tag + "> ";
+      out += n->style;
+      escape_into(out, n->text);
+      out += '\n';
+      return;
+    }
+    out += n->kind == 'Q' ? "+SEQ" : "+MAP";
+    if (!n->tag.empty()) out += " <" + n->tag + ">";
+    out += '\n';
+    for (const ONode* k : n->kids) node(k, depth + 1);
+    out += n->kind == 'Q' ? "-SEQ\n" : "-MAP\n";
+  }
+};
+
+bool is_dedupable_key(const ONode* k) {
+  if (k->kind != 'S') return false;
+  if (k->style == ':' && k->text.empty()) return false;  // an empty key: lib/yaml's Null
+  return !(k->style == ':' && k->text == "<<");
+}
+
+std::string token_text(struct fy_token* t) {
+  if (!t) return {};
+  size_t len = 0;
+  const char* p = fy_token_get_text(t, &len);
+  return p ? std::string(p, len) : std::string();
+}
+
+}  // namespace
+
+Reading read_fyaml(std::string_view text) {
+  Reading r;
+  // libfyaml's messages are kept (first line only), never printed.
+  struct fy_diag_cfg dcfg;
+  fy_diag_cfg_default(&dcfg);
+  dcfg.fp = nullptr;
+  dcfg.colorize = false;
+  dcfg.show_source = false;
+  dcfg.user = &r.error;
+  dcfg.output_fn = [](struct fy_diag*, void* user, const char* buf, size_t len) {
+    auto* e = static_cast<std::string*>(user);
+    if (e->empty()) e->assign(buf, std::string_view(buf, len).find('\n') == std::string_view::npos
+                                       ? len
+                                       : std::string_view(buf, len).find('\n'));
+  };
+  struct fy_diag* diag = fy_diag_create(&dcfg);
+  struct fy_parse_cfg cfg = {};
+  cfg.flags = static_cast<enum fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_DISABLE_DEPTH_LIMIT);
+  cfg.diag = diag;
+  struct fy_parser* fyp = fy_parser_create(&cfg);
+  if (diag) fy_diag_destroy(diag);  // the parser holds its own reference
+  if (!fyp) {
+    r.error = "libfyaml: cannot create a parser";
+    return r;
+  }
+  std::string copy(text);
+  if (fy_parser_set_string(fyp, copy.data(), copy.size()) != 0) {
+    fy_parser_destroy(fyp);
+    r.error = "libfyaml: cannot set the input";
+    return r;
+  }
+  std::deque<ONode> arena;
+  std::vector<ONode*> docs;
+  struct Open {
+    ONode* node;
+    std::string anchor;
+    ONode* pending_key = nullptr;
+  };
+  std::vector<Open> stack;
+  std::unordered_map<std::string, ONode*> anchors;
+  ONode* root = nullptr;
+  bool failed = false;
+
+  auto add = [&](ONode* n) {
+    if (stack.empty()) {
+      root = n;
+      return;
+    }
+    Open& top = stack.back();
+    if (top.node->kind == 'Q') {
+      top.node->kids.push_back(n);
+      return;
+    }
+    if (!top.pending_key) {
+      top.pending_key = n;
+      return;
+    }
+    ONode* key = top.pending_key;
+    top.pending_key = nullptr;
+    auto& kids = top.node->kids;
+    if (is_dedupable_key(key))
+      for (size_t i = 0; i < kids.size(); i += 2)
+        if (is_dedupable_key(kids[i]) && kids[i]->text == key->text) {
+          kids[i + 1] = n;
+          return;
+        }
+    kids.push_back(key);
+    kids.push_back(n);
+  };
+
+  for (;;) {
+    struct fy_event* ev = fy_parser_parse(fyp);
+    if (!ev) break;
+    switch (ev->type) {
+      case FYET_DOCUMENT_START:
+        root = nullptr;
+        anchors.clear();
+        break;
+      case FYET_DOCUMENT_END:
+        if (root) docs.push_back(root);
+        break;
+      case FYET_SCALAR: {
+        ONode& n = arena.emplace_back();
+        n.kind = 'S';
+        switch (fy_token_scalar_style(ev->scalar.value)) {
+          case FYSS_SINGLE_QUOTED:
+            n.style = '\'';
+            break;
+          case FYSS_DOUBLE_QUOTED:
+            n.style = '"';
+            break;
+          case FYSS_LITERAL:
+            n.style = '|';
+            break;
+          case FYSS_FOLDED:
+            n.style = '>';
+            break;
+          default:
+            n.style = ':';
+        }
+        n.text = token_text(ev->scalar.value);
+        n.tag = token_text(ev->scalar.tag);
+        if (ev->scalar.anchor) anchors[token_text(ev->scalar.anchor)] = &n;
+        add(&n);
+        break;
+      }
+      case FYET_SEQUENCE_START:
+      case FYET_MAPPING_START: {
+        ONode& n = arena.emplace_back();
+        bool seq = ev->type == FYET_SEQUENCE_START;
+        n.kind = seq ? 'Q' : 'M';
+        n.tag = token_text(seq ? ev->sequence_start.tag : ev->mapping_start.tag);
+        add(&n);
+        stack.push_back({&n, token_text(seq ? ev->sequence_start.anchor : ev->mapping_start.anchor)});
+        break;
+      }
+      case FYET_SEQUENCE_END:
+      case FYET_MAPPING_END:
+        if (!stack.empty()) {
+          if (!stack.back().anchor.empty()) anchors[stack.back().anchor] = stack.back().node;
+          stack.pop_back();
+        }
+        break;
+      case FYET_ALIAS: {
+        auto it = anchors.find(token_text(ev->alias.anchor));
+        if (it == anchors.end()) {
+          failed = true;
+          r.error = "alias to an unknown or unfinished anchor";
+        } else {
+          add(it->second);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    fy_parser_event_free(fyp, ev);
+    if (failed) break;
+  }
+  if (fy_parser_get_stream_error(fyp)) {
+    failed = true;
+    if (r.error.empty()) r.error = "libfyaml reports an error";
+  }
+  fy_parser_destroy(fyp);
+  if (failed) return r;
+  Printer p;
+  for (const ONode* d : docs) {
+    p.out += "+DOC\n";
+    p.node(d, 0);
+    p.out += "-DOC\n";
+  }
+  r.ok = !p.too_large;
+  r.too_large = p.too_large;
+  r.canonical = std::move(p.out);
+  return r;
+}
+
+namespace {
+struct PaiPrinter {
+  std::string out;
+  bool too_large = false;
+  void node(const Node* n, int depth) {
+    if (too_large) return;
+    if (out.size() > kMaxCanonical || depth > 10000) {
+      too_large = true;
+      return;
+    }
+    std::string tag = n->resolved_tag();
+    if (n->kind() == NodeKind::Null || n->kind() == NodeKind::Scalar) {
+      out += "=VAL ";
+      if (!tag.empty()) out += "<" + tag + "> ";
+      char style = ':';
+      if (n->kind() == NodeKind::Scalar) switch (n->style()) {
+          case ScalarStyle::Plain:
+            break;
+          case ScalarStyle::SingleQuoted:
+            style = '\'';
+            break;
+          case ScalarStyle::DoubleQuoted:
+            style = '"';
+            break;
+          case ScalarStyle::Literal:
+            style = '|';
+            break;
+          case ScalarStyle::Folded:
+            style = '>';
+            break;
+        }
+      out += style;
+      escape_into(out, n->scalar());
+      out += '\n';
+      return;
+    }
+    bool seq = n->kind() == NodeKind::Sequence;
+    out += seq ? "+SEQ" : "+MAP";
+    if (!tag.empty()) out += " <" + tag + ">";
+    out += '\n';
+    if (seq)
+      for (const Node* k : n->items()) node(k, depth + 1);
+    else
+      for (const Pair& p : n->pairs()) {
+        node(p.key, depth + 1);
+        node(p.value, depth + 1);
+      }
+    out += seq ? "-SEQ\n" : "-MAP\n";
+  }
+};
+}  // namespace
+
+Reading read_pai(std::string_view text) {
+  Reading r;
+  LoadOptions opt;
+  opt.merge_keys = false;
+  opt.max_nodes = 2'000'000;
+  Stream s = load(text, opt);
+  if (s.error) {
+    r.error = std::to_string(s.error->mark.line) + ":" + std::to_string(s.error->mark.column) +
+              ": " + s.error->message;
+    r.too_large = s.error->kind == ErrorKind::Limit;
+    return r;
+  }
+  PaiPrinter p;
+  for (const Node* d : s.documents) {
+    p.out += "+DOC\n";
+    p.node(d, 0);
+    p.out += "-DOC\n";
+  }
+  r.ok = !p.too_large;
+  r.too_large = p.too_large;
+  r.canonical = std::move(p.out);
+  return r;
+}
+
+std::optional<std::string> compare(std::string_view text) {
+  Reading theirs = read_fyaml(text);
+  Reading ours = read_pai(text);
+  if (theirs.too_large || ours.too_large) return std::nullopt;
+  if (!theirs.ok && !ours.ok) return std::nullopt;
+  if (theirs.ok && ours.ok && theirs.canonical == ours.canonical) return std::nullopt;
+  if (!ours.ok) return "lib/yaml rejects what libfyaml reads: " + ours.error;
+  if (!theirs.ok) return "lib/yaml reads what libfyaml rejects (" + theirs.error + ")";
+  return "different content\n--- libfyaml\n" + theirs.canonical + "--- lib/yaml\n" +
+         ours.canonical;
+}
+
+}  // namespace pai::yaml::oracle
