@@ -1,6 +1,7 @@
 #include "yaml/yaml.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <unordered_map>
@@ -121,9 +122,25 @@ struct Failure {
 
 struct Props {
   std::string anchor;
-  std::string tag;
+  std::string tag;  // shorthand form, see Node::tag()
+  Mark mark;        // of the first property
   bool empty() const { return anchor.empty() && tag.empty(); }
 };
+
+int hex_value(char h) {
+  if (h >= '0' && h <= '9') return h - '0';
+  if (h >= 'a' && h <= 'f') return h - 'a' + 10;
+  if (h >= 'A' && h <= 'F') return h - 'A' + 10;
+  return -1;
+}
+
+// A resolved tag in the form Node::tag() keeps: needs no %TAG directive to be read back.
+std::string tag_shorthand(const std::string& resolved) {
+  static constexpr std::string_view core = "tag:yaml.org,2002:";
+  if (resolved.rfind(core, 0) == 0) return "!!" + resolved.substr(core.size());
+  if (!resolved.empty() && resolved[0] == '!') return resolved;
+  return "!<" + resolved + ">";
+}
 }  // namespace
 
 class Parser {
@@ -150,6 +167,10 @@ class Parser {
   uint32_t depth_ = 0;
   uint64_t weight_ = 0;
   std::unordered_map<std::string, Node*> anchors_;
+  std::vector<std::pair<std::string, std::string>> handles_;  // %TAG of this document
+  // Continuation lines of flow collections and quoted scalars must be indented
+  // more than this (the enclosing block collection's indentation; -1 at the top).
+  int cont_indent_ = -1;
 
   // --- character access -----------------------------------------------------
   char at(size_t p) const { return p < s_.size() ? s_[p] : '\0'; }
@@ -213,39 +234,46 @@ class Parser {
   }
 
   // From the start of a line, skips empty and comment-only lines. Returns the
-  // indentation of the next content line, leaving pos_ at its start, or -1 at
-  // EOF or at a document marker.
+  // indentation (leading spaces) of the next content line, leaving pos_ at its
+  // start, or -1 at EOF or at a document marker. Tabs after the indentation are
+  // separation, which only flow content may use (see tab_after()).
   int next_content_line() {
     for (;;) {
       if (eof()) return -1;
       size_t p = pos_;
       while (p < s_.size() && s_[p] == ' ') ++p;
       int ind = static_cast<int>(p - pos_);
-      if (eol_at(p)) {
-        pos_ = p;
+      size_t q = p;
+      while (blank_at(q)) ++q;
+      if (eol_at(q)) {
+        pos_ = q;
         consume_newline();
         continue;
       }
-      if (s_[p] == '#') {
-        pos_ = p;
+      if (s_[q] == '#') {
+        pos_ = q;
         skip_rest_of_line();
         continue;
-      }
-      if (s_[p] == '\t') {
-        size_t q = p;
-        while (blank_at(q)) ++q;
-        if (eol_at(q) || s_[q] == '#') {
-          pos_ = q;
-          skip_rest_of_line();
-          continue;
-        }
-        fail({line_, static_cast<uint32_t>(p - line_start_ + 1)},
-             "tab character used for indentation",
-             "YAML indents with spaces only; replace the tab with spaces");
       }
       if (ind == 0 && (is_doc_marker_at(p, '-') || is_doc_marker_at(p, '.'))) return -1;
       return ind;
     }
+  }
+  // Whether the content line starting at p has a tab right after its indentation.
+  bool tab_after(size_t p) const {
+    while (at(p) == ' ') ++p;
+    return at(p) == '\t';
+  }
+  [[noreturn]] void fail_tab(size_t p) const {
+    while (at(p) == ' ') ++p;
+    fail({line_, static_cast<uint32_t>(p - line_start_ + 1)}, "tab character used for indentation",
+         "YAML indents with spaces only; replace the tab with spaces");
+  }
+  // Skips blanks on this line; whether one of them was a tab.
+  bool skip_inline_ws_tab() {
+    bool tab = false;
+    while (blank_at(pos_)) tab |= s_[pos_++] == '\t';
+    return tab;
   }
 
   // --- nodes ------------------------------------------------------------------
@@ -277,25 +305,100 @@ class Parser {
     ~DepthGuard() { --p.depth_; }
   };
 
-  void parse_property(Props& props) {
+  // An anchor (&name) or a tag (!tag) at pos_. `flow`: inside a flow collection,
+  // where , ] } may follow directly.
+  void parse_property(Props& props, bool flow) {
     Mark m = mark();
-    char kind = c();
-    size_t start = ++pos_;
-    while (!blank_or_eol(pos_) && !(kind == '&' && flow_indicator(s_[pos_]))) ++pos_;
-    std::string name(s_.substr(start, pos_ - start));
+    if (props.empty()) props.mark = m;
+    const char kind = c();
     if (kind == '&') {
-      if (name.empty()) fail(m, "anchor without a name", "write &name before the value");
-      props.anchor = name;
+      size_t start = ++pos_;
+      while (!blank_or_eol(pos_) && !flow_indicator(s_[pos_])) ++pos_;
+      if (pos_ == start) fail(m, "anchor without a name", "write &name before the value");
+      if (!props.anchor.empty())
+        fail(m, "a node can have only one anchor, and this one already has &" + props.anchor,
+             "remove one of the anchors");
+      props.anchor.assign(s_.substr(start, pos_ - start));
     } else {
-      props.tag = "!" + name;
+      if (!props.tag.empty())
+        fail(m, "a node can have only one tag, and this one already has " + props.tag,
+             "remove one of the tags");
+      props.tag = parse_tag(m);
     }
+    if (!blank_or_eol(pos_) && !(flow && (c() == ',' || c() == ']' || c() == '}')))
+      fail(mark(),
+           std::string("unexpected '") + c() + "' after the " + (kind == '&' ? "anchor" : "tag"),
+           kind == '&' ? "an anchor name ends at a space; separate it from the value"
+                       : "a tag ends at a space and may not contain , [ ] { }; separate it from "
+                         "the value");
   }
 
-  Node* parse_alias() {
+  std::string parse_tag(Mark m) {
+    ++pos_;  // '!'
+    std::string resolved;
+    if (c() == '<') {  // verbatim: !<tag:example.com,2000:app/x>
+      size_t start = ++pos_;
+      while (!blank_or_eol(pos_) && s_[pos_] != '>') ++pos_;
+      if (c() != '>' || pos_ == start)
+        fail(m, "unterminated verbatim tag", "write it as !<tag:example.com,2000:type>");
+      resolved.assign(s_.substr(start, pos_ - start));
+      ++pos_;
+      if (resolved == "!")
+        fail(m, "the verbatim tag !<!> is not allowed", "write ! for a non-specific tag");
+      return tag_shorthand(resolved);
+    }
+    size_t start = pos_;
+    while (!blank_or_eol(pos_) && !flow_indicator(s_[pos_])) ++pos_;
+    std::string_view t = s_.substr(start, pos_ - start);
+    std::string handle = "!";
+    std::string_view suffix = t;
+    if (size_t bang = t.find('!'); bang != std::string_view::npos) {
+      handle = "!" + std::string(t.substr(0, bang + 1));
+      suffix = t.substr(bang + 1);
+      for (char ch : handle.substr(1, handle.size() - 2))
+        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-')
+          fail(m, "invalid tag handle " + handle, "a named tag handle looks like !name!");
+      if (suffix.find('!') != std::string_view::npos)
+        fail(m, "invalid tag !" + std::string(t), "a tag holds at most a handle and a suffix");
+      if (suffix.empty())
+        fail(m, "the tag " + handle + " has no suffix",
+             "write " + handle + "type, e.g. !!str or !e!foo");
+    }
+    if (handle == "!" && suffix.empty()) return "!";  // non-specific
+    const std::string* prefix = nullptr;
+    for (const auto& [h, pre] : handles_)
+      if (h == handle) prefix = &pre;
+    static const std::string primary = "!", secondary = "tag:yaml.org,2002:";
+    if (!prefix && handle == "!") prefix = &primary;
+    if (!prefix && handle == "!!") prefix = &secondary;
+    if (!prefix)
+      fail(m, "undefined tag handle " + handle,
+           "declare it before the document with %TAG " + handle +
+               " <prefix>; a %TAG "
+               "directive applies to the next document only");
+    resolved = *prefix;
+    for (size_t i = 0; i < suffix.size(); ++i) {  // %-escapes, e.g. %21 for '!'
+      int hi, lo;
+      if (suffix[i] == '%' && i + 2 < suffix.size() && (hi = hex_value(suffix[i + 1])) >= 0 &&
+          (lo = hex_value(suffix[i + 2])) >= 0) {
+        resolved += static_cast<char>(hi * 16 + lo);
+        i += 2;
+      } else {
+        resolved += suffix[i];
+      }
+    }
+    return tag_shorthand(resolved);
+  }
+
+  Node* parse_alias(const Props& props = {}) {
     Mark m = mark();
+    if (!props.empty())
+      fail(props.mark, "an alias cannot have an anchor or a tag",
+           "an alias stands for the anchored node as it is; remove the anchor or tag before *");
     size_t start = ++pos_;
     while (!blank_or_eol(pos_) && !flow_indicator(s_[pos_])) ++pos_;
     std::string name(s_.substr(start, pos_ - start));
+    if (name.empty()) fail(m, "alias without a name", "write *name to refer to an &name anchor");
     auto it = anchors_.find(name);
     if (it == anchors_.end())
       fail(m, "unknown alias *" + name, "define the anchor &" + name + " before using it");
@@ -332,48 +435,124 @@ class Parser {
     }
   }
 
+  // pos_ at '%' at the start of a line.
+  void parse_directive(bool& seen_yaml) {
+    Mark m = mark();
+    size_t start = ++pos_;
+    while (!blank_or_eol(pos_)) ++pos_;
+    std::string_view name = s_.substr(start, pos_ - start);
+    auto word = [&]() {
+      skip_inline_ws();
+      size_t b = pos_;
+      while (!blank_or_eol(pos_)) ++pos_;
+      return s_.substr(b, pos_ - b);
+    };
+    if (name == "YAML") {
+      if (seen_yaml) fail(m, "duplicate %YAML directive", "a document takes one %YAML line");
+      seen_yaml = true;
+      std::string_view v = word();
+      size_t dot = v.find('.');
+      bool ok = dot != std::string_view::npos && dot > 0 && dot + 1 < v.size();
+      for (size_t i = 0; ok && i < v.size(); ++i)
+        ok = i == dot || std::isdigit(static_cast<unsigned char>(v[i]));
+      if (!ok) fail(m, "invalid %YAML directive", "write %YAML 1.2");
+      if (v.substr(0, dot) != "1")
+        fail(m, "unsupported YAML version " + std::string(v), "this reader reads YAML 1.x");
+    } else if (name == "TAG") {
+      std::string_view handle = word();
+      bool ok = handle.size() >= 1 && handle.front() == '!' && handle.back() == '!';
+      for (size_t i = 1; ok && i + 1 < handle.size(); ++i)
+        ok = std::isalnum(static_cast<unsigned char>(handle[i])) || handle[i] == '-';
+      std::string_view prefix = word();
+      if (!ok || prefix.empty())
+        fail(m, "invalid %TAG directive", "write %TAG !e! tag:example.com,2000: (handle, prefix)");
+      for (const auto& h : handles_)
+        if (h.first == handle)
+          fail(m, "duplicate %TAG directive for " + std::string(handle), "declare a handle once");
+      handles_.emplace_back(std::string(handle), std::string(prefix));
+    } else {
+      while (!eol_at(pos_) && !(s_[pos_] == '#' && blank_at(pos_ - 1)))
+        ++pos_;  // reserved: ignored
+    }
+    finish_line();
+  }
+
   void parse_stream() {
+    bool open_doc = false;  // a document ended without '...' (directives need one first)
     for (;;) {
-      // Directives (%YAML, %TAG) may only come before an explicit '---'.
+      bool seen_yaml = false, directives = false;
+      Mark directive_mark;
+      handles_.clear();
       for (;;) {
         int ind = next_content_line();
         if (ind == 0 && c() == '%') {
-          skip_rest_of_line();
+          if (open_doc)
+            fail(mark(), "a directive after a document needs '...' to end that document first",
+                 "write ... on the line before the directive");
+          if (!directives) directive_mark = mark();
+          directives = true;
+          parse_directive(seen_yaml);
           continue;
         }
         break;
       }
-      if (eof()) return;
-      if (is_doc_marker_at(pos_, '.')) {
-        skip_rest_of_line();
+      if (eof() || is_doc_marker_at(pos_, '.')) {
+        if (directives)
+          fail(directive_mark, "directives without a document",
+               "a directive applies to the document after it: add '---' and the document");
+        if (eof()) return;
+        pos_ += 3;
+        finish_line();
+        open_doc = false;
         continue;
       }
       Mark dm = mark();
       Node* root;
       if (is_doc_marker_at(pos_, '-')) {
         pos_ += 3;
-        skip_inline_ws();
+        bool tab = skip_inline_ws_tab();
         if (at_comment_or_eol()) {
           finish_line();
           root = parse_block_after_eol(-1, false, dm, {});
         } else {
-          root = parse_block_node(-1, {}, false);
+          if (starts_block_collection(pos_))
+            fail(mark(), "a block mapping or list cannot start on the '---' line",
+                 "start it on the line after '---'");
+          root = parse_block_node(-1, {}, false, tab);
         }
       } else {
+        if (directives)
+          fail(mark(), "directives must be followed by '---'",
+               "write --- on the line after the directives");
         root = parse_block_after_eol(-1, false, dm, {});
       }
       out_.documents.push_back(root);
       anchors_.clear();
+      open_doc = true;
       int ind = next_content_line();
       if (ind < 0) {
         if (eof()) return;
-        if (is_doc_marker_at(pos_, '.')) skip_rest_of_line();
+        if (is_doc_marker_at(pos_, '.')) {
+          pos_ += 3;
+          finish_line();
+          open_doc = false;
+        }
         continue;
       }
+      if (ind == 0 && c() == '%')
+        fail(mark(), "a directive after a document needs '...' to end that document first",
+             "write ... on the line before the directive");
       pos_ += static_cast<size_t>(ind);
       fail(mark(), "unexpected content at this indentation",
            "this line is less indented than the block above it; check its indentation");
     }
+  }
+
+  // Whether a block collection (mapping or list) starts at p: '- ', '? ', ': ' or a key.
+  bool starts_block_collection(size_t p) const {
+    char ch = at(p);
+    if ((ch == '-' || ch == '?' || ch == ':') && blank_or_eol(p + 1)) return true;
+    return line_has_mapping_key(p);
   }
 
   // pos_ at the start of a line. Parses the block node that starts on a following
@@ -385,7 +564,8 @@ class Parser {
     if (ind >= 0) {
       if (ind > parent_indent) {
         pos_ += static_cast<size_t>(ind);
-        return parse_block_node(parent_indent, std::move(props), allow_seq_at_parent);
+        bool tab = skip_inline_ws_tab();
+        return parse_block_node(parent_indent, std::move(props), allow_seq_at_parent, tab);
       }
       if (ind == parent_indent && allow_seq_at_parent && at(pos_ + ind) == '-' &&
           blank_or_eol(pos_ + ind + 1)) {
@@ -393,102 +573,204 @@ class Parser {
         return parse_block_sequence(props, mark());
       }
     }
-    return make_null(empty_mark, props);
+    return make_null(props.empty() ? empty_mark : props.mark, props);
   }
 
-  // pos_ at the first character of a node in block context.
-  Node* parse_block_node(int parent_indent, Props props, bool allow_seq_at_parent) {
+  // Adds the properties of a line to those of the lines before (both belong to one node).
+  void merge_props(Props& into, const Props& line) {
+    if (line.empty()) return;
+    if (!into.anchor.empty() && !line.anchor.empty())
+      fail(line.mark, "a node can have only one anchor, and this one already has &" + into.anchor,
+           "remove one of the anchors");
+    if (!into.tag.empty() && !line.tag.empty())
+      fail(line.mark, "a node can have only one tag, and this one already has " + into.tag,
+           "remove one of the tags");
+    if (into.empty()) into.mark = line.mark;
+    if (!line.anchor.empty()) into.anchor = line.anchor;
+    if (!line.tag.empty()) into.tag = line.tag;
+  }
+
+  // pos_ at the first character of a node in block context. `after_tab`: a tab
+  // separated it from its indicator or indentation, so it may not be a block collection.
+  Node* parse_block_node(int parent_indent, Props props, bool allow_seq_at_parent,
+                         bool after_tab = false) {
     Mark m = mark();
     DepthGuard guard(*this, m);
+    const size_t start = pos_;
+    // Properties on the line of a mapping key belong to that key, not to the mapping.
+    if (line_has_mapping_key(start)) {
+      if (after_tab) fail_tab_separation(m);
+      return parse_block_mapping(props, m);
+    }
+    Props line;
     while (c() == '&' || c() == '!') {
-      parse_property(props);
+      parse_property(line, false);
       skip_inline_ws();
       if (at_comment_or_eol()) {
+        merge_props(props, line);
         finish_line();
         return parse_block_after_eol(parent_indent, allow_seq_at_parent, m, std::move(props));
       }
     }
+    merge_props(props, line);
     m = props.empty() ? m : mark();
     char ch = c();
-    if (ch == '-' && blank_or_eol(pos_ + 1)) return parse_block_sequence(props, m);
-    if (ch == '?' && blank_or_eol(pos_ + 1))
-      fail(m, "complex mapping keys ('? ') are not supported",
-           "use a plain or quoted scalar as the key");
+    if ((ch == '-' || ch == '?' || ch == ':') && blank_or_eol(pos_ + 1)) {
+      if (!line.empty())
+        fail(m, "a block collection cannot start on the line of its anchor or tag",
+             "put the anchor or tag on a line of its own before the collection");
+      if (after_tab) fail_tab_separation(m);
+      if (ch == '-') return parse_block_sequence(props, m);
+      return parse_block_mapping(props, m);
+    }
     if (ch == '|' || ch == '>') return parse_block_scalar(parent_indent, props, m);
     if (ch == '[' || ch == '{') {
-      Node* n = parse_flow_node(props);
-      skip_inline_ws();
-      if (c() == ':') fail(mark(), "a flow collection cannot be a mapping key", "use a scalar key");
+      cont_indent_ = parent_indent;
+      Node* n = parse_flow_node(mark(), props);
       finish_line();
       return n;
     }
-    if (line_has_mapping_key(pos_)) return parse_block_mapping(props, m);
     if (ch == '*') {
-      Node* n = parse_alias();
+      Node* n = parse_alias(props);
       finish_line();
       return n;
     }
     if (ch == '"' || ch == '\'') {
+      cont_indent_ = parent_indent;
       Node* n = parse_quoted(props);
-      skip_inline_ws();
       finish_line();
       return n;
     }
+    check_plain_start(false);
     return parse_plain_block(parent_indent, props, m);
   }
 
-  // Whether the text from p on this line is `key: ...` (block context).
-  bool line_has_mapping_key(size_t p) const {
-    char ch = at(p);
-    if (ch == '"' || ch == '\'') {
-      size_t q = p + 1;
-      for (;;) {
-        if (eol_at(q)) return false;
-        if (ch == '\'' && s_[q] == '\'') {
-          if (at(q + 1) == '\'') {
-            q += 2;
-            continue;
-          }
-          break;
-        }
-        if (ch == '"' && s_[q] == '\\') {
-          q += 2;
-          continue;
-        }
-        if (ch == '"' && s_[q] == '"') break;
-        ++q;
-      }
-      ++q;
-      while (blank_at(q)) ++q;
-      return at(q) == ':' && blank_or_eol(q + 1);
-    }
-    if (ch == '[' || ch == '{' || ch == '#') return false;
-    if (ch == '*') {
-      while (!blank_or_eol(p)) ++p;
-      while (blank_at(p)) ++p;
-      return at(p) == ':' && blank_or_eol(p + 1);
-    }
-    for (size_t q = p; !eol_at(q); ++q) {
-      if (s_[q] == ':' && blank_or_eol(q + 1)) return true;
-      if (s_[q] == '#' && q > p && blank_at(q - 1)) return false;
-    }
-    return false;
+  [[noreturn]] void fail_tab_separation(Mark m) const {
+    fail(m, "a tab cannot indent a nested block collection",
+         "YAML indents with spaces only; replace the tab with spaces");
   }
 
+  // Characters that cannot start a plain scalar (YAML indicators).
+  void check_plain_start(bool flow) const {
+    char ch = c();
+    if (ch == '@' || ch == '`')
+      fail(mark(), std::string("'") + ch + "' is reserved and cannot start a plain value",
+           "quote the value");
+    if (ch == '%' || ch == '#' || ch == '|' || ch == '>' || ch == ']' || ch == '}' ||
+        (ch == ',' && !flow))
+      fail(mark(), std::string("'") + ch + "' cannot start a plain value",
+           ch == '#' ? "a comment needs a space before '#'" : "quote the value");
+    if ((ch == '-' || ch == '?' || ch == ':') &&
+        (blank_or_eol(pos_ + 1) || (flow && flow_indicator(at(pos_ + 1)))))
+      fail(mark(), std::string("a lone '") + ch + "' is not a value here",
+           "quote it to mean the text " + std::string(1, ch));
+  }
+
+  // The end (exclusive) of a flow collection starting at p if it closes on this line.
+  size_t flow_end_on_line(size_t p) const {
+    int depth = 0;
+    for (size_t q = p; !eol_at(q); ++q) {
+      char ch = s_[q];
+      if (ch == '"' || ch == '\'') {
+        size_t e = quoted_end_on_line(q);
+        if (e == std::string::npos) return e;
+        q = e - 1;
+      } else if (ch == '[' || ch == '{') {
+        ++depth;
+      } else if (ch == ']' || ch == '}') {
+        if (--depth == 0) return q + 1;
+      } else if (ch == '#' && blank_at(q - 1)) {
+        return std::string::npos;
+      }
+    }
+    return std::string::npos;
+  }
+  // The end (exclusive) of a quoted scalar starting at p if it closes on this line.
+  size_t quoted_end_on_line(size_t p) const {
+    const char ch = s_[p];
+    for (size_t q = p + 1; !eol_at(q); ++q) {
+      if (ch == '\'' && s_[q] == '\'') {
+        if (at(q + 1) == '\'') {
+          ++q;
+          continue;
+        }
+        return q + 1;
+      }
+      if (ch == '"' && s_[q] == '\\') {
+        ++q;
+        continue;
+      }
+      if (ch == '"' && s_[q] == '"') return q + 1;
+    }
+    return std::string::npos;
+  }
+
+  // Whether the text from p on this line is `key: ...`, `? key` or `: value` (block
+  // context); a key may carry an anchor and a tag.
+  bool line_has_mapping_key(size_t p) const {
+    bool props = false;
+    while (at(p) == '&' || at(p) == '!') {
+      props = true;
+      while (!blank_or_eol(p)) ++p;
+      while (blank_at(p)) ++p;
+    }
+    char ch = at(p);
+    if (ch == ':' && blank_or_eol(p + 1)) return true;  // `: v`, or `&a : v` (empty key)
+    if (ch == '?' && blank_or_eol(p + 1)) return !props;
+    size_t e = std::string::npos;
+    if (ch == '"' || ch == '\'')
+      e = quoted_end_on_line(p);
+    else if (ch == '[' || ch == '{')
+      e = flow_end_on_line(p);
+    else if (ch == '*') {
+      e = p;
+      while (!blank_or_eol(e)) ++e;
+    } else if (ch == '#' || eol_at(p) || (ch == '-' && blank_or_eol(p + 1))) {
+      return false;
+    } else {
+      for (size_t q = p; !eol_at(q); ++q) {
+        if (s_[q] == ':' && blank_or_eol(q + 1)) return true;
+        if (s_[q] == '#' && q > p && blank_at(q - 1)) return false;
+      }
+      return false;
+    }
+    if (e == std::string::npos) return false;
+    while (blank_at(e)) ++e;
+    return at(e) == ':' && blank_or_eol(e + 1);
+  }
+
+  // An implicit key (on one line) at pos_, with its anchor and tag.
   Node* parse_key() {
     Mark m = mark();
-    char ch = c();
-    if (ch == '"' || ch == '\'') return parse_quoted({});
-    if (ch == '*') return parse_alias();
-    size_t start = pos_, end = pos_;
-    while (!eol_at(pos_) && !(s_[pos_] == ':' && blank_or_eol(pos_ + 1))) {
-      if (!blank_at(pos_)) end = pos_ + 1;
-      ++pos_;
+    Props props;
+    while (c() == '&' || c() == '!') {
+      parse_property(props, false);
+      skip_inline_ws();
     }
-    Node* k = new_node(NodeKind::Scalar, m);
-    k->text_.assign(s_.substr(start, end - start));
-    k->content_line_ = m.line;
-    k->content_column_ = m.column;
+    char ch = c();
+    Node* k;
+    if (ch == ':' && blank_or_eol(pos_ + 1)) {
+      k = make_null(props.mark, props);  // an empty key with properties: `!!null : a`
+    } else if (ch == '*') {
+      k = parse_alias(props);
+    } else if (ch == '"' || ch == '\'' || ch == '[' || ch == '{') {
+      cont_indent_ = -1;
+      k = ch == '[' || ch == '{' ? parse_flow_node(mark(), props) : parse_quoted(props);
+      if (line_ != m.line)
+        fail(m, "a mapping key must be on one line", "use a shorter key, or the '? ' form");
+    } else {
+      Mark km = mark();
+      size_t start = pos_, end = pos_;
+      while (!eol_at(pos_) && !(s_[pos_] == ':' && blank_or_eol(pos_ + 1))) {
+        if (!blank_at(pos_)) end = pos_ + 1;
+        ++pos_;
+      }
+      k = new_node(NodeKind::Scalar, km);
+      k->text_.assign(s_.substr(start, end - start));
+      k->content_line_ = km.line;
+      k->content_column_ = km.column;
+      finish(k, props);
+    }
     return k;
   }
 
@@ -573,24 +855,59 @@ class Parser {
     map->pairs_ = std::move(local);
   }
 
+  // The value after an explicit ':' (of '? key' or of an empty key), pos_ at ':'.
+  Node* parse_explicit_value(int indent) {
+    Mark m = mark();
+    ++pos_;
+    bool tab = skip_inline_ws_tab();
+    if (at_comment_or_eol()) {
+      finish_line();
+      return parse_block_after_eol(indent, true, m, {});
+    }
+    return parse_block_node(indent, {}, false, tab);
+  }
+
   // pos_ at the first key; its column is the mapping's indentation.
   Node* parse_block_mapping(const Props& props, Mark m) {
     const int indent = static_cast<int>(column0());
     Node* map = new_node(NodeKind::Mapping, m);
     std::unordered_map<std::string_view, size_t> index;
     for (;;) {
-      Node* key = parse_key();
-      skip_inline_ws();
-      if (c() != ':') fail(mark(), "expected ':' after the mapping key", "write key: value");
-      Mark after_colon = mark();
-      ++pos_;
-      skip_inline_ws();
+      Node* key;
       Node* value;
-      if (at_comment_or_eol()) {
-        finish_line();
-        value = parse_block_after_eol(indent, true, after_colon, {});
+      if (c() == '?' && blank_or_eol(pos_ + 1)) {  // explicit key: ? key \n : value
+        Mark km = mark();
+        ++pos_;
+        bool tab = skip_inline_ws_tab();
+        if (at_comment_or_eol()) {
+          finish_line();
+          key = parse_block_after_eol(indent, true, km, {});
+        } else {
+          key = parse_block_node(indent, {}, false, tab);
+        }
+        int ind = next_content_line();
+        if (ind == indent && at(pos_ + ind) == ':' && blank_or_eol(pos_ + ind + 1)) {
+          pos_ += static_cast<size_t>(ind);
+          value = parse_explicit_value(indent);
+        } else {
+          value = make_null(key->mark_, {});
+        }
+      } else if (c() == ':' && blank_or_eol(pos_ + 1)) {  // empty key
+        key = make_null(mark(), {});
+        value = parse_explicit_value(indent);
       } else {
-        value = parse_inline_value(indent);
+        key = parse_key();
+        skip_inline_ws();
+        if (c() != ':') fail(mark(), "expected ':' after the mapping key", "write key: value");
+        Mark after_colon = mark();
+        ++pos_;
+        bool tab = skip_inline_ws_tab();
+        if (at_comment_or_eol()) {
+          finish_line();
+          value = parse_block_after_eol(indent, true, after_colon, {});
+        } else {
+          value = parse_inline_value(indent, tab);
+        }
       }
       add_pair(map, key, value, index);
       int ind = next_content_line();
@@ -602,6 +919,7 @@ class Parser {
                  std::to_string(indent + 1) +
                  "); align it with them or indent it under a key that has no value");
       }
+      if (tab_after(pos_)) fail_tab(pos_);
       pos_ += static_cast<size_t>(ind);
       if (!line_has_mapping_key(pos_)) {
         if (c() == '-' && blank_or_eol(pos_ + 1))
@@ -616,12 +934,12 @@ class Parser {
     return finish(map, props);
   }
 
-  // A value that starts on the same line as its key, after ": ".
-  Node* parse_inline_value(int parent_indent) {
+  // A value that starts on the same line as its implicit key, after ": ".
+  Node* parse_inline_value(int parent_indent, bool after_tab = false) {
     Mark m = mark();
     Props props;
     while (c() == '&' || c() == '!') {
-      parse_property(props);
+      parse_property(props, false);
       skip_inline_ws();
       if (at_comment_or_eol()) {
         finish_line();
@@ -633,16 +951,18 @@ class Parser {
     char ch = c();
     if (ch == '|' || ch == '>') return parse_block_scalar(parent_indent, props, m);
     if (ch == '[' || ch == '{') {
-      Node* n = parse_flow_node(props);
+      cont_indent_ = parent_indent;
+      Node* n = parse_flow_node(mark(), props);
       finish_line();
       return n;
     }
     if (ch == '*') {
-      Node* n = parse_alias();
+      Node* n = parse_alias(props);
       finish_line();
       return n;
     }
     if (ch == '"' || ch == '\'') {
+      cont_indent_ = parent_indent;
       Node* n = parse_quoted(props);
       skip_inline_ws();
       if (c() == ':' && blank_or_eol(pos_ + 1))
@@ -655,6 +975,11 @@ class Parser {
     if (ch == '-' && blank_or_eol(pos_ + 1))
       fail(m, "a list cannot start on the same line as its key",
            "put each '- item' on its own line below the key, indented");
+    if (ch == '?' && blank_or_eol(pos_ + 1))
+      fail(m, "a complex key ('? ') cannot start on the same line as its key",
+           "put the '? key' on its own line below the key, indented");
+    (void)after_tab;
+    check_plain_start(false);
     return parse_plain_block(parent_indent, props, m);
   }
 
@@ -696,6 +1021,7 @@ class Parser {
       uint32_t save_line = line_;
       int empties = 0;
       int ind = -1;
+      size_t first = pos_;
       for (;;) {
         if (eof()) break;
         size_t p = pos_;
@@ -709,10 +1035,10 @@ class Parser {
           continue;
         }
         ind = static_cast<int>(p - pos_);
+        first = q;  // tabs after the indentation are separation
         break;
       }
-      size_t first = pos_ + static_cast<size_t>(std::max(ind, 0));
-      if (ind < 0 || ind <= parent_indent || at(first) == '#' || at(first) == '\t' ||
+      if (ind < 0 || ind <= parent_indent || at(first) == '#' ||
           (ind == 0 && (is_doc_marker_at(pos_, '-') || is_doc_marker_at(pos_, '.')))) {
         pos_ = save_pos;
         line_start_ = save_ls;
@@ -739,13 +1065,13 @@ class Parser {
     for (;;) {
       Mark im = mark();
       ++pos_;
-      skip_inline_ws();
+      bool tab = skip_inline_ws_tab();
       Node* item;
       if (at_comment_or_eol()) {
         finish_line();
         item = parse_block_after_eol(indent, false, im, {});
       } else {
-        item = parse_block_node(indent, {}, false);
+        item = parse_block_node(indent, {}, false, tab);
       }
       seq->items_.push_back(item);
       seq->weight_ += item->weight_;
@@ -758,6 +1084,7 @@ class Parser {
                  std::to_string(indent + 1) +
                  "); align it with them, or with the keys of the item's mapping");
       }
+      if (tab_after(pos_)) fail_tab(pos_);
       if (!(at(pos_ + ind) == '-' && blank_or_eol(pos_ + ind + 1))) break;
       pos_ += static_cast<size_t>(ind);
     }
@@ -817,7 +1144,8 @@ class Parser {
         indent = static_cast<int>(q - p);
         break;
       }
-      if (indent <= parent_indent) indent = parent_indent + 1;  // empty scalar
+      // An empty scalar: its empty lines may hold up to the most spaces of any of them.
+      if (indent <= parent_indent) indent = std::max(parent_indent + 1, max_empty);
       if (max_empty > indent && indent > parent_indent && p < s_.size())
         fail({max_empty_line, 1},
              "a leading empty line has more spaces than the first line of the block scalar",
@@ -837,7 +1165,15 @@ class Parser {
         consume_newline();
         continue;
       }
-      if (sp < indent) break;
+      if (sp < indent) {
+        size_t q = p;
+        while (blank_at(q)) ++q;
+        if (eol_at(q))  // only blanks, and a tab among the indentation
+          fail({line_, static_cast<uint32_t>(sp + 1)},
+               "tab character in the indentation of a block scalar",
+               "YAML indents with spaces only; remove the tab or replace it with spaces");
+        break;
+      }
       if (sp == 0 && (is_doc_marker_at(pos_, '-') || is_doc_marker_at(pos_, '.'))) break;
       size_t e = p;
       while (e < s_.size() && s_[e] != '\n') ++e;
@@ -846,9 +1182,10 @@ class Parser {
       pos_ = e;
       consume_newline();
     }
-    // Blank lines at the end belong to the chomping, not the content.
+    // Empty lines at the end belong to the chomping, not the content. A line with
+    // more spaces than the indentation is content, even if it holds only spaces.
     size_t last = lines.size();
-    while (last > 0 && trim_blank(lines[last - 1]).empty()) --last;
+    while (last > 0 && lines[last - 1].empty()) --last;
     std::string& out = n->text_;
     if (literal) {
       for (size_t i = 0; i < last; ++i) {
@@ -883,13 +1220,36 @@ class Parser {
     if (last > 0) {
       if (chomp >= 0) out += '\n';
       if (chomp > 0) out.append(lines.size() - last, '\n');
+    } else if (chomp > 0) {
+      out.append(lines.size(), '\n');  // |+ keeps the line breaks of an empty scalar
     }
     return finish(n, props);
   }
 
-  static std::string_view trim_blank(std::string_view v) {
-    while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
-    return v;
+  // pos_ past the blanks of a continuation line of a multi-line flow collection or
+  // quoted scalar that started at `start`: its indentation must be deeper than the
+  // enclosing block collection's.
+  void check_continuation_indent(const char* what, Mark start) const {
+    if (eof() || cont_indent_ < 0) return;
+    size_t p = line_start_;
+    while (at(p) == ' ') ++p;
+    if (static_cast<int>(p - line_start_) > cont_indent_) return;
+    Mark here{line_, static_cast<uint32_t>(p - line_start_ + 1)};
+    std::string opened = " opened at line " + std::to_string(start.line) + ", column " +
+                         std::to_string(start.column);
+    std::string deeper = "indent it more than column " + std::to_string(cont_indent_ + 1);
+    if (at(p) == '\t') deeper += " (with spaces: YAML does not indent with tabs)";
+    if (std::string_view(what) == "quoted string")
+      fail(start,
+           "unterminated quoted string: the string" + opened + " goes on to line " +
+               std::to_string(here.line) + ", which is not indented enough to continue it",
+           "add the closing quote, or if line " + std::to_string(here.line) +
+               " continues the string, " + deeper);
+    fail(here,
+         "the flow collection" + opened +
+             " is still open, and this line is not indented enough "
+             "to continue it",
+         "close it with ']' or '}' before this line, or " + deeper);
   }
 
   // Quoted scalars, single- or multi-line, block or flow context.
@@ -924,6 +1284,7 @@ class Parser {
             ++empties;
             continue;
           }
+          check_continuation_indent("quoted string", m);
           break;
         }
         if (empties == 0)
@@ -949,6 +1310,7 @@ class Parser {
           if (eof()) continue;
           consume_newline();
           while (blank_at(pos_)) ++pos_;
+          if (!eol_at(pos_)) check_continuation_indent("quoted string", m);
           continue;
         }
         parse_escape(out);
@@ -1073,63 +1435,134 @@ class Parser {
   }
 
   // --- flow context -------------------------------------------------------------
-  void skip_flow_ws() {
+  // Skips blanks, line breaks and comments inside the flow collection that starts
+  // at `start`. Returns whether a line break was crossed.
+  bool skip_flow_ws(Mark start) {
+    bool crossed = false;
     for (;;) {
-      if (eof()) return;
+      if (eof()) return crossed;
       char ch = s_[pos_];
       if (ch == ' ' || ch == '\t') {
         ++pos_;
       } else if (ch == '\n' || ch == '\r') {
         consume_newline();
+        crossed = true;
         if (at_line_start_marker())
           fail(mark(), "document marker inside a flow collection",
-               "close the [ or { before the document ends");
+               "close the [ or { of line " + std::to_string(start.line) +
+                   " before the document ends");
+        while (blank_at(pos_)) ++pos_;
+        if (!eol_at(pos_)) check_continuation_indent("flow collection", start);
       } else if (ch == '#' && (pos_ == line_start_ || blank_at(pos_ - 1))) {
         while (!eol_at(pos_)) ++pos_;
       } else {
-        return;
+        return crossed;
       }
     }
   }
 
-  Node* parse_flow_node(Props props = {}) {
-    skip_flow_ws();
+  bool flow_value_end(size_t p) const { return blank_or_eol(p) || flow_indicator(at(p)); }
+  // A key whose ':' may follow without a space: {"a":1}.
+  static bool json_like(const Node* n) {
+    return n->kind_ == NodeKind::Sequence || n->kind_ == NodeKind::Mapping ||
+           (n->kind_ == NodeKind::Scalar &&
+            (n->style_ == ScalarStyle::SingleQuoted || n->style_ == ScalarStyle::DoubleQuoted));
+  }
+
+  Node* parse_flow_node(Mark outer, Props props = {}) {
+    skip_flow_ws(outer);
     Mark m = mark();
     DepthGuard guard(*this, m);
     while (c() == '&' || c() == '!') {
-      parse_property(props);
-      skip_flow_ws();
+      parse_property(props, true);
+      skip_flow_ws(outer);
     }
     m = mark();
     char ch = c();
     if (ch == '[') return parse_flow_sequence(props, m);
     if (ch == '{') return parse_flow_mapping(props, m);
     if (ch == '"' || ch == '\'') return parse_quoted(props);
-    if (ch == '*') return parse_alias();
-    if (eof()) fail(m, "unexpected end of file inside a flow collection");
-    if (ch == ']' || ch == '}' || ch == ',') return make_null(m, props);
-    // Plain scalar in flow context: ends at , [ ] { } or ': ' or ' #' or the line end.
+    if (ch == '*') return parse_alias(props);
+    if (eof()) fail(outer, "unterminated flow collection", "close it with ']' or '}'");
+    if (ch == ']' || ch == '}' || ch == ',' ||
+        (ch == ':' && !props.empty() && flow_value_end(pos_ + 1)))
+      return make_null(props.empty() ? m : props.mark, props);
+    if (ch == '|' || ch == '>')
+      fail(m, "a block scalar (| or >) cannot be inside a flow collection",
+           "use a quoted string with \\n, or write the collection in block style");
+    check_plain_start(true);
+    // A plain scalar in flow context: ends at , [ ] { }, at ': ' or ' #', and may
+    // continue on the next lines (folded like any plain scalar).
     Node* n = new_node(NodeKind::Scalar, m);
     n->content_line_ = m.line;
     n->content_column_ = m.column;
-    size_t start = pos_, end = pos_;
-    while (!eol_at(pos_)) {
-      char x = s_[pos_];
-      if (flow_indicator(x)) break;
-      if (x == ':' && (blank_or_eol(pos_ + 1) || flow_indicator(at(pos_ + 1)))) break;
-      if (x == '#' && pos_ > start && blank_at(pos_ - 1)) break;
-      if (!blank_at(pos_)) end = pos_ + 1;
-      ++pos_;
+    std::string& out = n->text_;
+    for (;;) {
+      size_t start = pos_, end = pos_;
+      while (!eol_at(pos_)) {
+        char x = s_[pos_];
+        if (flow_indicator(x)) break;
+        if (x == ':' && flow_value_end(pos_ + 1)) break;
+        if (x == '#' && pos_ > start && blank_at(pos_ - 1)) break;
+        if (!blank_at(pos_)) end = pos_ + 1;
+        ++pos_;
+      }
+      out.append(s_.substr(start, end - start));
+      if (!eol_at(pos_) || eof()) break;
+      // Does the scalar continue on a following line?
+      size_t save_pos = pos_, save_ls = line_start_;
+      uint32_t save_line = line_;
+      size_t empties = 0;
+      bool more = false;
+      for (;;) {
+        consume_newline();
+        if (at_line_start_marker()) break;
+        while (blank_at(pos_)) ++pos_;
+        if (eof()) break;
+        if (eol_at(pos_)) {
+          ++empties;
+          continue;
+        }
+        char x = s_[pos_];
+        more = !(flow_indicator(x) || x == '#' || (x == ':' && flow_value_end(pos_ + 1)));
+        break;
+      }
+      if (!more) {
+        pos_ = save_pos;
+        line_start_ = save_ls;
+        line_ = save_line;
+        break;
+      }
+      check_continuation_indent("flow collection", outer);
+      if (empties == 0)
+        out += ' ';
+      else
+        out.append(empties, '\n');
     }
-    n->text_.assign(s_.substr(start, end - start));
     return finish(n, props);
+  }
+
+  Node* single_pair(Node* key, Node* value) {
+    Node* map = new_node(NodeKind::Mapping, key->mark_);
+    map->pairs_.push_back({key, value});
+    map->weight_ += key->weight_ + value->weight_;
+    return map;
+  }
+
+  // The value after ':' in a flow collection, pos_ at ':'.
+  Node* flow_pair_value(Mark outer, char close) {
+    Mark m = mark();
+    ++pos_;
+    skip_flow_ws(outer);
+    if (c() == ',' || c() == close) return make_null(m, {});
+    return parse_flow_node(outer);
   }
 
   Node* parse_flow_sequence(const Props& props, Mark m) {
     Node* seq = new_node(NodeKind::Sequence, m);
     ++pos_;
     for (;;) {
-      skip_flow_ws();
+      skip_flow_ws(m);
       if (eof())
         fail(m, "unterminated flow sequence",
              "add the closing ']' for the '[' at line " + std::to_string(m.line));
@@ -1137,20 +1570,38 @@ class Parser {
         ++pos_;
         break;
       }
-      Node* item = parse_flow_node();
-      skip_flow_ws();
-      if (c() == ':') {  // [a: b] is a list holding a one-pair mapping
-        Node* map = new_node(NodeKind::Mapping, item->mark_);
-        ++pos_;
-        skip_flow_ws();
-        Node* value = (c() == ',' || c() == ']') ? make_null(mark(), {}) : parse_flow_node();
-        map->pairs_.push_back({item, value});
-        map->weight_ += item->weight_ + value->weight_;
-        item = map;
-        skip_flow_ws();
+      if (c() == ',') fail(mark(), "empty entry in a flow sequence", "remove the extra ','");
+      Node* item;
+      if ((c() == '?' || c() == ':') && flow_value_end(pos_ + 1)) {
+        // [? key : value] and [: value] are one-pair mappings.
+        Mark km = mark();
+        Node* key;
+        if (c() == '?') {
+          ++pos_;
+          skip_flow_ws(m);
+          key = (c() == ',' || c() == ']' || (c() == ':' && flow_value_end(pos_ + 1)))
+                    ? make_null(km, {})
+                    : parse_flow_node(m);
+          skip_flow_ws(m);
+        } else {
+          key = make_null(km, {});
+        }
+        Node* value = c() == ':' ? flow_pair_value(m, ']') : make_null(key->mark_, {});
+        item = single_pair(key, value);
+      } else {
+        item = parse_flow_node(m);
+        bool crossed = skip_flow_ws(m);
+        if (c() == ':' && (json_like(item) || flow_value_end(pos_ + 1))) {
+          // [a: b] is a list holding a one-pair mapping; its key must be on one line.
+          if (crossed || item->mark_.line != line_)
+            fail(mark(), "the key of a pair in a flow sequence must be on one line with its ':'",
+                 "put the ':' right after the key, or use the explicit form [? key : value]");
+          item = single_pair(item, flow_pair_value(m, ']'));
+        }
       }
       seq->items_.push_back(item);
       seq->weight_ += item->weight_;
+      skip_flow_ws(m);
       if (c() == ',') {
         ++pos_;
         continue;
@@ -1174,7 +1625,7 @@ class Parser {
     std::unordered_map<std::string_view, size_t> index;
     ++pos_;
     for (;;) {
-      skip_flow_ws();
+      skip_flow_ws(m);
       if (eof())
         fail(m, "unterminated flow mapping",
              "add the closing '}' for the '{' at line " + std::to_string(m.line));
@@ -1182,14 +1633,28 @@ class Parser {
         ++pos_;
         break;
       }
-      Node* key = c() == ':' ? make_null(mark(), {}) : parse_flow_node();
-      skip_flow_ws();
-      Node* value;
-      if (c() == ':') {
+      if (c() == ',') fail(mark(), "empty entry in a flow mapping", "remove the extra ','");
+      Node* key;
+      bool colon_any = false;  // ':' may follow without a space
+      if (c() == '?' && flow_value_end(pos_ + 1)) {
+        Mark km = mark();
         ++pos_;
-        skip_flow_ws();
-        value = (c() == ',' || c() == '}') ? make_null(mark(), {}) : parse_flow_node();
-        skip_flow_ws();
+        skip_flow_ws(m);
+        key = (c() == ',' || c() == '}' || (c() == ':' && flow_value_end(pos_ + 1)))
+                  ? make_null(km, {})
+                  : parse_flow_node(m);
+        colon_any = json_like(key);
+      } else if (c() == ':' && flow_value_end(pos_ + 1)) {
+        key = make_null(mark(), {});
+      } else {
+        key = parse_flow_node(m);
+        colon_any = json_like(key);
+      }
+      skip_flow_ws(m);
+      Node* value;
+      if (c() == ':' && (colon_any || flow_value_end(pos_ + 1))) {
+        value = flow_pair_value(m, '}');
+        skip_flow_ws(m);
       } else {
         value = make_null(key->mark_, {});
       }

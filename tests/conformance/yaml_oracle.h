@@ -17,15 +17,21 @@ namespace pai::yaml::oracle {
 
 struct Reading {
   bool ok = false;
-  std::string canonical;  // when ok
-  std::string error;      // when !ok: "line:col: message"
-  bool too_large = false; // aliases expand beyond the comparison budget
+  std::string canonical;   // when ok
+  std::string error;       // when !ok: "line:col: message"
+  bool too_large = false;  // aliases expand beyond the comparison budget
 };
 
 // libfyaml's reading of `text`.
 Reading read_fyaml(std::string_view text);
 // lib/yaml's reading of `text` (merge keys off, as in libfyaml).
 Reading read_pai(std::string_view text);
+
+// libfyaml 0.7.12 rejects an empty entry of a block sequence that is not indented
+// under its key ("a:\n-\n- b"), which YAML allows (PyYAML and libyaml read it as
+// null). This spells such entries "- ~" (nullopt when there are none); compare()
+// then requires both readers to agree on that text instead.
+std::optional<std::string> spell_out_empty_entries(std::string_view text);
 
 // Compares both readings; nullopt when they agree (both errors, or the same content).
 std::optional<std::string> compare(std::string_view text);

@@ -221,9 +221,10 @@ struct ErrorCase {
 TEST(Yaml, SyntaxErrorsHavePositions) {
   const ErrorCase cases[] = {
       {"a: 1\n\tb: 2\n", 2, 1, "tab"},
-      {"a: [1, 2\nb: 3\n", 2, 1, "flow sequence opened at line 1"},
+      {"a: [1, 2\nb: 3\n", 2, 1, "flow collection opened at line 1, column 4 is still open"},
       {"a: [1, 2", 1, 4, "unterminated flow sequence"},
-      {"a: \"open\nb: 2\n", 1, 4, "unterminated double-quoted"},
+      {"a: \"open\nb: 2\n", 1, 4, "unterminated quoted string"},
+      {"a: \"open\n", 1, 4, "unterminated double-quoted"},
       {"a: b: c\n", 1, 5, "mapping values are not allowed"},
       {"a:\n  b: 1\n   c: 2\n", 3, 5, "mapping values are not allowed"},
       {"a:\n  b:\n    x: 1\n   c: 2\n", 4, 4, "unexpected indentation"},
@@ -232,7 +233,8 @@ TEST(Yaml, SyntaxErrorsHavePositions) {
       {"a: *nope\n", 1, 4, "unknown alias"},
       {"x: \"\\q\"\n", 1, 5, "unknown escape"},
       {"a: 1\x01\n", 1, 5, "control character"},
-      {"? complex\n: v\n", 1, 1, "complex mapping keys"},
+      {"&a b: 1\nc: &a &b 2\n", 2, 7, "only one anchor"},
+      {"%TAG !e! tag:e.com,2000:\n--- !e!x a\n--- !e!y b\n", 3, 5, "undefined tag handle !e!"},
       {"a: |x\n  t\n", 1, 5, "invalid block scalar header"},
       {"a: {x: 1\n", 1, 4, "unterminated flow mapping"},
       {"a: 1\nplain text\n", 2, 1, "expected a mapping key"},

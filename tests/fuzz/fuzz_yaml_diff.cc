@@ -1,0 +1,21 @@
+// Differential fuzzing of the YAML reader against libfyaml: for any input both
+// must agree, either both rejecting it or both reading the same content (see
+// tests/conformance/yaml_oracle.h for what "the same" means). A difference aborts
+// with both readings on stderr.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include "yaml_oracle.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size > 8192) return 0;  // small inputs find the same defects, much faster
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (auto diff = pai::yaml::oracle::compare(text)) {
+    std::fprintf(stderr, "lib/yaml and libfyaml differ: %s\n", diff->c_str());
+    std::abort();
+  }
+  return 0;
+}
