@@ -26,6 +26,7 @@ FIX = {
     "F008": "Check the path and its permissions. Exit code 2.",
     "F009": "Name the file after its kind (`layout.yaml`, `config.yaml`, `services-configuration.yaml`, `hivedscheduler.yaml`).",
     "F010": "Point paictl at the directory that holds the cluster files.",
+    "F011": "Quote the value to keep the text (`\"yes\"`, `\"0777\"`), or write what the consumer should see (`true`, `511`). OpenPAI reads its files with PyYAML and HiveD its config with Go's yaml.v2, both YAML 1.1; paictl reads YAML 1.2. HiveD reads the original text into string fields, so for the HiveD config only number and boolean fields are affected.",
     "L001": "Use a lower-case RFC 1123 name: it becomes the Kubernetes node name.",
     "L002": "Write a dotted-quad IPv4 address.",
     "L003": "Give every machine its own hostname.",

@@ -1,6 +1,7 @@
 #include "config/context.h"
 
 #include "util/strings.h"
+#include "yaml/yaml11.h"
 
 namespace pai::config {
 
@@ -131,6 +132,13 @@ const Node* single_document(const yaml::Stream& stream, Context& ctx, std::strin
               stream.error->hint);
     return nullptr;
   }
+  // OpenPAI reads its files with PyYAML and HiveD its config with Go's yaml.v2,
+  // both YAML 1.1: say where they see something else than paictl does.
+  const bool hived = kind.find("hived") != std::string_view::npos;
+  for (const auto& d : yaml::loader_differences(
+           stream, hived ? yaml::Loader::GoYamlV2 : yaml::Loader::PyYaml,
+           hived ? "HiveD (Go's yaml.v2), in a number or boolean field," : "OpenPAI (PyYAML)"))
+    ctx.warning("F011", ctx.at(d.node), d.message, d.hint);
   if (stream.documents.empty() || stream.documents[0]->kind() == yaml::NodeKind::Null) {
     ctx.error(
         "F003", ctx.map(Mark{1, 1}), std::string(kind) + " is empty",

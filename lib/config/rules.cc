@@ -22,6 +22,9 @@ const std::vector<diag::Rule>& rules() {
        "A file is none of the OpenPAI/HiveD files paictl knows"},
       {"F010", "no-cluster-files", Severity::Error,
        "A directory holds none of the OpenPAI/HiveD file names"},
+      {"F011", "yaml11-reading", Severity::Warning,
+       "A plain value that OpenPAI (PyYAML) or HiveD (Go) reads unlike YAML 1.2: yes, on, 0777, "
+       "1:20"},
       // layout.yaml
       {"L001", "invalid-hostname", Severity::Error, "hostname is not a lower-case RFC 1123 name"},
       {"L002", "invalid-hostip", Severity::Error, "hostip is not an IPv4 address"},

@@ -18,6 +18,8 @@ const std::vector<diag::Rule>& rules() {
        "A YAML tag that the server's loader does not know"},
       {"J007", "body-too-large", Severity::Error,
        "The file is larger than the 100 KiB the server accepts in a request"},
+      {"J008", "yaml11-reading", Severity::Warning,
+       "A plain value that js-yaml reads unlike YAML 1.2: 0755, 1:30, 1_000, 2024-01-01"},
       // The rest-server's schema (AJV, every error reported)
       {"J010", "missing-key", Severity::Error, "A required key is missing"},
       {"J011", "wrong-type", Severity::Error,

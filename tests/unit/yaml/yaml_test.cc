@@ -211,6 +211,84 @@ TEST(Yaml, CrlfAndBom) {
   EXPECT_EQ(r->get("list")->items()[0]->mark(), (Mark{3, 5}));
 }
 
+TEST(Yaml, AnchorsAndTagsOnAKeyLineBelongToTheKey) {
+  Stream s = load("a: 1\n&x b: 2\n!!str c: 3\nd: *x\ntop: &m\n  &k key: v\n");
+  const Node* r = only_doc(s);
+  ASSERT_TRUE(r && r->is_mapping());
+  ASSERT_EQ(r->size(), 5u);
+  EXPECT_EQ(r->pairs()[1].key->scalar(), "b");
+  EXPECT_EQ(r->pairs()[1].key->mark(), (Mark{2, 4}));
+  EXPECT_EQ(r->get("b")->scalar(), "2");
+  EXPECT_EQ(r->pairs()[2].key->tag(), "!!str");
+  EXPECT_EQ(r->get("c")->scalar(), "3");
+  EXPECT_EQ(r->get("d")->scalar(), "b");  // *x is the key node "b"
+  const Node* top = r->get("top");
+  ASSERT_TRUE(top && top->is_mapping());
+  EXPECT_EQ(top->get("key")->scalar(), "v");
+}
+
+TEST(Yaml, KeepChompingKeepsTrailingEmptyLines) {
+  Stream s = load("a: |+\n  text\n\n\nb: |+\n\n\nc: |\n  x\n   \n");
+  const Node* r = only_doc(s);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->get("a")->scalar(), "text\n\n\n");
+  EXPECT_EQ(r->get("b")->scalar(), "\n\n");
+  EXPECT_EQ(r->get("c")->scalar(), "x\n \n");  // a line of spaces beyond the indent is content
+  EXPECT_EQ(r->get("a")->inner_mark(1, 1), (Mark{2, 3}));
+}
+
+TEST(Yaml, ComplexKeys) {
+  Stream s = load("? [a, b]\n: flow\n? - x\n  - y\n: block\n{k: v}: implicit\n: empty key\n");
+  const Node* r = only_doc(s);
+  ASSERT_TRUE(r && r->is_mapping());
+  ASSERT_EQ(r->size(), 4u);
+  EXPECT_TRUE(r->pairs()[0].key->is_sequence());
+  EXPECT_EQ(r->pairs()[0].value->scalar(), "flow");
+  EXPECT_EQ(r->pairs()[1].key->items()[1]->scalar(), "y");
+  EXPECT_TRUE(r->pairs()[2].key->is_mapping());
+  EXPECT_EQ(r->pairs()[2].key->mark(), (Mark{6, 1}));
+  EXPECT_TRUE(r->pairs()[3].key->is_null());
+  EXPECT_EQ(r->pairs()[3].value->scalar(), "empty key");
+}
+
+TEST(Yaml, TagsAreResolvedPerDocument) {
+  Stream s = load(
+      "%TAG !e! tag:example.com,2000:app/\n--- !e!foo%21\na: !!str 1\nb: !local x\nc: ! 2\n"
+      "d: !<tag:yaml.org,2002:int> 3\n");
+  const Node* r = only_doc(s);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->tag(), "!<tag:example.com,2000:app/foo!>");
+  EXPECT_EQ(r->resolved_tag(), "tag:example.com,2000:app/foo!");
+  EXPECT_EQ(r->get("a")->tag(), "!!str");
+  EXPECT_EQ(r->get("a")->resolved_tag(), "tag:yaml.org,2002:str");
+  EXPECT_FALSE(r->get("a")->as_int());
+  EXPECT_EQ(r->get("b")->tag(), "!local");
+  EXPECT_EQ(r->get("c")->tag(), "!");
+  EXPECT_EQ(r->get("d")->tag(), "!!int");
+  EXPECT_EQ(r->get("d")->as_int(), 3);
+}
+
+TEST(Yaml, MergeKeysCanBeLeftAlone) {
+  const char* text = "base: &b {x: 1}\nm:\n  <<: *b\n  y: 2\n";
+  Stream merged = load(text);
+  EXPECT_EQ(only_doc(merged)->get("m")->get("x")->scalar(), "1");
+  LoadOptions opt;
+  opt.merge_keys = false;
+  Stream plain = load(text, opt);
+  const Node* m = only_doc(plain)->get("m");
+  EXPECT_FALSE(m->get("x"));
+  EXPECT_TRUE(m->get("<<") && m->get("<<")->is_mapping());
+}
+
+TEST(Yaml, LimitErrorsAreToldApart) {
+  Stream deep = load(std::string(1000, '['));
+  ASSERT_TRUE(deep.error);
+  EXPECT_EQ(deep.error->kind, ErrorKind::Limit);
+  Stream bad = load("a: [1\n");
+  ASSERT_TRUE(bad.error);
+  EXPECT_EQ(bad.error->kind, ErrorKind::Syntax);
+}
+
 struct ErrorCase {
   const char* text;
   uint32_t line;
@@ -221,7 +299,7 @@ struct ErrorCase {
 TEST(Yaml, SyntaxErrorsHavePositions) {
   const ErrorCase cases[] = {
       {"a: 1\n\tb: 2\n", 2, 1, "tab"},
-      {"a: [1, 2\nb: 3\n", 2, 1, "flow collection opened at line 1, column 4 is still open"},
+      {"a: [1, 2\nb: 3\n", 1, 4, "unterminated flow collection"},
       {"a: [1, 2", 1, 4, "unterminated flow sequence"},
       {"a: \"open\nb: 2\n", 1, 4, "unterminated quoted string"},
       {"a: \"open\n", 1, 4, "unterminated double-quoted"},
