@@ -83,7 +83,8 @@ SeenRequest parse_request(const Request& r) {
     size_t pos = 0;
     while (pos <= query.size()) {
       size_t amp = query.find('&', pos);
-      std::string part = query.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
+      std::string part =
+          query.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
       if (!part.empty()) {
         size_t eq = part.find('=');
         s.query[percent_decode(part.substr(0, eq), true)] =
@@ -184,8 +185,8 @@ std::vector<Route> routes_from_json(const std::string& text, std::string* error)
     r.host = q.value("host", std::string());
     if (q.contains("query") && q["query"].is_object())
       for (auto it = q["query"].begin(); it != q["query"].end(); ++it)
-        r.query[it.key()] = it.value().is_string() ? it.value().get<std::string>()
-                                                   : it.value().dump();
+        r.query[it.key()] =
+            it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
     if (q.contains("headers") && q["headers"].is_object())
       for (auto it = q["headers"].begin(); it != q["headers"].end(); ++it)
         r.headers[lower(it.key())] = it.value().get<std::string>();
