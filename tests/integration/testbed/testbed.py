@@ -574,16 +574,43 @@ def down_run(rundir, quiet=False):
                 os.kill(p, signal.SIGTERM)
             except ProcessLookupError:
                 pass
+    try:
+        with open(os.path.join(rundir, "namespaces")) as f:
+            namespaces = {l.split()[1] for l in f if len(l.split()) == 2}
+    except FileNotFoundError:
+        namespaces = set()
     r = subprocess.run(["sh", TESTHOSTS, "stop", rundir], capture_output=True, text=True)
     if r.returncode != 0 and not quiet:
         sys.stderr.write(r.stderr)
+    # Until nothing is left: the API server, and whatever still runs in a host's mount
+    # namespace (a session that was starting while testhosts.sh swept them).
     deadline = time.time() + 5
-    while time.time() < deadline and any(alive(p) for p in pids):
+    while True:
+        left = [p for p in pids if alive(p)] + in_namespaces(namespaces)
+        if not left or time.time() > deadline:
+            break
+        for p in left:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         time.sleep(0.05)
-    for p in pids:
-        if alive(p):
-            os.kill(p, signal.SIGKILL)
     return 0
+
+
+def in_namespaces(namespaces):
+    res = []
+    if not namespaces:
+        return res
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            if os.readlink("/proc/%s/ns/mnt" % d) in namespaces and alive(int(d)):
+                res.append(int(d))
+        except OSError:
+            pass
+    return res
 
 
 def down(args):
