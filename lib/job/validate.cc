@@ -390,12 +390,12 @@ void Validator::check_yaml11() {
   };
   for (const auto& d :
        yaml::loader_differences(f_.stream, js_reading, "js-yaml (the OpenPAI rest-server)")) {
-    // A J011 (wrong type) or J054 (changes when rendered) at the same value already
-    // says what the server makes of it.
+    // A finding at the same value (J011 wrong type, J018 out of range, J054 changes
+    // when rendered...) already says what the server makes of it.
     bool told = false;
     for (const auto& item : out_.items())
-      told |= (item.code == "J011" || item.code == "J054") && item.file == f_.path &&
-              item.line == d.node->mark().line && item.column == d.node->mark().column;
+      told |= item.file == f_.path && item.line == d.node->mark().line &&
+              item.column == d.node->mark().column;
     if (!told) report("J008", d.node, d.message, d.hint);
   }
 }

@@ -419,7 +419,16 @@ class Parser {
     size_t ls = 0;
     for (size_t i = 0; i < s_.size(); ++i) {
       unsigned char ch = static_cast<unsigned char>(s_[i]);
-      if (ch >= 0x20 && ch != 0x7f) continue;
+      if (ch >= 0x20 && ch < 0x7f) continue;
+      if (ch >= 0x80) {
+        size_t n = utf8_length(i);
+        if (n == 0)
+          fail({line, static_cast<uint32_t>(i - ls + 1)},
+               "invalid UTF-8, or a character that YAML does not allow",
+               "YAML files are UTF-8 text; convert the file (e.g. iconv -f latin1 -t utf-8)");
+        i += n - 1;
+        continue;
+      }
       if (ch == '\n') {
         ++line;
         ls = i + 1;
@@ -475,6 +484,36 @@ class Parser {
         ++pos_;  // reserved: ignored
     }
     finish_line();
+  }
+
+  // The length of the valid, printable UTF-8 sequence at i (YAML's c-printable:
+  // no surrogates, no U+FFFE/U+FFFF, no C1 controls but U+0085), or 0.
+  size_t utf8_length(size_t i) const {
+    auto byte = [&](size_t k) { return static_cast<unsigned char>(at(i + k)); };
+    unsigned char b0 = byte(0);
+    size_t n;
+    uint32_t cp;
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      n = 2;
+      cp = b0 & 0x1Fu;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      n = 3;
+      cp = b0 & 0x0Fu;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      n = 4;
+      cp = b0 & 0x07u;
+    } else {
+      return 0;
+    }
+    if (i + n > s_.size()) return 0;
+    for (size_t k = 1; k < n; ++k) {
+      if ((byte(k) & 0xC0) != 0x80) return 0;
+      cp = (cp << 6) | (byte(k) & 0x3Fu);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;
+    if ((cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF) return 0;
+    if (cp >= 0x80 && cp <= 0x9F && cp != 0x85) return 0;
+    return n;
   }
 
   void parse_stream() {
@@ -1119,8 +1158,8 @@ class Parser {
     // Find the content indentation.
     int indent;
     if (explicit_indent) {
+      // At the top (parent -1) libyaml, PyYAML and libfyaml all indent by the indicator.
       indent = std::max(parent_indent, 0) + explicit_indent;
-      if (parent_indent < 0) indent = explicit_indent - 1;
     } else {
       size_t p = pos_;
       uint32_t l = line_;
@@ -1154,6 +1193,7 @@ class Parser {
     n->content_column_ = static_cast<uint32_t>(indent + 1);
 
     std::vector<std::string_view> lines;
+    bool final_break = true;  // whether the last line ends with a line break (not EOF)
     while (!eof()) {
       size_t p = pos_;
       while (p < s_.size() && s_[p] == ' ') ++p;
@@ -1161,6 +1201,7 @@ class Parser {
       if (eol_at(p)) {
         lines.push_back(sp > indent ? s_.substr(pos_ + indent, p - pos_ - indent)
                                     : std::string_view());
+        final_break = p < s_.size();
         pos_ = p;
         consume_newline();
         continue;
@@ -1179,6 +1220,7 @@ class Parser {
       while (e < s_.size() && s_[e] != '\n') ++e;
       size_t content_end = (e > p && s_[e - 1] == '\r') ? e - 1 : e;
       lines.push_back(s_.substr(pos_ + indent, content_end - pos_ - indent));
+      final_break = e < s_.size();
       pos_ = e;
       consume_newline();
     }
@@ -1218,7 +1260,8 @@ class Parser {
       }
     }
     if (last > 0) {
-      if (chomp >= 0) out += '\n';
+      // Like libfyaml: |+ keeps no break that the file lacks at its very end.
+      if (chomp == 0 || (chomp > 0 && (last < lines.size() || final_break))) out += '\n';
       if (chomp > 0) out.append(lines.size() - last, '\n');
     } else if (chomp > 0) {
       out.append(lines.size(), '\n');  // |+ keeps the line breaks of an empty scalar

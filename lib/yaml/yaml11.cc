@@ -1,7 +1,9 @@
 #include "yaml/yaml11.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <unordered_set>
 
 #include "util/strings.h"
@@ -16,7 +18,9 @@ bool one_of(std::string_view t, std::initializer_list<std::string_view> words) {
     if (t == w) return true;
   return false;
 }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Digits of `base` (and '_' when `underscores`), at least one; value into v.
 bool parse_digits(std::string_view d, int base, bool underscores, double& v) {
@@ -216,6 +220,28 @@ ScalarReading read_yaml12(const Node& n) {
   if (auto i = n.as_int()) return make(Type::Int, static_cast<double>(*i));
   if (auto f = n.as_float()) return make(Type::Float, *f);
   if (n.style() != ScalarStyle::Plain) return make(Type::String);
+  // The core schema's float syntax, also where the value does not fit a double
+  // (1e400 is +infinity to YAML 1.2; paictl's as_float() refuses it).
+  {
+    std::string_view t = text;
+    size_t i = 0;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    size_t digits = 0;
+    while (i < t.size() && is_digit(t[i])) ++i, ++digits;
+    if (i < t.size() && t[i] == '.') {
+      ++i;
+      while (i < t.size() && is_digit(t[i])) ++i, ++digits;
+    }
+    bool ok = digits > 0;
+    if (ok && i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+      ++i;
+      if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+      size_t e = 0;
+      while (i < t.size() && is_digit(t[i])) ++i, ++e;
+      ok = e > 0;
+    }
+    if (ok && i == t.size()) return make(Type::Float, std::strtod(std::string(t).c_str(), nullptr));
+  }
   if (one_of(text, {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"}))
     return make(Type::Float, HUGE_VAL);
   if (one_of(text, {"-.inf", "-.Inf", "-.INF"})) return make(Type::Float, -HUGE_VAL);
@@ -254,8 +280,9 @@ std::string ScalarReading::describe(std::string_view text) const {
 bool ScalarReading::same_value(const ScalarReading& o) const {
   bool num = type == Type::Int || type == Type::Float;
   bool onum = o.type == Type::Int || o.type == Type::Float;
-  if (num && onum)
-    return number == o.number || (std::isnan(number) && std::isnan(o.number));
+  if (num && onum)  // loaders round long numbers differently in the last bits
+    return number == o.number || (std::isnan(number) && std::isnan(o.number)) ||
+           std::fabs(number - o.number) <= 1e-12 * std::max(std::fabs(number), std::fabs(o.number));
   if (type != o.type) return false;
   return type != Type::Bool || boolean == o.boolean;
 }

@@ -1,6 +1,7 @@
-// The YAML reader against yaml-cpp on a 10,000-machine layout.yaml.
+// The YAML reader against yaml-cpp and libfyaml on a 10,000-machine layout.yaml.
 //   cmake -DPAI_BUILD_BENCHMARKS=ON ... && ./tests/bench/bench_yaml
 #include <benchmark/benchmark.h>
+#include <libfyaml.h>
 #include <yaml-cpp/yaml.h>
 
 #include <string>
@@ -44,6 +45,19 @@ void BM_YamlCpp(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * layout().size()));
 }
 BENCHMARK(BM_YamlCpp)->Unit(benchmark::kMillisecond);
+
+// libfyaml (the conformance oracle of tests/conformance) building its document tree.
+void BM_Libfyaml(benchmark::State& state) {
+  for (auto _ : state) {
+    struct fy_parse_cfg cfg = {};
+    cfg.flags = FYPCF_QUIET;
+    struct fy_document* d = fy_document_build_from_string(&cfg, layout().data(), layout().size());
+    benchmark::DoNotOptimize(d);
+    fy_document_destroy(d);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * layout().size()));
+}
+BENCHMARK(BM_Libfyaml)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

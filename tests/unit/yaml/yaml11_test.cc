@@ -13,9 +13,8 @@ std::vector<LoaderDifference> diffs(const char* text, Loader l) {
 }
 
 TEST(Yaml11, PyYamlReadingsThatDifferFromYaml12) {
-  auto d = diffs(
-      "a: yes\nb: 0777\nc: 1:20\nd: 1_000\ne: 1e3\nf: 2024-01-01\ng: 0o17\non: off\n",
-      Loader::PyYaml);
+  auto d = diffs("a: yes\nb: 0777\nc: 1:20\nd: 1_000\ne: 1e3\nf: 2024-01-01\ng: 0o17\non: off\n",
+                 Loader::PyYaml);
   ASSERT_EQ(d.size(), 9u);
   EXPECT_EQ(d[0].node->mark(), (Mark{1, 4}));
   EXPECT_EQ(d[0].message,

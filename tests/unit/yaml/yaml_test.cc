@@ -311,6 +311,8 @@ TEST(Yaml, SyntaxErrorsHavePositions) {
       {"a: *nope\n", 1, 4, "unknown alias"},
       {"x: \"\\q\"\n", 1, 5, "unknown escape"},
       {"a: 1\x01\n", 1, 5, "control character"},
+      {"a: caf\xe9\n", 1, 7, "invalid UTF-8"},
+      {"a: \xc2\x80\n", 1, 4, "a character that YAML does not allow"},
       {"&a b: 1\nc: &a &b 2\n", 2, 7, "only one anchor"},
       {"%TAG !e! tag:e.com,2000:\n--- !e!x a\n--- !e!y b\n", 3, 5, "undefined tag handle !e!"},
       {"a: |x\n  t\n", 1, 5, "invalid block scalar header"},
