@@ -42,7 +42,8 @@ void build_help(CLI::App& cmd, Globals& g) {
 void build_internal_commands(CLI::App& cmd, Globals& g) {
   cmd.callback([&g]() {
     for (const auto& c : command_table())
-      if (!c.hidden && (c.build || !is_group(c.path))) std::printf("%s\n", command_line(c.path).c_str());
+      if (!c.hidden && (c.build || !is_group(c.path)))
+        std::printf("%s\n", command_line(c.path).c_str());
     g.exit_code = kExitOk;
   });
 }

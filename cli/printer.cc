@@ -41,8 +41,9 @@ void add_output_option(CLI::App& cmd, std::string& out, Globals& g, bool wide) {
       out = v;
   };
   cmd.add_option_function<std::string>("-o,--output", set,
-                                       wide ? "Output format: table (default), wide, json or yaml"
-                                            : "Output format: " + human + " (default), json or yaml")
+                                       wide
+                                           ? "Output format: table (default), wide, json or yaml"
+                                           : "Output format: " + human + " (default), json or yaml")
       ->check(output_validator())
       ->type_name("FORMAT");
   // `paictl -o json COMMAND`: the global -o, parsed before the command starts.

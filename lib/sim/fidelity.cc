@@ -82,10 +82,14 @@ class Recorder final : public Policy {
 
 std::string outcome_name(Outcome o) {
   switch (o) {
-    case Outcome::Bound: return "bound";
-    case Outcome::Preempting: return "preempting";
-    case Outcome::Waiting: return "waiting";
-    case Outcome::Rejected: return "rejected";
+    case Outcome::Bound:
+      return "bound";
+    case Outcome::Preempting:
+      return "preempting";
+    case Outcome::Waiting:
+      return "waiting";
+    case Outcome::Rejected:
+      return "rejected";
   }
   return "?";
 }

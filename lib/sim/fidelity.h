@@ -40,8 +40,8 @@ struct FidelityReplay {
   int64_t hived_crashes = 0;  // HiveD panicked (its own bugs); such decisions are not compared
 };
 
-using PolicyFactory = std::function<std::unique_ptr<scheduler::Policy>(
-    const config::HivedModel&, std::string&)>;
+using PolicyFactory =
+    std::function<std::unique_ptr<scheduler::Policy>(const config::HivedModel&, std::string&)>;
 
 // Replays a recorded stream (JSON lines: the config, then requests with HiveD's
 // decision under "hived") through policies made by `make` (default: "hived"),

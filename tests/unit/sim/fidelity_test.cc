@@ -54,21 +54,21 @@ TEST(Fidelity, RecordedDecisionsOfHived) {
     std::string err;
     ASSERT_TRUE(replay_fidelity(slurp(entry.path().string()), r, err)) << err;
     EXPECT_GT(r.decisions, 100);
-    std::printf("%s: %lld/%lld requests identical, first divergence %s%s; preemptions %lld (HiveD "
-                "%lld), victims %lld (HiveD %lld)\n",
-                name.c_str(), static_cast<long long>(r.matched), static_cast<long long>(r.lines),
-                r.first_divergence < 0 ? "none" : ("at line " + std::to_string(r.first_divergence)).c_str(),
-                r.first_divergence < 0 ? "" : (": " + r.divergence).c_str(),
-                static_cast<long long>(r.policy_preemptions),
-                static_cast<long long>(r.hived_preemptions),
-                static_cast<long long>(r.policy_victims), static_cast<long long>(r.hived_victims));
+    std::printf(
+        "%s: %lld/%lld requests identical, first divergence %s%s; preemptions %lld (HiveD "
+        "%lld), victims %lld (HiveD %lld)\n",
+        name.c_str(), static_cast<long long>(r.matched), static_cast<long long>(r.lines),
+        r.first_divergence < 0 ? "none" : ("at line " + std::to_string(r.first_divergence)).c_str(),
+        r.first_divergence < 0 ? "" : (": " + r.divergence).c_str(),
+        static_cast<long long>(r.policy_preemptions), static_cast<long long>(r.hived_preemptions),
+        static_cast<long long>(r.policy_victims), static_cast<long long>(r.hived_victims));
     const int64_t allowed = expected[name];
     if (allowed < 0) {
       EXPECT_EQ(r.first_divergence, -1) << r.divergence;
     } else {
       EXPECT_TRUE(r.first_divergence < 0 || r.first_divergence >= allowed)
-          << "diverges at line " << r.first_divergence << ", earlier than line " << allowed
-          << ": " << r.divergence;
+          << "diverges at line " << r.first_divergence << ", earlier than line " << allowed << ": "
+          << r.divergence;
     }
   }
   EXPECT_EQ(files, static_cast<int>(expected.size()));
