@@ -22,6 +22,7 @@
 #include "exit_codes.h"
 #include "output.h"
 #include "printer.h"
+#include "scheduler/hived.h"
 #include "scheduler/policy.h"
 #include "sim/engine.h"
 #include "sim/fidelity.h"
@@ -53,6 +54,7 @@ struct SimulateOptions {
   int32_t backfill = 0;
   bool overflow = false;
   std::string record;
+  std::string tie_order = "hived";
 };
 
 struct GenerateOptions {
@@ -313,6 +315,18 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
       }
     }
   }
+  // --tie-order config: HiveD's algorithm with ties broken by configuration order.
+  if (o.tie_order != "hived" && o.tie_order != "config") {
+    print_error("--tie-order must be hived or config, not \"" + o.tie_order + "\"");
+    return kExitUsage;
+  }
+  const bool config_order = o.tie_order == "config";
+  auto base = [config_order](const std::string& name, const pai::config::HivedModel& m,
+                             std::string& e) {
+    if (config_order && name == "hived") return pai::scheduler::make_hived_policy(m, e, false);
+    return pai::scheduler::make_policy(name, m, e);
+  };
+  if (config_order) sopt.make_policy = base;
   // --record-requests: the request stream of the first policy's run (docs/fidelity.md).
   std::ofstream record;
   if (!o.record.empty()) {
@@ -334,9 +348,10 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
     record << pai::sim::fidelity_config_line(text.content) << '\n';
     auto made = std::make_shared<int>(0);
     const std::string first = policies.front();
-    sopt.make_policy = [made, first, &record](const std::string& name,
-                                              const pai::config::HivedModel& m, std::string& e) {
-      auto p = pai::scheduler::make_policy(name, m, e);
+    sopt.make_policy = [made, first, &record, base](const std::string& name,
+                                                    const pai::config::HivedModel& m,
+                                                    std::string& e) {
+      auto p = base(name, m, e);
       if (p && name == first && (*made)++ == 0)
         return pai::sim::make_recording_policy(std::move(p), record);
       return p;
@@ -427,6 +442,10 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
                "-1) when that lets "
                "it start");
   cmd.add_option("--limit", o.limit, "Simulate only the first N jobs of the trace")->type_name("N");
+  cmd.add_option("--tie-order", o.tie_order,
+                 "How hived breaks ties: hived (as HiveD's lists are ordered) or config "
+                 "(configuration order)")
+      ->capture_default_str();
   cmd.add_option("--record-requests", o.record,
                  "Write the requests the first policy receives as a fidelity stream "
                  "(docs/fidelity.md)")
