@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,8 +21,10 @@
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "scheduler/hived.h"
 #include "scheduler/policy.h"
 #include "sim/engine.h"
+#include "sim/fidelity.h"
 #include "sim/generate.h"
 #include "sim/report.h"
 #include "sim/text_input.h"
@@ -48,6 +52,8 @@ struct SimulateOptions {
   int64_t limit = 0;
   int32_t backfill = 0;
   bool overflow = false;
+  std::string record;
+  std::string tie_order = "hived";
 };
 
 struct GenerateOptions {
@@ -308,6 +314,48 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
       }
     }
   }
+  // --tie-order config: HiveD's algorithm with ties broken by configuration order.
+  if (o.tie_order != "hived" && o.tie_order != "config") {
+    print_error("--tie-order must be hived or config, not \"" + o.tie_order + "\"");
+    return kExitUsage;
+  }
+  const bool config_order = o.tie_order == "config";
+  auto base = [config_order](const std::string& name, const pai::config::HivedModel& m,
+                             std::string& e) {
+    if (config_order && name == "hived") return pai::scheduler::make_hived_policy(m, e, false);
+    return pai::scheduler::make_policy(name, m, e);
+  };
+  if (config_order) sopt.make_policy = base;
+  // --record-requests: the request stream of the first policy's run (docs/fidelity.md).
+  std::ofstream record;
+  if (!o.record.empty()) {
+    std::string hived_file = o.config;
+    if (std::filesystem::is_directory(hived_file)) hived_file += "/hivedscheduler.yaml";
+    auto text = pai::util::read_file(hived_file);
+    if (!text.ok) {
+      print_error(
+          "--record-requests needs a standalone HiveD config (a hivedscheduler.yaml, or a "
+          "directory holding one): " +
+          text.error);
+      return kExitUsage;
+    }
+    record.open(o.record, std::ios::binary | std::ios::trunc);
+    if (!record) {
+      print_error("cannot write " + o.record);
+      return kExitUsage;
+    }
+    record << pai::sim::fidelity_config_line(text.content) << '\n';
+    auto made = std::make_shared<int>(0);
+    const std::string first = policies.front();
+    sopt.make_policy = [made, first, &record, base](const std::string& name,
+                                                    const pai::config::HivedModel& m,
+                                                    std::string& e) {
+      auto p = base(name, m, e);
+      if (p && name == first && (*made)++ == 0)
+        return pai::sim::make_recording_policy(std::move(p), record);
+      return p;
+    };
+  }
   pai::sim::Simulator sim(*model, trace, sopt);
   std::string err;
   if (!sim.prepare(err)) {
@@ -395,6 +443,14 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
                "-1) when that lets "
                "it start");
   cmd.add_option("--limit", o.limit, "Simulate only the first N jobs of the trace")->type_name("N");
+  cmd.add_option("--tie-order", o.tie_order,
+                 "How hived breaks ties: hived (as HiveD's lists are ordered) or config "
+                 "(configuration order)")
+      ->capture_default_str();
+  cmd.add_option("--record-requests", o.record,
+                 "Write the requests the first policy receives as a fidelity stream "
+                 "(docs/fidelity.md)")
+      ->type_name("FILE");
   cmd.add_option("--bin", o.bin,
                  "Width of the time-series bins in the report (default: about 400 bins)")
       ->type_name("DURATION");

@@ -12,7 +12,8 @@
 
 namespace pai::scheduler::hived_detail {
 
-Hived::Hived(const config::HivedModel& m, std::string& error) {
+Hived::Hived(const config::HivedModel& m, std::string& error, bool hived_order)
+    : hived_order_(hived_order) {
   shape_ = describe_cluster(m);
   nvc_ = static_cast<int32_t>(m.vcs.size());
   nchain_ = static_cast<int32_t>(m.chains.size());
@@ -377,8 +378,9 @@ UsageSummary Hived::usage() const {
 
 namespace pai::scheduler {
 
-std::unique_ptr<Policy> make_hived_policy(const config::HivedModel& model, std::string& error) {
-  auto h = std::make_unique<hived_detail::Hived>(model, error);
+std::unique_ptr<Policy> make_hived_policy(const config::HivedModel& model, std::string& error,
+                                          bool hived_order) {
+  auto h = std::make_unique<hived_detail::Hived>(model, error, hived_order);
   if (!error.empty()) return nullptr;
   return h;
 }

@@ -16,9 +16,10 @@
 //  * bad nodes and "doomed" bad cells.
 //
 // What differs from HiveD, on purpose:
-//  * Ties are broken by configuration order everywhere (HiveD uses Go map
-//    order, swap-remove list order and the history of stable sorts), so the
-//    same calls always give the same placements.
+//  * Ties: free lists keep HiveD's list order (appends, swap-removal) by
+//    default, or configuration order (make_hived_policy(..., false)); cluster
+//    views and Go map order (chains of a leaf type, VC loops) are in
+//    configuration order. The same calls always give the same placements.
 //  * What HiveD scans linearly is indexed: free lists are ordered sets keyed by
 //    (opportunistic leaf cells, cell), cluster views are bucketed by usage, the
 //    cells of a node are listed per node. Decisions are those of HiveD's rules.
@@ -55,6 +56,9 @@
 
 namespace pai::scheduler {
 
-std::unique_ptr<Policy> make_hived_policy(const config::HivedModel& model, std::string& error);
+// Ties: `hived_order` (the default) breaks them as HiveD's lists happen to be
+// ordered (docs/fidelity.md); false breaks them by configuration order.
+std::unique_ptr<Policy> make_hived_policy(const config::HivedModel& model, std::string& error,
+                                          bool hived_order = true);
 
 }  // namespace pai::scheduler

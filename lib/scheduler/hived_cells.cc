@@ -83,6 +83,7 @@ int32_t Hived::build_virtual_tree(int32_t vc, int32_t chain, int32_t level, int3
 
 void Hived::init_counters() {
   free_.assign(ncl_, {});
+  flist_.assign(ncl_, {});
   total_left_.assign(ncl_, 0);
   all_vc_free_.assign(ncl_, 0);
   all_vc_doomed_.assign(ncl_, 0);
@@ -101,13 +102,34 @@ void Hived::init_counters() {
 
 void Hived::free_insert(int32_t c) {
   PCell& p = P(c);
-  free_[cl(p.chain, p.level)].insert({p.used_opp, c});
+  const size_t k = cl(p.chain, p.level);
+  if (hived_order_) {
+    p.free_key = static_cast<int32_t>(flist_[k].size());
+    flist_[k].push_back(c);
+  } else {
+    p.free_key = c;
+  }
+  free_[k].insert({p.used_opp, p.free_key});
   p.in_free = true;
 }
 
+// CellList.remove: the last cell of the list takes the hole.
 void Hived::free_erase(int32_t c) {
   PCell& p = P(c);
-  free_[cl(p.chain, p.level)].erase({p.used_opp, c});
+  const size_t k = cl(p.chain, p.level);
+  free_[k].erase({p.used_opp, p.free_key});
+  if (hived_order_) {
+    int32_t last = flist_[k].back();
+    if (last != c) {
+      PCell& q = P(last);
+      free_[k].erase({q.used_opp, q.free_key});
+      q.free_key = p.free_key;
+      flist_[k][static_cast<size_t>(q.free_key)] = last;
+      free_[k].insert({q.used_opp, q.free_key});
+    }
+    flist_[k].pop_back();
+  }
+  p.free_key = -1;
   p.in_free = false;
 }
 
@@ -138,9 +160,9 @@ void Hived::add_physical_usage(int32_t leaf, int32_t priority, int32_t delta) {
     PCell& p = P(c);
     if (priority < 0) {
       if (p.in_free) {
-        free_[cl(p.chain, p.level)].erase({p.used_opp, c});
+        free_[cl(p.chain, p.level)].erase({p.used_opp, p.free_key});
         p.used_opp += delta;
-        free_[cl(p.chain, p.level)].insert({p.used_opp, c});
+        free_[cl(p.chain, p.level)].insert({p.used_opp, p.free_key});
       } else {
         p.used_opp += delta;
       }
