@@ -182,7 +182,7 @@ TEST(PlannerFacts, JsonFactsFromFactsCollect) {
 }
 
 TEST(PlannerFacts, ReadsWhatFactsCollectWrites) {
-  // The writer of `paictl facts collect` (check::to_json) and the planner's reader
+  // The writer of `paictl facts collect` (facts::to_json) and the planner's reader
   // agree: a host written by one is the same host, with the same hierarchy, to the other.
   const std::string dir = kLayouts + "/dgx-a100/";
   pai::facts::HostFacts f;
