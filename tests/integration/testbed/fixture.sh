@@ -24,7 +24,8 @@ case $1 in
     done
     for n in $ns; do
       for f in /proc/[0-9]*/ns/mnt; do
-        [ "$(readlink "$f" 2>/dev/null)" = "$n" ] && left="$left ${f#/proc/}"
+        p=${f#/proc/}; p=${p%%/*}
+        if [ "$(readlink "$f" 2>/dev/null)" = "$n" ] && [ "$(cut -d" " -f3 "/proc/$p/stat" 2>/dev/null)" != Z ]; then left="$left $p"; fi
       done
     done
     if [ -n "$left" ]; then echo "FAIL: still running after down:$left" >&2; exit 1; fi

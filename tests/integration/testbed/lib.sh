@@ -8,10 +8,15 @@ if [ ! -f "$RUN/testbed.json" ]; then
   exit 1
 fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-testbed-test.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT INT TERM
+# One SSH connection per host for the whole test (a login costs more than most fakes).
+cleanup() {
+  for c in "$TMP"/cm-*; do [ -S "$c" ] && ssh -o ControlPath="$c" -O exit dummy 2>/dev/null; done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-on() { host=$1; shift; ssh -F "$RUN/ssh_config" "$host" "$@"; }
+on() { host=$1; shift; ssh -F "$RUN/ssh_config" -o ControlMaster=auto -o "ControlPath=$TMP/cm-%h" -o ControlPersist=60 "$host" "$@"; }
 state() { "$TESTBED" state "$RUN" > "$TMP/state.json"; }
 # jq-like: py 'EXPR' evaluates EXPR with s = the last state, prints the result as JSON.
 py() { "$PYTHON3" -c 'import json,sys; s=json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2]), sort_keys=True))' "$TMP/state.json" "$1"; }

@@ -168,6 +168,7 @@ def up(args):
                 pids[p[2]] = int(p[0])
     for d in tbfake.BOUND_DIRS:
         os.makedirs(d, exist_ok=True)  # a bind mount needs a mount point (empty, left in place)
+    copy_etc(rundir, hosts)
     for h in hosts:
         prepare_host(rundir, h, kubectl, args)
         mount_host(rundir, h, pids[h["name"]], kubectl)
@@ -182,6 +183,23 @@ def up(args):
     return 0
 
 
+def copy_etc(rundir, hosts):
+    """Each host's own /etc: copies of the machine's, a few at a time."""
+    procs = []
+    for h in hosts:
+        fs = os.path.join(rundir, "hosts", h["name"], "fs")
+        if os.path.exists(fs + "/etc"):
+            shutil.rmtree(fs + "/etc")
+        os.makedirs(fs, exist_ok=True)
+        procs.append((h, subprocess.Popen(["cp", "-a", "/etc", fs + "/etc"], stderr=subprocess.PIPE, text=True)))
+        while sum(1 for _, p in procs if p.poll() is None) >= 8:
+            time.sleep(0.01)
+    for h, p in procs:
+        _, e = p.communicate()
+        if p.returncode != 0:
+            die("copying /etc for host %s failed: %s" % (h["name"], e.strip()), 1)
+
+
 def prepare_host(rundir, h, kubectl, args):
     H = os.path.join(rundir, "hosts", h["name"])
     tbfake.HOST = H
@@ -189,12 +207,8 @@ def prepare_host(rundir, h, kubectl, args):
     os.makedirs(H + "/state", exist_ok=True)
     # Its own /etc: a copy of the machine's, with the installer's directories empty and
     # the files testhosts.sh gave the host (hostname, hosts, os-release, machine-id).
-    if os.path.exists(H + "/fs/etc"):
-        shutil.rmtree(H + "/fs/etc")
-    os.makedirs(H + "/fs", exist_ok=True)
-    r = subprocess.run(["cp", "-a", "/etc", H + "/fs/etc"], capture_output=True, text=True)
-    if r.returncode != 0:
-        die("copying /etc for host %s failed: %s" % (h["name"], r.stderr.strip()), 1)
+    if not os.path.isdir(H + "/fs/etc"):
+        die("host %s has no copy of /etc" % h["name"], 1)
     for d in tbfake.MAPPED_DIRS:
         p = H + "/fs" + d
         if os.path.lexists(p):
@@ -574,16 +588,43 @@ def down_run(rundir, quiet=False):
                 os.kill(p, signal.SIGTERM)
             except ProcessLookupError:
                 pass
+    try:
+        with open(os.path.join(rundir, "namespaces")) as f:
+            namespaces = {l.split()[1] for l in f if len(l.split()) == 2}
+    except FileNotFoundError:
+        namespaces = set()
     r = subprocess.run(["sh", TESTHOSTS, "stop", rundir], capture_output=True, text=True)
     if r.returncode != 0 and not quiet:
         sys.stderr.write(r.stderr)
+    # Until nothing is left: the API server, and whatever still runs in a host's mount
+    # namespace (a session that was starting while testhosts.sh swept them).
     deadline = time.time() + 5
-    while time.time() < deadline and any(alive(p) for p in pids):
+    while True:
+        left = [p for p in pids if alive(p)] + in_namespaces(namespaces)
+        if not left or time.time() > deadline:
+            break
+        for p in left:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         time.sleep(0.05)
-    for p in pids:
-        if alive(p):
-            os.kill(p, signal.SIGKILL)
     return 0
+
+
+def in_namespaces(namespaces):
+    res = []
+    if not namespaces:
+        return res
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            if os.readlink("/proc/%s/ns/mnt" % d) in namespaces and alive(int(d)):
+                res.append(int(d))
+        except OSError:
+            pass
+    return res
 
 
 def down(args):
