@@ -1,5 +1,5 @@
 #pragma once
-// Line and token helpers shared by the fact parsers (internal to lib/topology).
+// Line and token helpers shared by the fact parsers (internal to lib/facts).
 
 #include <cstdint>
 #include <string>
