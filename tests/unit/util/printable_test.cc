@@ -18,10 +18,16 @@ TEST(Printable, EscapesWhatATerminalWouldInterpret) {
 }
 
 TEST(Printable, C1ControlsBidiOverridesAndInvalidUtf8) {
-  EXPECT_EQ(printable("\xc2\x9b" "31m"), "\\u009b31m");   // CSI as a C1 control
-  EXPECT_EQ(printable("abc\xe2\x80\xae" "fed"), "abc\\u202efed");  // right-to-left override
-  EXPECT_EQ(printable("\x9b" "31m"), "\\x9b31m");          // a lone byte, not UTF-8
-  EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");          // overlong
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "31m"),
+            "\\u009b31m");  // CSI as a C1 control
+  EXPECT_EQ(printable("abc\xe2\x80\xae"
+                      "fed"),
+            "abc\\u202efed");  // right-to-left override
+  EXPECT_EQ(printable("\x9b"
+                      "31m"),
+            "\\x9b31m");                           // a lone byte, not UTF-8
+  EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");  // overlong
 }
 
 TEST(Printable, KeepsOrdinaryText) {
