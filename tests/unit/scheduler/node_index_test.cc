@@ -65,7 +65,8 @@ TEST(RankedNodes, WalkInTheOrderOfAPersistentStableSort) {
       const int32_t one = 1;
       int32_t want = -1;
       for (int32_t i : expect)
-        if (used[static_cast<size_t>(i)] < totals[static_cast<size_t>(cls[static_cast<size_t>(i)])]) {
+        if (used[static_cast<size_t>(i)] <
+            totals[static_cast<size_t>(cls[static_cast<size_t>(i)])]) {
           want = i;
           break;
         }
