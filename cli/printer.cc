@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "util/printable.h"
 #include "util/strings.h"
 #include "util/yaml_emit.h"
 
@@ -78,8 +79,9 @@ std::string render_table(const Table& t, bool wide) {
   bool header = false;
   for (size_t i : shown) header |= !t.columns[i].header.empty();
   std::vector<size_t> width(t.columns.size(), 0);
+  // Cells hold text from servers and files: escape what a terminal would interpret.
   auto cell = [](const std::vector<std::string>& row, size_t i) {
-    return i < row.size() ? row[i] : std::string();
+    return i < row.size() ? pai::util::printable(row[i]) : std::string();
   };
   for (size_t i : shown) {
     if (header) width[i] = display_width(t.columns[i].header);
