@@ -215,8 +215,12 @@ nlohmann::json RunResult::to_json() const {
   nlohmann::json inter = nlohmann::json::array();
   for (const auto& e : interrupted)
     inter.push_back({{"host", e.host}, {"phase", e.phase}, {"message", e.message}});
-  return {{"run", run_id},   {"dry_run", dry_run},       {"ok", ok()},
-          {"changed", changed()}, {"interrupted", inter}, {"hosts", hs},
+  return {{"run", run_id},
+          {"dry_run", dry_run},
+          {"ok", ok()},
+          {"changed", changed()},
+          {"interrupted", inter},
+          {"hosts", hs},
           {"ms", static_cast<int64_t>(ms)}};
 }
 
@@ -294,8 +298,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   RunResult res;
   res.dry_run = opts_.dry_run;
   res.run_id = opts_.run_id;
-  if (res.run_id.empty())
-    res.run_id = utc_now_rfc3339() + "-" + std::to_string(::getpid());
+  if (res.run_id.empty()) res.run_id = utc_now_rfc3339() + "-" + std::to_string(::getpid());
   Masker own_masker;
   Masker* masker = opts_.masker ? opts_.masker : &own_masker;
 
@@ -340,8 +343,8 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     for (const auto& p : phases) {
       PhaseResult pr;
       pr.phase = p->name();
-      pr.state = p->runs_on(hosts[i]) ? PhaseResult::State::Skipped
-                                      : PhaseResult::State::NotApplicable;
+      pr.state =
+          p->runs_on(hosts[i]) ? PhaseResult::State::Skipped : PhaseResult::State::NotApplicable;
       res.hosts[i].phases.push_back(pr);
     }
     auto log = std::make_unique<HostLog>();
@@ -370,8 +373,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   eo.fds_per_task = fds;
 
   std::vector<char> failed(hosts.size(), 0), locked(hosts.size(), 0);
-  const std::string holder = local_hostname() + " " + std::to_string(::getpid()) + " " +
-                             res.run_id;
+  const std::string holder = local_hostname() + " " + std::to_string(::getpid()) + " " + res.run_id;
 
   // Connect (and lock) every host.
   remote::run_parallel(hosts.size(), eo, [&](size_t i) {
@@ -387,8 +389,13 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
         std::string cur = r.out.substr(r.out.find('\n') + 1);
         while (!cur.empty() && cur.back() == '\n') cur.pop_back();
         if (holder_is_dead_here(cur)) {
-          emit({Event::Kind::Note, hosts[i].name, "",
-                "taking over the install lock of a run that is gone (" + cur + ")", "", {}, 0});
+          emit({Event::Kind::Note,
+                hosts[i].name,
+                "",
+                "taking over the install lock of a run that is gone (" + cur + ")",
+                "",
+                {},
+                0});
           r = h.sh(host_lock_script(holder, opts_.host_lock_stale_s, cur));
         }
       }
@@ -401,17 +408,22 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
       return;
     }
     hr.reached = true;
-    emit({Event::Kind::HostConnected, hosts[i].name, "connect",
-          r.auth_method.empty() ? "connected" : "connected (" + r.auth_method + ")", "", {}, 0});
+    emit({Event::Kind::HostConnected,
+          hosts[i].name,
+          "connect",
+          r.auth_method.empty() ? "connected" : "connected (" + r.auth_method + ")",
+          "",
+          {},
+          0});
     if (opts_.dry_run || !opts_.host_lock) return;
     if (r.exit_status != 0 || r.out.rfind("acquired", 0) != 0) {
       std::string cur = r.out.rfind("held", 0) == 0 ? r.out.substr(r.out.find('\n') + 1) : r.out;
       while (!cur.empty() && cur.back() == '\n') cur.pop_back();
       auto parts = util::split(cur, ' ');
-      std::string who = parts.size() >= 3 ? "pid " + std::string(parts[1]) + " on " +
-                                                std::string(parts[0]) + " (run " +
-                                                std::string(parts[2]) + ")"
-                                          : "\"" + cur + "\"";
+      std::string who = parts.size() >= 3
+                            ? "pid " + std::string(parts[1]) + " on " + std::string(parts[0]) +
+                                  " (run " + std::string(parts[2]) + ")"
+                            : "\"" + cur + "\"";
       hr.error = "another install holds this host's lock: " + who;
       hr.hint = "wait for it to finish; a lock untouched for " +
                 std::to_string(opts_.host_lock_stale_s) +
@@ -467,9 +479,11 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
       return true;
     }
     emit({Event::Kind::PhaseNeeds, host, pr.phase, "applying", "", needs, 0});
-    journal.append(
-        {{"event", "start"}, {"run", res.run_id}, {"host", host}, {"phase", pr.phase},
-         {"needs", needs}});
+    journal.append({{"event", "start"},
+                    {"run", res.run_id},
+                    {"host", host},
+                    {"phase", pr.phase},
+                    {"needs", needs}});
     h.log("phase " + pr.phase + ": " + util::join(needs, "; "));
     {
       std::lock_guard lock(applied_mu);
@@ -523,7 +537,12 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
           pr.error = masker->mask(st[k].error);
           pr.hint = masker->mask(st[k].hint);
           failed[i] = 1;
-          emit({Event::Kind::PhaseFailed, hosts[i].name, pr.phase, st[k].error, st[k].hint, {},
+          emit({Event::Kind::PhaseFailed,
+                hosts[i].name,
+                pr.phase,
+                st[k].error,
+                st[k].hint,
+                {},
                 pr.ms});
         } else if (needs[k].empty()) {
           pr.state = PhaseResult::State::UpToDate;
@@ -561,15 +580,24 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   for (size_t i = 0; i < hosts.size(); ++i)
     for (auto& pr : res.hosts[i].phases)
       if (pr.state == PhaseResult::State::Skipped && (failed[i] || stop))
-        emit({Event::Kind::PhaseSkipped, hosts[i].name, pr.phase,
+        emit({Event::Kind::PhaseSkipped,
+              hosts[i].name,
+              pr.phase,
               failed[i] ? "not run: this host failed earlier" : "not run: another host failed",
-              "", {}, 0});
+              "",
+              {},
+              0});
 
   if (stop) {
     // k0sctl's contract: every phase that applied in this run cleans up, newest first.
     for (auto it = applied.rbegin(); it != applied.rend(); ++it) {
       auto [pi, hi] = *it;
-      emit({Event::Kind::CleanupStart, hosts[hi].name, phases[pi]->name(), "cleaning up", "", {},
+      emit({Event::Kind::CleanupStart,
+            hosts[hi].name,
+            phases[pi]->name(),
+            "cleaning up",
+            "",
+            {},
             0});
       phases[pi]->cleanup(*runs[hi]);
       res.hosts[hi].phases[pi].cleaned = true;
@@ -577,8 +605,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
                       {"run", res.run_id},
                       {"host", hosts[hi].name},
                       {"phase", phases[pi]->name()}});
-      emit({Event::Kind::CleanupDone, hosts[hi].name, phases[pi]->name(), "cleaned up", "", {},
-            0});
+      emit({Event::Kind::CleanupDone, hosts[hi].name, phases[pi]->name(), "cleaned up", "", {}, 0});
     }
   }
 

@@ -18,18 +18,18 @@ namespace pai::deploy {
 
 struct Event {
   enum class Kind {
-    HostConnected,    // logged in (message: how)
-    HostLocked,       // the per-host lock was taken
-    PhaseStart,       // observing
-    PhaseUpToDate,    // nothing missing
-    PhaseNeeds,       // needs listed (plan) or about to be applied
-    PhaseApplied,     // applied and verified
-    PhaseFailed,      // message, hint
-    PhaseSkipped,     // not run: an earlier phase or host failed
-    CleanupStart,     // message: what is cleaned
+    HostConnected,  // logged in (message: how)
+    HostLocked,     // the per-host lock was taken
+    PhaseStart,     // observing
+    PhaseUpToDate,  // nothing missing
+    PhaseNeeds,     // needs listed (plan) or about to be applied
+    PhaseApplied,   // applied and verified
+    PhaseFailed,    // message, hint
+    PhaseSkipped,   // not run: an earlier phase or host failed
+    CleanupStart,   // message: what is cleaned
     CleanupDone,
-    Interrupted,      // the journal shows a step of an earlier run that never ended
-    Note,             // anything else worth a line
+    Interrupted,  // the journal shows a step of an earlier run that never ended
+    Note,         // anything else worth a line
   };
   Kind kind = Kind::Note;
   std::string host;  // "" for the whole run
@@ -43,8 +43,14 @@ std::string_view to_string(Event::Kind k);
 
 struct PhaseResult {
   std::string phase;
-  enum class State { UpToDate, Planned, Changed, Failed, Skipped, NotApplicable } state =
-      State::Skipped;
+  enum class State {
+    UpToDate,
+    Planned,
+    Changed,
+    Failed,
+    Skipped,
+    NotApplicable
+  } state = State::Skipped;
   std::vector<std::string> needs;
   std::string error, hint;
   double ms = 0;

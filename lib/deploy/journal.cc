@@ -21,8 +21,8 @@ namespace pai::deploy {
 std::string utc_now_rfc3339() {
   auto now = std::chrono::system_clock::now();
   std::time_t t = std::chrono::system_clock::to_time_t(now);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() %
-            1000;
+  auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[40];
@@ -49,7 +49,7 @@ std::string Journal::open(const std::string& path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd_ < 0) return error_ = "cannot open " + path + ": " + std::strerror(errno);
   // A journal torn by a kill -9 ends without a newline: start on a line of our own.
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd_, &st) == 0 && st.st_size > 0) {
     int rfd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     char last = '\n';

@@ -7,9 +7,7 @@ class PerExecConnection : public Connection {
  public:
   PerExecConnection(Transport& transport, Target target)
       : transport_(transport), target_(std::move(target)) {}
-  ExecResult exec(const ExecRequest& request) override {
-    return transport_.exec(target_, request);
-  }
+  ExecResult exec(const ExecRequest& request) override { return transport_.exec(target_, request); }
 
  private:
   Transport& transport_;
