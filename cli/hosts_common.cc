@@ -191,7 +191,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
                                        ? out.inventory.registries
                                        : pai::check::default_registries();
   for (const auto& n : names) {
-    if (!pai::check::is_safe_dns_name(n)) {
+    if (!pai::facts::is_safe_dns_name(n)) {
       print_error("registry \"" + n + "\" is not a host name");
       return kExitUsage;
     }

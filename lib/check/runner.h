@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "check/catalogue.h"
-#include "check/fact_script.h"
-#include "check/host_facts.h"
 #include "config/layout.h"
+#include "facts/fact_script.h"
+#include "facts/host_facts.h"
 #include "remote/secret.h"
 #include "remote/target.h"
 #include "remote/transport.h"
@@ -33,15 +33,15 @@ struct HostPlan {
 struct HostOutcome {
   HostPlan plan;
   remote::ExecResult exec;
-  bool reached = false;  // logged in and the script started
-  HostFacts facts;       // partial when the script was cut off
+  bool reached = false;    // logged in and the script started
+  facts::HostFacts facts;  // partial when the script was cut off
 };
 
 struct CollectOptions {
   size_t parallel = 64;
   int command_timeout_ms = 120000;
   remote::Secret sudo_password;  // sent on the script's stdin, only to hosts not logged in as root
-  ScriptOptions script;
+  facts::ScriptOptions script;
   std::function<void(size_t done, size_t total)> progress;
 };
 

@@ -280,6 +280,7 @@ namespace __attribute__((visibility("hidden"))) hived_detail {
     // --- groups
     int32_t create_group(const GroupRequest& r, const Request& req, const Placement& pl,
                          GroupState state);
+    bool stale_plan_holds(const Placement& pl, const std::vector<int32_t>& victims) const;
     void delete_allocated(int32_t g);
     void delete_preempting(int32_t g);
     void allocate_preempting(int32_t g);

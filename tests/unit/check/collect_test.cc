@@ -69,7 +69,7 @@ TEST(Collect, EveryHostOnceWithTheSudoPasswordOnlyWhereNeeded) {
   EXPECT_EQ(t.inputs["as-root"].substr(0, 1), "\n");
   EXPECT_EQ(t.inputs["as-ops"].rfind("hunter2\n", 0), 0u);
   EXPECT_NE(t.inputs["as-ops"].find("DNS_NAMES=registry.example.com\n"), std::string::npos);
-  EXPECT_EQ(t.commands["as-root"], bootstrap_command());
+  EXPECT_EQ(t.commands["as-root"], pai::facts::bootstrap_command());
   EXPECT_EQ(t.commands["as-root"].find("hunter2"), std::string::npos);
   EXPECT_EQ(t.timeouts["as-ops"], 2000);
 
