@@ -93,13 +93,13 @@ class Emitter {
 
 const char* kNoSection = "not collected: the fact script was cut off before this step";
 
-bool gpu_sku(const HostPlan& p) {
+bool gpu_sku(const inventory::HostPlan& p) {
   return p.sku && p.sku->device && p.sku->device->type == "nvidia.com/gpu" &&
          p.sku->device->count > 0;
 }
 
 void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckResult>& out) {
-  const HostPlan& p = h.plan;
+  const inventory::HostPlan& p = h.plan;
   const facts::HostFacts& f = h.facts;
   Emitter e(out, p.name);
   auto need = [&](const char* check, std::initializer_list<const char*> sections) {
@@ -993,7 +993,8 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o,
 
 }  // namespace
 
-std::vector<HostOutcome> collect(remote::Transport& transport, const std::vector<HostPlan>& plans,
+std::vector<HostOutcome> collect(remote::Transport& transport,
+                                 const std::vector<inventory::HostPlan>& plans,
                                  const CollectOptions& opts, size_t* parallelism_used) {
   std::vector<HostOutcome> out(plans.size());
   const std::string script = facts::fact_script(opts.script);

@@ -1,19 +1,33 @@
 #pragma once
-// Which hosts to check and how to reach them: from a cluster directory
-// (layout.yaml + config.yaml, validated first) or from --hosts/--hosts-file,
-// with ~/.ssh/config and the command line applied.
+// The host inventory: which hosts a command works on, their roles and SKUs, and
+// how to reach them over SSH. From a cluster directory (layout.yaml +
+// config.yaml, validated first) or from --hosts/--hosts-file, with
+// ~/.ssh/config and the command line applied. `check hosts` and `facts
+// collect` use it, and so will `install`.
 
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "check/runner.h"
+#include "config/layout.h"
 #include "diag/diagnostic.h"
 #include "remote/secret.h"
 #include "remote/target.h"
 
-namespace pai::check {
+namespace pai::inventory {
+
+// One host: what the cluster files (or --hosts) say it should be.
+struct HostPlan {
+  std::string name;     // layout hostname, or the host as given with --hosts
+  std::string address;  // where to connect (hostip, or the --hosts host)
+  std::string hostip;   // layout.yaml hostip; "" with --hosts
+  bool master = false;
+  bool worker = true;
+  bool from_layout = false;
+  std::optional<config::MachineSku> sku;
+  remote::Target target;
+};
 
 struct InventoryOptions {
   std::vector<std::string> paths;  // cluster directories or files
@@ -56,4 +70,4 @@ std::vector<std::string> parse_hosts_file(const std::string& text, const std::st
 // installer pulls from by default.
 const std::vector<std::string>& default_registries();
 
-}  // namespace pai::check
+}  // namespace pai::inventory

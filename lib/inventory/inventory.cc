@@ -1,4 +1,4 @@
-#include "check/inventory.h"
+#include "inventory/inventory.h"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 #include "util/fs.h"
 #include "util/strings.h"
 
-namespace pai::check {
+namespace pai::inventory {
 
 const std::vector<std::string>& default_registries() {
   static const std::vector<std::string> k = {"docker.io", "gcr.io", "quay.io"};
@@ -201,4 +201,4 @@ Inventory build_inventory(const InventoryOptions& o) {
   return inv;
 }
 
-}  // namespace pai::check
+}  // namespace pai::inventory
