@@ -12,6 +12,7 @@
 #include "http/client.h"
 #include "output.h"
 #include "printer.h"
+#include "util/printable.h"
 #include "util/strings.h"
 
 namespace paictl {
@@ -86,7 +87,7 @@ int run(const LogsOptions& o, const Globals& g) {
       std::string n = l.value("name", std::string("?")),
                   u = pai::http::redact_url(l.value("uri", std::string()));
       if (!is_structured(o.output))
-        std::printf("%s\t%s\n", n.c_str(), u.c_str());
+        std::printf("%s\t%s\n", pai::util::printable(n).c_str(), pai::util::printable(u).c_str());
       else
         j.push_back({{"name", n}, {"uri", u}});
     }

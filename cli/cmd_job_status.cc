@@ -11,6 +11,7 @@
 #include "exit_codes.h"
 #include "output.h"
 #include "printer.h"
+#include "util/printable.h"
 #include "util/strings.h"
 
 namespace paictl {
@@ -154,6 +155,8 @@ int run(const StatusOptions& o, const Globals& g) {
         out += "  #" + str(a, "attemptId") + " " + str(a, "attemptState") + " on " +
                str(a, "containerNodeName") + ", exit " + str(a, "containerExitCode") + "\n";
   }
+  // Reasons, diagnostics, tags and node names come from the server.
+  out = pai::util::printable(out, true);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }
