@@ -8,12 +8,13 @@
 #include <CLI/CLI.hpp>
 
 #include "app.h"
-#include "check/fact_script.h"
 #include "check/report.h"
 #include "check/runner.h"
 #include "exit_codes.h"
+#include "facts/fact_script.h"
 #include "hosts_common.h"
 #include "output.h"
+#include "printer.h"
 #include "util/strings.h"
 #include "util/version.h"
 
@@ -32,32 +33,33 @@ struct CheckHostsOptions {
   bool list_checks = false;
 };
 
-void list_checks(bool json) {
-  if (json) {
-    nlohmann::json arr = nlohmann::json::array();
+void list_checks(const std::string& format) {
+  if (is_structured(format)) {
+    Json arr = Json::array();
     for (const auto& c : pai::check::catalogue())
       arr.push_back({{"name", c.name},
                      {"severity", pai::diag::to_string(c.severity)},
                      {"scope", c.scope},
                      {"origin", c.origin},
                      {"summary", c.summary}});
-    std::printf("%s\n", pai::check::dump(arr).c_str());
+    print_document(list_document("checkList", arr), format);
     return;
   }
+  Table t({{""}, {""}, {""}, {""}});
   for (const auto& c : pai::check::catalogue())
-    std::printf("%-22s %-7s %-7s %s\n", std::string(c.name).c_str(),
-                std::string(pai::diag::to_string(c.severity)).c_str(), std::string(c.scope).c_str(),
-                std::string(c.summary).c_str());
+    t.add({std::string(c.name), std::string(pai::diag::to_string(c.severity)), std::string(c.scope),
+           std::string(c.summary)});
+  print_table(t);
 }
 
 int run(CheckHostsOptions& o, const Globals& g) {
   if (o.list_checks) {
-    list_checks(o.output == "json");
+    list_checks(o.output);
     return kExitOk;
   }
   if (o.hosts.print_script && o.hosts.paths.empty() && o.hosts.hosts.empty() &&
       o.hosts.hosts_file.empty()) {
-    std::printf("%s", pai::check::fact_script({}).c_str());
+    std::printf("%s", pai::facts::fact_script({}).c_str());
     return kExitOk;
   }
   std::vector<std::string> ignore;
@@ -85,11 +87,11 @@ int run(CheckHostsOptions& o, const Globals& g) {
   PreparedHosts p;
   if (int rc = prepare_hosts(o.hosts, g, p); rc >= 0) return rc;
   if (o.hosts.print_script) {
-    std::printf("%s", pai::check::fact_script(p.collect.script).c_str());
+    std::printf("%s", pai::facts::fact_script(p.collect.script).c_str());
     return kExitOk;
   }
   if (o.hosts.dry_run) {
-    print_dry_run(p, o.hosts, pai::check::bootstrap_command(), o.output == "json");
+    print_dry_run(p, o.hosts, pai::facts::bootstrap_command(), o.output);
     return kExitOk;
   }
 
@@ -112,8 +114,9 @@ int run(CheckHostsOptions& o, const Globals& g) {
   ctx.parallel = parallel;
   ctx.fail_on_warn = o.fail_on_warn;
 
-  if (o.output == "json") {
-    std::printf("%s\n", pai::check::dump(pai::check::write_json_report(results, ctx)).c_str());
+  if (is_structured(o.output)) {
+    print_document(document("hostCheck", Json(pai::check::write_json_report(results, ctx))),
+                   o.output);
   } else {
     pai::check::TextReportOptions to;
     to.color = use_color(g.no_color);
@@ -144,15 +147,9 @@ int run(CheckHostsOptions& o, const Globals& g) {
 
 void add_check_hosts(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<CheckHostsOptions>();
-  CLI::App* cmd =
-      parent.add_subcommand("hosts",
-                            "Pre-install checks on every host over SSH, in parallel: hardware "
-                            "against the SKU, Docker and the NVIDIA "
-                            "runtime, ports, swap, leftovers of earlier installs, clocks");
+  CLI::App* cmd = &parent;
   add_hosts_options(cmd, o->hosts);
-  cmd->add_option("-o,--output", o->output, "Output format on stdout")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   cmd->add_option("--junit", o->junit,
                   "Also write a JUnit XML report (a testsuite per host) to FILE ('-' for stdout)")
       ->type_name("FILE");
@@ -173,23 +170,14 @@ void add_check_hosts(CLI::App& parent, Globals& g) {
       "  0 every check passed (warnings allowed), 1 checks failed (or warned, with "
       "--fail-on-warn),\n"
       "  2 bad usage or invalid cluster files, 3 some hosts could not be reached or did not "
-      "finish\n\n"
-      "EXAMPLES:\n"
-      "  paictl check hosts examples/clusters/quickstart\n"
-      "  paictl check hosts --hosts root@10.0.0.5,10.0.0.6:2222 --host-key-policy accept-new -o "
-      "json\n"
-      "  paictl check hosts cluster/ --ignore-check-errors Swap,Port-80 --junit hosts.xml "
-      "--parallel 200\n");
+      "finish\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar(
-    {{"check", "hosts"},
-     "Check every host over SSH before installing: SKU hardware, Docker and NVIDIA runtime, "
-     "ports, swap, leftovers, clocks",
-     20,
-     add_check_hosts});
+void build_check_hosts(CLI::App& cmd, Globals& g) {
+  add_check_hosts(cmd, g);
+}
 
 }  // namespace paictl

@@ -162,8 +162,7 @@ int run(const AddOptions& o, const Globals& g) {
 
 void add_cluster_add(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<AddOptions>();
-  CLI::App* cmd =
-      parent.add_subcommand("add", "Register an OpenPAI cluster: probe it, sign in, store a token");
+  CLI::App* cmd = &parent;
   cmd->add_option("NAME", o->name, "A short name for the cluster, used with --cluster")->required();
   cmd->add_option("--uri", o->uri, "The cluster's web address, e.g. https://pai.example.com")
       ->required();
@@ -192,23 +191,14 @@ void add_cluster_add(CLI::App& parent, Globals& g) {
       "The password is sent once to POST /api/v2/authn/basic/login and never stored. The registry\n"
       "($XDG_CONFIG_HOME/paictl/clusters.yaml, or PAICTL_CONFIG) is written with mode 0600.\n\n"
       "EXIT STATUS:\n"
-      "  0 added, 2 bad usage or refused credentials, 3 the cluster cannot be reached\n\n"
-      "EXAMPLES:\n"
-      "  pass show pai/lab | paictl cluster add lab --uri https://pai.lab.example.com --user alice "
-      "--password-stdin\n"
-      "  paictl cluster add cloud --uri https://pai.cloud.example.com --token-file "
-      "/run/secrets/pai-token\n"
-      "  paictl cluster add dev --uri https://10.0.0.5 --ca-file dev-ca.pem --user bob "
-      "--password-stdin < pw.txt\n");
+      "  0 added, 2 bad usage or refused credentials, 3 the cluster cannot be reached\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar(
-    {{"cluster", "add"},
-     "Register an OpenPAI cluster (probe, sign in, store a token at mode 0600)",
-     30,
-     add_cluster_add});
+void build_cluster_add(CLI::App& cmd, Globals& g) {
+  add_cluster_add(cmd, g);
+}
 
 }  // namespace paictl

@@ -12,6 +12,7 @@
 #include "exit_codes.h"
 #include "http/client.h"
 #include "output.h"
+#include "printer.h"
 
 namespace paictl {
 
@@ -63,7 +64,16 @@ int run(const ListOptions& o, const Globals& g) {
     }
   }
   jobcli::Json list = jobcli::Json::array();
-  jobcli::Table t{{"CURRENT", "NAME", "URI", "USER", "VERSION", "AUTH", "REACHABLE"}, {}};
+  Table t({{"CURRENT"},
+           {"NAME"},
+           {"URI"},
+           {"USER"},
+           {"VERSION"},
+           {"AUTH"},
+           {"REACHABLE"},
+           {"REST SERVER", true},
+           {"CA FILE", true},
+           {"SOURCE", true}});
   for (size_t i = 0; i < clusters.size(); ++i) {
     const auto& c = clusters[i];
     std::string reachable = "not probed", version = c.version, error;
@@ -92,48 +102,41 @@ int run(const ListOptions& o, const Globals& g) {
     if (c.insecure) j["insecure"] = true;
     j["source"] = c.source;
     list.push_back(j);
-    t.rows.push_back({current ? "*" : "", c.name, c.uri, c.user, version, auth_text(c),
-                      reachable == "no" ? "no: " + error : reachable});
+    t.add({current ? "*" : "", c.name, c.uri, c.user, version, auth_text(c),
+           reachable == "no" ? "no: " + error : reachable, c.rest_server,
+           c.ca_file.empty() ? (c.insecure ? "insecure" : "-") : c.ca_file, c.source});
   }
-  if (o.output == "table") {
+  if (!is_structured(o.output)) {
     if (clusters.empty()) {
       std::fprintf(
           stderr,
           "No cluster is registered. Add one with 'paictl cluster add NAME --uri URL ...'.\n");
       return kExitOk;
     }
-    std::string s = jobcli::format_table(t);
-    std::fwrite(s.data(), 1, s.size(), stdout);
+    print_table(t, o.output == "wide");
   } else {
-    jobcli::print_structured(list, o.output);
+    print_document(list_document("clusterList", list), o.output);
   }
   return kExitOk;
 }
 
 void add_cluster_list(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<ListOptions>();
-  CLI::App* cmd =
-      parent.add_subcommand("list", "List the registered clusters and whether they answer");
-  cmd->add_option("-o,--output", o->output, "Output format")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  CLI::App* cmd = &parent;
+  add_output_option(*cmd, o->output, g, /*wide=*/true);
   cmd->add_flag("--no-probe", o->no_probe, "Do not contact the clusters");
   cmd->add_option("--request-timeout", o->timeout, "Seconds to wait for each cluster")
       ->capture_default_str();
   cmd->footer(
-      "Tokens are never shown. The clusters are probed at once (GET /api/v2/info, no sign-in).\n\n"
-      "EXAMPLES:\n"
-      "  paictl cluster list\n"
-      "  paictl cluster list -o json --no-probe\n"
-      "  PAICTL_CONFIG=team-clusters.yaml paictl cluster list\n");
+      "Tokens are never shown. The clusters are probed at once (GET /api/v2/info, no "
+      "sign-in).\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar({{"cluster", "list"},
-                            "List registered clusters: URI, user, version, auth, reachable",
-                            31,
-                            add_cluster_list});
+void build_cluster_list(CLI::App& cmd, Globals& g) {
+  add_cluster_list(cmd, g);
+}
 
 }  // namespace paictl

@@ -10,12 +10,13 @@
 #include <CLI/CLI.hpp>
 
 #include "app.h"
-#include "check/fact_script.h"
-#include "check/host_facts.h"
 #include "check/report.h"
 #include "exit_codes.h"
+#include "facts/fact_script.h"
+#include "facts/host_facts.h"
 #include "hosts_common.h"
 #include "output.h"
+#include "printer.h"
 #include "util/fs.h"
 #include "util/strings.h"
 
@@ -43,18 +44,18 @@ std::string file_stem(const pai::check::HostOutcome& h) {
 int run(FactsCollectOptions& o, const Globals& g) {
   if (o.hosts.print_script && o.hosts.paths.empty() && o.hosts.hosts.empty() &&
       o.hosts.hosts_file.empty()) {
-    std::printf("%s", pai::check::fact_script({}).c_str());
+    std::printf("%s", pai::facts::fact_script({}).c_str());
     return kExitOk;
   }
   PreparedHosts p;
   if (int rc = prepare_hosts(o.hosts, g, p); rc >= 0) return rc;
   if (o.hosts.print_script) {
-    std::printf("%s", pai::check::fact_script(p.collect.script).c_str());
+    std::printf("%s", pai::facts::fact_script(p.collect.script).c_str());
     return kExitOk;
   }
   if (o.hosts.dry_run) {
-    print_dry_run(p, o.hosts, pai::check::bootstrap_command(), o.output == "json");
-    if (!o.out_dir.empty() && o.output != "json")
+    print_dry_run(p, o.hosts, pai::facts::bootstrap_command(), o.output);
+    if (!o.out_dir.empty() && !is_structured(o.output))
       std::printf("Facts would be written to %s/<hostname>.json.\n", o.out_dir.c_str());
     return kExitOk;
   }
@@ -92,7 +93,7 @@ int run(FactsCollectOptions& o, const Globals& g) {
         std::fprintf(stderr, "  hint: %s\n", h.exec.hint.c_str());
     }
     if (!usable) continue;
-    nlohmann::json j = pai::check::to_json(h.facts);
+    nlohmann::json j = pai::facts::to_json(h.facts);
     if (o.out_dir.empty()) {
       all.push_back(std::move(j));
       continue;
@@ -114,29 +115,34 @@ int run(FactsCollectOptions& o, const Globals& g) {
     written.push_back({{"host", h.plan.name}, {"file", path}, {"complete", complete}});
   }
 
-  if (o.output == "json") {
+  if (is_structured(o.output)) {
     nlohmann::json j;
     if (o.out_dir.empty())
       j = {{"hosts", all}, {"failed", failed}};
     else
       j = {{"written", written}, {"failed", failed}};
     j["duration_ms"] = static_cast<int64_t>(duration_ms);
-    std::printf("%s\n", pai::check::dump(j).c_str());
+    print_document(document("factsCollection", Json(j)), o.output);
   } else if (o.out_dir.empty()) {
     // A compact table; -o json (or --out) has everything.
-    std::printf("%-20s %-18s %-24s %5s %9s %5s %-12s %-10s\n", "HOST", "OS", "KERNEL", "CPUS",
-                "MEMORY", "GPUS", "DRIVER", "DOCKER");
+    Table t({{"HOST"},
+             {"OS"},
+             {"KERNEL"},
+             {"CPUS", false, true},
+             {"MEMORY", false, true},
+             {"GPUS", false, true},
+             {"DRIVER"},
+             {"DOCKER"}});
     for (const auto& h : outcomes) {
       if (!h.reached || h.facts.sections.empty()) continue;
       const auto& f = h.facts;
-      std::string os = f.os.id + " " + f.os.version_id;
-      std::printf("%-20s %-18s %-24s %5d %9s %5zu %-12s %-10s\n", h.plan.name.c_str(), os.c_str(),
-                  f.kernel.c_str(), f.cpu.logical,
-                  pai::util::format_bytes(static_cast<double>(f.memory.total_bytes)).c_str(),
-                  f.gpus.size(),
-                  f.nvidia.driver_version.empty() ? "-" : f.nvidia.driver_version.c_str(),
-                  f.docker.server_version.empty() ? "-" : f.docker.server_version.c_str());
+      t.add({h.plan.name, f.os.id + " " + f.os.version_id, f.kernel, std::to_string(f.cpu.logical),
+             pai::util::format_bytes(static_cast<double>(f.memory.total_bytes)),
+             std::to_string(f.gpus.size()),
+             f.nvidia.driver_version.empty() ? "-" : f.nvidia.driver_version,
+             f.docker.server_version.empty() ? "-" : f.docker.server_version});
     }
+    print_table(t);
   } else if (!g.quiet) {
     std::printf("wrote %zu facts file%s to %s (%.1f s)\n", written.size(),
                 written.size() == 1 ? "" : "s", o.out_dir.c_str(), duration_ms / 1000);
@@ -146,15 +152,9 @@ int run(FactsCollectOptions& o, const Globals& g) {
 
 void add_facts_collect(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<FactsCollectOptions>();
-  CLI::App* cmd = parent.add_subcommand("collect",
-                                        "Gather each host's hardware and software facts over SSH "
-                                        "(one round trip per host) and save them as "
-                                        "paictl.facts/v1 JSON for the planner");
+  CLI::App* cmd = &parent;
   add_hosts_options(cmd, o->hosts);
-  cmd->add_option("-o,--output", o->output,
-                  "Output on stdout: a table, or JSON (all facts without --out)")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   cmd->add_option("--out", o->out_dir,
                   "Write one DIR/<hostname>.json per host (paictl.facts/v1, docs/facts.md)")
       ->type_name("DIR");
@@ -162,20 +162,14 @@ void add_facts_collect(CLI::App& parent, Globals& g) {
       "EXIT STATUS:\n"
       "  0 facts of every host collected, 2 bad usage or invalid cluster files, 3 some hosts could "
       "not be reached\n"
-      "  (their partial facts are still written when the script was cut off)\n\n"
-      "EXAMPLES:\n"
-      "  paictl facts collect cluster/ --out facts/ && paictl plan --facts facts/\n"
-      "  paictl facts collect --hosts 10.0.0.5,10.0.0.6 -o json > facts.json\n"
-      "  paictl facts collect cluster/ --limit gpu-worker-3 -o json\n");
+      "  (their partial facts are still written when the script was cut off)\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar(
-    {{"facts", "collect"},
-     "Gather hardware and software facts from hosts over SSH and save them as JSON for the planner",
-     60,
-     add_facts_collect});
+void build_facts_collect(CLI::App& cmd, Globals& g) {
+  add_facts_collect(cmd, g);
+}
 
 }  // namespace paictl

@@ -45,7 +45,7 @@ struct CheckOptions {
   std::string vc;
 };
 
-void add_check_flags(CLI::App* cmd, CheckOptions& o);
+void add_check_flags(CLI::App* cmd, CheckOptions& o, Globals& g);
 int run_check(const CheckOptions& o, const Globals& g, const char* suite);
 
 // --param/--name/--vc into overrides; prints the error and returns nullopt on bad input.
@@ -55,15 +55,6 @@ std::optional<pai::job::Overrides> make_overrides(const std::vector<std::string>
 // --- output ---------------------------------------------------------------------------
 
 using Json = nlohmann::ordered_json;
-
-struct Table {
-  std::vector<std::string> headers;
-  std::vector<std::vector<std::string>> rows;
-};
-std::string format_table(const Table& t);
-
-// Prints `data` as JSON (2-space indent) or YAML on stdout.
-void print_structured(const Json& data, const std::string& format);
 
 // "1h 2m", "35s": a duration in milliseconds for tables.
 std::string format_duration_ms(double ms);
@@ -117,9 +108,6 @@ struct JobTarget {
 std::optional<JobTarget> open_job(const std::string& job, const RemoteOptions& o, const Globals& g);
 
 // --- waiting for a job -----------------------------------------------------------------
-
-// `job wait` exits with this when --timeout expires before the job ends.
-inline constexpr int kExitWaitTimeout = 4;
 
 struct WaitOptions {
   double interval = 10;  // seconds between polls

@@ -18,6 +18,7 @@
 #include "job/placement.h"
 #include "job/validate.h"
 #include "output.h"
+#include "printer.h"
 #include "util/strings.h"
 
 namespace paictl {
@@ -59,22 +60,27 @@ jobcli::Json evaluation_json(const pai::job::Evaluation& e) {
 }
 
 std::string decision_table(const std::vector<pai::job::Evaluation>& evs, const std::string& vc) {
-  jobcli::Table t{{"RANK", "CLUSTER", "VC", "DECISION", "FREE GPU", "FREE CPU", "FREE MEM GiB",
-                   "PREF", "REASON"},
-                  {}};
+  Table t({{"RANK"},
+           {"CLUSTER"},
+           {"VC"},
+           {"DECISION"},
+           {"FREE GPU"},
+           {"FREE CPU"},
+           {"FREE MEM GiB"},
+           {"PREF"},
+           {"REASON"}});
   for (const auto& e : evs)
-    t.rows.push_back({e.rank ? std::to_string(e.rank) : "-", e.cluster, vc,
-                      e.eligible ? "kept" : "dropped", e.checks.size() > 1 ? n0(e.free.gpu) : "-",
-                      e.checks.size() > 1 ? n0(e.free.cpu) : "-",
-                      e.checks.size() > 1 ? n0(e.free.memory_mb / 1024) : "-",
-                      e.preference >= 0 ? std::to_string(e.preference + 1) : "-", e.reason});
-  return jobcli::format_table(t);
+    t.add({e.rank ? std::to_string(e.rank) : "-", e.cluster, vc, e.eligible ? "kept" : "dropped",
+           e.checks.size() > 1 ? n0(e.free.gpu) : "-", e.checks.size() > 1 ? n0(e.free.cpu) : "-",
+           e.checks.size() > 1 ? n0(e.free.memory_mb / 1024) : "-",
+           e.preference >= 0 ? std::to_string(e.preference + 1) : "-", e.reason});
+  return render_table(t);
 }
 
 std::string checks_table(const pai::job::Evaluation& e) {
-  jobcli::Table t{{"CHECK", "RESULT", "DETAIL"}, {}};
-  for (const auto& c : e.checks) t.rows.push_back({c.name, c.ok ? "ok" : "FAILED", c.detail});
-  return jobcli::format_table(t);
+  Table t({{"CHECK"}, {"RESULT"}, {"DETAIL"}});
+  for (const auto& c : e.checks) t.add({c.name, c.ok ? "ok" : "FAILED", c.detail});
+  return render_table(t);
 }
 
 int run(const SubmitOptions& o, const Globals& g) {
@@ -169,7 +175,7 @@ int run(const SubmitOptions& o, const Globals& g) {
   // 4. --dry-run: the decision and the request, secrets masked; nothing is sent.
   if (o.dry_run) {
     std::string masked = pai::job::emit_job(f, *ov, /*mask_secrets=*/true);
-    if (o.output == "table") {
+    if (!is_structured(o.output)) {
       std::string out = request_line + "\n\n";
       out += automatic ? decision_table(evs, req.virtual_cluster) : checks_table(evs.front());
       out += "\n";
@@ -200,7 +206,8 @@ int run(const SubmitOptions& o, const Globals& g) {
                      {"contentType", "text/yaml"},
                      {"bytes", body.size()},
                      {"body", masked}};
-      jobcli::print_structured(j, o.output);
+      j["dryRun"] = true;
+      print_document(document("jobSubmission", j), o.output);
     }
     return target ? kExitOk : kExitUsage;
   }
@@ -229,18 +236,19 @@ int run(const SubmitOptions& o, const Globals& g) {
   auto r = target->api->submit_job(body);
   const std::string id = pai::api::job_id(target->cluster->user, req.name);
   if (!r.ok()) return jobcli::report_api_error(target->cluster->name, "submitting " + id, *r.error);
-  if (o.output == "table") {
+  if (!is_structured(o.output)) {
     if (!g.quiet)
       std::printf("%s submitted to %s (VC %s)\n", id.c_str(), target->cluster->name.c_str(),
                   req.virtual_cluster.c_str());
   } else if (!o.wait) {
-    jobcli::print_structured({{"cluster", target->cluster->name},
-                              {"job", id},
-                              {"user", target->cluster->user},
-                              {"name", req.name},
-                              {"virtualCluster", req.virtual_cluster},
-                              {"message", *r}},
-                             o.output);
+    print_document(document("jobSubmission", Json{{"dryRun", false},
+                                                  {"cluster", target->cluster->name},
+                                                  {"job", id},
+                                                  {"user", target->cluster->user},
+                                                  {"name", req.name},
+                                                  {"virtualCluster", req.virtual_cluster},
+                                                  {"message", *r}}),
+                   o.output);
   }
   if (!o.wait) return kExitOk;
   jobcli::WaitOptions w = o.wait_opts;
@@ -250,8 +258,7 @@ int run(const SubmitOptions& o, const Globals& g) {
 
 void add_job_submit(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<SubmitOptions>();
-  CLI::App* cmd =
-      parent.add_subcommand("submit", "Check a job against the cluster, then submit it");
+  CLI::App* cmd = &parent;
   cmd->add_option("FILE", o->file, "Job protocol v2 file ('-' reads stdin)")->required();
   jobcli::add_remote_flags(cmd, o->remote, /*allow_auto=*/true);
   cmd->add_option("--vc", o->vc, "Virtual cluster (replaces defaults.virtualCluster)");
@@ -264,9 +271,7 @@ void add_job_submit(CLI::App& parent, Globals& g) {
                 "Check and show what would be sent (secrets masked); send nothing");
   cmd->add_flag("--wait", o->wait, "Wait for the job to end; the exit code follows its outcome");
   jobcli::add_wait_flags(cmd, o->wait_opts, "wait-");
-  cmd->add_option("-o,--output", o->output, "Output format")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   cmd->footer(
       "Before sending, paictl validates the file and asks the cluster: the VC exists and you may "
       "use it, the\n"
@@ -280,20 +285,15 @@ void add_job_submit(CLI::App& parent, Globals& g) {
       "EXIT STATUS:\n"
       "  0 submitted (with --wait: the job succeeded), 1 with --wait: the job failed or was "
       "stopped,\n"
-      "  2 invalid job, or no cluster can take it, 3 a cluster failed, 4 --wait-timeout expired\n\n"
-      "EXAMPLES:\n"
-      "  paictl job submit examples/jobs/pytorch-mnist.yaml --cluster lab\n"
-      "  paictl job submit job.yaml --cluster auto --dry-run\n"
-      "  paictl job submit job.yaml --name run-42 --param lr=0.01 --wait\n");
+      "  2 invalid job, or no cluster can take it, 3 a cluster failed, 4 --wait-timeout "
+      "expired\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar(
-    {{"job", "submit"},
-     "Check a job against a cluster (or pick one with --cluster auto) and submit it",
-     42,
-     add_job_submit});
+void build_job_submit(CLI::App& cmd, Globals& g) {
+  add_job_submit(cmd, g);
+}
 
 }  // namespace paictl

@@ -15,11 +15,12 @@
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "output.h"
-#include "topology/diagram.h"
-#include "topology/plan_output.h"
-#include "topology/plan_run.h"
-#include "topology/profiles.h"
-#include "topology/unified_diff.h"
+#include "planner/diagram.h"
+#include "planner/plan_output.h"
+#include "planner/plan_run.h"
+#include "planner/profiles.h"
+#include "planner/unified_diff.h"
+#include "printer.h"
 #include "util/fs.h"
 #include "util/strings.h"
 #include "util/yaml_emit.h"
@@ -48,7 +49,7 @@ struct PlanCliOptions {
   bool list_profiles = false;
   // --profile, --count and --racks in command-line order: each count/racks belongs to the --profile
   // before it.
-  std::vector<pai::topology::ProfileCount> profile_counts;
+  std::vector<pai::planner::ProfileCount> profile_counts;
   std::string pairing_error;
 };
 
@@ -89,14 +90,21 @@ void print_diagnostics(const pai::diag::List& list, const Globals& g) {
 }
 
 int run(const PlanCliOptions& o, const Globals& g) {
-  using namespace pai::topology;
+  using namespace pai::planner;
   const std::string layouts = find_layouts(o.layouts);
   if (o.list_profiles) {
+    Json items = Json::array();
+    Table t({{"NAME"}, {"DESCRIPTION"}});
     for (const auto& name : list_profiles(layouts)) {
       pai::diag::List ignore;
       auto p = load_profile(layouts, name, ignore);
-      std::printf("%-24s %s\n", name.c_str(), p ? p->description.c_str() : "(unreadable)");
+      items.push_back({{"name", name}, {"description", p ? Json(p->description) : Json(nullptr)}});
+      t.add({name, p ? p->description : "(unreadable)"});
     }
+    if (is_structured(o.output))
+      print_document(list_document("profileList", items), o.output);
+    else
+      print_table(t);
     return kExitOk;
   }
   if (o.facts.empty() && o.facts_positional.empty() && o.profiles.empty()) {
@@ -140,7 +148,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
   if (!r.ok()) {
     print_diagnostics(r.diagnostics, g);
     print_error("nothing planned: fix the errors above");
-    return o.detailed_exitcode ? 1 : kExitUsage;
+    return kExitUsage;
   }
 
   // The files, checked exactly as `paictl check config` would.
@@ -176,7 +184,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
   }
 
   if (o.dry_run) {
-    if (o.output == "table") {
+    if (!is_structured(o.output)) {
       for (const auto& [name, content] : outputs) {
         const std::string d = changes[name].get<std::string>();
         std::fwrite(d.data(), 1, d.size(), stdout);
@@ -198,7 +206,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
         return kExitUsage;
       }
     }
-    if (!g.quiet && o.output == "table")
+    if (!g.quiet && !is_structured(o.output))
       std::fprintf(stderr,
                    "wrote %s/layout.yaml, hivedscheduler.yaml and services-configuration.yaml\n",
                    o.out.c_str());
@@ -228,10 +236,8 @@ int run(const PlanCliOptions& o, const Globals& g) {
       j["written"] = !o.dry_run;
       j["changes"] = changes;
     }
-    std::string text = o.output == "json"
-                           ? j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
-                           : pai::util::to_yaml(j);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    // "schema" is kept beside apiVersion for readers of earlier output.
+    print_document(document("plan", Json(j)), o.output);
   } else if (!o.dry_run && !g.quiet) {
     TableOptions t;
     t.color = use_color(g.no_color);
@@ -244,16 +250,13 @@ int run(const PlanCliOptions& o, const Globals& g) {
   // Findings after the summary, where a terminal user sees them.
   std::fflush(stdout);
   print_diagnostics(r.diagnostics, g);
-  if (o.detailed_exitcode) return changed ? 2 : 0;
-  return kExitOk;
+  // 0, or 2 under --detailed-exitcode (exit_code_for).
+  return changed ? kExitChanges : kExitOk;
 }
 
 void add_plan(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<PlanCliOptions>();
-  CLI::App* cmd = parent.add_subcommand("plan",
-                                        "Plan a cluster from hardware facts or machine profiles: "
-                                        "machine SKUs, layout.yaml, the HiveD cell hierarchy "
-                                        "and virtual clusters that fit by construction");
+  CLI::App* cmd = &parent;
   cmd->add_option("FACTS_DIR", o->facts_positional, "Facts directories, the same as --facts DIR")
       ->type_name("DIR");
   cmd->add_option("--facts", o->facts,
@@ -311,21 +314,13 @@ void add_plan(CLI::App& parent, Globals& g) {
   cmd->add_option("--diagram", o->diagram,
                   "Draw racks, nodes, cells and GPUs coloured by VC to an SVG file")
       ->type_name("FILE.svg");
-  cmd->add_option("-o,--output", o->output, "Summary format on stdout")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   cmd->add_flag("--list-profiles", o->list_profiles, "List the machine profiles and exit");
   cmd->footer(
       "EXIT STATUS:\n"
       "  0 planned (and written), 2 bad usage or input (nothing written), 1 internal check "
       "failure;\n"
-      "  with --detailed-exitcode: 0 no changes, 2 changes, 1 error\n\n"
-      "EXAMPLES:\n"
-      "  paictl plan examples/facts --vc research=60% --vc prod=40% --out cluster/ --diagram "
-      "cluster/plan.svg\n"
-      "  paictl plan --profile dgx-a100 --count 16 --racks 2 --vc a=50% --vc b=dgx-a100:4nodes -o "
-      "yaml\n"
-      "  paictl plan --facts facts/ --odd-hosts exclude --out cluster/ --dry-run\n");
+      "  with --detailed-exitcode: 0 no changes, 2 changes, 1 error\n\n");
   cmd->callback([o, &g, cmd, profile_opt, count_opt, racks_opt]() {
     size_t p = 0, c = 0, r = 0;
     for (const CLI::Option* op : cmd->parse_order()) {
@@ -348,11 +343,8 @@ void add_plan(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar(
-    {{"plan"},
-     "Plan SKUs, layout.yaml, HiveD cells and virtual clusters from hardware facts or machine "
-     "profiles",
-     5,
-     add_plan});
+void build_plan(CLI::App& cmd, Globals& g) {
+  add_plan(cmd, g);
+}
 
 }  // namespace paictl

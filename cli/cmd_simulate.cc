@@ -21,6 +21,7 @@
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "printer.h"
 #include "scheduler/hived.h"
 #include "scheduler/policy.h"
 #include "sim/engine.h"
@@ -112,25 +113,13 @@ std::shared_ptr<pai::config::HivedModel> load_cluster(const std::string& path, c
 
 // --- tables ------------------------------------------------------------------
 
+// The policies side by side: the metric's name, then one right-aligned column per policy.
 void print_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width;
-  for (const auto& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) {
-      if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], r[i].size());
-    }
-  for (const auto& r : rows) {
-    std::string line;
-    for (size_t i = 0; i < r.size(); ++i) {
-      if (i == 0) {
-        line += r[i] + std::string(width[i] - r[i].size(), ' ');
-      } else {
-        line += "  " + std::string(width[i] - r[i].size(), ' ') + r[i];
-      }
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    std::printf("%s\n", line.c_str());
-  }
+  if (rows.empty()) return;
+  Table t;
+  for (size_t i = 0; i < rows[0].size(); ++i) t.columns.push_back({rows[0][i], false, i > 0});
+  for (size_t r = 1; r < rows.size(); ++r) t.add(rows[r]);
+  paictl::print_table(t);
 }
 
 std::string pct(double v) {
@@ -375,10 +364,8 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   }
   if (progress) std::fprintf(stderr, "\x1b[2K");
   pai::sim::ReportContext ctx{trace, sim, runs, o.config, pai::kVersion};
-  if (o.output == "json") {
-    std::printf("%s\n", pai::sim::summary_json(ctx).dump(2).c_str());
-  } else if (o.output == "yaml") {
-    std::fputs(pai::util::to_yaml(pai::sim::summary_json(ctx)).c_str(), stdout);
+  if (is_structured(o.output)) {
+    print_document(document("simulation", Json(pai::sim::summary_json(ctx))), o.output);
   } else {
     print_summary(ctx, g);
   }
@@ -402,7 +389,7 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   return kExitOk;
 }
 
-void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
+void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
   cmd.add_option("--config", o.config,
                  "Cluster: a directory, services-configuration.yaml or a HiveD config (as for "
                  "check config)")
@@ -416,9 +403,7 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
                  "Policies to compare, comma-separated: hived, quota, k8s-default, private")
       ->type_name("LIST")
       ->capture_default_str();
-  cmd.add_option("-o,--output", o.output, "Output format on stdout")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  add_output_option(cmd, o.output, g);
   cmd.add_option("--report", o.report,
                  "Also write metrics.json, jobs.csv and report.html (SVG charts) to DIR")
       ->type_name("DIR");
@@ -540,40 +525,31 @@ int run_generate(const GenerateOptions& o, const Globals& g) {
 
 const char* kSimulateFooter =
     "EXIT STATUS:\n"
-    "  0 simulated, 2 bad usage, a cluster config with errors, or a malformed trace\n\n"
-    "EXAMPLES:\n"
-    "  paictl simulate --config examples/clusters/heterogeneous --trace "
-    "examples/traces/philly-small.json \\\n"
-    "      --policy hived,quota --report out/sim\n"
-    "  paictl simulate --config cluster/ --trace cluster_log.csv --trace-format helios --policy "
-    "hived,quota,private -o json\n"
-    "  paictl simulate generate --jobs 100000 --seed 7 --cluster-out philly/ --out "
-    "philly/trace.json\n";
+    "  0 simulated, 2 bad usage, a cluster config with errors, or a malformed trace";
 
-void add_simulate_run(CLI::App& parent, Globals& g) {
-  // The group itself takes the options: `paictl simulate --config ... --trace ...`.
+// `paictl simulate --config ... --trace ...`: the group itself takes the options.
+void add_simulate(CLI::App& group, Globals& g) {
   auto o = std::make_shared<SimulateOptions>();
-  parent.require_subcommand(0, 1);
-  parent.description(
-      "Replay a job trace on a cluster with HiveD and baseline policies (quota, k8s-default, "
-      "private) and compare "
-      "queueing delay, JCT, utilisation, fragmentation, preemptions and sharing anomalies");
-  add_simulate_options(parent, *o);
-  parent.footer(kSimulateFooter);
-  CLI::App* run =
-      parent.add_subcommand("run", "The same as 'paictl simulate' (the options go to simulate)");
-  run->fallthrough();
-  run->footer(kSimulateFooter);
-  parent.callback([o, &g, &parent]() {
-    if (parent.got_subcommand("generate")) return;
+  group.require_subcommand(0, 1);
+  add_simulate_options(group, *o, g);
+  group.footer(kSimulateFooter);
+  group.callback([o, &g, &group]() {
+    if (!group.get_subcommands().empty()) return;  // run or generate did the work
     g.exit_code = run_simulate(*o, g);
   });
 }
 
+// `paictl simulate run`: the same options and the same run, listed in its help.
+void add_simulate_run(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<SimulateOptions>();
+  add_simulate_options(cmd, *o, g);
+  cmd.footer(kSimulateFooter);
+  cmd.callback([o, &g]() { g.exit_code = run_simulate(*o, g); });
+}
+
 void add_simulate_generate(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<GenerateOptions>();
-  CLI::App* cmd = parent.add_subcommand(
-      "generate", "Make a seeded Philly-like trace (and a Philly-shaped cluster) for simulate");
+  CLI::App* cmd = &parent;
   cmd->add_option("--jobs", o->jobs, "Number of jobs")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed; the same seed gives the same trace")
       ->capture_default_str();
@@ -602,27 +578,19 @@ void add_simulate_generate(CLI::App& parent, Globals& g) {
       ->capture_default_str();
   cmd->add_option("--vcs", o->vcs, "Virtual clusters of the generated cluster")
       ->capture_default_str();
-  cmd->footer(
-      "EXAMPLES:\n"
-      "  paictl simulate generate --jobs 100000 --seed 7 --cluster-out philly/ --out "
-      "philly/trace.json\n"
-      "  paictl simulate generate --config examples/clusters/heterogeneous --jobs 2000 --out "
-      "trace.json\n"
-      "  paictl simulate generate --jobs 5000 --opportunistic 0.2 --format csv --out trace.csv\n");
   cmd->callback([o, &g]() { g.exit_code = run_generate(*o, g); });
 }
 
 }  // namespace
 
-static Registrar reg_run(
-    {{"simulate", "run"},
-     "Replay a job trace with HiveD and baseline policies and compare them (also: paictl "
-     "simulate --config ... --trace ...)",
-     60,
-     add_simulate_run});
-static Registrar reg_generate({{"simulate", "generate"},
-                               "Make seeded Philly-like traces and Philly-shaped clusters",
-                               61,
-                               add_simulate_generate});
+void build_simulate(CLI::App& cmd, Globals& g) {
+  add_simulate(cmd, g);
+}
+void build_simulate_run(CLI::App& cmd, Globals& g) {
+  add_simulate_run(cmd, g);
+}
+void build_simulate_generate(CLI::App& cmd, Globals& g) {
+  add_simulate_generate(cmd, g);
+}
 
 }  // namespace paictl

@@ -15,6 +15,7 @@
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "printer.h"
 #include "remote/executor.h"
 #include "remote/ssh_transport.h"
 #include "util/stdin.h"
@@ -121,7 +122,7 @@ void print_diagnostics(const pai::diag::List& list, const Globals& g) {
 
 int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   auto policy = pai::remote::parse_host_key_policy(o.host_key_policy);
-  pai::check::InventoryOptions io;
+  pai::inventory::InventoryOptions io;
   io.paths = o.paths;
   io.hosts = o.hosts;
   io.hosts_file = o.hosts_file;
@@ -147,7 +148,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
     io.hosts_file_content = std::move(r.content);
   }
 
-  out.inventory = pai::check::build_inventory(io);
+  out.inventory = pai::inventory::build_inventory(io);
   print_diagnostics(out.inventory.diagnostics, g);
   if (out.inventory.input_error) {
     if (!o.paths.empty() && out.inventory.diagnostics.has_errors())
@@ -189,9 +190,9 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   std::vector<std::string> names = !o.registries.empty() ? o.registries
                                    : !out.inventory.registries.empty()
                                        ? out.inventory.registries
-                                       : pai::check::default_registries();
+                                       : pai::inventory::default_registries();
   for (const auto& n : names) {
-    if (!pai::check::is_safe_dns_name(n)) {
+    if (!pai::facts::is_safe_dns_name(n)) {
       print_error("registry \"" + n + "\" is not a host name");
       return kExitUsage;
     }
@@ -212,7 +213,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
 }
 
 void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::string& command,
-                   bool json) {
+                   const std::string& format) {
   const auto& hosts = p.inventory.hosts;
   size_t fds = 4;
   for (const auto& h : hosts) fds = std::max(fds, 4 + 3 * h.target.jumps.size());
@@ -225,7 +226,7 @@ void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::str
       a.push_back("password (" + p.password_origin + ")");
     return a;
   };
-  if (json) {
+  if (is_structured(format)) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& h : hosts) {
       const auto& e = h.target.endpoint;
@@ -257,7 +258,7 @@ void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::str
                         {"registries", p.collect.script.dns_names},
                         {"command_timeout_s", o.command_timeout_s},
                         {"connect_timeout_s", o.connect_timeout_s}};
-    std::printf("%s\n", pai::check::dump(j).c_str());
+    print_document(document("hostsDryRun", Json(j)), format);
     return;
   }
   std::printf(

@@ -138,9 +138,8 @@ void Hived::touch_opp_view(int32_t c) {
   if (p.view_pos < 0) return;
   View& view = views_[static_cast<size_t>(chain_opp_view_[static_cast<size_t>(p.chain)])];
   int32_t cls = view.node_class[static_cast<size_t>(p.view_pos)];
-  int32_t b = -1;
-  if (p.healthy) b = bucket_opportunistic(view.layout, cls, p.used_opp, p.used_guar);
-  view.index.set(p.view_pos, b);
+  view.index.set(p.view_pos, bucket_opportunistic(view.layout, cls, p.used_opp, p.used_guar),
+                 p.healthy);
 }
 
 void Hived::touch_vc_view(int32_t v) {
@@ -148,10 +147,10 @@ void Hived::touch_vc_view(int32_t v) {
   if (vc.view < 0) return;
   View& view = views_[static_cast<size_t>(vc.view)];
   bool healthy = vc.pcell < 0 || P(vc.pcell).healthy;
-  int32_t b = -1;
-  if (healthy)
-    b = bucket_used(view.layout, view.node_class[static_cast<size_t>(vc.view_pos)], vc.used);
-  view.index.set(vc.view_pos, b);
+  view.index.set(
+      vc.view_pos,
+      bucket_used(view.layout, view.node_class[static_cast<size_t>(vc.view_pos)], vc.used),
+      healthy);
 }
 
 void Hived::add_physical_usage(int32_t leaf, int32_t priority, int32_t delta) {

@@ -413,7 +413,7 @@ class Store:
                 self.create(self.resources[("", "namespaces")], None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, "kube-apiserver")
             self.create(self.resources[("", "services")], "default", {"apiVersion": "v1", "kind": "Service",
                         "metadata": {"name": "kubernetes", "namespace": "default", "labels": {"component": "apiserver", "provider": "kubernetes"}},
-                        "spec": {"ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": cfg["port"]}]}}, "kube-apiserver")
+                        "spec": {"clusterIP": self.first_ip(), "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": cfg["port"]}]}}, "kube-apiserver")
 
     def persist(self):
         path = self.dir + "/objects.json"
@@ -847,6 +847,10 @@ class Store:
                 c.setdefault("imagePullPolicy", "Always" if img.endswith(":latest") or ":" not in img.split("/")[-1] else "IfNotPresent")
                 c.setdefault("terminationMessagePath", "/dev/termination-log")
                 c.setdefault("terminationMessagePolicy", "File")
+
+    def first_ip(self):
+        net = self.cfg.get("service_cidr", "10.96.0.0/12").split("/")[0].split(".")
+        return "%s.%s.%s.%d" % (net[0], net[1], net[2], int(net[3]) + 1)
 
     def alloc_ip(self):
         net = self.cfg.get("service_cidr", "10.96.0.0/12").split("/")[0].split(".")

@@ -168,6 +168,7 @@ def up(args):
                 pids[p[2]] = int(p[0])
     for d in tbfake.BOUND_DIRS:
         os.makedirs(d, exist_ok=True)  # a bind mount needs a mount point (empty, left in place)
+    copy_etc(rundir, hosts)
     for h in hosts:
         prepare_host(rundir, h, kubectl, args)
         mount_host(rundir, h, pids[h["name"]], kubectl)
@@ -182,6 +183,23 @@ def up(args):
     return 0
 
 
+def copy_etc(rundir, hosts):
+    """Each host's own /etc: copies of the machine's, a few at a time."""
+    procs = []
+    for h in hosts:
+        fs = os.path.join(rundir, "hosts", h["name"], "fs")
+        if os.path.exists(fs + "/etc"):
+            shutil.rmtree(fs + "/etc")
+        os.makedirs(fs, exist_ok=True)
+        procs.append((h, subprocess.Popen(["cp", "-a", "/etc", fs + "/etc"], stderr=subprocess.PIPE, text=True)))
+        while sum(1 for _, p in procs if p.poll() is None) >= 8:
+            time.sleep(0.01)
+    for h, p in procs:
+        _, e = p.communicate()
+        if p.returncode != 0:
+            die("copying /etc for host %s failed: %s" % (h["name"], e.strip()), 1)
+
+
 def prepare_host(rundir, h, kubectl, args):
     H = os.path.join(rundir, "hosts", h["name"])
     tbfake.HOST = H
@@ -189,12 +207,8 @@ def prepare_host(rundir, h, kubectl, args):
     os.makedirs(H + "/state", exist_ok=True)
     # Its own /etc: a copy of the machine's, with the installer's directories empty and
     # the files testhosts.sh gave the host (hostname, hosts, os-release, machine-id).
-    if os.path.exists(H + "/fs/etc"):
-        shutil.rmtree(H + "/fs/etc")
-    os.makedirs(H + "/fs", exist_ok=True)
-    r = subprocess.run(["cp", "-a", "/etc", H + "/fs/etc"], capture_output=True, text=True)
-    if r.returncode != 0:
-        die("copying /etc for host %s failed: %s" % (h["name"], r.stderr.strip()), 1)
+    if not os.path.isdir(H + "/fs/etc"):
+        die("host %s has no copy of /etc" % h["name"], 1)
     for d in tbfake.MAPPED_DIRS:
         p = H + "/fs" + d
         if os.path.lexists(p):
