@@ -342,13 +342,22 @@ class Parser {
       if (c() != '>' || pos_ == start)
         fail(m, "unterminated verbatim tag", "write it as !<tag:example.com,2000:type>");
       resolved.assign(s_.substr(start, pos_ - start));
+      for (char ch : resolved)
+        if (!uri_char(ch))
+          fail(m, "invalid character in a verbatim tag", "write other characters as %-escapes");
       ++pos_;
       if (resolved == "!")
         fail(m, "the verbatim tag !<!> is not allowed", "write ! for a non-specific tag");
       return tag_shorthand(resolved);
     }
     size_t start = pos_;
-    while (!blank_or_eol(pos_) && !flow_indicator(s_[pos_])) ++pos_;
+    while (!blank_or_eol(pos_) && !flow_indicator(s_[pos_])) {
+      if (!uri_char(s_[pos_]))
+        fail(mark(), "invalid character in a tag",
+             "a tag holds letters, digits and URI punctuation; write other characters as "
+             "%-escapes");
+      ++pos_;
+    }
     std::string_view t = s_.substr(start, pos_ - start);
     std::string handle = "!";
     std::string_view suffix = t;
@@ -387,7 +396,30 @@ class Parser {
         resolved += suffix[i];
       }
     }
+    if (!valid_utf8(resolved))
+      fail(m, "a %-escape in the tag is not UTF-8", "escape each byte of a UTF-8 character");
     return tag_shorthand(resolved);
+  }
+
+  // YAML's ns-uri-char (the '%' of an escape included).
+  static bool uri_char(char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) ||
+           std::string_view("-#;/?:@&=+$,_.!~*'()[]%").find(ch) != std::string_view::npos;
+  }
+  static bool valid_utf8(std::string_view t) {
+    for (size_t i = 0; i < t.size(); ++i) {
+      auto b = static_cast<unsigned char>(t[i]);
+      if (b < 0x80) continue;
+      size_t n = b >= 0xC2 && b <= 0xDF   ? 2
+                 : b >= 0xE0 && b <= 0xEF ? 3
+                 : b >= 0xF0 && b <= 0xF4 ? 4
+                                          : 0;
+      if (n == 0 || i + n > t.size()) return false;
+      for (size_t k = 1; k < n; ++k)
+        if ((static_cast<unsigned char>(t[i + k]) & 0xC0) != 0x80) return false;
+      i += n - 1;
+    }
+    return true;
   }
 
   Node* parse_alias(const Props& props = {}) {
@@ -473,6 +505,7 @@ class Parser {
       for (size_t i = 1; ok && i + 1 < handle.size(); ++i)
         ok = std::isalnum(static_cast<unsigned char>(handle[i])) || handle[i] == '-';
       std::string_view prefix = word();
+      for (char ch : prefix) ok = ok && uri_char(ch);
       if (!ok || prefix.empty())
         fail(m, "invalid %TAG directive", "write %TAG !e! tag:example.com,2000: (handle, prefix)");
       for (const auto& h : handles_)
@@ -798,6 +831,7 @@ class Parser {
       if (line_ != m.line)
         fail(m, "a mapping key must be on one line", "use a shorter key, or the '? ' form");
     } else {
+      check_plain_start(false);
       Mark km = mark();
       size_t start = pos_, end = pos_;
       while (!eol_at(pos_) && !(s_[pos_] == ':' && blank_or_eol(pos_ + 1))) {
