@@ -7,11 +7,12 @@
 // expansion, and speed on 10,000-machine configs. See docs/architecture.md for why
 // this is not yaml-cpp's loader.
 //
-// Supported: block and flow collections, plain/single/double-quoted scalars,
-// literal and folded block scalars with chomping and indentation indicators,
-// comments, anchors and aliases, merge keys (<<), tags, several documents.
-// Not supported (reported as a syntax error with a hint): complex keys (`? `),
-// flow collections used as keys.
+// It reads YAML 1.2 as the official YAML test suite defines it (checked against
+// libfyaml by tests/conformance): block and flow collections, all scalar styles,
+// comments, anchors and aliases, tags with %TAG directives, several documents,
+// complex keys (`? key`, flow collections as keys: Pair::key is then a
+// collection, which get() and find() do not match), and YAML 1.1 merge keys (<<).
+// Input that is not UTF-8 text, and old Mac line breaks (a lone CR), are refused.
 
 #include <cstdint>
 #include <deque>
