@@ -76,6 +76,9 @@ void build_hived_groups(CLI::App&, Globals&);
 void build_hived_why(CLI::App&, Globals&);
 void build_help(CLI::App&, Globals&);
 void build_version(CLI::App&, Globals&);
+void build_completion(CLI::App&, Globals&);
+void build_internal_complete(CLI::App&, Globals&);
+void build_internal_man(CLI::App&, Globals&);
 void build_internal_commands(CLI::App&, Globals&);
 
 }  // namespace paictl
