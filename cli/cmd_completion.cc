@@ -204,7 +204,8 @@ _paictl() {
 compdef _paictl paictl
 )";
 
-const char* kFish = R"(# fish completion for paictl: paictl completion fish > ~/.config/fish/completions/paictl.fish
+const char* kFish =
+    R"(# fish completion for paictl: paictl completion fish > ~/.config/fish/completions/paictl.fish
 function __paictl_complete
     set -l words (commandline -opc) (commandline -ct)
     for line in ($words[1] __complete $words[2..-1] 2>/dev/null)

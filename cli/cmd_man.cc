@@ -65,7 +65,8 @@ std::string man_page(const std::vector<std::string>& path, const CLI::App* app) 
     usage += " COMMAND";
   usage += " [OPTIONS]";
   for (const CLI::Option* o : app->get_options())
-    if (o->get_positional()) usage += " " + o->get_name() + (o->get_items_expected_max() > 1 ? "..." : "");
+    if (o->get_positional())
+      usage += " " + o->get_name() + (o->get_items_expected_max() > 1 ? "..." : "");
   m += roff(usage.substr(1)) + "\n";
   m += ".SH DESCRIPTION\n" + roff(app->get_description()) + ".\n";
   auto subs = app->get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); });
