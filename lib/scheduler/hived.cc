@@ -252,8 +252,8 @@ bool Hived::stale_plan_holds(const Placement& pl, const std::vector<int32_t>& vi
   return true;
 }
 
-int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Placement& pl,
-                            GroupState state) {
+// A reset group in a free slot (a released group's, or a new one).
+int32_t Hived::new_group_slot() {
   int32_t g;
   if (!free_slots_.empty()) {
     g = free_slots_.back();
@@ -262,8 +262,14 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
     g = static_cast<int32_t>(groups_.size());
     groups_.emplace_back();
   }
+  G(g) = Group();
+  return g;
+}
+
+int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Placement& pl,
+                            GroupState state) {
+  const int32_t g = new_group_slot();
   Group& grp = G(g);
-  grp = Group();
   grp.alive = true;
   grp.name = r.affinity_group;
   grp.tag = r.tag;

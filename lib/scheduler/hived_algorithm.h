@@ -278,6 +278,7 @@ namespace __attribute__((visibility("hidden"))) hived_detail {
     void overlay_reset();
 
     // --- groups
+    int32_t new_group_slot();
     int32_t create_group(const GroupRequest& r, const Request& req, const Placement& pl,
                          GroupState state);
     bool stale_plan_holds(const Placement& pl, const std::vector<int32_t>& victims) const;

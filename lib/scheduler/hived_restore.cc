@@ -159,17 +159,9 @@ RestoredGroup Hived::restore_group(const LiveGroup& in,
                    [](const auto& a, const auto& b) { return a.size() < b.size(); });
 
   // The group, as create_group makes it.
-  int32_t g;
-  if (!free_slots_.empty()) {
-    g = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    g = static_cast<int32_t>(groups_.size());
-    groups_.emplace_back();
-  }
+  const int32_t g = new_group_slot();
   {
     Group& grp = G(g);
-    grp = Group();
     grp.alive = true;
     grp.name = in.name;
     grp.vc = vc;

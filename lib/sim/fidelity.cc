@@ -80,20 +80,6 @@ class Recorder final : public Policy {
   std::ostream& out_;
 };
 
-std::string outcome_name(Outcome o) {
-  switch (o) {
-    case Outcome::Bound:
-      return "bound";
-    case Outcome::Preempting:
-      return "preempting";
-    case Outcome::Waiting:
-      return "waiting";
-    case Outcome::Rejected:
-      return "rejected";
-  }
-  return "?";
-}
-
 std::vector<std::string> names(const std::vector<scheduler::Victim>& v) {
   std::vector<std::string> out;
   for (const auto& x : v) out.push_back(x.group);
@@ -105,7 +91,7 @@ std::vector<std::string> names(const std::vector<scheduler::Victim>& v) {
 // The policy's decision in the form of the recorded ones.
 json decision_json(const Policy& p, const ScheduleResult& r) {
   json d;
-  d["outcome"] = outcome_name(r.outcome);
+  d["outcome"] = std::string(to_string(r.outcome));
   if (r.outcome == Outcome::Bound || r.outcome == Outcome::Preempting) {
     d["chain"] = r.cell_chain;
     json pods = json::array();
