@@ -166,7 +166,9 @@ int prepare(InstallOptions& o, const Globals& g, const char* verb, Prepared& p) 
   return -1;
 }
 
-const char* paint(bool color, const char* code) { return color ? code : ""; }
+const char* paint(bool color, const char* code) {
+  return color ? code : "";
+}
 
 // One line per event on stderr.
 void print_event(const pai::deploy::Event& e, bool color, bool verbose) {
@@ -299,16 +301,15 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
   pai::deploy::Masker masker;
   masker.add(p.hosts.ssh_password.reveal());
   masker.add(p.settings.sudo_password.reveal());
-  pai::deploy::PhaseList phases = reset ? pai::deploy::reset_phases(p.settings)
-                                        : pai::deploy::install_phases(p.settings);
+  pai::deploy::PhaseList phases =
+      reset ? pai::deploy::reset_phases(p.settings) : pai::deploy::install_phases(p.settings);
 
   pai::deploy::EngineOptions eo;
   eo.parallel = static_cast<size_t>(o.hosts.parallel);
   eo.masker = &masker;
   eo.dry_run = true;
   eo.journal_path = state_dir + "/install.journal";
-  if (!g.quiet && !json)
-    std::fprintf(stderr, "%s: observing %zu hosts...\n", verb, p.specs.size());
+  if (!g.quiet && !json) std::fprintf(stderr, "%s: observing %zu hosts...\n", verb, p.specs.size());
   eo.on_event = [&](const pai::deploy::Event& e) {
     if (e.kind == pai::deploy::Event::Kind::Interrupted && !g.quiet) print_event(e, color, true);
   };
@@ -338,8 +339,7 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
   }
   if (!o.yes) {
     if (!is_tty(0) || !is_tty(2)) {
-      print_error(std::string("not a terminal: pass --yes to ") + verb +
-                  " without a confirmation");
+      print_error(std::string("not a terminal: pass --yes to ") + verb + " without a confirmation");
       return finish(kExitUsage);
     }
     std::string q = std::string(reset ? "Reset" : "Apply") + " these changes?";
@@ -376,8 +376,7 @@ void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset) {
   cmd.add_flag("--detailed-exitcode", o.detailed_exitcode,
                "Exit 0 when there is nothing to do, 2 when hosts changed (or would, with "
                "--dry-run), 1 on errors");
-  cmd.add_option("--wait", o.wait_s,
-                 "Seconds to wait for the API server, rollouts and Ready nodes")
+  cmd.add_option("--wait", o.wait_s, "Seconds to wait for the API server, rollouts and Ready nodes")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
   if (!reset)

@@ -23,7 +23,10 @@ namespace {
 using util::shell_quote;
 
 // kubectl on the master, as cluster-admin.
-constexpr const char* kKubectl = "kubectl --kubeconfig=/etc/kubernetes/admin.conf";
+// Its discovery cache stays in paictl's state directory, which reset removes,
+// not in root's home.
+constexpr const char* kKubectl =
+    "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/var/lib/paictl/kube-cache";
 constexpr const char* kModulesFile = "/etc/modules-load.d/paictl-kubernetes.conf";
 constexpr const char* kSysctlFile = "/etc/sysctl.d/99-paictl-kubernetes.conf";
 constexpr const char* kKubeList = "/etc/apt/sources.list.d/paictl-kubernetes.list";
@@ -60,7 +63,9 @@ std::string content_hash(const std::string& s) {
   return buf;
 }
 
-bool has_gpu(const HostSpec& h) { return h.gpus > 0 && h.gpu_type == "nvidia.com/gpu"; }
+bool has_gpu(const HostSpec& h) {
+  return h.gpus > 0 && h.gpu_type == "nvidia.com/gpu";
+}
 
 // A script that reads nothing but prints "key=value" lines; a failed command is
 // a failed observation.
@@ -80,8 +85,7 @@ Status run_step(HostRun& h, const std::string& what, const std::string& script,
 }
 
 // A file's content compared on the host: prints KEY=1 when it matches.
-std::string same_file_test(const std::string& key, const std::string& path,
-                           std::string content) {
+std::string same_file_test(const std::string& key, const std::string& path, std::string content) {
   // $(cat) drops trailing newlines: compare without them.
   while (!content.empty() && content.back() == '\n') content.pop_back();
   return "[ \"$(cat " + shell_quote(path) + " 2>/dev/null)\" = " + shell_quote(content) +
@@ -91,10 +95,9 @@ std::string same_file_test(const std::string& key, const std::string& path,
 std::string write_file(const std::string& path, const std::string& content, int mode = 0644) {
   char m[8];
   std::snprintf(m, sizeof m, "%o", mode);
-  return "mkdir -p \"$(dirname " + shell_quote(path) + ")\"\nprintf '%s' " +
-         shell_quote(content) + " > " + shell_quote(path) + ".paictl-new\nchmod " + m + " " +
-         shell_quote(path) + ".paictl-new\nmv " + shell_quote(path) + ".paictl-new " +
-         shell_quote(path) + "\n";
+  return "mkdir -p \"$(dirname " + shell_quote(path) + ")\"\nprintf '%s' " + shell_quote(content) +
+         " > " + shell_quote(path) + ".paictl-new\nchmod " + m + " " + shell_quote(path) +
+         ".paictl-new\nmv " + shell_quote(path) + ".paictl-new " + shell_quote(path) + "\n";
 }
 
 // Waits for `done` to say true, polling every `every_ms`, for at most wait_s.
@@ -138,9 +141,9 @@ class DetectOs : public Phase {
     f["ours"] = kv.count("ours") > 0 || kv.count("joined") > 0;
     std::string why = unsupported_os(kv["os_id"], kv["os_version"]);
     if (!why.empty())
-      return Status::failure(
-          why, "paictl install supports Ubuntu 20.04, 22.04, 24.04 and Debian 12; "
-               "reinstall the host or leave it out of layout.yaml (or --limit)");
+      return Status::failure(why,
+                             "paictl install supports Ubuntu 20.04, 22.04, 24.04 and Debian 12; "
+                             "reinstall the host or leave it out of layout.yaml (or --limit)");
     return {};
   }
   Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
@@ -192,13 +195,20 @@ class PreInstallChecks : public Phase {
     auto outcomes = check::collect(transport, plans, co);
     auto results = check::evaluate(outcomes, s_.eval);
     check::demote(results, s_.ignore_checks);
-    static const std::set<std::string> kInstallFixes = {
-        "Swap",   "IPForward",     "BridgeNetfilter",      "KernelModules",
-        "Docker", "DockerVersion", "DefaultRuntimeBinary", "NvidiaRuntime",
-        "DefaultRuntime", "Binaries", "DaemonJson"};
-    static const std::set<std::string> kOwnLeftovers = {
-        "LeftoverEtcd",      "LeftoverKubernetes", "LeftoverKubelet",
-        "LeftoverCNI",       "RunningKubernetes",  "RunningContainers"};
+    static const std::set<std::string> kInstallFixes = {"Swap",
+                                                        "IPForward",
+                                                        "BridgeNetfilter",
+                                                        "KernelModules",
+                                                        "Docker",
+                                                        "DockerVersion",
+                                                        "DefaultRuntimeBinary",
+                                                        "NvidiaRuntime",
+                                                        "DefaultRuntime",
+                                                        "Binaries",
+                                                        "DaemonJson"};
+    static const std::set<std::string> kOwnLeftovers = {"LeftoverEtcd",      "LeftoverKubernetes",
+                                                        "LeftoverKubelet",   "LeftoverCNI",
+                                                        "RunningKubernetes", "RunningContainers"};
     std::map<std::string, size_t> index;
     for (size_t i = 0; i < hosts.size(); ++i) index[hosts[i]->spec().name] = i;
     std::vector<std::vector<std::string>> errors(hosts.size());
@@ -221,14 +231,13 @@ class PreInstallChecks : public Phase {
     }
     for (size_t i = 0; i < hosts.size(); ++i) {
       if (!outcomes[i].reached) {
-        status[i] = Status::failure("the pre-install checks did not run: " +
-                                        outcomes[i].exec.error,
+        status[i] = Status::failure("the pre-install checks did not run: " + outcomes[i].exec.error,
                                     outcomes[i].exec.hint);
       } else if (!errors[i].empty()) {
-        status[i] = Status::failure(
-            "pre-install checks failed: " + util::join(errors[i], "; "),
-            "fix them, or pass --ignore-check-errors " + util::join(names[i], ",") +
-                " to go on anyway (they still run and are reported)");
+        status[i] =
+            Status::failure("pre-install checks failed: " + util::join(errors[i], "; "),
+                            "fix them, or pass --ignore-check-errors " + util::join(names[i], ",") +
+                                " to go on anyway (they still run and are reported)");
       }
     }
   }
@@ -244,11 +253,11 @@ class MarkHost : public Phase {
   std::string name() const override { return "mark"; }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     std::map<std::string, std::string> kv;
-    Status st = observe_kv(h, "the install marker",
-                           same_file_test("marked", std::string(kStateDir) + "/cluster",
-                                          s_.cluster_name + "\n") +
-                               "true\n",
-                           kv);
+    Status st = observe_kv(
+        h, "the install marker",
+        same_file_test("marked", std::string(kStateDir) + "/cluster", s_.cluster_name + "\n") +
+            "true\n",
+        kv);
     if (!st.ok) return st;
     if (!kv.count("marked"))
       needs.push_back("record the host as part of cluster " + s_.cluster_name + " (" +
@@ -308,7 +317,8 @@ class Kernel : public Phase {
     std::map<std::string, std::string> kv;
     Status s = observe_kv(
         h, "kernel modules and sysctls",
-        "lsmod | awk 'NR>1 && ($1==\"overlay\" || $1==\"br_netfilter\") {print \"mod_\"$1\"=1\"}'\n" +
+        "lsmod | awk 'NR>1 && ($1==\"overlay\" || $1==\"br_netfilter\") {print "
+        "\"mod_\"$1\"=1\"}'\n" +
             same_file_test("modules_file", kModulesFile, kModules) +
             same_file_test("sysctl_file", kSysctlFile, kSysctls) +
             "for k in net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables "
@@ -330,10 +340,10 @@ class Kernel : public Phase {
     return {};
   }
   Status apply(HostRun& h, const std::vector<std::string>&) override {
-    return run_step(h, "loading modules and setting sysctls",
-                    write_file(kModulesFile, kModules) + "modprobe overlay\nmodprobe br_netfilter\n" +
-                        write_file(kSysctlFile, kSysctls) + "sysctl -p " + kSysctlFile +
-                        " >/dev/null\n");
+    return run_step(
+        h, "loading modules and setting sysctls",
+        write_file(kModulesFile, kModules) + "modprobe overlay\nmodprobe br_netfilter\n" +
+            write_file(kSysctlFile, kSysctls) + "sysctl -p " + kSysctlFile + " >/dev/null\n");
   }
 };
 
@@ -349,8 +359,9 @@ class Packages : public Phase {
                : s_.package_repo;
   }
   std::string nvidia_repo() const {
-    return s_.nvidia_repo.empty() ? "https://nvidia.github.io/libnvidia-container/stable/deb/$(ARCH)"
-                                  : s_.nvidia_repo;
+    return s_.nvidia_repo.empty()
+               ? "https://nvidia.github.io/libnvidia-container/stable/deb/$(ARCH)"
+               : s_.nvidia_repo;
   }
   std::string kube_line() const {
     return "deb [signed-by=" + std::string(kKubeKeyring) + "] " + kube_repo() + " /\n";
@@ -364,7 +375,8 @@ class Packages : public Phase {
   bool bundle() const { return !s_.offline_bundle.empty(); }
   std::vector<std::string> wanted(const HostSpec& h) const {
     std::vector<std::string> w = {"kubeadm=" + version(), "kubelet=" + version(),
-                                  "kubectl=" + version(), bundle() ? "containerd.io" : "containerd"};
+                                  "kubectl=" + version(),
+                                  bundle() ? "containerd.io" : "containerd"};
     if (has_gpu(h)) w.push_back("nvidia-container-toolkit");
     return w;
   }
@@ -449,8 +461,8 @@ class Packages : public Phase {
       // The repositories' signing keys, when this host can fetch them; without
       // one apt refuses the repository and says so.
       script += "[ -s " + std::string(kKubeKeyring) + " ] || { curl -fsSL --max-time 20 " +
-                shell_quote(kube_repo() + "Release.key") + " | gpg --dearmor -o " +
-                kKubeKeyring + " 2>/dev/null || rm -f " + kKubeKeyring +
+                shell_quote(kube_repo() + "Release.key") + " | gpg --dearmor -o " + kKubeKeyring +
+                " 2>/dev/null || rm -f " + kKubeKeyring +
                 "; echo 'paictl: could not fetch the Kubernetes repository key' >&2; } || true\n";
       script += write_file(kKubeList, kube_line());
       if (has_gpu(h.spec())) {
@@ -555,9 +567,9 @@ class ControlPlane : public Phase {
     if (kv.count("manifest") || kv.count("kubelet_config") || kv.count("pki"))
       needs.push_back("clean up an interrupted kubeadm init (kubeadm reset -f)");
     std::string v = kubeadm_version_.substr(kubeadm_version_[0] == 'v' ? 1 : 0);
-    needs.push_back("kubeadm init (Kubernetes v" + s_.kube_version + ", " +
-                    kubeadm_api_version(v) + ", pods " + s_.pods_subnet + ", services " +
-                    s_.service_subnet + ", endpoint " + endpoint_of(s_, h.spec()) + ")");
+    needs.push_back("kubeadm init (Kubernetes v" + s_.kube_version + ", " + kubeadm_api_version(v) +
+                    ", pods " + s_.pods_subnet + ", services " + s_.service_subnet + ", endpoint " +
+                    endpoint_of(s_, h.spec()) + ")");
     return {};
   }
 
@@ -602,9 +614,10 @@ class ControlPlane : public Phase {
                             "kubeadm init --config /dev/stdin --skip-token-print", config, 900000);
         !s.ok)
       return s;
-    // kubeadm's own 24 h token is not needed: workers get short-lived ones.
+    // kubeadm's own 24 h token (the only one right after init) is not needed:
+    // workers get short-lived ones.
     return run_step(h, "deleting kubeadm init's default bootstrap token",
-                    "kubeadm token list 2>/dev/null | awk 'NR>1 && /kubeadm init/ {print $1}' | "
+                    "kubeadm token list 2>/dev/null | awk 'NR>1 {print $1}' | "
                     "while read -r t; do kubeadm token delete \"${t%%.*}\" >/dev/null; done\n");
   }
 
@@ -647,8 +660,8 @@ class ManifestPhase : public Phase {
     if (!wanted(h)) return {};
     std::string manifest;
     if (Status s = render(h, manifest); !s.ok) return s;
-    auto r = h.sh(std::string("[ -f /etc/kubernetes/admin.conf ] || exit 0\n") + kKubectl +
-                  " -n " + ns_ + " get daemonset " + ds_ +
+    auto r = h.sh(std::string("[ -f /etc/kubernetes/admin.conf ] || exit 0\n") + kKubectl + " -n " +
+                  ns_ + " get daemonset " + ds_ +
                   " -o 'jsonpath={.metadata.annotations.paictl\\.io/config-hash}' 2>/dev/null || "
                   "true\n");
     if (!r.ok()) return command_failure("observing " + what_, r);
@@ -659,10 +672,11 @@ class ManifestPhase : public Phase {
   Status apply(HostRun& h, const std::vector<std::string>&) override {
     std::string manifest;
     if (Status s = render(h, manifest); !s.ok) return s;
-    if (Status s = run_step(h, "applying " + what_,
-                            std::string(kKubectl) +
-                                " apply --server-side --field-manager=paictl --force-conflicts -f -",
-                            manifest);
+    if (Status s =
+            run_step(h, "applying " + what_,
+                     std::string(kKubectl) +
+                         " apply --server-side --field-manager=paictl --force-conflicts -f -",
+                     manifest);
         !s.ok)
       return s;
     return run_step(h, "waiting for " + what_,
@@ -711,8 +725,9 @@ class DevicePlugin : public ManifestPhase {
 };
 
 Status nodes_json(HostRun& master, nlohmann::json& out) {
-  auto r = master.sh(std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") +
-                     kKubectl + " get nodes -o json --request-timeout=20s 2>/dev/null || echo '{}'");
+  auto r =
+      master.sh(std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") +
+                kKubectl + " get nodes -o json --request-timeout=20s 2>/dev/null || echo '{}'");
   if (!r.ok()) return command_failure("listing the nodes", r);
   out = nlohmann::json::parse(r.out, nullptr, false);
   if (out.is_discarded()) out = nlohmann::json::object();
@@ -759,10 +774,9 @@ class Workers : public Phase {
       needs.push_back("reset a join the cluster does not know (kubeadm reset -f)");
     else if (kv.count("ca") || kv.count("kubelet_config"))
       needs.push_back("clean up an interrupted kubeadm join (kubeadm reset -f)");
-    needs.push_back("kubeadm join " +
-                    (master ? endpoint_of(s_, master->spec()) : std::string("the master")) +
-                    " (a token valid " + std::to_string(s_.join_token_ttl_s / 60) +
-                    " min, sent on stdin)");
+    needs.push_back(
+        "kubeadm join " + (master ? endpoint_of(s_, master->spec()) : std::string("the master")) +
+        " (a token valid " + std::to_string(s_.join_token_ttl_s / 60) + " min, sent on stdin)");
     return {};
   }
 
@@ -774,8 +788,7 @@ class Workers : public Phase {
         if (Status s = run_step(h, "kubeadm reset -f", "kubeadm reset -f"); !s.ok) return s;
     // A token for this join only, minted now, valid minutes, deleted after.
     auto r = master->sh("kubeadm token create --ttl " + std::to_string(s_.join_token_ttl_s) +
-                            "s --description " +
-                            shell_quote("paictl join of " + h.spec().name) +
+                            "s --description " + shell_quote("paictl join of " + h.spec().name) +
                             " --print-join-command",
                         {}, 120000, true);
     if (!r.ok() || r.exit_status != 0) return command_failure("minting a join token", r);
@@ -913,8 +926,7 @@ class VerifyNodes : public Phase {
       return observe(h, left).ok && left.empty();
     });
     if (!left.empty())
-      return Status::failure("after " + std::to_string(s_.wait_s) +
-                                 " s: " + util::join(left, "; "),
+      return Status::failure("after " + std::to_string(s_.wait_s) + " s: " + util::join(left, "; "),
                              "look at the node's kubelet and containerd (journalctl -u kubelet) "
                              "and at the device plugin's pod on it");
     return {};
@@ -943,18 +955,23 @@ class ResetHost : public Phase {
         "/etc/kubernetes/admin.conf ] || [ -d /etc/kubernetes/pki ] || [ -f "
         "/var/lib/kubelet/config.yaml ] || [ -n \"$(ls -A /etc/kubernetes/manifests 2>/dev/null)\" "
         "]; } && echo kube=1\n"
-        "before=" + d + "/packages.before\n"
-        "for p in " + std::string(kResetPackages) +
-        "; do dpkg-query -W -f '${db:Status-Abbrev}' $p 2>/dev/null | grep -q '^.i' || continue; "
-        "[ -f $before ] && grep -qx \"$p\" $before && continue; echo \"pkg_$p=1\"; done\n"
-        "grep -q '^# paictl: ' /etc/fstab 2>/dev/null && echo fstab=1\n"
-        "for f in " + kModulesFile + " " + kSysctlFile + " " + kKubeList + " " + kNvidiaList +
-        " " + kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
-        " /etc/containerd/config.toml /etc/containerd/paictl.stamp; do [ -e $f ] && echo "
-        "\"file_$f=1\"; done\n"
-        "[ -n \"$(ls -A /etc/cni/net.d 2>/dev/null)\" ] && echo cni=1\n"
-        "[ -d " + d + " ] && echo state=1\n" +
-        "true\n",
+        "before=" +
+            d +
+            "/packages.before\n"
+            "for p in " +
+            std::string(kResetPackages) +
+            "; do dpkg-query -W -f '${db:Status-Abbrev}' $p 2>/dev/null | grep -q '^.i' || "
+            "continue; "
+            "[ -f $before ] && grep -qx \"$p\" $before && continue; echo \"pkg_$p=1\"; done\n"
+            "grep -q '^# paictl: ' /etc/fstab 2>/dev/null && echo fstab=1\n"
+            "for f in " +
+            kModulesFile + " " + kSysctlFile + " " + kKubeList + " " + kNvidiaList + " " +
+            kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
+            " /etc/containerd/config.toml /etc/containerd/paictl.stamp; do [ -e $f ] && echo "
+            "\"file_$f=1\"; done\n"
+            "[ -n \"$(ls -A /etc/cni/net.d 2>/dev/null)\" ] && echo cni=1\n"
+            "[ -d " +
+            d + " ] && echo state=1\n" + "true\n",
         kv);
     if (!s.ok) return s;
     if (kv.count("kube")) needs.push_back("kubeadm reset -f");
@@ -977,26 +994,43 @@ class ResetHost : public Phase {
     for (const auto& n : needs)
       if (n == "kubeadm reset -f") script += "kubeadm reset -f\n";
     script +=
-        "before=" + d + "/packages.before\n"
-        "P=''\nfor p in " + std::string(kResetPackages) +
+        "before=" + d +
+        "/packages.before\n"
+        "P=''\nfor p in " +
+        std::string(kResetPackages) +
         "; do dpkg-query -W -f '${db:Status-Abbrev}' $p 2>/dev/null | grep -q '^.i' || continue; "
         "[ -f $before ] && grep -qx \"$p\" $before && continue; P=\"$P $p\"; done\n"
-        "if [ -n \"$P\" ]; then apt-mark unhold $P >/dev/null 2>&1 || true; apt-get purge -y -q $P; "
+        "if [ -n \"$P\" ]; then apt-mark unhold $P >/dev/null 2>&1 || true; apt-get purge -y -q "
+        "$P; "
         "apt-get autoremove -y -q; fi\n"
-        "rm -f " + std::string(kModulesFile) + " " + kSysctlFile + " " + kKubeList + " " +
-        kNvidiaList + " " + kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
+        "rm -f " +
+        std::string(kModulesFile) + " " + kSysctlFile + " " + kKubeList + " " + kNvidiaList + " " +
+        kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
         " /etc/containerd/config.toml /etc/containerd/paictl.stamp\n"
-        "rm -rf " + kBundleDir + " /etc/cni/net.d/* /etc/kubernetes/manifests\n"
+        "rm -rf " +
+        kBundleDir +
+        " /etc/cni/net.d/* /etc/kubernetes/manifests\n"
         "rmdir /var/cache/paictl 2>/dev/null || true\n"
-        "apt-get update -q >/dev/null 2>&1 || true\n"
+
         "if grep -q '^# paictl: ' /etc/fstab; then sed -i 's/^# paictl: //' /etc/fstab; swapon -a; "
         "fi\n"
-        "if [ -d " + d + " ]; then\n"
-        "  if [ -f " + d + "/modules.before ]; then for m in br_netfilter overlay; do grep -qx $m " +
-        d + "/modules.before || modprobe -r $m 2>/dev/null || true; done; fi\n"
-        "  if [ -f " + d + "/sysctl.before ]; then while IFS= read -r kv; do [ -n \"$kv\" ] && "
-        "sysctl -w \"$kv\" >/dev/null; done < " + d + "/sysctl.before; fi\n"
-        "  rm -rf " + d + "\n"
+        "if [ -d " +
+        d +
+        " ]; then\n"
+        "  if [ -f " +
+        d +
+        "/modules.before ]; then for m in br_netfilter overlay bridge stp llc; do grep -qx $m " +
+        d +
+        "/modules.before || modprobe -r $m 2>/dev/null || true; done; fi\n"
+        "  if [ -f " +
+        d +
+        "/sysctl.before ]; then while IFS= read -r kv; do [ -n \"$kv\" ] && "
+        "sysctl -w \"$kv\" >/dev/null; done < " +
+        d +
+        "/sysctl.before; fi\n"
+        "  rm -rf " +
+        d +
+        "\n"
         "fi\n";
     return run_step(h, "resetting the host", script, {}, 1800000);
   }
@@ -1014,8 +1048,8 @@ std::string unsupported_os(const std::string& id, const std::string& version_id)
   if (id == "ubuntu" && (version_id == "20.04" || version_id == "22.04" || version_id == "24.04"))
     return {};
   if (id == "debian" && version_id == "12") return {};
-  std::string shown = id.empty() ? std::string("an unknown OS (no /etc/os-release)")
-                                 : id + " " + version_id;
+  std::string shown =
+      id.empty() ? std::string("an unknown OS (no /etc/os-release)") : id + " " + version_id;
   return shown + " is not supported by paictl install";
 }
 

@@ -21,13 +21,13 @@ struct InstallSettings {
   std::string nvidia_repo;     // "" = nvidia.github.io/libnvidia-container
   std::string pods_subnet = "10.244.0.0/16";
   std::string service_subnet = "10.96.0.0/12";
-  std::string control_plane_endpoint;  // "" = master hostip:6443
-  std::string templates_dir;           // templates/ (install/*.yaml)
+  std::string control_plane_endpoint;      // "" = master hostip:6443
+  std::string templates_dir;               // templates/ (install/*.yaml)
   std::vector<std::string> ignore_checks;  // --ignore-check-errors
   check::EvalOptions eval;
   facts::ScriptOptions script;
   remote::Secret sudo_password;
-  int wait_s = 300;        // rollouts, nodes Ready, the API server
+  int wait_s = 300;  // rollouts, nodes Ready, the API server
   int join_token_ttl_s = 900;
 };
 
