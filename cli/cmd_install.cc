@@ -370,6 +370,10 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
 
 void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset) {
   add_hosts_options(&cmd, o.hosts);
+  cmd.get_option("--dry-run")
+      ->description(reset ? "Show what reset would remove, and change nothing on any host"
+                          : "Show the plan (what each phase would change on each host), and "
+                            "change nothing on any host");
   cmd.add_flag("-y,--yes", o.yes,
                reset ? "Reset without asking (required when stdin is not a terminal)"
                      : "Apply the plan without asking (required when stdin is not a terminal)");

@@ -46,17 +46,31 @@ pass "dry run changes nothing"
 # An unsupported OS is refused up front, before anything changes. (Not here: every
 # testbed host runs a supported OS; lib/deploy's unit tests cover the refusal.)
 
-# 2. A failing join: the run fails, the minted token is deleted, a re-run resumes.
+# 2. A failing step in several phases, each once: every run fails at the next
+# one (exit 1, the failure named) and the last succeeds. kubeadm init fails after
+# its first steps, as an interrupted init; the failing join must leave no token.
+"$TESTBED" knob "$RUN" tb-worker1 'apt-get install fail-once'
+"$TESTBED" knob "$RUN" tb-master 'systemctl restart:containerd fail-once'
+"$TESTBED" knob "$RUN" tb-master 'kubeadm init fail-once'
 "$TESTBED" knob "$RUN" tb-worker2 'kubeadm join fail-once'
-set +e
-"$PAICTL" install "$C" $ARGS --yes > "$TMP/run1.txt" 2>&1
-rc=$?
-set -e
-[ $rc -eq 1 ] || { cat "$TMP/run1.txt"; fail "install with a failing join exited $rc, want 1"; }
-grep -q 'tb-worker2 .*join .*FAILED: kubeadm join failed' "$TMP/run1.txt" || fail "no join failure reported: $(cat "$TMP/run1.txt")"
+n=0
+for want in 'tb-worker1 .*packages .*FAILED: installing packages failed;tb-master .*containerd .*FAILED: configuring containerd failed' \
+            'tb-master .*control-plane .*FAILED: kubeadm init failed' \
+            'tb-worker2 .*join .*FAILED: kubeadm join failed'; do
+  n=$((n + 1))
+  set +e
+  "$PAICTL" install "$C" $ARGS --yes > "$TMP/run-fail-$n.txt" 2>&1
+  rc=$?
+  set -e
+  [ $rc -eq 1 ] || { cat "$TMP/run-fail-$n.txt"; fail "install with a failing step exited $rc, want 1 ($want)"; }
+  echo "$want" | tr ';' '\n' | while read -r w; do
+    grep -q "$w" "$TMP/run-fail-$n.txt" || fail "no failure '$w' reported: $(cat "$TMP/run-fail-$n.txt")"
+  done
+done
 state "$TMP/s1.json"
 py 'sys.exit(0 if s["cluster"]["bootstrap_tokens"] == 0 else "tokens left after the failed run: %d" % s["cluster"]["bootstrap_tokens"])' "$TMP/s1.json"
-pass "a failed join fails the run and leaves no token"
+py 'sys.exit(0 if s["hosts"]["tb-master"]["kubeadm"]["init"] == 1 else "init: %s" % s["hosts"]["tb-master"]["kubeadm"])' "$TMP/s1.json"
+pass "a failing step in 4 phases: each run fails at it, the next one goes on; no token left"
 
 # kill -9 at seeded points: after the journal has N records, then re-run.
 for n in 3 9 16; do
@@ -117,7 +131,7 @@ pass "a re-run has nothing to do"
 # 5. Secrets: no join token (kubeadm's format) and no password anywhere.
 "$TESTBED" log "$RUN" > "$TMP/argv.jsonl"
 pw=$(cat "$RUN/password")
-for f in "$TMP"/run*.txt "$TMP"/kill-*.txt "$TMP/dry.txt" "$TMP/argv.jsonl" "$C/.paictl/install.journal" "$C"/.paictl/logs/*.log; do
+for f in "$TMP"/run*.txt "$TMP"/run-fail-*.txt "$TMP"/kill-*.txt "$TMP/dry.txt" "$TMP/argv.jsonl" "$C/.paictl/install.journal" "$C"/.paictl/logs/*.log; do
   if grep -Eq '[a-z0-9]{6}\.[a-z0-9]{16}' "$f"; then fail "a token in $f: $(grep -Eo '.{20}[a-z0-9]{6}\.[a-z0-9]{16}' "$f" | head -1)"; fi
   if grep -qF "$pw" "$f"; then fail "the password in $f"; fi
 done
@@ -144,8 +158,11 @@ for h in a["hosts"]:
     for k in sorted(set(a["hosts"][h]) | set(b["hosts"][h])):
         if k in ("kubeadm", "apt_updated"):
             continue
-        if a["hosts"][h].get(k) != b["hosts"][h].get(k):
-            bad.append("%s %s: fresh %s, after reset %s" % (h, k, json.dumps(a["hosts"][h].get(k))[:200], json.dumps(b["hosts"][h].get(k))[:200]))
+        x, y = a["hosts"][h].get(k), b["hosts"][h].get(k)
+        if x != y:
+            if isinstance(x, dict) and isinstance(y, dict):
+                x, y = ({i: d.get(i) for i in set(x) | set(y) if x.get(i) != y.get(i)} for d in (x, y))
+            bad.append("%s %s: fresh %s, after reset %s" % (h, k, json.dumps(x)[:300], json.dumps(y)[:300]))
 if b["cluster"] is not None:
     bad.append("cluster objects remain")
 print("\n".join(bad))
