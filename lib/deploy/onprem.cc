@@ -26,7 +26,7 @@ using util::shell_quote;
 // Its discovery cache stays in paictl's state directory, which reset removes,
 // not in root's home.
 constexpr const char* kKubectl =
-    "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/var/lib/paictl/kube-cache";
+    "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache";
 constexpr const char* kModulesFile = "/etc/modules-load.d/paictl-kubernetes.conf";
 constexpr const char* kSysctlFile = "/etc/sysctl.d/99-paictl-kubernetes.conf";
 constexpr const char* kKubeList = "/etc/apt/sources.list.d/paictl-kubernetes.list";
@@ -35,7 +35,9 @@ constexpr const char* kBundleList = "/etc/apt/sources.list.d/paictl-bundle.list"
 constexpr const char* kBundleDir = "/var/cache/paictl/bundle";
 constexpr const char* kKubeKeyring = "/etc/apt/keyrings/paictl-kubernetes.gpg";
 constexpr const char* kNvidiaKeyring = "/etc/apt/keyrings/paictl-nvidia-container-toolkit.gpg";
-constexpr const char* kStateDir = "/var/lib/paictl";
+// What paictl records on a host (the cluster it belongs to, its state before
+// install): in /etc, which is the host's own on every system and on the testbed.
+constexpr const char* kStateDir = "/etc/paictl";
 const std::string kModules = "overlay\nbr_netfilter\n";
 const std::string kSysctls =
     "net.bridge.bridge-nf-call-iptables = 1\nnet.bridge.bridge-nf-call-ip6tables = 1\n"
@@ -129,7 +131,7 @@ class DetectOs : public Phase {
                           "i=$(ip route show default 2>/dev/null | awk '{for(i=1;i<NF;i++) "
                           "if($i==\"dev\"){print $(i+1); exit}}')\n"
                           "[ -n \"$i\" ] && echo \"mtu=$(cat /sys/class/net/$i/mtu 2>/dev/null)\"\n"
-                          "[ -e /var/lib/paictl/cluster ] && echo ours=1\n"
+                          "[ -e /etc/paictl/cluster ] && echo ours=1\n"
                           "[ -e /etc/kubernetes/kubelet.conf ] && echo joined=1\n"
                           "true\n",
                           kv);
