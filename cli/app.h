@@ -71,8 +71,14 @@ void build_job_logs(CLI::App&, Globals&);
 void build_job_wait(CLI::App&, Globals&);
 void build_job_tag_add(CLI::App&, Globals&);
 void build_job_tag_remove(CLI::App&, Globals&);
+void build_hived_status(CLI::App&, Globals&);
+void build_hived_groups(CLI::App&, Globals&);
+void build_hived_why(CLI::App&, Globals&);
 void build_help(CLI::App&, Globals&);
 void build_version(CLI::App&, Globals&);
+void build_completion(CLI::App&, Globals&);
+void build_internal_complete(CLI::App&, Globals&);
+void build_internal_man(CLI::App&, Globals&);
 void build_internal_commands(CLI::App&, Globals&);
 
 }  // namespace paictl
