@@ -11,6 +11,7 @@ namespace paictl {
 
 namespace {
 constexpr const char* kPlanning = "Plan and check a cluster";
+constexpr const char* kInstalling = "Install and reset a cluster";
 constexpr const char* kUsing = "Use clusters and jobs";
 constexpr const char* kSimulating = "Simulate schedulers";
 constexpr const char* kOther = "Other";
@@ -69,6 +70,19 @@ const std::vector<Command>& command_table() {
         "paictl facts collect --hosts 10.0.0.5,10.0.0.6 -o json > facts.json",
         "paictl facts collect cluster/ --limit gpu-worker-3 -o json"},
        build_facts_collect},
+      {{"install"},
+       kInstalling,
+       "Install Kubernetes, containerd, the NVIDIA runtime, flannel and the device plugin on "
+       "the hosts of a cluster over SSH: plan, then apply what is missing",
+       {"paictl install cluster/ --dry-run", "paictl install cluster/ --yes --parallel 50",
+        "paictl install cluster/ --limit gpu-worker-7 --yes -o json"},
+       build_install},
+      {{"reset"},
+       kInstalling,
+       "Remove what paictl install put on the hosts (kubeadm reset, packages, configuration)",
+       {"paictl reset cluster/ --yes", "paictl reset cluster/ --limit gpu-worker-7 --yes",
+        "paictl reset cluster/ --dry-run"},
+       build_reset},
       {{"cluster"},
        kUsing,
        "Register OpenPAI clusters and see their capacity",

@@ -27,7 +27,10 @@ const std::vector<std::string>& cluster_config_keys() {
       "etcd_image_repo", "pod_infra_image_repo", "kubeadm_download_url", "hyperkube_download_url",
       "openpai_kube_network_plugin", "openpai_kubespray_extra_var", "kubelet_custom_flags",
       // host daemon ports
-      "host_daemon_port_start", "host_daemon_port_end"};
+      "host_daemon_port_start", "host_daemon_port_end",
+      // paictl install (docs/install.md)
+      "kube_version", "kube_package_repo", "kube_offline_bundle", "kube_pods_subnet",
+      "kube_service_addresses", "kube_control_plane_endpoint", "nvidia_package_repo"};
   return keys;
 }
 
@@ -180,6 +183,46 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
                   "filesystem");
       }
     }
+  }
+
+  // paictl install's own settings.
+  if (const Node* n = root->get("kube_version")) {
+    if (auto v = ctx.string_value(n, "kube_version")) {
+      std::string t = *v;
+      if (!t.empty() && t[0] == 'v') t = t.substr(1);
+      auto parts = util::split(t, '.');
+      bool ok = parts.size() == 3;
+      for (auto part : parts) ok = ok && !part.empty() && util::parse_int(part).has_value();
+      if (ok) {
+        c.kube_version = t;
+        c.kube_version_mark = ctx.at(n);
+      } else {
+        ctx.error(
+            "C003", ctx.at(n),
+            "kube_version must be a Kubernetes release MAJOR.MINOR.PATCH, found \"" + *v + "\"",
+            "e.g. kube_version: 1.30.10 (kubeadm, kubelet and kubectl of that release)");
+      }
+    }
+  }
+  for (auto [key, field] :
+       {std::pair{"kube_package_repo", &c.kube_package_repo},
+        std::pair{"kube_offline_bundle", &c.kube_offline_bundle},
+        std::pair{"kube_pods_subnet", &c.kube_pods_subnet},
+        std::pair{"kube_service_addresses", &c.kube_service_addresses},
+        std::pair{"kube_control_plane_endpoint", &c.kube_control_plane_endpoint},
+        std::pair{"nvidia_package_repo", &c.nvidia_package_repo}})
+    if (const Node* n = root->get(key))
+      if (auto v = ctx.string_value(n, key)) *field = *v;
+  for (auto [key, value] : {std::pair{"kube_pods_subnet", &c.kube_pods_subnet},
+                            std::pair{"kube_service_addresses", &c.kube_service_addresses}}) {
+    const std::string& v = *value;
+    auto slash = v.find('/');
+    auto bits = slash == std::string::npos ? std::nullopt : util::parse_int(v.substr(slash + 1));
+    if (!bits || *bits < 8 || *bits > 30 || util::split(v.substr(0, slash), '.').size() != 4)
+      ctx.error(
+          "C003", ctx.at(root->get(key)),
+          std::string(key) + " must be an IPv4 CIDR such as 10.244.0.0/16, found \"" + v + "\"",
+          "the pods' and the services' address ranges must not overlap the hosts' network");
   }
 
   if (const Node* n = root->get("openpai_kube_network_plugin")) {

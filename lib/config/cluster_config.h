@@ -27,6 +27,16 @@ struct ClusterConfig {
   std::vector<std::string> registries;
   std::vector<std::string> insecure_registries;
   std::vector<std::string> registry_mirrors;
+  // paictl install: the Kubernetes release, where its packages come from, the
+  // cluster's address ranges and the API endpoint (docs/install.md).
+  std::string kube_version = "1.30.10";
+  Mark kube_version_mark;
+  std::string kube_package_repo;    // "" = pkgs.k8s.io for kube_version's minor release
+  std::string kube_offline_bundle;  // a local directory of .deb files, copied to the hosts
+  std::string kube_pods_subnet = "10.244.0.0/16";
+  std::string kube_service_addresses = "10.96.0.0/12";
+  std::string kube_control_plane_endpoint;  // "" = the master's hostip:6443
+  std::string nvidia_package_repo;          // "" = nvidia.github.io/libnvidia-container
   int64_t host_daemon_port_start = 40000;
   int64_t host_daemon_port_end = 65535;
 };

@@ -55,8 +55,8 @@ void HostRun::log(const std::string& line) {
   log_sink(run_.masker ? run_.masker->mask(line) : line);
 }
 
-remote::ExecResult HostRun::sh(const std::string& script, const std::string& input,
-                               int timeout_ms) {
+remote::ExecResult HostRun::sh(const std::string& script, const std::string& input, int timeout_ms,
+                               bool secret_output) {
   remote::ExecRequest req;
   std::string quoted = util::shell_quote(script);
   req.command = spec_.target.endpoint.user == "root" || spec_.target.endpoint.user.empty()
@@ -82,7 +82,10 @@ remote::ExecResult HostRun::sh(const std::string& script, const std::string& inp
   if (log_sink) {
     std::string text = "$ " + script + "\n";
     if (!input.empty()) text += "(stdin: " + std::to_string(input.size()) + " bytes, not logged)\n";
-    if (!r.out.empty()) text += r.out + (r.out.back() == '\n' ? "" : "\n");
+    if (secret_output)
+      text += "(output withheld: it holds a secret)\n";
+    else if (!r.out.empty())
+      text += r.out + (r.out.back() == '\n' ? "" : "\n");
     if (!r.err.empty()) text += "stderr: " + r.err + (r.err.back() == '\n' ? "" : "\n");
     char tail[96];
     std::snprintf(tail, sizeof tail, "# exit %d after %.0f ms", r.exit_status, ms);
@@ -289,6 +292,10 @@ bool holder_is_dead_here(const std::string& holder) {
   auto pid = util::parse_int(std::string(parts[1]));
   if (!pid || *pid <= 0) return false;
   return ::kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH;
+}
+
+bool phase_runs(const Phase& p, const HostSpec& h) {
+  return p.runs_on(h) && (h.selected || p.cluster_scope());
 }
 
 }  // namespace
@@ -510,15 +517,16 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     if (!phases[first]->cluster_wide())
       while (last < phases.size() && !phases[last]->barrier() && !phases[last]->cluster_wide())
         ++last;
+    // A dry run shows the whole plan: a host whose phase failed still shows the rest.
     std::vector<size_t> alive;
     for (size_t i = 0; i < hosts.size(); ++i)
-      if (!failed[i]) alive.push_back(i);
+      if (!failed[i] || (opts_.dry_run && res.hosts[i].reached)) alive.push_back(i);
     if (phases[first]->cluster_wide()) {
       Phase& phase = *phases[first];
       std::vector<size_t> which;
       std::vector<HostRun*> hs;
       for (size_t i : alive)
-        if (phase.runs_on(hosts[i])) {
+        if (phase_runs(phase, hosts[i])) {
           which.push_back(i);
           hs.push_back(runs[i].get());
           emit({Event::Kind::PhaseStart, hosts[i].name, phase.name(), "", "", {}, 0});
@@ -563,10 +571,10 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
       remote::run_parallel(alive.size(), eo, [&](size_t k) {
         size_t i = alive[k];
         for (size_t pi = first; pi < last; ++pi) {
-          if (!phases[pi]->runs_on(hosts[i])) continue;
+          if (!phase_runs(*phases[pi], hosts[i])) continue;
           if (!run_phase(pi, i)) {
             failed[i] = 1;
-            return;
+            if (!opts_.dry_run) return;
           }
         }
       });

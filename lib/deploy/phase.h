@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "inventory/inventory.h"
 #include "remote/target.h"
 #include "remote/transport.h"
 
@@ -28,6 +29,10 @@ struct HostSpec {
   int gpus = 0;          // the SKU's computing-device count when it is nvidia.com/gpu
   std::string gpu_type;  // "nvidia.com/gpu" or ""
   remote::Target target;
+  inventory::HostPlan plan;  // the same host as the inventory has it (for the pre-install checks)
+  // false: left out by --limit. Such a host (the master) is still reached, and
+  // runs only the phases of cluster scope.
+  bool selected = true;
 };
 
 // Secret values (passwords, join tokens) replaced by "***" wherever text leaves
@@ -77,8 +82,10 @@ class HostRun {
   // root, else through `sudo -n`). `input` goes to the script's stdin (the only
   // way a secret reaches a host); `timeout_ms` bounds the command. Every run is
   // written to the host's log, masked.
+  // `secret_output`: the output holds a secret not yet known to the masker (a
+  // token being minted); the log then says it was withheld.
   remote::ExecResult sh(const std::string& script, const std::string& input = {},
-                        int timeout_ms = 300000);
+                        int timeout_ms = 300000, bool secret_output = false);
 
   // Appends a line to the host's log (masked).
   void log(const std::string& line);
@@ -107,6 +114,9 @@ class Phase {
     (void)host;
     return true;
   }
+  // Work for the whole cluster done on the master (the control plane, add-ons):
+  // it runs even when --limit leaves the master out.
+  virtual bool cluster_scope() const { return false; }
   // No host starts this phase before every host has finished every earlier one
   // (the control plane before workers join it).
   virtual bool barrier() const { return false; }

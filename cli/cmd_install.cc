@@ -1,0 +1,414 @@
+// paictl install PATH | paictl reset PATH: on-prem over SSH, phase by phase
+// (lib/deploy). The plan first (per host: what each phase would change), then,
+// after a confirmation on a terminal or --yes, the changes with one line per
+// event. docs/install.md describes the phases.
+
+#include <limits.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app.h"
+#include "config/cluster_files.h"
+#include "deploy/engine.h"
+#include "deploy/journal.h"
+#include "deploy/onprem.h"
+#include "exit_codes.h"
+#include "hosts_common.h"
+#include "output.h"
+#include "printer.h"
+#include "remote/ssh_transport.h"
+#include "util/fs.h"
+#include "util/strings.h"
+
+namespace paictl {
+
+namespace {
+
+struct InstallOptions {
+  HostsOptions hosts;
+  bool yes = false;
+  bool detailed_exitcode = false;
+  std::vector<std::string> ignore;
+  std::string output = "text";
+  int wait_s = 300;
+};
+
+std::string exe_dir() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  std::string p(buf, static_cast<size_t>(n));
+  auto s = p.find_last_of('/');
+  return s == std::string::npos ? std::string() : p.substr(0, s);
+}
+
+// $PAICTL_TEMPLATES, else next to the binary (installed or in a build tree), else ./templates.
+std::string find_templates() {
+  if (const char* e = std::getenv("PAICTL_TEMPLATES"); e && *e) return e;
+  std::string d = exe_dir();
+  for (const std::string& c :
+       {d + "/../share/paictl/templates", d + "/../templates", d + "/../../templates"})
+    if (!d.empty() && pai::util::is_regular_file(c + "/install/kubeadm-init.yaml")) return c;
+  return "templates";
+}
+
+struct Prepared {
+  PreparedHosts hosts;
+  std::string cluster_dir;
+  std::vector<pai::deploy::HostSpec> specs;
+  pai::deploy::InstallSettings settings;
+};
+
+// Validates the options and the cluster, builds the hosts and the settings.
+int prepare(InstallOptions& o, const Globals& g, const char* verb, Prepared& p) {
+  if (o.hosts.paths.size() != 1 || !pai::util::is_directory(o.hosts.paths[0]) ||
+      !o.hosts.hosts.empty() || !o.hosts.hosts_file.empty()) {
+    print_error(std::string(verb) +
+                " needs one cluster directory (layout.yaml, config.yaml, "
+                "services-configuration.yaml); --hosts and --hosts-file are for check hosts");
+    return kExitUsage;
+  }
+  p.cluster_dir = o.hosts.paths[0];
+  while (p.cluster_dir.size() > 1 && p.cluster_dir.back() == '/') p.cluster_dir.pop_back();
+  std::vector<std::string> limit;
+  for (const auto& l : o.hosts.limit)
+    for (auto part : pai::util::split(l, ','))
+      if (!pai::util::trim(part).empty()) limit.emplace_back(pai::util::trim(part));
+  HostsOptions all = o.hosts;
+  all.limit.clear();  // the master is reached even when --limit leaves it out
+  if (int rc = prepare_hosts(all, g, p.hosts); rc >= 0) return rc;
+
+  std::vector<std::string> ignore;
+  for (const auto& i : o.ignore)
+    for (auto part : pai::util::split(i, ','))
+      if (!pai::util::trim(part).empty()) ignore.emplace_back(pai::util::trim(part));
+  if (auto bad = pai::check::unknown_check_names(ignore); !bad.empty()) {
+    print_error("--ignore-check-errors: no check is named \"" + bad[0] +
+                "\" (paictl check hosts --list-checks lists them)");
+    return kExitUsage;
+  }
+
+  auto loaded = pai::config::check_paths({p.cluster_dir});
+  if (loaded.clusters.empty() || !loaded.clusters[0].layout || !loaded.clusters[0].config) {
+    print_error(p.cluster_dir + " has no layout.yaml and config.yaml");
+    return kExitUsage;
+  }
+  const auto& cluster = loaded.clusters[0];
+  const auto& cfg = *cluster.config;
+  auto& s = p.settings;
+  s.kube_version = cfg.kube_version;
+  s.package_repo = cfg.kube_package_repo;
+  s.offline_bundle = cfg.kube_offline_bundle;
+  if (!s.offline_bundle.empty() && s.offline_bundle[0] != '/')
+    s.offline_bundle = p.cluster_dir + "/" + s.offline_bundle;
+  if (!s.offline_bundle.empty() && !pai::util::is_directory(s.offline_bundle)) {
+    print_error("kube_offline_bundle: " + s.offline_bundle + " is not a directory");
+    return kExitUsage;
+  }
+  s.nvidia_repo = cfg.nvidia_package_repo;
+  s.pods_subnet = cfg.kube_pods_subnet;
+  s.service_subnet = cfg.kube_service_addresses;
+  s.control_plane_endpoint = cfg.kube_control_plane_endpoint;
+  if (cluster.services && !cluster.services->cluster_id.empty())
+    s.cluster_name = cluster.services->cluster_id;
+  s.templates_dir = find_templates();
+  s.ignore_checks = ignore;
+  s.eval.registries = p.hosts.collect.script.dns_names;
+  s.eval.docker_data_root = p.hosts.collect.script.docker_data_root;
+  s.script = p.hosts.collect.script;
+  s.sudo_password = p.hosts.collect.sudo_password;
+  s.wait_s = o.wait_s;
+
+  std::set<std::string> wanted(limit.begin(), limit.end());
+  std::set<std::string> matched;
+  bool has_master = false;
+  for (const auto& h : p.hosts.inventory.hosts) {
+    bool in = wanted.empty() || wanted.count(h.name) || wanted.count(h.address);
+    if (wanted.count(h.name)) matched.insert(h.name);
+    if (wanted.count(h.address)) matched.insert(h.address);
+    if (!in && !h.master) continue;
+    pai::deploy::HostSpec spec;
+    spec.name = h.name;
+    spec.address = h.hostip.empty() ? h.address : h.hostip;
+    spec.master = h.master;
+    spec.worker = h.worker;
+    spec.selected = in;
+    if (h.sku) {
+      spec.sku = h.sku->name;
+      if (h.sku->device) {
+        spec.gpu_type = h.sku->device->type;
+        spec.gpus = static_cast<int>(h.sku->device->count);
+      }
+    }
+    spec.target = h.target;
+    spec.plan = h;
+    has_master |= h.master;
+    p.specs.push_back(std::move(spec));
+  }
+  for (const auto& w : wanted)
+    if (!matched.count(w)) {
+      print_error("--limit: " + w + " is not a host of " + p.hosts.inventory.layout_file);
+      return kExitUsage;
+    }
+  if (!has_master) {
+    print_error("layout.yaml has no pai-master host");
+    return kExitUsage;
+  }
+  return -1;
+}
+
+const char* paint(bool color, const char* code) {
+  return color ? code : "";
+}
+
+// One line per event on stderr.
+void print_event(const pai::deploy::Event& e, bool color, bool verbose) {
+  using K = pai::deploy::Event::Kind;
+  const char* c = "";
+  std::string what;
+  switch (e.kind) {
+    case K::PhaseStart:
+      if (!verbose) return;
+      what = "observing";
+      break;
+    case K::PhaseUpToDate:
+      if (!verbose) return;
+      what = "up to date";
+      break;
+    case K::PhaseNeeds:
+      c = "\x1b[33m";
+      what = e.message + ": " + pai::util::join(e.needs, "; ");
+      break;
+    case K::PhaseApplied: {
+      c = "\x1b[32m";
+      char buf[32];
+      std::snprintf(buf, sizeof buf, " (%.1f s)", e.elapsed_ms / 1000);
+      what = "done" + std::string(buf);
+      break;
+    }
+    case K::PhaseFailed:
+      c = "\x1b[1;31m";
+      what = "FAILED: " + e.message + (e.hint.empty() ? "" : "\n    hint: " + e.hint);
+      break;
+    case K::PhaseSkipped:
+      if (!verbose) return;
+      what = e.message;
+      break;
+    case K::HostConnected:
+    case K::HostLocked:
+      if (!verbose) return;
+      what = e.message;
+      break;
+    case K::CleanupStart:
+      if (!verbose) return;
+      what = "cleaning up";
+      break;
+    case K::CleanupDone:
+      what = "cleaned up";
+      break;
+    case K::Interrupted:
+      c = "\x1b[33m";
+      what = "interrupted earlier: " + e.message;
+      break;
+    case K::Note:
+      what = e.message;
+      break;
+  }
+  std::fprintf(stderr, "%s%-14s %-14s %s%s\n", paint(color, c),
+               e.host.empty() ? "-" : e.host.c_str(), e.phase.c_str(), what.c_str(),
+               paint(color, "\x1b[0m"));
+}
+
+void print_plan(const pai::deploy::RunResult& plan, bool color) {
+  size_t changing = 0, failing = 0;
+  for (const auto& h : plan.hosts) {
+    std::printf("%s%s%s\n", paint(color, "\x1b[1m"), h.host.c_str(), paint(color, "\x1b[0m"));
+    if (!h.error.empty()) {
+      std::printf("  %sunreachable: %s%s\n", paint(color, "\x1b[31m"), h.error.c_str(),
+                  paint(color, "\x1b[0m"));
+      continue;
+    }
+    std::vector<std::string> current;
+    for (const auto& p : h.phases) {
+      using S = pai::deploy::PhaseResult::State;
+      if (p.state == S::UpToDate) current.push_back(p.phase);
+      if (p.state == S::Planned)
+        for (const auto& n : p.needs) std::printf("  %-14s %s\n", p.phase.c_str(), n.c_str());
+      if (p.state == S::Failed)
+        std::printf("  %-14s %sFAILED: %s%s\n", p.phase.c_str(), paint(color, "\x1b[31m"),
+                    p.error.c_str(), paint(color, "\x1b[0m"));
+    }
+    if (h.failed()) ++failing;
+    if (h.changed())
+      ++changing;
+    else if (!h.failed())
+      std::printf("  up to date\n");
+    if (h.changed() && !current.empty())
+      std::printf("  %-14s %s\n", "up to date", pai::util::join(current, ", ").c_str());
+  }
+  size_t current = 0;
+  for (const auto& h : plan.hosts) current += !h.failed() && !h.changed();
+  std::printf("\n%zu host%s: %zu to change, %zu up to date", plan.hosts.size(),
+              plan.hosts.size() == 1 ? "" : "s", changing, current);
+  if (failing) std::printf(", %zu with errors", failing);
+  std::printf("\n");
+}
+
+int failure_code(const pai::deploy::RunResult& r) {
+  for (const auto& h : r.hosts)
+    if (!h.reached) return kExitRemote;
+  return kExitFindings;
+}
+
+bool confirm(const char* question) {
+  std::fprintf(stderr, "%s [y/N] ", question);
+  std::fflush(stderr);
+  std::string answer;
+  if (!std::getline(std::cin, answer)) return false;
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+int run_install(InstallOptions& o, const Globals& g, bool reset) {
+  const char* verb = reset ? "reset" : "install";
+  Prepared p;
+  if (int rc = prepare(o, g, verb, p); rc >= 0) return rc;
+  bool json = is_structured(o.output);
+  bool color = use_color(g.no_color, 2);
+  std::string state_dir = p.cluster_dir + "/.paictl";
+
+  // One install (or reset) per cluster directory at a time; a dry run changes nothing.
+  pai::deploy::LocalLock lock;
+  if (!o.hosts.dry_run) {
+    std::string err = lock.acquire(state_dir + "/install.lock");
+    if (!err.empty()) {
+      print_error(err);
+      return kExitUsage;
+    }
+    pai::util::make_directories(state_dir + "/logs", 0700);
+  }
+
+  pai::remote::SshTransport transport;
+  transport.set_password(p.hosts.ssh_password);
+  pai::deploy::Masker masker;
+  masker.add(p.hosts.ssh_password.reveal());
+  masker.add(p.settings.sudo_password.reveal());
+  pai::deploy::PhaseList phases =
+      reset ? pai::deploy::reset_phases(p.settings) : pai::deploy::install_phases(p.settings);
+
+  pai::deploy::EngineOptions eo;
+  eo.parallel = static_cast<size_t>(o.hosts.parallel);
+  eo.masker = &masker;
+  eo.dry_run = true;
+  eo.journal_path = state_dir + "/install.journal";
+  if (!g.quiet && !json) std::fprintf(stderr, "%s: observing %zu hosts...\n", verb, p.specs.size());
+  eo.on_event = [&](const pai::deploy::Event& e) {
+    if (e.kind == pai::deploy::Event::Kind::Interrupted && !g.quiet) print_event(e, color, true);
+  };
+  pai::deploy::RunResult plan = pai::deploy::Engine(transport, eo).run(p.specs, phases);
+
+  Json doc = {{"apiVersion", "paictl.install/v1"},
+              {"kind", reset ? "Reset" : "Install"},
+              {"cluster", p.cluster_dir},
+              {"plan", plan.to_json()}};
+  auto finish = [&](int rc) {
+    if (json) std::printf("%s\n", doc.dump(2).c_str());
+    return rc;
+  };
+  if (!json) print_plan(plan, use_color(g.no_color, 1));
+  if (!plan.ok()) {
+    if (!json)
+      std::fprintf(stderr, "%s: the hosts above must be fixed first; nothing was changed\n", verb);
+    return finish(failure_code(plan));
+  }
+  if (!plan.changed()) {
+    if (!json) std::printf("nothing to do\n");
+    return finish(kExitOk);
+  }
+  if (o.hosts.dry_run) {
+    if (!json) std::printf("dry run: nothing was changed on any host\n");
+    return finish(kExitChanges);
+  }
+  if (!o.yes) {
+    if (!is_tty(0) || !is_tty(2)) {
+      print_error(std::string("not a terminal: pass --yes to ") + verb + " without a confirmation");
+      return finish(kExitUsage);
+    }
+    std::string q = std::string(reset ? "Reset" : "Apply") + " these changes?";
+    if (!confirm(q.c_str())) {
+      std::fprintf(stderr, "nothing was changed\n");
+      return finish(kExitOk);
+    }
+  }
+
+  eo.dry_run = false;
+  eo.log_dir = state_dir + "/logs";
+  eo.on_event = [&](const pai::deploy::Event& e) {
+    if (!g.quiet) print_event(e, color, g.verbose);
+  };
+  pai::deploy::RunResult result = pai::deploy::Engine(transport, eo).run(p.specs, phases);
+  doc["result"] = result.to_json();
+  if (!json) {
+    if (result.ok())
+      std::printf("%s: done in %.1f s (logs in %s/logs)\n", verb, result.ms / 1000,
+                  state_dir.c_str());
+    else
+      std::printf("%s: FAILED after %.1f s; a re-run resumes where it stopped (logs in %s/logs)\n",
+                  verb, result.ms / 1000, state_dir.c_str());
+  }
+  if (!result.ok()) return finish(failure_code(result));
+  return finish(result.changed() ? kExitChanges : kExitOk);
+}
+
+void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset) {
+  add_hosts_options(&cmd, o.hosts);
+  cmd.get_option("--dry-run")
+      ->description(reset ? "Show what reset would remove, and change nothing on any host"
+                          : "Show the plan (what each phase would change on each host), and "
+                            "change nothing on any host");
+  cmd.add_flag("-y,--yes", o.yes,
+               reset ? "Reset without asking (required when stdin is not a terminal)"
+                     : "Apply the plan without asking (required when stdin is not a terminal)");
+  cmd.add_flag("--detailed-exitcode", o.detailed_exitcode,
+               "Exit 0 when there is nothing to do, 2 when hosts changed (or would, with "
+               "--dry-run), 1 on errors");
+  cmd.add_option("--wait", o.wait_s, "Seconds to wait for the API server, rollouts and Ready nodes")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  if (!reset)
+    cmd.add_option("--ignore-check-errors", o.ignore,
+                   "Go on despite these pre-install checks' errors (they still run): NAME,... or "
+                   "all")
+        ->type_name("NAMES");
+  add_output_option(cmd, o.output, g);
+}
+
+}  // namespace
+
+void build_install(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<InstallOptions>();
+  add_common(cmd, *o, g, false);
+  cmd.footer(
+      "EXIT STATUS:\n"
+      "  0 done or nothing to do, 1 a phase or a pre-install check failed, 2 bad usage or "
+      "invalid cluster files,\n"
+      "  3 a host could not be reached; with --detailed-exitcode: 0 nothing to do, 2 changes, 1 "
+      "any error\n");
+  cmd.callback([o, &g]() { g.exit_code = run_install(*o, g, false); });
+}
+
+void build_reset(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<InstallOptions>();
+  add_common(cmd, *o, g, true);
+  cmd.callback([o, &g]() { g.exit_code = run_install(*o, g, true); });
+}
+
+}  // namespace paictl

@@ -1,0 +1,1133 @@
+#include "deploy/onprem.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <kainjow/mustache.hpp>
+
+#include "check/catalogue.h"
+#include "facts/fact_script.h"
+#include "util/fs.h"
+#include "util/strings.h"
+
+namespace pai::deploy {
+
+namespace {
+
+using util::shell_quote;
+
+// kubectl on the master, as cluster-admin.
+// Its discovery cache stays in paictl's state directory, which reset removes,
+// not in root's home.
+constexpr const char* kKubectl =
+    "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache";
+constexpr const char* kModulesFile = "/etc/modules-load.d/paictl-kubernetes.conf";
+constexpr const char* kSysctlFile = "/etc/sysctl.d/99-paictl-kubernetes.conf";
+constexpr const char* kKubeList = "/etc/apt/sources.list.d/paictl-kubernetes.list";
+constexpr const char* kNvidiaList = "/etc/apt/sources.list.d/paictl-nvidia-container-toolkit.list";
+constexpr const char* kBundleList = "/etc/apt/sources.list.d/paictl-bundle.list";
+constexpr const char* kBundleDir = "/var/cache/paictl/bundle";
+constexpr const char* kKubeKeyring = "/etc/apt/keyrings/paictl-kubernetes.gpg";
+constexpr const char* kNvidiaKeyring = "/etc/apt/keyrings/paictl-nvidia-container-toolkit.gpg";
+// What paictl records on a host (the cluster it belongs to, its state before
+// install): in /etc, which is the host's own on every system and on the testbed.
+constexpr const char* kStateDir = "/etc/paictl";
+const std::string kModules = "overlay\nbr_netfilter\n";
+const std::string kSysctls =
+    "net.bridge.bridge-nf-call-iptables = 1\nnet.bridge.bridge-nf-call-ip6tables = 1\n"
+    "net.ipv4.ip_forward = 1\n";
+
+std::string minor_of(const std::string& v) {
+  auto parts = util::split(v, '.');
+  return parts.size() >= 2 ? std::string(parts[0]) + "." + std::string(parts[1]) : v;
+}
+int minor_number(const std::string& v) {
+  std::string t = !v.empty() && v[0] == 'v' ? v.substr(1) : v;
+  auto parts = util::split(t, '.');
+  return parts.size() >= 2 ? static_cast<int>(util::parse_int(parts[1]).value_or(0)) : 0;
+}
+
+// FNV-1a: a stable fingerprint of a rendered manifest, kept in an annotation.
+std::string content_hash(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+bool has_gpu(const HostSpec& h) {
+  return h.gpus > 0 && h.gpu_type == "nvidia.com/gpu";
+}
+
+// A script that reads nothing but prints "key=value" lines; a failed command is
+// a failed observation.
+Status observe_kv(HostRun& h, const std::string& what, const std::string& script,
+                  std::map<std::string, std::string>& kv) {
+  auto r = h.sh(script, {}, 120000);
+  if (!r.ok() || r.exit_status != 0) return command_failure("observing " + what, r);
+  kv = parse_key_values(r.out);
+  return {};
+}
+
+Status run_step(HostRun& h, const std::string& what, const std::string& script,
+                const std::string& input = {}, int timeout_ms = 600000) {
+  auto r = h.sh("set -e\n" + script, input, timeout_ms);
+  if (!r.ok() || r.exit_status != 0) return command_failure(what, r);
+  return {};
+}
+
+// A file's content compared on the host: prints KEY=1 when it matches.
+std::string same_file_test(const std::string& key, const std::string& path, std::string content) {
+  // $(cat) drops trailing newlines: compare without them.
+  while (!content.empty() && content.back() == '\n') content.pop_back();
+  return "[ \"$(cat " + shell_quote(path) + " 2>/dev/null)\" = " + shell_quote(content) +
+         " ] && echo " + key + "=1\n";
+}
+
+std::string write_file(const std::string& path, const std::string& content, int mode = 0644) {
+  char m[8];
+  std::snprintf(m, sizeof m, "%o", mode);
+  return "mkdir -p \"$(dirname " + shell_quote(path) + ")\"\nprintf '%s' " + shell_quote(content) +
+         " > " + shell_quote(path) + ".paictl-new\nchmod " + m + " " + shell_quote(path) +
+         ".paictl-new\nmv " + shell_quote(path) + ".paictl-new " + shell_quote(path) + "\n";
+}
+
+// Waits for `done` to say true, polling every `every_ms`, for at most wait_s.
+template <typename F>
+bool poll(int wait_s, int every_ms, F done) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(wait_s);
+  while (true) {
+    if (done()) return true;
+    if (std::chrono::steady_clock::now() >= end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(every_ms));
+  }
+}
+
+// ------------------------------------------------------------------ phases
+
+// Connect and detect the OS: every later phase depends on it; unsupported
+// systems are refused here, before anything changes.
+class DetectOs : public Phase {
+ public:
+  std::string name() const override { return "os"; }
+  bool cluster_scope() const override { return true; }
+  Status observe(HostRun& h, std::vector<std::string>&) override {
+    std::map<std::string, std::string> kv;
+    Status s = observe_kv(h, "the OS",
+                          ". /etc/os-release 2>/dev/null\n"
+                          "echo \"os_id=$ID\"; echo \"os_version=$VERSION_ID\"; echo "
+                          "\"os_name=$PRETTY_NAME\"\n"
+                          "echo \"arch=$(uname -m)\"\n"
+                          "i=$(ip route show default 2>/dev/null | awk '{for(i=1;i<NF;i++) "
+                          "if($i==\"dev\"){print $(i+1); exit}}')\n"
+                          "[ -n \"$i\" ] && echo \"mtu=$(cat /sys/class/net/$i/mtu 2>/dev/null)\"\n"
+                          "[ -e /etc/paictl/cluster ] && echo ours=1\n"
+                          "[ -e /etc/kubernetes/kubelet.conf ] && echo joined=1\n"
+                          "true\n",
+                          kv);
+    if (!s.ok) return s;
+    auto& f = h.facts();
+    f["os_id"] = kv["os_id"];
+    f["os_version"] = kv["os_version"];
+    f["mtu"] = util::parse_int(kv["mtu"]).value_or(1500);
+    f["ours"] = kv.count("ours") > 0 || kv.count("joined") > 0;
+    std::string why = unsupported_os(kv["os_id"], kv["os_version"]);
+    if (!why.empty())
+      return Status::failure(why,
+                             "paictl install supports Ubuntu 20.04, 22.04, 24.04 and Debian 12; "
+                             "reinstall the host or leave it out of layout.yaml (or --limit)");
+    return {};
+  }
+  Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+};
+
+// The routed transport of the pre-install checks: each host's commands go over
+// the connection the engine keeps for it.
+class KeptConnections : public remote::Transport {
+ public:
+  explicit KeptConnections(const std::vector<HostRun*>& hosts) {
+    for (auto* h : hosts) by_name_[h->spec().target.endpoint.name] = h;
+  }
+  remote::ExecResult exec(const remote::Target& target, const remote::ExecRequest& req) override {
+    auto it = by_name_.find(target.endpoint.name);
+    if (it == by_name_.end() || !it->second->connection) {
+      remote::ExecResult r;
+      r.failure = remote::Failure::Channel;
+      r.error = "no connection to " + target.endpoint.name;
+      return r;
+    }
+    return it->second->connection->exec(req);
+  }
+
+ private:
+  std::map<std::string, HostRun*> by_name_;
+};
+
+// The pre-install checks of `check hosts`. Errors stop the install unless
+// ignored (--ignore-check-errors, kubeadm's semantics: they still run). What
+// install itself sets up (swap, runtime, modules) is not held against a host,
+// nor, on hosts this cluster's install already reached, what it left there.
+class PreInstallChecks : public Phase {
+ public:
+  explicit PreInstallChecks(const InstallSettings& s) : s_(s) {}
+  std::string name() const override { return "checks"; }
+  bool cluster_wide() const override { return true; }
+  Status observe(HostRun&, std::vector<std::string>&) override { return {}; }
+  Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+  Status verify(HostRun&) override { return {}; }
+  void observe_all(std::vector<HostRun*>& hosts, std::vector<Status>& status,
+                   std::vector<std::vector<std::string>>&) override {
+    KeptConnections transport(hosts);
+    std::vector<inventory::HostPlan> plans;
+    for (auto* h : hosts) plans.push_back(h->spec().plan);
+    check::CollectOptions co;
+    co.parallel = hosts.size();
+    co.script = s_.script;
+    co.sudo_password = s_.sudo_password;
+    auto outcomes = check::collect(transport, plans, co);
+    auto results = check::evaluate(outcomes, s_.eval);
+    check::demote(results, s_.ignore_checks);
+    static const std::set<std::string> kInstallFixes = {"Swap",
+                                                        "IPForward",
+                                                        "BridgeNetfilter",
+                                                        "KernelModules",
+                                                        "Docker",
+                                                        "DockerVersion",
+                                                        "DefaultRuntimeBinary",
+                                                        "NvidiaRuntime",
+                                                        "DefaultRuntime",
+                                                        "Binaries",
+                                                        "DaemonJson"};
+    static const std::set<std::string> kOwnLeftovers = {"LeftoverEtcd",      "LeftoverKubernetes",
+                                                        "LeftoverKubelet",   "LeftoverCNI",
+                                                        "RunningKubernetes", "RunningContainers"};
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < hosts.size(); ++i) index[hosts[i]->spec().name] = i;
+    std::vector<std::vector<std::string>> errors(hosts.size());
+    std::vector<std::vector<std::string>> names(hosts.size());
+    for (auto& r : results) {
+      auto it = index.find(r.host);
+      if (it == index.end()) continue;
+      HostRun& h = *hosts[it->second];
+      bool ours = h.facts().value("ours", false);
+      bool own = kInstallFixes.count(r.check) ||
+                 (ours && (kOwnLeftovers.count(r.check) || r.check.rfind("Port-", 0) == 0));
+      if (r.status == check::Status::Fail && own) r.status = check::Status::Warn;
+      if (r.status == check::Status::Fail) {
+        errors[it->second].push_back(r.check + " (" + r.message + ")");
+        names[it->second].push_back(r.check);
+      }
+      if (r.status == check::Status::Fail || r.status == check::Status::Warn)
+        h.log("check " + r.check + ": " + std::string(check::to_string(r.status)) + ": " +
+              r.message + (own ? " (install sets this up)" : ""));
+    }
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      if (!outcomes[i].reached) {
+        status[i] = Status::failure("the pre-install checks did not run: " + outcomes[i].exec.error,
+                                    outcomes[i].exec.hint);
+      } else if (!errors[i].empty()) {
+        status[i] =
+            Status::failure("pre-install checks failed: " + util::join(errors[i], "; "),
+                            "fix them, or pass --ignore-check-errors " + util::join(names[i], ",") +
+                                " to go on anyway (they still run and are reported)");
+      }
+    }
+  }
+
+ private:
+  const InstallSettings& s_;
+};
+
+// Records on the host which cluster installed it, so a re-run knows what it left.
+class MarkHost : public Phase {
+ public:
+  explicit MarkHost(const InstallSettings& s) : s_(s) {}
+  std::string name() const override { return "mark"; }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    std::map<std::string, std::string> kv;
+    Status st = observe_kv(
+        h, "the install marker",
+        same_file_test("marked", std::string(kStateDir) + "/cluster", s_.cluster_name + "\n") +
+            "true\n",
+        kv);
+    if (!st.ok) return st;
+    if (!kv.count("marked"))
+      needs.push_back("record the host as part of cluster " + s_.cluster_name + " (" +
+                      std::string(kStateDir) + "/cluster)");
+    return {};
+  }
+  Status apply(HostRun& h, const std::vector<std::string>&) override {
+    // What was there before install, so that reset puts back exactly that.
+    std::string d = kStateDir;
+    return run_step(
+        h, "recording the host's state before install",
+        "mkdir -p " + d + "\n" + "[ -f " + d +
+            "/packages.before ] || dpkg-query -W -f '${Package}\\n' > " + d +
+            "/packages.before 2>/dev/null || true\n" + "[ -f " + d +
+            "/modules.before ] || { lsmod | awk 'NR>1{print $1}' > " + d + "/modules.before; }\n" +
+            "[ -f " + d +
+            "/sysctl.before ] || { for k in net.ipv4.ip_forward; do echo \"$k=$(sysctl -n $k)\"; "
+            "done > " +
+            d + "/sysctl.before; }\n" + write_file(d + "/cluster", s_.cluster_name + "\n"));
+  }
+
+ private:
+  const InstallSettings& s_;
+};
+
+class Swap : public Phase {
+ public:
+  std::string name() const override { return "swap"; }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    std::map<std::string, std::string> kv;
+    Status s = observe_kv(h, "swap",
+                          "echo \"active=$(tail -n +2 /proc/swaps | wc -l)\"\n"
+                          "echo \"fstab=$(grep -cE '^[^#].*[[:space:]]swap[[:space:]]' /etc/fstab "
+                          "2>/dev/null)\"\n",
+                          kv);
+    if (!s.ok) return s;
+    int64_t active = util::parse_int(kv["active"]).value_or(0);
+    int64_t fstab = util::parse_int(kv["fstab"]).value_or(0);
+    if (active > 0) needs.push_back("turn swap off (" + std::to_string(active) + " active)");
+    if (fstab > 0)
+      needs.push_back("comment out " + std::to_string(fstab) + " swap line(s) in /etc/fstab");
+    return {};
+  }
+  Status apply(HostRun& h, const std::vector<std::string>&) override {
+    // Commented with a marker, so that reset can put them back.
+    return run_step(h, "turning swap off",
+                    "swapoff -a\n"
+                    "sed -i -E 's/^([^#].*[[:space:]]swap[[:space:]].*)$/# paictl: \\1/' "
+                    "/etc/fstab\n");
+  }
+};
+
+class Kernel : public Phase {
+ public:
+  std::string name() const override { return "kernel"; }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    std::map<std::string, std::string> kv;
+    Status s = observe_kv(
+        h, "kernel modules and sysctls",
+        "lsmod | awk 'NR>1 && ($1==\"overlay\" || $1==\"br_netfilter\") {print "
+        "\"mod_\"$1\"=1\"}'\n" +
+            same_file_test("modules_file", kModulesFile, kModules) +
+            same_file_test("sysctl_file", kSysctlFile, kSysctls) +
+            "for k in net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables "
+            "net.bridge.bridge-nf-call-ip6tables; do echo \"$k=$(sysctl -n $k 2>/dev/null)\"; "
+            "done\n",
+        kv);
+    if (!s.ok) return s;
+    std::vector<std::string> mods;
+    for (const char* m : {"overlay", "br_netfilter"})
+      if (!kv.count(std::string("mod_") + m)) mods.push_back(m);
+    if (!mods.empty()) needs.push_back("load kernel modules " + util::join(mods, ", "));
+    if (!kv.count("modules_file")) needs.push_back(std::string("write ") + kModulesFile);
+    if (!kv.count("sysctl_file")) needs.push_back(std::string("write ") + kSysctlFile);
+    std::vector<std::string> bad;
+    for (const char* k : {"net.ipv4.ip_forward", "net.bridge.bridge-nf-call-iptables",
+                          "net.bridge.bridge-nf-call-ip6tables"})
+      if (kv[k] != "1") bad.push_back(k);
+    if (!bad.empty()) needs.push_back("set " + util::join(bad, ", ") + " to 1");
+    return {};
+  }
+  Status apply(HostRun& h, const std::vector<std::string>&) override {
+    return run_step(
+        h, "loading modules and setting sysctls",
+        write_file(kModulesFile, kModules) + "modprobe overlay\nmodprobe br_netfilter\n" +
+            write_file(kSysctlFile, kSysctls) + "sysctl -p " + kSysctlFile + " >/dev/null\n");
+  }
+};
+
+class Packages : public Phase {
+ public:
+  explicit Packages(const InstallSettings& s) : s_(s) {}
+  std::string name() const override { return "packages"; }
+
+  std::string version() const { return s_.kube_version + "-1.1"; }
+  std::string kube_repo() const {
+    return s_.package_repo.empty()
+               ? "https://pkgs.k8s.io/core:/stable:/v" + minor_of(s_.kube_version) + "/deb/"
+               : s_.package_repo;
+  }
+  std::string nvidia_repo() const {
+    return s_.nvidia_repo.empty()
+               ? "https://nvidia.github.io/libnvidia-container/stable/deb/$(ARCH)"
+               : s_.nvidia_repo;
+  }
+  std::string kube_line() const {
+    return "deb [signed-by=" + std::string(kKubeKeyring) + "] " + kube_repo() + " /\n";
+  }
+  std::string nvidia_line() const {
+    return "deb [signed-by=" + std::string(kNvidiaKeyring) + "] " + nvidia_repo() + " /\n";
+  }
+  std::string bundle_line() const {
+    return "deb [trusted=yes] file:" + std::string(kBundleDir) + " ./\n";
+  }
+  bool bundle() const { return !s_.offline_bundle.empty(); }
+  std::vector<std::string> wanted(const HostSpec& h) const {
+    std::vector<std::string> w = {"kubeadm=" + version(), "kubelet=" + version(),
+                                  "kubectl=" + version(),
+                                  bundle() ? "containerd.io" : "containerd"};
+    if (has_gpu(h)) w.push_back("nvidia-container-toolkit");
+    return w;
+  }
+  std::vector<std::string> bundle_files() const {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(s_.offline_bundle, ec)) {
+      std::string n = e.path().filename().string();
+      if (n.size() > 4 && n.substr(n.size() - 4) == ".deb" && e.is_regular_file()) out.push_back(n);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    std::string script =
+        "dpkg-query -W -f '${Package}=${Version}=${db:Status-Abbrev}\\n' kubeadm kubelet kubectl "
+        "containerd containerd.io nvidia-container-toolkit 2>/dev/null | sed 's/^/pkg_/'\n"
+        "echo \"held=$(apt-mark showhold 2>/dev/null | tr '\\n' ' ')\"\n";
+    if (bundle()) {
+      script += same_file_test("source_bundle", kBundleList, bundle_line());
+      for (const auto& f : bundle_files())
+        script += "[ -f " + shell_quote(std::string(kBundleDir) + "/" + f) +
+                  " ] || echo missing_file=1\n";
+    } else {
+      script += same_file_test("source_kube", kKubeList, kube_line());
+      if (has_gpu(h.spec())) script += same_file_test("source_nvidia", kNvidiaList, nvidia_line());
+    }
+    std::map<std::string, std::string> kv;
+    Status s = observe_kv(h, "packages", script + "true\n", kv);
+    if (!s.ok) return s;
+    if (bundle()) {
+      if (kv.count("missing_file"))
+        needs.push_back("copy the offline bundle (" + std::to_string(bundle_files().size()) +
+                        " packages) to " + kBundleDir);
+      if (!kv.count("source_bundle")) needs.push_back(std::string("add ") + kBundleList);
+    } else {
+      if (!kv.count("source_kube"))
+        needs.push_back("add the Kubernetes v" + minor_of(s_.kube_version) +
+                        " package repository (" + kube_repo() + ")");
+      if (has_gpu(h.spec()) && !kv.count("source_nvidia"))
+        needs.push_back("add the NVIDIA Container Toolkit package repository");
+    }
+    std::vector<std::string> missing;
+    for (const auto& w : wanted(h.spec())) {
+      auto eq = w.find('=');
+      std::string name = w.substr(0, eq);
+      auto it = kv.find("pkg_" + name);
+      // ${db:Status-Abbrev}: desired state (i, or h when held) then "i" when installed.
+      std::string st = it == kv.end() ? "" : it->second.substr(it->second.rfind('=') + 1);
+      bool ok = st.size() >= 2 && st[1] == 'i';
+      if (ok && eq != std::string::npos) ok = it->second.rfind(w.substr(eq + 1) + "=", 0) == 0;
+      if (!ok) missing.push_back(w);
+    }
+    if (!missing.empty()) needs.push_back("install " + util::join(missing, " "));
+    std::vector<std::string> unheld;
+    std::string held = " " + kv["held"] + " ";
+    for (const char* p : {"kubeadm", "kubelet", "kubectl"})
+      if (held.find(std::string(" ") + p + " ") == std::string::npos) unheld.push_back(p);
+    if (!unheld.empty()) needs.push_back("hold " + util::join(unheld, " "));
+    return {};
+  }
+
+  Status apply(HostRun& h, const std::vector<std::string>&) override {
+    std::string script = "export DEBIAN_FRONTEND=noninteractive\nmkdir -p /etc/apt/keyrings\n";
+    if (bundle()) {
+      std::string mk = "mkdir -p " + std::string(kBundleDir) + "\n";
+      if (Status s = run_step(h, "creating " + std::string(kBundleDir), mk); !s.ok) return s;
+      for (const auto& f : bundle_files()) {
+        std::ifstream in(s_.offline_bundle + "/" + f, std::ios::binary);
+        std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::string dst = std::string(kBundleDir) + "/" + f;
+        if (Status s = run_step(h, "copying " + f,
+                                "cat > " + shell_quote(dst + ".part") + "\nmv " +
+                                    shell_quote(dst + ".part") + " " + shell_quote(dst) + "\n",
+                                content);
+            !s.ok)
+          return s;
+      }
+      script += write_file(kBundleList, bundle_line());
+    } else {
+      // The repositories' signing keys, when this host can fetch them; without
+      // one apt refuses the repository and says so.
+      script += "[ -s " + std::string(kKubeKeyring) + " ] || { curl -fsSL --max-time 20 " +
+                shell_quote(kube_repo() + "Release.key") + " | gpg --dearmor -o " + kKubeKeyring +
+                " 2>/dev/null || rm -f " + kKubeKeyring +
+                "; echo 'paictl: could not fetch the Kubernetes repository key' >&2; } || true\n";
+      script += write_file(kKubeList, kube_line());
+      if (has_gpu(h.spec())) {
+        script += "[ -s " + std::string(kNvidiaKeyring) +
+                  " ] || { curl -fsSL --max-time 20 "
+                  "https://nvidia.github.io/libnvidia-container/gpgkey | gpg --dearmor -o " +
+                  kNvidiaKeyring + " 2>/dev/null || rm -f " + kNvidiaKeyring + "; } || true\n";
+        script += write_file(kNvidiaList, nvidia_line());
+      }
+    }
+    script += "apt-get update -q\n";
+    script += "apt-get install -y -q --allow-change-held-packages " +
+              util::join(wanted(h.spec()), " ") + "\n";
+    script += "apt-mark hold kubeadm kubelet kubectl\n";
+    return run_step(h, "installing packages", script, {}, 1800000);
+  }
+
+ private:
+  const InstallSettings& s_;
+};
+
+class Containerd : public Phase {
+ public:
+  std::string name() const override { return "containerd"; }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    std::map<std::string, std::string> kv;
+    Status s = observe_kv(
+        h, "containerd",
+        "C=/etc/containerd/config.toml\n"
+        "[ -f $C ] && echo config=1\n"
+        "grep -qE '^[[:space:]]*SystemdCgroup = true' $C 2>/dev/null && echo systemd=1\n"
+        "grep -qE '^[[:space:]]*default_runtime_name = \"nvidia\"' $C 2>/dev/null && echo "
+        "nvidia=1\n"
+        "[ -f $C ] && [ \"$(cat /etc/containerd/paictl.stamp 2>/dev/null)\" = \"$(sha256sum $C | "
+        "cut -d' ' -f1)\" ] && echo stamp=1\n"
+        "echo \"active=$(systemctl is-active containerd 2>/dev/null)\"\n",
+        kv);
+    if (!s.ok) return s;
+    bool gpu = has_gpu(h.spec());
+    if (!kv.count("config") || !kv.count("systemd") || (gpu && !kv.count("nvidia")))
+      needs.push_back(std::string("write /etc/containerd/config.toml (SystemdCgroup = true") +
+                      (gpu ? ", nvidia the default runtime)" : ")"));
+    if (!kv.count("stamp") || kv["active"] != "active")
+      needs.push_back("restart containerd with that configuration");
+    return {};
+  }
+  Status apply(HostRun& h, const std::vector<std::string>& needs) override {
+    std::string script;
+    bool rewrite = !needs.empty() && needs[0].rfind("write", 0) == 0;
+    if (rewrite) {
+      script +=
+          "mkdir -p /etc/containerd\n"
+          "containerd config default > /etc/containerd/config.toml.paictl-new\n"
+          "sed -i 's/SystemdCgroup = false/SystemdCgroup = true/' "
+          "/etc/containerd/config.toml.paictl-new\n"
+          "mv /etc/containerd/config.toml.paictl-new /etc/containerd/config.toml\n";
+      if (has_gpu(h.spec()))
+        script += "nvidia-ctk runtime configure --runtime=containerd --set-as-default\n";
+    }
+    script +=
+        "systemctl restart containerd\n"
+        "sha256sum /etc/containerd/config.toml | cut -d' ' -f1 > /etc/containerd/paictl.stamp\n"
+        "systemctl enable kubelet\n";
+    return run_step(h, "configuring containerd", script);
+  }
+};
+
+std::string endpoint_of(const InstallSettings& s, const HostSpec& master) {
+  return s.control_plane_endpoint.empty() ? master.address + ":6443" : s.control_plane_endpoint;
+}
+
+class ControlPlane : public Phase {
+ public:
+  explicit ControlPlane(const InstallSettings& s) : s_(s) {}
+  std::string name() const override { return "control-plane"; }
+  bool cluster_scope() const override { return true; }
+  bool runs_on(const HostSpec& h) const override { return h.master; }
+  bool barrier() const override { return true; }
+
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    std::map<std::string, std::string> kv;
+    Status s = observe_kv(
+        h, "the control plane",
+        std::string("[ -f /etc/kubernetes/admin.conf ] && echo admin=1\n"
+                    "[ -f /etc/kubernetes/manifests/kube-apiserver.yaml ] && echo manifest=1\n"
+                    "[ -f /var/lib/kubelet/config.yaml ] && echo kubelet_config=1\n"
+                    "[ -d /etc/kubernetes/pki ] && echo pki=1\n"
+                    "command -v kubeadm >/dev/null && echo \"kubeadm=$(kubeadm version -o short "
+                    "2>/dev/null)\"\n"
+                    "[ -f /etc/kubernetes/admin.conf ] && ") +
+            kKubectl + " get --raw=/readyz --request-timeout=5s >/dev/null 2>&1 && echo ready=1\n" +
+            "true\n",
+        kv);
+    if (!s.ok) return s;
+    kubeadm_version_ = kv["kubeadm"].empty() ? "v" + s_.kube_version : kv["kubeadm"];
+    h.facts()["kubeadm_version"] = kubeadm_version_;
+    if (kv.count("ready")) return {};
+    if (kv.count("admin")) {
+      needs.push_back("wait for the API server (admin.conf is there, /readyz does not answer)");
+      return {};
+    }
+    if (kv.count("manifest") || kv.count("kubelet_config") || kv.count("pki"))
+      needs.push_back("clean up an interrupted kubeadm init (kubeadm reset -f)");
+    std::string v = kubeadm_version_.substr(kubeadm_version_[0] == 'v' ? 1 : 0);
+    needs.push_back("kubeadm init (Kubernetes v" + s_.kube_version + ", " + kubeadm_api_version(v) +
+                    ", pods " + s_.pods_subnet + ", services " + s_.service_subnet + ", endpoint " +
+                    endpoint_of(s_, h.spec()) + ")");
+    return {};
+  }
+
+  Status apply(HostRun& h, const std::vector<std::string>& needs) override {
+    bool reset = false, init = false;
+    for (const auto& n : needs) {
+      reset |= n.find("kubeadm reset") != std::string::npos;
+      init |= n.rfind("kubeadm init", 0) == 0;
+    }
+    if (!init) {
+      bool up = poll(s_.wait_s, 1000, [&] {
+        auto r = h.sh(std::string(kKubectl) + " get --raw=/readyz --request-timeout=5s");
+        return r.ok() && r.exit_status == 0;
+      });
+      if (!up)
+        return Status::failure("the API server does not answer on the master",
+                               "look at the kubelet and the static pods on the master; "
+                               "`kubeadm reset -f` there and a re-run start the control plane "
+                               "again (its data is lost)");
+      return {};
+    }
+    if (reset)
+      if (Status s = run_step(h, "kubeadm reset -f (an interrupted init)", "kubeadm reset -f");
+          !s.ok)
+        return s;
+    std::string v = kubeadm_version_.substr(kubeadm_version_[0] == 'v' ? 1 : 0);
+    std::string err;
+    std::string config = render_template(s_.templates_dir, "kubeadm-init.yaml",
+                                         {{"api", kubeadm_api_version(v).substr(15)},
+                                          {"version", s_.kube_version},
+                                          {"advertise", h.spec().address},
+                                          {"node", h.spec().name},
+                                          {"cluster", s_.cluster_name},
+                                          {"endpoint", endpoint_of(s_, h.spec())},
+                                          {"pods", s_.pods_subnet},
+                                          {"services", s_.service_subnet}},
+                                         err);
+    if (!err.empty()) return Status::failure(err);
+    h.log("kubeadm configuration:\n" + config);
+    // The configuration goes on stdin: nothing is left on the host to clean up.
+    if (Status s = run_step(h, "kubeadm init",
+                            "kubeadm init --config /dev/stdin --skip-token-print", config, 900000);
+        !s.ok)
+      return s;
+    // kubeadm's own 24 h token (the only one right after init) is not needed:
+    // workers get short-lived ones.
+    return run_step(h, "deleting kubeadm init's default bootstrap token",
+                    "kubeadm token list 2>/dev/null | awk 'NR>1 {print $1}' | "
+                    "while read -r t; do kubeadm token delete \"${t%%.*}\" >/dev/null; done\n");
+  }
+
+ private:
+  const InstallSettings& s_;
+  std::string kubeadm_version_;
+};
+
+// A manifest applied on the master with server-side apply, recognised by the
+// hash of its rendered text in an annotation of one of its objects.
+class ManifestPhase : public Phase {
+ public:
+  ManifestPhase(const InstallSettings& s, std::string name, std::string tmpl, std::string what,
+                std::string ns, std::string daemonset)
+      : s_(s),
+        name_(std::move(name)),
+        tmpl_(std::move(tmpl)),
+        what_(std::move(what)),
+        ns_(std::move(ns)),
+        ds_(std::move(daemonset)) {}
+  std::string name() const override { return name_; }
+  bool runs_on(const HostSpec& h) const override { return h.master; }
+  bool cluster_scope() const override { return true; }
+
+  virtual std::map<std::string, std::string> values(HostRun& h) = 0;
+  virtual bool wanted(HostRun&) { return true; }
+
+  Status render(HostRun& h, std::string& out) {
+    auto v = values(h);
+    std::string err;
+    std::string text = render_template(s_.templates_dir, tmpl_, v, err);
+    if (!err.empty()) return Status::failure(err);
+    v["hash"] = content_hash(text);
+    out = render_template(s_.templates_dir, tmpl_, v, err);
+    hash_ = v["hash"];
+    return err.empty() ? Status{} : Status::failure(err);
+  }
+
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    if (!wanted(h)) return {};
+    std::string manifest;
+    if (Status s = render(h, manifest); !s.ok) return s;
+    auto r = h.sh(std::string("[ -f /etc/kubernetes/admin.conf ] || exit 0\n") + kKubectl + " -n " +
+                  ns_ + " get daemonset " + ds_ +
+                  " -o 'jsonpath={.metadata.annotations.paictl\\.io/config-hash}' 2>/dev/null || "
+                  "true\n");
+    if (!r.ok()) return command_failure("observing " + what_, r);
+    if (util::trim(r.out) != hash_) needs.push_back("apply " + what_);
+    return {};
+  }
+
+  Status apply(HostRun& h, const std::vector<std::string>&) override {
+    std::string manifest;
+    if (Status s = render(h, manifest); !s.ok) return s;
+    if (Status s =
+            run_step(h, "applying " + what_,
+                     std::string(kKubectl) +
+                         " apply --server-side --field-manager=paictl --force-conflicts -f -",
+                     manifest);
+        !s.ok)
+      return s;
+    return run_step(h, "waiting for " + what_,
+                    std::string(kKubectl) + " -n " + ns_ + " rollout status daemonset/" + ds_ +
+                        " --timeout=" + std::to_string(s_.wait_s) + "s",
+                    {}, (s_.wait_s + 30) * 1000);
+  }
+
+ protected:
+  const InstallSettings& s_;
+
+ private:
+  std::string name_, tmpl_, what_, ns_, ds_;
+  std::string hash_;
+};
+
+class Flannel : public ManifestPhase {
+ public:
+  explicit Flannel(const InstallSettings& s)
+      : ManifestPhase(s, "cni", "kube-flannel.yaml", "flannel (VXLAN)", "kube-flannel",
+                      "kube-flannel-ds") {}
+  std::map<std::string, std::string> values(HostRun& h) override {
+    // VXLAN adds 50 bytes: the pods' MTU is the smallest host MTU less that.
+    int64_t mtu = 0;
+    for (auto* other : h.run().hosts) {
+      int64_t m = other->facts().value("mtu", int64_t{1500});
+      mtu = mtu == 0 ? m : std::min(mtu, m);
+    }
+    if (mtu <= 0) mtu = 1500;
+    return {{"pods", s_.pods_subnet}, {"mtu", std::to_string(mtu - 50)}};
+  }
+};
+
+class DevicePlugin : public ManifestPhase {
+ public:
+  explicit DevicePlugin(const InstallSettings& s)
+      : ManifestPhase(s, "device-plugin", "nvidia-device-plugin.yaml", "the NVIDIA device plugin",
+                      "kube-system", "nvidia-device-plugin-daemonset") {}
+  bool barrier() const override { return true; }
+  bool wanted(HostRun& h) override {
+    for (auto* other : h.run().hosts)
+      if (has_gpu(other->spec())) return true;
+    return false;
+  }
+  std::map<std::string, std::string> values(HostRun&) override { return {}; }
+};
+
+Status nodes_json(HostRun& master, nlohmann::json& out) {
+  auto r =
+      master.sh(std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") +
+                kKubectl + " get nodes -o json --request-timeout=20s 2>/dev/null || echo '{}'");
+  if (!r.ok()) return command_failure("listing the nodes", r);
+  out = nlohmann::json::parse(r.out, nullptr, false);
+  if (out.is_discarded()) out = nlohmann::json::object();
+  return {};
+}
+
+const nlohmann::json* find_node(const nlohmann::json& nodes, const std::string& name) {
+  if (!nodes.contains("items") || !nodes["items"].is_array()) return nullptr;
+  for (const auto& n : nodes["items"])
+    if (n.contains("metadata") && n["metadata"].value("name", "") == name) return &n;
+  return nullptr;
+}
+
+class Workers : public Phase {
+ public:
+  explicit Workers(const InstallSettings& s) : s_(s) {}
+  std::string name() const override { return "join"; }
+  bool runs_on(const HostSpec& h) const override { return !h.master; }
+  bool barrier() const override { return true; }
+
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    std::map<std::string, std::string> kv;
+    Status s = observe_kv(h, "the kubelet",
+                          "[ -f /etc/kubernetes/kubelet.conf ] && echo kubelet_conf=1\n"
+                          "[ -f /etc/kubernetes/pki/ca.crt ] && echo ca=1\n"
+                          "[ -f /var/lib/kubelet/config.yaml ] && echo kubelet_config=1\n"
+                          "command -v kubeadm >/dev/null && echo \"kubeadm=$(kubeadm version -o "
+                          "short 2>/dev/null)\"\n"
+                          "true\n",
+                          kv);
+    if (!s.ok) return s;
+    h.facts()["kubeadm_version"] = kv["kubeadm"].empty() ? "v" + s_.kube_version : kv["kubeadm"];
+    HostRun* master = h.run().master();
+    bool registered = false;
+    if (master) {
+      auto r = master->sh(std::string("[ -f /etc/kubernetes/admin.conf ] || exit 0\n") + kKubectl +
+                          " get node " + shell_quote(h.spec().name) +
+                          " -o name --request-timeout=20s 2>/dev/null || true");
+      registered = r.ok() && util::trim(r.out) == "node/" + h.spec().name;
+    }
+    bool conf = kv.count("kubelet_conf") > 0;
+    if (conf && registered) return {};
+    if (conf)
+      needs.push_back("reset a join the cluster does not know (kubeadm reset -f)");
+    else if (kv.count("ca") || kv.count("kubelet_config"))
+      needs.push_back("clean up an interrupted kubeadm join (kubeadm reset -f)");
+    needs.push_back(
+        "kubeadm join " + (master ? endpoint_of(s_, master->spec()) : std::string("the master")) +
+        " (a token valid " + std::to_string(s_.join_token_ttl_s / 60) + " min, sent on stdin)");
+    return {};
+  }
+
+  Status apply(HostRun& h, const std::vector<std::string>& needs) override {
+    HostRun* master = h.run().master();
+    if (!master) return Status::failure("no master in layout.yaml to join");
+    for (const auto& n : needs)
+      if (n.find("kubeadm reset") != std::string::npos)
+        if (Status s = run_step(h, "kubeadm reset -f", "kubeadm reset -f"); !s.ok) return s;
+    // A token for this join only, minted now, valid minutes, deleted after.
+    auto r = master->sh("kubeadm token create --ttl " + std::to_string(s_.join_token_ttl_s) +
+                            "s --description " + shell_quote("paictl join of " + h.spec().name) +
+                            " --print-join-command",
+                        {}, 120000, true);
+    if (!r.ok() || r.exit_status != 0) return command_failure("minting a join token", r);
+    JoinCommand jc;
+    if (!parse_join_command(r.out, jc))
+      return Status::failure("kubeadm token create printed no join command");
+    h.run().masker->add(jc.token);
+    {
+      std::lock_guard lock(mu_);
+      minted_[h.spec().name] = jc.token.substr(0, jc.token.find('.'));
+    }
+    std::string v = h.facts().value("kubeadm_version", "v" + s_.kube_version);
+    v = v.substr(!v.empty() && v[0] == 'v' ? 1 : 0);
+    std::string err;
+    std::string config = render_template(s_.templates_dir, "kubeadm-join.yaml",
+                                         {{"api", kubeadm_api_version(v).substr(15)},
+                                          {"node", h.spec().name},
+                                          {"endpoint", jc.endpoint},
+                                          {"token", jc.token},
+                                          {"ca_hash", jc.ca_hash}},
+                                         err);
+    if (!err.empty()) return Status::failure(err);
+    // The join configuration holds the token: it goes on stdin, never to a file or argv.
+    Status s = run_step(h, "kubeadm join", "kubeadm join --config /dev/stdin", config, 900000);
+    std::fill(config.begin(), config.end(), '\0');
+    delete_token(h);
+    return s;
+  }
+
+  void cleanup(HostRun& h) override { delete_token(h); }
+
+ private:
+  void delete_token(HostRun& h) {
+    std::string id;
+    {
+      std::lock_guard lock(mu_);
+      auto it = minted_.find(h.spec().name);
+      if (it == minted_.end()) return;
+      id = it->second;
+      minted_.erase(it);
+    }
+    if (HostRun* master = h.run().master())
+      master->sh("kubeadm token delete " + shell_quote(id) + " >/dev/null 2>&1 || true");
+  }
+
+  const InstallSettings& s_;
+  std::mutex mu_;
+  std::map<std::string, std::string> minted_;  // host -> token id (not secret)
+};
+
+// Node labels: roles and SKU from layout.yaml; GPU nodes are marked for the
+// device plugin. The master keeps kubeadm's NoSchedule taint: no jobs there.
+class NodeLabels : public Phase {
+ public:
+  std::string name() const override { return "labels"; }
+  bool cluster_scope() const override { return true; }
+  bool runs_on(const HostSpec& h) const override { return h.master; }
+  bool barrier() const override { return true; }
+  static std::map<std::string, std::string> wanted(const HostSpec& h) {
+    std::map<std::string, std::string> w;
+    if (h.master) w["pai-master"] = "true";
+    if (h.worker) w["pai-worker"] = "true";
+    if (!h.sku.empty()) w["paictl.io/machine-type"] = h.sku;
+    if (has_gpu(h)) w["paictl.io/gpu"] = "nvidia";
+    return w;
+  }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    nlohmann::json nodes;
+    if (Status s = nodes_json(h, nodes); !s.ok) return s;
+    missing_.clear();
+    for (auto* host : h.run().hosts) {
+      const nlohmann::json* n = find_node(nodes, host->spec().name);
+      std::vector<std::string> m;
+      for (const auto& [k, v] : wanted(host->spec())) {
+        bool ok = n && n->contains("metadata") && (*n)["metadata"].contains("labels") &&
+                  (*n)["metadata"]["labels"].value(k, "") == v;
+        if (!ok) m.push_back(k + "=" + v);
+      }
+      if (!m.empty()) {
+        needs.push_back("label " + host->spec().name + " " + util::join(m, " "));
+        missing_[host->spec().name] = m;
+      }
+    }
+    return {};
+  }
+  Status apply(HostRun& h, const std::vector<std::string>&) override {
+    std::string script;
+    for (const auto& [node, labels] : missing_) {
+      script += std::string(kKubectl) + " label node " + shell_quote(node) + " --overwrite";
+      for (const auto& l : labels) script += " " + shell_quote(l);
+      script += " >/dev/null\n";
+    }
+    return run_step(h, "labelling nodes", script);
+  }
+
+ private:
+  std::map<std::string, std::vector<std::string>> missing_;
+};
+
+// Every node Ready, every GPU node with its GPUs allocatable.
+class VerifyNodes : public Phase {
+ public:
+  explicit VerifyNodes(const InstallSettings& s) : s_(s) {}
+  std::string name() const override { return "verify"; }
+  bool cluster_scope() const override { return true; }
+  bool runs_on(const HostSpec& h) const override { return h.master; }
+  bool barrier() const override { return true; }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    nlohmann::json nodes;
+    if (Status s = nodes_json(h, nodes); !s.ok) return s;
+    for (auto* host : h.run().hosts) {
+      const auto& spec = host->spec();
+      const nlohmann::json* n = find_node(nodes, spec.name);
+      bool ready = false;
+      int64_t gpus = 0;
+      if (n && n->contains("status")) {
+        const auto& st = (*n)["status"];
+        if (st.contains("conditions") && st["conditions"].is_array())
+          for (const auto& c : st["conditions"])
+            if (c.value("type", "") == "Ready") ready = c.value("status", "") == "True";
+        if (st.contains("allocatable") && st["allocatable"].contains("nvidia.com/gpu"))
+          gpus = util::parse_int(st["allocatable"].value("nvidia.com/gpu", "0")).value_or(0);
+      }
+      if (!ready) needs.push_back("wait for node " + spec.name + " to be Ready");
+      if (has_gpu(spec) && gpus != spec.gpus)
+        needs.push_back("wait for " + std::to_string(spec.gpus) + " allocatable GPUs on " +
+                        spec.name + " (now " + std::to_string(gpus) + ")");
+    }
+    return {};
+  }
+  Status apply(HostRun& h, const std::vector<std::string>&) override {
+    std::vector<std::string> left;
+    poll(s_.wait_s, 1000, [&] {
+      left.clear();
+      return observe(h, left).ok && left.empty();
+    });
+    if (!left.empty())
+      return Status::failure("after " + std::to_string(s_.wait_s) + " s: " + util::join(left, "; "),
+                             "look at the node's kubelet and containerd (journalctl -u kubelet) "
+                             "and at the device plugin's pod on it");
+    return {};
+  }
+
+ private:
+  const InstallSettings& s_;
+};
+
+// ------------------------------------------------------------------ reset
+
+const char* kResetPackages =
+    "kubeadm kubelet kubectl cri-tools kubernetes-cni containerd containerd.io runc "
+    "nvidia-container-toolkit nvidia-container-toolkit-base libnvidia-container-tools "
+    "libnvidia-container1";
+
+class ResetHost : public Phase {
+ public:
+  std::string name() const override { return "reset"; }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    std::map<std::string, std::string> kv;
+    std::string d = kStateDir;
+    Status s = observe_kv(
+        h, "what install left",
+        "command -v kubeadm >/dev/null && { [ -e /etc/kubernetes/kubelet.conf ] || [ -e "
+        "/etc/kubernetes/admin.conf ] || [ -d /etc/kubernetes/pki ] || [ -f "
+        "/var/lib/kubelet/config.yaml ] || [ -n \"$(ls -A /etc/kubernetes/manifests 2>/dev/null)\" "
+        "]; } && echo kube=1\n"
+        "before=" +
+            d +
+            "/packages.before\n"
+            "for p in " +
+            std::string(kResetPackages) +
+            "; do dpkg-query -W -f '${db:Status-Abbrev}' $p 2>/dev/null | grep -q '^.i' || "
+            "continue; "
+            "[ -f $before ] && grep -qx \"$p\" $before && continue; echo \"pkg_$p=1\"; done\n"
+            "grep -q '^# paictl: ' /etc/fstab 2>/dev/null && echo fstab=1\n"
+            "for f in " +
+            kModulesFile + " " + kSysctlFile + " " + kKubeList + " " + kNvidiaList + " " +
+            kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
+            " /etc/containerd/config.toml /etc/containerd/paictl.stamp; do [ -e $f ] && echo "
+            "\"file_$f=1\"; done\n"
+            "[ -n \"$(ls -A /etc/cni/net.d 2>/dev/null)\" ] && echo cni=1\n"
+            "[ -d " +
+            d + " ] && echo state=1\n" + "true\n",
+        kv);
+    if (!s.ok) return s;
+    if (kv.count("kube")) needs.push_back("kubeadm reset -f");
+    std::vector<std::string> pkgs, files;
+    for (const auto& [k, v] : kv) {
+      if (k.rfind("pkg_", 0) == 0) pkgs.push_back(k.substr(4));
+      if (k.rfind("file_", 0) == 0) files.push_back(k.substr(5));
+    }
+    if (!pkgs.empty()) needs.push_back("purge " + util::join(pkgs, " "));
+    if (kv.count("fstab")) needs.push_back("restore the swap lines of /etc/fstab and swap on");
+    if (!files.empty()) needs.push_back("remove " + util::join(files, " "));
+    if (kv.count("cni")) needs.push_back("remove the CNI configuration in /etc/cni/net.d");
+    if (kv.count("state"))
+      needs.push_back("restore modules and sysctls, remove " + std::string(kStateDir));
+    return {};
+  }
+  Status apply(HostRun& h, const std::vector<std::string>& needs) override {
+    std::string d = kStateDir;
+    std::string script = "export DEBIAN_FRONTEND=noninteractive\n";
+    for (const auto& n : needs)
+      if (n == "kubeadm reset -f") script += "kubeadm reset -f\n";
+    script +=
+        "before=" + d +
+        "/packages.before\n"
+        "P=''\nfor p in " +
+        std::string(kResetPackages) +
+        "; do dpkg-query -W -f '${db:Status-Abbrev}' $p 2>/dev/null | grep -q '^.i' || continue; "
+        "[ -f $before ] && grep -qx \"$p\" $before && continue; P=\"$P $p\"; done\n"
+        "if [ -n \"$P\" ]; then apt-mark unhold $P >/dev/null 2>&1 || true; apt-get purge -y -q "
+        "$P; "
+        "apt-get autoremove -y -q; fi\n"
+        "rm -f " +
+        std::string(kModulesFile) + " " + kSysctlFile + " " + kKubeList + " " + kNvidiaList + " " +
+        kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
+        " /etc/containerd/config.toml /etc/containerd/paictl.stamp\n"
+        "rm -rf " +
+        kBundleDir +
+        " /etc/cni/net.d/* /etc/kubernetes/manifests\n"
+        "rmdir /var/cache/paictl 2>/dev/null || true\n"
+
+        "if grep -q '^# paictl: ' /etc/fstab; then sed -i 's/^# paictl: //' /etc/fstab; swapon -a; "
+        "fi\n"
+        "if [ -d " +
+        d +
+        " ]; then\n"
+        "  if [ -f " +
+        d +
+        "/modules.before ]; then for m in br_netfilter overlay bridge stp llc; do grep -qx $m " +
+        d +
+        "/modules.before || modprobe -r $m 2>/dev/null || true; done; fi\n"
+        "  if [ -f " +
+        d +
+        "/sysctl.before ]; then while IFS= read -r kv; do [ -n \"$kv\" ] && "
+        "sysctl -w \"$kv\" >/dev/null; done < " +
+        d +
+        "/sysctl.before; fi\n"
+        "  rm -rf " +
+        d +
+        "\n"
+        "fi\n";
+    return run_step(h, "resetting the host", script, {}, 1800000);
+  }
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------ public helpers
+
+std::string kubeadm_api_version(const std::string& kube_version) {
+  return minor_number(kube_version) >= 31 ? "kubeadm.k8s.io/v1beta4" : "kubeadm.k8s.io/v1beta3";
+}
+
+std::string unsupported_os(const std::string& id, const std::string& version_id) {
+  if (id == "ubuntu" && (version_id == "20.04" || version_id == "22.04" || version_id == "24.04"))
+    return {};
+  if (id == "debian" && version_id == "12") return {};
+  std::string shown =
+      id.empty() ? std::string("an unknown OS (no /etc/os-release)") : id + " " + version_id;
+  return shown + " is not supported by paictl install";
+}
+
+std::string render_template(const std::string& templates_dir, const std::string& name,
+                            const std::map<std::string, std::string>& values, std::string& error) {
+  std::string path = templates_dir + "/install/" + name;
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot read the template " + path + " (set PAICTL_TEMPLATES to paictl's templates/)";
+    return {};
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  kainjow::mustache::mustache tmpl(text);
+  if (!tmpl.is_valid()) {
+    error = path + ": " + tmpl.error_message();
+    return {};
+  }
+  tmpl.set_custom_escape([](const std::string& s) { return s; });
+  kainjow::mustache::data data;
+  for (const auto& [k, v] : values) data.set(k, v);
+  std::string out = tmpl.render(data);
+  if (!tmpl.is_valid()) {
+    error = path + ": " + tmpl.error_message();
+    return {};
+  }
+  error.clear();
+  return out;
+}
+
+bool parse_join_command(const std::string& out, JoinCommand& jc) {
+  std::istringstream in(out);
+  std::string word, prev;
+  bool join = false;
+  while (in >> word) {
+    if (prev == "join" && jc.endpoint.empty()) jc.endpoint = word;
+    if (prev == "--token") jc.token = word;
+    if (prev == "--discovery-token-ca-cert-hash") jc.ca_hash = word;
+    join |= word == "join";
+    prev = word;
+  }
+  return join && !jc.endpoint.empty() && !jc.token.empty() && !jc.ca_hash.empty();
+}
+
+std::map<std::string, std::string> parse_key_values(const std::string& out) {
+  std::map<std::string, std::string> kv;
+  for (auto line : util::split(out, '\n')) {
+    auto eq = line.find('=');
+    if (eq == std::string_view::npos) continue;
+    kv[std::string(util::trim(line.substr(0, eq)))] = std::string(util::trim(line.substr(eq + 1)));
+  }
+  return kv;
+}
+
+PhaseList install_phases(const InstallSettings& s) {
+  PhaseList p;
+  p.push_back(std::make_unique<DetectOs>());
+  p.push_back(std::make_unique<PreInstallChecks>(s));
+  p.push_back(std::make_unique<MarkHost>(s));
+  p.push_back(std::make_unique<Swap>());
+  p.push_back(std::make_unique<Kernel>());
+  p.push_back(std::make_unique<Packages>(s));
+  p.push_back(std::make_unique<Containerd>());
+  p.push_back(std::make_unique<ControlPlane>(s));
+  p.push_back(std::make_unique<Flannel>(s));
+  p.push_back(std::make_unique<Workers>(s));
+  p.push_back(std::make_unique<NodeLabels>());
+  p.push_back(std::make_unique<DevicePlugin>(s));
+  p.push_back(std::make_unique<VerifyNodes>(s));
+  return p;
+}
+
+PhaseList reset_phases(const InstallSettings&) {
+  PhaseList p;
+  p.push_back(std::make_unique<DetectOs>());
+  p.push_back(std::make_unique<ResetHost>());
+  return p;
+}
+
+}  // namespace pai::deploy

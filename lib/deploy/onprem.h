@@ -1,0 +1,57 @@
+#pragma once
+// The on-prem phases of `paictl install` and `paictl reset`: what they observe,
+// what they change on a host and in the cluster, for Ubuntu 20.04/22.04/24.04
+// and Debian 12. docs/install.md lists every command they run.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "check/runner.h"
+#include "deploy/phase.h"
+#include "remote/secret.h"
+
+namespace pai::deploy {
+
+struct InstallSettings {
+  std::string cluster_name = "paictl";  // services-configuration cluster-id
+  std::string kube_version = "1.30.10";
+  std::string package_repo;    // "" = pkgs.k8s.io for the minor release
+  std::string offline_bundle;  // local directory of .deb files copied to every host
+  std::string nvidia_repo;     // "" = nvidia.github.io/libnvidia-container
+  std::string pods_subnet = "10.244.0.0/16";
+  std::string service_subnet = "10.96.0.0/12";
+  std::string control_plane_endpoint;      // "" = master hostip:6443
+  std::string templates_dir;               // templates/ (install/*.yaml)
+  std::vector<std::string> ignore_checks;  // --ignore-check-errors
+  check::EvalOptions eval;
+  facts::ScriptOptions script;
+  remote::Secret sudo_password;
+  int wait_s = 300;  // rollouts, nodes Ready, the API server
+  int join_token_ttl_s = 900;
+};
+
+// Phases of `install`, in order.
+PhaseList install_phases(const InstallSettings& settings);
+// Phases of `reset`: what install put on the hosts, removed.
+PhaseList reset_phases(const InstallSettings& settings);
+
+// "kubeadm.k8s.io/v1beta4" from Kubernetes 1.31, "v1beta3" before (1.22-1.30).
+std::string kubeadm_api_version(const std::string& kube_version);
+// "" when supported, else the reason.
+std::string unsupported_os(const std::string& id, const std::string& version_id);
+
+// Renders templates_dir/NAME with mustache (no HTML escaping). Sets `error`.
+std::string render_template(const std::string& templates_dir, const std::string& name,
+                            const std::map<std::string, std::string>& values, std::string& error);
+
+// The pieces of `kubeadm token create --print-join-command`'s output.
+struct JoinCommand {
+  std::string endpoint, token, ca_hash;
+};
+bool parse_join_command(const std::string& out, JoinCommand& jc);
+
+// Lines of "key=value" output.
+std::map<std::string, std::string> parse_key_values(const std::string& out);
+
+}  // namespace pai::deploy

@@ -1,0 +1,159 @@
+// Per-decision time of the port on recorded fidelity streams (docs/fidelity.md),
+// next to HiveD's own time on the same stream when its driver wrote one.
+//
+//   ninja -C build-bench bench_fidelity
+//   ./build-bench/tests/bench/bench_fidelity [--tie-order hived|config] [--repeat N]
+//       STREAM.jsonl[.gz] [HIVED_TIMES]
+//
+// HIVED_TIMES: one line per schedule request, the microseconds of CPU time
+// HiveD's driver spent inside HiveD's calls (Schedule, AddAllocatedPod) for it
+// (getrusage before and after). Here each schedule() call is timed by the
+// thread's CPU clock, so other load on the machine does not count; the clock's
+// own cost (a system call, about as dear as getrusage) is included on both
+// sides. Reading and comparing the stream are not timed.
+#include <zlib.h>
+
+#include <algorithm>
+#include <ctime>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "config/hived_model.h"
+#include "scheduler/hived.h"
+#include "scheduler/policy.h"
+#include "sim/fidelity.h"
+
+namespace {
+
+using pai::scheduler::Policy;
+
+double cpu_us() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
+}
+
+class Timed final : public Policy {
+ public:
+  Timed(std::unique_ptr<Policy> inner, std::vector<double>* samples)
+      : inner_(std::move(inner)), samples_(samples) {}
+  std::string_view name() const override { return inner_->name(); }
+  const pai::scheduler::ClusterShape& cluster() const override { return inner_->cluster(); }
+  pai::scheduler::ScheduleResult schedule(const pai::scheduler::GroupRequest& r,
+                                          bool preempt) override {
+    const double t0 = cpu_us();
+    auto res = inner_->schedule(r, preempt);
+    samples_->push_back(cpu_us() - t0);
+    return res;
+  }
+  pai::scheduler::ScheduleResult schedule_pod(std::string_view g, int32_t n) override {
+    return inner_->schedule_pod(g, n);
+  }
+  bool release(std::string_view g) override { return inner_->release(g); }
+  void set_node_health(int32_t n, bool h) override { inner_->set_node_health(n, h); }
+  uint64_t release_epoch() const override { return inner_->release_epoch(); }
+  pai::scheduler::UsageSummary usage() const override { return inner_->usage(); }
+  bool has_group(std::string_view g) const override { return inner_->has_group(g); }
+  std::string check_invariants() const override { return inner_->check_invariants(); }
+
+ private:
+  std::unique_ptr<Policy> inner_;
+  std::vector<double>* samples_;
+};
+
+std::string read_file(const std::string& path) {
+  std::string out;
+  gzFile f = gzopen(path.c_str(), "rb");  // reads plain files too
+  if (!f) return out;
+  char buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  gzclose(f);
+  return out;
+}
+
+struct Stats {
+  size_t n = 0;
+  double mean = 0, p50 = 0, p99 = 0, total = 0;
+};
+
+Stats stats(std::vector<double> v) {
+  Stats s;
+  s.n = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  for (double x : v) s.total += x;
+  s.mean = s.total / static_cast<double>(v.size());
+  s.p50 = v[v.size() / 2];
+  s.p99 = v[std::min(v.size() - 1, static_cast<size_t>(0.99 * static_cast<double>(v.size())))];
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool hived_order = true;
+  int repeat = 5;
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--tie-order") && i + 1 < argc) {
+      hived_order = std::strcmp(argv[++i], "config") != 0;
+    } else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
+      repeat = std::max(1, std::atoi(argv[++i]));
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  if (args.empty()) {
+    std::fprintf(stderr,
+                 "usage: bench_fidelity [--tie-order hived|config] [--repeat N] STREAM "
+                 "[HIVED_TIMES]\n");
+    return 2;
+  }
+  std::string text = read_file(args[0]);
+  if (text.empty()) {
+    std::fprintf(stderr, "cannot read %s\n", args[0].c_str());
+    return 2;
+  }
+  // The fastest of `repeat` replays (the machine is shared).
+  Stats best;
+  pai::sim::FidelityReplay r;
+  for (int k = 0; k < repeat; ++k) {
+    std::vector<double> samples;
+    std::string err;
+    auto make = [&](const pai::config::HivedModel& m,
+                    std::string& e) -> std::unique_ptr<Policy> {
+      auto p = pai::scheduler::make_hived_policy(m, e, hived_order);
+      if (!p) return nullptr;
+      return std::make_unique<Timed>(std::move(p), &samples);
+    };
+    if (!pai::sim::replay_fidelity(text, r, err, make)) {
+      std::fprintf(stderr, "%s\n", err.c_str());
+      return 2;
+    }
+    Stats s = stats(samples);
+    if (k == 0 || s.total < best.total) best = s;
+  }
+  std::printf("%s: %s ties, %zu decisions, identical %lld/%lld: mean %.2f us, p50 %.2f us, "
+              "p99 %.2f us\n",
+              args[0].c_str(), hived_order ? "hived" : "config", best.n,
+              static_cast<long long>(r.matched), static_cast<long long>(r.lines), best.mean,
+              best.p50, best.p99);
+  if (args.size() > 1) {
+    std::ifstream in(args[1]);
+    std::vector<double> h;
+    double x;
+    while (in >> x) h.push_back(x);
+    Stats hs = stats(h);
+    std::printf("  HiveD: %zu decisions: mean %.1f us, p50 %.1f us, p99 %.1f us; "
+                "port faster by %.0fx (mean), %.0fx (p50), %.0fx (p99)\n",
+                hs.n, hs.mean, hs.p50, hs.p99, hs.mean / std::max(best.mean, 1e-9),
+                hs.p50 / std::max(best.p50, 1e-9), hs.p99 / std::max(best.p99, 1e-9));
+  }
+  return 0;
+}
