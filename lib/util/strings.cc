@@ -244,4 +244,58 @@ std::string shell_quote(std::string_view s) {
   return out;
 }
 
+namespace {
+// Length of the valid UTF-8 sequence at s[i] (1..4) and its code point, or 0.
+size_t utf8_sequence(std::string_view s, size_t i, uint32_t& cp) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t len = c < 0x80             ? 1
+               : (c & 0xE0) == 0xC0 ? 2
+               : (c & 0xF0) == 0xE0 ? 3
+               : (c & 0xF8) == 0xF0 ? 4
+                                    : 0;
+  if (len == 0 || i + len > s.size()) return 0;
+  cp = len == 1 ? c : len == 2 ? (c & 0x1Fu) : len == 3 ? (c & 0x0Fu) : (c & 0x07u);
+  for (size_t k = 1; k < len; ++k) {
+    unsigned char cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3Fu);
+  }
+  static const uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+}  // namespace
+
+std::string printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  char buf[16];
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    size_t len = utf8_sequence(s, i, cp);
+    if (len == 0) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(s[i]));
+      out += buf;
+      ++i;
+      continue;
+    }
+    if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0)) {
+      if (cp == '\n')
+        out += "\\n";
+      else if (cp == '\t')
+        out += "\\t";
+      else if (cp == '\r')
+        out += "\\r";
+      else if (cp < 0x80)
+        std::snprintf(buf, sizeof buf, "\\x%02x", cp), out += buf;
+      else
+        std::snprintf(buf, sizeof buf, "\\u%04x", cp), out += buf;
+    } else {
+      out.append(s.substr(i, len));
+    }
+    i += len;
+  }
+  return out;
+}
+
 }  // namespace pai::util
