@@ -4,8 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <iostream>
-#include <iterator>
+#include <filesystem>
 
 #include <CLI/CLI.hpp>
 
@@ -17,6 +16,8 @@
 #include "http/client.h"
 #include "output.h"
 #include "util/fs.h"
+#include "util/printable.h"
+#include "util/stdin.h"
 #include "util/strings.h"
 
 namespace paictl {
@@ -39,9 +40,10 @@ struct AddOptions {
 };
 
 // Reads a secret from stdin: without echo and after a prompt on a terminal,
-// as-is (minus the final newline) from a pipe.
+// as-is (minus the final newline) from a pipe. Bounded: an endless producer is
+// an error, not a memory exhaustion.
 std::optional<std::string> read_secret(const char* what) {
-  std::string s;
+  pai::util::ReadResult r;
   if (isatty(0)) {
     std::fprintf(stderr, "%s: ", what);
     std::fflush(stderr);
@@ -52,12 +54,17 @@ std::optional<std::string> read_secret(const char* what) {
       quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
       tcsetattr(0, TCSANOW, &quiet);
     }
-    std::getline(std::cin, s);
+    r = pai::util::read_line(0, pai::util::kMaxSecretBytes);
     if (restore) tcsetattr(0, TCSANOW, &old);
     std::fprintf(stderr, "\n");
   } else {
-    s.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    r = pai::util::read_fd(0, pai::util::kMaxSecretBytes);
   }
+  if (!r.ok) {
+    print_error("reading the " + std::string(what) + ": " + r.error + "; that is not a " + what);
+    return std::nullopt;
+  }
+  std::string s = std::move(r.content);
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   if (s.empty()) {
     print_error(std::string("no ") + what + " on stdin");
@@ -121,16 +128,34 @@ int run(const AddOptions& o, const Globals& g) {
     print_error("--password-stdin needs --user");
     return kExitUsage;
   }
-  std::string uri = o.uri;
+  // User info in the URI ("http://user:pw@host") is neither used, stored nor printed.
+  bool had_userinfo = false;
+  std::string uri = pai::http::strip_userinfo(o.uri, &had_userinfo);
   while (!uri.empty() && uri.back() == '/') uri.pop_back();
   if (uri.rfind("http://", 0) != 0 && uri.rfind("https://", 0) != 0) {
-    print_error("--uri must start with http:// or https://, got \"" + o.uri + "\"");
+    print_error("--uri must start with http:// or https://, got \"" + uri + "\"");
     return kExitUsage;
   }
+  if (had_userinfo)
+    print_warning(
+        "the user name and password in --uri are ignored and not stored; use --user and "
+        "--password-stdin");
   if (!o.ca_file.empty() && !pai::util::is_regular_file(o.ca_file)) {
     print_error("--ca-file " + o.ca_file + " is not a readable file");
     return kExitUsage;
   }
+  // Stored absolute: a relative path would be read from whatever directory a
+  // later command runs in (failing there, or trusting another cert.pem).
+  std::string ca_file;
+  if (!o.ca_file.empty()) {
+    std::error_code ec;
+    ca_file = std::filesystem::absolute(o.ca_file, ec).lexically_normal().string();
+    if (ec) {
+      print_error("--ca-file " + o.ca_file + ": " + ec.message());
+      return kExitUsage;
+    }
+  }
+  const bool plain_http = uri.rfind("http://", 0) == 0;
   if (!o.token_file.empty() && o.token_file[0] != '/') {
     print_error("--token-file needs an absolute path (it is read again at every use)");
     return kExitUsage;
@@ -148,7 +173,7 @@ int run(const AddOptions& o, const Globals& g) {
   pai::cluster::Cluster c;
   c.name = o.name;
   c.uri = uri;
-  c.ca_file = o.ca_file;
+  c.ca_file = ca_file;
   c.insecure = o.insecure;
   c.added_at = pai::cluster::now_rfc3339();
   if (o.password_stdin || o.token_stdin) {
@@ -169,7 +194,7 @@ int run(const AddOptions& o, const Globals& g) {
   pai::http::Options hopt;
   hopt.timeout_s = o.timeout;
   hopt.connect_timeout_s = std::min(10.0, o.timeout);
-  hopt.tls.ca_file = o.ca_file;
+  hopt.tls.ca_file = ca_file;
   hopt.tls.insecure = o.insecure;
   if (g.verbose)
     hopt.log = [](const std::string& l) { std::fprintf(stderr, "paictl: %s\n", l.c_str()); };
@@ -219,6 +244,10 @@ int run(const AddOptions& o, const Globals& g) {
                    "--token-stdin\n");
       return kExitUsage;
     }
+    if (plain_http)
+      print_warning(
+          "signing in over plain http://: the password (and then the token) travel "
+          "unencrypted; use the cluster's https:// address if it has one");
     auto l = api.login(o.user, secret, o.expiration_days * 86400);
     if (!l.ok()) return jobcli::report_api_error(o.name, "logging in as " + o.user, *l.error);
     token = l->token;
@@ -274,15 +303,17 @@ int run(const AddOptions& o, const Globals& g) {
     return kExitUsage;
   }
   if (!g.quiet) {
+    using pai::util::printable;
     std::printf("cluster %s added: %s (OpenPAI %s, %s sign-in), user %s%s\n", o.name.c_str(),
-                uri.c_str(), c.version.c_str(),
-                c.authn_method.empty() ? "basic" : c.authn_method.c_str(), c.user.c_str(),
-                u->admin ? " (admin)" : "");
-    std::printf(
-        "virtual clusters you may use: %s\n",
-        u->virtual_clusters.empty() ? "none" : pai::util::join(u->virtual_clusters, ", ").c_str());
+                printable(uri).c_str(), printable(c.version).c_str(),
+                c.authn_method.empty() ? "basic" : printable(c.authn_method).c_str(),
+                printable(c.user).c_str(), u->admin ? " (admin)" : "");
+    std::printf("virtual clusters you may use: %s\n",
+                u->virtual_clusters.empty()
+                    ? "none"
+                    : printable(pai::util::join(u->virtual_clusters, ", ")).c_str());
     if (make_current) std::printf("current cluster: %s\n", o.name.c_str());
-    if (o.insecure)
+    if (o.insecure && !plain_http)
       std::fprintf(stderr,
                    "paictl: warning: TLS certificates of %s are not verified (--insecure)\n",
                    o.name.c_str());

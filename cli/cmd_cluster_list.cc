@@ -37,6 +37,13 @@ int run(const ListOptions& o, const Globals& g) {
   if (!o.no_probe) {
     for (const auto& c : clusters) {
       probes.push_back(std::async(std::launch::async, [&c, &o, &g]() {
+        if (std::string tls = pai::cluster::tls_problem(c); !tls.empty()) {
+          pai::api::Result<pai::api::ClusterInfo> refused;
+          refused.error = pai::api::Error{};
+          refused.error->kind = pai::api::Error::Kind::Transport;
+          refused.error->message = tls;
+          return refused;
+        }
         pai::http::Options hopt;
         hopt.timeout_s = o.timeout;
         hopt.connect_timeout_s = o.timeout;

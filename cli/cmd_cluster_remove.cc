@@ -23,6 +23,7 @@ int run(const std::string& name, const Globals& g) {
     print_error("no cluster named \"" + name + "\" is registered");
     return kExitUsage;
   }
+  const pai::cluster::Cluster removed = *reg->find(name);
   // The entry goes from its file; `current` and `preference` forget it in every file.
   pai::diag::List diags;
   for (const auto& path : reg->paths()) {
@@ -41,8 +42,13 @@ int run(const std::string& name, const Globals& g) {
       return kExitUsage;
     }
   }
-  if (!g.quiet)
-    std::printf("cluster %s removed (its token is deleted from the registry)\n", name.c_str());
+  if (!g.quiet) {
+    if (removed.auth == pai::cluster::AuthMethod::TokenFile)
+      std::printf("cluster %s removed; its token file %s is yours and was left as it is\n",
+                  name.c_str(), removed.token_file.c_str());
+    else
+      std::printf("cluster %s removed (its token is deleted from the registry)\n", name.c_str());
+  }
   return kExitOk;
 }
 

@@ -33,6 +33,9 @@ struct ClusterStatus {
   std::vector<pai::api::VirtualCluster> vcs;
   std::vector<pai::api::SkuType> skus;
   std::optional<pai::api::UserInfo> user_info;
+  // The user lookup failed (401, 500...): capacity is still shown, ACCESS is
+  // unknown, and the command fails.
+  std::optional<pai::api::Error> user_error;
 };
 
 // The three questions go to a cluster at once; clusters are asked at once too.
@@ -53,7 +56,10 @@ ClusterStatus fetch(const jobcli::Connection& c) {
   }
   s.vcs = *v;
   if (k.ok()) s.skus = *k;
-  if (u.ok()) s.user_info = *u;
+  if (u.ok())
+    s.user_info = *u;
+  else
+    s.user_error = u.error;
   s.version = c.cluster->version;
   return s;
 }
@@ -114,6 +120,10 @@ int run(const StatusOptions& o, const Globals& g) {
     if (s.error) {
       jobcli::report_api_error(s.name, "reading its virtual clusters", *s.error);
       rc = kExitRemote;
+    } else if (s.user_error) {
+      jobcli::report_api_error(s.name, "reading user " + s.user + " (ACCESS is unknown)",
+                               *s.user_error);
+      rc = kExitRemote;
     }
 
   if (o.output != "table") {
@@ -125,6 +135,7 @@ int run(const StatusOptions& o, const Globals& g) {
         list.push_back(j);
         continue;
       }
+      if (s.user_error) j["error"] = "reading user " + s.user + ": " + s.user_error->summary();
       jobcli::Json vcs = jobcli::Json::array();
       for (const auto& v : s.vcs)
         vcs.push_back(
@@ -193,7 +204,8 @@ void add_cluster_status(CLI::App& parent, Globals& g) {
       "your user\n"
       "may submit to it.\n\n"
       "EXIT STATUS:\n"
-      "  0 ok, 2 bad usage, 3 a cluster could not be read (the others are still shown)\n\n"
+      "  0 ok, 2 bad usage, 3 a cluster or your user on it could not be read (what could be\n"
+      "  read is still shown)\n\n"
       "EXAMPLES:\n"
       "  paictl cluster status\n"
       "  paictl cluster status --all\n"

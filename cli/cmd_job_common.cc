@@ -19,6 +19,7 @@
 #include "job/rules.h"
 #include "job/validate.h"
 #include "output.h"
+#include "util/printable.h"
 #include "util/strings.h"
 #include "util/version.h"
 #include "util/yaml_emit.h"
@@ -106,7 +107,11 @@ int run_check(const CheckOptions& o, const Globals& g, const char* suite) {
 
 // --- output ---------------------------------------------------------------------------
 
-std::string format_table(const Table& t) {
+std::string format_table(const Table& raw) {
+  // Cells hold text from servers and files: escape what a terminal would interpret.
+  Table t = raw;
+  for (auto& row : t.rows)
+    for (auto& cell : row) cell = pai::util::printable(cell);
   std::vector<size_t> width(t.headers.size(), 0);
   auto display_width = [](const std::string& s) {
     size_t w = 0;
@@ -207,6 +212,10 @@ std::optional<Connection> connect_named(const pai::cluster::Registry& reg, const
                                : ("Registered: " + pai::util::join(names, ", ")).c_str());
     return std::nullopt;
   }
+  if (std::string tls = pai::cluster::tls_problem(*c); !tls.empty()) {
+    print_error("cluster " + c->name + ": " + tls);
+    return std::nullopt;
+  }
   std::string err;
   std::string token = pai::cluster::read_token(*c, &err);
   if (!err.empty()) {
@@ -251,8 +260,8 @@ std::optional<Connection> connect(const pai::cluster::Registry& reg, const Remot
 int report_api_error(const std::string& cluster, const std::string& doing,
                      const pai::api::Error& e) {
   print_error(cluster + ": " + doing + ": " + e.summary());
-  for (const auto& d : e.details) std::fprintf(stderr, "  - %s\n", d.c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
+  for (const auto& d : e.details) std::fprintf(stderr, "  - %s\n", pai::util::printable(d).c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", pai::util::printable(e.hint).c_str());
   if (e.kind == pai::api::Error::Kind::Http &&
       (e.status == 400 || e.status == 409 || e.status == 404 || e.status == 403 || e.status == 413))
     return kExitUsage;
@@ -306,7 +315,7 @@ int wait_for_job(const Connection& c, const std::string& user, const std::string
     auto r = c.api->get_job(user, name);
     if (!r.ok()) return report_api_error(c.cluster->name, "reading job " + id, *r.error);
     const Json status = r->contains("jobStatus") ? Json((*r)["jobStatus"]) : Json::object();
-    std::string state = status.value("state", std::string("UNKNOWN"));
+    std::string state = pai::util::printable(status.value("state", std::string("UNKNOWN")));
     double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (state != last && progress)

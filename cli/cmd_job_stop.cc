@@ -10,6 +10,7 @@
 #include "cmd_job_common.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "util/printable.h"
 
 namespace paictl {
 
@@ -31,8 +32,25 @@ int run(const StopOptions& o, const Globals& g) {
   for (const auto& id : o.jobs) {
     auto parsed = jobcli::parse_job_id(id, *conn);
     if (!parsed) return kExitUsage;
-    auto r = conn->api->set_execution_type(parsed->first, parsed->second, "STOP");
     std::string full = pai::api::job_id(parsed->first, parsed->second);
+    // The server accepts STOP for a job that has ended and changes nothing:
+    // say so instead of claiming a stop was requested.
+    auto job = conn->api->get_job(parsed->first, parsed->second);
+    if (!job.ok()) {
+      int e = jobcli::report_api_error(conn->cluster->name, "reading job " + full, *job.error);
+      rc = rc == kExitOk ? e : rc;
+      continue;
+    }
+    std::string state;
+    if (job->contains("jobStatus") && (*job)["jobStatus"].is_object())
+      state = (*job)["jobStatus"].value("state", std::string());
+    if (state == "SUCCEEDED" || state == "FAILED" || state == "STOPPED") {
+      if (!g.quiet)
+        std::printf("%s: had already finished (%s) on %s; nothing to stop\n", full.c_str(),
+                    pai::util::printable(state).c_str(), conn->cluster->name.c_str());
+      continue;
+    }
+    auto r = conn->api->set_execution_type(parsed->first, parsed->second, "STOP");
     if (!r.ok()) {
       int e = jobcli::report_api_error(conn->cluster->name, "stopping " + full, *r.error);
       rc = rc == kExitOk ? e : rc;
@@ -61,7 +79,8 @@ void add_job_stop(CLI::App& parent, Globals& g) {
   cmd->footer(
       "Only the job's owner or an administrator may stop it.\n\n"
       "EXIT STATUS:\n"
-      "  0 stop requested, 2 unknown job or not allowed, 3 the cluster failed\n\n"
+      "  0 stop requested (or the job had already finished), 2 unknown job or not allowed, 3 the "
+      "cluster failed\n\n"
       "EXAMPLES:\n"
       "  paictl job stop pytorch_mnist\n"
       "  paictl job stop alice~run-41 alice~run-42 --cluster lab\n"

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,11 +23,13 @@
 #include "output.h"
 #include "scheduler/policy.h"
 #include "sim/engine.h"
+#include "sim/fidelity.h"
 #include "sim/generate.h"
 #include "sim/report.h"
 #include "sim/text_input.h"
 #include "sim/trace.h"
 #include "util/fs.h"
+#include "util/printable.h"
 #include "util/strings.h"
 #include "util/version.h"
 #include "util/yaml_emit.h"
@@ -48,6 +52,7 @@ struct SimulateOptions {
   int64_t limit = 0;
   int32_t backfill = 0;
   bool overflow = false;
+  std::string record;
 };
 
 struct GenerateOptions {
@@ -309,6 +314,35 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
       }
     }
   }
+  // --record-requests: the request stream of the first policy's run (docs/fidelity.md).
+  std::ofstream record;
+  if (!o.record.empty()) {
+    std::string hived_file = o.config;
+    if (std::filesystem::is_directory(hived_file)) hived_file += "/hivedscheduler.yaml";
+    auto text = pai::util::read_file(hived_file);
+    if (!text.ok) {
+      print_error(
+          "--record-requests needs a standalone HiveD config (a hivedscheduler.yaml, or a "
+          "directory holding one): " +
+          text.error);
+      return kExitUsage;
+    }
+    record.open(o.record, std::ios::binary | std::ios::trunc);
+    if (!record) {
+      print_error("cannot write " + o.record);
+      return kExitUsage;
+    }
+    record << pai::sim::fidelity_config_line(text.content) << '\n';
+    auto made = std::make_shared<int>(0);
+    const std::string first = policies.front();
+    sopt.make_policy = [made, first, &record](const std::string& name,
+                                              const pai::config::HivedModel& m, std::string& e) {
+      auto p = pai::scheduler::make_policy(name, m, e);
+      if (p && name == first && (*made)++ == 0)
+        return pai::sim::make_recording_policy(std::move(p), record);
+      return p;
+    };
+  }
   pai::sim::Simulator sim(*model, trace, sopt);
   std::string err;
   if (!sim.prepare(err)) {
@@ -397,6 +431,10 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
                "-1) when that lets "
                "it start");
   cmd.add_option("--limit", o.limit, "Simulate only the first N jobs of the trace")->type_name("N");
+  cmd.add_option("--record-requests", o.record,
+                 "Write the requests the first policy receives as a fidelity stream "
+                 "(docs/fidelity.md)")
+      ->type_name("FILE");
   cmd.add_option("--bin", o.bin,
                  "Width of the time-series bins in the report (default: about 400 bins)")
       ->type_name("DURATION");

@@ -17,6 +17,7 @@
 #include "output.h"
 #include "remote/executor.h"
 #include "remote/ssh_transport.h"
+#include "util/stdin.h"
 #include "util/strings.h"
 
 namespace paictl {
@@ -87,7 +88,7 @@ void add_hosts_options(CLI::App* cmd, HostsOptions& o) {
 
 namespace {
 
-pai::remote::Secret read_password_from_stdin() {
+pai::remote::Secret read_password_from_stdin(std::string* error) {
   bool tty = ::isatty(0) == 1;
   termios old{};
   if (tty) {
@@ -99,7 +100,7 @@ pai::remote::Secret read_password_from_stdin() {
       ::tcsetattr(0, TCSAFLUSH, &quiet);
     }
   }
-  pai::remote::Secret s = pai::remote::read_secret_line(0);
+  pai::remote::Secret s = pai::remote::read_secret_line(0, error);
   if (tty) {
     ::tcsetattr(0, TCSAFLUSH, &old);
     std::fprintf(stderr, "\n");
@@ -138,12 +139,12 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
     return kExitUsage;
   }
   if (o.hosts_file == "-") {
-    std::string text;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0 && text.size() < (4u << 20))
-      text.append(buf, n);
-    io.hosts_file_content = std::move(text);
+    pai::util::ReadResult r = pai::util::read_fd(0, 4u << 20);
+    if (!r.ok) {
+      print_error("--hosts-file -: " + r.error);
+      return kExitUsage;
+    }
+    io.hosts_file_content = std::move(r.content);
   }
 
   out.inventory = pai::check::build_inventory(io);
@@ -159,7 +160,12 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
 
   // Passwords: stdin, then the environment, then config.yaml. Never an argument.
   if (o.password_stdin) {
-    out.ssh_password = read_password_from_stdin();
+    std::string err;
+    out.ssh_password = read_password_from_stdin(&err);
+    if (!err.empty()) {
+      print_error("--password-stdin: " + err);
+      return kExitUsage;
+    }
     out.password_origin = "stdin";
   } else if (const char* env = std::getenv("PAICTL_SSH_PASSWORD"); env && *env) {
     out.ssh_password = pai::remote::Secret(env);

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "util/fs.h"
-#include "util/strings.h"
+#include "util/printable.h"
 
 namespace paictl {
 
@@ -35,13 +35,13 @@ std::string write_report_file(const std::string& path, const std::string& conten
 void print_error(const std::string& message) {
   bool color = use_color(false, 2);
   std::fprintf(stderr, "%spaictl: error:%s %s\n", color ? "\x1b[1;31m" : "", color ? "\x1b[0m" : "",
-               pai::util::printable(message).c_str());
+               pai::util::printable(message, true).c_str());
 }
 
 void print_warning(const std::string& message) {
   bool color = use_color(false, 2);
   std::fprintf(stderr, "%spaictl: warning:%s %s\n", color ? "\x1b[1;33m" : "",
-               color ? "\x1b[0m" : "", pai::util::printable(message).c_str());
+               color ? "\x1b[0m" : "", pai::util::printable(message, true).c_str());
 }
 
 }  // namespace paictl

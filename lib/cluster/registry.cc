@@ -13,6 +13,7 @@
 #include <ctime>
 #include <thread>
 
+#include "http/client.h"
 #include "util/fs.h"
 #include "util/strings.h"
 #include "util/yaml_emit.h"
@@ -235,6 +236,10 @@ std::optional<Config> parse_config(const std::string& text, const std::string& p
                   "cluster " + cl.name + " has no uri");
           ok = false;
         }
+        // User info in a URI is never used nor shown (older registries may hold some);
+        // the next change of the file drops it.
+        cl.uri = http::strip_userinfo(cl.uri);
+        cl.rest_server = http::strip_userinfo(cl.rest_server);
         if (cl.rest_server.empty()) cl.rest_server = cl.uri;
         cl.auth = cl.token_file.empty() ? AuthMethod::Token : AuthMethod::TokenFile;
         if (c.find(cl.name)) {
@@ -384,6 +389,15 @@ std::string update_file(const std::string& path, const std::function<std::string
   if (std::string err = change(c); !err.empty()) return err;
   std::string err = util::write_file_atomic(write_target(path), serialize_config(c), 0600);
   if (!err.empty()) return "cannot write the registry: " + err;
+  return {};
+}
+
+std::string tls_problem(const Cluster& c) {
+  if (!c.ca_file.empty() && c.ca_file[0] != '/')
+    return "its caFile \"" + c.ca_file +
+           "\" is a relative path, which would be read from the current directory (and could "
+           "trust another file of that name); run 'paictl cluster add " +
+           c.name + " ... --ca-file /absolute/path --force'";
   return {};
 }
 

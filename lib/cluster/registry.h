@@ -39,7 +39,7 @@ struct Cluster {
   std::string login;       // how the token was obtained: "password" (basic login) or "token"
   std::string token;       // secret; empty with TokenFile
   std::string token_file;  // read at each use
-  std::string ca_file;
+  std::string ca_file;     // absolute path
   bool insecure = false;
   std::string version;       // the server's version when added
   std::string authn_method;  // basic or OIDC
@@ -103,6 +103,10 @@ class Registry {
 // "" on success, else what went wrong. Parse problems are reported in `diags`.
 std::string update_file(const std::string& path, const std::function<std::string(Config&)>& change,
                         diag::List& diags);
+
+// Why the cluster's TLS settings must not be used, or "": a relative caFile
+// (registered by an older paictl) would be resolved against the current directory.
+std::string tls_problem(const Cluster& c);
 
 // The token of a cluster: the stored one, or the trimmed content of its token
 // file. Empty with `error` set when the file cannot be read.

@@ -4,7 +4,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "util/strings.h"
+#include "util/printable.h"
 
 namespace pai::diag {
 

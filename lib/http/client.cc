@@ -444,6 +444,17 @@ std::string redact_url(std::string_view url) {
   return out + frag;
 }
 
+std::string strip_userinfo(std::string_view url, bool* had_userinfo) {
+  if (had_userinfo) *had_userinfo = false;
+  size_t scheme = url.find("://");
+  size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
+  size_t end = url.find_first_of("/?#", start);
+  size_t at = url.substr(0, end).rfind('@');
+  if (at == std::string_view::npos || at < start) return std::string(url);
+  if (had_userinfo) *had_userinfo = true;
+  return std::string(url.substr(0, start)) + std::string(url.substr(at + 1));
+}
+
 std::string host_of(std::string_view url) {
   size_t scheme = url.find("://");
   size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;

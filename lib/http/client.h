@@ -155,6 +155,9 @@ std::string form_encode(const std::vector<std::pair<std::string, std::string>>& 
 // The URL without user info, and with the values of query parameters that look
 // like credentials (token, access_token, password, key, sig...) replaced by "***".
 std::string redact_url(std::string_view url);
+// The URL without its user info ("http://user:pw@host/x" -> "http://host/x").
+// `had_userinfo` is set when there was some.
+std::string strip_userinfo(std::string_view url, bool* had_userinfo = nullptr);
 // "host:port" of a URL, for messages.
 std::string host_of(std::string_view url);
 // The reason phrase of a status code ("Not Found").

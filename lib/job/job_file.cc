@@ -2,10 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
-#include <iostream>
-#include <iterator>
 
 #include "util/fs.h"
+#include "util/stdin.h"
 
 namespace pai::job {
 
@@ -40,11 +39,8 @@ JobFile JobFile::parse(std::string text, std::string path) {
 }
 
 JobFile JobFile::load(const std::string& path) {
-  if (path == "-") {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    return parse(std::move(text), path);
-  }
-  util::ReadResult r = util::read_file(path, 16u << 20);
+  util::ReadResult r =
+      path == "-" ? util::read_fd(0, kMaxJobFileBytes) : util::read_file(path, kMaxJobFileBytes);
   if (!r.ok) {
     JobFile f;
     f.path = path;

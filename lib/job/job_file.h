@@ -34,6 +34,10 @@ struct Overrides {
   const ParamOverride* param(std::string_view key) const;
 };
 
+// Job files larger than this are refused, whether read from disk or stdin (the
+// server itself takes 100 KiB).
+inline constexpr size_t kMaxJobFileBytes = 16u << 20;
+
 class JobFile {
  public:
   std::string path;  // as the user named it ("-" for stdin)

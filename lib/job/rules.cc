@@ -33,7 +33,8 @@ const std::vector<diag::Rule>& rules() {
       {"J017", "empty-collection", Severity::Error,
        "A list or mapping that must have at least one entry is empty"},
       {"J018", "value-out-of-range", Severity::Error,
-       "A number is below its minimum (instances >= 1, jobRetryCount >= 0)"},
+       "A number is outside its range (instances >= 1, jobRetryCount >= 0, integers within "
+       "32 bits)"},
       {"J019", "invalid-port-label", Severity::Error,
        "A port label does not match ^[a-zA-Z_][a-zA-Z0-9_]*$"},
       {"J020", "invalid-prerequisite", Severity::Error,

@@ -95,6 +95,13 @@ std::string describe(const Node* n, bool secret = false) {
   }
 }
 
+// The integers of the job protocol end up in 32-bit fields (FrameworkController's
+// task counts and retry counts, HiveD's GPU numbers, Kubernetes' container
+// ports). Infinity, NaN and anything wider are out of range.
+bool in_int32(double v) {
+  return std::isfinite(v) && v >= -2147483648.0 && v <= 2147483647.0;
+}
+
 struct Expect {
   bool string = false, number = false, integer = false, boolean = false, null = false,
        array = false, object = false;
@@ -167,6 +174,19 @@ class Validator {
         break;
       case JsType::Number:
         ok = e.number || (e.integer && js_is_integer(n));
+        if (ok && e.integer && !e.number && !in_int32(s.number)) {
+          std::string read_as = js_number_to_string(s.number);
+          report("J018", n,
+                 std::string(what) +
+                     " must be a whole number from -2147483648 to 2147483647, found " +
+                     (secret ? std::string("a number out of that range")
+                             : n->scalar() + (read_as != n->scalar() ? " (read as " + read_as + ")"
+                                                                     : std::string())),
+                 "the server's schema lets any integer through, but Kubernetes, "
+                 "FrameworkController and HiveD hold these numbers in 32 bits: the job would "
+                 "fail or run with a wrong value");
+          return false;
+        }
         break;
       case JsType::Boolean:
         ok = e.boolean;
@@ -338,8 +358,11 @@ class Validator {
 
 void Validator::run() {
   if (!f_.read_error.empty()) {
+    bool too_large = f_.read_error.find("larger than") != std::string::npos;
     report("J005", Mark{}, "cannot read " + f_.path + ": " + f_.read_error,
-           "check the path and its permissions");
+           too_large ? "a job file is at most 16 MiB (the server takes 100 KiB): is the right "
+                       "input given?"
+                     : "check the path and its permissions");
     return;
   }
   const yaml::Stream& st = f_.stream;

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "util/stdin.h"
+
 namespace pai::remote {
 
 namespace {
@@ -47,18 +49,14 @@ void Secret::clear() {
   wipe(value_);
 }
 
-Secret read_secret_line(int fd) {
-  std::string v;
-  char c;
-  while (true) {
-    ssize_t n = ::read(fd, &c, 1);
-    if (n <= 0 || c == '\n') break;
-    v.push_back(c);
-    if (v.size() > 4096) break;  // a password, not a file
+Secret read_secret_line(int fd, std::string* error) {
+  util::ReadResult r = util::read_line(fd, util::kMaxSecretBytes);
+  if (!r.ok) {
+    if (error) *error = r.error;
+    return Secret();
   }
-  if (!v.empty() && v.back() == '\r') v.pop_back();
-  Secret s(std::move(v));
-  wipe(v);
+  Secret s(std::move(r.content));
+  wipe(r.content);
   return s;
 }
 

@@ -35,7 +35,8 @@ struct SecretSource {
 };
 
 // Reads one line from a file descriptor (stdin), without echo handling: the
-// caller pipes it in. Strips the trailing newline (and a CR).
-Secret read_secret_line(int fd);
+// caller pipes it in. Strips the trailing newline (and a CR). A line longer
+// than util::kMaxSecretBytes is not a secret: an empty Secret, and `error` says why.
+Secret read_secret_line(int fd, std::string* error = nullptr);
 
 }  // namespace pai::remote

@@ -39,12 +39,6 @@ std::optional<double> parse_quantity(std::string_view s);
 // Human readable binary size: 1536 -> "1.5Ki", 64424509440 -> "60Gi".
 std::string format_bytes(double bytes);
 
-// Text that came from outside (a file, a server) made safe to print on a
-// terminal: C0 and C1 control characters and DEL become escapes (\n, \t, \x1b,
-// \u009b) and bytes that are not UTF-8 become \xNN, so no input can move the
-// cursor, change colours or retitle the window. Everything else is kept.
-std::string printable(std::string_view s);
-
 // Quote for a POSIX shell: abc -> abc, a b -> 'a b', it's -> 'it'\''s'.
 std::string shell_quote(std::string_view s);
 

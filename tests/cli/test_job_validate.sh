@@ -71,4 +71,23 @@ expect_out "error[J005]" "J005 for an unreadable file"
 run job validate - -
 expect_rc 2 "stdin twice"
 
+# stdin is capped like files (16 MiB): an endless producer ends with an error, not a hang.
+set +e
+yes 'k: v' | "$PAICTL" job validate - >"$TMP/out" 2>"$TMP/err"
+RC=$?
+set -e
+OUT="$TMP/out" ERR="$TMP/err"
+expect_rc 2 "an endless stdin is refused"
+expect_out "stdin is larger than 16 MiB" "the cap is named"
+
+# Integers wider than 32 bits (and infinities) are errors with their position,
+# and render refuses the job instead of showing "0 instances".
+run job validate "$PAI_SOURCE_DIR/tests/data/jobs/invalid/J018-huge-integers.yaml"
+expect_rc 1 "huge integers are findings"
+expect_out "J018-huge-integers.yaml:9:16: error[J018]: taskRoles.a.instances must be a whole number" "instances: 1e400 with its position"
+expect_out "found 0x7fffffffffffffff" "the hex value as written"
+run job render "$PAI_SOURCE_DIR/tests/data/jobs/invalid/J018-huge-integers.yaml"
+expect_rc 2 "render refuses it"
+expect_no_out "0 instances" "no zero instances shown"
+
 finish

@@ -112,7 +112,7 @@ expect_err "502: 502 Bad Gateway" "the proxy's page as one line"
 check_requests "$LAB_URI" "sum(r['method'] == 'POST' for r in reqs) == 1" "a POST is never sent twice"
 inject "$LAB_URI" '{"path": "/api/v2/users/", "status": 500, "code": "UnknownError", "message": "db down"}'
 run cluster status lab -o json
-expect_rc 0 "a failed user lookup still shows capacity"
+expect_rc 3 "a failed user lookup still shows capacity, and fails"
 json_check "d['clusters'][0]['virtualClusters'][0]['mayUse'] is None" "access is unknown, not guessed"
 
 # --- slow and unreachable clusters -------------------------------------------------------------

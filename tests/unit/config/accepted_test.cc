@@ -21,8 +21,8 @@ std::set<std::string> codes(const CheckOutcome& out, diag::Severity sev) {
 std::string dump(const CheckOutcome& out) {
   std::string s;
   for (const auto& d : out.diagnostics.items())
-    s += d.code + " " + std::to_string(d.line) + ":" + std::to_string(d.column) + " " +
-         d.message + "\n";
+    s += d.code + " " + std::to_string(d.line) + ":" + std::to_string(d.column) + " " + d.message +
+         "\n";
   return s;
 }
 
@@ -127,8 +127,8 @@ TEST(Accepted, CellNumberZeroIsAWarning) {
   // A negative number is still an error: it hands other VCs cells that do not exist.
   std::string neg = std::string(kDesignLike) +
                     "  VC3:\n    virtualCells:\n    - cellType: A1-NODE\n      cellNumber: -1\n";
-  EXPECT_TRUE(codes(check_sources({{"hivedscheduler.yaml", neg}}), diag::Severity::Error)
-                  .count("H016"));
+  EXPECT_TRUE(
+      codes(check_sources({{"hivedscheduler.yaml", neg}}), diag::Severity::Error).count("H016"));
 }
 
 TEST(Accepted, KeyOnlyRootConfigYaml) {
@@ -143,8 +143,8 @@ TEST(Accepted, KeyOnlyRootConfigYaml) {
   EXPECT_TRUE(codes(user, diag::Severity::Error).empty()) << dump(user);
   EXPECT_TRUE(codes(user, diag::Severity::Warning).count("C008")) << dump(user);
   // A password of the wrong type is still an error.
-  CheckOutcome bad = check_sources(
-      {{"config.yaml", "user: root\npassword: 12345\ndocker_image_tag: v1.8.0\n"}});
+  CheckOutcome bad =
+      check_sources({{"config.yaml", "user: root\npassword: 12345\ndocker_image_tag: v1.8.0\n"}});
   EXPECT_TRUE(codes(bad, diag::Severity::Error).count("F005")) << dump(bad);
 }
 

@@ -196,7 +196,7 @@ TEST(Report, ControlCharactersFromInputAreEscapedInText) {
   EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
   EXPECT_EQ(text.find('\r'), std::string::npos) << text;
   EXPECT_NE(text.find("unknown key \"\\x1b]0;owned\\x07\\x1b[2J\""), std::string::npos) << text;
-  EXPECT_NE(text.find("[host\\r1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("[host\\x0d1]"), std::string::npos) << text;
   // The caret stays under the column it points at in the escaped excerpt.
   EXPECT_NE(text.find(" 1 | \\x1b[1mkey\\x1b[0m: x\n   | " + std::string(17, ' ') + "^"),
             std::string::npos)

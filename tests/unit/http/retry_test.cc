@@ -109,4 +109,15 @@ TEST(HttpHelpers, RedactUrl) {
   EXPECT_EQ(pai::http::host_of("https://user@h.example:8443/x"), "h.example:8443");
 }
 
+TEST(HttpHelpers, StripUserinfo) {
+  using pai::http::strip_userinfo;
+  bool had = false;
+  EXPECT_EQ(strip_userinfo("http://user:SECRET@host:9186/rest-server", &had),
+            "http://host:9186/rest-server");
+  EXPECT_TRUE(had);
+  EXPECT_EQ(strip_userinfo("https://host/a@b", &had), "https://host/a@b");  // '@' in the path
+  EXPECT_FALSE(had);
+  EXPECT_EQ(strip_userinfo("https://u@p@host"), "https://host");
+}
+
 }  // namespace

@@ -27,13 +27,12 @@ std::string philly_job(const std::string& submitted, const std::string& start,
 }
 
 TEST(PhillyBadValues, AttemptThatEndsBeforeItStartsIsLeftOutWithItsPosition) {
-  std::string text = "[\n" +
-                     philly_job("\"2017-10-03 06:00:00\"", "\"2017-10-03 07:00:00\"",
-                                "\"2017-10-03 06:30:00\"") +
-                     ",\n" +
-                     philly_job("\"2017-10-03 06:00:00\"", "\"2017-10-03 06:00:00\"",
-                                "\"2017-10-03 06:10:00\"") +
-                     "\n]\n";
+  std::string text =
+      "[\n" +
+      philly_job("\"2017-10-03 06:00:00\"", "\"2017-10-03 07:00:00\"", "\"2017-10-03 06:30:00\"") +
+      ",\n" +
+      philly_job("\"2017-10-03 06:00:00\"", "\"2017-10-03 06:00:00\"", "\"2017-10-03 06:10:00\"") +
+      "\n]\n";
   Trace t;
   TraceError e;
   ASSERT_TRUE(read_philly(text, "log", {}, t, e)) << e.message;
@@ -47,9 +46,8 @@ TEST(PhillyBadValues, AttemptThatEndsBeforeItStartsIsLeftOutWithItsPosition) {
 }
 
 TEST(PhillyBadValues, NumericTimeIsNotADate) {
-  std::string text = "[" + philly_job("1506998867", "\"2017-10-03 07:00:00\"",
-                                      "\"2017-10-03 08:00:00\"") +
-                     "]";
+  std::string text =
+      "[" + philly_job("1506998867", "\"2017-10-03 07:00:00\"", "\"2017-10-03 08:00:00\"") + "]";
   Trace t;
   TraceError e;
   EXPECT_FALSE(read_philly(text, "log", {}, t, e));
@@ -62,9 +60,10 @@ TEST(PhillyBadValues, NumericTimeIsNotADate) {
 }
 
 TEST(PhillyBadValues, YearOutOfRange) {
-  std::string text = "[" + philly_job("\"2017-10-03 06:00:00\"", "\"2017-10-03 07:00:00\"",
-                                      "\"9999-12-31 23:59:59\"") +
-                     "]";
+  std::string text =
+      "[" +
+      philly_job("\"2017-10-03 06:00:00\"", "\"2017-10-03 07:00:00\"", "\"9999-12-31 23:59:59\"") +
+      "]";
   Trace t;
   TraceError e;
   EXPECT_FALSE(read_philly(text, "log", {}, t, e));
@@ -81,8 +80,7 @@ TEST(NativeCsvBadValues, HugeDurationAndOutOfRangeCounts) {
     const char* part;
   };
   const Case cases[] = {
-      {"job_id,submit_time,duration,vc,members\na,0,1e300,v,1x1\n", 2, 5,
-       "is more than ten years"},
+      {"job_id,submit_time,duration,vc,members\na,0,1e300,v,1x1\n", 2, 5, "is more than ten years"},
       {"job_id,submit_time,duration,vc,gpus\na,0,1h,v,99999999999999999999\n", 2, 10,
        "gpus 99999999999999999999 is out of range"},
       {"job_id,submit_time,duration,vc,gpus,pods\na,0,1h,v,8,1e7\n", 2, 12,
@@ -120,19 +118,19 @@ TEST(NativeCsvBadValues, SpanOfDecadesIsAnError) {
 TEST(HeliosBadValues, OutOfRangeIsNotCalledNotAWholeNumber) {
   Trace t;
   TraceError e;
-  EXPECT_FALSE(read_helios(
-      "job_id,vc,gpu_num,submit_time,duration\n1,v,1e7,2020-06-09 18:41:01,10\n", "c.csv", {}, t,
-      e));
+  EXPECT_FALSE(
+      read_helios("job_id,vc,gpu_num,submit_time,duration\n1,v,1e7,2020-06-09 18:41:01,10\n",
+                  "c.csv", {}, t, e));
   EXPECT_NE(e.message.find("gpu_num 1e7 is out of range"), std::string::npos) << e.message;
   EXPECT_EQ(e.message.find("whole number"), std::string::npos) << e.message;
-  EXPECT_FALSE(read_helios(
-      "job_id,vc,gpu_num,submit_time,duration\n1,v,1,2020-06-09 18:41:01,1e300\n", "c.csv", {}, t,
-      e));
+  EXPECT_FALSE(
+      read_helios("job_id,vc,gpu_num,submit_time,duration\n1,v,1,2020-06-09 18:41:01,1e300\n",
+                  "c.csv", {}, t, e));
   EXPECT_NE(e.message.find("more than ten years"), std::string::npos) << e.message;
   EXPECT_EQ(e.line, 2u);
   EXPECT_EQ(e.column, 27u);
-  EXPECT_FALSE(read_helios(
-      "job_id,vc,gpu_num,submit_time,duration\n1,v,1,9999-06-09 18:41:01,10\n", "c.csv", {}, t, e));
+  EXPECT_FALSE(read_helios("job_id,vc,gpu_num,submit_time,duration\n1,v,1,9999-06-09 18:41:01,10\n",
+                           "c.csv", {}, t, e));
   EXPECT_NE(e.message.find("is after 2099"), std::string::npos) << e.message;
 }
 

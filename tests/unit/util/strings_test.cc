@@ -122,28 +122,3 @@ TEST(Files, ReadRefusesDirectoriesFifosAndHugeFiles) {
 
 }  // namespace
 }  // namespace pai::util
-
-namespace pai::util {
-namespace {
-
-TEST(Strings, PrintableEscapesControlsAndBadUtf8) {
-  EXPECT_EQ(printable("plain text, ünïcödé ✓"), "plain text, ünïcödé ✓");
-  EXPECT_EQ(printable("a\x1b[31mb"), "a\\x1b[31mb");
-  EXPECT_EQ(printable("bell\x07 del\x7f nul" + std::string(1, '\0')),
-            "bell\\x07 del\\x7f nul\\x00");
-  EXPECT_EQ(printable("line\nnext\ttab\rcr"), "line\\nnext\\ttab\\rcr");
-  EXPECT_EQ(printable("\xc2\x9b"
-                      "2J"),
-            "\\u009b2J");  // C1 CSI in UTF-8
-  EXPECT_EQ(printable("\x9b"
-                      "2J"),
-            "\\x9b2J");  // a raw 8-bit CSI is not UTF-8
-  EXPECT_EQ(printable("\xff\xfe"), "\\xff\\xfe");
-  EXPECT_EQ(printable("\xe2\x82"), "\\xe2\\x82");           // truncated sequence
-  EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");           // overlong '/'
-  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // surrogate
-  EXPECT_EQ(printable(""), "");
-}
-
-}  // namespace
-}  // namespace pai::util

@@ -1,0 +1,222 @@
+// The cell model (HiveD's cell.go and config.go): physical and virtual cell trees,
+// free lists, usage counters that keep the cluster views current, bindings.
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "config/hived_model.h"
+#include "scheduler/hived_algorithm.h"
+
+namespace pai::scheduler::hived_detail {
+
+void Hived::build_physical(const config::HivedModel& m) {
+  const size_t n = m.cells.size();
+  pcells_.resize(n);
+  chain_offset_.assign(static_cast<size_t>(nchain_), 0);
+  chain_top_.assign(static_cast<size_t>(nchain_), 0);
+  int32_t off = 0;
+  for (int32_t c = 0; c < nchain_; ++c) {
+    chain_offset_[static_cast<size_t>(c)] = off;
+    chain_top_[static_cast<size_t>(c)] = m.chains[static_cast<size_t>(c)].top_level;
+    off += m.chains[static_cast<size_t>(c)].top_level + 1;
+  }
+  ncl_ = static_cast<size_t>(off);
+  level_cells_.assign(ncl_, {});
+  for (size_t i = 0; i < n; ++i) {
+    const config::PhysicalCellInfo& mc = m.cells[i];
+    PCell& p = pcells_[i];
+    p.chain = mc.chain;
+    p.level = mc.level;
+    p.parent = mc.parent;
+    p.node = mc.node;
+    p.leaf_index = mc.leaf_index;
+    p.is_node = mc.is_node;
+    p.pinned = !mc.pinned_id.empty();
+    p.child_begin = static_cast<int32_t>(pchild_.size());
+    p.child_count = static_cast<int32_t>(mc.children.size());
+    for (int32_t ch : mc.children) pchild_.push_back(ch);
+    if (mc.chain >= 0) level_cells_[cl(mc.chain, mc.level)].push_back(static_cast<int32_t>(i));
+  }
+  for (size_t i = n; i-- > 0;) {
+    PCell& p = pcells_[i];
+    if (p.level == 1) p.leaves = 1;
+    if (p.node >= 0) p.nodes = 1;
+    if (p.parent >= 0) {
+      P(p.parent).leaves += p.leaves;
+      if (P(p.parent).node < 0) P(p.parent).nodes += p.nodes;
+    }
+  }
+  bad_node_.assign(m.nodes.size(), 0);
+}
+
+int32_t Hived::build_virtual_tree(int32_t vc, int32_t chain, int32_t level, int32_t parent,
+                                  int32_t preassigned, int32_t pinned) {
+  int32_t self = static_cast<int32_t>(vcells_.size());
+  VCell v;
+  v.vc = vc;
+  v.chain = chain;
+  v.level = level;
+  v.parent = parent;
+  v.preassigned = preassigned < 0 ? self : preassigned;
+  v.pinned = pinned;
+  vcells_.push_back(v);
+  const auto& ch = shape_.chains[static_cast<size_t>(chain)];
+  int32_t leaves = static_cast<int32_t>(ch.level_leaves[static_cast<size_t>(level)]);
+  vcells_[static_cast<size_t>(self)].leaves = leaves;
+  if (level > 1) {
+    int32_t kids =
+        static_cast<int32_t>(ch.level_leaves[static_cast<size_t>(level)] /
+                             std::max<int64_t>(ch.level_leaves[static_cast<size_t>(level - 1)], 1));
+    std::vector<int32_t> ids;
+    ids.reserve(static_cast<size_t>(kids));
+    for (int32_t k = 0; k < kids; ++k)
+      ids.push_back(build_virtual_tree(vc, chain, level - 1, self,
+                                       vcells_[static_cast<size_t>(self)].preassigned, pinned));
+    VCell& me = vcells_[static_cast<size_t>(self)];
+    me.child_begin = static_cast<int32_t>(vchild_.size());
+    me.child_count = kids;
+    for (int32_t id : ids) vchild_.push_back(id);
+  }
+  return self;
+}
+
+void Hived::init_counters() {
+  free_.assign(ncl_, {});
+  total_left_.assign(ncl_, 0);
+  all_vc_free_.assign(ncl_, 0);
+  all_vc_doomed_.assign(ncl_, 0);
+  bad_free_.assign(ncl_, {});
+  for (int32_t c = 0; c < nchain_; ++c) {
+    int32_t top = chain_top_[static_cast<size_t>(c)];
+    for (int32_t l = 1; l <= top; ++l)
+      total_left_[cl(c, l)] = static_cast<int32_t>(level_cells_[cl(c, l)].size());
+    for (int32_t cell : level_cells_[cl(c, top)])
+      if (P(cell).parent < 0) free_insert(cell);
+  }
+  for (int32_t vc = 0; vc < nvc_; ++vc)
+    for (size_t i = 0; i < ncl_; ++i)
+      all_vc_free_[i] += vc_free_[static_cast<size_t>(vc) * ncl_ + i];
+}
+
+void Hived::free_insert(int32_t c) {
+  PCell& p = P(c);
+  free_[cl(p.chain, p.level)].insert({p.used_opp, c});
+  p.in_free = true;
+}
+
+void Hived::free_erase(int32_t c) {
+  PCell& p = P(c);
+  free_[cl(p.chain, p.level)].erase({p.used_opp, c});
+  p.in_free = false;
+}
+
+void Hived::touch_opp_view(int32_t c) {
+  const PCell& p = P(c);
+  if (p.view_pos < 0) return;
+  View& view = views_[static_cast<size_t>(chain_opp_view_[static_cast<size_t>(p.chain)])];
+  int32_t cls = view.node_class[static_cast<size_t>(p.view_pos)];
+  int32_t b = -1;
+  if (p.healthy) b = bucket_opportunistic(view.layout, cls, p.used_opp, p.used_guar);
+  view.index.set(p.view_pos, b);
+}
+
+void Hived::touch_vc_view(int32_t v) {
+  const VCell& vc = V(v);
+  if (vc.view < 0) return;
+  View& view = views_[static_cast<size_t>(vc.view)];
+  bool healthy = vc.pcell < 0 || P(vc.pcell).healthy;
+  int32_t b = -1;
+  if (healthy)
+    b = bucket_used(view.layout, view.node_class[static_cast<size_t>(vc.view_pos)], vc.used);
+  view.index.set(vc.view_pos, b);
+}
+
+void Hived::add_physical_usage(int32_t leaf, int32_t priority, int32_t delta) {
+  if (priority == kFreePriority) return;
+  for (int32_t c = leaf; c >= 0; c = P(c).parent) {
+    PCell& p = P(c);
+    if (priority < 0) {
+      if (p.in_free) {
+        free_[cl(p.chain, p.level)].erase({p.used_opp, c});
+        p.used_opp += delta;
+        free_[cl(p.chain, p.level)].insert({p.used_opp, c});
+      } else {
+        p.used_opp += delta;
+      }
+    } else {
+      p.used_guar += delta;
+    }
+    if (p.is_node) touch_opp_view(c);
+  }
+}
+
+void Hived::add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta) {
+  if (priority == kFreePriority) return;
+  int32_t vc = V(leaf).vc;
+  auto& m = vc_prio_used_[static_cast<size_t>(vc)];
+  if ((m[priority] += delta) == 0) m.erase(priority);
+  for (int32_t c = leaf; c >= 0; c = V(c).parent) {
+    VCell& v = V(c);
+    v.used += delta;
+    if (v.view >= 0) {
+      auto& counts =
+          views_[static_cast<size_t>(v.view)].prio_counts[static_cast<size_t>(v.view_pos)];
+      auto it = std::find_if(counts.begin(), counts.end(),
+                             [&](const auto& e) { return e.first == priority; });
+      if (it == counts.end()) {
+        counts.push_back({priority, delta});
+      } else if ((it->second += delta) == 0) {
+        counts.erase(it);
+      }
+      touch_vc_view(c);
+    }
+  }
+}
+
+void Hived::bind_pair(int32_t p, int32_t v) {
+  P(p).vcell = v;
+  V(v).pcell = p;
+  if (V(v).view >= 0) touch_vc_view(v);
+}
+
+void Hived::unbind_pair(int32_t p, int32_t v) {
+  P(p).vcell = -1;
+  V(v).pcell = -1;
+  if (V(v).view >= 0) touch_vc_view(v);
+}
+
+// bindCell: binds a virtual leaf to a physical leaf and their ancestors, up to
+// the first virtual cell that is already bound.
+void Hived::bind_cell(int32_t p, int32_t v) {
+  while (V(v).pcell < 0) {
+    bind_pair(p, v);
+    if (V(v).parent < 0) break;
+    v = V(v).parent;
+    p = P(p).parent;
+  }
+}
+
+// unbindCell: unbinds a leaf and its ancestors while no sibling is bound; pinned cells stay bound.
+void Hived::unbind_cell(int32_t p) {
+  int32_t bv = P(p).vcell;
+  while (bv >= 0 && V(bv).pcell >= 0 && !P(V(bv).pcell).pinned) {
+    unbind_pair(V(bv).pcell, bv);
+    int32_t parent = V(bv).parent;
+    if (parent < 0) return;
+    for (int32_t ch : vchildren(parent))
+      if (V(ch).pcell >= 0) return;
+    bv = parent;
+  }
+}
+
+bool Hived::in_free_cell_list(int32_t c) const {
+  for (;;) {
+    const PCell& p = P(c);
+    if (p.vcell >= 0 || p.split) return false;
+    if (p.parent < 0 || P(p.parent).split) return true;
+    c = p.parent;
+  }
+}
+
+}  // namespace pai::scheduler::hived_detail

@@ -1,0 +1,118 @@
+// Replays the recorded decisions of HiveD's own code (tests/data/fidelity,
+// docs/fidelity.md) through the port, decision by decision.
+
+#include "sim/fidelity.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace pai::sim {
+namespace {
+
+const std::string kDir = std::string(PAI_TEST_DATA) + "/fidelity";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// expected.tsv: file, then the line of the first decision that may differ from
+// HiveD's ("none": every decision must match), then why.
+std::map<std::string, int64_t> expectations() {
+  std::map<std::string, int64_t> out;
+  std::istringstream in(slurp(kDir + "/expected.tsv"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream f(line);
+    std::string file, first;
+    f >> file >> first;
+    out[file] = first == "none" ? -1 : std::stoll(first);
+  }
+  return out;
+}
+
+TEST(Fidelity, RecordedDecisionsOfHived) {
+  auto expected = expectations();
+  ASSERT_FALSE(expected.empty());
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kDir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".jsonl") continue;
+    ++files;
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(expected.count(name)) << "no line for " << name << " in expected.tsv";
+    FidelityReplay r;
+    std::string err;
+    ASSERT_TRUE(replay_fidelity(slurp(entry.path().string()), r, err)) << err;
+    EXPECT_GT(r.decisions, 100);
+    std::printf(
+        "%s: %lld/%lld requests identical, first divergence %s%s; preemptions %lld (HiveD "
+        "%lld), victims %lld (HiveD %lld)\n",
+        name.c_str(), static_cast<long long>(r.matched), static_cast<long long>(r.lines),
+        r.first_divergence < 0 ? "none" : ("at line " + std::to_string(r.first_divergence)).c_str(),
+        r.first_divergence < 0 ? "" : (": " + r.divergence).c_str(),
+        static_cast<long long>(r.policy_preemptions), static_cast<long long>(r.hived_preemptions),
+        static_cast<long long>(r.policy_victims), static_cast<long long>(r.hived_victims));
+    const int64_t allowed = expected[name];
+    if (allowed < 0) {
+      EXPECT_EQ(r.first_divergence, -1) << r.divergence;
+    } else {
+      EXPECT_TRUE(r.first_divergence < 0 || r.first_divergence >= allowed)
+          << "diverges at line " << r.first_divergence << ", earlier than line " << allowed << ": "
+          << r.divergence;
+    }
+  }
+  EXPECT_EQ(files, static_cast<int>(expected.size()));
+}
+
+// The comparison itself: a recorded decision changed by one leaf cell is found.
+TEST(Fidelity, ReportsTheFirstDifferentDecision) {
+  std::string yaml =
+      "physicalCluster:\n"
+      "  cellTypes:\n"
+      "    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n"
+      "  physicalCells:\n"
+      "  - {cellType: NODE, cellAddress: n1}\n"
+      "  - {cellType: NODE, cellAddress: n2}\n"
+      "virtualClusters:\n"
+      "  a: {virtualCells: [{cellType: NODE, cellNumber: 2}]}\n";
+  std::string text = fidelity_config_line(yaml) + "\n";
+  text +=
+      R"({"op":"schedule","group":"g1","vc":"a","priority":0,"members":[{"podNumber":1,"leafCellNumber":2}],)"
+      R"("hived":{"outcome":"bound","chain":"NODE","pods":[["n1",[0,1]]]}})"
+      "\n";
+  text +=
+      R"({"op":"schedule","group":"g2","vc":"a","priority":0,"members":[{"podNumber":1,"leafCellNumber":4}],)"
+      R"("hived":{"outcome":"bound","chain":"NODE","pods":[["n2",[0,1,2,3]]]}})"
+      "\n";
+  text += R"({"op":"release","group":"g1","hived":{"outcome":"released","released":true}})"
+          "\n";
+  FidelityReplay r;
+  std::string err;
+  ASSERT_TRUE(replay_fidelity(text, r, err)) << err;
+  EXPECT_EQ(r.lines, 3);
+  EXPECT_EQ(r.matched, 3);
+  EXPECT_EQ(r.first_divergence, -1);
+
+  std::string changed = text;
+  changed.replace(changed.find("[0,1,2,3]"), 9, "[0,1,2,4]");
+  ASSERT_TRUE(replay_fidelity(changed, r, err)) << err;
+  EXPECT_EQ(r.matched, 2);
+  EXPECT_EQ(r.first_divergence, 3);
+  EXPECT_NE(r.divergence.find("g2"), std::string::npos) << r.divergence;
+
+  EXPECT_FALSE(replay_fidelity(R"({"op":"schedule"})", r, err));
+  EXPECT_NE(err.find("before the config"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace pai::sim
