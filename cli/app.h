@@ -1,12 +1,11 @@
 #pragma once
 // The command table and what every command shares.
 //
-// Each command lives in its own cmd_*.cc and registers itself with a static
-// Registrar, so adding a command touches no other file:
-//
-//   static paictl::Registrar reg({{"check", "config"}, "Validate ...", 10, add_check_config});
+// Every command and subcommand of paictl is declared once, in the table in
+// commands.cc: its path, its help group, its one-line summary, its examples and
+// the function that adds its options. --help, `paictl help`, the README check,
+// shell completion and the man pages are all made from that table.
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,33 +19,60 @@ struct Globals {
   bool verbose = false;
   bool quiet = false;
   bool no_color = false;
-  // Set by the command that runs; main() returns it.
+  // -o given before the command (`paictl -o json cluster list`); "" when not given.
+  std::string output;
+  // --detailed-exitcode was given: every error exits 1, only "changes" exits 2.
+  bool detailed_exitcode = false;
+  // Set by the command that runs; main() maps it through exit_code_for().
   int exit_code = 0;
 };
 
-// One command: its path under `paictl`, a one-line purpose for the top-level
-// help, its place in that help, and how to add it to its parent (the root app
-// or its group's app, e.g. "check").
+// Adds a command's options, footer notes and callback to `cmd` (created from the
+// table with its name and summary). nullptr for a plain group of subcommands.
+using BuildFn = void (*)(CLI::App& cmd, Globals& g);
+
 struct Command {
-  std::vector<std::string> path;  // e.g. {"check", "config"} or {"simulate"}
-  std::string summary;
-  int order = 100;
-  std::function<void(CLI::App& parent, Globals& g)> add;
+  std::vector<std::string> path;  // {"check", "config"}, {"plan"}, {"job", "tag", "add"}
+  const char* group;              // section of the top-level help (top-level entries only)
+  const char* summary;            // one line, no final period
+  std::vector<const char*> examples;
+  BuildFn build = nullptr;
+  bool hidden = false;  // internal commands (__complete, __man, __commands)
 };
 
-// Commands in help order.
-std::vector<Command> commands();
+// Every command in help order: a group comes before its subcommands.
+const std::vector<Command>& command_table();
 
-struct Registrar {
-  explicit Registrar(Command c);
-};
+// "paictl check config"
+std::string command_line(const std::vector<std::string>& path);
 
-// Group commands ("check", "job", ...): one-line purpose of each group. A group
-// appears only when at least one of its commands is registered.
-struct Group {
-  std::string name;
-  std::string summary;
-};
-const std::vector<Group>& groups();
+// The build functions, one per command (cmd_*.cc).
+void build_plan(CLI::App&, Globals&);
+void build_check_config(CLI::App&, Globals&);
+void build_check_hosts(CLI::App&, Globals&);
+void build_check_job(CLI::App&, Globals&);
+void build_facts_collect(CLI::App&, Globals&);
+void build_simulate(CLI::App&, Globals&);
+void build_simulate_run(CLI::App&, Globals&);
+void build_simulate_generate(CLI::App&, Globals&);
+void build_cluster_add(CLI::App&, Globals&);
+void build_cluster_list(CLI::App&, Globals&);
+void build_cluster_use(CLI::App&, Globals&);
+void build_cluster_remove(CLI::App&, Globals&);
+void build_cluster_status(CLI::App&, Globals&);
+void build_cluster_prefer(CLI::App&, Globals&);
+void build_job_validate(CLI::App&, Globals&);
+void build_job_render(CLI::App&, Globals&);
+void build_job_submit(CLI::App&, Globals&);
+void build_job_list(CLI::App&, Globals&);
+void build_job_status(CLI::App&, Globals&);
+void build_job_stop(CLI::App&, Globals&);
+void build_job_logs(CLI::App&, Globals&);
+void build_job_wait(CLI::App&, Globals&);
+void build_job_tag_add(CLI::App&, Globals&);
+void build_job_tag_remove(CLI::App&, Globals&);
+void build_help(CLI::App&, Globals&);
+void build_version(CLI::App&, Globals&);
+void build_internal_commands(CLI::App&, Globals&);
 
 }  // namespace paictl

@@ -13,6 +13,7 @@
 #include "diag_output.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "printer.h"
 #include "util/strings.h"
 #include "util/version.h"
 
@@ -76,17 +77,12 @@ int run(const CheckConfigOptions& o, const Globals& g) {
 namespace {
 void add_check_config(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<CheckConfigOptions>();
-  CLI::App* cmd = parent.add_subcommand("config",
-                                        "Validate OpenPAI cluster files (layout.yaml, config.yaml, "
-                                        "services-configuration.yaml) and HiveD "
-                                        "configs, reporting every finding with file:line:col");
+  CLI::App* cmd = &parent;
   cmd->add_option("PATH", o->paths, "A cluster file, or a directory holding the OpenPAI file names")
       ->expected(0, -1);
   cmd->add_flag("--list-rules", o->list_rules,
                 "Print every diagnostic code with its severity and purpose, then exit");
-  cmd->add_option("-o,--output", o->output, "Output format on stdout")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   cmd->add_option("--junit", o->junit, "Also write a JUnit XML report to FILE ('-' for stdout)")
       ->type_name("FILE");
   cmd->add_option("--sarif", o->sarif, "Also write a SARIF 2.1.0 report to FILE ('-' for stdout)")
@@ -96,11 +92,7 @@ void add_check_config(CLI::App& parent, Globals& g) {
   cmd->footer(
       "EXIT STATUS:\n"
       "  0 no errors, 1 errors found (or warnings with --fail-on-warn), 2 bad usage or unreadable "
-      "path\n\n"
-      "EXAMPLES:\n"
-      "  paictl check config examples/clusters/quickstart\n"
-      "  paictl check config -o json cluster/layout.yaml cluster/services-configuration.yaml\n"
-      "  paictl check config --junit report.xml --sarif report.sarif --fail-on-warn cluster/\n");
+      "path\n\n");
   cmd->callback([o, &g]() {
     if (o->paths.empty() && !o->list_rules) {
       print_error("check config needs at least one PATH (a cluster directory or file)");
@@ -114,11 +106,8 @@ void add_check_config(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar(
-    {{"check", "config"},
-     "Validate layout.yaml, config.yaml, services-configuration.yaml and HiveD configs: every "
-     "finding in one pass, with file:line:col",
-     10,
-     add_check_config});
+void build_check_config(CLI::App& cmd, Globals& g) {
+  add_check_config(cmd, g);
+}
 
 }  // namespace paictl

@@ -14,6 +14,7 @@
 #include "exit_codes.h"
 #include "hosts_common.h"
 #include "output.h"
+#include "printer.h"
 #include "util/strings.h"
 #include "util/version.h"
 
@@ -144,15 +145,9 @@ int run(CheckHostsOptions& o, const Globals& g) {
 
 void add_check_hosts(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<CheckHostsOptions>();
-  CLI::App* cmd =
-      parent.add_subcommand("hosts",
-                            "Pre-install checks on every host over SSH, in parallel: hardware "
-                            "against the SKU, Docker and the NVIDIA "
-                            "runtime, ports, swap, leftovers of earlier installs, clocks");
+  CLI::App* cmd = &parent;
   add_hosts_options(cmd, o->hosts);
-  cmd->add_option("-o,--output", o->output, "Output format on stdout")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   cmd->add_option("--junit", o->junit,
                   "Also write a JUnit XML report (a testsuite per host) to FILE ('-' for stdout)")
       ->type_name("FILE");
@@ -173,23 +168,14 @@ void add_check_hosts(CLI::App& parent, Globals& g) {
       "  0 every check passed (warnings allowed), 1 checks failed (or warned, with "
       "--fail-on-warn),\n"
       "  2 bad usage or invalid cluster files, 3 some hosts could not be reached or did not "
-      "finish\n\n"
-      "EXAMPLES:\n"
-      "  paictl check hosts examples/clusters/quickstart\n"
-      "  paictl check hosts --hosts root@10.0.0.5,10.0.0.6:2222 --host-key-policy accept-new -o "
-      "json\n"
-      "  paictl check hosts cluster/ --ignore-check-errors Swap,Port-80 --junit hosts.xml "
-      "--parallel 200\n");
+      "finish\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar(
-    {{"check", "hosts"},
-     "Check every host over SSH before installing: SKU hardware, Docker and NVIDIA runtime, "
-     "ports, swap, leftovers, clocks",
-     20,
-     add_check_hosts});
+void build_check_hosts(CLI::App& cmd, Globals& g) {
+  add_check_hosts(cmd, g);
+}
 
 }  // namespace paictl

@@ -12,6 +12,7 @@
 #include "exit_codes.h"
 #include "http/client.h"
 #include "output.h"
+#include "printer.h"
 
 namespace paictl {
 
@@ -112,28 +113,21 @@ int run(const ListOptions& o, const Globals& g) {
 
 void add_cluster_list(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<ListOptions>();
-  CLI::App* cmd =
-      parent.add_subcommand("list", "List the registered clusters and whether they answer");
-  cmd->add_option("-o,--output", o->output, "Output format")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  CLI::App* cmd = &parent;
+  add_output_option(*cmd, o->output, g);
   cmd->add_flag("--no-probe", o->no_probe, "Do not contact the clusters");
   cmd->add_option("--request-timeout", o->timeout, "Seconds to wait for each cluster")
       ->capture_default_str();
   cmd->footer(
-      "Tokens are never shown. The clusters are probed at once (GET /api/v2/info, no sign-in).\n\n"
-      "EXAMPLES:\n"
-      "  paictl cluster list\n"
-      "  paictl cluster list -o json --no-probe\n"
-      "  PAICTL_CONFIG=team-clusters.yaml paictl cluster list\n");
+      "Tokens are never shown. The clusters are probed at once (GET /api/v2/info, no "
+      "sign-in).\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar({{"cluster", "list"},
-                            "List registered clusters: URI, user, version, auth, reachable",
-                            31,
-                            add_cluster_list});
+void build_cluster_list(CLI::App& cmd, Globals& g) {
+  add_cluster_list(cmd, g);
+}
 
 }  // namespace paictl

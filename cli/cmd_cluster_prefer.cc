@@ -9,6 +9,7 @@
 #include "cmd_job_common.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "printer.h"
 #include "util/strings.h"
 
 namespace paictl {
@@ -69,30 +70,22 @@ int run(const PreferOptions& o, const Globals& g) {
 
 void add_cluster_prefer(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<PreferOptions>();
-  CLI::App* cmd =
-      parent.add_subcommand("prefer", "Set the order in which --cluster auto prefers clusters");
+  CLI::App* cmd = &parent;
   cmd->add_option("NAME", o->names,
                   "Registered clusters, most preferred first (none: show the order)");
   cmd->add_flag("--clear", o->clear, "Forget the preference order");
-  cmd->add_option("-o,--output", o->output, "Output format when showing")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   cmd->footer(
       "--cluster auto first keeps the clusters that can run the job and puts those with enough "
       "free\n"
-      "resources now first; this order breaks ties among them. Clusters not listed come last.\n\n"
-      "EXAMPLES:\n"
-      "  paictl cluster prefer lab cloud\n"
-      "  paictl cluster prefer\n"
-      "  paictl cluster prefer --clear\n");
+      "resources now first; this order breaks ties among them. Clusters not listed come last.\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar({{"cluster", "prefer"},
-                            "Set the preference order used by --cluster auto",
-                            35,
-                            add_cluster_prefer});
+void build_cluster_prefer(CLI::App& cmd, Globals& g) {
+  add_cluster_prefer(cmd, g);
+}
 
 }  // namespace paictl

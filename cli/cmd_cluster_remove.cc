@@ -54,19 +54,16 @@ int run(const std::string& name, const Globals& g) {
 
 void add_cluster_remove(CLI::App& parent, Globals& g) {
   auto name = std::make_shared<std::string>();
-  CLI::App* cmd = parent.add_subcommand("remove", "Forget a registered cluster and its token");
+  CLI::App* cmd = &parent;
   cmd->add_option("NAME", *name, "A registered cluster")->required();
-  cmd->footer(
-      "The token stays valid on the cluster until it expires; paictl only forgets it.\n\n"
-      "EXAMPLES:\n"
-      "  paictl cluster remove old-lab\n"
-      "  paictl cluster remove dev -q\n");
+  cmd->footer("The token stays valid on the cluster until it expires; paictl only forgets it.\n\n");
   cmd->callback([name, &g]() { g.exit_code = run(*name, g); });
 }
 
 }  // namespace
 
-static Registrar registrar(
-    {{"cluster", "remove"}, "Forget a registered cluster and its token", 33, add_cluster_remove});
+void build_cluster_remove(CLI::App& cmd, Globals& g) {
+  add_cluster_remove(cmd, g);
+}
 
 }  // namespace paictl

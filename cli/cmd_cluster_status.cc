@@ -12,6 +12,7 @@
 #include "cmd_job_common.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "printer.h"
 
 namespace paictl {
 
@@ -191,13 +192,10 @@ int run(const StatusOptions& o, const Globals& g) {
 
 void add_cluster_status(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<StatusOptions>();
-  CLI::App* cmd = parent.add_subcommand(
-      "status", "Capacity per virtual cluster: guaranteed, used and free resources");
+  CLI::App* cmd = &parent;
   cmd->add_option("NAME", o->names, "Registered clusters (default: the current one)");
   cmd->add_flag("--all", o->all, "Every registered cluster, asked at the same time");
-  cmd->add_option("-o,--output", o->output, "Output format")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   jobcli::add_remote_flags(cmd, o->remote);
   cmd->footer(
       "Free is the VC's total minus what is used (the VC may lend or borrow). ACCESS says whether "
@@ -205,20 +203,14 @@ void add_cluster_status(CLI::App& parent, Globals& g) {
       "may submit to it.\n\n"
       "EXIT STATUS:\n"
       "  0 ok, 2 bad usage, 3 a cluster or your user on it could not be read (what could be\n"
-      "  read is still shown)\n\n"
-      "EXAMPLES:\n"
-      "  paictl cluster status\n"
-      "  paictl cluster status --all\n"
-      "  paictl cluster status lab -o json\n");
+      "  read is still shown)\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar(
-    {{"cluster", "status"},
-     "Capacity of clusters per virtual cluster (guaranteed, used, free) and SKU types",
-     34,
-     add_cluster_status});
+void build_cluster_status(CLI::App& cmd, Globals& g) {
+  add_cluster_status(cmd, g);
+}
 
 }  // namespace paictl

@@ -44,19 +44,16 @@ int run(const std::string& name, const Globals& g) {
 
 void add_cluster_use(CLI::App& parent, Globals& g) {
   auto name = std::make_shared<std::string>();
-  CLI::App* cmd = parent.add_subcommand("use", "Make a registered cluster the current one");
+  CLI::App* cmd = &parent;
   cmd->add_option("NAME", *name, "A registered cluster")->required();
-  cmd->footer(
-      "Commands use the current cluster unless they get --cluster NAME.\n\n"
-      "EXAMPLES:\n"
-      "  paictl cluster use lab\n"
-      "  paictl cluster use cloud && paictl job list\n");
+  cmd->footer("Commands use the current cluster unless they get --cluster NAME.\n\n");
   cmd->callback([name, &g]() { g.exit_code = run(*name, g); });
 }
 
 }  // namespace
 
-static Registrar registrar(
-    {{"cluster", "use"}, "Make a registered cluster the current one", 32, add_cluster_use});
+void build_cluster_use(CLI::App& cmd, Globals& g) {
+  add_cluster_use(cmd, g);
+}
 
 }  // namespace paictl

@@ -16,6 +16,7 @@
 #include "exit_codes.h"
 #include "hosts_common.h"
 #include "output.h"
+#include "printer.h"
 #include "util/fs.h"
 #include "util/strings.h"
 
@@ -146,15 +147,9 @@ int run(FactsCollectOptions& o, const Globals& g) {
 
 void add_facts_collect(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<FactsCollectOptions>();
-  CLI::App* cmd = parent.add_subcommand("collect",
-                                        "Gather each host's hardware and software facts over SSH "
-                                        "(one round trip per host) and save them as "
-                                        "paictl.facts/v1 JSON for the planner");
+  CLI::App* cmd = &parent;
   add_hosts_options(cmd, o->hosts);
-  cmd->add_option("-o,--output", o->output,
-                  "Output on stdout: a table, or JSON (all facts without --out)")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   cmd->add_option("--out", o->out_dir,
                   "Write one DIR/<hostname>.json per host (paictl.facts/v1, docs/facts.md)")
       ->type_name("DIR");
@@ -162,20 +157,14 @@ void add_facts_collect(CLI::App& parent, Globals& g) {
       "EXIT STATUS:\n"
       "  0 facts of every host collected, 2 bad usage or invalid cluster files, 3 some hosts could "
       "not be reached\n"
-      "  (their partial facts are still written when the script was cut off)\n\n"
-      "EXAMPLES:\n"
-      "  paictl facts collect cluster/ --out facts/ && paictl plan --facts facts/\n"
-      "  paictl facts collect --hosts 10.0.0.5,10.0.0.6 -o json > facts.json\n"
-      "  paictl facts collect cluster/ --limit gpu-worker-3 -o json\n");
+      "  (their partial facts are still written when the script was cut off)\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar(
-    {{"facts", "collect"},
-     "Gather hardware and software facts from hosts over SSH and save them as JSON for the planner",
-     60,
-     add_facts_collect});
+void build_facts_collect(CLI::App& cmd, Globals& g) {
+  add_facts_collect(cmd, g);
+}
 
 }  // namespace paictl

@@ -19,6 +19,7 @@
 #include "job/rules.h"
 #include "job/validate.h"
 #include "output.h"
+#include "printer.h"
 #include "util/printable.h"
 #include "util/strings.h"
 #include "util/version.h"
@@ -28,13 +29,11 @@ namespace paictl::jobcli {
 
 // --- check job -------------------------------------------------------------------------
 
-void add_check_flags(CLI::App* cmd, CheckOptions& o) {
+void add_check_flags(CLI::App* cmd, CheckOptions& o, Globals& g) {
   cmd->add_option("FILE", o.files, "Job protocol v2 files ('-' reads stdin)")
       ->required()
       ->expected(1, -1);
-  cmd->add_option("-o,--output", o.output, "Output format on stdout")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o.output, g);
   cmd->add_option("--junit", o.junit, "Also write a JUnit XML report to FILE ('-' for stdout)")
       ->type_name("FILE");
   cmd->add_option("--sarif", o.sarif, "Also write a SARIF 2.1.0 report to FILE ('-' for stdout)")

@@ -45,7 +45,7 @@ struct CheckOptions {
   std::string vc;
 };
 
-void add_check_flags(CLI::App* cmd, CheckOptions& o);
+void add_check_flags(CLI::App* cmd, CheckOptions& o, Globals& g);
 int run_check(const CheckOptions& o, const Globals& g, const char* suite);
 
 // --param/--name/--vc into overrides; prints the error and returns nullopt on bad input.
@@ -117,9 +117,6 @@ struct JobTarget {
 std::optional<JobTarget> open_job(const std::string& job, const RemoteOptions& o, const Globals& g);
 
 // --- waiting for a job -----------------------------------------------------------------
-
-// `job wait` exits with this when --timeout expires before the job ends.
-inline constexpr int kExitWaitTimeout = 4;
 
 struct WaitOptions {
   double interval = 10;  // seconds between polls

@@ -12,6 +12,7 @@
 #include "cmd_job_common.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "printer.h"
 #include "util/strings.h"
 
 namespace paictl {
@@ -138,8 +139,7 @@ int run(const ListOptions& o, const Globals& g) {
 
 void add_job_list(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<ListOptions>();
-  CLI::App* cmd =
-      parent.add_subcommand("list", "List jobs of one cluster or of all registered clusters");
+  CLI::App* cmd = &parent;
   jobcli::add_remote_flags(cmd, o->remote);
   cmd->add_flag("--all-clusters", o->all_clusters,
                 "Ask every registered cluster (at the same time)");
@@ -152,22 +152,17 @@ void add_job_list(CLI::App& parent, Globals& g) {
   cmd->add_option("--limit", o->limit, "At most this many jobs per cluster, newest first")
       ->check(CLI::Range(1, 50000))
       ->capture_default_str();
-  cmd->add_option("-o,--output", o->output, "Output format")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   cmd->footer(
       "EXIT STATUS:\n"
-      "  0 ok, 2 bad usage, 3 a cluster failed (the others are still listed)\n\n"
-      "EXAMPLES:\n"
-      "  paictl job list\n"
-      "  paictl job list --all-clusters --state RUNNING,WAITING\n"
-      "  paictl job list --cluster lab --all-users --vc research -o json\n");
+      "  0 ok, 2 bad usage, 3 a cluster failed (the others are still listed)\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar(
-    {{"job", "list"}, "List jobs of one or all registered clusters", 43, add_job_list});
+void build_job_list(CLI::App& cmd, Globals& g) {
+  add_job_list(cmd, g);
+}
 
 }  // namespace paictl

@@ -11,6 +11,8 @@
 #include "exit_codes.h"
 #include "http/client.h"
 #include "output.h"
+#include "printer.h"
+#include "util/printable.h"
 #include "util/strings.h"
 
 namespace paictl {
@@ -85,7 +87,7 @@ int run(const LogsOptions& o, const Globals& g) {
       std::string n = l.value("name", std::string("?")),
                   u = pai::http::redact_url(l.value("uri", std::string()));
       if (o.output == "text")
-        std::printf("%s\t%s\n", n.c_str(), u.c_str());
+        std::printf("%s\t%s\n", pai::util::printable(n).c_str(), pai::util::printable(u).c_str());
       else
         j.push_back({{"name", n}, {"uri", u}});
     }
@@ -129,7 +131,7 @@ int run(const LogsOptions& o, const Globals& g) {
 
 void add_job_logs(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<LogsOptions>();
-  CLI::App* cmd = parent.add_subcommand("logs", "Print a task's log (stdout, stderr or both)");
+  CLI::App* cmd = &parent;
   cmd->add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   jobcli::add_remote_flags(cmd, o->remote);
   cmd->add_option("--task-role", o->task_role, "Task role (default: the first)");
@@ -141,21 +143,14 @@ void add_job_logs(CLI::App& parent, Globals& g) {
       ->capture_default_str();
   cmd->add_flag("--tail", o->tail, "Only the end of the log (the server's tail mode)");
   cmd->add_flag("--urls", o->urls, "Print the log URLs (tokens redacted) instead of the logs");
-  cmd->add_option("-o,--output", o->output,
-                  "Output format: the log as it is, or wrapped in JSON/YAML")
-      ->check(CLI::IsMember({"text", "json", "yaml"}))
-      ->capture_default_str();
-  cmd->footer(
-      "EXAMPLES:\n"
-      "  paictl job logs pytorch_mnist\n"
-      "  paictl job logs tf_distributed_cifar10 --task-role worker --index 3 --stream stderr "
-      "--tail\n"
-      "  paictl job logs alice~run-42 --cluster lab --urls\n");
+  add_output_option(*cmd, o->output, g);
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar({{"job", "logs"}, "Print a task's stdout/stderr log", 46, add_job_logs});
+void build_job_logs(CLI::App& cmd, Globals& g) {
+  add_job_logs(cmd, g);
+}
 
 }  // namespace paictl

@@ -12,6 +12,7 @@
 #include "job/render.h"
 #include "job/validate.h"
 #include "output.h"
+#include "printer.h"
 #include "util/strings.h"
 
 namespace paictl {
@@ -127,9 +128,7 @@ int run(const RenderOptions& o, const Globals& g) {
 
 void add_job_render(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<RenderOptions>();
-  CLI::App* cmd = parent.add_subcommand(
-      "render",
-      "Show the exact commands each task role runs, rendered as the OpenPAI rest-server does");
+  CLI::App* cmd = &parent;
   cmd->add_option("FILE", o->file, "Job protocol v2 file ('-' reads stdin)")->required();
   cmd->add_option("--param", o->params,
                   "Override parameter NAME (repeatable; quote to force a string)")
@@ -139,9 +138,7 @@ void add_job_render(CLI::App& parent, Globals& g) {
   cmd->add_flag("--export-params", o->export_params,
                 "Start each task role's commands with 'export NAME=value' for every parameter");
   cmd->add_option("--task-role", o->task_role, "Show only this task role");
-  cmd->add_option("-o,--output", o->output, "Output format")
-      ->check(CLI::IsMember({"text", "json", "yaml"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   cmd->footer(
       "Works offline. The script of a task role is the default deployment's preCommands, the "
       "commands and the\n"
@@ -151,20 +148,14 @@ void add_job_render(CLI::App& parent, Globals& g) {
       "and\n"
       "registry passwords are shown as ******.\n\n"
       "EXIT STATUS:\n"
-      "  0 rendered, 2 bad usage, unreadable file or a job the server would refuse\n\n"
-      "EXAMPLES:\n"
-      "  paictl job render examples/jobs/pytorch-mnist.yaml\n"
-      "  paictl job render examples/jobs/pytorch-mnist.yaml --param epochs=20 --export-params\n"
-      "  paictl job render -o json --task-role worker examples/jobs/distributed-tensorflow.yaml\n");
+      "  0 rendered, 2 bad usage, unreadable file or a job the server would refuse\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar(
-    {{"job", "render"},
-     "Show each task role's commands exactly as the server renders them (offline)",
-     41,
-     add_job_render});
+void build_job_render(CLI::App& cmd, Globals& g) {
+  add_job_render(cmd, g);
+}
 
 }  // namespace paictl

@@ -10,6 +10,8 @@
 #include "cmd_job_common.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "printer.h"
+#include "util/printable.h"
 #include "util/strings.h"
 
 namespace paictl {
@@ -147,36 +149,30 @@ int run(const StatusOptions& o, const Globals& g) {
         out += "  #" + str(a, "attemptId") + " " + str(a, "attemptState") + " on " +
                str(a, "containerNodeName") + ", exit " + str(a, "containerExitCode") + "\n";
   }
+  // Reasons, diagnostics, tags and node names come from the server.
+  out = pai::util::printable(out, true);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }
 
 void add_job_status(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<StatusOptions>();
-  CLI::App* cmd = parent.add_subcommand(
-      "status", "A job's state, its tasks (node, GPUs, retries) and exit reason");
+  CLI::App* cmd = &parent;
   cmd->add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   jobcli::add_remote_flags(cmd, o->remote);
   cmd->add_flag("--attempts", o->attempts,
                 "Show the attempt history of every task (default: retried tasks only)");
-  cmd->add_option("-o,--output", o->output, "Output format")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   cmd->footer(
       "EXIT STATUS:\n"
-      "  0 ok, 2 unknown job or bad usage, 3 the cluster failed\n\n"
-      "EXAMPLES:\n"
-      "  paictl job status pytorch_mnist\n"
-      "  paictl job status bob~run-7 --cluster lab --attempts\n"
-      "  paictl job status run-42 -o yaml\n");
+      "  0 ok, 2 unknown job or bad usage, 3 the cluster failed\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar({{"job", "status"},
-                            "Show a job: state, tasks, nodes, GPUs, retries, exit reason",
-                            44,
-                            add_job_status});
+void build_job_status(CLI::App& cmd, Globals& g) {
+  add_job_status(cmd, g);
+}
 
 }  // namespace paictl

@@ -69,7 +69,7 @@ int run(const StopOptions& o, const Globals& g) {
 
 void add_job_stop(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<StopOptions>();
-  CLI::App* cmd = parent.add_subcommand("stop", "Stop jobs (PUT executionType STOP)");
+  CLI::App* cmd = &parent;
   cmd->add_option("JOB", o->jobs, "USER~NAME, or NAME for your own job")
       ->required()
       ->expected(1, -1);
@@ -80,16 +80,14 @@ void add_job_stop(CLI::App& parent, Globals& g) {
       "Only the job's owner or an administrator may stop it.\n\n"
       "EXIT STATUS:\n"
       "  0 stop requested (or the job had already finished), 2 unknown job or not allowed, 3 the "
-      "cluster failed\n\n"
-      "EXAMPLES:\n"
-      "  paictl job stop pytorch_mnist\n"
-      "  paictl job stop alice~run-41 alice~run-42 --cluster lab\n"
-      "  paictl job stop run-43 --wait --wait-interval 2\n");
+      "cluster failed\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar({{"job", "stop"}, "Stop jobs", 45, add_job_stop});
+void build_job_stop(CLI::App& cmd, Globals& g) {
+  add_job_stop(cmd, g);
+}
 
 }  // namespace paictl

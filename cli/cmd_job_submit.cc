@@ -18,6 +18,7 @@
 #include "job/placement.h"
 #include "job/validate.h"
 #include "output.h"
+#include "printer.h"
 #include "util/strings.h"
 
 namespace paictl {
@@ -250,8 +251,7 @@ int run(const SubmitOptions& o, const Globals& g) {
 
 void add_job_submit(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<SubmitOptions>();
-  CLI::App* cmd =
-      parent.add_subcommand("submit", "Check a job against the cluster, then submit it");
+  CLI::App* cmd = &parent;
   cmd->add_option("FILE", o->file, "Job protocol v2 file ('-' reads stdin)")->required();
   jobcli::add_remote_flags(cmd, o->remote, /*allow_auto=*/true);
   cmd->add_option("--vc", o->vc, "Virtual cluster (replaces defaults.virtualCluster)");
@@ -264,9 +264,7 @@ void add_job_submit(CLI::App& parent, Globals& g) {
                 "Check and show what would be sent (secrets masked); send nothing");
   cmd->add_flag("--wait", o->wait, "Wait for the job to end; the exit code follows its outcome");
   jobcli::add_wait_flags(cmd, o->wait_opts, "wait-");
-  cmd->add_option("-o,--output", o->output, "Output format")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   cmd->footer(
       "Before sending, paictl validates the file and asks the cluster: the VC exists and you may "
       "use it, the\n"
@@ -280,20 +278,15 @@ void add_job_submit(CLI::App& parent, Globals& g) {
       "EXIT STATUS:\n"
       "  0 submitted (with --wait: the job succeeded), 1 with --wait: the job failed or was "
       "stopped,\n"
-      "  2 invalid job, or no cluster can take it, 3 a cluster failed, 4 --wait-timeout expired\n\n"
-      "EXAMPLES:\n"
-      "  paictl job submit examples/jobs/pytorch-mnist.yaml --cluster lab\n"
-      "  paictl job submit job.yaml --cluster auto --dry-run\n"
-      "  paictl job submit job.yaml --name run-42 --param lr=0.01 --wait\n");
+      "  2 invalid job, or no cluster can take it, 3 a cluster failed, 4 --wait-timeout "
+      "expired\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar(
-    {{"job", "submit"},
-     "Check a job against a cluster (or pick one with --cluster auto) and submit it",
-     42,
-     add_job_submit});
+void build_job_submit(CLI::App& cmd, Globals& g) {
+  add_job_submit(cmd, g);
+}
 
 }  // namespace paictl

@@ -40,32 +40,24 @@ int run(const TagOptions& o, bool add, const Globals& g) {
   return kExitOk;
 }
 
-void add_job_tag(CLI::App& parent, Globals& g) {
-  CLI::App* tag = parent.add_subcommand("tag", "Add or remove tags of a job");
-  tag->require_subcommand(1);
-  for (bool add : {true, false}) {
-    auto o = std::make_shared<TagOptions>();
-    CLI::App* cmd = tag->add_subcommand(add ? "add" : "remove",
-                                        add ? "Add tags to a job" : "Remove tags from a job");
-    cmd->add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
-    cmd->add_option("TAG", o->tags, "Tags (no ',')")->required()->expected(1, -1);
-    jobcli::add_remote_flags(cmd, o->remote);
-    cmd->footer(
-        "Only the job's owner or an administrator may change its tags. 'paictl job list' shows "
-        "them with -o json.\n\n"
-        "EXAMPLES:\n"
-        "  paictl job tag add run-42 baseline best-lr\n"
-        "  paictl job tag remove alice~run-42 best-lr --cluster lab\n");
-    cmd->callback([o, add, &g]() { g.exit_code = run(*o, add, g); });
-  }
-  tag->footer(
-      "EXAMPLES:\n"
-      "  paictl job tag add run-42 baseline\n"
-      "  paictl job tag remove run-42 baseline\n");
+void add_job_tag(CLI::App& cmd, Globals& g, bool add) {
+  auto o = std::make_shared<TagOptions>();
+  cmd.add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
+  cmd.add_option("TAG", o->tags, "Tags (no ',')")->required()->expected(1, -1);
+  jobcli::add_remote_flags(&cmd, o->remote);
+  cmd.footer(
+      "Only the job's owner or an administrator may change its tags. 'paictl job list' shows "
+      "them with -o json.");
+  cmd.callback([o, add, &g]() { g.exit_code = run(*o, add, g); });
 }
 
 }  // namespace
 
-static Registrar registrar({{"job", "tag"}, "Add or remove job tags", 48, add_job_tag});
+void build_job_tag_add(CLI::App& cmd, Globals& g) {
+  add_job_tag(cmd, g, true);
+}
+void build_job_tag_remove(CLI::App& cmd, Globals& g) {
+  add_job_tag(cmd, g, false);
+}
 
 }  // namespace paictl

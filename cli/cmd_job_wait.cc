@@ -6,6 +6,7 @@
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
 #include "exit_codes.h"
+#include "printer.h"
 
 namespace paictl {
 
@@ -25,31 +26,23 @@ int run(const WaitCmdOptions& o, const Globals& g) {
 
 void add_job_wait(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<WaitCmdOptions>();
-  CLI::App* cmd =
-      parent.add_subcommand("wait", "Wait for a job to end; the exit code follows its outcome");
+  CLI::App* cmd = &parent;
   cmd->add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   jobcli::add_remote_flags(cmd, o->remote);
   jobcli::add_wait_flags(cmd, o->wait);
-  cmd->add_option("-o,--output", o->wait.output, "Output format of the final state")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->wait.output, g);
   cmd->footer(
       "State changes are shown on stderr when it is a terminal (or with -v).\n\n"
       "EXIT STATUS:\n"
       "  0 SUCCEEDED, 1 FAILED or STOPPED, 2 bad usage or unknown job, 3 the cluster failed,\n"
-      "  4 still running when --timeout expired\n\n"
-      "EXAMPLES:\n"
-      "  paictl job wait pytorch_mnist\n"
-      "  paictl job wait alice~run-42 --timeout 3600 && echo done\n"
-      "  paictl job wait run-42 --interval 30 -o json\n");
+      "  4 still running when --timeout expired\n\n");
   cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
 }
 
 }  // namespace
 
-static Registrar registrar({{"job", "wait"},
-                            "Wait for a job to end (exit code: 0 succeeded, 1 failed)",
-                            47,
-                            add_job_wait});
+void build_job_wait(CLI::App& cmd, Globals& g) {
+  add_job_wait(cmd, g);
+}
 
 }  // namespace paictl

@@ -15,6 +15,7 @@
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "printer.h"
 #include "topology/diagram.h"
 #include "topology/plan_output.h"
 #include "topology/plan_run.h"
@@ -140,7 +141,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
   if (!r.ok()) {
     print_diagnostics(r.diagnostics, g);
     print_error("nothing planned: fix the errors above");
-    return o.detailed_exitcode ? 1 : kExitUsage;
+    return kExitUsage;
   }
 
   // The files, checked exactly as `paictl check config` would.
@@ -244,16 +245,13 @@ int run(const PlanCliOptions& o, const Globals& g) {
   // Findings after the summary, where a terminal user sees them.
   std::fflush(stdout);
   print_diagnostics(r.diagnostics, g);
-  if (o.detailed_exitcode) return changed ? 2 : 0;
-  return kExitOk;
+  // 0, or 2 under --detailed-exitcode (exit_code_for).
+  return changed ? kExitChanges : kExitOk;
 }
 
 void add_plan(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<PlanCliOptions>();
-  CLI::App* cmd = parent.add_subcommand("plan",
-                                        "Plan a cluster from hardware facts or machine profiles: "
-                                        "machine SKUs, layout.yaml, the HiveD cell hierarchy "
-                                        "and virtual clusters that fit by construction");
+  CLI::App* cmd = &parent;
   cmd->add_option("FACTS_DIR", o->facts_positional, "Facts directories, the same as --facts DIR")
       ->type_name("DIR");
   cmd->add_option("--facts", o->facts,
@@ -311,21 +309,13 @@ void add_plan(CLI::App& parent, Globals& g) {
   cmd->add_option("--diagram", o->diagram,
                   "Draw racks, nodes, cells and GPUs coloured by VC to an SVG file")
       ->type_name("FILE.svg");
-  cmd->add_option("-o,--output", o->output, "Summary format on stdout")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  add_output_option(*cmd, o->output, g);
   cmd->add_flag("--list-profiles", o->list_profiles, "List the machine profiles and exit");
   cmd->footer(
       "EXIT STATUS:\n"
       "  0 planned (and written), 2 bad usage or input (nothing written), 1 internal check "
       "failure;\n"
-      "  with --detailed-exitcode: 0 no changes, 2 changes, 1 error\n\n"
-      "EXAMPLES:\n"
-      "  paictl plan examples/facts --vc research=60% --vc prod=40% --out cluster/ --diagram "
-      "cluster/plan.svg\n"
-      "  paictl plan --profile dgx-a100 --count 16 --racks 2 --vc a=50% --vc b=dgx-a100:4nodes -o "
-      "yaml\n"
-      "  paictl plan --facts facts/ --odd-hosts exclude --out cluster/ --dry-run\n");
+      "  with --detailed-exitcode: 0 no changes, 2 changes, 1 error\n\n");
   cmd->callback([o, &g, cmd, profile_opt, count_opt, racks_opt]() {
     size_t p = 0, c = 0, r = 0;
     for (const CLI::Option* op : cmd->parse_order()) {
@@ -348,11 +338,8 @@ void add_plan(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-static Registrar registrar(
-    {{"plan"},
-     "Plan SKUs, layout.yaml, HiveD cells and virtual clusters from hardware facts or machine "
-     "profiles",
-     5,
-     add_plan});
+void build_plan(CLI::App& cmd, Globals& g) {
+  add_plan(cmd, g);
+}
 
 }  // namespace paictl

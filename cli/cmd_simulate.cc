@@ -21,6 +21,8 @@
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "printer.h"
+#include "scheduler/hived.h"
 #include "scheduler/policy.h"
 #include "sim/engine.h"
 #include "sim/fidelity.h"
@@ -53,6 +55,7 @@ struct SimulateOptions {
   int32_t backfill = 0;
   bool overflow = false;
   std::string record;
+  std::string tie_order = "hived";
 };
 
 struct GenerateOptions {
@@ -314,6 +317,18 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
       }
     }
   }
+  // --tie-order config: HiveD's algorithm with ties broken by configuration order.
+  if (o.tie_order != "hived" && o.tie_order != "config") {
+    print_error("--tie-order must be hived or config, not \"" + o.tie_order + "\"");
+    return kExitUsage;
+  }
+  const bool config_order = o.tie_order == "config";
+  auto base = [config_order](const std::string& name, const pai::config::HivedModel& m,
+                             std::string& e) {
+    if (config_order && name == "hived") return pai::scheduler::make_hived_policy(m, e, false);
+    return pai::scheduler::make_policy(name, m, e);
+  };
+  if (config_order) sopt.make_policy = base;
   // --record-requests: the request stream of the first policy's run (docs/fidelity.md).
   std::ofstream record;
   if (!o.record.empty()) {
@@ -335,9 +350,10 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
     record << pai::sim::fidelity_config_line(text.content) << '\n';
     auto made = std::make_shared<int>(0);
     const std::string first = policies.front();
-    sopt.make_policy = [made, first, &record](const std::string& name,
-                                              const pai::config::HivedModel& m, std::string& e) {
-      auto p = pai::scheduler::make_policy(name, m, e);
+    sopt.make_policy = [made, first, &record, base](const std::string& name,
+                                                    const pai::config::HivedModel& m,
+                                                    std::string& e) {
+      auto p = base(name, m, e);
       if (p && name == first && (*made)++ == 0)
         return pai::sim::make_recording_policy(std::move(p), record);
       return p;
@@ -390,7 +406,7 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   return kExitOk;
 }
 
-void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
+void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
   cmd.add_option("--config", o.config,
                  "Cluster: a directory, services-configuration.yaml or a HiveD config (as for "
                  "check config)")
@@ -404,9 +420,7 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
                  "Policies to compare, comma-separated: hived, quota, k8s-default, private")
       ->type_name("LIST")
       ->capture_default_str();
-  cmd.add_option("-o,--output", o.output, "Output format on stdout")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  add_output_option(cmd, o.output, g);
   cmd.add_option("--report", o.report,
                  "Also write metrics.json, jobs.csv and report.html (SVG charts) to DIR")
       ->type_name("DIR");
@@ -431,6 +445,10 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
                "-1) when that lets "
                "it start");
   cmd.add_option("--limit", o.limit, "Simulate only the first N jobs of the trace")->type_name("N");
+  cmd.add_option("--tie-order", o.tie_order,
+                 "How hived breaks ties: hived (as HiveD's lists are ordered) or config "
+                 "(configuration order)")
+      ->capture_default_str();
   cmd.add_option("--record-requests", o.record,
                  "Write the requests the first policy receives as a fidelity stream "
                  "(docs/fidelity.md)")
@@ -524,40 +542,31 @@ int run_generate(const GenerateOptions& o, const Globals& g) {
 
 const char* kSimulateFooter =
     "EXIT STATUS:\n"
-    "  0 simulated, 2 bad usage, a cluster config with errors, or a malformed trace\n\n"
-    "EXAMPLES:\n"
-    "  paictl simulate --config examples/clusters/heterogeneous --trace "
-    "examples/traces/philly-small.json \\\n"
-    "      --policy hived,quota --report out/sim\n"
-    "  paictl simulate --config cluster/ --trace cluster_log.csv --trace-format helios --policy "
-    "hived,quota,private -o json\n"
-    "  paictl simulate generate --jobs 100000 --seed 7 --cluster-out philly/ --out "
-    "philly/trace.json\n";
+    "  0 simulated, 2 bad usage, a cluster config with errors, or a malformed trace";
 
-void add_simulate_run(CLI::App& parent, Globals& g) {
-  // The group itself takes the options: `paictl simulate --config ... --trace ...`.
+// `paictl simulate --config ... --trace ...`: the group itself takes the options.
+void add_simulate(CLI::App& group, Globals& g) {
   auto o = std::make_shared<SimulateOptions>();
-  parent.require_subcommand(0, 1);
-  parent.description(
-      "Replay a job trace on a cluster with HiveD and baseline policies (quota, k8s-default, "
-      "private) and compare "
-      "queueing delay, JCT, utilisation, fragmentation, preemptions and sharing anomalies");
-  add_simulate_options(parent, *o);
-  parent.footer(kSimulateFooter);
-  CLI::App* run =
-      parent.add_subcommand("run", "The same as 'paictl simulate' (the options go to simulate)");
-  run->fallthrough();
-  run->footer(kSimulateFooter);
-  parent.callback([o, &g, &parent]() {
-    if (parent.got_subcommand("generate")) return;
+  group.require_subcommand(0, 1);
+  add_simulate_options(group, *o, g);
+  group.footer(kSimulateFooter);
+  group.callback([o, &g, &group]() {
+    if (!group.get_subcommands().empty()) return;  // run or generate did the work
     g.exit_code = run_simulate(*o, g);
   });
 }
 
+// `paictl simulate run`: the same options and the same run, listed in its help.
+void add_simulate_run(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<SimulateOptions>();
+  add_simulate_options(cmd, *o, g);
+  cmd.footer(kSimulateFooter);
+  cmd.callback([o, &g]() { g.exit_code = run_simulate(*o, g); });
+}
+
 void add_simulate_generate(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<GenerateOptions>();
-  CLI::App* cmd = parent.add_subcommand(
-      "generate", "Make a seeded Philly-like trace (and a Philly-shaped cluster) for simulate");
+  CLI::App* cmd = &parent;
   cmd->add_option("--jobs", o->jobs, "Number of jobs")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed; the same seed gives the same trace")
       ->capture_default_str();
@@ -586,27 +595,19 @@ void add_simulate_generate(CLI::App& parent, Globals& g) {
       ->capture_default_str();
   cmd->add_option("--vcs", o->vcs, "Virtual clusters of the generated cluster")
       ->capture_default_str();
-  cmd->footer(
-      "EXAMPLES:\n"
-      "  paictl simulate generate --jobs 100000 --seed 7 --cluster-out philly/ --out "
-      "philly/trace.json\n"
-      "  paictl simulate generate --config examples/clusters/heterogeneous --jobs 2000 --out "
-      "trace.json\n"
-      "  paictl simulate generate --jobs 5000 --opportunistic 0.2 --format csv --out trace.csv\n");
   cmd->callback([o, &g]() { g.exit_code = run_generate(*o, g); });
 }
 
 }  // namespace
 
-static Registrar reg_run(
-    {{"simulate", "run"},
-     "Replay a job trace with HiveD and baseline policies and compare them (also: paictl "
-     "simulate --config ... --trace ...)",
-     60,
-     add_simulate_run});
-static Registrar reg_generate({{"simulate", "generate"},
-                               "Make seeded Philly-like traces and Philly-shaped clusters",
-                               61,
-                               add_simulate_generate});
+void build_simulate(CLI::App& cmd, Globals& g) {
+  add_simulate(cmd, g);
+}
+void build_simulate_run(CLI::App& cmd, Globals& g) {
+  add_simulate_run(cmd, g);
+}
+void build_simulate_generate(CLI::App& cmd, Globals& g) {
+  add_simulate_generate(cmd, g);
+}
 
 }  // namespace paictl

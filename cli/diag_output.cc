@@ -6,6 +6,7 @@
 #include "exit_codes.h"
 #include "output.h"
 #include "util/version.h"
+#include "util/yaml_emit.h"
 
 namespace paictl {
 
@@ -48,6 +49,8 @@ int report_diagnostics(const pai::diag::List& list, const std::vector<std::strin
   const auto& all = list.items();
   if (r.output == "json") {
     std::printf("%s\n", pai::diag::dump_json(pai::diag::write_json(all, files.size())).c_str());
+  } else if (r.output == "yaml") {
+    std::fputs(pai::util::to_yaml(pai::diag::write_json(all, files.size())).c_str(), stdout);
   } else {
     std::vector<pai::diag::Diagnostic> shown = shown_findings(list, g);
     pai::diag::TextOptions topt;

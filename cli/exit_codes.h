@@ -1,13 +1,27 @@
 #pragma once
+// paictl's exit codes, and the one rule that turns a command's result into the
+// process's exit status. Scripts and CI depend on them.
 
 namespace paictl {
 
-// Stable exit codes; scripts and CI depend on them.
 enum ExitCode : int {
-  kExitOk = 0,        // success, nothing found
-  kExitFindings = 1,  // checks found errors (or warnings with --fail-on-warn)
-  kExitUsage = 2,     // bad usage or unreadable/invalid input
-  kExitRemote = 3,    // a remote system failed (SSH, HTTP, Azure)
+  kExitOk = 0,           // success, nothing found
+  kExitFindings = 1,     // checks found errors (or warnings with --fail-on-warn); a job failed
+  kExitUsage = 2,        // bad usage or unreadable/invalid input
+  kExitRemote = 3,       // a remote system failed (SSH, HTTP, Azure)
+  kExitWaitTimeout = 4,  // job wait / submit --wait: --timeout expired before the job ended
+  // Not an exit status: what a plan-like command returns when it would change
+  // files. exit_code_for() makes it 0, or 2 under --detailed-exitcode.
+  kExitChanges = 100,
 };
+
+// The process exit status for a command's result. Under --detailed-exitcode
+// (terraform's rule) 0 means no changes, 2 changes, and every error is 1.
+constexpr int exit_code_for(int result, bool detailed_exitcode) {
+  if (!detailed_exitcode) return result == kExitChanges ? kExitOk : result;
+  if (result == kExitOk) return 0;
+  if (result == kExitChanges) return 2;
+  return 1;
+}
 
 }  // namespace paictl

@@ -13,6 +13,11 @@ PACKAGES="
   openssh-server openssh-client iproute2 util-linux procps python3 sudo
   python3-yaml openssl
 "
+# The testbed's kubectl (scripts/testbed.sh): Debian's kubernetes-client, unless another
+# package already provides /usr/bin/kubectl (they would conflict; the testbed uses that one).
+if ! dpkg-query -W -f='${Status}' kubectl 2>/dev/null | grep -q "install ok installed"; then
+  PACKAGES="$PACKAGES kubernetes-client"
+fi
 
 missing=""
 for p in $PACKAGES; do

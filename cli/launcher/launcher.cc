@@ -38,7 +38,7 @@ void exe_dir(char* out, size_t size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0)) {
+  if (argc == 2 && strcmp(argv[1], "--version") == 0) {
     printf("paictl %s\n", pai::kVersion);
     return 0;
   }

@@ -12,7 +12,8 @@
 
 namespace pai::scheduler::hived_detail {
 
-Hived::Hived(const config::HivedModel& m, std::string& error) {
+Hived::Hived(const config::HivedModel& m, std::string& error, bool hived_order)
+    : hived_order_(hived_order) {
   shape_ = describe_cluster(m);
   nvc_ = static_cast<int32_t>(m.vcs.size());
   nchain_ = static_cast<int32_t>(m.chains.size());
@@ -204,9 +205,20 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
     return res;
   }
   if (allow_preemption && !preemptors.empty()) {
-    // Cancel the lower-priority preemptions this placement overlaps, then plan
-    // again: cancelling moves bindings (HiveD keeps the stale plan).
+    // Cancel the lower-priority preemptions this placement overlaps. HiveD
+    // then goes on with the plan made before cancelling; with HiveD's tie order
+    // so does the port while that plan still holds. Otherwise plan again:
+    // cancelling moves bindings, and the stale plan would put two groups on one
+    // virtual cell.
     for (int32_t pg : preemptors) delete_preempting(pg);
+    if (hived_order_ && stale_plan_holds(pl, victims)) {
+      int32_t g = create_group(r, req, pl,
+                               victims.empty() ? GroupState::Allocated : GroupState::Preempting);
+      ScheduleResult out = result_of(g, victims.empty() ? Outcome::Bound : Outcome::Preempting);
+      for (int32_t v : victims) out.victims.push_back({G(v).name, G(v).tag});
+      out.downgraded = std::move(res.downgraded);
+      return out;
+    }
     ScheduleResult again = schedule(r, allow_preemption);
     again.downgraded.insert(again.downgraded.begin(), res.downgraded.begin(), res.downgraded.end());
     return again;
@@ -217,6 +229,27 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
   for (int32_t v : victims) out.victims.push_back({G(v).name, G(v).tag});
   out.downgraded = std::move(res.downgraded);
   return out;
+}
+
+// A plan made before overlapping preemptions were cancelled still holds when
+// its physical cells are free or used by its victims, and each virtual leaf is
+// free (or its victim's, on the same physical leaf) and maps to its physical
+// leaf as planned.
+bool Hived::stale_plan_holds(const Placement& pl, const std::vector<int32_t>& victims) const {
+  auto victim = [&](int32_t g) {
+    return g >= 0 && std::find(victims.begin(), victims.end(), g) != victims.end();
+  };
+  for (size_t i = 0; i < pl.pleaves.size(); ++i) {
+    const int32_t p = pl.pleaves[i];
+    const PCell& c = P(p);
+    if (c.state == CellState::Reserving || c.state == CellState::Reserved) return false;
+    if (c.state == CellState::Used && !victim(c.using_group)) return false;
+    if (pl.vleaves.empty()) continue;
+    const int32_t v = pl.vleaves[i];
+    if (V(v).priority != kFreePriority && !(V(v).pcell == p && victim(c.using_group))) return false;
+    if (resolve_virtual_leaf(p, v) != v) return false;
+  }
+  return true;
 }
 
 int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Placement& pl,
@@ -377,8 +410,9 @@ UsageSummary Hived::usage() const {
 
 namespace pai::scheduler {
 
-std::unique_ptr<Policy> make_hived_policy(const config::HivedModel& model, std::string& error) {
-  auto h = std::make_unique<hived_detail::Hived>(model, error);
+std::unique_ptr<Policy> make_hived_policy(const config::HivedModel& model, std::string& error,
+                                          bool hived_order) {
+  auto h = std::make_unique<hived_detail::Hived>(model, error, hived_order);
   if (!error.empty()) return nullptr;
   return h;
 }

@@ -16,9 +16,11 @@
 //  * bad nodes and "doomed" bad cells.
 //
 // What differs from HiveD, on purpose:
-//  * Ties are broken by configuration order everywhere (HiveD uses Go map
-//    order, swap-remove list order and the history of stable sorts), so the
-//    same calls always give the same placements.
+//  * Ties: by default as HiveD's lists happen to be ordered: free lists keep
+//    their list order (appends, swap-removal), cluster views the order their
+//    last stable sort left; or configuration order (make_hived_policy(...,
+//    false)). Go map order (chains of a leaf type, VC loops) is configuration
+//    order. The same calls always give the same placements.
 //  * What HiveD scans linearly is indexed: free lists are ordered sets keyed by
 //    (opportunistic leaf cells, cell), cluster views are bucketed by usage, the
 //    cells of a node are listed per node. Decisions are those of HiveD's rules.
@@ -42,9 +44,12 @@
 //    it is healthy again or no longer needed as doomed (HiveD unbinds it under
 //    running pods);
 //  * a placement that lazy preemption turned onto a bad node is refused;
-//  * after cancelling overlapping lower-priority preemptions the placement is
-//    planned again, and a request that overlaps a preemption in progress waits
-//    when preemption is not allowed (HiveD binds over the reserved cells);
+//  * after cancelling overlapping lower-priority preemptions HiveD goes on with
+//    the plan made before; the port does too (with HiveD's tie order) while
+//    that plan still holds, and plans again when cancelling moved bindings the
+//    plan relied on (or with configuration order). A request that overlaps a
+//    preemption in progress waits when preemption is not allowed (HiveD binds
+//    over the reserved cells);
 //  * a cell handed back to a group being preempted, whose VC reused its
 //    virtual cells meanwhile, is held opportunistically.
 
@@ -55,6 +60,9 @@
 
 namespace pai::scheduler {
 
-std::unique_ptr<Policy> make_hived_policy(const config::HivedModel& model, std::string& error);
+// Ties: `hived_order` (the default) breaks them as HiveD's lists happen to be
+// ordered (docs/fidelity.md); false breaks them by configuration order.
+std::unique_ptr<Policy> make_hived_policy(const config::HivedModel& model, std::string& error,
+                                          bool hived_order = true);
 
 }  // namespace pai::scheduler

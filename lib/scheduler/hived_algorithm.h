@@ -60,6 +60,7 @@ namespace __attribute__((visibility("hidden"))) hived_detail {
     int32_t using_group = -1;           // leaves
     int32_t reserving_group = -1;       // leaves
     int32_t view_pos = -1;  // node-level cells: position in the chain's opportunistic view
+    int32_t free_key = -1;  // in the free list: its position (HiveD order) or its id (config order)
   };
 
   struct VCell {
@@ -145,7 +146,7 @@ namespace __attribute__((visibility("hidden"))) hived_detail {
 
   class Hived final : public Policy {
    public:
-    Hived(const config::HivedModel& m, std::string& error);
+    Hived(const config::HivedModel& m, std::string& error, bool hived_order = true);
 
     std::string_view name() const override { return "hived"; }
     const ClusterShape& cluster() const override { return shape_; }
@@ -264,6 +265,7 @@ namespace __attribute__((visibility("hidden"))) hived_detail {
     // --- groups
     int32_t create_group(const GroupRequest& r, const Request& req, const Placement& pl,
                          GroupState state);
+    bool stale_plan_holds(const Placement& pl, const std::vector<int32_t>& victims) const;
     void delete_allocated(int32_t g);
     void delete_preempting(int32_t g);
     void allocate_preempting(int32_t g);
@@ -291,8 +293,17 @@ namespace __attribute__((visibility("hidden"))) hived_detail {
         vc_preassigned_;  // (vc, chain, level) -> non-pinned preassigned cells
     std::vector<uint8_t> vc_has_chain_;
 
-    std::vector<std::set<std::pair<int32_t, int32_t>>>
-        free_;  // (chain, level) -> (opportunistic leaves, cell)
+    // Free lists: (chain, level) -> (opportunistic leaves, key), in HiveD's candidate
+    // order (getUsablePhysicalCells sorts the list stably by opportunistic leaves).
+    // With HiveD's tie order the key is the position in HiveD's list (flist_: cells
+    // appended on insertion, the last one swapped into the hole on removal); with
+    // configuration order it is the cell id.
+    bool hived_order_ = true;
+    std::vector<std::set<std::pair<int32_t, int32_t>>> free_;
+    std::vector<std::vector<int32_t>> flist_;
+    int32_t free_cell(size_t k, int32_t key) const {
+      return hived_order_ ? flist_[k][static_cast<size_t>(key)] : key;
+    }
     std::vector<int32_t> total_left_;
     std::vector<int32_t> all_vc_free_;
     std::vector<int32_t> all_vc_doomed_;
@@ -320,7 +331,14 @@ namespace __attribute__((visibility("hidden"))) hived_detail {
     std::vector<uint8_t> ov_removed_;
     std::vector<int32_t> ov_removed_list_;
     std::vector<int32_t> ov_removed_count_;       // per level
-    std::vector<std::vector<int32_t>> ov_extra_;  // per level, sorted by (opportunistic, cell)
+    std::vector<std::vector<int32_t>> ov_extra_;  // per level (configuration order)
+    // HiveD order: the request's copy of a level is positions [0, ov_size_) of the
+    // real list, with the positions in ov_over_ holding other cells (swap-removal
+    // and appends in the copy).
+    std::vector<int32_t> ov_size_;
+    std::vector<std::vector<std::pair<int32_t, int32_t>>> ov_over_;  // per level: (position, cell)
+    int32_t ov_value(int32_t level, int32_t pos) const;
+    int32_t ov_pos_of(int32_t c) const;
   };
 
 }  // namespace hived_detail

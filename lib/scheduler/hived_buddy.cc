@@ -89,44 +89,86 @@ bool Hived::map_cells(const std::vector<int32_t>& vs, std::span<const int32_t> c
 }
 
 int32_t Hived::overlay_count(int32_t level) const {
+  if (hived_order_) return ov_size_[static_cast<size_t>(level)];
   return static_cast<int32_t>(free_[cl(ov_chain_, level)].size()) -
          ov_removed_count_[static_cast<size_t>(level)] +
          static_cast<int32_t>(ov_extra_[static_cast<size_t>(level)].size());
 }
 
+// The cell at a position of the request's copy of a level (HiveD order).
+int32_t Hived::ov_value(int32_t level, int32_t pos) const {
+  for (const auto& [p, c] : ov_over_[static_cast<size_t>(level)])
+    if (p == pos) return c;
+  return flist_[cl(ov_chain_, level)][static_cast<size_t>(pos)];
+}
+
+// The position of a cell in the request's copy of its level, or -1 (HiveD order).
+int32_t Hived::ov_pos_of(int32_t c) const {
+  const int32_t level = P(c).level;
+  const int32_t size = ov_size_[static_cast<size_t>(level)];
+  for (const auto& [p, x] : ov_over_[static_cast<size_t>(level)])
+    if (x == c && p < size) return p;
+  if (!P(c).in_free || P(c).free_key >= size) return -1;
+  for (const auto& [p, x] : ov_over_[static_cast<size_t>(level)])
+    if (p == P(c).free_key) return -1;  // another cell took its place
+  return P(c).free_key;
+}
+
+// The request's copy of a level in candidate order: stably sorted by
+// opportunistic leaves (getUsablePhysicalCells), until f returns true.
 template <class F>
 bool Hived::overlay_each(int32_t level, F f) const {
   const auto& real = free_[cl(ov_chain_, level)];
-  const auto& extra = ov_extra_[static_cast<size_t>(level)];
+  std::vector<std::pair<int32_t, int32_t>> extra;  // (opportunistic, key) -> cell below
+  std::vector<int32_t> extra_cells;
+  if (hived_order_) {
+    const int32_t size = ov_size_[static_cast<size_t>(level)];
+    std::vector<std::pair<std::pair<int32_t, int32_t>, int32_t>> over;
+    for (const auto& [p, c] : ov_over_[static_cast<size_t>(level)])
+      if (p < size) over.push_back({{P(c).used_opp, p}, c});
+    std::sort(over.begin(), over.end());
+    for (const auto& [k, c] : over) {
+      extra.push_back(k);
+      extra_cells.push_back(c);
+    }
+  } else {
+    for (int32_t c : ov_extra_[static_cast<size_t>(level)]) {
+      extra.push_back({P(c).used_opp, c});
+      extra_cells.push_back(c);
+    }
+  }
+  auto skip = [&](const std::pair<int32_t, int32_t>& e) {
+    if (!hived_order_) return ov_removed_[static_cast<size_t>(e.second)] != 0;
+    if (e.second >= ov_size_[static_cast<size_t>(level)]) return true;
+    for (const auto& [p, c] : ov_over_[static_cast<size_t>(level)])
+      if (p == e.second) return true;
+    return false;
+  };
+  const size_t k = cl(ov_chain_, level);
   auto it = real.begin();
   size_t xi = 0;
   for (;;) {
-    while (it != real.end() && ov_removed_[static_cast<size_t>(it->second)]) ++it;
+    while (it != real.end() && skip(*it)) ++it;
     bool have_real = it != real.end(), have_extra = xi < extra.size();
     if (!have_real && !have_extra) return false;
     int32_t c;
-    if (have_real && have_extra) {
-      int32_t x = extra[xi];
-      std::pair<int32_t, int32_t> kx{P(x).used_opp, x};
-      if (*it < kx) {
-        c = it->second;
-        ++it;
-      } else {
-        c = x;
-        ++xi;
-      }
-    } else if (have_real) {
-      c = it->second;
+    if (have_real && (!have_extra || *it < extra[xi])) {
+      c = free_cell(k, it->second);
       ++it;
     } else {
-      c = extra[xi++];
+      c = extra_cells[xi++];
     }
     if (f(c)) return true;
   }
 }
 
 void Hived::overlay_add(int32_t c) {
-  auto& extra = ov_extra_[static_cast<size_t>(P(c).level)];
+  const size_t level = static_cast<size_t>(P(c).level);
+  if (hived_order_) {  // append
+    ov_over_[level].push_back({ov_size_[level]++, c});
+    return;
+  }
+  auto& extra = ov_extra_[level];
   std::pair<int32_t, int32_t> key{P(c).used_opp, c};
   auto it = std::lower_bound(extra.begin(), extra.end(), key,
                              [&](int32_t a, const std::pair<int32_t, int32_t>& k) {
@@ -136,7 +178,23 @@ void Hived::overlay_add(int32_t c) {
 }
 
 void Hived::overlay_remove(int32_t c) {
-  auto& extra = ov_extra_[static_cast<size_t>(P(c).level)];
+  const int32_t lv = P(c).level;
+  const size_t level = static_cast<size_t>(lv);
+  if (hived_order_) {  // CellList.remove on the copy: the last cell takes the hole
+    const int32_t pos = ov_pos_of(c);
+    if (pos < 0) return;
+    const int32_t last_pos = ov_size_[level] - 1;
+    const int32_t last = ov_value(lv, last_pos);
+    auto& over = ov_over_[level];
+    over.erase(std::remove_if(over.begin(), over.end(),
+                              [&](const auto& e) { return e.first == pos || e.first == last_pos; }),
+               over.end());
+    if (pos != last_pos) over.push_back({pos, last});
+    // positions >= size are gone; mark the old last position so the real cell there is skipped
+    ov_size_[level]--;
+    return;
+  }
+  auto& extra = ov_extra_[level];
   auto it = std::find(extra.begin(), extra.end(), c);
   if (it != extra.end()) {
     extra.erase(it);
@@ -145,7 +203,7 @@ void Hived::overlay_remove(int32_t c) {
   if (!ov_removed_[static_cast<size_t>(c)]) {
     ov_removed_[static_cast<size_t>(c)] = 1;
     ov_removed_list_.push_back(c);
-    ov_removed_count_[static_cast<size_t>(P(c).level)]++;
+    ov_removed_count_[level]++;
   }
 }
 
@@ -153,6 +211,7 @@ void Hived::overlay_reset() {
   for (int32_t c : ov_removed_list_) ov_removed_[static_cast<size_t>(c)] = 0;
   ov_removed_list_.clear();
   for (auto& e : ov_extra_) e.clear();
+  for (auto& e : ov_over_) e.clear();
   std::fill(ov_removed_count_.begin(), ov_removed_count_.end(), 0);
 }
 
@@ -181,7 +240,12 @@ bool Hived::buddy_alloc(int32_t vertex, int32_t level) {
       chosen = c;
       return true;
     }
-    ov_extra_[static_cast<size_t>(level - 1)].clear();
+    if (hived_order_) {  // freeList[currentLevel-1] = nil
+      ov_over_[static_cast<size_t>(level - 1)].clear();
+      ov_size_[static_cast<size_t>(level - 1)] = 0;
+    } else {
+      ov_extra_[static_cast<size_t>(level - 1)].clear();
+    }
     return false;
   });
   if (chosen < 0) return false;
@@ -287,6 +351,11 @@ bool Hived::map_to_physical(int32_t chain, const std::vector<int32_t>& vleaves,
   ov_removed_count_.assign(static_cast<size_t>(top + 1), 0);
   ov_extra_.resize(static_cast<size_t>(top + 1));
   for (auto& e : ov_extra_) e.clear();
+  ov_over_.resize(static_cast<size_t>(top + 1));
+  for (auto& e : ov_over_) e.clear();
+  ov_size_.assign(static_cast<size_t>(top + 1), 0);
+  for (int32_t l = 1; l <= top; ++l)
+    ov_size_[static_cast<size_t>(l)] = static_cast<int32_t>(flist_[cl(chain, l)].size());
   std::vector<int32_t> free_num(static_cast<size_t>(top + 2), 0);
   for (int32_t l = 1; l <= top; ++l) free_num[static_cast<size_t>(l)] = all_vc_free_[cl(chain, l)];
 

@@ -83,6 +83,7 @@ int32_t Hived::build_virtual_tree(int32_t vc, int32_t chain, int32_t level, int3
 
 void Hived::init_counters() {
   free_.assign(ncl_, {});
+  flist_.assign(ncl_, {});
   total_left_.assign(ncl_, 0);
   all_vc_free_.assign(ncl_, 0);
   all_vc_doomed_.assign(ncl_, 0);
@@ -101,13 +102,34 @@ void Hived::init_counters() {
 
 void Hived::free_insert(int32_t c) {
   PCell& p = P(c);
-  free_[cl(p.chain, p.level)].insert({p.used_opp, c});
+  const size_t k = cl(p.chain, p.level);
+  if (hived_order_) {
+    p.free_key = static_cast<int32_t>(flist_[k].size());
+    flist_[k].push_back(c);
+  } else {
+    p.free_key = c;
+  }
+  free_[k].insert({p.used_opp, p.free_key});
   p.in_free = true;
 }
 
+// CellList.remove: the last cell of the list takes the hole.
 void Hived::free_erase(int32_t c) {
   PCell& p = P(c);
-  free_[cl(p.chain, p.level)].erase({p.used_opp, c});
+  const size_t k = cl(p.chain, p.level);
+  free_[k].erase({p.used_opp, p.free_key});
+  if (hived_order_) {
+    int32_t last = flist_[k].back();
+    if (last != c) {
+      PCell& q = P(last);
+      free_[k].erase({q.used_opp, q.free_key});
+      q.free_key = p.free_key;
+      flist_[k][static_cast<size_t>(q.free_key)] = last;
+      free_[k].insert({q.used_opp, q.free_key});
+    }
+    flist_[k].pop_back();
+  }
+  p.free_key = -1;
   p.in_free = false;
 }
 
@@ -116,9 +138,8 @@ void Hived::touch_opp_view(int32_t c) {
   if (p.view_pos < 0) return;
   View& view = views_[static_cast<size_t>(chain_opp_view_[static_cast<size_t>(p.chain)])];
   int32_t cls = view.node_class[static_cast<size_t>(p.view_pos)];
-  int32_t b = -1;
-  if (p.healthy) b = bucket_opportunistic(view.layout, cls, p.used_opp, p.used_guar);
-  view.index.set(p.view_pos, b);
+  view.index.set(p.view_pos, bucket_opportunistic(view.layout, cls, p.used_opp, p.used_guar),
+                 p.healthy);
 }
 
 void Hived::touch_vc_view(int32_t v) {
@@ -126,10 +147,10 @@ void Hived::touch_vc_view(int32_t v) {
   if (vc.view < 0) return;
   View& view = views_[static_cast<size_t>(vc.view)];
   bool healthy = vc.pcell < 0 || P(vc.pcell).healthy;
-  int32_t b = -1;
-  if (healthy)
-    b = bucket_used(view.layout, view.node_class[static_cast<size_t>(vc.view_pos)], vc.used);
-  view.index.set(vc.view_pos, b);
+  view.index.set(
+      vc.view_pos,
+      bucket_used(view.layout, view.node_class[static_cast<size_t>(vc.view_pos)], vc.used),
+      healthy);
 }
 
 void Hived::add_physical_usage(int32_t leaf, int32_t priority, int32_t delta) {
@@ -138,9 +159,9 @@ void Hived::add_physical_usage(int32_t leaf, int32_t priority, int32_t delta) {
     PCell& p = P(c);
     if (priority < 0) {
       if (p.in_free) {
-        free_[cl(p.chain, p.level)].erase({p.used_opp, c});
+        free_[cl(p.chain, p.level)].erase({p.used_opp, p.free_key});
         p.used_opp += delta;
-        free_[cl(p.chain, p.level)].insert({p.used_opp, c});
+        free_[cl(p.chain, p.level)].insert({p.used_opp, p.free_key});
       } else {
         p.used_opp += delta;
       }

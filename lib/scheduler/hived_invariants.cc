@@ -68,7 +68,8 @@ std::string Hived::check_invariants() const {
     bool expect = !c.split && c.vcell < 0 && (c.parent < 0 || P(c.parent).split);
     if (c.in_free != expect)
       return fail("cell " + std::to_string(i) + " free-list flag is inconsistent");
-    if (c.in_free && !free_[cl(c.chain, c.level)].count({c.used_opp, static_cast<int32_t>(i)}))
+    if (c.in_free && (!free_[cl(c.chain, c.level)].count({c.used_opp, c.free_key}) ||
+                      free_cell(cl(c.chain, c.level), c.free_key) != static_cast<int32_t>(i)))
       return fail("cell " + std::to_string(i) + " is missing from its free list");
     if (c.vcell >= 0 && V(c.vcell).pcell != static_cast<int32_t>(i))
       return fail("binding of cell " + std::to_string(i) + " is one-sided");
@@ -76,9 +77,11 @@ std::string Hived::check_invariants() const {
     if (c.split && c.vcell >= 0) return fail("split cell " + std::to_string(i) + " is bound");
   }
   for (size_t k = 0; k < ncl_; ++k)
-    for (const auto& [o, cell] : free_[k])
+    for (const auto& [o, key] : free_[k]) {
+      const int32_t cell = free_cell(k, key);
       if (!P(cell).in_free || P(cell).used_opp != o)
         return fail("free list holds a stale entry for cell " + std::to_string(cell));
+    }
   // totalLeftCellNum: cells obtainable from the free lists.
   std::vector<int32_t> left(ncl_, 0);
   for (size_t i = 0; i < pcells_.size(); ++i) {

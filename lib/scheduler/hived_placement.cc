@@ -39,7 +39,7 @@ int32_t Hived::make_view(bool is_virtual, int32_t vc, std::vector<int32_t> nodes
   for (size_t i = 0; i < view.nodes.size(); ++i)
     view.node_class.push_back(view.layout.class_of(view.leaf_begin[i + 1] - view.leaf_begin[i]));
   view.index.init(static_cast<int32_t>(view.nodes.size()), view.layout.bucket_free,
-                  view.layout.groups);
+                  view.layout.groups, hived_order_);
   if (is_virtual) view.prio_counts.assign(view.nodes.size(), {});
   int32_t id = static_cast<int32_t>(views_.size());
   for (size_t i = 0; i < view.nodes.size(); ++i) {
@@ -88,11 +88,20 @@ void Hived::build_views() {
                      static_cast<size_t>(v.chain)]
           .push_back(static_cast<int32_t>(i));
   }
+  // newClusterView: the node-level cells, then the top cells below node level,
+  // higher levels first; within a level, as the VC's cells are listed.
+  auto hived_view_order = [&](std::vector<int32_t>& nodes) {
+    if (hived_order_)
+      std::stable_sort(nodes.begin(), nodes.end(),
+                       [&](int32_t a, int32_t b) { return V(a).level > V(b).level; });
+  };
+  for (auto& nodes : pinned_nodes) hived_view_order(nodes);
   for (int32_t vc = 0; vc < nvc_; ++vc)
     for (int32_t c = 0; c < nchain_; ++c) {
       auto& nodes = vc_chain_nodes[static_cast<size_t>(vc) * static_cast<size_t>(nchain_) +
                                    static_cast<size_t>(c)];
       if (nodes.empty()) continue;
+      hived_view_order(nodes);
       vc_chain_view_[static_cast<size_t>(vc) * static_cast<size_t>(nchain_) +
                      static_cast<size_t>(c)] = make_view(true, vc, std::move(nodes));
     }
@@ -104,6 +113,7 @@ void Hived::build_views() {
 bool Hived::topology_schedule(int32_t view_id, const std::vector<int32_t>& pods, int32_t priority,
                               std::vector<int32_t>& leaves, std::string& reason) {
   View& view = views_[static_cast<size_t>(view_id)];
+  view.index.sort();  // findNodesForPods: sort.Stable of the view HiveD keeps
   std::vector<int32_t> nodes;
   int32_t used_priority = kOpportunisticPriority;
   bool ok = view.index.first_fit(pods, nodes);

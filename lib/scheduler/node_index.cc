@@ -1,73 +1,169 @@
 #include "scheduler/node_index.h"
 
 #include <algorithm>
+#include <climits>
 #include <numeric>
 
 namespace pai::scheduler {
 
 void BucketedNodes::init(int32_t nodes, std::vector<int32_t> bucket_free,
-                         const std::vector<std::vector<int32_t>>& groups) {
+                         const std::vector<std::vector<int32_t>>& groups, bool ranked) {
+  ranked_ = ranked;
   bucket_free_ = std::move(bucket_free);
   groups_ = groups;
-  bucket_nodes_.assign(bucket_free_.size(), IndexSet());
+  const size_t nb = bucket_free_.size();
+  const size_t nn = static_cast<size_t>(nodes);
+  bucket_nodes_.assign(ranked ? 0 : nb, IndexSet());
   for (auto& s : bucket_nodes_) s.reset(nodes);
-  bucket_group_.assign(bucket_free_.size(), -1);
+  bucket_group_.assign(nb, -1);
   for (size_t g = 0; g < groups_.size(); ++g)
     for (int32_t b : groups_[g]) bucket_group_[static_cast<size_t>(b)] = static_cast<int32_t>(g);
   group_count_.assign(groups_.size(), 0);
   nonempty_groups_.reset(static_cast<int32_t>(groups_.size()));
-  node_bucket_.assign(static_cast<size_t>(nodes), -1);
+  node_bucket_.assign(nn, -1);
+  if (!ranked) return;
+  key_bucket_.assign(nn, -1);
+  healthy_.assign(nn, 1);
+  in_list_.assign(nn, -1);
+  rank_.assign(nn, 0);
+  prev_.assign(nn, -1);
+  next_.assign(nn, -1);
+  head_.assign(2 * nb, -1);
+  tail_.assign(2 * nb, -1);
+  is_dirty_.assign(nn, 0);
+  dirty_.clear();
+  sorted_ = false;
+  lo_ = 0;
+  hi_ = -1;
 }
 
-void BucketedNodes::set(int32_t node, int32_t bucket) {
-  int32_t& cur = node_bucket_[static_cast<size_t>(node)];
-  if (cur == bucket) return;
+void BucketedNodes::set(int32_t node, int32_t bucket, bool healthy) {
+  const size_t n = static_cast<size_t>(node);
+  if (ranked_) {
+    key_bucket_[n] = bucket;
+    healthy_[n] = healthy ? 1 : 0;
+    if (sorted_ && !is_dirty_[n]) {
+      is_dirty_[n] = 1;
+      dirty_.push_back(node);
+    }
+  }
+  const int32_t live = healthy ? bucket : -1;
+  int32_t& cur = node_bucket_[n];
+  if (cur == live) return;
   if (cur >= 0) {
-    bucket_nodes_[static_cast<size_t>(cur)].erase(node);
+    if (!ranked_) bucket_nodes_[static_cast<size_t>(cur)].erase(node);
     int32_t g = bucket_group_[static_cast<size_t>(cur)];
     if (g >= 0 && --group_count_[static_cast<size_t>(g)] == 0) nonempty_groups_.erase(g);
   }
-  cur = bucket;
-  if (bucket >= 0) {
-    bucket_nodes_[static_cast<size_t>(bucket)].insert(node);
-    int32_t g = bucket_group_[static_cast<size_t>(bucket)];
+  cur = live;
+  if (live >= 0) {
+    if (!ranked_) bucket_nodes_[static_cast<size_t>(live)].insert(node);
+    int32_t g = bucket_group_[static_cast<size_t>(live)];
     if (g >= 0 && group_count_[static_cast<size_t>(g)]++ == 0) nonempty_groups_.insert(g);
   }
 }
 
-bool BucketedNodes::first_fit(std::span<const int32_t> pods, std::vector<int32_t>& out) const {
-  out.assign(pods.size(), -1);
-  if (pods.empty()) return true;
-  size_t pi = 0;
-  for (int32_t g = nonempty_groups_.next(0); g >= 0; g = nonempty_groups_.next(g + 1)) {
-    const auto& bs = groups_[static_cast<size_t>(g)];
-    cursor_.assign(bs.size(), -1);
-    for (size_t i = 0; i < bs.size(); ++i)
-      if (bucket_free_[static_cast<size_t>(bs[i])] >= pods[pi])
-        cursor_[i] = bucket_nodes_[static_cast<size_t>(bs[i])].next(0);
-    for (;;) {
-      size_t best = SIZE_MAX;
-      for (size_t i = 0; i < cursor_.size(); ++i) {
-        if (cursor_[i] < 0) continue;
-        if (bucket_free_[static_cast<size_t>(bs[i])] < pods[pi]) {
-          cursor_[i] = -1;  // pods only grow: this bucket is done
-          continue;
-        }
-        if (best == SIZE_MAX || cursor_[i] < cursor_[best]) best = i;
-      }
-      if (best == SIZE_MAX) break;
-      int32_t n = cursor_[best];
-      int32_t avail = bucket_free_[static_cast<size_t>(bs[best])];
-      while (pi < pods.size() && avail >= pods[pi]) {
-        out[pi] = n;
-        avail -= pods[pi];
-        ++pi;
-      }
-      if (pi == pods.size()) return true;
-      cursor_[best] = bucket_nodes_[static_cast<size_t>(bs[best])].next(n + 1);
+int32_t BucketedNodes::list_of_state(int32_t node) const {
+  const size_t n = static_cast<size_t>(node);
+  int32_t b = key_bucket_[n];
+  if (b < 0) return -1;
+  return healthy_[n] ? b : b + static_cast<int32_t>(bucket_free_.size());
+}
+
+// Position of a list's group in HiveD's order: healthy groups first.
+int32_t BucketedNodes::list_order(int32_t list) const {
+  const int32_t nb = static_cast<int32_t>(bucket_free_.size());
+  const int32_t ng = static_cast<int32_t>(groups_.size());
+  if (list < nb) return bucket_group_[static_cast<size_t>(list)];
+  int32_t g = bucket_group_[static_cast<size_t>(list - nb)];
+  return g < 0 ? g : g + ng;
+}
+
+void BucketedNodes::unlink(int32_t node) {
+  const size_t n = static_cast<size_t>(node);
+  int32_t l = in_list_[n];
+  if (l < 0) return;
+  int32_t p = prev_[n], q = next_[n];
+  (p >= 0 ? next_[static_cast<size_t>(p)] : head_[static_cast<size_t>(l)]) = q;
+  (q >= 0 ? prev_[static_cast<size_t>(q)] : tail_[static_cast<size_t>(l)]) = p;
+  prev_[n] = next_[n] = -1;
+  in_list_[n] = -1;
+}
+
+void BucketedNodes::link_front(int32_t node, int32_t list) {
+  const size_t n = static_cast<size_t>(node), l = static_cast<size_t>(list);
+  prev_[n] = -1;
+  next_[n] = head_[l];
+  if (head_[l] >= 0)
+    prev_[static_cast<size_t>(head_[l])] = node;
+  else
+    tail_[l] = node;
+  head_[l] = node;
+  in_list_[n] = list;
+}
+
+void BucketedNodes::link_back(int32_t node, int32_t list) {
+  const size_t n = static_cast<size_t>(node), l = static_cast<size_t>(list);
+  next_[n] = -1;
+  prev_[n] = tail_[l];
+  if (tail_[l] >= 0)
+    next_[static_cast<size_t>(tail_[l])] = node;
+  else
+    head_[l] = node;
+  tail_[l] = node;
+  in_list_[n] = list;
+}
+
+void BucketedNodes::sort() {
+  if (!ranked_) return;
+  const int32_t nn = nodes();
+  if (!sorted_) {
+    // The first sort: stable from node position (newClusterView's order).
+    sorted_ = true;
+    for (int32_t n = 0; n < nn; ++n) {
+      rank_[static_cast<size_t>(n)] = n;
+      int32_t l = list_of_state(n);
+      if (l >= 0) link_back(n, l);
     }
+    lo_ = 0;
+    hi_ = nn - 1;
+    return;
   }
-  return false;
+  if (dirty_.empty()) return;
+  struct Move {
+    int32_t order;  // the group the node had at the last sort
+    int64_t rank;   // its place there
+    int32_t node;
+    int32_t list;
+  };
+  std::vector<Move> front, back;
+  for (int32_t n : dirty_) {
+    is_dirty_[static_cast<size_t>(n)] = 0;
+    int32_t old_list = in_list_[static_cast<size_t>(n)];
+    int32_t new_list = list_of_state(n);
+    if (old_list == new_list) continue;
+    Move m{old_list >= 0 ? list_order(old_list) : INT32_MAX, rank_[static_cast<size_t>(n)], n,
+           new_list};
+    unlink(n);
+    if (new_list < 0) continue;
+    (m.order < list_order(new_list) ? front : back).push_back(m);
+  }
+  dirty_.clear();
+  auto before = [](const Move& a, const Move& b) {
+    return a.order != b.order ? a.order < b.order : a.rank < b.rank;
+  };
+  std::sort(front.begin(), front.end(), before);
+  std::sort(back.begin(), back.end(), before);
+  const int64_t base = lo_ - static_cast<int64_t>(front.size());
+  for (size_t i = front.size(); i-- > 0;) {
+    rank_[static_cast<size_t>(front[i].node)] = base + static_cast<int64_t>(i);
+    link_front(front[i].node, front[i].list);
+  }
+  lo_ = base;
+  for (const Move& m : back) {
+    rank_[static_cast<size_t>(m.node)] = ++hi_;
+    link_back(m.node, m.list);
+  }
 }
 
 int32_t BucketLayout::class_of(int32_t total) const {

@@ -69,51 +69,53 @@ class IndexSet {
 };
 
 // Nodes of one cluster view, each in at most one bucket (none when the node is
-// unhealthy). Iteration order: bucket groups in order, then node position.
+// unhealthy). Iteration order: bucket groups in order, then within a group
+// either node position (configuration order) or, when `ranked`, the order
+// HiveD's clusterView keeps: HiveD sorts its view stably, in place, on every
+// call, so the tie order of a call is the order the previous call left. A
+// node whose group changed since the last sort() moves to the front of its new
+// group when it comes from an earlier group and to the back when it comes from
+// a later one (several in the order they had); nodes that kept their group keep
+// their places. Unhealthy nodes keep their groups too (after every healthy
+// group), so their order is right when they come back.
 class BucketedNodes {
  public:
   // bucket_free[b]: free leaf cells of a node in bucket b; groups: buckets in iteration order.
   void init(int32_t nodes, std::vector<int32_t> bucket_free,
-            const std::vector<std::vector<int32_t>>& groups);
-  void set(int32_t node, int32_t bucket);  // bucket -1 takes the node out
+            const std::vector<std::vector<int32_t>>& groups, bool ranked = false);
+  // bucket -1 takes the node out; an unhealthy node is out of the iteration but,
+  // when ranked, keeps its place among the unhealthy nodes of its bucket.
+  void set(int32_t node, int32_t bucket, bool healthy = true);
   int32_t bucket_of(int32_t node) const { return node_bucket_[static_cast<size_t>(node)]; }
   int32_t nodes() const { return static_cast<int32_t>(node_bucket_.size()); }
   int32_t bucket_free(int32_t b) const { return bucket_free_[static_cast<size_t>(b)]; }
+  bool ranked() const { return ranked_; }
+
+  // HiveD's sort.Stable(clusterView) (ranked only; a no-op otherwise). The
+  // first call sorts from node position.
+  void sort();
+  // The view order after the last sort (ranked), or node position order: the
+  // order in which first_fit walks the nodes of one group.
+  int64_t order_key(int32_t node) const {
+    return ranked_ ? rank_[static_cast<size_t>(node)] : node;
+  }
 
   // HiveD's findNodesForPods: pods sorted ascending by leaf cells; walk the
   // nodes in order and give each node as many pods as fit, in order. Fills
   // `out` (one node per pod) and returns true when every pod has a node.
-  bool first_fit(std::span<const int32_t> pods, std::vector<int32_t>& out) const;
+  // When ranked, sort() must have been called since the last set().
+  bool first_fit(std::span<const int32_t> pods, std::vector<int32_t>& out) const {
+    return walk(
+        pods, true, [&](int32_t, int32_t b) { return bucket_free_[static_cast<size_t>(b)]; }, out);
+  }
 
   // The same walk with the free leaf cells of each node given by `free_of`
   // (for preemption, where "free" depends on the request's priority).
   template <class FreeOf>
   bool first_fit_with(std::span<const int32_t> pods, FreeOf free_of,
                       std::vector<int32_t>& out) const {
-    out.assign(pods.size(), -1);
-    if (pods.empty()) return true;
-    size_t pi = 0;
-    for (int32_t g = nonempty_groups_.next(0); g >= 0; g = nonempty_groups_.next(g + 1)) {
-      const auto& bs = groups_[static_cast<size_t>(g)];
-      cursor_.clear();
-      for (int32_t b : bs) cursor_.push_back(bucket_nodes_[static_cast<size_t>(b)].next(0));
-      for (;;) {
-        size_t best = SIZE_MAX;
-        for (size_t i = 0; i < cursor_.size(); ++i)
-          if (cursor_[i] >= 0 && (best == SIZE_MAX || cursor_[i] < cursor_[best])) best = i;
-        if (best == SIZE_MAX) break;
-        int32_t n = cursor_[best];
-        int32_t avail = free_of(n);
-        while (pi < pods.size() && avail >= pods[pi]) {
-          out[pi] = n;
-          avail -= pods[pi];
-          ++pi;
-        }
-        if (pi == pods.size()) return true;
-        cursor_[best] = bucket_nodes_[static_cast<size_t>(bs[best])].next(n + 1);
-      }
-    }
-    return false;
+    return walk(
+        pods, false, [&](int32_t n, int32_t) { return free_of(n); }, out);
   }
 
   // Visits nodes in view order until `visit(node)` returns true.
@@ -122,28 +124,98 @@ class BucketedNodes {
     for (int32_t g = nonempty_groups_.next(0); g >= 0; g = nonempty_groups_.next(g + 1)) {
       const auto& bs = groups_[static_cast<size_t>(g)];
       std::vector<int32_t> cur;
-      for (int32_t b : bs) cur.push_back(bucket_nodes_[static_cast<size_t>(b)].next(0));
+      for (int32_t b : bs) cur.push_back(head(b));
       for (;;) {
         size_t best = SIZE_MAX;
         for (size_t i = 0; i < cur.size(); ++i)
-          if (cur[i] >= 0 && (best == SIZE_MAX || cur[i] < cur[best])) best = i;
+          if (cur[i] >= 0 && (best == SIZE_MAX || order_key(cur[i]) < order_key(cur[best])))
+            best = i;
         if (best == SIZE_MAX) break;
         int32_t n = cur[best];
         if (visit(n)) return true;
-        cur[best] = bucket_nodes_[static_cast<size_t>(bs[best])].next(n + 1);
+        cur[best] = after(bs[best], n);
       }
     }
     return false;
   }
 
  private:
+  int32_t head(int32_t b) const {
+    return ranked_ ? head_[static_cast<size_t>(b)] : bucket_nodes_[static_cast<size_t>(b)].next(0);
+  }
+  int32_t after(int32_t b, int32_t n) const {
+    return ranked_ ? next_[static_cast<size_t>(n)]
+                   : bucket_nodes_[static_cast<size_t>(b)].next(n + 1);
+  }
+  // skip_small: a bucket whose nodes cannot hold the current pod is skipped
+  // (its free count is exact); otherwise avail(node, bucket) decides.
+  template <class Avail>
+  bool walk(std::span<const int32_t> pods, bool skip_small, Avail avail_of,
+            std::vector<int32_t>& out) const {
+    out.assign(pods.size(), -1);
+    if (pods.empty()) return true;
+    size_t pi = 0;
+    for (int32_t g = nonempty_groups_.next(0); g >= 0; g = nonempty_groups_.next(g + 1)) {
+      const auto& bs = groups_[static_cast<size_t>(g)];
+      cursor_.assign(bs.size(), -1);
+      for (size_t i = 0; i < bs.size(); ++i)
+        if (!skip_small || bucket_free_[static_cast<size_t>(bs[i])] >= pods[pi])
+          cursor_[i] = head(bs[i]);
+      for (;;) {
+        size_t best = SIZE_MAX;
+        int64_t best_key = 0;
+        for (size_t i = 0; i < cursor_.size(); ++i) {
+          if (cursor_[i] < 0) continue;
+          if (skip_small && bucket_free_[static_cast<size_t>(bs[i])] < pods[pi]) {
+            cursor_[i] = -1;  // pods only grow: this bucket is done
+            continue;
+          }
+          int64_t k = order_key(cursor_[i]);
+          if (best == SIZE_MAX || k < best_key) {
+            best = i;
+            best_key = k;
+          }
+        }
+        if (best == SIZE_MAX) break;
+        int32_t n = cursor_[best];
+        int32_t avail = avail_of(n, bs[best]);
+        while (pi < pods.size() && avail >= pods[pi]) {
+          out[pi] = n;
+          avail -= pods[pi];
+          ++pi;
+        }
+        if (pi == pods.size()) return true;
+        cursor_[best] = after(bs[best], n);
+      }
+    }
+    return false;
+  }
+
+  // Ranked lists: list b holds the healthy nodes of bucket b, list b + buckets
+  // the unhealthy ones; each is ordered by rank.
+  int32_t list_of_state(int32_t node) const;
+  int32_t list_order(int32_t list) const;
+  void unlink(int32_t node);
+  void link_front(int32_t node, int32_t list);
+  void link_back(int32_t node, int32_t list);
+
+  bool ranked_ = false;
   std::vector<IndexSet> bucket_nodes_;
   std::vector<int32_t> bucket_free_;
   std::vector<int32_t> bucket_group_;
   std::vector<std::vector<int32_t>> groups_;
   std::vector<int32_t> group_count_;
   IndexSet nonempty_groups_;
-  std::vector<int32_t> node_bucket_;
+  std::vector<int32_t> node_bucket_;  // -1: out of the iteration
+  std::vector<int32_t> key_bucket_;   // ranked: the bucket, healthy or not
+  std::vector<uint8_t> healthy_;
+  std::vector<int32_t> in_list_;  // ranked: the list a node sits in (-1 none)
+  std::vector<int64_t> rank_;
+  std::vector<int32_t> prev_, next_, head_, tail_;
+  std::vector<int32_t> dirty_;
+  std::vector<uint8_t> is_dirty_;
+  bool sorted_ = false;
+  int64_t lo_ = 0, hi_ = -1;
   mutable std::vector<int32_t> cursor_;
 };
 

@@ -22,7 +22,7 @@ expect_out "EXAMPLES:" "check config --help has examples"
 
 run no-such-command
 expect_rc 2 "unknown command"
-expect_err "unknown command 'no-such-command'" "unknown command message"
+expect_err 'unknown command "no-such-command" for "paictl"' "unknown command message"
 
 run check config
 expect_rc 2 "check config without a path"

@@ -78,6 +78,11 @@ run job status nope
 expect_rc 2 "a 404 with escape sequences"
 if grep -q "$ESC" "$ERR"; then fail "a raw ESC reached the terminal"; else pass "no raw ESC printed"; fi
 expect_err 'Job \x1b[2J\x1b]0;owned\x07 is not found.' "the escapes are shown, escaped"
+inject "$LAB_URI" '{"path": "/api/v2/jobs/alice~old_job$", "method": "GET", "status": 200, "contentType": "application/json", "text": "{\"name\": \"old_job\", \"username\": \"alice\", \"jobStatus\": {\"state\": \"FAILED\", \"appExitCode\": 1, \"appExitDiagnostics\": \"boom \\u001b[2J\"}, \"taskRoles\": {}}"}'
+run job status old_job
+expect_rc 0 "job status with escape sequences in its diagnostics"
+if grep -q "$ESC" "$OUT"; then fail "job status printed a raw ESC"; else pass "job status escapes server text"; fi
+expect_out 'boom \x1b[2J' "the diagnostics are shown, escaped"
 
 # --- job stop on a finished job ---------------------------------------------------------------
 reset_requests "$LAB_URI"

@@ -1,59 +1,85 @@
-// lib/api against the REST v2 test server: the exact requests sent, and the
-// errors as a user reads them.
+// lib/api against answers recorded from the REST v2 test server
+// (routes/lab.json, made by record_routes.py): the exact requests sent, and the
+// errors as a user reads them. No server is started; tests/integration/rest
+// drives the real binary against the real test server.
 
 #include <gtest/gtest.h>
 
-#include "../../integration/rest/test_server.h"
+#include <fstream>
+#include <sstream>
+
 #include "api/client.h"
 #include "http/client.h"
+#include "http/fake_client.h"
 
 namespace {
 
 using pai::api::Client;
-using pai::testing::RestServer;
+using pai::http::FakeClient;
 
-struct Fixture : ::testing::Test {
-  RestServer srv;
-  pai::http::CurlClient http{[] {
-    pai::http::Options o;
-    o.retry.base_delay_s = 0.01;
-    return o;
-  }()};
+const std::string kBase = "http://pai.test/rest-server";
+
+struct Recording {
+  std::vector<pai::http::Route> routes;
+  std::string token;  // what the recorded default login returned
+};
+
+const Recording& recording() {
+  static const Recording r = [] {
+    Recording rec;
+    std::ifstream in(std::string(PAI_SOURCE_DIR) + "/tests/unit/api/routes/lab.json");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string error;
+    rec.routes = pai::http::routes_from_json(ss.str(), &error);
+    EXPECT_TRUE(error.empty()) << error;
+    rec.token = nlohmann::json::parse(ss.str()).value("token", std::string());
+    return rec;
+  }();
+  return r;
+}
+
+struct Api : ::testing::Test {
+  FakeClient http{recording().routes};
   std::string login() {
-    Client anon(http, srv.rest());
+    Client anon(http, kBase);
     auto l = anon.login("alice", "alice-pass-1");
     EXPECT_TRUE(l.ok()) << (l.error ? l.error->summary() : "");
     return l.ok() ? l->token : "";
   }
+  void TearDown() override {
+    for (const auto& r : http.unmatched())
+      ADD_FAILURE() << "no recorded answer for " << r.method << " " << r.url;
+  }
 };
 
-using Api = Fixture;
-
 TEST_F(Api, InfoNeedsNoToken) {
-  Client c(http, srv.rest());
+  Client c(http, kBase);
   auto i = c.info();
   ASSERT_TRUE(i.ok());
   EXPECT_EQ(i->version, "v1.8.0");
   EXPECT_EQ(i->authn_method, "basic");
-  auto reqs = srv.requests();
-  EXPECT_FALSE(reqs[0]["headers"].contains("authorization"));
+  auto reqs = http.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].path, "/rest-server/api/v2/info");
+  EXPECT_FALSE(reqs[0].has_header("authorization"));
 }
 
 TEST_F(Api, LoginPostsAFormAndReturnsTheToken) {
-  Client c(http, srv.rest());
+  Client c(http, kBase);
   auto l = c.login("alice", "alice-pass-1", 3600);
   ASSERT_TRUE(l.ok());
   EXPECT_EQ(l->user, "alice");
   EXPECT_FALSE(l->token.empty());
-  auto r = srv.requests()[0];
-  EXPECT_EQ(r["method"], "POST");
-  EXPECT_EQ(r["path"], "/rest-server/api/v2/authn/basic/login");
-  EXPECT_EQ(r["headers"]["content-type"], "application/x-www-form-urlencoded");
-  EXPECT_EQ(r["body"], "username=alice&password=alice-pass-1&expiration=3600");
+  auto r = http.requests()[0];
+  EXPECT_EQ(r.method, "POST");
+  EXPECT_EQ(r.path, "/rest-server/api/v2/authn/basic/login");
+  EXPECT_EQ(r.header("content-type"), "application/x-www-form-urlencoded");
+  EXPECT_EQ(r.body, "username=alice&password=alice-pass-1&expiration=3600");
 }
 
 TEST_F(Api, WrongPasswordIsAReadableError) {
-  Client c(http, srv.rest());
+  Client c(http, kBase);
   auto l = c.login("alice", "nope-nope");
   ASSERT_FALSE(l.ok());
   EXPECT_EQ(l.error->status, 400);
@@ -64,8 +90,9 @@ TEST_F(Api, WrongPasswordIsAReadableError) {
 
 TEST_F(Api, CallsSendTheBearerToken) {
   std::string token = login();
-  srv.reset();
-  Client c(http, srv.rest(), token);
+  EXPECT_EQ(token, recording().token);
+  http.clear_requests();
+  Client c(http, kBase, token);
   auto vcs = c.virtual_clusters();
   ASSERT_TRUE(vcs.ok());
   ASSERT_EQ(vcs->size(), 2u);
@@ -74,19 +101,19 @@ TEST_F(Api, CallsSendTheBearerToken) {
   EXPECT_DOUBLE_EQ(def.used.gpu, 6);
   EXPECT_DOUBLE_EQ(def.free().gpu, 2);
   EXPECT_DOUBLE_EQ(def.guaranteed.memory_mb, 8 * 16384);
-  auto r = srv.requests()[0];
-  EXPECT_EQ(r["path"], "/rest-server/api/v2/virtual-clusters");
-  EXPECT_EQ(r["headers"]["authorization"], "Bearer " + token);
-  EXPECT_EQ(r["headers"]["accept"], "application/json");
+  auto r = http.requests()[0];
+  EXPECT_EQ(r.path, "/rest-server/api/v2/virtual-clusters");
+  EXPECT_EQ(r.header("authorization"), "Bearer " + token);
+  EXPECT_EQ(r.header("accept"), "application/json");
 }
 
 TEST_F(Api, MissingOrBadTokenIs401) {
-  Client none(http, srv.rest());
+  Client none(http, kBase);
   auto a = none.virtual_clusters();
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.error->status, 401);
   EXPECT_EQ(a.error->message, "Guest is not allowed to do this operation.");
-  Client bad(http, srv.rest(), "not-a-token");
+  Client bad(http, kBase, "not-a-token");
   auto b = bad.user("alice");
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.error->code, "UnauthorizedUserError");
@@ -94,7 +121,7 @@ TEST_F(Api, MissingOrBadTokenIs401) {
 }
 
 TEST_F(Api, UserSkusAndStorages) {
-  Client c(http, srv.rest(), login());
+  Client c(http, kBase, login());
   auto u = c.user("alice");
   ASSERT_TRUE(u.ok());
   EXPECT_EQ(u->virtual_clusters, (std::vector<std::string>{"default", "research"}));
@@ -108,24 +135,24 @@ TEST_F(Api, UserSkusAndStorages) {
   ASSERT_TRUE(st.ok());
   ASSERT_EQ(st->size(), 2u);
   EXPECT_EQ((*st)[0].name, "team-nfs");
-  auto reqs = srv.requests();
-  EXPECT_EQ(reqs[reqs.size() - 2]["query"]["vc"], "nope");
+  auto reqs = http.requests();
+  EXPECT_EQ(reqs[reqs.size() - 2].query["vc"], "nope");
 }
 
 TEST_F(Api, SubmitSendsTheYamlAsIs) {
-  Client c(http, srv.rest(), login());
-  srv.reset();
+  Client c(http, kBase, login());
+  http.clear_requests();
   std::string yaml =
       "protocolVersion: 2\nname: api_job\ntype: job\ntaskRoles:\n  main:\n    instances: 2\n"
       "    resourcePerInstance: {cpu: 1, memoryMB: 1024, gpu: 1}\n";
   auto r = c.submit_job(yaml);
   ASSERT_TRUE(r.ok()) << r.error->summary();
   EXPECT_EQ(*r, "Update job api_job for user alice successfully.");
-  auto req = srv.requests()[0];
-  EXPECT_EQ(req["method"], "POST");
-  EXPECT_EQ(req["path"], "/rest-server/api/v2/jobs");
-  EXPECT_EQ(req["headers"]["content-type"], "text/yaml");
-  EXPECT_EQ(req["body"], yaml);
+  auto req = http.requests()[0];
+  EXPECT_EQ(req.method, "POST");
+  EXPECT_EQ(req.path, "/rest-server/api/v2/jobs");
+  EXPECT_EQ(req.header("content-type"), "text/yaml");
+  EXPECT_EQ(req.body, yaml);
   // The same name again: 409 with a hint.
   auto again = c.submit_job(yaml);
   ASSERT_FALSE(again.ok());
@@ -141,7 +168,7 @@ TEST_F(Api, SubmitSendsTheYamlAsIs) {
 }
 
 TEST_F(Api, SchemaErrorsAreExpandedOnePerLine) {
-  Client c(http, srv.rest(), login());
+  Client c(http, kBase, login());
   auto r = c.submit_job(
       "protocolVersion: 2\nname: bad name\ntype: job\ntaskRoles:\n  t:\n    resourcePerInstance: "
       "{memory: 1}\n");
@@ -157,7 +184,7 @@ TEST_F(Api, SchemaErrorsAreExpandedOnePerLine) {
 }
 
 TEST_F(Api, ForbiddenVirtualCluster) {
-  Client c(http, srv.rest(), login());
+  Client c(http, kBase, login());
   auto r = c.submit_job(
       "protocolVersion: 2\nname: x\ntype: job\ntaskRoles: {t: {instances: 1}}\ndefaults: "
       "{virtualCluster: secret-vc}\n");
@@ -167,29 +194,29 @@ TEST_F(Api, ForbiddenVirtualCluster) {
 }
 
 TEST_F(Api, ListFiltersStopTagsAndLogs) {
-  Client c(http, srv.rest(), login());
+  Client c(http, kBase, login());
   pai::api::JobFilter f;
   f.username = "alice";
   f.state = "SUCCEEDED,RUNNING";
   f.limit = 10;
-  srv.reset();
+  http.clear_requests();
   auto list = c.list_jobs(f);
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->size(), 1u);
   EXPECT_EQ((*list)[0]["name"], "old_job");
-  auto req = srv.requests()[0];
-  EXPECT_EQ(req["query"]["username"], "alice");
-  EXPECT_EQ(req["query"]["state"], "SUCCEEDED,RUNNING");
-  EXPECT_EQ(req["query"]["limit"], "10");
+  auto req = http.requests()[0];
+  EXPECT_EQ(req.query["username"], "alice");
+  EXPECT_EQ(req.query["state"], "SUCCEEDED,RUNNING");
+  EXPECT_EQ(req.query["limit"], "10");
 
-  srv.reset();
+  http.clear_requests();
   auto stop = c.set_execution_type("alice", "old_job", "STOP");
   ASSERT_TRUE(stop.ok());
-  req = srv.requests()[0];
-  EXPECT_EQ(req["method"], "PUT");
-  EXPECT_EQ(req["path"], "/rest-server/api/v2/jobs/alice~old_job/executionType");
-  EXPECT_EQ(req["body"], "{\"value\":\"STOP\"}");
-  EXPECT_EQ(req["headers"]["content-type"], "application/json");
+  req = http.requests()[0];
+  EXPECT_EQ(req.method, "PUT");
+  EXPECT_EQ(req.path, "/rest-server/api/v2/jobs/alice~old_job/executionType");
+  EXPECT_EQ(req.body, "{\"value\":\"STOP\"}");
+  EXPECT_EQ(req.header("content-type"), "application/json");
   auto other = c.set_execution_type("bob", "bob_job", "STOP");
   ASSERT_FALSE(other.ok());
   EXPECT_EQ(other.error->status, 403);
@@ -203,14 +230,14 @@ TEST_F(Api, ListFiltersStopTagsAndLogs) {
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error->code, "NoTagError");
 
-  srv.reset();
+  http.clear_requests();
   auto loc = c.task_log_locations("alice", "old_job", 0, "tr", 0, 0, true);
   ASSERT_TRUE(loc.ok()) << loc.error->summary();
-  req = srv.requests()[0];
+  req = http.requests()[0];
   EXPECT_EQ(
-      req["path"],
+      req.path,
       "/rest-server/api/v2/jobs/alice~old_job/attempts/0/taskRoles/tr/taskIndex/0/attempts/0/logs");
-  EXPECT_EQ(req["query"]["tail-mode"], "true");
+  EXPECT_EQ(req.query["tail-mode"], "true");
   std::string uri = (*loc)["locations"][0]["uri"];
   auto text = c.fetch_log(uri);
   ASSERT_TRUE(text.ok());
@@ -219,13 +246,24 @@ TEST_F(Api, ListFiltersStopTagsAndLogs) {
 
 TEST_F(Api, TheClusterTokenGoesOnlyToTheClustersHost) {
   std::string token = login();
-  RestServer other;
-  Client c(http, srv.rest(), token);
-  ASSERT_TRUE(c.fetch_log(other.uri() + "/log-manager/x/y/0/stdout?token=t").ok());
-  EXPECT_FALSE(other.requests()[0]["headers"].contains("authorization"));
-  srv.reset();
-  ASSERT_TRUE(c.fetch_log(srv.uri() + "/log-manager/x/y/0/stdout").ok());
-  EXPECT_EQ(srv.requests()[0]["headers"]["authorization"], "Bearer " + token);
+  pai::http::Route log;
+  log.path = "/log-manager/x/y/0/stdout";
+  log.answers.push_back({});
+  log.answers[0].response.status = 200;
+  log.answers[0].response.body = "log";
+  http.add(log);
+  http.clear_requests();
+  Client c(http, kBase, token);
+  ASSERT_TRUE(c.fetch_log("http://other.test/log-manager/x/y/0/stdout?token=t").ok());
+  ASSERT_TRUE(c.fetch_log("http://pai.test/log-manager/x/y/0/stdout").ok());
+  ASSERT_TRUE(c.fetch_log("/log-manager/x/y/0/stdout").ok());  // relative: the cluster's host
+  auto reqs = http.requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  EXPECT_EQ(reqs[0].host, "other.test");
+  EXPECT_FALSE(reqs[0].has_header("authorization"));
+  EXPECT_EQ(reqs[1].header("authorization"), "Bearer " + token);
+  EXPECT_EQ(reqs[2].host, "pai.test");
+  EXPECT_EQ(reqs[2].header("authorization"), "Bearer " + token);
 }
 
 TEST_F(Api, ErrorBodiesThatAreNotJson) {
@@ -251,27 +289,40 @@ TEST_F(Api, ErrorBodiesThatAreNotJson) {
 }
 
 TEST_F(Api, UnknownRoutesAreNoApiError) {
-  Client c(http, srv.rest(), login());
+  std::string token = login();
+  Client c(http, kBase, token);
   auto r = c.job_config("alice", "old_job");
   ASSERT_TRUE(r.ok());
-  pai::api::Client wrong(http, srv.uri() + "/rest-server/api/v3-nope", login());
+  pai::api::Client wrong(http, "http://pai.test/rest-server/api/v3-nope", token);
   auto i = wrong.virtual_clusters();
   ASSERT_FALSE(i.ok());
   EXPECT_EQ(i.error->status, 404);
 }
 
-TEST_F(Api, ServerErrorsAndRateLimitsThroughTheRetryingClient) {
-  Client c(http, srv.rest(), login());
-  srv.fail({{"path", "/api/v2/virtual-clusters"}, {"status", 503}, {"count", 1}});
-  auto ok = c.virtual_clusters();
-  ASSERT_TRUE(ok.ok());  // the GET was retried
-  srv.fail({{"path", "/api/v2/virtual-clusters"},
-            {"status", 500},
-            {"code", "UnknownError"},
-            {"message", "db down"}});
+TEST_F(Api, ServerErrorsAndTransportFailures) {
+  Client c(http, kBase, login());
+  http.add("GET", "/rest-server/api/v2/virtual-clusters", 500,
+           R"({"code": "UnknownError", "message": "db down"})");
   auto bad = c.virtual_clusters();
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error->summary(), "500 UnknownError: db down");
+
+  pai::http::Route down;
+  down.path = "/rest-server/api/v2/info";
+  down.answers.push_back({});
+  down.answers[0].error = pai::http::ErrorKind::Connect;
+  down.answers[0].message = "pai.test:80: Connection refused";
+  http.add(down);
+  auto info = c.info();
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.error->kind, pai::api::Error::Kind::Transport);
+  EXPECT_EQ(info.error->summary(), "pai.test:80: Connection refused");
+  EXPECT_NE(info.error->hint.find("is the cluster up"), std::string::npos);
+
+  http.add("GET", "/rest-server/api/v2/storages", 200, "<html>login page</html>", "text/html");
+  auto st = c.storages();
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error->kind, pai::api::Error::Kind::Decode);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "helpers.h"
+#include "scheduler/hived.h"
 
 namespace pai::scheduler::test {
 namespace {
@@ -15,6 +16,13 @@ class HivedTest : public ::testing::Test {
     model = model_from_yaml(kTwoSkuConfig);
     h = policy("hived", *model);
     ASSERT_NE(h, nullptr);
+  }
+  // Ties broken by configuration order (--tie-order config): the placements
+  // below are spelled out for that order.
+  void use_configuration_order() {
+    std::string err;
+    h = make_hived_policy(*model, err, false);
+    ASSERT_NE(h, nullptr) << err;
   }
   ScheduleResult run(const GroupRequest& r, bool preempt = true) {
     ScheduleResult res = h->schedule(r, preempt);
@@ -38,6 +46,7 @@ TEST_F(HivedTest, StartsConsistent) {
 }
 
 TEST_F(HivedTest, BuddyAllocationSplitsAndMerges) {
+  use_configuration_order();
   // c's socket comes from splitting the first rack down to a socket.
   auto c1 = run(req("c1", "c", 0, {{1, 1}}));
   ASSERT_EQ(c1.outcome, Outcome::Bound);
@@ -311,6 +320,7 @@ TEST_F(HivedTest, BadNodesAreAvoidedAndDoomCellsWhenCapacityIsShort) {
 // bad, the safe relaxed buddy allocation splits a higher cell, but only one that
 // no VC's unbound cells need.
 TEST_F(HivedTest, SafeRelaxedBuddyAllocationSplitsOnlyWhatNoVcNeeds) {
+  use_configuration_order();
   const auto& shape = h->cluster();
   auto node_id = [&](const std::string& n) { return shape.find_node(n); };
   // c's first socket splits r1 and v1; v1's other socket is the only free socket.

@@ -1,0 +1,51 @@
+// paictl help [COMMAND...], and the hidden paictl __commands (every command that
+// runs, one a line: the README check reads it).
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app.h"
+#include "command_tree.h"
+#include "exit_codes.h"
+
+namespace paictl {
+
+void build_help(CLI::App& cmd, Globals& g) {
+  auto words = std::make_shared<std::vector<std::string>>();
+  cmd.add_option("COMMAND", *words, "A command, e.g. 'check config' (default: every command)")
+      ->expected(0, -1);
+  cmd.footer("The same text as 'paictl COMMAND --help'; 'man paictl-COMMAND' has it too.");
+  cmd.callback([words, &g]() {
+    std::vector<std::string> path;
+    if (!resolve_command(*words, path)) {
+      g.exit_code = kExitUsage;
+      return;
+    }
+    if (path.size() < words->size()) {
+      std::fprintf(stderr,
+                   "paictl: error: \"%s\" has no subcommands; run 'paictl help %s' for its "
+                   "arguments\n",
+                   command_line(path).c_str(), command_line(path).substr(7).c_str());
+      g.exit_code = kExitUsage;
+      return;
+    }
+    std::string text = help_text(path);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    g.exit_code = kExitOk;
+  });
+}
+
+void build_internal_commands(CLI::App& cmd, Globals& g) {
+  cmd.callback([&g]() {
+    for (const auto& c : command_table())
+      if (!c.hidden && (c.build || !is_group(c.path)))
+        std::printf("%s\n", command_line(c.path).c_str());
+    g.exit_code = kExitOk;
+  });
+}
+
+}  // namespace paictl

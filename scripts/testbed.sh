@@ -1,0 +1,20 @@
+#!/bin/sh
+# The install testbed: N fresh sshd test hosts with stateful fakes of apt/dpkg,
+# systemctl, modprobe, sysctl, swap, containerd, nvidia-ctk, nvidia-smi,
+# kubeadm and kubelet, and a fake Kubernetes API server on the master that
+# kubectl talks to over TLS. docs/testbed.md describes it.
+#
+#   scripts/testbed.sh up N RUNDIR [--base 127.0.30] [--host I:KEY=VALUE,...]... [--kubectl PATH] [--rollout-delay S]
+#   scripts/testbed.sh state RUNDIR          one JSON document of every host's state and of the cluster objects
+#   scripts/testbed.sh down RUNDIR           stop everything, by pid
+#   scripts/testbed.sh knob RUNDIR HOST 'TOOL STEP ACTION'...   (or --clear)
+#   scripts/testbed.sh log RUNDIR [HOST]     every recorded invocation, one JSON object a line
+#   scripts/testbed.sh kubeconfig RUNDIR     path of the master's admin.conf
+#   scripts/testbed.sh can-run               exit 77 with the reason when this machine cannot run it
+#
+# Needs root (sshd, namespaces, bind mounts), as the sshd test hosts do.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3)
+exec "$PY" "$ROOT/tests/integration/testbed/testbed.py" "$@"

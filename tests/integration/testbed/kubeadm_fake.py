@@ -1,0 +1,965 @@
+"""The testbed's fake kubeadm (loaded by tbfake.py, which sets `tb` to itself).
+
+init / join / reset / token create|list|delete / version / config print, with
+kubeadm's preflight errors and its on-host markers:
+  init   writes /etc/kubernetes/pki, manifests/ (step "init" fires here, so a
+         hang or failure leaves the partial state of an interrupted init),
+         /var/lib/kubelet/config.yaml, starts the fake API server
+         (kube_apiserver.py) on the advertise address, writes admin.conf,
+         super-admin.conf, kubelet.conf, controller-manager.conf, scheduler.conf
+         (0600), registers the control-plane Node, kube-proxy, CoreDNS and a
+         24 h bootstrap token;
+  join   reads the token from --config FILE (/dev/stdin or - works) or argv,
+         checks the CA hash against cluster-info, registers its Node with the
+         bootstrap token (401 for a wrong or expired one), writes kubelet.conf
+         (0600), pki/ca.crt and /var/lib/kubelet/config.yaml;
+  reset  needs -f or a "y" on stdin; removes what init/join wrote, stops the
+         kubelet, and on the control plane stops the API server and drops its
+         data (as stacked etcd's data would go).
+Counts in state/kubeadm.json: `init` and `join` count completed runs only.
+"""
+
+import base64
+import hashlib
+import json
+import os
+import re
+import secrets
+import signal
+import ssl
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import yaml
+
+tb = None  # set by tbfake.py
+
+API_VERSIONS = {"kubeadm.k8s.io/v1beta3": (1, 22), "kubeadm.k8s.io/v1beta4": (1, 31)}
+KINDS = {"InitConfiguration", "ClusterConfiguration", "JoinConfiguration", "KubeletConfiguration",
+         "KubeProxyConfiguration", "ResetConfiguration", "UpgradeConfiguration"}
+KNOWN_FIELDS = {
+    "InitConfiguration": {"apiVersion", "kind", "bootstrapTokens", "nodeRegistration", "localAPIEndpoint",
+                          "certificateKey", "skipPhases", "patches", "timeouts", "dryRun"},
+    "ClusterConfiguration": {"apiVersion", "kind", "etcd", "networking", "kubernetesVersion", "controlPlaneEndpoint",
+                             "apiServer", "controllerManager", "scheduler", "dns", "certificatesDir", "imageRepository",
+                             "featureGates", "clusterName", "encryptionAlgorithm", "proxy", "certificateValidityPeriod",
+                             "caCertificateValidityPeriod"},
+    "JoinConfiguration": {"apiVersion", "kind", "nodeRegistration", "caCertPath", "discovery", "controlPlane",
+                          "skipPhases", "patches", "timeouts", "dryRun"},
+}
+PKI = ["ca.crt", "ca.key", "apiserver.crt", "apiserver.key", "apiserver-kubelet-client.crt",
+       "apiserver-kubelet-client.key", "front-proxy-ca.crt", "front-proxy-ca.key", "front-proxy-client.crt",
+       "front-proxy-client.key", "sa.key", "sa.pub", "etcd/ca.crt", "etcd/ca.key", "etcd/server.crt",
+       "etcd/server.key", "etcd/peer.crt", "etcd/peer.key", "etcd/healthcheck-client.crt",
+       "etcd/healthcheck-client.key", "apiserver-etcd-client.crt", "apiserver-etcd-client.key"]
+MANIFESTS = ["etcd.yaml", "kube-apiserver.yaml", "kube-controller-manager.yaml", "kube-scheduler.yaml"]
+CONFS = ["admin.conf", "super-admin.conf", "kubelet.conf", "controller-manager.conf", "scheduler.conf"]
+TOKEN_RE = re.compile(r"^([a-z0-9]{6})\.([a-z0-9]{16})$")
+
+
+class Fail(Exception):
+    pass
+
+
+def out(s=""):
+    tb.out(s)
+
+
+def err(s):
+    tb.err(s)
+
+
+def version():
+    v = tb.pkg_version("kubeadm")
+    return v or "1.30.0"
+
+
+def vtuple(v):
+    m = re.match(r"v?(\d+)\.(\d+)", v)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def go_duration(s):
+    if s in ("0", "0s"):
+        return 0
+    total = 0
+    for n, u in re.findall(r"(\d+(?:\.\d+)?)(h|m|s|ms)", s):
+        total += float(n) * {"h": 3600, "m": 60, "s": 1, "ms": 0.001}[u]
+    if not re.fullmatch(r"((\d+(\.\d+)?)(h|m|s|ms))+", s):
+        raise Fail('invalid argument "%s" for "--ttl" flag: time: invalid duration "%s"' % (s, s))
+    return total
+
+
+def state():
+    return tb.load("kubeadm", {"init": 0, "join": 0})
+
+
+def save_state(s):
+    tb.save("kubeadm", s)
+
+
+# ----------------------------------------------------------------------------- configs
+
+
+def read_config(path):
+    if path in ("-", "/dev/stdin"):
+        text = tb.read_stdin()
+    else:
+        text = tb.read_file(path)
+        if text is None:
+            raise Fail("unable to read config from \"%s\" : open %s: no such file or directory" % (path, path))
+    docs = {}
+    try:
+        for d in yaml.safe_load_all(text):
+            if not d:
+                continue
+            if not isinstance(d, dict) or "kind" not in d or "apiVersion" not in d:
+                raise Fail("couldn't parse %s: apiVersion and kind are required" % path)
+            kind, api = d["kind"], d["apiVersion"]
+            if kind in ("KubeletConfiguration", "KubeProxyConfiguration"):
+                docs[kind] = d
+                continue
+            if kind not in KINDS:
+                err("W0000 testbed: [config] WARNING: Ignored configuration document with GroupVersionKind %s, Kind=%s" % (api, kind))
+                continue
+            need = API_VERSIONS.get(api)
+            if need is None or vtuple(version()) < need:
+                raise Fail('no kind "%s" is registered for version "%s" in scheme "k8s.io/kubernetes/cmd/kubeadm/app/apis/kubeadm/scheme/scheme.go:31"' % (kind, api))
+            unknown = set(d) - KNOWN_FIELDS.get(kind, set(d))
+            for u in sorted(unknown):
+                raise Fail('error unmarshaling configuration schema.GroupVersionKind{Group:"kubeadm.k8s.io", Version:"%s", Kind:"%s"}: strict decoding error: unknown field "%s"' % (api.split("/")[1], kind, u))
+            docs[kind] = d
+    except yaml.YAMLError as e:
+        raise Fail("couldn't parse %s: %s" % (path, str(e).replace("\n", " ")))
+    return docs
+
+
+def flag(opts, name, default=None):
+    v = opts.get(name)
+    return v[-1] if v else default
+
+
+# ----------------------------------------------------------------------------- preflight
+
+
+def preflight(opts, mode):
+    ignored = set()
+    for v in opts.get("ignore-preflight-errors", []):
+        ignored |= {x.strip().lower() for x in str(v).split(",")}
+    tb.knob("kubeadm", "preflight")
+    out("[preflight] Running pre-flight checks")
+    errors, warnings = [], []
+    if tb.swaps():
+        errors.append(("Swap", "running with swap on is not supported. Please disable swap"))
+    s = tb.load("sysctl")
+    if s.get("net.ipv4.ip_forward") != "1":
+        errors.append(("FileContent--proc-sys-net-ipv4-ip_forward", "/proc/sys/net/ipv4/ip_forward contents are not set to 1"))
+    if "net.bridge.bridge-nf-call-iptables" not in s:
+        errors.append(("FileContent--proc-sys-net-bridge-bridge-nf-call-iptables", "/proc/sys/net/bridge/bridge-nf-call-iptables does not exist"))
+    elif s["net.bridge.bridge-nf-call-iptables"] != "1":
+        errors.append(("FileContent--proc-sys-net-bridge-bridge-nf-call-iptables", "/proc/sys/net/bridge/bridge-nf-call-iptables contents are not set to 1"))
+    sd = tb.load("systemd")
+    c = tb.load("containerd").get("running")
+    if sd.get("containerd", {}).get("state") != "active" or not c:
+        errors.append(("CRI", 'container runtime is not running: output: time="0" level=fatal msg="validate service connection: '
+                              'validate CRI v1 runtime API for endpoint \\"unix:///var/run/containerd/containerd.sock\\": rpc error: code = Unavailable"'))
+    elif not c.get("cri"):
+        errors.append(("CRI", 'container runtime is not running: output: time="0" level=fatal msg="validate service connection: '
+                              'validate CRI v1 runtime API for endpoint \\"unix:///var/run/containerd/containerd.sock\\": rpc error: code = Unimplemented desc = unknown service runtime.v1.RuntimeService"'))
+    if "kubelet" not in tb.load("dpkg"):
+        errors.append(("FileExisting-kubelet", "kubelet not found in system path"))
+    elif not sd.get("kubelet", {}).get("enabled"):
+        warnings.append(("Service-Kubelet", "kubelet service is not enabled, please run 'systemctl enable kubelet.service'"))
+    if tb.unit_state("kubelet", sd.get("kubelet", {})) == "active":
+        errors.append(("Port-10250", "Port 10250 is in use"))
+    for p in ("conntrack",):
+        if p not in tb.load("dpkg"):
+            warnings.append(("FileExisting-%s" % p, "%s not found in system path" % p))
+    if mode == "init":
+        if apiserver_alive():
+            errors.append(("Port-6443", "Port 6443 is in use"))
+        for m in MANIFESTS:
+            p = "/etc/kubernetes/manifests/" + m
+            if os.path.exists(tb.hp(p)):
+                errors.append(("FileAvailable--etc-kubernetes-manifests-" + m, "%s already exists" % p))
+        d = tb.hp("/var/lib/etcd")
+        if os.path.isdir(d) and os.listdir(d):
+            errors.append(("DirAvailable--var-lib-etcd", "/var/lib/etcd is not empty"))
+    else:
+        for p in ("/etc/kubernetes/kubelet.conf", "/etc/kubernetes/pki/ca.crt"):
+            if os.path.exists(tb.hp(p)):
+                errors.append(("FileAvailable-" + p.replace("/", "-"), "%s already exists" % p))
+    for name, msg in warnings:
+        err("\t[WARNING %s]: %s" % (name, msg))
+    fatal = []
+    for name, msg in errors:
+        if "all" in ignored or name.lower() in ignored:
+            err("\t[WARNING %s]: %s" % (name, msg))
+        else:
+            fatal.append((name, msg))
+    if fatal:
+        err("error execution phase preflight: [preflight] Some fatal errors occurred:")
+        for name, msg in fatal:
+            err("\t[ERROR %s]: %s" % (name, msg))
+        err("[preflight] If you know what you are doing, you can make a check non-fatal with `--ignore-preflight-errors=...`")
+        err("To see the stack trace of this error execute with --v=5 or higher")
+        raise tb.Exit(1)
+
+
+# ----------------------------------------------------------------------------- certificates
+
+
+def openssl(*args, stdin=None):
+    r = subprocess.run(["openssl"] + list(args), input=stdin, capture_output=True)
+    if r.returncode != 0:
+        raise Fail("openssl %s: %s" % (args[0], r.stderr.decode(errors="replace").strip()))
+    return r.stdout
+
+
+def make_key(path):
+    openssl("ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", path)
+    os.chmod(path, 0o600)
+
+
+def make_ca(d, name, cn):
+    make_key(d + "/" + name + ".key")
+    openssl("req", "-x509", "-new", "-key", d + "/" + name + ".key", "-subj", "/CN=" + cn, "-days", "3650",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
+            "-out", d + "/" + name + ".crt")
+
+
+def make_cert(d, name, ca, subj, ext):
+    key, csr, crt = d + "/" + name + ".key", d + "/" + name + ".csr", d + "/" + name + ".crt"
+    make_key(key)
+    openssl("req", "-new", "-key", key, "-subj", subj, "-out", csr)
+    extfile = d + "/" + name + ".ext"
+    with open(extfile, "w") as f:
+        f.write(ext)
+    openssl("x509", "-req", "-in", csr, "-CA", d + "/" + ca + ".crt", "-CAkey", d + "/" + ca + ".key",
+            "-CAcreateserial", "-days", "365", "-extfile", extfile, "-out", crt)
+    os.unlink(csr)
+    os.unlink(extfile)
+    try:
+        os.unlink(d + "/" + ca + ".srl")
+    except FileNotFoundError:
+        pass
+
+
+def spki_hash(ca_pem):
+    pub = openssl("x509", "-pubkey", "-noout", stdin=ca_pem.encode())
+    der = openssl("pkey", "-pubin", "-outform", "DER", stdin=pub)
+    return "sha256:" + hashlib.sha256(der).hexdigest()
+
+
+def b64(s):
+    return base64.b64encode(s.encode() if isinstance(s, str) else s).decode()
+
+
+def kubeconfig(server, ca, user, cert=None, key=None, token=None):
+    u = {"token": token} if token else {"client-certificate-data": b64(cert), "client-key-data": b64(key)}
+    return yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config",
+        "clusters": [{"name": "kubernetes", "cluster": {"certificate-authority-data": b64(ca), "server": server}}],
+        "contexts": [{"name": "%s@kubernetes" % user, "context": {"cluster": "kubernetes", "user": user}}],
+        "current-context": "%s@kubernetes" % user, "preferences": {},
+        "users": [{"name": user, "user": u}]}, sort_keys=False)
+
+
+# ----------------------------------------------------------------------------- the API server
+
+
+def api_dir(host=None):
+    return (host or tb.HOST) + "/state/apiserver"
+
+
+def apiserver_pid():
+    try:
+        with open(api_dir() + "/pid") as f:
+            return int(f.read().strip())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def apiserver_alive():
+    pid = apiserver_pid()
+    if not pid:
+        return False
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def start_apiserver():
+    d = api_dir()
+    cfg = json.load(open(d + "/config.json"))
+    log = open(tb.HOST + "/apiserver.log", "a")
+    p = subprocess.Popen(["/usr/bin/python3", tb.LIB + "/kube_apiserver.py", "--dir", d],
+                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True, start_new_session=True)
+    with open(d + "/pid.tmp", "w") as f:
+        f.write("%d\n" % p.pid)
+    os.rename(d + "/pid.tmp", d + "/pid")
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            api("GET", "/readyz", cfg=cfg, raw=True)
+            return
+        except Exception:
+            if p.poll() is not None:
+                raise Fail("the API server exited (see %s/apiserver.log)" % tb.HOST)
+            time.sleep(0.05)
+    raise Fail("[api-check] The API server is not healthy after 10s")
+
+
+def ensure_apiserver(sd):
+    """The kubelet runs the static pods: while it runs and the manifest exists, so does the API server."""
+    if not os.path.exists(api_dir() + "/config.json"):
+        return
+    if not os.path.exists(tb.hp("/etc/kubernetes/manifests/kube-apiserver.yaml")):
+        return
+    if tb.unit_state("kubelet", sd.get("kubelet", {})) != "active" or apiserver_alive():
+        return
+    try:
+        start_apiserver()
+    except Fail as e:
+        err(str(e))
+
+
+def stop_apiserver():
+    pid = apiserver_pid()
+    if pid and apiserver_alive():
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        for _ in range(100):
+            if not apiserver_alive():
+                break
+            time.sleep(0.02)
+        else:
+            os.kill(pid, signal.SIGKILL)
+
+
+def api(method, path, body=None, cfg=None, token=None, raw=False, ctx=None, endpoint=None, headers=None):
+    """One request to the API server; returns (status, parsed body, headers)."""
+    if cfg is None:
+        cfg = json.load(open(api_dir() + "/config.json"))
+    if endpoint is None:
+        endpoint = "%s:%d" % (cfg["address"], cfg["port"])
+        if token is None:
+            token = open(api_dir() + "/admin-token").read().strip()
+    if ctx is None:
+        ctx = ssl.create_default_context(cafile=cfg["ca"]) if cfg else ssl._create_unverified_context()
+        ctx.check_hostname = False
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request("https://%s%s" % (endpoint, path), data=data, method=method)
+    req.add_header("Content-Type", "application/json")
+    req.add_header("Accept", "application/json")
+    if token:
+        req.add_header("Authorization", "Bearer " + token)
+    for k, v in (headers or {}).items():
+        req.add_header(k, v)
+    try:
+        with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
+            text = r.read()
+            return r.status, (text if raw else json.loads(text or b"{}")), dict(r.headers)
+    except urllib.error.HTTPError as e:
+        text = e.read()
+        try:
+            return e.code, json.loads(text), dict(e.headers)
+        except ValueError:
+            return e.code, {"message": text.decode(errors="replace")}, dict(e.headers)
+
+
+def new_token():
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+    return "".join(secrets.choice(alphabet) for _ in range(6)) + "." + "".join(secrets.choice(alphabet) for _ in range(16))
+
+
+def token_secret(token, ttl, description="", usages=("signing", "authentication"),
+                 groups=("system:bootstrappers:kubeadm:default-node-token",)):
+    tid, tsec = token.split(".")
+    data = {"token-id": tid, "token-secret": tsec, "auth-extra-groups": ",".join(groups)}
+    for u in usages:
+        data["usage-bootstrap-" + u] = "true"
+    if ttl:
+        data["expiration"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + ttl))
+    if description:
+        data["description"] = description
+    return {"apiVersion": "v1", "kind": "Secret", "type": "bootstrap.kubernetes.io/token",
+            "metadata": {"name": "bootstrap-token-" + tid, "namespace": "kube-system"},
+            "data": {k: b64(v) for k, v in data.items()}}
+
+
+def create_token(token, ttl, **kw):
+    st, body, _ = api("POST", "/api/v1/namespaces/kube-system/secrets", token_secret(token, ttl, **kw))
+    if st == 409:
+        raise Fail('failed to create or update bootstrap token with name bootstrap-token-%s: secrets "bootstrap-token-%s" already exists' % (token[:6], token[:6]))
+    if st >= 300:
+        raise Fail("failed to create bootstrap token: %s" % body.get("message"))
+
+
+def join_command(token, cfg):
+    ca = open(cfg["ca"]).read()
+    return "kubeadm join %s --token %s \\\n\t--discovery-token-ca-cert-hash %s" % (cfg["endpoint"], token, spki_hash(ca))
+
+
+# ----------------------------------------------------------------------------- init
+
+
+def node_object(name, addr, labels, taints, host):
+    info = tb.host_info(host)
+    mem_kib = 0
+    for l in open(tb.hp("/proc/meminfo", host)):
+        if l.startswith("MemTotal:"):
+            mem_kib = int(l.split()[1])
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": labels,
+                         "annotations": {"kubeadm.alpha.kubernetes.io/cri-socket": "unix:///var/run/containerd/containerd.sock",
+                                         "volumes.kubernetes.io/controller-managed-attach-detach": "true"}},
+            "spec": {"taints": taints} if taints else {},
+            "status": {"capacity": {"cpu": str(info.get("cpus", 8)), "memory": "%dKi" % mem_kib, "pods": "110"},
+                       "allocatable": {"cpu": str(info.get("cpus", 8)), "memory": "%dKi" % mem_kib, "pods": "110"},
+                       "addresses": [{"type": "InternalIP", "address": addr}, {"type": "Hostname", "address": name}],
+                       "nodeInfo": {"kubeletVersion": "v" + (tb.pkg_version("kubelet") or version()),
+                                    "containerRuntimeVersion": "containerd://1.7.12", "osImage": info["os"],
+                                    "operatingSystem": "linux", "architecture": "amd64"}}}
+
+
+def base_labels(name):
+    return {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+            "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64"}
+
+
+def kubelet_config(cgroup_driver):
+    return yaml.safe_dump({"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
+                           "cgroupDriver": cgroup_driver, "clusterDNS": ["10.96.0.10"], "clusterDomain": "cluster.local",
+                           "staticPodPath": "/etc/kubernetes/manifests", "authentication": {"x509": {"clientCAFile": "/etc/kubernetes/pki/ca.crt"}}},
+                          sort_keys=False)
+
+
+def start_kubelet(cgroup_driver):
+    """kubelet-start; then the kubelet-check: the runtime must use the kubelet's cgroup driver."""
+    sd = tb.load("systemd")
+    sd.setdefault("kubelet", {"enabled": False})["state"] = "started"
+    tb.save("systemd", sd)
+    c = tb.load("containerd").get("running") or {}
+    if cgroup_driver == "systemd" and not c.get("SystemdCgroup"):
+        err("[kubelet-check] The kubelet is not healthy after 4m0s")
+        err("Unfortunately, an error has occurred: the containers of the control plane keep restarting:")
+        err("\tthe container runtime uses the cgroupfs driver while the kubelet uses systemd (containerd: SystemdCgroup = false)")
+        raise Fail("wait-control-plane: couldn't initialize a Kubernetes cluster")
+
+
+def init(argv):
+    opts, args = tb.parse_opts(argv, VALUE_FLAGS)
+    check_flags(opts, INIT_FLAGS, "init")
+    docs = {}
+    if "config" in opts:
+        mixed = set(opts) - {"config", "ignore-preflight-errors", "dry-run", "skip-phases", "v", "upload-certs",
+                             "skip-token-print", "skip-certificate-key-print"}
+        if mixed:
+            raise Fail("can not mix '--config' with arguments [%s]" % " ".join(sorted(mixed)))
+        docs = read_config(flag(opts, "config"))
+    ic, cc = docs.get("InitConfiguration", {}), docs.get("ClusterConfiguration", {})
+    kc = docs.get("KubeletConfiguration", {})
+    info = tb.host_info()
+    addr = flag(opts, "apiserver-advertise-address") or ic.get("localAPIEndpoint", {}).get("advertiseAddress") or info["address"]
+    port = int(flag(opts, "apiserver-bind-port") or ic.get("localAPIEndpoint", {}).get("bindPort") or 6443)
+    endpoint = flag(opts, "control-plane-endpoint") or cc.get("controlPlaneEndpoint") or "%s:%d" % (addr, port)
+    if ":" not in endpoint:
+        endpoint += ":%d" % port
+    net = cc.get("networking", {})
+    pod_cidr = flag(opts, "pod-network-cidr") or net.get("podSubnet", "")
+    svc_cidr = flag(opts, "service-cidr") or net.get("serviceSubnet", "10.96.0.0/12")
+    kver = flag(opts, "kubernetes-version") or cc.get("kubernetesVersion") or "v" + version()
+    node = flag(opts, "node-name") or ic.get("nodeRegistration", {}).get("name") or info["name"]
+    taints = ic.get("nodeRegistration", {}).get("taints")
+    if taints is None:
+        taints = [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]
+    cgroup = kc.get("cgroupDriver", "systemd")
+    if vtuple(kver) > vtuple(version()):
+        raise Fail("this version of kubeadm only supports deploying clusters with the control plane version >= %d.%d.0. Current version: %s"
+                   % (vtuple(version())[0], vtuple(version())[1] - 1, kver) if False else
+                   "the specified version to deploy (%s) is greater than the kubeadm version (v%s)" % (kver, version()))
+    if "dry-run" in opts:
+        out("[dryrun] Would perform action: init on %s with endpoint %s" % (node, endpoint))
+        return 0
+    preflight(opts, "init")
+    st = state()
+    st["init_in_progress"] = True
+    save_state(st)
+    out("[certs] Using certificateDir folder \"/etc/kubernetes/pki\"")
+    pki = tb.hp("/etc/kubernetes/pki")
+    os.makedirs(pki + "/etcd", exist_ok=True)
+    make_ca(pki, "ca", "kubernetes")
+    host = endpoint.rsplit(":", 1)[0]
+    sans = ["IP:" + addr, "IP:10.96.0.1", "DNS:kubernetes", "DNS:kubernetes.default", "DNS:kubernetes.default.svc",
+            "DNS:kubernetes.default.svc.cluster.local", "DNS:" + node]
+    sans.append(("IP:" if re.match(r"^[\d.]+$", host) else "DNS:") + host)
+    make_cert(pki, "apiserver", "ca", "/CN=kube-apiserver",
+              "subjectAltName=%s\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n" % ",".join(dict.fromkeys(sans)))
+    make_cert(pki, "admin", "ca", "/O=kubeadm:cluster-admins/CN=kubernetes-admin",
+              "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n")
+    for f in PKI:
+        p = pki + "/" + f
+        if not os.path.exists(p):
+            with open(p, "w") as fh:
+                fh.write("# testbed placeholder for %s\n" % f)
+        os.chmod(p, 0o600 if f.endswith(".key") else 0o644)
+    out("[kubeconfig] Using kubeconfig folder \"/etc/kubernetes\"")
+    man = tb.hp("/etc/kubernetes/manifests")
+    os.makedirs(man, exist_ok=True)
+    for m in MANIFESTS:
+        comp = m[:-5]
+        tb.write_file("/etc/kubernetes/manifests/" + m, yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": comp, "namespace": "kube-system", "labels": {"component": comp, "tier": "control-plane"}},
+            "spec": {"hostNetwork": True, "containers": [{"name": comp, "image": "registry.k8s.io/%s:%s" % (comp, kver),
+                                                           "command": [comp, "--advertise-address=%s" % addr,
+                                                                       "--service-cluster-ip-range=%s" % svc_cidr]
+                                                           + (["--cluster-cidr=%s" % pod_cidr] if pod_cidr and comp == "kube-controller-manager" else [])}]}},
+            sort_keys=False), 0o600)
+    out("[control-plane] Creating static Pod manifests in \"/etc/kubernetes/manifests\"")
+    tb.knob("kubeadm", "init")
+    tb.write_file("/var/lib/kubelet/config.yaml", kubelet_config(cgroup), 0o644)
+    tb.write_file("/var/lib/kubelet/kubeadm-flags.env",
+                  'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock --pod-infra-container-image=registry.k8s.io/pause:3.9"\n', 0o644)
+    out("[kubelet-start] Starting the kubelet")
+    start_kubelet(cgroup)
+    # The API server (its "etcd" is state/apiserver).
+    d = api_dir()
+    os.makedirs(d, exist_ok=True)
+    admin_token = secrets.token_hex(24)
+    with open(d + "/admin-token", "w") as f:
+        f.write(admin_token + "\n")
+    os.chmod(d + "/admin-token", 0o600)
+    cfg = {"address": addr, "port": port, "endpoint": endpoint, "ca": pki + "/ca.crt", "ca_key": pki + "/ca.key",
+           "cert": pki + "/apiserver.crt", "key": pki + "/apiserver.key", "service_cidr": svc_cidr,
+           "pod_cidr": pod_cidr, "version": kver, "run": info["run"], "master_host": tb.HOST,
+           "rollout_delay": float(os.environ.get("TESTBED_ROLLOUT_DELAY", info.get("rollout_delay", 0.5)))}
+    with open(d + "/config.json", "w") as f:
+        json.dump(cfg, f, indent=1)
+    out("[wait-control-plane] Waiting for the kubelet to boot up the control plane as static Pods from directory \"/etc/kubernetes/manifests\"")
+    start_apiserver()
+    ca = open(pki + "/ca.crt").read()
+    server = "https://" + endpoint
+    admin = kubeconfig(server, ca, "kubernetes-admin", open(pki + "/admin.crt").read(), open(pki + "/admin.key").read())
+    os.unlink(pki + "/admin.crt")
+    os.unlink(pki + "/admin.key")
+    for c in CONFS:
+        if c == "super-admin.conf" and vtuple(version()) < (1, 29):
+            continue
+        text = admin if c in ("admin.conf", "super-admin.conf") else kubeconfig(server, ca, "system:node:" + node if c == "kubelet.conf" else "system:kube-" + c[:-5], token=secrets.token_hex(16))
+        tb.write_file("/etc/kubernetes/" + c, text, 0o600)
+    # What kubeadm uploads.
+    api("POST", "/api/v1/namespaces/kube-system/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "kubeadm-config", "namespace": "kube-system"},
+        "data": {"ClusterConfiguration": yaml.safe_dump({"apiVersion": "kubeadm.k8s.io/v1beta4" if vtuple(version()) >= (1, 31) else "kubeadm.k8s.io/v1beta3",
+                                                         "kind": "ClusterConfiguration", "kubernetesVersion": kver,
+                                                         "controlPlaneEndpoint": endpoint,
+                                                         "networking": {"podSubnet": pod_cidr, "serviceSubnet": svc_cidr, "dnsDomain": "cluster.local"}})}})
+    api("POST", "/api/v1/namespaces/kube-system/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "kubelet-config", "namespace": "kube-system"}, "data": {"kubelet": kubelet_config(cgroup)}})
+    api("POST", "/api/v1/namespaces/kube-public/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "cluster-info", "namespace": "kube-public"},
+        "data": {"kubeconfig": yaml.safe_dump({"apiVersion": "v1", "kind": "Config", "clusters": [
+            {"name": "", "cluster": {"certificate-authority-data": b64(ca), "server": server}}]})}})
+    labels = base_labels(node)
+    labels["node-role.kubernetes.io/control-plane"] = ""
+    labels["node.kubernetes.io/exclude-from-external-load-balancers"] = ""
+    st_, body, _ = api("POST", "/api/v1/nodes", node_object(node, addr, labels, taints, tb.HOST),
+                       headers={"X-Testbed-Host": tb.HOST})
+    if st_ >= 300:
+        raise Fail("unable to register node %s: %s" % (node, body.get("message")))
+    out("[mark-control-plane] Marking the node %s as control-plane" % node)
+    addons(kver)
+    token = None
+    for bt in ic.get("bootstrapTokens", [{}]):
+        token = bt.get("token") or flag(opts, "token") or new_token()
+        ttl = go_duration(bt.get("ttl", flag(opts, "token-ttl", "24h0m0s")))
+        create_token(token, ttl, description=bt.get("description", ""))
+    out("[bootstrap-token] Using token: %s" % ("<value withheld>" if "skip-token-print" in opts else token))
+    st = state()
+    st["init"] = st.get("init", 0) + 1
+    st["init_in_progress"] = False
+    save_state(st)
+    out("\nYour Kubernetes control-plane has initialized successfully!\n")
+    out("To start using your cluster, you need to run the following as a regular user:\n\n"
+        "  mkdir -p $HOME/.kube\n  sudo cp -i /etc/kubernetes/admin.conf $HOME/.kube/config\n"
+        "  sudo chown $(id -u):$(id -g) $HOME/.kube/config\n")
+    if "skip-token-print" not in opts:
+        out("Then you can join any number of worker nodes by running the following on each as root:\n")
+        out(join_command(token, cfg))
+    return 0
+
+
+def addons(kver):
+    api("POST", "/api/v1/namespaces/kube-system/serviceaccounts", {"apiVersion": "v1", "kind": "ServiceAccount",
+        "metadata": {"name": "kube-proxy", "namespace": "kube-system"}})
+    api("POST", "/apis/apps/v1/namespaces/kube-system/daemonsets", {"apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": "kube-proxy", "namespace": "kube-system", "labels": {"k8s-app": "kube-proxy"}},
+        "spec": {"selector": {"matchLabels": {"k8s-app": "kube-proxy"}},
+                 "template": {"metadata": {"labels": {"k8s-app": "kube-proxy"}},
+                              "spec": {"tolerations": [{"operator": "Exists"}], "hostNetwork": True,
+                                       "containers": [{"name": "kube-proxy", "image": "registry.k8s.io/kube-proxy:" + kver}]}}}})
+    api("POST", "/apis/apps/v1/namespaces/kube-system/deployments", {"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "coredns", "namespace": "kube-system", "labels": {"k8s-app": "kube-dns"}},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"k8s-app": "kube-dns"}},
+                 "template": {"metadata": {"labels": {"k8s-app": "kube-dns"}},
+                              "spec": {"tolerations": [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}],
+                                       "containers": [{"name": "coredns", "image": "registry.k8s.io/coredns/coredns:v1.11.1"}]}}}})
+    api("POST", "/api/v1/namespaces/kube-system/services", {"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "kube-dns", "namespace": "kube-system", "labels": {"k8s-app": "kube-dns"}},
+        "spec": {"selector": {"k8s-app": "kube-dns"}, "clusterIP": "10.96.0.10",
+                 "ports": [{"name": "dns", "port": 53, "protocol": "UDP"}, {"name": "dns-tcp", "port": 53, "protocol": "TCP"}]}})
+
+
+# ----------------------------------------------------------------------------- join
+
+
+def join(argv):
+    opts, args = tb.parse_opts(argv, VALUE_FLAGS)
+    check_flags(opts, JOIN_FLAGS, "join")
+    if "control-plane" in opts:
+        raise Fail("the testbed's kubeadm does not join control-plane nodes (one master per testbed)")
+    docs = {}
+    if "config" in opts:
+        mixed = set(opts) - {"config", "ignore-preflight-errors", "dry-run", "skip-phases", "v"}
+        if mixed or args:
+            raise Fail("can not mix '--config' with arguments [%s]" % " ".join(sorted(mixed | {"api-server-endpoint"} if args else mixed)))
+        docs = read_config(flag(opts, "config"))
+        jc = docs.get("JoinConfiguration")
+        if jc is None:
+            raise Fail("no JoinConfiguration found in %s" % flag(opts, "config"))
+        if jc.get("controlPlane"):
+            raise Fail("the testbed's kubeadm does not join control-plane nodes (one master per testbed)")
+    jc = docs.get("JoinConfiguration", {})
+    bt = jc.get("discovery", {}).get("bootstrapToken", {})
+    endpoint = args[0] if args else bt.get("apiServerEndpoint")
+    token = flag(opts, "token") or flag(opts, "discovery-token") or bt.get("token") or jc.get("discovery", {}).get("tlsBootstrapToken")
+    hashes = opts.get("discovery-token-ca-cert-hash", []) or bt.get("caCertHashes", [])
+    unsafe = "discovery-token-unsafe-skip-ca-verification" in opts or bt.get("unsafeSkipCAVerification", False)
+    info = tb.host_info()
+    node = flag(opts, "node-name") or jc.get("nodeRegistration", {}).get("name") or info["name"]
+    taints = jc.get("nodeRegistration", {}).get("taints") or []
+    if not endpoint:
+        raise Fail("discovery.bootstrapToken.apiServerEndpoint: Invalid value: \"\": the API server endpoint is required")
+    if not token or not TOKEN_RE.match(str(token)):
+        raise Fail("discovery.bootstrapToken.token: Invalid value: \"\": the bootstrap token is invalid")
+    if not hashes and not unsafe:
+        raise Fail("discovery.bootstrapToken: Invalid value: \"\": using token-based discovery without caCertHashes can be unsafe. "
+                   "Set unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue")
+    if "dry-run" in opts:
+        out("[dryrun] Would join %s as node %s" % (endpoint, node))
+        return 0
+    preflight(opts, "join")
+    st = state()
+    st["join_in_progress"] = True
+    save_state(st)
+    tb.knob("kubeadm", "join")
+    out("[preflight] Reading configuration from the cluster...")
+    insecure = ssl._create_unverified_context()
+    try:
+        code, ci, _ = api("GET", "/api/v1/namespaces/kube-public/configmaps/cluster-info", cfg={}, ctx=insecure, endpoint=endpoint)
+    except (OSError, urllib.error.URLError) as e:
+        raise Fail("couldn't validate the identity of the API Server: Get \"https://%s/api/v1/namespaces/kube-public/configmaps/cluster-info?timeout=10s\": %s" % (endpoint, e))
+    if code != 200:
+        raise Fail("couldn't validate the identity of the API Server: cluster-info: %s" % ci.get("message"))
+    ca = base64.b64decode(yaml.safe_load(ci["data"]["kubeconfig"])["clusters"][0]["cluster"]["certificate-authority-data"]).decode()
+    if not unsafe:
+        got = spki_hash(ca)
+        if got not in hashes:
+            raise Fail("couldn't validate the identity of the API Server: cluster CA found in cluster-info ConfigMap is invalid: "
+                       "none of the public keys \"%s\" are pinned" % got)
+    cafile = tb.HOST + "/state/join-ca.crt"
+    with open(cafile, "w") as f:
+        f.write(ca)
+    ctx = ssl.create_default_context(cafile=cafile)
+    ctx.check_hostname = False
+    labels = base_labels(node)
+    code, body, headers = api("POST", "/api/v1/nodes", node_object(node, info["address"], labels, taints, tb.HOST),
+                              cfg={}, ctx=ctx, endpoint=endpoint, token=token, headers={"X-Testbed-Host": tb.HOST})
+    if code == 401:
+        raise Fail("couldn't validate the identity of the API Server: could not find a JWS signature in the cluster-info ConfigMap for token ID \"%s\"" % token[:6])
+    if code == 409:
+        raise Fail("a Node with name \"%s\" and status \"Ready\" already exists in the cluster. You must delete the existing Node or change the name of this new joining Node" % node)
+    if code >= 300:
+        raise Fail("unable to register node %s: %s" % (node, body.get("message")))
+    server = "https://" + endpoint
+    node_token = headers.get("X-Testbed-Node-Token", "")
+    os.makedirs(tb.hp("/etc/kubernetes/pki"), exist_ok=True)
+    tb.write_file("/etc/kubernetes/pki/ca.crt", ca, 0o644)
+    tb.write_file("/etc/kubernetes/kubelet.conf", kubeconfig(server, ca, "system:node:" + node, token=node_token), 0o600)
+    tb.write_file("/var/lib/kubelet/config.yaml", kubelet_config("systemd"), 0o644)
+    tb.write_file("/var/lib/kubelet/kubeadm-flags.env",
+                  'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock"\n', 0o644)
+    os.makedirs(tb.hp("/etc/kubernetes/manifests"), exist_ok=True)
+    out("[kubelet-start] Starting the kubelet")
+    start_kubelet("systemd")
+    st = state()
+    st["join"] = st.get("join", 0) + 1
+    st["join_in_progress"] = False
+    save_state(st)
+    out("\nThis node has joined the cluster:\n* Certificate signing request was sent to apiserver and a response was received.\n"
+        "* The Kubelet was informed of the new secure connection details.\n\n"
+        "Run 'kubectl get nodes' on the control-plane to see this node join the cluster.")
+    return 0
+
+
+# ----------------------------------------------------------------------------- reset, token, version
+
+
+def rm(path):
+    real = tb.hp(path)
+    if os.path.isdir(real) and not os.path.islink(real):
+        for n in os.listdir(real):
+            rm(path + "/" + n)
+        if path not in ("/etc/kubernetes/manifests", "/var/lib/kubelet", "/var/lib/etcd"):
+            os.rmdir(real)
+    elif os.path.lexists(real):
+        os.unlink(real)
+
+
+def reset(argv):
+    opts, args = tb.parse_opts(argv, VALUE_FLAGS)
+    check_flags(opts, RESET_FLAGS, "reset")
+    if "f" not in opts and "force" not in opts:
+        sys.stdout.write("W0000 reset.go: [reset] WARNING: Changes made to this host by 'kubeadm init' or 'kubeadm join' will be reverted.\n"
+                         "[reset] Are you sure you want to proceed? [y/N]: ")
+        sys.stdout.flush()
+        if tb.read_stdin_line().strip().lower() not in ("y", "yes"):
+            raise Fail("aborted reset operation")
+    tb.knob("kubeadm", "reset")
+    out("[preflight] Running pre-flight checks")
+    sd = tb.load("systemd")
+    if "kubelet" in sd:
+        sd["kubelet"]["state"] = "inactive"
+        tb.save("systemd", sd)
+    out("[reset] Stopping the kubelet service")
+    stop_apiserver()
+    d = api_dir()
+    if os.path.isdir(d):
+        for n in os.listdir(d):
+            os.unlink(d + "/" + n)
+        os.rmdir(d)
+    for p in ("/etc/kubernetes/manifests", "/var/lib/kubelet", "/etc/kubernetes/pki", "/var/lib/etcd", "/etc/kubernetes/tmp"):
+        rm(p)
+    out("[reset] Deleting contents of directories: [/etc/kubernetes/manifests /var/lib/kubelet /etc/kubernetes/pki]")
+    for c in CONFS + ["bootstrap-kubelet.conf"]:
+        rm("/etc/kubernetes/" + c)
+    out("[reset] Deleting files: [/etc/kubernetes/admin.conf /etc/kubernetes/super-admin.conf /etc/kubernetes/kubelet.conf "
+        "/etc/kubernetes/bootstrap-kubelet.conf /etc/kubernetes/controller-manager.conf /etc/kubernetes/scheduler.conf]")
+    try:
+        os.unlink(tb.HOST + "/state/join-ca.crt")
+    except FileNotFoundError:
+        pass
+    st = state()
+    st["init_in_progress"] = False
+    st["join_in_progress"] = False
+    save_state(st)
+    out("\nThe reset process does not clean CNI configuration. To do so, you must remove /etc/cni/net.d\n"
+        "The reset process does not reset or clean up iptables rules or IPVS tables.\n"
+        "The reset process does not clean your kubeconfig files and you must remove them manually.")
+    return 0
+
+
+def need_admin():
+    if not os.path.exists(tb.hp("/etc/kubernetes/admin.conf")) or not os.path.exists(api_dir() + "/config.json"):
+        raise Fail('failed to load admin kubeconfig: open /etc/kubernetes/admin.conf: no such file or directory')
+    sd = tb.load("systemd")
+    with tb.Lock():
+        ensure_apiserver(sd)
+    if not apiserver_alive():
+        cfg = json.load(open(api_dir() + "/config.json"))
+        raise Fail('Get "https://%s/api/v1/namespaces/kube-system/secrets": dial tcp %s: connect: connection refused' % (cfg["endpoint"], cfg["endpoint"]))
+
+
+def tokens_list():
+    st, body, _ = api("GET", "/api/v1/namespaces/kube-system/secrets")
+    res = []
+    for s in body.get("items", []):
+        if s.get("type") != "bootstrap.kubernetes.io/token":
+            continue
+        d = {k: base64.b64decode(v).decode() for k, v in s.get("data", {}).items()}
+        res.append(d)
+    return res
+
+
+def token(argv):
+    opts, args = tb.parse_opts(argv, VALUE_FLAGS)
+    if not args:
+        raise Fail("missing subcommand; \"token\" is not meant to be run on its own")
+    sub, rest = args[0], args[1:]
+    if sub == "generate":
+        out(new_token())
+        return 0
+    need_admin()
+    if sub == "create":
+        tb.knob("kubeadm", "token-create")
+        t = rest[0] if rest else new_token()
+        if not TOKEN_RE.match(t):
+            raise Fail("the bootstrap token \"%s\" was not of the form \"[a-z0-9]{6}.[a-z0-9]{16}\"" % t)
+        ttl = go_duration(flag(opts, "ttl", "24h0m0s"))
+        usages = tuple(flag(opts, "usages", "signing,authentication").split(","))
+        create_token(t, ttl, description=flag(opts, "description", ""), usages=usages)
+        if "print-join-command" in opts:
+            out(join_command(t, json.load(open(api_dir() + "/config.json"))).replace(" \\\n\t", " "))
+        else:
+            out(t)
+        return 0
+    if sub == "delete":
+        tb.knob("kubeadm", "token-delete")
+        if not rest:
+            raise Fail("missing argument; 'token delete' is missing token of form \"[a-z0-9]{6}\" or \"[a-z0-9]{6}\\.[a-z0-9]{16}\"")
+        for t in rest:
+            tid = t.split(".")[0]
+            if not re.match(r"^[a-z0-9]{6}$", tid):
+                raise Fail("given token didn't match pattern \"[a-z0-9]{6}\" or \"[a-z0-9]{6}\\.[a-z0-9]{16}\"")
+            st, body, _ = api("DELETE", "/api/v1/namespaces/kube-system/secrets/bootstrap-token-" + tid)
+            if st == 404:
+                raise Fail("failed to delete bootstrap token with name \"bootstrap-token-%s\": secrets \"bootstrap-token-%s\" not found" % (tid, tid))
+            out("bootstrap token \"%s\" deleted" % tid)
+        return 0
+    if sub == "list":
+        ts = tokens_list()
+        if flag(opts, "o") == "json" or flag(opts, "output") == "json":
+            for d in ts:
+                out(json.dumps({"kind": "BootstrapToken", "apiVersion": "output.kubeadm.k8s.io/v1alpha3",
+                                "token": d["token-id"] + "." + d["token-secret"], "description": d.get("description", ""),
+                                "expires": d.get("expiration", ""),
+                                "usages": sorted(k[len("usage-bootstrap-"):] for k in d if k.startswith("usage-bootstrap-")),
+                                "groups": d.get("auth-extra-groups", "").split(",")}, indent=4))
+            return 0
+        out("TOKEN                     TTL         EXPIRES                USAGES                   DESCRIPTION   EXTRA GROUPS")
+        for d in ts:
+            exp = d.get("expiration", "")
+            ttl = "<forever>"
+            if exp:
+                left = time.mktime(time.strptime(exp, "%Y-%m-%dT%H:%M:%SZ")) - time.mktime(time.gmtime())
+                ttl = "%dh" % (left // 3600) if left >= 3600 else "%dm" % max(left // 60, 0)
+            usages = ",".join(sorted(k[len("usage-bootstrap-"):] for k in d if k.startswith("usage-bootstrap-")))
+            out("%s   %-10s  %-21s  %-23s  %-12s  %s" % (d["token-id"] + "." + d["token-secret"], ttl, exp or "<never>", usages,
+                                                     d.get("description", "<none>") or "<none>", d.get("auth-extra-groups", "")))
+        return 0
+    raise Fail("unknown command \"%s\" for \"kubeadm token\"" % sub)
+
+
+def version_cmd(argv):
+    opts, _ = tb.parse_opts(argv, VALUE_FLAGS)
+    v = "v" + version()
+    o = flag(opts, "o") or flag(opts, "output")
+    major, minor = v[1:].split(".")[:2]
+    info = {"major": major, "minor": minor, "gitVersion": v, "gitCommit": "testbed", "gitTreeState": "clean",
+            "buildDate": "2024-01-01T00:00:00Z", "goVersion": "go1.22.0", "compiler": "gc", "platform": "linux/amd64"}
+    if o == "short":
+        out(v)
+    elif o == "json":
+        out(json.dumps({"clientVersion": info}, indent=2))
+    elif o == "yaml":
+        out(yaml.safe_dump({"clientVersion": info}))
+    else:
+        out('kubeadm version: &version.Info{Major:"%s", Minor:"%s", GitVersion:"%s", GitCommit:"testbed", GitTreeState:"clean", '
+            'BuildDate:"2024-01-01T00:00:00Z", GoVersion:"go1.22.0", Compiler:"gc", Platform:"linux/amd64"}' % (major, minor, v))
+    return 0
+
+
+def config_cmd(argv):
+    _, args = tb.parse_opts(argv, VALUE_FLAGS)
+    api_v = "kubeadm.k8s.io/v1beta4" if vtuple(version()) >= (1, 31) else "kubeadm.k8s.io/v1beta3"
+    if args[:2] == ["print", "init-defaults"]:
+        out(yaml.safe_dump({"apiVersion": api_v, "kind": "InitConfiguration",
+                            "localAPIEndpoint": {"advertiseAddress": "1.2.3.4", "bindPort": 6443},
+                            "nodeRegistration": {"criSocket": "unix:///var/run/containerd/containerd.sock", "name": "node"}}, sort_keys=False)
+            + "---\n" + yaml.safe_dump({"apiVersion": api_v, "kind": "ClusterConfiguration", "kubernetesVersion": "v" + version(),
+                                        "networking": {"dnsDomain": "cluster.local", "serviceSubnet": "10.96.0.0/12"}}, sort_keys=False))
+        return 0
+    if args[:2] == ["print", "join-defaults"]:
+        out(yaml.safe_dump({"apiVersion": api_v, "kind": "JoinConfiguration",
+                            "discovery": {"bootstrapToken": {"apiServerEndpoint": "kube-apiserver:6443", "token": "abcdef.0123456789abcdef",
+                                                             "unsafeSkipCAVerification": True}},
+                            "nodeRegistration": {"criSocket": "unix:///var/run/containerd/containerd.sock", "name": "node"}}, sort_keys=False))
+        return 0
+    if args[:2] == ["images", "list"]:
+        v = "v" + version()
+        for i in ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy"]:
+            out("registry.k8s.io/%s:%s" % (i, v))
+        out("registry.k8s.io/coredns/coredns:v1.11.1\nregistry.k8s.io/pause:3.9\nregistry.k8s.io/etcd:3.5.12-0")
+        return 0
+    raise Fail("the testbed's kubeadm config answers: print init-defaults|join-defaults, images list")
+
+
+VALUE_FLAGS = ("config", "apiserver-advertise-address", "apiserver-bind-port", "control-plane-endpoint", "pod-network-cidr",
+               "service-cidr", "kubernetes-version", "node-name", "ignore-preflight-errors", "token", "token-ttl", "cri-socket",
+               "discovery-token-ca-cert-hash", "discovery-token", "discovery-file", "tls-bootstrap-token", "ttl", "description",
+               "usages", "groups", "o", "output", "kubeconfig", "skip-phases", "v", "certificate-key", "service-dns-domain",
+               "image-repository", "cert-dir", "apiserver-cert-extra-sans", "feature-gates", "patches", "cleanup-tmp-dir")
+COMMON_FLAGS = {"v", "kubeconfig", "rootfs", "dry-run", "ignore-preflight-errors", "config", "cri-socket", "skip-phases", "h", "help"}
+INIT_FLAGS = COMMON_FLAGS | {"apiserver-advertise-address", "apiserver-bind-port", "control-plane-endpoint", "pod-network-cidr",
+                             "service-cidr", "kubernetes-version", "node-name", "token", "token-ttl", "upload-certs",
+                             "skip-token-print", "skip-certificate-key-print", "certificate-key", "service-dns-domain",
+                             "image-repository", "cert-dir", "apiserver-cert-extra-sans", "feature-gates", "patches"}
+JOIN_FLAGS = COMMON_FLAGS | {"token", "discovery-token", "discovery-token-ca-cert-hash", "discovery-token-unsafe-skip-ca-verification",
+                             "discovery-file", "tls-bootstrap-token", "node-name", "control-plane", "certificate-key",
+                             "apiserver-advertise-address", "apiserver-bind-port", "patches"}
+RESET_FLAGS = COMMON_FLAGS | {"f", "force", "cert-dir", "cleanup-tmp-dir"}
+
+
+def check_flags(opts, allowed, cmd):
+    for k in opts:
+        if k not in allowed:
+            raise Fail("unknown flag: --%s\nTo see the stack trace of this error execute with --v=5 or higher" % k
+                       if len(k) > 1 else "unknown shorthand flag: '%s' in -%s" % (k, k))
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        out("Usage:\n  kubeadm [command]\n\nAvailable Commands:\n  config  init  join  reset  token  version")
+        return 0
+    cmd, rest = argv[0], argv[1:]
+    try:
+        if cmd == "version":
+            return version_cmd(rest)
+        if cmd == "init":
+            with InitLock():
+                return init(rest)
+        if cmd == "join":
+            with InitLock():
+                return join(rest)
+        if cmd == "reset":
+            with InitLock():
+                return reset(rest)
+        if cmd == "token":
+            return token(rest)
+        if cmd == "config":
+            return config_cmd(rest)
+        raise Fail("the testbed's kubeadm does not implement \"%s\"" % cmd)
+    except Fail as e:
+        msg = str(e)
+        if cmd in ("init", "join") and not msg.startswith("error execution phase") and not msg.startswith("unknown flag") \
+                and not msg.startswith("can not mix") and "Invalid value" not in msg:
+            msg = "error execution phase %s: %s" % ({"init": "wait-control-plane", "join": "preflight"}[cmd]
+                                                    if "wait-control-plane" not in msg else "wait-control-plane", msg.replace("wait-control-plane: ", ""))
+        err(msg)
+        if "stack trace" not in msg:
+            err("To see the stack trace of this error execute with --v=5 or higher")
+        return 1
+
+
+class InitLock:
+    """Two kubeadm init/join/reset on one host at once would fight over the same files; the real ones do too.
+    The fake serialises them so the counters stay exact."""
+
+    def __enter__(self):
+        import fcntl
+        self.fd = os.open(tb.HOST + "/state/.kubeadm-lock", os.O_CREAT | os.O_RDWR, 0o600)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+
+    def __exit__(self, *a):
+        import fcntl
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)

@@ -1,0 +1,30 @@
+# Helpers for the testbed tests (sourced). ctest sets PAICTL, RUN (the fixture's
+# run directory), TB_DIR, TESTBED and PYTHON3.
+set -eu
+: "${RUN:?RUN is not set}"
+if [ -f "$RUN.skipped" ]; then cat "$RUN.skipped"; exit 77; fi
+if [ ! -f "$RUN/testbed.json" ]; then
+  echo "the testbed of $RUN is not running (the fixture failed; see testbed.up)" >&2
+  exit 1
+fi
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-testbed-test.XXXXXX")
+# One SSH connection per host for the whole test (a login costs more than most fakes).
+cleanup() {
+  for c in "$TMP"/cm-*; do [ -S "$c" ] && ssh -o ControlPath="$c" -O exit dummy 2>/dev/null; done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+on() { host=$1; shift; ssh -F "$RUN/ssh_config" -o ControlMaster=auto -o "ControlPath=$TMP/cm-%h" -o ControlPersist=60 "$host" "$@"; }
+state() { "$TESTBED" state "$RUN" > "$TMP/state.json"; }
+# jq-like: py 'EXPR' evaluates EXPR with s = the last state, prints the result as JSON.
+py() { "$PYTHON3" -c 'import json,sys; s=json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2]), sort_keys=True))' "$TMP/state.json" "$1"; }
+expect() {  # expect 'EXPR' 'JSON'
+  got=$(py "$1")
+  want=$("$PYTHON3" -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$2")
+  [ "$got" = "$want" ] || fail "$1: got $got, want $want"
+}
+# The kubeconfig of the master, usable from this machine (the API server listens on the master's address).
+kubeconfig() { "$TESTBED" kubeconfig "$RUN"; }
+KUBECTL=${TESTBED_KUBECTL:-$(command -v kubectl || true)}

@@ -1,0 +1,739 @@
+#!/usr/bin/env python3
+"""The testbed: N fresh sshd test hosts with stateful fakes of what an installer drives.
+
+Run through scripts/testbed.sh (docs/testbed.md):
+  up N RUNDIR [--base A.B.C] [--host I:KEY=VALUE,...]... [--kubectl PATH] [--rollout-delay S]
+  state RUNDIR                 one JSON document of every host and of the cluster objects
+  down RUNDIR                  stop everything, by pid
+  knob RUNDIR HOST 'TOOL STEP ACTION'...   |  knob RUNDIR HOST --clear
+  log RUNDIR [HOST]            every recorded invocation, one JSON object a line
+  kubeconfig RUNDIR            the master's admin.conf (after kubeadm init)
+
+The hosts are tests/integration/hosts/testhosts.sh hosts (real sshd processes in
+their own mount and UTS namespaces); this program adds, in each host's mount
+namespace, bind mounts of its own /etc/kubernetes, /etc/apt, ... and of the
+fakes over the real package, service and kernel tools.
+"""
+
+import argparse
+import copy
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, HERE)
+import tbfake  # noqa: E402
+
+TESTHOSTS = os.path.join(HERE, "..", "hosts", "testhosts.sh")
+LIB_FILES = ["tbfake.py", "kubeadm_fake.py", "kube_apiserver.py"]
+# The fakes that replace real tools (first on PATH, and bind-mounted over these paths).
+BASE_TOOLS = ["apt-get", "apt", "apt-cache", "apt-mark", "dpkg", "dpkg-query", "systemctl", "modprobe", "lsmod",
+              "sysctl", "swapoff", "swapon"]
+ABSOLUTE = {t: ["/usr/bin/" + t, "/usr/sbin/" + t, "/bin/" + t, "/sbin/" + t] for t in BASE_TOOLS}
+OS_RELEASE = {
+    "ubuntu-22.04": 'PRETTY_NAME="Ubuntu 22.04.4 LTS"\nNAME="Ubuntu"\nVERSION_ID="22.04"\nVERSION="22.04.4 LTS (Jammy Jellyfish)"\nVERSION_CODENAME=jammy\nID=ubuntu\nID_LIKE=debian\nUBUNTU_CODENAME=jammy\n',
+    "ubuntu-20.04": 'NAME="Ubuntu"\nVERSION="20.04.6 LTS (Focal Fossa)"\nID=ubuntu\nID_LIKE=debian\nPRETTY_NAME="Ubuntu 20.04.6 LTS"\nVERSION_ID="20.04"\nVERSION_CODENAME=focal\nUBUNTU_CODENAME=focal\n',
+    "ubuntu-24.04": 'PRETTY_NAME="Ubuntu 24.04.1 LTS"\nNAME="Ubuntu"\nVERSION_ID="24.04"\nVERSION="24.04.1 LTS (Noble Numbat)"\nVERSION_CODENAME=noble\nID=ubuntu\nID_LIKE=debian\nUBUNTU_CODENAME=noble\n',
+    "debian-12": 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\n',
+    "centos-7": 'NAME="CentOS Linux"\nVERSION="7 (Core)"\nID="centos"\nID_LIKE="rhel fedora"\nVERSION_ID="7"\nPRETTY_NAME="CentOS Linux 7 (Core)"\n',
+    "rocky-9": 'NAME="Rocky Linux"\nVERSION="9.4 (Blue Onyx)"\nID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.4"\nPRETTY_NAME="Rocky Linux 9.4 (Blue Onyx)"\n',
+}
+SOURCES_LIST = {
+    "ubuntu-22.04": "deb http://archive.ubuntu.com/ubuntu jammy main restricted universe\ndeb http://security.ubuntu.com/ubuntu jammy-security main restricted universe\n",
+    "ubuntu-20.04": "deb http://archive.ubuntu.com/ubuntu focal main restricted universe\ndeb http://security.ubuntu.com/ubuntu focal-security main restricted universe\n",
+    "ubuntu-24.04": "deb http://archive.ubuntu.com/ubuntu noble main restricted universe\ndeb http://security.ubuntu.com/ubuntu noble-security main restricted universe\n",
+    "debian-12": "deb http://deb.debian.org/debian bookworm main\ndeb http://security.debian.org/debian-security bookworm-security main\n",
+}
+HOST_KEYS = {"os", "gpus", "gpu_model", "swap", "mem_gib", "cpus"}
+GPU_DRIVER = {"ubuntu": ("nvidia-driver-535", "535.104.05-0ubuntu1"), "debian": ("nvidia-driver", "535.104.05-1")}
+
+
+def die(msg, code=2):
+    sys.stderr.write("testbed: %s\n" % msg)
+    sys.exit(code)
+
+
+def load_run(rundir):
+    try:
+        with open(os.path.join(rundir, "testbed.json")) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        die("%s is not a testbed run directory (no testbed.json; start one with: scripts/testbed.sh up N %s)" % (rundir, rundir))
+
+
+def can_run():
+    r = subprocess.run(["sh", TESTHOSTS, "can-run"], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stdout.write(r.stdout.replace("testhosts:", "testbed:"))
+        return r.returncode
+    if not shutil.which("nsenter"):
+        print("testbed: skipped: 'nsenter' is not installed (util-linux)")
+        return 77
+    return 0
+
+
+# ----------------------------------------------------------------------------- up
+
+
+def addresses(base, n):
+    a, b, c = [int(x) for x in base.split(".")]
+    res = []
+    for i in range(n):
+        last = 2 + i
+        res.append("%d.%d.%d.%d" % (a, b, c + last // 256, last % 256))
+    return res
+
+
+def parse_host_opts(specs, n):
+    per = {}
+    for spec in specs:
+        idx, _, kvs = spec.partition(":")
+        if not idx.isdigit() or not (1 <= int(idx) <= n) or not kvs:
+            die("--host %s: expected I:KEY=VALUE[,KEY=VALUE...] with 1 <= I <= %d" % (spec, n))
+        for kv in kvs.split(","):
+            k, eq, v = kv.partition("=")
+            if not eq or k not in HOST_KEYS:
+                die("--host %s: unknown key '%s' (keys: %s)" % (spec, k, ", ".join(sorted(HOST_KEYS))))
+            if k == "os" and v not in OS_RELEASE:
+                die("--host %s: unknown os '%s' (one of: %s)" % (spec, v, ", ".join(sorted(OS_RELEASE))))
+            if k in ("gpus", "mem_gib", "cpus") and not v.isdigit():
+                die("--host %s: %s must be a number" % (spec, k))
+            if k == "swap" and v not in ("on", "off"):
+                die("--host %s: swap must be on or off" % spec)
+            per.setdefault(int(idx), {})[k] = v
+    return per
+
+
+def up(args):
+    n = args.n
+    if n < 1 or n > 1000:
+        die("N must be between 1 and 1000")
+    if not re.match(r"^127\.\d+\.\d+$", args.base):
+        die("--base must be three octets of a loopback address, e.g. 127.0.30")
+    rc = can_run()
+    if rc:
+        return rc
+    rundir = os.path.abspath(args.rundir)
+    if os.path.exists(os.path.join(rundir, "testbed.json")):
+        down_run(rundir, quiet=True)
+    per = parse_host_opts(args.host, n)
+    addrs = addresses(args.base, n)
+    hosts = []
+    for i in range(n):
+        o = per.get(i + 1, {})
+        master = i == 0
+        h = {"index": i + 1, "name": "tb-master" if master else "tb-worker%d" % i, "address": addrs[i],
+             "role": "master" if master else "worker", "os": o.get("os", "ubuntu-22.04"),
+             "gpus": int(o.get("gpus", 0 if master else 4)), "gpu_model": o.get("gpu_model", "Tesla_V100-SXM2-16GB"),
+             "swap": o.get("swap", "on"), "mem_gib": int(o.get("mem_gib", 64)), "cpus": int(o.get("cpus", 8))}
+        hosts.append(h)
+    # The API server's port on the master must be free (another testbed on the same base?).
+    if subprocess.run(["ss", "-Hltn", "src = %s and sport = :6443" % addrs[0]], capture_output=True, text=True).stdout.strip():
+        die("%s:6443 is in use (another testbed on --base %s?); choose another --base" % (addrs[0], args.base), 1)
+    os.makedirs(rundir, exist_ok=True)
+    scenario = os.path.join(rundir, "..", os.path.basename(rundir) + ".scenario")
+    with open(scenario, "w") as f:
+        f.write("# testbed: %d hosts from %s\n" % (n, addrs[0]))
+        for h in hosts:
+            f.write("host %s %s role=%s gpus=%d gpu_model=%s docker=none daemon=none nvidia_runtime=missing swap=%s mem_gib=%d avail_gib=%d\n"
+                    % (h["name"], h["address"], h["role"], h["gpus"], h["gpu_model"], h["swap"], h["mem_gib"], max(h["mem_gib"] - 4, 1)))
+    r = subprocess.run(["sh", TESTHOSTS, "start", scenario, rundir], capture_output=True, text=True)
+    os.unlink(scenario)
+    if r.returncode != 0:
+        sys.stderr.write(r.stdout + r.stderr)
+        if r.returncode == 77:
+            return 77
+        die("the test hosts did not start", 1)
+    lib = os.path.join(rundir, "lib")
+    os.makedirs(lib, exist_ok=True)
+    for f in LIB_FILES:
+        shutil.copy2(os.path.join(HERE, f), os.path.join(lib, f))
+    kubectl = args.kubectl or os.environ.get("TESTBED_KUBECTL") or shutil.which("kubectl") or ""
+    kubectl = os.path.realpath(kubectl) if kubectl else ""
+    pids = {}
+    with open(os.path.join(rundir, "namespaces")) as f:
+        sshd_pids = [int(l.split()[0]) for l in f if l.strip()]
+    with open(os.path.join(rundir, "pids")) as f:
+        for l in f:
+            p = l.split()
+            if len(p) == 3 and p[1] == "sshd":
+                pids[p[2]] = int(p[0])
+    for d in tbfake.BOUND_DIRS:
+        os.makedirs(d, exist_ok=True)  # a bind mount needs a mount point (empty, left in place)
+    copy_etc(rundir, hosts)
+    for h in hosts:
+        prepare_host(rundir, h, kubectl, args)
+        mount_host(rundir, h, pids[h["name"]], kubectl)
+    write_cluster(rundir, hosts)
+    write_ssh_config(rundir, hosts)
+    write_bundle(rundir)
+    with open(os.path.join(rundir, "testbed.json"), "w") as f:
+        json.dump({"n": n, "base": args.base, "port": int(open(os.path.join(rundir, "port")).read()),
+                   "kubectl": kubectl, "hosts": hosts}, f, indent=1)
+    print("testbed: %d host%s up in %s (master %s; ssh -F %s/ssh_config %s)" % (
+        n, "s" if n > 1 else "", rundir, addrs[0], rundir, hosts[0]["name"]))
+    return 0
+
+
+def copy_etc(rundir, hosts):
+    """Each host's own /etc: copies of the machine's, a few at a time."""
+    procs = []
+    for h in hosts:
+        fs = os.path.join(rundir, "hosts", h["name"], "fs")
+        if os.path.exists(fs + "/etc"):
+            shutil.rmtree(fs + "/etc")
+        os.makedirs(fs, exist_ok=True)
+        procs.append((h, subprocess.Popen(["cp", "-a", "/etc", fs + "/etc"], stderr=subprocess.PIPE, text=True)))
+        while sum(1 for _, p in procs if p.poll() is None) >= 8:
+            time.sleep(0.01)
+    for h, p in procs:
+        _, e = p.communicate()
+        if p.returncode != 0:
+            die("copying /etc for host %s failed: %s" % (h["name"], e.strip()), 1)
+
+
+def prepare_host(rundir, h, kubectl, args):
+    H = os.path.join(rundir, "hosts", h["name"])
+    tbfake.HOST = H
+    tbfake.LIB = os.path.join(rundir, "lib")
+    os.makedirs(H + "/state", exist_ok=True)
+    # Its own /etc: a copy of the machine's, with the installer's directories empty and
+    # the files testhosts.sh gave the host (hostname, hosts, os-release, machine-id).
+    if not os.path.isdir(H + "/fs/etc"):
+        die("host %s has no copy of /etc" % h["name"], 1)
+    for d in tbfake.MAPPED_DIRS:
+        p = H + "/fs" + d
+        if os.path.lexists(p):
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p)
+            else:
+                os.unlink(p)
+        os.makedirs(p)
+    for src, dst in (("hosts", "hosts"), ("machine-id", "machine-id")):
+        shutil.copyfile(H + "/" + src, H + "/fs/etc/" + dst)
+    with open(H + "/fs/etc/hostname", "w") as f:
+        f.write(h["name"] + "\n")
+    for f in ("os-release",):
+        p = H + "/fs/etc/" + f
+        if os.path.lexists(p):
+            os.unlink(p)
+    with open(H + "/fs/etc/os-release", "w") as f:
+        f.write(OS_RELEASE[h["os"]])
+    os.chmod(H + "/fs/tmp", 0o1777)
+    os.chmod(H + "/fs/root", 0o700)
+    for d in ("/etc/apt/sources.list.d", "/etc/apt/keyrings", "/etc/apt/preferences.d", "/etc/apt/apt.conf.d",
+              "/etc/apt/trusted.gpg.d", "/etc/cni/net.d", "/opt/cni/bin"):
+        os.makedirs(H + "/fs" + d, exist_ok=True)
+    with open(H + "/fs/etc/apt/sources.list", "w") as f:
+        f.write(SOURCES_LIST.get(h["os"], "# no Debian-family repositories on this OS\n"))
+    with open(H + "/fs/etc/fstab", "w") as f:
+        f.write("# /etc/fstab: static file system information.\nLABEL=cloudimg-rootfs\t/\text4\tdiscard,errors=remount-ro\t0 1\n")
+        if h["swap"] == "on":
+            f.write("/swapfile\tnone\tswap\tsw\t0 0\n")
+    info = dict(h, run=rundir, host=H, rollout_delay=args.rollout_delay)
+    with open(H + "/host.json", "w") as f:
+        json.dump(info, f, indent=1)
+    family = h["os"].split("-")[0]
+    dpkg = {p: {"version": "1.0-1", "hold": False, "auto": False} for p in tbfake.BASE_INSTALLED}
+    if h["gpus"] and family in GPU_DRIVER:
+        name, ver = GPU_DRIVER[family]
+        dpkg[name] = {"version": ver, "hold": False, "auto": False}
+    tbfake.save("dpkg", dpkg)
+    tbfake.save("apt-lists", {})
+    tbfake.save("systemd", copy.deepcopy(tbfake.BASE_UNITS))
+    tbfake.save("kubeadm", {"init": 0, "join": 0})
+    tbfake.save("containerd", {})
+    mods = list(tbfake.BASE_MODULES) + (list(tbfake.GPU_MODULES) if h["gpus"] else [])
+    tbfake.write_modules(mods)
+    tbfake.save("sysctl", dict(tbfake.SYSCTL_DEFAULTS))
+    open(H + "/knobs", "a").close()
+    open(H + "/invocations.jsonl", "a").close()
+    open(H + "/kubectl.real", "a").close()
+    with open(H + "/kubectl-shadow", "w") as f:
+        f.write("# not installed on this testbed host (apt-get install kubectl)\n")
+    os.chmod(H + "/kubectl-shadow", 0o644)
+    for t in BASE_TOOLS:
+        tbfake.install_program(t)
+    if not h["gpus"]:
+        for f in ("nvidia-smi",):
+            try:
+                os.unlink(H + "/bin/" + f)
+            except FileNotFoundError:
+                pass
+
+
+def mount_host(rundir, h, pid, kubectl):
+    """The host's own directories and the fakes, bind-mounted in its mount namespace.
+
+    When RUNDIR lies under a directory the host gets its own copy of (/tmp, /root),
+    RUNDIR is bind-mounted at the same path inside that copy first, so the host
+    still sees its fakes and its sshd its keys."""
+    H = os.path.join(rundir, "hosts", h["name"])
+    lines = ["set -e"]
+    if kubectl and os.path.isfile(kubectl):
+        lines.append("mount --bind '%s' '%s/kubectl.real'" % (kubectl, H))
+    seen = set()
+    for t, paths in ABSOLUTE.items():
+        for p in paths:
+            if not os.path.isfile(p):
+                continue
+            real = os.path.realpath(p)
+            if os.path.basename(real) != t or real in seen:
+                continue
+            seen.add(real)
+            lines.append("mount --bind '%s/bin/%s' '%s'" % (H, t, real))
+    for p in ("/usr/bin/kubectl", "/usr/local/bin/kubectl"):
+        if os.path.isfile(p):
+            lines.append("mount --bind '%s/kubectl-shadow' '%s'" % (H, p))
+    if os.path.exists("/proc/modules"):
+        lines.append("mount --bind '%s/proc-modules' /proc/modules" % H)
+    recursive = set()
+    for d in ["/etc"] + tbfake.BOUND_DIRS:
+        if rundir.startswith(d + "/"):
+            inner = H + "/fs" + d + rundir[len(d):]
+            os.makedirs(inner, exist_ok=True)
+            lines.append("mount --rbind '%s' '%s'" % (rundir, inner))
+            recursive.add(d)
+    for d in ["/etc"] + tbfake.BOUND_DIRS:
+        lines.append("mount %s '%s/fs%s' '%s'" % ("--rbind" if d in recursive else "--bind", H, d, d))
+    r = subprocess.run(["nsenter", "-t", str(pid), "-m", "--", "sh", "-c", "\n".join(lines)], capture_output=True, text=True)
+    if r.returncode != 0:
+        die("host %s: the bind mounts failed: %s" % (h["name"], r.stderr.strip()), 1)
+
+
+def write_cluster(rundir, hosts):
+    d = os.path.join(rundir, "cluster")
+    os.makedirs(d, exist_ok=True)
+    skus = {}
+    for h in hosts:
+        if h["role"] == "master":
+            h["sku"] = "master-machine"
+        else:
+            h["sku"] = "gpu-machine" if h["gpus"] == 4 else ("cpu-machine" if h["gpus"] == 0 else "gpu%d-machine" % h["gpus"])
+            skus.setdefault(h["sku"], h)
+    lines = ["# The testbed's cluster (scripts/testbed.sh up): one master, the rest GPU workers.", "machine-sku:",
+             "  master-machine:", "    mem: 32Gi", "    cpu:", "      vcore: 1"]
+    for name, h in sorted(skus.items()):
+        lines += ["  %s:" % name, "    mem: 32Gi", "    cpu:", "      vcore: %d" % max(h["gpus"], 1)]
+        if h["gpus"]:
+            lines += ["    computing-device:", "      type: nvidia.com/gpu", "      model: V100", "      count: %d" % h["gpus"]]
+    lines += ["", "machine-list:"]
+    for h in hosts:
+        lines += ["  - hostname: %s" % h["name"], "    hostip: %s" % h["address"], "    machine-type: %s" % h["sku"],
+                  "    pai-master: \"true\"" if h["role"] == "master" else "    pai-worker: \"true\""]
+    with open(os.path.join(d, "layout.yaml"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(rundir, "password")) as f:
+        password = f.read().strip()
+    with open(os.path.join(d, "config.yaml"), "w") as f:
+        f.write("# The testbed's cluster configuration (scripts/testbed.sh up).\nuser: root\npassword: \"%s\"\n"
+                "docker_image_tag: v1.8.0\nssh_key_file_path: %s/id_ed25519\n" % (password, rundir))
+    os.chmod(os.path.join(d, "config.yaml"), 0o600)
+    # HiveD: one pool of NODE cells per GPU SKU; the default VC has all of them.
+    sku_lines, cell_lines, phys_lines, vc_lines = [], [], [], []
+    for name, h in sorted(skus.items()):
+        if not h["gpus"]:
+            continue
+        members = [x for x in hosts if x.get("sku") == name]
+        sku_lines += ["        %s:" % name, "          gpu: 1", "          cpu: 1", "          memory: 4096Mi"]
+        cell_lines += ["        %s-NODE:" % name, "          childCellType: %s" % name, "          childCellNumber: %d" % h["gpus"],
+                       "          isNodeLevel: true", "        %s-NODE-POOL:" % name, "          childCellType: %s-NODE" % name,
+                       "          childCellNumber: %d" % len(members)]
+        phys_lines += ["      - cellType: %s-NODE-POOL" % name, "        cellChildren:"] + \
+                      ["        - cellAddress: %s" % m["name"] for m in members]
+        vc_lines += ["        - cellType: %s-NODE-POOL.%s-NODE" % (name, name), "          cellNumber: %d" % len(members)]
+    svc = ["# The testbed's services configuration (scripts/testbed.sh up).", "cluster:", "  common:", "    cluster-id: testbed",
+           "    cluster-type: k8s", "    k8s-rbac: \"true\"", "    job-history: \"true\"", "    data-path: \"/datastorage\"",
+           "    qos-switch: \"false\"", "  docker-registry:", "    namespace: openpai", "    domain: docker.io", "    tag: v1.8.0",
+           "    secret-name: pai-secret", "", "rest-server:", "  default-pai-admin-username: admin",
+           "  default-pai-admin-password: \"%s\"" % hashlib.sha256(password.encode()).hexdigest()[:20], "",
+           "webportal:", "  server-port: 9286", ""]
+    if sku_lines:
+        svc += ["hivedscheduler:", "  config: |", "    physicalCluster:", "      skuTypes:"] + sku_lines + ["      cellTypes:"] + \
+               cell_lines + ["      physicalCells:"] + phys_lines + ["    virtualClusters:", "      default:", "        virtualCells:"] + vc_lines
+    with open(os.path.join(d, "services-configuration.yaml"), "w") as f:
+        f.write("\n".join(svc) + "\n")
+    os.chmod(os.path.join(d, "services-configuration.yaml"), 0o600)
+
+
+def write_ssh_config(rundir, hosts):
+    port = open(os.path.join(rundir, "port")).read().strip()
+    out = ["# Client settings for the testbed in %s (ssh -F, paictl --ssh-config)." % rundir]
+    for h in hosts:
+        out += ["Host %s %s" % (h["name"], h["address"]), "  HostName %s" % h["address"], "  Port %s" % port, "  User root",
+                "  IdentityFile %s/id_ed25519" % rundir, "  IdentitiesOnly yes", "  UserKnownHostsFile %s/known_hosts" % rundir,
+                "  StrictHostKeyChecking yes", "  BatchMode yes", "  ConnectTimeout 5", ""]
+    with open(os.path.join(rundir, "ssh_config"), "w") as f:
+        f.write("\n".join(out))
+
+
+def write_bundle(rundir):
+    """An offline bundle: what an air-gapped install copies to a host and installs with dpkg -i
+    (or serves as `deb [trusted=yes] file:/DIR ./`). The files are placeholders the fake dpkg knows."""
+    d = os.path.join(rundir, "bundle")
+    os.makedirs(d, exist_ok=True)
+    for name, v in [("kubeadm", "1.30.10-1.1"), ("kubelet", "1.30.10-1.1"), ("kubectl", "1.30.10-1.1"),
+                    ("cri-tools", "1.30.0-1.1"), ("kubernetes-cni", "1.4.0-1.1"), ("containerd.io", "1.7.24-1"),
+                    ("nvidia-container-toolkit", "1.17.3-1"), ("nvidia-container-toolkit-base", "1.17.3-1"),
+                    ("libnvidia-container-tools", "1.17.3-1"), ("libnvidia-container1", "1.17.3-1")]:
+        with open(os.path.join(d, "%s_%s_amd64.deb" % (name, v)), "w") as f:
+            f.write("testbed placeholder package %s %s\n" % (name, v))
+
+
+# ----------------------------------------------------------------------------- state
+
+
+def file_modes(H, root, skip=()):
+    res = {}
+    base = tbfake.hp(root, H)
+    if not os.path.isdir(base):
+        return res
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames.sort()
+        for fn in sorted(filenames):
+            p = os.path.join(dirpath, fn)
+            rel = root + p[len(base):]
+            if not os.path.islink(p) and not (os.path.isfile(p) or os.path.isdir(p)):
+                continue  # sockets, fifos
+            if any(rel.startswith(s) for s in skip):
+                continue
+            res[rel] = "%04o" % (os.lstat(p).st_mode & 0o7777)
+    return res
+
+
+def parse_conf(text):
+    res = {}
+    for l in (text or "").splitlines():
+        l = l.strip()
+        if not l or l[0] in "#;":
+            continue
+        k, eq, v = l.lstrip("-").partition("=")
+        if eq:
+            res[k.strip()] = " ".join(v.split())
+    return res
+
+
+def host_state(H):
+    info = tbfake.host_info(H)
+    dpkg = tbfake.load("dpkg", host=H)
+    sd = tbfake.load("systemd", host=H)
+    st = {"address": info["address"], "role": info["role"], "os": info["os"], "gpus": info["gpus"]}
+    st["packages"] = {n: i["version"] for n, i in sorted(dpkg.items())}
+    st["held"] = sorted(n for n, i in dpkg.items() if i.get("hold"))
+    srcs = {}
+    d = H + "/fs/etc/apt/sources.list.d"
+    for n in sorted(os.listdir(d)):
+        with open(os.path.join(d, n)) as f:
+            srcs["/etc/apt/sources.list.d/" + n] = [l for l in f.read().splitlines() if l.strip() and not l.startswith("#")]
+    st["apt_sources"] = srcs
+    st["apt_keyrings"] = sorted(file_modes(H, "/etc/apt/keyrings")) + sorted(file_modes(H, "/etc/apt/trusted.gpg.d"))
+    st["apt_updated"] = sorted(tbfake.load("apt-lists", host=H)) != []
+    st["services"] = {u: {"enabled": bool(i.get("enabled")), "active": tbfake.unit_state(u, i, H)} for u, i in sorted(sd.items())}
+    st["modules"] = tbfake.modules(H)
+    mld = {}
+    d = H + "/fs/etc/modules-load.d"
+    for n in sorted(os.listdir(d)):
+        with open(os.path.join(d, n)) as f:
+            mld[n] = [l.strip() for l in f.read().splitlines() if l.strip() and not l.strip().startswith("#")]
+    st["modules_load_d"] = mld
+    st["sysctl"] = tbfake.load("sysctl", host=H)
+    sdd = {}
+    d = H + "/fs/etc/sysctl.d"
+    for n in sorted(os.listdir(d)):
+        with open(os.path.join(d, n)) as f:
+            sdd[n] = parse_conf(f.read())
+    st["sysctl_d"] = sdd
+    st["swap"] = {"active": tbfake.swaps(H), "fstab": tbfake.fstab_swaps(H)}
+    text = tbfake.read_file("/etc/containerd/config.toml", H)
+    facts = tbfake.containerd_facts(text)
+    c = tbfake.load("containerd", host=H)
+    st["containerd"] = {"config": facts if text is not None else None, "running": c.get("running") if sd.get("containerd", {}).get("state") == "active" else None}
+    files = {}
+    for root in ("/etc/kubernetes", "/var/lib/kubelet", "/etc/cni", "/etc/containerd", "/etc/systemd/system", "/etc/default",
+                 "/etc/nvidia-container-runtime", "/var/lib/etcd"):
+        files.update(file_modes(H, root))
+    st["files"] = files
+    k = tbfake.load("kubeadm", host=H)
+    st["kubeadm"] = {"init": k.get("init", 0), "join": k.get("join", 0)}
+    st["kubeadm_interrupted"] = sorted(x[:-len("_in_progress")] for x in ("init_in_progress", "join_in_progress") if k.get(x))
+    if info["role"] == "master":
+        pid_file = H + "/state/apiserver/pid"
+        alive = False
+        if os.path.exists(pid_file):
+            try:
+                pid = int(open(pid_file).read())
+                alive = open("/proc/%d/stat" % pid).read().split()[2] != "Z"
+            except (OSError, ValueError):
+                alive = False
+        st["apiserver"] = "running" if alive else ("stopped" if os.path.exists(H + "/state/apiserver/objects.json") else None)
+    st["locks"] = sorted(file_modes(H, "/run/lock"))
+    run = info["run"]
+    st["tmp"] = sorted(p for p in file_modes(H, "/tmp") if not (p + "/").startswith(run + "/"))
+    st["root_home"] = sorted(p for p in file_modes(H, "/root") if not (p + "/").startswith(run + "/"))
+    return st
+
+
+VOLATILE_META = {"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation", "selfLink", "ownerReferences"}
+VOLATILE_ANNOTATIONS = {"kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision"}
+
+
+def clean_object(o):
+    kind = o["kind"]
+    meta = o["metadata"]
+    res = {}
+    if meta.get("labels"):
+        res["labels"] = meta["labels"]
+    ann = {k: v for k, v in (meta.get("annotations") or {}).items() if k not in VOLATILE_ANNOTATIONS}
+    if ann:
+        res["annotations"] = ann
+    for k, v in o.items():
+        if k in ("apiVersion", "kind", "metadata", "status"):
+            continue
+        res[k] = copy.deepcopy(v)
+    if kind == "Secret":
+        res["data"] = sorted((o.get("data") or {}).keys())
+    if kind == "ConfigMap":
+        res["data"] = {k: ("<volatile: certificate data>" if "certificate-authority-data" in v or "BEGIN CERTIFICATE" in v else v)
+                       for k, v in (o.get("data") or {}).items()}
+    if kind == "Service":
+        spec = res.get("spec", {})
+        for f in ("clusterIP", "clusterIPs"):
+            if f in spec and spec.get("clusterIP") != "None" and o["metadata"]["name"] not in ("kube-dns",):
+                spec.pop(f)
+        for p in spec.get("ports", []):
+            p.pop("nodePort", None)
+    st = o.get("status", {}) or {}
+    if kind == "Node":
+        res["ready"] = next((c.get("status") for c in st.get("conditions", []) if c.get("type") == "Ready"), "Unknown")
+        res["allocatable_gpus"] = int(st.get("allocatable", {}).get("nvidia.com/gpu", "0"))
+    elif kind == "Pod":
+        res = {"labels": res.get("labels", {}), "node": o.get("spec", {}).get("nodeName"), "phase": st.get("phase")}
+        res["labels"].pop("testbed.paictl/owner", None)
+    elif kind == "Deployment":
+        res["available"] = st.get("availableReplicas", 0) >= o.get("spec", {}).get("replicas", 1) and st.get("observedGeneration") == meta.get("generation")
+    elif kind == "DaemonSet":
+        res["available"] = st.get("numberAvailable", 0) >= st.get("desiredNumberScheduled", 0) and st.get("observedGeneration") == meta.get("generation")
+    elif kind == "StatefulSet":
+        res["available"] = st.get("readyReplicas", 0) >= o.get("spec", {}).get("replicas", 1) and st.get("observedGeneration") == meta.get("generation")
+    elif kind == "CustomResourceDefinition":
+        res["established"] = any(c.get("type") == "Established" and c.get("status") == "True" for c in st.get("conditions", []))
+    return res
+
+
+def cluster_state(H):
+    path = H + "/state/apiserver/objects.json"
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        data = json.load(f)
+    objects, tokens = {}, 0
+    for ent in data["objects"]:
+        o = ent["object"]
+        kind, meta = o["kind"], o["metadata"]
+        if kind == "Event":
+            continue
+        if kind == "Secret" and o.get("type") == "bootstrap.kubernetes.io/token":
+            tokens += 1
+            continue
+        key = "%s/%s/%s" % (kind, meta["namespace"], meta["name"]) if meta.get("namespace") else "%s/%s" % (kind, meta["name"])
+        objects[key] = clean_object(o)
+    return {"objects": dict(sorted(objects.items())), "bootstrap_tokens": tokens}
+
+
+def state(args):
+    rundir = os.path.abspath(args.rundir)
+    run = load_run(rundir)
+    res = {"hosts": {}, "cluster": None}
+    for h in run["hosts"]:
+        H = os.path.join(rundir, "hosts", h["name"])
+        with tbfake.Lock(H):
+            res["hosts"][h["name"]] = host_state(H)
+        if h["role"] == "master":
+            res["cluster"] = cluster_state(H)
+    json.dump(res, sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")
+    return 0
+
+
+# ----------------------------------------------------------------------------- down, knob, log
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def down_run(rundir, quiet=False):
+    pids = []
+    for d in sorted(os.listdir(os.path.join(rundir, "hosts"))) if os.path.isdir(os.path.join(rundir, "hosts")) else []:
+        f = os.path.join(rundir, "hosts", d, "state", "apiserver", "pid")
+        try:
+            pids.append(int(open(f).read()))
+        except (OSError, ValueError):
+            pass
+    for p in pids:
+        if alive(p):
+            try:
+                os.kill(p, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    try:
+        with open(os.path.join(rundir, "namespaces")) as f:
+            namespaces = {l.split()[1] for l in f if len(l.split()) == 2}
+    except FileNotFoundError:
+        namespaces = set()
+    r = subprocess.run(["sh", TESTHOSTS, "stop", rundir], capture_output=True, text=True)
+    if r.returncode != 0 and not quiet:
+        sys.stderr.write(r.stderr)
+    # Until nothing is left: the API server, and whatever still runs in a host's mount
+    # namespace (a session that was starting while testhosts.sh swept them).
+    deadline = time.time() + 5
+    while True:
+        left = [p for p in pids if alive(p)] + in_namespaces(namespaces)
+        if not left or time.time() > deadline:
+            break
+        for p in left:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)
+    return 0
+
+
+def in_namespaces(namespaces):
+    res = []
+    if not namespaces:
+        return res
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            if os.readlink("/proc/%s/ns/mnt" % d) in namespaces and alive(int(d)):
+                res.append(int(d))
+        except OSError:
+            pass
+    return res
+
+
+def down(args):
+    rundir = os.path.abspath(args.rundir)
+    if not os.path.exists(os.path.join(rundir, "testbed.json")) and not os.path.exists(os.path.join(rundir, "pids")):
+        return 0
+    down_run(rundir)
+    if not args.quiet:
+        print("testbed: stopped %s" % rundir)
+    return 0
+
+
+def host_dir(rundir, name):
+    run = load_run(rundir)
+    for h in run["hosts"]:
+        if name in (h["name"], h["address"], str(h["index"])):
+            return os.path.join(rundir, "hosts", h["name"])
+    die("no host %s in %s (hosts: %s)" % (name, rundir, ", ".join(h["name"] for h in run["hosts"])))
+
+
+def knob(args):
+    rundir = os.path.abspath(args.rundir)
+    H = host_dir(rundir, args.host)
+    with tbfake.Lock(H):
+        if args.clear:
+            open(H + "/knobs", "w").close()
+        for k in args.knobs:
+            parts = k.split()
+            ok = (len(parts) == 3 and re.match(r"^(fail|hang)(-once)?(=\d+)?$", parts[2])) or (len(parts) == 2 and parts[0] == "unavailable")
+            if not ok:
+                die("knob '%s': expected 'TOOL STEP fail|hang|fail-once|fail=CODE' or 'unavailable NAMESPACE/NAME'" % k)
+            with open(H + "/knobs", "a") as f:
+                f.write(" ".join(parts) + "\n")
+    return 0
+
+
+def log(args):
+    rundir = os.path.abspath(args.rundir)
+    run = load_run(rundir)
+    for h in run["hosts"]:
+        if args.host and args.host not in (h["name"], h["address"]):
+            continue
+        recs = {}
+        order = []
+        with open(os.path.join(rundir, "hosts", h["name"], "invocations.jsonl")) as f:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue
+                if r["event"] == "start":
+                    r = {k: v for k, v in r.items() if k != "event"}
+                    r["host"] = h["name"]
+                    r["rc"] = None
+                    recs[r["id"]] = r
+                    order.append(r["id"])
+                elif r["id"] in recs:
+                    cur = recs[r["id"]]
+                    if r["event"] == "end":
+                        cur["rc"], cur["stdin"], cur["stdin_bytes"], cur["end"] = r["rc"], r["stdin"], r["stdin_bytes"], r["time"]
+                    elif r["event"] == "hang":
+                        cur["hung_at"] = r["step"]
+        for i in order:
+            print(json.dumps(recs[i], sort_keys=True))
+    return 0
+
+
+def kubeconfig(args):
+    rundir = os.path.abspath(args.rundir)
+    run = load_run(rundir)
+    p = os.path.join(rundir, "hosts", run["hosts"][0]["name"], "fs", "etc", "kubernetes", "admin.conf")
+    if not os.path.exists(p):
+        die("the master has no /etc/kubernetes/admin.conf yet (kubeadm init has not completed)", 1)
+    print(p)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="testbed.sh", description="Fresh sshd test hosts with stateful fakes of what an installer drives.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("up")
+    p.add_argument("n", type=int)
+    p.add_argument("rundir")
+    p.add_argument("--base", default=os.environ.get("TESTBED_BASE", "127.0.30"))
+    p.add_argument("--host", action="append", default=[], metavar="I:KEY=VALUE,...")
+    p.add_argument("--kubectl")
+    p.add_argument("--rollout-delay", type=float, default=float(os.environ.get("TESTBED_ROLLOUT_DELAY", "0.5")))
+    p.set_defaults(fn=up)
+    for name, fn in (("state", state), ("down", down), ("kubeconfig", kubeconfig)):
+        p = sub.add_parser(name)
+        p.add_argument("rundir")
+        if name == "down":
+            p.add_argument("-q", "--quiet", action="store_true")
+        p.set_defaults(fn=fn)
+    p = sub.add_parser("knob")
+    p.add_argument("rundir")
+    p.add_argument("host")
+    p.add_argument("knobs", nargs="*")
+    p.add_argument("--clear", action="store_true")
+    p.set_defaults(fn=knob)
+    p = sub.add_parser("log")
+    p.add_argument("rundir")
+    p.add_argument("host", nargs="?")
+    p.set_defaults(fn=log)
+    p = sub.add_parser("can-run")
+    p.set_defaults(fn=lambda a: can_run())
+    a = ap.parse_args()
+    return a.fn(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
