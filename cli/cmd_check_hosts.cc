@@ -8,10 +8,10 @@
 #include <CLI/CLI.hpp>
 
 #include "app.h"
-#include "check/fact_script.h"
 #include "check/report.h"
 #include "check/runner.h"
 #include "exit_codes.h"
+#include "facts/fact_script.h"
 #include "hosts_common.h"
 #include "output.h"
 #include "printer.h"
@@ -58,7 +58,7 @@ int run(CheckHostsOptions& o, const Globals& g) {
   }
   if (o.hosts.print_script && o.hosts.paths.empty() && o.hosts.hosts.empty() &&
       o.hosts.hosts_file.empty()) {
-    std::printf("%s", pai::check::fact_script({}).c_str());
+    std::printf("%s", pai::facts::fact_script({}).c_str());
     return kExitOk;
   }
   std::vector<std::string> ignore;
@@ -86,11 +86,11 @@ int run(CheckHostsOptions& o, const Globals& g) {
   PreparedHosts p;
   if (int rc = prepare_hosts(o.hosts, g, p); rc >= 0) return rc;
   if (o.hosts.print_script) {
-    std::printf("%s", pai::check::fact_script(p.collect.script).c_str());
+    std::printf("%s", pai::facts::fact_script(p.collect.script).c_str());
     return kExitOk;
   }
   if (o.hosts.dry_run) {
-    print_dry_run(p, o.hosts, pai::check::bootstrap_command(), o.output == "json");
+    print_dry_run(p, o.hosts, pai::facts::bootstrap_command(), o.output == "json");
     return kExitOk;
   }
 

@@ -10,10 +10,10 @@
 #include <CLI/CLI.hpp>
 
 #include "app.h"
-#include "check/fact_script.h"
-#include "check/host_facts.h"
 #include "check/report.h"
 #include "exit_codes.h"
+#include "facts/fact_script.h"
+#include "facts/host_facts.h"
 #include "hosts_common.h"
 #include "output.h"
 #include "printer.h"
@@ -44,17 +44,17 @@ std::string file_stem(const pai::check::HostOutcome& h) {
 int run(FactsCollectOptions& o, const Globals& g) {
   if (o.hosts.print_script && o.hosts.paths.empty() && o.hosts.hosts.empty() &&
       o.hosts.hosts_file.empty()) {
-    std::printf("%s", pai::check::fact_script({}).c_str());
+    std::printf("%s", pai::facts::fact_script({}).c_str());
     return kExitOk;
   }
   PreparedHosts p;
   if (int rc = prepare_hosts(o.hosts, g, p); rc >= 0) return rc;
   if (o.hosts.print_script) {
-    std::printf("%s", pai::check::fact_script(p.collect.script).c_str());
+    std::printf("%s", pai::facts::fact_script(p.collect.script).c_str());
     return kExitOk;
   }
   if (o.hosts.dry_run) {
-    print_dry_run(p, o.hosts, pai::check::bootstrap_command(), o.output == "json");
+    print_dry_run(p, o.hosts, pai::facts::bootstrap_command(), o.output == "json");
     if (!o.out_dir.empty() && o.output != "json")
       std::printf("Facts would be written to %s/<hostname>.json.\n", o.out_dir.c_str());
     return kExitOk;
@@ -93,7 +93,7 @@ int run(FactsCollectOptions& o, const Globals& g) {
         std::fprintf(stderr, "  hint: %s\n", h.exec.hint.c_str());
     }
     if (!usable) continue;
-    nlohmann::json j = pai::check::to_json(h.facts);
+    nlohmann::json j = pai::facts::to_json(h.facts);
     if (o.out_dir.empty()) {
       all.push_back(std::move(j));
       continue;

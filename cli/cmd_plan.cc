@@ -15,12 +15,12 @@
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "planner/diagram.h"
+#include "planner/plan_output.h"
+#include "planner/plan_run.h"
+#include "planner/profiles.h"
+#include "planner/unified_diff.h"
 #include "printer.h"
-#include "topology/diagram.h"
-#include "topology/plan_output.h"
-#include "topology/plan_run.h"
-#include "topology/profiles.h"
-#include "topology/unified_diff.h"
 #include "util/fs.h"
 #include "util/strings.h"
 #include "util/yaml_emit.h"
@@ -49,7 +49,7 @@ struct PlanCliOptions {
   bool list_profiles = false;
   // --profile, --count and --racks in command-line order: each count/racks belongs to the --profile
   // before it.
-  std::vector<pai::topology::ProfileCount> profile_counts;
+  std::vector<pai::planner::ProfileCount> profile_counts;
   std::string pairing_error;
 };
 
@@ -90,7 +90,7 @@ void print_diagnostics(const pai::diag::List& list, const Globals& g) {
 }
 
 int run(const PlanCliOptions& o, const Globals& g) {
-  using namespace pai::topology;
+  using namespace pai::planner;
   const std::string layouts = find_layouts(o.layouts);
   if (o.list_profiles) {
     for (const auto& name : list_profiles(layouts)) {

@@ -121,7 +121,7 @@ void print_diagnostics(const pai::diag::List& list, const Globals& g) {
 
 int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   auto policy = pai::remote::parse_host_key_policy(o.host_key_policy);
-  pai::check::InventoryOptions io;
+  pai::inventory::InventoryOptions io;
   io.paths = o.paths;
   io.hosts = o.hosts;
   io.hosts_file = o.hosts_file;
@@ -147,7 +147,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
     io.hosts_file_content = std::move(r.content);
   }
 
-  out.inventory = pai::check::build_inventory(io);
+  out.inventory = pai::inventory::build_inventory(io);
   print_diagnostics(out.inventory.diagnostics, g);
   if (out.inventory.input_error) {
     if (out.inventory.cluster_files_invalid)
@@ -189,9 +189,9 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   std::vector<std::string> names = !o.registries.empty() ? o.registries
                                    : !out.inventory.registries.empty()
                                        ? out.inventory.registries
-                                       : pai::check::default_registries();
+                                       : pai::inventory::default_registries();
   for (const auto& n : names) {
-    if (!pai::check::is_safe_dns_name(n)) {
+    if (!pai::facts::is_safe_dns_name(n)) {
       print_error("registry \"" + n + "\" is not a host name");
       return kExitUsage;
     }

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "app.h"
-#include "check/inventory.h"
 #include "check/runner.h"
+#include "inventory/inventory.h"
 #include "remote/secret.h"
 
 namespace CLI {
@@ -44,7 +44,7 @@ struct HostsOptions {
 void add_hosts_options(CLI::App* cmd, HostsOptions& o);
 
 struct PreparedHosts {
-  pai::check::Inventory inventory;
+  pai::inventory::Inventory inventory;
   pai::check::CollectOptions collect;
   pai::remote::Secret ssh_password;
   std::string password_origin;  // "config.yaml", "stdin", "PAICTL_SSH_PASSWORD" or ""

@@ -93,14 +93,14 @@ class Emitter {
 
 const char* kNoSection = "not collected: the fact script was cut off before this step";
 
-bool gpu_sku(const HostPlan& p) {
+bool gpu_sku(const inventory::HostPlan& p) {
   return p.sku && p.sku->device && p.sku->device->type == "nvidia.com/gpu" &&
          p.sku->device->count > 0;
 }
 
 void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckResult>& out) {
-  const HostPlan& p = h.plan;
-  const HostFacts& f = h.facts;
+  const inventory::HostPlan& p = h.plan;
+  const facts::HostFacts& f = h.facts;
   Emitter e(out, p.name);
   auto need = [&](const char* check, std::initializer_list<const char*> sections) {
     for (const char* s : sections) {
@@ -108,7 +108,7 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
         e.skip(check, f.stuck_in.empty()
                           ? std::string(kNoSection)
                           : "not collected: the fact script was cut off while running " +
-                                step_description(f.stuck_in));
+                                facts::step_description(f.stuck_in));
         return false;
       }
     }
@@ -131,7 +131,7 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
     return;
   }
   if (h.exec.failure == remote::Failure::CommandTimeout) {
-    std::string step = f.stuck_in.empty() ? std::string() : step_description(f.stuck_in);
+    std::string step = f.stuck_in.empty() ? std::string() : facts::step_description(f.stuck_in);
     e.violated("Reachable",
                "logged in, but " +
                    replace_prefix(h.exec.error, "the command ", "the fact script ") +
@@ -302,8 +302,8 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
   }
   // DiskFree / DiskRoot
   if (need("DiskFree", {"df"})) {
-    const DiskFacts* root = nullptr;
-    const DiskFacts* data = nullptr;
+    const facts::DiskFacts* root = nullptr;
+    const facts::DiskFacts* data = nullptr;
     for (const auto& d : f.disks) {
       if (d.path == "/" && !root)
         root = &d;
@@ -560,7 +560,7 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
     std::string def = !f.docker.default_runtime.empty()        ? f.docker.default_runtime
                       : !f.daemon_json.default_runtime.empty() ? f.daemon_json.default_runtime
                                                                : std::string("runc");
-    const RuntimeBinary* rb = nullptr;
+    const facts::RuntimeBinary* rb = nullptr;
     for (const auto& r : f.runtime_binaries)
       if (r.runtime == def) rb = &r;
     if (!f.docker.client_present && !f.daemon_json.present) {
@@ -725,7 +725,7 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
     std::vector<std::string> found;
     bool unreadable = false;
     for (const char* d : {"/var/lib/etcd", "/var/etcd/data"}) {
-      const PathFacts* pf = f.path(d);
+      const facts::PathFacts* pf = f.path(d);
       if (!pf || !pf->exists) continue;
       if (!pf->readable)
         unreadable = true;
@@ -749,7 +749,7 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
     if (!need(check, {"paths"})) return;
     std::vector<std::string> found;
     for (const char* d : dirs) {
-      const PathFacts* pf = f.path(d);
+      const facts::PathFacts* pf = f.path(d);
       if (pf && pf->exists && pf->directory && (pf->entries > 0 || !pf->readable))
         found.push_back(std::string(d) + (pf->readable ? " (" + util::join(pf->sample, ", ") + ")"
                                                        : " (not readable)"));
@@ -993,11 +993,12 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o,
 
 }  // namespace
 
-std::vector<HostOutcome> collect(remote::Transport& transport, const std::vector<HostPlan>& plans,
+std::vector<HostOutcome> collect(remote::Transport& transport,
+                                 const std::vector<inventory::HostPlan>& plans,
                                  const CollectOptions& opts, size_t* parallelism_used) {
   std::vector<HostOutcome> out(plans.size());
-  const std::string script = fact_script(opts.script);
-  const std::string command = bootstrap_command();
+  const std::string script = facts::fact_script(opts.script);
+  const std::string command = facts::bootstrap_command();
   size_t fds = 4;
   for (const auto& p : plans) fds = std::max(fds, transport.fds_per_exec(p.target));
   remote::ExecutorOptions eo;
@@ -1021,14 +1022,14 @@ std::vector<HostOutcome> collect(remote::Transport& transport, const std::vector
     h.reached = h.exec.ok() || h.exec.failure == remote::Failure::CommandTimeout ||
                 h.exec.failure == remote::Failure::OutputTooLarge ||
                 h.exec.failure == remote::Failure::Protocol;
-    HostFacts& f = h.facts;
+    facts::HostFacts& f = h.facts;
     f.name = h.plan.name;
     f.address = h.plan.address;
     if (h.plan.master) f.roles.push_back("master");
     if (h.plan.worker) f.roles.push_back("worker");
     if (h.plan.sku) f.machine_type = h.plan.sku->name;
     f.collected_at = utc_now();
-    if (h.reached) parse_fact_output(h.exec.out, h.exec.first_output_epoch, f);
+    if (h.reached) facts::parse_fact_output(h.exec.out, h.exec.first_output_epoch, f);
     // A connection that broke before the script printed anything did not really reach the host.
     if (h.reached && !h.exec.ok() && f.sections.empty())
       h.reached = h.exec.failure == remote::Failure::CommandTimeout;

@@ -9,45 +9,34 @@
 #include <vector>
 
 #include "check/catalogue.h"
-#include "check/fact_script.h"
-#include "check/host_facts.h"
-#include "config/layout.h"
+#include "facts/fact_script.h"
+#include "facts/host_facts.h"
+#include "inventory/inventory.h"
 #include "remote/secret.h"
 #include "remote/target.h"
 #include "remote/transport.h"
 
 namespace pai::check {
 
-// One host to check: what the cluster files (or --hosts) say it should be.
-struct HostPlan {
-  std::string name;     // layout hostname, or the host as given with --hosts
-  std::string address;  // where to connect (hostip, or the --hosts host)
-  std::string hostip;   // layout.yaml hostip; "" with --hosts
-  bool master = false;
-  bool worker = true;
-  bool from_layout = false;
-  std::optional<config::MachineSku> sku;
-  remote::Target target;
-};
-
 struct HostOutcome {
-  HostPlan plan;
+  inventory::HostPlan plan;
   remote::ExecResult exec;
-  bool reached = false;  // logged in and the script started
-  HostFacts facts;       // partial when the script was cut off
+  bool reached = false;    // logged in and the script started
+  facts::HostFacts facts;  // partial when the script was cut off
 };
 
 struct CollectOptions {
   size_t parallel = 64;
   int command_timeout_ms = 120000;
   remote::Secret sudo_password;  // sent on the script's stdin, only to hosts not logged in as root
-  ScriptOptions script;
+  facts::ScriptOptions script;
   std::function<void(size_t done, size_t total)> progress;
 };
 
 // Gathers facts from every host. Hosts that cannot be reached are outcomes
 // with reached == false; the others go on. Returns outcomes in plan order.
-std::vector<HostOutcome> collect(remote::Transport& transport, const std::vector<HostPlan>& plans,
+std::vector<HostOutcome> collect(remote::Transport& transport,
+                                 const std::vector<inventory::HostPlan>& plans,
                                  const CollectOptions& opts, size_t* parallelism_used = nullptr);
 
 struct EvalOptions {

@@ -172,11 +172,11 @@ class Pump {
   std::thread thread_;
 };
 
-struct Connection {
+struct Hops {
   std::vector<std::unique_ptr<Pump>> pumps;  // destroyed after the session that uses them
   std::vector<int> fds;  // our ends of the socket pairs: libssh does not close an
                          // SSH_OPTIONS_FD socket, so we do, after the session
-  ~Connection() {
+  ~Hops() {
     for (int fd : fds) ::close(fd);
   }
 };
@@ -186,9 +186,22 @@ class Session {
   Session(const Target& target, const Secret& password, std::shared_mutex& kh_mu)
       : target_(target), password_(password), kh_mu_(kh_mu) {}
 
+  // One command on a connection of its own.
   ExecResult run(const ExecRequest& req);
+  // One command on the connection kept from the last call (made on first use, and
+  // again when the kept one was lost before a command started on it).
+  ExecResult run_kept(const ExecRequest& req);
 
  private:
+  // Connects (jumps, key exchange, host key, authentication) into s_. Fills result_ on failure.
+  bool connect();
+  // Runs one command on s_. Returns false when no channel could be opened (nothing ran).
+  bool exec_on_session(const ExecRequest& req);
+  void disconnect() {
+    s_.reset();
+    hops_.reset();
+  }
+
   // Connects, verifies and authenticates `e`, over `fd` when >= 0. Fills result_ on failure.
   SessionPtr open(const Endpoint& e, int fd, bool is_jump);
   bool verify_host_key(ssh_session s, const Endpoint& e, bool is_jump);
@@ -204,10 +217,13 @@ class Session {
     result_.failure = Failure::Jump;
   }
 
-  const Target& target_;
+  const Target target_;
   const Secret& password_;
   std::shared_mutex& kh_mu_;
   ExecResult result_;
+  // Destroyed in reverse order: the session before the jump hosts it runs through.
+  std::unique_ptr<Hops> hops_;
+  SessionPtr s_;
 };
 
 void set_tcp_keepalive(int fd, int interval_s) {
@@ -464,14 +480,15 @@ bool Session::authenticate(ssh_session s, const Endpoint& e, bool is_jump) {
   return false;
 }
 
-ExecResult Session::run(const ExecRequest& req) {
+bool Session::connect() {
   if (!target_.unsupported.empty()) {
     fail(Failure::Unsupported, target_.unsupported,
          "see docs/check-hosts.md for the SSH settings paictl honours");
-    return result_;
+    return false;
   }
   auto t0 = Clock::now();
-  Connection conn;
+  hops_ = std::make_unique<Hops>();
+  Hops& conn = *hops_;
   int fd = -1;
   // Jump hosts: each hop is reached through the previous one.
   for (size_t i = 0; i < target_.jumps.size(); ++i) {
@@ -479,7 +496,7 @@ ExecResult Session::run(const ExecRequest& req) {
     SessionPtr hs = open(hop, fd, true);
     if (!hs) {
       fail_jump(hop);
-      return result_;
+      return false;
     }
     const Endpoint& next = i + 1 < target_.jumps.size() ? target_.jumps[i + 1] : target_.endpoint;
     ChannelPtr ch(ssh_channel_new(hs.get()));
@@ -490,22 +507,29 @@ ExecResult Session::run(const ExecRequest& req) {
                ssh_get_error(hs.get()),
            "check that " + next.address + " is reachable from " + hop.name +
                " and that its sshd allows TCP forwarding");
-      return result_;
+      return false;
     }
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
       fail(Failure::Channel, std::string("cannot create a socket pair: ") + std::strerror(errno));
-      return result_;
+      return false;
     }
     conn.pumps.push_back(std::make_unique<Pump>(std::move(hs), std::move(ch), sv[1]));
     conn.fds.push_back(sv[0]);
     fd = sv[0];
   }
 
-  SessionPtr s = open(target_.endpoint, fd, false);
+  s_ = open(target_.endpoint, fd, false);
   result_.connect_ms = ms_since(t0);
-  if (!s) return result_;
-  ssh_session ss = s.get();
+  if (!s_) {
+    disconnect();
+    return false;
+  }
+  return true;
+}
+
+bool Session::exec_on_session(const ExecRequest& req) {
+  ssh_session ss = s_.get();
   auto t_exec = Clock::now();
 
   ChannelPtr ch(ssh_channel_new(ss));
@@ -513,12 +537,12 @@ ExecResult Session::run(const ExecRequest& req) {
     fail(Failure::Channel,
          "cannot open a session channel on " + target_.endpoint.name + ": " + ssh_get_error(ss),
          "check MaxSessions and the login shell of the user on the host");
-    return result_;
+    return false;
   }
   if (ssh_channel_request_exec(ch.get(), req.command.c_str()) != SSH_OK) {
     fail(Failure::Channel, "the host refused to run the command: " + std::string(ssh_get_error(ss)),
          "check that the user may run commands (no ForceCommand, no restricted shell)");
-    return result_;
+    return false;
   }
   size_t off = 0;
   while (off < req.input.size()) {
@@ -527,7 +551,7 @@ ExecResult Session::run(const ExecRequest& req) {
     if (w == SSH_ERROR) {
       fail(Failure::Protocol, "the connection broke while sending the command's input: " +
                                   std::string(ssh_get_error(ss)));
-      return result_;
+      return true;
     }
     off += static_cast<size_t>(w);
   }
@@ -600,10 +624,60 @@ ExecResult Session::run(const ExecRequest& req) {
   }
   result_.exec_ms = ms_since(t_exec);
   ssh_channel_close(ch.get());
-  ch.reset();
-  s.reset();
+  return true;
+}
+
+ExecResult Session::run(const ExecRequest& req) {
+  if (!connect()) return result_;
+  exec_on_session(req);
+  disconnect();
   return result_;
 }
+
+ExecResult Session::run_kept(const ExecRequest& req) {
+  // What the login established stays; what one command found does not.
+  ExecResult kept;
+  kept.host_key = result_.host_key;
+  kept.auth_method = result_.auth_method;
+  kept.host_key_added = result_.host_key_added;
+  kept.host_key_unchecked = result_.host_key_unchecked;
+  bool reused = s_ && ssh_is_connected(s_.get());
+  result_ = kept;
+  if (!reused) {
+    disconnect();
+    if (!connect()) return result_;
+  }
+  if (!exec_on_session(req) && reused) {
+    // The kept connection died while idle (the host rebooted, a NAT forgot it): the
+    // command never started, so it is safe to log in again and run it once.
+    result_ = kept;
+    disconnect();
+    if (!connect()) return result_;
+    exec_on_session(req);
+  }
+  // A connection that broke under the command is not reused.
+  if (result_.failure == Failure::Protocol || result_.failure == Failure::CommandTimeout)
+    disconnect();
+  return result_;
+}
+
+// A connection kept for many commands; one command at a time.
+class SshConnection : public Connection {
+ public:
+  SshConnection(const Target& target, const Secret& password, std::shared_mutex& kh_mu)
+      : session_(target, password, kh_mu) {}
+  ExecResult exec(const ExecRequest& request) override {
+    std::lock_guard lock(mu_);
+    auto t0 = Clock::now();
+    ExecResult r = session_.run_kept(request);
+    if (r.connect_ms == 0 && !r.ok()) r.connect_ms = ms_since(t0);
+    return r;
+  }
+
+ private:
+  std::mutex mu_;
+  Session session_;
+};
 
 }  // namespace
 
@@ -618,6 +692,10 @@ ExecResult SshTransport::exec(const Target& target, const ExecRequest& request) 
   ExecResult r = session.run(request);
   if (r.connect_ms == 0) r.connect_ms = ms_since(t0);
   return r;
+}
+
+std::unique_ptr<Connection> SshTransport::connect(const Target& target) {
+  return std::make_unique<SshConnection>(target, password_, known_hosts_mu_);
 }
 
 std::string public_key_fingerprint(const std::string& openssh_public_key) {

@@ -1,5 +1,6 @@
 #pragma once
-// The real Transport: libssh. One connection per exec(): key exchange, host-key
+// The real Transport: libssh. One connection per exec() (or one kept for many
+// commands, connect()): key exchange, host-key
 // verification by policy, authentication (agent, identity files, password),
 // one command with its stdin, stdout and stderr, exit status. ProxyJump hops are
 // chained through direct-tcpip channels, each verified and authenticated like
@@ -24,6 +25,8 @@ class SshTransport : public Transport {
   void set_password(Secret password) { password_ = std::move(password); }
 
   ExecResult exec(const Target& target, const ExecRequest& request) override;
+  // One SSH session kept open; a session lost while idle is re-established once.
+  std::unique_ptr<Connection> connect(const Target& target) override;
 
  private:
   Secret password_;

@@ -4,6 +4,7 @@
 // provide their own.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,10 +60,22 @@ struct ExecResult {
   bool ok() const { return failure == Failure::None; }
 };
 
+// One host reached once and kept for many commands (an installer's phases):
+// one login per host per run instead of one per command. exec() may be called
+// from several threads; commands on one connection run one at a time.
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  virtual ExecResult exec(const ExecRequest& request) = 0;
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
   virtual ExecResult exec(const Target& target, const ExecRequest& request) = 0;
+  // A kept connection to `target`. The default runs each command through exec(),
+  // which suits test transports; SshTransport keeps one SSH session open.
+  virtual std::unique_ptr<Connection> connect(const Target& target);
   // File descriptors one exec() holds at most, for the executor's budget.
   virtual size_t fds_per_exec(const Target& target) const { return 4 + 3 * target.jumps.size(); }
 };

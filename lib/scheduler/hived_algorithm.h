@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "scheduler/hived_state.h"
 #include "scheduler/node_index.h"
 #include "scheduler/policy.h"
 
@@ -161,6 +162,13 @@ namespace __attribute__((visibility("hidden"))) hived_detail {
     }
     std::string check_invariants() const override;
 
+    // State as values and restoring groups from bind info (hived_state.cc, hived_restore.cc).
+    HivedState snapshot() const;
+    RestoredGroup restore_group(const LiveGroup& in,
+                                const std::unordered_map<std::string, int32_t>& node_index,
+                                std::vector<RestoredGroup>& done,
+                                std::unordered_map<std::string, size_t>& done_index);
+
    private:
     // --- construction
     void build_physical(const config::HivedModel& m);
@@ -225,6 +233,13 @@ namespace __attribute__((visibility("hidden"))) hived_detail {
     void try_bind_doomed(int32_t chain, int32_t level);
     void try_unbind_doomed(int32_t chain, int32_t level);
     int32_t unbound_preassigned(int32_t vc, int32_t chain, int32_t level) const;
+
+    // --- restoring (hived_restore.cc)
+    int32_t vcell_priority(int32_t v) const;
+    int32_t lowest_priority_vcell(std::span<const int32_t> cells, int32_t priority) const;
+    int32_t map_physical_to_virtual(int32_t c, int32_t vc, int32_t level, int32_t priority,
+                                    int32_t pinned, std::string& why) const;
+    std::vector<int32_t> groups_in_vcell(int32_t v) const;
 
     // --- scheduling
     bool schedule_new(const Request& req, Placement& out, std::string& reason);

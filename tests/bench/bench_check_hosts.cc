@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "check/fact_script.h"
-#include "check/host_facts.h"
 #include "check/report.h"
 #include "check/runner.h"
+#include "facts/fact_script.h"
+#include "facts/host_facts.h"
 #include "util/fs.h"
 
 namespace {
@@ -34,7 +34,7 @@ pai::check::HostOutcome host(int i) {
   sku.device = pai::config::ComputingDevice{"nvidia.com/gpu", "V100", 4, {}};
   h.plan.sku = sku;
   h.reached = true;
-  pai::check::parse_fact_output(captured(), 0, h.facts);
+  pai::facts::parse_fact_output(captured(), 0, h.facts);
   h.facts.hostname = h.plan.name;
   h.facts.machine_id = "m" + std::to_string(i);
   return h;
@@ -42,8 +42,8 @@ pai::check::HostOutcome host(int i) {
 
 void BM_ParseFactOutput(benchmark::State& state) {
   for (auto _ : state) {
-    pai::check::HostFacts f;
-    pai::check::parse_fact_output(captured(), 1.7e9, f);
+    pai::facts::HostFacts f;
+    pai::facts::parse_fact_output(captured(), 1.7e9, f);
     benchmark::DoNotOptimize(f);
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * captured().size()));
@@ -60,7 +60,7 @@ BENCHMARK(BM_EvaluateHosts)->Arg(50)->Arg(100)->Arg(1000);
 
 void BM_FactsJson(benchmark::State& state) {
   pai::check::HostOutcome h = host(0);
-  for (auto _ : state) benchmark::DoNotOptimize(pai::check::dump(pai::check::to_json(h.facts)));
+  for (auto _ : state) benchmark::DoNotOptimize(pai::check::dump(pai::facts::to_json(h.facts)));
 }
 BENCHMARK(BM_FactsJson);
 

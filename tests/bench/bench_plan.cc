@@ -13,14 +13,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include "topology/hierarchy.h"
-#include "topology/plan_output.h"
-#include "topology/plan_run.h"
-#include "topology/profiles.h"
+#include "planner/hierarchy.h"
+#include "planner/plan_output.h"
+#include "planner/plan_run.h"
+#include "planner/profiles.h"
 #include "util/fs.h"
 
 namespace fs = std::filesystem;
-using namespace pai::topology;
+using namespace pai::planner;
+using namespace pai::facts;
 
 namespace {
 

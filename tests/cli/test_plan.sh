@@ -123,6 +123,18 @@ run plan --facts "$TMP/facts"
 expect_rc 2 "a corrupt topo.txt"
 expect_err "t4-01/topo.txt:2:10: error[T105]" "file:line:col of the bad link"
 rm -rf "$TMP/facts"
+# Numbers too large for a double, in a facts JSON and in an lscpu -J capture: input errors with
+# the position of the number, never an abort.
+mkdir -p "$TMP/huge/big-01" "$TMP/huge2/big-02"
+printf '{\n  "schema": "paictl.facts/v1",\n  "name": "big-00",\n  "x": 1e400\n}\n' >"$TMP/huge/big-00.json"
+run plan --facts "$TMP/huge"
+expect_rc 2 "a facts JSON with 1e400"
+expect_err "big-00.json:4:8: error[P005]" "file:line:col of the huge number"
+printf '{"lscpu": [{"field": "CPU(s):", "data": 9e616}]}\n' >"$TMP/huge2/big-02/lscpu.txt"
+run plan --facts "$TMP/huge2"
+expect_rc 2 "an lscpu -J capture with 9e616"
+expect_err "big-02/lscpu.txt:1:41: error[T131]" "file:line:col of the huge number in lscpu.txt"
+rm -rf "$TMP/huge" "$TMP/huge2"
 run plan --facts "$TMP/nope"
 expect_rc 2 "missing facts directory"
 run plan

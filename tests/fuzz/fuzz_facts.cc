@@ -6,24 +6,24 @@
 #include <cstdlib>
 #include <string>
 
-#include "check/fact_script.h"
-#include "check/host_facts.h"
 #include "check/report.h"
 #include "check/runner.h"
+#include "facts/fact_script.h"
+#include "facts/host_facts.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string out(reinterpret_cast<const char*>(data), size);
-  pai::check::HostFacts f;
-  pai::check::parse_fact_output(out, 1.7e9, f);
+  pai::facts::HostFacts f;
+  pai::facts::parse_fact_output(out, 1.7e9, f);
   if (f.complete && !f.stuck_in.empty()) std::abort();
-  nlohmann::json j = pai::check::to_json(f);
+  nlohmann::json j = pai::facts::to_json(f);
   std::string text = pai::check::dump(j);
   nlohmann::json again = nlohmann::json::parse(text, nullptr, false);
   if (again.is_discarded()) std::abort();
-  pai::check::HostFacts back;
+  pai::facts::HostFacts back;
   std::string err;
   if (!f.hostname.empty() || !f.name.empty())
-    if (!pai::check::from_json(again, back, err)) std::abort();
+    if (!pai::facts::from_json(again, back, err)) std::abort();
   // The checks run on whatever was parsed.
   pai::check::HostOutcome h;
   h.plan.name = "fuzz";

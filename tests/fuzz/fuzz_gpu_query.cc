@@ -4,11 +4,11 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "topology/parsers.h"
+#include "facts/parsers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto r = pai::topology::parse_gpu_query(text, "fuzz");
+  auto r = pai::facts::parse_gpu_query(text, "fuzz");
   uint32_t lines = 1;
   for (char c : text) lines += c == '\n';
   for (const auto& d : r.diagnostics.items())

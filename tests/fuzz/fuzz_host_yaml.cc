@@ -6,17 +6,17 @@
 #include <cstdlib>
 #include <string>
 
-#include "topology/host_facts.h"
+#include "planner/hosts.h"
 #include "util/strings.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   uint32_t lines = 1;
   for (char c : text) lines += c == '\n';
-  pai::topology::HostFacts h;
+  pai::planner::Host h;
   h.hostname = "fuzz";
   pai::diag::List out;
-  pai::topology::read_host_yaml("host.yaml", text, h, out);
+  pai::planner::read_host_yaml("host.yaml", text, h, out);
   for (const auto& d : out.items())
     if (d.line > lines + 1 || d.message.empty() || d.code != "P003") std::abort();
   // What is kept is what the planner may write into layout.yaml.

@@ -224,8 +224,9 @@ TEST(Checks, UnreachableHostSkipsEverythingElse) {
 TEST(Checks, TimedOutHostUsesItsPartialFacts) {
   HostOutcome h = good_host("slow");
   std::string out = captured_output();
-  h.facts = HostFacts{};
-  parse_fact_output(out.substr(0, out.find("@@begin docker")) + "@@begin docker\n", 0, h.facts);
+  h.facts = pai::facts::HostFacts{};
+  pai::facts::parse_fact_output(out.substr(0, out.find("@@begin docker")) + "@@begin docker\n", 0,
+                                h.facts);
   h.exec.failure = pai::remote::Failure::CommandTimeout;
   h.exec.error = "the command did not finish within 4 s";
   auto rs = eval1(h);

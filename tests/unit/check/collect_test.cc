@@ -42,8 +42,8 @@ class ScriptedTransport : public Transport {
   std::map<std::string, int> timeouts;
 };
 
-HostPlan plan(const std::string& name, const std::string& user) {
-  HostPlan p;
+pai::inventory::HostPlan plan(const std::string& name, const std::string& user) {
+  pai::inventory::HostPlan p;
   p.name = name;
   p.address = name;
   p.target.endpoint.name = name;
@@ -59,8 +59,8 @@ TEST(Collect, EveryHostOnceWithTheSudoPasswordOnlyWhereNeeded) {
   o.sudo_password = Secret("hunter2");
   o.command_timeout_ms = 2000;
   o.script.dns_names = {"registry.example.com"};
-  std::vector<HostPlan> plans = {plan("as-root", "root"), plan("as-ops", "ops"),
-                                 plan("down", "ops"), plan("slow", "root")};
+  std::vector<pai::inventory::HostPlan> plans = {plan("as-root", "root"), plan("as-ops", "ops"),
+                                                 plan("down", "ops"), plan("slow", "root")};
   size_t used = 0;
   auto out = collect(t, plans, o, &used);
   ASSERT_EQ(out.size(), 4u);
@@ -69,7 +69,7 @@ TEST(Collect, EveryHostOnceWithTheSudoPasswordOnlyWhereNeeded) {
   EXPECT_EQ(t.inputs["as-root"].substr(0, 1), "\n");
   EXPECT_EQ(t.inputs["as-ops"].rfind("hunter2\n", 0), 0u);
   EXPECT_NE(t.inputs["as-ops"].find("DNS_NAMES=registry.example.com\n"), std::string::npos);
-  EXPECT_EQ(t.commands["as-root"], bootstrap_command());
+  EXPECT_EQ(t.commands["as-root"], pai::facts::bootstrap_command());
   EXPECT_EQ(t.commands["as-root"].find("hunter2"), std::string::npos);
   EXPECT_EQ(t.timeouts["as-ops"], 2000);
 

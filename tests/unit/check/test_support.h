@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "check/fact_script.h"
 #include "check/runner.h"
+#include "facts/fact_script.h"
 #include "util/fs.h"
 
 namespace pai::check::testing {
@@ -43,12 +43,12 @@ inline HostOutcome good_host(const std::string& name = "gpu-ok",
   h.exec.exit_status = 0;
   h.exec.auth_method = "publickey (/k)";
   h.facts.name = name;
-  parse_fact_output(captured_output(), 0, h.facts);
+  facts::parse_fact_output(captured_output(), 0, h.facts);
   h.facts.hostname = name;  // the captured host calls itself gpu-ok
   h.facts.machine_id = "machine-" + name;
   h.facts.ssh_server_address = ip;
   // The capture also resolved a name that must fail (gone.invalid); a good host resolves all.
-  std::erase_if(h.facts.dns, [](const DnsFacts& d) { return !d.resolved; });
+  std::erase_if(h.facts.dns, [](const facts::DnsFacts& d) { return !d.resolved; });
   return h;
 }
 

@@ -1,0 +1,628 @@
+#include "deploy/engine.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "remote/executor.h"
+#include "util/strings.h"
+
+namespace pai::deploy {
+
+// ------------------------------------------------------------------ masker, host
+
+void Masker::add(const std::string& secret) {
+  if (secret.size() < 4) return;  // masking "a" everywhere would mangle every line
+  std::lock_guard lock(mu_);
+  for (const auto& s : secrets_)
+    if (s == secret) return;
+  secrets_.push_back(secret);
+  // Longest first, so a secret that contains another is masked whole.
+  std::sort(secrets_.begin(), secrets_.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+}
+
+std::string Masker::mask(std::string text) const {
+  std::lock_guard lock(mu_);
+  for (const auto& s : secrets_) {
+    size_t pos = 0;
+    while ((pos = text.find(s, pos)) != std::string::npos) {
+      text.replace(pos, s.size(), "***");
+      pos += 3;
+    }
+  }
+  return text;
+}
+
+HostRun* RunContext::master() const {
+  for (auto* h : hosts)
+    if (h->spec().master) return h;
+  return nullptr;
+}
+
+void HostRun::log(const std::string& line) {
+  if (!log_sink) return;
+  log_sink(run_.masker ? run_.masker->mask(line) : line);
+}
+
+remote::ExecResult HostRun::sh(const std::string& script, const std::string& input,
+                               int timeout_ms) {
+  remote::ExecRequest req;
+  std::string quoted = util::shell_quote(script);
+  req.command = spec_.target.endpoint.user == "root" || spec_.target.endpoint.user.empty()
+                    ? "sh -c " + quoted
+                    : "sudo -n sh -c " + quoted;
+  req.input = input;
+  req.timeout_ms = timeout_ms;
+  if (!connection) {
+    remote::ExecResult r;
+    r.failure = remote::Failure::Channel;
+    r.error = "no connection to " + spec_.name;
+    return r;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  remote::ExecResult r;
+  {
+    std::lock_guard lock(mu_);
+    r = connection->exec(req);
+  }
+  std::fill(req.input.begin(), req.input.end(), '\0');
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (log_sink) {
+    std::string text = "$ " + script + "\n";
+    if (!input.empty()) text += "(stdin: " + std::to_string(input.size()) + " bytes, not logged)\n";
+    if (!r.out.empty()) text += r.out + (r.out.back() == '\n' ? "" : "\n");
+    if (!r.err.empty()) text += "stderr: " + r.err + (r.err.back() == '\n' ? "" : "\n");
+    char tail[96];
+    std::snprintf(tail, sizeof tail, "# exit %d after %.0f ms", r.exit_status, ms);
+    text += tail;
+    if (!r.ok()) text += " (" + r.error + ")";
+    log(text);
+  }
+  return r;
+}
+
+Status command_failure(const std::string& what, const remote::ExecResult& r) {
+  if (!r.ok()) return Status::failure(what + ": " + r.error, r.hint);
+  std::string err(util::trim(r.err));
+  // The last few lines say why; the log has the rest.
+  std::vector<std::string> lines;
+  for (auto l : util::split(err, '\n'))
+    if (!util::trim(l).empty()) lines.emplace_back(util::trim(l));
+  if (lines.size() > 3) lines.erase(lines.begin(), lines.end() - 3);
+  std::string msg = what + " failed (exit " + std::to_string(r.exit_status) + ")";
+  if (!lines.empty()) msg += ": " + util::join(lines, " / ");
+  return Status::failure(msg, "the host's log under .paictl/logs/ has the whole output");
+}
+
+Status Phase::verify(HostRun& host) {
+  std::vector<std::string> needs;
+  Status s = observe(host, needs);
+  if (!s.ok) return s;
+  if (!needs.empty())
+    return Status::failure("still missing after applying: " + util::join(needs, "; "));
+  return s;
+}
+
+// ------------------------------------------------------------------ results
+
+std::string_view to_string(Event::Kind k) {
+  switch (k) {
+    case Event::Kind::HostConnected:
+      return "connected";
+    case Event::Kind::HostLocked:
+      return "locked";
+    case Event::Kind::PhaseStart:
+      return "start";
+    case Event::Kind::PhaseUpToDate:
+      return "up-to-date";
+    case Event::Kind::PhaseNeeds:
+      return "needs";
+    case Event::Kind::PhaseApplied:
+      return "applied";
+    case Event::Kind::PhaseFailed:
+      return "failed";
+    case Event::Kind::PhaseSkipped:
+      return "skipped";
+    case Event::Kind::CleanupStart:
+      return "cleanup";
+    case Event::Kind::CleanupDone:
+      return "cleaned";
+    case Event::Kind::Interrupted:
+      return "interrupted";
+    case Event::Kind::Note:
+      return "note";
+  }
+  return "note";
+}
+
+std::string_view to_string(PhaseResult::State s) {
+  switch (s) {
+    case PhaseResult::State::UpToDate:
+      return "up-to-date";
+    case PhaseResult::State::Planned:
+      return "planned";
+    case PhaseResult::State::Changed:
+      return "changed";
+    case PhaseResult::State::Failed:
+      return "failed";
+    case PhaseResult::State::Skipped:
+      return "skipped";
+    case PhaseResult::State::NotApplicable:
+      return "not-applicable";
+  }
+  return "skipped";
+}
+
+bool HostResult::failed() const {
+  if (!error.empty()) return true;
+  for (const auto& p : phases)
+    if (p.state == PhaseResult::State::Failed) return true;
+  return false;
+}
+
+bool HostResult::changed() const {
+  for (const auto& p : phases)
+    if (p.state == PhaseResult::State::Changed || p.state == PhaseResult::State::Planned)
+      return true;
+  return false;
+}
+
+bool RunResult::ok() const {
+  for (const auto& h : hosts)
+    if (h.failed()) return false;
+  return true;
+}
+
+bool RunResult::changed() const {
+  for (const auto& h : hosts)
+    if (h.changed()) return true;
+  return false;
+}
+
+nlohmann::json RunResult::to_json() const {
+  nlohmann::json hs = nlohmann::json::array();
+  for (const auto& h : hosts) {
+    nlohmann::json ps = nlohmann::json::array();
+    for (const auto& p : h.phases) {
+      nlohmann::json pj = {{"phase", p.phase}, {"state", to_string(p.state)}, {"needs", p.needs}};
+      if (!p.error.empty()) pj["error"] = p.error;
+      if (!p.hint.empty()) pj["hint"] = p.hint;
+      if (p.cleaned) pj["cleaned_up"] = true;
+      if (p.ms > 0) pj["ms"] = static_cast<int64_t>(p.ms);
+      ps.push_back(std::move(pj));
+    }
+    nlohmann::json hj = {{"host", h.host},
+                         {"reached", h.reached},
+                         {"changed", h.changed()},
+                         {"failed", h.failed()},
+                         {"phases", std::move(ps)}};
+    if (!h.error.empty()) hj["error"] = h.error;
+    if (!h.hint.empty()) hj["hint"] = h.hint;
+    hs.push_back(std::move(hj));
+  }
+  nlohmann::json inter = nlohmann::json::array();
+  for (const auto& e : interrupted)
+    inter.push_back({{"host", e.host}, {"phase", e.phase}, {"message", e.message}});
+  return {{"run", run_id},
+          {"dry_run", dry_run},
+          {"ok", ok()},
+          {"changed", changed()},
+          {"interrupted", inter},
+          {"hosts", hs},
+          {"ms", static_cast<int64_t>(ms)}};
+}
+
+// ------------------------------------------------------------------ host lock
+
+namespace {
+constexpr const char* kLockPaths =
+    "L=/run/lock/paictl-install; [ -d /run/lock ] || L=/tmp/paictl-install.lock\n";
+}
+
+std::string host_lock_script(const std::string& holder, int stale_s, const std::string& takeover) {
+  // O_EXCL through the shell's noclobber; the content names the holder; a lock
+  // whose file was not touched for stale_s seconds is stale.
+  std::string s = kLockPaths;
+  s += "ME=" + util::shell_quote(holder) + "\n";
+  s += "TAKE=" + util::shell_quote(takeover) + "\n";
+  s += "STALE=" + std::to_string(stale_s) + "\n";
+  s += R"(for attempt in 1 2; do
+  if ( set -C; printf '%s\n' "$ME" > "$L" ) 2>/dev/null; then echo acquired; exit 0; fi
+  cur=$(cat "$L" 2>/dev/null)
+  if [ "$cur" = "$ME" ]; then touch "$L"; echo acquired; exit 0; fi
+  age=$(( $(date +%s) - $(stat -c %Y "$L" 2>/dev/null || date +%s) ))
+  if [ -n "$TAKE" ] && [ "$cur" = "$TAKE" ]; then rm -f "$L"; continue; fi
+  if [ "$age" -gt "$STALE" ]; then rm -f "$L"; continue; fi
+  printf 'held %s\n%s\n' "$age" "$cur"; exit 0
+done
+echo "held 0"; echo "$cur"
+)";
+  return s;
+}
+
+std::string host_unlock_script(const std::string& holder) {
+  std::string s = kLockPaths;
+  s += "ME=" + util::shell_quote(holder) + "\n";
+  s += "[ \"$(cat \"$L\" 2>/dev/null)\" = \"$ME\" ] && rm -f \"$L\"; true\n";
+  return s;
+}
+
+// ------------------------------------------------------------------ engine
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+std::string local_hostname() {
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  return host;
+}
+
+struct HostLog {
+  std::mutex mu;
+  int fd = -1;
+  ~HostLog() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// The holder line of a host lock: "LOCALHOST PID RUNID START".
+bool holder_is_dead_here(const std::string& holder) {
+  auto parts = util::split(holder, ' ');
+  if (parts.size() < 2 || std::string(parts[0]) != local_hostname()) return false;
+  auto pid = util::parse_int(std::string(parts[1]));
+  if (!pid || *pid <= 0) return false;
+  return ::kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH;
+}
+
+}  // namespace
+
+RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phases) {
+  auto t_run = Clock::now();
+  RunResult res;
+  res.dry_run = opts_.dry_run;
+  res.run_id = opts_.run_id;
+  if (res.run_id.empty()) res.run_id = utc_now_rfc3339() + "-" + std::to_string(::getpid());
+  Masker own_masker;
+  Masker* masker = opts_.masker ? opts_.masker : &own_masker;
+
+  std::mutex event_mu;
+  auto emit = [&](Event e) {
+    e.message = masker->mask(std::move(e.message));
+    e.hint = masker->mask(std::move(e.hint));
+    for (auto& n : e.needs) n = masker->mask(std::move(n));
+    std::lock_guard lock(event_mu);
+    if (opts_.on_event) opts_.on_event(e);
+  };
+
+  if (!opts_.journal_path.empty()) {
+    for (const auto& step : interrupted_steps(read_journal(opts_.journal_path))) {
+      Event e;
+      e.kind = Event::Kind::Interrupted;
+      e.host = step.value("host", "");
+      e.phase = step.value("phase", "");
+      e.message = "run " + step.value("run", "") + " stopped during this step (started " +
+                  step.value("time", "") + "); its state is observed again";
+      res.interrupted.push_back(e);
+      emit(e);
+    }
+  }
+  Journal journal;
+  if (!opts_.dry_run) {
+    std::string err = journal.open(opts_.journal_path);
+    if (!err.empty()) emit({Event::Kind::Note, "", "", "journal: " + err, "", {}, 0});
+    journal.append({{"event", "run-start"}, {"run", res.run_id}, {"hosts", hosts.size()}});
+  }
+
+  RunContext ctx;
+  ctx.masker = masker;
+  ctx.dry_run = opts_.dry_run;
+  std::vector<std::unique_ptr<HostRun>> runs;
+  std::vector<std::unique_ptr<HostLog>> logs;
+  res.hosts.resize(hosts.size());
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    runs.push_back(std::make_unique<HostRun>(hosts[i], ctx));
+    ctx.hosts.push_back(runs.back().get());
+    res.hosts[i].host = hosts[i].name;
+    for (const auto& p : phases) {
+      PhaseResult pr;
+      pr.phase = p->name();
+      pr.state =
+          p->runs_on(hosts[i]) ? PhaseResult::State::Skipped : PhaseResult::State::NotApplicable;
+      res.hosts[i].phases.push_back(pr);
+    }
+    auto log = std::make_unique<HostLog>();
+    if (!opts_.log_dir.empty()) {
+      std::string path = opts_.log_dir + "/" + hosts[i].name + ".log";
+      log->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+      if (log->fd >= 0) ::fchmod(log->fd, 0600);
+    }
+    HostLog* lp = log.get();
+    std::string run_id = res.run_id;
+    if (lp->fd >= 0)
+      runs.back()->log_sink = [lp](const std::string& text) {
+        std::string line = "[" + utc_now_rfc3339() + "] " + text + "\n";
+        std::lock_guard lock(lp->mu);
+        if (::write(lp->fd, line.data(), line.size()) < 0) {
+        }
+      };
+    logs.push_back(std::move(log));
+  }
+  for (auto& r : runs) r->log("--- run " + res.run_id + (opts_.dry_run ? " (dry run)" : ""));
+
+  size_t fds = 4;
+  for (const auto& h : hosts) fds = std::max(fds, transport_.fds_per_exec(h.target));
+  remote::ExecutorOptions eo;
+  eo.parallel = opts_.parallel;
+  eo.fds_per_task = fds;
+
+  std::vector<char> failed(hosts.size(), 0), locked(hosts.size(), 0);
+  const std::string holder = local_hostname() + " " + std::to_string(::getpid()) + " " + res.run_id;
+
+  // Connect (and lock) every host.
+  remote::run_parallel(hosts.size(), eo, [&](size_t i) {
+    HostRun& h = *runs[i];
+    HostResult& hr = res.hosts[i];
+    h.connection = transport_.connect(hosts[i].target);
+    remote::ExecResult r;
+    if (opts_.dry_run || !opts_.host_lock) {
+      r = h.sh("id -u");
+    } else {
+      r = h.sh(host_lock_script(holder, opts_.host_lock_stale_s));
+      if (r.ok() && r.exit_status == 0 && r.out.rfind("held", 0) == 0) {
+        std::string cur = r.out.substr(r.out.find('\n') + 1);
+        while (!cur.empty() && cur.back() == '\n') cur.pop_back();
+        if (holder_is_dead_here(cur)) {
+          emit({Event::Kind::Note,
+                hosts[i].name,
+                "",
+                "taking over the install lock of a run that is gone (" + cur + ")",
+                "",
+                {},
+                0});
+          r = h.sh(host_lock_script(holder, opts_.host_lock_stale_s, cur));
+        }
+      }
+    }
+    if (!r.ok()) {
+      hr.error = r.error;
+      hr.hint = r.hint;
+      failed[i] = 1;
+      emit({Event::Kind::PhaseFailed, hosts[i].name, "connect", r.error, r.hint, {}, 0});
+      return;
+    }
+    hr.reached = true;
+    emit({Event::Kind::HostConnected,
+          hosts[i].name,
+          "connect",
+          r.auth_method.empty() ? "connected" : "connected (" + r.auth_method + ")",
+          "",
+          {},
+          0});
+    if (opts_.dry_run || !opts_.host_lock) return;
+    if (r.exit_status != 0 || r.out.rfind("acquired", 0) != 0) {
+      std::string cur = r.out.rfind("held", 0) == 0 ? r.out.substr(r.out.find('\n') + 1) : r.out;
+      while (!cur.empty() && cur.back() == '\n') cur.pop_back();
+      auto parts = util::split(cur, ' ');
+      std::string who = parts.size() >= 3
+                            ? "pid " + std::string(parts[1]) + " on " + std::string(parts[0]) +
+                                  " (run " + std::string(parts[2]) + ")"
+                            : "\"" + cur + "\"";
+      hr.error = "another install holds this host's lock: " + who;
+      hr.hint = "wait for it to finish; a lock untouched for " +
+                std::to_string(opts_.host_lock_stale_s) +
+                " s is stale (/run/lock/paictl-install on the host)";
+      failed[i] = 1;
+      emit({Event::Kind::PhaseFailed, hosts[i].name, "lock", hr.error, hr.hint, {}, 0});
+      return;
+    }
+    locked[i] = 1;
+    emit({Event::Kind::HostLocked, hosts[i].name, "lock", "locked", "", {}, 0});
+  });
+
+  // A host that cannot be reached or locked stops the run before anything changes.
+  bool stop = false;
+  if (!opts_.dry_run)
+    for (char f : failed) stop |= f != 0;
+
+  // (phase, host) pairs whose apply ran in this run, in order, for the clean-up.
+  std::mutex applied_mu;
+  std::vector<std::pair<size_t, size_t>> applied;
+
+  auto run_phase = [&](size_t pi, size_t hi) -> bool {
+    Phase& phase = *phases[pi];
+    HostRun& h = *runs[hi];
+    PhaseResult& pr = res.hosts[hi].phases[pi];
+    const std::string& host = hosts[hi].name;
+    auto t0 = Clock::now();
+    emit({Event::Kind::PhaseStart, host, pr.phase, "", "", {}, 0});
+    std::vector<std::string> needs;
+    Status s = phase.observe(h, needs);
+    auto fail = [&](const Status& st) {
+      pr.state = PhaseResult::State::Failed;
+      pr.error = masker->mask(st.error);
+      pr.hint = masker->mask(st.hint);
+      pr.ms = ms_since(t0);
+      h.log("phase " + pr.phase + " failed: " + st.error);
+      emit({Event::Kind::PhaseFailed, host, pr.phase, st.error, st.hint, {}, pr.ms});
+      return false;
+    };
+    if (!s.ok) return fail(s);
+    for (auto& n : needs) n = masker->mask(n);
+    pr.needs = needs;
+    if (needs.empty()) {
+      pr.state = PhaseResult::State::UpToDate;
+      pr.ms = ms_since(t0);
+      emit({Event::Kind::PhaseUpToDate, host, pr.phase, "up to date", "", {}, pr.ms});
+      return true;
+    }
+    if (opts_.dry_run) {
+      pr.state = PhaseResult::State::Planned;
+      pr.ms = ms_since(t0);
+      emit({Event::Kind::PhaseNeeds, host, pr.phase, "would apply", "", needs, pr.ms});
+      return true;
+    }
+    emit({Event::Kind::PhaseNeeds, host, pr.phase, "applying", "", needs, 0});
+    journal.append({{"event", "start"},
+                    {"run", res.run_id},
+                    {"host", host},
+                    {"phase", pr.phase},
+                    {"needs", needs}});
+    h.log("phase " + pr.phase + ": " + util::join(needs, "; "));
+    {
+      std::lock_guard lock(applied_mu);
+      applied.emplace_back(pi, hi);
+    }
+    s = phase.apply(h, needs);
+    if (s.ok) s = phase.verify(h);
+    journal.append({{"event", "end"},
+                    {"run", res.run_id},
+                    {"host", host},
+                    {"phase", pr.phase},
+                    {"result", s.ok ? "changed" : "failed"},
+                    {"error", masker->mask(s.error)}});
+    if (!s.ok) return fail(s);
+    pr.state = PhaseResult::State::Changed;
+    pr.ms = ms_since(t0);
+    emit({Event::Kind::PhaseApplied, host, pr.phase, "applied", "", needs, pr.ms});
+    return true;
+  };
+
+  // Stages: runs of phases between barriers; a cluster-wide phase is a stage of its own.
+  for (size_t first = 0; first < phases.size() && !stop;) {
+    size_t last = first + 1;
+    if (!phases[first]->cluster_wide())
+      while (last < phases.size() && !phases[last]->barrier() && !phases[last]->cluster_wide())
+        ++last;
+    std::vector<size_t> alive;
+    for (size_t i = 0; i < hosts.size(); ++i)
+      if (!failed[i]) alive.push_back(i);
+    if (phases[first]->cluster_wide()) {
+      Phase& phase = *phases[first];
+      std::vector<size_t> which;
+      std::vector<HostRun*> hs;
+      for (size_t i : alive)
+        if (phase.runs_on(hosts[i])) {
+          which.push_back(i);
+          hs.push_back(runs[i].get());
+          emit({Event::Kind::PhaseStart, hosts[i].name, phase.name(), "", "", {}, 0});
+        }
+      auto t0 = Clock::now();
+      std::vector<Status> st(hs.size());
+      std::vector<std::vector<std::string>> needs(hs.size());
+      if (!hs.empty()) phase.observe_all(hs, st, needs);
+      std::vector<size_t> to_apply;
+      for (size_t k = 0; k < which.size(); ++k) {
+        size_t i = which[k];
+        PhaseResult& pr = res.hosts[i].phases[first];
+        pr.ms = ms_since(t0);
+        if (!st[k].ok) {
+          pr.state = PhaseResult::State::Failed;
+          pr.error = masker->mask(st[k].error);
+          pr.hint = masker->mask(st[k].hint);
+          failed[i] = 1;
+          emit({Event::Kind::PhaseFailed,
+                hosts[i].name,
+                pr.phase,
+                st[k].error,
+                st[k].hint,
+                {},
+                pr.ms});
+        } else if (needs[k].empty()) {
+          pr.state = PhaseResult::State::UpToDate;
+          emit({Event::Kind::PhaseUpToDate, hosts[i].name, pr.phase, "up to date", "", {}, pr.ms});
+        } else if (opts_.dry_run) {
+          pr.state = PhaseResult::State::Planned;
+          pr.needs = needs[k];
+          emit({Event::Kind::PhaseNeeds, hosts[i].name, pr.phase, "would apply", "", needs[k],
+                pr.ms});
+        } else {
+          to_apply.push_back(i);
+        }
+      }
+      remote::run_parallel(to_apply.size(), eo, [&](size_t k) {
+        if (!run_phase(first, to_apply[k])) failed[to_apply[k]] = 1;
+      });
+    } else {
+      remote::run_parallel(alive.size(), eo, [&](size_t k) {
+        size_t i = alive[k];
+        for (size_t pi = first; pi < last; ++pi) {
+          if (!phases[pi]->runs_on(hosts[i])) continue;
+          if (!run_phase(pi, i)) {
+            failed[i] = 1;
+            return;
+          }
+        }
+      });
+    }
+    // A failure stops the run at the barrier; a dry run goes on to show the whole plan.
+    if (!opts_.dry_run)
+      for (char f : failed) stop |= f != 0;
+    first = last;
+  }
+
+  for (size_t i = 0; i < hosts.size(); ++i)
+    for (auto& pr : res.hosts[i].phases)
+      if (pr.state == PhaseResult::State::Skipped && (failed[i] || stop))
+        emit({Event::Kind::PhaseSkipped,
+              hosts[i].name,
+              pr.phase,
+              failed[i] ? "not run: this host failed earlier" : "not run: another host failed",
+              "",
+              {},
+              0});
+
+  if (stop) {
+    // k0sctl's contract: every phase that applied in this run cleans up, newest first.
+    for (auto it = applied.rbegin(); it != applied.rend(); ++it) {
+      auto [pi, hi] = *it;
+      emit({Event::Kind::CleanupStart,
+            hosts[hi].name,
+            phases[pi]->name(),
+            "cleaning up",
+            "",
+            {},
+            0});
+      phases[pi]->cleanup(*runs[hi]);
+      res.hosts[hi].phases[pi].cleaned = true;
+      journal.append({{"event", "cleanup"},
+                      {"run", res.run_id},
+                      {"host", hosts[hi].name},
+                      {"phase", phases[pi]->name()}});
+      emit({Event::Kind::CleanupDone, hosts[hi].name, phases[pi]->name(), "cleaned up", "", {}, 0});
+    }
+  }
+
+  std::vector<size_t> to_unlock;
+  for (size_t i = 0; i < hosts.size(); ++i)
+    if (locked[i]) to_unlock.push_back(i);
+  remote::run_parallel(to_unlock.size(), eo,
+                       [&](size_t k) { runs[to_unlock[k]]->sh(host_unlock_script(holder)); });
+  for (auto& r : runs) r->log("--- end of run " + res.run_id);
+  res.ms = ms_since(t_run);
+  journal.append({{"event", "run-end"},
+                  {"run", res.run_id},
+                  {"ok", res.ok()},
+                  {"changed", res.changed()},
+                  {"ms", static_cast<int64_t>(res.ms)}});
+  for (auto& r : runs) r->connection.reset();
+  return res;
+}
+
+}  // namespace pai::deploy

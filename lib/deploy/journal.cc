@@ -1,0 +1,170 @@
+#include "deploy/journal.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "util/fs.h"
+
+namespace pai::deploy {
+
+std::string utc_now_rfc3339() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms));
+  return out;
+}
+
+namespace {
+std::string parent_dir(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+}  // namespace
+
+std::string Journal::open(const std::string& path) {
+  if (path.empty()) return {};
+  std::string dir = parent_dir(path);
+  if (!util::is_directory(dir)) {
+    std::string err = util::make_directories(dir, 0700);
+    if (!err.empty()) return error_ = err;
+  }
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd_ < 0) return error_ = "cannot open " + path + ": " + std::strerror(errno);
+  // A journal torn by a kill -9 ends without a newline: start on a line of our own.
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && st.st_size > 0) {
+    int rfd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    char last = '\n';
+    if (rfd >= 0) {
+      if (::pread(rfd, &last, 1, st.st_size - 1) != 1) last = '\n';
+      ::close(rfd);
+    }
+    if (last != '\n' && ::write(fd_, "\n", 1) != 1) error_ = "cannot write " + path;
+  }
+  return {};
+}
+
+Journal::~Journal() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Journal::append(nlohmann::json record) {
+  if (fd_ < 0) return;
+  nlohmann::json line = nlohmann::json::object();
+  line["time"] = utc_now_rfc3339();
+  for (auto& [k, v] : record.items()) line[k] = v;
+  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::lock_guard lock(mu_);
+  // One write(2) with O_APPEND: concurrent writers never interleave inside a line.
+  ssize_t n = ::write(fd_, text.data(), text.size());
+  if (n != static_cast<ssize_t>(text.size()))
+    error_ = std::string("cannot append to the journal: ") + std::strerror(errno);
+  else if (::fsync(fd_) != 0)
+    error_ = std::string("cannot sync the journal: ") + std::strerror(errno);
+}
+
+std::vector<nlohmann::json> read_journal(const std::string& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("event") || !j["event"].is_string())
+      continue;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::vector<nlohmann::json> interrupted_steps(const std::vector<nlohmann::json>& records) {
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, nlohmann::json> open;
+  std::vector<Key> order;
+  auto str = [](const nlohmann::json& j, const char* k) {
+    return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
+  };
+  for (const auto& r : records) {
+    std::string ev = str(r, "event");
+    Key key{str(r, "run"), str(r, "host"), str(r, "phase")};
+    if (ev == "start") {
+      if (!open.count(key)) order.push_back(key);
+      open[key] = {{"run", std::get<0>(key)},
+                   {"host", std::get<1>(key)},
+                   {"phase", std::get<2>(key)},
+                   {"time", str(r, "time")}};
+    } else if (ev == "end") {
+      open.erase(key);
+    }
+  }
+  std::vector<nlohmann::json> out;
+  for (const auto& k : order)
+    if (auto it = open.find(k); it != open.end()) out.push_back(it->second);
+  return out;
+}
+
+LocalLock::~LocalLock() {
+  release();
+}
+
+std::string LocalLock::acquire(const std::string& path) {
+  std::string dir = parent_dir(path);
+  if (!util::is_directory(dir)) {
+    std::string err = util::make_directories(dir, 0700);
+    if (!err.empty()) return err;
+  }
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return "cannot open " + path + ": " + std::strerror(errno);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int e = errno;
+    std::string holder;
+    char buf[512];
+    ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    if (n > 0) holder.assign(buf, static_cast<size_t>(n));
+    ::close(fd);
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    if (e == EWOULDBLOCK)
+      return "another install of this cluster is running (" +
+             (holder.empty() ? std::string("holder unknown") : holder) + "; lock " + path + ")";
+    return "cannot lock " + path + ": " + std::strerror(e);
+  }
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  std::string content = "pid " + std::to_string(::getpid()) + " on host " + host + " since " +
+                        utc_now_rfc3339() + "\n";
+  if (::ftruncate(fd, 0) != 0 ||
+      ::pwrite(fd, content.data(), content.size(), 0) != static_cast<ssize_t>(content.size())) {
+    // The lock holds even when its note cannot be written.
+  }
+  fd_ = fd;
+  return {};
+}
+
+void LocalLock::release() {
+  if (fd_ < 0) return;
+  if (::ftruncate(fd_, 0) != 0) {
+  }
+  ::flock(fd_, LOCK_UN);
+  ::close(fd_);
+  fd_ = -1;
+}
+
+}  // namespace pai::deploy

@@ -1,0 +1,57 @@
+#pragma once
+// The install journal: <cluster dir>/.paictl/install.journal, one JSON object a
+// line, each appended with one write(2) under O_APPEND and fsync'd, so a kill -9
+// leaves at most a torn last line (skipped when read). It records what ran,
+// where, when and how it ended, for the report and to say that a step was
+// interrupted. It is never the source of truth: every run observes the hosts,
+// and a lost or corrupt journal changes nothing but the report.
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pai::deploy {
+
+class Journal {
+ public:
+  // Opens (creating the directory at 0700 and the file at 0600) for appending.
+  // An empty path is a journal that records nothing. Returns "" or an error.
+  std::string open(const std::string& path);
+  ~Journal();
+  // Adds "time" (UTC, RFC 3339) and appends. Errors are kept, not thrown: a
+  // journal that cannot be written must not stop an install.
+  void append(nlohmann::json record);
+  const std::string& error() const { return error_; }
+
+ private:
+  std::mutex mu_;
+  int fd_ = -1;
+  std::string error_;
+};
+
+// Every well-formed record of a journal file (torn or foreign lines skipped).
+std::vector<nlohmann::json> read_journal(const std::string& path);
+
+// Steps that started and never ended: {run, host, phase, time} of each
+// "start" record without a later "end" of the same run, host and phase.
+std::vector<nlohmann::json> interrupted_steps(const std::vector<nlohmann::json>& records);
+
+// One install per cluster directory: an flock(2) on <dir>/.paictl/install.lock
+// (released by the kernel when the holder dies, even by kill -9), whose content
+// says who holds it.
+class LocalLock {
+ public:
+  ~LocalLock();
+  // Returns "" when taken, else why not: "held by pid 123 on host x since T".
+  std::string acquire(const std::string& path);
+  void release();
+
+ private:
+  int fd_ = -1;
+};
+
+std::string utc_now_rfc3339();
+
+}  // namespace pai::deploy

@@ -1,0 +1,139 @@
+#pragma once
+// The phase contract of the install engine (engine.h), after k0sctl's: a phase
+// observes a host's real state, says what is missing (its needs), applies only
+// that, verifies, and may clean up what it did when a later phase of the same
+// run fails. Phases never print: they return values, and the engine reports
+// through its event callback.
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "remote/target.h"
+#include "remote/transport.h"
+
+namespace pai::deploy {
+
+// One host as the cluster files describe it.
+struct HostSpec {
+  std::string name;     // layout.yaml hostname
+  std::string address;  // hostip
+  bool master = false;
+  bool worker = false;
+  std::string sku;       // machine-type
+  int gpus = 0;          // the SKU's computing-device count when it is nvidia.com/gpu
+  std::string gpu_type;  // "nvidia.com/gpu" or ""
+  remote::Target target;
+};
+
+// Secret values (passwords, join tokens) replaced by "***" wherever text leaves
+// the engine: logs, events, errors, reports. Safe to use from many threads.
+class Masker {
+ public:
+  void add(const std::string& secret);
+  std::string mask(std::string text) const;
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> secrets_;
+};
+
+struct Status {
+  bool ok = true;
+  std::string error;  // one sentence, never a secret
+  std::string hint;
+  static Status success() { return {}; }
+  static Status failure(std::string error, std::string hint = {}) {
+    return {false, std::move(error), std::move(hint)};
+  }
+};
+
+class HostRun;
+
+// What a phase may ask of the run beyond its own host: another host (the
+// master, to mint a join token), the options, the secret masker.
+struct RunContext {
+  std::vector<HostRun*> hosts;
+  Masker* masker = nullptr;
+  bool dry_run = false;
+  HostRun* master() const;
+};
+
+// One host during one run: its connection (kept across phases), the facts the
+// phases observed (later phases read what earlier ones found), and its log.
+class HostRun {
+ public:
+  HostRun(const HostSpec& spec, RunContext& run) : spec_(spec), run_(run) {}
+
+  const HostSpec& spec() const { return spec_; }
+  RunContext& run() { return run_; }
+  nlohmann::json& facts() { return facts_; }
+
+  // Runs a POSIX sh script on the host (as root: directly when logged in as
+  // root, else through `sudo -n`). `input` goes to the script's stdin (the only
+  // way a secret reaches a host); `timeout_ms` bounds the command. Every run is
+  // written to the host's log, masked.
+  remote::ExecResult sh(const std::string& script, const std::string& input = {},
+                        int timeout_ms = 300000);
+
+  // Appends a line to the host's log (masked).
+  void log(const std::string& line);
+
+  // Set by the engine.
+  std::unique_ptr<remote::Connection> connection;
+  std::function<void(const std::string&)> log_sink;
+
+ private:
+  const HostSpec& spec_;
+  RunContext& run_;
+  nlohmann::json facts_ = nlohmann::json::object();
+  std::mutex mu_;  // another host's phase may run commands here (the master)
+};
+
+// A failed command, said for the operator: what failed, its exit status and the
+// last lines of its stderr (masked by the caller's log).
+Status command_failure(const std::string& what, const remote::ExecResult& r);
+
+class Phase {
+ public:
+  virtual ~Phase() = default;
+  virtual std::string name() const = 0;
+  // Whether the phase concerns this host at all (the control plane: the master only).
+  virtual bool runs_on(const HostSpec& host) const {
+    (void)host;
+    return true;
+  }
+  // No host starts this phase before every host has finished every earlier one
+  // (the control plane before workers join it).
+  virtual bool barrier() const { return false; }
+
+  // Reads the host's state and appends what is missing to `needs` (empty: up
+  // to date). Changes nothing on the host. May record facts for later phases.
+  virtual Status observe(HostRun& host, std::vector<std::string>& needs) = 0;
+  // Makes the needs true. Called only with a non-empty `needs`.
+  virtual Status apply(HostRun& host, const std::vector<std::string>& needs) = 0;
+  // After apply: observes again; anything still missing is a failure.
+  virtual Status verify(HostRun& host);
+  // Called, newest phase first, on the hosts where this phase applied changes in
+  // this run, when a later phase of the same run failed. Undoes what must not be
+  // left half-done (a minted token, a temporary file); it need not undo the phase.
+  virtual void cleanup(HostRun& host) { (void)host; }
+
+  // A phase that must see every host at once (checks that compare hosts)
+  // observes them all in one call; it is always a barrier.
+  virtual bool cluster_wide() const { return false; }
+  virtual void observe_all(std::vector<HostRun*>& hosts, std::vector<Status>& status,
+                           std::vector<std::vector<std::string>>& needs) {
+    (void)hosts;
+    (void)status;
+    (void)needs;
+  }
+};
+
+using PhaseList = std::vector<std::unique_ptr<Phase>>;
+
+}  // namespace pai::deploy

@@ -1,0 +1,84 @@
+#include "util/json.h"
+
+namespace pai::util {
+
+namespace {
+
+// 1-based line and column of the byte at `offset` (0-based).
+void locate(std::string_view text, size_t offset, JsonError& e) {
+  e.line = 1;
+  e.column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++e.line;
+      e.column = 1;
+    } else {
+      ++e.column;
+    }
+  }
+}
+
+std::string without_prefix(const char* what) {
+  std::string s = what;
+  if (s.rfind("[json.exception.", 0) == 0)
+    if (size_t end = s.find("] "); end != std::string::npos) s.erase(0, end + 2);
+  return s;
+}
+
+// Finds where the parser stopped: a SAX pass that keeps nothing but the position.
+struct Locator final : nlohmann::json_sax<nlohmann::json> {
+  size_t offset = 0;
+  std::string message;
+  bool failed = false;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const nlohmann::detail::exception& ex) override {
+    failed = true;
+    // `position` is just past the token that failed; point at its first byte.
+    offset = position >= last_token.size() ? position - last_token.size() : 0;
+    message = without_prefix(ex.what());
+    return false;
+  }
+};
+
+}  // namespace
+
+std::optional<JsonError> parse_json(std::string_view text, nlohmann::json& out) {
+  try {
+    out = nlohmann::json::parse(text);
+    return std::nullopt;
+  } catch (const nlohmann::json::parse_error& e) {
+    JsonError err;
+    locate(text, e.byte > 0 ? e.byte - 1 : 0, err);
+    err.message = without_prefix(e.what());
+    return err;
+  } catch (const nlohmann::json::exception& e) {
+    // A number out of range, or anything else without a position: find it.
+    JsonError err;
+    err.message = without_prefix(e.what());
+    Locator loc;
+    try {
+      nlohmann::json::sax_parse(text, &loc);
+    } catch (const nlohmann::json::exception&) {
+    }
+    if (loc.failed) {
+      locate(text, loc.offset, err);
+      err.message = loc.message;
+    }
+    out = nlohmann::json();
+    return err;
+  }
+}
+
+}  // namespace pai::util

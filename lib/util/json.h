@@ -1,0 +1,25 @@
+#pragma once
+// JSON text from outside (files, what remote hosts print) parsed without exceptions.
+// nlohmann::json::parse throws parse_error for bad syntax, which carries the byte
+// offset, but out_of_range for a number too large for a double ("1e400"), which
+// carries none; both come back here as a position in the text.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace pai::util {
+
+struct JsonError {
+  uint32_t line = 1;    // 1-based
+  uint32_t column = 1;  // 1-based, in bytes
+  std::string message;  // nlohmann's wording without its "[json.exception...]" prefix
+};
+
+// Parses `text` into `out`. Returns the problem, or nothing when `text` is valid JSON.
+std::optional<JsonError> parse_json(std::string_view text, nlohmann::json& out);
+
+}  // namespace pai::util

@@ -1,0 +1,483 @@
+// The install engine with a fake transport and in-memory phases: order,
+// barriers, up-to-date re-runs, clean-up on failure, the journal, the locks,
+// dry runs, masking and the parallel bound.
+
+#include "deploy/engine.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "deploy/journal.h"
+
+namespace pai::deploy {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Answers the engine's own commands (the host lock, the probe) and counts logins.
+class FakeTransport : public remote::Transport {
+ public:
+  remote::ExecResult exec(const remote::Target& target, const remote::ExecRequest& req) override {
+    remote::ExecResult r;
+    std::lock_guard lock(mu);
+    commands.emplace_back(target.endpoint.name, req.command);
+    if (unreachable.count(target.endpoint.name)) {
+      r.failure = remote::Failure::Connect;
+      r.error = "connection to " + target.endpoint.name + " refused";
+      return r;
+    }
+    r.exit_status = 0;
+    if (req.command.find("set -C") != std::string::npos) {
+      auto it = held.find(target.endpoint.name);
+      r.out = it == held.end() ? "acquired\n" : "held 5\n" + it->second + "\n";
+    } else if (req.command.find("echo ") != std::string::npos) {
+      r.out = req.command.substr(req.command.find("echo ") + 5);
+    } else {
+      r.out = "0\n";
+    }
+    return r;
+  }
+  std::unique_ptr<remote::Connection> connect(const remote::Target& target) override {
+    ++connections;
+    return Transport::connect(target);
+  }
+  std::mutex mu;
+  std::vector<std::pair<std::string, std::string>> commands;
+  std::set<std::string> unreachable;
+  std::map<std::string, std::string> held;
+  std::atomic<int> connections{0};
+};
+
+// What the phases do, in order, across hosts.
+struct Timeline {
+  std::mutex mu;
+  std::vector<std::string> events;  // "phase host what"
+  void add(const std::string& e) {
+    std::lock_guard lock(mu);
+    events.push_back(e);
+  }
+  size_t index(const std::string& e) {
+    std::lock_guard lock(mu);
+    for (size_t i = 0; i < events.size(); ++i)
+      if (events[i] == e) return i;
+    return SIZE_MAX;
+  }
+  size_t count_prefix(const std::string& p) {
+    std::lock_guard lock(mu);
+    size_t n = 0;
+    for (const auto& e : events) n += e.rfind(p, 0) == 0;
+    return n;
+  }
+};
+
+// A phase over an in-memory "host state": a set of keys per host it must make present.
+class KeyPhase : public Phase {
+ public:
+  enum class Where { All, Master, Workers };
+  KeyPhase(std::string name, Where where, bool barrier, Timeline& tl,
+           std::map<std::string, std::set<std::string>>& state)
+      : name_(std::move(name)), where_(where), barrier_(barrier), tl_(tl), state_(state) {}
+  std::string name() const override { return name_; }
+  bool runs_on(const HostSpec& h) const override {
+    return where_ == Where::All || (where_ == Where::Master ? h.master : !h.master);
+  }
+  bool barrier() const override { return barrier_; }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    std::lock_guard lock(mu_);
+    if (!state_[h.spec().name].count(name_)) needs.push_back("make " + name_);
+    return {};
+  }
+  Status apply(HostRun& h, const std::vector<std::string>&) override {
+    tl_.add(name_ + " " + h.spec().name + " start");
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    tl_.add(name_ + " " + h.spec().name + " end");
+    if (fail_on == h.spec().name) return Status::failure("injected failure on " + fail_on);
+    std::lock_guard lock(mu_);
+    state_[h.spec().name].insert(name_);
+    return {};
+  }
+  void cleanup(HostRun& h) override { tl_.add(name_ + " " + h.spec().name + " cleanup"); }
+
+  std::string fail_on;
+  int delay_ms = 5;
+
+ private:
+  std::string name_;
+  Where where_;
+  bool barrier_;
+  Timeline& tl_;
+  std::map<std::string, std::set<std::string>>& state_;
+  static std::mutex mu_;
+};
+std::mutex KeyPhase::mu_;
+
+std::vector<HostSpec> cluster(int workers) {
+  std::vector<HostSpec> out;
+  HostSpec m;
+  m.name = "master";
+  m.master = true;
+  m.target.endpoint.name = "master";
+  m.target.endpoint.user = "root";
+  out.push_back(m);
+  for (int i = 1; i <= workers; ++i) {
+    HostSpec w;
+    w.name = "worker" + std::to_string(i);
+    w.worker = true;
+    w.target.endpoint.name = w.name;
+    w.target.endpoint.user = "root";
+    out.push_back(w);
+  }
+  return out;
+}
+
+struct DeployEngine : ::testing::Test {
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("paictl-engine-" + std::to_string(::getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  PhaseList phases() {
+    PhaseList p;
+    auto add = [&](const char* n, KeyPhase::Where w, bool b) {
+      auto ph = std::make_unique<KeyPhase>(n, w, b, tl, state);
+      raw[n] = ph.get();
+      p.push_back(std::move(ph));
+    };
+    add("prepare", KeyPhase::Where::All, false);
+    add("control-plane", KeyPhase::Where::Master, true);
+    add("workers", KeyPhase::Where::Workers, true);
+    add("addons", KeyPhase::Where::Master, true);
+    return p;
+  }
+  EngineOptions options() {
+    EngineOptions o;
+    o.journal_path = (dir / ".paictl" / "install.journal").string();
+    o.on_event = [this](const Event& e) {
+      std::lock_guard lock(ev_mu);
+      events.push_back(e);
+    };
+    return o;
+  }
+  fs::path dir;
+  Timeline tl;
+  std::map<std::string, std::set<std::string>> state;
+  std::map<std::string, KeyPhase*> raw;
+  FakeTransport transport;
+  std::mutex ev_mu;
+  std::vector<Event> events;
+};
+
+TEST_F(DeployEngine, PhasesRunInOrderWithBarriers) {
+  auto p = phases();
+  raw["prepare"]->delay_ms = 20;
+  Engine engine(transport, options());
+  RunResult r = engine.run(cluster(3), p);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r.changed());
+  // Every host prepared before the control plane starts; the control plane before any join.
+  size_t cp = tl.index("control-plane master start");
+  ASSERT_NE(cp, SIZE_MAX);
+  for (const char* h : {"master", "worker1", "worker2", "worker3"})
+    EXPECT_LT(tl.index(std::string("prepare ") + h + " end"), cp) << h;
+  for (const char* h : {"worker1", "worker2", "worker3"}) {
+    EXPECT_GT(tl.index(std::string("workers ") + h + " start"),
+              tl.index("control-plane master end"));
+    EXPECT_LT(tl.index(std::string("workers ") + h + " end"), tl.index("addons master start"));
+  }
+  // The control plane never runs on a worker, nor joins on the master.
+  EXPECT_EQ(tl.count_prefix("control-plane worker"), 0u);
+  EXPECT_EQ(tl.count_prefix("workers master"), 0u);
+  EXPECT_EQ(r.hosts[1].phases[1].state, PhaseResult::State::NotApplicable);
+  // One connection per host for the whole run.
+  EXPECT_EQ(transport.connections.load(), 4);
+}
+
+TEST_F(DeployEngine, SecondRunIsUpToDate) {
+  auto p = phases();
+  Engine engine(transport, options());
+  ASSERT_TRUE(engine.run(cluster(2), p).ok());
+  size_t applied = tl.count_prefix("");
+  RunResult again = engine.run(cluster(2), p);
+  EXPECT_TRUE(again.ok());
+  EXPECT_FALSE(again.changed());
+  EXPECT_EQ(tl.count_prefix(""), applied);  // nothing applied
+  for (const auto& h : again.hosts)
+    for (const auto& ph : h.phases)
+      EXPECT_TRUE(ph.state == PhaseResult::State::UpToDate ||
+                  ph.state == PhaseResult::State::NotApplicable)
+          << h.host << " " << ph.phase;
+}
+
+TEST_F(DeployEngine, FailureStopsAtTheBarrierAndCleansUpNewestFirst) {
+  auto p = phases();
+  raw["control-plane"]->fail_on = "master";
+  Engine engine(transport, options());
+  RunResult r = engine.run(cluster(2), p);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(tl.count_prefix("workers"), 0u);
+  EXPECT_EQ(r.hosts[0].phases[1].state, PhaseResult::State::Failed);
+  EXPECT_NE(r.hosts[0].phases[1].error.find("injected failure"), std::string::npos);
+  EXPECT_EQ(r.hosts[1].phases[2].state, PhaseResult::State::Skipped);
+  // Clean-up: the failed phase first, then what prepared the hosts.
+  size_t cp = tl.index("control-plane master cleanup");
+  ASSERT_NE(cp, SIZE_MAX);
+  for (const char* h : {"master", "worker1", "worker2"}) {
+    size_t c = tl.index(std::string("prepare ") + h + " cleanup");
+    ASSERT_NE(c, SIZE_MAX) << h;
+    EXPECT_GT(c, cp);
+  }
+  // A re-run does only what is missing.
+  raw["control-plane"]->fail_on.clear();
+  RunResult again = engine.run(cluster(2), p);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(tl.count_prefix("prepare master start"), 1u);
+  EXPECT_EQ(tl.count_prefix("control-plane master start"), 2u);
+  EXPECT_EQ(again.hosts[0].phases[0].state, PhaseResult::State::UpToDate);
+}
+
+TEST_F(DeployEngine, UnreachableHostFailsTheRunBeforeAnyChange) {
+  auto p = phases();
+  transport.unreachable.insert("worker2");
+  Engine engine(transport, options());
+  RunResult r = engine.run(cluster(2), p);
+  EXPECT_FALSE(r.ok());
+  EXPECT_FALSE(r.hosts[2].reached);
+  EXPECT_NE(r.hosts[2].error.find("refused"), std::string::npos);
+  EXPECT_EQ(tl.count_prefix(""), 0u);
+}
+
+TEST_F(DeployEngine, DryRunChangesNothingAndSaysWhatItWouldDo) {
+  auto p = phases();
+  EngineOptions o = options();
+  o.dry_run = true;
+  Engine engine(transport, o);
+  RunResult r = engine.run(cluster(2), p);
+  EXPECT_TRUE(r.ok());
+  EXPECT_TRUE(r.changed());
+  EXPECT_EQ(tl.count_prefix(""), 0u);
+  EXPECT_EQ(r.hosts[0].phases[1].state, PhaseResult::State::Planned);
+  EXPECT_EQ(r.hosts[0].phases[1].needs, std::vector<std::string>{"make control-plane"});
+  EXPECT_FALSE(fs::exists(o.journal_path));
+  for (const auto& [host, cmd] : transport.commands)
+    EXPECT_EQ(cmd.find("set -C"), std::string::npos) << "a dry run took the host lock";
+}
+
+TEST_F(DeployEngine, JournalRecordsRunsAndFindsInterruptedSteps) {
+  auto p = phases();
+  EngineOptions o = options();
+  {
+    Engine engine(transport, o);
+    ASSERT_TRUE(engine.run(cluster(1), p).ok());
+  }
+  auto records = read_journal(o.journal_path);
+  size_t starts = 0, ends = 0;
+  for (const auto& j : records) {
+    starts += j["event"] == "start";
+    ends += j["event"] == "end";
+    EXPECT_TRUE(j.contains("time"));
+  }
+  EXPECT_EQ(starts, 5u);  // prepare x2, control-plane, workers, addons
+  EXPECT_EQ(ends, starts);
+  EXPECT_TRUE(interrupted_steps(records).empty());
+  EXPECT_EQ(fs::status(o.journal_path).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+
+  // A kill -9 in the middle of a step: a start without its end, then a torn line.
+  {
+    std::ofstream out(o.journal_path, std::ios::app);
+    out << R"({"time":"t","event":"start","run":"r9","host":"worker1","phase":"workers"})"
+        << "\n"
+        << R"({"time":"t","event":"en)";
+  }
+  auto steps = interrupted_steps(read_journal(o.journal_path));
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0]["host"], "worker1");
+  Engine engine(transport, o);
+  RunResult r = engine.run(cluster(1), p);
+  EXPECT_TRUE(r.ok());
+  ASSERT_EQ(r.interrupted.size(), 1u);
+  EXPECT_EQ(r.interrupted[0].phase, "workers");
+  // The torn line did not glue itself to the next record.
+  auto after = read_journal(o.journal_path);
+  EXPECT_GT(after.size(), records.size() + 1);
+
+  // Losing the journal loses only the report.
+  fs::remove(o.journal_path);
+  state.clear();
+  RunResult fresh = engine.run(cluster(1), p);
+  EXPECT_TRUE(fresh.ok());
+  EXPECT_TRUE(fresh.changed());
+}
+
+TEST_F(DeployEngine, LocalLockRefusesASecondInstallAndSaysWho) {
+  std::string path = (dir / ".paictl" / "install.lock").string();
+  LocalLock a;
+  ASSERT_EQ(a.acquire(path), "");
+  LocalLock b;
+  std::string why = b.acquire(path);
+  EXPECT_NE(why.find("another install"), std::string::npos) << why;
+  EXPECT_NE(why.find("pid " + std::to_string(::getpid())), std::string::npos) << why;
+  EXPECT_NE(why.find("since "), std::string::npos) << why;
+  a.release();
+  EXPECT_EQ(b.acquire(path), "");
+  b.release();
+  // A holder killed with SIGKILL leaves no lock behind.
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    LocalLock c;
+    char ok = c.acquire(path).empty() ? 'y' : 'n';
+    if (::write(ready[1], &ok, 1) != 1) ::_exit(1);
+    ::pause();
+    ::_exit(0);
+  }
+  char ok = 0;
+  ASSERT_EQ(::read(ready[0], &ok, 1), 1);
+  ASSERT_EQ(ok, 'y');
+  LocalLock probe;
+  std::string held = probe.acquire(path);
+  EXPECT_NE(held.find("pid " + std::to_string(child)), std::string::npos) << held;
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  LocalLock after;
+  EXPECT_EQ(after.acquire(path), "");
+}
+
+TEST_F(DeployEngine, HostLockHeldByAnotherRunStopsThatHost) {
+  auto p = phases();
+  transport.held["worker1"] = "elsewhere 4242 run-7 2024";
+  Engine engine(transport, options());
+  RunResult r = engine.run(cluster(2), p);
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.hosts[1].error.find("pid 4242 on elsewhere"), std::string::npos) << r.hosts[1].error;
+  EXPECT_EQ(tl.count_prefix(""), 0u);
+  // Hosts that were locked are unlocked at the end.
+  size_t unlocks = 0;
+  for (const auto& [host, cmd] : transport.commands)
+    unlocks += cmd.find("rm -f") != std::string::npos && cmd.find("set -C") == std::string::npos;
+  EXPECT_EQ(unlocks, 2u);
+}
+
+// The lock script itself, run by a real sh against a temporary lock path.
+std::string run_sh(const std::string& script) {
+  FILE* f = ::popen(("sh -c " + std::string("'") + script + "'").c_str(), "r");
+  std::string out;
+  char buf[256];
+  while (size_t n = std::fread(buf, 1, sizeof buf, f)) out.append(buf, n);
+  ::pclose(f);
+  return out;
+}
+
+TEST_F(DeployEngine, HostLockScriptTakesRefusesAndExpires) {
+  std::string lock = (dir / "paictl-install").string();
+  auto local = [&](std::string s) {
+    auto pos = s.find("L=/run/lock/paictl-install; [ -d /run/lock ] || L=/tmp/paictl-install.lock");
+    EXPECT_NE(pos, std::string::npos);
+    s.replace(
+        pos,
+        std::string("L=/run/lock/paictl-install; [ -d /run/lock ] || L=/tmp/paictl-install.lock")
+            .size(),
+        "L=" + lock);
+    std::string q;
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return run_sh(q);
+  };
+  EXPECT_EQ(local(host_lock_script("me 1 run-a", 60)), "acquired\n");
+  EXPECT_EQ(local(host_lock_script("me 1 run-a", 60)), "acquired\n");  // re-entrant
+  std::string held = local(host_lock_script("you 2 run-b", 60));
+  EXPECT_EQ(held.rfind("held ", 0), 0u) << held;
+  EXPECT_NE(held.find("\nme 1 run-a\n"), std::string::npos) << held;
+  EXPECT_EQ(local(host_lock_script("you 2 run-b", 60, "me 1 run-a")), "acquired\n");
+  // Stale: untouched for longer than the timeout.
+  ::system(("touch -d '-2 minutes' " + lock).c_str());
+  EXPECT_EQ(local(host_lock_script("me 1 run-a", 60)), "acquired\n");
+  local(host_unlock_script("someone-else"));
+  EXPECT_TRUE(fs::exists(lock));
+  local(host_unlock_script("me 1 run-a"));
+  EXPECT_FALSE(fs::exists(lock));
+}
+
+class TokenPhase : public Phase {
+ public:
+  std::string name() const override { return "token"; }
+  Status observe(HostRun&, std::vector<std::string>& needs) override {
+    if (!done) needs.push_back("mint a token");
+    return {};
+  }
+  Status apply(HostRun& h, const std::vector<std::string>&) override {
+    h.run().masker->add("abcdef.0123456789abcdef");
+    auto r = h.sh("echo abcdef.0123456789abcdef");
+    if (r.out.find("abcdef") == std::string::npos) return Status::failure("no echo");
+    return Status::failure("join with token abcdef.0123456789abcdef was refused");
+  }
+  bool done = false;
+};
+
+TEST_F(DeployEngine, SecretsAreMaskedInEventsResultsAndLogs) {
+  PhaseList p;
+  p.push_back(std::make_unique<TokenPhase>());
+  EngineOptions o = options();
+  o.log_dir = dir.string();
+  Engine engine(transport, o);
+  RunResult r = engine.run(cluster(0), p);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.to_json().dump().find("0123456789abcdef"), std::string::npos);
+  EXPECT_NE(r.hosts[0].phases[0].error.find("***"), std::string::npos);
+  for (const auto& e : events) EXPECT_EQ(e.message.find("0123456789abcdef"), std::string::npos);
+  std::ifstream in(dir / "master.log");
+  std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(log.find("echo ***"), std::string::npos) << log;
+  EXPECT_EQ(log.find("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(fs::status(dir / "master.log").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  std::ifstream j(o.journal_path);
+  std::string journal((std::istreambuf_iterator<char>(j)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(journal.find("0123456789abcdef"), std::string::npos);
+}
+
+class CountingPhase : public Phase {
+ public:
+  std::string name() const override { return "count"; }
+  Status observe(HostRun&, std::vector<std::string>& needs) override {
+    int now = ++running;
+    int seen = max.load();
+    while (now > seen && !max.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    --running;
+    needs.clear();
+    return {};
+  }
+  Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+  std::atomic<int> running{0}, max{0};
+};
+
+TEST_F(DeployEngine, ParallelIsBounded) {
+  PhaseList p;
+  auto* c = new CountingPhase;
+  p.emplace_back(c);
+  EngineOptions o = options();
+  o.parallel = 2;
+  Engine engine(transport, o);
+  EXPECT_TRUE(engine.run(cluster(7), p).ok());
+  EXPECT_LE(c->max.load(), 2);
+  EXPECT_GE(c->max.load(), 1);
+}
+
+}  // namespace
+}  // namespace pai::deploy

@@ -1,0 +1,274 @@
+#include "facts/fact_script.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "check/test_support.h"
+#include "util/fs.h"
+
+using namespace pai::facts;
+
+TEST(Sections, SplitsAndKeepsBodiesExactly) {
+  ParsedOutput p = split_sections(
+      "@@paictl-facts 1\n@@begin a\nline1\nline2\n\n@@end a 0\n@@privilege root\n@@begin b\nno "
+      "newline\n@@end b 3\n@@done\n");
+  ASSERT_TRUE(p.header);
+  ASSERT_EQ(p.sections.size(), 2u);
+  EXPECT_EQ(p.sections[0].body, "line1\nline2\n");
+  EXPECT_EQ(p.sections[0].status, 0);
+  EXPECT_EQ(p.sections[1].body, "no newline");
+  EXPECT_EQ(p.sections[1].status, 3);
+  EXPECT_TRUE(p.done);
+  ASSERT_EQ(p.markers.size(), 1u);
+  EXPECT_EQ(p.markers[0].first, "privilege");
+  EXPECT_EQ(p.markers[0].second, "root");
+}
+
+TEST(Sections, CutOffAndHostileOutput) {
+  ParsedOutput p = split_sections("@@paictl-facts 1\n@@begin a\n@@end b 0\n@@begin c\npartial");
+  ASSERT_EQ(p.sections.size(), 1u);  // "@@end b" inside a is content, "@@begin c" too
+  EXPECT_FALSE(p.sections[0].ended);
+  EXPECT_EQ(p.sections[0].body, "@@end b 0\n@@begin c\npartial");
+  EXPECT_FALSE(p.done);
+  // CRLF line ends (sudo with a pty) still match the markers.
+  ParsedOutput q =
+      split_sections("@@paictl-facts 1\r\n@@begin x\r\nv\r\n\r\n@@end x 0\r\n@@done\r\n");
+  ASSERT_EQ(q.sections.size(), 1u);
+  EXPECT_TRUE(q.sections[0].ended);
+  EXPECT_TRUE(q.done);
+  EXPECT_FALSE(split_sections("").header);
+}
+
+TEST(FactParser, ReadsARealRun) {
+  HostFacts f;
+  parse_fact_output(pai::check::testing::captured_output(), 1796024589.0, f);
+  EXPECT_TRUE(f.complete);
+  EXPECT_TRUE(f.stuck_in.empty());
+  EXPECT_EQ(f.privilege, "root");
+  EXPECT_EQ(f.ssh_server_address, "127.0.2.3");
+  EXPECT_EQ(f.hostname, "gpu-ok");
+  EXPECT_EQ(f.os.id, "ubuntu");
+  EXPECT_EQ(f.os.version_id, "22.04");
+  EXPECT_FALSE(f.kernel.empty());
+  EXPECT_EQ(f.memory.total_bytes, 67108864LL * 1024);
+  EXPECT_EQ(f.memory.available_bytes, 62914560LL * 1024);
+  EXPECT_EQ(f.cpu.logical, 2);
+  EXPECT_EQ(f.cgroup_version, 1);
+  ASSERT_EQ(f.gpus.size(), 4u);
+  EXPECT_EQ(f.gpus[2].index, 2);
+  EXPECT_EQ(f.gpus[0].name, "Tesla V100-SXM2-16GB");
+  EXPECT_EQ(f.gpus[0].memory_mib, 16160);
+  EXPECT_EQ(f.gpus[1].bus_id, "00000000:16:00.0");
+  EXPECT_EQ(f.nvidia.driver_version, "535.104.05");
+  EXPECT_NE(f.nvidia.topo_matrix.find("GPU3"), std::string::npos);
+  EXPECT_TRUE(f.nvidia.container_runtime_present);
+  EXPECT_EQ(f.docker.server_version, "24.0.7");
+  EXPECT_EQ(f.docker.default_runtime, "nvidia");
+  EXPECT_TRUE(f.daemon_json.present);
+  EXPECT_EQ(f.daemon_json.default_runtime, "nvidia");
+  EXPECT_EQ(f.daemon_json.runtimes.at("nvidia"), "nvidia-container-runtime");
+  bool have_nvidia_bin = false;
+  for (const auto& r : f.runtime_binaries)
+    if (r.runtime == "nvidia") have_nvidia_bin = !r.resolved.empty();
+  EXPECT_TRUE(have_nvidia_bin);
+  EXPECT_TRUE(f.swap.devices.empty());
+  EXPECT_EQ(f.swap.total_bytes, 0);
+  ASSERT_NE(f.path("/var/lib/etcd"), nullptr);
+  EXPECT_TRUE(f.path("/var/lib/etcd")->exists);
+  EXPECT_EQ(f.path("/var/lib/etcd")->entries, 0);
+  EXPECT_FALSE(f.path("/etc/kubernetes")->exists);
+  EXPECT_EQ(f.binaries.at("ip"), "/usr/sbin/ip");
+  EXPECT_EQ(f.binaries.at("iptables"), "");
+  EXPECT_TRUE(f.kernel_modules.at("overlay"));
+  EXPECT_FALSE(f.kernel_modules.at("br_netfilter"));
+  EXPECT_EQ(f.ip_forward, 0);
+  // /proc/net/tcp: the fake kubelet listener of another test host, decoded.
+  bool saw = false;
+  for (const auto& l : f.listening) saw |= l.address == "127.0.2.9" && l.port == 10250;
+  EXPECT_TRUE(saw);
+  ASSERT_FALSE(f.ip_addresses.empty());
+  EXPECT_EQ(f.ip_addresses[0], "127.0.2.3");  // the SSH address first
+  for (const auto& a : f.ip_addresses) EXPECT_NE(a.rfind("127.0.0.", 0), 0u) << a;
+  EXPECT_EQ(f.dns.size(), 2u);
+  EXPECT_TRUE(f.dns[0].resolved);   // registry.paictl.test, in the host's /etc/hosts
+  EXPECT_FALSE(f.dns[1].resolved);  // gone.invalid
+  EXPECT_TRUE(f.hostname_resolves);
+  EXPECT_NEAR(f.clock.skew_s, 0.67, 0.01);
+  ASSERT_EQ(f.disks.size(), 2u);
+  EXPECT_EQ(f.disks[0].path, "/");
+  EXPECT_EQ(f.disks[1].path, "/var/lib/docker");
+  EXPECT_GT(f.disks[1].available_bytes, 0);
+  EXPECT_TRUE(f.notes.empty()) << f.notes[0];
+}
+
+TEST(FactParser, CutOffRunKeepsWhatCameAndNamesTheStep) {
+  std::string out = pai::check::testing::captured_output();
+  out = out.substr(0, out.find("@@begin nvidia")) + "@@begin nvidia\n";
+  HostFacts f;
+  parse_fact_output(out, 0, f);
+  EXPECT_FALSE(f.complete);
+  EXPECT_EQ(f.stuck_in, "nvidia");
+  EXPECT_EQ(f.docker.server_version, "24.0.7");  // before the cut
+  EXPECT_TRUE(f.gpus.empty());
+  EXPECT_TRUE(f.has("docker"));
+  EXPECT_FALSE(f.has("nvidia"));
+  EXPECT_EQ(step_description("nvidia"), "nvidia-smi --query-gpu");
+}
+
+TEST(FactParser, FailuresAreFactsNotCrashes) {
+  std::string out =
+      "@@paictl-facts 1\n"
+      "@@begin files\n"
+      "/etc/docker/daemon.json:{ \"default-runtime\": \"nvidia\", \n"
+      "/proc/swaps:Filename\tType\tSize\tUsed\tPriority\n"
+      "/proc/swaps:/dev/sda2  partition\t8388604\t0\t-2\n"
+      "/proc/meminfo:MemTotal: 1000 kB\n"
+      "/proc/meminfo:SwapTotal: 8388604 kB\n\n@@end files 0\n"
+      "@@begin tcp\n/proc/net/tcp6:   0: 00000000000000000000000000000000:2382 "
+      "00000000000000000000000000000000:0000 0A x\n"
+      "/proc/net/tcp6:   1: 0000000000000000FFFF00000100007F:1A0B "
+      "00000000000000000000000000000000:0000 0A x\n"
+      "/proc/net/tcp:   2: ZZZZZZZZ:0050 00000000:0000 0A x\n"
+      "/proc/net/tcp:   3: 0100007F:0050 00000000:0000 01 x\n\n@@end tcp 0\n"
+      "@@begin docker\nCannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the "
+      "docker daemon running?\n\n@@end docker 1\n"
+      "@@begin nvidia\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+      "driver.\n\n@@end nvidia 9\n"
+      "@@begin pci\n2\n\n@@end pci 0\n"
+      "@@begin ntp\n               Local time: x\nSystem clock synchronized: yes\n@@via "
+      "timedatectl\n\n@@end ntp 0\n"
+      "@@begin df\n@@dataroot /mnt/docker\n@@measured /mnt\nFilesystem 1024-blocks Used Available "
+      "Capacity Mounted on\n"
+      "/dev/vda 1000 10 990 1% /\n/dev/vdb 2000 20 1980 1% /mnt\n\n@@end df 0\n"
+      "@@done\n";
+  HostFacts f;
+  parse_fact_output(out, 0, f);
+  EXPECT_TRUE(f.daemon_json.present);
+  EXPECT_FALSE(f.daemon_json.valid);
+  ASSERT_EQ(f.swap.devices.size(), 1u);
+  EXPECT_EQ(f.swap.devices[0].name, "/dev/sda2");
+  EXPECT_EQ(f.swap.devices[0].size_bytes, 8388604LL * 1024);
+  EXPECT_EQ(f.swap.total_bytes, 8388604LL * 1024);
+  ASSERT_EQ(f.listening.size(),
+            2u);  // the garbage address and the non-listening socket are dropped
+  EXPECT_EQ(f.listening[0].port, 6667);
+  EXPECT_EQ(f.listening[0].address, "::ffff:127.0.0.1");
+  EXPECT_EQ(f.listening[1].port, 9090);
+  EXPECT_EQ(f.listening[1].address, "::");
+  EXPECT_TRUE(f.docker.client_present);
+  EXPECT_FALSE(f.docker.daemon_reachable);
+  EXPECT_NE(f.docker.error.find("Cannot connect"), std::string::npos);
+  EXPECT_TRUE(f.nvidia.smi_present);
+  EXPECT_EQ(f.nvidia.smi_exit, 9);
+  EXPECT_NE(f.nvidia.smi_error.find("NVIDIA-SMI has failed"), std::string::npos);
+  EXPECT_EQ(f.nvidia.pci_gpus, 2);
+  EXPECT_TRUE(f.clock.ntp_known);
+  EXPECT_TRUE(f.clock.ntp_synchronized);
+  ASSERT_EQ(f.disks.size(), 2u);
+  EXPECT_EQ(f.disks[1].path, "/mnt/docker");
+  EXPECT_EQ(f.disks[1].checked, "/mnt");
+  EXPECT_EQ(f.disks[1].available_bytes, 1980 * 1024);
+}
+
+TEST(FactParser, NtpVariants) {
+  auto ntp = [](const std::string& body) {
+    HostFacts f;
+    parse_fact_output("@@paictl-facts 1\n@@begin ntp\n" + body + "\n@@end ntp 0\n@@done\n", 0, f);
+    return f.clock;
+  };
+  EXPECT_FALSE(ntp("NTP synchronized: no\n@@via timedatectl").ntp_synchronized);
+  EXPECT_TRUE(ntp("NTP synchronized: yes\n@@via timedatectl").ntp_synchronized);
+  EXPECT_TRUE(ntp("Leap status     : Normal\n@@via chronyc").ntp_synchronized);
+  EXPECT_FALSE(ntp("Leap status     : Not synchronised\n@@via chronyc").ntp_synchronized);
+  EXPECT_TRUE(ntp("     remote  refid\n*10.0.0.1  .GPS.\n@@via ntpq").ntp_synchronized);
+  EXPECT_FALSE(ntp("").ntp_known);
+}
+
+TEST(FactParser, NotTheScript) {
+  HostFacts f;
+  parse_fact_output("This account is currently not available.\n", 0, f);
+  EXPECT_FALSE(f.complete);
+  ASSERT_FALSE(f.notes.empty());
+}
+
+TEST(Script, QuotesItsParametersAndDropsUnsafeNames) {
+  ScriptOptions o;
+  o.docker_data_root = "/data/it's; rm -rf /";
+  o.dns_names = {"registry.example.com", "evil;reboot", "$(id)", "mirror-1.example.com"};
+  std::string s = fact_script(o);
+  EXPECT_NE(s.find("DATA_ROOT='/data/it'\\''s; rm -rf /'"), std::string::npos);
+  EXPECT_NE(s.find("DNS_NAMES='registry.example.com mirror-1.example.com'"), std::string::npos);
+  EXPECT_EQ(s.find("evil"), std::string::npos);
+  EXPECT_TRUE(is_safe_dns_name("a-b.c_d"));
+  EXPECT_FALSE(is_safe_dns_name("-x"));
+  EXPECT_FALSE(is_safe_dns_name(""));
+  EXPECT_FALSE(is_safe_dns_name("a b"));
+}
+
+TEST(Script, BootstrapNeverPutsThePasswordInAnArgument) {
+  std::string c = bootstrap_command();
+  EXPECT_EQ(c.rfind("/bin/sh -c '", 0), 0u);
+  EXPECT_EQ(c.back(), '\'');
+  // Only printf (a shell built-in) sees the password, through a pipe into sudo -S.
+  EXPECT_NE(c.find("printf \"%s\\n\" \"$pw\" | sudo -S"), std::string::npos);
+  EXPECT_EQ(c.find("sudo -S -p \"\" -v \"$pw\""), std::string::npos);
+  EXPECT_EQ(std::count(c.begin(), c.end(), '\''), 2);  // one quoted word for any login shell
+}
+
+// Runs the script here with the shells a host may have, as the bootstrap runs it.
+TEST(Script, RunsUnderPosixShells) {
+  ScriptOptions o;
+  o.docker_data_root = "/nonexistent/docker";
+  o.dns_names = {"localhost"};
+  std::string dir = ::testing::TempDir();
+  std::string script = dir + "/paictl-facts-test.sh";
+  std::ofstream(script) << fact_script(o);
+  int ran = 0;
+  for (const char* sh : {"/bin/sh", "/bin/dash", "/bin/bash", "/bin/busybox"}) {
+    if (!pai::util::is_regular_file(sh)) continue;
+    std::string shell = std::string(sh) == "/bin/busybox" ? "/bin/busybox sh" : sh;
+    std::string out_file = dir + "/paictl-facts-test.out";
+    std::string cmd =
+        shell + " -s user '1.2.3.4 5 6.7.8.9 22' < " + script + " > " + out_file + " 2>/dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << shell;
+    HostFacts f;
+    parse_fact_output(pai::util::read_file(out_file).content, 0, f);
+    EXPECT_TRUE(f.complete) << shell;
+    EXPECT_EQ(f.privilege, "user") << shell;
+    EXPECT_EQ(f.ssh_server_address, "6.7.8.9") << shell;
+    EXPECT_FALSE(f.hostname.empty()) << shell;
+    EXPECT_GT(f.memory.total_bytes, 0) << shell;
+    EXPECT_GT(f.clock.epoch, 1.6e9) << shell;
+    ASSERT_EQ(f.disks.size(), 2u) << shell;
+    EXPECT_EQ(f.disks[1].path, "/nonexistent/docker") << shell;
+    EXPECT_EQ(f.disks[1].checked, "/") << shell;
+    ASSERT_EQ(f.dns.size(), 1u) << shell;
+    EXPECT_TRUE(f.dns[0].resolved) << shell;
+    for (const char* step :
+         {"clock", "files", "tcp", "paths", "bins", "lscpu", "df", "docker", "nvidia", "dns"})
+      EXPECT_TRUE(f.has(step)) << shell << " " << step;
+    ++ran;
+  }
+  EXPECT_GE(ran, 1);
+}
+
+TEST(FactParser, ClockWithoutNanoseconds) {
+  HostFacts f;
+  parse_fact_output("@@paictl-facts 1\n@@begin clock\n1796024589.%N\n\n@@end clock 0\n@@done\n",
+                    1796024588.5, f);
+  EXPECT_EQ(f.clock.epoch, 1796024589.0);
+  EXPECT_NEAR(f.clock.skew_s, 0.5, 1e-9);
+  EXPECT_TRUE(f.notes.empty());
+}
+
+TEST(FactParser, DoneBeforeAnOpenStepIsNotComplete) {
+  HostFacts f;
+  parse_fact_output("@@paictl-facts 1\n@@done\n@@begin docker\n", 0, f);
+  EXPECT_FALSE(f.complete);
+  EXPECT_EQ(f.stuck_in, "docker");
+}
