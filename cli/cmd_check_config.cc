@@ -37,20 +37,21 @@ pai::config::CheckOutcome* g_outcome = nullptr;
 
 int list_rules(const CheckConfigOptions& o) {
   const auto& rules = pai::config::rules();
-  if (o.output == "json") {
-    nlohmann::json arr = nlohmann::json::array();
+  if (is_structured(o.output)) {
+    Json arr = Json::array();
     for (const auto& r : rules)
       arr.push_back({{"code", r.code},
                      {"name", r.name},
                      {"severity", pai::diag::to_string(r.severity)},
                      {"summary", r.summary}});
-    std::printf("%s\n", pai::diag::dump_json(arr).c_str());
+    print_document(list_document("ruleList", arr), o.output);
     return kExitOk;
   }
+  Table t({{""}, {""}, {""}, {""}});
   for (const auto& r : rules)
-    std::printf("%-5s %-8s %-30s %s\n", std::string(r.code).c_str(),
-                std::string(pai::diag::to_string(r.severity)).c_str(), std::string(r.name).c_str(),
-                std::string(r.summary).c_str());
+    t.add({std::string(r.code), std::string(pai::diag::to_string(r.severity)), std::string(r.name),
+           std::string(r.summary)});
+  print_table(t);
   return kExitOk;
 }
 

@@ -33,27 +33,28 @@ struct CheckHostsOptions {
   bool list_checks = false;
 };
 
-void list_checks(bool json) {
-  if (json) {
-    nlohmann::json arr = nlohmann::json::array();
+void list_checks(const std::string& format) {
+  if (is_structured(format)) {
+    Json arr = Json::array();
     for (const auto& c : pai::check::catalogue())
       arr.push_back({{"name", c.name},
                      {"severity", pai::diag::to_string(c.severity)},
                      {"scope", c.scope},
                      {"origin", c.origin},
                      {"summary", c.summary}});
-    std::printf("%s\n", pai::check::dump(arr).c_str());
+    print_document(list_document("checkList", arr), format);
     return;
   }
+  Table t({{""}, {""}, {""}, {""}});
   for (const auto& c : pai::check::catalogue())
-    std::printf("%-22s %-7s %-7s %s\n", std::string(c.name).c_str(),
-                std::string(pai::diag::to_string(c.severity)).c_str(), std::string(c.scope).c_str(),
-                std::string(c.summary).c_str());
+    t.add({std::string(c.name), std::string(pai::diag::to_string(c.severity)), std::string(c.scope),
+           std::string(c.summary)});
+  print_table(t);
 }
 
 int run(CheckHostsOptions& o, const Globals& g) {
   if (o.list_checks) {
-    list_checks(o.output == "json");
+    list_checks(o.output);
     return kExitOk;
   }
   if (o.hosts.print_script && o.hosts.paths.empty() && o.hosts.hosts.empty() &&
@@ -90,7 +91,7 @@ int run(CheckHostsOptions& o, const Globals& g) {
     return kExitOk;
   }
   if (o.hosts.dry_run) {
-    print_dry_run(p, o.hosts, pai::facts::bootstrap_command(), o.output == "json");
+    print_dry_run(p, o.hosts, pai::facts::bootstrap_command(), o.output);
     return kExitOk;
   }
 
@@ -113,8 +114,9 @@ int run(CheckHostsOptions& o, const Globals& g) {
   ctx.parallel = parallel;
   ctx.fail_on_warn = o.fail_on_warn;
 
-  if (o.output == "json") {
-    std::printf("%s\n", pai::check::dump(pai::check::write_json_report(results, ctx)).c_str());
+  if (is_structured(o.output)) {
+    print_document(document("hostCheck", Json(pai::check::write_json_report(results, ctx))),
+                   o.output);
   } else {
     pai::check::TextReportOptions to;
     to.color = use_color(g.no_color);

@@ -64,7 +64,16 @@ int run(const ListOptions& o, const Globals& g) {
     }
   }
   jobcli::Json list = jobcli::Json::array();
-  jobcli::Table t{{"CURRENT", "NAME", "URI", "USER", "VERSION", "AUTH", "REACHABLE"}, {}};
+  Table t({{"CURRENT"},
+           {"NAME"},
+           {"URI"},
+           {"USER"},
+           {"VERSION"},
+           {"AUTH"},
+           {"REACHABLE"},
+           {"REST SERVER", true},
+           {"CA FILE", true},
+           {"SOURCE", true}});
   for (size_t i = 0; i < clusters.size(); ++i) {
     const auto& c = clusters[i];
     std::string reachable = "not probed", version = c.version, error;
@@ -93,20 +102,20 @@ int run(const ListOptions& o, const Globals& g) {
     if (c.insecure) j["insecure"] = true;
     j["source"] = c.source;
     list.push_back(j);
-    t.rows.push_back({current ? "*" : "", c.name, c.uri, c.user, version, auth_text(c),
-                      reachable == "no" ? "no: " + error : reachable});
+    t.add({current ? "*" : "", c.name, c.uri, c.user, version, auth_text(c),
+           reachable == "no" ? "no: " + error : reachable, c.rest_server,
+           c.ca_file.empty() ? (c.insecure ? "insecure" : "-") : c.ca_file, c.source});
   }
-  if (o.output == "table") {
+  if (!is_structured(o.output)) {
     if (clusters.empty()) {
       std::fprintf(
           stderr,
           "No cluster is registered. Add one with 'paictl cluster add NAME --uri URL ...'.\n");
       return kExitOk;
     }
-    std::string s = jobcli::format_table(t);
-    std::fwrite(s.data(), 1, s.size(), stdout);
+    print_table(t, o.output == "wide");
   } else {
-    jobcli::print_structured(list, o.output);
+    print_document(list_document("clusterList", list), o.output);
   }
   return kExitOk;
 }
@@ -114,7 +123,7 @@ int run(const ListOptions& o, const Globals& g) {
 void add_cluster_list(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<ListOptions>();
   CLI::App* cmd = &parent;
-  add_output_option(*cmd, o->output, g);
+  add_output_option(*cmd, o->output, g, /*wide=*/true);
   cmd->add_flag("--no-probe", o->no_probe, "Do not contact the clusters");
   cmd->add_option("--request-timeout", o->timeout, "Seconds to wait for each cluster")
       ->capture_default_str();

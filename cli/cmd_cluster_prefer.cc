@@ -26,14 +26,15 @@ int run(const PreferOptions& o, const Globals& g) {
   auto reg = jobcli::load_registry();
   if (!reg) return kExitUsage;
   if (o.names.empty() && !o.clear) {
-    if (o.output == "table") {
+    if (!is_structured(o.output)) {
       if (reg->preference().empty())
         std::printf(
             "no preference: --cluster auto ranks clusters by free capacity, then by name\n");
       for (size_t i = 0; i < reg->preference().size(); ++i)
         std::printf("%zu. %s\n", i + 1, reg->preference()[i].c_str());
     } else {
-      jobcli::print_structured(jobcli::Json{{"preference", reg->preference()}}, o.output);
+      print_document(document("clusterPreference", Json{{"preference", reg->preference()}}),
+                     o.output);
     }
     return kExitOk;
   }

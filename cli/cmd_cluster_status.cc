@@ -127,7 +127,7 @@ int run(const StatusOptions& o, const Globals& g) {
       rc = kExitRemote;
     }
 
-  if (o.output != "table") {
+  if (is_structured(o.output)) {
     jobcli::Json list = jobcli::Json::array();
     for (const auto& s : all) {
       jobcli::Json j = {{"name", s.name}, {"uri", s.uri}, {"user", s.user}};
@@ -157,35 +157,48 @@ int run(const StatusOptions& o, const Globals& g) {
       j["skuTypes"] = skus;
       list.push_back(j);
     }
-    jobcli::print_structured(jobcli::Json{{"clusters", list}}, o.output);
+    // Whole GPUs, CPUs and MBs are integers (document() does that).
+    print_document(list_document("clusterStatus", list), o.output);
     return rc;
   }
 
-  jobcli::Table t{{"CLUSTER", "VC", "ACCESS", "GPU free/used/guar", "CPU free/used/guar",
-                   "MEM GiB free/used/guar"},
-                  {}};
-  jobcli::Table k{{"CLUSTER", "SKU TYPE", "GPU", "CPU", "MEM GiB"}, {}};
+  Table t({{"CLUSTER"},
+           {"VC"},
+           {"ACCESS"},
+           {"GPU free/used/guar"},
+           {"CPU free/used/guar"},
+           {"MEM GiB free/used/guar"},
+           {"CAPACITY %", true, true},
+           {"USED %", true, true},
+           {"MAX %", true, true}});
+  Table k({{"CLUSTER"},
+           {"SKU TYPE"},
+           {"GPU", false, true},
+           {"CPU", false, true},
+           {"MEM GiB", false, true}});
   for (const auto& s : all) {
     if (s.error) {
-      t.rows.push_back({s.name, "-", "-", "unreachable", "", ""});
+      t.add({s.name, "-", "-", "unreachable", "", ""});
       continue;
     }
     for (const auto& v : s.vcs) {
       pai::api::Resources f = v.free();
-      t.rows.push_back({s.name, v.name,
-                        !s.user_info         ? "?"
-                        : may_use(s, v.name) ? "yes"
-                                             : "no",
-                        n0(f.gpu) + "/" + n0(v.used.gpu) + "/" + n0(v.guaranteed.gpu),
-                        n0(f.cpu) + "/" + n0(v.used.cpu) + "/" + n0(v.guaranteed.cpu),
-                        n0(f.memory_mb / 1024) + "/" + n0(v.used.memory_mb / 1024) + "/" +
-                            n0(v.guaranteed.memory_mb / 1024)});
+      t.add({s.name, v.name,
+             !s.user_info         ? "?"
+             : may_use(s, v.name) ? "yes"
+                                  : "no",
+             n0(f.gpu) + "/" + n0(v.used.gpu) + "/" + n0(v.guaranteed.gpu),
+             n0(f.cpu) + "/" + n0(v.used.cpu) + "/" + n0(v.guaranteed.cpu),
+             n0(f.memory_mb / 1024) + "/" + n0(v.used.memory_mb / 1024) + "/" +
+                 n0(v.guaranteed.memory_mb / 1024),
+             n0(v.capacity), n0(v.used_capacity), n0(v.max_capacity)});
     }
     for (const auto& sk : s.skus)
-      k.rows.push_back({s.name, sk.name, n0(sk.gpu), n0(sk.cpu), n0(sk.memory_mb / 1024)});
+      k.add({s.name, sk.name, n0(sk.gpu), n0(sk.cpu), n0(sk.memory_mb / 1024)});
   }
-  std::string out = jobcli::format_table(t);
-  if (!k.rows.empty()) out += "\n" + jobcli::format_table(k);
+  const bool wide = o.output == "wide";
+  std::string out = render_table(t, wide);
+  if (!k.rows.empty()) out += "\n" + render_table(k, wide);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return rc;
 }
@@ -195,7 +208,7 @@ void add_cluster_status(CLI::App& parent, Globals& g) {
   CLI::App* cmd = &parent;
   cmd->add_option("NAME", o->names, "Registered clusters (default: the current one)");
   cmd->add_flag("--all", o->all, "Every registered cluster, asked at the same time");
-  add_output_option(*cmd, o->output, g);
+  add_output_option(*cmd, o->output, g, /*wide=*/true);
   jobcli::add_remote_flags(cmd, o->remote);
   cmd->footer(
       "Free is the VC's total minus what is used (the VC may lend or borrow). ACCESS says whether "

@@ -54,8 +54,8 @@ int run(FactsCollectOptions& o, const Globals& g) {
     return kExitOk;
   }
   if (o.hosts.dry_run) {
-    print_dry_run(p, o.hosts, pai::facts::bootstrap_command(), o.output == "json");
-    if (!o.out_dir.empty() && o.output != "json")
+    print_dry_run(p, o.hosts, pai::facts::bootstrap_command(), o.output);
+    if (!o.out_dir.empty() && !is_structured(o.output))
       std::printf("Facts would be written to %s/<hostname>.json.\n", o.out_dir.c_str());
     return kExitOk;
   }
@@ -115,29 +115,34 @@ int run(FactsCollectOptions& o, const Globals& g) {
     written.push_back({{"host", h.plan.name}, {"file", path}, {"complete", complete}});
   }
 
-  if (o.output == "json") {
+  if (is_structured(o.output)) {
     nlohmann::json j;
     if (o.out_dir.empty())
       j = {{"hosts", all}, {"failed", failed}};
     else
       j = {{"written", written}, {"failed", failed}};
     j["duration_ms"] = static_cast<int64_t>(duration_ms);
-    std::printf("%s\n", pai::check::dump(j).c_str());
+    print_document(document("factsCollection", Json(j)), o.output);
   } else if (o.out_dir.empty()) {
     // A compact table; -o json (or --out) has everything.
-    std::printf("%-20s %-18s %-24s %5s %9s %5s %-12s %-10s\n", "HOST", "OS", "KERNEL", "CPUS",
-                "MEMORY", "GPUS", "DRIVER", "DOCKER");
+    Table t({{"HOST"},
+             {"OS"},
+             {"KERNEL"},
+             {"CPUS", false, true},
+             {"MEMORY", false, true},
+             {"GPUS", false, true},
+             {"DRIVER"},
+             {"DOCKER"}});
     for (const auto& h : outcomes) {
       if (!h.reached || h.facts.sections.empty()) continue;
       const auto& f = h.facts;
-      std::string os = f.os.id + " " + f.os.version_id;
-      std::printf("%-20s %-18s %-24s %5d %9s %5zu %-12s %-10s\n", h.plan.name.c_str(), os.c_str(),
-                  f.kernel.c_str(), f.cpu.logical,
-                  pai::util::format_bytes(static_cast<double>(f.memory.total_bytes)).c_str(),
-                  f.gpus.size(),
-                  f.nvidia.driver_version.empty() ? "-" : f.nvidia.driver_version.c_str(),
-                  f.docker.server_version.empty() ? "-" : f.docker.server_version.c_str());
+      t.add({h.plan.name, f.os.id + " " + f.os.version_id, f.kernel, std::to_string(f.cpu.logical),
+             pai::util::format_bytes(static_cast<double>(f.memory.total_bytes)),
+             std::to_string(f.gpus.size()),
+             f.nvidia.driver_version.empty() ? "-" : f.nvidia.driver_version,
+             f.docker.server_version.empty() ? "-" : f.docker.server_version});
     }
+    print_table(t);
   } else if (!g.quiet) {
     std::printf("wrote %zu facts file%s to %s (%.1f s)\n", written.size(),
                 written.size() == 1 ? "" : "s", o.out_dir.c_str(), duration_ms / 1000);

@@ -106,45 +106,6 @@ int run_check(const CheckOptions& o, const Globals& g, const char* suite) {
 
 // --- output ---------------------------------------------------------------------------
 
-std::string format_table(const Table& raw) {
-  // Cells hold text from servers and files: escape what a terminal would interpret.
-  Table t = raw;
-  for (auto& row : t.rows)
-    for (auto& cell : row) cell = pai::util::printable(cell);
-  std::vector<size_t> width(t.headers.size(), 0);
-  auto display_width = [](const std::string& s) {
-    size_t w = 0;
-    for (unsigned char c : s)
-      if ((c & 0xC0) != 0x80) ++w;
-    return w;
-  };
-  for (size_t i = 0; i < t.headers.size(); ++i) width[i] = display_width(t.headers[i]);
-  for (const auto& row : t.rows)
-    for (size_t i = 0; i < row.size() && i < width.size(); ++i)
-      width[i] = std::max(width[i], display_width(row[i]));
-  std::string out;
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string l;
-    for (size_t i = 0; i < width.size(); ++i) {
-      std::string cell = i < cells.size() ? cells[i] : "";
-      l += cell;
-      if (i + 1 < width.size()) l += std::string(width[i] - display_width(cell) + 2, ' ');
-    }
-    while (!l.empty() && l.back() == ' ') l.pop_back();
-    out += l + "\n";
-  };
-  line(t.headers);
-  for (const auto& r : t.rows) line(r);
-  return out;
-}
-
-void print_structured(const Json& data, const std::string& format) {
-  std::string text = format == "yaml"
-                         ? pai::util::to_yaml(data)
-                         : data.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-  std::fwrite(text.data(), 1, text.size(), stdout);
-}
-
 std::string format_duration_ms(double ms) {
   if (ms < 0 || std::isnan(ms)) return "-";
   long s = static_cast<long>(ms / 1000);
@@ -331,9 +292,11 @@ int wait_for_job(const Connection& c, const std::string& user, const std::string
           std::printf("%s\n", line.c_str());
         }
       } else {
-        print_structured(
-            Json{{"cluster", c.cluster->name}, {"job", id}, {"state", state}, {"exitCode", exit}},
-            o.output);
+        print_document(document("jobState", Json{{"cluster", c.cluster->name},
+                                                 {"job", id},
+                                                 {"state", state},
+                                                 {"exitCode", exit}}),
+                       o.output);
       }
       return state == "SUCCEEDED" ? kExitOk : kExitFindings;
     }

@@ -56,15 +56,6 @@ std::optional<pai::job::Overrides> make_overrides(const std::vector<std::string>
 
 using Json = nlohmann::ordered_json;
 
-struct Table {
-  std::vector<std::string> headers;
-  std::vector<std::vector<std::string>> rows;
-};
-std::string format_table(const Table& t);
-
-// Prints `data` as JSON (2-space indent) or YAML on stdout.
-void print_structured(const Json& data, const std::string& format);
-
 // "1h 2m", "35s": a duration in milliseconds for tables.
 std::string format_duration_ms(double ms);
 // Local time "2024-05-01 12:03:04" of epoch milliseconds; "-" when null.

@@ -84,10 +84,13 @@ int run(const ListOptions& o, const Globals& g) {
   }
   int rc = kExitOk;
   jobcli::Json all = jobcli::Json::array();
-  jobcli::Table t{{}, {}};
-  if (o.all_clusters) t.headers.push_back("CLUSTER");
+  Table t;
+  if (o.all_clusters) t.columns.push_back({"CLUSTER"});
   for (const char* h : {"JOB", "STATE", "VC", "GPUS", "TASKS", "RETRIES", "SUBMITTED", "DURATION"})
-    t.headers.push_back(h);
+    t.columns.push_back({h});
+  t.columns.push_back({"SUBSTATE", true});
+  t.columns.push_back({"COMPLETED", true});
+  t.columns.push_back({"EXIT", true});
   for (size_t i = 0; i < conns.size(); ++i) {
     auto r = futures[i].get();
     if (!r.ok()) {
@@ -121,18 +124,23 @@ int run(const ListOptions& o, const Globals& g) {
                        ? j["completedTime"].get<double>()
                        : static_cast<double>(std::time(nullptr)) * 1000;
       row.push_back(start < 0 ? "-" : jobcli::format_duration_ms(end - start));
-      t.rows.push_back(row);
+      row.push_back(j.value("subState", std::string("-")));
+      row.push_back(jobcli::format_time_ms(j.contains("completedTime")
+                                               ? jobcli::Json::parse(j["completedTime"].dump())
+                                               : jobcli::Json(nullptr)));
+      row.push_back(
+          j.contains("appExitCode") && !j["appExitCode"].is_null() ? j["appExitCode"].dump() : "-");
+      t.add(row);
     }
   }
-  if (o.output == "table") {
+  if (!is_structured(o.output)) {
     if (t.rows.empty()) {
       if (rc == kExitOk) std::fprintf(stderr, "No jobs.\n");
     } else {
-      std::string s = jobcli::format_table(t);
-      std::fwrite(s.data(), 1, s.size(), stdout);
+      print_table(t, o.output == "wide");
     }
   } else {
-    jobcli::print_structured(all, o.output);
+    print_document(list_document("jobList", all), o.output);
   }
   return rc;
 }
@@ -152,7 +160,7 @@ void add_job_list(CLI::App& parent, Globals& g) {
   cmd->add_option("--limit", o->limit, "At most this many jobs per cluster, newest first")
       ->check(CLI::Range(1, 50000))
       ->capture_default_str();
-  add_output_option(*cmd, o->output, g);
+  add_output_option(*cmd, o->output, g, /*wide=*/true);
   cmd->footer(
       "EXIT STATUS:\n"
       "  0 ok, 2 bad usage, 3 a cluster failed (the others are still listed)\n\n");

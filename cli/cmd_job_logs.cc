@@ -86,12 +86,12 @@ int run(const LogsOptions& o, const Globals& g) {
     for (const auto& l : list) {
       std::string n = l.value("name", std::string("?")),
                   u = pai::http::redact_url(l.value("uri", std::string()));
-      if (o.output == "text")
+      if (!is_structured(o.output))
         std::printf("%s\t%s\n", pai::util::printable(n).c_str(), pai::util::printable(u).c_str());
       else
         j.push_back({{"name", n}, {"uri", u}});
     }
-    if (o.output != "text") jobcli::print_structured(j, o.output);
+    if (is_structured(o.output)) print_document(list_document("jobLogUrls", j), o.output);
     return kExitOk;
   }
   std::string uri;
@@ -109,19 +109,19 @@ int run(const LogsOptions& o, const Globals& g) {
   if (!text.ok())
     return jobcli::report_api_error(conn.cluster->name, "downloading the " + o.stream + " log",
                                     *text.error);
-  if (o.output == "text") {
+  if (!is_structured(o.output)) {
     std::fwrite(text->data(), 1, text->size(), stdout);
   } else {
-    jobcli::print_structured({{"cluster", conn.cluster->name},
-                              {"job", id},
-                              {"taskRole", tr},
-                              {"index", o.index},
-                              {"jobAttempt", job_attempt},
-                              {"taskAttempt", task_attempt},
-                              {"stream", o.stream},
-                              {"tail", o.tail},
-                              {"content", *text}},
-                             o.output);
+    print_document(document("jobLog", Json{{"cluster", conn.cluster->name},
+                                           {"job", id},
+                                           {"taskRole", tr},
+                                           {"index", o.index},
+                                           {"jobAttempt", job_attempt},
+                                           {"taskAttempt", task_attempt},
+                                           {"stream", o.stream},
+                                           {"tail", o.tail},
+                                           {"content", *text}}),
+                   o.output);
   }
   if (g.verbose)
     std::fprintf(stderr, "paictl: %s %s[%d] attempt %d/%d %s: %zu bytes\n", id.c_str(), tr.c_str(),

@@ -96,7 +96,7 @@ int run(const RenderOptions& o, const Globals& g) {
       roles.push_back(t);
     }
     j["taskRoles"] = roles;
-    jobcli::print_structured(j, o.output);
+    print_document(document("jobRender", j), o.output);
     return kExitOk;
   }
 

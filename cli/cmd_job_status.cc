@@ -66,7 +66,7 @@ int run(const StatusOptions& o, const Globals& g) {
     }
   }
 
-  if (o.output != "table") {
+  if (is_structured(o.output)) {
     jobcli::Json j = ordered(d);
     j["cluster"] = conn.cluster->name;
     if (!history.empty()) {
@@ -74,7 +74,7 @@ int run(const StatusOptions& o, const Globals& g) {
       for (const auto& [k, v] : history) hj[k] = ordered(v);
       j["taskAttempts"] = hj;
     }
-    jobcli::print_structured(j, o.output);
+    print_document(document("job", j), o.output);
     return kExitOk;
   }
 
@@ -122,8 +122,15 @@ int run(const StatusOptions& o, const Globals& g) {
       field("Diagnostics:", status["appExitDiagnostics"].get<std::string>().substr(0, 300));
   }
   out += "\n";
-  jobcli::Table t{{"TASK ROLE", "INDEX", "STATE", "NODE", "IP", "GPUS", "RETRIES", "EXIT", "PORTS"},
-                  {}};
+  Table t({{"TASK ROLE"},
+           {"INDEX"},
+           {"STATE"},
+           {"NODE"},
+           {"IP"},
+           {"GPUS"},
+           {"RETRIES"},
+           {"EXIT"},
+           {"PORTS"}});
   for (auto it = roles.begin(); it != roles.end(); ++it) {
     const auto& tasks =
         it.value().contains("taskStatuses") ? it.value()["taskStatuses"] : pai::api::Json::array();
@@ -135,13 +142,12 @@ int run(const StatusOptions& o, const Globals& g) {
       std::string exit = str(ts, "containerExitCode");
       if (ts.contains("containerExitSpec") && ts["containerExitSpec"].is_object())
         exit += " " + str(ts["containerExitSpec"], "phrase", "");
-      t.rows.push_back({it.key(), str(ts, "taskIndex"), str(ts, "taskState"),
-                        str(ts, "containerNodeName"), str(ts, "containerIp"),
-                        str(ts, "containerGpus"), str(ts, "retries", "0"), exit,
-                        ports.empty() ? "-" : ports});
+      t.add({it.key(), str(ts, "taskIndex"), str(ts, "taskState"), str(ts, "containerNodeName"),
+             str(ts, "containerIp"), str(ts, "containerGpus"), str(ts, "retries", "0"), exit,
+             ports.empty() ? "-" : ports});
     }
   }
-  out += jobcli::format_table(t);
+  out += render_table(t);
   for (const auto& [task, h] : history) {
     out += "\nattempts of " + task + ":\n";
     if (h.contains("attempts") && h["attempts"].is_array())

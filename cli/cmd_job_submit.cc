@@ -60,22 +60,27 @@ jobcli::Json evaluation_json(const pai::job::Evaluation& e) {
 }
 
 std::string decision_table(const std::vector<pai::job::Evaluation>& evs, const std::string& vc) {
-  jobcli::Table t{{"RANK", "CLUSTER", "VC", "DECISION", "FREE GPU", "FREE CPU", "FREE MEM GiB",
-                   "PREF", "REASON"},
-                  {}};
+  Table t({{"RANK"},
+           {"CLUSTER"},
+           {"VC"},
+           {"DECISION"},
+           {"FREE GPU"},
+           {"FREE CPU"},
+           {"FREE MEM GiB"},
+           {"PREF"},
+           {"REASON"}});
   for (const auto& e : evs)
-    t.rows.push_back({e.rank ? std::to_string(e.rank) : "-", e.cluster, vc,
-                      e.eligible ? "kept" : "dropped", e.checks.size() > 1 ? n0(e.free.gpu) : "-",
-                      e.checks.size() > 1 ? n0(e.free.cpu) : "-",
-                      e.checks.size() > 1 ? n0(e.free.memory_mb / 1024) : "-",
-                      e.preference >= 0 ? std::to_string(e.preference + 1) : "-", e.reason});
-  return jobcli::format_table(t);
+    t.add({e.rank ? std::to_string(e.rank) : "-", e.cluster, vc, e.eligible ? "kept" : "dropped",
+           e.checks.size() > 1 ? n0(e.free.gpu) : "-", e.checks.size() > 1 ? n0(e.free.cpu) : "-",
+           e.checks.size() > 1 ? n0(e.free.memory_mb / 1024) : "-",
+           e.preference >= 0 ? std::to_string(e.preference + 1) : "-", e.reason});
+  return render_table(t);
 }
 
 std::string checks_table(const pai::job::Evaluation& e) {
-  jobcli::Table t{{"CHECK", "RESULT", "DETAIL"}, {}};
-  for (const auto& c : e.checks) t.rows.push_back({c.name, c.ok ? "ok" : "FAILED", c.detail});
-  return jobcli::format_table(t);
+  Table t({{"CHECK"}, {"RESULT"}, {"DETAIL"}});
+  for (const auto& c : e.checks) t.add({c.name, c.ok ? "ok" : "FAILED", c.detail});
+  return render_table(t);
 }
 
 int run(const SubmitOptions& o, const Globals& g) {
@@ -170,7 +175,7 @@ int run(const SubmitOptions& o, const Globals& g) {
   // 4. --dry-run: the decision and the request, secrets masked; nothing is sent.
   if (o.dry_run) {
     std::string masked = pai::job::emit_job(f, *ov, /*mask_secrets=*/true);
-    if (o.output == "table") {
+    if (!is_structured(o.output)) {
       std::string out = request_line + "\n\n";
       out += automatic ? decision_table(evs, req.virtual_cluster) : checks_table(evs.front());
       out += "\n";
@@ -201,7 +206,8 @@ int run(const SubmitOptions& o, const Globals& g) {
                      {"contentType", "text/yaml"},
                      {"bytes", body.size()},
                      {"body", masked}};
-      jobcli::print_structured(j, o.output);
+      j["dryRun"] = true;
+      print_document(document("jobSubmission", j), o.output);
     }
     return target ? kExitOk : kExitUsage;
   }
@@ -230,18 +236,19 @@ int run(const SubmitOptions& o, const Globals& g) {
   auto r = target->api->submit_job(body);
   const std::string id = pai::api::job_id(target->cluster->user, req.name);
   if (!r.ok()) return jobcli::report_api_error(target->cluster->name, "submitting " + id, *r.error);
-  if (o.output == "table") {
+  if (!is_structured(o.output)) {
     if (!g.quiet)
       std::printf("%s submitted to %s (VC %s)\n", id.c_str(), target->cluster->name.c_str(),
                   req.virtual_cluster.c_str());
   } else if (!o.wait) {
-    jobcli::print_structured({{"cluster", target->cluster->name},
-                              {"job", id},
-                              {"user", target->cluster->user},
-                              {"name", req.name},
-                              {"virtualCluster", req.virtual_cluster},
-                              {"message", *r}},
-                             o.output);
+    print_document(document("jobSubmission", Json{{"dryRun", false},
+                                                  {"cluster", target->cluster->name},
+                                                  {"job", id},
+                                                  {"user", target->cluster->user},
+                                                  {"name", req.name},
+                                                  {"virtualCluster", req.virtual_cluster},
+                                                  {"message", *r}}),
+                   o.output);
   }
   if (!o.wait) return kExitOk;
   jobcli::WaitOptions w = o.wait_opts;

@@ -93,11 +93,18 @@ int run(const PlanCliOptions& o, const Globals& g) {
   using namespace pai::planner;
   const std::string layouts = find_layouts(o.layouts);
   if (o.list_profiles) {
+    Json items = Json::array();
+    Table t({{"NAME"}, {"DESCRIPTION"}});
     for (const auto& name : list_profiles(layouts)) {
       pai::diag::List ignore;
       auto p = load_profile(layouts, name, ignore);
-      std::printf("%-24s %s\n", name.c_str(), p ? p->description.c_str() : "(unreadable)");
+      items.push_back({{"name", name}, {"description", p ? Json(p->description) : Json(nullptr)}});
+      t.add({name, p ? p->description : "(unreadable)"});
     }
+    if (is_structured(o.output))
+      print_document(list_document("profileList", items), o.output);
+    else
+      print_table(t);
     return kExitOk;
   }
   if (o.facts.empty() && o.facts_positional.empty() && o.profiles.empty()) {
@@ -177,7 +184,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
   }
 
   if (o.dry_run) {
-    if (o.output == "table") {
+    if (!is_structured(o.output)) {
       for (const auto& [name, content] : outputs) {
         const std::string d = changes[name].get<std::string>();
         std::fwrite(d.data(), 1, d.size(), stdout);
@@ -199,7 +206,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
         return kExitUsage;
       }
     }
-    if (!g.quiet && o.output == "table")
+    if (!g.quiet && !is_structured(o.output))
       std::fprintf(stderr,
                    "wrote %s/layout.yaml, hivedscheduler.yaml and services-configuration.yaml\n",
                    o.out.c_str());
@@ -229,10 +236,8 @@ int run(const PlanCliOptions& o, const Globals& g) {
       j["written"] = !o.dry_run;
       j["changes"] = changes;
     }
-    std::string text = o.output == "json"
-                           ? j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
-                           : pai::util::to_yaml(j);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    // "schema" is kept beside apiVersion for readers of earlier output.
+    print_document(document("plan", Json(j)), o.output);
   } else if (!o.dry_run && !g.quiet) {
     TableOptions t;
     t.color = use_color(g.no_color);

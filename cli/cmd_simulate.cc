@@ -114,25 +114,13 @@ std::shared_ptr<pai::config::HivedModel> load_cluster(const std::string& path, c
 
 // --- tables ------------------------------------------------------------------
 
+// The policies side by side: the metric's name, then one right-aligned column per policy.
 void print_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width;
-  for (const auto& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) {
-      if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], r[i].size());
-    }
-  for (const auto& r : rows) {
-    std::string line;
-    for (size_t i = 0; i < r.size(); ++i) {
-      if (i == 0) {
-        line += r[i] + std::string(width[i] - r[i].size(), ' ');
-      } else {
-        line += "  " + std::string(width[i] - r[i].size(), ' ') + r[i];
-      }
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    std::printf("%s\n", line.c_str());
-  }
+  if (rows.empty()) return;
+  Table t;
+  for (size_t i = 0; i < rows[0].size(); ++i) t.columns.push_back({rows[0][i], false, i > 0});
+  for (size_t r = 1; r < rows.size(); ++r) t.add(rows[r]);
+  paictl::print_table(t);
 }
 
 std::string pct(double v) {
@@ -378,11 +366,8 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   }
   if (progress) std::fprintf(stderr, "\x1b[2K");
   pai::sim::ReportContext ctx{trace, sim, runs, o.config, pai::kVersion};
-  if (o.output == "json") {
-    // Names in a trace may be any bytes: invalid UTF-8 becomes U+FFFD instead of throwing.
-    std::printf("%s\n", pai::diag::dump_json(pai::sim::summary_json(ctx), 2).c_str());
-  } else if (o.output == "yaml") {
-    std::fputs(pai::util::to_yaml(pai::sim::summary_json(ctx)).c_str(), stdout);
+  if (is_structured(o.output)) {
+    print_document(document("simulation", Json(pai::sim::summary_json(ctx))), o.output);
   } else {
     print_summary(ctx, g);
   }

@@ -5,6 +5,7 @@
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "printer.h"
 #include "util/version.h"
 #include "util/yaml_emit.h"
 
@@ -47,10 +48,9 @@ int report_diagnostics(const pai::diag::List& list, const std::vector<std::strin
                        bool input_error, const DiagReport& r, const Globals& g) {
   using pai::diag::Severity;
   const auto& all = list.items();
-  if (r.output == "json") {
-    std::printf("%s\n", pai::diag::dump_json(pai::diag::write_json(all, files.size())).c_str());
-  } else if (r.output == "yaml") {
-    std::fputs(pai::util::to_yaml(pai::diag::write_json(all, files.size())).c_str(), stdout);
+  if (is_structured(r.output)) {
+    print_document(document("diagnostics", Json(pai::diag::write_json(all, files.size()))),
+                   r.output);
   } else {
     std::vector<pai::diag::Diagnostic> shown = shown_findings(list, g);
     pai::diag::TextOptions topt;

@@ -15,6 +15,7 @@
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "printer.h"
 #include "remote/executor.h"
 #include "remote/ssh_transport.h"
 #include "util/stdin.h"
@@ -212,7 +213,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
 }
 
 void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::string& command,
-                   bool json) {
+                   const std::string& format) {
   const auto& hosts = p.inventory.hosts;
   size_t fds = 4;
   for (const auto& h : hosts) fds = std::max(fds, 4 + 3 * h.target.jumps.size());
@@ -225,7 +226,7 @@ void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::str
       a.push_back("password (" + p.password_origin + ")");
     return a;
   };
-  if (json) {
+  if (is_structured(format)) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& h : hosts) {
       const auto& e = h.target.endpoint;
@@ -257,7 +258,7 @@ void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::str
                         {"registries", p.collect.script.dns_names},
                         {"command_timeout_s", o.command_timeout_s},
                         {"connect_timeout_s", o.connect_timeout_s}};
-    std::printf("%s\n", pai::check::dump(j).c_str());
+    print_document(document("hostsDryRun", Json(j)), format);
     return;
   }
   std::printf(

@@ -55,9 +55,9 @@ struct PreparedHosts {
 // to go on, or the exit code to stop with (after printing why).
 int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out);
 
-// --dry-run: how each host would be reached, without contacting any. `json` for -o json.
+// --dry-run: how each host would be reached, without contacting any. `format` is -o's.
 void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::string& command,
-                   bool json);
+                   const std::string& format);
 
 // Collects facts with a progress line on stderr when it is a terminal.
 std::vector<pai::check::HostOutcome> collect_with_progress(PreparedHosts& p, const Globals& g,

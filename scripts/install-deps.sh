@@ -11,7 +11,7 @@ PACKAGES="
   libfmt-dev libkainjow-mustache-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   openssh-server openssh-client iproute2 util-linux procps python3 sudo
-  python3-yaml openssl
+  python3-yaml python3-jsonschema openssl
 "
 # The testbed's kubectl (scripts/testbed.sh): Debian's kubernetes-client, unless another
 # package already provides /usr/bin/kubectl (they would conflict; the testbed uses that one).

@@ -98,11 +98,15 @@ bool gpu_sku(const inventory::HostPlan& p) {
          p.sku->device->count > 0;
 }
 
-void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckResult>& out) {
-  const inventory::HostPlan& p = h.plan;
-  const facts::HostFacts& f = h.facts;
-  Emitter e(out, p.name);
-  auto need = [&](const char* check, std::initializer_list<const char*> sections) {
+// What a host check sees.
+struct HostCheckContext {
+  const HostOutcome& h;
+  const inventory::HostPlan& p;
+  const facts::HostFacts& f;
+  const EvalOptions& o;
+  Emitter& e;
+  // False, with the check skipped and why, when the fact script did not report a section.
+  bool need(const char* check, const std::vector<const char*>& sections) const {
     for (const char* s : sections) {
       if (!f.has(s)) {
         e.skip(check, f.stuck_in.empty()
@@ -113,8 +117,18 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
       }
     }
     return true;
-  };
+  }
+};
 
+struct HostCheck {
+  const char* name;                   // as in catalogue(); a family's first check
+  std::vector<const char*> sections;  // fact-script sections it needs
+  void (*run)(const HostCheckContext&);
+};
+
+// Reachable gates the rest: an unreachable host has every other check skipped.
+bool check_reachable(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
   // Reachable
   if (!h.reached) {
     e.violated("Reachable", h.exec.error.empty() ? "the host could not be reached" : h.exec.error,
@@ -128,7 +142,7 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
       }
       e.skip(std::string(c.name), "host not reachable");
     }
-    return;
+    return false;
   }
   if (h.exec.failure == remote::Failure::CommandTimeout) {
     std::string step = f.stuck_in.empty() ? std::string() : facts::step_description(f.stuck_in);
@@ -158,7 +172,12 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
             (h.exec.host_key_unchecked ? "; host key NOT verified (--host-key-policy off)" : ""));
   }
 
-  // Privileges
+  return true;
+}
+
+// Privileges
+void check_privileges(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
   if (f.privilege == "root")
     e.pass("Privileges", "logged in as root");
   else if (f.privilege == "sudo")
@@ -175,133 +194,149 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
             "paths and Docker may be reported as unknown",
         "give the user passwordless sudo, or the password in config.yaml, --password-stdin or "
         "PAICTL_SUDO_PASSWORD");
+}
 
-  // OS
-  if (need("OS", {"files"})) {
-    if (f.os.id.empty()) {
-      e.violated("OS", "cannot tell the OS: /etc/os-release is missing or has no ID", "");
-    } else if (f.os.id == "ubuntu") {
-      if (version_less(f.os.version_id, {16, 4}))
-        e.violated("OS",
-                   f.os.pretty_name + " is older than Ubuntu 16.04, the oldest OpenPAI supports",
-                   "upgrade the host to a supported Ubuntu release", diag::Severity::Error);
-      else
-        e.pass("OS", f.os.pretty_name.empty() ? "Ubuntu " + f.os.version_id : f.os.pretty_name);
-    } else {
+// OS
+void check_os(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (f.os.id.empty()) {
+    e.violated("OS", "cannot tell the OS: /etc/os-release is missing or has no ID", "");
+  } else if (f.os.id == "ubuntu") {
+    if (version_less(f.os.version_id, {16, 4}))
       e.violated("OS",
-                 (f.os.pretty_name.empty() ? f.os.id : f.os.pretty_name) +
-                     " is not Ubuntu, the only OS OpenPAI's installer is tested on",
-                 "expect to adapt the installer's package steps for this distribution");
-    }
-  }
-  // KernelVersion
-  if (need("KernelVersion", {"files"})) {
-    if (f.kernel.empty())
-      e.skip("KernelVersion", "the kernel release was not readable");
-    else if (version_less(f.kernel, {3, 10}))
-      e.violated("KernelVersion", "kernel " + f.kernel + " is older than 3.10",
-                 "upgrade the kernel");
+                 f.os.pretty_name + " is older than Ubuntu 16.04, the oldest OpenPAI supports",
+                 "upgrade the host to a supported Ubuntu release", diag::Severity::Error);
     else
-      e.pass("KernelVersion", "kernel " + f.kernel);
+      e.pass("OS", f.os.pretty_name.empty() ? "Ubuntu " + f.os.version_id : f.os.pretty_name);
+  } else {
+    e.violated("OS",
+               (f.os.pretty_name.empty() ? f.os.id : f.os.pretty_name) +
+                   " is not Ubuntu, the only OS OpenPAI's installer is tested on",
+               "expect to adapt the installer's package steps for this distribution");
   }
-  // Cgroups
-  if (need("Cgroups", {"files", "cgroup"})) {
-    std::vector<std::string> required = {"cpu", "cpuset", "memory", "pids"};
-    if (f.cgroup_version == 1) {
-      required.push_back("cpuacct");
-      required.push_back("devices");
-      required.push_back("freezer");
-    }
-    std::vector<std::string> missing;
-    for (const auto& r : required)
-      if (std::find(f.cgroup_controllers.begin(), f.cgroup_controllers.end(), r) ==
-          f.cgroup_controllers.end())
-        missing.push_back(r);
-    if (f.cgroup_version == 0) {
-      e.violated("Cgroups", "no cgroup hierarchy found at /sys/fs/cgroup",
-                 "mount the cgroup file systems (systemd does)");
-    } else if (!missing.empty()) {
-      e.violated("Cgroups",
-                 "cgroup v" + std::to_string(f.cgroup_version) + " without the controllers " +
-                     util::join(missing, ", "),
-                 "enable them on the kernel command line (e.g. cgroup_enable=memory) and reboot");
-    } else if (f.cgroup_version == 2) {
-      e.violated("Cgroups",
-                 "cgroup v2: Kubernetes 1.16, which OpenPAI v1.x's installer deploys, needs cgroup "
-                 "v1 (v2 support came "
-                 "with Kubernetes 1.25)",
-                 "boot with systemd.unified_cgroup_hierarchy=0, or deploy a Kubernetes that "
-                 "supports cgroup v2",
-                 diag::Severity::Warning);
-    } else {
-      e.pass("Cgroups", "cgroup v1 with " + util::join(required, ", "));
-    }
+}
+
+// KernelVersion
+void check_kernel_version(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (f.kernel.empty())
+    e.skip("KernelVersion", "the kernel release was not readable");
+  else if (version_less(f.kernel, {3, 10}))
+    e.violated("KernelVersion", "kernel " + f.kernel + " is older than 3.10", "upgrade the kernel");
+  else
+    e.pass("KernelVersion", "kernel " + f.kernel);
+}
+
+// Cgroups
+void check_cgroups(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  std::vector<std::string> required = {"cpu", "cpuset", "memory", "pids"};
+  if (f.cgroup_version == 1) {
+    required.push_back("cpuacct");
+    required.push_back("devices");
+    required.push_back("freezer");
   }
-  // CPU
-  if (need("CPU", {"lscpu"})) {
-    int need_cpus = p.sku ? static_cast<int>(p.sku->vcore) : 0;
-    if (p.master) need_cpus = std::max(need_cpus, 2);
-    if (f.cpu.logical <= 0)
-      e.violated("CPU", "lscpu did not report the CPU count", "install util-linux (lscpu)");
-    else if (f.cpu.logical < need_cpus)
-      e.violated(
-          "CPU",
-          std::to_string(f.cpu.logical) + " logical CPUs, fewer than the " +
-              std::to_string(need_cpus) +
-              (p.sku && p.sku->vcore >= need_cpus ? " the SKU " + p.sku->name + " declares (vcore)"
-                                                  : " a Kubernetes master needs"),
-          "fix machine-type in layout.yaml, or the SKU's cpu.vcore");
-    else
-      e.pass("CPU", std::to_string(f.cpu.logical) + " logical CPUs" +
-                        (need_cpus ? " (needs " + std::to_string(need_cpus) + ")" : ""));
+  std::vector<std::string> missing;
+  for (const auto& r : required)
+    if (std::find(f.cgroup_controllers.begin(), f.cgroup_controllers.end(), r) ==
+        f.cgroup_controllers.end())
+      missing.push_back(r);
+  if (f.cgroup_version == 0) {
+    e.violated("Cgroups", "no cgroup hierarchy found at /sys/fs/cgroup",
+               "mount the cgroup file systems (systemd does)");
+  } else if (!missing.empty()) {
+    e.violated("Cgroups",
+               "cgroup v" + std::to_string(f.cgroup_version) + " without the controllers " +
+                   util::join(missing, ", "),
+               "enable them on the kernel command line (e.g. cgroup_enable=memory) and reboot");
+  } else if (f.cgroup_version == 2) {
+    e.violated("Cgroups",
+               "cgroup v2: Kubernetes 1.16, which OpenPAI v1.x's installer deploys, needs cgroup "
+               "v1 (v2 support came "
+               "with Kubernetes 1.25)",
+               "boot with systemd.unified_cgroup_hierarchy=0, or deploy a Kubernetes that "
+               "supports cgroup v2",
+               diag::Severity::Warning);
+  } else {
+    e.pass("Cgroups", "cgroup v1 with " + util::join(required, ", "));
   }
-  // Memory
-  if (need("Memory", {"files"})) {
-    if (f.memory.total_bytes <= 0) {
-      e.violated("Memory", "/proc/meminfo has no MemTotal", "");
-    } else if (p.sku && p.sku->mem_bytes > 0 &&
-               static_cast<double>(f.memory.total_bytes) < p.sku->mem_bytes) {
-      e.violated("Memory",
-                 gib(f.memory.total_bytes) + " of memory, less than the " +
-                     util::format_bytes(p.sku->mem_bytes) + " the SKU " + p.sku->name + " declares",
-                 "lower the SKU's mem to what the machines have (the kernel keeps some), or fix "
-                 "machine-type");
-    } else {
-      e.pass("Memory", gib(f.memory.total_bytes) + " total" +
-                           (p.sku && p.sku->mem_bytes > 0
-                                ? " (SKU needs " + util::format_bytes(p.sku->mem_bytes) + ")"
-                                : ""));
-    }
+}
+
+// CPU
+void check_cpu(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  int need_cpus = p.sku ? static_cast<int>(p.sku->vcore) : 0;
+  if (p.master) need_cpus = std::max(need_cpus, 2);
+  if (f.cpu.logical <= 0)
+    e.violated("CPU", "lscpu did not report the CPU count", "install util-linux (lscpu)");
+  else if (f.cpu.logical < need_cpus)
+    e.violated(
+        "CPU",
+        std::to_string(f.cpu.logical) + " logical CPUs, fewer than the " +
+            std::to_string(need_cpus) +
+            (p.sku && p.sku->vcore >= need_cpus ? " the SKU " + p.sku->name + " declares (vcore)"
+                                                : " a Kubernetes master needs"),
+        "fix machine-type in layout.yaml, or the SKU's cpu.vcore");
+  else
+    e.pass("CPU", std::to_string(f.cpu.logical) + " logical CPUs" +
+                      (need_cpus ? " (needs " + std::to_string(need_cpus) + ")" : ""));
+}
+
+// Memory
+void check_memory(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (f.memory.total_bytes <= 0) {
+    e.violated("Memory", "/proc/meminfo has no MemTotal", "");
+  } else if (p.sku && p.sku->mem_bytes > 0 &&
+             static_cast<double>(f.memory.total_bytes) < p.sku->mem_bytes) {
+    e.violated("Memory",
+               gib(f.memory.total_bytes) + " of memory, less than the " +
+                   util::format_bytes(p.sku->mem_bytes) + " the SKU " + p.sku->name + " declares",
+               "lower the SKU's mem to what the machines have (the kernel keeps some), or fix "
+               "machine-type");
+  } else {
+    e.pass("Memory", gib(f.memory.total_bytes) + " total" +
+                         (p.sku && p.sku->mem_bytes > 0
+                              ? " (SKU needs " + util::format_bytes(p.sku->mem_bytes) + ")"
+                              : ""));
   }
-  // MemoryAvailable: OpenPAI's thresholds (MB = 10^6 bytes in its Ansible checks' `free -m` sense,
-  // MiB here).
-  if (need("MemoryAvailable", {"files"})) {
-    int64_t want = (p.master ? int64_t{40000} : int64_t{16000}) << 20;
-    if (f.memory.available_bytes <= 0)
-      e.skip("MemoryAvailable", "/proc/meminfo has no MemAvailable");
-    else if (f.memory.available_bytes < want)
-      e.violated("MemoryAvailable",
-                 gib(f.memory.available_bytes) + " available, less than the " + gib(want) +
-                     " OpenPAI needs on a " + (p.master ? "master" : "worker"),
-                 "stop what uses the memory, or use a larger machine");
-    else
-      e.pass("MemoryAvailable", gib(f.memory.available_bytes) + " available");
+}
+
+// MemoryAvailable: OpenPAI's thresholds (MB = 10^6 bytes in its Ansible checks' `free -m` sense,
+// MiB here).
+void check_memory_available(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  int64_t want = (p.master ? int64_t{40000} : int64_t{16000}) << 20;
+  if (f.memory.available_bytes <= 0)
+    e.skip("MemoryAvailable", "/proc/meminfo has no MemAvailable");
+  else if (f.memory.available_bytes < want)
+    e.violated("MemoryAvailable",
+               gib(f.memory.available_bytes) + " available, less than the " + gib(want) +
+                   " OpenPAI needs on a " + (p.master ? "master" : "worker"),
+               "stop what uses the memory, or use a larger machine");
+  else
+    e.pass("MemoryAvailable", gib(f.memory.available_bytes) + " available");
+}
+
+// Swap
+void check_swap(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (!f.swap.devices.empty() || f.swap.total_bytes > 0) {
+    std::string devs;
+    for (const auto& d : f.swap.devices) devs += (devs.empty() ? "" : ", ") + d.name;
+    e.violated("Swap",
+               "swap is on (" + (devs.empty() ? gib(f.swap.total_bytes) : devs) +
+                   "); the kubelet refuses to start",
+               "swapoff -a, and remove the swap entries from /etc/fstab");
+  } else {
+    e.pass("Swap", "no swap");
   }
-  // Swap
-  if (need("Swap", {"files"})) {
-    if (!f.swap.devices.empty() || f.swap.total_bytes > 0) {
-      std::string devs;
-      for (const auto& d : f.swap.devices) devs += (devs.empty() ? "" : ", ") + d.name;
-      e.violated("Swap",
-                 "swap is on (" + (devs.empty() ? gib(f.swap.total_bytes) : devs) +
-                     "); the kubelet refuses to start",
-                 "swapoff -a, and remove the swap entries from /etc/fstab");
-    } else {
-      e.pass("Swap", "no swap");
-    }
-  }
-  // DiskFree / DiskRoot
-  if (need("DiskFree", {"df"})) {
+}
+
+// DiskFree / DiskRoot
+void check_disks(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (c.need("DiskFree", {"df"})) {
     const facts::DiskFacts* root = nullptr;
     const facts::DiskFacts* data = nullptr;
     for (const auto& d : f.disks) {
@@ -339,7 +374,11 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
   } else {
     e.skip("DiskRoot", kNoSection);
   }
-  // Ports
+}
+
+// Ports
+void check_ports(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
   {
     std::vector<int> ports = p.master ? master_ports() : worker_ports();
     if (!f.has("tcp")) {
@@ -373,85 +412,98 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
       }
     }
   }
-  // Sysctls and modules
-  if (need("IPForward", {"files"})) {
-    if (f.ip_forward == 1)
-      e.pass("IPForward", "net.ipv4.ip_forward = 1");
-    else if (f.ip_forward < 0)
-      e.skip("IPForward", "/proc/sys/net/ipv4/ip_forward was not readable");
-    else
-      e.violated("IPForward",
-                 "net.ipv4.ip_forward = " + std::to_string(f.ip_forward) +
-                     ": pods cannot reach other hosts",
-                 "the installer sets it; if a host policy resets it, add net.ipv4.ip_forward = 1 "
-                 "to /etc/sysctl.d/");
+}
+
+// Sysctls and modules
+void check_ip_forward(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (f.ip_forward == 1)
+    e.pass("IPForward", "net.ipv4.ip_forward = 1");
+  else if (f.ip_forward < 0)
+    e.skip("IPForward", "/proc/sys/net/ipv4/ip_forward was not readable");
+  else
+    e.violated(
+        "IPForward",
+        "net.ipv4.ip_forward = " + std::to_string(f.ip_forward) + ": pods cannot reach other hosts",
+        "the installer sets it; if a host policy resets it, add net.ipv4.ip_forward = 1 "
+        "to /etc/sysctl.d/");
+}
+
+void check_bridge_netfilter(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (f.bridge_nf_call_iptables == 1)
+    e.pass("BridgeNetfilter", "net.bridge.bridge-nf-call-iptables = 1");
+  else if (f.bridge_nf_call_iptables < 0)
+    e.violated("BridgeNetfilter",
+               "net.bridge.bridge-nf-call-iptables is not there (br_netfilter not loaded)",
+               "modprobe br_netfilter; the installer loads it, a host policy may unload it");
+  else
+    e.violated(
+        "BridgeNetfilter",
+        "net.bridge.bridge-nf-call-iptables = 0: service traffic between pods bypasses iptables",
+        "sysctl -w net.bridge.bridge-nf-call-iptables=1 and persist it in /etc/sysctl.d/");
+}
+
+void check_kernel_modules(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  std::vector<std::string> missing;
+  for (const char* m : {"br_netfilter", "overlay"}) {
+    auto it = f.kernel_modules.find(m);
+    if (it == f.kernel_modules.end() || !it->second) missing.push_back(m);
   }
-  if (need("BridgeNetfilter", {"files", "modules"})) {
-    if (f.bridge_nf_call_iptables == 1)
-      e.pass("BridgeNetfilter", "net.bridge.bridge-nf-call-iptables = 1");
-    else if (f.bridge_nf_call_iptables < 0)
-      e.violated("BridgeNetfilter",
-                 "net.bridge.bridge-nf-call-iptables is not there (br_netfilter not loaded)",
-                 "modprobe br_netfilter; the installer loads it, a host policy may unload it");
-    else
-      e.violated(
-          "BridgeNetfilter",
-          "net.bridge.bridge-nf-call-iptables = 0: service traffic between pods bypasses iptables",
-          "sysctl -w net.bridge.bridge-nf-call-iptables=1 and persist it in /etc/sysctl.d/");
-  }
-  if (need("KernelModules", {"modules"})) {
-    std::vector<std::string> missing;
-    for (const char* m : {"br_netfilter", "overlay"}) {
-      auto it = f.kernel_modules.find(m);
-      if (it == f.kernel_modules.end() || !it->second) missing.push_back(m);
-    }
-    if (missing.empty())
-      e.pass("KernelModules", "br_netfilter and overlay are loaded");
-    else
-      e.violated(
-          "KernelModules",
-          util::join(missing, " and ") + (missing.size() == 1 ? " is" : " are") + " not loaded",
-          "modprobe " + util::join(missing, " ") + ", and list them in /etc/modules-load.d/");
-  }
-  // Binaries
-  if (need("Binaries", {"bins"})) {
-    std::vector<std::string> err_missing, warn_missing;
-    auto missing = [&](const char* b) {
-      auto it = f.binaries.find(b);
-      return it == f.binaries.end() || it->second.empty();
-    };
-    for (const char* b : {"ip", "mount", "nsenter"})
-      if (missing(b)) err_missing.push_back(b);
-    for (const char* b : {"iptables", "conntrack", "ebtables", "ethtool", "socat", "tc", "touch"})
-      if (missing(b)) warn_missing.push_back(b);
-    if (!err_missing.empty())
-      e.violated(
-          "Binaries",
-          "not on PATH: " + util::join(err_missing, ", ") +
-              (warn_missing.empty() ? ""
-                                    : " (also missing: " + util::join(warn_missing, ", ") + ")"),
-          "install iproute2 and util-linux");
-    else if (!warn_missing.empty())
-      e.violated("Binaries", "not on PATH: " + util::join(warn_missing, ", "),
-                 "the installer installs them from the OS package repositories, which must then be "
-                 "reachable",
-                 diag::Severity::Warning);
-    else
-      e.pass("Binaries", "every binary kubeadm looks for is on PATH");
-  }
-  // Hostname
-  if (need("HostnameValid", {"files"})) {
-    if (f.hostname.empty())
-      e.violated("HostnameValid", "the host name is empty", "set it with hostnamectl set-hostname");
-    else if (!util::is_dns1123_subdomain(f.hostname))
-      e.violated("HostnameValid",
-                 "host name \"" + f.hostname + "\" is not a lower-case DNS-1123 name",
-                 "use lower-case letters, digits, '-' and '.' (hostnamectl set-hostname)");
-    else
-      e.pass("HostnameValid", "host name " + f.hostname);
-  }
+  if (missing.empty())
+    e.pass("KernelModules", "br_netfilter and overlay are loaded");
+  else
+    e.violated(
+        "KernelModules",
+        util::join(missing, " and ") + (missing.size() == 1 ? " is" : " are") + " not loaded",
+        "modprobe " + util::join(missing, " ") + ", and list them in /etc/modules-load.d/");
+}
+
+// Binaries
+void check_binaries(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  std::vector<std::string> err_missing, warn_missing;
+  auto missing = [&](const char* b) {
+    auto it = f.binaries.find(b);
+    return it == f.binaries.end() || it->second.empty();
+  };
+  for (const char* b : {"ip", "mount", "nsenter"})
+    if (missing(b)) err_missing.push_back(b);
+  for (const char* b : {"iptables", "conntrack", "ebtables", "ethtool", "socat", "tc", "touch"})
+    if (missing(b)) warn_missing.push_back(b);
+  if (!err_missing.empty())
+    e.violated(
+        "Binaries",
+        "not on PATH: " + util::join(err_missing, ", ") +
+            (warn_missing.empty() ? "" : " (also missing: " + util::join(warn_missing, ", ") + ")"),
+        "install iproute2 and util-linux");
+  else if (!warn_missing.empty())
+    e.violated("Binaries", "not on PATH: " + util::join(warn_missing, ", "),
+               "the installer installs them from the OS package repositories, which must then be "
+               "reachable",
+               diag::Severity::Warning);
+  else
+    e.pass("Binaries", "every binary kubeadm looks for is on PATH");
+}
+
+// Hostname
+void check_hostname_valid(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (f.hostname.empty())
+    e.violated("HostnameValid", "the host name is empty", "set it with hostnamectl set-hostname");
+  else if (!util::is_dns1123_subdomain(f.hostname))
+    e.violated("HostnameValid",
+               "host name \"" + f.hostname + "\" is not a lower-case DNS-1123 name",
+               "use lower-case letters, digits, '-' and '.' (hostnamectl set-hostname)");
+  else
+    e.pass("HostnameValid", "host name " + f.hostname);
+}
+
+void check_hostname_matches(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
   if (p.from_layout) {
-    if (need("HostnameMatches", {"files"})) {
+    if (c.need("HostnameMatches", {"files"})) {
       if (f.hostname == p.name)
         e.pass("HostnameMatches", "the host calls itself " + f.hostname);
       else
@@ -463,16 +515,22 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
   } else {
     e.skip("HostnameMatches", "no layout.yaml hostname to compare with");
   }
-  if (need("HostnameResolves", {"dns"})) {
-    if (f.hostname_resolves)
-      e.pass("HostnameResolves", f.hostname + " resolves");
-    else
-      e.violated("HostnameResolves", "\"" + f.hostname + "\" does not resolve on the host",
-                 "add it to /etc/hosts or DNS");
-  }
-  // HostIP
+}
+
+void check_hostname_resolves(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (f.hostname_resolves)
+    e.pass("HostnameResolves", f.hostname + " resolves");
+  else
+    e.violated("HostnameResolves", "\"" + f.hostname + "\" does not resolve on the host",
+               "add it to /etc/hosts or DNS");
+}
+
+// HostIP
+void check_host_ip(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
   if (!p.hostip.empty()) {
-    if (need("HostIP", {"ip"})) {
+    if (c.need("HostIP", {"ip"})) {
       bool owned = false;
       auto target = ipv4_value(p.hostip);
       for (const auto& i : f.interfaces) {
@@ -503,17 +561,22 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
   } else {
     e.skip("HostIP", "no layout.yaml hostip to compare with");
   }
-  if (need("Firewalld", {"processes"})) {
-    if (f.running("firewalld"))
-      e.violated("Firewalld", "firewalld is running",
-                 "open 6443, 10250, 2379-2380 and OpenPAI's ports, or stop firewalld (systemctl "
-                 "disable --now firewalld)");
-    else
-      e.pass("Firewalld", "firewalld is not running");
-  }
+}
 
-  // Docker
-  if (need("Docker", {"docker"})) {
+void check_firewalld(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (f.running("firewalld"))
+    e.violated("Firewalld", "firewalld is running",
+               "open 6443, 10250, 2379-2380 and OpenPAI's ports, or stop firewalld (systemctl "
+               "disable --now firewalld)");
+  else
+    e.pass("Firewalld", "firewalld is not running");
+}
+
+// Docker
+void check_docker(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (c.need("Docker", {"docker"})) {
     if (!f.docker.client_present) {
       e.violated("Docker", "docker is not installed",
                  "install Docker (OpenPAI requires it on every host)");
@@ -545,50 +608,57 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
   } else {
     e.skip("DockerVersion", kNoSection);
   }
-  if (need("DaemonJson", {"files"})) {
-    if (!f.daemon_json.present)
-      e.pass("DaemonJson", "no /etc/docker/daemon.json");
-    else if (!f.daemon_json.valid)
-      e.violated("DaemonJson", f.daemon_json.error + ": Docker will not start with it",
-                 "fix the file (python3 -m json.tool)");
-    else
-      e.pass("DaemonJson", "/etc/docker/daemon.json is valid");
-  }
-  // The default runtime's binary (OpenPAI #4522: etcd could not start because daemon.json
-  // made nvidia the default on a host without nvidia-container-runtime).
-  if (need("DefaultRuntimeBinary", {"runtimes", "files"})) {
-    std::string def = !f.docker.default_runtime.empty()        ? f.docker.default_runtime
-                      : !f.daemon_json.default_runtime.empty() ? f.daemon_json.default_runtime
-                                                               : std::string("runc");
-    const facts::RuntimeBinary* rb = nullptr;
-    for (const auto& r : f.runtime_binaries)
-      if (r.runtime == def) rb = &r;
-    if (!f.docker.client_present && !f.daemon_json.present) {
-      e.skip("DefaultRuntimeBinary", "no Docker on the host");
-    } else if (!rb) {
-      if (def != "runc" && f.daemon_json.runtimes.find(def) == f.daemon_json.runtimes.end() &&
-          f.docker.runtimes.find(def) == f.docker.runtimes.end())
-        e.violated(
-            "DefaultRuntimeBinary",
-            "the default runtime \"" + def + "\" is not defined under \"runtimes\" in daemon.json",
-            "add it to \"runtimes\" with its path, or remove \"default-runtime\"");
-      else
-        e.skip("DefaultRuntimeBinary", "the default runtime's path is unknown");
-    } else if (rb->resolved.empty()) {
+}
+
+void check_daemon_json(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (!f.daemon_json.present)
+    e.pass("DaemonJson", "no /etc/docker/daemon.json");
+  else if (!f.daemon_json.valid)
+    e.violated("DaemonJson", f.daemon_json.error + ": Docker will not start with it",
+               "fix the file (python3 -m json.tool)");
+  else
+    e.pass("DaemonJson", "/etc/docker/daemon.json is valid");
+}
+
+// The default runtime's binary (OpenPAI #4522: etcd could not start because daemon.json
+// made nvidia the default on a host without nvidia-container-runtime).
+void check_default_runtime_binary(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  std::string def = !f.docker.default_runtime.empty()        ? f.docker.default_runtime
+                    : !f.daemon_json.default_runtime.empty() ? f.daemon_json.default_runtime
+                                                             : std::string("runc");
+  const facts::RuntimeBinary* rb = nullptr;
+  for (const auto& r : f.runtime_binaries)
+    if (r.runtime == def) rb = &r;
+  if (!f.docker.client_present && !f.daemon_json.present) {
+    e.skip("DefaultRuntimeBinary", "no Docker on the host");
+  } else if (!rb) {
+    if (def != "runc" && f.daemon_json.runtimes.find(def) == f.daemon_json.runtimes.end() &&
+        f.docker.runtimes.find(def) == f.docker.runtimes.end())
       e.violated(
           "DefaultRuntimeBinary",
-          "Docker's default runtime \"" + def + "\" points to " + rb->path +
-              ", which is not on this host: every container, etcd's too, would fail to start",
-          def == "nvidia"
-              ? "install nvidia-container-runtime (NVIDIA container toolkit), or remove "
-                "\"default-runtime\": \"nvidia\" from /etc/docker/daemon.json on hosts without GPUs"
-              : "install the runtime, or change \"default-runtime\" in /etc/docker/daemon.json");
-    } else {
-      e.pass("DefaultRuntimeBinary", "default runtime " + def + " is " + rb->resolved);
-    }
+          "the default runtime \"" + def + "\" is not defined under \"runtimes\" in daemon.json",
+          "add it to \"runtimes\" with its path, or remove \"default-runtime\"");
+    else
+      e.skip("DefaultRuntimeBinary", "the default runtime's path is unknown");
+  } else if (rb->resolved.empty()) {
+    e.violated(
+        "DefaultRuntimeBinary",
+        "Docker's default runtime \"" + def + "\" points to " + rb->path +
+            ", which is not on this host: every container, etcd's too, would fail to start",
+        def == "nvidia"
+            ? "install nvidia-container-runtime (NVIDIA container toolkit), or remove "
+              "\"default-runtime\": \"nvidia\" from /etc/docker/daemon.json on hosts without GPUs"
+            : "install the runtime, or change \"default-runtime\" in /etc/docker/daemon.json");
+  } else {
+    e.pass("DefaultRuntimeBinary", "default runtime " + def + " is " + rb->resolved);
   }
+}
 
-  // GPUs
+// GPUs
+void check_gpus(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
   bool gpu = gpu_sku(p) || (!p.sku && f.is_gpu_host());
   const char* gpu_checks[] = {"NvidiaSmi", "GPUCount", "GPUModel", "NvidiaRuntime",
                               "DefaultRuntime"};
@@ -598,7 +668,7 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
     for (const char* c : gpu_checks) e.skip(c, why);
   } else {
     bool smi_ok = false;
-    if (need("NvidiaSmi", {"nvidia"})) {
+    if (c.need("NvidiaSmi", {"nvidia"})) {
       std::string pci = f.nvidia.pci_gpus > 0 ? " (" + std::to_string(f.nvidia.pci_gpus) +
                                                     " NVIDIA GPUs on the PCI bus)"
                                               : "";
@@ -652,7 +722,7 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
                    "GPU \"" + model + "\" does not match the SKU model \"" + sku_model + "\"",
                    "fix computing-device.model or machine-type in layout.yaml");
     }
-    if (need("NvidiaRuntime", {"bins"})) {
+    if (c.need("NvidiaRuntime", {"bins"})) {
       if (f.nvidia.container_runtime_present)
         e.pass("NvidiaRuntime",
                "nvidia-container-runtime " + (f.nvidia.container_runtime_version.empty()
@@ -662,7 +732,7 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
         e.violated("NvidiaRuntime", "nvidia-container-runtime is not installed",
                    "install the NVIDIA container toolkit (nvidia-container-runtime)");
     }
-    if (need("DefaultRuntime", {"files"})) {
+    if (c.need("DefaultRuntime", {"files"})) {
       std::string def =
           f.docker.daemon_reachable ? f.docker.default_runtime : f.daemon_json.default_runtime;
       std::string from = f.docker.daemon_reachable ? "docker info" : "daemon.json";
@@ -690,110 +760,180 @@ void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckRes
                    "/etc/docker/daemon.json, then restart Docker");
     }
   }
-
-  // DNS
-  if (need("DNS", {"dns"})) {
-    std::vector<std::string> bad, good;
-    for (const auto& d : f.dns) (d.resolved ? good : bad).push_back(d.name);
-    if (f.dns.empty())
-      e.skip("DNS", "no registry names to resolve");
-    else if (!bad.empty())
-      e.violated("DNS", "cannot resolve " + util::join(bad, ", ") + " on the host",
-                 "fix /etc/resolv.conf or the DNS server; behind a firewall set registry mirrors "
-                 "in config.yaml");
-    else
-      e.pass("DNS", "resolves " + util::join(good, ", "));
-  }
-  // NTP (an error on the master: OpenPAI's installer requires it there)
-  if (need("NTP", {"ntp"})) {
-    std::optional<diag::Severity> sev;
-    if (p.master) sev = diag::Severity::Error;
-    if (!f.clock.ntp_known)
-      e.violated("NTP",
-                 "cannot tell whether the clock is synchronised (no timedatectl, chronyc or ntpq "
-                 "answered)",
-                 "install and enable chrony or systemd-timesyncd", diag::Severity::Warning);
-    else if (!f.clock.ntp_synchronized)
-      e.violated("NTP", "the clock is not NTP-synchronised (" + f.clock.ntp_source + ")",
-                 "enable chrony or systemd-timesyncd (timedatectl set-ntp true)", sev);
-    else
-      e.pass("NTP", "synchronised (" + f.clock.ntp_source + ")");
-  }
-
-  // Leftovers
-  if (need("LeftoverEtcd", {"paths"})) {
-    std::vector<std::string> found;
-    bool unreadable = false;
-    for (const char* d : {"/var/lib/etcd", "/var/etcd/data"}) {
-      const facts::PathFacts* pf = f.path(d);
-      if (!pf || !pf->exists) continue;
-      if (!pf->readable)
-        unreadable = true;
-      else if (pf->entries > 0)
-        found.push_back(std::string(d) + " (" + util::join(pf->sample, ", ") + ")");
-    }
-    if (!found.empty())
-      e.violated("LeftoverEtcd",
-                 "etcd data from an earlier install: " + util::join(found, "; ") +
-                     "; a new etcd would refuse to start or rejoin the old cluster",
-                 "make sure no etcd uses it, then remove it (kubespray's reset.yml does), e.g. rm "
-                 "-rf /var/lib/etcd/*");
-    else if (unreadable)
-      e.violated("LeftoverEtcd", "/var/lib/etcd exists but is not readable without root",
-                 "run the checks with sudo", diag::Severity::Warning);
-    else
-      e.pass("LeftoverEtcd", "no etcd data");
-  }
-  auto leftover = [&](const char* check, std::initializer_list<const char*> dirs,
-                      const std::string& why, const std::string& hint) {
-    if (!need(check, {"paths"})) return;
-    std::vector<std::string> found;
-    for (const char* d : dirs) {
-      const facts::PathFacts* pf = f.path(d);
-      if (pf && pf->exists && pf->directory && (pf->entries > 0 || !pf->readable))
-        found.push_back(std::string(d) + (pf->readable ? " (" + util::join(pf->sample, ", ") + ")"
-                                                       : " (not readable)"));
-    }
-    if (!found.empty())
-      e.violated(check, util::join(found, "; ") + ": " + why, hint);
-    else
-      e.pass(check, "clean");
-  };
-  leftover("LeftoverKubernetes", {"/etc/kubernetes"},
-           "Kubernetes configuration from an earlier install",
-           "run kubeadm reset (or kubespray's reset.yml) and remove /etc/kubernetes");
-  leftover("LeftoverKubelet", {"/var/lib/kubelet"}, "kubelet state from an earlier install",
-           "stop the kubelet, unmount what is mounted under /var/lib/kubelet, then remove it");
-  leftover("LeftoverCNI", {"/etc/cni/net.d", "/var/lib/cni"},
-           "network plugin configuration from an earlier install",
-           "remove it before installing, or the old plugin's configuration may win");
-  if (need("RunningKubernetes", {"processes"})) {
-    std::vector<std::string> running;
-    for (const char* pn :
-         {"kubelet", "etcd", "kube-apiserver", "kube-controller", "kube-scheduler", "kube-proxy"})
-      if (f.running(pn)) running.push_back(pn);
-    if (!running.empty())
-      e.violated("RunningKubernetes",
-                 util::join(running, ", ") + (running.size() == 1 ? " is" : " are") +
-                     " running: this host is already part of a cluster",
-                 "drain and reset it first (kubeadm reset, or kubespray's remove-node.yml)");
-    else
-      e.pass("RunningKubernetes", "no Kubernetes process running");
-  }
-  if (need("RunningContainers", {"docker"})) {
-    if (!f.docker.daemon_reachable)
-      e.skip("RunningContainers", "Docker's daemon did not answer");
-    else if (f.docker.containers_running > 0)
-      e.violated("RunningContainers",
-                 std::to_string(f.docker.containers_running) +
-                     " containers are running; the installer restarts Docker, which stops them",
-                 "stop them or plan the restart (docker ps)");
-    else
-      e.pass("RunningContainers", "no containers running");
-  }
 }
 
-// Groups of hosts sharing a value, for cross-host checks: value -> host indexes.
+// DNS
+void check_dns(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  std::vector<std::string> bad, good;
+  for (const auto& d : f.dns) (d.resolved ? good : bad).push_back(d.name);
+  if (f.dns.empty())
+    e.skip("DNS", "no registry names to resolve");
+  else if (!bad.empty())
+    e.violated("DNS", "cannot resolve " + util::join(bad, ", ") + " on the host",
+               "fix /etc/resolv.conf or the DNS server; behind a firewall set registry mirrors "
+               "in config.yaml");
+  else
+    e.pass("DNS", "resolves " + util::join(good, ", "));
+}
+
+// NTP (an error on the master: OpenPAI's installer requires it there)
+void check_ntp(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  std::optional<diag::Severity> sev;
+  if (p.master) sev = diag::Severity::Error;
+  if (!f.clock.ntp_known)
+    e.violated("NTP",
+               "cannot tell whether the clock is synchronised (no timedatectl, chronyc or ntpq "
+               "answered)",
+               "install and enable chrony or systemd-timesyncd", diag::Severity::Warning);
+  else if (!f.clock.ntp_synchronized)
+    e.violated("NTP", "the clock is not NTP-synchronised (" + f.clock.ntp_source + ")",
+               "enable chrony or systemd-timesyncd (timedatectl set-ntp true)", sev);
+  else
+    e.pass("NTP", "synchronised (" + f.clock.ntp_source + ")");
+}
+
+// Leftovers
+void check_leftover_etcd(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  std::vector<std::string> found;
+  bool unreadable = false;
+  for (const char* d : {"/var/lib/etcd", "/var/etcd/data"}) {
+    const facts::PathFacts* pf = f.path(d);
+    if (!pf || !pf->exists) continue;
+    if (!pf->readable)
+      unreadable = true;
+    else if (pf->entries > 0)
+      found.push_back(std::string(d) + " (" + util::join(pf->sample, ", ") + ")");
+  }
+  if (!found.empty())
+    e.violated("LeftoverEtcd",
+               "etcd data from an earlier install: " + util::join(found, "; ") +
+                   "; a new etcd would refuse to start or rejoin the old cluster",
+               "make sure no etcd uses it, then remove it (kubespray's reset.yml does), e.g. rm "
+               "-rf /var/lib/etcd/*");
+  else if (unreadable)
+    e.violated("LeftoverEtcd", "/var/lib/etcd exists but is not readable without root",
+               "run the checks with sudo", diag::Severity::Warning);
+  else
+    e.pass("LeftoverEtcd", "no etcd data");
+}
+
+void check_running_kubernetes(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  std::vector<std::string> running;
+  for (const char* pn :
+       {"kubelet", "etcd", "kube-apiserver", "kube-controller", "kube-scheduler", "kube-proxy"})
+    if (f.running(pn)) running.push_back(pn);
+  if (!running.empty())
+    e.violated("RunningKubernetes",
+               util::join(running, ", ") + (running.size() == 1 ? " is" : " are") +
+                   " running: this host is already part of a cluster",
+               "drain and reset it first (kubeadm reset, or kubespray's remove-node.yml)");
+  else
+    e.pass("RunningKubernetes", "no Kubernetes process running");
+}
+
+void check_running_containers(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (!f.docker.daemon_reachable)
+    e.skip("RunningContainers", "Docker's daemon did not answer");
+  else if (f.docker.containers_running > 0)
+    e.violated("RunningContainers",
+               std::to_string(f.docker.containers_running) +
+                   " containers are running; the installer restarts Docker, which stops them",
+               "stop them or plan the restart (docker ps)");
+  else
+    e.pass("RunningContainers", "no containers running");
+}
+
+// The Leftover* directory checks: a non-empty (or unreadable) directory is a leftover.
+void leftover(const HostCheckContext& c, const char* check, std::initializer_list<const char*> dirs,
+              const std::string& why, const std::string& hint) {
+  const facts::HostFacts& f = c.f;
+  std::vector<std::string> found;
+  for (const char* d : dirs) {
+    const facts::PathFacts* pf = f.path(d);
+    if (pf && pf->exists && pf->directory && (pf->entries > 0 || !pf->readable))
+      found.push_back(std::string(d) + (pf->readable ? " (" + util::join(pf->sample, ", ") + ")"
+                                                     : " (not readable)"));
+  }
+  if (!found.empty())
+    c.e.violated(check, util::join(found, "; ") + ": " + why, hint);
+  else
+    c.e.pass(check, "clean");
+}
+
+void check_leftover_kubernetes(const HostCheckContext& c) {
+  leftover(c, "LeftoverKubernetes", {"/etc/kubernetes"},
+           "Kubernetes configuration from an earlier install",
+           "run kubeadm reset (or kubespray's reset.yml) and remove /etc/kubernetes");
+}
+
+void check_leftover_kubelet(const HostCheckContext& c) {
+  leftover(c, "LeftoverKubelet", {"/var/lib/kubelet"}, "kubelet state from an earlier install",
+           "stop the kubelet, unmount what is mounted under /var/lib/kubelet, then remove it");
+}
+
+void check_leftover_cni(const HostCheckContext& c) {
+  leftover(c, "LeftoverCNI", {"/etc/cni/net.d", "/var/lib/cni"},
+           "network plugin configuration from an earlier install",
+           "remove it before installing, or the old plugin's configuration may win");
+}
+
+// The host checks, kubeadm preflight's shape: each a small function with its
+// name (its severity and summary are in catalogue()), the fact-script sections
+// it needs (without them it is skipped, with the reason) and its hints where it
+// reports a violation. Entries that are one family (Port-<N>, the GPU checks)
+// emit every check of it.
+const std::vector<HostCheck>& host_checks() {
+  static const std::vector<HostCheck> k = {
+      {"Privileges", {}, check_privileges},
+      {"OS", {"files"}, check_os},
+      {"KernelVersion", {"files"}, check_kernel_version},
+      {"Cgroups", {"files", "cgroup"}, check_cgroups},
+      {"CPU", {"lscpu"}, check_cpu},
+      {"Memory", {"files"}, check_memory},
+      {"MemoryAvailable", {"files"}, check_memory_available},
+      {"Swap", {"files"}, check_swap},
+      {"DiskFree", {}, check_disks},
+      {"Port-<N>", {}, check_ports},
+      {"IPForward", {"files"}, check_ip_forward},
+      {"BridgeNetfilter", {"files", "modules"}, check_bridge_netfilter},
+      {"KernelModules", {"modules"}, check_kernel_modules},
+      {"Binaries", {"bins"}, check_binaries},
+      {"HostnameValid", {"files"}, check_hostname_valid},
+      {"HostnameMatches", {}, check_hostname_matches},
+      {"HostnameResolves", {"dns"}, check_hostname_resolves},
+      {"HostIP", {}, check_host_ip},
+      {"Firewalld", {"processes"}, check_firewalld},
+      {"Docker", {}, check_docker},
+      {"DaemonJson", {"files"}, check_daemon_json},
+      {"DefaultRuntimeBinary", {"runtimes", "files"}, check_default_runtime_binary},
+      {"NvidiaSmi", {}, check_gpus},
+      {"DNS", {"dns"}, check_dns},
+      {"NTP", {"ntp"}, check_ntp},
+      {"LeftoverEtcd", {"paths"}, check_leftover_etcd},
+      {"LeftoverKubernetes", {"paths"}, check_leftover_kubernetes},
+      {"LeftoverKubelet", {"paths"}, check_leftover_kubelet},
+      {"LeftoverCNI", {"paths"}, check_leftover_cni},
+      {"RunningKubernetes", {"processes"}, check_running_kubernetes},
+      {"RunningContainers", {"docker"}, check_running_containers},
+  };
+  return k;
+}
+
+void check_host(const HostOutcome& h, const EvalOptions& o, std::vector<CheckResult>& out) {
+  Emitter e(out, h.plan.name);
+  const HostCheckContext c{h, h.plan, h.facts, o, e};
+  if (!check_reachable(c)) return;
+  for (const HostCheck& check : host_checks())
+    if (check.sections.empty() || c.need(check.name, check.sections)) check.run(c);
+}
+
+// Groups of hosts sharing a value, for cross-host checks: value -> host
+// indexes.
 template <class F>
 std::map<std::string, std::vector<size_t>> group_by(const std::vector<HostOutcome>& hosts,
                                                     F value) {
@@ -849,11 +989,14 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o,
         return h.facts.has("files") ? h.facts.machine_id : std::string();
       },
       "machine id",
-      "two entries reach the same machine, or the hosts were cloned from one image: check "
+      "two entries reach the same machine, or the hosts were cloned from one "
+      "image: check "
       "layout.yaml's hostip, or "
-      "regenerate /etc/machine-id on clones (rm /etc/machine-id && systemd-machine-id-setup)");
+      "regenerate /etc/machine-id on clones (rm /etc/machine-id && "
+      "systemd-machine-id-setup)");
 
-  // UniqueIP: the address a host is known by must not be configured on another machine.
+  // UniqueIP: the address a host is known by must not be configured on another
+  // machine.
   {
     for (size_t i = 0; i < hosts.size(); ++i) {
       if (!hosts[i].reached) continue;
@@ -867,7 +1010,8 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o,
       std::vector<size_t> others;
       for (size_t j = 0; j < hosts.size(); ++j) {
         if (j == i || !hosts[j].reached) continue;
-        // The same machine reached twice is UniqueMachine's finding, not a conflict.
+        // The same machine reached twice is UniqueMachine's finding, not a
+        // conflict.
         if (!hosts[j].facts.machine_id.empty() &&
             hosts[j].facts.machine_id == hosts[i].facts.machine_id)
           continue;
@@ -880,7 +1024,8 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o,
       if (!others.empty())
         e.violated("UniqueIP",
                    ip + " is also configured on " + names_of(others, i) + ": an IP conflict",
-                   "give every machine its own address; check for a cloned network configuration");
+                   "give every machine its own address; check for a cloned "
+                   "network configuration");
       else
         e.pass("UniqueIP", ip + " is on no other host");
     }
@@ -913,7 +1058,8 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o,
         e.pass("ClockSkew", std::string("only one host: ") + buf + "");
       else if (std::fabs(d) > o.max_clock_skew_s)
         e.violated("ClockSkew", std::string("clock is ") + buf + ", more than 1 s",
-                   "synchronise the clocks with NTP: etcd and certificate checks need them within "
+                   "synchronise the clocks with NTP: etcd and certificate "
+                   "checks need them within "
                    "a second");
       else
         e.pass("ClockSkew", std::string("clock is ") + buf);
@@ -951,7 +1097,8 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o,
         e.violated("DriverVersion",
                    "driver " + mine + ", but the other " + sku + " hosts run " + major + " (" +
                        names_of(versions.at(major), i) + ")",
-                   "install one driver version on every host of a SKU: jobs scheduled to any of "
+                   "install one driver version on every host of a SKU: jobs "
+                   "scheduled to any of "
                    "them must behave the same");
       else {
         std::vector<std::string> others;
@@ -980,10 +1127,10 @@ void check_cluster(const std::vector<HostOutcome>& hosts, const EvalOptions& o,
       if (id.empty())
         e.skip("OSFamily", "OS unknown");
       else if (g.size() > 1 && id != major)
-        e.violated(
-            "OSFamily",
-            "runs " + id + ", the other hosts " + major + " (" + names_of(g[major], i) + ")",
-            "one OS family keeps the installer's package steps and the hosts' behaviour the same");
+        e.violated("OSFamily",
+                   "runs " + id + ", the other hosts " + major + " (" + names_of(g[major], i) + ")",
+                   "one OS family keeps the installer's package steps and the "
+                   "hosts' behaviour the same");
       else
         e.pass("OSFamily", "runs " + id);
     }

@@ -52,7 +52,8 @@ int32_t Hived::map_physical_to_virtual(int32_t c, int32_t vc, int32_t level, int
     int32_t v = -1;
     if (pinned >= 0) {
       int32_t root = pinned_[static_cast<size_t>(pinned)].vroot;
-      if (V(root).level == level) v = lowest_priority_vcell(std::span<const int32_t>(&root, 1), priority);
+      if (V(root).level == level)
+        v = lowest_priority_vcell(std::span<const int32_t>(&root, 1), priority);
     } else {
       const auto& list = vc_preassigned_[vcl(vc, P(c).chain, level)];
       v = lowest_priority_vcell(list, priority);
@@ -63,9 +64,8 @@ int32_t Hived::map_physical_to_virtual(int32_t c, int32_t vc, int32_t level, int
     return v;
   }
   if (P(c).parent < 0) {
-    why =
-        "physical and virtual cell hierarchies not match (cannot reach the preassigned level " +
-        std::to_string(level) + " in physical)";
+    why = "physical and virtual cell hierarchies not match (cannot reach the preassigned level " +
+          std::to_string(level) + " in physical)";
     return -1;
   }
   int32_t pv = map_physical_to_virtual(P(c).parent, vc, level, priority, pinned, why);
@@ -146,7 +146,7 @@ RestoredGroup Hived::restore_group(const LiveGroup& in,
       if (chain < 0) chain = P(c).chain;
       if (i >= pod.preassigned_cell_types.size()) types_known = false;
       leaves.push_back({c, i < pod.preassigned_cell_types.size() ? pod.preassigned_cell_types[i]
-                                                                   : std::string()});
+                                                                 : std::string()});
     }
     if (!leaves.empty()) pods.push_back(std::move(leaves));
   }
@@ -201,7 +201,8 @@ RestoredGroup Hived::restore_group(const LiveGroup& in,
   int32_t pinned = -1;
   if (!opportunistic && !in.pinned_cell_id.empty()) {
     for (size_t i = 0; i < pinned_.size(); ++i)
-      if (pinned_[i].vc == vc && pinned_[i].id == in.pinned_cell_id) pinned = static_cast<int32_t>(i);
+      if (pinned_[i].vc == vc && pinned_[i].id == in.pinned_cell_id)
+        pinned = static_cast<int32_t>(i);
     if (pinned < 0) {
       lazy = true;
       reason = "VC " + in.vc + " has no cell for " + in.pinned_cell_id;
@@ -225,8 +226,9 @@ RestoredGroup Hived::restore_group(const LiveGroup& in,
             if (ch.level_type[l] == leaf.type) level = static_cast<int32_t>(l);
           if (level < 0) {
             reason = "preassigned cell type " + leaf.type + " not found in chain " + ch.name;
-          } else if (pinned < 0 && !vc_has_chain_[static_cast<size_t>(vc) * static_cast<size_t>(nchain_) +
-                                                static_cast<size_t>(P(p).chain)]) {
+          } else if (pinned < 0 &&
+                     !vc_has_chain_[static_cast<size_t>(vc) * static_cast<size_t>(nchain_) +
+                                    static_cast<size_t>(P(p).chain)]) {
             reason = "VC " + in.vc + " has no cell for " + ch.name;
           } else {
             std::string why;

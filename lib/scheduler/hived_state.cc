@@ -15,29 +15,40 @@ namespace pai::scheduler {
 
 std::string_view to_string(CellUse s) {
   switch (s) {
-    case CellUse::Free: return "Free";
-    case CellUse::Used: return "Used";
-    case CellUse::Reserving: return "Reserving";
-    case CellUse::Reserved: return "Reserved";
+    case CellUse::Free:
+      return "Free";
+    case CellUse::Used:
+      return "Used";
+    case CellUse::Reserving:
+      return "Reserving";
+    case CellUse::Reserved:
+      return "Reserved";
   }
   return "Free";
 }
 
 std::string_view to_string(GroupPhase s) {
   switch (s) {
-    case GroupPhase::Allocated: return "Allocated";
-    case GroupPhase::Preempting: return "Preempting";
-    case GroupPhase::BeingPreempted: return "BeingPreempted";
+    case GroupPhase::Allocated:
+      return "Allocated";
+    case GroupPhase::Preempting:
+      return "Preempting";
+    case GroupPhase::BeingPreempted:
+      return "BeingPreempted";
   }
   return "Allocated";
 }
 
 std::string_view to_string(RestoreOutcome o) {
   switch (o) {
-    case RestoreOutcome::Kept: return "kept";
-    case RestoreOutcome::LazyPreempted: return "lazily-preempted";
-    case RestoreOutcome::Opportunistic: return "opportunistic";
-    case RestoreOutcome::Ignored: return "ignored";
+    case RestoreOutcome::Kept:
+      return "kept";
+    case RestoreOutcome::LazyPreempted:
+      return "lazily-preempted";
+    case RestoreOutcome::Opportunistic:
+      return "opportunistic";
+    case RestoreOutcome::Ignored:
+      return "ignored";
   }
   return "kept";
 }
@@ -76,19 +87,26 @@ namespace {
 
 CellUse use_of(CellState s) {
   switch (s) {
-    case CellState::Free: return CellUse::Free;
-    case CellState::Used: return CellUse::Used;
-    case CellState::Reserving: return CellUse::Reserving;
-    case CellState::Reserved: return CellUse::Reserved;
+    case CellState::Free:
+      return CellUse::Free;
+    case CellState::Used:
+      return CellUse::Used;
+    case CellState::Reserving:
+      return CellUse::Reserving;
+    case CellState::Reserved:
+      return CellUse::Reserved;
   }
   return CellUse::Free;
 }
 
 GroupPhase phase_of(GroupState s) {
   switch (s) {
-    case GroupState::Allocated: return GroupPhase::Allocated;
-    case GroupState::Preempting: return GroupPhase::Preempting;
-    case GroupState::BeingPreempted: return GroupPhase::BeingPreempted;
+    case GroupState::Allocated:
+      return GroupPhase::Allocated;
+    case GroupState::Preempting:
+      return GroupPhase::Preempting;
+    case GroupState::BeingPreempted:
+      return GroupPhase::BeingPreempted;
   }
   return GroupPhase::Allocated;
 }
@@ -189,7 +207,8 @@ HivedState Hived::snapshot() const {
     int64_t offset = 0;
     if (par.parent >= 0) {
       size_t slash = par.address.rfind('/');
-      offset = std::stoll(par.address.substr(slash + 1)) * static_cast<int64_t>(par.children.size());
+      offset =
+          std::stoll(par.address.substr(slash + 1)) * static_cast<int64_t>(par.children.size());
     }
     for (size_t k = 0; k < par.children.size(); ++k)
       s.vcells[static_cast<size_t>(par.children[k])].address =

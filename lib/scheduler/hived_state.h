@@ -48,9 +48,9 @@ struct PhysicalCellState {
   CellUse state = CellUse::Free;
   int32_t priority = -2;  // -2 free, -1 opportunistic, 0..1000 guaranteed (max over the leaves)
   bool healthy = true;
-  int32_t vcell = -1;    // bound virtual cell (index into HivedState::vcells)
-  int32_t opp_vc = -1;   // leaves: the VC of the opportunistic group using it
-  int32_t group = -1;    // leaves: the group using (or reserving) it, index into groups
+  int32_t vcell = -1;   // bound virtual cell (index into HivedState::vcells)
+  int32_t opp_vc = -1;  // leaves: the VC of the opportunistic group using it
+  int32_t group = -1;   // leaves: the group using (or reserving) it, index into groups
   bool pinned = false;
 };
 
@@ -107,7 +107,7 @@ struct LiveGroup {
   std::string lazy_preemptor;
   struct Pod {
     std::string node;
-    std::vector<int32_t> leaf_indices;                 // physicalLeafCellIndices
+    std::vector<int32_t> leaf_indices;                // physicalLeafCellIndices
     std::vector<std::string> preassigned_cell_types;  // per leaf; "" = opportunistic
   };
   std::vector<Pod> pods;
@@ -135,7 +135,7 @@ struct RestoredGroup {
 // Restores `groups` in order. Results are in the same order; a group lazily
 // preempted by a later one has its outcome updated (LazyPreempted, with reason).
 // nullopt when `policy` is not the HiveD policy.
-std::optional<std::vector<RestoredGroup>> restore_hived_groups(Policy& policy,
-                                                               const std::vector<LiveGroup>& groups);
+std::optional<std::vector<RestoredGroup>> restore_hived_groups(
+    Policy& policy, const std::vector<LiveGroup>& groups);
 
 }  // namespace pai::scheduler

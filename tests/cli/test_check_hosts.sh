@@ -73,7 +73,7 @@ run check hosts --list-checks -o json
 expect_rc 0 "--list-checks"
 python3 - "$OUT" "$PAI_SOURCE_DIR/docs/check-hosts.md" <<'PY' && pass "every check is documented" || fail "undocumented checks"
 import json, sys
-checks = [c["name"] for c in json.load(open(sys.argv[1]))]
+checks = [c["name"] for c in json.load(open(sys.argv[1]))["items"]]
 doc = open(sys.argv[2]).read()
 missing = [c for c in checks if "| `%s` |" % c not in doc]
 assert len(checks) > 40 and not missing, missing

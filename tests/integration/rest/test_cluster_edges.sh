@@ -70,7 +70,7 @@ expect_err "lab: reading user alice (ACCESS is unknown): 401 UnauthorizedUserErr
 inject "$LAB_URI" '{"path": "/api/v2/users/", "status": 500, "code": "UnknownError", "message": "db down"}'
 run cluster status lab -o json
 expect_rc 3 "a 500 on /users/<you> fails the command"
-json_check "d['clusters'][0]['virtualClusters'][0]['mayUse'] is None and 'db down' in d['clusters'][0]['error']" "capacity shown, access unknown, error named"
+json_check "d['items'][0]['virtualClusters'][0]['mayUse'] is None and 'db down' in d['items'][0]['error']" "capacity shown, access unknown, error named"
 
 # --- escape sequences from the server --------------------------------------------------------
 inject "$LAB_URI" '{"path": "/api/v2/jobs/", "status": 404, "code": "NoJobError", "message": "Job \u001b[2J\u001b]0;owned\u0007 is not found."}'

@@ -21,8 +21,8 @@ while [ $i -lt 8 ]; do
   i=$((i + 1))
 done
 run cluster list -o json --no-probe
-json_check "sorted(c['name'] for c in d) == ['c%d' % i for i in range(8)]" "all eight clusters are registered"
-json_check "sum(c['current'] for c in d) == 1" "exactly one is current"
+json_check "sorted(c['name'] for c in d['items']) == ['c%d' % i for i in range(8)]" "all eight clusters are registered"
+json_check "sum(c['current'] for c in d['items']) == 1" "exactly one is current"
 MODE=$(stat -c %a "$REGISTRY")
 [ "$MODE" = 600 ] && pass "registry mode stays 600" || fail "registry mode is $MODE"
 ls "$(dirname "$REGISTRY")" | grep -q tmp && fail "a temporary file was left" || pass "no temporary file left"
@@ -35,13 +35,13 @@ ls "$(dirname "$REGISTRY")" | grep -q tmp && fail "a temporary file was left" ||
 "$PAICTL" cluster list --no-probe >/dev/null & p5=$!
 for p in $p1 $p2 $p3 $p4 $p5; do wait "$p" || fail "a concurrent command failed"; done
 run cluster list -o json --no-probe
-json_check "sorted(c['name'] for c in d) == ['c%d' % i for i in range(2, 8)]" "both removals took effect"
-json_check "[c['name'] for c in d if c['current']] == ['c3']" "use took effect"
+json_check "sorted(c['name'] for c in d['items']) == ['c%d' % i for i in range(2, 8)]" "both removals took effect"
+json_check "[c['name'] for c in d['items'] if c['current']] == ['c3']" "use took effect"
 run cluster prefer -o json
 json_check "d['preference'] == ['c7', 'c6', 'c5']" "prefer took effect"
 
 # Commands that only read work while a writer holds the lock for a moment.
 run cluster status --all -o json
-json_check "len(d['clusters']) == 6 and all('virtualClusters' in c for c in d['clusters'])" "status --all over six registrations"
+json_check "len(d['items']) == 6 and all('virtualClusters' in c for c in d['items'])" "status --all over six registrations"
 
 finish

@@ -113,13 +113,13 @@ check_requests "$LAB_URI" "sum(r['method'] == 'POST' for r in reqs) == 1" "a POS
 inject "$LAB_URI" '{"path": "/api/v2/users/", "status": 500, "code": "UnknownError", "message": "db down"}'
 run cluster status lab -o json
 expect_rc 3 "a failed user lookup still shows capacity, and fails"
-json_check "d['clusters'][0]['virtualClusters'][0]['mayUse'] is None" "access is unknown, not guessed"
+json_check "d['items'][0]['virtualClusters'][0]['mayUse'] is None" "access is unknown, not guessed"
 
 # --- slow and unreachable clusters -------------------------------------------------------------
 inject "$CLOUD_URI" '{"path": "/api/v2/info$", "delayMs": 3000, "status": 200}'
 run cluster list --request-timeout 0.5 -o json
 expect_rc 0 "cluster list with a slow cluster"
-json_check "[c['reachable'] for c in d] == [True, False] and 'timed out' in d[1]['error'].lower()" "the slow one is unreachable"
+json_check "[c['reachable'] for c in d['items']] == [True, False] and 'timed out' in d['items'][1]['error'].lower()" "the slow one is unreachable"
 
 cat >>"$REGISTRY" <<EOF
 - name: gone

@@ -42,7 +42,7 @@ expect_out "*        lab" "lab is current"
 expect_out "v1.8.1" "cloud's version"
 expect_no_out "eyJ" "cluster list never shows tokens"
 run cluster list -o json
-json_check "[c['name'] for c in d] == ['lab', 'cloud'] and all(c['reachable'] for c in d) and d[0]['current'] and not any('token' in c for c in d)" \
+json_check "[c['name'] for c in d['items']] == ['lab', 'cloud'] and all(c['reachable'] for c in d['items']) and d['items'][0]['current'] and not any('token' in c for c in d['items'])" \
   "cluster list -o json: both reachable, no token"
 run cluster list -o yaml --no-probe
 expect_rc 0 "cluster list -o yaml"
@@ -55,7 +55,7 @@ expect_out "lab      default   yes     2/6/8" "lab default: 2 free of 8, 6 used"
 expect_out "cloud    default   yes     28/4/32" "cloud default: 28 free"
 expect_out "research  yes     14/2/16" "lab research"
 run cluster status --all -o json
-json_check "d['clusters'][0]['virtualClusters'][0]['free']['gpu'] == 2 and {s['name'] for s in d['clusters'][1]['skuTypes']} == {'GPU', 'CPU'}" \
+json_check "d['items'][0]['virtualClusters'][0]['free']['gpu'] == 2 and {s['name'] for s in d['items'][1]['skuTypes']} == {'GPU', 'CPU'}" \
   "cluster status -o json"
 run cluster status cloud -o yaml
 expect_out "name: cloud" "cluster status NAME -o yaml"
@@ -124,7 +124,7 @@ expect_out "lab      alice~pytorch_mnist" "lab's job"
 expect_out "cloud    alice~tf_distributed_cifar10" "cloud's job"
 expect_no_out "bob~bob_job" "only your jobs by default"
 run job list --all-clusters --all-users --state running -o json
-json_check "len(d) >= 1 and all(j['state'] == 'RUNNING' for j in d) and 'bob_job' in [j['name'] for j in d] and 'old_job' not in [j['name'] for j in d]" "state filter"
+json_check "len(d['items']) >= 1 and all(j['state'] == 'RUNNING' for j in d['items']) and 'bob_job' in [j['name'] for j in d['items']] and 'old_job' not in [j['name'] for j in d['items']]" "state filter"
 check_requests "$LAB_URI" "any(r['path'] == '/rest-server/api/v2/jobs' and r['query'].get('state') == 'RUNNING' for r in reqs)" \
   "the state filter goes to the server"
 
@@ -192,7 +192,7 @@ if grep -q "Bearer" "$ERR"; then fail "token in the -v log"; else pass "no token
 run cluster remove cloud
 expect_rc 0 "cluster remove"
 run cluster list -o json --no-probe
-json_check "[c['name'] for c in d] == ['lab']" "cloud is gone"
+json_check "[c['name'] for c in d['items']] == ['lab']" "cloud is gone"
 run cluster prefer -o json
 json_check "d['preference'] == ['lab']" "and out of the preference order"
 

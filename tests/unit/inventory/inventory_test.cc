@@ -19,7 +19,8 @@ TEST(Inventory, FromAClusterDirectory) {
   o.paths = {std::string(PAI_SOURCE_DIR) + "/examples/clusters/quickstart"};
   o.user = "ops";
   Inventory inv = build_inventory(o);
-  ASSERT_FALSE(inv.input_error) << (inv.diagnostics.empty() ? "" : inv.diagnostics.items()[0].message);
+  ASSERT_FALSE(inv.input_error) << (inv.diagnostics.empty() ? ""
+                                                            : inv.diagnostics.items()[0].message);
   ASSERT_EQ(inv.hosts.size(), 3u);
   const HostPlan& master = inv.hosts[0];
   EXPECT_EQ(master.name, "pai-master");

@@ -202,9 +202,8 @@ TEST(HivedState, AHigherPriorityGroupTakesAVirtualCellBackFromAnEarlierOne) {
   // a has one node cell; a1 (priority 10, n1) is restored first and takes it.
   // a3 (priority 20, n2) maps to the lowest-priority node cell of a, which a1
   // holds on another physical node: HiveD lazily preempts a1 (the cell moved).
-  auto groups = std::vector<LiveGroup>{
-      live("a1", "a", 10, {pod("n1", {0, 1, 2, 3}, "V100-NODE")}),
-      live("a3", "a", 20, {pod("n2", {0}, "V100-NODE")})};
+  auto groups = std::vector<LiveGroup>{live("a1", "a", 10, {pod("n1", {0, 1, 2, 3}, "V100-NODE")}),
+                                       live("a3", "a", 20, {pod("n2", {0}, "V100-NODE")})};
   auto r = restore(config(1, 2), groups);
   EXPECT_EQ(r["a3"].outcome, RestoreOutcome::Kept);
   EXPECT_EQ(r["a3"].preempted, std::vector<std::string>{"a1"});
