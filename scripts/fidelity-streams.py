@@ -6,6 +6,9 @@
 Streams (JSON lines: the config, then requests):
   philly-s{1..5}.jsonl   Philly-shaped cluster (paictl simulate generate --scale 1),
                          seeded traces replayed by `paictl simulate --record-requests`
+  philly-busy-s{1..5}.jsonl  the same with twice the jobs (queues build up, so
+                         guaranteed work preempts opportunistic work)
+  philly10x-s1.jsonl     a 10x Philly-shaped cluster (--scale 10: 5,520 nodes)
   heterogeneous.jsonl    examples/clusters/heterogeneous, a seeded trace, the same way
   hived-test.jsonl       a small cluster shaped like HiveD's design example (binary
                          DGX-2-like trees, multi-node chains, a pinned cell, two leaf
@@ -13,9 +16,11 @@ Streams (JSON lines: the config, then requests):
                          requests: gangs of several members, lazy preemption, pinned
                          cells, priorities, opportunistic work
 With --driver, each stream is piped through the HiveD driver and OUTDIR gets the
-recorded decisions instead of the bare streams.
+recorded decisions instead of the bare streams. Files are written gzip-compressed
+(NAME.jsonl.gz, reproducible: no name or time in the header).
 """
 import argparse
+import gzip
 import json
 import os
 import random
@@ -26,6 +31,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PHILLY_JOBS = 1500
+PHILLY_BUSY_JOBS = 3000
 PHILLY_LOAD = 3
 HETERO_JOBS = 400
 
@@ -142,14 +148,17 @@ def main():
     os.makedirs(a.outdir, exist_ok=True)
     streams = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for s in range(1, 6):
-            d = os.path.join(tmp, "philly-s%d" % s)
-            run([a.paictl, "simulate", "generate", "--jobs", str(PHILLY_JOBS), "--seed", str(s),
-                 "--load", str(PHILLY_LOAD), "--opportunistic", "0.2", "--cluster-out", d,
-                 "--format", "csv", "--out", os.path.join(d, "trace.csv")])
-            out = os.path.join(tmp, "philly-s%d.jsonl" % s)
+        philly = [("philly-s%d" % s, s, PHILLY_JOBS, 1) for s in range(1, 6)]
+        philly += [("philly-busy-s%d" % s, s, PHILLY_BUSY_JOBS, 1) for s in range(1, 6)]
+        philly += [("philly10x-s1", 1, PHILLY_BUSY_JOBS, 10)]
+        for name, seed, jobs, scale in philly:
+            d = os.path.join(tmp, name)
+            run([a.paictl, "simulate", "generate", "--jobs", str(jobs), "--seed", str(seed),
+                 "--load", str(PHILLY_LOAD), "--opportunistic", "0.2", "--scale", str(scale),
+                 "--cluster-out", d, "--format", "csv", "--out", os.path.join(d, "trace.csv")])
+            out = os.path.join(tmp, name + ".jsonl")
             record_trace(a.paictl, d, os.path.join(d, "trace.csv"), out)
-            streams["philly-s%d.jsonl" % s] = open(out).read()
+            streams[name + ".jsonl"] = open(out).read()
         het = os.path.join(ROOT, "examples", "clusters", "heterogeneous")
         trace = os.path.join(tmp, "het.csv")
         run([a.paictl, "simulate", "generate", "--config", het, "--jobs", str(HETERO_JOBS),
@@ -160,13 +169,14 @@ def main():
         streams["heterogeneous.jsonl"] = open(out).read()
     streams["hived-test.jsonl"] = hived_test_stream(14, 600)
     for name, text in streams.items():
-        path = os.path.join(a.outdir, name)
+        path = os.path.join(a.outdir, name + ".gz")
         if a.driver:
             res = subprocess.run([a.driver], input=text, capture_output=True, text=True, check=True)
             text = res.stdout
-        with open(path, "w") as f:
-            f.write(text)
-        print("%s: %d lines" % (path, text.count("\n")))
+        with open(path, "wb") as raw:
+            with gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=raw, mtime=0) as f:
+                f.write(text.encode())
+        print("%s: %d lines" % (path, text.count("\n")), flush=True)
 
 
 if __name__ == "__main__":

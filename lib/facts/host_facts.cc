@@ -376,24 +376,18 @@ void fill(const json& j, HostFacts& f) {
 
 }  // namespace
 
-bool from_json(const json& j, HostFacts& f, std::string& error) {
-  if (!j.is_object()) {
-    error = "a facts document must be a JSON object";
-    return false;
-  }
+util::Result<HostFacts> from_json(const json& j) {
+  if (!j.is_object()) return util::Error{"a facts document must be a JSON object", ""};
   std::string schema;
   get_to(j, "schema", schema);
-  if (schema != kFactsSchema) {
-    error = schema.empty() ? "no \"schema\" key (expected \"paictl.facts/v1\")"
-                           : "schema \"" + schema + "\" is not \"paictl.facts/v1\"";
-    return false;
-  }
+  if (schema != kFactsSchema)
+    return util::Error{schema.empty() ? "no \"schema\" key (expected \"paictl.facts/v1\")"
+                                      : "schema \"" + schema + "\" is not \"paictl.facts/v1\"",
+                       "this paictl reads paictl.facts/v1"};
+  HostFacts f;
   fill(j, f);
-  if (f.hostname.empty()) {
-    error = "no \"hostname\"";
-    return false;
-  }
-  return true;
+  if (f.hostname.empty()) return util::Error{"no \"hostname\"", ""};
+  return f;
 }
 
 std::optional<HostFacts> read_facts_json(const std::string& path, std::string_view text,
@@ -403,12 +397,14 @@ std::optional<HostFacts> read_facts_json(const std::string& path, std::string_vi
                  uint32_t column = 0) {
     out.add("P005", sev, path, line, column, std::move(message), std::move(hint));
   };
-  json j;
-  if (auto err = util::parse_json(text, j)) {
-    add(Severity::Error, "facts file is not valid JSON: " + err->message,
-        "collect it again with paictl facts collect", err->line, err->column);
+  auto parsed = util::parse_json(text);
+  if (!parsed) {
+    const util::JsonError& err = parsed.error();
+    add(Severity::Error, "facts file is not valid JSON: " + err.message,
+        "collect it again with paictl facts collect", err.line, err.column);
     return std::nullopt;
   }
+  const json& j = *parsed;
   if (!j.is_object()) {
     add(Severity::Error, "facts file must hold a JSON object");
     return std::nullopt;

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "diag/diagnostic.h"
+#include "util/result.h"
 
 namespace pai::facts {
 
@@ -205,7 +206,7 @@ nlohmann::json to_json(const HostFacts& f);
 // Reads a paictl.facts/v1 document that is already JSON (what to_json writes).
 // Unknown keys are ignored and values of the wrong type or out of range keep
 // their defaults; a wrong or missing schema or a missing hostname is an error.
-bool from_json(const nlohmann::json& j, HostFacts& out, std::string& error);
+util::Result<HostFacts> from_json(const nlohmann::json& j);
 
 // The one reader of a facts file's text (`paictl plan` reads facts directories
 // with it). Never throws. Text that is not JSON (numbers too large for a

@@ -113,13 +113,15 @@ Parsed<CpuInfo> parse_lscpu(std::string_view text, std::string_view source) {
   std::vector<Entry> entries;
   std::string_view trimmed = util::trim(text);
   if (!trimmed.empty() && trimmed.front() == '{') {
-    nlohmann::json j;
-    if (auto err = util::parse_json(text, j)) {
-      report(d, source, "T131", Severity::Error, err->line, err->column,
-             "lscpu -J output is not valid JSON: " + err->message,
+    auto parsed = util::parse_json(text);
+    if (!parsed) {
+      const util::JsonError& err = parsed.error();
+      report(d, source, "T131", Severity::Error, err.line, err.column,
+             "lscpu -J output is not valid JSON: " + err.message,
              "capture it again with lscpu -J, or use the text output of lscpu");
       return r;
     }
+    const nlohmann::json& j = *parsed;
     auto it = j.is_object() ? j.find("lscpu") : j.end();
     if (!j.is_object() || it == j.end() || !it->is_array()) {
       report(d, source, "T131", Severity::Error, 1, 1, "lscpu -J output has no \"lscpu\" list",

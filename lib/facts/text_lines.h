@@ -1,5 +1,6 @@
 #pragma once
-// Line and token helpers shared by the fact parsers (internal to lib/facts).
+// Internal to libpai (not installed): line and token helpers shared by the fact
+// parsers and the planner's facts reader.
 
 #include <cstdint>
 #include <string>

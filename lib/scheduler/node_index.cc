@@ -130,13 +130,10 @@ void BucketedNodes::sort() {
     return;
   }
   if (dirty_.empty()) return;
-  struct Move {
-    int32_t order;  // the group the node had at the last sort
-    int64_t rank;   // its place there
-    int32_t node;
-    int32_t list;
-  };
-  std::vector<Move> front, back;
+  auto& front = front_;
+  auto& back = back_;
+  front.clear();
+  back.clear();
   for (int32_t n : dirty_) {
     is_dirty_[static_cast<size_t>(n)] = 0;
     int32_t old_list = in_list_[static_cast<size_t>(n)];

@@ -216,6 +216,13 @@ class BucketedNodes {
   std::vector<uint8_t> is_dirty_;
   bool sorted_ = false;
   int64_t lo_ = 0, hi_ = -1;
+  struct Move {
+    int32_t order;  // the group the node had at the last sort
+    int64_t rank;   // its place there
+    int32_t node;
+    int32_t list;
+  };
+  std::vector<Move> front_, back_;  // scratch of sort()
   mutable std::vector<int32_t> cursor_;
 };
 

@@ -54,10 +54,9 @@ struct Locator final : nlohmann::json_sax<nlohmann::json> {
 
 }  // namespace
 
-std::optional<JsonError> parse_json(std::string_view text, nlohmann::json& out) {
+Result<nlohmann::json, JsonError> parse_json(std::string_view text) {
   try {
-    out = nlohmann::json::parse(text);
-    return std::nullopt;
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     JsonError err;
     locate(text, e.byte > 0 ? e.byte - 1 : 0, err);
@@ -76,7 +75,6 @@ std::optional<JsonError> parse_json(std::string_view text, nlohmann::json& out) 
       locate(text, loc.offset, err);
       err.message = loc.message;
     }
-    out = nlohmann::json();
     return err;
   }
 }

@@ -5,11 +5,12 @@
 // carries none; both come back here as a position in the text.
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "util/result.h"
 
 namespace pai::util {
 
@@ -19,7 +20,7 @@ struct JsonError {
   std::string message;  // nlohmann's wording without its "[json.exception...]" prefix
 };
 
-// Parses `text` into `out`. Returns the problem, or nothing when `text` is valid JSON.
-std::optional<JsonError> parse_json(std::string_view text, nlohmann::json& out);
+// The document, or where and why `text` is not JSON.
+Result<nlohmann::json, JsonError> parse_json(std::string_view text);
 
 }  // namespace pai::util

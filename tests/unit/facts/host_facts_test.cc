@@ -14,10 +14,9 @@ TEST(FactsJson, RoundTrip) {
   f.machine_type = "gpu-machine";
   nlohmann::json j = to_json(f);
   EXPECT_EQ(j["schema"], "paictl.facts/v1");
-  HostFacts back;
-  std::string err;
-  ASSERT_TRUE(from_json(j, back, err)) << err;
-  EXPECT_EQ(to_json(back), j);  // nothing lost
+  auto back = from_json(j);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(to_json(*back), j);  // nothing lost
 }
 
 TEST(FactsJson, TheKeysThePlannerNeeds) {
@@ -59,19 +58,19 @@ TEST(FactsJson, ThePlannersReaderReadsIt) {
 }
 
 TEST(FactsJson, RejectsOtherSchemasAndIsLenientWithTypes) {
-  HostFacts f;
-  std::string err;
-  EXPECT_FALSE(from_json(nlohmann::json::array(), f, err));
-  EXPECT_FALSE(from_json({{"schema", "paictl.facts/v2"}, {"hostname", "x"}}, f, err));
-  EXPECT_NE(err.find("v2"), std::string::npos);
-  EXPECT_FALSE(from_json({{"schema", "paictl.facts/v1"}}, f, err));
+  EXPECT_FALSE(from_json(nlohmann::json::array()));
+  auto v2 = from_json({{"schema", "paictl.facts/v2"}, {"hostname", "x"}});
+  ASSERT_FALSE(v2);
+  EXPECT_NE(v2.error().message.find("v2"), std::string::npos);
+  EXPECT_FALSE(from_json({{"schema", "paictl.facts/v1"}}));
   nlohmann::json j = {{"schema", "paictl.facts/v1"},
                       {"hostname", "h"},
                       {"cpu", {{"logical", "many"}}},
                       {"gpus", {1, 2}}};
-  ASSERT_TRUE(from_json(j, f, err)) << err;
-  EXPECT_EQ(f.cpu.logical, 0);
-  EXPECT_TRUE(f.gpus.empty());
+  auto f = from_json(j);
+  ASSERT_TRUE(f) << f.error().message;
+  EXPECT_EQ(f->cpu.logical, 0);
+  EXPECT_TRUE(f->gpus.empty());
 }
 
 TEST(FactsJson, InvalidUtf8FromAHostDoesNotThrow) {
