@@ -73,6 +73,9 @@ void build_job_tag_add(CLI::App&, Globals&);
 void build_job_tag_remove(CLI::App&, Globals&);
 void build_help(CLI::App&, Globals&);
 void build_version(CLI::App&, Globals&);
+void build_completion(CLI::App&, Globals&);
+void build_internal_complete(CLI::App&, Globals&);
+void build_internal_man(CLI::App&, Globals&);
 void build_internal_commands(CLI::App&, Globals&);
 
 }  // namespace paictl

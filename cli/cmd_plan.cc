@@ -343,6 +343,10 @@ void add_plan(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
+std::vector<std::string> profile_names() {
+  return pai::planner::list_profiles(find_layouts(""));
+}
+
 void build_plan(CLI::App& cmd, Globals& g) {
   add_plan(cmd, g);
 }

@@ -41,6 +41,13 @@ std::vector<std::string> app_path(const CLI::App* app);
 // "--vc", "-o, --output" ... every name an option is spelt with.
 std::vector<std::string> option_names(const CLI::Option* opt);
 
+// The machine profiles `paictl plan --profile` knows (for completion).
+std::vector<std::string> profile_names();
+
+// `paictl __complete WORD...`: the completions of the last word, one a line, for
+// the scripts of `paictl completion`. A last line ":files" asks for file names too.
+int complete_words(const std::vector<std::string>& words);
+
 // The help text of the command at `path`, as `paictl PATH --help` prints it.
 std::string help_text(const std::vector<std::string>& path);
 

@@ -286,6 +286,11 @@ int run_main(int argc, char** argv, Globals& g) {
       "  paictl simulate --config cluster/ --trace philly.json --policy hived,quota --report out/\n"
       "  paictl job submit job.yaml --cluster auto --dry-run\n");
 
+  // The completion scripts' words go to the completer as they are: CLI11 would
+  // take "--cluster" in them for options of __complete.
+  if (argc >= 2 && std::strcmp(argv[1], "__complete") == 0)
+    return complete_words(std::vector<std::string>(argv + 2, argv + argc));
+
   if (int rc = check_command_words(argc, argv); rc >= 0) return rc;
 
   try {

@@ -10,6 +10,8 @@ cmake --install "$PAI_BUILD_DIR" --prefix "$PREFIX" >/dev/null
 "$PREFIX/bin/paictl" --version | grep -q "^paictl " && pass "installed --version" || fail "installed --version"
 set +e; "$PREFIX/bin/paictl" check config "$PAI_SOURCE_DIR/examples/clusters/quickstart" >/dev/null; rc=$?; set -e
 [ "$rc" -eq 0 ] && pass "installed paictl runs a command" || fail "installed paictl: exit $rc"
+MAN1=$(find "$PREFIX" -path '*/man1/paictl-check-config.1' | head -1)
+[ -n "$MAN1" ] && [ -f "$(dirname "$MAN1")/paictl.1" ] && pass "man pages installed" || fail "man pages missing"
 PC=$(find "$PREFIX" -name libpai.pc | head -1)
 [ -n "$PC" ] && pass "pkg-config file installed" || fail "no libpai.pc"
 cat > "$TMP/use.cc" <<'CC'
