@@ -126,6 +126,9 @@ int run(const PlanCliOptions& o, const Globals& g) {
     print_error("--dry-run compares with the files in --out DIR; give --out");
     return kExitUsage;
   }
+  // "cluster/" and "cluster" name the same files: no "cluster//layout.yaml" in messages.
+  std::string out_dir = o.out;
+  while (out_dir.size() > 1 && out_dir.back() == '/') out_dir.pop_back();
   PlanInputs in;
   in.facts_dirs = o.facts_positional;
   in.facts_dirs.insert(in.facts_dirs.end(), o.facts.begin(), o.facts.end());
@@ -161,7 +164,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
   }
   std::string existing_services;
   if (!o.out.empty()) {
-    auto rd = pai::util::read_file(o.out + "/services-configuration.yaml");
+    auto rd = pai::util::read_file(out_dir + "/services-configuration.yaml");
     if (rd.ok) existing_services = rd.content;
   }
   PlanFiles files = render_files(r.plan, existing_services);
@@ -174,7 +177,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
   bool changed = false;
   if (!o.out.empty()) {
     for (const auto& [name, content] : outputs) {
-      std::string path = o.out + "/" + name;
+      std::string path = out_dir + "/" + name;
       auto old = pai::util::read_file(path);
       std::string before = old.ok ? old.content : std::string();
       std::string d = unified_diff(before, *content, old.ok ? path : "/dev/null", path);
@@ -200,16 +203,16 @@ int run(const PlanCliOptions& o, const Globals& g) {
       return kExitUsage;
     }
     for (const auto& [name, content] : outputs) {
-      std::string err = pai::util::write_file_atomic(o.out + "/" + name, *content, 0644);
+      std::string err = pai::util::write_file_atomic(out_dir + "/" + name, *content, 0644);
       if (!err.empty()) {
-        print_error("cannot write " + o.out + "/" + name + ": " + err);
+        print_error("cannot write " + out_dir + "/" + name + ": " + err);
         return kExitUsage;
       }
     }
     if (!g.quiet && !is_structured(o.output))
       std::fprintf(stderr,
                    "wrote %s/layout.yaml, hivedscheduler.yaml and services-configuration.yaml\n",
-                   o.out.c_str());
+                   out_dir.c_str());
   }
   if (!o.diagram.empty()) {
     std::string err = write_report_file(o.diagram, render_svg(r.plan));

@@ -26,7 +26,7 @@ namespace paictl {
 void add_hosts_options(CLI::App* cmd, HostsOptions& o) {
   cmd->add_option("PATH", o.paths, "A cluster directory (layout.yaml, config.yaml) or its files");
   cmd->add_option("--hosts", o.hosts,
-                  "Hosts to check instead of a cluster: [user@]host[:port], comma-separated")
+                  "Hosts to reach instead of a cluster's: [user@]host[:port], comma-separated")
       ->type_name("LIST");
   cmd->add_option("--hosts-file", o.hosts_file,
                   "Read hosts from FILE, one [user@]host[:port] per line ('#' comments)")
@@ -61,7 +61,7 @@ void add_hosts_options(CLI::App* cmd, HostsOptions& o) {
                 "PAICTL_SSH_PASSWORD and "
                 "PAICTL_SUDO_PASSWORD are read from the environment");
   cmd->add_option("--parallel", o.parallel,
-                  "Hosts checked at once (lowered to what the open-file limit allows)")
+                  "Hosts reached at once (lowered to what the open-file limit allows)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   cmd->add_option("--connect-timeout", o.connect_timeout_s, "Seconds to connect and exchange keys")
@@ -80,7 +80,8 @@ void add_hosts_options(CLI::App* cmd, HostsOptions& o) {
          "Docker data root to measure (default: config.yaml's docker_data_root, else /mnt/docker)")
       ->type_name("PATH");
   cmd->add_option("--registry", o.registries,
-                  "Registry host the DNS check resolves (repeatable; default: config.yaml's, else "
+                  "Registry host the fact script resolves (for the DNS check) (repeatable; "
+                  "default: config.yaml's, else "
                   "docker.io, gcr.io, quay.io)")
       ->type_name("HOST");
   cmd->add_flag("--dry-run", o.dry_run, "Show how each host would be reached, and contact none");

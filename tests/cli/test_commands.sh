@@ -103,6 +103,14 @@ expect_rc 1 "detailed-exitcode: a plan error is 1"
 run plan --bogus
 expect_rc 2 "without it: bad usage is 2"
 
+# --- smaller defects -----------------------------------------------------------------------
+run plan --profile dgx-a100 --count 2 --out "$TMP/c/"
+expect_rc 0 "plan --out DIR/"
+expect_err "wrote $TMP/c/layout.yaml" "one slash in the message"
+if grep -q "$TMP/c//" "$ERR"; then fail "a double slash"; else pass "no double slash"; fi
+run facts collect --help
+expect_no_out "Hosts to check" "facts collect --help does not speak of checking hosts"
+
 # --- the README's command table lists exactly paictl's commands ----------------------------------
 "$PAICTL" __commands >"$TMP/commands"
 python3 - "$PAI_SOURCE_DIR/README.md" "$TMP/commands" <<'PY' && pass "README command table = the command table" || fail "README command table"

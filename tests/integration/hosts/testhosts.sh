@@ -149,7 +149,7 @@ wait_listening() {  # wait_listening ADDR PORT PID NAME
 start_host() {
   name=$1 addr=$2 idx=$3
   H=$RUNDIR/hosts/$name
-  mkdir -p "$H/bin" "$H/etcd" "$H/etc-docker" "$H/home"
+  mkdir -p "$H/bin" "$H/etcd" "$H/etc-docker" "$H/home" "$H/root-home"
   # Host key: its own, generated for this run.
   ssh-keygen -q -t ed25519 -N "" -C "$name" -f "$H/ssh_host_ed25519_key"
   if [ "$h_mode" = hostkey-changed ]; then
@@ -254,6 +254,9 @@ mount --bind $H/etcd /var/lib/etcd
 mount --bind $H/etc-docker /etc/docker
 mount --bind $H/hosts /etc/hosts
 [ -e /etc/machine-id ] && mount --bind $H/machine-id /etc/machine-id
+# root's own home: a test host must not run the machine's login scripts
+# (a ~/.bashrc that waits on a lock makes every session hang).
+mount --bind $H/root-home /root
 for f in $mounts; do mount --bind $H/\$f /etc/\$f; done
 exec $SSHD -D -f $H/sshd_config -E $H/sshd.log
 EOF

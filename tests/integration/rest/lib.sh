@@ -40,6 +40,15 @@ sys.exit(0 if ok else 1)
 "; then pass "$3"; else fail "$3"; fi
 }
 # json_check PYTHON-EXPRESSION MESSAGE: evaluates it with `d` = stdout parsed as JSON.
+# schema_check KIND MESSAGE: stdout is a paictl.KIND/v1 document matching docs/schemas/KIND.schema.json.
+schema_check() {
+  if "$PY" -c "
+import json, sys, jsonschema
+d = json.load(open(sys.argv[1]))
+assert d['apiVersion'] == 'paictl.%s/v1' % sys.argv[3], d.get('apiVersion')
+jsonschema.validate(d, json.load(open(sys.argv[2])), cls=jsonschema.Draft202012Validator)
+" "$OUT" "$PAI_SOURCE_DIR/docs/schemas/$1.schema.json" "$1"; then pass "$2: matches docs/schemas/$1.schema.json"; else fail "$2: schema $1"; fi
+}
 json_check() {
   if "$PY" -c "
 import json, sys

@@ -57,6 +57,14 @@ expect_out "research  yes     14/2/16" "lab research"
 run cluster status --all -o json
 json_check "d['items'][0]['virtualClusters'][0]['free']['gpu'] == 2 and {s['name'] for s in d['items'][1]['skuTypes']} == {'GPU', 'CPU'}" \
   "cluster status -o json"
+schema_check clusterStatus "cluster status -o json"
+if grep -Eq '"(gpu|cpu|memoryMB)": -?[0-9]+\.0\b' "$OUT"; then fail "whole GPU/CPU/memory figures printed as 32.0"; else pass "GPU/CPU/memory figures are integers"; fi
+run cluster list -o json
+schema_check clusterList "cluster list -o json"
+run cluster list -o wide
+expect_out "REST SERVER" "cluster list -o wide"
+run cluster status --all -o wide
+expect_out "CAPACITY %" "cluster status -o wide"
 run cluster status cloud -o yaml
 expect_out "name: cloud" "cluster status NAME -o yaml"
 
@@ -125,6 +133,7 @@ expect_out "cloud    alice~tf_distributed_cifar10" "cloud's job"
 expect_no_out "bob~bob_job" "only your jobs by default"
 run job list --all-clusters --all-users --state running -o json
 json_check "len(d['items']) >= 1 and all(j['state'] == 'RUNNING' for j in d['items']) and 'bob_job' in [j['name'] for j in d['items']] and 'old_job' not in [j['name'] for j in d['items']]" "state filter"
+schema_check jobList "job list -o json"
 check_requests "$LAB_URI" "any(r['path'] == '/rest-server/api/v2/jobs' and r['query'].get('state') == 'RUNNING' for r in reqs)" \
   "the state filter goes to the server"
 
@@ -134,6 +143,7 @@ expect_out "alice~pytorch_mnist  (cluster lab)" "status header"
 expect_out "TASK ROLE" "task table"
 run job status pytorch_mnist -o json
 json_check "d['cluster'] == 'lab' and 'train' in d['taskRoles']" "status -o json"
+schema_check job "job status -o json"
 
 run job logs pytorch_mnist --tail
 expect_rc 0 "job logs --tail"
