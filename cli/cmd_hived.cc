@@ -1,0 +1,536 @@
+// paictl hived status | groups | why: a running HiveD scheduler seen through
+// its inspect API (lib/hived), explained with lib/scheduler.
+
+#include <algorithm>
+#include <cstdio>
+#include <future>
+#include <map>
+#include <set>
+
+#include <CLI/CLI.hpp>
+
+#include "app.h"
+#include "cluster/registry.h"
+#include "cmd_job_common.h"
+#include "config/cluster_files.h"
+#include "diag/report.h"
+#include "exit_codes.h"
+#include "hived/inspect.h"
+#include "hived/live.h"
+#include "http/client.h"
+#include "output.h"
+#include "printer.h"
+#include "scheduler/hived.h"
+#include "scheduler/hived_state.h"
+#include "util/printable.h"
+
+namespace paictl {
+
+namespace {
+
+struct HivedOptions {
+  std::string hived;  // --hived URL
+  jobcli::RemoteOptions remote;
+  std::string output = "table";
+  std::string vc;
+};
+
+void add_hived_flags(CLI::App* cmd, HivedOptions& o, Globals& g, bool wide = true) {
+  cmd->add_option("--hived", o.hived,
+                  "HiveD's web server (default: behind the cluster's pylon, /a/<host>:30096)")
+      ->type_name("URL");
+  jobcli::add_remote_flags(cmd, o.remote);
+  add_output_option(*cmd, o.output, g, wide);
+}
+
+struct HivedConnection {
+  std::string where;  // for messages
+  std::shared_ptr<pai::http::Client> http;
+  std::shared_ptr<pai::hived::Client> client;
+};
+
+// --hived URL (with the TLS settings and token of --cluster when given and on
+// the same host), else HiveD behind the registered cluster's pylon.
+std::optional<HivedConnection> connect_hived(const HivedOptions& o, const Globals& g) {
+  std::optional<jobcli::Connection> conn;
+  std::string token;
+  if (o.hived.empty() || !o.remote.cluster.empty()) {
+    auto reg = jobcli::load_registry();
+    if (!reg) return std::nullopt;
+    conn = jobcli::connect(*reg, o.remote, g);
+    if (!conn) return std::nullopt;
+    std::string err;
+    token = pai::cluster::read_token(*conn->cluster, &err);
+  }
+  pai::http::Options hopt;
+  hopt.timeout_s = o.remote.timeout;
+  hopt.connect_timeout_s = std::min(10.0, o.remote.timeout);
+  hopt.max_response_bytes = 1u << 30;
+  if (conn) {
+    hopt.tls.ca_file = conn->cluster->ca_file;
+    hopt.tls.insecure = conn->cluster->insecure;
+  }
+  if (g.verbose)
+    hopt.log = [](const std::string& line) { std::fprintf(stderr, "paictl: hived: %s\n", line.c_str()); };
+  HivedConnection h;
+  h.http = std::make_shared<pai::http::CurlClient>(hopt);
+  std::string base = !o.hived.empty() ? o.hived : pai::hived::base_behind_pylon(conn->cluster->uri);
+  std::string token_host = conn ? pai::http::host_of(conn->cluster->uri) : "";
+  h.client = std::make_shared<pai::hived::Client>(*h.http, base, token, token_host);
+  h.where = conn ? conn->cluster->name : pai::http::redact_url(base);
+  return h;
+}
+
+int report(const HivedConnection& h, const std::string& doing, const pai::hived::Error& e) {
+  print_error("HiveD at " + h.where + ": " + doing + ": " + e.summary());
+  if (e.kind == pai::hived::Error::Kind::Transport)
+    std::fprintf(stderr, "  hint: check --hived URL (HiveD listens on :30096) or --cluster\n");
+  return kExitRemote;
+}
+
+// Both reads at once: the cluster status and the affinity groups.
+std::optional<pai::hived::LiveState> read_live(const HivedConnection& h, int& rc) {
+  auto st = std::async(std::launch::async, [&] { return h.client->cluster_status(); });
+  auto gr = std::async(std::launch::async, [&] { return h.client->affinity_groups(); });
+  auto s = st.get();
+  auto g = gr.get();
+  if (!s.ok()) {
+    rc = report(h, "reading the cluster status", *s.error);
+    return std::nullopt;
+  }
+  if (!g.ok()) {
+    rc = report(h, "reading the affinity groups", *g.error);
+    return std::nullopt;
+  }
+  auto live = pai::hived::index_live(std::move(*s.value), std::move(*g.value));
+  for (const auto& w : live.warnings) print_warning(w);
+  return live;
+}
+
+std::string leaves_text(const std::vector<int32_t>& v) {
+  std::vector<int32_t> s = v;
+  std::sort(s.begin(), s.end());
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    size_t j = i;
+    while (j + 1 < s.size() && s[j + 1] == s[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(s[i]);
+    if (j > i) out += "-" + std::to_string(s[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string placement_text(const pai::hived::AffinityGroup& g) {
+  std::string out;
+  for (const auto& [node, leaves] : g.physical_placement) {
+    if (!out.empty()) out += " ";
+    out += node + "[" + leaves_text(leaves) + "]";
+  }
+  return out;
+}
+
+int64_t gpus_of(const pai::hived::AffinityGroup& g) {
+  int64_t n = 0;
+  for (const auto& [node, leaves] : g.physical_placement) n += static_cast<int64_t>(leaves.size());
+  return n;
+}
+
+Json group_json(const pai::hived::AffinityGroup& g) {
+  Json j = {{"name", g.name}, {"vc", g.vc}, {"priority", g.priority}, {"state", g.state},
+            {"gpus", gpus_of(g)}};
+  Json p = Json::object();
+  for (const auto& [n, l] : g.physical_placement) p[n] = l;
+  j["physicalPlacement"] = p;
+  if (g.lazy_preemption_status)
+    j["lazyPreemption"] = {{"preemptor", g.lazy_preemption_status->preemptor},
+                           {"time", g.lazy_preemption_status->preemption_time}};
+  else
+    j["lazyPreemption"] = nullptr;
+  return j;
+}
+
+// --- status ---------------------------------------------------------------------------
+
+int run_status(const HivedOptions& o, const Globals& g) {
+  auto h = connect_hived(o, g);
+  if (!h) return kExitUsage;
+  int rc = kExitOk;
+  auto live = read_live(*h, rc);
+  if (!live) return rc;
+  pai::hived::Summary s = pai::hived::summarize(*live);
+  if (is_structured(o.output)) {
+    Json levels = Json::array();
+    for (const auto& l : s.levels)
+      levels.push_back({{"chain", l.chain}, {"level", l.level}, {"cellType", l.cell_type},
+                        {"total", l.total}, {"used", l.used}, {"free", l.free},
+                        {"reserved", l.reserved}, {"bad", l.bad}, {"doomed", l.doomed}});
+    Json vcs = Json::array();
+    for (const auto& v : s.vcs)
+      if (o.vc.empty() || v.vc == o.vc)
+        vcs.push_back({{"vc", v.vc}, {"sku", v.sku}, {"guaranteed", v.guaranteed},
+                       {"used", v.used}, {"bad", v.bad}, {"opportunistic", v.opportunistic}});
+    Json nodes = Json::array();
+    for (const auto& n : s.nodes)
+      nodes.push_back({{"name", n.name}, {"healthy", n.healthy}, {"sku", n.leaf_type},
+                       {"leafCells", n.leaves}, {"used", n.used},
+                       {"opportunistic", n.opportunistic}, {"bad", n.bad}, {"groups", n.groups}});
+    print_document(document("hivedStatus", {{"hived", h->client->base()},
+                                            {"groups", s.groups},
+                                            {"preempting", s.preempting},
+                                            {"lazilyPreempted", s.lazily_preempted},
+                                            {"cells", levels},
+                                            {"virtualClusters", vcs},
+                                            {"nodes", nodes}}),
+                   o.output);
+    return kExitOk;
+  }
+  bool wide = o.output == "wide";
+  Table cells({{"CHAIN"}, {"LEVEL", false, true}, {"CELL TYPE"}, {"TOTAL", false, true},
+               {"USED", false, true}, {"FREE", false, true}, {"RESERVED", false, true},
+               {"BAD", false, true}, {"DOOMED", false, true}});
+  for (const auto& l : s.levels)
+    cells.add({l.chain, std::to_string(l.level), l.cell_type, std::to_string(l.total),
+               std::to_string(l.used), std::to_string(l.free), std::to_string(l.reserved),
+               std::to_string(l.bad), std::to_string(l.doomed)});
+  Table vcs({{"VC"}, {"SKU"}, {"GUARANTEED", false, true}, {"USED", false, true},
+             {"FREE", false, true}, {"BAD", false, true}, {"OPPORTUNISTIC", false, true}});
+  for (const auto& v : s.vcs)
+    if (o.vc.empty() || v.vc == o.vc)
+      vcs.add({v.vc, v.sku.empty() ? "-" : v.sku, std::to_string(v.guaranteed),
+               std::to_string(v.used), std::to_string(std::max<int64_t>(0, v.guaranteed - v.used - v.bad)),
+               std::to_string(v.bad), std::to_string(v.opportunistic)});
+  Table nodes({{"NODE"}, {"SKU"}, {"HEALTH"}, {"GPUS", false, true}, {"USED", false, true},
+               {"OPP", false, true}, {"GROUPS", true}});
+  int64_t bad_nodes = 0;
+  for (const auto& n : s.nodes) {
+    if (!n.healthy) ++bad_nodes;
+    // Without -o wide only the nodes worth a look: bad ones and those in use.
+    if (!wide && n.healthy && n.used == 0) continue;
+    std::string groups;
+    for (const auto& gr : n.groups) groups += (groups.empty() ? "" : ",") + gr;
+    nodes.add({n.name, n.leaf_type, n.healthy ? "Healthy" : "Bad", std::to_string(n.leaves),
+               std::to_string(n.used), std::to_string(n.opportunistic), groups.empty() ? "-" : groups});
+  }
+  std::string out = render_table(cells, wide) + "\n" + render_table(vcs, wide) + "\n" +
+                    render_table(nodes, wide);
+  out += "\n" + std::to_string(s.nodes.size()) + " nodes (" + std::to_string(bad_nodes) +
+         " bad), " + std::to_string(s.groups) + " affinity groups (" +
+         std::to_string(s.preempting) + " preempting, " + std::to_string(s.lazily_preempted) +
+         " lazily preempted)" + (wide ? "" : "; idle healthy nodes are listed with -o wide") + "\n";
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return kExitOk;
+}
+
+// --- groups ---------------------------------------------------------------------------
+
+int run_groups(const HivedOptions& o, const Globals& g) {
+  auto h = connect_hived(o, g);
+  if (!h) return kExitUsage;
+  auto r = h->client->affinity_groups();
+  if (!r.ok()) return report(*h, "reading the affinity groups", *r.error);
+  std::vector<pai::hived::AffinityGroup> groups;
+  for (const auto& gr : *r)
+    if (o.vc.empty() || gr.vc == o.vc) groups.push_back(gr);
+  std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+    return a.vc != b.vc ? a.vc < b.vc : a.priority != b.priority ? a.priority > b.priority : a.name < b.name;
+  });
+  if (is_structured(o.output)) {
+    Json items = Json::array();
+    for (const auto& gr : groups) items.push_back(group_json(gr));
+    print_document(list_document("hivedGroup", items), o.output);
+    return kExitOk;
+  }
+  Table t({{"GROUP"}, {"VC"}, {"PRIORITY", false, true}, {"STATE"}, {"GPUS", false, true},
+           {"NODES"}, {"LAZY PREEMPTED BY", true}});
+  for (const auto& gr : groups) {
+    std::string state = gr.state;
+    if (gr.lazy_preemption_status) state += " (lazily preempted)";
+    t.add({gr.name, gr.vc, std::to_string(gr.priority), state, std::to_string(gpus_of(gr)),
+           placement_text(gr),
+           gr.lazy_preemption_status ? gr.lazy_preemption_status->preemptor : "-"});
+  }
+  if (groups.empty()) {
+    if (!g.quiet) std::fprintf(stderr, "no affinity group is allocated or preempting\n");
+    return kExitOk;
+  }
+  print_table(t, o.output == "wide");
+  return kExitOk;
+}
+
+// --- why ------------------------------------------------------------------------------
+
+struct WhyOptions {
+  HivedOptions h;
+  std::string group;
+  std::string config;
+  std::string vc;
+  int32_t priority = 0;
+  int32_t pods = 1;
+  int32_t gpus = 0;
+  std::string leaf_type;
+  std::string pinned;
+};
+
+std::shared_ptr<pai::config::HivedModel> load_model(const std::string& path, const Globals& g) {
+  pai::config::CheckOutcome out = pai::config::check_paths({path});
+  if (out.diagnostics.has_errors() || out.input_error) {
+    pai::diag::TextOptions topt;
+    topt.color = use_color(g.no_color, 2);
+    std::vector<pai::diag::Diagnostic> errors;
+    for (const auto& d : out.diagnostics.items())
+      if (d.severity == pai::diag::Severity::Error) errors.push_back(d);
+    std::string text = pai::diag::write_text(errors, out.files.size(), topt);
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    print_error("the HiveD config " + path + " has errors (paictl check config " + path + ")");
+    return nullptr;
+  }
+  for (const auto& c : out.clusters)
+    if (c.model) return c.model;
+  print_error("no HiveD config in " + path);
+  return nullptr;
+}
+
+// "running": where and at which priority.
+int explain_running(const WhyOptions& o, const pai::hived::AffinityGroup& gr) {
+  std::string text;
+  bool lazy = gr.lazy_preemption_status.has_value();
+  text += gr.name + " is " + gr.state + " in VC " + gr.vc + " at priority " +
+          std::to_string(gr.priority) +
+          (gr.priority < 0 ? " (opportunistic)" : lazy ? "" : " (guaranteed)") + ", on " +
+          std::to_string(gpus_of(gr)) + " GPUs: " + placement_text(gr) + "\n";
+  if (!gr.virtual_placement.empty()) {
+    std::string cells;
+    for (const auto& [pre, leaves] : gr.virtual_placement)
+      cells += (cells.empty() ? "" : ", ") + pre + " (" + std::to_string(leaves.size()) + " leaf cells)";
+    text += "  its guarantee: virtual cells " + cells + "\n";
+  }
+  if (lazy)
+    text += "  lazily preempted by " +
+            (gr.lazy_preemption_status->preemptor.empty() ? std::string("?")
+                                                          : gr.lazy_preemption_status->preemptor) +
+            (gr.lazy_preemption_status->preemption_time.empty()
+                 ? std::string()
+                 : " at " + gr.lazy_preemption_status->preemption_time) +
+            ": it runs on at opportunistic priority, outside " + gr.vc +
+            "'s guarantee, and any guaranteed group may preempt it\n";
+  if (gr.state == "Preempting")
+    text += "  it waits for the groups on its cells to be deleted (preemption in progress)\n";
+  if (gr.state == "BeingPreempted")
+    text += "  a higher-priority group is taking its cells: it is about to be deleted\n";
+  if (is_structured(o.h.output)) {
+    Json j = group_json(gr);
+    j["running"] = true;
+    j["explanation"] = text;
+    print_document(document("hivedWhy", j), o.h.output);
+  } else {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  return kExitOk;
+}
+
+int run_why(const WhyOptions& o, const Globals& g) {
+  auto h = connect_hived(o.h, g);
+  if (!h) return kExitUsage;
+  auto one = h->client->affinity_group(o.group);
+  if (one.ok()) return explain_running(o, *one);
+  const auto& e = *one.error;
+  bool unknown = e.kind == pai::hived::Error::Kind::Http && e.status == 400 &&
+                 e.message.find("does not exist") != std::string::npos;
+  if (!unknown) return report(*h, "reading affinity group " + o.group, e);
+  if (o.vc.empty() || o.gpus <= 0 || o.config.empty()) {
+    print_error("HiveD has no affinity group " + o.group +
+                " (it is neither allocated nor preempting: it waits, or it does not exist)");
+    std::fprintf(stderr,
+                 "  hint: to see why it waits, give its request and the HiveD config: --config "
+                 "DIR --vc VC --priority P --pods N --gpus G [--leaf-type SKU]\n");
+    return kExitUsage;
+  }
+  auto model = load_model(o.config, g);
+  if (!model) return kExitUsage;
+  int rc = kExitOk;
+  auto live = read_live(*h, rc);
+  if (!live) return rc;
+  std::string err;
+  auto policy = pai::scheduler::make_hived_policy(*model, err);
+  if (!policy) {
+    print_error("the HiveD config " + o.config + " cannot be scheduled on: " + err);
+    return kExitUsage;
+  }
+  for (const auto& n : pai::hived::bad_nodes(*live))
+    if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);
+  auto restored = pai::scheduler::restore_hived_groups(*policy, pai::hived::live_groups(*live, model.get()));
+  pai::scheduler::GroupRequest req;
+  req.affinity_group = o.group;
+  req.virtual_cluster = o.vc;
+  req.priority = o.priority;
+  req.leaf_cell_type = o.leaf_type;
+  req.pinned_cell_id = o.pinned;
+  req.members.push_back({o.pods, o.gpus});
+  auto before = pai::scheduler::snapshot_hived(*policy);
+  auto res = policy->schedule(req, false);
+  // HiveD's preempting phase follows its filtering phase: a placement that
+  // needs victims is reported with them.
+  std::vector<std::string> victims;
+  if (res.outcome == pai::scheduler::Outcome::Waiting &&
+      res.reason == "the placement needs preemption") {
+    auto pre = policy->schedule(req, true);
+    if (pre.outcome == pai::scheduler::Outcome::Preempting) {
+      for (const auto& v : pre.victims) victims.push_back(v.group);
+      res = pre;
+    }
+  }
+
+  // The cells behind the answer: the VC's guaranteed cells of the chains the
+  // request may use, and who holds them; bad physical cells of those chains.
+  const auto& shape = policy->cluster();
+  int32_t vc = shape.find_vc(o.vc);
+  std::set<int32_t> chains;
+  for (size_t lt = 0; lt < shape.leaf_types.size(); ++lt)
+    if (o.leaf_type.empty() || shape.leaf_types[lt].name == o.leaf_type)
+      for (int32_t c : shape.leaf_types[lt].chains) chains.insert(c);
+  std::map<std::string, int32_t> holders;  // group -> priority
+  int64_t vc_cells = 0, vc_busy = 0;
+  std::string cell_type;
+  if (vc >= 0 && before) {
+    for (int32_t root : before->vc_roots[static_cast<size_t>(vc)]) {
+      const auto& v = before->vcells[static_cast<size_t>(root)];
+      if (!chains.count(v.chain) || !v.pinned_id.empty()) continue;
+      ++vc_cells;
+      cell_type = shape.chains[static_cast<size_t>(v.chain)].level_type[static_cast<size_t>(v.level)];
+      if (v.used_leaves > 0) ++vc_busy;
+      std::vector<int32_t> stack{root};
+      while (!stack.empty()) {
+        int32_t c = stack.back();
+        stack.pop_back();
+        const auto& vv = before->vcells[static_cast<size_t>(c)];
+        if (vv.children.empty()) {
+          if (vv.pcell >= 0 && vv.used_leaves > 0) {
+            int32_t grp = before->cells[static_cast<size_t>(vv.pcell)].group;
+            if (grp >= 0) {
+              const auto& gs = before->groups[static_cast<size_t>(grp)];
+              holders[gs.name] = gs.priority;
+            }
+          }
+          continue;
+        }
+        for (int32_t k : vv.children) stack.push_back(k);
+      }
+    }
+  }
+  std::vector<std::string> bad_candidates;
+  for (const auto& n : pai::hived::bad_nodes(*live)) {
+    int32_t i = shape.find_node(n);
+    if (i < 0) continue;
+    bool in_chain = false;
+    for (int32_t c : model->nodes[static_cast<size_t>(i)].chains) in_chain |= chains.count(c) > 0;
+    if (in_chain) bad_candidates.push_back(n);
+  }
+  std::string text;
+  std::string verdict;
+  if (res.outcome == pai::scheduler::Outcome::Bound) {
+    verdict = "fits";
+    text = o.group + " would be placed now (on the live state): ";
+    for (const auto& p : res.pods)
+      text += shape.nodes[static_cast<size_t>(p.node)].name + "[" +
+              leaves_text(p.physical_leaf_cell_indices) + "] ";
+    text += "\n  if it still waits, HiveD has not seen it yet or Kubernetes refuses the node "
+            "(see the pod's events)\n";
+  } else if (res.outcome == pai::scheduler::Outcome::Preempting) {
+    verdict = "preempts";
+    std::string list;
+    for (const auto& v : victims) list += (list.empty() ? "" : ", ") + v;
+    text = o.group + " can be placed by preempting lower-priority groups: " + list +
+           "\n  HiveD does so in the scheduler's preemption phase; it waits until they are "
+           "deleted\n";
+  } else {
+    verdict = res.outcome == pai::scheduler::Outcome::Rejected ? "rejected" : "waits";
+    text = o.group + " " + (verdict == "rejected" ? "is rejected" : "waits") + ": " + res.reason + "\n";
+    if (vc >= 0) {
+      std::string held;
+      for (const auto& [name, prio] : holders)
+        held += (held.empty() ? "" : ", ") + name + " (" + std::to_string(prio) + ")";
+      text += "  VC " + o.vc + " needs " + std::to_string(o.pods) + " pod(s) of " +
+              std::to_string(o.gpus) + " GPUs at priority " + std::to_string(o.priority) +
+              "; of its " + std::to_string(vc_cells) + " guaranteed " +
+              (cell_type.empty() ? std::string("cells") : cell_type + " cells") + ", " +
+              std::to_string(vc_busy) + " are bound to running groups" +
+              (held.empty() ? std::string() : ": " + held) + "\n";
+    }
+    if (!bad_candidates.empty()) {
+      std::string list;
+      for (const auto& n : bad_candidates) list += (list.empty() ? "" : ", ") + n;
+      text += "  " + std::to_string(bad_candidates.size()) +
+              " physical node(s) of those chains are bad: " + list + "\n";
+    }
+  }
+  if (is_structured(o.h.output)) {
+    Json held = Json::array();
+    for (const auto& [name, prio] : holders) held.push_back({{"group", name}, {"priority", prio}});
+    print_document(document("hivedWhy", {{"name", o.group},
+                                         {"running", false},
+                                         {"verdict", verdict},
+                                         {"reason", res.reason},
+                                         {"vcGuaranteedCells", vc_cells},
+                                         {"vcBoundCells", vc_busy},
+                                         {"heldBy", held},
+                                         {"badNodes", bad_candidates},
+                                         {"victims", victims},
+                                         {"explanation", text}}),
+                   o.h.output);
+  } else {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  (void)restored;
+  return kExitOk;
+}
+
+}  // namespace
+
+void build_hived_status(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<HivedOptions>();
+  add_hived_flags(&cmd, *o, g);
+  cmd.add_option("--vc", o->vc, "Only this virtual cluster in the VC table")->type_name("VC");
+  cmd.footer(
+      "Cells per chain and level (doomed: bad cells bound to a VC so that it sees the failure),\n"
+      "each VC's guaranteed leaf cells per SKU and how many are used or bad, and its\n"
+      "opportunistic use; the nodes in use or bad (-o wide: every node, with its groups).\n\n"
+      "EXIT STATUS:\n  0 ok, 2 bad usage, 3 HiveD could not be read\n");
+  cmd.callback([o, &g]() { g.exit_code = run_status(*o, g); });
+}
+
+void build_hived_groups(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<HivedOptions>();
+  add_hived_flags(&cmd, *o, g);
+  cmd.add_option("--vc", o->vc, "Only the groups of this virtual cluster")->type_name("VC");
+  cmd.footer("EXIT STATUS:\n  0 ok, 2 bad usage, 3 HiveD could not be read\n");
+  cmd.callback([o, &g]() { g.exit_code = run_groups(*o, g); });
+}
+
+void build_hived_why(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<WhyOptions>();
+  cmd.add_option("GROUP", o->group, "The affinity group (OpenPAI names it after the job)")
+      ->required();
+  add_hived_flags(&cmd, o->h, g, false);
+  cmd.add_option("--config", o->config,
+                 "The HiveD config HiveD runs (cluster directory or file), for a waiting group")
+      ->type_name("PATH");
+  cmd.add_option("--vc", o->vc, "A waiting group's virtual cluster")->type_name("VC");
+  cmd.add_option("--priority", o->priority, "A waiting group's priority (-1 opportunistic)")
+      ->check(CLI::Range(-1, 1000));
+  cmd.add_option("--pods", o->pods, "A waiting group's pods")->check(CLI::Range(1, 100000));
+  cmd.add_option("--gpus", o->gpus, "GPUs (leaf cells) per pod")->check(CLI::Range(1, 100000));
+  cmd.add_option("--leaf-type", o->leaf_type, "The SKU (leafCellType) it asks for")->type_name("SKU");
+  cmd.add_option("--pinned", o->pinned, "The pinnedCellId it asks for")->type_name("ID");
+  cmd.footer(
+      "A running group: where it is, at which priority, and whether it was lazily preempted.\n"
+      "A waiting group is not in HiveD's inspect API: its request is run through paictl's HiveD\n"
+      "algorithm on the live state (the running groups rebuilt from their placements on --config,\n"
+      "bad nodes marked), and the reason is given in cells.\n\n"
+      "EXIT STATUS:\n  0 explained, 2 bad usage or unknown group without a request, 3 HiveD "
+      "could not be read\n");
+  cmd.callback([o, &g]() { g.exit_code = run_why(*o, g); });
+}
+
+}  // namespace paictl

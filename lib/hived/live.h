@@ -1,0 +1,108 @@
+#pragma once
+// Between lib/scheduler's state and HiveD's inspect answers, both ways:
+//  * the answers HiveD would give for a policy's state (the inspect test
+//    server and tests use them, so the shapes come from the algorithm itself);
+//  * the running groups of a live HiveD as bind info, for
+//    scheduler::restore_hived_groups (why, diff);
+//  * summaries for `paictl hived status|groups`: per chain and cell type,
+//    per node, per VC and SKU.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/hived_model.h"
+#include "hived/inspect.h"
+#include "scheduler/hived_state.h"
+
+namespace pai::hived {
+
+// --- the answers of a policy's state -------------------------------------------------
+
+ClusterStatus cluster_status_of(const config::HivedModel& m, const scheduler::HivedState& s);
+// `lazy`: who lazily preempted a group and when (the scheduler does not keep it).
+std::vector<AffinityGroup> affinity_groups_of(
+    const config::HivedModel& m, const scheduler::HivedState& s,
+    const std::map<std::string, LazyPreemptionStatus>& lazy = {});
+
+// --- the live state ---------------------------------------------------------------------
+
+// One physical leaf cell of the live cluster.
+struct LiveLeaf {
+  std::string node;
+  int32_t index = -1;
+  std::string chain;      // the top cell type of its tree
+  std::string leaf_type;  // the SKU
+  std::string address;
+  std::string state;
+  bool healthy = true;
+  int32_t priority = -2;
+  std::string vc;        // the VC holding it (bound, or opportunistic use)
+  std::string vaddress;  // its bound virtual cell, "" when none
+  std::string group;     // the affinity group using it, "" when none
+};
+
+struct LiveNode {
+  std::string name;
+  bool healthy = true;
+  std::vector<std::string> chains;
+  std::vector<size_t> leaves;  // into LiveState::leaves
+};
+
+struct LiveState {
+  ClusterStatus status;
+  std::vector<AffinityGroup> groups;
+  std::vector<LiveLeaf> leaves;
+  std::vector<LiveNode> nodes;                     // in physical cluster order
+  std::map<std::string, size_t> leaf_index;        // "node:index" -> leaves
+  std::map<std::string, std::string> root_types;   // virtual root address -> cellType
+  // Problems found while indexing (a group on a leaf that is not in the tree...).
+  std::vector<std::string> warnings;
+};
+
+LiveState index_live(ClusterStatus status, std::vector<AffinityGroup> groups);
+
+// The running groups as bind info, in the order HiveD listed them. `config`
+// (the configuration the groups run on, when known) names the pinned cells.
+std::vector<scheduler::LiveGroup> live_groups(const LiveState& live,
+                                              const config::HivedModel* config = nullptr);
+
+// The bad nodes of the live cluster that the model knows.
+std::vector<std::string> bad_nodes(const LiveState& live);
+
+// --- summaries ---------------------------------------------------------------------------
+
+struct LevelCount {
+  std::string chain;
+  int32_t level = 0;
+  std::string cell_type;
+  int64_t total = 0, used = 0, free = 0, reserved = 0, bad = 0, doomed = 0;
+};
+
+struct NodeSummary {
+  std::string name;
+  bool healthy = true;
+  std::string leaf_type;  // SKUs, comma-separated when several chains
+  int64_t leaves = 0, used = 0, opportunistic = 0, bad = 0;
+  std::vector<std::string> groups;  // groups with leaves on it, in name order
+};
+
+struct VcSkuSummary {
+  std::string vc;
+  std::string sku;
+  int64_t guaranteed = 0;     // leaf cells in the VC's (non-opportunistic) virtual cells
+  int64_t used = 0;           // of which used at guaranteed priority
+  int64_t bad = 0;            // of which bound to bad cells (doomed included)
+  int64_t opportunistic = 0;  // leaves the VC uses at priority -1, outside its guarantee
+};
+
+struct Summary {
+  std::vector<LevelCount> levels;
+  std::vector<NodeSummary> nodes;
+  std::vector<VcSkuSummary> vcs;
+  int64_t groups = 0, preempting = 0, lazily_preempted = 0;
+};
+
+Summary summarize(const LiveState& live);
+
+}  // namespace pai::hived

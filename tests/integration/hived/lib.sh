@@ -1,0 +1,32 @@
+# Helpers for the HiveD inspect API tests (POSIX sh): tests/cli/lib.sh plus
+# starting and stopping hived_test_server on a port the kernel picks.
+. "$PAI_SOURCE_DIR/tests/cli/lib.sh"
+: "${HIVED_SERVER:?HIVED_SERVER must point at hived_test_server}"
+SCEN="$PAI_SOURCE_DIR/tests/integration/hived/scenarios"
+PY=${PYTHON3:-python3}
+export XDG_CONFIG_HOME="$TMP/config" HOME="$TMP/home"
+unset PAICTL_CONFIG
+SERVER_PIDS=""
+stop_servers() { rc=$?; trap - EXIT INT TERM; for p in $SERVER_PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"; exit $rc; }
+trap stop_servers EXIT INT TERM
+# start_server SCENARIO: starts a server, sets $URL.
+start_server() {
+  rm -f "$TMP/port"
+  "$HIVED_SERVER" "$SCEN/$1.json" "$TMP/port" >"$TMP/server-$1.log" 2>&1 &
+  SERVER_PIDS="$SERVER_PIDS $!"
+  i=0
+  while [ ! -s "$TMP/port" ]; do
+    i=$((i + 1))
+    if [ "$i" -gt 200 ]; then echo "the HiveD test server did not start" >&2; cat "$TMP/server-$1.log" >&2; exit 1; fi
+    sleep 0.05
+  done
+  URL="http://127.0.0.1:$(cat "$TMP/port")"
+}
+# json_check PYTHON-EXPRESSION MESSAGE: evaluates it with `d` = stdout parsed as JSON.
+json_check() {
+  if "$PY" -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if ($1) else 1)
+" "$OUT"; then pass "$2"; else fail "$2"; sed 's/^/  | /' "$OUT" >&2; fi
+}
