@@ -71,7 +71,9 @@ std::optional<HivedConnection> connect_hived(const HivedOptions& o, const Global
     hopt.tls.insecure = conn->cluster->insecure;
   }
   if (g.verbose)
-    hopt.log = [](const std::string& line) { std::fprintf(stderr, "paictl: hived: %s\n", line.c_str()); };
+    hopt.log = [](const std::string& line) {
+      std::fprintf(stderr, "paictl: hived: %s\n", line.c_str());
+    };
   HivedConnection h;
   h.http = std::make_shared<pai::http::CurlClient>(hopt);
   std::string base = !o.hived.empty() ? o.hived : pai::hived::base_behind_pylon(conn->cluster->uri);
@@ -138,7 +140,10 @@ int64_t gpus_of(const pai::hived::AffinityGroup& g) {
 }
 
 Json group_json(const pai::hived::AffinityGroup& g) {
-  Json j = {{"name", g.name}, {"vc", g.vc}, {"priority", g.priority}, {"state", g.state},
+  Json j = {{"name", g.name},
+            {"vc", g.vc},
+            {"priority", g.priority},
+            {"state", g.state},
             {"gpus", gpus_of(g)}};
   Json p = Json::object();
   for (const auto& [n, l] : g.physical_placement) p[n] = l;
@@ -163,19 +168,34 @@ int run_status(const HivedOptions& o, const Globals& g) {
   if (is_structured(o.output)) {
     Json levels = Json::array();
     for (const auto& l : s.levels)
-      levels.push_back({{"chain", l.chain}, {"level", l.level}, {"cellType", l.cell_type},
-                        {"total", l.total}, {"used", l.used}, {"free", l.free},
-                        {"reserved", l.reserved}, {"bad", l.bad}, {"doomed", l.doomed}});
+      levels.push_back({{"chain", l.chain},
+                        {"level", l.level},
+                        {"cellType", l.cell_type},
+                        {"total", l.total},
+                        {"used", l.used},
+                        {"free", l.free},
+                        {"reserved", l.reserved},
+                        {"bad", l.bad},
+                        {"doomed", l.doomed}});
     Json vcs = Json::array();
     for (const auto& v : s.vcs)
       if (o.vc.empty() || v.vc == o.vc)
-        vcs.push_back({{"vc", v.vc}, {"sku", v.sku}, {"guaranteed", v.guaranteed},
-                       {"used", v.used}, {"bad", v.bad}, {"opportunistic", v.opportunistic}});
+        vcs.push_back({{"vc", v.vc},
+                       {"sku", v.sku},
+                       {"guaranteed", v.guaranteed},
+                       {"used", v.used},
+                       {"bad", v.bad},
+                       {"opportunistic", v.opportunistic}});
     Json nodes = Json::array();
     for (const auto& n : s.nodes)
-      nodes.push_back({{"name", n.name}, {"healthy", n.healthy}, {"sku", n.leaf_type},
-                       {"leafCells", n.leaves}, {"used", n.used},
-                       {"opportunistic", n.opportunistic}, {"bad", n.bad}, {"groups", n.groups}});
+      nodes.push_back({{"name", n.name},
+                       {"healthy", n.healthy},
+                       {"sku", n.leaf_type},
+                       {"leafCells", n.leaves},
+                       {"used", n.used},
+                       {"opportunistic", n.opportunistic},
+                       {"bad", n.bad},
+                       {"groups", n.groups}});
     print_document(document("hivedStatus", {{"hived", h->client->base()},
                                             {"groups", s.groups},
                                             {"preempting", s.preempting},
@@ -187,22 +207,39 @@ int run_status(const HivedOptions& o, const Globals& g) {
     return kExitOk;
   }
   bool wide = o.output == "wide";
-  Table cells({{"CHAIN"}, {"LEVEL", false, true}, {"CELL TYPE"}, {"TOTAL", false, true},
-               {"USED", false, true}, {"FREE", false, true}, {"RESERVED", false, true},
-               {"BAD", false, true}, {"DOOMED", false, true}});
+  Table cells({{"CHAIN"},
+               {"LEVEL", false, true},
+               {"CELL TYPE"},
+               {"TOTAL", false, true},
+               {"USED", false, true},
+               {"FREE", false, true},
+               {"RESERVED", false, true},
+               {"BAD", false, true},
+               {"DOOMED", false, true}});
   for (const auto& l : s.levels)
     cells.add({l.chain, std::to_string(l.level), l.cell_type, std::to_string(l.total),
                std::to_string(l.used), std::to_string(l.free), std::to_string(l.reserved),
                std::to_string(l.bad), std::to_string(l.doomed)});
-  Table vcs({{"VC"}, {"SKU"}, {"GUARANTEED", false, true}, {"USED", false, true},
-             {"FREE", false, true}, {"BAD", false, true}, {"OPPORTUNISTIC", false, true}});
+  Table vcs({{"VC"},
+             {"SKU"},
+             {"GUARANTEED", false, true},
+             {"USED", false, true},
+             {"FREE", false, true},
+             {"BAD", false, true},
+             {"OPPORTUNISTIC", false, true}});
   for (const auto& v : s.vcs)
     if (o.vc.empty() || v.vc == o.vc)
       vcs.add({v.vc, v.sku.empty() ? "-" : v.sku, std::to_string(v.guaranteed),
-               std::to_string(v.used), std::to_string(std::max<int64_t>(0, v.guaranteed - v.used - v.bad)),
+               std::to_string(v.used),
+               std::to_string(std::max<int64_t>(0, v.guaranteed - v.used - v.bad)),
                std::to_string(v.bad), std::to_string(v.opportunistic)});
-  Table nodes({{"NODE"}, {"SKU"}, {"HEALTH"}, {"GPUS", false, true}, {"USED", false, true},
-               {"OPP", false, true}, {"GROUPS", true}});
+  Table nodes({{"NODE"},
+               {"SKU"},
+               {"HEALTH"},
+               {"GPUS", false, true},
+               {"USED", false, true},
+               {"OPP", false, true},
+               {"GROUPS", true}});
   int64_t bad_nodes = 0;
   for (const auto& n : s.nodes) {
     if (!n.healthy) ++bad_nodes;
@@ -211,10 +248,11 @@ int run_status(const HivedOptions& o, const Globals& g) {
     std::string groups;
     for (const auto& gr : n.groups) groups += (groups.empty() ? "" : ",") + gr;
     nodes.add({n.name, n.leaf_type, n.healthy ? "Healthy" : "Bad", std::to_string(n.leaves),
-               std::to_string(n.used), std::to_string(n.opportunistic), groups.empty() ? "-" : groups});
+               std::to_string(n.used), std::to_string(n.opportunistic),
+               groups.empty() ? "-" : groups});
   }
-  std::string out = render_table(cells, wide) + "\n" + render_table(vcs, wide) + "\n" +
-                    render_table(nodes, wide);
+  std::string out =
+      render_table(cells, wide) + "\n" + render_table(vcs, wide) + "\n" + render_table(nodes, wide);
   out += "\n" + std::to_string(s.nodes.size()) + " nodes (" + std::to_string(bad_nodes) +
          " bad), " + std::to_string(s.groups) + " affinity groups (" +
          std::to_string(s.preempting) + " preempting, " + std::to_string(s.lazily_preempted) +
@@ -234,7 +272,9 @@ int run_groups(const HivedOptions& o, const Globals& g) {
   for (const auto& gr : *r)
     if (o.vc.empty() || gr.vc == o.vc) groups.push_back(gr);
   std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
-    return a.vc != b.vc ? a.vc < b.vc : a.priority != b.priority ? a.priority > b.priority : a.name < b.name;
+    return a.vc != b.vc               ? a.vc < b.vc
+           : a.priority != b.priority ? a.priority > b.priority
+                                      : a.name < b.name;
   });
   if (is_structured(o.output)) {
     Json items = Json::array();
@@ -242,8 +282,13 @@ int run_groups(const HivedOptions& o, const Globals& g) {
     print_document(list_document("hivedGroup", items), o.output);
     return kExitOk;
   }
-  Table t({{"GROUP"}, {"VC"}, {"PRIORITY", false, true}, {"STATE"}, {"GPUS", false, true},
-           {"NODES"}, {"LAZY PREEMPTED BY", true}});
+  Table t({{"GROUP"},
+           {"VC"},
+           {"PRIORITY", false, true},
+           {"STATE"},
+           {"GPUS", false, true},
+           {"NODES"},
+           {"LAZY PREEMPTED BY", true}});
   for (const auto& gr : groups) {
     std::string state = gr.state;
     if (gr.lazy_preemption_status) state += " (lazily preempted)";
@@ -298,12 +343,15 @@ int explain_running(const WhyOptions& o, const pai::hived::AffinityGroup& gr) {
   bool lazy = gr.lazy_preemption_status.has_value();
   text += gr.name + " is " + gr.state + " in VC " + gr.vc + " at priority " +
           std::to_string(gr.priority) +
-          (gr.priority < 0 ? " (opportunistic)" : lazy ? "" : " (guaranteed)") + ", on " +
-          std::to_string(gpus_of(gr)) + " GPUs: " + placement_text(gr) + "\n";
+          (gr.priority < 0 ? " (opportunistic)"
+           : lazy          ? ""
+                           : " (guaranteed)") +
+          ", on " + std::to_string(gpus_of(gr)) + " GPUs: " + placement_text(gr) + "\n";
   if (!gr.virtual_placement.empty()) {
     std::string cells;
     for (const auto& [pre, leaves] : gr.virtual_placement)
-      cells += (cells.empty() ? "" : ", ") + pre + " (" + std::to_string(leaves.size()) + " leaf cells)";
+      cells +=
+          (cells.empty() ? "" : ", ") + pre + " (" + std::to_string(leaves.size()) + " leaf cells)";
     text += "  its guarantee: virtual cells " + cells + "\n";
   }
   if (lazy)
@@ -360,7 +408,8 @@ int run_why(const WhyOptions& o, const Globals& g) {
   }
   for (const auto& n : pai::hived::bad_nodes(*live))
     if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);
-  auto restored = pai::scheduler::restore_hived_groups(*policy, pai::hived::live_groups(*live, model.get()));
+  auto restored =
+      pai::scheduler::restore_hived_groups(*policy, pai::hived::live_groups(*live, model.get()));
   pai::scheduler::GroupRequest req;
   req.affinity_group = o.group;
   req.virtual_cluster = o.vc;
@@ -398,7 +447,8 @@ int run_why(const WhyOptions& o, const Globals& g) {
       const auto& v = before->vcells[static_cast<size_t>(root)];
       if (!chains.count(v.chain) || !v.pinned_id.empty()) continue;
       ++vc_cells;
-      cell_type = shape.chains[static_cast<size_t>(v.chain)].level_type[static_cast<size_t>(v.level)];
+      cell_type =
+          shape.chains[static_cast<size_t>(v.chain)].level_type[static_cast<size_t>(v.level)];
       if (v.used_leaves > 0) ++vc_busy;
       std::vector<int32_t> stack{root};
       while (!stack.empty()) {
@@ -435,8 +485,9 @@ int run_why(const WhyOptions& o, const Globals& g) {
     for (const auto& p : res.pods)
       text += shape.nodes[static_cast<size_t>(p.node)].name + "[" +
               leaves_text(p.physical_leaf_cell_indices) + "] ";
-    text += "\n  if it still waits, HiveD has not seen it yet or Kubernetes refuses the node "
-            "(see the pod's events)\n";
+    text +=
+        "\n  if it still waits, HiveD has not seen it yet or Kubernetes refuses the node "
+        "(see the pod's events)\n";
   } else if (res.outcome == pai::scheduler::Outcome::Preempting) {
     verdict = "preempts";
     std::string list;
@@ -446,7 +497,8 @@ int run_why(const WhyOptions& o, const Globals& g) {
            "deleted\n";
   } else {
     verdict = res.outcome == pai::scheduler::Outcome::Rejected ? "rejected" : "waits";
-    text = o.group + " " + (verdict == "rejected" ? "is rejected" : "waits") + ": " + res.reason + "\n";
+    text = o.group + " " + (verdict == "rejected" ? "is rejected" : "waits") + ": " + res.reason +
+           "\n";
     if (vc >= 0) {
       std::string held;
       for (const auto& [name, prio] : holders)
@@ -521,7 +573,8 @@ void build_hived_why(CLI::App& cmd, Globals& g) {
       ->check(CLI::Range(-1, 1000));
   cmd.add_option("--pods", o->pods, "A waiting group's pods")->check(CLI::Range(1, 100000));
   cmd.add_option("--gpus", o->gpus, "GPUs (leaf cells) per pod")->check(CLI::Range(1, 100000));
-  cmd.add_option("--leaf-type", o->leaf_type, "The SKU (leafCellType) it asks for")->type_name("SKU");
+  cmd.add_option("--leaf-type", o->leaf_type, "The SKU (leafCellType) it asks for")
+      ->type_name("SKU");
   cmd.add_option("--pinned", o->pinned, "The pinnedCellId it asks for")->type_name("ID");
   cmd.footer(
       "A running group: where it is, at which priority, and whether it was lazily preempted.\n"

@@ -177,7 +177,8 @@ AffinityGroup group(const J& o, const std::string& path) {
     fail(sp + ".state",
          "\"" + one_line(g.state, 40) + "\" is not Allocated, Preempting or BeingPreempted");
   if (auto it = st.find("physicalPlacement"); it != st.end() && !it->is_null()) {
-    if (!it->is_object()) fail(sp + ".physicalPlacement", "expected an object, got " + kind_of(*it));
+    if (!it->is_object())
+      fail(sp + ".physicalPlacement", "expected an object, got " + kind_of(*it));
     for (auto n = it->begin(); n != it->end(); ++n) {
       std::string np = sp + ".physicalPlacement." + n.key();
       if (!n.value().is_array()) fail(np, "expected an array, got " + kind_of(n.value()));
@@ -259,7 +260,8 @@ Parsed<ClusterStatus> parse_cluster_status(std::string_view text) {
   return parse_with<ClusterStatus>(text, [](const J& j) {
     if (!j.is_object()) fail("(top level)", "expected an object, got " + kind_of(j));
     ClusterStatus s;
-    s.physical_cluster = physical_list(need(j, "physicalCluster", "(top level)"), "physicalCluster");
+    s.physical_cluster =
+        physical_list(need(j, "physicalCluster", "(top level)"), "physicalCluster");
     s.virtual_clusters = vc_map(need(j, "virtualClusters", "(top level)"), "virtualClusters");
     return s;
   });
@@ -414,7 +416,9 @@ Error error_from_response(const http::Response& r) {
 }
 
 Client::Client(http::Client& http, std::string base, std::string token, std::string token_host)
-    : http_(http), base_(std::move(base)), token_(std::move(token)),
+    : http_(http),
+      base_(std::move(base)),
+      token_(std::move(token)),
       token_host_(std::move(token_host)) {
   while (!base_.empty() && base_.back() == '/') base_.pop_back();
 }
@@ -497,7 +501,8 @@ std::string base_behind_pylon(const std::string& cluster_uri, int port) {
   size_t scheme = uri.find("://");
   size_t start = scheme == std::string::npos ? 0 : scheme + 3;
   size_t end = uri.find('/', start);
-  std::string authority = uri.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  std::string authority =
+      uri.substr(start, end == std::string::npos ? std::string::npos : end - start);
   std::string host = authority;
   if (!host.empty() && host[0] == '[') {
     host = host.substr(0, host.find(']') + 1);

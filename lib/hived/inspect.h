@@ -3,12 +3,13 @@
 // its JSON shapes as types, strict parsers, writers in HiveD's own field order,
 // and a client over http::Client.
 //
-//   GET /v1/inspect/clusterstatus                      {"physicalCluster":[...], "virtualClusters":{vc:[...]}}
-//   GET /v1/inspect/clusterstatus/physicalcluster      [PhysicalCellStatus...]
-//   GET /v1/inspect/clusterstatus/virtualclusters/     {vc: [VirtualCellStatus...]}
-//   GET /v1/inspect/clusterstatus/virtualclusters/VC   [VirtualCellStatus...]   400 "VC x not found"
-//   GET /v1/inspect/affinitygroups/                    {"items":[AffinityGroup...]}
-//   GET /v1/inspect/affinitygroups/NAME                AffinityGroup            400 "Affinity group ..."
+//   GET /v1/inspect/clusterstatus                      {"physicalCluster":[...],
+//   "virtualClusters":{vc:[...]}} GET /v1/inspect/clusterstatus/physicalcluster
+//   [PhysicalCellStatus...] GET /v1/inspect/clusterstatus/virtualclusters/     {vc:
+//   [VirtualCellStatus...]} GET /v1/inspect/clusterstatus/virtualclusters/VC [VirtualCellStatus...]
+//   400 "VC x not found" GET /v1/inspect/affinitygroups/ {"items":[AffinityGroup...]} GET
+//   /v1/inspect/affinitygroups/NAME                AffinityGroup            400 "Affinity group
+//   ..."
 //
 // Errors come as HiveD writes them: the status code and a bare JSON string.
 
@@ -41,14 +42,14 @@ struct CellStatus {
 struct VirtualCellStatus;
 
 struct PhysicalCellStatus : CellStatus {
-  std::vector<PhysicalCellStatus> children;           // cellChildren (omitempty)
-  std::string vc;                                      // vc (omitempty)
-  std::shared_ptr<VirtualCellStatus> virtual_cell;     // virtualCell: shallow (omitempty)
+  std::vector<PhysicalCellStatus> children;         // cellChildren (omitempty)
+  std::string vc;                                   // vc (omitempty)
+  std::shared_ptr<VirtualCellStatus> virtual_cell;  // virtualCell: shallow (omitempty)
 };
 
 struct VirtualCellStatus : CellStatus {
-  std::vector<VirtualCellStatus> children;             // cellChildren (omitempty)
-  std::shared_ptr<PhysicalCellStatus> physical_cell;   // physicalCell: shallow (omitempty)
+  std::vector<VirtualCellStatus> children;            // cellChildren (omitempty)
+  std::shared_ptr<PhysicalCellStatus> physical_cell;  // physicalCell: shallow (omitempty)
 };
 
 using PhysicalClusterStatus = std::vector<PhysicalCellStatus>;
@@ -69,8 +70,8 @@ struct AffinityGroup {
   std::string vc;
   int32_t priority = 0;
   std::string state;  // Allocated | Preempting | BeingPreempted
-  std::map<std::string, std::vector<int32_t>> physical_placement;       // node -> leaf cell indices
-  std::map<std::string, std::vector<std::string>> virtual_placement;    // preassigned -> leaves
+  std::map<std::string, std::vector<int32_t>> physical_placement;     // node -> leaf cell indices
+  std::map<std::string, std::vector<std::string>> virtual_placement;  // preassigned -> leaves
   std::vector<std::string> allocated_pods;
   std::vector<std::string> preempting_pods;
   std::optional<LazyPreemptionStatus> lazy_preemption_status;
@@ -130,8 +131,7 @@ class Client {
   // OpenPAI's pylon "https://pai.example.com/a/master:30096"). The token is sent
   // as a bearer token to `token_host` only (the registered cluster's host), as the
   // REST client does; "" sends none.
-  Client(http::Client& http, std::string base, std::string token = {},
-         std::string token_host = {});
+  Client(http::Client& http, std::string base, std::string token = {}, std::string token_host = {});
   const std::string& base() const { return base_; }
 
   Result<ClusterStatus> cluster_status();

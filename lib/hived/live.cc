@@ -10,7 +10,7 @@ namespace {
 const std::string& type_name(const config::HivedModel& m, int32_t t) {
   static const std::string none;
   return t >= 0 && static_cast<size_t>(t) < m.types.size() ? m.types[static_cast<size_t>(t)].name
-                                                             : none;
+                                                           : none;
 }
 
 std::string vc_name(const config::HivedModel& m, int32_t vc) {
@@ -179,7 +179,8 @@ std::vector<AffinityGroup> affinity_groups_of(
             vs.address);
       }
     // Pod UIDs: one pod per entry of pod_leaf_numbers, named after the group.
-    auto& pods = g.phase == scheduler::GroupPhase::Preempting ? a.preempting_pods : a.allocated_pods;
+    auto& pods =
+        g.phase == scheduler::GroupPhase::Preempting ? a.preempting_pods : a.allocated_pods;
     for (size_t i = 0; i < g.pod_leaf_numbers.size(); ++i)
       pods.push_back(g.name + "-pod-" + std::to_string(i));
     if (g.lazy_preempted) {
@@ -284,7 +285,8 @@ std::vector<scheduler::LiveGroup> live_groups(const LiveState& live,
           if (lg.chain.empty()) lg.chain = leaf.chain;
           if (guaranteed && !leaf.vaddress.empty()) {
             std::string root = root_of(leaf.vaddress);
-            if (auto rt = live.root_types.find(root); rt != live.root_types.end()) type = rt->second;
+            if (auto rt = live.root_types.find(root); rt != live.root_types.end())
+              type = rt->second;
             if (config && lg.pinned_cell_id.empty()) {
               // Pinned trees come after the VC's other virtual cells.
               if (const auto* vc = config->find_vc(g.vc)) {

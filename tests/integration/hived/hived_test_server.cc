@@ -95,7 +95,8 @@ void run_step(State& st, const json& step) {
     r.leaf_cell_type = s.value("leafType", std::string());
     r.pinned_cell_id = s.value("pinned", std::string());
     r.lazy_preemption_enable = s.value("lazy", false);
-    for (const auto& m : s.at("pods")) r.members.push_back({m.at(0).get<int32_t>(), m.at(1).get<int32_t>()});
+    for (const auto& m : s.at("pods"))
+      r.members.push_back({m.at(0).get<int32_t>(), m.at(1).get<int32_t>()});
     bool preempt = s.value("preempt", true);
     auto res = st.policy->schedule(r, preempt);
     for (const auto& d : res.downgraded)
@@ -145,15 +146,17 @@ Answer push_config(State& st, const std::string& body) {
   for (const auto& r : *restored)
     if (r.outcome == scheduler::RestoreOutcome::LazyPreempted ||
         (r.outcome == scheduler::RestoreOutcome::Opportunistic && st.lazy.count(r.name)))
-      lazy[r.name] = st.lazy.count(r.name) ? st.lazy[r.name]
-                                           : hived::LazyPreemptionStatus{r.name, "2024-05-01T12:00:00Z"};
+      lazy[r.name] = st.lazy.count(r.name)
+                         ? st.lazy[r.name]
+                         : hived::LazyPreemptionStatus{r.name, "2024-05-01T12:00:00Z"};
   st.model = model;
   st.policy = std::move(policy);
   st.lazy = lazy;
   st.config_pushes++;
   json out = json::array();
   for (const auto& r : *restored)
-    out.push_back({{"group", r.name}, {"outcome", std::string(scheduler::to_string(r.outcome))},
+    out.push_back({{"group", r.name},
+                   {"outcome", std::string(scheduler::to_string(r.outcome))},
                    {"reason", r.reason}});
   return {200, out.dump()};
 }
@@ -189,7 +192,8 @@ Answer route(State& st, const std::string& method, std::string path, const std::
   if (path == "/v1/inspect/clusterstatus")
     return {200, hived::to_json(hived::cluster_status_of(*st.model, *snap)).dump()};
   if (path == "/v1/inspect/clusterstatus/physicalcluster")
-    return {200, hived::to_json(hived::cluster_status_of(*st.model, *snap).physical_cluster).dump()};
+    return {200,
+            hived::to_json(hived::cluster_status_of(*st.model, *snap).physical_cluster).dump()};
   const std::string vcs = "/v1/inspect/clusterstatus/virtualclusters/";
   if (path.rfind(vcs, 0) == 0) {
     auto all = hived::cluster_status_of(*st.model, *snap).virtual_clusters;
@@ -208,8 +212,8 @@ Answer route(State& st, const std::string& method, std::string path, const std::
     if (name.empty()) return {200, hived::to_json(groups).dump()};
     for (const auto& g : groups)
       if (g.name == name) return {200, hived::to_json(g).dump()};
-    return error(400, "Affinity group " + name +
-                          " does not exist since it is not allocated or preempting");
+    return error(
+        400, "Affinity group " + name + " does not exist since it is not allocated or preempting");
   }
   if (path == "/") return {200, R"({"paths":["/","/v1/inspect/affinitygroups/"]})"};
   return error(404, "Path not found: " + path);
