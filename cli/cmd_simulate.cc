@@ -31,6 +31,7 @@
 #include "sim/text_input.h"
 #include "sim/trace.h"
 #include "util/fs.h"
+#include "util/printable.h"
 #include "util/strings.h"
 #include "util/version.h"
 #include "util/yaml_emit.h"
@@ -77,7 +78,7 @@ void print_trace_error(const pai::sim::TraceError& e) {
   std::string where = e.file;
   if (e.line) where += ":" + std::to_string(e.line) + ":" + std::to_string(e.column);
   print_error((where.empty() ? "" : where + ": ") + e.message);
-  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", pai::util::printable(e.hint).c_str());
 }
 
 // Loads a cluster the way `check config` does; prints its errors and returns nullptr if it has any.
@@ -181,7 +182,7 @@ void print_summary(const pai::sim::ReportContext& c, const Globals& g) {
   rows.clear();
   rows.push_back(head);
   for (size_t v = 0; v < shape.vcs.size(); ++v) {
-    std::vector<std::string> row{shape.vcs[v].name};
+    std::vector<std::string> row{pai::util::printable(shape.vcs[v].name)};
     for (const auto& r : runs)
       row.push_back(human_duration(r.vcs[v].queue_delay.p95) + " (" +
                     std::to_string(r.vcs[v].anomaly_jobs) + ")");
@@ -202,7 +203,8 @@ void print_summary(const pai::sim::ReportContext& c, const Globals& g) {
       std::printf("  %lld x %s\n", static_cast<long long>(n), reason.c_str());
     if (g.verbose)
       for (const auto& e : c.trace.examples)
-        std::printf("    e.g. %s:%u: %s\n", e.file.c_str(), e.line, e.message.c_str());
+        std::printf("    e.g. %s:%u: %s\n", pai::util::printable(e.file).c_str(), e.line,
+                    pai::util::printable(e.message).c_str());
   }
   for (const auto& [note, n] : c.trace.notes)
     std::printf("\nnote: %lld jobs: %s\n", static_cast<long long>(n), note.c_str());
@@ -211,7 +213,7 @@ void print_summary(const pai::sim::ReportContext& c, const Globals& g) {
     std::printf("\ntrace VCs assigned to cluster VCs (--vc-map auto):");
     size_t shown = g.verbose ? notes.size() : std::min<size_t>(notes.size(), 20);
     for (size_t i = 0; i < shown; ++i)
-      std::printf("%s%s", i % 4 == 0 ? "\n  " : "   ", notes[i].c_str());
+      std::printf("%s%s", i % 4 == 0 ? "\n  " : "   ", pai::util::printable(notes[i]).c_str());
     if (shown < notes.size())
       std::printf("\n  ... and %zu more (-v lists all)", notes.size() - shown);
     std::printf("\n");
@@ -376,7 +378,7 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
       e = pai::util::write_file_atomic(o.report + "/" + name, content);
       if (!e.empty()) e = name + ": " + e;
     };
-    write("metrics.json", pai::sim::metrics_json(ctx).dump(1) + "\n");
+    write("metrics.json", pai::diag::dump_json(pai::sim::metrics_json(ctx), 1) + "\n");
     write("jobs.csv", pai::sim::jobs_csv(ctx));
     write("report.html", pai::sim::html_report(ctx));
     if (!e.empty()) {

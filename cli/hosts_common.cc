@@ -152,7 +152,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   out.inventory = pai::inventory::build_inventory(io);
   print_diagnostics(out.inventory.diagnostics, g);
   if (out.inventory.input_error) {
-    if (!o.paths.empty() && out.inventory.diagnostics.has_errors())
+    if (out.inventory.cluster_files_invalid)
       std::fprintf(
           stderr,
           "The cluster files must be valid before hosts are checked (paictl check config %s).\n",

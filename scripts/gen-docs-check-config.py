@@ -24,7 +24,7 @@ FIX = {
     "F006": "Fix the spelling (the hint suggests the closest known key) or remove the key.",
     "F007": "Add the key.",
     "F008": "Check the path and its permissions. Exit code 2.",
-    "F009": "Name the file after its kind (`layout.yaml`, `config.yaml`, `services-configuration.yaml`, `hivedscheduler.yaml`).",
+    "F009": "Name the file after its kind (`layout.yaml`, `config.yaml`, `services-configuration.yaml`, `hivedscheduler.yaml`). Exit code 2: the input is not a cluster file.",
     "F010": "Point paictl at the directory that holds the cluster files.",
     "F011": "Quote the value to keep the text (`\"yes\"`, `\"0777\"`), or write what the consumer should see (`true`, `511`). OpenPAI reads its files with PyYAML and HiveD its config with Go's yaml.v2, both YAML 1.1; paictl reads YAML 1.2. HiveD reads the original text into string fields, so for the HiveD config only number and boolean fields are affected.",
     "L001": "Use a lower-case RFC 1123 name: it becomes the Kubernetes node name.",
@@ -50,6 +50,7 @@ FIX = {
     "C005": "Set the backend's settings (`docker_cache_azure_account_name` and `_key`, or `docker_cache_fs_mount_path`).",
     "C006": "Add `image-pull-progress-deadline: 10m` to `kubelet_custom_flags` to keep OpenPAI's default.",
     "C007": "Keep the host daemon ports at 40000 or above (or move the rest-server's job port range).",
+    "C008": "Give `password`, or allow passwordless sudo for `user` on every host. `password` is optional: key-only SSH as root needs none (OpenPAI's inventory then has an empty `ansible_ssh_pass`). `paictl check hosts` shows whether sudo asks for a password (`Privileges`).",
     "S001": "Write the HiveD config as a block string: `config: |` with the config indented below it.",
     "S002": "Use a port number between 1 and 65535.",
     "S003": "Make `schedule-port-start` smaller than `schedule-port-end`.",
@@ -61,15 +62,15 @@ FIX = {
     "H005": "Lower `cellNumber`, or add physical cells to the chain. HiveD applies the same rule at start-up and refuses to start.",
     "H006": "Start the VC's cell type with the top type of a `physicalCells` entry.",
     "H007": "Break the cycle: a chain ends in a leaf type that is not defined under `cellTypes`.",
-    "H008": "Fix the `childCellType` spelling. If it is meant as a new leaf type, declare it under `skuTypes`.",
+    "H008": "A warning: HiveD runs the config with a leaf type of that name (its own design example has `IB-DGX2-V100-V100`). If it is a typo, fix the spelling; if it is a leaf type, declare it under `skuTypes` to say so.",
     "H009": "List at most `childCellNumber` children, or raise `childCellNumber`.",
     "H010": "Describe a machine with a missing device with its own cell type, so the capacity checks stay right.",
     "H011": "Give each cell a distinct address, and each machine one node-level cell per chain.",
     "H012": "Give every pinned cell its own ID.",
     "H013": "Pin a cell in one VC only, once.",
     "H014": "Write the path from the chain's top type down, with the chain's own types.",
-    "H015": "Use a lower-case RFC 1123 label (at most 63 characters) for the VC name.",
-    "H016": "Use a positive number.",
+    "H015": "A warning: HiveD accepts any VC name (its design example uses `VC1`); OpenPAI's manual asks for lower-case RFC 1123 labels (at most 63 characters).",
+    "H016": "Use a positive `childCellNumber`, and a `cellNumber` of 0 or more.",
     "H017": "Set `isNodeLevel: true` only on the type that is one machine.",
     "H018": "Remove `cellType` from child cells, or fix the parent's `childCellType`.",
     "H019": "Set `cellAddress` of node-level cells to the node's hostname.",
@@ -79,9 +80,10 @@ FIX = {
     "H023": "Remove the type, or add physical cells that use it.",
     "H024": "Nothing to fix: an info. Give the capacity to a VC if it should be guaranteed.",
     "H025": "Add `virtualClusters`.",
+    "H026": "A warning: HiveD accepts `cellNumber: 0` (its own tests use it) and guarantees nothing. Remove the entry or give the number of cells the VC needs.",
     "X001": "Use the machine's `layout.yaml` hostname as the node-level `cellAddress`.",
     "X002": "Match the node's leaf cells to its SKU's `computing-device` count (or, for CPU SKUs, at most its vcores).",
-    "X003": "Lower `skuTypes` cpu or memory per leaf so that a full node fits its machine SKU.",
+    "X003": "Lower `skuTypes` cpu or memory per leaf so that a full node fits its machine SKU. The finding is reported once, at the value to edit; the machine SKU and every node it affects follow as `note:` lines (`related` in JSON, `relatedLocations` in SARIF).",
     "X004": "Add a node-level cell for the worker, or drop `pai-worker: \"true\"`.",
     "X005": "Remove the master from the HiveD cells.",
     "X006": "Enable the HiveD scheduler, or keep one kind of worker.",
@@ -130,6 +132,9 @@ def main():
                                                      diag["severity"], code, diag["message"]))
                 if diag["hint"]:
                     out.append("  hint: " + diag["hint"])
+                for r in diag.get("related", []):
+                    out.append("%s:%d:%d: note: %s" % (os.path.basename(r["file"]), r["line"], r["column"],
+                                                       r["message"]))
                 out.append("```")
                 out.append("")
         out.append("Fix: " + FIX.get(code, "see the hint."))

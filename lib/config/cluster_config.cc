@@ -101,7 +101,10 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
 
   if (const Node* n = ctx.required(root, "user", "config.yaml"))
     if (auto v = ctx.string_value(n, "user", true)) c.user = *v;
-  if (const Node* n = ctx.required(root, "password", "config.yaml")) {
+  // password is optional: OpenPAI's inventory template reads it as an empty
+  // ansible_ssh_pass, and key-only SSH as root is the common case. It is
+  // needed for password SSH, or for sudo when `user` is not root and sudo asks.
+  if (const Node* n = root->get("password")) {
     // The value is a secret: check its type without ever echoing it.
     if (n->is_scalar() && !n->is_null()) {
       c.password = n->scalar();
@@ -118,6 +121,12 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
                 "the SSH and sudo password of `user` on every host, as a quoted string");
     }
   }
+  if (!root->get("password") && !c.user.empty() && c.user != "root")
+    ctx.warning("C008", ctx.key_at(root, "user"),
+                "config.yaml has no password, so the installer runs sudo as \"" + c.user +
+                    "\" without one; it fails on hosts where sudo asks for a password",
+                "give password, or allow passwordless sudo for " + c.user +
+                    "; paictl check hosts shows whether sudo asks (Privileges)");
   if (const Node* n = ctx.required(root, "docker_image_tag", "config.yaml"))
     if (auto v = ctx.string_value(n, "docker_image_tag", true)) c.docker_image_tag = *v;
 

@@ -196,6 +196,7 @@ CheckOutcome check_paths(const std::vector<std::string>& paths) {
             "cannot tell which kind of cluster file " + path + " is",
             "name it layout.yaml, config.yaml, services-configuration.yaml or hivedscheduler.yaml, "
             "or give it the top-level keys of one of them");
+        out.input_error = true;  // not a cluster file at all: bad input (exit 2), not a finding
         continue;
       }
       loose.push_back({path, kind});

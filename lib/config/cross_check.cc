@@ -1,6 +1,8 @@
 #include "config/cross_check.h"
 
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -12,6 +14,15 @@ void cross_check_hived(const Layout& layout, const HivedConfig& hived, const Hiv
                        Context& hived_ctx, Context& layout_ctx) {
   std::vector<std::string> hostnames;
   for (const auto& m : layout.machines) hostnames.push_back(m.hostname);
+  struct Overflow {
+    bool is_cpu = true;
+    const MachineSku* sku = nullptr;
+    double total = 0;
+    std::vector<std::pair<const SkuTypeSpec*, int64_t>> parts;
+    std::vector<const NodeInfo*> nodes;
+  };
+  std::vector<Overflow> overflows;
+  std::map<std::string, size_t> overflow_index;
 
   for (const auto& node : model.nodes) {
     const Machine* machine = layout.find_machine(node.name);
@@ -53,6 +64,7 @@ void cross_check_hived(const Layout& layout, const HivedConfig& hived, const Hiv
     // Per-leaf resources from skuTypes, summed over the node's chains.
     double cpu = 0, mem = 0;
     bool known = true;
+    std::vector<std::pair<const SkuTypeSpec*, int64_t>> parts;  // skuType, leaves on this node
     for (size_t k = 0; k < node.chains.size(); ++k) {
       const ChainInfo& ch = model.chains[static_cast<size_t>(node.chains[k])];
       const SkuTypeSpec* st =
@@ -72,24 +84,90 @@ void cross_check_hived(const Layout& layout, const HivedConfig& hived, const Hiv
       }
       cpu += st->cpu * static_cast<double>(leaves_here);
       mem += st->memory_bytes * static_cast<double>(leaves_here);
+      parts.emplace_back(st, leaves_here);
     }
-    if (!known) continue;
-    if (sku->vcore > 0 && cpu > static_cast<double>(sku->vcore) + 1e-9) {
+    if (!known || parts.empty()) continue;
+    auto note_overflow = [&](bool is_cpu, double total) {
+      // One root cause (a per-leaf value times the leaves of one machine SKU)
+      // is one finding, at the value to edit; the nodes it affects are notes.
       char buf[64];
-      std::snprintf(buf, sizeof buf, "%g", cpu);
-      hived_ctx.error("X003", node.mark,
-                      "skuTypes give node \"" + node.name + "\" " + buf +
-                          " CPUs in total, more than the " + std::to_string(sku->vcore) +
-                          " vcores of its SKU \"" + sku->name + "\"",
-                      "lower skuTypes cpu per leaf; pods would never fit on the node");
+      std::snprintf(buf, sizeof buf, "%g", total);
+      std::string key = std::string(is_cpu ? "cpu|" : "mem|") + sku->name + "|" +
+                        parts[0].first->name + "|" + buf;
+      auto [it, fresh] = overflow_index.emplace(key, overflows.size());
+      if (fresh) {
+        Overflow o;
+        o.is_cpu = is_cpu;
+        o.sku = sku;
+        o.total = total;
+        o.parts = parts;
+        overflows.push_back(std::move(o));
+      }
+      overflows[it->second].nodes.push_back(&node);
+    };
+    if (sku->vcore > 0 && cpu > static_cast<double>(sku->vcore) + 1e-9) note_overflow(true, cpu);
+    if (sku->mem_bytes > 0 && mem > sku->mem_bytes * (1 + 1e-9)) note_overflow(false, mem);
+  }
+  for (const Overflow& o : overflows) {
+    const SkuTypeSpec* primary = o.parts[0].first;
+    Mark at = o.is_cpu ? primary->cpu_mark : primary->memory_mark;
+    if (!at.line) at = primary->mark;
+    auto amount = [&](double v) {
+      if (!o.is_cpu) return util::format_bytes(v);
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%g", v);
+      return std::string(buf) + " CPUs";
+    };
+    std::string per_leaf;
+    for (const auto& [st, leaves] : o.parts) {
+      if (!per_leaf.empty()) per_leaf += " + ";
+      per_leaf += amount(o.is_cpu ? st->cpu : st->memory_bytes) + " per " + st->name + " leaf x " +
+                  std::to_string(leaves);
     }
-    if (sku->mem_bytes > 0 && mem > sku->mem_bytes * (1 + 1e-9)) {
-      hived_ctx.error("X003", node.mark,
-                      "skuTypes give node \"" + node.name + "\" " + util::format_bytes(mem) +
-                          " of memory in total, more than the " +
-                          util::format_bytes(sku->mem_bytes) + " of its SKU \"" + sku->name + "\"",
-                      "lower skuTypes memory per leaf; pods would never fit on the node");
+    std::string limit = o.is_cpu ? std::to_string(o.sku->vcore) + " vcores"
+                                 : util::format_bytes(o.sku->mem_bytes) + " of memory";
+    std::string n_nodes =
+        std::to_string(o.nodes.size()) + (o.nodes.size() == 1 ? " node" : " nodes");
+    std::string message = "skuTypes." + primary->name + (o.is_cpu ? ".cpu" : ".memory") +
+                          " gives each node of machine SKU \"" + o.sku->name + "\" " +
+                          amount(o.total) + " (" + per_leaf + "), more than its " + limit + " (" +
+                          n_nodes + ")";
+    double leaves = 0;
+    for (const auto& p : o.parts) leaves += static_cast<double>(p.second);
+    leaves = std::max(leaves, 1.0);
+    std::string most;
+    if (o.is_cpu) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%g",
+                    std::floor(static_cast<double>(o.sku->vcore) / leaves * 100) / 100);
+      most = buf;
+    } else {
+      most = util::format_bytes(o.sku->mem_bytes / leaves);
     }
+    std::string hint = std::string("lower ") + (o.is_cpu ? "cpu" : "memory") +
+                       " per leaf to at most " + most +
+                       "; pods asking for a whole leaf's share would never fit on the node";
+    diag::Diagnostic d;
+    d.code = "X003";
+    d.severity = diag::Severity::Error;
+    d.file = hived_ctx.file();
+    d.line = at.line;
+    d.column = at.column;
+    d.message = std::move(message);
+    d.hint = std::move(hint);
+    for (size_t k = 1; k < o.parts.size(); ++k) {
+      const SkuTypeSpec* st = o.parts[k].first;
+      Mark m = o.is_cpu ? st->cpu_mark : st->memory_mark;
+      if (!m.line) m = st->mark;
+      d.related.push_back(
+          {hived_ctx.file(), m.line, m.column, "skuTypes." + st->name + " adds to the same nodes"});
+    }
+    d.related.push_back({layout.file, o.sku->mark.line, o.sku->mark.column,
+                         "machine SKU \"" + o.sku->name + "\" has " + limit});
+    for (const NodeInfo* n : o.nodes)
+      d.related.push_back(
+          {hived_ctx.file(), n->mark.line, n->mark.column, "node \"" + n->name + "\" is affected"});
+    hived_ctx.out().add(std::move(d));
   }
   // Workers that no cell covers cannot run HiveD-scheduled jobs.
   if (model.complete || !model.nodes.empty()) {

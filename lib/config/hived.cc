@@ -45,7 +45,7 @@ std::optional<std::string> scalar_text(const Node* n, const std::string& what, C
 void load_physical_cell(const Node* n, const std::string& where, PhysicalCellSpec& out,
                         Context& ctx, int depth) {
   out.mark = ctx.at(n);
-  if (n->kind() == yaml::NodeKind::Null) return;  // "- " alone: every field inferred
+  if (n->is_null()) return;  // "- " or "- null" alone: every field inferred
   if (!ctx.is_mapping(n, where)) return;
   ctx.unknown_keys(n, kPhysicalCellKeys, where);
   if (const Node* t = n->get("cellType")) {
@@ -68,7 +68,7 @@ void load_physical_cell(const Node* n, const std::string& where, PhysicalCellSpe
     if (auto v = scalar_text(p, where + ".pinnedCellId", ctx)) out.pinned_cell_id = *v;
   }
   if (const Node* ch = n->get("cellChildren")) {
-    if (ch->kind() == yaml::NodeKind::Null) return;
+    if (ch->is_null()) return;  // "cellChildren:" or "cellChildren: null", as HiveD reads it
     if (!ctx.is_sequence(ch, where + ".cellChildren")) return;
     out.has_children = true;
     out.children.resize(ch->items().size());
@@ -124,11 +124,13 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
           if (const Node* c = p.value->get("cpu"))
             if (auto v = ctx.number_value(c, where + ".cpu")) {
               s.cpu = *v;
+              s.cpu_mark = ctx.at(c);
               if (*v <= 0)
                 ctx.error("H022", ctx.at(c), where + ".cpu must be positive, found " + c->scalar(),
                           "cpu is the number of CPUs a pod gets per leaf cell");
             }
           if (const Node* m = p.value->get("memory")) {
+            s.memory_mark = ctx.at(m);
             if (m->is_scalar() && !m->is_null()) {
               auto q = util::parse_quantity(m->scalar());
               if (!q || *q <= 0)
@@ -181,8 +183,7 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
     }
 
     const Node* cells = ctx.required(pc, "physicalCells", "physicalCluster");
-    if (cells && cells->kind() != yaml::NodeKind::Null &&
-        ctx.is_sequence(cells, "physicalCluster.physicalCells")) {
+    if (cells && !cells->is_null() && ctx.is_sequence(cells, "physicalCluster.physicalCells")) {
       cfg.physical_cells.resize(cells->items().size());
       size_t i = 0;
       for (const Node* c : cells->items()) {
@@ -201,16 +202,15 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
   if (const Node* vcs = root->get("virtualClusters")) {
     cfg.has_virtual_clusters = true;
     cfg.virtual_clusters_mark = ctx.key_at(root, "virtualClusters");
-    if (vcs->kind() != yaml::NodeKind::Null && ctx.is_mapping(vcs, "virtualClusters")) {
+    if (!vcs->is_null() && ctx.is_mapping(vcs, "virtualClusters")) {
       for (const auto& p : vcs->pairs()) {
         VirtualClusterSpec vc;
         vc.name = p.key->scalar();
         vc.mark = ctx.at(p.key);
         std::string where = "virtualClusters." + vc.name;
-        if (p.value->kind() != yaml::NodeKind::Null && ctx.is_mapping(p.value, where)) {
+        if (!p.value->is_null() && ctx.is_mapping(p.value, where)) {
           ctx.unknown_keys(p.value, kVcKeys, where);
-          if (const Node* v = p.value->get("virtualCells");
-              v && v->kind() != yaml::NodeKind::Null) {
+          if (const Node* v = p.value->get("virtualCells"); v && !v->is_null()) {
             if (ctx.is_sequence(v, where + ".virtualCells")) {
               size_t i = 0;
               for (const Node* c : v->items()) {
@@ -227,18 +227,25 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
                   s.number_mark = ctx.at(n);
                   if (auto nv = ctx.int_value(n, w + ".cellNumber")) {
                     s.cell_number = *nv;
-                    if (*nv <= 0 || *nv > 100'000'000)
+                    if (*nv == 0)
+                      // HiveD accepts and runs it (its own tests do); it only guarantees nothing.
+                      ctx.warning("H026", ctx.at(n),
+                                  w + ".cellNumber is 0, so the VC is guaranteed no " +
+                                      s.cell_type + " cells",
+                                  "remove the entry, or give the number of cells the VC needs");
+                    else if (*nv < 0 || *nv > 100'000'000)
                       ctx.error("H016", ctx.at(n),
-                                w + ".cellNumber must be positive, found " + std::to_string(*nv),
-                                "remove the entry instead of giving it 0 cells");
+                                w + ".cellNumber must be between 0 and 100000000, found " +
+                                    std::to_string(*nv),
+                                "HiveD's capacity check counts cells down the chain; a negative "
+                                "number gives other VCs cells that do not exist");
                   }
                 }
                 if (!s.cell_type.empty()) vc.virtual_cells.push_back(std::move(s));
               }
             }
           }
-          if (const Node* pcs = p.value->get("pinnedCells");
-              pcs && pcs->kind() != yaml::NodeKind::Null) {
+          if (const Node* pcs = p.value->get("pinnedCells"); pcs && !pcs->is_null()) {
             if (ctx.is_sequence(pcs, where + ".pinnedCells")) {
               size_t i = 0;
               for (const Node* c : pcs->items()) {

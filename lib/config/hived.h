@@ -16,6 +16,7 @@ struct SkuTypeSpec {
   double cpu = 0;
   double memory_bytes = 0;
   Mark mark;
+  Mark cpu_mark, memory_mark;  // the values, where an operator edits them
 };
 
 struct CellTypeSpec {

@@ -101,12 +101,16 @@ class Builder {
       if (!child_defined && !cfg_.find_sku_type(s.child_cell_type)) {
         std::string guess = util::did_you_mean(s.child_cell_type, defined);
         if (!guess.empty() && guess != s.name)
-          ctx_.error(
+          // HiveD runs it as a leaf type of that name; only a typo makes it wrong.
+          ctx_.warning(
               "H008", s.child_type_mark,
               "childCellType \"" + s.child_cell_type + "\" of \"" + s.name +
-                  "\" is not defined, so HiveD silently makes it a new leaf cell type (a new SKU)",
-              "did you mean \"" + guess +
-                  "\"? If it really is a leaf type, declare it under skuTypes");
+                  "\" is not defined, so HiveD makes it a new leaf cell type (a new SKU); its "
+                  "name is close to \"" +
+                  guess + "\"",
+              "if you meant \"" + guess +
+                  "\", fix the name; if it is a leaf type, declare it under "
+                  "skuTypes to say so");
       }
     }
     // Leaf types: referenced but not defined.
@@ -476,12 +480,13 @@ class Builder {
         std::string fixed = util::to_lower(spec.name);
         for (char& ch : fixed)
           if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'))) ch = '-';
-        ctx_.error("H015", spec.mark,
-                   "virtual cluster name \"" + spec.name + "\" is not a valid Kubernetes name",
-                   "use at most 63 lower-case letters, digits and '-', starting and ending with a "
-                   "letter or digit"
-                   " (e.g. \"" +
-                       fixed + "\"); OpenPAI uses VC names in Kubernetes objects");
+        ctx_.warning("H015", spec.mark,
+                     "virtual cluster name \"" + spec.name +
+                         "\" is not a lower-case Kubernetes name; HiveD accepts it, but OpenPAI's "
+                         "manual asks for such names",
+                     "use at most 63 lower-case letters, digits and '-', starting and ending with "
+                     "a letter or digit (e.g. \"" +
+                         fixed + "\")");
       }
       for (const auto& vcs : spec.virtual_cells) resolve_virtual_cell(vc, vcs, chain_names);
       std::unordered_set<std::string> own;

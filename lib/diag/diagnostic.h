@@ -11,6 +11,17 @@ namespace pai::diag {
 enum class Severity : uint8_t { Error, Warning, Info };
 std::string_view to_string(Severity s);
 
+// Another place that belongs to a finding: where the same root cause shows, or
+// what the fix affects. Text output prints it as a `note:` line, SARIF as
+// relatedLocations.
+struct RelatedLocation {
+  std::string file;     // empty: the finding's own file
+  uint32_t line = 0;    // 1-based; 0 = whole file
+  uint32_t column = 0;  // 1-based; 0 = whole line
+  std::string message;  // what this place is, e.g. "node worker-1 is affected"
+  friend bool operator==(const RelatedLocation&, const RelatedLocation&) = default;
+};
+
 struct Diagnostic {
   std::string code;  // stable, e.g. "L003"
   Severity severity = Severity::Error;
@@ -20,6 +31,7 @@ struct Diagnostic {
   std::string message;   // one sentence, no trailing period
   std::string hint;      // how to fix it; may be empty
   std::string location;  // logical location (a host, a VC) for reports; may be empty
+  std::vector<RelatedLocation> related;  // other places with the same root cause; may be empty
 };
 
 // A rule in a catalogue: what a code means, for SARIF rule metadata and docs.
@@ -51,6 +63,7 @@ class List {
                       column,
                       std::move(message),
                       std::move(hint),
+                      {},
                       {}});
   }
   void append(const List& other) {

@@ -4,6 +4,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "util/printable.h"
+
 namespace pai::diag {
 
 Summary summarize(const std::vector<Diagnostic>& diags, size_t files) {
@@ -40,34 +42,48 @@ std::string write_text(const std::vector<Diagnostic>& diags, size_t files,
     if (!opts.color) return std::string(text);
     return std::string(color) + std::string(text) + kReset;
   };
-  for (const auto& d : diags) {
-    std::string where = d.file.empty() ? std::string("paictl") : d.file;
-    if (d.line) {
-      where += ":" + std::to_string(d.line);
-      if (d.column) where += ":" + std::to_string(d.column);
+  auto place = [](const std::string& file, uint32_t line, uint32_t column) {
+    std::string where = file.empty() ? std::string("paictl") : util::printable(file);
+    if (line) {
+      where += ":" + std::to_string(line);
+      if (column) where += ":" + std::to_string(column);
     }
+    return where;
+  };
+  for (const auto& d : diags) {
+    std::string where = place(d.file, d.line, d.column);
     const char* color = d.severity == Severity::Error     ? kRed
                         : d.severity == Severity::Warning ? kYellow
                                                           : kCyan;
     out += paint(kBold, where + ":") + " ";
-    out += paint(color, std::string(to_string(d.severity)) + "[" + d.code + "]") + ": ";
-    if (!d.location.empty()) out += "[" + d.location + "] ";
-    out += d.message + "\n";
+    out += paint(color, std::string(to_string(d.severity)) + "[" + util::printable(d.code) + "]") +
+           ": ";
+    // Everything below may come from the input files: control characters are
+    // escaped so that a file cannot drive the terminal.
+    if (!d.location.empty()) out += "[" + util::printable(d.location) + "] ";
+    out += util::printable(d.message) + "\n";
     if (d.line && opts.source_line) {
-      std::string src = opts.source_line(d.file, d.line);
-      if (!src.empty()) {
-        for (char& ch : src)
+      std::string raw = opts.source_line(d.file, d.line);
+      if (!raw.empty()) {
+        for (char& ch : raw)
           if (ch == '\t') ch = ' ';
+        std::string src = util::printable(raw);
         std::string num = std::to_string(d.line);
         std::string pad(num.size(), ' ');
         out += " " + paint(kBlue, num + " |") + " " + src + "\n";
-        if (d.column && d.column <= src.size() + 1) {
-          out += " " + paint(kBlue, pad + " |") + " " + std::string(d.column - 1, ' ') +
-                 paint(color, "^") + "\n";
+        if (d.column && d.column <= raw.size() + 1) {
+          // The caret sits under the same character after escaping.
+          size_t col = util::printable(std::string_view(raw).substr(0, d.column - 1)).size();
+          out += " " + paint(kBlue, pad + " |") + " " + std::string(col, ' ') + paint(color, "^") +
+                 "\n";
         }
       }
     }
-    if (!d.hint.empty()) out += "  " + paint(kCyan, "hint:") + " " + d.hint + "\n";
+    if (!d.hint.empty()) out += "  " + paint(kCyan, "hint:") + " " + util::printable(d.hint) + "\n";
+    for (const auto& r : d.related) {
+      out += paint(kBold, place(r.file.empty() ? d.file : r.file, r.line, r.column) + ":") + " " +
+             paint(kCyan, "note:") + " " + util::printable(r.message) + "\n";
+    }
   }
   if (opts.show_summary) {
     Summary s = summarize(diags, files);
@@ -87,6 +103,15 @@ nlohmann::json write_json(const std::vector<Diagnostic>& diags, size_t files) {
                         {"code", d.code},     {"message", d.message},
                         {"hint", d.hint}};
     if (!d.location.empty()) j["location"] = d.location;
+    if (!d.related.empty()) {
+      nlohmann::json rel = nlohmann::json::array();
+      for (const auto& r : d.related)
+        rel.push_back({{"file", r.file.empty() ? d.file : r.file},
+                       {"line", r.line},
+                       {"column", r.column},
+                       {"message", r.message}});
+      j["related"] = std::move(rel);
+    }
     arr.push_back(std::move(j));
   }
   Summary s = summarize(diags, files);
@@ -151,6 +176,11 @@ std::string write_junit(const std::vector<Diagnostic>& diags, const std::vector<
           (d->line ? ":" + std::to_string(d->line) + ":" + std::to_string(d->column) : "");
       if (!d->location.empty()) name += " [" + d->location + "]";
       std::string text = d->message + (d->hint.empty() ? "" : "\nhint: " + d->hint);
+      for (const auto& r : d->related) {
+        const std::string& rf = r.file.empty() ? d->file : r.file;
+        text += "\nnote: " + rf + (r.line ? ":" + std::to_string(r.line) : "") +
+                (r.line && r.column ? ":" + std::to_string(r.column) : "") + ": " + r.message;
+      }
       cases += "    <testcase classname=\"" + xml_escape(f.empty() ? std::string(suite_name) : f) +
                "\" name=\"" + xml_escape(name) + "\">\n";
       bool is_failure =
@@ -227,6 +257,25 @@ nlohmann::json write_sarif(const std::vector<Diagnostic>& diags, const std::vect
     }
     if (!d.location.empty()) loc["logicalLocations"] = {{{"name", d.location}}};
     if (!loc.empty()) res["locations"] = nlohmann::json::array({loc});
+    if (!d.related.empty()) {
+      nlohmann::json rel = nlohmann::json::array();
+      int id = 0;
+      for (const auto& r : d.related) {
+        const std::string& rf = r.file.empty() ? d.file : r.file;
+        nlohmann::json rl = {{"id", id++}, {"message", {{"text", r.message}}}};
+        if (!rf.empty()) {
+          nlohmann::json phys = {{"artifactLocation", {{"uri", rf}}}};
+          if (r.line) {
+            nlohmann::json region = {{"startLine", r.line}};
+            if (r.column) region["startColumn"] = r.column;
+            phys["region"] = region;
+          }
+          rl["physicalLocation"] = phys;
+        }
+        rel.push_back(std::move(rl));
+      }
+      res["relatedLocations"] = std::move(rel);
+    }
     results.push_back(std::move(res));
   }
   return {

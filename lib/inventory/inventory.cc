@@ -31,7 +31,7 @@ std::vector<std::string> parse_hosts_file(const std::string& text, const std::st
         remote::HostSpec spec;
         std::string err = remote::parse_host_spec(item, spec);
         if (!err.empty()) {
-          diags.add("H001", diag::Severity::Error, file, lineno, 0,
+          diags.add("I001", diag::Severity::Error, file, lineno, 0,
                     "bad host \"" + std::string(item) + "\": " + err,
                     "write one host per line as [user@]host[:port]");
           continue;
@@ -62,14 +62,14 @@ Inventory build_inventory(const InventoryOptions& o) {
   const bool from_cluster = !o.paths.empty();
   if (from_cluster && (!o.hosts.empty() || !o.hosts_file.empty())) {
     inv.diagnostics.add(
-        "H002", diag::Severity::Error, "", 0, 0,
+        "I002", diag::Severity::Error, "", 0, 0,
         "give either cluster files (PATH) or --hosts/--hosts-file, not both",
         "the cluster's layout.yaml already lists its hosts; use --limit to check some of them");
     inv.input_error = true;
     return inv;
   }
   if (!from_cluster && o.hosts.empty() && o.hosts_file.empty()) {
-    inv.diagnostics.add("H002", diag::Severity::Error, "", 0, 0, "no hosts to check",
+    inv.diagnostics.add("I002", diag::Severity::Error, "", 0, 0, "no hosts to check",
                         "give a cluster directory (layout.yaml, config.yaml), or --hosts a,b,c, or "
                         "--hosts-file FILE");
     inv.input_error = true;
@@ -83,6 +83,7 @@ Inventory build_inventory(const InventoryOptions& o) {
       if (d.severity == diag::Severity::Error) inv.diagnostics.add(d);
     if (out.input_error || out.diagnostics.has_errors()) {
       inv.input_error = true;
+      inv.cluster_files_invalid = true;
       return inv;
     }
     const config::Cluster* cluster = nullptr;
@@ -93,14 +94,14 @@ Inventory build_inventory(const InventoryOptions& o) {
         if (!cluster) cluster = &c;
       }
     if (!cluster) {
-      inv.diagnostics.add("H003", diag::Severity::Error, o.paths[0], 0, 0,
+      inv.diagnostics.add("I003", diag::Severity::Error, o.paths[0], 0, 0,
                           "no layout.yaml among the cluster files",
                           "check hosts needs layout.yaml for the host list and the SKUs");
       inv.input_error = true;
       return inv;
     }
     if (with_layout > 1) {
-      inv.diagnostics.add("H003", diag::Severity::Error, "", 0, 0,
+      inv.diagnostics.add("I003", diag::Severity::Error, "", 0, 0,
                           "several clusters given; check one cluster at a time", "");
       inv.input_error = true;
       return inv;
@@ -138,15 +139,22 @@ Inventory build_inventory(const InventoryOptions& o) {
       inv.layout_lines[p.name] = m.mark.line;
       inv.hosts.push_back(std::move(p));
     }
+    std::vector<std::string> known;
+    for (const auto& m : layout.machines) {
+      known.push_back(m.hostname);
+      if (!m.hostip.empty()) known.push_back(m.hostip);
+    }
     for (const auto& l : o.limit) {
-      bool found = false;
-      for (const auto& m : layout.machines) found |= m.hostname == l || m.hostip == l;
-      if (!found) {
-        inv.diagnostics.add("H004", diag::Severity::Error, layout.file, 0, 0,
-                            "--limit names \"" + l + "\", which is not in layout.yaml",
-                            "use a hostname or hostip from machine-list");
-        inv.input_error = true;
-      }
+      if (std::find(known.begin(), known.end(), l) != known.end()) continue;
+      std::string guess = util::did_you_mean(l, known);
+      std::vector<std::string> names;
+      for (const auto& m : layout.machines) names.push_back(m.hostname);
+      inv.diagnostics.add(
+          "I004", diag::Severity::Error, "--limit", 0, 0,
+          "--limit names \"" + l + "\", which is neither a hostname nor a hostip in " + layout.file,
+          guess.empty() ? "the hosts of machine-list: " + util::join(names, ", ")
+                        : "did you mean \"" + guess + "\"?");
+      inv.input_error = true;
     }
   } else {
     std::vector<std::string> entries;
@@ -157,7 +165,7 @@ Inventory build_inventory(const InventoryOptions& o) {
       util::ReadResult r = o.hosts_file == "-" ? util::ReadResult{true, o.hosts_file_content, {}}
                                                : util::read_file(o.hosts_file, 4u << 20);
       if (!r.ok) {
-        inv.diagnostics.add("H001", diag::Severity::Error, o.hosts_file, 0, 0,
+        inv.diagnostics.add("I001", diag::Severity::Error, o.hosts_file, 0, 0,
                             "cannot read the hosts file: " + r.error, "");
         inv.input_error = true;
         return inv;
@@ -174,14 +182,14 @@ Inventory build_inventory(const InventoryOptions& o) {
       remote::HostSpec spec;
       std::string err = remote::parse_host_spec(entry, spec);
       if (!err.empty()) {
-        inv.diagnostics.add("H001", diag::Severity::Error, "--hosts", 0, 0,
+        inv.diagnostics.add("I001", diag::Severity::Error, "--hosts", 0, 0,
                             "bad host \"" + entry + "\": " + err,
                             "write hosts as [user@]host[:port], separated by commas");
         continue;
       }
       std::string name = spec.host + (spec.port ? ":" + std::to_string(*spec.port) : "");
       if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
-        inv.diagnostics.add("H005", diag::Severity::Warning, "--hosts", 0, 0,
+        inv.diagnostics.add("I005", diag::Severity::Warning, "--hosts", 0, 0,
                             "host " + name + " is listed twice; checked once", "");
         continue;
       }
@@ -195,7 +203,7 @@ Inventory build_inventory(const InventoryOptions& o) {
     if (inv.diagnostics.has_errors()) inv.input_error = true;
   }
   if (inv.hosts.empty() && !inv.input_error) {
-    inv.diagnostics.add("H002", diag::Severity::Error, "", 0, 0, "no hosts to check", "");
+    inv.diagnostics.add("I002", diag::Severity::Error, "", 0, 0, "no hosts to check", "");
     inv.input_error = true;
   }
   return inv;

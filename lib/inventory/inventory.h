@@ -49,7 +49,8 @@ struct Inventory {
   std::vector<HostPlan> hosts;
   diag::List diagnostics;    // what stops the run (errors) and what the user should know (warnings)
   bool input_error = false;  // exit 2: the cluster files or the host list are invalid
-  std::vector<std::string> files;  // files read, for reports
+  bool cluster_files_invalid = false;  // the cluster files themselves have errors
+  std::vector<std::string> files;      // files read, for reports
   std::string layout_file;
   std::map<std::string, uint32_t> layout_lines;  // host name -> its line in layout.yaml
   // From config.yaml (or defaults when there is none).
@@ -60,6 +61,10 @@ struct Inventory {
   std::string docker_data_root = "/mnt/docker";
 };
 
+// Findings about the host list have codes I001-I005 (docs/check-hosts.md):
+// I001 a bad host entry, I002 no hosts or two host sources, I003 no usable
+// layout.yaml, I004 a --limit name that is not in layout.yaml, I005 a host
+// listed twice. The cluster files' own findings keep their check config codes.
 Inventory build_inventory(const InventoryOptions& opts);
 
 // Parses a --hosts-file text; errors name the file and line.

@@ -112,6 +112,8 @@ class Planner {
     validate_hosts();
     choose_master();
     if (p_.diagnostics.has_errors()) return;
+    require_worker();
+    if (p_.diagnostics.has_errors()) return;
     derive();
     group_workers();
     name_skus();
@@ -172,6 +174,18 @@ class Planner {
                   " facts, so its CPUs and memory are unknown",
               "save lscpu > lscpu.txt and cat /proc/meminfo > meminfo in its facts directory");
     }
+  }
+
+  // OpenPAI runs no jobs on the master: a plan needs at least one other host.
+  void require_worker() {
+    for (const auto& h : p_.hosts)
+      if (h.facts.role != HostRole::Master) return;
+    std::string master = p_.hosts.empty() ? std::string() : p_.hosts[0].facts.hostname;
+    error("P114", p_.hosts.empty() ? std::string() : p_.hosts[0].facts.origin,
+          "no worker to plan: the only host" + (master.empty() ? "" : " (" + master + ")") +
+              " is the master, and OpenPAI runs no jobs there",
+          "add the facts of the worker hosts (paictl facts collect), or --profile NAME --count N "
+          "for hardware not yet bought");
   }
 
   void choose_master() {

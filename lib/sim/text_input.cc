@@ -1,8 +1,15 @@
 #include "sim/text_input.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "util/strings.h"
@@ -13,12 +20,44 @@ namespace pai::sim {
 // ByteSource
 // ---------------------------------------------------------------------------
 
-ByteSource::ByteSource(const std::string& path) : name_(path) {
-  file_ = std::fopen(path.c_str(), "rb");
-  if (!file_) {
+ByteSource::ByteSource(const std::string& path, int first_byte_timeout_ms) : name_(path) {
+  // O_NONBLOCK so that opening a FIFO without a writer returns at once.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd_ < 0) {
     error_ = std::strerror(errno);
     return;
   }
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) {
+    error_ = std::strerror(errno);
+  } else if (S_ISDIR(st.st_mode)) {
+    error_ = "is a directory";
+  } else if (!S_ISREG(st.st_mode)) {
+    // A FIFO, a pipe or a device: wait a bounded time for the first byte or the end.
+    struct pollfd pfd {};
+    pfd.fd = fd_;
+    pfd.events = POLLIN;
+    int r;
+    do {
+      r = ::poll(&pfd, 1, first_byte_timeout_ms);
+    } while (r < 0 && errno == EINTR);
+    if (r < 0) {
+      error_ = std::strerror(errno);
+    } else if (r == 0) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf,
+                    "nothing arrived within %d s (a FIFO that no process writes to?)",
+                    (first_byte_timeout_ms + 999) / 1000);
+      error_ = buf;
+    }
+  }
+  if (!error_.empty()) {
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+  int flags = ::fcntl(fd_, F_GETFL);
+  if (flags >= 0) ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
   buffer_.resize(1u << 20);
 }
 
@@ -28,17 +67,45 @@ ByteSource::ByteSource(std::string_view data, std::string name) : name_(std::mov
 }
 
 ByteSource::~ByteSource() {
-  if (file_) std::fclose(file_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string_view ByteSource::head(size_t n) {
+  if (fd_ >= 0 && consumed_ == 0 && cur_ == begin_) {
+    if (!begin_) begin_ = cur_ = end_ = buffer_.data();
+    n = std::min(n, buffer_.size());
+    while (!eof_ && static_cast<size_t>(end_ - begin_) < n) {
+      size_t have = static_cast<size_t>(end_ - begin_);
+      ssize_t r = ::read(fd_, buffer_.data() + have, n - have);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) {
+        error_ = std::strerror(errno);
+        eof_ = true;
+        break;
+      }
+      if (r == 0) {
+        eof_ = true;
+        break;
+      }
+      end_ += r;
+    }
+  }
+  return std::string_view(cur_, static_cast<size_t>(end_ - cur_));
 }
 
 bool ByteSource::refill() {
-  if (!file_) return false;
+  if (fd_ < 0) return false;
   consumed_ += static_cast<uint64_t>(end_ - begin_);
-  size_t n = std::fread(buffer_.data(), 1, buffer_.size(), file_);
-  if (n == 0) {
-    if (std::ferror(file_)) error_ = std::strerror(errno);
-    std::fclose(file_);
-    file_ = nullptr;
+  ssize_t n = 0;
+  if (!eof_) {
+    do {
+      n = ::read(fd_, buffer_.data(), buffer_.size());
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) error_ = std::strerror(errno);
+  }
+  if (n <= 0) {
+    ::close(fd_);
+    fd_ = -1;
     begin_ = cur_ = end_ = nullptr;
     return false;
   }

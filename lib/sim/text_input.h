@@ -5,7 +5,6 @@
 // nothing here holds a whole file; every error carries a position.
 
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,10 +19,16 @@ struct Position {
 };
 
 // Bytes from a file (or an in-memory string), buffered, with line/column.
+// The file is read once, front to back, so a FIFO or a process substitution
+// (`--trace <(zcat trace.json.gz)`) works like a regular file.
 class ByteSource {
  public:
+  // How long a FIFO, pipe or device may take to deliver its first byte (or
+  // its end) before the source gives up: a FIFO nobody writes to never hangs.
+  static constexpr int kDefaultFirstByteTimeoutMs = 30'000;
   // Opens `path`; on failure `error()` is set and the source is empty.
-  explicit ByteSource(const std::string& path);
+  explicit ByteSource(const std::string& path,
+                      int first_byte_timeout_ms = kDefaultFirstByteTimeoutMs);
   // Reads from memory (tests, fuzzing); `data` must outlive the source.
   ByteSource(std::string_view data, std::string name);
   ~ByteSource();
@@ -34,6 +39,11 @@ class ByteSource {
   const std::string& error() const { return error_; }
   Position position() const { return pos_; }
   uint64_t offset() const { return consumed_ + static_cast<uint64_t>(cur_ - begin_); }
+
+  // Up to `n` bytes from the start of the input, without consuming them (to
+  // tell a format from its content). Only before the first get(); else what
+  // is buffered.
+  std::string_view head(size_t n);
 
   // -1 at the end.
   int peek() {
@@ -56,7 +66,8 @@ class ByteSource {
   bool refill();
   std::string name_;
   std::string error_;
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;
+  bool eof_ = false;
   std::vector<char> buffer_;
   const char* begin_ = nullptr;
   const char* cur_ = nullptr;

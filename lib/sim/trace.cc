@@ -1,7 +1,9 @@
 #include "sim/trace.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <memory>
 #include <unordered_map>
 
 #include "sim/text_input.h"
@@ -144,6 +146,40 @@ void set_error(TraceError& e, const std::string& file, Position at, std::string 
   e.hint = std::move(hint);
 }
 
+// Bounds that no real trace comes near: they catch seconds read as dates,
+// sentinel years and overflowing numbers before they become a 47-year
+// simulation or an infinite run.
+constexpr double kEarliestDate = 0;                  // 1970-01-01
+constexpr double kLatestDate = 4102444800;           // 2100-01-01
+constexpr double kMaxSeconds = 10 * 365.25 * 86400;  // ten years
+constexpr double kMaxGpus = 1'000'000;
+
+std::string human_span(double seconds) {
+  char buf[64];
+  if (seconds >= 365.25 * 86400)
+    std::snprintf(buf, sizeof buf, "%.1f years", seconds / (365.25 * 86400));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f days", seconds / 86400);
+  return buf;
+}
+
+// "" when `t` (a date, or seconds) is a time a trace can hold, else why not.
+std::string time_out_of_range(std::string_view text, double t) {
+  if (parse_timestamp(text)) {
+    if (t < kEarliestDate) return "is before 1970";
+    if (t >= kLatestDate) return "is after 2099";
+    return {};
+  }
+  if (std::fabs(t) >= kLatestDate) return "is out of range (as seconds, it is past the year 2099)";
+  return {};
+}
+
+// "" when `d` seconds is a run time a trace can hold.
+std::string duration_out_of_range(double d) {
+  if (d > kMaxSeconds) return "is more than ten years (" + human_span(d) + ")";
+  return {};
+}
+
 // ---------------------------------------------------------------------------
 // Philly cluster_job_log
 // ---------------------------------------------------------------------------
@@ -176,10 +212,12 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     std::string jobid, vc;
     std::optional<double> submit;
     bool submit_seen = false, running = false, any_attempt = false;
+    std::optional<Position> backwards;  // an attempt that ends before it starts
     double duration = 0;
     std::vector<int32_t> last_detail;  // GPUs per machine of the last attempt that ran on GPUs
     auto read_time = [&](const char* what, std::optional<double>& t) -> bool {
       Position vp = r.value_position();
+      const bool number = r.peek_kind() == JsonReader::Kind::Number;
       bool was_null = false;
       auto text = r.read_scalar_text(was_null);
       if (!r.ok()) return false;
@@ -187,10 +225,21 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
         t.reset();
         return true;
       }
-      t = parse_time_value(*text);
+      if (number) {
+        // Seconds would be read as days after 1970: a trace spanning decades.
+        set_error(e, src.name(), vp, std::string(what) + " is the number " + *text + ", not a date",
+                  "Philly times are strings such as \"2017-10-03 06:47:47\"");
+        return false;
+      }
+      t = parse_timestamp(*text);
       if (!t) {
         set_error(e, src.name(), vp, std::string(what) + " \"" + *text + "\" is not a time",
                   "Philly times look like \"2017-10-03 06:47:47\"");
+        return false;
+      }
+      if (std::string why = time_out_of_range(*text, *t); !why.empty()) {
+        set_error(e, src.name(), vp, std::string(what) + " \"" + *text + "\" " + why,
+                  "Philly times are dates of the trace, such as \"2017-10-03 06:47:47\"");
         return false;
       }
       return true;
@@ -215,8 +264,9 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
         }
         r.begin_array();
         while (r.next_element()) {
+          const Position attempt_at = r.value_position();
           if (r.peek_kind() != JsonReader::Kind::Object) {
-            set_error(e, src.name(), r.value_position(),
+            set_error(e, src.name(), attempt_at,
                       "an attempt must be an object with start_time, end_time, detail");
             return false;
           }
@@ -272,6 +322,7 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
           any_attempt = true;
           if (!detail.empty()) last_detail = detail;
           if (start && end) {
+            if (*end < *start && !backwards) backwards = attempt_at;
             duration += std::max(0.0, *end - *start);
           } else if (start && !end) {
             running = true;
@@ -304,6 +355,12 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     if (running) {
       out.skip("still running at the end of the trace (no end_time)", src.name(), at.line,
                at.column, jobid);
+      continue;
+    }
+    if (backwards) {
+      // Its run time is unknown: counting the attempt as 0 s would shorten the job.
+      out.skip("an attempt ends before it starts (end_time < start_time)", src.name(),
+               backwards->line, backwards->column, jobid);
       continue;
     }
     // One pod per machine; machines with the same GPU count form one member.
@@ -411,15 +468,28 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
                id);
       continue;
     }
-    if (gpus > 1e6 || gpus != std::floor(gpus)) {
+    if (gpus > kMaxGpus) {
       set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_gpu))},
-                "gpu_num must be a whole number of GPUs");
+                "gpu_num " + std::string(util::trim(f[static_cast<size_t>(c_gpu)])) +
+                    " is out of range (at most 1000000 GPUs)");
+      return false;
+    }
+    if (gpus != std::floor(gpus)) {
+      set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_gpu))},
+                "gpu_num " + std::string(util::trim(f[static_cast<size_t>(c_gpu)])) +
+                    " is not a whole number of GPUs");
       return false;
     }
     double nodes = 0;
     if (c_node >= 0 && !is_missing(f[static_cast<size_t>(c_node)]) &&
         !number_field(f, c_node, csv, src.name(), "node_num", e, nodes))
       return false;
+    if (nodes > kMaxGpus) {
+      set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_node))},
+                "node_num " + std::string(util::trim(f[static_cast<size_t>(c_node)])) +
+                    " is out of range (at most 1000000)");
+      return false;
+    }
     if (nodes <= 0) nodes = std::ceil(gpus / 8);
     auto submit = parse_time_value(f[static_cast<size_t>(c_submit)]);
     if (!submit) {
@@ -432,15 +502,51 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
                 "expected \"YYYY-MM-DD HH:MM:SS\" or seconds");
       return false;
     }
+    if (std::string why = time_out_of_range(f[static_cast<size_t>(c_submit)], *submit);
+        !why.empty()) {
+      set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_submit))},
+                "submit_time \"" + std::string(util::trim(f[static_cast<size_t>(c_submit)])) +
+                    "\" " + why,
+                "expected a date of the trace, \"YYYY-MM-DD HH:MM:SS\"");
+      return false;
+    }
     std::optional<double> dur;
     if (c_dur >= 0 && !is_missing(f[static_cast<size_t>(c_dur)])) {
       double d;
       if (!number_field(f, c_dur, csv, src.name(), "duration", e, d)) return false;
+      if (std::string why = duration_out_of_range(d); !why.empty()) {
+        set_error(
+            e, src.name(), {line, csv.column(static_cast<size_t>(c_dur))},
+            "duration " + std::string(util::trim(f[static_cast<size_t>(c_dur)])) + " s " + why,
+            "Helios durations are seconds");
+        return false;
+      }
       dur = d;
     } else if (c_start >= 0 && c_end >= 0) {
       auto s = parse_time_value(f[static_cast<size_t>(c_start)]);
       auto t = parse_time_value(f[static_cast<size_t>(c_end)]);
+      for (int c : {c_start, c_end}) {
+        const std::string& text = f[static_cast<size_t>(c)];
+        auto v = c == c_start ? s : t;
+        if (!v) continue;
+        if (std::string why = time_out_of_range(text, *v); !why.empty()) {
+          set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c))},
+                    std::string(c == c_start ? "start_time" : "end_time") + " \"" +
+                        std::string(util::trim(text)) + "\" " + why);
+          return false;
+        }
+      }
       if (s && t) dur = *t - *s;
+      if (dur && *dur < 0) {
+        out.skip("ends before it starts (end_time < start_time)", src.name(), line,
+                 csv.column(static_cast<size_t>(c_end)), id);
+        continue;
+      }
+      if (dur && !duration_out_of_range(*dur).empty()) {
+        set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_end))},
+                  "end_time - start_time " + duration_out_of_range(*dur));
+        return false;
+      }
     }
     if (!dur) {
       out.skip("no run time (duration or start and end)", src.name(), line, 1, id);
@@ -551,6 +657,12 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
                 "seconds (e.g. 3600) or \"YYYY-MM-DD HH:MM:SS\"");
       return false;
     }
+    if (std::string why = time_out_of_range(field(c_submit), *submit); !why.empty()) {
+      set_error(e, src.name(), at(c_submit),
+                "submit_time \"" + std::string(field(c_submit)) + "\" " + why,
+                "seconds since the trace starts (e.g. 3600) or a date \"YYYY-MM-DD HH:MM:SS\"");
+      return false;
+    }
     const bool is_date = parse_timestamp(field(c_submit)).has_value();
     if (out.records > 1 && is_date != dates) {
       set_error(e, src.name(), at(c_submit), "submit_time mixes dates and seconds in one trace",
@@ -562,6 +674,11 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     if (!dur) {
       set_error(e, src.name(), at(c_dur),
                 "duration \"" + std::string(field(c_dur)) + "\" is not a duration",
+                "seconds (e.g. 5400) or with a unit: 90m, 1.5h, 2d");
+      return false;
+    }
+    if (std::string why = duration_out_of_range(*dur); !why.empty()) {
+      set_error(e, src.name(), at(c_dur), "duration \"" + std::string(field(c_dur)) + "\" " + why,
                 "seconds (e.g. 5400) or with a unit: 90m, 1.5h, 2d");
       return false;
     }
@@ -582,20 +699,33 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
         set_error(e, src.name(), at(c_members), "empty members");
         return false;
       }
-      auto g = util::parse_int(field(c_gpus));
-      int64_t pods = 1;
-      if (c_pods >= 0 && !field(c_pods).empty()) {
-        auto p = util::parse_int(field(c_pods));
-        if (!p || *p <= 0 || *p > 1'000'000) {
-          set_error(e, src.name(), at(c_pods), "pods must be a positive whole number");
-          return false;
+      // A count: a whole number within bounds; a number too big to be one is
+      // "out of range", not "not a whole number".
+      auto count = [&](int c, const char* what, int64_t min, int64_t& v) {
+        std::string text(field(c));
+        auto i = util::parse_int(text);
+        auto d = util::parse_double(text);
+        if (i && *i >= min && *i <= 1'000'000) {
+          v = *i;
+          return true;
         }
-        pods = *p;
-      }
-      if (!g || *g < 0 || *g > 1'000'000) {
-        set_error(e, src.name(), at(c_gpus), "gpus must be a whole number of GPUs");
+        if ((i || (d && std::isfinite(*d) && *d == std::floor(*d))) &&
+            (i ? *i > 1'000'000 : *d > 1e6)) {
+          set_error(e, src.name(), at(c),
+                    std::string(what) + " " + text + " is out of range (at most 1000000)");
+        } else if (i || (d && *d < min)) {
+          set_error(e, src.name(), at(c),
+                    std::string(what) + " " + text + " must be at least " + std::to_string(min));
+        } else {
+          set_error(e, src.name(), at(c),
+                    std::string(what) + " \"" + text + "\" is not a whole number");
+        }
         return false;
-      }
+      };
+      int64_t pods = 1, gpus = 0;
+      if (c_pods >= 0 && !field(c_pods).empty() && !count(c_pods, "pods", 1, pods)) return false;
+      if (!count(c_gpus, "gpus", 0, gpus)) return false;
+      std::optional<int64_t> g = gpus;
       if (*g == 0) {
         out.skip("CPU-only job (0 GPUs)", src.name(), line, csv.column(static_cast<size_t>(c_gpus)),
                  id);
@@ -655,6 +785,8 @@ struct AliJob {
   double duration = -1;
   std::string gpu_type;
   bool fractional = false;
+  uint32_t backwards_line = 0;  // a task that ends before it starts
+  uint32_t backwards_column = 0;
 };
 
 bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& opt, Trace& out,
@@ -689,6 +821,12 @@ bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& op
           set_error(e, jobs_src.name(), {csv.line(), csv.column(4)},
                     "start_time \"" + f[4] + "\" is not a number",
                     "pai_job_table times are seconds");
+          return false;
+        }
+        if (std::string why = time_out_of_range(f[4], *t); !why.empty()) {
+          set_error(e, jobs_src.name(), {csv.line(), csv.column(4)},
+                    "start_time " + std::string(util::trim(f[4])) + " " + why,
+                    "pai_job_table times are seconds since the trace starts");
           return false;
         }
         j.submit = *t;
@@ -734,7 +872,13 @@ bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& op
         return false;
       }
       if (*plan_gpu == 0) continue;
-      if (!inst || !std::isfinite(*inst) || *inst < 1 || *inst > 1e6) {
+      if (inst && std::isfinite(*inst) && *inst > 1e6) {
+        set_error(
+            e, tasks_src.name(), {csv.line(), csv.column(2)},
+            "inst_num " + std::string(util::trim(f[2])) + " is out of range (at most 1000000)");
+        return false;
+      }
+      if (!inst || !std::isfinite(*inst) || *inst < 1) {
         set_error(e, tasks_src.name(), {csv.line(), csv.column(2)},
                   "inst_num \"" + f[2] + "\" is not an instance count");
         return false;
@@ -747,8 +891,30 @@ bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& op
       if (j.gpu_type.empty()) j.gpu_type = std::string(util::trim(f[9]));
       auto s = util::parse_double(util::trim(f[4]));
       auto t = util::parse_double(util::trim(f[5]));
-      if (s && t && std::isfinite(*s) && std::isfinite(*t) && *t >= *s)
-        j.duration = std::max(j.duration, *t - *s);
+      for (size_t c : {size_t{4}, size_t{5}}) {
+        auto v = c == 4 ? s : t;
+        if (!v || !std::isfinite(*v)) continue;
+        if (std::string why = time_out_of_range(f[c], *v); !why.empty()) {
+          set_error(e, tasks_src.name(), {csv.line(), csv.column(c)},
+                    std::string(c == 4 ? "start_time " : "end_time ") +
+                        std::string(util::trim(f[c])) + " " + why,
+                    "pai_task_table times are seconds since the trace starts");
+          return false;
+        }
+      }
+      if (s && t && std::isfinite(*s) && std::isfinite(*t)) {
+        if (*t >= *s) {
+          if (!duration_out_of_range(*t - *s).empty()) {
+            set_error(e, tasks_src.name(), {csv.line(), csv.column(5)},
+                      "end_time - start_time " + duration_out_of_range(*t - *s));
+            return false;
+          }
+          j.duration = std::max(j.duration, *t - *s);
+        } else if (!j.backwards_line) {
+          j.backwards_line = csv.line();
+          j.backwards_column = csv.column(5);
+        }
+      }
     }
     if (!csv.error().empty()) {
       set_error(e, tasks_src.name(), csv.error_position(), csv.error());
@@ -765,7 +931,11 @@ bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& op
       continue;
     }
     if (j.duration < 0) {
-      out.skip("no task start_time and end_time", jobs_src.name(), j.line, 1, j.name);
+      if (j.backwards_line)
+        out.skip("its GPU tasks end before they start (end_time < start_time)", tasks_src.name(),
+                 j.backwards_line, j.backwards_column, j.name);
+      else
+        out.skip("no task start_time and end_time", jobs_src.name(), j.line, 1, j.name);
       continue;
     }
     if (j.fractional) out.note("fractional GPU requests rounded up to whole GPUs");
@@ -792,7 +962,24 @@ bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& op
   return true;
 }
 
-bool finish(Trace& out, const TraceOptions& opt) {
+bool finish(Trace& out, const TraceOptions& opt, TraceError& e) {
+  if (!out.jobs.empty()) {
+    auto [lo, hi] = std::minmax_element(
+        out.jobs.begin(), out.jobs.end(),
+        [](const TraceJob& a, const TraceJob& b) { return a.submit < b.submit; });
+    if (hi->submit - lo->submit > kMaxSeconds) {
+      e.file = out.files.empty() ? "" : out.files[0];
+      e.line = hi->line;
+      e.column = 1;
+      e.message = "the submissions span " + human_span(hi->submit - lo->submit) + " (job \"" +
+                  std::string(out.id(*lo)) + "\" on line " + std::to_string(lo->line) +
+                  " to job \"" + std::string(out.id(*hi)) + "\" here)";
+      e.hint =
+          "submission times mix scales (seconds since the start and seconds since 1970?); a "
+          "trace covers at most ten years";
+      return false;
+    }
+  }
   out.finish();
   if (opt.limit > 0 && static_cast<int64_t>(out.jobs.size()) > opt.limit) {
     out.skipped["beyond --limit"] += static_cast<int64_t>(out.jobs.size()) - opt.limit;
@@ -836,6 +1023,49 @@ bool alibaba_files(const std::vector<std::string>& paths, std::string& jobs, std
 
 }  // namespace
 
+namespace {
+
+// The format of a single trace file from its first bytes ("" when unknown).
+std::string detect_from_content(std::string_view head, const std::string& name,
+                                std::string& why_not) {
+  size_t i = 0;
+  while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
+  if (i < head.size() && head[i] == '[') return "philly";
+  // First line that is not a comment.
+  std::string_view line;
+  while (i < head.size()) {
+    size_t e = head.find('\n', i);
+    std::string_view l =
+        head.substr(i, e == std::string_view::npos ? std::string_view::npos : e - i);
+    i = e == std::string_view::npos ? head.size() : e + 1;
+    if (!l.empty() && l[0] != '#' && !util::trim(l).empty()) {
+      line = l;
+      break;
+    }
+  }
+  if (line.find("gpu_num") != std::string_view::npos) return "helios";
+  if (line.find("job_id") != std::string_view::npos &&
+      line.find("submit_time") != std::string_view::npos)
+    return "csv";
+  if (line.find("job_name") != std::string_view::npos &&
+      line.find("inst_id") != std::string_view::npos)
+    return "alibaba";
+  why_not =
+      head.empty() ? name + " is empty" : "cannot tell the format of " + name + " from its content";
+  return "";
+}
+
+bool is_alibaba_name(const std::string& path) {
+  std::string base = basename(path);
+  return base.find("pai_job_table") != std::string::npos ||
+         base.find("pai_task_table") != std::string::npos;
+}
+
+constexpr size_t kDetectBytes = 4096;
+const char* kFormatHint = "pass --trace-format philly|helios|alibaba|csv";
+
+}  // namespace
+
 std::string detect_trace_format(const std::vector<std::string>& paths, std::string& why_not) {
   if (paths.empty()) {
     why_not = "no trace given";
@@ -856,54 +1086,20 @@ std::string detect_trace_format(const std::vector<std::string>& paths, std::stri
               " holds neither pai_job_table.csv (alibaba) nor cluster_log.csv (helios)";
     return "";
   }
-  std::string base = basename(p);
-  if (base.find("pai_job_table") != std::string::npos ||
-      base.find("pai_task_table") != std::string::npos)
-    return "alibaba";
-  std::FILE* fp = std::fopen(p.c_str(), "rb");
-  if (!fp) {
-    why_not = "cannot read " + p;
+  if (is_alibaba_name(p)) return "alibaba";
+  ByteSource src(p);
+  if (!src.error().empty()) {
+    why_not = "cannot read " + p + ": " + src.error();
     return "";
   }
-  char buf[4096];
-  size_t n = std::fread(buf, 1, sizeof buf, fp);
-  std::fclose(fp);
-  std::string_view head(buf, n);
-  size_t i = 0;
-  while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
-  if (i < head.size() && head[i] == '[') return "philly";
-  // First line that is not a comment.
-  std::string_view line;
-  while (i < head.size()) {
-    size_t e = head.find('\n', i);
-    std::string_view l =
-        head.substr(i, e == std::string_view::npos ? std::string_view::npos : e - i);
-    i = e == std::string_view::npos ? head.size() : e + 1;
-    if (!l.empty() && l[0] != '#' && !util::trim(l).empty()) {
-      line = l;
-      break;
-    }
-  }
-  if (line.find("gpu_num") != std::string_view::npos) return "helios";
-  if (line.find("job_id") != std::string_view::npos &&
-      line.find("submit_time") != std::string_view::npos)
-    return "csv";
-  why_not = "cannot tell the format of " + p + " from its content";
-  return "";
+  return detect_from_content(src.head(kDetectBytes), p, why_not);
 }
 
 bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, Trace& out,
                 TraceError& e) {
-  std::string why;
-  std::string format = opt.format.empty() ? detect_trace_format(paths, why) : opt.format;
-  if (format.empty()) {
-    e.file = paths.empty() ? "" : paths[0];
-    e.message = why;
-    e.hint = "pass --trace-format philly|helios|alibaba|csv";
-    return false;
-  }
   out = Trace();
   out.files = paths;
+  std::string format = opt.format;
   auto open = [&](const std::string& path, std::unique_ptr<ByteSource>& src) {
     if (util::is_directory(path)) {
       e.file = path;
@@ -911,14 +1107,47 @@ bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, 
       e.hint = format == "alibaba" ? "" : "give the trace file itself";
       return false;
     }
-    src = std::make_unique<ByteSource>(path);
+    src = std::make_unique<ByteSource>(path, opt.first_byte_timeout_ms);
     if (!src->error().empty()) {
       e.file = path;
       e.message = "cannot read " + path + ": " + src->error();
+      e.hint.clear();
       return false;
     }
     return true;
   };
+  // One file that is not a directory: open it once and tell its format from the
+  // bytes read, so that a FIFO or a process substitution works.
+  std::unique_ptr<ByteSource> single;
+  if (paths.size() == 1 && !util::is_directory(paths[0]) && format != "alibaba" &&
+      (!format.empty() || !is_alibaba_name(paths[0]))) {
+    if (!open(paths[0], single)) return false;
+    if (format.empty()) {
+      std::string why;
+      format = detect_from_content(single->head(kDetectBytes), paths[0], why);
+      if (!single->error().empty()) {
+        e.file = paths[0];
+        e.message = "cannot read " + paths[0] + ": " + single->error();
+        return false;
+      }
+      if (format.empty()) {
+        e.file = paths[0];
+        e.message = why;
+        e.hint = kFormatHint;
+        return false;
+      }
+    }
+  }
+  if (format.empty()) {
+    std::string why;
+    format = detect_trace_format(paths, why);
+    if (format.empty()) {
+      e.file = paths.empty() ? "" : paths[0];
+      e.message = why;
+      e.hint = why.rfind("cannot read", 0) == 0 ? "" : kFormatHint;
+      return false;
+    }
+  }
   bool ok = false;
   if (format == "alibaba") {
     std::string jobs, tasks;
@@ -941,8 +1170,8 @@ bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, 
     }
     std::string path = paths[0];
     if (format == "helios" && util::is_directory(path)) path += "/cluster_log.csv";
-    std::unique_ptr<ByteSource> src;
-    if (!open(path, src)) return false;
+    std::unique_ptr<ByteSource> src = std::move(single);
+    if (!src && !open(path, src)) return false;
     if (format == "philly")
       ok = philly(*src, opt, out, e);
     else if (format == "helios")
@@ -961,35 +1190,35 @@ bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, 
       return false;
     }
   }
-  return ok && finish(out, opt);
+  return ok && finish(out, opt, e);
 }
 
 bool read_philly(std::string_view text, const std::string& name, const TraceOptions& opt,
                  Trace& out, TraceError& e) {
   out = Trace();
   ByteSource src(text, name);
-  return philly(src, opt, out, e) && finish(out, opt);
+  return philly(src, opt, out, e) && finish(out, opt, e);
 }
 
 bool read_helios(std::string_view text, const std::string& name, const TraceOptions& opt,
                  Trace& out, TraceError& e) {
   out = Trace();
   ByteSource src(text, name);
-  return helios(src, opt, out, e) && finish(out, opt);
+  return helios(src, opt, out, e) && finish(out, opt, e);
 }
 
 bool read_native_csv(std::string_view text, const std::string& name, const TraceOptions& opt,
                      Trace& out, TraceError& e) {
   out = Trace();
   ByteSource src(text, name);
-  return native(src, opt, out, e) && finish(out, opt);
+  return native(src, opt, out, e) && finish(out, opt, e);
 }
 
 bool read_alibaba(std::string_view jobs, std::string_view tasks, const TraceOptions& opt,
                   Trace& out, TraceError& e) {
   out = Trace();
   ByteSource js(jobs, "pai_job_table.csv"), ts(tasks, "pai_task_table.csv");
-  return alibaba(js, ts, opt, out, e) && finish(out, opt);
+  return alibaba(js, ts, opt, out, e) && finish(out, opt, e);
 }
 
 namespace {

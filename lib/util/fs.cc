@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -57,7 +58,11 @@ ReadResult read_file(const std::string& path, size_t max_bytes) {
   return r;
 }
 
-std::string write_file_atomic(const std::string& path, const std::string& content, unsigned mode) {
+namespace {
+
+// Replaces the regular file (or creates) `path` through a temporary file in its directory.
+std::string replace_regular_file(const std::string& path, const std::string& content,
+                                 unsigned mode) {
   std::string dir = ".";
   auto slash = path.rfind('/');
   if (slash != std::string::npos) dir = slash == 0 ? "/" : path.substr(0, slash);
@@ -66,7 +71,7 @@ std::string write_file_atomic(const std::string& path, const std::string& conten
   int fd = -1;
   for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
     tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd() % 1000000);
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd < 0 && errno != EEXIST) return tmp + ": " + std::strerror(errno);
   }
   if (fd < 0) return path + ": could not create a temporary file";
@@ -90,6 +95,13 @@ std::string write_file_atomic(const std::string& path, const std::string& conten
     return path + ": fsync: " + err;
   }
   ::close(fd);
+  // The path may have changed while the content was written: never rename over
+  // anything but a regular file.
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    ::unlink(tmp.c_str());
+    return path + ": changed into something other than a regular file while it was written";
+  }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     std::string err = std::strerror(errno);
     ::unlink(tmp.c_str());
@@ -101,6 +113,62 @@ std::string write_file_atomic(const std::string& path, const std::string& conten
     ::close(dfd);
   }
   return {};
+}
+
+// Writes into an existing character device or FIFO as `cat >` would: no
+// temporary file, no rename, the node itself stays.
+std::string write_through(const std::string& path, const std::string& content, bool fifo) {
+  // O_NONBLOCK: a FIFO without a reader fails with ENXIO instead of blocking forever.
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENXIO && fifo) return path + ": is a FIFO with no reader";
+    return path + ": " + std::strerror(errno);
+  }
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  size_t off = 0;
+  while (off < content.size()) {
+    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      std::string err = std::strerror(errno);
+      ::close(fd);
+      return path + ": " + err;
+    }
+    off += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0 && errno != EINTR) return path + ": " + std::strerror(errno);
+  return {};
+}
+
+}  // namespace
+
+std::string write_file_atomic(const std::string& path, const std::string& content, unsigned mode) {
+  if (path.empty()) return "empty path";
+  struct stat lst {};
+  if (::lstat(path.c_str(), &lst) != 0) {
+    if (errno != ENOENT) return path + ": " + std::strerror(errno);
+    return replace_regular_file(path, content, mode);
+  }
+  std::string target = path;
+  struct stat st = lst;
+  if (S_ISLNK(lst.st_mode)) {
+    // Replace what the link points at and keep the link.
+    char* real = ::realpath(path.c_str(), nullptr);
+    if (!real) {
+      return path + ": is a symbolic link to a missing file (" + std::strerror(errno) +
+             "); not replacing the link";
+    }
+    target = real;
+    std::free(real);
+    if (::lstat(target.c_str(), &st) != 0) return target + ": " + std::strerror(errno);
+  }
+  if (S_ISREG(st.st_mode)) return replace_regular_file(target, content, mode);
+  if (S_ISDIR(st.st_mode)) return path + ": is a directory";
+  if (S_ISCHR(st.st_mode)) return write_through(target, content, false);
+  if (S_ISFIFO(st.st_mode)) return write_through(target, content, true);
+  if (S_ISBLK(st.st_mode)) return path + ": is a block device; refusing to write a file over it";
+  return path + ": is neither a regular file nor a character device or FIFO; not replacing it";
 }
 
 bool is_directory(const std::string& path) {

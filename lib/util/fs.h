@@ -20,6 +20,10 @@ ReadResult read_file(const std::string& path, size_t max_bytes = 64u << 20);
 // Writes `content` to `path` through a temporary file in the same directory,
 // fsync, then rename, so readers see the old or the new file and never a torn one.
 // `mode` is applied to the temporary file before any byte is written.
+// Only a regular file is ever replaced: a symbolic link keeps existing and the
+// file it points at is replaced; a character device (/dev/null, a terminal) or
+// a FIFO is written through, as `cat >` would (a FIFO without a reader is an
+// error, never a wait); a block device, a directory or a socket is refused.
 // Returns an empty string on success, else the error.
 std::string write_file_atomic(const std::string& path, const std::string& content,
                               unsigned mode = 0644);

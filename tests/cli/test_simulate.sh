@@ -73,7 +73,7 @@ expect_rc 2 "malformed trace"
 expect_err "bad.csv:2:18: members \"8\" is malformed" "trace error has file:line:col"
 expect_err "hint: PODSxGPUS" "trace error has a hint"
 
-printf '[{"jobid": "a", "vc": "research", "submitted_time": 12,\n  "attempts": [}]\n' >"$TMP/bad.json"
+printf '[{"jobid": "a", "vc": "research", "submitted_time": "2017-10-03 06:47:47",\n  "attempts": [}]\n' >"$TMP/bad.json"
 run simulate --config "$HET" --trace "$TMP/bad.json"
 expect_rc 2 "malformed Philly JSON"
 expect_err "bad.json:2:16:" "JSON error position"

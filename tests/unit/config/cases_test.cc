@@ -107,6 +107,7 @@ TEST(CheckPaths, UnreadableAndUnknownPaths) {
   CheckOutcome unknown = check_paths({(tmp / "notes.yaml").string()});
   ASSERT_EQ(unknown.diagnostics.size(), 1u);
   EXPECT_EQ(unknown.diagnostics.items()[0].code, "F009");
+  EXPECT_TRUE(unknown.input_error);  // not a cluster file: bad input, exit 2
   fs::remove_all(tmp);
 }
 
@@ -139,7 +140,7 @@ TEST(CheckPaths, BundledExamples) {
   EXPECT_TRUE(broken.diagnostics.has_errors());
   std::set<std::string> codes;
   for (const auto& d : broken.diagnostics.items()) codes.insert(d.code);
-  for (const char* c : {"L001", "L002", "L004", "L005", "L010", "L011", "F007", "C001", "C004",
+  for (const char* c : {"L001", "L002", "L004", "L005", "L010", "L011", "C008", "C001", "C004",
                         "H004", "H005", "H007", "H009", "H013", "H014", "H015", "X001"})
     EXPECT_TRUE(codes.count(c)) << c;
 }

@@ -115,11 +115,95 @@ TEST(Report, SarifIs210WithRulesAndRegions) {
 }
 
 TEST(Report, SarifLogicalLocationForHosts) {
-  Diagnostic d{"Swap", Severity::Error, "", 0, 0, "swap is on", "swapoff -a", "worker-3"};
+  Diagnostic d{"Swap", Severity::Error, "", 0, 0, "swap is on", "swapoff -a", "worker-3", {}};
   nlohmann::json s = write_sarif({d}, {}, "1", "");
   const auto& loc = s["runs"][0]["results"][0]["locations"][0];
   EXPECT_EQ(loc["logicalLocations"][0]["name"], "worker-3");
   EXPECT_FALSE(loc.contains("physicalLocation"));
+}
+
+}  // namespace
+}  // namespace pai::diag
+
+namespace pai::diag {
+namespace {
+
+Diagnostic with_related() {
+  Diagnostic d;
+  d.code = "X003";
+  d.file = "hived.yaml";
+  d.line = 5;
+  d.column = 12;
+  d.message = "skuTypes.V100.cpu gives each node 72 CPUs";
+  d.hint = "lower cpu per leaf";
+  d.related.push_back({"layout.yaml", 3, 3, "machine SKU \"dgx\" has 64 vcores"});
+  d.related.push_back({"", 18, 7, "node \"w1\" is affected"});
+  return d;
+}
+
+TEST(Report, RelatedLocationsAreNotesInText) {
+  std::string text = write_text({with_related()}, 2, {});
+  EXPECT_NE(text.find("hived.yaml:5:12: error[X003]: skuTypes.V100.cpu"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nlayout.yaml:3:3: note: machine SKU \"dgx\" has 64 vcores\n"),
+            std::string::npos)
+      << text;
+  // A related location without a file is in the finding's own file.
+  EXPECT_NE(text.find("\nhived.yaml:18:7: note: node \"w1\" is affected\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("1 error, 0 warnings"), std::string::npos) << text;
+}
+
+TEST(Report, RelatedLocationsInJsonSarifAndJunit) {
+  nlohmann::json j = write_json({with_related()}, 2);
+  const auto& rel = j["diagnostics"][0]["related"];
+  ASSERT_EQ(rel.size(), 2u);
+  EXPECT_EQ(rel[0]["file"], "layout.yaml");
+  EXPECT_EQ(rel[1]["file"], "hived.yaml");
+  EXPECT_EQ(rel[1]["line"], 18);
+  EXPECT_EQ(rel[1]["message"], "node \"w1\" is affected");
+  EXPECT_FALSE(write_json(sample(), 2)["diagnostics"][0].contains("related"));
+
+  nlohmann::json s = write_sarif({with_related()}, {}, "1.0", "");
+  const auto& srel = s["runs"][0]["results"][0]["relatedLocations"];
+  ASSERT_EQ(srel.size(), 2u);
+  EXPECT_EQ(srel[1]["id"], 1);
+  EXPECT_EQ(srel[1]["physicalLocation"]["artifactLocation"]["uri"], "hived.yaml");
+  EXPECT_EQ(srel[1]["physicalLocation"]["region"]["startLine"], 18);
+  EXPECT_EQ(srel[0]["message"]["text"], "machine SKU \"dgx\" has 64 vcores");
+
+  std::string junit = write_junit({with_related()}, {"hived.yaml"}, "check", false);
+  EXPECT_NE(junit.find("note: hived.yaml:18:7: node &quot;w1&quot; is affected"), std::string::npos)
+      << junit;
+}
+
+TEST(Report, ControlCharactersFromInputAreEscapedInText) {
+  Diagnostic d;
+  d.code = "F006";
+  d.severity = Severity::Warning;
+  d.file = "config.yaml";
+  d.line = 1;
+  d.column = 12;
+  d.message = "unknown key \"\x1b]0;owned\x07\x1b[2J\"";
+  d.hint = "did you mean \"user\x1b[31m\"?";
+  d.location = "host\r1";
+  TextOptions opt;
+  opt.source_line = [](const std::string&, uint32_t) {
+    return std::string("\x1b[1mkey\x1b[0m: x");
+  };
+  std::string text = write_text({d}, 1, opt);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+  EXPECT_NE(text.find("unknown key \"\\x1b]0;owned\\x07\\x1b[2J\""), std::string::npos) << text;
+  EXPECT_NE(text.find("[host\\x0d1]"), std::string::npos) << text;
+  // The caret stays under the column it points at in the escaped excerpt.
+  EXPECT_NE(text.find(" 1 | \\x1b[1mkey\\x1b[0m: x\n   | " + std::string(17, ' ') + "^"),
+            std::string::npos)
+      << text;
+  // Colour, when asked for, still comes from paictl itself.
+  opt.color = true;
+  EXPECT_NE(write_text({d}, 1, opt).find("\x1b[1;33m"), std::string::npos);
 }
 
 }  // namespace
