@@ -98,8 +98,7 @@ int run_worker(const SweepOptions& o, const pai::sim::SweepSpec& spec,
     json result;
     if (keyed[i].key != mine[i].key) {
       result = json{{"error", "the spec or its files changed since the sweep started (point " +
-                                  std::to_string(mine[i].index) + " is now " + keyed[i].key +
-                                  ")"}};
+                                  std::to_string(mine[i].index) + " is now " + keyed[i].key + ")"}};
       rc = kExitUsage;
     } else if (!pai::sim::run_sweep_point(spec, mine[i], result, err)) {
       result = json{{"error", err}};
@@ -185,10 +184,13 @@ void print_sweep_table(const json& items) {
            {"ANOMALY", false, true},
            {"STATUS"}});
   for (const json& it : items) {
-    std::vector<std::string> row{it["config"], it["trace"], it["window"],
-                                 fmt_g(it["load"].get<double>()),
-                                 it["seed"].is_null() ? "-" : std::to_string(it["seed"].get<uint64_t>()),
-                                 it["policy"]};
+    std::vector<std::string> row{
+        it["config"],
+        it["trace"],
+        it["window"],
+        fmt_g(it["load"].get<double>()),
+        it["seed"].is_null() ? "-" : std::to_string(it["seed"].get<uint64_t>()),
+        it["policy"]};
     if (it.contains("result")) {
       const json& r = it["result"]["result"];
       const json& ov = r["overall"];
@@ -273,8 +275,7 @@ int run_sweep(SweepOptions& o, const Globals& g) {
       return false;
     }
     json rec{{"key", p.key}, {"point", axes}, {"result", r}, {"seconds", seconds}};
-    std::string e =
-        pai::util::write_file_atomic(store + "/" + p.key + ".json", rec.dump(1) + "\n");
+    std::string e = pai::util::write_file_atomic(store + "/" + p.key + ".json", rec.dump(1) + "\n");
     if (!e.empty()) {
       status[index] = "failed";
       errors[index] = "cannot store the result: " + e;
@@ -290,7 +291,8 @@ int run_sweep(SweepOptions& o, const Globals& g) {
 
   int rc = kExitOk;
   {
-    int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    int jobs =
+        o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::atomic<size_t> next{0};
     auto worker = [&]() {
       for (;;) {
@@ -298,13 +300,17 @@ int run_sweep(SweepOptions& o, const Globals& g) {
         if (k >= pending.size()) return;
         size_t index = pending[k];
         const auto& p = points[index];
-        std::vector<std::string> args{"paictl", "-q", "simulate", "sweep", abs_spec, "--run",
+        std::vector<std::string> args{"paictl",
+                                      "-q",
+                                      "simulate",
+                                      "sweep",
+                                      abs_spec,
+                                      "--run",
                                       std::to_string(index) + ":" + p.key};
         std::string out;
         auto t0 = std::chrono::steady_clock::now();
         int st = run_child(args, out);
-        double secs =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         auto got = pai::sim::decode_results(out);
         auto it = got.find(p.key);
         if (it == got.end())
@@ -339,18 +345,13 @@ int run_sweep(SweepOptions& o, const Globals& g) {
     }
     items.push_back(it);
   }
-  json body{{"paictl", pai::kVersion},
-            {"spec", o.spec},
-            {"out", o.out},
-            {"points", points.size()},
-            {"ran", ran},
-            {"stored", stored},
-            {"failed", failed},
-            {"items", items}};
+  json body{{"paictl", pai::kVersion}, {"spec", o.spec}, {"out", o.out},
+            {"points", points.size()}, {"ran", ran},     {"stored", stored},
+            {"failed", failed},        {"items", items}};
   Json doc = document("simulationSweep", Json::parse(body.dump()));
   std::string e = pai::util::write_file_atomic(o.out + "/sweep.json", doc.dump(1) + "\n");
-  if (e.empty()) e = pai::util::write_file_atomic(o.out + "/report.html",
-                                                  pai::sim::sweep_html_report(body));
+  if (e.empty())
+    e = pai::util::write_file_atomic(o.out + "/report.html", pai::sim::sweep_html_report(body));
   if (!e.empty()) {
     print_error("cannot write the sweep's report to " + o.out + ": " + e);
     return kExitUsage;
@@ -385,9 +386,7 @@ void build_simulate_sweep(CLI::App& cmd, Globals& g) {
   cmd.footer(
       "EXIT STATUS:\n"
       "  0 every point has a result, 2 a bad spec or a point that cannot run");
-  cmd.callback([o, &g]() {
-    g.exit_code = run_sweep(*o, g);
-  });
+  cmd.callback([o, &g]() { g.exit_code = run_sweep(*o, g); });
 }
 
 }  // namespace paictl
