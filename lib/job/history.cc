@@ -153,10 +153,10 @@ std::vector<JobEvent> job_events(const Json& detail, const Json& job_attempts,
   // and within one scope the order they happened in.
   auto rank = [](const JobEvent& e) {
     int r = e.scope == "job" ? 0 : e.scope == "attempt" ? 1 : 2;
-    int ev = e.event == "Submitted" ? 0
-             : e.event == "Started" ? 1
-             : e.event == "Queued"  ? 2
-             : e.event == "Launched" ? 3
+    int ev = e.event == "Submitted"   ? 0
+             : e.event == "Started"   ? 1
+             : e.event == "Queued"    ? 2
+             : e.event == "Launched"  ? 3
              : e.event == "Completed" ? 4
                                       : 5;
     return std::make_pair(ev, r);
@@ -189,7 +189,7 @@ std::vector<TaskHistory> task_histories(const TaskAttempts& tasks, double now_ms
         ta.exit_type = e.exit_type;
         ta.exit_phrase = e.exit_phrase;
         if (ta.created_ms >= 0)
-          ta.queued_ms = (ta.launched_ms >= 0 ? ta.launched_ms
+          ta.queued_ms = (ta.launched_ms >= 0    ? ta.launched_ms
                           : ta.completed_ms >= 0 ? ta.completed_ms
                                                  : now_ms) -
                          ta.created_ms;

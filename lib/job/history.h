@@ -57,7 +57,7 @@ struct TaskAttempt {
 struct TaskHistory {
   std::string task_role;
   int index = 0;
-  std::vector<TaskAttempt> attempts;          // oldest first
+  std::vector<TaskAttempt> attempts;            // oldest first
   std::map<std::string, int> failures_by_type;  // exit type -> failed attempts
   int failures = 0;
 };

@@ -521,7 +521,9 @@ class Handler(BaseHTTPRequestHandler):
             tasks = []
             for i in range(n):
                 task_state = "WAITING" if state == "WAITING" else ("RUNNING" if not done else state)
-                earlier = job["taskAttempts"].get("%s/%d" % (tr, i), [])
+                earlier = job["taskAttempts"].get("%s/%d" % (tr, i))
+                if earlier is None:  # no task history in the scenario: the job's retries
+                    earlier = [{"exitType": "USER_FAILURE"}] * job["retries"]
                 tasks.append({
                     "taskIndex": i, "taskUid": "uid-%s-%d" % (tr, i), "taskState": task_state,
                     "retries": len(earlier),
