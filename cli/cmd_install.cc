@@ -127,6 +127,15 @@ int prepare(InstallOptions& o, const Globals& g, const char* verb, Prepared& p) 
   s.script = p.hosts.collect.script;
   s.sudo_password = p.hosts.collect.sudo_password;
   s.wait_s = o.wait_s;
+  {
+    std::string err;
+    if (!pai::deploy::load_openpai_settings(p.cluster_dir + "/services-configuration.yaml",
+                                            s.openpai, err)) {
+      print_error(err);
+      return kExitUsage;
+    }
+    s.openpai.hived_enabled = cfg.enable_hived_scheduler;
+  }
 
   std::set<std::string> wanted(limit.begin(), limit.end());
   std::set<std::string> matched;
@@ -263,6 +272,21 @@ void print_plan(const pai::deploy::RunResult& plan, bool color) {
   std::printf("\n");
 }
 
+// The line that registers the installed cluster with paictl, through the gateway.
+void print_cluster_add(const Prepared& p) {
+  const auto& o = p.settings.openpai;
+  if (!o.enabled) return;
+  std::string master;
+  for (const auto& h : p.specs)
+    if (h.master) master = h.address;
+  std::string uri =
+      "http://" + master + (o.pylon_port == 80 ? "" : ":" + std::to_string(o.pylon_port));
+  std::printf(
+      "OpenPAI: %s (user %s; the password is rest-server.default-pai-admin-password)\n"
+      "register it with:\n  paictl cluster add %s --uri %s --user %s --password-stdin\n",
+      uri.c_str(), o.admin_user.c_str(), o.cluster_id.c_str(), uri.c_str(), o.admin_user.c_str());
+}
+
 int failure_code(const pai::deploy::RunResult& r) {
   for (const auto& h : r.hosts)
     if (!h.reached) return kExitRemote;
@@ -301,6 +325,7 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
   pai::deploy::Masker masker;
   masker.add(p.hosts.ssh_password.reveal());
   masker.add(p.settings.sudo_password.reveal());
+  masker.add(p.settings.openpai.admin_password.reveal());
   pai::deploy::PhaseList phases =
       reset ? pai::deploy::reset_phases(p.settings) : pai::deploy::install_phases(p.settings);
 
@@ -331,6 +356,7 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
   }
   if (!plan.changed()) {
     if (!json) std::printf("nothing to do\n");
+    if (!json && !reset && !o.hosts.dry_run && o.hosts.limit.empty()) print_cluster_add(p);
     return finish(kExitOk);
   }
   if (o.hosts.dry_run) {
@@ -360,6 +386,8 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
     if (result.ok())
       std::printf("%s: done in %.1f s (logs in %s/logs)\n", verb, result.ms / 1000,
                   state_dir.c_str());
+    if (result.ok() && !reset)
+      print_cluster_add(p);
     else
       std::printf("%s: FAILED after %.1f s; a re-run resumes where it stopped (logs in %s/logs)\n",
                   verb, result.ms / 1000, state_dir.c_str());

@@ -1120,6 +1120,8 @@ PhaseList install_phases(const InstallSettings& s) {
   p.push_back(std::make_unique<NodeLabels>());
   p.push_back(std::make_unique<DevicePlugin>(s));
   p.push_back(std::make_unique<VerifyNodes>(s));
+  p.push_back(make_hived_phase(s));
+  p.push_back(make_openpai_phase(s));
   return p;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "check/runner.h"
+#include "deploy/openpai.h"
 #include "deploy/phase.h"
 #include "remote/secret.h"
 
@@ -29,6 +30,7 @@ struct InstallSettings {
   remote::Secret sudo_password;
   int wait_s = 300;  // rollouts, nodes Ready, the API server
   int join_token_ttl_s = 900;
+  OpenPaiSettings openpai;  // HiveD and the OpenPAI services
 };
 
 // Phases of `install`, in order.
