@@ -217,12 +217,11 @@ int run_sweep_on_cluster(const SweepClusterOptions& o, const std::vector<SweepCl
     keys_text += k;
     keys.push_back(k);
   }
-  const int shards =
-      static_cast<int>(std::min<size_t>(list.size(), o.shards > 0 ? o.shards : 8));
+  const int shards = static_cast<int>(std::min<size_t>(list.size(), o.shards > 0 ? o.shards : 8));
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx",
-                static_cast<unsigned long long>(pai::sim::fnv1a(
-                    keys_text + o.spec + "#" + std::to_string(records.size()))));
+                static_cast<unsigned long long>(
+                    pai::sim::fnv1a(keys_text + o.spec + "#" + std::to_string(records.size()))));
   const std::string name = std::string("paictl-sweep-") + std::string(hash, 12);
   const std::string yaml = job_yaml(o, name, run, shards);
   // The job is checked as `job validate` would before anything is sent.
@@ -241,8 +240,8 @@ int run_sweep_on_cluster(const SweepClusterOptions& o, const std::vector<SweepCl
                 " bytes, more than OpenPAI takes (100 KiB): sweep fewer points at once");
     return kExitUsage;
   }
-  records.push_back(
-      json{{"cluster", o.cluster}, {"user", user}, {"job", name}, {"shards", shards}, {"keys", keys}});
+  records.push_back(json{
+      {"cluster", o.cluster}, {"user", user}, {"job", name}, {"shards", shards}, {"keys", keys}});
   if (std::string e = pai::util::write_file_atomic(records_path(o), records.dump(1) + "\n");
       !e.empty()) {
     print_error("cannot write " + records_path(o) + ": " + e);
@@ -258,8 +257,8 @@ int run_sweep_on_cluster(const SweepClusterOptions& o, const std::vector<SweepCl
     }
   } else if (!g.quiet) {
     std::fprintf(stderr, "%s submitted to %s (VC %s): %zu points in %d tasks\n", id.c_str(),
-                 conn->cluster->name.c_str(), o.vc.empty() ? "default" : o.vc.c_str(),
-                 list.size(), shards);
+                 conn->cluster->name.c_str(), o.vc.empty() ? "default" : o.vc.c_str(), list.size(),
+                 shards);
   }
   job_id = id;
   return gather(*conn, o, user, name, todo, g, accept);
