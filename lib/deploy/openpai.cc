@@ -1,9 +1,9 @@
 #include "deploy/openpai.h"
 
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
@@ -225,15 +225,16 @@ class WorkloadsPhase : public Phase {
   // The workload's pods and the events about them (only these fields: the log
   // keeps what the commands print).
   std::string pod_report(HostRun& h, const std::string& workload) {
-    auto r = h.sh(std::string(kKubectl) + " -n " + s_.openpai.ns +
-                  " get pods --request-timeout=20s -o 'jsonpath={range .items[*]}{.metadata.name}"
-                  "{\"\\t\"}{.status.phase}{\"\\t\"}{.spec.nodeName}{\"\\t\"}{range "
-                  ".status.containerStatuses[*]}{.name} {.state.waiting.reason},{end}{\"\\n\"}{end}' "
-                  "2>/dev/null; echo '#EVENTS#'; " +
-                  kKubectl + " -n " + s_.openpai.ns +
-                  " get events --request-timeout=20s -o 'jsonpath={range .items[*]}"
-                  "{.involvedObject.name}{\"\\t\"}{.reason}{\"\\t\"}{.message}{\"\\n\"}{end}' "
-                  "2>/dev/null");
+    auto r =
+        h.sh(std::string(kKubectl) + " -n " + s_.openpai.ns +
+             " get pods --request-timeout=20s -o 'jsonpath={range .items[*]}{.metadata.name}"
+             "{\"\\t\"}{.status.phase}{\"\\t\"}{.spec.nodeName}{\"\\t\"}{range "
+             ".status.containerStatuses[*]}{.name} {.state.waiting.reason},{end}{\"\\n\"}{end}' "
+             "2>/dev/null; echo '#EVENTS#'; " +
+             kKubectl + " -n " + s_.openpai.ns +
+             " get events --request-timeout=20s -o 'jsonpath={range .items[*]}"
+             "{.involvedObject.name}{\"\\t\"}{.reason}{\"\\t\"}{.message}{\"\\n\"}{end}' "
+             "2>/dev/null");
     if (!r.ok()) return {};
     auto cut = r.out.find("#EVENTS#");
     if (cut == std::string::npos) return {};
@@ -373,19 +374,18 @@ class OpenPaiPhase : public WorkloadsPhase {
     std::string admin = s_.openpai.admin_password.empty()
                             ? keep("admin-password", 12)
                             : base64(s_.openpai.admin_password.reveal());
-    nlohmann::json secret = {
-        {"apiVersion", "v1"},
-        {"kind", "Secret"},
-        {"metadata",
-         {{"name", kSecretName},
-          {"namespace", s_.openpai.ns},
-          {"labels", {{"app.kubernetes.io/part-of", "openpai"}}}}},
-        {"type", "Opaque"},
-        {"data",
-         {{"admin-username", base64(s_.openpai.admin_user)},
-          {"admin-password", admin},
-          {"postgres-password", keep("postgres-password", 16)},
-          {"jwt-secret", keep("jwt-secret", 32)}}}};
+    nlohmann::json secret = {{"apiVersion", "v1"},
+                             {"kind", "Secret"},
+                             {"metadata",
+                              {{"name", kSecretName},
+                               {"namespace", s_.openpai.ns},
+                               {"labels", {{"app.kubernetes.io/part-of", "openpai"}}}}},
+                             {"type", "Opaque"},
+                             {"data",
+                              {{"admin-username", base64(s_.openpai.admin_user)},
+                               {"admin-password", admin},
+                               {"postgres-password", keep("postgres-password", 16)},
+                               {"jwt-secret", keep("jwt-secret", 32)}}}};
     std::string err;
     std::string ns_doc =
         render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}}, err);
@@ -424,8 +424,8 @@ std::string base64(const std::string& in) {
   std::string out;
   size_t i = 0;
   for (; i + 2 < in.size(); i += 3) {
-    uint32_t n = (uint32_t(uint8_t(in[i])) << 16) | (uint32_t(uint8_t(in[i + 1])) << 8) |
-                 uint8_t(in[i + 2]);
+    uint32_t n =
+        (uint32_t(uint8_t(in[i])) << 16) | (uint32_t(uint8_t(in[i + 1])) << 8) | uint8_t(in[i + 2]);
     out += t[n >> 18];
     out += t[(n >> 12) & 63];
     out += t[(n >> 6) & 63];
@@ -476,7 +476,8 @@ bool load_openpai_settings(const std::string& services_file, OpenPaiSettings& s,
   const yaml::Node* common = cluster && cluster->is_mapping() ? cluster->get("common") : nullptr;
   if (const yaml::Node* v = str(common, "cluster-id")) s.cluster_id = v->scalar();
   if (const yaml::Node* v = str(common, "data-path")) s.data_path = v->scalar();
-  const yaml::Node* reg = cluster && cluster->is_mapping() ? cluster->get("docker-registry") : nullptr;
+  const yaml::Node* reg =
+      cluster && cluster->is_mapping() ? cluster->get("docker-registry") : nullptr;
   std::string domain = "docker.io", rns = "openpai";
   if (const yaml::Node* v = str(reg, "domain")) domain = v->scalar();
   if (const yaml::Node* v = str(reg, "namespace")) rns = v->scalar();
@@ -506,7 +507,8 @@ bool load_openpai_settings(const std::string& services_file, OpenPaiSettings& s,
           if (p.key->is_scalar()) s.vcs.push_back(p.key->scalar());
       if (const yaml::Node* w = str(inner.documents[0], "webServerAddress")) {
         auto colon = w->scalar().rfind(':');
-        if (auto p = util::parse_int(w->scalar().substr(colon == std::string::npos ? 0 : colon + 1)))
+        if (auto p =
+                util::parse_int(w->scalar().substr(colon == std::string::npos ? 0 : colon + 1)))
           s.hived_port = static_cast<int>(*p);
       }
     }
@@ -528,9 +530,9 @@ std::string hived_config_file(const OpenPaiSettings& s) {
 std::string render_hived_configmap(const std::string& templates_dir, const OpenPaiSettings& s,
                                    std::string& error) {
   std::string config = hived_config_file(s);
-  return render_template(templates_dir, "hived-configmap.yaml",
-                         {{"ns", s.ns}, {"config", indent(config, 4)}, {"config_hash", fnv_hash(config)}},
-                         error);
+  return render_template(
+      templates_dir, "hived-configmap.yaml",
+      {{"ns", s.ns}, {"config", indent(config, 4)}, {"config_hash", fnv_hash(config)}}, error);
 }
 
 std::string vc_scheduler_name(const std::string& vc) {

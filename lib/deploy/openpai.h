@@ -22,8 +22,8 @@ struct OpenPaiSettings {
   std::vector<std::string> vcs;  // its virtual clusters, in file order
   bool hived_enabled = true;     // config.yaml enable_hived_scheduler
   std::string image_prefix = "docker.io/openpai/";  // cluster.docker-registry domain/namespace
-  std::string tag = "v1.8.0";                        // cluster.docker-registry.tag
-  std::string data_path = "/datastorage";            // cluster.common.data-path
+  std::string tag = "v1.8.0";                       // cluster.docker-registry.tag
+  std::string data_path = "/datastorage";           // cluster.common.data-path
   std::string admin_user = "admin";
   remote::Secret admin_password;  // rest-server.default-pai-admin-password
   int rest_port = 9186, webportal_port = 9286, pylon_port = 80, hived_port = 30096;
