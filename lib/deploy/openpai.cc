@@ -90,7 +90,7 @@ class WorkloadsPhase : public Phase {
   bool barrier() const override { return true; }
 
   virtual bool wanted() const = 0;
-  virtual Status components(HostRun& h, std::vector<Component>& out) = 0;
+  virtual Status components(const HostSpec& master, std::vector<Component>& out) = 0;
   virtual Status observe_extra(HostRun&, std::vector<std::string>&) { return {}; }
   virtual Status apply_extra(HostRun&) { return {}; }
 
@@ -113,7 +113,7 @@ class WorkloadsPhase : public Phase {
     return {};
   }
 
-  std::map<std::string, std::string> base_values(HostRun& h) const {
+  std::map<std::string, std::string> base_values(const HostSpec& master) const {
     const auto& o = s_.openpai;
     return {{"ns", o.ns},
             {"cluster_id", o.cluster_id},
@@ -125,7 +125,7 @@ class WorkloadsPhase : public Phase {
             {"webportal_port", std::to_string(o.webportal_port)},
             {"pylon_port", std::to_string(o.pylon_port)},
             {"hived_port", std::to_string(o.hived_port)},
-            {"hived_address", h.spec().address},
+            {"hived_address", master.address},
             {"kube_version", s_.kube_version}};
   }
 
@@ -164,7 +164,7 @@ class WorkloadsPhase : public Phase {
     waiting_.clear();
     if (!wanted()) return {};
     std::vector<Component> cs;
-    if (Status s = components(h, cs); !s.ok) return s;
+    if (Status s = components(h.spec(), cs); !s.ok) return s;
     if (Status s = observe_extra(h, needs); !s.ok) return s;
     std::map<std::string, WorkloadState> live;
     if (Status s = workloads(h, live); !s.ok) return s;
@@ -189,7 +189,7 @@ class WorkloadsPhase : public Phase {
   Status apply(HostRun& h, const std::vector<std::string>&) override {
     if (Status s = apply_extra(h); !s.ok) return s;
     std::vector<Component> cs;
-    if (Status s = components(h, cs); !s.ok) return s;
+    if (Status s = components(h.spec(), cs); !s.ok) return s;
     std::string ns_doc, err;
     ns_doc = render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}}, err);
     if (!err.empty()) return Status::failure(err);
@@ -276,8 +276,8 @@ class HivedPhase : public WorkloadsPhase {
   bool wanted() const override {
     return s_.openpai.enabled && s_.openpai.hived_enabled && !s_.openpai.hived_config.empty();
   }
-  Status components(HostRun& h, std::vector<Component>& out) override {
-    auto v = base_values(h);
+  Status components(const HostSpec& master, std::vector<Component>& out) override {
+    auto v = base_values(master);
     const auto& o = s_.openpai;
     std::string config = hived_config_file(o);
     v["config"] = indent(config, 4);
@@ -291,7 +291,7 @@ class HivedPhase : public WorkloadsPhase {
     out.push_back(std::move(hs));
     for (const auto& vc : o.vcs) {
       std::string err;
-      std::string sc = render_scheduler_config(s_.templates_dir, o, vc, h.spec().address, err);
+      std::string sc = render_scheduler_config(s_.templates_dir, o, vc, master.address, err);
       if (!err.empty()) return Status::failure(err);
       auto vv = v;
       vv["vc"] = vc;
@@ -314,8 +314,8 @@ class OpenPaiPhase : public WorkloadsPhase {
   using WorkloadsPhase::WorkloadsPhase;
   std::string name() const override { return "openpai"; }
   bool wanted() const override { return s_.openpai.enabled; }
-  Status components(HostRun& h, std::vector<Component>& out) override {
-    auto v = base_values(h);
+  Status components(const HostSpec& master, std::vector<Component>& out) override {
+    auto v = base_values(master);
     struct Def {
       const char* name;
       const char* tmpl;
@@ -374,23 +374,14 @@ class OpenPaiPhase : public WorkloadsPhase {
     std::string admin = s_.openpai.admin_password.empty()
                             ? keep("admin-password", 12)
                             : base64(s_.openpai.admin_password.reveal());
-    nlohmann::json secret = {{"apiVersion", "v1"},
-                             {"kind", "Secret"},
-                             {"metadata",
-                              {{"name", kSecretName},
-                               {"namespace", s_.openpai.ns},
-                               {"labels", {{"app.kubernetes.io/part-of", "openpai"}}}}},
-                             {"type", "Opaque"},
-                             {"data",
-                              {{"admin-username", base64(s_.openpai.admin_user)},
-                               {"admin-password", admin},
-                               {"postgres-password", keep("postgres-password", 16)},
-                               {"jwt-secret", keep("jwt-secret", 32)}}}};
+    std::string secret =
+        secret_manifest(s_.openpai, admin, keep("postgres-password", 16), keep("jwt-secret", 32));
     std::string err;
     std::string ns_doc =
         render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}}, err);
     if (!err.empty()) return Status::failure(err);
-    std::string body = ns_doc + "\n---\n" + secret.dump() + "\n";
+    std::string body = ns_doc + "\n---\n" + secret;
+    std::fill(secret.begin(), secret.end(), '\0');
     // The values go on stdin only; the log says how many bytes, nothing more.
     Status s = run_step(h, "writing the Secret " + std::string(kSecretName),
                         std::string(kKubectl) +
@@ -405,6 +396,27 @@ class OpenPaiPhase : public WorkloadsPhase {
   std::map<std::string, std::string> existing_;  // base64 values
   bool secret_needed_ = false;
 };
+
+}  // namespace
+
+std::string secret_manifest(const OpenPaiSettings& o, const std::string& admin_b64,
+                            const std::string& postgres_b64, const std::string& jwt_b64) {
+  nlohmann::json secret = {{"apiVersion", "v1"},
+                           {"kind", "Secret"},
+                           {"metadata",
+                            {{"name", kSecretName},
+                             {"namespace", o.ns},
+                             {"labels", {{"app.kubernetes.io/part-of", "openpai"}}}}},
+                           {"type", "Opaque"},
+                           {"data",
+                            {{"admin-username", base64(o.admin_user)},
+                             {"admin-password", admin_b64},
+                             {"postgres-password", postgres_b64},
+                             {"jwt-secret", jwt_b64}}}};
+  return secret.dump() + "\n";
+}
+
+namespace {
 
 std::string dns_label(const std::string& s) {
   std::string out;
@@ -549,6 +561,27 @@ std::string render_scheduler_config(const std::string& templates_dir, const Open
                           {"hived_address", hived_address},
                           {"hived_port", std::to_string(s.hived_port)}},
                          error);
+}
+
+Status render_openpai_manifests(const InstallSettings& s, const HostSpec& master,
+                                std::vector<std::pair<std::string, std::string>>& out) {
+  std::string err;
+  std::string ns = render_template(s.templates_dir, "namespace.yaml", {{"ns", s.openpai.ns}}, err);
+  if (!err.empty()) return Status::failure(err);
+  out.emplace_back("namespace", ns);
+  HivedPhase hived(s);
+  OpenPaiPhase openpai(s);
+  for (WorkloadsPhase* p :
+       {static_cast<WorkloadsPhase*>(&hived), static_cast<WorkloadsPhase*>(&openpai)}) {
+    if (!p->wanted()) continue;
+    std::vector<Component> cs;
+    if (Status st = p->components(master, cs); !st.ok) return st;
+    for (auto& c : cs) out.emplace_back(p->name() + ": " + c.name, c.manifest);
+  }
+  if (s.openpai.enabled)
+    out.emplace_back("openpai: the Secret",
+                     secret_manifest(s.openpai, base64("x"), base64("y"), base64("z")));
+  return {};
 }
 
 std::unique_ptr<Phase> make_hived_phase(const InstallSettings& s) {
