@@ -48,7 +48,9 @@ std::string lower_nospace(std::string s) {
   return out;
 }
 
-std::string scalar_text(const json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
+std::string scalar_text(const json& j) {
+  return j.is_string() ? j.get<std::string>() : j.dump();
+}
 
 // Differences where `want` (what paictl sends) is not what `have` (what ARM
 // shows) holds: keys ARM never returns (customData, adminPassword) and keys
@@ -103,7 +105,9 @@ std::string rg_path(const Spec& s) {
   return "/subscriptions/" + s.azure.subscription + "/resourceGroups/" + s.azure.resource_group;
 }
 
-std::string vmss_name(const Spec& s, const std::string& pool) { return s.cluster + "-" + pool; }
+std::string vmss_name(const Spec& s, const std::string& pool) {
+  return s.cluster + "-" + pool;
+}
 
 }  // namespace
 
@@ -176,7 +180,8 @@ std::vector<Resource> desired_resources(const Spec& s) {
       p["destinationPortRanges"] = ports;
     rules.push_back({{"name", name}, {"properties", p}});
   };
-  if (!a.allowed_ssh_from.empty()) rule("ssh-from-operator", 100, "Tcp", a.allowed_ssh_from, {"22"});
+  if (!a.allowed_ssh_from.empty())
+    rule("ssh-from-operator", 100, "Tcp", a.allowed_ssh_from, {"22"});
   if (!s.onprem_prefixes.empty()) {
     // SSH for the installer, the API server, etcd, the kubelet, NodePorts; the
     // VXLAN overlay of Calico (4789) and flannel (8472).
@@ -216,38 +221,38 @@ std::vector<Resource> desired_resources(const Spec& s) {
   for (const auto& pool : a.pools) {
     std::string name = vmss_name(s, pool.name);
     bool ib = config::is_infiniband_sku(pool.sku);
-    json props = {
-        {"orchestrationMode", "Uniform"},
-        {"overprovision", false},
-        {"upgradePolicy", {{"mode", "Manual"}}},
-        {"singlePlacementGroup", ib},
-        {"virtualMachineProfile",
-         {{"osProfile",
-           {{"computerNamePrefix", name},
-            {"adminUsername", a.admin_user},
-            {"customData", custom_data},
-            {"linuxConfiguration",
-             {{"disablePasswordAuthentication", true},
-              {"ssh",
-               {{"publicKeys",
-                 {{{"path", "/home/" + a.admin_user + "/.ssh/authorized_keys"},
-                   {"keyData", s.ssh_public_key}}}}}}}}}},
-          {"storageProfile",
-           {{"imageReference", image},
-            {"osDisk",
-             {{"createOption", "FromImage"},
-              {"caching", "ReadWrite"},
-              {"managedDisk", {{"storageAccountType", "Premium_LRS"}}}}}}},
-          {"networkProfile",
-           {{"networkInterfaceConfigurations",
-             {{{"name", "nic0"},
-               {"properties",
-                {{"primary", true},
-                 {"enableAcceleratedNetworking", true},
-                 {"networkSecurityGroup", {{"id", nsg_id}}},
-                 {"ipConfigurations",
-                  {{{"name", "ip0"},
-                    {"properties", {{"primary", true}, {"subnet", {{"id", subnet_id}}}}}}}}}}}}}}}}}};
+    json props = {{"orchestrationMode", "Uniform"},
+                  {"overprovision", false},
+                  {"upgradePolicy", {{"mode", "Manual"}}},
+                  {"singlePlacementGroup", ib},
+                  {"virtualMachineProfile",
+                   {{"osProfile",
+                     {{"computerNamePrefix", name},
+                      {"adminUsername", a.admin_user},
+                      {"customData", custom_data},
+                      {"linuxConfiguration",
+                       {{"disablePasswordAuthentication", true},
+                        {"ssh",
+                         {{"publicKeys",
+                           {{{"path", "/home/" + a.admin_user + "/.ssh/authorized_keys"},
+                             {"keyData", s.ssh_public_key}}}}}}}}}},
+                    {"storageProfile",
+                     {{"imageReference", image},
+                      {"osDisk",
+                       {{"createOption", "FromImage"},
+                        {"caching", "ReadWrite"},
+                        {"managedDisk", {{"storageAccountType", "Premium_LRS"}}}}}}},
+                    {"networkProfile",
+                     {{"networkInterfaceConfigurations",
+                       {{{"name", "nic0"},
+                         {"properties",
+                          {{"primary", true},
+                           {"enableAcceleratedNetworking", true},
+                           {"networkSecurityGroup", {{"id", nsg_id}}},
+                           {"ipConfigurations",
+                            {{{"name", "ip0"},
+                              {"properties",
+                               {{"primary", true}, {"subnet", {{"id", subnet_id}}}}}}}}}}}}}}}}}};
     if (ib) props["platformFaultDomainCount"] = 1;
     Resource r{"scale set",
                name,
@@ -271,8 +276,7 @@ Result<Plan> plan(ArmClient& arm, const Spec& s) {
   // Reads are independent: one thread per resource (there are a handful).
   std::vector<std::thread> threads;
   for (size_t i = 0; i < desired.size(); ++i)
-    threads.emplace_back(
-        [&, i] { got[i] = arm.get(desired[i].path, desired[i].api_version); });
+    threads.emplace_back([&, i] { got[i] = arm.get(desired[i].path, desired[i].api_version); });
   for (auto& t : threads) t.join();
   bool rg_exists = false;
   for (size_t i = 0; i < desired.size(); ++i) {
@@ -292,8 +296,8 @@ Result<Plan> plan(ArmClient& arm, const Spec& s) {
     // Scale sets of this cluster that no pool names any more.
     std::set<std::string> wanted;
     for (const auto& r : desired) wanted.insert(util::to_lower(r.path));
-    auto sets = arm.list(rg_path(s) + "/providers/Microsoft.Compute/virtualMachineScaleSets",
-                         kComputeApi);
+    auto sets =
+        arm.list(rg_path(s) + "/providers/Microsoft.Compute/virtualMachineScaleSets", kComputeApi);
     if (!sets.ok()) return sets.error();
     for (const auto& v : *sets) {
       if (!v.contains("id") || !v["id"].is_string()) continue;
@@ -401,7 +405,8 @@ Result<std::vector<Machine>> list_machines(ArmClient& arm, const Spec& s) {
     std::map<std::string, std::string> ip_of;  // lower-case VM id -> primary private IP
     for (const auto& n : *nics) {
       try {
-        std::string vm = util::to_lower(n.at("properties").at("virtualMachine").at("id").get<std::string>());
+        std::string vm =
+            util::to_lower(n.at("properties").at("virtualMachine").at("id").get<std::string>());
         for (const auto& ipc : n.at("properties").at("ipConfigurations")) {
           const auto& p = ipc.at("properties");
           if (p.contains("privateIPAddress") && (ip_of.count(vm) == 0 || p.value("primary", false)))
@@ -418,7 +423,8 @@ Result<std::vector<Machine>> list_machines(ArmClient& arm, const Spec& s) {
       m.instance_id = v.value("instanceId", std::string());
       std::string id = util::to_lower(v.value("id", std::string()));
       if (v.contains("properties") && v["properties"].contains("osProfile"))
-        m.hostname = util::to_lower(v["properties"]["osProfile"].value("computerName", std::string()));
+        m.hostname =
+            util::to_lower(v["properties"]["osProfile"].value("computerName", std::string()));
       if (auto it = ip_of.find(id); it != ip_of.end()) m.ip = it->second;
       if (m.hostname.empty() || m.ip.empty()) continue;
       out.push_back(std::move(m));
@@ -515,22 +521,29 @@ Result<ResetResult> reset(ArmClient& arm, const Spec& s, const Progress& progres
            r["tags"][kClusterTag] == s.cluster;
   };
   // Dependents first: scale sets hold NICs in the VNet and the NSG.
+  // Two rounds, each concurrently: the scale sets, then what only they used.
   const std::vector<std::pair<std::string, std::string>> order = {
       {"microsoft.compute/virtualmachinescalesets", kComputeApi},
       {"microsoft.network/publicipaddresses", kNetworkApi},
       {"microsoft.network/virtualnetworks", kNetworkApi},
       {"microsoft.network/networksecuritygroups", kNetworkApi}};
+  auto api_of = [&](const std::string& t) {
+    for (const auto& o : order)
+      if (o.first == t) return o.second;
+    return std::string();
+  };
   std::vector<std::string> errors;
   size_t others = 0;
-  for (const auto& [type, api] : order) {
+  for (int round = 0; round < 2; ++round) {
     std::vector<std::thread> threads;
     std::mutex mu;
     for (const auto& r : *all) {
       std::string t = util::to_lower(r.value("type", std::string()));
-      if (t != type) continue;
+      std::string api = api_of(t);
+      if (api.empty() || (round == 0) != (t == order[0].first)) continue;
       std::string id = r.value("id", std::string());
       if (!ours(r)) continue;
-      threads.emplace_back([&, id, api = api] {
+      threads.emplace_back([&, id, api] {
         if (progress) {
           std::lock_guard<std::mutex> l(mu);
           progress("deleting " + id);
@@ -562,8 +575,9 @@ Result<ResetResult> reset(ArmClient& arm, const Spec& s, const Progress& progres
     if (!d.ok()) return d.error();
     out.deleted.push_back(rg);
   } else {
-    out.kept.push_back(rg + ": " + (rg_ours ? "holds resources paictl did not create"
-                                            : "not created by cluster " + s.cluster));
+    out.kept.push_back(rg + ": " +
+                       (rg_ours ? "holds resources paictl did not create"
+                                : "not created by cluster " + s.cluster));
   }
   return out;
 }

@@ -8,9 +8,11 @@ namespace pai::config {
 
 const std::vector<std::string>& azure_config_keys() {
   static const std::vector<std::string> keys = {
-      "subscription", "tenant",         "client-id", "client-secret-file", "location",
-      "resource-group", "address-space", "subnet",    "admin-user",         "ssh-public-key-file",
-      "image",        "allowed-ssh-from", "onprem-address-space", "pools"};
+      "subscription",         "tenant",   "client-id",
+      "client-secret-file",   "location", "resource-group",
+      "address-space",        "subnet",   "admin-user",
+      "ssh-public-key-file",  "image",    "allowed-ssh-from",
+      "onprem-address-space", "pools"};
   return keys;
 }
 
@@ -21,7 +23,8 @@ std::optional<Cidr> parse_cidr(std::string_view s) {
   auto bits = util::parse_int(s.substr(slash + 1));
   if (!bits || *bits < 0 || *bits > 32 || !util::is_ipv4(ip)) return std::nullopt;
   uint32_t v = 0;
-  for (auto part : util::split(ip, '.')) v = (v << 8) | static_cast<uint32_t>(*util::parse_int(part));
+  for (auto part : util::split(ip, '.'))
+    v = (v << 8) | static_cast<uint32_t>(*util::parse_int(part));
   Cidr c;
   c.bits = static_cast<int>(*bits);
   uint32_t mask = c.bits == 0 ? 0 : ~uint32_t{0} << (32 - c.bits);
@@ -35,7 +38,9 @@ bool Cidr::contains(const Cidr& o) const {
   return (o.base & mask) == base;
 }
 
-bool Cidr::overlaps(const Cidr& o) const { return contains(o) || o.contains(*this); }
+bool Cidr::overlaps(const Cidr& o) const {
+  return contains(o) || o.contains(*this);
+}
 
 std::string Cidr::str() const {
   return std::to_string(base >> 24) + "." + std::to_string((base >> 16) & 255) + "." +
@@ -87,8 +92,8 @@ bool valid_pool_name(std::string_view s) {
   if (s.empty() || s.size() > 15) return false;
   if (!std::islower(static_cast<unsigned char>(s[0]))) return false;
   for (char c : s)
-    if (!std::islower(static_cast<unsigned char>(c)) && !std::isdigit(static_cast<unsigned char>(c)) &&
-        c != '-')
+    if (!std::islower(static_cast<unsigned char>(c)) &&
+        !std::isdigit(static_cast<unsigned char>(c)) && c != '-')
       return false;
   return s.back() != '-';
 }
@@ -128,10 +133,10 @@ AzureConfig load_azure_config(const Node* section, Context& ctx, const std::stri
   };
   const Node* sub = text("subscription", a.subscription, true);
   if (sub && !a.subscription.empty() && !is_guid(a.subscription))
-    ctx.error("A002", ctx.at(sub),
-              "azure.subscription must be a subscription id (a GUID), found \"" + a.subscription +
-                  "\"",
-              "az account list -o table shows the ids of your subscriptions");
+    ctx.error(
+        "A002", ctx.at(sub),
+        "azure.subscription must be a subscription id (a GUID), found \"" + a.subscription + "\"",
+        "az account list -o table shows the ids of your subscriptions");
   const Node* tenant = text("tenant", a.tenant, true);
   if (tenant && !a.tenant.empty() && !is_guid(a.tenant) &&
       (a.tenant.find('.') == std::string::npos || a.tenant.find('/') != std::string::npos))
@@ -151,7 +156,9 @@ AzureConfig load_azure_config(const Node* section, Context& ctx, const std::stri
   const Node* loc = text("location", a.location, true);
   if (loc && !a.location.empty()) {
     bool ok = true;
-    for (char c : a.location) ok &= std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c));
+    for (char c : a.location)
+      ok &= std::islower(static_cast<unsigned char>(c)) ||
+            std::isdigit(static_cast<unsigned char>(c));
     if (!ok)
       ctx.error("A002", ctx.at(loc),
                 "azure.location must be a region name such as eastus or westeurope, found \"" +
@@ -160,17 +167,17 @@ AzureConfig load_azure_config(const Node* section, Context& ctx, const std::stri
   }
   const Node* rg = text("resource-group", a.resource_group, true);
   if (rg && !a.resource_group.empty() && !valid_resource_group(a.resource_group))
-    ctx.error("A002", ctx.at(rg),
-              "azure.resource-group \"" + a.resource_group +
-                  "\" is not a valid resource group name",
-              "1-90 letters, digits, '_', '-', '.', '(' or ')', not ending in '.'");
+    ctx.error(
+        "A002", ctx.at(rg),
+        "azure.resource-group \"" + a.resource_group + "\" is not a valid resource group name",
+        "1-90 letters, digits, '_', '-', '.', '(' or ')', not ending in '.'");
   text("admin-user", a.admin_user, false);
   const Node* key = text("ssh-public-key-file", a.ssh_public_key_file, true);
   (void)key;
   text("image", a.image, false);
   if (const Node* n = section->get("image"); n && !a.image.empty() &&
-                                              a.image.rfind("/subscriptions/", 0) != 0 &&
-                                              util::split(a.image, ':').size() != 4)
+                                             a.image.rfind("/subscriptions/", 0) != 0 &&
+                                             util::split(a.image, ':').size() != 4)
     ctx.error("A002", ctx.at(n),
               "azure.image must be publisher:offer:sku:version or an image resource id, found \"" +
                   a.image + "\"",
@@ -223,7 +230,8 @@ AzureConfig load_azure_config(const Node* section, Context& ctx, const std::stri
       if (util::is_ipv4(c)) c += "/32";
       auto parsed = parse_cidr(c);
       if (!parsed) {
-        ctx.error("A003", ctx.at(item), what + " must be an IPv4 address or CIDR, found \"" + *v + "\"",
+        ctx.error("A003", ctx.at(item),
+                  what + " must be an IPv4 address or CIDR, found \"" + *v + "\"",
                   "e.g. 203.0.113.10/32");
         continue;
       }
@@ -256,7 +264,8 @@ AzureConfig load_azure_config(const Node* section, Context& ctx, const std::stri
         if (auto v = ctx.string_value(n, where + ".name")) {
           pool.name = *v;
           if (!valid_pool_name(pool.name))
-            ctx.error("A005", ctx.at(n), where + ".name \"" + pool.name + "\" is not a valid pool name",
+            ctx.error("A005", ctx.at(n),
+                      where + ".name \"" + pool.name + "\" is not a valid pool name",
                       "1-15 lower-case letters, digits or '-', starting with a letter: it names "
                       "the scale set and its VMs");
           for (const auto& other : a.pools)
@@ -269,7 +278,8 @@ AzureConfig load_azure_config(const Node* section, Context& ctx, const std::stri
           pool.sku = *v;
           if (pool.sku.rfind("Standard_", 0) != 0)
             ctx.error("A005", ctx.at(n),
-                      where + ".sku must be an Azure VM size such as Standard_ND96asr_v4, found \"" +
+                      where +
+                          ".sku must be an Azure VM size such as Standard_ND96asr_v4, found \"" +
                           pool.sku + "\"",
                       "az vm list-skus --location LOCATION --resource-type virtualMachines");
         }
@@ -277,12 +287,14 @@ AzureConfig load_azure_config(const Node* section, Context& ctx, const std::stri
         if (auto v = ctx.int_value(n, where + ".count")) {
           pool.count = *v;
           if (*v < 0 || *v > 1000)
-            ctx.error("A005", ctx.at(n), where + ".count must be 0..1000, found " + std::to_string(*v),
+            ctx.error("A005", ctx.at(n),
+                      where + ".count must be 0..1000, found " + std::to_string(*v),
                       "a scale set holds at most 1000 VMs");
           else if (*v > 100 && is_infiniband_sku(pool.sku))
             ctx.error("A005", ctx.at(n),
-                      where + ".count " + std::to_string(*v) + " exceeds 100, the size of one "
-                      "placement group, which InfiniBand between the VMs needs",
+                      where + ".count " + std::to_string(*v) +
+                          " exceeds 100, the size of one "
+                          "placement group, which InfiniBand between the VMs needs",
                       "split the pool into several pools of at most 100 VMs");
         }
       if (const Node* n = ctx.required(item, "machine-type", where)) {

@@ -42,9 +42,10 @@ struct Env {
     pai::azure::TokenOptions to;
     to.endpoints.arm = to.endpoints.authority = srv.base();
     to.clock = c;
-    tokens = std::move(pai::azure::make_token_source({"t", ArmServer::kClientId, srv.secret_file()},
-                                                     *http, to, [](const char*) -> const char* { return nullptr; })
-                           .value());
+    tokens = std::move(
+        pai::azure::make_token_source({"t", ArmServer::kClientId, srv.secret_file()}, *http, to,
+                                      [](const char*) -> const char* { return nullptr; })
+            .value());
     pai::azure::ArmOptions o;
     o.endpoints = to.endpoints;
     o.clock = c;
@@ -84,14 +85,16 @@ TEST(AzureModel, ScaleSetBodies) {
   auto rs = pai::azure::desired_resources(s);
   ASSERT_EQ(rs.size(), 5u);
   const json& ib = rs[3].body;
-  EXPECT_EQ(rs[3].path, "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/lab-ib");
+  EXPECT_EQ(rs[3].path,
+            "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.Compute/"
+            "virtualMachineScaleSets/lab-ib");
   EXPECT_EQ(ib["properties"]["singlePlacementGroup"], true);
   EXPECT_EQ(rs[4].body["properties"]["singlePlacementGroup"], false);
   const json& os = ib["properties"]["virtualMachineProfile"]["osProfile"];
   EXPECT_EQ(os["linuxConfiguration"]["disablePasswordAuthentication"], true);
   EXPECT_FALSE(os.contains("adminPassword"));
-  EXPECT_EQ(ib["properties"]["virtualMachineProfile"]["networkProfile"]["networkInterfaceConfigurations"][0]
-               ["properties"]["enableAcceleratedNetworking"],
+  EXPECT_EQ(ib["properties"]["virtualMachineProfile"]["networkProfile"]
+              ["networkInterfaceConfigurations"][0]["properties"]["enableAcceleratedNetworking"],
             true);
   EXPECT_EQ(ib["tags"]["paictl.cluster"], "lab");
   EXPECT_EQ(rs[0].body["tags"]["paictl.cluster"], "lab");
@@ -135,7 +138,8 @@ TEST(AzureProvider, PlanApplyIsIdempotentAndListsTheMachines) {
   auto again = pai::azure::plan(*e.arm, e.spec);
   ASSERT_TRUE(again.ok()) << again.error().message;
   for (auto& c : again->changes)
-    EXPECT_EQ(c.action, Action::None) << c.resource.name << ": " << pai::util::join(c.differences, "; ");
+    EXPECT_EQ(c.action, Action::None)
+        << c.resource.name << ": " << pai::util::join(c.differences, "; ");
   EXPECT_FALSE(again->has_changes());
   ASSERT_TRUE(pai::azure::apply(*e.arm, *again, {}).ok());
   EXPECT_EQ(e.puts(), 0);
@@ -160,7 +164,8 @@ TEST(AzureProvider, PlanApplyIsIdempotentAndListsTheMachines) {
   auto grow = pai::azure::plan(*e.arm, e.spec);
   ASSERT_TRUE(grow.ok());
   std::map<std::string, std::string> actions;
-  for (auto& c : grow->changes) actions[c.resource.name] = std::string(pai::azure::to_string(c.action));
+  for (auto& c : grow->changes)
+    actions[c.resource.name] = std::string(pai::azure::to_string(c.action));
   EXPECT_EQ(actions["lab-gpu"], "update");
   EXPECT_EQ(actions["lab-cpu"], "delete");
   EXPECT_EQ(actions["lab-vnet"], "none");
@@ -181,9 +186,10 @@ TEST(AzureProvider, ResetDeletesOnlyWhatCarriesTheClusterTag) {
   ASSERT_TRUE(p.ok());
   ASSERT_TRUE(pai::azure::apply(*e.arm, *p, {}).ok());
   // Someone else's address in the same group.
-  auto foreign = e.arm->put("/subscriptions/" + e.spec.azure.subscription +
-                                "/resourceGroups/lab-rg/providers/Microsoft.Network/publicIPAddresses/bastion",
-                            pai::azure::kNetworkApi, json{{"location", "eastus"}, {"tags", {{"owner", "ops"}}}});
+  auto foreign = e.arm->put(
+      "/subscriptions/" + e.spec.azure.subscription +
+          "/resourceGroups/lab-rg/providers/Microsoft.Network/publicIPAddresses/bastion",
+      pai::azure::kNetworkApi, json{{"location", "eastus"}, {"tags", {{"owner", "ops"}}}});
   ASSERT_TRUE(foreign.ok()) << foreign.error().message;
   std::vector<std::string> lines;
   auto r = pai::azure::reset(*e.arm, e.spec, [&](const std::string& l) { lines.push_back(l); });
@@ -206,7 +212,8 @@ TEST(AzureProvider, ResetDeletesOnlyWhatCarriesTheClusterTag) {
 
 TEST(AzureLayout, MachinesReplaceTheirOldEntriesAndKeepTheRest) {
   std::string text =
-      "# the lab\nmachine-sku:\n  nd96:\n    mem: 900Gi\nmachine-list:\n  - hostname: pai-master  # the master\n"
+      "# the lab\nmachine-sku:\n  nd96:\n    mem: 900Gi\nmachine-list:\n  - hostname: pai-master  "
+      "# the master\n"
       "    hostip: 10.0.0.1\n    machine-type: master\n    pai-master: \"true\"\n"
       "  - hostname: old000000  # azure pool gpu\n    hostip: 10.224.1.9\n    machine-type: nd96\n"
       "    pai-worker: \"true\"\n\n# trailing comment\n";
@@ -216,11 +223,14 @@ TEST(AzureLayout, MachinesReplaceTheirOldEntriesAndKeepTheRest) {
   std::string out = pai::azure::update_layout(text, ms, &err);
   EXPECT_TRUE(err.empty());
   EXPECT_EQ(out,
-            "# the lab\nmachine-sku:\n  nd96:\n    mem: 900Gi\nmachine-list:\n  - hostname: pai-master  # the master\n"
+            "# the lab\nmachine-sku:\n  nd96:\n    mem: 900Gi\nmachine-list:\n  - hostname: "
+            "pai-master  # the master\n"
             "    hostip: 10.0.0.1\n    machine-type: master\n    pai-master: \"true\"\n"
-            "  - hostname: lab-gpu000000  # azure pool gpu\n    hostip: 10.224.1.4\n    machine-type: nd96\n"
+            "  - hostname: lab-gpu000000  # azure pool gpu\n    hostip: 10.224.1.4\n    "
+            "machine-type: nd96\n"
             "    pai-worker: \"true\"\n"
-            "  - hostname: lab-gpu000001  # azure pool gpu\n    hostip: 10.224.1.5\n    machine-type: nd96\n"
+            "  - hostname: lab-gpu000001  # azure pool gpu\n    hostip: 10.224.1.5\n    "
+            "machine-type: nd96\n"
             "    pai-worker: \"true\"\n\n# trailing comment\n");
   EXPECT_EQ(pai::azure::update_layout(out, ms, &err), out) << "applying twice changes nothing";
   pai::azure::update_layout("machine-sku: {}\n", ms, &err);
