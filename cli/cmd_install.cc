@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app.h"
+#include "azure_step.h"
 #include "config/cluster_files.h"
 #include "deploy/engine.h"
 #include "deploy/journal.h"
@@ -40,6 +41,7 @@ struct InstallOptions {
   std::vector<std::string> ignore;
   std::string output = "text";
   int wait_s = 300;
+  AzureOptions azure;
 };
 
 std::string exe_dir() {
@@ -303,6 +305,19 @@ bool confirm(const char* question) {
 
 int run_install(InstallOptions& o, const Globals& g, bool reset) {
   const char* verb = reset ? "reset" : "install";
+  // The Azure provider runs first (docs/azure.md): its VMs join layout.yaml.
+  Json azure_doc;
+  bool azure_changed = false;
+  if (o.hosts.paths.size() == 1 && pai::util::is_directory(o.hosts.paths[0])) {
+    if (reset && o.azure.reset_azure)
+      return run_azure_reset(o.azure, o.hosts.paths[0], g, o.hosts.dry_run, o.yes,
+                             is_structured(o.output));
+    if (!reset)
+      if (int rc = run_azure_install(o.azure, o.hosts.paths[0], g, o.hosts.dry_run, o.yes,
+                                     is_structured(o.output), azure_doc, azure_changed);
+          rc != -1)
+        return rc;
+  }
   Prepared p;
   if (int rc = prepare(o, g, verb, p); rc >= 0) return rc;
   bool json = is_structured(o.output);
@@ -344,6 +359,7 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
               {"kind", reset ? "Reset" : "Install"},
               {"cluster", p.cluster_dir},
               {"plan", plan.to_json()}};
+  if (!azure_doc.is_null()) doc["azure"] = azure_doc;
   auto finish = [&](int rc) {
     if (json) std::printf("%s\n", doc.dump(2).c_str());
     return rc;
@@ -357,7 +373,7 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
   if (!plan.changed()) {
     if (!json) std::printf("nothing to do\n");
     if (!json && !reset && !o.hosts.dry_run && o.hosts.limit.empty()) print_cluster_add(p);
-    return finish(kExitOk);
+    return finish(azure_changed ? kExitChanges : kExitOk);
   }
   if (o.hosts.dry_run) {
     if (!json) std::printf("dry run: nothing was changed on any host\n");
@@ -417,6 +433,7 @@ void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset) {
                    "all")
         ->type_name("NAMES");
   add_output_option(cmd, o.output, g);
+  add_azure_options(cmd, o.azure, reset);
 }
 
 }  // namespace

@@ -258,7 +258,9 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
         std::lock_guard<std::mutex> lock(mu_);
         stats_.contention++;
       }
-      double d = std::max(backoff(opt_.contention_base_s, contention), retry_after.value_or(0));
+      // The server's Retry-After sets the interval when it gives one (Addendum.md).
+      double d = retry_after ? std::min(*retry_after, opt_.max_poll_wait_s)
+                             : backoff(opt_.contention_base_s, contention);
       if (retry(contention, opt_.max_contention_retries, d,
                 "another operation holds the resource (" + code + ")"))
         continue;
@@ -284,7 +286,8 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
         std::lock_guard<std::mutex> lock(mu_);
         stats_.transient++;
       }
-      double d = std::max(backoff(opt_.transient_base_s, transient), retry_after.value_or(0));
+      double d = retry_after ? std::min(*retry_after, opt_.max_poll_wait_s)
+                             : backoff(opt_.transient_base_s, transient);
       if (retry(transient, opt_.max_transient_retries, d,
                 std::to_string(out.status) + " " + std::string(http::reason_phrase(out.status))))
         continue;

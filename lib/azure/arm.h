@@ -19,6 +19,7 @@
 //  * 409/429 AnotherOperationInProgress, RetryableErrorDueToAnotherOperation
 //    (another operation holds the resource) back off exponentially;
 //  * transport failures, 408 and 5xx back off exponentially;
+//  (a Retry-After on any of these sets the wait instead of the backoff);
 //  * 401 InvalidAuthenticationToken/ExpiredAuthenticationToken renews the token once.
 // The remaining-request counts ARM sends (x-ms-ratelimit-remaining-*) are kept
 // in the statistics, and a request waits a little when one runs low.

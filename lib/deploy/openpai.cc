@@ -1,9 +1,9 @@
 #include "deploy/openpai.h"
 
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
@@ -90,7 +90,7 @@ class WorkloadsPhase : public Phase {
   bool barrier() const override { return true; }
 
   virtual bool wanted() const = 0;
-  virtual Status components(HostRun& h, std::vector<Component>& out) = 0;
+  virtual Status components(const HostSpec& master, std::vector<Component>& out) = 0;
   virtual Status observe_extra(HostRun&, std::vector<std::string>&) { return {}; }
   virtual Status apply_extra(HostRun&) { return {}; }
 
@@ -113,7 +113,7 @@ class WorkloadsPhase : public Phase {
     return {};
   }
 
-  std::map<std::string, std::string> base_values(HostRun& h) const {
+  std::map<std::string, std::string> base_values(const HostSpec& master) const {
     const auto& o = s_.openpai;
     return {{"ns", o.ns},
             {"cluster_id", o.cluster_id},
@@ -125,7 +125,7 @@ class WorkloadsPhase : public Phase {
             {"webportal_port", std::to_string(o.webportal_port)},
             {"pylon_port", std::to_string(o.pylon_port)},
             {"hived_port", std::to_string(o.hived_port)},
-            {"hived_address", h.spec().address},
+            {"hived_address", master.address},
             {"kube_version", s_.kube_version}};
   }
 
@@ -164,7 +164,7 @@ class WorkloadsPhase : public Phase {
     waiting_.clear();
     if (!wanted()) return {};
     std::vector<Component> cs;
-    if (Status s = components(h, cs); !s.ok) return s;
+    if (Status s = components(h.spec(), cs); !s.ok) return s;
     if (Status s = observe_extra(h, needs); !s.ok) return s;
     std::map<std::string, WorkloadState> live;
     if (Status s = workloads(h, live); !s.ok) return s;
@@ -189,7 +189,7 @@ class WorkloadsPhase : public Phase {
   Status apply(HostRun& h, const std::vector<std::string>&) override {
     if (Status s = apply_extra(h); !s.ok) return s;
     std::vector<Component> cs;
-    if (Status s = components(h, cs); !s.ok) return s;
+    if (Status s = components(h.spec(), cs); !s.ok) return s;
     std::string ns_doc, err;
     ns_doc = render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}}, err);
     if (!err.empty()) return Status::failure(err);
@@ -225,15 +225,16 @@ class WorkloadsPhase : public Phase {
   // The workload's pods and the events about them (only these fields: the log
   // keeps what the commands print).
   std::string pod_report(HostRun& h, const std::string& workload) {
-    auto r = h.sh(std::string(kKubectl) + " -n " + s_.openpai.ns +
-                  " get pods --request-timeout=20s -o 'jsonpath={range .items[*]}{.metadata.name}"
-                  "{\"\\t\"}{.status.phase}{\"\\t\"}{.spec.nodeName}{\"\\t\"}{range "
-                  ".status.containerStatuses[*]}{.name} {.state.waiting.reason},{end}{\"\\n\"}{end}' "
-                  "2>/dev/null; echo '#EVENTS#'; " +
-                  kKubectl + " -n " + s_.openpai.ns +
-                  " get events --request-timeout=20s -o 'jsonpath={range .items[*]}"
-                  "{.involvedObject.name}{\"\\t\"}{.reason}{\"\\t\"}{.message}{\"\\n\"}{end}' "
-                  "2>/dev/null");
+    auto r =
+        h.sh(std::string(kKubectl) + " -n " + s_.openpai.ns +
+             " get pods --request-timeout=20s -o 'jsonpath={range .items[*]}{.metadata.name}"
+             "{\"\\t\"}{.status.phase}{\"\\t\"}{.spec.nodeName}{\"\\t\"}{range "
+             ".status.containerStatuses[*]}{.name} {.state.waiting.reason},{end}{\"\\n\"}{end}' "
+             "2>/dev/null; echo '#EVENTS#'; " +
+             kKubectl + " -n " + s_.openpai.ns +
+             " get events --request-timeout=20s -o 'jsonpath={range .items[*]}"
+             "{.involvedObject.name}{\"\\t\"}{.reason}{\"\\t\"}{.message}{\"\\n\"}{end}' "
+             "2>/dev/null");
     if (!r.ok()) return {};
     auto cut = r.out.find("#EVENTS#");
     if (cut == std::string::npos) return {};
@@ -275,8 +276,8 @@ class HivedPhase : public WorkloadsPhase {
   bool wanted() const override {
     return s_.openpai.enabled && s_.openpai.hived_enabled && !s_.openpai.hived_config.empty();
   }
-  Status components(HostRun& h, std::vector<Component>& out) override {
-    auto v = base_values(h);
+  Status components(const HostSpec& master, std::vector<Component>& out) override {
+    auto v = base_values(master);
     const auto& o = s_.openpai;
     std::string config = hived_config_file(o);
     v["config"] = indent(config, 4);
@@ -290,7 +291,7 @@ class HivedPhase : public WorkloadsPhase {
     out.push_back(std::move(hs));
     for (const auto& vc : o.vcs) {
       std::string err;
-      std::string sc = render_scheduler_config(s_.templates_dir, o, vc, h.spec().address, err);
+      std::string sc = render_scheduler_config(s_.templates_dir, o, vc, master.address, err);
       if (!err.empty()) return Status::failure(err);
       auto vv = v;
       vv["vc"] = vc;
@@ -313,8 +314,8 @@ class OpenPaiPhase : public WorkloadsPhase {
   using WorkloadsPhase::WorkloadsPhase;
   std::string name() const override { return "openpai"; }
   bool wanted() const override { return s_.openpai.enabled; }
-  Status components(HostRun& h, std::vector<Component>& out) override {
-    auto v = base_values(h);
+  Status components(const HostSpec& master, std::vector<Component>& out) override {
+    auto v = base_values(master);
     struct Def {
       const char* name;
       const char* tmpl;
@@ -373,24 +374,14 @@ class OpenPaiPhase : public WorkloadsPhase {
     std::string admin = s_.openpai.admin_password.empty()
                             ? keep("admin-password", 12)
                             : base64(s_.openpai.admin_password.reveal());
-    nlohmann::json secret = {
-        {"apiVersion", "v1"},
-        {"kind", "Secret"},
-        {"metadata",
-         {{"name", kSecretName},
-          {"namespace", s_.openpai.ns},
-          {"labels", {{"app.kubernetes.io/part-of", "openpai"}}}}},
-        {"type", "Opaque"},
-        {"data",
-         {{"admin-username", base64(s_.openpai.admin_user)},
-          {"admin-password", admin},
-          {"postgres-password", keep("postgres-password", 16)},
-          {"jwt-secret", keep("jwt-secret", 32)}}}};
+    std::string secret =
+        secret_manifest(s_.openpai, admin, keep("postgres-password", 16), keep("jwt-secret", 32));
     std::string err;
     std::string ns_doc =
         render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}}, err);
     if (!err.empty()) return Status::failure(err);
-    std::string body = ns_doc + "\n---\n" + secret.dump() + "\n";
+    std::string body = ns_doc + "\n---\n" + secret;
+    std::fill(secret.begin(), secret.end(), '\0');
     // The values go on stdin only; the log says how many bytes, nothing more.
     Status s = run_step(h, "writing the Secret " + std::string(kSecretName),
                         std::string(kKubectl) +
@@ -405,6 +396,27 @@ class OpenPaiPhase : public WorkloadsPhase {
   std::map<std::string, std::string> existing_;  // base64 values
   bool secret_needed_ = false;
 };
+
+}  // namespace
+
+std::string secret_manifest(const OpenPaiSettings& o, const std::string& admin_b64,
+                            const std::string& postgres_b64, const std::string& jwt_b64) {
+  nlohmann::json secret = {{"apiVersion", "v1"},
+                           {"kind", "Secret"},
+                           {"metadata",
+                            {{"name", kSecretName},
+                             {"namespace", o.ns},
+                             {"labels", {{"app.kubernetes.io/part-of", "openpai"}}}}},
+                           {"type", "Opaque"},
+                           {"data",
+                            {{"admin-username", base64(o.admin_user)},
+                             {"admin-password", admin_b64},
+                             {"postgres-password", postgres_b64},
+                             {"jwt-secret", jwt_b64}}}};
+  return secret.dump() + "\n";
+}
+
+namespace {
 
 std::string dns_label(const std::string& s) {
   std::string out;
@@ -424,8 +436,8 @@ std::string base64(const std::string& in) {
   std::string out;
   size_t i = 0;
   for (; i + 2 < in.size(); i += 3) {
-    uint32_t n = (uint32_t(uint8_t(in[i])) << 16) | (uint32_t(uint8_t(in[i + 1])) << 8) |
-                 uint8_t(in[i + 2]);
+    uint32_t n =
+        (uint32_t(uint8_t(in[i])) << 16) | (uint32_t(uint8_t(in[i + 1])) << 8) | uint8_t(in[i + 2]);
     out += t[n >> 18];
     out += t[(n >> 12) & 63];
     out += t[(n >> 6) & 63];
@@ -476,7 +488,8 @@ bool load_openpai_settings(const std::string& services_file, OpenPaiSettings& s,
   const yaml::Node* common = cluster && cluster->is_mapping() ? cluster->get("common") : nullptr;
   if (const yaml::Node* v = str(common, "cluster-id")) s.cluster_id = v->scalar();
   if (const yaml::Node* v = str(common, "data-path")) s.data_path = v->scalar();
-  const yaml::Node* reg = cluster && cluster->is_mapping() ? cluster->get("docker-registry") : nullptr;
+  const yaml::Node* reg =
+      cluster && cluster->is_mapping() ? cluster->get("docker-registry") : nullptr;
   std::string domain = "docker.io", rns = "openpai";
   if (const yaml::Node* v = str(reg, "domain")) domain = v->scalar();
   if (const yaml::Node* v = str(reg, "namespace")) rns = v->scalar();
@@ -506,7 +519,8 @@ bool load_openpai_settings(const std::string& services_file, OpenPaiSettings& s,
           if (p.key->is_scalar()) s.vcs.push_back(p.key->scalar());
       if (const yaml::Node* w = str(inner.documents[0], "webServerAddress")) {
         auto colon = w->scalar().rfind(':');
-        if (auto p = util::parse_int(w->scalar().substr(colon == std::string::npos ? 0 : colon + 1)))
+        if (auto p =
+                util::parse_int(w->scalar().substr(colon == std::string::npos ? 0 : colon + 1)))
           s.hived_port = static_cast<int>(*p);
       }
     }
@@ -528,9 +542,9 @@ std::string hived_config_file(const OpenPaiSettings& s) {
 std::string render_hived_configmap(const std::string& templates_dir, const OpenPaiSettings& s,
                                    std::string& error) {
   std::string config = hived_config_file(s);
-  return render_template(templates_dir, "hived-configmap.yaml",
-                         {{"ns", s.ns}, {"config", indent(config, 4)}, {"config_hash", fnv_hash(config)}},
-                         error);
+  return render_template(
+      templates_dir, "hived-configmap.yaml",
+      {{"ns", s.ns}, {"config", indent(config, 4)}, {"config_hash", fnv_hash(config)}}, error);
 }
 
 std::string vc_scheduler_name(const std::string& vc) {
@@ -547,6 +561,27 @@ std::string render_scheduler_config(const std::string& templates_dir, const Open
                           {"hived_address", hived_address},
                           {"hived_port", std::to_string(s.hived_port)}},
                          error);
+}
+
+Status render_openpai_manifests(const InstallSettings& s, const HostSpec& master,
+                                std::vector<std::pair<std::string, std::string>>& out) {
+  std::string err;
+  std::string ns = render_template(s.templates_dir, "namespace.yaml", {{"ns", s.openpai.ns}}, err);
+  if (!err.empty()) return Status::failure(err);
+  out.emplace_back("namespace", ns);
+  HivedPhase hived(s);
+  OpenPaiPhase openpai(s);
+  for (WorkloadsPhase* p :
+       {static_cast<WorkloadsPhase*>(&hived), static_cast<WorkloadsPhase*>(&openpai)}) {
+    if (!p->wanted()) continue;
+    std::vector<Component> cs;
+    if (Status st = p->components(master, cs); !st.ok) return st;
+    for (auto& c : cs) out.emplace_back(p->name() + ": " + c.name, c.manifest);
+  }
+  if (s.openpai.enabled)
+    out.emplace_back("openpai: the Secret",
+                     secret_manifest(s.openpai, base64("x"), base64("y"), base64("z")));
+  return {};
 }
 
 std::unique_ptr<Phase> make_hived_phase(const InstallSettings& s) {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "deploy/phase.h"
@@ -22,8 +23,8 @@ struct OpenPaiSettings {
   std::vector<std::string> vcs;  // its virtual clusters, in file order
   bool hived_enabled = true;     // config.yaml enable_hived_scheduler
   std::string image_prefix = "docker.io/openpai/";  // cluster.docker-registry domain/namespace
-  std::string tag = "v1.8.0";                        // cluster.docker-registry.tag
-  std::string data_path = "/datastorage";            // cluster.common.data-path
+  std::string tag = "v1.8.0";                       // cluster.docker-registry.tag
+  std::string data_path = "/datastorage";           // cluster.common.data-path
   std::string admin_user = "admin";
   remote::Secret admin_password;  // rest-server.default-pai-admin-password
   int rest_port = 9186, webportal_port = 9286, pylon_port = 80, hived_port = 30096;
@@ -55,6 +56,15 @@ std::unique_ptr<Phase> make_hived_phase(const InstallSettings& s);
 // The `openpai` phase: the Secret, frameworkcontroller, PostgreSQL, rest-server,
 // webportal and the pylon gateway.
 std::unique_ptr<Phase> make_openpai_phase(const InstallSettings& s);
+
+// The Secret pai-secrets with these (base64) values.
+std::string secret_manifest(const OpenPaiSettings& o, const std::string& admin_b64,
+                            const std::string& postgres_b64, const std::string& jwt_b64);
+
+// Every manifest the hived and openpai phases apply, rendered for this master
+// as the phases render them: (what, text). For the schema tests.
+Status render_openpai_manifests(const InstallSettings& s, const HostSpec& master,
+                                std::vector<std::pair<std::string, std::string>>& out);
 
 // Base64 (RFC 4648, padded), for Secret data.
 std::string base64(const std::string& in);

@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 #include <string>
 
 #include "deploy/openpai.h"
@@ -19,7 +19,8 @@ using namespace pai::deploy;
 const std::string kTemplates = std::string(PAI_SOURCE_DIR) + "/templates";
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  auto dir = std::filesystem::temp_directory_path() / ("paictl-openpai-test-" + std::to_string(::getpid()));
+  auto dir = std::filesystem::temp_directory_path() /
+             ("paictl-openpai-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   auto p = (dir / name).string();
   std::ofstream(p) << text;
@@ -110,7 +111,12 @@ TEST(OpenPai, HivedConfigMapHoldsHivedsFileWithItsWebServer) {
   ASSERT_FALSE(inner.error);
   const auto* h = inner.documents[0];
   EXPECT_EQ(h->get("webServerAddress")->scalar(), ":30096");
-  EXPECT_EQ(h->get("physicalCluster")->get("cellTypes")->get("V100-NODE")->get("childCellNumber")->scalar(), "4");
+  EXPECT_EQ(h->get("physicalCluster")
+                ->get("cellTypes")
+                ->get("V100-NODE")
+                ->get("childCellNumber")
+                ->scalar(),
+            "4");
   EXPECT_EQ(h->get("virtualClusters")->size(), 2u);
 }
 
