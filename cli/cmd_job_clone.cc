@@ -42,8 +42,8 @@ std::string utc_stamp() {
 std::string job_name_of(const std::string& s) {
   std::string out;
   for (char c : s)
-    out += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                   c == '_' || c == '-'
+    out += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                   c == '-'
                ? c
                : '_';
   if (out.size() > 255) out.resize(255);
@@ -68,7 +68,7 @@ bool valid(const pai::job::JobFile& f, const pai::job::Overrides& ov, const Glob
 
 // Checks the job against the target cluster (VC, permission, SKU, resources,
 // storages, name). Prints the failed checks; false when the cluster cannot take it.
-int check_target(const jobcli::Connection& c, const pai::job::JobRequest& req, bool dry_run,
+int check_target(const jobcli::Connection& c, const pai::job::JobRequest& req, bool show,
                  bool* ok) {
   auto facts = pai::job::gather_facts(*c.api, c.cluster->name, c.cluster->user, req);
   if (facts.error) {
@@ -78,7 +78,7 @@ int check_target(const jobcli::Connection& c, const pai::job::JobRequest& req, b
   }
   auto ev = pai::job::evaluate(req, facts);
   *ok = ev.eligible;
-  if (!ev.eligible || dry_run) {
+  if (!ev.eligible || show) {
     Table t({{"CHECK"}, {"RESULT"}, {"DETAIL"}});
     for (const auto& ch : ev.checks) t.add({ch.name, ch.ok ? "ok" : "FAILED", ch.detail});
     std::string out = pai::util::printable(render_table(t), true);
@@ -109,8 +109,9 @@ std::optional<pai::job::JobFile> fetch_config(const jobcli::Connection& c, const
     return std::nullopt;
   }
   if (const auto* s = f.get("secrets"); s && s->is_scalar()) {
-    print_error(id + " has secrets, which the server keeps masked (\"******\") in the config it "
-                     "returns; they cannot be copied");
+    print_error(id +
+                " has secrets, which the server keeps masked (\"******\") in the config it "
+                "returns; they cannot be copied");
     std::fprintf(stderr,
                  "  hint: submit the original file instead: paictl job submit FILE --name NAME\n");
     *rc = kExitUsage;
@@ -132,7 +133,8 @@ int submit(const jobcli::Connection& c, const pai::job::JobFile& f, const pai::j
   }
   pai::job::JobRequest req = pai::job::request_of(f, ov);
   bool ok = false;
-  int rc = check_target(c, req, dry_run, &ok);
+  // The checks are shown with a text --dry-run (and on stderr when one fails).
+  int rc = check_target(c, req, dry_run && !is_structured(output), &ok);
   if (!ok) return rc;
   const std::string id = pai::api::job_id(c.cluster->user, req.name);
   if (dry_run) {
@@ -182,7 +184,7 @@ int submit(const jobcli::Connection& c, const pai::job::JobFile& f, const pai::j
 
 struct CloneOptions {
   std::string job;
-  std::string from;  // the job's cluster ("" = the current one)
+  std::string from;              // the job's cluster ("" = the current one)
   jobcli::RemoteOptions remote;  // --cluster: where the copy goes ("" = the job's cluster)
   std::string name;
   std::string vc;
@@ -211,8 +213,8 @@ int run_clone(const CloneOptions& o, const Globals& g) {
     if (!dst) return kExitUsage;
   }
   if (!ov->name) ov->name = job_name_of(id->second + "-clone-" + utc_stamp());
-  return submit(*dst, *f, *ov, o.dry_run, {}, "the config of " + pai::api::job_id(id->first, id->second), g,
-                o.output);
+  return submit(*dst, *f, *ov, o.dry_run, {},
+                "the config of " + pai::api::job_id(id->first, id->second), g, o.output);
 }
 
 // --- resubmit ------------------------------------------------------------------------
@@ -238,7 +240,8 @@ int run_resubmit(const ResubmitOptions& o, const Globals& g) {
                           ? (*d)["jobStatus"].value("state", std::string("?"))
                           : "?";
   if (state != "FAILED" && state != "STOPPED" && !o.force) {
-    print_error(id + " is " + state + "; resubmit is for failed or stopped jobs (--force for others)");
+    print_error(id + " is " + state +
+                "; resubmit is for failed or stopped jobs (--force for others)");
     return kExitUsage;
   }
   int rc = kExitOk;
@@ -381,8 +384,8 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
       for (const auto& [label, ov] : jobs) {
         jobcli::Json params = jobcli::Json::object();
         for (const auto& p : ov.params) params[p.name] = p.value;
-        items.push_back({{"job", pai::api::job_id(conn->cluster->user, *ov.name)},
-                         {"parameters", params}});
+        items.push_back(
+            {{"job", pai::api::job_id(conn->cluster->user, *ov.name)}, {"parameters", params}});
       }
       jobcli::Json doc = list_document("jobSweep", items);
       doc["cluster"] = conn->cluster->name;
@@ -396,12 +399,11 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
         for (const auto& p : ov.params) ps += (ps.empty() ? "" : " ") + p.name + "=" + p.value;
         t.add({pai::api::job_id(conn->cluster->user, *ov.name), ps});
       }
-      std::string out = "would submit " + std::to_string(jobs.size()) + " jobs to " +
-                        conn->cluster->name + ", tagged " + tag +
-                        (o.max_parallel > 0
-                             ? ", at most " + std::to_string(o.max_parallel) + " at a time"
-                             : "") +
-                        "\n\n" + render_table(t);
+      std::string out =
+          "would submit " + std::to_string(jobs.size()) + " jobs to " + conn->cluster->name +
+          ", tagged " + tag +
+          (o.max_parallel > 0 ? ", at most " + std::to_string(o.max_parallel) + " at a time" : "") +
+          "\n\n" + render_table(t);
       out = pai::util::printable(out, true);
       std::fwrite(out.data(), 1, out.size(), stdout);
     }
@@ -495,7 +497,8 @@ void build_job_resubmit(CLI::App& cmd, Globals& g) {
   auto o = std::make_shared<ResubmitOptions>();
   cmd.add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   jobcli::add_remote_flags(&cmd, o->remote);
-  cmd.add_option("--name", o->name, "The new job's name (default: NAME-r1, -r2, ... the first free)");
+  cmd.add_option("--name", o->name,
+                 "The new job's name (default: NAME-r1, -r2, ... the first free)");
   cmd.add_flag("--force", o->force, "Resubmit a job that has not failed too");
   cmd.add_flag("--dry-run", o->dry_run, "Check and show the new job; send nothing");
   add_output_option(cmd, o->output, g);

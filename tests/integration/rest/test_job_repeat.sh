@@ -89,6 +89,12 @@ for n in lr0_1-batchsize32 lr0_1-batchsize64 lr0_01-batchsize32 lr0_01-batchsize
   expect_out "alice~pytorch_mnist-t1-$n" "dry run lists $n"
 done
 check_requests "$LAB_URI" "not any(r['method'] == 'POST' for r in reqs)" "the dry run sends nothing"
+run job sweep examples/jobs/pytorch-mnist.yaml --param lr=0.1,0.01 --sweep-id t9 --dry-run -o json
+schema_check jobSweep "sweep --dry-run -o json"
+json_check "d['tag'] == 'sweep-pytorch_mnist-t9' and [i['parameters'] for i in d['items']] == [{'lr': '0.1'}, {'lr': '0.01'}]" "sweep -o json: the jobs and their parameters"
+run job clone flaky --name flaky-json --dry-run -o json
+schema_check jobSubmission "clone --dry-run -o json"
+json_check "d['dryRun'] and d['job'] == 'alice~flaky-json' and 'flaky-json' in d['body']" "clone --dry-run -o json shows the body"
 run job sweep examples/jobs/pytorch-mnist.yaml --param lr=0.1,0.01 --param batchsize=32,64 --sweep-id t1
 expect_rc 0 "sweep"
 expect_out "4 jobs tagged sweep-pytorch_mnist-t1" "sweep says how to follow the jobs"
