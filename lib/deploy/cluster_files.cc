@@ -95,13 +95,17 @@ ClusterFiles read_cluster_files(const std::string& dir) {
 }
 
 std::string cluster_files_manifest(const ClusterFiles& files, const std::string& ns) {
-  nlohmann::json meta = {{"name", kName},
-                         {"namespace", ns},
-                         {"labels", {{"app.kubernetes.io/part-of", "openpai"}}}};
-  nlohmann::json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", meta},
+  nlohmann::json meta = {
+      {"name", kName}, {"namespace", ns}, {"labels", {{"app.kubernetes.io/part-of", "openpai"}}}};
+  nlohmann::json cm = {{"apiVersion", "v1"},
+                       {"kind", "ConfigMap"},
+                       {"metadata", meta},
                        {"data", nlohmann::json::object()}};
-  nlohmann::json sec = {{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", meta},
-                        {"type", "Opaque"}, {"data", nlohmann::json::object()}};
+  nlohmann::json sec = {{"apiVersion", "v1"},
+                        {"kind", "Secret"},
+                        {"metadata", meta},
+                        {"type", "Opaque"},
+                        {"data", nlohmann::json::object()}};
   for (const auto& [name, content] : files) {
     if (secret_file(name))
       sec["data"][name] = base64(content);
@@ -130,7 +134,8 @@ ClusterFiles parse_cluster_files(const std::string& text) {
     if (!o.contains("data") || !o["data"].is_object()) continue;
     bool secret = o.value("kind", "") == "Secret";
     for (const auto& [k, v] : o["data"].items())
-      if (v.is_string()) out[k] = secret ? base64_decode(v.get<std::string>()) : v.get<std::string>();
+      if (v.is_string())
+        out[k] = secret ? base64_decode(v.get<std::string>()) : v.get<std::string>();
   }
   return out;
 }
