@@ -55,6 +55,7 @@ void build_facts_collect(CLI::App&, Globals&);
 void build_simulate(CLI::App&, Globals&);
 void build_simulate_run(CLI::App&, Globals&);
 void build_simulate_generate(CLI::App&, Globals&);
+void build_simulate_sweep(CLI::App&, Globals&);
 void build_cluster_add(CLI::App&, Globals&);
 void build_cluster_list(CLI::App&, Globals&);
 void build_cluster_use(CLI::App&, Globals&);

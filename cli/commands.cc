@@ -262,6 +262,13 @@ const std::vector<Command>& command_table() {
         "trace.json",
         "paictl simulate generate --jobs 5000 --opportunistic 0.2 --format csv --out trace.csv"},
        build_simulate_generate},
+      {{"simulate", "sweep"},
+       nullptr,
+       "Run a grid of simulations (configs, traces, loads, windows, seeds, policies) and compare "
+       "them",
+       {"paictl simulate sweep sweep.yaml -j 2",
+        "paictl simulate sweep sweep.yaml --out results/ -o json"},
+       build_simulate_sweep},
       {{"help"},
        kOther,
        "Show the help of paictl or of a command",

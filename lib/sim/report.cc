@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <set>
 
 #include "sim/text_input.h"
 
@@ -609,6 +611,191 @@ std::string html_report(const ReportContext& c) {
     for (size_t i = 0; i < mapping.notes.size() && i < 200; ++i)
       h += "<li>" + esc(mapping.notes[i]) + "</li>\n";
     h += "</ul>\n";
+  }
+  h += "</body>\n</html>\n";
+  return h;
+}
+
+// ---------------------------------------------------------------------------
+// A sweep's report: every point in one table, then each metric against the
+// first axis that varies (load, seed or window), one line per other coordinate.
+// ---------------------------------------------------------------------------
+
+namespace {
+
+const char* kStyle =
+    "body{font-family:-apple-system,Segoe "
+    "UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1400px}"
+    "h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}"
+    "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:4px "
+    "8px;text-align:right}"
+    "th{background:#f5f5f5}td.l,th.l{text-align:left}.t{font-size:14px;font-weight:600}.a{font-"
+    "size:11px;fill:#444}"
+    ".charts{display:flex;flex-wrap:wrap;gap:12px}.note{color:#666;font-size:13px}\n";
+
+std::string cell_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "-";
+  if (v.is_number_float()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v.get<double>());
+    return buf;
+  }
+  return v.dump();
+}
+
+double metric(const json& item, const char* a, const char* b = nullptr) {
+  // NAN: the point has no such figure (it failed).
+  if (!item.contains("result")) return NAN;
+  const json* j = &item["result"]["result"];
+  if (!j->contains(a)) return NAN;
+  j = &(*j)[a];
+  if (b) {
+    if (!j->contains(b)) return NAN;
+    j = &(*j)[b];
+  }
+  return j->is_number() ? j->get<double>() : NAN;
+}
+
+}  // namespace
+
+std::string sweep_html_report(const json& doc) {
+  std::string h =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>paictl "
+      "simulate sweep</title>\n<style>\n";
+  h += kStyle;
+  h += "</style>\n</head>\n<body>\n<h1>paictl simulate sweep</h1>\n";
+  const json& items = doc.at("items");
+  h += "<p class=\"note\">Spec <b>" + esc(doc.value("spec", "")) +
+       "</b>: " + std::to_string(items.size()) + " points. paictl " + esc(doc.value("paictl", "")) +
+       ".</p>\n";
+  static const char* axes[] = {"config", "trace", "window", "load", "seed", "policy"};
+  h += "<h2>Points</h2>\n<table>\n<tr>";
+  for (const char* a : axes) h += std::string("<th class=\"l\">") + a + "</th>";
+  h += "<th>jobs</th><th>finished</th><th>unschedulable</th><th>delay p50</th><th>delay "
+       "p95</th><th>JCT p50</th><th>GPU utilisation</th><th>preemptions</th><th>anomaly "
+       "jobs</th><th class=\"l\">status</th></tr>\n";
+  for (const json& it : items) {
+    h += "<tr>";
+    for (const char* a : axes)
+      h += "<td class=\"l\">" + esc(cell_text(it.value(a, json()))) + "</td>";
+    auto n = [&](double v) { return std::isnan(v) ? std::string("-") : num(v, 0); };
+    h += "<td>" + n(metric(it, "jobs")) + "</td><td>" + n(metric(it, "finished")) + "</td><td>" +
+         n(metric(it, "unschedulable")) + "</td>";
+    const json* qd = it.contains("result") ? &it["result"]["result"]["overall"] : nullptr;
+    auto q = [&](const char* group, const char* k) {
+      if (!qd || !qd->contains(group)) return std::string("-");
+      return human_duration((*qd)[group].value(k, 0.0));
+    };
+    double util = metric(it, "gpu_utilization");
+    h += "<td>" + q("queue_delay_s", "p50") + "</td><td>" + q("queue_delay_s", "p95") +
+         "</td><td>" + q("jct_s", "p50") + "</td><td>" +
+         (std::isnan(util) ? std::string("-") : num(100 * util, 1) + "%") + "</td><td>" +
+         n(metric(it, "preemptions")) + "</td><td>" + n(metric(it, "sharing_anomaly", "jobs")) +
+         "</td><td class=\"l\">" + esc(it.value("status", "")) +
+         (it.contains("error") ? ": " + esc(it.value("error", "")) : "") + "</td></tr>\n";
+  }
+  h += "</table>\n";
+
+  // The x axis: the first of load, seed, window with two values or more.
+  std::string xname;
+  for (const char* a : {"load", "seed", "window"}) {
+    std::set<std::string> values;
+    for (const json& it : items) values.insert(it.value(a, json()).dump());
+    if (values.size() > 1) {
+      xname = a;
+      break;
+    }
+  }
+  if (!xname.empty()) {
+    // Categories of x in first-seen order (numbers sorted).
+    std::vector<json> xs;
+    for (const json& it : items) {
+      json v = it.value(xname, json());
+      if (std::find(xs.begin(), xs.end(), v) == xs.end()) xs.push_back(v);
+    }
+    const bool numeric = xname != "window";
+    if (numeric)
+      std::sort(xs.begin(), xs.end(), [](const json& a, const json& b) {
+        return a.is_number() && b.is_number() ? a.get<double>() < b.get<double>()
+                                              : a.dump() < b.dump();
+      });
+    auto xpos = [&](const json& v) -> double {
+      if (numeric && v.is_number()) return v.get<double>();
+      return static_cast<double>(std::find(xs.begin(), xs.end(), v) - xs.begin());
+    };
+    // Which other axes vary: they name the lines.
+    std::vector<std::string> varying;
+    for (const char* a : axes) {
+      if (a == xname) continue;
+      std::set<std::string> values;
+      for (const json& it : items) values.insert(it.value(a, json()).dump());
+      if (values.size() > 1 || std::string(a) == "policy") varying.push_back(a);
+    }
+    auto line_of = [&](const json& it) {
+      std::string name;
+      for (const auto& a : varying)
+        name += (name.empty() ? "" : " ") + (a == "policy" ? "" : a + "=") +
+                cell_text(it.value(a, json()));
+      return name;
+    };
+    std::vector<std::string> lines;
+    for (const json& it : items) {
+      std::string l = line_of(it);
+      if (std::find(lines.begin(), lines.end(), l) == lines.end()) lines.push_back(l);
+    }
+    Axis x;
+    x.label = xname == "load" ? "load factor" : xname;
+    x.min = xpos(xs.front());
+    x.max = xpos(xs.back());
+    if (x.max <= x.min) x.max = x.min + 1;
+    for (const json& v : xs) x.ticks.push_back({xpos(v), cell_text(v)});
+    struct Metric {
+      const char* title;
+      std::function<double(const json&)> get;
+      bool percent;
+    };
+    auto overall = [](const char* group, const char* k) {
+      return [group, k](const json& it) -> double {
+        if (!it.contains("result")) return NAN;
+        const json& o = it["result"]["result"]["overall"];
+        return o.contains(group) ? o[group].value(k, 0.0) / 3600 : NAN;
+      };
+    };
+    std::vector<Metric> metrics{
+        {"queueing delay p95 (hours)", overall("queue_delay_s", "p95"), false},
+        {"queueing delay mean (hours)", overall("queue_delay_s", "mean"), false},
+        {"JCT p50 (hours)", overall("jct_s", "p50"), false},
+        {"GPU utilisation", [](const json& it) { return metric(it, "gpu_utilization"); }, true},
+        {"preemptions", [](const json& it) { return metric(it, "preemptions"); }, false},
+        {"sharing-anomaly jobs",
+         [](const json& it) { return metric(it, "sharing_anomaly", "jobs"); }, false}};
+    h += "<h2>Against " + esc(x.label) + "</h2>\n<div class=\"charts\">\n";
+    for (const Metric& m : metrics) {
+      std::vector<Series> ss;
+      double ymax = 0;
+      for (size_t li = 0; li < lines.size(); ++li) {
+        Series se;
+        se.name = lines[li];
+        std::string pol;
+        std::vector<std::pair<double, double>> pts;
+        for (const json& it : items) {
+          if (line_of(it) != lines[li]) continue;
+          pol = it.value("policy", "");
+          double v = m.get(it);
+          if (std::isnan(v)) continue;
+          ymax = std::max(ymax, v);
+          pts.push_back({xpos(it.value(xname, json())), v});
+        }
+        std::sort(pts.begin(), pts.end());
+        se.color = lines.size() <= 4 ? color_of(pol, li) : color_of("", li);
+        se.points = std::move(pts);
+        ss.push_back(std::move(se));
+      }
+      h += line_chart(m.title, ss, x, value_axis(m.percent ? 1.0 : ymax, m.title, m.percent), 560,
+                      280);
+    }
+    h += "</div>\n";
   }
   h += "</body>\n</html>\n";
   return h;

@@ -30,6 +30,10 @@ nlohmann::json metrics_json(const ReportContext& c);
 std::string jobs_csv(const ReportContext& c);
 std::string html_report(const ReportContext& c);
 
+// A sweep's report over its document (`simulate sweep -o json`): every point in
+// a table, and each metric against the first axis that varies.
+std::string sweep_html_report(const nlohmann::json& sweep);
+
 // Human durations for tables: 0s, 45s, 12m, 3.4h, 2.1d.
 std::string human_duration(double seconds);
 

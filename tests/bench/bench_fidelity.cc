@@ -14,9 +14,9 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <ctime>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -126,8 +126,7 @@ int main(int argc, char** argv) {
   for (int k = 0; k < repeat; ++k) {
     std::vector<double> samples;
     std::string err;
-    auto make = [&](const pai::config::HivedModel& m,
-                    std::string& e) -> std::unique_ptr<Policy> {
+    auto make = [&](const pai::config::HivedModel& m, std::string& e) -> std::unique_ptr<Policy> {
       auto p = pai::scheduler::make_hived_policy(m, e, hived_order);
       if (!p) return nullptr;
       return std::make_unique<Timed>(std::move(p), &samples);
@@ -139,21 +138,22 @@ int main(int argc, char** argv) {
     Stats s = stats(samples);
     if (k == 0 || s.total < best.total) best = s;
   }
-  std::printf("%s: %s ties, %zu decisions, identical %lld/%lld: mean %.2f us, p50 %.2f us, "
-              "p99 %.2f us\n",
-              args[0].c_str(), hived_order ? "hived" : "config", best.n,
-              static_cast<long long>(r.matched), static_cast<long long>(r.lines), best.mean,
-              best.p50, best.p99);
+  std::printf(
+      "%s: %s ties, %zu decisions, identical %lld/%lld: mean %.2f us, p50 %.2f us, "
+      "p99 %.2f us\n",
+      args[0].c_str(), hived_order ? "hived" : "config", best.n, static_cast<long long>(r.matched),
+      static_cast<long long>(r.lines), best.mean, best.p50, best.p99);
   if (args.size() > 1) {
     std::ifstream in(args[1]);
     std::vector<double> h;
     double x;
     while (in >> x) h.push_back(x);
     Stats hs = stats(h);
-    std::printf("  HiveD: %zu decisions: mean %.1f us, p50 %.1f us, p99 %.1f us; "
-                "port faster by %.0fx (mean), %.0fx (p50), %.0fx (p99)\n",
-                hs.n, hs.mean, hs.p50, hs.p99, hs.mean / std::max(best.mean, 1e-9),
-                hs.p50 / std::max(best.p50, 1e-9), hs.p99 / std::max(best.p99, 1e-9));
+    std::printf(
+        "  HiveD: %zu decisions: mean %.1f us, p50 %.1f us, p99 %.1f us; "
+        "port faster by %.0fx (mean), %.0fx (p50), %.0fx (p99)\n",
+        hs.n, hs.mean, hs.p50, hs.p99, hs.mean / std::max(best.mean, 1e-9),
+        hs.p50 / std::max(best.p50, 1e-9), hs.p99 / std::max(best.p99, 1e-9));
   }
   return 0;
 }
