@@ -103,10 +103,10 @@ std::string diff_text(const DiffInput& in, const pai::hived::ConfigDiff& d, bool
              {"LEAF CELLS", false, true}});
   for (const auto& v : d.vcs) {
     if (!wide && !v.changed() && v.before == 0) continue;
-    std::string leaves = v.leaves_before == v.leaves_after
-                             ? std::to_string(v.leaves_after)
-                             : std::to_string(v.leaves_before) + " -> " +
-                                   std::to_string(v.leaves_after);
+    std::string leaves =
+        v.leaves_before == v.leaves_after
+            ? std::to_string(v.leaves_after)
+            : std::to_string(v.leaves_before) + " -> " + std::to_string(v.leaves_after);
     vcs.add({v.vc, v.cell_type.empty() ? "-" : v.cell_type, v.sku.empty() ? "-" : v.sku,
              std::to_string(v.before), std::to_string(v.after), change_text(v.before, v.after),
              leaves});
@@ -121,9 +121,8 @@ std::string diff_text(const DiffInput& in, const pai::hived::ConfigDiff& d, bool
                                                : p.vc_before + " -> " + p.vc_after;
     std::string addr = p.address_before == p.address_after ? p.address_before
                        : p.address_before.empty()          ? p.address_after
-                       : p.address_after.empty()
-                           ? p.address_before
-                           : p.address_before + " -> " + p.address_after;
+                       : p.address_after.empty()           ? p.address_before
+                                                 : p.address_before + " -> " + p.address_after;
     pinned.add({p.id, vc.empty() ? "-" : vc, addr.empty() ? "-" : addr, p.change});
   }
   if (!pinned.rows.empty()) out += "\n" + render_table(pinned, wide);

@@ -10,7 +10,6 @@
 . "$PAI_SOURCE_DIR/tests/integration/hived/lib.sh"
 start_server reconf
 OLD="$SCEN/reconf-hived.yaml"
-SCHEMAS=$PAI_SOURCE_DIR/docs/schemas
 
 # effects: the groups' effects as "name=effect,..." in listing order.
 effects() { "$PY" -c "
@@ -22,13 +21,6 @@ expect_effects() {
   got=$(effects)
   if [ "$got" = "$1" ]; then pass "$2"; else fail "$2: $got, expected $1"; fi
 }
-schema_check() {
-  if "$PY" -c "
-import json, sys, jsonschema
-jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)
-" "$SCHEMAS/$1.schema.json" "$OUT"; then pass "$2 matches docs/schemas/$1.schema.json"; else fail "$2 does not match its schema"; fi
-}
-
 ALL_KEEP="a-train=keeps,a-big=keeps,b-1=keeps,b-pin=keeps,a-k=keeps,opp=keeps"
 
 run hived diff "$OLD" "$OLD" --live --hived "$URL" -o json --detailed-exitcode
