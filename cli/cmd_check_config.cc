@@ -55,6 +55,27 @@ int list_rules(const CheckConfigOptions& o) {
   return kExitOk;
 }
 
+// A source line shown under a finding, with the value of a secret-looking key
+// (password, client-secret, *_token, *_account_key ...) replaced by "***": a
+// finding on that line must not print the secret.
+std::string mask_secret(std::string line) {
+  size_t i = line.find_first_not_of(" \t-");
+  if (i == std::string::npos) return line;
+  size_t colon = line.find(':', i);
+  if (colon == std::string::npos) return line;
+  std::string key = line.substr(i, colon - i);
+  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  bool names_file = key.size() > 5 && (key.ends_with("-file") || key.ends_with("_file") ||
+                                       key.ends_with("_path") || key.ends_with("-path"));
+  bool secret = key.find("password") != std::string::npos ||
+                key.find("secret") != std::string::npos || key.find("token") != std::string::npos ||
+                key.ends_with("_key") || key.ends_with("htpasswd");
+  if (!secret || names_file) return line;
+  size_t v = line.find_first_not_of(" \t", colon + 1);
+  if (v == std::string::npos) return line;
+  return line.substr(0, v) + "***";
+}
+
 int run(const CheckConfigOptions& o, const Globals& g) {
   if (o.list_rules) return list_rules(o);
   g_outcome = new pai::config::CheckOutcome(pai::config::check_paths(o.paths));
@@ -68,7 +89,7 @@ int run(const CheckConfigOptions& o, const Globals& g) {
   r.rules = &pai::config::rules();
   r.source_line = [&out](const std::string& file, uint32_t line) {
     auto it = out.sources.find(file);
-    return it == out.sources.end() ? std::string() : nth_line(it->second, line);
+    return it == out.sources.end() ? std::string() : mask_secret(nth_line(it->second, line));
   };
   return report_diagnostics(out.diagnostics, out.files, out.input_error, r, g);
 }

@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app.h"
+#include "azure_step.h"
 #include "config/cluster_files.h"
 #include "deploy/engine.h"
 #include "deploy/journal.h"
@@ -40,6 +41,7 @@ struct InstallOptions {
   std::vector<std::string> ignore;
   std::string output = "text";
   int wait_s = 300;
+  AzureOptions azure;
 };
 
 std::string exe_dir() {
@@ -127,6 +129,15 @@ int prepare(InstallOptions& o, const Globals& g, const char* verb, Prepared& p) 
   s.script = p.hosts.collect.script;
   s.sudo_password = p.hosts.collect.sudo_password;
   s.wait_s = o.wait_s;
+  {
+    std::string err;
+    if (!pai::deploy::load_openpai_settings(p.cluster_dir + "/services-configuration.yaml",
+                                            s.openpai, err)) {
+      print_error(err);
+      return kExitUsage;
+    }
+    s.openpai.hived_enabled = cfg.enable_hived_scheduler;
+  }
 
   std::set<std::string> wanted(limit.begin(), limit.end());
   std::set<std::string> matched;
@@ -263,6 +274,21 @@ void print_plan(const pai::deploy::RunResult& plan, bool color) {
   std::printf("\n");
 }
 
+// The line that registers the installed cluster with paictl, through the gateway.
+void print_cluster_add(const Prepared& p) {
+  const auto& o = p.settings.openpai;
+  if (!o.enabled) return;
+  std::string master;
+  for (const auto& h : p.specs)
+    if (h.master) master = h.address;
+  std::string uri =
+      "http://" + master + (o.pylon_port == 80 ? "" : ":" + std::to_string(o.pylon_port));
+  std::printf(
+      "OpenPAI: %s (user %s; the password is rest-server.default-pai-admin-password)\n"
+      "register it with:\n  paictl cluster add %s --uri %s --user %s --password-stdin\n",
+      uri.c_str(), o.admin_user.c_str(), o.cluster_id.c_str(), uri.c_str(), o.admin_user.c_str());
+}
+
 int failure_code(const pai::deploy::RunResult& r) {
   for (const auto& h : r.hosts)
     if (!h.reached) return kExitRemote;
@@ -279,6 +305,19 @@ bool confirm(const char* question) {
 
 int run_install(InstallOptions& o, const Globals& g, bool reset) {
   const char* verb = reset ? "reset" : "install";
+  // The Azure provider runs first (docs/azure.md): its VMs join layout.yaml.
+  Json azure_doc;
+  bool azure_changed = false;
+  if (o.hosts.paths.size() == 1 && pai::util::is_directory(o.hosts.paths[0])) {
+    if (reset && o.azure.reset_azure)
+      return run_azure_reset(o.azure, o.hosts.paths[0], g, o.hosts.dry_run, o.yes,
+                             is_structured(o.output));
+    if (!reset)
+      if (int rc = run_azure_install(o.azure, o.hosts.paths[0], g, o.hosts.dry_run, o.yes,
+                                     is_structured(o.output), azure_doc, azure_changed);
+          rc != -1)
+        return rc;
+  }
   Prepared p;
   if (int rc = prepare(o, g, verb, p); rc >= 0) return rc;
   bool json = is_structured(o.output);
@@ -301,6 +340,7 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
   pai::deploy::Masker masker;
   masker.add(p.hosts.ssh_password.reveal());
   masker.add(p.settings.sudo_password.reveal());
+  masker.add(p.settings.openpai.admin_password.reveal());
   pai::deploy::PhaseList phases =
       reset ? pai::deploy::reset_phases(p.settings) : pai::deploy::install_phases(p.settings);
 
@@ -319,6 +359,7 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
               {"kind", reset ? "Reset" : "Install"},
               {"cluster", p.cluster_dir},
               {"plan", plan.to_json()}};
+  if (!azure_doc.is_null()) doc["azure"] = azure_doc;
   auto finish = [&](int rc) {
     if (json) std::printf("%s\n", doc.dump(2).c_str());
     return rc;
@@ -331,7 +372,8 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
   }
   if (!plan.changed()) {
     if (!json) std::printf("nothing to do\n");
-    return finish(kExitOk);
+    if (!json && !reset && !o.hosts.dry_run && o.hosts.limit.empty()) print_cluster_add(p);
+    return finish(azure_changed ? kExitChanges : kExitOk);
   }
   if (o.hosts.dry_run) {
     if (!json) std::printf("dry run: nothing was changed on any host\n");
@@ -360,6 +402,8 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
     if (result.ok())
       std::printf("%s: done in %.1f s (logs in %s/logs)\n", verb, result.ms / 1000,
                   state_dir.c_str());
+    if (result.ok() && !reset)
+      print_cluster_add(p);
     else
       std::printf("%s: FAILED after %.1f s; a re-run resumes where it stopped (logs in %s/logs)\n",
                   verb, result.ms / 1000, state_dir.c_str());
@@ -389,6 +433,7 @@ void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset) {
                    "all")
         ->type_name("NAMES");
   add_output_option(cmd, o.output, g);
+  add_azure_options(cmd, o.azure, reset);
 }
 
 }  // namespace

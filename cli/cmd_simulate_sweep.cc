@@ -27,6 +27,7 @@
 #include "printer.h"
 #include "sim/report.h"
 #include "sim/sweep.h"
+#include "sweep_cluster.h"
 #include "util/fs.h"
 #include "util/strings.h"
 #include "util/version.h"
@@ -45,7 +46,11 @@ struct SweepOptions {
   int jobs = 0;
   std::string out;
   std::string output = "table";
-  std::string run;  // the worker's points: I:KEY,...
+  std::string run;    // the worker's points: I:KEY,...
+  std::string shard;  // the worker runs only its share of them: K/N
+  std::string cluster;
+  std::string vc;
+  SweepClusterOptions remote;
 };
 
 std::string default_out(const std::string& spec) {
@@ -87,6 +92,17 @@ int run_worker(const SweepOptions& o, const pai::sim::SweepSpec& spec,
     p.key = std::string(item.substr(colon + 1));
     mine.push_back(p);
   }
+  if (!o.shard.empty()) {
+    unsigned long k = 0, n = 0;
+    char extra = 0;
+    if (std::sscanf(o.shard.c_str(), "%lu/%lu%c", &k, &n, &extra) != 2 || n == 0 || k >= n) {
+      print_error("--shard takes K/N with 0 <= K < N, not \"" + o.shard + "\"");
+      return kExitUsage;
+    }
+    std::vector<pai::sim::SweepPoint> share;
+    for (size_t i = k; i < mine.size(); i += n) share.push_back(mine[i]);
+    mine = std::move(share);
+  }
   std::vector<pai::sim::SweepPoint> keyed = mine;
   std::string err;
   if (!pai::sim::key_sweep_points(spec, pai::kVersion, keyed, err)) {
@@ -98,8 +114,7 @@ int run_worker(const SweepOptions& o, const pai::sim::SweepSpec& spec,
     json result;
     if (keyed[i].key != mine[i].key) {
       result = json{{"error", "the spec or its files changed since the sweep started (point " +
-                                  std::to_string(mine[i].index) + " is now " + keyed[i].key +
-                                  ")"}};
+                                  std::to_string(mine[i].index) + " is now " + keyed[i].key + ")"}};
       rc = kExitUsage;
     } else if (!pai::sim::run_sweep_point(spec, mine[i], result, err)) {
       result = json{{"error", err}};
@@ -185,10 +200,13 @@ void print_sweep_table(const json& items) {
            {"ANOMALY", false, true},
            {"STATUS"}});
   for (const json& it : items) {
-    std::vector<std::string> row{it["config"], it["trace"], it["window"],
-                                 fmt_g(it["load"].get<double>()),
-                                 it["seed"].is_null() ? "-" : std::to_string(it["seed"].get<uint64_t>()),
-                                 it["policy"]};
+    std::vector<std::string> row{
+        it["config"],
+        it["trace"],
+        it["window"],
+        fmt_g(it["load"].get<double>()),
+        it["seed"].is_null() ? "-" : std::to_string(it["seed"].get<uint64_t>()),
+        it["policy"]};
     if (it.contains("result")) {
       const json& r = it["result"]["result"];
       const json& ov = r["overall"];
@@ -273,8 +291,7 @@ int run_sweep(SweepOptions& o, const Globals& g) {
       return false;
     }
     json rec{{"key", p.key}, {"point", axes}, {"result", r}, {"seconds", seconds}};
-    std::string e =
-        pai::util::write_file_atomic(store + "/" + p.key + ".json", rec.dump(1) + "\n");
+    std::string e = pai::util::write_file_atomic(store + "/" + p.key + ".json", rec.dump(1) + "\n");
     if (!e.empty()) {
       status[index] = "failed";
       errors[index] = "cannot store the result: " + e;
@@ -282,15 +299,39 @@ int run_sweep(SweepOptions& o, const Globals& g) {
     }
     results[index] = r;
     status[index] = "ran";
-    if (!g.quiet)
-      std::fprintf(stderr, "[%zu/%zu] %s: done in %.1fs%s\n", done, pending.size(),
-                   axes_text(axes).c_str(), seconds, where.c_str());
+    if (!g.quiet) {
+      if (where.empty())
+        std::fprintf(stderr, "[%zu/%zu] %s: done in %.1fs\n", done, pending.size(),
+                     axes_text(axes).c_str(), seconds);
+      else
+        std::fprintf(stderr, "[%zu/%zu] %s: done%s\n", done, pending.size(),
+                     axes_text(axes).c_str(), where.c_str());
+    }
     return true;
   };
 
   int rc = kExitOk;
-  {
-    int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string job_id;
+  if (!o.cluster.empty()) {
+    std::vector<SweepClusterPoint> todo;
+    for (size_t i : pending) todo.push_back({i, points[i].key});
+    o.remote.cluster = o.cluster;
+    o.remote.vc = o.vc;
+    o.remote.spec = abs_spec;
+    o.remote.out = o.out;
+    if (!todo.empty())
+      rc = run_sweep_on_cluster(
+          o.remote, todo, g,
+          [&](size_t index, const json& r) { accept(index, r, 0, " (on " + o.cluster + ")"); },
+          job_id);
+    for (size_t i : pending)
+      if (status[i] == "pending") {
+        status[i] = "failed";
+        if (errors[i].empty()) errors[i] = "no result came back from the cluster";
+      }
+  } else {
+    int jobs =
+        o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::atomic<size_t> next{0};
     auto worker = [&]() {
       for (;;) {
@@ -298,13 +339,17 @@ int run_sweep(SweepOptions& o, const Globals& g) {
         if (k >= pending.size()) return;
         size_t index = pending[k];
         const auto& p = points[index];
-        std::vector<std::string> args{"paictl", "-q", "simulate", "sweep", abs_spec, "--run",
+        std::vector<std::string> args{"paictl",
+                                      "-q",
+                                      "simulate",
+                                      "sweep",
+                                      abs_spec,
+                                      "--run",
                                       std::to_string(index) + ":" + p.key};
         std::string out;
         auto t0 = std::chrono::steady_clock::now();
         int st = run_child(args, out);
-        double secs =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         auto got = pai::sim::decode_results(out);
         auto it = got.find(p.key);
         if (it == got.end())
@@ -339,18 +384,17 @@ int run_sweep(SweepOptions& o, const Globals& g) {
     }
     items.push_back(it);
   }
-  json body{{"paictl", pai::kVersion},
-            {"spec", o.spec},
-            {"out", o.out},
-            {"points", points.size()},
-            {"ran", ran},
-            {"stored", stored},
-            {"failed", failed},
-            {"items", items}};
+  json body{{"paictl", pai::kVersion}, {"spec", o.spec}, {"out", o.out},
+            {"points", points.size()}, {"ran", ran},     {"stored", stored},
+            {"failed", failed},        {"items", items}};
+  if (!o.cluster.empty()) {
+    body["cluster"] = o.cluster;
+    if (!job_id.empty()) body["job"] = job_id;
+  }
   Json doc = document("simulationSweep", Json::parse(body.dump()));
   std::string e = pai::util::write_file_atomic(o.out + "/sweep.json", doc.dump(1) + "\n");
-  if (e.empty()) e = pai::util::write_file_atomic(o.out + "/report.html",
-                                                  pai::sim::sweep_html_report(body));
+  if (e.empty())
+    e = pai::util::write_file_atomic(o.out + "/report.html", pai::sim::sweep_html_report(body));
   if (!e.empty()) {
     print_error("cannot write the sweep's report to " + o.out + ": " + e);
     return kExitUsage;
@@ -380,12 +424,32 @@ void build_simulate_sweep(CLI::App& cmd, Globals& g) {
                  "SPEC's name with .sweep beside it")
       ->type_name("DIR");
   add_output_option(cmd, o->output, g);
+  cmd.add_option("--cluster", o->cluster,
+                 "Run the points as one job on this registered OpenPAI cluster (paictl cluster "
+                 "add), one task per shard")
+      ->type_name("NAME");
+  cmd.add_option("--vc", o->vc, "The job's virtual cluster (with --cluster; default: default)")
+      ->type_name("VC");
+  add_sweep_cluster_options(cmd, o->remote);
+  cmd.add_option("--shard", o->shard, "With --run: only this share of the points (internal)")
+      ->group("");
   cmd.add_option("--run", o->run, "Run these points here and print their results (internal)")
       ->group("");
   cmd.footer(
       "EXIT STATUS:\n"
-      "  0 every point has a result, 2 a bad spec or a point that cannot run");
+      "  0 every point has a result, 2 a bad spec or a point that cannot run, 3 the cluster "
+      "failed");
   cmd.callback([o, &g]() {
+    if (!o->cluster.empty() && o->jobs > 0) {
+      print_error("-j is for local sweeps; on a cluster the job has one task per shard (--shards)");
+      g.exit_code = kExitUsage;
+      return;
+    }
+    if (!o->vc.empty() && o->cluster.empty()) {
+      print_error("--vc goes with --cluster");
+      g.exit_code = kExitUsage;
+      return;
+    }
     g.exit_code = run_sweep(*o, g);
   });
 }

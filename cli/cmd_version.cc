@@ -1,14 +1,18 @@
-// paictl version [-o json|yaml]
+// paictl version [--cluster NAME] [-o json|yaml]
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 #include <CLI/Version.hpp>
 
+#include "api/client.h"
 #include "app.h"
 #include "build_info.h"
+#include "cluster/registry.h"
+#include "cmd_job_common.h"
 #include "exit_codes.h"
 #include "http/library_version.h"
 #include "printer.h"
@@ -43,12 +47,46 @@ Json version_info() {
 
 void build_version(CLI::App& cmd, Globals& g) {
   auto output = std::make_shared<std::string>("table");
+  auto remote = std::make_shared<jobcli::RemoteOptions>();
   add_output_option(cmd, *output, g);
+  cmd.add_option("--cluster", remote->cluster,
+                 "Also ask this registered cluster for its OpenPAI version (GET /api/v2/info)");
+  cmd.add_option("--timeout", remote->timeout, "Seconds to wait for the cluster")
+      ->check(CLI::PositiveNumber);
   cmd.footer(
       "'paictl --version' prints the first line only. The YAML parser and writer are libpai's "
-      "own.");
-  cmd.callback([output, &g]() {
+      "own.\nWith --cluster, a cluster that cannot be reached is reported after the client's "
+      "version and the command exits 3.");
+  cmd.callback([output, remote, &g]() {
     Json v = version_info();
+    int rc = kExitOk;
+    std::optional<pai::api::Error> server_error;
+    std::string server_name;
+    if (!remote->cluster.empty()) {
+      auto reg = jobcli::load_registry();
+      if (!reg) {
+        g.exit_code = kExitUsage;
+        return;
+      }
+      auto conn = jobcli::connect(*reg, *remote, g);
+      if (!conn) {
+        g.exit_code = kExitUsage;
+        return;
+      }
+      server_name = conn->cluster->name;
+      auto info = conn->api->info();
+      if (info.ok()) {
+        v["server"] =
+            Json{{"cluster", conn->cluster->name},
+                 {"uri", conn->cluster->uri},
+                 {"name", info->name},
+                 {"version", info->version},
+                 {"launcherType", info->launcher_type},
+                 {"authnMethod", info->authn_method.empty() ? "basic" : info->authn_method}};
+      } else {
+        server_error = info.error;
+      }
+    }
     if (is_structured(*output)) {
       print_document(v, *output);
     } else {
@@ -66,8 +104,18 @@ void build_version(CLI::App& cmd, Globals& g) {
           p = e + 1;
         }
       }
+      if (v.contains("server")) {
+        const Json& sv = v["server"];
+        std::printf("server %s (%s): OpenPAI %s, %s launcher, %s sign-in\n",
+                    sv["cluster"].get<std::string>().c_str(), sv["uri"].get<std::string>().c_str(),
+                    sv["version"].get<std::string>().c_str(),
+                    sv["launcherType"].get<std::string>().c_str(),
+                    sv["authnMethod"].get<std::string>().c_str());
+      }
     }
-    g.exit_code = kExitOk;
+    if (server_error)
+      rc = jobcli::report_api_error(server_name, "asking for its version", *server_error);
+    g.exit_code = rc;
   });
 }
 

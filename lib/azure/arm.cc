@@ -202,9 +202,9 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
     std::string code = res.ok() ? arm_error_code(out.body) : "";
     if (opt_.log) {
       std::string line = "ARM " + method + " " + short_path(url) + " -> ";
-      line += res.ok() ? std::to_string(out.status) + " " +
-                             std::string(http::reason_phrase(out.status))
-                       : "failed: " + res.message;
+      line += res.ok()
+                  ? std::to_string(out.status) + " " + std::string(http::reason_phrase(out.status))
+                  : "failed: " + res.message;
       if (!code.empty() && out.status >= 400) line += " " + code;
       line += " (" + std::to_string(static_cast<long>(res.elapsed_ms)) +
               " ms, x-ms-client-request-id " + crid;
@@ -241,8 +241,8 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
       if (retry(transient, opt_.max_transient_retries, backoff(opt_.transient_base_s, transient),
                 res.message))
         continue;
-      return Error{"ARM " + method + " " + short_path(url) + ": " + res.message +
-                       " (after " + std::to_string(transient + 1) + " attempts)",
+      return Error{"ARM " + method + " " + short_path(url) + ": " + res.message + " (after " +
+                       std::to_string(transient + 1) + " attempts)",
                    "check --arm-endpoint / PAICTL_ARM_ENDPOINT and the network"};
     }
     if (out.status == 401 && !renewed &&
@@ -258,7 +258,9 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
         std::lock_guard<std::mutex> lock(mu_);
         stats_.contention++;
       }
-      double d = std::max(backoff(opt_.contention_base_s, contention), retry_after.value_or(0));
+      // The server's Retry-After sets the interval when it gives one (Addendum.md).
+      double d = retry_after ? std::min(*retry_after, opt_.max_poll_wait_s)
+                             : backoff(opt_.contention_base_s, contention);
       if (retry(contention, opt_.max_contention_retries, d,
                 "another operation holds the resource (" + code + ")"))
         continue;
@@ -284,7 +286,8 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
         std::lock_guard<std::mutex> lock(mu_);
         stats_.transient++;
       }
-      double d = std::max(backoff(opt_.transient_base_s, transient), retry_after.value_or(0));
+      double d = retry_after ? std::min(*retry_after, opt_.max_poll_wait_s)
+                             : backoff(opt_.transient_base_s, transient);
       if (retry(transient, opt_.max_transient_retries, d,
                 std::to_string(out.status) + " " + std::string(http::reason_phrase(out.status))))
         continue;
@@ -443,9 +446,9 @@ Result<nlohmann::json> ArmClient::wait(const std::string& method, const std::str
         // Reading the status failed (5xx, 404, 429 after retries, or no body):
         // that says nothing about the operation.
         if (++failed > opt_.max_failed_polls)
-          return Error{what + ": cannot read the operation's status: " +
-                           format_arm_error(r.status, r.body),
-                       ""};
+          return Error{
+              what + ": cannot read the operation's status: " + format_arm_error(r.status, r.body),
+              ""};
         if (opt_.log)
           opt_.log("ARM: the status of " + what + " could not be read (" +
                    format_arm_error(r.status, r.body) + "); polling again");
@@ -477,9 +480,8 @@ Result<nlohmann::json> ArmClient::wait(const std::string& method, const std::str
                        " (x-ms-client-request-id " + first.client_request_id + ")",
                    ""};
     if (++failed > opt_.max_failed_polls)
-      return Error{what + ": cannot read the operation's status: " +
-                       format_arm_error(r.status, r.body),
-                   ""};
+      return Error{
+          what + ": cannot read the operation's status: " + format_arm_error(r.status, r.body), ""};
     d = std::max(wait_after(r), std::min(60.0, opt_.transient_base_s * std::pow(2.0, failed)));
   }
 }

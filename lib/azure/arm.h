@@ -19,6 +19,7 @@
 //  * 409/429 AnotherOperationInProgress, RetryableErrorDueToAnotherOperation
 //    (another operation holds the resource) back off exponentially;
 //  * transport failures, 408 and 5xx back off exponentially;
+//  (a Retry-After on any of these sets the wait instead of the backoff);
 //  * 401 InvalidAuthenticationToken/ExpiredAuthenticationToken renews the token once.
 // The remaining-request counts ARM sends (x-ms-ratelimit-remaining-*) are kept
 // in the statistics, and a request waits a little when one runs low.
@@ -48,8 +49,8 @@ struct ArmOptions {
   Endpoints endpoints;
   Clock clock;
   std::function<void(const std::string&)> log;
-  double default_wait_s = 10;       // between polls when Retry-After is missing
-  double max_poll_wait_s = 600;     // the longest Retry-After honoured between polls
+  double default_wait_s = 10;         // between polls when Retry-After is missing
+  double max_poll_wait_s = 600;       // the longest Retry-After honoured between polls
   double max_throttle_wait_s = 1200;  // the longest 429 Retry-After waited for
   int max_throttle_retries = 8;
   int max_transient_retries = 5;
@@ -76,7 +77,7 @@ struct ArmStats {
   int throttled = 0;
   int contention = 0;
   int transient = 0;
-  double waited_s = 0;      // time slept, every kind
+  double waited_s = 0;       // time slept, every kind
   double poll_waited_s = 0;  // of it, Retry-After waits between polls
   long min_remaining_reads = -1;
   long min_remaining_writes = -1;

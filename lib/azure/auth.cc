@@ -16,8 +16,8 @@ using util::Result;
 
 class OAuthTokenSource : public TokenSource {
  public:
-  OAuthTokenSource(Method m, Identity id, http::Client& http, TokenOptions o,
-                   remote::Secret secret, std::string secret_origin, std::string assertion_file,
+  OAuthTokenSource(Method m, Identity id, http::Client& http, TokenOptions o, remote::Secret secret,
+                   std::string secret_origin, std::string assertion_file,
                    std::string identity_endpoint, remote::Secret identity_header)
       : method_(m),
         id_(std::move(id)),
@@ -46,7 +46,8 @@ class OAuthTokenSource : public TokenSource {
       case Method::ClientSecret:
         return "the client secret of application " + id_.client_id + " (" + secret_origin_ + ")";
       case Method::FederatedToken:
-        return "a federated token of application " + id_.client_id + " (AZURE_FEDERATED_TOKEN_FILE)";
+        return "a federated token of application " + id_.client_id +
+               " (AZURE_FEDERATED_TOKEN_FILE)";
       case Method::ManagedIdentity:
         return "the managed identity at IDENTITY_ENDPOINT";
     }
@@ -66,10 +67,9 @@ class OAuthTokenSource : public TokenSource {
       r.headers.push_back({"X-IDENTITY-HEADER", identity_header_.reveal()});
       where = http::host_of(identity_endpoint_);
     } else {
-      std::vector<std::pair<std::string, std::string>> form = {
-          {"grant_type", "client_credentials"},
-          {"client_id", id_.client_id},
-          {"scope", opt_.endpoints.scope}};
+      std::vector<std::pair<std::string, std::string>> form = {{"grant_type", "client_credentials"},
+                                                               {"client_id", id_.client_id},
+                                                               {"scope", opt_.endpoints.scope}};
       if (method_ == Method::ClientSecret) {
         form.emplace_back("client_secret", secret_.reveal());
       } else {
@@ -109,8 +109,8 @@ class OAuthTokenSource : public TokenSource {
       return Error{"cannot reach the sign-in endpoint " + where + ": " + res.message,
                    "check --authority-host / PAICTL_AUTHORITY_HOST and the network"};
     if (res.response.status != 200)
-      return Error{"sign-in to tenant " + id_.tenant + " with " + describe() + " failed: " +
-                       format_token_error(res.response.status, res.response.body),
+      return Error{"sign-in to tenant " + id_.tenant + " with " + describe() +
+                       " failed: " + format_token_error(res.response.status, res.response.body),
                    "check tenant, client-id and the secret; the service principal needs a "
                    "role on the subscription (docs/azure.md)"};
     auto j = nlohmann::json::parse(res.response.body, nullptr, false);
@@ -123,8 +123,8 @@ class OAuthTokenSource : public TokenSource {
       if (j["expires_in"].is_string())
         if (auto v = util::parse_double(j["expires_in"].get<std::string>())) lifetime = *v;
     } else if (j.contains("expires_on")) {  // managed identity: epoch seconds
-      std::string s = j["expires_on"].is_string() ? j["expires_on"].get<std::string>()
-                                                  : j["expires_on"].dump();
+      std::string s =
+          j["expires_on"].is_string() ? j["expires_on"].get<std::string>() : j["expires_on"].dump();
       if (auto v = util::parse_double(s)) lifetime = *v - static_cast<double>(std::time(nullptr));
     }
     if (lifetime < 1) lifetime = 1;
@@ -197,9 +197,9 @@ Result<std::unique_ptr<TokenSource>> make_token_source(
     std::string s(util::trim(f.content));
     std::fill(f.content.begin(), f.content.end(), '\0');
     if (s.empty()) return Error{"client-secret-file " + ident.client_secret_file + " is empty", ""};
-    return std::unique_ptr<TokenSource>(new OAuthTokenSource(
-        Method::ClientSecret, ident, http, std::move(o), remote::Secret(std::move(s)),
-        "client-secret-file", "", "", {}));
+    return std::unique_ptr<TokenSource>(
+        new OAuthTokenSource(Method::ClientSecret, ident, http, std::move(o),
+                             remote::Secret(std::move(s)), "client-secret-file", "", "", {}));
   }
   if (std::string s = env("AZURE_CLIENT_SECRET"); !s.empty()) {
     if (auto e = need_app()) return *e;
@@ -209,8 +209,8 @@ Result<std::unique_ptr<TokenSource>> make_token_source(
   }
   if (std::string f = env("AZURE_FEDERATED_TOKEN_FILE"); !f.empty()) {
     if (auto e = need_app()) return *e;
-    return std::unique_ptr<TokenSource>(new OAuthTokenSource(
-        Method::FederatedToken, ident, http, std::move(o), {}, "", f, "", {}));
+    return std::unique_ptr<TokenSource>(
+        new OAuthTokenSource(Method::FederatedToken, ident, http, std::move(o), {}, "", f, "", {}));
   }
   std::string ep = env("IDENTITY_ENDPOINT"), hdr = env("IDENTITY_HEADER");
   if (!ep.empty() && !hdr.empty())

@@ -30,7 +30,9 @@ const std::vector<std::string>& cluster_config_keys() {
       "host_daemon_port_start", "host_daemon_port_end",
       // paictl install (docs/install.md)
       "kube_version", "kube_package_repo", "kube_offline_bundle", "kube_pods_subnet",
-      "kube_service_addresses", "kube_control_plane_endpoint", "nvidia_package_repo"};
+      "kube_service_addresses", "kube_control_plane_endpoint", "nvidia_package_repo",
+      // paictl install's Azure provider (docs/azure.md)
+      "azure"};
   return keys;
 }
 
@@ -233,6 +235,9 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
           std::string(key) + " must be an IPv4 CIDR such as 10.244.0.0/16, found \"" + v + "\"",
           "the pods' and the services' address ranges must not overlap the hosts' network");
   }
+
+  if (const Node* n = root->get("azure"))
+    c.azure = load_azure_config(n, ctx, c.kube_pods_subnet, c.kube_service_addresses);
 
   if (const Node* n = root->get("openpai_kube_network_plugin")) {
     if (auto v = ctx.string_value(n, "openpai_kube_network_plugin")) {

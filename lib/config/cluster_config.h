@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "config/azure_config.h"
 #include "config/context.h"
 
 namespace pai::config {
@@ -39,6 +40,8 @@ struct ClusterConfig {
   std::string nvidia_package_repo;          // "" = nvidia.github.io/libnvidia-container
   int64_t host_daemon_port_start = 40000;
   int64_t host_daemon_port_end = 65535;
+  // The Azure part of the cluster (docs/azure.md), when config.yaml has `azure:`.
+  std::optional<AzureConfig> azure;
 };
 
 // Keys the v1.5+ installer reads from config.yaml.

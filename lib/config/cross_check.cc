@@ -182,7 +182,24 @@ void cross_check_hived(const Layout& layout, const HivedConfig& hived, const Hiv
   }
 }
 
+void cross_check_azure(const Layout& layout, const ClusterConfig& config, Context& config_ctx) {
+  if (!config.azure) return;
+  std::vector<std::string> names;
+  for (const auto& s : layout.skus) names.push_back(s.name);
+  for (const auto& p : config.azure->pools) {
+    if (p.machine_type.empty() || layout.find_sku(p.machine_type)) continue;
+    std::string guess = util::did_you_mean(p.machine_type, names);
+    config_ctx.error("X007", p.machine_type_mark,
+                     "azure pool \"" + p.name + "\" has machine-type \"" + p.machine_type +
+                         "\", which is not a machine-sku of " + layout.file,
+                     guess.empty() ? "add the machine type to machine-sku (paictl plan --profile "
+                                     "azure-nd96asr-v4 writes one) or fix the name"
+                                   : "did you mean \"" + guess + "\"?");
+  }
+}
+
 void cross_check_devices(const Layout& layout, const ClusterConfig& config, Context& config_ctx) {
+  cross_check_azure(layout, config, config_ctx);
   if (config.enable_hived_scheduler) return;
   std::set<std::string> types;
   for (const auto& m : layout.machines) {

@@ -65,6 +65,19 @@ const std::vector<diag::Rule>& rules() {
        "A port or port range is invalid or overlaps the job port range"},
       {"C008", "no-password-for-sudo", Severity::Warning,
        "No password for a user other than root: sudo must not ask for one"},
+      // config.yaml's azure section
+      {"A001", "secret-in-config", Severity::Error,
+       "azure.client-secret puts the service principal's secret in config.yaml"},
+      {"A002", "invalid-azure-id", Severity::Error,
+       "A subscription, tenant, client id, location, resource group or image that Azure would "
+       "refuse"},
+      {"A003", "invalid-address-range", Severity::Error,
+       "An Azure address range that is not a CIDR, lies outside address-space or overlaps "
+       "another site or the cluster's ranges"},
+      {"A004", "ssh-from-anywhere", Severity::Warning,
+       "allowed-ssh-from admits SSH from the whole internet"},
+      {"A005", "invalid-pool", Severity::Error,
+       "An Azure pool with a bad name, size or count (InfiniBand pools: 100 VMs at most)"},
       // services-configuration.yaml
       {"S001", "hived-config-not-string", Severity::Error,
        "hivedscheduler.config must be a YAML string (config: |)"},
@@ -126,6 +139,8 @@ const std::vector<diag::Rule>& rules() {
       {"X005", "master-in-cells", Severity::Warning, "The pai-master appears in the HiveD cells"},
       {"X006", "mixed-devices-without-hived", Severity::Error,
        "Several worker device types while the HiveD scheduler is disabled"},
+      {"X007", "azure-pool-machine-type", Severity::Error,
+       "An Azure pool's machine-type is not a machine-sku of layout.yaml"},
   };
   return kRules;
 }

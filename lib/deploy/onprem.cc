@@ -597,18 +597,8 @@ class ControlPlane : public Phase {
       if (Status s = run_step(h, "kubeadm reset -f (an interrupted init)", "kubeadm reset -f");
           !s.ok)
         return s;
-    std::string v = kubeadm_version_.substr(kubeadm_version_[0] == 'v' ? 1 : 0);
     std::string err;
-    std::string config = render_template(s_.templates_dir, "kubeadm-init.yaml",
-                                         {{"api", kubeadm_api_version(v).substr(15)},
-                                          {"version", s_.kube_version},
-                                          {"advertise", h.spec().address},
-                                          {"node", h.spec().name},
-                                          {"cluster", s_.cluster_name},
-                                          {"endpoint", endpoint_of(s_, h.spec())},
-                                          {"pods", s_.pods_subnet},
-                                          {"services", s_.service_subnet}},
-                                         err);
+    std::string config = render_kubeadm_init(s_, h.spec(), kubeadm_version_, err);
     if (!err.empty()) return Status::failure(err);
     h.log("kubeadm configuration:\n" + config);
     // The configuration goes on stdin: nothing is left on the host to clean up.
@@ -802,16 +792,10 @@ class Workers : public Phase {
       std::lock_guard lock(mu_);
       minted_[h.spec().name] = jc.token.substr(0, jc.token.find('.'));
     }
-    std::string v = h.facts().value("kubeadm_version", "v" + s_.kube_version);
-    v = v.substr(!v.empty() && v[0] == 'v' ? 1 : 0);
     std::string err;
-    std::string config = render_template(s_.templates_dir, "kubeadm-join.yaml",
-                                         {{"api", kubeadm_api_version(v).substr(15)},
-                                          {"node", h.spec().name},
-                                          {"endpoint", jc.endpoint},
-                                          {"token", jc.token},
-                                          {"ca_hash", jc.ca_hash}},
-                                         err);
+    std::string config =
+        render_kubeadm_join(s_, h.spec(), h.facts().value("kubeadm_version", "v" + s_.kube_version),
+                            jc.endpoint, jc.token, jc.ca_hash, err);
     if (!err.empty()) return Status::failure(err);
     // The join configuration holds the token: it goes on stdin, never to a file or argv.
     Status s = run_step(h, "kubeadm join", "kubeadm join --config /dev/stdin", config, 900000);
@@ -1081,6 +1065,51 @@ std::string render_template(const std::string& templates_dir, const std::string&
   return out;
 }
 
+std::string render_kubeadm_init(const InstallSettings& s, const HostSpec& master,
+                                const std::string& kubeadm_version, std::string& error) {
+  std::string v = kubeadm_version.substr(!kubeadm_version.empty() && kubeadm_version[0] == 'v');
+  return render_template(s.templates_dir, "kubeadm-init.yaml",
+                         {{"api", kubeadm_api_version(v).substr(15)},
+                          {"version", s.kube_version},
+                          {"advertise", master.address},
+                          {"node", master.name},
+                          {"cluster", s.cluster_name},
+                          {"endpoint", endpoint_of(s, master)},
+                          {"pods", s.pods_subnet},
+                          {"services", s.service_subnet}},
+                         error);
+}
+
+std::string render_kubeadm_join(const InstallSettings& s, const HostSpec& node,
+                                const std::string& kubeadm_version, const std::string& endpoint,
+                                const std::string& token, const std::string& ca_hash,
+                                std::string& error) {
+  std::string v = kubeadm_version.substr(!kubeadm_version.empty() && kubeadm_version[0] == 'v');
+  return render_template(s.templates_dir, "kubeadm-join.yaml",
+                         {{"api", kubeadm_api_version(v).substr(15)},
+                          {"node", node.name},
+                          {"endpoint", endpoint},
+                          {"token", token},
+                          {"ca_hash", ca_hash}},
+                         error);
+}
+
+Status render_install_manifests(const InstallSettings& s, const HostSpec& master, int mtu,
+                                std::vector<std::pair<std::string, std::string>>& out) {
+  std::string err;
+  std::string flannel = render_template(
+      s.templates_dir, "kube-flannel.yaml",
+      {{"pods", s.pods_subnet}, {"mtu", std::to_string(mtu - 50)}, {"hash", "0000000000000000"}},
+      err);
+  if (!err.empty()) return Status::failure(err);
+  out.emplace_back("cni", flannel);
+  std::string plugin = render_template(s.templates_dir, "nvidia-device-plugin.yaml",
+                                       {{"hash", "0000000000000000"}}, err);
+  if (!err.empty()) return Status::failure(err);
+  out.emplace_back("device-plugin", plugin);
+  return render_openpai_manifests(s, master, out);
+}
+
 bool parse_join_command(const std::string& out, JoinCommand& jc) {
   std::istringstream in(out);
   std::string word, prev;
@@ -1120,6 +1149,8 @@ PhaseList install_phases(const InstallSettings& s) {
   p.push_back(std::make_unique<NodeLabels>());
   p.push_back(std::make_unique<DevicePlugin>(s));
   p.push_back(std::make_unique<VerifyNodes>(s));
+  p.push_back(make_hived_phase(s));
+  p.push_back(make_openpai_phase(s));
   return p;
 }
 

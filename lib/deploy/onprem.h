@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "check/runner.h"
+#include "deploy/openpai.h"
 #include "deploy/phase.h"
 #include "remote/secret.h"
 
@@ -29,6 +30,7 @@ struct InstallSettings {
   remote::Secret sudo_password;
   int wait_s = 300;  // rollouts, nodes Ready, the API server
   int join_token_ttl_s = 900;
+  OpenPaiSettings openpai;  // HiveD and the OpenPAI services
 };
 
 // Phases of `install`, in order.
@@ -44,6 +46,20 @@ std::string unsupported_os(const std::string& id, const std::string& version_id)
 // Renders templates_dir/NAME with mustache (no HTML escaping). Sets `error`.
 std::string render_template(const std::string& templates_dir, const std::string& name,
                             const std::map<std::string, std::string>& values, std::string& error);
+
+// The kubeadm configurations install sends on kubeadm's stdin, for a kubeadm of
+// this version ("v1.30.10"): InitConfiguration + ClusterConfiguration +
+// KubeletConfiguration, and a worker's JoinConfiguration.
+std::string render_kubeadm_init(const InstallSettings& s, const HostSpec& master,
+                                const std::string& kubeadm_version, std::string& error);
+std::string render_kubeadm_join(const InstallSettings& s, const HostSpec& node,
+                                const std::string& kubeadm_version, const std::string& endpoint,
+                                const std::string& token, const std::string& ca_hash,
+                                std::string& error);
+// Every Kubernetes manifest install applies (flannel, the device plugin, HiveD,
+// the OpenPAI services), rendered as the phases render them: (what, text).
+Status render_install_manifests(const InstallSettings& s, const HostSpec& master, int mtu,
+                                std::vector<std::pair<std::string, std::string>>& out);
 
 // The pieces of `kubeadm token create --print-join-command`'s output.
 struct JoinCommand {

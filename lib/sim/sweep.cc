@@ -156,8 +156,9 @@ class SpecReader {
         const yaml::Node* gen = i->get("generate");
         const yaml::Node* path = i->get("path");
         if ((gen != nullptr) == (path != nullptr)) {
-          error(i, "G007", "a trace has either path: or generate:, not " +
-                               std::string(gen ? "both" : "neither"));
+          error(i, "G007",
+                "a trace has either path: or generate:, not " +
+                    std::string(gen ? "both" : "neither"));
           continue;
         }
         if (path) {
@@ -219,8 +220,7 @@ class SpecReader {
             "generate: {jobs: 2000, load: 0.8}");
       return false;
     }
-    check_keys(g, {"jobs", "load", "days", "max-gpus", "opportunistic", "priority"},
-               "generate");
+    check_keys(g, {"jobs", "load", "days", "max-gpus", "opportunistic", "priority"}, "generate");
     bool ok = true;
     auto number = [&](const char* key, double lo, double hi, double& out) {
       const yaml::Node* v = g->get(key);
@@ -540,11 +540,11 @@ bool key_sweep_points(const SweepSpec& s, const std::string& version,
     return true;
   };
   const SweepSimOptions& o = s.options;
-  const std::string shared = "paictl-sweep/1|" + version + "|overflow=" +
-                             std::to_string(o.overflow) + "|backfill=" +
-                             std::to_string(o.backfill) + "|tie=" + o.tie_order +
-                             "|vcmap=" + o.vc_map + "|faults=" + o.faults + "|priority=" +
-                             std::to_string(o.priority) + "|limit=" + std::to_string(o.limit);
+  const std::string shared =
+      "paictl-sweep/1|" + version + "|overflow=" + std::to_string(o.overflow) +
+      "|backfill=" + std::to_string(o.backfill) + "|tie=" + o.tie_order + "|vcmap=" + o.vc_map +
+      "|faults=" + o.faults + "|priority=" + std::to_string(o.priority) +
+      "|limit=" + std::to_string(o.limit);
   for (SweepPoint& p : points) {
     uint64_t h = fnv1a(shared);
     if (!content(s.configs[p.config].path, h)) return false;
@@ -552,9 +552,9 @@ bool key_sweep_points(const SweepSpec& s, const std::string& version,
     if (t.generated) {
       const GenerateOptions& g = t.generate;
       char buf[256];
-      std::snprintf(buf, sizeof buf, "|gen jobs=%lld load=%.17g days=%.17g max=%d opp=%.17g prio=%d",
-                    static_cast<long long>(g.jobs), g.load, g.days, g.max_gpus, g.opportunistic,
-                    g.priority);
+      std::snprintf(
+          buf, sizeof buf, "|gen jobs=%lld load=%.17g days=%.17g max=%d opp=%.17g prio=%d",
+          static_cast<long long>(g.jobs), g.load, g.days, g.max_gpus, g.opportunistic, g.priority);
       h = fnv1a(buf, h);
     } else {
       for (const auto& f : t.paths)
@@ -639,8 +639,9 @@ bool run_sweep_point(const SweepSpec& s, const SweepPoint& p, json& result, std:
     topt.limit = s.options.limit;
     TraceError te;
     if (!read_trace(st.paths, topt, trace, te)) {
-      error = te.file + (te.line ? ":" + std::to_string(te.line) + ":" + std::to_string(te.column)
-                                 : std::string()) +
+      error = te.file +
+              (te.line ? ":" + std::to_string(te.line) + ":" + std::to_string(te.column)
+                       : std::string()) +
               ": " + te.message;
       return false;
     }
@@ -716,9 +717,9 @@ std::map<std::string, json> decode_results(std::string_view text) {
     for (char ch : between)
       if (ch != '\n' && ch != '\r') body += ch;
     size_t tail_eol = text.find('\n', end);
-    std::string_view tail =
-        text.substr(end + kEnd.size(), (tail_eol == std::string_view::npos ? text.size() : tail_eol) -
-                                           end - kEnd.size());
+    std::string_view tail = text.substr(
+        end + kEnd.size(),
+        (tail_eol == std::string_view::npos ? text.size() : tail_eol) - end - kEnd.size());
     pos = end + kEnd.size();
     unsigned long long n = 0;
     char k2[64] = {0};

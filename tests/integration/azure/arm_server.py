@@ -293,7 +293,10 @@ class Handler(BaseHTTPRequestHandler):
             return "instance"
         if "/operations/" in p or "/operationresults/" in p:
             return "poll"
-        if p.endswith("/virtualmachines") or p.endswith("/networkinterfaces"):
+        if p.endswith("/virtualmachines") or p.endswith("/networkinterfaces") or p.endswith("/resources"):
+            return "list"
+        parts = [x for x in p.split("/") if x]
+        if len(parts) == 7 and parts[4] == "providers" and self.command == "GET":
             return "list"
         return "arm"
 
@@ -442,6 +445,12 @@ class Handler(BaseHTTPRequestHandler):
         return ("/subscriptions/%s/resourcegroups/%s" % (sub, rg)).lower()
 
     def _resource(self, path, query, body, raw):
+        parts = [p for p in path.split("/") if p]
+        if len(parts) == 5 and parts[2].lower() == "resourcegroups" and parts[4].lower() == "resources":
+            return self._list_group(path, query, parts[1], parts[3], None)
+        if len(parts) == 7 and parts[2].lower() == "resourcegroups" and parts[4].lower() == "providers" \
+                and self.command == "GET":
+            return self._list_group(path, query, parts[1], parts[3], (parts[5] + "/" + parts[6]).lower())
         ident = self._parse_id(path)
         if ident is None:
             return self._answer("arm", path, query, 404, arm_error("InvalidResourceType", "no such path " + path))
@@ -793,6 +802,30 @@ class Handler(BaseHTTPRequestHandler):
             if str(host) not in used:
                 return str(host)
         return "0.0.0.0"
+
+    def _list_group(self, path, query, sub, rg, rtype):
+        """GET .../resourceGroups/{rg}/resources, or .../providers/{ns}/{type}: top-level resources."""
+        st = self.st
+        prefix = self._rg_key(sub, rg) + "/providers/"
+        with st.lock:
+            if self._rg_key(sub, rg) not in st.resources:
+                items = None
+            else:
+                items = []
+                for k, r in st.resources.items():
+                    if not k.startswith(prefix) or k[len(prefix):].count("/") != 2:
+                        continue
+                    if rtype and r["type"].lower() != rtype:
+                        continue
+                    if rtype:
+                        items.append(public(r))
+                    else:
+                        items.append({"id": r["id"], "name": r["name"], "type": r["type"],
+                                      "location": r.get("location"), "tags": r.get("tags", {})})
+        if items is None:
+            return self._answer("list", path, query, 404, arm_error(
+                "ResourceGroupNotFound", "Resource group '%s' could not be found." % rg))
+        return self._answer("list", path, query, 200, {"value": items})
 
     def _list_children(self, path, query, sub, rg, rtype):
         """GET .../virtualMachineScaleSets/{name}/virtualMachines or .../networkInterfaces."""

@@ -100,7 +100,9 @@ class ArmServer {
   std::string assertion_file() const { return dir_ + "/assertion"; }
   const std::string& dir() const { return dir_; }
 
-  nlohmann::json requests() const { return nlohmann::json::parse(control("GET", "/__control/requests")); }
+  nlohmann::json requests() const {
+    return nlohmann::json::parse(control("GET", "/__control/requests"));
+  }
   // Only the ARM requests (kind arm, poll, list): not token requests.
   nlohmann::json arm_requests() const {
     nlohmann::json out = nlohmann::json::array();

@@ -25,7 +25,8 @@ pass() { echo "ok: $*"; }
 C=$RUN/cluster
 # The testbed's machine has fewer CPUs than the SKUs declare and no DNS: those
 # two pre-install checks are real errors here, ignored on purpose.
-ARGS="--ssh-config $RUN/ssh_config --ignore-check-errors CPU,DNS --wait 60"
+BASE="--ssh-config $RUN/ssh_config --ignore-check-errors CPU,DNS"
+ARGS="$BASE --wait 60"
 state() { "$TESTBED" state "$RUN" > "$1"; }
 py() { "$PYTHON3" -c "import json,sys; s=json.load(open(sys.argv[1])); $1" "$2"; }
 state "$TMP/fresh.json"
@@ -113,9 +114,22 @@ for n in h:
     assert h[n]["held"] == ["kubeadm", "kubectl", "kubelet"], (n, h[n]["held"])
     assert not [f for f in h[n]["tmp"] if "join" in f], (n, h[n]["tmp"])
 assert s["cluster"]["bootstrap_tokens"] == 0, s["cluster"]["bootstrap_tokens"]
-assert s["cluster"]["objects"]["DaemonSet/kube-flannel/kube-flannel-ds"]["available"]
+o = s["cluster"]["objects"]
+assert o["DaemonSet/kube-flannel/kube-flannel-ds"]["available"]
+# HiveD: its config, HiveD itself, one kube-scheduler for the VC with HiveD as extender.
+assert "physicalCluster:" in o["ConfigMap/openpai/hivedscheduler-config"]["data"]["hivedscheduler.yaml"]
+sched = o["ConfigMap/openpai/hivedscheduler-ds-default-config"]["data"]["scheduler.yaml"]
+assert "kubescheduler.config.k8s.io/v1\n" in sched and "extenders:" in sched and "Policy" not in sched, sched
+for w in ("StatefulSet/openpai/hivedscheduler-hs", "StatefulSet/openpai/hivedscheduler-ds-default",
+          "StatefulSet/openpai/frameworkcontroller", "StatefulSet/openpai/postgresql",
+          "Deployment/openpai/rest-server", "Deployment/openpai/webportal", "Deployment/openpai/pylon"):
+    assert o[w]["available"], w
+    assert o[w]["annotations"].get("paictl.io/config-hash"), w
+assert o["Service/openpai/hivedscheduler-service"]["spec"]["ports"][0]["port"] == 30096
+assert sorted(o["Secret/openpai/pai-secrets"]["data"]) == ["admin-password", "admin-username", "jwt-secret", "postgres-password"]
 ' "$TMP/done.json" || fail "end state"
-pass "nodes Ready with their GPUs; kubeadm init once, each join once"
+grep -q "paictl cluster add testbed --uri http://127.0.34.2 --user admin --password-stdin" "$TMP/run2.txt" || fail "no cluster add line: $(tail -5 "$TMP/run2.txt")"
+pass "nodes Ready with their GPUs; kubeadm init once, each join once; HiveD and the OpenPAI services available"
 
 # 4. Nothing to do.
 set +e
@@ -126,14 +140,35 @@ set -e
 grep -q '^nothing to do' "$TMP/run3.txt" || fail "the re-run does not say nothing to do"
 "$PAICTL" install "$C" $ARGS --dry-run -o json > "$TMP/plan.json" 2>/dev/null
 py 'sys.exit(0 if s["plan"]["changed"] is False and s["kind"] == "Install" else "plan: %s" % s["plan"])' "$TMP/plan.json"
-pass "a re-run has nothing to do"
+state "$TMP/again.json"
+cmp -s "$TMP/done.json" "$TMP/again.json" || fail "a re-run changed the cluster"
+pass "a re-run has nothing to do (the services found applied, unchanged)"
+
+# A rollout that does not finish: the failing pod and its events are shown; a
+# re-run once it is fixed waits for it and succeeds.
+"$TESTBED" knob "$RUN" tb-master 'unavailable openpai/webportal'
+sleep 1
+set +e
+"$PAICTL" install "$C" $BASE --wait 2 --yes > "$TMP/run-rollout.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 1 ] || { cat "$TMP/run-rollout.txt"; fail "install with a broken rollout exited $rc, want 1"; }
+grep -q 'openpai .*FAILED: webportal: deployment/webportal did not roll out within 2 s; pod webportal-.*CrashLoopBackOff; event [A-Za-z]* on webportal' "$TMP/run-rollout.txt" \
+  || fail "the failing pod and its events are not shown: $(cat "$TMP/run-rollout.txt")"
+"$TESTBED" knob "$RUN" tb-master --clear
+"$PAICTL" install "$C" $ARGS --yes > "$TMP/run-rollout2.txt" 2>&1 || { cat "$TMP/run-rollout2.txt"; fail "the re-run after the fixed rollout"; }
+pass "a rollout that does not finish shows its pod and events; a re-run succeeds once it is fixed"
 
 # 5. Secrets: no join token (kubeadm's format) and no password anywhere.
 "$TESTBED" log "$RUN" > "$TMP/argv.jsonl"
 pw=$(cat "$RUN/password")
+apw=$(sed -n 's/^ *default-pai-admin-password: "\(.*\)"$/\1/p' "$C/services-configuration.yaml")
+[ -n "$apw" ] || fail "no admin password in the testbed's services-configuration.yaml"
+apw64=$(printf '%s' "$apw" | base64)
 for f in "$TMP"/run*.txt "$TMP"/run-fail-*.txt "$TMP"/kill-*.txt "$TMP/dry.txt" "$TMP/argv.jsonl" "$C/.paictl/install.journal" "$C"/.paictl/logs/*.log; do
   if grep -Eq '[a-z0-9]{6}\.[a-z0-9]{16}' "$f"; then fail "a token in $f: $(grep -Eo '.{20}[a-z0-9]{6}\.[a-z0-9]{16}' "$f" | head -1)"; fi
   if grep -qF "$pw" "$f"; then fail "the password in $f"; fi
+  if grep -qF -e "$apw" -e "$apw64" "$f"; then fail "the OpenPAI admin password in $f"; fi
 done
 for f in "$C"/.paictl/logs/*.log; do
   [ "$(stat -c %a "$f")" = 600 ] || fail "$f is not 0600"

@@ -15,7 +15,12 @@ For tests it also:
   * answers chosen requests with a chosen status, body, Retry-After, delay, or
     a dropped connection (POST /__control/fail);
   * lets a test set the states a job goes through (POST /__control/jobs/ID);
-  * acts as an HTTP proxy when a request has an absolute URL (the proxy test).
+  * acts as an HTTP proxy when a request has an absolute URL (the proxy test);
+  * when asked (POST /__control/run-tasks {"enabled": true}, or "runTasks": true
+    in the scenario), really runs a submitted job: each task instance's
+    commands run here in `sh` as a subprocess, with OpenPAI's PAI_* task
+    variables; the job's and tasks' states follow the processes and their
+    stdout/stderr are the task logs. Off by default: other tests see canned jobs.
 
 Usage: pai_rest_server.py --scenario S.json --port-file F [--port 0]
        [--prefix /rest-server] [--name NAME] [--tls-cert C --tls-key K]
@@ -30,10 +35,13 @@ import json
 import os
 import re
 import secrets as pysecrets
+import shutil
 import signal
 import socket
 import ssl
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -73,6 +81,59 @@ class State:
         self.requests = []
         self.faults = []
         self.log_text = scenario.get("logText", "line 1\nline 2\nepoch 1 loss 0.5\nepoch 2 loss 0.25\ndone\n")
+        self.run_tasks = scenario.get("runTasks", False)
+        self.task_dirs = []
+
+    # --- really running tasks (opt-in) -------------------------------------------
+    def start_tasks(self, job, proto):
+        """Starts every task instance of `proto` as `sh -c COMMANDS` here."""
+        base = tempfile.mkdtemp(prefix="pai-rest-tasks-")
+        self.task_dirs.append(base)
+        key = job["user"] + "~" + job["name"]
+        roles = proto.get("taskRoles") or {}
+        job["procs"] = {}
+        for tr, spec in roles.items():
+            spec = spec or {}
+            n = spec.get("instances", 1)
+            script = "\n".join(str(c) for c in (spec.get("commands") or []))
+            for i in range(n):
+                env = dict(os.environ)
+                env.update({"PAI_JOB_NAME": key, "PAI_USER_NAME": job["user"], "PAI_VIRTUAL_CLUSTER": job["vc"],
+                            "PAI_CURRENT_TASK_ROLE_NAME": tr, "PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX": str(i),
+                            "PAI_TASK_INDEX": str(i), "PAI_TASK_ROLE_TASK_COUNT_" + tr: str(n),
+                            "PAI_TASK_ROLE_COUNT": str(len(roles)), "PAI_TASK_ROLE_LIST": ",".join(roles)})
+                out = os.path.join(base, "%s-%d.stdout" % (tr, i))
+                err = os.path.join(base, "%s-%d.stderr" % (tr, i))
+                with open(out, "wb") as fo, open(err, "wb") as fe:
+                    proc = subprocess.Popen(["sh", "-c", script], stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
+                                            env=env, cwd=base, start_new_session=True)
+                job["procs"]["%s/%d" % (tr, i)] = {"proc": proc, "stdout": out, "stderr": err}
+
+    def task_state(self, job, tr, i):
+        """The state of a really running task, or None for canned jobs."""
+        entry = job.get("procs", {}).get("%s/%d" % (tr, i))
+        if entry is None:
+            return None, None
+        code = entry["proc"].poll()
+        if job["executionType"] == "STOP" and code is not None and code != 0:
+            return "STOPPED", code
+        return ("RUNNING" if code is None else "SUCCEEDED" if code == 0 else "FAILED"), code
+
+    def stop_tasks(self, job):
+        for entry in job.get("procs", {}).values():
+            if entry["proc"].poll() is None:
+                try:
+                    os.killpg(entry["proc"].pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                entry["proc"].wait()
+
+    def stop_all(self):
+        with self.lock:
+            for job in self.jobs.values():
+                self.stop_tasks(job)
+        for d in self.task_dirs:
+            shutil.rmtree(d, ignore_errors=True)
 
     def issue_token(self, user, application=False):
         header = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
@@ -91,6 +152,13 @@ class State:
         }
 
     def state_of(self, job):
+        if job.get("procs") and job["executionType"] != "STOP":
+            codes = [e["proc"].poll() for e in job["procs"].values()]
+            if any(c is None for c in codes):
+                return "RUNNING"
+            failed = [c for c in codes if c != 0]
+            job["exitCode"] = failed[0] if failed else 0
+            return "FAILED" if failed else "SUCCEEDED"
         return job["plan"][min(job["step"], len(job["plan"]) - 1)]
 
     def advance(self, job):
@@ -251,7 +319,10 @@ class Handler(BaseHTTPRequestHandler):
                     job["exitCode"] = data["exitCode"]
                 if "retries" in data:
                     job["retries"] = data["retries"]
-                return self._send(200, {"ok": True, "job": {k: v for k, v in job.items() if k != "config"}})
+                return self._send(200, {"ok": True, "job": {k: v for k, v in job.items() if k not in ("config", "procs")}})
+            if path == "/__control/run-tasks":
+                st.run_tasks = bool(data.get("enabled", True))
+                return self._send(200, {"ok": True, "runTasks": st.run_tasks})
             if path == "/__control/state":
                 return self._send(200, {"jobs": list(st.jobs.keys()), "tokens": len(st.tokens)})
         self._send(404, {"error": "unknown control path"})
@@ -389,6 +460,8 @@ class Handler(BaseHTTPRequestHandler):
             if "secrets" in config:
                 config["secrets"] = "******"
             st._add_job(user, name, vc, st.default_plan, roles, yaml.safe_dump(config, sort_keys=False), gpus)
+            if st.run_tasks:
+                st.start_tasks(st.jobs[key], proto)
         return self._send(202, {"status": 202, "message": "Update job %s for user %s successfully." % (name, user)})
 
     def _summary(self, job):
@@ -453,6 +526,9 @@ class Handler(BaseHTTPRequestHandler):
             tasks = []
             for i in range(n):
                 task_state = "WAITING" if state == "WAITING" else ("RUNNING" if not done else state)
+                real_state, real_code = st.task_state(job, tr, i)
+                if real_state:
+                    task_state = real_state
                 tasks.append({
                     "taskIndex": i, "taskUid": "uid-%s-%d" % (tr, i), "taskState": task_state,
                     "retries": job["retries"],
@@ -464,7 +540,7 @@ class Handler(BaseHTTPRequestHandler):
                     "containerPorts": {"ssh": 20000 + i, "http": 20100 + i} if state != "WAITING" else {},
                     "containerGpus": 1 if state != "WAITING" else None,
                     "containerLog": "%s://127.0.0.1:%d/log-manager/%s/%s/%d/" % (scheme, port, job["name"], tr, i),
-                    "containerExitCode": job["exitCode"] if done else None,
+                    "containerExitCode": real_code if real_state else job["exitCode"] if done else None,
                     "containerExitSpec": exit_spec, "containerExitDiagnostics": None,
                 })
             roles[tr] = {"taskRoleStatus": {"name": tr}, "taskStatuses": tasks}
@@ -498,6 +574,7 @@ class Handler(BaseHTTPRequestHandler):
                 if value == "STOP" and st.state_of(job) not in ("SUCCEEDED", "FAILED", "STOPPED"):
                     job["plan"] = ["STOPPING", "STOPPED"]
                     job["step"] = 0
+                    st.stop_tasks(job)
                 return self._send(202, {"status": 202, "message": "Execute job %s successfully." % ident})
             if rest == "/tag" and m in ("PUT", "DELETE"):
                 try:
@@ -552,6 +629,17 @@ class Handler(BaseHTTPRequestHandler):
         text = self.st.log_text
         if stream == "stderr":
             text = "warning: something on stderr\n"
+        # /log-manager/USER~NAME/ROLE/INDEX/STREAM of a really running task: its output.
+        if len(parts) >= 6:
+            with self.st.lock:
+                job = self.st.jobs.get(urllib.parse.unquote(parts[2]))
+                entry = job.get("procs", {}).get("%s/%s" % (parts[3], parts[4])) if job else None
+            if entry is not None:
+                files = [entry["stdout"], entry["stderr"]] if stream == "all" else [entry.get(stream, entry["stdout"])]
+                text = ""
+                for name in files:
+                    with open(name, "rb") as f:
+                        text += f.read().decode("utf-8", "replace")
         if query.get("tail-mode") == "true":
             text = "".join(text.splitlines(True)[-2:])
         self._send(200, text, "text/plain; charset=utf-8")
@@ -598,6 +686,7 @@ def main():
     except KeyboardInterrupt:
         pass
     finally:
+        srv.state.stop_all()
         srv.server_close()
     return 0
 

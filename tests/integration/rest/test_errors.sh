@@ -127,6 +127,10 @@ cat >>"$REGISTRY" <<EOF
   user: alice
   token: t
 EOF
+run version --cluster gone
+expect_rc 3 "version --cluster of a dead cluster"
+expect_out "paictl " "the client's version is printed first"
+expect_err "gone" "the error names the cluster"
 run cluster list
 expect_rc 0 "cluster list with a dead cluster"
 expect_out "no: 127.0.0.1:1" "the dead cluster says why"

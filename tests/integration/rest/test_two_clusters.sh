@@ -58,6 +58,14 @@ run cluster status --all -o json
 json_check "d['items'][0]['virtualClusters'][0]['free']['gpu'] == 2 and {s['name'] for s in d['items'][1]['skuTypes']} == {'GPU', 'CPU'}" \
   "cluster status -o json"
 schema_check clusterStatus "cluster status -o json"
+
+run version --cluster cloud -o json
+expect_rc 0 "version --cluster cloud"
+json_check "d['server']['cluster'] == 'cloud' and d['server']['version'] == 'v1.8.1' and d['version']" \
+  "version --cluster: the client's and the server's versions"
+schema_check version "version --cluster -o json"
+run version --cluster nosuch
+expect_rc 2 "version --cluster of an unregistered cluster"
 if grep -Eq '"(gpu|cpu|memoryMB)": -?[0-9]+\.0\b' "$OUT"; then fail "whole GPU/CPU/memory figures printed as 32.0"; else pass "GPU/CPU/memory figures are integers"; fi
 run cluster list -o json
 schema_check clusterList "cluster list -o json"

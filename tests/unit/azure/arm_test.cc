@@ -61,7 +61,8 @@ struct Fixture {
   std::unique_ptr<pai::azure::TokenSource> tokens;
   std::unique_ptr<ArmClient> arm;
 
-  explicit Fixture(int polls = 2, int retry_after = 1, ArmOptions extra = {}) : srv(polls, retry_after) {
+  explicit Fixture(int polls = 2, int retry_after = 1, ArmOptions extra = {})
+      : srv(polls, retry_after) {
     if (!srv.ok()) return;
     pai::http::Options ho;
     ho.tls.ca_file = srv.ca_file();
@@ -77,9 +78,8 @@ struct Fixture {
     to.clock = fc.clock();
     to.log = [this](const std::string& l) { add_log(l); };
     pai::azure::Identity id{"tenant-1", ArmServer::kClientId, srv.secret_file()};
-    auto t = pai::azure::make_token_source(id, *http, to, [](const char*) -> const char* {
-      return nullptr;
-    });
+    auto t = pai::azure::make_token_source(id, *http, to,
+                                           [](const char*) -> const char* { return nullptr; });
     if (!t.ok()) throw std::runtime_error(t.error().message);
     tokens = std::move(t.value());
     ArmOptions o = extra;
@@ -101,10 +101,11 @@ struct Fixture {
     ASSERT_TRUE(r.ok()) << r.error().message;
   }
   void vnet() {
-    json body = {{"location", "eastus"},
-                 {"properties",
-                  {{"addressSpace", {{"addressPrefixes", {"10.100.0.0/16"}}}},
-                   {"subnets", {{{"name", "gpu"}, {"properties", {{"addressPrefix", "10.100.1.0/24"}}}}}}}}};
+    json body = {
+        {"location", "eastus"},
+        {"properties",
+         {{"addressSpace", {{"addressPrefixes", {"10.100.0.0/16"}}}},
+          {"subnets", {{{"name", "gpu"}, {"properties", {{"addressPrefix", "10.100.1.0/24"}}}}}}}}};
     auto r = arm->put(kNet + "/virtualNetworks/pai-vnet", "2024-05-01", body);
     ASSERT_TRUE(r.ok()) << r.error().message;
   }
@@ -123,7 +124,7 @@ struct Fixture {
     b["sku"]["capacity"] = capacity;
     b["properties"]["virtualMachineProfile"]["networkProfile"]["networkInterfaceConfigurations"][0]
      ["properties"]["ipConfigurations"][0]["properties"]["subnet"]["id"] =
-        kNet + "/virtualNetworks/pai-vnet/subnets/gpu";
+         kNet + "/virtualNetworks/pai-vnet/subnets/gpu";
     return b;
   }
   // The ARM requests whose path ends with `tail`, by method.
@@ -213,7 +214,8 @@ TEST(AzureArm, OneScaleSetPutDespiteThrottledAndFailingPolls) {
     if (q["kind"] == "poll") poll_status.push_back(q["status"]);
   ASSERT_GE(poll_status.size(), 5u);
   // 429, 500, a dropped connection (0), then the two polls that finish it.
-  EXPECT_EQ(std::vector<int>(poll_status.begin(), poll_status.begin() + 3), (std::vector<int>{429, 500, 0}));
+  EXPECT_EQ(std::vector<int>(poll_status.begin(), poll_status.begin() + 3),
+            (std::vector<int>{429, 500, 0}));
   // The scale set's VMs exist once it succeeded.
   auto vms = f.arm->list(kVmss + "/virtualMachines", "2024-07-01");
   ASSERT_TRUE(vms.ok()) << vms.error().message;
@@ -225,8 +227,9 @@ TEST(AzureArm, ThrottledAndFailingPutIsSentAgainButProcessedOnce) {
   NEED_SERVER(f);
   f.resource_group();
   f.vnet();
-  f.srv.fail(json::array({{{"method", "PUT"}, {"path", "pai-gpu$"}, {"status", 429}, {"retryAfter", 9}, {"count", 1}},
-                          {{"method", "PUT"}, {"path", "pai-gpu$"}, {"status", 503}, {"count", 1}}}));
+  f.srv.fail(json::array(
+      {{{"method", "PUT"}, {"path", "pai-gpu$"}, {"status", 429}, {"retryAfter", 9}, {"count", 1}},
+       {{"method", "PUT"}, {"path", "pai-gpu$"}, {"status", 503}, {"count", 1}}}));
   auto r = f.arm->put(kVmss, "2024-07-01", f.vmss_body(1));
   ASSERT_TRUE(r.ok()) << r.error().message;
   int processed = 0, sent = 0;
@@ -246,11 +249,17 @@ TEST(AzureArm, ContentionIsRetriedWithBackoff) {
   Fixture f;
   NEED_SERVER(f);
   f.resource_group();
-  f.srv.fail({{"method", "PUT"}, {"path", "virtualNetworks"}, {"status", 409},
-              {"code", "AnotherOperationInProgress"}, {"message", "Another operation on this or dependent resource is in progress."},
+  f.srv.fail({{"method", "PUT"},
+              {"path", "virtualNetworks"},
+              {"status", 409},
+              {"code", "AnotherOperationInProgress"},
+              {"message", "Another operation on this or dependent resource is in progress."},
               {"count", 2}});
-  f.srv.fail({{"method", "PUT"}, {"path", "virtualNetworks"}, {"status", 429},
-              {"code", "RetryableErrorDueToAnotherOperation"}, {"count", 1}});
+  f.srv.fail({{"method", "PUT"},
+              {"path", "virtualNetworks"},
+              {"status", 429},
+              {"code", "RetryableErrorDueToAnotherOperation"},
+              {"count", 1}});
   f.vnet();
   auto sleeps = f.fc.taken();
   ASSERT_GE(sleeps.size(), 5u);
@@ -266,14 +275,19 @@ TEST(AzureArm, FailedOperationIsOneLineWithTheCode) {
   NEED_SERVER(f);
   f.resource_group();
   f.vnet();
-  f.srv.fail_operation({{"path", "pai-gpu"},
-                        {"code", "OperationNotAllowed"},
-                        {"message", "Operation could not be completed as it results in exceeding approved\nTotal Regional Cores quota."},
-                        {"details", {{{"code", "QuotaExceeded"}, {"message", "Current Limit: 10"}}}}});
+  f.srv.fail_operation(
+      {{"path", "pai-gpu"},
+       {"code", "OperationNotAllowed"},
+       {"message",
+        "Operation could not be completed as it results in exceeding approved\nTotal Regional "
+        "Cores quota."},
+       {"details", {{{"code", "QuotaExceeded"}, {"message", "Current Limit: 10"}}}}});
   auto r = f.arm->put(kVmss, "2024-07-01", f.vmss_body(2));
   ASSERT_FALSE(r.ok());
   const std::string& m = r.error().message;
-  EXPECT_NE(m.find("operation failed: OperationNotAllowed: Operation could not be completed"), std::string::npos) << m;
+  EXPECT_NE(m.find("operation failed: OperationNotAllowed: Operation could not be completed"),
+            std::string::npos)
+      << m;
   EXPECT_NE(m.find("(details: QuotaExceeded: Current Limit: 10)"), std::string::npos) << m;
   EXPECT_EQ(m.find('\n'), std::string::npos) << m;
   EXPECT_NE(m.find("x-ms-client-request-id "), std::string::npos);
@@ -298,8 +312,10 @@ TEST(AzureArm, ErrorAnswersAreValuesWithCodeAndRequestId) {
   NEED_SERVER(f);
   auto r = f.arm->put(kNet + "/virtualNetworks/x", "2024-05-01", json{{"location", "eastus"}});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("404 Not Found: ResourceGroupNotFound: Resource group 'pai-rg' could not be found."),
-            std::string::npos)
+  EXPECT_NE(
+      r.error().message.find(
+          "404 Not Found: ResourceGroupNotFound: Resource group 'pai-rg' could not be found."),
+      std::string::npos)
       << r.error().message;
   auto g = f.arm->get(kRg, "2021-04-01");
   ASSERT_TRUE(g.ok());
@@ -345,7 +361,8 @@ TEST(AzureArm, ListFollowsNextLink) {
   ASSERT_EQ(nics->size(), 5u);
   EXPECT_EQ(f.srv.arm_requests().size(), 3u);
   std::set<std::string> ips;
-  for (auto& n : *nics) ips.insert(n["properties"]["ipConfigurations"][0]["properties"]["privateIPAddress"]);
+  for (auto& n : *nics)
+    ips.insert(n["properties"]["ipConfigurations"][0]["properties"]["privateIPAddress"]);
   EXPECT_EQ(ips.size(), 5u);
   EXPECT_TRUE(ips.count("10.100.1.4")) << "the first address Azure hands out in 10.100.1.0/24";
 }
@@ -375,11 +392,19 @@ TEST(AzureArm, TokenIsCachedAndRenewedBeforeExpiry) {
 TEST(AzureArm, LongThrottleIsReportedNotWaited) {
   Fixture f;
   NEED_SERVER(f);
-  f.srv.fail({{"kind", "arm"}, {"status", 429}, {"retryAfter", 5000}, {"shape", "compute"}, {"code", "OperationNotAllowed"},
-              {"message", "The server rejected the request because too many requests have been received for this subscription."}});
+  f.srv.fail({{"kind", "arm"},
+              {"status", 429},
+              {"retryAfter", 5000},
+              {"shape", "compute"},
+              {"code", "OperationNotAllowed"},
+              {"message",
+               "The server rejected the request because too many requests have been received for "
+               "this subscription."}});
   auto r = f.arm->put(kRg, "2021-04-01", json{{"location", "eastus"}});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("429 Too Many Requests: OperationNotAllowed: The server rejected"), std::string::npos)
+  EXPECT_NE(
+      r.error().message.find("429 Too Many Requests: OperationNotAllowed: The server rejected"),
+      std::string::npos)
       << r.error().message;
   EXPECT_NE(r.error().message.find("(details: TooManyRequests"), std::string::npos);
   EXPECT_TRUE(f.fc.taken().empty());
@@ -392,7 +417,8 @@ TEST(AzureArm, OperationUrlOnAnotherHostIsRefused) {
   put.path = "/subscriptions/s/resourcegroups/rg/providers/Microsoft.Network/virtualNetworks/v";
   pai::http::FakeAnswer a;
   a.response.status = 201;
-  a.response.headers = {{"azure-asyncoperation", "https://elsewhere.example/op/1"}, {"retry-after", "1"}};
+  a.response.headers = {{"azure-asyncoperation", "https://elsewhere.example/op/1"},
+                        {"retry-after", "1"}};
   a.response.body = "{}";
   put.answers.push_back(a);
   http.add(put);
@@ -405,10 +431,12 @@ TEST(AzureArm, OperationUrlOnAnotherHostIsRefused) {
   o.endpoints.arm = "https://arm.example";
   o.clock = fc.clock();
   ArmClient arm(http, tokens, o);
-  auto r = arm.put("/subscriptions/s/resourcegroups/rg/providers/Microsoft.Network/virtualNetworks/v",
-                   "2024-05-01", json{{"location", "x"}});
+  auto r =
+      arm.put("/subscriptions/s/resourcegroups/rg/providers/Microsoft.Network/virtualNetworks/v",
+              "2024-05-01", json{{"location", "x"}});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("refusing to send the ARM token to elsewhere.example"), std::string::npos)
+  EXPECT_NE(r.error().message.find("refusing to send the ARM token to elsewhere.example"),
+            std::string::npos)
       << r.error().message;
   for (auto& q : http.requests()) EXPECT_EQ(q.host.find("elsewhere"), std::string::npos);
 }
@@ -417,8 +445,12 @@ TEST(AzureArmErrors, BothBodyShapesAndDetails) {
   using pai::azure::format_arm_error;
   EXPECT_EQ(format_arm_error(409, json::parse(R"({"error":{"code":"Conflict","message":"a\nb"}})")),
             "409 Conflict: Conflict: a b");
-  EXPECT_EQ(format_arm_error(429, json::parse(R"({"code":"OperationNotAllowed","message":"m","details":[{"code":"TooManyRequests","target":"t","message":"x"}]})")),
-            "429 Too Many Requests: OperationNotAllowed: m (details: TooManyRequests: x)");
+  EXPECT_EQ(
+      format_arm_error(
+          429,
+          json::parse(
+              R"({"code":"OperationNotAllowed","message":"m","details":[{"code":"TooManyRequests","target":"t","message":"x"}]})")),
+      "429 Too Many Requests: OperationNotAllowed: m (details: TooManyRequests: x)");
   EXPECT_EQ(format_arm_error(502, json(nullptr)), "502 Bad Gateway");
   EXPECT_EQ(pai::azure::arm_error_code(json::parse(R"({"error":{"code":"X"}})")), "X");
 }

@@ -52,7 +52,8 @@ TEST(AzureAuth, ClientSecretFromEnvironment) {
   auto t = (*src)->token();
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(t->rfind("arm-", 0), 0u);
-  EXPECT_EQ(token_form_keys(srv), (std::vector<std::string>{"client_id", "client_secret", "grant_type", "scope"}));
+  EXPECT_EQ(token_form_keys(srv),
+            (std::vector<std::string>{"client_id", "client_secret", "grant_type", "scope"}));
   EXPECT_NE((*src)->describe().find("AZURE_CLIENT_SECRET"), std::string::npos);
 }
 
@@ -83,8 +84,10 @@ TEST(AzureAuth, WrongSecretSaysWhyWithoutTheSecret) {
   ASSERT_TRUE(src.ok());
   auto t = (*src)->token();
   ASSERT_FALSE(t.ok());
-  EXPECT_NE(t.error().message.find("401 Unauthorized: AADSTS7000215: Invalid client secret provided. (invalid_client)"),
-            std::string::npos)
+  EXPECT_NE(
+      t.error().message.find(
+          "401 Unauthorized: AADSTS7000215: Invalid client secret provided. (invalid_client)"),
+      std::string::npos)
       << t.error().message;
   EXPECT_EQ(t.error().message.find("wrong-Secret-123"), std::string::npos);
   EXPECT_EQ(t.error().hint.find("wrong-Secret-123"), std::string::npos);
@@ -104,7 +107,8 @@ TEST(AzureAuth, FederatedTokenFileIsAClientAssertion) {
   auto t = (*src)->token();
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(token_form_keys(srv),
-            (std::vector<std::string>{"client_assertion", "client_assertion_type", "client_id", "grant_type", "scope"}));
+            (std::vector<std::string>{"client_assertion", "client_assertion_type", "client_id",
+                                      "grant_type", "scope"}));
 }
 
 TEST(AzureAuth, ManagedIdentityEndpoint) {
@@ -133,9 +137,11 @@ TEST(AzureAuth, NoCredentialsIsAClearError) {
   ASSERT_FALSE(src.ok());
   EXPECT_EQ(src.error().message, "no Azure credentials");
   EXPECT_NE(src.error().hint.find("client-secret-file"), std::string::npos);
-  auto missing = pai::azure::make_token_source({"t", "c", "/nonexistent/secret"}, http, {}, env.fn());
+  auto missing =
+      pai::azure::make_token_source({"t", "c", "/nonexistent/secret"}, http, {}, env.fn());
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.error().message.find("cannot read client-secret-file /nonexistent/secret"), std::string::npos);
+  EXPECT_NE(missing.error().message.find("cannot read client-secret-file /nonexistent/secret"),
+            std::string::npos);
 }
 
 }  // namespace

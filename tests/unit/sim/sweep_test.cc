@@ -20,15 +20,16 @@ bool parse(const std::string& text, SweepSpec& s, diag::List& d) {
 TEST(SweepSpec, GridHasEveryCombinationAndSeedsOnlyWhereTheyMatter) {
   SweepSpec s;
   diag::List d;
-  ASSERT_TRUE(parse("configs: [clusters/heterogeneous]\n"
-                    "traces:\n"
-                    "  - traces/philly-small.json\n"
-                    "  - {name: gen, generate: {jobs: 50}}\n"
-                    "policies: [hived, quota]\n"
-                    "load: [1, 2]\n"
-                    "windows: [all, 0-2d]\n"
-                    "seeds: [1, 2, 3]\n",
-                    s, d))
+  ASSERT_TRUE(
+      parse("configs: [clusters/heterogeneous]\n"
+            "traces:\n"
+            "  - traces/philly-small.json\n"
+            "  - {name: gen, generate: {jobs: 50}}\n"
+            "policies: [hived, quota]\n"
+            "load: [1, 2]\n"
+            "windows: [all, 0-2d]\n"
+            "seeds: [1, 2, 3]\n",
+            s, d))
       << (d.empty() ? "" : d.items()[0].message);
   // file trace: 2 windows x 2 loads x 1 seed x 2 policies; generated: x 3 seeds
   auto pts = sweep_points(s);
@@ -53,12 +54,13 @@ TEST(SweepSpec, GridHasEveryCombinationAndSeedsOnlyWhereTheyMatter) {
 TEST(SweepSpec, ErrorsHaveLineAndColumn) {
   SweepSpec s;
   diag::List d;
-  EXPECT_FALSE(parse("configs: [clusters/heterogeneous]\n"
-                     "traces: [traces/philly-small.json]\n"
-                     "policies: [hived, qouta]\n"
-                     "load: [1, -2]\n"
-                     "colours: 3\n",
-                     s, d));
+  EXPECT_FALSE(
+      parse("configs: [clusters/heterogeneous]\n"
+            "traces: [traces/philly-small.json]\n"
+            "policies: [hived, qouta]\n"
+            "load: [1, -2]\n"
+            "colours: 3\n",
+            s, d));
   ASSERT_EQ(d.size(), 3u);
   std::map<std::string, diag::Diagnostic> by_line;
   for (const auto& x : d.items()) by_line[std::to_string(x.line)] = x;
@@ -77,9 +79,10 @@ TEST(SweepSpec, MissingFilesAndUselessSeedsAreErrors) {
   EXPECT_EQ(d.items()[0].line, 1u);
   EXPECT_EQ(d.items()[0].column, 11u);
   diag::List d2;
-  EXPECT_FALSE(parse("configs: [clusters/heterogeneous]\ntraces: [traces/philly-small.json]\n"
-                     "seeds: [1, 2]\n",
-                     s, d2));
+  EXPECT_FALSE(
+      parse("configs: [clusters/heterogeneous]\ntraces: [traces/philly-small.json]\n"
+            "seeds: [1, 2]\n",
+            s, d2));
   ASSERT_EQ(d2.size(), 1u);
   EXPECT_EQ(d2.items()[0].code, "G010");
   EXPECT_EQ(d2.items()[0].line, 3u);

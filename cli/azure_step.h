@@ -1,0 +1,37 @@
+#pragma once
+// The Azure provider in `paictl install` and `paictl reset` (docs/azure.md):
+// the plan of the cluster's ARM resources before the on-prem plan, their
+// creation before the on-prem phases, the VMs written into layout.yaml, and
+// `reset --azure`.
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "app.h"
+#include "printer.h"
+
+namespace paictl {
+
+struct AzureOptions {
+  std::string arm_endpoint;    // else PAICTL_ARM_ENDPOINT, else management.azure.com
+  std::string authority_host;  // else PAICTL_AUTHORITY_HOST, else login.microsoftonline.com
+  std::string ca_file;         // else PAICTL_CA_FILE, else the system store
+  bool azure_only = false;     // install: stop after the Azure resources
+  bool reset_azure = false;    // reset: delete the cluster's Azure resources
+};
+
+void add_azure_options(CLI::App& cmd, AzureOptions& o, bool reset);
+
+// Before the on-prem install. Returns -1 when the on-prem part should follow,
+// else the command's result. The plan and what was done go into `doc`
+// ("azure"); `changed` says whether the Azure plan had changes.
+int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
+                      bool dry_run, bool yes, bool json, Json& doc, bool& changed);
+
+// reset --azure: deletes the resources tagged with this cluster, waiting for
+// each, and removes their VMs from layout.yaml.
+int run_azure_reset(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
+                    bool dry_run, bool yes, bool json);
+
+}  // namespace paictl

@@ -1,0 +1,52 @@
+#pragma once
+// `simulate sweep --cluster NAME`: the points as one OpenPAI job (protocol v2)
+// with one task per shard; each task runs `paictl simulate sweep SPEC --run ...
+// --shard K/N` and prints its results delimited (sim::encode_result); they are
+// gathered from the tasks' logs. The job is recorded in OUT/cluster-jobs.json
+// before it is submitted, so a re-run after an interruption waits for the same
+// job and gathers its results instead of submitting the points again.
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app.h"
+
+namespace CLI {
+class App;
+}
+
+namespace paictl {
+
+struct SweepClusterOptions {
+  std::string cluster;
+  std::string vc;
+  std::string spec;  // absolute: the tasks read it at the same path
+  std::string out;
+  int shards = 0;  // 0: one per point, at most 8
+  std::string image = "openpai/paictl";
+  std::string paictl = "paictl";  // the command in the task's container
+  int cpu = 1;
+  int memory_mb = 4096;
+  double poll = 10;     // seconds between state polls
+  double timeout = 30;  // seconds per request
+};
+
+struct SweepClusterPoint {
+  size_t index;
+  std::string key;
+};
+
+void add_sweep_cluster_options(CLI::App& cmd, SweepClusterOptions& o);
+
+// Runs `points` on the cluster; calls `accept` for every result gathered
+// (results with an "error" member are failed points). Returns an exit code.
+int run_sweep_on_cluster(const SweepClusterOptions& o, const std::vector<SweepClusterPoint>& points,
+                         const Globals& g,
+                         const std::function<void(size_t, const nlohmann::json&)>& accept,
+                         std::string& job_id);
+
+}  // namespace paictl

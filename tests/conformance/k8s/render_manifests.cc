@@ -1,0 +1,46 @@
+// Writes every Kubernetes manifest `paictl install` applies, rendered by
+// lib/deploy as the phases render them, one file per component, for the schema
+// check (validate_manifests.mjs).
+//   render_manifests TEMPLATES_DIR SERVICES_FILE OUT_DIR
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "deploy/onprem.h"
+#include "deploy/openpai.h"
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: render_manifests TEMPLATES_DIR SERVICES_FILE OUT_DIR\n");
+    return 2;
+  }
+  pai::deploy::InstallSettings s;
+  s.templates_dir = argv[1];
+  std::string err;
+  if (!pai::deploy::load_openpai_settings(argv[2], s.openpai, err) || !s.openpai.enabled) {
+    std::fprintf(stderr, "render_manifests: %s\n", err.empty() ? "no services file" : err.c_str());
+    return 2;
+  }
+  pai::deploy::HostSpec master;
+  master.name = "pai-master";
+  master.address = "10.0.0.1";
+  master.master = true;
+  std::vector<std::pair<std::string, std::string>> out;
+  auto st = pai::deploy::render_install_manifests(s, master, 1500, out);
+  if (!st.ok) {
+    std::fprintf(stderr, "render_manifests: %s\n", st.error.c_str());
+    return 1;
+  }
+  int i = 0;
+  for (const auto& [what, text] : out) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/%02d.yaml", i++);
+    std::ofstream f(std::string(argv[3]) + name);
+    f << "# " << what << "\n" << text;
+    if (!f) return 1;
+  }
+  std::printf("%d manifests\n", i);
+  return 0;
+}

@@ -1,0 +1,124 @@
+#!/bin/sh
+# paictl install/reset with config.yaml's azure: section against the ARM test
+# server: the dry-run plan, creation despite throttling, failed polls and
+# contention (one PUT per scale set, no poll before its Retry-After), the VMs in
+# layout.yaml, a re-run that sends no PUT, a failed operation's message, reset
+# --azure deleting only what is tagged, and the client secret nowhere.
+. "$PAI_SOURCE_DIR/tests/integration/azure/lib.sh"
+set -e
+start_arm --polls 1 --retry-after 1
+
+C="$TMP/cluster"
+mkdir -p "$C"
+cp "$PAI_SOURCE_DIR/tests/data/config/cases/valid/layout.yaml" "$C/"
+cp "$C/layout.yaml" "$TMP/layout.orig"
+printf '%s\n' "$SECRET" >"$C/azure-secret"
+chmod 600 "$C/azure-secret"
+echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample paictl-test" >"$C/id.pub"
+cat >"$C/config.yaml" <<YAML
+user: openpai
+password: secret-pw
+docker_image_tag: v1.8.0
+azure:
+  subscription: 00000000-0000-0000-0000-000000000001
+  tenant: contoso.onmicrosoft.com
+  client-id: $CLIENT_ID
+  client-secret-file: azure-secret
+  location: eastus
+  resource-group: pai-rg
+  address-space: 10.224.0.0/16
+  ssh-public-key-file: id.pub
+  allowed-ssh-from: [203.0.113.10/32]
+  pools:
+    - name: gpu
+      sku: Standard_ND96asr_v4
+      count: 2
+      machine-type: k80-machine
+YAML
+EP="--arm-endpoint $ARM --authority-host $ARM --ca-file $CA"
+
+# --- the plan --------------------------------------------------------------
+run install "$C" --azure-only --dry-run -o json $EP
+expect_rc 0 "dry run"
+if "$PY" - "$OUT" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))["azure"]
+acts = [(r["kind"], r["name"], r["action"]) for r in d["resources"]]
+assert acts == [("resource group", "pai-rg", "create"), ("network security group", "pai-nsg", "create"),
+                ("virtual network", "pai-vnet", "create"), ("scale set", "pai-gpu", "create")], acts
+assert d["changes"] is True
+PYEOF
+then pass "the plan lists every resource with create"; else fail "the plan"; sed 's/^/  | /' "$OUT" >&2; fi
+run install "$C" --azure-only --dry-run --detailed-exitcode $EP
+expect_rc 2 "--detailed-exitcode: changes"
+expect_out "create  scale set               pai-gpu" "text plan"
+check_requests "all(r['method'] == 'GET' for r in arm)" "a dry run only reads"
+
+# --- apply, through throttling, a failing poll and contention ---------------
+ctl POST /__control/clear-requests '{}' >/dev/null
+ctl POST /__control/fail '[{"method":"PUT","path":"virtualMachineScaleSets/pai-gpu$","status":429,"retryAfter":1,"count":1},
+  {"kind":"poll","status":500,"retryAfter":1,"count":1},
+  {"method":"PUT","path":"virtualNetworks/pai-vnet$","status":409,"code":"AnotherOperationInProgress","retryAfter":1,"count":1}]' >/dev/null
+run -v install "$C" --azure-only --yes $EP
+expect_rc 0 "install --azure-only"
+expect_out "azure: 2 VMs in" "the VMs are listed"
+check_requests "len([r for r in arm if r['method'] == 'PUT' and r['path'].endswith('/pai-gpu') and r['status'] == 201]) == 1" \
+  "exactly one scale set PUT was processed despite a 429 and a 500"
+check_requests "not any(r['early'] for r in arm)" "no poll before the Retry-After of the answer before it"
+check_requests "all(r['ifNoneMatch'] == '*' for r in arm if r['method'] == 'PUT' and r['status'] in (201, 412))" \
+  "creation is create-only (If-None-Match: *)"
+if ctl GET /__control/requests | "$PY" -c "
+import json, sys
+err = open('$ERR').read()
+ids = [r['clientRequestId'] for r in json.load(sys.stdin) if r['kind'] not in ('token', 'msi')]
+sys.exit(0 if ids and all(i and ('x-ms-client-request-id ' + i) in err for i in ids) else 1)"; then
+  pass "-v shows every request's x-ms-client-request-id"
+else fail "-v lacks client request ids"; fi
+if grep -q "# azure pool gpu" "$C/layout.yaml" && [ "$(grep -c 'machine-type: k80-machine' "$C/layout.yaml")" -eq 4 ] &&
+   grep -q "hostip: 10.224.0.4" "$C/layout.yaml"; then
+  pass "layout.yaml has the two VMs with their private IPs"
+else fail "layout.yaml"; cat "$C/layout.yaml" >&2; fi
+run check config "$C"
+expect_rc 0 "the updated cluster passes check config"
+
+# --- a re-run sends no PUT ---------------------------------------------------
+ctl POST /__control/clear-requests '{}' >/dev/null
+cp "$C/layout.yaml" "$TMP/layout.applied"
+run install "$C" --azure-only --yes $EP
+expect_rc 0 "re-run"
+expect_out "azure: nothing to do" "re-run: nothing to do"
+check_requests "not any(r['method'] in ('PUT', 'DELETE') for r in arm)" "re-run: no PUT, no DELETE"
+if cmp -s "$C/layout.yaml" "$TMP/layout.applied"; then pass "re-run keeps layout.yaml"; else fail "re-run changed layout.yaml"; fi
+
+# --- a failed operation -------------------------------------------------------
+sed -i 's/count: 2$/count: 3/' "$C/config.yaml"
+ctl POST /__control/fail-operation '{"path":"pai-gpu","code":"OperationNotAllowed","message":"Operation could not be completed as it results in exceeding approved standardNDASv4Family Cores quota."}' >/dev/null
+run install "$C" --azure-only --yes $EP
+expect_rc 3 "a failed operation is a remote failure"
+expect_err "the operation failed: OperationNotAllowed: Operation could not be completed" "the error names the code"
+[ "$(grep -c 'OperationNotAllowed' "$ERR")" -eq 1 ] && pass "one line" || fail "the error is not one line"
+ctl POST /__control/config '{}' >/dev/null
+
+# --- secrets -------------------------------------------------------------------
+for f in "$TMP"/out "$TMP"/err "$C/layout.yaml"; do
+  if grep -qF "$SECRET" "$f"; then fail "the client secret is in $f"; fi
+done
+if grep -qF "$SECRET" "$TMP/server.log"; then fail "the secret is in the server's log"; fi
+AZURE_CLIENT_SECRET="$SECRET" run -v install "$C" --azure-only --dry-run -o json $EP
+if grep -qF "$SECRET" "$OUT" "$ERR"; then fail "the secret is in a dry run's output"; else pass "no secret in the output"; fi
+if ctl GET /__control/requests | grep -qF "arm-"; then fail "a token is in the request log"; fi
+
+# --- reset --azure deletes only what is tagged ------------------------------------
+ctl POST /__control/clear-requests '{}' >/dev/null
+run reset "$C" --azure $EP
+expect_rc 2 "reset --azure without a terminal needs --yes"
+run reset "$C" --azure --yes $EP
+expect_rc 0 "reset --azure"
+expect_out "azure: deleted 4 resources" "the scale set, the VNet, the NSG and the group"
+check_requests "len([r for r in arm if r['method'] == 'DELETE']) == 4" "one DELETE per resource"
+check_requests "arm[-1]['method'] == 'GET' and arm[-1]['kind'] == 'poll' and arm[-1]['status'] == 200" \
+  "the last deletion was waited for"
+if cmp -s "$C/layout.yaml" "$TMP/layout.orig"; then pass "layout.yaml is back as it was"; else fail "layout.yaml after reset"; diff "$TMP/layout.orig" "$C/layout.yaml" >&2; fi
+[ "$(ctl GET /__control/resources)" = "[]" ] && pass "nothing is left" || fail "resources left: $(ctl GET /__control/resources)"
+
+finish

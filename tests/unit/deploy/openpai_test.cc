@@ -1,0 +1,158 @@
+// HiveD and the OpenPAI services as install renders them: the settings read
+// from services-configuration.yaml, HiveD's ConfigMap and the per-VC
+// KubeSchedulerConfiguration with HiveD as extender.
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "deploy/openpai.h"
+#include "yaml/yaml.h"
+
+namespace {
+
+using namespace pai::deploy;
+
+const std::string kTemplates = std::string(PAI_SOURCE_DIR) + "/templates";
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("paictl-openpai-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto p = (dir / name).string();
+  std::ofstream(p) << text;
+  return p;
+}
+
+const char* kServices = R"(cluster:
+  common:
+    cluster-id: lab
+    data-path: /data
+  docker-registry:
+    domain: registry.example.com
+    namespace: pai
+    tag: v1.8.1
+rest-server:
+  default-pai-admin-username: root
+  default-pai-admin-password: "s3cret-pw"
+  server-port: 9190
+pylon:
+  port: 8080
+hivedscheduler:
+  config: |
+    physicalCluster:
+      skuTypes:
+        V100: {gpu: 1, cpu: 4, memory: 8Gi}
+      cellTypes:
+        V100-NODE: {childCellType: V100, childCellNumber: 4, isNodeLevel: true}
+      physicalCells:
+      - cellType: V100-NODE
+        cellAddress: w1
+    virtualClusters:
+      default:
+        virtualCells: [{cellType: V100-NODE, cellNumber: 1}]
+      Team_B:
+        virtualCells: []
+)";
+
+TEST(OpenPai, SettingsComeFromServicesConfiguration) {
+  OpenPaiSettings s;
+  std::string err;
+  ASSERT_TRUE(load_openpai_settings(write_temp("services-configuration.yaml", kServices), s, err))
+      << err;
+  EXPECT_TRUE(s.enabled);
+  EXPECT_EQ(s.cluster_id, "lab");
+  EXPECT_EQ(s.data_path, "/data");
+  EXPECT_EQ(s.image_prefix, "registry.example.com/pai/");
+  EXPECT_EQ(s.tag, "v1.8.1");
+  EXPECT_EQ(s.admin_user, "root");
+  EXPECT_EQ(s.admin_password.reveal(), "s3cret-pw");
+  EXPECT_EQ(s.rest_port, 9190);
+  EXPECT_EQ(s.pylon_port, 8080);
+  EXPECT_EQ(s.webportal_port, 9286);
+  EXPECT_EQ(s.vcs, (std::vector<std::string>{"default", "Team_B"}));
+  EXPECT_NE(s.hived_config.find("physicalCells"), std::string::npos);
+}
+
+TEST(OpenPai, NoServicesFileMeansNoServices) {
+  OpenPaiSettings s;
+  std::string err;
+  EXPECT_TRUE(load_openpai_settings("/nonexistent/services-configuration.yaml", s, err));
+  EXPECT_FALSE(s.enabled);
+}
+
+TEST(OpenPai, BrokenHivedConfigNamesTheLineInTheServicesFile) {
+  OpenPaiSettings s;
+  std::string err;
+  std::string text = "hivedscheduler:\n  config: |\n    physicalCluster:\n      skuTypes: [a\n";
+  EXPECT_FALSE(load_openpai_settings(write_temp("bad.yaml", text), s, err));
+  EXPECT_NE(err.find("bad.yaml:"), std::string::npos) << err;
+  EXPECT_NE(err.find("hivedscheduler.config"), std::string::npos) << err;
+}
+
+TEST(OpenPai, HivedConfigMapHoldsHivedsFileWithItsWebServer) {
+  OpenPaiSettings s;
+  std::string err;
+  ASSERT_TRUE(load_openpai_settings(write_temp("services-configuration.yaml", kServices), s, err));
+  std::string cm = render_hived_configmap(kTemplates, s, err);
+  ASSERT_EQ(err, "");
+  auto doc = pai::yaml::load(cm);
+  ASSERT_FALSE(doc.error);
+  ASSERT_EQ(doc.documents.size(), 1u);
+  const auto* root = doc.documents[0];
+  EXPECT_EQ(root->get("kind")->scalar(), "ConfigMap");
+  EXPECT_EQ(root->get("metadata")->get("name")->scalar(), "hivedscheduler-config");
+  EXPECT_EQ(root->get("metadata")->get("namespace")->scalar(), "openpai");
+  // The file inside is HiveD's config: webServerAddress added, the cluster as written.
+  auto inner = pai::yaml::load(root->get("data")->get("hivedscheduler.yaml")->scalar());
+  ASSERT_FALSE(inner.error);
+  const auto* h = inner.documents[0];
+  EXPECT_EQ(h->get("webServerAddress")->scalar(), ":30096");
+  EXPECT_EQ(h->get("physicalCluster")
+                ->get("cellTypes")
+                ->get("V100-NODE")
+                ->get("childCellNumber")
+                ->scalar(),
+            "4");
+  EXPECT_EQ(h->get("virtualClusters")->size(), 2u);
+}
+
+TEST(OpenPai, SchedulerConfigIsV1WithHivedAsExtender) {
+  OpenPaiSettings s;
+  std::string err;
+  ASSERT_TRUE(load_openpai_settings(write_temp("services-configuration.yaml", kServices), s, err));
+  EXPECT_EQ(vc_scheduler_name("Team_B"), "hivedscheduler-ds-team-b");
+  std::string text = render_scheduler_config(kTemplates, s, "Team_B", "10.0.0.1", err);
+  ASSERT_EQ(err, "");
+  auto doc = pai::yaml::load(text);
+  ASSERT_FALSE(doc.error);
+  const auto* c = doc.documents[0];
+  EXPECT_EQ(c->get("apiVersion")->scalar(), "kubescheduler.config.k8s.io/v1");
+  EXPECT_EQ(c->get("kind")->scalar(), "KubeSchedulerConfiguration");
+  EXPECT_EQ(c->get("algorithmSource"), nullptr);  // the removed Policy API
+  ASSERT_EQ(c->get("profiles")->size(), 1u);
+  EXPECT_EQ(c->get("profiles")->items()[0]->get("schedulerName")->scalar(),
+            "hivedscheduler-ds-team-b");
+  EXPECT_EQ(c->get("leaderElection")->get("resourceName")->scalar(), "hivedscheduler-ds-team-b");
+  ASSERT_EQ(c->get("extenders")->size(), 1u);
+  const auto* e = c->get("extenders")->items()[0];
+  EXPECT_EQ(e->get("urlPrefix")->scalar(), "http://10.0.0.1:30096/v1/extender");
+  EXPECT_EQ(e->get("filterVerb")->scalar(), "filter");
+  EXPECT_EQ(e->get("bindVerb")->scalar(), "bind");
+  EXPECT_EQ(e->get("preemptVerb")->scalar(), "preempt");
+  EXPECT_EQ(e->get("managedResources")->items()[0]->get("name")->scalar(),
+            "hivedscheduler.microsoft.com/pod-scheduling-enable");
+}
+
+TEST(OpenPai, Base64) {
+  EXPECT_EQ(base64(""), "");
+  EXPECT_EQ(base64("f"), "Zg==");
+  EXPECT_EQ(base64("fo"), "Zm8=");
+  EXPECT_EQ(base64("foo"), "Zm9v");
+  EXPECT_EQ(base64("foobar"), "Zm9vYmFy");
+}
+
+}  // namespace
