@@ -26,7 +26,7 @@
 #include "cmd_hived_common.h"
 #include "cmd_hived_diff.h"
 #include "config/cluster_files.h"
-#include "deploy/onprem.h"
+#include "deploy/openpai.h"
 #include "exit_codes.h"
 #include "hived/diff.h"
 #include "hived/inspect.h"
@@ -53,7 +53,7 @@ struct ApplyOptions {
   bool allow_preemption = false;
   bool dry_run = false;
   std::string kubectl = "kubectl";
-  std::string ns = "default";
+  std::string ns = "openpai";
   std::string push_command, restart_command;
   double wait_s = 300;
   double poll_s = 2;
@@ -68,8 +68,7 @@ std::string templates_dir() {
   std::string d = exe.substr(0, exe.find_last_of('/') == std::string::npos ? 0 : exe.rfind('/'));
   for (const std::string& c :
        {d + "/../share/paictl/templates", d + "/../templates", d + "/../../templates"})
-    if (!d.empty() && pai::util::is_regular_file(c + "/install/hivedscheduler-config.yaml"))
-      return c;
+    if (!d.empty() && pai::util::is_regular_file(c + "/install/hived-configmap.yaml")) return c;
   return "templates";
 }
 
@@ -309,13 +308,11 @@ int run_apply(const ApplyOptions& o, const Globals& g) {
   std::string push = o.push_command;
   std::string manifest;
   if (push.empty()) {
-    std::string indented;
-    for (auto line : pai::util::split(*new_text, '\n'))
-      indented += "    " + std::string(line) + "\n";
-    while (indented.size() > 5 && indented.compare(indented.size() - 5, 5, "    \n") == 0)
-      indented.erase(indented.size() - 5);
-    manifest = pai::deploy::render_template(templates_dir(), "hivedscheduler-config.yaml",
-                                            {{"namespace", o.ns}, {"config", indented}}, err);
+    // The ConfigMap as paictl install writes it (lib/deploy/openpai.h).
+    pai::deploy::OpenPaiSettings s;
+    s.ns = o.ns;
+    s.hived_config = *new_text;
+    manifest = pai::deploy::render_hived_configmap(templates_dir(), s, err);
     if (!err.empty()) {
       print_error(err);
       return kExitUsage;
@@ -397,8 +394,8 @@ int run_apply(const ApplyOptions& o, const Globals& g) {
             live = std::move(l);
             break;
           }
-          last = std::to_string(not_healthy.size()) + " node(s) not healthy yet: " +
-                 join(not_healthy);
+          last =
+              std::to_string(not_healthy.size()) + " node(s) not healthy yet: " + join(not_healthy);
         } else {
           last = "HiveD does not run the new config yet";
         }
@@ -412,14 +409,14 @@ int run_apply(const ApplyOptions& o, const Globals& g) {
     if (g.verbose) say("waiting: " + last);
     std::this_thread::sleep_for(std::chrono::duration<double>(o.poll_s));
   }
-  double waited =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   doc["waitedSeconds"] = static_cast<int64_t>(waited + 0.5);
   if (!live) {
     print_error("HiveD did not come back healthy on the new config within " +
                 std::to_string(static_cast<int>(o.wait_s)) + " s: " + last);
-    std::fprintf(stderr, "  hint: paictl hived status shows what it runs; kubectl logs "
-                         "hivedscheduler-hs-0 shows why it does not start\n");
+    std::fprintf(stderr,
+                 "  hint: paictl hived status shows what it runs; kubectl logs "
+                 "hivedscheduler-hs-0 shows why it does not start\n");
     doc["notHealthy"] = not_healthy;
     return finish(kExitRemote);
   }
@@ -432,10 +429,10 @@ int run_apply(const ApplyOptions& o, const Globals& g) {
   int64_t differ = 0;
   for (const auto& gc : d.groups) {
     auto it = now.find(gc.name);
-    std::string state = it == now.end()                           ? "gone"
-                        : it->second->lazy_preemption_status      ? "lazily preempted"
+    std::string state = it == now.end()                              ? "gone"
+                        : it->second->lazy_preemption_status         ? "lazily preempted"
                         : it->second->priority < 0 || !gc.guaranteed ? "opportunistic"
-                                                                   : "guaranteed";
+                                                                     : "guaranteed";
     std::string planned(pai::hived::to_string(gc.effect));
     bool expected = gc.effect == pai::hived::GroupEffect::LazilyPreempted
                         ? state == "lazily preempted"
@@ -443,7 +440,8 @@ int run_apply(const ApplyOptions& o, const Globals& g) {
                         ? state != "lazily preempted" || !gc.guaranteed
                         : true;
     if (!expected) ++differ;
-    groups.push_back({{"name", gc.name}, {"planned", planned}, {"now", state}, {"asPlanned", expected}});
+    groups.push_back(
+        {{"name", gc.name}, {"planned", planned}, {"now", state}, {"asPlanned", expected}});
     if (gc.effect != pai::hived::GroupEffect::Keeps || !expected)
       t.add({gc.name, planned, state + (expected ? "" : " (not as planned)")});
   }
@@ -482,7 +480,8 @@ void build_hived_apply(CLI::App& cmd, Globals& g) {
                  "kubectl to reach the cluster, as a shell command (e.g. 'ssh master kubectl "
                  "--kubeconfig=/etc/kubernetes/admin.conf')")
       ->capture_default_str();
-  cmd.add_option("--namespace", o->ns, "HiveD's namespace (OpenPAI: default)")
+  cmd.add_option("--namespace", o->ns,
+                 "HiveD's namespace (paictl install: openpai; OpenPAI's own installer: default)")
       ->capture_default_str();
   cmd.add_option("--push-command", o->push_command,
                  "Push the config with this shell command instead (the HiveD config on stdin "
@@ -503,7 +502,7 @@ void build_hived_apply(CLI::App& cmd, Globals& g) {
       "refusal when running guaranteed groups would be lazily preempted (unless\n"
       "--allow-preemption); a question on a terminal (--yes otherwise); the config pushed\n"
       "(by default kubectl apply of the ConfigMap hivedscheduler-config, key\n"
-      "hivedscheduler.yaml, from templates/install/hivedscheduler-config.yaml); HiveD restarted\n"
+      "hivedscheduler.yaml, as paictl install renders it); HiveD restarted\n"
       "(kubectl rollout restart statefulset/hivedscheduler-hs: it copies its config only at\n"
       "start); a wait until the inspect API shows the new config's nodes and VC cells with\n"
       "every node healthy (nodes bad before may stay bad); and what happened to each group\n"

@@ -39,8 +39,7 @@ int run_cells(const CellsOptions& o, const Globals& g) {
     return kExitUsage;
   }
   if (!o.diagram.empty()) {
-    std::string err =
-        write_report_file(o.diagram, pai::hived::render_cells_svg(*live, o.h.vc));
+    std::string err = write_report_file(o.diagram, pai::hived::render_cells_svg(*live, o.h.vc));
     if (!err.empty()) {
       print_error(err);
       return kExitUsage;
@@ -63,9 +62,8 @@ int run_cells(const CellsOptions& o, const Globals& g) {
                         {"doomed", r.doomed},
                         {"leafCells", r.leaves},
                         {"usedLeafCells", r.used_leaves}});
-    Json doc = document("hivedCells", {{"hived", conn->client->base()},
-                                       {"vc", o.h.vc},
-                                       {"virtualCells", vcells}});
+    Json doc = document(
+        "hivedCells", {{"hived", conn->client->base()}, {"vc", o.h.vc}, {"virtualCells", vcells}});
     if (o.tree) {
       // The trees in HiveD's own shape.
       doc["physicalCluster"] = pai::hived::to_json(live->status.physical_cluster);
@@ -109,7 +107,9 @@ int run_cells(const CellsOptions& o, const Globals& g) {
              r.bound_to.empty() ? "-" : r.bound_to, r.state,
              r.priority == -2 ? "-" : std::to_string(r.priority),
              std::to_string(r.used_leaves) + "/" + std::to_string(r.leaves),
-             r.doomed ? "bad, doomed" : r.healthy ? "healthy" : "bad"});
+             r.doomed    ? "bad, doomed"
+             : r.healthy ? "healthy"
+                         : "bad"});
     }
     out += render_table(t, wide);
     if (hidden)

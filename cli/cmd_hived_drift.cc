@@ -117,7 +117,8 @@ int run_drift(const DriftOptions& o, const Globals& g) {
                           "this one does"});
   for (const auto& n : live->nodes) {
     if (!model.node_index.count(n.name))
-      findings.push_back({"unexpected", n.name, "HiveD lists it, but the HiveD config has no cell on it",
+      findings.push_back({"unexpected", n.name,
+                          "HiveD lists it, but the HiveD config has no cell on it",
                           "HiveD runs another config, or the node left the cluster files"});
     if (!n.healthy)
       findings.push_back({"bad", n.name, "HiveD sees it bad (not Ready, or cordoned)",
@@ -151,10 +152,10 @@ int run_drift(const DriftOptions& o, const Globals& g) {
                "-GPU cells (or --odd-hosts exclude leaves it out), then paictl hived diff and "
                "apply"});
     else if (gpus > cells)
-      findings.push_back({"gpusAdded", name,
-                          std::to_string(gpus) + " GPUs found, its cells have only " +
-                              std::to_string(cells),
-                          "paictl plan --facts " + o.facts + " gives it cells for every GPU"});
+      findings.push_back(
+          {"gpusAdded", name,
+           std::to_string(gpus) + " GPUs found, its cells have only " + std::to_string(cells),
+           "paictl plan --facts " + o.facts + " gives it cells for every GPU"});
   }
 
   std::map<std::string, int64_t> counts;
@@ -167,14 +168,15 @@ int run_drift(const DriftOptions& o, const Globals& g) {
     Json summary = Json::object();
     for (const char* k : {"missing", "unexpected", "bad", "notInHived", "gpusDropped", "gpusAdded"})
       summary[k] = counts[k];
-    print_document(document("hivedDrift", {{"cluster", o.cluster},
-                                           {"hived", conn->client->base()},
-                                           {"facts", o.facts},
-                                           {"nodes", static_cast<int64_t>(live->nodes.size())},
-                                           {"configNodes", static_cast<int64_t>(model.nodes.size())},
-                                           {"summary", summary},
-                                           {"findings", items}}),
-                   o.h.output);
+    print_document(
+        document("hivedDrift", {{"cluster", o.cluster},
+                                {"hived", conn->client->base()},
+                                {"facts", o.facts},
+                                {"nodes", static_cast<int64_t>(live->nodes.size())},
+                                {"configNodes", static_cast<int64_t>(model.nodes.size())},
+                                {"summary", summary},
+                                {"findings", items}}),
+        o.h.output);
   } else {
     bool wide = o.h.output == "wide";
     Table t({{"NODE"}, {"DRIFT"}, {"WHAT"}, {"HINT", true}});

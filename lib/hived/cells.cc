@@ -56,7 +56,7 @@ std::string node_leaves(const LiveState& live, const std::string& node) {
     for (size_t l : live.nodes[i].leaves) {
       const LiveLeaf& leaf = live.leaves[l];
       // A free leaf bound to a virtual cell is a doomed bad cell's.
-      std::string who = !leaf.group.empty()     ? leaf.group
+      std::string who = !leaf.group.empty()      ? leaf.group
                         : leaf.state != "Free"   ? leaf.state
                         : !leaf.vaddress.empty() ? (leaf.healthy ? "bound" : "doomed")
                                                  : "free";
@@ -179,7 +179,10 @@ struct Picture {
       return;
     }
     bool node = c.is_node_level;
-    svg.rect(x, y, w, h, node ? "#f7f7f7" : "#eef3f8", bad ? "#d62728" : node ? "#555555" : "#4e79a7",
+    svg.rect(x, y, w, h, node ? "#f7f7f7" : "#eef3f8",
+             bad    ? "#d62728"
+             : node ? "#555555"
+                    : "#4e79a7",
              node ? 4 : 6, title, bad ? " stroke-width=\"2\"" : "");
     if (node) {
       std::string name = last_segment(c.cell_address);
@@ -201,7 +204,8 @@ struct Picture {
       }
       int cols = std::min<int>(kNodesPerRow, static_cast<int>(c.children.size()));
       for (size_t i = 0; i < c.children.size(); ++i)
-        draw(c.children[i], x + kPad + static_cast<int>(i % static_cast<size_t>(cols)) * (cw + kPad),
+        draw(c.children[i],
+             x + kPad + static_cast<int>(i % static_cast<size_t>(cols)) * (cw + kPad),
              y + 16 + kPad + static_cast<int>(i / static_cast<size_t>(cols)) * (ch + kPad));
       return;
     }
@@ -292,8 +296,8 @@ std::string render_cells_svg(const LiveState& live, const std::string& vc) {
   svg.line(62, y + 2, 70, y + 10, "#d62728", 2);
   svg.line(70, y + 2, 62, y + 10, "#d62728", 2);
   svg.text(76, y + 10, "bad and doomed (bound to a VC so that it sees the failure)", 11);
-  svg.rect(420, y, 12, 12, p.color(p.vc_index.empty() ? "" : p.vc_index.begin()->first),
-           "#333333", 2, "", " fill-opacity=\"0.45\"");
+  svg.rect(420, y, 12, 12, p.color(p.vc_index.empty() ? "" : p.vc_index.begin()->first), "#333333",
+           2, "", " fill-opacity=\"0.45\"");
   svg.text(436, y + 10, "pale: used opportunistically", 11);
   y += 30;
   std::string chain;
@@ -305,8 +309,10 @@ std::string render_cells_svg(const LiveState& live, const std::string& vc) {
       x = 10;
       row_h = 0;
       chain = top.cell_type;
-      svg.text(10, y + 12, "chain " + chain + (top.leaf_cell_type.empty() ? "" : "  (" + top.leaf_cell_type + ")"),
-               12, " font-weight=\"bold\"");
+      svg.text(
+          10, y + 12,
+          "chain " + chain + (top.leaf_cell_type.empty() ? "" : "  (" + top.leaf_cell_type + ")"),
+          12, " font-weight=\"bold\"");
       y += 20;
     }
     auto [w, h] = p.size(top);

@@ -50,8 +50,10 @@ expect_rc 0 "apply through kubectl"
 schema_check hivedApply "hived apply -o json"
 json_check "d['apiVersion'] == 'paictl.hivedApply/v1' and d['applied'] and d['nodesAdded'] == ['n6'] and d['result']['notAsPlanned'] == 0" "applied: n6 added, every group as planned"
 if grep -q "get configmap hivedscheduler-config" "$TMP/kubectl.log" && grep -q "rollout restart statefulset/hivedscheduler-hs" "$TMP/kubectl.log"; then pass "the current config came from the ConfigMap, the restart from kubectl"; else fail "kubectl calls"; cat "$TMP/kubectl.log" >&2; fi
-grep -v "^#" "$SCEN/reconf-grown.yaml" >"$TMP/want" && grep -v "^#" "$LIVE" >"$TMP/got"
+# As paictl install writes it: HiveD's web server and scheduling knobs first.
+grep -v "^#" "$SCEN/reconf-grown.yaml" >"$TMP/want" && grep -v -e "^#" -e "^webServerAddress: " -e "^waitingPodSchedulingBlockMilliSec: " "$LIVE" >"$TMP/got"
 if cmp -s "$TMP/want" "$TMP/got"; then pass "the ConfigMap carries the new config exactly"; else fail "the ConfigMap's config differs"; diff "$TMP/want" "$TMP/got" >&2; fi
+if grep -q '^webServerAddress: ":30096"' "$LIVE" && grep -q "paictl.io/config-hash" "$TMP/applied.yaml" && grep -q "namespace: openpai" "$TMP/applied.yaml"; then pass "the ConfigMap is install's (namespace openpai, config hash, web server address)"; else fail "not install's ConfigMap"; cat "$TMP/applied.yaml" >&2; fi
 if grep -q "restart on" "$TMP/server-reconf.log"; then pass "the server restarted"; else fail "no restart"; fi
 run hived status --hived "$URL" -o json
 json_check "[n['healthy'] for n in d['nodes'] if n['name'] == 'n6'] == [True]" "HiveD lists n6, healthy"
