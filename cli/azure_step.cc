@@ -73,7 +73,8 @@ int open_session(const AzureOptions& a, const std::string& cluster_dir, const Gl
     auto space = pai::config::parse_cidr(az.address_space);
     for (const auto& m : cluster.layout->machines) {
       auto ip = pai::config::parse_cidr(m.hostip + "/32");
-      if (ip && !(space && space->contains(*ip))) s.spec.onprem_prefixes.push_back(m.hostip + "/32");
+      if (ip && !(space && space->contains(*ip)))
+        s.spec.onprem_prefixes.push_back(m.hostip + "/32");
     }
   }
 
@@ -112,8 +113,8 @@ int open_session(const AzureOptions& a, const std::string& cluster_dir, const Gl
 
 void print_azure_plan(const pai::azure::Plan& p, const pai::azure::Spec& s, bool color) {
   std::printf("%sAzure%s (subscription %s, resource group %s, %s)\n", color ? "\x1b[1m" : "",
-              color ? "\x1b[0m" : "", s.azure.subscription.c_str(),
-              s.azure.resource_group.c_str(), s.azure.location.c_str());
+              color ? "\x1b[0m" : "", s.azure.subscription.c_str(), s.azure.resource_group.c_str(),
+              s.azure.location.c_str());
   int n[4] = {0, 0, 0, 0};
   for (const auto& c : p.changes) {
     n[static_cast<int>(c.action)]++;
@@ -122,6 +123,7 @@ void print_azure_plan(const pai::azure::Plan& p, const pai::azure::Spec& s, bool
                 c.resource.kind.c_str(), c.resource.name.c_str(), extra.c_str());
   }
   std::printf("  %d to create, %d to update, %d to delete, %d unchanged\n", n[0], n[1], n[3], n[2]);
+  std::fflush(stdout);  // before the progress lines on stderr
 }
 
 int remote_failure(const std::string& what, const pai::util::Error& e) {
@@ -237,7 +239,9 @@ int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, con
   }
   Json ms = Json::array();
   for (const auto& m : *machines)
-    ms.push_back({{"pool", m.pool}, {"hostname", m.hostname}, {"hostip", m.ip},
+    ms.push_back({{"pool", m.pool},
+                  {"hostname", m.hostname},
+                  {"hostip", m.ip},
                   {"machineType", m.machine_type}});
   azure["machines"] = ms;
   if (!json) {
@@ -248,9 +252,9 @@ int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, con
                   m.pool.c_str(), m.machine_type.c_str());
   }
   auto st = s.arm->stats();
-  azure["requests"] = {{"total", st.requests}, {"polls", st.polls}, {"throttled", st.throttled},
-                       {"contention", st.contention}, {"transient", st.transient},
-                       {"waitedSeconds", st.waited_s}};
+  azure["requests"] = {{"total", st.requests},      {"polls", st.polls},
+                       {"throttled", st.throttled}, {"contention", st.contention},
+                       {"transient", st.transient}, {"waitedSeconds", st.waited_s}};
   if (a.azure_only) return done(changed || layout_changed ? kExitChanges : kExitOk);
   done(-1);
   return -1;
@@ -304,7 +308,8 @@ int run_azure_reset(const AzureOptions& a, const std::string& cluster_dir, const
                 r->deleted.size() == 1 ? "" : "s");
     for (const auto& d : r->deleted) std::printf("  deleted %s\n", d.c_str());
     for (const auto& k : r->kept) std::printf("  kept    %s\n", k.c_str());
-    if (layout_changed) std::printf("azure: removed the Azure VMs from %s\n", s.layout_file.c_str());
+    if (layout_changed)
+      std::printf("azure: removed the Azure VMs from %s\n", s.layout_file.c_str());
   }
   if (!err.empty()) print_warning(err);
   return r->deleted.empty() ? kExitOk : kExitChanges;

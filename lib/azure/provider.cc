@@ -521,22 +521,29 @@ Result<ResetResult> reset(ArmClient& arm, const Spec& s, const Progress& progres
            r["tags"][kClusterTag] == s.cluster;
   };
   // Dependents first: scale sets hold NICs in the VNet and the NSG.
+  // Two rounds, each concurrently: the scale sets, then what only they used.
   const std::vector<std::pair<std::string, std::string>> order = {
       {"microsoft.compute/virtualmachinescalesets", kComputeApi},
       {"microsoft.network/publicipaddresses", kNetworkApi},
       {"microsoft.network/virtualnetworks", kNetworkApi},
       {"microsoft.network/networksecuritygroups", kNetworkApi}};
+  auto api_of = [&](const std::string& t) {
+    for (const auto& o : order)
+      if (o.first == t) return o.second;
+    return std::string();
+  };
   std::vector<std::string> errors;
   size_t others = 0;
-  for (const auto& [type, api] : order) {
+  for (int round = 0; round < 2; ++round) {
     std::vector<std::thread> threads;
     std::mutex mu;
     for (const auto& r : *all) {
       std::string t = util::to_lower(r.value("type", std::string()));
-      if (t != type) continue;
+      std::string api = api_of(t);
+      if (api.empty() || (round == 0) != (t == order[0].first)) continue;
       std::string id = r.value("id", std::string());
       if (!ours(r)) continue;
-      threads.emplace_back([&, id, api = api] {
+      threads.emplace_back([&, id, api] {
         if (progress) {
           std::lock_guard<std::mutex> l(mu);
           progress("deleting " + id);

@@ -146,6 +146,9 @@ class Handler(BaseHTTPRequestHandler):
     def do_PATCH(self):
         self._dispatch()
 
+    def do_HEAD(self):
+        self._dispatch()
+
     # ------------------------------------------------------------------ plumbing
 
     def _read_body(self):
@@ -467,6 +470,10 @@ class Handler(BaseHTTPRequestHandler):
             if not rg_exists:
                 return self._answer("arm", path, query, 404, arm_error(
                     "ResourceGroupNotFound", "Resource group '%s' could not be found." % rg), req=body)
+        if self.command == "HEAD":  # check existence: 204 or 404, no body
+            with self.st.lock:
+                exists = key in self.st.resources
+            return self._answer("arm", path, query, 204 if exists else 404)
         if self.command == "GET":
             return self._get(path, query, key, rtype)
         if self.command == "PUT":
