@@ -30,7 +30,7 @@
 namespace pai::scheduler {
 
 // Hidden: these are not part of libpai's interface.
-namespace __attribute__((visibility("hidden"))) hived_detail {
+namespace hived_detail __attribute__((visibility("hidden"))) {
 
   constexpr int32_t kFreePriority = -2;
 
@@ -357,6 +357,6 @@ namespace __attribute__((visibility("hidden"))) hived_detail {
     int32_t ov_pos_of(int32_t c) const;
   };
 
-}  // namespace hived_detail
+}  // namespace )
 
 }  // namespace pai::scheduler
