@@ -298,7 +298,8 @@ const std::vector<Command>& command_table() {
        "Run a grid of simulations (configs, traces, loads, windows, seeds, policies) and compare "
        "them",
        {"paictl simulate sweep sweep.yaml -j 2",
-        "paictl simulate sweep sweep.yaml --out results/ -o json"},
+        "paictl simulate sweep sweep.yaml --out results/ -o json",
+        "paictl simulate sweep sweep.yaml --cluster lab --vc research --shards 8"},
        build_simulate_sweep},
       {{"help"},
        kOther,
