@@ -10,6 +10,13 @@
 
 namespace paictl {
 
+// Day 2 of an installed cluster (cmd_install.cc).
+void build_node_add(CLI::App&, Globals&);
+void build_node_remove(CLI::App&, Globals&);
+void build_config_push(CLI::App&, Globals&);
+void build_config_pull(CLI::App&, Globals&);
+void build_config_diff(CLI::App&, Globals&);
+
 namespace {
 constexpr const char* kPlanning = "Plan and check a cluster";
 constexpr const char* kInstalling = "Install and reset a cluster";
@@ -84,6 +91,47 @@ const std::vector<Command>& command_table() {
        {"paictl reset cluster/ --yes", "paictl reset cluster/ --limit gpu-worker-7 --yes",
         "paictl reset cluster/ --dry-run"},
        build_reset},
+      {{"node"},
+       kInstalling,
+       "Add hosts to an installed cluster, or remove them",
+       {"paictl node add cluster/ gpu-worker-9 --yes",
+        "paictl node remove cluster/ gpu-worker-3 --drain --yes"}},
+      {{"node", "add"},
+       nullptr,
+       "Check, prepare and join hosts added to layout.yaml; only what they and the cluster miss is "
+       "done",
+       {"paictl node add cluster/ gpu-worker-9 --yes",
+        "paictl node add cluster/ gpu-worker-9 gpu-worker-10 --dry-run"},
+       build_node_add},
+      {{"node", "remove"},
+       nullptr,
+       "Delete nodes from the cluster (after draining them with --drain) and reset their hosts",
+       {"paictl node remove cluster/ gpu-worker-3 --drain --yes",
+        "paictl node remove cluster/ gpu-worker-3 --dry-run"},
+       build_node_remove},
+      {{"config"},
+       kInstalling,
+       "Keep the cluster files (layout.yaml, config.yaml, services-configuration.yaml) on the "
+       "running cluster",
+       {"paictl config diff cluster/", "paictl config push cluster/ --yes",
+        "paictl config pull cluster/ --out pulled/"}},
+      {{"config", "push"},
+       nullptr,
+       "Store the cluster files on the cluster: layout.yaml in a ConfigMap, the files with "
+       "passwords in a Secret",
+       {"paictl config push cluster/ --yes", "paictl config push cluster/ --dry-run"},
+       build_config_push},
+      {{"config", "pull"},
+       nullptr,
+       "Write the cluster files the cluster holds into a directory (never over a different local "
+       "file without --force)",
+       {"paictl config pull cluster/ --out pulled/", "paictl config pull cluster/ --force"},
+       build_config_pull},
+      {{"config", "diff"},
+       nullptr,
+       "Show how the local cluster files differ from the cluster's (passwords shown as ***)",
+       {"paictl config diff cluster/", "paictl config diff cluster/ --ssh-config ssh_config"},
+       build_config_diff},
       {{"cluster"},
        kUsing,
        "Register OpenPAI clusters and see their capacity",

@@ -111,5 +111,11 @@ step "check hosts over SSH against local sshd test hosts"
 set +e; PAICTL=$PAICTL sh scripts/demo-hosts.sh; rc=$?; set -e
 [ "$rc" -eq 0 ] || { echo "demo: scripts/demo-hosts.sh exited $rc" >&2; status=1; }
 
+# --- install ---------------------------------------------------------------------------
+# paictl install on a 3-host testbed (scripts/testbed.sh); needs root like the above.
+step "install a cluster on a 3-host testbed: plan, install, nothing to do, reset"
+set +e; PAICTL=$PAICTL sh scripts/demo-install.sh; rc=$?; set -e
+[ "$rc" -eq 0 ] || { echo "demo: scripts/demo-install.sh exited $rc" >&2; status=1; }
+
 if [ "$status" -eq 0 ]; then step "demo finished: every step behaved as expected"; fi
 exit $status
