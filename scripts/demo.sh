@@ -99,6 +99,11 @@ expect 0 $PAICTL job list --all-clusters
 expect 0 $PAICTL job status pytorch_mnist --cluster lab
 expect 0 $PAICTL job wait pytorch_mnist --cluster lab --interval 1
 expect 0 $PAICTL job logs pytorch_mnist --cluster lab --tail
+step "Follow a log to the end, see the job's events, tag it and find it by its tag"
+expect 0 $PAICTL job logs pytorch_mnist --cluster lab -f --interval 0.5
+expect 0 $PAICTL job events pytorch_mnist --cluster lab
+expect 0 $PAICTL job tag add pytorch_mnist baseline --cluster lab
+expect 0 $PAICTL job list --all-clusters --tag baseline
 step "Stop a job and wait until it has stopped"
 expect 0 $PAICTL job stop tf_distributed_cifar10 --cluster cloud --wait --wait-interval 1
 python3 tests/integration/rest/rest_fixture.py stop "$RUN/servers"
