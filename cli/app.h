@@ -84,6 +84,8 @@ void build_reset(CLI::App&, Globals&);
 void build_hived_status(CLI::App&, Globals&);
 void build_hived_groups(CLI::App&, Globals&);
 void build_hived_why(CLI::App&, Globals&);
+void build_hived_diff(CLI::App&, Globals&);
+void build_hived_snapshot(CLI::App&, Globals&);
 void build_help(CLI::App&, Globals&);
 void build_version(CLI::App&, Globals&);
 void build_completion(CLI::App&, Globals&);

@@ -6,6 +6,7 @@
 // (tests/cli/test_commands.sh) are all made from this table.
 
 #include "app.h"
+#include "cmd_hived_commands.h"
 
 namespace paictl {
 
@@ -308,6 +309,44 @@ const std::vector<Command>& command_table() {
         "paictl hived why bob~eval-3 --config cluster/ --vc prod --priority 100 --pods 2 --gpus 8",
         "paictl hived why bob~eval-3 --config cluster/ --vc prod --pods 1 --gpus 4 -o json"},
        build_hived_why},
+      {{"hived", "diff"},
+       nullptr,
+       "What a HiveD config change does to the running cluster: VC cells, pinned cells, nodes, "
+       "and which groups keep running, are lazily preempted or are left on removed cells",
+       {"paictl hived diff cluster/ new-cluster/ --live --cluster lab",
+        "paictl hived diff hived-old.yaml hived-new.yaml --snapshot lab-snapshot.json -o json",
+        "paictl hived diff cluster/ new-cluster/ --live --detailed-exitcode"},
+       build_hived_diff},
+      {{"hived", "snapshot"},
+       nullptr,
+       "Save the live cluster status and affinity groups (HiveD's shapes) for an offline diff",
+       {"paictl hived snapshot --cluster lab --out lab-snapshot.json",
+        "paictl hived snapshot --hived http://10.0.0.1:30096 > snapshot.json"},
+       build_hived_snapshot},
+      {{"hived", "apply"},
+       nullptr,
+       "Change HiveD's config safely: diff, refuse preempting running guaranteed groups, "
+       "confirm, push, restart, wait until every node is healthy, report",
+       {"paictl hived apply new-cluster/ --cluster lab",
+        "paictl hived apply hived.yaml --kubectl 'ssh master kubectl "
+        "--kubeconfig=/etc/kubernetes/admin.conf' --yes",
+        "paictl hived apply new-cluster/ --current cluster/ --push-command ./push.sh "
+        "--restart-command ./restart.sh --dry-run"},
+       build_hived_apply},
+      {{"hived", "cells"},
+       nullptr,
+       "HiveD's cell trees: physical cells and each VC's virtual cells with their bindings; an SVG "
+       "coloured by VC with bad and doomed cells marked",
+       {"paictl hived cells --cluster lab", "paictl hived cells --vc prod --tree",
+        "paictl hived cells --diagram cells.svg"},
+       build_hived_cells},
+      {{"hived", "drift"},
+       nullptr,
+       "The physical cluster HiveD sees against the cluster files and the hosts' facts: nodes "
+       "missing, unexpected or bad, GPUs gone",
+       {"paictl hived drift cluster/ --cluster lab", "paictl hived drift cluster/ --facts facts/",
+        "paictl hived drift cluster/ --facts facts/ -o json"},
+       build_hived_drift},
       {{"simulate"},
        kSimulating,
        "Replay job traces on a cluster with HiveD and baseline schedulers",
