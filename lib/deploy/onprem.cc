@@ -21,6 +21,10 @@ namespace pai::deploy {
 
 namespace {
 
+// The description paictl gives kubeadm init's own bootstrap token
+// (templates/install/kubeadm-init.yaml).
+constexpr const char* kInitTokenMark = "paictl install: kubeadm init's token";
+
 using util::shell_quote;
 
 // kubectl on the master, as cluster-admin.
@@ -569,7 +573,14 @@ class ControlPlane : public Phase {
     if (!s.ok) return s;
     kubeadm_version_ = kv["kubeadm"].empty() ? "v" + s_.kube_version : kv["kubeadm"];
     h.facts()["kubeadm_version"] = kubeadm_version_;
-    if (kv.count("ready")) return {};
+    if (kv.count("ready")) {
+      // A run killed between kubeadm init and deleting init's token left it.
+      auto t = h.sh(std::string("kubeadm token list 2>/dev/null | grep -c \"") + kInitTokenMark +
+                    "\" || true");
+      if (t.ok() && util::trim(t.out) != "0" && !util::trim(t.out).empty())
+        needs.push_back("delete kubeadm init's bootstrap token (an interrupted run left it)");
+      return {};
+    }
     if (kv.count("admin")) {
       needs.push_back("wait for the API server (admin.conf is there, /readyz does not answer)");
       return {};
@@ -589,6 +600,14 @@ class ControlPlane : public Phase {
       reset |= n.find("kubeadm reset") != std::string::npos;
       init |= n.rfind("kubeadm init", 0) == 0;
     }
+    bool stale_token = false;
+    for (const auto& n : needs) stale_token |= n.rfind("delete kubeadm init's", 0) == 0;
+    if (stale_token)
+      return run_step(h, "deleting kubeadm init's bootstrap token",
+                      std::string("kubeadm token list 2>/dev/null | grep \"") + kInitTokenMark +
+                          "\" | awk '{print $1}' | "
+                          "while read -r t; do kubeadm token delete \"${t%%.*}\" >/dev/null; "
+                          "done\n");
     if (!init) {
       bool up = poll(s_.wait_s, 1000, [&] {
         auto r = h.sh(std::string(kKubectl) + " get --raw=/readyz --request-timeout=5s");
