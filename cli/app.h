@@ -74,6 +74,7 @@ void build_job_tag_add(CLI::App&, Globals&);
 void build_job_tag_remove(CLI::App&, Globals&);
 void build_install(CLI::App&, Globals&);
 void build_reset(CLI::App&, Globals&);
+void build_node_add(CLI::App&, Globals&);
 void build_hived_status(CLI::App&, Globals&);
 void build_hived_groups(CLI::App&, Globals&);
 void build_hived_why(CLI::App&, Globals&);

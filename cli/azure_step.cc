@@ -155,6 +155,19 @@ std::string write_layout(const Session& s, const std::vector<pai::azure::Machine
 }  // namespace
 
 void add_azure_options(CLI::App& cmd, AzureOptions& o, bool reset) {
+  add_azure_endpoint_options(cmd, o);
+  if (reset)
+    cmd.add_flag("--azure", o.reset_azure,
+                 "Delete the cluster's Azure resources (only those tagged paictl.cluster=<id>), "
+                 "waiting for each, and drop their VMs from layout.yaml; the on-prem hosts are "
+                 "left alone");
+  else
+    cmd.add_flag("--azure-only", o.azure_only,
+                 "Create the Azure resources and write their VMs into layout.yaml, then stop "
+                 "(no on-prem phases)");
+}
+
+void add_azure_endpoint_options(CLI::App& cmd, AzureOptions& o) {
   cmd.add_option("--arm-endpoint", o.arm_endpoint,
                  "Azure Resource Manager URL (else PAICTL_ARM_ENDPOINT, else "
                  "https://management.azure.com)")
@@ -166,15 +179,6 @@ void add_azure_options(CLI::App& cmd, AzureOptions& o, bool reset) {
                  "PEM bundle to verify the Azure endpoints with (else PAICTL_CA_FILE, else the "
                  "system store)")
       ->type_name("FILE");
-  if (reset)
-    cmd.add_flag("--azure", o.reset_azure,
-                 "Delete the cluster's Azure resources (only those tagged paictl.cluster=<id>), "
-                 "waiting for each, and drop their VMs from layout.yaml; the on-prem hosts are "
-                 "left alone");
-  else
-    cmd.add_flag("--azure-only", o.azure_only,
-                 "Create the Azure resources and write their VMs into layout.yaml, then stop "
-                 "(no on-prem phases)");
 }
 
 int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
@@ -258,6 +262,86 @@ int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, con
   if (a.azure_only) return done(changed || layout_changed ? kExitChanges : kExitOk);
   done(-1);
   return -1;
+}
+
+int run_azure_node_add(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
+                       const std::string& pool, int add, bool dry_run, bool json) {
+  Session s;
+  int rc = open_session(a, cluster_dir, g, s);
+  if (rc == kExitOk) {
+    print_error(cluster_dir + "/config.yaml has no azure: section (docs/azure.md)");
+    return kExitUsage;
+  }
+  if (rc >= 0) return rc;
+  const pai::config::AzurePool* p = nullptr;
+  std::vector<std::string> names;
+  for (const auto& x : s.spec.azure.pools) {
+    names.push_back(x.name);
+    if (x.name == pool) p = &x;
+  }
+  if (!p) {
+    print_error("config.yaml has no Azure pool \"" + pool +
+                "\" (pools: " + pai::util::join(names, ", ") + ")");
+    return kExitUsage;
+  }
+  int64_t target = p->count + add;
+  if (target > 1000 || (target > 100 && pai::config::is_infiniband_sku(p->sku))) {
+    print_error("pool " + pool + " would have " + std::to_string(target) + " VMs; at most " +
+                (pai::config::is_infiniband_sku(p->sku) ? "100 for an InfiniBand size" : "1000"));
+    return kExitUsage;
+  }
+  std::string config_file = cluster_dir + "/config.yaml";
+  auto text = pai::util::read_file(config_file);
+  if (!text.ok) {
+    print_error(config_file + ": " + text.error);
+    return kExitUsage;
+  }
+  std::string err;
+  std::string next = pai::azure::replace_integer_at(text.content, p->count_mark.line,
+                                                    p->count_mark.column, target, &err);
+  if (!err.empty()) {
+    print_error(config_file + ": azure pool " + pool + "'s count: " + err);
+    return kExitUsage;
+  }
+  if (dry_run) {
+    if (json)
+      std::printf("%s\n", Json{{"pool", pool}, {"from", p->count}, {"to", target}}.dump(2).c_str());
+    else
+      std::printf("pool %s: %lld -> %lld VMs (scale set %s-%s)\ndry run: nothing was changed\n",
+                  pool.c_str(), static_cast<long long>(p->count), static_cast<long long>(target),
+                  s.spec.cluster.c_str(), pool.c_str());
+    return kExitChanges;
+  }
+  if (!g.quiet && !json)
+    std::fprintf(stderr, "azure: pool %s: %lld -> %lld VMs\n", pool.c_str(),
+                 static_cast<long long>(p->count), static_cast<long long>(target));
+  auto r = pai::azure::scale_pool(*s.arm, s.spec, pool, target);
+  if (!r.ok()) return remote_failure("azure", r.error());
+  if (std::string w = pai::util::write_file_atomic(config_file, next, 0644); !w.empty()) {
+    print_error(config_file + ": " + w);
+    return kExitUsage;
+  }
+  for (auto& x : s.spec.azure.pools)
+    if (x.name == pool) x.count = target;
+  auto machines = pai::azure::list_machines(*s.arm, s.spec);
+  if (!machines.ok()) return remote_failure("azure", machines.error());
+  bool layout_changed = false;
+  if (std::string e = write_layout(s, *machines, &layout_changed); !e.empty()) {
+    print_error(e);
+    return kExitUsage;
+  }
+  std::vector<std::string> hosts;
+  for (const auto& m : *machines)
+    if (m.pool == pool) hosts.push_back(m.hostname);
+  if (json) {
+    std::printf("%s\n", Json{{"pool", pool}, {"count", target}, {"hosts", hosts}}.dump(2).c_str());
+  } else {
+    std::printf("pool %s: %lld VMs; config.yaml and %s updated\n", pool.c_str(),
+                static_cast<long long>(target), s.layout_file.c_str());
+    std::printf("install them with:\n  paictl install %s --limit %s --yes\n", cluster_dir.c_str(),
+                pai::util::join(hosts, ",").c_str());
+  }
+  return kExitChanges;
 }
 
 int run_azure_reset(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,

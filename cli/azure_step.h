@@ -22,6 +22,8 @@ struct AzureOptions {
 };
 
 void add_azure_options(CLI::App& cmd, AzureOptions& o, bool reset);
+// Only --arm-endpoint, --authority-host and --ca-file.
+void add_azure_endpoint_options(CLI::App& cmd, AzureOptions& o);
 
 // Before the on-prem install. Returns -1 when the on-prem part should follow,
 // else the command's result. The plan and what was done go into `doc`
@@ -33,5 +35,10 @@ int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, con
 // each, and removes their VMs from layout.yaml.
 int run_azure_reset(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
                     bool dry_run, bool yes, bool json);
+
+// node add --azure POOL --count N: grows the pool's scale set, then writes the
+// new count into config.yaml and the VMs into layout.yaml.
+int run_azure_node_add(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
+                       const std::string& pool, int add, bool dry_run, bool json);
 
 }  // namespace paictl

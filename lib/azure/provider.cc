@@ -508,6 +508,44 @@ std::string update_layout(const std::string& text, const std::vector<Machine>& m
   return out;
 }
 
+Result<json> scale_pool(ArmClient& arm, const Spec& s, const std::string& pool, int64_t count) {
+  Spec changed = s;
+  bool found = false;
+  for (auto& p : changed.azure.pools)
+    if (p.name == pool) {
+      p.count = count;
+      found = true;
+    }
+  if (!found) return Error{"no pool named " + pool, "the pools are listed under azure.pools"};
+  for (const auto& r : desired_resources(changed))
+    if (r.kind == "scale set" && r.pool == pool) return arm.put(r.path, r.api_version, r.body);
+  return Error{"no scale set for pool " + pool, ""};
+}
+
+std::string replace_integer_at(const std::string& text, uint32_t line, uint32_t column,
+                               int64_t value, std::string* error) {
+  size_t pos = 0;
+  for (uint32_t l = 1; l < line && pos != std::string::npos; ++l) {
+    pos = text.find('\n', pos);
+    if (pos != std::string::npos) ++pos;
+  }
+  if (pos == std::string::npos || line == 0 || column == 0) {
+    if (error) *error = "no line " + std::to_string(line);
+    return "";
+  }
+  pos += column - 1;
+  size_t end = pos;
+  if (end < text.size() && (text[end] == '-' || text[end] == '+')) ++end;
+  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+  if (end == pos || pos >= text.size()) {
+    if (error)
+      *error = "no integer at line " + std::to_string(line) + ", column " + std::to_string(column);
+    return "";
+  }
+  if (error) error->clear();
+  return text.substr(0, pos) + std::to_string(value) + text.substr(end);
+}
+
 Result<ResetResult> reset(ArmClient& arm, const Spec& s, const Progress& progress) {
   ResetResult out;
   std::string rg = rg_path(s);

@@ -90,8 +90,22 @@ expect_out "azure: nothing to do" "re-run: nothing to do"
 check_requests "not any(r['method'] in ('PUT', 'DELETE') for r in arm)" "re-run: no PUT, no DELETE"
 if cmp -s "$C/layout.yaml" "$TMP/layout.applied"; then pass "re-run keeps layout.yaml"; else fail "re-run changed layout.yaml"; fi
 
+# --- node add --azure grows the pool; install then finds nothing to do --------
+run node add "$C" --azure gpu --count 1 $EP
+expect_rc 0 "node add --azure gpu --count 1"
+expect_out "paictl install $C --limit " "node add says how to install the new VM"
+grep -q "count: 3" "$C/config.yaml" && pass "config.yaml has the new count" || fail "config.yaml count"
+[ "$(grep -c '# azure pool gpu' "$C/layout.yaml")" -eq 3 ] && pass "layout.yaml has three VMs" || fail "layout.yaml after node add"
+ctl POST /__control/clear-requests '{}' >/dev/null
+run install "$C" --azure-only --yes $EP
+expect_out "azure: nothing to do" "after node add, install has nothing to do"
+check_requests "not any(r['method'] == 'PUT' for r in arm)" "after node add: no PUT"
+run node add "$C" --azure cpu $EP
+expect_rc 2 "node add with an unknown pool"
+expect_err 'no Azure pool "cpu" (pools: gpu)' "the pools are named"
+
 # --- a failed operation -------------------------------------------------------
-sed -i 's/count: 2$/count: 3/' "$C/config.yaml"
+sed -i 's/count: 3$/count: 4/' "$C/config.yaml"
 ctl POST /__control/fail-operation '{"path":"pai-gpu","code":"OperationNotAllowed","message":"Operation could not be completed as it results in exceeding approved standardNDASv4Family Cores quota."}' >/dev/null
 run install "$C" --azure-only --yes $EP
 expect_rc 3 "a failed operation is a remote failure"
