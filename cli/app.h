@@ -67,6 +67,7 @@ void build_job_render(CLI::App&, Globals&);
 void build_job_submit(CLI::App&, Globals&);
 void build_job_list(CLI::App&, Globals&);
 void build_job_status(CLI::App&, Globals&);
+void build_job_events(CLI::App&, Globals&);
 void build_job_stop(CLI::App&, Globals&);
 void build_job_logs(CLI::App&, Globals&);
 void build_job_wait(CLI::App&, Globals&);

@@ -2,8 +2,10 @@
 
 #include "cmd_job_common.h"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <thread>
@@ -307,6 +309,76 @@ int wait_for_job(const Connection& c, const std::string& user, const std::string
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(o.interval));
   }
+}
+
+// --- follow and watch loops ---------------------------------------------------------
+
+namespace {
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) {
+  if (g_interrupted.exchange(true)) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+  }
+}
+}  // namespace
+
+void catch_interrupt() {
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+bool interrupted() {
+  return g_interrupted.load();
+}
+
+bool pause_for(double seconds) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!interrupted()) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= end) return true;
+    std::chrono::steady_clock::duration left =
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(end - now);
+    std::chrono::steady_clock::duration step =
+        std::min(left, std::chrono::steady_clock::duration(std::chrono::milliseconds(50)));
+    std::this_thread::sleep_for(step);
+  }
+  return false;
+}
+
+std::optional<double> parse_duration_ms(const std::string& s) {
+  std::string t(pai::util::trim(s));
+  if (t.empty()) return std::nullopt;
+  double unit = 1000;
+  char last = t.back();
+  if (last == 's' || last == 'm' || last == 'h' || last == 'd' || last == 'w') {
+    unit = last == 's'   ? 1000
+           : last == 'm' ? 60e3
+           : last == 'h' ? 3600e3
+           : last == 'd' ? 86400e3
+                         : 7 * 86400e3;
+    t.pop_back();
+  }
+  if (t.empty() || t.size() > 12) return std::nullopt;
+  double v = 0;
+  for (char c : t) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v * unit;
+}
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+bool is_final_state(const std::string& state) {
+  return state == "SUCCEEDED" || state == "FAILED" || state == "STOPPED";
 }
 
 }  // namespace paictl::jobcli

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
+#include "job/history.h"
 #include "job/job_file.h"
 
 namespace CLI {
@@ -120,5 +121,27 @@ void add_wait_flags(CLI::App* cmd, WaitOptions& o, const char* prefix = "");
 // was STOPPED, 3 when the cluster fails, kExitWaitTimeout on --timeout.
 int wait_for_job(const Connection& c, const std::string& user, const std::string& name,
                  const WaitOptions& o, const Globals& g);
+
+// The attempt answers (GET .../taskIndex/I/attempts) of the tasks that were
+// retried, or of every task with `all`, keyed "ROLE/INDEX"; at most 50 requests.
+pai::job::TaskAttempts fetch_task_attempts(const Connection& conn, const std::string& user,
+                                           const std::string& name, const nlohmann::json& detail,
+                                           bool all);
+
+// --- follow and watch loops ---------------------------------------------------------
+
+// Ctrl-C for the follow and watch loops: the first SIGINT only sets a flag that
+// the loop checks, so it ends cleanly (whole lines printed, the cursor back); a
+// second SIGINT ends the process at once.
+void catch_interrupt();
+bool interrupted();
+// Sleeps `seconds` in short steps; false when Ctrl-C came meanwhile.
+bool pause_for(double seconds);
+// "2h", "30m", "45s", "3d", "90" (seconds) -> milliseconds; nullopt if malformed.
+std::optional<double> parse_duration_ms(const std::string& s);
+// The current time as epoch milliseconds.
+double now_ms();
+// Whether a job state is final.
+bool is_final_state(const std::string& state);
 
 }  // namespace paictl::jobcli

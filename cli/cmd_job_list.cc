@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <ctime>
 #include <future>
+#include <map>
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +14,7 @@
 #include "exit_codes.h"
 #include "output.h"
 #include "printer.h"
+#include "util/printable.h"
 #include "util/strings.h"
 
 namespace paictl {
@@ -29,10 +31,141 @@ struct ListOptions {
   std::string keyword;
   int limit = 100;
   std::string output = "table";
+  bool watch = false;
+  double interval = 5;
 };
 
 const char* kStates[] = {"WAITING",   "RUNNING", "STOPPING", "STOPPED",
                          "SUCCEEDED", "FAILED",  "UNKNOWN"};
+
+// The jobs of every cluster, asked at the same time, in cluster order. Failing
+// clusters are reported and set `rc`.
+std::vector<std::pair<std::string, pai::api::Json>> fetch(
+    const ListOptions& o, const std::vector<jobcli::Connection>& conns, const std::string& states,
+    int& rc) {
+  std::vector<std::future<pai::api::Result<pai::api::Json>>> futures;
+  for (const auto& c : conns) {
+    pai::api::JobFilter f;
+    f.username = o.all_users ? "" : (o.user.empty() ? c.cluster->user : o.user);
+    f.state = states;
+    f.vc = o.vc;
+    f.keyword = o.keyword;
+    f.limit = o.limit;
+    futures.push_back(std::async(std::launch::async, [c, f]() { return c.api->list_jobs(f); }));
+  }
+  std::vector<std::pair<std::string, pai::api::Json>> jobs;
+  for (size_t i = 0; i < conns.size(); ++i) {
+    auto r = futures[i].get();
+    if (!r.ok()) {
+      jobcli::report_api_error(conns[i].cluster->name, "listing jobs", *r.error);
+      rc = kExitRemote;
+      continue;
+    }
+    if (!r->is_array()) continue;
+    for (const auto& j : *r) jobs.emplace_back(conns[i].cluster->name, j);
+  }
+  return jobs;
+}
+
+Table list_table(const ListOptions& o,
+                 const std::vector<std::pair<std::string, pai::api::Json>>& jobs,
+                 jobcli::Json& all) {
+  Table t;
+  if (o.all_clusters) t.columns.push_back({"CLUSTER"});
+  for (const char* h : {"JOB", "STATE", "VC", "GPUS", "TASKS", "RETRIES", "SUBMITTED", "DURATION"})
+    t.columns.push_back({h});
+  t.columns.push_back({"SUBSTATE", true});
+  t.columns.push_back({"COMPLETED", true});
+  t.columns.push_back({"EXIT", true});
+  for (const auto& [cluster, j] : jobs) {
+    {
+      jobcli::Json item = jobcli::Json::parse(j.dump());
+      item["cluster"] = cluster;
+      all.push_back(item);
+      std::vector<std::string> row;
+      if (o.all_clusters) row.push_back(cluster);
+      row.push_back(j.value("username", std::string("?")) + "~" +
+                    j.value("name", std::string("?")));
+      row.push_back(j.value("state", std::string("?")));
+      row.push_back(j.value("virtualCluster", std::string("-")));
+      row.push_back(j.contains("totalGpuNumber") ? j["totalGpuNumber"].dump() : "-");
+      row.push_back(j.contains("totalTaskNumber") ? j["totalTaskNumber"].dump() : "-");
+      row.push_back(j.contains("retries") ? j["retries"].dump() : "-");
+      row.push_back(jobcli::format_time_ms(j.contains("submissionTime")
+                                               ? jobcli::Json::parse(j["submissionTime"].dump())
+                                               : jobcli::Json(nullptr)));
+      double start = j.contains("launchedTime") && j["launchedTime"].is_number()
+                         ? j["launchedTime"].get<double>()
+                     : j.contains("createdTime") && j["createdTime"].is_number()
+                         ? j["createdTime"].get<double>()
+                         : -1;
+      double end = j.contains("completedTime") && j["completedTime"].is_number()
+                       ? j["completedTime"].get<double>()
+                       : static_cast<double>(std::time(nullptr)) * 1000;
+      row.push_back(start < 0 ? "-" : jobcli::format_duration_ms(end - start));
+      row.push_back(j.value("subState", std::string("-")));
+      row.push_back(jobcli::format_time_ms(j.contains("completedTime")
+                                               ? jobcli::Json::parse(j["completedTime"].dump())
+                                               : jobcli::Json(nullptr)));
+      row.push_back(
+          j.contains("appExitCode") && !j["appExitCode"].is_null() ? j["appExitCode"].dump() : "-");
+      t.add(row);
+    }
+  }
+  return t;
+}
+
+std::string job_key(const std::string& cluster, const pai::api::Json& j, bool with_cluster) {
+  return (with_cluster ? cluster + "  " : std::string()) + j.value("username", std::string("?")) +
+         "~" + j.value("name", std::string("?"));
+}
+
+int watch(const ListOptions& o, const std::vector<jobcli::Connection>& conns,
+          const std::string& states) {
+  jobcli::catch_interrupt();
+  bool tty = is_tty(1);
+  std::map<std::string, std::string> last;
+  bool first = true;
+  while (true) {
+    int rc = kExitOk;
+    auto jobs = fetch(o, conns, states, rc);
+    if (tty) {
+      jobcli::Json all = jobcli::Json::array();
+      std::string text = render_table(list_table(o, jobs, all), o.output == "wide");
+      text += "\n" + std::to_string(jobs.size()) + " jobs, every " +
+              jobcli::format_duration_ms(o.interval * 1000) + ", " +
+              jobcli::format_time_ms(jobcli::Json(jobcli::now_ms())) + "; Ctrl-C stops\n";
+      text = "\033[H\033[2J" + pai::util::printable(text, true);
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    } else if (rc == kExitOk) {
+      // One line per change: new jobs, changed states or retries, jobs gone.
+      std::map<std::string, std::string> now;
+      for (const auto& [cluster, j] : jobs) {
+        std::string v = j.value("state", std::string("?"));
+        if (j.contains("retries") && j["retries"].is_number() && j["retries"].get<int>() > 0)
+          v += " (retries " + j["retries"].dump() + ")";
+        now[job_key(cluster, j, o.all_clusters)] = v;
+      }
+      std::string t = jobcli::format_time_ms(jobcli::Json(jobcli::now_ms()));
+      std::string out;
+      for (const auto& [k, v] : now) {
+        auto it = last.find(k);
+        if (it == last.end())
+          out += t + "  " + k + "  " + v + (first ? "" : " (new)") + "\n";
+        else if (it->second != v)
+          out += t + "  " + k + "  " + it->second + " -> " + v + "\n";
+      }
+      for (const auto& [k, v] : last)
+        if (!now.count(k)) out += t + "  " + k + "  gone\n";
+      out = pai::util::printable(out, true);
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      last = std::move(now);
+      first = false;
+    }
+    std::fflush(stdout);
+    if (!jobcli::pause_for(o.interval)) return kExitOk;
+  }
+}
 
 int run(const ListOptions& o, const Globals& g) {
   std::string states;
@@ -71,68 +204,18 @@ int run(const ListOptions& o, const Globals& g) {
     if (!conn) return kExitUsage;
     conns.push_back(*conn);
   }
-  // Every cluster at the same time.
-  std::vector<std::future<pai::api::Result<pai::api::Json>>> futures;
-  for (const auto& c : conns) {
-    pai::api::JobFilter f;
-    f.username = o.all_users ? "" : (o.user.empty() ? c.cluster->user : o.user);
-    f.state = states;
-    f.vc = o.vc;
-    f.keyword = o.keyword;
-    f.limit = o.limit;
-    futures.push_back(std::async(std::launch::async, [c, f]() { return c.api->list_jobs(f); }));
+  if (o.watch) {
+    if (is_structured(o.output)) {
+      print_error(
+          "--watch prints a table (redrawn on a terminal, one line per change otherwise); "
+          "not with -o json/yaml");
+      return kExitUsage;
+    }
+    return watch(o, conns, states);
   }
   int rc = kExitOk;
   jobcli::Json all = jobcli::Json::array();
-  Table t;
-  if (o.all_clusters) t.columns.push_back({"CLUSTER"});
-  for (const char* h : {"JOB", "STATE", "VC", "GPUS", "TASKS", "RETRIES", "SUBMITTED", "DURATION"})
-    t.columns.push_back({h});
-  t.columns.push_back({"SUBSTATE", true});
-  t.columns.push_back({"COMPLETED", true});
-  t.columns.push_back({"EXIT", true});
-  for (size_t i = 0; i < conns.size(); ++i) {
-    auto r = futures[i].get();
-    if (!r.ok()) {
-      jobcli::report_api_error(conns[i].cluster->name, "listing jobs", *r.error);
-      rc = kExitRemote;
-      continue;
-    }
-    if (!r->is_array()) continue;
-    for (const auto& j : *r) {
-      jobcli::Json item = jobcli::Json::parse(j.dump());
-      item["cluster"] = conns[i].cluster->name;
-      all.push_back(item);
-      std::vector<std::string> row;
-      if (o.all_clusters) row.push_back(conns[i].cluster->name);
-      row.push_back(j.value("username", std::string("?")) + "~" +
-                    j.value("name", std::string("?")));
-      row.push_back(j.value("state", std::string("?")));
-      row.push_back(j.value("virtualCluster", std::string("-")));
-      row.push_back(j.contains("totalGpuNumber") ? j["totalGpuNumber"].dump() : "-");
-      row.push_back(j.contains("totalTaskNumber") ? j["totalTaskNumber"].dump() : "-");
-      row.push_back(j.contains("retries") ? j["retries"].dump() : "-");
-      row.push_back(jobcli::format_time_ms(j.contains("submissionTime")
-                                               ? jobcli::Json::parse(j["submissionTime"].dump())
-                                               : jobcli::Json(nullptr)));
-      double start = j.contains("launchedTime") && j["launchedTime"].is_number()
-                         ? j["launchedTime"].get<double>()
-                     : j.contains("createdTime") && j["createdTime"].is_number()
-                         ? j["createdTime"].get<double>()
-                         : -1;
-      double end = j.contains("completedTime") && j["completedTime"].is_number()
-                       ? j["completedTime"].get<double>()
-                       : static_cast<double>(std::time(nullptr)) * 1000;
-      row.push_back(start < 0 ? "-" : jobcli::format_duration_ms(end - start));
-      row.push_back(j.value("subState", std::string("-")));
-      row.push_back(jobcli::format_time_ms(j.contains("completedTime")
-                                               ? jobcli::Json::parse(j["completedTime"].dump())
-                                               : jobcli::Json(nullptr)));
-      row.push_back(
-          j.contains("appExitCode") && !j["appExitCode"].is_null() ? j["appExitCode"].dump() : "-");
-      t.add(row);
-    }
-  }
+  Table t = list_table(o, fetch(o, conns, states, rc), all);
   if (!is_structured(o.output)) {
     if (t.rows.empty()) {
       if (rc == kExitOk) std::fprintf(stderr, "No jobs.\n");
@@ -159,6 +242,12 @@ void add_job_list(CLI::App& parent, Globals& g) {
   cmd->add_option("--keyword", o->keyword, "Only jobs whose name, user or VC contains this text");
   cmd->add_option("--limit", o->limit, "At most this many jobs per cluster, newest first")
       ->check(CLI::Range(1, 50000))
+      ->capture_default_str();
+  cmd->add_flag("-w,--watch", o->watch,
+                "Look again every --interval: redrawn on a terminal, one line per change "
+                "otherwise; Ctrl-C stops");
+  cmd->add_option("--interval", o->interval, "With --watch: seconds between two looks")
+      ->check(CLI::Range(0.05, 3600.0))
       ->capture_default_str();
   add_output_option(*cmd, o->output, g, /*wide=*/true);
   cmd->footer(

@@ -54,6 +54,7 @@ struct SimulateOptions {
   int64_t limit = 0;
   int32_t backfill = 0;
   bool overflow = false;
+  bool preempt_one_node = false;
   std::string record;
   std::string tie_order = "hived";
 };
@@ -280,6 +281,7 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   sopt.vc_map = o.vc_map;
   sopt.backfill = o.backfill > 0;
   sopt.overflow = o.overflow;
+  sopt.preempt_one_node = o.preempt_one_node;
   sopt.backfill_depth = o.backfill;
   if (!o.bin.empty()) {
     auto b = pai::sim::parse_duration(o.bin);
@@ -429,6 +431,8 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
                "A guaranteed job that cannot start in its VC runs as opportunistic work (priority "
                "-1) when that lets "
                "it start");
+  cmd.add_flag("--preempt-one-node", o.preempt_one_node,
+               "Delete a preemption's victims one node at a time, as HiveD answers Kubernetes");
   cmd.add_option("--limit", o.limit, "Simulate only the first N jobs of the trace")->type_name("N");
   cmd.add_option("--tie-order", o.tie_order,
                  "How hived breaks ties: hived (as HiveD's lists are ordered) or config "

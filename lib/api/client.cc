@@ -420,18 +420,51 @@ Result<std::string> Client::submit_job(const std::string& yaml) {
 }
 
 Result<Json> Client::list_jobs(const JobFilter& f) {
+  Result<JobPage> p = list_jobs_page(f);
+  Result<Json> out;
+  if (!p.ok())
+    out.error = p.error;
+  else
+    out.value = p->items;
+  return out;
+}
+
+Result<JobPage> Client::list_jobs_page(const JobFilter& f) {
   std::vector<std::pair<std::string, std::string>> q;
   if (!f.username.empty()) q.push_back({"username", f.username});
   if (!f.vc.empty()) q.push_back({"vc", f.vc});
   if (!f.state.empty()) q.push_back({"state", f.state});
   if (!f.keyword.empty()) q.push_back({"keyword", f.keyword});
+  if (!f.tags_contain.empty()) q.push_back({"tagsContain", f.tags_contain});
+  if (!f.tags_not_contain.empty()) q.push_back({"tagsNotContain", f.tags_not_contain});
+  if (!f.order.empty()) q.push_back({"order", f.order});
+  if (f.offset > 0) q.push_back({"offset", std::to_string(f.offset)});
   if (f.limit > 0) q.push_back({"limit", std::to_string(f.limit)});
+  if (f.with_total_count) q.push_back({"withTotalCount", "true"});
   std::string path = "/api/v2/jobs";
   if (!q.empty()) path += "?" + http::form_encode(q);
   Result<Json> j = json_call("GET", path);
+  Result<JobPage> out;
+  if (!j.ok()) {
+    out.error = j.error;
+    return out;
+  }
+  JobPage page;
   // withTotalCount answers {totalCount, data}; the plain answer is the list.
-  if (j.ok() && j->is_object() && j->contains("data")) j.value = (*j)["data"];
-  return j;
+  if (j->is_object() && j->contains("data")) {
+    page.items = (*j)["data"];
+    if (j->contains("totalCount") && (*j)["totalCount"].is_number())
+      page.total = (*j)["totalCount"].get<long>();
+  } else if (j->is_array()) {
+    page.items = *j;
+  }
+  if (!page.items.is_array()) page.items = Json::array();
+  out.value = std::move(page);
+  return out;
+}
+
+Result<Json> Client::job_attempts(const std::string& user, const std::string& name) {
+  return json_call("GET", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/job-attempts");
 }
 
 Result<Json> Client::get_job(const std::string& user, const std::string& name) {
@@ -536,6 +569,38 @@ Result<std::string> Client::fetch_log(const std::string& url) {
   if (!res.ok() || res.response.status != 200) return fail<std::string>(res);
   Result<std::string> out;
   out.value = res.response.body;
+  return out;
+}
+
+Result<LogChunk> Client::fetch_log_from(const std::string& url, uint64_t offset) {
+  http::Request r;
+  r.method = "GET";
+  r.url = url;
+  if (!url.empty() && url[0] == '/') r.url = base_host(base_) + url;
+  if (base_host(r.url) == base_host(base_) && !token_.empty())
+    r.headers.push_back({"Authorization", "Bearer " + token_});
+  if (offset > 0) r.headers.push_back({"Range", "bytes=" + std::to_string(offset) + "-"});
+  http::Result res = http_.send(r);
+  Result<LogChunk> out;
+  LogChunk c;
+  c.next_offset = offset;
+  if (res.ok() && res.response.status == 416) {
+    out.value = c;  // nothing new yet
+    return out;
+  }
+  if (!res.ok() || (res.response.status != 200 && res.response.status != 206))
+    return fail<LogChunk>(res);
+  if (res.response.status == 206) {
+    c.data = res.response.body;
+    c.next_offset = offset + c.data.size();
+  } else {
+    // The whole log: skip what was read before (a log that shrank starts over).
+    c.whole = true;
+    const std::string& b = res.response.body;
+    c.data = b.size() >= offset ? b.substr(offset) : b;
+    c.next_offset = b.size();
+  }
+  out.value = std::move(c);
   return out;
 }
 

@@ -102,7 +102,25 @@ struct JobFilter {
   std::string vc;
   std::string state;  // comma list of WAITING, RUNNING, ...
   std::string keyword;
+  std::string tags_contain;      // comma list: jobs with any of these tags
+  std::string tags_not_contain;  // comma list: jobs with none of these tags
+  std::string order;             // "<field>,ASC|DESC" (server default submissionTime,DESC)
+  int offset = 0;
   int limit = 0;  // 0: server default (5000)
+  bool with_total_count = false;
+};
+
+// One page of GET /api/v2/jobs.
+struct JobPage {
+  Json items = Json::array();
+  long total = -1;  // withTotalCount's totalCount; -1 when the server did not say
+};
+
+// A piece of a log read from a byte offset (HTTP Range).
+struct LogChunk {
+  std::string data;          // the new bytes
+  uint64_t next_offset = 0;  // where the next read starts
+  bool whole = false;        // the server ignored the range and sent the whole log
 };
 
 // The OpenPAI job id: "user~name".
@@ -128,6 +146,9 @@ class Client {
   // POST /api/v2/jobs with the YAML text. Returns the server's message.
   Result<std::string> submit_job(const std::string& yaml);
   Result<Json> list_jobs(const JobFilter& f);
+  Result<JobPage> list_jobs_page(const JobFilter& f);
+  // GET .../job-attempts: every attempt of the job (retries), oldest first.
+  Result<Json> job_attempts(const std::string& user, const std::string& name);
   Result<Json> get_job(const std::string& user, const std::string& name);
   // true when the job exists, false on 404 NoJobError.
   Result<bool> job_exists(const std::string& user, const std::string& name);
@@ -147,6 +168,10 @@ class Client {
   // Downloads a log from the URL the server gave (log-manager URLs carry their
   // own token; the cluster token is sent only to the cluster's own host).
   Result<std::string> fetch_log(const std::string& url);
+  // The log from byte `offset` on ("Range: bytes=N-"). A 416 answer means no new
+  // bytes. A server that ignores Range answers 200 with the whole log: the bytes
+  // before `offset` are dropped here and `whole` is set.
+  Result<LogChunk> fetch_log_from(const std::string& url, uint64_t offset);
 
  private:
   http::Result call(const std::string& method, const std::string& path,

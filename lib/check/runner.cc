@@ -464,9 +464,11 @@ void check_kernel_modules(const HostCheckContext& c) {
 void check_binaries(const HostCheckContext& c) {
   [[maybe_unused]] const auto& [h, p, f, o, e] = c;
   std::vector<std::string> err_missing, warn_missing;
-  auto missing = [&](const char* b) {
-    auto it = f.binaries.find(b);
-    return it == f.binaries.end() || it->second.empty();
+  // Structured bindings cannot be captured by clang before 16: name the facts.
+  const auto& facts = f;
+  auto missing = [&facts](const char* b) {
+    auto it = facts.binaries.find(b);
+    return it == facts.binaries.end() || it->second.empty();
   };
   for (const char* b : {"ip", "mount", "nsenter"})
     if (missing(b)) err_missing.push_back(b);

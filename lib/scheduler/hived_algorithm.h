@@ -29,334 +29,336 @@
 
 namespace pai::scheduler {
 
-// Hidden: these are not part of libpai's interface.
-namespace __attribute__((visibility("hidden"))) hived_detail {
+// Hidden: these are not part of libpai's interface (the pragma reads the same to
+// GCC and clang, which spell the attribute on a namespace differently).
+#pragma GCC visibility push(hidden)
+namespace hived_detail {
 
-  constexpr int32_t kFreePriority = -2;
+constexpr int32_t kFreePriority = -2;
 
-  enum class CellState : uint8_t { Free, Used, Reserving, Reserved };
-  enum class GroupState : uint8_t { Allocated, Preempting, BeingPreempted };
+enum class CellState : uint8_t { Free, Used, Reserving, Reserved };
+enum class GroupState : uint8_t { Allocated, Preempting, BeingPreempted };
 
-  struct PCell {
-    int32_t chain = -1;
-    int32_t level = 0;
-    int32_t parent = -1;
-    int32_t child_begin = 0;
-    int32_t child_count = 0;
-    int32_t node = -1;
-    int32_t leaf_index = -1;
-    int32_t leaves = 0;  // leaf cells below (1 for a leaf)
-    int32_t nodes = 0;   // nodes below (1 at node level and below)
-    bool is_node = false;
-    bool pinned = false;
-    // State.
-    bool healthy = true;
-    bool split = false;
-    bool in_free = false;
-    CellState state = CellState::Free;  // leaves
-    int32_t priority = kFreePriority;   // leaves
-    int32_t used_opp = 0;               // leaves below used at priority -1
-    int32_t used_guar = 0;              // leaves below used at priority >= 0
-    int32_t vcell = -1;                 // bound virtual cell
-    int32_t using_group = -1;           // leaves
-    int32_t reserving_group = -1;       // leaves
-    int32_t view_pos = -1;  // node-level cells: position in the chain's opportunistic view
-    int32_t free_key = -1;  // in the free list: its position (HiveD order) or its id (config order)
-  };
+struct PCell {
+  int32_t chain = -1;
+  int32_t level = 0;
+  int32_t parent = -1;
+  int32_t child_begin = 0;
+  int32_t child_count = 0;
+  int32_t node = -1;
+  int32_t leaf_index = -1;
+  int32_t leaves = 0;  // leaf cells below (1 for a leaf)
+  int32_t nodes = 0;   // nodes below (1 at node level and below)
+  bool is_node = false;
+  bool pinned = false;
+  // State.
+  bool healthy = true;
+  bool split = false;
+  bool in_free = false;
+  CellState state = CellState::Free;  // leaves
+  int32_t priority = kFreePriority;   // leaves
+  int32_t used_opp = 0;               // leaves below used at priority -1
+  int32_t used_guar = 0;              // leaves below used at priority >= 0
+  int32_t vcell = -1;                 // bound virtual cell
+  int32_t using_group = -1;           // leaves
+  int32_t reserving_group = -1;       // leaves
+  int32_t view_pos = -1;  // node-level cells: position in the chain's opportunistic view
+  int32_t free_key = -1;  // in the free list: its position (HiveD order) or its id (config order)
+};
 
-  struct VCell {
-    int32_t vc = -1;
-    int32_t chain = -1;
-    int32_t level = 0;
-    int32_t parent = -1;
-    int32_t child_begin = 0;
-    int32_t child_count = 0;
-    int32_t preassigned = -1;  // top ancestor within the VC
-    int32_t pinned = -1;       // index into pinned_ for pinned trees
-    int32_t leaves = 0;
-    int32_t pcell = -1;
-    int32_t priority = kFreePriority;  // leaves
-    int32_t used = 0;                  // used leaves below
-    int32_t view = -1;                 // view nodes: their view and position
-    int32_t view_pos = -1;
-  };
+struct VCell {
+  int32_t vc = -1;
+  int32_t chain = -1;
+  int32_t level = 0;
+  int32_t parent = -1;
+  int32_t child_begin = 0;
+  int32_t child_count = 0;
+  int32_t preassigned = -1;  // top ancestor within the VC
+  int32_t pinned = -1;       // index into pinned_ for pinned trees
+  int32_t leaves = 0;
+  int32_t pcell = -1;
+  int32_t priority = kFreePriority;  // leaves
+  int32_t used = 0;                  // used leaves below
+  int32_t view = -1;                 // view nodes: their view and position
+  int32_t view_pos = -1;
+};
 
-  // A cluster view: HiveD's clusterView for one topologyAwareScheduler.
-  struct View {
-    bool is_virtual = false;
-    int32_t vc = -1;
-    std::vector<int32_t> nodes;       // cell ids
-    std::vector<int32_t> node_class;  // bucket class of each node
-    std::vector<int32_t> leaf_begin;  // nodes + 1 offsets into leaves
-    std::vector<int32_t> leaves;      // DFS order
-    std::vector<std::vector<std::pair<int32_t, int32_t>>>
-        prio_counts;  // virtual views: priority -> used leaves
-    BucketLayout layout;
-    BucketedNodes index;
-  };
+// A cluster view: HiveD's clusterView for one topologyAwareScheduler.
+struct View {
+  bool is_virtual = false;
+  int32_t vc = -1;
+  std::vector<int32_t> nodes;       // cell ids
+  std::vector<int32_t> node_class;  // bucket class of each node
+  std::vector<int32_t> leaf_begin;  // nodes + 1 offsets into leaves
+  std::vector<int32_t> leaves;      // DFS order
+  std::vector<std::vector<std::pair<int32_t, int32_t>>>
+      prio_counts;  // virtual views: priority -> used leaves
+  BucketLayout layout;
+  BucketedNodes index;
+};
 
-  struct Pinned {
-    std::string id;
-    int32_t vc = -1;
-    int32_t pcell = -1;
-    int32_t vroot = -1;
-    int32_t view = -1;
-  };
+struct Pinned {
+  std::string id;
+  int32_t vc = -1;
+  int32_t pcell = -1;
+  int32_t vroot = -1;
+  int32_t view = -1;
+};
 
-  struct Group {
-    bool alive = false;
-    std::string name;
-    uint64_t tag = 0;
-    int32_t vc = -1;
-    int32_t priority = 0;
-    bool lazy_enable = false;
-    bool lazy_preempted = false;
-    GroupState state = GroupState::Allocated;
-    int32_t chain = -1;
-    std::vector<int32_t> pod_leaves;  // leaf cells per pod, ascending
-    std::vector<int32_t> pod_offset;  // pods + 1
-    std::vector<int32_t> pleaves;
-    std::vector<int32_t> vleaves;     // empty when opportunistic or lazily preempted
-    std::vector<uint8_t> pod_handed;  // pods handed out by schedule_pod
-  };
+struct Group {
+  bool alive = false;
+  std::string name;
+  uint64_t tag = 0;
+  int32_t vc = -1;
+  int32_t priority = 0;
+  bool lazy_enable = false;
+  bool lazy_preempted = false;
+  GroupState state = GroupState::Allocated;
+  int32_t chain = -1;
+  std::vector<int32_t> pod_leaves;  // leaf cells per pod, ascending
+  std::vector<int32_t> pod_offset;  // pods + 1
+  std::vector<int32_t> pleaves;
+  std::vector<int32_t> vleaves;     // empty when opportunistic or lazily preempted
+  std::vector<uint8_t> pod_handed;  // pods handed out by schedule_pod
+};
 
-  // A vertex of a binding path (HiveD's cellBindingPathVertex).
-  struct Vertex {
-    int32_t vcell = -1;
-    int32_t first_child = -1;
-    int32_t last_child = -1;
-    int32_t next = -1;
-  };
+// A vertex of a binding path (HiveD's cellBindingPathVertex).
+struct Vertex {
+  int32_t vcell = -1;
+  int32_t first_child = -1;
+  int32_t last_child = -1;
+  int32_t next = -1;
+};
 
-  struct Request {
-    int32_t vc = -1;
-    int32_t priority = 0;
-    int32_t pinned = -1;
-    int32_t chain = -1;
-    bool lazy = false;
-    std::vector<int32_t> pods;  // leaf cells per pod, ascending
-  };
+struct Request {
+  int32_t vc = -1;
+  int32_t priority = 0;
+  int32_t pinned = -1;
+  int32_t chain = -1;
+  bool lazy = false;
+  std::vector<int32_t> pods;  // leaf cells per pod, ascending
+};
 
-  struct Placement {
-    int32_t chain = -1;
-    std::vector<int32_t> pleaves;
-    std::vector<int32_t> vleaves;
-    std::vector<std::pair<int32_t, std::vector<int32_t>>>
-        lazy;  // lazily preempted groups and their virtual leaves
-  };
+struct Placement {
+  int32_t chain = -1;
+  std::vector<int32_t> pleaves;
+  std::vector<int32_t> vleaves;
+  std::vector<std::pair<int32_t, std::vector<int32_t>>>
+      lazy;  // lazily preempted groups and their virtual leaves
+};
 
-  class Hived final : public Policy {
-   public:
-    Hived(const config::HivedModel& m, std::string& error, bool hived_order = true);
+class Hived final : public Policy {
+ public:
+  Hived(const config::HivedModel& m, std::string& error, bool hived_order = true);
 
-    std::string_view name() const override { return "hived"; }
-    const ClusterShape& cluster() const override { return shape_; }
-    ScheduleResult schedule(const GroupRequest& r, bool allow_preemption) override;
-    ScheduleResult schedule_pod(std::string_view group, int32_t leaf_cell_number) override;
-    bool release(std::string_view group) override;
-    void set_node_health(int32_t node, bool healthy) override;
-    uint64_t release_epoch() const override { return epoch_; }
-    UsageSummary usage() const override;
-    bool has_group(std::string_view group) const override {
-      return group_index_.count(std::string(group)) > 0;
-    }
-    std::string check_invariants() const override;
+  std::string_view name() const override { return "hived"; }
+  const ClusterShape& cluster() const override { return shape_; }
+  ScheduleResult schedule(const GroupRequest& r, bool allow_preemption) override;
+  ScheduleResult schedule_pod(std::string_view group, int32_t leaf_cell_number) override;
+  bool release(std::string_view group) override;
+  void set_node_health(int32_t node, bool healthy) override;
+  uint64_t release_epoch() const override { return epoch_; }
+  UsageSummary usage() const override;
+  bool has_group(std::string_view group) const override {
+    return group_index_.count(std::string(group)) > 0;
+  }
+  std::string check_invariants() const override;
 
-    // State as values and restoring groups from bind info (hived_state.cc, hived_restore.cc).
-    HivedState snapshot() const;
-    RestoredGroup restore_group(const LiveGroup& in,
-                                const std::unordered_map<std::string, int32_t>& node_index,
-                                std::vector<RestoredGroup>& done,
-                                std::unordered_map<std::string, size_t>& done_index);
+  // State as values and restoring groups from bind info (hived_state.cc, hived_restore.cc).
+  HivedState snapshot() const;
+  RestoredGroup restore_group(const LiveGroup& in,
+                              const std::unordered_map<std::string, int32_t>& node_index,
+                              std::vector<RestoredGroup>& done,
+                              std::unordered_map<std::string, size_t>& done_index);
 
-   private:
-    // --- construction
-    void build_physical(const config::HivedModel& m);
-    int32_t build_virtual_tree(int32_t vc, int32_t chain, int32_t level, int32_t parent,
-                               int32_t preassigned, int32_t pinned);
-    void build_views();
-    int32_t make_view(bool is_virtual, int32_t vc, std::vector<int32_t> nodes);
-    void init_counters();
+ private:
+  // --- construction
+  void build_physical(const config::HivedModel& m);
+  int32_t build_virtual_tree(int32_t vc, int32_t chain, int32_t level, int32_t parent,
+                             int32_t preassigned, int32_t pinned);
+  void build_views();
+  int32_t make_view(bool is_virtual, int32_t vc, std::vector<int32_t> nodes);
+  void init_counters();
 
-    // --- helpers
-    size_t cl(int32_t chain, int32_t level) const {
-      return static_cast<size_t>(chain_offset_[static_cast<size_t>(chain)] + level);
-    }
-    size_t vcl(int32_t vc, int32_t chain, int32_t level) const {
-      return static_cast<size_t>(vc) * ncl_ + cl(chain, level);
-    }
-    std::span<const int32_t> pchildren(int32_t c) const {
-      const PCell& p = pcells_[static_cast<size_t>(c)];
-      return {pchild_.data() + p.child_begin, static_cast<size_t>(p.child_count)};
-    }
-    std::span<const int32_t> vchildren(int32_t c) const {
-      const VCell& v = vcells_[static_cast<size_t>(c)];
-      return {vchild_.data() + v.child_begin, static_cast<size_t>(v.child_count)};
-    }
-    PCell& P(int32_t c) { return pcells_[static_cast<size_t>(c)]; }
-    const PCell& P(int32_t c) const { return pcells_[static_cast<size_t>(c)]; }
-    VCell& V(int32_t c) { return vcells_[static_cast<size_t>(c)]; }
-    const VCell& V(int32_t c) const { return vcells_[static_cast<size_t>(c)]; }
-    Group& G(int32_t g) { return groups_[static_cast<size_t>(g)]; }
-    const Group& G(int32_t g) const { return groups_[static_cast<size_t>(g)]; }
+  // --- helpers
+  size_t cl(int32_t chain, int32_t level) const {
+    return static_cast<size_t>(chain_offset_[static_cast<size_t>(chain)] + level);
+  }
+  size_t vcl(int32_t vc, int32_t chain, int32_t level) const {
+    return static_cast<size_t>(vc) * ncl_ + cl(chain, level);
+  }
+  std::span<const int32_t> pchildren(int32_t c) const {
+    const PCell& p = pcells_[static_cast<size_t>(c)];
+    return {pchild_.data() + p.child_begin, static_cast<size_t>(p.child_count)};
+  }
+  std::span<const int32_t> vchildren(int32_t c) const {
+    const VCell& v = vcells_[static_cast<size_t>(c)];
+    return {vchild_.data() + v.child_begin, static_cast<size_t>(v.child_count)};
+  }
+  PCell& P(int32_t c) { return pcells_[static_cast<size_t>(c)]; }
+  const PCell& P(int32_t c) const { return pcells_[static_cast<size_t>(c)]; }
+  VCell& V(int32_t c) { return vcells_[static_cast<size_t>(c)]; }
+  const VCell& V(int32_t c) const { return vcells_[static_cast<size_t>(c)]; }
+  Group& G(int32_t g) { return groups_[static_cast<size_t>(g)]; }
+  const Group& G(int32_t g) const { return groups_[static_cast<size_t>(g)]; }
 
-    // --- free lists and usage
-    void free_insert(int32_t c);
-    void free_erase(int32_t c);
-    void touch_opp_view(int32_t c);
-    void touch_vc_view(int32_t v);
-    void add_physical_usage(int32_t leaf, int32_t priority, int32_t delta);
-    void add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta);
-    void bind_pair(int32_t p, int32_t v);
-    void unbind_pair(int32_t p, int32_t v);
-    void bind_cell(int32_t p, int32_t v);
-    void unbind_cell(int32_t p);
-    bool in_free_cell_list(int32_t c) const;
+  // --- free lists and usage
+  void free_insert(int32_t c);
+  void free_erase(int32_t c);
+  void touch_opp_view(int32_t c);
+  void touch_vc_view(int32_t v);
+  void add_physical_usage(int32_t leaf, int32_t priority, int32_t delta);
+  void add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta);
+  void bind_pair(int32_t p, int32_t v);
+  void unbind_pair(int32_t p, int32_t v);
+  void bind_cell(int32_t p, int32_t v);
+  void unbind_cell(int32_t p);
+  bool in_free_cell_list(int32_t c) const;
 
-    int32_t resolve_virtual_leaf(int32_t p, int32_t v) const;
-    int32_t assign_leaf(int32_t p, int32_t& v, int32_t priority, bool may_downgrade = false);
-    void finish_allocation(const std::vector<int32_t>& preassigned);
-    void allocate_leaf(int32_t p, int32_t v, int32_t priority);
-    void release_leaf(int32_t p, int32_t vc);
-    bool allocate_preassigned(int32_t c, int32_t vc, bool doomed);
-    void allocate_bad_cell(int32_t c);
-    void release_preassigned(int32_t c, int32_t vc, bool doomed);
-    void release_bad_cell(int32_t c);
-    int32_t remove_from_free_list(int32_t c);
-    int32_t add_to_free_list(int32_t c);
+  int32_t resolve_virtual_leaf(int32_t p, int32_t v) const;
+  int32_t assign_leaf(int32_t p, int32_t& v, int32_t priority, bool may_downgrade = false);
+  void finish_allocation(const std::vector<int32_t>& preassigned);
+  void allocate_leaf(int32_t p, int32_t v, int32_t priority);
+  void release_leaf(int32_t p, int32_t vc);
+  bool allocate_preassigned(int32_t c, int32_t vc, bool doomed);
+  void allocate_bad_cell(int32_t c);
+  void release_preassigned(int32_t c, int32_t vc, bool doomed);
+  void release_bad_cell(int32_t c);
+  int32_t remove_from_free_list(int32_t c);
+  int32_t add_to_free_list(int32_t c);
 
-    // --- bad cells
-    void set_bad_cell(int32_t c);
-    void set_healthy_cell(int32_t c);
-    void add_bad_free(int32_t c);
-    void remove_bad_free(int32_t c);
-    void try_bind_doomed(int32_t chain, int32_t level);
-    void try_unbind_doomed(int32_t chain, int32_t level);
-    int32_t unbound_preassigned(int32_t vc, int32_t chain, int32_t level) const;
+  // --- bad cells
+  void set_bad_cell(int32_t c);
+  void set_healthy_cell(int32_t c);
+  void add_bad_free(int32_t c);
+  void remove_bad_free(int32_t c);
+  void try_bind_doomed(int32_t chain, int32_t level);
+  void try_unbind_doomed(int32_t chain, int32_t level);
+  int32_t unbound_preassigned(int32_t vc, int32_t chain, int32_t level) const;
 
-    // --- restoring (hived_restore.cc)
-    int32_t vcell_priority(int32_t v) const;
-    int32_t lowest_priority_vcell(std::span<const int32_t> cells, int32_t priority) const;
-    int32_t map_physical_to_virtual(int32_t c, int32_t vc, int32_t level, int32_t priority,
-                                    int32_t pinned, std::string& why) const;
-    std::vector<int32_t> groups_in_vcell(int32_t v) const;
+  // --- restoring (hived_restore.cc)
+  int32_t vcell_priority(int32_t v) const;
+  int32_t lowest_priority_vcell(std::span<const int32_t> cells, int32_t priority) const;
+  int32_t map_physical_to_virtual(int32_t c, int32_t vc, int32_t level, int32_t priority,
+                                  int32_t pinned, std::string& why) const;
+  std::vector<int32_t> groups_in_vcell(int32_t v) const;
 
-    // --- scheduling
-    bool schedule_new(const Request& req, Placement& out, std::string& reason);
-    bool schedule_in_chain(const Request& req, int32_t chain, Placement& out, std::string& reason);
-    bool schedule_guaranteed(const Request& req, int32_t chain, Placement& out,
-                             std::string& reason);
-    bool schedule_opportunistic(const Request& req, int32_t chain, Placement& out,
-                                std::string& reason);
-    bool topology_schedule(int32_t view_id, const std::vector<int32_t>& pods, int32_t priority,
-                           std::vector<int32_t>& leaves, std::string& reason);
-    void pick_leaves(const View& view, int32_t pos, int32_t k, int32_t priority,
-                     std::vector<int32_t>& out);
-    std::vector<std::pair<int32_t, std::vector<int32_t>>> try_lazy_preempt(
-        const std::vector<int32_t>& vleaves);
-    void lazy_preempt(int32_t g);
-    void revert_lazy_preempt(int32_t g, const std::vector<int32_t>& vleaves);
-    bool map_to_physical(int32_t chain, const std::vector<int32_t>& vleaves,
-                         std::vector<int32_t>& pleaves);
+  // --- scheduling
+  bool schedule_new(const Request& req, Placement& out, std::string& reason);
+  bool schedule_in_chain(const Request& req, int32_t chain, Placement& out, std::string& reason);
+  bool schedule_guaranteed(const Request& req, int32_t chain, Placement& out, std::string& reason);
+  bool schedule_opportunistic(const Request& req, int32_t chain, Placement& out,
+                              std::string& reason);
+  bool topology_schedule(int32_t view_id, const std::vector<int32_t>& pods, int32_t priority,
+                         std::vector<int32_t>& leaves, std::string& reason);
+  void pick_leaves(const View& view, int32_t pos, int32_t k, int32_t priority,
+                   std::vector<int32_t>& out);
+  std::vector<std::pair<int32_t, std::vector<int32_t>>> try_lazy_preempt(
+      const std::vector<int32_t>& vleaves);
+  void lazy_preempt(int32_t g);
+  void revert_lazy_preempt(int32_t g, const std::vector<int32_t>& vleaves);
+  bool map_to_physical(int32_t chain, const std::vector<int32_t>& vleaves,
+                       std::vector<int32_t>& pleaves);
 
-    // binding paths and the free-list overlay of one request
-    int32_t new_vertex(int32_t vcell);
-    void add_child_vertex(int32_t parent, int32_t child);
-    bool usable(int32_t p) const { return P(p).vcell < 0 && !(P(p).nodes == 1 && !P(p).healthy); }
-    void sort_by_opportunistic(std::vector<int32_t>& cells) const;
-    bool map_cells(const std::vector<int32_t>& vertices, std::span<const int32_t> candidates,
-                   std::vector<int32_t>* picked);
-    bool try_candidate(int32_t vertex, int32_t pcell);
-    bool buddy_alloc(int32_t vertex, int32_t level);
-    bool safe_relaxed_buddy_alloc(int32_t vertex, std::vector<int32_t>& free_num);
-    int32_t overlay_count(int32_t level) const;
-    template <class F>
-    bool overlay_each(int32_t level,
-                      F f) const;  // in (opportunistic, cell) order until f returns true
-    void overlay_remove(int32_t c);
-    void overlay_add(int32_t c);
-    void overlay_reset();
+  // binding paths and the free-list overlay of one request
+  int32_t new_vertex(int32_t vcell);
+  void add_child_vertex(int32_t parent, int32_t child);
+  bool usable(int32_t p) const { return P(p).vcell < 0 && !(P(p).nodes == 1 && !P(p).healthy); }
+  void sort_by_opportunistic(std::vector<int32_t>& cells) const;
+  bool map_cells(const std::vector<int32_t>& vertices, std::span<const int32_t> candidates,
+                 std::vector<int32_t>* picked);
+  bool try_candidate(int32_t vertex, int32_t pcell);
+  bool buddy_alloc(int32_t vertex, int32_t level);
+  bool safe_relaxed_buddy_alloc(int32_t vertex, std::vector<int32_t>& free_num);
+  int32_t overlay_count(int32_t level) const;
+  template <class F>
+  bool overlay_each(int32_t level,
+                    F f) const;  // in (opportunistic, cell) order until f returns true
+  void overlay_remove(int32_t c);
+  void overlay_add(int32_t c);
+  void overlay_reset();
 
-    // --- groups
-    int32_t new_group_slot();
-    int32_t create_group(const GroupRequest& r, const Request& req, const Placement& pl,
-                         GroupState state);
-    bool stale_plan_holds(const Placement& pl, const std::vector<int32_t>& victims) const;
-    void delete_allocated(int32_t g);
-    void delete_preempting(int32_t g);
-    void allocate_preempting(int32_t g);
-    void collect_victims(const std::vector<int32_t>& pleaves, std::vector<int32_t>& victims,
-                         std::vector<int32_t>& preemptors) const;
-    ScheduleResult result_of(int32_t g, Outcome o) const;
-    void free_group(int32_t g);
+  // --- groups
+  int32_t new_group_slot();
+  int32_t create_group(const GroupRequest& r, const Request& req, const Placement& pl,
+                       GroupState state);
+  bool stale_plan_holds(const Placement& pl, const std::vector<int32_t>& victims) const;
+  void delete_allocated(int32_t g);
+  void delete_preempting(int32_t g);
+  void allocate_preempting(int32_t g);
+  void collect_victims(const std::vector<int32_t>& pleaves, std::vector<int32_t>& victims,
+                       std::vector<int32_t>& preemptors) const;
+  ScheduleResult result_of(int32_t g, Outcome o) const;
+  void free_group(int32_t g);
 
-    ClusterShape shape_;
-    std::vector<PCell> pcells_;
-    std::vector<int32_t> pchild_;
-    std::vector<VCell> vcells_;
-    std::vector<int32_t> vchild_;
-    std::vector<Pinned> pinned_;
-    std::vector<View> views_;
-    std::vector<int32_t> chain_offset_;  // chain -> offset of level 0 in (chain, level) arrays
-    std::vector<int32_t> chain_top_;
-    std::vector<std::vector<int32_t>> level_cells_;  // (chain, level) -> physical cells
-    size_t ncl_ = 0;
-    int32_t nvc_ = 0;
-    int32_t nchain_ = 0;
-    std::vector<int32_t> chain_opp_view_;
-    std::vector<int32_t> vc_chain_view_;  // vc * chains + chain
-    std::vector<std::vector<int32_t>>
-        vc_preassigned_;  // (vc, chain, level) -> non-pinned preassigned cells
-    std::vector<uint8_t> vc_has_chain_;
+  ClusterShape shape_;
+  std::vector<PCell> pcells_;
+  std::vector<int32_t> pchild_;
+  std::vector<VCell> vcells_;
+  std::vector<int32_t> vchild_;
+  std::vector<Pinned> pinned_;
+  std::vector<View> views_;
+  std::vector<int32_t> chain_offset_;  // chain -> offset of level 0 in (chain, level) arrays
+  std::vector<int32_t> chain_top_;
+  std::vector<std::vector<int32_t>> level_cells_;  // (chain, level) -> physical cells
+  size_t ncl_ = 0;
+  int32_t nvc_ = 0;
+  int32_t nchain_ = 0;
+  std::vector<int32_t> chain_opp_view_;
+  std::vector<int32_t> vc_chain_view_;  // vc * chains + chain
+  std::vector<std::vector<int32_t>>
+      vc_preassigned_;  // (vc, chain, level) -> non-pinned preassigned cells
+  std::vector<uint8_t> vc_has_chain_;
 
-    // Free lists: (chain, level) -> (opportunistic leaves, key), in HiveD's candidate
-    // order (getUsablePhysicalCells sorts the list stably by opportunistic leaves).
-    // With HiveD's tie order the key is the position in HiveD's list (flist_: cells
-    // appended on insertion, the last one swapped into the hole on removal); with
-    // configuration order it is the cell id.
-    bool hived_order_ = true;
-    std::vector<std::set<std::pair<int32_t, int32_t>>> free_;
-    std::vector<std::vector<int32_t>> flist_;
-    int32_t free_cell(size_t k, int32_t key) const {
-      return hived_order_ ? flist_[k][static_cast<size_t>(key)] : key;
-    }
-    std::vector<int32_t> total_left_;
-    std::vector<int32_t> all_vc_free_;
-    std::vector<int32_t> all_vc_doomed_;
-    std::vector<int32_t> vc_free_;
-    std::vector<std::set<int32_t>> bad_free_;
-    std::vector<std::set<int32_t>> vc_doomed_;
-    std::vector<std::map<int32_t, int64_t>> vc_prio_used_;
-    std::vector<uint8_t> bad_node_;
-    int64_t safety_violations_ = 0;
-    int32_t bad_nodes_ = 0;
+  // Free lists: (chain, level) -> (opportunistic leaves, key), in HiveD's candidate
+  // order (getUsablePhysicalCells sorts the list stably by opportunistic leaves).
+  // With HiveD's tie order the key is the position in HiveD's list (flist_: cells
+  // appended on insertion, the last one swapped into the hole on removal); with
+  // configuration order it is the cell id.
+  bool hived_order_ = true;
+  std::vector<std::set<std::pair<int32_t, int32_t>>> free_;
+  std::vector<std::vector<int32_t>> flist_;
+  int32_t free_cell(size_t k, int32_t key) const {
+    return hived_order_ ? flist_[k][static_cast<size_t>(key)] : key;
+  }
+  std::vector<int32_t> total_left_;
+  std::vector<int32_t> all_vc_free_;
+  std::vector<int32_t> all_vc_doomed_;
+  std::vector<int32_t> vc_free_;
+  std::vector<std::set<int32_t>> bad_free_;
+  std::vector<std::set<int32_t>> vc_doomed_;
+  std::vector<std::map<int32_t, int64_t>> vc_prio_used_;
+  std::vector<uint8_t> bad_node_;
+  int64_t safety_violations_ = 0;
+  int32_t bad_nodes_ = 0;
 
-    std::vector<Group> groups_;
-    std::vector<int32_t> free_slots_;
-    std::unordered_map<std::string, int32_t> group_index_;
-    uint64_t epoch_ = 1;
+  std::vector<Group> groups_;
+  std::vector<int32_t> free_slots_;
+  std::unordered_map<std::string, int32_t> group_index_;
+  uint64_t epoch_ = 1;
 
-    // Scratch state of one request.
-    std::vector<Vertex> vertices_;
-    std::vector<int32_t> vertex_of_;  // vcell -> vertex (-1)
-    std::vector<int32_t> vbind_;      // virtual leaf -> physical leaf during mapping
-    std::vector<uint8_t> taken_v_;    // virtual leaves picked in this request
-    std::vector<uint8_t> taken_p_;
-    std::vector<int32_t> taken_list_;
-    int32_t ov_chain_ = -1;
-    std::vector<uint8_t> ov_removed_;
-    std::vector<int32_t> ov_removed_list_;
-    std::vector<int32_t> ov_removed_count_;       // per level
-    std::vector<std::vector<int32_t>> ov_extra_;  // per level (configuration order)
-    // HiveD order: the request's copy of a level is positions [0, ov_size_) of the
-    // real list, with the positions in ov_over_ holding other cells (swap-removal
-    // and appends in the copy).
-    std::vector<int32_t> ov_size_;
-    std::vector<std::vector<std::pair<int32_t, int32_t>>> ov_over_;  // per level: (position, cell)
-    int32_t ov_value(int32_t level, int32_t pos) const;
-    int32_t ov_pos_of(int32_t c) const;
-  };
+  // Scratch state of one request.
+  std::vector<Vertex> vertices_;
+  std::vector<int32_t> vertex_of_;  // vcell -> vertex (-1)
+  std::vector<int32_t> vbind_;      // virtual leaf -> physical leaf during mapping
+  std::vector<uint8_t> taken_v_;    // virtual leaves picked in this request
+  std::vector<uint8_t> taken_p_;
+  std::vector<int32_t> taken_list_;
+  int32_t ov_chain_ = -1;
+  std::vector<uint8_t> ov_removed_;
+  std::vector<int32_t> ov_removed_list_;
+  std::vector<int32_t> ov_removed_count_;       // per level
+  std::vector<std::vector<int32_t>> ov_extra_;  // per level (configuration order)
+  // HiveD order: the request's copy of a level is positions [0, ov_size_) of the
+  // real list, with the positions in ov_over_ holding other cells (swap-removal
+  // and appends in the copy).
+  std::vector<int32_t> ov_size_;
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> ov_over_;  // per level: (position, cell)
+  int32_t ov_value(int32_t level, int32_t pos) const;
+  int32_t ov_pos_of(int32_t c) const;
+};
 
 }  // namespace hived_detail
+#pragma GCC visibility pop
 
 }  // namespace pai::scheduler

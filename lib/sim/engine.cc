@@ -706,6 +706,49 @@ Run::Attempt Run::attempt(uint32_t j) {
     uint32_t v = static_cast<uint32_t>(d.tag);
     if (v < out_->jobs.size()) out_->jobs[v].lazy++;
   }
+  if (r.outcome == Outcome::Preempting && opt_.preempt_one_node) {
+    // One node's victims per reply; the group keeps its reservation meanwhile,
+    // so each new reply names the victims that are left. Victims that hold
+    // cells but run no pod (reservations of other preempting groups) have no
+    // node: they are released with the first reply.
+    for (size_t step = 0; r.outcome == Outcome::Preempting && step <= r.victims.size(); ++step) {
+      int32_t node = -1;
+      for (const auto& v : r.victims) {
+        uint32_t vj = static_cast<uint32_t>(v.tag);
+        if (vj < live_.size() && live_[vj].phase == Phase::Running)
+          for (int32_t n : live_[vj].nodes)
+            if (node < 0 || n < node) node = n;
+      }
+      bool progress = false;
+      for (const auto& v : r.victims) {
+        uint32_t vj = static_cast<uint32_t>(v.tag);
+        const bool running = vj < live_.size() && live_[vj].phase == Phase::Running;
+        if (running && std::find(live_[vj].nodes.begin(), live_[vj].nodes.end(), node) ==
+                           live_[vj].nodes.end())
+          continue;
+        if (running)
+          kill(vj, false);
+        else
+          policy_->release(v.group);
+        progress = true;
+      }
+      if (!progress) break;
+      ScheduleResult next = schedule(*policy_, j, true);
+      for (const auto& d : next.downgraded) {
+        uint32_t v = static_cast<uint32_t>(d.tag);
+        if (v < out_->jobs.size()) out_->jobs[v].lazy++;
+      }
+      r = std::move(next);
+    }
+    if (r.outcome == Outcome::Bound) {
+      start(j, r);
+      return Attempt::Started;
+    }
+    if (r.outcome == Outcome::Preempting) {
+      policy_->release("j" + std::to_string(j));  // never leave a reservation behind
+      r.outcome = Outcome::Waiting;
+    }
+  }
   if (r.outcome == Outcome::Preempting) {
     for (const auto& v : r.victims) {
       uint32_t vj = static_cast<uint32_t>(v.tag);

@@ -67,6 +67,12 @@ struct SimOptions {
   bool overflow = false;
   bool backfill = false;
   int32_t backfill_depth = 32;
+  // HiveD answers a preemption with the victims on one node only (the Kubernetes
+  // preemption extender asks node by node): Kubernetes deletes those, the pod
+  // asks again and gets the next node's victims, until the group is bound. With
+  // this set the simulator does the same (the node with the lowest index first,
+  // where HiveD takes a random one) instead of deleting every victim at once.
+  bool preempt_one_node = false;
   double bin_seconds = 0;       // width of the time-series bins; 0 = about 400 bins over the trace
   std::string vc_map = "auto";  // auto | strict | "trace=cluster,..."
   FaultSpec faults;

@@ -255,14 +255,19 @@ class SpecReader {
       error(n, "G002", "options must be a mapping of simulate options, not " + n->describe());
       return;
     }
-    check_keys(n, {"overflow", "backfill", "tie-order", "vc-map", "faults", "priority", "limit"},
+    check_keys(n,
+               {"overflow", "preempt-one-node", "backfill", "tie-order", "vc-map", "faults",
+                "priority", "limit"},
                "options");
     SweepSimOptions& o = s.options;
-    if (const auto* v = n->get("overflow")) {
-      auto b = v->as_bool();
-      if (!b) error(v, "G009", "overflow must be true or false");
-      o.overflow = b.value_or(false);
-    }
+    for (auto [key, flag] :
+         {std::pair<const char*, bool*>{"overflow", &o.overflow},
+          std::pair<const char*, bool*>{"preempt-one-node", &o.preempt_one_node}})
+      if (const auto* v = n->get(key)) {
+        auto b = v->as_bool();
+        if (!b) error(v, "G009", std::string(key) + " must be true or false");
+        *flag = b.value_or(false);
+      }
     auto integer = [&](const char* key, int64_t lo, int64_t hi, auto& out) {
       const yaml::Node* v = n->get(key);
       if (!v) return;
@@ -542,6 +547,7 @@ bool key_sweep_points(const SweepSpec& s, const std::string& version,
   const SweepSimOptions& o = s.options;
   const std::string shared =
       "paictl-sweep/1|" + version + "|overflow=" + std::to_string(o.overflow) +
+      "|one-node=" + std::to_string(o.preempt_one_node) +
       "|backfill=" + std::to_string(o.backfill) + "|tie=" + o.tie_order + "|vcmap=" + o.vc_map +
       "|faults=" + o.faults + "|priority=" + std::to_string(o.priority) +
       "|limit=" + std::to_string(o.limit);
@@ -655,6 +661,7 @@ bool run_sweep_point(const SweepSpec& s, const SweepPoint& p, json& result, std:
   SimOptions sopt;
   sopt.vc_map = s.options.vc_map;
   sopt.overflow = s.options.overflow;
+  sopt.preempt_one_node = s.options.preempt_one_node;
   sopt.backfill = s.options.backfill > 0;
   sopt.backfill_depth = s.options.backfill;
   if (!s.options.faults.empty()) {

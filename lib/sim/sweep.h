@@ -50,6 +50,7 @@ struct SweepWindow {
 // The options of `paictl simulate` every point shares.
 struct SweepSimOptions {
   bool overflow = false;
+  bool preempt_one_node = false;
   int32_t backfill = 0;
   std::string tie_order = "hived";
   std::string vc_map = "auto";

@@ -75,9 +75,26 @@ class State:
             for t in info.get("tokens", []):
                 self.tokens[t] = user
         self.jobs = {}  # "user~name" -> job dict
+        now = int(time.time() * 1000)
         for j in scenario.get("jobs", []):
-            self._add_job(j["user"], j["name"], j.get("vc", "default"), j.get("plan", [j.get("state", "RUNNING")]),
-                          {"tr": 1}, j.get("config", ""), j.get("gpus", 1), j.get("submissionTime"))
+            submitted = j.get("submissionTime")
+            if "ageSeconds" in j:
+                submitted = now - int(j["ageSeconds"] * 1000)
+            job = self._add_job(j["user"], j["name"], j.get("vc", "default"), j.get("plan", [j.get("state", "RUNNING")]),
+                                j.get("taskRoles", {"tr": 1}), j.get("config", ""), j.get("gpus", 1), submitted)
+            job["tags"] = list(j.get("tags", []))
+            for key in ("launchDelayMs", "runMs", "taskCreatedDelayMs", "exitType", "exitPhrase"):
+                if key in j:
+                    job[key] = j[key]
+            job["exitCode"] = j.get("exitCode")
+            # Earlier attempts: of the job (retries) and of single tasks.
+            job["jobAttempts"] = list(j.get("jobAttempts", []))
+            job["taskAttempts"] = dict(j.get("taskAttempts", {}))
+            job["retries"] = len(job["jobAttempts"])
+            # Growing logs: {"TR/IDX": {"lines": [...], "perFetch": N}}; each fetch of
+            # a log shows N more lines until the job ends, then all of them.
+            job["logs"] = {k: {"lines": v.get("lines", []), "perFetch": v.get("perFetch", 1), "shown": 0}
+                           for k, v in j.get("logs", {}).items()}
         self.requests = []
         self.faults = []
         self.log_text = scenario.get("logText", "line 1\nline 2\nepoch 1 loss 0.5\nepoch 2 loss 0.25\ndone\n")
@@ -148,8 +165,9 @@ class State:
             "user": user, "name": name, "vc": vc, "plan": list(plan), "step": 0,
             "taskRoles": task_roles, "config": config, "tags": [], "gpus": gpus,
             "submissionTime": submitted or now, "executionType": "START", "exitCode": None,
-            "retries": 0, "stopRequested": False,
+            "retries": 0, "stopRequested": False, "jobAttempts": [], "taskAttempts": {}, "logs": {},
         }
+        return self.jobs[user + "~" + name]
 
     def state_of(self, job):
         if job.get("procs") and job["executionType"] != "STOP":
@@ -164,6 +182,38 @@ class State:
     def advance(self, job):
         if job["step"] < len(job["plan"]) - 1:
             job["step"] += 1
+
+
+EXIT_PHRASES = {"USER_FAILURE": (1, "ContainerNonZeroExitCode", "Container exited with a non-zero exit code"),
+                "PLATFORM_FAILURE": (-220, "ContainerNodeLost", "The node of the container was lost"),
+                "RESOURCE_ALLOCATION_TIMEOUT": (-110, "PodScheduleTimeout", "Pod could not be scheduled in time"),
+                "USER_STOP": (-210, "FrameworkStopped", "Stopped by the user"),
+                "UNKNOWN_FAILURE": (-1, "ContainerUnknownFailure", "Unknown failure")}
+
+
+def exit_spec(exit_type, code=None, phrase=None):
+    """An appExitSpec/containerExitSpec as OpenPAI's exit spec table gives it."""
+    if not exit_type:
+        return None
+    dcode, dphrase, reason = EXIT_PHRASES.get(exit_type, (-1, "Unknown", "Unknown failure"))
+    return {"code": dcode if code is None else code, "phrase": phrase or dphrase, "issuer": "PAI_RUNTIME",
+            "causer": exit_type.split("_")[0], "type": exit_type, "stage": "RUNNING", "reason": reason,
+            "repro": [], "solution": ["Check the job's stderr log"]}
+
+
+def exit_spec_of(job):
+    spec = exit_spec(job.get("exitType") or "USER_FAILURE", job["exitCode"] or 1, job.get("exitPhrase"))
+    spec["repro"] = ["Run the command in the container"]
+    return spec
+
+
+def retry_details(job):
+    d = {"user": 0, "platform": 0, "resource": 0}
+    for a in job.get("jobAttempts", []):
+        t = a.get("exitType", "USER_FAILURE")
+        key = "platform" if t == "PLATFORM_FAILURE" else "resource" if t == "RESOURCE_ALLOCATION_TIMEOUT" else "user"
+        d[key] += 1
+    return d
 
 
 def error_body(code, message):
@@ -251,6 +301,9 @@ class Handler(BaseHTTPRequestHandler):
             fault = None
             for f in self.st.faults:
                 if f["count"] != 0 and (f.get("method") in (None, self.command)) and re.search(f["path"], path):
+                    if f.get("after", 0) > 0:  # let the first N matching requests through
+                        f["after"] -= 1
+                        continue
                     f["count"] -= 1
                     fault = dict(f)
                     break
@@ -315,6 +368,8 @@ class Handler(BaseHTTPRequestHandler):
                 if "plan" in data:
                     job["plan"] = data["plan"]
                     job["step"] = 0
+                    for log in job["logs"].values():
+                        log["shown"] = 0
                 if "exitCode" in data:
                     job["exitCode"] = data["exitCode"]
                 if "retries" in data:
@@ -471,10 +526,11 @@ class Handler(BaseHTTPRequestHandler):
             "debugId": hashlib.md5((job["user"] + "~" + job["name"]).encode()).hexdigest(),
             "name": job["name"], "username": job["user"], "state": state,
             "subState": "Completed" if done else "AttemptRunning", "executionType": job["executionType"],
-            "retries": job["retries"], "retryDetails": {"user": 0, "platform": 0, "resource": 0},
+            "retries": job["retries"], "retryDetails": retry_details(job),
             "retryDelayTime": None, "submissionTime": job["submissionTime"],
-            "createdTime": job["submissionTime"], "launchedTime": job["submissionTime"] + 5000 if state != "WAITING" else None,
-            "completedTime": job["submissionTime"] + 65000 if done else None,
+            "createdTime": job["submissionTime"],
+            "launchedTime": job["submissionTime"] + job.get("launchDelayMs", 5000) if state != "WAITING" else None,
+            "completedTime": job["submissionTime"] + job.get("launchDelayMs", 5000) + job.get("runMs", 60000) if done else None,
             "appExitCode": job["exitCode"] if done else None, "virtualCluster": job["vc"],
             "totalGpuNumber": job["gpus"], "totalTaskNumber": sum(job["taskRoles"].values()),
             "totalTaskRoleNumber": len(job["taskRoles"]), "jobPriority": "test", "tags": job["tags"],
@@ -490,14 +546,29 @@ class Handler(BaseHTTPRequestHandler):
                 items = [i for i in items if i[field] in wanted]
         if "keyword" in query:
             items = [i for i in items if query["keyword"] in i["name"] or query["keyword"] in i["username"]]
-        items.sort(key=lambda i: i["submissionTime"], reverse=True)
+        # tagsContain: any of the tags; tagsNotContain: none of them.
+        if query.get("tagsContain"):
+            wanted = set(query["tagsContain"].split(","))
+            items = [i for i in items if wanted & set(i["tags"])]
+        if query.get("tagsNotContain"):
+            unwanted = set(query["tagsNotContain"].split(","))
+            items = [i for i in items if not unwanted & set(i["tags"])]
+        field, _, direction = query.get("order", "submissionTime,DESC").partition(",")
+        if field not in ("submissionTime", "name", "state", "completedTime", "totalGpuNumber", "retries",
+                         "virtualCluster", "username"):
+            return self._error(400, "InvalidParametersError", "Invalid order field %s." % field)
+        items.sort(key=lambda i: (i[field] is None, i[field] if i[field] is not None else 0),
+                   reverse=direction.upper() == "DESC")
+        total = len(items)
+        offset = int(query.get("offset", "0") or 0)
+        items = items[offset:]
         if "limit" in query:
             limit = int(query["limit"])
             if limit > 50000:
                 return self._error(400, "InvalidParametersError", "Limit exceeds max number 50000.")
             items = items[:limit]
         if query.get("withTotalCount") == "true":
-            return self._send(200, {"totalCount": len(items), "data": items})
+            return self._send(200, {"totalCount": total, "data": items})
         self._send(200, items)
 
     def _detail(self, job):
@@ -507,12 +578,9 @@ class Handler(BaseHTTPRequestHandler):
         done = state in ("SUCCEEDED", "FAILED", "STOPPED")
         exit_spec = None
         if state == "FAILED":
-            exit_spec = {"code": job["exitCode"] or 1, "phrase": "ContainerNonZeroExitCode", "issuer": "USER",
-                         "causer": "USER", "type": "USER_FAILURE", "stage": "RUNNING",
-                         "reason": "Container exited with a non-zero exit code",
-                         "repro": ["Run the command in the container"], "solution": ["Check the job's stderr log"]}
+            exit_spec = exit_spec_of(job)
         status = dict(s)
-        status.update({"attemptId": 0, "attemptState": state if done else "RUNNING", "appId": s["debugId"],
+        status.update({"attemptId": len(job["jobAttempts"]), "attemptState": state if done else "RUNNING", "appId": s["debugId"],
                        "appCreatedTime": s["createdTime"], "appLaunchedTime": s["launchedTime"],
                        "appCompletedTime": s["completedTime"], "appExitSpec": exit_spec,
                        "appExitDiagnostics": "exit code %s" % job["exitCode"] if state == "FAILED" else None,
@@ -526,14 +594,18 @@ class Handler(BaseHTTPRequestHandler):
             tasks = []
             for i in range(n):
                 task_state = "WAITING" if state == "WAITING" else ("RUNNING" if not done else state)
+                earlier = job["taskAttempts"].get("%s/%d" % (tr, i))
+                if earlier is None:  # no task history in the scenario: the job's retries
+                    earlier = [{"exitType": "USER_FAILURE"}] * job["retries"]
                 real_state, real_code = st.task_state(job, tr, i)
                 if real_state:
                     task_state = real_state
                 tasks.append({
                     "taskIndex": i, "taskUid": "uid-%s-%d" % (tr, i), "taskState": task_state,
-                    "retries": job["retries"],
-                    "accountableRetries": 0, "createdTime": s["createdTime"], "launchedTime": s["launchedTime"],
-                    "completedTime": s["completedTime"], "attemptId": job["retries"],
+                    "retries": len(earlier),
+                    "accountableRetries": len([a for a in earlier if a.get("exitType", "USER_FAILURE") == "USER_FAILURE"]),
+                    "createdTime": s["createdTime"] + job.get("taskCreatedDelayMs", 0), "launchedTime": s["launchedTime"],
+                    "completedTime": s["completedTime"], "attemptId": len(earlier),
                     "attemptState": task_state, "containerId": "c-%s-%d" % (tr, i) if state != "WAITING" else None,
                     "containerIp": "10.0.0.%d" % (i + 2) if state != "WAITING" else None,
                     "containerNodeName": "worker-%d" % (i + 1) if state != "WAITING" else None,
@@ -593,6 +665,37 @@ class Handler(BaseHTTPRequestHandler):
                     return self._error(404, "NoTagError", "Tag %s is not found." % value)
                 job["tags"].remove(value)
                 return self._send(200, {"status": 200, "message": "Delete tag %s from job %s successfully." % (value, ident)})
+            mja = re.match(r"^/job-attempts(?:/(\d+))?$", rest)
+            if mja and m == "GET":
+                s = self._summary(job)
+                items = []
+                for a, e in enumerate(job["jobAttempts"]):
+                    spec = exit_spec(e.get("exitType", "USER_FAILURE"), e.get("exitCode"), e.get("exitPhrase"))
+                    items.append({"jobName": job["name"], "frameworkName": ident, "userName": job["user"],
+                                  "state": e.get("state", "FAILED"), "attemptIndex": a,
+                                  "jobStartedTime": s["submissionTime"],
+                                  "attemptStartedTime": e.get("startedTime", s["submissionTime"]),
+                                  "attemptCompletedTime": e.get("completedTime", s["submissionTime"]),
+                                  "exitCode": spec["code"], "exitPhrase": spec["phrase"], "exitType": spec["type"],
+                                  "appExitSpec": spec, "totalGpuNumber": job["gpus"],
+                                  "totalTaskNumber": s["totalTaskNumber"], "taskRoles": {}, "isLatest": False})
+                state = s["state"]
+                spec = exit_spec_of(job) if state == "FAILED" else None
+                items.append({"jobName": job["name"], "frameworkName": ident, "userName": job["user"],
+                              "state": state, "attemptIndex": len(job["jobAttempts"]),
+                              "jobStartedTime": s["submissionTime"],
+                              "attemptStartedTime": s["launchedTime"] or s["createdTime"],
+                              "attemptCompletedTime": s["completedTime"],
+                              "exitCode": s["appExitCode"], "exitPhrase": spec["phrase"] if spec else None,
+                              "exitType": spec["type"] if spec else None, "appExitSpec": spec,
+                              "totalGpuNumber": job["gpus"], "totalTaskNumber": s["totalTaskNumber"],
+                              "taskRoles": {}, "isLatest": True})
+                if mja.group(1) is not None:
+                    i = int(mja.group(1))
+                    if i >= len(items):
+                        return self._error(404, "NoJobError", "Attempt %d of job %s is not found." % (i, ident))
+                    return self._send(200, items[i])
+                return self._send(200, items)
             ma = re.match(r"^/attempts/(\d+)/taskRoles/([^/]+)/taskIndex/(\d+)/attempts$", rest)
             if ma and m == "GET":
                 tr, idx = ma.group(2), int(ma.group(3))
@@ -600,12 +703,30 @@ class Handler(BaseHTTPRequestHandler):
                     return self._error(404, "NoTaskError", "Task %s[%d] is not found." % (tr, idx))
                 task = self._detail(job)["taskRoles"][tr]["taskStatuses"][idx]
                 attempts = []
-                for a in range(job["retries"] + 1):
-                    last = a == job["retries"]
-                    attempts.append({"attemptId": a, "attemptState": task["taskState"] if last else "FAILED",
-                                     "containerNodeName": "worker-%d" % (a + 1), "containerExitCode":
-                                     task["containerExitCode"] if last else 137,
-                                     "containerExitSpec": None})
+                earlier = job["taskAttempts"].get("%s/%d" % (tr, idx))
+                if earlier is None:
+                    # No history in the scenario: one failed attempt per job retry.
+                    earlier = [{"exitCode": 137, "exitType": "USER_FAILURE"}] * job["retries"]
+                for a, e in enumerate(earlier):
+                    created = e.get("createdTime", task["createdTime"])
+                    attempts.append({"attemptId": a, "attemptState": e.get("state", "FAILED"),
+                                     "currentAttemptCreatedTime": created,
+                                     "currentAttemptLaunchedTime": e.get("launchedTime", created),
+                                     "currentAttemptCompletedTime": e.get("completedTime", created),
+                                     "containerId": "c-%s-%d-%d" % (tr, idx, a),
+                                     "containerIp": "10.0.1.%d" % (a + 2),
+                                     "containerNodeName": e.get("node", "worker-%d" % (a + 1)),
+                                     "containerExitCode": e.get("exitCode", 1),
+                                     "containerExitSpec": exit_spec(e.get("exitType", "USER_FAILURE"), e.get("exitCode"),
+                                                                    e.get("exitPhrase"))})
+                attempts.append({"attemptId": len(earlier), "attemptState": task["taskState"],
+                                 "currentAttemptCreatedTime": task["createdTime"],
+                                 "currentAttemptLaunchedTime": task["launchedTime"],
+                                 "currentAttemptCompletedTime": task["completedTime"],
+                                 "containerId": task["containerId"], "containerIp": task["containerIp"],
+                                 "containerNodeName": task["containerNodeName"],
+                                 "containerExitCode": task["containerExitCode"],
+                                 "containerExitSpec": task["containerExitSpec"]})
                 task = dict(task)
                 task["attempts"] = attempts
                 return self._send(200, task)
@@ -627,6 +748,17 @@ class Handler(BaseHTTPRequestHandler):
         parts = path.split("/")
         stream = parts[-1] if parts else "all"
         text = self.st.log_text
+        # /log-manager/USER~NAME/TR/IDX/STREAM: a growing log from the scenario.
+        if len(parts) >= 6:
+            with self.st.lock:
+                job = self.st.jobs.get(parts[2])
+                log = job["logs"].get("%s/%s" % (parts[3], parts[4])) if job else None
+                if log is not None and stream != "stderr":
+                    if self.st.state_of(job) in ("SUCCEEDED", "FAILED", "STOPPED"):
+                        log["shown"] = len(log["lines"])
+                    else:
+                        log["shown"] = min(len(log["lines"]), log["shown"] + log["perFetch"])
+                    text = "".join(line + "\n" for line in log["lines"][:log["shown"]])
         if stream == "stderr":
             text = "warning: something on stderr\n"
         # /log-manager/USER~NAME/ROLE/INDEX/STREAM of a really running task: its output.
@@ -642,7 +774,15 @@ class Handler(BaseHTTPRequestHandler):
                         text += f.read().decode("utf-8", "replace")
         if query.get("tail-mode") == "true":
             text = "".join(text.splitlines(True)[-2:])
-        self._send(200, text, "text/plain; charset=utf-8")
+        data = text.encode()
+        rng = re.match(r"^bytes=(\d+)-$", self.headers.get("Range", ""))
+        if rng and query.get("tail-mode") != "true":
+            start = int(rng.group(1))
+            if start >= len(data):
+                return self._send(416, b"", "text/plain", {"Content-Range": "bytes */%d" % len(data)})
+            return self._send(206, data[start:], "text/plain; charset=utf-8",
+                              {"Content-Range": "bytes %d-%d/%d" % (start, len(data) - 1, len(data))})
+        self._send(200, data, "text/plain; charset=utf-8")
 
 
 class Server(ThreadingHTTPServer):

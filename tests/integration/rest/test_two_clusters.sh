@@ -182,7 +182,7 @@ expect_out "FAILED (exit code 3)" "the exit code is shown"
 run job status will_fail
 expect_out "Exit:        code 3 ContainerNonZeroExitCode (USER_FAILURE)" "exit spec"
 expect_out "Solution:    Check the job's stderr log" "exit solution"
-expect_out "attempts of train/0:" "retried tasks show their attempt history"
+expect_out "attempts of train[0]: 2 attempts" "retried tasks show their attempt history"
 
 # Submit and wait in one go.
 run job submit $JOBS/pytorch-mnist.yaml --name with_wait --wait --wait-interval 0.05

@@ -41,24 +41,34 @@ Schema kubeadm_schema(bool v1beta4) {
   s["Arg"] = {{"name", ""}, {"value", ""}};
   s["Networking"] = {{"serviceSubnet", ""}, {"podSubnet", ""}, {"dnsDomain", ""}};
   s["Patches"] = {{"directory", ""}};
-  s["InitConfiguration"] = {{"apiVersion", ""},        {"kind", ""},
-                            {"bootstrapTokens", "[]"}, {"nodeRegistration", "NodeRegistrationOptions"},
-                            {"localAPIEndpoint", "APIEndpoint"}, {"certificateKey", ""},
-                            {"skipPhases", "[]"},      {"patches", "Patches"}};
-  s["ClusterConfiguration"] = {{"apiVersion", ""},          {"kind", ""},
-                               {"etcd", "{}"},              {"networking", "Networking"},
-                               {"kubernetesVersion", ""},   {"controlPlaneEndpoint", ""},
-                               {"apiServer", "{}"},         {"controllerManager", "{}"},
-                               {"scheduler", "{}"},         {"dns", "{}"},
-                               {"certificatesDir", ""},     {"imageRepository", ""},
-                               {"featureGates", "{}"},      {"clusterName", ""}};
+  s["InitConfiguration"] = {{"apiVersion", ""},
+                            {"kind", ""},
+                            {"bootstrapTokens", "[]"},
+                            {"nodeRegistration", "NodeRegistrationOptions"},
+                            {"localAPIEndpoint", "APIEndpoint"},
+                            {"certificateKey", ""},
+                            {"skipPhases", "[]"},
+                            {"patches", "Patches"}};
+  s["ClusterConfiguration"] = {{"apiVersion", ""},
+                               {"kind", ""},
+                               {"etcd", "{}"},
+                               {"networking", "Networking"},
+                               {"kubernetesVersion", ""},
+                               {"controlPlaneEndpoint", ""},
+                               {"apiServer", "{}"},
+                               {"controllerManager", "{}"},
+                               {"scheduler", "{}"},
+                               {"dns", "{}"},
+                               {"certificatesDir", ""},
+                               {"imageRepository", ""},
+                               {"featureGates", "{}"},
+                               {"clusterName", ""}};
   s["BootstrapTokenDiscovery"] = {{"token", ""},
                                   {"apiServerEndpoint", ""},
                                   {"caCertHashes", "[]"},
                                   {"unsafeSkipCAVerification", ""}};
-  s["Discovery"] = {{"bootstrapToken", "BootstrapTokenDiscovery"},
-                    {"file", "{}"},
-                    {"tlsBootstrapToken", ""}};
+  s["Discovery"] = {
+      {"bootstrapToken", "BootstrapTokenDiscovery"}, {"file", "{}"}, {"tlsBootstrapToken", ""}};
   s["JoinConfiguration"] = {{"apiVersion", ""},
                             {"kind", ""},
                             {"nodeRegistration", "NodeRegistrationOptions"},
@@ -79,8 +89,8 @@ Schema kubeadm_schema(bool v1beta4) {
     s["Discovery"]["timeout"] = "";  // v1beta4 moved it to timeouts
   }
   // KubeletConfiguration: the fields install sets (the type has many more).
-  s["KubeletConfiguration"] = {{"apiVersion", ""}, {"kind", ""}, {"cgroupDriver", ""},
-                               {"failSwapOn", ""}, {"cgroupRoot", ""}, {"clusterDNS", "[]"},
+  s["KubeletConfiguration"] = {{"apiVersion", ""},   {"kind", ""},       {"cgroupDriver", ""},
+                               {"failSwapOn", ""},   {"cgroupRoot", ""}, {"clusterDNS", "[]"},
                                {"clusterDomain", ""}};
   return s;
 }
@@ -98,19 +108,23 @@ Schema scheduler_schema() {
                                      {"profiles", "[]KubeSchedulerProfile"},
                                      {"extenders", "[]Extender"},
                                      {"delayCacheUntilActive", ""}};
-  s["LeaderElectionConfiguration"] = {{"leaderElect", ""},   {"leaseDuration", ""},
-                                      {"renewDeadline", ""}, {"retryPeriod", ""},
-                                      {"resourceLock", ""},  {"resourceName", ""},
-                                      {"resourceNamespace", ""}};
+  s["LeaderElectionConfiguration"] = {
+      {"leaderElect", ""},  {"leaseDuration", ""}, {"renewDeadline", ""},    {"retryPeriod", ""},
+      {"resourceLock", ""}, {"resourceName", ""},  {"resourceNamespace", ""}};
   s["KubeSchedulerProfile"] = {{"schedulerName", ""},
                                {"percentageOfNodesToScore", ""},
                                {"plugins", "{}"},
                                {"pluginConfig", "[]"}};
-  s["Extender"] = {{"urlPrefix", ""},        {"filterVerb", ""},
-                   {"preemptVerb", ""},      {"prioritizeVerb", ""},
-                   {"weight", ""},           {"bindVerb", ""},
-                   {"enableHTTPS", ""},      {"tlsConfig", "{}"},
-                   {"httpTimeout", ""},      {"nodeCacheCapable", ""},
+  s["Extender"] = {{"urlPrefix", ""},
+                   {"filterVerb", ""},
+                   {"preemptVerb", ""},
+                   {"prioritizeVerb", ""},
+                   {"weight", ""},
+                   {"bindVerb", ""},
+                   {"enableHTTPS", ""},
+                   {"tlsConfig", "{}"},
+                   {"httpTimeout", ""},
+                   {"nodeCacheCapable", ""},
                    {"managedResources", "[]ExtenderManagedResource"},
                    {"ignorable", ""}};
   s["ExtenderManagedResource"] = {{"name", ""}, {"ignoredByScheduler", ""}};
@@ -135,7 +149,8 @@ void check(const Schema& schema, const std::string& type, const pai::yaml::Node*
     }
     std::string item = type.substr(2);
     for (size_t i = 0; i < n->items().size(); ++i)
-      if (!item.empty()) check(schema, item, n->items()[i], path + "[" + std::to_string(i) + "]", bad);
+      if (!item.empty())
+        check(schema, item, n->items()[i], path + "[" + std::to_string(i) + "]", bad);
     return;
   }
   auto t = schema.find(type);
@@ -206,9 +221,9 @@ TEST(ComponentConfig, KubeadmConfigsHoldOnlyFieldsOfTheirApiVersion) {
     EXPECT_TRUE(bad.empty()) << version << ": " << ::testing::PrintToString(bad);
     EXPECT_EQ(kinds, (std::set<std::string>{"InitConfiguration", "ClusterConfiguration",
                                             "KubeletConfiguration"}));
-    std::string join = render_kubeadm_join(s, host("w1", "10.0.0.2", false), "v" + version,
-                                           "10.0.0.1:6443", "abcdef.0123456789abcdef",
-                                           "sha256:00", err);
+    std::string join =
+        render_kubeadm_join(s, host("w1", "10.0.0.2", false), "v" + version, "10.0.0.1:6443",
+                            "abcdef.0123456789abcdef", "sha256:00", err);
     ASSERT_EQ(err, "");
     kinds.clear();
     bad = check_documents(schema, join, kinds);
@@ -236,8 +251,8 @@ TEST(ComponentConfig, TheCheckFindsAFieldOfTheOtherVersion) {
 TEST(ComponentConfig, SchedulerConfigHoldsOnlyV1Fields) {
   OpenPaiSettings o;
   std::string err;
-  std::string text =
-      render_scheduler_config(std::string(PAI_SOURCE_DIR) + "/templates", o, "default", "10.0.0.1", err);
+  std::string text = render_scheduler_config(std::string(PAI_SOURCE_DIR) + "/templates", o,
+                                             "default", "10.0.0.1", err);
   ASSERT_EQ(err, "");
   std::set<std::string> kinds;
   auto bad = check_documents(scheduler_schema(), text, kinds);

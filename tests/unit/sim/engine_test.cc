@@ -90,6 +90,36 @@ TEST(Engine, PreemptionRequeuesTheWholeGroupAndCountsLostTime) {
   }
 }
 
+TEST(Engine, PreemptionRepliesOneNodeAtATimeAsHivedDoes) {
+  auto m = model_from_yaml(kTwoSkuConfig);
+  // b's rack has two 4-GPU nodes; the two low jobs take one each, high needs both.
+  Trace t = csv_trace(
+      "job_id,submit_time,duration,vc,members,priority\n"
+      "low1,0,1000,b,1x4,10\n"
+      "low2,0,1000,b,1x4,10\n"
+      "high,100,200,b,2x4,500\n");
+  SimOptions per_node;
+  per_node.preempt_one_node = true;
+  PolicyRun all = run(*m, t, "hived"), one = run(*m, t, "hived", per_node);
+  for (const PolicyRun* r : {&all, &one}) {
+    EXPECT_EQ(r->jobs[job(t, "high")].first_start, 100);
+    EXPECT_EQ(r->jobs[job(t, "low1")].preemptions, 1);
+    EXPECT_EQ(r->jobs[job(t, "low2")].preemptions, 1);
+    EXPECT_EQ(r->overall.preemptions, 2);
+  }
+  // All at once: high asks, is told both victims, asks again and is bound. One
+  // node at a time: one more reply, naming the second node's victim.
+  EXPECT_EQ(one.decisions, all.decisions + 1);
+  // A preemption with its victims on one node is the same either way.
+  Trace single = csv_trace(
+      "job_id,submit_time,duration,vc,members,priority\n"
+      "low,0,1000,b,2x4,10\n"
+      "high,100,200,b,1x4,500\n");
+  PolicyRun a = run(*m, single, "hived"), b = run(*m, single, "hived", per_node);
+  EXPECT_EQ(a.decisions, b.decisions);
+  EXPECT_EQ(b.jobs[job(single, "high")].first_start, 100);
+}
+
 TEST(Engine, NodeFailuresKillAndRestartJobs) {
   auto m = model_from_yaml(kTwoSkuConfig);
   Trace t = csv_trace("job_id,submit_time,duration,vc,members\nj,0,100,b,1x4\nk,0,100,a,1x4\n");
