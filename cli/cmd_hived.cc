@@ -2,6 +2,7 @@
 // its inspect API (lib/hived), explained with lib/scheduler.
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <future>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "app.h"
 #include "cluster/registry.h"
+#include "cmd_hived_common.h"
 #include "cmd_job_common.h"
 #include "config/cluster_files.h"
 #include "diag/report.h"
@@ -26,28 +28,15 @@
 
 namespace paictl {
 
-namespace {
+namespace hivedcli {
 
-struct HivedOptions {
-  std::string hived;  // --hived URL
-  jobcli::RemoteOptions remote;
-  std::string output = "table";
-  std::string vc;
-};
-
-void add_hived_flags(CLI::App* cmd, HivedOptions& o, Globals& g, bool wide = true) {
+void add_hived_flags(CLI::App* cmd, HivedOptions& o, Globals& g, bool wide) {
   cmd->add_option("--hived", o.hived,
                   "HiveD's web server (default: behind the cluster's pylon, /a/<host>:30096)")
       ->type_name("URL");
   jobcli::add_remote_flags(cmd, o.remote);
   add_output_option(*cmd, o.output, g, wide);
 }
-
-struct HivedConnection {
-  std::string where;  // for messages
-  std::shared_ptr<pai::http::Client> http;
-  std::shared_ptr<pai::hived::Client> client;
-};
 
 // --hived URL (with the TLS settings and token of --cluster when given and on
 // the same host), else HiveD behind the registered cluster's pylon.
@@ -90,12 +79,17 @@ int report(const HivedConnection& h, const std::string& doing, const pai::hived:
   return kExitRemote;
 }
 
-// Both reads at once: the cluster status and the affinity groups.
+// Both reads at once: the cluster status and the affinity groups; then both
+// answers parsed at once. The time the answers arrived is kept for -v.
 std::optional<pai::hived::LiveState> read_live(const HivedConnection& h, int& rc) {
-  auto st = std::async(std::launch::async, [&] { return h.client->cluster_status(); });
-  auto gr = std::async(std::launch::async, [&] { return h.client->affinity_groups(); });
+  auto t0 = std::chrono::steady_clock::now();
+  auto st =
+      std::async(std::launch::async, [&] { return h.client->get("/v1/inspect/clusterstatus"); });
+  auto gr =
+      std::async(std::launch::async, [&] { return h.client->get("/v1/inspect/affinitygroups/"); });
   auto s = st.get();
   auto g = gr.get();
+  answers_arrived(t0, (s.ok() ? s->size() : 0) + (g.ok() ? g->size() : 0));
   if (!s.ok()) {
     rc = report(h, "reading the cluster status", *s.error);
     return std::nullopt;
@@ -104,9 +98,47 @@ std::optional<pai::hived::LiveState> read_live(const HivedConnection& h, int& rc
     rc = report(h, "reading the affinity groups", *g.error);
     return std::nullopt;
   }
-  auto live = pai::hived::index_live(std::move(*s.value), std::move(*g.value));
+  auto ps = std::async(std::launch::async, [&] { return pai::hived::parse_cluster_status(*s); });
+  auto pg = pai::hived::parse_affinity_groups(*g);
+  auto pst = ps.get();
+  auto decode_error = [&](const std::string& what, const std::string& err) {
+    pai::hived::Error e;
+    e.kind = pai::hived::Error::Kind::Decode;
+    e.status = 200;
+    e.message = err;
+    rc = report(h, what, e);
+  };
+  if (!pst.ok()) {
+    decode_error("reading the cluster status", pst.error);
+    return std::nullopt;
+  }
+  if (!pg.ok()) {
+    decode_error("reading the affinity groups", pg.error);
+    return std::nullopt;
+  }
+  auto live = pai::hived::index_live(std::move(*pst.value), std::move(*pg.value));
   for (const auto& w : live.warnings) print_warning(w);
   return live;
+}
+
+namespace {
+std::chrono::steady_clock::time_point g_arrived{};
+}
+
+void answers_arrived(std::chrono::steady_clock::time_point sent, size_t bytes) {
+  g_arrived = std::chrono::steady_clock::now();
+  g_http_ms = std::chrono::duration<double, std::milli>(g_arrived - sent).count();
+  g_bytes = bytes;
+}
+
+void print_timing(const Globals& g) {
+  if (!g.verbose || g_arrived == std::chrono::steady_clock::time_point{}) return;
+  double after =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g_arrived)
+          .count();
+  std::fprintf(stderr,
+               "paictl: hived: answers (%zu bytes) in %.1f ms; %.1f ms after they arrived\n",
+               g_bytes, g_http_ms, after);
 }
 
 std::string leaves_text(const std::vector<int32_t>& v) {
@@ -155,6 +187,31 @@ Json group_json(const pai::hived::AffinityGroup& g) {
     j["lazyPreemption"] = nullptr;
   return j;
 }
+
+std::shared_ptr<pai::config::HivedModel> load_model(const std::string& path, const Globals& g) {
+  pai::config::CheckOutcome out = pai::config::check_paths({path});
+  if (out.diagnostics.has_errors() || out.input_error) {
+    pai::diag::TextOptions topt;
+    topt.color = use_color(g.no_color, 2);
+    std::vector<pai::diag::Diagnostic> errors;
+    for (const auto& d : out.diagnostics.items())
+      if (d.severity == pai::diag::Severity::Error) errors.push_back(d);
+    std::string text = pai::diag::write_text(errors, out.files.size(), topt);
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    print_error("the HiveD config " + path + " has errors (paictl check config " + path + ")");
+    return nullptr;
+  }
+  for (const auto& c : out.clusters)
+    if (c.model) return c.model;
+  print_error("no HiveD config in " + path);
+  return nullptr;
+}
+
+}  // namespace hivedcli
+
+namespace {
+
+using namespace hivedcli;
 
 // --- status ---------------------------------------------------------------------------
 
@@ -317,25 +374,6 @@ struct WhyOptions {
   std::string leaf_type;
   std::string pinned;
 };
-
-std::shared_ptr<pai::config::HivedModel> load_model(const std::string& path, const Globals& g) {
-  pai::config::CheckOutcome out = pai::config::check_paths({path});
-  if (out.diagnostics.has_errors() || out.input_error) {
-    pai::diag::TextOptions topt;
-    topt.color = use_color(g.no_color, 2);
-    std::vector<pai::diag::Diagnostic> errors;
-    for (const auto& d : out.diagnostics.items())
-      if (d.severity == pai::diag::Severity::Error) errors.push_back(d);
-    std::string text = pai::diag::write_text(errors, out.files.size(), topt);
-    std::fwrite(text.data(), 1, text.size(), stderr);
-    print_error("the HiveD config " + path + " has errors (paictl check config " + path + ")");
-    return nullptr;
-  }
-  for (const auto& c : out.clusters)
-    if (c.model) return c.model;
-  print_error("no HiveD config in " + path);
-  return nullptr;
-}
 
 // "running": where and at which priority.
 int explain_running(const WhyOptions& o, const pai::hived::AffinityGroup& gr) {
@@ -549,7 +587,10 @@ void build_hived_status(CLI::App& cmd, Globals& g) {
       "each VC's guaranteed leaf cells per SKU and how many are used or bad, and its\n"
       "opportunistic use; the nodes in use or bad (-o wide: every node, with its groups).\n\n"
       "EXIT STATUS:\n  0 ok, 2 bad usage, 3 HiveD could not be read\n");
-  cmd.callback([o, &g]() { g.exit_code = run_status(*o, g); });
+  cmd.callback([o, &g]() {
+    g.exit_code = run_status(*o, g);
+    print_timing(g);
+  });
 }
 
 void build_hived_groups(CLI::App& cmd, Globals& g) {

@@ -42,6 +42,9 @@ struct InstallOptions {
   std::string output = "text";
   int wait_s = 300;
   AzureOptions azure;
+  // node add --azure: the Azure part is done; its document goes into the output.
+  bool skip_azure = false;
+  Json azure_doc;
 };
 
 std::string exe_dir() {
@@ -137,6 +140,7 @@ int prepare(InstallOptions& o, const Globals& g, const char* verb, Prepared& p) 
       return kExitUsage;
     }
     s.openpai.hived_enabled = cfg.enable_hived_scheduler;
+    if (s.openpai.enabled) s.cluster_files = pai::deploy::read_cluster_files(p.cluster_dir);
   }
 
   std::set<std::string> wanted(limit.begin(), limit.end());
@@ -303,12 +307,16 @@ bool confirm(const char* question) {
   return answer == "y" || answer == "Y" || answer == "yes";
 }
 
-int run_install(InstallOptions& o, const Globals& g, bool reset) {
-  const char* verb = reset ? "reset" : "install";
+enum class Mode { Install, Reset, ConfigPush };
+
+int run_install(InstallOptions& o, const Globals& g, Mode mode) {
+  bool reset = mode == Mode::Reset;
+  const char* verb = reset ? "reset" : mode == Mode::ConfigPush ? "config push" : "install";
   // The Azure provider runs first (docs/azure.md): its VMs join layout.yaml.
-  Json azure_doc;
-  bool azure_changed = false;
-  if (o.hosts.paths.size() == 1 && pai::util::is_directory(o.hosts.paths[0])) {
+  Json azure_doc = o.azure_doc;
+  bool azure_changed = o.skip_azure;
+  if (mode != Mode::ConfigPush && !o.skip_azure && o.hosts.paths.size() == 1 &&
+      pai::util::is_directory(o.hosts.paths[0])) {
     if (reset && o.azure.reset_azure)
       return run_azure_reset(o.azure, o.hosts.paths[0], g, o.hosts.dry_run, o.yes,
                              is_structured(o.output));
@@ -341,8 +349,17 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
   masker.add(p.hosts.ssh_password.reveal());
   masker.add(p.settings.sudo_password.reveal());
   masker.add(p.settings.openpai.admin_password.reveal());
-  pai::deploy::PhaseList phases =
-      reset ? pai::deploy::reset_phases(p.settings) : pai::deploy::install_phases(p.settings);
+  pai::deploy::PhaseList phases;
+  if (mode == Mode::ConfigPush) {
+    if (p.settings.cluster_files.empty()) {
+      print_error(p.cluster_dir + " has no services-configuration.yaml: nothing to push");
+      return kExitUsage;
+    }
+    phases.push_back(pai::deploy::make_config_phase(p.settings));
+  } else {
+    phases =
+        reset ? pai::deploy::reset_phases(p.settings) : pai::deploy::install_phases(p.settings);
+  }
 
   pai::deploy::EngineOptions eo;
   eo.parallel = static_cast<size_t>(o.hosts.parallel);
@@ -356,7 +373,9 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
   pai::deploy::RunResult plan = pai::deploy::Engine(transport, eo).run(p.specs, phases);
 
   Json doc = {{"apiVersion", "paictl.install/v1"},
-              {"kind", reset ? "Reset" : "Install"},
+              {"kind", reset                      ? "Reset"
+                       : mode == Mode::ConfigPush ? "ConfigPush"
+                                                  : "Install"},
               {"cluster", p.cluster_dir},
               {"plan", plan.to_json()}};
   if (!azure_doc.is_null()) doc["azure"] = azure_doc;
@@ -372,7 +391,8 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
   }
   if (!plan.changed()) {
     if (!json) std::printf("nothing to do\n");
-    if (!json && !reset && !o.hosts.dry_run && o.hosts.limit.empty()) print_cluster_add(p);
+    if (!json && mode == Mode::Install && !o.hosts.dry_run && o.hosts.limit.empty())
+      print_cluster_add(p);
     return finish(azure_changed ? kExitChanges : kExitOk);
   }
   if (o.hosts.dry_run) {
@@ -412,7 +432,8 @@ int run_install(InstallOptions& o, const Globals& g, bool reset) {
   return finish(result.changed() ? kExitChanges : kExitOk);
 }
 
-void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset) {
+// `azure`: the install/reset Azure flags (node add|remove have their own).
+void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset, bool azure = true) {
   add_hosts_options(&cmd, o.hosts);
   cmd.get_option("--dry-run")
       ->description(reset ? "Show what reset would remove, and change nothing on any host"
@@ -433,7 +454,10 @@ void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset) {
                    "all")
         ->type_name("NAMES");
   add_output_option(cmd, o.output, g);
-  add_azure_options(cmd, o.azure, reset);
+  if (azure)
+    add_azure_options(cmd, o.azure, reset);
+  else
+    add_azure_endpoint_options(cmd, o.azure);
 }
 
 }  // namespace
@@ -447,13 +471,348 @@ void build_install(CLI::App& cmd, Globals& g) {
       "invalid cluster files,\n"
       "  3 a host could not be reached; with --detailed-exitcode: 0 nothing to do, 2 changes, 1 "
       "any error\n");
-  cmd.callback([o, &g]() { g.exit_code = run_install(*o, g, false); });
+  cmd.callback([o, &g]() { g.exit_code = run_install(*o, g, Mode::Install); });
 }
 
 void build_reset(CLI::App& cmd, Globals& g) {
   auto o = std::make_shared<InstallOptions>();
   add_common(cmd, *o, g, true);
-  cmd.callback([o, &g]() { g.exit_code = run_install(*o, g, true); });
+  cmd.callback([o, &g]() { g.exit_code = run_install(*o, g, Mode::Reset); });
+}
+
+// ------------------------------------------------------------------ day 2
+
+namespace {
+
+// The master of a prepared cluster.
+const pai::deploy::HostSpec* master_of(const Prepared& p) {
+  for (const auto& h : p.specs)
+    if (h.master) return &h;
+  return nullptr;
+}
+
+// The cluster files as the running cluster has them (config pull|diff).
+int fetch_remote_files(InstallOptions& o, const Globals& g, const char* verb, Prepared& p,
+                       pai::deploy::ClusterFiles& remote) {
+  if (int rc = prepare(o, g, verb, p); rc >= 0) return rc;
+  const auto* master = master_of(p);
+  pai::remote::SshTransport transport;
+  transport.set_password(p.hosts.ssh_password);
+  auto r = pai::deploy::run_on_master(transport, *master,
+                                      pai::deploy::get_cluster_files_script(p.settings.openpai.ns));
+  if (!r.ok() || r.exit_status != 0) {
+    print_error(std::string(verb) + ": reading the cluster files on " + master->name +
+                " failed: " + (r.ok() ? pai::util::trim(r.err).data() : r.error));
+    return kExitRemote;
+  }
+  remote = pai::deploy::parse_cluster_files(r.out);
+  std::fill(r.out.begin(), r.out.end(), '\0');
+  if (remote.empty()) {
+    print_error(std::string(verb) + ": the cluster of " + p.cluster_dir +
+                " holds no cluster files (paictl install or paictl config push puts them there)");
+    return kExitRemote;
+  }
+  return -1;
+}
+
+struct PullOptions {
+  InstallOptions install;
+  std::string out;
+  bool force = false;
+};
+
+int run_config_pull(PullOptions& po, const Globals& g) {
+  Prepared p;
+  pai::deploy::ClusterFiles remote;
+  if (int rc = fetch_remote_files(po.install, g, "config pull", p, remote); rc >= 0) return rc;
+  std::string dir = po.out.empty() ? p.cluster_dir : po.out;
+  pai::util::make_directories(dir, 0700);
+  auto local = pai::deploy::read_cluster_files(dir);
+  // Nothing the operator has is overwritten without --force.
+  for (const auto& [name, content] : remote) {
+    auto it = local.find(name);
+    if (it != local.end() && it->second != content && !po.force) {
+      print_error(dir + "/" + name +
+                  " differs from the cluster's; paictl config diff shows how, --force replaces it");
+      return kExitUsage;
+    }
+  }
+  for (const auto& [name, content] : remote) {
+    std::string err = pai::util::write_file_atomic(dir + "/" + name, content,
+                                                   pai::deploy::secret_file(name) ? 0600 : 0644);
+    if (!err.empty()) {
+      print_error(err);
+      return kExitUsage;
+    }
+    std::printf("%s/%s\n", dir.c_str(), name.c_str());
+  }
+  return kExitOk;
+}
+
+int run_config_diff(InstallOptions& o, const Globals& g) {
+  Prepared p;
+  pai::deploy::ClusterFiles remote;
+  if (int rc = fetch_remote_files(o, g, "config diff", p, remote); rc >= 0) return rc;
+  auto local = pai::deploy::read_cluster_files(p.cluster_dir);
+  std::set<std::string> names;
+  for (const auto& [n, c] : remote) names.insert(n);
+  for (const auto& [n, c] : local) names.insert(n);
+  bool differ = false;
+  for (const auto& n : names) {
+    std::string a = remote.count(n) ? remote[n] : "";
+    std::string b = local.count(n) ? local[n] : "";
+    std::string d = pai::deploy::file_diff(n, a, b);
+    if (!d.empty()) {
+      differ = true;
+      std::printf("%s", d.c_str());
+    }
+  }
+  if (!differ) std::printf("the cluster's files are the same as %s\n", p.cluster_dir.c_str());
+  return differ ? kExitFindings : kExitOk;
+}
+
+struct NodeOptions {
+  InstallOptions install;
+  bool drain = false;
+  std::string azure_pool;  // node add --azure POOL
+  int count = 0;           // node add --count N (default 1)
+  bool azure = false;      // node remove --azure
+};
+
+// The hosts named after the cluster directory become --limit.
+int split_hosts(InstallOptions& o, const char* verb) {
+  if (o.hosts.paths.size() < 2) {
+    print_error(std::string(verb) + " needs the cluster directory and at least one host: paictl " +
+                verb + " CLUSTER_DIR HOST...");
+    return kExitUsage;
+  }
+  for (size_t i = 1; i < o.hosts.paths.size(); ++i) o.hosts.limit.push_back(o.hosts.paths[i]);
+  o.hosts.paths.resize(1);
+  return -1;
+}
+
+void print_json_doc(const Json& doc) {
+  std::printf("%s\n", doc.dump(2).c_str());
+}
+
+// node add DIR HOST... (hosts already in layout.yaml), or node add DIR --azure
+// POOL --count N (the pool's scale set grows, its new VMs go into layout.yaml):
+// then the same join, install --limit of those hosts.
+int run_node_add(NodeOptions& no, const Globals& g) {
+  InstallOptions& o = no.install;
+  bool json = is_structured(o.output);
+  if (no.azure_pool.empty()) {
+    if (no.count != 0) {
+      print_error(
+          "node add: --count goes with --azure POOL (on-prem hosts are named: paictl "
+          "node add CLUSTER_DIR HOST...)");
+      return kExitUsage;
+    }
+    if (int rc = split_hosts(o, "node add"); rc >= 0) return rc;
+    return run_install(o, g, Mode::Install);
+  }
+  if (o.hosts.paths.size() != 1) {
+    print_error(
+        "node add --azure POOL takes the cluster directory only (the new VMs' names come "
+        "from Azure): paictl node add CLUSTER_DIR --azure POOL --count N");
+    return kExitUsage;
+  }
+  if (!pai::util::is_directory(o.hosts.paths[0])) {
+    print_error(o.hosts.paths[0] + " is not a cluster directory");
+    return kExitUsage;
+  }
+  std::string dir = o.hosts.paths[0];
+  std::vector<std::string> added;
+  Json az;
+  int rc = run_azure_grow(o.azure, dir, g, no.azure_pool, no.count == 0 ? 1 : no.count,
+                          o.hosts.dry_run, o.yes, json, added, az);
+  if (rc != -1) {
+    if (json && !az.is_null())
+      print_json_doc({{"apiVersion", "paictl.install/v1"},
+                      {"kind", "NodeAdd"},
+                      {"cluster", dir},
+                      {"azure", az}});
+    return rc;
+  }
+  // The VMs exist and are in layout.yaml: they join as on-prem hosts do.
+  o.hosts.limit = added;
+  o.skip_azure = true;
+  o.azure_doc = az;
+  o.yes = true;  // the operator confirmed the whole change above
+  rc = run_install(o, g, Mode::Install);
+  if (rc != kExitOk && rc != kExitChanges)
+    print_error("node add: the new VMs are in layout.yaml; paictl node add " + dir + " " +
+                pai::util::join(added, " ") + " resumes their join");
+  return rc;
+}
+
+int run_node_remove(NodeOptions& no, const Globals& g) {
+  InstallOptions& o = no.install;
+  if (int rc = split_hosts(o, "node remove"); rc >= 0) return rc;
+  bool json = is_structured(o.output);
+  Prepared p;
+  if (int rc = prepare(o, g, "node remove", p); rc >= 0) return rc;
+  const auto* master = master_of(p);
+  std::vector<std::string> nodes;
+  for (const auto& h : p.specs) {
+    if (!h.selected) continue;
+    if (h.master) {
+      print_error("node remove: " + h.name + " is the master; paictl reset removes the cluster");
+      return kExitUsage;
+    }
+    nodes.push_back(h.name);
+  }
+  // With --azure every node must be a VM of a pool; nothing changes before that is known.
+  AzureRemovalPtr azure;
+  if (no.azure)
+    if (int rc = azure_removal_plan(o.azure, p.cluster_dir, g, nodes, azure); rc >= 0) return rc;
+
+  std::string kubectl =
+      "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache";
+  auto node_script = [&](const std::string& n) {
+    std::string q = pai::util::shell_quote(n);
+    std::string script;
+    if (no.drain)
+      script += kubectl + " drain " + q + " --ignore-daemonsets --delete-emptydir-data --timeout=" +
+                std::to_string(o.wait_s) + "s\n";
+    script += kubectl + " delete node " + q + " --ignore-not-found --wait=false\n";
+    return script;
+  };
+  if (o.hosts.dry_run) {
+    Json doc = {{"apiVersion", "paictl.install/v1"},
+                {"kind", "NodeRemove"},
+                {"cluster", p.cluster_dir},
+                {"nodes", nodes},
+                {"drain", no.drain}};
+    if (!json) {
+      std::printf("on %s:\n", master->name.c_str());
+      for (const auto& n : nodes) {
+        std::string script = node_script(n);
+        for (auto line : pai::util::split(script, '\n'))
+          if (!line.empty()) std::printf("  %s\n", std::string(line).c_str());
+      }
+    }
+    if (azure) {
+      doc["azure"] = azure_removal_json(*azure);
+      if (!json) {
+        std::printf("Azure:\n");
+        for (const auto& l : azure_removal_lines(*azure)) std::printf("  %s\n", l.c_str());
+        std::printf("dry run: nothing was changed in Azure or on any host\n");
+      }
+      if (json) print_json_doc(doc);
+      return kExitChanges;
+    }
+    if (json) {
+      print_json_doc(doc);
+      return kExitChanges;
+    }
+    std::printf("then reset %s:\n", pai::util::join(nodes, ", ").c_str());
+    std::fflush(stdout);
+    return run_install(o, g, Mode::Reset);
+  }
+  if (!o.yes && (!is_tty(0) || !is_tty(2))) {
+    print_error("not a terminal: pass --yes to remove nodes without a confirmation");
+    return kExitUsage;
+  }
+  std::string question =
+      "Remove " + pai::util::join(nodes, ", ") + " from the cluster" +
+      (azure ? " and delete the VM" + std::string(nodes.size() == 1 ? "" : "s") + " in Azure?"
+             : "?");
+  if (!o.yes && !confirm(question.c_str())) return kExitOk;
+  pai::remote::SshTransport transport;
+  transport.set_password(p.hosts.ssh_password);
+  for (const auto& n : nodes) {
+    auto r = pai::deploy::run_on_master(transport, *master, "set -e\n" + node_script(n));
+    if (!r.ok() || r.exit_status != 0) {
+      print_error("node remove: " + std::string(no.drain ? "draining and deleting" : "deleting") +
+                  " the node " + n +
+                  " failed: " + (r.ok() ? std::string(pai::util::trim(r.err)) : r.error));
+      return kExitRemote;
+    }
+    if (!g.quiet)
+      std::fprintf(stderr, "%-14s %-14s %s\n", n.c_str(), "node",
+                   no.drain ? "drained and deleted" : "deleted");
+  }
+  if (azure) {
+    // The VMs go (nothing on them needs resetting), and the files follow.
+    Json az;
+    int rc = azure_removal_apply(*azure, g, json, az);
+    if (json)
+      print_json_doc({{"apiVersion", "paictl.install/v1"},
+                      {"kind", "NodeRemove"},
+                      {"cluster", p.cluster_dir},
+                      {"nodes", nodes},
+                      {"azure", az}});
+    else if (rc == kExitOk)
+      std::printf("removed %s: the VM%s deleted in Azure, config.yaml and layout.yaml updated\n",
+                  pai::util::join(nodes, ", ").c_str(), nodes.size() == 1 ? "" : "s");
+    return rc == kExitOk ? kExitChanges : rc;
+  }
+  // Then what install put on the hosts goes, as paictl reset --limit does.
+  o.yes = true;
+  int rc = run_install(o, g, Mode::Reset);
+  if (rc == kExitOk || rc == kExitChanges)
+    std::printf(
+        "removed %s; take %s out of layout.yaml (and the HiveD config), then paictl config push\n",
+        pai::util::join(nodes, ", ").c_str(), nodes.size() == 1 ? "it" : "them");
+  return rc == kExitChanges && !o.detailed_exitcode ? kExitOk : rc;
+}
+
+}  // namespace
+
+void build_config_push(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<InstallOptions>();
+  add_common(cmd, *o, g, false);
+  cmd.callback([o, &g]() { g.exit_code = run_install(*o, g, Mode::ConfigPush); });
+}
+
+void build_config_pull(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<PullOptions>();
+  add_common(cmd, o->install, g, false);
+  cmd.add_option("--out", o->out, "Write the files here (default: the cluster directory itself)")
+      ->type_name("DIR");
+  cmd.add_flag("--force", o->force, "Replace local files that differ from the cluster's");
+  cmd.callback([o, &g]() { g.exit_code = run_config_pull(*o, g); });
+}
+
+void build_config_diff(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<InstallOptions>();
+  add_common(cmd, *o, g, false);
+  cmd.footer(
+      "EXIT STATUS:\n  0 the same, 1 the files differ (the diff is printed), 2 bad usage, 3 "
+      "the cluster could not be read\n");
+  cmd.callback([o, &g]() { g.exit_code = run_config_diff(*o, g); });
+}
+
+void build_node_add(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<NodeOptions>();
+  add_common(cmd, o->install, g, false, false);
+  cmd.get_option("--dry-run")
+      ->description(
+          "Show the plan (with --azure: the scale set's new size and what follows; else "
+          "what each phase would change on the hosts), and change nothing");
+  cmd.add_option("--azure", o->azure_pool,
+                 "Grow this Azure pool (azure.pools[].name) by --count VMs, then join them")
+      ->type_name("POOL");
+  cmd.add_option("--count", o->count, "With --azure: how many VMs to add (default 1)")
+      ->check(CLI::Range(1, 1000));
+  cmd.callback([o, &g]() { g.exit_code = run_node_add(*o, g); });
+}
+
+void build_node_remove(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<NodeOptions>();
+  add_common(cmd, o->install, g, true, false);
+  cmd.get_option("--dry-run")
+      ->description(
+          "Show what would be drained, deleted and reset (with --azure: the VMs "
+          "deleted and the files' changes), and change nothing");
+  cmd.add_flag("--drain", o->drain,
+               "Evict the node's pods first (kubectl drain, bounded by --wait), then delete it");
+  cmd.add_flag("--azure", o->azure,
+               "The nodes are VMs of Azure pools: delete them (with their NICs and OS disks) "
+               "through ARM instead of resetting them, and lower their pools' count in "
+               "config.yaml");
+  cmd.callback([o, &g]() { g.exit_code = run_node_remove(*o, g); });
 }
 
 }  // namespace paictl

@@ -1,4 +1,6 @@
-// paictl job list [--cluster NAME | --all-clusters] [--state S] [--user U]
+// paictl job list [--cluster NAME | --all-clusters] [--state S] [--user U] [--tag T]...
+//                 [--no-tag T]... [--since D] [--order F] [--limit N] [--offset N] [--all]
+//                 [--starred] [--watch]
 
 #include <cstdio>
 #include <ctime>
@@ -29,11 +31,152 @@ struct ListOptions {
   bool all_users = false;
   std::string vc;
   std::string keyword;
+  std::vector<std::string> tags;
+  std::vector<std::string> no_tags;
+  std::string since;
+  std::string order;
+  int offset = 0;
+  bool all_pages = false;
+  bool starred = false;
   int limit = 100;
   std::string output = "table";
   bool watch = false;
   double interval = 5;
+  bool name_output = false;  // -o name
+  // Set by run(): the server's order ("submissionTime,DESC") and the oldest
+  // submission time --since lets through (epoch ms; -1 without --since).
+  std::string server_order;
+  double since_ms = -1;
 };
+
+// --order names: paictl's short ones and the server's fields.
+const std::vector<std::pair<std::string, std::string>> kOrderFields = {
+    {"submitted", "submissionTime"},
+    {"submissionTime", "submissionTime"},
+    {"name", "name"},
+    {"state", "state"},
+    {"completed", "completedTime"},
+    {"completedTime", "completedTime"},
+    {"gpus", "totalGpuNumber"},
+    {"totalGpuNumber", "totalGpuNumber"},
+    {"retries", "retries"},
+    {"vc", "virtualCluster"},
+    {"virtualCluster", "virtualCluster"},
+    {"user", "username"},
+    {"username", "username"}};
+
+double number(const pai::api::Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : -1;
+}
+
+std::string tags_of(const pai::api::Json& j) {
+  std::vector<std::string> tags;
+  if (j.contains("tags") && j["tags"].is_array())
+    for (const auto& t : j["tags"])
+      if (t.is_string()) tags.push_back(t.get<std::string>());
+  return tags.empty() ? "-" : pai::util::join(tags, ",");
+}
+
+bool has_tag(const pai::api::Json& j, const std::string& tag) {
+  if (!j.contains("tags") || !j["tags"].is_array()) return false;
+  for (const auto& t : j["tags"])
+    if (t.is_string() && t.get<std::string>() == tag) return true;
+  return false;
+}
+
+// The filters the server applies, applied here to starred jobs (read one by one).
+bool matches(const ListOptions& o, const std::string& states, const pai::api::Json& j) {
+  if (!states.empty()) {
+    bool ok = false;
+    for (auto s : pai::util::split(states, ','))
+      ok |= j.value("state", std::string()) == std::string(s);
+    if (!ok) return false;
+  }
+  if (!o.vc.empty() && j.value("virtualCluster", std::string()) != o.vc) return false;
+  if (!o.tags.empty()) {
+    bool any = false;
+    for (const auto& t : o.tags) any |= has_tag(j, t);
+    if (!any) return false;
+  }
+  for (const auto& t : o.no_tags)
+    if (has_tag(j, t)) return false;
+  return true;
+}
+
+struct ClusterListing {
+  std::vector<pai::api::Json> jobs;
+  long total = -1;    // the server's count of matching jobs (before --since)
+  bool more = false;  // pages were left (without --all)
+  std::optional<pai::api::Error> error;
+  std::vector<std::string> gone;  // starred jobs the server no longer has
+};
+
+ClusterListing list_cluster(const ListOptions& o, const jobcli::Connection& c,
+                            const pai::api::JobFilter& base, const std::string& states) {
+  ClusterListing out;
+  auto recent = [&](const pai::api::Json& j) {
+    return o.since_ms < 0 || number(j, "submissionTime") >= o.since_ms;
+  };
+  if (o.starred) {
+    for (const auto& id : c.cluster->starred) {
+      size_t t = id.find('~');
+      if (t == std::string::npos) continue;
+      auto d = c.api->get_job(id.substr(0, t), id.substr(t + 1));
+      if (!d.ok()) {
+        if (d.error->code == "NoJobError") {
+          out.gone.push_back(id);
+          continue;
+        }
+        out.error = d.error;
+        return out;
+      }
+      pai::api::Json s = d->contains("jobStatus") && (*d)["jobStatus"].is_object()
+                             ? (*d)["jobStatus"]
+                             : pai::api::Json::object();
+      s["name"] = d->value("name", id.substr(t + 1));
+      if (!s.contains("username")) s["username"] = id.substr(0, t);
+      s["tags"] = d->contains("tags") ? (*d)["tags"] : pai::api::Json::array();
+      if (matches(o, states, s) && recent(s)) out.jobs.push_back(s);
+    }
+    std::stable_sort(out.jobs.begin(), out.jobs.end(), [](const auto& a, const auto& b) {
+      return number(a, "submissionTime") > number(b, "submissionTime");
+    });
+    out.total = static_cast<long>(out.jobs.size());
+    return out;
+  }
+  pai::api::JobFilter f = base;
+  f.offset = o.offset;
+  f.limit = o.limit;
+  f.with_total_count = true;
+  bool newest_first = o.server_order == "submissionTime,DESC";
+  for (int pages = 0; pages < 10000; ++pages) {
+    auto r = c.api->list_jobs_page(f);
+    if (!r.ok()) {
+      out.error = r.error;
+      return out;
+    }
+    out.total = r->total;
+    size_t n = r->items.size();
+    bool older = false;
+    for (const auto& j : r->items) {
+      if (recent(j))
+        out.jobs.push_back(j);
+      else
+        older = true;
+    }
+    bool last_page = static_cast<int>(n) < f.limit ||
+                     (r->total >= 0 && f.offset + static_cast<long>(n) >= r->total) || n == 0;
+    // Newest first: once a page reaches past --since, the next pages are older still.
+    if (older && newest_first) last_page = true;
+    if (!o.all_pages) {
+      out.more = !last_page;
+      break;
+    }
+    if (last_page) break;
+    f.offset += static_cast<int>(n);
+  }
+  return out;
+}
 
 const char* kStates[] = {"WAITING",   "RUNNING", "STOPPING", "STOPPED",
                          "SUCCEEDED", "FAILED",  "UNKNOWN"};
@@ -43,26 +186,36 @@ const char* kStates[] = {"WAITING",   "RUNNING", "STOPPING", "STOPPED",
 std::vector<std::pair<std::string, pai::api::Json>> fetch(
     const ListOptions& o, const std::vector<jobcli::Connection>& conns, const std::string& states,
     int& rc) {
-  std::vector<std::future<pai::api::Result<pai::api::Json>>> futures;
+  std::vector<std::future<ClusterListing>> futures;
   for (const auto& c : conns) {
     pai::api::JobFilter f;
     f.username = o.all_users ? "" : (o.user.empty() ? c.cluster->user : o.user);
     f.state = states;
     f.vc = o.vc;
     f.keyword = o.keyword;
-    f.limit = o.limit;
-    futures.push_back(std::async(std::launch::async, [c, f]() { return c.api->list_jobs(f); }));
+    f.tags_contain = pai::util::join(o.tags, ",");
+    f.tags_not_contain = pai::util::join(o.no_tags, ",");
+    if (!o.order.empty()) f.order = o.server_order;
+    futures.push_back(std::async(std::launch::async,
+                                 [&o, c, f, states]() { return list_cluster(o, c, f, states); }));
   }
   std::vector<std::pair<std::string, pai::api::Json>> jobs;
   for (size_t i = 0; i < conns.size(); ++i) {
     auto r = futures[i].get();
-    if (!r.ok()) {
-      jobcli::report_api_error(conns[i].cluster->name, "listing jobs", *r.error);
+    const std::string& name = conns[i].cluster->name;
+    if (r.error) {
+      jobcli::report_api_error(name, "listing jobs", *r.error);
       rc = kExitRemote;
       continue;
     }
-    if (!r->is_array()) continue;
-    for (const auto& j : *r) jobs.emplace_back(conns[i].cluster->name, j);
+    for (const auto& id : r.gone)
+      print_warning(name + ": starred job " + id + " no longer exists ('paictl job unstar " + id +
+                    " --cluster " + name + "')");
+    if (r.more && !o.watch)
+      std::fprintf(stderr, "paictl: %s: %zu of %s jobs shown; --all lists every page\n",
+                   name.c_str(), r.jobs.size(),
+                   r.total >= 0 ? std::to_string(r.total).c_str() : "more");
+    for (auto& j : r.jobs) jobs.emplace_back(name, std::move(j));
   }
   return jobs;
 }
@@ -72,8 +225,10 @@ Table list_table(const ListOptions& o,
                  jobcli::Json& all) {
   Table t;
   if (o.all_clusters) t.columns.push_back({"CLUSTER"});
-  for (const char* h : {"JOB", "STATE", "VC", "GPUS", "TASKS", "RETRIES", "SUBMITTED", "DURATION"})
+  for (const char* h :
+       {"JOB", "STATE", "VC", "GPUS", "TASKS", "RETRIES", "AGE", "DURATION", "TAGS"})
     t.columns.push_back({h});
+  t.columns.push_back({"SUBMITTED", true});
   t.columns.push_back({"SUBSTATE", true});
   t.columns.push_back({"COMPLETED", true});
   t.columns.push_back({"EXIT", true});
@@ -91,9 +246,8 @@ Table list_table(const ListOptions& o,
       row.push_back(j.contains("totalGpuNumber") ? j["totalGpuNumber"].dump() : "-");
       row.push_back(j.contains("totalTaskNumber") ? j["totalTaskNumber"].dump() : "-");
       row.push_back(j.contains("retries") ? j["retries"].dump() : "-");
-      row.push_back(jobcli::format_time_ms(j.contains("submissionTime")
-                                               ? jobcli::Json::parse(j["submissionTime"].dump())
-                                               : jobcli::Json(nullptr)));
+      double submitted = number(j, "submissionTime");
+      row.push_back(submitted < 0 ? "-" : jobcli::format_duration_ms(jobcli::now_ms() - submitted));
       double start = j.contains("launchedTime") && j["launchedTime"].is_number()
                          ? j["launchedTime"].get<double>()
                      : j.contains("createdTime") && j["createdTime"].is_number()
@@ -103,6 +257,10 @@ Table list_table(const ListOptions& o,
                        ? j["completedTime"].get<double>()
                        : static_cast<double>(std::time(nullptr)) * 1000;
       row.push_back(start < 0 ? "-" : jobcli::format_duration_ms(end - start));
+      row.push_back(tags_of(j));
+      row.push_back(jobcli::format_time_ms(j.contains("submissionTime")
+                                               ? jobcli::Json::parse(j["submissionTime"].dump())
+                                               : jobcli::Json(nullptr)));
       row.push_back(j.value("subState", std::string("-")));
       row.push_back(jobcli::format_time_ms(j.contains("completedTime")
                                                ? jobcli::Json::parse(j["completedTime"].dump())
@@ -115,8 +273,9 @@ Table list_table(const ListOptions& o,
   return t;
 }
 
-std::string job_key(const std::string& cluster, const pai::api::Json& j, bool with_cluster) {
-  return (with_cluster ? cluster + "  " : std::string()) + j.value("username", std::string("?")) +
+std::string job_key(const std::string& cluster, const pai::api::Json& j, bool with_cluster,
+                    const char* sep = "  ") {
+  return (with_cluster ? cluster + sep : std::string()) + j.value("username", std::string("?")) +
          "~" + j.value("name", std::string("?"));
 }
 
@@ -186,6 +345,49 @@ int run(const ListOptions& o, const Globals& g) {
     print_error("give --cluster or --all-clusters, not both");
     return kExitUsage;
   }
+  ListOptions opt = o;
+  for (const auto& t : o.tags)
+    if (t.empty() || t.find(',') != std::string::npos) {
+      print_error("--tag \"" + t + "\": a tag is non-empty and has no ','");
+      return kExitUsage;
+    }
+  for (const auto& t : o.no_tags)
+    if (t.empty() || t.find(',') != std::string::npos) {
+      print_error("--no-tag \"" + t + "\": a tag is non-empty and has no ','");
+      return kExitUsage;
+    }
+  if (!o.since.empty()) {
+    auto d = jobcli::parse_duration_ms(o.since);
+    if (!d) {
+      print_error("--since \"" + o.since + "\" is not a duration (e.g. 90s, 30m, 6h, 2d, 1w)");
+      return kExitUsage;
+    }
+    opt.since_ms = jobcli::now_ms() - *d;
+  }
+  opt.server_order = "submissionTime,DESC";
+  if (!o.order.empty()) {
+    auto parts = pai::util::split(o.order, ',');
+    std::string field(pai::util::trim(parts[0])),
+        dir = parts.size() > 1 ? std::string(pai::util::trim(parts[1])) : "";
+    std::string server;
+    std::vector<std::string> names;
+    for (const auto& [k, v] : kOrderFields) {
+      if (k == field) server = v;
+      names.push_back(k);
+    }
+    for (char& ch : dir) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 32 : ch);
+    if (server.empty() || parts.size() > 2 || (!dir.empty() && dir != "ASC" && dir != "DESC")) {
+      std::string guess = pai::util::did_you_mean(field, names);
+      print_error("--order \"" + o.order +
+                  "\": FIELD[,asc|desc] with FIELD one of submitted, name, "
+                  "state, completed, gpus, retries, vc, user" +
+                  (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"));
+      return kExitUsage;
+    }
+    if (dir.empty())
+      dir = server == "name" || server == "username" || server == "virtualCluster" ? "ASC" : "DESC";
+    opt.server_order = server + "," + dir;
+  }
   auto reg = jobcli::load_registry();
   if (!reg) return kExitUsage;
   std::vector<jobcli::Connection> conns;
@@ -211,11 +413,17 @@ int run(const ListOptions& o, const Globals& g) {
           "not with -o json/yaml");
       return kExitUsage;
     }
-    return watch(o, conns, states);
+    return watch(opt, conns, states);
   }
   int rc = kExitOk;
   jobcli::Json all = jobcli::Json::array();
-  Table t = list_table(o, fetch(o, conns, states, rc), all);
+  auto jobs = fetch(opt, conns, states, rc);
+  if (o.name_output || (g.output == "name" && o.output == "table")) {
+    for (const auto& [cluster, j] : jobs)
+      std::printf("%s\n", pai::util::printable(job_key(cluster, j, o.all_clusters, "/")).c_str());
+    return rc;
+  }
+  Table t = list_table(opt, jobs, all);
   if (!is_structured(o.output)) {
     if (t.rows.empty()) {
       if (rc == kExitOk) std::fprintf(stderr, "No jobs.\n");
@@ -240,9 +448,27 @@ void add_job_list(CLI::App& parent, Globals& g) {
   cmd->add_flag("--all-users", o->all_users, "Jobs of every user");
   cmd->add_option("--vc", o->vc, "Only jobs in this virtual cluster");
   cmd->add_option("--keyword", o->keyword, "Only jobs whose name, user or VC contains this text");
-  cmd->add_option("--limit", o->limit, "At most this many jobs per cluster, newest first")
+  cmd->add_option("--tag", o->tags,
+                  "Only jobs with this tag (repeat: with any of them; the server's tagsContain)")
+      ->type_name("TAG");
+  cmd->add_option("--no-tag", o->no_tags,
+                  "Only jobs without this tag (repeat: with none of them; tagsNotContain)")
+      ->type_name("TAG");
+  cmd->add_option("--since", o->since,
+                  "Only jobs submitted in the last DURATION (90s, 30m, 6h, 2d, 1w)")
+      ->type_name("DURATION");
+  cmd->add_option("--order", o->order,
+                  "Sort by FIELD[,asc|desc]: submitted (default, newest first), name, state, "
+                  "completed, gpus, retries, vc, user")
+      ->type_name("FIELD[,DIR]");
+  cmd->add_option("--limit", o->limit, "Page size: at most this many jobs per cluster and request")
       ->check(CLI::Range(1, 50000))
       ->capture_default_str();
+  cmd->add_option("--offset", o->offset, "Skip this many jobs (of each cluster) first")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--all", o->all_pages, "Every page, not only the first --limit jobs");
+  cmd->add_flag("--starred", o->starred,
+                "Only the jobs starred with 'paictl job star' (kept in the registry per cluster)");
   cmd->add_flag("-w,--watch", o->watch,
                 "Look again every --interval: redrawn on a terminal, one line per change "
                 "otherwise; Ctrl-C stops");
@@ -250,6 +476,9 @@ void add_job_list(CLI::App& parent, Globals& g) {
       ->check(CLI::Range(0.05, 3600.0))
       ->capture_default_str();
   add_output_option(*cmd, o->output, g, /*wide=*/true);
+  cmd->get_option("-o")
+      ->description("Output format: table (default), wide, json, yaml or name (USER~NAME a line)")
+      ->each([o](const std::string& v) { o->name_output = v == "name"; });
   cmd->footer(
       "EXIT STATUS:\n"
       "  0 ok, 2 bad usage, 3 a cluster failed (the others are still listed)\n\n");

@@ -1,4 +1,4 @@
-// paictl job tag add|remove JOB TAG...
+// paictl job tag add|remove JOB TAG...; paictl job tag list JOB
 
 #include <cstdio>
 
@@ -10,6 +10,8 @@
 #include "cmd_job_common.h"
 #include "exit_codes.h"
 #include "output.h"
+#include "printer.h"
+#include "util/printable.h"
 
 namespace paictl {
 
@@ -51,7 +53,43 @@ void add_job_tag(CLI::App& cmd, Globals& g, bool add) {
   cmd.callback([o, add, &g]() { g.exit_code = run(*o, add, g); });
 }
 
+struct TagListOptions {
+  std::string job;
+  jobcli::RemoteOptions remote;
+  std::string output = "text";
+};
+
+int run_list(const TagListOptions& o, const Globals& g) {
+  auto target = jobcli::open_job(o.job, o.remote, g);
+  if (!target) return kExitUsage;
+  const auto& [conn, user, name, id] = *target;
+  auto d = conn.api->get_job(user, name);
+  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *d.error);
+  std::vector<std::string> tags;
+  if (d->contains("tags") && (*d)["tags"].is_array())
+    for (const auto& t : (*d)["tags"])
+      if (t.is_string()) tags.push_back(t.get<std::string>());
+  if (is_structured(o.output)) {
+    print_document(
+        document("jobTags", Json{{"cluster", conn.cluster->name}, {"job", id}, {"tags", tags}}),
+        o.output);
+    return kExitOk;
+  }
+  for (const auto& t : tags) std::printf("%s\n", pai::util::printable(t).c_str());
+  if (tags.empty() && !g.quiet) std::fprintf(stderr, "%s has no tags.\n", id.c_str());
+  return kExitOk;
+}
+
 }  // namespace
+
+void build_job_tag_list(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<TagListOptions>();
+  cmd.add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
+  jobcli::add_remote_flags(&cmd, o->remote);
+  add_output_option(cmd, o->output, g);
+  cmd.footer("One tag a line. 'paictl job list --tag T' finds the jobs with a tag.\n\n");
+  cmd.callback([o, &g]() { g.exit_code = run_list(*o, g); });
+}
 
 void build_job_tag_add(CLI::App& cmd, Globals& g) {
   add_job_tag(cmd, g, true);

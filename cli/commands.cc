@@ -6,8 +6,16 @@
 // (tests/cli/test_commands.sh) are all made from this table.
 
 #include "app.h"
+#include "cmd_hived_commands.h"
 
 namespace paictl {
+
+// Day 2 of an installed cluster (cmd_install.cc).
+void build_node_add(CLI::App&, Globals&);
+void build_node_remove(CLI::App&, Globals&);
+void build_config_push(CLI::App&, Globals&);
+void build_config_pull(CLI::App&, Globals&);
+void build_config_diff(CLI::App&, Globals&);
 
 namespace {
 constexpr const char* kPlanning = "Plan and check a cluster";
@@ -85,15 +93,50 @@ const std::vector<Command>& command_table() {
        build_reset},
       {{"node"},
        kInstalling,
-       "Add machines to an installed cluster",
-       {"paictl node add cluster/ --azure gpu --count 2"}},
+       "Add hosts (or Azure VMs) to an installed cluster, or remove them",
+       {"paictl node add cluster/ gpu-worker-9 --yes",
+        "paictl node add cluster/ --azure gpu --count 2 --yes",
+        "paictl node remove cluster/ gpu-worker-3 --drain --yes"}},
       {{"node", "add"},
        nullptr,
-       "Grow an Azure pool: more VMs in its scale set, then config.yaml and layout.yaml follow",
-       {"paictl node add cluster/ --azure gpu --count 2",
-        "paictl node add cluster/ --azure gpu --count 4 --dry-run",
-        "paictl node add cluster/ --azure cpu -o json"},
+       "Check, prepare and join hosts added to layout.yaml (only what they and the cluster miss is "
+       "done); with --azure POOL --count N, first grow the pool's scale set and write its new VMs "
+       "into config.yaml and layout.yaml",
+       {"paictl node add cluster/ gpu-worker-9 --yes",
+        "paictl node add cluster/ gpu-worker-9 gpu-worker-10 --dry-run",
+        "paictl node add cluster/ --azure gpu --count 2 --yes"},
        build_node_add},
+      {{"node", "remove"},
+       nullptr,
+       "Delete nodes from the cluster (after draining them with --drain) and reset their hosts; "
+       "with --azure, delete their VMs in Azure instead",
+       {"paictl node remove cluster/ gpu-worker-3 --drain --yes",
+        "paictl node remove cluster/ gpu-worker-3 --dry-run",
+        "paictl node remove cluster/ pai-gpu000002 --azure --drain --yes"},
+       build_node_remove},
+      {{"config"},
+       kInstalling,
+       "Keep the cluster files (layout.yaml, config.yaml, services-configuration.yaml) on the "
+       "running cluster",
+       {"paictl config diff cluster/", "paictl config push cluster/ --yes",
+        "paictl config pull cluster/ --out pulled/"}},
+      {{"config", "push"},
+       nullptr,
+       "Store the cluster files on the cluster: layout.yaml in a ConfigMap, the files with "
+       "passwords in a Secret",
+       {"paictl config push cluster/ --yes", "paictl config push cluster/ --dry-run"},
+       build_config_push},
+      {{"config", "pull"},
+       nullptr,
+       "Write the cluster files the cluster holds into a directory (never over a different local "
+       "file without --force)",
+       {"paictl config pull cluster/ --out pulled/", "paictl config pull cluster/ --force"},
+       build_config_pull},
+      {{"config", "diff"},
+       nullptr,
+       "Show how the local cluster files differ from the cluster's (passwords shown as ***)",
+       {"paictl config diff cluster/", "paictl config diff cluster/ --ssh-config ssh_config"},
+       build_config_diff},
       {{"cluster"},
        kUsing,
        "Register OpenPAI clusters and see their capacity",
@@ -203,8 +246,8 @@ const std::vector<Command>& command_table() {
        build_job_wait},
       {{"job", "tag"},
        nullptr,
-       "Add or remove tags of a job",
-       {"paictl job tag add run-42 baseline", "paictl job tag remove run-42 baseline"}},
+       "Add, remove or list the tags of a job",
+       {"paictl job tag add run-42 baseline", "paictl job tag list run-42"}},
       {{"job", "tag", "add"},
        nullptr,
        "Add tags to a job",
@@ -215,6 +258,38 @@ const std::vector<Command>& command_table() {
        "Remove tags from a job",
        {"paictl job tag remove alice~run-42 best-lr --cluster lab"},
        build_job_tag_remove},
+      {{"job", "tag", "list"},
+       nullptr,
+       "List the tags of a job",
+       {"paictl job tag list run-42", "paictl job tag list alice~run-42 --cluster lab -o json"},
+       build_job_tag_list},
+      {{"job", "star"},
+       nullptr,
+       "Star jobs (favourites kept per cluster in the registry)",
+       {"paictl job star run-42", "paictl job list --starred"},
+       build_job_star},
+      {{"job", "unstar"},
+       nullptr,
+       "Unstar jobs",
+       {"paictl job unstar run-42 alice~run-41"},
+       build_job_unstar},
+      {{"job", "clone"},
+       nullptr,
+       "Submit a copy of a job from its config on the server, to this or another cluster",
+       {"paictl job clone run-42 --name run-43 --param lr=0.01",
+        "paictl job clone alice~run-42 --from lab --cluster cloud --dry-run"},
+       build_job_clone},
+      {{"job", "resubmit"},
+       nullptr,
+       "Submit a failed job again under a new name (NAME-r1, -r2, ...)",
+       {"paictl job resubmit run-42", "paictl job resubmit alice~run-42 --cluster lab --dry-run"},
+       build_job_resubmit},
+      {{"job", "sweep"},
+       nullptr,
+       "Submit one job per combination of parameter values, all with one tag",
+       {"paictl job sweep job.yaml --param lr=0.1,0.01 --param bs=32,64 --dry-run",
+        "paictl job sweep job.yaml --param lr=0.1,0.01,0.001 --max-parallel 2"},
+       build_job_sweep},
       {{"hived"},
        kUsing,
        "See, explain and safely change a running HiveD scheduler through its inspect API",
@@ -239,6 +314,44 @@ const std::vector<Command>& command_table() {
         "paictl hived why bob~eval-3 --config cluster/ --vc prod --priority 100 --pods 2 --gpus 8",
         "paictl hived why bob~eval-3 --config cluster/ --vc prod --pods 1 --gpus 4 -o json"},
        build_hived_why},
+      {{"hived", "diff"},
+       nullptr,
+       "What a HiveD config change does to the running cluster: VC cells, pinned cells, nodes, "
+       "and which groups keep running, are lazily preempted or are left on removed cells",
+       {"paictl hived diff cluster/ new-cluster/ --live --cluster lab",
+        "paictl hived diff hived-old.yaml hived-new.yaml --snapshot lab-snapshot.json -o json",
+        "paictl hived diff cluster/ new-cluster/ --live --detailed-exitcode"},
+       build_hived_diff},
+      {{"hived", "snapshot"},
+       nullptr,
+       "Save the live cluster status and affinity groups (HiveD's shapes) for an offline diff",
+       {"paictl hived snapshot --cluster lab --out lab-snapshot.json",
+        "paictl hived snapshot --hived http://10.0.0.1:30096 > snapshot.json"},
+       build_hived_snapshot},
+      {{"hived", "apply"},
+       nullptr,
+       "Change HiveD's config safely: diff, refuse preempting running guaranteed groups, "
+       "confirm, push, restart, wait until every node is healthy, report",
+       {"paictl hived apply new-cluster/ --cluster lab",
+        "paictl hived apply hived.yaml --kubectl 'ssh master kubectl "
+        "--kubeconfig=/etc/kubernetes/admin.conf' --yes",
+        "paictl hived apply new-cluster/ --current cluster/ --push-command ./push.sh "
+        "--restart-command ./restart.sh --dry-run"},
+       build_hived_apply},
+      {{"hived", "cells"},
+       nullptr,
+       "HiveD's cell trees: physical cells and each VC's virtual cells with their bindings; an SVG "
+       "coloured by VC with bad and doomed cells marked",
+       {"paictl hived cells --cluster lab", "paictl hived cells --vc prod --tree",
+        "paictl hived cells --diagram cells.svg"},
+       build_hived_cells},
+      {{"hived", "drift"},
+       nullptr,
+       "The physical cluster HiveD sees against the cluster files and the hosts' facts: nodes "
+       "missing, unexpected or bad, GPUs gone",
+       {"paictl hived drift cluster/ --cluster lab", "paictl hived drift cluster/ --facts facts/",
+        "paictl hived drift cluster/ --facts facts/ -o json"},
+       build_hived_drift},
       {{"simulate"},
        kSimulating,
        "Replay job traces on a cluster with HiveD and baseline schedulers",

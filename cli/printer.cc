@@ -12,7 +12,7 @@
 namespace paictl {
 
 const std::vector<std::string>& output_formats() {
-  static const std::vector<std::string> k = {"table", "wide", "json", "yaml", "text"};
+  static const std::vector<std::string> k = {"table", "wide", "json", "yaml", "text", "name"};
   return k;
 }
 
@@ -26,7 +26,7 @@ CLI::Validator output_validator() {
         std::string guess = pai::util::did_you_mean(v, output_formats());
         return "\"" + v + "\" is not an output format" +
                (guess.empty() ? "" : "; did you mean \"" + guess + "\"?") +
-               " (formats: table, wide, json, yaml; text is the same as table)";
+               " (formats: table, wide, json, yaml, name; text is the same as table)";
       },
       "", "output format");
 }
@@ -36,7 +36,9 @@ CLI::Validator output_validator() {
 void add_output_option(CLI::App& cmd, std::string& out, Globals& g, bool wide) {
   const std::string human = out;
   auto set = [&out, human, wide](const std::string& v) {
-    if (v == "table" || v == "text" || (v == "wide" && !wide))
+    // "name" (one name a line) is read by the list commands that offer it
+    // (job list); elsewhere it is the human format.
+    if (v == "table" || v == "text" || v == "name" || (v == "wide" && !wide))
       out = human;
     else
       out = v;

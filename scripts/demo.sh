@@ -99,6 +99,11 @@ expect 0 $PAICTL job list --all-clusters
 expect 0 $PAICTL job status pytorch_mnist --cluster lab
 expect 0 $PAICTL job wait pytorch_mnist --cluster lab --interval 1
 expect 0 $PAICTL job logs pytorch_mnist --cluster lab --tail
+step "Follow a log to the end, see the job's events, tag it and find it by its tag"
+expect 0 $PAICTL job logs pytorch_mnist --cluster lab -f --interval 0.5
+expect 0 $PAICTL job events pytorch_mnist --cluster lab
+expect 0 $PAICTL job tag add pytorch_mnist baseline --cluster lab
+expect 0 $PAICTL job list --all-clusters --tag baseline
 step "Stop a job and wait until it has stopped"
 expect 0 $PAICTL job stop tf_distributed_cifar10 --cluster cloud --wait --wait-interval 1
 python3 tests/integration/rest/rest_fixture.py stop "$RUN/servers"
@@ -110,6 +115,12 @@ unset XDG_CONFIG_HOME
 step "check hosts over SSH against local sshd test hosts"
 set +e; PAICTL=$PAICTL sh scripts/demo-hosts.sh; rc=$?; set -e
 [ "$rc" -eq 0 ] || { echo "demo: scripts/demo-hosts.sh exited $rc" >&2; status=1; }
+
+# --- install ---------------------------------------------------------------------------
+# paictl install on a 3-host testbed (scripts/testbed.sh); needs root like the above.
+step "install a cluster on a 3-host testbed: plan, install, nothing to do, reset"
+set +e; PAICTL=$PAICTL sh scripts/demo-install.sh; rc=$?; set -e
+[ "$rc" -eq 0 ] || { echo "demo: scripts/demo-install.sh exited $rc" >&2; status=1; }
 
 if [ "$status" -eq 0 ]; then step "demo finished: every step behaved as expected"; fi
 exit $status

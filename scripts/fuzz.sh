@@ -8,6 +8,11 @@
 # once; FUZZ_NICE=N runs them under `nice -n N` (a shared machine stays usable).
 set -eu
 cd "$(dirname "$0")/.."
+MODE=all
+if [ "${1:-}" = "--run-one" ]; then  # internal: --run-one SECONDS TARGET
+  MODE=run-one
+  shift
+fi
 SECONDS_PER_TARGET=${1:-60}
 [ $# -gt 0 ] && shift
 JOBS=$(nproc 2>/dev/null || echo 2)
@@ -39,9 +44,8 @@ run_one() {
     "$result" >build-fuzz/$t.result
 }
 
-if [ "${1:-}" = "--run-one" ]; then  # internal: one target of a parallel run
-  SECONDS_PER_TARGET=$2
-  run_one "$3"
+if [ "$MODE" = run-one ]; then  # internal: one target of a parallel run
+  run_one "$1"
   exit 0
 fi
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Check "-DCMAKE_CXX_FLAGS_CHECK=-O1 -g1" -DCMAKE_CXX_COMPILER=clang++ \

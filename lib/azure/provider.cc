@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -520,6 +521,48 @@ Result<json> scale_pool(ArmClient& arm, const Spec& s, const std::string& pool, 
   for (const auto& r : desired_resources(changed))
     if (r.kind == "scale set" && r.pool == pool) return arm.put(r.path, r.api_version, r.body);
   return Error{"no scale set for pool " + pool, ""};
+}
+
+std::string machine_path(const Spec& s, const Machine& m) {
+  return rg_path(s) + "/providers/Microsoft.Compute/virtualMachineScaleSets/" +
+         vmss_name(s, m.pool) + "/virtualMachines/" + m.instance_id;
+}
+
+Result<std::vector<std::string>> delete_machines(ArmClient& arm, const Spec& s,
+                                                 const std::vector<Machine>& machines,
+                                                 const Progress& progress) {
+  std::mutex mu;
+  std::vector<std::string> deleted, errors;
+  std::vector<std::thread> threads;
+  for (const auto& m : machines) {
+    if (m.instance_id.empty()) {
+      errors.push_back(m.hostname + ": no instance id");
+      continue;
+    }
+    threads.emplace_back([&, m] {
+      std::string path = machine_path(s, m);
+      if (progress) {
+        std::lock_guard<std::mutex> l(mu);
+        progress("deleting VM " + m.hostname + " (" + vmss_name(s, m.pool) + ", instance " +
+                 m.instance_id + ")");
+      }
+      auto r = arm.remove(path, kComputeApi);
+      std::lock_guard<std::mutex> l(mu);
+      if (!r.ok()) {
+        errors.push_back(r.error().message);
+        return;
+      }
+      deleted.push_back(path);
+      if (progress) progress("VM " + m.hostname + ": deleted, with its NIC and OS disk");
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::sort(deleted.begin(), deleted.end());
+  if (!errors.empty())
+    return Error{util::join(errors, "; ") +
+                     (deleted.empty() ? "" : " (deleted: " + util::join(deleted, ", ") + ")"),
+                 "paictl node remove --azure again deletes what is left"};
+  return deleted;
 }
 
 std::string replace_integer_at(const std::string& text, uint32_t line, uint32_t column,

@@ -104,6 +104,18 @@ std::string update_layout(const std::string& text, const std::vector<Machine>& m
 util::Result<nlohmann::json> scale_pool(ArmClient& arm, const Spec& s, const std::string& pool,
                                         int64_t count);
 
+// The ARM id of one VM of its pool's scale set.
+std::string machine_path(const Spec& s, const Machine& m);
+
+// Deletes these VMs from their scale sets (`node remove --azure`): one DELETE
+// each, all at once, each waited for (the LRO contract). In a Uniform scale set
+// a VM's NIC and OS disk belong to it and go with it, and the scale set's
+// capacity drops by one per VM. Returns the ids deleted; on an error, those
+// deleted before it are in the error's message.
+util::Result<std::vector<std::string>> delete_machines(ArmClient& arm, const Spec& s,
+                                                       const std::vector<Machine>& machines,
+                                                       const Progress& progress);
+
 // config.yaml's text with the integer at `m` (1-based line and column) replaced
 // by `value`; "" and `error` set when no integer is there.
 std::string replace_integer_at(const std::string& text, uint32_t line, uint32_t column,

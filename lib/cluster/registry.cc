@@ -221,6 +221,16 @@ std::optional<Config> parse_config(const std::string& text, const std::string& p
             if (auto s = str(f.value, where)) cl.authn_method = *s;
           } else if (key == "addedAt") {
             if (auto s = str(f.value, where)) cl.added_at = *s;
+          } else if (key == "starred") {
+            if (!f.value || f.value->is_null()) continue;
+            if (!f.value->is_sequence()) {
+              problem(out, diag::Severity::Error, "R002", path, f.value->mark(),
+                      "starred must be a list of jobs (USER~NAME)");
+              ok = false;
+              continue;
+            }
+            for (const auto* j : f.value->items())
+              if (auto s = str(j, "a starred job")) cl.starred.push_back(*s);
           } else {
             cl.extra[key] = to_json(f.value);
           }
@@ -281,6 +291,7 @@ std::string serialize_config(const Config& c) {
     if (!cl.version.empty()) e["version"] = cl.version;
     if (!cl.authn_method.empty()) e["authnMethod"] = cl.authn_method;
     if (!cl.added_at.empty()) e["addedAt"] = cl.added_at;
+    if (!cl.starred.empty()) e["starred"] = cl.starred;
     for (auto it = cl.extra.begin(); it != cl.extra.end(); ++it)
       if (!e.contains(it.key())) e[it.key()] = it.value();
     list.push_back(e);

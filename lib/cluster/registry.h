@@ -44,7 +44,10 @@ struct Cluster {
   std::string version;       // the server's version when added
   std::string authn_method;  // basic or OIDC
   std::string added_at;      // RFC 3339, UTC
-  std::string source;        // the file it was read from (not stored)
+  // Favourite jobs (USER~NAME) of this cluster: `paictl job star`. OpenPAI has no
+  // favourites, so they live here, with the cluster they belong to.
+  std::vector<std::string> starred;
+  std::string source;  // the file it was read from (not stored)
   nlohmann::ordered_json extra =
       nlohmann::ordered_json::object();  // keys paictl does not know, kept as they are
 };

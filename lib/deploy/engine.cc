@@ -286,6 +286,8 @@ struct HostLog {
 };
 
 // The holder line of a host lock: "LOCALHOST PID RUNID START".
+}  // namespace
+
 bool holder_is_dead_here(const std::string& holder) {
   auto parts = util::split(holder, ' ');
   if (parts.size() < 2 || std::string(parts[0]) != local_hostname()) return false;
@@ -293,6 +295,8 @@ bool holder_is_dead_here(const std::string& holder) {
   if (!pid || *pid <= 0) return false;
   return ::kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH;
 }
+
+namespace {
 
 bool phase_runs(const Phase& p, const HostSpec& h) {
   return p.runs_on(h) && (h.selected || p.cluster_scope());

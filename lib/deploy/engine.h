@@ -110,5 +110,7 @@ class Engine {
 std::string host_lock_script(const std::string& holder, int stale_s,
                              const std::string& takeover = {});
 std::string host_unlock_script(const std::string& holder);
+// A lock holder ("LOCALHOST PID ...") of this machine whose process is gone.
+bool holder_is_dead_here(const std::string& holder);
 
 }  // namespace pai::deploy

@@ -12,6 +12,7 @@
 #include <kainjow/mustache.hpp>
 
 #include "check/catalogue.h"
+#include "deploy/engine.h"
 #include "facts/fact_script.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -19,6 +20,10 @@
 namespace pai::deploy {
 
 namespace {
+
+// The description paictl gives kubeadm init's own bootstrap token
+// (templates/install/kubeadm-init.yaml).
+constexpr const char* kInitTokenMark = "paictl install: kubeadm init's token";
 
 using util::shell_quote;
 
@@ -121,21 +126,28 @@ class DetectOs : public Phase {
  public:
   std::string name() const override { return "os"; }
   bool cluster_scope() const override { return true; }
-  Status observe(HostRun& h, std::vector<std::string>&) override {
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
     std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "the OS",
-                          ". /etc/os-release 2>/dev/null\n"
-                          "echo \"os_id=$ID\"; echo \"os_version=$VERSION_ID\"; echo "
-                          "\"os_name=$PRETTY_NAME\"\n"
-                          "echo \"arch=$(uname -m)\"\n"
-                          "i=$(ip route show default 2>/dev/null | awk '{for(i=1;i<NF;i++) "
-                          "if($i==\"dev\"){print $(i+1); exit}}')\n"
-                          "[ -n \"$i\" ] && echo \"mtu=$(cat /sys/class/net/$i/mtu 2>/dev/null)\"\n"
-                          "[ -e /etc/paictl/cluster ] && echo ours=1\n"
-                          "[ -e /etc/kubernetes/kubelet.conf ] && echo joined=1\n"
-                          "true\n",
-                          kv);
+    Status s =
+        observe_kv(h, "the OS",
+                   ". /etc/os-release 2>/dev/null\n"
+                   "echo \"os_id=$ID\"; echo \"os_version=$VERSION_ID\"; echo "
+                   "\"os_name=$PRETTY_NAME\"\n"
+                   "echo \"arch=$(uname -m)\"\n"
+                   "i=$(ip route show default 2>/dev/null | awk '{for(i=1;i<NF;i++) "
+                   "if($i==\"dev\"){print $(i+1); exit}}')\n"
+                   "[ -n \"$i\" ] && echo \"mtu=$(cat /sys/class/net/$i/mtu 2>/dev/null)\"\n"
+                   "[ -e /etc/paictl/cluster ] && echo ours=1\n"
+                   "[ -e /etc/kubernetes/kubelet.conf ] && echo joined=1\n"
+                   "L=/run/lock/paictl-install; [ -d /run/lock ] || L=/tmp/paictl-install.lock\n"
+                   "[ -f \"$L\" ] && echo \"lock=$(head -n 1 \"$L\")\"\n"
+                   "true\n",
+                   kv);
     if (!s.ok) return s;
+    // A lock left by an install killed on this machine: the next apply takes
+    // it over and removes it at its end, so the plan must not say "up to date".
+    if (kv.count("lock") && holder_is_dead_here(kv["lock"]))
+      needs.push_back("remove the install lock of a run that is gone (" + kv["lock"] + ")");
     auto& f = h.facts();
     f["os_id"] = kv["os_id"];
     f["os_version"] = kv["os_version"];
@@ -561,7 +573,14 @@ class ControlPlane : public Phase {
     if (!s.ok) return s;
     kubeadm_version_ = kv["kubeadm"].empty() ? "v" + s_.kube_version : kv["kubeadm"];
     h.facts()["kubeadm_version"] = kubeadm_version_;
-    if (kv.count("ready")) return {};
+    if (kv.count("ready")) {
+      // A run killed between kubeadm init and deleting init's token left it.
+      auto t = h.sh(std::string("kubeadm token list 2>/dev/null | grep -c \"") + kInitTokenMark +
+                    "\" || true");
+      if (t.ok() && util::trim(t.out) != "0" && !util::trim(t.out).empty())
+        needs.push_back("delete kubeadm init's bootstrap token (an interrupted run left it)");
+      return {};
+    }
     if (kv.count("admin")) {
       needs.push_back("wait for the API server (admin.conf is there, /readyz does not answer)");
       return {};
@@ -581,6 +600,14 @@ class ControlPlane : public Phase {
       reset |= n.find("kubeadm reset") != std::string::npos;
       init |= n.rfind("kubeadm init", 0) == 0;
     }
+    bool stale_token = false;
+    for (const auto& n : needs) stale_token |= n.rfind("delete kubeadm init's", 0) == 0;
+    if (stale_token)
+      return run_step(h, "deleting kubeadm init's bootstrap token",
+                      std::string("kubeadm token list 2>/dev/null | grep \"") + kInitTokenMark +
+                          "\" | awk '{print $1}' | "
+                          "while read -r t; do kubeadm token delete \"${t%%.*}\" >/dev/null; "
+                          "done\n");
     if (!init) {
       bool up = poll(s_.wait_s, 1000, [&] {
         auto r = h.sh(std::string(kKubectl) + " get --raw=/readyz --request-timeout=5s");
@@ -760,6 +787,25 @@ class Workers : public Phase {
                           " -o name --request-timeout=20s 2>/dev/null || true");
       registered = r.ok() && util::trim(r.out) == "node/" + h.spec().name;
     }
+    // Tokens minted for this host by a run that was killed before it deleted
+    // them (they would live out their TTL): only their ids are read.
+    std::vector<std::string> leftover;
+    if (master) {
+      auto r = master->sh(
+          "[ -f /etc/kubernetes/admin.conf ] || exit 0\n"
+          "kubeadm token list 2>/dev/null | awk '/paictl join of " +
+          h.spec().name + "( |$)/ {split($1, a, \".\"); print \"leftover=\" a[1]}'\n");
+      if (r.ok())
+        for (auto line : util::split(r.out, '\n'))
+          if (line.rfind("leftover=", 0) == 0) leftover.emplace_back(line.substr(9));
+    }
+    {
+      std::lock_guard lock(mu_);
+      leftover_[h.spec().name] = leftover;
+    }
+    if (!leftover.empty())
+      needs.push_back("delete " + std::to_string(leftover.size()) +
+                      " join token(s) an interrupted run left");
     bool conf = kv.count("kubelet_conf") > 0;
     if (conf && registered) return {};
     if (conf)
@@ -775,6 +821,16 @@ class Workers : public Phase {
   Status apply(HostRun& h, const std::vector<std::string>& needs) override {
     HostRun* master = h.run().master();
     if (!master) return Status::failure("no master in layout.yaml to join");
+    std::vector<std::string> leftover;
+    {
+      std::lock_guard lock(mu_);
+      leftover = leftover_[h.spec().name];
+    }
+    for (const auto& id : leftover)
+      master->sh("kubeadm token delete " + shell_quote(id) + " >/dev/null 2>&1 || true");
+    bool join = false;
+    for (const auto& n : needs) join |= n.rfind("kubeadm join", 0) == 0;
+    if (!join) return {};
     for (const auto& n : needs)
       if (n.find("kubeadm reset") != std::string::npos)
         if (Status s = run_step(h, "kubeadm reset -f", "kubeadm reset -f"); !s.ok) return s;
@@ -822,7 +878,8 @@ class Workers : public Phase {
 
   const InstallSettings& s_;
   std::mutex mu_;
-  std::map<std::string, std::string> minted_;  // host -> token id (not secret)
+  std::map<std::string, std::string> minted_;                 // host -> token id (not secret)
+  std::map<std::string, std::vector<std::string>> leftover_;  // host -> token ids
 };
 
 // Node labels: roles and SKU from layout.yaml; GPU nodes are marked for the
@@ -1151,6 +1208,7 @@ PhaseList install_phases(const InstallSettings& s) {
   p.push_back(std::make_unique<VerifyNodes>(s));
   p.push_back(make_hived_phase(s));
   p.push_back(make_openpai_phase(s));
+  p.push_back(make_config_phase(s));
   return p;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "check/runner.h"
+#include "deploy/cluster_files.h"
 #include "deploy/openpai.h"
 #include "deploy/phase.h"
 #include "remote/secret.h"
@@ -30,7 +31,8 @@ struct InstallSettings {
   remote::Secret sudo_password;
   int wait_s = 300;  // rollouts, nodes Ready, the API server
   int join_token_ttl_s = 900;
-  OpenPaiSettings openpai;  // HiveD and the OpenPAI services
+  OpenPaiSettings openpai;     // HiveD and the OpenPAI services
+  ClusterFiles cluster_files;  // pushed to the cluster by the config phase ("" = not)
 };
 
 // Phases of `install`, in order.

@@ -295,6 +295,28 @@ Parsed<std::vector<AffinityGroup>> parse_affinity_groups(std::string_view text) 
   });
 }
 
+Parsed<Snapshot> parse_snapshot(std::string_view text) {
+  return parse_with<Snapshot>(text, [](const J& j) {
+    if (!j.is_object()) fail("(top level)", "expected an object, got " + kind_of(j));
+    Snapshot s;
+    const J& cs = need(j, "clusterStatus", "(top level)");
+    if (!cs.is_object()) fail("clusterStatus", "expected an object, got " + kind_of(cs));
+    s.status.physical_cluster = physical_list(need(cs, "physicalCluster", "clusterStatus"),
+                                              "clusterStatus.physicalCluster");
+    s.status.virtual_clusters =
+        vc_map(need(cs, "virtualClusters", "clusterStatus"), "clusterStatus.virtualClusters");
+    const J& ag = need(j, "affinityGroups", "(top level)");
+    if (!ag.is_object()) fail("affinityGroups", "expected an object, got " + kind_of(ag));
+    auto it = ag.find("items");
+    if (it != ag.end() && !it->is_null()) {
+      if (!it->is_array()) fail("affinityGroups.items", "expected an array, got " + kind_of(*it));
+      for (size_t i = 0; i < it->size(); ++i)
+        s.groups.push_back(group((*it)[i], "affinityGroups.items[" + std::to_string(i) + "]"));
+    }
+    return s;
+  });
+}
+
 Parsed<AffinityGroup> parse_affinity_group(std::string_view text) {
   return parse_with<AffinityGroup>(text, [](const J& j) { return group(j, "(top level)"); });
 }

@@ -93,6 +93,15 @@ Parsed<VirtualClusterStatus> parse_virtual_cluster(std::string_view text);
 Parsed<std::vector<AffinityGroup>> parse_affinity_groups(std::string_view text);
 Parsed<AffinityGroup> parse_affinity_group(std::string_view text);
 
+// A saved live state (`paictl hived snapshot`): {"clusterStatus": the answer of
+// GET /v1/inspect/clusterstatus, "affinityGroups": that of /v1/inspect/affinitygroups/};
+// other keys are ignored.
+struct Snapshot {
+  ClusterStatus status;
+  std::vector<AffinityGroup> groups;
+};
+Parsed<Snapshot> parse_snapshot(std::string_view text);
+
 // --- writing, in HiveD's field order and omitempty rules ------------------------------
 
 Json to_json(const PhysicalCellStatus& c);

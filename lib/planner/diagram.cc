@@ -4,6 +4,7 @@
 #include <set>
 
 #include "planner/plan_output.h"
+#include "util/svg.h"
 
 namespace pai::planner {
 
@@ -62,54 +63,13 @@ std::vector<std::vector<int>> example_binding(const Plan& plan) {
 
 namespace {
 
-const char* kPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
-                          "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#d37295", "#8cd17d"};
-
-std::string esc(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '&')
-      o += "&amp;";
-    else if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '"')
-      o += "&quot;";
-    else
-      o += c;
-  }
-  return o;
-}
+using util::Svg;
 
 std::string color_of(const Plan& plan, int vc) {
   if (vc < 0) return "#ffffff";
   if (plan.vcs[static_cast<size_t>(vc)].is_default) return "#bab0ac";
-  return kPalette[static_cast<size_t>(vc) % (sizeof kPalette / sizeof *kPalette)];
+  return util::kSvgPalette[static_cast<size_t>(vc) % util::kSvgPaletteSize];
 }
-
-struct Svg {
-  std::string body;
-  int width = 0, height = 0;
-  void rect(int x, int y, int w, int h, const std::string& fill, const std::string& stroke,
-            int rx = 3, const std::string& title = {}) {
-    body += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" width=\"" +
-            std::to_string(w) + "\" height=\"" + std::to_string(h) + "\" rx=\"" +
-            std::to_string(rx) + "\" fill=\"" + fill + "\" stroke=\"" + stroke + "\"";
-    if (title.empty())
-      body += "/>\n";
-    else
-      body += "><title>" + esc(title) + "</title></rect>\n";
-    width = std::max(width, x + w);
-    height = std::max(height, y + h);
-  }
-  void text(int x, int y, const std::string& t, int size = 11, const std::string& extra = {}) {
-    body += "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" font-size=\"" +
-            std::to_string(size) + "\"" + extra + ">" + esc(t) + "</text>\n";
-    width = std::max(width, x + static_cast<int>(t.size()) * size * 6 / 10);
-    height = std::max(height, y + 4);
-  }
-};
 
 constexpr int kLeaf = 14, kPad = 4;
 
@@ -271,12 +231,7 @@ std::string render_svg(const Plan& plan) {
            "HiveD binds virtual "
            "cells when jobs run.",
            10, " fill=\"#555555\"");
-  std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    std::to_string(svg.width + 10) + "\" height=\"" +
-                    std::to_string(svg.height + 10) +
-                    "\" font-family=\"Helvetica, Arial, sans-serif\">\n";
-  out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n" + svg.body + "</svg>\n";
-  return out;
+  return svg.document();
 }
 
 }  // namespace pai::planner

@@ -8,6 +8,7 @@
 
 #include "sim/text_input.h"
 #include "util/fs.h"
+#include "util/printable.h"
 #include "util/strings.h"
 
 namespace pai::sim {
@@ -426,7 +427,17 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     return false;
   }
   Columns cols;
-  for (size_t i = 0; i < f.size(); ++i) cols.index[std::string(util::trim(f[i]))] = i;
+  for (size_t i = 0; i < f.size(); ++i) {
+    std::string name(util::trim(f[i]));
+    if (!name.empty() && cols.index.count(name)) {
+      set_error(e, src.name(), {csv.line(), csv.column(i)},
+                "column \"" + util::printable(name) + "\" appears twice",
+                "Helios' cluster_log.csv names each column once");
+      return false;
+    }
+    cols.index[name] = i;
+  }
+  const size_t header_fields = f.size();
   const int c_id = cols.find("job_id"), c_vc = cols.find("vc"), c_gpu = cols.find("gpu_num"),
             c_node = cols.find("node_num"), c_submit = cols.find("submit_time"),
             c_start = cols.find("start_time"), c_end = cols.find("end_time"),
@@ -450,10 +461,10 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
   while (csv.next(f)) {
     out.records++;
     const uint32_t line = csv.line();
-    if (f.size() < cols.index.size()) {
+    if (f.size() < header_fields) {
       set_error(e, src.name(), {line, 1},
                 "this record has " + std::to_string(f.size()) + " fields, the header has " +
-                    std::to_string(cols.index.size()));
+                    std::to_string(header_fields));
       return false;
     }
     const std::string id(util::trim(f[static_cast<size_t>(c_id)]));

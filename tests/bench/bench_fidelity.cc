@@ -27,6 +27,7 @@
 #include "scheduler/hived.h"
 #include "scheduler/policy.h"
 #include "sim/fidelity.h"
+#include "timed_policy.h"
 
 namespace {
 
@@ -37,34 +38,6 @@ double cpu_us() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
 }
-
-class Timed final : public Policy {
- public:
-  Timed(std::unique_ptr<Policy> inner, std::vector<double>* samples)
-      : inner_(std::move(inner)), samples_(samples) {}
-  std::string_view name() const override { return inner_->name(); }
-  const pai::scheduler::ClusterShape& cluster() const override { return inner_->cluster(); }
-  pai::scheduler::ScheduleResult schedule(const pai::scheduler::GroupRequest& r,
-                                          bool preempt) override {
-    const double t0 = cpu_us();
-    auto res = inner_->schedule(r, preempt);
-    samples_->push_back(cpu_us() - t0);
-    return res;
-  }
-  pai::scheduler::ScheduleResult schedule_pod(std::string_view g, int32_t n) override {
-    return inner_->schedule_pod(g, n);
-  }
-  bool release(std::string_view g) override { return inner_->release(g); }
-  void set_node_health(int32_t n, bool h) override { inner_->set_node_health(n, h); }
-  uint64_t release_epoch() const override { return inner_->release_epoch(); }
-  pai::scheduler::UsageSummary usage() const override { return inner_->usage(); }
-  bool has_group(std::string_view g) const override { return inner_->has_group(g); }
-  std::string check_invariants() const override { return inner_->check_invariants(); }
-
- private:
-  std::unique_ptr<Policy> inner_;
-  std::vector<double>* samples_;
-};
 
 std::string read_file(const std::string& path) {
   std::string out;
@@ -129,7 +102,7 @@ int main(int argc, char** argv) {
     auto make = [&](const pai::config::HivedModel& m, std::string& e) -> std::unique_ptr<Policy> {
       auto p = pai::scheduler::make_hived_policy(m, e, hived_order);
       if (!p) return nullptr;
-      return std::make_unique<Timed>(std::move(p), &samples);
+      return std::make_unique<pai::bench::TimedPolicy>(std::move(p), &samples, cpu_us);
     };
     if (!pai::sim::replay_fidelity(text, r, err, make)) {
       std::fprintf(stderr, "%s\n", err.c_str());

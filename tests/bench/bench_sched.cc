@@ -18,41 +18,18 @@
 #include "scheduler/policy.h"
 #include "sim/engine.h"
 #include "sim/generate.h"
+#include "timed_policy.h"
 #include "yaml/yaml.h"
 
 namespace {
 
 using pai::scheduler::Policy;
 
-// Times schedule() of the policy it wraps.
-class Timed final : public Policy {
- public:
-  Timed(std::unique_ptr<Policy> inner, std::vector<double>* samples)
-      : inner_(std::move(inner)), samples_(samples) {}
-  std::string_view name() const override { return inner_->name(); }
-  const pai::scheduler::ClusterShape& cluster() const override { return inner_->cluster(); }
-  pai::scheduler::ScheduleResult schedule(const pai::scheduler::GroupRequest& r,
-                                          bool preempt) override {
-    auto t0 = std::chrono::steady_clock::now();
-    auto res = inner_->schedule(r, preempt);
-    samples_->push_back(
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-    return res;
-  }
-  pai::scheduler::ScheduleResult schedule_pod(std::string_view g, int32_t n) override {
-    return inner_->schedule_pod(g, n);
-  }
-  bool release(std::string_view g) override { return inner_->release(g); }
-  void set_node_health(int32_t n, bool h) override { inner_->set_node_health(n, h); }
-  uint64_t release_epoch() const override { return inner_->release_epoch(); }
-  pai::scheduler::UsageSummary usage() const override { return inner_->usage(); }
-  bool has_group(std::string_view g) const override { return inner_->has_group(g); }
-  std::string check_invariants() const override { return inner_->check_invariants(); }
-
- private:
-  std::unique_ptr<Policy> inner_;
-  std::vector<double>* samples_;
-};
+double wall_us() {
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 const pai::sim::Trace& philly_trace(int scale, int64_t jobs) {
   static std::map<std::pair<int, int64_t>, pai::sim::Trace> cache;
@@ -81,7 +58,8 @@ void BM_Decisions(benchmark::State& state, const char* policy) {
     opt.make_policy = [&](const std::string& name, const pai::config::HivedModel& m,
                           std::string& err) -> std::unique_ptr<Policy> {
       auto p = pai::scheduler::make_policy(name, m, err);
-      if (p && made++ == 0) return std::make_unique<Timed>(std::move(p), &samples);
+      if (p && made++ == 0)
+        return std::make_unique<pai::bench::TimedPolicy>(std::move(p), &samples, wall_us);
       return p;
     };
     pai::sim::Simulator sim(*model, trace, opt);

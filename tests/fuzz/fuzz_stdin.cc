@@ -1,5 +1,6 @@
-// Fuzz the stdin readers (`job validate -`, `cluster add --password-stdin` /
-// `--token-stdin`, `check config -`): the input is written into a pipe by a
+// Fuzz the stdin readers (`job validate -`, `check hosts --hosts-file -`,
+// `cluster add --password-stdin` / `--token-stdin`, SSH passwords read by
+// remote::read_secret_line): the input is written into a pipe by a
 // second thread in chunks whose sizes come from the input, as a slow producer
 // would, and read back with util::read_fd or util::read_line under a small
 // limit. Checks the contract, not just the absence of a crash:

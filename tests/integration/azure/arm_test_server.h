@@ -52,42 +52,12 @@ class ArmServer {
                                      std::to_string(polls),
                                      "--retry-after",
                                      std::to_string(retry_after)};
-    pid_ = fork();
-    if (pid_ == 0) {
-      std::string log = dir_ + "/server.log";
-      FILE* f = freopen(log.c_str(), "w", stdout);
-      (void)f;
-      dup2(fileno(stdout), 2);
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execvp(argv[0], argv.data());
-      _exit(127);
-    }
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::ifstream a(dir_ + "/port"), b(dir_ + "/control-port");
-      if ((a >> port_) && (b >> control_port_)) return;
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        throw std::runtime_error("the ARM test server exited; see " + dir_ + "/server.log");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    throw std::runtime_error("the ARM test server did not start");
+    pid_ = spawn_logged(args, dir_ + "/server.log");
+    wait_for_ports(pid_, {{dir_ + "/port", &port_}, {dir_ + "/control-port", &control_port_}},
+                   "ARM test server", dir_ + "/server.log");
   }
   ~ArmServer() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int status = 0;
-      for (int i = 0; i < 200 && waitpid(pid_, &status, WNOHANG) == 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      if (waitpid(pid_, &status, WNOHANG) == 0) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, &status, 0);
-      }
-    }
+    stop_process(pid_);
     remove_tree(dir_);
   }
   ArmServer(const ArmServer&) = delete;

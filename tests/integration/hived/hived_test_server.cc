@@ -16,19 +16,28 @@
 //   GET  /__control/waiting  the groups that wait, with the scheduler's reason
 //   POST /__control/stop     stops the server
 //
-// Usage: hived_test_server SCENARIO.json PORT-FILE
+// and a real restart, as HiveD's pod restarts: on SIGHUP the server reads
+// CONFIG-FILE again (what a push wrote), is down for "restartMs" (503 on every
+// inspect path), then comes up on the new config with the running groups
+// restored and every node bad for "unhealthyMs" (HiveD starts with all nodes
+// bad until Kubernetes reports them). A config with errors keeps it down.
+//
+// Usage: hived_test_server SCENARIO.json PORT-FILE [CONFIG-FILE]
 // Scenario: {"config": "file next to the scenario",
 //            "steps": [{"schedule": {"group", "vc", "priority", "pods": [[N, GPUs]...],
 //                                    "leafType", "pinned", "lazy", "preempt": true|false,
-//                                    "deleteVictims": true|false}},
+//                                    "deleteVictims": true|false,
+//                                    "orOpportunistic": true|false}},
 //                      {"release": "group"}, {"bad": "node"}, {"healthy": "node"}]}
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -58,7 +67,32 @@ struct State {
   std::vector<std::string> requests;
   std::vector<std::string> bad;
   int config_pushes = 0;
+  // The restart on SIGHUP.
+  std::string config_file;
+  int restart_ms = 200, unhealthy_ms = 300;
+  std::chrono::steady_clock::time_point down_until{}, healthy_at{};
+  std::string down_reason;  // set while the new config does not load
 };
+
+volatile sig_atomic_t g_hup = 0;
+void on_hup(int) {
+  g_hup = 1;
+}
+
+// Every cell bad: HiveD right after its start, before the nodes are reported.
+void mark_bad(hived::PhysicalCellStatus& c) {
+  c.cell_healthiness = "Bad";
+  for (auto& k : c.children) mark_bad(k);
+}
+void mark_bad(hived::VirtualCellStatus& c) {
+  if (c.physical_cell) c.cell_healthiness = "Bad";
+  for (auto& k : c.children) mark_bad(k);
+}
+void mark_bad(hived::ClusterStatus& s) {
+  for (auto& c : s.physical_cluster) mark_bad(c);
+  for (auto& [vc, cells] : s.virtual_clusters)
+    for (auto& c : cells) mark_bad(c);
+}
 
 std::shared_ptr<config::HivedModel> load_model(const std::string& name, const std::string& text,
                                                std::string& error) {
@@ -104,6 +138,13 @@ void run_step(State& st, const json& step) {
     if (res.outcome == scheduler::Outcome::Preempting && s.value("deleteVictims", true)) {
       for (const auto& v : res.victims) st.policy->release(v.group);
       res = st.policy->schedule(r, preempt);
+    }
+    if ((res.outcome == scheduler::Outcome::Waiting ||
+         res.outcome == scheduler::Outcome::Rejected) &&
+        s.value("orOpportunistic", false) && r.priority >= 0) {
+      // Benchmarks fill a cluster: what does not fit in its VC runs opportunistically.
+      r.priority = -1;
+      res = st.policy->schedule(r, false);
     }
     if (res.outcome == scheduler::Outcome::Waiting || res.outcome == scheduler::Outcome::Rejected)
       st.waiting.push_back({r.affinity_group, res.reason});
@@ -188,15 +229,22 @@ Answer route(State& st, const std::string& method, std::string path, const std::
   const std::string inspect = "/v1/inspect";
   bool inspect_path = path.rfind(inspect, 0) == 0;
   if (inspect_path && method != "GET") return error(400, "NotImplemented: " + method + ": " + path);
+  auto now = std::chrono::steady_clock::now();
+  if (inspect_path && (!st.down_reason.empty() || now < st.down_until))
+    return error(503, "HiveD is restarting" +
+                          (st.down_reason.empty() ? std::string() : ": " + st.down_reason));
   auto snap = scheduler::snapshot_hived(*st.policy);
-  if (path == "/v1/inspect/clusterstatus")
-    return {200, hived::to_json(hived::cluster_status_of(*st.model, *snap)).dump()};
+  auto status = [&] {
+    auto s = hived::cluster_status_of(*st.model, *snap);
+    if (now < st.healthy_at) mark_bad(s);
+    return s;
+  };
+  if (path == "/v1/inspect/clusterstatus") return {200, hived::to_json(status()).dump()};
   if (path == "/v1/inspect/clusterstatus/physicalcluster")
-    return {200,
-            hived::to_json(hived::cluster_status_of(*st.model, *snap).physical_cluster).dump()};
+    return {200, hived::to_json(status().physical_cluster).dump()};
   const std::string vcs = "/v1/inspect/clusterstatus/virtualclusters/";
   if (path.rfind(vcs, 0) == 0) {
-    auto all = hived::cluster_status_of(*st.model, *snap).virtual_clusters;
+    auto all = status().virtual_clusters;
     std::string vc = path.substr(vcs.size());
     if (vc.empty()) return {200, hived::to_json(all).dump()};
     auto it = all.find(vc);
@@ -261,8 +309,8 @@ void write_all(int fd, const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: hived_test_server SCENARIO.json PORT-FILE\n");
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: hived_test_server SCENARIO.json PORT-FILE [CONFIG-FILE]\n");
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
@@ -272,6 +320,15 @@ int main(int argc, char** argv) {
   State st;
   std::string err;
   std::string cfg_path = dir + scenario.at("config").get<std::string>();
+  st.config_file = argc == 4 ? argv[3] : cfg_path;
+  st.restart_ms = scenario.value("restartMs", 200);
+  st.unhealthy_ms = scenario.value("unhealthyMs", 300);
+  {
+    struct sigaction sa {};
+    sa.sa_handler = on_hup;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGHUP, &sa, nullptr);
+  }
   st.model = load_model(cfg_path, read_file(cfg_path), err);
   if (!st.model) {
     std::fprintf(stderr, "%s", err.c_str());
@@ -305,6 +362,18 @@ int main(int argc, char** argv) {
     std::rename(tmp.c_str(), argv[2]);
   }
   for (;;) {
+    if (g_hup) {
+      g_hup = 0;
+      // The pod restarts: down for restart_ms, then up on the file's config.
+      Answer a = push_config(st, read_file(st.config_file));
+      auto now = std::chrono::steady_clock::now();
+      st.down_until = now + std::chrono::milliseconds(st.restart_ms);
+      st.healthy_at = st.down_until + std::chrono::milliseconds(st.unhealthy_ms);
+      st.down_reason = a.status == 200 ? "" : json::parse(a.body).get<std::string>();
+      std::fprintf(stderr, "restart on %s: %s\n", st.config_file.c_str(), a.body.c_str());
+    }
+    pollfd pfd{ls, POLLIN, 0};
+    if (::poll(&pfd, 1, 50) <= 0) continue;
     int fd = ::accept(ls, nullptr, nullptr);
     if (fd < 0) continue;
     std::string method, path, body;

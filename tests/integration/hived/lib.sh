@@ -9,10 +9,12 @@ unset PAICTL_CONFIG
 SERVER_PIDS=""
 stop_servers() { rc=$?; trap - EXIT INT TERM; for p in $SERVER_PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"; exit $rc; }
 trap stop_servers EXIT INT TERM
-# start_server SCENARIO: starts a server, sets $URL.
+# start_server SCENARIO [CONFIG-FILE]: starts a server, sets $URL and $SERVER_PID.
+# With CONFIG-FILE the server reads it again on SIGHUP (a HiveD restart).
 start_server() {
   rm -f "$TMP/port"
-  "$HIVED_SERVER" "$SCEN/$1.json" "$TMP/port" >"$TMP/server-$1.log" 2>&1 &
+  "$HIVED_SERVER" "$SCEN/$1.json" "$TMP/port" ${2:+"$2"} >"$TMP/server-$1.log" 2>&1 &
+  SERVER_PID=$!
   SERVER_PIDS="$SERVER_PIDS $!"
   i=0
   while [ ! -s "$TMP/port" ]; do
@@ -29,4 +31,11 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(0 if ($1) else 1)
 " "$OUT"; then pass "$2"; else fail "$2"; sed 's/^/  | /' "$OUT" >&2; fi
+}
+# schema_check KIND MESSAGE: stdout validates against docs/schemas/KIND.schema.json.
+schema_check() {
+  if "$PY" -c "
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)
+" "$PAI_SOURCE_DIR/docs/schemas/$1.schema.json" "$OUT"; then pass "$2 matches docs/schemas/$1.schema.json"; else fail "$2 does not match its schema"; fi
 }

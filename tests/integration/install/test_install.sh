@@ -159,13 +159,83 @@ grep -q 'openpai .*FAILED: webportal: deployment/webportal did not roll out with
 "$PAICTL" install "$C" $ARGS --yes > "$TMP/run-rollout2.txt" 2>&1 || { cat "$TMP/run-rollout2.txt"; fail "the re-run after the fixed rollout"; }
 pass "a rollout that does not finish shows its pod and events; a re-run succeeds once it is fixed"
 
+# Day 2. The cluster files are on the cluster (install's config phase): diff
+# says the same; a local edit shows as a diff (passwords as ***) and is pushed;
+# pull writes them elsewhere and refuses to overwrite a different local file.
+"$PAICTL" config diff "$C" --ssh-config "$RUN/ssh_config" > "$TMP/diff0.txt" 2>&1 || { cat "$TMP/diff0.txt"; fail "config diff after install"; }
+grep -q "the same as" "$TMP/diff0.txt" || fail "config diff: $(cat "$TMP/diff0.txt")"
+cp "$C/services-configuration.yaml" "$TMP/services.orig"
+sed -i 's/^webportal:/# edited\nwebportal:/' "$C/services-configuration.yaml"
+set +e
+"$PAICTL" config diff "$C" --ssh-config "$RUN/ssh_config" > "$TMP/diff1.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 1 ] || { cat "$TMP/diff1.txt"; fail "config diff of an edit exited $rc, want 1"; }
+grep -q '^+# edited$' "$TMP/diff1.txt" || fail "config diff does not show the edit: $(cat "$TMP/diff1.txt")"
+"$PAICTL" config push "$C" --ssh-config "$RUN/ssh_config" --yes > "$TMP/push.txt" 2>&1 || { cat "$TMP/push.txt"; fail "config push"; }
+grep -q 'push services-configuration.yaml (changed)' "$TMP/push.txt" || fail "config push: $(cat "$TMP/push.txt")"
+"$PAICTL" config diff "$C" --ssh-config "$RUN/ssh_config" > /dev/null 2>&1 || fail "config diff after the push"
+"$PAICTL" config pull "$C" --ssh-config "$RUN/ssh_config" --out "$TMP/pulled" > "$TMP/pull.txt" 2>&1 || { cat "$TMP/pull.txt"; fail "config pull"; }
+for f in layout.yaml config.yaml services-configuration.yaml; do
+  cmp -s "$C/$f" "$TMP/pulled/$f" || fail "pulled $f differs from the pushed one"
+done
+[ "$(stat -c %a "$TMP/pulled/config.yaml")" = 600 ] || fail "the pulled config.yaml is not 0600"
+cp "$TMP/services.orig" "$TMP/pulled/services-configuration.yaml"
+set +e
+"$PAICTL" config pull "$C" --ssh-config "$RUN/ssh_config" --out "$TMP/pulled" > "$TMP/pull2.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "config pull over a different file exited $rc, want 2"
+cmp -s "$TMP/services.orig" "$TMP/pulled/services-configuration.yaml" || fail "config pull overwrote a local file"
+cp "$TMP/services.orig" "$C/services-configuration.yaml"
+pass "config diff, push and pull of the cluster files"
+
+# node remove --drain --dry-run: the kubectl lines and the reset's plan, nothing changed.
+state "$TMP/before-remove.json"
+set +e
+"$PAICTL" node remove "$C" tb-worker2 --drain --dry-run --ssh-config "$RUN/ssh_config" > "$TMP/remove-dry.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 0 ] || { cat "$TMP/remove-dry.txt"; fail "node remove --dry-run exited $rc"; }
+grep -q '^  kubectl .* drain tb-worker2 --ignore-daemonsets --delete-emptydir-data --timeout=300s$' "$TMP/remove-dry.txt" || fail "node remove --dry-run shows no drain: $(cat "$TMP/remove-dry.txt")"
+grep -q '^  kubectl .* delete node tb-worker2 ' "$TMP/remove-dry.txt" || fail "node remove --dry-run shows no delete"
+grep -q '^then reset tb-worker2:' "$TMP/remove-dry.txt" && grep -q 'dry run: nothing was changed on any host' "$TMP/remove-dry.txt" || fail "node remove --dry-run shows no reset plan: $(cat "$TMP/remove-dry.txt")"
+state "$TMP/after-remove-dry.json"
+cmp -s "$TMP/before-remove.json" "$TMP/after-remove-dry.json" || fail "node remove --dry-run changed the cluster"
+pass "node remove --dry-run shows the drain, the delete and the reset, and changes nothing"
+
+# node remove --drain, then node add: only that host and the cluster-wide phases change.
+"$PAICTL" node remove "$C" tb-worker2 --drain --ssh-config "$RUN/ssh_config" --yes > "$TMP/remove.txt" 2>&1 || { cat "$TMP/remove.txt"; fail "node remove"; }
+state "$TMP/removed.json"
+py '
+o = s["cluster"]["objects"]
+assert "Node/tb-worker2" not in o, "the node is still there"
+w = s["hosts"]["tb-worker2"]
+assert "kubeadm" not in w["packages"] and not w["files"], (w["packages"], w["files"])
+assert s["hosts"]["tb-worker1"]["packages"].get("kubeadm"), "worker1 was reset too"
+' "$TMP/removed.json" || fail "after node remove"
+"$PAICTL" node add "$C" tb-worker2 $ARGS --yes > "$TMP/add.txt" 2>&1 || { cat "$TMP/add.txt"; fail "node add"; }
+grep -q '^tb-worker1 ' "$TMP/add.txt" && fail "node add changed tb-worker1: $(grep '^tb-worker1 ' "$TMP/add.txt")"
+grep -q '^tb-worker2 .*join .*done' "$TMP/add.txt" || fail "node add did not join tb-worker2: $(cat "$TMP/add.txt")"
+state "$TMP/added.json"
+py '
+h = s["hosts"]
+assert h["tb-worker2"]["kubeadm"]["join"] == 2, h["tb-worker2"]["kubeadm"]
+assert h["tb-master"]["kubeadm"]["init"] == 1, h["tb-master"]["kubeadm"]
+n = s["cluster"]["objects"]["Node/tb-worker2"]
+assert n["ready"] == "True" and n["allocatable_gpus"] == 4, n
+assert n["labels"]["paictl.io/machine-type"] == "gpu-machine", n["labels"]
+' "$TMP/added.json" || fail "after node add"
+"$PAICTL" install "$C" $ARGS --yes --detailed-exitcode > "$TMP/run4.txt" 2>&1 || { cat "$TMP/run4.txt"; fail "install after node add has something to do"; }
+pass "node remove --drain resets only that host; node add joins it again and changes nothing else"
+
 # 5. Secrets: no join token (kubeadm's format) and no password anywhere.
 "$TESTBED" log "$RUN" > "$TMP/argv.jsonl"
 pw=$(cat "$RUN/password")
 apw=$(sed -n 's/^ *default-pai-admin-password: "\(.*\)"$/\1/p' "$C/services-configuration.yaml")
 [ -n "$apw" ] || fail "no admin password in the testbed's services-configuration.yaml"
 apw64=$(printf '%s' "$apw" | base64)
-for f in "$TMP"/run*.txt "$TMP"/run-fail-*.txt "$TMP"/kill-*.txt "$TMP/dry.txt" "$TMP/argv.jsonl" "$C/.paictl/install.journal" "$C"/.paictl/logs/*.log; do
+for f in "$TMP"/run*.txt "$TMP"/add.txt "$TMP"/remove.txt "$TMP"/remove-dry.txt "$TMP"/diff*.txt "$TMP"/push.txt "$TMP"/run-fail-*.txt "$TMP"/kill-*.txt "$TMP/dry.txt" "$TMP/argv.jsonl" "$C/.paictl/install.journal" "$C"/.paictl/logs/*.log; do
   if grep -Eq '[a-z0-9]{6}\.[a-z0-9]{16}' "$f"; then fail "a token in $f: $(grep -Eo '.{20}[a-z0-9]{6}\.[a-z0-9]{16}' "$f" | head -1)"; fi
   if grep -qF "$pw" "$f"; then fail "the password in $f"; fi
   if grep -qF -e "$apw" -e "$apw64" "$f"; then fail "the OpenPAI admin password in $f"; fi

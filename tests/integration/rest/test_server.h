@@ -42,6 +42,58 @@ inline void remove_tree(const std::string& dir) {
   if (dir.size() > 5) std::system(("rm -rf '" + dir + "'").c_str());
 }
 
+// Starts `args` with stdout and stderr in `log`; returns its pid.
+inline pid_t spawn_logged(std::vector<std::string> args, const std::string& log) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    FILE* f = freopen(log.c_str(), "w", stdout);
+    (void)f;
+    dup2(fileno(stdout), 2);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits up to 20 s until every port file holds a port (read into *port). Throws,
+// naming `what` and the log, when the server exits first or never writes them;
+// `pid` becomes -1 when it exited.
+inline void wait_for_ports(pid_t& pid, const std::vector<std::pair<std::string, int*>>& files,
+                           const std::string& what, const std::string& log) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool all = true;
+    for (const auto& [file, port] : files) {
+      std::ifstream in(file);
+      all = all && static_cast<bool>(in >> *port);
+    }
+    if (all) return;
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      pid = -1;
+      throw std::runtime_error("the " + what + " exited; see " + log);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  throw std::runtime_error("the " + what + " did not start");
+}
+
+// SIGTERM, up to 2 s to exit, then SIGKILL.
+inline void stop_process(pid_t pid) {
+  if (pid <= 0) return;
+  kill(pid, SIGTERM);
+  int status = 0;
+  for (int i = 0; i < 200 && waitpid(pid, &status, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (waitpid(pid, &status, WNOHANG) == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+}
+
 class RestServer {
  public:
   // `scenario` is a file name in tests/integration/rest/scenarios (without .json).
@@ -54,42 +106,11 @@ class RestServer {
         "--scenario",  src + "/tests/integration/rest/scenarios/" + scenario + ".json",
         "--port-file", port_file};
     for (auto& e : extra) args.push_back(e);
-    pid_ = fork();
-    if (pid_ == 0) {
-      std::string log = dir_ + "/server.log";
-      FILE* f = freopen(log.c_str(), "w", stdout);
-      (void)f;
-      dup2(fileno(stdout), 2);
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execvp(argv[0], argv.data());
-      _exit(127);
-    }
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::ifstream in(port_file);
-      if (in >> port_) return;
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        throw std::runtime_error("the REST test server exited; see " + dir_ + "/server.log");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    throw std::runtime_error("the REST test server did not start");
+    pid_ = spawn_logged(args, dir_ + "/server.log");
+    wait_for_ports(pid_, {{port_file, &port_}}, "REST test server", dir_ + "/server.log");
   }
   ~RestServer() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int status = 0;
-      for (int i = 0; i < 200 && waitpid(pid_, &status, WNOHANG) == 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      if (waitpid(pid_, &status, WNOHANG) == 0) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, &status, 0);
-      }
-    }
+    stop_process(pid_);
     remove_tree(dir_);
   }
   RestServer(const RestServer&) = delete;

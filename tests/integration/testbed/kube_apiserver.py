@@ -1255,6 +1255,25 @@ class Handler(BaseHTTPRequestHandler):
     def do_DELETE(self):
         self.dispatch("DELETE")
 
+    def injected_failure(self, method, plural):
+        """A knob `apiserver METHOD:PLURAL fail-once` (or `fail`) in the master's knobs fails that write with a 500."""
+        path = self.store.dir + "/../../knobs"
+        try:
+            with open(path) as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            return False
+        want = "%s:%s" % (method, plural)
+        for i, line in enumerate(lines):
+            parts = line.split()
+            if len(parts) == 3 and parts[0] == "apiserver" and parts[1] == want and parts[2] in ("fail", "fail-once"):
+                if parts[2] == "fail-once":
+                    with open(path + ".tmp", "w") as f:
+                        f.write("".join(l + "\n" for j, l in enumerate(lines) if j != i))
+                    os.rename(path + ".tmp", path)
+                return True
+        return False
+
     def body(self):
         n = int(self.headers.get("Content-Length", "0") or 0)
         data = self.rfile.read(n) if n else b""
@@ -1328,6 +1347,8 @@ class Handler(BaseHTTPRequestHandler):
             if not r.namespaced:
                 ns = None
             self.authorize(who, method, r, ns, name)
+            if method != "GET" and self.injected_failure(method, plural):
+                raise ApiError(500, "InternalError", "testbed: injected failure at %s %s" % (method, plural))
             return self.resource(method, r, ns, name, sub, q, data, who)
         except ApiError as e:
             return self.send_json(e.code, e.status())

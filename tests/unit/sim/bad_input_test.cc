@@ -134,6 +134,27 @@ TEST(HeliosBadValues, OutOfRangeIsNotCalledNotAWholeNumber) {
   EXPECT_NE(e.message.find("is after 2099"), std::string::npos) << e.message;
 }
 
+// Found by fuzz_trace: with a column named twice, the header had more fields
+// than distinct names, so a short record passed the length check and a later
+// column was read past the end of the record.
+TEST(HeliosBadValues, AColumnNamedTwiceIsRefusedWithItsPosition) {
+  Trace t;
+  TraceError e;
+  EXPECT_FALSE(
+      read_helios("job_id,vc,gpu_num,submit_time,duration,submit_time,start_time,end_time\n"
+                  "1,v,1,2020-06-09 18:41:01,10\n",
+                  "c.csv", {}, t, e));
+  EXPECT_NE(e.message.find("column \"submit_time\" appears twice"), std::string::npos) << e.message;
+  EXPECT_EQ(e.line, 1u);
+  EXPECT_EQ(e.column, 40u);
+  // A record shorter than the header is an error, counted against every header field.
+  EXPECT_FALSE(
+      read_helios("job_id,vc,gpu_num,submit_time,start_time,end_time,queue\n"
+                  "1,v,1,2020-06-09 18:41:01,2020-06-09 18:41:01\n",
+                  "c.csv", {}, t, e));
+  EXPECT_NE(e.message.find("the header has 7"), std::string::npos) << e.message;
+}
+
 TEST(AlibabaBadValues, TasksThatEndBeforeTheyStartAreNamedSo) {
   const char* jobs =
       "job_name,inst_id,user,status,start_time,end_time\n"

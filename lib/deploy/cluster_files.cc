@@ -1,0 +1,222 @@
+#include "deploy/cluster_files.h"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "deploy/onprem.h"
+#include "deploy/openpai.h"
+#include "util/strings.h"
+
+namespace pai::deploy {
+
+namespace {
+
+constexpr const char* kKubectl =
+    "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache";
+constexpr const char* kName = "pai-configuration";
+const char* const kFiles[] = {"layout.yaml", "config.yaml", "services-configuration.yaml"};
+
+std::vector<std::string> lines_of(const std::string& t) {
+  std::vector<std::string> out;
+  std::istringstream in(t);
+  std::string l;
+  while (std::getline(in, l)) out.push_back(l);
+  return out;
+}
+
+std::string masked(const std::string& line) {
+  static const std::regex key(
+      R"(^(\s*-?\s*"?[A-Za-z0-9_.-]*(password|secret|token|key)[A-Za-z0-9_.-]*"?\s*:\s*)(.+)$)",
+      std::regex::icase);
+  std::smatch m;
+  if (std::regex_match(line, m, key) && m[3].str() != "|" && m[3].str() != ">")
+    return m[1].str() + "***";
+  return line;
+}
+
+class ConfigPhase : public Phase {
+ public:
+  explicit ConfigPhase(const InstallSettings& s) : s_(s) {}
+  std::string name() const override { return "config"; }
+  bool runs_on(const HostSpec& h) const override { return h.master; }
+  bool cluster_scope() const override { return true; }
+  bool barrier() const override { return true; }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    if (s_.cluster_files.empty()) return {};
+    auto r = h.sh(get_cluster_files_script(s_.openpai.ns), {}, 120000, true);
+    if (!r.ok()) return command_failure("reading the cluster files on the cluster", r);
+    ClusterFiles remote = parse_cluster_files(r.out);
+    std::fill(r.out.begin(), r.out.end(), '\0');
+    for (const auto& [name, content] : s_.cluster_files) {
+      auto it = remote.find(name);
+      if (it == remote.end())
+        needs.push_back("push " + name + " (not on the cluster yet)");
+      else if (it->second != content)
+        needs.push_back("push " + name + " (changed)");
+    }
+    return {};
+  }
+  Status apply(HostRun& h, const std::vector<std::string>&) override {
+    std::string err;
+    std::string ns =
+        render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}}, err);
+    if (!err.empty()) return Status::failure(err);
+    std::string body = ns + "\n---\n" + cluster_files_manifest(s_.cluster_files, s_.openpai.ns);
+    auto r = h.sh(std::string("set -e\n") + kKubectl +
+                      " apply --server-side --field-manager=paictl --force-conflicts -f - "
+                      ">/dev/null",
+                  body, 120000);
+    std::fill(body.begin(), body.end(), '\0');
+    if (!r.ok() || r.exit_status != 0) return command_failure("pushing the cluster files", r);
+    return {};
+  }
+
+ private:
+  const InstallSettings& s_;
+};
+
+}  // namespace
+
+bool secret_file(const std::string& name) {
+  return name != "layout.yaml";
+}
+
+ClusterFiles read_cluster_files(const std::string& dir) {
+  ClusterFiles out;
+  for (const char* f : kFiles) {
+    std::ifstream in(dir + "/" + f, std::ios::binary);
+    if (!in) continue;
+    out[f] = std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  return out;
+}
+
+std::string cluster_files_manifest(const ClusterFiles& files, const std::string& ns) {
+  nlohmann::json meta = {
+      {"name", kName}, {"namespace", ns}, {"labels", {{"app.kubernetes.io/part-of", "openpai"}}}};
+  nlohmann::json cm = {{"apiVersion", "v1"},
+                       {"kind", "ConfigMap"},
+                       {"metadata", meta},
+                       {"data", nlohmann::json::object()}};
+  nlohmann::json sec = {{"apiVersion", "v1"},
+                        {"kind", "Secret"},
+                        {"metadata", meta},
+                        {"type", "Opaque"},
+                        {"data", nlohmann::json::object()}};
+  for (const auto& [name, content] : files) {
+    if (secret_file(name))
+      sec["data"][name] = base64(content);
+    else
+      cm["data"][name] = content;
+  }
+  return cm.dump() + "\n---\n" + sec.dump() + "\n";
+}
+
+std::string get_cluster_files_script(const std::string& ns) {
+  return std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") + kKubectl +
+         " -n " + ns + " get configmap/" + kName + " secret/" + kName +
+         " -o json --ignore-not-found --request-timeout=20s 2>/dev/null || echo '{}'";
+}
+
+ClusterFiles parse_cluster_files(const std::string& text) {
+  ClusterFiles out;
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) return out;
+  std::vector<nlohmann::json> items;
+  if (j.contains("items") && j["items"].is_array())
+    for (const auto& i : j["items"]) items.push_back(i);
+  else if (j.contains("kind"))
+    items.push_back(j);
+  for (const auto& o : items) {
+    if (!o.contains("data") || !o["data"].is_object()) continue;
+    bool secret = o.value("kind", "") == "Secret";
+    for (const auto& [k, v] : o["data"].items())
+      if (v.is_string())
+        out[k] = secret ? base64_decode(v.get<std::string>()) : v.get<std::string>();
+  }
+  return out;
+}
+
+std::string base64_decode(const std::string& in) {
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  uint32_t buf = 0;
+  int bits = 0;
+  for (char c : in) {
+    int v = val(c);
+    if (v < 0) continue;
+    buf = (buf << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buf >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+std::string file_diff(const std::string& name, const std::string& from, const std::string& to) {
+  if (from == to) return {};
+  auto a = lines_of(from), b = lines_of(to);
+  size_t n = a.size(), m = b.size();
+  // LCS table: the files are small (cluster configuration).
+  std::vector<std::vector<uint32_t>> L(n + 1, std::vector<uint32_t>(m + 1, 0));
+  for (size_t i = n; i-- > 0;)
+    for (size_t j = m; j-- > 0;)
+      L[i][j] = a[i] == b[j] ? L[i + 1][j + 1] + 1 : std::max(L[i + 1][j], L[i][j + 1]);
+  struct Op {
+    char c;
+    std::string line;
+  };
+  std::vector<Op> ops;
+  size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] == b[j]) {
+      ops.push_back({' ', a[i]});
+      ++i, ++j;
+    } else if (j < m && (i == n || L[i][j + 1] >= L[i + 1][j])) {
+      ops.push_back({'+', b[j++]});
+    } else {
+      ops.push_back({'-', a[i++]});
+    }
+  }
+  std::string out = "--- a/" + name + "\n+++ b/" + name + "\n";
+  for (size_t k = 0; k < ops.size(); ++k) {
+    bool near = ops[k].c != ' ' || (k > 0 && ops[k - 1].c != ' ') ||
+                (k + 1 < ops.size() && ops[k + 1].c != ' ');
+    if (!near) {
+      if (out.size() < 4 || out.compare(out.size() - 4, 4, "...\n") != 0) out += "...\n";
+      continue;
+    }
+    out += std::string(1, ops[k].c) + masked(ops[k].line) + "\n";
+  }
+  return out;
+}
+
+remote::ExecResult run_on_master(remote::Transport& transport, const HostSpec& master,
+                                 const std::string& script, const std::string& input) {
+  remote::ExecRequest req;
+  std::string q = util::shell_quote(script);
+  req.command = master.target.endpoint.user == "root" || master.target.endpoint.user.empty()
+                    ? "sh -c " + q
+                    : "sudo -n sh -c " + q;
+  req.input = input;
+  req.timeout_ms = 120000;
+  return transport.exec(master.target, req);
+}
+
+std::unique_ptr<Phase> make_config_phase(const InstallSettings& s) {
+  return std::make_unique<ConfigPhase>(s);
+}
+
+}  // namespace pai::deploy

@@ -1,0 +1,335 @@
+#include "hived/cells.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "util/svg.h"
+
+namespace pai::hived {
+
+namespace {
+
+bool is_opp(const CellStatus& c) {
+  return c.cell_priority == -1 && c.cell_address.size() > 4 &&
+         c.cell_address.compare(c.cell_address.size() - 4, 4, "-opp") == 0;
+}
+
+std::string last_segment(const std::string& a) {
+  size_t slash = a.rfind('/');
+  return slash == std::string::npos ? a : a.substr(slash + 1);
+}
+
+void count_leaves(const VirtualCellStatus& c, int64_t& leaves, int64_t& used) {
+  if (c.children.empty()) {
+    ++leaves;
+    if (c.cell_state == "Used") ++used;
+    return;
+  }
+  for (const auto& k : c.children) count_leaves(k, leaves, used);
+}
+
+// Does this physical subtree hold a leaf of `vc`?
+bool holds(const PhysicalCellStatus& c, const std::string& vc) {
+  if (vc.empty()) return true;
+  if (c.children.empty()) return c.vc == vc;
+  for (const auto& k : c.children)
+    if (holds(k, vc)) return true;
+  return false;
+}
+
+std::string flags(const CellStatus& c, bool bound) {
+  std::string f;
+  if (c.cell_healthiness == "Bad") f += bound ? " BAD DOOMED" : " BAD";
+  return f;
+}
+
+std::string prio_text(int32_t p) {
+  return p == -2 ? std::string() : p == -1 ? " opportunistic" : " priority " + std::to_string(p);
+}
+
+// The groups on a node's leaves: "0-3 train-a, 4-7 free".
+std::string node_leaves(const LiveState& live, const std::string& node) {
+  std::map<std::string, std::vector<int32_t>> by;
+  for (size_t i = 0; i < live.nodes.size(); ++i) {
+    if (live.nodes[i].name != node) continue;
+    for (size_t l : live.nodes[i].leaves) {
+      const LiveLeaf& leaf = live.leaves[l];
+      // A free leaf bound to a virtual cell is a doomed bad cell's.
+      std::string who = !leaf.group.empty()      ? leaf.group
+                        : leaf.state != "Free"   ? leaf.state
+                        : !leaf.vaddress.empty() ? (leaf.healthy ? "bound" : "doomed")
+                                                 : "free";
+      by[who].push_back(leaf.index);
+    }
+  }
+  std::string out;
+  for (auto& [who, idx] : by) {
+    std::sort(idx.begin(), idx.end());
+    idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+    std::string r;
+    for (size_t i = 0; i < idx.size();) {
+      size_t j = i;
+      while (j + 1 < idx.size() && idx[j + 1] == idx[j] + 1) ++j;
+      r += (r.empty() ? "" : ",") + std::to_string(idx[i]) +
+           (j > i ? "-" + std::to_string(idx[j]) : std::string());
+      i = j + 1;
+    }
+    out += (out.empty() ? "" : "; ") + r + " " + who;
+  }
+  return out;
+}
+
+void physical_text(const LiveState& live, const PhysicalCellStatus& c, const std::string& vc,
+                   int depth, std::string& out) {
+  if (!holds(c, vc)) return;
+  std::string line(static_cast<size_t>(depth) * 2, ' ');
+  line += c.cell_address + "  " + c.cell_type + "  " + c.cell_state + prio_text(c.cell_priority);
+  if (!c.vc.empty()) line += "  vc " + c.vc;
+  if (c.virtual_cell) line += "  -> " + c.virtual_cell->cell_address;
+  line += flags(c, c.virtual_cell != nullptr);
+  if (c.is_node_level) {
+    std::string node = last_segment(c.cell_address);
+    line += "  [" + node_leaves(live, node) + "]";
+    out += line + "\n";
+    return;  // leaves are summarized on the node's line
+  }
+  out += line + "\n";
+  for (const auto& k : c.children) physical_text(live, k, vc, depth + 1, out);
+}
+
+void virtual_text(const VirtualCellStatus& c, int depth, std::string& out) {
+  std::string line(static_cast<size_t>(depth) * 2, ' ');
+  line += c.cell_address + "  " + c.cell_type + "  " + c.cell_state + prio_text(c.cell_priority);
+  if (c.physical_cell) line += "  -> " + c.physical_cell->cell_address;
+  if (c.physical_cell && c.physical_cell->cell_healthiness == "Bad") line += " BAD DOOMED";
+  out += line + "\n";
+  // Below a bound node-level cell the binding follows the physical tree.
+  if (c.is_node_level) return;
+  for (const auto& k : c.children) virtual_text(k, depth + 1, out);
+}
+
+// --- the picture ------------------------------------------------------------------------
+
+constexpr int kLeaf = 14, kPad = 4, kMaxRow = 1400, kNodesPerRow = 8;
+
+struct Picture {
+  util::Svg svg;
+  std::map<std::string, int> vc_index;
+  std::string vc_filter;
+
+  std::string color(const std::string& vc) const {
+    auto it = vc_index.find(vc);
+    if (it == vc_index.end()) return "#ffffff";
+    return util::kSvgPalette[static_cast<size_t>(it->second) % util::kSvgPaletteSize];
+  }
+
+  // Size of a cell's box.
+  std::pair<int, int> size(const PhysicalCellStatus& c) const {
+    if (c.children.empty()) return {kLeaf, kLeaf};
+    bool nodes_inside = !c.is_node_level && above_node(c);
+    int w = 0, h = 0;
+    if (nodes_inside) {
+      int cols = std::min<int>(kNodesPerRow, static_cast<int>(c.children.size()));
+      int rows = (static_cast<int>(c.children.size()) + cols - 1) / cols;
+      auto [cw, ch] = size(c.children[0]);
+      for (const auto& k : c.children) {
+        auto [kw, kh] = size(k);
+        cw = std::max(cw, kw);
+        ch = std::max(ch, kh);
+      }
+      w = cols * (cw + kPad) + kPad;
+      h = rows * (ch + kPad) + kPad + 16;
+    } else {
+      w = kPad;
+      for (const auto& k : c.children) {
+        auto [kw, kh] = size(k);
+        w += kw + kPad;
+        h = std::max(h, kh);
+      }
+      h += 2 * kPad + (c.is_node_level ? 14 : 0);
+    }
+    return {std::max(w, c.is_node_level ? 60 : 0), h};
+  }
+
+  static bool above_node(const PhysicalCellStatus& c) {
+    // A cell above node level has a node-level cell somewhere below it.
+    for (const auto& k : c.children)
+      if (k.is_node_level || above_node(k)) return true;
+    return false;
+  }
+
+  void draw(const PhysicalCellStatus& c, int x, int y) {
+    bool bad = c.cell_healthiness == "Bad";
+    std::string title = c.cell_address + " " + c.cell_type + " " + c.cell_state +
+                        (c.vc.empty() ? "" : ", vc " + c.vc) +
+                        (c.virtual_cell ? " -> " + c.virtual_cell->cell_address : "") +
+                        (bad ? (c.virtual_cell ? ", bad, doomed" : ", bad") : "");
+    auto [w, h] = size(c);
+    if (c.children.empty()) {
+      bool dim = !vc_filter.empty() && c.vc != vc_filter;
+      std::string fill = dim ? "#eeeeee" : color(c.vc);
+      std::string extra = c.cell_priority == -1 ? " fill-opacity=\"0.45\"" : "";
+      if (bad) extra += " stroke-width=\"2\"";
+      svg.rect(x, y, kLeaf, kLeaf, fill, bad ? "#d62728" : "#333333", 2, title, extra);
+      if (bad && c.virtual_cell) {
+        svg.line(x + 2, y + 2, x + kLeaf - 2, y + kLeaf - 2, "#d62728", 2);
+        svg.line(x + kLeaf - 2, y + 2, x + 2, y + kLeaf - 2, "#d62728", 2);
+      }
+      return;
+    }
+    bool node = c.is_node_level;
+    svg.rect(x, y, w, h, node ? "#f7f7f7" : "#eef3f8",
+             bad    ? "#d62728"
+             : node ? "#555555"
+                    : "#4e79a7",
+             node ? 4 : 6, title, bad ? " stroke-width=\"2\"" : "");
+    if (node) {
+      std::string name = last_segment(c.cell_address);
+      if (name.size() > 18) {
+        name.resize(17);
+        name.push_back('~');
+      }
+      svg.text(x + kPad, y + 12, name, 10);
+    } else if (above_node(c)) {
+      svg.text(x + 6, y + 12, c.cell_type + " " + c.cell_address, 10);
+    }
+    bool grid = !node && above_node(c);
+    if (grid) {
+      int cw = 0, ch = 0;
+      for (const auto& k : c.children) {
+        auto [kw, kh] = size(k);
+        cw = std::max(cw, kw);
+        ch = std::max(ch, kh);
+      }
+      int cols = std::min<int>(kNodesPerRow, static_cast<int>(c.children.size()));
+      for (size_t i = 0; i < c.children.size(); ++i)
+        draw(c.children[i],
+             x + kPad + static_cast<int>(i % static_cast<size_t>(cols)) * (cw + kPad),
+             y + 16 + kPad + static_cast<int>(i / static_cast<size_t>(cols)) * (ch + kPad));
+      return;
+    }
+    int cx = x + kPad;
+    int cy = y + kPad + (node ? 14 : 0);
+    for (const auto& k : c.children) {
+      draw(k, cx, cy);
+      cx += size(k).first + kPad;
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<VirtualCellRow> virtual_cell_rows(const LiveState& live, const std::string& vc) {
+  std::vector<VirtualCellRow> out;
+  std::map<std::string, std::string> sku_of_address;
+  for (const auto& l : live.leaves) sku_of_address[l.address] = l.leaf_type;
+  for (const auto& [name, cells] : live.status.virtual_clusters) {
+    if (!vc.empty() && name != vc) continue;
+    for (const auto& c : cells) {
+      VirtualCellRow r;
+      r.vc = name;
+      r.address = c.cell_address;
+      r.cell_type = c.cell_type;
+      r.sku = c.leaf_cell_type;
+      r.opportunistic = is_opp(c);
+      if (r.opportunistic && c.physical_cell) r.sku = sku_of_address[c.physical_cell->cell_address];
+      r.state = c.cell_state;
+      r.priority = c.cell_priority;
+      if (c.physical_cell) {
+        r.bound_to = c.physical_cell->cell_address;
+        r.healthy = c.physical_cell->cell_healthiness != "Bad";
+        r.doomed = !r.healthy && !r.opportunistic;
+      }
+      count_leaves(c, r.leaves, r.used_leaves);
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+std::string physical_tree_text(const LiveState& live, const std::string& vc) {
+  std::string out;
+  for (const auto& top : live.status.physical_cluster) physical_text(live, top, vc, 0, out);
+  return out;
+}
+
+std::string virtual_tree_text(const LiveState& live, const std::string& vc) {
+  std::string out;
+  for (const auto& [name, cells] : live.status.virtual_clusters) {
+    if (!vc.empty() && name != vc) continue;
+    out += name + "\n";
+    for (const auto& c : cells) virtual_text(c, 1, out);
+  }
+  return out;
+}
+
+std::string render_cells_svg(const LiveState& live, const std::string& vc) {
+  Picture p;
+  p.vc_filter = vc;
+  int i = 0;
+  for (const auto& [name, cells] : live.status.virtual_clusters) p.vc_index[name] = i++;
+  auto& svg = p.svg;
+  svg.text(10, 20,
+           "paictl hived cells: the physical cells HiveD runs, leaves coloured by virtual cluster",
+           14, " font-weight=\"bold\"");
+  // Legend: VCs with their bound and opportunistic leaves, then the marks.
+  std::map<std::string, std::pair<int64_t, int64_t>> use;
+  for (const auto& l : live.leaves)
+    if (!l.vc.empty()) (l.priority == -1 ? use[l.vc].second : use[l.vc].first)++;
+  int lx = 10, y = 36;
+  for (const auto& [name, idx] : p.vc_index) {
+    std::string label = name + " (" + std::to_string(use[name].first) + " bound, " +
+                        std::to_string(use[name].second) + " opportunistic)";
+    svg.rect(lx, y, 12, 12, p.color(name), "#333333", 2);
+    svg.text(lx + 16, y + 10, label, 11);
+    lx += 30 + static_cast<int>(label.size()) * 7;
+    if (lx > kMaxRow) {
+      lx = 10;
+      y += 18;
+    }
+  }
+  y += 20;
+  svg.rect(10, y, 12, 12, "#ffffff", "#d62728", 2, "", " stroke-width=\"2\"");
+  svg.text(26, y + 10, "bad", 11);
+  svg.rect(60, y, 12, 12, "#ffffff", "#d62728", 2, "", " stroke-width=\"2\"");
+  svg.line(62, y + 2, 70, y + 10, "#d62728", 2);
+  svg.line(70, y + 2, 62, y + 10, "#d62728", 2);
+  svg.text(76, y + 10, "bad and doomed (bound to a VC so that it sees the failure)", 11);
+  svg.rect(420, y, 12, 12, p.color(p.vc_index.empty() ? "" : p.vc_index.begin()->first), "#333333",
+           2, "", " fill-opacity=\"0.45\"");
+  svg.text(436, y + 10, "pale: used opportunistically", 11);
+  y += 30;
+  std::string chain;
+  int x = 10, row_h = 0;
+  for (const auto& top : live.status.physical_cluster) {
+    if (!holds(top, vc)) continue;
+    if (top.cell_type != chain) {
+      if (row_h) y += row_h + 10;
+      x = 10;
+      row_h = 0;
+      chain = top.cell_type;
+      svg.text(
+          10, y + 12,
+          "chain " + chain + (top.leaf_cell_type.empty() ? "" : "  (" + top.leaf_cell_type + ")"),
+          12, " font-weight=\"bold\"");
+      y += 20;
+    }
+    auto [w, h] = p.size(top);
+    if (x + w > kMaxRow && x > 10) {
+      x = 10;
+      y += row_h + 6;
+      row_h = 0;
+    }
+    p.draw(top, x, y);
+    x += w + 6;
+    row_h = std::max(row_h, h);
+  }
+  y += row_h + 16;
+  svg.text(10, y + 12,
+           "Colours show the VC each leaf is bound to (or used by, pale); white leaves are free.",
+           10, " fill=\"#555555\"");
+  return svg.document();
+}
+
+}  // namespace pai::hived

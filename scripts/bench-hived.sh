@@ -1,0 +1,84 @@
+#!/bin/sh
+# paictl hived status and hived diff --live on a 10x Philly cluster (5,520 nodes)
+# with 10,000 running groups, served by the HiveD test server on loopback
+# (tests/integration/hived/hived_test_server.cc). Prints the time each command
+# takes after HiveD's answers arrive (parsing, indexing, computing, printing;
+# `-v` reports it), the HTTP time and the answers' size, best of RUNS runs.
+#
+#   scripts/bench-hived.sh [BUILD-DIR] [RUNS]      (default: build, 5)
+set -eu
+BUILD=${1:-build}
+RUNS=${2:-5}
+PAICTL=$BUILD/paictl
+SERVER=$BUILD/tests/integration/hived/hived_test_server
+[ -x "$PAICTL" ] && [ -x "$SERVER" ] || { echo "build paictl and hived_test_server in $BUILD first" >&2; exit 2; }
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-bench-hived.XXXXXX")
+PID=""
+cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT INT TERM
+
+"$PAICTL" simulate generate --scale 10 --jobs 1 --cluster-out "$TMP/old" --out "$TMP/trace.json" >/dev/null
+# The scenario: 10,000 groups (1, 2, 4 or 8 GPUs, Philly's mix; what does not fit
+# in its VC runs opportunistically); the new config moves a tenth of vc01's
+# cells to vc02.
+python3 - "$TMP" <<'PY'
+import json, random, re, sys, os
+tmp = sys.argv[1]
+cfg = open(os.path.join(tmp, "old", "hivedscheduler.yaml")).read()
+vcs = sorted(set(re.findall(r"^  (vc\d+):", cfg, re.M)))
+rnd = random.Random(7)
+steps = []
+for i in range(10000):
+    gpus = rnd.choices([1, 2, 4, 8], [60, 25, 10, 5])[0]
+    leaf = "P100" if gpus <= 2 and rnd.random() < 0.5 else "P40"
+    prio = -1 if rnd.random() < 0.2 else 100
+    steps.append({"schedule": {"group": "g%05d" % i, "vc": rnd.choice(vcs), "priority": prio,
+                               "pods": [[1, gpus]], "leafType": leaf, "preempt": False,
+                               "orOpportunistic": True}})
+json.dump({"config": "old/hivedscheduler.yaml", "steps": steps}, open(os.path.join(tmp, "bench.json"), "w"))
+# New config: vc01 gives a tenth of each of its cell counts to vc02.
+out, vc, ct, moved = [], None, None, {}
+for line in cfg.split("\n"):
+    m = re.match(r"^  (vc\d+):", line)
+    if m: vc = m.group(1)
+    m = re.match(r"^    - cellType: (\S+)", line)
+    if m: ct = m.group(1)
+    m = re.match(r"^(      cellNumber: )(\d+)$", line)
+    if m and vc in ("vc01", "vc02"):
+        n = int(m.group(2))
+        if vc == "vc01":
+            k = max(1, n // 10); moved[ct] = k; n -= k
+        else:
+            n += moved.pop(ct, 0)
+        line = m.group(1) + str(n)
+    out.append(line)
+os.makedirs(os.path.join(tmp, "new"), exist_ok=True)
+open(os.path.join(tmp, "new", "hivedscheduler.yaml"), "w").write("\n".join(out))
+PY
+"$SERVER" "$TMP/bench.json" "$TMP/port" >"$TMP/server.log" 2>&1 &
+PID=$!
+i=0
+while [ ! -s "$TMP/port" ]; do
+  i=$((i + 1)); [ "$i" -lt 1200 ] || { cat "$TMP/server.log" >&2; exit 1; }
+  sleep 0.1
+done
+URL="http://127.0.0.1:$(cat "$TMP/port")"
+GROUPS=$("$PAICTL" hived status --hived "$URL" -o json | python3 -c "import json,sys; d=json.load(sys.stdin); print(d['groups'], len(d['nodes']))")
+echo "cluster: $GROUPS (groups, nodes)"
+best() {
+  what=$1; shift
+  b=""
+  for r in $(seq "$RUNS"); do
+    "$PAICTL" "$@" -v >/dev/null 2>"$TMP/err" || [ $? -eq 0 ] || true
+    line=$(grep "after they arrived" "$TMP/err" || true)
+    [ -n "$line" ] || { cat "$TMP/err" >&2; exit 1; }
+    ms=$(echo "$line" | sed 's/.*; \([0-9.]*\) ms after.*/\1/')
+    http=$(echo "$line" | sed 's/.* in \([0-9.]*\) ms;.*/\1/')
+    bytes=$(echo "$line" | sed 's/.*answers (\([0-9]*\) bytes).*/\1/')
+    if [ -z "$b" ] || awk "BEGIN{exit !($ms < $b)}"; then b=$ms; bh=$http; bb=$bytes; fi
+  done
+  echo "$what: $b ms after the answers arrived (HTTP $bh ms, $bb bytes; best of $RUNS)"
+}
+best "hived status" hived status --hived "$URL"
+best "hived status -o json" hived status --hived "$URL" -o json
+best "hived diff --live" hived diff "$TMP/old" "$TMP/new" --live --hived "$URL"

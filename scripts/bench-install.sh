@@ -1,0 +1,52 @@
+#!/bin/sh
+# Benchmarks of paictl install on the testbed (docs/benchmarks.md, "install"):
+#   dry-run-N     install --dry-run of a fresh N-host testbed (target: 100 hosts in <= 2 s)
+#   single        a full install of a master and one worker, alone (the slowest single host)
+#   full-N        a full install of N hosts (target: <= 1.5 x single)
+#   noop-N        a re-run of install on those N hosts, nothing to do (target: <= 1.5 x check-N)
+#   check-N       paictl check hosts of the same N hosts
+#
+#   scripts/bench-install.sh [DRY_N [FULL_N]]     (default 100 50)
+#   PAICTL=path   the binary (default build/paictl)
+#
+# Needs root (the testbed). The hosts' sshds and fakes share the machine's cores
+# with paictl, as they would not in a real cluster: on a small machine the full
+# install measures the machine as much as paictl.
+set -eu
+cd "$(dirname "$0")/.."
+PAICTL=${PAICTL:-build/paictl}
+DRY_N=${1:-100}
+FULL_N=${2:-50}
+TESTBED=scripts/testbed.sh
+"$TESTBED" can-run >/dev/null || exit 77
+[ -x "$PAICTL" ] || { echo "bench-install: build paictl first or set PAICTL" >&2; exit 2; }
+export PAICTL_TEMPLATES=${PAICTL_TEMPLATES:-$(pwd)/templates}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/paictl-bench-install.XXXXXX")
+BED=""
+cleanup() { [ -n "$BED" ] && "$TESTBED" down "$BED" >/dev/null 2>&1; rm -rf "$WORK"; }
+trap cleanup EXIT INT TERM
+now() { date +%s.%N; }
+timed() {  # NAME COMMAND...: prints NAME SECONDS EXIT
+  name=$1; shift
+  t0=$(now); set +e; "$@" >"$WORK/$name.log" 2>&1; rc=$?; set -e; t1=$(now)
+  printf '%-12s %8.2f s  (exit %d)\n' "$name" "$(echo "$t1 - $t0" | bc)" "$rc"
+}
+up() {
+  BED=$WORK/bed-$1
+  "$TESTBED" up "$1" "$BED" --base 127.0.40 --rollout-delay 0.1 >"$WORK/up-$1.log" 2>&1
+}
+down() { "$TESTBED" down "$BED" >/dev/null 2>&1; BED=""; }
+A() { echo "--ssh-config $BED/ssh_config --ignore-check-errors CPU,DNS"; }
+
+echo "machine: $(nproc) cores, $(uname -r)"
+up "$DRY_N"
+timed "dry-run-$DRY_N" "$PAICTL" install "$BED/cluster" $(A) --dry-run
+down
+up 2
+timed single "$PAICTL" install "$BED/cluster" $(A) --yes
+down
+up "$FULL_N"
+timed "full-$FULL_N" "$PAICTL" install "$BED/cluster" $(A) --yes --parallel "$FULL_N"
+timed "noop-$FULL_N" "$PAICTL" install "$BED/cluster" $(A) --yes --parallel "$FULL_N"
+timed "check-$FULL_N" "$PAICTL" check hosts "$BED/cluster" --ssh-config "$BED/ssh_config" --parallel "$FULL_N"
+down
