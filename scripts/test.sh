@@ -5,7 +5,8 @@
 #
 # One sanitized build for every test, not a plain pass and a sanitized pass: the
 # sanitizers see every access the tests make, and one build is half the compile time
-# on a 2-core machine (see docs/benchmarks.md, "test suite").
+# on a 2-core machine (see docs/benchmarks.md, "test suite"). Each unit-test binary is
+# one ctest test here (PAI_UNIT_PER_BINARY): a sanitized process start is costly.
 #
 #   PAI_SANITIZE=LIST   sanitizers to build with (default address,undefined;
 #                       empty for a plain build, e.g. where libasan is missing)
@@ -28,7 +29,7 @@ else
   echo "==> build (no sanitizers)"
 fi
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Check "-DCMAKE_CXX_FLAGS_CHECK=-O0 -g1" \
-  -DPAI_BUILD_TESTS=ON "-DPAI_SANITIZE=$SANITIZE" >/dev/null
+  -DPAI_BUILD_TESTS=ON -DPAI_UNIT_PER_BINARY=ON "-DPAI_SANITIZE=$SANITIZE" >/dev/null
 cmake --build build-test -j "$JOBS"
 
 echo "==> tests"
