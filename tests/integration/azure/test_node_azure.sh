@@ -23,9 +23,9 @@ set -e
 start_arm --polls 1 --retry-after 1
 RUN="$TMP/bed"
 trap '"$TESTBED" down "$RUN" >/dev/null 2>&1; kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
-"$TESTBED" up 3 "$RUN" --base 127.0.37 --rollout-delay 0.2 >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log"; exit 1; }
+"$TESTBED" up 3 "$RUN" --base 127.0.41 --rollout-delay 0.2 >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log"; exit 1; }
 C="$RUN/cluster"
-VM_IP=127.0.37.4
+VM_IP=127.0.41.4
 
 # tb-worker2 is not part of the cluster: out of layout.yaml and the HiveD config.
 "$PY" - "$C" <<'PYEOF'
@@ -52,7 +52,7 @@ azure:
   location: eastus
   resource-group: pai-rg
   address-space: 10.224.0.0/16
-  onprem-address-space: [127.0.37.0/24]
+  onprem-address-space: [127.0.41.0/24]
   ssh-public-key-file: $RUN/id_ed25519.pub
   pools:
     - name: gpu
