@@ -66,11 +66,12 @@ int main(int argc, char** argv) {
   // Azure-AsyncOperation, InProgress then Succeeded, then the resource once more.
   {
     const std::string order =
-        kSub + "/resourceGroups/test-rg/providers/Azure.ResourceManager.OperationTemplates/orders/order1";
+        kSub +
+        "/resourceGroups/test-rg/providers/Azure.ResourceManager.OperationTemplates/orders/order1";
     auto before = arm.stats();
-    auto r = arm.put(order, kApi,
-                     json{{"location", "eastus"},
-                          {"properties", {{"productId", "product1"}, {"amount", 1}}}});
+    auto r = arm.put(
+        order, kApi,
+        json{{"location", "eastus"}, {"properties", {{"productId", "product1"}, {"amount", 1}}}});
     check(r.ok(), "Lro_createOrReplace: PUT, then poll Azure-AsyncOperation until Succeeded",
           r.ok() ? "" : r.error().message);
     if (r.ok()) {
@@ -89,7 +90,8 @@ int main(int argc, char** argv) {
   // Azure_ResourceManager_OperationTemplates_Lro_delete: 202 with Location, 202, then 204.
   {
     const std::string order =
-        kSub + "/resourceGroups/test-rg/providers/Azure.ResourceManager.OperationTemplates/orders/order1";
+        kSub +
+        "/resourceGroups/test-rg/providers/Azure.ResourceManager.OperationTemplates/orders/order1";
     auto before = arm.stats();
     auto r = arm.remove(order, kApi);
     check(r.ok(), "Lro_delete: DELETE, then poll Location while it answers 202",
@@ -102,11 +104,13 @@ int main(int argc, char** argv) {
 
   // Azure_ResourceManager_Resources_TopLevel_createOrReplace / _get / _delete:
   // the same engine when ARM answers at once.
-  const std::string top =
-      kSub + "/resourceGroups/test-rg/providers/Azure.ResourceManager.Resources/topLevelTrackedResources/top";
+  const std::string top = kSub +
+                          "/resourceGroups/test-rg/providers/Azure.ResourceManager.Resources/"
+                          "topLevelTrackedResources/top";
   {
     auto before = arm.stats();
-    auto r = arm.put(top, kApi, json{{"location", "eastus"}, {"properties", {{"description", "valid"}}}});
+    auto r = arm.put(top, kApi,
+                     json{{"location", "eastus"}, {"properties", {{"description", "valid"}}}});
     check(r.ok(), "TopLevel_createOrReplace: a PUT that is Succeeded at once",
           r.ok() ? "" : r.error().message);
     if (r.ok())
@@ -130,7 +134,9 @@ int main(int argc, char** argv) {
   // ARM error body becomes one line with its code.
   {
     const std::string bad =
-        kSub + "/resourceGroups/test-rg/providers/Azure.ResourceManager.CommonProperties/confidentialResources/confidential";
+        kSub +
+        "/resourceGroups/test-rg/providers/Azure.ResourceManager.CommonProperties/"
+        "confidentialResources/confidential";
     const json body{{"location", "eastus"}, {"properties", {{"username", "00"}}}};
     auto r = arm.request("PUT", bad, kApi, &body);
     check(r.ok() && r.value().status == 400, "Error_createForUserDefinedError: 400",
@@ -146,7 +152,9 @@ int main(int argc, char** argv) {
   // an error body is an answer (the resource is not there), not a failure.
   {
     const std::string gone =
-        kSub + "/resourceGroups/test-rg/providers/Azure.ResourceManager.CommonProperties/confidentialResources/confidential";
+        kSub +
+        "/resourceGroups/test-rg/providers/Azure.ResourceManager.CommonProperties/"
+        "confidentialResources/confidential";
     auto r = arm.get(gone, kApi);
     check(r.ok() && r.value().status == 404, "Error_getForPredefinedError: 404 is an answer",
           r.ok() ? std::to_string(r.value().status) : r.error().message);
