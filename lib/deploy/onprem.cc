@@ -1298,6 +1298,7 @@ PhaseList install_phases(const InstallSettings& s) {
   p.push_back(make_hived_phase(s));
   p.push_back(make_openpai_phase(s));
   p.push_back(make_config_phase(s));
+  p.push_back(make_endpoints_phase(s));
   return p;
 }
 
