@@ -42,6 +42,9 @@ struct InstallOptions {
   std::string output = "text";
   int wait_s = 300;
   AzureOptions azure;
+  // node add --azure: the Azure part is done; its document goes into the output.
+  bool skip_azure = false;
+  Json azure_doc;
 };
 
 std::string exe_dir() {
@@ -310,9 +313,9 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   bool reset = mode == Mode::Reset;
   const char* verb = reset ? "reset" : mode == Mode::ConfigPush ? "config push" : "install";
   // The Azure provider runs first (docs/azure.md): its VMs join layout.yaml.
-  Json azure_doc;
-  bool azure_changed = false;
-  if (mode != Mode::ConfigPush && o.hosts.paths.size() == 1 &&
+  Json azure_doc = o.azure_doc;
+  bool azure_changed = o.skip_azure;
+  if (mode != Mode::ConfigPush && !o.skip_azure && o.hosts.paths.size() == 1 &&
       pai::util::is_directory(o.hosts.paths[0])) {
     if (reset && o.azure.reset_azure)
       return run_azure_reset(o.azure, o.hosts.paths[0], g, o.hosts.dry_run, o.yes,
@@ -429,7 +432,8 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   return finish(result.changed() ? kExitChanges : kExitOk);
 }
 
-void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset) {
+// `azure`: the install/reset Azure flags (node add|remove have their own).
+void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset, bool azure = true) {
   add_hosts_options(&cmd, o.hosts);
   cmd.get_option("--dry-run")
       ->description(reset ? "Show what reset would remove, and change nothing on any host"
@@ -450,7 +454,10 @@ void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset) {
                    "all")
         ->type_name("NAMES");
   add_output_option(cmd, o.output, g);
-  add_azure_options(cmd, o.azure, reset);
+  if (azure)
+    add_azure_options(cmd, o.azure, reset);
+  else
+    add_azure_endpoint_options(cmd, o.azure);
 }
 
 }  // namespace
@@ -567,6 +574,9 @@ int run_config_diff(InstallOptions& o, const Globals& g) {
 struct NodeOptions {
   InstallOptions install;
   bool drain = false;
+  std::string azure_pool;  // node add --azure POOL
+  int count = 0;           // node add --count N (default 1)
+  bool azure = false;      // node remove --azure
 };
 
 // The hosts named after the cluster directory become --limit.
@@ -581,9 +591,65 @@ int split_hosts(InstallOptions& o, const char* verb) {
   return -1;
 }
 
+void print_json_doc(const Json& doc) {
+  std::printf("%s\n", doc.dump(2).c_str());
+}
+
+// node add DIR HOST... (hosts already in layout.yaml), or node add DIR --azure
+// POOL --count N (the pool's scale set grows, its new VMs go into layout.yaml):
+// then the same join, install --limit of those hosts.
+int run_node_add(NodeOptions& no, const Globals& g) {
+  InstallOptions& o = no.install;
+  bool json = is_structured(o.output);
+  if (no.azure_pool.empty()) {
+    if (no.count != 0) {
+      print_error(
+          "node add: --count goes with --azure POOL (on-prem hosts are named: paictl "
+          "node add CLUSTER_DIR HOST...)");
+      return kExitUsage;
+    }
+    if (int rc = split_hosts(o, "node add"); rc >= 0) return rc;
+    return run_install(o, g, Mode::Install);
+  }
+  if (o.hosts.paths.size() != 1) {
+    print_error(
+        "node add --azure POOL takes the cluster directory only (the new VMs' names come "
+        "from Azure): paictl node add CLUSTER_DIR --azure POOL --count N");
+    return kExitUsage;
+  }
+  if (!pai::util::is_directory(o.hosts.paths[0])) {
+    print_error(o.hosts.paths[0] + " is not a cluster directory");
+    return kExitUsage;
+  }
+  std::string dir = o.hosts.paths[0];
+  std::vector<std::string> added;
+  Json az;
+  int rc = run_azure_grow(o.azure, dir, g, no.azure_pool, no.count == 0 ? 1 : no.count,
+                          o.hosts.dry_run, o.yes, json, added, az);
+  if (rc != -1) {
+    if (json && !az.is_null())
+      print_json_doc({{"apiVersion", "paictl.install/v1"},
+                      {"kind", "NodeAdd"},
+                      {"cluster", dir},
+                      {"azure", az}});
+    return rc;
+  }
+  // The VMs exist and are in layout.yaml: they join as on-prem hosts do.
+  o.hosts.limit = added;
+  o.skip_azure = true;
+  o.azure_doc = az;
+  o.yes = true;  // the operator confirmed the whole change above
+  rc = run_install(o, g, Mode::Install);
+  if (rc != kExitOk && rc != kExitChanges)
+    print_error("node add: the new VMs are in layout.yaml; paictl node add " + dir + " " +
+                pai::util::join(added, " ") + " resumes their join");
+  return rc;
+}
+
 int run_node_remove(NodeOptions& no, const Globals& g) {
   InstallOptions& o = no.install;
   if (int rc = split_hosts(o, "node remove"); rc >= 0) return rc;
+  bool json = is_structured(o.output);
   Prepared p;
   if (int rc = prepare(o, g, "node remove", p); rc >= 0) return rc;
   const auto* master = master_of(p);
@@ -596,24 +662,67 @@ int run_node_remove(NodeOptions& no, const Globals& g) {
     }
     nodes.push_back(h.name);
   }
-  if (!o.yes && (!is_tty(0) || !is_tty(2))) {
-    print_error("not a terminal: pass --yes to remove nodes without a confirmation");
-    return kExitUsage;
-  }
-  if (!o.yes && !confirm(("Remove " + pai::util::join(nodes, ", ") + " from the cluster?").c_str()))
-    return kExitOk;
-  pai::remote::SshTransport transport;
-  transport.set_password(p.hosts.ssh_password);
+  // With --azure every node must be a VM of a pool; nothing changes before that is known.
+  AzureRemovalPtr azure;
+  if (no.azure)
+    if (int rc = azure_removal_plan(o.azure, p.cluster_dir, g, nodes, azure); rc >= 0) return rc;
+
   std::string kubectl =
       "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache";
-  for (const auto& n : nodes) {
+  auto node_script = [&](const std::string& n) {
     std::string q = pai::util::shell_quote(n);
-    std::string script = "set -e\n";
+    std::string script;
     if (no.drain)
       script += kubectl + " drain " + q + " --ignore-daemonsets --delete-emptydir-data --timeout=" +
                 std::to_string(o.wait_s) + "s\n";
     script += kubectl + " delete node " + q + " --ignore-not-found --wait=false\n";
-    auto r = pai::deploy::run_on_master(transport, *master, script);
+    return script;
+  };
+  if (o.hosts.dry_run) {
+    Json doc = {{"apiVersion", "paictl.install/v1"},
+                {"kind", "NodeRemove"},
+                {"cluster", p.cluster_dir},
+                {"nodes", nodes},
+                {"drain", no.drain}};
+    if (!json) {
+      std::printf("on %s:\n", master->name.c_str());
+      for (const auto& n : nodes) {
+        std::string script = node_script(n);
+        for (auto line : pai::util::split(script, '\n'))
+          if (!line.empty()) std::printf("  %s\n", std::string(line).c_str());
+      }
+    }
+    if (azure) {
+      doc["azure"] = azure_removal_json(*azure);
+      if (!json) {
+        std::printf("Azure:\n");
+        for (const auto& l : azure_removal_lines(*azure)) std::printf("  %s\n", l.c_str());
+        std::printf("dry run: nothing was changed in Azure or on any host\n");
+      }
+      if (json) print_json_doc(doc);
+      return kExitChanges;
+    }
+    if (json) {
+      print_json_doc(doc);
+      return kExitChanges;
+    }
+    std::printf("then reset %s:\n", pai::util::join(nodes, ", ").c_str());
+    std::fflush(stdout);
+    return run_install(o, g, Mode::Reset);
+  }
+  if (!o.yes && (!is_tty(0) || !is_tty(2))) {
+    print_error("not a terminal: pass --yes to remove nodes without a confirmation");
+    return kExitUsage;
+  }
+  std::string question =
+      "Remove " + pai::util::join(nodes, ", ") + " from the cluster" +
+      (azure ? " and delete the VM" + std::string(nodes.size() == 1 ? "" : "s") + " in Azure?"
+             : "?");
+  if (!o.yes && !confirm(question.c_str())) return kExitOk;
+  pai::remote::SshTransport transport;
+  transport.set_password(p.hosts.ssh_password);
+  for (const auto& n : nodes) {
+    auto r = pai::deploy::run_on_master(transport, *master, "set -e\n" + node_script(n));
     if (!r.ok() || r.exit_status != 0) {
       print_error("node remove: " + std::string(no.drain ? "draining and deleting" : "deleting") +
                   " the node " + n +
@@ -623,6 +732,21 @@ int run_node_remove(NodeOptions& no, const Globals& g) {
     if (!g.quiet)
       std::fprintf(stderr, "%-14s %-14s %s\n", n.c_str(), "node",
                    no.drain ? "drained and deleted" : "deleted");
+  }
+  if (azure) {
+    // The VMs go (nothing on them needs resetting), and the files follow.
+    Json az;
+    int rc = azure_removal_apply(*azure, g, json, az);
+    if (json)
+      print_json_doc({{"apiVersion", "paictl.install/v1"},
+                      {"kind", "NodeRemove"},
+                      {"cluster", p.cluster_dir},
+                      {"nodes", nodes},
+                      {"azure", az}});
+    else if (rc == kExitOk)
+      std::printf("removed %s: the VM%s deleted in Azure, config.yaml and layout.yaml updated\n",
+                  pai::util::join(nodes, ", ").c_str(), nodes.size() == 1 ? "" : "s");
+    return rc == kExitOk ? kExitChanges : rc;
   }
   // Then what install put on the hosts goes, as paictl reset --limit does.
   o.yes = true;
@@ -661,22 +785,33 @@ void build_config_diff(CLI::App& cmd, Globals& g) {
 }
 
 void build_node_add(CLI::App& cmd, Globals& g) {
-  auto o = std::make_shared<InstallOptions>();
-  add_common(cmd, *o, g, false);
-  cmd.callback([o, &g]() {
-    if (int rc = split_hosts(*o, "node add"); rc >= 0) {
-      g.exit_code = rc;
-      return;
-    }
-    g.exit_code = run_install(*o, g, Mode::Install);
-  });
+  auto o = std::make_shared<NodeOptions>();
+  add_common(cmd, o->install, g, false, false);
+  cmd.get_option("--dry-run")
+      ->description(
+          "Show the plan (with --azure: the scale set's new size and what follows; else "
+          "what each phase would change on the hosts), and change nothing");
+  cmd.add_option("--azure", o->azure_pool,
+                 "Grow this Azure pool (azure.pools[].name) by --count VMs, then join them")
+      ->type_name("POOL");
+  cmd.add_option("--count", o->count, "With --azure: how many VMs to add (default 1)")
+      ->check(CLI::Range(1, 1000));
+  cmd.callback([o, &g]() { g.exit_code = run_node_add(*o, g); });
 }
 
 void build_node_remove(CLI::App& cmd, Globals& g) {
   auto o = std::make_shared<NodeOptions>();
-  add_common(cmd, o->install, g, true);
+  add_common(cmd, o->install, g, true, false);
+  cmd.get_option("--dry-run")
+      ->description(
+          "Show what would be drained, deleted and reset (with --azure: the VMs "
+          "deleted and the files' changes), and change nothing");
   cmd.add_flag("--drain", o->drain,
                "Evict the node's pods first (kubectl drain, bounded by --wait), then delete it");
+  cmd.add_flag("--azure", o->azure,
+               "The nodes are VMs of Azure pools: delete them (with their NICs and OS disks) "
+               "through ARM instead of resetting them, and lower their pools' count in "
+               "config.yaml");
   cmd.callback([o, &g]() { g.exit_code = run_node_remove(*o, g); });
 }
 

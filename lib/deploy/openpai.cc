@@ -249,7 +249,7 @@ class WorkloadsPhase : public Phase {
     if (cut == std::string::npos) return {};
     std::vector<std::string> lines;
     std::set<std::string> names;
-    for (auto line : util::split(r.out.substr(0, cut), '\n')) {
+    for (auto line : util::split(std::string_view(r.out).substr(0, cut), '\n')) {
       auto f = util::split(line, '\t');
       if (f.size() < 3 || std::string(f[0]).rfind(workload + "-", 0) != 0) continue;
       names.insert(std::string(f[0]));
@@ -262,7 +262,7 @@ class WorkloadsPhase : public Phase {
       lines.push_back(out);
     }
     size_t events = 0;
-    for (auto line : util::split(r.out.substr(cut + 8), '\n')) {
+    for (auto line : util::split(std::string_view(r.out).substr(cut + 8), '\n')) {
       auto f = util::split(line, '\t');
       if (f.size() < 3) continue;
       std::string n(f[0]);

@@ -6,6 +6,7 @@ start_server lab
 
 run hived status --hived "$URL" -o json
 expect_rc 0 "status -o json"
+schema_check hivedStatus "hived status -o json"
 json_check "d['apiVersion'] == 'paictl.hivedStatus/v1' and d['groups'] == 8 and d['lazilyPreempted'] == 1" "status counts the groups"
 json_check "[ (c['total'], c['bad'], c['doomed']) for c in d['cells'] if c['cellType'] == 'V100-NODE'] == [(8, 1, 1)]" "v7 is a bad and doomed V100-NODE"
 json_check "[n['healthy'] for n in d['nodes'] if n['name'] == 'v7'] == [False]" "node v7 is bad"
@@ -20,6 +21,7 @@ expect_out "1 lazily preempted" "the table says one group is lazily preempted"
 
 run hived groups --hived "$URL" --vc prod -o json
 expect_rc 0 "groups --vc prod"
+schema_check hivedGroup "hived groups -o json"
 json_check "[g['name'] for g in d['items']] == ['train-a', 'train-b', 'urgent', 'pin-1', 'infer-c']" "prod's groups by priority"
 json_check "[g['lazyPreemption']['preemptor'] for g in d['items'] if g['name'] == 'infer-c'] == ['urgent']" "infer-c was lazily preempted by urgent"
 json_check "[g['physicalPlacement'] for g in d['items'] if g['name'] == 'train-a'][0] == {'v5': list(range(8)), 'v6': list(range(8))}" "train-a's placement"
@@ -28,6 +30,10 @@ run hived why infer-c --hived "$URL"
 expect_rc 0 "why of a lazily preempted group"
 expect_out "lazily preempted by urgent" "why names the preemptor"
 expect_out "on 4 GPUs: v4[0-3]" "why says where it runs"
+run hived why infer-c --hived "$URL" -o json
+expect_rc 0 "why -o json of a running group"
+schema_check hivedWhy "hived why -o json (running)"
+json_check "d['running'] is True and d['lazyPreemption']['preemptor'] == 'urgent'" "why -o json of a running group says who preempted it"
 
 run hived why big-wait --hived "$URL"
 expect_rc 2 "why of a waiting group without its request"
@@ -35,6 +41,7 @@ expect_err "--config DIR --vc VC" "the hint asks for the request"
 
 run hived why big-wait --hived "$URL" --config "$SCEN/lab-hived.yaml" --vc prod --priority 100 --gpus 8 --leaf-type V100 -o json
 expect_rc 0 "why of a waiting group"
+schema_check hivedWhy "hived why -o json (waiting)"
 json_check "d['verdict'] == 'waits' and 'insufficient capacity' in d['reason']" "it waits for capacity in prod"
 json_check "d['vcGuaranteedCells'] == 4 and d['vcBoundCells'] == 4" "all 4 of prod's node cells are bound"
 json_check "[h['group'] for h in d['heldBy']] == ['train-a', 'train-b', 'urgent']" "held by train-a, train-b and urgent"
@@ -43,10 +50,12 @@ json_check "d['badNodes'] == ['v7']" "v7 is the bad candidate"
 # research's only K80 node cell is k-1's (priority 20): a priority-50 group preempts it.
 run hived why new-4 --hived "$URL" --config "$SCEN/lab-hived.yaml" --vc research --priority 50 --gpus 4 --leaf-type K80 -o json
 expect_rc 0 "why of a group that preempts"
+schema_check hivedWhy "hived why -o json (preempts)"
 json_check "d['verdict'] == 'preempts' and d['victims'] == ['k-1']" "a 4-GPU K80 group of research at 50 preempts k-1"
 # An opportunistic one fits on the free k2.
 run hived why opp-4 --hived "$URL" --config "$SCEN/lab-hived.yaml" --vc research --priority -1 --gpus 4 --leaf-type K80 -o json
 expect_rc 0 "why of a group that fits"
+schema_check hivedWhy "hived why -o json (fits)"
 json_check "d['verdict'] == 'fits' and 'k2[0-3]' in d['explanation']" "an opportunistic K80 group fits on k2"
 
 run hived why nope --hived "$URL" --vc nope

@@ -209,6 +209,20 @@ cmp -s "$TMP/services.orig" "$TMP/pulled/services-configuration.yaml" || fail "c
 cp "$TMP/services.orig" "$C/services-configuration.yaml"
 pass "config diff, push and pull of the cluster files"
 
+# node remove --drain --dry-run: the kubectl lines and the reset's plan, nothing changed.
+state "$TMP/before-remove.json"
+set +e
+"$PAICTL" node remove "$C" tb-worker2 --drain --dry-run --ssh-config "$RUN/ssh_config" > "$TMP/remove-dry.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 0 ] || { cat "$TMP/remove-dry.txt"; fail "node remove --dry-run exited $rc"; }
+grep -q '^  kubectl .* drain tb-worker2 --ignore-daemonsets --delete-emptydir-data --timeout=300s$' "$TMP/remove-dry.txt" || fail "node remove --dry-run shows no drain: $(cat "$TMP/remove-dry.txt")"
+grep -q '^  kubectl .* delete node tb-worker2 ' "$TMP/remove-dry.txt" || fail "node remove --dry-run shows no delete"
+grep -q '^then reset tb-worker2:' "$TMP/remove-dry.txt" && grep -q 'dry run: nothing was changed on any host' "$TMP/remove-dry.txt" || fail "node remove --dry-run shows no reset plan: $(cat "$TMP/remove-dry.txt")"
+state "$TMP/after-remove-dry.json"
+cmp -s "$TMP/before-remove.json" "$TMP/after-remove-dry.json" || fail "node remove --dry-run changed the cluster"
+pass "node remove --dry-run shows the drain, the delete and the reset, and changes nothing"
+
 # node remove --drain, then node add: only that host and the cluster-wide phases change.
 "$PAICTL" node remove "$C" tb-worker2 --drain --ssh-config "$RUN/ssh_config" --yes > "$TMP/remove.txt" 2>&1 || { cat "$TMP/remove.txt"; fail "node remove"; }
 state "$TMP/removed.json"
@@ -240,7 +254,7 @@ pw=$(cat "$RUN/password")
 apw=$(sed -n 's/^ *default-pai-admin-password: "\(.*\)"$/\1/p' "$C/services-configuration.yaml")
 [ -n "$apw" ] || fail "no admin password in the testbed's services-configuration.yaml"
 apw64=$(printf '%s' "$apw" | base64)
-for f in "$TMP"/run*.txt "$TMP"/add.txt "$TMP"/remove.txt "$TMP"/diff*.txt "$TMP"/push.txt "$TMP"/run-fail-*.txt "$TMP"/kill-*.txt "$TMP/dry.txt" "$TMP/argv.jsonl" "$C/.paictl/install.journal" "$C"/.paictl/logs/*.log; do
+for f in "$TMP"/run*.txt "$TMP"/add.txt "$TMP"/remove.txt "$TMP"/remove-dry.txt "$TMP"/diff*.txt "$TMP"/push.txt "$TMP"/run-fail-*.txt "$TMP"/kill-*.txt "$TMP/dry.txt" "$TMP/argv.jsonl" "$C/.paictl/install.journal" "$C"/.paictl/logs/*.log; do
   if grep -Eq '[a-z0-9]{6}\.[a-z0-9]{16}' "$f"; then fail "a token in $f: $(grep -Eo '.{20}[a-z0-9]{6}\.[a-z0-9]{16}' "$f" | head -1)"; fi
   if grep -qF "$pw" "$f"; then fail "the password in $f"; fi
   if grep -qF -e "$apw" -e "$apw64" "$f"; then fail "the OpenPAI admin password in $f"; fi
