@@ -80,6 +80,8 @@ ctl POST /__control/clear-requests '{}' >/dev/null
 run node add "$C" --azure gpu --count 1 --dry-run --detailed-exitcode $ARGS
 expect_rc 2 "node add --azure --dry-run: changes"
 expect_out "sku.capacity: 0 -> 1" "the dry run shows the new size"
+expect_out "+        - cellAddress: new-vm-1" "the dry run shows the HiveD config's diff (the VM's name is Azure's: a placeholder)"
+expect_out "cellTypes: gpu-machine-NODE-POOL childCellNumber 1 -> 2" "the pool of node cells grows"
 check_requests "all(r['method'] == 'GET' for r in arm)" "the dry run only reads from ARM"
 state "$TMP/after-dry.json"
 cmp -s "$TMP/before.json" "$TMP/after-dry.json" && pass "the dry run changes no host" || fail "the dry run changed a host"
@@ -106,6 +108,12 @@ assert h["tb-master"]["kubeadm"]["init"] == 1, h["tb-master"]["kubeadm"]
 n = s["cluster"]["objects"]["Node/tb-worker2"]
 assert n["ready"] == "True" and n["allocatable_gpus"] == 4, n
 assert n["labels"]["paictl.io/machine-type"] == "gpu-machine", n["labels"]'
+if grep -q "        - cellAddress: tb-worker2" "$C/services-configuration.yaml" && grep -q "childCellNumber: 2$" "$C/services-configuration.yaml" &&
+   grep -q "  cellNumber: 1$" "$C/services-configuration.yaml"; then
+  pass "the HiveD config has the VM's cell, in no VC"
+else fail "the HiveD config: $(cat "$C/services-configuration.yaml")"; fi
+pycheck "$TMP/added.json" "HiveD's ConfigMap has the VM" '
+assert "tb-worker2" in s["cluster"]["objects"]["ConfigMap/openpai/hivedscheduler-config"]["data"]["hivedscheduler.yaml"]'
 ctl POST /__control/clear-requests '{}' >/dev/null
 run install "$C" --yes --detailed-exitcode $ARGS
 expect_rc 0 "install after node add has nothing to do, in Azure or on the hosts"
@@ -135,11 +143,13 @@ sys.exit(0 if len(v) == 1 and v[0]['sku']['capacity'] == 0 else 1)"; then
 else fail "the scale set: $(ctl GET /__control/resources)"; fi
 grep -q "count: 0$" "$C/config.yaml" && pass "config.yaml: count 0" || fail "config.yaml's count after remove"
 grep -q "tb-worker2" "$C/layout.yaml" && fail "layout.yaml still has the VM" || pass "layout.yaml without the VM"
+grep -q "tb-worker2" "$C/services-configuration.yaml" && fail "the HiveD config still has the VM" || pass "the HiveD config without the VM"
 state "$TMP/removed.json"
 pycheck "$TMP/removed.json" "the node is gone; the on-prem worker stays" '
 o = s["cluster"]["objects"]
 assert "Node/tb-worker2" not in o, "the node is still there"
-assert o["Node/tb-worker1"]["ready"] == "True"'
+assert o["Node/tb-worker1"]["ready"] == "True"
+assert "tb-worker2" not in o["ConfigMap/openpai/hivedscheduler-config"]["data"]["hivedscheduler.yaml"]'
 ctl POST /__control/clear-requests '{}' >/dev/null
 run install "$C" --azure-only --yes --detailed-exitcode $EP
 expect_rc 0 "after node remove, the Azure part has nothing to do"

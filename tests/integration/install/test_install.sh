@@ -224,7 +224,15 @@ cmp -s "$TMP/before-remove.json" "$TMP/after-remove-dry.json" || fail "node remo
 pass "node remove --dry-run shows the drain, the delete and the reset, and changes nothing"
 
 # node remove --drain, then node add: only that host and the cluster-wide phases change.
+# It also takes the host out of layout.yaml and its cell out of the HiveD config
+# (the default VC, the only one with such cells, gives up the one that no longer
+# fits), and pushes them: HiveD's ConfigMap no longer has the node.
+cp "$C/layout.yaml" "$TMP/layout.before-remove"
+cp "$C/services-configuration.yaml" "$TMP/services.before-remove"
 "$PAICTL" node remove "$C" tb-worker2 --drain --ssh-config "$RUN/ssh_config" --yes > "$TMP/remove.txt" 2>&1 || { cat "$TMP/remove.txt"; fail "node remove"; }
+grep -q 'tb-worker2' "$C/layout.yaml" && fail "node remove left tb-worker2 in layout.yaml"
+grep -q 'childCellNumber: 1$' "$C/services-configuration.yaml" && grep -q '  cellNumber: 1$' "$C/services-configuration.yaml" &&
+  ! grep -q 'tb-worker2' "$C/services-configuration.yaml" || fail "node remove: the HiveD config: $(cat "$C/services-configuration.yaml")"
 state "$TMP/removed.json"
 py '
 o = s["cluster"]["objects"]
@@ -232,8 +240,15 @@ assert "Node/tb-worker2" not in o, "the node is still there"
 w = s["hosts"]["tb-worker2"]
 assert "kubeadm" not in w["packages"] and not w["files"], (w["packages"], w["files"])
 assert s["hosts"]["tb-worker1"]["packages"].get("kubeadm"), "worker1 was reset too"
+hived = o["ConfigMap/openpai/hivedscheduler-config"]["data"]["hivedscheduler.yaml"]
+assert "tb-worker1" in hived and "tb-worker2" not in hived, hived
 ' "$TMP/removed.json" || fail "after node remove"
-"$PAICTL" node add "$C" tb-worker2 $ARGS --yes > "$TMP/add.txt" 2>&1 || { cat "$TMP/add.txt"; fail "node add"; }
+# The host comes back into layout.yaml; node add gives it its cell again, to the
+# default VC (--vc): the HiveD config is as it was before the removal.
+cp "$TMP/layout.before-remove" "$C/layout.yaml"
+"$PAICTL" node add "$C" tb-worker2 --vc default $ARGS --yes > "$TMP/add.txt" 2>&1 || { cat "$TMP/add.txt"; fail "node add"; }
+cmp -s "$C/services-configuration.yaml" "$TMP/services.before-remove" || fail "node add --vc default: the HiveD config differs from before the removal: $(diff "$TMP/services.before-remove" "$C/services-configuration.yaml")"
+grep -q 'HiveD restarts' "$TMP/add.txt" || fail "node add does not say HiveD restarts: $(cat "$TMP/add.txt")"
 grep -q '^tb-worker1 ' "$TMP/add.txt" && fail "node add changed tb-worker1: $(grep '^tb-worker1 ' "$TMP/add.txt")"
 grep -q '^tb-worker2 .*join .*done' "$TMP/add.txt" || fail "node add did not join tb-worker2: $(cat "$TMP/add.txt")"
 state "$TMP/added.json"
@@ -244,9 +259,10 @@ assert h["tb-master"]["kubeadm"]["init"] == 1, h["tb-master"]["kubeadm"]
 n = s["cluster"]["objects"]["Node/tb-worker2"]
 assert n["ready"] == "True" and n["allocatable_gpus"] == 4, n
 assert n["labels"]["paictl.io/machine-type"] == "gpu-machine", n["labels"]
+assert "tb-worker2" in s["cluster"]["objects"]["ConfigMap/openpai/hivedscheduler-config"]["data"]["hivedscheduler.yaml"]
 ' "$TMP/added.json" || fail "after node add"
 "$PAICTL" install "$C" $ARGS --yes --detailed-exitcode > "$TMP/run4.txt" 2>&1 || { cat "$TMP/run4.txt"; fail "install after node add has something to do"; }
-pass "node remove --drain resets only that host; node add joins it again and changes nothing else"
+pass "node remove --drain resets only that host and takes it out of the files and HiveD; node add joins it again with its cells and changes nothing else"
 
 # 5. Secrets: no join token (kubeadm's format) and no password anywhere.
 "$TESTBED" log "$RUN" > "$TMP/argv.jsonl"
