@@ -5,7 +5,9 @@
 namespace pai::job {
 namespace {
 
-Json parse(const char* text) { return Json::parse(text); }
+Json parse(const char* text) {
+  return Json::parse(text);
+}
 
 // What `paictl job events` prints, one "TIME SCOPE EVENT [STATE] [exit]" string an event.
 std::vector<std::string> lines(const std::vector<JobEvent>& events) {
