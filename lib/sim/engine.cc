@@ -319,12 +319,12 @@ constexpr size_t kMaxBins = 4096;
 
 enum class Phase : uint8_t { Pending, Queued, Running, Done };
 
-// One per job, so kept small (40 bytes): a running job on one node keeps its
-// node here; one on several nodes keeps them in Run::multi_nodes_.
+// One per job, so kept small (32 bytes): a running job on one node keeps its
+// node here; one on several nodes keeps them in Run::multi_nodes_. With
+// backfill, the epoch at which a job last failed is in Run::failed_epoch_.
 struct Live {
   double start = 0;
   double anomaly_since = -1;
-  uint64_t failed_epoch = 0;  // backfill: the epoch at which it last failed
   uint32_t run = 0;
   int32_t node = -1;  // the node it runs on; -1 when none or several
   int16_t type = -1;
@@ -333,6 +333,7 @@ struct Live {
   bool charged = false;     // counted in vc_used_
   bool multi_node = false;  // its nodes are in multi_nodes_
 };
+static_assert(sizeof(Live) <= 32, "one Live per job: keep it small");
 
 struct QueueKey {
   int32_t neg_priority;
@@ -422,6 +423,7 @@ class Run {
   std::unique_ptr<scheduler::Policy> policy_, probe_;
   PolicyRun* out_ = nullptr;
   std::vector<Live> live_;
+  std::vector<uint64_t> failed_epoch_;  // backfill only: by job, the epoch of its last failure
   std::vector<Queue> queues_;
   std::priority_queue<Finish, std::vector<Finish>, std::greater<Finish>> finishes_;
   uint64_t seq_ = 0;
@@ -875,7 +877,7 @@ void Run::schedule_pass() {
         }
         queue.blocked_job = key.job;
         queue.blocked_epoch = policy_->release_epoch();
-        live_[key.job].failed_epoch = queue.blocked_epoch;
+        if (opt_.backfill) failed_epoch_[key.job] = queue.blocked_epoch;
       }
       if (!opt_.backfill) continue;
       // Backfill: try the jobs behind the blocked head (no reservation for the head);
@@ -887,8 +889,8 @@ void Run::schedule_pass() {
         ++it;
         ++tried;
         const uint64_t e = policy_->release_epoch();
-        if (live_[b].failed_epoch == e) continue;
-        if (attempt(b) == Attempt::Waiting) live_[b].failed_epoch = policy_->release_epoch();
+        if (failed_epoch_[b] == e) continue;
+        if (attempt(b) == Attempt::Waiting) failed_epoch_[b] = policy_->release_epoch();
       }
     }
     if (policy_->release_epoch() == epoch_before)
@@ -922,6 +924,7 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   const size_t njobs = trace_.jobs.size(), ntypes = shape_.leaf_types.size();
   out.jobs.assign(njobs, JobOutcome());
   live_.assign(njobs, Live());
+  if (opt_.backfill) failed_epoch_.assign(njobs, 0);
   queues_.assign(shape_.vcs.size() * 2, Queue());
   node_jobs_.assign(shape_.nodes.size(), {});
   node_up_.assign(shape_.nodes.size(), 1);
