@@ -1,9 +1,12 @@
 #include "azure_step.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <set>
 
 #include "azure/provider.h"
 #include "config/cluster_files.h"
@@ -155,6 +158,19 @@ std::string write_layout(const Session& s, const std::vector<pai::azure::Machine
 }  // namespace
 
 void add_azure_options(CLI::App& cmd, AzureOptions& o, bool reset) {
+  add_azure_endpoint_options(cmd, o);
+  if (reset)
+    cmd.add_flag("--azure", o.reset_azure,
+                 "Delete the cluster's Azure resources (only those tagged paictl.cluster=<id>), "
+                 "waiting for each, and drop their VMs from layout.yaml; the on-prem hosts are "
+                 "left alone");
+  else
+    cmd.add_flag("--azure-only", o.azure_only,
+                 "Create the Azure resources and write their VMs into layout.yaml, then stop "
+                 "(no on-prem phases)");
+}
+
+void add_azure_endpoint_options(CLI::App& cmd, AzureOptions& o) {
   cmd.add_option("--arm-endpoint", o.arm_endpoint,
                  "Azure Resource Manager URL (else PAICTL_ARM_ENDPOINT, else "
                  "https://management.azure.com)")
@@ -166,15 +182,6 @@ void add_azure_options(CLI::App& cmd, AzureOptions& o, bool reset) {
                  "PEM bundle to verify the Azure endpoints with (else PAICTL_CA_FILE, else the "
                  "system store)")
       ->type_name("FILE");
-  if (reset)
-    cmd.add_flag("--azure", o.reset_azure,
-                 "Delete the cluster's Azure resources (only those tagged paictl.cluster=<id>), "
-                 "waiting for each, and drop their VMs from layout.yaml; the on-prem hosts are "
-                 "left alone");
-  else
-    cmd.add_flag("--azure-only", o.azure_only,
-                 "Create the Azure resources and write their VMs into layout.yaml, then stop "
-                 "(no on-prem phases)");
 }
 
 int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
@@ -258,6 +265,268 @@ int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, con
   if (a.azure_only) return done(changed || layout_changed ? kExitChanges : kExitOk);
   done(-1);
   return -1;
+}
+
+namespace {
+
+const pai::config::AzurePool* find_pool(const Session& s, const std::string& pool) {
+  for (const auto& x : s.spec.azure.pools)
+    if (x.name == pool) return &x;
+  return nullptr;
+}
+
+// config.yaml with each named pool's count set; "" and `err` on failure.
+std::string with_counts(const Session& s, const std::string& text,
+                        const std::map<std::string, int64_t>& counts, std::string& err) {
+  std::string next = text;
+  for (const auto& [pool, count] : counts) {
+    const auto* p = find_pool(s, pool);
+    if (!p) continue;
+    next =
+        pai::azure::replace_integer_at(next, p->count_mark.line, p->count_mark.column, count, &err);
+    if (!err.empty()) {
+      err = "azure pool " + pool + "'s count: " + err;
+      return "";
+    }
+  }
+  return next;
+}
+
+}  // namespace
+
+int run_azure_grow(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
+                   const std::string& pool, int add, bool dry_run, bool yes, bool json,
+                   std::vector<std::string>& new_hosts, Json& doc) {
+  Session s;
+  int rc = open_session(a, cluster_dir, g, s);
+  if (rc == kExitOk) {
+    print_error(cluster_dir + "/config.yaml has no azure: section (docs/azure.md)");
+    return kExitUsage;
+  }
+  if (rc >= 0) return rc;
+  const pai::config::AzurePool* p = find_pool(s, pool);
+  if (!p) {
+    std::vector<std::string> names;
+    for (const auto& x : s.spec.azure.pools) names.push_back(x.name);
+    print_error("config.yaml has no Azure pool \"" + pool +
+                "\" (pools: " + pai::util::join(names, ", ") + ")");
+    return kExitUsage;
+  }
+  int64_t from = p->count;
+  int64_t target = from + add;
+  if (target > 1000 || (target > 100 && pai::config::is_infiniband_sku(p->sku))) {
+    print_error("pool " + pool + " would have " + std::to_string(target) + " VMs; at most " +
+                (pai::config::is_infiniband_sku(p->sku) ? "100 for an InfiniBand size" : "1000"));
+    return kExitUsage;
+  }
+  std::string config_file = cluster_dir + "/config.yaml";
+  auto text = pai::util::read_file(config_file);
+  if (!text.ok) {
+    print_error(config_file + ": " + text.error);
+    return kExitUsage;
+  }
+  std::string err;
+  std::string next = with_counts(s, text.content, {{pool, target}}, err);
+  if (!err.empty()) {
+    print_error(config_file + ": " + err);
+    return kExitUsage;
+  }
+  std::string vmss = s.spec.cluster + "-" + pool;
+  // What is there now: the VMs before, so that the new ones are known afterwards.
+  auto before = pai::azure::list_machines(*s.arm, s.spec);
+  if (!before.ok()) return remote_failure("azure", before.error());
+  std::set<std::string> had;
+  for (const auto& m : *before) had.insert(m.hostname);
+  doc = {{"pool", pool}, {"scaleSet", vmss}, {"sku", p->sku}, {"machineType", p->machine_type},
+         {"from", from}, {"to", target}};
+  if (!json) {
+    std::printf("%sAzure%s (subscription %s, resource group %s)\n",
+                use_color(g.no_color, 1) ? "\x1b[1m" : "",
+                use_color(g.no_color, 1) ? "\x1b[0m" : "", s.spec.azure.subscription.c_str(),
+                s.spec.azure.resource_group.c_str());
+    std::printf(
+        "  update  scale set               %s  sku.capacity: %lld -> %lld (%d new %s VM%s)\n",
+        vmss.c_str(), static_cast<long long>(from), static_cast<long long>(target), add,
+        p->sku.c_str(), add == 1 ? "" : "s");
+    std::printf("  then    config.yaml             azure pool %s count: %lld -> %lld\n",
+                pool.c_str(), static_cast<long long>(from), static_cast<long long>(target));
+    std::printf("  then    layout.yaml             the new VMs, machine-type %s\n",
+                p->machine_type.c_str());
+    std::printf(
+        "  then    join                    each new VM as paictl node add %s HOST does "
+        "(checks, prepare, join, labels)\n",
+        cluster_dir.c_str());
+    std::fflush(stdout);
+  }
+  if (dry_run) {
+    if (!json) std::printf("dry run: nothing was changed in Azure or on any host\n");
+    return kExitChanges;
+  }
+  if (!yes && !confirm_tty(("Add " + std::to_string(add) + " VM" + (add == 1 ? "" : "s") + " to " +
+                            vmss + "?")
+                               .c_str())) {
+    print_error(is_tty(0) ? "nothing was changed"
+                          : "not a terminal: pass --yes to add VMs without a confirmation");
+    return is_tty(0) ? kExitOk : kExitUsage;
+  }
+  if (!g.quiet && !json)
+    std::fprintf(stderr, "azure: scale set %s: %lld -> %lld VMs\n", vmss.c_str(),
+                 static_cast<long long>(from), static_cast<long long>(target));
+  auto r = pai::azure::scale_pool(*s.arm, s.spec, pool, target);
+  if (!r.ok()) return remote_failure("azure", r.error());
+  // Azure has the VMs: config.yaml follows (only the count changes in the file).
+  if (std::string w = pai::util::write_file_atomic(config_file, next, 0644); !w.empty()) {
+    print_error(config_file + ": " + w);
+    return kExitUsage;
+  }
+  for (auto& x : s.spec.azure.pools)
+    if (x.name == pool) x.count = target;
+  auto machines = pai::azure::list_machines(*s.arm, s.spec);
+  if (!machines.ok()) return remote_failure("azure", machines.error());
+  bool layout_changed = false;
+  if (std::string e = write_layout(s, *machines, &layout_changed); !e.empty()) {
+    print_error(e);
+    return kExitUsage;
+  }
+  Json added = Json::array();
+  for (const auto& m : *machines)
+    if (m.pool == pool && !had.count(m.hostname)) {
+      new_hosts.push_back(m.hostname);
+      added.push_back({{"hostname", m.hostname}, {"hostip", m.ip}, {"instanceId", m.instance_id}});
+      if (!g.quiet && !json)
+        std::fprintf(stderr, "azure: new VM %s (%s), machine-type %s\n", m.hostname.c_str(),
+                     m.ip.c_str(), m.machine_type.c_str());
+    }
+  doc["added"] = added;
+  if (!g.quiet && !json)
+    std::fprintf(stderr, "azure: config.yaml (count %lld) and %s updated\n",
+                 static_cast<long long>(target), s.layout_file.c_str());
+  if (new_hosts.empty()) {
+    print_error("azure: scale set " + vmss + " has " + std::to_string(target) +
+                " VMs but none of them is new; nothing to join");
+    return kExitRemote;
+  }
+  return -1;
+}
+
+struct AzureRemoval {
+  Session s;
+  std::string cluster_dir;
+  std::vector<pai::azure::Machine> machines;                  // to delete
+  std::map<std::string, std::pair<int64_t, int64_t>> counts;  // pool -> (from, to)
+};
+
+void AzureRemovalDeleter::operator()(AzureRemoval* r) const {
+  delete r;
+}
+
+int azure_removal_plan(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
+                       const std::vector<std::string>& nodes, AzureRemovalPtr& out) {
+  out.reset(new AzureRemoval);
+  auto& r = *out;
+  r.cluster_dir = cluster_dir;
+  int rc = open_session(a, cluster_dir, g, r.s);
+  if (rc == kExitOk) {
+    print_error(cluster_dir + "/config.yaml has no azure: section (docs/azure.md)");
+    return kExitUsage;
+  }
+  if (rc >= 0) return rc;
+  auto all = pai::azure::list_machines(*r.s.arm, r.s.spec);
+  if (!all.ok()) return remote_failure("azure", all.error());
+  for (const auto& n : nodes) {
+    auto it = std::find_if(all->begin(), all->end(), [&](const pai::azure::Machine& m) {
+      return m.hostname == pai::util::to_lower(n) || m.ip == n;
+    });
+    if (it == all->end()) {
+      print_error("node remove --azure: " + n + " is not a VM of an Azure pool of " + cluster_dir +
+                  " (on-prem hosts: paictl node remove without --azure)");
+      return kExitUsage;
+    }
+    r.machines.push_back(*it);
+  }
+  for (const auto& m : r.machines) {
+    const auto* p = find_pool(r.s, m.pool);
+    auto& c = r.counts.try_emplace(m.pool, p->count, p->count).first->second;
+    --c.second;
+  }
+  return -1;
+}
+
+std::vector<std::string> azure_removal_lines(const AzureRemoval& r) {
+  std::vector<std::string> out;
+  for (const auto& m : r.machines)
+    out.push_back("delete VM " + m.hostname + " (" + m.ip + ") of scale set " + r.s.spec.cluster +
+                  "-" + m.pool + ", instance " + m.instance_id + ": DELETE " +
+                  pai::azure::machine_path(r.s.spec, m) + " (its NIC and OS disk go with it)");
+  for (const auto& [pool, c] : r.counts)
+    out.push_back("config.yaml: azure pool " + pool + " count: " + std::to_string(c.first) +
+                  " -> " + std::to_string(c.second));
+  for (const auto& m : r.machines)
+    out.push_back("layout.yaml: " + m.hostname + " leaves machine-list");
+  return out;
+}
+
+Json azure_removal_json(const AzureRemoval& r) {
+  Json vms = Json::array();
+  for (const auto& m : r.machines)
+    vms.push_back({{"hostname", m.hostname},
+                   {"hostip", m.ip},
+                   {"pool", m.pool},
+                   {"instanceId", m.instance_id},
+                   {"id", pai::azure::machine_path(r.s.spec, m)}});
+  Json counts = Json::object();
+  for (const auto& [pool, c] : r.counts) counts[pool] = {{"from", c.first}, {"to", c.second}};
+  return {{"delete", vms}, {"counts", counts}};
+}
+
+int azure_removal_apply(AzureRemoval& r, const Globals& g, bool json, Json& doc) {
+  auto& s = r.s;
+  doc = azure_removal_json(r);
+  auto del = pai::azure::delete_machines(*s.arm, s.spec, r.machines, [&](const std::string& l) {
+    if (!g.quiet && !json) std::fprintf(stderr, "azure: %s\n", l.c_str());
+  });
+  // Whatever happened, the files follow what Azure shows now.
+  auto now = pai::azure::list_machines(*s.arm, s.spec);
+  if (!now.ok()) return remote_failure("azure", now.error());
+  std::set<std::string> left;
+  for (const auto& m : *now) left.insert(m.hostname);
+  std::map<std::string, int64_t> counts;
+  Json gone = Json::array();
+  for (const auto& m : r.machines) {
+    const auto* p = find_pool(s, m.pool);
+    auto it = counts.try_emplace(m.pool, p->count).first;
+    if (!left.count(m.hostname)) {
+      --it->second;
+      gone.push_back(m.hostname);
+    }
+  }
+  doc["deleted"] = gone;
+  std::string config_file = r.cluster_dir + "/config.yaml";
+  auto text = pai::util::read_file(config_file);
+  if (!text.ok) {
+    print_error(config_file + ": " + text.error);
+    return kExitUsage;
+  }
+  std::string err;
+  std::string next = with_counts(s, text.content, counts, err);
+  if (!err.empty()) {
+    print_error(config_file + ": " + err);
+    return kExitUsage;
+  }
+  if (next != text.content)
+    if (std::string w = pai::util::write_file_atomic(config_file, next, 0644); !w.empty()) {
+      print_error(config_file + ": " + w);
+      return kExitUsage;
+    }
+  bool layout_changed = false;
+  if (std::string e = write_layout(s, *now, &layout_changed); !e.empty()) {
+    print_error(e);
+    return kExitUsage;
+  }
+  if (!del.ok()) return remote_failure("azure", del.error());
+  if (!g.quiet && !json)
+    std::fprintf(stderr, "azure: config.yaml and %s updated\n", s.layout_file.c_str());
+  return kExitOk;
 }
 
 int run_azure_reset(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,

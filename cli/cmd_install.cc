@@ -18,13 +18,18 @@
 
 #include "app.h"
 #include "azure_step.h"
+#include "cmd_hived_diff.h"
 #include "config/cluster_files.h"
 #include "deploy/engine.h"
 #include "deploy/journal.h"
 #include "deploy/onprem.h"
+#include "deploy/openpai.h"
 #include "exit_codes.h"
+#include "hived/diff.h"
 #include "hosts_common.h"
 #include "output.h"
+#include "planner/node_cells.h"
+#include "planner/unified_diff.h"
 #include "printer.h"
 #include "remote/ssh_transport.h"
 #include "util/fs.h"
@@ -42,6 +47,10 @@ struct InstallOptions {
   std::string output = "text";
   int wait_s = 300;
   AzureOptions azure;
+  // node add --azure: the Azure part is done; its document goes into the output.
+  bool skip_azure = false;
+  Json azure_doc;
+  Json hived_doc;  // node add: the HiveD config's change
 };
 
 std::string exe_dir() {
@@ -304,15 +313,19 @@ bool confirm(const char* question) {
   return answer == "y" || answer == "Y" || answer == "yes";
 }
 
-enum class Mode { Install, Reset, ConfigPush };
+// HivedPush: node add|remove's last step, the hived and config phases on the master.
+enum class Mode { Install, Reset, ConfigPush, HivedPush };
 
 int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   bool reset = mode == Mode::Reset;
-  const char* verb = reset ? "reset" : mode == Mode::ConfigPush ? "config push" : "install";
+  const char* verb = reset                      ? "reset"
+                     : mode == Mode::ConfigPush ? "config push"
+                     : mode == Mode::HivedPush  ? "hived"
+                                                : "install";
   // The Azure provider runs first (docs/azure.md): its VMs join layout.yaml.
-  Json azure_doc;
-  bool azure_changed = false;
-  if (mode != Mode::ConfigPush && o.hosts.paths.size() == 1 &&
+  Json azure_doc = o.azure_doc;
+  bool azure_changed = o.skip_azure;
+  if (mode != Mode::ConfigPush && !o.skip_azure && o.hosts.paths.size() == 1 &&
       pai::util::is_directory(o.hosts.paths[0])) {
     if (reset && o.azure.reset_azure)
       return run_azure_reset(o.azure, o.hosts.paths[0], g, o.hosts.dry_run, o.yes,
@@ -353,6 +366,10 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
       return kExitUsage;
     }
     phases.push_back(pai::deploy::make_config_phase(p.settings));
+  } else if (mode == Mode::HivedPush) {
+    phases.push_back(pai::deploy::make_hived_phase(p.settings));
+    if (!p.settings.cluster_files.empty())
+      phases.push_back(pai::deploy::make_config_phase(p.settings));
   } else {
     phases =
         reset ? pai::deploy::reset_phases(p.settings) : pai::deploy::install_phases(p.settings);
@@ -372,10 +389,12 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   Json doc = {{"apiVersion", "paictl.install/v1"},
               {"kind", reset                      ? "Reset"
                        : mode == Mode::ConfigPush ? "ConfigPush"
+                       : mode == Mode::HivedPush  ? "HivedPush"
                                                   : "Install"},
               {"cluster", p.cluster_dir},
               {"plan", plan.to_json()}};
   if (!azure_doc.is_null()) doc["azure"] = azure_doc;
+  if (!o.hived_doc.is_null()) doc["hived"] = o.hived_doc;
   auto finish = [&](int rc) {
     if (json) std::printf("%s\n", doc.dump(2).c_str());
     return rc;
@@ -429,7 +448,8 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   return finish(result.changed() ? kExitChanges : kExitOk);
 }
 
-void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset) {
+// `azure`: the install/reset Azure flags (node add|remove have their own).
+void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset, bool azure = true) {
   add_hosts_options(&cmd, o.hosts);
   cmd.get_option("--dry-run")
       ->description(reset ? "Show what reset would remove, and change nothing on any host"
@@ -450,7 +470,10 @@ void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset) {
                    "all")
         ->type_name("NAMES");
   add_output_option(cmd, o.output, g);
-  add_azure_options(cmd, o.azure, reset);
+  if (azure)
+    add_azure_options(cmd, o.azure, reset);
+  else
+    add_azure_endpoint_options(cmd, o.azure);
 }
 
 }  // namespace
@@ -567,7 +590,208 @@ int run_config_diff(InstallOptions& o, const Globals& g) {
 struct NodeOptions {
   InstallOptions install;
   bool drain = false;
+  std::string azure_pool;  // node add --azure POOL
+  int count = 0;           // node add --count N (default 1)
+  bool azure = false;      // node remove --azure
+  std::string vc;          // --vc VC: the VC that gets (add) or gives up (remove) the cells
+  std::string hived;       // node remove --hived URL: HiveD's inspect API, for the running groups
+  bool force = false;      // node remove --force: even when running groups use the nodes
 };
+
+// ---- the HiveD config of node add|remove (planner/node_cells.h)
+
+struct HivedEdit {
+  std::string services_file, layout_file;
+  std::string services_before, services_after;
+  std::string layout_before, layout_after;
+  pai::planner::NodeCellsEdit edit;
+  std::string master;  // the master's hostname, for the push
+  bool services_changed() const { return services_after != services_before; }
+  bool layout_changed() const { return layout_after != layout_before; }
+};
+
+// The cluster's files as they are. -1, or an exit code.
+int load_edit(const std::string& dir, pai::config::CheckOutcome& loaded, HivedEdit& h) {
+  loaded = pai::config::check_paths({dir});
+  if (loaded.clusters.empty() || !loaded.clusters[0].layout) {
+    print_error(dir + " has no layout.yaml");
+    return kExitUsage;
+  }
+  const auto& c = loaded.clusters[0];
+  h.layout_file = c.layout->file;
+  h.services_file = c.services ? c.services->file : dir + "/services-configuration.yaml";
+  auto l = pai::util::read_file(h.layout_file);
+  if (!l.ok) {
+    print_error(h.layout_file + ": " + l.error);
+    return kExitUsage;
+  }
+  h.layout_before = h.layout_after = l.content;
+  if (c.services) {
+    auto sv = pai::util::read_file(h.services_file);
+    if (!sv.ok) {
+      print_error(h.services_file + ": " + sv.error);
+      return kExitUsage;
+    }
+    h.services_before = h.services_after = sv.content;
+  }
+  for (const auto& m : c.layout->machines)
+    if (m.master) h.master = m.hostname;
+  return -1;
+}
+
+int edit_failed(const pai::planner::NodeCellsEdit& e) {
+  print_error("HiveD config: " + e.error + (e.hint.empty() ? "" : "\n  hint: " + e.hint));
+  return kExitUsage;
+}
+
+// node add: the new hosts' cells. `hosts` without a machine-type take it from layout.yaml.
+int plan_hived_add(const std::string& dir, std::vector<std::pair<std::string, std::string>> hosts,
+                   const std::string& vc, bool check, HivedEdit& h) {
+  pai::config::CheckOutcome loaded;
+  if (int rc = load_edit(dir, loaded, h); rc >= 0) return rc;
+  const auto& c = loaded.clusters[0];
+  if (!c.services) return -1;
+  for (auto& [name, sku] : hosts)
+    if (sku.empty())
+      if (const auto* m = c.layout->find_machine(name)) sku = m->machine_type;
+  // Hosts not in layout.yaml are refused by the join's own checks.
+  std::erase_if(hosts, [](const auto& h) { return h.second.empty(); });
+  h.edit = pai::planner::add_node_cells(h.services_before, h.layout_before, c, hosts, vc, check);
+  if (!h.edit.ok()) return edit_failed(h.edit);
+  h.services_after = h.edit.text;
+  return -1;
+}
+
+// node remove: the nodes' cells, and (`from_layout`) their layout.yaml entries.
+int plan_hived_remove(const std::string& dir, const std::vector<std::string>& nodes,
+                      const std::string& vc, bool from_layout, HivedEdit& h) {
+  pai::config::CheckOutcome loaded;
+  if (int rc = load_edit(dir, loaded, h); rc >= 0) return rc;
+  const auto& c = loaded.clusters[0];
+  std::string layout = pai::planner::remove_layout_machines(h.layout_before, *c.layout, nodes);
+  if (from_layout) h.layout_after = layout;
+  if (!c.services) return -1;
+  h.edit = pai::planner::remove_node_cells(h.services_before, layout, c, nodes, vc);
+  if (!h.edit.ok()) return edit_failed(h.edit);
+  h.services_after = h.edit.text;
+  return -1;
+}
+
+Json hived_edit_json(const HivedEdit& h) {
+  return {{"changes", h.edit.changes},
+          {"warnings", h.edit.warnings},
+          {"restartsHived", h.services_changed()},
+          {"diff", pai::planner::unified_diff(h.services_before, h.services_after,
+                                              "a/services-configuration.yaml",
+                                              "b/services-configuration.yaml")}};
+}
+
+void print_hived_edit(const HivedEdit& h) {
+  for (const auto& w : h.edit.warnings) print_warning("HiveD config: " + w);
+  if (!h.services_changed()) {
+    if (!h.services_before.empty()) std::printf("HiveD config: unchanged\n");
+    std::fflush(stdout);
+    return;
+  }
+  std::printf("HiveD config (%s):\n", h.services_file.c_str());
+  for (const auto& c : h.edit.changes) std::printf("  %s\n", c.c_str());
+  std::printf("%s", pai::planner::unified_diff(h.services_before, h.services_after,
+                                               "a/services-configuration.yaml",
+                                               "b/services-configuration.yaml")
+                        .c_str());
+  std::printf(
+      "  then: the new HiveD config is pushed and HiveD restarts with it (the last step; HiveD "
+      "reads its config only when it starts)\n");
+  std::fflush(stdout);
+}
+
+// Writes the changed files, then pushes them to the master: the hived phase (a
+// changed config restarts HiveD) and the config phase. The last step.
+int push_hived_edit(const InstallOptions& base, const Globals& g, const HivedEdit& h) {
+  if (!h.services_changed() && !h.layout_changed()) return kExitOk;
+  if (h.layout_changed())
+    if (std::string w = pai::util::write_file_atomic(h.layout_file, h.layout_after, 0644);
+        !w.empty()) {
+      print_error(h.layout_file + ": " + w);
+      return kExitUsage;
+    }
+  if (h.services_changed())
+    if (std::string w = pai::util::write_file_atomic(h.services_file, h.services_after, 0600);
+        !w.empty()) {
+      print_error(h.services_file + ": " + w);
+      return kExitUsage;
+    }
+  InstallOptions o = base;
+  o.hosts.dry_run = false;
+  o.yes = true;
+  o.skip_azure = true;
+  o.azure_doc = Json();
+  o.hosts.limit = {h.master};
+  if (!g.quiet && h.services_changed())
+    std::fprintf(stderr, "hived: pushing the new HiveD config; HiveD restarts with it\n");
+  int rc = run_install(o, g, Mode::HivedPush);
+  if (rc != kExitOk && rc != kExitChanges)
+    print_error("the cluster files are updated, but pushing them failed; paictl config push " +
+                base.hosts.paths[0] + " retries");
+  return rc;
+}
+
+// The running groups that use the cells of removed nodes, from the live HiveD
+// (`url`): lib/hived's diff of the configs before and after. -1 when none do
+// (or --force), else an exit code; `doc` gets them.
+int check_running_groups(const std::string& url, const HivedEdit& h, bool force,
+                         const std::vector<std::string>& nodes, const Globals& g, Json& doc) {
+  if (url.empty() || !h.services_changed()) return -1;
+  char tmpl[] = "/tmp/paictl-node-XXXXXX";
+  const char* tmp = ::mkdtemp(tmpl);
+  if (!tmp) {
+    print_error("node remove: no temporary directory for the new HiveD config");
+    return kExitUsage;
+  }
+  std::string dir = tmp;
+  std::string next = dir + "/services-configuration.yaml";
+  pai::util::write_file_atomic(next, h.services_after, 0600);
+  hivedcli::HivedOptions ho;
+  ho.hived = url;
+  int rc = kExitOk;
+  auto in = hivedcli::load_diff_input(h.services_file, next, true, "", ho, g, rc);
+  std::remove(next.c_str());
+  ::rmdir(dir.c_str());
+  if (!in) return rc == kExitOk ? kExitRemote : rc;
+  std::string err;
+  auto d = pai::hived::diff_configs(*in->old_model, *in->new_model, in->groups, in->bad, err);
+  if (!err.empty()) {
+    print_error("node remove: the HiveD diff: " + err);
+    return kExitUsage;
+  }
+  Json groups = Json::array();
+  std::vector<std::string> names;
+  for (const auto& gc : d.groups) {
+    if (gc.effect == pai::hived::GroupEffect::Keeps) continue;
+    groups.push_back({{"name", gc.name},
+                      {"vc", gc.vc},
+                      {"effect", std::string(pai::hived::to_string(gc.effect))},
+                      {"reason", gc.reason}});
+    names.push_back(gc.name + " (VC " + gc.vc + ", " +
+                    std::string(pai::hived::to_string(gc.effect)) + ")");
+  }
+  doc = groups;
+  if (names.empty()) {
+    if (!g.quiet)
+      std::fprintf(stderr, "hived: no running group uses %s (%s)\n",
+                   pai::util::join(nodes, ", ").c_str(), in->source_detail.c_str());
+    return -1;
+  }
+  std::string what = "running groups use the cells of " + pai::util::join(nodes, ", ") + ": " +
+                     pai::util::join(names, ", ");
+  if (force) {
+    print_warning(what + "; removing anyway (--force)");
+    return -1;
+  }
+  print_error("node remove: " + what +
+              "\n  hint: let them finish (or stop them) first; --force removes the node anyway");
+  return kExitFindings;
+}
 
 // The hosts named after the cluster directory become --limit.
 int split_hosts(InstallOptions& o, const char* verb) {
@@ -581,9 +805,106 @@ int split_hosts(InstallOptions& o, const char* verb) {
   return -1;
 }
 
+void print_json_doc(const Json& doc) {
+  std::printf("%s\n", doc.dump(2).c_str());
+}
+
+// node add DIR HOST... (hosts already in layout.yaml), or node add DIR --azure
+// POOL --count N (the pool's scale set grows, its new VMs go into layout.yaml):
+// then the same join, install --limit of those hosts.
+int run_node_add(NodeOptions& no, const Globals& g) {
+  InstallOptions& o = no.install;
+  bool json = is_structured(o.output);
+  if (no.azure_pool.empty()) {
+    if (no.count != 0) {
+      print_error(
+          "node add: --count goes with --azure POOL (on-prem hosts are named: paictl "
+          "node add CLUSTER_DIR HOST...)");
+      return kExitUsage;
+    }
+    if (int rc = split_hosts(o, "node add"); rc >= 0) return rc;
+    HivedEdit h;
+    std::vector<std::pair<std::string, std::string>> hosts;
+    for (const auto& l : o.hosts.limit)
+      for (auto part : pai::util::split(l, ','))
+        if (!pai::util::trim(part).empty()) hosts.emplace_back(pai::util::trim(part), "");
+    if (int rc = plan_hived_add(o.hosts.paths[0], hosts, no.vc, true, h); rc >= 0) return rc;
+    if (!json) print_hived_edit(h);
+    if (json) o.hived_doc = hived_edit_json(h);
+    int rc = run_install(o, g, Mode::Install);
+    if (o.hosts.dry_run || (rc != kExitOk && rc != kExitChanges)) return rc;
+    int push = push_hived_edit(o, g, h);
+    return push == kExitOk || push == kExitChanges ? rc : push;
+  }
+  if (o.hosts.paths.size() != 1) {
+    print_error(
+        "node add --azure POOL takes the cluster directory only (the new VMs' names come "
+        "from Azure): paictl node add CLUSTER_DIR --azure POOL --count N");
+    return kExitUsage;
+  }
+  if (!pai::util::is_directory(o.hosts.paths[0])) {
+    print_error(o.hosts.paths[0] + " is not a cluster directory");
+    return kExitUsage;
+  }
+  std::string dir = o.hosts.paths[0];
+  std::vector<std::string> added;
+  Json az;
+  int count = no.count == 0 ? 1 : no.count;
+  HivedEdit planned;
+  if (!no.vc.empty() || o.hosts.dry_run) {
+    // Refuse a wrong --vc before Azure changes; a dry run shows the cells with
+    // placeholders for the VMs' names (Azure names them).
+    HivedEdit h;
+    std::vector<std::pair<std::string, std::string>> hosts;
+    std::string sku;
+    {
+      auto loaded = pai::config::check_paths({dir});
+      if (!loaded.clusters.empty() && loaded.clusters[0].config && loaded.clusters[0].config->azure)
+        for (const auto& p : loaded.clusters[0].config->azure->pools)
+          if (p.name == no.azure_pool) sku = p.machine_type;
+    }
+    for (int i = 1; i <= count; ++i) hosts.emplace_back("new-vm-" + std::to_string(i), sku);
+    if (!sku.empty())
+      if (int rc = plan_hived_add(dir, hosts, no.vc, false, h); rc >= 0) return rc;
+    planned = h;
+  }
+  int rc = run_azure_grow(o.azure, dir, g, no.azure_pool, count, o.hosts.dry_run, o.yes, json,
+                          added, az);
+  if (rc != -1) {
+    if (o.hosts.dry_run && !json) print_hived_edit(planned);
+    if (json && !az.is_null())
+      print_json_doc({{"apiVersion", "paictl.install/v1"},
+                      {"kind", "NodeAdd"},
+                      {"cluster", dir},
+                      {"azure", az},
+                      {"hived", hived_edit_json(planned)}});
+    return rc;
+  }
+  // The VMs exist and are in layout.yaml: they join as on-prem hosts do.
+  o.hosts.limit = added;
+  o.skip_azure = true;
+  o.azure_doc = az;
+  o.yes = true;  // the operator confirmed the whole change above
+  HivedEdit h;
+  std::vector<std::pair<std::string, std::string>> hosts;
+  for (const auto& a : added) hosts.emplace_back(a, "");
+  if (int e = plan_hived_add(dir, hosts, no.vc, true, h); e >= 0) return e;
+  if (!json) print_hived_edit(h);
+  o.hived_doc = hived_edit_json(h);
+  rc = run_install(o, g, Mode::Install);
+  if (rc != kExitOk && rc != kExitChanges) {
+    print_error("node add: the new VMs are in layout.yaml; paictl node add " + dir + " " +
+                pai::util::join(added, " ") + " resumes their join");
+    return rc;
+  }
+  int push = push_hived_edit(o, g, h);
+  return push == kExitOk || push == kExitChanges ? rc : push;
+}
+
 int run_node_remove(NodeOptions& no, const Globals& g) {
   InstallOptions& o = no.install;
   if (int rc = split_hosts(o, "node remove"); rc >= 0) return rc;
+  bool json = is_structured(o.output);
   Prepared p;
   if (int rc = prepare(o, g, "node remove", p); rc >= 0) return rc;
   const auto* master = master_of(p);
@@ -596,24 +917,86 @@ int run_node_remove(NodeOptions& no, const Globals& g) {
     }
     nodes.push_back(h.name);
   }
-  if (!o.yes && (!is_tty(0) || !is_tty(2))) {
-    print_error("not a terminal: pass --yes to remove nodes without a confirmation");
-    return kExitUsage;
-  }
-  if (!o.yes && !confirm(("Remove " + pai::util::join(nodes, ", ") + " from the cluster?").c_str()))
-    return kExitOk;
-  pai::remote::SshTransport transport;
-  transport.set_password(p.hosts.ssh_password);
+  // With --azure every node must be a VM of a pool; nothing changes before that is known.
+  AzureRemovalPtr azure;
+  if (no.azure)
+    if (int rc = azure_removal_plan(o.azure, p.cluster_dir, g, nodes, azure); rc >= 0) return rc;
+  // The nodes' cells leave the HiveD config (and on-prem hosts layout.yaml; the
+  // Azure step writes layout.yaml from what Azure shows).
+  HivedEdit hived;
+  if (int rc = plan_hived_remove(p.cluster_dir, nodes, no.vc, !no.azure, hived); rc >= 0) return rc;
+  Json groups;
+  if (int rc = check_running_groups(no.hived, hived, no.force, nodes, g, groups); rc >= 0)
+    return rc;
+  if (no.hived.empty() && hived.services_changed() && !g.quiet)
+    print_warning(
+        "node remove: the running groups were not checked (--hived URL reads them "
+        "from HiveD's inspect API)");
+
   std::string kubectl =
       "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache";
-  for (const auto& n : nodes) {
+  auto node_script = [&](const std::string& n) {
     std::string q = pai::util::shell_quote(n);
-    std::string script = "set -e\n";
+    std::string script;
     if (no.drain)
       script += kubectl + " drain " + q + " --ignore-daemonsets --delete-emptydir-data --timeout=" +
                 std::to_string(o.wait_s) + "s\n";
     script += kubectl + " delete node " + q + " --ignore-not-found --wait=false\n";
-    auto r = pai::deploy::run_on_master(transport, *master, script);
+    return script;
+  };
+  if (o.hosts.dry_run) {
+    Json doc = {{"apiVersion", "paictl.install/v1"},
+                {"kind", "NodeRemove"},
+                {"cluster", p.cluster_dir},
+                {"nodes", nodes},
+                {"drain", no.drain},
+                {"hived", hived_edit_json(hived)}};
+    if (!groups.is_null()) doc["runningGroups"] = groups;
+    if (!json) {
+      std::printf("on %s:\n", master->name.c_str());
+      for (const auto& n : nodes) {
+        std::string script = node_script(n);
+        for (auto line : pai::util::split(script, '\n'))
+          if (!line.empty()) std::printf("  %s\n", std::string(line).c_str());
+      }
+    }
+    if (!json) {
+      print_hived_edit(hived);
+      if (hived.layout_changed())
+        std::printf("layout.yaml: %s leave%s machine-list\n", pai::util::join(nodes, ", ").c_str(),
+                    nodes.size() == 1 ? "s" : "");
+    }
+    if (azure) {
+      doc["azure"] = azure_removal_json(*azure);
+      if (!json) {
+        std::printf("Azure:\n");
+        for (const auto& l : azure_removal_lines(*azure)) std::printf("  %s\n", l.c_str());
+        std::printf("dry run: nothing was changed in Azure or on any host\n");
+      }
+      if (json) print_json_doc(doc);
+      return kExitChanges;
+    }
+    if (json) {
+      print_json_doc(doc);
+      return kExitChanges;
+    }
+    std::printf("then reset %s:\n", pai::util::join(nodes, ", ").c_str());
+    std::fflush(stdout);
+    return run_install(o, g, Mode::Reset);
+  }
+  if (!o.yes && (!is_tty(0) || !is_tty(2))) {
+    print_error("not a terminal: pass --yes to remove nodes without a confirmation");
+    return kExitUsage;
+  }
+  std::string question =
+      "Remove " + pai::util::join(nodes, ", ") + " from the cluster" +
+      (azure ? " and delete the VM" + std::string(nodes.size() == 1 ? "" : "s") + " in Azure?"
+             : "?");
+  if (!o.yes && !confirm(question.c_str())) return kExitOk;
+  pai::remote::SshTransport transport;
+  transport.set_password(p.hosts.ssh_password);
+  for (const auto& n : nodes) {
+    auto r = pai::deploy::run_on_master(transport, *master, "set -e\n" + node_script(n));
     if (!r.ok() || r.exit_status != 0) {
       print_error("node remove: " + std::string(no.drain ? "draining and deleting" : "deleting") +
                   " the node " + n +
@@ -624,13 +1007,33 @@ int run_node_remove(NodeOptions& no, const Globals& g) {
       std::fprintf(stderr, "%-14s %-14s %s\n", n.c_str(), "node",
                    no.drain ? "drained and deleted" : "deleted");
   }
+  if (azure) {
+    // The VMs go (nothing on them needs resetting), and the files follow.
+    Json az;
+    int rc = azure_removal_apply(*azure, g, json, az);
+    if (json)
+      print_json_doc({{"apiVersion", "paictl.install/v1"},
+                      {"kind", "NodeRemove"},
+                      {"cluster", p.cluster_dir},
+                      {"nodes", nodes},
+                      {"azure", az}});
+    if (rc != kExitOk) return rc;
+    if (int push = push_hived_edit(o, g, hived); push != kExitOk && push != kExitChanges)
+      return push;
+    if (!json)
+      std::printf(
+          "removed %s: the VM%s deleted in Azure; config.yaml, layout.yaml and the HiveD "
+          "config updated and pushed\n",
+          pai::util::join(nodes, ", ").c_str(), nodes.size() == 1 ? "" : "s");
+    return kExitChanges;
+  }
   // Then what install put on the hosts goes, as paictl reset --limit does.
   o.yes = true;
   int rc = run_install(o, g, Mode::Reset);
-  if (rc == kExitOk || rc == kExitChanges)
-    std::printf(
-        "removed %s; take %s out of layout.yaml (and the HiveD config), then paictl config push\n",
-        pai::util::join(nodes, ", ").c_str(), nodes.size() == 1 ? "it" : "them");
+  if (rc != kExitOk && rc != kExitChanges) return rc;
+  if (int push = push_hived_edit(o, g, hived); push != kExitOk && push != kExitChanges) return push;
+  std::printf("removed %s; layout.yaml and the HiveD config updated and pushed\n",
+              pai::util::join(nodes, ", ").c_str());
   return rc == kExitChanges && !o.detailed_exitcode ? kExitOk : rc;
 }
 
@@ -661,22 +1064,46 @@ void build_config_diff(CLI::App& cmd, Globals& g) {
 }
 
 void build_node_add(CLI::App& cmd, Globals& g) {
-  auto o = std::make_shared<InstallOptions>();
-  add_common(cmd, *o, g, false);
-  cmd.callback([o, &g]() {
-    if (int rc = split_hosts(*o, "node add"); rc >= 0) {
-      g.exit_code = rc;
-      return;
-    }
-    g.exit_code = run_install(*o, g, Mode::Install);
-  });
+  auto o = std::make_shared<NodeOptions>();
+  add_common(cmd, o->install, g, false, false);
+  cmd.get_option("--dry-run")
+      ->description(
+          "Show the plan (with --azure: the scale set's new size and what follows; else "
+          "what each phase would change on the hosts), and change nothing");
+  cmd.add_option("--azure", o->azure_pool,
+                 "Grow this Azure pool (azure.pools[].name) by --count VMs, then join them")
+      ->type_name("POOL");
+  cmd.add_option("--count", o->count, "With --azure: how many VMs to add (default 1)")
+      ->check(CLI::Range(1, 1000));
+  cmd.add_option("--vc", o->vc,
+                 "Give the new nodes' HiveD cells to this virtual cluster (else they are in no VC: "
+                 "jobs use them opportunistically)")
+      ->type_name("VC");
+  cmd.callback([o, &g]() { g.exit_code = run_node_add(*o, g); });
 }
 
 void build_node_remove(CLI::App& cmd, Globals& g) {
   auto o = std::make_shared<NodeOptions>();
-  add_common(cmd, o->install, g, true);
+  add_common(cmd, o->install, g, true, false);
+  cmd.get_option("--dry-run")
+      ->description(
+          "Show what would be drained, deleted and reset (with --azure: the VMs "
+          "deleted and the files' changes), and change nothing");
   cmd.add_flag("--drain", o->drain,
                "Evict the node's pods first (kubectl drain, bounded by --wait), then delete it");
+  cmd.add_flag("--azure", o->azure,
+               "The nodes are VMs of Azure pools: delete them (with their NICs and OS disks) "
+               "through ARM instead of resetting them, and lower their pools' count in "
+               "config.yaml");
+  cmd.add_option("--vc", o->vc,
+                 "The virtual cluster that gives up HiveD cells when the VCs' cells no longer fit "
+                 "(needed when several VCs hold cells of the nodes' type)")
+      ->type_name("VC");
+  cmd.add_option("--hived", o->hived,
+                 "HiveD's inspect API (http://MASTER:30096): refuse when running groups use the "
+                 "nodes' cells")
+      ->type_name("URL");
+  cmd.add_flag("--force", o->force, "Remove the nodes even when running groups use their cells");
   cmd.callback([o, &g]() { g.exit_code = run_node_remove(*o, g); });
 }
 

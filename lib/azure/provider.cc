@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -506,6 +507,86 @@ std::string update_layout(const std::string& text, const std::vector<Machine>& m
   for (size_t i = end; i < lines.size(); ++i) out += lines[i] + "\n";
   if (error) error->clear();
   return out;
+}
+
+Result<json> scale_pool(ArmClient& arm, const Spec& s, const std::string& pool, int64_t count) {
+  Spec changed = s;
+  bool found = false;
+  for (auto& p : changed.azure.pools)
+    if (p.name == pool) {
+      p.count = count;
+      found = true;
+    }
+  if (!found) return Error{"no pool named " + pool, "the pools are listed under azure.pools"};
+  for (const auto& r : desired_resources(changed))
+    if (r.kind == "scale set" && r.pool == pool) return arm.put(r.path, r.api_version, r.body);
+  return Error{"no scale set for pool " + pool, ""};
+}
+
+std::string machine_path(const Spec& s, const Machine& m) {
+  return rg_path(s) + "/providers/Microsoft.Compute/virtualMachineScaleSets/" +
+         vmss_name(s, m.pool) + "/virtualMachines/" + m.instance_id;
+}
+
+Result<std::vector<std::string>> delete_machines(ArmClient& arm, const Spec& s,
+                                                 const std::vector<Machine>& machines,
+                                                 const Progress& progress) {
+  std::mutex mu;
+  std::vector<std::string> deleted, errors;
+  std::vector<std::thread> threads;
+  for (const auto& m : machines) {
+    if (m.instance_id.empty()) {
+      errors.push_back(m.hostname + ": no instance id");
+      continue;
+    }
+    threads.emplace_back([&, m] {
+      std::string path = machine_path(s, m);
+      if (progress) {
+        std::lock_guard<std::mutex> l(mu);
+        progress("deleting VM " + m.hostname + " (" + vmss_name(s, m.pool) + ", instance " +
+                 m.instance_id + ")");
+      }
+      auto r = arm.remove(path, kComputeApi);
+      std::lock_guard<std::mutex> l(mu);
+      if (!r.ok()) {
+        errors.push_back(r.error().message);
+        return;
+      }
+      deleted.push_back(path);
+      if (progress) progress("VM " + m.hostname + ": deleted, with its NIC and OS disk");
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::sort(deleted.begin(), deleted.end());
+  if (!errors.empty())
+    return Error{util::join(errors, "; ") +
+                     (deleted.empty() ? "" : " (deleted: " + util::join(deleted, ", ") + ")"),
+                 "paictl node remove --azure again deletes what is left"};
+  return deleted;
+}
+
+std::string replace_integer_at(const std::string& text, uint32_t line, uint32_t column,
+                               int64_t value, std::string* error) {
+  size_t pos = 0;
+  for (uint32_t l = 1; l < line && pos != std::string::npos; ++l) {
+    pos = text.find('\n', pos);
+    if (pos != std::string::npos) ++pos;
+  }
+  if (pos == std::string::npos || line == 0 || column == 0) {
+    if (error) *error = "no line " + std::to_string(line);
+    return "";
+  }
+  pos += column - 1;
+  size_t end = pos;
+  if (end < text.size() && (text[end] == '-' || text[end] == '+')) ++end;
+  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+  if (end == pos || pos >= text.size()) {
+    if (error)
+      *error = "no integer at line " + std::to_string(line) + ", column " + std::to_string(column);
+    return "";
+  }
+  if (error) error->clear();
+  return text.substr(0, pos) + std::to_string(value) + text.substr(end);
 }
 
 Result<ResetResult> reset(ArmClient& arm, const Spec& s, const Progress& progress) {

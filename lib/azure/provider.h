@@ -99,6 +99,28 @@ util::Result<std::vector<Machine>> list_machines(ArmClient& arm, const Spec& s);
 std::string update_layout(const std::string& text, const std::vector<Machine>& machines,
                           std::string* error);
 
+// Sets one pool's scale set to `count` VMs (the pool's desired body with that
+// capacity) and waits; `node add --azure`. The pool must exist in `s`.
+util::Result<nlohmann::json> scale_pool(ArmClient& arm, const Spec& s, const std::string& pool,
+                                        int64_t count);
+
+// The ARM id of one VM of its pool's scale set.
+std::string machine_path(const Spec& s, const Machine& m);
+
+// Deletes these VMs from their scale sets (`node remove --azure`): one DELETE
+// each, all at once, each waited for (the LRO contract). In a Uniform scale set
+// a VM's NIC and OS disk belong to it and go with it, and the scale set's
+// capacity drops by one per VM. Returns the ids deleted; on an error, those
+// deleted before it are in the error's message.
+util::Result<std::vector<std::string>> delete_machines(ArmClient& arm, const Spec& s,
+                                                       const std::vector<Machine>& machines,
+                                                       const Progress& progress);
+
+// config.yaml's text with the integer at `m` (1-based line and column) replaced
+// by `value`; "" and `error` set when no integer is there.
+std::string replace_integer_at(const std::string& text, uint32_t line, uint32_t column,
+                               int64_t value, std::string* error);
+
 struct ResetResult {
   std::vector<std::string> deleted;  // ARM ids
   std::vector<std::string> kept;     // "id: why"

@@ -284,7 +284,7 @@ AzureConfig load_azure_config(const Node* section, Context& ctx, const std::stri
                       "az vm list-skus --location LOCATION --resource-type virtualMachines");
         }
       if (const Node* n = ctx.required(item, "count", where))
-        if (auto v = ctx.int_value(n, where + ".count")) {
+        if (pool.count_mark = ctx.at(n); auto v = ctx.int_value(n, where + ".count")) {
           pool.count = *v;
           if (*v < 0 || *v > 1000)
             ctx.error("A005", ctx.at(n),

@@ -37,6 +37,7 @@ struct AzurePool {
   std::string machine_type;
   Mark mark;
   Mark machine_type_mark;
+  Mark count_mark;  // where count's value is written (node add --azure rewrites it)
 };
 
 struct AzureConfig {

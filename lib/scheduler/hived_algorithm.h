@@ -120,6 +120,24 @@ struct Group {
   std::vector<int32_t> pleaves;
   std::vector<int32_t> vleaves;     // empty when opportunistic or lazily preempted
   std::vector<uint8_t> pod_handed;  // pods handed out by schedule_pod
+
+  // Back to a default group, keeping the buffers' capacity for the slot's next group.
+  void reset() {
+    alive = false;
+    name.clear();
+    tag = 0;
+    vc = -1;
+    priority = 0;
+    lazy_enable = false;
+    lazy_preempted = false;
+    state = GroupState::Allocated;
+    chain = -1;
+    pod_leaves.clear();
+    pod_offset.clear();
+    pleaves.clear();
+    vleaves.clear();
+    pod_handed.clear();
+  }
 };
 
 // A vertex of a binding path (HiveD's cellBindingPathVertex).
@@ -154,6 +172,7 @@ class Hived final : public Policy {
   std::string_view name() const override { return "hived"; }
   const ClusterShape& cluster() const override { return shape_; }
   ScheduleResult schedule(const GroupRequest& r, bool allow_preemption) override;
+  void schedule_into(const GroupRequest& r, bool allow_preemption, ScheduleResult& out) override;
   ScheduleResult schedule_pod(std::string_view group, int32_t leaf_cell_number) override;
   bool release(std::string_view group) override;
   void set_node_health(int32_t node, bool healthy) override;
@@ -289,6 +308,7 @@ class Hived final : public Policy {
   void collect_victims(const std::vector<int32_t>& pleaves, std::vector<int32_t>& victims,
                        std::vector<int32_t>& preemptors) const;
   ScheduleResult result_of(int32_t g, Outcome o) const;
+  void result_into(int32_t g, Outcome o, ScheduleResult& r) const;
   void free_group(int32_t g);
 
   ClusterShape shape_;
@@ -338,6 +358,8 @@ class Hived final : public Policy {
   uint64_t epoch_ = 1;
 
   // Scratch state of one request.
+  std::vector<int32_t> victims_, preemptors_;
+  std::vector<PodPlacement> spare_pods_;
   std::vector<Vertex> vertices_;
   std::vector<int32_t> vertex_of_;  // vcell -> vertex (-1)
   std::vector<int32_t> vbind_;      // virtual leaf -> physical leaf during mapping

@@ -345,6 +345,7 @@ class Parser {
       for (char ch : resolved)
         if (!uri_char(ch))
           fail(m, "invalid character in a verbatim tag", "write other characters as %-escapes");
+      if (!escapes_ok(resolved)) fail(m, "a % in the verbatim tag is not an escape", kEscapeHint);
       ++pos_;
       if (resolved == "!")
         fail(m, "the verbatim tag !<!> is not allowed", "write ! for a non-specific tag");
@@ -385,6 +386,8 @@ class Parser {
            "declare it before the document with %TAG " + handle +
                " <prefix>; a %TAG "
                "directive applies to the next document only");
+    if (!escapes_ok(suffix))
+      fail(m, "a % in the tag !" + std::string(t) + " is not an escape", kEscapeHint);
     resolved = *prefix;
     for (size_t i = 0; i < suffix.size(); ++i) {  // %-escapes, e.g. %21 for '!'
       int hi, lo;
@@ -400,6 +403,18 @@ class Parser {
       fail(m, "a %-escape in the tag is not UTF-8", "escape each byte of a UTF-8 character");
     return tag_shorthand(resolved);
   }
+
+  // Every '%' of a URI starts an escape of two hex digits (ns-uri-char).
+  static bool escapes_ok(std::string_view t) {
+    for (size_t i = 0; i < t.size(); ++i)
+      if (t[i] == '%') {
+        if (i + 2 >= t.size() || hex_value(t[i + 1]) < 0 || hex_value(t[i + 2]) < 0) return false;
+        i += 2;
+      }
+    return true;
+  }
+  static constexpr const char* kEscapeHint =
+      "a % in a tag starts an escape of two hex digits, e.g. %21 for '!'";
 
   // YAML's ns-uri-char (the '%' of an escape included).
   static bool uri_char(char ch) {
@@ -506,6 +521,7 @@ class Parser {
         ok = std::isalnum(static_cast<unsigned char>(handle[i])) || handle[i] == '-';
       std::string_view prefix = word();
       for (char ch : prefix) ok = ok && uri_char(ch);
+      ok = ok && escapes_ok(prefix);
       if (!ok || prefix.empty())
         fail(m, "invalid %TAG directive", "write %TAG !e! tag:example.com,2000: (handle, prefix)");
       for (const auto& h : handles_)

@@ -17,6 +17,10 @@ reduced to what paictl creates:
     (and Azure-AsyncOperation); both finish after a number of polls;
   * a scale set's VMs (.../virtualMachines) and network interfaces
     (.../networkInterfaces) with private IPs from the subnet, paged by nextLink;
+    GET and DELETE of one VM (.../virtualMachines/{instanceId}): DELETE answers
+    202 with Azure-AsyncOperation and Location and, when the operation finishes,
+    the VM goes with its NIC and OS disk (Uniform orchestration: both belong to
+    the instance) and the scale set's sku.capacity drops by one;
   * If-None-Match: * (412 when present), 404 for an absent resource group,
     400 for references to resources that do not exist, no api-version, no location;
   * every answer carries x-ms-request-id, x-ms-correlation-request-id and
@@ -35,7 +39,10 @@ For tests it also:
     and failed operations (POST /__control/fail-operation
       {"path": REGEX, "method": "PUT", "count": 1, "code": "...", "message": "..."});
   * takes settings (POST /__control/config): {"polls": 2, "retryAfter": 1,
-    "pageSize": 50, "tokenLifetime": 3600, "omitRetryAfter": false}.
+    "pageSize": 50, "tokenLifetime": 3600, "omitRetryAfter": false};
+  * hands out given names and addresses to the VMs it creates next
+    (POST /__control/vm-hosts [{"computerName": ..., "privateIp": ...}, ...]), so
+    that test hosts (sshd on loopback) can stand in for new VMs.
 
 Usage: arm_server.py --port-file F --tls-cert C --tls-key K [--port 0]
        [--client-id ID] [--client-secret-file F] [--assertion-file F]
@@ -103,6 +110,7 @@ class State:
         self.writes = 1199
         self.last_answer = {}  # poll URL path -> (time, retry-after)
         self.seq = 0
+        self.vm_hosts = []  # [{"computerName", "privateIp"}] for the next VMs created
 
 
 def public(res):
@@ -349,6 +357,10 @@ class Handler(BaseHTTPRequestHandler):
                 st.token_lifetime = body.get("tokenLifetime", st.token_lifetime)
                 st.omit_retry_after = body.get("omitRetryAfter", st.omit_retry_after)
             return self._send(200, {})
+        if path == "/__control/vm-hosts":
+            with st.lock:
+                st.vm_hosts.extend(body if isinstance(body, list) else [body])
+            return self._send(200, {})
         if path == "/__control/resources":
             with st.lock:
                 return self._send(200, [public(r) for r in st.resources.values()])
@@ -461,6 +473,8 @@ class Handler(BaseHTTPRequestHandler):
         if name is None:
             return self._list_children(path, query, sub, rg, rtype)
         key = path.lower().rstrip("/")
+        if rtype == "microsoft.compute/virtualmachinescalesets/virtualmachines":
+            return self._instance(path, query, key, sub)
         if rtype != "microsoft.resources/resourcegroups":
             if rtype not in KNOWN_TYPES:
                 return self._answer("arm", path, query, 400, arm_error(
@@ -703,6 +717,55 @@ class Handler(BaseHTTPRequestHandler):
                 "AnotherOperationInProgress", "Another operation on this resource is in progress."))
         return self._answer("arm", path, query, 202, None, headers)
 
+    def _vm_body(self, res, vmss_id, vm):
+        """Holds st.lock. One scale set VM as ARM shows it."""
+        vm_id = vmss_id + "/virtualMachines/" + vm["instanceId"]
+        name = res["name"] + "_" + vm["instanceId"]
+        return {"id": vm_id, "name": name, "instanceId": vm["instanceId"],
+                "type": "Microsoft.Compute/virtualMachineScaleSets/virtualMachines",
+                "location": res["location"], "sku": {"name": res["sku"]["name"]},
+                "properties": {"provisioningState": vm.get("state", "Succeeded"), "latestModelApplied": True,
+                               "osProfile": {"computerName": vm["computerName"],
+                                             "adminUsername": res["properties"]["virtualMachineProfile"]["osProfile"]["adminUsername"]},
+                               "storageProfile": {"osDisk": {"name": vm["disk"], "createOption": "FromImage",
+                                                             "managedDisk": {"id": vmss_id.rsplit("/providers/", 1)[0] +
+                                                                             "/providers/Microsoft.Compute/disks/" + vm["disk"]}}},
+                               "networkProfile": {"networkInterfaces": [{"id": vm_id + "/networkInterfaces/" + vm["nic"]}]}}}
+
+    def _instance(self, path, query, key, sub):
+        """GET or DELETE .../virtualMachineScaleSets/{name}/virtualMachines/{instanceId}."""
+        st = self.st
+        vmss_key, _, iid = key.rpartition("/virtualmachines/")
+        vmss_id = path.rstrip("/").rsplit("/virtualMachines/", 1)[0] if "/virtualMachines/" in path else \
+            path.rstrip("/").rsplit("/", 2)[0]
+        with st.lock:
+            res = st.resources.get(vmss_key)
+            vm = None
+            if res is not None:
+                vm = next((v for v in res.get("_instances", []) if v["instanceId"] == iid), None)
+            if self.command == "GET":
+                body = self._vm_body(res, vmss_id, vm) if vm else None
+            elif self.command == "DELETE" and vm is not None:
+                if vm.get("state") == "Deleting":
+                    body = "busy"
+                else:
+                    vm["state"] = "Deleting"
+                    op = self._new_operation(sub, res.get("location", "global"), key, "delete-instance", None)
+                    body = self._op_headers(op, "both")
+        if self.command not in ("GET", "DELETE"):
+            return self._answer("arm", path, query, 405, arm_error("MethodNotAllowed", self.command))
+        if vm is None:
+            if self.command == "DELETE":
+                return self._answer("arm", path, query, 204)
+            return self._answer("arm", path, query, 404, arm_error(
+                "NotFound", "The entity was not found in this Azure location."))
+        if self.command == "GET":
+            return self._answer("arm", path, query, 200, body)
+        if body == "busy":
+            return self._answer("arm", path, query, 409, arm_error(
+                "AnotherOperationInProgress", "Another operation on this resource is in progress."))
+        return self._answer("arm", path, query, 202, None, body)
+
     def _poll(self, path, query):
         st = self.st
         early = False
@@ -753,6 +816,14 @@ class Handler(BaseHTTPRequestHandler):
                 res["properties"]["provisioningState"] = "Failed"
             return
         op["status"] = "Succeeded"
+        if op["what"] == "delete-instance":
+            vmss_key, _, iid = op["key"].rpartition("/virtualmachines/")
+            vmss = st.resources.get(vmss_key)
+            if vmss is not None:
+                before = len(vmss.get("_instances", []))
+                vmss["_instances"] = [v for v in vmss.get("_instances", []) if v["instanceId"] != iid]
+                vmss["sku"]["capacity"] -= before - len(vmss["_instances"])
+            return
         if op["what"] == "delete":
             st.resources.pop(op["key"], None)
             prefix = op["key"] + "/"
@@ -784,8 +855,10 @@ class Handler(BaseHTTPRequestHandler):
         while len(vms) < cap:
             i = next_id
             next_id += 1
-            vms.append({"instanceId": str(i), "computerName": "%s%06X" % (prefix, i),
-                        "privateIp": self._allocate_ip(subnet_id), "nic": nic_name, "subnet": subnet_id})
+            given = self.st.vm_hosts.pop(0) if self.st.vm_hosts else {}
+            vms.append({"instanceId": str(i), "computerName": given.get("computerName") or "%s%06X" % (prefix, i),
+                        "privateIp": given.get("privateIp") or self._allocate_ip(subnet_id), "nic": nic_name,
+                        "subnet": subnet_id, "disk": "%s_%s_OsDisk_1" % (res["name"], i)})
         res["_nextInstance"] = next_id
         del vms[cap:]
 
@@ -855,13 +928,7 @@ class Handler(BaseHTTPRequestHandler):
             vm_id = vmss_id + "/virtualMachines/" + vm["instanceId"]
             nic_id = vm_id + "/networkInterfaces/" + vm["nic"]
             if parts[8].lower() == "virtualmachines":
-                items.append({"id": vm_id, "name": parts[7] + "_" + vm["instanceId"], "instanceId": vm["instanceId"],
-                              "type": "Microsoft.Compute/virtualMachineScaleSets/virtualMachines",
-                              "location": res["location"], "sku": {"name": res["sku"]["name"]},
-                              "properties": {"provisioningState": "Succeeded", "latestModelApplied": True,
-                                             "osProfile": {"computerName": vm["computerName"],
-                                                           "adminUsername": res["properties"]["virtualMachineProfile"]["osProfile"]["adminUsername"]},
-                                             "networkProfile": {"networkInterfaces": [{"id": nic_id}]}}})
+                items.append(self._vm_body(res, vmss_id, vm))
             else:
                 items.append({"id": nic_id, "name": vm["nic"],
                               "properties": {"provisioningState": "Succeeded", "primary": True,

@@ -90,8 +90,61 @@ expect_out "azure: nothing to do" "re-run: nothing to do"
 check_requests "not any(r['method'] in ('PUT', 'DELETE') for r in arm)" "re-run: no PUT, no DELETE"
 if cmp -s "$C/layout.yaml" "$TMP/layout.applied"; then pass "re-run keeps layout.yaml"; else fail "re-run changed layout.yaml"; fi
 
+# --- node add --azure grows the pool; install then finds nothing to do --------
+# The new VM is unreachable here (every host is 127.0.0.1:9 in this ssh_config),
+# so its join fails after Azure has it: the files are updated, the resume is named.
+printf 'Host *\n  HostName 127.0.0.1\n  Port 9\n  ConnectTimeout 2\n  BatchMode yes\n' >"$TMP/ssh_config"
+ctl POST /__control/clear-requests '{}' >/dev/null
+run node add "$C" --azure gpu --count 1 --dry-run --detailed-exitcode $EP
+expect_rc 2 "node add --azure --dry-run: changes"
+expect_out "update  scale set               pai-gpu  sku.capacity: 2 -> 3 (1 new Standard_ND96asr_v4 VM)" "the dry run shows the new size"
+expect_out "azure pool gpu count: 2 -> 3" "the dry run shows config.yaml's change"
+check_requests "all(r['method'] == 'GET' for r in arm)" "node add --dry-run only reads"
+grep -q "count: 2$" "$C/config.yaml" && pass "the dry run keeps config.yaml" || fail "the dry run changed config.yaml"
+run node add "$C" --azure gpu --count 1 $EP
+expect_rc 2 "node add --azure without a terminal needs --yes"
+check_requests "not any(r['method'] == 'PUT' for r in arm)" "no PUT without a confirmation"
+run node add "$C" pai-gpu000000 --azure gpu $EP
+expect_rc 2 "node add --azure with a host name"
+run node add "$C" pai-gpu000000 --count 2 $EP
+expect_rc 2 "node add --count without --azure"
+expect_err "--count goes with --azure POOL" "--count needs --azure"
+run node add "$C" --azure gpu --count 1 --yes --ssh-config "$TMP/ssh_config" --connect-timeout 2 $EP
+expect_rc 3 "node add --azure: the new VM's join fails (unreachable)"
+expect_err "paictl node add $C pai-gpu000002 resumes their join" "node add names the resume"
+check_requests "len([r for r in arm if r['method'] == 'PUT' and r['path'].endswith('/pai-gpu')]) == 1" "one scale set PUT"
+grep -q "count: 3" "$C/config.yaml" && pass "config.yaml has the new count" || fail "config.yaml count"
+[ "$(grep -c '# azure pool gpu' "$C/layout.yaml")" -eq 3 ] && pass "layout.yaml has three VMs" || fail "layout.yaml after node add"
+ctl POST /__control/clear-requests '{}' >/dev/null
+run install "$C" --azure-only --yes $EP
+expect_out "azure: nothing to do" "after node add, install has nothing to do"
+check_requests "not any(r['method'] == 'PUT' for r in arm)" "after node add: no PUT"
+run node add "$C" --azure cpu --yes $EP
+expect_rc 2 "node add with an unknown pool"
+expect_err 'no Azure pool "cpu" (pools: gpu)' "the pools are named"
+
+# --- node remove --azure --dry-run: the VM, the count and layout.yaml, nothing changed
+cp "$C/layout.yaml" "$TMP/layout.before-remove"
+ctl POST /__control/clear-requests '{}' >/dev/null
+run node remove "$C" pai-gpu000001 --azure --dry-run -o json $EP
+expect_rc 0 "node remove --azure --dry-run"
+if "$PY" - "$OUT" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kind"] == "NodeRemove" and d["nodes"] == ["pai-gpu000001"], d
+vm = d["azure"]["delete"]
+assert [v["hostname"] for v in vm] == ["pai-gpu000001"] and vm[0]["id"].endswith("/virtualMachineScaleSets/pai-gpu/virtualMachines/1"), vm
+assert d["azure"]["counts"] == {"gpu": {"from": 3, "to": 2}}, d["azure"]["counts"]
+PYEOF
+then pass "the dry run names the VM, its ARM id and the new count"; else fail "node remove --dry-run json"; sed 's/^/  | /' "$OUT" >&2; fi
+check_requests "all(r['method'] == 'GET' for r in arm)" "node remove --dry-run only reads"
+cmp -s "$C/layout.yaml" "$TMP/layout.before-remove" && grep -q "count: 3" "$C/config.yaml" && pass "the dry run keeps the files" || fail "the dry run changed the files"
+run node remove "$C" pai-worker1 --azure --dry-run $EP
+expect_rc 2 "node remove --azure of an on-prem host"
+expect_err "pai-worker1 is not a VM of an Azure pool" "the on-prem host is named"
+
 # --- a failed operation -------------------------------------------------------
-sed -i 's/count: 2$/count: 3/' "$C/config.yaml"
+sed -i 's/count: 3$/count: 4/' "$C/config.yaml"
 ctl POST /__control/fail-operation '{"path":"pai-gpu","code":"OperationNotAllowed","message":"Operation could not be completed as it results in exceeding approved standardNDASv4Family Cores quota."}' >/dev/null
 run install "$C" --azure-only --yes $EP
 expect_rc 3 "a failed operation is a remote failure"

@@ -159,6 +159,25 @@ grep -q 'openpai .*FAILED: webportal: deployment/webportal did not roll out with
 "$PAICTL" install "$C" $ARGS --yes > "$TMP/run-rollout2.txt" 2>&1 || { cat "$TMP/run-rollout2.txt"; fail "the re-run after the fixed rollout"; }
 pass "a rollout that does not finish shows its pod and events; a re-run succeeds once it is fixed"
 
+# The last phase asks the gateway and HiveD from this machine. Both answered in
+# the runs above (the apply's observation is in the master's log); one that
+# answers 503 fails the run with every URL and what it answered.
+grep -q 'endpoints: GET http://127.0.34.2/rest-server/api/v2/info answered 200 (PAI RESTful API v1.8.0)' "$C/.paictl/logs/tb-master.log" \
+  || fail "the gateway's answer is not in the master's log"
+grep -q 'endpoints: GET http://127.0.34.2:30096/v1/inspect/clusterstatus answered 200 (2 node cells, 2 of 2 planned nodes healthy)' "$C/.paictl/logs/tb-master.log" \
+  || fail "HiveD's answer is not in the master's log: $(grep endpoints: "$C/.paictl/logs/tb-master.log" | tail -3)"
+"$TESTBED" knob "$RUN" tb-master 'endpoint clusterstatus fail'
+set +e
+"$PAICTL" install "$C" $BASE --wait 2 --yes > "$TMP/run-ep.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 1 ] || { cat "$TMP/run-ep.txt"; fail "install with HiveD answering 503 exited $rc, want 1"; }
+grep -q 'tb-master .*endpoints .*FAILED: after 2 s: GET http://127.0.34.2/rest-server/api/v2/info answered 200 (PAI RESTful API v1.8.0); GET http://127.0.34.2:30096/v1/inspect/clusterstatus answered 503' "$TMP/run-ep.txt" \
+  || fail "the failure does not say what answered what: $(cat "$TMP/run-ep.txt")"
+"$TESTBED" knob "$RUN" tb-master --clear
+"$PAICTL" install "$C" $ARGS --yes > "$TMP/run-ep2.txt" 2>&1 || { cat "$TMP/run-ep2.txt"; fail "the re-run after HiveD answered again"; }
+pass "the gateway's /api/v2/info and HiveD's inspect API answer; a 503 fails the run saying what answered what"
+
 # Day 2. The cluster files are on the cluster (install's config phase): diff
 # says the same; a local edit shows as a diff (passwords as ***) and is pushed;
 # pull writes them elsewhere and refuses to overwrite a different local file.
@@ -190,8 +209,30 @@ cmp -s "$TMP/services.orig" "$TMP/pulled/services-configuration.yaml" || fail "c
 cp "$TMP/services.orig" "$C/services-configuration.yaml"
 pass "config diff, push and pull of the cluster files"
 
+# node remove --drain --dry-run: the kubectl lines and the reset's plan, nothing changed.
+state "$TMP/before-remove.json"
+set +e
+"$PAICTL" node remove "$C" tb-worker2 --drain --dry-run --ssh-config "$RUN/ssh_config" > "$TMP/remove-dry.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 0 ] || { cat "$TMP/remove-dry.txt"; fail "node remove --dry-run exited $rc"; }
+grep -q '^  kubectl .* drain tb-worker2 --ignore-daemonsets --delete-emptydir-data --timeout=300s$' "$TMP/remove-dry.txt" || fail "node remove --dry-run shows no drain: $(cat "$TMP/remove-dry.txt")"
+grep -q '^  kubectl .* delete node tb-worker2 ' "$TMP/remove-dry.txt" || fail "node remove --dry-run shows no delete"
+grep -q '^then reset tb-worker2:' "$TMP/remove-dry.txt" && grep -q 'dry run: nothing was changed on any host' "$TMP/remove-dry.txt" || fail "node remove --dry-run shows no reset plan: $(cat "$TMP/remove-dry.txt")"
+state "$TMP/after-remove-dry.json"
+cmp -s "$TMP/before-remove.json" "$TMP/after-remove-dry.json" || fail "node remove --dry-run changed the cluster"
+pass "node remove --dry-run shows the drain, the delete and the reset, and changes nothing"
+
 # node remove --drain, then node add: only that host and the cluster-wide phases change.
+# It also takes the host out of layout.yaml and its cell out of the HiveD config
+# (the default VC, the only one with such cells, gives up the one that no longer
+# fits), and pushes them: HiveD's ConfigMap no longer has the node.
+cp "$C/layout.yaml" "$TMP/layout.before-remove"
+cp "$C/services-configuration.yaml" "$TMP/services.before-remove"
 "$PAICTL" node remove "$C" tb-worker2 --drain --ssh-config "$RUN/ssh_config" --yes > "$TMP/remove.txt" 2>&1 || { cat "$TMP/remove.txt"; fail "node remove"; }
+grep -q 'tb-worker2' "$C/layout.yaml" && fail "node remove left tb-worker2 in layout.yaml"
+grep -q 'childCellNumber: 1$' "$C/services-configuration.yaml" && grep -q '  cellNumber: 1$' "$C/services-configuration.yaml" &&
+  ! grep -q 'tb-worker2' "$C/services-configuration.yaml" || fail "node remove: the HiveD config: $(cat "$C/services-configuration.yaml")"
 state "$TMP/removed.json"
 py '
 o = s["cluster"]["objects"]
@@ -199,8 +240,15 @@ assert "Node/tb-worker2" not in o, "the node is still there"
 w = s["hosts"]["tb-worker2"]
 assert "kubeadm" not in w["packages"] and not w["files"], (w["packages"], w["files"])
 assert s["hosts"]["tb-worker1"]["packages"].get("kubeadm"), "worker1 was reset too"
+hived = o["ConfigMap/openpai/hivedscheduler-config"]["data"]["hivedscheduler.yaml"]
+assert "tb-worker1" in hived and "tb-worker2" not in hived, hived
 ' "$TMP/removed.json" || fail "after node remove"
-"$PAICTL" node add "$C" tb-worker2 $ARGS --yes > "$TMP/add.txt" 2>&1 || { cat "$TMP/add.txt"; fail "node add"; }
+# The host comes back into layout.yaml; node add gives it its cell again, to the
+# default VC (--vc): the HiveD config is as it was before the removal.
+cp "$TMP/layout.before-remove" "$C/layout.yaml"
+"$PAICTL" node add "$C" tb-worker2 --vc default $ARGS --yes > "$TMP/add.txt" 2>&1 || { cat "$TMP/add.txt"; fail "node add"; }
+cmp -s "$C/services-configuration.yaml" "$TMP/services.before-remove" || fail "node add --vc default: the HiveD config differs from before the removal: $(diff "$TMP/services.before-remove" "$C/services-configuration.yaml")"
+grep -q 'HiveD restarts' "$TMP/add.txt" || fail "node add does not say HiveD restarts: $(cat "$TMP/add.txt")"
 grep -q '^tb-worker1 ' "$TMP/add.txt" && fail "node add changed tb-worker1: $(grep '^tb-worker1 ' "$TMP/add.txt")"
 grep -q '^tb-worker2 .*join .*done' "$TMP/add.txt" || fail "node add did not join tb-worker2: $(cat "$TMP/add.txt")"
 state "$TMP/added.json"
@@ -211,9 +259,10 @@ assert h["tb-master"]["kubeadm"]["init"] == 1, h["tb-master"]["kubeadm"]
 n = s["cluster"]["objects"]["Node/tb-worker2"]
 assert n["ready"] == "True" and n["allocatable_gpus"] == 4, n
 assert n["labels"]["paictl.io/machine-type"] == "gpu-machine", n["labels"]
+assert "tb-worker2" in s["cluster"]["objects"]["ConfigMap/openpai/hivedscheduler-config"]["data"]["hivedscheduler.yaml"]
 ' "$TMP/added.json" || fail "after node add"
 "$PAICTL" install "$C" $ARGS --yes --detailed-exitcode > "$TMP/run4.txt" 2>&1 || { cat "$TMP/run4.txt"; fail "install after node add has something to do"; }
-pass "node remove --drain resets only that host; node add joins it again and changes nothing else"
+pass "node remove --drain resets only that host and takes it out of the files and HiveD; node add joins it again with its cells and changes nothing else"
 
 # 5. Secrets: no join token (kubeadm's format) and no password anywhere.
 "$TESTBED" log "$RUN" > "$TMP/argv.jsonl"
@@ -221,7 +270,7 @@ pw=$(cat "$RUN/password")
 apw=$(sed -n 's/^ *default-pai-admin-password: "\(.*\)"$/\1/p' "$C/services-configuration.yaml")
 [ -n "$apw" ] || fail "no admin password in the testbed's services-configuration.yaml"
 apw64=$(printf '%s' "$apw" | base64)
-for f in "$TMP"/run*.txt "$TMP"/add.txt "$TMP"/remove.txt "$TMP"/diff*.txt "$TMP"/push.txt "$TMP"/run-fail-*.txt "$TMP"/kill-*.txt "$TMP/dry.txt" "$TMP/argv.jsonl" "$C/.paictl/install.journal" "$C"/.paictl/logs/*.log; do
+for f in "$TMP"/run*.txt "$TMP"/add.txt "$TMP"/remove.txt "$TMP"/remove-dry.txt "$TMP"/diff*.txt "$TMP"/push.txt "$TMP"/run-fail-*.txt "$TMP"/kill-*.txt "$TMP/dry.txt" "$TMP/argv.jsonl" "$C/.paictl/install.journal" "$C"/.paictl/logs/*.log; do
   if grep -Eq '[a-z0-9]{6}\.[a-z0-9]{16}' "$f"; then fail "a token in $f: $(grep -Eo '.{20}[a-z0-9]{6}\.[a-z0-9]{16}' "$f" | head -1)"; fi
   if grep -qF "$pw" "$f"; then fail "the password in $f"; fi
   if grep -qF -e "$apw" -e "$apw64" "$f"; then fail "the OpenPAI admin password in $f"; fi

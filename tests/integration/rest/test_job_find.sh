@@ -76,7 +76,7 @@ import re, sys
 lines = open(sys.argv[1]).read().splitlines()
 head = re.split(r"\s{2,}", lines[0].strip())
 row = dict(zip(head, re.split(r"\s{2,}", lines[1].strip())))
-assert row["JOB"] == "alice~sweep-04" and row["AGE"] in ("5h", "4h 59m") and row["TAGS"] == "sweep-lr,best", row
+assert row["JOB"] == "alice~sweep-04" and re.fullmatch(r"4h 59m|5h( [0-9]m)?", row["AGE"]) and row["TAGS"] == "sweep-lr,best", row
 PY
 run job list --tag best -o wide
 expect_out "SUBMITTED" "-o wide adds SUBMITTED"

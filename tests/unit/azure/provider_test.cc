@@ -60,8 +60,8 @@ struct Env {
     a.allowed_ssh_from = {"203.0.113.10/32"};
     spec.onprem_prefixes = {"10.0.0.0/24"};
     spec.ssh_public_key = "ssh-ed25519 AAAAC3Nza test@example";
-    a.pools.push_back({"gpu", "Standard_ND96asr_v4", 2, "nd96", {}, {}});
-    a.pools.push_back({"cpu", "Standard_D4s_v5", 1, "cpu-machine", {}, {}});
+    a.pools.push_back({"gpu", "Standard_ND96asr_v4", 2, "nd96", {}, {}, {}});
+    a.pools.push_back({"cpu", "Standard_D4s_v5", 1, "cpu-machine", {}, {}, {}});
   }
   int puts() {
     int n = 0;
@@ -80,8 +80,8 @@ TEST(AzureModel, ScaleSetBodies) {
   s.azure.resource_group = "rg";
   s.azure.location = "eastus";
   s.ssh_public_key = "ssh-ed25519 K";
-  s.azure.pools.push_back({"ib", "Standard_ND96asr_v4", 4, "nd96", {}, {}});
-  s.azure.pools.push_back({"pcie", "Standard_NC24ads_A100_v4", 1, "nc24", {}, {}});
+  s.azure.pools.push_back({"ib", "Standard_ND96asr_v4", 4, "nd96", {}, {}, {}});
+  s.azure.pools.push_back({"pcie", "Standard_NC24ads_A100_v4", 1, "nc24", {}, {}, {}});
   auto rs = pai::azure::desired_resources(s);
   ASSERT_EQ(rs.size(), 5u);
   const json& ib = rs[3].body;
@@ -234,6 +234,22 @@ TEST(AzureLayout, MachinesReplaceTheirOldEntriesAndKeepTheRest) {
             "    pai-worker: \"true\"\n\n# trailing comment\n");
   EXPECT_EQ(pai::azure::update_layout(out, ms, &err), out) << "applying twice changes nothing";
   pai::azure::update_layout("machine-sku: {}\n", ms, &err);
+  EXPECT_FALSE(err.empty());
+}
+
+}  // namespace
+
+namespace {
+
+TEST(AzureConfigEdit, ReplacesOnlyTheCount) {
+  std::string text = "azure:\n  pools:\n    - name: gpu\n      count: 12   # two racks\n";
+  std::string err;
+  EXPECT_EQ(pai::azure::replace_integer_at(text, 4, 14, 14, &err),
+            "azure:\n  pools:\n    - name: gpu\n      count: 14   # two racks\n");
+  EXPECT_TRUE(err.empty());
+  EXPECT_EQ(pai::azure::replace_integer_at(text, 3, 14, 1, &err), "");
+  EXPECT_FALSE(err.empty());
+  EXPECT_EQ(pai::azure::replace_integer_at(text, 9, 1, 1, &err), "");
   EXPECT_FALSE(err.empty());
 }
 

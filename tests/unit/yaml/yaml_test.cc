@@ -268,6 +268,32 @@ TEST(Yaml, TagsAreResolvedPerDocument) {
   EXPECT_EQ(r->get("d")->as_int(), 3);
 }
 
+// Valid YAML that libfyaml 0.7.12 refuses (so the differential fuzzer cannot settle
+// it): each is read as the YAML test suite's case of the same construct reads it.
+TEST(Yaml, ValidDocumentsTheOracleRefuses) {
+  // A top-level block scalar whose content is not indented (FP8R), with or without
+  // an anchor; an anchor name may be any non-space, non-flow character (2SXE).
+  for (const char* text : {"|\nt\n", "&e |\nt\n", "&: |\nt\n", "&& >\nt\n"}) {
+    Stream s = load(text);
+    const Node* r = only_doc(s);
+    ASSERT_TRUE(r) << text;
+    EXPECT_EQ(r->scalar(), "t\n") << text;
+  }
+  // A line holding only a tab is an empty line (DK95, case 4): no document here,
+  // and none between two keys.
+  EXPECT_FALSE(load("\t").error);
+  EXPECT_TRUE(load("\t").documents.empty());
+  Stream tabbed = load("foo: 1\n\t\nbar: 2\n");
+  const Node* two = only_doc(tabbed);
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->size(), 2u);
+  // '#' is a URI character, so a tag may hold it; a comment needs a space before '#'.
+  Stream tag = load("a: !x#y 1\n");
+  const Node* hashed = only_doc(tag);
+  ASSERT_TRUE(hashed);
+  EXPECT_EQ(hashed->get("a")->tag(), "!x#y");
+}
+
 TEST(Yaml, MergeKeysCanBeLeftAlone) {
   const char* text = "base: &b {x: 1}\nm:\n  <<: *b\n  y: 2\n";
   Stream merged = load(text);
@@ -318,6 +344,10 @@ TEST(Yaml, SyntaxErrorsHavePositions) {
       {"a: |x\n  t\n", 1, 5, "invalid block scalar header"},
       {"a: {x: 1\n", 1, 4, "unterminated flow mapping"},
       {"a: 1\nplain text\n", 2, 1, "expected a mapping key"},
+      {"a: !% x\n", 1, 4, "is not an escape"},
+      {"a: !x%4 y\n", 1, 4, "is not an escape"},
+      {"a: !<tag:x%zz> y\n", 1, 4, "is not an escape"},
+      {"%TAG !e! tag:e.com,%2:\n--- !e!x a\n", 1, 1, "invalid %TAG directive"},
   };
   for (const auto& c : cases) {
     Stream s = load(c.text);
