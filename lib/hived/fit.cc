@@ -154,7 +154,8 @@ std::optional<FitVerdict> fit(const LiveState& live, const scheduler::GroupReque
     return s;
   };
   auto res = policy->schedule(request, false);
-  if (res.outcome == scheduler::Outcome::Waiting && res.reason == "the placement needs preemption") {
+  if (res.outcome == scheduler::Outcome::Waiting &&
+      res.reason == "the placement needs preemption") {
     auto pre = policy->schedule(request, true);
     if (pre.outcome == scheduler::Outcome::Preempting) res = pre;
   }

@@ -60,7 +60,10 @@ size_t utf8_length(const unsigned char* p, const unsigned char* end) {
 }  // namespace
 
 JsonPull::JsonPull(std::string_view text, size_t max_depth)
-    : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), max_depth_(max_depth) {}
+    : begin_(text.data()),
+      p_(text.data()),
+      end_(text.data() + text.size()),
+      max_depth_(max_depth) {}
 
 std::pair<uint32_t, uint32_t> JsonPull::line_column(size_t offset) const {
   uint32_t line = 1, col = 1;
@@ -394,7 +397,9 @@ bool JsonPull::skip_value(size_t depth) {
   return fail_here("not a JSON value");
 }
 
-bool JsonPull::skip() { return skip_value(0); }
+bool JsonPull::skip() {
+  return skip_value(0);
+}
 
 bool JsonPull::expect_end() {
   if (!ok()) return false;

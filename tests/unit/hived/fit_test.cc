@@ -48,7 +48,8 @@ TEST(Fit, TheConfigComesFromTheClusterStatus) {
   std::map<std::string, std::vector<std::pair<std::string, int64_t>>> vcs;
   for (const auto& v : cfg.virtual_clusters)
     for (const auto& c : v.virtual_cells) vcs[v.name].push_back({c.cell_type, c.cell_number});
-  EXPECT_EQ(vcs["prod"], (std::vector<std::pair<std::string, int64_t>>{{"V100-RACK.V100-NODE", 4}}));
+  EXPECT_EQ(vcs["prod"],
+            (std::vector<std::pair<std::string, int64_t>>{{"V100-RACK.V100-NODE", 4}}));
   EXPECT_EQ(vcs["research"], (std::vector<std::pair<std::string, int64_t>>{
                                  {"V100-RACK.V100-NODE", 3}, {"K80-NODE", 1}}));
 }

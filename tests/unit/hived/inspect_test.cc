@@ -106,7 +106,8 @@ TEST(Inspect, ShapeErrorsNameThePath) {
   }
   auto g = parse_affinity_groups(
       R"({"items": [{"metadata": {"name": "x"}, "status": {"vc": "a", "priority": 1, "state": "Running"}}]})");
-  EXPECT_EQ(g.error, "items[0].status.state: \"Running\" is not Allocated, Preempting or BeingPreempted");
+  EXPECT_EQ(g.error,
+            "items[0].status.state: \"Running\" is not Allocated, Preempting or BeingPreempted");
   g = parse_affinity_groups(
       R"({"items": [{"metadata": {"name": "x"}, "status": {"vc": "a", "priority": 1, "state": "Allocated", "physicalPlacement": {"n1": [0, "1"]}}}]})");
   EXPECT_EQ(g.error, "items[0].status.physicalPlacement.n1[1]: expected an integer, got a string");

@@ -105,15 +105,15 @@ TEST(JsonPull, BadTextGivesAPositionAndTheFirstErrorSticks) {
     uint32_t line, column;
   };
   const Case cases[] = {
-      {"{\"a\": 1,}", 1, 9},        // trailing comma
-      {"[1, 2\n, 3", 2, 4},         // unterminated array
-      {"{\"a\" 1}", 1, 6},          // no colon
-      {"\"tab\tinside\"", 1, 5},    // raw control character
-      {"[01]", 1, 3},               // leading zero: 0, then '1' where ',' belongs
-      {"\"\\ud800x\"", 1, 8},       // lone surrogate
-      {"\"\xff\"", 1, 2},           // invalid UTF-8
-      {"[1] [2]", 1, 5},            // text after the value
-      {"tru", 1, 1},                // cut literal
+      {"{\"a\": 1,}", 1, 9},      // trailing comma
+      {"[1, 2\n, 3", 2, 4},       // unterminated array
+      {"{\"a\" 1}", 1, 6},        // no colon
+      {"\"tab\tinside\"", 1, 5},  // raw control character
+      {"[01]", 1, 3},             // leading zero: 0, then '1' where ',' belongs
+      {"\"\\ud800x\"", 1, 8},     // lone surrogate
+      {"\"\xff\"", 1, 2},         // invalid UTF-8
+      {"[1] [2]", 1, 5},          // text after the value
+      {"tru", 1, 1},              // cut literal
   };
   for (const auto& c : cases) {
     JsonPull r(c.text);
