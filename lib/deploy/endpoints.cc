@@ -93,8 +93,9 @@ EndpointReport check_endpoints(http::Client& client, const OpenPaiSettings& o,
   std::string url =
       "http://" + master_address + ":" + std::to_string(o.hived_port) + "/v1/inspect/clusterstatus";
   http::Result r = get(client, url);
-  auto j = r.ok() && r.response.status == 200 ? nlohmann::json::parse(r.response.body, nullptr, false)
-                                              : nlohmann::json();
+  auto j = r.ok() && r.response.status == 200
+               ? nlohmann::json::parse(r.response.body, nullptr, false)
+               : nlohmann::json();
   if (!j.is_object() || !j.contains("physicalCluster") || !j["physicalCluster"].is_array()) {
     rep.answers.push_back("GET " + url + " " + describe(r));
     rep.problems.push_back("HiveD's inspect API " + url + " " + describe(r) +

@@ -15,6 +15,7 @@
 // The public entry point is scheduler/hived.h.
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <set>
 #include <span>
@@ -163,6 +164,35 @@ struct Placement {
   std::vector<int32_t> vleaves;
   std::vector<std::pair<int32_t, std::vector<int32_t>>>
       lazy;  // lazily preempted groups and their virtual leaves
+};
+
+// Vectors for the scratch work of one decision, reused from one decision to the
+// next (the work nests: mapping a cell maps its children). A lease takes the
+// next vector, empty, and gives it back when it goes out of scope; a deque keeps
+// the vectors in place while more are added.
+class ScratchPool {
+ public:
+  class Lease {
+   public:
+    explicit Lease(ScratchPool& pool) : pool_(pool) {
+      if (pool.depth_ == pool.vectors_.size()) pool.vectors_.emplace_back();
+      v_ = &pool.vectors_[pool.depth_++];
+      v_->clear();
+    }
+    ~Lease() { --pool_.depth_; }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    std::vector<int32_t>& operator*() { return *v_; }
+    std::vector<int32_t>* operator->() { return v_; }
+
+   private:
+    ScratchPool& pool_;
+    std::vector<int32_t>* v_;
+  };
+
+ private:
+  std::deque<std::vector<int32_t>> vectors_;
+  size_t depth_ = 0;
 };
 
 class Hived final : public Policy {
@@ -358,6 +388,7 @@ class Hived final : public Policy {
   uint64_t epoch_ = 1;
 
   // Scratch state of one request.
+  mutable ScratchPool scratch_;  // const searches (overlay_each) lease too
   std::vector<int32_t> victims_, preemptors_;
   std::vector<PodPlacement> spare_pods_;
   std::vector<Vertex> vertices_;

@@ -319,14 +319,13 @@ constexpr size_t kMaxBins = 4096;
 
 enum class Phase : uint8_t { Pending, Queued, Running, Done };
 
-// One per job, so kept small (48 bytes): a running job on one node keeps its
-// node here; one on several nodes keeps them in Run::multi_nodes_.
+// One per job, so kept small (32 bytes): a running job on one node keeps its
+// node here; one on several nodes keeps them in Run::multi_nodes_. With
+// backfill, the epoch at which a job last failed is in Run::failed_epoch_.
 struct Live {
   double start = 0;
   double anomaly_since = -1;
-  uint64_t failed_epoch = 0;  // backfill: the epoch at which it last failed
   uint32_t run = 0;
-  int32_t gpus = 0;
   int32_t node = -1;  // the node it runs on; -1 when none or several
   int16_t type = -1;
   Phase phase = Phase::Pending;
@@ -334,6 +333,7 @@ struct Live {
   bool charged = false;     // counted in vc_used_
   bool multi_node = false;  // its nodes are in multi_nodes_
 };
+static_assert(sizeof(Live) <= 32, "one Live per job: keep it small");
 
 struct QueueKey {
   int32_t neg_priority;
@@ -395,6 +395,7 @@ class Run {
   void dequeue(uint32_t j);
   void start(uint32_t j, const ScheduleResult& r, bool opportunistic = false);
   void stop(uint32_t j);  // bookkeeping shared by finish and kill
+  int32_t gpus_of(uint32_t j) const { return static_cast<int32_t>(trace_.gpus(trace_.jobs[j])); }
   // The nodes a running job holds, in the order of its pods.
   std::span<const int32_t> nodes_of(uint32_t j) const {
     const Live& l = live_[j];
@@ -422,6 +423,7 @@ class Run {
   std::unique_ptr<scheduler::Policy> policy_, probe_;
   PolicyRun* out_ = nullptr;
   std::vector<Live> live_;
+  std::vector<uint64_t> failed_epoch_;  // backfill only: by job, the epoch of its last failure
   std::vector<Queue> queues_;
   std::priority_queue<Finish, std::vector<Finish>, std::greater<Finish>> finishes_;
   uint64_t seq_ = 0;
@@ -642,7 +644,7 @@ void Run::start(uint32_t j, const ScheduleResult& r, bool opportunistic) {
     o.anomaly_wait += static_cast<float>(now_ - l.anomaly_since);
     l.anomaly_since = -1;
   }
-  l.gpus = static_cast<int32_t>(trace_.gpus(tj));
+  const int32_t gpus = gpus_of(j);
   auto it = chain_index_.find(r.cell_chain);
   int32_t type = it == chain_index_.end() ? -1 : chain_type_[static_cast<size_t>(it->second)];
   o.leaf_type = static_cast<int16_t>(type);
@@ -655,19 +657,20 @@ void Run::start(uint32_t j, const ScheduleResult& r, bool opportunistic) {
   l.node = nodes.size() == 1 ? nodes[0] : -1;
   if (l.multi_node) multi_nodes_[j] = nodes;
   for (int32_t n : nodes) node_jobs_[static_cast<size_t>(n)].push_back(j);
-  used_ += l.gpus;
-  if (type >= 0) used_by_type_[static_cast<size_t>(type)] += l.gpus;
+  used_ += gpus;
+  if (type >= 0) used_by_type_[static_cast<size_t>(type)] += gpus;
   if (opportunistic) o.overflow++;
   l.charged = !opportunistic && tj.priority >= 0 && tj.pinned < 0 && type >= 0;
   if (l.charged)
     vc_used_[static_cast<size_t>(cluster_vc(j)) * shape_.leaf_types.size() +
-             static_cast<size_t>(type)] += l.gpus;
+             static_cast<size_t>(type)] += gpus;
   running_++;
   finishes_.push({now_ + tj.duration, seq_++, j, l.run});
 }
 
 void Run::stop(uint32_t j) {
   Live& l = live_[j];
+  const int32_t gpus = gpus_of(j);
   policy_->release(group_name(j));
   for (int32_t n : nodes_of(j)) {
     auto& v = node_jobs_[static_cast<size_t>(n)];
@@ -680,12 +683,12 @@ void Run::stop(uint32_t j) {
   if (l.multi_node) multi_nodes_.erase(j);
   l.multi_node = false;
   l.node = -1;
-  used_ -= l.gpus;
+  used_ -= gpus;
   int32_t type = out_->jobs[j].leaf_type;
-  if (type >= 0) used_by_type_[static_cast<size_t>(type)] -= l.gpus;
+  if (type >= 0) used_by_type_[static_cast<size_t>(type)] -= gpus;
   if (l.charged)
     vc_used_[static_cast<size_t>(cluster_vc(j)) * shape_.leaf_types.size() +
-             static_cast<size_t>(type)] -= l.gpus;
+             static_cast<size_t>(type)] -= gpus;
   l.charged = false;
   l.run++;  // stale finish events are ignored
   running_--;
@@ -698,7 +701,7 @@ void Run::kill(uint32_t j, bool failure) {
     return;
   }
   JobOutcome& o = out_->jobs[j];
-  o.lost_gpu_seconds += static_cast<float>(static_cast<double>(l.gpus) * (now_ - l.start));
+  o.lost_gpu_seconds += static_cast<float>(static_cast<double>(gpus_of(j)) * (now_ - l.start));
   if (failure)
     o.failures++;
   else
@@ -874,7 +877,7 @@ void Run::schedule_pass() {
         }
         queue.blocked_job = key.job;
         queue.blocked_epoch = policy_->release_epoch();
-        live_[key.job].failed_epoch = queue.blocked_epoch;
+        if (opt_.backfill) failed_epoch_[key.job] = queue.blocked_epoch;
       }
       if (!opt_.backfill) continue;
       // Backfill: try the jobs behind the blocked head (no reservation for the head);
@@ -886,8 +889,8 @@ void Run::schedule_pass() {
         ++it;
         ++tried;
         const uint64_t e = policy_->release_epoch();
-        if (live_[b].failed_epoch == e) continue;
-        if (attempt(b) == Attempt::Waiting) live_[b].failed_epoch = policy_->release_epoch();
+        if (failed_epoch_[b] == e) continue;
+        if (attempt(b) == Attempt::Waiting) failed_epoch_[b] = policy_->release_epoch();
       }
     }
     if (policy_->release_epoch() == epoch_before)
@@ -921,6 +924,7 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   const size_t njobs = trace_.jobs.size(), ntypes = shape_.leaf_types.size();
   out.jobs.assign(njobs, JobOutcome());
   live_.assign(njobs, Live());
+  if (opt_.backfill) failed_epoch_.assign(njobs, 0);
   queues_.assign(shape_.vcs.size() * 2, Queue());
   node_jobs_.assign(shape_.nodes.size(), {});
   node_up_.assign(shape_.nodes.size(), 1);
@@ -984,6 +988,15 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
     schedule_pass();
   }
   out.end = now_;
+  // The policies and the run's indexes are not needed for the summary: freed
+  // first, so that they and the summary's buffers are not held at once.
+  policy_.reset();
+  probe_.reset();
+  node_jobs_ = {};
+  multi_nodes_ = {};
+  queues_ = {};
+  finishes_ = {};
+  probe_cache_ = {};
   finalize(out);
   return true;
 }
