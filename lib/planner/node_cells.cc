@@ -409,8 +409,7 @@ NodeCellsEdit remove_node_cells(const std::string& text, const std::string& layo
     removed[p.vc_type]++;
     places[p.vc_type] = p;
     out.changes.push_back("physicalCells: " + host + "'s " + p.node_type + " cell (" +
-                          std::to_string(p.leaves) + " leaf cells) of chain " + p.chain +
-                          " goes");
+                          std::to_string(p.leaves) + " leaf cells) of chain " + p.chain + " goes");
   }
   for (const auto& [pool, n] : pool_shrink) {
     const auto* t = cfg->find_cell_type(pool);
@@ -468,8 +467,7 @@ NodeCellsEdit remove_node_cells(const std::string& text, const std::string& layo
     IntAt at = int_at(lines, it->second->number_mark);
     e.numbers[at.line] = {at, at.value - deficit};
     out.changes.push_back("virtualClusters: " + giver + " " + type + " cellNumber " +
-                          std::to_string(at.value) + " -> " +
-                          std::to_string(at.value - deficit));
+                          std::to_string(at.value) + " -> " + std::to_string(at.value - deficit));
   }
   if (out.changes.empty()) return out;
   out.text = e.apply(lines, trailing);

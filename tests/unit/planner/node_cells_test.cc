@@ -100,7 +100,8 @@ struct Loaded {
 };
 
 Loaded load(const std::string& layout, const std::string& services) {
-  return {config::check_sources({{"layout.yaml", layout}, {"services-configuration.yaml", services}})};
+  return {
+      config::check_sources({{"layout.yaml", layout}, {"services-configuration.yaml", services}})};
 }
 
 int64_t vc_cells(const config::Cluster& c, const std::string& vc, const std::string& type) {
@@ -209,8 +210,9 @@ TEST(NodeCells, TopLevelNodeCellsAndPinnedCells) {
   ASSERT_EQ(after.errors(), 0u) << e.text;
   EXPECT_TRUE(after.cluster().model->node_index.count("w3"));
   EXPECT_EQ(vc_cells(after.cluster(), "a", "V100-NODE"), 2);
-  EXPECT_NE(e.text.find("      - cellType: V100-NODE\n        cellAddress: w3\n    virtualClusters:"),
-            std::string::npos)
+  EXPECT_NE(
+      e.text.find("      - cellType: V100-NODE\n        cellAddress: w3\n    virtualClusters:"),
+      std::string::npos)
       << e.text;
   auto pinned = remove_node_cells(svc, layout_of(1), before.cluster(), {"w2"}, "");
   EXPECT_FALSE(pinned.ok());
