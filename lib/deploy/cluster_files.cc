@@ -44,9 +44,13 @@ class ConfigPhase : public Phase {
   bool runs_on(const HostSpec& h) const override { return h.master; }
   bool cluster_scope() const override { return true; }
   bool barrier() const override { return true; }
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    if (!s_.cluster_files.empty())
+      out.push_back({&h, get_cluster_files_script(s_.openpai.ns), true});
+  }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     if (s_.cluster_files.empty()) return {};
-    auto r = h.sh(get_cluster_files_script(s_.openpai.ns), {}, 120000, true);
+    auto r = h.observe_sh(get_cluster_files_script(s_.openpai.ns), 120000, true);
     if (!r.ok()) return command_failure("reading the cluster files on the cluster", r);
     ClusterFiles remote = parse_cluster_files(r.out);
     std::fill(r.out.begin(), r.out.end(), '\0');

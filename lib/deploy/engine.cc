@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include "remote/executor.h"
 #include "util/strings.h"
@@ -94,6 +95,54 @@ remote::ExecResult HostRun::sh(const std::string& script, const std::string& inp
     log(text);
   }
   return r;
+}
+
+remote::ExecResult HostRun::observe_sh(const std::string& script, int timeout_ms,
+                                       bool secret_output) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = prefetched.find(script);
+    if (it != prefetched.end()) return it->second;
+  }
+  return sh(script, {}, timeout_ms, secret_output);
+}
+
+std::string combined_observation_script(const std::vector<std::string>& scripts,
+                                        const std::string& marker) {
+  // Each script in its own subshell, its stdin not the combined script's (which
+  // sh -s reads), its stderr dropped, its exit status after it.
+  std::string out;
+  for (size_t i = 0; i < scripts.size(); ++i) {
+    std::string n = std::to_string(i);
+    out += "echo '" + marker + " begin " + n + "'\n(\n" + scripts[i] +
+           "\n) </dev/null 2>/dev/null\n" + "printf '\\n" + marker + " end " + n +
+           " %s\\n' \"$?\"\n";
+  }
+  out += "true\n";
+  return out;
+}
+
+bool split_combined_output(const std::string& out, const std::string& marker, size_t n,
+                           std::vector<remote::ExecResult>& results) {
+  results.assign(n, {});
+  size_t pos = 0;
+  for (size_t i = 0; i < n; ++i) {
+    std::string begin = marker + " begin " + std::to_string(i) + "\n";
+    std::string end = "\n" + marker + " end " + std::to_string(i) + " ";
+    size_t b = out.find(begin, pos);
+    if (b == std::string::npos) return false;
+    b += begin.size();
+    size_t e = out.find(end, b);
+    if (e == std::string::npos) return false;
+    size_t nl = out.find('\n', e + end.size());
+    if (nl == std::string::npos) return false;
+    auto rc = util::parse_int(out.substr(e + end.size(), nl - e - end.size()));
+    if (!rc) return false;
+    results[i].out = out.substr(b, e - b);
+    results[i].exit_status = static_cast<int>(*rc);
+    pos = nl + 1;
+  }
+  return true;
 }
 
 Status command_failure(const std::string& what, const remote::ExecResult& r) {
@@ -386,13 +435,54 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   std::vector<char> failed(hosts.size(), 0), locked(hosts.size(), 0);
   const std::string holder = local_hostname() + " " + std::to_string(::getpid()) + " " + res.run_id;
 
+  // A dry run reads every phase's observations of a host in one session (they
+  // change nothing, so their order does not matter); the phases then observe
+  // from what was read, here.
+  std::vector<std::vector<ObservationRead>> reads(hosts.size());
+  const std::string marker = "@@paictl-observe-" + std::to_string(::getpid()) + "-" +
+                             std::to_string(Clock::now().time_since_epoch().count());
+  if (opts_.dry_run) {
+    std::map<const HostRun*, size_t> index;
+    for (size_t i = 0; i < hosts.size(); ++i) index[runs[i].get()] = i;
+    std::vector<std::set<std::string>> seen(hosts.size());
+    for (const auto& p : phases)
+      for (size_t i = 0; i < hosts.size(); ++i) {
+        if (!phase_runs(*p, hosts[i])) continue;
+        std::vector<ObservationRead> rs;
+        p->observation_reads(*runs[i], rs);
+        for (auto& rd : rs) {
+          auto it = index.find(rd.host);
+          if (it == index.end()) continue;
+          if (seen[it->second].insert(rd.script).second) reads[it->second].push_back(std::move(rd));
+        }
+      }
+  }
+
   // Connect (and lock) every host.
   remote::run_parallel(hosts.size(), eo, [&](size_t i) {
     HostRun& h = *runs[i];
     HostResult& hr = res.hosts[i];
     h.connection = transport_.connect(hosts[i].target);
     remote::ExecResult r;
-    if (opts_.dry_run || !opts_.host_lock) {
+    if (opts_.dry_run && !reads[i].empty()) {
+      // One session: every phase's observations of this host at once.
+      std::vector<std::string> scripts;
+      bool secret = false;
+      for (const auto& rd : reads[i]) {
+        scripts.push_back(rd.script);
+        secret |= rd.secret;
+      }
+      r = h.sh("exec /bin/sh -s", combined_observation_script(scripts, marker), 600000, secret);
+      std::vector<remote::ExecResult> parts;
+      if (r.ok() && r.exit_status == 0 &&
+          split_combined_output(r.out, marker, scripts.size(), parts))
+        for (size_t k = 0; k < parts.size(); ++k) {
+          parts[k].first_output_epoch = r.first_output_epoch;
+          parts[k].auth_method = r.auth_method;
+          h.prefetched.emplace(scripts[k], std::move(parts[k]));
+        }
+      std::fill(r.out.begin(), r.out.end(), '\0');
+    } else if (opts_.dry_run || !opts_.host_lock) {
       r = h.sh("id -u");
     } else {
       r = h.sh(host_lock_script(holder, opts_.host_lock_stale_s));

@@ -105,6 +105,16 @@ class Engine {
   EngineOptions opts_;
 };
 
+// A dry run's one session per host: the observation scripts run one after the
+// other, each in a subshell with its stdin from /dev/null and its stderr
+// dropped, its output between lines "MARKER begin I" and "MARKER end I RC".
+std::string combined_observation_script(const std::vector<std::string>& scripts,
+                                        const std::string& marker);
+// Splits that output into one result per script (out, exit_status); false when
+// it is cut short or malformed (the phases then read their state themselves).
+bool split_combined_output(const std::string& out, const std::string& marker, size_t n,
+                           std::vector<remote::ExecResult>& results);
+
 // The per-host lock's script and its outcome, for tests and for `reset`.
 // `holder` identifies this run: "LOCALHOST PID RUNID START".
 std::string host_lock_script(const std::string& holder, int stale_s,

@@ -27,6 +27,14 @@ constexpr const char* kInitTokenMark = "paictl install: kubeadm init's token";
 
 using util::shell_quote;
 
+// The bootstrap tokens on the master: "token=ID" and the rest of kubeadm token
+// list's line (TTL, expiry, usages, description); never the token's secret half.
+constexpr const char* kTokenList =
+    "[ -f /etc/kubernetes/admin.conf ] || exit 0\n"
+    "kubeadm token list 2>/dev/null | awk 'NR>1 {split($1, a, \".\"); $1=\"\"; print \"token=\" "
+    "a[1] "
+    "$0}'\n";
+
 // kubectl on the master, as cluster-admin.
 // Its discovery cache stays in paictl's state directory, which reset removes,
 // not in root's home.
@@ -78,7 +86,7 @@ bool has_gpu(const HostSpec& h) {
 // a failed observation.
 Status observe_kv(HostRun& h, const std::string& what, const std::string& script,
                   std::map<std::string, std::string>& kv) {
-  auto r = h.sh(script, {}, 120000);
+  auto r = h.observe_sh(script);
   if (!r.ok() || r.exit_status != 0) return command_failure("observing " + what, r);
   kv = parse_key_values(r.out);
   return {};
@@ -126,23 +134,25 @@ class DetectOs : public Phase {
  public:
   std::string name() const override { return "os"; }
   bool cluster_scope() const override { return true; }
+  static constexpr const char* kScript =
+      ". /etc/os-release 2>/dev/null\n"
+      "echo \"os_id=$ID\"; echo \"os_version=$VERSION_ID\"; echo "
+      "\"os_name=$PRETTY_NAME\"\n"
+      "echo \"arch=$(uname -m)\"\n"
+      "i=$(ip route show default 2>/dev/null | awk '{for(i=1;i<NF;i++) "
+      "if($i==\"dev\"){print $(i+1); exit}}')\n"
+      "[ -n \"$i\" ] && echo \"mtu=$(cat /sys/class/net/$i/mtu 2>/dev/null)\"\n"
+      "[ -e /etc/paictl/cluster ] && echo ours=1\n"
+      "[ -e /etc/kubernetes/kubelet.conf ] && echo joined=1\n"
+      "L=/run/lock/paictl-install; [ -d /run/lock ] || L=/tmp/paictl-install.lock\n"
+      "[ -f \"$L\" ] && echo \"lock=$(head -n 1 \"$L\")\"\n"
+      "true\n";
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, kScript});
+  }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     std::map<std::string, std::string> kv;
-    Status s =
-        observe_kv(h, "the OS",
-                   ". /etc/os-release 2>/dev/null\n"
-                   "echo \"os_id=$ID\"; echo \"os_version=$VERSION_ID\"; echo "
-                   "\"os_name=$PRETTY_NAME\"\n"
-                   "echo \"arch=$(uname -m)\"\n"
-                   "i=$(ip route show default 2>/dev/null | awk '{for(i=1;i<NF;i++) "
-                   "if($i==\"dev\"){print $(i+1); exit}}')\n"
-                   "[ -n \"$i\" ] && echo \"mtu=$(cat /sys/class/net/$i/mtu 2>/dev/null)\"\n"
-                   "[ -e /etc/paictl/cluster ] && echo ours=1\n"
-                   "[ -e /etc/kubernetes/kubelet.conf ] && echo joined=1\n"
-                   "L=/run/lock/paictl-install; [ -d /run/lock ] || L=/tmp/paictl-install.lock\n"
-                   "[ -f \"$L\" ] && echo \"lock=$(head -n 1 \"$L\")\"\n"
-                   "true\n",
-                   kv);
+    Status s = observe_kv(h, "the OS", kScript, kv);
     if (!s.ok) return s;
     // A lock left by an install killed on this machine: the next apply takes
     // it over and removes it at its end, so the plan must not say "up to date".
@@ -165,13 +175,20 @@ class DetectOs : public Phase {
 
 // The routed transport of the pre-install checks: each host's commands go over
 // the connection the engine keeps for it.
+// A dry run has read the fact script's output already (the prefetched read
+// `prefetch_key`): that is served instead.
 class KeptConnections : public remote::Transport {
  public:
-  explicit KeptConnections(const std::vector<HostRun*>& hosts) {
+  KeptConnections(const std::vector<HostRun*>& hosts, std::string prefetch_key)
+      : key_(std::move(prefetch_key)) {
     for (auto* h : hosts) by_name_[h->spec().target.endpoint.name] = h;
   }
   remote::ExecResult exec(const remote::Target& target, const remote::ExecRequest& req) override {
     auto it = by_name_.find(target.endpoint.name);
+    if (it != by_name_.end()) {
+      auto p = it->second->prefetched.find(key_);
+      if (p != it->second->prefetched.end() && p->second.exit_status == 0) return p->second;
+    }
     if (it == by_name_.end() || !it->second->connection) {
       remote::ExecResult r;
       r.failure = remote::Failure::Channel;
@@ -182,6 +199,7 @@ class KeptConnections : public remote::Transport {
   }
 
  private:
+  std::string key_;
   std::map<std::string, HostRun*> by_name_;
 };
 
@@ -197,9 +215,18 @@ class PreInstallChecks : public Phase {
   Status observe(HostRun&, std::vector<std::string>&) override { return {}; }
   Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
   Status verify(HostRun&) override { return {}; }
+  // The fact script as `check hosts` runs it (as root: $1 the privilege, $2
+  // the SSH connection), for a dry run's one session. Logged in as another user
+  // (sudo: the SSH connection is not passed on) the checks read it themselves.
+  std::string read_script() const {
+    return "set -- root \"${SSH_CONNECTION:-}\"\n" + facts::fact_script(s_.script);
+  }
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    if (h.spec().target.endpoint.user == "root") out.push_back({&h, read_script()});
+  }
   void observe_all(std::vector<HostRun*>& hosts, std::vector<Status>& status,
                    std::vector<std::vector<std::string>>&) override {
-    KeptConnections transport(hosts);
+    KeptConnections transport(hosts, read_script());
     std::vector<inventory::HostPlan> plans;
     for (auto* h : hosts) plans.push_back(h->spec().plan);
     check::CollectOptions co;
@@ -265,13 +292,16 @@ class MarkHost : public Phase {
  public:
   explicit MarkHost(const InstallSettings& s) : s_(s) {}
   std::string name() const override { return "mark"; }
+  std::string script() const {
+    return same_file_test("marked", std::string(kStateDir) + "/cluster", s_.cluster_name + "\n") +
+           "true\n";
+  }
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, script()});
+  }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     std::map<std::string, std::string> kv;
-    Status st = observe_kv(
-        h, "the install marker",
-        same_file_test("marked", std::string(kStateDir) + "/cluster", s_.cluster_name + "\n") +
-            "true\n",
-        kv);
+    Status st = observe_kv(h, "the install marker", script(), kv);
     if (!st.ok) return st;
     if (!kv.count("marked"))
       needs.push_back("record the host as part of cluster " + s_.cluster_name + " (" +
@@ -300,13 +330,16 @@ class MarkHost : public Phase {
 class Swap : public Phase {
  public:
   std::string name() const override { return "swap"; }
+  static constexpr const char* kScript =
+      "echo \"active=$(tail -n +2 /proc/swaps | wc -l)\"\n"
+      "echo \"fstab=$(grep -cE '^[^#].*[[:space:]]swap[[:space:]]' /etc/fstab "
+      "2>/dev/null)\"\n";
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, kScript});
+  }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "swap",
-                          "echo \"active=$(tail -n +2 /proc/swaps | wc -l)\"\n"
-                          "echo \"fstab=$(grep -cE '^[^#].*[[:space:]]swap[[:space:]]' /etc/fstab "
-                          "2>/dev/null)\"\n",
-                          kv);
+    Status s = observe_kv(h, "swap", kScript, kv);
     if (!s.ok) return s;
     int64_t active = util::parse_int(kv["active"]).value_or(0);
     int64_t fstab = util::parse_int(kv["fstab"]).value_or(0);
@@ -327,18 +360,21 @@ class Swap : public Phase {
 class Kernel : public Phase {
  public:
   std::string name() const override { return "kernel"; }
+  static std::string script() {
+    return "lsmod | awk 'NR>1 && ($1==\"overlay\" || $1==\"br_netfilter\") {print "
+           "\"mod_\"$1\"=1\"}'\n" +
+           same_file_test("modules_file", kModulesFile, kModules) +
+           same_file_test("sysctl_file", kSysctlFile, kSysctls) +
+           "for k in net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables "
+           "net.bridge.bridge-nf-call-ip6tables; do echo \"$k=$(sysctl -n $k 2>/dev/null)\"; "
+           "done\n";
+  }
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, script()});
+  }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     std::map<std::string, std::string> kv;
-    Status s = observe_kv(
-        h, "kernel modules and sysctls",
-        "lsmod | awk 'NR>1 && ($1==\"overlay\" || $1==\"br_netfilter\") {print "
-        "\"mod_\"$1\"=1\"}'\n" +
-            same_file_test("modules_file", kModulesFile, kModules) +
-            same_file_test("sysctl_file", kSysctlFile, kSysctls) +
-            "for k in net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables "
-            "net.bridge.bridge-nf-call-ip6tables; do echo \"$k=$(sysctl -n $k 2>/dev/null)\"; "
-            "done\n",
-        kv);
+    Status s = observe_kv(h, "kernel modules and sysctls", script(), kv);
     if (!s.ok) return s;
     std::vector<std::string> mods;
     for (const char* m : {"overlay", "br_netfilter"})
@@ -405,7 +441,7 @@ class Packages : public Phase {
     return out;
   }
 
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+  std::string script(const HostSpec& spec) const {
     std::string script =
         "dpkg-query -W -f '${Package}=${Version}=${db:Status-Abbrev}\\n' kubeadm kubelet kubectl "
         "containerd containerd.io nvidia-container-toolkit 2>/dev/null | sed 's/^/pkg_/'\n"
@@ -417,10 +453,16 @@ class Packages : public Phase {
                   " ] || echo missing_file=1\n";
     } else {
       script += same_file_test("source_kube", kKubeList, kube_line());
-      if (has_gpu(h.spec())) script += same_file_test("source_nvidia", kNvidiaList, nvidia_line());
+      if (has_gpu(spec)) script += same_file_test("source_nvidia", kNvidiaList, nvidia_line());
     }
+    return script + "true\n";
+  }
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, script(h.spec())});
+  }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
     std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "packages", script + "true\n", kv);
+    Status s = observe_kv(h, "packages", script(h.spec()), kv);
     if (!s.ok) return s;
     if (bundle()) {
       if (kv.count("missing_file"))
@@ -501,19 +543,21 @@ class Packages : public Phase {
 class Containerd : public Phase {
  public:
   std::string name() const override { return "containerd"; }
+  static constexpr const char* kScript =
+      "C=/etc/containerd/config.toml\n"
+      "[ -f $C ] && echo config=1\n"
+      "grep -qE '^[[:space:]]*SystemdCgroup = true' $C 2>/dev/null && echo systemd=1\n"
+      "grep -qE '^[[:space:]]*default_runtime_name = \"nvidia\"' $C 2>/dev/null && echo "
+      "nvidia=1\n"
+      "[ -f $C ] && [ \"$(cat /etc/containerd/paictl.stamp 2>/dev/null)\" = \"$(sha256sum $C | "
+      "cut -d' ' -f1)\" ] && echo stamp=1\n"
+      "echo \"active=$(systemctl is-active containerd 2>/dev/null)\"\n";
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, kScript});
+  }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     std::map<std::string, std::string> kv;
-    Status s = observe_kv(
-        h, "containerd",
-        "C=/etc/containerd/config.toml\n"
-        "[ -f $C ] && echo config=1\n"
-        "grep -qE '^[[:space:]]*SystemdCgroup = true' $C 2>/dev/null && echo systemd=1\n"
-        "grep -qE '^[[:space:]]*default_runtime_name = \"nvidia\"' $C 2>/dev/null && echo "
-        "nvidia=1\n"
-        "[ -f $C ] && [ \"$(cat /etc/containerd/paictl.stamp 2>/dev/null)\" = \"$(sha256sum $C | "
-        "cut -d' ' -f1)\" ] && echo stamp=1\n"
-        "echo \"active=$(systemctl is-active containerd 2>/dev/null)\"\n",
-        kv);
+    Status s = observe_kv(h, "containerd", kScript, kv);
     if (!s.ok) return s;
     bool gpu = has_gpu(h.spec());
     if (!kv.count("config") || !kv.count("systemd") || (gpu && !kv.count("nvidia")))
@@ -556,28 +600,32 @@ class ControlPlane : public Phase {
   bool runs_on(const HostSpec& h) const override { return h.master; }
   bool barrier() const override { return true; }
 
+  static std::string script() {
+    return std::string(
+               "[ -f /etc/kubernetes/admin.conf ] && echo admin=1\n"
+               "[ -f /etc/kubernetes/manifests/kube-apiserver.yaml ] && echo manifest=1\n"
+               "[ -f /var/lib/kubelet/config.yaml ] && echo kubelet_config=1\n"
+               "[ -d /etc/kubernetes/pki ] && echo pki=1\n"
+               "command -v kubeadm >/dev/null && echo \"kubeadm=$(kubeadm version -o short "
+               "2>/dev/null)\"\n"
+               "[ -f /etc/kubernetes/admin.conf ] && ") +
+           kKubectl + " get --raw=/readyz --request-timeout=5s >/dev/null 2>&1 && echo ready=1\n" +
+           "true\n";
+  }
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, script()});
+    out.push_back({&h, kTokenList});
+  }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     std::map<std::string, std::string> kv;
-    Status s = observe_kv(
-        h, "the control plane",
-        std::string("[ -f /etc/kubernetes/admin.conf ] && echo admin=1\n"
-                    "[ -f /etc/kubernetes/manifests/kube-apiserver.yaml ] && echo manifest=1\n"
-                    "[ -f /var/lib/kubelet/config.yaml ] && echo kubelet_config=1\n"
-                    "[ -d /etc/kubernetes/pki ] && echo pki=1\n"
-                    "command -v kubeadm >/dev/null && echo \"kubeadm=$(kubeadm version -o short "
-                    "2>/dev/null)\"\n"
-                    "[ -f /etc/kubernetes/admin.conf ] && ") +
-            kKubectl + " get --raw=/readyz --request-timeout=5s >/dev/null 2>&1 && echo ready=1\n" +
-            "true\n",
-        kv);
+    Status s = observe_kv(h, "the control plane", script(), kv);
     if (!s.ok) return s;
     kubeadm_version_ = kv["kubeadm"].empty() ? "v" + s_.kube_version : kv["kubeadm"];
     h.facts()["kubeadm_version"] = kubeadm_version_;
     if (kv.count("ready")) {
       // A run killed between kubeadm init and deleting init's token left it.
-      auto t = h.sh(std::string("kubeadm token list 2>/dev/null | grep -c \"") + kInitTokenMark +
-                    "\" || true");
-      if (t.ok() && util::trim(t.out) != "0" && !util::trim(t.out).empty())
+      auto t = h.observe_sh(kTokenList);
+      if (t.ok() && t.out.find(kInitTokenMark) != std::string::npos)
         needs.push_back("delete kubeadm init's bootstrap token (an interrupted run left it)");
       return {};
     }
@@ -675,16 +723,22 @@ class ManifestPhase : public Phase {
     return err.empty() ? Status{} : Status::failure(err);
   }
 
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, cluster_objects_script()});
+  }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     if (!wanted(h)) return {};
     std::string manifest;
     if (Status s = render(h, manifest); !s.ok) return s;
-    auto r = h.sh(std::string("[ -f /etc/kubernetes/admin.conf ] || exit 0\n") + kKubectl + " -n " +
-                  ns_ + " get daemonset " + ds_ +
-                  " -o 'jsonpath={.metadata.annotations.paictl\\.io/config-hash}' 2>/dev/null || "
-                  "true\n");
+    auto r = h.observe_sh(cluster_objects_script());
     if (!r.ok()) return command_failure("observing " + what_, r);
-    if (util::trim(r.out) != hash_) needs.push_back("apply " + what_);
+    auto ds = objects_of_kind(nlohmann::json::parse(r.out, nullptr, false), "DaemonSet", ns_);
+    std::string have;
+    for (const auto& o : ds["items"])
+      if (o["metadata"].value("name", "") == ds_ && o["metadata"].contains("annotations") &&
+          o["metadata"]["annotations"].is_object())
+        have = o["metadata"]["annotations"].value("paictl.io/config-hash", "");
+    if (have != hash_) needs.push_back("apply " + what_);
     return {};
   }
 
@@ -744,12 +798,9 @@ class DevicePlugin : public ManifestPhase {
 };
 
 Status nodes_json(HostRun& master, nlohmann::json& out) {
-  auto r =
-      master.sh(std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") +
-                kKubectl + " get nodes -o json --request-timeout=20s 2>/dev/null || echo '{}'");
+  auto r = master.observe_sh(cluster_objects_script());
   if (!r.ok()) return command_failure("listing the nodes", r);
-  out = nlohmann::json::parse(r.out, nullptr, false);
-  if (out.is_discarded()) out = nlohmann::json::object();
+  out = objects_of_kind(nlohmann::json::parse(r.out, nullptr, false), "Node");
   return {};
 }
 
@@ -767,37 +818,45 @@ class Workers : public Phase {
   bool runs_on(const HostSpec& h) const override { return !h.master; }
   bool barrier() const override { return true; }
 
+  static constexpr const char* kScript =
+      "[ -f /etc/kubernetes/kubelet.conf ] && echo kubelet_conf=1\n"
+      "[ -f /etc/kubernetes/pki/ca.crt ] && echo ca=1\n"
+      "[ -f /var/lib/kubelet/config.yaml ] && echo kubelet_config=1\n"
+      "command -v kubeadm >/dev/null && echo \"kubeadm=$(kubeadm version -o "
+      "short 2>/dev/null)\"\n"
+      "true\n";
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, kScript});
+    if (HostRun* master = h.run().master()) {
+      out.push_back({master, cluster_objects_script()});
+      out.push_back({master, kTokenList});
+    }
+  }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "the kubelet",
-                          "[ -f /etc/kubernetes/kubelet.conf ] && echo kubelet_conf=1\n"
-                          "[ -f /etc/kubernetes/pki/ca.crt ] && echo ca=1\n"
-                          "[ -f /var/lib/kubelet/config.yaml ] && echo kubelet_config=1\n"
-                          "command -v kubeadm >/dev/null && echo \"kubeadm=$(kubeadm version -o "
-                          "short 2>/dev/null)\"\n"
-                          "true\n",
-                          kv);
+    Status s = observe_kv(h, "the kubelet", kScript, kv);
     if (!s.ok) return s;
     h.facts()["kubeadm_version"] = kv["kubeadm"].empty() ? "v" + s_.kube_version : kv["kubeadm"];
     HostRun* master = h.run().master();
     bool registered = false;
     if (master) {
-      auto r = master->sh(std::string("[ -f /etc/kubernetes/admin.conf ] || exit 0\n") + kKubectl +
-                          " get node " + shell_quote(h.spec().name) +
-                          " -o name --request-timeout=20s 2>/dev/null || true");
-      registered = r.ok() && util::trim(r.out) == "node/" + h.spec().name;
+      nlohmann::json nodes;
+      if (nodes_json(*master, nodes).ok) registered = find_node(nodes, h.spec().name) != nullptr;
     }
     // Tokens minted for this host by a run that was killed before it deleted
     // them (they would live out their TTL): only their ids are read.
     std::vector<std::string> leftover;
     if (master) {
-      auto r = master->sh(
-          "[ -f /etc/kubernetes/admin.conf ] || exit 0\n"
-          "kubeadm token list 2>/dev/null | awk '/paictl join of " +
-          h.spec().name + "( |$)/ {split($1, a, \".\"); print \"leftover=\" a[1]}'\n");
+      auto r = master->observe_sh(kTokenList);
+      const std::string mark = "paictl join of " + h.spec().name;
       if (r.ok())
-        for (auto line : util::split(r.out, '\n'))
-          if (line.rfind("leftover=", 0) == 0) leftover.emplace_back(line.substr(9));
+        for (auto line : util::split(r.out, '\n')) {
+          if (line.rfind("token=", 0) != 0) continue;
+          size_t at = line.find(mark);
+          size_t after = at + mark.size();
+          if (at == std::string_view::npos || (after < line.size() && line[after] != ' ')) continue;
+          leftover.emplace_back(line.substr(6, line.find(' ') - 6));
+        }
     }
     {
       std::lock_guard lock(mu_);
@@ -898,6 +957,9 @@ class NodeLabels : public Phase {
     if (has_gpu(h)) w["paictl.io/gpu"] = "nvidia";
     return w;
   }
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, cluster_objects_script()});
+  }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     nlohmann::json nodes;
     if (Status s = nodes_json(h, nodes); !s.ok) return s;
@@ -939,6 +1001,9 @@ class VerifyNodes : public Phase {
   bool cluster_scope() const override { return true; }
   bool runs_on(const HostSpec& h) const override { return h.master; }
   bool barrier() const override { return true; }
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, cluster_objects_script()});
+  }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     nlohmann::json nodes;
     if (Status s = nodes_json(h, nodes); !s.ok) return s;
@@ -989,33 +1054,37 @@ const char* kResetPackages =
 class ResetHost : public Phase {
  public:
   std::string name() const override { return "reset"; }
+  static std::string script() {
+    std::string d = kStateDir;
+    return "command -v kubeadm >/dev/null && { [ -e /etc/kubernetes/kubelet.conf ] || [ -e "
+           "/etc/kubernetes/admin.conf ] || [ -d /etc/kubernetes/pki ] || [ -f "
+           "/var/lib/kubelet/config.yaml ] || [ -n \"$(ls -A /etc/kubernetes/manifests "
+           "2>/dev/null)\" "
+           "]; } && echo kube=1\n"
+           "before=" +
+           d +
+           "/packages.before\n"
+           "for p in " +
+           std::string(kResetPackages) +
+           "; do dpkg-query -W -f '${db:Status-Abbrev}' $p 2>/dev/null | grep -q '^.i' || "
+           "continue; "
+           "[ -f $before ] && grep -qx \"$p\" $before && continue; echo \"pkg_$p=1\"; done\n"
+           "grep -q '^# paictl: ' /etc/fstab 2>/dev/null && echo fstab=1\n"
+           "for f in " +
+           kModulesFile + " " + kSysctlFile + " " + kKubeList + " " + kNvidiaList + " " +
+           kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
+           " /etc/containerd/config.toml /etc/containerd/paictl.stamp; do [ -e $f ] && echo "
+           "\"file_$f=1\"; done\n"
+           "[ -n \"$(ls -A /etc/cni/net.d 2>/dev/null)\" ] && echo cni=1\n"
+           "[ -d " +
+           d + " ] && echo state=1\n" + "true\n";
+  }
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, script()});
+  }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     std::map<std::string, std::string> kv;
-    std::string d = kStateDir;
-    Status s = observe_kv(
-        h, "what install left",
-        "command -v kubeadm >/dev/null && { [ -e /etc/kubernetes/kubelet.conf ] || [ -e "
-        "/etc/kubernetes/admin.conf ] || [ -d /etc/kubernetes/pki ] || [ -f "
-        "/var/lib/kubelet/config.yaml ] || [ -n \"$(ls -A /etc/kubernetes/manifests 2>/dev/null)\" "
-        "]; } && echo kube=1\n"
-        "before=" +
-            d +
-            "/packages.before\n"
-            "for p in " +
-            std::string(kResetPackages) +
-            "; do dpkg-query -W -f '${db:Status-Abbrev}' $p 2>/dev/null | grep -q '^.i' || "
-            "continue; "
-            "[ -f $before ] && grep -qx \"$p\" $before && continue; echo \"pkg_$p=1\"; done\n"
-            "grep -q '^# paictl: ' /etc/fstab 2>/dev/null && echo fstab=1\n"
-            "for f in " +
-            kModulesFile + " " + kSysctlFile + " " + kKubeList + " " + kNvidiaList + " " +
-            kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
-            " /etc/containerd/config.toml /etc/containerd/paictl.stamp; do [ -e $f ] && echo "
-            "\"file_$f=1\"; done\n"
-            "[ -n \"$(ls -A /etc/cni/net.d 2>/dev/null)\" ] && echo cni=1\n"
-            "[ -d " +
-            d + " ] && echo state=1\n" + "true\n",
-        kv);
+    Status s = observe_kv(h, "what install left", script(), kv);
     if (!s.ok) return s;
     if (kv.count("kube")) needs.push_back("kubeadm reset -f");
     std::vector<std::string> pkgs, files;
@@ -1167,6 +1236,26 @@ Status render_install_manifests(const InstallSettings& s, const HostSpec& master
   return render_openpai_manifests(s, master, out);
 }
 
+std::string cluster_objects_script() {
+  return std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") + kKubectl +
+         " get nodes,daemonsets,statefulsets,deployments -A -o json --request-timeout=20s "
+         "2>/dev/null || echo '{}'";
+}
+
+nlohmann::json objects_of_kind(const nlohmann::json& list, const std::string& kind,
+                               const std::string& ns) {
+  nlohmann::json out = {{"items", nlohmann::json::array()}};
+  if (!list.is_object() || !list.contains("items") || !list["items"].is_array()) return out;
+  for (const auto& o : list["items"]) {
+    if (!o.is_object() || o.value("kind", "") != kind || !o.contains("metadata") ||
+        !o["metadata"].is_object())
+      continue;
+    if (!ns.empty() && o["metadata"].value("namespace", "") != ns) continue;
+    out["items"].push_back(o);
+  }
+  return out;
+}
+
 bool parse_join_command(const std::string& out, JoinCommand& jc) {
   std::istringstream in(out);
   std::string word, prev;
@@ -1209,6 +1298,7 @@ PhaseList install_phases(const InstallSettings& s) {
   p.push_back(make_hived_phase(s));
   p.push_back(make_openpai_phase(s));
   p.push_back(make_config_phase(s));
+  p.push_back(make_endpoints_phase(s));
   return p;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "check/runner.h"
 #include "deploy/cluster_files.h"
 #include "deploy/openpai.h"
@@ -62,6 +64,13 @@ std::string render_kubeadm_join(const InstallSettings& s, const HostSpec& node,
 // the OpenPAI services), rendered as the phases render them: (what, text).
 Status render_install_manifests(const InstallSettings& s, const HostSpec& master, int mtu,
                                 std::vector<std::pair<std::string, std::string>>& out);
+
+// The cluster objects the phases read on the master, in one kubectl call: the
+// nodes, DaemonSets, StatefulSets and Deployments of every namespace (a List).
+std::string cluster_objects_script();
+// The items of `list` of this kind (and namespace, when not ""), as {"items": [...]}.
+nlohmann::json objects_of_kind(const nlohmann::json& list, const std::string& kind,
+                               const std::string& ns = {});
 
 // The pieces of `kubeadm token create --print-join-command`'s output.
 struct JoinCommand {

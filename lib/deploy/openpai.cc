@@ -129,15 +129,24 @@ class WorkloadsPhase : public Phase {
             {"kube_version", s_.kube_version}};
   }
 
+  static std::string workloads_script() { return cluster_objects_script(); }
+  virtual void extra_reads(HostRun&, std::vector<ObservationRead>&) {}
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    if (!wanted()) return;
+    extra_reads(h, out);
+    out.push_back({&h, workloads_script()});
+  }
+
   Status workloads(HostRun& h, std::map<std::string, WorkloadState>& out) {
-    auto r = h.sh(std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") +
-                  kKubectl + " -n " + s_.openpai.ns +
-                  " get statefulsets,deployments -o json --request-timeout=20s 2>/dev/null || "
-                  "echo '{}'");
+    auto r = h.observe_sh(workloads_script());
     if (!r.ok()) return command_failure("listing the workloads of " + s_.openpai.ns, r);
-    auto j = nlohmann::json::parse(r.out, nullptr, false);
-    if (j.is_discarded() || !j.contains("items") || !j["items"].is_array()) return {};
-    for (const auto& it : j["items"]) {
+    auto all = nlohmann::json::parse(r.out, nullptr, false);
+    nlohmann::json items = nlohmann::json::array();
+    for (const char* kind : {"StatefulSet", "Deployment"}) {
+      nlohmann::json of_kind = objects_of_kind(all, kind, s_.openpai.ns);
+      for (auto& o : of_kind["items"]) items.push_back(std::move(o));
+    }
+    for (const auto& it : items) {
       if (!it.is_object() || !it.contains("metadata")) continue;
       const auto& md = it["metadata"];
       std::string kind = util::to_lower(it.value("kind", ""));
@@ -336,13 +345,18 @@ class OpenPaiPhase : public WorkloadsPhase {
 
   // The Secret pai-secrets: the admin password from services-configuration.yaml,
   // the database password and the JWT key made once and kept.
+  std::string secret_script() const {
+    return std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") + kKubectl +
+           " -n " + s_.openpai.ns + " get secret " + kSecretName +
+           " -o json --request-timeout=20s 2>/dev/null || echo '{}'";
+  }
+  void extra_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, secret_script(), true});
+  }
   Status observe_extra(HostRun& h, std::vector<std::string>& needs) override {
     existing_.clear();
     secret_needed_ = false;
-    auto r = h.sh(std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") +
-                      kKubectl + " -n " + s_.openpai.ns + " get secret " + kSecretName +
-                      " -o json --request-timeout=20s 2>/dev/null || echo '{}'",
-                  {}, 120000, true);
+    auto r = h.observe_sh(secret_script(), 120000, true);
     if (!r.ok()) return command_failure("reading the Secret " + std::string(kSecretName), r);
     auto j = nlohmann::json::parse(r.out, nullptr, false);
     std::fill(r.out.begin(), r.out.end(), '\0');

@@ -12,6 +12,10 @@
 #include "deploy/phase.h"
 #include "remote/secret.h"
 
+namespace pai::http {
+class Client;
+}
+
 namespace pai::deploy {
 
 // What the services need from services-configuration.yaml (and config.yaml).
@@ -56,6 +60,25 @@ std::unique_ptr<Phase> make_hived_phase(const InstallSettings& s);
 // The `openpai` phase: the Secret, frameworkcontroller, PostgreSQL, rest-server,
 // webportal and the pylon gateway.
 std::unique_ptr<Phase> make_openpai_phase(const InstallSettings& s);
+
+// The `endpoints` phase, the last: the gateway's GET /api/v2/info (under
+// /rest-server, else at its root) and HiveD's GET /v1/inspect/clusterstatus
+// answer from this machine, and HiveD shows the nodes its config names Healthy.
+std::unique_ptr<Phase> make_endpoints_phase(const InstallSettings& s);
+
+// What answered what, for that phase (and its tests).
+struct EndpointReport {
+  bool gateway_ok = false;
+  bool hived_ok = false;              // also false when HiveD is not installed
+  std::vector<std::string> answers;   // "GET URL answered 200 (...)", one per request
+  std::vector<std::string> problems;  // empty: everything answered as it should
+};
+EndpointReport check_endpoints(http::Client& client, const OpenPaiSettings& o,
+                               const std::string& master_address,
+                               const std::vector<std::string>& hived_nodes);
+// The hosts (of `hosts`) that the HiveD config names as a cellAddress.
+std::vector<std::string> hived_config_nodes(const OpenPaiSettings& o,
+                                            const std::vector<std::string>& hosts);
 
 // The Secret pai-secrets with these (base64) values.
 std::string secret_manifest(const OpenPaiSettings& o, const std::string& admin_b64,

@@ -6,6 +6,7 @@
 // through its event callback.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -87,8 +88,19 @@ class HostRun {
   remote::ExecResult sh(const std::string& script, const std::string& input = {},
                         int timeout_ms = 300000, bool secret_output = false);
 
+  // An observation: a script that changes nothing and reads the host's state.
+  // Served from what the run read from this host when it started (a dry run
+  // reads every phase's observations in one session per host; see
+  // Phase::observation_reads), else run now with sh().
+  remote::ExecResult observe_sh(const std::string& script, int timeout_ms = 120000,
+                                bool secret_output = false);
+
   // Appends a line to the host's log (masked).
   void log(const std::string& line);
+
+  // Outputs of observation scripts read in advance, by script text (set by the
+  // engine before any phase observes; empty in a run that applies).
+  std::map<std::string, remote::ExecResult> prefetched;
 
   // Set by the engine.
   std::unique_ptr<remote::Connection> connection;
@@ -104,6 +116,16 @@ class HostRun {
 // A failed command, said for the operator: what failed, its exit status and the
 // last lines of its stderr (masked by the caller's log).
 Status command_failure(const std::string& what, const remote::ExecResult& r);
+
+// An observation script a phase will run on a host (itself or another: a
+// worker's join reads the master), listed so that a dry run can read them all
+// in one session per host. The text must be the one observe() runs through
+// HostRun::observe_sh.
+struct ObservationRead {
+  HostRun* host = nullptr;
+  std::string script;
+  bool secret = false;  // the output holds a secret (never logged)
+};
 
 class Phase {
  public:
@@ -124,6 +146,13 @@ class Phase {
   // Reads the host's state and appends what is missing to `needs` (empty: up
   // to date). Changes nothing on the host. May record facts for later phases.
   virtual Status observe(HostRun& host, std::vector<std::string>& needs) = 0;
+  // The observation scripts observe() (or observe_all()) will run for this host,
+  // for the one-session read of a dry run. A script not listed is run when
+  // observe() asks for it; listing one it does not ask for costs only its time.
+  virtual void observation_reads(HostRun& host, std::vector<ObservationRead>& out) {
+    (void)host;
+    (void)out;
+  }
   // Makes the needs true. Called only with a non-empty `needs`.
   virtual Status apply(HostRun& host, const std::vector<std::string>& needs) = 0;
   // After apply: observes again; anything still missing is a failure.

@@ -86,28 +86,48 @@ Hived::Hived(const config::HivedModel& m, std::string& error, bool hived_order)
 
 ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
   ScheduleResult res;
+  schedule_into(r, allow_preemption, res);
+  return res;
+}
+
+void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, ScheduleResult& res) {
+  res.outcome = Outcome::Waiting;
+  res.cell_chain.clear();
+  // The pods' buffers wait in spare_pods_ until this call places a group.
+  if (!res.pods.empty()) spare_pods_.swap(res.pods);
+  res.pods.clear();
+  auto fill = [&](int32_t g, Outcome o) {
+    if (res.pods.empty()) res.pods.swap(spare_pods_);
+    result_into(g, o, res);
+  };
+  res.victims.clear();
+  res.downgraded.clear();
+  res.reason.clear();
   if (std::string err = validate_request(r); !err.empty()) {
     res.outcome = Outcome::Rejected;
     res.reason = err;
-    return res;
+    return;
   }
   if (auto it = group_index_.find(r.affinity_group); it != group_index_.end()) {
     int32_t g = it->second;
-    if (G(g).state != GroupState::Preempting) return result_of(g, Outcome::Bound);
+    if (G(g).state != GroupState::Preempting) return fill(g, Outcome::Bound);
     bool bad = false;
     for (int32_t p : G(g).pleaves) bad |= !P(p).healthy;
     if (allow_preemption && bad) {
       delete_preempting(g);  // its placement touches a bad node: schedule it again
     } else {
-      std::vector<int32_t> victims, preemptors;
+      std::vector<int32_t>& victims = victims_;
+      std::vector<int32_t>& preemptors = preemptors_;
+      victims.clear();
+      preemptors.clear();
       collect_victims(G(g).pleaves, victims, preemptors);
       if (victims.empty()) {
         allocate_preempting(g);
-        return result_of(g, Outcome::Bound);
+        return fill(g, Outcome::Bound);
       }
-      ScheduleResult out = result_of(g, Outcome::Preempting);
-      for (int32_t v : victims) out.victims.push_back({G(v).name, G(v).tag});
-      return out;
+      fill(g, Outcome::Preempting);
+      for (int32_t v : victims) res.victims.push_back({G(v).name, G(v).tag});
+      return;
     }
   }
 
@@ -116,7 +136,7 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
   if (req.vc < 0) {
     res.outcome = Outcome::Rejected;
     res.reason = "VC " + r.virtual_cluster + " does not exists!";
-    return res;
+    return;
   }
   req.priority = r.priority;
   req.lazy = r.lazy_preemption_enable;
@@ -127,12 +147,12 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
     if (req.pinned < 0) {
       res.outcome = Outcome::Rejected;
       res.reason = "VC " + r.virtual_cluster + " does not have pinned cell " + r.pinned_cell_id;
-      return res;
+      return;
     }
     if (req.priority == kOpportunisticPriority) {
       res.outcome = Outcome::Rejected;
       res.reason = "opportunistic pod not supported to use pinned cell " + r.pinned_cell_id;
-      return res;
+      return;
     }
   }
   for (const auto& m : r.members)
@@ -151,7 +171,7 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
       res.outcome = Outcome::Rejected;
       res.reason = "affinity group " + r.affinity_group + " requests leaf cell type " +
                    r.leaf_cell_type + ", which the whole cluster does not have";
-      return res;
+      return;
     }
     bool vc_has_type = false;
     for (int32_t chain : shape_.leaf_types[static_cast<size_t>(lt)].chains) {
@@ -169,7 +189,7 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
       res.outcome = Outcome::Rejected;
       res.reason = "affinity group " + r.affinity_group + " requests leaf cell type " +
                    r.leaf_cell_type + ", which VC " + r.virtual_cluster + " does not have";
-      return res;
+      return;
     }
   } else {
     for (const auto& lt : shape_.leaf_types) {
@@ -191,10 +211,13 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
   if (!found) {
     res.outcome = Outcome::Waiting;
     res.reason = reason;
-    return res;
+    return;
   }
 
-  std::vector<int32_t> victims, preemptors;
+  std::vector<int32_t>& victims = victims_;
+  std::vector<int32_t>& preemptors = preemptors_;
+  victims.clear();
+  preemptors.clear();
   collect_victims(pl.pleaves, victims, preemptors);
   if ((!victims.empty() || !preemptors.empty()) && !allow_preemption) {
     // HiveD's filtering phase reports the victims without reserving anything.
@@ -202,7 +225,7 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
     res.outcome = Outcome::Waiting;
     res.reason = victims.empty() ? "the placement overlaps a preemption in progress"
                                  : "the placement needs preemption";
-    return res;
+    return;
   }
   if (allow_preemption && !preemptors.empty()) {
     // Cancel the lower-priority preemptions this placement overlaps. HiveD
@@ -214,21 +237,19 @@ ScheduleResult Hived::schedule(const GroupRequest& r, bool allow_preemption) {
     if (hived_order_ && stale_plan_holds(pl, victims)) {
       int32_t g = create_group(r, req, pl,
                                victims.empty() ? GroupState::Allocated : GroupState::Preempting);
-      ScheduleResult out = result_of(g, victims.empty() ? Outcome::Bound : Outcome::Preempting);
-      for (int32_t v : victims) out.victims.push_back({G(v).name, G(v).tag});
-      out.downgraded = std::move(res.downgraded);
-      return out;
+      fill(g, victims.empty() ? Outcome::Bound : Outcome::Preempting);
+      for (int32_t v : victims) res.victims.push_back({G(v).name, G(v).tag});
+      return;
     }
-    ScheduleResult again = schedule(r, allow_preemption);
-    again.downgraded.insert(again.downgraded.begin(), res.downgraded.begin(), res.downgraded.end());
-    return again;
+    std::vector<Victim> downgraded = std::move(res.downgraded);
+    schedule_into(r, allow_preemption, res);
+    res.downgraded.insert(res.downgraded.begin(), downgraded.begin(), downgraded.end());
+    return;
   }
   int32_t g =
       create_group(r, req, pl, victims.empty() ? GroupState::Allocated : GroupState::Preempting);
-  ScheduleResult out = result_of(g, victims.empty() ? Outcome::Bound : Outcome::Preempting);
-  for (int32_t v : victims) out.victims.push_back({G(v).name, G(v).tag});
-  out.downgraded = std::move(res.downgraded);
-  return out;
+  fill(g, victims.empty() ? Outcome::Bound : Outcome::Preempting);
+  for (int32_t v : victims) res.victims.push_back({G(v).name, G(v).tag});
 }
 
 // A plan made before overlapping preemptions were cancelled still holds when
@@ -262,7 +283,7 @@ int32_t Hived::new_group_slot() {
     g = static_cast<int32_t>(groups_.size());
     groups_.emplace_back();
   }
-  G(g) = Group();
+  G(g).reset();
   return g;
 }
 
@@ -313,7 +334,7 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
 
 void Hived::free_group(int32_t g) {
   group_index_.erase(G(g).name);
-  G(g) = Group();
+  G(g).reset();
   free_slots_.push_back(g);
 }
 
@@ -344,28 +365,41 @@ bool Hived::release(std::string_view group) {
 }
 
 ScheduleResult Hived::result_of(int32_t g, Outcome o) const {
-  const Group& grp = G(g);
   ScheduleResult r;
+  result_into(g, o, r);
+  return r;
+}
+
+// Sets the outcome, the chain and the pods; reuses r's buffers.
+void Hived::result_into(int32_t g, Outcome o, ScheduleResult& r) const {
+  const Group& grp = G(g);
   r.outcome = o;
-  r.cell_chain = grp.chain >= 0 ? shape_.chains[static_cast<size_t>(grp.chain)].name : "";
   const auto& chain = shape_.chains[static_cast<size_t>(grp.chain)];
+  if (grp.chain >= 0)
+    r.cell_chain = chain.name;
+  else
+    r.cell_chain.clear();
+  r.pods.resize(grp.pod_leaves.size());
   for (size_t i = 0; i < grp.pod_leaves.size(); ++i) {
-    PodPlacement pod;
+    PodPlacement& pod = r.pods[i];
+    pod.node = -1;
     pod.leaf_cell_number = grp.pod_leaves[i];
-    for (int32_t k = grp.pod_offset[i]; k < grp.pod_offset[i + 1]; ++k) {
+    pod.physical_leaf_cell_indices.clear();
+    const size_t n = static_cast<size_t>(grp.pod_offset[i + 1] - grp.pod_offset[i]);
+    pod.preassigned_cell_types.resize(n);
+    size_t t = 0;
+    for (int32_t k = grp.pod_offset[i]; k < grp.pod_offset[i + 1]; ++k, ++t) {
       int32_t p = grp.pleaves[static_cast<size_t>(k)];
       if (pod.node < 0) pod.node = P(p).node;
       pod.physical_leaf_cell_indices.push_back(P(p).leaf_index);
       if (grp.vleaves.empty() || grp.vleaves[static_cast<size_t>(k)] < 0) {
-        pod.preassigned_cell_types.emplace_back();
+        pod.preassigned_cell_types[t].clear();
       } else {
         int32_t pac = V(grp.vleaves[static_cast<size_t>(k)]).preassigned;
-        pod.preassigned_cell_types.push_back(chain.level_type[static_cast<size_t>(V(pac).level)]);
+        pod.preassigned_cell_types[t] = chain.level_type[static_cast<size_t>(V(pac).level)];
       }
     }
-    r.pods.push_back(std::move(pod));
   }
-  return r;
 }
 
 ScheduleResult Hived::schedule_pod(std::string_view group, int32_t leaf_cell_number) {

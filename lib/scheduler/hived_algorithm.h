@@ -15,6 +15,7 @@
 // The public entry point is scheduler/hived.h.
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <set>
 #include <span>
@@ -120,6 +121,24 @@ struct Group {
   std::vector<int32_t> pleaves;
   std::vector<int32_t> vleaves;     // empty when opportunistic or lazily preempted
   std::vector<uint8_t> pod_handed;  // pods handed out by schedule_pod
+
+  // Back to a default group, keeping the buffers' capacity for the slot's next group.
+  void reset() {
+    alive = false;
+    name.clear();
+    tag = 0;
+    vc = -1;
+    priority = 0;
+    lazy_enable = false;
+    lazy_preempted = false;
+    state = GroupState::Allocated;
+    chain = -1;
+    pod_leaves.clear();
+    pod_offset.clear();
+    pleaves.clear();
+    vleaves.clear();
+    pod_handed.clear();
+  }
 };
 
 // A vertex of a binding path (HiveD's cellBindingPathVertex).
@@ -147,6 +166,35 @@ struct Placement {
       lazy;  // lazily preempted groups and their virtual leaves
 };
 
+// Vectors for the scratch work of one decision, reused from one decision to the
+// next (the work nests: mapping a cell maps its children). A lease takes the
+// next vector, empty, and gives it back when it goes out of scope; a deque keeps
+// the vectors in place while more are added.
+class ScratchPool {
+ public:
+  class Lease {
+   public:
+    explicit Lease(ScratchPool& pool) : pool_(pool) {
+      if (pool.depth_ == pool.vectors_.size()) pool.vectors_.emplace_back();
+      v_ = &pool.vectors_[pool.depth_++];
+      v_->clear();
+    }
+    ~Lease() { --pool_.depth_; }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    std::vector<int32_t>& operator*() { return *v_; }
+    std::vector<int32_t>* operator->() { return v_; }
+
+   private:
+    ScratchPool& pool_;
+    std::vector<int32_t>* v_;
+  };
+
+ private:
+  std::deque<std::vector<int32_t>> vectors_;
+  size_t depth_ = 0;
+};
+
 class Hived final : public Policy {
  public:
   Hived(const config::HivedModel& m, std::string& error, bool hived_order = true);
@@ -154,6 +202,7 @@ class Hived final : public Policy {
   std::string_view name() const override { return "hived"; }
   const ClusterShape& cluster() const override { return shape_; }
   ScheduleResult schedule(const GroupRequest& r, bool allow_preemption) override;
+  void schedule_into(const GroupRequest& r, bool allow_preemption, ScheduleResult& out) override;
   ScheduleResult schedule_pod(std::string_view group, int32_t leaf_cell_number) override;
   bool release(std::string_view group) override;
   void set_node_health(int32_t node, bool healthy) override;
@@ -289,6 +338,7 @@ class Hived final : public Policy {
   void collect_victims(const std::vector<int32_t>& pleaves, std::vector<int32_t>& victims,
                        std::vector<int32_t>& preemptors) const;
   ScheduleResult result_of(int32_t g, Outcome o) const;
+  void result_into(int32_t g, Outcome o, ScheduleResult& r) const;
   void free_group(int32_t g);
 
   ClusterShape shape_;
@@ -338,6 +388,9 @@ class Hived final : public Policy {
   uint64_t epoch_ = 1;
 
   // Scratch state of one request.
+  mutable ScratchPool scratch_;  // const searches (overlay_each) lease too
+  std::vector<int32_t> victims_, preemptors_;
+  std::vector<PodPlacement> spare_pods_;
   std::vector<Vertex> vertices_;
   std::vector<int32_t> vertex_of_;  // vcell -> vertex (-1)
   std::vector<int32_t> vbind_;      // virtual leaf -> physical leaf during mapping

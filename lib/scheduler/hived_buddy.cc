@@ -36,26 +36,29 @@ bool Hived::try_candidate(int32_t vertex, int32_t pcell) {
     vbind_[static_cast<size_t>(vertices_[static_cast<size_t>(vertex)].vcell)] = pcell;
     return true;
   }
-  std::vector<int32_t> kids;
+  ScratchPool::Lease kids(scratch_);
   for (int32_t c = vertices_[static_cast<size_t>(vertex)].first_child; c >= 0;
        c = vertices_[static_cast<size_t>(c)].next)
-    kids.push_back(c);
-  return map_cells(kids, pchildren(pcell), nullptr);
+    kids->push_back(c);
+  return map_cells(*kids, pchildren(pcell), nullptr);
 }
 
 // mapVirtualCellsToPhysical: each vertex gets a distinct usable candidate whose
 // subtree can host the vertex's children; backtracking.
 bool Hived::map_cells(const std::vector<int32_t>& vs, std::span<const int32_t> candidates,
                       std::vector<int32_t>* picked) {
-  std::vector<int32_t> cands;
+  ScratchPool::Lease cands_lease(scratch_), pick_lease(scratch_), used_lease(scratch_);
+  std::vector<int32_t>& cands = *cands_lease;
   for (int32_t c : candidates)
     if (usable(c)) cands.push_back(c);
   if (cands.size() < vs.size()) return false;
   sort_by_opportunistic(cands);
   const int32_t n = static_cast<int32_t>(vs.size());
   if (n == 0) return true;
-  std::vector<int32_t> pick(static_cast<size_t>(n), 0);
-  std::vector<uint8_t> used(cands.size(), 0);
+  std::vector<int32_t>& pick = *pick_lease;
+  pick.assign(static_cast<size_t>(n), 0);
+  std::vector<int32_t>& used = *used_lease;
+  used.assign(cands.size(), 0);
   int32_t ci = 0;
   while (ci >= 0) {
     int32_t j = pick[static_cast<size_t>(ci)];
@@ -119,8 +122,11 @@ int32_t Hived::ov_pos_of(int32_t c) const {
 template <class F>
 bool Hived::overlay_each(int32_t level, F f) const {
   const auto& real = free_[cl(ov_chain_, level)];
-  std::vector<std::pair<int32_t, int32_t>> extra;  // (opportunistic, key) -> cell below
-  std::vector<int32_t> extra_cells;
+  // The request's own cells of the level: keys (opportunistic, key) flattened as
+  // extra_keys[2i], extra_keys[2i + 1], and the cells.
+  ScratchPool::Lease keys_lease(scratch_), cells_lease(scratch_);
+  std::vector<int32_t>& extra_keys = *keys_lease;
+  std::vector<int32_t>& extra_cells = *cells_lease;
   if (hived_order_) {
     const int32_t size = ov_size_[static_cast<size_t>(level)];
     std::vector<std::pair<std::pair<int32_t, int32_t>, int32_t>> over;
@@ -128,12 +134,14 @@ bool Hived::overlay_each(int32_t level, F f) const {
       if (p < size) over.push_back({{P(c).used_opp, p}, c});
     std::sort(over.begin(), over.end());
     for (const auto& [k, c] : over) {
-      extra.push_back(k);
+      extra_keys.push_back(k.first);
+      extra_keys.push_back(k.second);
       extra_cells.push_back(c);
     }
   } else {
     for (int32_t c : ov_extra_[static_cast<size_t>(level)]) {
-      extra.push_back({P(c).used_opp, c});
+      extra_keys.push_back(P(c).used_opp);
+      extra_keys.push_back(c);
       extra_cells.push_back(c);
     }
   }
@@ -149,10 +157,11 @@ bool Hived::overlay_each(int32_t level, F f) const {
   size_t xi = 0;
   for (;;) {
     while (it != real.end() && skip(*it)) ++it;
-    bool have_real = it != real.end(), have_extra = xi < extra.size();
+    bool have_real = it != real.end(), have_extra = xi < extra_cells.size();
     if (!have_real && !have_extra) return false;
     int32_t c;
-    if (have_real && (!have_extra || *it < extra[xi])) {
+    if (have_real && (!have_extra || *it < std::pair<int32_t, int32_t>{extra_keys[2 * xi],
+                                                                       extra_keys[2 * xi + 1]})) {
       c = free_cell(k, it->second);
       ++it;
     } else {

@@ -93,6 +93,13 @@ class Policy {
   // allow_preemption false (HiveD's filtering phase) a placement that needs
   // victims is not reserved and the result is Waiting.
   virtual ScheduleResult schedule(const GroupRequest& request, bool allow_preemption = true) = 0;
+  // The same decision as schedule(), written over `out`. A policy may reuse
+  // out's buffers (pods, victims, strings), so that a caller deciding in a loop
+  // with one result does not allocate per decision.
+  virtual void schedule_into(const GroupRequest& request, bool allow_preemption,
+                             ScheduleResult& out) {
+    out = schedule(request, allow_preemption);
+  }
 
   // The next pod of an allocated group (HiveD schedules pod by pod): its
   // placement, or Rejected when the group has no pod left with that many leaf

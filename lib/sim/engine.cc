@@ -1,10 +1,12 @@
 #include "sim/engine.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <queue>
 #include <set>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 
@@ -317,18 +319,21 @@ constexpr size_t kMaxBins = 4096;
 
 enum class Phase : uint8_t { Pending, Queued, Running, Done };
 
+// One per job, so kept small (32 bytes): a running job on one node keeps its
+// node here; one on several nodes keeps them in Run::multi_nodes_. With
+// backfill, the epoch at which a job last failed is in Run::failed_epoch_.
 struct Live {
   double start = 0;
   double anomaly_since = -1;
-  uint64_t failed_epoch = 0;  // backfill: the epoch at which it last failed
   uint32_t run = 0;
-  int32_t gpus = 0;
+  int32_t node = -1;  // the node it runs on; -1 when none or several
   int16_t type = -1;
   Phase phase = Phase::Pending;
   bool anomaly_counted = false;
-  bool charged = false;  // counted in vc_used_
-  std::vector<int32_t> nodes;
+  bool charged = false;     // counted in vc_used_
+  bool multi_node = false;  // its nodes are in multi_nodes_
 };
+static_assert(sizeof(Live) <= 32, "one Live per job: keep it small");
 
 struct QueueKey {
   int32_t neg_priority;
@@ -377,8 +382,11 @@ class Run {
   Queue& queue_of(uint32_t j) {
     return queues_[static_cast<size_t>(cluster_vc(j)) * 2 + (trace_.jobs[j].priority < 0 ? 1 : 0)];
   }
-  GroupRequest request(uint32_t j, bool opportunistic = false) const;
-  ScheduleResult schedule(scheduler::Policy& p, uint32_t j, bool count, bool opportunistic = false);
+  void request(uint32_t j, bool opportunistic, GroupRequest& r) const;
+  // Decides for job j into `out` (whose buffers the policy may reuse).
+  void schedule(scheduler::Policy& p, uint32_t j, bool count, bool opportunistic,
+                ScheduleResult& out);
+  const std::string& group_name(uint32_t j);
   int16_t reason_id(const std::string& r);
   bool probe(uint32_t j, std::string& reason);
   void integrate(double t);
@@ -387,6 +395,13 @@ class Run {
   void dequeue(uint32_t j);
   void start(uint32_t j, const ScheduleResult& r, bool opportunistic = false);
   void stop(uint32_t j);  // bookkeeping shared by finish and kill
+  int32_t gpus_of(uint32_t j) const { return static_cast<int32_t>(trace_.gpus(trace_.jobs[j])); }
+  // The nodes a running job holds, in the order of its pods.
+  std::span<const int32_t> nodes_of(uint32_t j) const {
+    const Live& l = live_[j];
+    if (l.multi_node) return multi_nodes_.at(j);
+    return {&l.node, l.node >= 0 ? size_t{1} : size_t{0}};
+  }
   void kill(uint32_t j, bool failure);
   void arrive(uint32_t j);
   enum class Attempt { Started, Waiting, Rejected };
@@ -408,10 +423,13 @@ class Run {
   std::unique_ptr<scheduler::Policy> policy_, probe_;
   PolicyRun* out_ = nullptr;
   std::vector<Live> live_;
+  std::vector<uint64_t> failed_epoch_;  // backfill only: by job, the epoch of its last failure
   std::vector<Queue> queues_;
   std::priority_queue<Finish, std::vector<Finish>, std::greater<Finish>> finishes_;
   uint64_t seq_ = 0;
   std::vector<std::vector<uint32_t>> node_jobs_;
+  std::unordered_map<uint32_t, std::vector<int32_t>> multi_nodes_;  // running jobs on several nodes
+  std::vector<int32_t> nodes_scratch_;
   std::vector<uint8_t> node_up_;
   std::vector<std::vector<std::pair<int32_t, int32_t>>>
       node_type_leaves_;  // node -> (type, leaves)
@@ -421,6 +439,9 @@ class Run {
       waiting_by_type_;           // waiting: [type + 1], [0] = any
   std::vector<int64_t> vc_used_;  // vc * types + type: guaranteed, non-pinned
   std::unordered_map<std::string, std::pair<bool, int16_t>> probe_cache_;
+  GroupRequest req_;       // the request being decided (buffers reused)
+  ScheduleResult res_[2];  // attempt()'s results (buffers reused)
+  std::string name_;       // group_name()'s buffer
   bool filter_gpu_types_ = false;
   int64_t gpus_total_ = 0;
   int64_t used_ = 0;
@@ -433,37 +454,54 @@ class Run {
   std::vector<double> bin_used_, bin_queue_, bin_idle_;
 };
 
-GroupRequest Run::request(uint32_t j, bool opportunistic) const {
+// The request of job j, written over r (its strings and members keep their buffers).
+void Run::request(uint32_t j, bool opportunistic, GroupRequest& r) const {
   const TraceJob& tj = trace_.jobs[j];
-  GroupRequest r;
   int32_t cvc = cluster_vc(j);
   r.virtual_cluster = cvc >= 0 ? shape_.vcs[static_cast<size_t>(cvc)].name
                                : trace_.vc_names[static_cast<size_t>(tj.vc)];
   r.priority = opportunistic ? scheduler::kOpportunisticPriority : tj.priority;
+  r.pinned_cell_id.clear();
   if (tj.pinned >= 0) r.pinned_cell_id = trace_.pinned_names[static_cast<size_t>(tj.pinned)];
+  r.leaf_cell_type.clear();
   if (tj.leaf_type >= 0) {
     int32_t t = type_map_[static_cast<size_t>(tj.leaf_type)];
     if (t >= 0) r.leaf_cell_type = shape_.leaf_types[static_cast<size_t>(t)].name;
     if (t == -2) r.leaf_cell_type = trace_.leaf_type_names[static_cast<size_t>(tj.leaf_type)];
   }
-  r.affinity_group = "j" + std::to_string(j);
+  r.affinity_group = "j";
+  char digits[16];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, j);
+  r.affinity_group.append(digits, end);
+  r.members.clear();
   r.members.push_back({tj.pods, tj.gpus});
   if (tj.more >= 0)
     for (const auto& m : trace_.extra_members[static_cast<size_t>(tj.more)])
       r.members.push_back({m.pods, m.gpus});
   r.lazy_preemption_enable = (tj.flags & TraceJob::kLazy) != 0;
   r.tag = j;
-  return r;
+}
+
+// The affinity group name of job j ("j<index>"), in a buffer reused by the next call.
+const std::string& Run::group_name(uint32_t j) {
+  name_.assign(1, 'j');
+  char digits[16];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, j);
+  name_.append(digits, end);
+  return name_;
 }
 
 // A job without a leaf cell type may run on any GPU type; when the cluster also
 // has leaf types that are not GPUs (CPU cells), the types are tried one by one,
 // in order, as HiveD tries any type.
-ScheduleResult Run::schedule(scheduler::Policy& p, uint32_t j, bool count, bool opportunistic) {
-  GroupRequest r = request(j, opportunistic);
+void Run::schedule(scheduler::Policy& p, uint32_t j, bool count, bool opportunistic,
+                   ScheduleResult& out) {
+  GroupRequest& r = req_;
+  request(j, opportunistic, r);
   if (!filter_gpu_types_ || !r.leaf_cell_type.empty() || !r.pinned_cell_id.empty()) {
     if (count) out_->decisions++;
-    return p.schedule(r, true);
+    p.schedule_into(r, true, out);
+    return;
   }
   const int32_t cvc = cluster_vc(j);
   ScheduleResult last;
@@ -477,7 +515,10 @@ ScheduleResult Run::schedule(scheduler::Policy& p, uint32_t j, bool count, bool 
     r.leaf_cell_type = shape_.leaf_types[t].name;
     if (count) out_->decisions++;
     ScheduleResult res = p.schedule(r, true);
-    if (res.outcome == Outcome::Bound || res.outcome == Outcome::Preempting) return res;
+    if (res.outcome == Outcome::Bound || res.outcome == Outcome::Preempting) {
+      out = std::move(res);
+      return;
+    }
     if (res.outcome == Outcome::Waiting) {
       waiting = true;
       last = std::move(res);
@@ -485,7 +526,7 @@ ScheduleResult Run::schedule(scheduler::Policy& p, uint32_t j, bool count, bool 
       last = std::move(res);
     }
   }
-  return last;
+  out = std::move(last);
 }
 
 int16_t Run::reason_id(const std::string& r) {
@@ -504,15 +545,17 @@ bool Run::probe(uint32_t j, std::string& reason) {
                     format_members(trace_.members(tj));
   auto it = probe_cache_.find(key);
   if (it == probe_cache_.end()) {
-    ScheduleResult r = schedule(*probe_, j, false);
+    ScheduleResult r;
+    schedule(*probe_, j, false, false, r);
     bool ok = r.outcome == Outcome::Bound || r.outcome == Outcome::Preempting;
     if (!ok && r.outcome == Outcome::Waiting && opt_.overflow && tj.priority >= 0 &&
         tj.pinned < 0) {
       // Too big for its VC, but it could run as opportunistic work.
-      ScheduleResult o = schedule(*probe_, j, false, true);
+      ScheduleResult o;
+      schedule(*probe_, j, false, true, o);
       ok = o.outcome == Outcome::Bound;
     }
-    if (ok) probe_->release("j" + std::to_string(j));
+    if (ok) probe_->release(group_name(j));
     int16_t id = -1;
     if (!ok)
       id = reason_id(r.outcome == Outcome::Rejected
@@ -601,30 +644,35 @@ void Run::start(uint32_t j, const ScheduleResult& r, bool opportunistic) {
     o.anomaly_wait += static_cast<float>(now_ - l.anomaly_since);
     l.anomaly_since = -1;
   }
-  l.gpus = static_cast<int32_t>(trace_.gpus(tj));
+  const int32_t gpus = gpus_of(j);
   auto it = chain_index_.find(r.cell_chain);
   int32_t type = it == chain_index_.end() ? -1 : chain_type_[static_cast<size_t>(it->second)];
   o.leaf_type = static_cast<int16_t>(type);
-  l.nodes.clear();
+  std::vector<int32_t>& nodes = nodes_scratch_;
+  nodes.clear();
   for (const auto& pod : r.pods)
-    if (pod.node >= 0 && std::find(l.nodes.begin(), l.nodes.end(), pod.node) == l.nodes.end())
-      l.nodes.push_back(pod.node);
-  for (int32_t n : l.nodes) node_jobs_[static_cast<size_t>(n)].push_back(j);
-  used_ += l.gpus;
-  if (type >= 0) used_by_type_[static_cast<size_t>(type)] += l.gpus;
+    if (pod.node >= 0 && std::find(nodes.begin(), nodes.end(), pod.node) == nodes.end())
+      nodes.push_back(pod.node);
+  l.multi_node = nodes.size() > 1;
+  l.node = nodes.size() == 1 ? nodes[0] : -1;
+  if (l.multi_node) multi_nodes_[j] = nodes;
+  for (int32_t n : nodes) node_jobs_[static_cast<size_t>(n)].push_back(j);
+  used_ += gpus;
+  if (type >= 0) used_by_type_[static_cast<size_t>(type)] += gpus;
   if (opportunistic) o.overflow++;
   l.charged = !opportunistic && tj.priority >= 0 && tj.pinned < 0 && type >= 0;
   if (l.charged)
     vc_used_[static_cast<size_t>(cluster_vc(j)) * shape_.leaf_types.size() +
-             static_cast<size_t>(type)] += l.gpus;
+             static_cast<size_t>(type)] += gpus;
   running_++;
   finishes_.push({now_ + tj.duration, seq_++, j, l.run});
 }
 
 void Run::stop(uint32_t j) {
   Live& l = live_[j];
-  policy_->release("j" + std::to_string(j));
-  for (int32_t n : l.nodes) {
+  const int32_t gpus = gpus_of(j);
+  policy_->release(group_name(j));
+  for (int32_t n : nodes_of(j)) {
     auto& v = node_jobs_[static_cast<size_t>(n)];
     auto it = std::find(v.begin(), v.end(), j);
     if (it != v.end()) {
@@ -632,13 +680,15 @@ void Run::stop(uint32_t j) {
       v.pop_back();
     }
   }
-  l.nodes.clear();
-  used_ -= l.gpus;
+  if (l.multi_node) multi_nodes_.erase(j);
+  l.multi_node = false;
+  l.node = -1;
+  used_ -= gpus;
   int32_t type = out_->jobs[j].leaf_type;
-  if (type >= 0) used_by_type_[static_cast<size_t>(type)] -= l.gpus;
+  if (type >= 0) used_by_type_[static_cast<size_t>(type)] -= gpus;
   if (l.charged)
     vc_used_[static_cast<size_t>(cluster_vc(j)) * shape_.leaf_types.size() +
-             static_cast<size_t>(type)] -= l.gpus;
+             static_cast<size_t>(type)] -= gpus;
   l.charged = false;
   l.run++;  // stale finish events are ignored
   running_--;
@@ -647,11 +697,11 @@ void Run::stop(uint32_t j) {
 void Run::kill(uint32_t j, bool failure) {
   Live& l = live_[j];
   if (l.phase != Phase::Running) {
-    policy_->release("j" + std::to_string(j));
+    policy_->release(group_name(j));
     return;
   }
   JobOutcome& o = out_->jobs[j];
-  o.lost_gpu_seconds += static_cast<float>(static_cast<double>(l.gpus) * (now_ - l.start));
+  o.lost_gpu_seconds += static_cast<float>(static_cast<double>(gpus_of(j)) * (now_ - l.start));
   if (failure)
     o.failures++;
   else
@@ -701,7 +751,8 @@ bool Run::within_guarantee(uint32_t j) const {
 }
 
 Run::Attempt Run::attempt(uint32_t j) {
-  ScheduleResult r = schedule(*policy_, j, true);
+  ScheduleResult& r = res_[0];
+  schedule(*policy_, j, true, false, r);
   for (const auto& d : r.downgraded) {
     uint32_t v = static_cast<uint32_t>(d.tag);
     if (v < out_->jobs.size()) out_->jobs[v].lazy++;
@@ -716,16 +767,17 @@ Run::Attempt Run::attempt(uint32_t j) {
       for (const auto& v : r.victims) {
         uint32_t vj = static_cast<uint32_t>(v.tag);
         if (vj < live_.size() && live_[vj].phase == Phase::Running)
-          for (int32_t n : live_[vj].nodes)
+          for (int32_t n : nodes_of(vj))
             if (node < 0 || n < node) node = n;
       }
       bool progress = false;
       for (const auto& v : r.victims) {
         uint32_t vj = static_cast<uint32_t>(v.tag);
         const bool running = vj < live_.size() && live_[vj].phase == Phase::Running;
-        if (running && std::find(live_[vj].nodes.begin(), live_[vj].nodes.end(), node) ==
-                           live_[vj].nodes.end())
-          continue;
+        if (running) {
+          auto held = nodes_of(vj);
+          if (std::find(held.begin(), held.end(), node) == held.end()) continue;
+        }
         if (running)
           kill(vj, false);
         else
@@ -733,19 +785,20 @@ Run::Attempt Run::attempt(uint32_t j) {
         progress = true;
       }
       if (!progress) break;
-      ScheduleResult next = schedule(*policy_, j, true);
+      ScheduleResult& next = res_[1];
+      schedule(*policy_, j, true, false, next);
       for (const auto& d : next.downgraded) {
         uint32_t v = static_cast<uint32_t>(d.tag);
         if (v < out_->jobs.size()) out_->jobs[v].lazy++;
       }
-      r = std::move(next);
+      std::swap(r, next);
     }
     if (r.outcome == Outcome::Bound) {
       start(j, r);
       return Attempt::Started;
     }
     if (r.outcome == Outcome::Preempting) {
-      policy_->release("j" + std::to_string(j));  // never leave a reservation behind
+      policy_->release(group_name(j));  // never leave a reservation behind
       r.outcome = Outcome::Waiting;
     }
   }
@@ -757,13 +810,14 @@ Run::Attempt Run::attempt(uint32_t j) {
       else
         policy_->release(v.group);
     }
-    ScheduleResult again = schedule(*policy_, j, true);
+    ScheduleResult& again = res_[1];
+    schedule(*policy_, j, true, false, again);
     if (again.outcome == Outcome::Bound) {
       start(j, again);
       return Attempt::Started;
     }
-    policy_->release("j" + std::to_string(j));  // never leave a reservation behind
-    r = std::move(again);
+    policy_->release(group_name(j));  // never leave a reservation behind
+    std::swap(r, again);
   }
   if (r.outcome == Outcome::Bound) {
     start(j, r);
@@ -780,12 +834,13 @@ Run::Attempt Run::attempt(uint32_t j) {
   const TraceJob& tj = trace_.jobs[j];
   const bool in_guarantee = within_guarantee(j);
   if (opt_.overflow && tj.priority >= 0 && tj.pinned < 0) {
-    ScheduleResult o = schedule(*policy_, j, true, true);
+    ScheduleResult& o = res_[1];
+    schedule(*policy_, j, true, true, o);
     if (o.outcome == Outcome::Bound) {
       start(j, o, true);
       return Attempt::Started;
     }
-    if (o.outcome == Outcome::Preempting) policy_->release("j" + std::to_string(j));
+    if (o.outcome == Outcome::Preempting) policy_->release(group_name(j));
   }
   // Waiting. A sharing anomaly: the VC had room within its guarantee.
   if (in_guarantee) {
@@ -822,7 +877,7 @@ void Run::schedule_pass() {
         }
         queue.blocked_job = key.job;
         queue.blocked_epoch = policy_->release_epoch();
-        live_[key.job].failed_epoch = queue.blocked_epoch;
+        if (opt_.backfill) failed_epoch_[key.job] = queue.blocked_epoch;
       }
       if (!opt_.backfill) continue;
       // Backfill: try the jobs behind the blocked head (no reservation for the head);
@@ -834,8 +889,8 @@ void Run::schedule_pass() {
         ++it;
         ++tried;
         const uint64_t e = policy_->release_epoch();
-        if (live_[b].failed_epoch == e) continue;
-        if (attempt(b) == Attempt::Waiting) live_[b].failed_epoch = policy_->release_epoch();
+        if (failed_epoch_[b] == e) continue;
+        if (attempt(b) == Attempt::Waiting) failed_epoch_[b] = policy_->release_epoch();
       }
     }
     if (policy_->release_epoch() == epoch_before)
@@ -869,6 +924,7 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   const size_t njobs = trace_.jobs.size(), ntypes = shape_.leaf_types.size();
   out.jobs.assign(njobs, JobOutcome());
   live_.assign(njobs, Live());
+  if (opt_.backfill) failed_epoch_.assign(njobs, 0);
   queues_.assign(shape_.vcs.size() * 2, Queue());
   node_jobs_.assign(shape_.nodes.size(), {});
   node_up_.assign(shape_.nodes.size(), 1);
@@ -932,6 +988,15 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
     schedule_pass();
   }
   out.end = now_;
+  // The policies and the run's indexes are not needed for the summary: freed
+  // first, so that they and the summary's buffers are not held at once.
+  policy_.reset();
+  probe_.reset();
+  node_jobs_ = {};
+  multi_nodes_ = {};
+  queues_ = {};
+  finishes_ = {};
+  probe_cache_ = {};
   finalize(out);
   return true;
 }
@@ -945,15 +1010,12 @@ void Run::finalize(PolicyRun& out) {
         out.jobs[j].anomaly_wait += static_cast<float>(now_ - live_[j].anomaly_since);
     }
   out.vcs.assign(shape_.vcs.size(), GroupMetrics());
-  std::vector<std::vector<double>> delays(shape_.vcs.size() + 1), jcts(shape_.vcs.size() + 1);
-  std::vector<double> all_delays, all_jcts;
   double last_finish = 0;
   for (size_t j = 0; j < njobs; ++j) {
     const TraceJob& tj = trace_.jobs[j];
     const JobOutcome& o = out.jobs[j];
     int32_t cvc = mapping_.to_cluster[static_cast<size_t>(tj.vc)];
     GroupMetrics& g = cvc >= 0 ? out.vcs[static_cast<size_t>(cvc)] : out.unmapped;
-    size_t slot = cvc >= 0 ? static_cast<size_t>(cvc) : shape_.vcs.size();
     for (GroupMetrics* m : {&g, &out.overall}) {
       m->jobs++;
       m->preemptions += o.preemptions;
@@ -980,24 +1042,37 @@ void Run::finalize(PolicyRun& out) {
     }
     if (o.state == JobState::Unschedulable)
       out.unschedulable_by_reason[out.reasons[static_cast<size_t>(o.reason)]]++;
-    if (o.first_start >= 0) {
-      delays[slot].push_back(o.first_start - tj.submit);
-      all_delays.push_back(o.first_start - tj.submit);
-    }
-    if (o.state == JobState::Finished) {
-      jcts[slot].push_back(o.finish - tj.submit);
-      all_jcts.push_back(o.finish - tj.submit);
-      last_finish = std::max(last_finish, o.finish);
-    }
+    if (o.state == JobState::Finished) last_finish = std::max(last_finish, o.finish);
   }
-  for (size_t v = 0; v < shape_.vcs.size(); ++v) {
-    out.vcs[v].queue_delay = summarize(std::move(delays[v]));
-    out.vcs[v].jct = summarize(std::move(jcts[v]));
+  // Queue delays, then job completion times: per VC, then overall, one set of
+  // values in memory at a time.
+  for (int metric = 0; metric < 2; ++metric) {
+    auto value = [&](size_t j, double& x) {
+      const JobOutcome& o = out.jobs[j];
+      if (metric == 0 ? o.first_start < 0 : o.state != JobState::Finished) return false;
+      x = (metric == 0 ? o.first_start : o.finish) - trace_.jobs[j].submit;
+      return true;
+    };
+    auto slot_of = [&](size_t j) {
+      int32_t cvc = mapping_.to_cluster[static_cast<size_t>(trace_.jobs[j].vc)];
+      return cvc >= 0 ? static_cast<size_t>(cvc) : shape_.vcs.size();
+    };
+    {
+      std::vector<std::vector<double>> per(shape_.vcs.size() + 1);
+      double x = 0;
+      for (size_t j = 0; j < njobs; ++j)
+        if (value(j, x)) per[slot_of(j)].push_back(x);
+      for (size_t v = 0; v <= shape_.vcs.size(); ++v) {
+        GroupMetrics& g = v < shape_.vcs.size() ? out.vcs[v] : out.unmapped;
+        (metric == 0 ? g.queue_delay : g.jct) = summarize(std::move(per[v]));
+      }
+    }
+    std::vector<double> all;
+    double x = 0;
+    for (size_t j = 0; j < njobs; ++j)
+      if (value(j, x)) all.push_back(x);
+    (metric == 0 ? out.overall.queue_delay : out.overall.jct) = summarize(std::move(all));
   }
-  out.unmapped.queue_delay = summarize(std::move(delays.back()));
-  out.unmapped.jct = summarize(std::move(jcts.back()));
-  out.overall.queue_delay = summarize(std::move(all_delays));
-  out.overall.jct = summarize(std::move(all_jcts));
   out.makespan = last_finish;
   const double horizon = std::max(out.end, 1e-9);
   out.gpu_utilization =

@@ -84,8 +84,16 @@ void Trace::skip(const std::string& reason, const std::string& file, uint32_t li
 }
 
 void Trace::finish() {
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [](const TraceJob& a, const TraceJob& b) { return a.submit < b.submit; });
+  // Most traces come in submission order: then the stable sort, and the buffer
+  // of half the jobs it allocates, are skipped (same order either way).
+  auto by_submit = [](const TraceJob& a, const TraceJob& b) { return a.submit < b.submit; };
+  if (!std::is_sorted(jobs.begin(), jobs.end(), by_submit))
+    std::stable_sort(jobs.begin(), jobs.end(), by_submit);
+  // The trace is complete: give back what the vectors grew past it (up to
+  // half of them), which the simulation would otherwise hold to the end.
+  jobs.shrink_to_fit();
+  id_pool.shrink_to_fit();
+  id_offsets.shrink_to_fit();
   if (jobs.empty()) return;
   double first = jobs.front().submit;
   origin += first;

@@ -159,6 +159,25 @@ grep -q 'openpai .*FAILED: webportal: deployment/webportal did not roll out with
 "$PAICTL" install "$C" $ARGS --yes > "$TMP/run-rollout2.txt" 2>&1 || { cat "$TMP/run-rollout2.txt"; fail "the re-run after the fixed rollout"; }
 pass "a rollout that does not finish shows its pod and events; a re-run succeeds once it is fixed"
 
+# The last phase asks the gateway and HiveD from this machine. Both answered in
+# the runs above (the apply's observation is in the master's log); one that
+# answers 503 fails the run with every URL and what it answered.
+grep -q 'endpoints: GET http://127.0.34.2/rest-server/api/v2/info answered 200 (PAI RESTful API v1.8.0)' "$C/.paictl/logs/tb-master.log" \
+  || fail "the gateway's answer is not in the master's log"
+grep -q 'endpoints: GET http://127.0.34.2:30096/v1/inspect/clusterstatus answered 200 (2 node cells, 2 of 2 planned nodes healthy)' "$C/.paictl/logs/tb-master.log" \
+  || fail "HiveD's answer is not in the master's log: $(grep endpoints: "$C/.paictl/logs/tb-master.log" | tail -3)"
+"$TESTBED" knob "$RUN" tb-master 'endpoint clusterstatus fail'
+set +e
+"$PAICTL" install "$C" $BASE --wait 2 --yes > "$TMP/run-ep.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 1 ] || { cat "$TMP/run-ep.txt"; fail "install with HiveD answering 503 exited $rc, want 1"; }
+grep -q 'tb-master .*endpoints .*FAILED: after 2 s: GET http://127.0.34.2/rest-server/api/v2/info answered 200 (PAI RESTful API v1.8.0); GET http://127.0.34.2:30096/v1/inspect/clusterstatus answered 503' "$TMP/run-ep.txt" \
+  || fail "the failure does not say what answered what: $(cat "$TMP/run-ep.txt")"
+"$TESTBED" knob "$RUN" tb-master --clear
+"$PAICTL" install "$C" $ARGS --yes > "$TMP/run-ep2.txt" 2>&1 || { cat "$TMP/run-ep2.txt"; fail "the re-run after HiveD answered again"; }
+pass "the gateway's /api/v2/info and HiveD's inspect API answer; a 503 fails the run saying what answered what"
+
 # Day 2. The cluster files are on the cluster (install's config phase): diff
 # says the same; a local edit shows as a diff (passwords as ***) and is pushed;
 # pull writes them elsewhere and refuses to overwrite a different local file.

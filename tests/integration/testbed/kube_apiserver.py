@@ -914,11 +914,129 @@ def gpu_request(ps):
     return n
 
 
+def workload_available(o, plural):
+    st, spec, meta = o.get("status", {}) or {}, o.get("spec", {}), o["metadata"]
+    ready = st.get("availableReplicas" if plural == "deployments" else "readyReplicas", 0)
+    return ready >= spec.get("replicas", 1) and st.get("observedGeneration") == meta.get("generation")
+
+
+class EndpointHandler(BaseHTTPRequestHandler):
+    """What the gateway and HiveD answer once their pods run (the testbed runs no
+    images): GET /api/v2/info (also under /rest-server, pylon's route to the REST
+    server, which must be available too) and HiveD's GET /v1/inspect/clusterstatus,
+    built from the HiveD ConfigMap and the Nodes. Knobs: `endpoint info fail`,
+    `endpoint clusterstatus fail` (503)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def answer(self, code, doc):
+        body = json.dumps(doc).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        ep, path = self.server.endpoint, urllib.parse.urlsplit(self.path).path
+        what = {"/api/v2/info": "info", "/rest-server/api/v2/info": "info",
+                "/v1/inspect/clusterstatus": "clusterstatus"}.get(path)
+        if what is None or (what == "info") != (ep.kind == "pylon"):
+            return self.answer(404, "NotFound: %s" % path)
+        if ("endpoint", what) in ep.controllers.fail_knobs():
+            return self.answer(503, "the testbed was told to fail %s" % path)
+        with ep.store.lock:
+            if what == "info":
+                rest = ep.store.objects.get(("apps", "deployments", ep.ns, "rest-server"))
+                if not rest or not workload_available(rest, "deployments"):
+                    return self.answer(502, "Bad Gateway: rest-server does not answer")
+                tag = ep.workload["spec"]["template"]["spec"]["containers"][0]["image"].rsplit(":", 1)[-1]
+                return self.answer(200, {"name": "PAI RESTful API", "version": tag, "launcherType": "k8s",
+                                         "authnMethod": "basic"})
+            cm = ep.store.objects.get(("", "configmaps", ep.ns, "hivedscheduler-config"))
+            nodes = {n["metadata"]["name"]: node_ready(n) for (g, p, _, _), n in ep.store.objects.items() if not g and p == "nodes"}
+        try:
+            cfg = yaml.safe_load((cm or {}).get("data", {}).get("hivedscheduler.yaml", "")) or {}
+        except yaml.YAMLError:
+            cfg = {}
+        pc = cfg.get("physicalCluster") or {}
+        types = pc.get("cellTypes") or {}
+
+        def cell(c, addr, t=""):
+            t = c.get("cellType") or t  # children take their parent's childCellType
+            node = bool((types.get(t) or {}).get("isNodeLevel"))
+            out = {"cellType": t, "cellAddress": addr, "cellState": "Free",
+                   "cellHealthiness": "Healthy" if not node or nodes.get(addr.split("/")[-1]) else "Bad", "cellPriority": -2}
+            if node:
+                out["isNodeLevel"] = True
+            child = (types.get(t) or {}).get("childCellType", "")
+            kids = [cell(k, k.get("cellAddress") or "%s/%d" % (addr, i), child) for i, k in enumerate(c.get("cellChildren") or [])]
+            if kids:
+                out["cellChildren"] = kids
+            return out
+
+        phys = [cell(c, c.get("cellAddress") or str(i)) for i, c in enumerate(pc.get("physicalCells") or [])]
+        return self.answer(200, {"physicalCluster": phys, "virtualClusters": {vc: [] for vc in (cfg.get("virtualClusters") or {})}})
+
+
+class Endpoint:
+    """One server for a workload's host port, while the workload is available."""
+
+    def __init__(self, store, controllers, kind, ns, workload, port):
+        self.store, self.controllers, self.kind, self.ns, self.workload = store, controllers, kind, ns, workload
+        self.srv = ThreadingHTTPServer((store.cfg["address"], port), EndpointHandler)
+        self.srv.daemon_threads = True
+        self.srv.endpoint = self
+        threading.Thread(target=self.srv.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.srv.shutdown()
+        self.srv.server_close()
+
+
+ENDPOINT_WORKLOADS = {("deployments", "pylon"): "pylon", ("statefulsets", "hivedscheduler-hs"): "hived"}
+
+
 class Controllers(threading.Thread):
     def __init__(self, store):
         super().__init__(daemon=True)
         self.s = store
         self.delay = float(store.cfg.get("rollout_delay", 0.5))
+        self.endpoints = {}  # (plural, ns, name, port) -> Endpoint
+
+    def fail_knobs(self):
+        try:
+            with open(self.s.dir + "/../../knobs") as f:
+                return {tuple(l.split()[:2]) for l in f if len(l.split()) == 3 and l.split()[2] == "fail"}
+        except FileNotFoundError:
+            return set()
+
+    def sync_endpoints(self):
+        """The gateway and HiveD listen on the master's network while their workloads are available."""
+        want = {}
+        for (g, plural, ns, name), o in self.s.objects.items():
+            kind = ENDPOINT_WORKLOADS.get((plural, name))
+            if g != "apps" or not kind or not workload_available(o, plural):
+                continue
+            ps = o.get("spec", {}).get("template", {}).get("spec", {})
+            for c in ps.get("containers", []):
+                for port in c.get("ports", []):
+                    p = port.get("hostPort") or (port.get("containerPort") if ps.get("hostNetwork") else None)
+                    if p:
+                        want[(plural, ns, name, int(p))] = (kind, o)
+        for k in [k for k in self.endpoints if k not in want]:
+            self.endpoints.pop(k).stop()
+        for k, (kind, o) in want.items():
+            if k in self.endpoints:
+                self.endpoints[k].workload = o
+                continue
+            try:
+                self.endpoints[k] = Endpoint(self.s, self, kind, k[1], o, k[3])
+            except OSError as e:
+                sys.stderr.write("endpoint %s on port %d: %s\n" % (k[2], k[3], e))
 
     def run(self):
         while True:
@@ -952,6 +1070,7 @@ class Controllers(threading.Thread):
                 if plural == "pods" and not g and o["metadata"].get("labels", {}).get("testbed.paictl/owner"):
                     if (ns, name) not in pods_wanted:
                         s.delete(self.res("", "pods"), ns, name)
+            self.sync_endpoints()
             for (ns, name), pod in pods_wanted.items():
                 ev = pod.pop("_event", None)
                 k = ("", "pods", ns, name)

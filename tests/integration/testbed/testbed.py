@@ -8,6 +8,8 @@ Run through scripts/testbed.sh (docs/testbed.md):
   knob RUNDIR HOST 'TOOL STEP ACTION'...   |  knob RUNDIR HOST --clear
   log RUNDIR [HOST]            every recorded invocation, one JSON object a line
   kubeconfig RUNDIR            the master's admin.conf (after kubeadm init)
+  snapshot RUNDIR NAME         save every host's state (files, the fakes' state) as NAME
+  restore RUNDIR NAME          put it back in place (the API server is stopped first)
 
 The hosts are tests/integration/hosts/testhosts.sh hosts (real sshd processes in
 their own mount and UTS namespaces); this program adds, in each host's mount
@@ -702,6 +704,134 @@ def kubeconfig(args):
     return 0
 
 
+# ----------------------------------------------------------------------------- snapshot, restore
+
+# What a host's state is made of (hosts/NAME/...): its own directories, the fakes'
+# state and programs, its swaps, modules, etcd and knobs. Not its logs, keys or
+# sshd, nor kubectl.real (a bind mount of the machine's kubectl).
+SNAPSHOT_PARTS = ["fs", "state", "bin", "swaps", "proc-modules", "meminfo", "etcd", "knobs", "kubectl-shadow"]
+
+
+def _remove(p):
+    if os.path.isdir(p) and not os.path.islink(p):
+        shutil.rmtree(p)
+    else:
+        os.unlink(p)
+
+
+def sync_tree(src, dst):
+    """Makes dst what src is, in place: existing files and directories keep their
+    inodes (the hosts' bind mounts point at them), files that did not change
+    (same size and mtime) are not rewritten. Sockets and fifos are left out."""
+    st = os.lstat(src)
+    if os.path.islink(src):
+        target = os.readlink(src)
+        if os.path.islink(dst) and os.readlink(dst) == target:
+            return
+        if os.path.lexists(dst):
+            _remove(dst)
+        os.symlink(target, dst)
+        return
+    if os.path.isdir(src):
+        if os.path.lexists(dst) and (os.path.islink(dst) or not os.path.isdir(dst)):
+            _remove(dst)
+        if not os.path.lexists(dst):
+            os.mkdir(dst)
+        want = set(os.listdir(src))
+        for n in os.listdir(dst):
+            if n not in want:
+                _remove(os.path.join(dst, n))
+        for n in sorted(want):
+            sync_tree(os.path.join(src, n), os.path.join(dst, n))
+        os.chmod(dst, st.st_mode & 0o7777)
+        os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+        return
+    if not os.path.isfile(src):
+        return  # a socket or fifo
+    if os.path.lexists(dst) and (os.path.islink(dst) or not os.path.isfile(dst)):
+        _remove(dst)
+    if os.path.exists(dst):
+        d = os.stat(dst)
+        if d.st_size == st.st_size and d.st_mtime_ns == st.st_mtime_ns and (d.st_mode & 0o7777) == (st.st_mode & 0o7777):
+            return
+        with open(src, "rb") as f, open(dst, "r+b") as g:  # the same inode
+            g.write(f.read())
+            g.truncate()
+    else:
+        shutil.copyfile(src, dst)
+    os.chmod(dst, st.st_mode & 0o7777)
+    os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def snapshot_dir(rundir, name):
+    if not re.match(r"^[A-Za-z0-9_.-]+$", name) or name.startswith("."):
+        die("snapshot name '%s': letters, digits, '.', '_' and '-' only" % name)
+    return os.path.join(rundir, "snapshots", name)
+
+
+def snapshot(args):
+    rundir = os.path.abspath(args.rundir)
+    run = load_run(rundir)
+    d = snapshot_dir(rundir, args.name)
+    for h in run["hosts"]:
+        H = os.path.join(rundir, "hosts", h["name"])
+        S = os.path.join(d, h["name"])
+        os.makedirs(S, exist_ok=True)
+        with tbfake.Lock(H):
+            for part in SNAPSHOT_PARTS:
+                if os.path.lexists(os.path.join(H, part)):
+                    sync_tree(os.path.join(H, part), os.path.join(S, part))
+                elif os.path.lexists(os.path.join(S, part)):
+                    _remove(os.path.join(S, part))
+    return 0
+
+
+def restore(args):
+    rundir = os.path.abspath(args.rundir)
+    run = load_run(rundir)
+    d = snapshot_dir(rundir, args.name)
+    if not os.path.isdir(d):
+        die("no snapshot '%s' in %s (scripts/testbed.sh snapshot %s %s makes it)" % (args.name, rundir, rundir, args.name))
+    try:
+        with open(os.path.join(rundir, "namespaces")) as f:
+            namespaces = {l.split()[1] for l in f if len(l.split()) == 2}
+    except FileNotFoundError:
+        namespaces = set()
+    sshd = set()
+    with open(os.path.join(rundir, "pids")) as f:
+        sshd = {int(l.split()[0]) for l in f if l.strip()}
+    # Nothing may run on the hosts while their state is put back: the API server
+    # and whatever a killed install left running there (not the sshds).
+    for h in run["hosts"]:
+        try:
+            pid = int(open(os.path.join(rundir, "hosts", h["name"], "state", "apiserver", "pid")).read())
+        except (OSError, ValueError):
+            continue
+        if alive(pid):
+            os.kill(pid, signal.SIGTERM)
+            deadline = time.time() + 5
+            while alive(pid) and time.time() < deadline:
+                time.sleep(0.02)
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    for p in in_namespaces(namespaces):
+        if p not in sshd:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    for h in run["hosts"]:
+        H = os.path.join(rundir, "hosts", h["name"])
+        S = os.path.join(d, h["name"])
+        with tbfake.Lock(H):
+            for part in SNAPSHOT_PARTS:
+                if os.path.lexists(os.path.join(S, part)):
+                    sync_tree(os.path.join(S, part), os.path.join(H, part))
+                elif os.path.lexists(os.path.join(H, part)):
+                    _remove(os.path.join(H, part))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(prog="testbed.sh", description="Fresh sshd test hosts with stateful fakes of what an installer drives.")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -729,6 +859,11 @@ def main():
     p.add_argument("rundir")
     p.add_argument("host", nargs="?")
     p.set_defaults(fn=log)
+    for name, fn in (("snapshot", snapshot), ("restore", restore)):
+        p = sub.add_parser(name)
+        p.add_argument("rundir")
+        p.add_argument("name")
+        p.set_defaults(fn=fn)
     p = sub.add_parser("can-run")
     p.set_defaults(fn=lambda a: can_run())
     a = ap.parse_args()

@@ -479,5 +479,125 @@ TEST_F(DeployEngine, ParallelIsBounded) {
   EXPECT_GE(c->max.load(), 1);
 }
 
+// Runs each command in a local shell (the "host" is a directory name the
+// scripts use), with the request's stdin: the combined observation script of a
+// dry run meets a real sh.
+class LocalShellTransport : public remote::Transport {
+ public:
+  explicit LocalShellTransport(fs::path dir) : dir_(std::move(dir)) {}
+  remote::ExecResult exec(const remote::Target& target, const remote::ExecRequest& req) override {
+    size_t n;
+    {
+      std::lock_guard lock(mu);
+      n = ++calls[target.endpoint.name];
+    }
+    std::string base = (dir_ / (target.endpoint.name + "-" + std::to_string(n))).string();
+    {
+      std::ofstream in(base + ".in");
+      in << req.input;
+      std::ofstream cmd(base + ".sh");
+      cmd << req.command;
+    }
+    std::string line = "HOST=" + target.endpoint.name + " DIR=" + dir_.string() + " sh " + base +
+                       ".sh < " + base + ".in > " + base + ".out 2>/dev/null";
+    int st = std::system(line.c_str());
+    remote::ExecResult r;
+    r.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+    std::ifstream out(base + ".out");
+    r.out.assign(std::istreambuf_iterator<char>(out), std::istreambuf_iterator<char>());
+    return r;
+  }
+  std::mutex mu;
+  std::map<std::string, size_t> calls;
+
+ private:
+  fs::path dir_;
+};
+
+// Reads the host's file (and, on workers, one file of the master's) through
+// observe_sh, as the install phases do.
+class ReadingPhase : public Phase {
+ public:
+  std::string name() const override { return "read"; }
+  static std::string own() {
+    return "cat \"$DIR/state-$HOST\"; cat >/dev/null; echo; echo oops >&2";
+  }
+  static std::string of_master() { return "echo \"master says $(cat \"$DIR/state-$HOST\")\""; }
+  static std::string failing() { return "echo partial; exit 3"; }
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, own()});
+    out.push_back({&h, failing()});
+    if (!h.spec().master) out.push_back({h.run().master(), of_master()});
+  }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    auto r = h.observe_sh(own());
+    if (util_trim(r.out) != "ok") needs.push_back("fix " + util_trim(r.out));
+    auto f = h.observe_sh(failing());
+    if (f.exit_status != 3 || util_trim(f.out) != "partial") needs.push_back("bad failing read");
+    if (!h.spec().master) {
+      auto m = h.run().master()->observe_sh(of_master());
+      std::lock_guard lock(mu);
+      master_said.push_back(util_trim(m.out));
+    }
+    return {};
+  }
+  Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+  static std::string util_trim(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+  }
+  std::mutex mu;
+  std::vector<std::string> master_said;
+};
+
+TEST_F(DeployEngine, DryRunReadsEveryObservationOfAHostInOneSession) {
+  for (const char* h : {"master", "worker1", "worker2"})
+    std::ofstream(dir / (std::string("state-") + h))
+        << (std::string(h) == "worker2" ? "bad" : "ok");
+  LocalShellTransport shell(dir);
+  PhaseList p;
+  auto* rp = new ReadingPhase;
+  p.emplace_back(rp);
+  EngineOptions o = options();
+  o.dry_run = true;
+  RunResult r = Engine(shell, o).run(cluster(2), p);
+  ASSERT_TRUE(r.ok());
+  // One session per host, the master's included (it serves the workers' reads too).
+  EXPECT_EQ(shell.calls["master"], 1u);
+  EXPECT_EQ(shell.calls["worker1"], 1u);
+  EXPECT_EQ(shell.calls["worker2"], 1u);
+  EXPECT_EQ(r.hosts[0].phases[0].state, PhaseResult::State::UpToDate);
+  EXPECT_EQ(r.hosts[1].phases[0].state, PhaseResult::State::UpToDate);
+  ASSERT_EQ(r.hosts[2].phases[0].state, PhaseResult::State::Planned);
+  EXPECT_EQ(r.hosts[2].phases[0].needs, std::vector<std::string>{"fix bad"});
+  EXPECT_EQ(rp->master_said, (std::vector<std::string>{"master says ok", "master says ok"}));
+
+  // A run that applies reads the hosts live, each read on its own.
+  shell.calls.clear();
+  rp->master_said.clear();
+  o.dry_run = false;
+  o.host_lock = false;
+  r = Engine(shell, o).run(cluster(2), p);
+  EXPECT_GT(shell.calls["master"], 1u);
+  EXPECT_GT(shell.calls["worker1"], 1u);
+}
+
+TEST(CombinedObservation, SplitsOutputsAndExitStatusesAndRefusesACutOutput) {
+  std::string script =
+      combined_observation_script({"printf 'a\\nb'", "echo x; exit 4", "true"}, "@@M");
+  EXPECT_NE(script.find("</dev/null"), std::string::npos);
+  std::string out =
+      "@@M begin 0\na\nb\n@@M end 0 0\n@@M begin 1\nx\n\n@@M end 1 4\n@@M begin 2\n\n@@M end 2 0\n";
+  std::vector<remote::ExecResult> parts;
+  ASSERT_TRUE(split_combined_output(out, "@@M", 3, parts));
+  EXPECT_EQ(parts[0].out, "a\nb");
+  EXPECT_EQ(parts[0].exit_status, 0);
+  EXPECT_EQ(parts[1].out, "x\n");
+  EXPECT_EQ(parts[1].exit_status, 4);
+  EXPECT_EQ(parts[2].out, "");
+  EXPECT_FALSE(split_combined_output(out.substr(0, out.size() - 20), "@@M", 3, parts));
+  EXPECT_FALSE(split_combined_output(out, "@@N", 3, parts));
+}
+
 }  // namespace
 }  // namespace pai::deploy

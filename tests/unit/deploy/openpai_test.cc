@@ -10,6 +10,7 @@
 #include <string>
 
 #include "deploy/openpai.h"
+#include "http/fake_client.h"
 #include "yaml/yaml.h"
 
 namespace {
@@ -153,6 +154,62 @@ TEST(OpenPai, Base64) {
   EXPECT_EQ(base64("fo"), "Zm8=");
   EXPECT_EQ(base64("foo"), "Zm9v");
   EXPECT_EQ(base64("foobar"), "Zm9vYmFy");
+}
+
+// The endpoints phase's check: what answered what, through a fake HTTP client.
+TEST(Endpoints, GatewayAndHivedAnswersAreReportedWithWhatAnsweredWhat) {
+  OpenPaiSettings o;
+  o.enabled = true;
+  o.hived_port = 30096;
+  o.hived_config =
+      "physicalCluster:\n  physicalCells:\n  - cellType: P\n    cellChildren:\n"
+      "    - cellAddress: w1\n    - cellAddress: \"w2\"\n";
+  EXPECT_EQ(hived_config_nodes(o, {"m", "w1", "w2", "w3"}), (std::vector<std::string>{"w1", "w2"}));
+  const std::string status =
+      R"({"physicalCluster":[{"cellType":"P","cellAddress":"0","cellChildren":[)"
+      R"({"cellType":"N","isNodeLevel":true,"cellAddress":"w1","cellHealthiness":"Healthy"},)"
+      R"({"cellType":"N","isNodeLevel":true,"cellAddress":"0/w2","cellHealthiness":"HEALTH"}]}],)"
+      R"("virtualClusters":{}})";
+
+  pai::http::FakeClient ok;
+  ok.add("GET", "/rest-server/api/v2/info", 200,
+         R"({"name":"PAI RESTful API","version":"v1.8.0","launcherType":"k8s"})");
+  std::string healthy = status;
+  healthy.replace(healthy.find("HEALTH"), 6, "Healthy");
+  ok.add("GET", "/v1/inspect/clusterstatus", 200, healthy);
+  EndpointReport r = check_endpoints(ok, o, "10.0.0.1", {"w1", "w2"});
+  EXPECT_TRUE(r.gateway_ok);
+  EXPECT_TRUE(r.hived_ok);
+  EXPECT_TRUE(r.problems.empty());
+  ASSERT_EQ(r.answers.size(), 2u);
+  EXPECT_EQ(r.answers[0],
+            "GET http://10.0.0.1/rest-server/api/v2/info answered 200 (PAI RESTful API v1.8.0)");
+  EXPECT_NE(r.answers[1].find("http://10.0.0.1:30096/v1/inspect/clusterstatus answered 200 (2 node "
+                              "cells, 2 of 2 planned nodes healthy)"),
+            std::string::npos);
+
+  // The gateway answers 502 on both paths; HiveD shows w2 unhealthy and lacks w3.
+  pai::http::FakeClient bad;
+  bad.add("GET", "/rest-server/api/v2/info", 502, R"("Bad Gateway")");
+  bad.add("GET", "/api/v2/info", 404, R"("NotFound")");
+  std::string sick = status;
+  sick.replace(sick.find("HEALTH"), 6, "Bad");
+  bad.add("GET", "/v1/inspect/clusterstatus", 200, sick);
+  r = check_endpoints(bad, o, "10.0.0.1", {"w1", "w2", "w3"});
+  EXPECT_FALSE(r.gateway_ok);
+  EXPECT_FALSE(r.hived_ok);
+  ASSERT_EQ(r.problems.size(), 3u);
+  EXPECT_NE(r.problems[0].find("/rest-server/api/v2/info answered 502"), std::string::npos);
+  EXPECT_NE(r.problems[1].find("/api/v2/info answered 404"), std::string::npos);
+  EXPECT_NE(r.problems[2].find("shows w2 Bad, w3 missing"), std::string::npos);
+
+  // Nothing listens: the transport's error, and HiveD not asked when it is not installed.
+  pai::http::FakeClient none;
+  o.hived_config.clear();
+  r = check_endpoints(none, o, "10.0.0.1", {});
+  EXPECT_FALSE(r.gateway_ok);
+  EXPECT_EQ(r.answers.size(), 1u);
+  EXPECT_EQ(none.requests().size(), 1u);
 }
 
 }  // namespace
