@@ -8,6 +8,7 @@
 #
 #   scripts/bench-install.sh [DRY_N [FULL_N]]     (default 100 50)
 #   PAICTL=path   the binary (default build/paictl)
+#   DRY_ONLY=1    only dry-run-N
 #
 # Needs root (the testbed). The hosts' sshds and fakes share the machine's cores
 # with paictl, as they would not in a real cluster: on a small machine the full
@@ -41,6 +42,7 @@ A() { echo "--ssh-config $BED/ssh_config --ignore-check-errors CPU,DNS"; }
 echo "machine: $(nproc) cores, $(uname -r)"
 up "$DRY_N"
 timed "dry-run-$DRY_N" "$PAICTL" install "$BED/cluster" $(A) --dry-run
+[ "${DRY_ONLY:-0}" = 1 ] && { timed "dry-run-$DRY_N" "$PAICTL" install "$BED/cluster" $(A) --dry-run; exit 0; }
 down
 up 2
 timed single "$PAICTL" install "$BED/cluster" $(A) --yes

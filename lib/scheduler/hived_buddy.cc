@@ -322,10 +322,11 @@ bool Hived::safe_relaxed_buddy_alloc(int32_t vertex, std::vector<int32_t>& free_
 bool Hived::map_to_physical(int32_t chain, const std::vector<int32_t>& vleaves,
                             std::vector<int32_t>& pleaves) {
   vertices_.clear();
-  std::vector<int32_t> preassigned;
+  ScratchPool::Lease preassigned_lease(scratch_), path_lease(scratch_), free_num_lease(scratch_);
+  std::vector<int32_t>& preassigned = *preassigned_lease;
   std::vector<std::pair<int32_t, std::vector<int32_t>>>
       non_preassigned;  // bound parent vcell -> vertices
-  std::vector<int32_t> path;
+  std::vector<int32_t>& path = *path_lease;
   for (int32_t leaf : vleaves) {
     if (V(leaf).pcell >= 0) continue;
     path.clear();
@@ -365,7 +366,8 @@ bool Hived::map_to_physical(int32_t chain, const std::vector<int32_t>& vleaves,
   ov_size_.assign(static_cast<size_t>(top + 1), 0);
   for (int32_t l = 1; l <= top; ++l)
     ov_size_[static_cast<size_t>(l)] = static_cast<int32_t>(flist_[cl(chain, l)].size());
-  std::vector<int32_t> free_num(static_cast<size_t>(top + 2), 0);
+  std::vector<int32_t>& free_num = *free_num_lease;
+  free_num.assign(static_cast<size_t>(top + 2), 0);
   for (int32_t l = 1; l <= top; ++l) free_num[static_cast<size_t>(l)] = all_vc_free_[cl(chain, l)];
 
   bool ok = true;

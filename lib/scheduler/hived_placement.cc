@@ -114,7 +114,8 @@ bool Hived::topology_schedule(int32_t view_id, const std::vector<int32_t>& pods,
                               std::vector<int32_t>& leaves, std::string& reason) {
   View& view = views_[static_cast<size_t>(view_id)];
   view.index.sort();  // findNodesForPods: sort.Stable of the view HiveD keeps
-  std::vector<int32_t> nodes;
+  ScratchPool::Lease nodes_lease(scratch_);
+  std::vector<int32_t>& nodes = *nodes_lease;
   int32_t used_priority = kOpportunisticPriority;
   bool ok = view.index.first_fit(pods, nodes);
   if (!ok && priority > kOpportunisticPriority && view.is_virtual) {
@@ -152,7 +153,9 @@ void Hived::pick_leaves(const View& view, int32_t pos, int32_t k, int32_t priori
   const int32_t b = view.leaf_begin[static_cast<size_t>(pos)],
                 e = view.leaf_begin[static_cast<size_t>(pos) + 1];
   std::span<const int32_t> leaves(view.leaves.data() + b, static_cast<size_t>(e - b));
-  std::vector<int32_t> rank(leaves.size(), -1);
+  ScratchPool::Lease rank_lease(scratch_);
+  std::vector<int32_t>& rank = *rank_lease;
+  rank.assign(leaves.size(), -1);
   int32_t next = 0;
   for (size_t i = 0; i < leaves.size(); ++i) {
     int32_t c = leaves[i];
