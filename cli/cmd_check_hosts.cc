@@ -7,14 +7,21 @@
 
 #include <CLI/CLI.hpp>
 
+#include <thread>
 #include "app.h"
+
+#include "check/cross_site.h"
 #include "check/report.h"
 #include "check/runner.h"
+#include "config/azure_config.h"
+#include "config/cluster_files.h"
 #include "exit_codes.h"
 #include "facts/fact_script.h"
 #include "hosts_common.h"
 #include "output.h"
 #include "printer.h"
+#include "remote/ssh_transport.h"
+#include "util/fs.h"
 #include "util/strings.h"
 #include "util/version.h"
 
@@ -31,7 +38,50 @@ struct CheckHostsOptions {
   std::vector<std::string> ignore;
   std::string min_disk_free = "50Gi";
   bool list_checks = false;
+  int cni_mtu = 0;  // 0: as install computes it
 };
+
+// A hybrid cluster's cross-site checks (check/cross_site.h): one more command
+// on each reached host. Nothing when config.yaml has no azure: section or all
+// hosts are on one site.
+std::vector<pai::check::CheckResult> cross_site_checks(
+    const CheckHostsOptions& o, const PreparedHosts& p,
+    const std::vector<pai::check::HostOutcome>& outcomes) {
+  std::vector<pai::check::CheckResult> out;
+  if (o.hosts.paths.size() != 1 || !pai::util::is_directory(o.hosts.paths[0])) return out;
+  auto loaded = pai::config::check_paths({o.hosts.paths[0]});
+  if (loaded.clusters.empty() || !loaded.clusters[0].config || !loaded.clusters[0].config->azure)
+    return out;
+  auto space = pai::config::parse_cidr(loaded.clusters[0].config->azure->address_space);
+  if (!space) return out;
+  std::vector<pai::check::SiteHost> all;
+  for (const auto& oc : outcomes) {
+    const auto& h = oc.plan;
+    std::string ip = h.hostip.empty() ? h.address : h.hostip;
+    auto c = pai::config::parse_cidr(ip + "/32");
+    all.push_back({h.name, ip, c && space->contains(*c) ? "azure" : "onprem", h.master});
+  }
+  pai::remote::SshTransport transport;
+  transport.set_password(p.ssh_password);
+  std::vector<std::vector<pai::check::CheckResult>> per(outcomes.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    if (!outcomes[i].reached) continue;
+    auto probes = pai::check::cross_site_probes(all[i], all);
+    if (probes.empty()) continue;
+    threads.emplace_back([&, i, probes] {
+      pai::remote::ExecRequest req;
+      req.command =
+          "sh -c " + pai::util::shell_quote(pai::check::cross_site_script(probes, o.cni_mtu));
+      req.timeout_ms = 60000;
+      auto r = transport.exec(outcomes[i].plan.target, req);
+      per[i] = pai::check::cross_site_results(all[i].name, probes, r);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& v : per) out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
 
 void list_checks(const std::string& format) {
   if (is_structured(format)) {
@@ -104,6 +154,8 @@ int run(CheckHostsOptions& o, const Globals& g) {
   eo.min_disk_free_bytes = static_cast<int64_t>(*min_disk);
   eo.docker_data_root = p.collect.script.docker_data_root;
   auto results = pai::check::evaluate(outcomes, eo);
+  auto cross = cross_site_checks(o, p, outcomes);
+  results.insert(results.end(), cross.begin(), cross.end());
   pai::check::demote(results, ignore);
 
   pai::check::ReportContext ctx;
@@ -165,6 +217,11 @@ void add_check_hosts(CLI::App& parent, Globals& g) {
   cmd->add_option("--min-disk-free", o->min_disk_free, "Free space the Docker data root needs")
       ->type_name("SIZE")
       ->capture_default_str();
+  cmd->add_option("--cni-mtu", o->cni_mtu,
+                  "Hybrid clusters: the pods' MTU the cross-site check sends VXLAN-sized packets "
+                  "for (default: as install sets it, the default-route interface MTU less 50)")
+      ->type_name("N")
+      ->check(CLI::Range(576, 65535));
   cmd->footer(
       "EXIT STATUS:\n"
       "  0 every check passed (warnings allowed), 1 checks failed (or warned, with "

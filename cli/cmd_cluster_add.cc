@@ -32,6 +32,7 @@ struct AddOptions {
   bool token_stdin = false;
   std::string token_file;
   std::string ca_file;
+  std::string hived;
   bool insecure = false;
   bool force = false;
   bool use = false;
@@ -100,6 +101,7 @@ int run(const AddOptions& o, const Globals& g) {
   req.token_file = o.token_file;
   req.ca_file = o.ca_file;
   req.insecure = o.insecure;
+  req.hived = o.hived;
   req.force = o.force;
   req.use = o.use;
   req.token_days = o.expiration_days;
@@ -177,6 +179,9 @@ void add_cluster_add(CLI::App& parent, Globals& g) {
   cmd->add_option("--ca-file", o->ca_file,
                   "PEM file with the CA that signed the cluster's certificate")
       ->type_name("FILE");
+  cmd->add_option("--hived", o->hived,
+                  "HiveD's web server, when it is not behind the cluster's pylon (/a/<host>:30096)")
+      ->type_name("URL");
   cmd->add_flag("--insecure", o->insecure,
                 "Do not verify the cluster's TLS certificate (not recommended)");
   cmd->add_flag("--force", o->force, "Replace a cluster registered under the same name");

@@ -1,19 +1,28 @@
 // paictl job submit FILE [--cluster NAME|auto] [--vc VC] [--name N] [--param k=v] [--dry-run]
 // [--wait]
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <future>
+#include <map>
+#include <set>
 
 #include <CLI/CLI.hpp>
 
 #include "api/client.h"
 #include "app.h"
 #include "cluster/registry.h"
+#include "cmd_hived_common.h"
 #include "cmd_job_common.h"
 #include "diag/report.h"
 #include "diag_output.h"
 #include "exit_codes.h"
+#include "hived/fit.h"
+#include "hived/inspect.h"
+#include "hived/live.h"
+#include "http/client.h"
 #include "job/emit.h"
 #include "job/placement.h"
 #include "job/validate.h"
@@ -36,11 +45,172 @@ struct SubmitOptions {
   bool wait = false;
   jobcli::WaitOptions wait_opts;
   std::string output = "table";
+  std::string expected_duration;  // --expected-duration
+  bool explain = false;
 };
 
 std::string n0(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, std::fabs(v - std::round(v)) < 1e-9 ? "%.0f" : "%.1f", v);
+  return buf;
+}
+
+// --- --cluster auto on HiveD's cells ---------------------------------------------------
+
+int32_t priority_of(const std::string& job_class) {
+  // The rest-server's jobPriorityClass -> HiveD priority (test when unset).
+  if (job_class == "crit") return 120;
+  if (job_class == "prod") return 100;
+  if (job_class == "oppo") return -1;
+  return 10;
+}
+
+// When the running jobs of a cluster are expected to end: each running job's
+// launch plus its expected duration: --expected-duration when given, else the
+// median run time (launch to completion) of the same user's finished jobs in
+// the cluster's job list. Keyed by frameworkName (USER~NAME), the name of the
+// job's affinity group.
+std::map<std::string, double> expected_ends(const jobcli::Connection& c,
+                                            std::optional<double> duration_s) {
+  std::map<std::string, double> out;
+  pai::api::JobFilter f;
+  f.state = duration_s ? "RUNNING" : "RUNNING,SUCCEEDED,FAILED,STOPPED";
+  f.limit = 5000;
+  auto r = c.api->list_jobs(f);
+  if (!r.ok() || !r->is_array()) return out;
+  auto num = [](const pai::api::Json& j, const char* k) -> std::optional<double> {
+    auto it = j.find(k);
+    if (it == j.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+  };
+  auto str = [](const pai::api::Json& j, const char* k) {
+    auto it = j.find(k);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::map<std::string, std::vector<double>> runs;  // user -> run times (s)
+  for (const auto& j : *r) {
+    if (!j.is_object()) continue;
+    std::string state = str(j, "state");
+    auto launched = num(j, "launchedTime"), completed = num(j, "completedTime");
+    if (state != "RUNNING" && launched && completed && *completed >= *launched)
+      runs[str(j, "username")].push_back((*completed - *launched) / 1000);
+  }
+  for (auto& [user, v] : runs) std::sort(v.begin(), v.end());
+  for (const auto& j : *r) {
+    if (!j.is_object() || str(j, "state") != "RUNNING") continue;
+    auto launched = num(j, "launchedTime");
+    if (!launched) continue;
+    std::string user = str(j, "username");
+    std::optional<double> d = duration_s;
+    if (!d)
+      if (auto it = runs.find(user); it != runs.end() && !it->second.empty())
+        d = it->second[it->second.size() / 2];
+    if (d) out[pai::api::job_id(user, str(j, "name"))] = *launched / 1000 + *d;
+  }
+  return out;
+}
+
+// HiveD's verdict for the job on one cluster's live state, or why there is none.
+pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::JobRequest& job,
+                                   const pai::job::ClusterFacts& facts,
+                                   std::optional<double> duration_s, double timeout_s) {
+  pai::job::CellVerdict v;
+  for (const auto& tr : job.task_roles)
+    if (!tr.pinned_cell.empty()) {
+      v.why_unknown = "task role " + tr.name +
+                      " asks for a pinned cell, which HiveD's inspect API does not show";
+      return v;
+    }
+  if (!facts.skus || facts.error) {
+    v.why_unknown = "the VC's SKU types are not known";
+    return v;
+  }
+  pai::http::Options hopt;
+  hopt.timeout_s = timeout_s;
+  hopt.connect_timeout_s = std::min(5.0, timeout_s);
+  hopt.retry.max_attempts = 1;  // a cluster without HiveD answers at once
+  hopt.max_response_bytes = 1u << 30;
+  hopt.tls.ca_file = c.cluster->ca_file;
+  hopt.tls.insecure = c.cluster->insecure;
+  pai::http::CurlClient http(hopt);
+  std::string err;
+  std::string token = pai::cluster::read_token(*c.cluster, &err);
+  std::string base =
+      !c.cluster->hived.empty() ? c.cluster->hived : pai::hived::base_behind_pylon(c.cluster->uri);
+  pai::hived::Client client(http, base, token, pai::http::host_of(c.cluster->uri));
+  auto st = client.get("/v1/inspect/clusterstatus");
+  if (!st.ok()) {
+    v.why_unknown =
+        "no HiveD inspect API at " + pai::http::redact_url(base) + " (" + st.error->summary() + ")";
+    return v;
+  }
+  auto gr = client.get("/v1/inspect/affinitygroups/");
+  if (!gr.ok()) {
+    v.why_unknown = "HiveD's affinity groups could not be read (" + gr.error->summary() + ")";
+    return v;
+  }
+  auto ps = pai::hived::parse_cluster_status(*st);
+  auto pg = pai::hived::parse_affinity_groups(*gr);
+  if (!ps.ok() || !pg.ok()) {
+    v.why_unknown =
+        "HiveD's answer is not what its inspect API gives: " + (ps.ok() ? pg.error : ps.error);
+    return v;
+  }
+  auto live = pai::hived::index_live(std::move(*ps.value), std::move(*pg.value));
+
+  // The gang as the rest-server asks HiveD for it: one affinity group named
+  // after the job, a member per task role, a leaf cell per SKU.
+  std::set<std::string> leaf_types;
+  for (const auto& l : live.leaves) leaf_types.insert(l.leaf_type);
+  pai::scheduler::GroupRequest req;
+  req.virtual_cluster = job.virtual_cluster;
+  req.priority = priority_of(job.priority_class);
+  req.affinity_group = pai::api::job_id(facts.user, job.name);
+  std::set<std::string> types;
+  for (const auto& tr : job.task_roles) {
+    const pai::api::SkuType* sku = nullptr;
+    pai::api::SkuType unit{"the VC's SKUs", 1e18, 1e18, 1e18};
+    for (const auto& s : *facts.skus) {
+      if (!tr.sku_type.empty() && s.name == tr.sku_type) sku = &s;
+      unit.cpu = std::min(unit.cpu, s.cpu);
+      unit.gpu = std::min(unit.gpu, s.gpu);
+      unit.memory_mb = std::min(unit.memory_mb, s.memory_mb);
+    }
+    if (!sku) sku = &unit;
+    auto n = pai::job::sku_count(tr, *sku, nullptr);
+    if (!n || *n <= 0 || sku->gpu <= 0) {
+      v.why_unknown = "task role " + tr.name + " is not made of GPU leaf cells";
+      return v;
+    }
+    req.members.push_back({static_cast<int32_t>(tr.instances), static_cast<int32_t>(*n)});
+    types.insert(tr.sku_type);
+  }
+  // One leaf cell type for the group when every role names the same SKU and
+  // HiveD knows it as a leaf cell type; else any type.
+  if (types.size() == 1 && leaf_types.count(*types.begin())) req.leaf_cell_type = *types.begin();
+
+  double now_s = jobcli::now_ms() / 1000;
+  auto ends = expected_ends(c, duration_s);
+  std::string error;
+  auto fit = pai::hived::fit(live, req, ends, now_s, error);
+  if (!fit) {
+    v.why_unknown = error;
+    return v;
+  }
+  v.known = true;
+  v.verdict = std::string(pai::hived::to_string(fit->kind));
+  v.reason = fit->reason;
+  v.start_s = fit->start_s;
+  v.estimate = fit->estimate;
+  return v;
+}
+
+std::string utc_time(double s) {
+  time_t t = static_cast<time_t>(s);
+  tm g{};
+  gmtime_r(&t, &g);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &g);
   return buf;
 }
 
@@ -56,6 +226,16 @@ jobcli::Json evaluation_json(const pai::job::Evaluation& e) {
       {"free", {{"gpu", e.free.gpu}, {"cpu", e.free.cpu}, {"memoryMB", e.free.memory_mb}}},
       {"preference", e.preference >= 0 ? jobcli::Json(e.preference + 1) : jobcli::Json(nullptr)},
       {"reason", e.reason},
+      {"hived",
+       e.cells ? jobcli::Json{{"known", e.cells->known},
+                              {"verdict", e.cells->known ? jobcli::Json(e.cells->verdict)
+                                                         : jobcli::Json(nullptr)},
+                              {"reason", e.cells->known ? e.cells->reason : e.cells->why_unknown},
+                              {"estimatedStart", e.cells->start_s
+                                                     ? jobcli::Json(utc_time(*e.cells->start_s))
+                                                     : jobcli::Json(nullptr)},
+                              {"estimate", e.cells->estimate}}
+               : jobcli::Json(nullptr)},
       {"checks", checks}};
 }
 
@@ -68,12 +248,24 @@ std::string decision_table(const std::vector<pai::job::Evaluation>& evs, const s
            {"FREE CPU"},
            {"FREE MEM GiB"},
            {"PREF"},
+           {"CELLS"},
+           {"START"},
            {"REASON"}});
-  for (const auto& e : evs)
+  for (const auto& e : evs) {
+    std::string cells = "-", start = "-";
+    if (e.cells && e.cells->known) {
+      cells = e.cells->verdict;
+      start = e.cells->start_s ? (e.fits_now ? std::string("now") : utc_time(*e.cells->start_s))
+                               : "unknown";
+    } else if (e.eligible) {
+      cells = "no HiveD";
+      start = e.fits_now ? "now" : "unknown";
+    }
     t.add({e.rank ? std::to_string(e.rank) : "-", e.cluster, vc, e.eligible ? "kept" : "dropped",
            e.checks.size() > 1 ? n0(e.free.gpu) : "-", e.checks.size() > 1 ? n0(e.free.cpu) : "-",
            e.checks.size() > 1 ? n0(e.free.memory_mb / 1024) : "-",
-           e.preference >= 0 ? std::to_string(e.preference + 1) : "-", e.reason});
+           e.preference >= 0 ? std::to_string(e.preference + 1) : "-", cells, start, e.reason});
+  }
   return render_table(t);
 }
 
@@ -149,11 +341,26 @@ int run(const SubmitOptions& o, const Globals& g) {
     conns.push_back(*conn);
   }
 
-  // 3. What each cluster says, asked at the same time.
+  std::optional<double> duration_s;
+  if (!o.expected_duration.empty()) {
+    auto ms = jobcli::parse_duration_ms(o.expected_duration);
+    if (!ms || *ms <= 0) {
+      print_error("--expected-duration " + o.expected_duration +
+                  ": not a duration (90s, 30m, 6h, 2d, 1w)");
+      return kExitUsage;
+    }
+    duration_s = *ms / 1000;
+  }
+
+  // 3. What each cluster says, asked at the same time; with auto, each
+  // cluster's HiveD too (its cells and running groups).
   std::vector<std::future<pai::job::ClusterFacts>> futures;
+  const double timeout = o.remote.timeout;
   for (const auto& c : conns)
-    futures.push_back(std::async(std::launch::async, [c, &req]() {
-      return pai::job::gather_facts(*c.api, c.cluster->name, c.cluster->user, req);
+    futures.push_back(std::async(std::launch::async, [c, &req, automatic, duration_s, timeout]() {
+      auto f = pai::job::gather_facts(*c.api, c.cluster->name, c.cluster->user, req);
+      if (automatic && !f.error) f.cells = cell_verdict(c, req, f, duration_s, timeout);
+      return f;
     }));
   for (auto& fu : futures) facts.push_back(fu.get());
   if (!automatic && facts[0].error)
@@ -227,7 +434,7 @@ int run(const SubmitOptions& o, const Globals& g) {
   if (automatic && !g.quiet)
     std::fprintf(stderr, "paictl: --cluster auto chose %s: %s\n", target->cluster->name.c_str(),
                  chosen->reason.c_str());
-  if (g.verbose && automatic) {
+  if ((g.verbose || o.explain) && automatic) {
     std::string t = decision_table(evs, req.virtual_cluster);
     std::fwrite(t.data(), 1, t.size(), stderr);
   }
@@ -271,6 +478,12 @@ void add_job_submit(CLI::App& parent, Globals& g) {
                 "Check and show what would be sent (secrets masked); send nothing");
   cmd->add_flag("--wait", o->wait, "Wait for the job to end; the exit code follows its outcome");
   jobcli::add_wait_flags(cmd, o->wait_opts, "wait-");
+  cmd->add_option("--expected-duration", o->expected_duration,
+                  "With --cluster auto: how long running jobs run, to estimate when HiveD frees "
+                  "their cells (default: each user's median run time of finished jobs)")
+      ->type_name("DURATION");
+  cmd->add_flag("--explain", o->explain,
+                "With --cluster auto: print the ranking with each cluster's reasons (on stderr)");
   add_output_option(*cmd, o->output, g);
   cmd->footer(
       "Before sending, paictl validates the file and asks the cluster: the VC exists and you may "

@@ -112,6 +112,11 @@ const std::vector<CheckInfo>& catalogue() {
       {"DriverVersion", Severity::Error, "cluster",
        "the hosts of one SKU run one NVIDIA driver version", "paictl"},
       {"OSFamily", Severity::Warning, "cluster", "all hosts run one OS family", "paictl"},
+      {"CrossSitePort", Severity::Error, "cluster",
+       "hybrid clusters: each host reaches the API server and the kubelets of the other site",
+       "paictl"},
+      {"CrossSiteMTU", Severity::Error, "cluster",
+       "hybrid clusters: the pods' VXLAN packets reach the other site unfragmented", "paictl"},
   };
   return kChecks;
 }

@@ -101,6 +101,7 @@ AddResult add_cluster(const AddRequest& req, http::Client& http, const Registry&
   c.uri = req.uri;
   c.ca_file = req.ca_file;
   c.insecure = req.insecure;
+  c.hived = req.hived;
   c.added_at = now_rfc3339();
   std::string secret = req.secret;
   if (req.credential == Credential::TokenFile) {

@@ -30,6 +30,7 @@ struct AddRequest {
   std::string token_file;  // absolute; read now and at every use
   std::string ca_file;     // made absolute by prepare_add
   bool insecure = false;
+  std::string hived;   // HiveD's web server when not behind the pylon
   bool force = false;  // replace a cluster of the same name
   bool use = false;    // make it current (the first cluster always becomes current)
   int token_days = 7;  // validity of the token a password sign-in asks for

@@ -215,6 +215,8 @@ std::optional<Config> parse_config(const std::string& text, const std::string& p
               ok = false;
             }
             cl.insecure = b.value_or(false);
+          } else if (key == "hived") {
+            if (auto s = str(f.value, where)) cl.hived = *s;
           } else if (key == "version") {
             if (auto s = str(f.value, where)) cl.version = *s;
           } else if (key == "authnMethod") {
@@ -288,6 +290,7 @@ std::string serialize_config(const Config& c) {
       e["token"] = cl.token;
     if (!cl.ca_file.empty()) e["caFile"] = cl.ca_file;
     if (cl.insecure) e["insecure"] = true;
+    if (!cl.hived.empty()) e["hived"] = cl.hived;
     if (!cl.version.empty()) e["version"] = cl.version;
     if (!cl.authn_method.empty()) e["authnMethod"] = cl.authn_method;
     if (!cl.added_at.empty()) e["addedAt"] = cl.added_at;

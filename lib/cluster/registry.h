@@ -41,6 +41,8 @@ struct Cluster {
   std::string token_file;  // read at each use
   std::string ca_file;     // absolute path
   bool insecure = false;
+  // HiveD's web server (its inspect API); "" = behind the pylon, /a/<host>:30096
+  std::string hived;
   std::string version;       // the server's version when added
   std::string authn_method;  // basic or OIDC
   std::string added_at;      // RFC 3339, UTC

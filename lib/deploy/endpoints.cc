@@ -20,7 +20,9 @@ namespace pai::deploy {
 namespace {
 
 std::string describe(const http::Result& r) {
-  if (!r.ok()) return r.message.empty() ? std::string(http::to_string(r.error)) : r.message;
+  if (!r.ok())
+    return "did not answer (" +
+           (r.message.empty() ? std::string(http::to_string(r.error)) : r.message) + ")";
   std::string body(util::trim(r.response.body));
   if (body.size() > 120) body = body.substr(0, 120) + "...";
   return "answered " + std::to_string(r.response.status) + (body.empty() ? "" : ": " + body);

@@ -1,17 +1,18 @@
 #include "hived/inspect.h"
 
 #include <algorithm>
+#include <charconv>
 #include <stdexcept>
+
+#include "util/json_pull.h"
 
 namespace pai::hived {
 
 namespace {
 
 using J = nlohmann::json;
-
-struct Bad : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using util::JsonPull;
+using Kind = util::JsonPull::Kind;
 
 std::string one_line(std::string s, size_t max = 300) {
   for (char& c : s)
@@ -23,223 +24,458 @@ std::string one_line(std::string s, size_t max = 300) {
   return s;
 }
 
-std::string kind_of(const J& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  return "an object";
-}
-
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw Bad(path + ": " + what);
-}
-
-const J& need(const J& o, const char* key, const std::string& path) {
-  auto it = o.find(key);
-  if (it == o.end()) fail(path, std::string("missing \"") + key + "\"");
-  return *it;
-}
-
-std::string str(const J& v, const std::string& path) {
-  if (!v.is_string()) fail(path, "expected a string, got " + kind_of(v));
-  return v.get<std::string>();
-}
-
-std::string opt_str(const J& o, const char* key, const std::string& path) {
-  auto it = o.find(key);
-  if (it == o.end() || it->is_null()) return {};
-  return str(*it, path + "." + key);
-}
-
-int32_t int32(const J& v, const std::string& path) {
-  if (!v.is_number_integer()) fail(path, "expected an integer, got " + kind_of(v));
-  int64_t x = v.get<int64_t>();
-  if (x < INT32_MIN || x > INT32_MAX) fail(path, "out of range: " + std::to_string(x));
-  return static_cast<int32_t>(x);
-}
-
-void cell_common(const J& o, CellStatus& c, const std::string& path) {
-  if (!o.is_object()) fail(path, "expected a cell object, got " + kind_of(o));
-  c.leaf_cell_type = opt_str(o, "leafCellType", path);
-  c.cell_type = str(need(o, "cellType", path), path + ".cellType");
-  if (auto it = o.find("isNodeLevel"); it != o.end() && !it->is_null()) {
-    if (!it->is_boolean()) fail(path + ".isNodeLevel", "expected a boolean, got " + kind_of(*it));
-    c.is_node_level = it->get<bool>();
+// Where a value is, as a chain of frames on the stack; its text
+// ("physicalCluster[0].cellChildren[1].cellPriority") is only made for an error.
+struct Path {
+  const Path* parent = nullptr;
+  std::string_view key;  // ".key" (or the first segment)
+  int64_t index = -1;    // "[index]"
+  Path child(std::string_view k) const { return Path{this, k, -1}; }
+  Path at(size_t i) const { return Path{this, {}, static_cast<int64_t>(i)}; }
+  std::string text() const {
+    std::string s = parent ? parent->text() : std::string();
+    if (!key.empty()) s += (s.empty() ? "" : ".") + std::string(key);
+    if (index >= 0) s += "[" + std::to_string(index) + "]";
+    return s;
   }
-  c.cell_address = str(need(o, "cellAddress", path), path + ".cellAddress");
-  c.cell_state = str(need(o, "cellState", path), path + ".cellState");
+};
+
+// The reader and the first error in HiveD's terms ("path: what").
+struct Reader {
+  JsonPull r;
+  std::string error;  // set once: a shape error, or the reader's syntax error
+  explicit Reader(std::string_view text) : r(text) {}
+  bool bad(const Path& p, const std::string& what) {
+    if (error.empty() && r.ok()) {
+      std::string where = p.text();
+      error = (where.empty() ? std::string("(top level)") : where) + ": " + what;
+      r.fail("shape");  // stops every later read
+    }
+    return false;
+  }
+  bool bad_kind(const Path& p, const char* expected) {
+    Kind k = r.peek();
+    if (k == Kind::Bad || k == Kind::End) {
+      // Not a shape error: the text is not JSON there.
+      r.fail(k == Kind::End ? "unexpected end of the text" : "not a JSON value");
+      return false;
+    }
+    return bad(p, std::string("expected ") + expected + ", got " + JsonPull::kind_name(k));
+  }
+  // True when the value is null (consumed).
+  bool null() { return r.peek() == Kind::Null && r.read_null(); }
+
+  bool str(const Path& p, std::string& out) {
+    if (r.peek() != Kind::String) return bad_kind(p, "a string");
+    return r.read_string(out);
+  }
+  bool opt_str(const Path& p, std::string& out) {
+    if (null()) {
+      out.clear();
+      return true;
+    }
+    return str(p, out);
+  }
+  bool int32(const Path& p, int32_t& out) {
+    if (r.peek() != Kind::Number) return bad_kind(p, "an integer");
+    std::string_view t;
+    bool integer = false;
+    if (!r.read_number(t, integer)) return false;
+    if (!integer) return bad(p, "expected an integer, got a number");
+    int64_t x = 0;
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
+    if (ec != std::errc() || end != t.data() + t.size() || x < INT32_MIN || x > INT32_MAX)
+      return bad(p, "out of range: " + std::string(t.substr(0, 40)));
+    out = static_cast<int32_t>(x);
+    return true;
+  }
+  bool boolean(const Path& p, bool& out) {
+    if (null()) return true;
+    if (r.peek() != Kind::Bool) return bad_kind(p, "a boolean");
+    return r.read_bool(out);
+  }
+  // Opens an object (false with an error when it is something else).
+  bool object(const Path& p, const char* what = "an object") {
+    if (r.peek() != Kind::Object) return bad_kind(p, what);
+    return r.begin_object();
+  }
+  // Opens an array; `present` is false for null (consumed).
+  bool opt_array(const Path& p, bool& present) {
+    present = false;
+    if (null()) return true;
+    if (r.peek() != Kind::Array) return bad_kind(p, "an array");
+    present = true;
+    return r.begin_array();
+  }
+  bool str_list(const Path& p, std::vector<std::string>& out) {
+    out.clear();
+    bool present;
+    if (!opt_array(p, present)) return false;
+    if (!present) return true;
+    for (size_t i = 0; r.next_element(); ++i) {
+      out.emplace_back();
+      if (!str(p.at(i), out.back())) return false;
+    }
+    return r.ok();
+  }
+};
+
+enum : unsigned {
+  kCellType = 1,
+  kCellAddress = 2,
+  kCellState = 4,
+  kCellHealthiness = 8,
+  kCellPriority = 16
+};
+
+// The fields every cell has; false when `key` is not one of them (`handled`).
+bool cell_field(Reader& rd, std::string_view key, const Path& p, CellStatus& c, unsigned& seen,
+                bool& handled) {
+  handled = true;
+  Path kp = p.child(key);
+  if (key == "cellType") {
+    seen |= kCellType;
+    return rd.str(kp, c.cell_type);
+  }
+  if (key == "cellAddress") {
+    seen |= kCellAddress;
+    return rd.str(kp, c.cell_address);
+  }
+  if (key == "cellState") {
+    seen |= kCellState;
+    return rd.str(kp, c.cell_state);
+  }
+  if (key == "cellHealthiness") {
+    seen |= kCellHealthiness;
+    return rd.str(kp, c.cell_healthiness);
+  }
+  if (key == "cellPriority") {
+    seen |= kCellPriority;
+    return rd.int32(kp, c.cell_priority);
+  }
+  if (key == "leafCellType") return rd.opt_str(kp, c.leaf_cell_type);
+  if (key == "isNodeLevel") return rd.boolean(kp, c.is_node_level);
+  handled = false;
+  return true;
+}
+
+bool cell_check(Reader& rd, const Path& p, const CellStatus& c, unsigned seen) {
+  static const std::pair<unsigned, const char*> required[] = {{kCellType, "cellType"},
+                                                              {kCellAddress, "cellAddress"},
+                                                              {kCellState, "cellState"},
+                                                              {kCellHealthiness, "cellHealthiness"},
+                                                              {kCellPriority, "cellPriority"}};
+  for (const auto& [bit, name] : required)
+    if (!(seen & bit)) return rd.bad(p, std::string("missing \"") + name + "\"");
   if (c.cell_state != "Free" && c.cell_state != "Used" && c.cell_state != "Reserving" &&
       c.cell_state != "Reserved")
-    fail(path + ".cellState",
-         "\"" + one_line(c.cell_state, 40) + "\" is not Free, Used, Reserving or Reserved");
-  c.cell_healthiness = str(need(o, "cellHealthiness", path), path + ".cellHealthiness");
+    return rd.bad(p.child("cellState"), "\"" + one_line(c.cell_state, 40) +
+                                            "\" is not Free, Used, Reserving or Reserved");
   if (c.cell_healthiness != "Healthy" && c.cell_healthiness != "Bad")
-    fail(path + ".cellHealthiness",
-         "\"" + one_line(c.cell_healthiness, 40) + "\" is not Healthy or Bad");
-  c.cell_priority = int32(need(o, "cellPriority", path), path + ".cellPriority");
+    return rd.bad(p.child("cellHealthiness"),
+                  "\"" + one_line(c.cell_healthiness, 40) + "\" is not Healthy or Bad");
   if (c.cell_priority < -2 || c.cell_priority > 1000)
-    fail(path + ".cellPriority", std::to_string(c.cell_priority) + " is not in -2..1000");
+    return rd.bad(p.child("cellPriority"), std::to_string(c.cell_priority) + " is not in -2..1000");
+  return true;
 }
 
-const J* opt_array(const J& o, const char* key, const std::string& path) {
-  auto it = o.find(key);
-  if (it == o.end() || it->is_null()) return nullptr;
-  if (!it->is_array()) fail(path + "." + key, "expected an array, got " + kind_of(*it));
-  return &*it;
-}
+bool virtual_cell(Reader& rd, const Path& p, int depth, VirtualCellStatus& c);
 
-VirtualCellStatus virtual_cell(const J& o, const std::string& path, int depth);
-
-PhysicalCellStatus physical_cell(const J& o, const std::string& path, int depth) {
-  if (depth > 64) fail(path, "cells nested deeper than 64 levels");
-  PhysicalCellStatus c;
-  cell_common(o, c, path);
-  if (const J* kids = opt_array(o, "cellChildren", path)) {
-    c.children.reserve(kids->size());
-    for (size_t i = 0; i < kids->size(); ++i)
-      c.children.push_back(
-          physical_cell((*kids)[i], path + ".cellChildren[" + std::to_string(i) + "]", depth + 1));
+bool physical_cell(Reader& rd, const Path& p, int depth, PhysicalCellStatus& c) {
+  if (depth > 64) return rd.bad(p, "cells nested deeper than 64 levels");
+  if (!rd.object(p, "a cell object")) return false;
+  unsigned seen = 0;
+  std::string scratch;
+  std::string_view key;
+  while (rd.r.next_key(key, scratch)) {
+    bool handled;
+    if (!cell_field(rd, key, p, c, seen, handled)) return false;
+    if (handled) continue;
+    Path kp = p.child(key);
+    if (key == "cellChildren") {
+      c.children.clear();
+      bool present;
+      if (!rd.opt_array(kp, present)) return false;
+      if (present)
+        for (size_t i = 0; rd.r.next_element(); ++i) {
+          c.children.emplace_back();
+          if (!physical_cell(rd, kp.at(i), depth + 1, c.children.back())) return false;
+        }
+    } else if (key == "vc") {
+      if (!rd.opt_str(kp, c.vc)) return false;
+    } else if (key == "virtualCell") {
+      c.virtual_cell.reset();
+      if (rd.null()) continue;
+      auto v = std::make_shared<VirtualCellStatus>();
+      if (!virtual_cell(rd, kp, depth + 1, *v)) return false;
+      c.virtual_cell = std::move(v);
+    } else if (!rd.r.skip()) {
+      return false;
+    }
   }
-  c.vc = opt_str(o, "vc", path);
-  if (auto it = o.find("virtualCell"); it != o.end() && !it->is_null())
-    c.virtual_cell =
-        std::make_shared<VirtualCellStatus>(virtual_cell(*it, path + ".virtualCell", depth + 1));
-  return c;
+  return rd.r.ok() && cell_check(rd, p, c, seen);
 }
 
-VirtualCellStatus virtual_cell(const J& o, const std::string& path, int depth) {
-  if (depth > 64) fail(path, "cells nested deeper than 64 levels");
-  VirtualCellStatus c;
-  cell_common(o, c, path);
-  if (const J* kids = opt_array(o, "cellChildren", path)) {
-    c.children.reserve(kids->size());
-    for (size_t i = 0; i < kids->size(); ++i)
-      c.children.push_back(
-          virtual_cell((*kids)[i], path + ".cellChildren[" + std::to_string(i) + "]", depth + 1));
+bool virtual_cell(Reader& rd, const Path& p, int depth, VirtualCellStatus& c) {
+  if (depth > 64) return rd.bad(p, "cells nested deeper than 64 levels");
+  if (!rd.object(p, "a cell object")) return false;
+  unsigned seen = 0;
+  std::string scratch;
+  std::string_view key;
+  while (rd.r.next_key(key, scratch)) {
+    bool handled;
+    if (!cell_field(rd, key, p, c, seen, handled)) return false;
+    if (handled) continue;
+    Path kp = p.child(key);
+    if (key == "cellChildren") {
+      c.children.clear();
+      bool present;
+      if (!rd.opt_array(kp, present)) return false;
+      if (present)
+        for (size_t i = 0; rd.r.next_element(); ++i) {
+          c.children.emplace_back();
+          if (!virtual_cell(rd, kp.at(i), depth + 1, c.children.back())) return false;
+        }
+    } else if (key == "physicalCell") {
+      c.physical_cell.reset();
+      if (rd.null()) continue;
+      auto v = std::make_shared<PhysicalCellStatus>();
+      if (!physical_cell(rd, kp, depth + 1, *v)) return false;
+      c.physical_cell = std::move(v);
+    } else if (!rd.r.skip()) {
+      return false;
+    }
   }
-  if (auto it = o.find("physicalCell"); it != o.end() && !it->is_null())
-    c.physical_cell =
-        std::make_shared<PhysicalCellStatus>(physical_cell(*it, path + ".physicalCell", depth + 1));
-  return c;
+  return rd.r.ok() && cell_check(rd, p, c, seen);
 }
 
-PhysicalClusterStatus physical_list(const J& v, const std::string& path) {
-  if (!v.is_array()) fail(path, "expected an array of cells, got " + kind_of(v));
-  PhysicalClusterStatus out;
-  out.reserve(v.size());
-  for (size_t i = 0; i < v.size(); ++i)
-    out.push_back(physical_cell(v[i], path + "[" + std::to_string(i) + "]", 0));
-  return out;
+template <class Cell, class F>
+bool cell_list(Reader& rd, const Path& p, std::vector<Cell>& out, F one) {
+  if (rd.r.peek() != Kind::Array) return rd.bad_kind(p, "an array of cells");
+  if (!rd.r.begin_array()) return false;
+  for (size_t i = 0; rd.r.next_element(); ++i) {
+    out.emplace_back();
+    if (!one(rd, p.at(i), 0, out.back())) return false;
+  }
+  return rd.r.ok();
 }
 
-VirtualClusterStatus virtual_list(const J& v, const std::string& path) {
-  if (!v.is_array()) fail(path, "expected an array of cells, got " + kind_of(v));
-  VirtualClusterStatus out;
-  out.reserve(v.size());
-  for (size_t i = 0; i < v.size(); ++i)
-    out.push_back(virtual_cell(v[i], path + "[" + std::to_string(i) + "]", 0));
-  return out;
+bool physical_list(Reader& rd, const Path& p, PhysicalClusterStatus& out) {
+  return cell_list(rd, p, out, physical_cell);
 }
 
-std::map<std::string, VirtualClusterStatus> vc_map(const J& v, const std::string& path) {
-  if (!v.is_object()) fail(path, "expected an object of virtual clusters, got " + kind_of(v));
-  std::map<std::string, VirtualClusterStatus> out;
-  for (auto it = v.begin(); it != v.end(); ++it)
-    out[it.key()] = virtual_list(it.value(), path.empty() ? it.key() : path + "." + it.key());
-  return out;
+bool vc_map(Reader& rd, const Path& p, std::map<std::string, VirtualClusterStatus>& out) {
+  if (!rd.object(p, "an object of virtual clusters")) return false;
+  std::string scratch;
+  std::string_view key;
+  while (rd.r.next_key(key, scratch)) {
+    std::string name(key);
+    VirtualClusterStatus list;
+    if (!cell_list(rd, p.child(name), list, virtual_cell)) return false;
+    out[name] = std::move(list);
+  }
+  return rd.r.ok();
 }
 
-std::vector<std::string> str_list(const J& o, const char* key, const std::string& path) {
-  std::vector<std::string> out;
-  if (const J* a = opt_array(o, key, path))
-    for (size_t i = 0; i < a->size(); ++i)
-      out.push_back(str((*a)[i], path + "." + key + "[" + std::to_string(i) + "]"));
-  return out;
+bool placement_of_ints(Reader& rd, const Path& p,
+                       std::map<std::string, std::vector<int32_t>>& out) {
+  if (rd.null()) return true;
+  if (!rd.object(p)) return false;
+  std::string scratch;
+  std::string_view key;
+  while (rd.r.next_key(key, scratch)) {
+    std::string node(key);
+    Path np = p.child(node);
+    if (rd.r.peek() != Kind::Array) return rd.bad_kind(np, "an array");
+    rd.r.begin_array();
+    auto& leaves = out[node];
+    leaves.clear();
+    for (size_t i = 0; rd.r.next_element(); ++i) {
+      int32_t v = 0;
+      if (!rd.int32(np.at(i), v)) return false;
+      leaves.push_back(v);
+    }
+    if (!rd.r.ok()) return false;
+  }
+  return rd.r.ok();
 }
 
-AffinityGroup group(const J& o, const std::string& path) {
-  if (!o.is_object()) fail(path, "expected an affinity group object, got " + kind_of(o));
-  AffinityGroup g;
-  const J& meta = need(o, "metadata", path);
-  if (!meta.is_object()) fail(path + ".metadata", "expected an object, got " + kind_of(meta));
-  g.name = str(need(meta, "name", path + ".metadata"), path + ".metadata.name");
-  std::string sp = path + ".status";
-  const J& st = need(o, "status", path);
-  if (!st.is_object()) fail(sp, "expected an object, got " + kind_of(st));
-  g.vc = str(need(st, "vc", sp), sp + ".vc");
-  g.priority = int32(need(st, "priority", sp), sp + ".priority");
+bool placement_of_strings(Reader& rd, const Path& p,
+                          std::map<std::string, std::vector<std::string>>& out) {
+  if (rd.null()) return true;
+  if (!rd.object(p)) return false;
+  std::string scratch;
+  std::string_view key;
+  while (rd.r.next_key(key, scratch)) {
+    std::string pre(key);
+    Path np = p.child(pre);
+    if (rd.r.peek() != Kind::Array) return rd.bad_kind(np, "an array");
+    rd.r.begin_array();
+    auto& leaves = out[pre];
+    leaves.clear();
+    for (size_t i = 0; rd.r.next_element(); ++i) {
+      leaves.emplace_back();
+      if (!rd.str(np.at(i), leaves.back())) return false;
+    }
+    if (!rd.r.ok()) return false;
+  }
+  return rd.r.ok();
+}
+
+bool group(Reader& rd, const Path& p, AffinityGroup& g) {
+  if (!rd.object(p, "an affinity group object")) return false;
+  bool have_meta = false, have_status = false;
+  bool have_name = false, have_vc = false, have_priority = false, have_state = false;
+  std::string scratch, scratch2;
+  std::string_view key, k2;
+  const Path mp = p.child("metadata"), sp = p.child("status");
+  while (rd.r.next_key(key, scratch)) {
+    if (key == "metadata") {
+      have_meta = true;
+      if (!rd.object(mp)) return false;
+      while (rd.r.next_key(k2, scratch2)) {
+        if (k2 == "name") {
+          have_name = true;
+          if (!rd.str(mp.child("name"), g.name)) return false;
+        } else if (!rd.r.skip()) {
+          return false;
+        }
+      }
+      if (!rd.r.ok()) return false;
+      if (!have_name) return rd.bad(mp, "missing \"name\"");
+    } else if (key == "status") {
+      have_status = true;
+      if (!rd.object(sp)) return false;
+      while (rd.r.next_key(k2, scratch2)) {
+        Path kp = sp.child(k2);
+        bool ok = true;
+        if (k2 == "vc") {
+          have_vc = true;
+          ok = rd.str(kp, g.vc);
+        } else if (k2 == "priority") {
+          have_priority = true;
+          ok = rd.int32(kp, g.priority);
+        } else if (k2 == "state") {
+          have_state = true;
+          ok = rd.str(kp, g.state);
+        } else if (k2 == "physicalPlacement") {
+          g.physical_placement.clear();
+          ok = placement_of_ints(rd, sp.child("physicalPlacement"), g.physical_placement);
+        } else if (k2 == "virtualPlacement") {
+          g.virtual_placement.clear();
+          ok = placement_of_strings(rd, sp.child("virtualPlacement"), g.virtual_placement);
+        } else if (k2 == "allocatedPods") {
+          ok = rd.str_list(sp.child("allocatedPods"), g.allocated_pods);
+        } else if (k2 == "preemptingPods") {
+          ok = rd.str_list(sp.child("preemptingPods"), g.preempting_pods);
+        } else if (k2 == "lazyPreemptionStatus") {
+          g.lazy_preemption_status.reset();
+          if (rd.null()) continue;
+          Path lp = sp.child("lazyPreemptionStatus");
+          if (!rd.object(lp)) return false;
+          LazyPreemptionStatus l;
+          std::string scratch3;
+          std::string_view k3;
+          while (rd.r.next_key(k3, scratch3)) {
+            if (k3 == "preemptor")
+              ok = rd.opt_str(lp.child("preemptor"), l.preemptor);
+            else if (k3 == "preemptionTime")
+              ok = rd.opt_str(lp.child("preemptionTime"), l.preemption_time);
+            else
+              ok = rd.r.skip();
+            if (!ok) return false;
+          }
+          if (!rd.r.ok()) return false;
+          g.lazy_preemption_status = l;
+        } else {
+          ok = rd.r.skip();
+        }
+        if (!ok) return false;
+      }
+      if (!rd.r.ok()) return false;
+      if (!have_vc) return rd.bad(sp, "missing \"vc\"");
+      if (!have_priority) return rd.bad(sp, "missing \"priority\"");
+      if (!have_state) return rd.bad(sp, "missing \"state\"");
+    } else if (!rd.r.skip()) {
+      return false;
+    }
+  }
+  if (!rd.r.ok()) return false;
+  if (!have_meta) return rd.bad(p, "missing \"metadata\"");
+  if (!have_status) return rd.bad(p, "missing \"status\"");
   if (g.priority < -1 || g.priority > 1000)
-    fail(sp + ".priority", std::to_string(g.priority) + " is not in -1..1000");
-  g.state = str(need(st, "state", sp), sp + ".state");
+    return rd.bad(sp.child("priority"), std::to_string(g.priority) + " is not in -1..1000");
   if (g.state != "Allocated" && g.state != "Preempting" && g.state != "BeingPreempted")
-    fail(sp + ".state",
-         "\"" + one_line(g.state, 40) + "\" is not Allocated, Preempting or BeingPreempted");
-  if (auto it = st.find("physicalPlacement"); it != st.end() && !it->is_null()) {
-    if (!it->is_object())
-      fail(sp + ".physicalPlacement", "expected an object, got " + kind_of(*it));
-    for (auto n = it->begin(); n != it->end(); ++n) {
-      std::string np = sp + ".physicalPlacement." + n.key();
-      if (!n.value().is_array()) fail(np, "expected an array, got " + kind_of(n.value()));
-      auto& leaves = g.physical_placement[n.key()];
-      for (size_t i = 0; i < n.value().size(); ++i)
-        leaves.push_back(int32(n.value()[i], np + "[" + std::to_string(i) + "]"));
-    }
-  }
-  if (auto it = st.find("virtualPlacement"); it != st.end() && !it->is_null()) {
-    if (!it->is_object()) fail(sp + ".virtualPlacement", "expected an object, got " + kind_of(*it));
-    for (auto n = it->begin(); n != it->end(); ++n) {
-      std::string np = sp + ".virtualPlacement." + n.key();
-      if (!n.value().is_array()) fail(np, "expected an array, got " + kind_of(n.value()));
-      auto& leaves = g.virtual_placement[n.key()];
-      for (size_t i = 0; i < n.value().size(); ++i)
-        leaves.push_back(str(n.value()[i], np + "[" + std::to_string(i) + "]"));
-    }
-  }
-  g.allocated_pods = str_list(st, "allocatedPods", sp);
-  g.preempting_pods = str_list(st, "preemptingPods", sp);
-  if (auto it = st.find("lazyPreemptionStatus"); it != st.end() && !it->is_null()) {
-    std::string lp = sp + ".lazyPreemptionStatus";
-    if (!it->is_object()) fail(lp, "expected an object, got " + kind_of(*it));
-    LazyPreemptionStatus l;
-    l.preemptor = opt_str(*it, "preemptor", lp);
-    l.preemption_time = opt_str(*it, "preemptionTime", lp);
-    g.lazy_preemption_status = l;
-  }
-  return g;
+    return rd.bad(sp.child("state"), "\"" + one_line(g.state, 40) +
+                                         "\" is not Allocated, Preempting or BeingPreempted");
+  return true;
 }
 
-// Parses the text and runs `f` on it; syntax errors give line:column.
+// {"items": [group...]} (Go writes a nil slice as null).
+bool group_list(Reader& rd, const Path& p, std::vector<AffinityGroup>& out) {
+  if (!rd.object(p)) return false;
+  std::string scratch;
+  std::string_view key;
+  const Path ip = p.child("items");
+  while (rd.r.next_key(key, scratch)) {
+    if (key != "items") {
+      if (!rd.r.skip()) return false;
+      continue;
+    }
+    out.clear();
+    bool present;
+    if (!rd.opt_array(ip, present)) return false;
+    if (!present) continue;
+    for (size_t i = 0; rd.r.next_element(); ++i) {
+      out.emplace_back();
+      if (!group(rd, ip.at(i), out.back())) return false;
+    }
+  }
+  return rd.r.ok();
+}
+
+bool cluster_status(Reader& rd, const Path& p, ClusterStatus& s) {
+  if (!rd.object(p)) return false;
+  bool have_physical = false, have_virtual = false;
+  std::string scratch;
+  std::string_view key;
+  while (rd.r.next_key(key, scratch)) {
+    if (key == "physicalCluster") {
+      have_physical = true;
+      s.physical_cluster.clear();
+      if (!physical_list(rd, p.child("physicalCluster"), s.physical_cluster)) return false;
+    } else if (key == "virtualClusters") {
+      have_virtual = true;
+      s.virtual_clusters.clear();
+      if (!vc_map(rd, p.child("virtualClusters"), s.virtual_clusters)) return false;
+    } else if (!rd.r.skip()) {
+      return false;
+    }
+  }
+  if (!rd.r.ok()) return false;
+  if (!have_physical) return rd.bad(p, "missing \"physicalCluster\"");
+  if (!have_virtual) return rd.bad(p, "missing \"virtualClusters\"");
+  return true;
+}
+
+// Reads the text with `f`; syntax errors give line:column.
 template <class T, class F>
 Parsed<T> parse_with(std::string_view text, F f) {
   Parsed<T> out;
-  J j;
-  try {
-    j = J::parse(text.begin(), text.end());
-  } catch (const J::parse_error& e) {
-    size_t byte = e.byte > 0 ? e.byte - 1 : 0;
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    out.error = "not JSON (line " + std::to_string(line) + ", column " + std::to_string(col) + ")";
-    return out;
-  } catch (const std::exception& e) {
-    out.error = std::string("not JSON: ") + e.what();
+  Reader rd(text);
+  T value{};
+  const Path top;
+  bool ok = f(rd, top, value) && rd.r.expect_end();
+  if (ok) {
+    out.value = std::move(value);
     return out;
   }
-  try {
-    out.value = f(j);
-  } catch (const Bad& e) {
-    out.error = e.what();
-  } catch (const std::exception& e) {
-    out.error = e.what();
+  if (!rd.error.empty()) {
+    out.error = rd.error;
+  } else {
+    auto [line, col] = rd.r.line_column(rd.r.error_offset());
+    out.error = "not JSON (line " + std::to_string(line) + ", column " + std::to_string(col) +
+                "): " + rd.r.error();
   }
   return out;
 }
@@ -257,68 +493,55 @@ void write_common(Json& j, const CellStatus& c) {
 }  // namespace
 
 Parsed<ClusterStatus> parse_cluster_status(std::string_view text) {
-  return parse_with<ClusterStatus>(text, [](const J& j) {
-    if (!j.is_object()) fail("(top level)", "expected an object, got " + kind_of(j));
-    ClusterStatus s;
-    s.physical_cluster =
-        physical_list(need(j, "physicalCluster", "(top level)"), "physicalCluster");
-    s.virtual_clusters = vc_map(need(j, "virtualClusters", "(top level)"), "virtualClusters");
-    return s;
-  });
+  return parse_with<ClusterStatus>(text, cluster_status);
 }
 
 Parsed<PhysicalClusterStatus> parse_physical_cluster(std::string_view text) {
-  return parse_with<PhysicalClusterStatus>(text, [](const J& j) { return physical_list(j, ""); });
+  return parse_with<PhysicalClusterStatus>(text, physical_list);
 }
 
 Parsed<std::map<std::string, VirtualClusterStatus>> parse_virtual_clusters(std::string_view text) {
-  return parse_with<std::map<std::string, VirtualClusterStatus>>(
-      text, [](const J& j) { return vc_map(j, ""); });
+  return parse_with<std::map<std::string, VirtualClusterStatus>>(text, vc_map);
 }
 
 Parsed<VirtualClusterStatus> parse_virtual_cluster(std::string_view text) {
-  return parse_with<VirtualClusterStatus>(text, [](const J& j) { return virtual_list(j, ""); });
+  return parse_with<VirtualClusterStatus>(text,
+                                          [](Reader& rd, const Path& p, VirtualClusterStatus& out) {
+                                            return cell_list(rd, p, out, virtual_cell);
+                                          });
 }
 
 Parsed<std::vector<AffinityGroup>> parse_affinity_groups(std::string_view text) {
-  return parse_with<std::vector<AffinityGroup>>(text, [](const J& j) {
-    if (!j.is_object()) fail("(top level)", "expected an object, got " + kind_of(j));
-    std::vector<AffinityGroup> out;
-    auto it = j.find("items");
-    // Go writes a nil slice as null.
-    if (it == j.end() || it->is_null()) return out;
-    if (!it->is_array()) fail("items", "expected an array, got " + kind_of(*it));
-    out.reserve(it->size());
-    for (size_t i = 0; i < it->size(); ++i)
-      out.push_back(group((*it)[i], "items[" + std::to_string(i) + "]"));
-    return out;
-  });
+  return parse_with<std::vector<AffinityGroup>>(text, group_list);
 }
 
 Parsed<Snapshot> parse_snapshot(std::string_view text) {
-  return parse_with<Snapshot>(text, [](const J& j) {
-    if (!j.is_object()) fail("(top level)", "expected an object, got " + kind_of(j));
-    Snapshot s;
-    const J& cs = need(j, "clusterStatus", "(top level)");
-    if (!cs.is_object()) fail("clusterStatus", "expected an object, got " + kind_of(cs));
-    s.status.physical_cluster = physical_list(need(cs, "physicalCluster", "clusterStatus"),
-                                              "clusterStatus.physicalCluster");
-    s.status.virtual_clusters =
-        vc_map(need(cs, "virtualClusters", "clusterStatus"), "clusterStatus.virtualClusters");
-    const J& ag = need(j, "affinityGroups", "(top level)");
-    if (!ag.is_object()) fail("affinityGroups", "expected an object, got " + kind_of(ag));
-    auto it = ag.find("items");
-    if (it != ag.end() && !it->is_null()) {
-      if (!it->is_array()) fail("affinityGroups.items", "expected an array, got " + kind_of(*it));
-      for (size_t i = 0; i < it->size(); ++i)
-        s.groups.push_back(group((*it)[i], "affinityGroups.items[" + std::to_string(i) + "]"));
+  return parse_with<Snapshot>(text, [](Reader& rd, const Path& p, Snapshot& s) {
+    if (!rd.object(p)) return false;
+    bool have_status = false, have_groups = false;
+    std::string scratch;
+    std::string_view key;
+    while (rd.r.next_key(key, scratch)) {
+      if (key == "clusterStatus") {
+        have_status = true;
+        s.status = {};
+        if (!cluster_status(rd, p.child("clusterStatus"), s.status)) return false;
+      } else if (key == "affinityGroups") {
+        have_groups = true;
+        if (!group_list(rd, p.child("affinityGroups"), s.groups)) return false;
+      } else if (!rd.r.skip()) {
+        return false;
+      }
     }
-    return s;
+    if (!rd.r.ok()) return false;
+    if (!have_status) return rd.bad(p, "missing \"clusterStatus\"");
+    if (!have_groups) return rd.bad(p, "missing \"affinityGroups\"");
+    return true;
   });
 }
 
 Parsed<AffinityGroup> parse_affinity_group(std::string_view text) {
-  return parse_with<AffinityGroup>(text, [](const J& j) { return group(j, "(top level)"); });
+  return parse_with<AffinityGroup>(text, group);
 }
 
 Json to_json(const PhysicalCellStatus& c) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 namespace pai::hived {
 
@@ -196,15 +198,16 @@ LiveState index_live(ClusterStatus status, std::vector<AffinityGroup> groups) {
   LiveState live;
   live.status = std::move(status);
   live.groups = std::move(groups);
-  std::map<std::string, size_t> node_at;
+  std::unordered_map<std::string, size_t> node_at;
   struct Walk {
     LiveState& live;
-    std::map<std::string, size_t>& node_at;
+    std::unordered_map<std::string, size_t>& node_at;
     void operator()(const PhysicalCellStatus& c, const std::string& chain, const std::string& sku,
                     const std::string& node) {
-      std::string here = node;
+      std::string named;
+      if (c.is_node_level) named = last_segment(c.cell_address);
+      const std::string& here = c.is_node_level ? named : node;
       if (c.is_node_level) {
-        here = last_segment(c.cell_address);
         auto [it, fresh] = node_at.emplace(here, live.nodes.size());
         if (fresh) live.nodes.push_back({here, true, {}, {}});
         LiveNode& n = live.nodes[it->second];
@@ -239,6 +242,18 @@ LiveState index_live(ClusterStatus status, std::vector<AffinityGroup> groups) {
     }
   };
   Walk walk{live, node_at};
+  size_t cells = 0;
+  for (const auto& top : live.status.physical_cluster) {
+    std::vector<const PhysicalCellStatus*> stack{&top};
+    while (!stack.empty()) {
+      const PhysicalCellStatus* c = stack.back();
+      stack.pop_back();
+      if (c->children.empty()) ++cells;
+      for (const auto& k : c->children) stack.push_back(&k);
+    }
+  }
+  live.leaves.reserve(cells);
+  live.leaf_index.reserve(cells);
   for (const auto& top : live.status.physical_cluster)
     walk(top, top.cell_type, top.leaf_cell_type, "");
   for (const auto& [vc, cells] : live.status.virtual_clusters)
@@ -378,7 +393,8 @@ Summary summarize(const LiveState& live) {
     s.nodes.push_back(std::move(ns));
   }
 
-  std::map<std::string, std::string> sku_of_address;
+  std::unordered_map<std::string_view, std::string_view> sku_of_address;
+  sku_of_address.reserve(live.leaves.size());
   for (const auto& l : live.leaves) sku_of_address[l.address] = l.leaf_type;
   for (const auto& [vc, cells] : live.status.virtual_clusters) {
     std::map<std::string, VcSkuSummary> per;
@@ -386,7 +402,11 @@ Summary summarize(const LiveState& live) {
       bool opp = top.cell_priority == -1 && top.cell_address.size() > 4 &&
                  top.cell_address.compare(top.cell_address.size() - 4, 4, "-opp") == 0;
       if (opp) {
-        std::string sku = top.physical_cell ? sku_of_address[top.physical_cell->cell_address] : "";
+        std::string sku;
+        if (top.physical_cell)
+          if (auto it = sku_of_address.find(top.physical_cell->cell_address);
+              it != sku_of_address.end())
+            sku = it->second;
         auto& v = per[sku];
         v.opportunistic++;
         continue;

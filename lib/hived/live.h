@@ -9,6 +9,7 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "config/hived_model.h"
@@ -53,9 +54,9 @@ struct LiveState {
   ClusterStatus status;
   std::vector<AffinityGroup> groups;
   std::vector<LiveLeaf> leaves;
-  std::vector<LiveNode> nodes;                    // in physical cluster order
-  std::map<std::string, size_t> leaf_index;       // "node:index" -> leaves
-  std::map<std::string, std::string> root_types;  // virtual root address -> cellType
+  std::vector<LiveNode> nodes;                         // in physical cluster order
+  std::unordered_map<std::string, size_t> leaf_index;  // "node:index" -> leaves
+  std::map<std::string, std::string> root_types;       // virtual root address -> cellType
   // Problems found while indexing (a group on a leaf that is not in the tree...).
   std::vector<std::string> warnings;
 };

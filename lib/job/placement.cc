@@ -207,6 +207,17 @@ Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts) {
             : "job name " + job.name + " is free");
   }
 
+  // HiveD's verdict on the live cells replaces the VC totals' "fits now".
+  e.cells = facts.cells;
+  if (vc && facts.cells && facts.cells->known) {
+    const CellVerdict& cv = *facts.cells;
+    bool rejected = cv.verdict == "rejected";
+    add("cells", !rejected,
+        (rejected ? "HiveD rejects the job: " : "HiveD on the live state: " + cv.verdict + ": ") +
+            cv.reason);
+    e.fits_now = cv.verdict == "fits" || cv.verdict == "preempts";
+    e.start_s = cv.start_s;
+  }
   e.eligible = std::all_of(e.checks.begin(), e.checks.end(), [](const Check& c) { return c.ok; });
   if (!e.eligible) {
     for (const auto& c : e.checks)
@@ -214,11 +225,16 @@ Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts) {
         e.reason = c.detail;
         break;
       }
+  } else if (e.cells && e.cells->known) {
+    e.reason = (e.fits_now ? "" : "would wait: ") + e.cells->reason +
+               (e.fits_now ? "" : "; start " + e.cells->estimate);
   } else {
     e.reason = e.fits_now ? "fits now (free " +
                                 describe_request(e.free.gpu, e.free.cpu, e.free.memory_mb) + ")"
                           : "would wait (free " +
                                 describe_request(e.free.gpu, e.free.cpu, e.free.memory_mb) + ")";
+    if (e.cells && !e.cells->why_unknown.empty())
+      e.reason += "; by VC totals: " + e.cells->why_unknown;
   }
   return e;
 }
@@ -236,6 +252,11 @@ std::vector<Evaluation> rank_clusters(const JobRequest& job, const std::vector<C
     if (a.eligible != b.eligible) return a.eligible;
     if (!a.eligible) return a.cluster < b.cluster;
     if (a.fits_now != b.fits_now) return a.fits_now;
+    if (!a.fits_now) {
+      // The earlier estimated start; a known one before an unknown one.
+      if (a.start_s.has_value() != b.start_s.has_value()) return a.start_s.has_value();
+      if (a.start_s && *a.start_s != *b.start_s) return *a.start_s < *b.start_s;
+    }
     int pa = a.preference < 0 ? 1 << 30 : a.preference,
         pb = b.preference < 0 ? 1 << 30 : b.preference;
     if (pa != pb) return pa < pb;

@@ -14,14 +14,21 @@
 //   - the storages the job names exist for the user;
 //   - the user has no job of that name yet (names are unique per user, for
 //     finished jobs too).
+// Where the caller could ask the cluster's HiveD (its inspect API), `cells`
+// holds HiveD's verdict on the live state (lib/hived/fit.h): whether the gang
+// fits as cells now and, if not, its estimated start. It then decides "fits
+// now" instead of the VC's free totals, and a request HiveD rejects drops the
+// cluster.
 // Ranking of the clusters that can take it:
-//   1. those with enough free resources for the whole job now, before those
-//      where it would wait;
-//   2. then the user's preference order (`paictl cluster prefer`), listed
+//   1. those where the job fits now (as cells where HiveD was asked, else by
+//      the VC's free resources), before those where it would wait;
+//   2. then the earlier estimated start (now for those that fit; known before
+//      unknown: clusters without HiveD have no estimate);
+//   3. then the user's preference order (`paictl cluster prefer`), listed
 //      clusters before the others;
-//   3. then the larger headroom (free / requested, on the tightest of GPU,
+//   4. then the larger headroom (free / requested, on the tightest of GPU,
 //      CPU and memory);
-//   4. then the name.
+//   5. then the name.
 
 #include <limits>
 #include <optional>
@@ -32,6 +39,16 @@
 #include "job/job_file.h"
 
 namespace pai::job {
+
+// What a cluster's live HiveD says about the job.
+struct CellVerdict {
+  bool known = false;             // HiveD answered and judged the job
+  std::string why_unknown;        // when not known: "no HiveD inspect API (...)", ...
+  std::string verdict;            // fits | preempts | waits | rejected
+  std::string reason;             // one line
+  std::optional<double> start_s;  // estimated start, epoch seconds
+  std::string estimate;           // how the start was estimated, or why it is unknown
+};
 
 // What paictl learned about one cluster for one job.
 struct ClusterFacts {
@@ -44,6 +61,7 @@ struct ClusterFacts {
       skus;  // SKU types of the job's VC (unknown when the call failed)
   std::optional<std::vector<api::Storage>> storages;
   std::optional<bool> name_taken;
+  std::optional<CellVerdict> cells;  // not asked when empty
 };
 
 // Asks one cluster what `evaluate` needs (VCs, user, SKU types of the job's VC,
@@ -64,10 +82,12 @@ struct Evaluation {
   api::Resources free;   // of the job's VC
   api::Resources total;  // of the job's VC
   bool fits_now = false;
-  double headroom = 0;  // min over requested dimensions of free / requested
-  int preference = -1;  // position in the preference list, -1 when not listed
-  int rank = 0;         // 1-based among eligible clusters, 0 when dropped
-  std::string reason;   // why it was dropped, or how it fits
+  std::optional<CellVerdict> cells;  // HiveD's verdict, when HiveD was asked
+  std::optional<double> start_s;     // estimated start: HiveD's, or now when it fits by totals
+  double headroom = 0;               // min over requested dimensions of free / requested
+  int preference = -1;               // position in the preference list, -1 when not listed
+  int rank = 0;                      // 1-based among eligible clusters, 0 when dropped
+  std::string reason;                // why it was dropped, or how it fits
 };
 
 Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts);

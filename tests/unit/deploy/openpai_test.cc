@@ -210,6 +210,11 @@ TEST(Endpoints, GatewayAndHivedAnswersAreReportedWithWhatAnsweredWhat) {
   EXPECT_FALSE(r.gateway_ok);
   EXPECT_EQ(r.answers.size(), 1u);
   EXPECT_EQ(none.requests().size(), 1u);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_NE(
+      r.problems[0].find("the gateway's http://10.0.0.1/rest-server/api/v2/info did not answer ("),
+      std::string::npos)
+      << r.problems[0];
 }
 
 }  // namespace

@@ -1,0 +1,227 @@
+#include "hived/fit.h"
+
+#include <algorithm>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+#include "config/hived_model.h"
+#include "diag/diagnostic.h"
+#include "scheduler/hived.h"
+#include "scheduler/hived_state.h"
+
+namespace pai::hived {
+
+namespace {
+
+std::string last_segment(const std::string& a) {
+  size_t slash = a.rfind('/');
+  return slash == std::string::npos ? a : a.substr(slash + 1);
+}
+
+bool is_opportunistic_entry(const VirtualCellStatus& c) {
+  return c.cell_priority == -1 && c.cell_address.size() > 4 &&
+         c.cell_address.compare(c.cell_address.size() - 4, 4, "-opp") == 0;
+}
+
+config::PhysicalCellSpec spec_of(const PhysicalCellStatus& c,
+                                 std::map<std::string, config::CellTypeSpec>& types,
+                                 std::vector<std::string>& type_order) {
+  config::PhysicalCellSpec s;
+  s.cell_type = c.cell_type;
+  s.cell_address = last_segment(c.cell_address);
+  if (!c.children.empty()) {
+    auto [it, fresh] = types.try_emplace(c.cell_type);
+    if (fresh) {
+      it->second.name = c.cell_type;
+      it->second.child_cell_type = c.children.front().cell_type;
+      it->second.child_cell_number = static_cast<int64_t>(c.children.size());
+      it->second.is_node_level = c.is_node_level;
+      type_order.push_back(c.cell_type);
+    }
+    s.has_children = true;
+    s.children.reserve(c.children.size());
+    for (const auto& k : c.children) s.children.push_back(spec_of(k, types, type_order));
+  }
+  return s;
+}
+
+// Every type of a chain is on its first branch.
+void chain_types(const PhysicalCellStatus& top,
+                 std::unordered_map<std::string, std::string>& chain_of) {
+  for (const PhysicalCellStatus* c = &top; c;
+       c = c->children.empty() ? nullptr : &c->children.front())
+    chain_of.emplace(c->cell_type, top.cell_type);
+}
+
+std::string utc(double s) {
+  time_t t = static_cast<time_t>(s);
+  tm g{};
+  gmtime_r(&t, &g);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &g);
+  return buf;
+}
+
+}  // namespace
+
+std::string_view to_string(FitVerdict::Kind k) {
+  switch (k) {
+    case FitVerdict::Kind::Fits:
+      return "fits";
+    case FitVerdict::Kind::Preempts:
+      return "preempts";
+    case FitVerdict::Kind::Waits:
+      return "waits";
+    case FitVerdict::Kind::Rejected:
+      return "rejected";
+  }
+  return "waits";
+}
+
+config::HivedConfig config_of(const ClusterStatus& status) {
+  config::HivedConfig cfg;
+  cfg.file = "(the live HiveD)";
+  cfg.has_virtual_clusters = true;
+  std::map<std::string, config::CellTypeSpec> types;
+  std::vector<std::string> type_order;
+  std::unordered_map<std::string, std::string> chain_of;  // cell type -> top type of its chain
+  for (const auto& top : status.physical_cluster) {
+    cfg.physical_cells.push_back(spec_of(top, types, type_order));
+    chain_types(top, chain_of);
+  }
+  for (const auto& t : type_order) cfg.cell_types.push_back(types[t]);
+  for (const auto& [vc, cells] : status.virtual_clusters) {
+    config::VirtualClusterSpec v;
+    v.name = vc;
+    std::vector<std::pair<std::string, int64_t>> counts;  // in order of appearance
+    for (const auto& c : cells) {
+      if (is_opportunistic_entry(c)) continue;
+      auto ch = chain_of.find(c.cell_type);
+      std::string type = ch == chain_of.end() || ch->second == c.cell_type
+                             ? c.cell_type
+                             : ch->second + "." + c.cell_type;
+      auto it = std::find_if(counts.begin(), counts.end(),
+                             [&](const auto& p) { return p.first == type; });
+      if (it == counts.end())
+        counts.push_back({type, 1});
+      else
+        ++it->second;
+    }
+    for (const auto& [type, n] : counts) {
+      config::VirtualCellSpec s;
+      s.cell_type = type;
+      s.cell_number = n;
+      v.virtual_cells.push_back(s);
+    }
+    cfg.virtual_clusters.push_back(std::move(v));
+  }
+  return cfg;
+}
+
+std::optional<FitVerdict> fit(const LiveState& live, const scheduler::GroupRequest& request,
+                              const std::map<std::string, double>& expected_end, double now_s,
+                              std::string& error) {
+  config::HivedConfig cfg = config_of(live.status);
+  diag::List diags;
+  config::Context ctx(cfg.file, diags);
+  auto model = std::make_shared<config::HivedModel>(config::build_hived_model(cfg, ctx));
+  if (diags.has_errors() || !model->complete) {
+    error = "the live cluster status does not make a HiveD config";
+    for (const auto& d : diags.items())
+      if (d.severity == diag::Severity::Error) {
+        error += ": " + d.message;
+        break;
+      }
+    return std::nullopt;
+  }
+  auto policy = scheduler::make_hived_policy(*model, error);
+  if (!policy) return std::nullopt;
+  for (const auto& n : bad_nodes(live))
+    if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);
+  scheduler::restore_hived_groups(*policy, live_groups(live, model.get()));
+
+  FitVerdict v;
+  auto where = [&](const scheduler::ScheduleResult& r) {
+    std::map<std::string, int64_t> per_node;
+    for (const auto& p : r.pods)
+      per_node[policy->cluster().nodes[static_cast<size_t>(p.node)].name] +=
+          static_cast<int64_t>(p.physical_leaf_cell_indices.size());
+    std::string s;
+    for (const auto& [n, k] : per_node)
+      s += (s.empty() ? "" : " ") + n + "[" + std::to_string(k) + "]";
+    return s;
+  };
+  auto res = policy->schedule(request, false);
+  if (res.outcome == scheduler::Outcome::Waiting &&
+      res.reason == "the placement needs preemption") {
+    auto pre = policy->schedule(request, true);
+    if (pre.outcome == scheduler::Outcome::Preempting) res = pre;
+  }
+  switch (res.outcome) {
+    case scheduler::Outcome::Bound:
+      v.kind = FitVerdict::Kind::Fits;
+      v.reason = "fits now as cells (chain " + res.cell_chain + ": " + where(res) + ")";
+      v.start_s = now_s;
+      v.estimate = "now";
+      return v;
+    case scheduler::Outcome::Preempting: {
+      v.kind = FitVerdict::Kind::Preempts;
+      for (const auto& x : res.victims) v.victims.push_back(x.group);
+      std::string list;
+      for (const auto& x : v.victims) list += (list.empty() ? "" : ", ") + x;
+      v.reason = "fits now by preempting lower-priority groups: " + list;
+      v.start_s = now_s;
+      v.estimate = "now, once the preempted groups are deleted";
+      return v;
+    }
+    case scheduler::Outcome::Rejected:
+      v.kind = FitVerdict::Kind::Rejected;
+      v.reason = res.reason;
+      v.estimate = "never: HiveD rejects the request";
+      return v;
+    case scheduler::Outcome::Waiting:
+      break;
+  }
+  v.kind = FitVerdict::Kind::Waits;
+  v.reason = res.reason;
+
+  // The start: release the running groups in the order of their expected ends.
+  std::vector<std::pair<double, std::string>> ends;
+  size_t unknown = 0;
+  for (const auto& g : live.groups) {
+    auto it = expected_end.find(g.name);
+    if (it == expected_end.end())
+      ++unknown;
+    else
+      ends.push_back({it->second, g.name});
+  }
+  std::sort(ends.begin(), ends.end());
+  for (const auto& [end, name] : ends) {
+    if (!policy->release(name)) continue;
+    ++v.released;
+    auto r = policy->schedule(request, false);
+    if (r.outcome == scheduler::Outcome::Bound) {
+      v.start_s = std::max(now_s, end);
+      v.after_group = name;
+      v.estimate = "about " + utc(*v.start_s) + ", when " + name +
+                   (end <= now_s ? " (past its expected end)" : "") + " ends" +
+                   (v.released > 1 ? " (the " + std::to_string(v.released) +
+                                         " running groups expected to end first released)"
+                                   : "");
+      return v;
+    }
+  }
+  if (ends.empty())
+    v.estimate = "unknown: no running group has an expected end";
+  else if (unknown > 0)
+    v.estimate = "unknown: it does not fit when the " + std::to_string(ends.size()) +
+                 " group(s) with an expected end have ended; " + std::to_string(unknown) +
+                 " running group(s) have none";
+  else
+    v.estimate = "unknown: it does not fit even when every running group has ended";
+  return v;
+}
+
+}  // namespace pai::hived

@@ -1,0 +1,89 @@
+# job submit --cluster auto on HiveD's cells: two REST test servers (lab with a
+# HiveD inspect API, cloud without) and the HiveD test server's auto scenario
+# (scenarios/auto.json): prod's four V100 nodes are held by alice~prod-a (3)
+# and dave~short (1); research holds three V100 nodes and a K80 one, bob~train
+# runs on one of its V100 nodes at priority 50. Worked out by hand:
+#  * a gang of 5 pods x 4 GPUs in research (priority test = 10) fits research's
+#    free GPUs by the VC totals (20 of 28), but not as cells: a group stays in
+#    one chain, and research has two free V100 node cells (16 GPUs); it cannot
+#    preempt bob~train (50). dave~short ending frees a prod cell, which research
+#    cannot use; bob~train ending gives research its third node cell: the
+#    estimated start is bob~train's launch plus its expected duration (3 h, the
+#    median of bob's finished jobs, or --expected-duration).
+#  * a pod of 8 GPUs fits now on research's free node cell.
+. "$PAI_SOURCE_DIR/tests/integration/hived/lib.sh"
+start_server auto
+REST="$TMP/rest"
+"$PY" "$PAI_SOURCE_DIR/tests/integration/rest/rest_fixture.py" start "$REST" \
+  lab="$SCEN/auto-rest-lab.json" cloud="$SCEN/auto-rest-cloud.json" || exit $?
+for p in "$REST"/*.pid; do SERVER_PIDS="$SERVER_PIDS $(cat "$p")"; done
+. "$REST/env.sh"
+
+set +e
+echo alice-pass-1 | "$PAICTL" cluster add lab --uri "$LAB_URI" --user alice --password-stdin --hived "$URL" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+echo cloud-pass-1 | "$PAICTL" cluster add cloud --uri "$CLOUD_URI" --user alice --password-stdin >>"$TMP/out" 2>>"$TMP/err"
+RC=$((RC + $?))
+set -e
+OUT="$TMP/out" ERR="$TMP/err"
+expect_rc 0 "cluster add lab --hived and cloud"
+grep -q "hived: $URL" "$XDG_CONFIG_HOME/paictl/clusters.yaml" && pass "the registry keeps lab's HiveD" || fail "no hived in the registry"
+
+job() {  # job NAME INSTANCES GPUS: a research job file of INSTANCES pods of GPUS GPUs
+  cat >"$TMP/$1.yaml" <<YAML
+protocolVersion: 2
+name: $1
+type: job
+prerequisites:
+  - {name: image, type: dockerimage, uri: "ubuntu:22.04"}
+taskRoles:
+  worker:
+    instances: $2
+    dockerImage: image
+    resourcePerInstance: {gpu: $3, cpu: $(($3 * 4)), memoryMB: $(($3 * 16384))}
+    commands: [sleep 600]
+defaults:
+  virtualCluster: research
+extras:
+  hivedScheduler:
+    taskRoles:
+      worker: {skuType: GPU}
+YAML
+}
+job gang 5 4
+job single 1 8
+run job list --cluster lab --user bob -o json
+BOB_LAUNCHED=$("$PY" -c "import json,sys; print([j['launchedTime'] for j in json.load(open(sys.argv[1]))['items'] if j['name'] == 'train'][0])" "$OUT")
+# start_at HOURS: bob~train's launch plus HOURS, as job submit prints it (UTC, seconds).
+start_at() { "$PY" -c "import sys, datetime; print(datetime.datetime.fromtimestamp(int(int(sys.argv[1]) / 1000 + float(sys.argv[2]) * 3600), datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ'))" "$BOB_LAUNCHED" "$1"; }
+
+run job submit "$TMP/gang.yaml" --cluster auto --dry-run -o json
+expect_rc 0 "auto dry run of the 5x4 gang"
+schema_check jobSubmission "job submit --cluster auto -o json"
+json_check "[e['cluster'] for e in d['decision']] == ['cloud', 'lab'] and d['target'] == 'cloud'" "cloud (fits by its totals) ranks before lab (waits as cells)"
+json_check "[e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['verdict'] == 'waits' and not [e for e in d['decision'] if e['cluster'] == 'lab'][0]['fitsNow']" "on lab the gang waits as cells although research's totals have 20 free GPUs"
+json_check "[e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['estimatedStart'] == '$(start_at 3)'" "lab's estimate: bob~train's launch + 3 h (bob's median run time)"
+json_check "'when bob~train ends' in [e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['estimate']" "the estimate names the group it waits for"
+json_check "[e for e in d['decision'] if e['cluster'] == 'cloud'][0]['hived']['known'] is False and 'no HiveD inspect API' in [e for e in d['decision'] if e['cluster'] == 'cloud'][0]['hived']['reason']" "cloud has no HiveD: ranked by VC totals, and it says so"
+
+run job submit "$TMP/gang.yaml" --cluster auto --dry-run --expected-duration 2h -o json
+expect_rc 0 "auto dry run with --expected-duration"
+json_check "[e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['estimatedStart'] == '$(start_at 2)'" "--expected-duration 2h: bob~train's launch + 2 h"
+json_check "'3 running groups' in [e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['estimate']" "alice~prod-a and dave~short end earlier and are released first"
+
+run job submit "$TMP/gang.yaml" --cluster auto --dry-run
+expect_rc 0 "auto dry run as a table"
+expect_out "CELLS" "the table has HiveD's verdict"
+expect_out "$(start_at 3)" "and the estimated start"
+expect_out "no HiveD" "cloud is marked as ranked without HiveD"
+
+run cluster prefer lab cloud
+run job submit "$TMP/single.yaml" --cluster auto --dry-run -o json
+expect_rc 0 "auto dry run of one 8-GPU pod"
+json_check "d['target'] == 'lab' and [e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['verdict'] == 'fits'" "one 8-GPU pod fits lab now as cells; preference picks lab"
+
+run job submit "$TMP/gang.yaml" --cluster auto --explain
+expect_rc 0 "auto submit with --explain"
+expect_err "--cluster auto chose cloud" "the gang goes to cloud"
+expect_err "CELLS" "--explain prints the ranking"
+finish

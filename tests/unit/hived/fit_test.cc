@@ -1,0 +1,110 @@
+// config_of and fit on a hand-worked case (tests/integration/hived/scenarios/
+// auto-hived.yaml): prod's four V100 nodes are held by alice~prod-a (3) and
+// dave~short (1); research (three V100 node cells and a K80 one) runs bob~train
+// at priority 50 on one node; three V100 nodes are free.
+
+#include "hived/fit.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "scheduler/helpers.h"
+#include "scheduler/hived.h"
+#include "scheduler/hived_state.h"
+
+namespace pai::hived {
+namespace {
+
+LiveState auto_state() {
+  std::ifstream f(PAI_SOURCE_DIR "/tests/integration/hived/scenarios/auto-hived.yaml");
+  std::stringstream s;
+  s << f.rdbuf();
+  auto model = scheduler::test::model_from_yaml(s.str());
+  std::string err;
+  auto policy = scheduler::make_hived_policy(*model, err);
+  EXPECT_NE(policy, nullptr) << err;
+  using scheduler::test::req;
+  for (auto r : {req("alice~prod-a", "prod", 300, {{3, 8}}, "V100"),
+                 req("dave~short", "prod", 300, {{1, 8}}, "V100"),
+                 req("bob~train", "research", 50, {{1, 8}}, "V100")})
+    EXPECT_EQ(policy->schedule(r).outcome, scheduler::Outcome::Bound) << r.affinity_group;
+  auto state = *scheduler::snapshot_hived(*policy);
+  return index_live(cluster_status_of(*model, state), affinity_groups_of(*model, state));
+}
+
+TEST(Fit, TheConfigComesFromTheClusterStatus) {
+  config::HivedConfig cfg = config_of(auto_state().status);
+  ASSERT_EQ(cfg.cell_types.size(), 3u);
+  std::map<std::string, std::tuple<std::string, int64_t, bool>> types;
+  for (const auto& t : cfg.cell_types)
+    types[t.name] = {t.child_cell_type, t.child_cell_number, t.is_node_level};
+  EXPECT_EQ(types["V100-RACK"], std::make_tuple(std::string("V100-NODE"), int64_t{4}, false));
+  EXPECT_EQ(types["V100-NODE"], std::make_tuple(std::string("V100"), int64_t{8}, true));
+  EXPECT_EQ(types["K80-NODE"], std::make_tuple(std::string("K80"), int64_t{4}, true));
+  ASSERT_EQ(cfg.physical_cells.size(), 4u);
+  EXPECT_EQ(cfg.physical_cells[0].children[1].cell_address, "v2");
+  std::map<std::string, std::vector<std::pair<std::string, int64_t>>> vcs;
+  for (const auto& v : cfg.virtual_clusters)
+    for (const auto& c : v.virtual_cells) vcs[v.name].push_back({c.cell_type, c.cell_number});
+  EXPECT_EQ(vcs["prod"],
+            (std::vector<std::pair<std::string, int64_t>>{{"V100-RACK.V100-NODE", 4}}));
+  EXPECT_EQ(vcs["research"], (std::vector<std::pair<std::string, int64_t>>{
+                                 {"V100-RACK.V100-NODE", 3}, {"K80-NODE", 1}}));
+}
+
+scheduler::GroupRequest job(int32_t pods, int32_t gpus, int32_t priority = 10) {
+  return scheduler::test::req("alice~new", "research", priority, {{pods, gpus}});
+}
+
+TEST(Fit, AGangThatFitsNow) {
+  std::string err;
+  auto v = fit(auto_state(), job(1, 8), {}, 100, err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_EQ(v->kind, FitVerdict::Kind::Fits) << v->reason;
+  EXPECT_EQ(v->start_s, 100);
+}
+
+TEST(Fit, TheStartIsTheEndAfterWhichItFits) {
+  // 5 x 4 GPUs: 20 of research's GPUs, but one chain and two free node cells.
+  std::string err;
+  const std::map<std::string, double> ends = {
+      {"dave~short", 1000}, {"bob~train", 2000}, {"alice~prod-a", 3000}};
+  auto v = fit(auto_state(), job(5, 4), ends, 100, err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_EQ(v->kind, FitVerdict::Kind::Waits);
+  ASSERT_TRUE(v->start_s);
+  EXPECT_EQ(*v->start_s, 2000);  // dave~short's end frees a prod cell only
+  EXPECT_EQ(v->after_group, "bob~train");
+  EXPECT_EQ(v->released, 2);
+
+  // Without bob~train's end it is unknown.
+  v = fit(auto_state(), job(5, 4), {{"dave~short", 1000}}, 100, err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_FALSE(v->start_s);
+  EXPECT_NE(v->estimate.find("unknown"), std::string::npos) << v->estimate;
+  // An end in the past: it starts now.
+  v = fit(auto_state(), job(5, 4), {{"bob~train", 50}}, 100, err);
+  ASSERT_TRUE(v && v->start_s) << err;
+  EXPECT_EQ(*v->start_s, 100);
+}
+
+TEST(Fit, AHigherPriorityPreemptsInsideItsVc) {
+  std::string err;
+  auto v = fit(auto_state(), job(3, 8, 100), {}, 100, err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_EQ(v->kind, FitVerdict::Kind::Preempts) << v->reason;
+  EXPECT_EQ(v->victims, std::vector<std::string>{"bob~train"});
+}
+
+TEST(Fit, AnUnknownVcIsRejected) {
+  std::string err;
+  auto r = scheduler::test::req("x", "nope", 10, {{1, 1}});
+  auto v = fit(auto_state(), r, {}, 100, err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_EQ(v->kind, FitVerdict::Kind::Rejected);
+}
+
+}  // namespace
+}  // namespace pai::hived
