@@ -87,8 +87,8 @@ std::vector<CheckResult> cross_site_results(const std::string& host,
     c.host = host;
     c.check = p.port > 0 ? "CrossSitePort" : "CrossSiteMTU";
     std::string peer = p.peer + " (" + p.address + ")";
-    std::string key = p.port > 0 ? "tcp " + p.address + " " + std::to_string(p.port)
-                                 : "mtu " + p.address;
+    std::string key =
+        p.port > 0 ? "tcp " + p.address + " " + std::to_string(p.port) : "mtu " + p.address;
     auto it = seen.find(key);
     if (!r.ok() || it == seen.end()) {
       c.status = Status::Skip;
@@ -119,8 +119,8 @@ std::vector<CheckResult> cross_site_results(const std::string& host,
       auto mtu_value = util::parse_int(mtu);
       if (w[1] == "ok") {
         c.status = Status::Pass;
-        c.message = "packets of the CNI's MTU " + mtu + " + 50 (VXLAN) reach " + peer +
-                    " unfragmented";
+        c.message =
+            "packets of the CNI's MTU " + mtu + " + 50 (VXLAN) reach " + peer + " unfragmented";
       } else if (w[1] == "unknown") {
         c.status = Status::Skip;
         c.message = "cannot probe the path MTU to " + peer + ": ping is not installed";
@@ -129,8 +129,10 @@ std::vector<CheckResult> cross_site_results(const std::string& host,
         c.message = "a packet of " +
                     (mtu_value ? std::to_string(*mtu_value + 50) + " bytes"
                                : std::string("the pods' size")) +
-                    " (the CNI's MTU " + mtu + " + 50 of VXLAN) with don't-fragment set does not "
-                    "reach " + peer + ": the path between the sites is narrower";
+                    " (the CNI's MTU " + mtu +
+                    " + 50 of VXLAN) with don't-fragment set does not "
+                    "reach " +
+                    peer + ": the path between the sites is narrower";
         c.hint =
             "lower the MTU of the hosts' interfaces (a site-to-site VPN: 1400, so that the pods "
             "get 1350), or clamp the MSS on the VPN device; check with ping -M do -s SIZE";
