@@ -9,7 +9,7 @@ PACKAGES="
   clang libclang-rt-14-dev clang-format
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libssh-dev libcurl4-openssl-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev libfyaml-dev
-  openssh-server openssh-client iproute2 util-linux procps python3 sudo
+  openssh-server openssh-client iproute2 iputils-ping util-linux procps python3 sudo
   python3-yaml python3-jsonschema openssl
 "
 # The testbed's kubectl (scripts/testbed.sh): Debian's kubernetes-client, unless another

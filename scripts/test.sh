@@ -10,7 +10,8 @@
 #
 #   PAI_SANITIZE=LIST   sanitizers to build with (default address,undefined;
 #                       empty for a plain build, e.g. where libasan is missing)
-#   PAI_TEST_JOBS=N     parallel tests (default: number of CPUs)
+#   PAI_TEST_JOBS=N     parallel tests (default: twice the number of CPUs: many
+#                       end-to-end tests wait on SSH hosts and servers)
 #   PAI_SKIP_SLOW=1     leave out the tests labelled "slow" (`ctest -L slow -N`)
 set -eu
 cd "$(dirname "$0")/.."
@@ -18,7 +19,7 @@ scripts/install-deps.sh
 echo "==> format"
 scripts/check-format.sh
 JOBS=$(nproc 2>/dev/null || echo 2)
-TEST_JOBS=${PAI_TEST_JOBS:-$JOBS}
+TEST_JOBS=${PAI_TEST_JOBS:-$((JOBS * 2))}
 SANITIZE=${PAI_SANITIZE-address,undefined}
 
 # -O0 -g1: instrumented code compiles about 40% faster unoptimised, which more than
