@@ -78,9 +78,13 @@ PY
 # --- list --watch without a terminal, stopped with Ctrl-C --------------------------------------------
 "$PAICTL" job list --watch --interval 0.1 --state RUNNING,FAILED >"$TMP/watch" 2>"$TMP/watch.err" &
 WPID=$!
-sleep 0.6
+# Waits (at most 30 s: a loaded machine, a sanitized build) for the first listing,
+# then for the change, instead of fixed sleeps.
+i=0
+while ! grep -q "alice~sweep-02" "$TMP/watch" 2>/dev/null && [ $i -lt 300 ]; do i=$((i + 1)); sleep 0.1; done
 ctl "$LAB_URI" POST /__control/jobs/alice~sweep-02 '{"plan": ["FAILED"]}' >/dev/null
-sleep 0.6
+i=0
+while ! grep -q "alice~sweep-02  RUNNING -> FAILED$" "$TMP/watch" && [ $i -lt 300 ]; do i=$((i + 1)); sleep 0.1; done
 kill -INT "$WPID"
 set +e
 wait "$WPID"

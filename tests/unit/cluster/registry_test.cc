@@ -230,6 +230,12 @@ TEST(Registry, ConcurrentWritersLoseNoUpdate) {
               return std::string();
             },
             d);
+        // A writer that waited too long for the lock was told so and its update
+        // was not made; it tries again, as its user would. Any other error fails.
+        if (err.find("another paictl process holds") != std::string::npos) {
+          --k;
+          continue;
+        }
         if (!err.empty()) _exit(1);
       }
       _exit(0);
