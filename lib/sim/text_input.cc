@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "util/strings.h"
+#include "util/utf8.h"
 
 namespace pai::sim {
 
@@ -120,24 +121,6 @@ bool ByteSource::refill() {
 
 namespace {
 constexpr int kMaxDepth = 256;
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 std::string describe_char(int c) {
   if (c < 0) return "the end of the file";
@@ -353,7 +336,7 @@ bool JsonReader::parse_string(std::string& out) {
           fail("unpaired surrogate in a \\u escape", esc);
           return false;
         }
-        append_utf8(out, cp);
+        util::append_utf8(out, cp);
         break;
       }
       default:

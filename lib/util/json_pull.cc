@@ -1,5 +1,7 @@
 #include "util/json_pull.h"
 
+#include "util/utf8.h"
+
 namespace pai::util {
 
 namespace {
@@ -9,24 +11,6 @@ int hex(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-void put_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 // Length of the valid UTF-8 sequence at p (lead byte >= 0x80), 0 when invalid.
@@ -292,7 +276,7 @@ bool JsonPull::string_body(std::string_view& out, std::string& scratch) {
         } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
           return fail_here("a low surrogate without its high surrogate");
         }
-        put_utf8(scratch, cp);
+        append_utf8(scratch, cp);
         break;
       }
       default:

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "util/strings.h"
+#include "util/utf8.h"
 #include "util/yaml_emit.h"
 
 namespace pai::yaml {
@@ -1510,21 +1511,7 @@ class Parser {
     }
     if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
       fail(m, "escape is not a valid Unicode code point");
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+    util::append_utf8(out, cp);
   }
 
   // --- flow context -------------------------------------------------------------
