@@ -435,14 +435,14 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   pai::deploy::RunResult result = pai::deploy::Engine(transport, eo).run(p.specs, phases);
   doc["result"] = result.to_json();
   if (!json) {
-    if (result.ok())
+    if (result.ok()) {
       std::printf("%s: done in %.1f s (logs in %s/logs)\n", verb, result.ms / 1000,
                   state_dir.c_str());
-    if (result.ok() && !reset)
-      print_cluster_add(p);
-    else
+      if (!reset) print_cluster_add(p);
+    } else {
       std::printf("%s: FAILED after %.1f s; a re-run resumes where it stopped (logs in %s/logs)\n",
                   verb, result.ms / 1000, state_dir.c_str());
+    }
   }
   if (!result.ok()) return finish(failure_code(result));
   return finish(result.changed() ? kExitChanges : kExitOk);

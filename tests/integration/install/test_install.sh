@@ -289,6 +289,8 @@ pass "no secret in outputs, logs, the journal or the hosts' argv"
 # 6. Reset: every host back to the fresh state (but the counters of completed
 # kubeadm runs and apt's package lists, a cache every real host has).
 "$PAICTL" reset "$C" --ssh-config "$RUN/ssh_config" --yes > "$TMP/reset.txt" 2>&1 || { cat "$TMP/reset.txt"; fail "reset"; }
+grep -q '^reset: done in ' "$TMP/reset.txt" && ! grep -q 'FAILED' "$TMP/reset.txt" ||
+  { cat "$TMP/reset.txt"; fail "a reset that worked says done, and nothing FAILED"; }
 state "$TMP/reset.json"
 "$PYTHON3" - "$TMP/fresh.json" "$TMP/reset.json" <<'PY' || fail "reset did not restore the fresh state"
 import json, sys
