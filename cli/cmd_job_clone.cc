@@ -23,6 +23,7 @@
 #include "printer.h"
 #include "util/printable.h"
 #include "util/strings.h"
+#include "util/time.h"
 
 namespace paictl {
 
@@ -30,12 +31,7 @@ namespace {
 
 // "20261201-120304" (UTC): a stamp for generated names.
 std::string utc_stamp() {
-  std::time_t t = std::time(nullptr);
-  struct tm tm {};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
+  return pai::util::format_utc(std::time(nullptr), "%Y%m%d-%H%M%S");
 }
 
 // A job name from any text: characters the server refuses become '_', at most 255.

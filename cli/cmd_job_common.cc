@@ -24,6 +24,7 @@
 #include "printer.h"
 #include "util/printable.h"
 #include "util/strings.h"
+#include "util/time.h"
 #include "util/version.h"
 #include "util/yaml_emit.h"
 
@@ -121,12 +122,8 @@ std::string format_duration_ms(double ms) {
 
 std::string format_time_ms(const Json& v) {
   if (!v.is_number()) return "-";
-  std::time_t t = static_cast<std::time_t>(v.get<double>() / 1000);
-  struct tm tm {};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
+  return pai::util::format_local(static_cast<std::time_t>(v.get<double>() / 1000),
+                                 "%Y-%m-%d %H:%M:%S");
 }
 
 // --- clusters ------------------------------------------------------------------------

@@ -29,6 +29,7 @@
 #include "output.h"
 #include "printer.h"
 #include "util/strings.h"
+#include "util/time.h"
 
 namespace paictl {
 
@@ -206,12 +207,7 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
 }
 
 std::string utc_time(double s) {
-  time_t t = static_cast<time_t>(s);
-  tm g{};
-  gmtime_r(&t, &g);
-  char buf[32];
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &g);
-  return buf;
+  return pai::util::rfc3339_utc(static_cast<std::time_t>(s));
 }
 
 jobcli::Json evaluation_json(const pai::job::Evaluation& e) {

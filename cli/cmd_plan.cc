@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "diag/report.h"
+#include "diag_output.h"
 #include "exit_codes.h"
 #include "output.h"
 #include "planner/diagram.h"
@@ -72,21 +73,6 @@ std::string find_layouts(const std::string& flag) {
        {d + "/../share/paictl/layouts", d + "/../layouts", d + "/../../layouts"})
     if (!d.empty() && pai::util::is_directory(c)) return c;
   return "layouts";
-}
-
-void print_diagnostics(const pai::diag::List& list, const Globals& g) {
-  std::vector<pai::diag::Diagnostic> shown;
-  for (const auto& d : list.items()) {
-    if (d.severity == pai::diag::Severity::Info && !g.verbose) continue;
-    if (g.quiet && d.severity != pai::diag::Severity::Error) continue;
-    shown.push_back(d);
-  }
-  if (shown.empty()) return;
-  pai::diag::TextOptions topt;
-  topt.color = use_color(g.no_color, 2);
-  topt.show_summary = false;
-  std::string text = pai::diag::write_text(shown, 0, topt);
-  std::fwrite(text.data(), 1, text.size(), stderr);
 }
 
 int run(const PlanCliOptions& o, const Globals& g) {
@@ -149,7 +135,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
 
   PlanRun r = plan_from_inputs(in);
   if (!r.ok()) {
-    print_diagnostics(r.diagnostics, g);
+    print_findings_stderr(r.diagnostics, g);
     print_error("nothing planned: fix the errors above");
     return kExitUsage;
   }
@@ -157,7 +143,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
   // The files, checked exactly as `paictl check config` would.
   pai::diag::List check = check_plan_files(r.plan);
   if (check.has_errors()) {
-    print_diagnostics(check, g);
+    print_findings_stderr(check, g);
     print_error(
         "internal error: the planned files do not pass paictl check config; please report it");
     return kExitFindings;
@@ -252,7 +238,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
   }
   // Findings after the summary, where a terminal user sees them.
   std::fflush(stdout);
-  print_diagnostics(r.diagnostics, g);
+  print_findings_stderr(r.diagnostics, g);
   // 0, or 2 under --detailed-exitcode (exit_code_for).
   return changed ? kExitChanges : kExitOk;
 }

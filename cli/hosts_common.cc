@@ -13,6 +13,7 @@
 
 #include "check/report.h"
 #include "diag/report.h"
+#include "diag_output.h"
 #include "exit_codes.h"
 #include "output.h"
 #include "printer.h"
@@ -110,15 +111,6 @@ pai::remote::Secret read_password_from_stdin(std::string* error) {
   return s;
 }
 
-void print_diagnostics(const pai::diag::List& list, const Globals& g) {
-  if (list.empty()) return;
-  pai::diag::TextOptions t;
-  t.color = use_color(g.no_color, 2);
-  t.show_summary = false;
-  std::string text = pai::diag::write_text(list.items(), 0, t);
-  std::fwrite(text.data(), 1, text.size(), stderr);
-}
-
 }  // namespace
 
 int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
@@ -150,7 +142,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   }
 
   out.inventory = pai::inventory::build_inventory(io);
-  print_diagnostics(out.inventory.diagnostics, g);
+  print_findings_stderr(out.inventory.diagnostics, g);
   if (out.inventory.input_error) {
     if (out.inventory.cluster_files_invalid)
       std::fprintf(

@@ -8,19 +8,11 @@
 
 #include "remote/executor.h"
 #include "util/strings.h"
+#include "util/time.h"
 
 namespace pai::check {
 
 namespace {
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string gib(int64_t bytes) {
   return util::format_bytes(static_cast<double>(bytes));
@@ -1177,7 +1169,7 @@ std::vector<HostOutcome> collect(remote::Transport& transport,
     if (h.plan.master) f.roles.push_back("master");
     if (h.plan.worker) f.roles.push_back("worker");
     if (h.plan.sku) f.machine_type = h.plan.sku->name;
-    f.collected_at = utc_now();
+    f.collected_at = util::now_rfc3339();
     if (h.reached) facts::parse_fact_output(h.exec.out, h.exec.first_output_epoch, f);
     // A connection that broke before the script printed anything did not really reach the host.
     if (h.reached && !h.exec.ok() && f.sections.empty())

@@ -5,6 +5,7 @@
 #include "api/signin.h"
 #include "http/client.h"
 #include "util/fs.h"
+#include "util/time.h"
 
 namespace pai::cluster {
 
@@ -102,7 +103,7 @@ AddResult add_cluster(const AddRequest& req, http::Client& http, const Registry&
   c.ca_file = req.ca_file;
   c.insecure = req.insecure;
   c.hived = req.hived;
-  c.added_at = now_rfc3339();
+  c.added_at = util::now_rfc3339();
   std::string secret = req.secret;
   if (req.credential == Credential::TokenFile) {
     c.auth = AuthMethod::TokenFile;

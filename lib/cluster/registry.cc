@@ -427,13 +427,4 @@ std::string read_token(const Cluster& c, std::string* error) {
   return t;
 }
 
-std::string now_rfc3339() {
-  std::time_t t = std::time(nullptr);
-  struct tm tm {};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 }  // namespace pai::cluster

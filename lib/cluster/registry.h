@@ -117,7 +117,4 @@ std::string tls_problem(const Cluster& c);
 // file. Empty with `error` set when the file cannot be read.
 std::string read_token(const Cluster& c, std::string* error);
 
-// The current time as RFC 3339 UTC.
-std::string now_rfc3339();
-
 }  // namespace pai::cluster

@@ -18,14 +18,14 @@ const CellTypeSpec* HivedConfig::find_cell_type(std::string_view name) const {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"kubeApiServerAddress",
-                                           "kubeConfigFilePath",
-                                           "webServerAddress",
-                                           "forcePodBindThreshold",
-                                           "waitingPodSchedulingBlockMilliSec",
-                                           "physicalCluster",
-                                           "virtualClusters",
-                                           "quotaExcludeVCs"};
+const std::vector<std::string> kHivedTopKeys = {"kubeApiServerAddress",
+                                                "kubeConfigFilePath",
+                                                "webServerAddress",
+                                                "forcePodBindThreshold",
+                                                "waitingPodSchedulingBlockMilliSec",
+                                                "physicalCluster",
+                                                "virtualClusters",
+                                                "quotaExcludeVCs"};
 const std::vector<std::string> kPhysicalClusterKeys = {"skuTypes", "cellTypes", "physicalCells",
                                                        "gpuTypes"};
 const std::vector<std::string> kCellTypeKeys = {"childCellType", "childCellNumber", "isNodeLevel"};
@@ -90,7 +90,7 @@ HivedConfig load_hived_config(const Node* root, Context& ctx) {
     cfg.valid = false;
     return cfg;
   }
-  ctx.unknown_keys(root, kTopKeys, "the HiveD config");
+  ctx.unknown_keys(root, kHivedTopKeys, "the HiveD config");
 
   const Node* pc = ctx.required(root, "physicalCluster", "the HiveD config");
   if (pc && ctx.is_mapping(pc, "physicalCluster")) {

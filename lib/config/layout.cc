@@ -28,7 +28,7 @@ int64_t Layout::leaf_capacity(const MachineSku& sku) {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"kubernetes", "machine-sku", "machine-list"};
+const std::vector<std::string> kLayoutTopKeys = {"kubernetes", "machine-sku", "machine-list"};
 const std::vector<std::string> kSkuKeys = {"mem", "cpu", "computing-device"};
 const std::vector<std::string> kDeviceKeys = {"type", "model", "count"};
 const std::vector<std::string> kMachineKeys = {"hostname",   "hostip",     "machine-type",
@@ -185,7 +185,7 @@ Layout load_layout(const Node* root, Context& ctx) {
               "keep only "
               "hostname, hostip, machine-type and pai-master/pai-worker: \"true\"");
   } else {
-    ctx.unknown_keys(root, kTopKeys, "layout.yaml");
+    ctx.unknown_keys(root, kLayoutTopKeys, "layout.yaml");
   }
 
   if (const Node* k = root->get("kubernetes")) {

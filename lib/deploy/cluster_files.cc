@@ -14,8 +14,6 @@ namespace pai::deploy {
 
 namespace {
 
-constexpr const char* kKubectl =
-    "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache";
 constexpr const char* kName = "pai-configuration";
 const char* const kFiles[] = {"layout.yaml", "config.yaml", "services-configuration.yaml"};
 

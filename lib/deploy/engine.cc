@@ -17,6 +17,7 @@
 
 #include "remote/executor.h"
 #include "util/strings.h"
+#include "util/time.h"
 
 namespace pai::deploy {
 
@@ -156,6 +157,13 @@ Status command_failure(const std::string& what, const remote::ExecResult& r) {
   std::string msg = what + " failed (exit " + std::to_string(r.exit_status) + ")";
   if (!lines.empty()) msg += ": " + util::join(lines, " / ");
   return Status::failure(msg, "the host's log under .paictl/logs/ has the whole output");
+}
+
+Status run_step(HostRun& h, const std::string& what, const std::string& script,
+                const std::string& input, int timeout_ms) {
+  auto r = h.sh("set -e\n" + script, input, timeout_ms);
+  if (!r.ok() || r.exit_status != 0) return command_failure(what, r);
+  return {};
 }
 
 Status Phase::verify(HostRun& host) {
@@ -358,7 +366,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   RunResult res;
   res.dry_run = opts_.dry_run;
   res.run_id = opts_.run_id;
-  if (res.run_id.empty()) res.run_id = utc_now_rfc3339() + "-" + std::to_string(::getpid());
+  if (res.run_id.empty()) res.run_id = util::now_rfc3339_ms() + "-" + std::to_string(::getpid());
   Masker own_masker;
   Masker* masker = opts_.masker ? opts_.masker : &own_masker;
 
@@ -417,7 +425,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     std::string run_id = res.run_id;
     if (lp->fd >= 0)
       runs.back()->log_sink = [lp](const std::string& text) {
-        std::string line = "[" + utc_now_rfc3339() + "] " + text + "\n";
+        std::string line = "[" + util::now_rfc3339_ms() + "] " + text + "\n";
         std::lock_guard lock(lp->mu);
         if (::write(lp->fd, line.data(), line.size()) < 0) {
         }

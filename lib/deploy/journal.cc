@@ -15,22 +15,9 @@
 #include <tuple>
 
 #include "util/fs.h"
+#include "util/time.h"
 
 namespace pai::deploy {
-
-std::string utc_now_rfc3339() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms));
-  return out;
-}
 
 namespace {
 std::string parent_dir(const std::string& path) {
@@ -69,7 +56,7 @@ Journal::~Journal() {
 void Journal::append(nlohmann::json record) {
   if (fd_ < 0) return;
   nlohmann::json line = nlohmann::json::object();
-  line["time"] = utc_now_rfc3339();
+  line["time"] = util::now_rfc3339_ms();
   for (auto& [k, v] : record.items()) line[k] = v;
   std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::lock_guard lock(mu_);
@@ -149,7 +136,7 @@ std::string LocalLock::acquire(const std::string& path) {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
   std::string content = "pid " + std::to_string(::getpid()) + " on host " + host + " since " +
-                        utc_now_rfc3339() + "\n";
+                        util::now_rfc3339_ms() + "\n";
   if (::ftruncate(fd, 0) != 0 ||
       ::pwrite(fd, content.data(), content.size(), 0) != static_cast<ssize_t>(content.size())) {
     // The lock holds even when its note cannot be written.

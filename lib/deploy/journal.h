@@ -52,6 +52,4 @@ class LocalLock {
   int fd_ = -1;
 };
 
-std::string utc_now_rfc3339();
-
 }  // namespace pai::deploy

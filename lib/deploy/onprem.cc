@@ -35,11 +35,6 @@ constexpr const char* kTokenList =
     "a[1] "
     "$0}'\n";
 
-// kubectl on the master, as cluster-admin.
-// Its discovery cache stays in paictl's state directory, which reset removes,
-// not in root's home.
-constexpr const char* kKubectl =
-    "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache";
 constexpr const char* kModulesFile = "/etc/modules-load.d/paictl-kubernetes.conf";
 constexpr const char* kSysctlFile = "/etc/sysctl.d/99-paictl-kubernetes.conf";
 constexpr const char* kKubeList = "/etc/apt/sources.list.d/paictl-kubernetes.list";
@@ -89,13 +84,6 @@ Status observe_kv(HostRun& h, const std::string& what, const std::string& script
   auto r = h.observe_sh(script);
   if (!r.ok() || r.exit_status != 0) return command_failure("observing " + what, r);
   kv = parse_key_values(r.out);
-  return {};
-}
-
-Status run_step(HostRun& h, const std::string& what, const std::string& script,
-                const std::string& input = {}, int timeout_ms = 600000) {
-  auto r = h.sh("set -e\n" + script, input, timeout_ms);
-  if (!r.ok() || r.exit_status != 0) return command_failure(what, r);
   return {};
 }
 

@@ -20,8 +20,6 @@ namespace {
 
 using util::shell_quote;
 
-constexpr const char* kKubectl =
-    "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache";
 constexpr const char* kSecretName = "pai-secrets";
 
 std::string fnv_hash(const std::string& s) {
@@ -42,13 +40,6 @@ std::string indent(const std::string& text, int n) {
   while (std::getline(in, line)) out += (line.empty() ? "" : pad + line) + "\n";
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
-}
-
-Status run_step(HostRun& h, const std::string& what, const std::string& script,
-                const std::string& input = {}, int timeout_ms = 600000) {
-  auto r = h.sh("set -e\n" + script, input, timeout_ms);
-  if (!r.ok() || r.exit_status != 0) return command_failure(what, r);
-  return {};
 }
 
 std::string random_hex(size_t bytes) {

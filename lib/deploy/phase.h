@@ -117,6 +117,15 @@ class HostRun {
 // last lines of its stderr (masked by the caller's log).
 Status command_failure(const std::string& what, const remote::ExecResult& r);
 
+// Runs `script` on the host under `set -e`; a failure is command_failure(what, ...).
+Status run_step(HostRun& h, const std::string& what, const std::string& script,
+                const std::string& input = {}, int timeout_ms = 600000);
+
+// kubectl on the master, as cluster-admin. Its discovery cache stays in paictl's
+// state directory, which reset removes, not in root's home.
+inline constexpr const char* kKubectl =
+    "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache";
+
 // An observation script a phase will run on a host (itself or another: a
 // worker's join reads the master), listed so that a dry run can read them all
 // in one session per host. The text must be the one observe() runs through

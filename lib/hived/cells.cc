@@ -10,16 +10,6 @@ namespace pai::hived {
 
 namespace {
 
-bool is_opp(const CellStatus& c) {
-  return c.cell_priority == -1 && c.cell_address.size() > 4 &&
-         c.cell_address.compare(c.cell_address.size() - 4, 4, "-opp") == 0;
-}
-
-std::string last_segment(const std::string& a) {
-  size_t slash = a.rfind('/');
-  return slash == std::string::npos ? a : a.substr(slash + 1);
-}
-
 void count_leaves(const VirtualCellStatus& c, int64_t& leaves, int64_t& used) {
   if (c.children.empty()) {
     ++leaves;
@@ -232,7 +222,7 @@ std::vector<VirtualCellRow> virtual_cell_rows(const LiveState& live, const std::
       r.address = c.cell_address;
       r.cell_type = c.cell_type;
       r.sku = c.leaf_cell_type;
-      r.opportunistic = is_opp(c);
+      r.opportunistic = is_opportunistic_entry(c);
       if (r.opportunistic && c.physical_cell) r.sku = sku_of_address[c.physical_cell->cell_address];
       r.state = c.cell_state;
       r.priority = c.cell_priority;

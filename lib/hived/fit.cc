@@ -10,20 +10,11 @@
 #include "diag/diagnostic.h"
 #include "scheduler/hived.h"
 #include "scheduler/hived_state.h"
+#include "util/time.h"
 
 namespace pai::hived {
 
 namespace {
-
-std::string last_segment(const std::string& a) {
-  size_t slash = a.rfind('/');
-  return slash == std::string::npos ? a : a.substr(slash + 1);
-}
-
-bool is_opportunistic_entry(const VirtualCellStatus& c) {
-  return c.cell_priority == -1 && c.cell_address.size() > 4 &&
-         c.cell_address.compare(c.cell_address.size() - 4, 4, "-opp") == 0;
-}
 
 config::PhysicalCellSpec spec_of(const PhysicalCellStatus& c,
                                  std::map<std::string, config::CellTypeSpec>& types,
@@ -53,15 +44,6 @@ void chain_types(const PhysicalCellStatus& top,
   for (const PhysicalCellStatus* c = &top; c;
        c = c->children.empty() ? nullptr : &c->children.front())
     chain_of.emplace(c->cell_type, top.cell_type);
-}
-
-std::string utc(double s) {
-  time_t t = static_cast<time_t>(s);
-  tm g{};
-  gmtime_r(&t, &g);
-  char buf[32];
-  strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &g);
-  return buf;
 }
 
 }  // namespace
@@ -205,8 +187,9 @@ std::optional<FitVerdict> fit(const LiveState& live, const scheduler::GroupReque
     if (r.outcome == scheduler::Outcome::Bound) {
       v.start_s = std::max(now_s, end);
       v.after_group = name;
-      v.estimate = "about " + utc(*v.start_s) + ", when " + name +
-                   (end <= now_s ? " (past its expected end)" : "") + " ends" +
+      v.estimate = "about " +
+                   util::format_utc(static_cast<std::time_t>(*v.start_s), "%Y-%m-%d %H:%M UTC") +
+                   ", when " + name + (end <= now_s ? " (past its expected end)" : "") + " ends" +
                    (v.released > 1 ? " (the " + std::to_string(v.released) +
                                          " running groups expected to end first released)"
                                    : "");

@@ -758,4 +758,14 @@ std::string base_behind_pylon(const std::string& cluster_uri, int port) {
   return root + "/a/" + host + ":" + std::to_string(port);
 }
 
+std::string last_segment(const std::string& address) {
+  size_t slash = address.rfind('/');
+  return slash == std::string::npos ? address : address.substr(slash + 1);
+}
+
+bool is_opportunistic_entry(const CellStatus& c) {
+  return c.cell_priority == -1 && c.cell_address.size() > 4 &&
+         c.cell_address.compare(c.cell_address.size() - 4, 4, "-opp") == 0;
+}
+
 }  // namespace pai::hived

@@ -164,4 +164,10 @@ class Client {
 // "https://pai.example.com" -> "https://pai.example.com/a/pai.example.com:30096".
 std::string base_behind_pylon(const std::string& cluster_uri, int port = 30096);
 
+// The last '/'-separated part of a cell address ("VC/3/1" -> "1"), or all of it.
+std::string last_segment(const std::string& address);
+// A VC's opportunistic use: HiveD lists it as cells at priority -1 whose address
+// ends in "-opp".
+bool is_opportunistic_entry(const CellStatus& c);
+
 }  // namespace pai::hived

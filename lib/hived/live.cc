@@ -107,11 +107,6 @@ VirtualCellStatus virtual_tree(const config::HivedModel& m, const scheduler::Hiv
   return o;
 }
 
-std::string last_segment(const std::string& a) {
-  size_t slash = a.rfind('/');
-  return slash == std::string::npos ? a : a.substr(slash + 1);
-}
-
 // "VC/3/1/0" -> "VC/3"
 std::string root_of(const std::string& vaddr) {
   size_t a = vaddr.find('/');
@@ -399,9 +394,7 @@ Summary summarize(const LiveState& live) {
   for (const auto& [vc, cells] : live.status.virtual_clusters) {
     std::map<std::string, VcSkuSummary> per;
     for (const auto& top : cells) {
-      bool opp = top.cell_priority == -1 && top.cell_address.size() > 4 &&
-                 top.cell_address.compare(top.cell_address.size() - 4, 4, "-opp") == 0;
-      if (opp) {
+      if (is_opportunistic_entry(top)) {
         std::string sku;
         if (top.physical_cell)
           if (auto it = sku_of_address.find(top.physical_cell->cell_address);

@@ -10,9 +10,6 @@ namespace pai::planner {
 
 namespace {
 
-constexpr int64_t kGiB = 1024LL * 1024 * 1024;
-constexpr int64_t kMiB = 1024LL * 1024;
-
 std::string sp(int n) {
   return std::string(static_cast<size_t>(std::max(n, 0)), ' ');
 }

@@ -15,9 +15,6 @@ using diag::Severity;
 
 namespace {
 
-constexpr int64_t kGiB = 1024LL * 1024 * 1024;
-constexpr int64_t kMiB = 1024LL * 1024;
-
 std::string upper(std::string_view s) {
   std::string out;
   for (char c : s) {

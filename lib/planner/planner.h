@@ -39,6 +39,9 @@
 
 namespace pai::planner {
 
+inline constexpr int64_t kMiB = 1024LL * 1024;
+inline constexpr int64_t kGiB = 1024LL * 1024 * 1024;
+
 enum class OddHosts : uint8_t { Split, Exclude };
 
 struct PlanOptions {

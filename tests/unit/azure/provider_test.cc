@@ -15,7 +15,7 @@ using nlohmann::json;
 using pai::azure::Action;
 using pai::testing::ArmServer;
 
-struct Env {
+struct ProviderEnv {
   ArmServer srv{1, 1};
   std::mutex mu;
   double t = 0;
@@ -24,7 +24,7 @@ struct Env {
   std::unique_ptr<pai::azure::ArmClient> arm;
   pai::azure::Spec spec;
 
-  Env() {
+  ProviderEnv() {
     if (!srv.ok()) return;
     pai::http::Options ho;
     ho.tls.ca_file = srv.ca_file();
@@ -104,7 +104,7 @@ TEST(AzureModel, ScaleSetBodies) {
 }
 
 TEST(AzureProvider, PlanApplyIsIdempotentAndListsTheMachines) {
-  Env e;
+  ProviderEnv e;
   NEED(e);
   auto p = pai::azure::plan(*e.arm, e.spec);
   ASSERT_TRUE(p.ok()) << p.error().message;
@@ -180,7 +180,7 @@ TEST(AzureProvider, PlanApplyIsIdempotentAndListsTheMachines) {
 }
 
 TEST(AzureProvider, ResetDeletesOnlyWhatCarriesTheClusterTag) {
-  Env e;
+  ProviderEnv e;
   NEED(e);
   auto p = pai::azure::plan(*e.arm, e.spec);
   ASSERT_TRUE(p.ok());

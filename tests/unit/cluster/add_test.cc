@@ -13,6 +13,7 @@
 #include "../../integration/rest/test_server.h"
 #include "api/signin.h"
 #include "http/fake_client.h"
+#include "test_files.h"
 #include "util/fs.h"
 
 namespace {
@@ -23,12 +24,7 @@ using pai::cluster::Credential;
 using pai::cluster::Registry;
 using pai::http::FakeClient;
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pai::test::slurp;
 
 struct Add : ::testing::Test {
   std::string dir = pai::testing::make_temp_dir("add");

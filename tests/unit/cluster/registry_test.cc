@@ -14,6 +14,7 @@
 
 #include "../../integration/rest/test_server.h"
 #include "cluster/registry.h"
+#include "test_files.h"
 
 namespace {
 
@@ -21,12 +22,7 @@ using pai::cluster::Cluster;
 using pai::cluster::Config;
 using pai::cluster::Registry;
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pai::test::slurp;
 
 void spit(const std::string& p, const std::string& s, mode_t mode = 0600) {
   std::ofstream(p) << s;

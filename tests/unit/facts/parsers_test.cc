@@ -8,19 +8,14 @@
 
 #include "facts/parsers.h"
 #include "facts/text_lines.h"
+#include "test_files.h"
 
 using namespace pai::facts;
 using pai::diag::Severity;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << path;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pai::test::slurp;
 
 std::string sample(const std::string& name) {
   return slurp(std::string(PAI_SOURCE_DIR) + "/tests/unit/facts/samples/" + name);

@@ -16,6 +16,7 @@
 #include "job/job_file.h"
 #include "job/rules.h"
 #include "job/validate.h"
+#include "test_files.h"
 
 namespace {
 
@@ -32,12 +33,7 @@ std::vector<std::string> files_in(const std::string& dir) {
   return out;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pai::test::slurp;
 
 struct Expectation {
   std::string code;

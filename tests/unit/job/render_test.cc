@@ -9,7 +9,7 @@ namespace {
 using pai::job::JobFile;
 using pai::job::Overrides;
 
-const char* kJob = R"(protocolVersion: 2
+const char* kRenderJob = R"(protocolVersion: 2
 name: render_me
 type: job
 parameters:
@@ -60,7 +60,7 @@ defaults:
 )";
 
 TEST(Render, FollowsTheServersConcatenationTrimAndSubstitution) {
-  JobFile f = JobFile::parse(kJob, "render.yaml");
+  JobFile f = JobFile::parse(kRenderJob, "render.yaml");
   pai::job::RenderResult r = pai::job::render(f);
   EXPECT_EQ(r.name, "render_me");
   EXPECT_EQ(r.virtual_cluster, "vc1");
@@ -90,7 +90,7 @@ TEST(Render, FollowsTheServersConcatenationTrimAndSubstitution) {
 }
 
 TEST(Render, OverridesAreTypedLikeTheFile) {
-  JobFile f = JobFile::parse(kJob, "render.yaml");
+  JobFile f = JobFile::parse(kRenderJob, "render.yaml");
   Overrides o;
   o.params = {{"epochs", "20"}, {"lr", "'0.010'"}, {"missing", "\"a b\""}, {"greeting", "hi"}};
   o.virtual_cluster = "other";
@@ -105,7 +105,7 @@ TEST(Render, OverridesAreTypedLikeTheFile) {
 }
 
 TEST(Render, ExportParamsPrependsQuotedExports) {
-  JobFile f = JobFile::parse(kJob, "render.yaml");
+  JobFile f = JobFile::parse(kRenderJob, "render.yaml");
   Overrides o;
   o.export_params = true;
   o.params = {{"note", "it's here"}};

@@ -14,6 +14,7 @@
 #include "planner/plan_run.h"
 #include "planner/profiles.h"
 #include "planner/unified_diff.h"
+#include "planner_fixtures.h"
 #include "util/fs.h"
 
 using namespace pai::planner;
@@ -22,15 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kLayouts = std::string(PAI_SOURCE_DIR) + "/layouts";
+using pai::test::kLayouts;
 const std::string kFacts = std::string(PAI_SOURCE_DIR) + "/examples/facts";
 
-std::string dump(const pai::diag::List& l) {
-  std::string s;
-  for (const auto& d : l.items())
-    s += d.file + ":" + std::to_string(d.line) + " " + d.code + " " + d.message + "\n";
-  return s;
-}
+using pai::test::dump;
 
 bool has_code(const pai::diag::List& l, const std::string& code) {
   for (const auto& d : l.items())

@@ -11,20 +11,16 @@
 #include "planner/plan_output.h"
 #include "planner/plan_run.h"
 #include "planner/profiles.h"
+#include "planner_fixtures.h"
 
 using namespace pai::planner;
 using namespace pai::facts;
 
 namespace {
 
-const std::string kLayouts = std::string(PAI_SOURCE_DIR) + "/layouts";
+using pai::test::kLayouts;
 
-std::string dump(const pai::diag::List& l) {
-  std::string s;
-  for (const auto& d : l.items())
-    s += d.file + ":" + std::to_string(d.line) + " " + d.code + " " + d.message + "\n";
-  return s;
-}
+using pai::test::dump;
 
 Plan plan_profile(const std::string& name, int count, int racks,
                   std::vector<std::string> vcs = {}) {

@@ -5,6 +5,7 @@
 
 #include "config/hived_model.h"
 #include "scheduler/hived.h"
+#include "test_files.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -28,12 +29,7 @@ namespace {
 const std::string kDir = std::getenv("PAI_FIDELITY_DIR") ? std::getenv("PAI_FIDELITY_DIR")
                                                          : std::string(PAI_TEST_DATA) + "/fidelity";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pai::test::slurp;
 
 // A recorded file, gzip-compressed (.jsonl.gz) or not.
 std::string read_recorded(const std::string& path) {
