@@ -886,7 +886,6 @@ struct NodeDoc {
     if (!json) return rc;
     if (!join.is_null()) doc[run_key] = run_part(join);
     if (!push.is_null()) doc["push"] = run_part(push);
-    doc["exitCode"] = rc;
     print_json_doc(doc);
     return rc;
   }
