@@ -440,6 +440,11 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   }
 
   eo.dry_run = false;
+  // Where each host changes first, for reading its observations ahead.
+  for (const auto& h : plan.hosts)
+    for (const auto& pr : h.phases)
+      if (pr.state == pai::deploy::PhaseResult::State::Planned)
+        eo.planned_changes[h.host].insert(pr.phase);
   eo.log_dir = state_dir + "/logs";
   eo.on_event = [&](const pai::deploy::Event& e) {
     if (!g.quiet) print_event(e, color, g.verbose);

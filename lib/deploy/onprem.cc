@@ -175,8 +175,8 @@ class DetectOs : public Phase {
 
 // The routed transport of the pre-install checks: each host's commands go over
 // the connection the engine keeps for it.
-// A dry run has read the fact script's output already (the prefetched read
-// `prefetch_key`): that is served instead.
+// When the run has read the fact script's output already (the read ahead
+// `prefetch_key`), that is served instead.
 class KeptConnections : public remote::Transport {
  public:
   KeptConnections(const std::vector<HostRun*>& hosts, std::string prefetch_key)
@@ -186,8 +186,8 @@ class KeptConnections : public remote::Transport {
   remote::ExecResult exec(const remote::Target& target, const remote::ExecRequest& req) override {
     auto it = by_name_.find(target.endpoint.name);
     if (it != by_name_.end()) {
-      auto p = it->second->prefetched.find(key_);
-      if (p != it->second->prefetched.end() && p->second.exit_status == 0) return p->second;
+      remote::ExecResult r;
+      if (it->second->read_ahead(key_, r) && r.exit_status == 0) return r;
     }
     if (it == by_name_.end() || !it->second->connection) {
       remote::ExecResult r;
@@ -361,13 +361,15 @@ class Kernel : public Phase {
  public:
   std::string name() const override { return "kernel"; }
   static std::string script() {
+    // One sysctl call for the three keys ("key = value" lines; a key the
+    // kernel lacks is left out).
     return "lsmod | awk 'NR>1 && ($1==\"overlay\" || $1==\"br_netfilter\") {print "
            "\"mod_\"$1\"=1\"}'\n" +
            same_file_test("modules_file", kModulesFile, kModules) +
            same_file_test("sysctl_file", kSysctlFile, kSysctls) +
-           "for k in net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables "
-           "net.bridge.bridge-nf-call-ip6tables; do echo \"$k=$(sysctl -n $k 2>/dev/null)\"; "
-           "done\n";
+           "sysctl net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables "
+           "net.bridge.bridge-nf-call-ip6tables 2>/dev/null\n"
+           "true\n";
   }
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, script()});
@@ -444,8 +446,7 @@ class Packages : public Phase {
   std::string script(const HostSpec& spec) const {
     std::string script =
         "dpkg-query -W -f '${Package}=${Version}=${db:Status-Abbrev}\\n' kubeadm kubelet kubectl "
-        "containerd containerd.io nvidia-container-toolkit 2>/dev/null | sed 's/^/pkg_/'\n"
-        "echo \"held=$(apt-mark showhold 2>/dev/null | tr '\\n' ' ')\"\n";
+        "containerd containerd.io nvidia-container-toolkit 2>/dev/null | sed 's/^/pkg_/'\n";
     if (bundle()) {
       script += same_file_test("source_bundle", kBundleList, bundle_line());
       for (const auto& f : bundle_files())
@@ -488,10 +489,14 @@ class Packages : public Phase {
       if (!ok) missing.push_back(w);
     }
     if (!missing.empty()) needs.push_back("install " + util::join(missing, " "));
+    // A hold is dpkg's selection (what `apt-mark hold` sets): "h" first in
+    // ${db:Status-Abbrev}, so the same query answers it.
     std::vector<std::string> unheld;
-    std::string held = " " + kv["held"] + " ";
-    for (const char* p : {"kubeadm", "kubelet", "kubectl"})
-      if (held.find(std::string(" ") + p + " ") == std::string::npos) unheld.push_back(p);
+    for (const char* p : {"kubeadm", "kubelet", "kubectl"}) {
+      auto it = kv.find(std::string("pkg_") + p);
+      std::string st = it == kv.end() ? "" : it->second.substr(it->second.rfind('=') + 1);
+      if (st.empty() || st[0] != 'h') unheld.push_back(p);
+    }
     if (!unheld.empty()) needs.push_back("hold " + util::join(unheld, " "));
     return {};
   }
@@ -752,10 +757,11 @@ class ManifestPhase : public Phase {
                      manifest);
         !s.ok)
       return s;
-    return run_step(h, "waiting for " + what_,
-                    std::string(kKubectl) + " -n " + ns_ + " rollout status daemonset/" + ds_ +
-                        " --timeout=" + std::to_string(s_.wait_s) + "s",
-                    {}, (s_.wait_s + 30) * 1000);
+    if (!wait_for_rollouts(h, ns_, {"daemonset/" + ds_}, s_.wait_s).empty())
+      return Status::failure("waiting for " + what_ + ": daemonset/" + ds_ +
+                                 " did not roll out within " + std::to_string(s_.wait_s) + " s",
+                             "look at its pods: kubectl -n " + ns_ + " describe daemonset " + ds_);
+    return {};
   }
 
  protected:
@@ -1254,6 +1260,69 @@ nlohmann::json objects_of_kind(const nlohmann::json& list, const std::string& ki
     out["items"].push_back(o);
   }
   return out;
+}
+
+bool rolled_out(const nlohmann::json& w) {
+  if (!w.is_object()) return false;
+  auto obj = [&](const nlohmann::json& o, const char* k) {
+    return o.contains(k) && o[k].is_object() ? o[k] : nlohmann::json::object();
+  };
+  auto num = [](const nlohmann::json& o, const char* k, int64_t dflt = 0) {
+    return o.contains(k) && o[k].is_number_integer() ? o[k].get<int64_t>() : dflt;
+  };
+  const nlohmann::json md = obj(w, "metadata"), spec = obj(w, "spec"), st = obj(w, "status");
+  if (num(st, "observedGeneration") < num(md, "generation")) return false;
+  std::string kind = w.value("kind", "");
+  if (kind == "DaemonSet") {
+    int64_t want = num(st, "desiredNumberScheduled");
+    return num(st, "updatedNumberScheduled") >= want && num(st, "numberAvailable") >= want;
+  }
+  int64_t replicas = num(spec, "replicas", 1);
+  if (kind == "Deployment") {
+    int64_t updated = num(st, "updatedReplicas");
+    return updated >= replicas && num(st, "replicas") <= updated &&
+           num(st, "availableReplicas") >= updated;
+  }
+  if (kind == "StatefulSet") {
+    const nlohmann::json strategy = obj(spec, "updateStrategy");
+    if (strategy.value("type", "RollingUpdate") != "RollingUpdate") return true;
+    if (num(st, "readyReplicas") < replicas) return false;
+    const nlohmann::json ru = obj(strategy, "rollingUpdate");
+    if (ru.contains("partition"))
+      return num(st, "updatedReplicas") >= replicas - num(ru, "partition");
+    return st.value("updateRevision", "") == st.value("currentRevision", "");
+  }
+  return false;
+}
+
+std::vector<std::string> wait_for_rollouts(HostRun& master, const std::string& ns,
+                                           const std::vector<std::string>& workloads, int wait_s) {
+  const std::string script = std::string(kKubectl) + " -n " + shell_quote(ns) +
+                             " get daemonsets,statefulsets,deployments -o json "
+                             "--request-timeout=20s";
+  std::vector<std::string> left = workloads;
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(wait_s);
+  int pause_ms = 100;
+  while (true) {
+    auto r = master.sh(script);
+    if (r.ok() && r.exit_status == 0) {
+      auto list = nlohmann::json::parse(r.out, nullptr, false);
+      std::set<std::string> done;
+      if (list.is_object() && list.contains("items") && list["items"].is_array())
+        for (const auto& o : list["items"])
+          if (o.is_object() && o.contains("metadata") && o["metadata"].is_object() && rolled_out(o))
+            done.insert(util::to_lower(o.value("kind", "")) + "/" +
+                        o["metadata"].value("name", ""));
+      std::vector<std::string> still;
+      for (const auto& w : left)
+        if (!done.count(w)) still.push_back(w);
+      left = std::move(still);
+    }
+    if (left.empty() || std::chrono::steady_clock::now() >= end) return left;
+    // Most rollouts finish within a look or two: short pauses first.
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    pause_ms = std::min(pause_ms * 2, 1000);
+  }
 }
 
 bool parse_join_command(const std::string& out, JoinCommand& jc) {
