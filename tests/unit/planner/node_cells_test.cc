@@ -323,3 +323,39 @@ TEST(NodeCells, AddANewSkuMakesItsChainFromTheProfile) {
   EXPECT_EQ(a2.cluster().model_config()->find_cell_type("NC24S-V3-NODE")->child_cell_type,
             "NC24S-V3-V100");
 }
+
+// Every Azure profile in layouts/ gives a chain that loads without errors,
+// whatever its depth (ND96asr_v4 has levels below the node).
+TEST(NodeCells, EveryAzureProfileMakesAChainThatChecks) {
+  for (const auto& [size, gpus] : std::vector<std::pair<std::string, int>>{
+           {"Standard_ND96asr_v4", 8}, {"Standard_NC24ads_A100_v4", 1}, {"Standard_NC24s_v3", 4}}) {
+    SCOPED_TRACE(size);
+    diag::List d;
+    auto prof = load_profile(std::string(PAI_SOURCE_DIR) + "/layouts", azure_profile_name(size), d);
+    ASSERT_TRUE(prof);
+    std::string sku =
+        "  vm-type:\n    mem: 2000Gi\n    cpu:\n      vcore: 128\n"
+        "    computing-device:\n      type: nvidia.com/gpu\n      model: A100\n"
+        "      count: " +
+        std::to_string(gpus) + "\n";
+    auto with_sku = [&](std::string l) { return l.insert(l.find("machine-list:"), sku); };
+    std::string services = pool_services(2, 2, -1);
+    auto before = load(with_sku(layout_of(2)), services);
+    ASSERT_EQ(before.errors(), 0u);
+    std::string layout = with_sku(
+        layout_of(2,
+                  "  - hostname: vm0\n    hostip: 10.224.0.4\n    machine-type: vm-type\n    "
+                  "pai-worker: \"true\"\n"));
+    auto e = add_node_cells(services, layout, before.cluster(), {{"vm0", "vm-type"}}, "", true,
+                            {{"vm-type", *prof}});
+    ASSERT_TRUE(e.ok()) << e.error << "\n" << e.text;
+    auto after = load(layout, e.text);
+    ASSERT_EQ(after.errors(), 0u) << e.text;
+    ASSERT_TRUE(after.cluster().model->node_index.count("vm0")) << e.text;
+    int32_t t = after.cluster().model->find_type(
+        after.cluster().model_config()->physical_cells[1].cell_type);
+    ASSERT_GE(t, 0);
+    EXPECT_EQ(after.cluster().model->types[static_cast<size_t>(t)].leaf_cell_number, gpus)
+        << e.text;
+  }
+}
