@@ -784,8 +784,12 @@ int add_azure_vm_cells(InstallOptions& o, const Globals& g, const Json& azure_do
   if (vms.empty()) return -1;
   HivedEdit h;
   if (int rc = plan_hived_add(o.hosts.paths[0], vms, "", true, h, true); rc >= 0) return rc;
-  if (!h.services_changed()) return -1;
   bool json = is_structured(o.output);
+  if (!h.services_changed()) {
+    if (!json && !g.quiet)
+      for (const auto& w : h.edit.warnings) print_warning("HiveD config: " + w);
+    return -1;
+  }
   if (!json && !g.quiet) print_hived_edit(h);
   o.hived_doc = hived_edit_json(h);
   if (std::string w = pai::util::write_file_atomic(h.services_file, h.services_after, 0600);
