@@ -82,15 +82,32 @@ bool has_gpu(const HostSpec& h) {
   return h.gpus > 0 && h.gpu_type == "nvidia.com/gpu";
 }
 
-// A script that reads nothing but prints "key=value" lines; a failed command is
-// a failed observation.
-Status observe_kv(HostRun& h, const std::string& what, const std::string& script,
-                  std::map<std::string, std::string>& kv) {
-  auto r = h.observe_sh(script);
-  if (!r.ok() || r.exit_status != 0) return command_failure("observing " + what, r);
-  kv = parse_key_values(r.out);
-  return {};
-}
+// A phase that observes its host with one read-only script printing "key=value"
+// lines (a failed script is a failed observation) and computes its needs from
+// them. The script is listed for reading ahead and run by observe() from the
+// same text, which Phase::observation_reads requires.
+class KeyValuePhase : public Phase {
+ public:
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, observation(h)});
+    more_reads(h, out);
+  }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    auto r = h.observe_sh(observation(h));
+    if (!r.ok() || r.exit_status != 0) return command_failure("observing " + what(), r);
+    auto kv = parse_key_values(r.out);
+    return needs_from(h, kv, needs);
+  }
+
+ protected:
+  // What is observed, for the error: "observing the OS".
+  virtual std::string what() const = 0;
+  virtual std::string observation(const HostRun& h) const = 0;
+  // Other scripts needs_from() reads (with observe_sh), on this host or another.
+  virtual void more_reads(HostRun&, std::vector<ObservationRead>&) {}
+  virtual Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                            std::vector<std::string>& needs) = 0;
+};
 
 Status run_step(HostRun& h, const std::string& what, const std::string& script,
                 const std::string& input = {}, int timeout_ms = 600000) {
@@ -115,14 +132,18 @@ std::string write_file(const std::string& path, const std::string& content, int 
          ".paictl-new\nmv " + shell_quote(path) + ".paictl-new " + shell_quote(path) + "\n";
 }
 
-// Waits for `done` to say true, polling every `every_ms`, for at most wait_s.
+// Waits for `done` to say true, for at most wait_s: it asks at once, then
+// after 0.1 s, 0.2 s, ... up to every `every_ms` (what is waited for is often
+// there within a fraction of a second).
 template <typename F>
 bool poll(int wait_s, int every_ms, F done) {
   auto end = std::chrono::steady_clock::now() + std::chrono::seconds(wait_s);
+  int pause_ms = std::min(100, every_ms);
   while (true) {
     if (done()) return true;
     if (std::chrono::steady_clock::now() >= end) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(every_ms));
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    pause_ms = std::min(pause_ms * 2, every_ms);
   }
 }
 
@@ -130,7 +151,7 @@ bool poll(int wait_s, int every_ms, F done) {
 
 // Connect and detect the OS: every later phase depends on it; unsupported
 // systems are refused here, before anything changes.
-class DetectOs : public Phase {
+class DetectOs : public KeyValuePhase {
  public:
   std::string name() const override { return "os"; }
   bool cluster_scope() const override { return true; }
@@ -147,13 +168,10 @@ class DetectOs : public Phase {
       "L=/run/lock/paictl-install; [ -d /run/lock ] || L=/tmp/paictl-install.lock\n"
       "[ -f \"$L\" ] && echo \"lock=$(head -n 1 \"$L\")\"\n"
       "true\n";
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, kScript});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "the OS", kScript, kv);
-    if (!s.ok) return s;
+  std::string what() const override { return "the OS"; }
+  std::string observation(const HostRun&) const override { return kScript; }
+  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     // A lock left by an install killed on this machine: the next apply takes
     // it over and removes it at its end, so the plan must not say "up to date".
     if (kv.count("lock") && holder_is_dead_here(kv["lock"]))
@@ -288,7 +306,7 @@ class PreInstallChecks : public Phase {
 };
 
 // Records on the host which cluster installed it, so a re-run knows what it left.
-class MarkHost : public Phase {
+class MarkHost : public KeyValuePhase {
  public:
   explicit MarkHost(const InstallSettings& s) : s_(s) {}
   std::string name() const override { return "mark"; }
@@ -296,13 +314,10 @@ class MarkHost : public Phase {
     return same_file_test("marked", std::string(kStateDir) + "/cluster", s_.cluster_name + "\n") +
            "true\n";
   }
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, script()});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status st = observe_kv(h, "the install marker", script(), kv);
-    if (!st.ok) return st;
+  std::string what() const override { return "the install marker"; }
+  std::string observation(const HostRun&) const override { return script(); }
+  Status needs_from(HostRun&, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     if (!kv.count("marked"))
       needs.push_back("record the host as part of cluster " + s_.cluster_name + " (" +
                       std::string(kStateDir) + "/cluster)");
@@ -327,20 +342,17 @@ class MarkHost : public Phase {
   const InstallSettings& s_;
 };
 
-class Swap : public Phase {
+class Swap : public KeyValuePhase {
  public:
   std::string name() const override { return "swap"; }
   static constexpr const char* kScript =
       "echo \"active=$(tail -n +2 /proc/swaps | wc -l)\"\n"
       "echo \"fstab=$(grep -cE '^[^#].*[[:space:]]swap[[:space:]]' /etc/fstab "
       "2>/dev/null)\"\n";
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, kScript});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "swap", kScript, kv);
-    if (!s.ok) return s;
+  std::string what() const override { return "swap"; }
+  std::string observation(const HostRun&) const override { return kScript; }
+  Status needs_from(HostRun&, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     int64_t active = util::parse_int(kv["active"]).value_or(0);
     int64_t fstab = util::parse_int(kv["fstab"]).value_or(0);
     if (active > 0) needs.push_back("turn swap off (" + std::to_string(active) + " active)");
@@ -357,7 +369,7 @@ class Swap : public Phase {
   }
 };
 
-class Kernel : public Phase {
+class Kernel : public KeyValuePhase {
  public:
   std::string name() const override { return "kernel"; }
   static std::string script() {
@@ -371,13 +383,10 @@ class Kernel : public Phase {
            "net.bridge.bridge-nf-call-ip6tables 2>/dev/null\n"
            "true\n";
   }
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, script()});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "kernel modules and sysctls", script(), kv);
-    if (!s.ok) return s;
+  std::string what() const override { return "kernel modules and sysctls"; }
+  std::string observation(const HostRun&) const override { return script(); }
+  Status needs_from(HostRun&, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     std::vector<std::string> mods;
     for (const char* m : {"overlay", "br_netfilter"})
       if (!kv.count(std::string("mod_") + m)) mods.push_back(m);
@@ -399,7 +408,7 @@ class Kernel : public Phase {
   }
 };
 
-class Packages : public Phase {
+class Packages : public KeyValuePhase {
  public:
   explicit Packages(const InstallSettings& s) : s_(s) {}
   std::string name() const override { return "packages"; }
@@ -458,13 +467,10 @@ class Packages : public Phase {
     }
     return script + "true\n";
   }
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, script(h.spec())});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "packages", script(h.spec()), kv);
-    if (!s.ok) return s;
+  std::string what() const override { return "packages"; }
+  std::string observation(const HostRun& h) const override { return script(h.spec()); }
+  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     if (bundle()) {
       if (kv.count("missing_file"))
         needs.push_back("copy the offline bundle (" + std::to_string(bundle_files().size()) +
@@ -545,7 +551,7 @@ class Packages : public Phase {
   const InstallSettings& s_;
 };
 
-class Containerd : public Phase {
+class Containerd : public KeyValuePhase {
  public:
   std::string name() const override { return "containerd"; }
   static constexpr const char* kScript =
@@ -557,13 +563,10 @@ class Containerd : public Phase {
       "[ -f $C ] && [ \"$(cat /etc/containerd/paictl.stamp 2>/dev/null)\" = \"$(sha256sum $C | "
       "cut -d' ' -f1)\" ] && echo stamp=1\n"
       "echo \"active=$(systemctl is-active containerd 2>/dev/null)\"\n";
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, kScript});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "containerd", kScript, kv);
-    if (!s.ok) return s;
+  std::string what() const override { return "containerd"; }
+  std::string observation(const HostRun&) const override { return kScript; }
+  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     bool gpu = has_gpu(h.spec());
     if (!kv.count("config") || !kv.count("systemd") || (gpu && !kv.count("nvidia")))
       needs.push_back(std::string("write /etc/containerd/config.toml (SystemdCgroup = true") +
@@ -597,7 +600,7 @@ std::string endpoint_of(const InstallSettings& s, const HostSpec& master) {
   return s.control_plane_endpoint.empty() ? master.address + ":6443" : s.control_plane_endpoint;
 }
 
-class ControlPlane : public Phase {
+class ControlPlane : public KeyValuePhase {
  public:
   explicit ControlPlane(const InstallSettings& s) : s_(s) {}
   std::string name() const override { return "control-plane"; }
@@ -617,14 +620,13 @@ class ControlPlane : public Phase {
            kKubectl + " get --raw=/readyz --request-timeout=5s >/dev/null 2>&1 && echo ready=1\n" +
            "true\n";
   }
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, script()});
+  std::string what() const override { return "the control plane"; }
+  std::string observation(const HostRun&) const override { return script(); }
+  void more_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, kTokenList});
   }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "the control plane", script(), kv);
-    if (!s.ok) return s;
+  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     kubeadm_version_ = kv["kubeadm"].empty() ? "v" + s_.kube_version : kv["kubeadm"];
     h.facts()["kubeadm_version"] = kubeadm_version_;
     if (kv.count("ready")) {
@@ -817,7 +819,7 @@ const nlohmann::json* find_node(const nlohmann::json& nodes, const std::string& 
   return nullptr;
 }
 
-class Workers : public Phase {
+class Workers : public KeyValuePhase {
  public:
   explicit Workers(const InstallSettings& s) : s_(s) {}
   std::string name() const override { return "join"; }
@@ -831,17 +833,16 @@ class Workers : public Phase {
       "command -v kubeadm >/dev/null && echo \"kubeadm=$(kubeadm version -o "
       "short 2>/dev/null)\"\n"
       "true\n";
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, kScript});
+  std::string what() const override { return "the kubelet"; }
+  std::string observation(const HostRun&) const override { return kScript; }
+  void more_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     if (HostRun* master = h.run().master()) {
       out.push_back({master, cluster_objects_script()});
       out.push_back({master, kTokenList});
     }
   }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "the kubelet", kScript, kv);
-    if (!s.ok) return s;
+  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     h.facts()["kubeadm_version"] = kv["kubeadm"].empty() ? "v" + s_.kube_version : kv["kubeadm"];
     HostRun* master = h.run().master();
     bool registered = false;
@@ -1057,7 +1058,7 @@ const char* kResetPackages =
     "nvidia-container-toolkit nvidia-container-toolkit-base libnvidia-container-tools "
     "libnvidia-container1";
 
-class ResetHost : public Phase {
+class ResetHost : public KeyValuePhase {
  public:
   std::string name() const override { return "reset"; }
   static std::string script() {
@@ -1085,13 +1086,10 @@ class ResetHost : public Phase {
            "[ -d " +
            d + " ] && echo state=1\n" + "true\n";
   }
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, script()});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "what install left", script(), kv);
-    if (!s.ok) return s;
+  std::string what() const override { return "what install left"; }
+  std::string observation(const HostRun&) const override { return script(); }
+  Status needs_from(HostRun&, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     if (kv.count("kube")) needs.push_back("kubeadm reset -f");
     std::vector<std::string> pkgs, files;
     for (const auto& [k, v] : kv) {
@@ -1301,28 +1299,22 @@ std::vector<std::string> wait_for_rollouts(HostRun& master, const std::string& n
                              " get daemonsets,statefulsets,deployments -o json "
                              "--request-timeout=20s";
   std::vector<std::string> left = workloads;
-  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(wait_s);
-  int pause_ms = 100;
-  while (true) {
+  poll(wait_s, 1000, [&] {
     auto r = master.sh(script);
-    if (r.ok() && r.exit_status == 0) {
-      auto list = nlohmann::json::parse(r.out, nullptr, false);
-      std::set<std::string> done;
-      if (list.is_object() && list.contains("items") && list["items"].is_array())
-        for (const auto& o : list["items"])
-          if (o.is_object() && o.contains("metadata") && o["metadata"].is_object() && rolled_out(o))
-            done.insert(util::to_lower(o.value("kind", "")) + "/" +
-                        o["metadata"].value("name", ""));
-      std::vector<std::string> still;
-      for (const auto& w : left)
-        if (!done.count(w)) still.push_back(w);
-      left = std::move(still);
-    }
-    if (left.empty() || std::chrono::steady_clock::now() >= end) return left;
-    // Most rollouts finish within a look or two: short pauses first.
-    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
-    pause_ms = std::min(pause_ms * 2, 1000);
-  }
+    if (!r.ok() || r.exit_status != 0) return false;
+    auto list = nlohmann::json::parse(r.out, nullptr, false);
+    std::set<std::string> done;
+    if (list.is_object() && list.contains("items") && list["items"].is_array())
+      for (const auto& o : list["items"])
+        if (o.is_object() && o.contains("metadata") && o["metadata"].is_object() && rolled_out(o))
+          done.insert(util::to_lower(o.value("kind", "")) + "/" + o["metadata"].value("name", ""));
+    std::vector<std::string> still;
+    for (const auto& w : left)
+      if (!done.count(w)) still.push_back(w);
+    left = std::move(still);
+    return left.empty();
+  });
+  return left;
 }
 
 bool parse_join_command(const std::string& out, JoinCommand& jc) {

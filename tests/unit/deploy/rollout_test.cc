@@ -9,8 +9,8 @@
 
 namespace {
 
-using pai::deploy::rolled_out;
 using nlohmann::json;
+using pai::deploy::rolled_out;
 
 json deployment(int replicas, int updated, int total, int available, int gen = 2, int seen = 2) {
   return {{"kind", "Deployment"},
@@ -25,9 +25,9 @@ json deployment(int replicas, int updated, int total, int available, int gen = 2
 
 TEST(RolledOut, DeploymentNeedsEveryReplicaUpdatedAndAvailable) {
   EXPECT_TRUE(rolled_out(deployment(2, 2, 2, 2)));
-  EXPECT_FALSE(rolled_out(deployment(2, 1, 2, 2)));  // one replica still old
-  EXPECT_FALSE(rolled_out(deployment(2, 2, 3, 2)));  // an old replica not gone yet
-  EXPECT_FALSE(rolled_out(deployment(2, 2, 2, 1)));  // one not available
+  EXPECT_FALSE(rolled_out(deployment(2, 1, 2, 2)));        // one replica still old
+  EXPECT_FALSE(rolled_out(deployment(2, 2, 3, 2)));        // an old replica not gone yet
+  EXPECT_FALSE(rolled_out(deployment(2, 2, 2, 1)));        // one not available
   EXPECT_FALSE(rolled_out(deployment(2, 2, 2, 2, 3, 2)));  // the controller has not seen gen 3
   json no_status = deployment(1, 1, 1, 1);
   no_status.erase("status");
