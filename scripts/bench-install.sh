@@ -32,7 +32,7 @@ timed() {  # NAME COMMAND...: prints NAME SECONDS EXIT, paictl's CPU time and th
   name=$1; shift
   l0=$(load)
   t0=$(now); set +e; /usr/bin/time -f '%U %S' -o "$WORK/$name.cpu" "$@" >"$WORK/$name.log" 2>&1; rc=$?; set -e; t1=$(now)
-  cpu=$(awk '{printf "%.2f", $1 + $2}' "$WORK/$name.cpu" 2>/dev/null || echo "?")
+  cpu=$(tail -n 1 "$WORK/$name.cpu" 2>/dev/null | awk '{printf "%.2f", $1 + $2}')
   printf '%-12s %8.2f s  (exit %d)  paictl CPU %s s  load %s -> %s\n' "$name" "$(echo "$t1 - $t0" | bc)" "$rc" "$cpu" "$l0" "$(load)"
 }
 up() {
