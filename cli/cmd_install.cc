@@ -19,6 +19,7 @@
 #include "app.h"
 #include "azure_step.h"
 #include "cmd_hived_diff.h"
+#include "command_tree.h"
 #include "config/cluster_files.h"
 #include "deploy/engine.h"
 #include "deploy/journal.h"
@@ -51,6 +52,9 @@ struct InstallOptions {
   bool skip_azure = false;
   Json azure_doc;
   Json hived_doc;  // node add: the HiveD config's change
+  // Set (node add|remove -o json): the document goes here instead of stdout, so
+  // that the command prints one document of its own.
+  Json* capture = nullptr;
 };
 
 std::string exe_dir() {
@@ -316,6 +320,9 @@ bool confirm(const char* question) {
 // HivedPush: node add|remove's last step, the hived and config phases on the master.
 enum class Mode { Install, Reset, ConfigPush, HivedPush };
 
+// install: the Azure VMs without cells in the HiveD config get them (defined below).
+int add_azure_vm_cells(InstallOptions& o, const Globals& g, const Json& azure_doc);
+
 int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   bool reset = mode == Mode::Reset;
   const char* verb = reset                      ? "reset"
@@ -336,6 +343,8 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
           rc != -1)
         return rc;
   }
+  if (mode == Mode::Install && !o.skip_azure && !o.hosts.dry_run)
+    if (int rc = add_azure_vm_cells(o, g, azure_doc); rc >= 0) return rc;
   Prepared p;
   if (int rc = prepare(o, g, verb, p); rc >= 0) return rc;
   bool json = is_structured(o.output);
@@ -396,7 +405,10 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   if (!azure_doc.is_null()) doc["azure"] = azure_doc;
   if (!o.hived_doc.is_null()) doc["hived"] = o.hived_doc;
   auto finish = [&](int rc) {
-    if (json) std::printf("%s\n", doc.dump(2).c_str());
+    if (json && o.capture)
+      *o.capture = doc;
+    else if (json)
+      std::printf("%s\n", doc.dump(2).c_str());
     return rc;
   };
   if (!json) print_plan(plan, use_color(g.no_color, 1));
@@ -428,6 +440,11 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   }
 
   eo.dry_run = false;
+  // Where each host changes first, for reading its observations ahead.
+  for (const auto& h : plan.hosts)
+    for (const auto& pr : h.phases)
+      if (pr.state == pai::deploy::PhaseResult::State::Planned)
+        eo.planned_changes[h.host].insert(pr.phase);
   eo.log_dir = state_dir + "/logs";
   eo.on_event = [&](const pai::deploy::Event& e) {
     if (!g.quiet) print_event(e, color, g.verbose);
@@ -644,19 +661,39 @@ int edit_failed(const pai::planner::NodeCellsEdit& e) {
   return kExitUsage;
 }
 
-// node add: the new hosts' cells. `hosts` without a machine-type take it from layout.yaml.
+// The planner's profiles of the Azure pools' VM sizes (layouts/), by the pools'
+// machine-types: a machine-type without cells gets its chain from them.
+pai::planner::ChainProfiles azure_chain_profiles(const pai::config::Cluster& c) {
+  pai::planner::ChainProfiles out;
+  if (!c.config || !c.config->azure) return out;
+  std::string dir = layouts_dir();
+  for (const auto& p : c.config->azure->pools) {
+    std::string name = pai::planner::azure_profile_name(p.sku);
+    if (p.machine_type.empty() || name.empty() || out.count(p.machine_type)) continue;
+    pai::diag::List ignored;  // no profile: the node joins without cells, with a warning
+    if (auto prof = pai::planner::load_profile(dir, name, ignored))
+      out.emplace(p.machine_type, std::move(*prof));
+  }
+  return out;
+}
+
+// node add: the new hosts' cells. `hosts` without a machine-type take it from
+// layout.yaml; `only_new`: hosts with cells already are left out quietly.
 int plan_hived_add(const std::string& dir, std::vector<std::pair<std::string, std::string>> hosts,
-                   const std::string& vc, bool check, HivedEdit& h) {
+                   const std::string& vc, bool check, HivedEdit& h, bool only_new = false) {
   pai::config::CheckOutcome loaded;
   if (int rc = load_edit(dir, loaded, h); rc >= 0) return rc;
   const auto& c = loaded.clusters[0];
   if (!c.services) return -1;
+  if (only_new && c.model)
+    std::erase_if(hosts, [&](const auto& x) { return c.model->node_index.count(x.first) > 0; });
   for (auto& [name, sku] : hosts)
     if (sku.empty())
       if (const auto* m = c.layout->find_machine(name)) sku = m->machine_type;
   // Hosts not in layout.yaml are refused by the join's own checks.
   std::erase_if(hosts, [](const auto& h) { return h.second.empty(); });
-  h.edit = pai::planner::add_node_cells(h.services_before, h.layout_before, c, hosts, vc, check);
+  h.edit = pai::planner::add_node_cells(h.services_before, h.layout_before, c, hosts, vc, check,
+                                        azure_chain_profiles(c));
   if (!h.edit.ok()) return edit_failed(h.edit);
   h.services_after = h.edit.text;
   return -1;
@@ -707,7 +744,8 @@ void print_hived_edit(const HivedEdit& h) {
 
 // Writes the changed files, then pushes them to the master: the hived phase (a
 // changed config restarts HiveD) and the config phase. The last step.
-int push_hived_edit(const InstallOptions& base, const Globals& g, const HivedEdit& h) {
+int push_hived_edit(const InstallOptions& base, const Globals& g, const HivedEdit& h,
+                    Json* capture = nullptr) {
   if (!h.services_changed() && !h.layout_changed()) return kExitOk;
   if (h.layout_changed())
     if (std::string w = pai::util::write_file_atomic(h.layout_file, h.layout_after, 0644);
@@ -727,6 +765,7 @@ int push_hived_edit(const InstallOptions& base, const Globals& g, const HivedEdi
   o.skip_azure = true;
   o.azure_doc = Json();
   o.hosts.limit = {h.master};
+  o.capture = capture;
   if (!g.quiet && h.services_changed())
     std::fprintf(stderr, "hived: pushing the new HiveD config; HiveD restarts with it\n");
   int rc = run_install(o, g, Mode::HivedPush);
@@ -734,6 +773,31 @@ int push_hived_edit(const InstallOptions& base, const Globals& g, const HivedEdi
     print_error("the cluster files are updated, but pushing them failed; paictl config push " +
                 base.hosts.paths[0] + " retries");
   return rc;
+}
+
+int add_azure_vm_cells(InstallOptions& o, const Globals& g, const Json& azure_doc) {
+  if (!azure_doc.is_object() || !azure_doc.contains("machines") || o.hosts.paths.size() != 1)
+    return -1;
+  std::vector<std::pair<std::string, std::string>> vms;
+  for (const auto& m : azure_doc["machines"])
+    vms.emplace_back(m.value("hostname", ""), m.value("machineType", ""));
+  if (vms.empty()) return -1;
+  HivedEdit h;
+  if (int rc = plan_hived_add(o.hosts.paths[0], vms, "", true, h, true); rc >= 0) return rc;
+  bool json = is_structured(o.output);
+  if (!h.services_changed()) {
+    if (!json && !g.quiet)
+      for (const auto& w : h.edit.warnings) print_warning("HiveD config: " + w);
+    return -1;
+  }
+  if (!json && !g.quiet) print_hived_edit(h);
+  o.hived_doc = hived_edit_json(h);
+  if (std::string w = pai::util::write_file_atomic(h.services_file, h.services_after, 0600);
+      !w.empty()) {
+    print_error(h.services_file + ": " + w);
+    return kExitUsage;
+  }
+  return -1;
 }
 
 // The running groups that use the cells of removed nodes, from the live HiveD
@@ -809,12 +873,43 @@ void print_json_doc(const Json& doc) {
   std::printf("%s\n", doc.dump(2).c_str());
 }
 
+// The hosts' part of an install document (its plan, and what was done) for
+// node add|remove's own document.
+Json run_part(const Json& install_doc) {
+  Json out = Json::object();
+  if (!install_doc.is_object()) return out;
+  for (const char* k : {"plan", "result"})
+    if (install_doc.contains(k)) out[k] = install_doc[k];
+  return out;
+}
+
+// node add|remove -o json: one document, printed once whichever way the command ends.
+struct NodeDoc {
+  Json doc;
+  bool json = false;
+  Json join, push;  // the install documents of the join (or reset) and of the push
+  const char* run_key = "join";
+  NodeDoc(bool structured, const char* api, const char* kind, const std::string& cluster)
+      : doc({{"apiVersion", api}, {"kind", kind}, {"cluster", cluster}}), json(structured) {}
+  int done(int rc) {
+    if (!json) return rc;
+    if (!join.is_null()) doc[run_key] = run_part(join);
+    if (!push.is_null()) doc["push"] = run_part(push);
+    print_json_doc(doc);
+    return rc;
+  }
+};
+
 // node add DIR HOST... (hosts already in layout.yaml), or node add DIR --azure
 // POOL --count N (the pool's scale set grows, its new VMs go into layout.yaml):
 // then the same join, install --limit of those hosts.
 int run_node_add(NodeOptions& no, const Globals& g) {
   InstallOptions& o = no.install;
   bool json = is_structured(o.output);
+  NodeDoc out(json, "paictl.nodeAdd/v1", "NodeAdd",
+              o.hosts.paths.empty() ? std::string() : o.hosts.paths[0]);
+  out.doc["dryRun"] = o.hosts.dry_run;
+  o.capture = &out.join;
   if (no.azure_pool.empty()) {
     if (no.count != 0) {
       print_error(
@@ -830,11 +925,14 @@ int run_node_add(NodeOptions& no, const Globals& g) {
         if (!pai::util::trim(part).empty()) hosts.emplace_back(pai::util::trim(part), "");
     if (int rc = plan_hived_add(o.hosts.paths[0], hosts, no.vc, true, h); rc >= 0) return rc;
     if (!json) print_hived_edit(h);
-    if (json) o.hived_doc = hived_edit_json(h);
+    std::vector<std::string> names;
+    for (const auto& x : hosts) names.push_back(x.first);
+    out.doc["nodes"] = names;
+    out.doc["hived"] = hived_edit_json(h);
     int rc = run_install(o, g, Mode::Install);
-    if (o.hosts.dry_run || (rc != kExitOk && rc != kExitChanges)) return rc;
-    int push = push_hived_edit(o, g, h);
-    return push == kExitOk || push == kExitChanges ? rc : push;
+    if (o.hosts.dry_run || (rc != kExitOk && rc != kExitChanges)) return out.done(rc);
+    int push = push_hived_edit(o, g, h, &out.push);
+    return out.done(push == kExitOk || push == kExitChanges ? rc : push);
   }
   if (o.hosts.paths.size() != 1) {
     print_error(
@@ -872,33 +970,32 @@ int run_node_add(NodeOptions& no, const Globals& g) {
                           added, az);
   if (rc != -1) {
     if (o.hosts.dry_run && !json) print_hived_edit(planned);
-    if (json && !az.is_null())
-      print_json_doc({{"apiVersion", "paictl.install/v1"},
-                      {"kind", "NodeAdd"},
-                      {"cluster", dir},
-                      {"azure", az},
-                      {"hived", hived_edit_json(planned)}});
-    return rc;
+    if (az.is_null()) return rc;  // refused before Azure was read
+    out.doc["nodes"] = added;
+    out.doc["azure"] = az;
+    out.doc["hived"] = hived_edit_json(planned);
+    return out.done(rc);
   }
   // The VMs exist and are in layout.yaml: they join as on-prem hosts do.
   o.hosts.limit = added;
   o.skip_azure = true;
-  o.azure_doc = az;
   o.yes = true;  // the operator confirmed the whole change above
+  out.doc["nodes"] = added;
+  out.doc["azure"] = az;
   HivedEdit h;
   std::vector<std::pair<std::string, std::string>> hosts;
   for (const auto& a : added) hosts.emplace_back(a, "");
-  if (int e = plan_hived_add(dir, hosts, no.vc, true, h); e >= 0) return e;
+  if (int e = plan_hived_add(dir, hosts, no.vc, true, h); e >= 0) return out.done(e);
   if (!json) print_hived_edit(h);
-  o.hived_doc = hived_edit_json(h);
+  out.doc["hived"] = hived_edit_json(h);
   rc = run_install(o, g, Mode::Install);
   if (rc != kExitOk && rc != kExitChanges) {
     print_error("node add: the new VMs are in layout.yaml; paictl node add " + dir + " " +
                 pai::util::join(added, " ") + " resumes their join");
-    return rc;
+    return out.done(rc);
   }
-  int push = push_hived_edit(o, g, h);
-  return push == kExitOk || push == kExitChanges ? rc : push;
+  int push = push_hived_edit(o, g, h, &out.push);
+  return out.done(push == kExitOk || push == kExitChanges ? rc : push);
 }
 
 int run_node_remove(NodeOptions& no, const Globals& g) {
@@ -944,14 +1041,15 @@ int run_node_remove(NodeOptions& no, const Globals& g) {
     script += kubectl + " delete node " + q + " --ignore-not-found --wait=false\n";
     return script;
   };
+  NodeDoc out(json, "paictl.nodeRemove/v1", "NodeRemove", p.cluster_dir);
+  out.run_key = "reset";
+  out.doc["dryRun"] = o.hosts.dry_run;
+  out.doc["nodes"] = nodes;
+  out.doc["drain"] = no.drain;
+  out.doc["hived"] = hived_edit_json(hived);
+  if (!groups.is_null()) out.doc["runningGroups"] = groups;
+  Json& doc = out.doc;
   if (o.hosts.dry_run) {
-    Json doc = {{"apiVersion", "paictl.install/v1"},
-                {"kind", "NodeRemove"},
-                {"cluster", p.cluster_dir},
-                {"nodes", nodes},
-                {"drain", no.drain},
-                {"hived", hived_edit_json(hived)}};
-    if (!groups.is_null()) doc["runningGroups"] = groups;
     if (!json) {
       std::printf("on %s:\n", master->name.c_str());
       for (const auto& n : nodes) {
@@ -973,13 +1071,9 @@ int run_node_remove(NodeOptions& no, const Globals& g) {
         for (const auto& l : azure_removal_lines(*azure)) std::printf("  %s\n", l.c_str());
         std::printf("dry run: nothing was changed in Azure or on any host\n");
       }
-      if (json) print_json_doc(doc);
-      return kExitChanges;
+      return out.done(kExitChanges);
     }
-    if (json) {
-      print_json_doc(doc);
-      return kExitChanges;
-    }
+    if (json) return out.done(kExitChanges);
     std::printf("then reset %s:\n", pai::util::join(nodes, ", ").c_str());
     std::fflush(stdout);
     return run_install(o, g, Mode::Reset);
@@ -992,7 +1086,7 @@ int run_node_remove(NodeOptions& no, const Globals& g) {
       "Remove " + pai::util::join(nodes, ", ") + " from the cluster" +
       (azure ? " and delete the VM" + std::string(nodes.size() == 1 ? "" : "s") + " in Azure?"
              : "?");
-  if (!o.yes && !confirm(question.c_str())) return kExitOk;
+  if (!o.yes && !confirm(question.c_str())) return out.done(kExitOk);
   pai::remote::SshTransport transport;
   transport.set_password(p.hosts.ssh_password);
   for (const auto& n : nodes) {
@@ -1001,7 +1095,7 @@ int run_node_remove(NodeOptions& no, const Globals& g) {
       print_error("node remove: " + std::string(no.drain ? "draining and deleting" : "deleting") +
                   " the node " + n +
                   " failed: " + (r.ok() ? std::string(pai::util::trim(r.err)) : r.error));
-      return kExitRemote;
+      return out.done(kExitRemote);
     }
     if (!g.quiet)
       std::fprintf(stderr, "%-14s %-14s %s\n", n.c_str(), "node",
@@ -1011,30 +1105,28 @@ int run_node_remove(NodeOptions& no, const Globals& g) {
     // The VMs go (nothing on them needs resetting), and the files follow.
     Json az;
     int rc = azure_removal_apply(*azure, g, json, az);
-    if (json)
-      print_json_doc({{"apiVersion", "paictl.install/v1"},
-                      {"kind", "NodeRemove"},
-                      {"cluster", p.cluster_dir},
-                      {"nodes", nodes},
-                      {"azure", az}});
-    if (rc != kExitOk) return rc;
-    if (int push = push_hived_edit(o, g, hived); push != kExitOk && push != kExitChanges)
-      return push;
+    doc["azure"] = az;
+    if (rc != kExitOk) return out.done(rc);
+    if (int push = push_hived_edit(o, g, hived, &out.push); push != kExitOk && push != kExitChanges)
+      return out.done(push);
     if (!json)
       std::printf(
           "removed %s: the VM%s deleted in Azure; config.yaml, layout.yaml and the HiveD "
           "config updated and pushed\n",
           pai::util::join(nodes, ", ").c_str(), nodes.size() == 1 ? "" : "s");
-    return kExitChanges;
+    return out.done(kExitChanges);
   }
   // Then what install put on the hosts goes, as paictl reset --limit does.
   o.yes = true;
+  o.capture = &out.join;
   int rc = run_install(o, g, Mode::Reset);
-  if (rc != kExitOk && rc != kExitChanges) return rc;
-  if (int push = push_hived_edit(o, g, hived); push != kExitOk && push != kExitChanges) return push;
-  std::printf("removed %s; layout.yaml and the HiveD config updated and pushed\n",
-              pai::util::join(nodes, ", ").c_str());
-  return rc == kExitChanges && !o.detailed_exitcode ? kExitOk : rc;
+  if (rc != kExitOk && rc != kExitChanges) return out.done(rc);
+  if (int push = push_hived_edit(o, g, hived, &out.push); push != kExitOk && push != kExitChanges)
+    return out.done(push);
+  if (!json)
+    std::printf("removed %s; layout.yaml and the HiveD config updated and pushed\n",
+                pai::util::join(nodes, ", ").c_str());
+  return out.done(rc == kExitChanges && !o.detailed_exitcode ? kExitOk : rc);
 }
 
 }  // namespace

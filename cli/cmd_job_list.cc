@@ -14,6 +14,7 @@
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
 #include "exit_codes.h"
+#include "json_convert.h"
 #include "output.h"
 #include "printer.h"
 #include "util/printable.h"
@@ -65,11 +66,13 @@ const std::vector<std::pair<std::string, std::string>> kOrderFields = {
     {"user", "username"},
     {"username", "username"}};
 
-double number(const pai::api::Json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : -1;
+template <class J>
+double number(const J& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].template get<double>()
+                                                                : -1;
 }
 
-std::string tags_of(const pai::api::Json& j) {
+std::string tags_of(const jobcli::Json& j) {
   std::vector<std::string> tags;
   if (j.contains("tags") && j["tags"].is_array())
     for (const auto& t : j["tags"])
@@ -77,15 +80,17 @@ std::string tags_of(const pai::api::Json& j) {
   return tags.empty() ? "-" : pai::util::join(tags, ",");
 }
 
-bool has_tag(const pai::api::Json& j, const std::string& tag) {
+template <class J>
+bool has_tag(const J& j, const std::string& tag) {
   if (!j.contains("tags") || !j["tags"].is_array()) return false;
   for (const auto& t : j["tags"])
-    if (t.is_string() && t.get<std::string>() == tag) return true;
+    if (t.is_string() && t.template get<std::string>() == tag) return true;
   return false;
 }
 
 // The filters the server applies, applied here to starred jobs (read one by one).
-bool matches(const ListOptions& o, const std::string& states, const pai::api::Json& j) {
+template <class J>
+bool matches(const ListOptions& o, const std::string& states, const J& j) {
   if (!states.empty()) {
     bool ok = false;
     for (auto s : pai::util::split(states, ','))
@@ -103,8 +108,9 @@ bool matches(const ListOptions& o, const std::string& states, const pai::api::Js
   return true;
 }
 
+// Each job as its output document, made on the cluster's own thread.
 struct ClusterListing {
-  std::vector<pai::api::Json> jobs;
+  std::vector<jobcli::Json> jobs;
   long total = -1;    // the server's count of matching jobs (before --since)
   bool more = false;  // pages were left (without --all)
   std::optional<pai::api::Error> error;
@@ -114,7 +120,7 @@ struct ClusterListing {
 ClusterListing list_cluster(const ListOptions& o, const jobcli::Connection& c,
                             const pai::api::JobFilter& base, const std::string& states) {
   ClusterListing out;
-  auto recent = [&](const pai::api::Json& j) {
+  auto recent = [&](const auto& j) {
     return o.since_ms < 0 || number(j, "submissionTime") >= o.since_ms;
   };
   if (o.starred) {
@@ -136,7 +142,7 @@ ClusterListing list_cluster(const ListOptions& o, const jobcli::Connection& c,
       s["name"] = d->value("name", id.substr(t + 1));
       if (!s.contains("username")) s["username"] = id.substr(0, t);
       s["tags"] = d->contains("tags") ? (*d)["tags"] : pai::api::Json::array();
-      if (matches(o, states, s) && recent(s)) out.jobs.push_back(s);
+      if (matches(o, states, s) && recent(s)) out.jobs.push_back(to_ordered(s));
     }
     std::stable_sort(out.jobs.begin(), out.jobs.end(), [](const auto& a, const auto& b) {
       return number(a, "submissionTime") > number(b, "submissionTime");
@@ -158,9 +164,10 @@ ClusterListing list_cluster(const ListOptions& o, const jobcli::Connection& c,
     out.total = r->total;
     size_t n = r->items.size();
     bool older = false;
+    out.jobs.reserve(out.jobs.size() + n);
     for (const auto& j : r->items) {
       if (recent(j))
-        out.jobs.push_back(j);
+        out.jobs.push_back(to_ordered(j));
       else
         older = true;
     }
@@ -183,7 +190,7 @@ const char* kStates[] = {"WAITING",   "RUNNING", "STOPPING", "STOPPED",
 
 // The jobs of every cluster, asked at the same time, in cluster order. Failing
 // clusters are reported and set `rc`.
-std::vector<std::pair<std::string, pai::api::Json>> fetch(
+std::vector<std::pair<std::string, jobcli::Json>> fetch(
     const ListOptions& o, const std::vector<jobcli::Connection>& conns, const std::string& states,
     int& rc) {
   std::vector<std::future<ClusterListing>> futures;
@@ -199,7 +206,7 @@ std::vector<std::pair<std::string, pai::api::Json>> fetch(
     futures.push_back(std::async(std::launch::async,
                                  [&o, c, f, states]() { return list_cluster(o, c, f, states); }));
   }
-  std::vector<std::pair<std::string, pai::api::Json>> jobs;
+  std::vector<std::pair<std::string, jobcli::Json>> jobs;
   for (size_t i = 0; i < conns.size(); ++i) {
     auto r = futures[i].get();
     const std::string& name = conns[i].cluster->name;
@@ -221,8 +228,7 @@ std::vector<std::pair<std::string, pai::api::Json>> fetch(
 }
 
 Table list_table(const ListOptions& o,
-                 const std::vector<std::pair<std::string, pai::api::Json>>& jobs,
-                 jobcli::Json& all) {
+                 const std::vector<std::pair<std::string, jobcli::Json>>& jobs) {
   Table t;
   if (o.all_clusters) t.columns.push_back({"CLUSTER"});
   for (const char* h :
@@ -234,9 +240,6 @@ Table list_table(const ListOptions& o,
   t.columns.push_back({"EXIT", true});
   for (const auto& [cluster, j] : jobs) {
     {
-      jobcli::Json item = jobcli::Json::parse(j.dump());
-      item["cluster"] = cluster;
-      all.push_back(item);
       std::vector<std::string> row;
       if (o.all_clusters) row.push_back(cluster);
       row.push_back(j.value("username", std::string("?")) + "~" +
@@ -258,13 +261,11 @@ Table list_table(const ListOptions& o,
                        : static_cast<double>(std::time(nullptr)) * 1000;
       row.push_back(start < 0 ? "-" : jobcli::format_duration_ms(end - start));
       row.push_back(tags_of(j));
-      row.push_back(jobcli::format_time_ms(j.contains("submissionTime")
-                                               ? jobcli::Json::parse(j["submissionTime"].dump())
-                                               : jobcli::Json(nullptr)));
+      row.push_back(jobcli::format_time_ms(j.contains("submissionTime") ? j["submissionTime"]
+                                                                        : jobcli::Json(nullptr)));
       row.push_back(j.value("subState", std::string("-")));
-      row.push_back(jobcli::format_time_ms(j.contains("completedTime")
-                                               ? jobcli::Json::parse(j["completedTime"].dump())
-                                               : jobcli::Json(nullptr)));
+      row.push_back(jobcli::format_time_ms(j.contains("completedTime") ? j["completedTime"]
+                                                                       : jobcli::Json(nullptr)));
       row.push_back(
           j.contains("appExitCode") && !j["appExitCode"].is_null() ? j["appExitCode"].dump() : "-");
       t.add(row);
@@ -273,7 +274,7 @@ Table list_table(const ListOptions& o,
   return t;
 }
 
-std::string job_key(const std::string& cluster, const pai::api::Json& j, bool with_cluster,
+std::string job_key(const std::string& cluster, const jobcli::Json& j, bool with_cluster,
                     const char* sep = "  ") {
   return (with_cluster ? cluster + sep : std::string()) + j.value("username", std::string("?")) +
          "~" + j.value("name", std::string("?"));
@@ -289,8 +290,7 @@ int watch(const ListOptions& o, const std::vector<jobcli::Connection>& conns,
     int rc = kExitOk;
     auto jobs = fetch(o, conns, states, rc);
     if (tty) {
-      jobcli::Json all = jobcli::Json::array();
-      std::string text = render_table(list_table(o, jobs, all), o.output == "wide");
+      std::string text = render_table(list_table(o, jobs), o.output == "wide");
       text += "\n" + std::to_string(jobs.size()) + " jobs, every " +
               jobcli::format_duration_ms(o.interval * 1000) + ", " +
               jobcli::format_time_ms(jobcli::Json(jobcli::now_ms())) + "; Ctrl-C stops\n";
@@ -416,23 +416,28 @@ int run(const ListOptions& o, const Globals& g) {
     return watch(opt, conns, states);
   }
   int rc = kExitOk;
-  jobcli::Json all = jobcli::Json::array();
   auto jobs = fetch(opt, conns, states, rc);
   if (o.name_output || (g.output == "name" && o.output == "table")) {
     for (const auto& [cluster, j] : jobs)
       std::printf("%s\n", pai::util::printable(job_key(cluster, j, o.all_clusters, "/")).c_str());
     return rc;
   }
-  Table t = list_table(opt, jobs, all);
   if (!is_structured(o.output)) {
+    Table t = list_table(opt, jobs);
     if (t.rows.empty()) {
       if (rc == kExitOk) std::fprintf(stderr, "No jobs.\n");
     } else {
       print_table(t, o.output == "wide");
     }
-  } else {
-    print_document(list_document("jobList", all), o.output);
+    return rc;
   }
+  jobcli::Json all = jobcli::Json::array();
+  all.get_ref<jobcli::Json::array_t&>().reserve(jobs.size());
+  for (auto& [cluster, j] : jobs) {
+    j["cluster"] = cluster;
+    all.push_back(std::move(j));
+  }
+  print_document(list_document("jobList", std::move(all)), o.output);
   return rc;
 }
 

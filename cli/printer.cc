@@ -135,7 +135,7 @@ Json document(const std::string& kind, Json body) {
   doc["apiVersion"] = api_version(kind);
   if (body.is_object())
     for (auto it = body.begin(); it != body.end(); ++it)
-      if (it.key() != "apiVersion") doc[it.key()] = integral_numbers(it.value());
+      if (it.key() != "apiVersion") doc[it.key()] = integral_numbers(std::move(it.value()));
   return doc;
 }
 

@@ -10,7 +10,7 @@
 #   PAICTL=path   the binary (default build/paictl)
 #   DRY_ONLY=1    only dry-run-N
 #
-# Needs root (the testbed). The hosts' sshds and fakes share the machine's cores
+# Needs root (the testbed) and GNU time (/usr/bin/time). The hosts' sshds and fakes share the machine's cores
 # with paictl, as they would not in a real cluster: on a small machine the full
 # install measures the machine as much as paictl.
 set -eu
@@ -27,10 +27,13 @@ BED=""
 cleanup() { [ -n "$BED" ] && "$TESTBED" down "$BED" >/dev/null 2>&1; rm -rf "$WORK"; }
 trap cleanup EXIT INT TERM
 now() { date +%s.%N; }
-timed() {  # NAME COMMAND...: prints NAME SECONDS EXIT
+load() { cut -d' ' -f1 /proc/loadavg; }
+timed() {  # NAME COMMAND...: prints NAME SECONDS EXIT, paictl's CPU time and the load average
   name=$1; shift
-  t0=$(now); set +e; "$@" >"$WORK/$name.log" 2>&1; rc=$?; set -e; t1=$(now)
-  printf '%-12s %8.2f s  (exit %d)\n' "$name" "$(echo "$t1 - $t0" | bc)" "$rc"
+  l0=$(load)
+  t0=$(now); set +e; /usr/bin/time -f '%U %S' -o "$WORK/$name.cpu" "$@" >"$WORK/$name.log" 2>&1; rc=$?; set -e; t1=$(now)
+  cpu=$(tail -n 1 "$WORK/$name.cpu" 2>/dev/null | awk '{printf "%.2f", $1 + $2}')
+  printf '%-12s %8.2f s  (exit %d)  paictl CPU %s s  load %s -> %s\n' "$name" "$(echo "$t1 - $t0" | bc)" "$rc" "$cpu" "$l0" "$(load)"
 }
 up() {
   BED=$WORK/bed-$1

@@ -1,11 +1,20 @@
 #!/bin/sh
 # paictl's main job on the bundled examples, from a fresh Debian machine:
 # installs the packages, builds paictl, then runs it on examples/.
+# BUILD=DIR uses a build tree that already has paictl and the test servers
+# (tests on) instead: nothing is installed or built.
 set -eu
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-scripts/build.sh
-PAICTL=./build/paictl
+if [ -n "${BUILD:-}" ]; then
+  PAICTL=$BUILD/paictl
+  [ -x "$PAICTL" ] || { echo "demo: no $PAICTL (BUILD=$BUILD)" >&2; exit 2; }
+else
+  scripts/install-deps.sh
+  scripts/build.sh
+  PAICTL=./build/paictl
+fi
+HIVED_SERVER=${BUILD:-build}/tests/integration/hived/hived_test_server
+HIVED_PID=""
 status=0
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
@@ -23,11 +32,15 @@ expect() {
 # Everything the demo writes goes to one temporary directory (OUT=DIR keeps it).
 if [ -n "${OUT:-}" ]; then
   RUN=$OUT; mkdir -p "$RUN"
-  cleanup() { python3 tests/integration/rest/rest_fixture.py stop "$RUN/servers" >/dev/null 2>&1 || true; }
+  cleanup() {
+    python3 tests/integration/rest/rest_fixture.py stop "$RUN/servers" >/dev/null 2>&1 || true
+    [ -z "$HIVED_PID" ] || kill "$HIVED_PID" 2>/dev/null || true
+  }
 else
   RUN=$(mktemp -d "${TMPDIR:-/tmp}/paictl-demo.XXXXXX")
   cleanup() {
     python3 tests/integration/rest/rest_fixture.py stop "$RUN/servers" >/dev/null 2>&1 || true
+    [ -z "$HIVED_PID" ] || kill "$HIVED_PID" 2>/dev/null || true
     rm -rf "$RUN"
   }
 fi
@@ -74,14 +87,35 @@ expect 0 $PAICTL job render examples/jobs/private-registry.yaml
 # The two "clusters" are the project's REST v2 test servers on loopback
 # (tests/integration/rest/), which follow OpenPAI's documented contract; they are
 # test doubles, not OpenPAI clusters.
-step "Start two local OpenPAI REST v2 test servers (lab: on-prem, cloud: on Azure)"
+step "Start two local OpenPAI REST v2 test servers (lab: on-prem, cloud: on Azure) and lab's HiveD"
+# lab also runs bob's 8-GPU job in research, which has run for 30 minutes; bob's
+# previous one ran 3 hours.
+python3 - "$RUN/lab.json" <<'PY'
+import json, sys
+s = json.load(open("tests/integration/rest/scenarios/lab.json"))
+s["jobs"] += [{"user": "bob", "name": "train_big", "vc": "research", "plan": ["RUNNING"], "gpus": 8, "ageSeconds": 1800},
+              {"user": "bob", "name": "train_prev", "vc": "research", "plan": ["SUCCEEDED"], "gpus": 8,
+               "ageSeconds": 90000, "runMs": 3 * 3600 * 1000}]
+json.dump(s, open(sys.argv[1], "w"))
+PY
 python3 tests/integration/rest/rest_fixture.py start "$RUN/servers" \
-  lab=tests/integration/rest/scenarios/lab.json cloud=tests/integration/rest/scenarios/cloud.json
+  lab="$RUN/lab.json" cloud=tests/integration/rest/scenarios/cloud.json
 . "$RUN/servers/env.sh"
+# lab's HiveD scheduler: the project's HiveD inspect API test server, its state
+# made by lib/scheduler (tests/integration/hived/scenarios/demo-lab.json: VC
+# research has two 8-GPU nodes, bob~train_big runs on one).
+"$HIVED_SERVER" tests/integration/hived/scenarios/demo-lab.json "$RUN/hived.port" >"$RUN/hived.log" 2>&1 &
+HIVED_PID=$!
+i=0
+while [ ! -s "$RUN/hived.port" ]; do
+  i=$((i + 1)); [ "$i" -lt 200 ] || { cat "$RUN/hived.log" >&2; echo "demo: the HiveD test server did not start" >&2; exit 1; }
+  sleep 0.05
+done
+LAB_HIVED="http://127.0.0.1:$(cat "$RUN/hived.port")"
 export XDG_CONFIG_HOME="$RUN/config"   # the demo's own cluster registry
 step "Register both clusters (the password is read from stdin and never stored)"
-echo "$ echo ... | paictl cluster add lab --uri $LAB_URI --user alice --password-stdin"
-set +e; echo alice-pass-1 | $PAICTL cluster add lab --uri "$LAB_URI" --user alice --password-stdin; rc=$?; set -e
+echo "$ echo ... | paictl cluster add lab --uri $LAB_URI --user alice --password-stdin --hived $LAB_HIVED"
+set +e; echo alice-pass-1 | $PAICTL cluster add lab --uri "$LAB_URI" --user alice --password-stdin --hived "$LAB_HIVED"; rc=$?; set -e
 [ "$rc" -eq 0 ] || { echo "demo: expected exit 0, got $rc" >&2; status=1; }
 echo "$ echo ... | paictl cluster add cloud --uri $CLOUD_URI --user alice --password-stdin"
 set +e; echo cloud-pass-1 | $PAICTL cluster add cloud --uri "$CLOUD_URI" --user alice --password-stdin; rc=$?; set -e
@@ -94,6 +128,11 @@ expect 0 $PAICTL job submit examples/jobs/pytorch-mnist.yaml --cluster lab
 step "Let paictl choose the cluster: the decision, then the submission"
 expect 0 $PAICTL job submit examples/jobs/distributed-tensorflow.yaml --cluster auto --dry-run
 expect 0 $PAICTL job submit examples/jobs/distributed-tensorflow.yaml --cluster auto
+step "With HiveD's cells: 2 x 8 GPUs in research; only lab has research, and there the job waits for bob~train_big"
+sed 's/^name: pytorch_mnist$/name: mnist_2x8/; s/^    instances: 1$/    instances: 2/; s/^      gpu: 1$/      gpu: 8/;
+     s/^      cpu: 4$/      cpu: 32/; s/^      memoryMB: 8192$/      memoryMB: 131072/; s/^  virtualCluster: default$/  virtualCluster: research/' \
+  examples/jobs/pytorch-mnist.yaml >"$RUN/mnist-2x8.yaml"
+expect 0 $PAICTL job submit "$RUN/mnist-2x8.yaml" --cluster auto --explain
 step "Follow the jobs"
 expect 0 $PAICTL job list --all-clusters
 expect 0 $PAICTL job status pytorch_mnist --cluster lab
@@ -107,6 +146,8 @@ expect 0 $PAICTL job list --all-clusters --tag baseline
 step "Stop a job and wait until it has stopped"
 expect 0 $PAICTL job stop tf_distributed_cifar10 --cluster cloud --wait --wait-interval 1
 python3 tests/integration/rest/rest_fixture.py stop "$RUN/servers"
+kill "$HIVED_PID" 2>/dev/null || true
+HIVED_PID=""
 unset XDG_CONFIG_HOME
 
 # --- check hosts ----------------------------------------------------------------------

@@ -452,11 +452,11 @@ Result<JobPage> Client::list_jobs_page(const JobFilter& f) {
   JobPage page;
   // withTotalCount answers {totalCount, data}; the plain answer is the list.
   if (j->is_object() && j->contains("data")) {
-    page.items = (*j)["data"];
+    page.items = std::move((*j)["data"]);
     if (j->contains("totalCount") && (*j)["totalCount"].is_number())
       page.total = (*j)["totalCount"].get<long>();
   } else if (j->is_array()) {
-    page.items = *j;
+    page.items = std::move(*j);
   }
   if (!page.items.is_array()) page.items = Json::array();
   out.value = std::move(page);

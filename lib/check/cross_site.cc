@@ -30,6 +30,19 @@ tcp() {
   if [ "$s" = 0 ]; then echo "tcp open $1 $2"
   else case "$out" in *refused*) echo "tcp refused $1 $2";; *) echo "tcp blocked $1 $2 $s";; esac; fi
 }
+# udp ADDR PORT: one datagram on a connected socket, then a read: data is an
+# answer, "refused" an ICMP port unreachable, a timeout (status > 128) no answer.
+udp() {
+  if ! command -v bash >/dev/null 2>&1; then echo "udp unknown $1 $2 no-bash"; return; fi
+  out=$(bash -c 'exec 3<>"/dev/udp/$1/$2" || exit 3; printf "paictl-probe\n" >&3 || exit 3
+    IFS= read -r -t "$3" x <&3; s=$?; [ -n "$x" ] && exit 0; exit $s' sh "$1" "$2" "$UDP_WAIT" 2>&1); s=$?
+  case "$s:$out" in
+    0:*) echo "udp answered $1 $2";;
+    *refused*) echo "udp refused $1 $2";;
+    *unreachable*|*"No route"*|*"not permitted"*|*denied*) echo "udp blocked $1 $2 $s";;
+    *) if [ "$s" -gt 128 ]; then echo "udp noreply $1 $2"; else echo "udp blocked $1 $2 $s"; fi;;
+  esac
+}
 cni=$CNI_MTU
 if [ "$cni" = 0 ]; then
   i=$(ip route show default 2>/dev/null | awk '{for(i=1;i<NF;i++) if($i=="dev"){print $(i+1); exit}}')
@@ -52,17 +65,21 @@ std::vector<Probe> cross_site_probes(const SiteHost& from, const std::vector<Sit
     if (h.master) out.push_back({h.name, h.address, 6443, "the API server"});
     out.push_back({h.name, h.address, 10250, "the kubelet"});
     out.push_back({h.name, h.address, 0, "the pods' VXLAN packets"});
+    out.push_back({h.name, h.address, 8472, "the pod overlay: flannel's VXLAN", true});
+    out.push_back({h.name, h.address, 4789, "VXLAN's IANA port: Calico's", true});
   }
   return out;
 }
 
-std::string cross_site_script(const std::vector<Probe>& probes, int cni_mtu) {
+std::string cross_site_script(const std::vector<Probe>& probes, int cni_mtu, int udp_wait_s) {
   std::string s = "# paictl cross-site probes: connects and pings, changes nothing.\nCNI_MTU=" +
-                  std::to_string(cni_mtu < 0 ? 0 : cni_mtu) + "\n" + kProbeFunctions;
+                  std::to_string(cni_mtu < 0 ? 0 : cni_mtu) +
+                  "\nUDP_WAIT=" + std::to_string(udp_wait_s < 1 ? 1 : udp_wait_s) + "\n" +
+                  kProbeFunctions;
   for (const auto& p : probes) {
     if (!safe_address(p.address)) continue;
     if (p.port > 0)
-      s += "tcp " + p.address + " " + std::to_string(p.port) + " &\n";
+      s += std::string(p.udp ? "udp " : "tcp ") + p.address + " " + std::to_string(p.port) + " &\n";
     else
       s += "mtu " + p.address + " &\n";
   }
@@ -79,16 +96,19 @@ std::vector<CheckResult> cross_site_results(const std::string& host,
     auto w = util::split(util::trim(line), ' ');
     if (w.size() < 4) continue;
     std::vector<std::string> words(w.begin(), w.end());
-    std::string key = words[0] == "tcp" ? "tcp " + words[2] + " " + words[3] : "mtu " + words[2];
+    std::string key = words[0] == "tcp" || words[0] == "udp"
+                          ? words[0] + " " + words[2] + " " + words[3]
+                          : "mtu " + words[2];
     seen[key] = words;
   }
   for (const auto& p : probes) {
     CheckResult c;
     c.host = host;
-    c.check = p.port > 0 ? "CrossSitePort" : "CrossSiteMTU";
+    c.check = p.udp ? "CrossSiteUDP" : p.port > 0 ? "CrossSitePort" : "CrossSiteMTU";
     std::string peer = p.peer + " (" + p.address + ")";
     std::string key =
-        p.port > 0 ? "tcp " + p.address + " " + std::to_string(p.port) : "mtu " + p.address;
+        p.port > 0 ? std::string(p.udp ? "udp " : "tcp ") + p.address + " " + std::to_string(p.port)
+                   : "mtu " + p.address;
     auto it = seen.find(key);
     if (!r.ok() || it == seen.end()) {
       c.status = Status::Skip;
@@ -97,7 +117,38 @@ std::vector<CheckResult> cross_site_results(const std::string& host,
       continue;
     }
     const auto& w = it->second;
-    if (p.port > 0) {
+    if (p.udp) {
+      std::string port = "UDP " + std::to_string(p.port) + " (" + p.what + ")";
+      if (w[1] == "answered" || w[1] == "refused") {
+        c.status = Status::Pass;
+        c.message = "reaches " + peer + " on " + port +
+                    (w[1] == "answered" ? ": it answered"
+                                        : ": the host sent back \"port unreachable\" (nothing "
+                                          "listens yet; the datagram got there)");
+      } else if (w[1] == "unknown") {
+        c.status = Status::Skip;
+        c.message = "cannot probe " + peer + " on " + port + ": bash is not installed";
+      } else if (w[1] == "noreply") {
+        c.status = Status::Warn;
+        c.message = "no answer from " + peer + " on " + port +
+                    ": UDP cannot tell a silent listener (a VXLAN device never answers) from a "
+                    "datagram the path drops";
+        c.hint =
+            "before an install nothing listens, and a host that gets the datagram answers "
+            "\"port unreachable\": silence then points at a firewall or an NSG that drops it; "
+            "open UDP " +
+            std::to_string(p.port) + " between the sites (docs/hybrid.md)";
+      } else {
+        c.status = Status::Fail;
+        c.message = "cannot reach " + peer + " on " + port +
+                    ": the network answered that the host is unreachable or the port prohibited";
+        c.hint =
+            "open UDP " + std::to_string(p.port) +
+            " between the sites: the NSG rules paictl writes admit it from "
+            "azure.onprem-address-space; the on-prem firewall must admit it from the Azure range "
+            "(docs/hybrid.md)";
+      }
+    } else if (p.port > 0) {
       std::string port = "TCP " + std::to_string(p.port) + " (" + p.what + ")";
       if (w[1] == "open" || w[1] == "refused") {
         c.status = Status::Pass;

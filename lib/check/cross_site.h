@@ -12,8 +12,15 @@
 //    it does not arrive, the path between the sites (a VPN) is narrower than
 //    the pods' packets. The CNI's MTU is install's: the smallest MTU of the
 //    hosts' default-route interfaces less 50, unless given.
-// The UDP ports of the overlay (4789, 8472) cannot be probed without a
-// listener and are not.
+//  * CrossSiteUDP: a datagram to the overlay's UDP ports (8472, flannel's
+//    VXLAN, which install deploys; 4789, the IANA VXLAN port Calico uses) of
+//    every host there, on a connected socket. UDP proves less than TCP: an
+//    ICMP "port unreachable" back (the socket reads "connection refused")
+//    shows the datagram reached the host (or a firewall rejecting for it),
+//    which passes; a reply passes; an ICMP "host/network unreachable" or
+//    "administratively prohibited" fails; no answer at all is only a warning,
+//    since a silent listener (a VXLAN device never answers) and a dropped
+//    datagram look the same.
 
 #include <string>
 #include <vector>
@@ -35,14 +42,16 @@ struct Probe {
   std::string address;  // its address
   int port = 0;         // 0: the MTU probe
   std::string what;     // "the API server", "the kubelet"
+  bool udp = false;     // a UDP port (CrossSiteUDP)
 };
 
 // What `from` probes on the other site. Empty when all hosts are on one site.
 std::vector<Probe> cross_site_probes(const SiteHost& from, const std::vector<SiteHost>& all);
 
 // The POSIX sh script that runs the probes (it changes nothing). `cni_mtu` 0:
-// the host's default-route interface MTU less 50.
-std::string cross_site_script(const std::vector<Probe>& probes, int cni_mtu);
+// the host's default-route interface MTU less 50. `udp_wait_s`: how long a UDP
+// probe waits for an answer.
+std::string cross_site_script(const std::vector<Probe>& probes, int cni_mtu, int udp_wait_s = 2);
 
 // The results of one host's probes from the script's output, one per probe.
 std::vector<CheckResult> cross_site_results(const std::string& host,

@@ -3,6 +3,7 @@
 // operator's paictl will ask them), and HiveD shows every node its config
 // names healthy.
 
+#include <algorithm>
 #include <chrono>
 #include <regex>
 #include <set>
@@ -160,11 +161,13 @@ class EndpointsPhase : public Phase {
   Status apply(HostRun& h, const std::vector<std::string>&) override {
     auto end = std::chrono::steady_clock::now() + std::chrono::seconds(s_.wait_s);
     EndpointReport r;
+    int pause_ms = 100;  // then 0.2 s, 0.4 s, every 0.5 s
     while (true) {
       r = probe(h);
       if (r.problems.empty()) return {};
       if (std::chrono::steady_clock::now() >= end) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+      pause_ms = std::min(pause_ms * 2, 500);
     }
     for (const auto& a : r.answers) h.log("endpoints: " + a);
     return Status::failure(

@@ -100,12 +100,28 @@ remote::ExecResult HostRun::sh(const std::string& script, const std::string& inp
 
 remote::ExecResult HostRun::observe_sh(const std::string& script, int timeout_ms,
                                        bool secret_output) {
-  {
-    std::lock_guard lock(mu_);
-    auto it = prefetched.find(script);
-    if (it != prefetched.end()) return it->second;
-  }
+  remote::ExecResult r;
+  if (read_ahead(script, r)) return r;
   return sh(script, {}, timeout_ms, secret_output);
+}
+
+bool HostRun::read_ahead(const std::string& script, remote::ExecResult& out) const {
+  std::lock_guard lock(reads_mu_);
+  auto it = prefetched_.find(script);
+  if (it == prefetched_.end()) return false;
+  out = it->second;
+  return true;
+}
+
+void HostRun::keep_read(const std::string& script, remote::ExecResult result) {
+  std::lock_guard lock(reads_mu_);
+  prefetched_[script] = std::move(result);
+}
+
+void HostRun::forget_reads() {
+  std::lock_guard lock(reads_mu_);
+  for (auto& [script, r] : prefetched_) std::fill(r.out.begin(), r.out.end(), '\0');
+  prefetched_.clear();
 }
 
 std::string combined_observation_script(const std::vector<std::string>& scripts,
@@ -443,27 +459,63 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   std::vector<char> failed(hosts.size(), 0), locked(hosts.size(), 0);
   const std::string holder = local_hostname() + " " + std::to_string(::getpid()) + " " + res.run_id;
 
+  std::map<const HostRun*, size_t> index;
+  for (size_t i = 0; i < hosts.size(); ++i) index[runs[i].get()] = i;
+  const std::string marker = "@@paictl-observe-" + std::to_string(::getpid()) + "-" +
+                             std::to_string(Clock::now().time_since_epoch().count());
+  // The observation scripts of phases [from, to) on the hosts `on`, by the host
+  // they read (a worker's join reads the master), each script once per host.
+  // With a plan's hint, a host's phases are read up to its first planned change.
+  auto collect_reads = [&](size_t from, size_t to, const std::vector<size_t>& on) {
+    std::vector<std::vector<ObservationRead>> out(hosts.size());
+    std::vector<std::set<std::string>> seen(hosts.size());
+    for (size_t i : on) {
+      auto plan = opts_.planned_changes.find(hosts[i].name);
+      for (size_t pi = from; pi < to; ++pi) {
+        if (!phase_runs(*phases[pi], hosts[i])) continue;
+        std::vector<ObservationRead> rs;
+        phases[pi]->observation_reads(*runs[i], rs);
+        for (auto& rd : rs) {
+          auto it = index.find(rd.host);
+          if (it == index.end()) continue;
+          if (seen[it->second].insert(rd.script).second) out[it->second].push_back(std::move(rd));
+        }
+        if (plan != opts_.planned_changes.end() && plan->second.count(phases[pi]->name())) break;
+      }
+    }
+    return out;
+  };
+  // One session on host i that runs every script of `rs`; their outputs are
+  // kept on the host as read ahead (a script whose output did not come back
+  // whole is simply run again when a phase asks for it).
+  auto read_in_one_session = [&](size_t i, const std::vector<ObservationRead>& rs) {
+    HostRun& h = *runs[i];
+    std::vector<std::string> scripts;
+    bool secret = false;
+    for (const auto& rd : rs) {
+      scripts.push_back(rd.script);
+      secret |= rd.secret;
+    }
+    auto r = h.sh("exec /bin/sh -s", combined_observation_script(scripts, marker), 600000, secret);
+    std::vector<remote::ExecResult> parts;
+    if (r.ok() && r.exit_status == 0 && split_combined_output(r.out, marker, scripts.size(), parts))
+      for (size_t k = 0; k < parts.size(); ++k) {
+        parts[k].first_output_epoch = r.first_output_epoch;
+        parts[k].auth_method = r.auth_method;
+        h.keep_read(scripts[k], std::move(parts[k]));
+      }
+    std::fill(r.out.begin(), r.out.end(), '\0');
+    return r;
+  };
+
   // A dry run reads every phase's observations of a host in one session (they
   // change nothing, so their order does not matter); the phases then observe
   // from what was read, here.
   std::vector<std::vector<ObservationRead>> reads(hosts.size());
-  const std::string marker = "@@paictl-observe-" + std::to_string(::getpid()) + "-" +
-                             std::to_string(Clock::now().time_since_epoch().count());
   if (opts_.dry_run) {
-    std::map<const HostRun*, size_t> index;
-    for (size_t i = 0; i < hosts.size(); ++i) index[runs[i].get()] = i;
-    std::vector<std::set<std::string>> seen(hosts.size());
-    for (const auto& p : phases)
-      for (size_t i = 0; i < hosts.size(); ++i) {
-        if (!phase_runs(*p, hosts[i])) continue;
-        std::vector<ObservationRead> rs;
-        p->observation_reads(*runs[i], rs);
-        for (auto& rd : rs) {
-          auto it = index.find(rd.host);
-          if (it == index.end()) continue;
-          if (seen[it->second].insert(rd.script).second) reads[it->second].push_back(std::move(rd));
-        }
-      }
+    std::vector<size_t> all(hosts.size());
+    for (size_t i = 0; i < hosts.size(); ++i) all[i] = i;
+    reads = collect_reads(0, phases.size(), all);
   }
 
   // Connect (and lock) every host.
@@ -474,22 +526,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     remote::ExecResult r;
     if (opts_.dry_run && !reads[i].empty()) {
       // One session: every phase's observations of this host at once.
-      std::vector<std::string> scripts;
-      bool secret = false;
-      for (const auto& rd : reads[i]) {
-        scripts.push_back(rd.script);
-        secret |= rd.secret;
-      }
-      r = h.sh("exec /bin/sh -s", combined_observation_script(scripts, marker), 600000, secret);
-      std::vector<remote::ExecResult> parts;
-      if (r.ok() && r.exit_status == 0 &&
-          split_combined_output(r.out, marker, scripts.size(), parts))
-        for (size_t k = 0; k < parts.size(); ++k) {
-          parts[k].first_output_epoch = r.first_output_epoch;
-          parts[k].auth_method = r.auth_method;
-          h.prefetched.emplace(scripts[k], std::move(parts[k]));
-        }
-      std::fill(r.out.begin(), r.out.end(), '\0');
+      r = read_in_one_session(i, reads[i]);
     } else if (opts_.dry_run || !opts_.host_lock) {
       r = h.sh("id -u");
     } else {
@@ -598,6 +635,15 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
       std::lock_guard lock(applied_mu);
       applied.emplace_back(pi, hi);
     }
+    // What this phase read is about to change: every later observation of the
+    // hosts it reads (its own, the master for a join) reads them again.
+    h.forget_reads();
+    {
+      std::vector<ObservationRead> rs;
+      phase.observation_reads(h, rs);
+      for (auto& rd : rs)
+        if (rd.host && rd.host != &h) rd.host->forget_reads();
+    }
     s = phase.apply(h, needs);
     if (s.ok) s = phase.verify(h);
     journal.append({{"event", "end"},
@@ -614,15 +660,52 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   };
 
   // Stages: runs of phases between barriers; a cluster-wide phase is a stage of its own.
-  for (size_t first = 0; first < phases.size() && !stop;) {
+  auto stage_end = [&](size_t first) {
     size_t last = first + 1;
     if (!phases[first]->cluster_wide())
       while (last < phases.size() && !phases[last]->barrier() && !phases[last]->cluster_wide())
         ++last;
+    return last;
+  };
+  size_t read_until = 0;  // the phases before it had their observations read ahead
+  for (size_t first = 0; first < phases.size() && !stop;) {
+    size_t last = stage_end(first);
     // A dry run shows the whole plan: a host whose phase failed still shows the rest.
     std::vector<size_t> alive;
     for (size_t i = 0; i < hosts.size(); ++i)
       if (!failed[i] || (opts_.dry_run && res.hosts[i].reached)) alive.push_back(i);
+    if (!opts_.dry_run && !phases[first]->cluster_wide() && first >= read_until) {
+      // A run that applies reads ahead too: the observations of this stage and
+      // of the stages after it that run on the same hosts (the master's add-on
+      // phases), in one session per host, instead of a session per phase and
+      // one `kubectl get` of the cluster objects each. A phase that applies
+      // makes its hosts' reads be read again (run_phase).
+      auto on = [&](size_t from, size_t to) {
+        std::vector<size_t> v;
+        for (size_t i : alive)
+          for (size_t pi = from; pi < to; ++pi)
+            if (phase_runs(*phases[pi], hosts[i])) {
+              v.push_back(i);
+              break;
+            }
+        return v;
+      };
+      std::vector<size_t> group_hosts = on(first, last);
+      size_t group_end = last;
+      while (group_end < phases.size() && !phases[group_end]->cluster_wide()) {
+        size_t next = stage_end(group_end);
+        if (on(group_end, next) != group_hosts) break;
+        group_end = next;
+      }
+      for (auto& r : runs) r->forget_reads();
+      auto ahead = collect_reads(first, group_end, group_hosts);
+      std::vector<size_t> targets;
+      for (size_t i = 0; i < hosts.size(); ++i)
+        if (!ahead[i].empty() && runs[i]->connection) targets.push_back(i);
+      remote::run_parallel(targets.size(), eo,
+                           [&](size_t k) { read_in_one_session(targets[k], ahead[targets[k]]); });
+      read_until = group_end;
+    }
     if (phases[first]->cluster_wide()) {
       Phase& phase = *phases[first];
       std::vector<size_t> which;

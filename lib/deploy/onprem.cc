@@ -77,15 +77,32 @@ bool has_gpu(const HostSpec& h) {
   return h.gpus > 0 && h.gpu_type == "nvidia.com/gpu";
 }
 
-// A script that reads nothing but prints "key=value" lines; a failed command is
-// a failed observation.
-Status observe_kv(HostRun& h, const std::string& what, const std::string& script,
-                  std::map<std::string, std::string>& kv) {
-  auto r = h.observe_sh(script);
-  if (!r.ok() || r.exit_status != 0) return command_failure("observing " + what, r);
-  kv = parse_key_values(r.out);
-  return {};
-}
+// A phase that observes its host with one read-only script printing "key=value"
+// lines (a failed script is a failed observation) and computes its needs from
+// them. The script is listed for reading ahead and run by observe() from the
+// same text, which Phase::observation_reads requires.
+class KeyValuePhase : public Phase {
+ public:
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, observation(h)});
+    more_reads(h, out);
+  }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    auto r = h.observe_sh(observation(h));
+    if (!r.ok() || r.exit_status != 0) return command_failure("observing " + what(), r);
+    auto kv = parse_key_values(r.out);
+    return needs_from(h, kv, needs);
+  }
+
+ protected:
+  // What is observed, for the error: "observing the OS".
+  virtual std::string what() const = 0;
+  virtual std::string observation(const HostRun& h) const = 0;
+  // Other scripts needs_from() reads (with observe_sh), on this host or another.
+  virtual void more_reads(HostRun&, std::vector<ObservationRead>&) {}
+  virtual Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                            std::vector<std::string>& needs) = 0;
+};
 
 // A file's content compared on the host: prints KEY=1 when it matches.
 std::string same_file_test(const std::string& key, const std::string& path, std::string content) {
@@ -103,14 +120,18 @@ std::string write_file(const std::string& path, const std::string& content, int 
          ".paictl-new\nmv " + shell_quote(path) + ".paictl-new " + shell_quote(path) + "\n";
 }
 
-// Waits for `done` to say true, polling every `every_ms`, for at most wait_s.
+// Waits for `done` to say true, for at most wait_s: it asks at once, then
+// after 0.1 s, 0.2 s, ... up to every `every_ms` (what is waited for is often
+// there within a fraction of a second).
 template <typename F>
 bool poll(int wait_s, int every_ms, F done) {
   auto end = std::chrono::steady_clock::now() + std::chrono::seconds(wait_s);
+  int pause_ms = std::min(100, every_ms);
   while (true) {
     if (done()) return true;
     if (std::chrono::steady_clock::now() >= end) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(every_ms));
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    pause_ms = std::min(pause_ms * 2, every_ms);
   }
 }
 
@@ -118,7 +139,7 @@ bool poll(int wait_s, int every_ms, F done) {
 
 // Connect and detect the OS: every later phase depends on it; unsupported
 // systems are refused here, before anything changes.
-class DetectOs : public Phase {
+class DetectOs : public KeyValuePhase {
  public:
   std::string name() const override { return "os"; }
   bool cluster_scope() const override { return true; }
@@ -135,13 +156,10 @@ class DetectOs : public Phase {
       "L=/run/lock/paictl-install; [ -d /run/lock ] || L=/tmp/paictl-install.lock\n"
       "[ -f \"$L\" ] && echo \"lock=$(head -n 1 \"$L\")\"\n"
       "true\n";
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, kScript});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "the OS", kScript, kv);
-    if (!s.ok) return s;
+  std::string what() const override { return "the OS"; }
+  std::string observation(const HostRun&) const override { return kScript; }
+  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     // A lock left by an install killed on this machine: the next apply takes
     // it over and removes it at its end, so the plan must not say "up to date".
     if (kv.count("lock") && holder_is_dead_here(kv["lock"]))
@@ -163,8 +181,8 @@ class DetectOs : public Phase {
 
 // The routed transport of the pre-install checks: each host's commands go over
 // the connection the engine keeps for it.
-// A dry run has read the fact script's output already (the prefetched read
-// `prefetch_key`): that is served instead.
+// When the run has read the fact script's output already (the read ahead
+// `prefetch_key`), that is served instead.
 class KeptConnections : public remote::Transport {
  public:
   KeptConnections(const std::vector<HostRun*>& hosts, std::string prefetch_key)
@@ -174,8 +192,8 @@ class KeptConnections : public remote::Transport {
   remote::ExecResult exec(const remote::Target& target, const remote::ExecRequest& req) override {
     auto it = by_name_.find(target.endpoint.name);
     if (it != by_name_.end()) {
-      auto p = it->second->prefetched.find(key_);
-      if (p != it->second->prefetched.end() && p->second.exit_status == 0) return p->second;
+      remote::ExecResult r;
+      if (it->second->read_ahead(key_, r) && r.exit_status == 0) return r;
     }
     if (it == by_name_.end() || !it->second->connection) {
       remote::ExecResult r;
@@ -276,7 +294,7 @@ class PreInstallChecks : public Phase {
 };
 
 // Records on the host which cluster installed it, so a re-run knows what it left.
-class MarkHost : public Phase {
+class MarkHost : public KeyValuePhase {
  public:
   explicit MarkHost(const InstallSettings& s) : s_(s) {}
   std::string name() const override { return "mark"; }
@@ -284,13 +302,10 @@ class MarkHost : public Phase {
     return same_file_test("marked", std::string(kStateDir) + "/cluster", s_.cluster_name + "\n") +
            "true\n";
   }
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, script()});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status st = observe_kv(h, "the install marker", script(), kv);
-    if (!st.ok) return st;
+  std::string what() const override { return "the install marker"; }
+  std::string observation(const HostRun&) const override { return script(); }
+  Status needs_from(HostRun&, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     if (!kv.count("marked"))
       needs.push_back("record the host as part of cluster " + s_.cluster_name + " (" +
                       std::string(kStateDir) + "/cluster)");
@@ -315,20 +330,17 @@ class MarkHost : public Phase {
   const InstallSettings& s_;
 };
 
-class Swap : public Phase {
+class Swap : public KeyValuePhase {
  public:
   std::string name() const override { return "swap"; }
   static constexpr const char* kScript =
       "echo \"active=$(tail -n +2 /proc/swaps | wc -l)\"\n"
       "echo \"fstab=$(grep -cE '^[^#].*[[:space:]]swap[[:space:]]' /etc/fstab "
       "2>/dev/null)\"\n";
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, kScript});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "swap", kScript, kv);
-    if (!s.ok) return s;
+  std::string what() const override { return "swap"; }
+  std::string observation(const HostRun&) const override { return kScript; }
+  Status needs_from(HostRun&, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     int64_t active = util::parse_int(kv["active"]).value_or(0);
     int64_t fstab = util::parse_int(kv["fstab"]).value_or(0);
     if (active > 0) needs.push_back("turn swap off (" + std::to_string(active) + " active)");
@@ -345,25 +357,24 @@ class Swap : public Phase {
   }
 };
 
-class Kernel : public Phase {
+class Kernel : public KeyValuePhase {
  public:
   std::string name() const override { return "kernel"; }
   static std::string script() {
+    // One sysctl call for the three keys ("key = value" lines; a key the
+    // kernel lacks is left out).
     return "lsmod | awk 'NR>1 && ($1==\"overlay\" || $1==\"br_netfilter\") {print "
            "\"mod_\"$1\"=1\"}'\n" +
            same_file_test("modules_file", kModulesFile, kModules) +
            same_file_test("sysctl_file", kSysctlFile, kSysctls) +
-           "for k in net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables "
-           "net.bridge.bridge-nf-call-ip6tables; do echo \"$k=$(sysctl -n $k 2>/dev/null)\"; "
-           "done\n";
+           "sysctl net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables "
+           "net.bridge.bridge-nf-call-ip6tables 2>/dev/null\n"
+           "true\n";
   }
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, script()});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "kernel modules and sysctls", script(), kv);
-    if (!s.ok) return s;
+  std::string what() const override { return "kernel modules and sysctls"; }
+  std::string observation(const HostRun&) const override { return script(); }
+  Status needs_from(HostRun&, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     std::vector<std::string> mods;
     for (const char* m : {"overlay", "br_netfilter"})
       if (!kv.count(std::string("mod_") + m)) mods.push_back(m);
@@ -385,7 +396,7 @@ class Kernel : public Phase {
   }
 };
 
-class Packages : public Phase {
+class Packages : public KeyValuePhase {
  public:
   explicit Packages(const InstallSettings& s) : s_(s) {}
   std::string name() const override { return "packages"; }
@@ -432,8 +443,7 @@ class Packages : public Phase {
   std::string script(const HostSpec& spec) const {
     std::string script =
         "dpkg-query -W -f '${Package}=${Version}=${db:Status-Abbrev}\\n' kubeadm kubelet kubectl "
-        "containerd containerd.io nvidia-container-toolkit 2>/dev/null | sed 's/^/pkg_/'\n"
-        "echo \"held=$(apt-mark showhold 2>/dev/null | tr '\\n' ' ')\"\n";
+        "containerd containerd.io nvidia-container-toolkit 2>/dev/null | sed 's/^/pkg_/'\n";
     if (bundle()) {
       script += same_file_test("source_bundle", kBundleList, bundle_line());
       for (const auto& f : bundle_files())
@@ -445,13 +455,10 @@ class Packages : public Phase {
     }
     return script + "true\n";
   }
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, script(h.spec())});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "packages", script(h.spec()), kv);
-    if (!s.ok) return s;
+  std::string what() const override { return "packages"; }
+  std::string observation(const HostRun& h) const override { return script(h.spec()); }
+  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     if (bundle()) {
       if (kv.count("missing_file"))
         needs.push_back("copy the offline bundle (" + std::to_string(bundle_files().size()) +
@@ -476,10 +483,14 @@ class Packages : public Phase {
       if (!ok) missing.push_back(w);
     }
     if (!missing.empty()) needs.push_back("install " + util::join(missing, " "));
+    // A hold is dpkg's selection (what `apt-mark hold` sets): "h" first in
+    // ${db:Status-Abbrev}, so the same query answers it.
     std::vector<std::string> unheld;
-    std::string held = " " + kv["held"] + " ";
-    for (const char* p : {"kubeadm", "kubelet", "kubectl"})
-      if (held.find(std::string(" ") + p + " ") == std::string::npos) unheld.push_back(p);
+    for (const char* p : {"kubeadm", "kubelet", "kubectl"}) {
+      auto it = kv.find(std::string("pkg_") + p);
+      std::string st = it == kv.end() ? "" : it->second.substr(it->second.rfind('=') + 1);
+      if (st.empty() || st[0] != 'h') unheld.push_back(p);
+    }
     if (!unheld.empty()) needs.push_back("hold " + util::join(unheld, " "));
     return {};
   }
@@ -528,7 +539,7 @@ class Packages : public Phase {
   const InstallSettings& s_;
 };
 
-class Containerd : public Phase {
+class Containerd : public KeyValuePhase {
  public:
   std::string name() const override { return "containerd"; }
   static constexpr const char* kScript =
@@ -540,13 +551,10 @@ class Containerd : public Phase {
       "[ -f $C ] && [ \"$(cat /etc/containerd/paictl.stamp 2>/dev/null)\" = \"$(sha256sum $C | "
       "cut -d' ' -f1)\" ] && echo stamp=1\n"
       "echo \"active=$(systemctl is-active containerd 2>/dev/null)\"\n";
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, kScript});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "containerd", kScript, kv);
-    if (!s.ok) return s;
+  std::string what() const override { return "containerd"; }
+  std::string observation(const HostRun&) const override { return kScript; }
+  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     bool gpu = has_gpu(h.spec());
     if (!kv.count("config") || !kv.count("systemd") || (gpu && !kv.count("nvidia")))
       needs.push_back(std::string("write /etc/containerd/config.toml (SystemdCgroup = true") +
@@ -580,7 +588,7 @@ std::string endpoint_of(const InstallSettings& s, const HostSpec& master) {
   return s.control_plane_endpoint.empty() ? master.address + ":6443" : s.control_plane_endpoint;
 }
 
-class ControlPlane : public Phase {
+class ControlPlane : public KeyValuePhase {
  public:
   explicit ControlPlane(const InstallSettings& s) : s_(s) {}
   std::string name() const override { return "control-plane"; }
@@ -600,14 +608,13 @@ class ControlPlane : public Phase {
            kKubectl + " get --raw=/readyz --request-timeout=5s >/dev/null 2>&1 && echo ready=1\n" +
            "true\n";
   }
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, script()});
+  std::string what() const override { return "the control plane"; }
+  std::string observation(const HostRun&) const override { return script(); }
+  void more_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, kTokenList});
   }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "the control plane", script(), kv);
-    if (!s.ok) return s;
+  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     kubeadm_version_ = kv["kubeadm"].empty() ? "v" + s_.kube_version : kv["kubeadm"];
     h.facts()["kubeadm_version"] = kubeadm_version_;
     if (kv.count("ready")) {
@@ -740,10 +747,11 @@ class ManifestPhase : public Phase {
                      manifest);
         !s.ok)
       return s;
-    return run_step(h, "waiting for " + what_,
-                    std::string(kKubectl) + " -n " + ns_ + " rollout status daemonset/" + ds_ +
-                        " --timeout=" + std::to_string(s_.wait_s) + "s",
-                    {}, (s_.wait_s + 30) * 1000);
+    if (!wait_for_rollouts(h, ns_, {"daemonset/" + ds_}, s_.wait_s).empty())
+      return Status::failure("waiting for " + what_ + ": daemonset/" + ds_ +
+                                 " did not roll out within " + std::to_string(s_.wait_s) + " s",
+                             "look at its pods: kubectl -n " + ns_ + " describe daemonset " + ds_);
+    return {};
   }
 
  protected:
@@ -799,7 +807,7 @@ const nlohmann::json* find_node(const nlohmann::json& nodes, const std::string& 
   return nullptr;
 }
 
-class Workers : public Phase {
+class Workers : public KeyValuePhase {
  public:
   explicit Workers(const InstallSettings& s) : s_(s) {}
   std::string name() const override { return "join"; }
@@ -813,17 +821,16 @@ class Workers : public Phase {
       "command -v kubeadm >/dev/null && echo \"kubeadm=$(kubeadm version -o "
       "short 2>/dev/null)\"\n"
       "true\n";
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, kScript});
+  std::string what() const override { return "the kubelet"; }
+  std::string observation(const HostRun&) const override { return kScript; }
+  void more_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     if (HostRun* master = h.run().master()) {
       out.push_back({master, cluster_objects_script()});
       out.push_back({master, kTokenList});
     }
   }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "the kubelet", kScript, kv);
-    if (!s.ok) return s;
+  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     h.facts()["kubeadm_version"] = kv["kubeadm"].empty() ? "v" + s_.kube_version : kv["kubeadm"];
     HostRun* master = h.run().master();
     bool registered = false;
@@ -1039,7 +1046,7 @@ const char* kResetPackages =
     "nvidia-container-toolkit nvidia-container-toolkit-base libnvidia-container-tools "
     "libnvidia-container1";
 
-class ResetHost : public Phase {
+class ResetHost : public KeyValuePhase {
  public:
   std::string name() const override { return "reset"; }
   static std::string script() {
@@ -1067,13 +1074,10 @@ class ResetHost : public Phase {
            "[ -d " +
            d + " ] && echo state=1\n" + "true\n";
   }
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, script()});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    std::map<std::string, std::string> kv;
-    Status s = observe_kv(h, "what install left", script(), kv);
-    if (!s.ok) return s;
+  std::string what() const override { return "what install left"; }
+  std::string observation(const HostRun&) const override { return script(); }
+  Status needs_from(HostRun&, std::map<std::string, std::string>& kv,
+                    std::vector<std::string>& needs) override {
     if (kv.count("kube")) needs.push_back("kubeadm reset -f");
     std::vector<std::string> pkgs, files;
     for (const auto& [k, v] : kv) {
@@ -1242,6 +1246,63 @@ nlohmann::json objects_of_kind(const nlohmann::json& list, const std::string& ki
     out["items"].push_back(o);
   }
   return out;
+}
+
+bool rolled_out(const nlohmann::json& w) {
+  if (!w.is_object()) return false;
+  auto obj = [&](const nlohmann::json& o, const char* k) {
+    return o.contains(k) && o[k].is_object() ? o[k] : nlohmann::json::object();
+  };
+  auto num = [](const nlohmann::json& o, const char* k, int64_t dflt = 0) {
+    return o.contains(k) && o[k].is_number_integer() ? o[k].get<int64_t>() : dflt;
+  };
+  const nlohmann::json md = obj(w, "metadata"), spec = obj(w, "spec"), st = obj(w, "status");
+  if (num(st, "observedGeneration") < num(md, "generation")) return false;
+  std::string kind = w.value("kind", "");
+  if (kind == "DaemonSet") {
+    int64_t want = num(st, "desiredNumberScheduled");
+    return num(st, "updatedNumberScheduled") >= want && num(st, "numberAvailable") >= want;
+  }
+  int64_t replicas = num(spec, "replicas", 1);
+  if (kind == "Deployment") {
+    int64_t updated = num(st, "updatedReplicas");
+    return updated >= replicas && num(st, "replicas") <= updated &&
+           num(st, "availableReplicas") >= updated;
+  }
+  if (kind == "StatefulSet") {
+    const nlohmann::json strategy = obj(spec, "updateStrategy");
+    if (strategy.value("type", "RollingUpdate") != "RollingUpdate") return true;
+    if (num(st, "readyReplicas") < replicas) return false;
+    const nlohmann::json ru = obj(strategy, "rollingUpdate");
+    if (ru.contains("partition"))
+      return num(st, "updatedReplicas") >= replicas - num(ru, "partition");
+    return st.value("updateRevision", "") == st.value("currentRevision", "");
+  }
+  return false;
+}
+
+std::vector<std::string> wait_for_rollouts(HostRun& master, const std::string& ns,
+                                           const std::vector<std::string>& workloads, int wait_s) {
+  const std::string script = std::string(kKubectl) + " -n " + shell_quote(ns) +
+                             " get daemonsets,statefulsets,deployments -o json "
+                             "--request-timeout=20s";
+  std::vector<std::string> left = workloads;
+  poll(wait_s, 1000, [&] {
+    auto r = master.sh(script);
+    if (!r.ok() || r.exit_status != 0) return false;
+    auto list = nlohmann::json::parse(r.out, nullptr, false);
+    std::set<std::string> done;
+    if (list.is_object() && list.contains("items") && list["items"].is_array())
+      for (const auto& o : list["items"])
+        if (o.is_object() && o.contains("metadata") && o["metadata"].is_object() && rolled_out(o))
+          done.insert(util::to_lower(o.value("kind", "")) + "/" + o["metadata"].value("name", ""));
+    std::vector<std::string> still;
+    for (const auto& w : left)
+      if (!done.count(w)) still.push_back(w);
+    left = std::move(still);
+    return left.empty();
+  });
+  return left;
 }
 
 bool parse_join_command(const std::string& out, JoinCommand& jc) {

@@ -72,6 +72,18 @@ std::string cluster_objects_script();
 nlohmann::json objects_of_kind(const nlohmann::json& list, const std::string& kind,
                                const std::string& ns = {});
 
+// Whether a Deployment, StatefulSet or DaemonSet (as the API server returns it)
+// has rolled out, as `kubectl rollout status` judges it: its controller saw its
+// latest spec, and every replica is updated and available.
+bool rolled_out(const nlohmann::json& workload);
+
+// Waits, at most wait_s, until every one of `workloads` ("deployment/NAME",
+// "statefulset/NAME", "daemonset/NAME", all in namespace `ns`) has rolled out,
+// reading them all in one kubectl call per look (not one `rollout status` each).
+// Returns those that had not, in the order given (empty: all rolled out).
+std::vector<std::string> wait_for_rollouts(HostRun& master, const std::string& ns,
+                                           const std::vector<std::string>& workloads, int wait_s);
+
 // The pieces of `kubeadm token create --print-join-command`'s output.
 struct JoinCommand {
   std::string endpoint, token, ca_hash;

@@ -146,14 +146,7 @@ class WorkloadsPhase : public Phase {
       w.found = true;
       if (md.contains("annotations") && md["annotations"].is_object())
         w.hash = md["annotations"].value("paictl.io/config-hash", "");
-      int64_t want = 1;
-      if (it.contains("spec") && it["spec"].is_object())
-        want = it["spec"].value("replicas", int64_t{1});
-      int64_t gen = md.value("generation", int64_t{0});
-      const auto st = it.value("status", nlohmann::json::object());
-      int64_t ready = kind == "deployment" ? st.value("availableReplicas", int64_t{0})
-                                           : st.value("readyReplicas", int64_t{0});
-      w.available = ready >= want && st.value("observedGeneration", int64_t{0}) >= gen;
+      w.available = rolled_out(it);
       out[key] = w;
     }
     return {};
@@ -205,21 +198,28 @@ class WorkloadsPhase : public Phase {
           !s.ok)
         return s;
     }
+    // Every rollout at once, in one read of the namespace's workloads per look.
+    std::vector<std::string> wait;
+    std::map<std::string, std::string> component_of;
     for (const auto& c : cs) {
       if (!pending_.count(c.name) && !waiting_.count(c.name)) continue;
       for (const auto& [kind, name] : c.workloads) {
-        auto r = h.sh(std::string(kKubectl) + " -n " + s_.openpai.ns + " rollout status " + kind +
-                          "/" + name + " --timeout=" + std::to_string(s_.wait_s) + "s",
-                      {}, (s_.wait_s + 30) * 1000);
-        if (!r.ok() || r.exit_status != 0)
-          return Status::failure(c.name + ": " + kind + "/" + name + " did not roll out within " +
-                                     std::to_string(s_.wait_s) + " s" + pod_report(h, name),
-                                 "look at the pods (kubectl -n " + s_.openpai.ns +
-                                     " describe pod ...): their image, node and logs; a re-run "
-                                     "waits again (--wait sets the time)");
+        wait.push_back(kind + "/" + name);
+        component_of[kind + "/" + name] = c.name;
       }
     }
-    return {};
+    if (wait.empty()) return {};
+    auto left = wait_for_rollouts(h, s_.openpai.ns, wait, s_.wait_s);
+    if (left.empty()) return {};
+    const std::string& w = left.front();
+    std::string others;
+    if (left.size() > 1) others = " (nor " + util::join({left.begin() + 1, left.end()}, ", ") + ")";
+    return Status::failure(component_of[w] + ": " + w + " did not roll out within " +
+                               std::to_string(s_.wait_s) + " s" + others +
+                               pod_report(h, w.substr(w.find('/') + 1)),
+                           "look at the pods (kubectl -n " + s_.openpai.ns +
+                               " describe pod ...): their image, node and logs; a re-run "
+                               "waits again (--wait sets the time)");
   }
 
   // The workload's pods and the events about them (only these fields: the log

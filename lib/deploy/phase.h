@@ -98,9 +98,12 @@ class HostRun {
   // Appends a line to the host's log (masked).
   void log(const std::string& line);
 
-  // Outputs of observation scripts read in advance, by script text (set by the
-  // engine before any phase observes; empty in a run that applies).
-  std::map<std::string, remote::ExecResult> prefetched;
+  // Outputs of observation scripts read in advance, by script text: by a dry run
+  // before any phase observes; by a run that applies at the start of a group of
+  // stages, forgotten when a phase applies on this host or on one it reads.
+  bool read_ahead(const std::string& script, remote::ExecResult& out) const;
+  void keep_read(const std::string& script, remote::ExecResult result);
+  void forget_reads();
 
   // Set by the engine.
   std::unique_ptr<remote::Connection> connection;
@@ -111,6 +114,8 @@ class HostRun {
   RunContext& run_;
   nlohmann::json facts_ = nlohmann::json::object();
   std::mutex mu_;  // another host's phase may run commands here (the master)
+  mutable std::mutex reads_mu_;
+  std::map<std::string, remote::ExecResult> prefetched_;
 };
 
 // A failed command, said for the operator: what failed, its exit status and the

@@ -1,6 +1,7 @@
 #include "hived/diff.h"
 
 #include <algorithm>
+#include <future>
 #include <map>
 #include <optional>
 #include <set>
@@ -165,15 +166,19 @@ ConfigDiff diff_configs(const config::HivedModel& old_model, const config::Hived
   for (const auto& n : new_model.nodes)
     if (!old_model.node_index.count(n.name)) d.nodes_added.push_back(n.name);
 
-  // The running groups, after a restart on each config.
+  // The running groups, after a restart on each config. The two restarts share
+  // nothing but their inputs, so they run at the same time.
+  std::string new_error;
+  auto restarted =
+      std::async(std::launch::async, [&] { return restart_on(new_model, groups, bad, new_error); });
   auto was = restart_on(old_model, groups, bad, error);
+  auto will = restarted.get();
   if (!was) {
     error = "the current config: " + error;
     return d;
   }
-  auto will = restart_on(new_model, groups, bad, error);
   if (!will) {
-    error = "the new config: " + error;
+    error = "the new config: " + new_error;
     return d;
   }
   for (size_t i = 0; i < groups.size(); ++i) {

@@ -179,44 +179,39 @@ bool cell_check(Reader& rd, const Path& p, const CellStatus& c, unsigned seen) {
   return true;
 }
 
-bool virtual_cell(Reader& rd, const Path& p, int depth, VirtualCellStatus& c);
+template <class Cell>
+bool cell(Reader& rd, const Path& p, int depth, Cell& c);
 
-bool physical_cell(Reader& rd, const Path& p, int depth, PhysicalCellStatus& c) {
-  if (depth > 64) return rd.bad(p, "cells nested deeper than 64 levels");
-  if (!rd.object(p, "a cell object")) return false;
-  unsigned seen = 0;
-  std::string scratch;
-  std::string_view key;
-  while (rd.r.next_key(key, scratch)) {
-    bool handled;
-    if (!cell_field(rd, key, p, c, seen, handled)) return false;
-    if (handled) continue;
-    Path kp = p.child(key);
-    if (key == "cellChildren") {
-      c.children.clear();
-      bool present;
-      if (!rd.opt_array(kp, present)) return false;
-      if (present)
-        for (size_t i = 0; rd.r.next_element(); ++i) {
-          c.children.emplace_back();
-          if (!physical_cell(rd, kp.at(i), depth + 1, c.children.back())) return false;
-        }
-    } else if (key == "vc") {
-      if (!rd.opt_str(kp, c.vc)) return false;
-    } else if (key == "virtualCell") {
-      c.virtual_cell.reset();
-      if (rd.null()) continue;
-      auto v = std::make_shared<VirtualCellStatus>();
-      if (!virtual_cell(rd, kp, depth + 1, *v)) return false;
-      c.virtual_cell = std::move(v);
-    } else if (!rd.r.skip()) {
-      return false;
-    }
-  }
-  return rd.r.ok() && cell_check(rd, p, c, seen);
+// The keys only one side has: a physical cell's VC and its virtual cell, a
+// virtual cell's physical cell (each shallow: its own children are not sent).
+template <class Other>
+bool linked_cell(Reader& rd, const Path& kp, int depth, std::shared_ptr<Other>& out) {
+  out.reset();
+  if (rd.null()) return true;
+  auto v = std::make_shared<Other>();
+  if (!cell(rd, kp, depth + 1, *v)) return false;
+  out = std::move(v);
+  return true;
 }
 
-bool virtual_cell(Reader& rd, const Path& p, int depth, VirtualCellStatus& c) {
+bool side_field(Reader& rd, std::string_view key, const Path& kp, int depth, PhysicalCellStatus& c,
+                bool& handled) {
+  handled = true;
+  if (key == "vc") return rd.opt_str(kp, c.vc);
+  if (key == "virtualCell") return linked_cell(rd, kp, depth, c.virtual_cell);
+  handled = false;
+  return true;
+}
+
+bool side_field(Reader& rd, std::string_view key, const Path& kp, int depth, VirtualCellStatus& c,
+                bool& handled) {
+  handled = key == "physicalCell";
+  return !handled || linked_cell(rd, kp, depth, c.physical_cell);
+}
+
+// One cell and its children, physical or virtual.
+template <class Cell>
+bool cell(Reader& rd, const Path& p, int depth, Cell& c) {
   if (depth > 64) return rd.bad(p, "cells nested deeper than 64 levels");
   if (!rd.object(p, "a cell object")) return false;
   unsigned seen = 0;
@@ -234,17 +229,12 @@ bool virtual_cell(Reader& rd, const Path& p, int depth, VirtualCellStatus& c) {
       if (present)
         for (size_t i = 0; rd.r.next_element(); ++i) {
           c.children.emplace_back();
-          if (!virtual_cell(rd, kp.at(i), depth + 1, c.children.back())) return false;
+          if (!cell(rd, kp.at(i), depth + 1, c.children.back())) return false;
         }
-    } else if (key == "physicalCell") {
-      c.physical_cell.reset();
-      if (rd.null()) continue;
-      auto v = std::make_shared<PhysicalCellStatus>();
-      if (!physical_cell(rd, kp, depth + 1, *v)) return false;
-      c.physical_cell = std::move(v);
-    } else if (!rd.r.skip()) {
-      return false;
+      continue;
     }
+    if (!side_field(rd, key, kp, depth, c, handled)) return false;
+    if (!handled && !rd.r.skip()) return false;
   }
   return rd.r.ok() && cell_check(rd, p, c, seen);
 }
@@ -261,7 +251,7 @@ bool cell_list(Reader& rd, const Path& p, std::vector<Cell>& out, F one) {
 }
 
 bool physical_list(Reader& rd, const Path& p, PhysicalClusterStatus& out) {
-  return cell_list(rd, p, out, physical_cell);
+  return cell_list(rd, p, out, cell<PhysicalCellStatus>);
 }
 
 bool vc_map(Reader& rd, const Path& p, std::map<std::string, VirtualClusterStatus>& out) {
@@ -271,14 +261,16 @@ bool vc_map(Reader& rd, const Path& p, std::map<std::string, VirtualClusterStatu
   while (rd.r.next_key(key, scratch)) {
     std::string name(key);
     VirtualClusterStatus list;
-    if (!cell_list(rd, p.child(name), list, virtual_cell)) return false;
+    if (!cell_list(rd, p.child(name), list, cell<VirtualCellStatus>)) return false;
     out[name] = std::move(list);
   }
   return rd.r.ok();
 }
 
-bool placement_of_ints(Reader& rd, const Path& p,
-                       std::map<std::string, std::vector<int32_t>>& out) {
+// {"node": [leaf, ...], ...} of physical leaf indices or virtual cell addresses.
+template <class T, class ReadOne>
+bool placement(Reader& rd, const Path& p, std::map<std::string, std::vector<T>>& out,
+               ReadOne read_one) {
   if (rd.null()) return true;
   if (!rd.object(p)) return false;
   std::string scratch;
@@ -291,31 +283,8 @@ bool placement_of_ints(Reader& rd, const Path& p,
     auto& leaves = out[node];
     leaves.clear();
     for (size_t i = 0; rd.r.next_element(); ++i) {
-      int32_t v = 0;
-      if (!rd.int32(np.at(i), v)) return false;
-      leaves.push_back(v);
-    }
-    if (!rd.r.ok()) return false;
-  }
-  return rd.r.ok();
-}
-
-bool placement_of_strings(Reader& rd, const Path& p,
-                          std::map<std::string, std::vector<std::string>>& out) {
-  if (rd.null()) return true;
-  if (!rd.object(p)) return false;
-  std::string scratch;
-  std::string_view key;
-  while (rd.r.next_key(key, scratch)) {
-    std::string pre(key);
-    Path np = p.child(pre);
-    if (rd.r.peek() != Kind::Array) return rd.bad_kind(np, "an array");
-    rd.r.begin_array();
-    auto& leaves = out[pre];
-    leaves.clear();
-    for (size_t i = 0; rd.r.next_element(); ++i) {
       leaves.emplace_back();
-      if (!rd.str(np.at(i), leaves.back())) return false;
+      if (!read_one(np.at(i), leaves.back())) return false;
     }
     if (!rd.r.ok()) return false;
   }
@@ -360,10 +329,12 @@ bool group(Reader& rd, const Path& p, AffinityGroup& g) {
           ok = rd.str(kp, g.state);
         } else if (k2 == "physicalPlacement") {
           g.physical_placement.clear();
-          ok = placement_of_ints(rd, sp.child("physicalPlacement"), g.physical_placement);
+          ok = placement(rd, sp.child("physicalPlacement"), g.physical_placement,
+                         [&](const Path& ep, int32_t& v) { return rd.int32(ep, v); });
         } else if (k2 == "virtualPlacement") {
           g.virtual_placement.clear();
-          ok = placement_of_strings(rd, sp.child("virtualPlacement"), g.virtual_placement);
+          ok = placement(rd, sp.child("virtualPlacement"), g.virtual_placement,
+                         [&](const Path& ep, std::string& v) { return rd.str(ep, v); });
         } else if (k2 == "allocatedPods") {
           ok = rd.str_list(sp.child("allocatedPods"), g.allocated_pods);
         } else if (k2 == "preemptingPods") {
@@ -507,7 +478,7 @@ Parsed<std::map<std::string, VirtualClusterStatus>> parse_virtual_clusters(std::
 Parsed<VirtualClusterStatus> parse_virtual_cluster(std::string_view text) {
   return parse_with<VirtualClusterStatus>(text,
                                           [](Reader& rd, const Path& p, VirtualClusterStatus& out) {
-                                            return cell_list(rd, p, out, virtual_cell);
+                                            return cell_list(rd, p, out, cell<VirtualCellStatus>);
                                           });
 }
 
@@ -544,29 +515,38 @@ Parsed<AffinityGroup> parse_affinity_group(std::string_view text) {
   return parse_with<AffinityGroup>(text, group);
 }
 
-Json to_json(const PhysicalCellStatus& c) {
+namespace {
+
+void write_side(Json& j, const PhysicalCellStatus& c) {
+  if (!c.vc.empty()) j["vc"] = c.vc;
+  if (c.virtual_cell) j["virtualCell"] = to_json(*c.virtual_cell);
+}
+
+void write_side(Json& j, const VirtualCellStatus& c) {
+  if (c.physical_cell) j["physicalCell"] = to_json(*c.physical_cell);
+}
+
+template <class Cell>
+Json cell_json(const Cell& c) {
   Json j = Json::object();
   write_common(j, c);
   if (!c.children.empty()) {
     Json kids = Json::array();
-    for (const auto& k : c.children) kids.push_back(to_json(k));
+    for (const auto& k : c.children) kids.push_back(cell_json(k));
     j["cellChildren"] = std::move(kids);
   }
-  if (!c.vc.empty()) j["vc"] = c.vc;
-  if (c.virtual_cell) j["virtualCell"] = to_json(*c.virtual_cell);
+  write_side(j, c);
   return j;
 }
 
+}  // namespace
+
+Json to_json(const PhysicalCellStatus& c) {
+  return cell_json(c);
+}
+
 Json to_json(const VirtualCellStatus& c) {
-  Json j = Json::object();
-  write_common(j, c);
-  if (!c.children.empty()) {
-    Json kids = Json::array();
-    for (const auto& k : c.children) kids.push_back(to_json(k));
-    j["cellChildren"] = std::move(kids);
-  }
-  if (c.physical_cell) j["physicalCell"] = to_json(*c.physical_cell);
-  return j;
+  return cell_json(c);
 }
 
 Json to_json(const PhysicalClusterStatus& s) {

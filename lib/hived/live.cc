@@ -283,6 +283,10 @@ std::vector<scheduler::LiveGroup> live_groups(const LiveState& live,
     lg.lazy_preempted = g.lazy_preemption_status.has_value();
     if (lg.lazy_preempted) lg.lazy_preemptor = g.lazy_preemption_status->preemptor;
     const bool guaranteed = g.priority >= 0 && !lg.lazy_preempted;
+    // Pinned trees come after the VC's other virtual cells: the group's first
+    // virtual root tells whether it runs in one (asked once per group).
+    const config::VirtualClusterInfo* pin_vc = config ? config->find_vc(g.vc) : nullptr;
+    bool pin_asked = pin_vc == nullptr;
     for (const auto& [node, idxs] : g.physical_placement) {
       scheduler::LiveGroup::Pod pod;
       pod.node = node;
@@ -297,17 +301,15 @@ std::vector<scheduler::LiveGroup> live_groups(const LiveState& live,
             std::string root = root_of(leaf.vaddress);
             if (auto rt = live.root_types.find(root); rt != live.root_types.end())
               type = rt->second;
-            if (config && lg.pinned_cell_id.empty()) {
-              // Pinned trees come after the VC's other virtual cells.
-              if (const auto* vc = config->find_vc(g.vc)) {
-                int64_t plain = 0;
-                for (const auto& c : vc->cells) plain += c.count;
-                try {
-                  int64_t k = std::stoll(last_segment(root));
-                  if (k >= plain && static_cast<size_t>(k - plain) < vc->pinned.size())
-                    lg.pinned_cell_id = vc->pinned[static_cast<size_t>(k - plain)].id;
-                } catch (...) {
-                }
+            if (!pin_asked) {
+              pin_asked = true;
+              int64_t plain = 0;
+              for (const auto& c : pin_vc->cells) plain += c.count;
+              try {
+                int64_t k = std::stoll(last_segment(root));
+                if (k >= plain && static_cast<size_t>(k - plain) < pin_vc->pinned.size())
+                  lg.pinned_cell_id = pin_vc->pinned[static_cast<size_t>(k - plain)].id;
+              } catch (...) {
               }
             }
           }

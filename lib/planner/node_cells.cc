@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "planner/plan_output.h"
+#include "planner/planner.h"
 #include "util/strings.h"
 
 namespace pai::planner {
@@ -128,11 +130,15 @@ IntAt int_at(const std::vector<std::string>& lines, const config::Mark& m) {
 
 // Edits collected against the original lines, applied at once.
 struct Edits {
+  explicit Edits(const std::string& text)
+      : lines(split_lines(text)), trailing(!text.empty() && text.back() == '\n') {}
+  std::vector<std::string> lines;
+  bool trailing;
   std::map<size_t, std::vector<std::string>> insert_after;  // 0-based line -> new lines
   std::set<std::pair<size_t, size_t>> erase;                // [first, end) ranges
   std::map<size_t, std::pair<IntAt, int64_t>> numbers;      // line -> (where, new value)
 
-  std::string apply(const std::vector<std::string>& lines, bool trailing) const {
+  std::string apply() const {
     std::vector<bool> gone(lines.size(), false);
     for (const auto& [a, b] : erase)
       for (size_t i = a; i < b && i < lines.size(); ++i) gone[i] = true;
@@ -162,6 +168,14 @@ std::string vc_names(const HivedConfig& cfg) {
   std::vector<std::string> n;
   for (const auto& v : cfg.virtual_clusters) n.push_back(v.name);
   return util::join(n, ", ");
+}
+
+// false (and `out`'s error set) when `vc` names no VC of the config; "" is no VC.
+bool known_vc(const HivedConfig& cfg, const std::string& vc, NodeCellsEdit& out) {
+  if (vc.empty() || find_vc(cfg, vc)) return true;
+  out.error = "--vc " + vc + ": the HiveD config has no such virtual cluster";
+  out.hint = "its VCs: " + vc_names(cfg);
+  return false;
 }
 
 // Where a node's cell sits, and the name VCs use for its type.
@@ -230,12 +244,140 @@ std::string check_text(const std::string& text, const std::string& layout_text) 
   return "";
 }
 
+// The entries of one section of a config render_hived wrote ("  skuTypes:" ...):
+// the lines after its key up to the next line as far left as the key (list
+// items may be as far left: YAML's compact sequences).
+std::vector<std::string> rendered_section(const std::string& rendered, const std::string& key) {
+  std::vector<std::string> out;
+  bool in = false;
+  for (const auto& l : split_lines(rendered)) {
+    if (l == key) {
+      in = true;
+      continue;
+    }
+    if (!in || blank_or_comment(l)) continue;
+    size_t i = indent_of(l);
+    if (i < indent_of(key) || (i == indent_of(key) && l[i] != '-')) break;
+    out.push_back(l);
+  }
+  return out;
+}
+
+// `lines` moved right (or left) so that their first line starts at `indent`.
+std::vector<std::string> reindent(const std::vector<std::string>& lines, size_t indent) {
+  std::vector<std::string> out;
+  if (lines.empty()) return out;
+  size_t from = indent_of(lines.front());
+  for (const auto& l : lines) {
+    size_t i = indent_of(l);
+    size_t to = i >= from ? indent + (i - from) : indent;
+    out.push_back(std::string(to, ' ') + l.substr(i));
+  }
+  return out;
+}
+
+// The mapping keys of a section's entries (the lines as far left as the first).
+std::vector<std::string> section_keys(const std::vector<std::string>& lines) {
+  std::vector<std::string> out;
+  if (lines.empty()) return out;
+  size_t top = indent_of(lines.front());
+  for (const auto& l : lines) {
+    if (indent_of(l) != top || l.back() != ':') continue;
+    std::string k = l.substr(top, l.size() - top - 1);
+    if (k.size() >= 2 && (k.front() == '"' || k.front() == '\'')) k = k.substr(1, k.size() - 2);
+    out.push_back(k);
+  }
+  return out;
+}
+
+// The end (one past the last line) of the block of the mapping key or list item at `mark`.
+size_t block_end(const std::vector<std::string>& lines, const config::Mark& m) {
+  return item_end(lines, dash_line(lines, m));
+}
+
+// A chain of its own for `hosts`, the new nodes of one machine-type without
+// cells, as `paictl plan --profile` plans their machines: the profile's skuType
+// and cell types after the config's last ones, a top-level node cell per host
+// after the last physical cell. Their cells go to `vc` (vc_add) when one is named.
+bool add_chain(const HivedConfig& cfg, const Profile& profile, const std::string& machine_type,
+               const std::vector<std::string>& hosts, const std::string& vc, Edits& e,
+               std::map<std::string, int64_t>& vc_add, NodeCellsEdit& out) {
+  const auto& lines = e.lines;
+  std::string where = "machine-type " + machine_type + " (profile " + profile.name + ")";
+  if (cfg.sku_types.empty() || cfg.cell_types.empty() || cfg.physical_cells.empty()) {
+    out.error = where + ": the HiveD config has no skuTypes, cellTypes or physicalCells to add " +
+                "a chain next to";
+    out.hint = "plan the cluster with paictl plan";
+    return false;
+  }
+  auto planned = profile_hosts(profile, static_cast<int>(hosts.size()), 0, 250);
+  for (size_t i = 0; i < hosts.size(); ++i) planned[i].hostname = hosts[i];
+  Plan plan = make_plan(std::move(planned), PlanOptions{});
+  if (!plan.ok() || plan.chains.size() != 1) {
+    std::string why = "no chain";
+    for (const auto& d : plan.diagnostics.items())
+      if (d.severity == diag::Severity::Error) {
+        why = d.message;
+        break;
+      }
+    out.error = where + ": the planner makes no chain of it: " + why;
+    out.hint = "plan the cluster with paictl plan";
+    return false;
+  }
+  // A leaf type the config has already (the on-prem V100s, say) keeps its name there.
+  for (auto& sku : plan.skus)
+    if (!sku.master && !sku.leaf_type.empty() && cfg.find_sku_type(sku.leaf_type))
+      sku.leaf_type = sku.prefix + "-" + sku.leaf_type;
+  std::string rendered = render_hived(plan);
+  auto sku_lines = rendered_section(rendered, "  skuTypes:");
+  auto type_lines = rendered_section(rendered, "  cellTypes:");
+  auto cell_lines = rendered_section(rendered, "  physicalCells:");
+  for (const auto& k : section_keys(sku_lines))
+    if (cfg.find_sku_type(k)) {
+      out.error = where + ": its skuType " + k + " is in the HiveD config already";
+      out.hint = "plan the cluster with paictl plan, or add the cells by hand";
+      return false;
+    }
+  auto types = section_keys(type_lines);
+  for (const auto& k : types)
+    if (cfg.find_cell_type(k)) {
+      out.error =
+          where + " has no cells, but its cell type " + k + " is in the HiveD config already";
+      out.hint = "give the Azure pool the machine-type of those cells, or plan with paictl plan";
+      return false;
+    }
+  const Chain& chain = plan.chains.front();
+  const Sku& sku = plan.skus[static_cast<size_t>(chain.sku)];
+  size_t s_end = block_end(lines, cfg.sku_types.back().mark);
+  size_t t_end = block_end(lines, cfg.cell_types.back().mark);
+  size_t c_first = dash_line(lines, cfg.physical_cells.back().mark);
+  size_t c_end = item_end(lines, c_first);
+  auto put = [&](size_t end, size_t indent, const std::vector<std::string>& add) {
+    auto& ins = e.insert_after[end - 1];
+    for (auto& l : reindent(add, indent)) ins.push_back(std::move(l));
+  };
+  put(s_end, indent_of(lines[dash_line(lines, cfg.sku_types.back().mark)]), sku_lines);
+  put(t_end, indent_of(lines[dash_line(lines, cfg.cell_types.back().mark)]), type_lines);
+  put(c_end, indent_of(lines[c_first]), cell_lines);
+  out.changes.push_back("skuTypes: " + util::join(section_keys(sku_lines), ", ") +
+                        " (new, from profile " + profile.name + ")");
+  out.changes.push_back("cellTypes: " + util::join(types, ", ") + " (new: the chain " + chain.name +
+                        " of machine-type " + machine_type + ")");
+  for (const auto& h : hosts)
+    out.changes.push_back("physicalCells: " + h + " as a " + chain.types.front() +
+                          " cell of the new chain " + chain.name + " (" +
+                          std::to_string(chain.leaves_per_cell.front()) + " " + sku.leaf_type +
+                          " leaf cells)" + (vc.empty() ? ", in no VC" : ", for VC " + vc));
+  if (!vc.empty()) vc_add[chain.types.front()] += static_cast<int64_t>(hosts.size());
+  return true;
+}
+
 }  // namespace
 
 NodeCellsEdit add_node_cells(const std::string& text, const std::string& layout_text,
                              const Cluster& cluster,
                              const std::vector<std::pair<std::string, std::string>>& hosts,
-                             const std::string& vc, bool check) {
+                             const std::string& vc, bool check, const ChainProfiles& profiles) {
   NodeCellsEdit out;
   out.text = text;
   const HivedConfig* cfg = cluster.model_config();
@@ -244,17 +386,13 @@ NodeCellsEdit add_node_cells(const std::string& text, const std::string& layout_
       out.warnings.push_back("services-configuration.yaml has no HiveD config: no cells to add");
     return out;
   }
-  if (!vc.empty() && !find_vc(*cfg, vc)) {
-    out.error = "--vc " + vc + ": the HiveD config has no such virtual cluster";
-    out.hint = "its VCs: " + vc_names(*cfg);
-    return out;
-  }
-  auto lines = split_lines(text);
-  bool trailing = !text.empty() && text.back() == '\n';
-  Edits e;
+  if (!known_vc(*cfg, vc, out)) return out;
+  Edits e(text);
+  const auto& lines = e.lines;
   std::map<std::string, int64_t> vc_add;       // vc_type -> nodes given to `vc`
   std::map<std::string, int64_t> pool_growth;  // pool type -> children added
   std::map<std::string, Place> place_of_type;
+  std::map<std::string, std::vector<std::string>> new_chains;  // machine-type -> its new nodes
   for (const auto& [host, sku] : hosts) {
     if (cluster.model && cluster.model->node_index.count(host)) {
       out.warnings.push_back(host + " has cells in the HiveD config already");
@@ -270,6 +408,10 @@ NodeCellsEdit add_node_cells(const std::string& text, const std::string& layout_
           break;
         }
       }
+    if (!peer && profiles.count(sku)) {
+      new_chains[sku].push_back(host);
+      continue;
+    }
     if (!peer) {
       out.warnings.push_back(host + ": machine-type " + sku +
                              " has no cells in the HiveD config; the node joins without HiveD "
@@ -316,6 +458,8 @@ NodeCellsEdit add_node_cells(const std::string& text, const std::string& layout_
     if (!vc.empty()) vc_add[p.vc_type]++;
     place_of_type[p.vc_type] = p;
   }
+  for (const auto& [sku, names] : new_chains)
+    if (!add_chain(*cfg, profiles.at(sku), sku, names, vc, e, vc_add, out)) return out;
   for (const auto& [pool, n] : pool_growth) {
     const auto* t = cfg->find_cell_type(pool);
     IntAt at = int_at(lines, t->child_number_mark);
@@ -358,7 +502,7 @@ NodeCellsEdit add_node_cells(const std::string& text, const std::string& layout_
     }
   }
   if (out.changes.empty()) return out;
-  out.text = e.apply(lines, trailing);
+  out.text = e.apply();
   if (!check) return out;
   if (std::string err = check_text(out.text, layout_text); !err.empty()) {
     out.error = "the HiveD config with the new cells does not check: " + err;
@@ -374,14 +518,9 @@ NodeCellsEdit remove_node_cells(const std::string& text, const std::string& layo
   out.text = text;
   const HivedConfig* cfg = cluster.model_config();
   if (!cfg || !cluster.services || !cluster.services->has_hived) return out;
-  if (!vc.empty() && !find_vc(*cfg, vc)) {
-    out.error = "--vc " + vc + ": the HiveD config has no such virtual cluster";
-    out.hint = "its VCs: " + vc_names(*cfg);
-    return out;
-  }
-  auto lines = split_lines(text);
-  bool trailing = !text.empty() && text.back() == '\n';
-  Edits e;
+  if (!known_vc(*cfg, vc, out)) return out;
+  Edits e(text);
+  const auto& lines = e.lines;
   std::map<std::string, int64_t> removed;  // vc_type -> node cells removed
   std::map<std::string, Place> places;
   std::map<std::string, int64_t> pool_shrink;
@@ -470,7 +609,7 @@ NodeCellsEdit remove_node_cells(const std::string& text, const std::string& layo
                           std::to_string(at.value) + " -> " + std::to_string(at.value - deficit));
   }
   if (out.changes.empty()) return out;
-  out.text = e.apply(lines, trailing);
+  out.text = e.apply();
   if (std::string err = check_text(out.text, layout_text); !err.empty()) {
     out.error = "the HiveD config without the node's cells does not check: " + err;
     out.hint = "paictl check config shows every finding; the cluster files were not changed";
@@ -480,16 +619,15 @@ NodeCellsEdit remove_node_cells(const std::string& text, const std::string& layo
 
 std::string remove_layout_machines(const std::string& text, const config::Layout& layout,
                                    const std::vector<std::string>& hosts) {
-  auto lines = split_lines(text);
-  bool trailing = !text.empty() && text.back() == '\n';
-  Edits e;
+  Edits e(text);
+  const auto& lines = e.lines;
   for (const auto& h : hosts)
     for (const auto& m : layout.machines)
       if (m.hostname == h) {
         size_t first = dash_line(lines, m.mark);
         e.erase.insert({first, item_end(lines, first)});
       }
-  return e.apply(lines, trailing);
+  return e.apply();
 }
 
 }  // namespace pai::planner

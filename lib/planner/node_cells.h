@@ -9,8 +9,13 @@
 //    of its own when the node cells are top-level (one per host, as `paictl
 //    plan` writes hosts without a rack), or one more child of the pool that
 //    holds them (its childCellNumber grows by one) when there is one such pool.
-//    A machine-type without cells is reported (the node joins without HiveD
-//    cells; `paictl plan` makes a chain for it).
+//    A machine-type without cells gets a chain of its own when `profiles` has
+//    a planner profile for it (an Azure pool's VM size, layouts/): the
+//    profile's skuType and cell types, as `paictl plan --profile` makes them,
+//    and one top-level node cell per new node. A skuType whose name the config
+//    uses already is prefixed with the profile's SKU (NC24S-V3-V100). Without
+//    a profile the node is reported (it joins without HiveD cells; `paictl
+//    plan` makes a chain for it).
 //  * The added capacity goes to no VC (jobs use it opportunistically), unless
 //    `vc` names one: that VC's virtualCells entry of the node cell type grows
 //    by the nodes added (or is written).
@@ -21,11 +26,13 @@
 // The result is checked as `paictl check config` checks it (with the cluster's
 // layout.yaml and config.yaml); a config with errors is refused.
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "config/cluster_files.h"
+#include "planner/profiles.h"
 
 namespace pai::planner {
 
@@ -41,11 +48,14 @@ struct NodeCellsEdit {
 // configuration holds the marks into `text`); `layout_text`: its layout.yaml
 // as it will be (with the new hosts, without the removed ones), for the check.
 // `hosts`: (hostname, machine-type) of the new nodes. `check` false skips the
-// check (a dry run's placeholder names for VMs not created yet).
+// check (a dry run's placeholder names for VMs not created yet). `profiles`:
+// machine-type -> the profile of its machines, for machine-types without cells.
+using ChainProfiles = std::map<std::string, Profile>;
 NodeCellsEdit add_node_cells(const std::string& text, const std::string& layout_text,
                              const config::Cluster& cluster,
                              const std::vector<std::pair<std::string, std::string>>& hosts,
-                             const std::string& vc, bool check = true);
+                             const std::string& vc, bool check = true,
+                             const ChainProfiles& profiles = {});
 
 NodeCellsEdit remove_node_cells(const std::string& text, const std::string& layout_text,
                                 const config::Cluster& cluster,

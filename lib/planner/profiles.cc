@@ -90,6 +90,14 @@ std::optional<Profile> load_profile(const std::string& layouts_dir, const std::s
   return p;
 }
 
+std::string azure_profile_name(std::string_view vm_size) {
+  std::string s(vm_size);
+  if (s.rfind("Standard_", 0) == 0) s = s.substr(9);
+  if (s.empty()) return "";
+  std::replace(s.begin(), s.end(), '_', '-');
+  return "azure-" + util::to_lower(s);
+}
+
 std::vector<Host> profile_hosts(const Profile& p, int count, int racks, int subnet) {
   std::vector<Host> out;
   out.reserve(static_cast<size_t>(std::max(count, 0)));

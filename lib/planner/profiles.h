@@ -38,6 +38,10 @@ struct Profile {
 std::optional<Profile> load_profile(const std::string& layouts_dir, const std::string& name,
                                     diag::List& out);
 
+// The profile of an Azure VM size: "Standard_NC24ads_A100_v4" -> "azure-nc24ads-a100-v4"
+// (the layouts/ naming of the planner's Azure profiles). "" for an empty size.
+std::string azure_profile_name(std::string_view vm_size);
+
 // Profile names in a layouts directory, sorted.
 std::vector<std::string> list_profiles(const std::string& layouts_dir);
 

@@ -306,7 +306,8 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
   grp.vleaves = pl.vleaves;
   grp.pod_handed.assign(req.pods.size(), 0);
   group_index_[grp.name] = g;
-  std::vector<int32_t> pacs;
+  ScratchPool::Lease pacs_lease(scratch_);
+  std::vector<int32_t>& pacs = *pacs_lease;
   for (size_t i = 0; i < grp.pleaves.size(); ++i) {
     int32_t p = grp.pleaves[i];
     int32_t no_virtual = -1;

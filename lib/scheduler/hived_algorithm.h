@@ -392,9 +392,10 @@ class Hived final : public Policy {
   std::vector<int32_t> victims_, preemptors_;
   std::vector<PodPlacement> spare_pods_;
   std::vector<Vertex> vertices_;
-  std::vector<int32_t> vertex_of_;  // vcell -> vertex (-1)
-  std::vector<int32_t> vbind_;      // virtual leaf -> physical leaf during mapping
-  std::vector<uint8_t> taken_v_;    // virtual leaves picked in this request
+  std::vector<std::pair<int32_t, std::vector<int32_t>>> non_preassigned_;  // map_to_physical
+  std::vector<int32_t> vertex_of_;                                         // vcell -> vertex (-1)
+  std::vector<int32_t> vbind_;    // virtual leaf -> physical leaf during mapping
+  std::vector<uint8_t> taken_v_;  // virtual leaves picked in this request
   std::vector<uint8_t> taken_p_;
   std::vector<int32_t> taken_list_;
   int32_t ov_chain_ = -1;

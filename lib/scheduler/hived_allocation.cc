@@ -157,9 +157,12 @@ bool Hived::allocate_preassigned(int32_t c, int32_t vc, bool doomed) {
     try_bind_doomed(chain, level);
   }
   // Descendants at each lower level are no longer obtainable.
-  std::vector<int32_t> frontier{c};
+  ScratchPool::Lease frontier_lease(scratch_), next_lease(scratch_);
+  std::vector<int32_t>& frontier = *frontier_lease;
+  std::vector<int32_t>& next = *next_lease;
+  frontier.push_back(c);
   for (int32_t l = level - 1; l >= 1; --l) {
-    std::vector<int32_t> next;
+    next.clear();
     for (int32_t f : frontier)
       for (int32_t ch : pchildren(f)) next.push_back(ch);
     total_left_[cl(chain, l)] -= static_cast<int32_t>(next.size());
@@ -213,9 +216,12 @@ void Hived::release_preassigned(int32_t c, int32_t vc, bool doomed) {
   } else {
     try_unbind_doomed(chain, level);
   }
-  std::vector<int32_t> frontier{c};
+  ScratchPool::Lease frontier_lease(scratch_), next_lease(scratch_);
+  std::vector<int32_t>& frontier = *frontier_lease;
+  std::vector<int32_t>& next = *next_lease;
+  frontier.push_back(c);
   for (int32_t l = level - 1; l >= 1; --l) {
-    std::vector<int32_t> next;
+    next.clear();
     for (int32_t f : frontier)
       for (int32_t ch : pchildren(f)) next.push_back(ch);
     total_left_[cl(chain, l)] += static_cast<int32_t>(next.size());

@@ -324,8 +324,9 @@ bool Hived::map_to_physical(int32_t chain, const std::vector<int32_t>& vleaves,
   vertices_.clear();
   ScratchPool::Lease preassigned_lease(scratch_), path_lease(scratch_), free_num_lease(scratch_);
   std::vector<int32_t>& preassigned = *preassigned_lease;
-  std::vector<std::pair<int32_t, std::vector<int32_t>>>
-      non_preassigned;  // bound parent vcell -> vertices
+  // Bound parent vcell -> vertices: the first np_used of the reused entries.
+  auto& non_preassigned = non_preassigned_;
+  size_t np_used = 0;
   std::vector<int32_t>& path = *path_lease;
   for (int32_t leaf : vleaves) {
     if (V(leaf).pcell >= 0) continue;
@@ -341,13 +342,18 @@ bool Hived::map_to_physical(int32_t chain, const std::vector<int32_t>& vleaves,
       preassigned.push_back(rv);
     } else if (V(parent).pcell >= 0) {
       bool found = false;
-      for (auto& [pv, list] : non_preassigned)
-        if (pv == parent) {
-          list.push_back(rv);
+      for (size_t i = 0; i < np_used; ++i)
+        if (non_preassigned[i].first == parent) {
+          non_preassigned[i].second.push_back(rv);
           found = true;
           break;
         }
-      if (!found) non_preassigned.push_back({parent, {rv}});
+      if (!found) {
+        if (np_used == non_preassigned.size()) non_preassigned.emplace_back();
+        auto& [pv, list] = non_preassigned[np_used++];
+        pv = parent;
+        list.assign(1, rv);
+      }
     } else {
       add_child_vertex(vertex_of_[static_cast<size_t>(parent)], rv);
     }
@@ -389,8 +395,9 @@ bool Hived::map_to_physical(int32_t chain, const std::vector<int32_t>& vleaves,
     }
   }
   if (ok) {
-    for (auto& [parent, list] : non_preassigned)
-      if (!map_cells(list, pchildren(V(parent).pcell), nullptr)) {
+    for (size_t i = 0; i < np_used; ++i)
+      if (!map_cells(non_preassigned[i].second, pchildren(V(non_preassigned[i].first).pcell),
+                     nullptr)) {
         ok = false;
         break;
       }

@@ -263,32 +263,45 @@ template <class ParentOf>
 bool pick_lowest_ancestor(std::span<const int32_t> leaves, std::span<const int32_t> rank, int32_t k,
                           int32_t node_level, ParentOf parent_of, std::vector<int32_t>& out) {
   const size_t m = leaves.size();
-  std::vector<int32_t> anc(leaves.begin(), leaves.end());
-  std::vector<int32_t> best, cur;
-  for (int32_t level = 1; level <= node_level; ++level) {
+  if (k <= 0 || static_cast<size_t>(k) > m) return false;
+  // Called for every pod placed: no allocation for nodes of up to 64 leaves.
+  constexpr size_t kInline = 64;
+  int32_t inline_buf[3 * kInline];
+  std::vector<int32_t> heap;
+  int32_t* buf = inline_buf;
+  if (m > kInline) {
+    heap.resize(3 * m);
+    buf = heap.data();
+  }
+  int32_t* anc = buf;
+  int32_t* best = buf + m;
+  int32_t* cur = buf + 2 * m;
+  const size_t kk = static_cast<size_t>(k);
+  std::copy(leaves.begin(), leaves.end(), anc);
+  bool found = false;
+  for (int32_t level = 1; level <= node_level && !found; ++level) {
     if (level > 1)
-      for (auto& a : anc) a = parent_of(a);
-    best.clear();
+      for (size_t i = 0; i < m; ++i) anc[i] = parent_of(anc[i]);
     for (size_t i = 0; i < m;) {
-      size_t j = i;
-      cur.clear();
+      size_t j = i, n = 0;
       while (j < m && anc[j] == anc[i]) {
-        if (rank[j] >= 0) cur.push_back(rank[j]);
+        if (rank[j] >= 0) cur[n++] = rank[j];
         ++j;
       }
-      if (static_cast<int32_t>(cur.size()) >= k) {
-        std::partial_sort(cur.begin(), cur.begin() + k, cur.end());
-        cur.resize(static_cast<size_t>(k));
-        if (best.empty() || cur < best) best = cur;
+      if (n >= kk) {
+        std::partial_sort(cur, cur + kk, cur + n);
+        if (!found || std::lexicographical_compare(cur, cur + kk, best, best + kk)) {
+          std::copy(cur, cur + kk, best);
+          found = true;
+        }
       }
       i = j;
     }
-    if (!best.empty()) break;
   }
-  if (best.empty()) return false;
-  for (int32_t r : best)
+  if (!found) return false;
+  for (size_t b = 0; b < kk; ++b)
     for (size_t i = 0; i < m; ++i)
-      if (rank[i] == r) {
+      if (rank[i] == best[b]) {
         out.push_back(leaves[i]);
         break;
       }

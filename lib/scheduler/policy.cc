@@ -21,23 +21,26 @@ std::string_view to_string(Outcome o) {
 }
 
 std::string validate_request(const GroupRequest& r) {
-  const std::string pfx = "pod-scheduling-spec: ";
-  if (r.virtual_cluster.empty()) return pfx + "VirtualCluster is empty";
+  // Called for every decision: the prefix becomes a string only for an error.
+  const std::string_view pfx = "pod-scheduling-spec: ";
+  if (r.virtual_cluster.empty()) return std::string(pfx) + "VirtualCluster is empty";
   if (r.priority < kOpportunisticPriority)
-    return pfx + "Priority is less than " + std::to_string(kOpportunisticPriority);
+    return std::string(pfx) + "Priority is less than " + std::to_string(kOpportunisticPriority);
   if (r.priority > kMaxGuaranteedPriority)
-    return pfx + "Priority is greater than " + std::to_string(kMaxGuaranteedPriority);
-  if (r.affinity_group.empty()) return pfx + "AffinityGroup.Name is empty";
-  if (r.members.empty()) return pfx + "AffinityGroup.Members is empty";
+    return std::string(pfx) + "Priority is greater than " + std::to_string(kMaxGuaranteedPriority);
+  if (r.affinity_group.empty()) return std::string(pfx) + "AffinityGroup.Name is empty";
+  if (r.members.empty()) return std::string(pfx) + "AffinityGroup.Members is empty";
   int64_t pods = 0;
   for (const auto& m : r.members) {
-    if (m.pod_number <= 0) return pfx + "AffinityGroup.Members has non-positive PodNumber";
+    if (m.pod_number <= 0)
+      return std::string(pfx) + "AffinityGroup.Members has non-positive PodNumber";
     if (m.leaf_cell_number <= 0)
-      return pfx + "AffinityGroup.Members has non-positive LeafCellNumber";
+      return std::string(pfx) + "AffinityGroup.Members has non-positive LeafCellNumber";
     pods += m.pod_number;
   }
   // Not a HiveD rule: a bound that keeps one request from exhausting memory.
-  if (pods > 1'000'000) return pfx + "AffinityGroup.Members declares more than 1000000 pods";
+  if (pods > 1'000'000)
+    return std::string(pfx) + "AffinityGroup.Members declares more than 1000000 pods";
   return {};
 }
 

@@ -442,6 +442,7 @@ class Run {
   GroupRequest req_;       // the request being decided (buffers reused)
   ScheduleResult res_[2];  // attempt()'s results (buffers reused)
   std::string name_;       // group_name()'s buffer
+  std::string probe_key_;  // probe()'s buffer
   bool filter_gpu_types_ = false;
   int64_t gpus_total_ = 0;
   int64_t used_ = 0;
@@ -540,9 +541,28 @@ int16_t Run::reason_id(const std::string& r) {
 // Can the job ever run? Asked of an empty copy of the policy, once per job shape.
 bool Run::probe(uint32_t j, std::string& reason) {
   const TraceJob& tj = trace_.jobs[j];
-  std::string key = std::to_string(tj.vc) + "|" + std::to_string(tj.leaf_type) + "|" +
-                    std::to_string(tj.pinned) + "|" + (tj.priority >= 0 ? "g" : "o") + "|" +
-                    format_members(trace_.members(tj));
+  // The job's shape as a key, built in a reused buffer (one probe per arrival):
+  // vc|leaf type|pinned|g or o|PODSxGPUS+...
+  std::string& key = probe_key_;
+  key.clear();
+  auto num = [&](int64_t v, char after) {
+    char buf[24];
+    auto res = std::to_chars(buf, buf + sizeof buf, v);
+    key.append(buf, res.ptr);
+    if (after) key += after;
+  };
+  num(tj.vc, '|');
+  num(tj.leaf_type, '|');
+  num(tj.pinned, '|');
+  key += tj.priority >= 0 ? "g|" : "o|";
+  num(tj.pods, 'x');
+  num(tj.gpus, 0);
+  if (tj.more >= 0)
+    for (const auto& m : trace_.extra_members[static_cast<size_t>(tj.more)]) {
+      key += '+';
+      num(m.pods, 'x');
+      num(m.gpus, 0);
+    }
   auto it = probe_cache_.find(key);
   if (it == probe_cache_.end()) {
     ScheduleResult r;

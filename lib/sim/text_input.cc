@@ -13,7 +13,6 @@
 #include <cstring>
 
 #include "util/strings.h"
-#include "util/utf8.h"
 
 namespace pai::sim {
 
@@ -94,6 +93,26 @@ std::string_view ByteSource::head(size_t n) {
   return std::string_view(cur_, static_cast<size_t>(end_ - cur_));
 }
 
+size_t ByteSource::read(char* buf, size_t cap) {
+  if (cur_ == end_ && !refill()) return 0;
+  size_t n = std::min(cap, static_cast<size_t>(end_ - cur_));
+  std::memcpy(buf, cur_, n);
+  cur_ += n;
+  return n;
+}
+
+void ByteSource::take_plain(std::string& out) {
+  for (;;) {
+    if (cur_ == end_ && !refill()) return;
+    const char* q = cur_;
+    while (q < end_ && *q != ',' && *q != '"' && *q != '\n' && *q != '\r') ++q;
+    out.append(cur_, static_cast<size_t>(q - cur_));
+    pos_.column += static_cast<uint32_t>(q - cur_);
+    cur_ = q;
+    if (q < end_) return;
+  }
+}
+
 bool ByteSource::refill() {
   if (fd_ < 0) return false;
   consumed_ += static_cast<uint64_t>(end_ - begin_);
@@ -115,13 +134,7 @@ bool ByteSource::refill() {
   return true;
 }
 
-// ---------------------------------------------------------------------------
-// JsonReader
-// ---------------------------------------------------------------------------
-
 namespace {
-constexpr int kMaxDepth = 256;
-
 std::string describe_char(int c) {
   if (c < 0) return "the end of the file";
   if (c >= 0x20 && c < 0x7f) return std::string("'") + static_cast<char>(c) + "'";
@@ -130,352 +143,6 @@ std::string describe_char(int c) {
   return buf;
 }
 }  // namespace
-
-void JsonReader::fail(std::string message, Position at) {
-  if (!error_.empty()) return;
-  error_ = std::move(message);
-  error_pos_ = at;
-}
-
-void JsonReader::skip_ws() {
-  for (;;) {
-    int c = src_.peek();
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-      src_.get();
-    else
-      return;
-  }
-}
-
-Position JsonReader::value_position() {
-  skip_ws();
-  return src_.position();
-}
-
-JsonReader::Kind JsonReader::peek_kind() {
-  skip_ws();
-  int c = src_.peek();
-  switch (c) {
-    case '{':
-      return Kind::Object;
-    case '[':
-      return Kind::Array;
-    case '"':
-      return Kind::String;
-    case 't':
-    case 'f':
-      return Kind::Bool;
-    case 'n':
-      return Kind::Null;
-    case -1:
-      return Kind::End;
-    default:
-      return Kind::Number;  // digits and '-'; anything else fails when read
-  }
-}
-
-bool JsonReader::expect(char c, const char* what) {
-  skip_ws();
-  Position at = src_.position();
-  int got = src_.peek();
-  if (got != c) {
-    fail(std::string("expected ") + what + ", found " + describe_char(got), at);
-    return false;
-  }
-  src_.get();
-  return true;
-}
-
-bool JsonReader::begin_object() {
-  if (!ok()) return false;
-  if (first_.size() >= kMaxDepth) {
-    fail("JSON nested deeper than 256 levels", src_.position());
-    return false;
-  }
-  if (!expect('{', "an object '{'")) return false;
-  first_.push_back(1);
-  return true;
-}
-
-std::optional<std::string> JsonReader::next_key() {
-  if (!ok() || first_.empty()) return std::nullopt;
-  skip_ws();
-  Position at = src_.position();
-  int c = src_.peek();
-  if (c == '}') {
-    src_.get();
-    first_.pop_back();
-    return std::nullopt;
-  }
-  if (!first_.back()) {
-    if (c != ',') {
-      fail("expected ',' or '}' after an object member, found " + describe_char(c), at);
-      return std::nullopt;
-    }
-    src_.get();
-    skip_ws();
-    at = src_.position();
-    c = src_.peek();
-  }
-  first_.back() = 0;
-  if (c != '"') {
-    fail("expected a key in double quotes, found " + describe_char(c), at);
-    return std::nullopt;
-  }
-  std::string key;
-  if (!parse_string(key)) return std::nullopt;
-  if (!expect(':', "':' after the key")) return std::nullopt;
-  return key;
-}
-
-bool JsonReader::begin_array() {
-  if (!ok()) return false;
-  if (first_.size() >= kMaxDepth) {
-    fail("JSON nested deeper than 256 levels", src_.position());
-    return false;
-  }
-  if (!expect('[', "an array '['")) return false;
-  first_.push_back(1);
-  return true;
-}
-
-bool JsonReader::next_element() {
-  if (!ok() || first_.empty()) return false;
-  skip_ws();
-  Position at = src_.position();
-  int c = src_.peek();
-  if (c == ']') {
-    src_.get();
-    first_.pop_back();
-    return false;
-  }
-  if (!first_.back()) {
-    if (c != ',') {
-      fail("expected ',' or ']' after an array element, found " + describe_char(c), at);
-      return false;
-    }
-    src_.get();
-  }
-  first_.back() = 0;
-  return true;
-}
-
-bool JsonReader::parse_string(std::string& out) {
-  Position start = src_.position();
-  src_.get();  // opening quote
-  for (;;) {
-    Position here = src_.position();
-    int c = src_.get();
-    if (c < 0) {
-      fail("unterminated string", start);
-      return false;
-    }
-    if (c == '"') return true;
-    if (c < 0x20) {
-      fail("control character in a string (escape it)", src_.position());
-      return false;
-    }
-    if (c != '\\') {
-      out += static_cast<char>(c);
-      continue;
-    }
-    Position esc = here;
-    int e = src_.get();
-    switch (e) {
-      case '"':
-        out += '"';
-        break;
-      case '\\':
-        out += '\\';
-        break;
-      case '/':
-        out += '/';
-        break;
-      case 'b':
-        out += '\b';
-        break;
-      case 'f':
-        out += '\f';
-        break;
-      case 'n':
-        out += '\n';
-        break;
-      case 'r':
-        out += '\r';
-        break;
-      case 't':
-        out += '\t';
-        break;
-      case 'u': {
-        auto hex4 = [&](uint32_t& v) {
-          v = 0;
-          for (int i = 0; i < 4; ++i) {
-            int h = src_.get();
-            int d = (h >= '0' && h <= '9')   ? h - '0'
-                    : (h >= 'a' && h <= 'f') ? h - 'a' + 10
-                    : (h >= 'A' && h <= 'F') ? h - 'A' + 10
-                                             : -1;
-            if (d < 0) return false;
-            v = v * 16 + static_cast<uint32_t>(d);
-          }
-          return true;
-        };
-        uint32_t cp;
-        if (!hex4(cp)) {
-          fail("bad \\u escape (expected four hex digits)", esc);
-          return false;
-        }
-        if (cp >= 0xD800 && cp < 0xDC00) {
-          uint32_t lo;
-          if (src_.get() != '\\' || src_.get() != 'u' || !hex4(lo) || lo < 0xDC00 || lo >= 0xE000) {
-            fail("unpaired surrogate in a \\u escape", esc);
-            return false;
-          }
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        } else if (cp >= 0xDC00 && cp < 0xE000) {
-          fail("unpaired surrogate in a \\u escape", esc);
-          return false;
-        }
-        util::append_utf8(out, cp);
-        break;
-      }
-      default:
-        fail("bad escape " + describe_char(e) + " in a string", esc);
-        return false;
-    }
-  }
-}
-
-std::optional<std::string> JsonReader::read_string() {
-  if (!ok()) return std::nullopt;
-  skip_ws();
-  if (src_.peek() != '"') {
-    fail("expected a string, found " + describe_char(src_.peek()), src_.position());
-    return std::nullopt;
-  }
-  std::string s;
-  if (!parse_string(s)) return std::nullopt;
-  return s;
-}
-
-std::optional<double> JsonReader::read_number() {
-  if (!ok()) return std::nullopt;
-  skip_ws();
-  Position at = src_.position();
-  std::string text;
-  for (int c = src_.peek();
-       c >= 0 && (std::isdigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E');
-       c = src_.peek()) {
-    text += static_cast<char>(src_.get());
-    if (text.size() > 64) break;
-  }
-  auto v = util::parse_double(text);
-  // JSON numbers: no leading '+', no leading zeros, digits around '.'.
-  bool shape_ok =
-      !text.empty() && text[0] != '+' && text[0] != '.' &&
-      !(text.size() > 1 && text[0] == '0' && std::isdigit(static_cast<unsigned char>(text[1]))) &&
-      !(text.size() > 2 && text[0] == '-' && text[1] == '0' &&
-        std::isdigit(static_cast<unsigned char>(text[2])));
-  if (!v || !shape_ok || !std::isfinite(*v)) {
-    fail(text.empty() ? "expected a value, found " + describe_char(src_.peek())
-                      : "malformed number \"" + text + "\"",
-         at);
-    return std::nullopt;
-  }
-  return v;
-}
-
-std::optional<bool> JsonReader::read_bool() {
-  if (!ok()) return std::nullopt;
-  skip_ws();
-  Position at = src_.position();
-  const char* word = src_.peek() == 't' ? "true" : "false";
-  for (const char* p = word; *p; ++p)
-    if (src_.get() != *p) {
-      fail("expected true or false", at);
-      return std::nullopt;
-    }
-  return word[0] == 't';
-}
-
-bool JsonReader::read_null() {
-  if (!ok()) return false;
-  skip_ws();
-  Position at = src_.position();
-  for (const char* p = "null"; *p; ++p)
-    if (src_.get() != *p) {
-      fail("expected null", at);
-      return false;
-    }
-  return true;
-}
-
-std::optional<std::string> JsonReader::read_scalar_text(bool& was_null) {
-  was_null = false;
-  switch (peek_kind()) {
-    case Kind::String:
-      return read_string();
-    case Kind::Null:
-      was_null = read_null();
-      return std::nullopt;
-    case Kind::Number: {
-      auto v = read_number();
-      if (!v) return std::nullopt;
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.17g", *v);
-      return std::string(buf);
-    }
-    default:
-      fail("expected a string, a number or null", value_position());
-      skip();
-      return std::nullopt;
-  }
-}
-
-bool JsonReader::skip_value(int depth) {
-  if (depth > kMaxDepth) {
-    fail("JSON nested deeper than 256 levels", src_.position());
-    return false;
-  }
-  switch (peek_kind()) {
-    case Kind::Object:
-      if (!begin_object()) return false;
-      while (next_key())
-        if (!skip_value(depth + 1)) return false;
-      return ok();
-    case Kind::Array:
-      if (!begin_array()) return false;
-      while (next_element())
-        if (!skip_value(depth + 1)) return false;
-      return ok();
-    case Kind::String:
-      return read_string().has_value();
-    case Kind::Bool:
-      return read_bool().has_value();
-    case Kind::Null:
-      return read_null();
-    case Kind::Number:
-      return read_number().has_value();
-    case Kind::End:
-      fail("unexpected end of the file", src_.position());
-      return false;
-  }
-  return false;
-}
-
-void JsonReader::skip() {
-  skip_value(static_cast<int>(first_.size()));
-}
-
-bool JsonReader::expect_end() {
-  skip_ws();
-  if (src_.peek() >= 0) {
-    fail("unexpected " + describe_char(src_.peek()) + " after the end of the JSON value",
-         src_.position());
-    return false;
-  }
-  return ok();
-}
 
 // ---------------------------------------------------------------------------
 // CsvReader
@@ -560,8 +227,12 @@ bool CsvReader::next(std::vector<std::string>& fields) {
       error_pos_ = src_.position();
       return false;
     }
-    src_.get();
-    field += static_cast<char>(c);
+    if (c == '"') {  // a quote inside an unquoted field is data
+      src_.get();
+      field += '"';
+    } else {
+      src_.take_plain(field);
+    }
     field_started = true;
     if (field.size() > (1u << 20)) {
       error_ = "a field longer than 1 MiB";

@@ -1,7 +1,8 @@
 #pragma once
 // Streaming readers for trace files: a byte source that knows its line and
-// column, a JSON pull parser and a CSV record reader on top of it, and the
-// timestamp formats the public traces use. Traces can be gigabytes, so
+// column, a CSV record reader on top of it (JSON traces are read with
+// util::JsonPull over the source), and the timestamp formats the public
+// traces use. Traces can be gigabytes, so
 // nothing here holds a whole file; every error carries a position.
 
 #include <cstdint>
@@ -50,6 +51,13 @@ class ByteSource {
     if (cur_ == end_ && !refill()) return -1;
     return static_cast<unsigned char>(*cur_);
   }
+  // Up to `cap` bytes in bulk (0 at the end; a read error sets error()).
+  // Lines and columns are not counted for them: a reader that takes bytes
+  // this way counts its own.
+  size_t read(char* buf, size_t cap);
+  // Appends the bytes up to the next ',', '"', CR or LF (or the end) to
+  // `out`, in bulk: the CSV reader's unquoted runs.
+  void take_plain(std::string& out);
   int get() {
     if (cur_ == end_ && !refill()) return -1;
     unsigned char c = static_cast<unsigned char>(*cur_++);
@@ -74,50 +82,6 @@ class ByteSource {
   const char* end_ = nullptr;
   uint64_t consumed_ = 0;
   Position pos_;
-};
-
-// A JSON pull parser (RFC 8259), for Philly's cluster_job_log. Values are
-// read as they are needed; skip() drops a value of any shape. Nesting is
-// bounded; strings are decoded to UTF-8.
-class JsonReader {
- public:
-  enum class Kind : uint8_t { Object, Array, String, Number, Bool, Null, End };
-  explicit JsonReader(ByteSource& src) : src_(src) {}
-
-  bool ok() const { return error_.empty(); }
-  const std::string& error() const { return error_; }
-  Position error_position() const { return error_pos_; }
-  void fail(std::string message, Position at);
-
-  // The kind of the next value, without consuming it (End at end of input).
-  Kind peek_kind();
-  Position value_position();  // where the next value starts
-
-  bool begin_object();  // consumes '{'
-  // Next key of the current object, or nullopt after consuming '}'.
-  std::optional<std::string> next_key();
-  bool begin_array();  // consumes '['
-  // True when the array has another element; false after consuming ']'.
-  bool next_element();
-  std::optional<std::string> read_string();
-  std::optional<double> read_number();
-  std::optional<bool> read_bool();
-  bool read_null();
-  // A string, a number (as its text) or null (nullopt with ok()).
-  std::optional<std::string> read_scalar_text(bool& was_null);
-  void skip();
-  // After the top-level value: only whitespace may follow.
-  bool expect_end();
-
- private:
-  void skip_ws();
-  bool expect(char c, const char* what);
-  bool parse_string(std::string& out);
-  bool skip_value(int depth);
-  ByteSource& src_;
-  std::string error_;
-  Position error_pos_;
-  std::vector<uint8_t> first_;  // per open container: no element read yet
 };
 
 // RFC 4180 CSV records (quoted fields, "" escapes, CRLF), one at a time.

@@ -8,6 +8,7 @@
 
 #include "sim/text_input.h"
 #include "util/fs.h"
+#include "util/json_pull.h"
 #include "util/printable.h"
 #include "util/strings.h"
 
@@ -193,118 +194,152 @@ std::string duration_out_of_range(double d) {
 // Philly cluster_job_log
 // ---------------------------------------------------------------------------
 
+// The trace's bytes for the JSON reader.
+class SourceText final : public util::JsonPull::Source {
+ public:
+  explicit SourceText(ByteSource& src) : src_(src) {}
+  size_t read(char* buf, size_t cap, std::string& error) override {
+    size_t n = src_.read(buf, cap);
+    if (n == 0 && !src_.error().empty()) error = src_.error();
+    return n;
+  }
+
+ private:
+  ByteSource& src_;
+};
+
 bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e) {
+  using Kind = util::JsonPull::Kind;
   out.format = "philly";
   out.has_dates = true;
-  JsonReader r(src);
+  SourceText text_source(src);
+  util::JsonPull r(text_source, 256);
+  auto pos = [&]() {
+    auto [line, column] = r.value_position();
+    return Position{line, column};
+  };
   auto json_error = [&]() {
-    set_error(e, src.name(), r.error_position(), r.error(),
+    auto [line, column] = r.line_column(r.error_offset());
+    set_error(e, src.name(), Position{line, column}, r.error(),
               "a Philly cluster_job_log is a JSON array of jobs (msr-fiddle/philly-traces)");
     return false;
   };
-  if (r.peek_kind() != JsonReader::Kind::Array) {
-    set_error(e, src.name(), r.value_position(), "expected a JSON array of jobs",
+  if (r.peek() != Kind::Array) {
+    if (!r.ok()) return json_error();
+    set_error(e, src.name(), pos(), "expected a JSON array of jobs",
               "a Philly cluster_job_log is a JSON array of objects with jobid, vc, submitted_time "
               "and attempts");
     return false;
   }
   r.begin_array();
   std::vector<TraceMember> members;
+  std::string jobid, vc, scratch, key_scratch;
+  std::vector<int32_t> detail, last_detail;  // GPUs per machine of the last attempt on GPUs
+  std::string_view key;
   while (r.next_element()) {
-    Position at = r.value_position();
-    if (r.peek_kind() != JsonReader::Kind::Object) {
+    Position at = pos();
+    if (r.peek() != Kind::Object) {
+      if (!r.ok()) return json_error();
       set_error(e, src.name(), at, "expected a job object in the array");
       return false;
     }
     out.records++;
     r.begin_object();
-    std::string jobid, vc;
+    jobid.clear();
+    vc.clear();
+    last_detail.clear();
     std::optional<double> submit;
     bool submit_seen = false, running = false, any_attempt = false;
     std::optional<Position> backwards;  // an attempt that ends before it starts
     double duration = 0;
-    std::vector<int32_t> last_detail;  // GPUs per machine of the last attempt that ran on GPUs
     auto read_time = [&](const char* what, std::optional<double>& t) -> bool {
-      Position vp = r.value_position();
-      const bool number = r.peek_kind() == JsonReader::Kind::Number;
+      Position vp = pos();
+      const bool number = r.peek() == Kind::Number;
       bool was_null = false;
-      auto text = r.read_scalar_text(was_null);
-      if (!r.ok()) return false;
-      if (was_null || is_missing(*text)) {
+      std::string_view text;
+      if (!r.read_scalar_text(text, scratch, was_null)) return false;
+      if (was_null || is_missing(text)) {
         t.reset();
         return true;
       }
       if (number) {
         // Seconds would be read as days after 1970: a trace spanning decades.
-        set_error(e, src.name(), vp, std::string(what) + " is the number " + *text + ", not a date",
+        set_error(e, src.name(), vp,
+                  std::string(what) + " is the number " + std::string(text) + ", not a date",
                   "Philly times are strings such as \"2017-10-03 06:47:47\"");
         return false;
       }
-      t = parse_timestamp(*text);
+      t = parse_timestamp(text);
       if (!t) {
-        set_error(e, src.name(), vp, std::string(what) + " \"" + *text + "\" is not a time",
+        set_error(e, src.name(), vp,
+                  std::string(what) + " \"" + std::string(text) + "\" is not a time",
                   "Philly times look like \"2017-10-03 06:47:47\"");
         return false;
       }
-      if (std::string why = time_out_of_range(*text, *t); !why.empty()) {
-        set_error(e, src.name(), vp, std::string(what) + " \"" + *text + "\" " + why,
+      if (std::string why = time_out_of_range(text, *t); !why.empty()) {
+        set_error(e, src.name(), vp, std::string(what) + " \"" + std::string(text) + "\" " + why,
                   "Philly times are dates of the trace, such as \"2017-10-03 06:47:47\"");
         return false;
       }
       return true;
     };
-    while (auto key = r.next_key()) {
-      if (*key == "jobid" || *key == "vc") {
+    while (r.next_key(key, key_scratch)) {
+      if (key == "jobid" || key == "vc") {
+        std::string& dest = key == "jobid" ? jobid : vc;
         bool was_null = false;
-        auto text = r.read_scalar_text(was_null);
-        if (!r.ok()) return json_error();
-        (*key == "jobid" ? jobid : vc) = text.value_or("");
-      } else if (*key == "submitted_time") {
+        std::string_view text;
+        if (!r.read_scalar_text(text, scratch, was_null)) return json_error();
+        dest.assign(text.data(), text.size());
+      } else if (key == "submitted_time") {
         submit_seen = true;
         if (!read_time("submitted_time", submit)) return r.ok() ? false : json_error();
-      } else if (*key == "attempts") {
-        if (r.peek_kind() == JsonReader::Kind::Null) {
+      } else if (key == "attempts") {
+        if (r.peek() == Kind::Null) {
           r.read_null();
           continue;
         }
-        if (r.peek_kind() != JsonReader::Kind::Array) {
-          set_error(e, src.name(), r.value_position(), "attempts must be a list");
+        if (r.peek() != Kind::Array) {
+          if (!r.ok()) return json_error();
+          set_error(e, src.name(), pos(), "attempts must be a list");
           return false;
         }
         r.begin_array();
         while (r.next_element()) {
-          const Position attempt_at = r.value_position();
-          if (r.peek_kind() != JsonReader::Kind::Object) {
+          const Position attempt_at = pos();
+          if (r.peek() != Kind::Object) {
+            if (!r.ok()) return json_error();
             set_error(e, src.name(), attempt_at,
                       "an attempt must be an object with start_time, end_time, detail");
             return false;
           }
           r.begin_object();
           std::optional<double> start, end;
-          std::vector<int32_t> detail;
-          while (auto ak = r.next_key()) {
-            if (*ak == "start_time") {
+          detail.clear();
+          while (r.next_key(key, key_scratch)) {
+            if (key == "start_time") {
               if (!read_time("start_time", start)) return r.ok() ? false : json_error();
-            } else if (*ak == "end_time") {
+            } else if (key == "end_time") {
               if (!read_time("end_time", end)) return r.ok() ? false : json_error();
-            } else if (*ak == "detail") {
-              if (r.peek_kind() == JsonReader::Kind::Null) {
+            } else if (key == "detail") {
+              if (r.peek() == Kind::Null) {
                 r.read_null();
                 continue;
               }
               if (!r.begin_array()) return json_error();
               while (r.next_element()) {
-                if (r.peek_kind() != JsonReader::Kind::Object) {
-                  set_error(e, src.name(), r.value_position(),
+                if (r.peek() != Kind::Object) {
+                  if (!r.ok()) return json_error();
+                  set_error(e, src.name(), pos(),
                             "a detail entry must be an object with ip and gpus");
                   return false;
                 }
                 r.begin_object();
                 int32_t n = 0;
-                while (auto dk = r.next_key()) {
-                  if (*dk == "gpus") {
-                    if (r.peek_kind() != JsonReader::Kind::Array) {
-                      set_error(e, src.name(), r.value_position(),
+                while (r.next_key(key, key_scratch)) {
+                  if (key == "gpus") {
+                    if (r.peek() != Kind::Array) {
+                      if (!r.ok()) return json_error();
+                      set_error(e, src.name(), pos(),
                                 "gpus must be a list such as [\"gpu0\", \"gpu1\"]");
                       return false;
                     }
@@ -329,7 +364,7 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
           }
           if (!r.ok()) return json_error();
           any_attempt = true;
-          if (!detail.empty()) last_detail = detail;
+          if (!detail.empty()) last_detail.swap(detail);
           if (start && end) {
             if (*end < *start && !backwards) backwards = attempt_at;
             duration += std::max(0.0, *end - *start);

@@ -1,5 +1,9 @@
 #include "util/json_pull.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
 #include "util/utf8.h"
 
 namespace pai::util {
@@ -49,27 +53,99 @@ JsonPull::JsonPull(std::string_view text, size_t max_depth)
       end_(text.data() + text.size()),
       max_depth_(max_depth) {}
 
-std::pair<uint32_t, uint32_t> JsonPull::line_column(size_t offset) const {
-  uint32_t line = 1, col = 1;
-  for (const char* q = begin_; q < begin_ + offset && q < end_; ++q) {
-    if (*q == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
+JsonPull::JsonPull(Source& src, size_t max_depth, size_t window)
+    : src_(&src), eof_(false), max_depth_(max_depth) {
+  window_.resize(std::max<size_t>(window, 64));
+  begin_ = p_ = end_ = window_.data();
+}
+
+bool JsonPull::more(const char*& keep) {
+  if (eof_ || !ok()) return false;
+  const size_t keep_off = static_cast<size_t>(keep - begin_);
+  const size_t p_off = static_cast<size_t>(p_ - begin_);
+  const size_t len = static_cast<size_t>(end_ - keep);
+  // The lines of the text that leaves the window.
+  line_column(offset_of(keep));
+  begin_line_ = counted_line_;
+  begin_line_start_ = counted_line_start_;
+  if (len > 0 && keep != window_.data()) std::memmove(window_.data(), keep, len);
+  if (len > window_.size() / 2) window_.resize(window_.size() * 2);  // a long token
+  char* w = window_.data();
+  base_ += keep_off;
+  begin_ = w;
+  end_ = w + len;
+  p_ = w + (p_off - keep_off);
+  keep = w;
+  std::string why;
+  const size_t n = src_->read(w + len, window_.size() - len, why);
+  if (n == 0) {
+    eof_ = true;
+    if (!why.empty()) fail(std::move(why));
+    return false;
   }
-  return {line, col};
+  end_ += n;
+  return true;
+}
+
+std::pair<uint32_t, uint32_t> JsonPull::line_column(size_t offset) const {
+  const size_t window_end = offset_of(end_);
+  if (offset > window_end) offset = window_end;
+  if (offset < base_) offset = base_;
+  if (offset < counted_ || counted_ < base_) {
+    counted_ = base_;
+    counted_line_ = begin_line_;
+    counted_line_start_ = begin_line_start_;
+  }
+  const char* q = begin_ + (counted_ - base_);
+  const char* stop = begin_ + (offset - base_);
+  while (q < stop) {
+    const void* nl = std::memchr(q, '\n', static_cast<size_t>(stop - q));
+    if (!nl) break;
+    q = static_cast<const char*>(nl) + 1;
+    ++counted_line_;
+    counted_line_start_ = offset_of(q);
+  }
+  counted_ = offset;
+  return {counted_line_, static_cast<uint32_t>(offset - counted_line_start_ + 1)};
+}
+
+size_t JsonPull::value_offset() {
+  if (ok()) skip_ws();
+  return ok() ? offset_of(p_) : error_at_;
 }
 
 void JsonPull::fail(std::string message) {
   if (!error_.empty()) return;
   error_ = message.empty() ? std::string("invalid") : std::move(message);
-  error_at_ = static_cast<size_t>(p_ - begin_);
+  error_at_ = offset_of(p_);
 }
 
 bool JsonPull::fail_here(const char* message) {
   fail(message);
+  return false;
+}
+
+bool JsonPull::fail_at(size_t offset, const char* message) {
+  if (!error_.empty()) return false;
+  fail(message);
+  error_at_ = offset;
+  return false;
+}
+
+bool JsonPull::fail_found(const char* expected) {
+  std::string m = std::string("expected ") + expected + ", found ";
+  if (p_ == end_) {
+    m += "the end of the text";
+  } else {
+    unsigned char c = static_cast<unsigned char>(*p_);
+    char buf[16];
+    if (c >= 0x20 && c < 0x7f)
+      std::snprintf(buf, sizeof buf, "'%c'", c);
+    else
+      std::snprintf(buf, sizeof buf, "byte 0x%02x", c);
+    m += buf;
+  }
+  fail(std::move(m));
   return false;
 }
 
@@ -124,13 +200,13 @@ bool JsonPull::push() {
 }
 
 bool JsonPull::begin_object() {
-  if (peek() != Kind::Object) return fail_here("expected '{'");
+  if (peek() != Kind::Object) return ok() && fail_found("'{'");
   ++p_;
   return push();
 }
 
 bool JsonPull::begin_array() {
-  if (peek() != Kind::Array) return fail_here("expected '['");
+  if (peek() != Kind::Array) return ok() && fail_found("'['");
   ++p_;
   return push();
 }
@@ -138,7 +214,7 @@ bool JsonPull::begin_array() {
 bool JsonPull::next_key(std::string_view& key, std::string& scratch) {
   if (!ok() || first_.empty()) return false;
   skip_ws();
-  if (p_ == end_) return fail_here("unterminated object");
+  if (p_ == end_) return fail_found("',' or '}' in an object");
   if (first_.back()) {
     if (*p_ == '}') {
       ++p_;
@@ -154,12 +230,19 @@ bool JsonPull::next_key(std::string_view& key, std::string& scratch) {
     ++p_;
     skip_ws();
   } else {
-    return fail_here("expected ',' or '}' in an object");
+    return fail_found("',' or '}' in an object");
   }
-  if (p_ == end_ || *p_ != '"') return fail_here("expected a string as the object key");
+  if (p_ == end_ || *p_ != '"') return fail_found("a string as the object key");
   if (!string_body(key, scratch)) return false;
-  skip_ws();
-  if (p_ == end_ || *p_ != ':') return fail_here("expected ':' after an object key");
+  // Whitespace up to ':' without losing a key that is a view into the window.
+  const bool in_window = key.data() != scratch.data();
+  const char* k = key.data();
+  for (;;) {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+    if (p_ < end_ || !(in_window ? more(k) : more(p_))) break;
+  }
+  if (in_window) key = std::string_view(k, key.size());
+  if (p_ == end_ || *p_ != ':') return fail_found("':' after an object key");
   ++p_;
   return true;
 }
@@ -167,7 +250,7 @@ bool JsonPull::next_key(std::string_view& key, std::string& scratch) {
 bool JsonPull::next_element() {
   if (!ok() || first_.empty()) return false;
   skip_ws();
-  if (p_ == end_) return fail_here("unterminated array");
+  if (p_ == end_) return fail_found("',' or ']' in an array");
   if (*p_ == ']') {
     ++p_;
     first_.pop_back();
@@ -177,7 +260,7 @@ bool JsonPull::next_element() {
     first_.back() = 0;
     return true;
   }
-  if (*p_ != ',') return fail_here("expected ',' or ']' in an array");
+  if (*p_ != ',') return fail_found("',' or ']' in an array");
   ++p_;
   skip_ws();
   if (p_ != end_ && *p_ == ']') return fail_here("a ',' before ']'");
@@ -186,18 +269,26 @@ bool JsonPull::next_element() {
 
 // At the opening quote.
 bool JsonPull::string_body(std::string_view& out, std::string& scratch) {
+  // The window keeps the whole string from its opening quote while it is
+  // read, so that an error can still say where the string opens.
+  const char* quote = p_;
+  const size_t open = offset_of(p_);
   ++p_;
-  const char* start = p_;
+  auto at_byte = [&]() { return p_ < end_ || more(quote); };
   // The common case: no escapes, ASCII.
-  while (p_ < end_) {
+  for (;;) {
+    if (!at_byte()) return fail_at(open, "unterminated string");
     unsigned char c = static_cast<unsigned char>(*p_);
     if (c == '"') {
-      out = std::string_view(start, static_cast<size_t>(p_ - start));
+      out = std::string_view(quote + 1, static_cast<size_t>(p_ - quote - 1));
       ++p_;
       return true;
     }
     if (c == '\\' || c < 0x20) break;
     if (c >= 0x80) {
+      // A sequence cut by the window's end: read on first.
+      while (end_ - p_ < 4 && more(quote)) {
+      }
       size_t n = utf8_length(reinterpret_cast<const unsigned char*>(p_),
                              reinterpret_cast<const unsigned char*>(end_));
       if (n == 0) return fail_here("invalid UTF-8 in a string");
@@ -206,8 +297,9 @@ bool JsonPull::string_body(std::string_view& out, std::string& scratch) {
     }
     ++p_;
   }
-  scratch.assign(start, static_cast<size_t>(p_ - start));
-  while (p_ < end_) {
+  scratch.assign(quote + 1, static_cast<size_t>(p_ - quote - 1));
+  for (;;) {
+    if (!at_byte()) return fail_at(open, "unterminated string");
     unsigned char c = static_cast<unsigned char>(*p_);
     if (c == '"') {
       ++p_;
@@ -216,6 +308,8 @@ bool JsonPull::string_body(std::string_view& out, std::string& scratch) {
     }
     if (c < 0x20) return fail_here("a control character in a string (escape it)");
     if (c >= 0x80) {
+      while (end_ - p_ < 4 && more(quote)) {
+      }
       size_t n = utf8_length(reinterpret_cast<const unsigned char*>(p_),
                              reinterpret_cast<const unsigned char*>(end_));
       if (n == 0) return fail_here("invalid UTF-8 in a string");
@@ -224,9 +318,16 @@ bool JsonPull::string_body(std::string_view& out, std::string& scratch) {
       continue;
     }
     if (c != '\\') {
-      scratch += static_cast<char>(c);
-      ++p_;
+      // A run of plain bytes at once.
+      const char* run = p_;
+      while (p_ < end_ && *p_ != '"' && *p_ != '\\' && static_cast<unsigned char>(*p_) >= 0x20 &&
+             static_cast<unsigned char>(*p_) < 0x80)
+        ++p_;
+      scratch.append(run, static_cast<size_t>(p_ - run));
       continue;
+    }
+    // An escape: up to 12 bytes (\uXXXX\uXXXX) read at once.
+    while (end_ - p_ < 12 && more(quote)) {
     }
     if (++p_ == end_) break;
     char e = *p_++;
@@ -284,11 +385,11 @@ bool JsonPull::string_body(std::string_view& out, std::string& scratch) {
         return fail_here("an invalid escape in a string");
     }
   }
-  return fail_here("unterminated string");
+  return fail_at(open, "unterminated string");
 }
 
 bool JsonPull::read_string(std::string_view& out, std::string& scratch) {
-  if (peek() != Kind::String) return fail_here("expected a string");
+  if (peek() != Kind::String) return ok() && fail_found("a string");
   return string_body(out, scratch);
 }
 
@@ -300,36 +401,63 @@ bool JsonPull::read_string(std::string& out) {
 }
 
 bool JsonPull::read_number(std::string_view& text, bool& integer) {
-  if (peek() != Kind::Number) return fail_here("expected a number");
+  if (peek() != Kind::Number) return ok() && fail_found("a number");
   const char* start = p_;
   integer = true;
   auto digits = [&]() {
-    const char* d = p_;
-    while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
-    return p_ > d;
+    const size_t d = static_cast<size_t>(p_ - start);
+    for (;;) {
+      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+      if (p_ < end_ || !more(start)) break;
+    }
+    return static_cast<size_t>(p_ - start) > d;
   };
   if (*p_ == '-') ++p_;
-  if (p_ < end_ && *p_ == '0') {
+  if ((p_ < end_ || more(start)) && *p_ == '0') {
     ++p_;
   } else if (!digits()) {
     return fail_here("a number needs digits");
   }
-  if (p_ < end_ && *p_ == '.') {
+  // `start` stays valid through more(start) only: p_ < end_ or more(start).
+  if ((p_ < end_ || more(start)) && *p_ == '.') {
     ++p_;
     integer = false;
     if (!digits()) return fail_here("a number needs digits after '.'");
   }
-  if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+  if ((p_ < end_ || more(start)) && (*p_ == 'e' || *p_ == 'E')) {
     ++p_;
     integer = false;
-    if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+    if ((p_ < end_ || more(start)) && (*p_ == '+' || *p_ == '-')) ++p_;
     if (!digits()) return fail_here("a number needs digits in its exponent");
   }
   text = std::string_view(start, static_cast<size_t>(p_ - start));
   return true;
 }
 
+bool JsonPull::read_scalar_text(std::string_view& out, std::string& scratch, bool& was_null) {
+  was_null = false;
+  bool integer;
+  switch (peek()) {
+    case Kind::String:
+      return string_body(out, scratch);
+    case Kind::Number:
+      return read_number(out, integer);
+    case Kind::Null:
+      was_null = true;
+      out = {};
+      return literal("null");
+    case Kind::Bad:
+    case Kind::End:
+      if (!ok()) return false;
+      return fail_found("a string, a number or null");
+    default:
+      return fail_here("expected a string, a number or null");
+  }
+}
+
 bool JsonPull::literal(std::string_view word) {
+  while (static_cast<size_t>(end_ - p_) < word.size() && more(p_)) {
+  }
   if (static_cast<size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word)
     return fail_here("not a JSON value");
   p_ += word.size();
@@ -337,13 +465,13 @@ bool JsonPull::literal(std::string_view word) {
 }
 
 bool JsonPull::read_bool(bool& out) {
-  if (peek() != Kind::Bool) return fail_here("expected true or false");
+  if (peek() != Kind::Bool) return ok() && fail_found("true or false");
   out = *p_ == 't';
   return literal(out ? "true" : "false");
 }
 
 bool JsonPull::read_null() {
-  if (peek() != Kind::Null) return fail_here("expected null");
+  if (peek() != Kind::Null) return ok() && fail_found("null");
   return literal("null");
 }
 

@@ -155,6 +155,20 @@ std::optional<int64_t> parse_int(std::string_view s) {
 
 std::optional<double> parse_double(std::string_view s) {
   if (s.empty()) return std::nullopt;
+  // Plain decimal text, whole: from_chars reads it as strtod does (both round
+  // correctly) without a copy or the locale. Anything else (a sign '+',
+  // underflow, not a number) takes strtod's way below.
+  if (s[0] != '+') {
+    double v = 0;
+    auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (r.ec == std::errc() && r.ptr == s.data() + s.size() && std::isfinite(v)) {
+      bool plain = true;
+      for (char c : s)
+        if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
+          plain = false;
+      if (plain) return v;
+    }
+  }
   std::string tmp(s);
   char* end = nullptr;
   double v = std::strtod(tmp.c_str(), &end);

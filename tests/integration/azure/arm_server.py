@@ -648,6 +648,10 @@ class Handler(BaseHTTPRequestHandler):
                 props["ipAddress"] = old or "198.51.100.%d" % (len(self.st.resources) % 250 + 1)
         elif rtype == "microsoft.compute/virtualmachinescalesets":
             props["uniqueId"] = (existing or {}).get("properties", {}).get("uniqueId") or str(uuid.uuid4())
+            # An update keeps the VMs there are (a new capacity adds or removes the newest).
+            for k in ("_instances", "_nextInstance"):
+                if existing is not None and k in existing:
+                    res[k] = existing[k]
             vmp = props.get("virtualMachineProfile", {})
             osp = vmp.get("osProfile", {})
             osp.pop("adminPassword", None)  # never returned

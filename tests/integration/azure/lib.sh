@@ -56,3 +56,41 @@ if not ok:
 sys.exit(0 if ok else 1)
 "; then pass "$2"; else fail "$2"; fi
 }
+
+# schema_check KIND MESSAGE: stdout is one JSON document (json.load reads one
+# only) that validates against docs/schemas/KIND.schema.json.
+schema_check() {
+  if "$PY" -c "
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)
+" "$PAI_SOURCE_DIR/docs/schemas/$1.schema.json" "$OUT"; then pass "$2 matches docs/schemas/$1.schema.json"
+  else fail "$2 does not match its schema"; sed 's/^/  | /' "$OUT" >&2; fi
+}
+
+# skip_or_fail WHAT MESSAGE: the test cannot run here: skipped (77), unless
+# PAI_REQUIRE_AZURE_SDK=1 (CI), where it fails.
+skip_or_fail() {
+  echo "$1: $2" >&2
+  if [ "${PAI_REQUIRE_AZURE_SDK:-0}" = "1" ]; then exit 1; fi
+  exit 77
+}
+
+# npm_packages WHAT DEST "PKGS" PATH...: the test-only npm packages PKGS,
+# installed into DEST (the build tree) at test time unless every PATH (relative
+# to DEST) is there already. Without node, npm or a registry: skip_or_fail.
+npm_packages() {
+  what=$1 dest=$2 pkgs=$3
+  shift 3
+  command -v node >/dev/null 2>&1 || skip_or_fail "$what" "node is not installed (apt-get install npm)"
+  missing=0
+  for p in "$@"; do [ -e "$dest/$p" ] || missing=1; done
+  [ $missing -eq 1 ] || return 0
+  command -v npm >/dev/null 2>&1 || skip_or_fail "$what" "npm is not installed (apt-get install npm)"
+  mkdir -p "$dest"
+  # shellcheck disable=SC2086
+  if ! timeout 300 npm install --prefix "$dest" --no-save --no-audit --no-fund --no-package-lock \
+      --loglevel=error $pkgs >"$dest/npm.log" 2>&1; then
+    cat "$dest/npm.log" >&2
+    skip_or_fail "$what" "npm could not install $pkgs (is the registry reachable?)"
+  fi
+}

@@ -97,6 +97,18 @@ printf 'Host *\n  HostName 127.0.0.1\n  Port 9\n  ConnectTimeout 2\n  BatchMode 
 ctl POST /__control/clear-requests '{}' >/dev/null
 run node add "$C" --azure gpu --count 1 --dry-run --detailed-exitcode $EP
 expect_rc 2 "node add --azure --dry-run: changes"
+cp "$OUT" "$TMP/add-dry.txt"
+run node add "$C" --azure gpu --count 1 --dry-run -o json $EP
+expect_rc 0 "node add --azure --dry-run -o json"
+schema_check nodeAdd "node add --azure --dry-run -o json"
+if "$PY" - "$OUT" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["apiVersion"] == "paictl.nodeAdd/v1" and d["dryRun"] is True and d["nodes"] == [], d
+assert d["azure"]["from"] == 2 and d["azure"]["to"] == 3, d["azure"]
+PYEOF
+then pass "node add --dry-run -o json: one document with the scale set's new size"; else fail "node add --dry-run -o json"; fi
+cp "$TMP/add-dry.txt" "$OUT"
 expect_out "update  scale set               pai-gpu  sku.capacity: 2 -> 3 (1 new Standard_ND96asr_v4 VM)" "the dry run shows the new size"
 expect_out "azure pool gpu count: 2 -> 3" "the dry run shows config.yaml's change"
 check_requests "all(r['method'] == 'GET' for r in arm)" "node add --dry-run only reads"
@@ -131,12 +143,13 @@ expect_rc 0 "node remove --azure --dry-run"
 if "$PY" - "$OUT" <<'PYEOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["kind"] == "NodeRemove" and d["nodes"] == ["pai-gpu000001"], d
+assert d["apiVersion"] == "paictl.nodeRemove/v1" and d["kind"] == "NodeRemove" and d["nodes"] == ["pai-gpu000001"], d
 vm = d["azure"]["delete"]
 assert [v["hostname"] for v in vm] == ["pai-gpu000001"] and vm[0]["id"].endswith("/virtualMachineScaleSets/pai-gpu/virtualMachines/1"), vm
 assert d["azure"]["counts"] == {"gpu": {"from": 3, "to": 2}}, d["azure"]["counts"]
 PYEOF
 then pass "the dry run names the VM, its ARM id and the new count"; else fail "node remove --dry-run json"; sed 's/^/  | /' "$OUT" >&2; fi
+schema_check nodeRemove "node remove --azure --dry-run -o json"
 check_requests "all(r['method'] == 'GET' for r in arm)" "node remove --dry-run only reads"
 cmp -s "$C/layout.yaml" "$TMP/layout.before-remove" && grep -q "count: 3" "$C/config.yaml" && pass "the dry run keeps the files" || fail "the dry run changed the files"
 run node remove "$C" pai-worker1 --azure --dry-run $EP

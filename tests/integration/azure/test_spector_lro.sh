@@ -4,30 +4,15 @@
 # (npm, test-only, installed into the build tree at test time), driven by
 # azure_spector_lro (spector_lro.cc). Without node, npm or a registry the test is
 # skipped (77), unless PAI_REQUIRE_AZURE_SDK=1 (CI).
-. "$PAI_SOURCE_DIR/tests/cli/lib.sh"
+. "$PAI_SOURCE_DIR/tests/integration/azure/lib.sh"
 set -e
 : "${SPEC_DEST:?SPEC_DEST must name the directory for the npm packages}"
 : "${SPECTOR_DRIVER:?SPECTOR_DRIVER must name the azure_spector_lro program}"
-PY=${PYTHON3:-python3}
 PKGS="@typespec/spector@0.1.0-alpha.24-dev.2 @azure-tools/azure-http-specs@0.1.0-alpha.38-dev.2"
-skip() {
-  echo "spector: $1" >&2
-  if [ "${PAI_REQUIRE_AZURE_SDK:-0}" = "1" ]; then exit 1; fi
-  exit 77
-}
-command -v node >/dev/null 2>&1 || skip "node is not installed (apt-get install npm)"
-command -v git >/dev/null 2>&1 || skip "git is not installed (the mock server records a commit)"
+command -v git >/dev/null 2>&1 || skip_or_fail spector "git is not installed (the mock server records a commit)"
 SPECS="$SPEC_DEST/node_modules/@azure-tools/azure-http-specs/specs"
-if [ ! -x "$SPEC_DEST/node_modules/.bin/tsp-spector" ] || [ ! -d "$SPECS" ]; then
-  command -v npm >/dev/null 2>&1 || skip "npm is not installed (apt-get install npm)"
-  mkdir -p "$SPEC_DEST"
-  # shellcheck disable=SC2086
-  if ! timeout 300 npm install --prefix "$SPEC_DEST" --no-save --no-audit --no-fund --no-package-lock \
-      --loglevel=error $PKGS >"$SPEC_DEST/npm.log" 2>&1; then
-    cat "$SPEC_DEST/npm.log" >&2
-    skip "npm could not install the spec mock server (is the registry reachable?)"
-  fi
-fi
+npm_packages spector "$SPEC_DEST" "$PKGS" node_modules/.bin/tsp-spector \
+  node_modules/@azure-tools/azure-http-specs/specs
 
 # The server reads `git rev-parse HEAD` of its working directory for its report.
 WORK="$TMP/work"

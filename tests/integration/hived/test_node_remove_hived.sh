@@ -84,6 +84,9 @@ expect_out "virtualClusters: unchanged for V100-NODE (0 left in no VC)" "the VCs
 
 run node remove "$C" "$FREE" --hived "$URL" --dry-run -o json $S
 expect_err "no running group uses $FREE" "a node no group uses is not refused"
+schema_check nodeRemove "node remove --dry-run -o json"
+json_check "d['apiVersion'] == 'paictl.nodeRemove/v1' and d['nodes'] == ['$FREE'] and d['dryRun'] and d['hived']['restartsHived']" \
+  "one paictl.nodeRemove/v1 document: the node and the HiveD config's change"
 run node remove "$C" n4 --hived "$URL" --dry-run $S
 expect_rc 2 "the pinned cell's node is refused"
 expect_err "n4 holds the pinned cell b-pin" "the refusal names the pinned cell"

@@ -8,6 +8,8 @@
 #    on 10250: open; docker-old: refused, the path is open) and the Azure hosts
 #    reach the master's API server and kubelet: pass;
 #  * the Azure hosts cannot reach blocked's kubelet, nor ping it: fail;
+#  * the overlay's UDP ports: the reachable hosts answer "port unreachable"
+#    (pass); blocked stays silent or unreachable: a warning or a failure;
 #  * --cni-mtu 65500: VXLAN packets of 65550 bytes do not fit: CrossSiteMTU fails;
 #  * without an azure: section, no cross-site check runs.
 # The test hosts run this machine's binaries: where it has no ping, every MTU
@@ -91,6 +93,19 @@ for h in ("port-busy", "docker-old"):
         m = by.get((h, "CrossSiteMTU", "fail"), [])
         assert len(m) == 1 and "reach blocked (192.0.2.10)" in m[0], (h, m)
         assert count(h, "CrossSiteMTU", "pass") == 2, (h, by)
+# UDP 8472 and 4789: nothing listens on loopback, so each reachable host answers
+# "port unreachable" (pass); blocked never does: a warning (no answer) or a
+# failure (unreachable), never a pass.
+udp = [r for r in rows if r["check"] == "CrossSiteUDP"]
+assert len(udp) == 3 * 2 * 2 + 2 * 3 * 2, udp  # hosts x peers on the other site x ports
+for h in ("master", "gpu-ok", "blocked"):
+    assert count(h, "CrossSiteUDP", "pass") == 4, (h, by)
+for h in ("port-busy", "docker-old"):
+    assert count(h, "CrossSiteUDP", "pass") == 4, (h, by)
+    other = [r for r in udp if r["host"] == h and r["status"] != "pass"]
+    assert len(other) == 2 and all(r["status"] in ("warn", "fail") and "blocked (192.0.2.10) on UDP" in r["message"]
+                                   for r in other), other
+assert any("port unreachable" in m for m in by[("master", "CrossSiteUDP", "pass")]), by
 # port-busy listens on the kubelet port (open); nothing listens on docker-old's (refused).
 assert sorted(by[("gpu-ok", "CrossSitePort", "pass")]) == [
     "reaches docker-old (127.0.2.10) on TCP 10250 (the kubelet) (refused: nothing listens yet, the path is open)",

@@ -3,7 +3,15 @@
 
 #include "check/cross_site.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
 
 using namespace pai::check;
 
@@ -21,19 +29,24 @@ std::vector<SiteHost> hosts() {
 TEST(CrossSite, EachHostProbesTheOtherSiteOnly) {
   auto all = hosts();
   auto from_azure = cross_site_probes(all[2], all);
-  // m: API server, kubelet, MTU; w: kubelet, MTU; "bad" has an unsafe address: left out.
-  ASSERT_EQ(from_azure.size(), 5u);
+  // m: API server, kubelet, MTU, UDP 8472 and 4789; w: the same without the API
+  // server; "bad" has an unsafe address: left out.
+  ASSERT_EQ(from_azure.size(), 9u);
   EXPECT_EQ(from_azure[0].port, 6443);
   EXPECT_EQ(from_azure[1].port, 10250);
   EXPECT_EQ(from_azure[2].port, 0);
+  EXPECT_TRUE(from_azure[3].udp && from_azure[3].port == 8472);
+  EXPECT_TRUE(from_azure[4].udp && from_azure[4].port == 4789);
+  EXPECT_FALSE(from_azure[1].udp);
   auto from_master = cross_site_probes(all[0], all);
-  ASSERT_EQ(from_master.size(), 2u);
+  ASSERT_EQ(from_master.size(), 4u);
   EXPECT_EQ(from_master[0].peer, "a1");
   std::vector<SiteHost> one_site = {all[0], all[1]};
   EXPECT_TRUE(cross_site_probes(all[0], one_site).empty());
   std::string script = cross_site_script(from_azure, 0);
   EXPECT_NE(script.find("tcp 10.0.0.1 6443 &"), std::string::npos);
   EXPECT_NE(script.find("mtu 10.0.0.2 &"), std::string::npos);
+  EXPECT_NE(script.find("udp 10.0.0.2 8472 &"), std::string::npos);
   EXPECT_EQ(script.find("rm -rf"), std::string::npos);
   EXPECT_NE(cross_site_script(from_azure, 1350).find("CNI_MTU=1350"), std::string::npos);
 }
@@ -41,6 +54,7 @@ TEST(CrossSite, EachHostProbesTheOtherSiteOnly) {
 TEST(CrossSite, ResultsFromTheOutput) {
   auto all = hosts();
   auto probes = cross_site_probes(all[2], all);
+  std::erase_if(probes, [](const Probe& p) { return p.udp; });
   pai::remote::ExecResult r;
   r.exit_status = 0;
   r.out =
@@ -71,4 +85,96 @@ TEST(CrossSite, ResultsFromTheOutput) {
     EXPECT_EQ(x.status, Status::Skip);
     EXPECT_NE(x.message.find("connection refused"), std::string::npos);
   }
+}
+
+namespace {
+
+// A UDP socket on 127.0.0.1 (port from the kernel); `echo`: a thread answers
+// every datagram, else it stays silent (as a VXLAN device does).
+struct UdpPeer {
+  int fd = -1;
+  int port = 0;
+  std::thread t;
+  explicit UdpPeer(bool echo) {
+    fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t n = sizeof a;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
+    port = ntohs(a.sin_port);
+    if (echo)
+      t = std::thread([this] {
+        char buf[256];
+        sockaddr_in from{};
+        socklen_t fl = sizeof from;
+        ssize_t got = ::recvfrom(fd, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &fl);
+        if (got > 0)
+          ::sendto(fd, buf, static_cast<size_t>(got), 0, reinterpret_cast<sockaddr*>(&from), fl);
+      });
+  }
+  ~UdpPeer() {
+    ::shutdown(fd, SHUT_RDWR);
+    ::close(fd);
+    if (t.joinable()) t.join();
+  }
+};
+
+}  // namespace
+
+// The UDP probe's script run here against peers on loopback: a closed port
+// (the kernel answers "port unreachable": the datagram got there), a listener
+// that answers, and a silent one (no answer: only a warning, never a pass).
+TEST(CrossSite, UdpProbeOverLoopback) {
+  if (std::system("command -v bash >/dev/null 2>&1") != 0) GTEST_SKIP() << "no bash";
+  UdpPeer silent(false), echo(true);
+  int closed = 0;
+  {
+    UdpPeer gone(false);
+    closed = gone.port;
+  }
+  std::vector<Probe> probes = {{"closed", "127.0.0.1", closed, "a closed port", true},
+                               {"echo", "127.0.0.1", echo.port, "an answering port", true},
+                               {"silent", "127.0.0.1", silent.port, "a silent port", true}};
+  std::string script = cross_site_script(probes, 1450, 1);
+  std::string file = ::testing::TempDir() + "cross_site_udp.sh";
+  {
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(script.c_str(), f);
+    std::fclose(f);
+  }
+  pai::remote::ExecResult r;
+  std::FILE* p = ::popen(("sh " + file).c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p)) r.out += buf;
+  r.exit_status = ::pclose(p) == 0 ? 0 : 1;
+  std::remove(file.c_str());
+  auto res = cross_site_results("h", probes, r);
+  ASSERT_EQ(res.size(), 3u) << r.out;
+  EXPECT_EQ(res[0].check, "CrossSiteUDP");
+  EXPECT_EQ(res[0].status, Status::Pass) << r.out;
+  EXPECT_NE(res[0].message.find("port unreachable"), std::string::npos) << res[0].message;
+  EXPECT_EQ(res[1].status, Status::Pass) << r.out;
+  EXPECT_NE(res[1].message.find("it answered"), std::string::npos) << res[1].message;
+  EXPECT_EQ(res[2].status, Status::Warn) << r.out;
+  EXPECT_NE(res[2].message.find("UDP cannot tell a silent listener"), std::string::npos);
+  EXPECT_FALSE(res[2].hint.empty());
+}
+
+TEST(CrossSite, UdpResultsFromTheOutput) {
+  std::vector<Probe> probes = {{"a", "10.0.0.1", 8472, "flannel", true},
+                               {"b", "10.0.0.2", 8472, "flannel", true},
+                               {"c", "10.0.0.3", 8472, "flannel", true}};
+  pai::remote::ExecResult r;
+  r.exit_status = 0;
+  r.out = "udp blocked 10.0.0.1 8472 1\nudp unknown 10.0.0.2 8472 no-bash\n";
+  auto res = cross_site_results("h", probes, r);
+  ASSERT_EQ(res.size(), 3u);
+  EXPECT_EQ(res[0].status, Status::Fail);
+  EXPECT_NE(res[0].message.find("cannot reach a (10.0.0.1) on UDP 8472"), std::string::npos);
+  EXPECT_EQ(res[1].status, Status::Skip);
+  EXPECT_EQ(res[2].status, Status::Skip);  // no line: the probe did not run
 }

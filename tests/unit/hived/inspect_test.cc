@@ -119,7 +119,8 @@ TEST(Inspect, ShapeErrorsNameThePath) {
 
 TEST(Inspect, SyntaxErrorsGiveLineAndColumn) {
   auto p = parse_cluster_status("{\"physicalCluster\": [],\n \"virtualClusters\": {\"a\": [{]}}");
-  EXPECT_EQ(p.error, "not JSON (line 2, column 29): expected a string as the object key");
+  EXPECT_EQ(p.error,
+            "not JSON (line 2, column 29): expected a string as the object key, found ']'");
   p = parse_cluster_status(R"({"physicalCluster": [], "virtualClusters": {}} trailing)");
   EXPECT_EQ(p.error, "not JSON (line 1, column 48): text after the JSON value");
   p = parse_cluster_status("");

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace pai::util {
@@ -138,4 +140,164 @@ TEST(JsonPull, NestingIsBounded) {
 }
 
 }  // namespace
+// Hands out the text a few bytes at a time, so that every token of a
+// streamed document is cut by the window's end somewhere.
+class Trickle final : public JsonPull::Source {
+ public:
+  Trickle(std::string text, size_t step) : text_(std::move(text)), step_(step) {}
+  size_t read(char* buf, size_t cap, std::string& error) override {
+    if (at_ == text_.size() && !fail_.empty()) error = fail_;
+    size_t n = std::min({cap, step_, text_.size() - at_});
+    text_.copy(buf, n, at_);
+    at_ += n;
+    step_ = step_ % 7 + 1;  // 1..7 bytes, varying
+    return n;
+  }
+  std::string fail_;  // a read error at the end instead of the end
+
+ private:
+  std::string text_;
+  size_t at_ = 0;
+  size_t step_;
+};
+
+// A document with long strings, escapes cut anywhere, multi-byte UTF-8 and
+// numbers longer than the smallest window.
+std::string long_document(bool indented) {
+  nlohmann::json doc = nlohmann::json::array();
+  for (int i = 0; i < 40; ++i) {
+    nlohmann::json o;
+    o["id" + std::to_string(i)] = std::string(static_cast<size_t>(i) * 7, 'x') + "\u00e9\"\\\n";
+    o["n"] = i % 2 ? nlohmann::json(-12345678.25e-3 * i) : nlohmann::json(i * 1000003);
+    o["nested"] = {{"a", {true, false, nullptr}}, {"\xf0\x9f\x98\x80 k", "\xe2\x82\xac"}};
+    o[std::string(100, 'k')] = "\\u00e9 is not an escape here";
+    doc.push_back(o);
+  }
+  return doc.dump(indented ? 1 : -1);
+}
+
+TEST(JsonPull, StreamingReadsWhatInMemoryReads) {
+  std::vector<std::string> texts = {
+      R"({"a": [1, -2, 3.5, 1e3, true, false, null], "b": {"c": "d", "e": {}}, "f": []})",
+      R"("caf\u00e9 \ud83d\ude00 \"q\" \\ \/ \b\f\n\r\t")",
+      "  [ \"ünïcödé\", {\"k\\u0041\": 0} ]  ",
+      "-0",
+      "123456789012345678901234567890.5e-7",
+      nlohmann::json::parse(R"([{"k": "v"}])").dump(2),
+  };
+  texts.push_back(long_document(false));
+  texts.push_back(long_document(true));
+  for (const auto& t : texts) {
+    for (size_t window : {64, 4096}) {
+      Trickle src(t, 3);
+      JsonPull r(src, 512, window);
+      nlohmann::json got = read(r);
+      EXPECT_TRUE(r.expect_end()) << t.substr(0, 40) << ": " << r.error();
+      EXPECT_EQ(got, nlohmann::json::parse(t)) << t.substr(0, 40) << " window " << window;
+    }
+  }
+}
+
+TEST(JsonPull, StreamingPositionsAreThoseOfTheText) {
+  const std::string t = long_document(true);  // one member a line
+  Trickle src(t, 5);
+  JsonPull r(src, 512, 64);
+  ASSERT_TRUE(r.begin_array());
+  size_t checked = 0;
+  while (r.next_element()) {
+    size_t off = r.value_offset();
+    auto [line, col] = r.value_position();
+    // The same position counted in the whole text.
+    uint32_t want_line = 1 + static_cast<uint32_t>(std::count(t.begin(), t.begin() + off, '\n'));
+    size_t nl = t.rfind('\n', off == 0 ? 0 : off - 1);
+    uint32_t want_col = static_cast<uint32_t>(nl == std::string::npos ? off + 1 : off - nl);
+    EXPECT_EQ(line, want_line) << off;
+    EXPECT_EQ(col, want_col) << off;
+    EXPECT_EQ(t[off], '{');
+    ASSERT_TRUE(r.skip()) << r.error();
+    ++checked;
+  }
+  EXPECT_EQ(checked, 40u);
+  EXPECT_TRUE(r.expect_end());
+}
+
+TEST(JsonPull, StreamingErrorsAreWhereTheyAreInMemory) {
+  const char* texts[] = {
+      "{\"a\": 1,}",
+      "[1, 2\n, 3",
+      "{\"a\" 1}",
+      "\"tab\tinside\"",
+      "[01]",
+      "\"\\ud800x\"",
+      "\"\xff\"",
+      "[1] [2]",
+      "tru",
+      "[\"abc",
+      "[{\"jobid\": \"a\"}",
+      "\n\n  [\"\\q\"]",
+  };
+  for (const char* t : texts) {
+    JsonPull mem(t);
+    mem.skip();
+    mem.expect_end();
+    ASSERT_FALSE(mem.ok()) << t;
+    Trickle src(t, 1);
+    JsonPull r(src, 512, 64);
+    r.skip();
+    r.expect_end();
+    ASSERT_FALSE(r.ok()) << t;
+    EXPECT_EQ(r.error(), mem.error()) << t;
+    EXPECT_EQ(r.error_offset(), mem.error_offset()) << t;
+    EXPECT_EQ(r.line_column(r.error_offset()), mem.line_column(mem.error_offset())) << t;
+  }
+}
+
+TEST(JsonPull, MessagesSayWhatWasFoundAndUnterminatedStringsWhereTheyOpen) {
+  struct Case {
+    const char* text;
+    uint32_t line, column;
+    const char* part;
+  };
+  const Case cases[] = {
+      {"[\"abc", 1, 2, "unterminated string"},
+      {"[1 2]", 1, 4, "expected ',' or ']' in an array, found '2'"},
+      {"[{\"jobid\": \"a\"}", 1, 16, "expected ',' or ']' in an array, found the end of the text"},
+      {"{\"a\" 1}", 1, 6, "expected ':' after an object key, found '1'"},
+      {"[\"\\q\"]", 1, 4, "invalid escape"},
+  };
+  for (const auto& c : cases) {
+    JsonPull r(c.text);
+    r.skip();
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_EQ(r.line_column(r.error_offset()), std::make_pair(c.line, c.column))
+        << c.text << ": " << r.error();
+    EXPECT_NE(r.error().find(c.part), std::string::npos) << c.text << ": " << r.error();
+  }
+}
+
+TEST(JsonPull, StreamingReadErrorIsTheError) {
+  Trickle src("[1, 2", 2);
+  src.fail_ = "Input/output error";
+  JsonPull r(src, 512, 64);
+  r.skip();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "Input/output error");
+}
+
+TEST(JsonPull, ScalarTextIsTheTextAsWritten) {
+  JsonPull r(R"(["a\u0062", 1.50, null, -3e2, {}])");
+  std::string scratch;
+  std::string_view v;
+  bool was_null = false;
+  std::vector<std::string> got;
+  ASSERT_TRUE(r.begin_array());
+  while (r.next_element()) {
+    if (!r.read_scalar_text(v, scratch, was_null)) break;
+    got.push_back(was_null ? "<null>" : std::string(v));
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"ab", "1.50", "<null>", "-3e2"}));
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("expected a string, a number or null"), std::string::npos) << r.error();
+}
+
 }  // namespace pai::util

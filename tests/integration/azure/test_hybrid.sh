@@ -1,0 +1,158 @@
+#!/bin/sh
+# The hybrid install end to end on one cluster directory: an on-prem master and
+# worker (testbed hosts) and an Azure pool of one VM (the ARM test server). The
+# VMs Azure creates are testbed hosts left out of the cluster files: the ARM
+# test server gives each new VM the name and address of one (tb-worker2 for the
+# install, tb-worker3 for node add). The pool's machine-type has no cells in
+# the HiveD config: its chain comes from the planner's profile of the VM size
+# (layouts/azure-nc24s-v3). Then:
+#  1. install creates the Azure resources, writes the VM into layout.yaml, gives
+#     it its chain in the HiveD config and installs every host, the VM included,
+#     in one run;
+#  2. node add --azure grows the pool by one VM, which joins; its cell joins the
+#     chain, in the HiveD config and in HiveD's ConfigMap on the cluster.
+# Skips (77) where the machine cannot run the testbed.
+. "$PAI_SOURCE_DIR/tests/integration/azure/lib.sh"
+set -e
+: "${TESTBED:?}"
+set +e
+reason=$("$TESTBED" can-run)
+rc=$?
+set -e
+[ $rc -eq 0 ] || { echo "$reason"; exit 77; }
+start_arm --polls 1 --retry-after 0
+RUN="$TMP/bed"
+trap '"$TESTBED" down "$RUN" >/dev/null 2>&1; kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
+"$TESTBED" up 4 "$RUN" --base 127.0.43 --rollout-delay 0.2 >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log"; exit 1; }
+C="$RUN/cluster"
+
+# tb-worker2 and tb-worker3 are Azure's: out of layout.yaml and the HiveD config.
+"$PY" - "$C" <<'PYEOF'
+import re, sys
+d = sys.argv[1]
+lay = open(d + "/layout.yaml").read()
+lay, n = re.subn(r"  - hostname: tb-worker[23]\n(    .*\n)+", "", lay)
+assert n == 2, lay
+# The Azure pool's machine-type: NC24s_v3 VMs (4 V100 each, as the testbed's GPUs).
+# The testbed's hosts are smaller than the VM size: install's CPU and Memory checks are demoted.
+lay = lay.replace("\nmachine-list:", """  v100-azure:
+    mem: 440Gi
+    cpu:
+      vcore: 24
+    computing-device:
+      type: nvidia.com/gpu
+      model: V100
+      count: 4
+
+machine-list:""")
+open(d + "/layout.yaml", "w").write(lay)
+svc = open(d + "/services-configuration.yaml").read()
+svc = svc.replace("        - cellAddress: tb-worker2\n", "").replace("        - cellAddress: tb-worker3\n", "")
+svc = svc.replace("childCellNumber: 3\n", "childCellNumber: 1\n").replace("cellNumber: 3\n", "cellNumber: 1\n")
+assert "tb-worker2" not in svc and "tb-worker3" not in svc, svc
+open(d + "/services-configuration.yaml", "w").write(svc)
+PYEOF
+printf '%s\n' "$SECRET" >"$C/azure-secret"
+chmod 600 "$C/azure-secret"
+cat >>"$C/config.yaml" <<YAML
+azure:
+  subscription: 00000000-0000-0000-0000-000000000001
+  tenant: contoso.onmicrosoft.com
+  client-id: $CLIENT_ID
+  client-secret-file: azure-secret
+  location: eastus
+  resource-group: pai-hybrid
+  address-space: 10.224.0.0/16
+  onprem-address-space: [127.0.43.0/24]
+  ssh-public-key-file: $RUN/id_ed25519.pub
+  pools:
+    - name: gpu
+      sku: Standard_NC24s_v3
+      count: 1
+      machine-type: v100-azure
+YAML
+EP="--arm-endpoint $ARM --authority-host $ARM --ca-file $CA"
+ARGS="--ssh-config $RUN/ssh_config --wait 60 $EP --ignore-check-errors CPU,Memory,DNS"
+state() { "$TESTBED" state "$RUN" >"$1"; }
+pycheck() { # pycheck STATE-FILE MESSAGE PYTHON: `s` is the testbed's state
+  if "$PY" -c "import json,sys; s=json.load(open(sys.argv[1])); $3" "$1"; then pass "$2"; else fail "$2"; fi
+}
+
+# --- 1. one install: Azure first, then every host, the VM included ------------
+ctl POST /__control/vm-hosts '[{"computerName": "tb-worker2", "privateIp": "127.0.43.4"}]' >/dev/null
+run install "$C" --yes $ARGS
+expect_rc 0 "install: the Azure pool and the on-prem hosts in one run"
+[ "$RC" -eq 0 ] || { finish; exit 1; }
+check_requests "len([r for r in arm if r['method'] == 'PUT' and r['path'].endswith('/virtualMachineScaleSets/testbed-gpu')]) == 1" \
+  "the scale set was created with one PUT"
+expect_out "cellTypes: NC24S-V3-NODE (new: the chain NC24S-V3-NODE of machine-type v100-azure)" \
+  "the VM's machine-type gets its chain from the profile"
+grep -q "hostname: tb-worker2  # azure pool gpu" "$C/layout.yaml" && grep -q "hostip: 127.0.43.4" "$C/layout.yaml" &&
+  pass "layout.yaml has the VM Azure created" || fail "layout.yaml: $(cat "$C/layout.yaml")"
+hived_cells() { # hived_cells MESSAGE PYTHON: `c` is the HiveD config of services-configuration.yaml
+  if "$PY" - "$C/services-configuration.yaml" "$2" <<'PYEOF'; then pass "$1"; else fail "$1"; sed 's/^/  | /' "$C/services-configuration.yaml" >&2; fi
+import sys, yaml
+c = yaml.safe_load(yaml.safe_load(open(sys.argv[1]))["hivedscheduler"]["config"])
+exec(sys.argv[2])
+PYEOF
+}
+hived_cells "the HiveD config: the on-prem pool as it was, the VM in its own chain, in no VC" '
+p = c["physicalCluster"]
+assert p["cellTypes"]["NC24S-V3-NODE"] == {"childCellType": "V100", "childCellNumber": 4, "isNodeLevel": True}, p["cellTypes"]
+assert p["skuTypes"]["V100"]["gpu"] == 1 and "gpu-machine" in p["skuTypes"], p["skuTypes"]
+assert p["physicalCells"][1:] == [{"cellType": "NC24S-V3-NODE", "cellAddress": "tb-worker2"}], p["physicalCells"]
+assert [x["cellAddress"] for x in p["physicalCells"][0]["cellChildren"]] == ["tb-worker1"], p["physicalCells"]
+assert c["virtualClusters"]["default"]["virtualCells"] == [{"cellType": "gpu-machine-NODE-POOL.gpu-machine-NODE", "cellNumber": 1}]'
+state "$TMP/installed.json"
+pycheck "$TMP/installed.json" "the master, the on-prem worker and the Azure VM are Ready nodes" '
+h, o = s["hosts"], s["cluster"]["objects"]
+assert h["tb-master"]["kubeadm"]["init"] == 1, h["tb-master"]["kubeadm"]
+for n in ("tb-worker1", "tb-worker2"):
+    assert h[n]["kubeadm"] == {"init": 0, "join": 1}, (n, h[n]["kubeadm"])
+    assert o["Node/" + n]["ready"] == "True" and o["Node/" + n]["allocatable_gpus"] == 4, o["Node/" + n]
+assert h["tb-worker3"]["kubeadm"] == {"init": 0, "join": 0}, h["tb-worker3"]["kubeadm"]
+assert "Node/tb-worker3" not in o
+assert o["Node/tb-worker2"]["labels"]["paictl.io/machine-type"] == "v100-azure", o["Node/tb-worker2"]["labels"]
+assert "cellAddress: tb-worker2" in o["ConfigMap/openpai/hivedscheduler-config"]["data"]["hivedscheduler.yaml"]'
+ctl POST /__control/clear-requests '{}' >/dev/null
+run install "$C" --yes --detailed-exitcode $ARGS
+expect_rc 0 "a second install has nothing to do, in Azure or on the hosts"
+check_requests "not any(r['method'] in ('PUT', 'DELETE') for r in arm)" "the second install sends no PUT"
+
+# --- 2. node add --azure grows the pool; the VM's cells reach HiveD ------------
+ctl POST /__control/vm-hosts '[{"computerName": "tb-worker3", "privateIp": "127.0.43.5"}]' >/dev/null
+ctl POST /__control/clear-requests '{}' >/dev/null
+run node add "$C" --azure gpu --count 1 --yes -o json $ARGS
+expect_rc 0 "node add --azure gpu --count 1 -o json"
+schema_check nodeAdd "node add -o json: one document"
+if "$PY" - "$OUT" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["nodes"] == ["tb-worker3"] and d["dryRun"] is False, d
+assert d["azure"]["from"] == 1 and d["azure"]["to"] == 2, d["azure"]
+assert "tb-worker3" in [h["host"] for h in d["join"]["result"]["hosts"]] and d["join"]["result"]["ok"], d["join"]
+assert d["push"]["result"]["ok"] and d["hived"]["restartsHived"] is True, d["push"]
+assert any("tb-worker3 as a NC24S-V3-NODE cell" in c for c in d["hived"]["changes"]), d["hived"]
+PYEOF
+then pass "the document has the VM, its join, the HiveD change and the push"; else fail "node add -o json's document"; fi
+check_requests "[r['path'].rsplit('/', 1)[1] for r in arm if r['method'] == 'PUT'] == ['testbed-gpu']" "one PUT: the scale set"
+grep -q "count: 2$" "$C/config.yaml" && pass "config.yaml: the pool has 2 VMs" || fail "config.yaml's count"
+grep -q "hostname: tb-worker3  # azure pool gpu" "$C/layout.yaml" && pass "layout.yaml has the new VM" ||
+  fail "layout.yaml: $(cat "$C/layout.yaml")"
+hived_cells "the HiveD config: the new VM's cell joins the VMs' chain" '
+p = c["physicalCluster"]
+assert p["physicalCells"][1:] == [{"cellType": "NC24S-V3-NODE", "cellAddress": "tb-worker2"},
+                                  {"cellType": "NC24S-V3-NODE", "cellAddress": "tb-worker3"}], p["physicalCells"]
+assert len(p["cellTypes"]) == 3 and len(p["skuTypes"]) == 2, p'
+state "$TMP/added.json"
+pycheck "$TMP/added.json" "the new VM joined, nothing ran twice, and HiveD's ConfigMap has its cell" '
+h, o = s["hosts"], s["cluster"]["objects"]
+for n in ("tb-worker1", "tb-worker2", "tb-worker3"):
+    assert h[n]["kubeadm"] == {"init": 0, "join": 1}, (n, h[n]["kubeadm"])
+assert o["Node/tb-worker3"]["ready"] == "True", o["Node/tb-worker3"]
+assert "cellAddress: tb-worker3" in o["ConfigMap/openpai/hivedscheduler-config"]["data"]["hivedscheduler.yaml"]'
+
+for f in "$TMP"/out "$TMP"/err "$C/layout.yaml" "$C/.paictl"/logs/*.log; do
+  if grep -qF "$SECRET" "$f"; then fail "the client secret is in $f"; fi
+done
+finish
