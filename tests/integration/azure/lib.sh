@@ -34,6 +34,32 @@ start_arm() {
   CA="$TMP/certs/ca.pem"
 }
 
+# azure_section CLUSTER-DIR RESOURCE-GROUP ONPREM-ADDRESS-SPACE COUNT MACHINE-TYPE:
+# writes the service principal's secret file (mode 0600) and appends to the
+# cluster's config.yaml an azure: section with one pool "gpu" of COUNT
+# Standard_NC24s_v3 VMs, reached with $RUN/id_ed25519.pub (the testbed's key).
+azure_section() {
+  printf '%s\n' "$SECRET" >"$1/azure-secret"
+  chmod 600 "$1/azure-secret"
+  cat >>"$1/config.yaml" <<YAML
+azure:
+  subscription: 00000000-0000-0000-0000-000000000001
+  tenant: contoso.onmicrosoft.com
+  client-id: $CLIENT_ID
+  client-secret-file: azure-secret
+  location: eastus
+  resource-group: $2
+  address-space: 10.224.0.0/16
+  onprem-address-space: [$3]
+  ssh-public-key-file: $RUN/id_ed25519.pub
+  pools:
+    - name: gpu
+      sku: Standard_NC24s_v3
+      count: $4
+      machine-type: $5
+YAML
+}
+
 # ctl METHOD PATH [BODY]: the server's control API.
 ctl() {
   "$PY" - "$CTL" "$@" <<'PYEOF'

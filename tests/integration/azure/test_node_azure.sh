@@ -41,25 +41,7 @@ svc = svc.replace("childCellNumber: 2\n", "childCellNumber: 1\n").replace("cellN
 assert "tb-worker2" not in svc, svc
 open(d + "/services-configuration.yaml", "w").write(svc)
 PYEOF
-printf '%s\n' "$SECRET" >"$C/azure-secret"
-chmod 600 "$C/azure-secret"
-cat >>"$C/config.yaml" <<YAML
-azure:
-  subscription: 00000000-0000-0000-0000-000000000001
-  tenant: contoso.onmicrosoft.com
-  client-id: $CLIENT_ID
-  client-secret-file: azure-secret
-  location: eastus
-  resource-group: pai-rg
-  address-space: 10.224.0.0/16
-  onprem-address-space: [127.0.41.0/24]
-  ssh-public-key-file: $RUN/id_ed25519.pub
-  pools:
-    - name: gpu
-      sku: Standard_NC24s_v3
-      count: 0
-      machine-type: gpu-machine
-YAML
+azure_section "$C" pai-rg 127.0.41.0/24 0 gpu-machine
 EP="--arm-endpoint $ARM --authority-host $ARM --ca-file $CA"
 RARGS="--ssh-config $RUN/ssh_config --wait 60 $EP"
 ARGS="$RARGS --ignore-check-errors CPU,DNS"
