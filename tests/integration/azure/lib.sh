@@ -60,6 +60,21 @@ azure:
 YAML
 }
 
+# testbed_can_run: exits 77 (skipped) where this machine cannot run the testbed.
+testbed_can_run() {
+  : "${TESTBED:?}"
+  reason=$("$TESTBED" can-run) || { echo "$reason"; exit 77; }
+}
+
+# testbed_up N BASE: after start_arm, a testbed of N hosts at BASE.1... in
+# $TMP/bed (RUN, its cluster directory C), taken down with the server on exit.
+testbed_up() {
+  RUN="$TMP/bed"
+  trap '"$TESTBED" down "$RUN" >/dev/null 2>&1; kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
+  "$TESTBED" up "$1" "$RUN" --base "$2" --rollout-delay 0.2 >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log"; exit 1; }
+  C="$RUN/cluster"
+}
+
 # ctl METHOD PATH [BODY]: the server's control API.
 ctl() {
   "$PY" - "$CTL" "$@" <<'PYEOF'

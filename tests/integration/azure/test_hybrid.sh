@@ -14,17 +14,9 @@
 # Skips (77) where the machine cannot run the testbed.
 . "$PAI_SOURCE_DIR/tests/integration/azure/lib.sh"
 set -e
-: "${TESTBED:?}"
-set +e
-reason=$("$TESTBED" can-run)
-rc=$?
-set -e
-[ $rc -eq 0 ] || { echo "$reason"; exit 77; }
+testbed_can_run
 start_arm --polls 1 --retry-after 0
-RUN="$TMP/bed"
-trap '"$TESTBED" down "$RUN" >/dev/null 2>&1; kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
-"$TESTBED" up 4 "$RUN" --base 127.0.43 --rollout-delay 0.2 >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log"; exit 1; }
-C="$RUN/cluster"
+testbed_up 4 127.0.43
 
 # tb-worker2 and tb-worker3 are Azure's: out of layout.yaml and the HiveD config.
 "$PY" - "$C" <<'PYEOF'
