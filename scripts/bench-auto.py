@@ -24,13 +24,14 @@ import os
 import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 
 import yaml
+
+from bench_util import stop_all
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -182,16 +183,7 @@ extras:
               "slowest cluster %.1f ms after its own; %.1f ms of CPU for all verdicts" %
               (best[0], best[1], best[2], repeat, best[3], best[4]))
     finally:
-        for p in procs:
-            try:
-                os.kill(p.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        for p in procs:
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                os.kill(p.pid, signal.SIGKILL)
+        stop_all(procs)
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
 

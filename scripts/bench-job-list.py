@@ -14,12 +14,13 @@ Stops its servers by pid.
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from bench_util import stop_all
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -87,16 +88,7 @@ def main(argv):
             ratio = "" if i % 2 == 0 else "  (%.2fx the slowest alone)" % (t / res[i - 1][1])
             print("%-45s %6.0f ms%s" % (name, t * 1000, ratio))
     finally:
-        for p in procs:
-            try:
-                os.kill(p.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        for p in procs:
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                os.kill(p.pid, signal.SIGKILL)
+        stop_all(procs)
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
