@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app.h"
+#include "command.h"
 #include "config/cluster_files.h"
 #include "config/rules.h"
 #include "diag/report.h"
@@ -97,6 +98,11 @@ int run(const CheckConfigOptions& o, const Globals& g) {
 }  // namespace
 
 namespace {
+void validate_check_config(const CheckConfigOptions& o, Usage& u) {
+  u.error_if(o.paths.empty() && !o.list_rules,
+             "check config needs at least one PATH (a cluster directory or file)");
+}
+
 void add_check_config(CLI::App& parent, Globals& g) {
   auto o = std::make_shared<CheckConfigOptions>();
   CLI::App* cmd = &parent;
@@ -115,15 +121,9 @@ void add_check_config(CLI::App& parent, Globals& g) {
       "EXIT STATUS:\n"
       "  0 no errors, 1 errors found (or warnings with --fail-on-warn), 2 bad usage or unreadable "
       "path\n\n");
-  cmd->callback([o, &g]() {
-    if (o->paths.empty() && !o->list_rules) {
-      print_error("check config needs at least one PATH (a cluster directory or file)");
-      std::fprintf(stderr, "Run 'paictl check config --help' for usage.\n");
-      g.exit_code = kExitUsage;
-      return;
-    }
-    g.exit_code = run(*o, g);
-  });
+  define_command(*cmd, g, o,
+                 {.validate = validate_check_config,
+                  .run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

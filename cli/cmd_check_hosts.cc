@@ -9,6 +9,7 @@
 
 #include <thread>
 #include "app.h"
+#include "command.h"
 
 #include "check/cross_site.h"
 #include "check/report.h"
@@ -102,7 +103,33 @@ void list_checks(const std::string& format) {
   print_table(t);
 }
 
-int run(CheckHostsOptions& o, const Globals& g) {
+// --ignore-check-errors A,B --ignore-check-errors C: one name per entry.
+void complete_check_hosts(CheckHostsOptions& o, const Globals&) {
+  std::vector<std::string> ignore;
+  for (const auto& i : o.ignore)
+    for (auto part : pai::util::split(i, ','))
+      if (!pai::util::trim(part).empty()) ignore.emplace_back(pai::util::trim(part));
+  o.ignore = ignore;
+}
+
+void validate_check_hosts(const CheckHostsOptions& o, Usage& u) {
+  if (o.list_checks) return;
+  std::vector<std::string> names;
+  for (const auto& c : pai::check::catalogue()) names.emplace_back(c.name);
+  for (const auto& b : pai::check::unknown_check_names(o.ignore)) {
+    std::string guess = pai::util::did_you_mean(b, names);
+    u.error("--ignore-check-errors: no check is named \"" + b + "\"" +
+                (guess.empty() ? "" : "; did you mean \"" + guess + "\"?"),
+            "the checks are listed in docs/check-hosts.md (paictl check hosts --list-checks); "
+            "'all' demotes every error");
+  }
+  auto min_disk = pai::util::parse_quantity(o.min_disk_free);
+  u.error_if(!min_disk || *min_disk < 0,
+             "--min-disk-free \"" + o.min_disk_free + "\" is not a size (e.g. 50Gi, 200G)");
+  validate_hosts_options(o.hosts, u);
+}
+
+int run(const CheckHostsOptions& o, const Globals& g) {
   if (o.list_checks) {
     list_checks(o.output);
     return kExitOk;
@@ -112,28 +139,6 @@ int run(CheckHostsOptions& o, const Globals& g) {
     std::printf("%s", pai::facts::fact_script({}).c_str());
     return kExitOk;
   }
-  std::vector<std::string> ignore;
-  for (const auto& i : o.ignore)
-    for (auto part : pai::util::split(i, ','))
-      if (!pai::util::trim(part).empty()) ignore.emplace_back(pai::util::trim(part));
-  if (auto bad = pai::check::unknown_check_names(ignore); !bad.empty()) {
-    std::vector<std::string> names;
-    for (const auto& c : pai::check::catalogue()) names.emplace_back(c.name);
-    for (const auto& b : bad) {
-      std::string guess = pai::util::did_you_mean(b, names);
-      print_error("--ignore-check-errors: no check is named \"" + b + "\"" +
-                  (guess.empty() ? "" : "; did you mean \"" + guess + "\"?"));
-    }
-    std::fprintf(stderr,
-                 "The checks are listed in docs/check-hosts.md; 'all' demotes every error.\n");
-    return kExitUsage;
-  }
-  auto min_disk = pai::util::parse_quantity(o.min_disk_free);
-  if (!min_disk || *min_disk < 0) {
-    print_error("--min-disk-free \"" + o.min_disk_free + "\" is not a size (e.g. 50Gi, 200G)");
-    return kExitUsage;
-  }
-
   PreparedHosts p;
   if (int rc = prepare_hosts(o.hosts, g, p); rc >= 0) return rc;
   if (o.hosts.print_script) {
@@ -151,12 +156,12 @@ int run(CheckHostsOptions& o, const Globals& g) {
 
   pai::check::EvalOptions eo;
   eo.registries = p.collect.script.dns_names;
-  eo.min_disk_free_bytes = static_cast<int64_t>(*min_disk);
+  eo.min_disk_free_bytes = static_cast<int64_t>(*pai::util::parse_quantity(o.min_disk_free));
   eo.docker_data_root = p.collect.script.docker_data_root;
   auto results = pai::check::evaluate(outcomes, eo);
   auto cross = cross_site_checks(o, p, outcomes);
   results.insert(results.end(), cross.begin(), cross.end());
-  pai::check::demote(results, ignore);
+  pai::check::demote(results, o.ignore);
 
   pai::check::ReportContext ctx;
   ctx.hosts = &outcomes;
@@ -228,7 +233,10 @@ void add_check_hosts(CLI::App& parent, Globals& g) {
       "--fail-on-warn),\n"
       "  2 bad usage or invalid cluster files, 3 some hosts could not be reached or did not "
       "finish\n\n");
-  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+  define_command(*cmd, g, o,
+                 {.complete = complete_check_hosts,
+                  .validate = validate_check_hosts,
+                  .run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "cluster/add.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "http/client.h"
 #include "output.h"
@@ -197,7 +198,7 @@ void add_cluster_add(CLI::App& parent, Globals& g) {
       "($XDG_CONFIG_HOME/paictl/clusters.yaml, or PAICTL_CONFIG) is written with mode 0600.\n\n"
       "EXIT STATUS:\n"
       "  0 added, 2 bad usage or refused credentials, 3 the cluster cannot be reached\n\n");
-  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "http/client.h"
 #include "output.h"
@@ -130,7 +131,7 @@ void add_cluster_list(CLI::App& parent, Globals& g) {
   cmd->footer(
       "Tokens are never shown. The clusters are probed at once (GET /api/v2/info, no "
       "sign-in).\n\n");
-  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "output.h"
 #include "printer.h"
@@ -80,7 +81,7 @@ void add_cluster_prefer(CLI::App& parent, Globals& g) {
       "--cluster auto first keeps the clusters that can run the job and puts those with enough "
       "free\n"
       "resources now first; this order breaks ties among them. Clusters not listed come last.\n\n");
-  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

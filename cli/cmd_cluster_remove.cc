@@ -7,6 +7,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "output.h"
 #include "util/fs.h"
@@ -57,7 +58,7 @@ void add_cluster_remove(CLI::App& parent, Globals& g) {
   CLI::App* cmd = &parent;
   cmd->add_option("NAME", *name, "A registered cluster")->required();
   cmd->footer("The token stays valid on the cluster until it expires; paictl only forgets it.\n\n");
-  cmd->callback([name, &g]() { g.exit_code = run(*name, g); });
+  define_command(*cmd, g, name, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

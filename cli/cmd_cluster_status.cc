@@ -10,6 +10,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "output.h"
 #include "printer.h"
@@ -217,7 +218,7 @@ void add_cluster_status(CLI::App& parent, Globals& g) {
       "EXIT STATUS:\n"
       "  0 ok, 2 bad usage, 3 a cluster or your user on it could not be read (what could be\n"
       "  read is still shown)\n\n");
-  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

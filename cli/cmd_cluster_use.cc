@@ -7,6 +7,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "output.h"
 #include "util/strings.h"
@@ -47,7 +48,7 @@ void add_cluster_use(CLI::App& parent, Globals& g) {
   CLI::App* cmd = &parent;
   cmd->add_option("NAME", *name, "A registered cluster")->required();
   cmd->footer("Commands use the current cluster unless they get --cluster NAME.\n\n");
-  cmd->callback([name, &g]() { g.exit_code = run(*name, g); });
+  define_command(*cmd, g, name, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "app.h"
 #include "cluster/registry.h"
+#include "command.h"
 #include "command_tree.h"
 #include "exit_codes.h"
 #include "output.h"
@@ -232,18 +233,20 @@ void build_completion(CLI::App& cmd, Globals& g) {
       "registered cluster names (--cluster, cluster use/remove/status), machine profiles "
       "(--profile)\n"
       "and scheduler policies (--policy).");
-  cmd.callback([shell, &g]() {
-    const char* s = *shell == "bash" ? kBash : *shell == "zsh" ? kZsh : kFish;
-    std::fputs(s, stdout);
-    g.exit_code = kExitOk;
-  });
+  define_command(cmd, g, shell, {.run = [](const std::string& shell, Globals&) {
+                   const char* s = shell == "bash" ? kBash : shell == "zsh" ? kZsh : kFish;
+                   std::fputs(s, stdout);
+                   return int(kExitOk);
+                 }});
 }
 
 void build_internal_complete(CLI::App& cmd, Globals& g) {
   // Reached only through paictl_main, which hands the raw words to complete_words()
   // before CLI11 could take them for options.
   cmd.allow_extras();
-  cmd.callback([&g]() { g.exit_code = kExitOk; });
+  // Nothing to run here: the words never reach CLI11.
+  define_command(cmd, g, std::make_shared<int>(0),
+                 {.run = [](const int&, Globals&) { return int(kExitOk); }});
 }
 
 }  // namespace paictl

@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "check/report.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "facts/fact_script.h"
 #include "facts/host_facts.h"
@@ -41,7 +42,14 @@ std::string file_stem(const pai::check::HostOutcome& h) {
   return s.empty() ? "host" : s;
 }
 
-int run(FactsCollectOptions& o, const Globals& g) {
+void validate_facts_collect(const FactsCollectOptions& o, Usage& u) {
+  u.error_if(!o.out_dir.empty() && pai::util::path_exists(o.out_dir) &&
+                 !pai::util::is_directory(o.out_dir),
+             "--out " + o.out_dir + " exists and is not a directory");
+  validate_hosts_options(o.hosts, u);
+}
+
+int run(const FactsCollectOptions& o, const Globals& g) {
   if (o.hosts.print_script && o.hosts.paths.empty() && o.hosts.hosts.empty() &&
       o.hosts.hosts_file.empty()) {
     std::printf("%s", pai::facts::fact_script({}).c_str());
@@ -60,10 +68,6 @@ int run(FactsCollectOptions& o, const Globals& g) {
     return kExitOk;
   }
   if (!o.out_dir.empty()) {
-    if (pai::util::path_exists(o.out_dir) && !pai::util::is_directory(o.out_dir)) {
-      print_error("--out " + o.out_dir + " exists and is not a directory");
-      return kExitUsage;
-    }
     if (std::string err = pai::util::make_directories(o.out_dir); !err.empty()) {
       print_error("cannot create " + o.out_dir + ": " + err);
       return kExitUsage;
@@ -163,7 +167,9 @@ void add_facts_collect(CLI::App& parent, Globals& g) {
       "  0 facts of every host collected, 2 bad usage or invalid cluster files, 3 some hosts could "
       "not be reached\n"
       "  (their partial facts are still written when the script was cut off)\n\n");
-  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+  define_command(*cmd, g, o,
+                 {.validate = validate_facts_collect,
+                  .run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

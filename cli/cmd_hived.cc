@@ -15,6 +15,7 @@
 #include "cluster/registry.h"
 #include "cmd_hived_common.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "config/cluster_files.h"
 #include "diag/report.h"
 #include "exit_codes.h"
@@ -38,6 +39,13 @@ void add_hived_flags(CLI::App* cmd, HivedOptions& o, Globals& g, bool wide) {
       ->type_name("URL");
   jobcli::add_remote_flags(cmd, o.remote);
   add_output_option(*cmd, o.output, g, wide);
+}
+
+void validate_hived_flags(const HivedOptions& o, Usage& u) {
+  if (!o.hived.empty())
+    u.error_if(o.hived.rfind("http://", 0) != 0 && o.hived.rfind("https://", 0) != 0,
+               "--hived " + o.hived + " is not an http:// or https:// URL",
+               "HiveD's web server listens on :30096, e.g. --hived http://10.0.0.1:30096");
 }
 
 // --hived URL (with the TLS settings and token of --cluster when given and on
@@ -603,10 +611,12 @@ void build_hived_status(CLI::App& cmd, Globals& g) {
       "each VC's guaranteed leaf cells per SKU and how many are used or bad, and its\n"
       "opportunistic use; the nodes in use or bad (-o wide: every node, with its groups).\n\n"
       "EXIT STATUS:\n  0 ok, 2 bad usage, 3 HiveD could not be read\n");
-  cmd.callback([o, &g]() {
-    g.exit_code = run_status(*o, g);
-    print_timing(g);
-  });
+  define_command(cmd, g, o,
+                 {.validate = validate_hived_flags, .run = [](const HivedOptions& o, Globals& g) {
+                    int rc = run_status(o, g);
+                    print_timing(g);
+                    return rc;
+                  }});
 }
 
 void build_hived_groups(CLI::App& cmd, Globals& g) {
@@ -614,7 +624,9 @@ void build_hived_groups(CLI::App& cmd, Globals& g) {
   add_hived_flags(&cmd, *o, g);
   cmd.add_option("--vc", o->vc, "Only the groups of this virtual cluster")->type_name("VC");
   cmd.footer("EXIT STATUS:\n  0 ok, 2 bad usage, 3 HiveD could not be read\n");
-  cmd.callback([o, &g]() { g.exit_code = run_groups(*o, g); });
+  define_command(cmd, g, o,
+                 {.validate = validate_hived_flags,
+                  .run = [](const auto& o, Globals& g) { return run_groups(o, g); }});
 }
 
 void build_hived_why(CLI::App& cmd, Globals& g) {
@@ -640,7 +652,9 @@ void build_hived_why(CLI::App& cmd, Globals& g) {
       "bad nodes marked), and the reason is given in cells.\n\n"
       "EXIT STATUS:\n  0 explained, 2 bad usage or unknown group without a request, 3 HiveD "
       "could not be read\n");
-  cmd.callback([o, &g]() { g.exit_code = run_why(*o, g); });
+  define_command(cmd, g, o,
+                 {.validate = [](const WhyOptions& o, Usage& u) { validate_hived_flags(o.h, u); },
+                  .run = [](const auto& o, Globals& g) { return run_why(o, g); }});
 }
 
 }  // namespace paictl

@@ -25,6 +25,7 @@
 #include "cmd_hived_commands.h"
 #include "cmd_hived_common.h"
 #include "cmd_hived_diff.h"
+#include "command.h"
 #include "config/cluster_files.h"
 #include "deploy/openpai.h"
 #include "exit_codes.h"
@@ -510,7 +511,9 @@ void build_hived_apply(CLI::App& cmd, Globals& g) {
       "EXIT STATUS:\n  0 applied (or nothing to apply), 1 a config has errors, refused or not "
       "confirmed,\n  2 bad usage, 3 HiveD, the push or the restart failed or the wait timed "
       "out\n");
-  cmd.callback([o, &g]() { g.exit_code = run_apply(*o, g); });
+  define_command(cmd, g, o,
+                 {.validate = [](const ApplyOptions& o, Usage& u) { validate_hived_flags(o.h, u); },
+                  .run = [](const auto& o, Globals& g) { return run_apply(o, g); }});
 }
 
 }  // namespace paictl

@@ -9,6 +9,7 @@
 #include "app.h"
 #include "cmd_hived_commands.h"
 #include "cmd_hived_common.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "hived/cells.h"
 #include "hived/inspect.h"
@@ -140,7 +141,9 @@ void build_hived_cells(CLI::App& cmd, Globals& g) {
       "physical tree down to the nodes (with the groups on each node's leaves) and the\n"
       "virtual trees; -o json|yaml with --tree adds the trees in HiveD's own shape.\n\n"
       "EXIT STATUS:\n  0 ok, 2 bad usage or an unknown VC, 3 HiveD could not be read\n");
-  cmd.callback([o, &g]() { g.exit_code = run_cells(*o, g); });
+  define_command(cmd, g, o,
+                 {.validate = [](const CellsOptions& o, Usage& u) { validate_hived_flags(o.h, u); },
+                  .run = [](const auto& o, Globals& g) { return run_cells(o, g); }});
 }
 
 }  // namespace paictl

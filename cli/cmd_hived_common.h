@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "cmd_job_common.h"
+#include "command.h"
 
 namespace CLI {
 class App;
@@ -42,6 +43,8 @@ struct HivedOptions {
 };
 
 void add_hived_flags(CLI::App* cmd, HivedOptions& o, Globals& g, bool wide = true);
+// The usage errors of those flags: a --hived that is not an http(s) URL.
+void validate_hived_flags(const HivedOptions& o, Usage& u);
 
 struct HivedConnection {
   std::string where;  // for messages

@@ -11,6 +11,7 @@
 #include "app.h"
 #include "cmd_hived_common.h"
 #include "cmd_hived_diff.h"
+#include "command.h"
 #include "config/cluster_files.h"
 #include "exit_codes.h"
 #include "hived/diff.h"
@@ -229,14 +230,6 @@ namespace {
 
 using namespace hivedcli;
 
-struct DiffOptions {
-  HivedOptions h;
-  std::string old_path, new_path;
-  bool live = false;
-  std::string snapshot;
-  bool detailed_exitcode = false;
-};
-
 int run_diff(const DiffOptions& o, const Globals& g) {
   int rc = kExitOk;
   auto in = load_diff_input(o.old_path, o.new_path, o.live, o.snapshot, o.h, g, rc);
@@ -288,6 +281,17 @@ int run_snapshot(const SnapshotOptions& o, const Globals& g) {
 
 }  // namespace
 
+void hivedcli::validate_hived_diff(const DiffOptions& o, Usage& u) {
+  u.error_if(o.live && !o.snapshot.empty(),
+             "--live and --snapshot both name the running groups; give one of them");
+  if (!o.snapshot.empty())
+    u.error_if(!pai::util::is_regular_file(o.snapshot),
+               "cannot read the snapshot " + o.snapshot + ": no such file",
+               "write one with paictl hived snapshot --out FILE");
+  validate_hived_flags(o.h, u);
+  validate_choice(u, "-o", o.h.output, {"table", "wide", "json", "yaml"});
+}
+
 void build_hived_diff(CLI::App& cmd, Globals& g) {
   auto o = std::make_shared<DiffOptions>();
   cmd.add_option("OLD", o->old_path, "The HiveD config HiveD runs now (cluster directory or file)")
@@ -313,10 +317,11 @@ void build_hived_diff(CLI::App& cmd, Globals& g) {
       "considered. -o wide also lists unchanged rows and the groups that keep running.\n\n"
       "EXIT STATUS:\n  0 ok, 1 a config has errors, 2 bad usage, 3 HiveD could not be read;\n"
       "  with --detailed-exitcode: 0 no changes, 2 changes, 1 any error\n");
-  cmd.callback([o, &g]() {
-    g.exit_code = run_diff(*o, g);
-    print_timing(g);
-  });
+  define_command(cmd, g, o, {.validate = validate_hived_diff, .run = [](const auto& o, Globals& g) {
+                               int rc = run_diff(o, g);
+                               print_timing(g);
+                               return rc;
+                             }});
 }
 
 void build_hived_snapshot(CLI::App& cmd, Globals& g) {
@@ -329,7 +334,10 @@ void build_hived_snapshot(CLI::App& cmd, Globals& g) {
       "/v1/inspect/affinitygroups/), as JSON, for hived diff --snapshot.\n\n"
       "EXIT STATUS:\n  0 ok, 2 bad usage or the file cannot be written, 3 HiveD could not be "
       "read\n");
-  cmd.callback([o, &g]() { g.exit_code = run_snapshot(*o, g); });
+  define_command(
+      cmd, g, o,
+      {.validate = [](const SnapshotOptions& o, Usage& u) { validate_hived_flags(o.h, u); },
+       .run = [](const auto& o, Globals& g) { return run_snapshot(o, g); }});
 }
 
 }  // namespace paictl

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cmd_hived_common.h"
+#include "command.h"
 #include "scheduler/hived_state.h"
 
 namespace pai::hived {
@@ -15,6 +16,18 @@ struct ConfigDiff;
 }
 
 namespace paictl::hivedcli {
+
+struct DiffOptions {
+  HivedOptions h;
+  std::string old_path, new_path;
+  bool live = false;
+  std::string snapshot;
+  bool detailed_exitcode = false;
+};
+
+// --live with --snapshot, a --snapshot that is not a file, a --hived that is not
+// an http(s) URL, an unknown -o.
+void validate_hived_diff(const DiffOptions& o, Usage& u);
 
 struct DiffInput {
   std::string old_path, new_path;

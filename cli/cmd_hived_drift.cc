@@ -16,6 +16,7 @@
 #include "app.h"
 #include "cmd_hived_commands.h"
 #include "cmd_hived_common.h"
+#include "command.h"
 #include "config/cluster_files.h"
 #include "diag/report.h"
 #include "exit_codes.h"
@@ -215,7 +216,9 @@ void build_hived_drift(CLI::App& cmd, Globals& g) {
       "above (gpusAdded) their cells' leaf count.\n\n"
       "EXIT STATUS:\n  0 no drift, 1 drift found, 2 bad usage or input, 3 HiveD could not be "
       "read\n");
-  cmd.callback([o, &g]() { g.exit_code = run_drift(*o, g); });
+  define_command(cmd, g, o,
+                 {.validate = [](const DriftOptions& o, Usage& u) { validate_hived_flags(o.h, u); },
+                  .run = [](const auto& o, Globals& g) { return run_drift(o, g); }});
 }
 
 }  // namespace paictl

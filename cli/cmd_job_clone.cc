@@ -13,6 +13,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "diag/report.h"
 #include "diag_output.h"
 #include "exit_codes.h"
@@ -486,7 +487,7 @@ void build_job_clone(CLI::App& cmd, Globals& g) {
       "EXIT STATUS:\n"
       "  0 submitted, 2 bad usage, unknown job, or the target cannot take it, 3 a cluster "
       "failed\n\n");
-  cmd.callback([o, &g]() { g.exit_code = run_clone(*o, g); });
+  define_command(cmd, g, o, {.run = [](const auto& o, Globals& g) { return run_clone(o, g); }});
 }
 
 void build_job_resubmit(CLI::App& cmd, Globals& g) {
@@ -503,7 +504,7 @@ void build_job_resubmit(CLI::App& cmd, Globals& g) {
       "EXIT STATUS:\n"
       "  0 submitted, 2 bad usage, unknown job, a job that did not fail, 3 the cluster "
       "failed\n\n");
-  cmd.callback([o, &g]() { g.exit_code = run_resubmit(*o, g); });
+  define_command(cmd, g, o, {.run = [](const auto& o, Globals& g) { return run_resubmit(o, g); }});
 }
 
 void build_job_sweep(CLI::App& cmd, Globals& g) {
@@ -532,7 +533,7 @@ void build_job_sweep(CLI::App& cmd, Globals& g) {
       "tagged\nsweep-NAME-ID, so 'paictl job list --tag sweep-NAME-ID' follows them.\n\n"
       "EXIT STATUS:\n"
       "  0 every job submitted, 2 bad usage or invalid job, 3 the cluster failed\n\n");
-  cmd.callback([o, &g]() { g.exit_code = run_sweep(*o, g); });
+  define_command(cmd, g, o, {.run = [](const auto& o, Globals& g) { return run_sweep(o, g); }});
 }
 
 }  // namespace paictl

@@ -8,6 +8,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "job/history.h"
 #include "output.h"
@@ -121,7 +122,7 @@ void build_job_events(CLI::App& cmd, Globals& g) {
       "Built from the job status, the job attempts and each task's attempts (REST API v2).\n\n"
       "EXIT STATUS:\n"
       "  0 ok, 2 unknown job or bad usage, 3 the cluster failed\n\n");
-  cmd.callback([o, &g]() { g.exit_code = run(*o, g); });
+  define_command(cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace paictl

@@ -13,6 +13,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "json_convert.h"
 #include "output.h"
@@ -487,7 +488,7 @@ void add_job_list(CLI::App& parent, Globals& g) {
   cmd->footer(
       "EXIT STATUS:\n"
       "  0 ok, 2 bad usage, 3 a cluster failed (the others are still listed)\n\n");
-  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "http/client.h"
 #include "output.h"
@@ -342,7 +343,7 @@ void add_job_logs(CLI::App& parent, Globals& g) {
       "  0 ok (with -f: the job succeeded, or Ctrl-C), 1 with -f: the job failed or was stopped,\n"
       "  2 bad usage or unknown job/task, 3 the cluster failed\n\n");
   add_output_option(*cmd, o->output, g);
-  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "app.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "diag/report.h"
 #include "diag_output.h"
 #include "exit_codes.h"
@@ -149,7 +150,7 @@ void add_job_render(CLI::App& parent, Globals& g) {
       "registry passwords are shown as ******.\n\n"
       "EXIT STATUS:\n"
       "  0 rendered, 2 bad usage, unreadable file or a job the server would refuse\n\n");
-  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

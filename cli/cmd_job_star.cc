@@ -14,6 +14,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "diag/diagnostic.h"
 #include "exit_codes.h"
 #include "output.h"
@@ -96,7 +97,7 @@ void add_job_star(CLI::App& cmd, Globals& g, bool star) {
       "'paictl job list --starred' lists them.\n\n"
       "EXIT STATUS:\n"
       "  0 ok, 2 unknown job or bad usage, 3 the cluster failed\n\n");
-  cmd.callback([o, star, &g]() { g.exit_code = run(*o, star, g); });
+  define_command(cmd, g, o, {.run = [star](const auto& o, Globals& g) { return run(o, star, g); }});
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "output.h"
 #include "util/printable.h"
@@ -81,7 +82,7 @@ void add_job_stop(CLI::App& parent, Globals& g) {
       "EXIT STATUS:\n"
       "  0 stop requested (or the job had already finished), 2 unknown job or not allowed, 3 the "
       "cluster failed\n\n");
-  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "cluster/registry.h"
 #include "cmd_hived_common.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "diag/report.h"
 #include "diag_output.h"
 #include "exit_codes.h"
@@ -560,7 +561,7 @@ void add_job_submit(CLI::App& parent, Globals& g) {
       "stopped,\n"
       "  2 invalid job, or no cluster can take it, 3 a cluster failed, 4 --wait-timeout "
       "expired\n\n");
-  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "output.h"
 #include "printer.h"
@@ -50,7 +51,7 @@ void add_job_tag(CLI::App& cmd, Globals& g, bool add) {
   cmd.footer(
       "Only the job's owner or an administrator may change its tags. 'paictl job list' shows "
       "them with -o json.");
-  cmd.callback([o, add, &g]() { g.exit_code = run(*o, add, g); });
+  define_command(cmd, g, o, {.run = [add](const auto& o, Globals& g) { return run(o, add, g); }});
 }
 
 struct TagListOptions {
@@ -88,7 +89,7 @@ void build_job_tag_list(CLI::App& cmd, Globals& g) {
   jobcli::add_remote_flags(&cmd, o->remote);
   add_output_option(cmd, o->output, g);
   cmd.footer("One tag a line. 'paictl job list --tag T' finds the jobs with a tag.\n\n");
-  cmd.callback([o, &g]() { g.exit_code = run_list(*o, g); });
+  define_command(cmd, g, o, {.run = [](const auto& o, Globals& g) { return run_list(o, g); }});
 }
 
 void build_job_tag_add(CLI::App& cmd, Globals& g) {

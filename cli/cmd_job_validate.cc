@@ -4,6 +4,7 @@
 
 #include "app.h"
 #include "cmd_job_common.h"
+#include "command.h"
 
 namespace paictl {
 
@@ -18,7 +19,9 @@ void add_job_validate(CLI::App& parent, Globals& g) {
       "EXIT STATUS:\n"
       "  0 no errors, 1 errors found (or warnings with --fail-on-warn), 2 bad usage or unreadable "
       "file\n\n");
-  cmd->callback([o, &g]() { g.exit_code = jobcli::run_check(*o, g, "paictl job validate"); });
+  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) {
+    return jobcli::run_check(o, g, "paictl job validate");
+  }});
 }
 
 }  // namespace

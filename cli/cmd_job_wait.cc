@@ -5,6 +5,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "command.h"
 #include "exit_codes.h"
 #include "printer.h"
 
@@ -36,7 +37,7 @@ void add_job_wait(CLI::App& parent, Globals& g) {
       "EXIT STATUS:\n"
       "  0 SUCCEEDED, 1 FAILED or STOPPED, 2 bad usage or unknown job, 3 the cluster failed,\n"
       "  4 still running when --timeout expired\n\n");
-  cmd->callback([o, &g]() { g.exit_code = run(*o, g); });
+  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

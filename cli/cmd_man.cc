@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app.h"
+#include "command.h"
 #include "command_tree.h"
 #include "exit_codes.h"
 #include "output.h"
@@ -123,14 +124,20 @@ std::string man_page(const std::vector<std::string>& path, const CLI::App* app) 
 
 }  // namespace
 
+int run_man(const std::string& dir, Globals&);
+
 void build_internal_man(CLI::App& cmd, Globals& g) {
   auto dir = std::make_shared<std::string>();
   cmd.add_option("DIR", *dir, "Where to write the pages")->required();
-  cmd.callback([dir, &g]() {
+  define_command(cmd, g, dir, {.run = [](const auto& o, Globals& g) { return run_man(o, g); }});
+}
+
+int run_man(const std::string& dir_name, Globals&) {
+  const std::string* dir = &dir_name;
+  {
     if (std::string err = pai::util::make_directories(*dir); !err.empty()) {
       print_error("cannot create " + *dir + ": " + err);
-      g.exit_code = kExitUsage;
-      return;
+      return kExitUsage;
     }
     const CommandTree& t = command_tree();
     std::vector<std::vector<std::string>> paths = {{}};
@@ -141,12 +148,11 @@ void build_internal_man(CLI::App& cmd, Globals& g) {
       if (std::string err = pai::util::write_file_atomic(file, man_page(p, t.apps.at(p)), 0644);
           !err.empty()) {
         print_error("cannot write " + file + ": " + err);
-        g.exit_code = kExitUsage;
-        return;
+        return kExitUsage;
       }
     }
-    g.exit_code = kExitOk;
-  });
+    return kExitOk;
+  }
 }
 
 }  // namespace paictl

@@ -12,6 +12,8 @@
 #include <CLI/CLI.hpp>
 
 #include "app.h"
+#include "cmd_plan.h"
+#include "command.h"
 #include "diag/report.h"
 #include "diag_output.h"
 #include "exit_codes.h"
@@ -29,30 +31,6 @@
 namespace paictl {
 
 namespace {
-
-struct PlanCliOptions {
-  std::vector<std::string> facts;
-  std::vector<std::string> facts_positional;
-  std::vector<std::string> profiles;
-  std::vector<int> counts;
-  std::vector<int> racks;
-  std::vector<std::string> vcs;
-  std::string odd_hosts = "split";
-  std::string master;
-  int reserve_cpu = -1;
-  std::string reserve_memory;
-  std::string layouts;
-  std::string out;
-  std::string diagram;
-  std::string output = "table";
-  bool dry_run = false;
-  bool detailed_exitcode = false;
-  bool list_profiles = false;
-  // --profile, --count and --racks in command-line order: each count/racks belongs to the --profile
-  // before it.
-  std::vector<pai::planner::ProfileCount> profile_counts;
-  std::string pairing_error;
-};
 
 std::string exe_dir() {
   char buf[PATH_MAX];
@@ -77,7 +55,7 @@ std::string find_layouts(const std::string& flag) {
 
 int run(const PlanCliOptions& o, const Globals& g) {
   using namespace pai::planner;
-  const std::string layouts = find_layouts(o.layouts);
+  const std::string& layouts = o.layouts;  // complete_plan: the one to use
   if (o.list_profiles) {
     Json items = Json::array();
     Table t({{"NAME"}, {"DESCRIPTION"}});
@@ -93,25 +71,6 @@ int run(const PlanCliOptions& o, const Globals& g) {
       print_table(t);
     return kExitOk;
   }
-  if (o.facts.empty() && o.facts_positional.empty() && o.profiles.empty()) {
-    print_error(
-        "nothing to plan: give a facts directory (DIR or --facts DIR) and/or --profile NAME "
-        "--count N");
-    return kExitUsage;
-  }
-  if (!o.pairing_error.empty()) {
-    print_error(o.pairing_error);
-    return kExitUsage;
-  }
-  for (const auto& pc : o.profile_counts)
-    if (pc.count == 0) {
-      print_error("--profile " + pc.name + " needs --count N after it");
-      return kExitUsage;
-    }
-  if (o.dry_run && o.out.empty()) {
-    print_error("--dry-run compares with the files in --out DIR; give --out");
-    return kExitUsage;
-  }
   // "cluster/" and "cluster" name the same files: no "cluster//layout.yaml" in messages.
   std::string out_dir = o.out;
   while (out_dir.size() > 1 && out_dir.back() == '/') out_dir.pop_back();
@@ -124,14 +83,9 @@ int run(const PlanCliOptions& o, const Globals& g) {
   in.options.vcs = o.vcs;
   in.options.master = o.master;
   in.options.reserve_cpu = o.reserve_cpu;
-  if (!o.reserve_memory.empty()) {
-    auto q = pai::util::parse_quantity(o.reserve_memory);
-    if (!q || *q < 0) {
-      print_error("--reserve-memory " + o.reserve_memory + " is not a memory quantity (e.g. 8Gi)");
-      return kExitUsage;
-    }
-    in.options.reserve_memory = static_cast<int64_t>(*q);
-  }
+  if (!o.reserve_memory.empty())
+    in.options.reserve_memory =
+        static_cast<int64_t>(*pai::util::parse_quantity(o.reserve_memory));  // validate_plan
 
   PlanRun r = plan_from_inputs(in);
   if (!r.ok()) {
@@ -310,27 +264,53 @@ void add_plan(CLI::App& parent, Globals& g) {
       "  0 planned (and written), 2 bad usage or input (nothing written), 1 internal check "
       "failure;\n"
       "  with --detailed-exitcode: 0 no changes, 2 changes, 1 error\n\n");
-  cmd->callback([o, &g, cmd, profile_opt, count_opt, racks_opt]() {
+  // --profile, --count and --racks pair up in command-line order, which only the
+  // parsed command knows.
+  auto complete = [cmd, profile_opt, count_opt, racks_opt](PlanCliOptions& o, const Globals&) {
+    o.layouts = find_layouts(o.layouts);
     size_t p = 0, c = 0, r = 0;
     for (const CLI::Option* op : cmd->parse_order()) {
-      if (op == profile_opt && p < o->profiles.size()) {
-        o->profile_counts.push_back({o->profiles[p++], 0, 0});
+      if (op == profile_opt && p < o.profiles.size()) {
+        o.profile_counts.push_back({o.profiles[p++], 0, 0});
       } else if (op == count_opt || op == racks_opt) {
         const char* flag = op == count_opt ? "--count" : "--racks";
-        if (o->profile_counts.empty()) {
-          o->pairing_error = std::string(flag) + " must follow the --profile it belongs to";
+        if (o.profile_counts.empty()) {
+          o.pairing_error = std::string(flag) + " must follow the --profile it belongs to";
           break;
         }
-        int v = op == count_opt ? (c < o->counts.size() ? o->counts[c++] : 0)
-                                : (r < o->racks.size() ? o->racks[r++] : 0);
-        (op == count_opt ? o->profile_counts.back().count : o->profile_counts.back().racks) = v;
+        int v = op == count_opt ? (c < o.counts.size() ? o.counts[c++] : 0)
+                                : (r < o.racks.size() ? o.racks[r++] : 0);
+        (op == count_opt ? o.profile_counts.back().count : o.profile_counts.back().racks) = v;
       }
     }
-    g.exit_code = run(*o, g);
-  });
+  };
+  define_command<PlanCliOptions>(*cmd, g, o,
+                                 {.complete = complete,
+                                  .validate = validate_plan,
+                                  .run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace
+
+void validate_plan(const PlanCliOptions& o, Usage& u) {
+  if (o.list_profiles) return;
+  u.error_if(o.facts.empty() && o.facts_positional.empty() && o.profiles.empty(),
+             "nothing to plan: give a facts directory (DIR or --facts DIR) and/or --profile NAME "
+             "--count N");
+  if (!o.pairing_error.empty()) u.error(o.pairing_error);
+  for (const auto& pc : o.profile_counts) {
+    if (pc.count == 0) u.error("--profile " + pc.name + " needs --count N after it");
+    if (pc.count < 0) u.error("--count for --profile " + pc.name + " must be at least 1");
+    if (pc.racks < 0) u.error("--racks for --profile " + pc.name + " must be 0 or more");
+  }
+  u.error_if(o.dry_run && o.out.empty(),
+             "--dry-run compares with the files in --out DIR; give --out");
+  if (!o.reserve_memory.empty()) {
+    auto q = pai::util::parse_quantity(o.reserve_memory);
+    u.error_if(!q || *q < 0,
+               "--reserve-memory " + o.reserve_memory + " is not a memory quantity (e.g. 8Gi)");
+  }
+}
 
 std::string layouts_dir() {
   return find_layouts("");

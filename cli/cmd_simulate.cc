@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app.h"
+#include "command.h"
 #include "config/cluster_files.h"
 #include "diag/report.h"
 #include "exit_codes.h"
@@ -539,9 +540,13 @@ void add_simulate(CLI::App& group, Globals& g) {
   group.require_subcommand(0, 1);
   add_simulate_options(group, *o, g);
   group.footer(kSimulateFooter);
-  group.callback([o, &g, &group]() {
-    if (!group.get_subcommands().empty()) return;  // run or generate did the work
-    g.exit_code = run_simulate(*o, g);
+  // `simulate run|generate|sweep` do the work themselves; the group's own steps
+  // run only when no subcommand was given.
+  CLI::App* app = &group;
+  set_command_callback(group, [o, &g, app]() {
+    if (!app->get_subcommands().empty()) return;
+    g.exit_code = dispatch_command(
+        command_path(*app), [] {}, [](Usage&) {}, [&]() { return run_simulate(*o, g); });
   });
 }
 
@@ -550,7 +555,7 @@ void add_simulate_run(CLI::App& cmd, Globals& g) {
   auto o = std::make_shared<SimulateOptions>();
   add_simulate_options(cmd, *o, g);
   cmd.footer(kSimulateFooter);
-  cmd.callback([o, &g]() { g.exit_code = run_simulate(*o, g); });
+  define_command(cmd, g, o, {.run = [](const auto& o, Globals& g) { return run_simulate(o, g); }});
 }
 
 void add_simulate_generate(CLI::App& parent, Globals& g) {
@@ -584,7 +589,7 @@ void add_simulate_generate(CLI::App& parent, Globals& g) {
       ->capture_default_str();
   cmd->add_option("--vcs", o->vcs, "Virtual clusters of the generated cluster")
       ->capture_default_str();
-  cmd->callback([o, &g]() { g.exit_code = run_generate(*o, g); });
+  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run_generate(o, g); }});
 }
 
 }  // namespace

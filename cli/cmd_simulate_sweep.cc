@@ -21,6 +21,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app.h"
+#include "command.h"
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "output.h"
@@ -230,7 +231,7 @@ void print_sweep_table(const json& items) {
   print_table(t);
 }
 
-int run_sweep(SweepOptions& o, const Globals& g) {
+int run_sweep(const SweepOptions& o, const Globals& g) {
   pai::diag::List diags;
   pai::sim::SweepSpec spec;
   std::error_code ec;
@@ -246,7 +247,6 @@ int run_sweep(SweepOptions& o, const Globals& g) {
     print_error(err);
     return kExitUsage;
   }
-  if (o.out.empty()) o.out = default_out(o.spec);
   const std::string store = o.out + "/points";
   if (std::string e = pai::util::make_directories(store); !e.empty()) {
     print_error("cannot create " + store + ": " + e);
@@ -315,13 +315,14 @@ int run_sweep(SweepOptions& o, const Globals& g) {
   if (!o.cluster.empty()) {
     std::vector<SweepClusterPoint> todo;
     for (size_t i : pending) todo.push_back({i, points[i].key});
-    o.remote.cluster = o.cluster;
-    o.remote.vc = o.vc;
-    o.remote.spec = abs_spec;
-    o.remote.out = o.out;
+    auto remote = o.remote;
+    remote.cluster = o.cluster;
+    remote.vc = o.vc;
+    remote.spec = abs_spec;
+    remote.out = o.out;
     if (!todo.empty())
       rc = run_sweep_on_cluster(
-          o.remote, todo, g,
+          remote, todo, g,
           [&](size_t index, const json& r) { accept(index, r, 0, " (on " + o.cluster + ")"); },
           job_id);
     for (size_t i : pending)
@@ -439,19 +440,19 @@ void build_simulate_sweep(CLI::App& cmd, Globals& g) {
       "EXIT STATUS:\n"
       "  0 every point has a result, 2 a bad spec or a point that cannot run, 3 the cluster "
       "failed");
-  cmd.callback([o, &g]() {
-    if (!o->cluster.empty() && o->jobs > 0) {
-      print_error("-j is for local sweeps; on a cluster the job has one task per shard (--shards)");
-      g.exit_code = kExitUsage;
-      return;
-    }
-    if (!o->vc.empty() && o->cluster.empty()) {
-      print_error("--vc goes with --cluster");
-      g.exit_code = kExitUsage;
-      return;
-    }
-    g.exit_code = run_sweep(*o, g);
-  });
+  define_command(cmd, g, o,
+                 {.complete =
+                      [](SweepOptions& o, const Globals&) {
+                        if (o.out.empty()) o.out = default_out(o.spec);
+                      },
+                  .validate =
+                      [](const auto& o, Usage& u) {
+                        u.error_if(!o.cluster.empty() && o.jobs > 0,
+                                   "-j is for local sweeps; on a cluster the job has one task per "
+                                   "shard (--shards)");
+                        u.error_if(!o.vc.empty() && o.cluster.empty(), "--vc goes with --cluster");
+                      },
+                  .run = [](const auto& o, Globals& g) { return run_sweep(o, g); }});
 }
 
 }  // namespace paictl

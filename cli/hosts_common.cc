@@ -113,6 +113,13 @@ pai::remote::Secret read_password_from_stdin(std::string* error) {
 
 }  // namespace
 
+void validate_hosts_options(const HostsOptions& o, Usage& u) {
+  u.error_if(o.hosts_file == "-" && o.password_stdin,
+             "--hosts-file - and --password-stdin both want stdin");
+  for (const auto& n : o.registries)
+    u.error_if(!pai::facts::is_safe_dns_name(n), "registry \"" + n + "\" is not a host name");
+}
+
 int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   auto policy = pai::remote::parse_host_key_policy(o.host_key_policy);
   pai::inventory::InventoryOptions io;

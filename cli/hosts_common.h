@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "check/runner.h"
+#include "command.h"
 #include "inventory/inventory.h"
 #include "remote/secret.h"
 
@@ -42,6 +43,11 @@ struct HostsOptions {
 
 // Adds PATH..., --hosts, --hosts-file, --limit and the SSH flags to `cmd`.
 void add_hosts_options(CLI::App* cmd, HostsOptions& o);
+
+// The usage errors of those flags, before any file is read or host reached:
+// --hosts-file - with --password-stdin (both want stdin), a --registry that is
+// not a host name.
+void validate_hosts_options(const HostsOptions& o, Usage& u);
 
 struct PreparedHosts {
   pai::inventory::Inventory inventory;

@@ -11,6 +11,7 @@ PACKAGES="
   libgtest-dev libgmock-dev libbenchmark-dev libfyaml-dev
   openssh-server openssh-client iproute2 iputils-ping util-linux procps python3 sudo
   python3-yaml python3-jsonschema openssl
+  zsh fish
 "
 # The testbed's kubectl (scripts/testbed.sh): Debian's kubernetes-client, unless another
 # package already provides /usr/bin/kubectl (they would conflict; the testbed uses that one).
