@@ -138,8 +138,9 @@ extras:
   EXPECT_EQ(r->groups[0].priority, -1);
   EXPECT_EQ(r->groups[0].members[0].pod_number, 1);
   // Only the boolean true gangs: a string does not.
-  auto s = job("protocolVersion: 2\nname: s\ntaskRoles:\n  w: {instances: 2, resourcePerInstance: "
-               "{gpu: 1, cpu: 1, memoryMB: 1}}\nextras: {gangAllocation: 'true'}\n");
+  auto s =
+      job("protocolVersion: 2\nname: s\ntaskRoles:\n  w: {instances: 2, resourcePerInstance: "
+          "{gpu: 1, cpu: 1, memoryMB: 1}}\nextras: {gangAllocation: 'true'}\n");
   EXPECT_FALSE(s.gang_allocation);
 }
 
