@@ -45,6 +45,9 @@ void add_hived_flags(CLI::App* cmd, HivedOptions& o, Globals& g, bool wide = tru
 
 struct HivedConnection {
   std::string where;  // for messages
+  // The registered cluster's REST API, when --cluster (or the current cluster)
+  // was used to reach HiveD.
+  std::optional<jobcli::Connection> rest;
   std::shared_ptr<pai::http::Client> http;
   std::shared_ptr<pai::hived::Client> client;
 };

@@ -108,13 +108,22 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
     res.reason = err;
     return;
   }
+  begin_suggested(r);
+  struct EndSuggested {
+    Hived* h;
+    ~EndSuggested() { h->end_suggested(); }
+  } end_suggested_guard{this};
   if (auto it = group_index_.find(r.affinity_group); it != group_index_.end()) {
     int32_t g = it->second;
+    // An allocated group keeps its placement even on nodes no longer suggested.
     if (G(g).state != GroupState::Preempting) return fill(g, Outcome::Bound);
+    // A preempting group whose placement touches a bad node or a node outside
+    // the request's suggested set is planned again (collectBadOrNonSuggestedNodes
+    // with the group's ignoreK8sSuggestedNodes, which HiveD leaves false).
     bool bad = false;
-    for (int32_t p : G(g).pleaves) bad |= !P(p).healthy;
+    for (int32_t p : G(g).pleaves) bad |= !P(p).healthy || !node_in_suggested_set(P(p).node);
     if (allow_preemption && bad) {
-      delete_preempting(g);  // its placement touches a bad node: schedule it again
+      delete_preempting(g);  // schedule it again
     } else {
       std::vector<int32_t>& victims = victims_;
       std::vector<int32_t>& preemptors = preemptors_;
@@ -257,6 +266,33 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
       create_group(r, req, pl, victims.empty() ? GroupState::Allocated : GroupState::Preempting);
   fill(g, victims.empty() ? Outcome::Bound : Outcome::Preempting);
   for (int32_t v : victims) res.victims.push_back({G(v).name, G(v).tag});
+}
+
+void Hived::begin_suggested(const GroupRequest& r) {
+  sugg_given_ = r.suggested_nodes.has_value();
+  sugg_filter_ = sugg_given_ && !r.ignore_suggested_nodes;
+  if (!sugg_given_) return;
+  if (node_sugg_.empty()) {
+    node_sugg_.assign(shape_.nodes.size(), 0);
+    cell_sugg_.assign(pcells_.size(), 0);
+  }
+  if (++sugg_stamp_ == 0) {  // wrapped: no mark may look current
+    std::fill(node_sugg_.begin(), node_sugg_.end(), 0);
+    std::fill(cell_sugg_.begin(), cell_sugg_.end(), 0);
+    sugg_stamp_ = 1;
+  }
+  for (int32_t n : *r.suggested_nodes) {
+    if (n < 0 || static_cast<size_t>(n) >= node_sugg_.size()) continue;
+    uint32_t& mark = node_sugg_[static_cast<size_t>(n)];
+    if (mark == sugg_stamp_) continue;
+    mark = sugg_stamp_;
+    if (!sugg_filter_) continue;
+    // Every cell with this node below it has a suggested node.
+    for (int32_t leaf : shape_.nodes[static_cast<size_t>(n)].leaf_cells)
+      for (int32_t c = leaf; c >= 0 && cell_sugg_[static_cast<size_t>(c)] != sugg_stamp_;
+           c = P(c).parent)
+        cell_sugg_[static_cast<size_t>(c)] = sugg_stamp_;
+  }
 }
 
 // A plan made before overlapping preemptions were cancelled still holds when

@@ -96,6 +96,7 @@ struct View {
       prio_counts;  // virtual views: priority -> used leaves
   BucketLayout layout;
   BucketedNodes index;
+  std::vector<int32_t> not_suggested;  // positions the last update marked not suggested
 };
 
 struct Pinned {
@@ -318,7 +319,12 @@ class Hived final : public Policy {
   // binding paths and the free-list overlay of one request
   int32_t new_vertex(int32_t vcell);
   void add_child_vertex(int32_t parent, int32_t child);
-  bool usable(int32_t p) const { return P(p).vcell < 0 && !(P(p).nodes == 1 && !P(p).healthy); }
+  // getUsablePhysicalCells: not bound, not a bad node, and (when the request
+  // avoids non-suggested nodes) with at least one suggested node below.
+  bool usable(int32_t p) const {
+    return P(p).vcell < 0 && !(P(p).nodes == 1 && !P(p).healthy) &&
+           (!sugg_filter_ || cell_sugg_[static_cast<size_t>(p)] == sugg_stamp_);
+  }
   void sort_by_opportunistic(std::vector<int32_t>& cells) const;
   bool map_cells(const std::vector<int32_t>& vertices, std::span<const int32_t> candidates,
                  std::vector<int32_t>* picked);
@@ -332,6 +338,17 @@ class Hived final : public Policy {
   void overlay_remove(int32_t c);
   void overlay_add(int32_t c);
   void overlay_reset();
+
+  // --- suggested nodes of the current request
+  void begin_suggested(const GroupRequest& r);
+  void end_suggested() { sugg_given_ = sugg_filter_ = false; }
+  // In the request's set (absent = every node).
+  bool node_in_suggested_set(int32_t node) const {
+    return !sugg_given_ || node_sugg_[static_cast<size_t>(node)] == sugg_stamp_;
+  }
+  // As a cluster view sees it: ignoreSuggestedNodes || suggestedNodes.Contains(node).
+  bool view_node_suggested(const View& view, int32_t pos) const;
+  void update_view_suggested(View& view);
 
   // --- groups
   int32_t new_group_slot();
@@ -404,6 +421,13 @@ class Hived final : public Policy {
   Request req_;
   Placement pl_;
   std::string reason_;
+  // Its suggested nodes: node_sugg_[node] and cell_sugg_[cell] (a suggested
+  // node below) equal sugg_stamp_ when suggested.
+  bool sugg_given_ = false;   // the request carries a set
+  bool sugg_filter_ = false;  // and avoids the nodes outside it
+  uint32_t sugg_stamp_ = 0;
+  std::vector<uint32_t> node_sugg_;
+  std::vector<uint32_t> cell_sugg_;
   mutable ScratchPool scratch_;  // const searches (overlay_each) lease too
   std::vector<int32_t> victims_, preemptors_;
   std::vector<PodPlacement> spare_pods_;

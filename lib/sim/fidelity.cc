@@ -28,7 +28,7 @@ std::string fidelity_config_line(std::string_view hived_yaml) {
 
 namespace {
 
-json request_json(const GroupRequest& r, bool allow_preemption) {
+json request_json(const Policy& p, const GroupRequest& r, bool allow_preemption) {
   json j;
   j["op"] = "schedule";
   j["group"] = r.affinity_group;
@@ -42,6 +42,13 @@ json request_json(const GroupRequest& r, bool allow_preemption) {
     members.push_back({{"podNumber", m.pod_number}, {"leafCellNumber", m.leaf_cell_number}});
   j["members"] = std::move(members);
   if (!allow_preemption) j["preempt"] = false;
+  if (r.suggested_nodes) {
+    json nodes = json::array();
+    for (int32_t n : *r.suggested_nodes)
+      nodes.push_back(p.cluster().nodes[static_cast<size_t>(n)].name);
+    j["suggestedNodes"] = std::move(nodes);
+  }
+  if (!r.ignore_suggested_nodes) j["ignoreSuggestedNodes"] = false;
   return j;
 }
 
@@ -52,7 +59,7 @@ class Recorder final : public Policy {
   std::string_view name() const override { return inner_->name(); }
   const scheduler::ClusterShape& cluster() const override { return inner_->cluster(); }
   ScheduleResult schedule(const GroupRequest& r, bool allow_preemption) override {
-    out_ << request_json(r, allow_preemption).dump() << '\n';
+    out_ << request_json(*inner_, r, allow_preemption).dump() << '\n';
     return inner_->schedule(r, allow_preemption);
   }
   ScheduleResult schedule_pod(std::string_view group, int32_t leaf_cell_number) override {
@@ -206,6 +213,23 @@ bool replay_fidelity(std::string_view text, FidelityReplay& out, std::string& er
       if (j.contains("members") && j["members"].is_array())
         for (const auto& m : j["members"])
           r.members.push_back({m.value("podNumber", 0), m.value("leafCellNumber", 0)});
+      if (auto it = j.find("suggestedNodes"); it != j.end()) {
+        if (!it->is_array()) {
+          error = where + "suggestedNodes is not a list of node names";
+          return false;
+        }
+        std::vector<int32_t> nodes;
+        for (const auto& n : *it) {
+          const int32_t id = n.is_string() ? policy->cluster().find_node(n.get<std::string>()) : -1;
+          if (id < 0) {
+            error = where + "unknown node " + n.dump() + " in suggestedNodes";
+            return false;
+          }
+          nodes.push_back(id);
+        }
+        r.suggested_nodes = std::move(nodes);
+      }
+      r.ignore_suggested_nodes = j.value("ignoreSuggestedNodes", true);
       const bool preempt = j.value("preempt", true);
       ScheduleResult res = policy->schedule(r, preempt);
       ours = decision_json(*policy, res);
