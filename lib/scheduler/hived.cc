@@ -140,8 +140,13 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
     }
   }
 
-  Request req;
+  // The request, placement and reason reuse their buffers from one decision to
+  // the next (a retry after cancelled preemptions below starts over with them).
+  Request& req = req_;
   req.vc = shape_.find_vc(r.virtual_cluster);
+  req.pinned = -1;
+  req.chain = -1;
+  req.pods.clear();
   if (req.vc < 0) {
     res.outcome = Outcome::Rejected;
     res.reason = "VC " + r.virtual_cluster + " does not exists!";
@@ -168,8 +173,10 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
     for (int32_t k = 0; k < m.pod_number; ++k) req.pods.push_back(m.leaf_cell_number);
   std::sort(req.pods.begin(), req.pods.end());
 
-  Placement pl;
-  std::string reason;
+  Placement& pl = pl_;
+  pl.clear();
+  std::string& reason = reason_;
+  reason.clear();
   bool found = false;
   if (req.pinned >= 0) {
     found =
@@ -392,7 +399,7 @@ void Hived::delete_allocated(int32_t g) {
 }
 
 bool Hived::release(std::string_view group) {
-  auto it = group_index_.find(std::string(group));
+  auto it = group_index_.find(group);
   if (it == group_index_.end()) return false;
   if (G(it->second).state == GroupState::Preempting)
     delete_preempting(it->second);
@@ -441,7 +448,7 @@ void Hived::result_into(int32_t g, Outcome o, ScheduleResult& r) const {
 
 ScheduleResult Hived::schedule_pod(std::string_view group, int32_t leaf_cell_number) {
   ScheduleResult r;
-  auto it = group_index_.find(std::string(group));
+  auto it = group_index_.find(group);
   if (it == group_index_.end()) {
     r.outcome = Outcome::Rejected;
     r.reason = "affinity group " + std::string(group) + " is not allocated";

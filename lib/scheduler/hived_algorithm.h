@@ -16,10 +16,10 @@
 
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -165,6 +165,14 @@ struct Placement {
   std::vector<int32_t> vleaves;
   std::vector<std::pair<int32_t, std::vector<int32_t>>>
       lazy;  // lazily preempted groups and their virtual leaves
+
+  // Empty, keeping the buffers' capacity for the next decision.
+  void clear() {
+    chain = -1;
+    pleaves.clear();
+    vleaves.clear();
+    lazy.clear();
+  }
 };
 
 // Vectors for the scratch work of one decision, reused from one decision to the
@@ -209,9 +217,7 @@ class Hived final : public Policy {
   void set_node_health(int32_t node, bool healthy) override;
   uint64_t release_epoch() const override { return epoch_; }
   UsageSummary usage() const override;
-  bool has_group(std::string_view group) const override {
-    return group_index_.count(std::string(group)) > 0;
-  }
+  bool has_group(std::string_view group) const override { return group_index_.contains(group); }
   std::string check_invariants() const override;
 
   // State as values and restoring groups from bind info (hived_state.cc, hived_restore.cc).
@@ -394,17 +400,27 @@ class Hived final : public Policy {
   std::vector<int32_t> vc_free_;
   std::vector<std::set<int32_t>> bad_free_;
   std::vector<std::set<int32_t>> vc_doomed_;
-  std::vector<std::map<int32_t, int64_t>> vc_prio_used_;
+  // VC -> (priority, used leaves), ascending by priority, only priorities in use
+  // (a handful: a sorted vector instead of a map's node per change).
+  std::vector<std::vector<std::pair<int32_t, int64_t>>> vc_prio_used_;
   std::vector<uint8_t> bad_node_;
   int64_t safety_violations_ = 0;
   int32_t bad_nodes_ = 0;
 
   std::vector<Group> groups_;
   std::vector<int32_t> free_slots_;
-  std::unordered_map<std::string, int32_t> group_index_;
+  // Looked up by string_view (the engine's and Policy's names) without a copy.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, int32_t, NameHash, std::equal_to<>> group_index_;
   uint64_t epoch_ = 1;
 
   // Scratch state of one request.
+  Request req_;
+  Placement pl_;
+  std::string reason_;
   // Its suggested nodes: node_sugg_[node] and cell_sugg_[cell] (a suggested
   // node below) equal sugg_stamp_ when suggested.
   bool sugg_given_ = false;   // the request carries a set
