@@ -26,10 +26,10 @@ std::vector<ClusterRange> hybrid_ranges(const config::AzureConfig& azure,
                                         const std::string& pods_subnet,
                                         const std::string& service_subnet) {
   std::vector<ClusterRange> out;
-  for (const ClusterRange& r : {ClusterRange{"azure.address-space", azure.address_space},
-                                ClusterRange{"azure.subnet", azure.subnet},
-                                ClusterRange{"kube_pods_subnet", pods_subnet},
-                                ClusterRange{"kube_service_addresses", service_subnet}})
+  for (const ClusterRange& r :
+       {ClusterRange{"azure.address-space", azure.address_space},
+        ClusterRange{"azure.subnet", azure.subnet}, ClusterRange{"kube_pods_subnet", pods_subnet},
+        ClusterRange{"kube_service_addresses", service_subnet}})
     if (config::parse_cidr(r.cidr)) out.push_back(r);
   return out;
 }
@@ -41,9 +41,8 @@ std::vector<std::pair<ClusterRange, ClusterRange>> overlapping_ranges(
     for (size_t j = i + 1; j < ranges.size(); ++j) {
       auto a = config::parse_cidr(ranges[i].cidr), b = config::parse_cidr(ranges[j].cidr);
       if (!a || !b || !a->overlaps(*b)) continue;
-      bool subnet_in_space =
-          (ranges[i].what == "azure.address-space" && ranges[j].what == "azure.subnet" &&
-           a->contains(*b));
+      bool subnet_in_space = (ranges[i].what == "azure.address-space" &&
+                              ranges[j].what == "azure.subnet" && a->contains(*b));
       if (!subnet_in_space) out.emplace_back(ranges[i], ranges[j]);
     }
   return out;
@@ -97,7 +96,8 @@ std::vector<HostNetwork> parse_ip_addrs(const std::string& text, std::string* er
     std::string dev = link.value("ifname", std::string());
     for (const auto& a : link["addr_info"]) {
       if (!a.is_object() || a.value("family", std::string()) != "inet" || !a.contains("local") ||
-          !a["local"].is_string() || !a.contains("prefixlen") || !a["prefixlen"].is_number_integer())
+          !a["local"].is_string() || !a.contains("prefixlen") ||
+          !a["prefixlen"].is_number_integer())
         continue;
       addrs.push_back({dev, a["local"].get<std::string>(), a["prefixlen"].get<int>(), false});
     }
@@ -143,7 +143,8 @@ CheckResult site_overlap_result(const std::string& host, const std::vector<HostN
       std::string line = describe(n) + " overlaps " + range.what + " " + range.cidr;
       if (azure && n.route && space && space->contains(*nc)) continue;  // the link to Azure
       if (azure && n.route && space && nc->contains(*space)) {
-        if (!warned) warnings.push_back(describe(n) + " covers azure.address-space " + space->str());
+        if (!warned)
+          warnings.push_back(describe(n) + " covers azure.address-space " + space->str());
         warned = true;
         continue;
       }
@@ -162,10 +163,12 @@ CheckResult site_overlap_result(const std::string& host, const std::vector<HostN
     r.status = Status::Warn;
     r.message = util::join(warnings, "; ") +
                 " (the route to Azure over the link must be more specific than it)";
-    r.hint = "route azure.address-space over the VPN with its own route on this host or its gateway";
+    r.hint =
+        "route azure.address-space over the VPN with its own route on this host or its gateway";
   } else {
-    r.message = "no network of this host overlaps azure.address-space, its subnet, the pods' or "
-                "the services' range";
+    r.message =
+        "no network of this host overlaps azure.address-space, its subnet, the pods' or "
+        "the services' range";
   }
   return r;
 }

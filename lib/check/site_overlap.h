@@ -27,8 +27,8 @@ struct ClusterRange {
 };
 
 struct HostNetwork {
-  std::string cidr;  // "10.0.0.0/24"
-  std::string dev;   // "eth0"
+  std::string cidr;    // "10.0.0.0/24"
+  std::string dev;     // "eth0"
   bool route = false;  // a route of the main table, else an interface's network
 };
 

@@ -60,8 +60,9 @@ TEST(SiteOverlap, AddressesAndTheCommandsOutput) {
   EXPECT_FALSE(nets[1].route);
   auto r = site_overlap_result("gpu-1", nets, ranges());
   EXPECT_EQ(r.status, Status::Fail);
-  EXPECT_NE(r.message.find("route 10.244.0.0/16 (dev eth1) overlaps kube_pods_subnet 10.244.0.0/16"),
-            std::string::npos)
+  EXPECT_NE(
+      r.message.find("route 10.244.0.0/16 (dev eth1) overlaps kube_pods_subnet 10.244.0.0/16"),
+      std::string::npos)
       << r.message;
   EXPECT_NE(r.message.find("interface network 10.224.0.0/22 (dev eth0) overlaps "
                            "azure.address-space 10.224.0.0/16"),
