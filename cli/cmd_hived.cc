@@ -19,9 +19,12 @@
 #include "config/cluster_files.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "hived/fit.h"
 #include "hived/inspect.h"
 #include "hived/live.h"
 #include "http/client.h"
+#include "job/hived_request.h"
+#include "job/job_file.h"
 #include "output.h"
 #include "printer.h"
 #include "scheduler/hived.h"
@@ -82,6 +85,7 @@ std::optional<HivedConnection> connect_hived(const HivedOptions& o, const Global
   std::string token_host = conn ? pai::http::host_of(conn->cluster->uri) : "";
   h.client = std::make_shared<pai::hived::Client>(*h.http, base, token, token_host);
   h.where = conn ? conn->cluster->name : pai::http::redact_url(base);
+  h.rest = std::move(conn);
   return h;
 }
 
@@ -440,45 +444,52 @@ int explain_running(const WhyOptions& o, const pai::hived::AffinityGroup& gr) {
   return kExitOk;
 }
 
-int run_why(const WhyOptions& o, const Globals& g) {
-  auto h = connect_hived(o.h, g);
-  if (!h) return kExitUsage;
-  auto one = h->client->affinity_group(o.group);
-  if (one.ok()) return explain_running(o, *one);
-  const auto& e = *one.error;
-  bool unknown = e.kind == pai::hived::Error::Kind::Http && e.status == 400 &&
-                 e.message.find("does not exist") != std::string::npos;
-  if (!unknown) return report(*h, "reading affinity group " + o.group, e);
-  if (o.vc.empty() || o.gpus <= 0 || o.config.empty()) {
-    print_error("HiveD has no affinity group " + o.group +
-                " (it is neither allocated nor preempting: it waits, or it does not exist)");
-    std::fprintf(stderr,
-                 "  hint: to see why it waits, give its request and the HiveD config: --config "
-                 "DIR --vc VC --priority P --pods N --gpus G [--leaf-type SKU]\n");
-    return kExitUsage;
-  }
-  auto model = load_model(o.config, g);
-  if (!model) return kExitUsage;
-  int rc = kExitOk;
-  auto live = read_live(*h, rc);
-  if (!live) return rc;
-  std::string err;
-  auto policy = pai::scheduler::make_hived_policy(*model, err);
-  if (!policy) {
-    print_error("the HiveD config " + o.config + " cannot be scheduled on: " + err);
-    return kExitUsage;
-  }
-  for (const auto& n : pai::hived::bad_nodes(*live))
+// "2 pod(s) of 8 GPUs" / "1 pod(s) of 8 GPUs and 2 pod(s) of 4 GPUs"
+std::string members_text(const pai::scheduler::GroupRequest& req) {
+  std::string s;
+  for (size_t i = 0; i < req.members.size(); ++i)
+    s += std::string(i == 0                        ? ""
+                     : i + 1 == req.members.size() ? " and "
+                                                   : ", ") +
+         std::to_string(req.members[i].pod_number) + " pod(s) of " +
+         std::to_string(req.members[i].leaf_cell_number) + " GPUs";
+  return s;
+}
+
+Json request_json(const pai::scheduler::GroupRequest& req, const std::string& source) {
+  Json members = Json::array();
+  for (const auto& m : req.members)
+    members.push_back({{"podNumber", m.pod_number}, {"leafCellNumber", m.leaf_cell_number}});
+  return {{"source", source},
+          {"virtualCluster", req.virtual_cluster},
+          {"priority", req.priority},
+          {"leafCellType", req.leaf_cell_type.empty() ? Json(nullptr) : Json(req.leaf_cell_type)},
+          {"pinnedCellId", req.pinned_cell_id.empty() ? Json(nullptr) : Json(req.pinned_cell_id)},
+          {"members", members}};
+}
+
+// "V100-NODE cells" / "cells (3 V100-NODE, 1 K80-NODE)"
+std::string cells_text(const std::map<std::string, int64_t>& per_type) {
+  if (per_type.size() == 1) return per_type.begin()->first + " cells";
+  std::string s;
+  for (const auto& [type, n] : per_type)
+    s += (s.empty() ? "" : ", ") + std::to_string(n) + " " + type;
+  return per_type.empty() ? "cells" : "cells (" + s + ")";
+}
+
+// A waiting group's request run through the HiveD algorithm on the live state
+// (the running groups restored on `model`, bad nodes marked). Prints the text, or
+// returns the document when `structured`.
+std::optional<Json> judge_waiting(const std::string& name, const pai::scheduler::GroupRequest& req,
+                                  const std::string& source, const pai::config::HivedModel& model,
+                                  const pai::hived::LiveState& live, bool structured,
+                                  std::string& error) {
+  auto policy = pai::scheduler::make_hived_policy(model, error);
+  if (!policy) return std::nullopt;
+  for (const auto& n : pai::hived::bad_nodes(live))
     if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);
   auto restored =
-      pai::scheduler::restore_hived_groups(*policy, pai::hived::live_groups(*live, model.get()));
-  pai::scheduler::GroupRequest req;
-  req.affinity_group = o.group;
-  req.virtual_cluster = o.vc;
-  req.priority = o.priority;
-  req.leaf_cell_type = o.leaf_type;
-  req.pinned_cell_id = o.pinned;
-  req.members.push_back({o.pods, o.gpus});
+      pai::scheduler::restore_hived_groups(*policy, pai::hived::live_groups(live, &model));
   auto before = pai::scheduler::snapshot_hived(*policy);
   auto res = policy->schedule(req, false);
   // HiveD's preempting phase follows its filtering phase: a placement that
@@ -496,21 +507,21 @@ int run_why(const WhyOptions& o, const Globals& g) {
   // The cells behind the answer: the VC's guaranteed cells of the chains the
   // request may use, and who holds them; bad physical cells of those chains.
   const auto& shape = policy->cluster();
-  int32_t vc = shape.find_vc(o.vc);
+  int32_t vc = shape.find_vc(req.virtual_cluster);
   std::set<int32_t> chains;
   for (size_t lt = 0; lt < shape.leaf_types.size(); ++lt)
-    if (o.leaf_type.empty() || shape.leaf_types[lt].name == o.leaf_type)
+    if (req.leaf_cell_type.empty() || shape.leaf_types[lt].name == req.leaf_cell_type)
       for (int32_t c : shape.leaf_types[lt].chains) chains.insert(c);
   std::map<std::string, int32_t> holders;  // group -> priority
   int64_t vc_cells = 0, vc_busy = 0;
-  std::string cell_type;
+  std::map<std::string, int64_t> per_type;  // the VC's cells per cell type
   if (vc >= 0 && before) {
     for (int32_t root : before->vc_roots[static_cast<size_t>(vc)]) {
       const auto& v = before->vcells[static_cast<size_t>(root)];
       if (!chains.count(v.chain) || !v.pinned_id.empty()) continue;
       ++vc_cells;
-      cell_type =
-          shape.chains[static_cast<size_t>(v.chain)].level_type[static_cast<size_t>(v.level)];
+      ++per_type[shape.chains[static_cast<size_t>(v.chain)]
+                     .level_type[static_cast<size_t>(v.level)]];
       if (v.used_leaves > 0) ++vc_busy;
       std::vector<int32_t> stack{root};
       while (!stack.empty()) {
@@ -532,18 +543,18 @@ int run_why(const WhyOptions& o, const Globals& g) {
     }
   }
   std::vector<std::string> bad_candidates;
-  for (const auto& n : pai::hived::bad_nodes(*live)) {
+  for (const auto& n : pai::hived::bad_nodes(live)) {
     int32_t i = shape.find_node(n);
     if (i < 0) continue;
     bool in_chain = false;
-    for (int32_t c : model->nodes[static_cast<size_t>(i)].chains) in_chain |= chains.count(c) > 0;
+    for (int32_t c : model.nodes[static_cast<size_t>(i)].chains) in_chain |= chains.count(c) > 0;
     if (in_chain) bad_candidates.push_back(n);
   }
   std::string text;
   std::string verdict;
   if (res.outcome == pai::scheduler::Outcome::Bound) {
     verdict = "fits";
-    text = o.group + " would be placed now (on the live state): ";
+    text = name + " would be placed now (on the live state): ";
     for (const auto& p : res.pods)
       text += shape.nodes[static_cast<size_t>(p.node)].name + "[" +
               leaves_text(p.physical_leaf_cell_indices) + "] ";
@@ -554,23 +565,21 @@ int run_why(const WhyOptions& o, const Globals& g) {
     verdict = "preempts";
     std::string list;
     for (const auto& v : victims) list += (list.empty() ? "" : ", ") + v;
-    text = o.group + " can be placed by preempting lower-priority groups: " + list +
+    text = name + " can be placed by preempting lower-priority groups: " + list +
            "\n  HiveD does so in the scheduler's preemption phase; it waits until they are "
            "deleted\n";
   } else {
     verdict = res.outcome == pai::scheduler::Outcome::Rejected ? "rejected" : "waits";
-    text = o.group + " " + (verdict == "rejected" ? "is rejected" : "waits") + ": " + res.reason +
-           "\n";
+    text =
+        name + " " + (verdict == "rejected" ? "is rejected" : "waits") + ": " + res.reason + "\n";
     if (vc >= 0) {
       std::string held;
-      for (const auto& [name, prio] : holders)
-        held += (held.empty() ? "" : ", ") + name + " (" + std::to_string(prio) + ")";
-      text += "  VC " + o.vc + " needs " + std::to_string(o.pods) + " pod(s) of " +
-              std::to_string(o.gpus) + " GPUs at priority " + std::to_string(o.priority) +
-              "; of its " + std::to_string(vc_cells) + " guaranteed " +
-              (cell_type.empty() ? std::string("cells") : cell_type + " cells") + ", " +
-              std::to_string(vc_busy) + " are bound to running groups" +
-              (held.empty() ? std::string() : ": " + held) + "\n";
+      for (const auto& [grp, prio] : holders)
+        held += (held.empty() ? "" : ", ") + grp + " (" + std::to_string(prio) + ")";
+      text += "  VC " + req.virtual_cluster + " needs " + members_text(req) + " at priority " +
+              std::to_string(req.priority) + "; of its " + std::to_string(vc_cells) +
+              " guaranteed " + cells_text(per_type) + ", " + std::to_string(vc_busy) +
+              " are bound to running groups" + (held.empty() ? std::string() : ": " + held) + "\n";
     }
     if (!bad_candidates.empty()) {
       std::string list;
@@ -579,24 +588,215 @@ int run_why(const WhyOptions& o, const Globals& g) {
               " physical node(s) of those chains are bad: " + list + "\n";
     }
   }
-  if (is_structured(o.h.output)) {
+  if (structured) {
     Json held = Json::array();
-    for (const auto& [name, prio] : holders) held.push_back({{"group", name}, {"priority", prio}});
-    print_document(document("hivedWhy", {{"name", o.group},
-                                         {"running", false},
-                                         {"verdict", verdict},
-                                         {"reason", res.reason},
-                                         {"vcGuaranteedCells", vc_cells},
-                                         {"vcBoundCells", vc_busy},
-                                         {"heldBy", held},
-                                         {"badNodes", bad_candidates},
-                                         {"victims", victims},
-                                         {"explanation", text}}),
-                   o.h.output);
-  } else {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    for (const auto& [grp, prio] : holders) held.push_back({{"group", grp}, {"priority", prio}});
+    Json doc = {{"name", name},
+                {"running", false},
+                {"verdict", verdict},
+                {"reason", res.reason},
+                {"vcGuaranteedCells", vc_cells},
+                {"vcBoundCells", vc_busy},
+                {"heldBy", held},
+                {"badNodes", bad_candidates},
+                {"victims", victims},
+                {"explanation", text},
+                {"request", request_json(req, source)}};
+    return doc;
   }
+  std::fwrite(text.data(), 1, text.size(), stdout);
   (void)restored;
+  return Json();
+}
+
+// Whether a group name names an OpenPAI job: "alice~train", "alice~train/default",
+// or, with a registered cluster, "train" for one of your own jobs.
+bool names_job(const std::string& group, bool have_cluster) {
+  if (group.find('~') != std::string::npos) return true;
+  return have_cluster && group.find('/') == std::string::npos;
+}
+
+// The requests of a job from its config on the registered cluster, as the
+// rest-server would make them. nullopt after printing why (rc set).
+std::optional<std::vector<pai::scheduler::GroupRequest>> job_requests(
+    const jobcli::Connection& c, const std::string& job_id, const pai::hived::LiveState& live,
+    std::string& source, int& rc) {
+  auto parsed = jobcli::parse_job_id(job_id, c);
+  if (!parsed) {
+    rc = kExitUsage;
+    return std::nullopt;
+  }
+  const auto& [user, name] = *parsed;
+  std::string full = pai::api::job_id(user, name);
+  auto job = c.api->get_job(user, name);
+  if (!job.ok()) {
+    if (job.error->status == 404) {
+      print_error("HiveD has no group of job " + full + ", and " + c.cluster->name +
+                  " has no such job");
+      rc = kExitUsage;
+    } else {
+      rc = jobcli::report_api_error(c.cluster->name, "reading job " + full, *job.error);
+    }
+    return std::nullopt;
+  }
+  std::string state;
+  if (job->contains("jobStatus") && (*job)["jobStatus"].is_object())
+    state = (*job)["jobStatus"].value("state", std::string());
+  if (state == "SUCCEEDED" || state == "FAILED" || state == "STOPPED") {
+    std::printf("%s has finished (%s) on %s: HiveD holds nothing for it\n", full.c_str(),
+                pai::util::printable(state).c_str(), c.cluster->name.c_str());
+    rc = kExitOk;
+    return std::nullopt;
+  }
+  auto text = c.api->job_config(user, name);
+  if (!text.ok()) {
+    rc = jobcli::report_api_error(c.cluster->name, "reading the config of " + full, *text.error);
+    return std::nullopt;
+  }
+  auto file = pai::job::JobFile::parse(*text, full + "'s config on " + c.cluster->name);
+  pai::job::JobRequest jr = pai::job::request_of(file);
+  if (jr.name.empty()) jr.name = name;
+  // An opportunistic job is measured in every SKU type, a guaranteed one in its VC's.
+  bool oppo = jr.priority_class == "oppo";
+  auto skus = c.api->sku_types(oppo ? std::string() : jr.virtual_cluster);
+  if (!skus.ok()) {
+    rc = jobcli::report_api_error(c.cluster->name, "reading the SKU types", *skus.error);
+    return std::nullopt;
+  }
+  std::set<std::string> leaf_types;
+  for (const auto& l : live.leaves) leaf_types.insert(l.leaf_type);
+  std::string why;
+  auto reqs = pai::job::hived_requests(jr, user, *skus, leaf_types, &why);
+  if (!reqs) {
+    print_error(full + " cannot be asked of HiveD: " + why);
+    rc = kExitUsage;
+    return std::nullopt;
+  }
+  source = "the config of job " + full + " on " + c.cluster->name + " (" +
+           (state.empty() ? std::string("state unknown") : pai::util::printable(state)) + ")" +
+           (reqs->per_pod ? "; not gang-scheduled: one pod of each task role is judged" : "");
+  return reqs->groups;
+}
+
+int run_why(const WhyOptions& o, const Globals& g) {
+  auto h = connect_hived(o.h, g);
+  if (!h) return kExitUsage;
+  auto one = h->client->affinity_group(o.group);
+  if (one.ok()) return explain_running(o, *one);
+  const auto& e = *one.error;
+  bool unknown = e.kind == pai::hived::Error::Kind::Http && e.status == 400 &&
+                 e.message.find("does not exist") != std::string::npos;
+  if (!unknown) return report(*h, "reading affinity group " + o.group, e);
+  bool by_flags = !o.vc.empty() || o.gpus > 0;
+  if (by_flags && (o.vc.empty() || o.gpus <= 0)) {
+    print_error("a waiting group's request needs both --vc and --gpus");
+    return kExitUsage;
+  }
+  const bool job = names_job(o.group, h->rest.has_value());
+  if (!by_flags && !(job && h->rest)) {
+    print_error("HiveD has no affinity group " + o.group +
+                " (it is neither allocated nor preempting: it waits, or it does not exist)");
+    std::fprintf(stderr,
+                 "  hint: name an OpenPAI job as USER~JOB with --cluster, or give the group's "
+                 "request: --vc VC --priority P --pods N --gpus G [--leaf-type SKU] [--config "
+                 "DIR]\n");
+    return kExitUsage;
+  }
+  int rc = kExitOk;
+  auto live = read_live(*h, rc);
+  if (!live) return rc;
+
+  // A job's groups are USER~JOB/<group>: explain the ones HiveD holds.
+  std::string job_id;
+  if (job) {
+    job_id = pai::job::job_of_group(o.group);
+    if (h->rest) {
+      auto p = jobcli::parse_job_id(job_id, *h->rest);
+      if (!p) return kExitUsage;
+      job_id = pai::api::job_id(p->first, p->second);
+    }
+  }
+  if (job && o.group.find('/') == std::string::npos) {
+    std::vector<const pai::hived::AffinityGroup*> held;
+    for (const auto& gr : live->groups)
+      if (pai::job::job_of_group(gr.name) == job_id) held.push_back(&gr);
+    if (held.size() == 1) return explain_running(o, *held.front());
+    if (held.size() > 1) {
+      if (is_structured(o.h.output)) {
+        std::string names;
+        for (const auto* gr : held) names += (names.empty() ? "" : ", ") + gr->name;
+        print_error("job " + o.group + " has " + std::to_string(held.size()) +
+                    " affinity groups in HiveD: " + names);
+        std::fprintf(stderr, "  hint: ask for one of them: paictl hived why %s\n",
+                     held.front()->name.c_str());
+        return kExitUsage;
+      }
+      for (const auto* gr : held) explain_running(o, *gr);
+      return kExitOk;
+    }
+  }
+
+  std::vector<pai::scheduler::GroupRequest> reqs;
+  std::string source;
+  if (by_flags) {
+    pai::scheduler::GroupRequest req;
+    req.affinity_group = o.group;
+    req.virtual_cluster = o.vc;
+    req.priority = o.priority;
+    req.leaf_cell_type = o.leaf_type;
+    req.pinned_cell_id = o.pinned;
+    req.members.push_back({o.pods, o.gpus});
+    reqs.push_back(std::move(req));
+    source = "the command line";
+  } else {
+    auto r = job_requests(*h->rest, job_id, *live, source, rc);
+    if (!r) return rc;
+    for (auto& req : *r)
+      if (o.group.find('/') == std::string::npos || req.affinity_group == o.group)
+        reqs.push_back(std::move(req));
+    if (reqs.empty()) {
+      print_error("job " + job_id + " has no affinity group " + o.group);
+      return kExitUsage;
+    }
+  }
+
+  // The config HiveD runs: --config, else the one its cluster status implies
+  // (which does not show which virtual cells are pinned).
+  std::shared_ptr<pai::config::HivedModel> model;
+  std::string err;
+  if (!o.config.empty()) {
+    model = load_model(o.config, g);
+    if (!model) return kExitUsage;
+  } else {
+    model = pai::hived::model_of(live->status, err);
+    if (!model) {
+      print_error("HiveD at " + h->where + ": " + err);
+      std::fprintf(stderr, "  hint: give the config HiveD runs with --config DIR\n");
+      return kExitRemote;
+    }
+  }
+  const bool structured = is_structured(o.h.output);
+  if (structured && reqs.size() > 1) {
+    std::string names;
+    for (const auto& r : reqs) names += (names.empty() ? "" : ", ") + r.affinity_group;
+    print_error("job " + o.group + " asks HiveD for " + std::to_string(reqs.size()) +
+                " affinity groups: " + names);
+    std::fprintf(stderr, "  hint: ask for one of them: paictl hived why %s\n",
+                 reqs.front().affinity_group.c_str());
+    return kExitUsage;
+  }
+  for (const auto& req : reqs) {
+    std::string name = by_flags ? o.group : req.affinity_group;
+    if (!structured && !by_flags)
+      std::printf("%s: the request from %s\n", name.c_str(), source.c_str());
+    auto doc = judge_waiting(name, req, source, *model, *live, structured, err);
+    if (!doc) {
+      print_error("the HiveD config " + (o.config.empty() ? h->where : o.config) +
+                  " cannot be scheduled on: " + err);
+      return kExitUsage;
+    }
+    if (structured) print_document(document("hivedWhy", *doc), o.h.output);
+  }
   return kExitOk;
 }
 
@@ -647,9 +847,14 @@ void build_hived_why(CLI::App& cmd, Globals& g) {
   cmd.add_option("--pinned", o->pinned, "The pinnedCellId it asks for")->type_name("ID");
   cmd.footer(
       "A running group: where it is, at which priority, and whether it was lazily preempted.\n"
+      "An OpenPAI job (USER~JOB, or JOB for one of yours) is found by its groups, which are\n"
+      "named USER~JOB/<group> (USER~JOB/default for a gang).\n"
       "A waiting group is not in HiveD's inspect API: its request is run through paictl's HiveD\n"
-      "algorithm on the live state (the running groups rebuilt from their placements on --config,\n"
-      "bad nodes marked), and the reason is given in cells.\n\n"
+      "algorithm on the live state (the running groups rebuilt from their placements, bad nodes\n"
+      "marked), and the reason is given in cells. The request of a waiting job comes from its\n"
+      "config on the registered cluster, as OpenPAI's rest-server asks HiveD for it; another\n"
+      "group's from --vc, --gpus and the other request flags. The config is --config, else the\n"
+      "one HiveD's cluster status implies (which does not show which cells are pinned).\n\n"
       "EXIT STATUS:\n  0 explained, 2 bad usage or unknown group without a request, 3 HiveD "
       "could not be read\n");
   define_command(cmd, g, o,

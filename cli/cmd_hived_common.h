@@ -48,6 +48,9 @@ void validate_hived_flags(const HivedOptions& o, Usage& u);
 
 struct HivedConnection {
   std::string where;  // for messages
+  // The registered cluster's REST API, when --cluster (or the current cluster)
+  // was used to reach HiveD.
+  std::optional<jobcli::Connection> rest;
   std::shared_ptr<pai::http::Client> http;
   std::shared_ptr<pai::hived::Client> client;
 };

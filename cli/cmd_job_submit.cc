@@ -26,6 +26,7 @@
 #include "hived/live.h"
 #include "http/client.h"
 #include "job/emit.h"
+#include "job/hived_request.h"
 #include "job/placement.h"
 #include "job/validate.h"
 #include "output.h"
@@ -60,19 +61,11 @@ std::string n0(double v) {
 
 // --- --cluster auto on HiveD's cells ---------------------------------------------------
 
-int32_t priority_of(const std::string& job_class) {
-  // The rest-server's jobPriorityClass -> HiveD priority (test when unset).
-  if (job_class == "crit") return 120;
-  if (job_class == "prod") return 100;
-  if (job_class == "oppo") return -1;
-  return 10;
-}
-
 // When the running jobs of a cluster are expected to end: each running job's
 // launch plus its expected duration: --expected-duration when given, else the
 // median run time (launch to completion) of the same user's finished jobs in
-// the cluster's job list. Keyed by frameworkName (USER~NAME), the name of the
-// job's affinity group.
+// the cluster's job list. Keyed by the job (USER~NAME); its affinity groups
+// are USER~NAME/<group>.
 std::map<std::string, double> expected_ends(const jobcli::Connection& c,
                                             std::optional<double> duration_s) {
   std::map<std::string, double> out;
@@ -191,40 +184,32 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
   }
   auto live = pai::hived::index_live(std::move(*ps.value), std::move(*pg.value));
 
-  // The gang as the rest-server asks HiveD for it: one affinity group named
-  // after the job, a member per task role, a leaf cell per SKU.
+  // The job as the rest-server asks HiveD for it (lib/job/hived_request.h).
   std::set<std::string> leaf_types;
   for (const auto& l : live.leaves) leaf_types.insert(l.leaf_type);
-  pai::scheduler::GroupRequest req;
-  req.virtual_cluster = job.virtual_cluster;
-  req.priority = priority_of(job.priority_class);
-  req.affinity_group = pai::api::job_id(facts.user, job.name);
-  std::set<std::string> types;
-  for (const auto& tr : job.task_roles) {
-    const pai::api::SkuType* sku = nullptr;
-    pai::api::SkuType unit{"the VC's SKUs", 1e18, 1e18, 1e18};
-    for (const auto& s : *facts.skus) {
-      if (!tr.sku_type.empty() && s.name == tr.sku_type) sku = &s;
-      unit.cpu = std::min(unit.cpu, s.cpu);
-      unit.gpu = std::min(unit.gpu, s.gpu);
-      unit.memory_mb = std::min(unit.memory_mb, s.memory_mb);
-    }
-    if (!sku) sku = &unit;
-    auto n = pai::job::sku_count(tr, *sku, nullptr);
-    if (!n || *n <= 0 || sku->gpu <= 0) {
-      v.why_unknown = "task role " + tr.name + " is not made of GPU leaf cells";
-      return v;
-    }
-    req.members.push_back({static_cast<int32_t>(tr.instances), static_cast<int32_t>(*n)});
-    types.insert(tr.sku_type);
+  std::string why;
+  auto groups = pai::job::hived_requests(job, facts.user, *facts.skus, leaf_types, &why);
+  if (!groups) {
+    v.why_unknown = why;
+    return v;
   }
-  // One leaf cell type for the group when every role names the same SKU and
-  // HiveD knows it as a leaf cell type; else any type.
-  if (types.size() == 1 && leaf_types.count(*types.begin())) req.leaf_cell_type = *types.begin();
+  if (groups->groups.size() != 1 || groups->per_pod) {
+    v.why_unknown = "the job is " +
+                    std::string(groups->per_pod ? "not gang-scheduled (each pod is its own group)"
+                                                : "several affinity groups") +
+                    "; HiveD's verdict is judged for one gang only";
+    return v;
+  }
+  const pai::scheduler::GroupRequest& req = groups->groups.front();
+  // The running groups' expected ends: a job's groups are USER~JOB/<group>.
+  std::map<std::string, double> group_ends;
+  for (const auto& gr : live.groups)
+    if (auto it = ends.find(pai::job::job_of_group(gr.name)); it != ends.end())
+      group_ends[gr.name] = it->second;
 
   double now_s = jobcli::now_ms() / 1000;
   std::string error;
-  auto fit = pai::hived::fit(live, req, ends, now_s, error);
+  auto fit = pai::hived::fit(live, req, group_ends, now_s, error);
   if (!fit) {
     v.why_unknown = error;
     return v;

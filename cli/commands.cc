@@ -310,9 +310,9 @@ const std::vector<Command>& command_table() {
       {{"hived", "why"},
        nullptr,
        "Why a group waits (in cells, from HiveD's algorithm on the live state), or where it runs",
-       {"paictl hived why alice~train-7",
-        "paictl hived why bob~eval-3 --config cluster/ --vc prod --priority 100 --pods 2 --gpus 8",
-        "paictl hived why bob~eval-3 --config cluster/ --vc prod --pods 1 --gpus 4 -o json"},
+       {"paictl hived why alice~train-7 --cluster lab", "paictl hived why train-7 -o json",
+        "paictl hived why eval-group --hived http://10.0.0.1:30096 --vc prod --priority 100 "
+        "--pods 2 --gpus 8 --config cluster/"},
        build_hived_why},
       {{"hived", "diff"},
        nullptr,

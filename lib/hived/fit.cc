@@ -102,10 +102,8 @@ config::HivedConfig config_of(const ClusterStatus& status) {
   return cfg;
 }
 
-std::optional<FitVerdict> fit(const LiveState& live, const scheduler::GroupRequest& request,
-                              const std::map<std::string, double>& expected_end, double now_s,
-                              std::string& error) {
-  config::HivedConfig cfg = config_of(live.status);
+std::shared_ptr<config::HivedModel> model_of(const ClusterStatus& status, std::string& error) {
+  config::HivedConfig cfg = config_of(status);
   diag::List diags;
   config::Context ctx(cfg.file, diags);
   auto model = std::make_shared<config::HivedModel>(config::build_hived_model(cfg, ctx));
@@ -116,8 +114,16 @@ std::optional<FitVerdict> fit(const LiveState& live, const scheduler::GroupReque
         error += ": " + d.message;
         break;
       }
-    return std::nullopt;
+    return nullptr;
   }
+  return model;
+}
+
+std::optional<FitVerdict> fit(const LiveState& live, const scheduler::GroupRequest& request,
+                              const std::map<std::string, double>& expected_end, double now_s,
+                              std::string& error) {
+  auto model = model_of(live.status, error);
+  if (!model) return std::nullopt;
   auto policy = scheduler::make_hived_policy(*model, error);
   if (!policy) return std::nullopt;
   for (const auto& n : bad_nodes(live))

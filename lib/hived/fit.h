@@ -20,6 +20,7 @@
 // Pure: the caller gives the clock and the expected ends.
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,10 +29,17 @@
 #include "hived/live.h"
 #include "scheduler/policy.h"
 
+namespace pai::config {
+struct HivedModel;
+}
+
 namespace pai::hived {
 
 // The HiveD config the live cluster status implies (see above).
 config::HivedConfig config_of(const ClusterStatus& status);
+// The same, checked and built into the model lib/scheduler runs on; nullptr with
+// `error` when the status does not make a complete config.
+std::shared_ptr<config::HivedModel> model_of(const ClusterStatus& status, std::string& error);
 
 struct FitVerdict {
   enum class Kind { Fits, Preempts, Waits, Rejected };

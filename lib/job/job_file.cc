@@ -82,6 +82,12 @@ JobRequest request_of(const JobFile& f, const Overrides& o) {
       extras && extras->is_mapping() ? extras->get("hivedScheduler") : nullptr;
   if (hived && hived->is_mapping())
     r.priority_class = string_or_empty(hived->get("jobPriorityClass"));
+  if (extras && extras->is_mapping())
+    if (const yaml::Node* gang = extras->get("gangAllocation")) {
+      // The server gangs only on the boolean true (lodash get(..., true) === true).
+      JsScalar v = js_scalar(gang);
+      r.gang_allocation = v.type == JsType::Boolean && v.boolean;
+    }
   const yaml::Node* hived_roles = hived && hived->is_mapping() ? hived->get("taskRoles") : nullptr;
 
   const yaml::Node* roles = f.get("taskRoles");
@@ -105,6 +111,7 @@ JobRequest request_of(const JobFile& f, const Overrides& o) {
         if (h && h->is_mapping()) {
           t.sku_type = string_or_empty(h->get("skuType"));
           t.pinned_cell = string_or_empty(h->get("pinnedCellId"));
+          t.affinity_group_name = string_or_empty(h->get("affinityGroupName"));
         }
       }
       r.task_roles.push_back(std::move(t));

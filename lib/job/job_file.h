@@ -65,8 +65,9 @@ struct TaskRoleRequest {
   int64_t cpu = 0;
   int64_t gpu = 0;
   int64_t memory_mb = 0;
-  std::string sku_type;     // extras.hivedScheduler.taskRoles.<name>.skuType
-  std::string pinned_cell;  // ... .pinnedCellId
+  std::string sku_type;             // extras.hivedScheduler.taskRoles.<name>.skuType
+  std::string pinned_cell;          // ... .pinnedCellId
+  std::string affinity_group_name;  // ... .affinityGroupName
   yaml::Mark mark;
 };
 
@@ -74,7 +75,8 @@ struct JobRequest {
   std::string name;
   std::string virtual_cluster;  // "default" when the file does not say
   bool virtual_cluster_defaulted = true;
-  std::string priority_class;  // jobPriorityClass, "" when unset
+  std::string priority_class;   // jobPriorityClass, "" when unset
+  bool gang_allocation = true;  // extras.gangAllocation: absent or the boolean true
   std::vector<TaskRoleRequest> task_roles;
   std::vector<std::string>
       storages;  // extras.storages[].name (and the legacy teamwise_storage plugin)

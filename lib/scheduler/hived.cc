@@ -108,13 +108,22 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
     res.reason = err;
     return;
   }
+  begin_suggested(r);
+  struct EndSuggested {
+    Hived* h;
+    ~EndSuggested() { h->end_suggested(); }
+  } end_suggested_guard{this};
   if (auto it = group_index_.find(r.affinity_group); it != group_index_.end()) {
     int32_t g = it->second;
+    // An allocated group keeps its placement even on nodes no longer suggested.
     if (G(g).state != GroupState::Preempting) return fill(g, Outcome::Bound);
+    // A preempting group whose placement touches a bad node or a node outside
+    // the request's suggested set is planned again (collectBadOrNonSuggestedNodes
+    // with the group's ignoreK8sSuggestedNodes, which HiveD leaves false).
     bool bad = false;
-    for (int32_t p : G(g).pleaves) bad |= !P(p).healthy;
+    for (int32_t p : G(g).pleaves) bad |= !P(p).healthy || !node_in_suggested_set(P(p).node);
     if (allow_preemption && bad) {
-      delete_preempting(g);  // its placement touches a bad node: schedule it again
+      delete_preempting(g);  // schedule it again
     } else {
       std::vector<int32_t>& victims = victims_;
       std::vector<int32_t>& preemptors = preemptors_;
@@ -131,8 +140,13 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
     }
   }
 
-  Request req;
+  // The request, placement and reason reuse their buffers from one decision to
+  // the next (a retry after cancelled preemptions below starts over with them).
+  Request& req = req_;
   req.vc = shape_.find_vc(r.virtual_cluster);
+  req.pinned = -1;
+  req.chain = -1;
+  req.pods.clear();
   if (req.vc < 0) {
     res.outcome = Outcome::Rejected;
     res.reason = "VC " + r.virtual_cluster + " does not exists!";
@@ -159,8 +173,10 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
     for (int32_t k = 0; k < m.pod_number; ++k) req.pods.push_back(m.leaf_cell_number);
   std::sort(req.pods.begin(), req.pods.end());
 
-  Placement pl;
-  std::string reason;
+  Placement& pl = pl_;
+  pl.clear();
+  std::string& reason = reason_;
+  reason.clear();
   bool found = false;
   if (req.pinned >= 0) {
     found =
@@ -250,6 +266,33 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
       create_group(r, req, pl, victims.empty() ? GroupState::Allocated : GroupState::Preempting);
   fill(g, victims.empty() ? Outcome::Bound : Outcome::Preempting);
   for (int32_t v : victims) res.victims.push_back({G(v).name, G(v).tag});
+}
+
+void Hived::begin_suggested(const GroupRequest& r) {
+  sugg_given_ = r.suggested_nodes.has_value();
+  sugg_filter_ = sugg_given_ && !r.ignore_suggested_nodes;
+  if (!sugg_given_) return;
+  if (node_sugg_.empty()) {
+    node_sugg_.assign(shape_.nodes.size(), 0);
+    cell_sugg_.assign(pcells_.size(), 0);
+  }
+  if (++sugg_stamp_ == 0) {  // wrapped: no mark may look current
+    std::fill(node_sugg_.begin(), node_sugg_.end(), 0);
+    std::fill(cell_sugg_.begin(), cell_sugg_.end(), 0);
+    sugg_stamp_ = 1;
+  }
+  for (int32_t n : *r.suggested_nodes) {
+    if (n < 0 || static_cast<size_t>(n) >= node_sugg_.size()) continue;
+    uint32_t& mark = node_sugg_[static_cast<size_t>(n)];
+    if (mark == sugg_stamp_) continue;
+    mark = sugg_stamp_;
+    if (!sugg_filter_) continue;
+    // Every cell with this node below it has a suggested node.
+    for (int32_t leaf : shape_.nodes[static_cast<size_t>(n)].leaf_cells)
+      for (int32_t c = leaf; c >= 0 && cell_sugg_[static_cast<size_t>(c)] != sugg_stamp_;
+           c = P(c).parent)
+        cell_sugg_[static_cast<size_t>(c)] = sugg_stamp_;
+  }
 }
 
 // A plan made before overlapping preemptions were cancelled still holds when
@@ -356,7 +399,7 @@ void Hived::delete_allocated(int32_t g) {
 }
 
 bool Hived::release(std::string_view group) {
-  auto it = group_index_.find(std::string(group));
+  auto it = group_index_.find(group);
   if (it == group_index_.end()) return false;
   if (G(it->second).state == GroupState::Preempting)
     delete_preempting(it->second);
@@ -405,7 +448,7 @@ void Hived::result_into(int32_t g, Outcome o, ScheduleResult& r) const {
 
 ScheduleResult Hived::schedule_pod(std::string_view group, int32_t leaf_cell_number) {
   ScheduleResult r;
-  auto it = group_index_.find(std::string(group));
+  auto it = group_index_.find(group);
   if (it == group_index_.end()) {
     r.outcome = Outcome::Rejected;
     r.reason = "affinity group " + std::string(group) + " is not allocated";

@@ -16,10 +16,10 @@
 
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -96,6 +96,7 @@ struct View {
       prio_counts;  // virtual views: priority -> used leaves
   BucketLayout layout;
   BucketedNodes index;
+  std::vector<int32_t> not_suggested;  // positions the last update marked not suggested
 };
 
 struct Pinned {
@@ -164,6 +165,14 @@ struct Placement {
   std::vector<int32_t> vleaves;
   std::vector<std::pair<int32_t, std::vector<int32_t>>>
       lazy;  // lazily preempted groups and their virtual leaves
+
+  // Empty, keeping the buffers' capacity for the next decision.
+  void clear() {
+    chain = -1;
+    pleaves.clear();
+    vleaves.clear();
+    lazy.clear();
+  }
 };
 
 // Vectors for the scratch work of one decision, reused from one decision to the
@@ -208,9 +217,7 @@ class Hived final : public Policy {
   void set_node_health(int32_t node, bool healthy) override;
   uint64_t release_epoch() const override { return epoch_; }
   UsageSummary usage() const override;
-  bool has_group(std::string_view group) const override {
-    return group_index_.count(std::string(group)) > 0;
-  }
+  bool has_group(std::string_view group) const override { return group_index_.contains(group); }
   std::string check_invariants() const override;
 
   // State as values and restoring groups from bind info (hived_state.cc, hived_restore.cc).
@@ -312,7 +319,12 @@ class Hived final : public Policy {
   // binding paths and the free-list overlay of one request
   int32_t new_vertex(int32_t vcell);
   void add_child_vertex(int32_t parent, int32_t child);
-  bool usable(int32_t p) const { return P(p).vcell < 0 && !(P(p).nodes == 1 && !P(p).healthy); }
+  // getUsablePhysicalCells: not bound, not a bad node, and (when the request
+  // avoids non-suggested nodes) with at least one suggested node below.
+  bool usable(int32_t p) const {
+    return P(p).vcell < 0 && !(P(p).nodes == 1 && !P(p).healthy) &&
+           (!sugg_filter_ || cell_sugg_[static_cast<size_t>(p)] == sugg_stamp_);
+  }
   void sort_by_opportunistic(std::vector<int32_t>& cells) const;
   bool map_cells(const std::vector<int32_t>& vertices, std::span<const int32_t> candidates,
                  std::vector<int32_t>* picked);
@@ -326,6 +338,17 @@ class Hived final : public Policy {
   void overlay_remove(int32_t c);
   void overlay_add(int32_t c);
   void overlay_reset();
+
+  // --- suggested nodes of the current request
+  void begin_suggested(const GroupRequest& r);
+  void end_suggested() { sugg_given_ = sugg_filter_ = false; }
+  // In the request's set (absent = every node).
+  bool node_in_suggested_set(int32_t node) const {
+    return !sugg_given_ || node_sugg_[static_cast<size_t>(node)] == sugg_stamp_;
+  }
+  // As a cluster view sees it: ignoreSuggestedNodes || suggestedNodes.Contains(node).
+  bool view_node_suggested(const View& view, int32_t pos) const;
+  void update_view_suggested(View& view);
 
   // --- groups
   int32_t new_group_slot();
@@ -377,17 +400,34 @@ class Hived final : public Policy {
   std::vector<int32_t> vc_free_;
   std::vector<std::set<int32_t>> bad_free_;
   std::vector<std::set<int32_t>> vc_doomed_;
-  std::vector<std::map<int32_t, int64_t>> vc_prio_used_;
+  // VC -> (priority, used leaves), ascending by priority, only priorities in use
+  // (a handful: a sorted vector instead of a map's node per change).
+  std::vector<std::vector<std::pair<int32_t, int64_t>>> vc_prio_used_;
   std::vector<uint8_t> bad_node_;
   int64_t safety_violations_ = 0;
   int32_t bad_nodes_ = 0;
 
   std::vector<Group> groups_;
   std::vector<int32_t> free_slots_;
-  std::unordered_map<std::string, int32_t> group_index_;
+  // Looked up by string_view (the engine's and Policy's names) without a copy.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, int32_t, NameHash, std::equal_to<>> group_index_;
   uint64_t epoch_ = 1;
 
   // Scratch state of one request.
+  Request req_;
+  Placement pl_;
+  std::string reason_;
+  // Its suggested nodes: node_sugg_[node] and cell_sugg_[cell] (a suggested
+  // node below) equal sugg_stamp_ when suggested.
+  bool sugg_given_ = false;   // the request carries a set
+  bool sugg_filter_ = false;  // and avoids the nodes outside it
+  uint32_t sugg_stamp_ = 0;
+  std::vector<uint32_t> node_sugg_;
+  std::vector<uint32_t> cell_sugg_;
   mutable ScratchPool scratch_;  // const searches (overlay_each) lease too
   std::vector<int32_t> victims_, preemptors_;
   std::vector<PodPlacement> spare_pods_;

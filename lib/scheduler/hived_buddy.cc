@@ -27,8 +27,19 @@ void Hived::add_child_vertex(int32_t parent, int32_t child) {
 }
 
 void Hived::sort_by_opportunistic(std::vector<int32_t>& cells) const {
-  std::stable_sort(cells.begin(), cells.end(),
-                   [&](int32_t a, int32_t b) { return P(a).used_opp < P(b).used_opp; });
+  auto less = [&](int32_t a, int32_t b) { return P(a).used_opp < P(b).used_opp; };
+  // A cell's children are a handful: an insertion sort (stable, as sort.Stable)
+  // takes no temporary buffer, which std::stable_sort allocates on every call.
+  if (cells.size() > 32) {
+    std::stable_sort(cells.begin(), cells.end(), less);
+    return;
+  }
+  for (size_t i = 1; i < cells.size(); ++i) {
+    const int32_t c = cells[i];
+    size_t j = i;
+    for (; j > 0 && less(c, cells[j - 1]); --j) cells[j] = cells[j - 1];
+    cells[j] = c;
+  }
 }
 
 bool Hived::try_candidate(int32_t vertex, int32_t pcell) {

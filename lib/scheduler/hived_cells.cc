@@ -175,8 +175,11 @@ void Hived::add_physical_usage(int32_t leaf, int32_t priority, int32_t delta) {
 void Hived::add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta) {
   if (priority == kFreePriority) return;
   int32_t vc = V(leaf).vc;
-  auto& m = vc_prio_used_[static_cast<size_t>(vc)];
-  if ((m[priority] += delta) == 0) m.erase(priority);
+  auto& used = vc_prio_used_[static_cast<size_t>(vc)];
+  auto at = std::lower_bound(used.begin(), used.end(), priority,
+                             [](const auto& e, int32_t p) { return e.first < p; });
+  if (at == used.end() || at->first != priority) at = used.insert(at, {priority, 0});
+  if ((at->second += delta) == 0) used.erase(at);
   for (int32_t c = leaf; c >= 0; c = V(c).parent) {
     VCell& v = V(c);
     v.used += delta;

@@ -11,7 +11,7 @@ namespace pai::scheduler::hived_detail {
 
 bool Hived::schedule_in_chain(const Request& req, int32_t chain, Placement& out,
                               std::string& reason) {
-  out = Placement();
+  out.clear();
   out.chain = chain;
   if (req.priority >= kMinGuaranteedPriority) return schedule_guaranteed(req, chain, out, reason);
   return schedule_opportunistic(req, chain, out, reason);
@@ -23,16 +23,18 @@ bool Hived::schedule_guaranteed(const Request& req, int32_t chain, Placement& ou
                      ? pinned_[static_cast<size_t>(req.pinned)].view
                      : vc_chain_view_[static_cast<size_t>(req.vc) * static_cast<size_t>(nchain_) +
                                       static_cast<size_t>(chain)];
-  const std::string where = req.pinned >= 0
-                                ? "pinned cell " + pinned_[static_cast<size_t>(req.pinned)].id
-                                : "chain " + shape_.chains[static_cast<size_t>(chain)].name;
+  // Where the request was placed, for the reasons of a failure only.
+  auto where = [&] {
+    return req.pinned >= 0 ? "pinned cell " + pinned_[static_cast<size_t>(req.pinned)].id
+                           : "chain " + shape_.chains[static_cast<size_t>(chain)].name;
+  };
   if (view < 0) {
-    reason = "VC " + shape_.vcs[static_cast<size_t>(req.vc)].name + " has no cells in " + where;
+    reason = "VC " + shape_.vcs[static_cast<size_t>(req.vc)].name + " has no cells in " + where();
     return false;
   }
   if (!topology_schedule(view, req.pods, req.priority, out.vleaves, reason)) {
     reason += " when scheduling in VC " + shape_.vcs[static_cast<size_t>(req.vc)].name + " (" +
-              where + ")";
+              where() + ")";
     return false;
   }
   out.lazy = try_lazy_preempt(out.vleaves);
@@ -45,7 +47,7 @@ bool Hived::schedule_guaranteed(const Request& req, int32_t chain, Placement& ou
   }
   for (const auto& [g, vleaves] : out.lazy) revert_lazy_preempt(g, vleaves);
   out.lazy.clear();
-  reason = "mapping the virtual placement would need at least one bad node (" + where + ")";
+  reason = "mapping the virtual placement would need at least one bad node (" + where() + ")";
   return false;
 }
 

@@ -158,6 +158,8 @@ std::string Hived::check_invariants() const {
                      ? bucket_opportunistic(view.layout, cls, P(c).used_opp, P(c).used_guar)
                      : -1;
       }
+      // A node the view's last update found not suggested stays out until the next one.
+      if (!view.index.suggested(static_cast<int32_t>(pos))) expect = -1;
       if (view.index.bucket_of(static_cast<int32_t>(pos)) != expect)
         return fail("cluster view index is stale");
     }

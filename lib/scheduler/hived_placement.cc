@@ -113,7 +113,8 @@ void Hived::build_views() {
 bool Hived::topology_schedule(int32_t view_id, const std::vector<int32_t>& pods, int32_t priority,
                               std::vector<int32_t>& leaves, std::string& reason) {
   View& view = views_[static_cast<size_t>(view_id)];
-  view.index.sort();  // findNodesForPods: sort.Stable of the view HiveD keeps
+  update_view_suggested(view);  // updateClusterView
+  view.index.sort();            // findNodesForPods: sort.Stable of the view HiveD keeps
   ScratchPool::Lease nodes_lease(scratch_);
   std::vector<int32_t>& nodes = *nodes_lease;
   int32_t used_priority = kOpportunisticPriority;
@@ -143,6 +144,33 @@ bool Hived::topology_schedule(int32_t view_id, const std::vector<int32_t>& pods,
   for (int32_t c : taken_list_) (view.is_virtual ? taken_v_ : taken_p_)[static_cast<size_t>(c)] = 0;
   taken_list_.clear();
   return true;
+}
+
+bool Hived::view_node_suggested(const View& view, int32_t pos) const {
+  if (!sugg_filter_) return true;
+  const int32_t cell = view.nodes[static_cast<size_t>(pos)];
+  // A virtual node not bound to a physical one counts as suggested.
+  const int32_t p = view.is_virtual ? V(cell).pcell : cell;
+  if (p < 0) return true;
+  return node_sugg_[static_cast<size_t>(P(p).node)] == sugg_stamp_;
+}
+
+// updateClusterView marks every node of the view suggested or not for this
+// request; the marks stay until the view's next update, and the sort that
+// follows moves the nodes whose mark changed (HiveD's persistent order).
+void Hived::update_view_suggested(View& view) {
+  if (!sugg_filter_) {
+    for (int32_t pos : view.not_suggested) view.index.set_suggested(pos, true);
+    view.not_suggested.clear();
+    return;
+  }
+  view.not_suggested.clear();
+  const int32_t n = static_cast<int32_t>(view.nodes.size());
+  for (int32_t pos = 0; pos < n; ++pos) {
+    const bool s = view_node_suggested(view, pos);
+    view.index.set_suggested(pos, s);
+    if (!s) view.not_suggested.push_back(pos);
+  }
 }
 
 // findLeafCellsInNode (see pick_lowest_ancestor).

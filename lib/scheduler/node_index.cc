@@ -21,15 +21,16 @@ void BucketedNodes::init(int32_t nodes, std::vector<int32_t> bucket_free,
   group_count_.assign(groups_.size(), 0);
   nonempty_groups_.reset(static_cast<int32_t>(groups_.size()));
   node_bucket_.assign(nn, -1);
-  if (!ranked) return;
   key_bucket_.assign(nn, -1);
   healthy_.assign(nn, 1);
+  suggested_.assign(nn, 1);
+  if (!ranked) return;
   in_list_.assign(nn, -1);
   rank_.assign(nn, 0);
   prev_.assign(nn, -1);
   next_.assign(nn, -1);
-  head_.assign(2 * nb, -1);
-  tail_.assign(2 * nb, -1);
+  head_.assign(4 * nb, -1);
+  tail_.assign(4 * nb, -1);
   is_dirty_.assign(nn, 0);
   dirty_.clear();
   sorted_ = false;
@@ -39,15 +40,29 @@ void BucketedNodes::init(int32_t nodes, std::vector<int32_t> bucket_free,
 
 void BucketedNodes::set(int32_t node, int32_t bucket, bool healthy) {
   const size_t n = static_cast<size_t>(node);
-  if (ranked_) {
-    key_bucket_[n] = bucket;
-    healthy_[n] = healthy ? 1 : 0;
-    if (sorted_ && !is_dirty_[n]) {
-      is_dirty_[n] = 1;
-      dirty_.push_back(node);
-    }
+  key_bucket_[n] = bucket;
+  healthy_[n] = healthy ? 1 : 0;
+  if (ranked_ && sorted_ && !is_dirty_[n]) {
+    is_dirty_[n] = 1;
+    dirty_.push_back(node);
   }
-  const int32_t live = healthy ? bucket : -1;
+  update_live(node);
+}
+
+void BucketedNodes::set_suggested(int32_t node, bool suggested) {
+  const size_t n = static_cast<size_t>(node);
+  if ((suggested_[n] != 0) == suggested) return;
+  suggested_[n] = suggested ? 1 : 0;
+  if (ranked_ && sorted_ && !is_dirty_[n]) {
+    is_dirty_[n] = 1;
+    dirty_.push_back(node);
+  }
+  update_live(node);
+}
+
+void BucketedNodes::update_live(int32_t node) {
+  const size_t n = static_cast<size_t>(node);
+  const int32_t live = healthy_[n] && suggested_[n] ? key_bucket_[n] : -1;
   int32_t& cur = node_bucket_[n];
   if (cur == live) return;
   if (cur >= 0) {
@@ -67,16 +82,17 @@ int32_t BucketedNodes::list_of_state(int32_t node) const {
   const size_t n = static_cast<size_t>(node);
   int32_t b = key_bucket_[n];
   if (b < 0) return -1;
-  return healthy_[n] ? b : b + static_cast<int32_t>(bucket_free_.size());
+  const int32_t state = (healthy_[n] ? 0 : 2) + (suggested_[n] ? 0 : 1);
+  return b + state * static_cast<int32_t>(bucket_free_.size());
 }
 
-// Position of a list's group in HiveD's order: healthy groups first.
+// Position of a list's group in HiveD's order: healthy before unhealthy, then
+// suggested before not suggested, then the bucket's group.
 int32_t BucketedNodes::list_order(int32_t list) const {
   const int32_t nb = static_cast<int32_t>(bucket_free_.size());
   const int32_t ng = static_cast<int32_t>(groups_.size());
-  if (list < nb) return bucket_group_[static_cast<size_t>(list)];
-  int32_t g = bucket_group_[static_cast<size_t>(list - nb)];
-  return g < 0 ? g : g + ng;
+  int32_t g = bucket_group_[static_cast<size_t>(list % nb)];
+  return g < 0 ? g : g + ng * (list / nb);
 }
 
 void BucketedNodes::unlink(int32_t node) {

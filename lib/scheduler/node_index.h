@@ -77,7 +77,10 @@ class IndexSet {
 // group when it comes from an earlier group and to the back when it comes from
 // a later one (several in the order they had); nodes that kept their group keep
 // their places. Unhealthy nodes keep their groups too (after every healthy
-// group), so their order is right when they come back.
+// group), so their order is right when they come back. So do nodes that are
+// not suggested (HiveD's clusterView sorts healthy before unhealthy, then
+// suggested before non-suggested, then by usage): they are out of the
+// iteration, ranked after the suggested nodes of their health.
 class BucketedNodes {
  public:
   // bucket_free[b]: free leaf cells of a node in bucket b; groups: buckets in iteration order.
@@ -86,6 +89,11 @@ class BucketedNodes {
   // bucket -1 takes the node out; an unhealthy node is out of the iteration but,
   // when ranked, keeps its place among the unhealthy nodes of its bucket.
   void set(int32_t node, int32_t bucket, bool healthy = true);
+  // A node that is not suggested (Kubernetes filtered it out for the current
+  // request) is out of the iteration like an unhealthy one. Every node starts
+  // suggested.
+  void set_suggested(int32_t node, bool suggested);
+  bool suggested(int32_t node) const { return suggested_[static_cast<size_t>(node)] != 0; }
   int32_t bucket_of(int32_t node) const { return node_bucket_[static_cast<size_t>(node)]; }
   int32_t nodes() const { return static_cast<int32_t>(node_bucket_.size()); }
   int32_t bucket_free(int32_t b) const { return bucket_free_[static_cast<size_t>(b)]; }
@@ -191,9 +199,11 @@ class BucketedNodes {
     return false;
   }
 
-  // Ranked lists: list b holds the healthy nodes of bucket b, list b + buckets
-  // the unhealthy ones; each is ordered by rank.
+  // Ranked lists: list b + buckets * s holds the nodes of bucket b in state s
+  // (0 healthy and suggested, 1 healthy and not suggested, 2 unhealthy and
+  // suggested, 3 unhealthy and not suggested); each is ordered by rank.
   int32_t list_of_state(int32_t node) const;
+  void update_live(int32_t node);
   int32_t list_order(int32_t list) const;
   void unlink(int32_t node);
   void link_front(int32_t node, int32_t list);
@@ -207,8 +217,9 @@ class BucketedNodes {
   std::vector<int32_t> group_count_;
   IndexSet nonempty_groups_;
   std::vector<int32_t> node_bucket_;  // -1: out of the iteration
-  std::vector<int32_t> key_bucket_;   // ranked: the bucket, healthy or not
+  std::vector<int32_t> key_bucket_;   // the bucket, whether the node is live or not
   std::vector<uint8_t> healthy_;
+  std::vector<uint8_t> suggested_;
   std::vector<int32_t> in_list_;  // ranked: the list a node sits in (-1 none)
   std::vector<int64_t> rank_;
   std::vector<int32_t> prev_, next_, head_, tail_;

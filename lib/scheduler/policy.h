@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,15 @@ struct GroupRequest {
   std::string affinity_group;                // affinityGroup.name
   std::vector<AffinityGroupMember> members;  // affinityGroup.members
   bool lazy_preemption_enable = false;       // lazyPreemptionEnable
+  // The nodes Kubernetes suggests for the pod (those that passed its own
+  // filters), as indices into ClusterShape::nodes; absent = every node. With
+  // ignore_suggested_nodes false (ignoreK8sSuggestedNodes) HiveD places the
+  // group on suggested nodes only; true (HiveD's default) ignores them for a
+  // new placement. A group preempting others whose placement leaves the set is
+  // planned again either way (HiveD never records the group's flag).
+  // Baseline policies ignore both.
+  std::optional<std::vector<int32_t>> suggested_nodes;
+  bool ignore_suggested_nodes = true;  // ignoreK8sSuggestedNodes
   // Opaque to the scheduler; returned with victims so that callers need no name lookups.
   uint64_t tag = 0;
 };

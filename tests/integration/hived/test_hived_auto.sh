@@ -63,7 +63,7 @@ schema_check jobSubmission "job submit --cluster auto -o json"
 json_check "[e['cluster'] for e in d['decision']] == ['cloud', 'lab'] and d['target'] == 'cloud'" "cloud (fits by its totals) ranks before lab (waits as cells)"
 json_check "[e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['verdict'] == 'waits' and not [e for e in d['decision'] if e['cluster'] == 'lab'][0]['fitsNow']" "on lab the gang waits as cells although research's totals have 20 free GPUs"
 json_check "[e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['estimatedStart'] == '$(start_at 3)'" "lab's estimate: bob~train's launch + 3 h (bob's median run time)"
-json_check "'when bob~train ends' in [e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['estimate']" "the estimate names the group it waits for"
+json_check "'when bob~train/default ends' in [e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['estimate']" "the estimate names the group it waits for"
 json_check "[e for e in d['decision'] if e['cluster'] == 'cloud'][0]['hived']['known'] is False and 'no HiveD inspect API' in [e for e in d['decision'] if e['cluster'] == 'cloud'][0]['hived']['reason']" "cloud has no HiveD: ranked by VC totals, and it says so"
 
 run job submit "$TMP/gang.yaml" --cluster auto --dry-run --expected-duration 2h -o json
@@ -86,4 +86,28 @@ run job submit "$TMP/gang.yaml" --cluster auto --explain
 expect_rc 0 "auto submit with --explain"
 expect_err "--cluster auto chose cloud" "the gang goes to cloud"
 expect_err "CELLS" "--explain prints the ranking"
+# hived why JOB: a job HiveD holds no group for is judged from its config on the
+# cluster, as the rest-server asks HiveD for it: the gang alice~gang/default of
+# 5 pods x 4 GPUs in research at priority 10 (test) waits as the dry runs said.
+run job submit "$TMP/gang.yaml" --cluster lab
+expect_rc 0 "the gang submitted to lab (it waits there)"
+run hived why gang --cluster lab -o json
+expect_rc 0 "why of a waiting job, from its config"
+schema_check hivedWhy "hived why JOB -o json"
+json_check "d['name'] == 'alice~gang/default' and d['running'] is False and d['verdict'] == 'waits'" "the job's gang waits"
+json_check "d['request']['members'] == [{'podNumber': 5, 'leafCellNumber': 4}] and d['request']['priority'] == 10 and d['request']['virtualCluster'] == 'research'" "the request as the rest-server makes it: 5 pods of 4 leaf cells, priority 10, in research"
+json_check "'alice~gang' in d['request']['source'] and 'WAITING' in d['request']['source']" "it says where the request came from"
+json_check "[h['group'] for h in d['heldBy']] == ['bob~train/default']" "research's bound cell is bob~train's"
+run hived why gang --cluster lab
+expect_rc 0 "why of a waiting job as text"
+expect_out "alice~gang/default waits" "the text names the job's group"
+run hived why bob~train --cluster lab
+expect_rc 0 "why of a running job by its name"
+expect_out "bob~train/default is Allocated in VC research at priority 50" "the job's group, where it runs"
+run hived why bob~old --cluster lab
+expect_rc 0 "why of a finished job"
+expect_out "has finished (SUCCEEDED)" "a finished job holds nothing"
+run hived why alice~nope --cluster lab
+expect_rc 2 "why of a job that does not exist"
+expect_err "has no such job" "neither HiveD nor the cluster knows it"
 finish

@@ -37,7 +37,7 @@ json_check "d['running'] is True and d['lazyPreemption']['preemptor'] == 'urgent
 
 run hived why big-wait --hived "$URL"
 expect_rc 2 "why of a waiting group without its request"
-expect_err "--config DIR --vc VC" "the hint asks for the request"
+expect_err "--vc VC --priority P" "the hint asks for the request"
 
 run hived why big-wait --hived "$URL" --config "$SCEN/lab-hived.yaml" --vc prod --priority 100 --gpus 8 --leaf-type V100 -o json
 expect_rc 0 "why of a waiting group"

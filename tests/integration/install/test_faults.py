@@ -1,22 +1,28 @@
 #!/usr/bin/env python3
 """Fault injection for paictl install on small testbeds (a master and one GPU worker).
 
-Two testbeds run side by side, each on its own addresses:
+Three testbeds run side by side, each on its own addresses (a, b, c):
 
-A. 1. An uninterrupted install: its end state is the reference. Then the
-      hosts' fresh state is put back (`testbed.sh restore` of the snapshot taken
-      after `up`: the same files and fake state as new hosts, without a reset).
-   2. A failing step in every phase that changes something, one per run: each
-      run fails at its phase (exit 1, the phase named), the next one goes on;
-      the end state is the reference's, with `kubeadm init` and `kubeadm join`
-      completed once.
-B. 1. The same reference install on its own hosts; its journal gives the order
-      in which the (host, phase) steps start. Then the fresh state again.
-   2. kill -9 of install at N seeded points across all phases (a step of the
-      reference order, then a seeded delay of 0-400 ms), each followed by the
-      next run; then a last run: the end state is the reference's, with
-      `kubeadm init` run to completion exactly once on the master and `kubeadm
-      join` exactly once on the worker in that series; then nothing to do.
+1. a: an uninterrupted install. Its end state is the reference for all three,
+   its journal gives the order in which the (host, phase) steps start.
+2. b and c meanwhile, from fresh hosts: a failing step in every phase that
+   changes something, one per run, the phases shared out between the two (b:
+   swap to cni, c: join to openpai): each run fails at its phase (exit 1, the
+   phase named), the next one goes on; then a run that completes. The end state is
+   the reference's, with `kubeadm init` and `kubeadm join` completed once.
+3. On each, the hosts' fresh state is put back (`testbed.sh restore` of the
+   snapshot taken after `up`: the same files and fake state as new hosts, without
+   a reset), then kill -9 of install at N seeded points across all phases (a step
+   of the reference order, then a seeded delay of 0-400 ms), dealt in turn to a,
+   b and c, each kill followed by the next run on that testbed; then a last run:
+   the end state is the reference's, with `kubeadm init` run to completion exactly
+   once on the master and `kubeadm join` exactly once on the worker in that
+   series; then nothing to do.
+
+b's and c's end states are compared with the reference after writing a's
+addresses in place of their own; the HiveD scheduler's config-hash annotation,
+which hashes a config that holds the master's address, must be present (the run
+that then has nothing to do shows it current).
 
 Environment: PAICTL, TESTBED, RUN; FAULT_SEED (default 11), FAULT_POINTS (20).
 Exit 77 where the machine cannot run the testbed.
@@ -24,6 +30,7 @@ Exit 77 where the machine cannot run the testbed.
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -92,6 +99,23 @@ def without_counters(s):
     return s
 
 
+HASH_ANNOTATION = "paictl.io/config-hash"
+
+
+def as_base(s, base, ref_base):
+    """A state with the testbed's addresses (base.N) written as the reference's
+    (ref_base.N), and the config-hash annotations set aside (they hash configs
+    that hold the master's address): returns (state, {object: hash})."""
+    if base != ref_base:
+        s = json.loads(re.sub(r"(?<![0-9.])%s\." % re.escape(base), ref_base + ".", json.dumps(s)))
+    hashes = {}
+    for k, o in ((s.get("cluster") or {}).get("objects") or {}).items():
+        ann = o.get("annotations") if isinstance(o, dict) else None
+        if isinstance(ann, dict) and HASH_ANNOTATION in ann:
+            hashes[k] = ann.pop(HASH_ANNOTATION)
+    return s, hashes
+
+
 def diff(a, b):
     out = []
     for h in sorted(set(a["hosts"]) | set(b["hosts"])):
@@ -128,10 +152,11 @@ class Bed:
         with PRINT:
             print("ok (%s, %.0f s): %s" % (self.name, time.time() - self.t0, msg), flush=True)
 
-    def up(self):
+    def up(self, snapshot=True):
         tb("up", "2", self.run, "--base", self.base, "--rollout-delay", "0.1")
-        tb("snapshot", self.run, "fresh")
-        self.fresh_state = self.state()
+        if snapshot:
+            tb("snapshot", self.run, "fresh")
+            self.fresh_state = self.state()
 
     def state(self):
         return json.loads(tb("state", self.run).stdout)
@@ -163,28 +188,54 @@ class Bed:
         return ref, order
 
 
-def failing_steps(bed):
-    bed.up()
-    ref, _ = bed.reference()
-    bed.fresh()
+class Reference:
+    """Bed A's uninterrupted install, which B and C wait for."""
+
+    def __init__(self):
+        self.ready = threading.Event()
+        self.state = self.order = self.base = None
+
+
+REF = Reference()
+
+
+# A failing step per phase, one run each. The host phases fail on the worker: the
+# master goes on to the next barrier meanwhile, so a knob there would find its
+# step done.
+FAILING = [
+    ("swap", WORKER, "swapoff all fail-once"),
+    ("kernel", WORKER, "modprobe br_netfilter fail-once"),
+    ("packages", WORKER, "apt-get install fail-once"),
+    ("containerd", WORKER, "systemctl restart:containerd fail-once"),
+    ("control-plane", MASTER, "kubeadm init fail-once"),
+    ("cni", MASTER, "apiserver PATCH:daemonsets fail-once"),
+    ("join", WORKER, "kubeadm join fail-once"),
+    ("labels", MASTER, "apiserver PATCH:nodes fail-once"),
+    ("device-plugin", MASTER, "apiserver PATCH:daemonsets fail-once"),
+    ("hived", MASTER, "apiserver PATCH:statefulsets fail-once"),
+    ("openpai", MASTER, "apiserver PATCH:secrets fail-once"),
+]
+
+
+def check_end_state(bed, s, what):
+    """The end state is the reference's (with its addresses in place of the testbed's own)."""
+    REF.ready.wait()
+    if REF.state is None:
+        fail("no reference install to compare with (its testbed failed)")
+    ref, rh = as_base(without_counters(REF.state), REF.base, REF.base)
+    x, xh = as_base(without_counters(s), bed.base, REF.base)
+    d = diff(ref, x)
+    if bed.base == REF.base:
+        d += ["%s: config-hash %s != %s" % (k, rh.get(k), xh.get(k)) for k in sorted(set(rh) | set(xh)) if rh.get(k) != xh.get(k)]
+    elif sorted(rh) != sorted(xh) or not all(xh.values()):
+        d.append("config-hash annotations on %s, the reference's on %s" % (sorted(k for k in xh if xh[k]), sorted(rh)))
+    if d:
+        fail("%s the end state differs from the reference:\n%s" % (what, "\n".join(d[:30])))
+
+
+def failing_steps(bed, steps):
     base = counts(bed.state())
-    # A failing step per phase, one run each. The host phases fail on the
-    # worker: the master goes on to the next barrier meanwhile, so a knob there
-    # would find its step done.
-    failing = [
-        ("swap", WORKER, "swapoff all fail-once"),
-        ("kernel", WORKER, "modprobe br_netfilter fail-once"),
-        ("packages", WORKER, "apt-get install fail-once"),
-        ("containerd", WORKER, "systemctl restart:containerd fail-once"),
-        ("control-plane", MASTER, "kubeadm init fail-once"),
-        ("cni", MASTER, "apiserver PATCH:daemonsets fail-once"),
-        ("join", WORKER, "kubeadm join fail-once"),
-        ("labels", MASTER, "apiserver PATCH:nodes fail-once"),
-        ("device-plugin", MASTER, "apiserver PATCH:daemonsets fail-once"),
-        ("hived", MASTER, "apiserver PATCH:statefulsets fail-once"),
-        ("openpai", MASTER, "apiserver PATCH:secrets fail-once"),
-    ]
-    for phase, host, knob in failing:
+    for phase, host, knob in steps:
         tb("knob", bed.run, host, knob)
         r = bed.install()
         text = r.stdout + r.stderr
@@ -202,26 +253,42 @@ def failing_steps(bed):
     if r.returncode != 0:
         fail("the install after the failures exited %d: %s" % (r.returncode, (r.stdout + r.stderr)[-3000:]))
     s = bed.state()
-    d = diff(without_counters(ref), without_counters(s))
-    if d:
-        fail("after a failing step per phase the end state differs from the reference:\n" + "\n".join(d[:30]))
+    check_end_state(bed, s, "after a failing step in %s" % ", ".join(p for p, _, _ in steps))
     c = counts(s)
     if c[MASTER]["init"] - base[MASTER]["init"] != 1 or c[WORKER]["join"] - base[WORKER]["join"] != 1:
         fail("after the failures: kubeadm runs %s, before %s" % (c, base))
+    with PRINT:
+        FAILED.extend(p for p, _, _ in steps)
     bed.ok("a failing step in %d phases (%s): each run failed there, the end state is the reference's, init and join once"
-           % (len(failing), ", ".join(p for p, _, _ in failing)))
+           % (len(steps), ", ".join(p for p, _, _ in steps)))
 
 
-def kills(bed):
-    bed.up()
-    ref, order = bed.reference()
+SHARES = 3
+
+
+def kill_points():
+    """The seeded kill points (an index into the reference order, a delay), dealt
+    in turn to the three testbeds."""
+    rnd = random.Random(SEED)
+    n = len(REF.order)
+    points = sorted((rnd.randrange(n), rnd.uniform(0, 0.4)) for _ in range(POINTS))
+    return [points[i::SHARES] for i in range(SHARES)]
+
+
+KILLED = []  # (bed, host, phase) of every run killed, for the summary
+FAILED = []  # the phases a step failed in
+
+
+def kills(bed, share):
     bed.fresh()
     base = counts(bed.state())
-    rnd = random.Random(SEED)
-    targets = sorted(rnd.randrange(len(order)) for _ in range(POINTS))
+    REF.ready.wait()
+    if REF.state is None:
+        fail("no reference install (its testbed failed)")
+    order = REF.order
+    points = kill_points()[share]
     killed_in = []
-    for t in targets:
-        delay = rnd.uniform(0, 0.4)
+    for t, delay in points:
         tail = JournalTail(bed.journal)
         p = subprocess.Popen([PAICTL, "install", bed.cluster] + bed.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         hit = None
@@ -245,17 +312,17 @@ def kills(bed):
     if r.returncode != 0:
         fail("the install after the kills exited %d: %s" % (r.returncode, (r.stdout + r.stderr)[-3000:]))
     s = bed.state()
-    d = diff(without_counters(ref), without_counters(s))
-    if d:
-        fail("after %d kills the end state differs from the reference:\n%s" % (len(killed_in), "\n".join(d[:30])))
+    check_end_state(bed, s, "after %d kills" % len(killed_in))
     c = counts(s)
     if c[MASTER]["init"] - base[MASTER]["init"] != 1:
         fail("kubeadm init completed %d times in the kill series" % (c[MASTER]["init"] - base[MASTER]["init"]))
     if c[WORKER]["join"] - base[WORKER]["join"] != 1:
         fail("kubeadm join completed %d times in the kill series" % (c[WORKER]["join"] - base[WORKER]["join"]))
     hit_phases = sorted({h[1] for h in killed_in if h})
-    if len(killed_in) < POINTS * 3 // 4:
-        fail("only %d of %d runs were killed (the rest finished first): %s" % (len(killed_in), POINTS, killed_in))
+    if len(killed_in) < len(points) * 3 // 4:
+        fail("only %d of %d runs were killed (the rest finished first): %s" % (len(killed_in), len(points), killed_in))
+    with PRINT:
+        KILLED.extend((bed.name,) + (h or ("-", "-")) for h in killed_in)
     bed.ok("install killed (kill -9) %d times, seed %d, in phases %s; the last run reached the reference's end state, "
            "init and join completed once" % (len(killed_in), SEED, ", ".join(hit_phases)))
     r = bed.install("--detailed-exitcode")
@@ -264,12 +331,31 @@ def kills(bed):
     bed.ok("then nothing to do")
 
 
+def reference_then_kills(bed):
+    try:
+        bed.up()
+        ref, order = bed.reference()
+        REF.state, REF.order, REF.base = ref, order, bed.base
+    finally:
+        REF.ready.set()
+    kills(bed, 0)
+
+
+def failures_then_kills(steps, share):
+    def run(bed):
+        bed.up()
+        failing_steps(bed, steps)
+        kills(bed, share)
+    return run
+
+
 def main():
     r = subprocess.run([TESTBED, "can-run"], capture_output=True, text=True)
     if r.returncode != 0:
         print(r.stdout.strip() or r.stderr.strip())
         return 77
-    beds = [(Bed("failures", "127.0.36"), failing_steps), (Bed("kills", "127.0.37"), kills)]
+    beds = [(Bed("a", "127.0.36"), reference_then_kills), (Bed("b", "127.0.37"), failures_then_kills(FAILING[:6], 1)),
+            (Bed("c", "127.0.38"), failures_then_kills(FAILING[6:], 2))]
     errors = []
 
     def run(bed, fn):
@@ -289,6 +375,10 @@ def main():
     finally:
         for bed, _ in beds:
             tb("down", bed.run, check=False)
+    if not errors:
+        phases = sorted({k[2] for k in KILLED if k[2] != "-"})
+        print("ok: a failing step in %d phases; %d kill points of %d (seed %d) over three testbeds, in %d phases: %s" % (
+            len(FAILED), len(KILLED), POINTS, SEED, len(phases), ", ".join(phases)))
     for e in errors:
         print("FAIL: " + e, file=sys.stderr)
     return 1 if errors else 0

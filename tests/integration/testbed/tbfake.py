@@ -145,13 +145,17 @@ def rewrite_in_place(real, text):
 
 STDIN_BYTES = 0
 INVOCATION = None
+# The pid the caller started: this process's, or the wrapper's when the fake
+# server (tbserver.py) runs the fake in a worker on its behalf.
+PID = None
 
 
 def log_start(tool, argv):
     global INVOCATION
-    INVOCATION = "%d-%d" % (os.getpid(), int(time.time() * 1e6))
+    pid = PID or os.getpid()
+    INVOCATION = "%d-%d" % (pid, int(time.time() * 1e6))
     rec = {"event": "start", "id": INVOCATION, "time": round(time.time(), 6), "tool": tool,
-           "argv": argv, "pid": os.getpid(), "stdin_tty": os.isatty(0) if _fd_ok(0) else False}
+           "argv": argv, "pid": pid, "stdin_tty": os.isatty(0) if _fd_ok(0) else False}
     _append(rec)
 
 
@@ -467,6 +471,10 @@ def install_program(prog):
         elif prog in ("nvidia-container-runtime", "runc"):
             f.write("#!/bin/sh\ncase ${1:-} in --version|-v) echo \"%s version 1.17.3\"; exit 0;; esac\n"
                     "echo \"%s: the testbed's fake only answers --version\" >&2\nexit 1\n" % (prog, prog))
+        elif os.access(LIB + "/tbclient", os.X_OK):
+            # The fake server runs the fake (tbserver.py, tbclient.c): no Python
+            # started per call. The client runs the fake itself where no server answers.
+            f.write("#!/bin/sh\nTB_HOST=%s exec %s/tbclient %s %s %s \"$@\"\n" % (HOST, LIB, server_name(LIB), LIB, prog))
         else:
             # tbfake imported, not run as a script: Python then keeps its compiled
             # code (LIB/__pycache__, in the run directory) instead of compiling
@@ -476,6 +484,12 @@ def install_program(prog):
                         HOST, "" if prog == "kubeadm" else "-S", LIB, prog))
     os.chmod(path + ".tmp", 0o755)
     os.rename(path + ".tmp", path)
+
+
+def server_name(lib):
+    """The abstract unix socket of the run directory's fake server (tbserver.py)."""
+    import hashlib
+    return "paictl-tbfake-" + hashlib.sha1(os.path.realpath(lib).encode()).hexdigest()[:16]
 
 
 def parse_opts(argv, flags_with_value=()):

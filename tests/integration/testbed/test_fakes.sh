@@ -27,6 +27,18 @@ expect 's["hosts"]["tb-worker1"]["modules_load_d"]' '{"k8s.conf": ["overlay", "b
 grep '"tool": "apt-get"' "$TMP/log" | grep '"install"' | grep '"kubeadm"' | grep -q '"rc": 0' || fail "apt-get install not recorded"
 grep '"tool": "systemctl"' "$TMP/log" | grep -q '"restart", "containerd"' || fail "systemctl restart not recorded"
 
+# Run by the fake server (docs/testbed.md): the recorded pid is the one the caller
+# started, the working directory (inside the host's own /etc) and the exit code are the caller's.
+on tb-worker1 'cd /etc/apt && { sysctl -p sources.list > /dev/null 2>&1 & echo "$!"; wait $!; echo "rc=$?"; }
+cd / && { sysctl -p sources.list > /dev/null 2>&1; echo "rc=$?"; }' > "$TMP/probe"
+[ -f "$RUN/lib/tbclient" ] || fail "up did not compile the fakes' client"
+grep -q 'tbclient' "$RUN/hosts/tb-worker1/bin/sysctl" || fail "the wrapper does not use the fake server"
+ppid=$(head -n 1 "$TMP/probe")
+"$TESTBED" log "$RUN" tb-worker1 | grep '"tool": "sysctl"' | grep '"-p", "sources.list"' > "$TMP/probelog"
+grep -q "\"pid\": $ppid," "$TMP/probelog" || fail "the recorded pid is not the caller's $ppid: $(cat "$TMP/probelog")"
+grep '"event": "end"' "$RUN/hosts/tb-worker1/invocations.jsonl" | grep -q "\"id\": \"$ppid-" || fail "no end record for $ppid"
+[ "$(sed -n 2,3p "$TMP/probe" | tr '\n' ' ')" = "rc=0 rc=255 " ] || fail "sysctl -p of a relative path, in /etc/apt and in /: $(cat "$TMP/probe")"
+
 # A failure knob: kubeadm init fails after writing the manifests, as an interrupted init would.
 "$TESTBED" knob "$RUN" tb-master 'kubeadm init fail'
 on tb-master 'kubeadm init --pod-network-cidr 10.244.0.0/16' > "$TMP/init1" 2>&1 && fail "kubeadm init succeeded despite the knob"

@@ -35,7 +35,7 @@ sys.path.insert(0, HERE)
 import tbfake  # noqa: E402
 
 TESTHOSTS = os.path.join(HERE, "..", "hosts", "testhosts.sh")
-LIB_FILES = ["tbfake.py", "kubeadm_fake.py", "kube_apiserver.py"]
+LIB_FILES = ["tbfake.py", "kubeadm_fake.py", "kube_apiserver.py", "tbserver.py"]
 # The fakes that replace real tools (first on PATH, and bind-mounted over these paths).
 BASE_TOOLS = ["apt-get", "apt", "apt-cache", "apt-mark", "dpkg", "dpkg-query", "systemctl", "modprobe", "lsmod",
               "sysctl", "swapoff", "swapon"]
@@ -158,6 +158,7 @@ def up(args):
     os.makedirs(lib, exist_ok=True)
     for f in LIB_FILES:
         shutil.copy2(os.path.join(HERE, f), os.path.join(lib, f))
+    start_server(rundir, lib)
     kubectl = args.kubectl or os.environ.get("TESTBED_KUBECTL") or shutil.which("kubectl") or ""
     kubectl = os.path.realpath(kubectl) if kubectl else ""
     pids = {}
@@ -183,6 +184,48 @@ def up(args):
     print("testbed: %d host%s up in %s (master %s; ssh -F %s/ssh_config %s)" % (
         n, "s" if n > 1 else "", rundir, addrs[0], rundir, hosts[0]["name"]))
     return 0
+
+
+def start_server(rundir, lib):
+    """The fake server (tbserver.py) and its client (tbclient.c, compiled here):
+    the hosts' wrappers then cost a fork of a warm Python instead of a Python
+    start each. Without a C compiler the wrappers start the fakes themselves."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        return
+    r = subprocess.run([cc, "-O2", "-o", lib + "/tbclient.tmp", os.path.join(HERE, "tbclient.c")],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write("testbed: tbclient.c did not compile, the fakes start as programs: %s" % r.stderr)
+        return
+    stop_server(rundir)
+    log = open(os.path.join(rundir, "tbserver.log"), "a")
+    p = subprocess.Popen(["/usr/bin/python3", lib + "/tbserver.py", tbfake.server_name(lib)], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=log, close_fds=True, start_new_session=True, cwd="/")
+    log.close()
+    if p.stdout.readline().strip() != b"ready":
+        p.kill()
+        p.wait()
+        die("the testbed's fake server did not start (%s/tbserver.log)" % rundir, 1)
+    p.stdout.close()
+    with open(os.path.join(rundir, "tbserver.pid"), "w") as f:
+        f.write("%d\n" % p.pid)
+    os.rename(lib + "/tbclient.tmp", lib + "/tbclient")
+
+
+def stop_server(rundir):
+    try:
+        pid = int(open(os.path.join(rundir, "tbserver.pid")).read())
+    except (OSError, ValueError):
+        return
+    if alive(pid):
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.time() + 5
+        while alive(pid) and time.time() < deadline:
+            time.sleep(0.01)
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    os.unlink(os.path.join(rundir, "tbserver.pid"))
 
 
 def copy_etc(rundir, hosts):
@@ -596,6 +639,7 @@ def down_run(rundir, quiet=False):
     except FileNotFoundError:
         namespaces = set()
     r = subprocess.run(["sh", TESTHOSTS, "stop", rundir], capture_output=True, text=True)
+    stop_server(rundir)
     if r.returncode != 0 and not quiet:
         sys.stderr.write(r.stderr)
     # Until nothing is left: the API server, and whatever still runs in a host's mount

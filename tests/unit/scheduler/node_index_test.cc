@@ -7,14 +7,17 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace pai::scheduler {
 namespace {
 
 // Nodes of two sizes (2 and 4 leaf cells), most used first; a node is
-// healthy or not. The naive view: a vector sorted with std::stable_sort by
-// (unhealthy, group) on every call, starting from node position.
+// healthy or not, suggested or not (in odd rounds each call suggests a random
+// subset, as Kubernetes does per pod). The naive view: a vector sorted with
+// std::stable_sort by (unhealthy, not suggested, group) on every call,
+// starting from node position.
 TEST(RankedNodes, WalkInTheOrderOfAPersistentStableSort) {
   const std::vector<int32_t> totals{2, 4};
   BucketLayout layout = layout_most_used_first(totals);
@@ -23,6 +26,7 @@ TEST(RankedNodes, WalkInTheOrderOfAPersistentStableSort) {
     const int32_t n = 5 + static_cast<int32_t>(rng() % 40);
     std::vector<int32_t> cls(static_cast<size_t>(n)), used(static_cast<size_t>(n), 0);
     std::vector<bool> healthy(static_cast<size_t>(n), true);
+    std::vector<bool> suggested(static_cast<size_t>(n), true);
     BucketedNodes index;
     index.init(n, layout.bucket_free, layout.groups, true);
     for (int32_t i = 0; i < n; ++i) {
@@ -33,7 +37,8 @@ TEST(RankedNodes, WalkInTheOrderOfAPersistentStableSort) {
     for (int32_t i = 0; i < n; ++i) view[static_cast<size_t>(i)] = i;
     auto group_of = [&](int32_t i) {
       // most_used_first: a group per used count, most used first.
-      return std::make_pair(!healthy[static_cast<size_t>(i)], -used[static_cast<size_t>(i)]);
+      return std::make_tuple(!healthy[static_cast<size_t>(i)], !suggested[static_cast<size_t>(i)],
+                             -used[static_cast<size_t>(i)]);
     };
     for (int call = 0; call < 200; ++call) {
       // A few nodes change between two calls (some change and change back).
@@ -48,12 +53,20 @@ TEST(RankedNodes, WalkInTheOrderOfAPersistentStableSort) {
           used[s] = static_cast<int32_t>(rng() % static_cast<uint32_t>(total + 1));
         index.set(i, bucket_used(layout, cls[s], used[s]), healthy[s]);
       }
+      if (round % 2 == 1) {
+        const bool all = rng() % 3 == 0;
+        for (int32_t i = 0; i < n; ++i) {
+          suggested[static_cast<size_t>(i)] = all || rng() % 4 != 0;
+          index.set_suggested(i, suggested[static_cast<size_t>(i)]);
+        }
+      }
       std::stable_sort(view.begin(), view.end(),
                        [&](int32_t a, int32_t b) { return group_of(a) < group_of(b); });
       index.sort();
       std::vector<int32_t> expect, got;
       for (int32_t i : view)
-        if (healthy[static_cast<size_t>(i)]) expect.push_back(i);
+        if (healthy[static_cast<size_t>(i)] && suggested[static_cast<size_t>(i)])
+          expect.push_back(i);
       index.for_each([&](int32_t i) {
         got.push_back(i);
         return false;

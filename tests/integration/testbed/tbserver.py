@@ -1,0 +1,223 @@
+#!/usr/bin/python3
+"""The testbed's fake server: one per run directory, started by `testbed.sh up`.
+
+A fake started as its own Python program spends most of its CPU before its first
+line of work (the interpreter, its imports). This process imports the fakes once
+and forks a worker per call of a host's bin/TOOL wrapper (tbclient.c). The
+worker enters the caller's mount namespace, takes its working directory,
+environment and standard descriptors, and runs tbfake.main() exactly as the
+program would have: the same state files and lock, the same invocation records
+(with the caller's pid), the same knobs. The caller gets the worker's pid, then
+its exit code or the signal it died of; if the caller dies first, the worker is
+killed (as the program would have been).
+
+  tbserver.py SOCKET      (an abstract unix socket name; prints "ready" when listening)
+"""
+
+import ctypes
+import io
+import os
+import selectors
+import signal
+import socket
+import struct
+import sys
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tbfake  # noqa: E402
+
+try:
+    tbfake.kubeadm_fake()  # its imports (PyYAML, ssl, ...) once, here
+except Exception:  # noqa: BLE001 (the worker imports it again and reports)
+    pass
+import gc  # noqa: E402
+import random  # noqa: E402
+
+# What the workers inherit stays shared: the collector would otherwise touch (and
+# so copy) every object in each worker.
+gc.freeze()
+
+CLONE_NEWNS = 0x00020000
+LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def parse(data):
+    parts = data.split(b"\0")
+    nargs, nenv, mask = int(parts[0]), int(parts[1]), int(parts[2])
+    args = [p.decode(errors="surrogateescape") for p in parts[3:3 + nargs]]
+    env = {}
+    for p in parts[3 + nargs:3 + nargs + nenv]:
+        k, _, v = p.decode(errors="surrogateescape").partition("=")
+        env[k] = v
+    return args, env, mask
+
+
+def worker(data, fds, peer, closing):
+    for f in closing:
+        f.close()
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    random.seed()
+    rc = 1
+    try:
+        args, env, mask = parse(data)
+        ns, cwd, stdio = fds[0], fds[1], fds[2:]
+        if LIBC.setns(ns, CLONE_NEWNS) != 0:
+            raise OSError(ctypes.get_errno(), "setns")
+        os.fchdir(cwd)
+        os.close(ns)
+        os.close(cwd)
+        it = iter(stdio)
+        for fd in range(3):
+            if mask & (1 << fd):
+                src = next(it)
+                if src != fd:
+                    os.dup2(src, fd)
+                    if src > 2:
+                        os.close(src)
+            else:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        os.environ.clear()
+        os.environ.update(env)
+        sys.stdin = open(0, "r", closefd=False, encoding="utf-8", errors="surrogateescape") if mask & 1 else None
+        sys.stdout = open(1, "w", buffering=1 if os.isatty(1) else -1, closefd=False, encoding="utf-8",
+                          errors="surrogateescape") if mask & 2 else None
+        sys.stderr = open(2, "w", buffering=1, closefd=False, encoding="utf-8",
+                          errors="backslashreplace") if mask & 4 else None
+        if sys.stdout is None:
+            sys.stdout = io.StringIO()
+        if sys.stderr is None:
+            sys.stderr = io.StringIO()
+        tbfake.HOST = env.get("TB_HOST", "")
+        tbfake.PID = peer
+        sys.argv = ["tbfake.py"] + args
+        try:
+            rc = tbfake.main()
+        except SystemExit as e:
+            if e.code is None:
+                rc = 0
+            elif isinstance(e.code, int):
+                rc = e.code
+            else:
+                sys.stderr.write(str(e.code) + "\n")
+                rc = 1
+        except BaseException:  # noqa: BLE001 (what Python would print, then exit 1)
+            traceback.print_exc()
+            rc = 1
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except (OSError, ValueError):
+                rc = rc or 120
+    except BaseException:  # noqa: BLE001
+        try:
+            traceback.print_exc()
+        except Exception:  # noqa: BLE001
+            pass
+    os._exit((rc or 0) & 0xFF)
+
+
+def main():
+    name = sys.argv[1]
+    lsock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    lsock.bind("\0" + name)
+    lsock.listen(256)
+    rpipe, wpipe = os.pipe()
+    os.set_blocking(rpipe, False)
+    os.set_blocking(wpipe, False)
+    signal.set_wakeup_fd(wpipe)
+    signal.signal(signal.SIGCHLD, lambda *a: None)
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+    sel = selectors.DefaultSelector()
+    sel.register(lsock, selectors.EVENT_READ, "listen")
+    sel.register(rpipe, selectors.EVENT_READ, "child")
+    workers = {}  # pid -> the caller's connection
+    print("ready", flush=True)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+
+    def reap():
+        while workers:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            conn = workers.pop(pid, None)
+            if conn is None:
+                continue
+            if os.WIFSIGNALED(status):
+                ans = b"signal %d" % os.WTERMSIG(status)
+            else:
+                ans = b"exit %d" % os.WEXITSTATUS(status)
+            try:
+                sel.unregister(conn)
+            except (KeyError, ValueError):
+                pass
+            try:
+                conn.send(ans)
+            except OSError:
+                pass
+            conn.close()
+
+    while True:
+        for key, _ in sel.select():
+            if key.data == "listen":
+                try:
+                    conn, _ = lsock.accept()
+                except OSError:
+                    continue
+                try:
+                    data, fds, _, _ = socket.recv_fds(conn, 1 << 20, 8)
+                    peer = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[0]
+                except OSError:
+                    conn.close()
+                    continue
+                if not data or len(fds) < 2:
+                    for fd in fds:
+                        os.close(fd)
+                    conn.close()
+                    continue
+                pid = os.fork()
+                if pid == 0:
+                    worker(data, fds, peer, [lsock, conn, sel])
+                for fd in fds:
+                    os.close(fd)
+                workers[pid] = conn
+                try:
+                    conn.send(b"pid %d" % pid)
+                except OSError:
+                    pass
+                sel.register(conn, selectors.EVENT_READ, pid)
+            elif key.data == "child":
+                try:
+                    while os.read(rpipe, 512):
+                        pass
+                except BlockingIOError:
+                    pass
+                reap()
+            else:
+                # The caller said something or went away: it only ever goes away.
+                pid = key.data
+                try:
+                    gone = key.fileobj.recv(16) == b""
+                except OSError:
+                    gone = True
+                if gone:
+                    sel.unregister(key.fileobj)
+                    if pid in workers:
+                        try:
+                            os.kill(pid, signal.SIGKILL)
+                        except ProcessLookupError:
+                            pass
+        reap()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
