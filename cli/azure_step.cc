@@ -249,14 +249,15 @@ int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, con
     ms.push_back({{"pool", m.pool},
                   {"hostname", m.hostname},
                   {"hostip", m.ip},
-                  {"machineType", m.machine_type}});
+                  {"machineType", m.machine_type},
+                  {"role", m.master ? "master" : "worker"}});
   azure["machines"] = ms;
   if (!json) {
     std::printf("azure: %zu VM%s in %s%s\n", machines->size(), machines->size() == 1 ? "" : "s",
                 s.layout_file.c_str(), layout_changed ? " (updated)" : "");
     for (const auto& m : *machines)
-      std::printf("  %-24s %-15s pool %s, machine-type %s\n", m.hostname.c_str(), m.ip.c_str(),
-                  m.pool.c_str(), m.machine_type.c_str());
+      std::printf("  %-24s %-15s pool %s, machine-type %s%s\n", m.hostname.c_str(), m.ip.c_str(),
+                  m.pool.c_str(), m.machine_type.c_str(), m.master ? ", the master" : "");
   }
   auto st = s.arm->stats();
   azure["requests"] = {{"total", st.requests},      {"polls", st.polls},

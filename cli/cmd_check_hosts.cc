@@ -1,6 +1,7 @@
 // paictl check hosts PATH... | --hosts a,b,c | --hosts-file FILE
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "check/cross_site.h"
 #include "check/report.h"
 #include "check/runner.h"
+#include "check/site_overlap.h"
 #include "config/azure_config.h"
 #include "config/cluster_files.h"
 #include "exit_codes.h"
@@ -52,14 +54,19 @@ std::vector<pai::check::CheckResult> cross_site_checks(
   auto loaded = pai::config::check_paths({o.hosts.paths[0]});
   if (loaded.clusters.empty() || !loaded.clusters[0].config || !loaded.clusters[0].config->azure)
     return out;
-  auto space = pai::config::parse_cidr(loaded.clusters[0].config->azure->address_space);
-  if (!space) return out;
+  const auto& az = *loaded.clusters[0].config->azure;
+  if (!pai::config::parse_cidr(az.address_space)) return out;
+  // The site as the labels phase gives it: a VM paictl wrote into layout.yaml,
+  // or a host inside azure.address-space, is on Azure.
+  std::map<std::string, std::string> vms;
+  if (loaded.clusters[0].layout)
+    vms = pai::config::azure_pools_in_layout(loaded.sources[loaded.clusters[0].layout->file]);
   std::vector<pai::check::SiteHost> all;
   for (const auto& oc : outcomes) {
     const auto& h = oc.plan;
     std::string ip = h.hostip.empty() ? h.address : h.hostip;
-    auto c = pai::config::parse_cidr(ip + "/32");
-    all.push_back({h.name, ip, c && space->contains(*c) ? "azure" : "onprem", h.master});
+    all.push_back(
+        {h.name, ip, pai::config::site_labels(az, vms, h.name, ip)["paictl.io/site"], h.master});
   }
   pai::remote::SshTransport transport;
   transport.set_password(p.ssh_password);
@@ -80,6 +87,68 @@ std::vector<pai::check::CheckResult> cross_site_checks(
   }
   for (auto& t : threads) t.join();
   for (auto& v : per) out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+
+// A hybrid cluster's ranges against each other and each on-prem host's own
+// networks (check/site_overlap.h): one more command on each reached on-prem host.
+std::vector<pai::check::CheckResult> site_overlap_checks(
+    const CheckHostsOptions& o, const PreparedHosts& p,
+    const std::vector<pai::check::HostOutcome>& outcomes) {
+  std::vector<pai::check::CheckResult> out;
+  if (o.hosts.paths.size() != 1 || !pai::util::is_directory(o.hosts.paths[0])) return out;
+  auto loaded = pai::config::check_paths({o.hosts.paths[0]});
+  if (loaded.clusters.empty() || !loaded.clusters[0].config || !loaded.clusters[0].config->azure)
+    return out;
+  const auto& cfg = *loaded.clusters[0].config;
+  auto ranges =
+      pai::check::hybrid_ranges(*cfg.azure, cfg.kube_pods_subnet, cfg.kube_service_addresses);
+  std::map<std::string, std::string> vms;
+  if (loaded.clusters[0].layout)
+    vms = pai::config::azure_pools_in_layout(loaded.sources[loaded.clusters[0].layout->file]);
+  std::vector<std::string> clashes;
+  for (const auto& [a, b] : pai::check::overlapping_ranges(ranges))
+    clashes.push_back(a.what + " " + a.cidr + " overlaps " + b.what + " " + b.cidr);
+  pai::remote::SshTransport transport;
+  transport.set_password(p.ssh_password);
+  std::vector<pai::check::CheckResult> per(outcomes.size());
+  std::vector<bool> ran(outcomes.size(), false);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    const auto& h = outcomes[i].plan;
+    std::string ip = h.hostip.empty() ? h.address : h.hostip;
+    if (!outcomes[i].reached ||
+        pai::config::site_labels(*cfg.azure, vms, h.name, ip)["paictl.io/site"] != "onprem")
+      continue;
+    ran[i] = true;
+    threads.emplace_back([&, i] {
+      pai::remote::ExecRequest req;
+      req.command = "sh -c " + pai::util::shell_quote(pai::check::site_overlap_command());
+      req.timeout_ms = 30000;
+      auto r = transport.exec(outcomes[i].plan.target, req);
+      std::string err = r.ok() ? "" : r.error;
+      auto nets = err.empty() ? pai::check::parse_site_overlap_output(r.out, &err)
+                              : std::vector<pai::check::HostNetwork>{};
+      if (!err.empty()) {
+        per[i] = {outcomes[i].plan.name,
+                  "SiteOverlap",
+                  pai::check::Status::Skip,
+                  "cannot read the host's routes: " + err,
+                  "",
+                  false};
+        return;
+      }
+      per[i] = pai::check::site_overlap_result(outcomes[i].plan.name, nets, ranges);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < per.size(); ++i)
+    if (ran[i]) out.push_back(per[i]);
+  if (!clashes.empty())
+    out.push_back({"", "SiteOverlap", pai::check::Status::Fail, pai::util::join(clashes, "; "),
+                   "the VNet, the pods and the services each need a range of their own "
+                   "(paictl check config reports the same as A003)",
+                   false});
   return out;
 }
 
@@ -156,6 +225,8 @@ int run(CheckHostsOptions& o, const Globals& g) {
   auto results = pai::check::evaluate(outcomes, eo);
   auto cross = cross_site_checks(o, p, outcomes);
   results.insert(results.end(), cross.begin(), cross.end());
+  auto overlap = site_overlap_checks(o, p, outcomes);
+  results.insert(results.end(), overlap.begin(), overlap.end());
   pai::check::demote(results, ignore);
 
   pai::check::ReportContext ctx;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -153,6 +154,11 @@ int prepare(InstallOptions& o, const Globals& g, const char* verb, Prepared& p) 
     if (s.openpai.enabled) s.cluster_files = pai::deploy::read_cluster_files(p.cluster_dir);
   }
 
+  // A hybrid cluster's nodes carry their site (docs/hybrid.md).
+  std::map<std::string, std::string> azure_vms;
+  if (cfg.azure && cluster.layout)
+    azure_vms = pai::config::azure_pools_in_layout(loaded.sources[cluster.layout->file]);
+
   std::set<std::string> wanted(limit.begin(), limit.end());
   std::set<std::string> matched;
   bool has_master = false;
@@ -174,6 +180,8 @@ int prepare(InstallOptions& o, const Globals& g, const char* verb, Prepared& p) 
         spec.gpus = static_cast<int>(h.sku->device->count);
       }
     }
+    if (cfg.azure)
+      spec.labels = pai::config::site_labels(*cfg.azure, azure_vms, h.name, spec.address);
     spec.target = h.target;
     spec.plan = h;
     has_master |= h.master;
@@ -322,6 +330,9 @@ enum class Mode { Install, Reset, ConfigPush, HivedPush };
 
 // install: the Azure VMs without cells in the HiveD config get them (defined below).
 int add_azure_vm_cells(InstallOptions& o, const Globals& g, const Json& azure_doc);
+// install --dry-run: the cells the pools' VMs not created yet will add, under
+// placeholder names; sets `pending_master` when the master is such a VM.
+int plan_azure_vm_cells(InstallOptions& o, const Globals& g, std::string& pending_master);
 
 int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   bool reset = mode == Mode::Reset;
@@ -345,6 +356,30 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   }
   if (mode == Mode::Install && !o.skip_azure && !o.hosts.dry_run)
     if (int rc = add_azure_vm_cells(o, g, azure_doc); rc >= 0) return rc;
+  if (mode == Mode::Install && !o.skip_azure && o.hosts.dry_run && !azure_doc.is_null()) {
+    std::string pending_master;
+    if (int rc = plan_azure_vm_cells(o, g, pending_master); rc >= 0) return rc;
+    if (!pending_master.empty()) {
+      // The hosts' plan needs the master, which Azure has not created yet.
+      bool json = is_structured(o.output);
+      if (json) {
+        Json doc = {{"apiVersion", "paictl.install/v1"},
+                    {"kind", "Install"},
+                    {"cluster", o.hosts.paths[0]},
+                    {"azure", azure_doc},
+                    {"pendingMaster", pending_master}};
+        if (!o.hived_doc.is_null()) doc["hived"] = o.hived_doc;
+        std::printf("%s\n", doc.dump(2).c_str());
+      } else {
+        std::printf(
+            "hosts: the master is the VM of Azure pool %s, not created yet; install creates it "
+            "first, then plans and installs the hosts (kubeadm init on it, the others join)\n"
+            "dry run: nothing was changed on any host\n",
+            pending_master.c_str());
+      }
+      return kExitChanges;
+    }
+  }
   Prepared p;
   if (int rc = prepare(o, g, verb, p); rc >= 0) return rc;
   bool json = is_structured(o.output);
@@ -775,12 +810,59 @@ int push_hived_edit(const InstallOptions& base, const Globals& g, const HivedEdi
   return rc;
 }
 
+int plan_azure_vm_cells(InstallOptions& o, const Globals& g, std::string& pending_master) {
+  if (o.hosts.paths.size() != 1) return -1;
+  const std::string& dir = o.hosts.paths[0];
+  auto loaded = pai::config::check_paths({dir});
+  if (loaded.clusters.empty() || !loaded.clusters[0].layout || !loaded.clusters[0].config ||
+      !loaded.clusters[0].config->azure)
+    return -1;
+  const auto& c = loaded.clusters[0];
+  const auto& az = *c.config->azure;
+  std::map<std::string, int64_t> have;  // pool -> its VMs in layout.yaml
+  bool master = false;
+  for (const auto& m : c.layout->machines) {
+    if (!m.azure_pool.empty()) ++have[m.azure_pool];
+    master |= m.master;
+  }
+  if (const auto* mp = az.master_pool(); mp && !master) pending_master = mp->name;
+  std::vector<std::pair<std::string, std::string>> hosts;
+  Json planned = Json::array();
+  for (const auto& pool : az.pools) {
+    if (pool.master || pool.machine_type.empty()) continue;
+    for (int64_t i = have[pool.name] + 1; i <= pool.count; ++i) {
+      // Azure names the VMs when it creates them: placeholders until then.
+      std::string name = "new-" + pool.name + "-" + std::to_string(i);
+      hosts.emplace_back(name, pool.machine_type);
+      planned.push_back({{"name", name},
+                         {"pool", pool.name},
+                         {"sku", pool.sku},
+                         {"machineType", pool.machine_type}});
+    }
+  }
+  if (hosts.empty()) return -1;
+  HivedEdit h;
+  if (int rc = plan_hived_add(dir, hosts, "", false, h); rc >= 0) return rc;
+  bool json = is_structured(o.output);
+  if (!json && !g.quiet) {
+    std::printf(
+        "HiveD cells of the %zu VM%s Azure will create (named new-POOL-N until Azure "
+        "names them):\n",
+        hosts.size(), hosts.size() == 1 ? "" : "s");
+    print_hived_edit(h);
+  }
+  o.hived_doc = hived_edit_json(h);
+  o.hived_doc["plannedMachines"] = planned;
+  return -1;
+}
+
 int add_azure_vm_cells(InstallOptions& o, const Globals& g, const Json& azure_doc) {
   if (!azure_doc.is_object() || !azure_doc.contains("machines") || o.hosts.paths.size() != 1)
     return -1;
   std::vector<std::pair<std::string, std::string>> vms;
   for (const auto& m : azure_doc["machines"])
-    vms.emplace_back(m.value("hostname", ""), m.value("machineType", ""));
+    if (m.value("role", "worker") != "master")  // the master runs no jobs: no cells
+      vms.emplace_back(m.value("hostname", ""), m.value("machineType", ""));
   if (vms.empty()) return -1;
   HivedEdit h;
   if (int rc = plan_hived_add(o.hosts.paths[0], vms, "", true, h, true); rc >= 0) return rc;

@@ -55,6 +55,8 @@ struct SimulateOptions {
   int32_t backfill = 0;
   bool overflow = false;
   bool preempt_one_node = false;
+  double suggested_fraction = 1;
+  uint64_t suggested_seed = 1;
   std::string record;
   std::string tie_order = "hived";
 };
@@ -282,6 +284,8 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   sopt.backfill = o.backfill > 0;
   sopt.overflow = o.overflow;
   sopt.preempt_one_node = o.preempt_one_node;
+  sopt.suggested_fraction = o.suggested_fraction;
+  sopt.suggested_seed = o.suggested_seed;
   sopt.backfill_depth = o.backfill;
   if (!o.bin.empty()) {
     auto b = pai::sim::parse_duration(o.bin);
@@ -433,6 +437,16 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
                "it start");
   cmd.add_flag("--preempt-one-node", o.preempt_one_node,
                "Delete a preemption's victims one node at a time, as HiveD answers Kubernetes");
+  cmd.add_option("--suggested-fraction", o.suggested_fraction,
+                 "Each decision's suggested nodes keep every node with probability F (Kubernetes' "
+                 "own filters); hived avoids the others (ignoreK8sSuggestedNodes: false)")
+      ->type_name("F")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd.add_option("--suggested-seed", o.suggested_seed,
+                 "Seed of the suggested node sets (--suggested-fraction)")
+      ->type_name("N")
+      ->capture_default_str();
   cmd.add_option("--limit", o.limit, "Simulate only the first N jobs of the trace")->type_name("N");
   cmd.add_option("--tie-order", o.tie_order,
                  "How hived breaks ties: hived (as HiveD's lists are ordered) or config "

@@ -10,6 +10,11 @@ Streams (JSON lines: the config, then requests):
                          guaranteed work preempts opportunistic work)
   philly10x-s1.jsonl     a 10x Philly-shaped cluster (--scale 10: 5,520 nodes)
   heterogeneous.jsonl    examples/clusters/heterogeneous, a seeded trace, the same way
+  philly-suggested-s1.jsonl  the Philly-shaped cluster, 1,500 jobs, every decision with a
+                         seeded suggested node set (simulate --suggested-fraction 0.98)
+  philly-busy-suggested-s2.jsonl  the same with 3,000 jobs, seed 2 (preemptions)
+  hived-test-suggested.jsonl  the hived-test cluster, 1,000 requests, half of them with a
+                         random suggested node set, most avoiding the other nodes
   hived-test.jsonl       a small cluster shaped like HiveD's design example (binary
                          DGX-2-like trees, multi-node chains, a pinned cell, two leaf
                          types) and a seeded open-loop sequence of schedule and release
@@ -34,6 +39,8 @@ PHILLY_JOBS = 1500
 PHILLY_BUSY_JOBS = 3000
 PHILLY_LOAD = 3
 HETERO_JOBS = 400
+# philly-suggested: each decision's suggested nodes keep every node with this probability
+SUGGESTED_FRACTION = 0.98
 
 HIVED_TEST_CONFIG = """\
 # A small cluster shaped like HiveD's design example: K80 racks of 4-GPU nodes,
@@ -83,8 +90,26 @@ virtualClusters:
 """
 
 
-def hived_test_stream(seed, n):
+HIVED_TEST_NODES = ["k%d" % i for i in range(6)] + ["d%d" % i for i in range(7)]
+
+
+def with_suggested(req, rnd):
+    """Half the schedule requests carry a random suggested node set (each node
+    kept with probability 0.7), most of them avoiding the other nodes
+    (ignoreSuggestedNodes false), some ignoring them (HiveD still checks a
+    preempting group's placement against the set)."""
+    if rnd.random() >= 0.5:
+        return req
+    req = dict(req)
+    req["suggestedNodes"] = [n for n in HIVED_TEST_NODES if rnd.random() < 0.7]
+    if rnd.random() < 0.8:
+        req["ignoreSuggestedNodes"] = False
+    return req
+
+
+def hived_test_stream(seed, n, suggested=False):
     rnd = random.Random(seed)
+    srnd = random.Random(seed + 1000)
     lines = [json.dumps({"op": "config", "yaml": HIVED_TEST_CONFIG})]
     names = []
     for i in range(n):
@@ -95,7 +120,7 @@ def hived_test_stream(seed, n):
         if names and r < 0.4:
             # asked again: an allocated group answers its placement, a preempting one continues
             g = rnd.choice(names)
-            lines.append(json.dumps(groups[g]))
+            lines.append(json.dumps(with_suggested(groups[g], srnd) if suggested else groups[g]))
             continue
         if not names:
             groups = {}
@@ -126,7 +151,7 @@ def hived_test_stream(seed, n):
                                "leafCellNumber": rnd.choice(sizes)}]
         names.append(name)
         groups[name] = req
-        lines.append(json.dumps(req))
+        lines.append(json.dumps(with_suggested(req, srnd) if suggested else req))
     return "\n".join(lines) + "\n"
 
 
@@ -134,9 +159,9 @@ def run(cmd):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def record_trace(paictl, config, trace, out):
+def record_trace(paictl, config, trace, out, extra=()):
     run([paictl, "simulate", "--config", config, "--trace", trace, "--policy", "hived",
-         "--overflow", "--record-requests", out, "-o", "json"])
+         "--overflow", "--record-requests", out, "-o", "json"] + list(extra))
 
 
 def main():
@@ -144,6 +169,8 @@ def main():
     ap.add_argument("paictl")
     ap.add_argument("outdir")
     ap.add_argument("--driver", help="the HiveD driver: records its decisions")
+    ap.add_argument("--only", nargs="+", metavar="NAME",
+                    help="write only these streams (names without .jsonl)")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     streams = {}
@@ -151,13 +178,21 @@ def main():
         philly = [("philly-s%d" % s, s, PHILLY_JOBS, 1) for s in range(1, 6)]
         philly += [("philly-busy-s%d" % s, s, PHILLY_BUSY_JOBS, 1) for s in range(1, 6)]
         philly += [("philly10x-s1", 1, PHILLY_BUSY_JOBS, 10)]
+        philly += [("philly-suggested-s1", 1, PHILLY_JOBS, 1),
+                   ("philly-busy-suggested-s2", 2, PHILLY_BUSY_JOBS, 1)]
         for name, seed, jobs, scale in philly:
+            if a.only and name not in a.only:
+                continue
             d = os.path.join(tmp, name)
             run([a.paictl, "simulate", "generate", "--jobs", str(jobs), "--seed", str(seed),
                  "--load", str(PHILLY_LOAD), "--opportunistic", "0.2", "--scale", str(scale),
                  "--cluster-out", d, "--format", "csv", "--out", os.path.join(d, "trace.csv")])
             out = os.path.join(tmp, name + ".jsonl")
-            record_trace(a.paictl, d, os.path.join(d, "trace.csv"), out)
+            extra = []
+            if "suggested" in name:
+                extra = ["--suggested-fraction", str(SUGGESTED_FRACTION), "--suggested-seed",
+                         str(seed)]
+            record_trace(a.paictl, d, os.path.join(d, "trace.csv"), out, extra)
             streams[name + ".jsonl"] = open(out).read()
         het = os.path.join(ROOT, "examples", "clusters", "heterogeneous")
         trace = os.path.join(tmp, "het.csv")
@@ -165,9 +200,13 @@ def main():
              "--seed", "11", "--load", "2", "--opportunistic", "0.2", "--format", "csv",
              "--out", trace])
         out = os.path.join(tmp, "heterogeneous.jsonl")
-        record_trace(a.paictl, het, trace, out)
-        streams["heterogeneous.jsonl"] = open(out).read()
+        if not a.only or "heterogeneous" in a.only:
+            record_trace(a.paictl, het, trace, out)
+            streams["heterogeneous.jsonl"] = open(out).read()
     streams["hived-test.jsonl"] = hived_test_stream(14, 600)
+    streams["hived-test-suggested.jsonl"] = hived_test_stream(15, 1000, suggested=True)
+    if a.only:
+        streams = {k: v for k, v in streams.items() if k[:-len(".jsonl")] in a.only}
     for name, text in streams.items():
         path = os.path.join(a.outdir, name + ".gz")
         if a.driver:

@@ -421,6 +421,7 @@ Result<std::vector<Machine>> list_machines(ArmClient& arm, const Spec& s) {
       Machine m;
       m.pool = pool.name;
       m.machine_type = pool.machine_type;
+      m.master = pool.master;
       m.instance_id = v.value("instanceId", std::string());
       std::string id = util::to_lower(v.value("id", std::string()));
       if (v.contains("properties") && v["properties"].contains("osProfile"))
@@ -499,7 +500,7 @@ std::string update_layout(const std::string& text, const std::vector<Machine>& m
     kept.push_back(item_indent + "- hostname: " + m.hostname + "  # azure pool " + m.pool);
     kept.push_back(inner + "hostip: " + m.ip);
     kept.push_back(inner + "machine-type: " + m.machine_type);
-    kept.push_back(inner + "pai-worker: \"true\"");
+    kept.push_back(inner + (m.master ? "pai-master: \"true\"" : "pai-worker: \"true\""));
   }
   std::string out;
   for (size_t i = 0; i <= key; ++i) out += lines[i] + "\n";

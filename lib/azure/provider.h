@@ -89,6 +89,7 @@ struct Machine {
   std::string hostname;  // the VM's computer name, lower case
   std::string ip;
   std::string instance_id;
+  bool master = false;  // the VM of the pool with role: master: the cluster's pai-master
 };
 util::Result<std::vector<Machine>> list_machines(ArmClient& arm, const Spec& s);
 

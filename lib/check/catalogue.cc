@@ -117,6 +117,10 @@ const std::vector<CheckInfo>& catalogue() {
        "paictl"},
       {"CrossSiteMTU", Severity::Error, "cluster",
        "hybrid clusters: the pods' VXLAN packets reach the other site unfragmented", "paictl"},
+      {"SiteOverlap", Severity::Error, "cluster",
+       "hybrid clusters: azure.address-space, its subnet, the pods' and the services' ranges "
+       "overlap neither each other nor an on-prem host's networks (interfaces, routes)",
+       "paictl"},
       {"CrossSiteUDP", Severity::Error, "cluster",
        "hybrid clusters: the overlay's UDP ports (8472, 4789) of the other site are not refused "
        "by the network (no answer is a warning: UDP cannot prove more)",

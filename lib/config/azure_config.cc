@@ -48,6 +48,47 @@ std::string Cidr::str() const {
          std::to_string(bits);
 }
 
+std::map<std::string, std::string> azure_pools_in_layout(std::string_view text) {
+  std::map<std::string, std::string> out;
+  for (auto line : util::split(text, '\n')) {
+    auto t = util::trim(line);
+    if (t.rfind("- hostname:", 0) != 0) continue;
+    auto mark = t.find("# azure pool ");
+    if (mark == std::string_view::npos) continue;
+    std::string name(util::trim(t.substr(11, mark - 11)));
+    if (name.size() >= 2 && (name[0] == '"' || name[0] == '\''))
+      name = name.substr(1, name.size() - 2);
+    std::string pool(util::trim(t.substr(mark + 13)));
+    if (!name.empty() && !pool.empty()) out[name] = pool;
+  }
+  return out;
+}
+
+std::map<std::string, std::string> site_labels(
+    const AzureConfig& azure, const std::map<std::string, std::string>& pools_in_layout,
+    const std::string& hostname, const std::string& hostip) {
+  std::map<std::string, std::string> out;
+  auto it = pools_in_layout.find(hostname);
+  bool on_azure = it != pools_in_layout.end();
+  if (!on_azure) {
+    auto space = parse_cidr(azure.address_space);
+    auto ip = parse_cidr(hostip + "/32");
+    on_azure = space && ip && space->contains(*ip);
+  }
+  out["paictl.io/site"] = on_azure ? "azure" : "onprem";
+  if (on_azure) {
+    if (!azure.location.empty()) out["topology.kubernetes.io/region"] = azure.location;
+    if (it != pools_in_layout.end()) out["paictl.io/azure-pool"] = it->second;
+  }
+  return out;
+}
+
+const AzurePool* AzureConfig::master_pool() const {
+  for (const auto& p : pools)
+    if (p.master) return &p;
+  return nullptr;
+}
+
 bool is_infiniband_sku(std::string_view sku) {
   std::string s = util::to_lower(sku);
   if (s.rfind("standard_", 0) == 0) s = s.substr(9);
@@ -257,7 +298,7 @@ AzureConfig load_azure_config(const Node* section, Context& ctx, const std::stri
     for (const Node* item : pools->items()) {
       std::string where = "azure.pools[" + std::to_string(i++) + "]";
       if (!ctx.is_mapping(item, where)) continue;
-      ctx.unknown_keys(item, {"name", "sku", "count", "machine-type"}, where);
+      ctx.unknown_keys(item, {"name", "role", "sku", "count", "machine-type"}, where);
       AzurePool pool;
       pool.mark = ctx.at(item);
       if (const Node* n = ctx.required(item, "name", where))
@@ -301,6 +342,25 @@ AzureConfig load_azure_config(const Node* section, Context& ctx, const std::stri
         pool.machine_type_mark = ctx.at(n);
         if (auto v = ctx.string_value(n, where + ".machine-type")) pool.machine_type = *v;
       }
+      if (const Node* n = item->get("role"))
+        if (auto v = ctx.string_value(n, where + ".role")) {
+          if (*v == "master") {
+            pool.master = true;
+            if (const AzurePool* other = a.master_pool())
+              ctx.error("A005", ctx.at(n),
+                        where + " is a second master pool (\"" + other->name + "\" is one)",
+                        "a cluster has one master: give role: master to one pool only");
+            if (pool.count != 1)
+              ctx.error("A005", ctx.at(n),
+                        where + " has role: master but count " + std::to_string(pool.count) +
+                            "; the master pool is one VM",
+                        "set count: 1 (paictl installs one control-plane node)");
+          } else if (*v != "worker") {
+            ctx.error("A005", ctx.at(n),
+                      where + ".role must be worker or master, found \"" + *v + "\"",
+                      "role: master puts the cluster's master on this pool's one VM");
+          }
+        }
       a.pools.push_back(std::move(pool));
     }
   }

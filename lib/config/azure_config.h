@@ -21,8 +21,15 @@
 //         sku: Standard_ND96asr_v4
 //         count: 2
 //         machine-type: ND96asr-v4             # a machine-sku of layout.yaml
+//       - name: cp                             # the control plane on Azure: one VM,
+//         role: master                         # the cluster's pai-master (layout.yaml
+//         sku: Standard_D8s_v5                 # then has no on-prem master)
+//         count: 1
+//         machine-type: cpu-master
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +45,9 @@ struct AzurePool {
   Mark mark;
   Mark machine_type_mark;
   Mark count_mark;  // where count's value is written (node add --azure rewrites it)
+  // role: master: the pool's one VM is the cluster's pai-master (the control
+  // plane on Azure, on-prem hosts join it); role: worker (the default): workers.
+  bool master = false;
 };
 
 struct AzureConfig {
@@ -56,6 +66,8 @@ struct AzureConfig {
   std::vector<std::string> allowed_ssh_from;
   std::vector<std::string> onprem_address_space;
   std::vector<AzurePool> pools;
+  // The pool whose VM is the master (role: master), or nullptr.
+  const AzurePool* master_pool() const;
 };
 
 const std::vector<std::string>& azure_config_keys();
@@ -64,6 +76,18 @@ const std::vector<std::string>& azure_config_keys();
 // for the overlap check.
 AzureConfig load_azure_config(const Node* section, Context& ctx, const std::string& pods_subnet,
                               const std::string& service_subnet);
+
+// The machines paictl wrote into layout.yaml's text for Azure pools, by the
+// marker on their first line ("- hostname: NAME  # azure pool POOL"): NAME -> POOL.
+std::map<std::string, std::string> azure_pools_in_layout(std::string_view layout_text);
+
+// A hybrid cluster's node labels for one host (docs/hybrid.md): every host gets
+// paictl.io/site=onprem|azure; an Azure VM (one of `pools_in_layout`, or a
+// hostip inside address-space) also topology.kubernetes.io/region=<location>
+// and, when the pool is known, paictl.io/azure-pool=<pool>.
+std::map<std::string, std::string> site_labels(
+    const AzureConfig& azure, const std::map<std::string, std::string>& pools_in_layout,
+    const std::string& hostname, const std::string& hostip);
 
 // IPv4 CIDR helpers (also used by the Azure model).
 struct Cidr {

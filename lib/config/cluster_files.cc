@@ -83,6 +83,30 @@ struct PendingFile {
   FileKind kind;
 };
 
+// The master on Azure (a pool with role: master): layout.yaml has no master
+// until install writes the pool's VM into it, so L006 does not apply; an
+// on-prem master as well would be a second one.
+void cross_check_azure_master(Layout& layout, const AzureConfig& azure, CheckOutcome& out,
+                              Context& cctx) {
+  auto pools = azure_pools_in_layout(out.sources[layout.file]);
+  for (auto& m : layout.machines)
+    if (auto it = pools.find(m.hostname); it != pools.end()) m.azure_pool = it->second;
+  const AzurePool* mp = azure.master_pool();
+  if (!mp) return;
+  auto& items = out.diagnostics.items();
+  std::erase_if(
+      items, [&](const diag::Diagnostic& d) { return d.code == "L006" && d.file == layout.file; });
+  for (const auto& m : layout.machines)
+    if (m.master && m.azure_pool != mp->name) {
+      Context lctx(layout.file, out.diagnostics);
+      lctx.error("A006", m.mark,
+                 "\"" + m.hostname + "\" has pai-master: \"true\" but azure pool \"" + mp->name +
+                     "\" (" + cctx.file().substr(cctx.file().find_last_of('/') + 1) + " line " +
+                     std::to_string(mp->mark.line) + ") has role: master",
+                 "one master: set pai-master: \"false\" here, or drop role: master from the pool");
+    }
+}
+
 void load_cluster(const std::vector<PendingFile>& files, const std::string& origin,
                   CheckOutcome& out) {
   Cluster cluster;
@@ -142,6 +166,8 @@ void load_cluster(const std::vector<PendingFile>& files, const std::string& orig
   if (cluster.layout && cluster.config) {
     Context cctx(config_file, out.diagnostics);
     cross_check_devices(*cluster.layout, *cluster.config, cctx);
+    if (cluster.config->azure)
+      cross_check_azure_master(*cluster.layout, *cluster.config->azure, out, cctx);
   }
   out.clusters.push_back(std::move(cluster));
 }

@@ -32,7 +32,8 @@ struct Machine {
   bool master = false;
   bool worker = false;
   bool storage = false;
-  Mark mark;  // the list item
+  std::string azure_pool;  // a VM paictl wrote for an Azure pool ("# azure pool NAME"), else ""
+  Mark mark;               // the list item
   Mark hostname_mark, hostip_mark, type_mark;
 };
 

@@ -77,7 +77,10 @@ const std::vector<diag::Rule>& rules() {
       {"A004", "ssh-from-anywhere", Severity::Warning,
        "allowed-ssh-from admits SSH from the whole internet"},
       {"A005", "invalid-pool", Severity::Error,
-       "An Azure pool with a bad name, size or count (InfiniBand pools: 100 VMs at most)"},
+       "An Azure pool with a bad name, role, size or count (InfiniBand pools: 100 VMs at most; a "
+       "master pool: one VM)"},
+      {"A006", "two-masters", Severity::Error,
+       "layout.yaml has an on-prem pai-master while an Azure pool has role: master"},
       // services-configuration.yaml
       {"S001", "hived-config-not-string", Severity::Error,
        "hivedscheduler.config must be a YAML string (config: |)"},

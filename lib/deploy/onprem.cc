@@ -950,6 +950,7 @@ class NodeLabels : public Phase {
     if (h.worker) w["pai-worker"] = "true";
     if (!h.sku.empty()) w["paictl.io/machine-type"] = h.sku;
     if (has_gpu(h)) w["paictl.io/gpu"] = "nvidia";
+    for (const auto& [k, v] : h.labels) w[k] = v;
     return w;
   }
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {

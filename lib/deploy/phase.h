@@ -29,6 +29,9 @@ struct HostSpec {
   std::string sku;       // machine-type
   int gpus = 0;          // the SKU's computing-device count when it is nvidia.com/gpu
   std::string gpu_type;  // "nvidia.com/gpu" or ""
+  // More node labels, set by the labels phase: a hybrid cluster's site and
+  // topology (paictl.io/site, topology.kubernetes.io/region, paictl.io/azure-pool).
+  std::map<std::string, std::string> labels;
   remote::Target target;
   inventory::HostPlan plan;  // the same host as the inventory has it (for the pre-install checks)
   // false: left out by --limit. Such a host (the master) is still reached, and

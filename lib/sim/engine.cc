@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <queue>
+#include <random>
 #include <set>
 #include <span>
 #include <tuple>
@@ -439,10 +440,11 @@ class Run {
       waiting_by_type_;           // waiting: [type + 1], [0] = any
   std::vector<int64_t> vc_used_;  // vc * types + type: guaranteed, non-pinned
   std::unordered_map<std::string, std::pair<bool, int16_t>> probe_cache_;
-  GroupRequest req_;       // the request being decided (buffers reused)
-  ScheduleResult res_[2];  // attempt()'s results (buffers reused)
-  std::string name_;       // group_name()'s buffer
-  std::string probe_key_;  // probe()'s buffer
+  GroupRequest req_;               // the request being decided (buffers reused)
+  std::mt19937_64 suggested_rng_;  // SimOptions::suggested_fraction
+  ScheduleResult res_[2];          // attempt()'s results (buffers reused)
+  std::string name_;               // group_name()'s buffer
+  std::string probe_key_;          // probe()'s buffer
   bool filter_gpu_types_ = false;
   int64_t gpus_total_ = 0;
   int64_t used_ = 0;
@@ -499,6 +501,17 @@ void Run::schedule(scheduler::Policy& p, uint32_t j, bool count, bool opportunis
                    ScheduleResult& out) {
   GroupRequest& r = req_;
   request(j, opportunistic, r);
+  r.suggested_nodes.reset();
+  r.ignore_suggested_nodes = true;
+  if (opt_.suggested_fraction < 1 && &p == policy_.get()) {
+    // The nodes Kubernetes' own filters let through for this attempt.
+    r.suggested_nodes.emplace();
+    std::uniform_real_distribution<double> u(0, 1);
+    for (size_t n = 0; n < shape_.nodes.size(); ++n)
+      if (u(suggested_rng_) < opt_.suggested_fraction)
+        r.suggested_nodes->push_back(static_cast<int32_t>(n));
+    r.ignore_suggested_nodes = false;
+  }
   if (!filter_gpu_types_ || !r.leaf_cell_type.empty() || !r.pinned_cell_id.empty()) {
     if (count) out_->decisions++;
     p.schedule_into(r, true, out);
@@ -941,6 +954,7 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   if (!policy_) return false;
   probe_ = make(policy, model_, error);
   if (!probe_) return false;
+  suggested_rng_.seed(opt_.suggested_seed);
   const size_t njobs = trace_.jobs.size(), ntypes = shape_.leaf_types.size();
   out.jobs.assign(njobs, JobOutcome());
   live_.assign(njobs, Live());

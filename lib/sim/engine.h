@@ -73,6 +73,13 @@ struct SimOptions {
   // this set the simulator does the same (the node with the lowest index first,
   // where HiveD takes a random one) instead of deleting every victim at once.
   bool preempt_one_node = false;
+  // Kubernetes' own filters: with a fraction below 1, every decision of the
+  // first policy carries a suggested node set that keeps each node with this
+  // probability (seeded by suggested_seed, drawn again at each attempt) and
+  // avoids the others (ignoreK8sSuggestedNodes: false). Probes and baselines
+  // ignore it.
+  double suggested_fraction = 1;
+  uint64_t suggested_seed = 1;
   double bin_seconds = 0;       // width of the time-series bins; 0 = about 400 bins over the trace
   std::string vc_map = "auto";  // auto | strict | "trace=cluster,..."
   FaultSpec faults;

@@ -43,10 +43,16 @@ json request_json(const Policy& p, const GroupRequest& r, bool allow_preemption)
   j["members"] = std::move(members);
   if (!allow_preemption) j["preempt"] = false;
   if (r.suggested_nodes) {
+    // The shorter of the set and its complement (nonSuggestedNodes).
+    const auto& all = p.cluster().nodes;
+    std::vector<uint8_t> in(all.size(), 0);
+    for (int32_t n : *r.suggested_nodes) in[static_cast<size_t>(n)] = 1;
+    const size_t count = static_cast<size_t>(std::count(in.begin(), in.end(), 1));
+    const bool complement = all.size() - count < count;
     json nodes = json::array();
-    for (int32_t n : *r.suggested_nodes)
-      nodes.push_back(p.cluster().nodes[static_cast<size_t>(n)].name);
-    j["suggestedNodes"] = std::move(nodes);
+    for (size_t n = 0; n < all.size(); ++n)
+      if ((in[n] != 0) != complement) nodes.push_back(all[n].name);
+    j[complement ? "nonSuggestedNodes" : "suggestedNodes"] = std::move(nodes);
   }
   if (!r.ignore_suggested_nodes) j["ignoreSuggestedNodes"] = false;
   return j;
@@ -213,21 +219,27 @@ bool replay_fidelity(std::string_view text, FidelityReplay& out, std::string& er
       if (j.contains("members") && j["members"].is_array())
         for (const auto& m : j["members"])
           r.members.push_back({m.value("podNumber", 0), m.value("leafCellNumber", 0)});
-      if (auto it = j.find("suggestedNodes"); it != j.end()) {
-        if (!it->is_array()) {
-          error = where + "suggestedNodes is not a list of node names";
+      for (const char* key : {"suggestedNodes", "nonSuggestedNodes"}) {
+        auto it = j.find(key);
+        if (it == j.end()) continue;
+        if (!it->is_array() || r.suggested_nodes) {
+          error = where + key + " is not a list of node names, or comes with the other list";
           return false;
         }
-        std::vector<int32_t> nodes;
+        const size_t total = policy->cluster().nodes.size();
+        std::vector<uint8_t> in(total, 0);
         for (const auto& n : *it) {
           const int32_t id = n.is_string() ? policy->cluster().find_node(n.get<std::string>()) : -1;
           if (id < 0) {
-            error = where + "unknown node " + n.dump() + " in suggestedNodes";
+            error = where + "unknown node " + n.dump() + " in " + key;
             return false;
           }
-          nodes.push_back(id);
+          in[static_cast<size_t>(id)] = 1;
         }
-        r.suggested_nodes = std::move(nodes);
+        const bool complement = key[0] == 'n';
+        r.suggested_nodes.emplace();
+        for (size_t n = 0; n < total; ++n)
+          if ((in[n] != 0) != complement) r.suggested_nodes->push_back(static_cast<int32_t>(n));
       }
       r.ignore_suggested_nodes = j.value("ignoreSuggestedNodes", true);
       const bool preempt = j.value("preempt", true);

@@ -42,7 +42,9 @@ For tests it also:
     "pageSize": 50, "tokenLifetime": 3600, "omitRetryAfter": false};
   * hands out given names and addresses to the VMs it creates next
     (POST /__control/vm-hosts [{"computerName": ..., "privateIp": ...}, ...]), so
-    that test hosts (sshd on loopback) can stand in for new VMs.
+    that test hosts (sshd on loopback) can stand in for new VMs; an entry with
+    "scaleSet": NAME goes to a VM of that scale set only (scale sets are created
+    concurrently);
 
 Usage: arm_server.py --port-file F --tls-cert C --tls-key K [--port 0]
        [--client-id ID] [--client-secret-file F] [--assertion-file F]
@@ -859,7 +861,11 @@ class Handler(BaseHTTPRequestHandler):
         while len(vms) < cap:
             i = next_id
             next_id += 1
-            given = self.st.vm_hosts.pop(0) if self.st.vm_hosts else {}
+            given = {}
+            for k, h in enumerate(self.st.vm_hosts):
+                if h.get("scaleSet") in (None, res["name"]):
+                    given = self.st.vm_hosts.pop(k)
+                    break
             vms.append({"instanceId": str(i), "computerName": given.get("computerName") or "%s%06X" % (prefix, i),
                         "privateIp": given.get("privateIp") or self._allocate_ip(subnet_id), "nic": nic_name,
                         "subnet": subnet_id, "disk": "%s_%s_OsDisk_1" % (res["name"], i)})

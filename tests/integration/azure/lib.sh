@@ -34,10 +34,12 @@ start_arm() {
   CA="$TMP/certs/ca.pem"
 }
 
-# azure_section CLUSTER-DIR RESOURCE-GROUP ONPREM-ADDRESS-SPACE COUNT MACHINE-TYPE:
+# azure_section CLUSTER-DIR RESOURCE-GROUP ONPREM-ADDRESS-SPACE COUNT MACHINE-TYPE [MASTER-TYPE]:
 # writes the service principal's secret file (mode 0600) and appends to the
 # cluster's config.yaml an azure: section with one pool "gpu" of COUNT
-# Standard_NC24s_v3 VMs, reached with $RUN/id_ed25519.pub (the testbed's key).
+# Standard_NC24s_v3 VMs, reached with $RUN/id_ed25519.pub (the testbed's key);
+# with MASTER-TYPE also a pool "cp" with role: master (one Standard_D8s_v5 VM of
+# that machine-type): the master on Azure.
 azure_section() {
   printf '%s\n' "$SECRET" >"$1/azure-secret"
   chmod 600 "$1/azure-secret"
@@ -57,6 +59,13 @@ azure:
       sku: Standard_NC24s_v3
       count: $4
       machine-type: $5
+YAML
+  [ -z "${6:-}" ] || cat >>"$1/config.yaml" <<YAML
+    - name: cp
+      role: master
+      sku: Standard_D8s_v5
+      count: 1
+      machine-type: $6
 YAML
 }
 

@@ -1,16 +1,22 @@
 #!/bin/sh
-# The hybrid install end to end on one cluster directory: an on-prem master and
-# worker (testbed hosts) and an Azure pool of one VM (the ARM test server). The
-# VMs Azure creates are testbed hosts left out of the cluster files: the ARM
-# test server gives each new VM the name and address of one (tb-worker2 for the
-# install, tb-worker3 for node add). The pool's machine-type has no cells in
-# the HiveD config: its chain comes from the planner's profile of the VM size
-# (layouts/azure-nc24s-v3). Then:
-#  1. install creates the Azure resources, writes the VM into layout.yaml, gives
-#     it its chain in the HiveD config and installs every host, the VM included,
-#     in one run;
-#  2. node add --azure grows the pool by one VM, which joins; its cell joins the
-#     chain, in the HiveD config and in HiveD's ConfigMap on the cluster.
+# The hybrid install end to end on one cluster directory, the other way round:
+# the master on Azure (a pool with role: master) and an on-prem worker that
+# joins it, plus an Azure GPU pool of one VM (the ARM test server). The VMs
+# Azure creates are testbed hosts left out of the cluster files: the ARM test
+# server gives each new VM the name and address of one (tb-master for the
+# master pool, tb-worker2 for the GPU pool, tb-worker3 for node add). The GPU
+# pool's machine-type has no cells in the HiveD config: its chain comes from the
+# planner's profile of the VM size (layouts/azure-nc24s-v3). Then:
+#  0. install --dry-run (text and -o json) shows the Azure plan, that the master
+#     is still to be created, and the cells of the GPU pool's planned VM under a
+#     placeholder name;
+#  1. install creates the Azure resources, writes the VMs into layout.yaml (the
+#     master's VM as pai-master), gives the GPU VM its chain in the HiveD config
+#     and installs every host in one run: kubeadm init on the Azure master, the
+#     on-prem worker and the GPU VM join it; every node carries its site;
+#  2. node add --azure grows the GPU pool by one VM, which joins; its cell joins
+#     the chain, in the HiveD config and in HiveD's ConfigMap on the cluster.
+# (azure.node_azure covers the on-prem master with Azure workers.)
 # Skips (77) where the machine cannot run the testbed.
 . "$PAI_SOURCE_DIR/tests/integration/azure/lib.sh"
 set -e
@@ -18,13 +24,14 @@ testbed_can_run
 start_arm --polls 1 --retry-after 0
 testbed_up 4 127.0.43
 
-# tb-worker2 and tb-worker3 are Azure's: out of layout.yaml and the HiveD config.
+# tb-master, tb-worker2 and tb-worker3 are Azure's: out of layout.yaml and the HiveD config.
+MASTER_IP=$("$PY" -c "import re,sys; print(re.search(r'hostname: tb-master\n    hostip: (\S+)', open(sys.argv[1]).read()).group(1))" "$C/layout.yaml")
 "$PY" - "$C" <<'PYEOF'
 import re, sys
 d = sys.argv[1]
 lay = open(d + "/layout.yaml").read()
-lay, n = re.subn(r"  - hostname: tb-worker[23]\n(    .*\n)+", "", lay)
-assert n == 2, lay
+lay, n = re.subn(r"  - hostname: tb-(worker[23]|master)\n(    .*\n)+", "", lay)
+assert n == 3, lay
 # The Azure pool's machine-type: NC24s_v3 VMs (4 V100 each, as the testbed's GPUs).
 # The testbed's hosts are smaller than the VM size: install's CPU and Memory checks are demoted.
 lay = lay.replace("\nmachine-list:", """  v100-azure:
@@ -44,16 +51,39 @@ svc = svc.replace("childCellNumber: 3\n", "childCellNumber: 1\n").replace("cellN
 assert "tb-worker2" not in svc and "tb-worker3" not in svc, svc
 open(d + "/services-configuration.yaml", "w").write(svc)
 PYEOF
-azure_section "$C" pai-hybrid 127.0.43.0/24 1 v100-azure
+azure_section "$C" pai-hybrid 127.0.43.0/24 1 v100-azure master-machine
 EP="--arm-endpoint $ARM --authority-host $ARM --ca-file $CA"
-ARGS="--ssh-config $RUN/ssh_config --wait 60 $EP --ignore-check-errors CPU,Memory,DNS"
+ARGS="--ssh-config $RUN/ssh_config --wait 60 $EP --ignore-check-errors CPU,Memory,DNS,ClockSkew"
 state() { "$TESTBED" state "$RUN" >"$1"; }
 pycheck() { # pycheck STATE-FILE MESSAGE PYTHON: `s` is the testbed's state
   if "$PY" -c "import json,sys; s=json.load(open(sys.argv[1])); $3" "$1"; then pass "$2"; else fail "$2"; fi
 }
 
-# --- 1. one install: Azure first, then every host, the VM included ------------
-ctl POST /__control/vm-hosts '[{"computerName": "tb-worker2", "privateIp": "127.0.43.4"}]' >/dev/null
+# --- 0. the dry run: the master to be created, the planned VM's cells ---------
+run install "$C" --dry-run $ARGS
+expect_rc 0 "install --dry-run"
+expect_out "the master is the VM of Azure pool cp, not created yet" "the dry run says the master is still to be created"
+expect_out "new-gpu-1 as a NC24S-V3-NODE cell of the new chain NC24S-V3-NODE" \
+  "the dry run shows the cells of the GPU pool's VM, under a placeholder name"
+run install "$C" --dry-run --detailed-exitcode -o json $ARGS
+expect_rc 2 "install --dry-run --detailed-exitcode -o json: changes planned"
+schema_check install "install --dry-run -o json: one document"
+if "$PY" - "$OUT" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["pendingMaster"] == "cp", d
+assert d["hived"]["plannedMachines"] == [{"name": "new-gpu-1", "pool": "gpu", "sku": "Standard_NC24s_v3", "machineType": "v100-azure"}], d["hived"]
+assert any("new-gpu-1 as a NC24S-V3-NODE cell" in c for c in d["hived"]["changes"]), d["hived"]
+kinds = sorted((r["kind"], r["name"], r["action"]) for r in d["azure"]["resources"])
+assert ("scale set", "testbed-cp", "create") in kinds and ("scale set", "testbed-gpu", "create") in kinds, kinds
+PYEOF
+then pass "the JSON dry run: the pending master, the planned VM by SKU, its cells, both scale sets"; else fail "install --dry-run -o json's document"; fi
+grep -q "new-gpu-1" "$C/services-configuration.yaml" && fail "the dry run wrote the placeholder into the HiveD config" ||
+  pass "the dry run changed no file"
+
+# --- 1. one install: Azure first (the master too), then every host -------------
+ctl POST /__control/vm-hosts "[{\"computerName\": \"tb-master\", \"privateIp\": \"$MASTER_IP\", \"scaleSet\": \"testbed-cp\"},
+  {\"computerName\": \"tb-worker2\", \"privateIp\": \"127.0.43.4\", \"scaleSet\": \"testbed-gpu\"}]" >/dev/null
 run install "$C" --yes $ARGS
 expect_rc 0 "install: the Azure pool and the on-prem hosts in one run"
 [ "$RC" -eq 0 ] || { finish; exit 1; }
@@ -63,6 +93,24 @@ expect_out "cellTypes: NC24S-V3-NODE (new: the chain NC24S-V3-NODE of machine-ty
   "the VM's machine-type gets its chain from the profile"
 grep -q "hostname: tb-worker2  # azure pool gpu" "$C/layout.yaml" && grep -q "hostip: 127.0.43.4" "$C/layout.yaml" &&
   pass "layout.yaml has the VM Azure created" || fail "layout.yaml: $(cat "$C/layout.yaml")"
+if "$PY" - "$C/layout.yaml" <<'PYEOF'
+import sys, yaml
+ms = {m["hostname"]: m for m in yaml.safe_load(open(sys.argv[1]))["machine-list"]}
+assert ms["tb-master"].get("pai-master") == "true" and "pai-worker" not in ms["tb-master"], ms["tb-master"]
+assert ms["tb-master"]["machine-type"] == "master-machine", ms["tb-master"]
+assert [n for n, m in ms.items() if m.get("pai-master") == "true"] == ["tb-master"], ms
+PYEOF
+then pass "layout.yaml: the master pool's VM is the one pai-master"; else fail "layout.yaml's master: $(cat "$C/layout.yaml")"; fi
+check_requests "any(r['method'] == 'PUT' and r['path'].endswith('/virtualMachineScaleSets/testbed-cp') for r in arm)" \
+  "the master's scale set was created"
+if ctl GET /__control/resources | "$PY" -c "
+import json, sys
+nsg = [r for r in json.load(sys.stdin) if r.get('type', '').endswith('networkSecurityGroups')][0]
+rules = {r['name']: r['properties'] for r in nsg['properties']['securityRules']}
+tcp, udp = rules['cluster-tcp-from-onprem'], rules['cluster-udp-from-onprem']
+assert tcp['sourceAddressPrefix'] == '127.0.43.0/24' and '6443' in tcp['destinationPortRanges'] and '10250' in tcp['destinationPortRanges'], tcp
+assert sorted(udp['destinationPortRanges']) == ['4789', '8472'], udp
+"; then pass "the NSG admits the API server, the kubelet and VXLAN from the on-prem site"; else fail "the NSG's rules"; fi
 hived_cells() { # hived_cells MESSAGE PYTHON: `c` is the HiveD config of services-configuration.yaml
   if "$PY" - "$C/services-configuration.yaml" "$2" <<'PYEOF'; then pass "$1"; else fail "$1"; sed 's/^/  | /' "$C/services-configuration.yaml" >&2; fi
 import sys, yaml
@@ -87,6 +135,10 @@ for n in ("tb-worker1", "tb-worker2"):
 assert h["tb-worker3"]["kubeadm"] == {"init": 0, "join": 0}, h["tb-worker3"]["kubeadm"]
 assert "Node/tb-worker3" not in o
 assert o["Node/tb-worker2"]["labels"]["paictl.io/machine-type"] == "v100-azure", o["Node/tb-worker2"]["labels"]
+site = lambda n: {k: v for k, v in o["Node/" + n]["labels"].items() if k.startswith(("paictl.io/site", "paictl.io/azure-pool", "topology.kubernetes.io/"))}
+assert site("tb-master") == {"paictl.io/site": "azure", "paictl.io/azure-pool": "cp", "topology.kubernetes.io/region": "eastus"}, site("tb-master")
+assert site("tb-worker2") == {"paictl.io/site": "azure", "paictl.io/azure-pool": "gpu", "topology.kubernetes.io/region": "eastus"}, site("tb-worker2")
+assert site("tb-worker1") == {"paictl.io/site": "onprem"}, site("tb-worker1")
 assert "cellAddress: tb-worker2" in o["ConfigMap/openpai/hivedscheduler-config"]["data"]["hivedscheduler.yaml"]'
 ctl POST /__control/clear-requests '{}' >/dev/null
 run install "$C" --yes --detailed-exitcode $ARGS
@@ -94,7 +146,7 @@ expect_rc 0 "a second install has nothing to do, in Azure or on the hosts"
 check_requests "not any(r['method'] in ('PUT', 'DELETE') for r in arm)" "the second install sends no PUT"
 
 # --- 2. node add --azure grows the pool; the VM's cells reach HiveD ------------
-ctl POST /__control/vm-hosts '[{"computerName": "tb-worker3", "privateIp": "127.0.43.5"}]' >/dev/null
+ctl POST /__control/vm-hosts '[{"computerName": "tb-worker3", "privateIp": "127.0.43.5", "scaleSet": "testbed-gpu"}]' >/dev/null
 ctl POST /__control/clear-requests '{}' >/dev/null
 run node add "$C" --azure gpu --count 1 --yes -o json $ARGS
 expect_rc 0 "node add --azure gpu --count 1 -o json"
@@ -124,6 +176,7 @@ h, o = s["hosts"], s["cluster"]["objects"]
 for n in ("tb-worker1", "tb-worker2", "tb-worker3"):
     assert h[n]["kubeadm"] == {"init": 0, "join": 1}, (n, h[n]["kubeadm"])
 assert o["Node/tb-worker3"]["ready"] == "True", o["Node/tb-worker3"]
+assert o["Node/tb-worker3"]["labels"]["paictl.io/site"] == "azure", o["Node/tb-worker3"]["labels"]
 assert "cellAddress: tb-worker3" in o["ConfigMap/openpai/hivedscheduler-config"]["data"]["hivedscheduler.yaml"]'
 
 for f in "$TMP"/out "$TMP"/err "$C/layout.yaml" "$C/.paictl"/logs/*.log; do

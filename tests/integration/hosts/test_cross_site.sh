@@ -11,6 +11,9 @@
 #  * the overlay's UDP ports: the reachable hosts answer "port unreachable"
 #    (pass); blocked stays silent or unreachable: a warning or a failure;
 #  * --cni-mtu 65500: VXLAN packets of 65550 bytes do not fit: CrossSiteMTU fails;
+#  * SiteOverlap: a route into kube_pods_subnet seeded on gpu-ok (a wrapper of
+#    ip first on its PATH adds it to ip -j -4 route show) fails there, naming
+#    both ranges; the Azure hosts are not asked;
 #  * without an azure: section, no cross-site check runs.
 # The test hosts run this machine's binaries: where it has no ping, every MTU
 # probe must be skipped with that reason instead (asserted too).
@@ -113,6 +116,38 @@ assert sorted(by[("gpu-ok", "CrossSitePort", "pass")]) == [
 PY
 echo "ok: the cross-site ports (and, with ping, the path MTU) between the sites; the blocked host is found"
 
+# SiteOverlap: gpu-ok gets a route into the pods' range (10.244.0.0/16, the default).
+SEEDED="$RUN/hosts/gpu-ok/bin/ip"
+cat >"$SEEDED" <<'SH'
+#!/bin/sh
+# test_cross_site.sh: ip with one more route, 10.244.0.0/16 via eth9
+real() { PATH=/usr/sbin:/usr/bin:/sbin:/bin ip "$@"; }
+if [ "$*" = "-j -4 route show" ]; then
+  out=$(real "$@")
+  seed='{"dst":"10.244.0.0/16","gateway":"127.0.2.1","dev":"eth9"}'
+  case "$out" in "[]" | "") printf '[%s]\n' "$seed" ;; *) printf '[%s,%s\n' "$seed" "${out#[}" ;; esac
+else
+  real "$@"
+fi
+SH
+chmod 755 "$SEEDED"
+trap 'rm -f "$SEEDED"; rm -rf "$TMP"' EXIT INT TERM
+# shellcheck disable=SC2086
+set +e
+"$PAICTL" check hosts "$C" $FLAGS --limit master,gpu-ok,port-busy -o json >"$TMP/out" 2>"$TMP/err"
+set -e
+rm -f "$SEEDED"
+python3 - "$TMP/out" <<'PY' || fail "SiteOverlap with a seeded route"
+import json, sys
+rows = {r["host"]: r for r in json.load(open(sys.argv[1]))["results"] if r["check"] == "SiteOverlap"}
+assert set(rows) == {"master", "gpu-ok"}, rows  # port-busy is on the Azure site
+g = rows["gpu-ok"]
+assert g["status"] == "fail", g
+assert "route 10.244.0.0/16 (dev eth9) overlaps kube_pods_subnet 10.244.0.0/16" in g["message"], g
+assert "eth9" not in rows["master"]["message"], rows["master"]
+PY
+echo "ok: SiteOverlap: the seeded route into the pods' range fails on its host, with both ranges"
+
 # A CNI MTU too large for the path: every MTU probe fails.
 # shellcheck disable=SC2086
 set +e
@@ -138,6 +173,6 @@ set +e
 set -e
 python3 -c "
 import json, sys
-rows = [r for r in json.load(open(sys.argv[1]))['results'] if r['check'].startswith('CrossSite')]
+rows = [r for r in json.load(open(sys.argv[1]))['results'] if r['check'].startswith(('CrossSite', 'SiteOverlap'))]
 sys.exit(1 if rows else 0)" "$TMP/out" || fail "cross-site checks without an azure: section"
 echo "ok: one site, no cross-site checks"

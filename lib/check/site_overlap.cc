@@ -1,0 +1,176 @@
+#include "check/site_overlap.h"
+
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "util/strings.h"
+
+namespace pai::check {
+
+namespace {
+
+bool pod_device(const std::string& dev) {
+  return dev == "flannel.1" || dev == "cni0" || dev == "vxlan.calico" || dev == "tunl0" ||
+         dev == "kube-ipvs0" || dev.rfind("cali", 0) == 0 || dev == "lo";
+}
+
+std::string describe(const HostNetwork& n) {
+  return std::string(n.route ? "route " : "interface network ") + n.cidr +
+         (n.dev.empty() ? "" : " (dev " + n.dev + ")");
+}
+
+}  // namespace
+
+std::vector<ClusterRange> hybrid_ranges(const config::AzureConfig& azure,
+                                        const std::string& pods_subnet,
+                                        const std::string& service_subnet) {
+  std::vector<ClusterRange> out;
+  for (const ClusterRange& r :
+       {ClusterRange{"azure.address-space", azure.address_space},
+        ClusterRange{"azure.subnet", azure.subnet}, ClusterRange{"kube_pods_subnet", pods_subnet},
+        ClusterRange{"kube_service_addresses", service_subnet}})
+    if (config::parse_cidr(r.cidr)) out.push_back(r);
+  return out;
+}
+
+std::vector<std::pair<ClusterRange, ClusterRange>> overlapping_ranges(
+    const std::vector<ClusterRange>& ranges) {
+  std::vector<std::pair<ClusterRange, ClusterRange>> out;
+  for (size_t i = 0; i < ranges.size(); ++i)
+    for (size_t j = i + 1; j < ranges.size(); ++j) {
+      auto a = config::parse_cidr(ranges[i].cidr), b = config::parse_cidr(ranges[j].cidr);
+      if (!a || !b || !a->overlaps(*b)) continue;
+      bool subnet_in_space = (ranges[i].what == "azure.address-space" &&
+                              ranges[j].what == "azure.subnet" && a->contains(*b));
+      if (!subnet_in_space) out.emplace_back(ranges[i], ranges[j]);
+    }
+  return out;
+}
+
+std::vector<HostNetwork> parse_ip_routes(const std::string& text, std::string* error) {
+  std::vector<HostNetwork> out;
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_array()) {
+    if (error) *error = "not the JSON of ip -j route (iproute2 4.13 or later prints it)";
+    return out;
+  }
+  for (const auto& r : doc) {
+    if (!r.is_object() || !r.contains("dst") || !r["dst"].is_string()) continue;
+    std::string dst = r["dst"].get<std::string>();
+    std::string dev = r.value("dev", std::string());
+    if (dst == "default" || pod_device(dev)) continue;
+    if (dst.find('/') == std::string::npos) dst += "/32";
+    auto c = config::parse_cidr(dst);
+    if (!c) continue;  // IPv6 or a route type without an address
+    out.push_back({c->str(), dev, true});
+  }
+  if (error) error->clear();
+  return out;
+}
+
+std::vector<HostNetwork> interface_networks(const std::vector<facts::InterfaceAddress>& addrs) {
+  std::vector<HostNetwork> out;
+  for (const auto& a : addrs) {
+    if (a.v6 || pod_device(a.interface)) continue;
+    auto c = config::parse_cidr(a.address + "/" + std::to_string(a.prefix));
+    if (!c || (c->base >> 24) == 127) continue;
+    out.push_back({c->str(), a.interface, false});
+  }
+  return out;
+}
+
+std::string site_overlap_command() {
+  return "ip -j -4 route show 2>&1; echo '--paictl-addr--'; ip -j -4 addr show 2>&1";
+}
+
+std::vector<HostNetwork> parse_ip_addrs(const std::string& text, std::string* error) {
+  std::vector<facts::InterfaceAddress> addrs;
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_array()) {
+    if (error) *error = "not the JSON of ip -j addr (iproute2 4.13 or later prints it)";
+    return {};
+  }
+  for (const auto& link : doc) {
+    if (!link.is_object() || !link.contains("addr_info") || !link["addr_info"].is_array()) continue;
+    std::string dev = link.value("ifname", std::string());
+    for (const auto& a : link["addr_info"]) {
+      if (!a.is_object() || a.value("family", std::string()) != "inet" || !a.contains("local") ||
+          !a["local"].is_string() || !a.contains("prefixlen") ||
+          !a["prefixlen"].is_number_integer())
+        continue;
+      addrs.push_back({dev, a["local"].get<std::string>(), a["prefixlen"].get<int>(), false});
+    }
+  }
+  if (error) error->clear();
+  return interface_networks(addrs);
+}
+
+std::vector<HostNetwork> parse_site_overlap_output(const std::string& out, std::string* error) {
+  const std::string marker = "--paictl-addr--";
+  auto at = out.find(marker);
+  if (at == std::string::npos) {
+    if (error) *error = "the command's output was cut off";
+    return {};
+  }
+  std::string e;
+  auto nets = parse_ip_routes(out.substr(0, at), &e);
+  if (e.empty()) {
+    auto addrs = parse_ip_addrs(out.substr(at + marker.size()), &e);
+    nets.insert(nets.end(), addrs.begin(), addrs.end());
+  }
+  if (error) *error = e;
+  return e.empty() ? nets : std::vector<HostNetwork>{};
+}
+
+CheckResult site_overlap_result(const std::string& host, const std::vector<HostNetwork>& networks,
+                                const std::vector<ClusterRange>& ranges) {
+  CheckResult r;
+  r.host = host;
+  r.check = "SiteOverlap";
+  std::vector<std::string> errors, warnings;
+  std::optional<config::Cidr> space;  // a route inside it is the link to Azure
+  for (const auto& range : ranges)
+    if (range.what == "azure.address-space") space = config::parse_cidr(range.cidr);
+  for (const auto& n : networks) {
+    auto nc = config::parse_cidr(n.cidr);
+    if (!nc) continue;
+    bool warned = false;
+    for (const auto& range : ranges) {
+      auto rc = config::parse_cidr(range.cidr);
+      if (!rc || !nc->overlaps(*rc)) continue;
+      bool azure = range.what.rfind("azure.", 0) == 0;
+      std::string line = describe(n) + " overlaps " + range.what + " " + range.cidr;
+      if (azure && n.route && space && space->contains(*nc)) continue;  // the link to Azure
+      if (azure && n.route && space && nc->contains(*space)) {
+        if (!warned)
+          warnings.push_back(describe(n) + " covers azure.address-space " + space->str());
+        warned = true;
+        continue;
+      }
+      errors.push_back(line);
+    }
+  }
+  if (!errors.empty()) {
+    r.status = Status::Fail;
+    r.message = util::join(errors, "; ");
+    r.hint =
+        "pick kube_pods_subnet, kube_service_addresses and azure.address-space outside the "
+        "on-prem networks (ip route, ip addr on the host), e.g. address-space 10.224.0.0/16, "
+        "pods 10.244.0.0/16, services 10.96.0.0/12; change them before install: afterwards "
+        "the cluster holds them";
+  } else if (!warnings.empty()) {
+    r.status = Status::Warn;
+    r.message = util::join(warnings, "; ") +
+                " (the route to Azure over the link must be more specific than it)";
+    r.hint =
+        "route azure.address-space over the VPN with its own route on this host or its gateway";
+  } else {
+    r.message =
+        "no network of this host overlaps azure.address-space, its subnet, the pods' or "
+        "the services' range";
+  }
+  return r;
+}
+
+}  // namespace pai::check
