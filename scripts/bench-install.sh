@@ -66,7 +66,8 @@ timed() {  # NAME COMMAND...: prints NAME SECONDS EXIT, paictl's CPU time, the h
 ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 up() {
   BED=$WORK/bed-$1
-  "$TESTBED" up "$1" "$BED" --base 127.0.40 --rollout-delay 0.1 >"$WORK/up-$1.log" 2>&1
+  "$TESTBED" up "$1" "$BED" --base 127.0.40 --rollout-delay 0.1 >"$WORK/up-$1.log" 2>&1 ||
+    { echo "bench-install: testbed.sh up $1 failed:" >&2; cat "$WORK/up-$1.log" >&2; exit 1; }
 }
 down() { "$TESTBED" down "$BED" >/dev/null 2>&1; BED=""; }
 A() { echo "--ssh-config $BED/ssh_config --ignore-check-errors CPU,DNS"; }

@@ -25,7 +25,8 @@
 //    (opportunistic leaf cells, cell), cluster views are bucketed by usage, the
 //    cells of a node are listed per node. Decisions are those of HiveD's rules.
 //  * Kubernetes is not modelled: all nodes start healthy, every node counts as
-//    suggested (HiveD's default ignoreK8sSuggestedNodes: true), and a group is
+//    suggested unless the request carries Kubernetes' suggested nodes (then
+//    HiveD's rules for them apply, docs/fidelity.md), and a group is
 //    allocated when it is scheduled (HiveD waits for the pod's bind).
 //  * A preemption returns all its victims at once (HiveD returns those of one
 //    random node per call, as the Kubernetes preemption extender asks per node).

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <sstream>
 
 #include "scheduler/helpers.h"
 #include "sim/engine.h"
+#include "sim/fidelity.h"
 #include "sim/generate.h"
 #include "sim/report.h"
 #include "sim/trace.h"
@@ -118,6 +120,48 @@ TEST(Engine, PreemptionRepliesOneNodeAtATimeAsHivedDoes) {
   PolicyRun a = run(*m, single, "hived"), b = run(*m, single, "hived", per_node);
   EXPECT_EQ(a.decisions, b.decisions);
   EXPECT_EQ(b.jobs[job(single, "high")].first_start, 100);
+}
+
+// simulate --suggested-fraction: hived places only on the nodes of each
+// decision's suggested set; the baselines ignore the sets.
+TEST(Engine, SuggestedNodesKeepHivedOffTheNodesKubernetesFilteredOut) {
+  auto m = model_from_yaml(kTwoSkuConfig);
+  Trace t = csv_trace("job_id,submit_time,duration,vc,members\nj,0,100,b,1x4\nk,10,100,b,1x4\n");
+  SimOptions none;
+  none.suggested_fraction = 0;  // no node passes Kubernetes' filters
+  EXPECT_EQ(run(*m, t, "hived", none).overall.finished, 0);
+  EXPECT_EQ(run(*m, t, "quota", none).overall.finished, 2);
+  EXPECT_EQ(run(*m, t, "hived").overall.finished, 2);
+  // Half the nodes: the jobs run, every decision with a set it avoids, the same
+  // way each time.
+  SimOptions some;
+  some.suggested_fraction = 0.5;
+  some.suggested_seed = 3;
+  std::ostringstream stream;
+  int made = 0;
+  some.make_policy = [&](const std::string& name, const config::HivedModel& model,
+                         std::string& err) {
+    auto p = scheduler::make_policy(name, model, err);
+    return made++ == 0 ? make_recording_policy(std::move(p), stream) : std::move(p);
+  };
+  PolicyRun a = run(*m, t, "hived", some);
+  EXPECT_EQ(a.overall.finished, 2);
+  const std::string text = stream.str();
+  size_t schedules = 0, with_sets = 0, avoiding = 0;
+  for (size_t pos = 0; (pos = text.find("\"op\":\"schedule\"", pos)) != std::string::npos; ++pos)
+    ++schedules;
+  for (const char* key : {"\"suggestedNodes\"", "\"nonSuggestedNodes\""})
+    for (size_t pos = 0; (pos = text.find(key, pos)) != std::string::npos; ++pos) ++with_sets;
+  for (size_t pos = 0;
+       (pos = text.find("\"ignoreSuggestedNodes\":false", pos)) != std::string::npos; ++pos)
+    ++avoiding;
+  EXPECT_GT(schedules, 0u);
+  EXPECT_EQ(with_sets, schedules);
+  EXPECT_EQ(avoiding, schedules);
+  some.make_policy = nullptr;
+  PolicyRun b = run(*m, t, "hived", some);
+  EXPECT_EQ(a.decisions, b.decisions);
+  EXPECT_EQ(a.jobs[job(t, "k")].first_start, b.jobs[job(t, "k")].first_start);
 }
 
 TEST(Engine, NodeFailuresKillAndRestartJobs) {
