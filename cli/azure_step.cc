@@ -313,6 +313,12 @@ int run_azure_grow(const AzureOptions& a, const std::string& cluster_dir, const 
                 "\" (pools: " + pai::util::join(names, ", ") + ")");
     return kExitUsage;
   }
+  if (p->master) {
+    print_error("pool " + pool +
+                " is the master's (role: master): it has one VM, the cluster's control plane; "
+                "grow a worker pool instead");
+    return kExitUsage;
+  }
   int64_t from = p->count;
   int64_t target = from + add;
   if (target > 1000 || (target > 100 && pai::config::is_infiniband_sku(p->sku))) {

@@ -5,7 +5,9 @@
 #
 #   scripts/bench-simulate.sh [PAICTL] [JOBS...]     (default: build/paictl; 10000 100000 1000000)
 #
-# Prints one line per run: scale, jobs, format, policies, seconds, peak MB.
+# Prints one line per run: scale, jobs, format, policies, wall seconds, CPU
+# seconds (user + system: the figure to compare on a shared, loaded machine),
+# peak MB.
 set -eu
 cd "$(dirname "$0")/.."
 PAICTL=${1:-build/paictl}
@@ -16,19 +18,20 @@ SIZES=${*:-10000 100000 1000000}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/paictl-bench-sim.XXXXXX")
 trap 'rm -rf "$DIR"' EXIT INT TERM
 
-measure() {  # measure LABEL ARGS...: runs paictl, prints seconds and peak RSS
+measure() {  # measure LABEL ARGS...: runs paictl, prints wall and CPU seconds and peak RSS
   label=$1
   shift
-  /usr/bin/time -f "%e %M" -o "$DIR/time" "$PAICTL" "$@" >"$DIR/out" 2>"$DIR/err" || {
+  /usr/bin/time -f "%e %U %S %M" -o "$DIR/time" "$PAICTL" "$@" >"$DIR/out" 2>"$DIR/err" || {
     echo "$label: paictl failed" >&2
     cat "$DIR/err" >&2
     exit 1
   }
-  read -r secs kb <"$DIR/time"
-  printf '%-44s %8.2f s %8.0f MB\n' "$label" "$secs" "$((kb / 1024))"
+  read -r secs user sys kb <"$DIR/time"
+  cpu=$(awk "BEGIN { print $user + $sys }")
+  printf '%-44s %8.2f s %8.2f s %8.0f MB\n' "$label" "$secs" "$cpu" "$((kb / 1024))"
 }
 
-printf '%-44s %10s %11s\n' "run" "wall" "peak RSS"
+printf '%-44s %10s %10s %11s\n' "run" "wall" "CPU" "peak RSS"
 for scale in 1 10; do
   "$PAICTL" -q simulate generate --jobs 1 --scale "$scale" --cluster-out "$DIR/c$scale" --out "$DIR/unused.json"
   for jobs in $SIZES; do

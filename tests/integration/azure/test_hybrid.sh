@@ -145,6 +145,16 @@ run install "$C" --yes --detailed-exitcode $ARGS
 expect_rc 0 "a second install has nothing to do, in Azure or on the hosts"
 check_requests "not any(r['method'] in ('PUT', 'DELETE') for r in arm)" "the second install sends no PUT"
 
+# The master's pool neither grows nor loses its VM.
+ctl POST /__control/clear-requests '{}' >/dev/null
+run node add "$C" --azure cp --count 1 --yes $ARGS
+expect_rc 2 "node add --azure cp: the master's pool does not grow"
+expect_err "is the master's (role: master)" "the refusal says why"
+run node remove "$C" tb-master --azure --dry-run --ssh-config "$RUN/ssh_config" $EP
+expect_rc 2 "node remove --azure of the master's VM is refused"
+expect_err "tb-master is the master" "the refusal names the master"
+check_requests "not any(r['method'] in ('PUT', 'DELETE') for r in arm)" "neither sent a PUT or a DELETE"
+
 # --- 2. node add --azure grows the pool; the VM's cells reach HiveD ------------
 ctl POST /__control/vm-hosts '[{"computerName": "tb-worker3", "privateIp": "127.0.43.5", "scaleSet": "testbed-gpu"}]' >/dev/null
 ctl POST /__control/clear-requests '{}' >/dev/null
