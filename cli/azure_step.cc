@@ -29,7 +29,10 @@ std::string resolve(const std::string& path, const std::string& dir) {
   return dir + "/" + path;
 }
 
-struct Session {
+}  // namespace
+
+// Not in the anonymous namespace: AzureRemoval (declared in the header) holds one.
+struct AzureSession {
   pai::azure::Spec spec;
   std::unique_ptr<pai::http::CurlClient> http;
   std::unique_ptr<pai::azure::TokenSource> tokens;
@@ -37,10 +40,12 @@ struct Session {
   std::string layout_file;
 };
 
+namespace {
+
 // Reads the cluster, builds the spec and signs in (lazily: the first request).
 // Returns -1 when ready, kExitOk when config.yaml has no azure section, else an error code.
 int open_session(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
-                 Session& s) {
+                 AzureSession& s) {
   auto loaded = pai::config::check_paths({cluster_dir});
   if (loaded.clusters.empty() || !loaded.clusters[0].config) return kExitOk;
   const auto& cluster = loaded.clusters[0];
@@ -143,7 +148,7 @@ bool confirm_tty(const char* question) {
   return answer == "y" || answer == "Y" || answer == "yes";
 }
 
-std::string write_layout(const Session& s, const std::vector<pai::azure::Machine>& machines,
+std::string write_layout(const AzureSession& s, const std::vector<pai::azure::Machine>& machines,
                          bool* changed) {
   auto cur = pai::util::read_file(s.layout_file);
   if (!cur.ok) return s.layout_file + ": " + cur.error;
@@ -187,7 +192,7 @@ void add_azure_endpoint_options(CLI::App& cmd, AzureOptions& o) {
 int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
                       bool dry_run, bool yes, bool json, Json& doc, bool& changed) {
   changed = false;
-  Session s;
+  AzureSession s;
   int rc = open_session(a, cluster_dir, g, s);
   if (rc == kExitOk) {
     if (a.azure_only) {
@@ -270,14 +275,14 @@ int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, con
 
 namespace {
 
-const pai::config::AzurePool* find_pool(const Session& s, const std::string& pool) {
+const pai::config::AzurePool* find_pool(const AzureSession& s, const std::string& pool) {
   for (const auto& x : s.spec.azure.pools)
     if (x.name == pool) return &x;
   return nullptr;
 }
 
 // config.yaml with each named pool's count set; "" and `err` on failure.
-std::string with_counts(const Session& s, const std::string& text,
+std::string with_counts(const AzureSession& s, const std::string& text,
                         const std::map<std::string, int64_t>& counts, std::string& err) {
   std::string next = text;
   for (const auto& [pool, count] : counts) {
@@ -298,7 +303,7 @@ std::string with_counts(const Session& s, const std::string& text,
 int run_azure_grow(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
                    const std::string& pool, int add, bool dry_run, bool yes, bool json,
                    std::vector<std::string>& new_hosts, Json& doc) {
-  Session s;
+  AzureSession s;
   int rc = open_session(a, cluster_dir, g, s);
   if (rc == kExitOk) {
     print_error(cluster_dir + "/config.yaml has no azure: section (docs/azure.md)");
@@ -417,7 +422,7 @@ int run_azure_grow(const AzureOptions& a, const std::string& cluster_dir, const 
 }
 
 struct AzureRemoval {
-  Session s;
+  AzureSession s;
   std::string cluster_dir;
   std::vector<pai::azure::Machine> machines;                  // to delete
   std::map<std::string, std::pair<int64_t, int64_t>> counts;  // pool -> (from, to)
@@ -538,7 +543,7 @@ int azure_removal_apply(AzureRemoval& r, const Globals& g, bool json, Json& doc)
 
 int run_azure_reset(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
                     bool dry_run, bool yes, bool json) {
-  Session s;
+  AzureSession s;
   int rc = open_session(a, cluster_dir, g, s);
   if (rc == kExitOk) {
     print_error(cluster_dir + "/config.yaml has no azure: section (docs/azure.md)");

@@ -59,9 +59,9 @@ class Usage {
 
 template <class Options>
 struct CommandSteps {
-  std::function<void(Options&, const Globals&)> complete;  // may be empty
-  std::function<void(const Options&, Usage&)> validate;    // may be empty
-  std::function<int(const Options&, Globals&)> run;
+  std::function<void(Options&, const Globals&)> complete = nullptr;  // may be empty
+  std::function<void(const Options&, Usage&)> validate = nullptr;    // may be empty
+  std::function<int(const Options&, Globals&)> run = nullptr;
 };
 
 // Prints every usage error ("paictl: error: ...", "  hint: ..."), then how to get

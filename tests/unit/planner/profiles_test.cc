@@ -269,6 +269,8 @@ TEST(Profiles, TheExpectedTableCoversEveryProfile) {
       << "a profile in layouts/ needs its row in expected_machines()";
 }
 
+namespace {  // the fixture, its tests and their instantiation: this file's own
+
 class ExactHierarchy : public ::testing::TestWithParam<ExpectedMachine> {};
 
 TEST_P(ExactHierarchy, LevelsTypesChildCountsAndTheGpusOfEveryCell) {
@@ -365,3 +367,5 @@ INSTANTIATE_TEST_SUITE_P(Layouts, ExactHierarchy, ::testing::ValuesIn(expected_m
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
+
+}  // namespace
