@@ -1,14 +1,15 @@
 // paictl check hosts PATH... | --hosts a,b,c | --hosts-file FILE
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include <thread>
 #include "app.h"
 #include "command.h"
 
@@ -23,6 +24,7 @@
 #include "hosts_common.h"
 #include "output.h"
 #include "printer.h"
+#include "remote/executor.h"
 #include "remote/ssh_transport.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -44,10 +46,13 @@ struct CheckHostsOptions {
   int cni_mtu = 0;  // 0: as install computes it
 };
 
-// A hybrid cluster's cross-site checks (check/cross_site.h): one more command
-// on each reached host. Nothing when config.yaml has no azure: section or all
-// hosts are on one site.
-std::vector<pai::check::CheckResult> cross_site_checks(
+// A hybrid cluster's checks, on each reached host, at most --parallel at once:
+//   - the cross-site checks (check/cross_site.h): the ports and path MTU towards
+//     the hosts of the other site;
+//   - SiteOverlap (check/site_overlap.h): the cluster's ranges against each other
+//     and, on each on-prem host, against its own routes and addresses.
+// Nothing when config.yaml has no azure: section.
+std::vector<pai::check::CheckResult> hybrid_checks(
     const CheckHostsOptions& o, const PreparedHosts& p,
     const std::vector<pai::check::HostOutcome>& outcomes) {
   std::vector<pai::check::CheckResult> out;
@@ -55,8 +60,8 @@ std::vector<pai::check::CheckResult> cross_site_checks(
   auto loaded = pai::config::check_paths({o.hosts.paths[0]});
   if (loaded.clusters.empty() || !loaded.clusters[0].config || !loaded.clusters[0].config->azure)
     return out;
-  const auto& az = *loaded.clusters[0].config->azure;
-  if (!pai::config::parse_cidr(az.address_space)) return out;
+  const auto& cfg = *loaded.clusters[0].config;
+  const auto& az = *cfg.azure;
   // The site as the labels phase gives it: a VM paictl wrote into layout.yaml,
   // or a host inside azure.address-space, is on Azure.
   std::map<std::string, std::string> vms;
@@ -69,82 +74,50 @@ std::vector<pai::check::CheckResult> cross_site_checks(
     all.push_back(
         {h.name, ip, pai::config::site_labels(az, vms, h.name, ip)["paictl.io/site"], h.master});
   }
+  const bool cross_site = pai::config::parse_cidr(az.address_space).has_value();
+  auto ranges = pai::check::hybrid_ranges(az, cfg.kube_pods_subnet, cfg.kube_service_addresses);
+
   pai::remote::SshTransport transport;
   transport.set_password(p.ssh_password);
-  std::vector<std::vector<pai::check::CheckResult>> per(outcomes.size());
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < outcomes.size(); ++i) {
-    if (!outcomes[i].reached) continue;
-    auto probes = pai::check::cross_site_probes(all[i], all);
-    if (probes.empty()) continue;
-    threads.emplace_back([&, i, probes] {
-      pai::remote::ExecRequest req;
-      req.command =
-          "sh -c " + pai::util::shell_quote(pai::check::cross_site_script(probes, o.cni_mtu));
-      req.timeout_ms = 60000;
-      auto r = transport.exec(outcomes[i].plan.target, req);
-      per[i] = pai::check::cross_site_results(all[i].name, probes, r);
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (auto& v : per) out.insert(out.end(), v.begin(), v.end());
-  return out;
-}
-
-// A hybrid cluster's ranges against each other and each on-prem host's own
-// networks (check/site_overlap.h): one more command on each reached on-prem host.
-std::vector<pai::check::CheckResult> site_overlap_checks(
-    const CheckHostsOptions& o, const PreparedHosts& p,
-    const std::vector<pai::check::HostOutcome>& outcomes) {
-  std::vector<pai::check::CheckResult> out;
-  if (o.hosts.paths.size() != 1 || !pai::util::is_directory(o.hosts.paths[0])) return out;
-  auto loaded = pai::config::check_paths({o.hosts.paths[0]});
-  if (loaded.clusters.empty() || !loaded.clusters[0].config || !loaded.clusters[0].config->azure)
-    return out;
-  const auto& cfg = *loaded.clusters[0].config;
-  auto ranges =
-      pai::check::hybrid_ranges(*cfg.azure, cfg.kube_pods_subnet, cfg.kube_service_addresses);
-  std::map<std::string, std::string> vms;
-  if (loaded.clusters[0].layout)
-    vms = pai::config::azure_pools_in_layout(loaded.sources[loaded.clusters[0].layout->file]);
+  auto exec = [&](size_t i, const std::string& script, int timeout_ms) {
+    pai::remote::ExecRequest req;
+    req.command = "sh -c " + pai::util::shell_quote(script);
+    req.timeout_ms = timeout_ms;
+    return transport.exec(outcomes[i].plan.target, req);
+  };
+  std::vector<std::vector<pai::check::CheckResult>> cross(outcomes.size());
+  std::vector<std::optional<pai::check::CheckResult>> overlap(outcomes.size());
+  pai::remote::ExecutorOptions eo;
+  eo.parallel = static_cast<size_t>(std::max(1, o.hosts.parallel));
+  pai::remote::run_parallel(outcomes.size(), eo, [&](size_t i) {
+    if (!outcomes[i].reached) return;
+    const std::string& name = outcomes[i].plan.name;
+    if (cross_site) {
+      auto probes = pai::check::cross_site_probes(all[i], all);
+      if (!probes.empty())
+        cross[i] = pai::check::cross_site_results(
+            name, probes, exec(i, pai::check::cross_site_script(probes, o.cni_mtu), 60000));
+    }
+    if (all[i].site != "onprem") return;
+    auto r = exec(i, pai::check::site_overlap_command(), 30000);
+    std::string err = r.ok() ? "" : r.error;
+    auto nets = err.empty() ? pai::check::parse_ip_routes(r.out, &err)
+                            : std::vector<pai::check::HostNetwork>{};
+    auto addrs = pai::check::interface_networks(outcomes[i].facts.interfaces);
+    nets.insert(nets.end(), addrs.begin(), addrs.end());
+    if (!err.empty())
+      overlap[i] = {
+          name, "SiteOverlap", pai::check::Status::Skip, "cannot read the host's routes: " + err,
+          "",   false};
+    else
+      overlap[i] = pai::check::site_overlap_result(name, nets, ranges);
+  });
+  for (auto& v : cross) out.insert(out.end(), v.begin(), v.end());
+  for (auto& r : overlap)
+    if (r) out.push_back(std::move(*r));
   std::vector<std::string> clashes;
   for (const auto& [a, b] : pai::check::overlapping_ranges(ranges))
     clashes.push_back(a.what + " " + a.cidr + " overlaps " + b.what + " " + b.cidr);
-  pai::remote::SshTransport transport;
-  transport.set_password(p.ssh_password);
-  std::vector<pai::check::CheckResult> per(outcomes.size());
-  std::vector<bool> ran(outcomes.size(), false);
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < outcomes.size(); ++i) {
-    const auto& h = outcomes[i].plan;
-    std::string ip = h.hostip.empty() ? h.address : h.hostip;
-    if (!outcomes[i].reached ||
-        pai::config::site_labels(*cfg.azure, vms, h.name, ip)["paictl.io/site"] != "onprem")
-      continue;
-    ran[i] = true;
-    threads.emplace_back([&, i] {
-      pai::remote::ExecRequest req;
-      req.command = "sh -c " + pai::util::shell_quote(pai::check::site_overlap_command());
-      req.timeout_ms = 30000;
-      auto r = transport.exec(outcomes[i].plan.target, req);
-      std::string err = r.ok() ? "" : r.error;
-      auto nets = err.empty() ? pai::check::parse_site_overlap_output(r.out, &err)
-                              : std::vector<pai::check::HostNetwork>{};
-      if (!err.empty()) {
-        per[i] = {outcomes[i].plan.name,
-                  "SiteOverlap",
-                  pai::check::Status::Skip,
-                  "cannot read the host's routes: " + err,
-                  "",
-                  false};
-        return;
-      }
-      per[i] = pai::check::site_overlap_result(outcomes[i].plan.name, nets, ranges);
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (size_t i = 0; i < per.size(); ++i)
-    if (ran[i]) out.push_back(per[i]);
   if (!clashes.empty())
     out.push_back({"", "SiteOverlap", pai::check::Status::Fail, pai::util::join(clashes, "; "),
                    "the VNet, the pods and the services each need a range of their own "
@@ -228,10 +201,8 @@ int run(const CheckHostsOptions& o, const Globals& g) {
   eo.min_disk_free_bytes = static_cast<int64_t>(*pai::util::parse_quantity(o.min_disk_free));
   eo.docker_data_root = p.collect.script.docker_data_root;
   auto results = pai::check::evaluate(outcomes, eo);
-  auto cross = cross_site_checks(o, p, outcomes);
-  results.insert(results.end(), cross.begin(), cross.end());
-  auto overlap = site_overlap_checks(o, p, outcomes);
-  results.insert(results.end(), overlap.begin(), overlap.end());
+  auto hybrid = hybrid_checks(o, p, outcomes);
+  results.insert(results.end(), hybrid.begin(), hybrid.end());
   pai::check::demote(results, o.ignore);
 
   pai::check::ReportContext ctx;

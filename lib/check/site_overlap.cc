@@ -72,7 +72,7 @@ std::vector<HostNetwork> parse_ip_routes(const std::string& text, std::string* e
 std::vector<HostNetwork> interface_networks(const std::vector<facts::InterfaceAddress>& addrs) {
   std::vector<HostNetwork> out;
   for (const auto& a : addrs) {
-    if (a.v6 || pod_device(a.interface)) continue;
+    if (a.v6 || a.prefix <= 0 || pod_device(a.interface)) continue;
     auto c = config::parse_cidr(a.address + "/" + std::to_string(a.prefix));
     if (!c || (c->base >> 24) == 127) continue;
     out.push_back({c->str(), a.interface, false});
@@ -81,46 +81,7 @@ std::vector<HostNetwork> interface_networks(const std::vector<facts::InterfaceAd
 }
 
 std::string site_overlap_command() {
-  return "ip -j -4 route show 2>&1; echo '--paictl-addr--'; ip -j -4 addr show 2>&1";
-}
-
-std::vector<HostNetwork> parse_ip_addrs(const std::string& text, std::string* error) {
-  std::vector<facts::InterfaceAddress> addrs;
-  auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_array()) {
-    if (error) *error = "not the JSON of ip -j addr (iproute2 4.13 or later prints it)";
-    return {};
-  }
-  for (const auto& link : doc) {
-    if (!link.is_object() || !link.contains("addr_info") || !link["addr_info"].is_array()) continue;
-    std::string dev = link.value("ifname", std::string());
-    for (const auto& a : link["addr_info"]) {
-      if (!a.is_object() || a.value("family", std::string()) != "inet" || !a.contains("local") ||
-          !a["local"].is_string() || !a.contains("prefixlen") ||
-          !a["prefixlen"].is_number_integer())
-        continue;
-      addrs.push_back({dev, a["local"].get<std::string>(), a["prefixlen"].get<int>(), false});
-    }
-  }
-  if (error) error->clear();
-  return interface_networks(addrs);
-}
-
-std::vector<HostNetwork> parse_site_overlap_output(const std::string& out, std::string* error) {
-  const std::string marker = "--paictl-addr--";
-  auto at = out.find(marker);
-  if (at == std::string::npos) {
-    if (error) *error = "the command's output was cut off";
-    return {};
-  }
-  std::string e;
-  auto nets = parse_ip_routes(out.substr(0, at), &e);
-  if (e.empty()) {
-    auto addrs = parse_ip_addrs(out.substr(at + marker.size()), &e);
-    nets.insert(nets.end(), addrs.begin(), addrs.end());
-  }
-  if (error) *error = e;
-  return e.empty() ? nets : std::vector<HostNetwork>{};
+  return "ip -j -4 route show 2>&1";
 }
 
 CheckResult site_overlap_result(const std::string& host, const std::vector<HostNetwork>& networks,

@@ -42,15 +42,10 @@ std::vector<ClusterRange> hybrid_ranges(const config::AzureConfig& azure,
 std::vector<std::pair<ClusterRange, ClusterRange>> overlapping_ranges(
     const std::vector<ClusterRange>& ranges);
 
-// The command run on each on-prem host (it changes nothing): its IPv4 routes
-// and addresses as iproute2's JSON, the two separated by a marker line.
+// The command run on each on-prem host (it changes nothing): its IPv4 routes as
+// iproute2's JSON (parse_ip_routes). The host's addresses are already in its
+// facts (the fact script's `ip -o addr`: interface_networks).
 std::string site_overlap_command();
-// Its output as networks; sets `error` when the output is not what it prints
-// (no iproute2, or one older than 4.13 without -j).
-std::vector<HostNetwork> parse_site_overlap_output(const std::string& out, std::string* error);
-
-// The networks of `ip -j -4 addr show`, as interface_networks makes them.
-std::vector<HostNetwork> parse_ip_addrs(const std::string& json_text, std::string* error);
 
 // The routes of `ip -j -4 route show` (IPv4, main table), without the default
 // route and the pod network's own devices (flannel.1, cni0, cali*, vxlan.calico,
@@ -58,7 +53,8 @@ std::vector<HostNetwork> parse_ip_addrs(const std::string& json_text, std::strin
 // on text that is not that JSON.
 std::vector<HostNetwork> parse_ip_routes(const std::string& json_text, std::string* error);
 
-// The networks of a host's IPv4 interface addresses (no loopback, no pod devices).
+// The networks of a host's IPv4 interface addresses (no loopback, no pod devices,
+// none whose prefix is unknown: `hostname -I`'s bare addresses).
 std::vector<HostNetwork> interface_networks(const std::vector<facts::InterfaceAddress>& addrs);
 
 // One SiteOverlap result per host: fail with every overlap found (the host's

@@ -1,5 +1,5 @@
 // SiteOverlap: a hybrid cluster's ranges against each other and the on-prem
-// hosts' routes and interface networks, from iproute2's JSON as hosts print it.
+// hosts' routes (iproute2's JSON as hosts print it) and interface networks (their facts).
 
 #include <gtest/gtest.h>
 
@@ -45,16 +45,18 @@ TEST(SiteOverlap, RoutesFromIpJson) {
   EXPECT_FALSE(err.empty());
 }
 
-TEST(SiteOverlap, AddressesAndTheCommandsOutput) {
-  std::string out =
-      R"([{"dst":"10.244.0.0/16","gateway":"10.0.0.1","dev":"eth1"}])"
-      "\n--paictl-addr--\n"
-      R"([{"ifname":"lo","addr_info":[{"family":"inet","local":"127.0.0.1","prefixlen":8}]},
-          {"ifname":"eth0","addr_info":[{"family":"inet","local":"10.224.3.7","prefixlen":22},
-                                        {"family":"inet6","local":"fe80::1","prefixlen":64}]}])";
+TEST(SiteOverlap, RoutesAndTheFactsAddresses) {
   std::string err;
-  auto nets = parse_site_overlap_output(out, &err);
+  auto nets =
+      parse_ip_routes(R"([{"dst":"10.244.0.0/16","gateway":"10.0.0.1","dev":"eth1"}])", &err);
   EXPECT_TRUE(err.empty()) << err;
+  // The addresses as the fact script reads them (`ip -o addr`); `hostname -I`'s
+  // bare address has no prefix and says nothing of a network.
+  auto addrs = interface_networks({{"lo", "127.0.0.1", 8, false},
+                                   {"eth0", "10.224.3.7", 22, false},
+                                   {"eth0", "fe80::1", 64, true},
+                                   {"", "10.1.2.3", 0, false}});
+  nets.insert(nets.end(), addrs.begin(), addrs.end());
   ASSERT_EQ(nets.size(), 2u);
   EXPECT_EQ(nets[1].cidr, "10.224.0.0/22");
   EXPECT_FALSE(nets[1].route);
@@ -69,8 +71,8 @@ TEST(SiteOverlap, AddressesAndTheCommandsOutput) {
             std::string::npos)
       << r.message;
   EXPECT_FALSE(r.hint.empty());
-  parse_site_overlap_output("[]", &err);
-  EXPECT_FALSE(err.empty()) << "cut off before the addresses";
+  parse_ip_routes(R"([{"dst":"10.0.0.0/24")", &err);
+  EXPECT_FALSE(err.empty()) << "cut off in the middle";
 }
 
 TEST(SiteOverlap, TheLinkToAzurePassesAWiderRouteWarns) {
