@@ -7,6 +7,12 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-cli.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
 fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+# own_home: a HOME and a configuration directory of the test's own (no registry of the machine's).
+own_home() {
+  export XDG_CONFIG_HOME="$TMP/config" HOME="$TMP/home"
+  mkdir -p "$HOME"
+  unset PAICTL_CONFIG
+}
 pass() { echo "ok: $*"; }
 
 # run NAME: runs paictl with the remaining arguments, capturing stdout, stderr and the exit code.

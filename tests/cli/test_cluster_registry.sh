@@ -3,9 +3,7 @@
 # errors of the ones that do.
 set -eu
 . "$(dirname "$0")/lib.sh"
-export XDG_CONFIG_HOME="$TMP/config"
-export HOME="$TMP/home"
-unset PAICTL_CONFIG
+own_home
 REG="$XDG_CONFIG_HOME/paictl/clusters.yaml"
 
 run cluster list

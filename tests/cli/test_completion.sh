@@ -4,9 +4,7 @@ set -eu
 . "$PAI_SOURCE_DIR/tests/cli/lib.sh"
 : "${PAI_BUILD_DIR:?}"
 export PAICTL_LAYOUTS=$PAI_SOURCE_DIR/layouts
-export XDG_CONFIG_HOME="$TMP/config"
-export HOME="$TMP/home"
-unset PAICTL_CONFIG
+own_home
 BIN=$(dirname "$PAICTL")
 OUT="$TMP/out" ERR="$TMP/err"
 

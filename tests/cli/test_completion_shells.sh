@@ -4,10 +4,7 @@
 set -eu
 . "$PAI_SOURCE_DIR/tests/cli/lib.sh"
 export PAICTL_LAYOUTS=$PAI_SOURCE_DIR/layouts
-export XDG_CONFIG_HOME="$TMP/config"
-export HOME="$TMP/home"
-mkdir -p "$HOME"
-unset PAICTL_CONFIG
+own_home
 BIN=$(dirname "$PAICTL")
 OUT="$TMP/out" ERR="$TMP/err"
 

@@ -4,9 +4,7 @@
 set -eu
 . "$PAI_SOURCE_DIR/tests/cli/lib.sh"
 export PAICTL_LAYOUTS=$PAI_SOURCE_DIR/layouts
-export XDG_CONFIG_HOME="$TMP/config"
-export HOME="$TMP/home"
-unset PAICTL_CONFIG
+own_home
 EX=$PAI_SOURCE_DIR/examples
 SCHEMAS=$PAI_SOURCE_DIR/docs/schemas
 

@@ -4,10 +4,7 @@
 set -eu
 . "$PAI_SOURCE_DIR/tests/cli/lib.sh"
 export PAICTL_LAYOUTS=$PAI_SOURCE_DIR/layouts
-export XDG_CONFIG_HOME="$TMP/config"
-export HOME="$TMP/home"
-mkdir -p "$HOME"
-unset PAICTL_CONFIG
+own_home
 
 # A registered cluster nobody listens on (port 9 on loopback: refused at once).
 REG="$XDG_CONFIG_HOME/paictl/clusters.yaml"

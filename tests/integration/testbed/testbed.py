@@ -213,18 +213,24 @@ def start_server(rundir, lib):
     os.rename(lib + "/tbclient.tmp", lib + "/tbclient")
 
 
+def terminate(pid, grace=5.0):
+    """SIGTERM, then SIGKILL if the process still runs after `grace` seconds."""
+    if not alive(pid):
+        return
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.time() + grace
+    while alive(pid) and time.time() < deadline:
+        time.sleep(0.01)
+    if alive(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
 def stop_server(rundir):
     try:
         pid = int(open(os.path.join(rundir, "tbserver.pid")).read())
     except (OSError, ValueError):
         return
-    if alive(pid):
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.time() + 5
-        while alive(pid) and time.time() < deadline:
-            time.sleep(0.01)
-        if alive(pid):
-            os.kill(pid, signal.SIGKILL)
+    terminate(pid)
     os.unlink(os.path.join(rundir, "tbserver.pid"))
 
 
@@ -851,13 +857,7 @@ def restore(args):
             pid = int(open(os.path.join(rundir, "hosts", h["name"], "state", "apiserver", "pid")).read())
         except (OSError, ValueError):
             continue
-        if alive(pid):
-            os.kill(pid, signal.SIGTERM)
-            deadline = time.time() + 5
-            while alive(pid) and time.time() < deadline:
-                time.sleep(0.02)
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        terminate(pid)
     for p in in_namespaces(namespaces):
         if p not in sshd:
             try:
