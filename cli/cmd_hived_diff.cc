@@ -289,7 +289,6 @@ void hivedcli::validate_hived_diff(const DiffOptions& o, Usage& u) {
                "cannot read the snapshot " + o.snapshot + ": no such file",
                "write one with paictl hived snapshot --out FILE");
   validate_hived_flags(o.h, u);
-  validate_choice(u, "-o", o.h.output, {"table", "wide", "json", "yaml"});
 }
 
 void build_hived_diff(CLI::App& cmd, Globals& g) {

@@ -10,7 +10,6 @@
 #include "exit_codes.h"
 #include "output.h"
 #include "util/printable.h"
-#include "util/strings.h"
 
 namespace paictl {
 
@@ -54,13 +53,6 @@ std::vector<std::string> command_path(const CLI::App& cmd) {
 
 void set_command_callback(CLI::App& cmd, std::function<void()> callback) {
   cmd.callback(std::move(callback));
-}
-
-void validate_choice(Usage& u, const std::string& flag, const std::string& value,
-                     const std::vector<std::string>& allowed) {
-  for (const auto& a : allowed)
-    if (a == value) return;
-  u.error(flag + " \"" + value + "\" is not one of: " + pai::util::join(allowed, ", "));
 }
 
 }  // namespace paictl

@@ -96,9 +96,4 @@ void define_command(CLI::App& cmd, Globals& g, std::shared_ptr<Options> o,
   });
 }
 
-// Shared validate helpers.
-// "-o" values: an error unless `value` is one of `allowed`.
-void validate_choice(Usage& u, const std::string& flag, const std::string& value,
-                     const std::vector<std::string>& allowed);
-
 }  // namespace paictl
