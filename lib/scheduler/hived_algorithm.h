@@ -214,10 +214,11 @@ class Hived final : public Policy {
   void schedule_into(const GroupRequest& r, bool allow_preemption, ScheduleResult& out) override;
   ScheduleResult schedule_pod(std::string_view group, int32_t leaf_cell_number) override;
   bool release(std::string_view group) override;
+  bool release_group(int32_t group_id, std::string_view group) override;
   void set_node_health(int32_t node, bool healthy) override;
   uint64_t release_epoch() const override { return epoch_; }
   UsageSummary usage() const override;
-  bool has_group(std::string_view group) const override { return group_index_.contains(group); }
+  bool has_group(std::string_view group) const override { return find_group(group) >= 0; }
   std::string check_invariants() const override;
 
   // State as values and restoring groups from bind info (hived_state.cc, hived_restore.cc).
@@ -363,6 +364,14 @@ class Hived final : public Policy {
   ScheduleResult result_of(int32_t g, Outcome o) const;
   void result_into(int32_t g, Outcome o, ScheduleResult& r) const;
   void free_group(int32_t g);
+  // The slot of the alive group of this name, or -1 (builds the name index on first use).
+  int32_t find_group(std::string_view name) const;
+  // The slot `id` names if it holds the group `name`, else -1.
+  int32_t group_at(int32_t id, std::string_view name) const {
+    if (id < 0 || static_cast<size_t>(id) >= groups_.size()) return -1;
+    const Group& grp = G(id);
+    return grp.alive && grp.name == name ? id : -1;
+  }
 
   ClusterShape shape_;
   std::vector<PCell> pcells_;
@@ -410,11 +419,14 @@ class Hived final : public Policy {
   std::vector<Group> groups_;
   std::vector<int32_t> free_slots_;
   // Looked up by string_view (the engine's and Policy's names) without a copy.
+  // Kept only once a name has been looked up (index_live_): callers that name
+  // groups by id (GroupRequest::group_id, release_group) never hash a name.
   struct NameHash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  std::unordered_map<std::string, int32_t, NameHash, std::equal_to<>> group_index_;
+  mutable std::unordered_map<std::string, int32_t, NameHash, std::equal_to<>> group_index_;
+  mutable bool index_live_ = false;
   uint64_t epoch_ = 1;
 
   // Scratch state of one request.
