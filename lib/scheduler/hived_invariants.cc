@@ -75,7 +75,7 @@ std::string Hived::check_invariants() const {
     bool expect = !c.split && c.vcell < 0 && (c.parent < 0 || P(c.parent).split);
     if (c.in_free != expect)
       return fail("cell " + std::to_string(i) + " free-list flag is inconsistent");
-    if (c.in_free && (!free_[cl(c.chain, c.level)].count({c.used_opp, c.free_key}) ||
+    if (c.in_free && (!free_[cl(c.chain, c.level)].contains(c.used_opp, c.free_key) ||
                       free_cell(cl(c.chain, c.level), c.free_key) != static_cast<int32_t>(i)))
       return fail("cell " + std::to_string(i) + " is missing from its free list");
     if (c.vcell >= 0 && V(c.vcell).pcell != static_cast<int32_t>(i))
