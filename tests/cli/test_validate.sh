@@ -58,6 +58,55 @@ expect_rc 2 "simulate sweep: -j on a cluster"
 expect_err "-j is for local sweeps" "simulate sweep: -j"
 no_connection "simulate sweep"
 
+# install, reset, node add|remove, config push|pull|diff: the flags are checked
+# before layout.yaml is read or a host or an Azure endpoint is reached.
+run install "$EX" gpu-1 --hosts 127.0.0.1:9 --ignore-check-errors Swapp,CPU,Nope --arm-endpoint 127.0.0.1:9 --yes
+expect_rc 2 "install: bad flags"
+expect_err "install takes one cluster directory, not 2 paths" "install: a host where the directory goes"
+expect_err "  hint: hosts of the cluster are chosen with --limit HOST,..." "install: its hint"
+expect_err "--hosts and --hosts-file are for check hosts" "install: --hosts"
+expect_err "no check is named \"Swapp\"" "install: the first unknown check"
+expect_err "no check is named \"Nope\"" "install: the second unknown check"
+expect_err "--arm-endpoint 127.0.0.1:9 is not an http:// or https:// URL" "install: a bad --arm-endpoint, in the same run"
+expect_err "Run 'paictl install --help' for usage." "install: how to get help"
+no_connection "install"
+run reset --ca-file "$TMP/none.pem" --yes
+expect_rc 2 "reset: no directory, a missing --ca-file"
+expect_err "reset needs the cluster directory" "reset: the directory"
+expect_err "--ca-file $TMP/none.pem is not a file" "reset: --ca-file, in the same run"
+run node add "$EX" --count 2 --ignore-check-errors Nope
+expect_rc 2 "node add: --count without --azure"
+expect_err "--count goes with --azure POOL" "node add: --count"
+expect_err "node add needs at least one host" "node add: no host"
+expect_err "no check is named \"Nope\"" "node add: an unknown check, in the same run"
+run node add "$EX" gpu-1 --azure gpu --authority-host 127.0.0.1:9
+expect_rc 2 "node add --azure: hosts named"
+expect_err "takes the cluster directory only" "node add --azure: the hosts"
+expect_err "--authority-host 127.0.0.1:9 is not an http" "node add --azure: a bad --authority-host"
+no_connection "node add"
+run node remove "$EX" --hived 127.0.0.1:9 </dev/null
+expect_rc 2 "node remove: bad flags, no terminal"
+expect_err "node remove needs at least one host" "node remove: no host"
+expect_err "--hived 127.0.0.1:9 is not an http" "node remove: a bad --hived"
+expect_err "not a terminal: pass --yes" "node remove: --yes, before HiveD is asked"
+no_connection "node remove"
+run config push "$EX" "$EX"
+expect_rc 2 "config push: two directories"
+expect_err "config push takes one cluster directory, not 2 paths" "config push: the error"
+run config pull "$EX" --out "$TMP/a-file" --hosts-file - --password-stdin
+expect_rc 2 "config pull: --out is a file"
+expect_err "--out $TMP/a-file exists and is not a directory" "config pull: --out"
+expect_err "--hosts-file - and --password-stdin both want stdin" "config pull: stdin twice, in the same run"
+run config diff "$EX/layout.yaml"
+expect_rc 2 "config diff: a file"
+expect_err "$EX/layout.yaml is not a directory" "config diff: the error"
+
+# version --cluster without a name asks the current cluster (dead: exit 3).
+run version --cluster -o json
+expect_rc 3 "version --cluster: the current cluster, unreachable"
+expect_err "dead" "version --cluster: the current cluster is named"
+expect_out '"apiVersion": "paictl.version/v1"' "version --cluster: the client's version first"
+
 run check config
 expect_rc 2 "check config without a PATH"
 expect_err "needs at least one PATH" "check config: the error"
