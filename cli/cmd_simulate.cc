@@ -444,7 +444,8 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
                "Delete a preemption's victims one node at a time, as HiveD answers Kubernetes");
   cmd.add_option("--suggested-fraction", o.suggested_fraction,
                  "Each decision's suggested nodes keep every node with probability F (Kubernetes' "
-                 "own filters); hived avoids the others (ignoreK8sSuggestedNodes: false)")
+                 "own filters); every policy avoids the others (hived: ignoreK8sSuggestedNodes: "
+                 "false)")
       ->type_name("F")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
