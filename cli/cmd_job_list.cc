@@ -327,68 +327,83 @@ int watch(const ListOptions& o, const std::vector<jobcli::Connection>& conns,
   }
 }
 
-int run(const ListOptions& o, const Globals& g) {
+// --state's states, upper-cased and comma-joined; `bad` gets the unknown ones.
+std::string parse_states(const std::string& state, std::vector<std::string>* bad) {
   std::string states;
-  for (auto s : pai::util::split(o.state, ',')) {
+  for (auto s : pai::util::split(state, ',')) {
     std::string up;
     for (char c : pai::util::trim(s)) up += static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
     if (up.empty()) continue;
     bool ok = false;
     for (const char* k : kStates) ok |= up == k;
     if (!ok) {
-      print_error("unknown state \"" + std::string(s) +
-                  "\"; states are WAITING, RUNNING, STOPPING, STOPPED, SUCCEEDED, FAILED, UNKNOWN");
-      return kExitUsage;
+      if (bad) bad->emplace_back(s);
+      continue;
     }
     states += (states.empty() ? "" : ",") + up;
   }
-  if (o.all_clusters && !o.remote.cluster.empty()) {
-    print_error("give --cluster or --all-clusters, not both");
-    return kExitUsage;
+  return states;
+}
+
+// --order FIELD[,asc|desc] as the server's "field,DIR"; "" when it is not one,
+// with `guess` the closest field.
+std::string parse_order(const std::string& order, std::string* guess) {
+  auto parts = pai::util::split(order, ',');
+  std::string field(pai::util::trim(parts[0])),
+      dir = parts.size() > 1 ? std::string(pai::util::trim(parts[1])) : "";
+  std::string server;
+  std::vector<std::string> names;
+  for (const auto& [k, v] : kOrderFields) {
+    if (k == field) server = v;
+    names.push_back(k);
   }
-  ListOptions opt = o;
+  for (char& ch : dir) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 32 : ch);
+  if (server.empty() || parts.size() > 2 || (!dir.empty() && dir != "ASC" && dir != "DESC")) {
+    if (guess) *guess = pai::util::did_you_mean(field, names);
+    return "";
+  }
+  if (dir.empty())
+    dir = server == "name" || server == "username" || server == "virtualCluster" ? "ASC" : "DESC";
+  return server + "," + dir;
+}
+
+// Every usage error before the registry is read or a cluster asked.
+void validate(const ListOptions& o, Usage& u) {
+  std::vector<std::string> bad;
+  parse_states(o.state, &bad);
+  for (const auto& s : bad)
+    u.error("unknown state \"" + s + "\"",
+            "states are WAITING, RUNNING, STOPPING, STOPPED, SUCCEEDED, FAILED, UNKNOWN");
+  u.error_if(o.all_clusters && !o.remote.cluster.empty(),
+             "give --cluster or --all-clusters, not both");
   for (const auto& t : o.tags)
-    if (t.empty() || t.find(',') != std::string::npos) {
-      print_error("--tag \"" + t + "\": a tag is non-empty and has no ','");
-      return kExitUsage;
-    }
+    u.error_if(t.empty() || t.find(',') != std::string::npos,
+               "--tag \"" + t + "\": a tag is non-empty and has no ','", "give --tag once per tag");
   for (const auto& t : o.no_tags)
-    if (t.empty() || t.find(',') != std::string::npos) {
-      print_error("--no-tag \"" + t + "\": a tag is non-empty and has no ','");
-      return kExitUsage;
-    }
-  if (!o.since.empty()) {
-    auto d = jobcli::parse_duration_ms(o.since);
-    if (!d) {
-      print_error("--since \"" + o.since + "\" is not a duration (e.g. 90s, 30m, 6h, 2d, 1w)");
-      return kExitUsage;
-    }
-    opt.since_ms = jobcli::now_ms() - *d;
-  }
-  opt.server_order = "submissionTime,DESC";
+    u.error_if(t.empty() || t.find(',') != std::string::npos,
+               "--no-tag \"" + t + "\": a tag is non-empty and has no ','",
+               "give --no-tag once per tag");
+  if (!o.since.empty())
+    u.error_if(!jobcli::parse_duration_ms(o.since),
+               "--since \"" + o.since + "\" is not a duration (e.g. 90s, 30m, 6h, 2d, 1w)");
   if (!o.order.empty()) {
-    auto parts = pai::util::split(o.order, ',');
-    std::string field(pai::util::trim(parts[0])),
-        dir = parts.size() > 1 ? std::string(pai::util::trim(parts[1])) : "";
-    std::string server;
-    std::vector<std::string> names;
-    for (const auto& [k, v] : kOrderFields) {
-      if (k == field) server = v;
-      names.push_back(k);
-    }
-    for (char& ch : dir) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 32 : ch);
-    if (server.empty() || parts.size() > 2 || (!dir.empty() && dir != "ASC" && dir != "DESC")) {
-      std::string guess = pai::util::did_you_mean(field, names);
-      print_error("--order \"" + o.order +
-                  "\": FIELD[,asc|desc] with FIELD one of submitted, name, "
-                  "state, completed, gpus, retries, vc, user" +
-                  (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"));
-      return kExitUsage;
-    }
-    if (dir.empty())
-      dir = server == "name" || server == "username" || server == "virtualCluster" ? "ASC" : "DESC";
-    opt.server_order = server + "," + dir;
+    std::string guess;
+    if (parse_order(o.order, &guess).empty())
+      u.error("--order \"" + o.order + "\" is not FIELD[,asc|desc]" +
+                  (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"),
+              "FIELD is one of submitted, name, state, completed, gpus, retries, vc, user");
   }
+  u.error_if(o.watch && is_structured(o.output),
+             "--watch prints a table (redrawn on a terminal, one line per change otherwise); "
+             "not with -o json/yaml");
+}
+
+int run(const ListOptions& o, const Globals& g) {
+  std::string states = parse_states(o.state, nullptr);
+  ListOptions opt = o;
+  if (!o.since.empty()) opt.since_ms = jobcli::now_ms() - *jobcli::parse_duration_ms(o.since);
+  opt.server_order =
+      o.order.empty() ? std::string("submissionTime,DESC") : parse_order(o.order, nullptr);
   auto reg = jobcli::load_registry();
   if (!reg) return kExitUsage;
   std::vector<jobcli::Connection> conns;
@@ -407,15 +422,7 @@ int run(const ListOptions& o, const Globals& g) {
     if (!conn) return kExitUsage;
     conns.push_back(*conn);
   }
-  if (o.watch) {
-    if (is_structured(o.output)) {
-      print_error(
-          "--watch prints a table (redrawn on a terminal, one line per change otherwise); "
-          "not with -o json/yaml");
-      return kExitUsage;
-    }
-    return watch(opt, conns, states);
-  }
+  if (o.watch) return watch(opt, conns, states);
   int rc = kExitOk;
   auto jobs = fetch(opt, conns, states, rc);
   if (o.name_output || (g.output == "name" && o.output == "table")) {
@@ -488,7 +495,9 @@ void add_job_list(CLI::App& parent, Globals& g) {
   cmd->footer(
       "EXIT STATUS:\n"
       "  0 ok, 2 bad usage, 3 a cluster failed (the others are still listed)\n\n");
-  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
+  define_command(*cmd, g, o, {.validate = validate, .run = [](const auto& o, Globals& g) {
+                                return run(o, g);
+                              }});
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ struct GroupRequest {
   // group on suggested nodes only; true (HiveD's default) ignores them for a
   // new placement. A group preempting others whose placement leaves the set is
   // planned again either way (HiveD never records the group's flag).
-  // Baseline policies ignore both.
+  // Baselines place on suggested nodes only, whatever the flag (their filters).
   std::optional<std::vector<int32_t>> suggested_nodes;
   bool ignore_suggested_nodes = true;  // ignoreK8sSuggestedNodes
   // Opaque to the scheduler; returned with victims so that callers need no name lookups.
