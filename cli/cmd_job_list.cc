@@ -13,6 +13,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "cmd_job_list.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "json_convert.h"
@@ -24,32 +25,6 @@
 namespace paictl {
 
 namespace {
-
-struct ListOptions {
-  jobcli::RemoteOptions remote;
-  bool all_clusters = false;
-  std::string state;
-  std::string user;
-  bool all_users = false;
-  std::string vc;
-  std::string keyword;
-  std::vector<std::string> tags;
-  std::vector<std::string> no_tags;
-  std::string since;
-  std::string order;
-  int offset = 0;
-  bool all_pages = false;
-  bool starred = false;
-  int limit = 100;
-  std::string output = "table";
-  bool watch = false;
-  double interval = 5;
-  bool name_output = false;  // -o name
-  // Set by run(): the server's order ("submissionTime,DESC") and the oldest
-  // submission time --since lets through (epoch ms; -1 without --since).
-  std::string server_order;
-  double since_ms = -1;
-};
 
 // --order names: paictl's short ones and the server's fields.
 const std::vector<std::pair<std::string, std::string>> kOrderFields = {
@@ -91,7 +66,7 @@ bool has_tag(const J& j, const std::string& tag) {
 
 // The filters the server applies, applied here to starred jobs (read one by one).
 template <class J>
-bool matches(const ListOptions& o, const std::string& states, const J& j) {
+bool matches(const JobListOptions& o, const std::string& states, const J& j) {
   if (!states.empty()) {
     bool ok = false;
     for (auto s : pai::util::split(states, ','))
@@ -118,7 +93,7 @@ struct ClusterListing {
   std::vector<std::string> gone;  // starred jobs the server no longer has
 };
 
-ClusterListing list_cluster(const ListOptions& o, const jobcli::Connection& c,
+ClusterListing list_cluster(const JobListOptions& o, const jobcli::Connection& c,
                             const pai::api::JobFilter& base, const std::string& states) {
   ClusterListing out;
   auto recent = [&](const auto& j) {
@@ -192,8 +167,8 @@ const char* kStates[] = {"WAITING",   "RUNNING", "STOPPING", "STOPPED",
 // The jobs of every cluster, asked at the same time, in cluster order. Failing
 // clusters are reported and set `rc`.
 std::vector<std::pair<std::string, jobcli::Json>> fetch(
-    const ListOptions& o, const std::vector<jobcli::Connection>& conns, const std::string& states,
-    int& rc) {
+    const JobListOptions& o, const std::vector<jobcli::Connection>& conns,
+    const std::string& states, int& rc) {
   std::vector<std::future<ClusterListing>> futures;
   for (const auto& c : conns) {
     pai::api::JobFilter f;
@@ -228,7 +203,7 @@ std::vector<std::pair<std::string, jobcli::Json>> fetch(
   return jobs;
 }
 
-Table list_table(const ListOptions& o,
+Table list_table(const JobListOptions& o,
                  const std::vector<std::pair<std::string, jobcli::Json>>& jobs) {
   Table t;
   if (o.all_clusters) t.columns.push_back({"CLUSTER"});
@@ -281,7 +256,7 @@ std::string job_key(const std::string& cluster, const jobcli::Json& j, bool with
          "~" + j.value("name", std::string("?"));
 }
 
-int watch(const ListOptions& o, const std::vector<jobcli::Connection>& conns,
+int watch(const JobListOptions& o, const std::vector<jobcli::Connection>& conns,
           const std::string& states) {
   jobcli::catch_interrupt();
   bool tty = is_tty(1);
@@ -367,8 +342,9 @@ std::string parse_order(const std::string& order, std::string* guess) {
   return server + "," + dir;
 }
 
-// Every usage error before the registry is read or a cluster asked.
-void validate(const ListOptions& o, Usage& u) {
+}  // namespace
+
+void validate_job_list(const JobListOptions& o, Usage& u) {
   std::vector<std::string> bad;
   parse_states(o.state, &bad);
   for (const auto& s : bad)
@@ -398,9 +374,11 @@ void validate(const ListOptions& o, Usage& u) {
              "not with -o json/yaml");
 }
 
-int run(const ListOptions& o, const Globals& g) {
+namespace {
+
+int run(const JobListOptions& o, const Globals& g) {
   std::string states = parse_states(o.state, nullptr);
-  ListOptions opt = o;
+  JobListOptions opt = o;
   if (!o.since.empty()) opt.since_ms = jobcli::now_ms() - *jobcli::parse_duration_ms(o.since);
   opt.server_order =
       o.order.empty() ? std::string("submissionTime,DESC") : parse_order(o.order, nullptr);
@@ -450,7 +428,7 @@ int run(const ListOptions& o, const Globals& g) {
 }
 
 void add_job_list(CLI::App& parent, Globals& g) {
-  auto o = std::make_shared<ListOptions>();
+  auto o = std::make_shared<JobListOptions>();
   CLI::App* cmd = &parent;
   jobcli::add_remote_flags(cmd, o->remote);
   cmd->add_flag("--all-clusters", o->all_clusters,
@@ -495,7 +473,7 @@ void add_job_list(CLI::App& parent, Globals& g) {
   cmd->footer(
       "EXIT STATUS:\n"
       "  0 ok, 2 bad usage, 3 a cluster failed (the others are still listed)\n\n");
-  define_command(*cmd, g, o, {.validate = validate, .run = [](const auto& o, Globals& g) {
+  define_command(*cmd, g, o, {.validate = validate_job_list, .run = [](const auto& o, Globals& g) {
                                 return run(o, g);
                               }});
 }

@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app.h"
+#include "cmd_simulate.h"
 #include "command.h"
 #include "config/cluster_files.h"
 #include "diag/report.h"
@@ -40,43 +41,6 @@
 namespace paictl {
 
 namespace {
-
-struct SimulateOptions {
-  std::string config;
-  std::vector<std::string> traces;
-  std::string format;
-  std::string policies = "hived";
-  std::string output = "table";
-  std::string report;
-  std::string vc_map = "auto";
-  std::string faults;
-  std::string bin;
-  int32_t priority = 100;
-  int64_t limit = 0;
-  int32_t backfill = 0;
-  bool overflow = false;
-  bool preempt_one_node = false;
-  double suggested_fraction = 1;
-  uint64_t suggested_seed = 1;
-  std::string record;
-  std::string tie_order = "hived";
-};
-
-struct GenerateOptions {
-  int64_t jobs = 1000;
-  uint64_t seed = 1;
-  double load = 0.7;
-  double days = 0;
-  int32_t max_gpus = 128;
-  double opportunistic = 0;
-  int32_t priority = 100;
-  std::string config;
-  std::string format = "philly";
-  std::string out = "-";
-  std::string cluster_out;
-  int32_t scale = 1;
-  int32_t vcs = 15;
-};
 
 void print_trace_error(const pai::sim::TraceError& e) {
   std::string where = e.file;
@@ -236,8 +200,8 @@ std::vector<std::string> policy_list(const std::string& policies) {
   return out;
 }
 
-// Every usage error before the cluster or the trace is read: --config and --trace,
-// each unknown policy, --priority, --bin, a --faults random spec, --tie-order.
+}  // namespace
+
 void validate_simulate(const SimulateOptions& o, Usage& u) {
   u.error_if(o.config.empty(), "--config is required",
              "the cluster: a HiveD config or a cluster directory");
@@ -268,6 +232,8 @@ void validate_simulate(const SimulateOptions& o, Usage& u) {
   u.error_if(o.tie_order != "hived" && o.tie_order != "config",
              "--tie-order must be hived or config, not \"" + o.tie_order + "\"");
 }
+
+namespace {
 
 int run_simulate(const SimulateOptions& o, const Globals& g) {
   std::vector<std::string> policies = policy_list(o.policies);
@@ -469,7 +435,8 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
 
 // --- generate --------------------------------------------------------------------
 
-// Every usage error before a cluster is read or a file written.
+}  // namespace
+
 void validate_generate(const GenerateOptions& o, Usage& u) {
   u.error_if(o.jobs < 1 || o.jobs > 100'000'000, "--jobs must be between 1 and 100000000");
   u.error_if(o.load <= 0 || o.load > 100,
@@ -484,6 +451,8 @@ void validate_generate(const GenerateOptions& o, Usage& u) {
   u.error_if(!o.cluster_out.empty() && !o.config.empty(),
              "--cluster-out writes a Philly-shaped cluster; it does not go with --config");
 }
+
+namespace {
 
 int run_generate(const GenerateOptions& o, const Globals& g) {
   pai::sim::ClusterTemplate tmpl;
