@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,18 +11,15 @@
 #include "app.h"
 #include "command.h"
 
-#include "check/cross_site.h"
+#include "check/hybrid.h"
 #include "check/report.h"
 #include "check/runner.h"
-#include "check/site_overlap.h"
-#include "config/azure_config.h"
 #include "config/cluster_files.h"
 #include "exit_codes.h"
 #include "facts/fact_script.h"
 #include "hosts_common.h"
 #include "output.h"
 #include "printer.h"
-#include "remote/executor.h"
 #include "remote/ssh_transport.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -46,37 +41,13 @@ struct CheckHostsOptions {
   int cni_mtu = 0;  // 0: as install computes it
 };
 
-// A hybrid cluster's checks, on each reached host, at most --parallel at once:
-//   - the cross-site checks (check/cross_site.h): the ports and path MTU towards
-//     the hosts of the other site;
-//   - SiteOverlap (check/site_overlap.h): the cluster's ranges against each other
-//     and, on each on-prem host, against its own routes and addresses.
-// Nothing when config.yaml has no azure: section.
+// A hybrid cluster's checks (check/hybrid.h), when the one path is a cluster
+// directory whose config.yaml has an azure: section.
 std::vector<pai::check::CheckResult> hybrid_checks(
     const CheckHostsOptions& o, const PreparedHosts& p,
     const std::vector<pai::check::HostOutcome>& outcomes) {
-  std::vector<pai::check::CheckResult> out;
-  if (o.hosts.paths.size() != 1 || !pai::util::is_directory(o.hosts.paths[0])) return out;
+  if (o.hosts.paths.size() != 1 || !pai::util::is_directory(o.hosts.paths[0])) return {};
   auto loaded = pai::config::check_paths({o.hosts.paths[0]});
-  if (loaded.clusters.empty() || !loaded.clusters[0].config || !loaded.clusters[0].config->azure)
-    return out;
-  const auto& cfg = *loaded.clusters[0].config;
-  const auto& az = *cfg.azure;
-  // The site as the labels phase gives it: a VM paictl wrote into layout.yaml,
-  // or a host inside azure.address-space, is on Azure.
-  std::map<std::string, std::string> vms;
-  if (loaded.clusters[0].layout)
-    vms = pai::config::azure_pools_in_layout(loaded.sources[loaded.clusters[0].layout->file]);
-  std::vector<pai::check::SiteHost> all;
-  for (const auto& oc : outcomes) {
-    const auto& h = oc.plan;
-    std::string ip = h.hostip.empty() ? h.address : h.hostip;
-    all.push_back(
-        {h.name, ip, pai::config::site_labels(az, vms, h.name, ip)["paictl.io/site"], h.master});
-  }
-  const bool cross_site = pai::config::parse_cidr(az.address_space).has_value();
-  auto ranges = pai::check::hybrid_ranges(az, cfg.kube_pods_subnet, cfg.kube_service_addresses);
-
   pai::remote::SshTransport transport;
   transport.set_password(p.ssh_password);
   auto exec = [&](size_t i, const std::string& script, int timeout_ms) {
@@ -85,45 +56,10 @@ std::vector<pai::check::CheckResult> hybrid_checks(
     req.timeout_ms = timeout_ms;
     return transport.exec(outcomes[i].plan.target, req);
   };
-  std::vector<std::vector<pai::check::CheckResult>> cross(outcomes.size());
-  std::vector<std::optional<pai::check::CheckResult>> overlap(outcomes.size());
-  pai::remote::ExecutorOptions eo;
-  eo.parallel = static_cast<size_t>(std::max(1, o.hosts.parallel));
-  pai::remote::run_parallel(outcomes.size(), eo, [&](size_t i) {
-    if (!outcomes[i].reached) return;
-    const std::string& name = outcomes[i].plan.name;
-    if (cross_site) {
-      auto probes = pai::check::cross_site_probes(all[i], all);
-      if (!probes.empty())
-        cross[i] = pai::check::cross_site_results(
-            name, probes, exec(i, pai::check::cross_site_script(probes, o.cni_mtu), 60000));
-    }
-    if (all[i].site != "onprem") return;
-    auto r = exec(i, pai::check::site_overlap_command(), 30000);
-    std::string err = r.ok() ? "" : r.error;
-    auto nets = err.empty() ? pai::check::parse_ip_routes(r.out, &err)
-                            : std::vector<pai::check::HostNetwork>{};
-    auto addrs = pai::check::interface_networks(outcomes[i].facts.interfaces);
-    nets.insert(nets.end(), addrs.begin(), addrs.end());
-    if (!err.empty())
-      overlap[i] = {
-          name, "SiteOverlap", pai::check::Status::Skip, "cannot read the host's routes: " + err,
-          "",   false};
-    else
-      overlap[i] = pai::check::site_overlap_result(name, nets, ranges);
-  });
-  for (auto& v : cross) out.insert(out.end(), v.begin(), v.end());
-  for (auto& r : overlap)
-    if (r) out.push_back(std::move(*r));
-  std::vector<std::string> clashes;
-  for (const auto& [a, b] : pai::check::overlapping_ranges(ranges))
-    clashes.push_back(a.what + " " + a.cidr + " overlaps " + b.what + " " + b.cidr);
-  if (!clashes.empty())
-    out.push_back({"", "SiteOverlap", pai::check::Status::Fail, pai::util::join(clashes, "; "),
-                   "the VNet, the pods and the services each need a range of their own "
-                   "(paictl check config reports the same as A003)",
-                   false});
-  return out;
+  pai::check::HybridOptions ho;
+  ho.parallel = static_cast<size_t>(std::max(1, o.hosts.parallel));
+  ho.cni_mtu = o.cni_mtu;
+  return pai::check::hybrid_checks(loaded, outcomes, exec, ho);
 }
 
 void list_checks(const std::string& format) {

@@ -75,20 +75,19 @@ std::optional<std::string> read_secret(const char* what) {
   return s;
 }
 
-int run(const AddOptions& o, const Globals& g) {
+// Every usage error before the registry is read or the cluster asked: not exactly
+// one sign-in method, --password-stdin without --user.
+void validate(const AddOptions& o, Usage& u) {
   int methods =
       (o.password_stdin ? 1 : 0) + (o.token_stdin ? 1 : 0) + (o.token_file.empty() ? 0 : 1);
-  if (methods != 1) {
-    print_error("give exactly one of --password-stdin, --token-stdin or --token-file");
-    std::fprintf(stderr,
-                 "Secrets are never taken as arguments (they would show in process lists and shell "
-                 "history).\n");
-    return kExitUsage;
-  }
-  if (o.password_stdin && o.user.empty()) {
-    print_error("--password-stdin needs --user");
-    return kExitUsage;
-  }
+  u.error_if(methods != 1, "give exactly one of --password-stdin, --token-stdin or --token-file",
+             "secrets are never taken as arguments (they would show in process lists and shell "
+             "history)");
+  u.error_if(o.password_stdin && o.user.empty(), "--password-stdin needs --user",
+             "the sign-in is POST /api/v2/authn/basic/login with the user and the password");
+}
+
+int run(const AddOptions& o, const Globals& g) {
   auto reg = jobcli::load_registry();
   if (!reg) return kExitUsage;
 
@@ -198,7 +197,9 @@ void add_cluster_add(CLI::App& parent, Globals& g) {
       "($XDG_CONFIG_HOME/paictl/clusters.yaml, or PAICTL_CONFIG) is written with mode 0600.\n\n"
       "EXIT STATUS:\n"
       "  0 added, 2 bad usage or refused credentials, 3 the cluster cannot be reached\n\n");
-  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
+  define_command(*cmd, g, o, {.validate = validate, .run = [](const auto& o, Globals& g) {
+                                return run(o, g);
+                              }});
 }
 
 }  // namespace

@@ -84,8 +84,8 @@ struct PendingFile {
 };
 
 // The master on Azure (a pool with role: master): layout.yaml has no master
-// until install writes the pool's VM into it, so L006 does not apply; an
-// on-prem master as well would be a second one.
+// until install writes the pool's VM into it (load_cluster leaves L006 out);
+// an on-prem master as well would be a second one.
 void cross_check_azure_master(Layout& layout, const AzureConfig& azure, CheckOutcome& out,
                               Context& cctx) {
   auto pools = azure_pools_in_layout(out.sources[layout.file]);
@@ -93,9 +93,6 @@ void cross_check_azure_master(Layout& layout, const AzureConfig& azure, CheckOut
     if (auto it = pools.find(m.hostname); it != pools.end()) m.azure_pool = it->second;
   const AzurePool* mp = azure.master_pool();
   if (!mp) return;
-  auto& items = out.diagnostics.items();
-  std::erase_if(
-      items, [&](const diag::Diagnostic& d) { return d.code == "L006" && d.file == layout.file; });
   for (const auto& m : layout.machines)
     if (m.master && m.azure_pool != mp->name) {
       Context lctx(layout.file, out.diagnostics);
@@ -168,6 +165,12 @@ void load_cluster(const std::vector<PendingFile>& files, const std::string& orig
     cross_check_devices(*cluster.layout, *cluster.config, cctx);
     if (cluster.config->azure)
       cross_check_azure_master(*cluster.layout, *cluster.config->azure, out, cctx);
+  }
+  if (cluster.layout) {
+    Context lctx(cluster.layout->file, out.diagnostics);
+    bool azure_master =
+        cluster.config && cluster.config->azure && cluster.config->azure->master_pool();
+    check_master_present(*cluster.layout, azure_master, lctx);
   }
   out.clusters.push_back(std::move(cluster));
 }

@@ -312,9 +312,7 @@ Layout load_layout(const Node* root, Context& ctx) {
     if (m.worker) ++workers;
     out.machines.push_back(std::move(m));
   }
-  if (masters == 0)
-    ctx.error("L006", ctx.at(list), "no machine has pai-master: \"true\"",
-              "mark exactly one machine with pai-master: \"true\"");
+  if (masters == 0) out.no_master_at = ctx.at(list);
   if (workers == 0)
     ctx.error("L008", ctx.at(list), "no machine has pai-worker: \"true\"",
               "mark the machines that run jobs with pai-worker: \"true\"");
@@ -329,6 +327,12 @@ Layout load_layout(const Node* root, Context& ctx) {
         ctx.warning("L013", s.mark, "machine-sku \"" + s.name + "\" is not used by any machine",
                     "remove it, or set machine-type: " + s.name + " on the machines of that kind");
   return out;
+}
+
+void check_master_present(const Layout& layout, bool master_elsewhere, Context& ctx) {
+  if (!layout.no_master_at || master_elsewhere) return;
+  ctx.error("L006", *layout.no_master_at, "no machine has pai-master: \"true\"",
+            "mark exactly one machine with pai-master: \"true\"");
 }
 
 }  // namespace pai::config

@@ -44,6 +44,10 @@ struct Layout {
   std::vector<MachineSku> skus;
   std::vector<Machine> machines;
   std::unordered_map<std::string, size_t> machine_index;  // hostname -> first machine with it
+  // Set when no machine has pai-master: "true": where machine-list is. L006 is
+  // reported by check_master_present, once the cluster's config is known (a
+  // master on Azure is written into the layout only by install).
+  std::optional<Mark> no_master_at;
 
   const MachineSku* find_sku(std::string_view name) const;
   const Machine* find_machine(std::string_view hostname) const;
@@ -52,7 +56,12 @@ struct Layout {
   static int64_t leaf_capacity(const MachineSku& sku);
 };
 
-// Reads and validates layout.yaml from an already-parsed document.
+// Reads and validates layout.yaml from an already-parsed document. Every
+// check but L006 runs here.
 Layout load_layout(const Node* root, Context& ctx);
+
+// L006 when the layout has no master and none is to come from elsewhere
+// (master_elsewhere: an Azure pool with role: master).
+void check_master_present(const Layout& layout, bool master_elsewhere, Context& ctx);
 
 }  // namespace pai::config

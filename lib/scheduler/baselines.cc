@@ -97,6 +97,11 @@ class Flat final : public Policy {
                         std::vector<int32_t>& leaves, std::vector<int32_t>& victims);
   void ranks_for(const Slot& s, int32_t priority, bool preempt, std::vector<int32_t>& rank) const;
   ScheduleResult result_of(int32_t g, Outcome o) const;
+  // Kubernetes' filter phase: the slots on nodes outside the request's
+  // suggested set leave their views' iteration until end_suggested(). Returns
+  // whether any node was left out.
+  bool begin_suggested(const GroupRequest& r);
+  void end_suggested();
   ScheduleResult rejected(std::string reason) const {
     ScheduleResult r;
     r.outcome = Outcome::Rejected;
@@ -123,6 +128,8 @@ class Flat final : public Policy {
   std::vector<FlatGroup> groups_;
   std::vector<int32_t> free_slots_;
   std::unordered_map<std::string, int32_t> index_;
+  std::vector<uint8_t> node_suggested_;  // begin_suggested()'s scratch
+  std::vector<int32_t> unsuggested_;     // slots taken out by begin_suggested()
   uint64_t epoch_ = 1;
 };
 
@@ -506,8 +513,34 @@ bool Flat::place(int32_t view, const std::vector<int32_t>& pods, int32_t priorit
   return kind_ == Baseline::Private ? place_pack(v, pods, leaves) : place_spread(v, pods, leaves);
 }
 
+bool Flat::begin_suggested(const GroupRequest& r) {
+  if (!r.suggested_nodes) return false;
+  node_suggested_.assign(shape_.nodes.size(), 0);
+  for (int32_t n : *r.suggested_nodes)
+    if (n >= 0 && static_cast<size_t>(n) < node_suggested_.size())
+      node_suggested_[static_cast<size_t>(n)] = 1;
+  for (size_t n = 0; n < node_suggested_.size(); ++n) {
+    if (node_suggested_[n]) continue;
+    for (int32_t sid : node_slots_[n]) {
+      const Slot& s = slots_[static_cast<size_t>(sid)];
+      views_[static_cast<size_t>(s.view)].index.set_suggested(s.pos, false);
+      unsuggested_.push_back(sid);
+    }
+  }
+  return !unsuggested_.empty();
+}
+
+void Flat::end_suggested() {
+  for (int32_t sid : unsuggested_) {
+    const Slot& s = slots_[static_cast<size_t>(sid)];
+    views_[static_cast<size_t>(s.view)].index.set_suggested(s.pos, true);
+  }
+  unsuggested_.clear();
+}
+
 ScheduleResult Flat::schedule(const GroupRequest& r, bool allow_preemption) {
   if (std::string err = validate_request(r); !err.empty()) return rejected(err);
+  // An allocated group keeps its placement, suggested or not.
   if (auto it = index_.find(r.affinity_group); it != index_.end())
     return result_of(it->second, Outcome::Bound);
   const int32_t vc = shape_.find_vc(r.virtual_cluster);
@@ -584,6 +617,12 @@ ScheduleResult Flat::schedule(const GroupRequest& r, bool allow_preemption) {
       views.push_back(chain_view_[static_cast<size_t>(c)]);
     }
   }
+  // Every placement below, with or without victims, is on suggested nodes only.
+  const bool filtered = begin_suggested(r);
+  struct EndSuggested {
+    Flat* f;
+    ~EndSuggested() { f->end_suggested(); }
+  } end_suggested_guard{this};
   std::vector<int32_t> leaves, victims;
   for (int32_t v : views)
     if (place(v, pods, r.priority, false, leaves, victims)) {
@@ -615,7 +654,8 @@ ScheduleResult Flat::schedule(const GroupRequest& r, bool allow_preemption) {
       index_[grp.name] = g;
       return result_of(g, Outcome::Bound);
     }
-  if (reason.empty()) reason = "insufficient capacity";
+  if (reason.empty())
+    reason = filtered ? "insufficient capacity on the suggested nodes" : "insufficient capacity";
   if (allow_preemption && r.priority > kOpportunisticPriority) {
     for (int32_t v : views)
       if (place(v, pods, r.priority, true, leaves, victims) && !victims.empty()) {

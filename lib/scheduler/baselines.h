@@ -21,6 +21,14 @@
 //               its own lower-priority groups.
 //
 // All three place a gang all or nothing (as the coscheduling plugin does).
+//
+// Suggested nodes (GroupRequest::suggested_nodes): the set is what Kubernetes'
+// own filters (taints, CPU, memory, affinity) leave, so all three place a new
+// group, with or without victims, on suggested nodes only and wait otherwise,
+// whatever ignore_suggested_nodes (HiveD's flag) says. quota and k8s-default
+// pick the least allocated suggested node; private packs into the most used
+// suggested node of the VC's own cells (and of a pinned cell); victims come
+// only from suggested nodes. An allocated group keeps its nodes.
 
 #include <memory>
 #include <string>

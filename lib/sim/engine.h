@@ -76,8 +76,8 @@ struct SimOptions {
   // Kubernetes' own filters: with a fraction below 1, every decision of the
   // first policy carries a suggested node set that keeps each node with this
   // probability (seeded by suggested_seed, drawn again at each attempt) and
-  // avoids the others (ignoreK8sSuggestedNodes: false). Probes and baselines
-  // ignore it.
+  // avoids the others (ignoreK8sSuggestedNodes: false); the baselines place
+  // on its nodes only too. Probes ignore it.
   double suggested_fraction = 1;
   uint64_t suggested_seed = 1;
   double bin_seconds = 0;       // width of the time-series bins; 0 = about 400 bins over the trace

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include "scheduler/helpers.h"
@@ -122,16 +124,17 @@ TEST(Engine, PreemptionRepliesOneNodeAtATimeAsHivedDoes) {
   EXPECT_EQ(b.jobs[job(single, "high")].first_start, 100);
 }
 
-// simulate --suggested-fraction: hived places only on the nodes of each
-// decision's suggested set; the baselines ignore the sets.
+// simulate --suggested-fraction: hived and the baselines place only on the
+// nodes of each decision's suggested set.
 TEST(Engine, SuggestedNodesKeepHivedOffTheNodesKubernetesFilteredOut) {
   auto m = model_from_yaml(kTwoSkuConfig);
   Trace t = csv_trace("job_id,submit_time,duration,vc,members\nj,0,100,b,1x4\nk,10,100,b,1x4\n");
   SimOptions none;
   none.suggested_fraction = 0;  // no node passes Kubernetes' filters
-  EXPECT_EQ(run(*m, t, "hived", none).overall.finished, 0);
-  EXPECT_EQ(run(*m, t, "quota", none).overall.finished, 2);
-  EXPECT_EQ(run(*m, t, "hived").overall.finished, 2);
+  for (const char* policy : {"hived", "quota", "k8s-default", "private"}) {
+    EXPECT_EQ(run(*m, t, policy, none).overall.finished, 0) << policy;
+    EXPECT_EQ(run(*m, t, policy).overall.finished, 2) << policy;
+  }
   // Half the nodes: the jobs run, every decision with a set it avoids, the same
   // way each time.
   SimOptions some;
@@ -162,6 +165,82 @@ TEST(Engine, SuggestedNodesKeepHivedOffTheNodesKubernetesFilteredOut) {
   PolicyRun b = run(*m, t, "hived", some);
   EXPECT_EQ(a.decisions, b.decisions);
   EXPECT_EQ(a.jobs[job(t, "k")].first_start, b.jobs[job(t, "k")].first_start);
+}
+
+// Counts the placements a policy returns outside its request's suggested nodes
+// (into counts the test owns: the simulator destroys its policies).
+struct SuggestedCounts {
+  int64_t with_sets = 0, placements = 0, outside = 0;
+};
+class SuggestedOnly final : public scheduler::Policy {
+ public:
+  SuggestedOnly(std::unique_ptr<scheduler::Policy> p, SuggestedCounts& c)
+      : p_(std::move(p)), c_(c) {}
+  std::string_view name() const override { return p_->name(); }
+  const scheduler::ClusterShape& cluster() const override { return p_->cluster(); }
+  scheduler::ScheduleResult schedule(const scheduler::GroupRequest& r,
+                                     bool allow_preemption) override {
+    scheduler::ScheduleResult res = p_->schedule(r, allow_preemption);
+    if (r.suggested_nodes) ++c_.with_sets;
+    if (r.suggested_nodes && (res.outcome == scheduler::Outcome::Bound ||
+                              res.outcome == scheduler::Outcome::Preempting)) {
+      // A group bound earlier keeps its nodes; a new placement must be suggested.
+      if (placed.insert(r.affinity_group).second)
+        for (const auto& pod : res.pods)
+          if (std::find(r.suggested_nodes->begin(), r.suggested_nodes->end(), pod.node) ==
+              r.suggested_nodes->end())
+            ++c_.outside;
+      if (res.outcome == scheduler::Outcome::Preempting) placed.erase(r.affinity_group);
+      ++c_.placements;
+    }
+    return res;
+  }
+  scheduler::ScheduleResult schedule_pod(std::string_view g, int32_t n) override {
+    return p_->schedule_pod(g, n);
+  }
+  bool release(std::string_view g) override {
+    placed.erase(std::string(g));
+    return p_->release(g);
+  }
+  void set_node_health(int32_t n, bool h) override { p_->set_node_health(n, h); }
+  uint64_t release_epoch() const override { return p_->release_epoch(); }
+  scheduler::UsageSummary usage() const override { return p_->usage(); }
+  bool has_group(std::string_view g) const override { return p_->has_group(g); }
+  std::string check_invariants() const override { return p_->check_invariants(); }
+
+ private:
+  std::unique_ptr<scheduler::Policy> p_;
+  SuggestedCounts& c_;
+  std::set<std::string> placed;
+};
+
+// On a generated trace the baselines get a set at every decision and never
+// place a group outside it; the sets change their results.
+TEST(Engine, BaselinesPlaceOnlyOnSuggestedNodes) {
+  auto m = model_from_yaml(kTwoSkuConfig);
+  GenerateOptions g;
+  g.jobs = 150;
+  g.seed = 4;
+  Trace t = generate_trace(g, cluster_template(*m));
+  for (const char* policy : {"quota", "k8s-default", "private"}) {
+    SimOptions opt;
+    opt.suggested_fraction = 0.6;
+    opt.suggested_seed = 2;
+    SuggestedCounts seen;
+    int made = 0;
+    opt.make_policy = [&](const std::string& name, const config::HivedModel& model,
+                          std::string& err) -> std::unique_ptr<scheduler::Policy> {
+      auto p = scheduler::make_policy(name, model, err);
+      if (made++ > 0 || !p) return p;  // the second policy is the probe
+      return std::make_unique<SuggestedOnly>(std::move(p), seen);
+    };
+    PolicyRun a = run(*m, t, policy, opt);
+    EXPECT_GT(seen.placements, 50) << policy;
+    EXPECT_GE(seen.with_sets, a.decisions) << policy;
+    EXPECT_EQ(seen.outside, 0) << policy;
+    PolicyRun b = run(*m, t, policy);
+    EXPECT_GT(a.decisions, b.decisions) << policy << ": filtered decisions wait more often";
+  }
 }
 
 TEST(Engine, NodeFailuresKillAndRestartJobs) {
