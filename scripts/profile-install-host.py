@@ -19,7 +19,7 @@ With --strace it then restores the fresh hosts and runs the same three again und
 processes each host started, by program (strace slows every process: the CPU figures
 come from the first pass only).
 
-  scripts/profile-install-host.py [--base 127.0.46] [--strace] [--keep DIR]
+  scripts/profile-install-host.py [--base 127.0.46] [--hosts N] [--strace] [--keep DIR]
   PAICTL=path (default build/paictl)
 
 Needs root (the testbed), like scripts/bench-install.sh.
@@ -206,6 +206,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--base", default="127.0.46")
     ap.add_argument("--strace", action="store_true")
+    ap.add_argument("--hosts", type=int, default=2, help="the master and N-1 GPU workers (default 2)")
     ap.add_argument("--keep", help="keep the testbed's run directory here")
     args = ap.parse_args()
     if subprocess.run([TESTBED, "can-run"], capture_output=True).returncode != 0:
@@ -216,7 +217,7 @@ def main():
     env = dict(os.environ, TESTBED_CPU_LOG=cpulog, TESTBED_SSHD_LOGLEVEL="VERBOSE", PAICTL_TEMPLATES=os.environ.get("PAICTL_TEMPLATES", ROOT + "/templates"))
     os.environ.update(env)
     try:
-        subprocess.run([TESTBED, "up", "2", run, "--base", args.base, "--rollout-delay", "0.1"], check=True,
+        subprocess.run([TESTBED, "up", str(args.hosts), run, "--base", args.base, "--rollout-delay", "0.1"], check=True,
                        stdout=subprocess.DEVNULL, env=env)
         open(cpulog, "a").close()
         subprocess.run([TESTBED, "snapshot", run, "fresh"], check=True, stdout=subprocess.DEVNULL)

@@ -98,11 +98,36 @@ remote::ExecResult HostRun::sh(const std::string& script, const std::string& inp
   return r;
 }
 
+namespace {
+thread_local bool t_keep_live_reads = false;
+}
+
+KeepLiveReads::KeepLiveReads() : previous_(t_keep_live_reads) {
+  t_keep_live_reads = true;
+}
+KeepLiveReads::~KeepLiveReads() {
+  t_keep_live_reads = previous_;
+}
+bool KeepLiveReads::active() {
+  return t_keep_live_reads;
+}
+
 remote::ExecResult HostRun::observe_sh(const std::string& script, int timeout_ms,
                                        bool secret_output) {
   remote::ExecResult r;
   if (read_ahead(script, r)) return r;
-  return sh(script, {}, timeout_ms, secret_output);
+  uint64_t gen;
+  {
+    std::lock_guard lock(reads_mu_);
+    gen = reads_gen_;
+  }
+  r = sh(script, {}, timeout_ms, secret_output);
+  if (t_keep_live_reads && r.ok()) {
+    // Kept only if nothing applied on this host since the read started.
+    std::lock_guard lock(reads_mu_);
+    if (gen == reads_gen_) prefetched_[script] = r;
+  }
+  return r;
 }
 
 bool HostRun::read_ahead(const std::string& script, remote::ExecResult& out) const {
@@ -120,6 +145,7 @@ void HostRun::keep_read(const std::string& script, remote::ExecResult result) {
 
 void HostRun::forget_reads() {
   std::lock_guard lock(reads_mu_);
+  ++reads_gen_;
   for (auto& [script, r] : prefetched_) std::fill(r.out.begin(), r.out.end(), '\0');
   prefetched_.clear();
 }
@@ -657,7 +683,11 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     auto t0 = Clock::now();
     emit({Event::Kind::PhaseStart, host, pr.phase, "", "", {}, 0});
     std::vector<std::string> needs;
-    Status s = phase.observe(h, needs);
+    Status s;
+    {
+      KeepLiveReads keep;
+      s = phase.observe(h, needs);
+    }
     auto fail = [&](const Status& st) {
       pr.state = PhaseResult::State::Failed;
       pr.error = masker->mask(st.error);
@@ -695,15 +725,22 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     }
     // What this phase read is about to change: every later observation of the
     // hosts it reads (its own, the master for a join) reads them again.
-    h.forget_reads();
-    {
+    auto forget = [&] {
+      h.forget_reads();
       std::vector<ObservationRead> rs;
       phase.observation_reads(h, rs);
       for (auto& rd : rs)
         if (rd.host && rd.host != &h) rd.host->forget_reads();
-    }
+    };
+    forget();
     s = phase.apply(h, needs);
-    if (s.ok) s = phase.verify(h);
+    // What others read meanwhile may predate the change: the verification reads
+    // afresh, and keeps what it read for the phases after it.
+    forget();
+    if (s.ok) {
+      KeepLiveReads keep;
+      s = phase.verify(h);
+    }
     journal.append({{"event", "end"},
                     {"run", res.run_id},
                     {"host", host},

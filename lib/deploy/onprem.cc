@@ -978,9 +978,16 @@ class NodeLabels : public Phase {
     return {};
   }
   Status apply(HostRun& h, const std::vector<std::string>&) override {
+    // One kubectl run per set of labels, for all the nodes that miss it (the
+    // workers of one SKU share theirs): a kubectl run costs the master about
+    // 0.1 s of CPU, so a run per node made this phase grow with the cluster.
+    std::map<std::vector<std::string>, std::vector<std::string>> by_labels;
+    for (const auto& [node, labels] : missing_) by_labels[labels].push_back(node);
     std::string script;
-    for (const auto& [node, labels] : missing_) {
-      script += std::string(kKubectl) + " label node " + shell_quote(node) + " --overwrite";
+    for (const auto& [labels, nodes] : by_labels) {
+      script += std::string(kKubectl) + " label node";
+      for (const auto& n : nodes) script += " " + shell_quote(n);
+      script += " --overwrite";
       for (const auto& l : labels) script += " " + shell_quote(l);
       script += " >/dev/null\n";
     }

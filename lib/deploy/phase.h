@@ -5,6 +5,7 @@
 // run fails. Phases never print: they return values, and the engine reports
 // through its event callback.
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -103,7 +104,9 @@ class HostRun {
 
   // Outputs of observation scripts read in advance, by script text: by a dry run
   // before any phase observes; by a run that applies at the start of a group of
-  // stages, forgotten when a phase applies on this host or on one it reads.
+  // stages; and what an observation or a verification read live (KeepLiveReads),
+  // for the phases after it. Forgotten when a phase starts and ends applying on
+  // this host or on one it reads (a read that started before is not kept).
   bool read_ahead(const std::string& script, remote::ExecResult& out) const;
   void keep_read(const std::string& script, remote::ExecResult result);
   void forget_reads();
@@ -119,6 +122,22 @@ class HostRun {
   std::mutex mu_;  // another host's phase may run commands here (the master)
   mutable std::mutex reads_mu_;
   std::map<std::string, remote::ExecResult> prefetched_;
+  uint64_t reads_gen_ = 0;  // counts forget_reads()
+};
+
+// While one lives, the observations this thread runs (HostRun::observe_sh) are
+// kept for the phases after it. The engine holds one around Phase::observe and
+// Phase::verify, never around apply (whose waits must read the host afresh).
+class KeepLiveReads {
+ public:
+  KeepLiveReads();
+  ~KeepLiveReads();
+  KeepLiveReads(const KeepLiveReads&) = delete;
+  KeepLiveReads& operator=(const KeepLiveReads&) = delete;
+  static bool active();
+
+ private:
+  bool previous_;
 };
 
 // A failed command, said for the operator: what failed, its exit status and the

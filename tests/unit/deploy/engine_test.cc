@@ -649,6 +649,52 @@ TEST_F(DeployEngine, TheApplyTakesThePlansReadsOfReadOnlyPhasesWhileFresh) {
   }
 }
 
+// Two phases that observe their host with the same script (as the master's
+// add-on phases share their read of the cluster objects); each makes a flag.
+class FlagPhase : public Phase {
+ public:
+  explicit FlagPhase(std::string flag) : flag_(std::move(flag)) {}
+  std::string name() const override { return "flag-" + flag_; }
+  static std::string script() {
+    return "echo r >> \"$DIR/reads-$HOST\"; for f in a b; do [ -e \"$DIR/flag-$HOST-$f\" ] && "
+           "echo \"$f\"; done; true";
+  }
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, script()});
+  }
+  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+    auto r = h.observe_sh(script());
+    if (r.out.find(flag_) == std::string::npos) needs.push_back("make " + flag_);
+    return {};
+  }
+  Status apply(HostRun& h, const std::vector<std::string>&) override {
+    return run_step(h, "flag", "touch \"$DIR/flag-$HOST-" + flag_ + "\"");
+  }
+
+ private:
+  std::string flag_;
+};
+
+TEST_F(DeployEngine, AVerificationsReadServesThePhasesAfterIt) {
+  LocalShellTransport shell(dir);
+  PhaseList p;
+  p.emplace_back(new FlagPhase("a"));
+  p.emplace_back(new FlagPhase("b"));
+  EngineOptions o = options();
+  o.host_lock = false;
+  RunResult r = Engine(shell, o).run(cluster(0), p);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.hosts[0].phases[0].state, PhaseResult::State::Changed);
+  EXPECT_EQ(r.hosts[0].phases[1].state, PhaseResult::State::Changed);
+  // The read ahead (a's observation), a's verification (b's observation too: it
+  // sees a's flag and not its own), b's verification; never a read from before
+  // an apply served after it.
+  std::ifstream in(dir / "reads-master");
+  size_t n = 0;
+  for (std::string l; std::getline(in, l);) ++n;
+  EXPECT_EQ(n, 3u);
+}
+
 TEST(CombinedObservation, SplitsOutputsAndExitStatusesAndRefusesACutOutput) {
   std::string script =
       combined_observation_script({"printf 'a\\nb'", "echo x; exit 4", "true"}, "@@M");
