@@ -190,7 +190,8 @@ void add_azure_endpoint_options(CLI::App& cmd, AzureOptions& o) {
 }
 
 int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
-                      bool dry_run, bool yes, bool json, Json& doc, bool& changed) {
+                      bool dry_run, bool yes, const std::string& format, Json& doc, bool& changed) {
+  bool json = is_structured(format);
   changed = false;
   AzureSession s;
   int rc = open_session(a, cluster_dir, g, s);
@@ -210,12 +211,10 @@ int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, con
   auto done = [&](int code) {
     doc = azure;
     if (json && a.azure_only)
-      std::printf("%s\n", Json{{"apiVersion", "paictl.install/v1"},
-                               {"kind", "Install"},
-                               {"cluster", cluster_dir},
-                               {"azure", azure}}
-                              .dump(2)
-                              .c_str());
+      print_document(
+          document("install",
+                   Json{{"kind", "Install"}, {"cluster", cluster_dir}, {"azure", azure}}),
+          format);
     return code;
   };
   if (!json) print_azure_plan(*plan, s.spec, use_color(g.no_color, 1));
@@ -542,7 +541,8 @@ int azure_removal_apply(AzureRemoval& r, const Globals& g, bool json, Json& doc)
 }
 
 int run_azure_reset(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
-                    bool dry_run, bool yes, bool json) {
+                    bool dry_run, bool yes, const std::string& format) {
+  bool json = is_structured(format);
   AzureSession s;
   int rc = open_session(a, cluster_dir, g, s);
   if (rc == kExitOk) {
@@ -554,7 +554,13 @@ int run_azure_reset(const AzureOptions& a, const std::string& cluster_dir, const
     auto plan = pai::azure::plan(*s.arm, s.spec);
     if (!plan.ok()) return remote_failure("azure", plan.error());
     if (json) {
-      std::printf("%s\n", pai::azure::plan_json(*plan, s.spec).dump(2).c_str());
+      print_document(
+          document("reset",
+                   Json{{"kind", "AzureReset"},
+                        {"cluster", cluster_dir},
+                        {"dryRun", true},
+                        {"azure", Json::parse(pai::azure::plan_json(*plan, s.spec).dump())}}),
+          format);
     } else {
       std::printf("reset --azure would delete, in resource group %s, what carries the tag %s=%s:\n",
                   s.spec.azure.resource_group.c_str(), pai::azure::kClusterTag,
@@ -578,12 +584,12 @@ int run_azure_reset(const AzureOptions& a, const std::string& cluster_dir, const
   bool layout_changed = false;
   std::string err = write_layout(s, {}, &layout_changed);
   if (json) {
-    std::printf("%s\n", Json{{"apiVersion", "paictl.reset/v1"},
-                             {"kind", "AzureReset"},
-                             {"deleted", r->deleted},
-                             {"kept", r->kept}}
-                            .dump(2)
-                            .c_str());
+    print_document(document("reset", Json{{"kind", "AzureReset"},
+                                          {"cluster", cluster_dir},
+                                          {"dryRun", false},
+                                          {"deleted", r->deleted},
+                                          {"kept", r->kept}}),
+                   format);
   } else {
     std::printf("azure: deleted %zu resource%s\n", r->deleted.size(),
                 r->deleted.size() == 1 ? "" : "s");

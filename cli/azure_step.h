@@ -30,13 +30,15 @@ void add_azure_endpoint_options(CLI::App& cmd, AzureOptions& o);
 // Before the on-prem install. Returns -1 when the on-prem part should follow,
 // else the command's result. The plan and what was done go into `doc`
 // ("azure"); `changed` says whether the Azure plan had changes.
+// `format` is -o's: a JSON or YAML document of --azure-only goes to stdout through
+// the output layer.
 int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
-                      bool dry_run, bool yes, bool json, Json& doc, bool& changed);
+                      bool dry_run, bool yes, const std::string& format, Json& doc, bool& changed);
 
 // reset --azure: deletes the resources tagged with this cluster, waiting for
 // each, and removes their VMs from layout.yaml.
 int run_azure_reset(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
-                    bool dry_run, bool yes, bool json);
+                    bool dry_run, bool yes, const std::string& format);
 
 // node add --azure POOL --count N, the Azure half: grows the pool's scale set
 // to count+N and waits, then writes the new count into config.yaml and the VMs

@@ -1,5 +1,6 @@
 // paictl cluster prefer [NAME...]
 
+#include <algorithm>
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
@@ -23,6 +24,19 @@ struct PreferOptions {
   std::string output = "table";
 };
 
+// Every name listed twice (each once), before the registry is read.
+void validate(const PreferOptions& o, Usage& u) {
+  std::vector<std::string> seen, reported;
+  for (const auto& n : o.names) {
+    bool twice = std::find(seen.begin(), seen.end(), n) != seen.end();
+    if (twice && std::find(reported.begin(), reported.end(), n) == reported.end()) {
+      u.error("\"" + n + "\" is listed twice", "each cluster has one place in the order");
+      reported.push_back(n);
+    }
+    seen.push_back(n);
+  }
+}
+
 int run(const PreferOptions& o, const Globals& g) {
   auto reg = jobcli::load_registry();
   if (!reg) return kExitUsage;
@@ -39,19 +53,11 @@ int run(const PreferOptions& o, const Globals& g) {
     }
     return kExitOk;
   }
-  std::vector<std::string> seen;
-  for (const auto& n : o.names) {
+  for (const auto& n : o.names)
     if (!reg->find(n)) {
       print_error("no cluster named \"" + n + "\" is registered");
       return kExitUsage;
     }
-    for (const auto& s : seen)
-      if (s == n) {
-        print_error("\"" + n + "\" is listed twice");
-        return kExitUsage;
-      }
-    seen.push_back(n);
-  }
   pai::diag::List diags;
   std::string err = pai::cluster::update_file(
       reg->file_for_preference(),
@@ -81,7 +87,9 @@ void add_cluster_prefer(CLI::App& parent, Globals& g) {
       "--cluster auto first keeps the clusters that can run the job and puts those with enough "
       "free\n"
       "resources now first; this order breaks ties among them. Clusters not listed come last.\n\n");
-  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
+  define_command(*cmd, g, o, {.validate = validate, .run = [](const auto& o, Globals& g) {
+                                return run(o, g);
+                              }});
 }
 
 }  // namespace

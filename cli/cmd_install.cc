@@ -20,6 +20,8 @@
 #include "app.h"
 #include "azure_step.h"
 #include "cmd_hived_diff.h"
+#include "cmd_install.h"
+#include "command.h"
 #include "command_tree.h"
 #include "config/cluster_files.h"
 #include "deploy/engine.h"
@@ -40,23 +42,6 @@
 namespace paictl {
 
 namespace {
-
-struct InstallOptions {
-  HostsOptions hosts;
-  bool yes = false;
-  bool detailed_exitcode = false;
-  std::vector<std::string> ignore;
-  std::string output = "text";
-  int wait_s = 300;
-  AzureOptions azure;
-  // node add --azure: the Azure part is done; its document goes into the output.
-  bool skip_azure = false;
-  Json azure_doc;
-  Json hived_doc;  // node add: the HiveD config's change
-  // Set (node add|remove -o json): the document goes here instead of stdout, so
-  // that the command prints one document of its own.
-  Json* capture = nullptr;
-};
 
 std::string exe_dir() {
   char buf[PATH_MAX];
@@ -84,34 +69,26 @@ struct Prepared {
   pai::deploy::InstallSettings settings;
 };
 
-// Validates the options and the cluster, builds the hosts and the settings.
-int prepare(InstallOptions& o, const Globals& g, const char* verb, Prepared& p) {
-  if (o.hosts.paths.size() != 1 || !pai::util::is_directory(o.hosts.paths[0]) ||
-      !o.hosts.hosts.empty() || !o.hosts.hosts_file.empty()) {
-    print_error(std::string(verb) +
-                " needs one cluster directory (layout.yaml, config.yaml, "
-                "services-configuration.yaml); --hosts and --hosts-file are for check hosts");
-    return kExitUsage;
-  }
+// NAME,NAME given once or more: the names, trimmed.
+std::vector<std::string> split_names(const std::vector<std::string>& lists) {
+  std::vector<std::string> out;
+  for (const auto& l : lists)
+    for (auto part : pai::util::split(l, ','))
+      if (!pai::util::trim(part).empty()) out.emplace_back(pai::util::trim(part));
+  return out;
+}
+
+// Checks the cluster (the options are validated: validate_install), builds the
+// hosts and the settings.
+int prepare(InstallOptions& o, const Globals& g, Prepared& p) {
   p.cluster_dir = o.hosts.paths[0];
   while (p.cluster_dir.size() > 1 && p.cluster_dir.back() == '/') p.cluster_dir.pop_back();
-  std::vector<std::string> limit;
-  for (const auto& l : o.hosts.limit)
-    for (auto part : pai::util::split(l, ','))
-      if (!pai::util::trim(part).empty()) limit.emplace_back(pai::util::trim(part));
+  std::vector<std::string> limit = split_names(o.hosts.limit);
   HostsOptions all = o.hosts;
   all.limit.clear();  // the master is reached even when --limit leaves it out
   if (int rc = prepare_hosts(all, g, p.hosts); rc >= 0) return rc;
 
-  std::vector<std::string> ignore;
-  for (const auto& i : o.ignore)
-    for (auto part : pai::util::split(i, ','))
-      if (!pai::util::trim(part).empty()) ignore.emplace_back(pai::util::trim(part));
-  if (auto bad = pai::check::unknown_check_names(ignore); !bad.empty()) {
-    print_error("--ignore-check-errors: no check is named \"" + bad[0] +
-                "\" (paictl check hosts --list-checks lists them)");
-    return kExitUsage;
-  }
+  std::vector<std::string> ignore = split_names(o.ignore);
 
   auto loaded = pai::config::check_paths({p.cluster_dir});
   if (loaded.clusters.empty() || !loaded.clusters[0].layout || !loaded.clusters[0].config) {
@@ -347,11 +324,10 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   if (mode != Mode::ConfigPush && !o.skip_azure && o.hosts.paths.size() == 1 &&
       pai::util::is_directory(o.hosts.paths[0])) {
     if (reset && o.azure.reset_azure)
-      return run_azure_reset(o.azure, o.hosts.paths[0], g, o.hosts.dry_run, o.yes,
-                             is_structured(o.output));
+      return run_azure_reset(o.azure, o.hosts.paths[0], g, o.hosts.dry_run, o.yes, o.output);
     if (!reset)
-      if (int rc = run_azure_install(o.azure, o.hosts.paths[0], g, o.hosts.dry_run, o.yes,
-                                     is_structured(o.output), azure_doc, azure_changed);
+      if (int rc = run_azure_install(o.azure, o.hosts.paths[0], g, o.hosts.dry_run, o.yes, o.output,
+                                     azure_doc, azure_changed);
           rc != -1)
         return rc;
   }
@@ -370,7 +346,7 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
                     {"azure", azure_doc},
                     {"pendingMaster", pending_master}};
         if (!o.hived_doc.is_null()) doc["hived"] = o.hived_doc;
-        std::printf("%s\n", doc.dump(2).c_str());
+        print_document(document("install", std::move(doc)), o.output);
       } else {
         std::printf(
             "hosts: the master is the VM of Azure pool %s, not created yet; install creates it "
@@ -382,7 +358,7 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
     }
   }
   Prepared p;
-  if (int rc = prepare(o, g, verb, p); rc >= 0) return rc;
+  if (int rc = prepare(o, g, p); rc >= 0) return rc;
   bool json = is_structured(o.output);
   bool color = use_color(g.no_color, 2);
   std::string state_dir = p.cluster_dir + "/.paictl";
@@ -444,7 +420,7 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
     if (json && o.capture)
       *o.capture = doc;
     else if (json)
-      std::printf("%s\n", doc.dump(2).c_str());
+      print_document(document("install", doc), o.output);
     return rc;
   };
   if (!json) print_plan(plan, use_color(g.no_color, 1));
@@ -531,6 +507,104 @@ void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset, bool a
 
 }  // namespace
 
+void validate_install(const InstallOptions& o, const std::string& verb, Usage& u) {
+  const auto& paths = o.hosts.paths;
+  std::string usage = "paictl " + verb + " CLUSTER_DIR";
+  if (paths.empty())
+    u.error(verb + " needs the cluster directory", usage +
+                                                       " (layout.yaml, config.yaml, "
+                                                       "services-configuration.yaml)");
+  else if (paths.size() > 1)
+    u.error(verb + " takes one cluster directory, not " + std::to_string(paths.size()) + " paths",
+            verb == "install" || verb == "reset"
+                ? "hosts of the cluster are chosen with --limit HOST,..."
+                : usage);
+  else
+    u.error_if(!pai::util::is_directory(paths[0]), paths[0] + " is not a directory",
+               usage + " (layout.yaml, config.yaml, services-configuration.yaml)");
+  u.error_if(!o.hosts.hosts.empty() || !o.hosts.hosts_file.empty(),
+             "--hosts and --hosts-file are for check hosts and facts collect",
+             verb +
+                 " reaches the hosts of the cluster directory's layout.yaml (--limit "
+                 "HOST,... for some of them)");
+  for (const auto& n : pai::check::unknown_check_names(split_names(o.ignore)))
+    u.error("--ignore-check-errors: no check is named \"" + n + "\"",
+            "paictl check hosts --list-checks lists them");
+  validate_hosts_options(o.hosts, u);
+  for (const auto& [flag, url] :
+       {std::pair<const char*, const std::string&>{"--arm-endpoint", o.azure.arm_endpoint},
+        {"--authority-host", o.azure.authority_host}})
+    if (!url.empty())
+      u.error_if(url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0,
+                 std::string(flag) + " " + url + " is not an http:// or https:// URL",
+                 "e.g. " + std::string(flag) + " https://" +
+                     (std::string(flag) == "--arm-endpoint" ? "management.azure.com"
+                                                            : "login.microsoftonline.com"));
+  if (!o.azure.ca_file.empty())
+    u.error_if(!pai::util::is_regular_file(o.azure.ca_file),
+               "--ca-file " + o.azure.ca_file + " is not a file",
+               "a PEM bundle of CA certificates");
+}
+
+void validate_config_pull(const PullOptions& o, Usage& u) {
+  validate_install(o.install, "config pull", u);
+  if (!o.out.empty())
+    u.error_if(pai::util::path_exists(o.out) && !pai::util::is_directory(o.out),
+               "--out " + o.out + " exists and is not a directory",
+               "config pull writes the cluster files into a directory");
+}
+
+void complete_node(NodeOptions& o) {
+  auto& paths = o.install.hosts.paths;
+  if (paths.size() > 1) {
+    o.nodes.assign(paths.begin() + 1, paths.end());
+    paths.resize(1);
+  }
+  o.interactive = is_tty(0) && is_tty(2);
+}
+
+void validate_node_add(const NodeOptions& o, Usage& u) {
+  validate_install(o.install, "node add", u);
+  if (o.azure_pool.empty()) {
+    u.error_if(o.count != 0, "--count goes with --azure POOL",
+               "on-prem hosts are named: paictl node add CLUSTER_DIR HOST...");
+    u.error_if(o.nodes.empty() && !o.install.hosts.paths.empty(),
+               "node add needs at least one host",
+               "paictl node add CLUSTER_DIR HOST... (hosts of layout.yaml), or --azure POOL "
+               "--count N");
+  } else {
+    u.error_if(!o.nodes.empty(),
+               "node add --azure POOL takes the cluster directory only (Azure names the new VMs)",
+               "paictl node add CLUSTER_DIR --azure POOL --count N");
+  }
+}
+
+void validate_node_remove(const NodeOptions& o, Usage& u) {
+  validate_install(o.install, "node remove", u);
+  u.error_if(o.nodes.empty() && !o.install.hosts.paths.empty(),
+             "node remove needs at least one host", "paictl node remove CLUSTER_DIR HOST...");
+  if (!o.hived.empty())
+    u.error_if(o.hived.rfind("http://", 0) != 0 && o.hived.rfind("https://", 0) != 0,
+               "--hived " + o.hived + " is not an http:// or https:// URL",
+               "HiveD's web server listens on :30096, e.g. --hived http://10.0.0.1:30096");
+  u.error_if(!o.install.yes && !o.install.hosts.dry_run && !o.interactive,
+             "not a terminal: pass --yes to remove nodes without a confirmation",
+             "or --dry-run to see what would be removed");
+}
+
+namespace {
+
+// run steps over a copy: the runs fill their options in as they go.
+template <class Options, class Fn>
+auto on_copy(Fn fn) {
+  return [fn](const Options& o, Globals& g) {
+    Options c = o;
+    return fn(c, g);
+  };
+}
+
+}  // namespace
+
 void build_install(CLI::App& cmd, Globals& g) {
   auto o = std::make_shared<InstallOptions>();
   add_common(cmd, *o, g, false);
@@ -540,13 +614,21 @@ void build_install(CLI::App& cmd, Globals& g) {
       "invalid cluster files,\n"
       "  3 a host could not be reached; with --detailed-exitcode: 0 nothing to do, 2 changes, 1 "
       "any error\n");
-  cmd.callback([o, &g]() { g.exit_code = run_install(*o, g, Mode::Install); });
+  define_command(
+      cmd, g, o,
+      {.validate = [](const InstallOptions& o, Usage& u) { validate_install(o, "install", u); },
+       .run = on_copy<InstallOptions>(
+           [](InstallOptions& o, Globals& g) { return run_install(o, g, Mode::Install); })});
 }
 
 void build_reset(CLI::App& cmd, Globals& g) {
   auto o = std::make_shared<InstallOptions>();
   add_common(cmd, *o, g, true);
-  cmd.callback([o, &g]() { g.exit_code = run_install(*o, g, Mode::Reset); });
+  define_command(
+      cmd, g, o,
+      {.validate = [](const InstallOptions& o, Usage& u) { validate_install(o, "reset", u); },
+       .run = on_copy<InstallOptions>(
+           [](InstallOptions& o, Globals& g) { return run_install(o, g, Mode::Reset); })});
 }
 
 // ------------------------------------------------------------------ day 2
@@ -563,7 +645,7 @@ const pai::deploy::HostSpec* master_of(const Prepared& p) {
 // The cluster files as the running cluster has them (config pull|diff).
 int fetch_remote_files(InstallOptions& o, const Globals& g, const char* verb, Prepared& p,
                        pai::deploy::ClusterFiles& remote) {
-  if (int rc = prepare(o, g, verb, p); rc >= 0) return rc;
+  if (int rc = prepare(o, g, p); rc >= 0) return rc;
   const auto* master = master_of(p);
   pai::remote::SshTransport transport;
   transport.set_password(p.hosts.ssh_password);
@@ -583,12 +665,6 @@ int fetch_remote_files(InstallOptions& o, const Globals& g, const char* verb, Pr
   }
   return -1;
 }
-
-struct PullOptions {
-  InstallOptions install;
-  std::string out;
-  bool force = false;
-};
 
 int run_config_pull(PullOptions& po, const Globals& g) {
   Prepared p;
@@ -639,17 +715,6 @@ int run_config_diff(InstallOptions& o, const Globals& g) {
   if (!differ) std::printf("the cluster's files are the same as %s\n", p.cluster_dir.c_str());
   return differ ? kExitFindings : kExitOk;
 }
-
-struct NodeOptions {
-  InstallOptions install;
-  bool drain = false;
-  std::string azure_pool;  // node add --azure POOL
-  int count = 0;           // node add --count N (default 1)
-  bool azure = false;      // node remove --azure
-  std::string vc;          // --vc VC: the VC that gets (add) or gives up (remove) the cells
-  std::string hived;       // node remove --hived URL: HiveD's inspect API, for the running groups
-  bool force = false;      // node remove --force: even when running groups use the nodes
-};
 
 // ---- the HiveD config of node add|remove (planner/node_cells.h)
 
@@ -940,22 +1005,6 @@ int check_running_groups(const std::string& url, const HivedEdit& h, bool force,
   return kExitFindings;
 }
 
-// The hosts named after the cluster directory become --limit.
-int split_hosts(InstallOptions& o, const char* verb) {
-  if (o.hosts.paths.size() < 2) {
-    print_error(std::string(verb) + " needs the cluster directory and at least one host: paictl " +
-                verb + " CLUSTER_DIR HOST...");
-    return kExitUsage;
-  }
-  for (size_t i = 1; i < o.hosts.paths.size(); ++i) o.hosts.limit.push_back(o.hosts.paths[i]);
-  o.hosts.paths.resize(1);
-  return -1;
-}
-
-void print_json_doc(const Json& doc) {
-  std::printf("%s\n", doc.dump(2).c_str());
-}
-
 // The hosts' part of an install document (its plan, and what was done) for
 // node add|remove's own document.
 Json run_part(const Json& install_doc) {
@@ -966,19 +1015,25 @@ Json run_part(const Json& install_doc) {
   return out;
 }
 
-// node add|remove -o json: one document, printed once whichever way the command ends.
+// node add|remove -o json|yaml: one document, printed once whichever way the command ends.
 struct NodeDoc {
   Json doc;
+  std::string format;
   bool json = false;
   Json join, push;  // the install documents of the join (or reset) and of the push
   const char* run_key = "join";
-  NodeDoc(bool structured, const char* api, const char* kind, const std::string& cluster)
-      : doc({{"apiVersion", api}, {"kind", kind}, {"cluster", cluster}}), json(structured) {}
+  const char* doc_kind;
+  NodeDoc(const std::string& output, const char* api_kind, const char* kind,
+          const std::string& cluster)
+      : doc({{"apiVersion", api_version(api_kind)}, {"kind", kind}, {"cluster", cluster}}),
+        format(output),
+        json(is_structured(output)),
+        doc_kind(api_kind) {}
   int done(int rc) {
     if (!json) return rc;
     if (!join.is_null()) doc[run_key] = run_part(join);
     if (!push.is_null()) doc["push"] = run_part(push);
-    print_json_doc(doc);
+    print_document(document(doc_kind, doc), format);
     return rc;
   }
 };
@@ -989,23 +1044,14 @@ struct NodeDoc {
 int run_node_add(NodeOptions& no, const Globals& g) {
   InstallOptions& o = no.install;
   bool json = is_structured(o.output);
-  NodeDoc out(json, "paictl.nodeAdd/v1", "NodeAdd",
-              o.hosts.paths.empty() ? std::string() : o.hosts.paths[0]);
+  NodeDoc out(o.output, "nodeAdd", "NodeAdd", o.hosts.paths[0]);
   out.doc["dryRun"] = o.hosts.dry_run;
   o.capture = &out.join;
   if (no.azure_pool.empty()) {
-    if (no.count != 0) {
-      print_error(
-          "node add: --count goes with --azure POOL (on-prem hosts are named: paictl "
-          "node add CLUSTER_DIR HOST...)");
-      return kExitUsage;
-    }
-    if (int rc = split_hosts(o, "node add"); rc >= 0) return rc;
+    o.hosts.limit.insert(o.hosts.limit.end(), no.nodes.begin(), no.nodes.end());
     HivedEdit h;
     std::vector<std::pair<std::string, std::string>> hosts;
-    for (const auto& l : o.hosts.limit)
-      for (auto part : pai::util::split(l, ','))
-        if (!pai::util::trim(part).empty()) hosts.emplace_back(pai::util::trim(part), "");
+    for (const auto& n : split_names(o.hosts.limit)) hosts.emplace_back(n, "");
     if (int rc = plan_hived_add(o.hosts.paths[0], hosts, no.vc, true, h); rc >= 0) return rc;
     if (!json) print_hived_edit(h);
     std::vector<std::string> names;
@@ -1016,16 +1062,6 @@ int run_node_add(NodeOptions& no, const Globals& g) {
     if (o.hosts.dry_run || (rc != kExitOk && rc != kExitChanges)) return out.done(rc);
     int push = push_hived_edit(o, g, h, &out.push);
     return out.done(push == kExitOk || push == kExitChanges ? rc : push);
-  }
-  if (o.hosts.paths.size() != 1) {
-    print_error(
-        "node add --azure POOL takes the cluster directory only (the new VMs' names come "
-        "from Azure): paictl node add CLUSTER_DIR --azure POOL --count N");
-    return kExitUsage;
-  }
-  if (!pai::util::is_directory(o.hosts.paths[0])) {
-    print_error(o.hosts.paths[0] + " is not a cluster directory");
-    return kExitUsage;
   }
   std::string dir = o.hosts.paths[0];
   std::vector<std::string> added;
@@ -1083,10 +1119,10 @@ int run_node_add(NodeOptions& no, const Globals& g) {
 
 int run_node_remove(NodeOptions& no, const Globals& g) {
   InstallOptions& o = no.install;
-  if (int rc = split_hosts(o, "node remove"); rc >= 0) return rc;
+  o.hosts.limit.insert(o.hosts.limit.end(), no.nodes.begin(), no.nodes.end());
   bool json = is_structured(o.output);
   Prepared p;
-  if (int rc = prepare(o, g, "node remove", p); rc >= 0) return rc;
+  if (int rc = prepare(o, g, p); rc >= 0) return rc;
   const auto* master = master_of(p);
   std::vector<std::string> nodes;
   for (const auto& h : p.specs) {
@@ -1124,7 +1160,7 @@ int run_node_remove(NodeOptions& no, const Globals& g) {
     script += kubectl + " delete node " + q + " --ignore-not-found --wait=false\n";
     return script;
   };
-  NodeDoc out(json, "paictl.nodeRemove/v1", "NodeRemove", p.cluster_dir);
+  NodeDoc out(o.output, "nodeRemove", "NodeRemove", p.cluster_dir);
   out.run_key = "reset";
   out.doc["dryRun"] = o.hosts.dry_run;
   out.doc["nodes"] = nodes;
@@ -1160,10 +1196,6 @@ int run_node_remove(NodeOptions& no, const Globals& g) {
     std::printf("then reset %s:\n", pai::util::join(nodes, ", ").c_str());
     std::fflush(stdout);
     return run_install(o, g, Mode::Reset);
-  }
-  if (!o.yes && (!is_tty(0) || !is_tty(2))) {
-    print_error("not a terminal: pass --yes to remove nodes without a confirmation");
-    return kExitUsage;
   }
   std::string question =
       "Remove " + pai::util::join(nodes, ", ") + " from the cluster" +
@@ -1217,7 +1249,11 @@ int run_node_remove(NodeOptions& no, const Globals& g) {
 void build_config_push(CLI::App& cmd, Globals& g) {
   auto o = std::make_shared<InstallOptions>();
   add_common(cmd, *o, g, false);
-  cmd.callback([o, &g]() { g.exit_code = run_install(*o, g, Mode::ConfigPush); });
+  define_command(
+      cmd, g, o,
+      {.validate = [](const InstallOptions& o, Usage& u) { validate_install(o, "config push", u); },
+       .run = on_copy<InstallOptions>(
+           [](InstallOptions& o, Globals& g) { return run_install(o, g, Mode::ConfigPush); })});
 }
 
 void build_config_pull(CLI::App& cmd, Globals& g) {
@@ -1226,7 +1262,10 @@ void build_config_pull(CLI::App& cmd, Globals& g) {
   cmd.add_option("--out", o->out, "Write the files here (default: the cluster directory itself)")
       ->type_name("DIR");
   cmd.add_flag("--force", o->force, "Replace local files that differ from the cluster's");
-  cmd.callback([o, &g]() { g.exit_code = run_config_pull(*o, g); });
+  define_command(cmd, g, o,
+                 {.validate = validate_config_pull,
+                  .run = on_copy<PullOptions>(
+                      [](PullOptions& o, Globals& g) { return run_config_pull(o, g); })});
 }
 
 void build_config_diff(CLI::App& cmd, Globals& g) {
@@ -1235,7 +1274,11 @@ void build_config_diff(CLI::App& cmd, Globals& g) {
   cmd.footer(
       "EXIT STATUS:\n  0 the same, 1 the files differ (the diff is printed), 2 bad usage, 3 "
       "the cluster could not be read\n");
-  cmd.callback([o, &g]() { g.exit_code = run_config_diff(*o, g); });
+  define_command(
+      cmd, g, o,
+      {.validate = [](const InstallOptions& o, Usage& u) { validate_install(o, "config diff", u); },
+       .run = on_copy<InstallOptions>(
+           [](InstallOptions& o, Globals& g) { return run_config_diff(o, g); })});
 }
 
 void build_node_add(CLI::App& cmd, Globals& g) {
@@ -1254,7 +1297,11 @@ void build_node_add(CLI::App& cmd, Globals& g) {
                  "Give the new nodes' HiveD cells to this virtual cluster (else they are in no VC: "
                  "jobs use them opportunistically)")
       ->type_name("VC");
-  cmd.callback([o, &g]() { g.exit_code = run_node_add(*o, g); });
+  define_command(
+      cmd, g, o,
+      {.complete = [](NodeOptions& o, const Globals&) { complete_node(o); },
+       .validate = validate_node_add,
+       .run = on_copy<NodeOptions>([](NodeOptions& o, Globals& g) { return run_node_add(o, g); })});
 }
 
 void build_node_remove(CLI::App& cmd, Globals& g) {
@@ -1279,7 +1326,11 @@ void build_node_remove(CLI::App& cmd, Globals& g) {
                  "nodes' cells")
       ->type_name("URL");
   cmd.add_flag("--force", o->force, "Remove the nodes even when running groups use their cells");
-  cmd.callback([o, &g]() { g.exit_code = run_node_remove(*o, g); });
+  define_command(cmd, g, o,
+                 {.complete = [](NodeOptions& o, const Globals&) { complete_node(o); },
+                  .validate = validate_node_remove,
+                  .run = on_copy<NodeOptions>(
+                      [](NodeOptions& o, Globals& g) { return run_node_remove(o, g); })});
 }
 
 }  // namespace paictl

@@ -20,6 +20,7 @@
 #include "job/emit.h"
 #include "job/placement.h"
 #include "job/validate.h"
+#include "job_usage.h"
 #include "output.h"
 #include "printer.h"
 #include "util/printable.h"
@@ -281,42 +282,50 @@ struct SweepOptions {
   std::string output = "table";
 };
 
-int run_sweep(const SweepOptions& o, const Globals& g) {
-  // The axes, in the order given; values split at ','.
-  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
-  for (const auto& p : o.params) {
+using Axes = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+// The axes, in the order given; values split at ','. Reports every bad --param
+// into `u` (a --param given twice keeps its first values).
+Axes sweep_axes(const std::vector<std::string>& params, Usage& u) {
+  Axes axes;
+  for (const auto& p : params) {
     std::string err;
     auto po = pai::job::parse_param(p, &err);
     if (!po) {
-      print_error(err);
-      return kExitUsage;
+      u.error(err, "--param NAME=V1,V2,...");
+      continue;
     }
     std::vector<std::string> values;
     for (auto v : pai::util::split(po->value, ',')) values.emplace_back(pai::util::trim(v));
-    for (const auto& v : values)
-      if (v.empty()) {
-        print_error("--param " + p + ": an empty value");
-        return kExitUsage;
-      }
-    for (const auto& a : axes)
-      if (a.first == po->name) {
-        print_error("--param " + po->name + " is given twice; give its values as one comma list");
-        return kExitUsage;
-      }
+    if (std::find(values.begin(), values.end(), "") != values.end()) {
+      u.error("--param " + p + ": an empty value");
+      continue;
+    }
+    bool twice = false;
+    for (const auto& a : axes) twice |= a.first == po->name;
+    if (twice) {
+      u.error("--param " + po->name + " is given twice",
+              "give its values as one comma list: --param " + po->name + "=V1,V2,...");
+      continue;
+    }
     axes.emplace_back(po->name, values);
   }
-  if (axes.empty()) {
-    print_error("a sweep needs at least one --param NAME=V1,V2,...");
-    return kExitUsage;
-  }
+  return axes;
+}
+
+void validate_sweep(const SweepOptions& o, Usage& u) {
+  Axes axes = sweep_axes(o.params, u);
+  u.error_if(o.params.empty(), "a sweep needs at least one --param NAME=V1,V2,...");
   size_t total = 1;
-  for (const auto& a : axes) {
-    total *= a.second.size();
-    if (total > 1000) {
-      print_error("the sweep has more than 1000 jobs; narrow the --param lists");
-      return kExitUsage;
-    }
-  }
+  for (const auto& a : axes) total = std::min<size_t>(total * a.second.size(), 1001);
+  u.error_if(total > 1000, "the sweep has more than 1000 jobs", "narrow the --param lists");
+}
+
+int run_sweep(const SweepOptions& o, const Globals& g) {
+  Usage ignored;  // validate_sweep reported them
+  Axes axes = sweep_axes(o.params, ignored);
+  size_t total = 1;
+  for (const auto& a : axes) total *= a.second.size();
   pai::job::JobFile f = pai::job::JobFile::load(o.file);
   if (!f.read_error.empty()) {
     print_error("cannot read " + o.file + ": " + f.read_error);
@@ -487,7 +496,10 @@ void build_job_clone(CLI::App& cmd, Globals& g) {
       "EXIT STATUS:\n"
       "  0 submitted, 2 bad usage, unknown job, or the target cannot take it, 3 a cluster "
       "failed\n\n");
-  define_command(cmd, g, o, {.run = [](const auto& o, Globals& g) { return run_clone(o, g); }});
+  define_command(cmd, g, o,
+                 {.validate = [](const CloneOptions& o,
+                                 Usage& u) { jobcli::validate_overrides(o.params, o.name, u); },
+                  .run = [](const auto& o, Globals& g) { return run_clone(o, g); }});
 }
 
 void build_job_resubmit(CLI::App& cmd, Globals& g) {
@@ -504,7 +516,10 @@ void build_job_resubmit(CLI::App& cmd, Globals& g) {
       "EXIT STATUS:\n"
       "  0 submitted, 2 bad usage, unknown job, a job that did not fail, 3 the cluster "
       "failed\n\n");
-  define_command(cmd, g, o, {.run = [](const auto& o, Globals& g) { return run_resubmit(o, g); }});
+  define_command(cmd, g, o,
+                 {.validate = [](const ResubmitOptions& o,
+                                 Usage& u) { jobcli::validate_overrides({}, o.name, u); },
+                  .run = [](const auto& o, Globals& g) { return run_resubmit(o, g); }});
 }
 
 void build_job_sweep(CLI::App& cmd, Globals& g) {
@@ -533,7 +548,9 @@ void build_job_sweep(CLI::App& cmd, Globals& g) {
       "tagged\nsweep-NAME-ID, so 'paictl job list --tag sweep-NAME-ID' follows them.\n\n"
       "EXIT STATUS:\n"
       "  0 every job submitted, 2 bad usage or invalid job, 3 the cluster failed\n\n");
-  define_command(cmd, g, o, {.run = [](const auto& o, Globals& g) { return run_sweep(o, g); }});
+  define_command(cmd, g, o, {.validate = validate_sweep, .run = [](const auto& o, Globals& g) {
+                               return run_sweep(o, g);
+                             }});
 }
 
 }  // namespace paictl

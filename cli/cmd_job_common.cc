@@ -20,6 +20,7 @@
 #include "http/client.h"
 #include "job/rules.h"
 #include "job/validate.h"
+#include "job_usage.h"
 #include "output.h"
 #include "printer.h"
 #include "util/printable.h"
@@ -51,6 +52,28 @@ void add_check_flags(CLI::App* cmd, CheckOptions& o, Globals& g) {
   cmd->add_option("--vc", o.vc, "Check as if defaults.virtualCluster were VC");
 }
 
+namespace {
+
+bool valid_job_name(const std::string& name) {
+  bool ok = name.size() <= 255;
+  for (char c : name)
+    ok &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '-';
+  return ok;
+}
+
+const char* kNameRule = "\" may contain only letters, digits, '_' and '-' (at most 255)";
+
+}  // namespace
+
+void validate_overrides(const std::vector<std::string>& params, const std::string& name, Usage& u) {
+  for (const auto& p : params) {
+    std::string err;
+    if (!pai::job::parse_param(p, &err)) u.error(err, "--param NAME=VALUE");
+  }
+  if (!name.empty()) u.error_if(!valid_job_name(name), "--name \"" + name + kNameRule);
+}
+
 std::optional<pai::job::Overrides> make_overrides(const std::vector<std::string>& params,
                                                   const std::string& name, const std::string& vc) {
   pai::job::Overrides o;
@@ -64,13 +87,8 @@ std::optional<pai::job::Overrides> make_overrides(const std::vector<std::string>
     o.params.push_back(*po);
   }
   if (!name.empty()) {
-    bool ok = name.size() <= 255;
-    for (char c : name)
-      ok &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-            c == '_' || c == '-';
-    if (!ok) {
-      print_error("--name \"" + name +
-                  "\" may contain only letters, digits, '_' and '-' (at most 255)");
+    if (!valid_job_name(name)) {
+      print_error("--name \"" + name + kNameRule);
       return std::nullopt;
     }
     o.name = name;

@@ -13,6 +13,7 @@
 #include "app.h"
 #include "cluster/registry.h"
 #include "cmd_job_common.h"
+#include "cmd_job_list.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "json_convert.h"
@@ -24,32 +25,6 @@
 namespace paictl {
 
 namespace {
-
-struct ListOptions {
-  jobcli::RemoteOptions remote;
-  bool all_clusters = false;
-  std::string state;
-  std::string user;
-  bool all_users = false;
-  std::string vc;
-  std::string keyword;
-  std::vector<std::string> tags;
-  std::vector<std::string> no_tags;
-  std::string since;
-  std::string order;
-  int offset = 0;
-  bool all_pages = false;
-  bool starred = false;
-  int limit = 100;
-  std::string output = "table";
-  bool watch = false;
-  double interval = 5;
-  bool name_output = false;  // -o name
-  // Set by run(): the server's order ("submissionTime,DESC") and the oldest
-  // submission time --since lets through (epoch ms; -1 without --since).
-  std::string server_order;
-  double since_ms = -1;
-};
 
 // --order names: paictl's short ones and the server's fields.
 const std::vector<std::pair<std::string, std::string>> kOrderFields = {
@@ -91,7 +66,7 @@ bool has_tag(const J& j, const std::string& tag) {
 
 // The filters the server applies, applied here to starred jobs (read one by one).
 template <class J>
-bool matches(const ListOptions& o, const std::string& states, const J& j) {
+bool matches(const JobListOptions& o, const std::string& states, const J& j) {
   if (!states.empty()) {
     bool ok = false;
     for (auto s : pai::util::split(states, ','))
@@ -118,7 +93,7 @@ struct ClusterListing {
   std::vector<std::string> gone;  // starred jobs the server no longer has
 };
 
-ClusterListing list_cluster(const ListOptions& o, const jobcli::Connection& c,
+ClusterListing list_cluster(const JobListOptions& o, const jobcli::Connection& c,
                             const pai::api::JobFilter& base, const std::string& states) {
   ClusterListing out;
   auto recent = [&](const auto& j) {
@@ -192,8 +167,8 @@ const char* kStates[] = {"WAITING",   "RUNNING", "STOPPING", "STOPPED",
 // The jobs of every cluster, asked at the same time, in cluster order. Failing
 // clusters are reported and set `rc`.
 std::vector<std::pair<std::string, jobcli::Json>> fetch(
-    const ListOptions& o, const std::vector<jobcli::Connection>& conns, const std::string& states,
-    int& rc) {
+    const JobListOptions& o, const std::vector<jobcli::Connection>& conns,
+    const std::string& states, int& rc) {
   std::vector<std::future<ClusterListing>> futures;
   for (const auto& c : conns) {
     pai::api::JobFilter f;
@@ -228,7 +203,7 @@ std::vector<std::pair<std::string, jobcli::Json>> fetch(
   return jobs;
 }
 
-Table list_table(const ListOptions& o,
+Table list_table(const JobListOptions& o,
                  const std::vector<std::pair<std::string, jobcli::Json>>& jobs) {
   Table t;
   if (o.all_clusters) t.columns.push_back({"CLUSTER"});
@@ -281,7 +256,7 @@ std::string job_key(const std::string& cluster, const jobcli::Json& j, bool with
          "~" + j.value("name", std::string("?"));
 }
 
-int watch(const ListOptions& o, const std::vector<jobcli::Connection>& conns,
+int watch(const JobListOptions& o, const std::vector<jobcli::Connection>& conns,
           const std::string& states) {
   jobcli::catch_interrupt();
   bool tty = is_tty(1);
@@ -327,68 +302,86 @@ int watch(const ListOptions& o, const std::vector<jobcli::Connection>& conns,
   }
 }
 
-int run(const ListOptions& o, const Globals& g) {
+// --state's states, upper-cased and comma-joined; `bad` gets the unknown ones.
+std::string parse_states(const std::string& state, std::vector<std::string>* bad) {
   std::string states;
-  for (auto s : pai::util::split(o.state, ',')) {
+  for (auto s : pai::util::split(state, ',')) {
     std::string up;
     for (char c : pai::util::trim(s)) up += static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
     if (up.empty()) continue;
     bool ok = false;
     for (const char* k : kStates) ok |= up == k;
     if (!ok) {
-      print_error("unknown state \"" + std::string(s) +
-                  "\"; states are WAITING, RUNNING, STOPPING, STOPPED, SUCCEEDED, FAILED, UNKNOWN");
-      return kExitUsage;
+      if (bad) bad->emplace_back(s);
+      continue;
     }
     states += (states.empty() ? "" : ",") + up;
   }
-  if (o.all_clusters && !o.remote.cluster.empty()) {
-    print_error("give --cluster or --all-clusters, not both");
-    return kExitUsage;
+  return states;
+}
+
+// --order FIELD[,asc|desc] as the server's "field,DIR"; "" when it is not one,
+// with `guess` the closest field.
+std::string parse_order(const std::string& order, std::string* guess) {
+  auto parts = pai::util::split(order, ',');
+  std::string field(pai::util::trim(parts[0])),
+      dir = parts.size() > 1 ? std::string(pai::util::trim(parts[1])) : "";
+  std::string server;
+  std::vector<std::string> names;
+  for (const auto& [k, v] : kOrderFields) {
+    if (k == field) server = v;
+    names.push_back(k);
   }
-  ListOptions opt = o;
+  for (char& ch : dir) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 32 : ch);
+  if (server.empty() || parts.size() > 2 || (!dir.empty() && dir != "ASC" && dir != "DESC")) {
+    if (guess) *guess = pai::util::did_you_mean(field, names);
+    return "";
+  }
+  if (dir.empty())
+    dir = server == "name" || server == "username" || server == "virtualCluster" ? "ASC" : "DESC";
+  return server + "," + dir;
+}
+
+}  // namespace
+
+void validate_job_list(const JobListOptions& o, Usage& u) {
+  std::vector<std::string> bad;
+  parse_states(o.state, &bad);
+  for (const auto& s : bad)
+    u.error("unknown state \"" + s + "\"",
+            "states are WAITING, RUNNING, STOPPING, STOPPED, SUCCEEDED, FAILED, UNKNOWN");
+  u.error_if(o.all_clusters && !o.remote.cluster.empty(),
+             "give --cluster or --all-clusters, not both");
   for (const auto& t : o.tags)
-    if (t.empty() || t.find(',') != std::string::npos) {
-      print_error("--tag \"" + t + "\": a tag is non-empty and has no ','");
-      return kExitUsage;
-    }
+    u.error_if(t.empty() || t.find(',') != std::string::npos,
+               "--tag \"" + t + "\": a tag is non-empty and has no ','", "give --tag once per tag");
   for (const auto& t : o.no_tags)
-    if (t.empty() || t.find(',') != std::string::npos) {
-      print_error("--no-tag \"" + t + "\": a tag is non-empty and has no ','");
-      return kExitUsage;
-    }
-  if (!o.since.empty()) {
-    auto d = jobcli::parse_duration_ms(o.since);
-    if (!d) {
-      print_error("--since \"" + o.since + "\" is not a duration (e.g. 90s, 30m, 6h, 2d, 1w)");
-      return kExitUsage;
-    }
-    opt.since_ms = jobcli::now_ms() - *d;
-  }
-  opt.server_order = "submissionTime,DESC";
+    u.error_if(t.empty() || t.find(',') != std::string::npos,
+               "--no-tag \"" + t + "\": a tag is non-empty and has no ','",
+               "give --no-tag once per tag");
+  if (!o.since.empty())
+    u.error_if(!jobcli::parse_duration_ms(o.since),
+               "--since \"" + o.since + "\" is not a duration (e.g. 90s, 30m, 6h, 2d, 1w)");
   if (!o.order.empty()) {
-    auto parts = pai::util::split(o.order, ',');
-    std::string field(pai::util::trim(parts[0])),
-        dir = parts.size() > 1 ? std::string(pai::util::trim(parts[1])) : "";
-    std::string server;
-    std::vector<std::string> names;
-    for (const auto& [k, v] : kOrderFields) {
-      if (k == field) server = v;
-      names.push_back(k);
-    }
-    for (char& ch : dir) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 32 : ch);
-    if (server.empty() || parts.size() > 2 || (!dir.empty() && dir != "ASC" && dir != "DESC")) {
-      std::string guess = pai::util::did_you_mean(field, names);
-      print_error("--order \"" + o.order +
-                  "\": FIELD[,asc|desc] with FIELD one of submitted, name, "
-                  "state, completed, gpus, retries, vc, user" +
-                  (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"));
-      return kExitUsage;
-    }
-    if (dir.empty())
-      dir = server == "name" || server == "username" || server == "virtualCluster" ? "ASC" : "DESC";
-    opt.server_order = server + "," + dir;
+    std::string guess;
+    if (parse_order(o.order, &guess).empty())
+      u.error("--order \"" + o.order + "\" is not FIELD[,asc|desc]" +
+                  (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"),
+              "FIELD is one of submitted, name, state, completed, gpus, retries, vc, user");
   }
+  u.error_if(o.watch && is_structured(o.output),
+             "--watch prints a table (redrawn on a terminal, one line per change otherwise); "
+             "not with -o json/yaml");
+}
+
+namespace {
+
+int run(const JobListOptions& o, const Globals& g) {
+  std::string states = parse_states(o.state, nullptr);
+  JobListOptions opt = o;
+  if (!o.since.empty()) opt.since_ms = jobcli::now_ms() - *jobcli::parse_duration_ms(o.since);
+  opt.server_order =
+      o.order.empty() ? std::string("submissionTime,DESC") : parse_order(o.order, nullptr);
   auto reg = jobcli::load_registry();
   if (!reg) return kExitUsage;
   std::vector<jobcli::Connection> conns;
@@ -407,15 +400,7 @@ int run(const ListOptions& o, const Globals& g) {
     if (!conn) return kExitUsage;
     conns.push_back(*conn);
   }
-  if (o.watch) {
-    if (is_structured(o.output)) {
-      print_error(
-          "--watch prints a table (redrawn on a terminal, one line per change otherwise); "
-          "not with -o json/yaml");
-      return kExitUsage;
-    }
-    return watch(opt, conns, states);
-  }
+  if (o.watch) return watch(opt, conns, states);
   int rc = kExitOk;
   auto jobs = fetch(opt, conns, states, rc);
   if (o.name_output || (g.output == "name" && o.output == "table")) {
@@ -443,7 +428,7 @@ int run(const ListOptions& o, const Globals& g) {
 }
 
 void add_job_list(CLI::App& parent, Globals& g) {
-  auto o = std::make_shared<ListOptions>();
+  auto o = std::make_shared<JobListOptions>();
   CLI::App* cmd = &parent;
   jobcli::add_remote_flags(cmd, o->remote);
   cmd->add_flag("--all-clusters", o->all_clusters,
@@ -488,7 +473,9 @@ void add_job_list(CLI::App& parent, Globals& g) {
   cmd->footer(
       "EXIT STATUS:\n"
       "  0 ok, 2 bad usage, 3 a cluster failed (the others are still listed)\n\n");
-  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
+  define_command(*cmd, g, o, {.validate = validate_job_list, .run = [](const auto& o, Globals& g) {
+                                return run(o, g);
+                              }});
 }
 
 }  // namespace

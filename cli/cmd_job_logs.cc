@@ -207,6 +207,12 @@ int follow(const LogsOptions& o, const Globals& g, const jobcli::JobTarget& targ
   return job_state == "SUCCEEDED" || !jobcli::is_final_state(job_state) ? kExitOk : kExitFindings;
 }
 
+// The usage errors before a cluster is asked.
+void validate(const LogsOptions& o, Usage& u) {
+  u.error_if(o.follow && (is_structured(o.output) || o.urls || o.tail),
+             "--follow prints the log as it grows: not with -o json/yaml, --urls or --tail");
+}
+
 int run(const LogsOptions& o, const Globals& g) {
   auto target = jobcli::open_job(o.job, o.remote, g);
   if (!target) return kExitUsage;
@@ -221,10 +227,6 @@ int run(const LogsOptions& o, const Globals& g) {
     return kExitRemote;
   }
   if (o.follow) {
-    if (is_structured(o.output) || o.urls || o.tail) {
-      print_error("--follow prints the log as it grows: not with -o json/yaml, --urls or --tail");
-      return kExitUsage;
-    }
     if (!o.task_role.empty() && !roles.contains(o.task_role)) {
       print_error(id + " has no task role \"" + o.task_role + "\"");
       return kExitUsage;
@@ -343,7 +345,9 @@ void add_job_logs(CLI::App& parent, Globals& g) {
       "  0 ok (with -f: the job succeeded, or Ctrl-C), 1 with -f: the job failed or was stopped,\n"
       "  2 bad usage or unknown job/task, 3 the cluster failed\n\n");
   add_output_option(*cmd, o->output, g);
-  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
+  define_command(*cmd, g, o, {.validate = validate, .run = [](const auto& o, Globals& g) {
+                                return run(o, g);
+                              }});
 }
 
 }  // namespace

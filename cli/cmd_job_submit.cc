@@ -29,6 +29,7 @@
 #include "job/hived_request.h"
 #include "job/placement.h"
 #include "job/validate.h"
+#include "job_usage.h"
 #include "output.h"
 #include "printer.h"
 #include "util/strings.h"
@@ -287,14 +288,23 @@ std::string checks_table(const pai::job::Evaluation& e) {
   return render_table(t);
 }
 
+// Every usage error before the file is read or a cluster asked: --param, --name,
+// --wait with --dry-run, --expected-duration.
+void validate(const SubmitOptions& o, Usage& u) {
+  jobcli::validate_overrides(o.params, o.name, u);
+  u.error_if(o.wait && o.dry_run, "--wait and --dry-run exclude each other",
+             "--dry-run sends nothing, so there is no job to wait for");
+  if (!o.expected_duration.empty()) {
+    auto ms = jobcli::parse_duration_ms(o.expected_duration);
+    u.error_if(!ms || *ms <= 0, "--expected-duration " + o.expected_duration +
+                                    ": not a duration (90s, 30m, 6h, 2d, 1w)");
+  }
+}
+
 int run(const SubmitOptions& o, const Globals& g) {
   auto ov = jobcli::make_overrides(o.params, o.name, o.vc);
   if (!ov) return kExitUsage;
   ov->export_params = o.export_params;
-  if (o.wait && o.dry_run) {
-    print_error("--wait and --dry-run exclude each other");
-    return kExitUsage;
-  }
 
   // 1. The file, checked as the server would.
   pai::job::JobFile f = pai::job::JobFile::load(o.file);
@@ -354,15 +364,8 @@ int run(const SubmitOptions& o, const Globals& g) {
   }
 
   std::optional<double> duration_s;
-  if (!o.expected_duration.empty()) {
-    auto ms = jobcli::parse_duration_ms(o.expected_duration);
-    if (!ms || *ms <= 0) {
-      print_error("--expected-duration " + o.expected_duration +
-                  ": not a duration (90s, 30m, 6h, 2d, 1w)");
-      return kExitUsage;
-    }
-    duration_s = *ms / 1000;
-  }
+  if (!o.expected_duration.empty())
+    duration_s = *jobcli::parse_duration_ms(o.expected_duration) / 1000;
 
   // 3. What each cluster says, asked at the same time; with auto, each
   // cluster's HiveD too (its cells and running groups).
@@ -546,7 +549,9 @@ void add_job_submit(CLI::App& parent, Globals& g) {
       "stopped,\n"
       "  2 invalid job, or no cluster can take it, 3 a cluster failed, 4 --wait-timeout "
       "expired\n\n");
-  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
+  define_command(*cmd, g, o, {.validate = validate, .run = [](const auto& o, Globals& g) {
+                                return run(o, g);
+                              }});
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app.h"
+#include "cmd_simulate.h"
 #include "command.h"
 #include "config/cluster_files.h"
 #include "diag/report.h"
@@ -40,43 +41,6 @@
 namespace paictl {
 
 namespace {
-
-struct SimulateOptions {
-  std::string config;
-  std::vector<std::string> traces;
-  std::string format;
-  std::string policies = "hived";
-  std::string output = "table";
-  std::string report;
-  std::string vc_map = "auto";
-  std::string faults;
-  std::string bin;
-  int32_t priority = 100;
-  int64_t limit = 0;
-  int32_t backfill = 0;
-  bool overflow = false;
-  bool preempt_one_node = false;
-  double suggested_fraction = 1;
-  uint64_t suggested_seed = 1;
-  std::string record;
-  std::string tie_order = "hived";
-};
-
-struct GenerateOptions {
-  int64_t jobs = 1000;
-  uint64_t seed = 1;
-  double load = 0.7;
-  double days = 0;
-  int32_t max_gpus = 128;
-  double opportunistic = 0;
-  int32_t priority = 100;
-  std::string config;
-  std::string format = "philly";
-  std::string out = "-";
-  std::string cluster_out;
-  int32_t scale = 1;
-  int32_t vcs = 15;
-};
 
 void print_trace_error(const pai::sim::TraceError& e) {
   std::string where = e.file;
@@ -226,36 +190,53 @@ void print_summary(const pai::sim::ReportContext& c, const Globals& g) {
 
 // --- simulate ------------------------------------------------------------------
 
-int run_simulate(const SimulateOptions& o, const Globals& g) {
-  if (o.config.empty() || o.traces.empty()) {
-    print_error(std::string(o.config.empty() ? "--config" : "--trace") + " is required");
-    std::fprintf(stderr, "Run 'paictl simulate --help' for usage.\n");
-    return kExitUsage;
-  }
-  std::vector<std::string> policies;
-  for (std::string_view p : pai::util::split(o.policies, ',')) {
+// --policy's names, trimmed, each once, in the order given.
+std::vector<std::string> policy_list(const std::string& policies) {
+  std::vector<std::string> out;
+  for (std::string_view p : pai::util::split(policies, ',')) {
     std::string name(pai::util::trim(p));
-    if (name.empty()) continue;
-    if (std::find(pai::scheduler::policy_names().begin(), pai::scheduler::policy_names().end(),
-                  name) == pai::scheduler::policy_names().end()) {
-      std::string guess = pai::util::did_you_mean(name, pai::scheduler::policy_names());
-      print_error("unknown policy \"" + name + "\"" +
-                  (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"));
-      std::fprintf(stderr, "  hint: policies: %s\n",
-                   pai::util::join(pai::scheduler::policy_names(), ", ").c_str());
-      return kExitUsage;
+    if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+void validate_simulate(const SimulateOptions& o, Usage& u) {
+  u.error_if(o.config.empty(), "--config is required",
+             "the cluster: a HiveD config or a cluster directory");
+  u.error_if(o.traces.empty(), "--trace is required",
+             "a job trace (Philly, Helios, Alibaba, CSV); paictl simulate generate makes one");
+  const auto& names = pai::scheduler::policy_names();
+  auto policies = policy_list(o.policies);
+  for (const auto& name : policies)
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string guess = pai::util::did_you_mean(name, names);
+      u.error("unknown policy \"" + name + "\"" +
+                  (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"),
+              "policies: " + pai::util::join(names, ", "));
     }
-    if (std::find(policies.begin(), policies.end(), name) == policies.end())
-      policies.push_back(name);
+  u.error_if(policies.empty(), "--policy names no policy",
+             "policies: " + pai::util::join(names, ", "));
+  u.error_if(o.priority < -1 || o.priority > 1000,
+             "--priority must be -1 (opportunistic) or 0..1000");
+  if (!o.bin.empty()) {
+    auto b = pai::sim::parse_duration(o.bin);
+    u.error_if(!b || *b < 1, "--bin \"" + o.bin + "\" is not a duration of at least 1s (e.g. 10m)");
   }
-  if (policies.empty()) {
-    print_error("--policy names no policy");
-    return kExitUsage;
+  if (o.faults.rfind("random", 0) == 0) {
+    pai::sim::FaultSpec spec;
+    std::string err;
+    if (!pai::sim::parse_random_faults(o.faults, spec, err)) u.error("--faults: " + err);
   }
-  if (o.priority < -1 || o.priority > 1000) {
-    print_error("--priority must be -1 (opportunistic) or 0..1000");
-    return kExitUsage;
-  }
+  u.error_if(o.tie_order != "hived" && o.tie_order != "config",
+             "--tie-order must be hived or config, not \"" + o.tie_order + "\"");
+}
+
+namespace {
+
+int run_simulate(const SimulateOptions& o, const Globals& g) {
+  std::vector<std::string> policies = policy_list(o.policies);
   auto model = load_cluster(o.config, g);
   if (!model) return kExitUsage;
 
@@ -288,14 +269,7 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   sopt.suggested_fraction = o.suggested_fraction;
   sopt.suggested_seed = o.suggested_seed;
   sopt.backfill_depth = o.backfill;
-  if (!o.bin.empty()) {
-    auto b = pai::sim::parse_duration(o.bin);
-    if (!b || *b < 1) {
-      print_error("--bin \"" + o.bin + "\" is not a duration of at least 1s (e.g. 10m)");
-      return kExitUsage;
-    }
-    sopt.bin_seconds = *b;
-  }
+  if (!o.bin.empty()) sopt.bin_seconds = *pai::sim::parse_duration(o.bin);
   if (!o.faults.empty()) {
     if (o.faults.rfind("random", 0) == 0) {
       std::string err;
@@ -313,10 +287,6 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
     }
   }
   // --tie-order config: HiveD's algorithm with ties broken by configuration order.
-  if (o.tie_order != "hived" && o.tie_order != "config") {
-    print_error("--tie-order must be hived or config, not \"" + o.tie_order + "\"");
-    return kExitUsage;
-  }
   const bool config_order = o.tie_order == "config";
   auto base = [config_order](const std::string& name, const pai::config::HivedModel& m,
                              std::string& e) {
@@ -465,31 +435,26 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
 
 // --- generate --------------------------------------------------------------------
 
+}  // namespace
+
+void validate_generate(const GenerateOptions& o, Usage& u) {
+  u.error_if(o.jobs < 1 || o.jobs > 100'000'000, "--jobs must be between 1 and 100000000");
+  u.error_if(o.load <= 0 || o.load > 100,
+             "--load must be above 0 (1 = the guaranteed GPUs fully busy on average)");
+  u.error_if(o.opportunistic < 0 || o.opportunistic > 1,
+             "--opportunistic is a share of jobs between 0 and 1");
+  u.error_if(o.scale < 1 || o.scale > 1000 || o.vcs < 1 || o.vcs > 10000,
+             "--scale must be 1..1000 and --vcs 1..10000");
+  u.error_if(o.max_gpus < 1, "--max-gpus must be at least 1");
+  u.error_if(o.priority < 0 || o.priority > 1000,
+             "--priority of generated jobs must be 0..1000 (use --opportunistic for -1)");
+  u.error_if(!o.cluster_out.empty() && !o.config.empty(),
+             "--cluster-out writes a Philly-shaped cluster; it does not go with --config");
+}
+
+namespace {
+
 int run_generate(const GenerateOptions& o, const Globals& g) {
-  if (o.jobs < 1 || o.jobs > 100'000'000) {
-    print_error("--jobs must be between 1 and 100000000");
-    return kExitUsage;
-  }
-  if (o.load <= 0 || o.load > 100) {
-    print_error("--load must be above 0 (1 = the guaranteed GPUs fully busy on average)");
-    return kExitUsage;
-  }
-  if (o.opportunistic < 0 || o.opportunistic > 1) {
-    print_error("--opportunistic is a share of jobs between 0 and 1");
-    return kExitUsage;
-  }
-  if (o.scale < 1 || o.scale > 1000 || o.vcs < 1 || o.vcs > 10000) {
-    print_error("--scale must be 1..1000 and --vcs 1..10000");
-    return kExitUsage;
-  }
-  if (o.max_gpus < 1) {
-    print_error("--max-gpus must be at least 1");
-    return kExitUsage;
-  }
-  if (o.priority < 0 || o.priority > 1000) {
-    print_error("--priority of generated jobs must be 0..1000 (use --opportunistic for -1)");
-    return kExitUsage;
-  }
   pai::sim::ClusterTemplate tmpl;
   if (!o.config.empty()) {
     auto model = load_cluster(o.config, g);
@@ -504,10 +469,6 @@ int run_generate(const GenerateOptions& o, const Globals& g) {
     tmpl = pai::sim::philly_cluster_template(o.scale, o.vcs);
   }
   if (!o.cluster_out.empty()) {
-    if (!o.config.empty()) {
-      print_error("--cluster-out writes a Philly-shaped cluster; it does not go with --config");
-      return kExitUsage;
-    }
     std::string e = pai::util::make_directories(o.cluster_out);
     if (e.empty())
       e = pai::util::write_file_atomic(o.cluster_out + "/hivedscheduler.yaml",
@@ -561,7 +522,8 @@ void add_simulate(CLI::App& group, Globals& g) {
   set_command_callback(group, [o, &g, app]() {
     if (!app->get_subcommands().empty()) return;
     g.exit_code = dispatch_command(
-        command_path(*app), [] {}, [](Usage&) {}, [&]() { return run_simulate(*o, g); });
+        command_path(*app), [] {}, [&](Usage& u) { validate_simulate(*o, u); },
+        [&]() { return run_simulate(*o, g); });
   });
 }
 
@@ -570,7 +532,9 @@ void add_simulate_run(CLI::App& cmd, Globals& g) {
   auto o = std::make_shared<SimulateOptions>();
   add_simulate_options(cmd, *o, g);
   cmd.footer(kSimulateFooter);
-  define_command(cmd, g, o, {.run = [](const auto& o, Globals& g) { return run_simulate(o, g); }});
+  define_command(cmd, g, o, {.validate = validate_simulate, .run = [](const auto& o, Globals& g) {
+                               return run_simulate(o, g);
+                             }});
 }
 
 void add_simulate_generate(CLI::App& parent, Globals& g) {
@@ -604,7 +568,9 @@ void add_simulate_generate(CLI::App& parent, Globals& g) {
       ->capture_default_str();
   cmd->add_option("--vcs", o->vcs, "Virtual clusters of the generated cluster")
       ->capture_default_str();
-  define_command(*cmd, g, o, {.run = [](const auto& o, Globals& g) { return run_generate(o, g); }});
+  define_command(*cmd, g, o, {.validate = validate_generate, .run = [](const auto& o, Globals& g) {
+                                return run_generate(o, g);
+                              }});
 }
 
 }  // namespace

@@ -174,6 +174,13 @@ std::string axes_text(const json& a) {
     s += buf;
   }
   if (!a["seed"].is_null()) s += " seed=" + std::to_string(a["seed"].get<uint64_t>());
+  if (a.value("suggested_fraction", 1.0) != 1) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " suggested=%g", a["suggested_fraction"].get<double>());
+    s += buf;
+  }
+  if (a.contains("suggested_seed") && !a["suggested_seed"].is_null())
+    s += " suggested-seed=" + std::to_string(a["suggested_seed"].get<uint64_t>());
   return s;
 }
 
@@ -189,6 +196,8 @@ void print_sweep_table(const json& items) {
            {"WINDOW"},
            {"LOAD", false, true},
            {"SEED", false, true},
+           {"SUGGESTED", false, true},
+           {"SUG SEED", false, true},
            {"POLICY"},
            {"JOBS", false, true},
            {"FINISHED", false, true},
@@ -207,6 +216,8 @@ void print_sweep_table(const json& items) {
         it["window"],
         fmt_g(it["load"].get<double>()),
         it["seed"].is_null() ? "-" : std::to_string(it["seed"].get<uint64_t>()),
+        fmt_g(it["suggested_fraction"].get<double>()),
+        it["suggested_seed"].is_null() ? "-" : std::to_string(it["suggested_seed"].get<uint64_t>()),
         it["policy"]};
     if (it.contains("result")) {
       const json& r = it["result"]["result"];

@@ -103,6 +103,7 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
   res.victims.clear();
   res.downgraded.clear();
   res.reason.clear();
+  res.group_id = -1;
   if (std::string err = validate_request(r); !err.empty()) {
     res.outcome = Outcome::Rejected;
     res.reason = err;
@@ -113,8 +114,17 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
     Hived* h;
     ~EndSuggested() { h->end_suggested(); }
   } end_suggested_guard{this};
-  if (auto it = group_index_.find(r.affinity_group); it != group_index_.end()) {
-    int32_t g = it->second;
+  int32_t held;
+  if (r.group_id >= 0) {
+    held = group_at(r.group_id, r.affinity_group);
+    if (held < 0) held = find_group(r.affinity_group);
+  } else if (r.group_id == kNewGroup && !index_live_) {
+    held = -1;  // the caller holds no group of this name
+  } else {
+    held = find_group(r.affinity_group);
+  }
+  if (held >= 0) {
+    int32_t g = held;
     // An allocated group keeps its placement even on nodes no longer suggested.
     if (G(g).state != GroupState::Preempting) return fill(g, Outcome::Bound);
     // A preempting group whose placement touches a bad node or a node outside
@@ -135,7 +145,7 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
         return fill(g, Outcome::Bound);
       }
       fill(g, Outcome::Preempting);
-      for (int32_t v : victims) res.victims.push_back({G(v).name, G(v).tag});
+      for (int32_t v : victims) res.victims.push_back({G(v).name, G(v).tag, v});
       return;
     }
   }
@@ -223,7 +233,7 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
     }
     if (!found && reason.empty()) reason = "VC " + r.virtual_cluster + " has no cells";
   }
-  for (const auto& [g, vleaves] : pl.lazy) res.downgraded.push_back({G(g).name, G(g).tag});
+  for (const auto& [g, vleaves] : pl.lazy) res.downgraded.push_back({G(g).name, G(g).tag, g});
   if (!found) {
     res.outcome = Outcome::Waiting;
     res.reason = reason;
@@ -254,7 +264,7 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
       int32_t g = create_group(r, req, pl,
                                victims.empty() ? GroupState::Allocated : GroupState::Preempting);
       fill(g, victims.empty() ? Outcome::Bound : Outcome::Preempting);
-      for (int32_t v : victims) res.victims.push_back({G(v).name, G(v).tag});
+      for (int32_t v : victims) res.victims.push_back({G(v).name, G(v).tag, v});
       return;
     }
     std::vector<Victim> downgraded = std::move(res.downgraded);
@@ -265,7 +275,7 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
   int32_t g =
       create_group(r, req, pl, victims.empty() ? GroupState::Allocated : GroupState::Preempting);
   fill(g, victims.empty() ? Outcome::Bound : Outcome::Preempting);
-  for (int32_t v : victims) res.victims.push_back({G(v).name, G(v).tag});
+  for (int32_t v : victims) res.victims.push_back({G(v).name, G(v).tag, v});
 }
 
 void Hived::begin_suggested(const GroupRequest& r) {
@@ -348,7 +358,7 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
   grp.pleaves = pl.pleaves;
   grp.vleaves = pl.vleaves;
   grp.pod_handed.assign(req.pods.size(), 0);
-  group_index_[grp.name] = g;
+  if (index_live_) group_index_[grp.name] = g;
   ScratchPool::Lease pacs_lease(scratch_);
   std::vector<int32_t>& pacs = *pacs_lease;
   for (size_t i = 0; i < grp.pleaves.size(); ++i) {
@@ -376,8 +386,19 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
   return g;
 }
 
+int32_t Hived::find_group(std::string_view name) const {
+  if (!index_live_) {
+    group_index_.clear();
+    for (size_t g = 0; g < groups_.size(); ++g)
+      if (groups_[g].alive) group_index_[groups_[g].name] = static_cast<int32_t>(g);
+    index_live_ = true;
+  }
+  auto it = group_index_.find(name);
+  return it == group_index_.end() ? -1 : it->second;
+}
+
 void Hived::free_group(int32_t g) {
-  group_index_.erase(G(g).name);
+  if (index_live_) group_index_.erase(G(g).name);
   G(g).reset();
   free_slots_.push_back(g);
 }
@@ -399,12 +420,17 @@ void Hived::delete_allocated(int32_t g) {
 }
 
 bool Hived::release(std::string_view group) {
-  auto it = group_index_.find(group);
-  if (it == group_index_.end()) return false;
-  if (G(it->second).state == GroupState::Preempting)
-    delete_preempting(it->second);
+  return release_group(-1, group);
+}
+
+bool Hived::release_group(int32_t group_id, std::string_view group) {
+  int32_t g = group_at(group_id, group);
+  if (g < 0) g = find_group(group);
+  if (g < 0) return false;
+  if (G(g).state == GroupState::Preempting)
+    delete_preempting(g);
   else
-    delete_allocated(it->second);
+    delete_allocated(g);
   return true;
 }
 
@@ -418,6 +444,7 @@ ScheduleResult Hived::result_of(int32_t g, Outcome o) const {
 void Hived::result_into(int32_t g, Outcome o, ScheduleResult& r) const {
   const Group& grp = G(g);
   r.outcome = o;
+  r.group_id = g;
   const auto& chain = shape_.chains[static_cast<size_t>(grp.chain)];
   if (grp.chain >= 0)
     r.cell_chain = chain.name;
@@ -448,13 +475,13 @@ void Hived::result_into(int32_t g, Outcome o, ScheduleResult& r) const {
 
 ScheduleResult Hived::schedule_pod(std::string_view group, int32_t leaf_cell_number) {
   ScheduleResult r;
-  auto it = group_index_.find(group);
-  if (it == group_index_.end()) {
+  const int32_t g = find_group(group);
+  if (g < 0) {
     r.outcome = Outcome::Rejected;
     r.reason = "affinity group " + std::string(group) + " is not allocated";
     return r;
   }
-  Group& grp = G(it->second);
+  Group& grp = G(g);
   int32_t declared = 0;
   for (size_t i = 0; i < grp.pod_leaves.size(); ++i) {
     if (grp.pod_leaves[i] != leaf_cell_number) continue;
@@ -466,7 +493,7 @@ ScheduleResult Hived::schedule_pod(std::string_view group, int32_t leaf_cell_num
       return r;
     }
     grp.pod_handed[i] = 1;
-    ScheduleResult all = result_of(it->second, Outcome::Bound);
+    ScheduleResult all = result_of(g, Outcome::Bound);
     r.outcome = Outcome::Bound;
     r.cell_chain = all.cell_chain;
     r.pods.push_back(all.pods[i]);

@@ -14,6 +14,8 @@
 //
 // The public entry point is scheduler/hived.h.
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <deque>
 #include <set>
@@ -204,6 +206,121 @@ class ScratchPool {
   size_t depth_ = 0;
 };
 
+// The free list of one (chain, level) as ordered (opportunistic leaves, key)
+// pairs, keys unique and below max_key, visited in ascending order. Flat: a
+// bitset of keys for each count of opportunistic leaves, and a bitset of the
+// counts in use, so that inserting, erasing and moving an entry (a usage
+// change) allocate nothing and touch a word or two.
+class FreeList {
+ public:
+  void init(int32_t max_key, int32_t max_opp) {
+    words_ = (static_cast<size_t>(std::max(max_key, 0)) + 63) / 64;
+    rows_ = static_cast<size_t>(std::max(max_opp, 0)) + 1;
+    bits_.assign(words_ * rows_, 0);
+    row_size_.assign(rows_, 0);
+    used_rows_.assign((rows_ + 63) / 64, 0);
+    size_ = 0;
+  }
+  size_t size() const { return size_; }
+  bool contains(int32_t opp, int32_t key) const {
+    if (opp < 0 || static_cast<size_t>(opp) >= rows_ || key < 0 ||
+        static_cast<size_t>(key) >= words_ * 64)
+      return false;
+    return (word(opp, key) >> (key & 63)) & 1;
+  }
+  void insert(int32_t opp, int32_t key) {
+    word(opp, key) |= uint64_t{1} << (key & 63);
+    if (row_size_[static_cast<size_t>(opp)]++ == 0)
+      used_rows_[static_cast<size_t>(opp) / 64] |= uint64_t{1} << (opp & 63);
+    ++size_;
+  }
+  void erase(int32_t opp, int32_t key) {
+    word(opp, key) &= ~(uint64_t{1} << (key & 63));
+    if (--row_size_[static_cast<size_t>(opp)] == 0)
+      used_rows_[static_cast<size_t>(opp) / 64] &= ~(uint64_t{1} << (opp & 63));
+    --size_;
+  }
+  // An entry's count of opportunistic leaves changes.
+  void move(int32_t from_opp, int32_t to_opp, int32_t key) {
+    erase(from_opp, key);
+    insert(to_opp, key);
+  }
+
+  class const_iterator {
+   public:
+    std::pair<int32_t, int32_t> operator*() const { return {opp_, key_}; }
+    const_iterator& operator++() {
+      list_->advance(opp_, key_);
+      return *this;
+    }
+    bool operator==(const const_iterator& o) const { return opp_ == o.opp_ && key_ == o.key_; }
+
+   private:
+    friend class FreeList;
+    const_iterator(const FreeList* list, int32_t opp, int32_t key)
+        : list_(list), opp_(opp), key_(key) {}
+    const FreeList* list_;
+    int32_t opp_, key_;  // (-1, -1) at the end
+  };
+  const_iterator begin() const {
+    int32_t opp = -1, key = -1;
+    advance(opp, key);
+    return {this, opp, key};
+  }
+  const_iterator end() const { return {this, -1, -1}; }
+
+ private:
+  uint64_t& word(int32_t opp, int32_t key) {
+    return bits_[static_cast<size_t>(opp) * words_ + static_cast<size_t>(key) / 64];
+  }
+  uint64_t word(int32_t opp, int32_t key) const {
+    return bits_[static_cast<size_t>(opp) * words_ + static_cast<size_t>(key) / 64];
+  }
+  // The next entry after (opp, key), or (-1, -1); (-1, -1) starts at the first.
+  void advance(int32_t& opp, int32_t& key) const {
+    if (opp >= 0) {  // the rest of this row
+      size_t w = static_cast<size_t>(key + 1) / 64;
+      const uint64_t* row = bits_.data() + static_cast<size_t>(opp) * words_;
+      if (w < words_) {
+        uint64_t bits = row[w] & (~uint64_t{0} << ((key + 1) & 63));
+        for (;;) {
+          if (bits) {
+            key = static_cast<int32_t>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
+            return;
+          }
+          if (++w == words_) break;
+          bits = row[w];
+        }
+      }
+    }
+    // The first entry of the next row in use.
+    size_t r = static_cast<size_t>(opp + 1);
+    while (r < rows_) {
+      uint64_t rows = used_rows_[r / 64] & (~uint64_t{0} << (r & 63));
+      if (!rows) {
+        r = (r / 64 + 1) * 64;
+        continue;
+      }
+      r = (r / 64) * 64 + static_cast<size_t>(std::countr_zero(rows));
+      if (r >= rows_) break;
+      const uint64_t* row = bits_.data() + r * words_;
+      for (size_t w = 0; w < words_; ++w)
+        if (row[w]) {
+          opp = static_cast<int32_t>(r);
+          key = static_cast<int32_t>(w * 64 + static_cast<size_t>(std::countr_zero(row[w])));
+          return;
+        }
+      ++r;  // not reached while the row counts are right
+    }
+    opp = key = -1;
+  }
+
+  size_t words_ = 0, rows_ = 0, size_ = 0;
+  std::vector<uint64_t> bits_;       // rows_ x words_: keys by count of opportunistic leaves
+  std::vector<int32_t> row_size_;    // entries per row
+  std::vector<uint64_t> used_rows_;  // rows with entries
+};
+
 class Hived final : public Policy {
  public:
   Hived(const config::HivedModel& m, std::string& error, bool hived_order = true);
@@ -214,10 +331,11 @@ class Hived final : public Policy {
   void schedule_into(const GroupRequest& r, bool allow_preemption, ScheduleResult& out) override;
   ScheduleResult schedule_pod(std::string_view group, int32_t leaf_cell_number) override;
   bool release(std::string_view group) override;
+  bool release_group(int32_t group_id, std::string_view group) override;
   void set_node_health(int32_t node, bool healthy) override;
   uint64_t release_epoch() const override { return epoch_; }
   UsageSummary usage() const override;
-  bool has_group(std::string_view group) const override { return group_index_.contains(group); }
+  bool has_group(std::string_view group) const override { return find_group(group) >= 0; }
   std::string check_invariants() const override;
 
   // State as values and restoring groups from bind info (hived_state.cc, hived_restore.cc).
@@ -363,6 +481,14 @@ class Hived final : public Policy {
   ScheduleResult result_of(int32_t g, Outcome o) const;
   void result_into(int32_t g, Outcome o, ScheduleResult& r) const;
   void free_group(int32_t g);
+  // The slot of the alive group of this name, or -1 (builds the name index on first use).
+  int32_t find_group(std::string_view name) const;
+  // The slot `id` names if it holds the group `name`, else -1.
+  int32_t group_at(int32_t id, std::string_view name) const {
+    if (id < 0 || static_cast<size_t>(id) >= groups_.size()) return -1;
+    const Group& grp = G(id);
+    return grp.alive && grp.name == name ? id : -1;
+  }
 
   ClusterShape shape_;
   std::vector<PCell> pcells_;
@@ -389,7 +515,7 @@ class Hived final : public Policy {
   // appended on insertion, the last one swapped into the hole on removal); with
   // configuration order it is the cell id.
   bool hived_order_ = true;
-  std::vector<std::set<std::pair<int32_t, int32_t>>> free_;
+  std::vector<FreeList> free_;
   std::vector<std::vector<int32_t>> flist_;
   int32_t free_cell(size_t k, int32_t key) const {
     return hived_order_ ? flist_[k][static_cast<size_t>(key)] : key;
@@ -410,11 +536,14 @@ class Hived final : public Policy {
   std::vector<Group> groups_;
   std::vector<int32_t> free_slots_;
   // Looked up by string_view (the engine's and Policy's names) without a copy.
+  // Kept only once a name has been looked up (index_live_): callers that name
+  // groups by id (GroupRequest::group_id, release_group) never hash a name.
   struct NameHash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  std::unordered_map<std::string, int32_t, NameHash, std::equal_to<>> group_index_;
+  mutable std::unordered_map<std::string, int32_t, NameHash, std::equal_to<>> group_index_;
+  mutable bool index_live_ = false;
   uint64_t epoch_ = 1;
 
   // Scratch state of one request.

@@ -173,7 +173,7 @@ bool Hived::overlay_each(int32_t level, F f) const {
     int32_t c;
     if (have_real && (!have_extra || *it < std::pair<int32_t, int32_t>{extra_keys[2 * xi],
                                                                        extra_keys[2 * xi + 1]})) {
-      c = free_cell(k, it->second);
+      c = free_cell(k, (*it).second);
       ++it;
     } else {
       c = extra_cells[xi++];

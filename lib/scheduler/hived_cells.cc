@@ -84,6 +84,14 @@ int32_t Hived::build_virtual_tree(int32_t vc, int32_t chain, int32_t level, int3
 void Hived::init_counters() {
   free_.assign(ncl_, {});
   flist_.assign(ncl_, {});
+  for (size_t k = 0; k < ncl_; ++k) {
+    // Keys: positions in HiveD's list (at most the level's cells) or cell ids.
+    int32_t max_opp = 0;
+    for (int32_t c : level_cells_[k]) max_opp = std::max(max_opp, P(c).leaves);
+    free_[k].init(hived_order_ ? static_cast<int32_t>(level_cells_[k].size())
+                               : static_cast<int32_t>(pcells_.size()),
+                  max_opp);
+  }
   total_left_.assign(ncl_, 0);
   all_vc_free_.assign(ncl_, 0);
   all_vc_doomed_.assign(ncl_, 0);
@@ -109,7 +117,7 @@ void Hived::free_insert(int32_t c) {
   } else {
     p.free_key = c;
   }
-  free_[k].insert({p.used_opp, p.free_key});
+  free_[k].insert(p.used_opp, p.free_key);
   p.in_free = true;
 }
 
@@ -117,15 +125,15 @@ void Hived::free_insert(int32_t c) {
 void Hived::free_erase(int32_t c) {
   PCell& p = P(c);
   const size_t k = cl(p.chain, p.level);
-  free_[k].erase({p.used_opp, p.free_key});
+  free_[k].erase(p.used_opp, p.free_key);
   if (hived_order_) {
     int32_t last = flist_[k].back();
     if (last != c) {
       PCell& q = P(last);
-      free_[k].erase({q.used_opp, q.free_key});
+      free_[k].erase(q.used_opp, q.free_key);
       q.free_key = p.free_key;
       flist_[k][static_cast<size_t>(q.free_key)] = last;
-      free_[k].insert({q.used_opp, q.free_key});
+      free_[k].insert(q.used_opp, q.free_key);
     }
     flist_[k].pop_back();
   }
@@ -159,9 +167,8 @@ void Hived::add_physical_usage(int32_t leaf, int32_t priority, int32_t delta) {
     PCell& p = P(c);
     if (priority < 0) {
       if (p.in_free) {
-        free_[cl(p.chain, p.level)].erase({p.used_opp, p.free_key});
+        free_[cl(p.chain, p.level)].move(p.used_opp, p.used_opp + delta, p.free_key);
         p.used_opp += delta;
-        free_[cl(p.chain, p.level)].insert({p.used_opp, p.free_key});
       } else {
         p.used_opp += delta;
       }

@@ -1,7 +1,9 @@
 // The algorithm's invariants, checked by the randomized tests.
 
 #include <algorithm>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scheduler/hived_algorithm.h"
@@ -45,6 +47,7 @@ std::string Hived::check_invariants() const {
       if (c.priority >= 0) guar[static_cast<size_t>(a)]++;
     }
   }
+  std::set<std::string_view> names;  // without the name index: names are unique
   for (size_t g = 0; g < groups_.size(); ++g) {
     const Group& grp = groups_[g];
     if (!grp.alive) continue;
@@ -56,9 +59,13 @@ std::string Hived::check_invariants() const {
       if (!ok)
         return fail("group " + grp.name + " lists leaf " + std::to_string(p) + " it does not hold");
     }
-    auto it = group_index_.find(grp.name);
-    if (it == group_index_.end() || it->second != static_cast<int32_t>(g))
-      return fail("group index is stale");
+    if (index_live_) {
+      auto it = group_index_.find(grp.name);
+      if (it == group_index_.end() || it->second != static_cast<int32_t>(g))
+        return fail("group index is stale");
+    } else if (!names.insert(grp.name).second) {
+      return fail("two groups are named " + grp.name);
+    }
   }
   for (size_t i = 0; i < pcells_.size(); ++i) {
     if (pcells_[i].used_opp != opp[i] || pcells_[i].used_guar != guar[i])
@@ -68,7 +75,7 @@ std::string Hived::check_invariants() const {
     bool expect = !c.split && c.vcell < 0 && (c.parent < 0 || P(c.parent).split);
     if (c.in_free != expect)
       return fail("cell " + std::to_string(i) + " free-list flag is inconsistent");
-    if (c.in_free && (!free_[cl(c.chain, c.level)].count({c.used_opp, c.free_key}) ||
+    if (c.in_free && (!free_[cl(c.chain, c.level)].contains(c.used_opp, c.free_key) ||
                       free_cell(cl(c.chain, c.level), c.free_key) != static_cast<int32_t>(i)))
       return fail("cell " + std::to_string(i) + " is missing from its free list");
     if (c.vcell >= 0 && V(c.vcell).pcell != static_cast<int32_t>(i))

@@ -100,7 +100,7 @@ RestoredGroup Hived::restore_group(const LiveGroup& in,
                                    std::unordered_map<std::string, size_t>& done_index) {
   RestoredGroup res;
   res.name = in.name;
-  if (group_index_.count(in.name)) {
+  if (find_group(in.name) >= 0) {
     res.outcome = RestoreOutcome::Ignored;
     res.reason = "a group of that name is already allocated";
     return res;
@@ -176,7 +176,7 @@ RestoredGroup Hived::restore_group(const LiveGroup& in,
     }
     grp.pod_handed.assign(pods.size(), 1);
   }
-  group_index_[in.name] = g;
+  if (index_live_) group_index_[in.name] = g;
 
   const bool opportunistic = in.priority < kMinGuaranteedPriority || in.lazy_preempted || vc < 0;
   bool lazy = false;

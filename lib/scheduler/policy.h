@@ -27,6 +27,10 @@ constexpr int32_t kOpportunisticPriority = -1;
 constexpr int32_t kMinGuaranteedPriority = 0;
 constexpr int32_t kMaxGuaranteedPriority = 1000;
 
+// GroupRequest::group_id: how a policy finds a group it may already hold.
+constexpr int32_t kGroupByName = -1;  // look the affinity group's name up (the default)
+constexpr int32_t kNewGroup = -2;     // the caller holds no group of this name in the policy
+
 // affinityGroup.members[i]
 struct AffinityGroupMember {
   int32_t pod_number = 0;        // podNumber
@@ -53,6 +57,11 @@ struct GroupRequest {
   bool ignore_suggested_nodes = true;  // ignoreK8sSuggestedNodes
   // Opaque to the scheduler; returned with victims so that callers need no name lookups.
   uint64_t tag = 0;
+  // kGroupByName, kNewGroup (nothing to look up: the policy holds no group of
+  // this name, every earlier one was released), or the group_id of an earlier
+  // result for this group (a preempting group scheduled again). An id that no
+  // longer names a group of this name is looked up by name.
+  int32_t group_id = kGroupByName;
 };
 
 // affinityGroupBindInfo[].podPlacements[]
@@ -74,6 +83,7 @@ std::string_view to_string(Outcome o);
 struct Victim {
   std::string group;  // affinity group name
   uint64_t tag = 0;
+  int32_t group_id = -1;  // as ScheduleResult::group_id
 };
 
 struct ScheduleResult {
@@ -84,6 +94,9 @@ struct ScheduleResult {
   std::vector<Victim> victims;     // Preempting: whole groups to delete (gang preemption)
   std::vector<Victim> downgraded;  // groups lazily preempted to opportunistic by this call
   std::string reason;              // Waiting or Rejected
+  // Bound or Preempting: the policy's id of the group, for release_group() and
+  // GroupRequest::group_id, until the group is released; -1 when it gives none.
+  int32_t group_id = -1;
 };
 
 // What a policy holds right now; for metrics and checks.
@@ -119,6 +132,12 @@ class Policy {
   // All pods of a group are gone (finished, failed, preempted): frees its cells.
   // For a preempting group, cancels the preemption. False if the group is unknown.
   virtual bool release(std::string_view group) = 0;
+  // The same as release(group); a policy may find the group by group_id (from a
+  // result or a victim; -1 = none) without looking its name up.
+  virtual bool release_group(int32_t group_id, std::string_view group) {
+    (void)group_id;
+    return release(group);
+  }
 
   // A node failed (false) or came back (true).
   virtual void set_node_health(int32_t node, bool healthy) = 0;

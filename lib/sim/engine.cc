@@ -385,8 +385,9 @@ class Run {
   }
   void request(uint32_t j, bool opportunistic, GroupRequest& r) const;
   // Decides for job j into `out` (whose buffers the policy may reuse).
+  // group_id: GroupRequest::group_id (kNewGroup: the policy holds no group of j).
   void schedule(scheduler::Policy& p, uint32_t j, bool count, bool opportunistic,
-                ScheduleResult& out);
+                ScheduleResult& out, int32_t group_id = scheduler::kNewGroup);
   const std::string& group_name(uint32_t j);
   int16_t reason_id(const std::string& r);
   bool probe(uint32_t j, std::string& reason);
@@ -424,6 +425,7 @@ class Run {
   std::unique_ptr<scheduler::Policy> policy_, probe_;
   PolicyRun* out_ = nullptr;
   std::vector<Live> live_;
+  std::vector<int32_t> group_id_;       // by job: the policy's id of its group while it runs
   std::vector<uint64_t> failed_epoch_;  // backfill only: by job, the epoch of its last failure
   std::vector<Queue> queues_;
   std::priority_queue<Finish, std::vector<Finish>, std::greater<Finish>> finishes_;
@@ -498,9 +500,10 @@ const std::string& Run::group_name(uint32_t j) {
 // has leaf types that are not GPUs (CPU cells), the types are tried one by one,
 // in order, as HiveD tries any type.
 void Run::schedule(scheduler::Policy& p, uint32_t j, bool count, bool opportunistic,
-                   ScheduleResult& out) {
+                   ScheduleResult& out, int32_t group_id) {
   GroupRequest& r = req_;
   request(j, opportunistic, r);
+  r.group_id = group_id;
   r.suggested_nodes.reset();
   r.ignore_suggested_nodes = true;
   if (opt_.suggested_fraction < 1 && &p == policy_.get()) {
@@ -581,14 +584,16 @@ bool Run::probe(uint32_t j, std::string& reason) {
     ScheduleResult r;
     schedule(*probe_, j, false, false, r);
     bool ok = r.outcome == Outcome::Bound || r.outcome == Outcome::Preempting;
+    int32_t held = r.group_id;
     if (!ok && r.outcome == Outcome::Waiting && opt_.overflow && tj.priority >= 0 &&
         tj.pinned < 0) {
       // Too big for its VC, but it could run as opportunistic work.
       ScheduleResult o;
       schedule(*probe_, j, false, true, o);
       ok = o.outcome == Outcome::Bound;
+      held = o.group_id;
     }
-    if (ok) probe_->release(group_name(j));
+    if (ok) probe_->release_group(held, group_name(j));
     int16_t id = -1;
     if (!ok)
       id = reason_id(r.outcome == Outcome::Rejected
@@ -669,6 +674,7 @@ void Run::start(uint32_t j, const ScheduleResult& r, bool opportunistic) {
   const TraceJob& tj = trace_.jobs[j];
   JobOutcome& o = out_->jobs[j];
   dequeue(j);
+  group_id_[j] = r.group_id;
   l.phase = Phase::Running;
   l.run++;
   l.start = now_;
@@ -704,7 +710,8 @@ void Run::start(uint32_t j, const ScheduleResult& r, bool opportunistic) {
 void Run::stop(uint32_t j) {
   Live& l = live_[j];
   const int32_t gpus = gpus_of(j);
-  policy_->release(group_name(j));
+  policy_->release_group(group_id_[j], group_name(j));
+  group_id_[j] = -1;
   for (int32_t n : nodes_of(j)) {
     auto& v = node_jobs_[static_cast<size_t>(n)];
     auto it = std::find(v.begin(), v.end(), j);
@@ -814,12 +821,12 @@ Run::Attempt Run::attempt(uint32_t j) {
         if (running)
           kill(vj, false);
         else
-          policy_->release(v.group);
+          policy_->release_group(v.group_id, v.group);
         progress = true;
       }
       if (!progress) break;
       ScheduleResult& next = res_[1];
-      schedule(*policy_, j, true, false, next);
+      schedule(*policy_, j, true, false, next, r.group_id);
       for (const auto& d : next.downgraded) {
         uint32_t v = static_cast<uint32_t>(d.tag);
         if (v < out_->jobs.size()) out_->jobs[v].lazy++;
@@ -831,7 +838,7 @@ Run::Attempt Run::attempt(uint32_t j) {
       return Attempt::Started;
     }
     if (r.outcome == Outcome::Preempting) {
-      policy_->release(group_name(j));  // never leave a reservation behind
+      policy_->release_group(r.group_id, group_name(j));  // never leave a reservation behind
       r.outcome = Outcome::Waiting;
     }
   }
@@ -841,15 +848,16 @@ Run::Attempt Run::attempt(uint32_t j) {
       if (vj < live_.size() && live_[vj].phase == Phase::Running)
         kill(vj, false);
       else
-        policy_->release(v.group);
+        policy_->release_group(v.group_id, v.group);
     }
     ScheduleResult& again = res_[1];
-    schedule(*policy_, j, true, false, again);
+    schedule(*policy_, j, true, false, again, r.group_id);
     if (again.outcome == Outcome::Bound) {
       start(j, again);
       return Attempt::Started;
     }
-    policy_->release(group_name(j));  // never leave a reservation behind
+    // Never leave a reservation behind (only a preempting result holds one).
+    if (again.outcome == Outcome::Preempting) policy_->release_group(again.group_id, group_name(j));
     std::swap(r, again);
   }
   if (r.outcome == Outcome::Bound) {
@@ -873,7 +881,7 @@ Run::Attempt Run::attempt(uint32_t j) {
       start(j, o, true);
       return Attempt::Started;
     }
-    if (o.outcome == Outcome::Preempting) policy_->release(group_name(j));
+    if (o.outcome == Outcome::Preempting) policy_->release_group(o.group_id, group_name(j));
   }
   // Waiting. A sharing anomaly: the VC had room within its guarantee.
   if (in_guarantee) {
@@ -958,6 +966,7 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   const size_t njobs = trace_.jobs.size(), ntypes = shape_.leaf_types.size();
   out.jobs.assign(njobs, JobOutcome());
   live_.assign(njobs, Live());
+  group_id_.assign(njobs, -1);
   if (opt_.backfill) failed_epoch_.assign(njobs, 0);
   queues_.assign(shape_.vcs.size() * 2, Queue());
   node_jobs_.assign(shape_.nodes.size(), {});
@@ -1031,6 +1040,7 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   queues_ = {};
   finishes_ = {};
   probe_cache_ = {};
+  group_id_ = {};
   finalize(out);
   return true;
 }

@@ -669,7 +669,9 @@ std::string sweep_html_report(const json& doc) {
   h += "<p class=\"note\">Spec <b>" + esc(doc.value("spec", "")) +
        "</b>: " + std::to_string(items.size()) + " points. paictl " + esc(doc.value("paictl", "")) +
        ".</p>\n";
-  static const char* axes[] = {"config", "trace", "window", "load", "seed", "policy"};
+  static const char* axes[] = {"config",         "trace", "window",
+                               "load",           "seed",  "suggested_fraction",
+                               "suggested_seed", "policy"};
   h += "<h2>Points</h2>\n<table>\n<tr>";
   for (const char* a : axes) h += std::string("<th class=\"l\">") + a + "</th>";
   h += "<th>jobs</th><th>finished</th><th>unschedulable</th><th>delay p50</th><th>delay "
@@ -697,9 +699,10 @@ std::string sweep_html_report(const json& doc) {
   }
   h += "</table>\n";
 
-  // The x axis: the first of load, seed, window with two values or more.
+  // The x axis: the first of load, seed, suggested fraction, suggested seed,
+  // window with two values or more.
   std::string xname;
-  for (const char* a : {"load", "seed", "window"}) {
+  for (const char* a : {"load", "seed", "suggested_fraction", "suggested_seed", "window"}) {
     std::set<std::string> values;
     for (const json& it : items) values.insert(it.value(a, json()).dump());
     if (values.size() > 1) {
@@ -745,7 +748,10 @@ std::string sweep_html_report(const json& doc) {
       if (std::find(lines.begin(), lines.end(), l) == lines.end()) lines.push_back(l);
     }
     Axis x;
-    x.label = xname == "load" ? "load factor" : xname;
+    x.label = xname == "load"                 ? "load factor"
+              : xname == "suggested_fraction" ? "suggested fraction"
+              : xname == "suggested_seed"     ? "suggested seed"
+                                              : xname;
     x.min = xpos(xs.front());
     x.max = xpos(xs.back());
     if (x.max <= x.min) x.max = x.min + 1;

@@ -348,7 +348,9 @@ bool parse_sweep_spec(std::string_view text, const std::string& name, const std:
   }
   const yaml::Node* root = st.documents[0];
   SpecReader r(name, base_dir, d);
-  r.check_keys(root, {"configs", "traces", "policies", "load", "windows", "seeds", "options"},
+  r.check_keys(root,
+               {"configs", "traces", "policies", "load", "windows", "seeds", "suggested-fraction",
+                "suggested-seed", "options"},
                "a sweep spec");
   r.configs(root->get("configs"), s);
   if (!root->get("configs")) r.error(root, "G003", "the spec has no configs:");
@@ -448,6 +450,38 @@ bool parse_sweep_spec(std::string_view text, const std::string& name, const std:
     s.seeds.push_back(static_cast<uint64_t>(*v));
   }
   if (!root->get("seeds")) s.seeds.push_back(1);
+
+  // Kubernetes' suggested node sets: fractions and their seeds
+  for (const auto* f : r.list(root->get("suggested-fraction"))) {
+    auto v = f->as_float();
+    if (!v || !(*v >= 0) || *v > 1) {
+      r.error(f, "G009", "a suggested fraction must be a number in 0..1 (1 = every node suggested)",
+              "suggested-fraction: [1, 0.9] keeps each node in a decision's suggested set "
+              "with probability 1 and 0.9");
+      continue;
+    }
+    if (std::find(s.suggested_fractions.begin(), s.suggested_fractions.end(), *v) !=
+        s.suggested_fractions.end()) {
+      r.error(f, "G006", "suggested fraction " + format_number(*v) + " is listed twice");
+      continue;
+    }
+    s.suggested_fractions.push_back(*v);
+  }
+  if (!root->get("suggested-fraction")) s.suggested_fractions.push_back(1);
+  for (const auto* sd : r.list(root->get("suggested-seed"))) {
+    auto v = sd->as_int();
+    if (!v || *v < 0) {
+      r.error(sd, "G009", "a suggested seed must be a non-negative integer");
+      continue;
+    }
+    if (std::find(s.suggested_seeds.begin(), s.suggested_seeds.end(), static_cast<uint64_t>(*v)) !=
+        s.suggested_seeds.end()) {
+      r.error(sd, "G006", "suggested seed " + std::to_string(*v) + " is listed twice");
+      continue;
+    }
+    s.suggested_seeds.push_back(static_cast<uint64_t>(*v));
+  }
+  if (!root->get("suggested-seed")) s.suggested_seeds.push_back(1);
   r.options(root->get("options"), s);
 
   if (d.count(diag::Severity::Error) > errors_before) return false;
@@ -458,6 +492,16 @@ bool parse_sweep_spec(std::string_view text, const std::string& name, const std:
       r.error(root->get("seeds"), "G010",
               "seeds change nothing here: no trace is generated and there are no random faults",
               "seeds apply to traces with generate: and to options: {faults: random:...}");
+      return false;
+    }
+  }
+  if (s.suggested_seeds.size() > 1) {
+    bool any = false;
+    for (size_t f = 0; f < s.suggested_fractions.size(); ++f) any = any || s.seeded_suggestion(f);
+    if (!any) {
+      r.error(root->get("suggested-seed"), "G010",
+              "suggested seeds change nothing here: every suggested fraction is 1",
+              "suggested seeds draw the sets of fractions below 1: suggested-fraction: [1, 0.9]");
       return false;
     }
   }
@@ -483,17 +527,22 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& s) {
       for (size_t w = 0; w < s.windows.size(); ++w)
         for (size_t l = 0; l < s.loads.size(); ++l)
           for (size_t sd = 0; sd < (s.seeded_trace(t) ? s.seeds.size() : 1); ++sd)
-            for (size_t p = 0; p < s.policies.size(); ++p) {
-              SweepPoint pt;
-              pt.index = out.size();
-              pt.config = c;
-              pt.trace = t;
-              pt.window = w;
-              pt.load = l;
-              pt.seed = sd;
-              pt.policy = p;
-              out.push_back(pt);
-            }
+            for (size_t f = 0; f < s.suggested_fractions.size(); ++f)
+              for (size_t fs = 0; fs < (s.seeded_suggestion(f) ? s.suggested_seeds.size() : 1);
+                   ++fs)
+                for (size_t p = 0; p < s.policies.size(); ++p) {
+                  SweepPoint pt;
+                  pt.index = out.size();
+                  pt.config = c;
+                  pt.trace = t;
+                  pt.window = w;
+                  pt.load = l;
+                  pt.seed = sd;
+                  pt.suggested = f;
+                  pt.suggested_seed = fs;
+                  pt.policy = p;
+                  out.push_back(pt);
+                }
   return out;
 }
 
@@ -573,6 +622,12 @@ bool key_sweep_points(const SweepSpec& s, const std::string& version,
                   s.loads[p.load],
                   static_cast<unsigned long long>(s.seeded_trace(p.trace) ? s.seeds[p.seed] : 0));
     h = fnv1a(buf, h);
+    // Only a fraction below 1 changes the run: points without sets keep their keys.
+    if (s.seeded_suggestion(p.suggested)) {
+      std::snprintf(buf, sizeof buf, "suggested=%.17g,%llu|", s.suggested_fractions[p.suggested],
+                    static_cast<unsigned long long>(s.suggested_seeds[p.suggested_seed]));
+      h = fnv1a(buf, h);
+    }
     h = fnv1a(s.policies[p.policy], h);
     p.key = hex(h);
   }
@@ -589,6 +644,11 @@ json point_axes(const SweepSpec& s, const SweepPoint& p) {
     j["seed"] = s.seeds[p.seed];
   else
     j["seed"] = nullptr;
+  j["suggested_fraction"] = s.suggested_fractions[p.suggested];
+  if (s.seeded_suggestion(p.suggested))
+    j["suggested_seed"] = s.suggested_seeds[p.suggested_seed];
+  else
+    j["suggested_seed"] = nullptr;
   j["policy"] = s.policies[p.policy];
   return j;
 }
@@ -664,6 +724,8 @@ bool run_sweep_point(const SweepSpec& s, const SweepPoint& p, json& result, std:
   sopt.preempt_one_node = s.options.preempt_one_node;
   sopt.backfill = s.options.backfill > 0;
   sopt.backfill_depth = s.options.backfill;
+  sopt.suggested_fraction = s.suggested_fractions[p.suggested];
+  sopt.suggested_seed = s.suggested_seeds[p.suggested_seed];
   if (!s.options.faults.empty()) {
     if (!parse_random_faults(s.options.faults, sopt.faults, error)) return false;
     sopt.faults.seed = seed;

@@ -3,12 +3,14 @@
 //
 // A sweep spec names cluster configs, traces (files, or generated ones seeded
 // by the sweep), policies, trace transforms (arrival-rate scaling and time
-// windows), seeds and the simulate options every point shares. Each point of the
-// grid (config x trace x window x load x seed x policy) is one simulation of one
+// windows), seeds, Kubernetes' suggested node sets (simulate's
+// --suggested-fraction and --suggested-seed) and the simulate options every
+// point shares. Each point of the grid (config x trace x window x load x seed x
+// suggested fraction x suggested seed x policy) is one simulation of one
 // policy, keyed by a hash of everything that decides its result: the bytes of
-// its config and trace files, its transform, seed, policy, options and paictl's
-// version. Points are independent, so they can run anywhere (a process pool, the
-// tasks of an OpenPAI job) and a finished point never has to run again.
+// its config and trace files, its transform, seeds, suggested sets, policy,
+// options and paictl's version. Points are independent, so they can run anywhere (a process pool,
+// the tasks of an OpenPAI job) and a finished point never has to run again.
 //
 // Running a point prints nothing; its result is a JSON value, and
 // `encode_result`/`decode_results` carry results through text streams such as
@@ -67,9 +69,14 @@ struct SweepSpec {
   std::vector<double> loads;
   std::vector<SweepWindow> windows;
   std::vector<uint64_t> seeds;
+  // --suggested-fraction F of each point (1: every node suggested) and the
+  // --suggested-seed of its sets; the seed matters only when F is below 1.
+  std::vector<double> suggested_fractions;
+  std::vector<uint64_t> suggested_seeds;
   SweepSimOptions options;
   // Seeds change a result only for generated traces and random faults.
   bool seeded_trace(size_t trace) const;
+  bool seeded_suggestion(size_t fraction) const { return suggested_fractions[fraction] < 1; }
 };
 
 // Reads and checks a spec; every problem goes to `diags` with file:line:col.
@@ -82,12 +89,14 @@ bool parse_sweep_spec(std::string_view text, const std::string& name, const std:
 struct SweepPoint {
   size_t index = 0;  // in grid order
   size_t config = 0, trace = 0, window = 0, load = 0, seed = 0, policy = 0;
-  std::string key;  // 16 hex digits
+  size_t suggested = 0, suggested_seed = 0;  // indexes into suggested_fractions, suggested_seeds
+  std::string key;                           // 16 hex digits
 };
 
-// The grid in order: config, trace, window, load, seed, policy (the last varies
-// fastest). Seeds repeat a point only when they can change it: a file trace
-// without random faults gets the first seed only.
+// The grid in order: config, trace, window, load, seed, suggested fraction,
+// suggested seed, policy (the last varies fastest). Seeds repeat a point only
+// when they can change it: a file trace without random faults gets the first
+// seed only, a suggested fraction of 1 the first suggested seed only.
 std::vector<SweepPoint> sweep_points(const SweepSpec& spec);
 
 // Computes the key of each point (reads every config and trace file once).
@@ -95,7 +104,8 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& spec);
 bool key_sweep_points(const SweepSpec& spec, const std::string& version,
                       std::vector<SweepPoint>& points, std::string& error);
 
-// The point's coordinates: {"config","trace","window","load","seed","policy"}.
+// The point's coordinates: {"config","trace","window","load","seed",
+// "suggested_fraction","suggested_seed","policy"} (seeds null where they do not apply).
 nlohmann::json point_axes(const SweepSpec& spec, const SweepPoint& p);
 
 // Runs one point in this process. The result: {"trace":{...},"cluster":{...},

@@ -88,6 +88,15 @@ assert d["version"] and d["gitCommit"] and d["buildType"], d
 for lib in ("libcurl", "libssh", "nlohmann_json", "CLI11"):
     assert d["libraries"][lib], lib
 PY
+cp "$OUT" "$TMP/version.json"
+run version -o yaml
+expect_rc 0 "version -o yaml"
+python3 - "$OUT" "$TMP/version.json" <<'PY' && pass "version -o yaml: the same document as -o json" || fail "version -o yaml"
+import json, sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+assert d["apiVersion"] == "paictl.version/v1", d
+assert d == json.load(open(sys.argv[2])), d
+PY
 run -o json version
 expect_out '"apiVersion": "paictl.version/v1"' "the global -o before the command"
 

@@ -49,6 +49,14 @@ assert acts == [("resource group", "pai-rg", "create"), ("network security group
 assert d["changes"] is True
 PYEOF
 then pass "the plan lists every resource with create"; else fail "the plan"; sed 's/^/  | /' "$OUT" >&2; fi
+cp "$OUT" "$TMP/plan.json"
+run install "$C" --azure-only --dry-run -o yaml $EP
+expect_rc 0 "dry run -o yaml"
+if "$PY" -c "
+import json, sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+sys.exit(0 if d['apiVersion'] == 'paictl.install/v1' and d == json.load(open(sys.argv[2])) else 1)
+" "$OUT" "$TMP/plan.json"; then pass "install -o yaml: the same document as -o json"; else fail "install -o yaml"; sed 's/^/  | /' "$OUT" >&2; fi
 run install "$C" --azure-only --dry-run --detailed-exitcode $EP
 expect_rc 2 "--detailed-exitcode: changes"
 expect_out "create  scale set               pai-gpu" "text plan"

@@ -83,10 +83,18 @@ expect_out "-      - {cellType: V100-NODE, cellAddress: $B1}" "the dry run shows
 expect_out "virtualClusters: unchanged for V100-NODE (0 left in no VC)" "the VCs' V100 cells still fit"
 
 run node remove "$C" "$FREE" --hived "$URL" --dry-run -o json $S
+cp "$OUT" "$TMP/remove.json"
 expect_err "no running group uses $FREE" "a node no group uses is not refused"
 schema_check nodeRemove "node remove --dry-run -o json"
 json_check "d['apiVersion'] == 'paictl.nodeRemove/v1' and d['nodes'] == ['$FREE'] and d['dryRun'] and d['hived']['restartsHived']" \
   "one paictl.nodeRemove/v1 document: the node and the HiveD config's change"
+run node remove "$C" "$FREE" --hived "$URL" --dry-run -o yaml $S
+if "$PY" -c "
+import json, sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+j = json.load(open(sys.argv[2]))
+sys.exit(0 if d['apiVersion'] == 'paictl.nodeRemove/v1' and d['nodes'] == ['$FREE'] and d == j else 1)
+" "$OUT" "$TMP/remove.json"; then pass "node remove -o yaml: the same document as -o json"; else fail "node remove -o yaml"; sed 's/^/  | /' "$OUT" >&2; fi
 run node remove "$C" n4 --hived "$URL" --dry-run $S
 expect_rc 2 "the pinned cell's node is refused"
 expect_err "n4 holds the pinned cell b-pin" "the refusal names the pinned cell"

@@ -276,6 +276,63 @@ TEST_F(BaselineSuggested, PrivateStaysInsideItsCellsOnSuggestedNodes) {
   EXPECT_EQ(at(run(on(req("pin", "a", 0, {{1, 4}}, "", "pin-k2"), {"k2"}))), "k2");
 }
 
+// Random requests with random suggested sets, releases and node failures: no
+// baseline places a new group (bound or preempting) outside its set, and the
+// views are whole again after every decision (check_invariants recounts them).
+TEST(BaselineSuggestedRandom, NewPlacementsStayInTheirSets) {
+  Fixture f;
+  for (const char* name : {"quota", "k8s-default", "private"}) {
+    auto p = policy(name, *f.model);
+    const int32_t nodes = static_cast<int32_t>(p->cluster().nodes.size());
+    uint64_t x = 12345;
+    auto next = [&](uint32_t n) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      return static_cast<int32_t>((x >> 33) % n);
+    };
+    std::vector<std::string> live;
+    int64_t placed = 0, filtered_waits = 0;
+    for (int op = 0; op < 600; ++op) {
+      const int32_t dice = next(100);
+      if (dice < 60) {
+        const char* vcs[] = {"a", "b", "c"};
+        const int32_t prios[] = {-1, 0, 0, 50};
+        const int32_t sizes[] = {1, 1, 2, 4};
+        GroupRequest r = req(numbered("g", op), vcs[next(3)], prios[next(4)],
+                             {{1 + next(2), sizes[next(4)]}}, next(2) ? "V100" : "");
+        r.suggested_nodes.emplace();
+        for (int32_t n = 0; n < nodes; ++n)
+          if (next(100) < 70) r.suggested_nodes->push_back(n);
+        r.ignore_suggested_nodes = next(2) != 0;
+        ScheduleResult res = p->schedule(r, true);
+        if (res.outcome == Outcome::Bound || res.outcome == Outcome::Preempting) {
+          ++placed;
+          for (const auto& pod : res.pods)
+            EXPECT_NE(std::find(r.suggested_nodes->begin(), r.suggested_nodes->end(), pod.node),
+                      r.suggested_nodes->end())
+                << name << " op " << op << ": " << r.affinity_group << " on "
+                << p->cluster().nodes[static_cast<size_t>(pod.node)].name;
+        }
+        if (res.reason == "insufficient capacity on the suggested nodes") ++filtered_waits;
+        if (res.outcome == Outcome::Bound) live.push_back(r.affinity_group);
+      } else if (dice < 90) {
+        if (live.empty()) continue;
+        const size_t i = static_cast<size_t>(next(static_cast<uint32_t>(live.size())));
+        EXPECT_TRUE(p->release(live[i]));
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        p->set_node_health(next(static_cast<uint32_t>(nodes)), next(3) != 0);
+      }
+      ASSERT_EQ(p->check_invariants(), "") << name << " op " << op;
+    }
+    EXPECT_GT(placed, 100) << name;
+    EXPECT_GT(filtered_waits, 0) << name;
+    for (const auto& g : live) EXPECT_TRUE(p->release(g));
+    for (int32_t n = 0; n < nodes; ++n) p->set_node_health(n, true);
+    EXPECT_EQ(p->usage().used_leaf_cells, 0) << name;
+    EXPECT_EQ(p->check_invariants(), "") << name;
+  }
+}
+
 TEST(Policies, NamesAndErrors) {
   Fixture f;
   std::string err;

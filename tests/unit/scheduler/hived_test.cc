@@ -152,6 +152,57 @@ TEST_F(HivedTest, HigherPriorityPreemptsWholeGroupsInsideTheVc) {
   EXPECT_EQ(run(req("same", "b", 100, {{2, 4}})).outcome, Outcome::Waiting);
 }
 
+// The same preemption with every group named by the ids the results give
+// (GroupRequest::group_id, release_group) instead of by name; names still work after.
+TEST_F(HivedTest, GroupsNamedByIdDecideAsByName) {
+  auto with_id = [](GroupRequest r, int32_t id) {
+    r.group_id = id;
+    return r;
+  };
+  auto low = run(with_id(req("low", "b", 10, {{2, 4}}), kNewGroup));
+  ASSERT_EQ(low.outcome, Outcome::Bound);
+  ASSERT_GE(low.group_id, 0);
+  auto high = run(with_id(req("high", "b", 100, {{1, 4}}), kNewGroup));
+  ASSERT_EQ(high.outcome, Outcome::Preempting);
+  ASSERT_GE(high.group_id, 0);
+  EXPECT_NE(high.group_id, low.group_id);
+  ASSERT_EQ(high.victims.size(), 1u);
+  EXPECT_EQ(high.victims[0].group, "low");
+  EXPECT_EQ(high.victims[0].group_id, low.group_id);
+  // The id keeps the reservation as the name does.
+  auto again = run(with_id(req("high", "b", 100, {{1, 4}}), high.group_id));
+  EXPECT_EQ(again.outcome, Outcome::Preempting);
+  EXPECT_EQ(again.group_id, high.group_id);
+  // An id with another name stands for nothing: the name decides.
+  EXPECT_FALSE(h->release_group(low.group_id, "nobody"));
+  EXPECT_EQ(h->usage().used_leaf_cells, 8);
+  EXPECT_TRUE(h->release_group(low.group_id, "low"));
+  EXPECT_FALSE(h->release_group(low.group_id, "low"));  // gone
+  EXPECT_EQ(h->check_invariants(), "");
+  auto bound = run(with_id(req("high", "b", 100, {{1, 4}}), high.group_id));
+  ASSERT_EQ(bound.outcome, Outcome::Bound);
+  EXPECT_EQ(nodes_of(*h, bound), nodes_of(*h, high));
+  // A stale id (its slot reused by another group) is looked up by name.
+  auto other = run(with_id(req("other", "b", 10, {{1, 4}}), kNewGroup));
+  ASSERT_EQ(other.outcome, Outcome::Bound);
+  EXPECT_EQ(other.group_id, low.group_id);  // low's slot
+  auto stale = run(with_id(req("high", "b", 100, {{1, 4}}), other.group_id));
+  EXPECT_EQ(stale.outcome, Outcome::Bound);
+  EXPECT_EQ(stale.group_id, bound.group_id);
+  // By name after ids: the name index is built from the groups held.
+  EXPECT_TRUE(h->has_group("high"));
+  EXPECT_TRUE(h->has_group("other"));
+  EXPECT_FALSE(h->has_group("low"));
+  drop("high");
+  EXPECT_FALSE(h->has_group("high"));
+  auto by_name = run(req("next", "b", 10, {{1, 4}}));
+  ASSERT_EQ(by_name.outcome, Outcome::Bound);
+  EXPECT_TRUE(h->release_group(by_name.group_id, "next"));
+  EXPECT_FALSE(h->has_group("next"));
+  drop("other");
+  EXPECT_EQ(h->usage().used_leaf_cells, 0);
+}
+
 TEST_F(HivedTest, CancellingAPreemptionGivesTheCellsBack) {
   ASSERT_EQ(run(req("low", "b", 10, {{2, 4}})).outcome, Outcome::Bound);
   ASSERT_EQ(run(req("high", "b", 100, {{2, 4}})).outcome, Outcome::Preempting);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "sim/sweep.h"
 #include "sim/trace.h"
@@ -90,6 +91,75 @@ TEST(SweepSpec, MissingFilesAndUselessSeedsAreErrors) {
   EXPECT_FALSE(parse("configs: [clusters/heterogeneous\n", s, d3));
   ASSERT_EQ(d3.size(), 1u);
   EXPECT_GT(d3.items()[0].line, 0u);
+}
+
+// suggested-fraction and suggested-seed: seeds repeat only fractions below 1,
+// and a fraction of 1 keeps the key it had before the dimensions existed.
+TEST(SweepSpec, SuggestedSetsAreGridDimensions) {
+  const std::string base =
+      "configs: [clusters/heterogeneous]\n"
+      "traces: [{name: gen, generate: {jobs: 30}}]\n"
+      "policies: [hived, quota]\n";
+  SweepSpec plain, s;
+  diag::List d;
+  ASSERT_TRUE(parse(base, plain, d));
+  ASSERT_TRUE(parse(base + "suggested-fraction: [1, 0.8]\nsuggested-seed: [3, 4]\n", s, d))
+      << (d.empty() ? "" : d.items()[0].message);
+  // fraction 1: 2 policies; 0.8: 2 suggested seeds x 2 policies
+  auto pts = sweep_points(s);
+  ASSERT_EQ(pts.size(), 2u + 4u);
+  EXPECT_EQ(point_axes(s, pts[0])["suggested_fraction"], 1.0);
+  EXPECT_EQ(point_axes(s, pts[0])["suggested_seed"], nullptr);
+  EXPECT_EQ(point_axes(s, pts[2])["suggested_fraction"], 0.8);
+  EXPECT_EQ(point_axes(s, pts[2])["suggested_seed"], 3);
+  EXPECT_EQ(point_axes(s, pts.back())["suggested_seed"], 4);
+  EXPECT_EQ(point_axes(s, pts.back())["policy"], "quota");
+  std::string err;
+  ASSERT_TRUE(key_sweep_points(s, "v1", pts, err)) << err;
+  std::set<std::string> keys;
+  for (const auto& p : pts) keys.insert(p.key);
+  EXPECT_EQ(keys.size(), pts.size());
+  auto old = sweep_points(plain);
+  ASSERT_TRUE(key_sweep_points(plain, "v1", old, err)) << err;
+  ASSERT_EQ(old.size(), 2u);
+  EXPECT_EQ(old[0].key, pts[0].key) << "fraction 1 is the sweep without suggested sets";
+  EXPECT_EQ(old[1].key, pts[1].key);
+
+  diag::List bad;
+  EXPECT_FALSE(parse(base + "suggested-fraction: [0.9, 1.5, 0.9]\nsuggested-seed: -1\n", s, bad));
+  ASSERT_EQ(bad.size(), 3u);
+  EXPECT_EQ(bad.items()[0].code, "G009");
+  EXPECT_EQ(bad.items()[0].line, 4u);
+  EXPECT_EQ(bad.items()[0].column, 27u);
+  EXPECT_EQ(bad.items()[1].code, "G006");
+  EXPECT_EQ(bad.items()[1].column, 32u);
+  EXPECT_EQ(bad.items()[2].line, 5u);
+  diag::List useless;
+  EXPECT_FALSE(parse(base + "suggested-seed: [1, 2]\n", s, useless));
+  ASSERT_EQ(useless.size(), 1u);
+  EXPECT_EQ(useless.items()[0].code, "G010");
+  EXPECT_EQ(useless.items()[0].line, 4u);
+}
+
+// The point's fraction reaches the simulation: with 0 no node passes
+// Kubernetes' filters and no policy starts a job.
+TEST(SweepSpec, APointRunsWithItsSuggestedFraction) {
+  SweepSpec s;
+  diag::List d;
+  ASSERT_TRUE(
+      parse("configs: [clusters/heterogeneous]\n"
+            "traces: [{name: gen, generate: {jobs: 20}}]\n"
+            "policies: [quota]\n"
+            "suggested-fraction: [1, 0]\n",
+            s, d));
+  auto pts = sweep_points(s);
+  ASSERT_EQ(pts.size(), 2u);
+  nlohmann::json all, none;
+  std::string err;
+  ASSERT_TRUE(run_sweep_point(s, pts[0], all, err)) << err;
+  ASSERT_TRUE(run_sweep_point(s, pts[1], none, err)) << err;
+  EXPECT_EQ(all["result"]["finished"], 20);
+  EXPECT_EQ(none["result"]["finished"], 0);
 }
 
 TEST(SweepTransform, WindowThenLoad) {

@@ -1,0 +1,57 @@
+#pragma once
+// paictl simulate (run) and simulate generate: their options and validate steps
+// (cmd_simulate.cc), shared with their unit tests.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "command.h"
+
+namespace paictl {
+
+struct SimulateOptions {
+  std::string config;
+  std::vector<std::string> traces;
+  std::string format;
+  std::string policies = "hived";
+  std::string output = "table";
+  std::string report;
+  std::string vc_map = "auto";
+  std::string faults;
+  std::string bin;
+  int32_t priority = 100;
+  int64_t limit = 0;
+  int32_t backfill = 0;
+  bool overflow = false;
+  bool preempt_one_node = false;
+  double suggested_fraction = 1;
+  uint64_t suggested_seed = 1;
+  std::string record;
+  std::string tie_order = "hived";
+};
+
+struct GenerateOptions {
+  int64_t jobs = 1000;
+  uint64_t seed = 1;
+  double load = 0.7;
+  double days = 0;
+  int32_t max_gpus = 128;
+  double opportunistic = 0;
+  int32_t priority = 100;
+  std::string config;
+  std::string format = "philly";
+  std::string out = "-";
+  std::string cluster_out;
+  int32_t scale = 1;
+  int32_t vcs = 15;
+};
+
+// Every usage error before the cluster or the trace is read: --config and --trace,
+// each unknown policy (with the closest name), --priority, --bin, a --faults random
+// spec, --tie-order.
+void validate_simulate(const SimulateOptions& o, Usage& u);
+// Every range error of generate's flags, and --cluster-out with --config.
+void validate_generate(const GenerateOptions& o, Usage& u);
+
+}  // namespace paictl
