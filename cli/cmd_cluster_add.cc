@@ -75,22 +75,7 @@ std::optional<std::string> read_secret(const char* what) {
   return s;
 }
 
-// Every usage error before the registry is read or the cluster asked: not exactly
-// one sign-in method, --password-stdin without --user.
-void validate(const AddOptions& o, Usage& u) {
-  int methods =
-      (o.password_stdin ? 1 : 0) + (o.token_stdin ? 1 : 0) + (o.token_file.empty() ? 0 : 1);
-  u.error_if(methods != 1, "give exactly one of --password-stdin, --token-stdin or --token-file",
-             "secrets are never taken as arguments (they would show in process lists and shell "
-             "history)");
-  u.error_if(o.password_stdin && o.user.empty(), "--password-stdin needs --user",
-             "the sign-in is POST /api/v2/authn/basic/login with the user and the password");
-}
-
-int run(const AddOptions& o, const Globals& g) {
-  auto reg = jobcli::load_registry();
-  if (!reg) return kExitUsage;
-
+pai::cluster::AddRequest request_of(const AddOptions& o) {
   pai::cluster::AddRequest req;
   req.name = o.name;
   req.uri = o.uri;
@@ -105,7 +90,32 @@ int run(const AddOptions& o, const Globals& g) {
   req.force = o.force;
   req.use = o.use;
   req.token_days = o.expiration_days;
-  pai::cluster::PreparedAdd prepared = pai::cluster::prepare_add(std::move(req), reg.get());
+  return req;
+}
+
+// Every usage error before the registry is read or the cluster asked: not exactly
+// one sign-in method, --password-stdin without --user, and the first of libpai's
+// request checks (prepare_add without the registry: the name, --token-file, --uri,
+// --ca-file).
+void validate(const AddOptions& o, Usage& u) {
+  int methods =
+      (o.password_stdin ? 1 : 0) + (o.token_stdin ? 1 : 0) + (o.token_file.empty() ? 0 : 1);
+  u.error_if(methods != 1, "give exactly one of --password-stdin, --token-stdin or --token-file",
+             "secrets are never taken as arguments (they would show in process lists and shell "
+             "history)");
+  u.error_if(o.password_stdin && o.user.empty(), "--password-stdin needs --user",
+             "the sign-in is POST /api/v2/authn/basic/login with the user and the password");
+  pai::cluster::AddRequest req = request_of(o);
+  if (req.user.empty()) req.user = "-";  // its absence is reported above, not again
+  pai::cluster::PreparedAdd prepared = pai::cluster::prepare_add(std::move(req));
+  if (!prepared.ok()) u.error(prepared.error->message, prepared.error->hint);
+}
+
+int run(const AddOptions& o, const Globals& g) {
+  auto reg = jobcli::load_registry();
+  if (!reg) return kExitUsage;
+
+  pai::cluster::PreparedAdd prepared = pai::cluster::prepare_add(request_of(o), reg.get());
   if (!prepared.ok()) {
     print_error(prepared.error->message);
     if (!prepared.error->hint.empty())

@@ -124,6 +124,49 @@ void HostRun::forget_reads() {
   prefetched_.clear();
 }
 
+// ------------------------------------------------------------------ kept hosts
+
+namespace {
+double monotonic_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+std::unique_ptr<remote::Connection> KeptHosts::take_connection(const remote::Transport* transport,
+                                                               const std::string& host) {
+  std::lock_guard lock(mu_);
+  auto it = hosts_.find(host);
+  if (it == hosts_.end() || it->second.transport != transport) return nullptr;
+  return std::move(it->second.connection);
+}
+
+void KeptHosts::keep_connection(const remote::Transport* transport, const std::string& host,
+                                std::unique_ptr<remote::Connection> connection) {
+  std::lock_guard lock(mu_);
+  Kept& k = hosts_[host];
+  k.transport = transport;
+  k.connection = std::move(connection);
+}
+
+std::map<std::string, remote::ExecResult> KeptHosts::take_reads(const std::string& host,
+                                                                double max_age_s) {
+  std::map<std::string, remote::ExecResult> out;
+  std::lock_guard lock(mu_);
+  auto it = hosts_.find(host);
+  if (it == hosts_.end()) return out;
+  double now = monotonic_s();
+  for (auto& [script, r] : it->second.reads)
+    if (now - r.first <= max_age_s) out[script] = std::move(r.second);
+  it->second.reads.clear();
+  return out;
+}
+
+void KeptHosts::keep_read(const std::string& host, const std::string& script,
+                          remote::ExecResult result) {
+  std::lock_guard lock(mu_);
+  hosts_[host].reads[script] = {monotonic_s(), std::move(result)};
+}
+
 std::string combined_observation_script(const std::vector<std::string>& scripts,
                                         const std::string& marker) {
   // Each script in its own subshell, its stdin not the combined script's (which
@@ -478,6 +521,9 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
         for (auto& rd : rs) {
           auto it = index.find(rd.host);
           if (it == index.end()) continue;
+          rd.read_only = phases[pi]->read_only();
+          remote::ExecResult held;
+          if (rd.host->read_ahead(rd.script, held)) continue;  // taken from the plan
           if (seen[it->second].insert(rd.script).second) out[it->second].push_back(std::move(rd));
         }
         if (plan != opts_.planned_changes.end() && plan->second.count(phases[pi]->name())) break;
@@ -502,11 +548,22 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
       for (size_t k = 0; k < parts.size(); ++k) {
         parts[k].first_output_epoch = r.first_output_epoch;
         parts[k].auth_method = r.auth_method;
+        // A plan's reads of the phases that change nothing, for the apply after it.
+        if (opts_.dry_run && opts_.kept && rs[k].read_only && !rs[k].secret)
+          opts_.kept->keep_read(hosts[i].name, scripts[k], parts[k]);
         h.keep_read(scripts[k], std::move(parts[k]));
       }
     std::fill(r.out.begin(), r.out.end(), '\0');
     return r;
   };
+
+  // A run that applies right after a plan takes the plan's reads of the phases
+  // that change nothing (KeptHosts): the OS and the pre-install checks' facts
+  // are not read twice in one command.
+  std::vector<std::map<std::string, remote::ExecResult>> plan_reads(hosts.size());
+  if (!opts_.dry_run && opts_.kept)
+    for (size_t i = 0; i < hosts.size(); ++i)
+      plan_reads[i] = opts_.kept->take_reads(hosts[i].name, opts_.reuse_reads_s);
 
   // A dry run reads every phase's observations of a host in one session (they
   // change nothing, so their order does not matter); the phases then observe
@@ -522,7 +579,8 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   remote::run_parallel(hosts.size(), eo, [&](size_t i) {
     HostRun& h = *runs[i];
     HostResult& hr = res.hosts[i];
-    h.connection = transport_.connect(hosts[i].target);
+    if (opts_.kept) h.connection = opts_.kept->take_connection(&transport_, hosts[i].name);
+    if (!h.connection) h.connection = transport_.connect(hosts[i].target);
     remote::ExecResult r;
     if (opts_.dry_run && !reads[i].empty()) {
       // One session: every phase's observations of this host at once.
@@ -698,6 +756,9 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
         group_end = next;
       }
       for (auto& r : runs) r->forget_reads();
+      if (first == 0)
+        for (size_t i = 0; i < hosts.size(); ++i)
+          for (auto& [script, r] : plan_reads[i]) runs[i]->keep_read(script, std::move(r));
       auto ahead = collect_reads(first, group_end, group_hosts);
       std::vector<size_t> targets;
       for (size_t i = 0; i < hosts.size(); ++i)
@@ -814,7 +875,12 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
                   {"ok", res.ok()},
                   {"changed", res.changed()},
                   {"ms", static_cast<int64_t>(res.ms)}});
-  for (auto& r : runs) r->connection.reset();
+  // The connections stay for the next run of these options (the apply after a plan).
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    if (opts_.kept && runs[i]->connection)
+      opts_.kept->keep_connection(&transport_, hosts[i].name, std::move(runs[i]->connection));
+    runs[i]->connection.reset();
+  }
   return res;
 }
 

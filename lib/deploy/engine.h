@@ -7,6 +7,8 @@
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -80,6 +82,35 @@ struct RunResult {
   nlohmann::json to_json() const;
 };
 
+// What the runs of one command share (a plan and the apply after it): the
+// hosts' SSH connections, so that a host gets one connection per command, and
+// the outputs of the plan's observations of phases that change nothing
+// (Phase::read_only: the OS, the pre-install checks' fact script), which the
+// apply takes instead of running them again while they are fresh. Runs whose
+// EngineOptions are copies of one another share one (the default is made per
+// EngineOptions, so copying it is what shares it). Safe to use from many threads.
+class KeptHosts {
+ public:
+  // The connection a run kept for `host` over `transport`, or null.
+  std::unique_ptr<remote::Connection> take_connection(const remote::Transport* transport,
+                                                      const std::string& host);
+  void keep_connection(const remote::Transport* transport, const std::string& host,
+                       std::unique_ptr<remote::Connection> connection);
+  // The plan's reads of `host` (script -> output), taken: a later run reads again.
+  // Reads older than `max_age_s` are dropped.
+  std::map<std::string, remote::ExecResult> take_reads(const std::string& host, double max_age_s);
+  void keep_read(const std::string& host, const std::string& script, remote::ExecResult result);
+
+ private:
+  struct Kept {
+    const remote::Transport* transport = nullptr;
+    std::unique_ptr<remote::Connection> connection;
+    std::map<std::string, std::pair<double, remote::ExecResult>> reads;  // script -> (time, output)
+  };
+  std::mutex mu_;
+  std::map<std::string, Kept> hosts_;
+};
+
 struct EngineOptions {
   size_t parallel = 64;
   bool dry_run = false;  // observe and report needs; change nothing on any host
@@ -98,6 +129,11 @@ struct EngineOptions {
   // ahead on a host stops at its first such phase (what comes after is read
   // again after that phase applies). Only a hint: empty = read the whole group.
   std::map<std::string, std::set<std::string>> planned_changes;
+  // Shared by the copies of these options (KeptHosts); null = nothing kept.
+  std::shared_ptr<KeptHosts> kept = std::make_shared<KeptHosts>();
+  // How old a plan's read may be for the apply to take it (a confirmation on a
+  // terminal may take long; the checks then run again).
+  double reuse_reads_s = 60;
   std::function<void(const Event&)> on_event;
 };
 

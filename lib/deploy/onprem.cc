@@ -143,6 +143,7 @@ class DetectOs : public KeyValuePhase {
  public:
   std::string name() const override { return "os"; }
   bool cluster_scope() const override { return true; }
+  bool read_only() const override { return true; }
   static constexpr const char* kScript =
       ". /etc/os-release 2>/dev/null\n"
       "echo \"os_id=$ID\"; echo \"os_version=$VERSION_ID\"; echo "
@@ -218,6 +219,7 @@ class PreInstallChecks : public Phase {
   explicit PreInstallChecks(const InstallSettings& s) : s_(s) {}
   std::string name() const override { return "checks"; }
   bool cluster_wide() const override { return true; }
+  bool read_only() const override { return true; }
   Status observe(HostRun&, std::vector<std::string>&) override { return {}; }
   Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
   Status verify(HostRun&) override { return {}; }

@@ -141,7 +141,8 @@ inline constexpr const char* kKubectl =
 struct ObservationRead {
   HostRun* host = nullptr;
   std::string script;
-  bool secret = false;  // the output holds a secret (never logged)
+  bool secret = false;     // the output holds a secret (never logged)
+  bool read_only = false;  // set by the engine: a read of a Phase::read_only phase
 };
 
 class Phase {
@@ -178,6 +179,10 @@ class Phase {
   // this run, when a later phase of the same run failed. Undoes what must not be
   // left half-done (a minted token, a temporary file); it need not undo the phase.
   virtual void cleanup(HostRun& host) { (void)host; }
+
+  // The phase never changes a host (its apply does nothing): a run that applies
+  // may take its observations from the plan made just before (KeptHosts).
+  virtual bool read_only() const { return false; }
 
   // A phase that must see every host at once (checks that compare hosts)
   // observes them all in one call; it is always a barrier.

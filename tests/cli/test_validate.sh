@@ -141,10 +141,12 @@ run job clone alice~j --param nothing --name "bad name"
 expect_rc 2 "job clone: bad flags"
 expect_err "--name \"bad name\"" "job clone: --name, with --param"
 no_connection "job clone"
-run cluster add lab --uri http://127.0.0.1:9 --password-stdin --token-file "$TMP/t"
+run cluster add lab --uri 127.0.0.1:9 --password-stdin --token-file "$TMP/t"
 expect_rc 2 "cluster add: two sign-in methods"
 expect_err "give exactly one of --password-stdin, --token-stdin or --token-file" "cluster add: the methods"
 expect_err "--password-stdin needs --user" "cluster add: --user, in the same run"
+expect_err "--uri must start with http:// or https://" "cluster add: --uri, in the same run"
+if grep -q "password sign-in needs the user" "$ERR"; then fail "cluster add: the missing --user twice"; else pass "cluster add: the missing --user once"; fi
 no_connection "cluster add"
 run cluster prefer dead a dead a
 expect_rc 2 "cluster prefer: names twice"

@@ -12,6 +12,10 @@ its exit code or the signal it died of; if the caller dies first, the worker is
 killed (as the program would have been).
 
   tbserver.py SOCKET      (an abstract unix socket name; prints "ready" when listening)
+
+With TESTBED_CPU_LOG=FILE in its environment (testbed.sh up passes it on), each
+call ends with a line "HOST TOOL USER_S SYS_S RC ARGS..." appended to FILE: the
+worker's own CPU, from wait4(), for the benchmarks' per-host breakdown.
 """
 
 import ctypes
@@ -136,6 +140,8 @@ def main():
     sel.register(lsock, selectors.EVENT_READ, "listen")
     sel.register(rpipe, selectors.EVENT_READ, "child")
     workers = {}  # pid -> the caller's connection
+    cpu_log = os.environ.get("TESTBED_CPU_LOG")
+    calls = {}  # pid -> "HOST TOOL", with cpu_log
     print("ready", flush=True)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 1)
@@ -144,11 +150,16 @@ def main():
     def reap():
         while workers:
             try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
+                pid, status, usage = os.wait4(-1, os.WNOHANG)
             except ChildProcessError:
                 return
             if pid == 0:
                 return
+            if cpu_log and pid in calls:
+                head, rest = calls.pop(pid)
+                rc = os.WTERMSIG(status) + 128 if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+                with open(cpu_log, "a") as f:
+                    f.write("%s %.4f %.4f %d %s\n" % (head, usage.ru_utime, usage.ru_stime, rc, rest))
             conn = workers.pop(pid, None)
             if conn is None:
                 continue
@@ -190,6 +201,13 @@ def main():
                 for fd in fds:
                     os.close(fd)
                 workers[pid] = conn
+                if cpu_log:
+                    try:
+                        args, env, _ = parse(data)
+                        calls[pid] = ("%s %s" % (os.path.basename(env.get("TB_HOST", "-")), args[0] if args else "-"),
+                                      " ".join(args[1:])[:200].replace("\n", " "))
+                    except (ValueError, IndexError):
+                        pass
                 try:
                     conn.send(b"pid %d" % pid)
                 except OSError:

@@ -141,12 +141,17 @@ def up(args):
     if subprocess.run(["ss", "-Hltn", "src = %s and sport = :6443" % addrs[0]], capture_output=True, text=True).stdout.strip():
         die("%s:6443 is in use (another testbed on --base %s?); choose another --base" % (addrs[0], args.base), 1)
     os.makedirs(rundir, exist_ok=True)
+    # sshd's LogLevel: VERBOSE also logs every session ("Starting session: command ...").
+    loglevel = os.environ.get("TESTBED_SSHD_LOGLEVEL", "INFO")
+    if loglevel not in ("INFO", "VERBOSE", "DEBUG"):
+        die("TESTBED_SSHD_LOGLEVEL must be INFO, VERBOSE or DEBUG")
     scenario = os.path.join(rundir, "..", os.path.basename(rundir) + ".scenario")
     with open(scenario, "w") as f:
         f.write("# testbed: %d hosts from %s\n" % (n, addrs[0]))
         for h in hosts:
-            f.write("host %s %s role=%s gpus=%d gpu_model=%s docker=none daemon=none nvidia_runtime=missing swap=%s mem_gib=%d avail_gib=%d\n"
-                    % (h["name"], h["address"], h["role"], h["gpus"], h["gpu_model"], h["swap"], h["mem_gib"], max(h["mem_gib"] - 4, 1)))
+            f.write("host %s %s role=%s gpus=%d gpu_model=%s docker=none daemon=none nvidia_runtime=missing swap=%s mem_gib=%d avail_gib=%d loglevel=%s\n"
+                    % (h["name"], h["address"], h["role"], h["gpus"], h["gpu_model"], h["swap"], h["mem_gib"], max(h["mem_gib"] - 4, 1),
+                       loglevel))
     r = subprocess.run(["sh", TESTHOSTS, "start", scenario, rundir], capture_output=True, text=True)
     os.unlink(scenario)
     if r.returncode != 0:

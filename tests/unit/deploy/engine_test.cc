@@ -582,6 +582,73 @@ TEST_F(DeployEngine, DryRunReadsEveryObservationOfAHostInOneSession) {
   EXPECT_GT(shell.calls["worker1"], 1u);
 }
 
+TEST_F(DeployEngine, APlanAndItsApplyShareOneConnectionPerHost) {
+  auto p = phases();
+  EngineOptions o = options();
+  o.dry_run = true;
+  RunResult plan = Engine(transport, o).run(cluster(2), p);
+  ASSERT_TRUE(plan.changed());
+  o.dry_run = false;
+  RunResult r = Engine(transport, o).run(cluster(2), p);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(transport.connections.load(), 3);  // the copies of `o` share them
+  // Options that are not copies of one another share nothing.
+  Engine(transport, options()).run(cluster(2), p);
+  EXPECT_EQ(transport.connections.load(), 6);
+}
+
+// A phase that changes nothing, whose read counts its runs on the host.
+class ReadOnlyPhase : public Phase {
+ public:
+  std::string name() const override { return "look"; }
+  bool read_only() const override { return true; }
+  static std::string script() { return "echo read >> \"$DIR/looked-$HOST\"; echo seen"; }
+  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, script()});
+  }
+  Status observe(HostRun& h, std::vector<std::string>&) override {
+    auto r = h.observe_sh(script());
+    if (r.exit_status != 0 || ReadingPhase::util_trim(r.out) != "seen")
+      return Status::failure("bad read: " + r.out);
+    return {};
+  }
+  Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+};
+
+TEST_F(DeployEngine, TheApplyTakesThePlansReadsOfReadOnlyPhasesWhileFresh) {
+  auto lines = [&](const char* h) {
+    std::ifstream in(dir / (std::string("looked-") + h));
+    size_t n = 0;
+    for (std::string l; std::getline(in, l);) ++n;
+    return n;
+  };
+  for (double max_age : {60.0, -1.0}) {
+    PhaseList p;
+    p.emplace_back(new ReadOnlyPhase);
+    p.emplace_back(new KeyPhase("prepare", KeyPhase::Where::All, false, tl, state));
+    state.clear();
+    LocalShellTransport shell(dir);
+    fs::remove(dir / "looked-master");
+    fs::remove(dir / "looked-worker1");
+    EngineOptions o = options();
+    o.host_lock = false;
+    o.reuse_reads_s = max_age;
+    o.dry_run = true;
+    RunResult plan = Engine(shell, o).run(cluster(1), p);
+    ASSERT_TRUE(plan.ok());
+    ASSERT_TRUE(plan.changed());  // "make prepare": the apply runs
+    EXPECT_EQ(lines("master"), 1u);
+    o.dry_run = false;
+    RunResult r = Engine(shell, o).run(cluster(1), p);
+    ASSERT_TRUE(r.ok()) << max_age;
+    EXPECT_EQ(r.hosts[1].phases[0].state, PhaseResult::State::UpToDate);
+    // Fresh: read once in the command; too old: read again by the apply.
+    size_t want = max_age > 0 ? 1u : 2u;
+    EXPECT_EQ(lines("master"), want) << max_age;
+    EXPECT_EQ(lines("worker1"), want) << max_age;
+  }
+}
+
 TEST(CombinedObservation, SplitsOutputsAndExitStatusesAndRefusesACutOutput) {
   std::string script =
       combined_observation_script({"printf 'a\\nb'", "echo x; exit 4", "true"}, "@@M");
