@@ -45,8 +45,7 @@ TEST(FreeList, VisitsInTheOrderOfAnOrderedSet) {
       std::vector<std::pair<int32_t, int32_t>> got;
       for (auto e : list) got.push_back(e);
       const std::vector<std::pair<int32_t, int32_t>> expect(want.begin(), want.end());
-      ASSERT_EQ(got, expect)
-          << "round " << round << " step " << step;
+      ASSERT_EQ(got, expect) << "round " << round << " step " << step;
       for (int32_t k = 0; k < max_key; ++k)
         for (int32_t o : {0, max_opp, opp_of[static_cast<size_t>(k)]})
           ASSERT_EQ(list.contains(o, k), want.count({o, k}) == 1);
