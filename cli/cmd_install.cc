@@ -130,6 +130,7 @@ int prepare(InstallOptions& o, const Globals& g, Prepared& p) {
     s.openpai.hived_enabled = cfg.enable_hived_scheduler;
     if (s.openpai.enabled) s.cluster_files = pai::deploy::read_cluster_files(p.cluster_dir);
   }
+  if (cfg.azure) s.hybrid = std::make_shared<const pai::config::CheckOutcome>(loaded);
 
   // A hybrid cluster's nodes carry their site (docs/hybrid.md).
   std::map<std::string, std::string> azure_vms;

@@ -12,6 +12,7 @@
 #include <kainjow/mustache.hpp>
 
 #include "check/catalogue.h"
+#include "check/hybrid.h"
 #include "deploy/engine.h"
 #include "facts/fact_script.h"
 #include "util/fs.h"
@@ -243,6 +244,26 @@ class PreInstallChecks : public Phase {
     co.sudo_password = s_.sudo_password;
     auto outcomes = check::collect(transport, plans, co);
     auto results = check::evaluate(outcomes, s_.eval);
+    if (s_.hybrid) {
+      // Over each host's kept connection itself: `transport` would serve the
+      // fact script's read-ahead output.
+      auto exec = [&](size_t i, const std::string& script, int timeout_ms) {
+        remote::ExecRequest req;
+        req.command = "sh -c " + util::shell_quote(script);
+        req.timeout_ms = timeout_ms;
+        remote::ExecResult r;
+        if (!hosts[i]->connection) {
+          r.failure = remote::Failure::Channel;
+          r.error = "no connection to " + hosts[i]->spec().name;
+          return r;
+        }
+        return hosts[i]->connection->exec(req);
+      };
+      check::HybridOptions ho;
+      ho.parallel = hosts.size();
+      auto more = check::hybrid_checks(*s_.hybrid, outcomes, exec, ho);
+      results.insert(results.end(), more.begin(), more.end());
+    }
     check::demote(results, s_.ignore_checks);
     static const std::set<std::string> kInstallFixes = {"Swap",
                                                         "IPForward",

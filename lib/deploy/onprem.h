@@ -4,12 +4,14 @@
 // and Debian 12. docs/install.md lists every command they run.
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "check/runner.h"
+#include "config/cluster_files.h"
 #include "deploy/cluster_files.h"
 #include "deploy/openpai.h"
 #include "deploy/phase.h"
@@ -35,6 +37,9 @@ struct InstallSettings {
   int join_token_ttl_s = 900;
   OpenPaiSettings openpai;     // HiveD and the OpenPAI services
   ClusterFiles cluster_files;  // pushed to the cluster by the config phase ("" = not)
+  // A hybrid cluster's files as check config read them: the pre-install checks
+  // then include check hosts' hybrid checks (check/hybrid.h). Null otherwise.
+  std::shared_ptr<const config::CheckOutcome> hybrid;
 };
 
 // Phases of `install`, in order.

@@ -327,12 +327,13 @@ struct Live {
   double start = 0;
   double anomaly_since = -1;
   uint32_t run = 0;
-  int32_t node = -1;  // the node it runs on; -1 when none or several
+  int32_t node = -1;      // the node it runs on; -1 when none or several
+  int32_t group_id = -1;  // the policy's id of its group while it runs
   int16_t type = -1;
   Phase phase = Phase::Pending;
-  bool anomaly_counted = false;
-  bool charged = false;     // counted in vc_used_
-  bool multi_node = false;  // its nodes are in multi_nodes_
+  bool anomaly_counted : 1 = false;
+  bool charged : 1 = false;     // counted in vc_used_
+  bool multi_node : 1 = false;  // its nodes are in multi_nodes_
 };
 static_assert(sizeof(Live) <= 32, "one Live per job: keep it small");
 
@@ -425,7 +426,6 @@ class Run {
   std::unique_ptr<scheduler::Policy> policy_, probe_;
   PolicyRun* out_ = nullptr;
   std::vector<Live> live_;
-  std::vector<int32_t> group_id_;       // by job: the policy's id of its group while it runs
   std::vector<uint64_t> failed_epoch_;  // backfill only: by job, the epoch of its last failure
   std::vector<Queue> queues_;
   std::priority_queue<Finish, std::vector<Finish>, std::greater<Finish>> finishes_;
@@ -674,7 +674,7 @@ void Run::start(uint32_t j, const ScheduleResult& r, bool opportunistic) {
   const TraceJob& tj = trace_.jobs[j];
   JobOutcome& o = out_->jobs[j];
   dequeue(j);
-  group_id_[j] = r.group_id;
+  l.group_id = r.group_id;
   l.phase = Phase::Running;
   l.run++;
   l.start = now_;
@@ -710,8 +710,8 @@ void Run::start(uint32_t j, const ScheduleResult& r, bool opportunistic) {
 void Run::stop(uint32_t j) {
   Live& l = live_[j];
   const int32_t gpus = gpus_of(j);
-  policy_->release_group(group_id_[j], group_name(j));
-  group_id_[j] = -1;
+  policy_->release_group(l.group_id, group_name(j));
+  l.group_id = -1;
   for (int32_t n : nodes_of(j)) {
     auto& v = node_jobs_[static_cast<size_t>(n)];
     auto it = std::find(v.begin(), v.end(), j);
@@ -966,7 +966,6 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   const size_t njobs = trace_.jobs.size(), ntypes = shape_.leaf_types.size();
   out.jobs.assign(njobs, JobOutcome());
   live_.assign(njobs, Live());
-  group_id_.assign(njobs, -1);
   if (opt_.backfill) failed_epoch_.assign(njobs, 0);
   queues_.assign(shape_.vcs.size() * 2, Queue());
   node_jobs_.assign(shape_.nodes.size(), {});
@@ -1040,7 +1039,6 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   queues_ = {};
   finishes_ = {};
   probe_cache_ = {};
-  group_id_ = {};
   finalize(out);
   return true;
 }

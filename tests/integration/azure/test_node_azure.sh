@@ -42,6 +42,36 @@ pycheck() { # pycheck STATE-FILE MESSAGE PYTHON: `s` is the testbed's state
   if "$PY" -c "import json,sys; s=json.load(open(sys.argv[1])); $3" "$1"; then pass "$2"; else fail "$2"; fi
 }
 
+# --- 0. SiteOverlap among install's pre-install checks -------------------------
+# The test hosts share this machine's routes: with the pods' range moved onto a
+# network the machine routes, the dry run stops on the on-prem host, naming the
+# route and the range, and nothing is created.
+ROUTE=$(ip -j -4 route show 2>/dev/null | "$PY" -c '
+import ipaddress, json, sys
+keep = []
+for r in json.load(sys.stdin):
+    d = r.get("dst", "default")
+    if d == "default" or "/" not in d or r.get("dev", "").startswith(("flannel", "cni", "cali", "vxlan", "tunl", "kube-ipvs")):
+        continue
+    n = ipaddress.ip_network(d, strict=False)
+    if not any(n.overlaps(ipaddress.ip_network(o)) for o in ("10.224.0.0/16", "10.96.0.0/12", "127.0.0.0/8", "10.244.0.0/16")):
+        keep.append(d)
+print(keep[0] if keep else "")' 2>/dev/null || true)
+if [ -n "$ROUTE" ]; then
+  cp "$C/config.yaml" "$TMP/config.keep"
+  printf 'kube_pods_subnet: %s\n' "$ROUTE" >>"$C/config.yaml"
+  run install "$C" --dry-run -o json $ARGS
+  cp "$TMP/config.keep" "$C/config.yaml"
+  if [ "$RC" -ne 0 ] && grep -q "SiteOverlap" "$OUT" "$ERR" && grep -q "overlaps kube_pods_subnet $ROUTE" "$OUT" "$ERR"; then
+    pass "install's pre-install checks include SiteOverlap: the route $ROUTE into the pods' range stops the dry run (exit $RC)"
+  else
+    fail "install --dry-run with kube_pods_subnet on the machine's route $ROUTE: exit $RC"
+    sed 's/^/  | /' "$OUT" "$ERR" >&2
+  fi
+else
+  echo "skip: this machine routes no network outside the test's ranges, so SiteOverlap cannot be seeded"
+fi
+
 run install "$C" --yes $ARGS
 expect_rc 0 "install: the Azure part (no VM yet) and the on-prem hosts"
 [ "$RC" -eq 0 ] || { finish; exit 1; }
