@@ -380,8 +380,8 @@ const std::vector<Command>& command_table() {
        build_simulate_generate},
       {{"simulate", "sweep"},
        nullptr,
-       "Run a grid of simulations (configs, traces, loads, windows, seeds, policies) and compare "
-       "them",
+       "Run a grid of simulations (configs, traces, loads, windows, seeds, suggested-node "
+       "fractions, policies) and compare them",
        {"paictl simulate sweep sweep.yaml -j 2",
         "paictl simulate sweep sweep.yaml --out results/ -o json",
         "paictl simulate sweep sweep.yaml --cluster lab --vc research --shards 8"},

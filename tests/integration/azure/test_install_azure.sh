@@ -116,6 +116,13 @@ assert d["apiVersion"] == "paictl.nodeAdd/v1" and d["dryRun"] is True and d["nod
 assert d["azure"]["from"] == 2 and d["azure"]["to"] == 3, d["azure"]
 PYEOF
 then pass "node add --dry-run -o json: one document with the scale set's new size"; else fail "node add --dry-run -o json"; fi
+cp "$OUT" "$TMP/add-dry.json"
+run node add "$C" --azure gpu --count 1 --dry-run -o yaml $EP
+if "$PY" -c "
+import json, sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+sys.exit(0 if d['apiVersion'] == 'paictl.nodeAdd/v1' and d == json.load(open(sys.argv[2])) else 1)
+" "$OUT" "$TMP/add-dry.json"; then pass "node add -o yaml: the same document as -o json"; else fail "node add -o yaml"; sed 's/^/  | /' "$OUT" >&2; fi
 cp "$TMP/add-dry.txt" "$OUT"
 expect_out "update  scale set               pai-gpu  sku.capacity: 2 -> 3 (1 new Standard_ND96asr_v4 VM)" "the dry run shows the new size"
 expect_out "azure pool gpu count: 2 -> 3" "the dry run shows config.yaml's change"
@@ -186,6 +193,15 @@ if ctl GET /__control/requests | grep -qF "arm-"; then fail "a token is in the r
 ctl POST /__control/clear-requests '{}' >/dev/null
 run reset "$C" --azure $EP
 expect_rc 2 "reset --azure without a terminal needs --yes"
+run reset "$C" --azure --dry-run -o yaml $EP
+expect_rc 0 "reset --azure --dry-run -o yaml"
+if "$PY" -c "
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+ok = d['apiVersion'] == 'paictl.reset/v1' and d['kind'] == 'AzureReset' and d['dryRun'] is True
+ok = ok and any(r['kind'] == 'scale set' for r in d['azure']['resources'])
+sys.exit(0 if ok else 1)
+" "$OUT"; then pass "reset --azure --dry-run -o yaml: one paictl.reset/v1 document with the plan"; else fail "reset --azure --dry-run -o yaml"; sed 's/^/  | /' "$OUT" >&2; fi
 run reset "$C" --azure --yes $EP
 expect_rc 0 "reset --azure"
 expect_out "azure: deleted 4 resources" "the scale set, the VNet, the NSG and the group"
