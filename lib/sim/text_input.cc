@@ -149,13 +149,18 @@ std::string describe_char(int c) {
 // ---------------------------------------------------------------------------
 
 bool CsvReader::next(std::vector<std::string>& fields) {
-  fields.clear();
   columns_.clear();
-  if (!error_.empty()) return false;
+  if (!error_.empty()) {
+    fields.clear();
+    return false;
+  }
   for (;;) {
     // Skip blank and comment lines.
     int c = src_.peek();
-    if (c < 0) return false;
+    if (c < 0) {
+      fields.clear();
+      return false;
+    }
     if (c == '\n' || c == '\r') {
       src_.get();
       continue;
@@ -168,6 +173,41 @@ bool CsvReader::next(std::vector<std::string>& fields) {
     break;
   }
   line_ = src_.position().line;
+  // Most records are a buffered line without quotes or CR: split in one pass,
+  // into the strings of the last record (their buffers reused). Any other
+  // line (a quote, a CR, over 1 MiB or 10000 fields) is read byte by byte
+  // below, which also reports the limits.
+  std::string_view text;
+  if (src_.buffered_line(text) && text.size() <= (1u << 20)) {
+    const uint32_t col0 = src_.position().column;
+    const char *const b = text.data(), *const e = b + text.size();
+    const char* start = b;
+    size_t n = 0;
+    bool plain = true;
+    for (const char* q = b;; ++q) {
+      if (q == e || *q == ',') {
+        if (n == fields.size()) fields.emplace_back();
+        fields[n++].assign(start, static_cast<size_t>(q - start));
+        columns_.push_back(col0 + static_cast<uint32_t>(start - b));
+        if (q == e) break;
+        if (n > 10000) {  // the byte-by-byte reader reports it
+          plain = false;
+          break;
+        }
+        start = q + 1;
+      } else if (*q == '"' || *q == '\r') {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) {
+      fields.resize(n);
+      src_.skip_line(text.size());
+      return true;
+    }
+    columns_.clear();
+  }
+  fields.clear();
   std::string field;
   bool quoted = false, in_quotes = false, field_started = false;
   columns_.push_back(src_.position().column);

@@ -6,6 +6,7 @@
 // nothing here holds a whole file; every error carries a position.
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,6 +59,20 @@ class ByteSource {
   // Appends the bytes up to the next ',', '"', CR or LF (or the end) to
   // `out`, in bulk: the CSV reader's unquoted runs.
   void take_plain(std::string& out);
+  // The rest of the current line, up to its LF, when all of it is buffered
+  // (else false); skip_line() then consumes it and the LF.
+  bool buffered_line(std::string_view& line) const {
+    if (cur_ == end_) return false;
+    const void* lf = std::memchr(cur_, '\n', static_cast<size_t>(end_ - cur_));
+    if (!lf) return false;
+    line = std::string_view(cur_, static_cast<size_t>(static_cast<const char*>(lf) - cur_));
+    return true;
+  }
+  void skip_line(size_t length) {
+    cur_ += length + 1;
+    ++pos_.line;
+    pos_.column = 1;
+  }
   int get() {
     if (cur_ == end_ && !refill()) return -1;
     unsigned char c = static_cast<unsigned char>(*cur_++);

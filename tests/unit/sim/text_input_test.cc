@@ -26,6 +26,40 @@ TEST(CsvReader, HandlesQuotesCommentsAndCrlf) {
   EXPECT_TRUE(csv.error().empty());
 }
 
+// Plain lines (split at once) between lines with quotes or CR (read byte by
+// byte): the same fields, lines and columns either way.
+TEST(CsvReader, PlainLinesSplitAsQuotedOnes) {
+  std::string text = "a,,bc,\n\"q\",r\r\n,x\n\n1,22,333\rlast,,\n";
+  ByteSource src(text, "t.csv");
+  CsvReader csv(src);
+  std::vector<std::string> f;
+  ASSERT_TRUE(csv.next(f));
+  EXPECT_EQ(f, (std::vector<std::string>{"a", "", "bc", ""}));
+  EXPECT_EQ(csv.line(), 1u);
+  EXPECT_EQ(csv.column(2), 4u);
+  EXPECT_EQ(csv.column(3), 7u);
+  ASSERT_TRUE(csv.next(f));
+  EXPECT_EQ(f, (std::vector<std::string>{"q", "r"}));
+  EXPECT_EQ(csv.column(1), 5u);
+  ASSERT_TRUE(csv.next(f));
+  EXPECT_EQ(f, (std::vector<std::string>{"", "x"}));
+  EXPECT_EQ(csv.line(), 3u);
+  EXPECT_EQ(csv.column(1), 2u);
+  ASSERT_TRUE(csv.next(f));  // ends at a lone CR
+  EXPECT_EQ(f, (std::vector<std::string>{"1", "22", "333"}));
+  EXPECT_EQ(csv.line(), 5u);
+  EXPECT_EQ(csv.column(2), 6u);
+  ASSERT_TRUE(csv.next(f));  // starts after it, on the same line
+  EXPECT_EQ(f, (std::vector<std::string>{"last", "", ""}));
+  EXPECT_EQ(csv.line(), 5u);
+  EXPECT_EQ(csv.column(0), 10u);
+  EXPECT_EQ(csv.column(1), 15u);
+  EXPECT_EQ(csv.column(2), 16u);
+  EXPECT_FALSE(csv.next(f));
+  EXPECT_TRUE(f.empty());
+  EXPECT_TRUE(csv.error().empty());
+}
+
 TEST(CsvReader, ReportsBrokenQuotes) {
   for (const char* text : {"a,\"unterminated\n", "a,\"x\"y\n"}) {
     ByteSource src(text, "t.csv");
