@@ -14,6 +14,12 @@ int32_t HivedModel::find_type(std::string_view name) const {
   return it == type_index.end() ? -1 : it->second;
 }
 
+const std::string& HivedModel::type_name(int32_t t) const {
+  static const std::string none;
+  return t >= 0 && static_cast<size_t>(t) < types.size() ? types[static_cast<size_t>(t)].name
+                                                         : none;
+}
+
 int32_t HivedModel::find_chain(std::string_view name) const {
   auto it = chain_index.find(std::string(name));
   return it == chain_index.end() ? -1 : it->second;

@@ -101,6 +101,8 @@ struct HivedModel {
   bool complete = true;  // false when errors left parts of the config out of the model
 
   int32_t find_type(std::string_view name) const;
+  // The name of type `t`; "" for an index out of range (-1: no type).
+  const std::string& type_name(int32_t t) const;
   int32_t find_chain(std::string_view name) const;
   const VirtualClusterInfo* find_vc(std::string_view name) const;
 };

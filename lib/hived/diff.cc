@@ -13,12 +13,6 @@ namespace pai::hived {
 
 namespace {
 
-const std::string& type_name(const config::HivedModel& m, int32_t t) {
-  static const std::string none;
-  return t >= 0 && static_cast<size_t>(t) < m.types.size() ? m.types[static_cast<size_t>(t)].name
-                                                           : none;
-}
-
 struct VcKey {
   std::string vc, chain, cell_type;
   bool operator<(const VcKey& o) const {
@@ -39,8 +33,8 @@ std::map<VcKey, VcCount> vc_cells(const config::HivedModel& m) {
       const auto& ch = m.chains[static_cast<size_t>(c.chain)];
       if (c.level <= 0 || static_cast<size_t>(c.level) >= ch.level_type.size()) continue;
       int32_t t = ch.level_type[static_cast<size_t>(c.level)];
-      auto& v = out[{vc.name, ch.name, type_name(m, t)}];
-      v.sku = type_name(m, ch.leaf_type);
+      auto& v = out[{vc.name, ch.name, m.type_name(t)}];
+      v.sku = m.type_name(ch.leaf_type);
       v.cells += c.count;
       if (t >= 0) v.leaves += c.count * m.types[static_cast<size_t>(t)].leaf_cell_number;
     }

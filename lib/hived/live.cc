@@ -9,12 +9,6 @@ namespace pai::hived {
 
 namespace {
 
-const std::string& type_name(const config::HivedModel& m, int32_t t) {
-  static const std::string none;
-  return t >= 0 && static_cast<size_t>(t) < m.types.size() ? m.types[static_cast<size_t>(t)].name
-                                                           : none;
-}
-
 std::string vc_name(const config::HivedModel& m, int32_t vc) {
   return vc >= 0 && static_cast<size_t>(vc) < m.vcs.size() ? m.vcs[static_cast<size_t>(vc)].name
                                                            : std::string();
@@ -22,13 +16,13 @@ std::string vc_name(const config::HivedModel& m, int32_t vc) {
 
 std::string leaf_type_of_chain(const config::HivedModel& m, int32_t chain) {
   if (chain < 0) return {};
-  return type_name(m, m.chains[static_cast<size_t>(chain)].leaf_type);
+  return m.type_name(m.chains[static_cast<size_t>(chain)].leaf_type);
 }
 
 std::string vtype(const config::HivedModel& m, int32_t chain, int32_t level) {
   const auto& ch = m.chains[static_cast<size_t>(chain)];
   if (level < 0 || static_cast<size_t>(level) >= ch.level_type.size()) return {};
-  return type_name(m, ch.level_type[static_cast<size_t>(level)]);
+  return m.type_name(ch.level_type[static_cast<size_t>(level)]);
 }
 
 bool virtual_is_node_level(const config::HivedModel& m, int32_t chain, int32_t level) {
@@ -43,7 +37,7 @@ CellStatus physical_common(const config::HivedModel& m, const scheduler::HivedSt
   const auto& mc = m.cells[static_cast<size_t>(c)];
   const auto& sc = s.cells[static_cast<size_t>(c)];
   CellStatus o;
-  o.cell_type = type_name(m, mc.type);
+  o.cell_type = m.type_name(mc.type);
   o.is_node_level = mc.is_node;
   o.cell_address = mc.address;
   o.cell_state = std::string(scheduler::to_string(sc.state));
