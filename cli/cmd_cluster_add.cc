@@ -97,7 +97,7 @@ pai::cluster::AddRequest request_of(const AddOptions& o) {
 // one sign-in method, --password-stdin without --user, and the first of libpai's
 // request checks (prepare_add without the registry: the name, --token-file, --uri,
 // --ca-file).
-void validate(const AddOptions& o, Usage& u) {
+void validate_cluster_add(const AddOptions& o, Usage& u) {
   int methods =
       (o.password_stdin ? 1 : 0) + (o.token_stdin ? 1 : 0) + (o.token_file.empty() ? 0 : 1);
   u.error_if(methods != 1, "give exactly one of --password-stdin, --token-stdin or --token-file",
@@ -207,9 +207,9 @@ void add_cluster_add(CLI::App& parent, Globals& g) {
       "($XDG_CONFIG_HOME/paictl/clusters.yaml, or PAICTL_CONFIG) is written with mode 0600.\n\n"
       "EXIT STATUS:\n"
       "  0 added, 2 bad usage or refused credentials, 3 the cluster cannot be reached\n\n");
-  define_command(*cmd, g, o, {.validate = validate, .run = [](const auto& o, Globals& g) {
-                                return run(o, g);
-                              }});
+  define_command(*cmd, g, o,
+                 {.validate = validate_cluster_add,
+                  .run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

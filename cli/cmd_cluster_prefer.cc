@@ -25,7 +25,7 @@ struct PreferOptions {
 };
 
 // Every name listed twice (each once), before the registry is read.
-void validate(const PreferOptions& o, Usage& u) {
+void validate_cluster_prefer(const PreferOptions& o, Usage& u) {
   std::vector<std::string> seen, reported;
   for (const auto& n : o.names) {
     bool twice = std::find(seen.begin(), seen.end(), n) != seen.end();
@@ -87,9 +87,9 @@ void add_cluster_prefer(CLI::App& parent, Globals& g) {
       "--cluster auto first keeps the clusters that can run the job and puts those with enough "
       "free\n"
       "resources now first; this order breaks ties among them. Clusters not listed come last.\n\n");
-  define_command(*cmd, g, o, {.validate = validate, .run = [](const auto& o, Globals& g) {
-                                return run(o, g);
-                              }});
+  define_command(*cmd, g, o,
+                 {.validate = validate_cluster_prefer,
+                  .run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace
