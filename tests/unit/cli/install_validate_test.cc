@@ -9,22 +9,15 @@
 
 #include "cmd_install.h"
 #include "command.h"
+#include "usage_matchers.h"
 
 namespace paictl {
 namespace {
 
 const std::string kCluster = std::string(PAI_SOURCE_DIR) + "/examples/clusters/quickstart";
 
-// The hint of the first error whose message contains `what`; "<none>" when no error does.
-std::string hint_of(const Usage& u, const std::string& what) {
-  for (const auto& e : u.errors())
-    if (e.message.find(what) != std::string::npos) return e.hint;
-  return "<none>";
-}
-
-bool has(const Usage& u, const std::string& what) {
-  return u.summary().find(what) != std::string::npos;
-}
+using usage_test::has;
+using usage_test::hint_of;
 
 TEST(InstallValidate, AGoodCommandLineHasNoError) {
   InstallOptions o;

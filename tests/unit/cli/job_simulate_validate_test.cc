@@ -9,15 +9,12 @@
 #include "cmd_job_list.h"
 #include "cmd_simulate.h"
 #include "command.h"
+#include "usage_matchers.h"
 
 namespace paictl {
 namespace {
 
-std::string hint_of(const Usage& u, const std::string& what) {
-  for (const auto& e : u.errors())
-    if (e.message.find(what) != std::string::npos) return e.hint;
-  return "<none>";
-}
+using usage_test::hint_of;
 
 TEST(JobListValidate, EveryErrorAtOnce) {
   JobListOptions o;
