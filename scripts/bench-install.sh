@@ -70,7 +70,7 @@ up() {
     { echo "bench-install: testbed.sh up $1 failed:" >&2; cat "$WORK/up-$1.log" >&2; exit 1; }
 }
 down() { "$TESTBED" down "$BED" >/dev/null 2>&1; BED=""; }
-A() { echo "--ssh-config $BED/ssh_config --ignore-check-errors CPU,DNS"; }
+A() { echo "--ssh-config $BED/ssh_config --ignore-check-errors CPU,DNS,DiskFree"; }
 
 echo "machine: $(nproc) cores, $(uname -r)"
 up "$DRY_N"

@@ -108,7 +108,7 @@ def run_paictl(cluster, ssh_config, extra):
     t0 = time.time()
     rfd, wfd = os.pipe()
     p = subprocess.Popen(["/usr/bin/time", "-f", "%U %S", "-o", "/dev/fd/%d" % wfd, PAICTL, "install", cluster,
-                          "--ssh-config", ssh_config, "--ignore-check-errors", "CPU,DNS", "--wait", "120"] + extra,
+                          "--ssh-config", ssh_config, "--ignore-check-errors", "CPU,DNS,DiskFree", "--wait", "120"] + extra,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(wfd,), text=True)
     os.close(wfd)
     out, _ = p.communicate()

@@ -53,7 +53,7 @@ open(d + "/services-configuration.yaml", "w").write(svc)
 PYEOF
 azure_section "$C" pai-hybrid 127.0.43.0/24 1 v100-azure master-machine
 EP="--arm-endpoint $ARM --authority-host $ARM --ca-file $CA"
-ARGS="--ssh-config $RUN/ssh_config --wait 60 $EP --ignore-check-errors CPU,Memory,DNS,ClockSkew"
+ARGS="--ssh-config $RUN/ssh_config --wait 60 $EP --ignore-check-errors CPU,Memory,DNS,ClockSkew,DiskFree"
 state() { "$TESTBED" state "$RUN" >"$1"; }
 pycheck() { # pycheck STATE-FILE MESSAGE PYTHON: `s` is the testbed's state
   if "$PY" -c "import json,sys; s=json.load(open(sys.argv[1])); $3" "$1"; then pass "$2"; else fail "$2"; fi

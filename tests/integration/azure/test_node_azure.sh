@@ -36,7 +36,7 @@ PYEOF
 azure_section "$C" pai-rg 127.0.41.0/24 0 gpu-machine
 EP="--arm-endpoint $ARM --authority-host $ARM --ca-file $CA"
 RARGS="--ssh-config $RUN/ssh_config --wait 60 $EP"
-ARGS="$RARGS --ignore-check-errors CPU,DNS"
+ARGS="$RARGS --ignore-check-errors CPU,DNS,DiskFree"
 state() { "$TESTBED" state "$RUN" >"$1"; }
 pycheck() { # pycheck STATE-FILE MESSAGE PYTHON: `s` is the testbed's state
   if "$PY" -c "import json,sys; s=json.load(open(sys.argv[1])); $3" "$1"; then pass "$2"; else fail "$2"; fi

@@ -144,7 +144,7 @@ class Bed:
         self.run = RUN + "/" + name
         self.cluster = self.run + "/cluster"
         self.journal = self.cluster + "/.paictl/install.journal"
-        self.args = ["--ssh-config", self.run + "/ssh_config", "--ignore-check-errors", "CPU,DNS", "--wait", "60", "--yes"]
+        self.args = ["--ssh-config", self.run + "/ssh_config", "--ignore-check-errors", "CPU,DNS,DiskFree", "--wait", "60", "--yes"]
         self.fresh_state = None
         self.t0 = time.time()
 
