@@ -193,7 +193,8 @@ class KeptConnections : public remote::Transport {
   }
   remote::ExecResult exec(const remote::Target& target, const remote::ExecRequest& req) override {
     auto it = by_name_.find(target.endpoint.name);
-    if (it != by_name_.end()) {
+    // Only the fact script's own request (check::collect's) is served from it.
+    if (it != by_name_.end() && req.command == facts::bootstrap_command()) {
       remote::ExecResult r;
       if (it->second->read_ahead(key_, r) && r.exit_status == 0) return r;
     }
@@ -245,19 +246,11 @@ class PreInstallChecks : public Phase {
     auto outcomes = check::collect(transport, plans, co);
     auto results = check::evaluate(outcomes, s_.eval);
     if (s_.hybrid) {
-      // Over each host's kept connection itself: `transport` would serve the
-      // fact script's read-ahead output.
       auto exec = [&](size_t i, const std::string& script, int timeout_ms) {
         remote::ExecRequest req;
         req.command = "sh -c " + util::shell_quote(script);
         req.timeout_ms = timeout_ms;
-        remote::ExecResult r;
-        if (!hosts[i]->connection) {
-          r.failure = remote::Failure::Channel;
-          r.error = "no connection to " + hosts[i]->spec().name;
-          return r;
-        }
-        return hosts[i]->connection->exec(req);
+        return transport.exec(outcomes[i].plan.target, req);
       };
       check::HybridOptions ho;
       ho.parallel = hosts.size();
