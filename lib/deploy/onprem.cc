@@ -330,7 +330,7 @@ class MarkHost : public KeyValuePhase {
   Status apply(HostRun& h, const std::vector<std::string>&) override {
     // What was there before install, so that reset puts back exactly that.
     std::string d = kStateDir;
-    return run_step(
+    return run_last_step(
         h, "recording the host's state before install",
         "mkdir -p " + d + "\n" + "[ -f " + d +
             "/packages.before ] || dpkg-query -W -f '${Package}\\n' > " + d +
@@ -366,10 +366,10 @@ class Swap : public KeyValuePhase {
   }
   Status apply(HostRun& h, const std::vector<std::string>&) override {
     // Commented with a marker, so that reset can put them back.
-    return run_step(h, "turning swap off",
-                    "swapoff -a\n"
-                    "sed -i -E 's/^([^#].*[[:space:]]swap[[:space:]].*)$/# paictl: \\1/' "
-                    "/etc/fstab\n");
+    return run_last_step(h, "turning swap off",
+                         "swapoff -a\n"
+                         "sed -i -E 's/^([^#].*[[:space:]]swap[[:space:]].*)$/# paictl: \\1/' "
+                         "/etc/fstab\n");
   }
 };
 
@@ -405,7 +405,7 @@ class Kernel : public KeyValuePhase {
     return {};
   }
   Status apply(HostRun& h, const std::vector<std::string>&) override {
-    return run_step(
+    return run_last_step(
         h, "loading modules and setting sysctls",
         write_file(kModulesFile, kModules) + "modprobe overlay\nmodprobe br_netfilter\n" +
             write_file(kSysctlFile, kSysctls) + "sysctl -p " + kSysctlFile + " >/dev/null\n");
@@ -548,7 +548,7 @@ class Packages : public KeyValuePhase {
     script += "apt-get install -y -q --allow-change-held-packages " +
               util::join(wanted(h.spec()), " ") + "\n";
     script += "apt-mark hold kubeadm kubelet kubectl\n";
-    return run_step(h, "installing packages", script, {}, 1800000);
+    return run_last_step(h, "installing packages", script, {}, 1800000);
   }
 
  private:
@@ -596,7 +596,7 @@ class Containerd : public KeyValuePhase {
         "systemctl restart containerd\n"
         "sha256sum /etc/containerd/config.toml | cut -d' ' -f1 > /etc/containerd/paictl.stamp\n"
         "systemctl enable kubelet\n";
-    return run_step(h, "configuring containerd", script);
+    return run_last_step(h, "configuring containerd", script);
   }
 };
 
@@ -662,11 +662,12 @@ class ControlPlane : public KeyValuePhase {
     bool stale_token = false;
     for (const auto& n : needs) stale_token |= n.rfind("delete kubeadm init's", 0) == 0;
     if (stale_token)
-      return run_step(h, "deleting kubeadm init's bootstrap token",
-                      std::string("kubeadm token list 2>/dev/null | grep \"") + kInitTokenMark +
-                          "\" | awk '{print $1}' | "
-                          "while read -r t; do kubeadm token delete \"${t%%.*}\" >/dev/null; "
-                          "done\n");
+      return run_last_step(h, "deleting kubeadm init's bootstrap token",
+                           std::string("kubeadm token list 2>/dev/null | grep \"") +
+                               kInitTokenMark +
+                               "\" | awk '{print $1}' | "
+                               "while read -r t; do kubeadm token delete \"${t%%.*}\" >/dev/null; "
+                               "done\n");
     if (!init) {
       bool up = poll(s_.wait_s, 1000, [&] {
         auto r = h.sh(std::string(kKubectl) + " get --raw=/readyz --request-timeout=5s");
@@ -694,9 +695,10 @@ class ControlPlane : public KeyValuePhase {
       return s;
     // kubeadm's own 24 h token (the only one right after init) is not needed:
     // workers get short-lived ones.
-    return run_step(h, "deleting kubeadm init's default bootstrap token",
-                    "kubeadm token list 2>/dev/null | awk 'NR>1 {print $1}' | "
-                    "while read -r t; do kubeadm token delete \"${t%%.*}\" >/dev/null; done\n");
+    return run_last_step(
+        h, "deleting kubeadm init's default bootstrap token",
+        "kubeadm token list 2>/dev/null | awk 'NR>1 {print $1}' | "
+        "while read -r t; do kubeadm token delete \"${t%%.*}\" >/dev/null; done\n");
   }
 
  private:
@@ -924,7 +926,8 @@ class Workers : public KeyValuePhase {
                             jc.endpoint, jc.token, jc.ca_hash, err);
     if (!err.empty()) return Status::failure(err);
     // The join configuration holds the token: it goes on stdin, never to a file or argv.
-    Status s = run_step(h, "kubeadm join", "kubeadm join --config /dev/stdin", config, 900000);
+    // The token is deleted on the master after it: nothing changes here after the join.
+    Status s = run_last_step(h, "kubeadm join", "kubeadm join --config /dev/stdin", config, 900000);
     std::fill(config.begin(), config.end(), '\0');
     delete_token(h);
     return s;
@@ -1005,7 +1008,7 @@ class NodeLabels : public Phase {
       for (const auto& l : labels) script += " " + shell_quote(l);
       script += " >/dev/null\n";
     }
-    return run_step(h, "labelling nodes", script);
+    return run_last_step(h, "labelling nodes", script);
   }
 
  private:
@@ -1160,7 +1163,7 @@ class ResetHost : public KeyValuePhase {
         d +
         "\n"
         "fi\n";
-    return run_step(h, "resetting the host", script, {}, 1800000);
+    return run_last_step(h, "resetting the host", script, {}, 1800000);
   }
 };
 
