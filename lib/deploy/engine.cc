@@ -812,7 +812,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
       std::vector<ObservationRead> rs;
       phase.observation_reads(h, rs);
       for (auto& rd : rs)
-        if (rd.host && rd.host != &h) rd.host->forget_reads();
+        if (rd.host && rd.host != &h && phase.apply_changes_others_reads()) rd.host->forget_reads();
     };
     forget();
     h.set_reads_after(reads_after(pi, hi));

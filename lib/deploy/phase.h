@@ -219,6 +219,13 @@ class Phase {
   // left half-done (a minted token, a temporary file); it need not undo the phase.
   virtual void cleanup(HostRun& host) { (void)host; }
 
+  // Whether an apply on one host makes what this phase read of the other hosts
+  // it observes (the master, for a join) stale for the phases after it in the
+  // stage, which then read them again. The join's is not: it changes what the
+  // master shows about the joining host alone, which its verification reads
+  // afresh itself.
+  virtual bool apply_changes_others_reads() const { return true; }
+
   // The phase never changes a host (its apply does nothing): a run that applies
   // may take its observations from the plan made just before (KeptHosts).
   virtual bool read_only() const { return false; }
