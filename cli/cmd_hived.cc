@@ -249,6 +249,10 @@ int run_status(const HivedOptions& o, const Globals& g) {
   int rc = kExitOk;
   auto live = read_live(*h, rc);
   if (!live) return rc;
+  if (!o.vc.empty() && !live->status.virtual_clusters.count(o.vc)) {
+    print_error("HiveD at " + h->where + " has no VC " + o.vc);
+    return kExitUsage;
+  }
   pai::hived::Summary s = pai::hived::summarize(*live);
   if (is_structured(o.output)) {
     Json levels = Json::array();
@@ -272,7 +276,11 @@ int run_status(const HivedOptions& o, const Globals& g) {
                        {"bad", v.bad},
                        {"opportunistic", v.opportunistic}});
     Json nodes = Json::array();
-    for (const auto& n : s.nodes)
+    for (const auto& n : s.nodes) {
+      Json uses = Json::array();
+      for (const auto& u : n.uses)
+        uses.push_back(
+            {{"group", u.group}, {"vc", u.vc}, {"priority", u.priority}, {"leafCells", u.indices}});
       nodes.push_back({{"name", n.name},
                        {"healthy", n.healthy},
                        {"sku", n.leaf_type},
@@ -280,7 +288,9 @@ int run_status(const HivedOptions& o, const Globals& g) {
                        {"used", n.used},
                        {"opportunistic", n.opportunistic},
                        {"bad", n.bad},
-                       {"groups", n.groups}});
+                       {"groups", n.groups},
+                       {"usedBy", std::move(uses)}});
+    }
     print_document(document("hivedStatus", {{"hived", h->client->base()},
                                             {"groups", s.groups},
                                             {"preempting", s.preempting},
@@ -324,17 +334,18 @@ int run_status(const HivedOptions& o, const Globals& g) {
                {"GPUS", false, true},
                {"USED", false, true},
                {"OPP", false, true},
-               {"GROUPS", true}});
+               {"USED BY (LEAF CELLS)"}});
   int64_t bad_nodes = 0;
   for (const auto& n : s.nodes) {
     if (!n.healthy) ++bad_nodes;
     // Without -o wide only the nodes worth a look: bad ones and those in use.
     if (!wide && n.healthy && n.used == 0) continue;
-    std::string groups;
-    for (const auto& gr : n.groups) groups += (groups.empty() ? "" : ",") + gr;
+    std::string used_by;
+    for (const auto& u : n.uses)
+      used_by += (used_by.empty() ? "" : " ") + u.group + "[" + leaves_text(u.indices) + "]";
     nodes.add({n.name, n.leaf_type, n.healthy ? "Healthy" : "Bad", std::to_string(n.leaves),
                std::to_string(n.used), std::to_string(n.opportunistic),
-               groups.empty() ? "-" : groups});
+               used_by.empty() ? "-" : used_by});
   }
   std::string out =
       render_table(cells, wide) + "\n" + render_table(vcs, wide) + "\n" + render_table(nodes, wide);
@@ -348,10 +359,32 @@ int run_status(const HivedOptions& o, const Globals& g) {
 
 // --- groups ---------------------------------------------------------------------------
 
+// HiveD's answer for one VC: "VC x not found" (400) is bad usage, with HiveD's words.
+bool known_vc(const HivedConnection& h, const std::string& vc,
+              const pai::hived::Result<pai::hived::VirtualClusterStatus>& r, int& rc) {
+  if (r.ok()) return true;
+  const auto& e = *r.error;
+  if (e.kind == pai::hived::Error::Kind::Http && e.status == 400) {
+    print_error("HiveD at " + h.where + " has no VC " + vc + ": " + e.summary());
+    rc = kExitUsage;
+  } else {
+    rc = report(h, "reading VC " + vc, e);
+  }
+  return false;
+}
+
 int run_groups(const HivedOptions& o, const Globals& g) {
   auto h = connect_hived(o, g);
   if (!h) return kExitUsage;
+  // With --vc, the VC is looked up at the same time (GET .../virtualclusters/VC).
+  std::future<pai::hived::Result<pai::hived::VirtualClusterStatus>> vc;
+  if (!o.vc.empty())
+    vc = std::async(std::launch::async, [&] { return h->client->virtual_cluster(o.vc); });
   auto r = h->client->affinity_groups();
+  if (vc.valid()) {
+    int rc = kExitOk;
+    if (!known_vc(*h, o.vc, vc.get(), rc)) return rc;
+  }
   if (!r.ok()) return report(*h, "reading the affinity groups", *r.error);
   std::vector<pai::hived::AffinityGroup> groups;
   for (const auto& gr : *r)
@@ -382,7 +415,9 @@ int run_groups(const HivedOptions& o, const Globals& g) {
            gr.lazy_preemption_status ? gr.lazy_preemption_status->preemptor : "-"});
   }
   if (groups.empty()) {
-    if (!g.quiet) std::fprintf(stderr, "no affinity group is allocated or preempting\n");
+    if (!g.quiet)
+      std::fprintf(stderr, "no affinity group is allocated or preempting%s\n",
+                   o.vc.empty() ? "" : (" in VC " + o.vc).c_str());
     return kExitOk;
   }
   print_table(t, o.output == "wide");
@@ -579,7 +614,8 @@ std::optional<Json> judge_waiting(const std::string& name, const pai::scheduler:
       text += "  VC " + req.virtual_cluster + " needs " + members_text(req) + " at priority " +
               std::to_string(req.priority) + "; of its " + std::to_string(vc_cells) +
               " guaranteed " + cells_text(per_type) + ", " + std::to_string(vc_busy) +
-              " are bound to running groups" + (held.empty() ? std::string() : ": " + held) + "\n";
+              (vc_busy == 1 ? " is" : " are") + " bound to running groups" +
+              (held.empty() ? std::string() : ": " + held) + "\n";
     }
     if (!bad_candidates.empty()) {
       std::string list;

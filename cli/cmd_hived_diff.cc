@@ -154,12 +154,13 @@ std::string diff_text(const DiffInput& in, const pai::hived::ConfigDiff& d, bool
   if (in.source == "none") {
     out += "No running groups were considered (give --live or --snapshot FILE).\n";
   } else {
-    out += "After HiveD restarts on " + in.new_path + ": " + std::to_string(d.keeps) + " of " +
-           std::to_string(d.groups.size()) + " groups keep running as they do, " +
-           std::to_string(d.lazily_preempted) + " are lazily preempted (" +
-           std::to_string(d.guaranteed_preempted) + " of them run guaranteed now), " +
-           std::to_string(d.on_removed_cells) + " are left on removed cells; groups from " +
-           in.source_detail + ".\n";
+    auto are = [](int64_t n) { return std::to_string(n) + (n == 1 ? " is" : " are"); };
+    out +=
+        "After HiveD restarts on " + in.new_path + ": " + std::to_string(d.keeps) + " of " +
+        std::to_string(d.groups.size()) + " groups keep running as they do, " +
+        are(d.lazily_preempted) + " lazily preempted (" + std::to_string(d.guaranteed_preempted) +
+        " of them " + (d.guaranteed_preempted == 1 ? "runs" : "run") + " guaranteed now), " +
+        are(d.on_removed_cells) + " left on removed cells; groups from " + in.source_detail + ".\n";
   }
   out += d.changes() ? "The new config changes the cluster.\n" : "No changes.\n";
   return out;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <CLI/CLI.hpp>
@@ -104,9 +105,13 @@ int run_drift(const DriftOptions& o, const Globals& g) {
 
   auto conn = connect_hived(o.h, g);
   if (!conn) return kExitUsage;
-  int rc = kExitOk;
-  auto live = read_live(*conn, rc);
-  if (!live) return rc;
+  // Only the physical cluster is compared: HiveD's own answer for it.
+  auto pc = conn->client->physical_cluster();
+  if (!pc.ok()) return report(*conn, "reading the physical cluster", *pc.error);
+  pai::hived::ClusterStatus cs;
+  cs.physical_cluster = std::move(*pc.value);
+  auto live = std::make_optional(pai::hived::index_live(std::move(cs), {}));
+  for (const auto& w : live->warnings) print_warning(w);
 
   std::vector<Finding> findings;
   std::set<std::string> live_nodes;

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include "remote/executor.h"
 #include "util/strings.h"
@@ -150,6 +151,52 @@ void HostRun::forget_reads() {
   prefetched_.clear();
 }
 
+void HostRun::set_reads_after(std::vector<std::string> scripts) {
+  std::lock_guard lock(reads_mu_);
+  reads_after_ = std::move(scripts);
+  read_after_.clear();
+}
+
+std::vector<std::pair<std::string, remote::ExecResult>> HostRun::take_reads_after() {
+  std::lock_guard lock(reads_mu_);
+  reads_after_.clear();
+  return std::exchange(read_after_, {});
+}
+
+remote::ExecResult HostRun::sh_then_read(const std::string& script, const std::string& input,
+                                         int timeout_ms) {
+  std::vector<std::string> reads;
+  {
+    std::lock_guard lock(reads_mu_);
+    reads = reads_after_;
+  }
+  if (reads.empty()) return sh(script, input, timeout_ms);
+  static std::atomic<uint64_t> serial{0};
+  const std::string marker =
+      "@@paictl-after-" + std::to_string(::getpid()) + "-" +
+      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "-" +
+      std::to_string(serial++);
+  // The step in a subshell (its `exit` or `set -e` ends only it), its stdin the
+  // session's; the reads only after it succeeded.
+  std::string whole = "(\n" + script +
+                      "\n)\nrc=$?\n[ \"$rc\" = 0 ] || exit \"$rc\"\nprintf '\\n%s\\n' '" + marker +
+                      " step-end'\n" + combined_observation_script(reads, marker);
+  remote::ExecResult r = sh(whole, input, timeout_ms);
+  if (!r.ok() || r.exit_status != 0) return r;
+  const std::string end = "\n" + marker + " step-end\n";
+  size_t e = r.out.find(end);
+  if (e == std::string::npos) return r;
+  std::vector<remote::ExecResult> parts;
+  if (split_combined_output(r.out.substr(e + end.size()), marker, reads.size(), parts)) {
+    std::lock_guard lock(reads_mu_);
+    read_after_.clear();
+    for (size_t k = 0; k < reads.size(); ++k)
+      read_after_.emplace_back(reads[k], std::move(parts[k]));
+  }
+  r.out.resize(e);
+  return r;
+}
+
 // ------------------------------------------------------------------ kept hosts
 
 namespace {
@@ -247,6 +294,13 @@ Status command_failure(const std::string& what, const remote::ExecResult& r) {
 Status run_step(HostRun& h, const std::string& what, const std::string& script,
                 const std::string& input, int timeout_ms) {
   auto r = h.sh("set -e\n" + script, input, timeout_ms);
+  if (!r.ok() || r.exit_status != 0) return command_failure(what, r);
+  return {};
+}
+
+Status run_last_step(HostRun& h, const std::string& what, const std::string& script,
+                     const std::string& input, int timeout_ms) {
+  auto r = h.sh_then_read("set -e\n" + script, input, timeout_ms);
   if (!r.ok() || r.exit_status != 0) return command_failure(what, r);
   return {};
 }
@@ -675,6 +729,34 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   std::mutex applied_mu;
   std::vector<std::pair<size_t, size_t>> applied;
 
+  size_t read_until = 0;   // the phases before it had their observations read ahead
+  size_t after_until = 0;  // the end of the phases the current stage's applies read after them
+
+  // The observations that follow phase pi's apply on host hi, read in the same
+  // session as its last step there (run_last_step): its verification's, then
+  // the next phases' of this group on this host, up to its next planned change.
+  auto reads_after = [&](size_t pi, size_t hi) {
+    HostRun& h = *runs[hi];
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    auto add = [&](size_t p) {
+      std::vector<ObservationRead> rs;
+      phases[p]->observation_reads(h, rs);
+      for (auto& rd : rs)
+        if (rd.host == &h && !rd.secret && seen.insert(rd.script).second)
+          out.push_back(std::move(rd.script));
+    };
+    add(pi);
+    auto plan = opts_.planned_changes.find(hosts[hi].name);
+    for (size_t p = pi + 1; p < after_until; ++p) {
+      if (phases[p]->cluster_wide()) break;
+      if (!phase_runs(*phases[p], hosts[hi])) continue;
+      add(p);
+      if (plan != opts_.planned_changes.end() && plan->second.count(phases[p]->name())) break;
+    }
+    return out;
+  };
+
   auto run_phase = [&](size_t pi, size_t hi) -> bool {
     Phase& phase = *phases[pi];
     HostRun& h = *runs[hi];
@@ -730,13 +812,17 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
       std::vector<ObservationRead> rs;
       phase.observation_reads(h, rs);
       for (auto& rd : rs)
-        if (rd.host && rd.host != &h) rd.host->forget_reads();
+        if (rd.host && rd.host != &h && phase.apply_changes_others_reads()) rd.host->forget_reads();
     };
     forget();
+    h.set_reads_after(reads_after(pi, hi));
     s = phase.apply(h, needs);
+    auto read_after = h.take_reads_after();
     // What others read meanwhile may predate the change: the verification reads
-    // afresh, and keeps what it read for the phases after it.
+    // afresh (what the apply's last step read right after it, or live), and
+    // keeps what it read for the phases after it.
     forget();
+    for (auto& [script, r] : read_after) h.keep_read(script, std::move(r));
     if (s.ok) {
       KeepLiveReads keep;
       s = phase.verify(h);
@@ -762,7 +848,6 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
         ++last;
     return last;
   };
-  size_t read_until = 0;  // the phases before it had their observations read ahead
   for (size_t first = 0; first < phases.size() && !stop;) {
     size_t last = stage_end(first);
     // A dry run shows the whole plan: a host whose phase failed still shows the rest.
@@ -804,6 +889,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
                            [&](size_t k) { read_in_one_session(targets[k], ahead[targets[k]]); });
       read_until = group_end;
     }
+    after_until = std::max(last, read_until);
     if (phases[first]->cluster_wide()) {
       Phase& phase = *phases[first];
       std::vector<size_t> which;

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include <kainjow/mustache.hpp>
 
 #include "check/catalogue.h"
@@ -105,18 +107,33 @@ class KeyValuePhase : public Phase {
                             std::vector<std::string>& needs) = 0;
 };
 
+// Sets the shell variable v to a file's content without its trailing newlines
+// (what "$(cat FILE)" gives), "" when it is not a readable file, with the
+// shell's built-ins only: no process for a small file.
+std::string read_into_v(const std::string& path) {
+  std::string q = shell_quote(path);
+  return "v=; nl='\n'\nif [ -f " + q + " ] && [ -r " + q +
+         " ]; then while IFS= read -r l || [ -n \"$l\" ]; do v=\"$v$l$nl\"; done < " + q +
+         "; fi\n"
+         "while :; do case $v in *\"$nl\") v=${v%\"$nl\"} ;; *) break ;; esac; done\n";
+}
+
 // A file's content compared on the host: prints KEY=1 when it matches.
 std::string same_file_test(const std::string& key, const std::string& path, std::string content) {
-  // $(cat) drops trailing newlines: compare without them.
+  // As $(cat) would, the file is compared without its trailing newlines.
   while (!content.empty() && content.back() == '\n') content.pop_back();
-  return "[ \"$(cat " + shell_quote(path) + " 2>/dev/null)\" = " + shell_quote(content) +
-         " ] && echo " + key + "=1\n";
+  return read_into_v(path) + "[ \"$v\" = " + shell_quote(content) + " ] && echo " + key + "=1\n";
+}
+
+std::string parent_dir(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos || slash == 0 ? "/" : path.substr(0, slash);
 }
 
 std::string write_file(const std::string& path, const std::string& content, int mode = 0644) {
   char m[8];
   std::snprintf(m, sizeof m, "%o", mode);
-  return "mkdir -p \"$(dirname " + shell_quote(path) + ")\"\nprintf '%s' " + shell_quote(content) +
+  return "mkdir -p " + shell_quote(parent_dir(path)) + "\nprintf '%s' " + shell_quote(content) +
          " > " + shell_quote(path) + ".paictl-new\nchmod " + m + " " + shell_quote(path) +
          ".paictl-new\nmv " + shell_quote(path) + ".paictl-new " + shell_quote(path) + "\n";
 }
@@ -150,13 +167,21 @@ class DetectOs : public KeyValuePhase {
       "echo \"os_id=$ID\"; echo \"os_version=$VERSION_ID\"; echo "
       "\"os_name=$PRETTY_NAME\"\n"
       "echo \"arch=$(uname -m)\"\n"
-      "i=$(ip route show default 2>/dev/null | awk '{for(i=1;i<NF;i++) "
-      "if($i==\"dev\"){print $(i+1); exit}}')\n"
-      "[ -n \"$i\" ] && echo \"mtu=$(cat /sys/class/net/$i/mtu 2>/dev/null)\"\n"
+      // The default route's device: the word after the first "dev" of its
+      // lines that is not a line's last word (as awk's $(i+1) for i < NF).
+      "r=$(ip route show default 2>/dev/null)\n"
+      "i=; set -f\n"
+      "while IFS= read -r l; do set -- $l; while [ $# -gt 1 ]; do [ \"$1\" = dev ] && { "
+      "i=$2; break 2; }; shift; done; done <<EOF\n"
+      "$r\n"
+      "EOF\n"
+      "set +f\n"
+      "if [ -n \"$i\" ]; then m=; [ -r \"/sys/class/net/$i/mtu\" ] && read -r m < "
+      "\"/sys/class/net/$i/mtu\"; echo \"mtu=$m\"; fi\n"
       "[ -e /etc/paictl/cluster ] && echo ours=1\n"
       "[ -e /etc/kubernetes/kubelet.conf ] && echo joined=1\n"
       "L=/run/lock/paictl-install; [ -d /run/lock ] || L=/tmp/paictl-install.lock\n"
-      "[ -f \"$L\" ] && echo \"lock=$(head -n 1 \"$L\")\"\n"
+      "if [ -f \"$L\" ]; then h=; [ -r \"$L\" ] && IFS= read -r h < \"$L\"; echo \"lock=$h\"; fi\n"
       "true\n";
   std::string what() const override { return "the OS"; }
   std::string observation(const HostRun&) const override { return kScript; }
@@ -330,7 +355,7 @@ class MarkHost : public KeyValuePhase {
   Status apply(HostRun& h, const std::vector<std::string>&) override {
     // What was there before install, so that reset puts back exactly that.
     std::string d = kStateDir;
-    return run_step(
+    return run_last_step(
         h, "recording the host's state before install",
         "mkdir -p " + d + "\n" + "[ -f " + d +
             "/packages.before ] || dpkg-query -W -f '${Package}\\n' > " + d +
@@ -349,10 +374,14 @@ class MarkHost : public KeyValuePhase {
 class Swap : public KeyValuePhase {
  public:
   std::string name() const override { return "swap"; }
+  // Built-ins only: the lines of /proc/swaps after its header, and the lines of
+  // /etc/fstab that grep -E '^[^#].*[[:space:]]swap[[:space:]]' counts.
   static constexpr const char* kScript =
-      "echo \"active=$(tail -n +2 /proc/swaps | wc -l)\"\n"
-      "echo \"fstab=$(grep -cE '^[^#].*[[:space:]]swap[[:space:]]' /etc/fstab "
-      "2>/dev/null)\"\n";
+      "n=0; if [ -r /proc/swaps ]; then n=-1; while IFS= read -r l; do n=$((n + 1)); done < "
+      "/proc/swaps; [ $n -ge 0 ] || n=0; fi; echo \"active=$n\"\n"
+      "n=; if [ -f /etc/fstab ] && [ -r /etc/fstab ]; then n=0; while IFS= read -r l || [ -n "
+      "\"$l\" ]; do case $l in [!#]*[[:space:]]swap[[:space:]]*) n=$((n + 1)) ;; esac; done < "
+      "/etc/fstab; fi; echo \"fstab=$n\"\n";
   std::string what() const override { return "swap"; }
   std::string observation(const HostRun&) const override { return kScript; }
   Status needs_from(HostRun&, std::map<std::string, std::string>& kv,
@@ -366,10 +395,10 @@ class Swap : public KeyValuePhase {
   }
   Status apply(HostRun& h, const std::vector<std::string>&) override {
     // Commented with a marker, so that reset can put them back.
-    return run_step(h, "turning swap off",
-                    "swapoff -a\n"
-                    "sed -i -E 's/^([^#].*[[:space:]]swap[[:space:]].*)$/# paictl: \\1/' "
-                    "/etc/fstab\n");
+    return run_last_step(h, "turning swap off",
+                         "swapoff -a\n"
+                         "sed -i -E 's/^([^#].*[[:space:]]swap[[:space:]].*)$/# paictl: \\1/' "
+                         "/etc/fstab\n");
   }
 };
 
@@ -379,8 +408,12 @@ class Kernel : public KeyValuePhase {
   static std::string script() {
     // One sysctl call for the three keys ("key = value" lines; a key the
     // kernel lacks is left out).
-    return "lsmod | awk 'NR>1 && ($1==\"overlay\" || $1==\"br_netfilter\") {print "
-           "\"mod_\"$1\"=1\"}'\n" +
+    // The loaded modules from /proc/modules, which lsmod prints.
+    return std::string(
+               "if [ -r /proc/modules ]; then while read -r m rest; do case $m in overlay | "
+               "br_netfilter) echo \"mod_$m=1\" ;; esac; done < /proc/modules\n"
+               "else lsmod | awk 'NR>1 && ($1==\"overlay\" || $1==\"br_netfilter\") {print "
+               "\"mod_\"$1\"=1\"}'; fi\n") +
            same_file_test("modules_file", kModulesFile, kModules) +
            same_file_test("sysctl_file", kSysctlFile, kSysctls) +
            "sysctl net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables "
@@ -405,7 +438,7 @@ class Kernel : public KeyValuePhase {
     return {};
   }
   Status apply(HostRun& h, const std::vector<std::string>&) override {
-    return run_step(
+    return run_last_step(
         h, "loading modules and setting sysctls",
         write_file(kModulesFile, kModules) + "modprobe overlay\nmodprobe br_netfilter\n" +
             write_file(kSysctlFile, kSysctls) + "sysctl -p " + kSysctlFile + " >/dev/null\n");
@@ -458,8 +491,8 @@ class Packages : public KeyValuePhase {
 
   std::string script(const HostSpec& spec) const {
     std::string script =
-        "dpkg-query -W -f '${Package}=${Version}=${db:Status-Abbrev}\\n' kubeadm kubelet kubectl "
-        "containerd containerd.io nvidia-container-toolkit 2>/dev/null | sed 's/^/pkg_/'\n";
+        "dpkg-query -W -f 'pkg_${Package}=${Version}=${db:Status-Abbrev}\\n' kubeadm kubelet "
+        "kubectl containerd containerd.io nvidia-container-toolkit 2>/dev/null\n";
     if (bundle()) {
       script += same_file_test("source_bundle", kBundleList, bundle_line());
       for (const auto& f : bundle_files())
@@ -548,7 +581,7 @@ class Packages : public KeyValuePhase {
     script += "apt-get install -y -q --allow-change-held-packages " +
               util::join(wanted(h.spec()), " ") + "\n";
     script += "apt-mark hold kubeadm kubelet kubectl\n";
-    return run_step(h, "installing packages", script, {}, 1800000);
+    return run_last_step(h, "installing packages", script, {}, 1800000);
   }
 
  private:
@@ -558,14 +591,25 @@ class Packages : public KeyValuePhase {
 class Containerd : public KeyValuePhase {
  public:
   std::string name() const override { return "containerd"; }
-  static constexpr const char* kScript =
-      "C=/etc/containerd/config.toml\n"
-      "[ -f $C ] && echo config=1\n"
-      "grep -qE '^[[:space:]]*SystemdCgroup = true' $C 2>/dev/null && echo systemd=1\n"
-      "grep -qE '^[[:space:]]*default_runtime_name = \"nvidia\"' $C 2>/dev/null && echo "
-      "nvidia=1\n"
-      "[ -f $C ] && [ \"$(cat /etc/containerd/paictl.stamp 2>/dev/null)\" = \"$(sha256sum $C | "
-      "cut -d' ' -f1)\" ] && echo stamp=1\n"
+  inline static const std::string kScript =
+      std::string(
+          "C=/etc/containerd/config.toml\n"
+          "[ -f $C ] && echo config=1\n"
+          // One grep for both settings; each matched line told apart without its
+          // leading blanks.
+          "g=$(grep -E '^[[:space:]]*(SystemdCgroup = true|default_runtime_name = \"nvidia\")' $C "
+          "2>/dev/null)\n"
+          "s=; n=\n"
+          "while IFS= read -r l; do l=${l#\"${l%%[![:space:]]*}\"}; case $l in 'SystemdCgroup = "
+          "true'*) s=1 ;; 'default_runtime_name = \"nvidia\"'*) n=1 ;; esac; done <<EOF\n"
+          "$g\n"
+          "EOF\n"
+          "[ -n \"$s\" ] && echo systemd=1\n"
+          "[ -n \"$n\" ] && echo nvidia=1\n"
+          "if [ -f $C ]; then\n") +
+      read_into_v("/etc/containerd/paictl.stamp") +
+      "h=$(sha256sum $C); [ \"$v\" = \"${h%% *}\" ] && echo stamp=1\n"
+      "fi\n"
       "echo \"active=$(systemctl is-active containerd 2>/dev/null)\"\n";
   std::string what() const override { return "containerd"; }
   std::string observation(const HostRun&) const override { return kScript; }
@@ -596,7 +640,7 @@ class Containerd : public KeyValuePhase {
         "systemctl restart containerd\n"
         "sha256sum /etc/containerd/config.toml | cut -d' ' -f1 > /etc/containerd/paictl.stamp\n"
         "systemctl enable kubelet\n";
-    return run_step(h, "configuring containerd", script);
+    return run_last_step(h, "configuring containerd", script);
   }
 };
 
@@ -662,11 +706,12 @@ class ControlPlane : public KeyValuePhase {
     bool stale_token = false;
     for (const auto& n : needs) stale_token |= n.rfind("delete kubeadm init's", 0) == 0;
     if (stale_token)
-      return run_step(h, "deleting kubeadm init's bootstrap token",
-                      std::string("kubeadm token list 2>/dev/null | grep \"") + kInitTokenMark +
-                          "\" | awk '{print $1}' | "
-                          "while read -r t; do kubeadm token delete \"${t%%.*}\" >/dev/null; "
-                          "done\n");
+      return run_last_step(h, "deleting kubeadm init's bootstrap token",
+                           std::string("kubeadm token list 2>/dev/null | grep \"") +
+                               kInitTokenMark +
+                               "\" | awk '{print $1}' | "
+                               "while read -r t; do kubeadm token delete \"${t%%.*}\" >/dev/null; "
+                               "done\n");
     if (!init) {
       bool up = poll(s_.wait_s, 1000, [&] {
         auto r = h.sh(std::string(kKubectl) + " get --raw=/readyz --request-timeout=5s");
@@ -694,9 +739,10 @@ class ControlPlane : public KeyValuePhase {
       return s;
     // kubeadm's own 24 h token (the only one right after init) is not needed:
     // workers get short-lived ones.
-    return run_step(h, "deleting kubeadm init's default bootstrap token",
-                    "kubeadm token list 2>/dev/null | awk 'NR>1 {print $1}' | "
-                    "while read -r t; do kubeadm token delete \"${t%%.*}\" >/dev/null; done\n");
+    return run_last_step(
+        h, "deleting kubeadm init's default bootstrap token",
+        "kubeadm token list 2>/dev/null | awk 'NR>1 {print $1}' | "
+        "while read -r t; do kubeadm token delete \"${t%%.*}\" >/dev/null; done\n");
   }
 
  private:
@@ -831,6 +877,9 @@ class Workers : public KeyValuePhase {
   std::string name() const override { return "join"; }
   bool runs_on(const HostSpec& h) const override { return !h.master; }
   bool barrier() const override { return true; }
+  // Another worker's join changes neither this worker's Node nor its tokens;
+  // its own verification reads the master after its join (master_read).
+  bool apply_changes_others_reads() const override { return false; }
 
   static constexpr const char* kScript =
       "[ -f /etc/kubernetes/kubelet.conf ] && echo kubelet_conf=1\n"
@@ -853,14 +902,17 @@ class Workers : public KeyValuePhase {
     HostRun* master = h.run().master();
     bool registered = false;
     if (master) {
-      nlohmann::json nodes;
-      if (nodes_json(*master, nodes).ok) registered = find_node(nodes, h.spec().name) != nullptr;
+      auto r = master_read(h, *master, cluster_objects_script());
+      if (r.ok())
+        registered =
+            find_node(objects_of_kind(nlohmann::json::parse(r.out, nullptr, false), "Node"),
+                      h.spec().name) != nullptr;
     }
     // Tokens minted for this host by a run that was killed before it deleted
     // them (they would live out their TTL): only their ids are read.
     std::vector<std::string> leftover;
     if (master) {
-      auto r = master->observe_sh(kTokenList);
+      auto r = master_read(h, *master, kTokenList);
       const std::string mark = "paictl join of " + h.spec().name;
       if (r.ok())
         for (auto line : util::split(r.out, '\n')) {
@@ -874,6 +926,9 @@ class Workers : public KeyValuePhase {
     {
       std::lock_guard lock(mu_);
       leftover_[h.spec().name] = leftover;
+      // The verification's reads are used once.
+      verifying_.erase(h.spec().name);
+      after_join_.erase(h.spec().name);
     }
     if (!leftover.empty())
       needs.push_back("delete " + std::to_string(leftover.size()) +
@@ -891,6 +946,17 @@ class Workers : public KeyValuePhase {
   }
 
   Status apply(HostRun& h, const std::vector<std::string>& needs) override {
+    Status s = join(h, needs);
+    // What the verification reads of the master next must postdate this apply.
+    std::lock_guard lock(mu_);
+    verifying_.insert(h.spec().name);
+    return s;
+  }
+
+  void cleanup(HostRun& h) override { delete_token(h); }
+
+ private:
+  Status join(HostRun& h, const std::vector<std::string>& needs) {
     HostRun* master = h.run().master();
     if (!master) return Status::failure("no master in layout.yaml to join");
     std::vector<std::string> leftover;
@@ -926,16 +992,38 @@ class Workers : public KeyValuePhase {
                             jc.endpoint, jc.token, jc.ca_hash, err);
     if (!err.empty()) return Status::failure(err);
     // The join configuration holds the token: it goes on stdin, never to a file or argv.
-    Status s = run_step(h, "kubeadm join", "kubeadm join --config /dev/stdin", config, 900000);
+    // The token is deleted on the master after it: nothing changes here after the join.
+    Status s = run_last_step(h, "kubeadm join", "kubeadm join --config /dev/stdin", config, 900000);
     std::fill(config.begin(), config.end(), '\0');
-    delete_token(h);
+    delete_token(h, s.ok);
     return s;
   }
 
-  void cleanup(HostRun& h) override { delete_token(h); }
+  // The master's reads for this worker's needs: during its verification what
+  // the session that deleted its token read right after the join, else a read
+  // made now; before its apply, the read ahead.
+  remote::ExecResult master_read(HostRun& h, HostRun& master, const std::string& script) {
+    bool fresh;
+    {
+      std::lock_guard lock(mu_);
+      fresh = verifying_.count(h.spec().name) > 0;
+      if (fresh) {
+        auto& got = after_join_[h.spec().name];
+        auto it = got.find(script);
+        if (it != got.end()) {
+          remote::ExecResult r = std::move(it->second);
+          got.erase(it);
+          return r;
+        }
+      }
+    }
+    return fresh ? master.sh(script) : master.observe_sh(script);
+  }
 
- private:
-  void delete_token(HostRun& h) {
+  // Deletes the token minted for this join; after a join that succeeded, the
+  // same session on the master reads what the verification needs (the nodes,
+  // the tokens): a round trip and a kubectl run fewer per worker.
+  void delete_token(HostRun& h, bool read_after = false) {
     std::string id;
     {
       std::lock_guard lock(mu_);
@@ -944,14 +1032,30 @@ class Workers : public KeyValuePhase {
       id = it->second;
       minted_.erase(it);
     }
-    if (HostRun* master = h.run().master())
-      master->sh("kubeadm token delete " + shell_quote(id) + " >/dev/null 2>&1 || true");
+    HostRun* master = h.run().master();
+    if (!master) return;
+    std::string del = "kubeadm token delete " + shell_quote(id) + " >/dev/null 2>&1 || true\n";
+    if (!read_after) {
+      master->sh(del);
+      return;
+    }
+    const std::string marker = "@@paictl-join-" + std::to_string(::getpid()) + "-" + id;
+    const std::vector<std::string> reads = {cluster_objects_script(), kTokenList};
+    auto r = master->sh(del + combined_observation_script(reads, marker));
+    std::vector<remote::ExecResult> parts;
+    if (!r.ok() || r.exit_status != 0 || !split_combined_output(r.out, marker, reads.size(), parts))
+      return;
+    std::lock_guard lock(mu_);
+    auto& got = after_join_[h.spec().name];
+    for (size_t k = 0; k < reads.size(); ++k) got[reads[k]] = std::move(parts[k]);
   }
 
   const InstallSettings& s_;
   std::mutex mu_;
   std::map<std::string, std::string> minted_;                 // host -> token id (not secret)
   std::map<std::string, std::vector<std::string>> leftover_;  // host -> token ids
+  std::set<std::string> verifying_;  // hosts whose join applied: their next master reads are fresh
+  std::map<std::string, std::map<std::string, remote::ExecResult>> after_join_;
 };
 
 // Node labels: roles and SKU from layout.yaml; GPU nodes are marked for the
@@ -1007,7 +1111,7 @@ class NodeLabels : public Phase {
       for (const auto& l : labels) script += " " + shell_quote(l);
       script += " >/dev/null\n";
     }
-    return run_step(h, "labelling nodes", script);
+    return run_last_step(h, "labelling nodes", script);
   }
 
  private:
@@ -1162,7 +1266,7 @@ class ResetHost : public KeyValuePhase {
         d +
         "\n"
         "fi\n";
-    return run_step(h, "resetting the host", script, {}, 1800000);
+    return run_last_step(h, "resetting the host", script, {}, 1800000);
   }
 };
 

@@ -111,6 +111,18 @@ class HostRun {
   void keep_read(const std::string& script, remote::ExecResult result);
   void forget_reads();
 
+  // The observations to read in the same session as a phase's last command on
+  // this host (run_last_step), right after it succeeds: its verification's and
+  // the next phases'. Named by the engine around Phase::apply; what was read
+  // is taken back by the engine (empty when no last step read them).
+  void set_reads_after(std::vector<std::string> scripts);
+  std::vector<std::pair<std::string, remote::ExecResult>> take_reads_after();
+  // sh() of `script`, then, when it exits 0, the reads named by set_reads_after
+  // in the same session (each as in a one-session read: its own subshell, stdin
+  // from /dev/null, stderr dropped). The result is the script's alone.
+  remote::ExecResult sh_then_read(const std::string& script, const std::string& input = {},
+                                  int timeout_ms = 300000);
+
   // Set by the engine.
   std::unique_ptr<remote::Connection> connection;
   std::function<void(const std::string&)> log_sink;
@@ -123,6 +135,8 @@ class HostRun {
   mutable std::mutex reads_mu_;
   std::map<std::string, remote::ExecResult> prefetched_;
   uint64_t reads_gen_ = 0;  // counts forget_reads()
+  std::vector<std::string> reads_after_;
+  std::vector<std::pair<std::string, remote::ExecResult>> read_after_;
 };
 
 // While one lives, the observations this thread runs (HostRun::observe_sh) are
@@ -147,6 +161,12 @@ Status command_failure(const std::string& what, const remote::ExecResult& r);
 // Runs `script` on the host under `set -e`; a failure is command_failure(what, ...).
 Status run_step(HostRun& h, const std::string& what, const std::string& script,
                 const std::string& input = {}, int timeout_ms = 600000);
+// run_step for the phase's last command on this host: the observations that
+// follow it (its verification's, the next phases') are read in the same
+// session once it succeeds (HostRun::sh_then_read), a round trip fewer each.
+// Nothing may change the host after it in the same apply.
+Status run_last_step(HostRun& h, const std::string& what, const std::string& script,
+                     const std::string& input = {}, int timeout_ms = 600000);
 
 // kubectl on the master, as cluster-admin. Its discovery cache stays in paictl's
 // state directory, which reset removes, not in root's home.
@@ -198,6 +218,13 @@ class Phase {
   // this run, when a later phase of the same run failed. Undoes what must not be
   // left half-done (a minted token, a temporary file); it need not undo the phase.
   virtual void cleanup(HostRun& host) { (void)host; }
+
+  // Whether an apply on one host makes what this phase read of the other hosts
+  // it observes (the master, for a join) stale for the phases after it in the
+  // stage, which then read them again. The join's is not: it changes what the
+  // master shows about the joining host alone, which its verification reads
+  // afresh itself.
+  virtual bool apply_changes_others_reads() const { return true; }
 
   // The phase never changes a host (its apply does nothing): a run that applies
   // may take its observations from the plan made just before (KeptHosts).

@@ -28,9 +28,13 @@ echo "@@privilege ${1:-unknown}"
 echo "@@ssh ${2:-}"
 
 b files
-grep -Has '' /etc/os-release /etc/machine-id /proc/sys/kernel/osrelease /proc/sys/kernel/hostname \
+# Every line as FILE:LINE (what grep -Has '' prints), read with built-ins.
+for f in /etc/os-release /etc/machine-id /proc/sys/kernel/osrelease /proc/sys/kernel/hostname \
   /proc/meminfo /proc/swaps /proc/sys/net/ipv4/ip_forward /proc/sys/net/bridge/bridge-nf-call-iptables \
-  /sys/fs/cgroup/cgroup.controllers /proc/cgroups /etc/docker/daemon.json /proc/driver/nvidia/version
+  /sys/fs/cgroup/cgroup.controllers /proc/cgroups /etc/docker/daemon.json /proc/driver/nvidia/version; do
+  [ -f "$f" ] && [ -r "$f" ] || continue
+  while IFS= read -r l || [ -n "$l" ]; do printf '%s:%s\n' "$f" "$l"; done < "$f"
+done
 e files 0
 
 b tcp; grep -Hs ' 0A ' /proc/net/tcp /proc/net/tcp6; e tcp 0

@@ -376,9 +376,23 @@ Summary summarize(const LiveState& live) {
       if (!l.healthy) ns.bad++;
       if (l.state != "Free") ns.used++;
       if (l.priority == -1) ns.opportunistic++;
-      if (!l.group.empty()) groups.insert(l.group);
+      if (!l.group.empty()) {
+        groups.insert(l.group);
+        auto u = std::find_if(ns.uses.begin(), ns.uses.end(),
+                              [&](const NodeUse& x) { return x.group == l.group; });
+        if (u == ns.uses.end()) {
+          ns.uses.push_back({l.group, l.vc, l.priority, {}});
+          u = ns.uses.end() - 1;
+        }
+        u->indices.push_back(l.index);
+      }
       skus.insert(l.leaf_type);
     }
+    for (auto& u : ns.uses) std::sort(u.indices.begin(), u.indices.end());
+    std::sort(ns.uses.begin(), ns.uses.end(), [](const NodeUse& a, const NodeUse& b) {
+      return a.indices.front() != b.indices.front() ? a.indices.front() < b.indices.front()
+                                                    : a.group < b.group;
+    });
     ns.groups.assign(groups.begin(), groups.end());
     for (const auto& k : skus) ns.leaf_type += (ns.leaf_type.empty() ? "" : ",") + k;
     s.nodes.push_back(std::move(ns));

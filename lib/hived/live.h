@@ -80,12 +80,21 @@ struct LevelCount {
   int64_t total = 0, used = 0, free = 0, reserved = 0, bad = 0, doomed = 0;
 };
 
+// The leaf cells of one node that one group uses.
+struct NodeUse {
+  std::string group;
+  std::string vc;
+  int32_t priority = -1;         // the leaves' priority (-1: opportunistic)
+  std::vector<int32_t> indices;  // its leaf cell indices on the node, ascending
+};
+
 struct NodeSummary {
   std::string name;
   bool healthy = true;
   std::string leaf_type;  // SKUs, comma-separated when several chains
   int64_t leaves = 0, used = 0, opportunistic = 0, bad = 0;
   std::vector<std::string> groups;  // groups with leaves on it, in name order
+  std::vector<NodeUse> uses;        // who uses which leaves, in the order of their first leaf
 };
 
 struct VcSkuSummary {

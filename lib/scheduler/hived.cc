@@ -361,6 +361,9 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
   if (index_live_) group_index_[grp.name] = g;
   ScratchPool::Lease pacs_lease(scratch_);
   std::vector<int32_t>& pacs = *pacs_lease;
+  // Allocated without preemption, the group's usage is counted once per cell
+  // and level at the end (no victim's release reads it in between).
+  if (state == GroupState::Allocated) begin_usage_batch();
   for (size_t i = 0; i < grp.pleaves.size(); ++i) {
     int32_t p = grp.pleaves[i];
     int32_t no_virtual = -1;
@@ -381,6 +384,7 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
       P(p).state = was_used ? CellState::Reserving : CellState::Reserved;
     }
   }
+  if (state == GroupState::Allocated) apply_usage_batch();
   finish_allocation(pacs);
   if (state == GroupState::Preempting) ++epoch_;
   return g;

@@ -383,6 +383,13 @@ class Hived final : public Policy {
   void touch_vc_view(int32_t v);
   void add_physical_usage(int32_t leaf, int32_t priority, int32_t delta);
   void add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta);
+  // While batching (a group's leaves being assigned, see create_group), the
+  // two above only note the leaf; apply_usage_batch() then changes every
+  // ancestor's counters once for the whole group. Nothing reads the counters
+  // in between, and what they feed (free lists, views) depends only on their
+  // final values, so the state is the one leaf-by-leaf changes give.
+  void begin_usage_batch() { batching_ = true; }
+  void apply_usage_batch();
   void bind_pair(int32_t p, int32_t v);
   void unbind_pair(int32_t p, int32_t v);
   void bind_cell(int32_t p, int32_t v);
@@ -529,6 +536,12 @@ class Hived final : public Policy {
   // VC -> (priority, used leaves), ascending by priority, only priorities in use
   // (a handful: a sorted vector instead of a map's node per change).
   std::vector<std::vector<std::pair<int32_t, int64_t>>> vc_prio_used_;
+  // The usage batch: the cells noted (leaves and ancestors), their deltas by
+  // cell id (zero outside a batch), the virtual leaves' priority and count.
+  bool batching_ = false;
+  int32_t batch_priority_ = 0, batch_leaves_ = 0;
+  std::vector<int32_t> batch_pcells_, batch_vcells_;
+  std::vector<int32_t> batch_opp_, batch_guar_, batch_used_;  // by cell id
   std::vector<uint8_t> bad_node_;
   int64_t safety_violations_ = 0;
   int32_t bad_nodes_ = 0;

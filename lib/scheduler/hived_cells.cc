@@ -163,6 +163,20 @@ void Hived::touch_vc_view(int32_t v) {
 
 void Hived::add_physical_usage(int32_t leaf, int32_t priority, int32_t delta) {
   if (priority == kFreePriority) return;
+  if (batching_ && delta == 1) {
+    // Only counted here, up the tree; the cells are changed once each later.
+    if (batch_opp_.size() < pcells_.size()) {
+      batch_opp_.resize(pcells_.size());
+      batch_guar_.resize(pcells_.size());
+    }
+    auto& d = priority < 0 ? batch_opp_ : batch_guar_;
+    for (int32_t c = leaf; c >= 0; c = P(c).parent) {
+      const size_t i = static_cast<size_t>(c);
+      if (batch_opp_[i] == 0 && batch_guar_[i] == 0) batch_pcells_.push_back(c);
+      ++d[i];
+    }
+    return;
+  }
   for (int32_t c = leaf; c >= 0; c = P(c).parent) {
     PCell& p = P(c);
     if (priority < 0) {
@@ -181,6 +195,21 @@ void Hived::add_physical_usage(int32_t leaf, int32_t priority, int32_t delta) {
 
 void Hived::add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta) {
   if (priority == kFreePriority) return;
+  if (batching_ && delta == 1) {
+    // One priority and one VC per batch: a leaf of another (not expected
+    // within a group) applies what was noted first.
+    if (!batch_vcells_.empty() &&
+        (priority != batch_priority_ || V(leaf).vc != V(batch_vcells_.front()).vc)) {
+      apply_usage_batch();
+      batching_ = true;
+    }
+    if (batch_used_.size() < vcells_.size()) batch_used_.resize(vcells_.size());
+    batch_priority_ = priority;
+    ++batch_leaves_;
+    for (int32_t c = leaf; c >= 0; c = V(c).parent)
+      if (batch_used_[static_cast<size_t>(c)]++ == 0) batch_vcells_.push_back(c);
+    return;
+  }
   int32_t vc = V(leaf).vc;
   auto& used = vc_prio_used_[static_cast<size_t>(vc)];
   auto at = std::lower_bound(used.begin(), used.end(), priority,
@@ -203,6 +232,56 @@ void Hived::add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta) {
       touch_vc_view(c);
     }
   }
+}
+
+void Hived::apply_usage_batch() {
+  batching_ = false;
+  // Every cell noted (the leaves and their ancestors) with its whole delta:
+  // the same changes as add_physical_usage and add_virtual_usage make, once
+  // per cell instead of once per leaf below it.
+  auto& pl = batch_pcells_;
+  for (int32_t c : pl) {
+    PCell& p = P(c);
+    const size_t i = static_cast<size_t>(c);
+    if (int32_t d = batch_opp_[i]; d != 0) {
+      if (p.in_free) free_[cl(p.chain, p.level)].move(p.used_opp, p.used_opp + d, p.free_key);
+      p.used_opp += d;
+    }
+    p.used_guar += batch_guar_[i];
+    batch_opp_[i] = batch_guar_[i] = 0;
+    if (p.is_node) touch_opp_view(c);
+  }
+  pl.clear();
+
+  auto& vl = batch_vcells_;
+  if (vl.empty()) return;
+  const int32_t priority = batch_priority_;
+  const int32_t leaves = batch_leaves_;
+  batch_leaves_ = 0;
+  auto& used = vc_prio_used_[static_cast<size_t>(V(vl.front()).vc)];
+  auto at = std::lower_bound(used.begin(), used.end(), priority,
+                             [](const auto& e, int32_t p) { return e.first < p; });
+  if (at == used.end() || at->first != priority) at = used.insert(at, {priority, 0});
+  at->second += leaves;
+  for (int32_t c : vl) {
+    VCell& v = V(c);
+    const int32_t d = batch_used_[static_cast<size_t>(c)];
+    batch_used_[static_cast<size_t>(c)] = 0;
+    v.used += d;
+    if (v.view >= 0) {
+      auto& counts =
+          views_[static_cast<size_t>(v.view)].prio_counts[static_cast<size_t>(v.view_pos)];
+      auto it = std::find_if(counts.begin(), counts.end(),
+                             [&](const auto& e) { return e.first == priority; });
+      if (it == counts.end()) {
+        counts.push_back({priority, d});
+      } else {
+        it->second += d;
+      }
+      touch_vc_view(c);
+    }
+  }
+  vl.clear();
 }
 
 void Hived::bind_pair(int32_t p, int32_t v) {

@@ -1,6 +1,7 @@
 // The algorithm's invariants, checked by the randomized tests.
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -151,6 +152,37 @@ std::string Hived::check_invariants() const {
   }
   for (size_t i = 0; i < vcells_.size(); ++i)
     if (vused[i] != vcells_[i].used) return fail("virtual usage counter is off");
+  // Used virtual leaves by priority: per VC, and per node of each virtual view.
+  {
+    std::vector<std::map<int32_t, int64_t>> by_vc(static_cast<size_t>(nvc_));
+    std::map<std::pair<int32_t, int32_t>, std::map<int32_t, int32_t>> by_view_node;
+    for (size_t i = 0; i < vcells_.size(); ++i) {
+      const VCell& v = vcells_[i];
+      if (v.level != 1 || v.priority == kFreePriority) continue;
+      by_vc[static_cast<size_t>(v.vc)][v.priority]++;
+      for (int32_t a = static_cast<int32_t>(i); a >= 0; a = V(a).parent)
+        if (V(a).view >= 0) by_view_node[{V(a).view, V(a).view_pos}][v.priority]++;
+    }
+    for (size_t vc = 0; vc < by_vc.size(); ++vc) {
+      const auto& used = vc_prio_used_[vc];
+      if (!std::is_sorted(used.begin(), used.end()) ||
+          std::map<int32_t, int64_t>(used.begin(), used.end()) != by_vc[vc] ||
+          used.size() != by_vc[vc].size())
+        return fail("used leaves by priority of VC " + shape_.vcs[vc].name + " are off");
+    }
+    for (size_t w = 0; w < views_.size(); ++w) {
+      const View& view = views_[w];
+      if (!view.is_virtual) continue;
+      for (size_t pos = 0; pos < view.prio_counts.size(); ++pos) {
+        const auto& counts = view.prio_counts[pos];
+        std::map<int32_t, int32_t> have(counts.begin(), counts.end());
+        auto it = by_view_node.find({static_cast<int32_t>(w), static_cast<int32_t>(pos)});
+        const std::map<int32_t, int32_t> none;
+        if (have.size() != counts.size() || have != (it == by_view_node.end() ? none : it->second))
+          return fail("used leaves by priority of a virtual view's node are off");
+      }
+    }
+  }
   // View indexes.
   for (const View& view : views_) {
     for (size_t pos = 0; pos < view.nodes.size(); ++pos) {

@@ -345,6 +345,7 @@ struct QueueKey {
     return std::tie(neg_priority, submit, job) < std::tie(o.neg_priority, o.submit, o.job);
   }
 };
+using QueueHead = std::pair<QueueKey, size_t>;  // a queue's first job, and the queue
 
 struct Queue {
   std::set<QueueKey> jobs;
@@ -447,6 +448,7 @@ class Run {
   ScheduleResult res_[2];          // attempt()'s results (buffers reused)
   std::string name_;               // group_name()'s buffer
   std::string probe_key_;          // probe()'s buffer
+  std::vector<QueueHead> heads_;   // schedule_pass()'s heap
   bool filter_gpu_types_ = false;
   int64_t gpus_total_ = 0;
   int64_t used_ = 0;
@@ -895,15 +897,20 @@ Run::Attempt Run::attempt(uint32_t j) {
 void Run::schedule_pass() {
   for (int round = 0; round < 1000; ++round) {
     const uint64_t epoch_before = policy_->release_epoch();
-    using Head = std::pair<QueueKey, size_t>;
-    std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
+    // A min-heap of the queues' heads, in a buffer kept from pass to pass
+    // (std::priority_queue's operations, without its allocation per round).
+    std::vector<QueueHead>& heads = heads_;
+    heads.clear();
     auto push = [&](size_t q) {
-      if (!queues_[q].jobs.empty()) heads.push({*queues_[q].jobs.begin(), q});
+      if (queues_[q].jobs.empty()) return;
+      heads.push_back({*queues_[q].jobs.begin(), q});
+      std::push_heap(heads.begin(), heads.end(), std::greater<QueueHead>());
     };
     for (size_t q = 0; q < queues_.size(); ++q) push(q);
     while (!heads.empty()) {
-      auto [key, q] = heads.top();
-      heads.pop();
+      std::pop_heap(heads.begin(), heads.end(), std::greater<QueueHead>());
+      auto [key, q] = heads.back();
+      heads.pop_back();
       Queue& queue = queues_[q];
       if (queue.jobs.empty() || queue.jobs.begin()->job != key.job) {
         push(q);

@@ -148,19 +148,13 @@ std::string describe_char(int c) {
 // CsvReader
 // ---------------------------------------------------------------------------
 
-bool CsvReader::next(std::vector<std::string>& fields) {
+bool CsvReader::start_record() {
   columns_.clear();
-  if (!error_.empty()) {
-    fields.clear();
-    return false;
-  }
+  if (!error_.empty()) return false;
   for (;;) {
     // Skip blank and comment lines.
     int c = src_.peek();
-    if (c < 0) {
-      fields.clear();
-      return false;
-    }
+    if (c < 0) return false;
     if (c == '\n' || c == '\r') {
       src_.get();
       continue;
@@ -173,40 +167,68 @@ bool CsvReader::next(std::vector<std::string>& fields) {
     break;
   }
   line_ = src_.position().line;
-  // Most records are a buffered line without quotes or CR: split in one pass,
-  // into the strings of the last record (their buffers reused). Any other
-  // line (a quote, a CR, over 1 MiB or 10000 fields) is read byte by byte
-  // below, which also reports the limits.
+  return true;
+}
+
+// Most records are a buffered line without quotes or CR: split in one pass,
+// as views into the source's buffer, which stay valid until the source is
+// read again. Any other line (a quote, a CR, over 1 MiB or 10000 fields) is
+// left to read_record(), which reads it byte by byte and reports the limits.
+bool CsvReader::split_plain(std::vector<std::string_view>& fields) {
   std::string_view text;
-  if (src_.buffered_line(text) && text.size() <= (1u << 20)) {
-    const uint32_t col0 = src_.position().column;
-    const char *const b = text.data(), *const e = b + text.size();
-    const char* start = b;
-    size_t n = 0;
-    bool plain = true;
-    for (const char* q = b;; ++q) {
-      if (q == e || *q == ',') {
-        if (n == fields.size()) fields.emplace_back();
-        fields[n++].assign(start, static_cast<size_t>(q - start));
-        columns_.push_back(col0 + static_cast<uint32_t>(start - b));
-        if (q == e) break;
-        if (n > 10000) {  // the byte-by-byte reader reports it
-          plain = false;
-          break;
-        }
-        start = q + 1;
-      } else if (*q == '"' || *q == '\r') {
-        plain = false;
-        break;
+  if (!src_.buffered_line(text) || text.size() > (1u << 20)) return false;
+  const uint32_t col0 = src_.position().column;
+  const char *const b = text.data(), *const e = b + text.size();
+  const char* start = b;
+  fields.clear();
+  for (const char* q = b;; ++q) {
+    if (q == e || *q == ',') {
+      fields.emplace_back(start, static_cast<size_t>(q - start));
+      columns_.push_back(col0 + static_cast<uint32_t>(start - b));
+      if (q == e) break;
+      if (fields.size() > 10000) {
+        columns_.clear();
+        return false;
       }
+      start = q + 1;
+    } else if (*q == '"' || *q == '\r') {
+      columns_.clear();
+      return false;
     }
-    if (plain) {
-      fields.resize(n);
-      src_.skip_line(text.size());
-      return true;
-    }
-    columns_.clear();
   }
+  src_.skip_line(text.size());
+  return true;
+}
+
+bool CsvReader::next(std::vector<std::string>& fields) {
+  if (!start_record()) {
+    fields.clear();
+    return false;
+  }
+  if (split_plain(views_)) {
+    // Into the strings of the last record: their buffers are reused.
+    fields.resize(views_.size());
+    for (size_t i = 0; i < views_.size(); ++i) fields[i].assign(views_[i]);
+    return true;
+  }
+  return read_record(fields);
+}
+
+bool CsvReader::next(std::vector<std::string_view>& fields) {
+  if (!start_record()) {
+    fields.clear();
+    return false;
+  }
+  if (split_plain(fields)) return true;
+  if (!read_record(owned_)) {
+    fields.clear();
+    return false;
+  }
+  fields.assign(owned_.begin(), owned_.end());
+  return true;
+}
+
+bool CsvReader::read_record(std::vector<std::string>& fields) {
   fields.clear();
   std::string field;
   bool quoted = false, in_quotes = false, field_started = false;

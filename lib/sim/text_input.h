@@ -106,6 +106,9 @@ class CsvReader {
   // Reads the next record; false at end of input or on error (see error()).
   // Empty lines and lines starting with '#' are skipped.
   bool next(std::vector<std::string>& fields);
+  // The same as views, valid until the next call (no copy for plain lines:
+  // they point into the source's buffer).
+  bool next(std::vector<std::string_view>& fields);
   uint32_t line() const { return line_; }  // line where the last record starts
   // 1-based column (bytes) where field i of the last record starts.
   uint32_t column(size_t i) const { return i < columns_.size() ? columns_[i] : 1; }
@@ -113,7 +116,12 @@ class CsvReader {
   Position error_position() const { return error_pos_; }
 
  private:
+  bool start_record();  // skips blank and comment lines; false at the end or after an error
+  bool split_plain(std::vector<std::string_view>& fields);
+  bool read_record(std::vector<std::string>& fields);  // byte by byte, quotes and CRs
   ByteSource& src_;
+  std::vector<std::string_view> views_;  // next()'s split of a plain line
+  std::vector<std::string> owned_;       // next()'s fields of a quoted line, for the views
   uint32_t line_ = 0;
   std::vector<uint32_t> columns_;
   std::string error_;

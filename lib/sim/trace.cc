@@ -105,8 +105,12 @@ bool parse_members(std::string_view s, std::vector<TraceMember>& out) {
   out.clear();
   s = util::trim(s);
   if (s.empty()) return false;
-  for (std::string_view part : util::split(s, '+')) {
-    part = util::trim(part);
+  // Over the '+'-separated parts in place (no vector of parts per call: every
+  // job of a native trace has a members field).
+  for (size_t from = 0;;) {
+    size_t plus = s.find('+', from);
+    std::string_view part = util::trim(
+        s.substr(from, plus == std::string_view::npos ? std::string_view::npos : plus - from));
     auto x = part.find_first_of("xX");
     if (x == std::string_view::npos) return false;
     auto pods = util::parse_int(util::trim(part.substr(0, x)));
@@ -114,6 +118,8 @@ bool parse_members(std::string_view s, std::vector<TraceMember>& out) {
     if (!pods || !gpus || *pods <= 0 || *gpus <= 0 || *pods > 1'000'000 || *gpus > 1'000'000)
       return false;
     out.push_back({static_cast<int32_t>(*pods), static_cast<int32_t>(*gpus)});
+    if (plus == std::string_view::npos) break;
+    from = plus + 1;
   }
   return !out.empty() && out.size() <= 64;
 }
@@ -630,6 +636,22 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
 // Native CSV
 // ---------------------------------------------------------------------------
 
+// A whole number of seconds written as plain digits ("0", "1084"), below
+// `limit`: what parse_time_value and parse_duration read from such text (it is
+// no date, has no unit, and a double holds it exactly), without their general
+// parsing. nullopt for anything else, which then takes the general way.
+std::optional<double> whole_seconds(std::string_view s, double limit) {
+  if (s.empty() || s.size() > 15) return std::nullopt;
+  int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  double d = static_cast<double>(v);
+  if (d >= limit) return std::nullopt;
+  return d;
+}
+
 const std::vector<std::string>& native_columns() {
   static const std::vector<std::string> c = {
       "job_id",  "submit_time",    "duration",       "vc",
@@ -687,56 +709,68 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
             c_lazy = cols.find("lazy_preemption");
   bool dates = false;
   std::vector<TraceMember> members;
-  while (csv.next(f)) {
+  // The records as views (no copy of a plain line), each field trimmed once.
+  std::vector<std::string_view> raw, fv;
+  while (csv.next(raw)) {
     out.records++;
     const uint32_t line = csv.line();
-    if (f.size() != cols.index.size()) {
+    if (raw.size() != cols.index.size()) {
       set_error(e, src.name(), {line, 1},
-                "this record has " + std::to_string(f.size()) + " fields, the header has " +
+                "this record has " + std::to_string(raw.size()) + " fields, the header has " +
                     std::to_string(cols.index.size()),
                 "quote fields that contain commas");
       return false;
     }
-    auto field = [&](int c) { return util::trim(f[static_cast<size_t>(c)]); };
+    fv.resize(raw.size());
+    for (size_t i = 0; i < raw.size(); ++i) fv[i] = util::trim(raw[i]);
+    auto field = [&](int c) { return fv[static_cast<size_t>(c)]; };
     auto at = [&](int c) { return Position{line, csv.column(static_cast<size_t>(c))}; };
-    std::string id(field(c_id));
+    std::string_view id = field(c_id);
     if (id.empty()) {
       set_error(e, src.name(), at(c_id), "empty job_id");
       return false;
     }
-    auto submit = parse_time_value(field(c_submit));
+    // Times and durations are mostly whole seconds: read those directly (the
+    // same value as parse_time_value and parse_duration give, as they are not
+    // dates and not out of range); anything else takes the general way.
+    std::optional<double> submit = whole_seconds(field(c_submit), kLatestDate);
+    const bool fast_submit = submit.has_value();
+    if (!fast_submit) submit = parse_time_value(field(c_submit));
     if (!submit) {
       set_error(e, src.name(), at(c_submit),
                 "submit_time \"" + std::string(field(c_submit)) + "\" is not a time",
                 "seconds (e.g. 3600) or \"YYYY-MM-DD HH:MM:SS\"");
       return false;
     }
-    if (std::string why = time_out_of_range(field(c_submit), *submit); !why.empty()) {
+    if (std::string why = fast_submit ? std::string() : time_out_of_range(field(c_submit), *submit);
+        !why.empty()) {
       set_error(e, src.name(), at(c_submit),
                 "submit_time \"" + std::string(field(c_submit)) + "\" " + why,
                 "seconds since the trace starts (e.g. 3600) or a date \"YYYY-MM-DD HH:MM:SS\"");
       return false;
     }
-    const bool is_date = parse_timestamp(field(c_submit)).has_value();
+    const bool is_date = !fast_submit && parse_timestamp(field(c_submit)).has_value();
     if (out.records > 1 && is_date != dates) {
       set_error(e, src.name(), at(c_submit), "submit_time mixes dates and seconds in one trace",
                 "write every submit_time as seconds since a common start, or every one as a date");
       return false;
     }
     dates = is_date;
-    auto dur = parse_duration(field(c_dur));
+    std::optional<double> dur = whole_seconds(field(c_dur), kMaxSeconds);
+    const bool fast_dur = dur.has_value();
+    if (!fast_dur) dur = parse_duration(field(c_dur));
     if (!dur) {
       set_error(e, src.name(), at(c_dur),
                 "duration \"" + std::string(field(c_dur)) + "\" is not a duration",
                 "seconds (e.g. 5400) or with a unit: 90m, 1.5h, 2d");
       return false;
     }
-    if (std::string why = duration_out_of_range(*dur); !why.empty()) {
+    if (std::string why = fast_dur ? std::string() : duration_out_of_range(*dur); !why.empty()) {
       set_error(e, src.name(), at(c_dur), "duration \"" + std::string(field(c_dur)) + "\" " + why,
                 "seconds (e.g. 5400) or with a unit: 90m, 1.5h, 2d");
       return false;
     }
-    std::string vc(field(c_vc));
+    std::string_view vc = field(c_vc);
     if (vc.empty()) {
       set_error(e, src.name(), at(c_vc), "empty vc");
       return false;
@@ -782,7 +816,7 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
       std::optional<int64_t> g = gpus;
       if (*g == 0) {
         out.skip("CPU-only job (0 GPUs)", src.name(), line, csv.column(static_cast<size_t>(c_gpus)),
-                 id);
+                 std::string(id));
         continue;
       }
       members = spread(*g, pods);

@@ -39,3 +39,5 @@ import json, sys, jsonschema
 jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)
 " "$PAI_SOURCE_DIR/docs/schemas/$1.schema.json" "$OUT"; then pass "$2 matches docs/schemas/$1.schema.json"; else fail "$2 does not match its schema"; fi
 }
+# requests_seen: the inspect requests the server has answered, one "METHOD PATH" a line.
+requests_seen() { "$PY" -c "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())" "$URL/__control/requests"; }

@@ -48,6 +48,7 @@ run hived drift "$CFG" --hived "$URL" -o json
 expect_rc 1 "drift: the bad node is a finding"
 schema_check hivedDrift "hived drift -o json"
 json_check "[(f['kind'], f['node']) for f in d['findings']] == [('bad', 'v7')]" "only v7, bad"
+if requests_seen | tail -n 1 | grep -qx "GET /v1/inspect/clusterstatus/physicalcluster"; then pass "drift reads HiveD's physical cluster only"; else fail "drift's request"; requests_seen | tail -n 3 >&2; fi
 
 # The config without k2 and with a node HiveD does not have.
 sed -e '/cellAddress: k2}/d' -e 's/{cellAddress: v4}\]/{cellAddress: v4}, {cellAddress: v9}]/' "$CFG" >"$TMP/other.yaml"

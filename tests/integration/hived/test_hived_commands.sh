@@ -13,11 +13,15 @@ json_check "[n['healthy'] for n in d['nodes'] if n['name'] == 'v7'] == [False]" 
 json_check "{(v['vc'], v['sku']): (v['guaranteed'], v['used'], v['opportunistic']) for v in d['virtualClusters']}[('prod', 'V100')] == (40, 34, 4)" "prod: 5 node cells with the pinned one, 34 GPUs used, 4 opportunistic"
 json_check "{(v['vc'], v['sku']): v['bad'] for v in d['virtualClusters']}[('research', 'V100')] == 8" "research sees the doomed node's 8 GPUs as bad"
 json_check "sorted([n['name'] for n in d['nodes'] if 'opp-1' in n['groups']]) == ['v4']" "opp-1 runs on v4"
+json_check "[n['usedBy'] for n in d['nodes'] if n['name'] == 'v4'] == [[{'group': 'infer-c', 'vc': 'prod', 'priority': -1, 'leafCells': [0, 1, 2, 3]}, {'group': 'opp-1', 'vc': 'research', 'priority': -1, 'leafCells': [4, 5, 6, 7]}]]" "v4's leaf cells: 0-3 lazily preempted infer-c's (prod), 4-7 opp-1's (research), both opportunistic"
+json_check "[n['usedBy'] for n in d['nodes'] if n['name'] in ('v7', 'k2')] == [[], []]" "nobody uses the bad v7 or the free k2"
 
 run hived status --hived "$URL"
 expect_rc 0 "status table"
 expect_out "V100-RACK      2  V100-NODE      8" "the table lists V100-NODE cells"
 expect_out "1 lazily preempted" "the table says one group is lazily preempted"
+expect_out "v4    V100  Healthy     8     8    8  infer-c[0-3] opp-1[4-7]" "the node table says who uses which leaf cells"
+expect_no_out "k2  " "an idle healthy node is left out of the table"
 
 run hived groups --hived "$URL" --vc prod -o json
 expect_rc 0 "groups --vc prod"
@@ -25,6 +29,25 @@ schema_check hivedGroup "hived groups -o json"
 json_check "[g['name'] for g in d['items']] == ['train-a', 'train-b', 'urgent', 'pin-1', 'infer-c']" "prod's groups by priority"
 json_check "[g['lazyPreemption']['preemptor'] for g in d['items'] if g['name'] == 'infer-c'] == ['urgent']" "infer-c was lazily preempted by urgent"
 json_check "[g['physicalPlacement'] for g in d['items'] if g['name'] == 'train-a'][0] == {'v5': list(range(8)), 'v6': list(range(8))}" "train-a's placement"
+
+run hived groups --hived "$URL" --vc nope
+expect_rc 2 "groups --vc of a VC HiveD does not have"
+expect_err "400 Bad Request: VC nope not found" "HiveD's own answer for the VC is shown"
+run hived status --hived "$URL" --vc nope
+expect_rc 2 "status --vc of a VC HiveD does not have"
+run hived groups --hived "$URL" --vc research
+expect_rc 0 "groups --vc research"
+if requests_seen | grep -qx "GET /v1/inspect/clusterstatus/virtualclusters/research"; then pass "groups --vc looks the VC up (GET .../virtualclusters/research)"; else fail "groups --vc did not ask HiveD for the VC"; fi
+
+# A VC shrunk on the lab: prod's four node cells become three; train-a (two cells)
+# and train-b (one) run at 300, urgent at 200: at the restart urgent finds no
+# free cell of prod at its level and is lazily preempted, whatever the order
+# (a higher priority takes a cell back from a lower one); pin-1 keeps prod's
+# pinned cell, infer-c is already opportunistic.
+run hived diff "$SCEN/lab-hived.yaml" "$SCEN/lab-moved.yaml" --live --hived "$URL" -o json
+expect_rc 0 "diff of prod shrunk on the lab"
+json_check "[(g['name'], g['effect']) for g in d['groups'] if g['effect'] != 'keeps'] == [('urgent', 'lazilyPreempted')]" "only urgent (200) loses a cell; train-a and train-b (300) keep theirs"
+json_check "d['summary']['guaranteedPreempted'] == 1 and [g['guaranteed'] for g in d['groups'] if g['name'] == 'infer-c'] == [False]" "infer-c is not counted: it runs opportunistically already"
 
 run hived why infer-c --hived "$URL"
 expect_rc 0 "why of a lazily preempted group"

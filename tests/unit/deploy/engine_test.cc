@@ -653,7 +653,8 @@ TEST_F(DeployEngine, TheApplyTakesThePlansReadsOfReadOnlyPhasesWhileFresh) {
 // add-on phases share their read of the cluster objects); each makes a flag.
 class FlagPhase : public Phase {
  public:
-  explicit FlagPhase(std::string flag) : flag_(std::move(flag)) {}
+  explicit FlagPhase(std::string flag, bool last_step = false)
+      : flag_(std::move(flag)), last_(last_step) {}
   std::string name() const override { return "flag-" + flag_; }
   static std::string script() {
     return "echo r >> \"$DIR/reads-$HOST\"; for f in a b; do [ -e \"$DIR/flag-$HOST-$f\" ] && "
@@ -668,11 +669,20 @@ class FlagPhase : public Phase {
     return {};
   }
   Status apply(HostRun& h, const std::vector<std::string>&) override {
-    return run_step(h, "flag", "touch \"$DIR/flag-$HOST-" + flag_ + "\"");
+    std::string step = "touch \"$DIR/flag-$HOST-" + flag_ + "\"";
+    if (!last_) return run_step(h, "flag", step);
+    // The step reads its stdin (as kubeadm join reads its configuration) and
+    // fails with its own exit status where the host has a file saying so.
+    return run_last_step(h, "flag",
+                         "[ \"$(cat)\" = secret-input ] || exit 9\n"
+                         "[ ! -e \"$DIR/fail-$HOST\" ] || exit 7\n" +
+                             step,
+                         "secret-input");
   }
 
  private:
   std::string flag_;
+  bool last_;
 };
 
 TEST_F(DeployEngine, AVerificationsReadServesThePhasesAfterIt) {
@@ -693,6 +703,45 @@ TEST_F(DeployEngine, AVerificationsReadServesThePhasesAfterIt) {
   size_t n = 0;
   for (std::string l; std::getline(in, l);) ++n;
   EXPECT_EQ(n, 3u);
+}
+
+TEST_F(DeployEngine, ALastStepReadsTheVerificationAndTheNextPhaseInItsSession) {
+  LocalShellTransport shell(dir);
+  PhaseList p;
+  p.emplace_back(new FlagPhase("a", true));
+  p.emplace_back(new FlagPhase("b", true));
+  EngineOptions o = options();
+  o.host_lock = false;
+  RunResult r = Engine(shell, o).run(cluster(0), p);
+  ASSERT_TRUE(r.ok()) << r.to_json().dump();
+  EXPECT_EQ(r.hosts[0].phases[0].state, PhaseResult::State::Changed);
+  EXPECT_EQ(r.hosts[0].phases[1].state, PhaseResult::State::Changed);
+  // The lock-free start (id -u), the read ahead, then one session per apply:
+  // a's step with a's verification and b's observation after it (b's needs
+  // seen there: it applied), b's step with b's verification.
+  EXPECT_EQ(shell.calls["master"], 4u);
+  std::ifstream in(dir / "reads-master");
+  size_t n = 0;
+  for (std::string l; std::getline(in, l);) ++n;
+  EXPECT_EQ(n, 3u);
+  ASSERT_TRUE(fs::exists(dir / "flag-master-a"));
+  ASSERT_TRUE(fs::exists(dir / "flag-master-b"));
+
+  // A failing step reads nothing after it, and its error is its own.
+  fs::remove(dir / "flag-master-a");
+  fs::remove(dir / "flag-master-b");
+  fs::remove(dir / "reads-master");
+  std::ofstream(dir / "fail-master") << "x";
+  shell.calls.clear();
+  r = Engine(shell, o).run(cluster(0), p);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.hosts[0].phases[0].state, PhaseResult::State::Failed);
+  EXPECT_NE(r.hosts[0].phases[0].error.find("exit 7"), std::string::npos)
+      << r.hosts[0].phases[0].error;
+  std::ifstream in2(dir / "reads-master");
+  n = 0;
+  for (std::string l; std::getline(in2, l);) ++n;
+  EXPECT_EQ(n, 1u);  // the read ahead only
 }
 
 TEST(CombinedObservation, SplitsOutputsAndExitStatusesAndRefusesACutOutput) {

@@ -257,6 +257,60 @@ TEST(Script, RunsUnderPosixShells) {
   EXPECT_GE(ran, 1);
 }
 
+// The files step reads with the shell's built-ins what grep -Has '' printed:
+// the same lines, byte for byte, of this machine's files, under every shell.
+TEST(Script, TheFilesStepPrintsWhatGrepPrints) {
+  std::string dir = ::testing::TempDir();
+  std::string script = dir + "/paictl-facts-files.sh";
+  std::ofstream(script) << fact_script(ScriptOptions{});
+  std::string want_file = dir + "/paictl-facts-files.grep";
+  std::string grep =
+      "grep -Has '' /etc/os-release /etc/machine-id /proc/sys/kernel/osrelease "
+      "/proc/sys/kernel/hostname /proc/meminfo /proc/swaps /proc/sys/net/ipv4/ip_forward "
+      "/proc/sys/net/bridge/bridge-nf-call-iptables /sys/fs/cgroup/cgroup.controllers "
+      "/proc/cgroups /etc/docker/daemon.json /proc/driver/nvidia/version > " +
+      want_file;
+  int ran = 0;
+  for (const char* sh : {"/bin/sh", "/bin/dash", "/bin/bash", "/bin/busybox"}) {
+    if (!pai::util::is_regular_file(sh)) continue;
+    std::string shell = std::string(sh) == "/bin/busybox" ? "/bin/busybox sh" : sh;
+    std::string out_file = dir + "/paictl-facts-files.out";
+    ASSERT_EQ(std::system(
+                  (shell + " -s root '' < " + script + " > " + out_file + " 2>/dev/null").c_str()),
+              0)
+        << shell;
+    ASSERT_NE(std::system(grep.c_str()), -1);
+    std::string want = pai::util::read_file(want_file).content;
+    std::string body;
+    for (const auto& sec : split_sections(pai::util::read_file(out_file).content).sections)
+      if (sec.name == "files") body = sec.body;
+    // The step's body ends with the newline e() prints before its end marker.
+    ASSERT_FALSE(body.empty()) << shell;
+    ASSERT_EQ(body.back(), '\n');
+    body.pop_back();
+    // /proc/meminfo's and /proc/cgroups' counts change from one read to the
+    // next: their lines are compared up to the first blank after the name.
+    auto steady = [](const std::string& t) {
+      std::string out;
+      size_t pos = 0;
+      while (pos < t.size()) {
+        size_t nl = t.find('\n', pos);
+        std::string line = t.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+        if (line.rfind("/proc/meminfo:", 0) == 0 || line.rfind("/proc/cgroups:", 0) == 0)
+          line = line.substr(0, line.find_first_of(" \t", 14));
+        out += line + "\n";
+        if (nl == std::string::npos) break;
+        pos = nl + 1;
+      }
+      return out;
+    };
+    EXPECT_EQ(steady(body), steady(want)) << shell;
+    EXPECT_NE(want.find("/proc/meminfo:MemTotal:"), std::string::npos);
+    ++ran;
+  }
+  EXPECT_GE(ran, 1);
+}
+
 TEST(FactParser, ClockWithoutNanoseconds) {
   HostFacts f;
   parse_fact_output("@@paictl-facts 1\n@@begin clock\n1796024589.%N\n\n@@end clock 0\n@@done\n",

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "sim/generate.h"
 #include "sim/text_input.h"
 #include "sim/trace.h"
@@ -242,6 +244,54 @@ TEST(Members, ParseAndFormat) {
   EXPECT_EQ(format_members(m), "2x8+1x4");
   for (const char* bad : {"", "8", "0x8", "2x0", "2x", "x8", "2x8+", "-1x2"})
     EXPECT_FALSE(parse_members(bad, m)) << bad;
+}
+
+// Whole seconds are read by a shortcut: it must give what the general
+// parsers give (parse_time_value, parse_duration) for every form of number,
+// and leave out-of-range values to their errors.
+TEST(NativeCsv, WholeSecondsReadAsTheGeneralParsers) {
+  std::mt19937 rng(5);
+  auto number = [&](bool duration) {
+    static const char* forms[] = {"0",   "7",   "0012", "1084", "99999999", "315575999", "1.5",
+                                  "2e3", "90m", "1.5h", "2d",   "00",       "3600",      "86400.0"};
+    std::string s = forms[rng() % (sizeof forms / sizeof *forms)];
+    if (!duration && (s.back() == 'm' || s.back() == 'h' || s.back() == 'd')) s = "60";
+    if (rng() % 4 == 0) s = std::to_string(rng() % 1000000);
+    if (rng() % 8 == 0) s = " " + s + " ";
+    return s;
+  };
+  for (int round = 0; round < 50; ++round) {
+    std::string text = "job_id,submit_time,duration,vc,members\n";
+    std::vector<std::string> submits, durations;
+    for (int i = 0; i < 40; ++i) {
+      submits.push_back(i == 0 ? "0" : number(false));
+      durations.push_back(number(true));
+      text +=
+          "j" + std::to_string(i) + "," + submits.back() + "," + durations.back() + ",vc1,1x1\n";
+    }
+    Trace t;
+    TraceError e;
+    ASSERT_TRUE(read_native_csv(text, "t.csv", {}, t, e)) << e.message << "\n" << text;
+    ASSERT_EQ(t.jobs.size(), submits.size());
+    for (const TraceJob& j : t.jobs) {
+      const size_t i = j.line - 2;
+      EXPECT_EQ(j.submit, *parse_time_value(submits[i])) << submits[i];
+      EXPECT_EQ(j.duration, *parse_duration(durations[i])) << durations[i];
+    }
+  }
+  const std::pair<const char*, const char*> bad[] = {
+      {"4102444800,1", "submit_time \"4102444800\" is out of range"},
+      {"999999999999999,1", "submit_time \"999999999999999\" is out of range"},
+      {"1,315576001", "duration \"315576001\" is more than ten years"},
+      {"1,999999999999999", "duration \"999999999999999\" is more than ten years"}};
+  for (const auto& [record, message] : bad) {
+    std::string text =
+        std::string("job_id,submit_time,duration,vc,members\nj,") + record + ",vc1,1x1\n";
+    Trace t;
+    TraceError e;
+    EXPECT_FALSE(read_native_csv(text, "t.csv", {}, t, e)) << record;
+    EXPECT_NE(e.message.find(message), std::string::npos) << e.message;
+  }
 }
 
 }  // namespace

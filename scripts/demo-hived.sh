@@ -1,0 +1,89 @@
+#!/bin/sh
+# `paictl hived` against a running HiveD: the HiveD inspect API test server
+# (tests/integration/hived/hived_test_server.cc) serves a lab whose state
+# lib/scheduler made by replaying a request stream
+# (tests/integration/hived/scenarios/lab.json): two racks of four 8-GPU V100
+# nodes and two 4-GPU K80 nodes, VCs prod and research; node v7 is bad and
+# doomed to research, infer-c was lazily preempted by urgent, big-wait waits.
+# Then a config change that moves one of prod's node cells to research: the
+# diff shows urgent would be lazily preempted, and apply refuses it.
+#
+#   scripts/demo-hived.sh    (PAICTL=path to another paictl; BUILD=dir holding
+#                             tests/integration/hived/hived_test_server, default build)
+#
+# Needs no root; everything it starts listens on 127.0.0.1 and is stopped at the end.
+set -eu
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+PAICTL=${PAICTL:-$BUILD/paictl}
+SERVER=$BUILD/tests/integration/hived/hived_test_server
+[ -x "$PAICTL" ] || { echo "demo-hived: no $PAICTL (build it, or set PAICTL=path)" >&2; exit 2; }
+[ -x "$SERVER" ] || { echo "demo-hived: no $SERVER (ninja -C $BUILD hived_test_server, or set BUILD=dir)" >&2; exit 2; }
+SCEN=tests/integration/hived/scenarios
+status=0
+step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+expect() {
+  want=$1; shift
+  echo "\$ paictl ${*#"$PAICTL" }"
+  set +e; "$@"; got=$?; set -e
+  if [ "$got" -ne "$want" ]; then
+    echo "demo-hived: expected exit $want, got $got" >&2
+    status=1
+  fi
+}
+RUN=$(mktemp -d "${TMPDIR:-/tmp}/paictl-demo-hived.XXXXXX")
+PID=""
+cleanup() {
+  [ -z "$PID" ] || kill "$PID" 2>/dev/null || true
+  [ -z "$PID" ] || wait "$PID" 2>/dev/null || true
+  rm -rf "$RUN"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+"$SERVER" "$SCEN/lab.json" "$RUN/port" >"$RUN/server.log" 2>&1 &
+PID=$!
+i=0
+while [ ! -s "$RUN/port" ]; do
+  i=$((i + 1))
+  [ "$i" -lt 200 ] || { cat "$RUN/server.log" >&2; echo "demo-hived: the HiveD test server did not start" >&2; exit 1; }
+  sleep 0.05
+done
+H="--hived http://127.0.0.1:$(cat "$RUN/port")"
+OLD=$SCEN/lab-hived.yaml
+NEW=$SCEN/lab-moved.yaml
+
+step "Cells per chain and level (v7 bad and doomed), each VC's guarantee per SKU, the nodes in use"
+expect 0 $PAICTL hived status $H -o wide
+step "The cell trees: physical cells with their leaves' groups, each VC's virtual cells and bindings"
+expect 0 $PAICTL hived cells --tree $H
+step "The same as an SVG, coloured by VC, bad cells outlined, doomed ones crossed"
+expect 0 $PAICTL hived cells $H --diagram "$RUN/cells.svg"
+echo "($(grep -c '<rect' "$RUN/cells.svg") boxes in $RUN/cells.svg)"
+step "The affinity groups, by VC and priority"
+expect 0 $PAICTL hived groups $H
+step "Why does big-wait wait? Its request run through the HiveD algorithm on the live state"
+expect 0 $PAICTL hived why big-wait $H --config "$OLD" --vc prod --priority 100 --gpus 8 --leaf-type V100
+step "And a running group: where, at which priority, lazily preempted by whom"
+expect 0 $PAICTL hived why infer-c $H
+step "A config change: one of prod's node cells moves to research (exit 2 = changes)"
+expect 2 $PAICTL hived diff "$OLD" "$NEW" --live $H --detailed-exitcode
+step "apply refuses it: a running guaranteed group would be lazily preempted (exit 1)"
+expect 1 $PAICTL hived apply "$NEW" --current "$OLD" $H --yes
+step "Drift: the live cluster against the config, and against the hosts' facts (v3 lost a GPU)"
+mkdir -p "$RUN/facts"
+for n in 1 2 3 4 5 6 7 8; do
+  gpus=8; [ "$n" = 3 ] && gpus=7
+  {
+    printf '{"schema": "paictl.facts/v1", "name": "v%s", "hostname": "v%s", "gpus": [' "$n" "$n"
+    g=0
+    while [ "$g" -lt "$gpus" ]; do
+      [ "$g" = 0 ] || printf ', '
+      printf '{"index": %s, "name": "Tesla V100-SXM2-32GB"}' "$g"
+      g=$((g + 1))
+    done
+    printf ']}\n'
+  } >"$RUN/facts/v$n.json"
+done
+expect 1 $PAICTL hived drift "$OLD" $H --facts "$RUN/facts" -o wide
+exit $status
