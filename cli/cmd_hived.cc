@@ -468,6 +468,22 @@ int explain_running(const WhyOptions& o, const pai::hived::AffinityGroup& gr) {
     text += "  it waits for the groups on its cells to be deleted (preemption in progress)\n";
   if (gr.state == "BeingPreempted")
     text += "  a higher-priority group is taking its cells: it is about to be deleted\n";
+  if (o.h.output == "wide") {
+    // The leaf cells behind each virtual cell, and the pods HiveD has bound.
+    for (const auto& [pre, leaves] : gr.virtual_placement) {
+      std::string list;
+      for (const auto& l : leaves) list += (list.empty() ? "" : " ") + l;
+      text += "  virtual cell " + pre + ": " + list + "\n";
+    }
+    auto pods = [&](const char* what, const std::vector<std::string>& v) {
+      if (v.empty()) return;
+      std::string list;
+      for (const auto& p : v) list += (list.empty() ? "" : ", ") + p;
+      text += std::string("  ") + what + " (" + std::to_string(v.size()) + "): " + list + "\n";
+    };
+    pods("allocated pods", gr.allocated_pods);
+    pods("preempting pods", gr.preempting_pods);
+  }
   if (is_structured(o.h.output)) {
     Json j = group_json(gr);
     j["running"] = true;
@@ -517,7 +533,7 @@ std::string cells_text(const std::map<std::string, int64_t>& per_type) {
 // returns the document when `structured`.
 std::optional<Json> judge_waiting(const std::string& name, const pai::scheduler::GroupRequest& req,
                                   const std::string& source, const pai::config::HivedModel& model,
-                                  const pai::hived::LiveState& live, bool structured,
+                                  const pai::hived::LiveState& live, bool structured, bool wide,
                                   std::string& error) {
   auto policy = pai::scheduler::make_hived_policy(model, error);
   if (!policy) return std::nullopt;
@@ -623,6 +639,17 @@ std::optional<Json> judge_waiting(const std::string& name, const pai::scheduler:
       text += "  " + std::to_string(bad_candidates.size()) +
               " physical node(s) of those chains are bad: " + list + "\n";
     }
+  }
+  if (wide) {
+    // What was judged, and where it came from.
+    text += "  request: " + members_text(req) + " in VC " + req.virtual_cluster + " at priority " +
+            std::to_string(req.priority) +
+            (req.leaf_cell_type.empty() ? std::string() : ", leaf type " + req.leaf_cell_type) +
+            (req.pinned_cell_id.empty() ? std::string() : ", pinned cell " + req.pinned_cell_id) +
+            ", from " + source + "\n";
+    text += "  judged on " + std::to_string(restored ? restored->size() : 0) +
+            " running groups rebuilt from their placements and " +
+            std::to_string(pai::hived::bad_nodes(live).size()) + " bad node(s)\n";
   }
   if (structured) {
     Json held = Json::array();
@@ -825,7 +852,8 @@ int run_why(const WhyOptions& o, const Globals& g) {
     std::string name = by_flags ? o.group : req.affinity_group;
     if (!structured && !by_flags)
       std::printf("%s: the request from %s\n", name.c_str(), source.c_str());
-    auto doc = judge_waiting(name, req, source, *model, *live, structured, err);
+    auto doc =
+        judge_waiting(name, req, source, *model, *live, structured, o.h.output == "wide", err);
     if (!doc) {
       print_error("the HiveD config " + (o.config.empty() ? h->where : o.config) +
                   " cannot be scheduled on: " + err);
@@ -869,7 +897,7 @@ void build_hived_why(CLI::App& cmd, Globals& g) {
   auto o = std::make_shared<WhyOptions>();
   cmd.add_option("GROUP", o->group, "The affinity group (OpenPAI names it after the job)")
       ->required();
-  add_hived_flags(&cmd, o->h, g, false);
+  add_hived_flags(&cmd, o->h, g);
   cmd.add_option("--config", o->config,
                  "The HiveD config HiveD runs (cluster directory or file), for a waiting group")
       ->type_name("PATH");
@@ -890,7 +918,9 @@ void build_hived_why(CLI::App& cmd, Globals& g) {
       "marked), and the reason is given in cells. The request of a waiting job comes from its\n"
       "config on the registered cluster, as OpenPAI's rest-server asks HiveD for it; another\n"
       "group's from --vc, --gpus and the other request flags. The config is --config, else the\n"
-      "one HiveD's cluster status implies (which does not show which cells are pinned).\n\n"
+      "one HiveD's cluster status implies (which does not show which cells are pinned).\n"
+      "-o wide also gives a running group's leaf cells per virtual cell and its pods, and a\n"
+      "waiting group's request and what it was judged on.\n\n"
       "EXIT STATUS:\n  0 explained, 2 bad usage or unknown group without a request, 3 HiveD "
       "could not be read\n");
   define_command(cmd, g, o,

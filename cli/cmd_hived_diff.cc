@@ -266,7 +266,7 @@ int run_snapshot(const SnapshotOptions& o, const Globals& g) {
                                         {"clusterStatus", pai::hived::to_json(live->status)},
                                         {"affinityGroups", pai::hived::to_json(live->groups)}});
   if (o.out.empty()) {
-    print_document(doc, "json");
+    print_document(doc, o.h.output == "yaml" ? "yaml" : "json");
     return kExitOk;
   }
   std::string err = pai::util::write_file_atomic(o.out, doc.dump(1) + "\n");

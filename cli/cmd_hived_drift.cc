@@ -192,7 +192,8 @@ int run_drift(const DriftOptions& o, const Globals& g) {
     text += std::to_string(live->nodes.size()) + " nodes in HiveD, " +
             std::to_string(model.nodes.size()) + " in the config" +
             (o.facts.empty() ? std::string()
-                             : ", facts of " + std::to_string(facts.size()) + " hosts") +
+                             : ", facts of " + std::to_string(facts.size()) +
+                                   (facts.size() == 1 ? " host" : " hosts")) +
             ": " +
             (findings.empty() ? std::string("no drift")
                               : std::to_string(findings.size()) + " finding(s)" +

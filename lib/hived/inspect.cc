@@ -634,7 +634,11 @@ Error error_from_response(const http::Response& r) {
       } else if (!in_tag)
         text += c;
     }
-    e.message = one_line(text);
+    // One space between the page's words (tags and line breaks are spaces).
+    std::string words;
+    for (char c : one_line(text))
+      if (c != ' ' || (!words.empty() && words.back() != ' ')) words += c;
+    e.message = words;
     if (e.message.empty()) e.message = "(no message)";
   }
   return e;

@@ -410,6 +410,13 @@ void Hived::free_group(int32_t g) {
 // deleteAllocatedAffinityGroup
 void Hived::delete_allocated(int32_t g) {
   Group& grp = G(g);
+  // The physical usage given back is counted once per cell at the end (see
+  // begin_release_batch); an opportunistic group's leaves all of it.
+  bool guaranteed_leaf = false;
+  for (int32_t p : grp.pleaves)
+    if (P(p).state == CellState::Used && P(p).priority >= kMinGuaranteedPriority)
+      guaranteed_leaf = true;
+  begin_release_batch(!guaranteed_leaf);
   for (int32_t p : grp.pleaves) {
     if (P(p).using_group == g) P(p).using_group = -1;
     if (P(p).state == CellState::Used) {
@@ -419,6 +426,7 @@ void Hived::delete_allocated(int32_t g) {
       P(p).state = CellState::Reserved;
     }
   }
+  apply_usage_batch();
   free_group(g);
   ++epoch_;
 }

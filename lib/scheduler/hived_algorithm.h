@@ -388,7 +388,17 @@ class Hived final : public Policy {
   // ancestor's counters once for the whole group. Nothing reads the counters
   // in between, and what they feed (free lists, views) depends only on their
   // final values, so the state is the one leaf-by-leaf changes give.
-  void begin_usage_batch() { batching_ = true; }
+  void begin_usage_batch() { batching_ = 1; }
+  // Releasing a group (see delete_allocated): only the physical counters
+  // that leaves of an opportunistic group, or guaranteed leaves, give back;
+  // the virtual ones stay leaf by leaf, as a release reads them (is the
+  // preassigned cell unused now?), and so do the opportunistic leaves of a
+  // group with guaranteed ones (a release in between can move their
+  // ancestors in the free lists, whose order follows opportunistic use).
+  void begin_release_batch(bool opportunistic_too) {
+    batching_ = opportunistic_too ? -1 : 0;
+    batching_releases_ = true;
+  }
   void apply_usage_batch();
   void bind_pair(int32_t p, int32_t v);
   void unbind_pair(int32_t p, int32_t v);
@@ -538,7 +548,8 @@ class Hived final : public Policy {
   std::vector<std::vector<std::pair<int32_t, int64_t>>> vc_prio_used_;
   // The usage batch: the cells noted (leaves and ancestors), their deltas by
   // cell id (zero outside a batch), the virtual leaves' priority and count.
-  bool batching_ = false;
+  int32_t batching_ = 0;            // the delta batched for every leaf (1, -1), or 0
+  bool batching_releases_ = false;  // guaranteed physical releases are batched too
   int32_t batch_priority_ = 0, batch_leaves_ = 0;
   std::vector<int32_t> batch_pcells_, batch_vcells_;
   std::vector<int32_t> batch_opp_, batch_guar_, batch_used_;  // by cell id

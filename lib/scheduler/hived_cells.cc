@@ -163,7 +163,7 @@ void Hived::touch_vc_view(int32_t v) {
 
 void Hived::add_physical_usage(int32_t leaf, int32_t priority, int32_t delta) {
   if (priority == kFreePriority) return;
-  if (batching_ && delta == 1) {
+  if (delta != 0 && (batching_ == delta || (batching_releases_ && delta == -1 && priority >= 0))) {
     // Only counted here, up the tree; the cells are changed once each later.
     if (batch_opp_.size() < pcells_.size()) {
       batch_opp_.resize(pcells_.size());
@@ -173,7 +173,7 @@ void Hived::add_physical_usage(int32_t leaf, int32_t priority, int32_t delta) {
     for (int32_t c = leaf; c >= 0; c = P(c).parent) {
       const size_t i = static_cast<size_t>(c);
       if (batch_opp_[i] == 0 && batch_guar_[i] == 0) batch_pcells_.push_back(c);
-      ++d[i];
+      d[i] += delta;
     }
     return;
   }
@@ -195,13 +195,13 @@ void Hived::add_physical_usage(int32_t leaf, int32_t priority, int32_t delta) {
 
 void Hived::add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta) {
   if (priority == kFreePriority) return;
-  if (batching_ && delta == 1) {
+  if (batching_ == 1 && delta == 1) {
     // One priority and one VC per batch: a leaf of another (not expected
     // within a group) applies what was noted first.
     if (!batch_vcells_.empty() &&
         (priority != batch_priority_ || V(leaf).vc != V(batch_vcells_.front()).vc)) {
       apply_usage_batch();
-      batching_ = true;
+      batching_ = 1;
     }
     if (batch_used_.size() < vcells_.size()) batch_used_.resize(vcells_.size());
     batch_priority_ = priority;
@@ -235,7 +235,8 @@ void Hived::add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta) {
 }
 
 void Hived::apply_usage_batch() {
-  batching_ = false;
+  batching_ = 0;
+  batching_releases_ = false;
   // Every cell noted (the leaves and their ancestors) with its whole delta:
   // the same changes as add_physical_usage and add_virtual_usage make, once
   // per cell instead of once per leaf below it.

@@ -59,8 +59,31 @@ run hived status --hived "$URL" -o json
 json_check "[n['healthy'] for n in d['nodes'] if n['name'] == 'n6'] == [True]" "HiveD lists n6, healthy"
 json_check "{(v['vc'], v['sku']): v['guaranteed'] for v in d['virtualClusters']}[('b', 'V100')] == 24" "b has 2 V100 node cells and the pinned one"
 
-# Shrunk with --allow-preemption, through the hooks: a-big is lazily preempted for real.
-run hived apply "$SCEN/reconf-shrunk.yaml" --current "$SCEN/reconf-grown.yaml" --yes --allow-preemption $H --push-command "cat >$LIVE" --restart-command "kill -HUP $SERVER_PID"
+# run_tty ANSWER ARGS...: paictl on a terminal (script(1) gives it one) that
+# answers the question with ANSWER; stdout and stderr both in $OUT.
+run_tty() {
+  ans=$1; shift
+  cmd="'$PAICTL'"
+  for a in "$@"; do cmd="$cmd '$a'"; done
+  OUT="$TMP/out" ERR="$TMP/err"
+  set +e
+  printf '%s\n' "$ans" | script -qec "$cmd" /dev/null >"$OUT" 2>"$ERR"
+  RC=$?
+  set -e
+}
+# Shrunk with --allow-preemption, through the hooks, confirmed on a terminal: "n"
+# changes nothing, "y" applies, and a-big is lazily preempted for real.
+if command -v script >/dev/null 2>&1; then
+  cp "$LIVE" "$TMP/live-before"
+  run_tty n hived apply "$SCEN/reconf-shrunk.yaml" --current "$SCEN/reconf-grown.yaml" --allow-preemption --hived "$URL" --poll-interval 0.05 --wait 20 --push-command "cat >$LIVE" --restart-command "kill -HUP $SERVER_PID"
+  expect_rc 1 "answered no on a terminal"
+  expect_out "Push the new config and restart HiveD? [y/N] Not applied." "the question, and nothing applied"
+  if cmp -s "$TMP/live-before" "$LIVE"; then pass "no means nothing is pushed"; else fail "pushed after no"; fi
+  run_tty y hived apply "$SCEN/reconf-shrunk.yaml" --current "$SCEN/reconf-grown.yaml" --allow-preemption --hived "$URL" --poll-interval 0.05 --wait 20 --push-command "cat >$LIVE" --restart-command "kill -HUP $SERVER_PID"
+else
+  pass "no script(1): the terminal's question is not tried"
+  run hived apply "$SCEN/reconf-shrunk.yaml" --current "$SCEN/reconf-grown.yaml" --yes --allow-preemption $H --push-command "cat >$LIVE" --restart-command "kill -HUP $SERVER_PID"
+fi
 expect_rc 0 "apply with --allow-preemption"
 expect_out "a-big  lazilyPreempted  lazily preempted" "the report: a-big planned and now lazily preempted"
 expect_out "HiveD runs $SCEN/reconf-shrunk.yaml" "the report says HiveD runs the new config"

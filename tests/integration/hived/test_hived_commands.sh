@@ -58,6 +58,16 @@ expect_rc 0 "why -o json of a running group"
 schema_check hivedWhy "hived why -o json (running)"
 json_check "d['running'] is True and d['lazyPreemption']['preemptor'] == 'urgent'" "why -o json of a running group says who preempted it"
 
+run hived why train-a --hived "$URL" -o wide
+expect_rc 0 "why -o wide of a running group"
+expect_out "virtual cell prod/0: prod/0/0 prod/0/1" "-o wide: the leaf cells of each virtual cell"
+expect_out "allocated pods (2): train-a-pod-0, train-a-pod-1" "-o wide: the pods HiveD bound"
+run hived why big-wait --hived "$URL" --config "$SCEN/lab-hived.yaml" --vc prod --priority 100 --gpus 8 --leaf-type V100 -o wide
+expect_rc 0 "why -o wide of a waiting group"
+expect_out "of its 4 guaranteed V100-NODE cells, 4 are bound to running groups: train-a (300), train-b (300), urgent (200)" "the reason in cells, naming the running groups"
+expect_out "request: 1 pod(s) of 8 GPUs in VC prod at priority 100, leaf type V100, from the command line" "-o wide: the request judged"
+expect_out "judged on 8 running groups rebuilt from their placements and 1 bad node(s)" "-o wide: what it was judged on"
+
 run hived why big-wait --hived "$URL"
 expect_rc 2 "why of a waiting group without its request"
 expect_err "--vc VC --priority P" "the hint asks for the request"

@@ -71,6 +71,9 @@ run hived snapshot --hived "$URL" --out "$TMP/snap.json"
 expect_rc 0 "snapshot"
 cp "$TMP/snap.json" "$OUT"
 schema_check hivedSnapshot "hived snapshot"
+run hived snapshot --hived "$URL" -o yaml
+expect_rc 0 "snapshot -o yaml"
+expect_out "apiVersion: paictl.hivedSnapshot/v1" "the snapshot as YAML on stdout"
 run hived diff "$OLD" "$SCEN/reconf-shrunk.yaml" --snapshot "$TMP/snap.json" -o json
 expect_rc 0 "diff from a snapshot"
 expect_effects "a-train=keeps,a-big=lazilyPreempted,b-1=keeps,b-pin=keeps,a-k=keeps,opp=keeps" "the snapshot gives the live answer"

@@ -36,9 +36,9 @@ struct Answers {
     auto policy = scheduler::make_hived_policy(*model, err);
     EXPECT_NE(policy, nullptr) << err;
     policy->set_node_health(policy->cluster().find_node("v7"), false);
-    EXPECT_EQ(policy->schedule(scheduler::test::req("train-a", "prod", 300, {{2, 8}}, "V100"))
-                  .outcome,
-              scheduler::Outcome::Bound);
+    EXPECT_EQ(
+        policy->schedule(scheduler::test::req("train-a", "prod", 300, {{2, 8}}, "V100")).outcome,
+        scheduler::Outcome::Bound);
     auto snap = scheduler::snapshot_hived(*policy);
     status = to_json(cluster_status_of(*model, *snap)).dump();
     groups = to_json(affinity_groups_of(*model, *snap)).dump();
@@ -64,8 +64,9 @@ struct HivedClient : ::testing::Test {
     http.add("GET", p + "clusterstatus/virtualclusters/nope", 400, R"("VC nope not found")");
     http.add("GET", p + "affinitygroups/", 200, g.dump());
     http.add("GET", p + "affinitygroups/train-a", 200, g["items"][0].dump());
-    http.add("GET", p + "affinitygroups/alice~job/default", 400,
-             R"("Affinity group alice~job/default does not exist since it is not allocated or preempting")");
+    http.add(
+        "GET", p + "affinitygroups/alice~job/default", 400,
+        R"("Affinity group alice~job/default does not exist since it is not allocated or preempting")");
   }
   void TearDown() override {
     for (const auto& r : http.unmatched()) ADD_FAILURE() << "unexpected request " << r.url;
@@ -114,10 +115,11 @@ TEST_F(HivedClient, EveryEndpointIsOneGetOfItsPathReadInHivedsShape) {
     paths.push_back(r.path);
   }
   const std::string p = "/a/pai.test:30096/v1/inspect/";
-  EXPECT_EQ(paths, (std::vector<std::string>{
-                       p + "clusterstatus", p + "clusterstatus/physicalcluster",
-                       p + "clusterstatus/virtualclusters/", p + "clusterstatus/virtualclusters/prod",
-                       p + "affinitygroups/", p + "affinitygroups/train-a"}));
+  EXPECT_EQ(paths,
+            (std::vector<std::string>{p + "clusterstatus", p + "clusterstatus/physicalcluster",
+                                      p + "clusterstatus/virtualclusters/",
+                                      p + "clusterstatus/virtualclusters/prod",
+                                      p + "affinitygroups/", p + "affinitygroups/train-a"}));
 }
 
 TEST_F(HivedClient, HivedsErrorsAreItsBareStrings) {
@@ -154,7 +156,8 @@ TEST_F(HivedClient, HivedsErrorsAreItsBareStrings) {
   auto pc = c2.physical_cluster();
   ASSERT_FALSE(pc.ok());
   EXPECT_EQ(pc.error->kind, Error::Kind::Decode);
-  EXPECT_EQ(pc.error->summary(), "unexpected answer: [0].cellType: expected a string, got a number");
+  EXPECT_EQ(pc.error->summary(),
+            "unexpected answer: [0].cellType: expected a string, got a number");
 }
 
 TEST_F(HivedClient, TheTokenGoesToTheRegisteredClustersHostOnly) {
