@@ -150,6 +150,13 @@ kill "$HIVED_PID" 2>/dev/null || true
 HIVED_PID=""
 unset XDG_CONFIG_HOME
 
+# --- hived ------------------------------------------------------------------------------
+# A running HiveD scheduler, played by the project's HiveD inspect API test server on
+# loopback (state made by lib/scheduler); no root needed.
+step "HiveD: what the scheduler holds, why a group waits, what a config change would do"
+set +e; BUILD=${BUILD:-build} PAICTL=$PAICTL sh scripts/demo-hived.sh; rc=$?; set -e
+[ "$rc" -eq 0 ] || { echo "demo: scripts/demo-hived.sh exited $rc" >&2; status=1; }
+
 # --- check hosts ----------------------------------------------------------------------
 # Real sshd processes on 127.0.20.x, each in its own mount namespace; needs root,
 # sshd and unshare, and says so and skips where the machine lacks them.
