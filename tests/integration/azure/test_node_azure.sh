@@ -82,6 +82,22 @@ else
   echo "skip: this machine routes no network outside the test's ranges, so SiteOverlap cannot be seeded"
 fi
 
+# The dry run shows both plans: the Azure resources and the on-prem hosts' phases.
+run install "$C" --dry-run $ARGS
+expect_rc 0 "install --dry-run"
+expect_out "create  scale set               testbed-gpu" "the dry run has the Azure plan"
+expect_out "kubeadm init" "and the on-prem plan (kubeadm init on the master)"
+expect_out "2 hosts: 2 to change" "of both on-prem hosts"
+run install "$C" --dry-run -o json $ARGS
+if "$PY" - "$OUT" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+acts = {(r["kind"], r["action"]) for r in d["azure"]["resources"]}
+assert ("scale set", "create") in acts and ("virtual network", "create") in acts, acts
+assert sorted(h["host"] for h in d["plan"]["hosts"]) == ["tb-master", "tb-worker1"], d["plan"]
+PYEOF
+then pass "install --dry-run -o json: the Azure resources with their actions and the hosts' plan in one document"
+else fail "install --dry-run -o json's document"; sed 's/^/  | /' "$OUT" >&2; fi
 run install "$C" --yes $ARGS
 expect_rc 0 "install: the Azure part (no VM yet) and the on-prem hosts"
 [ "$RC" -eq 0 ] || { finish; exit 1; }
