@@ -140,6 +140,10 @@ assert site("tb-master") == {"paictl.io/site": "azure", "paictl.io/azure-pool": 
 assert site("tb-worker2") == {"paictl.io/site": "azure", "paictl.io/azure-pool": "gpu", "topology.kubernetes.io/region": "eastus"}, site("tb-worker2")
 assert site("tb-worker1") == {"paictl.io/site": "onprem"}, site("tb-worker1")
 assert "cellAddress: tb-worker2" in o["ConfigMap/openpai/hivedscheduler-config"]["data"]["hivedscheduler.yaml"]'
+pycheck "$TMP/installed.json" "the pods' VXLAN MTU is lowered for the link between the sites (azure.tunnel-mtu 1400 - 50)" '
+net = s["cluster"]["objects"]["ConfigMap/kube-flannel/kube-flannel-cfg"]["data"]
+assert json.loads(net["net-conf.json"])["Backend"] == {"Type": "vxlan", "MTU": 1350}, net
+assert json.loads(net["cni-conf.json"])["plugins"][0]["delegate"]["mtu"] == 1350, net'
 ctl POST /__control/clear-requests '{}' >/dev/null
 run install "$C" --yes --detailed-exitcode $ARGS
 expect_rc 0 "a second install has nothing to do, in Azure or on the hosts"
