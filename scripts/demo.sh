@@ -170,5 +170,12 @@ step "install a cluster on a 3-host testbed: plan, install, nothing to do, reset
 set +e; PAICTL=$PAICTL sh scripts/demo-install.sh; rc=$?; set -e
 [ "$rc" -eq 0 ] || { echo "demo: scripts/demo-install.sh exited $rc" >&2; status=1; }
 
+# --- Azure and hybrid --------------------------------------------------------------
+# An on-prem part and an Azure pool in one cluster, against the project's ARM test
+# server (HTTPS on loopback) and a 4-host testbed; needs root like the above.
+step "A hybrid cluster: on-prem hosts and an Azure pool, grown and shrunk, then the Azure part deleted"
+set +e; PAICTL=$PAICTL sh scripts/demo-azure.sh; rc=$?; set -e
+[ "$rc" -eq 0 ] || { echo "demo: scripts/demo-azure.sh exited $rc" >&2; status=1; }
+
 if [ "$status" -eq 0 ]; then step "demo finished: every step behaved as expected"; fi
 exit $status
