@@ -912,7 +912,8 @@ void build_hived_status(CLI::App& cmd, Globals& g) {
   cmd.footer(
       "Cells per chain and level (doomed: bad cells bound to a VC so that it sees the failure),\n"
       "each VC's guaranteed leaf cells per SKU and how many are used or bad, and its\n"
-      "opportunistic use; the nodes in use or bad (-o wide: every node, with its groups).\n\n"
+      "opportunistic use; the nodes in use or bad, each with who uses which of its leaf\n"
+      "cells (-o wide: every node).\n\n"
       "EXIT STATUS:\n  0 ok, 2 bad usage, 3 HiveD could not be read\n");
   define_command(cmd, g, o,
                  {.validate = validate_hived_flags, .run = [](const HivedOptions& o, Globals& g) {
