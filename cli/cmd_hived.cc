@@ -29,6 +29,7 @@
 #include "printer.h"
 #include "scheduler/hived.h"
 #include "scheduler/hived_state.h"
+#include "util/fs.h"
 #include "util/printable.h"
 
 namespace paictl {
@@ -40,6 +41,12 @@ void add_hived_flags(CLI::App* cmd, HivedOptions& o, Globals& g, bool wide) {
                   "HiveD's web server (default: the cluster's, from cluster add --hived, else "
                   "behind its pylon, /a/<host>:30096)")
       ->type_name("URL");
+  cmd->add_option("--ca-file", o.ca_file,
+                  "PEM file with the CA of --hived's certificate (default: the cluster's, with "
+                  "--cluster, else the system's)")
+      ->type_name("FILE");
+  cmd->add_flag("--insecure", o.insecure,
+                "Do not verify --hived's TLS certificate (not recommended)");
   jobcli::add_remote_flags(cmd, o.remote);
   add_output_option(*cmd, o.output, g, wide);
 }
@@ -49,6 +56,13 @@ void validate_hived_flags(const HivedOptions& o, Usage& u) {
     u.error_if(o.hived.rfind("http://", 0) != 0 && o.hived.rfind("https://", 0) != 0,
                "--hived " + o.hived + " is not an http:// or https:// URL",
                "HiveD's web server listens on :30096, e.g. --hived http://10.0.0.1:30096");
+  u.error_if(o.hived.empty() && (!o.ca_file.empty() || o.insecure),
+             "--ca-file and --insecure are for --hived URL",
+             "HiveD behind a registered cluster uses the cluster's TLS settings (cluster add "
+             "--ca-file)");
+  if (!o.ca_file.empty())
+    u.error_if(!pai::util::is_regular_file(o.ca_file),
+               "cannot read the CA file " + o.ca_file + ": no such file");
 }
 
 // --hived URL (with the TLS settings and token of --cluster when given and on
@@ -72,6 +86,8 @@ std::optional<HivedConnection> connect_hived(const HivedOptions& o, const Global
     hopt.tls.ca_file = conn->cluster->ca_file;
     hopt.tls.insecure = conn->cluster->insecure;
   }
+  if (!o.ca_file.empty()) hopt.tls.ca_file = o.ca_file;
+  if (o.insecure) hopt.tls.insecure = true;
   if (g.verbose)
     hopt.log = [](const std::string& line) {
       std::fprintf(stderr, "paictl: hived: %s\n", line.c_str());
