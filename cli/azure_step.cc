@@ -190,7 +190,8 @@ void add_azure_endpoint_options(CLI::App& cmd, AzureOptions& o) {
 }
 
 int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
-                      bool dry_run, bool yes, const std::string& format, Json& doc, bool& changed) {
+                      bool dry_run, bool yes, const std::string& format, Json& doc, bool& changed,
+                      const std::function<int(const Json& azure_plan)>& before_apply) {
   bool json = is_structured(format);
   changed = false;
   AzureSession s;
@@ -224,6 +225,11 @@ int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, con
     done(-1);
     return -1;
   }
+  if (changed && before_apply && !a.azure_only)
+    if (int rc = before_apply(azure); rc >= 0) {
+      doc = azure;
+      return rc;
+    }
   if (changed) {
     if (!yes && !confirm_tty("Apply these Azure changes?")) {
       print_error(is_tty(0) ? "nothing was changed"

@@ -4,6 +4,7 @@
 // creation before the on-prem phases, the VMs written into layout.yaml, and
 // `reset --azure`.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,8 +33,13 @@ void add_azure_endpoint_options(CLI::App& cmd, AzureOptions& o);
 // ("azure"); `changed` says whether the Azure plan had changes.
 // `format` is -o's: a JSON or YAML document of --azure-only goes to stdout through
 // the output layer.
+// `before_apply`, when given, runs once the plan has changes and before anything
+// is created or changed in Azure (install: the on-prem hosts' pre-install checks,
+// so that a bad network plan is refused before money is spent); it returns -1 to
+// go on, else the command's result (then nothing was changed in Azure).
 int run_azure_install(const AzureOptions& a, const std::string& cluster_dir, const Globals& g,
-                      bool dry_run, bool yes, const std::string& format, Json& doc, bool& changed);
+                      bool dry_run, bool yes, const std::string& format, Json& doc, bool& changed,
+                      const std::function<int(const Json& azure_plan)>& before_apply = nullptr);
 
 // reset --azure: deletes the resources tagged with this cluster, waiting for
 // each, and removes their VMs from layout.yaml.

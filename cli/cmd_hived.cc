@@ -29,6 +29,7 @@
 #include "printer.h"
 #include "scheduler/hived.h"
 #include "scheduler/hived_state.h"
+#include "util/fs.h"
 #include "util/printable.h"
 
 namespace paictl {
@@ -40,6 +41,12 @@ void add_hived_flags(CLI::App* cmd, HivedOptions& o, Globals& g, bool wide) {
                   "HiveD's web server (default: the cluster's, from cluster add --hived, else "
                   "behind its pylon, /a/<host>:30096)")
       ->type_name("URL");
+  cmd->add_option("--ca-file", o.ca_file,
+                  "PEM file with the CA of --hived's certificate (default: the cluster's, with "
+                  "--cluster, else the system's)")
+      ->type_name("FILE");
+  cmd->add_flag("--insecure", o.insecure,
+                "Do not verify --hived's TLS certificate (not recommended)");
   jobcli::add_remote_flags(cmd, o.remote);
   add_output_option(*cmd, o.output, g, wide);
 }
@@ -49,6 +56,13 @@ void validate_hived_flags(const HivedOptions& o, Usage& u) {
     u.error_if(o.hived.rfind("http://", 0) != 0 && o.hived.rfind("https://", 0) != 0,
                "--hived " + o.hived + " is not an http:// or https:// URL",
                "HiveD's web server listens on :30096, e.g. --hived http://10.0.0.1:30096");
+  u.error_if(o.hived.empty() && (!o.ca_file.empty() || o.insecure),
+             "--ca-file and --insecure are for --hived URL",
+             "HiveD behind a registered cluster uses the cluster's TLS settings (cluster add "
+             "--ca-file)");
+  if (!o.ca_file.empty())
+    u.error_if(!pai::util::is_regular_file(o.ca_file),
+               "cannot read the CA file " + o.ca_file + ": no such file");
 }
 
 // --hived URL (with the TLS settings and token of --cluster when given and on
@@ -72,6 +86,8 @@ std::optional<HivedConnection> connect_hived(const HivedOptions& o, const Global
     hopt.tls.ca_file = conn->cluster->ca_file;
     hopt.tls.insecure = conn->cluster->insecure;
   }
+  if (!o.ca_file.empty()) hopt.tls.ca_file = o.ca_file;
+  if (o.insecure) hopt.tls.insecure = true;
   if (g.verbose)
     hopt.log = [](const std::string& line) {
       std::fprintf(stderr, "paictl: hived: %s\n", line.c_str());
@@ -566,10 +582,12 @@ std::optional<Json> judge_waiting(const std::string& name, const pai::scheduler:
   std::map<std::string, int32_t> holders;  // group -> priority
   int64_t vc_cells = 0, vc_busy = 0;
   std::map<std::string, int64_t> per_type;  // the VC's cells per cell type
+  std::set<int32_t> vc_chains;              // the chains of those cells
   if (vc >= 0 && before) {
     for (int32_t root : before->vc_roots[static_cast<size_t>(vc)]) {
       const auto& v = before->vcells[static_cast<size_t>(root)];
       if (!chains.count(v.chain) || !v.pinned_id.empty()) continue;
+      vc_chains.insert(v.chain);
       ++vc_cells;
       ++per_type[shape.chains[static_cast<size_t>(v.chain)]
                      .level_type[static_cast<size_t>(v.level)]];
@@ -601,6 +619,35 @@ std::optional<Json> judge_waiting(const std::string& name, const pai::scheduler:
     for (int32_t c : model.nodes[static_cast<size_t>(i)].chains) in_chain |= chains.count(c) > 0;
     if (in_chain) bad_candidates.push_back(n);
   }
+  // The cell each pod needs: the smallest cell of the chain with enough leaf
+  // cells (a pod stays inside one node's cells).
+  struct CellNeed {
+    int32_t gpus;
+    std::string chain, type;
+    int64_t leaves;
+  };
+  std::vector<CellNeed> needs;
+  for (const auto& m : req.members)
+    for (int32_t c : vc_chains.empty() ? chains : vc_chains) {
+      const auto& ch = shape.chains[static_cast<size_t>(c)];
+      CellNeed n{m.leaf_cell_number, ch.name, "", 0};
+      for (int32_t l = 1; l <= std::min(ch.node_level, ch.top_level); ++l)
+        if (ch.level_leaves[static_cast<size_t>(l)] >= m.leaf_cell_number) {
+          n.type = ch.level_type[static_cast<size_t>(l)];
+          n.leaves = ch.level_leaves[static_cast<size_t>(l)];
+          break;
+        }
+      needs.push_back(n);
+    }
+  std::string need_text;
+  for (const auto& n : needs)
+    need_text += std::string(need_text.empty() ? "" : "; ") + "a pod of " + std::to_string(n.gpus) +
+                 " GPUs " +
+                 (n.type.empty() ? "is larger than a node of chain " + n.chain
+                  : n.leaves == n.gpus
+                      ? "takes a whole " + n.type + " cell of chain " + n.chain
+                      : "takes " + std::to_string(n.gpus) + " of the " + std::to_string(n.leaves) +
+                            " leaf cells of one " + n.type + " cell of chain " + n.chain);
   std::string text;
   std::string verdict;
   if (res.outcome == pai::scheduler::Outcome::Bound) {
@@ -628,10 +675,11 @@ std::optional<Json> judge_waiting(const std::string& name, const pai::scheduler:
       for (const auto& [grp, prio] : holders)
         held += (held.empty() ? "" : ", ") + grp + " (" + std::to_string(prio) + ")";
       text += "  VC " + req.virtual_cluster + " needs " + members_text(req) + " at priority " +
-              std::to_string(req.priority) + "; of its " + std::to_string(vc_cells) +
-              " guaranteed " + cells_text(per_type) + ", " + std::to_string(vc_busy) +
-              (vc_busy == 1 ? " is" : " are") + " bound to running groups" +
-              (held.empty() ? std::string() : ": " + held) + "\n";
+              std::to_string(req.priority) +
+              (need_text.empty() ? std::string() : " (" + need_text + ")") + "; of its " +
+              std::to_string(vc_cells) + " guaranteed " + cells_text(per_type) + ", " +
+              std::to_string(vc_busy) + (vc_busy == 1 ? " is" : " are") +
+              " bound to running groups" + (held.empty() ? std::string() : ": " + held) + "\n";
     }
     if (!bad_candidates.empty()) {
       std::string list;
@@ -652,6 +700,12 @@ std::optional<Json> judge_waiting(const std::string& name, const pai::scheduler:
             std::to_string(pai::hived::bad_nodes(live).size()) + " bad node(s)\n";
   }
   if (structured) {
+    Json cells_per_pod = Json::array();
+    for (const auto& n : needs)
+      cells_per_pod.push_back({{"leafCellNumber", n.gpus},
+                               {"chain", n.chain},
+                               {"cellType", n.type},
+                               {"cellLeafCells", n.leaves}});
     Json held = Json::array();
     for (const auto& [grp, prio] : holders) held.push_back({{"group", grp}, {"priority", prio}});
     Json doc = {{"name", name},
@@ -660,6 +714,7 @@ std::optional<Json> judge_waiting(const std::string& name, const pai::scheduler:
                 {"reason", res.reason},
                 {"vcGuaranteedCells", vc_cells},
                 {"vcBoundCells", vc_busy},
+                {"cellsPerPod", cells_per_pod},
                 {"heldBy", held},
                 {"badNodes", bad_candidates},
                 {"victims", victims},
@@ -873,7 +928,8 @@ void build_hived_status(CLI::App& cmd, Globals& g) {
   cmd.footer(
       "Cells per chain and level (doomed: bad cells bound to a VC so that it sees the failure),\n"
       "each VC's guaranteed leaf cells per SKU and how many are used or bad, and its\n"
-      "opportunistic use; the nodes in use or bad (-o wide: every node, with its groups).\n\n"
+      "opportunistic use; the nodes in use or bad, each with who uses which of its leaf\n"
+      "cells (-o wide: every node).\n\n"
       "EXIT STATUS:\n  0 ok, 2 bad usage, 3 HiveD could not be read\n");
   define_command(cmd, g, o,
                  {.validate = validate_hived_flags, .run = [](const HivedOptions& o, Globals& g) {
@@ -918,7 +974,8 @@ void build_hived_why(CLI::App& cmd, Globals& g) {
       "marked), and the reason is given in cells. The request of a waiting job comes from its\n"
       "config on the registered cluster, as OpenPAI's rest-server asks HiveD for it; another\n"
       "group's from --vc, --gpus and the other request flags. The config is --config, else the\n"
-      "one HiveD's cluster status implies (which does not show which cells are pinned).\n"
+      "one HiveD's cluster status implies (it tells an idle pinned cell, which HiveD keeps\n"
+      "bound, but not one in use: give --config when the VC has pinned cells).\n"
       "-o wide also gives a running group's leaf cells per virtual cell and its pods, and a\n"
       "waiting group's request and what it was judged on.\n\n"
       "EXIT STATUS:\n  0 explained, 2 bad usage or unknown group without a request, 3 HiveD "

@@ -36,14 +36,17 @@ namespace paictl::hivedcli {
 using Json = nlohmann::ordered_json;
 
 struct HivedOptions {
-  std::string hived;  // --hived URL
+  std::string hived;      // --hived URL
+  std::string ca_file;    // --ca-file: the CA of --hived (else the cluster's, else the system's)
+  bool insecure = false;  // --insecure: no TLS verification of --hived
   jobcli::RemoteOptions remote;
   std::string output = "table";
   std::string vc;
 };
 
 void add_hived_flags(CLI::App* cmd, HivedOptions& o, Globals& g, bool wide = true);
-// The usage errors of those flags: a --hived that is not an http(s) URL.
+// The usage errors of those flags: a --hived that is not an http(s) URL,
+// --ca-file or --insecure without --hived, a --ca-file that is not a file.
 void validate_hived_flags(const HivedOptions& o, Usage& u);
 
 struct HivedConnection {

@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <unistd.h>
+#include <functional>
 
 #include <cstdio>
 #include <cstdlib>
@@ -80,7 +81,9 @@ std::vector<std::string> split_names(const std::vector<std::string>& lists) {
 
 // Checks the cluster (the options are validated: validate_install), builds the
 // hosts and the settings.
-int prepare(InstallOptions& o, const Globals& g, Prepared& p) {
+// `need_master` false: a layout.yaml without a pai-master host is accepted (the
+// checks before Azure, when the master is the VM of a pool Azure creates next).
+int prepare(InstallOptions& o, const Globals& g, Prepared& p, bool need_master = true) {
   p.cluster_dir = o.hosts.paths[0];
   while (p.cluster_dir.size() > 1 && p.cluster_dir.back() == '/') p.cluster_dir.pop_back();
   std::vector<std::string> limit = split_names(o.hosts.limit);
@@ -130,7 +133,10 @@ int prepare(InstallOptions& o, const Globals& g, Prepared& p) {
     s.openpai.hived_enabled = cfg.enable_hived_scheduler;
     if (s.openpai.enabled) s.cluster_files = pai::deploy::read_cluster_files(p.cluster_dir);
   }
-  if (cfg.azure) s.hybrid = std::make_shared<const pai::config::CheckOutcome>(loaded);
+  if (cfg.azure) {
+    s.hybrid = std::make_shared<const pai::config::CheckOutcome>(loaded);
+    s.tunnel_mtu = cfg.azure->tunnel_mtu;
+  }
 
   // A hybrid cluster's nodes carry their site (docs/hybrid.md).
   std::map<std::string, std::string> azure_vms;
@@ -170,7 +176,7 @@ int prepare(InstallOptions& o, const Globals& g, Prepared& p) {
       print_error("--limit: " + w + " is not a host of " + p.hosts.inventory.layout_file);
       return kExitUsage;
     }
-  if (!has_master) {
+  if (!has_master && need_master) {
     print_error("layout.yaml has no pai-master host");
     return kExitUsage;
   }
@@ -312,6 +318,11 @@ int add_azure_vm_cells(InstallOptions& o, const Globals& g, const Json& azure_do
 // placeholder names; sets `pending_master` when the master is such a VM.
 int plan_azure_vm_cells(InstallOptions& o, const Globals& g, std::string& pending_master);
 
+// install, before Azure creates anything: the pre-install checks (the `checks`
+// phase, SiteOverlap and the cross-site checks included) on the hosts layout.yaml
+// has now. A failure refuses the install while nothing exists in Azure yet (defined below).
+int checks_before_azure(InstallOptions& o, const Globals& g, const Json& azure_plan);
+
 int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   bool reset = mode == Mode::Reset;
   const char* verb = reset                      ? "reset"
@@ -327,7 +338,12 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
       return run_azure_reset(o.azure, o.hosts.paths[0], g, o.hosts.dry_run, o.yes, o.output);
     if (!reset)
       if (int rc = run_azure_install(o.azure, o.hosts.paths[0], g, o.hosts.dry_run, o.yes, o.output,
-                                     azure_doc, azure_changed);
+                                     azure_doc, azure_changed,
+                                     mode == Mode::Install
+                                         ? std::function<int(const Json&)>([&](const Json& plan) {
+                                             return checks_before_azure(o, g, plan);
+                                           })
+                                         : nullptr);
           rc != -1)
         return rc;
   }
@@ -920,6 +936,47 @@ int plan_azure_vm_cells(InstallOptions& o, const Globals& g, std::string& pendin
   o.hived_doc = hived_edit_json(h);
   o.hived_doc["plannedMachines"] = planned;
   return -1;
+}
+
+int checks_before_azure(InstallOptions& o, const Globals& g, const Json& azure_plan) {
+  Prepared p;
+  if (int rc = prepare(o, g, p, /*need_master=*/false); rc >= 0) return rc;
+  if (p.specs.empty()) return -1;  // every host is a VM still to be created
+  bool json = is_structured(o.output);
+  pai::deploy::PhaseList phases;
+  for (auto& ph : pai::deploy::install_phases(p.settings))
+    if (ph->name() == "checks") phases.push_back(std::move(ph));
+  if (phases.empty()) return -1;
+  pai::remote::SshTransport transport;
+  transport.set_password(p.hosts.ssh_password);
+  pai::deploy::Masker masker;
+  masker.add(p.hosts.ssh_password.reveal());
+  masker.add(p.settings.sudo_password.reveal());
+  pai::deploy::EngineOptions eo;
+  eo.parallel = static_cast<size_t>(o.hosts.parallel);
+  eo.masker = &masker;
+  eo.dry_run = true;
+  if (!g.quiet && !json)
+    std::fprintf(stderr,
+                 "install: the pre-install checks on %zu host%s before anything is created in "
+                 "Azure...\n",
+                 p.specs.size(), p.specs.size() == 1 ? "" : "s");
+  pai::deploy::RunResult r = pai::deploy::Engine(transport, eo).run(p.specs, phases);
+  if (r.ok()) return -1;
+  if (json) {
+    Json doc = {{"apiVersion", "paictl.install/v1"},
+                {"kind", "Install"},
+                {"cluster", p.cluster_dir},
+                {"azure", azure_plan},
+                {"plan", r.to_json()}};
+    print_document(document("install", std::move(doc)), o.output);
+  } else {
+    print_plan(r, use_color(g.no_color, 1));
+    std::fprintf(stderr,
+                 "install: the hosts above must be fixed first; nothing was created or changed in "
+                 "Azure, nor on any host\n");
+  }
+  return failure_code(r);
 }
 
 int add_azure_vm_cells(InstallOptions& o, const Globals& g, const Json& azure_doc) {

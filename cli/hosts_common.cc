@@ -160,7 +160,10 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   }
 
   // Passwords: stdin, then the environment, then config.yaml. Never an argument.
-  if (o.password_stdin) {
+  if (o.password_stdin && o.stdin_password && o.stdin_password->read) {
+    out.ssh_password = o.stdin_password->secret;
+    out.password_origin = "stdin";
+  } else if (o.password_stdin) {
     std::string err;
     out.ssh_password = read_password_from_stdin(&err);
     if (!err.empty()) {
@@ -168,6 +171,10 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
       return kExitUsage;
     }
     out.password_origin = "stdin";
+    if (o.stdin_password) {
+      o.stdin_password->read = true;
+      o.stdin_password->secret = out.ssh_password;
+    }
   } else if (const char* env = std::getenv("PAICTL_SSH_PASSWORD"); env && *env) {
     out.ssh_password = pai::remote::Secret(env);
     out.password_origin = "PAICTL_SSH_PASSWORD";

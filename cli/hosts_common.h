@@ -39,6 +39,14 @@ struct HostsOptions {
   std::vector<std::string> registries;
   bool dry_run = false;
   bool print_script = false;
+  // --password-stdin's line, once read: shared by the copies of these options,
+  // so that a command that prepares its hosts twice (install: the pre-install
+  // checks before Azure, then the install) reads stdin once.
+  struct StdinPassword {
+    bool read = false;
+    pai::remote::Secret secret;
+  };
+  std::shared_ptr<StdinPassword> stdin_password = std::make_shared<StdinPassword>();
 };
 
 // Adds PATH..., --hosts, --hosts-file, --limit and the SSH flags to `cmd`.

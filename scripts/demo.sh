@@ -150,6 +150,13 @@ kill "$HIVED_PID" 2>/dev/null || true
 HIVED_PID=""
 unset XDG_CONFIG_HOME
 
+# --- hived ------------------------------------------------------------------------------
+# A running HiveD scheduler, played by the project's HiveD inspect API test server on
+# loopback (state made by lib/scheduler); no root needed.
+step "HiveD: what the scheduler holds, why a group waits, what a config change would do"
+set +e; BUILD=${BUILD:-build} PAICTL=$PAICTL sh scripts/demo-hived.sh; rc=$?; set -e
+[ "$rc" -eq 0 ] || { echo "demo: scripts/demo-hived.sh exited $rc" >&2; status=1; }
+
 # --- check hosts ----------------------------------------------------------------------
 # Real sshd processes on 127.0.20.x, each in its own mount namespace; needs root,
 # sshd and unshare, and says so and skips where the machine lacks them.
@@ -162,6 +169,13 @@ set +e; PAICTL=$PAICTL sh scripts/demo-hosts.sh; rc=$?; set -e
 step "install a cluster on a 3-host testbed: plan, install, nothing to do, reset"
 set +e; PAICTL=$PAICTL sh scripts/demo-install.sh; rc=$?; set -e
 [ "$rc" -eq 0 ] || { echo "demo: scripts/demo-install.sh exited $rc" >&2; status=1; }
+
+# --- Azure and hybrid --------------------------------------------------------------
+# An on-prem part and an Azure pool in one cluster, against the project's ARM test
+# server (HTTPS on loopback) and a 4-host testbed; needs root like the above.
+step "A hybrid cluster: on-prem hosts and an Azure pool, grown and shrunk, then the Azure part deleted"
+set +e; PAICTL=$PAICTL sh scripts/demo-azure.sh; rc=$?; set -e
+[ "$rc" -eq 0 ] || { echo "demo: scripts/demo-azure.sh exited $rc" >&2; status=1; }
 
 if [ "$status" -eq 0 ]; then step "demo finished: every step behaved as expected"; fi
 exit $status

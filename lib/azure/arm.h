@@ -49,7 +49,7 @@ struct ArmOptions {
   Endpoints endpoints;
   Clock clock;
   std::function<void(const std::string&)> log;
-  double default_wait_s = 10;         // between polls when Retry-After is missing
+  double default_wait_s = 60;         // between polls when Retry-After is missing (the contract's)
   double max_poll_wait_s = 600;       // the longest Retry-After honoured between polls
   double max_throttle_wait_s = 1200;  // the longest 429 Retry-After waited for
   int max_throttle_retries = 8;

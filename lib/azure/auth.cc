@@ -93,7 +93,9 @@ class OAuthTokenSource : public TokenSource {
     for (int attempt = 1;; ++attempt) {
       res = http_.send(r);
       long st = res.response.status;
-      bool transient = !res.ok() || st == 429 || st == 408 || st >= 500;
+      // A refused certificate does not get better by asking again.
+      bool transient =
+          (!res.ok() && res.error != http::ErrorKind::Tls) || st == 429 || st == 408 || st >= 500;
       if (opt_.log)
         opt_.log("token " + r.method + " " + http::redact_url(r.url) + " -> " +
                  (res.ok() ? std::to_string(st) : "failed: " + res.message));
@@ -107,7 +109,10 @@ class OAuthTokenSource : public TokenSource {
     std::fill(r.body.begin(), r.body.end(), '\0');
     if (!res.ok())
       return Error{"cannot reach the sign-in endpoint " + where + ": " + res.message,
-                   "check --authority-host / PAICTL_AUTHORITY_HOST and the network"};
+                   res.error == http::ErrorKind::Tls
+                       ? "its certificate was not accepted: check --ca-file / PAICTL_CA_FILE "
+                         "and --authority-host / PAICTL_AUTHORITY_HOST"
+                       : "check --authority-host / PAICTL_AUTHORITY_HOST and the network"};
     if (res.response.status != 200)
       return Error{"sign-in to tenant " + id_.tenant + " with " + describe() +
                        " failed: " + format_token_error(res.response.status, res.response.body),

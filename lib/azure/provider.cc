@@ -112,6 +112,15 @@ std::string vmss_name(const Spec& s, const std::string& pool) {
 
 }  // namespace
 
+bool needs_gpu_driver_extension(std::string_view sku, std::string_view image) {
+  // GPU sizes are the N family: Standard_NC*, ND*, NV*, NG*.
+  bool gpu = sku.rfind("Standard_N", 0) == 0;
+  std::string img = util::to_lower(image);
+  // Microsoft's HPC images (microsoft-dsvm:ubuntu-hpc, almalinux-hpc) carry the driver.
+  bool hpc = img.find("-hpc") != std::string::npos || img.find(":hpc") != std::string::npos;
+  return gpu && !hpc;
+}
+
 std::string_view to_string(Action a) {
   switch (a) {
     case Action::Create:
@@ -255,6 +264,27 @@ std::vector<Resource> desired_resources(const Spec& s) {
                               {"properties",
                                {{"primary", true}, {"subnet", {{"id", subnet_id}}}}}}}}}}}}}}}}}};
     if (ib) props["platformFaultDomainCount"] = 1;
+    if (a.public_ip) {
+      // One Standard public address per VM: closed inbound but for the NSG's
+      // rules (SSH from allowed-ssh-from only).
+      props["virtualMachineProfile"]["networkProfile"]["networkInterfaceConfigurations"][0]
+           ["properties"]["ipConfigurations"][0]["properties"]["publicIPAddressConfiguration"] = {
+               {"name", "pip0"},
+               {"sku", {{"name", "Standard"}, {"tier", "Regional"}}},
+               {"properties", {{"idleTimeoutInMinutes", 15}}}};
+    }
+    if (needs_gpu_driver_extension(pool.sku, a.image)) {
+      // An image without NVIDIA's driver (not an HPC image): Microsoft's NVIDIA
+      // GPU Driver Extension installs it when the VM is created.
+      props["virtualMachineProfile"]["extensionProfile"] = {
+          {"extensions",
+           {{{"name", "NvidiaGpuDriverLinux"},
+             {"properties",
+              {{"publisher", "Microsoft.HpcCompute"},
+               {"type", "NvidiaGpuDriverLinux"},
+               {"typeHandlerVersion", "1.6"},
+               {"autoUpgradeMinorVersion", true}}}}}}};
+    }
     Resource r{"scale set",
                name,
                rg + "/providers/Microsoft.Compute/virtualMachineScaleSets/" + name,

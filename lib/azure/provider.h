@@ -52,6 +52,11 @@ struct Resource {
 
 std::vector<Resource> desired_resources(const Spec& s);
 
+// Whether a pool of this VM size on this image gets the NVIDIA GPU Driver
+// Extension: a GPU size (the N family) on an image that is not one of
+// Microsoft's HPC images, which carry the driver.
+bool needs_gpu_driver_extension(std::string_view sku, std::string_view image);
+
 // The cloud-init customData of the scale sets: prepares the host only (kernel
 // modules, sysctls, swap off) and holds no secrets.
 std::string cloud_init();

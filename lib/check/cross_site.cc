@@ -47,6 +47,7 @@ cni=$CNI_MTU
 if [ "$cni" = 0 ]; then
   i=$(ip route show default 2>/dev/null | awk '{for(i=1;i<NF;i++) if($i=="dev"){print $(i+1); exit}}')
   m=1500; [ -n "$i" ] && m=$(cat /sys/class/net/$i/mtu 2>/dev/null || echo 1500)
+  [ "$TUNNEL_MTU" -gt 0 ] && [ "$m" -gt "$TUNNEL_MTU" ] && m=$TUNNEL_MTU
   cni=$((m - 50))
 fi
 mtu() {
@@ -71,9 +72,11 @@ std::vector<Probe> cross_site_probes(const SiteHost& from, const std::vector<Sit
   return out;
 }
 
-std::string cross_site_script(const std::vector<Probe>& probes, int cni_mtu, int udp_wait_s) {
+std::string cross_site_script(const std::vector<Probe>& probes, int cni_mtu, int udp_wait_s,
+                              int tunnel_mtu) {
   std::string s = "# paictl cross-site probes: connects and pings, changes nothing.\nCNI_MTU=" +
                   std::to_string(cni_mtu < 0 ? 0 : cni_mtu) +
+                  "\nTUNNEL_MTU=" + std::to_string(tunnel_mtu < 0 ? 0 : tunnel_mtu) +
                   "\nUDP_WAIT=" + std::to_string(udp_wait_s < 1 ? 1 : udp_wait_s) + "\n" +
                   kProbeFunctions;
   for (const auto& p : probes) {
@@ -185,8 +188,9 @@ std::vector<CheckResult> cross_site_results(const std::string& host,
                     "reach " +
                     peer + ": the path between the sites is narrower";
         c.hint =
-            "lower the MTU of the hosts' interfaces (a site-to-site VPN: 1400, so that the pods "
-            "get 1350), or clamp the MSS on the VPN device; check with ping -M do -s SIZE";
+            "set azure.tunnel-mtu to what the link between the sites carries (install gives "
+            "the pods 50 less), or clamp the MSS on the VPN device; check with ping -M do -s "
+            "SIZE";
       }
     }
     out.push_back(std::move(c));

@@ -10,8 +10,8 @@
 //  * CrossSiteMTU: a ping with don't-fragment set, of the size of the pods'
 //    VXLAN packets (the CNI's MTU + 50), to every host of the other site: when
 //    it does not arrive, the path between the sites (a VPN) is narrower than
-//    the pods' packets. The CNI's MTU is install's: the smallest MTU of the
-//    hosts' default-route interfaces less 50, unless given.
+//    the pods' packets. The CNI's MTU is install's: the smallest of the MTU of
+//    the hosts' default-route interfaces and azure.tunnel-mtu, less 50, unless given.
 //  * CrossSiteUDP: a datagram to the overlay's UDP ports (8472, flannel's
 //    VXLAN, which install deploys; 4789, the IANA VXLAN port Calico uses) of
 //    every host there, on a connected socket. UDP proves less than TCP: an
@@ -51,7 +51,10 @@ std::vector<Probe> cross_site_probes(const SiteHost& from, const std::vector<Sit
 // The POSIX sh script that runs the probes (it changes nothing). `cni_mtu` 0:
 // the host's default-route interface MTU less 50. `udp_wait_s`: how long a UDP
 // probe waits for an answer.
-std::string cross_site_script(const std::vector<Probe>& probes, int cni_mtu, int udp_wait_s = 2);
+// `tunnel_mtu` (> 0): with `cni_mtu` 0, the host's MTU is taken as at most this
+// (install's rule for a hybrid cluster: azure.tunnel-mtu).
+std::string cross_site_script(const std::vector<Probe>& probes, int cni_mtu, int udp_wait_s = 2,
+                              int tunnel_mtu = 0);
 
 // The results of one host's probes from the script's output, one per probe.
 std::vector<CheckResult> cross_site_results(const std::string& host,

@@ -47,8 +47,9 @@ std::vector<CheckResult> hybrid_checks(const config::CheckOutcome& loaded,
     if (cross_site) {
       auto probes = cross_site_probes(all[i], all);
       if (!probes.empty())
-        cross[i] = cross_site_results(name, probes,
-                                      exec(i, cross_site_script(probes, opts.cni_mtu), 60000));
+        cross[i] = cross_site_results(
+            name, probes,
+            exec(i, cross_site_script(probes, opts.cni_mtu, 2, az.tunnel_mtu), 60000));
     }
     if (all[i].site != "onprem") return;
     auto r = exec(i, site_overlap_command(), 30000);

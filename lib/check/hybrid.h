@@ -24,7 +24,7 @@ using HostExec =
 
 struct HybridOptions {
   size_t parallel = 64;
-  int cni_mtu = 0;  // 0: as install computes it
+  int cni_mtu = 0;  // 0: as install computes it (azure.tunnel-mtu included)
 };
 
 // Nothing when the cluster has no config.yaml or no azure: section. Hosts not

@@ -7,12 +7,22 @@
 namespace pai::config {
 
 const std::vector<std::string>& azure_config_keys() {
-  static const std::vector<std::string> keys = {
-      "subscription",         "tenant",   "client-id",
-      "client-secret-file",   "location", "resource-group",
-      "address-space",        "subnet",   "admin-user",
-      "ssh-public-key-file",  "image",    "allowed-ssh-from",
-      "onprem-address-space", "pools"};
+  static const std::vector<std::string> keys = {"subscription",
+                                                "tenant",
+                                                "client-id",
+                                                "client-secret-file",
+                                                "location",
+                                                "resource-group",
+                                                "address-space",
+                                                "subnet",
+                                                "admin-user",
+                                                "ssh-public-key-file",
+                                                "image",
+                                                "allowed-ssh-from",
+                                                "onprem-address-space",
+                                                "pools",
+                                                "tunnel-mtu",
+                                                "public-ip"};
   return keys;
 }
 
@@ -290,6 +300,20 @@ AzureConfig load_azure_config(const Node* section, Context& ctx, const std::stri
   };
   cidr_list("allowed-ssh-from", a.allowed_ssh_from);
   cidr_list("onprem-address-space", a.onprem_address_space);
+
+  // The link between the sites: the pods' VXLAN MTU is this less 50.
+  if (const Node* n = section->get("tunnel-mtu"))
+    if (auto v = ctx.int_value(n, "azure.tunnel-mtu")) {
+      if (*v < 1280 || *v > 9000)
+        ctx.error("A003", ctx.at(n),
+                  "azure.tunnel-mtu must be 1280..9000, found " + std::to_string(*v),
+                  "the MTU of the link between the sites: 1400 for an Azure VPN Gateway "
+                  "(Microsoft's guidance), 1500 for ExpressRoute");
+      else
+        a.tunnel_mtu = static_cast<int>(*v);
+    }
+  if (const Node* n = section->get("public-ip"))
+    if (auto v = ctx.bool_value(n, "azure.public-ip")) a.public_ip = *v;
 
   // Pools.
   const Node* pools = ctx.required(section, "pools", "azure");

@@ -16,6 +16,8 @@
 //     image: microsoft-dsvm:ubuntu-hpc:2204:latest
 //     allowed-ssh-from: [203.0.113.10/32]
 //     onprem-address-space: [10.0.0.0/24]      # default: the on-prem hosts of layout.yaml
+//     tunnel-mtu: 1400                         # the link between the sites (pods: 1350)
+//     public-ip: false                         # true: a public address per VM
 //     pools:
 //       - name: gpu
 //         sku: Standard_ND96asr_v4
@@ -65,6 +67,13 @@ struct AzureConfig {
   std::string image = "microsoft-dsvm:ubuntu-hpc:2204:latest";
   std::vector<std::string> allowed_ssh_from;
   std::vector<std::string> onprem_address_space;
+  // The MTU of the link between the sites (tunnel-mtu): install gives the pods'
+  // VXLAN network at most this less 50. 1400 is Microsoft's guidance for a
+  // site-to-site VPN (TCP MSS 1350).
+  int tunnel_mtu = 1400;
+  // public-ip: true gives each VM a public address (Standard SKU, in the scale
+  // set's NIC); SSH to it is then admitted from allowed-ssh-from only.
+  bool public_ip = false;
   std::vector<AzurePool> pools;
   // The pool whose VM is the master (role: master), or nullptr.
   const AzurePool* master_pool() const;

@@ -655,6 +655,84 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     reads = collect_reads(0, phases.size(), all);
   }
 
+  // Stages: runs of phases between barriers; a cluster-wide phase is a stage of its own.
+  auto stage_end = [&](size_t first) {
+    size_t last = first + 1;
+    if (!phases[first]->cluster_wide())
+      while (last < phases.size() && !phases[last]->barrier() && !phases[last]->cluster_wide())
+        ++last;
+    return last;
+  };
+  // The hosts of the stage at `first` among `alive`, and the end of its group:
+  // the stages after it that run on the same hosts (the master's add-on phases).
+  auto group_of = [&](size_t first, const std::vector<size_t>& alive) {
+    auto on = [&](size_t from, size_t to) {
+      std::vector<size_t> v;
+      for (size_t i : alive)
+        for (size_t pi = from; pi < to; ++pi)
+          if (phase_runs(*phases[pi], hosts[i])) {
+            v.push_back(i);
+            break;
+          }
+      return v;
+    };
+    std::vector<size_t> group_hosts = on(first, stage_end(first));
+    size_t group_end = stage_end(first);
+    while (group_end < phases.size() && !phases[group_end]->cluster_wide()) {
+      size_t next = stage_end(group_end);
+      if (on(group_end, next) != group_hosts) break;
+      group_end = next;
+    }
+    return std::make_pair(group_hosts, group_end);
+  };
+
+  // A run that applies reads its first group of phases that may change a host
+  // (after the OS and the pre-install checks, which change nothing) in the
+  // session that takes the host lock, once the lock is taken: a round trip
+  // fewer per host. Nothing changes a host between the two.
+  size_t lock_group = phases.size(), lock_group_end = phases.size();
+  std::vector<std::vector<ObservationRead>> lock_reads(hosts.size());
+  std::vector<std::vector<std::pair<std::string, remote::ExecResult>>> locked_reads(hosts.size());
+  if (!opts_.dry_run && opts_.host_lock) {
+    for (size_t first = 0; first < phases.size();) {
+      size_t last = stage_end(first);
+      bool changes = false;
+      for (size_t pi = first; pi < last; ++pi) changes |= !phases[pi]->read_only();
+      if (changes && !phases[first]->cluster_wide()) {
+        lock_group = first;
+        break;
+      }
+      first = last;
+    }
+    if (lock_group < phases.size()) {
+      std::vector<size_t> all(hosts.size());
+      for (size_t i = 0; i < hosts.size(); ++i) all[i] = i;
+      auto [group_hosts, end] = group_of(lock_group, all);
+      lock_group_end = end;
+      lock_reads = collect_reads(lock_group, lock_group_end, group_hosts);
+    }
+  }
+  // The lock script, then, when it took the lock, the reads of `rs`.
+  auto lock_then_read = [&](size_t i, const std::string& lock,
+                            const std::vector<ObservationRead>& rs) {
+    if (rs.empty()) return runs[i]->sh(lock);
+    std::vector<std::string> scripts;
+    bool secret = false;
+    for (const auto& rd : rs) {
+      scripts.push_back(rd.script);
+      secret |= rd.secret;
+    }
+    std::string whole = "o=$(\n" + lock + "\n)\nprintf '%s\\n' \"$o\"\ncase $o in acquired*)\n" +
+                        combined_observation_script(scripts, marker) + ";;\nesac\n";
+    auto r = runs[i]->sh(whole, {}, 600000, secret);
+    std::vector<remote::ExecResult> parts;
+    if (r.ok() && r.exit_status == 0 && r.out.rfind("acquired", 0) == 0 &&
+        split_combined_output(r.out, marker, scripts.size(), parts))
+      for (size_t k = 0; k < parts.size(); ++k)
+        locked_reads[i].emplace_back(scripts[k], std::move(parts[k]));
+    return r;
+  };
+
   // Connect (and lock) every host.
   remote::run_parallel(hosts.size(), eo, [&](size_t i) {
     HostRun& h = *runs[i];
@@ -668,7 +746,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     } else if (opts_.dry_run || !opts_.host_lock) {
       r = h.sh("id -u");
     } else {
-      r = h.sh(host_lock_script(holder, opts_.host_lock_stale_s));
+      r = lock_then_read(i, host_lock_script(holder, opts_.host_lock_stale_s), lock_reads[i]);
       if (r.ok() && r.exit_status == 0 && r.out.rfind("held", 0) == 0) {
         std::string cur = r.out.substr(r.out.find('\n') + 1);
         while (!cur.empty() && cur.back() == '\n') cur.pop_back();
@@ -841,13 +919,6 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   };
 
   // Stages: runs of phases between barriers; a cluster-wide phase is a stage of its own.
-  auto stage_end = [&](size_t first) {
-    size_t last = first + 1;
-    if (!phases[first]->cluster_wide())
-      while (last < phases.size() && !phases[last]->barrier() && !phases[last]->cluster_wide())
-        ++last;
-    return last;
-  };
   for (size_t first = 0; first < phases.size() && !stop;) {
     size_t last = stage_end(first);
     // A dry run shows the whole plan: a host whose phase failed still shows the rest.
@@ -860,28 +931,29 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
       // phases), in one session per host, instead of a session per phase and
       // one `kubectl get` of the cluster objects each. A phase that applies
       // makes its hosts' reads be read again (run_phase).
-      auto on = [&](size_t from, size_t to) {
-        std::vector<size_t> v;
-        for (size_t i : alive)
-          for (size_t pi = from; pi < to; ++pi)
-            if (phase_runs(*phases[pi], hosts[i])) {
-              v.push_back(i);
-              break;
-            }
-        return v;
-      };
-      std::vector<size_t> group_hosts = on(first, last);
-      size_t group_end = last;
-      while (group_end < phases.size() && !phases[group_end]->cluster_wide()) {
-        size_t next = stage_end(group_end);
-        if (on(group_end, next) != group_hosts) break;
-        group_end = next;
-      }
+      auto [group_hosts, group_end] = group_of(first, alive);
       for (auto& r : runs) r->forget_reads();
       if (first == 0)
         for (size_t i = 0; i < hosts.size(); ++i)
           for (auto& [script, r] : plan_reads[i]) runs[i]->keep_read(script, std::move(r));
       auto ahead = collect_reads(first, group_end, group_hosts);
+      // What the lock's session read of this group serves it (only the reads
+      // this group asks for).
+      if (first == lock_group && group_end <= lock_group_end)
+        for (size_t i = 0; i < hosts.size(); ++i) {
+          std::map<std::string, remote::ExecResult> got;
+          for (auto& [script, r] : locked_reads[i]) got[script] = std::move(r);
+          locked_reads[i].clear();
+          std::vector<ObservationRead> left;
+          for (auto& rd : ahead[i]) {
+            auto it = got.find(rd.script);
+            if (it != got.end())
+              runs[i]->keep_read(rd.script, std::move(it->second));
+            else
+              left.push_back(std::move(rd));
+          }
+          ahead[i] = std::move(left);
+        }
       std::vector<size_t> targets;
       for (size_t i = 0; i < hosts.size(); ++i)
         if (!ahead[i].empty() && runs[i]->connection) targets.push_back(i);

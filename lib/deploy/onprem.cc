@@ -830,13 +830,15 @@ class Flannel : public ManifestPhase {
       : ManifestPhase(s, "cni", "kube-flannel.yaml", "flannel (VXLAN)", "kube-flannel",
                       "kube-flannel-ds") {}
   std::map<std::string, std::string> values(HostRun& h) override {
-    // VXLAN adds 50 bytes: the pods' MTU is the smallest host MTU less that.
+    // VXLAN adds 50 bytes: the pods' MTU is the smallest host MTU less that,
+    // and in a hybrid cluster the link between the sites (a VPN's 1400) less that.
     int64_t mtu = 0;
     for (auto* other : h.run().hosts) {
       int64_t m = other->facts().value("mtu", int64_t{1500});
       mtu = mtu == 0 ? m : std::min(mtu, m);
     }
     if (mtu <= 0) mtu = 1500;
+    if (s_.tunnel_mtu > 0) mtu = std::min<int64_t>(mtu, s_.tunnel_mtu);
     return {{"pods", s_.pods_subnet}, {"mtu", std::to_string(mtu - 50)}};
   }
 };

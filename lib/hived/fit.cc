@@ -46,6 +46,24 @@ void chain_types(const PhysicalCellStatus& top,
     chain_of.emplace(c->cell_type, top.cell_type);
 }
 
+// The specs of `top`'s cells by their full address in HiveD's answer.
+void index_specs(const PhysicalCellStatus& c, config::PhysicalCellSpec& s,
+                 std::unordered_map<std::string, config::PhysicalCellSpec*>& by_address) {
+  by_address.emplace(c.cell_address, &s);
+  for (size_t i = 0; i < c.children.size() && i < s.children.size(); ++i)
+    index_specs(c.children[i], s.children[i], by_address);
+}
+
+// A VC's virtual root that HiveD shows bound to a healthy physical cell while
+// nothing uses it is a pinned cell: HiveD binds a pinned cell when it starts
+// and keeps it bound, while it binds any other preassigned cell only while a
+// group uses it (or, doomed, to a bad cell). A pinned cell in use looks like
+// any used cell and is not recognised.
+bool idle_pinned(const VirtualCellStatus& c) {
+  return c.physical_cell && c.cell_state == "Free" && c.cell_priority == -2 &&
+         c.physical_cell->cell_healthiness == "Healthy";
+}
+
 }  // namespace
 
 std::string_view to_string(FitVerdict::Kind k) {
@@ -74,12 +92,26 @@ config::HivedConfig config_of(const ClusterStatus& status) {
     chain_types(top, chain_of);
   }
   for (const auto& t : type_order) cfg.cell_types.push_back(types[t]);
+  std::unordered_map<std::string, config::PhysicalCellSpec*> spec_at;
+  for (size_t i = 0; i < status.physical_cluster.size(); ++i)
+    index_specs(status.physical_cluster[i], cfg.physical_cells[i], spec_at);
   for (const auto& [vc, cells] : status.virtual_clusters) {
     config::VirtualClusterSpec v;
     v.name = vc;
     std::vector<std::pair<std::string, int64_t>> counts;  // in order of appearance
     for (const auto& c : cells) {
       if (is_opportunistic_entry(c)) continue;
+      if (idle_pinned(c)) {
+        auto at = spec_at.find(c.physical_cell->cell_address);
+        if (at != spec_at.end() && at->second->pinned_cell_id.empty()) {
+          // HiveD does not say the id: one of paictl's own, for this VC's root.
+          at->second->pinned_cell_id = "pinned:" + c.cell_address;
+          config::PinnedCellRef ref;
+          ref.pinned_cell_id = at->second->pinned_cell_id;
+          v.pinned_cells.push_back(ref);
+          continue;
+        }
+      }
       auto ch = chain_of.find(c.cell_type);
       std::string type = ch == chain_of.end() || ch->second == c.cell_type
                              ? c.cell_type

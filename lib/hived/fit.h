@@ -5,8 +5,11 @@
 // types from the physical tree (each type's child type and count, its node
 // level), the physical cells with their addresses, and each VC's virtual cells
 // counted per cell type. The inspect API does not show which of a VC's
-// virtual cells are pinned: a pinned one is counted as an ordinary cell of its
-// type, so a request with a pinnedCellId is not judged here.
+// virtual cells are pinned: one bound to a healthy physical cell that nothing
+// uses is (HiveD binds other cells only while they are used, or to bad cells),
+// and becomes a pinned cell of an id of paictl's own ("pinned:<vc>/<index>");
+// a pinned cell in use is counted as an ordinary cell of its type. So a
+// request with a pinnedCellId is not judged here.
 //
 // fit() rebuilds the live state on that config as HiveD does at restart (bad
 // nodes marked, the running groups restored from their placements,

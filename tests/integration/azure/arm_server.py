@@ -39,7 +39,8 @@ For tests it also:
     and failed operations (POST /__control/fail-operation
       {"path": REGEX, "method": "PUT", "count": 1, "code": "...", "message": "..."});
   * takes settings (POST /__control/config): {"polls": 2, "retryAfter": 1,
-    "pageSize": 50, "tokenLifetime": 3600, "omitRetryAfter": false};
+    "pageSize": 50, "tokenLifetime": 3600, "omitRetryAfter": false,
+    "remainingReads": 11999, "remainingWrites": 1199} (each answer counts one down);
   * hands out given names and addresses to the VMs it creates next
     (POST /__control/vm-hosts [{"computerName": ..., "privateIp": ...}, ...]), so
     that test hosts (sshd on loopback) can stand in for new VMs; an entry with
@@ -358,6 +359,8 @@ class Handler(BaseHTTPRequestHandler):
                 st.page_size = body.get("pageSize", st.page_size)
                 st.token_lifetime = body.get("tokenLifetime", st.token_lifetime)
                 st.omit_retry_after = body.get("omitRetryAfter", st.omit_retry_after)
+                st.reads = body.get("remainingReads", st.reads)
+                st.writes = body.get("remainingWrites", st.writes)
             return self._send(200, {})
         if path == "/__control/vm-hosts":
             with st.lock:

@@ -140,10 +140,72 @@ assert site("tb-master") == {"paictl.io/site": "azure", "paictl.io/azure-pool": 
 assert site("tb-worker2") == {"paictl.io/site": "azure", "paictl.io/azure-pool": "gpu", "topology.kubernetes.io/region": "eastus"}, site("tb-worker2")
 assert site("tb-worker1") == {"paictl.io/site": "onprem"}, site("tb-worker1")
 assert "cellAddress: tb-worker2" in o["ConfigMap/openpai/hivedscheduler-config"]["data"]["hivedscheduler.yaml"]'
+pycheck "$TMP/installed.json" "the pods' VXLAN MTU is lowered for the link between the sites (azure.tunnel-mtu 1400 - 50)" '
+net = s["cluster"]["objects"]["ConfigMap/kube-flannel/kube-flannel-cfg"]["data"]
+assert json.loads(net["net-conf.json"])["Backend"] == {"Type": "vxlan", "MTU": 1350}, net
+assert json.loads(net["cni-conf.json"])["plugins"][0]["delegate"]["mtu"] == 1350, net'
 ctl POST /__control/clear-requests '{}' >/dev/null
 run install "$C" --yes --detailed-exitcode $ARGS
 expect_rc 0 "a second install has nothing to do, in Azure or on the hosts"
 check_requests "not any(r['method'] in ('PUT', 'DELETE') for r in arm)" "the second install sends no PUT"
+
+# --- check hosts' cross-site checks find seeded faults on the path to the GPU VM --
+# The test hosts share this machine's network, so the faults are seeded on it,
+# for tb-worker2's address only: a local route with MTU 1300 (a VPN narrower than
+# tunnel-mtu's 1400: the pods' 1400-byte VXLAN packets do not fit), and its
+# kubelet port dropped (a listener whose accept queue is full: SYNs go unanswered,
+# as behind an NSG or a firewall that drops them).
+VM=127.0.43.4
+# (set -e holds in the trap too: each command there must not fail.)
+trap '[ -z "$HOLD_PID" ] || kill "$HOLD_PID" 2>/dev/null || true; ip route del local $VM/32 dev lo table local 2>/dev/null || true; "$TESTBED" down "$RUN" >/dev/null 2>&1 || true; kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; rm -rf "$TMP"' EXIT INT TERM
+HOLD_PID=
+if ip route add local $VM/32 dev lo table local mtu lock 1300 2>/dev/null; then
+  "$PY" - "$VM" "$TMP/hold" <<'PYEOF' &
+import socket, sys, time
+ip, flag = sys.argv[1], sys.argv[2]
+s = socket.socket()
+try:
+    s.bind((ip, 10250))
+except OSError as e:
+    open(flag, "w").write("busy %s" % e)
+    sys.exit(0)
+s.listen(0)
+held = []
+for _ in range(4):  # fill the accept queue: later SYNs are dropped
+    c = socket.socket(); c.setblocking(False)
+    try: c.connect((ip, 10250))
+    except BlockingIOError: pass
+    held.append(c)
+time.sleep(1)
+open(flag, "w").write("held")
+time.sleep(300)
+PYEOF
+  HOLD_PID=$!
+  i=0; while [ ! -s "$TMP/hold" ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
+  run check hosts "$C" --ssh-config "$RUN/ssh_config" -o json
+  kill "$HOLD_PID" 2>/dev/null || true
+  ip route del local $VM/32 dev lo table local 2>/dev/null || true
+  if "$PY" - "$OUT" "$TMP/hold" <<'PYEOF'
+import json, shutil, sys
+rows = [r for r in json.load(open(sys.argv[1]))["results"] if r["check"].startswith("CrossSite") and r["host"] == "tb-worker1"]
+by = lambda check, peer: [r for r in rows if r["check"] == check and peer in r["message"]]
+if shutil.which("ping"):
+    vm, master = by("CrossSiteMTU", "tb-worker2"), by("CrossSiteMTU", "tb-master")
+    assert [r["status"] for r in vm] == ["fail"] and "a packet of 1400 bytes (the CNI's MTU 1350 + 50 of VXLAN)" in vm[0]["message"], vm
+    assert [r["status"] for r in master] == ["pass"], master
+if open(sys.argv[2]).read() == "held":
+    vm = [r for r in by("CrossSitePort", "tb-worker2") if "10250" in r["message"]]
+    assert [r["status"] for r in vm] == ["fail"] and "no answer" in vm[0]["message"], vm
+    master = [r for r in by("CrossSitePort", "tb-master") if "10250" in r["message"]]
+    assert [r["status"] for r in master] == ["pass"], master
+else:
+    print("the kubelet port of %s could not be held (%s): the blocked port is not seeded" % (sys.argv[1], open(sys.argv[2]).read()))
+PYEOF
+  then pass "check hosts: CrossSiteMTU finds the narrower path and CrossSitePort the dropped kubelet port of the GPU VM; the master's pass"
+  else fail "check hosts' cross-site checks with the seeded faults"; sed 's/^/  | /' "$OUT" >&2; fi
+else
+  echo "skip: cannot add a route here, so the cross-site faults are not seeded"
+fi
 
 # The master's pool neither grows nor loses its VM.
 ctl POST /__control/clear-requests '{}' >/dev/null

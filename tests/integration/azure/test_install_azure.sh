@@ -61,6 +61,16 @@ run install "$C" --azure-only --dry-run --detailed-exitcode $EP
 expect_rc 2 "--detailed-exitcode: changes"
 expect_out "create  scale set               pai-gpu" "text plan"
 check_requests "all(r['method'] == 'GET' for r in arm)" "a dry run only reads"
+# The endpoints and the CA from the environment instead of the flags.
+export PAICTL_ARM_ENDPOINT="$ARM" PAICTL_AUTHORITY_HOST="$ARM" PAICTL_CA_FILE="$CA"
+run install "$C" --azure-only --dry-run -o json
+unset PAICTL_ARM_ENDPOINT PAICTL_AUTHORITY_HOST PAICTL_CA_FILE
+expect_rc 0 "dry run with PAICTL_ARM_ENDPOINT, PAICTL_AUTHORITY_HOST and PAICTL_CA_FILE"
+cmp -s "$OUT" "$TMP/plan.json" && pass "the environment's endpoints give the same plan as the flags" ||
+  fail "the plan through the environment's endpoints"
+run install "$C" --azure-only --dry-run -o json --arm-endpoint "$ARM" --authority-host "$ARM"
+expect_rc 3 "without the test CA the server's certificate is refused"
+expect_err "PAICTL_CA_FILE" "the TLS failure names --ca-file / PAICTL_CA_FILE"
 
 # --- apply, through throttling, a failing poll and contention ---------------
 ctl POST /__control/clear-requests '{}' >/dev/null

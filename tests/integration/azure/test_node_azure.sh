@@ -61,17 +61,43 @@ if [ -n "$ROUTE" ]; then
   cp "$C/config.yaml" "$TMP/config.keep"
   printf 'kube_pods_subnet: %s\n' "$ROUTE" >>"$C/config.yaml"
   run install "$C" --dry-run -o json $ARGS
-  cp "$TMP/config.keep" "$C/config.yaml"
   if [ "$RC" -ne 0 ] && grep -q "SiteOverlap" "$OUT" "$ERR" && grep -q "overlaps kube_pods_subnet $ROUTE" "$OUT" "$ERR"; then
     pass "install's pre-install checks include SiteOverlap: the route $ROUTE into the pods' range stops the dry run (exit $RC)"
   else
     fail "install --dry-run with kube_pods_subnet on the machine's route $ROUTE: exit $RC"
     sed 's/^/  | /' "$OUT" "$ERR" >&2
   fi
+  # The install itself: refused before Azure spends anything (no PUT, no resource).
+  ctl POST /__control/clear-requests '{}' >/dev/null
+  run install "$C" --yes $ARGS
+  cp "$TMP/config.keep" "$C/config.yaml"
+  expect_rc 1 "install --yes with the overlap: the on-prem host's checks fail"
+  expect_out "SiteOverlap" "the failing check is named"
+  expect_err "nothing was created or changed in Azure" "the refusal says Azure was left alone"
+  check_requests "arm and not any(r['method'] in ('PUT', 'DELETE', 'PATCH') for r in arm)" \
+    "the checks ran before Azure: the plan was read, nothing was sent to create"
+  [ "$(ctl GET /__control/resources)" = "[]" ] && pass "no Azure resource exists" ||
+    fail "resources created before the checks: $(ctl GET /__control/resources)"
 else
   echo "skip: this machine routes no network outside the test's ranges, so SiteOverlap cannot be seeded"
 fi
 
+# The dry run shows both plans: the Azure resources and the on-prem hosts' phases.
+run install "$C" --dry-run $ARGS
+expect_rc 0 "install --dry-run"
+expect_out "create  scale set               testbed-gpu" "the dry run has the Azure plan"
+expect_out "kubeadm init" "and the on-prem plan (kubeadm init on the master)"
+expect_out "2 hosts: 2 to change" "of both on-prem hosts"
+run install "$C" --dry-run -o json $ARGS
+if "$PY" - "$OUT" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+acts = {(r["kind"], r["action"]) for r in d["azure"]["resources"]}
+assert ("scale set", "create") in acts and ("virtual network", "create") in acts, acts
+assert sorted(h["host"] for h in d["plan"]["hosts"]) == ["tb-master", "tb-worker1"], d["plan"]
+PYEOF
+then pass "install --dry-run -o json: the Azure resources with their actions and the hosts' plan in one document"
+else fail "install --dry-run -o json's document"; sed 's/^/  | /' "$OUT" >&2; fi
 run install "$C" --yes $ARGS
 expect_rc 0 "install: the Azure part (no VM yet) and the on-prem hosts"
 [ "$RC" -eq 0 ] || { finish; exit 1; }

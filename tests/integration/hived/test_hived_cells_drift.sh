@@ -73,4 +73,33 @@ run hived drift "$CFG" --hived "$URL" --facts "$TMP/facts"
 expect_out "v3    gpusDropped  7 GPUs found, its cells have 8 leaf cells" "the table says 7 of 8"
 run hived drift "$CFG" --hived "$URL" --facts "$TMP/nowhere"
 expect_rc 2 "facts that are not there"
+
+# --- every command in every output format ------------------------------------------------
+# -o yaml: the same document as -o json; -o wide: what the table leaves out.
+WHY="--config $CFG --vc prod --priority 100 --gpus 8 --leaf-type V100"
+for c in "status hivedStatus" "groups hivedGroup" "cells hivedCells" "why:infer-c hivedWhy" \
+         "why:big-wait hivedWhy" "drift:$CFG hivedDrift" "diff:$CFG:$SCEN/lab-moved.yaml hivedDiff"; do
+  cmd=${c%% *} kind=${c#* }
+  set -- $(echo "$cmd" | tr ':' ' ')
+  extra=""
+  [ "$cmd" = "why:big-wait" ] && extra=$WHY
+  [ "$1" = diff ] && extra="--live"
+  run hived "$@" --hived "$URL" $extra -o yaml
+  if [ "$RC" -le 1 ] && "$PY" -c "
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+sys.exit(0 if d['apiVersion'] == 'paictl.' + sys.argv[2] + '/v1' else 1)
+" "$OUT" "$kind"; then pass "hived $* -o yaml: a $kind document"; else fail "hived $* -o yaml"; sed 's/^/  | /' "$OUT" "$ERR" >&2; fi
+done
+run hived status --hived "$URL" -o wide
+expect_out "k2    K80   Healthy     4     0    0  -" "status -o wide: the idle healthy k2 too"
+run hived groups --hived "$URL" -o wide
+expect_out "LAZY PREEMPTED BY" "groups -o wide: who lazily preempted a group"
+run hived cells --hived "$URL" -o wide
+expect_out "0/v4/4-opp" "cells -o wide: the opportunistic cells"
+run hived drift "$CFG" --hived "$URL" -o wide
+expect_out "kubectl describe node v7" "drift -o wide: the hints"
+run hived diff "$CFG" "$SCEN/lab-moved.yaml" --live --hived "$URL" -o wide
+expect_out "train-a  prod           300    16  keeps running" "diff -o wide: the groups that keep running too"
+expect_out "prod-pin     prod  1/v8     unchanged" "diff -o wide: the unchanged pinned cells"
 finish

@@ -77,6 +77,12 @@ expect_rc 0 "why of a waiting group"
 schema_check hivedWhy "hived why -o json (waiting)"
 json_check "d['verdict'] == 'waits' and 'insufficient capacity' in d['reason']" "it waits for capacity in prod"
 json_check "d['vcGuaranteedCells'] == 4 and d['vcBoundCells'] == 4" "all 4 of prod's node cells are bound"
+# The server's replay left big-wait waiting with the scheduler's own reason; why,
+# which rebuilds the state from HiveD's answers alone, finds the same one.
+WAITING=$("$PY" -c "import json, sys, urllib.request; print([w['reason'] for w in json.load(urllib.request.urlopen(sys.argv[1])) if w['group'] == 'big-wait'][0])" "$URL/__control/waiting")
+json_check "d['reason'] == '$WAITING' and d['reason'].startswith('insufficient capacity')" "why's reason is the one the scheduler gave when the stream was replayed"
+json_check "d['cellsPerPod'] == [{'leafCellNumber': 8, 'chain': 'V100-RACK', 'cellType': 'V100-NODE', 'cellLeafCells': 8}]" "the pod of 8 GPUs needs a whole V100-NODE cell"
+json_check "'needs 1 pod(s) of 8 GPUs at priority 100 (a pod of 8 GPUs takes a whole V100-NODE cell of chain V100-RACK); of its 4 guaranteed V100-NODE cells, 4 are bound to running groups: train-a (300), train-b (300), urgent (200)' in d['explanation']" "the reason in cells"
 json_check "[h['group'] for h in d['heldBy']] == ['train-a', 'train-b', 'urgent']" "held by train-a, train-b and urgent"
 json_check "d['badNodes'] == ['v7']" "v7 is the bad candidate"
 

@@ -64,6 +64,18 @@ expect_rc 3 "no CA: the certificate is not trusted"
 expect_err "certificate" "the error is about the certificate"
 run hived status --cluster lab-insecure -o json
 expect_rc 0 "insecure: true skips the check"
+# --hived without --cluster: the system's CAs unless --ca-file or --insecure, and no token.
+GW="https://127.0.0.1:$PORT/a/127.0.0.1:30096"
+run hived status --hived "$GW"
+expect_rc 3 "--hived alone: the test CA is not among the system's"
+: >"$TMP/pylon.log"
+run hived status --hived "$GW" --ca-file "$TMP/certs/ca.pem" -o json
+expect_rc 0 "--hived with --ca-file"
+if seen "GET /a/127.0.0.1:30096/v1/inspect/clusterstatus -"; then pass "--hived alone sends no token"; else fail "a token without --cluster"; cat "$TMP/pylon.log" >&2; fi
+run hived groups --hived "$GW" --insecure
+expect_rc 0 "--hived with --insecure"
+run hived status --ca-file "$TMP/certs/ca.pem"
+expect_rc 2 "--ca-file without --hived"
 run hived status --cluster lab --hived "https://127.0.0.1:$PORT/nowhere"
 expect_rc 3 "a path the pylon does not proxy"
 expect_err "404 Not Found: 404 Not Found nginx" "the page's text, not its HTML"

@@ -307,6 +307,50 @@ TEST(AzureArm, MissingRetryAfterWaitsTheDefault) {
   EXPECT_EQ(f.fc.taken(), (std::vector<double>{13, 13}));
 }
 
+TEST(AzureArm, MissingRetryAfterDefaultsToTheContractsMinute) {
+  // async-api-reference.md: without Retry-After a client waits 60 s.
+  EXPECT_DOUBLE_EQ(ArmOptions{}.default_wait_s, 60);
+  Fixture f;
+  NEED_SERVER(f);
+  f.resource_group();
+  f.srv.config({{"omitRetryAfter", true}});
+  f.vnet();
+  EXPECT_EQ(f.fc.taken(), (std::vector<double>{60, 60}));
+}
+
+TEST(AzureArm, LongThrottleWithinTheLimitIsWaitedInFull) {
+  // A 429's Retry-After may exceed the 600 s of polls (Compute: 20 minutes);
+  // up to max_throttle_wait_s it is waited as given, and the request is sent once more.
+  Fixture f;
+  NEED_SERVER(f);
+  f.srv.fail({{"kind", "arm"},
+              {"method", "PUT"},
+              {"status", 429},
+              {"retryAfter", 900},
+              {"shape", "compute"},
+              {"code", "OperationNotAllowed"},
+              {"count", 1}});
+  f.resource_group();
+  EXPECT_EQ(f.fc.taken(), (std::vector<double>{900}));
+  EXPECT_EQ(f.count("PUT", "/resourceGroups/pai-rg"), 2);
+  EXPECT_EQ(f.arm->stats().throttled, 1);
+}
+
+TEST(AzureArm, RemainingRequestCountsAreObservedAndSlowDown) {
+  Fixture f;
+  NEED_SERVER(f);
+  f.srv.config({{"remainingReads", 100}, {"remainingWrites", 3}});
+  f.resource_group();  // one PUT: 2 writes left, below 5
+  ASSERT_TRUE(f.arm->get(kRg, "2021-04-01").ok());
+  auto st = f.arm->stats();
+  EXPECT_EQ(st.min_remaining_writes, 2);
+  EXPECT_EQ(st.min_remaining_reads, 99);
+  EXPECT_EQ(f.fc.taken(), (std::vector<double>{1})) << "one pause after the write ran low";
+  EXPECT_NE(f.all_log().find("only 2 writes left in this subscription's window; slowing down"),
+            std::string::npos)
+      << f.all_log();
+}
+
 TEST(AzureArm, ErrorAnswersAreValuesWithCodeAndRequestId) {
   Fixture f;
   NEED_SERVER(f);

@@ -2,7 +2,10 @@
 // AZURE_CLIENT_SECRET), federated token file, managed identity; and what a
 // refused sign-in says (never the secret).
 
+#include <cstdio>
+#include <fstream>
 #include <map>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -109,6 +112,41 @@ TEST(AzureAuth, FederatedTokenFileIsAClientAssertion) {
   EXPECT_EQ(token_form_keys(srv),
             (std::vector<std::string>{"client_assertion", "client_assertion_type", "client_id",
                                       "grant_type", "scope"}));
+}
+
+// The platform rotates the projected token: each sign-in reads the file again.
+TEST(AzureAuth, FederatedTokenFileIsReadAgainForEachToken) {
+  ArmServer srv;
+  if (!srv.ok()) GTEST_SKIP() << "openssl is missing";
+  pai::http::Options ho;
+  ho.tls.ca_file = srv.ca_file();
+  pai::http::CurlClient http(ho);
+  std::string good;
+  {
+    std::ifstream in(srv.assertion_file());
+    std::getline(in, good);
+  }
+  ASSERT_FALSE(good.empty());
+  std::string file = ::testing::TempDir() + "paictl-federated-token";
+  auto write = [&](const std::string& text) {
+    std::ofstream(file, std::ios::trunc) << text << "\n";
+  };
+  write(good);
+  Env env;
+  env.vars["AZURE_FEDERATED_TOKEN_FILE"] = file;
+  auto src =
+      pai::azure::make_token_source({"t1", ArmServer::kClientId, ""}, http, options(srv), env.fn());
+  ASSERT_TRUE(src.ok()) << src.error().message;
+  ASSERT_TRUE((*src)->token().ok());
+  write("eyJhbGciOi.rotated-by-someone-else.sig");
+  auto stale = (*src)->token(true);
+  ASSERT_FALSE(stale.ok()) << "the file was not read again";
+  EXPECT_NE(stale.error().message.find("AADSTS700024"), std::string::npos) << stale.error().message;
+  EXPECT_EQ(stale.error().message.find("rotated-by-someone-else"), std::string::npos)
+      << "the assertion is a secret";
+  write(good);
+  EXPECT_TRUE((*src)->token(true).ok());
+  std::remove(file.c_str());
 }
 
 TEST(AzureAuth, ManagedIdentityEndpoint) {

@@ -101,6 +101,40 @@ TEST(AzureModel, ScaleSetBodies) {
   std::string ci = pai::azure::cloud_init();
   EXPECT_EQ(ci.rfind("#cloud-config\n", 0), 0u);
   EXPECT_LE(ci.size(), 65535u);
+  // customData holds no secret: no password, token or key material in the file.
+  for (const char* word : {"password", "token", "client_secret", "PRIVATE KEY", "kubeadm"})
+    EXPECT_EQ(pai::util::to_lower(ci).find(pai::util::to_lower(word)), std::string::npos) << word;
+  // The default image is an HPC image, which has the GPU driver: no extension,
+  // no public address.
+  const json& nic = ib["properties"]["virtualMachineProfile"]["networkProfile"]
+                      ["networkInterfaceConfigurations"][0]["properties"];
+  EXPECT_FALSE(ib["properties"]["virtualMachineProfile"].contains("extensionProfile"));
+  EXPECT_FALSE(nic["ipConfigurations"][0]["properties"].contains("publicIPAddressConfiguration"));
+  EXPECT_EQ(nic["networkSecurityGroup"]["id"],
+            "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.Network/"
+            "networkSecurityGroups/lab-nsg");
+
+  // A plain Ubuntu image: the GPU pools get NVIDIA's driver extension, a CPU pool none.
+  s.azure.image = "Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:latest";
+  s.azure.public_ip = true;
+  s.azure.pools.push_back({"cpu", "Standard_D8s_v5", 1, "cpu", {}, {}, {}});
+  rs = pai::azure::desired_resources(s);
+  ASSERT_EQ(rs.size(), 6u);
+  const json& ext = rs[3].body["properties"]["virtualMachineProfile"]["extensionProfile"];
+  ASSERT_TRUE(ext.is_object()) << rs[3].body.dump(1);
+  EXPECT_EQ(ext["extensions"][0]["properties"]["publisher"], "Microsoft.HpcCompute");
+  EXPECT_EQ(ext["extensions"][0]["properties"]["type"], "NvidiaGpuDriverLinux");
+  EXPECT_TRUE(rs[4].body["properties"]["virtualMachineProfile"].contains("extensionProfile"));
+  EXPECT_FALSE(rs[5].body["properties"]["virtualMachineProfile"].contains("extensionProfile"));
+  const json& pip = rs[5].body["properties"]["virtualMachineProfile"]["networkProfile"]
+                              ["networkInterfaceConfigurations"][0]["properties"]
+                              ["ipConfigurations"][0]["properties"]["publicIPAddressConfiguration"];
+  EXPECT_EQ(pip["sku"]["name"], "Standard");
+  EXPECT_TRUE(
+      pai::azure::needs_gpu_driver_extension("Standard_NC24ads_A100_v4", "Canonical:x:y:z"));
+  EXPECT_FALSE(pai::azure::needs_gpu_driver_extension("Standard_ND96asr_v4",
+                                                      "microsoft-dsvm:ubuntu-hpc:2204:latest"));
+  EXPECT_FALSE(pai::azure::needs_gpu_driver_extension("Standard_D8s_v5", "Canonical:x:y:z"));
 }
 
 TEST(AzureProvider, PlanApplyIsIdempotentAndListsTheMachines) {
@@ -177,6 +211,37 @@ TEST(AzureProvider, PlanApplyIsIdempotentAndListsTheMachines) {
   auto after = pai::azure::list_machines(*e.arm, e.spec);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(after->size(), 3u);
+}
+
+// A plain image (the driver extension) and public addresses: the server takes
+// the bodies, and a second plan finds nothing to change.
+TEST(AzureProvider, DriverExtensionAndPublicIpAreAppliedOnce) {
+  ProviderEnv e;
+  NEED(e);
+  e.spec.azure.image = "Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:latest";
+  e.spec.azure.public_ip = true;
+  auto p = pai::azure::plan(*e.arm, e.spec);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  auto r = pai::azure::apply(*e.arm, *p, {});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->created, 5);
+  auto got = e.arm->get(
+      "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/"
+      "lab-rg/providers/Microsoft.Compute/virtualMachineScaleSets/lab-gpu",
+      pai::azure::kComputeApi);
+  ASSERT_TRUE(got.ok());
+  const json& vmp = got->body["properties"]["virtualMachineProfile"];
+  EXPECT_EQ(vmp["extensionProfile"]["extensions"][0]["properties"]["type"], "NvidiaGpuDriverLinux")
+      << vmp.dump(1);
+  EXPECT_TRUE(vmp["networkProfile"]["networkInterfaceConfigurations"][0]["properties"]
+                 ["ipConfigurations"][0]["properties"]
+                     .contains("publicIPAddressConfiguration"));
+  e.srv.clear_requests();
+  auto again = pai::azure::plan(*e.arm, e.spec);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  for (auto& c : again->changes)
+    EXPECT_EQ(c.action, Action::None)
+        << c.resource.name << ": " << pai::util::join(c.differences, "; ");
 }
 
 TEST(AzureProvider, ResetDeletesOnlyWhatCarriesTheClusterTag) {

@@ -178,3 +178,28 @@ TEST(CrossSite, UdpResultsFromTheOutput) {
   EXPECT_EQ(res[1].status, Status::Skip);
   EXPECT_EQ(res[2].status, Status::Skip);  // no line: the probe did not run
 }
+
+// The MTU probe's size follows install's rule: at most azure.tunnel-mtu less 50,
+// whatever the host's interface allows (run here: the probe's line names it).
+TEST(CrossSite, TheProbedMtuIsCappedByTheTunnel) {
+  auto run = [](const std::string& script) {
+    std::string out, file = ::testing::TempDir() + "cross_site_mtu.sh";
+    std::FILE* w = std::fopen(file.c_str(), "w");
+    if (!w) return out;
+    std::fputs(script.c_str(), w);
+    std::fclose(w);
+    std::FILE* f = ::popen(("sh " + file + " 2>/dev/null").c_str(), "r");
+    if (f) {
+      char buf[256];
+      while (std::fgets(buf, sizeof buf, f)) out += buf;
+      ::pclose(f);
+    }
+    std::remove(file.c_str());
+    return out;
+  };
+  std::vector<Probe> probes = {{"peer", "127.0.0.1", 0, "the pods' VXLAN packets"}};
+  std::string capped = run(cross_site_script(probes, 0, 1, 1400));
+  EXPECT_NE(capped.find(" 127.0.0.1 1350"), std::string::npos) << capped;
+  std::string given = run(cross_site_script(probes, 1200, 1, 1400));
+  EXPECT_NE(given.find(" 127.0.0.1 1200"), std::string::npos) << given;
+}

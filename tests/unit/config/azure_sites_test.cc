@@ -142,5 +142,32 @@ TEST_F(AzureMasterPool, TheMasterVmInLayoutIsNoSecondMaster) {
   EXPECT_EQ(codes(), std::vector<std::string>{"A006:15"});
 }
 
+TEST_F(AzureMasterPool, TunnelMtuAndPublicIp) {
+  write("layout.yaml", std::string(kSkus) +
+                           "machine-list:\n  - hostname: m\n    hostip: 10.0.0.1\n"
+                           "    machine-type: cpu\n    pai-master: \"true\"\n"
+                           "  - hostname: w1\n    hostip: 10.0.0.2\n"
+                           "    machine-type: gpu\n    pai-worker: \"true\"\n");
+  std::string pools =
+      "    - name: gpu\n      sku: Standard_NC24s_v3\n      count: 1\n"
+      "      machine-type: gpu\n";
+  auto azure = [&] {
+    CheckOutcome got = check_paths({dir_.string()});
+    EXPECT_FALSE(got.clusters.empty());
+    return got.clusters.empty() || !got.clusters[0].config || !got.clusters[0].config->azure
+               ? AzureConfig{}
+               : *got.clusters[0].config->azure;
+  };
+  write("config.yaml", config(pools));
+  EXPECT_EQ(azure().tunnel_mtu, 1400) << "a site-to-site VPN by default";
+  EXPECT_FALSE(azure().public_ip);
+  write("config.yaml", config(pools) + "  tunnel-mtu: 1500\n  public-ip: true\n");
+  EXPECT_EQ(codes(), std::vector<std::string>{});
+  EXPECT_EQ(azure().tunnel_mtu, 1500);
+  EXPECT_TRUE(azure().public_ip);
+  write("config.yaml", config(pools) + "  tunnel-mtu: 100\n");
+  EXPECT_EQ(codes(), std::vector<std::string>{"A003:15"});
+}
+
 }  // namespace
 }  // namespace pai::config

@@ -106,5 +106,49 @@ TEST(Fit, AnUnknownVcIsRejected) {
   EXPECT_EQ(v->kind, FitVerdict::Kind::Rejected);
 }
 
+// The lab (lab-hived.yaml): prod's four V100 node cells are held by train-a
+// (two), train-b and urgent; its pinned cell (node v8) is idle. HiveD keeps a
+// pinned cell bound while idle, which no other idle cell is: the inferred config
+// pins it, so a 2-GPU prod group waits instead of fitting on v8.
+LiveState lab_with_idle_pinned_cell() {
+  std::ifstream f(PAI_SOURCE_DIR "/tests/integration/hived/scenarios/lab-hived.yaml");
+  std::stringstream s;
+  s << f.rdbuf();
+  auto model = scheduler::test::model_from_yaml(s.str());
+  std::string err;
+  auto policy = scheduler::make_hived_policy(*model, err);
+  EXPECT_NE(policy, nullptr) << err;
+  using scheduler::test::req;
+  for (auto r : {req("train-a", "prod", 300, {{2, 8}}, "V100"),
+                 req("train-b", "prod", 300, {{1, 8}}, "V100"),
+                 req("urgent", "prod", 200, {{1, 8}}, "V100")})
+    EXPECT_EQ(policy->schedule(r).outcome, scheduler::Outcome::Bound) << r.affinity_group;
+  auto state = *scheduler::snapshot_hived(*policy);
+  return index_live(cluster_status_of(*model, state), affinity_groups_of(*model, state));
+}
+
+TEST(Fit, AnIdlePinnedCellIsToldFromTheBindings) {
+  LiveState live = lab_with_idle_pinned_cell();
+  config::HivedConfig cfg = config_of(live.status);
+  const config::VirtualClusterSpec* prod = nullptr;
+  for (const auto& v : cfg.virtual_clusters)
+    if (v.name == "prod") prod = &v;
+  ASSERT_NE(prod, nullptr);
+  ASSERT_EQ(prod->pinned_cells.size(), 1u);
+  ASSERT_EQ(prod->virtual_cells.size(), 1u);
+  EXPECT_EQ(prod->virtual_cells[0].cell_number, 4);  // the pinned one is not among them
+  const auto& v8 = cfg.physical_cells[1].children[3];
+  EXPECT_EQ(v8.cell_address, "v8");
+  EXPECT_EQ(v8.pinned_cell_id, prod->pinned_cells[0].pinned_cell_id);
+  for (const auto& v : cfg.virtual_clusters)
+    EXPECT_TRUE(v.name == "prod" || v.pinned_cells.empty()) << v.name;
+
+  std::string err;
+  auto verdict =
+      fit(live, scheduler::test::req("small", "prod", 100, {{1, 2}}, "V100"), {}, 100, err);
+  ASSERT_TRUE(verdict) << err;
+  EXPECT_EQ(verdict->kind, FitVerdict::Kind::Waits) << verdict->reason;
+}
+
 }  // namespace
 }  // namespace pai::hived
