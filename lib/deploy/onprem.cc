@@ -125,7 +125,7 @@ std::string same_file_test(const std::string& key, const std::string& path, std:
   return read_into_v(path) + "[ \"$v\" = " + shell_quote(content) + " ] && echo " + key + "=1\n";
 }
 
-std::string parent_dir(const std::string& path) {
+std::string remote_parent_dir(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos || slash == 0 ? "/" : path.substr(0, slash);
 }
@@ -133,7 +133,7 @@ std::string parent_dir(const std::string& path) {
 std::string write_file(const std::string& path, const std::string& content, int mode = 0644) {
   char m[8];
   std::snprintf(m, sizeof m, "%o", mode);
-  return "mkdir -p " + shell_quote(parent_dir(path)) + "\nprintf '%s' " + shell_quote(content) +
+  return "mkdir -p " + shell_quote(remote_parent_dir(path)) + "\nprintf '%s' " + shell_quote(content) +
          " > " + shell_quote(path) + ".paictl-new\nchmod " + m + " " + shell_quote(path) +
          ".paictl-new\nmv " + shell_quote(path) + ".paictl-new " + shell_quote(path) + "\n";
 }
