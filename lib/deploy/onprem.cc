@@ -133,9 +133,10 @@ std::string remote_parent_dir(const std::string& path) {
 std::string write_file(const std::string& path, const std::string& content, int mode = 0644) {
   char m[8];
   std::snprintf(m, sizeof m, "%o", mode);
-  return "mkdir -p " + shell_quote(remote_parent_dir(path)) + "\nprintf '%s' " + shell_quote(content) +
-         " > " + shell_quote(path) + ".paictl-new\nchmod " + m + " " + shell_quote(path) +
-         ".paictl-new\nmv " + shell_quote(path) + ".paictl-new " + shell_quote(path) + "\n";
+  return "mkdir -p " + shell_quote(remote_parent_dir(path)) + "\nprintf '%s' " +
+         shell_quote(content) + " > " + shell_quote(path) + ".paictl-new\nchmod " + m + " " +
+         shell_quote(path) + ".paictl-new\nmv " + shell_quote(path) + ".paictl-new " +
+         shell_quote(path) + "\n";
 }
 
 // Waits for `done` to say true, for at most wait_s: it asks at once, then
