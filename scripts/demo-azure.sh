@@ -44,16 +44,8 @@ PAICTL_TEMPLATES=${PAICTL_TEMPLATES:-$PAI_SOURCE_DIR/templates}
 PAICTL_LAYOUTS=${PAICTL_LAYOUTS:-$PAI_SOURCE_DIR/layouts}
 export PAICTL_TEMPLATES PAICTL_LAYOUTS
 status=0
-step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
-expect() {
-  want=$1; shift
-  echo "\$ paictl ${*#"$PAICTL" }" | sed "s|$TMP|\$DEMO|g"
-  set +e; "$@"; got=$?; set -e
-  if [ "$got" -ne "$want" ]; then
-    echo "demo-azure: expected exit $want, got $got" >&2
-    status=1
-  fi
-}
+DEMO_NAME=demo-azure DEMO_MASK=$TMP   # the commands shown name the temporary directory $DEMO
+. scripts/demo-lib.sh
 # hived MESSAGE PYTHON: `c` is the HiveD config of services-configuration.yaml.
 hived() {
   if "$PY" - "$C/services-configuration.yaml" "$2" <<'PYEOF'; then pass "$1"; else fail "$1"; fi

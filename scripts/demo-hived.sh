@@ -21,16 +21,8 @@ SERVER=$BUILD/tests/integration/hived/hived_test_server
 [ -x "$SERVER" ] || { echo "demo-hived: no $SERVER (ninja -C $BUILD hived_test_server, or set BUILD=dir)" >&2; exit 2; }
 SCEN=tests/integration/hived/scenarios
 status=0
-step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
-expect() {
-  want=$1; shift
-  echo "\$ paictl ${*#"$PAICTL" }"
-  set +e; "$@"; got=$?; set -e
-  if [ "$got" -ne "$want" ]; then
-    echo "demo-hived: expected exit $want, got $got" >&2
-    status=1
-  fi
-}
+DEMO_NAME=demo-hived
+. scripts/demo-lib.sh
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/paictl-demo-hived.XXXXXX")
 PID=""
 cleanup() {

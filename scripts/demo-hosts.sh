@@ -13,16 +13,8 @@ PAICTL=${PAICTL:-./build/paictl}
 HOSTS=tests/integration/hosts/testhosts.sh
 status=0
 
-step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
-expect() {
-  want=$1; shift
-  echo "\$ paictl ${*#"$PAICTL" }"
-  set +e; "$@"; got=$?; set -e
-  if [ "$got" -ne "$want" ]; then
-    echo "demo-hosts: expected exit $want, got $got" >&2
-    status=1
-  fi
-}
+DEMO_NAME=demo-hosts
+. scripts/demo-lib.sh
 
 if ! reason=$(sh "$HOSTS" can-run); then
   # can-run says "testhosts: skipped: WHY"; one sentence for the demo's reader.

@@ -14,16 +14,8 @@ cd "$(dirname "$0")/.."
 PAICTL=${PAICTL:-./build/paictl}
 TESTBED=scripts/testbed.sh
 status=0
-step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
-expect() {
-  want=$1; shift
-  echo "\$ paictl ${*#"$PAICTL" }"
-  set +e; "$@"; got=$?; set -e
-  if [ "$got" -ne "$want" ]; then
-    echo "demo-install: expected exit $want, got $got" >&2
-    status=1
-  fi
-}
+DEMO_NAME=demo-install
+. scripts/demo-lib.sh
 if ! reason=$("$TESTBED" can-run 2>&1); then
   echo "install demo skipped: ${reason#testbed: }; run this as root on a machine with openssh-server to see paictl install a 3-host testbed."
   [ "${DEMO_STRICT:-0}" = 1 ] && exit 77

@@ -17,17 +17,8 @@ HIVED_SERVER=${BUILD:-build}/tests/integration/hived/hived_test_server
 HIVED_PID=""
 status=0
 
-step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
-# expect CODE COMMAND...: runs the command and checks its exit code.
-expect() {
-  want=$1; shift
-  echo "\$ paictl ${*#"$PAICTL" }"
-  set +e; "$@"; got=$?; set -e
-  if [ "$got" -ne "$want" ]; then
-    echo "demo: expected exit $want, got $got" >&2
-    status=1
-  fi
-}
+DEMO_NAME=demo
+. scripts/demo-lib.sh
 
 # Everything the demo writes goes to one temporary directory (OUT=DIR keeps it).
 if [ -n "${OUT:-}" ]; then
