@@ -381,6 +381,8 @@ class Hived final : public Policy {
   void free_erase(int32_t c);
   void touch_opp_view(int32_t c);
   void touch_vc_view(int32_t v);
+  void add_vc_priority_use(int32_t vc, int32_t priority, int32_t delta);
+  void add_cell_priority_use(int32_t vcell, int32_t priority, int32_t delta);
   void add_physical_usage(int32_t leaf, int32_t priority, int32_t delta);
   void add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta);
   // While batching (a group's leaves being assigned, see create_group), the

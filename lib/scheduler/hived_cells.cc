@@ -210,28 +210,35 @@ void Hived::add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta) {
       if (batch_used_[static_cast<size_t>(c)]++ == 0) batch_vcells_.push_back(c);
     return;
   }
-  int32_t vc = V(leaf).vc;
+  add_vc_priority_use(V(leaf).vc, priority, delta);
+  for (int32_t c = leaf; c >= 0; c = V(c).parent) add_cell_priority_use(c, priority, delta);
+}
+
+// The VC's used leaves at a priority, kept sorted by priority; a count that
+// reaches zero is dropped.
+void Hived::add_vc_priority_use(int32_t vc, int32_t priority, int32_t delta) {
   auto& used = vc_prio_used_[static_cast<size_t>(vc)];
   auto at = std::lower_bound(used.begin(), used.end(), priority,
                              [](const auto& e, int32_t p) { return e.first < p; });
   if (at == used.end() || at->first != priority) at = used.insert(at, {priority, 0});
   if ((at->second += delta) == 0) used.erase(at);
-  for (int32_t c = leaf; c >= 0; c = V(c).parent) {
-    VCell& v = V(c);
-    v.used += delta;
-    if (v.view >= 0) {
-      auto& counts =
-          views_[static_cast<size_t>(v.view)].prio_counts[static_cast<size_t>(v.view_pos)];
-      auto it = std::find_if(counts.begin(), counts.end(),
-                             [&](const auto& e) { return e.first == priority; });
-      if (it == counts.end()) {
-        counts.push_back({priority, delta});
-      } else if ((it->second += delta) == 0) {
-        counts.erase(it);
-      }
-      touch_vc_view(c);
-    }
+}
+
+// A virtual cell's used leaves, and in its view its count at a priority (a
+// count that reaches zero is dropped).
+void Hived::add_cell_priority_use(int32_t c, int32_t priority, int32_t delta) {
+  VCell& v = V(c);
+  v.used += delta;
+  if (v.view < 0) return;
+  auto& counts = views_[static_cast<size_t>(v.view)].prio_counts[static_cast<size_t>(v.view_pos)];
+  auto it = std::find_if(counts.begin(), counts.end(),
+                         [&](const auto& e) { return e.first == priority; });
+  if (it == counts.end()) {
+    counts.push_back({priority, delta});
+  } else if ((it->second += delta) == 0) {
+    counts.erase(it);
   }
+  touch_vc_view(c);
 }
 
 void Hived::apply_usage_batch() {
@@ -259,28 +266,11 @@ void Hived::apply_usage_batch() {
   const int32_t priority = batch_priority_;
   const int32_t leaves = batch_leaves_;
   batch_leaves_ = 0;
-  auto& used = vc_prio_used_[static_cast<size_t>(V(vl.front()).vc)];
-  auto at = std::lower_bound(used.begin(), used.end(), priority,
-                             [](const auto& e, int32_t p) { return e.first < p; });
-  if (at == used.end() || at->first != priority) at = used.insert(at, {priority, 0});
-  at->second += leaves;
+  add_vc_priority_use(V(vl.front()).vc, priority, leaves);
   for (int32_t c : vl) {
-    VCell& v = V(c);
     const int32_t d = batch_used_[static_cast<size_t>(c)];
     batch_used_[static_cast<size_t>(c)] = 0;
-    v.used += d;
-    if (v.view >= 0) {
-      auto& counts =
-          views_[static_cast<size_t>(v.view)].prio_counts[static_cast<size_t>(v.view_pos)];
-      auto it = std::find_if(counts.begin(), counts.end(),
-                             [&](const auto& e) { return e.first == priority; });
-      if (it == counts.end()) {
-        counts.push_back({priority, d});
-      } else {
-        it->second += d;
-      }
-      touch_vc_view(c);
-    }
+    add_cell_priority_use(c, priority, d);
   }
   vl.clear();
 }
