@@ -17,21 +17,28 @@
 namespace pai::hived {
 namespace {
 
-LiveState auto_state() {
-  std::ifstream f(PAI_SOURCE_DIR "/tests/integration/hived/scenarios/auto-hived.yaml");
+// The live state HiveD would show after binding `requests` on the config of a
+// scenario file (tests/integration/hived/scenarios/).
+LiveState live_after(const std::string& scenario,
+                     std::initializer_list<scheduler::GroupRequest> requests) {
+  std::ifstream f(PAI_SOURCE_DIR "/tests/integration/hived/scenarios/" + scenario);
   std::stringstream s;
   s << f.rdbuf();
   auto model = scheduler::test::model_from_yaml(s.str());
   std::string err;
   auto policy = scheduler::make_hived_policy(*model, err);
   EXPECT_NE(policy, nullptr) << err;
-  using scheduler::test::req;
-  for (auto r : {req("alice~prod-a", "prod", 300, {{3, 8}}, "V100"),
-                 req("dave~short", "prod", 300, {{1, 8}}, "V100"),
-                 req("bob~train", "research", 50, {{1, 8}}, "V100")})
+  for (auto r : requests)
     EXPECT_EQ(policy->schedule(r).outcome, scheduler::Outcome::Bound) << r.affinity_group;
   auto state = *scheduler::snapshot_hived(*policy);
   return index_live(cluster_status_of(*model, state), affinity_groups_of(*model, state));
+}
+
+LiveState auto_state() {
+  using scheduler::test::req;
+  return live_after("auto-hived.yaml", {req("alice~prod-a", "prod", 300, {{3, 8}}, "V100"),
+                                        req("dave~short", "prod", 300, {{1, 8}}, "V100"),
+                                        req("bob~train", "research", 50, {{1, 8}}, "V100")});
 }
 
 TEST(Fit, TheConfigComesFromTheClusterStatus) {
@@ -111,20 +118,10 @@ TEST(Fit, AnUnknownVcIsRejected) {
 // pinned cell bound while idle, which no other idle cell is: the inferred config
 // pins it, so a 2-GPU prod group waits instead of fitting on v8.
 LiveState lab_with_idle_pinned_cell() {
-  std::ifstream f(PAI_SOURCE_DIR "/tests/integration/hived/scenarios/lab-hived.yaml");
-  std::stringstream s;
-  s << f.rdbuf();
-  auto model = scheduler::test::model_from_yaml(s.str());
-  std::string err;
-  auto policy = scheduler::make_hived_policy(*model, err);
-  EXPECT_NE(policy, nullptr) << err;
   using scheduler::test::req;
-  for (auto r : {req("train-a", "prod", 300, {{2, 8}}, "V100"),
-                 req("train-b", "prod", 300, {{1, 8}}, "V100"),
-                 req("urgent", "prod", 200, {{1, 8}}, "V100")})
-    EXPECT_EQ(policy->schedule(r).outcome, scheduler::Outcome::Bound) << r.affinity_group;
-  auto state = *scheduler::snapshot_hived(*policy);
-  return index_live(cluster_status_of(*model, state), affinity_groups_of(*model, state));
+  return live_after("lab-hived.yaml", {req("train-a", "prod", 300, {{2, 8}}, "V100"),
+                                       req("train-b", "prod", 300, {{1, 8}}, "V100"),
+                                       req("urgent", "prod", 200, {{1, 8}}, "V100")});
 }
 
 TEST(Fit, AnIdlePinnedCellIsToldFromTheBindings) {
