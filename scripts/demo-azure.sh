@@ -62,32 +62,7 @@ export PAICTL_CA_FILE="$CA" PAICTL_ARM_ENDPOINT="$ARM" PAICTL_AUTHORITY_HOST="$A
 # tb-worker2 and tb-worker3 are Azure's: out of layout.yaml and the HiveD config.
 # The pool's machine-type (4 V100, as the testbed's GPUs) has no cells yet: its
 # chain comes from the planner's profile of the VM size (layouts/azure-nc24s-v3).
-ips=$("$PY" - "$C" <<'PYEOF'
-import re, sys
-d = sys.argv[1]
-lay = open(d + "/layout.yaml").read()
-ip = {n: re.search(r"hostname: %s\n    hostip: (\S+)" % n, lay).group(1) for n in ("tb-worker2", "tb-worker3")}
-lay, n = re.subn(r"  - hostname: tb-worker[23]\n(    .*\n)+", "", lay)
-assert n == 2, lay
-lay = lay.replace("\nmachine-list:", """  v100-azure:
-    mem: 440Gi
-    cpu:
-      vcore: 24
-    computing-device:
-      type: nvidia.com/gpu
-      model: V100
-      count: 4
-
-machine-list:""")
-open(d + "/layout.yaml", "w").write(lay)
-svc = open(d + "/services-configuration.yaml").read()
-for n in ("tb-worker2", "tb-worker3"):
-    svc = svc.replace("        - cellAddress: %s\n" % n, "")
-svc = svc.replace("childCellNumber: 3\n", "childCellNumber: 1\n").replace("cellNumber: 3\n", "cellNumber: 1\n")
-open(d + "/services-configuration.yaml", "w").write(svc)
-print(ip["tb-worker2"], ip["tb-worker3"])
-PYEOF
-)
+ips=$(leave_to_azure "$C" tb-worker2 tb-worker3)
 VM1_IP=${ips% *} VM2_IP=${ips#* }
 ONPREM=$(echo "$VM1_IP" | sed 's/\.[0-9]*$/.0\/24/')
 azure_section "$C" pai-burst "$ONPREM" 1 v100-azure

@@ -70,6 +70,42 @@ YAML
 }
 
 # testbed_can_run: exits 77 (skipped) where this machine cannot run the testbed.
+# leave_to_azure DIR HOST...: the testbed's HOSTs become Azure's: they leave
+# layout.yaml and the HiveD config of the cluster directory DIR (a 4-host
+# testbed's: its one on-prem worker keeps one node cell), and layout.yaml gains
+# the Azure pool's machine-type v100-azure (NC24s_v3: 4 V100, as the testbed's
+# GPUs; the testbed's hosts are smaller, so install's CPU and Memory checks are
+# demoted where it is used). Prints the HOSTs' addresses, in order.
+leave_to_azure() {
+  "$PY" - "$@" <<'PYEOF'
+import re, sys
+d, hosts = sys.argv[1], sys.argv[2:]
+lay = open(d + "/layout.yaml").read()
+ip = [re.search(r"hostname: %s\n    hostip: (\S+)" % h, lay).group(1) for h in hosts]
+for h in hosts:
+    lay, n = re.subn(r"  - hostname: %s\n(    .*\n)+" % h, "", lay)
+    assert n == 1, (h, lay)
+lay = lay.replace("\nmachine-list:", """  v100-azure:
+    mem: 440Gi
+    cpu:
+      vcore: 24
+    computing-device:
+      type: nvidia.com/gpu
+      model: V100
+      count: 4
+
+machine-list:""")
+open(d + "/layout.yaml", "w").write(lay)
+svc = open(d + "/services-configuration.yaml").read()
+for h in hosts:
+    svc = svc.replace("        - cellAddress: %s\n" % h, "")
+svc = svc.replace("childCellNumber: 3\n", "childCellNumber: 1\n").replace("cellNumber: 3\n", "cellNumber: 1\n")
+assert not any(("cellAddress: %s\n" % h) in svc for h in hosts), svc
+open(d + "/services-configuration.yaml", "w").write(svc)
+print(" ".join(ip))
+PYEOF
+}
+
 testbed_can_run() {
   : "${TESTBED:?}"
   reason=$("$TESTBED" can-run) || { echo "$reason"; exit 77; }

@@ -25,32 +25,7 @@ start_arm --polls 1 --retry-after 0
 testbed_up 4 127.0.43
 
 # tb-master, tb-worker2 and tb-worker3 are Azure's: out of layout.yaml and the HiveD config.
-MASTER_IP=$("$PY" -c "import re,sys; print(re.search(r'hostname: tb-master\n    hostip: (\S+)', open(sys.argv[1]).read()).group(1))" "$C/layout.yaml")
-"$PY" - "$C" <<'PYEOF'
-import re, sys
-d = sys.argv[1]
-lay = open(d + "/layout.yaml").read()
-lay, n = re.subn(r"  - hostname: tb-(worker[23]|master)\n(    .*\n)+", "", lay)
-assert n == 3, lay
-# The Azure pool's machine-type: NC24s_v3 VMs (4 V100 each, as the testbed's GPUs).
-# The testbed's hosts are smaller than the VM size: install's CPU and Memory checks are demoted.
-lay = lay.replace("\nmachine-list:", """  v100-azure:
-    mem: 440Gi
-    cpu:
-      vcore: 24
-    computing-device:
-      type: nvidia.com/gpu
-      model: V100
-      count: 4
-
-machine-list:""")
-open(d + "/layout.yaml", "w").write(lay)
-svc = open(d + "/services-configuration.yaml").read()
-svc = svc.replace("        - cellAddress: tb-worker2\n", "").replace("        - cellAddress: tb-worker3\n", "")
-svc = svc.replace("childCellNumber: 3\n", "childCellNumber: 1\n").replace("cellNumber: 3\n", "cellNumber: 1\n")
-assert "tb-worker2" not in svc and "tb-worker3" not in svc, svc
-open(d + "/services-configuration.yaml", "w").write(svc)
-PYEOF
+MASTER_IP=$(leave_to_azure "$C" tb-master tb-worker2 tb-worker3 | cut -d" " -f1)
 azure_section "$C" pai-hybrid 127.0.43.0/24 1 v100-azure master-machine
 EP="--arm-endpoint $ARM --authority-host $ARM --ca-file $CA"
 ARGS="--ssh-config $RUN/ssh_config --wait 60 $EP --ignore-check-errors CPU,Memory,DNS,ClockSkew,DiskFree"
