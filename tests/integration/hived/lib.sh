@@ -16,13 +16,18 @@ start_server() {
   "$HIVED_SERVER" "$SCEN/$1.json" "$TMP/port" ${2:+"$2"} >"$TMP/server-$1.log" 2>&1 &
   SERVER_PID=$!
   SERVER_PIDS="$SERVER_PIDS $!"
+  wait_port_file "$TMP/port" "$TMP/server-$1.log" "the HiveD test server"
+  URL="http://127.0.0.1:$(cat "$TMP/port")"
+}
+# wait_port_file FILE LOG WHAT: waits up to 10 s for a server to write its port
+# to FILE; otherwise shows its LOG and fails.
+wait_port_file() {
   i=0
-  while [ ! -s "$TMP/port" ]; do
+  while [ ! -s "$1" ]; do
     i=$((i + 1))
-    if [ "$i" -gt 200 ]; then echo "the HiveD test server did not start" >&2; cat "$TMP/server-$1.log" >&2; exit 1; fi
+    if [ "$i" -gt 200 ]; then echo "$3 did not start" >&2; cat "$2" >&2; exit 1; fi
     sleep 0.05
   done
-  URL="http://127.0.0.1:$(cat "$TMP/port")"
 }
 # json_check PYTHON-EXPRESSION MESSAGE: evaluates it with `d` = stdout parsed as JSON.
 json_check() {

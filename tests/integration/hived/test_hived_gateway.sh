@@ -9,12 +9,7 @@ start_server lab
   --port-file "$TMP/pylon.port" --log "$TMP/pylon.log" \
   --tls-cert "$TMP/certs/server.pem" --tls-key "$TMP/certs/server.key" >"$TMP/pylon.err" 2>&1 &
 SERVER_PIDS="$SERVER_PIDS $!"
-i=0
-while [ ! -s "$TMP/pylon.port" ]; do
-  i=$((i + 1))
-  if [ "$i" -gt 200 ]; then echo "the pylon did not start" >&2; cat "$TMP/pylon.err" >&2; exit 1; fi
-  sleep 0.05
-done
+wait_port_file "$TMP/pylon.port" "$TMP/pylon.err" "the pylon"
 PORT=$(cat "$TMP/pylon.port")
 TOKEN=tok-gateway-3f9c
 mkdir -p "$XDG_CONFIG_HOME/paictl" "$HOME"
