@@ -595,7 +595,10 @@ class Containerd : public KeyValuePhase {
   inline static const std::string kScript =
       std::string(
           "C=/etc/containerd/config.toml\n"
-          "[ -f $C ] && echo config=1\n"
+          // Without a config file nothing more is read: the phase writes one and
+          // restarts containerd whatever it runs now (no stamp without a config).
+          "[ -f $C ] || exit 0\n"
+          "echo config=1\n"
           // One grep for both settings; each matched line told apart without its
           // leading blanks.
           "g=$(grep -E '^[[:space:]]*(SystemdCgroup = true|default_runtime_name = \"nvidia\")' $C "
@@ -606,11 +609,9 @@ class Containerd : public KeyValuePhase {
           "$g\n"
           "EOF\n"
           "[ -n \"$s\" ] && echo systemd=1\n"
-          "[ -n \"$n\" ] && echo nvidia=1\n"
-          "if [ -f $C ]; then\n") +
+          "[ -n \"$n\" ] && echo nvidia=1\n") +
       read_into_v("/etc/containerd/paictl.stamp") +
       "h=$(sha256sum $C); [ \"$v\" = \"${h%% *}\" ] && echo stamp=1\n"
-      "fi\n"
       "echo \"active=$(systemctl is-active containerd 2>/dev/null)\"\n";
   std::string what() const override { return "containerd"; }
   std::string observation(const HostRun&) const override { return kScript; }

@@ -224,6 +224,7 @@ start_host() {
   cat > "$H/sshd_config" <<EOF
 ListenAddress $addr:$PORT
 HostKey $H/ssh_host_ed25519_key
+KexAlgorithms ecdh-sha2-nistp256
 PidFile none
 AuthorizedKeysFile $H/authorized_keys
 StrictModes no

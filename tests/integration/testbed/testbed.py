@@ -277,6 +277,16 @@ def prepare_host(rundir, h, kubectl, args):
         shutil.copyfile(H + "/" + src, H + "/fs/etc/" + dst)
     with open(H + "/fs/etc/hostname", "w") as f:
         f.write(h["name"] + "\n")
+    # root logs in to dash, not bash: each session's login shell is a process the
+    # host starts for every command (docs/testbed.md, "What each host's sshd runs").
+    lines = open(H + "/fs/etc/passwd").read().splitlines(True)
+    with open(H + "/fs/etc/passwd", "w") as f:
+        for l in lines:
+            p = l.split(":")
+            if p[0] == "root" and len(p) == 7 and os.path.exists("/bin/dash"):
+                p[6] = "/bin/sh\n" if os.path.realpath("/bin/sh").endswith("dash") else "/bin/dash\n"
+                l = ":".join(p)
+            f.write(l)
     for f in ("os-release",):
         p = H + "/fs/etc/" + f
         if os.path.lexists(p):
