@@ -382,7 +382,8 @@ class Hived final : public Policy {
   void touch_opp_view(int32_t c);
   void touch_vc_view(int32_t v);
   void add_vc_priority_use(int32_t vc, int32_t priority, int32_t delta);
-  void add_cell_priority_use(int32_t vcell, int32_t priority, int32_t delta);
+  void add_cell_priority_use(int32_t vcell, int32_t priority, int32_t delta,
+                             bool used_done = false);
   void add_physical_usage(int32_t leaf, int32_t priority, int32_t delta);
   void add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta);
   // While batching (a group's leaves being assigned, see create_group), the
@@ -393,15 +394,17 @@ class Hived final : public Policy {
   void begin_usage_batch() { batching_ = 1; }
   // Releasing a group (see delete_allocated): only the physical counters
   // that leaves of an opportunistic group, or guaranteed leaves, give back;
-  // the virtual ones stay leaf by leaf, as a release reads them (is the
-  // preassigned cell unused now?), and so do the opportunistic leaves of a
-  // group with guaranteed ones (a release in between can move their
+  // of the virtual ones only the used leaves change leaf by leaf, as a
+  // release reads them (is the preassigned cell unused now?), the counts by
+  // priority and the views once per cell; the opportunistic leaves of a
+  // group with guaranteed ones stay leaf by leaf (a release in between can move their
   // ancestors in the free lists, whose order follows opportunistic use).
   void begin_release_batch(bool opportunistic_too) {
     batching_ = opportunistic_too ? -1 : 0;
     batching_releases_ = true;
   }
   void apply_usage_batch();
+  void apply_virtual_batch();  // the virtual part of apply_usage_batch
   void bind_pair(int32_t p, int32_t v);
   void unbind_pair(int32_t p, int32_t v);
   void bind_cell(int32_t p, int32_t v);
@@ -552,6 +555,7 @@ class Hived final : public Policy {
   // cell id (zero outside a batch), the virtual leaves' priority and count.
   int32_t batching_ = 0;            // the delta batched for every leaf (1, -1), or 0
   bool batching_releases_ = false;  // guaranteed physical releases are batched too
+  bool batch_used_done_ = false;    // the noted virtual cells' used leaves are changed already
   int32_t batch_priority_ = 0, batch_leaves_ = 0;
   std::vector<int32_t> batch_pcells_, batch_vcells_;
   std::vector<int32_t> batch_opp_, batch_guar_, batch_used_;  // by cell id

@@ -66,6 +66,14 @@ bool Hived::map_cells(const std::vector<int32_t>& vs, std::span<const int32_t> c
   sort_by_opportunistic(cands);
   const int32_t n = static_cast<int32_t>(vs.size());
   if (n == 0) return true;
+  if (P(cands[0]).level == 1) {
+    // Leaves host any leaf vertex: the search takes the first candidates in order.
+    for (size_t i = 0; i < vs.size(); ++i) {
+      vbind_[static_cast<size_t>(vertices_[static_cast<size_t>(vs[i])].vcell)] = cands[i];
+      if (picked) picked->push_back(cands[i]);
+    }
+    return true;
+  }
   std::vector<int32_t>& pick = *pick_lease;
   pick.assign(static_cast<size_t>(n), 0);
   std::vector<int32_t>& used = *used_lease;

@@ -210,6 +210,23 @@ void Hived::add_virtual_usage(int32_t leaf, int32_t priority, int32_t delta) {
       if (batch_used_[static_cast<size_t>(c)]++ == 0) batch_vcells_.push_back(c);
     return;
   }
+  if (batching_releases_ && delta == -1) {
+    // A release: the used leaves change at once (a release reads them: is the
+    // preassigned cell unused now?); the per-priority counts and the views,
+    // which only scheduling reads, once per cell at the end.
+    if (!batch_vcells_.empty() &&
+        (priority != batch_priority_ || V(leaf).vc != V(batch_vcells_.front()).vc))
+      apply_virtual_batch();
+    if (batch_used_.size() < vcells_.size()) batch_used_.resize(vcells_.size());
+    batch_priority_ = priority;
+    batch_used_done_ = true;
+    --batch_leaves_;
+    for (int32_t c = leaf; c >= 0; c = V(c).parent) {
+      --V(c).used;
+      if (batch_used_[static_cast<size_t>(c)]-- == 0) batch_vcells_.push_back(c);
+    }
+    return;
+  }
   add_vc_priority_use(V(leaf).vc, priority, delta);
   for (int32_t c = leaf; c >= 0; c = V(c).parent) add_cell_priority_use(c, priority, delta);
 }
@@ -226,9 +243,9 @@ void Hived::add_vc_priority_use(int32_t vc, int32_t priority, int32_t delta) {
 
 // A virtual cell's used leaves, and in its view its count at a priority (a
 // count that reaches zero is dropped).
-void Hived::add_cell_priority_use(int32_t c, int32_t priority, int32_t delta) {
+void Hived::add_cell_priority_use(int32_t c, int32_t priority, int32_t delta, bool used_done) {
   VCell& v = V(c);
-  v.used += delta;
+  if (!used_done) v.used += delta;
   if (v.view < 0) return;
   auto& counts = views_[static_cast<size_t>(v.view)].prio_counts[static_cast<size_t>(v.view_pos)];
   auto it = std::find_if(counts.begin(), counts.end(),
@@ -260,8 +277,13 @@ void Hived::apply_usage_batch() {
     if (p.is_node) touch_opp_view(c);
   }
   pl.clear();
+  apply_virtual_batch();
+}
 
+void Hived::apply_virtual_batch() {
   auto& vl = batch_vcells_;
+  const bool used_done = batch_used_done_;
+  batch_used_done_ = false;
   if (vl.empty()) return;
   const int32_t priority = batch_priority_;
   const int32_t leaves = batch_leaves_;
@@ -270,7 +292,7 @@ void Hived::apply_usage_batch() {
   for (int32_t c : vl) {
     const int32_t d = batch_used_[static_cast<size_t>(c)];
     batch_used_[static_cast<size_t>(c)] = 0;
-    add_cell_priority_use(c, priority, d);
+    add_cell_priority_use(c, priority, d, used_done);
   }
   vl.clear();
 }

@@ -181,6 +181,31 @@ void Hived::pick_leaves(const View& view, int32_t pos, int32_t k, int32_t priori
   const int32_t b = view.leaf_begin[static_cast<size_t>(pos)],
                 e = view.leaf_begin[static_cast<size_t>(pos) + 1];
   std::span<const int32_t> leaves(view.leaves.data() + b, static_cast<size_t>(e - b));
+  auto prio = [&](int32_t c) { return virt ? V(c).priority : P(c).priority; };
+  if (k == 1) {
+    // One leaf: the lowest ancestor is the leaf itself, and the best-ranked
+    // available leaf is the first free one, else the first preemptible one.
+    int32_t pick = -1;
+    for (int32_t c : leaves)
+      if (!taken[static_cast<size_t>(c)] && prio(c) == kFreePriority) {
+        pick = c;
+        break;
+      }
+    if (pick < 0)
+      for (int32_t c : leaves) {
+        const int32_t pr = prio(c);
+        if (!taken[static_cast<size_t>(c)] && pr != kFreePriority && pr < priority) {
+          pick = c;
+          break;
+        }
+      }
+    if (pick >= 0) {
+      out.push_back(pick);
+      taken[static_cast<size_t>(pick)] = 1;
+      taken_list_.push_back(pick);
+    }
+    return;
+  }
   ScratchPool::Lease rank_lease(scratch_);
   std::vector<int32_t>& rank = *rank_lease;
   rank.assign(leaves.size(), -1);
