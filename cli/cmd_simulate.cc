@@ -5,6 +5,8 @@
 // `paictl simulate --config ... --trace ...` and `paictl simulate generate`
 // work; `simulate run` is the same as `simulate` and lists it in the help.
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -236,6 +238,11 @@ void validate_simulate(const SimulateOptions& o, Usage& u) {
 namespace {
 
 int run_simulate(const SimulateOptions& o, const Globals& g) {
+  // The per-job arrays of a long trace are tens of MB each: from mmap, what
+  // is freed (the reader's growth, the ids, the summary's buffers) goes back
+  // to the OS at once instead of staying in the peak (paictl_main keeps freed
+  // memory for the commands that rebuild large states).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   std::vector<std::string> policies = policy_list(o.policies);
   auto model = load_cluster(o.config, g);
   if (!model) return kExitUsage;
@@ -324,6 +331,8 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
       return p;
     };
   }
+  // Only the per-job report names jobs.
+  if (o.report.empty()) trace.release_ids();
   pai::sim::Simulator sim(*model, trace, sopt);
   std::string err;
   if (!sim.prepare(err)) {

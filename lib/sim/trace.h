@@ -75,6 +75,10 @@ struct Trace {
   void note(const std::string& reason) { notes[reason]++; }
   // Sorts by submission and moves time 0 to the first submission.
   void finish();
+  // Gives back the job ids (about 15 bytes a job) when nothing will ask for
+  // them: a simulation does not read them, only the per-job report does.
+  // id() returns "" afterwards.
+  void release_ids();
 
   std::string id_pool;
   std::vector<uint32_t> id_offsets;  // id i = id_pool[id_offsets[i], id_offsets[i+1])

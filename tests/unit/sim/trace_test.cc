@@ -36,6 +36,25 @@ const char* kPhilly = R"([
  "attempts": [{"start_time": "2017-10-05 01:00:00", "end_time": "2017-10-05 01:30:00", "detail": [{"ip": "m7", "gpus": []}]}]}
 ])";
 
+TEST(Trace, ReleasedIdsLeaveTheJobs) {
+  Trace t;
+  TraceError e;
+  ASSERT_TRUE(read_philly(kPhilly, "cluster_job_log", {}, t, e)) << e.message;
+  ASSERT_EQ(t.id(t.jobs[1]), "application_1506638472019_10238");
+  std::vector<TraceJob> before = t.jobs;
+  t.release_ids();
+  EXPECT_EQ(t.id_pool.capacity(), std::string().capacity());
+  EXPECT_EQ(t.id_offsets.capacity(), 0u);
+  EXPECT_EQ(t.id(t.jobs[0]), "");
+  EXPECT_EQ(t.id(t.jobs[1]), "");
+  ASSERT_EQ(t.jobs.size(), before.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(t.jobs[i].submit, before[i].submit);
+    EXPECT_EQ(t.jobs[i].id, before[i].id);
+    EXPECT_EQ(t.gpus(t.jobs[i]), t.gpus(before[i]));
+  }
+}
+
 TEST(Philly, ReadsJobsAndCountsWhatItLeavesOut) {
   Trace t;
   TraceError e;
