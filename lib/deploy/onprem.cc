@@ -413,6 +413,10 @@ class Kernel : public KeyValuePhase {
     return std::string(
                "if [ -r /proc/modules ]; then while read -r m rest; do case $m in overlay | "
                "br_netfilter) echo \"mod_$m=1\" ;; esac; done < /proc/modules\n"
+               // Without /proc/modules, the directories of /sys/module (a loaded or
+               // built-in module's), then lsmod.
+               "elif [ -d /sys/module ]; then for m in overlay br_netfilter; do [ -d "
+               "\"/sys/module/$m\" ] && echo \"mod_$m=1\"; done\n"
                "else lsmod | awk 'NR>1 && ($1==\"overlay\" || $1==\"br_netfilter\") {print "
                "\"mod_\"$1\"=1\"}'; fi\n") +
            same_file_test("modules_file", kModulesFile, kModules) +

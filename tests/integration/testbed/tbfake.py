@@ -1246,6 +1246,18 @@ def write_modules(mods):
     with open(HOST + "/proc-modules", "w") as f:
         for m in sorted(set(mods)):
             f.write("%s 16384 0 - Live 0x0000000000000000\n" % m)
+    # The same as /sys/module's directories, bound there where the machine has no
+    # /proc/modules: a directory a loaded module, kept (not recreated) while loaded.
+    d = HOST + "/sys-module"
+    os.makedirs(d, exist_ok=True)
+    for m in os.listdir(d):
+        if m not in mods:
+            try:
+                os.rmdir(os.path.join(d, m))
+            except OSError:
+                pass
+    for m in set(mods):
+        os.makedirs(os.path.join(d, m), exist_ok=True)
 
 
 def modprobe(argv):

@@ -361,6 +361,8 @@ def mount_host(rundir, h, pid, kubectl):
             lines.append("mount --bind '%s/kubectl-shadow' '%s'" % (H, p))
     if os.path.exists("/proc/modules"):
         lines.append("mount --bind '%s/proc-modules' /proc/modules" % H)
+    elif os.path.isdir("/sys/module"):
+        lines.append("mount --bind '%s/sys-module' /sys/module" % H)
     recursive = set()
     for d in ["/etc"] + tbfake.BOUND_DIRS:
         if rundir.startswith(d + "/"):
@@ -774,7 +776,7 @@ def kubeconfig(args):
 # What a host's state is made of (hosts/NAME/...): its own directories, the fakes'
 # state and programs, its swaps, modules, etcd and knobs. Not its logs, keys or
 # sshd, nor kubectl.real (a bind mount of the machine's kubectl).
-SNAPSHOT_PARTS = ["fs", "state", "bin", "swaps", "proc-modules", "meminfo", "etcd", "knobs", "kubectl-shadow"]
+SNAPSHOT_PARTS = ["fs", "state", "bin", "swaps", "proc-modules", "sys-module", "meminfo", "etcd", "knobs", "kubectl-shadow"]
 
 
 def _remove(p):
