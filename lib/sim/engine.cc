@@ -24,10 +24,34 @@ using scheduler::Outcome;
 using scheduler::ScheduleResult;
 
 Summary summarize(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return summarize_sorted(v);
+}
+
+std::vector<double> merge_sorted(std::vector<std::vector<double>> runs) {
+  // Pairwise, as a merge sort's last passes: log2(runs) passes over the values.
+  std::erase_if(runs, [](const std::vector<double>& r) { return r.empty(); });
+  if (runs.empty()) return {};
+  while (runs.size() > 1) {
+    std::vector<std::vector<double>> next;
+    next.reserve((runs.size() + 1) / 2);
+    for (size_t i = 0; i + 1 < runs.size(); i += 2) {
+      std::vector<double> m(runs[i].size() + runs[i + 1].size());
+      std::merge(runs[i].begin(), runs[i].end(), runs[i + 1].begin(), runs[i + 1].end(), m.begin());
+      std::vector<double>().swap(runs[i]);
+      std::vector<double>().swap(runs[i + 1]);
+      next.push_back(std::move(m));
+    }
+    if (runs.size() % 2) next.push_back(std::move(runs.back()));
+    runs = std::move(next);
+  }
+  return std::move(runs[0]);
+}
+
+Summary summarize_sorted(const std::vector<double>& v) {
   Summary s;
   s.n = static_cast<int64_t>(v.size());
   if (v.empty()) return s;
-  std::sort(v.begin(), v.end());
   double sum = 0;
   for (double x : v) sum += x;
   s.mean = sum / static_cast<double>(v.size());
@@ -1098,8 +1122,8 @@ void Run::finalize(PolicyRun& out) {
   // long run was its memory peak).
   std::vector<Live>().swap(live_);
   std::vector<uint64_t>().swap(failed_epoch_);
-  // Queue delays, then job completion times: per VC, then overall, one set of
-  // values in memory at a time.
+  // Queue delays, then job completion times: per VC, then overall, one
+  // metric's values in memory at a time.
   for (int metric = 0; metric < 2; ++metric) {
     auto value = [&](size_t j, double& x) {
       const JobOutcome& o = out.jobs[j];
@@ -1111,21 +1135,19 @@ void Run::finalize(PolicyRun& out) {
       int32_t cvc = mapping_.to_cluster[static_cast<size_t>(trace_.jobs[j].vc)];
       return cvc >= 0 ? static_cast<size_t>(cvc) : shape_.vcs.size();
     };
-    {
-      std::vector<std::vector<double>> per(shape_.vcs.size() + 1);
-      double x = 0;
-      for (size_t j = 0; j < njobs; ++j)
-        if (value(j, x)) per[slot_of(j)].push_back(x);
-      for (size_t v = 0; v <= shape_.vcs.size(); ++v) {
-        GroupMetrics& g = v < shape_.vcs.size() ? out.vcs[v] : out.unmapped;
-        (metric == 0 ? g.queue_delay : g.jct) = summarize(std::move(per[v]));
-      }
-    }
-    std::vector<double> all;
+    // Each VC's values sorted once; the overall order is their merge (the
+    // same order as sorting all of them, so the same sums and ranks).
+    std::vector<std::vector<double>> per(shape_.vcs.size() + 1);
     double x = 0;
     for (size_t j = 0; j < njobs; ++j)
-      if (value(j, x)) all.push_back(x);
-    (metric == 0 ? out.overall.queue_delay : out.overall.jct) = summarize(std::move(all));
+      if (value(j, x)) per[slot_of(j)].push_back(x);
+    for (size_t v = 0; v <= shape_.vcs.size(); ++v) {
+      GroupMetrics& g = v < shape_.vcs.size() ? out.vcs[v] : out.unmapped;
+      std::sort(per[v].begin(), per[v].end());
+      (metric == 0 ? g.queue_delay : g.jct) = summarize_sorted(per[v]);
+    }
+    (metric == 0 ? out.overall.queue_delay : out.overall.jct) =
+        summarize_sorted(merge_sorted(std::move(per)));
   }
   out.makespan = last_finish;
   const double horizon = std::max(out.end, 1e-9);

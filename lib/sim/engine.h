@@ -96,6 +96,11 @@ struct Summary {
   double mean = 0, p50 = 0, p95 = 0, p99 = 0, max = 0;
 };
 Summary summarize(std::vector<double> values);
+// The same for values already in ascending order (no copy, no sort).
+Summary summarize_sorted(const std::vector<double>& values);
+// Ascending runs merged into one ascending vector: the same values in the
+// same order as sorting them together.
+std::vector<double> merge_sorted(std::vector<std::vector<double>> runs);
 
 enum class JobState : uint8_t { Finished, Unschedulable, NeverStarted };
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -433,6 +434,42 @@ TEST(Summary, NearestRankPercentiles) {
   EXPECT_EQ(s.p99, 99);
   EXPECT_EQ(s.max, 100);
   EXPECT_EQ(summarize({}).n, 0);
+}
+
+}  // namespace
+}  // namespace pai::sim
+
+namespace pai::sim {
+namespace {
+
+TEST(Summary, MergedRunsAreTheSortedValues) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<std::vector<double>> runs(rng() % 20);
+    std::vector<double> all;
+    for (auto& r : runs) {
+      size_t n = rng() % 50;  // some runs empty
+      for (size_t i = 0; i < n; ++i) {
+        // Repeated values and a few fractions, as delays are.
+        double x = static_cast<double>(rng() % 100) + (rng() % 4 == 0 ? 0.25 : 0);
+        r.push_back(x);
+        all.push_back(x);
+      }
+      std::sort(r.begin(), r.end());
+    }
+    std::vector<double> merged = merge_sorted(runs);
+    std::sort(all.begin(), all.end());
+    ASSERT_EQ(merged, all);
+    Summary a = summarize_sorted(merged), b = summarize(all);
+    EXPECT_EQ(a.n, b.n);
+    EXPECT_EQ(a.mean, b.mean);
+    EXPECT_EQ(a.p50, b.p50);
+    EXPECT_EQ(a.p95, b.p95);
+    EXPECT_EQ(a.p99, b.p99);
+    EXPECT_EQ(a.max, b.max);
+  }
+  EXPECT_TRUE(merge_sorted({}).empty());
+  EXPECT_EQ(summarize_sorted({}).n, 0);
 }
 
 }  // namespace
