@@ -220,6 +220,19 @@ void Hived::pick_leaves(const View& view, int32_t pos, int32_t k, int32_t priori
     int32_t pr = virt ? V(c).priority : P(c).priority;
     if (!taken[static_cast<size_t>(c)] && pr != kFreePriority && pr < priority) rank[i] = next++;
   }
+  if (static_cast<size_t>(next) == leaves.size() && static_cast<size_t>(k) == leaves.size()) {
+    // Every leaf of the node, all available: the node is the lowest ancestor,
+    // and the leaves go in rank order (the free ones, then the preemptible ones).
+    for (int32_t r = 0; r < next; ++r)
+      for (size_t i = 0; i < leaves.size(); ++i)
+        if (rank[i] == r) {
+          out.push_back(leaves[i]);
+          taken[static_cast<size_t>(leaves[i])] = 1;
+          taken_list_.push_back(leaves[i]);
+          break;
+        }
+    return;
+  }
   int32_t node_cell = view.nodes[static_cast<size_t>(pos)];
   int32_t node_level = virt ? V(node_cell).level : P(node_cell).level;
   size_t before = out.size();

@@ -300,7 +300,16 @@ bool pick_lowest_ancestor(std::span<const int32_t> leaves, std::span<const int32
         ++j;
       }
       if (n >= kk) {
-        std::partial_sort(cur, cur + kk, cur + n);
+        if (n <= 16) {  // a handful of ranks (distinct): an insertion sort beats the heap
+          for (size_t a = 1; a < n; ++a) {
+            const int32_t x = cur[a];
+            size_t b = a;
+            for (; b > 0 && cur[b - 1] > x; --b) cur[b] = cur[b - 1];
+            cur[b] = x;
+          }
+        } else {
+          std::partial_sort(cur, cur + kk, cur + n);
+        }
         if (!found || std::lexicographical_compare(cur, cur + kk, best, best + kk)) {
           std::copy(cur, cur + kk, best);
           found = true;

@@ -1093,6 +1093,11 @@ void Run::finalize(PolicyRun& out) {
       out.unschedulable_by_reason[out.reasons[static_cast<size_t>(o.reason)]]++;
     if (o.state == JobState::Finished) last_finish = std::max(last_finish, o.finish);
   }
+  // The live states are not read past here: given back before the delays'
+  // buffers are built, so that the two are not held at once (the end of a
+  // long run was its memory peak).
+  std::vector<Live>().swap(live_);
+  std::vector<uint64_t>().swap(failed_epoch_);
   // Queue delays, then job completion times: per VC, then overall, one set of
   // values in memory at a time.
   for (int metric = 0; metric < 2; ++metric) {

@@ -14,6 +14,8 @@
 
 namespace pai::sim {
 
+static_assert(sizeof(TraceJob) <= 48, "one TraceJob per job: keep it small");
+
 // ---------------------------------------------------------------------------
 // Trace model
 // ---------------------------------------------------------------------------
@@ -42,9 +44,10 @@ int64_t Trace::gpus(const TraceJob& j) const {
 
 namespace {
 int32_t intern(std::map<std::string, int32_t, std::less<>>& index, std::vector<std::string>& names,
-               std::string_view name) {
+               std::string_view name, size_t limit = SIZE_MAX) {
   auto it = index.find(name);
   if (it != index.end()) return it->second;
+  if (names.size() >= limit) return -1;
   int32_t id = static_cast<int32_t>(names.size());
   names.emplace_back(name);
   index.emplace(std::string(name), id);
@@ -56,10 +59,10 @@ int32_t Trace::intern_vc(std::string_view name) {
   return intern(vc_index_, vc_names, name);
 }
 int32_t Trace::intern_leaf_type(std::string_view name) {
-  return intern(type_index_, leaf_type_names, name);
+  return intern(type_index_, leaf_type_names, name, TraceJob::kMaxLeafTypes);
 }
 int32_t Trace::intern_pinned(std::string_view name) {
-  return intern(pinned_index_, pinned_names, name);
+  return intern(pinned_index_, pinned_names, name, TraceJob::kMaxPinned);
 }
 
 void Trace::add(TraceJob j, std::string_view job_id, const std::vector<TraceMember>& ms) {
@@ -843,8 +846,26 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
       j.priority = static_cast<int32_t>(*p);
       j.flags |= TraceJob::kPrioritySet;
     }
-    if (c_type >= 0 && !field(c_type).empty()) j.leaf_type = out.intern_leaf_type(field(c_type));
-    if (c_pin >= 0 && !field(c_pin).empty()) j.pinned = out.intern_pinned(field(c_pin));
+    if (c_type >= 0 && !field(c_type).empty()) {
+      int32_t t = out.intern_leaf_type(field(c_type));
+      if (t < 0) {
+        set_error(e, src.name(), at(c_type),
+                  "more than " + std::to_string(TraceJob::kMaxLeafTypes) +
+                      " distinct leaf_cell_type values in one trace");
+        return false;
+      }
+      j.leaf_type = static_cast<int16_t>(t);
+    }
+    if (c_pin >= 0 && !field(c_pin).empty()) {
+      int32_t p = out.intern_pinned(field(c_pin));
+      if (p < 0) {
+        set_error(e, src.name(), at(c_pin),
+                  "more than " + std::to_string(TraceJob::kMaxPinned) +
+                      " distinct pinned_cell_id values in one trace");
+        return false;
+      }
+      j.pinned = p;
+    }
     if (c_lazy >= 0 && !field(c_lazy).empty()) {
       std::string v = util::to_lower(field(c_lazy));
       if (v == "true" || v == "1" || v == "yes") {
@@ -1048,8 +1069,16 @@ bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& op
     tj.duration = j.duration;
     tj.vc = out.intern_vc(j.user.empty() ? "default" : j.user);
     tj.priority = opt.default_priority;
-    if (!j.gpu_type.empty() && !is_missing(j.gpu_type))
-      tj.leaf_type = out.intern_leaf_type(j.gpu_type);
+    if (!j.gpu_type.empty() && !is_missing(j.gpu_type)) {
+      int32_t t = out.intern_leaf_type(j.gpu_type);
+      if (t < 0) {
+        set_error(e, jobs_src.name(), {j.line, 1},
+                  "more than " + std::to_string(TraceJob::kMaxLeafTypes) +
+                      " distinct gpu_type values in one trace");
+        return false;
+      }
+      tj.leaf_type = static_cast<int16_t>(t);
+    }
     tj.line = j.line;
     out.add(tj, j.name, merged);
   }

@@ -25,21 +25,27 @@ struct TraceMember {
   int32_t gpus = 0;  // per pod
 };
 
+// 48 bytes: a million jobs are 48 MB. The narrow fields hold what a trace
+// can give them: Trace::intern_leaf_type and intern_pinned refuse names past
+// their limits, and priorities are -1..1000.
 struct TraceJob {
-  double submit = 0;       // seconds since the trace's first submission
-  double duration = 0;     // run time in seconds
-  uint32_t id = 0;         // index into Trace::id_offsets
-  int32_t vc = -1;         // index into Trace::vc_names
-  int32_t leaf_type = -1;  // index into Trace::leaf_type_names; -1 = any type
-  int32_t pinned = -1;     // index into Trace::pinned_names
-  int32_t priority = 0;
+  double submit = 0;         // seconds since the trace's first submission
+  double duration = 0;       // run time in seconds
+  uint32_t id = 0;           // index into Trace::id_offsets
+  int32_t vc = -1;           // index into Trace::vc_names
+  int16_t leaf_type = -1;    // index into Trace::leaf_type_names; -1 = any type
+  int16_t priority = 0;      // -1 (opportunistic) .. 1000
+  int32_t pinned : 24 = -1;  // index into Trace::pinned_names
+  uint32_t flags : 8 = 0;
   int32_t pods = 0;   // first member
   int32_t gpus = 0;   // first member, per pod
   int32_t more = -1;  // index into Trace::extra_members, -1 when one member
   uint32_t line = 0;  // where the job starts in its file
-  uint8_t flags = 0;
   static constexpr uint8_t kLazy = 1;
   static constexpr uint8_t kPrioritySet = 2;
+  // The most distinct names a trace may use for leaf cell types and pinned cells.
+  static constexpr int32_t kMaxLeafTypes = 32767;
+  static constexpr int32_t kMaxPinned = (1 << 23) - 1;
 };
 
 struct TraceIssue {
@@ -67,6 +73,7 @@ struct Trace {
   int64_t gpus(const TraceJob& j) const;  // all pods
   // Builders, used by the readers and the generator.
   int32_t intern_vc(std::string_view name);
+  // -1 for a new name past TraceJob::kMaxLeafTypes or kMaxPinned names.
   int32_t intern_leaf_type(std::string_view name);
   int32_t intern_pinned(std::string_view name);
   void add(TraceJob j, std::string_view id, const std::vector<TraceMember>& members);

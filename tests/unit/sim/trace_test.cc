@@ -55,6 +55,43 @@ TEST(Trace, ReleasedIdsLeaveTheJobs) {
   }
 }
 
+TEST(Trace, NamesPastTheirLimitAreRefused) {
+  Trace t;
+  for (int32_t i = 0; i < TraceJob::kMaxLeafTypes; ++i)
+    ASSERT_EQ(t.intern_leaf_type("type" + std::to_string(i)), i);
+  EXPECT_EQ(t.intern_leaf_type("one more"), -1);
+  EXPECT_EQ(t.intern_leaf_type("type7"), 7);  // known names still resolve
+  EXPECT_EQ(t.leaf_type_names.size(), static_cast<size_t>(TraceJob::kMaxLeafTypes));
+  // The narrow fields hold their whole ranges.
+  TraceJob j;
+  j.leaf_type = static_cast<int16_t>(TraceJob::kMaxLeafTypes - 1);
+  j.pinned = TraceJob::kMaxPinned - 1;
+  j.priority = 1000;
+  j.flags |= TraceJob::kLazy | TraceJob::kPrioritySet;
+  EXPECT_EQ(j.leaf_type, TraceJob::kMaxLeafTypes - 1);
+  EXPECT_EQ(j.pinned, TraceJob::kMaxPinned - 1);
+  EXPECT_EQ(j.priority, 1000);
+  EXPECT_EQ(j.flags, TraceJob::kLazy | TraceJob::kPrioritySet);
+  j.pinned = -1;
+  j.priority = -1;
+  EXPECT_EQ(j.pinned, -1);
+  EXPECT_EQ(j.priority, -1);
+  EXPECT_EQ(j.flags, TraceJob::kLazy | TraceJob::kPrioritySet);
+}
+
+TEST(NativeCsv, TooManyLeafTypesIsAnErrorAtTheField) {
+  std::string text = "job_id,submit_time,duration,vc,members,leaf_cell_type\n";
+  for (int32_t i = 0; i <= TraceJob::kMaxLeafTypes; ++i)
+    text += "j" + std::to_string(i) + ",0,60,a,1x1,t" + std::to_string(i) + "\n";
+  Trace t;
+  TraceError e;
+  EXPECT_FALSE(read_native_csv(text, "many.csv", {}, t, e));
+  EXPECT_EQ(e.line, static_cast<uint32_t>(TraceJob::kMaxLeafTypes + 2));
+  EXPECT_EQ(e.column, 19u);  // "j32767,0,60,a,1x1," is 18 bytes
+  EXPECT_NE(e.message.find("more than 32767 distinct leaf_cell_type"), std::string::npos)
+      << e.message;
+}
+
 TEST(Philly, ReadsJobsAndCountsWhatItLeavesOut) {
   Trace t;
   TraceError e;
