@@ -157,16 +157,9 @@ b dns
 # One resolver wait bounds them all: a dead DNS server costs 10 s, not 10 s per name.
 to=""; have timeout && to="timeout 10"
 read -r h < /proc/sys/kernel/hostname
-# All names in one getent first (it exits 0 only when it found every one); name by
-# name only when one is missing, and not after the one wait ran out.
-r=1; [ -n "$h" ] && { $to getent hosts "$h" $DNS_NAMES >/dev/null 2>&1; r=$?; }
-if [ "$r" = 0 ]; then
-  echo "hostname ok $h"; for n in $DNS_NAMES; do echo "ok $n"; done
-elif [ "$r" != 124 ]; then
 $to /bin/sh -c 'h=$1; shift
   if [ -n "$h" ] && getent hosts "$h" >/dev/null 2>&1; then echo "hostname ok $h"; else echo "hostname fail $h"; fi
   for n; do if getent hosts "$n" >/dev/null 2>&1; then echo "ok $n"; else echo "fail $n"; fi; done' sh "$h" $DNS_NAMES
-fi
 e dns 0
 echo "@@done"
 )SH";
