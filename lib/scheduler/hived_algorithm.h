@@ -558,7 +558,11 @@ class Hived final : public Policy {
   bool batch_used_done_ = false;    // the noted virtual cells' used leaves are changed already
   int32_t batch_priority_ = 0, batch_leaves_ = 0;
   std::vector<int32_t> batch_pcells_, batch_vcells_;
-  std::vector<int32_t> batch_opp_, batch_guar_, batch_used_;  // by cell id
+  struct PhysicalDelta {
+    int32_t opp = 0, guar = 0;  // leaves used at priority -1, at priorities >= 0
+  };
+  std::vector<PhysicalDelta> batch_pdelta_;  // by cell id
+  std::vector<int32_t> batch_used_;          // by cell id
   std::vector<uint8_t> bad_node_;
   int64_t safety_violations_ = 0;
   int32_t bad_nodes_ = 0;

@@ -165,15 +165,12 @@ void Hived::add_physical_usage(int32_t leaf, int32_t priority, int32_t delta) {
   if (priority == kFreePriority) return;
   if (delta != 0 && (batching_ == delta || (batching_releases_ && delta == -1 && priority >= 0))) {
     // Only counted here, up the tree; the cells are changed once each later.
-    if (batch_opp_.size() < pcells_.size()) {
-      batch_opp_.resize(pcells_.size());
-      batch_guar_.resize(pcells_.size());
-    }
-    auto& d = priority < 0 ? batch_opp_ : batch_guar_;
+    if (batch_pdelta_.size() < pcells_.size()) batch_pdelta_.resize(pcells_.size());
+    const bool opp = priority < 0;
     for (int32_t c = leaf; c >= 0; c = P(c).parent) {
-      const size_t i = static_cast<size_t>(c);
-      if (batch_opp_[i] == 0 && batch_guar_[i] == 0) batch_pcells_.push_back(c);
-      d[i] += delta;
+      PhysicalDelta& d = batch_pdelta_[static_cast<size_t>(c)];
+      if (d.opp == 0 && d.guar == 0) batch_pcells_.push_back(c);
+      (opp ? d.opp : d.guar) += delta;
     }
     return;
   }
@@ -268,12 +265,13 @@ void Hived::apply_usage_batch() {
   for (int32_t c : pl) {
     PCell& p = P(c);
     const size_t i = static_cast<size_t>(c);
-    if (int32_t d = batch_opp_[i]; d != 0) {
+    PhysicalDelta& delta = batch_pdelta_[i];
+    if (int32_t d = delta.opp; d != 0) {
       if (p.in_free) free_[cl(p.chain, p.level)].move(p.used_opp, p.used_opp + d, p.free_key);
       p.used_opp += d;
     }
-    p.used_guar += batch_guar_[i];
-    batch_opp_[i] = batch_guar_[i] = 0;
+    p.used_guar += delta.guar;
+    delta = {};
     if (p.is_node) touch_opp_view(c);
   }
   pl.clear();

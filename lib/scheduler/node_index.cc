@@ -40,6 +40,8 @@ void BucketedNodes::init(int32_t nodes, std::vector<int32_t> bucket_free,
 
 void BucketedNodes::set(int32_t node, int32_t bucket, bool healthy) {
   const size_t n = static_cast<size_t>(node);
+  // Unchanged: nothing to move, and the next sort would leave the node in place.
+  if (key_bucket_[n] == bucket && (healthy_[n] != 0) == healthy) return;
   key_bucket_[n] = bucket;
   healthy_[n] = healthy ? 1 : 0;
   if (ranked_ && sorted_ && !is_dirty_[n]) {
