@@ -287,12 +287,19 @@ def prepare_host(rundir, h, kubectl, args):
                 p[6] = "/bin/sh\n" if os.path.realpath("/bin/sh").endswith("dash") else "/bin/dash\n"
                 l = ":".join(p)
             f.write(l)
-    for f in ("os-release",):
+    # Its own resolver: no DNS server. The machine's resolver (whatever it is) is not
+    # asked, so the registries' lookups in the fact script fail at once on every run,
+    # where a shared or unreachable server of the machine could make some of a hundred
+    # concurrent lookups wait out its timeout (docs/testbed.md, "No DNS").
+    for f in ("os-release", "resolv.conf"):
         p = H + "/fs/etc/" + f
         if os.path.lexists(p):
             os.unlink(p)
     with open(H + "/fs/etc/os-release", "w") as f:
         f.write(OS_RELEASE[h["os"]])
+    with open(H + "/fs/etc/resolv.conf", "w") as f:
+        f.write("# testbed host: no DNS server (nothing answers on this address)\n"
+                "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
     os.chmod(H + "/fs/tmp", 0o1777)
     os.chmod(H + "/fs/root", 0o700)
     for d in ("/etc/apt/sources.list.d", "/etc/apt/keyrings", "/etc/apt/preferences.d", "/etc/apt/apt.conf.d",
