@@ -25,6 +25,21 @@ expect() {  # expect 'EXPR' 'JSON'
   want=$("$PYTHON3" -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$2")
   [ "$got" = "$want" ] || fail "$1: got $got, want $want"
 }
+# eventually 'EXPR' 'JSON': as expect, for what the fake API server's controller (a
+# tick every 0.15 s, as a node controller lags behind the kubelet) reports: the state
+# is taken again until it matches, for up to 10 s.
+eventually() {
+  want=$("$PYTHON3" -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$2")
+  n=0
+  while :; do
+    state
+    got=$(py "$1")
+    [ "$got" = "$want" ] && return 0
+    n=$((n + 1))
+    [ $n -lt 50 ] || fail "$1: got $got, want $want (after 10 s)"
+    sleep 0.2
+  done
+}
 # The kubeconfig of the master, usable from this machine (the API server listens on the master's address).
 kubeconfig() { "$TESTBED" kubeconfig "$RUN"; }
 KUBECTL=${TESTBED_KUBECTL:-$(command -v kubectl || true)}

@@ -58,7 +58,7 @@ expect 's["hosts"]["tb-master"]["kubeadm"]' '{"init": 1, "join": 0}'
 expect 's["hosts"]["tb-master"]["kubeadm_interrupted"]' '[]'
 expect 's["hosts"]["tb-master"]["files"]["/etc/kubernetes/admin.conf"]' '"0600"'
 expect 's["hosts"]["tb-master"]["apiserver"]' '"running"'
-expect 's["cluster"]["objects"]["Node/tb-master"]["ready"]' '"True"'
+eventually 's["cluster"]["objects"]["Node/tb-master"]["ready"]' '"True"'
 
 # Join worker1 with a short-lived token passed on stdin: it never appears in argv.
 line=$(on tb-master 'kubeadm token create --ttl 10m --print-join-command')
@@ -96,7 +96,7 @@ on tb-worker2 "$line" > "$TMP/join3" 2>&1 && fail "a second join ran"
 state
 expect '{h: v["kubeadm"] for h, v in s["hosts"].items()}' \
   '{"tb-master": {"init": 1, "join": 0}, "tb-worker1": {"init": 0, "join": 1}, "tb-worker2": {"init": 0, "join": 1}}'
-expect '[s["cluster"]["objects"]["Node/" + n]["ready"] for n in ("tb-worker1", "tb-worker2")]' '["True", "True"]'
+eventually '[s["cluster"]["objects"]["Node/" + n]["ready"] for n in ("tb-worker1", "tb-worker2")]' '["True", "True"]'
 # The init token and the hang test's token remain; the deleted one is gone.
 expect 's["cluster"]["bootstrap_tokens"]' '2'
 # systemctl failure knob with an exit code.
