@@ -65,6 +65,13 @@ int32_t Trace::intern_pinned(std::string_view name) {
   return intern(pinned_index_, pinned_names, name, TraceJob::kMaxPinned);
 }
 
+namespace {
+// A name table full (TraceJob's narrow fields): the message at the field.
+std::string too_many_names_message(int32_t limit, const char* column) {
+  return "more than " + std::to_string(limit) + " distinct " + column + " values in one trace";
+}
+}  // namespace
+
 void Trace::add(TraceJob j, std::string_view job_id, const std::vector<TraceMember>& ms) {
   if (id_offsets.empty()) id_offsets.push_back(0);
   j.id = static_cast<uint32_t>(id_offsets.size() - 1);
@@ -843,15 +850,14 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
                   "-1 (opportunistic) or 0..1000 (guaranteed)");
         return false;
       }
-      j.priority = static_cast<int32_t>(*p);
+      j.priority = static_cast<int16_t>(*p);
       j.flags |= TraceJob::kPrioritySet;
     }
     if (c_type >= 0 && !field(c_type).empty()) {
       int32_t t = out.intern_leaf_type(field(c_type));
       if (t < 0) {
         set_error(e, src.name(), at(c_type),
-                  "more than " + std::to_string(TraceJob::kMaxLeafTypes) +
-                      " distinct leaf_cell_type values in one trace");
+                  too_many_names_message(TraceJob::kMaxLeafTypes, "leaf_cell_type"));
         return false;
       }
       j.leaf_type = static_cast<int16_t>(t);
@@ -860,8 +866,7 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
       int32_t p = out.intern_pinned(field(c_pin));
       if (p < 0) {
         set_error(e, src.name(), at(c_pin),
-                  "more than " + std::to_string(TraceJob::kMaxPinned) +
-                      " distinct pinned_cell_id values in one trace");
+                  too_many_names_message(TraceJob::kMaxPinned, "pinned_cell_id"));
         return false;
       }
       j.pinned = p;
@@ -1073,8 +1078,7 @@ bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& op
       int32_t t = out.intern_leaf_type(j.gpu_type);
       if (t < 0) {
         set_error(e, jobs_src.name(), {j.line, 1},
-                  "more than " + std::to_string(TraceJob::kMaxLeafTypes) +
-                      " distinct gpu_type values in one trace");
+                  too_many_names_message(TraceJob::kMaxLeafTypes, "gpu_type"));
         return false;
       }
       tj.leaf_type = static_cast<int16_t>(t);

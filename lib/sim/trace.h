@@ -102,9 +102,9 @@ struct TraceError {
 };
 
 struct TraceOptions {
-  std::string format;  // "" = detect
-  int32_t default_priority = 100;
-  int64_t limit = 0;  // keep at most this many jobs (0 = all), in submission order
+  std::string format;              // "" = detect
+  int32_t default_priority = 100;  // -1 (opportunistic) or 0..1000: TraceJob keeps 16 bits
+  int64_t limit = 0;               // keep at most this many jobs (0 = all), in submission order
   // A FIFO or pipe that delivers nothing for this long is an error, not a hang.
   int first_byte_timeout_ms = 30'000;
 };

@@ -436,12 +436,6 @@ TEST(Summary, NearestRankPercentiles) {
   EXPECT_EQ(summarize({}).n, 0);
 }
 
-}  // namespace
-}  // namespace pai::sim
-
-namespace pai::sim {
-namespace {
-
 TEST(Summary, MergedRunsAreTheSortedValues) {
   std::mt19937_64 rng(11);
   for (int round = 0; round < 50; ++round) {
