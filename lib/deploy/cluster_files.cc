@@ -43,12 +43,13 @@ class ConfigPhase : public Phase {
   bool cluster_scope() const override { return true; }
   bool barrier() const override { return true; }
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    if (!s_.cluster_files.empty())
-      out.push_back({&h, get_cluster_files_script(s_.openpai.ns), true});
+    if (!s_.cluster_files.empty()) out.push_back({&h, namespace_secrets_script(s_), true});
   }
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     if (s_.cluster_files.empty()) return {};
-    auto r = h.observe_sh(get_cluster_files_script(s_.openpai.ns), 120000, true);
+    // The read the openpai phase makes too (its Secret and these files, one
+    // kubectl run).
+    auto r = h.observe_sh(namespace_secrets_script(s_), 120000, true);
     if (!r.ok()) return command_failure("reading the cluster files on the cluster", r);
     ClusterFiles remote = parse_cluster_files(r.out);
     std::fill(r.out.begin(), r.out.end(), '\0');
@@ -117,9 +118,13 @@ std::string cluster_files_manifest(const ClusterFiles& files, const std::string&
   return cm.dump() + "\n---\n" + sec.dump() + "\n";
 }
 
+std::string cluster_files_objects() {
+  return std::string("configmap/") + kName + " secret/" + kName;
+}
+
 std::string get_cluster_files_script(const std::string& ns) {
   return std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") + kKubectl +
-         " -n " + ns + " get configmap/" + kName + " secret/" + kName +
+         " -n " + ns + " get " + cluster_files_objects() +
          " -o json --ignore-not-found --request-timeout=20s 2>/dev/null || echo '{}'";
 }
 
@@ -133,7 +138,10 @@ ClusterFiles parse_cluster_files(const std::string& text) {
   else if (j.contains("kind"))
     items.push_back(j);
   for (const auto& o : items) {
-    if (!o.contains("data") || !o["data"].is_object()) continue;
+    if (!o.is_object() || !o.contains("data") || !o["data"].is_object()) continue;
+    if (o.contains("metadata") && o["metadata"].is_object() &&
+        o["metadata"].value("name", kName) != kName)
+      continue;
     bool secret = o.value("kind", "") == "Secret";
     for (const auto& [k, v] : o["data"].items())
       if (v.is_string())

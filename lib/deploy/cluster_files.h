@@ -24,11 +24,15 @@ bool secret_file(const std::string& name);
 
 // The ConfigMap and the Secret holding `files` (JSON documents, one a line).
 std::string cluster_files_manifest(const ClusterFiles& files, const std::string& ns);
-// The files in `kubectl get configmap,secret -o json` output of those two objects.
+// The files in `kubectl get configmap,secret -o json` output of those two objects
+// (other objects in the same List are left out).
 ClusterFiles parse_cluster_files(const std::string& kubectl_json);
 // The command, run as root on the master, that prints that output ("{}" before
 // the control plane exists).
 std::string get_cluster_files_script(const std::string& ns);
+// The two objects of the cluster files, as kubectl get names them
+// ("configmap/NAME secret/NAME").
+std::string cluster_files_objects();
 
 // A line diff of two texts ("--- a/NAME", "+++ b/NAME", hunks of -/+ lines with
 // one line of context); "" when equal. Values of keys that name secrets

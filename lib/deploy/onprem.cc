@@ -80,6 +80,32 @@ bool has_gpu(const HostSpec& h) {
   return h.gpus > 0 && h.gpu_type == "nvidia.com/gpu";
 }
 
+// Whether kubeadm is on the PATH (a built-in: no process), for the phases that
+// run it.
+constexpr const char* kKubeadmPresent = "command -v kubeadm >/dev/null && echo kubeadm_present=1\n";
+
+// The version of the kubeadm a kubeadm init or join runs ("v1.30.10"), for the
+// configuration it is given: the kubeadm package's upstream version, which the
+// packages phase read on this host in this run (dpkg-query's "1.30.10-1.1"),
+// so that no observation runs `kubeadm version` only in case it joins. A
+// kubeadm not installed as a package is asked; none at all: the one install
+// puts there.
+std::string kubeadm_version(HostRun& h, std::map<std::string, std::string>& kv,
+                            const InstallSettings& s) {
+  std::string pkg = h.facts().value("kubeadm_package", "");
+  if (!pkg.empty()) {
+    if (size_t colon = pkg.find(':'); colon != std::string::npos) pkg.erase(0, colon + 1);
+    if (size_t dash = pkg.rfind('-'); dash != std::string::npos) pkg.resize(dash);
+    return "v" + pkg;
+  }
+  if (kv.count("kubeadm_present")) {
+    auto r = h.observe_sh("kubeadm version -o short 2>/dev/null");
+    std::string v(util::trim(r.out));
+    if (r.ok() && r.exit_status == 0 && !v.empty()) return v;
+  }
+  return "v" + s.kube_version;
+}
+
 // A phase that observes its host with one read-only script printing "key=value"
 // lines (a failed script is a failed observation) and computes its needs from
 // them. The script is listed for reading ahead and run by observe() from the
@@ -537,6 +563,17 @@ class Packages : public KeyValuePhase {
       if (!ok) missing.push_back(w);
     }
     if (!missing.empty()) needs.push_back("install " + util::join(missing, " "));
+    // The installed kubeadm's version, for the control plane's and the join's
+    // configuration (kubeadm_version).
+    {
+      auto it = kv.find("pkg_kubeadm");
+      std::string v;
+      if (it != kv.end()) {
+        std::string st = it->second.substr(it->second.rfind('=') + 1);
+        if (st.size() >= 2 && st[1] == 'i') v = it->second.substr(0, it->second.rfind('='));
+      }
+      h.facts()["kubeadm_package"] = v;
+    }
     // A hold is dpkg's selection (what `apt-mark hold` sets): "h" first in
     // ${db:Status-Abbrev}, so the same query answers it.
     std::vector<std::string> unheld;
@@ -667,23 +704,27 @@ class ControlPlane : public KeyValuePhase {
                "[ -f /etc/kubernetes/admin.conf ] && echo admin=1\n"
                "[ -f /etc/kubernetes/manifests/kube-apiserver.yaml ] && echo manifest=1\n"
                "[ -f /var/lib/kubelet/config.yaml ] && echo kubelet_config=1\n"
-               "[ -d /etc/kubernetes/pki ] && echo pki=1\n"
-               "command -v kubeadm >/dev/null && echo \"kubeadm=$(kubeadm version -o short "
-               "2>/dev/null)\"\n"
-               "[ -f /etc/kubernetes/admin.conf ] && ") +
-           kKubectl + " get --raw=/readyz --request-timeout=5s >/dev/null 2>&1 && echo ready=1\n" +
-           "true\n";
+               "[ -d /etc/kubernetes/pki ] && echo pki=1\n") +
+           kKubeadmPresent + "true\n";
   }
   std::string what() const override { return "the control plane"; }
   std::string observation(const HostRun&) const override { return script(); }
   void more_reads(HostRun& h, std::vector<ObservationRead>& out) override {
+    out.push_back({&h, cluster_objects_script()});
     out.push_back({&h, kTokenList});
   }
   Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
                     std::vector<std::string>& needs) override {
-    kubeadm_version_ = kv["kubeadm"].empty() ? "v" + s_.kube_version : kv["kubeadm"];
-    h.facts()["kubeadm_version"] = kubeadm_version_;
-    if (kv.count("ready")) {
+    // The API server answers when the read of the cluster's objects, which the
+    // later phases make anyway, lists them: a kubectl run fewer than asking
+    // /readyz first (about 0.1 s of the master's CPU).
+    bool ready = false;
+    if (kv.count("admin")) {
+      auto r = h.observe_sh(cluster_objects_script());
+      auto list = r.ok() ? nlohmann::json::parse(r.out, nullptr, false) : nlohmann::json();
+      ready = list.is_object() && list.contains("items") && list["items"].is_array();
+    }
+    if (ready) {
       // A run killed between kubeadm init and deleting init's token left it.
       auto t = h.observe_sh(kTokenList);
       if (t.ok() && t.out.find(kInitTokenMark) != std::string::npos)
@@ -696,6 +737,7 @@ class ControlPlane : public KeyValuePhase {
     }
     if (kv.count("manifest") || kv.count("kubelet_config") || kv.count("pki"))
       needs.push_back("clean up an interrupted kubeadm init (kubeadm reset -f)");
+    kubeadm_version_ = kubeadm_version(h, kv, s_);
     std::string v = kubeadm_version_.substr(kubeadm_version_[0] == 'v' ? 1 : 0);
     needs.push_back("kubeadm init (Kubernetes v" + s_.kube_version + ", " + kubeadm_api_version(v) +
                     ", pods " + s_.pods_subnet + ", services " + s_.service_subnet + ", endpoint " +
@@ -890,12 +932,11 @@ class Workers : public KeyValuePhase {
   static constexpr const char* kScript =
       "[ -f /etc/kubernetes/kubelet.conf ] && echo kubelet_conf=1\n"
       "[ -f /etc/kubernetes/pki/ca.crt ] && echo ca=1\n"
-      "[ -f /var/lib/kubelet/config.yaml ] && echo kubelet_config=1\n"
-      "command -v kubeadm >/dev/null && echo \"kubeadm=$(kubeadm version -o "
-      "short 2>/dev/null)\"\n"
-      "true\n";
+      "[ -f /var/lib/kubelet/config.yaml ] && echo kubelet_config=1\n";
   std::string what() const override { return "the kubelet"; }
-  std::string observation(const HostRun&) const override { return kScript; }
+  std::string observation(const HostRun&) const override {
+    return std::string(kScript) + kKubeadmPresent + "true\n";
+  }
   void more_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     if (HostRun* master = h.run().master()) {
       out.push_back({master, cluster_objects_script()});
@@ -904,7 +945,6 @@ class Workers : public KeyValuePhase {
   }
   Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
                     std::vector<std::string>& needs) override {
-    h.facts()["kubeadm_version"] = kv["kubeadm"].empty() ? "v" + s_.kube_version : kv["kubeadm"];
     HostRun* master = h.run().master();
     bool registered = false;
     if (master) {
@@ -941,6 +981,8 @@ class Workers : public KeyValuePhase {
                       " join token(s) an interrupted run left");
     bool conf = kv.count("kubelet_conf") > 0;
     if (conf && registered) return {};
+    // Only a join renders a configuration for this kubeadm's version.
+    h.facts()["kubeadm_version"] = kubeadm_version(h, kv, s_);
     if (conf)
       needs.push_back("reset a join the cluster does not know (kubeadm reset -f)");
     else if (kv.count("ca") || kv.count("kubelet_config"))

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "deploy/cluster_files.h"
 #include "deploy/onprem.h"
 #include "util/strings.h"
 #include "yaml/yaml.h"
@@ -335,23 +336,19 @@ class OpenPaiPhase : public WorkloadsPhase {
   }
 
   // The Secret pai-secrets: the admin password from services-configuration.yaml,
-  // the database password and the JWT key made once and kept.
-  std::string secret_script() const {
-    return std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") + kKubectl +
-           " -n " + s_.openpai.ns + " get secret " + kSecretName +
-           " -o json --request-timeout=20s 2>/dev/null || echo '{}'";
-  }
+  // the database password and the JWT key made once and kept. Read with the
+  // cluster files (namespace_secrets_script), one kubectl run for both phases.
   void extra_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    out.push_back({&h, secret_script(), true});
+    out.push_back({&h, namespace_secrets_script(s_), true});
   }
   Status observe_extra(HostRun& h, std::vector<std::string>& needs) override {
     existing_.clear();
     secret_needed_ = false;
-    auto r = h.observe_sh(secret_script(), 120000, true);
+    auto r = h.observe_sh(namespace_secrets_script(s_), 120000, true);
     if (!r.ok()) return command_failure("reading the Secret " + std::string(kSecretName), r);
-    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    auto j = find_listed_object(r.out, "Secret", kSecretName);
     std::fill(r.out.begin(), r.out.end(), '\0');
-    if (!j.is_discarded() && j.contains("data") && j["data"].is_object())
+    if (j.is_object() && j.contains("data") && j["data"].is_object())
       for (const auto& [k, val] : j["data"].items())
         if (val.is_string()) existing_[k] = val.get<std::string>();
     std::vector<std::string> why;
@@ -587,6 +584,32 @@ Status render_openpai_manifests(const InstallSettings& s, const HostSpec& master
     out.emplace_back("openpai: the Secret",
                      secret_manifest(s.openpai, base64("x"), base64("y"), base64("z")));
   return {};
+}
+
+std::string namespace_secrets_script(const InstallSettings& s) {
+  std::string objects;
+  if (s.openpai.enabled) objects = std::string("secret/") + kSecretName;
+  if (!s.cluster_files.empty()) objects += (objects.empty() ? "" : " ") + cluster_files_objects();
+  if (objects.empty()) return {};
+  // --ignore-not-found: an object not there yet is left out of the List (and
+  // nothing is printed when none is), instead of failing the read of the others.
+  return std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") + kKubectl +
+         " -n " + s.openpai.ns + " get " + objects +
+         " -o json --ignore-not-found --request-timeout=20s 2>/dev/null || echo '{}'";
+}
+
+nlohmann::json find_listed_object(const std::string& kubectl_json, const std::string& kind,
+                                  const std::string& name) {
+  auto j = nlohmann::json::parse(kubectl_json, nullptr, false);
+  auto is_it = [&](const nlohmann::json& o) {
+    return o.is_object() && o.value("kind", "") == kind && o.contains("metadata") &&
+           o["metadata"].is_object() && o["metadata"].value("name", "") == name;
+  };
+  if (is_it(j)) return j;
+  if (j.is_object() && j.contains("items") && j["items"].is_array())
+    for (const auto& o : j["items"])
+      if (is_it(o)) return o;
+  return nullptr;
 }
 
 std::unique_ptr<Phase> make_hived_phase(const InstallSettings& s) {

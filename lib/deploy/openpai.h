@@ -54,6 +54,16 @@ std::string render_scheduler_config(const std::string& templates_dir, const Open
                                     std::string& error);
 
 struct InstallSettings;
+// One kubectl run on the master that reads the Secret pai-secrets (when the
+// services are installed) and the cluster files' ConfigMap and Secret (when the
+// config phase pushes them), in namespace s.openpai.ns: the openpai and config
+// phases share it. "" when neither is wanted. Its output holds secrets.
+std::string namespace_secrets_script(const InstallSettings& s);
+// The object of this kind and name in that output (a List, or the object
+// alone when only one was asked for); null when it is not there.
+nlohmann::json find_listed_object(const std::string& kubectl_json, const std::string& kind,
+                                  const std::string& name);
+
 // The `hived` phase: the HiveD ConfigMap, HiveD, its inspect API Service, one
 // kube-scheduler per VC with HiveD as its extender.
 std::unique_ptr<Phase> make_hived_phase(const InstallSettings& s);

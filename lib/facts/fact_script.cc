@@ -21,7 +21,9 @@ b() { echo "@@begin $1"; }
 e() { r=$?; [ -n "${2:-}" ] && r=$2; echo; echo "@@end $1 $r"; }
 have() { command -v "$1" >/dev/null 2>&1; }
 # The clock first, and printed at once: the client times the first byte it gets.
-t=$(date +%s.%N)
+# bash 5 (the /bin/sh of RHEL-like hosts) has it without a process.
+t=${EPOCHREALTIME:-}
+[ -n "$t" ] || t=$(date +%s.%N)
 echo "@@paictl-facts 1"
 b clock; echo "$t"; e clock 0
 echo "@@privilege ${1:-unknown}"
@@ -125,7 +127,9 @@ done
 e processes 0
 
 b ntp
-if have timedatectl && timedatectl status 2>/dev/null; then echo "@@via timedatectl"
+# timedatectl asks timedated over the system bus: where there is none it fails.
+if have timedatectl && { [ -n "${DBUS_SYSTEM_BUS_ADDRESS:-}" ] || [ -S /run/dbus/system_bus_socket ] ||
+  [ -S /var/run/dbus/system_bus_socket ]; } && timedatectl status 2>/dev/null; then echo "@@via timedatectl"
 elif have chronyc && chronyc -n tracking 2>/dev/null; then echo "@@via chronyc"
 elif have ntpq && ntpq -pn 2>/dev/null; then echo "@@via ntpq"
 fi
@@ -156,10 +160,57 @@ b nvidia-runtime; if have nvidia-container-runtime; then nvidia-container-runtim
 b dns
 # One resolver wait bounds them all: a dead DNS server costs 10 s, not 10 s per name.
 to=""; have timeout && to="timeout 10"
-read -r h < /proc/sys/kernel/hostname
-$to /bin/sh -c 'h=$1; shift
-  if [ -n "$h" ] && getent hosts "$h" >/dev/null 2>&1; then echo "hostname ok $h"; else echo "hostname fail $h"; fi
-  for n; do if getent hosts "$n" >/dev/null 2>&1; then echo "ok $n"; else echo "fail $n"; fi; done' sh "$h" $DNS_NAMES
+h=""; read -r h < /proc/sys/kernel/hostname
+dns_each() {
+  $to /bin/sh -c 'h=$1; shift
+    if [ -n "$h" ] && getent hosts "$h" >/dev/null 2>&1; then echo "hostname ok $h"; else echo "hostname fail $h"; fi
+    for n; do if getent hosts "$n" >/dev/null 2>&1; then echo "ok $n"; else echo "fail $n"; fi; done' sh "$h" $DNS_NAMES
+}
+# One getent for every name: it prints the addresses of the names that resolve,
+# one line each, in the names' order, and exits 2 when one did not. Its lines are
+# mapped back to the names (each name's answer names it or its address); where
+# they do not map back exactly, the names are looked up one by one.
+dns_map() {
+  dg=""; cn=""; ca=""; ng=0
+  while read -r a n; do
+    [ -n "$a" ] || continue
+    case "$ca" in *" $a "*) r=1 ;; *) r=0 ;; esac
+    if [ $ng = 0 ] || [ $r = 1 ] || [ "$n" != "$cn" ]; then
+      [ $ng = 0 ] || dg="$dg $cn$ca|"
+      cn=$n; ca=" $a "; ng=$((ng + 1))
+    else
+      ca="$ca$a "
+    fi
+  done <<EOF
+$1
+EOF
+  [ $ng = 0 ] || dg="$dg $cn$ca|"
+  dv=""
+  if [ -n "$h" ]; then
+    case "${dg%%|*} " in *" $h "*) dg=${dg#*|}; dv="hostname ok $h" ;; *) dv="hostname fail $h" ;; esac
+  else
+    dv="hostname fail "
+  fi
+  for n in $DNS_NAMES; do
+    case "${dg%%|*} " in *" $n "*) dg=${dg#*|}; dv="$dv
+ok $n" ;; *) dv="$dv
+fail $n" ;; esac
+  done
+  [ -z "$dg" ]
+}
+if [ -z "$h$DNS_NAMES" ]; then
+  echo "hostname fail "
+else
+  o=$($to getent hosts ${h:+"$h"} $DNS_NAMES 2>/dev/null); s=$?
+  if [ $s = 0 ]; then
+    if [ -n "$h" ]; then echo "hostname ok $h"; else echo "hostname fail "; fi
+    for n in $DNS_NAMES; do echo "ok $n"; done
+  elif [ $s = 2 ] && dns_map "$o"; then
+    printf '%s\n' "$dv"
+  else
+    dns_each
+  fi
+fi
 e dns 0
 echo "@@done"
 )SH";
@@ -716,7 +767,10 @@ std::string bootstrap_command() {
   // Single quotes only around the whole: the login shell may be sh, bash, zsh or fish.
   return "/bin/sh -c '"
          "IFS= read -r pw; c=$SSH_CONNECTION; "
-         "if [ \"$(id -u)\" = 0 ]; then pw=; exec /bin/sh -s root \"$c\"; fi; "
+         // The effective uid from /proc/self/status with built-ins, else from id.
+         "u=; while read -r k a b r; do [ \"$k\" = Uid: ] && { u=$b; break; }; done "
+         "2>/dev/null < /proc/self/status; [ -n \"$u\" ] || u=$(id -u); "
+         "if [ \"$u\" = 0 ]; then pw=; exec /bin/sh -s root \"$c\"; fi; "
          "if command -v sudo >/dev/null 2>&1; then "
          "if sudo -n true 2>/dev/null; then pw=; sudo -n /bin/sh -s sudo \"$c\"; exit $?; fi; "
          "if [ -n \"$pw\" ] && printf \"%s\\n\" \"$pw\" | sudo -S -p \"\" -v 2>/dev/null; then "

@@ -146,6 +146,46 @@ state "$TMP/again.json"
 cmp -s "$TMP/done.json" "$TMP/again.json" || fail "a re-run changed the cluster"
 pass "a re-run has nothing to do (the services found applied, unchanged)"
 
+# Drift: what changed on the hosts after the install is in the plan of a re-run
+# (which reads each host in one session and the cluster with few kubectl runs),
+# and a re-run puts it back.
+on() { h=$1; shift; ssh -F "$RUN/ssh_config" "$h" "$@"; }
+needs_in_plan() {  # FILE HOST PHASE TEXT: the plan has that need (a substring) for that host and phase
+  "$PYTHON3" - "$@" <<'PY'
+import json, sys
+f, host, phase, text = sys.argv[1:5]
+plan = json.load(open(f))["plan"]
+for h in plan["hosts"]:
+    for p in h["phases"]:
+        if h["host"] == host and p["phase"] == phase and p["state"] == "planned" and any(text in n for n in p["needs"]):
+            sys.exit(0)
+sys.exit("no '%s' for %s %s in the plan: %s" % (text, host, phase,
+         [(h["host"], p["phase"], p["needs"]) for h in plan["hosts"] for p in h["phases"] if p["state"] != "up-to-date"]))
+PY
+}
+# The API server down (the kubelet stopped, so nothing starts it again):
+on tb-master 'systemctl stop kubelet'
+kill "$(cat "$RUN/hosts/tb-master/state/apiserver/pid")"
+"$PAICTL" install "$C" $ARGS --dry-run -o json > "$TMP/drift-api.json" 2>"$TMP/drift-api.err" || true
+needs_in_plan "$TMP/drift-api.json" tb-master control-plane "wait for the API server" || fail "API server down: $(cat "$TMP/drift-api.err")"
+on tb-master 'systemctl start kubelet'
+# A sysctl, containerd stopped, the cluster files' ConfigMap and the services' Secret gone:
+on tb-worker1 'sysctl -w net.ipv4.ip_forward=0 >/dev/null'
+on tb-worker2 'systemctl stop containerd'
+on tb-master 'kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache -n openpai delete configmap/pai-configuration secret/pai-secrets >/dev/null'
+"$PAICTL" install "$C" $ARGS --dry-run -o json > "$TMP/drift.json" 2>"$TMP/drift.err" || true
+needs_in_plan "$TMP/drift.json" tb-worker1 kernel "set net.ipv4.ip_forward to 1" || fail "sysctl drift"
+needs_in_plan "$TMP/drift.json" tb-worker2 containerd "restart containerd with that configuration" || fail "containerd drift"
+needs_in_plan "$TMP/drift.json" tb-master config "push layout.yaml (not on the cluster yet)" || fail "ConfigMap drift"
+needs_in_plan "$TMP/drift.json" tb-master openpai "write the Secret openpai/pai-secrets (the database password" || fail "Secret drift"
+"$PAICTL" install "$C" $ARGS --yes > "$TMP/drift-fix.txt" 2>&1 || { cat "$TMP/drift-fix.txt"; fail "the re-run after the drift"; }
+set +e
+"$PAICTL" install "$C" $ARGS --yes --detailed-exitcode > "$TMP/drift-again.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 0 ] || { cat "$TMP/drift-again.txt"; fail "after putting the drift back a re-run exited $rc, want 0"; }
+pass "a re-run sees the API server down, a sysctl, containerd stopped, the cluster files and the Secret gone, and puts them back"
+
 # A rollout that does not finish: the failing pod and its events are shown; a
 # re-run once it is fixed waits for it and succeeds.
 "$TESTBED" knob "$RUN" tb-master 'unavailable openpai/webportal'

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "check/test_support.h"
 #include "util/fs.h"
 
@@ -325,4 +327,249 @@ TEST(FactParser, DoneBeforeAnOpenStepIsNotComplete) {
   parse_fact_output("@@paictl-facts 1\n@@done\n@@begin docker\n", 0, f);
   EXPECT_FALSE(f.complete);
   EXPECT_EQ(f.stuck_in, "docker");
+}
+
+// Runs the real script under `shell` with `fakes` (a directory of fake tools)
+// first on PATH and `env` (VAR=value ...) in its environment; returns the output.
+namespace {
+
+std::string fact_test_dir(const std::string& name) {
+  std::string d = ::testing::TempDir() + "/paictl-facts-" + name;
+  std::string cmd = "rm -rf '" + d + "' && mkdir -p '" + d + "/bin'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return d;
+}
+
+void fact_test_tool(const std::string& dir, const std::string& name, const std::string& body) {
+  std::string path = dir + "/bin/" + name;
+  std::ofstream(path) << "#!/bin/sh\necho \"$*\" >> '" << dir << "/" << name << ".calls'\n" << body;
+  EXPECT_EQ(std::system(("chmod +x '" + path + "'").c_str()), 0);
+}
+
+std::string fact_test_run(const std::string& shell, const std::string& dir, const ScriptOptions& o,
+                          const std::string& env = "") {
+  std::ofstream(dir + "/script.sh") << fact_script(o);
+  std::string cmd = "env " + env + " PATH='" + dir + "/bin':\"$PATH\" " + shell +
+                    " -s user '1.2.3.4 5 6.7.8.9 22' < '" + dir + "/script.sh' > '" + dir +
+                    "/out' 2>/dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return pai::util::read_file(dir + "/out").content;
+}
+
+std::vector<std::string> fact_test_calls(const std::string& dir, const std::string& tool) {
+  std::vector<std::string> out;
+  std::ifstream in(dir + "/" + tool + ".calls");
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+std::vector<std::string> fact_test_shells() {
+  std::vector<std::string> out;
+  for (const char* sh : {"/bin/sh", "/bin/dash", "/bin/bash", "/bin/busybox"})
+    if (pai::util::is_regular_file(sh))
+      out.push_back(std::string(sh) == "/bin/busybox" ? "/bin/busybox sh" : sh);
+  return out;
+}
+
+std::string fact_test_hostname() {
+  std::string h;
+  std::getline(std::ifstream("/proc/sys/kernel/hostname"), h);
+  while (!h.empty() && (h.back() == '\n' || h.back() == ' ')) h.pop_back();
+  return h;
+}
+
+// A getent that answers from DB lines "KEY|ADDRESS|NAMES" (one line per
+// address), as glibc's prints them: only the keys that resolve, in order, exit 2
+// when one did not. With FAKE_RC, a lookup of several keys prints nothing and
+// exits with it (a getent killed by timeout loses its buffered output).
+const char* kFakeGetent =
+    "shift; rc=0\n"
+    "[ $# -gt 1 ] && [ -n \"${FAKE_RC:-}\" ] && exit \"$FAKE_RC\"\n"
+    "for k; do\n"
+    "  found=0\n"
+    "  while IFS='|' read -r key addr names; do\n"
+    "    [ \"$key\" = \"$k\" ] || continue\n"
+    "    printf '%-15s %s\\n' \"$addr\" \"$names\"; found=1\n"
+    "  done < \"$FAKE_DB\"\n"
+    "  [ $found = 1 ] || rc=2\n"
+    "done\n"
+    "exit $rc\n";
+
+struct DnsCase {
+  const char* what;
+  std::string db;  // the fake resolver's answers
+  const char* rc;  // FAKE_RC, or "" for getent's own
+  bool hostname_ok;
+  std::vector<bool> ok;  // a.example, b.example, c.example
+  size_t getent_calls;   // 1: one getent for all; 5: then one by one
+};
+
+}  // namespace
+
+// One getent for every name where its answer maps back to the names, the names
+// one by one where it does not: the same verdicts either way, under every shell.
+TEST(Script, DnsStepOneLookupForAllNamesOrEachName) {
+  std::string h = fact_test_hostname();
+  ASSERT_FALSE(h.empty());
+  ScriptOptions o;
+  o.dns_names = {"a.example", "b.example", "c.example"};
+  std::vector<DnsCase> cases = {
+      {"all resolve",
+       h + "|10.0.0.9|" + h + "\na.example|10.0.0.1|a.example\nb.example|10.0.0.2|b.example\n" +
+           "c.example|10.0.0.3|c.example\n",
+       "",
+       true,
+       {true, true, true},
+       1},
+      {"some resolve, several addresses, canonical names with aliases",
+       h + "|10.0.0.9|" + h + ".lan " + h +
+           "\na.example|10.0.0.1|a.example\na.example|10.0.0.5|a.example\n" +
+           "c.example|10.0.0.3|cdn.example.net c.example\n",
+       "",
+       true,
+       {true, false, true},
+       1},
+      {"none resolve", "", "", false, {false, false, false}, 1},
+      {"two names with the same answer",
+       h + "|10.0.0.9|" + h + "\na.example|10.0.0.1|a.example b.example\n" +
+           "b.example|10.0.0.1|a.example b.example\n",
+       "",
+       true,
+       {true, true, false},
+       1},
+      {"an answer that names neither the name nor its alias",
+       h + "|10.0.0.9|" + h + "\nb.example|10.0.0.2|cdn.example.net\n",
+       "",
+       true,
+       {false, true, false},
+       5},
+      {"the lookups timed out", h + "|10.0.0.9|" + h + "\n", "124", true, {false, false, false}, 5},
+  };
+  int ran = 0;
+  for (const auto& shell : fact_test_shells()) {
+    for (const auto& c : cases) {
+      std::string dir = fact_test_dir("dns");
+      std::ofstream(dir + "/db") << c.db;
+      fact_test_tool(dir, "getent", kFakeGetent);
+      std::string env = "FAKE_DB='" + dir + "/db'";
+      if (*c.rc) env += std::string(" FAKE_RC=") + c.rc;
+      HostFacts f;
+      parse_fact_output(fact_test_run(shell, dir, o, env), 0, f);
+      SCOPED_TRACE(shell + ": " + c.what);
+      EXPECT_TRUE(f.complete);
+      EXPECT_EQ(f.hostname_resolves, c.hostname_ok);
+      ASSERT_EQ(f.dns.size(), 3u);
+      for (size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(f.dns[i].name, o.dns_names[i]);
+        EXPECT_EQ(f.dns[i].resolved, c.ok[i]) << f.dns[i].name;
+      }
+      auto calls = fact_test_calls(dir, "getent");
+      EXPECT_EQ(calls.size(), c.getent_calls);
+      if (!calls.empty()) EXPECT_EQ(calls[0], "hosts " + h + " a.example b.example c.example");
+      if (c.getent_calls == 5 && calls.size() == 5) EXPECT_EQ(calls[4], "hosts c.example");
+    }
+    ++ran;
+  }
+  EXPECT_GE(ran, 1);
+}
+
+// timedatectl only where a system bus can answer it (it fails without one); the
+// next NTP client then, as when timedatectl fails.
+TEST(Script, TimedatectlOnlyWithASystemBus) {
+  bool bus =
+      std::system("[ -S /run/dbus/system_bus_socket ] || [ -S /var/run/dbus/system_bus_socket ]") ==
+      0;
+  int ran = 0;
+  for (const auto& shell : fact_test_shells()) {
+    for (bool with_bus : {true, false}) {
+      std::string dir = fact_test_dir("ntp");
+      fact_test_tool(dir, "timedatectl", "echo '  NTP synchronized: yes'\n");
+      fact_test_tool(dir, "chronyc", "echo 'Leap status     : Not synchronised'\n");
+      HostFacts f;
+      parse_fact_output(
+          fact_test_run(shell, dir, ScriptOptions{},
+                        with_bus ? "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/bus"
+                                 : "-u DBUS_SYSTEM_BUS_ADDRESS"),
+          0, f);
+      SCOPED_TRACE(shell + (with_bus ? ": with a bus" : ": without"));
+      EXPECT_TRUE(f.clock.ntp_known);
+      if (with_bus || bus) {
+        EXPECT_EQ(f.clock.ntp_source, "timedatectl");
+        EXPECT_TRUE(f.clock.ntp_synchronized);
+        EXPECT_EQ(fact_test_calls(dir, "timedatectl").size(), 1u);
+        EXPECT_TRUE(fact_test_calls(dir, "chronyc").empty());
+      } else {
+        EXPECT_EQ(f.clock.ntp_source, "chronyc");
+        EXPECT_FALSE(f.clock.ntp_synchronized);
+        EXPECT_TRUE(fact_test_calls(dir, "timedatectl").empty());
+        EXPECT_EQ(fact_test_calls(dir, "chronyc").size(), 1u);
+      }
+    }
+    ++ran;
+  }
+  EXPECT_GE(ran, 1);
+}
+
+// The clock from bash's EPOCHREALTIME where the shell has it, else from date.
+TEST(Script, ClockWithoutDateWhereTheShellHasIt) {
+  int ran = 0;
+  for (const auto& shell : fact_test_shells()) {
+    std::string dir = fact_test_dir("clock");
+    fact_test_tool(dir, "date", "exec /bin/date \"$@\"\n");
+    HostFacts f;
+    std::string out = fact_test_run(shell, dir, ScriptOptions{});
+    parse_fact_output(out, 0, f);
+    bool epoch_var =
+        std::system((shell + " -c '[ -n \"${EPOCHREALTIME:-}\" ]' 2>/dev/null").c_str()) == 0;
+    SCOPED_TRACE(shell);
+    EXPECT_GT(f.clock.epoch, 1.6e9);
+    auto calls = fact_test_calls(dir, "date");
+    if (epoch_var) {
+      EXPECT_TRUE(calls.empty());
+    } else {
+      ASSERT_FALSE(calls.empty());
+      EXPECT_EQ(calls[0], "+%s.%N");
+    }
+    ++ran;
+  }
+  EXPECT_GE(ran, 1);
+}
+
+// The bootstrap tells root from other users by /proc/self/status's effective
+// uid, and by id where that file cannot be read.
+TEST(Script, BootstrapFindsRootWithoutIdOrWithIt) {
+  std::string dir = fact_test_dir("bootstrap");
+  fact_test_tool(dir, "id", "exec /usr/bin/id \"$@\"\n");
+  fact_test_tool(dir, "sudo", "exit 1\n");
+  std::ofstream(dir + "/input") << "\necho \"ran as $1\"\n";
+  std::string cmd = bootstrap_command();
+  // The login shell runs the command line: here sh -c with it.
+  std::ofstream(dir + "/login.sh") << cmd << "\n";
+  auto run = [&](const std::string& prefix) {
+    std::remove((dir + "/id.calls").c_str());
+    std::string c = prefix + " env PATH='" + dir + "/bin':/usr/bin:/bin sh '" + dir +
+                    "/login.sh' < '" + dir + "/input' > '" + dir + "/out' 2>/dev/null";
+    int rc = std::system(c.c_str());
+    return std::make_pair(rc, pai::util::read_file(dir + "/out").content);
+  };
+  bool root = geteuid() == 0;
+  auto [rc, out] = run("");
+  ASSERT_EQ(rc, 0);
+  EXPECT_EQ(out, root ? "ran as root\n" : "ran as user\n");
+  EXPECT_TRUE(fact_test_calls(dir, "id").empty());
+  if (!root) GTEST_SKIP() << "not root: no mount namespace for the fallback";
+  // Without /proc (a tmpfs over it in a mount namespace of its own): id.
+  if (std::system("unshare -m true 2>/dev/null") != 0) GTEST_SKIP() << "no unshare -m here";
+  auto [rc2, out2] = run("unshare -m sh -c 'mount -t tmpfs none /proc && exec \"$@\"' sh");
+  ASSERT_EQ(rc2, 0);
+  EXPECT_EQ(out2, "ran as root\n");
+  EXPECT_EQ(fact_test_calls(dir, "id"), std::vector<std::string>{"-u"});
+  // Another user: neither root nor a working sudo.
+  if (std::system("setpriv --version >/dev/null 2>&1") == 0) {
+    EXPECT_EQ(std::system(("chmod -R a+rwX '" + dir + "'").c_str()), 0);
+    auto [rc3, out3] = run("setpriv --reuid=65534 --regid=65534 --clear-groups");
+    ASSERT_EQ(rc3, 0);
+    EXPECT_EQ(out3, "ran as user\n");
+    EXPECT_TRUE(fact_test_calls(dir, "id").empty());
+  }
 }
