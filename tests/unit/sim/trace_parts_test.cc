@@ -147,13 +147,19 @@ std::string mixed_trace(uint64_t seed, int records, bool crlf_everywhere) {
     std::string vc = "vc" + std::to_string(rng() % (3 + static_cast<unsigned>(i) / 20));
     std::string members, gpus, pods;
     switch (rng() % 4) {
-      case 0: members = "1x" + std::to_string(1 + rng() % 8); break;
-      case 1: members = "2x8+1x" + std::to_string(1 + rng() % 4); break;
+      case 0:
+        members = "1x" + std::to_string(1 + rng() % 8);
+        break;
+      case 1:
+        members = "2x8+1x" + std::to_string(1 + rng() % 4);
+        break;
       case 2:
         gpus = std::to_string(rng() % 5);  // 0: a CPU-only job, skipped
         pods = std::to_string(1 + rng() % 2);
         break;
-      default: members = " 1x1 + 3x2 "; break;
+      default:
+        members = " 1x1 + 3x2 ";
+        break;
     }
     std::string prio = rng() % 3 == 0 ? "" : std::to_string(static_cast<int>(rng() % 1002) - 1);
     std::string type = rng() % 4 == 0 ? "type" + std::to_string(rng() % (1 + i / 30)) : "";
@@ -267,7 +273,9 @@ TEST(TraceParts, AnErrorInALaterPartIsReportedAtItsLineAndColumn) {
     Read serial = read_csv(text, 1), two = read_csv(text, 2);
     ASSERT_FALSE(serial.ok);
     EXPECT_NE(serial.error.message.find(message), std::string::npos) << serial.error.message;
-    const uint32_t line = static_cast<uint32_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+    const uint32_t line = static_cast<uint32_t>(std::count(
+                              text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) +
+                          1;
     EXPECT_EQ(serial.error.line, line);
     ASSERT_FALSE(two.ok);
     expect_same_error(two.error, serial.error);
@@ -321,7 +329,8 @@ TEST(TraceParts, AHeaderAfterTheCut) {
   auto used = expect_same_on_any_threads(text);
   EXPECT_EQ(used[2], 1);
   // Only a header: no job either way.
-  used = expect_same_on_any_threads(std::string(200, '\n') + "job_id,submit_time,duration,vc,members\n" + std::string(300, '\n'));
+  used = expect_same_on_any_threads(
+      std::string(200, '\n') + "job_id,submit_time,duration,vc,members\n" + std::string(300, '\n'));
 }
 
 TEST(TraceParts, HeliosReadsAsOnOneThread) {
@@ -378,7 +387,10 @@ TEST(TraceParts, AFileReadInPartsAsOnOneThread) {
   EXPECT_EQ(d.read_parts, 1);
   // An error in the second part names the file, line and column as on one thread.
   size_t at = text.find('\n', text.size() * 3 / 4) + 1;
-  { std::ofstream(path, std::ios::binary) << text.substr(0, at) << "x,1,60,vc01,0x1,100,,,false\n" << text.substr(at); }
+  {
+    std::ofstream(path, std::ios::binary) << text.substr(0, at) << "x,1,60,vc01,0x1,100,,,false\n"
+                                          << text.substr(at);
+  }
   ASSERT_FALSE(read_trace({path}, one, a, ea));
   ASSERT_FALSE(read_trace({path}, two, b, eb));
   expect_same_error(eb, ea);
