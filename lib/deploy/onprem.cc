@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <list>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -954,19 +958,30 @@ class Workers : public KeyValuePhase {
             find_node(objects_of_kind(nlohmann::json::parse(r.out, nullptr, false), "Node"),
                       h.spec().name) != nullptr;
     }
-    // Tokens minted for this host by a run that was killed before it deleted
-    // them (they would live out their TTL): only their ids are read.
+    // Tokens a run that was killed could not delete (they would live out their
+    // TTL): only their ids are read. A join wave's (its description names the
+    // run, not a host) are the first worker's to delete; "paictl join of HOST"
+    // is a token of one host's join.
     std::vector<std::string> leftover;
     if (master) {
       auto r = master_read(h, *master, kTokenList);
       const std::string mark = "paictl join of " + h.spec().name;
+      const bool first = first_worker(h);
       if (r.ok())
         for (auto line : util::split(r.out, '\n')) {
           if (line.rfind("token=", 0) != 0) continue;
+          std::string id(line.substr(6, line.find(' ') - 6));
           size_t at = line.find(mark);
           size_t after = at + mark.size();
-          if (at == std::string_view::npos || (after < line.size() && line[after] != ' ')) continue;
-          leftover.emplace_back(line.substr(6, line.find(' ') - 6));
+          if (at != std::string_view::npos && (after >= line.size() || line[after] == ' ')) {
+            leftover.push_back(id);
+            continue;
+          }
+          size_t w = line.find(kWaveMark);
+          if (!first || w == std::string_view::npos) continue;
+          std::string_view run = line.substr(w + std::strlen(kWaveMark));
+          run = run.substr(0, run.find(' '));
+          if (run != run_mark_) leftover.push_back(id);
         }
     }
     {
@@ -1001,9 +1016,39 @@ class Workers : public KeyValuePhase {
     return s;
   }
 
-  void cleanup(HostRun& h) override { delete_token(h); }
-
  private:
+  // The description of a join wave's token: kWaveMark, then this phase's run.
+  static constexpr const char* kWaveMark = "paictl join wave of run ";
+
+  // Whether h is the first worker this run joins (layout order): it deletes the
+  // join waves' tokens a killed run left, so that one host, not every worker,
+  // has that need.
+  static bool first_worker(HostRun& h) {
+    for (auto* other : h.run().hosts)
+      if (!other->spec().master && other->spec().selected) return other == &h;
+    return false;
+  }
+
+  // The workers that join at the same time share one bootstrap token, minted
+  // by the first of them and deleted on the master by the last one to finish,
+  // which also reads there, in the same session, what every worker's
+  // verification needs (the nodes, the tokens): one `kubeadm token create`
+  // and one session with one kubectl run on the master per wave instead of per
+  // worker. The token reaches each worker only on its kubeadm's stdin; its TTL
+  // is minutes, and a worker that comes when it is half gone starts a wave of
+  // its own.
+  struct Wave {
+    int joining = 0;       // workers of this wave whose join has not finished
+    bool minting = true;   // the first worker is minting the token
+    bool closing = false;  // its last worker is deleting the token: no one may join it
+    bool done = false;     // the token is deleted; `reads` hold what was read after
+    Status minted;
+    JoinCommand jc;
+    std::string id;  // the token's id (not secret)
+    std::chrono::steady_clock::time_point born;
+    std::map<std::string, remote::ExecResult> reads;
+  };
+
   Status join(HostRun& h, const std::vector<std::string>& needs) {
     HostRun* master = h.run().master();
     if (!master) return Status::failure("no master in layout.yaml to join");
@@ -1020,36 +1065,96 @@ class Workers : public KeyValuePhase {
     for (const auto& n : needs)
       if (n.find("kubeadm reset") != std::string::npos)
         if (Status s = run_step(h, "kubeadm reset -f", "kubeadm reset -f"); !s.ok) return s;
-    // A token for this join only, minted now, valid minutes, deleted after.
-    auto r = master->sh("kubeadm token create --ttl " + std::to_string(s_.join_token_ttl_s) +
-                            "s --description " + shell_quote("paictl join of " + h.spec().name) +
-                            " --print-join-command",
-                        {}, 120000, true);
-    if (!r.ok() || r.exit_status != 0) return command_failure("minting a join token", r);
-    JoinCommand jc;
-    if (!parse_join_command(r.out, jc))
-      return Status::failure("kubeadm token create printed no join command");
-    h.run().masker->add(jc.token);
-    {
-      std::lock_guard lock(mu_);
-      minted_[h.spec().name] = jc.token.substr(0, jc.token.find('.'));
+    Wave& w = enter_wave(h, *master);
+    Status s = w.minted;
+    if (s.ok) {
+      std::string err;
+      std::string config = render_kubeadm_join(
+          s_, h.spec(), h.facts().value("kubeadm_version", "v" + s_.kube_version), w.jc.endpoint,
+          w.jc.token, w.jc.ca_hash, err);
+      if (!err.empty()) s = Status::failure(err);
+      // The join configuration holds the token: it goes on stdin, never to a
+      // file or argv. Nothing changes here after the join.
+      if (s.ok)
+        s = run_last_step(h, "kubeadm join", "kubeadm join --config /dev/stdin", config, 900000);
+      std::fill(config.begin(), config.end(), '\0');
     }
-    std::string err;
-    std::string config =
-        render_kubeadm_join(s_, h.spec(), h.facts().value("kubeadm_version", "v" + s_.kube_version),
-                            jc.endpoint, jc.token, jc.ca_hash, err);
-    if (!err.empty()) return Status::failure(err);
-    // The join configuration holds the token: it goes on stdin, never to a file or argv.
-    // The token is deleted on the master after it: nothing changes here after the join.
-    Status s = run_last_step(h, "kubeadm join", "kubeadm join --config /dev/stdin", config, 900000);
-    std::fill(config.begin(), config.end(), '\0');
-    delete_token(h, s.ok);
+    leave_wave(h, *master, w, s.ok);
     return s;
   }
 
+  // Joins the current wave, or starts one (minting its token) when there is
+  // none a worker may still join.
+  Wave& enter_wave(HostRun& h, HostRun& master) {
+    std::unique_lock lock(mu_);
+    const auto now = std::chrono::steady_clock::now();
+    const auto half_ttl = std::chrono::seconds(std::max(1, s_.join_token_ttl_s / 2));
+    Wave* w = waves_.empty() ? nullptr : &waves_.back();
+    if (w && !w->closing && !w->done &&
+        (w->minting || (w->minted.ok && now - w->born < half_ttl))) {
+      ++w->joining;
+      cv_.wait(lock, [&] { return !w->minting; });
+      return *w;
+    }
+    waves_.emplace_back();
+    w = &waves_.back();
+    w->joining = 1;
+    w->born = now;
+    lock.unlock();
+    auto r = master.sh("kubeadm token create --ttl " + std::to_string(s_.join_token_ttl_s) +
+                           "s --description " + shell_quote(kWaveMark + run_mark_) +
+                           " --print-join-command",
+                       {}, 120000, true);
+    Status minted;
+    JoinCommand jc;
+    if (!r.ok() || r.exit_status != 0)
+      minted = command_failure("minting a join token", r);
+    else if (!parse_join_command(r.out, jc))
+      minted = Status::failure("kubeadm token create printed no join command");
+    std::fill(r.out.begin(), r.out.end(), '\0');
+    if (minted.ok) h.run().masker->add(jc.token);
+    lock.lock();
+    w->minted = minted;
+    w->jc = std::move(jc);
+    w->id = w->jc.token.substr(0, w->jc.token.find('.'));
+    w->minting = false;
+    cv_.notify_all();
+    return *w;
+  }
+
+  // The last worker of a wave to finish deletes its token and reads, in the
+  // same session, the master's state after every join of the wave; the others
+  // wait for that read, which their verifications use.
+  void leave_wave(HostRun& h, HostRun& master, Wave& w, bool joined) {
+    std::unique_lock lock(mu_);
+    if (--w.joining == 0) {
+      w.closing = true;
+      lock.unlock();
+      std::map<std::string, remote::ExecResult> got;
+      if (!w.id.empty()) {
+        const std::string marker = "@@paictl-join-" + std::to_string(::getpid()) + "-" + w.id;
+        const std::vector<std::string> reads = {cluster_objects_script(), kTokenList};
+        auto r =
+            master.sh("kubeadm token delete " + shell_quote(w.id) + " >/dev/null 2>&1 || true\n" +
+                      combined_observation_script(reads, marker));
+        std::vector<remote::ExecResult> parts;
+        if (r.ok() && r.exit_status == 0 &&
+            split_combined_output(r.out, marker, reads.size(), parts))
+          for (size_t k = 0; k < reads.size(); ++k) got[reads[k]] = std::move(parts[k]);
+      }
+      lock.lock();
+      w.reads = std::move(got);
+      w.done = true;
+      cv_.notify_all();
+    } else {
+      cv_.wait(lock, [&] { return w.done; });
+    }
+    if (joined) after_join_[h.spec().name] = w.reads;
+  }
+
   // The master's reads for this worker's needs: during its verification what
-  // the session that deleted its token read right after the join, else a read
-  // made now; before its apply, the read ahead.
+  // the session that deleted its wave's token read after the joins, else a
+  // read made now; before its apply, the read ahead.
   remote::ExecResult master_read(HostRun& h, HostRun& master, const std::string& script) {
     bool fresh;
     {
@@ -1068,39 +1173,14 @@ class Workers : public KeyValuePhase {
     return fresh ? master.sh(script) : master.observe_sh(script);
   }
 
-  // Deletes the token minted for this join; after a join that succeeded, the
-  // same session on the master reads what the verification needs (the nodes,
-  // the tokens): a round trip and a kubectl run fewer per worker.
-  void delete_token(HostRun& h, bool read_after = false) {
-    std::string id;
-    {
-      std::lock_guard lock(mu_);
-      auto it = minted_.find(h.spec().name);
-      if (it == minted_.end()) return;
-      id = it->second;
-      minted_.erase(it);
-    }
-    HostRun* master = h.run().master();
-    if (!master) return;
-    std::string del = "kubeadm token delete " + shell_quote(id) + " >/dev/null 2>&1 || true\n";
-    if (!read_after) {
-      master->sh(del);
-      return;
-    }
-    const std::string marker = "@@paictl-join-" + std::to_string(::getpid()) + "-" + id;
-    const std::vector<std::string> reads = {cluster_objects_script(), kTokenList};
-    auto r = master->sh(del + combined_observation_script(reads, marker));
-    std::vector<remote::ExecResult> parts;
-    if (!r.ok() || r.exit_status != 0 || !split_combined_output(r.out, marker, reads.size(), parts))
-      return;
-    std::lock_guard lock(mu_);
-    auto& got = after_join_[h.spec().name];
-    for (size_t k = 0; k < reads.size(); ++k) got[reads[k]] = std::move(parts[k]);
-  }
-
   const InstallSettings& s_;
+  // This run's join waves, told apart from a killed run's on the master.
+  const std::string run_mark_ =
+      std::to_string(::getpid()) + "-" +
+      std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
   std::mutex mu_;
-  std::map<std::string, std::string> minted_;                 // host -> token id (not secret)
+  std::condition_variable cv_;
+  std::list<Wave> waves_;                                     // stable addresses
   std::map<std::string, std::vector<std::string>> leftover_;  // host -> token ids
   std::set<std::string> verifying_;  // hosts whose join applied: their next master reads are fresh
   std::map<std::string, std::map<std::string, remote::ExecResult>> after_join_;

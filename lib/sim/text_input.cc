@@ -61,6 +61,26 @@ ByteSource::ByteSource(const std::string& path, int first_byte_timeout_ms) : nam
   buffer_.resize(1u << 20);
 }
 
+ByteSource::ByteSource(const std::string& path, uint64_t offset, uint64_t length)
+    : name_(path), remaining_(length) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  struct stat st {};
+  if (fd_ < 0)
+    error_ = std::strerror(errno);
+  else if (::fstat(fd_, &st) != 0)
+    error_ = std::strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    error_ = "is not a regular file";
+  else if (::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0)
+    error_ = std::strerror(errno);
+  if (!error_.empty()) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+  buffer_.resize(static_cast<size_t>(std::min<uint64_t>(length, 1u << 20)) + 1);
+}
+
 ByteSource::ByteSource(std::string_view data, std::string name) : name_(std::move(name)) {
   begin_ = cur_ = data.data();
   end_ = data.data() + data.size();
@@ -73,7 +93,8 @@ ByteSource::~ByteSource() {
 std::string_view ByteSource::head(size_t n) {
   if (fd_ >= 0 && consumed_ == 0 && cur_ == begin_) {
     if (!begin_) begin_ = cur_ = end_ = buffer_.data();
-    n = std::min(n, buffer_.size());
+    n = std::min(
+        {n, buffer_.size(), static_cast<size_t>(std::min<uint64_t>(remaining_, SIZE_MAX))});
     while (!eof_ && static_cast<size_t>(end_ - begin_) < n) {
       size_t have = static_cast<size_t>(end_ - begin_);
       ssize_t r = ::read(fd_, buffer_.data() + have, n - have);
@@ -88,6 +109,7 @@ std::string_view ByteSource::head(size_t n) {
         break;
       }
       end_ += r;
+      remaining_ -= static_cast<uint64_t>(r);
     }
   }
   return std::string_view(cur_, static_cast<size_t>(end_ - cur_));
@@ -117,11 +139,13 @@ bool ByteSource::refill() {
   if (fd_ < 0) return false;
   consumed_ += static_cast<uint64_t>(end_ - begin_);
   ssize_t n = 0;
-  if (!eof_) {
+  if (!eof_ && remaining_ > 0) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), remaining_));
     do {
-      n = ::read(fd_, buffer_.data(), buffer_.size());
+      n = ::read(fd_, buffer_.data(), want);
     } while (n < 0 && errno == EINTR);
     if (n < 0) error_ = std::strerror(errno);
+    if (n > 0) remaining_ -= static_cast<uint64_t>(n);
   }
   if (n <= 0) {
     ::close(fd_);

@@ -31,6 +31,10 @@ class ByteSource {
   // Opens `path`; on failure `error()` is set and the source is empty.
   explicit ByteSource(const std::string& path,
                       int first_byte_timeout_ms = kDefaultFirstByteTimeoutMs);
+  // Reads bytes [offset, offset + length) of the regular file `path` as if
+  // they were a file of their own (line 1, column 1 at `offset`): one part of
+  // a trace that is read on several threads. Messages name `path`.
+  ByteSource(const std::string& path, uint64_t offset, uint64_t length);
   // Reads from memory (tests, fuzzing); `data` must outlive the source.
   ByteSource(std::string_view data, std::string name);
   ~ByteSource();
@@ -96,6 +100,7 @@ class ByteSource {
   const char* cur_ = nullptr;
   const char* end_ = nullptr;
   uint64_t consumed_ = 0;
+  uint64_t remaining_ = UINT64_MAX;  // bytes left to read from fd_ (a range of a file)
   Position pos_;
 };
 

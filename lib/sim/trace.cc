@@ -1,9 +1,18 @@
 #include "sim/trace.h"
 
+#include <fcntl.h>
+#include <malloc.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <memory>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 #include "sim/text_input.h"
@@ -91,7 +100,8 @@ void Trace::skip(const std::string& reason, const std::string& file, uint32_t li
                  const std::string& detail) {
   int64_t& n = skipped[reason];
   if (n < 3)
-    examples.push_back({file, line, column, detail.empty() ? reason : reason + ": " + detail});
+    examples.push_back(
+        {file, line, column, detail.empty() ? reason : reason + ": " + detail, reason});
   ++n;
 }
 
@@ -478,9 +488,13 @@ bool number_field(const std::vector<std::string>& f, int col, const CsvReader& c
 // Helios cluster_log.csv
 // ---------------------------------------------------------------------------
 
-bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e) {
-  out.format = "helios";
-  CsvReader csv(src);
+// The columns of a Helios cluster_log.csv, from its header.
+struct HeliosColumns {
+  size_t count = 0;
+  int id = -1, vc = -1, gpu = -1, node = -1, submit = -1, start = -1, end = -1, dur = -1;
+};
+
+bool helios_header(CsvReader& csv, ByteSource& src, HeliosColumns& hc, TraceError& e) {
   std::vector<std::string> f;
   if (!csv.next(f)) {
     if (!csv.error().empty()) {
@@ -523,11 +537,29 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
               "the run time comes from duration, or from end_time - start_time");
     return false;
   }
+  hc.count = header_fields;
+  hc.id = c_id;
+  hc.vc = c_vc;
+  hc.gpu = c_gpu;
+  hc.node = c_node;
+  hc.submit = c_submit;
+  hc.start = c_start;
+  hc.end = c_end;
+  hc.dur = c_dur;
+  return true;
+}
+
+bool helios_records(CsvReader& csv, const std::string& file, const HeliosColumns& hc,
+                    const TraceOptions& opt, Trace& out, TraceError& e) {
+  const size_t header_fields = hc.count;
+  const int c_id = hc.id, c_vc = hc.vc, c_gpu = hc.gpu, c_node = hc.node, c_submit = hc.submit,
+            c_start = hc.start, c_end = hc.end, c_dur = hc.dur;
+  std::vector<std::string> f;
   while (csv.next(f)) {
     out.records++;
     const uint32_t line = csv.line();
     if (f.size() < header_fields) {
-      set_error(e, src.name(), {line, 1},
+      set_error(e, file, {line, 1},
                 "this record has " + std::to_string(f.size()) + " fields, the header has " +
                     std::to_string(header_fields));
       return false;
@@ -535,33 +567,32 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     const std::string id(util::trim(f[static_cast<size_t>(c_id)]));
     double gpus = 0;
     if (is_missing(f[static_cast<size_t>(c_gpu)])) {
-      out.skip("no gpu_num", src.name(), line, csv.column(static_cast<size_t>(c_gpu)), id);
+      out.skip("no gpu_num", file, line, csv.column(static_cast<size_t>(c_gpu)), id);
       continue;
     }
-    if (!number_field(f, c_gpu, csv, src.name(), "gpu_num", e, gpus)) return false;
+    if (!number_field(f, c_gpu, csv, file, "gpu_num", e, gpus)) return false;
     if (gpus <= 0) {
-      out.skip("CPU-only job (gpu_num 0)", src.name(), line, csv.column(static_cast<size_t>(c_gpu)),
-               id);
+      out.skip("CPU-only job (gpu_num 0)", file, line, csv.column(static_cast<size_t>(c_gpu)), id);
       continue;
     }
     if (gpus > kMaxGpus) {
-      set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_gpu))},
+      set_error(e, file, {line, csv.column(static_cast<size_t>(c_gpu))},
                 "gpu_num " + std::string(util::trim(f[static_cast<size_t>(c_gpu)])) +
                     " is out of range (at most 1000000 GPUs)");
       return false;
     }
     if (gpus != std::floor(gpus)) {
-      set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_gpu))},
+      set_error(e, file, {line, csv.column(static_cast<size_t>(c_gpu))},
                 "gpu_num " + std::string(util::trim(f[static_cast<size_t>(c_gpu)])) +
                     " is not a whole number of GPUs");
       return false;
     }
     double nodes = 0;
     if (c_node >= 0 && !is_missing(f[static_cast<size_t>(c_node)]) &&
-        !number_field(f, c_node, csv, src.name(), "node_num", e, nodes))
+        !number_field(f, c_node, csv, file, "node_num", e, nodes))
       return false;
     if (nodes > kMaxGpus) {
-      set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_node))},
+      set_error(e, file, {line, csv.column(static_cast<size_t>(c_node))},
                 "node_num " + std::string(util::trim(f[static_cast<size_t>(c_node)])) +
                     " is out of range (at most 1000000)");
       return false;
@@ -570,17 +601,17 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     auto submit = parse_time_value(f[static_cast<size_t>(c_submit)]);
     if (!submit) {
       if (is_missing(f[static_cast<size_t>(c_submit)])) {
-        out.skip("no submit_time", src.name(), line, csv.column(static_cast<size_t>(c_submit)), id);
+        out.skip("no submit_time", file, line, csv.column(static_cast<size_t>(c_submit)), id);
         continue;
       }
-      set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_submit))},
+      set_error(e, file, {line, csv.column(static_cast<size_t>(c_submit))},
                 "submit_time \"" + f[static_cast<size_t>(c_submit)] + "\" is not a time",
                 "expected \"YYYY-MM-DD HH:MM:SS\" or seconds");
       return false;
     }
     if (std::string why = time_out_of_range(f[static_cast<size_t>(c_submit)], *submit);
         !why.empty()) {
-      set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_submit))},
+      set_error(e, file, {line, csv.column(static_cast<size_t>(c_submit))},
                 "submit_time \"" + std::string(util::trim(f[static_cast<size_t>(c_submit)])) +
                     "\" " + why,
                 "expected a date of the trace, \"YYYY-MM-DD HH:MM:SS\"");
@@ -589,10 +620,10 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     std::optional<double> dur;
     if (c_dur >= 0 && !is_missing(f[static_cast<size_t>(c_dur)])) {
       double d;
-      if (!number_field(f, c_dur, csv, src.name(), "duration", e, d)) return false;
+      if (!number_field(f, c_dur, csv, file, "duration", e, d)) return false;
       if (std::string why = duration_out_of_range(d); !why.empty()) {
         set_error(
-            e, src.name(), {line, csv.column(static_cast<size_t>(c_dur))},
+            e, file, {line, csv.column(static_cast<size_t>(c_dur))},
             "duration " + std::string(util::trim(f[static_cast<size_t>(c_dur)])) + " s " + why,
             "Helios durations are seconds");
         return false;
@@ -606,7 +637,7 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
         auto v = c == c_start ? s : t;
         if (!v) continue;
         if (std::string why = time_out_of_range(text, *v); !why.empty()) {
-          set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c))},
+          set_error(e, file, {line, csv.column(static_cast<size_t>(c))},
                     std::string(c == c_start ? "start_time" : "end_time") + " \"" +
                         std::string(util::trim(text)) + "\" " + why);
           return false;
@@ -614,22 +645,22 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
       }
       if (s && t) dur = *t - *s;
       if (dur && *dur < 0) {
-        out.skip("ends before it starts (end_time < start_time)", src.name(), line,
+        out.skip("ends before it starts (end_time < start_time)", file, line,
                  csv.column(static_cast<size_t>(c_end)), id);
         continue;
       }
       if (dur && !duration_out_of_range(*dur).empty()) {
-        set_error(e, src.name(), {line, csv.column(static_cast<size_t>(c_end))},
+        set_error(e, file, {line, csv.column(static_cast<size_t>(c_end))},
                   "end_time - start_time " + duration_out_of_range(*dur));
         return false;
       }
     }
     if (!dur) {
-      out.skip("no run time (duration or start and end)", src.name(), line, 1, id);
+      out.skip("no run time (duration or start and end)", file, line, 1, id);
       continue;
     }
     if (*dur < 0) {
-      out.skip("negative run time", src.name(), line, 1, id);
+      out.skip("negative run time", file, line, 1, id);
       continue;
     }
     TraceJob j;
@@ -641,9 +672,18 @@ bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     out.add(j, id, spread(static_cast<int64_t>(gpus), static_cast<int64_t>(nodes)));
   }
   if (!csv.error().empty()) {
-    set_error(e, src.name(), csv.error_position(), csv.error());
+    set_error(e, file, csv.error_position(), csv.error());
     return false;
   }
+  return true;
+}
+
+bool helios(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e) {
+  out.format = "helios";
+  CsvReader csv(src);
+  HeliosColumns hc;
+  if (!helios_header(csv, src, hc, e) || !helios_records(csv, src.name(), hc, opt, out, e))
+    return false;
   out.has_dates = !out.jobs.empty();
   return true;
 }
@@ -676,9 +716,14 @@ const std::vector<std::string>& native_columns() {
   return c;
 }
 
-bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e) {
-  out.format = "csv";
-  CsvReader csv(src);
+// The columns of a native trace, from its header.
+struct NativeColumns {
+  size_t count = 0;
+  int id = -1, submit = -1, dur = -1, vc = -1, members = -1, gpus = -1, pods = -1, prio = -1,
+      type = -1, pin = -1, lazy = -1;
+};
+
+bool native_header(CsvReader& csv, ByteSource& src, NativeColumns& nc, TraceError& e) {
   std::vector<std::string> f;
   if (!csv.next(f)) {
     if (!csv.error().empty()) {
@@ -718,22 +763,39 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
               "members is PODSxGPUS (e.g. 2x8, or 1x8+1x4); gpus (with pods) is the simple form");
     return false;
   }
-  const int c_id = cols.find("job_id"), c_submit = cols.find("submit_time"),
-            c_dur = cols.find("duration"), c_vc = cols.find("vc"), c_members = cols.find("members"),
-            c_gpus = cols.find("gpus"), c_pods = cols.find("pods"), c_prio = cols.find("priority"),
-            c_type = cols.find("leaf_cell_type"), c_pin = cols.find("pinned_cell_id"),
-            c_lazy = cols.find("lazy_preemption");
-  bool dates = false;
+  nc.count = cols.index.size();
+  nc.id = cols.find("job_id");
+  nc.submit = cols.find("submit_time");
+  nc.dur = cols.find("duration");
+  nc.vc = cols.find("vc");
+  nc.members = cols.find("members");
+  nc.gpus = cols.find("gpus");
+  nc.pods = cols.find("pods");
+  nc.prio = cols.find("priority");
+  nc.type = cols.find("leaf_cell_type");
+  nc.pin = cols.find("pinned_cell_id");
+  nc.lazy = cols.find("lazy_preemption");
+  return true;
+}
+
+// The records after the header; `dates` tells whether they give dates (all
+// of them do or none: mixing is an error).
+bool native_records(CsvReader& csv, const std::string& file, const NativeColumns& nc,
+                    const TraceOptions& opt, Trace& out, TraceError& e, bool& dates) {
+  const int c_id = nc.id, c_submit = nc.submit, c_dur = nc.dur, c_vc = nc.vc,
+            c_members = nc.members, c_gpus = nc.gpus, c_pods = nc.pods, c_prio = nc.prio,
+            c_type = nc.type, c_pin = nc.pin, c_lazy = nc.lazy;
+  dates = false;
   std::vector<TraceMember> members;
   // The records as views (no copy of a plain line), each field trimmed once.
   std::vector<std::string_view> raw, fv;
   while (csv.next(raw)) {
     out.records++;
     const uint32_t line = csv.line();
-    if (raw.size() != cols.index.size()) {
-      set_error(e, src.name(), {line, 1},
+    if (raw.size() != nc.count) {
+      set_error(e, file, {line, 1},
                 "this record has " + std::to_string(raw.size()) + " fields, the header has " +
-                    std::to_string(cols.index.size()),
+                    std::to_string(nc.count),
                 "quote fields that contain commas");
       return false;
     }
@@ -743,7 +805,7 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     auto at = [&](int c) { return Position{line, csv.column(static_cast<size_t>(c))}; };
     std::string_view id = field(c_id);
     if (id.empty()) {
-      set_error(e, src.name(), at(c_id), "empty job_id");
+      set_error(e, file, at(c_id), "empty job_id");
       return false;
     }
     // Times and durations are mostly whole seconds: read those directly (the
@@ -753,21 +815,21 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     const bool fast_submit = submit.has_value();
     if (!fast_submit) submit = parse_time_value(field(c_submit));
     if (!submit) {
-      set_error(e, src.name(), at(c_submit),
+      set_error(e, file, at(c_submit),
                 "submit_time \"" + std::string(field(c_submit)) + "\" is not a time",
                 "seconds (e.g. 3600) or \"YYYY-MM-DD HH:MM:SS\"");
       return false;
     }
     if (std::string why = fast_submit ? std::string() : time_out_of_range(field(c_submit), *submit);
         !why.empty()) {
-      set_error(e, src.name(), at(c_submit),
+      set_error(e, file, at(c_submit),
                 "submit_time \"" + std::string(field(c_submit)) + "\" " + why,
                 "seconds since the trace starts (e.g. 3600) or a date \"YYYY-MM-DD HH:MM:SS\"");
       return false;
     }
     const bool is_date = !fast_submit && parse_timestamp(field(c_submit)).has_value();
     if (out.records > 1 && is_date != dates) {
-      set_error(e, src.name(), at(c_submit), "submit_time mixes dates and seconds in one trace",
+      set_error(e, file, at(c_submit), "submit_time mixes dates and seconds in one trace",
                 "write every submit_time as seconds since a common start, or every one as a date");
       return false;
     }
@@ -776,31 +838,31 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     const bool fast_dur = dur.has_value();
     if (!fast_dur) dur = parse_duration(field(c_dur));
     if (!dur) {
-      set_error(e, src.name(), at(c_dur),
+      set_error(e, file, at(c_dur),
                 "duration \"" + std::string(field(c_dur)) + "\" is not a duration",
                 "seconds (e.g. 5400) or with a unit: 90m, 1.5h, 2d");
       return false;
     }
     if (std::string why = fast_dur ? std::string() : duration_out_of_range(*dur); !why.empty()) {
-      set_error(e, src.name(), at(c_dur), "duration \"" + std::string(field(c_dur)) + "\" " + why,
+      set_error(e, file, at(c_dur), "duration \"" + std::string(field(c_dur)) + "\" " + why,
                 "seconds (e.g. 5400) or with a unit: 90m, 1.5h, 2d");
       return false;
     }
     std::string_view vc = field(c_vc);
     if (vc.empty()) {
-      set_error(e, src.name(), at(c_vc), "empty vc");
+      set_error(e, file, at(c_vc), "empty vc");
       return false;
     }
     if (c_members >= 0 && !field(c_members).empty()) {
       if (!parse_members(field(c_members), members)) {
-        set_error(e, src.name(), at(c_members),
+        set_error(e, file, at(c_members),
                   "members \"" + std::string(field(c_members)) + "\" is malformed",
                   "PODSxGPUS joined by '+', e.g. 2x8 or 1x8+2x4");
         return false;
       }
     } else {
       if (c_gpus < 0) {
-        set_error(e, src.name(), at(c_members), "empty members");
+        set_error(e, file, at(c_members), "empty members");
         return false;
       }
       // A count: a whole number within bounds; a number too big to be one is
@@ -815,14 +877,13 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
         }
         if ((i || (d && std::isfinite(*d) && *d == std::floor(*d))) &&
             (i ? *i > 1'000'000 : *d > 1e6)) {
-          set_error(e, src.name(), at(c),
+          set_error(e, file, at(c),
                     std::string(what) + " " + text + " is out of range (at most 1000000)");
         } else if (i || (d && *d < min)) {
-          set_error(e, src.name(), at(c),
+          set_error(e, file, at(c),
                     std::string(what) + " " + text + " must be at least " + std::to_string(min));
         } else {
-          set_error(e, src.name(), at(c),
-                    std::string(what) + " \"" + text + "\" is not a whole number");
+          set_error(e, file, at(c), std::string(what) + " \"" + text + "\" is not a whole number");
         }
         return false;
       };
@@ -831,7 +892,7 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
       if (!count(c_gpus, "gpus", 0, gpus)) return false;
       std::optional<int64_t> g = gpus;
       if (*g == 0) {
-        out.skip("CPU-only job (0 GPUs)", src.name(), line, csv.column(static_cast<size_t>(c_gpus)),
+        out.skip("CPU-only job (0 GPUs)", file, line, csv.column(static_cast<size_t>(c_gpus)),
                  std::string(id));
         continue;
       }
@@ -845,7 +906,7 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     if (c_prio >= 0 && !field(c_prio).empty()) {
       auto p = util::parse_int(field(c_prio));
       if (!p || *p < -1 || *p > 1000) {
-        set_error(e, src.name(), at(c_prio),
+        set_error(e, file, at(c_prio),
                   "priority \"" + std::string(field(c_prio)) + "\" is out of range",
                   "-1 (opportunistic) or 0..1000 (guaranteed)");
         return false;
@@ -856,7 +917,7 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     if (c_type >= 0 && !field(c_type).empty()) {
       int32_t t = out.intern_leaf_type(field(c_type));
       if (t < 0) {
-        set_error(e, src.name(), at(c_type),
+        set_error(e, file, at(c_type),
                   too_many_names_message(TraceJob::kMaxLeafTypes, "leaf_cell_type"));
         return false;
       }
@@ -865,7 +926,7 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     if (c_pin >= 0 && !field(c_pin).empty()) {
       int32_t p = out.intern_pinned(field(c_pin));
       if (p < 0) {
-        set_error(e, src.name(), at(c_pin),
+        set_error(e, file, at(c_pin),
                   too_many_names_message(TraceJob::kMaxPinned, "pinned_cell_id"));
         return false;
       }
@@ -876,7 +937,7 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
       if (v == "true" || v == "1" || v == "yes") {
         j.flags |= TraceJob::kLazy;
       } else if (!(v == "false" || v == "0" || v == "no")) {
-        set_error(e, src.name(), at(c_lazy), "lazy_preemption must be true or false");
+        set_error(e, file, at(c_lazy), "lazy_preemption must be true or false");
         return false;
       }
     }
@@ -884,11 +945,280 @@ bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
     out.add(j, id, members);
   }
   if (!csv.error().empty()) {
-    set_error(e, src.name(), csv.error_position(), csv.error());
+    set_error(e, file, csv.error_position(), csv.error());
     return false;
   }
+  return true;
+}
+
+bool native(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e) {
+  out.format = "csv";
+  CsvReader csv(src);
+  NativeColumns nc;
+  bool dates = false;
+  if (!native_header(csv, src, nc, e) || !native_records(csv, src.name(), nc, opt, out, e, dates))
+    return false;
   out.has_dates = dates;
   return true;
+}
+
+// ---------------------------------------------------------------------------
+// Reading a CSV trace on several threads
+// ---------------------------------------------------------------------------
+//
+// A large native or Helios trace is cut into parts at line starts; the first
+// part's reader reads the header, then every part's records are read on a
+// thread of its own, each into a Trace of its own, with lines counted from
+// its part's start. The parts are then joined in file order: lines moved by
+// the newlines before the part, names (VCs, leaf cell types, pinned cells)
+// interned into the first part's tables in the order the part met them, job
+// ids, members and skipped examples appended. That is what one reader gives
+// over the whole file, with one exception it cannot see from inside a part: a
+// part that starts inside a quoted field. That part's predecessor then ends
+// inside the quotes, which is an error there, and any error sends the whole
+// file to the one-thread reader, so the message is that reader's, exactly.
+
+// The text of a trace, from a regular file or from memory.
+struct TraceText {
+  std::string name;  // the file in messages
+  bool in_memory = false;
+  std::string_view memory;
+  uint64_t size = 0;
+
+  std::unique_ptr<ByteSource> open(uint64_t begin, uint64_t end) const {
+    if (in_memory)
+      return std::make_unique<ByteSource>(
+          memory.substr(static_cast<size_t>(begin), static_cast<size_t>(end - begin)), name);
+    return std::make_unique<ByteSource>(name, begin, end - begin);
+  }
+
+  // The offset just past the first LF at or after `from`, or 0 when there is
+  // none in the next MiB (then no part starts there).
+  uint64_t line_start_after(uint64_t from) const {
+    constexpr uint64_t kWindow = 1u << 20;
+    const uint64_t limit = std::min(size, from + kWindow);
+    if (in_memory) {
+      size_t lf =
+          memory.substr(0, static_cast<size_t>(limit)).find('\n', static_cast<size_t>(from));
+      return lf == std::string_view::npos ? 0 : lf + 1;
+    }
+    int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    uint64_t found = 0;
+    char buf[4096];
+    for (uint64_t at = from; at < limit && !found;) {
+      ssize_t r = ::pread(fd, buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, limit - at)),
+                          static_cast<off_t>(at));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      if (const void* lf = std::memchr(buf, '\n', static_cast<size_t>(r)))
+        found = at + static_cast<uint64_t>(static_cast<const char*>(lf) - buf) + 1;
+      at += static_cast<uint64_t>(r);
+    }
+    ::close(fd);
+    return found;
+  }
+};
+
+// One part's outcome.
+struct TracePart {
+  Trace trace;
+  TraceError error;
+  bool ok = false;
+  bool dates = false;     // its records give dates (native CSV)
+  uint32_t newlines = 0;  // in the part's bytes
+};
+
+// Appends `part` (read after what `out` holds, its lines counted from 1) to
+// `out`. False when a name table overflows, which the one-thread reader
+// reports at the field.
+bool append_trace_part(Trace& out, Trace& part, uint32_t line_offset) {
+  std::vector<int32_t> vcs, types, pins;
+  for (const auto& n : part.vc_names) vcs.push_back(out.intern_vc(n));
+  for (const auto& n : part.leaf_type_names) {
+    types.push_back(out.intern_leaf_type(n));
+    if (types.back() < 0) return false;
+  }
+  for (const auto& n : part.pinned_names) {
+    pins.push_back(out.intern_pinned(n));
+    if (pins.back() < 0) return false;
+  }
+  if (!part.jobs.empty()) {
+    if (out.id_offsets.empty()) out.id_offsets.push_back(0);
+    const uint32_t id_base = static_cast<uint32_t>(out.id_offsets.size() - 1);
+    const size_t pool_base = out.id_pool.size();
+    const int32_t more_base = static_cast<int32_t>(out.extra_members.size());
+    out.id_pool.append(part.id_pool);
+    for (size_t i = 1; i < part.id_offsets.size(); ++i)
+      out.id_offsets.push_back(static_cast<uint32_t>(pool_base + part.id_offsets[i]));
+    for (auto& m : part.extra_members) out.extra_members.push_back(std::move(m));
+    for (TraceJob j : part.jobs) {
+      j.id += id_base;
+      if (j.vc >= 0) j.vc = vcs[static_cast<size_t>(j.vc)];
+      if (j.leaf_type >= 0)
+        j.leaf_type = static_cast<int16_t>(types[static_cast<size_t>(j.leaf_type)]);
+      if (j.pinned >= 0) j.pinned = pins[static_cast<size_t>(j.pinned)];
+      if (j.more >= 0) j.more += more_base;
+      j.line += line_offset;
+      out.jobs.push_back(j);
+    }
+  }
+  out.records += part.records;
+  // The first few examples per reason: the part's k-th of a reason is the
+  // whole file's (count before the part + k)-th.
+  std::map<std::string, int64_t> seen;
+  for (auto& x : part.examples) {
+    auto it = seen.try_emplace(x.reason, 0).first;
+    auto before = out.skipped.find(x.reason);
+    if ((before == out.skipped.end() ? 0 : before->second) + it->second++ < 3) {
+      x.line += line_offset;
+      out.examples.push_back(std::move(x));
+    }
+  }
+  for (const auto& [reason, n] : part.skipped) out.skipped[reason] += n;
+  for (const auto& [reason, n] : part.notes) out.notes[reason] += n;
+  return true;
+}
+
+// How many parts a text of `size` bytes is read in; 1 = one thread.
+size_t trace_read_parts(uint64_t size, const TraceOptions& opt) {
+  if (size < opt.parallel_min_bytes) return 1;
+  size_t n = opt.read_threads > 0 ? static_cast<size_t>(opt.read_threads)
+                                  : std::max(1u, std::thread::hardware_concurrency());
+  return std::min<size_t>(n, kMaxTraceReadThreads);
+}
+
+// Reads `text` in parts on threads: `header(csv, src, error)` on the first
+// part, then `records(csv, src, trace, error, dates)` on each. False when
+// the text is to be read on one thread instead (it is too small to split, or
+// any part failed); `out` then holds a partial result to discard.
+template <class Header, class Records>
+bool read_csv_parts(const TraceText& text, const TraceOptions& opt, Header&& header,
+                    Records&& records, Trace& out, bool& dates) {
+  const size_t wanted = trace_read_parts(text.size, opt);
+  if (wanted < 2) return false;
+  std::vector<uint64_t> starts{0};
+  for (size_t k = 1; k < wanted; ++k) {
+    uint64_t s = text.line_start_after(text.size / wanted * k);
+    if (s > starts.back() && s < text.size) starts.push_back(s);
+  }
+  if (starts.size() < 2) return false;
+  starts.push_back(text.size);
+  const size_t n = starts.size() - 1;
+  std::vector<TracePart> parts(n);
+  auto first = text.open(starts[0], starts[1]);
+  if (!first->error().empty()) return false;
+  CsvReader first_csv(*first);
+  if (!header(first_csv, *first, parts[0].error)) return false;
+  auto read_part = [&](size_t k, ByteSource* src, CsvReader* csv, Trace& into) {
+    TracePart& p = parts[k];
+    try {
+      std::unique_ptr<ByteSource> own_src;
+      std::unique_ptr<CsvReader> own_csv;
+      if (!src) {
+        own_src = text.open(starts[k], starts[k + 1]);
+        own_csv = std::make_unique<CsvReader>(*own_src);
+        src = own_src.get();
+        csv = own_csv.get();
+      }
+      p.ok = src->error().empty() && records(*csv, *src, into, p.error, p.dates) &&
+             src->error().empty();
+      p.newlines = src->position().line - 1;
+    } catch (const std::exception&) {
+      p.ok = false;  // e.g. out of memory: the one-thread reader tries again
+    }
+  };
+  // The parts' large buffers are taken here, before the threads start: memory
+  // a thread allocates comes from its own malloc arena, which keeps what is
+  // freed (the parts' buffers, once joined) resident to the end of the run.
+  // A record takes at least 12 bytes ("a,0,0,v,1x1\n"), so these are upper
+  // bounds; the pages beyond what a part fills are never touched.
+  for (size_t k = 1; k < n; ++k) {
+    const uint64_t bytes = starts[k + 1] - starts[k];
+    Trace& t = parts[k].trace;
+    t.jobs.reserve(static_cast<size_t>(bytes / 12 + 1));
+    t.id_offsets.reserve(static_cast<size_t>(bytes / 12 + 2));
+    t.id_pool.reserve(static_cast<size_t>(bytes));
+  }
+  std::vector<std::thread> threads;
+  try {
+    for (size_t k = 1; k < n; ++k)
+      threads.emplace_back([&, k] { read_part(k, nullptr, nullptr, parts[k].trace); });
+  } catch (const std::system_error&) {
+    // No thread to spare: the parts without one stay failed.
+  }
+  read_part(0, first.get(), &first_csv, out);
+  for (auto& t : threads) t.join();
+  for (const TracePart& p : parts)
+    if (!p.ok) return false;
+  // Dates and seconds must not mix across parts either (the one-thread reader
+  // reports the first record that changes).
+  bool any = out.records > 0;
+  dates = parts[0].dates;
+  for (size_t k = 1; k < n; ++k) {
+    if (parts[k].trace.records == 0) continue;
+    if (any && parts[k].dates != dates) return false;
+    any = true;
+    dates = parts[k].dates;
+  }
+  size_t jobs = out.jobs.size();
+  for (size_t k = 1; k < n; ++k) jobs += parts[k].trace.jobs.size();
+  out.jobs.reserve(jobs);
+  uint32_t line_offset = parts[0].newlines;
+  for (size_t k = 1; k < n; ++k) {
+    if (!append_trace_part(out, parts[k].trace, line_offset)) return false;
+    parts[k].trace = Trace();  // its memory back before the next part grows `out`
+    line_offset += parts[k].newlines;
+  }
+  out.read_parts = static_cast<int>(n);
+  // The threads' malloc arenas keep what they freed (small buffers, and any
+  // part that outgrew its reservation): given back before the simulation
+  // allocates its own state, so that it does not add to the run's peak.
+  malloc_trim(0);
+  return true;
+}
+
+// The native and Helios readers over `text` on several threads, when it is
+// large enough; false when it is to be read on one thread (`out` is then
+// left empty but for its files).
+bool read_csv_trace_in_parts(const TraceText& text, const std::string& format,
+                             const TraceOptions& opt, Trace& out) {
+  if (trace_read_parts(text.size, opt) < 2) return false;
+  bool ok = false, dates = false;
+  if (format == "csv") {
+    NativeColumns nc;
+    ok = read_csv_parts(
+        text, opt,
+        [&](CsvReader& csv, ByteSource& src, TraceError& e) {
+          return native_header(csv, src, nc, e);
+        },
+        [&](CsvReader& csv, ByteSource& src, Trace& t, TraceError& e, bool& d) {
+          return native_records(csv, src.name(), nc, opt, t, e, d);
+        },
+        out, dates);
+    out.format = "csv";
+    out.has_dates = dates;
+  } else if (format == "helios") {
+    HeliosColumns hc;
+    ok = read_csv_parts(
+        text, opt,
+        [&](CsvReader& csv, ByteSource& src, TraceError& e) {
+          return helios_header(csv, src, hc, e);
+        },
+        [&](CsvReader& csv, ByteSource& src, Trace& t, TraceError& e, bool& d) {
+          d = false;
+          return helios_records(csv, src.name(), hc, opt, t, e);
+        },
+        out, dates);
+    out.format = "helios";
+    out.has_dates = !out.jobs.empty();
+  }
+  if (!ok) {
+    Trace empty;
+    empty.files = std::move(out.files);
+    out = std::move(empty);
+  }
+  return ok;
 }
 
 // ---------------------------------------------------------------------------
@@ -1299,6 +1629,14 @@ bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, 
     if (format == "helios" && util::is_directory(path)) path += "/cluster_log.csv";
     std::unique_ptr<ByteSource> src = std::move(single);
     if (!src && !open(path, src)) return false;
+    struct stat st {};
+    if ((format == "csv" || format == "helios") && ::stat(path.c_str(), &st) == 0 &&
+        S_ISREG(st.st_mode)) {
+      TraceText text;
+      text.name = path;
+      text.size = static_cast<uint64_t>(st.st_size);
+      if (read_csv_trace_in_parts(text, format, opt, out)) return finish(out, opt, e);
+    }
     if (format == "philly")
       ok = philly(*src, opt, out, e);
     else if (format == "helios")
@@ -1330,6 +1668,12 @@ bool read_philly(std::string_view text, const std::string& name, const TraceOpti
 bool read_helios(std::string_view text, const std::string& name, const TraceOptions& opt,
                  Trace& out, TraceError& e) {
   out = Trace();
+  TraceText parts;
+  parts.name = name;
+  parts.in_memory = true;
+  parts.memory = text;
+  parts.size = text.size();
+  if (read_csv_trace_in_parts(parts, "helios", opt, out)) return finish(out, opt, e);
   ByteSource src(text, name);
   return helios(src, opt, out, e) && finish(out, opt, e);
 }
@@ -1337,6 +1681,12 @@ bool read_helios(std::string_view text, const std::string& name, const TraceOpti
 bool read_native_csv(std::string_view text, const std::string& name, const TraceOptions& opt,
                      Trace& out, TraceError& e) {
   out = Trace();
+  TraceText parts;
+  parts.name = name;
+  parts.in_memory = true;
+  parts.memory = text;
+  parts.size = text.size();
+  if (read_csv_trace_in_parts(parts, "csv", opt, out)) return finish(out, opt, e);
   ByteSource src(text, name);
   return native(src, opt, out, e) && finish(out, opt, e);
 }

@@ -53,6 +53,7 @@ struct TraceIssue {
   uint32_t line = 0;
   uint32_t column = 0;
   std::string message;
+  std::string reason;  // the key of Trace::skipped the record counts under
 };
 
 struct Trace {
@@ -67,6 +68,7 @@ struct Trace {
   std::map<std::string, int64_t> skipped;  // reason -> records left out
   std::map<std::string, int64_t> notes;    // reason -> records changed (e.g. rounded GPUs)
   std::vector<TraceIssue> examples;        // first few skipped records, per reason
+  int read_parts = 1;  // the parts the file was read in, each on a thread (1: all on one)
 
   std::string_view id(const TraceJob& j) const;
   std::vector<TraceMember> members(const TraceJob& j) const;
@@ -107,7 +109,14 @@ struct TraceOptions {
   int64_t limit = 0;               // keep at most this many jobs (0 = all), in submission order
   // A FIFO or pipe that delivers nothing for this long is an error, not a hang.
   int first_byte_timeout_ms = 30'000;
+  // A native or Helios CSV trace of at least `parallel_min_bytes` is read on
+  // `read_threads` threads (0: one per hardware thread; at most
+  // kMaxTraceReadThreads), with the same result as on one.
+  int read_threads = 0;
+  uint64_t parallel_min_bytes = kParallelTraceReadMinBytes;
+  static constexpr uint64_t kParallelTraceReadMinBytes = 1u << 20;
 };
+constexpr size_t kMaxTraceReadThreads = 8;
 
 // Reads a trace: one file, or for alibaba two files or a directory. Returns
 // false and fills `error` on malformed input or a file that cannot be read.
