@@ -158,7 +158,8 @@ if [ "$s" = 0 ]; then b topo; nvidia-smi topo -m 2>&1; e topo; fi
 b nvidia-runtime; if have nvidia-container-runtime; then nvidia-container-runtime --version 2>&1; else echo "@@missing"; fi; e nvidia-runtime
 
 b dns
-# One resolver wait bounds them all: a dead DNS server costs 10 s, not 10 s per name.
+# One resolver wait bounds them all: a dead DNS server costs 10 s, not 10 s per name
+# (20 s when the combined lookup timed out and the names are then looked up one by one).
 to=""; have timeout && to="timeout 10"
 h=""; read -r h < /proc/sys/kernel/hostname
 dns_each() {

@@ -385,6 +385,49 @@ struct Finish {
   bool operator>(const Finish& o) const { return std::tie(time, seq) > std::tie(o.time, o.seq); }
 };
 
+// The earliest finish first, as std::priority_queue with std::greater, in a
+// heap of four children per entry: half the levels of a binary heap, so a pop
+// of a long queue (every running job has an entry) touches fewer cache lines.
+// (time, seq) is a total order, so the events come out in the same order.
+class FinishQueue {
+ public:
+  bool empty() const { return heap_.empty(); }
+  const Finish& top() const { return heap_.front(); }
+  void push(const Finish& f) {
+    size_t i = heap_.size();
+    heap_.push_back(f);
+    while (i > 0) {
+      const size_t parent = (i - 1) / 4;
+      if (!(heap_[parent] > f)) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = f;
+  }
+  void pop() {
+    const Finish last = heap_.back();
+    heap_.pop_back();
+    const size_t n = heap_.size();
+    if (n == 0) return;
+    size_t i = 0;
+    for (;;) {
+      const size_t first = 4 * i + 1;
+      if (first >= n) break;
+      size_t best = first;
+      const size_t end = std::min(first + 4, n);
+      for (size_t c = first + 1; c < end; ++c)
+        if (heap_[best] > heap_[c]) best = c;
+      if (!(last > heap_[best])) break;
+      heap_[i] = heap_[best];
+      i = best;
+    }
+    heap_[i] = last;
+  }
+
+ private:
+  std::vector<Finish> heap_;
+};
+
 class Run {
  public:
   Run(const config::HivedModel& model, const Trace& trace, const SimOptions& opt,
@@ -453,7 +496,7 @@ class Run {
   std::vector<Live> live_;
   std::vector<uint64_t> failed_epoch_;  // backfill only: by job, the epoch of its last failure
   std::vector<Queue> queues_;
-  std::priority_queue<Finish, std::vector<Finish>, std::greater<Finish>> finishes_;
+  FinishQueue finishes_;
   uint64_t seq_ = 0;
   std::vector<std::vector<uint32_t>> node_jobs_;
   std::unordered_map<uint32_t, std::vector<int32_t>> multi_nodes_;  // running jobs on several nodes
