@@ -446,8 +446,12 @@ TEST(Script, DnsStepOneLookupForAllNamesOrEachName) {
       // Timed out: the names are not asked again one by one (a dead DNS server
       // would cost the bound twice), only the host name.
       {"the lookups timed out", h + "|10.0.0.9|" + h + "\n", "124", true, {false, false, false}, 2},
-      {"getent failed otherwise", h + "|10.0.0.9|" + h + "\nb.example|10.0.0.2|b.example\n", "1",
-       true, {false, true, false}, 5},
+      {"getent failed otherwise",
+       h + "|10.0.0.9|" + h + "\nb.example|10.0.0.2|b.example\n",
+       "1",
+       true,
+       {false, true, false},
+       5},
   };
   int ran = 0;
   for (const auto& shell : fact_test_shells()) {
