@@ -39,6 +39,9 @@ LIB_FILES = ["tbfake.py", "kubeadm_fake.py", "kube_apiserver.py", "tbserver.py"]
 # The fakes that replace real tools (first on PATH, and bind-mounted over these paths).
 BASE_TOOLS = ["apt-get", "apt", "apt-cache", "apt-mark", "dpkg", "dpkg-query", "systemctl", "modprobe", "lsmod",
               "sysctl", "swapoff", "swapon"]
+# The machine's own tools a fresh testbed host must not see (shadowed by a file that is
+# not executable, as kubectl is until the host installs it).
+MACHINE_ONLY = ["docker", "dockerd"]
 ABSOLUTE = {t: ["/usr/bin/" + t, "/usr/sbin/" + t, "/bin/" + t, "/sbin/" + t] for t in BASE_TOOLS}
 OS_RELEASE = {
     "ubuntu-22.04": 'PRETTY_NAME="Ubuntu 22.04.4 LTS"\nNAME="Ubuntu"\nVERSION_ID="22.04"\nVERSION="22.04.4 LTS (Jammy Jellyfish)"\nVERSION_CODENAME=jammy\nID=ubuntu\nID_LIKE=debian\nUBUNTU_CODENAME=jammy\n',
@@ -333,6 +336,9 @@ def prepare_host(rundir, h, kubectl, args):
     with open(H + "/kubectl-shadow", "w") as f:
         f.write("# not installed on this testbed host (apt-get install kubectl)\n")
     os.chmod(H + "/kubectl-shadow", 0o644)
+    with open(H + "/absent-shadow", "w") as f:
+        f.write("# not installed on this testbed host\n")
+    os.chmod(H + "/absent-shadow", 0o644)
     for t in BASE_TOOLS:
         tbfake.install_program(t)
     if not h["gpus"]:
@@ -366,6 +372,13 @@ def mount_host(rundir, h, pid, kubectl):
     for p in ("/usr/bin/kubectl", "/usr/local/bin/kubectl"):
         if os.path.isfile(p):
             lines.append("mount --bind '%s/kubectl-shadow' '%s'" % (H, p))
+    # What this machine may have and a fresh host has not (hosts.conf says docker=none):
+    # a Docker CLI without a daemon would be found and run by every fact script.
+    for t in MACHINE_ONLY:
+        for d in ("/usr/bin/", "/usr/local/bin/", "/usr/sbin/", "/usr/local/sbin/", "/bin/", "/sbin/"):
+            p = d + t
+            if os.path.isfile(p) and not os.path.islink(d.rstrip("/")):
+                lines.append("mount --bind '%s/absent-shadow' '%s'" % (H, p))
     if os.path.exists("/proc/modules"):
         lines.append("mount --bind '%s/proc-modules' /proc/modules" % H)
     elif os.path.isdir("/sys/module"):
@@ -783,7 +796,7 @@ def kubeconfig(args):
 # What a host's state is made of (hosts/NAME/...): its own directories, the fakes'
 # state and programs, its swaps, modules, etcd and knobs. Not its logs, keys or
 # sshd, nor kubectl.real (a bind mount of the machine's kubectl).
-SNAPSHOT_PARTS = ["fs", "state", "bin", "swaps", "proc-modules", "sys-module", "meminfo", "etcd", "knobs", "kubectl-shadow"]
+SNAPSHOT_PARTS = ["fs", "state", "bin", "swaps", "proc-modules", "sys-module", "meminfo", "etcd", "knobs", "kubectl-shadow", "absent-shadow"]
 
 
 def _remove(p):
