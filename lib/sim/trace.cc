@@ -985,6 +985,21 @@ struct TraceText {
   std::string_view memory;
   uint64_t size = 0;
 
+  static TraceText in_file(const std::string& path, uint64_t bytes) {
+    TraceText t;
+    t.name = path;
+    t.size = bytes;
+    return t;
+  }
+  static TraceText of_memory(std::string_view text, const std::string& name) {
+    TraceText t;
+    t.name = name;
+    t.in_memory = true;
+    t.memory = text;
+    t.size = text.size();
+    return t;
+  }
+
   std::unique_ptr<ByteSource> open(uint64_t begin, uint64_t end) const {
     if (in_memory)
       return std::make_unique<ByteSource>(
@@ -1632,10 +1647,9 @@ bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, 
     struct stat st {};
     if ((format == "csv" || format == "helios") && ::stat(path.c_str(), &st) == 0 &&
         S_ISREG(st.st_mode)) {
-      TraceText text;
-      text.name = path;
-      text.size = static_cast<uint64_t>(st.st_size);
-      if (read_csv_trace_in_parts(text, format, opt, out)) return finish(out, opt, e);
+      if (read_csv_trace_in_parts(TraceText::in_file(path, static_cast<uint64_t>(st.st_size)),
+                                  format, opt, out))
+        return finish(out, opt, e);
     }
     if (format == "philly")
       ok = philly(*src, opt, out, e);
@@ -1668,12 +1682,8 @@ bool read_philly(std::string_view text, const std::string& name, const TraceOpti
 bool read_helios(std::string_view text, const std::string& name, const TraceOptions& opt,
                  Trace& out, TraceError& e) {
   out = Trace();
-  TraceText parts;
-  parts.name = name;
-  parts.in_memory = true;
-  parts.memory = text;
-  parts.size = text.size();
-  if (read_csv_trace_in_parts(parts, "helios", opt, out)) return finish(out, opt, e);
+  if (read_csv_trace_in_parts(TraceText::of_memory(text, name), "helios", opt, out))
+    return finish(out, opt, e);
   ByteSource src(text, name);
   return helios(src, opt, out, e) && finish(out, opt, e);
 }
@@ -1681,12 +1691,8 @@ bool read_helios(std::string_view text, const std::string& name, const TraceOpti
 bool read_native_csv(std::string_view text, const std::string& name, const TraceOptions& opt,
                      Trace& out, TraceError& e) {
   out = Trace();
-  TraceText parts;
-  parts.name = name;
-  parts.in_memory = true;
-  parts.memory = text;
-  parts.size = text.size();
-  if (read_csv_trace_in_parts(parts, "csv", opt, out)) return finish(out, opt, e);
+  if (read_csv_trace_in_parts(TraceText::of_memory(text, name), "csv", opt, out))
+    return finish(out, opt, e);
   ByteSource src(text, name);
   return native(src, opt, out, e) && finish(out, opt, e);
 }
