@@ -123,9 +123,8 @@ std::string cluster_files_objects() {
 }
 
 std::string get_cluster_files_script(const std::string& ns) {
-  return std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") + kKubectl +
-         " -n " + ns + " get " + cluster_files_objects() +
-         " -o json --ignore-not-found --request-timeout=20s 2>/dev/null || echo '{}'";
+  return kubectl_json_read_script("-n " + ns + " get " + cluster_files_objects() +
+                                  " -o json --ignore-not-found");
 }
 
 ClusterFiles parse_cluster_files(const std::string& text) {

@@ -1503,9 +1503,7 @@ Status render_install_manifests(const InstallSettings& s, const HostSpec& master
 }
 
 std::string cluster_objects_script() {
-  return std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") + kKubectl +
-         " get nodes,daemonsets,statefulsets,deployments -A -o json --request-timeout=20s "
-         "2>/dev/null || echo '{}'";
+  return kubectl_json_read_script("get nodes,daemonsets,statefulsets,deployments -A -o json");
 }
 
 nlohmann::json objects_of_kind(const nlohmann::json& list, const std::string& kind,

@@ -593,9 +593,8 @@ std::string namespace_secrets_script(const InstallSettings& s) {
   if (objects.empty()) return {};
   // --ignore-not-found: an object not there yet is left out of the List (and
   // nothing is printed when none is), instead of failing the read of the others.
-  return std::string("[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n") + kKubectl +
-         " -n " + s.openpai.ns + " get " + objects +
-         " -o json --ignore-not-found --request-timeout=20s 2>/dev/null || echo '{}'";
+  return kubectl_json_read_script("-n " + s.openpai.ns + " get " + objects +
+                                  " -o json --ignore-not-found");
 }
 
 nlohmann::json find_listed_object(const std::string& kubectl_json, const std::string& kind,

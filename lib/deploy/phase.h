@@ -173,6 +173,11 @@ Status run_last_step(HostRun& h, const std::string& what, const std::string& scr
 inline constexpr const char* kKubectl =
     "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache";
 
+// A read of the cluster's objects on the master: `kubectl ARGS` (e.g. "get
+// nodes -A -o json") with a 20 s request timeout, printing "{}" before the
+// control plane exists or when kubectl fails.
+std::string kubectl_json_read_script(const std::string& args);
+
 // An observation script a phase will run on a host (itself or another: a
 // worker's join reads the master), listed so that a dry run can read them all
 // in one session per host. The text must be the one observe() runs through
