@@ -144,6 +144,10 @@ def rewrite_in_place(real, text):
 # ----------------------------------------------------------------------------- log and knobs
 
 STDIN_BYTES = 0
+# The caller's standard input: 0, or its descriptor when the fake server runs a
+# read-only call in its own process (tbserver.py, read_only()).
+STDIN_FD = 0
+IN_SERVER = False
 INVOCATION = None
 # The pid the caller started: this process's, or the wrapper's when the fake
 # server (tbserver.py) runs the fake in a worker on its behalf.
@@ -155,7 +159,7 @@ def log_start(tool, argv):
     pid = PID or os.getpid()
     INVOCATION = "%d-%d" % (pid, int(time.time() * 1e6))
     rec = {"event": "start", "id": INVOCATION, "time": round(time.time(), 6), "tool": tool,
-           "argv": argv, "pid": pid, "stdin_tty": os.isatty(0) if _fd_ok(0) else False}
+           "argv": argv, "pid": pid, "stdin_tty": os.isatty(STDIN_FD) if _fd_ok(STDIN_FD) else False}
     _append(rec)
 
 
@@ -1324,12 +1328,16 @@ def sysctl(argv):
     with Lock():
         s = load("sysctl")
 
+        changed = []
+
         def setkv(k, v, echo=True):
             k = k.strip().replace("/", ".")
             v = " ".join(v.split())
             if k not in s:
                 err("sysctl: cannot stat /proc/sys/%s: No such file or directory" % k.replace(".", "/"))
                 return False
+            if s[k] != v:
+                changed.append(k)
             s[k] = v
             if echo and not quiet:
                 out("%s = %s" % (k, v))
@@ -1386,7 +1394,8 @@ def sysctl(argv):
                         rc = 255
                         continue
                     out(s[k] if values_only else "%s = %s" % (k, s[k]))
-        save("sysctl", s)
+        if changed:
+            save("sysctl", s)
         return rc
 
 
@@ -1505,6 +1514,25 @@ TOOLS = {
 }
 
 
+def read_only(tool, argv):
+    """Whether this call only reads the host's state: no knob applies to it, it
+    reads no input and changes no file, so the fake server (tbserver.py) may run
+    it in its own process instead of a forked worker. It still logs its
+    invocation as every call does."""
+    if tool in ("dpkg-query", "lsmod"):
+        return True
+    if tool == "systemctl":
+        _, args = parse_opts(argv, ("p", "property"))
+        return bool(args) and args[0] in ("is-active", "is-enabled", "is-failed")
+    if tool == "sysctl":
+        opts, args = parse_opts(argv, ("p", "load", "pattern"))
+        return not any(k in opts for k in ("p", "load", "system", "w", "write")) and not any("=" in a for a in args)
+    if tool == "containerd":
+        opts, args = parse_opts(argv)
+        return "version" in opts or "v" in opts or args[:2] == ["config", "dump"]
+    return False
+
+
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in TOOLS or not HOST:
         err("usage: TB_HOST=DIR tbfake.py TOOL ARGS... (tools: %s)" % " ".join(sorted(TOOLS)))
@@ -1512,7 +1540,8 @@ def main():
     tool, argv = sys.argv[1], sys.argv[2:]
     if tool != "kubectl-ensure":
         log_start(tool, argv)
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if not IN_SERVER:  # the server must not die of a caller's closed pipe
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     rc = 1
     try:
         rc = TOOLS[tool](argv)

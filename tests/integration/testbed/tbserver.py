@@ -11,6 +11,12 @@ program would have: the same state files and lock, the same invocation records
 its exit code or the signal it died of; if the caller dies first, the worker is
 killed (as the program would have been).
 
+A call that only reads the host's state (tbfake.read_only: `sysctl KEY`,
+`dpkg-query`, `systemctl is-active`, ...) runs in this process instead, with the
+caller's descriptors and the host's state lock taken without waiting (when the
+lock is held, the call goes to a worker as any other): the same output, exit
+code and invocation records, without a fork and a worker's start-up and exit.
+
   tbserver.py SOCKET      (an abstract unix socket name; prints "ready" when listening)
 
 With TESTBED_CPU_LOG=FILE in its environment (testbed.sh up passes it on), each
@@ -19,8 +25,10 @@ worker's own CPU, from wait4(), for the benchmarks' per-host breakdown.
 """
 
 import ctypes
+import fcntl
 import io
 import os
+import resource
 import selectors
 import signal
 import socket
@@ -125,6 +133,85 @@ def worker(data, fds, peer, closing):
     os._exit((rc or 0) & 0xFF)
 
 
+def run_here(args, env, mask, fds, peer, cpu_log):
+    """Runs a call that only reads the host's state (tbfake.read_only) in this
+    process: no fork, no worker. Returns the caller's answer, or None when the
+    call must go to a worker after all (not read-only, or the host's state lock
+    is held: this process never waits for it). Nothing of the call has run or
+    been logged when it returns None."""
+    host = env.get("TB_HOST", "")
+    if not host or not args or not tbfake.read_only(args[0], args[1:]):
+        return None
+    lock_path = host + "/state/.lock"
+    try:
+        lock = os.open(lock_path, os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(lock)
+        return None
+    tbfake.Lock.held[lock_path] = (lock, 1)  # the fake's own Lock() re-enters it
+    stdio = dict(zip([fd for fd in range(3) if mask & (1 << fd)], fds[2:]))
+    saved = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
+    t0 = resource.getrusage(resource.RUSAGE_SELF)
+    answer = b"exit 1"
+    try:
+        sys.stdin = None
+        sys.stdout = open(stdio[1], "w", closefd=False, encoding="utf-8",
+                          errors="surrogateescape") if 1 in stdio else io.StringIO()
+        sys.stderr = open(stdio[2], "w", buffering=1, closefd=False, encoding="utf-8",
+                          errors="backslashreplace") if 2 in stdio else io.StringIO()
+        tbfake.HOST = host
+        tbfake.PID = peer
+        tbfake.STDIN_FD = stdio.get(0, -1)
+        tbfake.STDIN_BYTES = 0
+        tbfake.IN_SERVER = True
+        sys.argv = ["tbfake.py"] + args
+        try:
+            rc = tbfake.main()
+            sys.stdout.flush()
+            answer = b"exit %d" % ((rc or 0) & 0xFF)
+        except SystemExit as e:
+            if e.code is not None and not isinstance(e.code, int):
+                sys.stderr.write(str(e.code) + "\n")
+            answer = b"exit %d" % ((e.code if isinstance(e.code, int) else 0 if e.code is None else 1) & 0xFF)
+        except BrokenPipeError:
+            answer = b"signal %d" % signal.SIGPIPE  # what the program would have died of
+        except Exception:  # noqa: BLE001 (what Python would print, then exit 1)
+            try:
+                traceback.print_exc()
+            except Exception:  # noqa: BLE001
+                pass
+            answer = b"exit 1"
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except (OSError, ValueError):
+                pass
+    finally:
+        for f in (sys.stdout, sys.stderr):
+            if f is not None and not isinstance(f, io.StringIO):
+                try:
+                    f.close()  # closefd=False: only the wrapper
+                except (OSError, ValueError):
+                    pass
+        sys.stdin, sys.stdout, sys.stderr, sys.argv = saved
+        tbfake.STDIN_FD = 0
+        tbfake.IN_SERVER = False
+        tbfake.Lock.held.pop(lock_path, None)
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        os.close(lock)
+    if cpu_log:
+        t1 = resource.getrusage(resource.RUSAGE_SELF)
+        rc = int(answer.split()[1]) + (128 if answer.startswith(b"signal") else 0)
+        with open(cpu_log, "a") as f:
+            f.write("%s %s %.4f %.4f %d %s\n" % (os.path.basename(host), args[0], t1.ru_utime - t0.ru_utime,
+                                                 t1.ru_stime - t0.ru_stime, rc, " ".join(args[1:])[:200].replace("\n", " ")))
+    return answer
+
+
 def main():
     name = sys.argv[1]
     lsock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -193,6 +280,20 @@ def main():
                 if not data or len(fds) < 2:
                     for fd in fds:
                         os.close(fd)
+                    conn.close()
+                    continue
+                try:
+                    args, env, mask = parse(data)
+                    answer = run_here(args, env, mask, fds, peer, cpu_log)
+                except (ValueError, IndexError):
+                    answer = None
+                if answer is not None:
+                    for fd in fds:
+                        os.close(fd)
+                    try:
+                        conn.send(answer)
+                    except OSError:
+                        pass
                     conn.close()
                     continue
                 pid = os.fork()
