@@ -154,6 +154,20 @@ class Engine {
 // dropped, its output between lines "MARKER begin I" and "MARKER end I RC".
 std::string combined_observation_script(const std::vector<std::string>& scripts,
                                         const std::string& marker);
+// The same output, with the scripts run at once: each script whose output holds
+// no secret (`secret[i]` false) in the background from the start, its output in
+// a file of a directory only root reads (under /run, else $TMPDIR or /tmp,
+// removed at the end and when the session is ended), the others one after the
+// other meanwhile, their output held in the shell's memory; then every output
+// in order. Where that directory cannot be made, the scripts run one after the
+// other as above. For a session whose reads wait on other programs (kubectl
+// and the API server on the master), so that they do not add up.
+std::string concurrent_observation_script(const std::vector<std::string>& scripts,
+                                          const std::vector<bool>& secret,
+                                          const std::string& marker);
+// Whether a script is a read of the cluster through kubectl
+// (kubectl_json_read_script's): the slow reads of a session.
+bool is_cluster_read(const std::string& script);
 // Splits that output into one result per script (out, exit_status); false when
 // it is cut short or malformed (the phases then read their state themselves).
 bool split_combined_output(const std::string& out, const std::string& marker, size_t n,

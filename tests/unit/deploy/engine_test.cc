@@ -761,5 +761,72 @@ TEST(CombinedObservation, SplitsOutputsAndExitStatusesAndRefusesACutOutput) {
   EXPECT_FALSE(split_combined_output(out, "@@N", 3, parts));
 }
 
+
+// Runs a script with /bin/sh -s in `dir` (its TMPDIR), as a session does, and
+// returns its standard output.
+std::string run_sh(const std::string& script, const fs::path& dir, const std::string& env = "") {
+  fs::path in = dir / "script.sh", out = dir / "out.txt";
+  std::ofstream(in) << script;
+  std::string cmd = "cd '" + dir.string() + "' && TMPDIR='" + dir.string() + "' " + env +
+                    " /bin/sh -s < '" + in.string() + "' > '" + out.string() + "' 2>/dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream f(out);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+TEST(CombinedObservation, ConcurrentScriptsGiveTheSameOutputsInOrder) {
+  fs::path dir = fs::temp_directory_path() / ("paictl-concurrent-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // The second sleeps longest and ends last: the outputs still come in order.
+  // Trailing newlines, an empty output, exit statuses and a secret's output
+  // (held in the shell, not a file) come back as the one-by-one form gives them.
+  const std::vector<std::string> scripts = {
+      "printf 'a\\nb'", "sleep 0.3; echo slow; exit 4", "printf 'pw\\n\\n'; exit 3", "true",
+      "cat; echo \"read $(wc -c </dev/stdin) bytes\"", "echo two-secret"};
+  const std::vector<bool> secret = {false, false, true, false, false, true};
+  std::vector<remote::ExecResult> one, many, fallback;
+  ASSERT_TRUE(split_combined_output(run_sh(combined_observation_script(scripts, "@@M"), dir), "@@M",
+                                    scripts.size(), one));
+  std::string script = concurrent_observation_script(scripts, secret, "@@M");
+  // The secret scripts' output never goes to a file.
+  EXPECT_EQ(script.find("printf 'pw\\n\\n'; exit 3\n) </dev/null >"), std::string::npos) << script;
+  // A mkdir that notes the directory it makes, to see that it is gone after.
+  fs::create_directories(dir / "note");
+  std::ofstream(dir / "note" / "mkdir") << "#!/bin/sh\nfor a; do last=$a; done\necho \"$last\" >> '"
+                                        << (dir / "made").string() << "'\nexec /bin/mkdir \"$@\"\n";
+  fs::permissions(dir / "note" / "mkdir", fs::perms::owner_all);
+  std::string out = run_sh(script, dir, "PATH='" + (dir / "note").string() + ":/usr/bin:/bin'");
+  ASSERT_TRUE(split_combined_output(out, "@@M", scripts.size(), many)) << out;
+  std::ifstream made(dir / "made");
+  std::string made_dir;
+  ASSERT_TRUE(std::getline(made, made_dir));
+  EXPECT_NE(made_dir.find("paictl-reads."), std::string::npos) << made_dir;
+  EXPECT_FALSE(fs::exists(made_dir)) << made_dir;  // removed at the end
+  for (size_t i = 0; i < scripts.size(); ++i) {
+    EXPECT_EQ(many[i].out, one[i].out) << i;
+    EXPECT_EQ(many[i].exit_status, one[i].exit_status) << i;
+  }
+  EXPECT_EQ(many[0].out, "a\nb");
+  EXPECT_EQ(many[1].out, "slow\n");
+  EXPECT_EQ(many[1].exit_status, 4);
+  EXPECT_EQ(many[2].out, "pw\n\n");
+  EXPECT_EQ(many[2].exit_status, 3);
+  EXPECT_EQ(many[4].out, "read 0 bytes\n");  // stdin is /dev/null, not the session's script
+  // Where the directory cannot be made (a mkdir that fails), one after the other.
+  fs::create_directories(dir / "bin");
+  std::ofstream(dir / "bin" / "mkdir") << "#!/bin/sh\nexit 1\n";
+  fs::permissions(dir / "bin" / "mkdir", fs::perms::owner_all);
+  out = run_sh(script, dir, "PATH='" + (dir / "bin").string() + ":/usr/bin:/bin'");
+  ASSERT_TRUE(split_combined_output(out, "@@M", scripts.size(), fallback)) << out;
+  for (size_t i = 0; i < scripts.size(); ++i) EXPECT_EQ(fallback[i].out, one[i].out) << i;
+  fs::remove_all(dir);
+}
+
+TEST(CombinedObservation, ClusterReadsAreKnownByTheirGuard) {
+  EXPECT_TRUE(is_cluster_read(kubectl_json_read_script("get nodes -o json")));
+  EXPECT_FALSE(is_cluster_read("uname -m"));
+  EXPECT_FALSE(is_cluster_read("kubectl get nodes"));
+}
 }  // namespace
 }  // namespace pai::deploy
