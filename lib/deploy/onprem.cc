@@ -42,6 +42,24 @@ constexpr const char* kTokenList =
     "a[1] "
     "$0}'\n";
 
+// kubeadm init, join and reset on a host hold an flock on /run/lock/paictl-kubeadm
+// (fd 9, inherited by kubeadm) for as long as they run: a run of paictl killed
+// during one of them leaves it running on the host, and the next run must not
+// decide from what it has half written. The steps wait for the lock before they
+// start, and remove the file when they end (no lock is left on a host); the
+// control plane's observation waits for it, where the file is there, before it
+// reads. Where flock or the directory is missing, nothing waits.
+constexpr const char* kKubeadmLockOpen =
+    "pai_kl=/run/lock/paictl-kubeadm; [ -d /run/lock ] || pai_kl=/tmp/paictl-kubeadm.lock\n"
+    "if command -v flock >/dev/null 2>&1 && [ -w \"${pai_kl%/*}\" ]; then exec 9>>\"$pai_kl\"; "
+    "flock -w 900 9 || true; trap 'rm -f \"$pai_kl\"' EXIT; fi\n";
+std::string holding_kubeadm_lock(const std::string& step) { return kKubeadmLockOpen + step; }
+// The observation's wait: only where a step made the file (a read changes nothing).
+const std::string kKubeadmSettled =
+    "pai_kl=/run/lock/paictl-kubeadm; [ -d /run/lock ] || pai_kl=/tmp/paictl-kubeadm.lock\n"
+    "if [ -f \"$pai_kl\" ] && command -v flock >/dev/null 2>&1; then exec 9<\"$pai_kl\"; "
+    "flock -w 900 9 || true; exec 9<&-; fi\n";
+
 constexpr const char* kModulesFile = "/etc/modules-load.d/paictl-kubernetes.conf";
 constexpr const char* kSysctlFile = "/etc/sysctl.d/99-paictl-kubernetes.conf";
 constexpr const char* kKubeList = "/etc/apt/sources.list.d/paictl-kubernetes.list";
@@ -197,7 +215,6 @@ class DetectOs : public KeyValuePhase {
       ". /etc/os-release 2>/dev/null\n"
       "echo \"os_id=$ID\"; echo \"os_version=$VERSION_ID\"; echo "
       "\"os_name=$PRETTY_NAME\"\n"
-      "echo \"arch=$(uname -m)\"\n"
       // The default route's device: the word after the first "dev" of its
       // lines that is not a line's last word (as awk's $(i+1) for i < NF).
       "r=$(ip route show default 2>/dev/null)\n"
@@ -704,7 +721,8 @@ class ControlPlane : public KeyValuePhase {
   bool barrier() const override { return true; }
 
   static std::string script() {
-    return std::string(
+    return kKubeadmSettled +
+           std::string(
                "[ -f /etc/kubernetes/admin.conf ] && echo admin=1\n"
                "[ -f /etc/kubernetes/manifests/kube-apiserver.yaml ] && echo manifest=1\n"
                "[ -f /var/lib/kubelet/config.yaml ] && echo kubelet_config=1\n"
@@ -777,7 +795,8 @@ class ControlPlane : public KeyValuePhase {
       return {};
     }
     if (reset)
-      if (Status s = run_step(h, "kubeadm reset -f (an interrupted init)", "kubeadm reset -f");
+      if (Status s = run_step(h, "kubeadm reset -f (an interrupted init)",
+                              holding_kubeadm_lock("kubeadm reset -f"));
           !s.ok)
         return s;
     std::string err;
@@ -786,7 +805,8 @@ class ControlPlane : public KeyValuePhase {
     h.log("kubeadm configuration:\n" + config);
     // The configuration goes on stdin: nothing is left on the host to clean up.
     if (Status s = run_step(h, "kubeadm init",
-                            "kubeadm init --config /dev/stdin --skip-token-print", config, 900000);
+                            holding_kubeadm_lock("kubeadm init --config /dev/stdin --skip-token-print"),
+                            config, 900000);
         !s.ok)
       return s;
     // kubeadm's own 24 h token (the only one right after init) is not needed:
@@ -1061,7 +1081,9 @@ class Workers : public KeyValuePhase {
     if (!join) return {};
     for (const auto& n : needs)
       if (n.find("kubeadm reset") != std::string::npos)
-        if (Status s = run_step(h, "kubeadm reset -f", "kubeadm reset -f"); !s.ok) return s;
+        if (Status s = run_step(h, "kubeadm reset -f", holding_kubeadm_lock("kubeadm reset -f"));
+            !s.ok)
+          return s;
     Wave& w = enter_wave(h, *master);
     Status s = w.minted;
     if (s.ok) {
@@ -1073,7 +1095,8 @@ class Workers : public KeyValuePhase {
       // The join configuration holds the token: it goes on stdin, never to a
       // file or argv. Nothing changes here after the join.
       if (s.ok)
-        s = run_last_step(h, "kubeadm join", "kubeadm join --config /dev/stdin", config, 900000);
+        s = run_last_step(h, "kubeadm join",
+                          holding_kubeadm_lock("kubeadm join --config /dev/stdin"), config, 900000);
       std::fill(config.begin(), config.end(), '\0');
     }
     leave_wave(h, *master, w, s.ok);
@@ -1342,7 +1365,8 @@ class ResetHost : public KeyValuePhase {
            "for f in " +
            kModulesFile + " " + kSysctlFile + " " + kKubeList + " " + kNvidiaList + " " +
            kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
-           " /etc/containerd/config.toml /etc/containerd/paictl.stamp; do [ -e $f ] && echo "
+           " /etc/containerd/config.toml /etc/containerd/paictl.stamp /run/lock/paictl-kubeadm "
+           "/tmp/paictl-kubeadm.lock; do [ -e $f ] && echo "
            "\"file_$f=1\"; done\n"
            "[ -n \"$(ls -A /etc/cni/net.d 2>/dev/null)\" ] && echo cni=1\n"
            "[ -d " +
@@ -1370,7 +1394,7 @@ class ResetHost : public KeyValuePhase {
     std::string d = kStateDir;
     std::string script = "export DEBIAN_FRONTEND=noninteractive\n";
     for (const auto& n : needs)
-      if (n == "kubeadm reset -f") script += "kubeadm reset -f\n";
+      if (n == "kubeadm reset -f") script += holding_kubeadm_lock("kubeadm reset -f\n");
     script +=
         "before=" + d +
         "/packages.before\n"
@@ -1384,7 +1408,8 @@ class ResetHost : public KeyValuePhase {
         "rm -f " +
         std::string(kModulesFile) + " " + kSysctlFile + " " + kKubeList + " " + kNvidiaList + " " +
         kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
-        " /etc/containerd/config.toml /etc/containerd/paictl.stamp\n"
+        " /etc/containerd/config.toml /etc/containerd/paictl.stamp /run/lock/paictl-kubeadm "
+        "/tmp/paictl-kubeadm.lock\n"
         "rm -rf " +
         kBundleDir +
         " /etc/cni/net.d/* /etc/kubernetes/manifests\n"
