@@ -256,7 +256,8 @@ std::string combined_observation_script(const std::vector<std::string>& scripts,
 }
 
 namespace {
-constexpr const char* kKubectlReadGuard = "[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n";
+constexpr const char* kKubectlReadGuard =
+    "[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n";
 }  // namespace
 
 std::string concurrent_observation_script(const std::vector<std::string>& scripts,
@@ -266,37 +267,39 @@ std::string concurrent_observation_script(const std::vector<std::string>& script
   // A first line at once, as the one-by-one form's first marker: the session's
   // first output is when the scripts start (the fact script's clock is read
   // against it), not when the slowest ends. The split skips it.
-  std::string out =
-      "echo '" + marker + " start'\n"
-      "pai_rd=/run/paictl-reads.$$\n"
-      "[ -d /run ] && [ -w /run ] || pai_rd=\"${TMPDIR:-/tmp}/paictl-reads.$$\"\n"
-      "if mkdir -m 700 \"$pai_rd\" 2>/dev/null; then\n"
-      "trap 'rm -rf \"$pai_rd\"' EXIT\n"
-      "trap 'rm -rf \"$pai_rd\"; exit 129' HUP\n"
-      "trap 'rm -rf \"$pai_rd\"; exit 130' INT\n"
-      "trap 'rm -rf \"$pai_rd\"; exit 143' TERM\n"
-      "trap 'rm -rf \"$pai_rd\"; exit 141' PIPE\n";
+  std::string out = "echo '" + marker +
+                    " start'\n"
+                    "pai_rd=/run/paictl-reads.$$\n"
+                    "[ -d /run ] && [ -w /run ] || pai_rd=\"${TMPDIR:-/tmp}/paictl-reads.$$\"\n"
+                    "if mkdir -m 700 \"$pai_rd\" 2>/dev/null; then\n"
+                    "trap 'rm -rf \"$pai_rd\"' EXIT\n"
+                    "trap 'rm -rf \"$pai_rd\"; exit 129' HUP\n"
+                    "trap 'rm -rf \"$pai_rd\"; exit 130' INT\n"
+                    "trap 'rm -rf \"$pai_rd\"; exit 143' TERM\n"
+                    "trap 'rm -rf \"$pai_rd\"; exit 141' PIPE\n";
   for (size_t i = 0; i < scripts.size(); ++i) {
     if (is_secret(i)) continue;
     std::string n = std::to_string(i);
-    out += "(\n" + scripts[i] + "\n) </dev/null >\"$pai_rd/" + n + "\" 2>/dev/null &\npai_p" + n + "=$!\n";
+    out += "(\n" + scripts[i] + "\n) </dev/null >\"$pai_rd/" + n + "\" 2>/dev/null &\npai_p" + n +
+           "=$!\n";
   }
   // A secret's output only in a variable: `printf x` keeps its trailing newlines.
   for (size_t i = 0; i < scripts.size(); ++i) {
     if (!is_secret(i)) continue;
     std::string n = std::to_string(i);
-    out += "pai_s" + n + "=$( (\n" + scripts[i] + "\n) </dev/null 2>/dev/null; r=$?; printf x; exit $r)\npai_r" +
-           n + "=$?\npai_s" + n + "=${pai_s" + n + "%x}\n";
+    out += "pai_s" + n + "=$( (\n" + scripts[i] +
+           "\n) </dev/null 2>/dev/null; r=$?; printf x; exit $r)\npai_r" + n + "=$?\npai_s" + n +
+           "=${pai_s" + n + "%x}\n";
   }
   for (size_t i = 0; i < scripts.size(); ++i) {
     std::string n = std::to_string(i);
     out += "echo '" + marker + " begin " + n + "'\n";
     if (is_secret(i))
-      out += "printf '%s' \"$pai_s" + n + "\"\npai_s" + n + "=\nprintf '\\n" + marker + " end " + n +
-             " %s\\n' \"$pai_r" + n + "\"\n";
+      out += "printf '%s' \"$pai_s" + n + "\"\npai_s" + n + "=\nprintf '\\n" + marker + " end " +
+             n + " %s\\n' \"$pai_r" + n + "\"\n";
     else
-      out += "wait \"$pai_p" + n + "\"\npai_r=$?\ncat \"$pai_rd/" + n + "\"\nprintf '\\n" + marker + " end " + n +
-             " %s\\n' \"$pai_r\"\n";
+      out += "wait \"$pai_p" + n + "\"\npai_r=$?\ncat \"$pai_rd/" + n + "\"\nprintf '\\n" + marker +
+             " end " + n + " %s\\n' \"$pai_r\"\n";
   }
   out += "rm -rf \"$pai_rd\"\ntrap - EXIT HUP INT TERM PIPE\nelse\n" +
          combined_observation_script(scripts, marker) + "fi\ntrue\n";
@@ -331,8 +334,8 @@ bool split_combined_output(const std::string& out, const std::string& marker, si
 }
 
 std::string kubectl_json_read_script(const std::string& args) {
-  return std::string(kKubectlReadGuard) + kKubectl +
-         " " + args + " --request-timeout=20s 2>/dev/null || echo '{}'";
+  return std::string(kKubectlReadGuard) + kKubectl + " " + args +
+         " --request-timeout=20s 2>/dev/null || echo '{}'";
 }
 
 Status command_failure(const std::string& what, const remote::ExecResult& r) {
@@ -684,11 +687,11 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     }
     // The master's reads wait on kubectl and the API server: run at once, they
     // take the longest of them instead of their sum.
-    auto r = h.sh("exec /bin/sh -s",
-                  slow && scripts.size() > 1
-                      ? concurrent_observation_script(scripts, secrets, marker)
-                      : combined_observation_script(scripts, marker),
-                  600000, secret);
+    auto r =
+        h.sh("exec /bin/sh -s",
+             slow && scripts.size() > 1 ? concurrent_observation_script(scripts, secrets, marker)
+                                        : combined_observation_script(scripts, marker),
+             600000, secret);
     std::vector<remote::ExecResult> parts;
     if (r.ok() && r.exit_status == 0 && split_combined_output(r.out, marker, scripts.size(), parts))
       for (size_t k = 0; k < parts.size(); ++k) {

@@ -53,7 +53,9 @@ constexpr const char* kKubeadmLockOpen =
     "pai_kl=/run/lock/paictl-kubeadm; [ -d /run/lock ] || pai_kl=/tmp/paictl-kubeadm.lock\n"
     "if command -v flock >/dev/null 2>&1 && [ -w \"${pai_kl%/*}\" ]; then exec 9>>\"$pai_kl\"; "
     "flock -w 900 9 || true; trap 'rm -f \"$pai_kl\"' EXIT; fi\n";
-std::string holding_kubeadm_lock(const std::string& step) { return kKubeadmLockOpen + step; }
+std::string holding_kubeadm_lock(const std::string& step) {
+  return kKubeadmLockOpen + step;
+}
 // The observation's wait: only where a step made the file (a read changes nothing).
 const std::string kKubeadmSettled =
     "pai_kl=/run/lock/paictl-kubeadm; [ -d /run/lock ] || pai_kl=/tmp/paictl-kubeadm.lock\n"
@@ -804,9 +806,10 @@ class ControlPlane : public KeyValuePhase {
     if (!err.empty()) return Status::failure(err);
     h.log("kubeadm configuration:\n" + config);
     // The configuration goes on stdin: nothing is left on the host to clean up.
-    if (Status s = run_step(h, "kubeadm init",
-                            holding_kubeadm_lock("kubeadm init --config /dev/stdin --skip-token-print"),
-                            config, 900000);
+    if (Status s =
+            run_step(h, "kubeadm init",
+                     holding_kubeadm_lock("kubeadm init --config /dev/stdin --skip-token-print"),
+                     config, 900000);
         !s.ok)
       return s;
     // kubeadm's own 24 h token (the only one right after init) is not needed:

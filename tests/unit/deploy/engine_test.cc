@@ -761,7 +761,6 @@ TEST(CombinedObservation, SplitsOutputsAndExitStatusesAndRefusesACutOutput) {
   EXPECT_FALSE(split_combined_output(out, "@@N", 3, parts));
 }
 
-
 // Runs a script with /bin/sh -s in `dir` (its TMPDIR), as a session does, and
 // returns its standard output.
 std::string run_sh(const std::string& script, const fs::path& dir, const std::string& env = "") {
@@ -781,9 +780,12 @@ TEST(CombinedObservation, ConcurrentScriptsGiveTheSameOutputsInOrder) {
   // The second sleeps longest and ends last: the outputs still come in order.
   // Trailing newlines, an empty output, exit statuses and a secret's output
   // (held in the shell, not a file) come back as the one-by-one form gives them.
-  const std::vector<std::string> scripts = {
-      "printf 'a\\nb'", "sleep 0.3; echo slow; exit 4", "printf 'pw\\n\\n'; exit 3", "true",
-      "cat; echo \"read $(wc -c </dev/stdin) bytes\"", "echo two-secret"};
+  const std::vector<std::string> scripts = {"printf 'a\\nb'",
+                                            "sleep 0.3; echo slow; exit 4",
+                                            "printf 'pw\\n\\n'; exit 3",
+                                            "true",
+                                            "cat; echo \"read $(wc -c </dev/stdin) bytes\"",
+                                            "echo two-secret"};
   const std::vector<bool> secret = {false, false, true, false, false, true};
   std::vector<remote::ExecResult> one, many, fallback;
   ASSERT_TRUE(split_combined_output(run_sh(combined_observation_script(scripts, "@@M"), dir), "@@M",
