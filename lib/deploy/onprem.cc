@@ -217,15 +217,23 @@ class DetectOs : public KeyValuePhase {
       ". /etc/os-release 2>/dev/null\n"
       "echo \"os_id=$ID\"; echo \"os_version=$VERSION_ID\"; echo "
       "\"os_name=$PRETTY_NAME\"\n"
-      // The default route's device: the word after the first "dev" of its
-      // lines that is not a line's last word (as awk's $(i+1) for i < NF).
+      // The default route's device: the first route of the main table to
+      // 0.0.0.0/0 in /proc/net/route (what `ip route show default` lists, read
+      // without a process); where that file cannot be read, the word after
+      // the first "dev" of ip's lines that is not a line's last word.
+      "i=\n"
+      "if [ -r /proc/net/route ]; then\n"
+      "while read -r f d g x x x x k x; do [ \"$d\" = 00000000 ] && [ \"$k\" = 00000000 ] && "
+      "{ i=$f; break; }; done < /proc/net/route\n"
+      "else\n"
       "r=$(ip route show default 2>/dev/null)\n"
-      "i=; set -f\n"
+      "set -f\n"
       "while IFS= read -r l; do set -- $l; while [ $# -gt 1 ]; do [ \"$1\" = dev ] && { "
       "i=$2; break 2; }; shift; done; done <<EOF\n"
       "$r\n"
       "EOF\n"
       "set +f\n"
+      "fi\n"
       "if [ -n \"$i\" ]; then m=; [ -r \"/sys/class/net/$i/mtu\" ] && read -r m < "
       "\"/sys/class/net/$i/mtu\"; echo \"mtu=$m\"; fi\n"
       "[ -e /etc/paictl/cluster ] && echo ours=1\n"
