@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <regex>
 #include <set>
 #include <thread>
@@ -138,21 +139,39 @@ class EndpointsPhase : public Phase {
   bool cluster_scope() const override { return true; }
   bool barrier() const override { return true; }
 
-  EndpointReport probe(HostRun& h) {
+  EndpointReport probe(HostRun& h) const {
+    std::vector<std::string> names;
+    for (auto* host : h.run().hosts) names.push_back(host->spec().name);
+    return probe_at(s_.openpai, h.spec().address, names);
+  }
+  static EndpointReport probe_at(const OpenPaiSettings& openpai, const std::string& address,
+                                 const std::vector<std::string>& names) {
     http::Options o;
     o.connect_timeout_s = 3;
     o.timeout_s = 10;
     o.retry.max_attempts = 1;
     http::CurlClient client(o);
+    return check_endpoints(client, openpai, address, hived_config_nodes(openpai, names));
+  }
+
+  // Asked from this machine, the endpoints need nothing the hosts' sessions
+  // read: when the engine collects the reads of the phases (a plan's one
+  // session per host, a stage's reads), the probe starts, on a thread of its
+  // own, and the next observe() takes its answer, so that it overlaps the
+  // hosts' sessions instead of following them.
+  void observation_reads(HostRun& h, std::vector<ObservationRead>&) override {
+    if (!s_.openpai.enabled || pending_.valid()) return;
     std::vector<std::string> names;
     for (auto* host : h.run().hosts) names.push_back(host->spec().name);
-    return check_endpoints(client, s_.openpai, h.spec().address,
-                           hived_config_nodes(s_.openpai, names));
+    pending_ =
+        std::async(std::launch::async, [openpai = s_.openpai, address = h.spec().address, names] {
+          return probe_at(openpai, address, names);
+        });
   }
 
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     if (!s_.openpai.enabled) return {};
-    EndpointReport r = probe(h);
+    EndpointReport r = pending_.valid() ? pending_.get() : probe(h);
     for (const auto& a : r.answers) h.log("endpoints: " + a);
     for (const auto& p : r.problems) needs.push_back("wait for an answer (now " + p + ")");
     return {};
@@ -180,6 +199,7 @@ class EndpointsPhase : public Phase {
 
  private:
   const InstallSettings& s_;
+  std::future<EndpointReport> pending_;  // a probe started by observation_reads
 };
 
 }  // namespace
