@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <regex>
 #include <set>
@@ -139,39 +140,39 @@ class EndpointsPhase : public Phase {
   bool cluster_scope() const override { return true; }
   bool barrier() const override { return true; }
 
-  EndpointReport probe(HostRun& h) const {
+  // The probe of the gateway and HiveD, as a call that holds nothing of the
+  // run (it may run on a thread of its own).
+  static std::function<EndpointReport()> prober(const InstallSettings& s, HostRun& h) {
     std::vector<std::string> names;
     for (auto* host : h.run().hosts) names.push_back(host->spec().name);
-    return probe_at(s_.openpai, h.spec().address, names);
+    return [openpai = s.openpai, address = h.spec().address, names = std::move(names)] {
+      http::Options o;
+      o.connect_timeout_s = 3;
+      o.timeout_s = 10;
+      o.retry.max_attempts = 1;
+      http::CurlClient client(o);
+      return check_endpoints(client, openpai, address, hived_config_nodes(openpai, names));
+    };
   }
-  static EndpointReport probe_at(const OpenPaiSettings& openpai, const std::string& address,
-                                 const std::vector<std::string>& names) {
-    http::Options o;
-    o.connect_timeout_s = 3;
-    o.timeout_s = 10;
-    o.retry.max_attempts = 1;
-    http::CurlClient client(o);
-    return check_endpoints(client, openpai, address, hived_config_nodes(openpai, names));
-  }
+  EndpointReport probe(HostRun& h) const { return prober(s_, h)(); }
 
   // Asked from this machine, the endpoints need nothing the hosts' sessions
-  // read: when the engine collects the reads of the phases (a plan's one
-  // session per host, a stage's reads), the probe starts, on a thread of its
-  // own, and the next observe() takes its answer, so that it overlaps the
-  // hosts' sessions instead of following them.
+  // read: in a dry run (a plan), when the engine collects the phases' reads
+  // for its one session per host, the probe starts on a thread of its own and
+  // observe() takes its answer, so that it overlaps the hosts' sessions
+  // instead of following them. A run that applies probes when it observes:
+  // the phases before may have changed what answers.
   void observation_reads(HostRun& h, std::vector<ObservationRead>&) override {
-    if (!s_.openpai.enabled || pending_.valid()) return;
-    std::vector<std::string> names;
-    for (auto* host : h.run().hosts) names.push_back(host->spec().name);
-    pending_ =
-        std::async(std::launch::async, [openpai = s_.openpai, address = h.spec().address, names] {
-          return probe_at(openpai, address, names);
-        });
+    if (!s_.openpai.enabled || !h.run().dry_run || pending_.valid()) return;
+    pending_ = std::async(std::launch::async, prober(s_, h));
   }
 
   Status observe(HostRun& h, std::vector<std::string>& needs) override {
     if (!s_.openpai.enabled) return {};
-    EndpointReport r = pending_.valid() ? pending_.get() : probe(h);
+    const bool ahead = pending_.valid() && h.run().dry_run;
+    EndpointReport r = ahead ? pending_.get() : probe(h);
+    // A plan's probe its own observe() never took is not this run's answer.
+    if (pending_.valid()) pending_ = {};
     for (const auto& a : r.answers) h.log("endpoints: " + a);
     for (const auto& p : r.problems) needs.push_back("wait for an answer (now " + p + ")");
     return {};
