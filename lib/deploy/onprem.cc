@@ -49,8 +49,10 @@ constexpr const char* kTokenList =
 // start, and remove the file when they end (no lock is left on a host); the
 // control plane's observation waits for it, where the file is there, before it
 // reads. Where flock or the directory is missing, nothing waits.
-constexpr const char* kKubeadmLockOpen =
-    "pai_kl=/run/lock/paictl-kubeadm; [ -d /run/lock ] || pai_kl=/tmp/paictl-kubeadm.lock\n"
+const std::string kKubeadmLockPath =
+    "pai_kl=/run/lock/paictl-kubeadm; [ -d /run/lock ] || pai_kl=/tmp/paictl-kubeadm.lock\n";
+const std::string kKubeadmLockOpen =
+    kKubeadmLockPath +
     "if command -v flock >/dev/null 2>&1 && [ -w \"${pai_kl%/*}\" ]; then exec 9>>\"$pai_kl\"; "
     "flock -w 900 9 || true; trap 'rm -f \"$pai_kl\"' EXIT; fi\n";
 std::string holding_kubeadm_lock(const std::string& step) {
@@ -58,7 +60,7 @@ std::string holding_kubeadm_lock(const std::string& step) {
 }
 // The observation's wait: only where a step made the file (a read changes nothing).
 const std::string kKubeadmSettled =
-    "pai_kl=/run/lock/paictl-kubeadm; [ -d /run/lock ] || pai_kl=/tmp/paictl-kubeadm.lock\n"
+    kKubeadmLockPath +
     "if [ -f \"$pai_kl\" ] && command -v flock >/dev/null 2>&1; then exec 9<\"$pai_kl\"; "
     "flock -w 900 9 || true; exec 9<&-; fi\n";
 

@@ -65,6 +65,47 @@ def parse(data):
     return args, env, mask
 
 
+def call_fake(args, host, peer, stdin_fd, stdout_fd, stderr_fd):
+    """Runs tbfake.main() for ARGS as the program would, its standard streams on
+    these descriptors (None: closed, its output dropped). Returns its exit code,
+    or -SIGPIPE where writing to a closed pipe would have killed the program."""
+    sys.stdin = open(stdin_fd, "r", closefd=False, encoding="utf-8",
+                     errors="surrogateescape") if stdin_fd is not None else None
+    sys.stdout = open(stdout_fd, "w", buffering=1 if os.isatty(stdout_fd) else -1, closefd=False,
+                      encoding="utf-8", errors="surrogateescape") if stdout_fd is not None else io.StringIO()
+    sys.stderr = open(stderr_fd, "w", buffering=1, closefd=False, encoding="utf-8",
+                      errors="backslashreplace") if stderr_fd is not None else io.StringIO()
+    tbfake.HOST = host
+    tbfake.PID = peer
+    tbfake.STDIN_FD = stdin_fd if stdin_fd is not None else -1
+    tbfake.STDIN_BYTES = 0
+    sys.argv = ["tbfake.py"] + args
+    rc = 1
+    try:
+        rc = tbfake.main()
+    except SystemExit as e:
+        if e.code is None:
+            rc = 0
+        elif isinstance(e.code, int):
+            rc = e.code
+        else:
+            sys.stderr.write(str(e.code) + "\n")
+            rc = 1
+    except BrokenPipeError:
+        return -signal.SIGPIPE
+    except Exception:  # noqa: BLE001 (what Python would print, then exit 1)
+        traceback.print_exc()
+        rc = 1
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except BrokenPipeError:
+            return -signal.SIGPIPE
+        except (OSError, ValueError):
+            rc = rc or 120
+    return (rc or 0) & 0xFF
+
+
 def worker(data, fds, peer, closing):
     for f in closing:
         f.close()
@@ -95,36 +136,11 @@ def worker(data, fds, peer, closing):
                     pass
         os.environ.clear()
         os.environ.update(env)
-        sys.stdin = open(0, "r", closefd=False, encoding="utf-8", errors="surrogateescape") if mask & 1 else None
-        sys.stdout = open(1, "w", buffering=1 if os.isatty(1) else -1, closefd=False, encoding="utf-8",
-                          errors="surrogateescape") if mask & 2 else None
-        sys.stderr = open(2, "w", buffering=1, closefd=False, encoding="utf-8",
-                          errors="backslashreplace") if mask & 4 else None
-        if sys.stdout is None:
-            sys.stdout = io.StringIO()
-        if sys.stderr is None:
-            sys.stderr = io.StringIO()
-        tbfake.HOST = env.get("TB_HOST", "")
-        tbfake.PID = peer
-        sys.argv = ["tbfake.py"] + args
-        try:
-            rc = tbfake.main()
-        except SystemExit as e:
-            if e.code is None:
-                rc = 0
-            elif isinstance(e.code, int):
-                rc = e.code
-            else:
-                sys.stderr.write(str(e.code) + "\n")
-                rc = 1
-        except BaseException:  # noqa: BLE001 (what Python would print, then exit 1)
-            traceback.print_exc()
-            rc = 1
-        for f in (sys.stdout, sys.stderr):
-            try:
-                f.flush()
-            except (OSError, ValueError):
-                rc = rc or 120
+        open_fd = [fd if mask & (1 << fd) else None for fd in range(3)]
+        rc = call_fake(args, env.get("TB_HOST", ""), peer, *open_fd)
+        if rc < 0:  # the program's death by that signal
+            signal.signal(-rc, signal.SIG_DFL)
+            os.kill(os.getpid(), -rc)
     except BaseException:  # noqa: BLE001
         try:
             traceback.print_exc()
@@ -156,42 +172,13 @@ def run_here(args, env, mask, fds, peer, cpu_log):
     stdio = dict(zip([fd for fd in range(3) if mask & (1 << fd)], fds[2:]))
     saved = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
     t0 = resource.getrusage(resource.RUSAGE_SELF)
-    answer = b"exit 1"
+    tbfake.IN_SERVER = True
     try:
-        sys.stdin = None
-        sys.stdout = open(stdio[1], "w", closefd=False, encoding="utf-8",
-                          errors="surrogateescape") if 1 in stdio else io.StringIO()
-        sys.stderr = open(stdio[2], "w", buffering=1, closefd=False, encoding="utf-8",
-                          errors="backslashreplace") if 2 in stdio else io.StringIO()
-        tbfake.HOST = host
-        tbfake.PID = peer
-        tbfake.STDIN_FD = stdio.get(0, -1)
-        tbfake.STDIN_BYTES = 0
-        tbfake.IN_SERVER = True
-        sys.argv = ["tbfake.py"] + args
-        try:
-            rc = tbfake.main()
-            sys.stdout.flush()
-            answer = b"exit %d" % ((rc or 0) & 0xFF)
-        except SystemExit as e:
-            if e.code is not None and not isinstance(e.code, int):
-                sys.stderr.write(str(e.code) + "\n")
-            answer = b"exit %d" % ((e.code if isinstance(e.code, int) else 0 if e.code is None else 1) & 0xFF)
-        except BrokenPipeError:
-            answer = b"signal %d" % signal.SIGPIPE  # what the program would have died of
-        except Exception:  # noqa: BLE001 (what Python would print, then exit 1)
-            try:
-                traceback.print_exc()
-            except Exception:  # noqa: BLE001
-                pass
-            answer = b"exit 1"
-        for f in (sys.stdout, sys.stderr):
-            try:
-                f.flush()
-            except (OSError, ValueError):
-                pass
+        rc = call_fake(args, host, peer, stdio.get(0), stdio.get(1), stdio.get(2))
+    except Exception:  # noqa: BLE001 (a descriptor it could not use: the call fails, the server goes on)
+        rc = 1
     finally:
-        for f in (sys.stdout, sys.stderr):
+        for f in (sys.stdin, sys.stdout, sys.stderr):
             if f is not None and not isinstance(f, io.StringIO):
                 try:
                     f.close()  # closefd=False: only the wrapper
@@ -203,9 +190,10 @@ def run_here(args, env, mask, fds, peer, cpu_log):
         tbfake.Lock.held.pop(lock_path, None)
         fcntl.flock(lock, fcntl.LOCK_UN)
         os.close(lock)
+    answer = b"signal %d" % -rc if rc < 0 else b"exit %d" % rc
     if cpu_log:
         t1 = resource.getrusage(resource.RUSAGE_SELF)
-        rc = int(answer.split()[1]) + (128 if answer.startswith(b"signal") else 0)
+        rc = 128 - rc if rc < 0 else rc
         with open(cpu_log, "a") as f:
             f.write("%s %s %.4f %.4f %d %s\n" % (os.path.basename(host), args[0], t1.ru_utime - t0.ru_utime,
                                                  t1.ru_stime - t0.ru_stime, rc, " ".join(args[1:])[:200].replace("\n", " ")))
