@@ -543,7 +543,7 @@ ScheduleResult Flat::schedule(const GroupRequest& r, bool allow_preemption) {
   // An allocated group keeps its placement, suggested or not.
   if (auto it = index_.find(r.affinity_group); it != index_.end())
     return result_of(it->second, Outcome::Bound);
-  const int32_t vc = shape_.find_vc(r.virtual_cluster);
+  const int32_t vc = shape_.find_vc(r.virtual_cluster, r.vc_index);
   if (vc < 0) return rejected("VC " + r.virtual_cluster + " does not exists!");
   int32_t pinned = -1;
   if (!r.pinned_cell_id.empty()) {

@@ -54,6 +54,13 @@ struct ClusterShape {
   int64_t leaf_cells = 0;
 
   int32_t find_vc(std::string_view name) const;
+  // The same, trying `hint` (a caller's guess of the index, -1 = none) first.
+  int32_t find_vc(std::string_view name, int32_t hint) const {
+    if (hint >= 0 && static_cast<size_t>(hint) < vcs.size() &&
+        vcs[static_cast<size_t>(hint)].name == name)
+      return hint;
+    return find_vc(name);
+  }
   int32_t find_leaf_type(std::string_view name) const;
   int32_t find_node(std::string_view name) const;
   int32_t find_chain(std::string_view name) const;

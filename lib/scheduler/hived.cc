@@ -153,7 +153,7 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
   // The request, placement and reason reuse their buffers from one decision to
   // the next (a retry after cancelled preemptions below starts over with them).
   Request& req = req_;
-  req.vc = shape_.find_vc(r.virtual_cluster);
+  req.vc = shape_.find_vc(r.virtual_cluster, r.vc_index);
   req.pinned = -1;
   req.chain = -1;
   req.pods.clear();
@@ -185,12 +185,12 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
 
   Placement& pl = pl_;
   pl.clear();
-  std::string& reason = reason_;
-  reason.clear();
+  WaitWhy& why = why_;
+  why = WaitWhy{};
   bool found = false;
   if (req.pinned >= 0) {
     found =
-        schedule_in_chain(req, P(pinned_[static_cast<size_t>(req.pinned)].pcell).chain, pl, reason);
+        schedule_in_chain(req, P(pinned_[static_cast<size_t>(req.pinned)].pcell).chain, pl, why);
   } else if (!r.leaf_cell_type.empty()) {
     int32_t lt = shape_.find_leaf_type(r.leaf_cell_type);
     if (lt < 0) {
@@ -206,7 +206,7 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
                          static_cast<size_t>(chain)])
         continue;
       vc_has_type = true;
-      if (schedule_in_chain(req, chain, pl, reason)) {
+      if (schedule_in_chain(req, chain, pl, why)) {
         found = true;
         break;
       }
@@ -224,19 +224,19 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
             !vc_has_chain_[static_cast<size_t>(req.vc) * static_cast<size_t>(nchain_) +
                            static_cast<size_t>(chain)])
           continue;
-        if (schedule_in_chain(req, chain, pl, reason)) {
+        if (schedule_in_chain(req, chain, pl, why)) {
           found = true;
           break;
         }
       }
       if (found) break;
     }
-    if (!found && reason.empty()) reason = "VC " + r.virtual_cluster + " has no cells";
+    if (!found && why.kind == WaitWhy::Kind::None) why.set(WaitWhy::Kind::VcNoCells, req, -1);
   }
   for (const auto& [g, vleaves] : pl.lazy) res.downgraded.push_back({G(g).name, G(g).tag, g});
   if (!found) {
     res.outcome = Outcome::Waiting;
-    res.reason = reason;
+    if (r.want_reason) wait_reason(why, res.reason);
     return;
   }
 

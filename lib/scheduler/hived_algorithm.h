@@ -161,6 +161,29 @@ struct Request {
   std::vector<int32_t> pods;  // leaf cells per pod, ascending
 };
 
+// Why a request found no placement in the chains tried so far, as codes: each
+// failed chain overwrites it, and the text (HiveD's wording, for the last chain
+// tried) is written once, by wait_reason(), when the caller wants it.
+struct WaitWhy {
+  enum class Kind : uint8_t {
+    None,         // nothing tried
+    VcNoCells,    // the VC has no cells of any chain
+    ViewNoCells,  // the VC has no cells in this chain or pinned cell
+    Capacity,     // insufficient capacity in the VC's view (or the physical one)
+    BadNode,      // the virtual placement maps onto a bad node
+  };
+  Kind kind = Kind::None;
+  bool physical = false;  // Capacity: in the physical cluster (opportunistic)
+  int32_t vc = -1, chain = -1, pinned = -1;
+  void set(Kind k, const Request& req, int32_t c, bool phys = false) {
+    kind = k;
+    physical = phys;
+    vc = req.vc;
+    chain = c;
+    pinned = req.pinned;
+  }
+};
+
 struct Placement {
   int32_t chain = -1;
   std::vector<int32_t> pleaves;
@@ -440,13 +463,12 @@ class Hived final : public Policy {
   std::vector<int32_t> groups_in_vcell(int32_t v) const;
 
   // --- scheduling
-  bool schedule_new(const Request& req, Placement& out, std::string& reason);
-  bool schedule_in_chain(const Request& req, int32_t chain, Placement& out, std::string& reason);
-  bool schedule_guaranteed(const Request& req, int32_t chain, Placement& out, std::string& reason);
-  bool schedule_opportunistic(const Request& req, int32_t chain, Placement& out,
-                              std::string& reason);
+  bool schedule_in_chain(const Request& req, int32_t chain, Placement& out, WaitWhy& why);
+  bool schedule_guaranteed(const Request& req, int32_t chain, Placement& out, WaitWhy& why);
+  bool schedule_opportunistic(const Request& req, int32_t chain, Placement& out, WaitWhy& why);
+  void wait_reason(const WaitWhy& why, std::string& out) const;
   bool topology_schedule(int32_t view_id, const std::vector<int32_t>& pods, int32_t priority,
-                         std::vector<int32_t>& leaves, std::string& reason);
+                         std::vector<int32_t>& leaves);
   void pick_leaves(const View& view, int32_t pos, int32_t k, int32_t priority,
                    std::vector<int32_t>& out);
   std::vector<std::pair<int32_t, std::vector<int32_t>>> try_lazy_preempt(
@@ -583,7 +605,7 @@ class Hived final : public Policy {
   // Scratch state of one request.
   Request req_;
   Placement pl_;
-  std::string reason_;
+  WaitWhy why_;
   // Its suggested nodes: node_sugg_[node] and cell_sugg_[cell] (a suggested
   // node below) equal sugg_stamp_ when suggested.
   bool sugg_given_ = false;   // the request carries a set

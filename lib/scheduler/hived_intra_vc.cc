@@ -9,32 +9,24 @@
 
 namespace pai::scheduler::hived_detail {
 
-bool Hived::schedule_in_chain(const Request& req, int32_t chain, Placement& out,
-                              std::string& reason) {
+bool Hived::schedule_in_chain(const Request& req, int32_t chain, Placement& out, WaitWhy& why) {
   out.clear();
   out.chain = chain;
-  if (req.priority >= kMinGuaranteedPriority) return schedule_guaranteed(req, chain, out, reason);
-  return schedule_opportunistic(req, chain, out, reason);
+  if (req.priority >= kMinGuaranteedPriority) return schedule_guaranteed(req, chain, out, why);
+  return schedule_opportunistic(req, chain, out, why);
 }
 
-bool Hived::schedule_guaranteed(const Request& req, int32_t chain, Placement& out,
-                                std::string& reason) {
+bool Hived::schedule_guaranteed(const Request& req, int32_t chain, Placement& out, WaitWhy& why) {
   int32_t view = req.pinned >= 0
                      ? pinned_[static_cast<size_t>(req.pinned)].view
                      : vc_chain_view_[static_cast<size_t>(req.vc) * static_cast<size_t>(nchain_) +
                                       static_cast<size_t>(chain)];
-  // Where the request was placed, for the reasons of a failure only.
-  auto where = [&] {
-    return req.pinned >= 0 ? "pinned cell " + pinned_[static_cast<size_t>(req.pinned)].id
-                           : "chain " + shape_.chains[static_cast<size_t>(chain)].name;
-  };
   if (view < 0) {
-    reason = "VC " + shape_.vcs[static_cast<size_t>(req.vc)].name + " has no cells in " + where();
+    why.set(WaitWhy::Kind::ViewNoCells, req, chain);
     return false;
   }
-  if (!topology_schedule(view, req.pods, req.priority, out.vleaves, reason)) {
-    reason += " when scheduling in VC " + shape_.vcs[static_cast<size_t>(req.vc)].name + " (" +
-              where() + ")";
+  if (!topology_schedule(view, req.pods, req.priority, out.vleaves)) {
+    why.set(WaitWhy::Kind::Capacity, req, chain);
     return false;
   }
   out.lazy = try_lazy_preempt(out.vleaves);
@@ -47,19 +39,48 @@ bool Hived::schedule_guaranteed(const Request& req, int32_t chain, Placement& ou
   }
   for (const auto& [g, vleaves] : out.lazy) revert_lazy_preempt(g, vleaves);
   out.lazy.clear();
-  reason = "mapping the virtual placement would need at least one bad node (" + where() + ")";
+  why.set(WaitWhy::Kind::BadNode, req, chain);
   return false;
 }
 
 bool Hived::schedule_opportunistic(const Request& req, int32_t chain, Placement& out,
-                                   std::string& reason) {
+                                   WaitWhy& why) {
   int32_t view = chain_opp_view_[static_cast<size_t>(chain)];
-  if (!topology_schedule(view, req.pods, kOpportunisticPriority, out.pleaves, reason)) {
-    reason += " when scheduling in the physical cluster (chain " +
-              shape_.chains[static_cast<size_t>(chain)].name + ")";
+  if (!topology_schedule(view, req.pods, kOpportunisticPriority, out.pleaves)) {
+    why.set(WaitWhy::Kind::Capacity, req, chain, true);
     return false;
   }
   return true;
+}
+
+// The text of a wait, in HiveD's words, with where it was placed last.
+void Hived::wait_reason(const WaitWhy& why, std::string& out) const {
+  out.clear();
+  if (why.kind == WaitWhy::Kind::None) return;
+  const std::string& vc = shape_.vcs[static_cast<size_t>(why.vc)].name;
+  if (why.kind == WaitWhy::Kind::VcNoCells) {
+    out = "VC " + vc + " has no cells";
+    return;
+  }
+  if (why.kind == WaitWhy::Kind::Capacity && why.physical) {
+    out = "insufficient capacity when scheduling in the physical cluster (chain " +
+          shape_.chains[static_cast<size_t>(why.chain)].name + ")";
+    return;
+  }
+  const std::string where = why.pinned >= 0
+                                ? "pinned cell " + pinned_[static_cast<size_t>(why.pinned)].id
+                                : "chain " + shape_.chains[static_cast<size_t>(why.chain)].name;
+  switch (why.kind) {
+    case WaitWhy::Kind::ViewNoCells:
+      out = "VC " + vc + " has no cells in " + where;
+      break;
+    case WaitWhy::Kind::Capacity:
+      out = "insufficient capacity when scheduling in VC " + vc + " (" + where + ")";
+      break;
+    default:
+      out = "mapping the virtual placement would need at least one bad node (" + where + ")";
+      break;
+  }
 }
 
 }  // namespace pai::scheduler::hived_detail

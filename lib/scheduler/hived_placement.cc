@@ -111,7 +111,7 @@ void Hived::build_views() {
 
 // topologyAwareScheduler.Schedule: first without preemption, then at the request's priority.
 bool Hived::topology_schedule(int32_t view_id, const std::vector<int32_t>& pods, int32_t priority,
-                              std::vector<int32_t>& leaves, std::string& reason) {
+                              std::vector<int32_t>& leaves) {
   View& view = views_[static_cast<size_t>(view_id)];
   update_view_suggested(view);  // updateClusterView
   view.index.sort();            // findNodesForPods: sort.Stable of the view HiveD keeps
@@ -134,10 +134,7 @@ bool Hived::topology_schedule(int32_t view_id, const std::vector<int32_t>& pods,
       ok = view.index.first_fit_with(pods, free_at, nodes);
     }
   }
-  if (!ok) {
-    reason = "insufficient capacity";
-    return false;
-  }
+  if (!ok) return false;  // "insufficient capacity"
   leaves.clear();
   for (size_t i = 0; i < pods.size(); ++i)
     pick_leaves(view, nodes[i], pods[i], used_priority, leaves);

@@ -160,19 +160,22 @@ class BucketedNodes {
   template <class Avail>
   bool walk(std::span<const int32_t> pods, bool skip_small, Avail avail_of,
             std::vector<int32_t>& out) const {
-    out.assign(pods.size(), -1);
+    // Written element by element: assign() is an out-of-line call per group.
+    out.resize(pods.size());
+    for (int32_t& o : out) o = -1;
     if (pods.empty()) return true;
     size_t pi = 0;
     for (int32_t g = nonempty_groups_.next(0); g >= 0; g = nonempty_groups_.next(g + 1)) {
       const auto& bs = groups_[static_cast<size_t>(g)];
-      cursor_.assign(bs.size(), -1);
-      for (size_t i = 0; i < bs.size(); ++i)
-        if (!skip_small || bucket_free_[static_cast<size_t>(bs[i])] >= pods[pi])
-          cursor_[i] = head(bs[i]);
+      const size_t nb = bs.size();
+      if (cursor_.size() < nb) cursor_.resize(nb);
+      for (size_t i = 0; i < nb; ++i)
+        cursor_[i] =
+            !skip_small || bucket_free_[static_cast<size_t>(bs[i])] >= pods[pi] ? head(bs[i]) : -1;
       for (;;) {
         size_t best = SIZE_MAX;
         int64_t best_key = 0;
-        for (size_t i = 0; i < cursor_.size(); ++i) {
+        for (size_t i = 0; i < nb; ++i) {
           if (cursor_[i] < 0) continue;
           if (skip_small && bucket_free_[static_cast<size_t>(bs[i])] < pods[pi]) {
             cursor_[i] = -1;  // pods only grow: this bucket is done

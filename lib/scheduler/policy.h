@@ -57,6 +57,12 @@ struct GroupRequest {
   bool ignore_suggested_nodes = true;  // ignoreK8sSuggestedNodes
   // Opaque to the scheduler; returned with victims so that callers need no name lookups.
   uint64_t tag = 0;
+  // False: a Waiting result may leave ScheduleResult::reason empty (a caller that
+  // only retries later need not pay for the text). Rejected results always say why.
+  bool want_reason = true;
+  // The index of virtual_cluster in cluster().vcs, if the caller knows it (-1 =
+  // look the name up); a hint only: a wrong one is checked against the name.
+  int32_t vc_index = -1;
   // kGroupByName, kNewGroup (nothing to look up: the policy holds no group of
   // this name, every earlier one was released), or the group_id of an earlier
   // result for this group (a preempting group scheduled again). An id that no

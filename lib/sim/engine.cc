@@ -460,6 +460,7 @@ class Run {
   const std::string& group_name(uint32_t j);
   int16_t reason_id(const std::string& r);
   bool probe(uint32_t j, std::string& reason);
+  std::pair<bool, int16_t> probe_empty(uint32_t j);
   void integrate(double t);
   double idle_waiting_gpus() const;
   void enqueue(uint32_t j);
@@ -510,6 +511,7 @@ class Run {
       waiting_by_type_;           // waiting: [type + 1], [0] = any
   std::vector<int64_t> vc_used_;  // vc * types + type: guaranteed, non-pinned
   std::unordered_map<std::string, std::pair<bool, int16_t>> probe_cache_;
+  std::unordered_map<uint64_t, std::pair<bool, int16_t>> probe_packed_;  // one-member shapes
   GroupRequest req_;               // the request being decided (buffers reused)
   std::mt19937_64 suggested_rng_;  // SimOptions::suggested_fraction
   ScheduleResult res_[2];          // attempt()'s results (buffers reused)
@@ -534,6 +536,7 @@ void Run::request(uint32_t j, bool opportunistic, GroupRequest& r) const {
   int32_t cvc = cluster_vc(j);
   r.virtual_cluster = cvc >= 0 ? shape_.vcs[static_cast<size_t>(cvc)].name
                                : trace_.vc_names[static_cast<size_t>(tj.vc)];
+  r.vc_index = cvc;
   r.priority = opportunistic ? scheduler::kOpportunisticPriority : tj.priority;
   r.pinned_cell_id.clear();
   if (tj.pinned >= 0) r.pinned_cell_id = trace_.pinned_names[static_cast<size_t>(tj.pinned)];
@@ -573,6 +576,8 @@ void Run::schedule(scheduler::Policy& p, uint32_t j, bool count, bool opportunis
   GroupRequest& r = req_;
   request(j, opportunistic, r);
   r.group_id = group_id;
+  // Only the probe of the empty cluster reports why a job waits.
+  r.want_reason = &p != policy_.get();
   r.suggested_nodes.reset();
   r.ignore_suggested_nodes = true;
   if (opt_.suggested_fraction < 1 && &p == policy_.get()) {
@@ -623,11 +628,50 @@ int16_t Run::reason_id(const std::string& r) {
   return static_cast<int16_t>(out_->reasons.size() - 1);
 }
 
+// Whether job j fits the empty copy of the policy, and if not why (an id in
+// the run's reasons); probe() asks once per job shape.
+std::pair<bool, int16_t> Run::probe_empty(uint32_t j) {
+  const TraceJob& tj = trace_.jobs[j];
+  ScheduleResult r;
+  schedule(*probe_, j, false, false, r);
+  bool ok = r.outcome == Outcome::Bound || r.outcome == Outcome::Preempting;
+  int32_t held = r.group_id;
+  if (!ok && r.outcome == Outcome::Waiting && opt_.overflow && tj.priority >= 0 && tj.pinned < 0) {
+    // Too big for its VC, but it could run as opportunistic work.
+    ScheduleResult o;
+    schedule(*probe_, j, false, true, o);
+    ok = o.outcome == Outcome::Bound;
+    held = o.group_id;
+  }
+  if (ok) probe_->release_group(held, group_name(j));
+  int16_t id = -1;
+  if (!ok)
+    id = reason_id(r.outcome == Outcome::Rejected
+                       ? r.reason
+                       : "does not fit even in an empty cluster: " + r.reason);
+  return {ok, id};
+}
+
 // Can the job ever run? Asked of an empty copy of the policy, once per job shape.
 bool Run::probe(uint32_t j, std::string& reason) {
   const TraceJob& tj = trace_.jobs[j];
-  // The job's shape as a key, built in a reused buffer (one probe per arrival):
-  // vc|leaf type|pinned|g or o|PODSxGPUS+...
+  // A one-member job's shape in 64 bits, when its fields fit: vc (16 bits),
+  // leaf type + 1 (16), pinned + 1 (12), opportunistic (1), pods (9), GPUs (10).
+  const bool packs = tj.more < 0 && tj.vc >= 0 && tj.vc < (1 << 16) && tj.leaf_type >= -1 &&
+                     tj.pinned >= -1 && tj.pinned < (1 << 12) - 1 && tj.pods >= 0 &&
+                     tj.pods < (1 << 9) && tj.gpus >= 0 && tj.gpus < (1 << 10);
+  if (packs) {
+    const uint64_t packed =
+        static_cast<uint64_t>(tj.vc) | static_cast<uint64_t>(tj.leaf_type + 1) << 16 |
+        static_cast<uint64_t>(tj.pinned + 1) << 32 |
+        static_cast<uint64_t>(tj.priority < 0 ? 1 : 0) << 44 |
+        static_cast<uint64_t>(tj.pods) << 45 | static_cast<uint64_t>(tj.gpus) << 54;
+    auto it = probe_packed_.find(packed);
+    if (it == probe_packed_.end()) it = probe_packed_.emplace(packed, probe_empty(j)).first;
+    if (!it->second.first) reason = out_->reasons[static_cast<size_t>(it->second.second)];
+    return it->second.first;
+  }
+  // Other shapes as text, built in a reused buffer: vc|leaf type|pinned|g or o|PODSxGPUS+...
   std::string& key = probe_key_;
   key.clear();
   auto num = [&](int64_t v, char after) {
@@ -649,27 +693,7 @@ bool Run::probe(uint32_t j, std::string& reason) {
       num(m.gpus, 0);
     }
   auto it = probe_cache_.find(key);
-  if (it == probe_cache_.end()) {
-    ScheduleResult r;
-    schedule(*probe_, j, false, false, r);
-    bool ok = r.outcome == Outcome::Bound || r.outcome == Outcome::Preempting;
-    int32_t held = r.group_id;
-    if (!ok && r.outcome == Outcome::Waiting && opt_.overflow && tj.priority >= 0 &&
-        tj.pinned < 0) {
-      // Too big for its VC, but it could run as opportunistic work.
-      ScheduleResult o;
-      schedule(*probe_, j, false, true, o);
-      ok = o.outcome == Outcome::Bound;
-      held = o.group_id;
-    }
-    if (ok) probe_->release_group(held, group_name(j));
-    int16_t id = -1;
-    if (!ok)
-      id = reason_id(r.outcome == Outcome::Rejected
-                         ? r.reason
-                         : "does not fit even in an empty cluster: " + r.reason);
-    it = probe_cache_.emplace(key, std::make_pair(ok, id)).first;
-  }
+  if (it == probe_cache_.end()) it = probe_cache_.emplace(key, probe_empty(j)).first;
   if (!it->second.first) reason = out_->reasons[static_cast<size_t>(it->second.second)];
   return it->second.first;
 }
@@ -1113,6 +1137,7 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   queues_ = {};
   finishes_ = {};
   probe_cache_ = {};
+  probe_packed_ = {};
   finalize(out);
   return true;
 }

@@ -277,6 +277,48 @@ TEST_F(HivedTest, PinnedCellsServeOnlyTheirPinnedJobs) {
   EXPECT_EQ(oppin.reason, "opportunistic pod not supported to use pinned cell pin-k2");
 }
 
+TEST_F(HivedTest, WaitReasonsSayWhereTheLastTryFailed) {
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(run(req(numbered("b", i), "b", 0, {{1, 4}})).outcome, Outcome::Bound);
+  GroupRequest more = req("b2", "b", 0, {{1, 1}});
+  auto full = run(more);
+  EXPECT_EQ(full.outcome, Outcome::Waiting);
+  EXPECT_EQ(full.reason, "insufficient capacity when scheduling in VC b (chain V100-RACK)");
+  // A caller that only retries can go without the text; the decision is the same.
+  more.want_reason = false;
+  auto quiet = run(more);
+  EXPECT_EQ(quiet.outcome, Outcome::Waiting);
+  EXPECT_EQ(quiet.reason, "");
+  // Opportunistic work is placed in the physical cluster; the last chain tried is named.
+  EXPECT_EQ(run(req("o", "b", -1, {{1, 5}})).reason,
+            "insufficient capacity when scheduling in the physical cluster (chain K80-NODE)");
+  EXPECT_EQ(run(req("p", "a", 0, {{1, 5}}, "", "pin-k2")).reason,
+            "insufficient capacity when scheduling in VC a (pinned cell pin-k2)");
+  // Rejections say why whether the text is wanted or not.
+  GroupRequest nope = req("x", "nope", 0, {{1, 1}});
+  nope.want_reason = false;
+  EXPECT_EQ(run(nope).reason, "VC nope does not exists!");
+}
+
+TEST_F(HivedTest, TheVcIndexIsAHintCheckedAgainstTheName) {
+  const auto& vcs = h->cluster().vcs;
+  int32_t b = h->cluster().find_vc("b");
+  ASSERT_GE(b, 0);
+  EXPECT_EQ(h->cluster().find_vc("b", b), b);
+  EXPECT_EQ(h->cluster().find_vc("b", b == 0 ? 1 : 0), b);
+  EXPECT_EQ(h->cluster().find_vc("b", static_cast<int32_t>(vcs.size())), b);
+  EXPECT_EQ(h->cluster().find_vc("nope", b), -1);
+  // A wrong hint places the group in the VC it names.
+  GroupRequest r = req("g", "b", 0, {{2, 4}});
+  r.vc_index = b == 0 ? 1 : 0;
+  auto g = run(r);
+  ASSERT_EQ(g.outcome, Outcome::Bound) << g.reason;
+  EXPECT_EQ(run(req("g2", "b", 0, {{1, 1}})).outcome, Outcome::Waiting);  // b's rack is taken
+  GroupRequest unknown = req("u", "nope", 0, {{1, 1}});
+  unknown.vc_index = b;
+  EXPECT_EQ(run(unknown).reason, "VC nope does not exists!");
+}
+
 TEST_F(HivedTest, LeafCellTypesSelectChains) {
   EXPECT_EQ(node(run(req("k", "a", 0, {{1, 1}}, "K80"))), "k1");
   EXPECT_EQ(node(run(req("v", "a", 0, {{1, 1}}, "V100"))).substr(0, 1), "v");

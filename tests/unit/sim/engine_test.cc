@@ -355,6 +355,37 @@ TEST(Engine, JobsThatCanNeverRunAreCountedWithTheirReason) {
   }
 }
 
+TEST(Engine, TheEmptyClusterProbeSaysWhyAndIsAskedOncePerShape) {
+  auto m = model_from_yaml(kTwoSkuConfig);
+  // One-member shapes and a shape of two members (its own key), each twice.
+  Trace t = csv_trace(
+      "job_id,submit_time,duration,vc,members,priority,leaf_cell_type\n"
+      "huge,0,10,b,3x8,100,\n"
+      "huge2,1,10,b,3x8,100,\n"
+      "ok,2,10,b,1x4,100,\n"
+      "two,3,10,c,1x2+1x4,100,V100\n"
+      "two2,4,10,c,1x2+1x4,100,V100\n"
+      "fits,5,10,c,1x2+1x2,100,V100\n");
+  PolicyRun r = run(*m, t, "hived");
+  auto why = [&](const char* name) {
+    const JobOutcome& o = r.jobs[job(t, name)];
+    EXPECT_EQ(o.state, JobState::Unschedulable) << name;
+    return o.reason < 0 ? std::string() : r.reasons[static_cast<size_t>(o.reason)];
+  };
+  EXPECT_EQ(why("huge"),
+            "does not fit even in an empty cluster: insufficient capacity when scheduling in VC b "
+            "(chain V100-RACK)");
+  EXPECT_EQ(why("huge2"), why("huge"));
+  EXPECT_EQ(why("two"),
+            "does not fit even in an empty cluster: insufficient capacity when scheduling in VC c "
+            "(chain V100-RACK)");
+  EXPECT_EQ(why("two2"), why("two"));
+  EXPECT_EQ(r.jobs[job(t, "ok")].state, JobState::Finished);
+  EXPECT_EQ(r.jobs[job(t, "fits")].state, JobState::Finished);
+  EXPECT_EQ(r.overall.unschedulable, 4);
+  EXPECT_EQ(r.unschedulable_by_reason.size(), 2u);
+}
+
 TEST(Engine, UtilisationAndFragmentationAreExact) {
   auto m = model_from_yaml(kTwoSkuConfig);
   Trace t = csv_trace("job_id,submit_time,duration,vc,members\na,0,1000,b,1x4\n");
