@@ -1,6 +1,7 @@
 #include "sim/engine.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -23,8 +24,46 @@ using scheduler::GroupRequest;
 using scheduler::Outcome;
 using scheduler::ScheduleResult;
 
+void sort_values(std::vector<double>& v) {
+  const size_t n = v.size();
+  if (n < 2048) {
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  // Each double as a key whose unsigned order is the numeric order: negative
+  // values with every bit flipped, the others with the sign bit set. (-0 comes
+  // before +0; std::sort leaves equal values in any order, and the two are equal.)
+  std::vector<uint64_t> keys(n), spare(n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t u = std::bit_cast<uint64_t>(v[i]);
+    keys[i] = (u >> 63) ? ~u : (u | (uint64_t{1} << 63));
+  }
+  // Least significant digit first, 11 bits a pass; a pass where every key has
+  // the same digit is skipped.
+  constexpr int kBits = 11;
+  constexpr size_t kBuckets = size_t{1} << kBits;
+  std::vector<size_t> count(kBuckets);
+  for (int shift = 0; shift < 64; shift += kBits) {
+    std::fill(count.begin(), count.end(), 0);
+    for (uint64_t k : keys) ++count[(k >> shift) & (kBuckets - 1)];
+    if (count[(keys[0] >> shift) & (kBuckets - 1)] == n) continue;
+    size_t at = 0;
+    for (size_t& c : count) {
+      const size_t here = c;
+      c = at;
+      at += here;
+    }
+    for (uint64_t k : keys) spare[count[(k >> shift) & (kBuckets - 1)]++] = k;
+    keys.swap(spare);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t k = keys[i];
+    v[i] = std::bit_cast<double>((k >> 63) ? (k & ~(uint64_t{1} << 63)) : ~k);
+  }
+}
+
 Summary summarize(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
+  sort_values(v);
   return summarize_sorted(v);
 }
 
@@ -1211,7 +1250,7 @@ void Run::finalize(PolicyRun& out) {
       if (value(j, x)) per[slot_of(j)].push_back(x);
     for (size_t v = 0; v <= shape_.vcs.size(); ++v) {
       GroupMetrics& g = v < shape_.vcs.size() ? out.vcs[v] : out.unmapped;
-      std::sort(per[v].begin(), per[v].end());
+      sort_values(per[v]);
       (metric == 0 ? g.queue_delay : g.jct) = summarize_sorted(per[v]);
     }
     (metric == 0 ? out.overall.queue_delay : out.overall.jct) =

@@ -95,6 +95,9 @@ struct Summary {
   int64_t n = 0;
   double mean = 0, p50 = 0, p95 = 0, p99 = 0, max = 0;
 };
+// Sorts ascending as std::sort does (the same values in the same order; NaN
+// not allowed), by radix on the bits for long vectors.
+void sort_values(std::vector<double>& values);
 Summary summarize(std::vector<double> values);
 // The same for values already in ascending order (no copy, no sort).
 Summary summarize_sorted(const std::vector<double>& values);

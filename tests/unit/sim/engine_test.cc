@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <set>
 #include <sstream>
@@ -495,6 +497,49 @@ TEST(Summary, MergedRunsAreTheSortedValues) {
   }
   EXPECT_TRUE(merge_sorted({}).empty());
   EXPECT_EQ(summarize_sorted({}).n, 0);
+}
+
+TEST(Summary, SortedValuesAreThoseOfStdSort) {
+  std::mt19937_64 rng(5);
+  // Short vectors (sorted by std::sort) and long ones (by radix), with
+  // negatives, zeros of both signs, repeats, infinities, huge and tiny values.
+  for (size_t n : {0, 1, 7, 2047, 2048, 5000, 70000}) {
+    for (int kind = 0; kind < 4; ++kind) {
+      std::vector<double> v(n);
+      for (double& x : v) {
+        switch (kind) {
+          case 0:  // delays: whole seconds and a few fractions
+            x = static_cast<double>(rng() % 100000) + (rng() % 4 == 0 ? 0.5 : 0);
+            break;
+          case 1:  // every sign and scale
+            x = std::ldexp(static_cast<double>(rng() % 1000) - 500,
+                           static_cast<int>(rng() % 200) - 100);
+            break;
+          case 2:  // few distinct values, so that digits repeat
+            x = static_cast<double>(rng() % 3);
+            break;
+          default:
+            x = rng() % 50 == 0   ? std::numeric_limits<double>::infinity()
+                : rng() % 50 == 0 ? -std::numeric_limits<double>::infinity()
+                : rng() % 20 == 0 ? -0.0
+                                  : std::ldexp(static_cast<double>(rng() % (1u << 30)), -30);
+        }
+      }
+      std::vector<double> want = v;
+      std::sort(want.begin(), want.end());
+      sort_values(v);
+      ASSERT_EQ(v.size(), want.size());
+      for (size_t i = 0; i < n; ++i)
+        ASSERT_EQ(v[i], want[i]) << "n " << n << " kind " << kind << " at " << i;
+      EXPECT_TRUE(std::is_sorted(v.begin(), v.end()));
+    }
+  }
+  // Negative zero before positive zero: equal values, so the order std::sort may give too.
+  std::vector<double> zeros(3000, 0.0);
+  zeros[1234] = -0.0;
+  sort_values(zeros);
+  EXPECT_TRUE(std::signbit(zeros[0]));
+  EXPECT_FALSE(std::signbit(zeros[1]));
 }
 
 }  // namespace
