@@ -16,6 +16,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace pai::sim {
@@ -91,8 +92,15 @@ struct Trace {
 
   std::string id_pool;
   std::vector<uint32_t> id_offsets;  // id i = id_pool[id_offsets[i], id_offsets[i+1])
+  // A name table's index (names to their ids).
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using NameIndex = std::unordered_map<std::string, int32_t, NameHash, std::equal_to<>>;
+
  private:
-  std::map<std::string, int32_t, std::less<>> vc_index_, type_index_, pinned_index_;
+  NameIndex vc_index_, type_index_, pinned_index_;
 };
 
 struct TraceError {

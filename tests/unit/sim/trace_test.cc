@@ -233,6 +233,38 @@ TEST(NativeCsv, ReadsEveryColumn) {
   EXPECT_EQ(t.pinned_names.at(static_cast<size_t>(t.jobs[1].pinned)), "production-t4-n3");
 }
 
+TEST(NativeCsv, LazyPreemptionInAnyCaseAndFieldsWithSpaces) {
+  const char* text =
+      "job_id,submit_time,duration,vc,members,lazy_preemption\n"
+      "a,0,60,v,1x1,TRUE\n"
+      "b,1,60,v,1x1,Yes\n"
+      "c,2,60,v,1x1,1\n"
+      "d,3,60,v,1x1,False\n"
+      "e,4,60,v,1x1,NO\n"
+      "f,5,60,v,1x1,0\n"
+      "g,6,60, v ,\t2x4 ,  true\r\n"
+      "h,7,60,v, 1x1,\n";
+  Trace t;
+  TraceError e;
+  ASSERT_TRUE(read_native_csv(text, "t.csv", TraceOptions{}, t, e)) << e.message;
+  ASSERT_EQ(t.jobs.size(), 8u);
+  std::string lazy;
+  for (const TraceJob& j : t.jobs) lazy += (j.flags & TraceJob::kLazy) ? 'L' : '-';
+  EXPECT_EQ(lazy, "LLL---L-");
+  EXPECT_EQ(t.vc_names, std::vector<std::string>{"v"});  // " v " is trimmed to the same VC
+  EXPECT_EQ(t.gpus(t.jobs[6]), 8);
+  for (const char* bad : {"truee", "tru", "on", "y"}) {
+    Trace u;
+    TraceError ue;
+    std::string one = std::string(
+                          "job_id,submit_time,duration,vc,members,lazy_preemption\n"
+                          "a,0,60,v,1x1,") +
+                      bad + "\n";
+    EXPECT_FALSE(read_native_csv(one, "t.csv", TraceOptions{}, u, ue)) << bad;
+    EXPECT_EQ(ue.message, "lazy_preemption must be true or false") << bad;
+  }
+}
+
 TEST(NativeCsv, RejectsMistakesWithPositionAndHint) {
   struct Case {
     const char* text;
