@@ -465,6 +465,22 @@ def remove_effects(name, info, purge):
 
 def install_program(prog):
     path = HOST + "/bin/" + prog
+    client = prog not in ("kubectl", "nvidia-container-runtime", "runc") and os.access(LIB + "/tbclient", os.X_OK)
+    if client and os.environ.get("TESTBED_FAKE_LINKS", "1") != "0":
+        # The fake server runs the fake (tbserver.py, tbclient.c): no Python
+        # started per call; the client runs the fake itself where no server
+        # answers. A hard link to the client, which knows the host from the
+        # path it was started by: one process a call. Where the link cannot be
+        # made (or with TESTBED_FAKE_LINKS=0 in up's environment), a wrapper
+        # that names the host.
+        try:
+            if os.path.lexists(path + ".tmp"):
+                os.unlink(path + ".tmp")
+            os.link(LIB + "/tbclient", path + ".tmp")
+            os.rename(path + ".tmp", path)
+            return
+        except OSError:
+            pass
     with open(path + ".tmp", "w") as f:
         if prog == "kubectl":
             # The kubelet's part (restart the API server's static pod) only when
@@ -475,9 +491,7 @@ def install_program(prog):
         elif prog in ("nvidia-container-runtime", "runc"):
             f.write("#!/bin/sh\ncase ${1:-} in --version|-v) echo \"%s version 1.17.3\"; exit 0;; esac\n"
                     "echo \"%s: the testbed's fake only answers --version\" >&2\nexit 1\n" % (prog, prog))
-        elif os.access(LIB + "/tbclient", os.X_OK):
-            # The fake server runs the fake (tbserver.py, tbclient.c): no Python
-            # started per call. The client runs the fake itself where no server answers.
+        elif client:
             f.write("#!/bin/sh\nTB_HOST=%s exec %s/tbclient %s %s %s \"$@\"\n" % (HOST, LIB, server_name(LIB), LIB, prog))
         else:
             # tbfake imported, not run as a script: Python then keeps its compiled

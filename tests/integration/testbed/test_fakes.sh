@@ -32,7 +32,21 @@ grep '"tool": "systemctl"' "$TMP/log" | grep -q '"restart", "containerd"' || fai
 on tb-worker1 'cd /etc/apt && { sysctl -p sources.list > /dev/null 2>&1 & echo "$!"; wait $!; echo "rc=$?"; }
 cd / && { sysctl -p sources.list > /dev/null 2>&1; echo "rc=$?"; }' > "$TMP/probe"
 [ -f "$RUN/lib/tbclient" ] || fail "up did not compile the fakes' client"
-grep -q 'tbclient' "$RUN/hosts/tb-worker1/bin/sysctl" || fail "the wrapper does not use the fake server"
+[ "$RUN/hosts/tb-worker1/bin/sysctl" -ef "$RUN/lib/tbclient" ] || fail "bin/sysctl is not a hard link to the fakes' client"
+# The client finds its host by the path it was started by (PATH), by the host
+# name (a bind mount over /usr/sbin/sysctl), or from TB_HOST; each call is
+# recorded on its own host.
+# (The machine's own sysctl, where it has one, is covered by the host's fake.)
+on tb-worker2 'sysctl -n net.ipv4.ip_forward
+for p in /usr/sbin/sysctl /sbin/sysctl /usr/bin/sysctl /bin/sysctl; do [ -x "$p" ] && { "$p" -n net.ipv4.ip_forward; break; }; done
+TB_HOST='"$RUN"'/hosts/tb-worker2 sysctl -n vm.swappiness' > "$TMP/hostof" 2>&1 || { cat "$TMP/hostof"; fail "the fakes' client on tb-worker2"; }
+want=2
+for p in /usr/sbin/sysctl /sbin/sysctl /usr/bin/sysctl /bin/sysctl; do [ -x "$p" ] && { want=3; break; }; done
+[ "$(wc -l < "$TMP/hostof")" -eq "$want" ] || fail "$want answers expected: $(cat "$TMP/hostof")"
+n2=$("$TESTBED" log "$RUN" tb-worker2 | grep '"tool": "sysctl"' | grep -c '"-n", "net.ipv4.ip_forward"')
+[ "$n2" -eq $((want - 1)) ] || fail "tb-worker2 recorded $n2 of its $((want - 1)) sysctl -n net.ipv4.ip_forward calls"
+"$TESTBED" log "$RUN" tb-worker1 | grep '"tool": "sysctl"' | grep -q '"net.ipv4.ip_forward"' && fail "tb-worker2's calls were recorded on tb-worker1"
+"$TESTBED" log "$RUN" tb-worker2 | grep '"tool": "sysctl"' | grep -q '"vm.swappiness"' || fail "the call with TB_HOST was not recorded on tb-worker2"
 ppid=$(head -n 1 "$TMP/probe")
 "$TESTBED" log "$RUN" tb-worker1 | grep '"tool": "sysctl"' | grep '"-p", "sources.list"' > "$TMP/probelog"
 grep -q "\"pid\": $ppid," "$TMP/probelog" || fail "the recorded pid is not the caller's $ppid: $(cat "$TMP/probelog")"
