@@ -52,26 +52,6 @@ int64_t Trace::gpus(const TraceJob& j) const {
 }
 
 namespace {
-// util::trim without the call where nothing is to be trimmed (most fields).
-inline bool blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-inline std::string_view trimmed(std::string_view s) {
-  if (s.empty() || (!blank(s.front()) && !blank(s.back()))) return s;
-  return util::trim(s);
-}
-
-// ASCII case-insensitive equality with a lower-case word, without a copy.
-inline bool equals_lower(std::string_view s, std::string_view lower) {
-  if (s.size() != lower.size()) return false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != lower[i]) return false;
-  }
-  return true;
-}
-
 int32_t intern(Trace::NameIndex& index, std::vector<std::string>& names, std::string_view name,
                size_t limit = SIZE_MAX) {
   auto it = index.find(name);
@@ -149,18 +129,18 @@ void Trace::release_ids() {
 
 bool parse_members(std::string_view s, std::vector<TraceMember>& out) {
   out.clear();
-  s = trimmed(s);
+  s = util::trim(s);
   if (s.empty()) return false;
   // Over the '+'-separated parts in place (no vector of parts per call: every
   // job of a native trace has a members field).
   for (size_t from = 0;;) {
     size_t plus = s.find('+', from);
-    std::string_view part = trimmed(
+    std::string_view part = util::trim(
         s.substr(from, plus == std::string_view::npos ? std::string_view::npos : plus - from));
     auto x = part.find_first_of("xX");
     if (x == std::string_view::npos) return false;
-    auto pods = util::parse_int(trimmed(part.substr(0, x)));
-    auto gpus = util::parse_int(trimmed(part.substr(x + 1)));
+    auto pods = util::parse_int(util::trim(part.substr(0, x)));
+    auto gpus = util::parse_int(util::trim(part.substr(x + 1)));
     if (!pods || !gpus || *pods <= 0 || *gpus <= 0 || *pods > 1'000'000 || *gpus > 1'000'000)
       return false;
     out.push_back({static_cast<int32_t>(*pods), static_cast<int32_t>(*gpus)});
@@ -820,7 +800,7 @@ bool native_records(CsvReader& csv, const std::string& file, const NativeColumns
       return false;
     }
     fv.resize(raw.size());
-    for (size_t i = 0; i < raw.size(); ++i) fv[i] = trimmed(raw[i]);
+    for (size_t i = 0; i < raw.size(); ++i) fv[i] = util::trim(raw[i]);
     auto field = [&](int c) { return fv[static_cast<size_t>(c)]; };
     auto at = [&](int c) { return Position{line, csv.column(static_cast<size_t>(c))}; };
     std::string_view id = field(c_id);
@@ -954,9 +934,11 @@ bool native_records(CsvReader& csv, const std::string& file, const NativeColumns
     }
     if (c_lazy >= 0 && !field(c_lazy).empty()) {
       const std::string_view v = field(c_lazy);
-      if (equals_lower(v, "true") || v == "1" || equals_lower(v, "yes")) {
+      if (util::equals_ignoring_case(v, "true") || v == "1" ||
+          util::equals_ignoring_case(v, "yes")) {
         j.flags |= TraceJob::kLazy;
-      } else if (!(equals_lower(v, "false") || v == "0" || equals_lower(v, "no"))) {
+      } else if (!(util::equals_ignoring_case(v, "false") || v == "0" ||
+                   util::equals_ignoring_case(v, "no"))) {
         set_error(e, file, at(c_lazy), "lazy_preemption must be true or false");
         return false;
       }

@@ -9,10 +9,20 @@
 
 namespace pai::util {
 
-std::string_view trim(std::string_view s);
+// Without the blanks (space, tab, CR, LF) at both ends. Inline: readers call it
+// on every field, and most fields have nothing to trim.
+inline std::string_view trim(std::string_view s) {
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  size_t b = 0, e = s.size();
+  while (b < e && blank(s[b])) ++b;
+  while (e > b && blank(s[e - 1])) --e;
+  return s.substr(b, e - b);
+}
 std::vector<std::string_view> split(std::string_view s, char sep);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::string to_lower(std::string_view s);
+// ASCII case-insensitive equality with a word written in lower case, without a copy.
+bool equals_ignoring_case(std::string_view s, std::string_view lower);
 
 // Edit distance (insert, delete, substitute, adjacent transposition), capped:
 // returns max_distance + 1 as soon as the distance is known to exceed it.

@@ -20,6 +20,19 @@ TEST(Strings, TrimSplitJoin) {
   ASSERT_EQ(parts.size(), 3u);
   EXPECT_EQ(parts[1], "");
   EXPECT_EQ(join({"x", "y", "z"}, ", "), "x, y, z");
+  EXPECT_EQ(trim(""), "");
+  EXPECT_EQ(trim(" \r\n\t "), "");
+  EXPECT_EQ(trim("x"), "x");
+  EXPECT_EQ(trim("\tx y\r"), "x y");
+}
+
+TEST(Strings, EqualsIgnoringCase) {
+  EXPECT_TRUE(equals_ignoring_case("TRUE", "true"));
+  EXPECT_TRUE(equals_ignoring_case("Yes", "yes"));
+  EXPECT_TRUE(equals_ignoring_case("", ""));
+  EXPECT_FALSE(equals_ignoring_case("true ", "true"));
+  EXPECT_FALSE(equals_ignoring_case("tru", "true"));
+  EXPECT_FALSE(equals_ignoring_case("trve", "true"));
 }
 
 TEST(Strings, EditDistanceAndDidYouMean) {
