@@ -49,8 +49,10 @@ constexpr const char* kTokenList =
 // start, and remove the file when they end (no lock is left on a host); the
 // control plane's observation waits for it, where the file is there, before it
 // reads. Where flock or the directory is missing, nothing waits.
+const std::string kKubeadmLock = "/run/lock/paictl-kubeadm";
+const std::string kKubeadmLockElsewhere = "/tmp/paictl-kubeadm.lock";  // no /run/lock
 const std::string kKubeadmLockPath =
-    "pai_kl=/run/lock/paictl-kubeadm; [ -d /run/lock ] || pai_kl=/tmp/paictl-kubeadm.lock\n";
+    "pai_kl=" + kKubeadmLock + "; [ -d /run/lock ] || pai_kl=" + kKubeadmLockElsewhere + "\n";
 const std::string kKubeadmLockOpen =
     kKubeadmLockPath +
     "if command -v flock >/dev/null 2>&1 && [ -w \"${pai_kl%/*}\" ]; then exec 9>>\"$pai_kl\"; "
@@ -1378,8 +1380,9 @@ class ResetHost : public KeyValuePhase {
            "for f in " +
            kModulesFile + " " + kSysctlFile + " " + kKubeList + " " + kNvidiaList + " " +
            kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
-           " /etc/containerd/config.toml /etc/containerd/paictl.stamp /run/lock/paictl-kubeadm "
-           "/tmp/paictl-kubeadm.lock; do [ -e $f ] && echo "
+           " /etc/containerd/config.toml /etc/containerd/paictl.stamp " + kKubeadmLock + " " +
+           kKubeadmLockElsewhere +
+           "; do [ -e $f ] && echo "
            "\"file_$f=1\"; done\n"
            "[ -n \"$(ls -A /etc/cni/net.d 2>/dev/null)\" ] && echo cni=1\n"
            "[ -d " +
@@ -1421,8 +1424,9 @@ class ResetHost : public KeyValuePhase {
         "rm -f " +
         std::string(kModulesFile) + " " + kSysctlFile + " " + kKubeList + " " + kNvidiaList + " " +
         kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
-        " /etc/containerd/config.toml /etc/containerd/paictl.stamp /run/lock/paictl-kubeadm "
-        "/tmp/paictl-kubeadm.lock\n"
+        " /etc/containerd/config.toml /etc/containerd/paictl.stamp " + kKubeadmLock + " " +
+        kKubeadmLockElsewhere +
+        "\n"
         "rm -rf " +
         kBundleDir +
         " /etc/cni/net.d/* /etc/kubernetes/manifests\n"
