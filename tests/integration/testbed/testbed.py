@@ -204,14 +204,15 @@ def start_server(rundir, lib):
     # Compiled for this run directory, so that a host's bin/TOOL can be a hard
     # link to it (one process a call, no shell); static where the C library
     # allows it (no dynamic loading per call).
-    def q(v):
-        return '-D%s="%s"' % (v[0], v[1].replace("\\", "\\\\").replace('"', '\\"'))
-    defs = [q(("TB_RUN", rundir)), q(("TB_RUN_REAL", os.path.realpath(rundir))), q(("TB_LIB", lib)),
-            q(("TB_SOCKET", tbfake.server_name(lib)))]
-    src = os.path.join(HERE, "tbclient.c")
-    r = subprocess.run([cc, "-O2", "-static"] + defs + ["-o", lib + "/tbclient.tmp", src], capture_output=True, text=True)
-    if r.returncode != 0:
-        r = subprocess.run([cc, "-O2"] + defs + ["-o", lib + "/tbclient.tmp", src], capture_output=True, text=True)
+    def define(name, value):
+        return '-D%s="%s"' % (name, value.replace("\\", "\\\\").replace('"', '\\"'))
+    defs = [define("TB_RUN", rundir), define("TB_RUN_REAL", os.path.realpath(rundir)), define("TB_LIB", lib),
+            define("TB_SOCKET", tbfake.server_name(lib))]
+    for link in (["-static"], []):
+        r = subprocess.run([cc, "-O2"] + link + defs + ["-o", lib + "/tbclient.tmp", os.path.join(HERE, "tbclient.c")],
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            break
     if r.returncode != 0:
         sys.stderr.write("testbed: tbclient.c did not compile, the fakes start as programs: %s" % r.stderr)
         return
