@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "check/test_support.h"
@@ -106,6 +109,44 @@ TEST(FactParser, ReadsARealRun) {
   EXPECT_EQ(f.disks[1].path, "/var/lib/docker");
   EXPECT_GT(f.disks[1].available_bytes, 0);
   EXPECT_TRUE(f.notes.empty()) << f.notes[0];
+}
+
+TEST(FactParser, ListenersFromSs) {
+  // `ss -Htln` as iproute2 prints it: IPv4 with an interface, IPv6 only in
+  // brackets, dual-stack as *, an IPv4-mapped address; junk and other states dropped.
+  std::string out =
+      "@@paictl-facts 1\n"
+      "@@begin tcp\n@@ss\n"
+      "LISTEN 0      4096   127.0.0.53%lo:53        0.0.0.0:*\n"
+      "LISTEN 0      128          0.0.0.0:22        0.0.0.0:*\n"
+      "LISTEN 0      128             [::]:22           [::]:*\n"
+      "LISTEN 0      511                *:80              *:*\n"
+      "LISTEN 0      4096 [::ffff:127.0.0.1]:6443         *:*\n"
+      "LISTEN 0      4096   [fe80::1]%eth0:10250        [::]:*\n"
+      "ESTAB  0      0        10.0.0.1:22    10.0.0.2:5000\n"
+      "LISTEN 0      1     0.0.0.0:99999     0.0.0.0:*\n"
+      "LISTEN 0      1     $(reboot):1       0.0.0.0:*\n"
+      "LISTEN 0      1     0.0.0.0:22\n"
+      "\n@@end tcp 0\n@@done\n";
+  HostFacts f;
+  parse_fact_output(out, 0, f);
+  ASSERT_EQ(f.listening.size(), 6u);
+  // Sorted by port, then address.
+  EXPECT_EQ(f.listening[0].address, "0.0.0.0");
+  EXPECT_EQ(f.listening[0].port, 22);
+  EXPECT_FALSE(f.listening[0].v6);
+  EXPECT_EQ(f.listening[1].address, "::");
+  EXPECT_EQ(f.listening[1].port, 22);
+  EXPECT_TRUE(f.listening[1].v6);
+  EXPECT_EQ(f.listening[2].address, "127.0.0.53");
+  EXPECT_EQ(f.listening[2].port, 53);
+  EXPECT_EQ(f.listening[3].address, "::");
+  EXPECT_EQ(f.listening[3].port, 80);
+  EXPECT_TRUE(f.listening[3].v6);
+  EXPECT_EQ(f.listening[4].address, "::ffff:127.0.0.1");
+  EXPECT_EQ(f.listening[4].port, 6443);
+  EXPECT_EQ(f.listening[5].address, "fe80::1");
+  EXPECT_EQ(f.listening[5].port, 10250);
 }
 
 TEST(FactParser, CutOffRunKeepsWhatCameAndNamesTheStep) {
@@ -581,4 +622,37 @@ TEST(Script, BootstrapFindsRootWithoutIdOrWithIt) {
     EXPECT_EQ(out3, "ran as user\n");
     EXPECT_TRUE(fact_test_calls(dir, "id").empty());
   }
+}
+
+// The listeners come from ss where it answers and from /proc/net/tcp where it is
+// missing or fails (an old ss without -H, a kernel without socket diagnostics):
+// either way a socket this test listens on is seen, under every shell.
+TEST(Script, ListenersFromSsOrProcNetTcp) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  int port = ntohs(a.sin_port);
+  bool have_ss = std::system("command -v ss >/dev/null 2>&1") == 0;
+  for (const auto& shell : fact_test_shells()) {
+    for (bool ss_fails : {false, true}) {
+      if (!ss_fails && !have_ss) continue;
+      SCOPED_TRACE(shell + (ss_fails ? ": ss fails" : ": ss"));
+      std::string dir = fact_test_dir("listeners");
+      if (ss_fails) fact_test_tool(dir, "ss", "echo \"ss: invalid option -- 'H'\" >&2; exit 255\n");
+      std::string out = fact_test_run(shell, dir, ScriptOptions{});
+      EXPECT_EQ(out.find("\n@@ss\n") != std::string::npos, !ss_fails);
+      HostFacts f;
+      parse_fact_output(out, 0, f);
+      bool saw = false;
+      for (const auto& l : f.listening) saw |= l.address == "127.0.0.1" && l.port == port && !l.v6;
+      EXPECT_TRUE(saw) << "127.0.0.1:" << port << " not among " << f.listening.size();
+    }
+  }
+  ::close(fd);
 }
