@@ -61,10 +61,14 @@ void HostRun::log(const std::string& line) {
 remote::ExecResult HostRun::sh(const std::string& script, const std::string& input, int timeout_ms,
                                bool secret_output) {
   remote::ExecRequest req;
-  std::string quoted = util::shell_quote(script);
-  req.command = spec_.target.endpoint.user == "root" || spec_.target.endpoint.user.empty()
-                    ? "sh -c " + quoted
-                    : "sudo -n sh -c " + quoted;
+  bool root = spec_.target.endpoint.user == "root" || spec_.target.endpoint.user.empty();
+  // A shell that reads its script from stdin is asked for directly: `exec` means
+  // the same to every login shell (sh, bash, zsh, fish), and a `sh -c` around it
+  // would only start one shell more on the host.
+  if (script == "exec /bin/sh -s")
+    req.command = root ? script : "sudo -n /bin/sh -s";
+  else
+    req.command = (root ? "sh -c " : "sudo -n sh -c ") + util::shell_quote(script);
   req.input = input;
   req.timeout_ms = timeout_ms;
   if (!connection) {
@@ -240,16 +244,31 @@ void KeptHosts::keep_read(const std::string& host, const std::string& script,
   hosts_[host].reads[script] = {monotonic_s(), std::move(result)};
 }
 
+bool runs_in_session_shell(const std::string& script) {
+  // Words by which a script could end the session's shell or change what the
+  // scripts after it see (its options, arguments, directory, traps, functions):
+  // such a script runs in a subshell. Every variable a script reads it sets
+  // first, so the others share the session's shell and save a fork each.
+  static const char* kWords[] = {"exit",  "exec",   "return", "set ",     "shift",
+                                 "cd ",   "trap",   "umask",  "export",   "unset",
+                                 "alias", "ulimit", "eval",   "readonly", "()"};
+  for (const char* w : kWords)
+    if (script.find(w) != std::string::npos) return false;
+  return true;
+}
+
 std::string combined_observation_script(const std::vector<std::string>& scripts,
                                         const std::string& marker) {
-  // Each script in its own subshell, its stdin not the combined script's (which
-  // sh -s reads), its stderr dropped, its exit status after it.
+  // Each script with its stdin not the combined script's (which sh -s reads),
+  // its stderr dropped, its exit status after it; in a subshell unless it can
+  // run in the session's own shell (runs_in_session_shell).
   std::string out;
   for (size_t i = 0; i < scripts.size(); ++i) {
     std::string n = std::to_string(i);
-    out += "echo '" + marker + " begin " + n + "'\n(\n" + scripts[i] +
-           "\n) </dev/null 2>/dev/null\n" + "printf '\\n" + marker + " end " + n +
-           " %s\\n' \"$?\"\n";
+    bool here = runs_in_session_shell(scripts[i]);
+    out += "echo '" + marker + " begin " + n + "'\n" + (here ? "{\n" : "(\n") + scripts[i] +
+           (here ? "\n} </dev/null 2>/dev/null\n" : "\n) </dev/null 2>/dev/null\n") +
+           "printf '\\n" + marker + " end " + n + " %s\\n' \"$?\"\n";
   }
   out += "true\n";
   return out;

@@ -150,8 +150,10 @@ class Engine {
 };
 
 // A dry run's one session per host: the observation scripts run one after the
-// other, each in a subshell with its stdin from /dev/null and its stderr
-// dropped, its output between lines "MARKER begin I" and "MARKER end I RC".
+// other, each with its stdin from /dev/null and its stderr dropped, its output
+// between lines "MARKER begin I" and "MARKER end I RC"; each in a subshell, but
+// for the scripts that runs_in_session_shell() lets run in the session's shell.
+bool runs_in_session_shell(const std::string& script);
 std::string combined_observation_script(const std::vector<std::string>& scripts,
                                         const std::string& marker);
 // The same output, with the scripts run at once: each script whose output holds

@@ -673,7 +673,7 @@ class Containerd : public KeyValuePhase {
           "C=/etc/containerd/config.toml\n"
           // Without a config file nothing more is read: the phase writes one and
           // restarts containerd whatever it runs now (no stamp without a config).
-          "[ -f $C ] || exit 0\n"
+          "if [ -f $C ]; then\n"
           "echo config=1\n"
           // One grep for both settings; each matched line told apart without its
           // leading blanks.
@@ -688,7 +688,9 @@ class Containerd : public KeyValuePhase {
           "[ -n \"$n\" ] && echo nvidia=1\n") +
       read_into_v("/etc/containerd/paictl.stamp") +
       "h=$(sha256sum $C); [ \"$v\" = \"${h%% *}\" ] && echo stamp=1\n"
-      "echo \"active=$(systemctl is-active containerd 2>/dev/null)\"\n";
+      "echo \"active=$(systemctl is-active containerd 2>/dev/null)\"\n"
+      "fi\n"
+      "true\n";
   std::string what() const override { return "containerd"; }
   std::string observation(const HostRun&) const override { return kScript; }
   Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,

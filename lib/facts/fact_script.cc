@@ -41,10 +41,11 @@ done
 e files 0
 
 b tcp
-# The listeners from the kernel's socket diagnostics (ss asks for listening sockets
-# only), else from /proc/net/tcp and tcp6, whose reading walks every bucket of the
-# kernel's connection table twice (milliseconds on a host with much memory).
-if have ss && o=$(ss -Htln 2>/dev/null); then echo "@@ss"; [ -z "$o" ] || printf '%s\n' "$o"
+# The listeners from the kernel's socket diagnostics, else from /proc/net/tcp and
+# tcp6, whose reading walks every bucket of the kernel's connection table twice
+# (milliseconds on a host with much memory). Asked for the listening state alone,
+# the kernel leaves that table out (ss -l asks for closed sockets too, and walks it).
+if have ss && o=$(ss -Htn state listening 2>/dev/null); then echo "@@ss"; [ -z "$o" ] || printf '%s\n' "$o"
 else grep -Hs ' 0A ' /proc/net/tcp /proc/net/tcp6; fi
 e tcp 0
 
@@ -454,15 +455,18 @@ void parse_files(std::string_view body, HostFacts& f) {
   }
 }
 
-// `ss -Htln`: "LISTEN 0 4096 0.0.0.0:22 0.0.0.0:*", the local address one of
-// 127.0.0.53%lo:53, [::]:22 (IPv6 only), *:80 (IPv6 and IPv4), [::ffff:10.0.0.1]:80.
+// `ss -Htn state listening`: "0 4096 0.0.0.0:22 0.0.0.0:*" (one state asked for,
+// its column left out; "LISTEN 0 4096 ..." where an ss prints it), the local
+// address one of 127.0.0.53%lo:53, [::]:22 (IPv6 only), *:80 (IPv6 and IPv4),
+// [::ffff:10.0.0.1]:80.
 bool parse_ss_listener(std::string_view l, Listener& out) {
   std::vector<std::string_view> w;
   for (auto p : util::split(l, ' '))
     for (auto q : util::split(p, '\t'))
       if (!q.empty()) w.push_back(q);
-  if (w.size() < 5 || w[0] != "LISTEN") return false;
-  std::string_view local = w[3];
+  if (!w.empty() && w[0] == "LISTEN") w.erase(w.begin());
+  if (w.size() < 4 || !util::parse_int(w[0]) || !util::parse_int(w[1])) return false;
+  std::string_view local = w[2];
   size_t c = local.rfind(':');
   if (c == std::string_view::npos || c == 0) return false;
   auto port = util::parse_int(local.substr(c + 1));

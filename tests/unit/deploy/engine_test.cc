@@ -773,6 +773,37 @@ std::string run_sh(const std::string& script, const fs::path& dir, const std::st
   return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
+// A script that cannot end the session or change what the later ones see runs in
+// the session's shell (no fork); one that could (exit, set, cd, a function) in a
+// subshell, so the scripts after it still run and see the session as it was.
+TEST(CombinedObservation, ScriptsThatCouldEndTheSessionRunInASubshell) {
+  EXPECT_TRUE(runs_in_session_shell("[ -f /etc/x ] && echo x=1\nv=$(cat /etc/y 2>&1)"));
+  EXPECT_TRUE(runs_in_session_shell("while read -r a b; do echo $a; done < /proc/modules"));
+  EXPECT_FALSE(runs_in_session_shell("[ -f /etc/x ] || exit 0"));
+  EXPECT_FALSE(runs_in_session_shell("set -f"));
+  EXPECT_FALSE(runs_in_session_shell("cd /tmp; ls"));
+  EXPECT_FALSE(runs_in_session_shell("f() { :; }; f"));
+  EXPECT_FALSE(runs_in_session_shell("exec 3>/tmp/x"));
+  fs::path dir = fs::temp_directory_path() / ("paictl-inshell-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::vector<std::string> scripts = {
+      "echo one", "set -- a b; cd /; echo \"$# $(pwd)\"; exit 3", "echo \"$# $(pwd)\"",
+      "printf 'no newline'", "false"};
+  std::string script = combined_observation_script(scripts, "@@M");
+  EXPECT_NE(script.find("{\necho one\n}"), std::string::npos) << script;
+  EXPECT_NE(script.find("(\nset -- a b"), std::string::npos) << script;
+  std::vector<remote::ExecResult> parts;
+  ASSERT_TRUE(split_combined_output(run_sh(script, dir), "@@M", scripts.size(), parts));
+  EXPECT_EQ(parts[0].out, "one\n");
+  EXPECT_EQ(parts[1].out, "2 /\n");
+  EXPECT_EQ(parts[1].exit_status, 3);
+  EXPECT_EQ(parts[2].out, "0 " + dir.string() + "\n");  // the subshell's set and cd undone
+  EXPECT_EQ(parts[3].out, "no newline");
+  EXPECT_EQ(parts[4].exit_status, 1);
+  fs::remove_all(dir);
+}
+
 TEST(CombinedObservation, ConcurrentScriptsGiveTheSameOutputsInOrder) {
   fs::path dir = fs::temp_directory_path() / ("paictl-concurrent-" + std::to_string(::getpid()));
   fs::remove_all(dir);

@@ -112,21 +112,23 @@ TEST(FactParser, ReadsARealRun) {
 }
 
 TEST(FactParser, ListenersFromSs) {
-  // `ss -Htln` as iproute2 prints it: IPv4 with an interface, IPv6 only in
-  // brackets, dual-stack as *, an IPv4-mapped address; junk and other states dropped.
+  // `ss -Htn state listening` as iproute2 prints it (without the state column, or
+  // with it): IPv4 with an interface, IPv6 only in brackets, dual-stack as *, an
+  // IPv4-mapped address; junk and other states dropped.
   std::string out =
       "@@paictl-facts 1\n"
       "@@begin tcp\n@@ss\n"
-      "LISTEN 0      4096   127.0.0.53%lo:53        0.0.0.0:*\n"
-      "LISTEN 0      128          0.0.0.0:22        0.0.0.0:*\n"
-      "LISTEN 0      128             [::]:22           [::]:*\n"
+      "0      4096   127.0.0.53%lo:53        0.0.0.0:*\n"
+      "0      128          0.0.0.0:22        0.0.0.0:*\n"
+      "0      128             [::]:22           [::]:*\n"
       "LISTEN 0      511                *:80              *:*\n"
-      "LISTEN 0      4096 [::ffff:127.0.0.1]:6443         *:*\n"
-      "LISTEN 0      4096   [fe80::1]%eth0:10250        [::]:*\n"
+      "0      4096 [::ffff:127.0.0.1]:6443         *:*\n"
+      "0      4096   [fe80::1]%eth0:10250        [::]:*\n"
       "ESTAB  0      0        10.0.0.1:22    10.0.0.2:5000\n"
-      "LISTEN 0      1     0.0.0.0:99999     0.0.0.0:*\n"
-      "LISTEN 0      1     $(reboot):1       0.0.0.0:*\n"
-      "LISTEN 0      1     0.0.0.0:22\n"
+      "0      1     0.0.0.0:99999     0.0.0.0:*\n"
+      "0      1     $(reboot):1       0.0.0.0:*\n"
+      "x      1     0.0.0.0:23       0.0.0.0:*\n"
+      "0      1     0.0.0.0\n"
       "\n@@end tcp 0\n@@done\n";
   HostFacts f;
   parse_fact_output(out, 0, f);
