@@ -787,9 +787,9 @@ TEST(CombinedObservation, ScriptsThatCouldEndTheSessionRunInASubshell) {
   fs::path dir = fs::temp_directory_path() / ("paictl-inshell-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const std::vector<std::string> scripts = {
-      "echo one", "set -- a b; cd /; echo \"$# $(pwd)\"; exit 3", "echo \"$# $(pwd)\"",
-      "printf 'no newline'", "false"};
+  const std::vector<std::string> scripts = {"echo one",
+                                            "set -- a b; cd /; echo \"$# $(pwd)\"; exit 3",
+                                            "echo \"$# $(pwd)\"", "printf 'no newline'", "false"};
   std::string script = combined_observation_script(scripts, "@@M");
   EXPECT_NE(script.find("{\necho one\n}"), std::string::npos) << script;
   EXPECT_NE(script.find("(\nset -- a b"), std::string::npos) << script;
