@@ -122,6 +122,10 @@ std::string cluster_files_objects() {
   return std::string("configmap/") + kName + " secret/" + kName;
 }
 
+std::vector<std::string> cluster_files_paths() {
+  return {std::string("/configmaps/") + kName, std::string("/secrets/") + kName};
+}
+
 std::string get_cluster_files_script(const std::string& ns) {
   return kubectl_json_read_script("-n " + ns + " get " + cluster_files_objects() +
                                   " -o json --ignore-not-found");

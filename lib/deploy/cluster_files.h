@@ -33,6 +33,8 @@ std::string get_cluster_files_script(const std::string& ns);
 // The two objects of the cluster files, as kubectl get names them
 // ("configmap/NAME secret/NAME").
 std::string cluster_files_objects();
+// The same objects as API paths under /api/v1/namespaces/NS.
+std::vector<std::string> cluster_files_paths();
 
 // A line diff of two texts ("--- a/NAME", "+++ b/NAME", hunks of -/+ lines with
 // one line of context); "" when equal. Values of keys that name secrets

@@ -1219,11 +1219,11 @@ class Workers : public KeyValuePhase {
         if (it != got.end()) {
           remote::ExecResult r = std::move(it->second);
           got.erase(it);
-          return r;
+          return master.finish_read(script, std::move(r));
         }
       }
     }
-    return fresh ? master.sh(script) : master.observe_sh(script);
+    return fresh ? master.finish_read(script, master.sh(script)) : master.observe_sh(script);
   }
 
   const InstallSettings& s_;
@@ -1547,7 +1547,9 @@ Status render_install_manifests(const InstallSettings& s, const HostSpec& master
 }
 
 std::string cluster_objects_script() {
-  return kubectl_json_read_script("get nodes,daemonsets,statefulsets,deployments -A -o json");
+  return api_json_read_script({"/api/v1/nodes", "/apis/apps/v1/daemonsets",
+                               "/apis/apps/v1/statefulsets", "/apis/apps/v1/deployments"},
+                              "get nodes,daemonsets,statefulsets,deployments -A -o json");
 }
 
 nlohmann::json objects_of_kind(const nlohmann::json& list, const std::string& kind,

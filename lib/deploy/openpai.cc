@@ -588,13 +588,21 @@ Status render_openpai_manifests(const InstallSettings& s, const HostSpec& master
 
 std::string namespace_secrets_script(const InstallSettings& s) {
   std::string objects;
-  if (s.openpai.enabled) objects = std::string("secret/") + kSecretName;
-  if (!s.cluster_files.empty()) objects += (objects.empty() ? "" : " ") + cluster_files_objects();
+  std::vector<std::string> paths;
+  const std::string ns = "/api/v1/namespaces/" + s.openpai.ns;
+  if (s.openpai.enabled) {
+    objects = std::string("secret/") + kSecretName;
+    paths.push_back(ns + "/secrets/" + kSecretName);
+  }
+  if (!s.cluster_files.empty()) {
+    objects += (objects.empty() ? "" : " ") + cluster_files_objects();
+    for (const auto& p : cluster_files_paths()) paths.push_back(ns + p);
+  }
   if (objects.empty()) return {};
   // --ignore-not-found: an object not there yet is left out of the List (and
   // nothing is printed when none is), instead of failing the read of the others.
-  return kubectl_json_read_script("-n " + s.openpai.ns + " get " + objects +
-                                  " -o json --ignore-not-found");
+  return api_json_read_script(
+      paths, "-n " + s.openpai.ns + " get " + objects + " -o json --ignore-not-found");
 }
 
 nlohmann::json find_listed_object(const std::string& kubectl_json, const std::string& kind,

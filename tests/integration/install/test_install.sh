@@ -146,6 +146,20 @@ state "$TMP/again.json"
 cmp -s "$TMP/done.json" "$TMP/again.json" || fail "a re-run changed the cluster"
 pass "a re-run has nothing to do (the services found applied, unchanged)"
 
+# The master's reads go to the API server with curl; without curl there they are
+# kubectl's, with the same plan.
+MASTER_PID=$(awk '$2 == "sshd" && $3 == "tb-master" {print $1}' "$RUN/pids")
+CURL=$(command -v curl)
+nsenter -t "$MASTER_PID" -m mount --bind "$RUN/hosts/tb-master/absent-shadow" "$(realpath "$CURL")"
+set +e
+"$PAICTL" install "$C" $ARGS --yes --detailed-exitcode > "$TMP/run3-kubectl.txt" 2>&1
+rc=$?
+set -e
+nsenter -t "$MASTER_PID" -m umount "$(realpath "$CURL")"
+[ $rc -eq 0 ] || { cat "$TMP/run3-kubectl.txt"; fail "a re-run with kubectl's reads exited $rc, want 0"; }
+grep -q '^nothing to do' "$TMP/run3-kubectl.txt" || fail "a re-run with kubectl's reads does not say nothing to do"
+pass "without curl on the master the cluster is read with kubectl: nothing to do"
+
 # Drift: what changed on the hosts after the install is in the plan of a re-run
 # (which reads each host in one session and the cluster with few kubectl runs),
 # and a re-run puts it back.

@@ -1525,7 +1525,11 @@ class Handler(BaseHTTPRequestHandler):
         if method == "GET" and name is None:
             if q.get("watch") in ("1", "true"):
                 return self.watch(r, ns, q)
-            return self.send_json(200, self.list(r, ns, q))
+            # As kube-apiserver lists them: the items without their kind and
+            # apiVersion (the list's say them; kubectl fills them in).
+            lst = self.list(r, ns, q)
+            lst["items"] = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in lst["items"]]
+            return self.send_json(200, lst)
         if method == "GET":
             o = s.objects.get(s.key(r, ns, name))
             if o is None:

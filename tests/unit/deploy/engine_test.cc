@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "deploy/journal.h"
+#include "deploy/openpai.h"
 
 namespace pai::deploy {
 namespace {
@@ -860,6 +861,49 @@ TEST(CombinedObservation, ClusterReadsAreKnownByTheirGuard) {
   EXPECT_TRUE(is_cluster_read(kubectl_json_read_script("get nodes -o json")));
   EXPECT_FALSE(is_cluster_read("uname -m"));
   EXPECT_FALSE(is_cluster_read("kubectl get nodes"));
+  EXPECT_TRUE(is_cluster_read(api_json_read_script({"/api/v1/nodes"}, "get nodes -o json")));
+}
+
+// An API read names its kubectl read, keeps its credentials off argv, and its
+// answers become the List kubectl prints: the items' kind filled in from their
+// list's, a 404 left out (--ignore-not-found), anything else a reason to ask
+// kubectl instead.
+TEST(ApiRead, AnswersBecomeKubectlsListOrKubectlAnswers) {
+  std::string script = api_json_read_script({"/api/v1/nodes", "/api/v1/namespaces/x/secrets/s"},
+                                            "get nodes -o json");
+  EXPECT_EQ(api_read_fallback(script), "get nodes -o json");
+  EXPECT_EQ(api_read_fallback(kubectl_json_read_script("get nodes -o json")), "");
+  EXPECT_NE(script.find("--cert /dev/fd/4 --key /dev/fd/5"), std::string::npos);
+  EXPECT_NE(script.find("\"$pai_s\"/api/v1/namespaces/x/secrets/s"), std::string::npos);
+
+  std::string out;
+  ASSERT_TRUE(api_read_as_list(
+      "{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"items\":[{\"metadata\":{\"name\":"
+      "\"n1\"}},{\"kind\":\"Node\",\"metadata\":{\"name\":\"n2\"}}]}\n@@paictl-api 200\n"
+      "{\"kind\":\"Status\",\"code\":404}\n@@paictl-api 404\n"
+      "{\"kind\":\"Secret\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"s\"}}\n"
+      "@@paictl-api 200\n",
+      out));
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["kind"], "List");
+  ASSERT_EQ(j["items"].size(), 3u);
+  EXPECT_EQ(j["items"][0]["kind"], "Node");
+  EXPECT_EQ(j["items"][0]["apiVersion"], "v1");
+  EXPECT_EQ(j["items"][1]["metadata"]["name"], "n2");
+  EXPECT_EQ(j["items"][2]["kind"], "Secret");
+  EXPECT_TRUE(find_listed_object(out, "Secret", "s").is_object());
+
+  ASSERT_TRUE(api_read_as_list("{}\n", out));  // no admin.conf: no cluster yet
+  EXPECT_EQ(out, "{}");
+  ASSERT_TRUE(api_read_as_list("{\"kind\":\"Status\"}\n@@paictl-api 404\n", out));
+  EXPECT_TRUE(nlohmann::json::parse(out)["items"].empty());
+
+  EXPECT_FALSE(api_read_as_list("@@paictl-api-unavailable\n", out));  // no curl, no certificate
+  EXPECT_FALSE(api_read_as_list("{\"kind\":\"Status\"}\n@@paictl-api 401\n", out));
+  EXPECT_FALSE(api_read_as_list("\n@@paictl-api 000\n", out));  // no answer
+  EXPECT_FALSE(api_read_as_list("{\"kind\":\"NodeList\",\"items\":[\n@@paictl-api 200\n", out));
+  EXPECT_FALSE(api_read_as_list("{\"kind\":\"NodeList\",\"items\":[]}", out));  // cut
+  EXPECT_FALSE(api_read_as_list("", out));
 }
 }  // namespace
 }  // namespace pai::deploy
