@@ -200,6 +200,12 @@ std::string kubectl_json_read_script(const std::string& args);
 // `kubectl_args` through kubectl_json_read_script instead.
 std::string api_json_read_script(const std::vector<std::string>& paths,
                                  const std::string& kubectl_args);
+// The pieces of an API read or write in a script on the master: the first sets
+// pai_api=1 where admin.conf has a server and a client certificate and curl and
+// base64 are there; the second is a curl command line of `args` (after
+// api_access_script, with "$pai_s" the server) given those credentials.
+std::string api_access_script();
+std::string api_curl(const std::string& args);
 // What observe_sh does with the output of an api_json_read_script: true and
 // `out` the List, or false where the kubectl read must answer instead.
 bool api_read_as_list(const std::string& output, std::string& out);
