@@ -393,6 +393,7 @@ class Store:
         self.objects = {}
         self.rv = 0
         self.deferred = None  # True/False while a controllers' tick holds persist() back
+        self.encoded = {}  # key -> (resourceVersion, object, its JSON in objects.json)
         self.events = []  # (rv, type, resource plural/group, obj)
         self.changed = {}  # key -> time of the last spec change (controllers wait rollout_delay)
         self.side = {"node_hosts": {}, "node_tokens": {}, "next_ip": 11, "next_port": 30000}
@@ -425,9 +426,22 @@ class Store:
             return
         path = self.dir + "/objects.json"
         tmp = path + ".tmp"
+        # Each object's text is kept by its resourceVersion (every write gives it a
+        # new one): only what changed since the last write is encoded again.
+        cache, parts = self.encoded, []
+        for k, v in sorted(self.objects.items()):
+            rv = v.get("metadata", {}).get("resourceVersion")
+            hit = cache.get(k)
+            if hit is None or hit[0] != rv or hit[1] is not v:
+                hit = (rv, v, json.dumps({"key": list(k), "object": v}))
+                cache[k] = hit
+            parts.append(hit[2])
+        for k in [k for k in cache if k not in self.objects]:
+            del cache[k]
         with open(tmp, "w") as f:
-            json.dump({"rv": self.rv, "side": self.side,
-                       "objects": [{"key": list(k), "object": v} for k, v in sorted(self.objects.items())]}, f)
+            f.write('{"rv": %d, "side": %s, "objects": [' % (self.rv, json.dumps(self.side)))
+            f.write(", ".join(parts))
+            f.write("]}")
         os.rename(tmp, path)
 
     def refresh_crds(self):

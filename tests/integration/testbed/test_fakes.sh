@@ -73,6 +73,12 @@ expect 's["hosts"]["tb-master"]["kubeadm_interrupted"]' '[]'
 expect 's["hosts"]["tb-master"]["files"]["/etc/kubernetes/admin.conf"]' '"0600"'
 expect 's["hosts"]["tb-master"]["apiserver"]' '"running"'
 eventually 's["cluster"]["objects"]["Node/tb-master"]["ready"]' '"True"'
+# The CA pin the fake kubeadm checks at a join, read from the certificate's DER, is openssl's.
+"$PYTHON3" -c '
+import sys; sys.path.insert(0, sys.argv[1]); import kubeadm_fake as k
+pem = open(sys.argv[2]).read(); a, b = k.spki_hash(pem), k.spki_hash_openssl(pem)
+sys.exit(0 if a == b and a.startswith("sha256:") else "CA pin %s, openssl %s" % (a, b))' \
+  "$(dirname "$0")" "$RUN/hosts/tb-master/fs/etc/kubernetes/pki/ca.crt" || fail "the CA pin"
 
 # Join worker1 with a short-lived token passed on stdin: it never appears in argv.
 line=$(on tb-master 'kubeadm token create --ttl 10m --print-join-command')
