@@ -11,7 +11,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include "check/test_support.h"
 #include "util/fs.h"
@@ -657,4 +659,45 @@ TEST(Script, ListenersFromSsOrProcNetTcp) {
     }
   }
   ::close(fd);
+}
+
+// The processes install cares about, by their /proc/PID/comm: one grep where it
+// answers, the shell's loop where grep fails; a name comm cuts at 15 characters
+// is known by its start.
+TEST(Script, ProcessesByName) {
+  std::string dir = fact_test_dir("processes");
+  std::string kubelet = dir + "/kubelet", timesync = dir + "/systemd-timesyncd";
+  ASSERT_EQ(
+      std::system(("cp /bin/sleep '" + kubelet + "' && cp /bin/sleep '" + timesync + "'").c_str()),
+      0);
+  pid_t pids[2];
+  const std::string* progs[2] = {&kubelet, &timesync};
+  for (int i = 0; i < 2; ++i) {
+    pids[i] = ::fork();
+    ASSERT_GE(pids[i], 0);
+    if (pids[i] == 0) {
+      ::execl(progs[i]->c_str(), progs[i]->c_str(), "30", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+  ::usleep(100000);  // both exec'd
+  for (const auto& shell : fact_test_shells()) {
+    for (bool grep_fails : {false, true}) {
+      SCOPED_TRACE(shell + (grep_fails ? ": grep fails" : ": grep"));
+      std::string d = fact_test_dir("processes-run");
+      if (grep_fails) fact_test_tool(d, "grep", "exit 2\n");
+      HostFacts f;
+      parse_fact_output(fact_test_run(shell, d, ScriptOptions{}), 0, f);
+      auto has = [&](const char* n) {
+        return std::find(f.processes.begin(), f.processes.end(), n) != f.processes.end();
+      };
+      EXPECT_TRUE(has("kubelet"));
+      EXPECT_TRUE(has("systemd-timesyncd"));
+      EXPECT_EQ(std::count(f.processes.begin(), f.processes.end(), "kubelet"), 1);
+    }
+  }
+  for (pid_t p : pids) {
+    ::kill(p, SIGKILL);
+    ::waitpid(p, nullptr, 0);
+  }
 }
