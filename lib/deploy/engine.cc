@@ -388,7 +388,7 @@ std::string api_access_script() {
   // admin.conf's first server, CA and client certificate, read with built-ins;
   // pai_api=1 where they and curl and base64 are there.
   return "pai_s=; pai_a=; pai_c=; pai_k=; pai_api=\n"
-         "while IFS= read -r l; do\n"
+         "while IFS= read -r l || [ -n \"$l\" ]; do\n"
          "  l=${l#\"${l%%[![:space:]]*}\"}\n"
          "  case $l in\n"
          "    server:*) [ -n \"$pai_s\" ] || pai_s=${l#server:} ;;\n"
