@@ -270,12 +270,13 @@ bool runs_in_session_shell(const std::string& script) {
   // scripts after it see (its options, arguments, directory, traps, functions):
   // such a script runs in a subshell. Every variable a script reads it sets
   // first, so the others share the session's shell and save a fork each.
-  static const char* kWords[] = {"exit",  "exec",   "return", "set ",     "shift",
-                                 "cd ",   "trap",   "umask",  "export",   "unset",
-                                 "alias", "ulimit", "eval",   "readonly", "()"};
+  static const char* kWords[] = {"exit", "exec",     "return", "set ",    "shift", "cd ",
+                                 "trap", "umask",    "export", "unset",   "alias", "ulimit",
+                                 "eval", "readonly", "()",     "source ", "\n. "};
   for (const char* w : kWords)
     if (script.find(w) != std::string::npos) return false;
-  return true;
+  // A file sourced with `.` sets whatever it holds (/etc/os-release: ID, NAME...).
+  return !script.starts_with(". ");
 }
 
 std::string combined_observation_script(const std::vector<std::string>& scripts,

@@ -690,8 +690,7 @@ class Containerd : public KeyValuePhase {
       read_into_v("/etc/containerd/paictl.stamp") +
       "h=$(sha256sum $C); [ \"$v\" = \"${h%% *}\" ] && echo stamp=1\n"
       "echo \"active=$(systemctl is-active containerd 2>/dev/null)\"\n"
-      "fi\n"
-      "true\n";
+      "fi\n";
   std::string what() const override { return "containerd"; }
   std::string observation(const HostRun&) const override { return kScript; }
   Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,

@@ -130,15 +130,12 @@ class HostRun {
 
   // Set by the engine.
   std::unique_ptr<remote::Connection> connection;
+  std::function<void(const std::string&)> log_sink;
 
  private:
   // observe_sh without turning an API read's answers into kubectl's List.
   remote::ExecResult observe_raw(const std::string& script, int timeout_ms, bool secret_output);
 
- public:
-  std::function<void(const std::string&)> log_sink;
-
- private:
   const HostSpec& spec_;
   RunContext& run_;
   nlohmann::json facts_ = nlohmann::json::object();

@@ -500,6 +500,11 @@ bool parse_ss_listener(std::string_view l, Listener& out) {
 }
 
 void parse_tcp(std::string_view body, HostFacts& f) {
+  auto add = [&f](Listener li) {
+    bool dup = false;
+    for (const auto& x : f.listening) dup |= x.address == li.address && x.port == li.port;
+    if (!dup && f.listening.size() < 10000) f.listening.push_back(std::move(li));
+  };
   bool ss = false;
   for (auto l : lines_of(body)) {
     if (l == "@@ss") {
@@ -507,11 +512,7 @@ void parse_tcp(std::string_view body, HostFacts& f) {
       continue;
     }
     if (ss) {
-      Listener li;
-      if (!parse_ss_listener(l, li)) continue;
-      bool dup = false;
-      for (const auto& x : f.listening) dup |= x.address == li.address && x.port == li.port;
-      if (!dup && f.listening.size() < 10000) f.listening.push_back(std::move(li));
+      if (Listener li; parse_ss_listener(l, li)) add(std::move(li));
       continue;
     }
     // "/proc/net/tcp:   0: 0100007F:1F90 00000000:0000 0A ..."
@@ -533,10 +534,7 @@ void parse_tcp(std::string_view body, HostFacts& f) {
     char* end = nullptr;
     long port = std::strtol(port_hex.c_str(), &end, 16);
     if (*end) continue;
-    Listener li{addr, static_cast<int>(port), v6};
-    bool dup = false;
-    for (const auto& x : f.listening) dup |= x.address == li.address && x.port == li.port;
-    if (!dup && f.listening.size() < 10000) f.listening.push_back(std::move(li));
+    add(Listener{addr, static_cast<int>(port), v6});
   }
   std::sort(f.listening.begin(), f.listening.end(), [](const Listener& a, const Listener& b) {
     return a.port != b.port ? a.port < b.port : a.address < b.address;

@@ -1004,7 +1004,9 @@ class EndpointHandler(BaseHTTPRequestHandler):
 
 
 class NoDelayServer(ThreadingHTTPServer):
-    """Answers without waiting on Nagle's algorithm (see Server.get_request)."""
+    """Answers without waiting on Nagle's algorithm, as kube-apiserver (Go's
+    net/http) does: a response's headers and body are two writes, and with Nagle
+    the second waits for the client's delayed ACK of the first, 40 ms a request."""
 
     def get_request(self):
         sock, addr = super().get_request()
@@ -1746,18 +1748,10 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
-class Server(ThreadingHTTPServer):
+class Server(NoDelayServer):
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = 128
-
-    def get_request(self):
-        sock, addr = super().get_request()
-        # As kube-apiserver (Go's net/http) does: a response's headers and body
-        # are two writes, and with Nagle's algorithm the second waits for the
-        # client's delayed ACK of the first, 40 ms a request.
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock, addr
 
 
 def main():

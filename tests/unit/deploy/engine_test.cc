@@ -785,6 +785,9 @@ TEST(CombinedObservation, ScriptsThatCouldEndTheSessionRunInASubshell) {
   EXPECT_FALSE(runs_in_session_shell("cd /tmp; ls"));
   EXPECT_FALSE(runs_in_session_shell("f() { :; }; f"));
   EXPECT_FALSE(runs_in_session_shell("exec 3>/tmp/x"));
+  EXPECT_FALSE(runs_in_session_shell(". /etc/os-release\necho \"$ID\""));  // sets ID, NAME...
+  EXPECT_FALSE(runs_in_session_shell("x=1\n. /etc/default/kubelet"));
+  EXPECT_TRUE(runs_in_session_shell("echo a.b. c"));
   fs::path dir = fs::temp_directory_path() / ("paictl-inshell-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);

@@ -680,7 +680,16 @@ TEST(Script, ProcessesByName) {
       ::_exit(127);
     }
   }
-  ::usleep(100000);  // both exec'd
+  // Both exec'd: their comm names them (at most 5 s).
+  const char* names[2] = {"kubelet", "systemd-timesyn"};
+  for (int i = 0; i < 2; ++i) {
+    std::string comm;
+    for (int t = 0; t < 500 && comm != names[i]; ++t) {
+      std::ifstream in("/proc/" + std::to_string(pids[i]) + "/comm");
+      if (!std::getline(in, comm) || comm != names[i]) ::usleep(10000);
+    }
+    ASSERT_EQ(comm, names[i]);
+  }
   for (const auto& shell : fact_test_shells()) {
     for (bool grep_fails : {false, true}) {
       SCOPED_TRACE(shell + (grep_fails ? ": grep fails" : ": grep"));
