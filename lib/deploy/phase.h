@@ -123,8 +123,9 @@ class HostRun {
   void set_reads_after(std::vector<std::string> scripts);
   std::vector<std::pair<std::string, remote::ExecResult>> take_reads_after();
   // sh() of `script`, then, when it exits 0, the reads named by set_reads_after
-  // in the same session (each as in a one-session read: its own subshell, stdin
-  // from /dev/null, stderr dropped). The result is the script's alone.
+  // in the same session (each as in a one-session read: stdin from /dev/null,
+  // stderr dropped, a subshell unless runs_in_session_shell lets it share the shell). The result
+  // is the script's alone.
   remote::ExecResult sh_then_read(const std::string& script, const std::string& input = {},
                                   int timeout_ms = 300000);
 
