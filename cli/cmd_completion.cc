@@ -15,8 +15,8 @@
 #include "command.h"
 #include "command_tree.h"
 #include "exit_codes.h"
-#include "output.h"
-#include "printer.h"
+#include "output/output.h"
+#include "output/printer.h"
 #include "scheduler/policy.h"
 
 namespace paictl {

@@ -13,7 +13,7 @@
 #include "command.h"
 #include "command_tree.h"
 #include "exit_codes.h"
-#include "output.h"
+#include "output/output.h"
 #include "util/fs.h"
 #include "util/version.h"
 

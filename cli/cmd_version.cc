@@ -12,11 +12,11 @@
 #include "app.h"
 #include "build_info.h"
 #include "cluster/registry.h"
-#include "cmd_job_common.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "http/library_version.h"
-#include "printer.h"
+#include "job/cmd_job_common.h"
+#include "output/printer.h"
 #include "remote/library_version.h"
 #include "util/version.h"
 

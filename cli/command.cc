@@ -8,7 +8,7 @@
 
 #include "command_tree.h"
 #include "exit_codes.h"
-#include "output.h"
+#include "output/output.h"
 #include "util/printable.h"
 
 namespace paictl {

@@ -6,7 +6,7 @@
 // (tests/cli/test_commands.sh) are all made from this table.
 
 #include "app.h"
-#include "cmd_hived_commands.h"
+#include "hived/cmd_hived_commands.h"
 
 namespace paictl {
 

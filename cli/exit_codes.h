@@ -2,6 +2,8 @@
 // paictl's exit codes, and the one rule that turns a command's result into the
 // process's exit status. Scripts and CI depend on them.
 
+#include "util/result.h"
+
 namespace paictl {
 
 enum ExitCode : int {
@@ -22,6 +24,28 @@ constexpr int exit_code_for(int result, bool detailed_exitcode) {
   if (result == kExitOk) return 0;
   if (result == kExitChanges) return 2;
   return 1;
+}
+
+// A step of a command's run that either lets the run go on (with a value, or
+// none) or ends the command with an exit code: `Step<> prepare(...)`, then
+// `if (auto s = prepare(...); !s) return s.error().code;`.
+struct ExitNow {
+  int code = kExitUsage;
+};
+template <class T = void>
+using Step = pai::util::Result<T, ExitNow>;
+
+// The exit code for a library failure of this kind: bad input 2, a remote
+// system 3, anything else 1.
+constexpr int exit_code_of(pai::util::Error::Kind kind) {
+  switch (kind) {
+    case pai::util::Error::Kind::Input:
+      return kExitUsage;
+    case pai::util::Error::Kind::Remote:
+      return kExitRemote;
+    default:
+      return kExitFindings;
+  }
 }
 
 }  // namespace paictl

@@ -20,8 +20,8 @@
 #include "app.h"
 #include "command_tree.h"
 #include "exit_codes.h"
-#include "output.h"
-#include "printer.h"
+#include "output/output.h"
+#include "output/printer.h"
 #include "util/strings.h"
 #include "util/version.h"
 

@@ -1,24 +1,10 @@
 #include "azure/clock.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
-#include <thread>
 
 namespace pai::azure {
-
-Clock Clock::real() {
-  Clock c;
-  c.now = [] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  };
-  c.sleep = [](double s) {
-    if (s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(s));
-  };
-  return c;
-}
 
 Endpoints endpoints_from_env() {
   Endpoints e;

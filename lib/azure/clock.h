@@ -1,18 +1,14 @@
 #pragma once
-// Time and waiting for the Azure provider, behind two functions so that tests
-// run a long-running operation's Retry-After waits without sleeping.
+// The Azure provider's clock (util::Clock: tests run a long-running operation's
+// Retry-After waits without sleeping) and where it talks to.
 
-#include <functional>
 #include <string>
+
+#include "util/clock.h"
 
 namespace pai::azure {
 
-struct Clock {
-  std::function<double()> now;        // seconds, monotonic
-  std::function<void(double)> sleep;  // seconds
-  // steady_clock and std::this_thread::sleep_for.
-  static Clock real();
-};
+using Clock = util::Clock;
 
 // Where the provider talks to. Defaults are Azure's public cloud; the
 // environment (PAICTL_ARM_ENDPOINT, PAICTL_AUTHORITY_HOST, PAICTL_CA_FILE)

@@ -10,7 +10,7 @@
 
 #include "api/client.h"
 #include "http/client.h"
-#include "http/fake_client.h"
+#include "support/fake_client.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include "../../integration/azure/arm_test_server.h"
 #include "azure/arm.h"
 #include "azure/auth.h"
-#include "http/fake_client.h"
+#include "support/fake_client.h"
 #include "util/strings.h"
 
 namespace {

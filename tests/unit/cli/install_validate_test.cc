@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <string>
 
-#include "cmd_install.h"
 #include "command.h"
+#include "install/cmd_install.h"
 #include "usage_matchers.h"
 
 namespace paictl {

@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "cmd_job_list.h"
-#include "cmd_simulate.h"
 #include "command.h"
+#include "job/cmd_job_list.h"
+#include "sim/cmd_simulate.h"
 #include "usage_matchers.h"
 
 namespace paictl {

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "cmd_hived_diff.h"
-#include "cmd_plan.h"
 #include "command.h"
+#include "hived/cmd_hived_diff.h"
+#include "plan/cmd_plan.h"
 
 namespace paictl {
 namespace {

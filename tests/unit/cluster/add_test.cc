@@ -12,7 +12,7 @@
 
 #include "../../integration/rest/test_server.h"
 #include "api/signin.h"
-#include "http/fake_client.h"
+#include "support/fake_client.h"
 #include "test_files.h"
 #include "util/fs.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "deploy/openpai.h"
-#include "http/fake_client.h"
+#include "support/fake_client.h"
 #include "yaml/yaml.h"
 
 namespace {

@@ -11,10 +11,10 @@
 
 #include "hived/inspect.h"
 #include "hived/live.h"
-#include "http/fake_client.h"
 #include "scheduler/helpers.h"
 #include "scheduler/hived.h"
 #include "scheduler/hived_state.h"
+#include "support/fake_client.h"
 
 namespace pai::hived {
 namespace {

@@ -1,7 +1,7 @@
 // http::FakeClient: the test stand-in for CurlClient answers from routes and
 // records what it was sent.
 
-#include "http/fake_client.h"
+#include "support/fake_client.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,153 @@
+#include "output/printer.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "util/printable.h"
+#include "util/strings.h"
+#include "util/yaml_emit.h"
+
+namespace paictl {
+
+const std::vector<std::string>& output_formats() {
+  static const std::vector<std::string> k = {"table", "wide", "json", "yaml", "text", "name"};
+  return k;
+}
+
+namespace {
+
+CLI::Validator output_validator() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        for (const auto& f : output_formats())
+          if (v == f) return {};
+        std::string guess = pai::util::did_you_mean(v, output_formats());
+        return "\"" + v + "\" is not an output format" +
+               (guess.empty() ? "" : "; did you mean \"" + guess + "\"?") +
+               " (formats: table, wide, json, yaml, name; text is the same as table)";
+      },
+      "", "output format");
+}
+
+}  // namespace
+
+void add_output_option(CLI::App& cmd, std::string& out, Globals& g, bool wide) {
+  const std::string human = out;
+  auto set = [&out, human, wide](const std::string& v) {
+    // "name" (one name a line) is read by the list commands that offer it
+    // (job list); elsewhere it is the human format.
+    if (v == "table" || v == "text" || v == "name" || (v == "wide" && !wide))
+      out = human;
+    else
+      out = v;
+  };
+  cmd.add_option_function<std::string>("-o,--output", set,
+                                       wide
+                                           ? "Output format: table (default), wide, json or yaml"
+                                           : "Output format: " + human + " (default), json or yaml")
+      ->check(output_validator())
+      ->type_name("FORMAT");
+  // `paictl -o json COMMAND`: the global -o, parsed before the command starts.
+  cmd.preparse_callback([set, &g](size_t) {
+    if (!g.output.empty()) set(g.output);
+  });
+}
+
+void add_global_output_option(CLI::App& root, Globals& g) {
+  root.add_option("-o,--output", g.output,
+                  "Output format of every command: table (default), wide, json or yaml")
+      ->check(output_validator())
+      ->type_name("FORMAT")
+      ->trigger_on_parse();  // set before the command's own options are parsed
+}
+
+// --- tables ------------------------------------------------------------------
+
+namespace {
+size_t display_width(const std::string& s) {
+  size_t w = 0;
+  for (unsigned char c : s)
+    if ((c & 0xC0) != 0x80) ++w;
+  return w;
+}
+}  // namespace
+
+std::string render_table(const Table& t, bool wide) {
+  std::vector<size_t> shown;
+  for (size_t i = 0; i < t.columns.size(); ++i)
+    if (wide || !t.columns[i].wide_only) shown.push_back(i);
+  bool header = false;
+  for (size_t i : shown) header |= !t.columns[i].header.empty();
+  std::vector<size_t> width(t.columns.size(), 0);
+  // Cells hold text from servers and files: escape what a terminal would interpret.
+  auto cell = [](const std::vector<std::string>& row, size_t i) {
+    return i < row.size() ? pai::util::printable(row[i]) : std::string();
+  };
+  for (size_t i : shown) {
+    if (header) width[i] = display_width(t.columns[i].header);
+    for (const auto& r : t.rows) width[i] = std::max(width[i], display_width(cell(r, i)));
+  }
+  std::string out;
+  auto line = [&](auto get) {
+    std::string l;
+    for (size_t k = 0; k < shown.size(); ++k) {
+      size_t i = shown[k];
+      std::string c = get(i);
+      std::string pad(width[i] - display_width(c), ' ');
+      if (k) l += "  ";
+      l += t.columns[i].align_right ? pad + c : c + pad;
+    }
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out += l + "\n";
+  };
+  if (header) line([&](size_t i) { return t.columns[i].header; });
+  for (const auto& r : t.rows) line([&](size_t i) { return cell(r, i); });
+  return out;
+}
+
+void print_table(const Table& t, bool wide) {
+  std::string s = render_table(t, wide);
+  std::fwrite(s.data(), 1, s.size(), stdout);
+}
+
+// --- documents -----------------------------------------------------------------
+
+std::string api_version(const std::string& kind) {
+  return "paictl." + kind + "/v1";
+}
+
+Json integral_numbers(Json j) {
+  if (j.is_number_float()) {
+    double d = j.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15)
+      return Json(static_cast<int64_t>(d));
+    return j;
+  }
+  if (j.is_object() || j.is_array())
+    for (auto& v : j) v = integral_numbers(std::move(v));
+  return j;
+}
+
+Json document(const std::string& kind, Json body) {
+  Json doc = Json::object();
+  doc["apiVersion"] = api_version(kind);
+  if (body.is_object())
+    for (auto it = body.begin(); it != body.end(); ++it)
+      if (it.key() != "apiVersion") doc[it.key()] = integral_numbers(std::move(it.value()));
+  return doc;
+}
+
+Json list_document(const std::string& kind, Json items) {
+  return document(kind, Json{{"items", std::move(items)}});
+}
+
+void print_document(const Json& doc, const std::string& format) {
+  std::string text = format == "yaml"
+                         ? pai::util::to_yaml(doc)
+                         : doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+}  // namespace paictl

@@ -1,0 +1,597 @@
+// paictl simulate [run] --config PATH --trace FILE ...
+// paictl simulate generate ...
+//
+// `simulate` is a group whose own options run a simulation, so that both
+// `paictl simulate --config ... --trace ...` and `paictl simulate generate`
+// work; `simulate run` is the same as `simulate` and lists it in the help.
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app.h"
+#include "command.h"
+#include "config/cluster_files.h"
+#include "diag/report.h"
+#include "exit_codes.h"
+#include "output/output.h"
+#include "output/printer.h"
+#include "scheduler/hived.h"
+#include "scheduler/policy.h"
+#include "sim/cmd_simulate.h"
+#include "sim/engine.h"
+#include "sim/fidelity.h"
+#include "sim/generate.h"
+#include "sim/report.h"
+#include "sim/text_input.h"
+#include "sim/trace.h"
+#include "util/fs.h"
+#include "util/printable.h"
+#include "util/strings.h"
+#include "util/version.h"
+#include "util/yaml_emit.h"
+
+namespace paictl {
+
+namespace {
+
+void print_trace_error(const pai::sim::TraceError& e) {
+  std::string where = e.file;
+  if (e.line) where += ":" + std::to_string(e.line) + ":" + std::to_string(e.column);
+  print_error((where.empty() ? "" : where + ": ") + e.message);
+  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", pai::util::printable(e.hint).c_str());
+}
+
+// Loads a cluster the way `check config` does; prints its errors and returns nullptr if it has any.
+std::shared_ptr<pai::config::HivedModel> load_cluster(const std::string& path, const Globals& g) {
+  pai::config::CheckOutcome out = pai::config::check_paths({path});
+  std::vector<pai::diag::Diagnostic> errors;
+  for (const auto& d : out.diagnostics.items())
+    if (d.severity == pai::diag::Severity::Error ||
+        (g.verbose && d.severity == pai::diag::Severity::Warning))
+      errors.push_back(d);
+  bool has_errors = out.diagnostics.has_errors() || out.input_error;
+  if (!errors.empty() && (has_errors || g.verbose)) {
+    pai::diag::TextOptions topt;
+    topt.color = use_color(g.no_color, 2);
+    topt.show_summary = true;
+    std::string text = pai::diag::write_text(errors, out.files.size(), topt);
+    std::fwrite(text.data(), 1, text.size(), stderr);
+  }
+  if (has_errors) {
+    print_error("the cluster config " + path + " has errors; fix them first (paictl check config " +
+                path + ")");
+    return nullptr;
+  }
+  for (const auto& c : out.clusters)
+    if (c.model) return c.model;
+  print_error("no HiveD config in " + path);
+  std::fprintf(stderr,
+               "  hint: give a cluster directory with services-configuration.yaml "
+               "(hivedscheduler.config) or "
+               "hivedscheduler.yaml, or a HiveD config file\n");
+  return nullptr;
+}
+
+// --- tables ------------------------------------------------------------------
+
+// The policies side by side: the metric's name, then one right-aligned column per policy.
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+  if (rows.empty()) return;
+  Table t;
+  for (size_t i = 0; i < rows[0].size(); ++i) t.columns.push_back({rows[0][i], false, i > 0});
+  for (size_t r = 1; r < rows.size(); ++r) t.add(rows[r]);
+  paictl::print_table(t);
+}
+
+std::string pct(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", v * 100);
+  return buf;
+}
+
+std::string fixed1(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+void print_summary(const pai::sim::ReportContext& c, const Globals& g) {
+  using pai::sim::human_duration;
+  const auto& shape = c.sim.cluster();
+  const auto& runs = c.runs;
+  int64_t gpus = runs.empty() ? 0 : runs[0].gpus;
+  std::printf("%zu jobs from %s (%s) on %s: %lld GPUs, %zu nodes, %zu virtual clusters\n\n",
+              c.trace.jobs.size(), pai::util::join(c.trace.files, ", ").c_str(),
+              c.trace.format.c_str(), c.config_path.c_str(), static_cast<long long>(gpus),
+              shape.nodes.size(), shape.vcs.size());
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head{""};
+  for (const auto& r : runs) head.push_back(r.policy);
+  rows.push_back(head);
+  auto add = [&](const std::string& name, auto f) {
+    std::vector<std::string> row{name};
+    for (const auto& r : runs) row.push_back(f(r));
+    rows.push_back(row);
+  };
+  using R = pai::sim::PolicyRun;
+  add("jobs", [](const R& r) { return std::to_string(r.overall.jobs); });
+  add("finished", [](const R& r) { return std::to_string(r.overall.finished); });
+  add("unschedulable", [](const R& r) { return std::to_string(r.overall.unschedulable); });
+  add("never started", [](const R& r) { return std::to_string(r.overall.never_started); });
+  add("queue delay mean", [](const R& r) { return human_duration(r.overall.queue_delay.mean); });
+  add("queue delay p50", [](const R& r) { return human_duration(r.overall.queue_delay.p50); });
+  add("queue delay p95", [](const R& r) { return human_duration(r.overall.queue_delay.p95); });
+  add("queue delay p99", [](const R& r) { return human_duration(r.overall.queue_delay.p99); });
+  add("queue delay max", [](const R& r) { return human_duration(r.overall.queue_delay.max); });
+  add("JCT p50", [](const R& r) { return human_duration(r.overall.jct.p50); });
+  add("JCT p95", [](const R& r) { return human_duration(r.overall.jct.p95); });
+  add("makespan", [](const R& r) { return human_duration(r.makespan); });
+  add("GPU utilisation", [](const R& r) { return pct(r.gpu_utilization); });
+  add("idle GPUs while work waits", [](const R& r) { return pct(r.fragmentation); });
+  add("sharing-anomaly jobs", [](const R& r) { return std::to_string(r.overall.anomaly_jobs); });
+  add("sharing-anomaly wait",
+      [](const R& r) { return human_duration(r.overall.anomaly_wait_seconds); });
+  add("preemptions", [](const R& r) { return std::to_string(r.overall.preemptions); });
+  add("lazy preemptions", [](const R& r) { return std::to_string(r.overall.lazy_preemptions); });
+  add("overflow starts", [](const R& r) { return std::to_string(r.overall.overflow_starts); });
+  add("lost GPU-hours", [](const R& r) { return fixed1(r.overall.lost_gpu_seconds / 3600); });
+  add("node failures", [](const R& r) { return std::to_string(r.node_failures); });
+  print_table(rows);
+
+  std::printf("\nqueue delay p95 by virtual cluster (anomaly jobs in brackets):\n");
+  rows.clear();
+  rows.push_back(head);
+  for (size_t v = 0; v < shape.vcs.size(); ++v) {
+    std::vector<std::string> row{pai::util::printable(shape.vcs[v].name)};
+    for (const auto& r : runs)
+      row.push_back(human_duration(r.vcs[v].queue_delay.p95) + " (" +
+                    std::to_string(r.vcs[v].anomaly_jobs) + ")");
+    rows.push_back(row);
+  }
+  print_table(rows);
+
+  bool any_reason = false;
+  for (const auto& r : runs)
+    for (const auto& [reason, n] : r.unschedulable_by_reason) {
+      if (!any_reason) std::printf("\nunschedulable jobs:\n");
+      any_reason = true;
+      std::printf("  %s: %lld x %s\n", r.policy.c_str(), static_cast<long long>(n), reason.c_str());
+    }
+  if (!c.trace.skipped.empty()) {
+    std::printf("\ntrace records left out (of %lld):\n", static_cast<long long>(c.trace.records));
+    for (const auto& [reason, n] : c.trace.skipped)
+      std::printf("  %lld x %s\n", static_cast<long long>(n), reason.c_str());
+    if (g.verbose)
+      for (const auto& e : c.trace.examples)
+        std::printf("    e.g. %s:%u: %s\n", pai::util::printable(e.file).c_str(), e.line,
+                    pai::util::printable(e.message).c_str());
+  }
+  for (const auto& [note, n] : c.trace.notes)
+    std::printf("\nnote: %lld jobs: %s\n", static_cast<long long>(n), note.c_str());
+  const auto& notes = c.sim.vc_mapping().notes;
+  if (!notes.empty()) {
+    std::printf("\ntrace VCs assigned to cluster VCs (--vc-map auto):");
+    size_t shown = g.verbose ? notes.size() : std::min<size_t>(notes.size(), 20);
+    for (size_t i = 0; i < shown; ++i)
+      std::printf("%s%s", i % 4 == 0 ? "\n  " : "   ", pai::util::printable(notes[i]).c_str());
+    if (shown < notes.size())
+      std::printf("\n  ... and %zu more (-v lists all)", notes.size() - shown);
+    std::printf("\n");
+  }
+}
+
+// --- simulate ------------------------------------------------------------------
+
+// --policy's names, trimmed, each once, in the order given.
+std::vector<std::string> policy_list(const std::string& policies) {
+  std::vector<std::string> out;
+  for (std::string_view p : pai::util::split(policies, ',')) {
+    std::string name(pai::util::trim(p));
+    if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+void validate_simulate(const SimulateOptions& o, Usage& u) {
+  u.error_if(o.config.empty(), "--config is required",
+             "the cluster: a HiveD config or a cluster directory");
+  u.error_if(o.traces.empty(), "--trace is required",
+             "a job trace (Philly, Helios, Alibaba, CSV); paictl simulate generate makes one");
+  const auto& names = pai::scheduler::policy_names();
+  auto policies = policy_list(o.policies);
+  for (const auto& name : policies)
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string guess = pai::util::did_you_mean(name, names);
+      u.error("unknown policy \"" + name + "\"" +
+                  (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"),
+              "policies: " + pai::util::join(names, ", "));
+    }
+  u.error_if(policies.empty(), "--policy names no policy",
+             "policies: " + pai::util::join(names, ", "));
+  u.error_if(o.priority < -1 || o.priority > 1000,
+             "--priority must be -1 (opportunistic) or 0..1000");
+  if (!o.bin.empty()) {
+    auto b = pai::sim::parse_duration(o.bin);
+    u.error_if(!b || *b < 1, "--bin \"" + o.bin + "\" is not a duration of at least 1s (e.g. 10m)");
+  }
+  if (o.faults.rfind("random", 0) == 0) {
+    pai::sim::FaultSpec spec;
+    std::string err;
+    if (!pai::sim::parse_random_faults(o.faults, spec, err)) u.error("--faults: " + err);
+  }
+  u.error_if(o.tie_order != "hived" && o.tie_order != "config",
+             "--tie-order must be hived or config, not \"" + o.tie_order + "\"");
+}
+
+namespace {
+
+int run_simulate(const SimulateOptions& o, const Globals& g) {
+  // The per-job arrays of a long trace are tens of MB each: from mmap, what
+  // is freed (the reader's growth, the ids, the summary's buffers) goes back
+  // to the OS at once instead of staying in the peak (paictl_main keeps freed
+  // memory for the commands that rebuild large states).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  std::vector<std::string> policies = policy_list(o.policies);
+  auto model = load_cluster(o.config, g);
+  if (!model) return kExitUsage;
+
+  const bool progress = is_tty(2) && !g.quiet;
+  if (progress) std::fprintf(stderr, "reading %s...\r", pai::util::join(o.traces, ", ").c_str());
+  pai::sim::Trace trace;
+  pai::sim::TraceOptions topt;
+  topt.format = o.format;
+  topt.default_priority = o.priority;
+  topt.limit = o.limit;
+  pai::sim::TraceError terr;
+  if (!pai::sim::read_trace(o.traces, topt, trace, terr)) {
+    if (progress) std::fprintf(stderr, "\x1b[2K");
+    print_trace_error(terr);
+    return kExitUsage;
+  }
+  if (trace.jobs.empty()) {
+    print_error("the trace has no job to simulate (" + std::to_string(trace.records) +
+                " records read)");
+    for (const auto& [reason, n] : trace.skipped)
+      std::fprintf(stderr, "  %lld x %s\n", static_cast<long long>(n), reason.c_str());
+    return kExitUsage;
+  }
+
+  pai::sim::SimOptions sopt;
+  sopt.vc_map = o.vc_map;
+  sopt.backfill = o.backfill > 0;
+  sopt.overflow = o.overflow;
+  sopt.preempt_one_node = o.preempt_one_node;
+  sopt.suggested_fraction = o.suggested_fraction;
+  sopt.suggested_seed = o.suggested_seed;
+  sopt.backfill_depth = o.backfill;
+  if (!o.bin.empty()) sopt.bin_seconds = *pai::sim::parse_duration(o.bin);
+  if (!o.faults.empty()) {
+    if (o.faults.rfind("random", 0) == 0) {
+      std::string err;
+      if (!pai::sim::parse_random_faults(o.faults, sopt.faults, err)) {
+        print_error("--faults: " + err);
+        return kExitUsage;
+      }
+    } else {
+      pai::sim::TraceError ferr;
+      if (!pai::sim::read_fault_file(o.faults, pai::scheduler::describe_cluster(*model), trace,
+                                     sopt.faults, ferr)) {
+        print_trace_error(ferr);
+        return kExitUsage;
+      }
+    }
+  }
+  // --tie-order config: HiveD's algorithm with ties broken by configuration order.
+  const bool config_order = o.tie_order == "config";
+  auto base = [config_order](const std::string& name, const pai::config::HivedModel& m,
+                             std::string& e) {
+    if (config_order && name == "hived") return pai::scheduler::make_hived_policy(m, e, false);
+    return pai::scheduler::make_policy(name, m, e);
+  };
+  if (config_order) sopt.make_policy = base;
+  // --record-requests: the request stream of the first policy's run (docs/fidelity.md).
+  std::ofstream record;
+  if (!o.record.empty()) {
+    std::string hived_file = o.config;
+    if (std::filesystem::is_directory(hived_file)) hived_file += "/hivedscheduler.yaml";
+    auto text = pai::util::read_file(hived_file);
+    if (!text.ok) {
+      print_error(
+          "--record-requests needs a standalone HiveD config (a hivedscheduler.yaml, or a "
+          "directory holding one): " +
+          text.error);
+      return kExitUsage;
+    }
+    record.open(o.record, std::ios::binary | std::ios::trunc);
+    if (!record) {
+      print_error("cannot write " + o.record);
+      return kExitUsage;
+    }
+    record << pai::sim::fidelity_config_line(text.content) << '\n';
+    auto made = std::make_shared<int>(0);
+    const std::string first = policies.front();
+    sopt.make_policy = [made, first, &record, base](const std::string& name,
+                                                    const pai::config::HivedModel& m,
+                                                    std::string& e) {
+      auto p = base(name, m, e);
+      if (p && name == first && (*made)++ == 0)
+        return pai::sim::make_recording_policy(std::move(p), record);
+      return p;
+    };
+  }
+  // Only the per-job report names jobs.
+  if (o.report.empty()) trace.release_ids();
+  pai::sim::Simulator sim(*model, trace, sopt);
+  std::string err;
+  if (!sim.prepare(err)) {
+    print_error(err);
+    return kExitUsage;
+  }
+  std::vector<pai::sim::PolicyRun> runs(policies.size());
+  for (size_t i = 0; i < policies.size(); ++i) {
+    if (progress)
+      std::fprintf(stderr, "\x1b[2Ksimulating %s (%zu/%zu), %zu jobs...\r", policies[i].c_str(),
+                   i + 1, policies.size(), trace.jobs.size());
+    if (!sim.run(policies[i], runs[i], err)) {
+      if (progress) std::fprintf(stderr, "\x1b[2K");
+      print_error(policies[i] + ": " + err);
+      return kExitUsage;
+    }
+  }
+  if (progress) std::fprintf(stderr, "\x1b[2K");
+  pai::sim::ReportContext ctx{trace, sim, runs, o.config, pai::kVersion};
+  if (is_structured(o.output)) {
+    print_document(document("simulation", Json(pai::sim::summary_json(ctx))), o.output);
+  } else {
+    print_summary(ctx, g);
+  }
+  if (!o.report.empty()) {
+    std::string e = pai::util::make_directories(o.report);
+    auto write = [&](const std::string& name, const std::string& content) {
+      if (!e.empty()) return;
+      e = pai::util::write_file_atomic(o.report + "/" + name, content);
+      if (!e.empty()) e = name + ": " + e;
+    };
+    write("metrics.json", pai::diag::dump_json(pai::sim::metrics_json(ctx), 1) + "\n");
+    write("jobs.csv", pai::sim::jobs_csv(ctx));
+    write("report.html", pai::sim::html_report(ctx));
+    if (!e.empty()) {
+      print_error("cannot write the report to " + o.report + ": " + e);
+      return kExitUsage;
+    }
+    if (!g.quiet)
+      std::fprintf(stderr, "report: %s/report.html (metrics.json, jobs.csv)\n", o.report.c_str());
+  }
+  return kExitOk;
+}
+
+void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
+  cmd.add_option("--config", o.config,
+                 "Cluster: a directory, services-configuration.yaml or a HiveD config (as for "
+                 "check config)")
+      ->type_name("PATH");
+  cmd.add_option("--trace", o.traces, "Job trace file (give it twice, or a directory, for alibaba)")
+      ->type_name("FILE");
+  cmd.add_option("--trace-format", o.format, "Trace format (default: detected)")
+      ->check(CLI::IsMember({"philly", "helios", "alibaba", "csv"}))
+      ->type_name("philly|helios|alibaba|csv");
+  cmd.add_option("--policy", o.policies,
+                 "Policies to compare, comma-separated: hived, quota, k8s-default, private")
+      ->type_name("LIST")
+      ->capture_default_str();
+  add_output_option(cmd, o.output, g);
+  cmd.add_option("--report", o.report,
+                 "Also write metrics.json, jobs.csv and report.html (SVG charts) to DIR")
+      ->type_name("DIR");
+  cmd.add_option(
+         "--vc-map", o.vc_map,
+         "How trace VCs become cluster VCs: auto (unknown ones are assigned by demand), strict, or "
+         "TRACE=CLUSTER,...")
+      ->type_name("SPEC")
+      ->capture_default_str();
+  cmd.add_option("--priority", o.priority,
+                 "Priority of jobs whose trace gives none (-1 opportunistic, 0..1000)")
+      ->capture_default_str();
+  cmd.add_option("--faults", o.faults,
+                 "Node failures: a CSV file (time,node,down|up) or random:mtbf=30d,mttr=4h,seed=N")
+      ->type_name("FILE|MODEL");
+  cmd.add_option("--backfill", o.backfill,
+                 "Try up to N jobs behind a VC's blocked queue head (0: strict FIFO)")
+      ->type_name("N")
+      ->capture_default_str();
+  cmd.add_flag("--overflow", o.overflow,
+               "A guaranteed job that cannot start in its VC runs as opportunistic work (priority "
+               "-1) when that lets "
+               "it start");
+  cmd.add_flag("--preempt-one-node", o.preempt_one_node,
+               "Delete a preemption's victims one node at a time, as HiveD answers Kubernetes");
+  cmd.add_option("--suggested-fraction", o.suggested_fraction,
+                 "Each decision's suggested nodes keep every node with probability F (Kubernetes' "
+                 "own filters); every policy avoids the others (hived: ignoreK8sSuggestedNodes: "
+                 "false)")
+      ->type_name("F")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd.add_option("--suggested-seed", o.suggested_seed,
+                 "Seed of the suggested node sets (--suggested-fraction)")
+      ->type_name("N")
+      ->capture_default_str();
+  cmd.add_option("--limit", o.limit, "Simulate only the first N jobs of the trace")->type_name("N");
+  cmd.add_option("--tie-order", o.tie_order,
+                 "How hived breaks ties: hived (as HiveD's lists are ordered) or config "
+                 "(configuration order)")
+      ->capture_default_str();
+  cmd.add_option("--record-requests", o.record,
+                 "Write the requests the first policy receives as a fidelity stream "
+                 "(docs/fidelity.md)")
+      ->type_name("FILE");
+  cmd.add_option("--bin", o.bin,
+                 "Width of the time-series bins in the report (default: about 400 bins)")
+      ->type_name("DURATION");
+}
+
+// --- generate --------------------------------------------------------------------
+
+}  // namespace
+
+void validate_generate(const GenerateOptions& o, Usage& u) {
+  u.error_if(o.jobs < 1 || o.jobs > 100'000'000, "--jobs must be between 1 and 100000000");
+  u.error_if(o.load <= 0 || o.load > 100,
+             "--load must be above 0 (1 = the guaranteed GPUs fully busy on average)");
+  u.error_if(o.opportunistic < 0 || o.opportunistic > 1,
+             "--opportunistic is a share of jobs between 0 and 1");
+  u.error_if(o.scale < 1 || o.scale > 1000 || o.vcs < 1 || o.vcs > 10000,
+             "--scale must be 1..1000 and --vcs 1..10000");
+  u.error_if(o.max_gpus < 1, "--max-gpus must be at least 1");
+  u.error_if(o.priority < 0 || o.priority > 1000,
+             "--priority of generated jobs must be 0..1000 (use --opportunistic for -1)");
+  u.error_if(!o.cluster_out.empty() && !o.config.empty(),
+             "--cluster-out writes a Philly-shaped cluster; it does not go with --config");
+}
+
+namespace {
+
+int run_generate(const GenerateOptions& o, const Globals& g) {
+  pai::sim::ClusterTemplate tmpl;
+  if (!o.config.empty()) {
+    auto model = load_cluster(o.config, g);
+    if (!model) return kExitUsage;
+    tmpl = pai::sim::cluster_template(*model);
+    if (tmpl.gpus == 0) {
+      print_error("the virtual clusters of " + o.config +
+                  " have no GPU cells to generate jobs for");
+      return kExitUsage;
+    }
+  } else {
+    tmpl = pai::sim::philly_cluster_template(o.scale, o.vcs);
+  }
+  if (!o.cluster_out.empty()) {
+    std::string e = pai::util::make_directories(o.cluster_out);
+    if (e.empty())
+      e = pai::util::write_file_atomic(o.cluster_out + "/hivedscheduler.yaml",
+                                       pai::sim::philly_cluster_config(o.scale, o.vcs));
+    if (!e.empty()) {
+      print_error("cannot write " + o.cluster_out + "/hivedscheduler.yaml: " + e);
+      return kExitUsage;
+    }
+    if (!g.quiet) std::fprintf(stderr, "cluster: %s/hivedscheduler.yaml\n", o.cluster_out.c_str());
+  }
+  pai::sim::GenerateOptions gopt;
+  gopt.seed = o.seed;
+  gopt.jobs = o.jobs;
+  gopt.load = o.load;
+  gopt.days = o.days;
+  gopt.max_gpus = o.max_gpus;
+  gopt.opportunistic = o.opportunistic;
+  gopt.priority = o.priority;
+  pai::sim::Trace t = pai::sim::generate_trace(gopt, tmpl);
+  if (o.format == "philly" && o.opportunistic > 0 && !g.quiet)
+    print_warning(
+        "the Philly format has no priorities: opportunistic jobs are kept only with --format csv");
+  std::string content =
+      o.format == "csv" ? pai::sim::write_native_csv(t) : pai::sim::write_philly_json(t);
+  std::string e = write_report_file(o.out, content);
+  if (!e.empty()) {
+    print_error("cannot write " + o.out + ": " + e);
+    return kExitUsage;
+  }
+  if (!g.quiet && o.out != "-")
+    std::fprintf(stderr, "trace: %s (%zu jobs over %s)\n", o.out.c_str(), t.jobs.size(),
+                 pai::sim::human_duration(t.jobs.empty() ? 0 : t.jobs.back().submit).c_str());
+  return kExitOk;
+}
+
+// --- registration --------------------------------------------------------------------
+
+const char* kSimulateFooter =
+    "EXIT STATUS:\n"
+    "  0 simulated, 2 bad usage, a cluster config with errors, or a malformed trace";
+
+// `paictl simulate --config ... --trace ...`: the group itself takes the options.
+void add_simulate(CLI::App& group, Globals& g) {
+  auto o = std::make_shared<SimulateOptions>();
+  group.require_subcommand(0, 1);
+  add_simulate_options(group, *o, g);
+  group.footer(kSimulateFooter);
+  // `simulate run|generate|sweep` do the work themselves; the group's own steps
+  // run only when no subcommand was given.
+  CLI::App* app = &group;
+  set_command_callback(group, [o, &g, app]() {
+    if (!app->get_subcommands().empty()) return;
+    g.exit_code = dispatch_command(
+        command_path(*app), [] {}, [&](Usage& u) { validate_simulate(*o, u); },
+        [&]() { return run_simulate(*o, g); });
+  });
+}
+
+// `paictl simulate run`: the same options and the same run, listed in its help.
+void add_simulate_run(CLI::App& cmd, Globals& g) {
+  auto o = std::make_shared<SimulateOptions>();
+  add_simulate_options(cmd, *o, g);
+  cmd.footer(kSimulateFooter);
+  define_command(cmd, g, o, {.validate = validate_simulate, .run = [](const auto& o, Globals& g) {
+                               return run_simulate(o, g);
+                             }});
+}
+
+void add_simulate_generate(CLI::App& parent, Globals& g) {
+  auto o = std::make_shared<GenerateOptions>();
+  CLI::App* cmd = &parent;
+  cmd->add_option("--jobs", o->jobs, "Number of jobs")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed; the same seed gives the same trace")
+      ->capture_default_str();
+  cmd->add_option("--load", o->load,
+                  "Offered GPU load relative to the guaranteed GPUs (sets the arrival span)")
+      ->capture_default_str();
+  cmd->add_option("--days", o->days, "Arrival span in days instead of --load");
+  cmd->add_option("--max-gpus", o->max_gpus, "Largest job, in GPUs")->capture_default_str();
+  cmd->add_option("--opportunistic", o->opportunistic,
+                  "Share of jobs at priority -1 (csv format only)")
+      ->capture_default_str();
+  cmd->add_option("--priority", o->priority, "Priority of the other jobs")->capture_default_str();
+  cmd->add_option("--config", o->config,
+                  "Shape the jobs for this cluster's VCs (default: a Philly-shaped cluster)")
+      ->type_name("PATH");
+  cmd->add_option("--format", o->format, "Trace format to write")
+      ->check(CLI::IsMember({"philly", "csv"}))
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "Trace file ('-' for stdout)")
+      ->type_name("FILE")
+      ->capture_default_str();
+  cmd->add_option("--cluster-out", o->cluster_out,
+                  "Also write the Philly-shaped cluster's hivedscheduler.yaml to DIR")
+      ->type_name("DIR");
+  cmd->add_option("--scale", o->scale, "Cluster size in multiples of Philly's 552 nodes")
+      ->capture_default_str();
+  cmd->add_option("--vcs", o->vcs, "Virtual clusters of the generated cluster")
+      ->capture_default_str();
+  define_command(*cmd, g, o, {.validate = validate_generate, .run = [](const auto& o, Globals& g) {
+                                return run_generate(o, g);
+                              }});
+}
+
+}  // namespace
+
+void build_simulate(CLI::App& cmd, Globals& g) {
+  add_simulate(cmd, g);
+}
+void build_simulate_run(CLI::App& cmd, Globals& g) {
+  add_simulate_run(cmd, g);
+}
+void build_simulate_generate(CLI::App& cmd, Globals& g) {
+  add_simulate_generate(cmd, g);
+}
+
+}  // namespace paictl
