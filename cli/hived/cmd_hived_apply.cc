@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -81,6 +82,7 @@ int report_apply_error(const pai::hived::ApplyError& e, const HivedConnection& h
     default:
       break;
   }
+  for (const auto& w : e.warnings) print_warning(w);
   print_error(e.message);
   if (e.kind == Kind::CurrentConfig)
     std::fprintf(stderr,
@@ -113,11 +115,67 @@ std::string outcome_text(const ApplyOptions& o, const pai::hived::ApplyOutcome& 
   return out;
 }
 
+void apply_say(const Globals& g, const std::string& s) {
+  if (!g.quiet) std::fprintf(stderr, "%s\n", s.c_str());
+}
+
+// Where the command ends before anything changes: nothing to apply, refused,
+// no ConfigMap, a dry run, not confirmed. `document`: -o json prints the plan.
+struct ApplyStop {
+  int code;
+  bool document = true;
+};
+
+std::optional<ApplyStop> stop_before_apply(const ApplyOptions& o, const Globals& g,
+                                           const pai::hived::ApplyPlan& plan) {
+  if (!plan.changes()) {
+    apply_say(g, "Nothing to apply.");
+    return ApplyStop{kExitOk};
+  }
+  if (plan.refused) {
+    print_error("refusing: " + std::to_string(plan.refused_groups.size()) +
+                " running guaranteed group(s) would be lazily preempted: " +
+                pai::hived::join_names(plan.refused_groups));
+    std::fprintf(stderr,
+                 "  hint: move their VC's cells back, wait until they end, or accept it with "
+                 "--allow-preemption\n");
+    return ApplyStop{kExitFindings};
+  }
+  if (plan.push_error) {
+    print_error(plan.push_error->message);
+    return ApplyStop{kExitUsage, false};
+  }
+  if (o.dry_run) {
+    apply_say(g, "Dry run: would push the config with: " + plan.push_command);
+    apply_say(g, "          restart HiveD with:        " + plan.restart_command);
+    apply_say(g, "          and wait up to " + std::to_string(static_cast<int>(o.wait_s)) +
+                     " s for every node of the new config to be healthy.");
+    if (!plan.manifest.empty() && o.h.output == "wide")
+      std::fwrite(plan.manifest.data(), 1, plan.manifest.size(), stdout);
+    return ApplyStop{kExitChanges};
+  }
+  if (o.yes) return std::nullopt;
+  if (!is_tty(0) || !is_tty(2)) {
+    print_error("not on a terminal: give --yes to apply without a question");
+    return ApplyStop{kExitUsage};
+  }
+  if (!confirm("Push the new config and restart HiveD?")) {
+    apply_say(g, "Not applied.");
+    return ApplyStop{kExitFindings};
+  }
+  return std::nullopt;
+}
+
+void print_apply_event(const Globals& g, const pai::hived::ApplyEvent& e) {
+  using Kind = pai::hived::ApplyEvent::Kind;
+  if (e.kind == Kind::Output) std::fwrite(e.text.data(), 1, e.text.size(), stderr);
+  if (e.kind == Kind::Pushing) apply_say(g, "pushing the config: " + e.text);
+  if (e.kind == Kind::Restarting) apply_say(g, "restarting HiveD: " + e.text);
+  if (e.kind == Kind::Waiting && g.verbose) apply_say(g, "waiting: " + e.text);
+}
+
 int run_apply(const ApplyOptions& o, const Globals& g) {
   const bool structured = is_structured(o.h.output);
-  auto say = [&](const std::string& s) {
-    if (!g.quiet) std::fprintf(stderr, "%s\n", s.c_str());
-  };
   pai::hived::ApplyRequest req{.new_path = o.new_path,
                                .current_path = o.current,
                                .ns = o.ns,
@@ -148,51 +206,11 @@ int run_apply(const ApplyOptions& o, const Globals& g) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
   }
-  if (!plan->changes()) {
-    say("Nothing to apply.");
-    return finish(kExitOk);
-  }
-  if (plan->refused) {
-    print_error("refusing: " + std::to_string(plan->refused_groups.size()) +
-                " running guaranteed group(s) would be lazily preempted: " +
-                pai::hived::join_names(plan->refused_groups));
-    std::fprintf(stderr,
-                 "  hint: move their VC's cells back, wait until they end, or accept it with "
-                 "--allow-preemption\n");
-    return finish(kExitFindings);
-  }
-  if (plan->push_error) {
-    print_error(plan->push_error->message);
-    return kExitUsage;
-  }
-  if (o.dry_run) {
-    say("Dry run: would push the config with: " + plan->push_command);
-    say("          restart HiveD with:        " + plan->restart_command);
-    say("          and wait up to " + std::to_string(static_cast<int>(o.wait_s)) +
-        " s for every node of the new config to be healthy.");
-    if (!plan->manifest.empty() && !structured && o.h.output == "wide")
-      std::fwrite(plan->manifest.data(), 1, plan->manifest.size(), stdout);
-    return finish(kExitChanges);
-  }
-  if (!o.yes) {
-    if (!is_tty(0) || !is_tty(2)) {
-      print_error("not on a terminal: give --yes to apply without a question");
-      return finish(kExitUsage);
-    }
-    if (!confirm("Push the new config and restart HiveD?")) {
-      say("Not applied.");
-      return finish(kExitFindings);
-    }
-  }
-  auto on_event = [&](const pai::hived::ApplyEvent& e) {
-    using Kind = pai::hived::ApplyEvent::Kind;
-    if (e.kind == Kind::Output) std::fwrite(e.text.data(), 1, e.text.size(), stderr);
-    if (e.kind == Kind::Pushing) say("pushing the config: " + e.text);
-    if (e.kind == Kind::Restarting) say("restarting HiveD: " + e.text);
-    if (e.kind == Kind::Waiting && g.verbose) say("waiting: " + e.text);
-  };
-  auto done =
-      pai::hived::apply_hived_apply(*plan, *h->client, runner, pai::util::Clock::real(), on_event);
+  if (auto stop = stop_before_apply(o, g, *plan))
+    return stop->document ? finish(stop->code) : stop->code;
+  auto done = pai::hived::apply_hived_apply(
+      *plan, *h->client, runner, pai::util::Clock::real(),
+      [&](const pai::hived::ApplyEvent& e) { print_apply_event(g, e); });
   if (!done) {
     doc = document("hivedApply", pai::hived::apply_json(*plan, done.error().so_far));
     return finish(report_apply_error(done.error().error, *h, g));

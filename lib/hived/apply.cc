@@ -184,7 +184,11 @@ util::Result<ApplyPlan, ApplyError> plan_hived_apply(const ApplyRequest& req, Ap
   p.input.bad = bad_nodes(*live);
 
   auto d = diff_configs(*p.input.old_model, *p.input.new_model, p.input.groups, p.input.bad);
-  if (!d) return apply_error(ApplyError::Kind::Diff, d.error().message);
+  if (!d) {
+    ApplyError e = apply_error(ApplyError::Kind::Diff, d.error().message);
+    e.warnings = p.warnings;
+    return e;
+  }
   p.diff = std::move(d).value();
   if (!p.diff.changes()) return p;
   if (p.diff.guaranteed_preempted > 0 && !req.allow_preemption) {

@@ -67,6 +67,7 @@ struct ApplyError {
   std::string hint;
   std::optional<ConfigLoadError> config;
   std::optional<Error> hived;
+  std::vector<std::string> warnings;  // Diff: found while reading the live state before it
 };
 
 // A temporary directory of the apply (the current config read from the
