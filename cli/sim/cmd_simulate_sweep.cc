@@ -5,12 +5,6 @@
 // -j at a time; stores each result under DIR/points/KEY.json as it arrives, then
 // prints one table and writes DIR/sweep.json and DIR/report.html.
 
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
@@ -29,11 +23,11 @@
 #include "sim/report.h"
 #include "sim/sweep.h"
 #include "sim/sweep_cluster.h"
+#include "sim/sweep_pool.h"
 #include "util/fs.h"
+#include "util/process.h"
 #include "util/strings.h"
 #include "util/version.h"
-
-extern char** environ;
 
 namespace paictl {
 
@@ -105,9 +99,8 @@ int run_worker(const SweepOptions& o, const pai::sim::SweepSpec& spec,
     mine = std::move(share);
   }
   std::vector<pai::sim::SweepPoint> keyed = mine;
-  std::string err;
-  if (!pai::sim::key_sweep_points(spec, pai::kVersion, keyed, err)) {
-    print_error(err);
+  if (auto k = pai::sim::key_sweep_points(spec, pai::kVersion, keyed); !k) {
+    print_error(k.error().message);
     return kExitUsage;
   }
   int rc = kExitOk;
@@ -117,51 +110,17 @@ int run_worker(const SweepOptions& o, const pai::sim::SweepSpec& spec,
       result = json{{"error", "the spec or its files changed since the sweep started (point " +
                                   std::to_string(mine[i].index) + " is now " + keyed[i].key + ")"}};
       rc = kExitUsage;
-    } else if (!pai::sim::run_sweep_point(spec, mine[i], result, err)) {
-      result = json{{"error", err}};
+    } else if (auto ran = pai::sim::run_sweep_point(spec, mine[i]); !ran) {
+      result = json{{"error", ran.error().message}};
       rc = kExitUsage;
+    } else {
+      result = std::move(ran).value();
     }
     std::string text = pai::sim::encode_result(mine[i].key, result);
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
   }
   return rc;
-}
-
-// Runs `argv` with stdout into a string; returns the exit status (-1 when it could not start).
-int run_child(const std::vector<std::string>& args, std::string& out) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  posix_spawn_file_actions_addclose(&fa, fds[1]);
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return -1;
-  }
-  char buf[65536];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) != 0) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    out.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 std::string axes_text(const json& a) {
@@ -253,9 +212,8 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
   std::vector<pai::sim::SweepPoint> points = pai::sim::sweep_points(spec);
   if (!o.run.empty()) return run_worker(o, spec, points);
 
-  std::string err;
-  if (!pai::sim::key_sweep_points(spec, pai::kVersion, points, err)) {
-    print_error(err);
+  if (auto k = pai::sim::key_sweep_points(spec, pai::kVersion, points); !k) {
+    print_error(k.error().message);
     return kExitUsage;
   }
   const std::string store = o.out + "/points";
@@ -342,42 +300,29 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
         if (errors[i].empty()) errors[i] = "no result came back from the cluster";
       }
   } else {
-    int jobs =
+    // The workers are this program itself: paictl simulate sweep SPEC --run I:KEY.
+    pai::sim::SweepPoolOptions pool;
+    pool.parallel =
         o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    std::atomic<size_t> next{0};
-    auto worker = [&]() {
-      for (;;) {
-        size_t k = next.fetch_add(1);
-        if (k >= pending.size()) return;
-        size_t index = pending[k];
-        const auto& p = points[index];
-        std::vector<std::string> args{"paictl",
-                                      "-q",
-                                      "simulate",
-                                      "sweep",
-                                      abs_spec,
-                                      "--run",
-                                      std::to_string(index) + ":" + p.key};
-        std::string out;
-        auto t0 = std::chrono::steady_clock::now();
-        int st = run_child(args, out);
-        double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        auto got = pai::sim::decode_results(out);
-        auto it = got.find(p.key);
-        if (it == got.end())
-          accept(index,
-                 json{{"error", st < 0 ? std::string("cannot start paictl")
-                                       : "the point's process ended with status " +
-                                             std::to_string(st) + " and no result"}},
-                 secs, "");
-        else
-          accept(index, it->second, secs, "");
-      }
+    pool.worker_name = "paictl";
+    pool.worker = [&](const pai::sim::SweepTask& t) {
+      pai::util::ProcessRequest r;
+      r.program = "/proc/self/exe";
+      r.argv = {"paictl",
+                "-q",
+                "simulate",
+                "sweep",
+                abs_spec,
+                "--run",
+                std::to_string(t.index) + ":" + t.key};
+      r.capture_err = false;  // a worker's errors reach the terminal as they happen
+      return r;
     };
-    std::vector<std::thread> pool;
-    for (int i = 0; i < jobs && static_cast<size_t>(i) < pending.size(); ++i)
-      pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
+    std::vector<pai::sim::SweepTask> tasks;
+    for (size_t i : pending) tasks.push_back({i, points[i].key});
+    pai::sim::run_sweep_pool(
+        tasks, pool, pai::util::ProcessRunner::real(),
+        [&](const pai::sim::SweepTaskResult& r) { accept(r.task.index, r.result, r.seconds, ""); });
   }
 
   // The document.
