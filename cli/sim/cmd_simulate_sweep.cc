@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -24,6 +25,7 @@
 #include "sim/sweep.h"
 #include "sim/sweep_cluster.h"
 #include "sim/sweep_pool.h"
+#include "sim/sweep_store.h"
 #include "util/fs.h"
 #include "util/process.h"
 #include "util/strings.h"
@@ -201,6 +203,33 @@ void print_sweep_table(const json& items) {
   print_table(t);
 }
 
+// The pending points on this machine: the workers are this program itself,
+// `paictl simulate sweep SPEC --run I:KEY`, -j at a time.
+void run_local(const SweepOptions& o, const std::string& abs_spec,
+               const pai::sim::SweepStore& store,
+               const std::function<void(const pai::sim::SweepTaskResult&)>& accept) {
+  pai::sim::SweepPoolOptions pool;
+  pool.parallel =
+      o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  pool.worker_name = "paictl";
+  pool.worker = [&](const pai::sim::SweepTask& t) {
+    pai::util::ProcessRequest r;
+    r.program = "/proc/self/exe";
+    r.argv = {"paictl",
+              "-q",
+              "simulate",
+              "sweep",
+              abs_spec,
+              "--run",
+              std::to_string(t.index) + ":" + t.key};
+    r.capture_err = false;  // a worker's errors reach the terminal as they happen
+    return r;
+  };
+  std::vector<pai::sim::SweepTask> tasks;
+  for (size_t i : store.pending()) tasks.push_back({i, store.points()[i].key});
+  pai::sim::run_sweep_pool(tasks, pool, pai::util::ProcessRunner::real(), accept);
+}
+
 int run_sweep(const SweepOptions& o, const Globals& g) {
   pai::diag::List diags;
   pai::sim::SweepSpec spec;
@@ -216,67 +245,37 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
     print_error(k.error().message);
     return kExitUsage;
   }
-  const std::string store = o.out + "/points";
-  if (std::string e = pai::util::make_directories(store); !e.empty()) {
-    print_error("cannot create " + store + ": " + e);
+  auto opened = pai::sim::SweepStore::open(spec, points, o.out);
+  if (!opened) {
+    print_error(opened.error().message);
     return kExitUsage;
   }
-
-  // What is stored already.
-  std::vector<json> results(points.size());
-  std::vector<std::string> status(points.size(), "pending");
-  std::vector<size_t> pending;
-  for (const auto& p : points) {
-    auto text = pai::util::read_file(store + "/" + p.key + ".json");
-    if (text.ok) {
-      json j = json::parse(text.content, nullptr, false);
-      if (!j.is_discarded() && j.contains("result") && j["key"] == p.key) {
-        results[p.index] = j["result"];
-        status[p.index] = "stored";
-        continue;
-      }
-    }
-    pending.push_back(p.index);
-  }
-  const size_t stored = points.size() - pending.size();
+  pai::sim::SweepStore& store = opened.value();
+  const std::vector<size_t>& pending = store.pending();
   if (!g.quiet)
     std::fprintf(stderr, "%zu points: %zu stored in %s (not run again), %zu to run\n",
-                 points.size(), stored, store.c_str(), pending.size());
+                 points.size(), store.stored(), store.dir().c_str(), pending.size());
 
   std::mutex mu;
   size_t done = 0;
-  std::vector<std::string> errors(points.size());
-  // Stores one arrived result; returns false for an error result.
+  // Stores one arrived result, with a progress line.
   auto accept = [&](size_t index, const json& r, double seconds, const std::string& where) {
-    const auto& p = points[index];
-    json axes = pai::sim::point_axes(spec, p);
     std::lock_guard<std::mutex> lock(mu);
+    auto a = store.accept(index, r, seconds);
     ++done;
-    if (r.contains("error")) {
-      status[index] = "failed";
-      errors[index] = r["error"].get<std::string>();
-      std::fprintf(stderr, "[%zu/%zu] %s: failed: %s\n", done, pending.size(),
-                   axes_text(axes).c_str(), errors[index].c_str());
-      return false;
+    if (!a.ok) {
+      if (r.contains("error"))
+        std::fprintf(stderr, "[%zu/%zu] %s: failed: %s\n", done, pending.size(),
+                     axes_text(a.axes).c_str(), a.error.c_str());
+      return;
     }
-    json rec{{"key", p.key}, {"point", axes}, {"result", r}, {"seconds", seconds}};
-    std::string e = pai::util::write_file_atomic(store + "/" + p.key + ".json", rec.dump(1) + "\n");
-    if (!e.empty()) {
-      status[index] = "failed";
-      errors[index] = "cannot store the result: " + e;
-      return false;
-    }
-    results[index] = r;
-    status[index] = "ran";
-    if (!g.quiet) {
-      if (where.empty())
-        std::fprintf(stderr, "[%zu/%zu] %s: done in %.1fs\n", done, pending.size(),
-                     axes_text(axes).c_str(), seconds);
-      else
-        std::fprintf(stderr, "[%zu/%zu] %s: done%s\n", done, pending.size(),
-                     axes_text(axes).c_str(), where.c_str());
-    }
-    return true;
+    if (g.quiet) return;
+    if (where.empty())
+      std::fprintf(stderr, "[%zu/%zu] %s: done in %.1fs\n", done, pending.size(),
+                   axes_text(a.axes).c_str(), seconds);
+    else
+      std::fprintf(stderr, "[%zu/%zu] %s: done%s\n", done, pending.size(),
+                   axes_text(a.axes).c_str(), where.c_str());
   };
 
   int rc = kExitOk;
@@ -294,56 +293,15 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
           remote, todo, g,
           [&](size_t index, const json& r) { accept(index, r, 0, " (on " + o.cluster + ")"); },
           job_id);
-    for (size_t i : pending)
-      if (status[i] == "pending") {
-        status[i] = "failed";
-        if (errors[i].empty()) errors[i] = "no result came back from the cluster";
-      }
+    store.fail_pending("no result came back from the cluster");
   } else {
-    // The workers are this program itself: paictl simulate sweep SPEC --run I:KEY.
-    pai::sim::SweepPoolOptions pool;
-    pool.parallel =
-        o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    pool.worker_name = "paictl";
-    pool.worker = [&](const pai::sim::SweepTask& t) {
-      pai::util::ProcessRequest r;
-      r.program = "/proc/self/exe";
-      r.argv = {"paictl",
-                "-q",
-                "simulate",
-                "sweep",
-                abs_spec,
-                "--run",
-                std::to_string(t.index) + ":" + t.key};
-      r.capture_err = false;  // a worker's errors reach the terminal as they happen
-      return r;
-    };
-    std::vector<pai::sim::SweepTask> tasks;
-    for (size_t i : pending) tasks.push_back({i, points[i].key});
-    pai::sim::run_sweep_pool(
-        tasks, pool, pai::util::ProcessRunner::real(),
-        [&](const pai::sim::SweepTaskResult& r) { accept(r.task.index, r.result, r.seconds, ""); });
+    run_local(o, abs_spec, store, [&](const pai::sim::SweepTaskResult& r) {
+      accept(r.task.index, r.result, r.seconds, "");
+    });
   }
 
   // The document.
-  json items = json::array();
-  size_t ran = 0, failed = 0;
-  for (const auto& p : points) {
-    json it = pai::sim::point_axes(spec, p);
-    it["key"] = p.key;
-    it["status"] = status[p.index];
-    if (status[p.index] == "ran") ++ran;
-    if (status[p.index] == "failed") {
-      ++failed;
-      it["error"] = errors[p.index];
-    } else if (!results[p.index].is_null()) {
-      it["result"] = results[p.index];
-    }
-    items.push_back(it);
-  }
-  json body{{"paictl", pai::kVersion}, {"spec", o.spec}, {"out", o.out},
-            {"points", points.size()}, {"ran", ran},     {"stored", stored},
-            {"failed", failed},        {"items", items}};
+  json body = store.document(pai::kVersion, o.spec);
   if (!o.cluster.empty()) {
     body["cluster"] = o.cluster;
     if (!job_id.empty()) body["job"] = job_id;
@@ -359,11 +317,11 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
   if (is_structured(o.output))
     print_document(doc, o.output);
   else
-    print_sweep_table(items);
+    print_sweep_table(body["items"]);
   if (!g.quiet)
     std::fprintf(stderr, "%zu ran, %zu stored, %zu failed; report: %s/report.html (sweep.json)\n",
-                 ran, stored, failed, o.out.c_str());
-  if (failed && rc == kExitOk) rc = kExitUsage;
+                 store.ran(), store.stored(), store.failed(), o.out.c_str());
+  if (store.failed() && rc == kExitOk) rc = kExitUsage;
   return rc;
 }
 
