@@ -35,8 +35,8 @@ CLI::Validator validator_of(const Check& c) {
       break;
   }
   auto fn = c.custom;
-  return CLI::Validator([fn](std::string& v) { return fn ? fn(v) : std::string(); },
-                        c.description, c.name);
+  return CLI::Validator([fn](std::string& v) { return fn ? fn(v) : std::string(); }, c.description,
+                        c.name);
 }
 
 }  // namespace

@@ -88,8 +88,7 @@ class Flags {
   Flag* add_option(const std::string& names, std::optional<std::string>& into,
                    const std::string& text = {});
   // An option whose value goes to `fn` instead of a variable.
-  Flag* add_option_function(const std::string& names,
-                            std::function<void(const std::string&)> fn,
+  Flag* add_option_function(const std::string& names, std::function<void(const std::string&)> fn,
                             const std::string& text = {});
   Flag* add_flag(const std::string& names, bool& into, const std::string& text = {});
   Flag* add_flag(const std::string& names, int& count, const std::string& text = {});

@@ -3,6 +3,7 @@
 // registered cluster, as OpenPAI's rest-server asks HiveD for it.
 
 #include <cstdio>
+#include <optional>
 #include <set>
 
 #include <CLI/CLI.hpp>
@@ -122,6 +123,78 @@ std::optional<std::vector<pai::scheduler::GroupRequest>> job_requests(
   return reqs->groups;
 }
 
+// A job's groups are USER~JOB/<group>: the ones HiveD holds explained, when
+// it holds any.
+std::optional<int> explain_held(const WhyOptions& o, const pai::hived::LiveState& live,
+                                const std::string& job_id) {
+  std::vector<const pai::hived::AffinityGroup*> held;
+  for (const auto& gr : live.groups)
+    if (pai::job::job_of_group(gr.name) == job_id) held.push_back(&gr);
+  if (held.empty()) return std::nullopt;
+  if (held.size() == 1) return explain_running(o, *held.front());
+  if (is_structured(o.h.output)) {
+    std::string names;
+    for (const auto* gr : held) names += (names.empty() ? "" : ", ") + gr->name;
+    print_error("job " + o.group + " has " + std::to_string(held.size()) +
+                " affinity groups in HiveD: " + names);
+    std::fprintf(stderr, "  hint: ask for one of them: paictl hived why %s\n",
+                 held.front()->name.c_str());
+    return kExitUsage;
+  }
+  for (const auto* gr : held) explain_running(o, *gr);
+  return kExitOk;
+}
+
+// The waiting group's requests: from the flags, or from the job's config on
+// the registered cluster (only the group asked for, when it names one).
+Step<std::vector<pai::scheduler::GroupRequest>> waiting_requests(
+    const WhyOptions& o, const HivedConnection& h, const pai::hived::LiveState& live,
+    const std::string& job_id, bool by_flags, std::string& source) {
+  std::vector<pai::scheduler::GroupRequest> reqs;
+  if (by_flags) {
+    pai::scheduler::GroupRequest req;
+    req.affinity_group = o.group;
+    req.virtual_cluster = o.vc;
+    req.priority = o.priority;
+    req.leaf_cell_type = o.leaf_type;
+    req.pinned_cell_id = o.pinned;
+    req.members.push_back({o.pods, o.gpus});
+    reqs.push_back(std::move(req));
+    source = "the command line";
+    return reqs;
+  }
+  int rc = kExitOk;
+  auto r = job_requests(*h.rest, job_id, live, source, rc);
+  if (!r) return ExitNow{rc};
+  for (auto& req : *r)
+    if (o.group.find('/') == std::string::npos || req.affinity_group == o.group)
+      reqs.push_back(std::move(req));
+  if (reqs.empty()) {
+    print_error("job " + job_id + " has no affinity group " + o.group);
+    return ExitNow{kExitUsage};
+  }
+  return reqs;
+}
+
+// The config HiveD runs: --config, else the one its cluster status implies
+// (which does not show which virtual cells are pinned).
+Step<std::shared_ptr<pai::config::HivedModel>> why_model(const WhyOptions& o, const Globals& g,
+                                                         const HivedConnection& h,
+                                                         const pai::hived::LiveState& live) {
+  if (!o.config.empty()) {
+    auto model = load_model(o.config, g);
+    if (!model) return ExitNow{kExitUsage};
+    return model;
+  }
+  auto built = pai::hived::model_of(live.status);
+  if (!built) {
+    print_error("HiveD at " + h.where + ": " + built.error().message);
+    std::fprintf(stderr, "  hint: give the config HiveD runs with --config DIR\n");
+    return ExitNow{kExitRemote};
+  }
+  return std::move(built).value();
+}
+
 int run_why(const WhyOptions& o, const Globals& g) {
   auto h = connect_hived(o.h, g);
   if (!h) return kExitUsage;
@@ -150,7 +223,6 @@ int run_why(const WhyOptions& o, const Globals& g) {
   auto live = read_live(*h, rc);
   if (!live) return rc;
 
-  // A job's groups are USER~JOB/<group>: explain the ones HiveD holds.
   std::string job_id;
   if (job) {
     job_id = pai::job::job_of_group(o.group);
@@ -159,81 +231,29 @@ int run_why(const WhyOptions& o, const Globals& g) {
       if (!p) return kExitUsage;
       job_id = pai::api::job_id(p->first, p->second);
     }
+    if (o.group.find('/') == std::string::npos)
+      if (auto done = explain_held(o, *live, job_id)) return *done;
   }
-  if (job && o.group.find('/') == std::string::npos) {
-    std::vector<const pai::hived::AffinityGroup*> held;
-    for (const auto& gr : live->groups)
-      if (pai::job::job_of_group(gr.name) == job_id) held.push_back(&gr);
-    if (held.size() == 1) return explain_running(o, *held.front());
-    if (held.size() > 1) {
-      if (is_structured(o.h.output)) {
-        std::string names;
-        for (const auto* gr : held) names += (names.empty() ? "" : ", ") + gr->name;
-        print_error("job " + o.group + " has " + std::to_string(held.size()) +
-                    " affinity groups in HiveD: " + names);
-        std::fprintf(stderr, "  hint: ask for one of them: paictl hived why %s\n",
-                     held.front()->name.c_str());
-        return kExitUsage;
-      }
-      for (const auto* gr : held) explain_running(o, *gr);
-      return kExitOk;
-    }
-  }
-
-  std::vector<pai::scheduler::GroupRequest> reqs;
   std::string source;
-  if (by_flags) {
-    pai::scheduler::GroupRequest req;
-    req.affinity_group = o.group;
-    req.virtual_cluster = o.vc;
-    req.priority = o.priority;
-    req.leaf_cell_type = o.leaf_type;
-    req.pinned_cell_id = o.pinned;
-    req.members.push_back({o.pods, o.gpus});
-    reqs.push_back(std::move(req));
-    source = "the command line";
-  } else {
-    auto r = job_requests(*h->rest, job_id, *live, source, rc);
-    if (!r) return rc;
-    for (auto& req : *r)
-      if (o.group.find('/') == std::string::npos || req.affinity_group == o.group)
-        reqs.push_back(std::move(req));
-    if (reqs.empty()) {
-      print_error("job " + job_id + " has no affinity group " + o.group);
-      return kExitUsage;
-    }
-  }
-
-  // The config HiveD runs: --config, else the one its cluster status implies
-  // (which does not show which virtual cells are pinned).
-  std::shared_ptr<pai::config::HivedModel> model;
-  if (!o.config.empty()) {
-    model = load_model(o.config, g);
-    if (!model) return kExitUsage;
-  } else {
-    auto built = pai::hived::model_of(live->status);
-    if (!built) {
-      print_error("HiveD at " + h->where + ": " + built.error().message);
-      std::fprintf(stderr, "  hint: give the config HiveD runs with --config DIR\n");
-      return kExitRemote;
-    }
-    model = std::move(built).value();
-  }
+  auto reqs = waiting_requests(o, *h, *live, job_id, by_flags, source);
+  if (!reqs) return reqs.error().code;
+  auto model = why_model(o, g, *h, *live);
+  if (!model) return model.error().code;
   const bool structured = is_structured(o.h.output);
-  if (structured && reqs.size() > 1) {
+  if (structured && reqs->size() > 1) {
     std::string names;
-    for (const auto& r : reqs) names += (names.empty() ? "" : ", ") + r.affinity_group;
-    print_error("job " + o.group + " asks HiveD for " + std::to_string(reqs.size()) +
+    for (const auto& r : *reqs) names += (names.empty() ? "" : ", ") + r.affinity_group;
+    print_error("job " + o.group + " asks HiveD for " + std::to_string(reqs->size()) +
                 " affinity groups: " + names);
     std::fprintf(stderr, "  hint: ask for one of them: paictl hived why %s\n",
-                 reqs.front().affinity_group.c_str());
+                 reqs->front().affinity_group.c_str());
     return kExitUsage;
   }
-  for (const auto& req : reqs) {
+  for (const auto& req : *reqs) {
     std::string name = by_flags ? o.group : req.affinity_group;
     if (!structured && !by_flags)
       std::printf("%s: the request from %s\n", name.c_str(), source.c_str());
-    auto answer = pai::hived::judge_waiting(name, req, source, *model, *live);
+    auto answer = pai::hived::judge_waiting(name, req, source, **model, *live);
     if (!answer) {
       print_error("the HiveD config " + (o.config.empty() ? h->where : o.config) +
                   " cannot be scheduled on: " + answer.error().message);
