@@ -20,19 +20,19 @@ namespace {
 
 using scheduler::test::req;
 
-struct Lab {
+struct WhyLab {
   std::shared_ptr<config::HivedModel> model;
   LiveState live;
 };
 
 // prod's four V100 node cells: train-a (two), train-b and infer-c (priority
 // 10, 4 GPUs); research runs res-1 on one of its three; v7 is bad.
-const Lab& lab() {
-  static const Lab l = [] {
+const WhyLab& why_lab() {
+  static const WhyLab l = [] {
     std::ifstream f(PAI_SOURCE_DIR "/tests/integration/hived/scenarios/lab-hived.yaml");
     std::stringstream s;
     s << f.rdbuf();
-    Lab out;
+    WhyLab out;
     out.model = scheduler::test::model_from_yaml(s.str());
     std::string err;
     auto policy = scheduler::make_hived_policy(*out.model, err);
@@ -51,18 +51,18 @@ const Lab& lab() {
   return l;
 }
 
-WaitingAnswer judge(const scheduler::GroupRequest& r) {
-  auto a = judge_waiting(r.affinity_group, r, "the command line", *lab().model, lab().live);
+WaitingAnswer why_judge(const scheduler::GroupRequest& r) {
+  auto a = judge_waiting(r.affinity_group, r, "the command line", *why_lab().model, why_lab().live);
   EXPECT_TRUE(a.ok()) << (a.ok() ? "" : a.error().message);
   return a.ok() ? a.value() : WaitingAnswer{};
 }
 
-bool has(const std::string& text, const std::string& part) {
+bool why_has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
 TEST(HivedWhy, AWaitingGroupBehindHigherPrioritiesNamesTheCellsAndTheirHolders) {
-  auto a = judge(req("low", "prod", 5, {{1, 8}}, "V100"));
+  auto a = why_judge(req("low", "prod", 5, {{1, 8}}, "V100"));
   EXPECT_EQ(a.verdict, WaitVerdict::Waits) << a.reason;
   EXPECT_TRUE(a.vc_known);
   EXPECT_EQ(a.vc_cells, 4);
@@ -79,23 +79,24 @@ TEST(HivedWhy, AWaitingGroupBehindHigherPrioritiesNamesTheCellsAndTheirHolders) 
   EXPECT_EQ(a.live_bad_nodes, 1);
 
   std::string text = to_text(a, false);
-  EXPECT_TRUE(has(text, "low waits: ")) << text;
-  EXPECT_TRUE(has(text,
-                  "VC prod needs 1 pod(s) of 8 GPUs at priority 5 (a pod of 8 GPUs takes a "
-                  "whole V100-NODE cell of chain"))
+  EXPECT_TRUE(why_has(text, "low waits: ")) << text;
+  EXPECT_TRUE(why_has(text,
+                      "VC prod needs 1 pod(s) of 8 GPUs at priority 5 (a pod of 8 GPUs takes a "
+                      "whole V100-NODE cell of chain"))
       << text;
-  EXPECT_TRUE(has(text,
-                  "of its 4 guaranteed V100-NODE cells, 4 are bound to running groups: "
-                  "infer-c (10), train-a (300), train-b (300)"))
+  EXPECT_TRUE(why_has(text,
+                      "of its 4 guaranteed V100-NODE cells, 4 are bound to running groups: "
+                      "infer-c (10), train-a (300), train-b (300)"))
       << text;
-  EXPECT_TRUE(has(text, "1 physical node(s) of those chains are bad: v7")) << text;
-  EXPECT_FALSE(has(text, "request:")) << text;
+  EXPECT_TRUE(why_has(text, "1 physical node(s) of those chains are bad: v7")) << text;
+  EXPECT_FALSE(why_has(text, "request:")) << text;
   std::string wide = to_text(a, true);
-  EXPECT_TRUE(has(wide,
-                  "  request: 1 pod(s) of 8 GPUs in VC prod at priority 5, leaf type V100, "
-                  "from the command line\n"))
+  EXPECT_TRUE(why_has(wide,
+                      "  request: 1 pod(s) of 8 GPUs in VC prod at priority 5, leaf type V100, "
+                      "from the command line\n"))
       << wide;
-  EXPECT_TRUE(has(wide, "judged on 4 running groups rebuilt from their placements and 1 bad node"))
+  EXPECT_TRUE(
+      why_has(wide, "judged on 4 running groups rebuilt from their placements and 1 bad node"))
       << wide;
 
   Json j = to_json(a);
@@ -111,7 +112,7 @@ TEST(HivedWhy, AWaitingGroupBehindHigherPrioritiesNamesTheCellsAndTheirHolders) 
 }
 
 TEST(HivedWhy, AHigherPriorityGroupPreemptsTheLowerOne) {
-  auto a = judge(req("urgent", "prod", 100, {{1, 8}}, "V100"));
+  auto a = why_judge(req("urgent", "prod", 100, {{1, 8}}, "V100"));
   EXPECT_EQ(a.verdict, WaitVerdict::Preempts) << a.reason;
   EXPECT_EQ(a.victims, std::vector<std::string>{"infer-c"});
   std::string text = to_text(a, false);
@@ -123,13 +124,14 @@ TEST(HivedWhy, AHigherPriorityGroupPreemptsTheLowerOne) {
 
 TEST(HivedWhy, AGroupThatFitsIsPlaced) {
   // One healthy V100 node is free: not prod's, not v8 (pinned), not v7 (bad).
-  auto a = judge(req("res-2", "research", 50, {{1, 8}}, "V100"));
+  auto a = why_judge(req("res-2", "research", 50, {{1, 8}}, "V100"));
   EXPECT_EQ(a.verdict, WaitVerdict::Fits) << a.reason;
   ASSERT_EQ(a.placement.size(), 1u);
   const std::string node = a.placement[0].node;
   EXPECT_NE(node, "v7");
   EXPECT_NE(node, "v8");
-  for (const auto& l : lab().live.leaves) EXPECT_TRUE(l.node != node || l.group.empty()) << node;
+  for (const auto& l : why_lab().live.leaves)
+    EXPECT_TRUE(l.node != node || l.group.empty()) << node;
   EXPECT_EQ(a.placement[0].leaves.size(), 8u);
   std::string text = to_text(a, false);
   EXPECT_EQ(text, "res-2 would be placed now (on the live state): " + node +
@@ -137,21 +139,22 @@ TEST(HivedWhy, AGroupThatFitsIsPlaced) {
                       "refuses the node (see the pod's events)\n")
       << text;
   // Two such pods do not fit: it waits.
-  EXPECT_EQ(judge(req("res-3", "research", 50, {{2, 8}}, "V100")).verdict, WaitVerdict::Waits);
+  EXPECT_EQ(why_judge(req("res-3", "research", 50, {{2, 8}}, "V100")).verdict, WaitVerdict::Waits);
 }
 
 TEST(HivedWhy, AnUnknownVcAndAPodLargerThanANode) {
-  auto none = judge(req("x", "nope", 10, {{1, 1}}));
+  auto none = why_judge(req("x", "nope", 10, {{1, 1}}));
   EXPECT_EQ(none.verdict, WaitVerdict::Rejected);
   EXPECT_FALSE(none.vc_known);
   EXPECT_EQ(to_text(none, false).rfind("x is rejected: ", 0), 0u);
   EXPECT_EQ(to_json(none)["verdict"], "rejected");
 
-  auto big = judge(req("k-big", "research", 20, {{1, 8}}, "K80"));
+  auto big = why_judge(req("k-big", "research", 20, {{1, 8}}, "K80"));
   EXPECT_NE(big.verdict, WaitVerdict::Fits);
   ASSERT_EQ(big.needs.size(), 1u);
   EXPECT_EQ(big.needs[0].type, "");
-  EXPECT_TRUE(has(to_text(big, false), "a pod of 8 GPUs is larger than a node of chain K80-NODE"))
+  EXPECT_TRUE(
+      why_has(to_text(big, false), "a pod of 8 GPUs is larger than a node of chain K80-NODE"))
       << to_text(big, false);
 }
 
@@ -183,20 +186,20 @@ TEST(HivedWhy, ARunningGroupIsExplainedFromWhatHivedShows) {
   g.state = "BeingPreempted";
   g.virtual_placement.clear();
   text = to_text(explain_running(g), false);
-  EXPECT_TRUE(has(text, "at priority 300, on 6 GPUs")) << text;  // no longer guaranteed
-  EXPECT_TRUE(has(text,
-                  "  lazily preempted by bob~urgent at 2024-01-02T03:04:05Z: it runs on at "
-                  "opportunistic priority, outside prod's guarantee"))
+  EXPECT_TRUE(why_has(text, "at priority 300, on 6 GPUs")) << text;  // no longer guaranteed
+  EXPECT_TRUE(why_has(text,
+                      "  lazily preempted by bob~urgent at 2024-01-02T03:04:05Z: it runs on at "
+                      "opportunistic priority, outside prod's guarantee"))
       << text;
-  EXPECT_TRUE(has(text, "it is about to be deleted")) << text;
+  EXPECT_TRUE(why_has(text, "it is about to be deleted")) << text;
   EXPECT_EQ(to_json(explain_running(g))["lazyPreemption"]["preemptor"], "bob~urgent");
 
   g.lazy_preemption_status.reset();
   g.priority = -1;
   g.state = "Preempting";
   text = to_text(explain_running(g), false);
-  EXPECT_TRUE(has(text, "at priority -1 (opportunistic)")) << text;
-  EXPECT_TRUE(has(text, "preemption in progress")) << text;
+  EXPECT_TRUE(why_has(text, "at priority -1 (opportunistic)")) << text;
+  EXPECT_TRUE(why_has(text, "preemption in progress")) << text;
 }
 
 TEST(HivedWhy, TheWordsOfAGroup) {

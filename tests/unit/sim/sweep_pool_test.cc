@@ -24,13 +24,13 @@ using util::ProcessRequest;
 using util::ScriptedAnswer;
 using util::ScriptedProcessRunner;
 
-std::vector<SweepTask> tasks(size_t n) {
+std::vector<SweepTask> pool_tasks(size_t n) {
   std::vector<SweepTask> t;
   for (size_t i = 0; i < n; ++i) t.push_back({i * 10, "key" + std::to_string(i)});
   return t;
 }
 
-SweepPoolOptions options(int parallel) {
+SweepPoolOptions pool_options(int parallel) {
   SweepPoolOptions o;
   o.parallel = parallel;
   o.worker_name = "sweeper";
@@ -60,7 +60,7 @@ TEST(SweepPool, ResultsComeBackInTaskOrder) {
     return worker_answer(r);
   });
   std::vector<size_t> arrived;
-  auto results = run_sweep_pool(tasks(4), options(4), runner,
+  auto results = run_sweep_pool(pool_tasks(4), pool_options(4), runner,
                                 [&](const SweepTaskResult& r) { arrived.push_back(r.task.index); });
   ASSERT_EQ(results.size(), 4u);
   for (size_t i = 0; i < results.size(); ++i) {
@@ -91,7 +91,7 @@ TEST(SweepPool, AFailingWorkerIsAFailedPoint) {
   runner.on("40:key4", [](const ProcessRequest&) {
     return ScriptedAnswer{.exit_code = 2, .out = encode_result("key4", {{"error", "a bad trace"}})};
   });
-  auto results = run_sweep_pool(tasks(5), options(2), runner);
+  auto results = run_sweep_pool(pool_tasks(5), pool_options(2), runner);
   ASSERT_EQ(results.size(), 5u);
   EXPECT_FALSE(results[0].failed());
   EXPECT_TRUE(results[1].failed());
@@ -115,7 +115,7 @@ TEST(SweepPool, NoMoreWorkersAtOnceThanAsked) {
                   [&] { return runner.in_flight() >= parallel; });
       return worker_answer(r);
     });
-    auto results = run_sweep_pool(tasks(7), options(parallel), runner);
+    auto results = run_sweep_pool(pool_tasks(7), pool_options(parallel), runner);
     EXPECT_EQ(results.size(), 7u);
     EXPECT_EQ(runner.calls().size(), 7u);
     EXPECT_EQ(runner.max_in_flight(), parallel) << parallel;
@@ -123,18 +123,18 @@ TEST(SweepPool, NoMoreWorkersAtOnceThanAsked) {
   // Fewer tasks than workers: one worker each.
   ScriptedProcessRunner runner;
   runner.on("", worker_answer);
-  EXPECT_EQ(run_sweep_pool(tasks(2), options(8), runner).size(), 2u);
+  EXPECT_EQ(run_sweep_pool(pool_tasks(2), pool_options(8), runner).size(), 2u);
   EXPECT_LE(runner.max_in_flight(), 2);
-  EXPECT_TRUE(run_sweep_pool({}, options(8), runner).empty());
+  EXPECT_TRUE(run_sweep_pool({}, pool_options(8), runner).empty());
 }
 
 TEST(SweepPool, EachPointIsTimedOnTheClock) {
   ScriptedProcessRunner runner;
   runner.on("", worker_answer);
   double now = 0;
-  auto o = options(1);
+  auto o = pool_options(1);
   o.clock.now = [&] { return now += 1.5; };  // every look is 1.5 s later
-  auto results = run_sweep_pool(tasks(2), o, runner);
+  auto results = run_sweep_pool(pool_tasks(2), o, runner);
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].seconds, 1.5);
   EXPECT_EQ(results[1].seconds, 1.5);
