@@ -9,14 +9,13 @@
 #include <map>
 #include <set>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "config/cluster_files.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "hived/cmd_hived_common.h"
 #include "hived/fit.h"
 #include "hived/inspect.h"
@@ -36,7 +35,7 @@ namespace paictl {
 
 namespace hivedcli {
 
-void add_hived_flags(CLI::App* cmd, HivedOptions& o, Globals& g, bool wide) {
+void add_hived_flags(Flags* cmd, HivedOptions& o, Globals& g, bool wide) {
   cmd->add_option("--hived", o.hived,
                   "HiveD's web server (default: the cluster's, from cluster add --hived, else "
                   "behind its pylon, /a/<host>:30096)")
@@ -921,7 +920,7 @@ int run_why(const WhyOptions& o, const Globals& g) {
 
 }  // namespace
 
-void build_hived_status(CLI::App& cmd, Globals& g) {
+void build_hived_status(Flags& cmd, Globals& g) {
   auto o = std::make_shared<HivedOptions>();
   add_hived_flags(&cmd, *o, g);
   cmd.add_option("--vc", o->vc, "Only this virtual cluster in the VC table")->type_name("VC");
@@ -939,7 +938,7 @@ void build_hived_status(CLI::App& cmd, Globals& g) {
                   }});
 }
 
-void build_hived_groups(CLI::App& cmd, Globals& g) {
+void build_hived_groups(Flags& cmd, Globals& g) {
   auto o = std::make_shared<HivedOptions>();
   add_hived_flags(&cmd, *o, g);
   cmd.add_option("--vc", o->vc, "Only the groups of this virtual cluster")->type_name("VC");
@@ -949,7 +948,7 @@ void build_hived_groups(CLI::App& cmd, Globals& g) {
                   .run = [](const auto& o, Globals& g) { return run_groups(o, g); }});
 }
 
-void build_hived_why(CLI::App& cmd, Globals& g) {
+void build_hived_why(Flags& cmd, Globals& g) {
   auto o = std::make_shared<WhyOptions>();
   cmd.add_option("GROUP", o->group, "The affinity group (OpenPAI names it after the job)")
       ->required();
@@ -959,9 +958,9 @@ void build_hived_why(CLI::App& cmd, Globals& g) {
       ->type_name("PATH");
   cmd.add_option("--vc", o->vc, "A waiting group's virtual cluster")->type_name("VC");
   cmd.add_option("--priority", o->priority, "A waiting group's priority (-1 opportunistic)")
-      ->check(CLI::Range(-1, 1000));
-  cmd.add_option("--pods", o->pods, "A waiting group's pods")->check(CLI::Range(1, 100000));
-  cmd.add_option("--gpus", o->gpus, "GPUs (leaf cells) per pod")->check(CLI::Range(1, 100000));
+      ->check(Range(-1, 1000));
+  cmd.add_option("--pods", o->pods, "A waiting group's pods")->check(Range(1, 100000));
+  cmd.add_option("--gpus", o->gpus, "GPUs (leaf cells) per pod")->check(Range(1, 100000));
   cmd.add_option("--leaf-type", o->leaf_type, "The SKU (leafCellType) it asks for")
       ->type_name("SKU");
   cmd.add_option("--pinned", o->pinned, "The pinnedCellId it asks for")->type_name("ID");
