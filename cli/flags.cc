@@ -1,6 +1,7 @@
 #include "flags.h"
 
 #include <deque>
+#include <map>
 #include <mutex>
 #include <utility>
 
@@ -10,13 +11,27 @@ namespace paictl {
 
 namespace {
 
-// Every Flag made, for the life of the process (as CLI11 keeps its options).
-Flag* keep(CLI::Option* option) {
+std::mutex& arena_mutex() {
   static std::mutex mu;
+  return mu;
+}
+
+// Every Flag made, one per option, for the life of the process (as CLI11 keeps
+// its options).
+std::map<const CLI::Option*, Flag*>& flag_of() {
+  static std::map<const CLI::Option*, Flag*> m;
+  return m;
+}
+
+Flag* keep(CLI::Option* option) {
   static std::deque<Flag> flags;
-  std::lock_guard lock(mu);
-  flags.emplace_back(option);
-  return &flags.back();
+  std::lock_guard lock(arena_mutex());
+  auto [it, added] = flag_of().emplace(option, nullptr);
+  if (added) {
+    flags.emplace_back(option);
+    it->second = &flags.back();
+  }
+  return it->second;
 }
 
 CLI::Validator validator_of(const Check& c) {
@@ -144,6 +159,18 @@ size_t Flag::count() const {
 
 // --- Flags -----------------------------------------------------------------------
 
+Flags& Flags::of(CLI::App& app) {
+  static std::deque<Flags> all;
+  static std::map<const CLI::App*, Flags*> index;
+  std::lock_guard lock(arena_mutex());
+  auto [it, added] = index.emplace(&app, nullptr);
+  if (added) {
+    all.emplace_back(app);
+    it->second = &all.back();
+  }
+  return *it->second;
+}
+
 Flag* Flags::add_option(const std::string& names, std::string& into, const std::string& text) {
   return keep(app_->add_option(names, into, text));
 }
@@ -166,6 +193,10 @@ Flag* Flags::add_option(const std::string& names, double& into, const std::strin
 
 Flag* Flags::add_option(const std::string& names, std::vector<std::string>& into,
                         const std::string& text) {
+  return keep(app_->add_option(names, into, text));
+}
+
+Flag* Flags::add_option(const std::string& names, std::vector<int>& into, const std::string& text) {
   return keep(app_->add_option(names, into, text));
 }
 
@@ -209,6 +240,25 @@ Flags& Flags::preparse_callback(std::function<void()> fn) {
 Flags& Flags::allow_extras(bool value) {
   app_->allow_extras(value);
   return *this;
+}
+
+Flags& Flags::require_subcommand(int min, int max) {
+  app_->require_subcommand(min, max);
+  return *this;
+}
+
+bool Flags::subcommand_given() const {
+  return !app_->get_subcommands().empty();
+}
+
+std::vector<const Flag*> Flags::parse_order() const {
+  std::vector<const Flag*> out;
+  std::lock_guard lock(arena_mutex());
+  for (const CLI::Option* o : app_->parse_order()) {
+    auto it = flag_of().find(o);
+    if (it != flag_of().end()) out.push_back(it->second);
+  }
+  return out;
 }
 
 std::vector<std::string> Flags::remaining() const {

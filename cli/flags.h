@@ -77,6 +77,9 @@ class Flag {
 class Flags {
  public:
   explicit Flags(CLI::App& app) : app_(&app) {}
+  // The Flags of `app`, made once and kept for the life of the process, so that a
+  // command's callbacks may keep a pointer to it.
+  static Flags& of(CLI::App& app);
 
   Flag* add_option(const std::string& names, std::string& into, const std::string& text = {});
   Flag* add_option(const std::string& names, int& into, const std::string& text = {});
@@ -85,6 +88,7 @@ class Flags {
   Flag* add_option(const std::string& names, double& into, const std::string& text = {});
   Flag* add_option(const std::string& names, std::vector<std::string>& into,
                    const std::string& text = {});
+  Flag* add_option(const std::string& names, std::vector<int>& into, const std::string& text = {});
   Flag* add_option(const std::string& names, std::optional<std::string>& into,
                    const std::string& text = {});
   // An option whose value goes to `fn` instead of a variable.
@@ -101,6 +105,13 @@ class Flags {
   // Calls `fn` before the command's own options are parsed.
   Flags& preparse_callback(std::function<void()> fn);
   Flags& allow_extras(bool value = true);
+  // Between `min` and `max` subcommands must be given (CLI11's require_subcommand).
+  Flags& require_subcommand(int min, int max);
+  // Whether a subcommand of this command was given.
+  bool subcommand_given() const;
+  // The flags given on the command line, in the order they came (a flag given
+  // twice comes twice); flags added without this interface are left out.
+  std::vector<const Flag*> parse_order() const;
   // The arguments CLI11 could not match (with allow_extras).
   std::vector<std::string> remaining() const;
 

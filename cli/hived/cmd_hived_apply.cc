@@ -12,11 +12,10 @@
 #include <iostream>
 #include <optional>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "hived/apply.h"
 #include "hived/apply_json.h"
 #include "hived/cmd_hived_commands.h"
@@ -225,7 +224,7 @@ int run_apply(const ApplyOptions& o, const Globals& g) {
 
 }  // namespace
 
-void build_hived_apply(CLI::App& cmd, Globals& g) {
+void build_hived_apply(Flags& cmd, Globals& g) {
   auto o = std::make_shared<ApplyOptions>();
   cmd.add_option("NEW", o->new_path, "The new HiveD config (cluster directory or file)")
       ->required();
@@ -253,10 +252,10 @@ void build_hived_apply(CLI::App& cmd, Globals& g) {
       ->type_name("CMD");
   cmd.add_option("--wait", o->wait_s,
                  "Seconds to wait for HiveD to run the new config with its nodes healthy")
-      ->check(CLI::Range(1.0, 86400.0))
+      ->check(Range(1.0, 86400.0))
       ->capture_default_str();
   cmd.add_option("--poll-interval", o->poll_s, "Seconds between two looks at HiveD")
-      ->check(CLI::Range(0.05, 600.0))
+      ->check(Range(0.05, 600.0))
       ->capture_default_str();
   cmd.footer(
       "The safe procedure: the diff of hived diff --live against the config HiveD runs; a\n"

@@ -6,13 +6,12 @@
 #include <cstdio>
 #include <ctime>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "hived/cmd_hived_common.h"
 #include "hived/config_file.h"
 #include "hived/inspect.h"
@@ -25,7 +24,7 @@
 
 namespace paictl::hivedcli {
 
-void add_hived_flags(CLI::App* cmd, HivedOptions& o, Globals& g, bool wide) {
+void add_hived_flags(Flags* cmd, HivedOptions& o, Globals& g, bool wide) {
   cmd->add_option("--hived", o.hived,
                   "HiveD's web server (default: the cluster's, from cluster add --hived, else "
                   "behind its pylon, /a/<host>:30096)")

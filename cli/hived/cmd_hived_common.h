@@ -13,11 +13,9 @@
 
 #include "app.h"
 #include "command.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 
-namespace CLI {
-class App;
-}
 namespace pai::config {
 struct HivedModel;
 }
@@ -45,7 +43,7 @@ struct HivedOptions {
   std::string vc;
 };
 
-void add_hived_flags(CLI::App* cmd, HivedOptions& o, Globals& g, bool wide = true);
+void add_hived_flags(Flags* cmd, HivedOptions& o, Globals& g, bool wide = true);
 // The usage errors of those flags: a --hived that is not an http(s) URL,
 // --ca-file or --insecure without --hived, a --ca-file that is not a file.
 void validate_hived_flags(const HivedOptions& o, Usage& u);

@@ -6,12 +6,11 @@
 #include <fstream>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "config/cluster_files.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "hived/cmd_hived_common.h"
 #include "hived/cmd_hived_diff.h"
 #include "hived/diff.h"
@@ -246,7 +245,7 @@ void hivedcli::validate_hived_diff(const DiffOptions& o, Usage& u) {
   validate_hived_flags(o.h, u);
 }
 
-void build_hived_diff(CLI::App& cmd, Globals& g) {
+void build_hived_diff(Flags& cmd, Globals& g) {
   auto o = std::make_shared<DiffOptions>();
   cmd.add_option("OLD", o->old_path, "The HiveD config HiveD runs now (cluster directory or file)")
       ->required();
@@ -278,7 +277,7 @@ void build_hived_diff(CLI::App& cmd, Globals& g) {
                              }});
 }
 
-void build_hived_snapshot(CLI::App& cmd, Globals& g) {
+void build_hived_snapshot(Flags& cmd, Globals& g) {
   auto o = std::make_shared<SnapshotOptions>();
   add_hived_flags(&cmd, o->h, g, false);
   cmd.add_option("--out", o->out, "Write it to FILE (atomically) instead of stdout")

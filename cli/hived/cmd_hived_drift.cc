@@ -12,14 +12,13 @@
 #include <optional>
 #include <set>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "config/cluster_files.h"
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "facts/host_facts.h"
+#include "flags.h"
 #include "hived/cmd_hived_commands.h"
 #include "hived/cmd_hived_common.h"
 #include "hived/inspect.h"
@@ -206,7 +205,7 @@ int run_drift(const DriftOptions& o, const Globals& g) {
 
 }  // namespace
 
-void build_hived_drift(CLI::App& cmd, Globals& g) {
+void build_hived_drift(Flags& cmd, Globals& g) {
   auto o = std::make_shared<DriftOptions>();
   cmd.add_option("CLUSTER", o->cluster,
                  "The cluster files (directory with the HiveD config and layout.yaml, or a file)")

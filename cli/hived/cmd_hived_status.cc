@@ -4,11 +4,10 @@
 #include <algorithm>
 #include <future>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "hived/cmd_hived_common.h"
 #include "hived/inspect.h"
 #include "hived/live.h"
@@ -209,7 +208,7 @@ int run_groups(const HivedOptions& o, const Globals& g) {
 
 }  // namespace
 
-void build_hived_status(CLI::App& cmd, Globals& g) {
+void build_hived_status(Flags& cmd, Globals& g) {
   auto o = std::make_shared<HivedOptions>();
   add_hived_flags(&cmd, *o, g);
   cmd.add_option("--vc", o->vc, "Only this virtual cluster in the VC table")->type_name("VC");
@@ -227,7 +226,7 @@ void build_hived_status(CLI::App& cmd, Globals& g) {
                   }});
 }
 
-void build_hived_groups(CLI::App& cmd, Globals& g) {
+void build_hived_groups(Flags& cmd, Globals& g) {
   auto o = std::make_shared<HivedOptions>();
   add_hived_flags(&cmd, *o, g);
   cmd.add_option("--vc", o->vc, "Only the groups of this virtual cluster")->type_name("VC");

@@ -6,12 +6,11 @@
 #include <optional>
 #include <set>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "hived/cmd_hived_common.h"
 #include "hived/fit.h"
 #include "hived/inspect.h"
@@ -271,7 +270,7 @@ int run_why(const WhyOptions& o, const Globals& g) {
 
 }  // namespace
 
-void build_hived_why(CLI::App& cmd, Globals& g) {
+void build_hived_why(Flags& cmd, Globals& g) {
   auto o = std::make_shared<WhyOptions>();
   cmd.add_option("GROUP", o->group, "The affinity group (OpenPAI names it after the job)")
       ->required();
@@ -281,9 +280,9 @@ void build_hived_why(CLI::App& cmd, Globals& g) {
       ->type_name("PATH");
   cmd.add_option("--vc", o->vc, "A waiting group's virtual cluster")->type_name("VC");
   cmd.add_option("--priority", o->priority, "A waiting group's priority (-1 opportunistic)")
-      ->check(CLI::Range(-1, 1000));
-  cmd.add_option("--pods", o->pods, "A waiting group's pods")->check(CLI::Range(1, 100000));
-  cmd.add_option("--gpus", o->gpus, "GPUs (leaf cells) per pod")->check(CLI::Range(1, 100000));
+      ->check(Range(-1, 1000));
+  cmd.add_option("--pods", o->pods, "A waiting group's pods")->check(Range(1, 100000));
+  cmd.add_option("--gpus", o->gpus, "GPUs (leaf cells) per pod")->check(Range(1, 100000));
   cmd.add_option("--leaf-type", o->leaf_type, "The SKU (leafCellType) it asks for")
       ->type_name("SKU");
   cmd.add_option("--pinned", o->pinned, "The pinnedCellId it asks for")->type_name("ID");

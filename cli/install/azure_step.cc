@@ -1,4 +1,5 @@
 #include "install/azure_step.h"
+#include "flags.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -162,7 +163,7 @@ std::string write_layout(const AzureSession& s, const std::vector<pai::azure::Ma
 
 }  // namespace
 
-void add_azure_options(CLI::App& cmd, AzureOptions& o, bool reset) {
+void add_azure_options(Flags& cmd, AzureOptions& o, bool reset) {
   add_azure_endpoint_options(cmd, o);
   if (reset)
     cmd.add_flag("--azure", o.reset_azure,
@@ -175,7 +176,7 @@ void add_azure_options(CLI::App& cmd, AzureOptions& o, bool reset) {
                  "(no on-prem phases)");
 }
 
-void add_azure_endpoint_options(CLI::App& cmd, AzureOptions& o) {
+void add_azure_endpoint_options(Flags& cmd, AzureOptions& o) {
   cmd.add_option("--arm-endpoint", o.arm_endpoint,
                  "Azure Resource Manager URL (else PAICTL_ARM_ENDPOINT, else "
                  "https://management.azure.com)")

@@ -9,9 +9,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
+#include "flags.h"
 #include "output/printer.h"
 
 namespace paictl {
@@ -24,9 +23,9 @@ struct AzureOptions {
   bool reset_azure = false;    // reset: delete the cluster's Azure resources
 };
 
-void add_azure_options(CLI::App& cmd, AzureOptions& o, bool reset);
+void add_azure_options(Flags& cmd, AzureOptions& o, bool reset);
 // Only --arm-endpoint, --authority-host and --ca-file.
-void add_azure_endpoint_options(CLI::App& cmd, AzureOptions& o);
+void add_azure_endpoint_options(Flags& cmd, AzureOptions& o);
 
 // Before the on-prem install. Returns -1 when the on-prem part should follow,
 // else the command's result. The plan and what was done go into `doc`

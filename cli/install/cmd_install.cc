@@ -16,8 +16,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "check/hosts_common.h"
 #include "command.h"
@@ -28,6 +26,7 @@
 #include "deploy/onprem.h"
 #include "deploy/openpai.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "hived/cmd_hived_diff.h"
 #include "hived/diff.h"
 #include "install/azure_step.h"
@@ -494,7 +493,7 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
 }
 
 // `azure`: the install/reset Azure flags (node add|remove have their own).
-void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset, bool azure = true) {
+void add_common(Flags& cmd, InstallOptions& o, Globals& g, bool reset, bool azure = true) {
   add_hosts_options(&cmd, o.hosts);
   cmd.get_option("--dry-run")
       ->description(reset ? "Show what reset would remove, and change nothing on any host"
@@ -507,7 +506,7 @@ void add_common(CLI::App& cmd, InstallOptions& o, Globals& g, bool reset, bool a
                "Exit 0 when there is nothing to do, 2 when hosts changed (or would, with "
                "--dry-run), 1 on errors");
   cmd.add_option("--wait", o.wait_s, "Seconds to wait for the API server, rollouts and Ready nodes")
-      ->check(CLI::Range(1, 86400))
+      ->check(Range(1, 86400))
       ->capture_default_str();
   if (!reset)
     cmd.add_option("--ignore-check-errors", o.ignore,
@@ -621,7 +620,7 @@ auto on_copy(Fn fn) {
 
 }  // namespace
 
-void build_install(CLI::App& cmd, Globals& g) {
+void build_install(Flags& cmd, Globals& g) {
   auto o = std::make_shared<InstallOptions>();
   add_common(cmd, *o, g, false);
   cmd.footer(
@@ -637,7 +636,7 @@ void build_install(CLI::App& cmd, Globals& g) {
            [](InstallOptions& o, Globals& g) { return run_install(o, g, Mode::Install); })});
 }
 
-void build_reset(CLI::App& cmd, Globals& g) {
+void build_reset(Flags& cmd, Globals& g) {
   auto o = std::make_shared<InstallOptions>();
   add_common(cmd, *o, g, true);
   define_command(
@@ -1303,7 +1302,7 @@ int run_node_remove(NodeOptions& no, const Globals& g) {
 
 }  // namespace
 
-void build_config_push(CLI::App& cmd, Globals& g) {
+void build_config_push(Flags& cmd, Globals& g) {
   auto o = std::make_shared<InstallOptions>();
   add_common(cmd, *o, g, false);
   define_command(
@@ -1313,7 +1312,7 @@ void build_config_push(CLI::App& cmd, Globals& g) {
            [](InstallOptions& o, Globals& g) { return run_install(o, g, Mode::ConfigPush); })});
 }
 
-void build_config_pull(CLI::App& cmd, Globals& g) {
+void build_config_pull(Flags& cmd, Globals& g) {
   auto o = std::make_shared<PullOptions>();
   add_common(cmd, o->install, g, false);
   cmd.add_option("--out", o->out, "Write the files here (default: the cluster directory itself)")
@@ -1325,7 +1324,7 @@ void build_config_pull(CLI::App& cmd, Globals& g) {
                       [](PullOptions& o, Globals& g) { return run_config_pull(o, g); })});
 }
 
-void build_config_diff(CLI::App& cmd, Globals& g) {
+void build_config_diff(Flags& cmd, Globals& g) {
   auto o = std::make_shared<InstallOptions>();
   add_common(cmd, *o, g, false);
   cmd.footer(
@@ -1338,7 +1337,7 @@ void build_config_diff(CLI::App& cmd, Globals& g) {
            [](InstallOptions& o, Globals& g) { return run_config_diff(o, g); })});
 }
 
-void build_node_add(CLI::App& cmd, Globals& g) {
+void build_node_add(Flags& cmd, Globals& g) {
   auto o = std::make_shared<NodeOptions>();
   add_common(cmd, o->install, g, false, false);
   cmd.get_option("--dry-run")
@@ -1349,7 +1348,7 @@ void build_node_add(CLI::App& cmd, Globals& g) {
                  "Grow this Azure pool (azure.pools[].name) by --count VMs, then join them")
       ->type_name("POOL");
   cmd.add_option("--count", o->count, "With --azure: how many VMs to add (default 1)")
-      ->check(CLI::Range(1, 1000));
+      ->check(Range(1, 1000));
   cmd.add_option("--vc", o->vc,
                  "Give the new nodes' HiveD cells to this virtual cluster (else they are in no VC: "
                  "jobs use them opportunistically)")
@@ -1361,7 +1360,7 @@ void build_node_add(CLI::App& cmd, Globals& g) {
        .run = on_copy<NodeOptions>([](NodeOptions& o, Globals& g) { return run_node_add(o, g); })});
 }
 
-void build_node_remove(CLI::App& cmd, Globals& g) {
+void build_node_remove(Flags& cmd, Globals& g) {
   auto o = std::make_shared<NodeOptions>();
   add_common(cmd, o->install, g, true, false);
   cmd.get_option("--dry-run")

@@ -10,14 +10,13 @@
 #include <map>
 #include <set>
 
-#include <CLI/CLI.hpp>
-
 #include "api/client.h"
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "hived/cmd_hived_common.h"
 #include "hived/fit.h"
 #include "hived/inspect.h"
@@ -511,9 +510,9 @@ int run(const SubmitOptions& o, const Globals& g) {
   return jobcli::wait_for_job(*target, target->cluster->user, req.name, w, g);
 }
 
-void add_job_submit(CLI::App& parent, Globals& g) {
+void add_job_submit(Flags& parent, Globals& g) {
   auto o = std::make_shared<SubmitOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("FILE", o->file, "Job protocol v2 file ('-' reads stdin)")->required();
   jobcli::add_remote_flags(cmd, o->remote, /*allow_auto=*/true);
   cmd->add_option("--vc", o->vc, "Virtual cluster (replaces defaults.virtualCluster)");
@@ -555,7 +554,7 @@ void add_job_submit(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_job_submit(CLI::App& cmd, Globals& g) {
+void build_job_submit(Flags& cmd, Globals& g) {
   add_job_submit(cmd, g);
 }
 

@@ -15,13 +15,12 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "config/cluster_files.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "scheduler/hived.h"
@@ -379,7 +378,7 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   return kExitOk;
 }
 
-void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
+void add_simulate_options(Flags& cmd, SimulateOptions& o, Globals& g) {
   cmd.add_option("--config", o.config,
                  "Cluster: a directory, services-configuration.yaml or a HiveD config (as for "
                  "check config)")
@@ -387,7 +386,7 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
   cmd.add_option("--trace", o.traces, "Job trace file (give it twice, or a directory, for alibaba)")
       ->type_name("FILE");
   cmd.add_option("--trace-format", o.format, "Trace format (default: detected)")
-      ->check(CLI::IsMember({"philly", "helios", "alibaba", "csv"}))
+      ->check(IsMember({"philly", "helios", "alibaba", "csv"}))
       ->type_name("philly|helios|alibaba|csv");
   cmd.add_option("--policy", o.policies,
                  "Policies to compare, comma-separated: hived, quota, k8s-default, private")
@@ -424,7 +423,7 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
                  "own filters); every policy avoids the others (hived: ignoreK8sSuggestedNodes: "
                  "false)")
       ->type_name("F")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(Range(0.0, 1.0))
       ->capture_default_str();
   cmd.add_option("--suggested-seed", o.suggested_seed,
                  "Seed of the suggested node sets (--suggested-fraction)")
@@ -451,24 +450,24 @@ const char* kSimulateFooter =
     "  0 simulated, 2 bad usage, a cluster config with errors, or a malformed trace";
 
 // `paictl simulate --config ... --trace ...`: the group itself takes the options.
-void add_simulate(CLI::App& group, Globals& g) {
+void add_simulate(Flags& group, Globals& g) {
   auto o = std::make_shared<SimulateOptions>();
   group.require_subcommand(0, 1);
   add_simulate_options(group, *o, g);
   group.footer(kSimulateFooter);
   // `simulate run|generate|sweep` do the work themselves; the group's own steps
   // run only when no subcommand was given.
-  CLI::App* app = &group;
-  set_command_callback(group, [o, &g, app]() {
-    if (!app->get_subcommands().empty()) return;
+  Flags* app = &group;
+  set_command_callback(group.app(), [o, &g, app]() {
+    if (app->subcommand_given()) return;
     g.exit_code = dispatch_command(
-        command_path(*app), [] {}, [&](Usage& u) { validate_simulate(*o, u); },
+        command_path(app->app()), [] {}, [&](Usage& u) { validate_simulate(*o, u); },
         [&]() { return run_simulate(*o, g); });
   });
 }
 
 // `paictl simulate run`: the same options and the same run, listed in its help.
-void add_simulate_run(CLI::App& cmd, Globals& g) {
+void add_simulate_run(Flags& cmd, Globals& g) {
   auto o = std::make_shared<SimulateOptions>();
   add_simulate_options(cmd, *o, g);
   cmd.footer(kSimulateFooter);
@@ -479,10 +478,10 @@ void add_simulate_run(CLI::App& cmd, Globals& g) {
 
 }  // namespace
 
-void build_simulate(CLI::App& cmd, Globals& g) {
+void build_simulate(Flags& cmd, Globals& g) {
   add_simulate(cmd, g);
 }
-void build_simulate_run(CLI::App& cmd, Globals& g) {
+void build_simulate_run(Flags& cmd, Globals& g) {
   add_simulate_run(cmd, g);
 }
 

@@ -5,11 +5,10 @@
 #include <memory>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "sim/cmd_simulate.h"
@@ -87,9 +86,9 @@ int run_generate(const GenerateOptions& o, const Globals& g) {
   return kExitOk;
 }
 
-void add_simulate_generate(CLI::App& parent, Globals& g) {
+void add_simulate_generate(Flags& parent, Globals& g) {
   auto o = std::make_shared<GenerateOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("--jobs", o->jobs, "Number of jobs")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed; the same seed gives the same trace")
       ->capture_default_str();
@@ -106,7 +105,7 @@ void add_simulate_generate(CLI::App& parent, Globals& g) {
                   "Shape the jobs for this cluster's VCs (default: a Philly-shaped cluster)")
       ->type_name("PATH");
   cmd->add_option("--format", o->format, "Trace format to write")
-      ->check(CLI::IsMember({"philly", "csv"}))
+      ->check(IsMember({"philly", "csv"}))
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Trace file ('-' for stdout)")
       ->type_name("FILE")
@@ -125,7 +124,7 @@ void add_simulate_generate(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_simulate_generate(CLI::App& cmd, Globals& g) {
+void build_simulate_generate(Flags& cmd, Globals& g) {
   add_simulate_generate(cmd, g);
 }
 

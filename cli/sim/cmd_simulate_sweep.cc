@@ -13,12 +13,11 @@
 #include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "sim/report.h"
@@ -327,7 +326,7 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
 
 }  // namespace
 
-void build_simulate_sweep(CLI::App& cmd, Globals& g) {
+void build_simulate_sweep(Flags& cmd, Globals& g) {
   auto o = std::make_shared<SweepOptions>();
   cmd.add_option("SPEC", o->spec, "The sweep spec (YAML; docs/simulate.md#sweeps)")
       ->required()
