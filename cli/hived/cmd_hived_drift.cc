@@ -106,9 +106,9 @@ int run_drift(const DriftOptions& o, const Globals& g) {
   if (!conn) return kExitUsage;
   // Only the physical cluster is compared: HiveD's own answer for it.
   auto pc = conn->client->physical_cluster();
-  if (!pc.ok()) return report(*conn, "reading the physical cluster", *pc.error);
+  if (!pc.ok()) return report(*conn, "reading the physical cluster", pc.error());
   pai::hived::ClusterStatus cs;
-  cs.physical_cluster = std::move(*pc.value);
+  cs.physical_cluster = std::move(pc).value();
   auto live = std::make_optional(pai::hived::index_live(std::move(cs), {}));
   for (const auto& w : live->warnings) print_warning(w);
 

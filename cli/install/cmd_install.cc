@@ -1026,12 +1026,12 @@ int check_running_groups(const std::string& url, const HivedEdit& h, bool force,
   std::remove(next.c_str());
   ::rmdir(dir.c_str());
   if (!in) return rc == kExitOk ? kExitRemote : rc;
-  std::string err;
-  auto d = pai::hived::diff_configs(*in->old_model, *in->new_model, in->groups, in->bad, err);
-  if (!err.empty()) {
-    print_error("node remove: the HiveD diff: " + err);
+  auto diffed = pai::hived::diff_configs(*in->old_model, *in->new_model, in->groups, in->bad);
+  if (!diffed) {
+    print_error("node remove: the HiveD diff: " + diffed.error().message);
     return kExitUsage;
   }
+  const auto& d = diffed.value();
   Json groups = Json::array();
   std::vector<std::string> names;
   for (const auto& gc : d.groups) {

@@ -151,13 +151,13 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
   pai::hived::Client client(http, base, token, pai::http::host_of(c.cluster->uri));
   auto st = client.get("/v1/inspect/clusterstatus");
   if (!st.ok()) {
-    v.why_unknown =
-        "no HiveD inspect API at " + pai::http::redact_url(base) + " (" + st.error->summary() + ")";
+    v.why_unknown = "no HiveD inspect API at " + pai::http::redact_url(base) + " (" +
+                    st.error().summary() + ")";
     return v;
   }
   auto gr = client.get("/v1/inspect/affinitygroups/");
   if (!gr.ok()) {
-    v.why_unknown = "HiveD's affinity groups could not be read (" + gr.error->summary() + ")";
+    v.why_unknown = "HiveD's affinity groups could not be read (" + gr.error().summary() + ")";
     return v;
   }
   // The running jobs' expected ends come from the cluster's job list, the last answer.
@@ -178,11 +178,11 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
   auto ps = pai::hived::parse_cluster_status(*st);
   auto pg = pai::hived::parse_affinity_groups(*gr);
   if (!ps.ok() || !pg.ok()) {
-    v.why_unknown =
-        "HiveD's answer is not what its inspect API gives: " + (ps.ok() ? pg.error : ps.error);
+    v.why_unknown = "HiveD's answer is not what its inspect API gives: " +
+                    (ps.ok() ? pg.error().message : ps.error().message);
     return v;
   }
-  auto live = pai::hived::index_live(std::move(*ps.value), std::move(*pg.value));
+  auto live = pai::hived::index_live(std::move(ps).value(), std::move(pg).value());
 
   // The job as the rest-server asks HiveD for it (lib/job/hived_request.h).
   std::set<std::string> leaf_types;
@@ -208,10 +208,9 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
       group_ends[gr.name] = it->second;
 
   double now_s = jobcli::now_ms() / 1000;
-  std::string error;
-  auto fit = pai::hived::fit(live, req, group_ends, now_s, error);
+  auto fit = pai::hived::fit(live, req, group_ends, now_s);
   if (!fit) {
-    v.why_unknown = error;
+    v.why_unknown = fit.error().message;
     return v;
   }
   v.known = true;
