@@ -1,12 +1,16 @@
 #pragma once
 // What the deploy use cases share (install, reset, node add|remove, config
 // push|pull|diff): their error, the events they report while they run, and the
-// questions they ask. Each use case is a request -> plan_X(request, deps), which
-// changes nothing and returns a value a front end prints (as text, or as its
-// -o json document through X_json.h) -> apply_X(plan, callbacks), which makes
-// the changes and returns what happened. Nothing here prints or reads a
-// terminal: progress leaves through UseCaseEvent, a confirmation is asked
-// through Callbacks::confirm.
+// questions they ask. Each use case is a request -> plan_X(request, deps,
+// callbacks), which changes nothing and returns a value a front end prints (as
+// text, or as its -o json document through X_json.h) -> apply_X(plan,
+// callbacks), which makes the changes and returns what happened (a value too,
+// with the failure, if any, inside). The deps are what it talks through (the
+// hosts as the front end reads them, an SSH transport, HTTP clients for ARM and
+// HiveD, a clock), so tests drive it with tests/support's doubles. Nothing here
+// prints or reads a terminal: progress, plans ready to show and the end of each
+// stage leave through UseCaseEvent; a confirmation is a Question the front end
+// answers.
 
 #include <cstddef>
 #include <functional>
