@@ -19,45 +19,28 @@
 
 #include "deploy/journal.h"
 #include "deploy/openpai.h"
+#include "support/scripted_transport.h"
 
 namespace pai::deploy {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Answers the engine's own commands (the host lock, the probe) and counts logins.
-class FakeTransport : public remote::Transport {
- public:
-  remote::ExecResult exec(const remote::Target& target, const remote::ExecRequest& req) override {
-    remote::ExecResult r;
-    std::lock_guard lock(mu);
-    commands.emplace_back(target.endpoint.name, req.command);
-    if (unreachable.count(target.endpoint.name)) {
-      r.failure = remote::Failure::Connect;
-      r.error = "connection to " + target.endpoint.name + " refused";
-      return r;
-    }
-    r.exit_status = 0;
-    if (req.command.find("set -C") != std::string::npos) {
-      auto it = held.find(target.endpoint.name);
-      r.out = it == held.end() ? "acquired\n" : "held 5\n" + it->second + "\n";
-    } else if (req.command.find("echo ") != std::string::npos) {
-      r.out = req.command.substr(req.command.find("echo ") + 5);
-    } else {
-      r.out = "0\n";
-    }
-    return r;
-  }
-  std::unique_ptr<remote::Connection> connect(const remote::Target& target) override {
-    ++connections;
-    return Transport::connect(target);
-  }
-  std::mutex mu;
-  std::vector<std::pair<std::string, std::string>> commands;
-  std::set<std::string> unreachable;
-  std::map<std::string, std::string> held;
-  std::atomic<int> connections{0};
-};
+// The engine's own commands (the host lock, the probe) answered by the shared
+// scripted transport: the lock script is held where `held` names a holder,
+// `echo X` prints X, anything else prints 0 (id -u).
+void script_engine_commands(testing::ScriptedTransport& t,
+                            std::map<std::string, std::string>& held) {
+  t.fallback.out = "0\n";
+  t.on("echo ", [](const testing::ScriptedCall& c) {
+    return testing::ScriptedAnswer{c.script.substr(c.script.find("echo ") + 5)};
+  });
+  t.on("set -C", [&held](const testing::ScriptedCall& c) {
+    auto it = held.find(c.host);
+    return testing::ScriptedAnswer{it == held.end() ? "acquired\n"
+                                                    : "held 5\n" + it->second + "\n"};
+  });
+}
 
 // What the phases do, in order, across hosts.
 struct Timeline {
@@ -148,6 +131,7 @@ struct DeployEngine : ::testing::Test {
            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir);
     fs::create_directories(dir);
+    script_engine_commands(transport, held);
   }
   void TearDown() override { fs::remove_all(dir); }
   PhaseList phases() {
@@ -176,7 +160,8 @@ struct DeployEngine : ::testing::Test {
   Timeline tl;
   std::map<std::string, std::set<std::string>> state;
   std::map<std::string, KeyPhase*> raw;
-  FakeTransport transport;
+  testing::ScriptedTransport transport;
+  std::map<std::string, std::string> held;  // host -> the holder of its install lock
   std::mutex ev_mu;
   std::vector<Event> events;
 };
@@ -203,7 +188,7 @@ TEST_F(DeployEngine, PhasesRunInOrderWithBarriers) {
   EXPECT_EQ(tl.count_prefix("workers master"), 0u);
   EXPECT_EQ(r.hosts[1].phases[1].state, PhaseResult::State::NotApplicable);
   // One connection per host for the whole run.
-  EXPECT_EQ(transport.connections.load(), 4);
+  EXPECT_EQ(transport.connections(), 4);
 }
 
 TEST_F(DeployEngine, SecondRunIsUpToDate) {
@@ -251,7 +236,7 @@ TEST_F(DeployEngine, FailureStopsAtTheBarrierAndCleansUpNewestFirst) {
 
 TEST_F(DeployEngine, UnreachableHostFailsTheRunBeforeAnyChange) {
   auto p = phases();
-  transport.unreachable.insert("worker2");
+  transport.unreachable("worker2");
   Engine engine(transport, options());
   RunResult r = engine.run(cluster(2), p);
   EXPECT_FALSE(r.ok());
@@ -272,8 +257,7 @@ TEST_F(DeployEngine, DryRunChangesNothingAndSaysWhatItWouldDo) {
   EXPECT_EQ(r.hosts[0].phases[1].state, PhaseResult::State::Planned);
   EXPECT_EQ(r.hosts[0].phases[1].needs, std::vector<std::string>{"make control-plane"});
   EXPECT_FALSE(fs::exists(o.journal_path));
-  for (const auto& [host, cmd] : transport.commands)
-    EXPECT_EQ(cmd.find("set -C"), std::string::npos) << "a dry run took the host lock";
+  EXPECT_FALSE(transport.ran("set -C")) << "a dry run took the host lock";
 }
 
 TEST_F(DeployEngine, JournalRecordsRunsAndFindsInterruptedSteps) {
@@ -361,7 +345,7 @@ TEST_F(DeployEngine, LocalLockRefusesASecondInstallAndSaysWho) {
 
 TEST_F(DeployEngine, HostLockHeldByAnotherRunStopsThatHost) {
   auto p = phases();
-  transport.held["worker1"] = "elsewhere 4242 run-7 2024";
+  held["worker1"] = "elsewhere 4242 run-7 2024";
   Engine engine(transport, options());
   RunResult r = engine.run(cluster(2), p);
   EXPECT_FALSE(r.ok());
@@ -369,8 +353,9 @@ TEST_F(DeployEngine, HostLockHeldByAnotherRunStopsThatHost) {
   EXPECT_EQ(tl.count_prefix(""), 0u);
   // Hosts that were locked are unlocked at the end.
   size_t unlocks = 0;
-  for (const auto& [host, cmd] : transport.commands)
-    unlocks += cmd.find("rm -f") != std::string::npos && cmd.find("set -C") == std::string::npos;
+  for (const auto& c : transport.calls())
+    unlocks +=
+        c.script.find("rm -f") != std::string::npos && c.script.find("set -C") == std::string::npos;
   EXPECT_EQ(unlocks, 2u);
 }
 
@@ -592,10 +577,10 @@ TEST_F(DeployEngine, APlanAndItsApplyShareOneConnectionPerHost) {
   o.dry_run = false;
   RunResult r = Engine(transport, o).run(cluster(2), p);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(transport.connections.load(), 3);  // the copies of `o` share them
+  EXPECT_EQ(transport.connections(), 3);  // the copies of `o` share them
   // Options that are not copies of one another share nothing.
   Engine(transport, options()).run(cluster(2), p);
-  EXPECT_EQ(transport.connections.load(), 6);
+  EXPECT_EQ(transport.connections(), 6);
 }
 
 // A phase that changes nothing, whose read counts its runs on the host.
