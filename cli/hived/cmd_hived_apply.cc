@@ -313,11 +313,12 @@ int run_apply(const ApplyOptions& o, const Globals& g) {
     pai::deploy::OpenPaiSettings s;
     s.ns = o.ns;
     s.hived_config = *new_text;
-    manifest = pai::deploy::render_hived_configmap(templates_dir(), s, err);
-    if (!err.empty()) {
-      print_error(err);
+    auto rendered = pai::deploy::render_hived_configmap(templates_dir(), s);
+    if (!rendered) {
+      print_error(rendered.error().message);
       return kExitUsage;
     }
+    manifest = std::move(*rendered);
     push = o.kubectl + " apply -f -";
   }
   std::string restart = !o.restart_command.empty()

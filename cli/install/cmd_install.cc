@@ -124,12 +124,13 @@ int prepare(InstallOptions& o, const Globals& g, Prepared& p, bool need_master =
   s.sudo_password = p.hosts.collect.sudo_password;
   s.wait_s = o.wait_s;
   {
-    std::string err;
-    if (!pai::deploy::load_openpai_settings(p.cluster_dir + "/services-configuration.yaml",
-                                            s.openpai, err)) {
-      print_error(err);
+    auto openpai =
+        pai::deploy::load_openpai_settings(p.cluster_dir + "/services-configuration.yaml");
+    if (!openpai) {
+      print_error(openpai.error().message);
       return kExitUsage;
     }
+    s.openpai = std::move(*openpai);
     s.openpai.hived_enabled = cfg.enable_hived_scheduler;
     if (s.openpai.enabled) s.cluster_files = pai::deploy::read_cluster_files(p.cluster_dir);
   }
@@ -382,9 +383,8 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
   // One install (or reset) per cluster directory at a time; a dry run changes nothing.
   pai::deploy::LocalLock lock;
   if (!o.hosts.dry_run) {
-    std::string err = lock.acquire(state_dir + "/install.lock");
-    if (!err.empty()) {
-      print_error(err);
+    if (auto locked = lock.acquire(state_dir + "/install.lock"); !locked) {
+      print_error(locked.error().message);
       return kExitUsage;
     }
     pai::util::make_directories(state_dir + "/logs", 0700);

@@ -45,7 +45,7 @@ class ConfigPhase : public Phase {
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     if (!s_.cluster_files.empty()) out.push_back({&h, namespace_secrets_script(s_), true});
   }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     if (s_.cluster_files.empty()) return {};
     // The read the openpai phase makes too (its Secret and these files, one
     // kubectl run).
@@ -62,12 +62,10 @@ class ConfigPhase : public Phase {
     }
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
-    std::string err;
-    std::string ns =
-        render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}}, err);
-    if (!err.empty()) return Status::failure(err);
-    std::string body = ns + "\n---\n" + cluster_files_manifest(s_.cluster_files, s_.openpai.ns);
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
+    auto ns = render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}});
+    if (!ns) return ns.error();
+    std::string body = *ns + "\n---\n" + cluster_files_manifest(s_.cluster_files, s_.openpai.ns);
     auto r = h.sh(std::string("set -e\n") + kKubectl +
                       " apply --server-side --field-manager=paictl --force-conflicts -f - "
                       ">/dev/null",

@@ -167,7 +167,7 @@ class EndpointsPhase : public Phase {
     pending_ = std::async(std::launch::async, prober(s_, h));
   }
 
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     if (!s_.openpai.enabled) return {};
     const bool ahead = pending_.valid() && h.run().dry_run;
     EndpointReport r = ahead ? pending_.get() : probe(h);
@@ -178,7 +178,7 @@ class EndpointsPhase : public Phase {
     return {};
   }
 
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     auto end = std::chrono::steady_clock::now() + std::chrono::seconds(s_.wait_s);
     EndpointReport r;
     int pause_ms = 100;  // then 0.2 s, 0.4 s, every 0.5 s
@@ -190,12 +190,12 @@ class EndpointsPhase : public Phase {
       pause_ms = std::min(pause_ms * 2, 500);
     }
     for (const auto& a : r.answers) h.log("endpoints: " + a);
-    return Status::failure(
+    return util::Error{
         "after " + std::to_string(s_.wait_s) + " s: " + util::join(r.answers, "; "),
         "the workloads rolled out, so look at what answered: pylon's and the REST server's pods "
         "(kubectl -n " +
             s_.openpai.ns + " logs deploy/pylon, deploy/rest-server) or HiveD's (statefulset/" +
-            "hivedscheduler-hs) and the nodes it shows Bad; a re-run checks again");
+            "hivedscheduler-hs) and the nodes it shows Bad; a re-run checks again"};
   }
 
  private:

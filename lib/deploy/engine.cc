@@ -488,8 +488,8 @@ bool api_read_as_list(const std::string& output, std::string& out) {
   return true;
 }
 
-Status command_failure(const std::string& what, const remote::ExecResult& r) {
-  if (!r.ok()) return Status::failure(what + ": " + r.error, r.hint);
+util::Error command_failure(const std::string& what, const remote::ExecResult& r) {
+  if (!r.ok()) return {what + ": " + r.error, r.hint, util::Error::Kind::Remote};
   std::string err(util::trim(r.err));
   // The last few lines say why; the log has the rest.
   std::vector<std::string> lines;
@@ -498,29 +498,30 @@ Status command_failure(const std::string& what, const remote::ExecResult& r) {
   if (lines.size() > 3) lines.erase(lines.begin(), lines.end() - 3);
   std::string msg = what + " failed (exit " + std::to_string(r.exit_status) + ")";
   if (!lines.empty()) msg += ": " + util::join(lines, " / ");
-  return Status::failure(msg, "the host's log under .paictl/logs/ has the whole output");
+  return {msg, "the host's log under .paictl/logs/ has the whole output",
+          util::Error::Kind::Remote};
 }
 
-Status run_step(HostRun& h, const std::string& what, const std::string& script,
-                const std::string& input, int timeout_ms) {
+util::Result<void> run_step(HostRun& h, const std::string& what, const std::string& script,
+                            const std::string& input, int timeout_ms) {
   auto r = h.sh("set -e\n" + script, input, timeout_ms);
   if (!r.ok() || r.exit_status != 0) return command_failure(what, r);
   return {};
 }
 
-Status run_last_step(HostRun& h, const std::string& what, const std::string& script,
-                     const std::string& input, int timeout_ms) {
+util::Result<void> run_last_step(HostRun& h, const std::string& what, const std::string& script,
+                                 const std::string& input, int timeout_ms) {
   auto r = h.sh_then_read("set -e\n" + script, input, timeout_ms);
   if (!r.ok() || r.exit_status != 0) return command_failure(what, r);
   return {};
 }
 
-Status Phase::verify(HostRun& host) {
+util::Result<void> Phase::verify(HostRun& host) {
   std::vector<std::string> needs;
-  Status s = observe(host, needs);
-  if (!s.ok) return s;
+  util::Result<void> s = observe(host, needs);
+  if (!s.ok()) return s;
   if (!needs.empty())
-    return Status::failure("still missing after applying: " + util::join(needs, "; "));
+    return util::Error{"still missing after applying: " + util::join(needs, "; "), ""};
   return s;
 }
 
@@ -742,8 +743,8 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   }
   Journal journal;
   if (!opts_.dry_run) {
-    std::string err = journal.open(opts_.journal_path);
-    if (!err.empty()) emit({Event::Kind::Note, "", "", "journal: " + err, "", {}, 0});
+    if (auto opened = journal.open(opts_.journal_path); !opened)
+      emit({Event::Kind::Note, "", "", "journal: " + opened.error().message, "", {}, 0});
     journal.append({{"event", "run-start"}, {"run", res.run_id}, {"hosts", hosts.size()}});
   }
 
@@ -1062,21 +1063,27 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     auto t0 = Clock::now();
     emit({Event::Kind::PhaseStart, host, pr.phase, "", "", {}, 0});
     std::vector<std::string> needs;
-    Status s;
+    util::Result<void> s;
     {
       KeepLiveReads keep;
       s = phase.observe(h, needs);
     }
-    auto fail = [&](const Status& st) {
+    auto fail = [&](const util::Result<void>& st) {
       pr.state = PhaseResult::State::Failed;
-      pr.error = masker->mask(st.error);
-      pr.hint = masker->mask(st.hint);
+      pr.error = masker->mask(st.error().message);
+      pr.hint = masker->mask(st.error().hint);
       pr.ms = ms_since(t0);
-      h.log("phase " + pr.phase + " failed: " + st.error);
-      emit({Event::Kind::PhaseFailed, host, pr.phase, st.error, st.hint, {}, pr.ms});
+      h.log("phase " + pr.phase + " failed: " + st.error().message);
+      emit({Event::Kind::PhaseFailed,
+            host,
+            pr.phase,
+            st.error().message,
+            st.error().hint,
+            {},
+            pr.ms});
       return false;
     };
-    if (!s.ok) return fail(s);
+    if (!s.ok()) return fail(s);
     for (auto& n : needs) n = masker->mask(n);
     pr.needs = needs;
     if (needs.empty()) {
@@ -1120,7 +1127,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     // keeps what it read for the phases after it.
     forget();
     for (auto& [script, r] : read_after) h.keep_read(script, std::move(r));
-    if (s.ok) {
+    if (s.ok()) {
       KeepLiveReads keep;
       s = phase.verify(h);
     }
@@ -1128,9 +1135,9 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
                     {"run", res.run_id},
                     {"host", host},
                     {"phase", pr.phase},
-                    {"result", s.ok ? "changed" : "failed"},
-                    {"error", masker->mask(s.error)}});
-    if (!s.ok) return fail(s);
+                    {"result", s.ok() ? "changed" : "failed"},
+                    {"error", s.ok() ? std::string() : masker->mask(s.error().message)}});
+    if (!s.ok()) return fail(s);
     pr.state = PhaseResult::State::Changed;
     pr.ms = ms_since(t0);
     emit({Event::Kind::PhaseApplied, host, pr.phase, "applied", "", needs, pr.ms});
@@ -1192,7 +1199,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
           emit({Event::Kind::PhaseStart, hosts[i].name, phase.name(), "", "", {}, 0});
         }
       auto t0 = Clock::now();
-      std::vector<Status> st(hs.size());
+      std::vector<util::Result<void>> st(hs.size());
       std::vector<std::vector<std::string>> needs(hs.size());
       if (!hs.empty()) phase.observe_all(hs, st, needs);
       std::vector<size_t> to_apply;
@@ -1200,16 +1207,16 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
         size_t i = which[k];
         PhaseResult& pr = res.hosts[i].phases[first];
         pr.ms = ms_since(t0);
-        if (!st[k].ok) {
+        if (!st[k].ok()) {
           pr.state = PhaseResult::State::Failed;
-          pr.error = masker->mask(st[k].error);
-          pr.hint = masker->mask(st[k].hint);
+          pr.error = masker->mask(st[k].error().message);
+          pr.hint = masker->mask(st[k].error().hint);
           failed[i] = 1;
           emit({Event::Kind::PhaseFailed,
                 hosts[i].name,
                 pr.phase,
-                st[k].error,
-                st[k].hint,
+                st[k].error().message,
+                st[k].error().hint,
                 {},
                 pr.ms});
         } else if (needs[k].empty()) {

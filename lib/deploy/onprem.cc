@@ -144,7 +144,7 @@ class KeyValuePhase : public Phase {
     out.push_back({&h, observation(h)});
     more_reads(h, out);
   }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     auto r = h.observe_sh(observation(h));
     if (!r.ok() || r.exit_status != 0) return command_failure("observing " + what(), r);
     auto kv = parse_key_values(r.out);
@@ -157,8 +157,8 @@ class KeyValuePhase : public Phase {
   virtual std::string observation(const HostRun& h) const = 0;
   // Other scripts needs_from() reads (with observe_sh), on this host or another.
   virtual void more_reads(HostRun&, std::vector<ObservationRead>&) {}
-  virtual Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
-                            std::vector<std::string>& needs) = 0;
+  virtual util::Result<void> needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                                        std::vector<std::string>& needs) = 0;
 };
 
 // Sets the shell variable v to a file's content without its trailing newlines
@@ -248,8 +248,8 @@ class DetectOs : public KeyValuePhase {
       "true\n";
   std::string what() const override { return "the OS"; }
   std::string observation(const HostRun&) const override { return kScript; }
-  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
-                    std::vector<std::string>& needs) override {
+  util::Result<void> needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                                std::vector<std::string>& needs) override {
     // A lock left by an install killed on this machine: the next apply takes
     // it over and removes it at its end, so the plan must not say "up to date".
     if (kv.count("lock") && holder_is_dead_here(kv["lock"]))
@@ -259,14 +259,13 @@ class DetectOs : public KeyValuePhase {
     f["os_version"] = kv["os_version"];
     f["mtu"] = util::parse_int(kv["mtu"]).value_or(1500);
     f["ours"] = kv.count("ours") > 0 || kv.count("joined") > 0;
-    std::string why = unsupported_os(kv["os_id"], kv["os_version"]);
-    if (!why.empty())
-      return Status::failure(why,
-                             "paictl install supports Ubuntu 20.04, 22.04, 24.04 and Debian 12; "
-                             "reinstall the host or leave it out of layout.yaml (or --limit)");
+    if (auto supported = supported_os(kv["os_id"], kv["os_version"]); !supported)
+      return util::Error{supported.error().message,
+                         "paictl install supports Ubuntu 20.04, 22.04, 24.04 and Debian 12; "
+                         "reinstall the host or leave it out of layout.yaml (or --limit)"};
     return {};
   }
-  Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+  util::Result<void> apply(HostRun&, const std::vector<std::string>&) override { return {}; }
 };
 
 // The routed transport of the pre-install checks: each host's commands go over
@@ -310,9 +309,9 @@ class PreInstallChecks : public Phase {
   std::string name() const override { return "checks"; }
   bool cluster_wide() const override { return true; }
   bool read_only() const override { return true; }
-  Status observe(HostRun&, std::vector<std::string>&) override { return {}; }
-  Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
-  Status verify(HostRun&) override { return {}; }
+  util::Result<void> observe(HostRun&, std::vector<std::string>&) override { return {}; }
+  util::Result<void> apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+  util::Result<void> verify(HostRun&) override { return {}; }
   // The fact script as `check hosts` runs it (as root: $1 the privilege, $2
   // the SSH connection), for a dry run's one session. Logged in as another user
   // (sudo: the SSH connection is not passed on) the checks read it themselves.
@@ -322,7 +321,7 @@ class PreInstallChecks : public Phase {
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     if (h.spec().target.endpoint.user == "root") out.push_back({&h, read_script()});
   }
-  void observe_all(std::vector<HostRun*>& hosts, std::vector<Status>& status,
+  void observe_all(std::vector<HostRun*>& hosts, std::vector<util::Result<void>>& status,
                    std::vector<std::vector<std::string>>&) override {
     KeptConnections transport(hosts, read_script());
     std::vector<inventory::HostPlan> plans;
@@ -382,13 +381,13 @@ class PreInstallChecks : public Phase {
     }
     for (size_t i = 0; i < hosts.size(); ++i) {
       if (!outcomes[i].reached) {
-        status[i] = Status::failure("the pre-install checks did not run: " + outcomes[i].exec.error,
-                                    outcomes[i].exec.hint);
+        status[i] = util::Error{"the pre-install checks did not run: " + outcomes[i].exec.error,
+                                outcomes[i].exec.hint};
       } else if (!errors[i].empty()) {
         status[i] =
-            Status::failure("pre-install checks failed: " + util::join(errors[i], "; "),
-                            "fix them, or pass --ignore-check-errors " + util::join(names[i], ",") +
-                                " to go on anyway (they still run and are reported)");
+            util::Error{"pre-install checks failed: " + util::join(errors[i], "; "),
+                        "fix them, or pass --ignore-check-errors " + util::join(names[i], ",") +
+                            " to go on anyway (they still run and are reported)"};
       }
     }
   }
@@ -408,14 +407,14 @@ class MarkHost : public KeyValuePhase {
   }
   std::string what() const override { return "the install marker"; }
   std::string observation(const HostRun&) const override { return script(); }
-  Status needs_from(HostRun&, std::map<std::string, std::string>& kv,
-                    std::vector<std::string>& needs) override {
+  util::Result<void> needs_from(HostRun&, std::map<std::string, std::string>& kv,
+                                std::vector<std::string>& needs) override {
     if (!kv.count("marked"))
       needs.push_back("record the host as part of cluster " + s_.cluster_name + " (" +
                       std::string(kStateDir) + "/cluster)");
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     // What was there before install, so that reset puts back exactly that.
     std::string d = kStateDir;
     return run_last_step(
@@ -447,8 +446,8 @@ class Swap : public KeyValuePhase {
       "/etc/fstab; fi; echo \"fstab=$n\"\n";
   std::string what() const override { return "swap"; }
   std::string observation(const HostRun&) const override { return kScript; }
-  Status needs_from(HostRun&, std::map<std::string, std::string>& kv,
-                    std::vector<std::string>& needs) override {
+  util::Result<void> needs_from(HostRun&, std::map<std::string, std::string>& kv,
+                                std::vector<std::string>& needs) override {
     int64_t active = util::parse_int(kv["active"]).value_or(0);
     int64_t fstab = util::parse_int(kv["fstab"]).value_or(0);
     if (active > 0) needs.push_back("turn swap off (" + std::to_string(active) + " active)");
@@ -456,7 +455,7 @@ class Swap : public KeyValuePhase {
       needs.push_back("comment out " + std::to_string(fstab) + " swap line(s) in /etc/fstab");
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     // Commented with a marker, so that reset can put them back.
     return run_last_step(h, "turning swap off",
                          "swapoff -a\n"
@@ -489,8 +488,8 @@ class Kernel : public KeyValuePhase {
   }
   std::string what() const override { return "kernel modules and sysctls"; }
   std::string observation(const HostRun&) const override { return script(); }
-  Status needs_from(HostRun&, std::map<std::string, std::string>& kv,
-                    std::vector<std::string>& needs) override {
+  util::Result<void> needs_from(HostRun&, std::map<std::string, std::string>& kv,
+                                std::vector<std::string>& needs) override {
     std::vector<std::string> mods;
     for (const char* m : {"overlay", "br_netfilter"})
       if (!kv.count(std::string("mod_") + m)) mods.push_back(m);
@@ -504,7 +503,7 @@ class Kernel : public KeyValuePhase {
     if (!bad.empty()) needs.push_back("set " + util::join(bad, ", ") + " to 1");
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     return run_last_step(
         h, "loading modules and setting sysctls",
         write_file(kModulesFile, kModules) + "modprobe overlay\nmodprobe br_netfilter\n" +
@@ -573,8 +572,8 @@ class Packages : public KeyValuePhase {
   }
   std::string what() const override { return "packages"; }
   std::string observation(const HostRun& h) const override { return script(h.spec()); }
-  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
-                    std::vector<std::string>& needs) override {
+  util::Result<void> needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                                std::vector<std::string>& needs) override {
     if (bundle()) {
       if (kv.count("missing_file"))
         needs.push_back("copy the offline bundle (" + std::to_string(bundle_files().size()) +
@@ -622,20 +621,22 @@ class Packages : public KeyValuePhase {
     return {};
   }
 
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     std::string script = "export DEBIAN_FRONTEND=noninteractive\nmkdir -p /etc/apt/keyrings\n";
     if (bundle()) {
       std::string mk = "mkdir -p " + std::string(kBundleDir) + "\n";
-      if (Status s = run_step(h, "creating " + std::string(kBundleDir), mk); !s.ok) return s;
+      if (util::Result<void> s = run_step(h, "creating " + std::string(kBundleDir), mk); !s.ok())
+        return s;
       for (const auto& f : bundle_files()) {
         std::ifstream in(s_.offline_bundle + "/" + f, std::ios::binary);
         std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         std::string dst = std::string(kBundleDir) + "/" + f;
-        if (Status s = run_step(h, "copying " + f,
-                                "cat > " + shell_quote(dst + ".part") + "\nmv " +
-                                    shell_quote(dst + ".part") + " " + shell_quote(dst) + "\n",
-                                content);
-            !s.ok)
+        if (util::Result<void> s =
+                run_step(h, "copying " + f,
+                         "cat > " + shell_quote(dst + ".part") + "\nmv " +
+                             shell_quote(dst + ".part") + " " + shell_quote(dst) + "\n",
+                         content);
+            !s.ok())
           return s;
       }
       script += write_file(kBundleList, bundle_line());
@@ -693,8 +694,8 @@ class Containerd : public KeyValuePhase {
       "fi\n";
   std::string what() const override { return "containerd"; }
   std::string observation(const HostRun&) const override { return kScript; }
-  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
-                    std::vector<std::string>& needs) override {
+  util::Result<void> needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                                std::vector<std::string>& needs) override {
     bool gpu = has_gpu(h.spec());
     if (!kv.count("config") || !kv.count("systemd") || (gpu && !kv.count("nvidia")))
       needs.push_back(std::string("write /etc/containerd/config.toml (SystemdCgroup = true") +
@@ -703,7 +704,7 @@ class Containerd : public KeyValuePhase {
       needs.push_back("restart containerd with that configuration");
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>& needs) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>& needs) override {
     std::string script;
     bool rewrite = !needs.empty() && needs[0].rfind("write", 0) == 0;
     if (rewrite) {
@@ -751,8 +752,8 @@ class ControlPlane : public KeyValuePhase {
     out.push_back({&h, cluster_objects_script()});
     out.push_back({&h, kTokenList});
   }
-  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
-                    std::vector<std::string>& needs) override {
+  util::Result<void> needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                                std::vector<std::string>& needs) override {
     // The API server answers when the read of the cluster's objects, which the
     // later phases make anyway, lists them: a kubectl run fewer than asking
     // /readyz first (about 0.1 s of the master's CPU).
@@ -783,7 +784,7 @@ class ControlPlane : public KeyValuePhase {
     return {};
   }
 
-  Status apply(HostRun& h, const std::vector<std::string>& needs) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>& needs) override {
     bool reset = false, init = false;
     for (const auto& n : needs) {
       reset |= n.find("kubeadm reset") != std::string::npos;
@@ -804,27 +805,27 @@ class ControlPlane : public KeyValuePhase {
         return r.ok() && r.exit_status == 0;
       });
       if (!up)
-        return Status::failure("the API server does not answer on the master",
-                               "look at the kubelet and the static pods on the master; "
-                               "`kubeadm reset -f` there and a re-run start the control plane "
-                               "again (its data is lost)");
+        return util::Error{"the API server does not answer on the master",
+                           "look at the kubelet and the static pods on the master; "
+                           "`kubeadm reset -f` there and a re-run start the control plane "
+                           "again (its data is lost)"};
       return {};
     }
     if (reset)
-      if (Status s = run_step(h, "kubeadm reset -f (an interrupted init)",
-                              holding_kubeadm_lock("kubeadm reset -f"));
-          !s.ok)
+      if (util::Result<void> s = run_step(h, "kubeadm reset -f (an interrupted init)",
+                                          holding_kubeadm_lock("kubeadm reset -f"));
+          !s.ok())
         return s;
-    std::string err;
-    std::string config = render_kubeadm_init(s_, h.spec(), kubeadm_version_, err);
-    if (!err.empty()) return Status::failure(err);
+    auto rendered = render_kubeadm_init(s_, h.spec(), kubeadm_version_);
+    if (!rendered) return rendered.error();
+    const std::string& config = *rendered;
     h.log("kubeadm configuration:\n" + config);
     // The configuration goes on stdin: nothing is left on the host to clean up.
-    if (Status s =
+    if (util::Result<void> s =
             run_step(h, "kubeadm init",
                      holding_kubeadm_lock("kubeadm init --config /dev/stdin --skip-token-print"),
                      config, 900000);
-        !s.ok)
+        !s.ok())
       return s;
     // kubeadm's own 24 h token (the only one right after init) is not needed:
     // workers get short-lived ones.
@@ -858,24 +859,25 @@ class ManifestPhase : public Phase {
   virtual std::map<std::string, std::string> values(HostRun& h) = 0;
   virtual bool wanted(HostRun&) { return true; }
 
-  Status render(HostRun& h, std::string& out) {
+  util::Result<void> render(HostRun& h, std::string& out) {
     auto v = values(h);
-    std::string err;
-    std::string text = render_template(s_.templates_dir, tmpl_, v, err);
-    if (!err.empty()) return Status::failure(err);
-    v["hash"] = content_hash(text);
-    out = render_template(s_.templates_dir, tmpl_, v, err);
+    auto text = render_template(s_.templates_dir, tmpl_, v);
+    if (!text) return text.error();
+    v["hash"] = content_hash(*text);
+    auto manifest = render_template(s_.templates_dir, tmpl_, v);
     hash_ = v["hash"];
-    return err.empty() ? Status{} : Status::failure(err);
+    if (!manifest) return manifest.error();
+    out = std::move(*manifest);
+    return {};
   }
 
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, cluster_objects_script()});
   }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     if (!wanted(h)) return {};
     std::string manifest;
-    if (Status s = render(h, manifest); !s.ok) return s;
+    if (util::Result<void> s = render(h, manifest); !s.ok()) return s;
     auto r = h.observe_sh(cluster_objects_script());
     if (!r.ok()) return command_failure("observing " + what_, r);
     auto ds = objects_of_kind(nlohmann::json::parse(r.out, nullptr, false), "DaemonSet", ns_);
@@ -888,20 +890,20 @@ class ManifestPhase : public Phase {
     return {};
   }
 
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     std::string manifest;
-    if (Status s = render(h, manifest); !s.ok) return s;
-    if (Status s =
+    if (util::Result<void> s = render(h, manifest); !s.ok()) return s;
+    if (util::Result<void> s =
             run_step(h, "applying " + what_,
                      std::string(kKubectl) +
                          " apply --server-side --field-manager=paictl --force-conflicts -f -",
                      manifest);
-        !s.ok)
+        !s.ok())
       return s;
     if (!wait_for_rollouts(h, ns_, {"daemonset/" + ds_}, s_.wait_s).empty())
-      return Status::failure("waiting for " + what_ + ": daemonset/" + ds_ +
-                                 " did not roll out within " + std::to_string(s_.wait_s) + " s",
-                             "look at its pods: kubectl -n " + ns_ + " describe daemonset " + ds_);
+      return util::Error{"waiting for " + what_ + ": daemonset/" + ds_ +
+                             " did not roll out within " + std::to_string(s_.wait_s) + " s",
+                         "look at its pods: kubectl -n " + ns_ + " describe daemonset " + ds_};
     return {};
   }
 
@@ -946,7 +948,7 @@ class DevicePlugin : public ManifestPhase {
   std::map<std::string, std::string> values(HostRun&) override { return {}; }
 };
 
-Status nodes_json(HostRun& master, nlohmann::json& out) {
+util::Result<void> nodes_json(HostRun& master, nlohmann::json& out) {
   auto r = master.observe_sh(cluster_objects_script());
   if (!r.ok()) return command_failure("listing the nodes", r);
   out = objects_of_kind(nlohmann::json::parse(r.out, nullptr, false), "Node");
@@ -984,8 +986,8 @@ class Workers : public KeyValuePhase {
       out.push_back({master, kTokenList});
     }
   }
-  Status needs_from(HostRun& h, std::map<std::string, std::string>& kv,
-                    std::vector<std::string>& needs) override {
+  util::Result<void> needs_from(HostRun& h, std::map<std::string, std::string>& kv,
+                                std::vector<std::string>& needs) override {
     HostRun* master = h.run().master();
     bool registered = false;
     if (master) {
@@ -1042,8 +1044,8 @@ class Workers : public KeyValuePhase {
     return {};
   }
 
-  Status apply(HostRun& h, const std::vector<std::string>& needs) override {
-    Status s = join(h, needs);
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>& needs) override {
+    util::Result<void> s = join(h, needs);
     // What the verification reads of the master next must postdate this apply.
     std::lock_guard lock(mu_);
     verifying_.insert(h.spec().name);
@@ -1076,16 +1078,16 @@ class Workers : public KeyValuePhase {
     bool minting = true;   // the first worker is minting the token
     bool closing = false;  // its last worker is deleting the token: no one may join it
     bool done = false;     // the token is deleted; `reads` hold what was read after
-    Status minted;
+    util::Result<void> minted;
     JoinCommand jc;
     std::string id;  // the token's id (not secret)
     std::chrono::steady_clock::time_point born;
     std::map<std::string, remote::ExecResult> reads;
   };
 
-  Status join(HostRun& h, const std::vector<std::string>& needs) {
+  util::Result<void> join(HostRun& h, const std::vector<std::string>& needs) {
     HostRun* master = h.run().master();
-    if (!master) return Status::failure("no master in layout.yaml to join");
+    if (!master) return util::Error{"no master in layout.yaml to join", ""};
     std::vector<std::string> leftover;
     {
       std::lock_guard lock(mu_);
@@ -1098,25 +1100,28 @@ class Workers : public KeyValuePhase {
     if (!join) return {};
     for (const auto& n : needs)
       if (n.find("kubeadm reset") != std::string::npos)
-        if (Status s = run_step(h, "kubeadm reset -f", holding_kubeadm_lock("kubeadm reset -f"));
-            !s.ok)
+        if (util::Result<void> s =
+                run_step(h, "kubeadm reset -f", holding_kubeadm_lock("kubeadm reset -f"));
+            !s.ok())
           return s;
     Wave& w = enter_wave(h, *master);
-    Status s = w.minted;
-    if (s.ok) {
-      std::string err;
-      std::string config = render_kubeadm_join(
-          s_, h.spec(), h.facts().value("kubeadm_version", "v" + s_.kube_version), w.jc.endpoint,
-          w.jc.token, w.jc.ca_hash, err);
-      if (!err.empty()) s = Status::failure(err);
+    util::Result<void> s = w.minted;
+    if (s.ok()) {
+      auto config = render_kubeadm_join(s_, h.spec(),
+                                        h.facts().value("kubeadm_version", "v" + s_.kube_version),
+                                        w.jc.endpoint, w.jc.token, w.jc.ca_hash);
       // The join configuration holds the token: it goes on stdin, never to a
       // file or argv. Nothing changes here after the join.
-      if (s.ok)
+      if (!config) {
+        s = config.error();
+      } else {
         s = run_last_step(h, "kubeadm join",
-                          holding_kubeadm_lock("kubeadm join --config /dev/stdin"), config, 900000);
-      std::fill(config.begin(), config.end(), '\0');
+                          holding_kubeadm_lock("kubeadm join --config /dev/stdin"), *config,
+                          900000);
+        std::fill(config->begin(), config->end(), '\0');
+      }
     }
-    leave_wave(h, *master, w, s.ok);
+    leave_wave(h, *master, w, s.ok());
     return s;
   }
 
@@ -1128,7 +1133,7 @@ class Workers : public KeyValuePhase {
     const auto half_ttl = std::chrono::seconds(std::max(1, s_.join_token_ttl_s / 2));
     Wave* w = waves_.empty() ? nullptr : &waves_.back();
     if (w && !w->closing && !w->done &&
-        (w->minting || (w->minted.ok && now - w->born < half_ttl))) {
+        (w->minting || (w->minted.ok() && now - w->born < half_ttl))) {
       ++w->joining;
       cv_.wait(lock, [&] { return !w->minting; });
       return *w;
@@ -1142,14 +1147,17 @@ class Workers : public KeyValuePhase {
                            "s --description " + shell_quote(kWaveMark + run_mark_) +
                            " --print-join-command",
                        {}, 120000, true);
-    Status minted;
+    util::Result<void> minted;
     JoinCommand jc;
-    if (!r.ok() || r.exit_status != 0)
+    if (!r.ok() || r.exit_status != 0) {
       minted = command_failure("minting a join token", r);
-    else if (!parse_join_command(r.out, jc))
-      minted = Status::failure("kubeadm token create printed no join command");
+    } else {
+      // What it printed even when incomplete: a token there is deleted with the wave.
+      jc = parse_join_command(r.out);
+      if (!jc.complete()) minted = util::Error{"kubeadm token create printed no join command", ""};
+    }
     std::fill(r.out.begin(), r.out.end(), '\0');
-    if (minted.ok) h.run().masker->add(jc.token);
+    if (minted.ok()) h.run().masker->add(jc.token);
     lock.lock();
     w->minted = minted;
     w->jc = std::move(jc);
@@ -1262,9 +1270,9 @@ class NodeLabels : public Phase {
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, cluster_objects_script()});
   }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     nlohmann::json nodes;
-    if (Status s = nodes_json(h, nodes); !s.ok) return s;
+    if (util::Result<void> s = nodes_json(h, nodes); !s.ok()) return s;
     missing_.clear();
     for (auto* host : h.run().hosts) {
       const nlohmann::json* n = find_node(nodes, host->spec().name);
@@ -1281,7 +1289,7 @@ class NodeLabels : public Phase {
     }
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     // One write per set of labels, for all the nodes that miss it (the workers
     // of one SKU share theirs): a merge patch of each node's labels, sent by one
     // curl over one connection (api_curl). `kubectl label` of many nodes sends
@@ -1350,9 +1358,9 @@ class VerifyNodes : public Phase {
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, cluster_objects_script()});
   }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     nlohmann::json nodes;
-    if (Status s = nodes_json(h, nodes); !s.ok) return s;
+    if (util::Result<void> s = nodes_json(h, nodes); !s.ok()) return s;
     for (auto* host : h.run().hosts) {
       const auto& spec = host->spec();
       const nlohmann::json* n = find_node(nodes, spec.name);
@@ -1373,16 +1381,16 @@ class VerifyNodes : public Phase {
     }
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     std::vector<std::string> left;
     poll(s_.wait_s, 1000, [&] {
       left.clear();
-      return observe(h, left).ok && left.empty();
+      return observe(h, left).ok() && left.empty();
     });
     if (!left.empty())
-      return Status::failure("after " + std::to_string(s_.wait_s) + " s: " + util::join(left, "; "),
-                             "look at the node's kubelet and containerd (journalctl -u kubelet) "
-                             "and at the device plugin's pod on it");
+      return util::Error{"after " + std::to_string(s_.wait_s) + " s: " + util::join(left, "; "),
+                         "look at the node's kubelet and containerd (journalctl -u kubelet) "
+                         "and at the device plugin's pod on it"};
     return {};
   }
 
@@ -1429,8 +1437,8 @@ class ResetHost : public KeyValuePhase {
   }
   std::string what() const override { return "what install left"; }
   std::string observation(const HostRun&) const override { return script(); }
-  Status needs_from(HostRun&, std::map<std::string, std::string>& kv,
-                    std::vector<std::string>& needs) override {
+  util::Result<void> needs_from(HostRun&, std::map<std::string, std::string>& kv,
+                                std::vector<std::string>& needs) override {
     if (kv.count("kube")) needs.push_back("kubeadm reset -f");
     std::vector<std::string> pkgs, files;
     for (const auto& [k, v] : kv) {
@@ -1445,7 +1453,7 @@ class ResetHost : public KeyValuePhase {
       needs.push_back("restore modules and sysctls, remove " + std::string(kStateDir));
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>& needs) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>& needs) override {
     std::string d = kStateDir;
     std::string script = "export DEBIAN_FRONTEND=noninteractive\n";
     for (const auto& n : needs)
@@ -1503,43 +1511,38 @@ std::string kubeadm_api_version(const std::string& kube_version) {
   return minor_number(kube_version) >= 31 ? "kubeadm.k8s.io/v1beta4" : "kubeadm.k8s.io/v1beta3";
 }
 
-std::string unsupported_os(const std::string& id, const std::string& version_id) {
+util::Result<void> supported_os(const std::string& id, const std::string& version_id) {
   if (id == "ubuntu" && (version_id == "20.04" || version_id == "22.04" || version_id == "24.04"))
     return {};
   if (id == "debian" && version_id == "12") return {};
   std::string shown =
       id.empty() ? std::string("an unknown OS (no /etc/os-release)") : id + " " + version_id;
-  return shown + " is not supported by paictl install";
+  return util::Error{shown + " is not supported by paictl install", ""};
 }
 
-std::string render_template(const std::string& templates_dir, const std::string& name,
-                            const std::map<std::string, std::string>& values, std::string& error) {
+util::Result<std::string> render_template(const std::string& templates_dir, const std::string& name,
+                                          const std::map<std::string, std::string>& values) {
   std::string path = templates_dir + "/install/" + name;
   std::ifstream in(path);
-  if (!in) {
-    error = "cannot read the template " + path + " (set PAICTL_TEMPLATES to paictl's templates/)";
-    return {};
-  }
+  if (!in)
+    return util::Error{
+        "cannot read the template " + path + " (set PAICTL_TEMPLATES to paictl's templates/)", "",
+        util::Error::Kind::Input};
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   kainjow::mustache::mustache tmpl(text);
-  if (!tmpl.is_valid()) {
-    error = path + ": " + tmpl.error_message();
-    return {};
-  }
+  if (!tmpl.is_valid())
+    return util::Error{path + ": " + tmpl.error_message(), "", util::Error::Kind::Input};
   tmpl.set_custom_escape([](const std::string& s) { return s; });
   kainjow::mustache::data data;
   for (const auto& [k, v] : values) data.set(k, v);
   std::string out = tmpl.render(data);
-  if (!tmpl.is_valid()) {
-    error = path + ": " + tmpl.error_message();
-    return {};
-  }
-  error.clear();
+  if (!tmpl.is_valid())
+    return util::Error{path + ": " + tmpl.error_message(), "", util::Error::Kind::Input};
   return out;
 }
 
-std::string render_kubeadm_init(const InstallSettings& s, const HostSpec& master,
-                                const std::string& kubeadm_version, std::string& error) {
+util::Result<std::string> render_kubeadm_init(const InstallSettings& s, const HostSpec& master,
+                                              const std::string& kubeadm_version) {
   std::string v = kubeadm_version.substr(!kubeadm_version.empty() && kubeadm_version[0] == 'v');
   return render_template(s.templates_dir, "kubeadm-init.yaml",
                          {{"api", kubeadm_api_version(v).substr(15)},
@@ -1549,38 +1552,38 @@ std::string render_kubeadm_init(const InstallSettings& s, const HostSpec& master
                           {"cluster", s.cluster_name},
                           {"endpoint", endpoint_of(s, master)},
                           {"pods", s.pods_subnet},
-                          {"services", s.service_subnet}},
-                         error);
+                          {"services", s.service_subnet}});
 }
 
-std::string render_kubeadm_join(const InstallSettings& s, const HostSpec& node,
-                                const std::string& kubeadm_version, const std::string& endpoint,
-                                const std::string& token, const std::string& ca_hash,
-                                std::string& error) {
+util::Result<std::string> render_kubeadm_join(const InstallSettings& s, const HostSpec& node,
+                                              const std::string& kubeadm_version,
+                                              const std::string& endpoint, const std::string& token,
+                                              const std::string& ca_hash) {
   std::string v = kubeadm_version.substr(!kubeadm_version.empty() && kubeadm_version[0] == 'v');
   return render_template(s.templates_dir, "kubeadm-join.yaml",
                          {{"api", kubeadm_api_version(v).substr(15)},
                           {"node", node.name},
                           {"endpoint", endpoint},
                           {"token", token},
-                          {"ca_hash", ca_hash}},
-                         error);
+                          {"ca_hash", ca_hash}});
 }
 
-Status render_install_manifests(const InstallSettings& s, const HostSpec& master, int mtu,
-                                std::vector<std::pair<std::string, std::string>>& out) {
-  std::string err;
-  std::string flannel = render_template(
+util::Result<Manifests> render_install_manifests(const InstallSettings& s, const HostSpec& master,
+                                                 int mtu) {
+  Manifests out;
+  auto flannel = render_template(
       s.templates_dir, "kube-flannel.yaml",
-      {{"pods", s.pods_subnet}, {"mtu", std::to_string(mtu - 50)}, {"hash", "0000000000000000"}},
-      err);
-  if (!err.empty()) return Status::failure(err);
-  out.emplace_back("cni", flannel);
-  std::string plugin = render_template(s.templates_dir, "nvidia-device-plugin.yaml",
-                                       {{"hash", "0000000000000000"}}, err);
-  if (!err.empty()) return Status::failure(err);
-  out.emplace_back("device-plugin", plugin);
-  return render_openpai_manifests(s, master, out);
+      {{"pods", s.pods_subnet}, {"mtu", std::to_string(mtu - 50)}, {"hash", "0000000000000000"}});
+  if (!flannel) return flannel.error();
+  out.emplace_back("cni", std::move(*flannel));
+  auto plugin =
+      render_template(s.templates_dir, "nvidia-device-plugin.yaml", {{"hash", "0000000000000000"}});
+  if (!plugin) return plugin.error();
+  out.emplace_back("device-plugin", std::move(*plugin));
+  auto services = render_openpai_manifests(s, master);
+  if (!services) return services.error();
+  for (auto& m : *services) out.push_back(std::move(m));
+  return out;
 }
 
 std::string cluster_objects_script() {
@@ -1660,18 +1663,18 @@ std::vector<std::string> wait_for_rollouts(HostRun& master, const std::string& n
   return left;
 }
 
-bool parse_join_command(const std::string& out, JoinCommand& jc) {
+JoinCommand parse_join_command(const std::string& out) {
   std::istringstream in(out);
   std::string word, prev;
-  bool join = false;
+  JoinCommand jc;
   while (in >> word) {
     if (prev == "join" && jc.endpoint.empty()) jc.endpoint = word;
     if (prev == "--token") jc.token = word;
     if (prev == "--discovery-token-ca-cert-hash") jc.ca_hash = word;
-    join |= word == "join";
+    jc.join |= word == "join";
     prev = word;
   }
-  return join && !jc.endpoint.empty() && !jc.token.empty() && !jc.ca_hash.empty();
+  return jc;
 }
 
 std::map<std::string, std::string> parse_key_values(const std::string& out) {

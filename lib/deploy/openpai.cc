@@ -82,25 +82,27 @@ class WorkloadsPhase : public Phase {
   bool barrier() const override { return true; }
 
   virtual bool wanted() const = 0;
-  virtual Status components(const HostSpec& master, std::vector<Component>& out) = 0;
-  virtual Status observe_extra(HostRun&, std::vector<std::string>&) { return {}; }
-  virtual Status apply_extra(HostRun&) { return {}; }
+  virtual util::Result<void> components(const HostSpec& master, std::vector<Component>& out) = 0;
+  virtual util::Result<void> observe_extra(HostRun&, std::vector<std::string>&) { return {}; }
+  virtual util::Result<void> apply_extra(HostRun&) { return {}; }
 
-  Status render(const std::string& name, const std::vector<std::string>& templates,
-                std::map<std::string, std::string> values, Component& c) {
-    std::string text, err;
+  util::Result<void> render(const std::string& name, const std::vector<std::string>& templates,
+                            std::map<std::string, std::string> values, Component& c) {
+    std::string text;
     values["hash"] = "";
     for (const auto& t : templates) {
-      text += "---\n" + render_template(s_.templates_dir, t, values, err);
-      if (!err.empty()) return Status::failure(err);
+      auto part = render_template(s_.templates_dir, t, values);
+      if (!part) return part.error();
+      text += "---\n" + *part;
     }
     values["hash"] = fnv_hash(text);
     c.name = name;
     c.hash = values["hash"];
     c.manifest.clear();
     for (const auto& t : templates) {
-      c.manifest += "---\n" + render_template(s_.templates_dir, t, values, err);
-      if (!err.empty()) return Status::failure(err);
+      auto part = render_template(s_.templates_dir, t, values);
+      if (!part) return part.error();
+      c.manifest += "---\n" + *part;
     }
     return {};
   }
@@ -129,7 +131,7 @@ class WorkloadsPhase : public Phase {
     out.push_back({&h, workloads_script()});
   }
 
-  Status workloads(HostRun& h, std::map<std::string, WorkloadState>& out) {
+  util::Result<void> workloads(HostRun& h, std::map<std::string, WorkloadState>& out) {
     auto r = h.observe_sh(workloads_script());
     if (!r.ok()) return command_failure("listing the workloads of " + s_.openpai.ns, r);
     auto all = nlohmann::json::parse(r.out, nullptr, false);
@@ -153,15 +155,15 @@ class WorkloadsPhase : public Phase {
     return {};
   }
 
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     pending_.clear();
     waiting_.clear();
     if (!wanted()) return {};
     std::vector<Component> cs;
-    if (Status s = components(h.spec(), cs); !s.ok) return s;
-    if (Status s = observe_extra(h, needs); !s.ok) return s;
+    if (util::Result<void> s = components(h.spec(), cs); !s.ok()) return s;
+    if (util::Result<void> s = observe_extra(h, needs); !s.ok()) return s;
     std::map<std::string, WorkloadState> live;
-    if (Status s = workloads(h, live); !s.ok) return s;
+    if (util::Result<void> s = workloads(h, live); !s.ok()) return s;
     for (const auto& c : cs) {
       bool current = true, available = true;
       for (const auto& [kind, name] : c.workloads) {
@@ -180,23 +182,23 @@ class WorkloadsPhase : public Phase {
     return {};
   }
 
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
-    if (Status s = apply_extra(h); !s.ok) return s;
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
+    if (util::Result<void> s = apply_extra(h); !s.ok()) return s;
     std::vector<Component> cs;
-    if (Status s = components(h.spec(), cs); !s.ok) return s;
-    std::string ns_doc, err;
-    ns_doc = render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}}, err);
-    if (!err.empty()) return Status::failure(err);
+    if (util::Result<void> s = components(h.spec(), cs); !s.ok()) return s;
+    auto ns_doc = render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}});
+    if (!ns_doc) return ns_doc.error();
     std::string manifest;
     for (const auto& c : cs)
       if (pending_.count(c.name)) manifest += c.manifest;
     if (!manifest.empty()) {
-      if (Status s = run_step(h, "applying " + util::join({pending_.begin(), pending_.end()}, ", "),
-                              std::string(kKubectl) +
-                                  " apply --server-side --field-manager=paictl --force-conflicts "
-                                  "-f - >/dev/null",
-                              "---\n" + ns_doc + "\n" + manifest);
-          !s.ok)
+      if (util::Result<void> s =
+              run_step(h, "applying " + util::join({pending_.begin(), pending_.end()}, ", "),
+                       std::string(kKubectl) +
+                           " apply --server-side --field-manager=paictl --force-conflicts "
+                           "-f - >/dev/null",
+                       "---\n" + *ns_doc + "\n" + manifest);
+          !s.ok())
         return s;
     }
     // Every rollout at once, in one read of the namespace's workloads per look.
@@ -215,12 +217,12 @@ class WorkloadsPhase : public Phase {
     const std::string& w = left.front();
     std::string others;
     if (left.size() > 1) others = " (nor " + util::join({left.begin() + 1, left.end()}, ", ") + ")";
-    return Status::failure(component_of[w] + ": " + w + " did not roll out within " +
-                               std::to_string(s_.wait_s) + " s" + others +
-                               pod_report(h, w.substr(w.find('/') + 1)),
-                           "look at the pods (kubectl -n " + s_.openpai.ns +
-                               " describe pod ...): their image, node and logs; a re-run "
-                               "waits again (--wait sets the time)");
+    return util::Error{component_of[w] + ": " + w + " did not roll out within " +
+                           std::to_string(s_.wait_s) + " s" + others +
+                           pod_report(h, w.substr(w.find('/') + 1)),
+                       "look at the pods (kubectl -n " + s_.openpai.ns +
+                           " describe pod ...): their image, node and logs; a re-run "
+                           "waits again (--wait sets the time)"};
   }
 
   // The workload's pods and the events about them (only these fields: the log
@@ -277,31 +279,32 @@ class HivedPhase : public WorkloadsPhase {
   bool wanted() const override {
     return s_.openpai.enabled && s_.openpai.hived_enabled && !s_.openpai.hived_config.empty();
   }
-  Status components(const HostSpec& master, std::vector<Component>& out) override {
+  util::Result<void> components(const HostSpec& master, std::vector<Component>& out) override {
     auto v = base_values(master);
     const auto& o = s_.openpai;
     std::string config = hived_config_file(o);
     v["config"] = indent(config, 4);
     v["config_hash"] = fnv_hash(config);
     Component hs;
-    if (Status s = render("hivedscheduler (ConfigMap, StatefulSet hivedscheduler-hs, Service)",
-                          {"hived-configmap.yaml", "hivedscheduler.yaml"}, v, hs);
-        !s.ok)
+    if (util::Result<void> s =
+            render("hivedscheduler (ConfigMap, StatefulSet hivedscheduler-hs, Service)",
+                   {"hived-configmap.yaml", "hivedscheduler.yaml"}, v, hs);
+        !s.ok())
       return s;
     hs.workloads = {{"statefulset", "hivedscheduler-hs"}};
     out.push_back(std::move(hs));
     for (const auto& vc : o.vcs) {
-      std::string err;
-      std::string sc = render_scheduler_config(s_.templates_dir, o, vc, master.address, err);
-      if (!err.empty()) return Status::failure(err);
+      auto sc = render_scheduler_config(s_.templates_dir, o, vc, master.address);
+      if (!sc) return sc.error();
       auto vv = v;
       vv["vc"] = vc;
       vv["scheduler"] = vc_scheduler_name(vc);
-      vv["scheduler_config"] = indent(sc, 4);
+      vv["scheduler_config"] = indent(*sc, 4);
       Component c;
-      if (Status s = render("the kube-scheduler of VC " + vc + " (" + vv["scheduler"] + ")",
-                            {"hivedscheduler-vc.yaml"}, vv, c);
-          !s.ok)
+      if (util::Result<void> s =
+              render("the kube-scheduler of VC " + vc + " (" + vv["scheduler"] + ")",
+                     {"hivedscheduler-vc.yaml"}, vv, c);
+          !s.ok())
         return s;
       c.workloads = {{"statefulset", vv["scheduler"]}};
       out.push_back(std::move(c));
@@ -315,7 +318,7 @@ class OpenPaiPhase : public WorkloadsPhase {
   using WorkloadsPhase::WorkloadsPhase;
   std::string name() const override { return "openpai"; }
   bool wanted() const override { return s_.openpai.enabled; }
-  Status components(const HostSpec& master, std::vector<Component>& out) override {
+  util::Result<void> components(const HostSpec& master, std::vector<Component>& out) override {
     auto v = base_values(master);
     struct Def {
       const char* name;
@@ -328,7 +331,7 @@ class OpenPaiPhase : public WorkloadsPhase {
                          Def{"webportal", "webportal.yaml", "deployment"},
                          Def{"pylon", "pylon.yaml", "deployment"}}) {
       Component c;
-      if (Status s = render(d.name, {d.tmpl}, v, c); !s.ok) return s;
+      if (util::Result<void> s = render(d.name, {d.tmpl}, v, c); !s.ok()) return s;
       c.workloads = {{d.kind, d.name}};
       out.push_back(std::move(c));
     }
@@ -341,7 +344,7 @@ class OpenPaiPhase : public WorkloadsPhase {
   void extra_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, namespace_secrets_script(s_), true});
   }
-  Status observe_extra(HostRun& h, std::vector<std::string>& needs) override {
+  util::Result<void> observe_extra(HostRun& h, std::vector<std::string>& needs) override {
     existing_.clear();
     secret_needed_ = false;
     auto r = h.observe_sh(namespace_secrets_script(s_), 120000, true);
@@ -367,7 +370,7 @@ class OpenPaiPhase : public WorkloadsPhase {
     return {};
   }
 
-  Status apply_extra(HostRun& h) override {
+  util::Result<void> apply_extra(HostRun& h) override {
     if (!secret_needed_) return {};
     auto keep = [&](const char* key, size_t bytes) {
       auto it = existing_.find(key);
@@ -378,18 +381,20 @@ class OpenPaiPhase : public WorkloadsPhase {
                             : base64(s_.openpai.admin_password.reveal());
     std::string secret =
         secret_manifest(s_.openpai, admin, keep("postgres-password", 16), keep("jwt-secret", 32));
-    std::string err;
-    std::string ns_doc =
-        render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}}, err);
-    if (!err.empty()) return Status::failure(err);
-    std::string body = ns_doc + "\n---\n" + secret;
+    auto ns_doc = render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}});
+    if (!ns_doc) {
+      std::fill(secret.begin(), secret.end(), '\0');
+      return ns_doc.error();
+    }
+    std::string body = *ns_doc + "\n---\n" + secret;
     std::fill(secret.begin(), secret.end(), '\0');
     // The values go on stdin only; the log says how many bytes, nothing more.
-    Status s = run_step(h, "writing the Secret " + std::string(kSecretName),
-                        std::string(kKubectl) +
-                            " apply --server-side --field-manager=paictl --force-conflicts -f - "
-                            ">/dev/null",
-                        body);
+    util::Result<void> s =
+        run_step(h, "writing the Secret " + std::string(kSecretName),
+                 std::string(kKubectl) +
+                     " apply --server-side --field-manager=paictl --force-conflicts -f - "
+                     ">/dev/null",
+                 body);
     std::fill(body.begin(), body.end(), '\0');
     return s;
   }
@@ -460,22 +465,21 @@ std::string base64(const std::string& in) {
   return out;
 }
 
-bool load_openpai_settings(const std::string& services_file, OpenPaiSettings& s,
-                           std::string& error) {
+util::Result<OpenPaiSettings> load_openpai_settings(const std::string& services_file) {
+  OpenPaiSettings s;
   std::ifstream in(services_file);
   if (!in) {
     s.enabled = false;
-    return true;
+    return s;
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto stream = yaml::load(text);
-  if (stream.error) {
-    error = services_file + ":" + std::to_string(stream.error->mark.line) + ":" +
-            std::to_string(stream.error->mark.column) + ": " + stream.error->message;
-    return false;
-  }
+  if (stream.error)
+    return util::Error{services_file + ":" + std::to_string(stream.error->mark.line) + ":" +
+                           std::to_string(stream.error->mark.column) + ": " + stream.error->message,
+                       "", util::Error::Kind::Input};
   s.enabled = true;
-  if (stream.documents.empty() || !stream.documents[0]->is_mapping()) return true;
+  if (stream.documents.empty() || !stream.documents[0]->is_mapping()) return s;
   const yaml::Node* root = stream.documents[0];
   auto str = [](const yaml::Node* n, const char* key) -> const yaml::Node* {
     const yaml::Node* v = n && n->is_mapping() ? n->get(key) : nullptr;
@@ -510,9 +514,10 @@ bool load_openpai_settings(const std::string& services_file, OpenPaiSettings& s,
     auto inner = yaml::load(s.hived_config);
     if (inner.error) {
       auto m = v->inner_mark(inner.error->mark.line, inner.error->mark.column);
-      error = services_file + ":" + std::to_string(m.line) + ":" + std::to_string(m.column) +
-              ": hivedscheduler.config: " + inner.error->message;
-      return false;
+      return util::Error{services_file + ":" + std::to_string(m.line) + ":" +
+                             std::to_string(m.column) +
+                             ": hivedscheduler.config: " + inner.error->message,
+                         "", util::Error::Kind::Input};
     }
     if (!inner.documents.empty() && inner.documents[0]->is_mapping()) {
       if (const yaml::Node* vcs = inner.documents[0]->get("virtualClusters");
@@ -527,7 +532,7 @@ bool load_openpai_settings(const std::string& services_file, OpenPaiSettings& s,
       }
     }
   }
-  return true;
+  return s;
 }
 
 std::string hived_config_file(const OpenPaiSettings& s) {
@@ -541,12 +546,12 @@ std::string hived_config_file(const OpenPaiSettings& s) {
   return out;
 }
 
-std::string render_hived_configmap(const std::string& templates_dir, const OpenPaiSettings& s,
-                                   std::string& error) {
+util::Result<std::string> render_hived_configmap(const std::string& templates_dir,
+                                                 const OpenPaiSettings& s) {
   std::string config = hived_config_file(s);
   return render_template(
       templates_dir, "hived-configmap.yaml",
-      {{"ns", s.ns}, {"config", indent(config, 4)}, {"config_hash", fnv_hash(config)}}, error);
+      {{"ns", s.ns}, {"config", indent(config, 4)}, {"config_hash", fnv_hash(config)}});
 }
 
 std::string vc_scheduler_name(const std::string& vc) {
@@ -554,36 +559,34 @@ std::string vc_scheduler_name(const std::string& vc) {
   return n.size() > 52 ? n.substr(0, 52) : n;  // StatefulSet pod names stay within 63
 }
 
-std::string render_scheduler_config(const std::string& templates_dir, const OpenPaiSettings& s,
-                                    const std::string& vc, const std::string& hived_address,
-                                    std::string& error) {
+util::Result<std::string> render_scheduler_config(const std::string& templates_dir,
+                                                  const OpenPaiSettings& s, const std::string& vc,
+                                                  const std::string& hived_address) {
   return render_template(templates_dir, "kube-scheduler-config.yaml",
                          {{"ns", s.ns},
                           {"scheduler", vc_scheduler_name(vc)},
                           {"hived_address", hived_address},
-                          {"hived_port", std::to_string(s.hived_port)}},
-                         error);
+                          {"hived_port", std::to_string(s.hived_port)}});
 }
 
-Status render_openpai_manifests(const InstallSettings& s, const HostSpec& master,
-                                std::vector<std::pair<std::string, std::string>>& out) {
-  std::string err;
-  std::string ns = render_template(s.templates_dir, "namespace.yaml", {{"ns", s.openpai.ns}}, err);
-  if (!err.empty()) return Status::failure(err);
-  out.emplace_back("namespace", ns);
+util::Result<Manifests> render_openpai_manifests(const InstallSettings& s, const HostSpec& master) {
+  Manifests out;
+  auto ns = render_template(s.templates_dir, "namespace.yaml", {{"ns", s.openpai.ns}});
+  if (!ns) return ns.error();
+  out.emplace_back("namespace", std::move(*ns));
   HivedPhase hived(s);
   OpenPaiPhase openpai(s);
   for (WorkloadsPhase* p :
        {static_cast<WorkloadsPhase*>(&hived), static_cast<WorkloadsPhase*>(&openpai)}) {
     if (!p->wanted()) continue;
     std::vector<Component> cs;
-    if (Status st = p->components(master, cs); !st.ok) return st;
+    if (util::Result<void> st = p->components(master, cs); !st.ok()) return st.error();
     for (auto& c : cs) out.emplace_back(p->name() + ": " + c.name, c.manifest);
   }
   if (s.openpai.enabled)
     out.emplace_back("openpai: the Secret",
                      secret_manifest(s.openpai, base64("x"), base64("y"), base64("z")));
-  return {};
+  return out;
 }
 
 std::string namespace_secrets_script(const InstallSettings& s) {

@@ -18,6 +18,7 @@
 #include "inventory/inventory.h"
 #include "remote/target.h"
 #include "remote/transport.h"
+#include "util/result.h"
 
 namespace pai::deploy {
 
@@ -50,16 +51,6 @@ class Masker {
  private:
   mutable std::mutex mu_;
   std::vector<std::string> secrets_;
-};
-
-struct Status {
-  bool ok = true;
-  std::string error;  // one sentence, never a secret
-  std::string hint;
-  static Status success() { return {}; }
-  static Status failure(std::string error, std::string hint = {}) {
-    return {false, std::move(error), std::move(hint)};
-  }
 };
 
 class HostRun;
@@ -164,18 +155,18 @@ class KeepLiveReads {
 };
 
 // A failed command, said for the operator: what failed, its exit status and the
-// last lines of its stderr (masked by the caller's log).
-Status command_failure(const std::string& what, const remote::ExecResult& r);
+// last lines of its stderr (masked by the caller's log). A remote failure.
+util::Error command_failure(const std::string& what, const remote::ExecResult& r);
 
 // Runs `script` on the host under `set -e`; a failure is command_failure(what, ...).
-Status run_step(HostRun& h, const std::string& what, const std::string& script,
-                const std::string& input = {}, int timeout_ms = 600000);
+util::Result<void> run_step(HostRun& h, const std::string& what, const std::string& script,
+                            const std::string& input = {}, int timeout_ms = 600000);
 // run_step for the phase's last command on this host: the observations that
 // follow it (its verification's, the next phases') are read in the same
 // session once it succeeds (HostRun::sh_then_read), a round trip fewer each.
 // Nothing may change the host after it in the same apply.
-Status run_last_step(HostRun& h, const std::string& what, const std::string& script,
-                     const std::string& input = {}, int timeout_ms = 600000);
+util::Result<void> run_last_step(HostRun& h, const std::string& what, const std::string& script,
+                                 const std::string& input = {}, int timeout_ms = 600000);
 
 // kubectl on the master, as cluster-admin. Its discovery cache stays in paictl's
 // state directory, which reset removes, not in root's home.
@@ -239,7 +230,7 @@ class Phase {
 
   // Reads the host's state and appends what is missing to `needs` (empty: up
   // to date). Changes nothing on the host. May record facts for later phases.
-  virtual Status observe(HostRun& host, std::vector<std::string>& needs) = 0;
+  virtual util::Result<void> observe(HostRun& host, std::vector<std::string>& needs) = 0;
   // The observation scripts observe() (or observe_all()) will run for this host,
   // for the one-session read of a dry run. A script not listed is run when
   // observe() asks for it; listing one it does not ask for costs only its time.
@@ -248,9 +239,9 @@ class Phase {
     (void)out;
   }
   // Makes the needs true. Called only with a non-empty `needs`.
-  virtual Status apply(HostRun& host, const std::vector<std::string>& needs) = 0;
+  virtual util::Result<void> apply(HostRun& host, const std::vector<std::string>& needs) = 0;
   // After apply: observes again; anything still missing is a failure.
-  virtual Status verify(HostRun& host);
+  virtual util::Result<void> verify(HostRun& host);
   // Called, newest phase first, on the hosts where this phase applied changes in
   // this run, when a later phase of the same run failed. Undoes what must not be
   // left half-done (a minted token, a temporary file); it need not undo the phase.
@@ -270,7 +261,7 @@ class Phase {
   // A phase that must see every host at once (checks that compare hosts)
   // observes them all in one call; it is always a barrier.
   virtual bool cluster_wide() const { return false; }
-  virtual void observe_all(std::vector<HostRun*>& hosts, std::vector<Status>& status,
+  virtual void observe_all(std::vector<HostRun*>& hosts, std::vector<util::Result<void>>& status,
                            std::vector<std::vector<std::string>>& needs) {
     (void)hosts;
     (void)status;
@@ -279,5 +270,8 @@ class Phase {
 };
 
 using PhaseList = std::vector<std::unique_ptr<Phase>>;
+
+// Rendered Kubernetes manifests: (what, text), in the order they are applied.
+using Manifests = std::vector<std::pair<std::string, std::string>>;
 
 }  // namespace pai::deploy

@@ -76,16 +76,16 @@ class KeyPhase : public Phase {
     return where_ == Where::All || (where_ == Where::Master ? h.master : !h.master);
   }
   bool barrier() const override { return barrier_; }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     std::lock_guard lock(mu_);
     if (!state_[h.spec().name].count(name_)) needs.push_back("make " + name_);
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     tl_.add(name_ + " " + h.spec().name + " start");
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     tl_.add(name_ + " " + h.spec().name + " end");
-    if (fail_on == h.spec().name) return Status::failure("injected failure on " + fail_on);
+    if (fail_on == h.spec().name) return util::Error{"injected failure on " + fail_on, ""};
     std::lock_guard lock(mu_);
     state_[h.spec().name].insert(name_);
     return {};
@@ -310,14 +310,16 @@ TEST_F(DeployEngine, JournalRecordsRunsAndFindsInterruptedSteps) {
 TEST_F(DeployEngine, LocalLockRefusesASecondInstallAndSaysWho) {
   std::string path = (dir / ".paictl" / "install.lock").string();
   LocalLock a;
-  ASSERT_EQ(a.acquire(path), "");
+  ASSERT_TRUE(a.acquire(path));
   LocalLock b;
-  std::string why = b.acquire(path);
+  auto refused = b.acquire(path);
+  ASSERT_FALSE(refused);
+  const std::string why = refused.error().message;
   EXPECT_NE(why.find("another install"), std::string::npos) << why;
   EXPECT_NE(why.find("pid " + std::to_string(::getpid())), std::string::npos) << why;
   EXPECT_NE(why.find("since "), std::string::npos) << why;
   a.release();
-  EXPECT_EQ(b.acquire(path), "");
+  EXPECT_TRUE(b.acquire(path));
   b.release();
   // A holder killed with SIGKILL leaves no lock behind.
   int ready[2];
@@ -325,7 +327,7 @@ TEST_F(DeployEngine, LocalLockRefusesASecondInstallAndSaysWho) {
   pid_t child = ::fork();
   if (child == 0) {
     LocalLock c;
-    char ok = c.acquire(path).empty() ? 'y' : 'n';
+    char ok = c.acquire(path) ? 'y' : 'n';
     if (::write(ready[1], &ok, 1) != 1) ::_exit(1);
     ::pause();
     ::_exit(0);
@@ -334,13 +336,15 @@ TEST_F(DeployEngine, LocalLockRefusesASecondInstallAndSaysWho) {
   ASSERT_EQ(::read(ready[0], &ok, 1), 1);
   ASSERT_EQ(ok, 'y');
   LocalLock probe;
-  std::string held = probe.acquire(path);
+  auto taken = probe.acquire(path);
+  ASSERT_FALSE(taken);
+  const std::string held = taken.error().message;
   EXPECT_NE(held.find("pid " + std::to_string(child)), std::string::npos) << held;
   ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
   LocalLock after;
-  EXPECT_EQ(after.acquire(path), "");
+  EXPECT_TRUE(after.acquire(path));
 }
 
 TEST_F(DeployEngine, HostLockHeldByAnotherRunStopsThatHost) {
@@ -401,15 +405,15 @@ TEST_F(DeployEngine, HostLockScriptTakesRefusesAndExpires) {
 class TokenPhase : public Phase {
  public:
   std::string name() const override { return "token"; }
-  Status observe(HostRun&, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun&, std::vector<std::string>& needs) override {
     if (!done) needs.push_back("mint a token");
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     h.run().masker->add("abcdef.0123456789abcdef");
     auto r = h.sh("echo abcdef.0123456789abcdef");
-    if (r.out.find("abcdef") == std::string::npos) return Status::failure("no echo");
-    return Status::failure("join with token abcdef.0123456789abcdef was refused");
+    if (r.out.find("abcdef") == std::string::npos) return util::Error{"no echo", ""};
+    return util::Error{"join with token abcdef.0123456789abcdef was refused", ""};
   }
   bool done = false;
 };
@@ -439,7 +443,7 @@ TEST_F(DeployEngine, SecretsAreMaskedInEventsResultsAndLogs) {
 class CountingPhase : public Phase {
  public:
   std::string name() const override { return "count"; }
-  Status observe(HostRun&, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun&, std::vector<std::string>& needs) override {
     int now = ++running;
     int seen = max.load();
     while (now > seen && !max.compare_exchange_weak(seen, now)) {
@@ -449,7 +453,7 @@ class CountingPhase : public Phase {
     needs.clear();
     return {};
   }
-  Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+  util::Result<void> apply(HostRun&, const std::vector<std::string>&) override { return {}; }
   std::atomic<int> running{0}, max{0};
 };
 
@@ -515,7 +519,7 @@ class ReadingPhase : public Phase {
     out.push_back({&h, failing()});
     if (!h.spec().master) out.push_back({h.run().master(), of_master()});
   }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     auto r = h.observe_sh(own());
     if (util_trim(r.out) != "ok") needs.push_back("fix " + util_trim(r.out));
     auto f = h.observe_sh(failing());
@@ -527,7 +531,7 @@ class ReadingPhase : public Phase {
     }
     return {};
   }
-  Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+  util::Result<void> apply(HostRun&, const std::vector<std::string>&) override { return {}; }
   static std::string util_trim(std::string s) {
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
     return s;
@@ -592,13 +596,13 @@ class ReadOnlyPhase : public Phase {
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, script()});
   }
-  Status observe(HostRun& h, std::vector<std::string>&) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>&) override {
     auto r = h.observe_sh(script());
     if (r.exit_status != 0 || ReadingPhase::util_trim(r.out) != "seen")
-      return Status::failure("bad read: " + r.out);
+      return util::Error{"bad read: " + r.out, ""};
     return {};
   }
-  Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+  util::Result<void> apply(HostRun&, const std::vector<std::string>&) override { return {}; }
 };
 
 TEST_F(DeployEngine, TheApplyTakesThePlansReadsOfReadOnlyPhasesWhileFresh) {
@@ -649,12 +653,12 @@ class FlagPhase : public Phase {
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, script()});
   }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     auto r = h.observe_sh(script());
     if (r.out.find(flag_) == std::string::npos) needs.push_back("make " + flag_);
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     std::string step = "touch \"$DIR/flag-$HOST-" + flag_ + "\"";
     if (!last_) return run_step(h, "flag", step);
     // The step reads its stdin (as kubeadm join reads its configuration) and
