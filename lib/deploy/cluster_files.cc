@@ -35,13 +35,12 @@ std::string masked(const std::string& line) {
   return line;
 }
 
-class ConfigPhase : public Phase {
+class ConfigPhase : public Phase, public ReadsAhead {
  public:
-  explicit ConfigPhase(const InstallSettings& s) : s_(s) {}
-  std::string name() const override { return "config"; }
-  bool runs_on(const HostSpec& h) const override { return h.master; }
-  bool cluster_scope() const override { return true; }
-  bool barrier() const override { return true; }
+  explicit ConfigPhase(const InstallSettings& s)
+      : Phase("config",
+              {.hosts = PhaseTraits::Hosts::Master, .cluster_scope = true, .barrier = true}),
+        s_(s) {}
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     if (!s_.cluster_files.empty()) out.push_back({&h, namespace_secrets_script(s_), true});
   }

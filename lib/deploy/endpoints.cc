@@ -132,13 +132,12 @@ EndpointReport check_endpoints(http::Client& client, const OpenPaiSettings& o,
 
 namespace {
 
-class EndpointsPhase : public Phase {
+class EndpointsPhase : public Phase, public ReadsAhead {
  public:
-  explicit EndpointsPhase(const InstallSettings& s) : s_(s) {}
-  std::string name() const override { return "endpoints"; }
-  bool runs_on(const HostSpec& h) const override { return h.master; }
-  bool cluster_scope() const override { return true; }
-  bool barrier() const override { return true; }
+  explicit EndpointsPhase(const InstallSettings& s)
+      : Phase("endpoints",
+              {.hosts = PhaseTraits::Hosts::Master, .cluster_scope = true, .barrier = true}),
+        s_(s) {}
 
   // The probe of the gateway and HiveD, as a call that holds nothing of the
   // run (it may run on a thread of its own).

@@ -516,9 +516,29 @@ util::Result<void> run_last_step(HostRun& h, const std::string& what, const std:
   return {};
 }
 
-util::Result<void> Phase::verify(HostRun& host) {
+Phase::~Phase() = default;
+ReadsAhead::~ReadsAhead() = default;
+CleansUp::~CleansUp() = default;
+
+bool Phase::runs_on(const HostSpec& host) const {
+  switch (traits_.hosts) {
+    case PhaseTraits::Hosts::All:
+      return true;
+    case PhaseTraits::Hosts::Master:
+      return host.master;
+    case PhaseTraits::Hosts::AllButMaster:
+      return !host.master;
+  }
+  return true;
+}
+
+bool phase_runs(const Phase& p, const HostSpec& h) {
+  return p.runs_on(h) && (h.selected || p.traits().cluster_scope);
+}
+
+util::Result<void> verify_applied(Phase& phase, HostRun& host) {
   std::vector<std::string> needs;
-  util::Result<void> s = observe(host, needs);
+  util::Result<void> s = phase.observe(host, needs);
   if (!s.ok()) return s;
   if (!needs.empty())
     return util::Error{"still missing after applying: " + util::join(needs, "; "), ""};
@@ -703,14 +723,6 @@ bool holder_is_dead_here(const std::string& holder) {
   return ::kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH;
 }
 
-namespace {
-
-bool phase_runs(const Phase& p, const HostSpec& h) {
-  return p.runs_on(h) && (h.selected || p.cluster_scope());
-}
-
-}  // namespace
-
 RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phases) {
   auto t_run = Clock::now();
   RunResult res;
@@ -808,11 +820,12 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
       for (size_t pi = from; pi < to; ++pi) {
         if (!phase_runs(*phases[pi], hosts[i])) continue;
         std::vector<ObservationRead> rs;
-        phases[pi]->observation_reads(*runs[i], rs);
+        if (auto* ra = dynamic_cast<ReadsAhead*>(phases[pi].get()))
+          ra->observation_reads(*runs[i], rs);
         for (auto& rd : rs) {
           auto it = index.find(rd.host);
           if (it == index.end()) continue;
-          rd.read_only = phases[pi]->read_only();
+          rd.read_only = phases[pi]->traits().read_only;
           remote::ExecResult held;
           if (rd.host->read_ahead(rd.script, held)) continue;  // taken from the plan
           if (seen[it->second].insert(rd.script).second) out[it->second].push_back(std::move(rd));
@@ -878,8 +891,9 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   // Stages: runs of phases between barriers; a cluster-wide phase is a stage of its own.
   auto stage_end = [&](size_t first) {
     size_t last = first + 1;
-    if (!phases[first]->cluster_wide())
-      while (last < phases.size() && !phases[last]->barrier() && !phases[last]->cluster_wide())
+    if (!phases[first]->traits().cluster_wide)
+      while (last < phases.size() && !phases[last]->traits().barrier &&
+             !phases[last]->traits().cluster_wide)
         ++last;
     return last;
   };
@@ -898,7 +912,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     };
     std::vector<size_t> group_hosts = on(first, stage_end(first));
     size_t group_end = stage_end(first);
-    while (group_end < phases.size() && !phases[group_end]->cluster_wide()) {
+    while (group_end < phases.size() && !phases[group_end]->traits().cluster_wide) {
       size_t next = stage_end(group_end);
       if (on(group_end, next) != group_hosts) break;
       group_end = next;
@@ -917,8 +931,8 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     for (size_t first = 0; first < phases.size();) {
       size_t last = stage_end(first);
       bool changes = false;
-      for (size_t pi = first; pi < last; ++pi) changes |= !phases[pi]->read_only();
-      if (changes && !phases[first]->cluster_wide()) {
+      for (size_t pi = first; pi < last; ++pi) changes |= !phases[pi]->traits().read_only;
+      if (changes && !phases[first]->traits().cluster_wide) {
         lock_group = first;
         break;
       }
@@ -1039,7 +1053,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     std::set<std::string> seen;
     auto add = [&](size_t p) {
       std::vector<ObservationRead> rs;
-      phases[p]->observation_reads(h, rs);
+      if (auto* ra = dynamic_cast<ReadsAhead*>(phases[p].get())) ra->observation_reads(h, rs);
       for (auto& rd : rs)
         if (rd.host == &h && !rd.secret && seen.insert(rd.script).second)
           out.push_back(std::move(rd.script));
@@ -1047,7 +1061,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     add(pi);
     auto plan = opts_.planned_changes.find(hosts[hi].name);
     for (size_t p = pi + 1; p < after_until; ++p) {
-      if (phases[p]->cluster_wide()) break;
+      if (phases[p]->traits().cluster_wide) break;
       if (!phase_runs(*phases[p], hosts[hi])) continue;
       add(p);
       if (plan != opts_.planned_changes.end() && plan->second.count(phases[p]->name())) break;
@@ -1114,9 +1128,10 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     auto forget = [&] {
       h.forget_reads();
       std::vector<ObservationRead> rs;
-      phase.observation_reads(h, rs);
+      if (auto* ra = dynamic_cast<ReadsAhead*>(&phase)) ra->observation_reads(h, rs);
       for (auto& rd : rs)
-        if (rd.host && rd.host != &h && phase.apply_changes_others_reads()) rd.host->forget_reads();
+        if (rd.host && rd.host != &h && phase.traits().apply_changes_others_reads)
+          rd.host->forget_reads();
     };
     forget();
     h.set_reads_after(reads_after(pi, hi));
@@ -1129,7 +1144,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     for (auto& [script, r] : read_after) h.keep_read(script, std::move(r));
     if (s.ok()) {
       KeepLiveReads keep;
-      s = phase.verify(h);
+      s = verify_applied(phase, h);
     }
     journal.append({{"event", "end"},
                     {"run", res.run_id},
@@ -1151,7 +1166,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     std::vector<size_t> alive;
     for (size_t i = 0; i < hosts.size(); ++i)
       if (!failed[i] || (opts_.dry_run && res.hosts[i].reached)) alive.push_back(i);
-    if (!opts_.dry_run && !phases[first]->cluster_wide() && first >= read_until) {
+    if (!opts_.dry_run && !phases[first]->traits().cluster_wide && first >= read_until) {
       // A run that applies reads ahead too: the observations of this stage and
       // of the stages after it that run on the same hosts (the master's add-on
       // phases), in one session per host, instead of a session per phase and
@@ -1188,8 +1203,8 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
       read_until = group_end;
     }
     after_until = std::max(last, read_until);
-    if (phases[first]->cluster_wide()) {
-      Phase& phase = *phases[first];
+    if (auto* wide = dynamic_cast<ClusterWidePhase*>(phases[first].get())) {
+      ClusterWidePhase& phase = *wide;
       std::vector<size_t> which;
       std::vector<HostRun*> hs;
       for (size_t i : alive)
@@ -1274,7 +1289,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
             "",
             {},
             0});
-      phases[pi]->cleanup(*runs[hi]);
+      if (auto* c = dynamic_cast<CleansUp*>(phases[pi].get())) c->cleanup(*runs[hi]);
       res.hosts[hi].phases[pi].cleaned = true;
       journal.append({{"event", "cleanup"},
                       {"run", res.run_id},

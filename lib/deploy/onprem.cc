@@ -138,8 +138,9 @@ std::string kubeadm_version(HostRun& h, std::map<std::string, std::string>& kv,
 // lines (a failed script is a failed observation) and computes its needs from
 // them. The script is listed for reading ahead and run by observe() from the
 // same text, which Phase::observation_reads requires.
-class KeyValuePhase : public Phase {
+class KeyValuePhase : public Phase, public ReadsAhead {
  public:
+  using Phase::Phase;
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, observation(h)});
     more_reads(h, out);
@@ -215,9 +216,7 @@ bool poll(int wait_s, int every_ms, F done) {
 // systems are refused here, before anything changes.
 class DetectOs : public KeyValuePhase {
  public:
-  std::string name() const override { return "os"; }
-  bool cluster_scope() const override { return true; }
-  bool read_only() const override { return true; }
+  DetectOs() : KeyValuePhase("os", {.cluster_scope = true, .read_only = true}) {}
   static constexpr const char* kScript =
       ". /etc/os-release 2>/dev/null\n"
       "echo \"os_id=$ID\"; echo \"os_version=$VERSION_ID\"; echo "
@@ -303,15 +302,10 @@ class KeptConnections : public remote::Transport {
 // ignored (--ignore-check-errors, kubeadm's semantics: they still run). What
 // install itself sets up (swap, runtime, modules) is not held against a host,
 // nor, on hosts this cluster's install already reached, what it left there.
-class PreInstallChecks : public Phase {
+class PreInstallChecks : public ClusterWidePhase, public ReadsAhead {
  public:
-  explicit PreInstallChecks(const InstallSettings& s) : s_(s) {}
-  std::string name() const override { return "checks"; }
-  bool cluster_wide() const override { return true; }
-  bool read_only() const override { return true; }
-  util::Result<void> observe(HostRun&, std::vector<std::string>&) override { return {}; }
-  util::Result<void> apply(HostRun&, const std::vector<std::string>&) override { return {}; }
-  util::Result<void> verify(HostRun&) override { return {}; }
+  explicit PreInstallChecks(const InstallSettings& s)
+      : ClusterWidePhase("checks", {.read_only = true}), s_(s) {}
   // The fact script as `check hosts` runs it (as root: $1 the privilege, $2
   // the SSH connection), for a dry run's one session. Logged in as another user
   // (sudo: the SSH connection is not passed on) the checks read it themselves.
@@ -399,8 +393,7 @@ class PreInstallChecks : public Phase {
 // Records on the host which cluster installed it, so a re-run knows what it left.
 class MarkHost : public KeyValuePhase {
  public:
-  explicit MarkHost(const InstallSettings& s) : s_(s) {}
-  std::string name() const override { return "mark"; }
+  explicit MarkHost(const InstallSettings& s) : KeyValuePhase("mark"), s_(s) {}
   std::string script() const {
     return same_file_test("marked", std::string(kStateDir) + "/cluster", s_.cluster_name + "\n") +
            "true\n";
@@ -435,7 +428,7 @@ class MarkHost : public KeyValuePhase {
 
 class Swap : public KeyValuePhase {
  public:
-  std::string name() const override { return "swap"; }
+  Swap() : KeyValuePhase("swap") {}
   // Built-ins only: the lines of /proc/swaps after its header, and the lines of
   // /etc/fstab that grep -E '^[^#].*[[:space:]]swap[[:space:]]' counts.
   static constexpr const char* kScript =
@@ -466,7 +459,7 @@ class Swap : public KeyValuePhase {
 
 class Kernel : public KeyValuePhase {
  public:
-  std::string name() const override { return "kernel"; }
+  Kernel() : KeyValuePhase("kernel") {}
   static std::string script() {
     // One sysctl call for the three keys ("key = value" lines; a key the
     // kernel lacks is left out).
@@ -513,8 +506,7 @@ class Kernel : public KeyValuePhase {
 
 class Packages : public KeyValuePhase {
  public:
-  explicit Packages(const InstallSettings& s) : s_(s) {}
-  std::string name() const override { return "packages"; }
+  explicit Packages(const InstallSettings& s) : KeyValuePhase("packages"), s_(s) {}
 
   std::string version() const { return s_.kube_version + "-1.1"; }
   std::string kube_repo() const {
@@ -669,7 +661,7 @@ class Packages : public KeyValuePhase {
 
 class Containerd : public KeyValuePhase {
  public:
-  std::string name() const override { return "containerd"; }
+  Containerd() : KeyValuePhase("containerd") {}
   inline static const std::string kScript =
       std::string(
           "C=/etc/containerd/config.toml\n"
@@ -731,11 +723,11 @@ std::string endpoint_of(const InstallSettings& s, const HostSpec& master) {
 
 class ControlPlane : public KeyValuePhase {
  public:
-  explicit ControlPlane(const InstallSettings& s) : s_(s) {}
-  std::string name() const override { return "control-plane"; }
-  bool cluster_scope() const override { return true; }
-  bool runs_on(const HostSpec& h) const override { return h.master; }
-  bool barrier() const override { return true; }
+  explicit ControlPlane(const InstallSettings& s)
+      : KeyValuePhase(
+            "control-plane",
+            {.hosts = PhaseTraits::Hosts::Master, .cluster_scope = true, .barrier = true}),
+        s_(s) {}
 
   static std::string script() {
     return kKubeadmSettled +
@@ -842,19 +834,17 @@ class ControlPlane : public KeyValuePhase {
 
 // A manifest applied on the master with server-side apply, recognised by the
 // hash of its rendered text in an annotation of one of its objects.
-class ManifestPhase : public Phase {
+class ManifestPhase : public Phase, public ReadsAhead {
  public:
-  ManifestPhase(const InstallSettings& s, std::string name, std::string tmpl, std::string what,
-                std::string ns, std::string daemonset)
-      : s_(s),
-        name_(std::move(name)),
+  ManifestPhase(const InstallSettings& s, std::string name, bool barrier, std::string tmpl,
+                std::string what, std::string ns, std::string daemonset)
+      : Phase(std::move(name),
+              {.hosts = PhaseTraits::Hosts::Master, .cluster_scope = true, .barrier = barrier}),
+        s_(s),
         tmpl_(std::move(tmpl)),
         what_(std::move(what)),
         ns_(std::move(ns)),
         ds_(std::move(daemonset)) {}
-  std::string name() const override { return name_; }
-  bool runs_on(const HostSpec& h) const override { return h.master; }
-  bool cluster_scope() const override { return true; }
 
   virtual std::map<std::string, std::string> values(HostRun& h) = 0;
   virtual bool wanted(HostRun&) { return true; }
@@ -911,14 +901,14 @@ class ManifestPhase : public Phase {
   const InstallSettings& s_;
 
  private:
-  std::string name_, tmpl_, what_, ns_, ds_;
+  std::string tmpl_, what_, ns_, ds_;
   std::string hash_;
 };
 
 class Flannel : public ManifestPhase {
  public:
   explicit Flannel(const InstallSettings& s)
-      : ManifestPhase(s, "cni", "kube-flannel.yaml", "flannel (VXLAN)", "kube-flannel",
+      : ManifestPhase(s, "cni", false, "kube-flannel.yaml", "flannel (VXLAN)", "kube-flannel",
                       "kube-flannel-ds") {}
   std::map<std::string, std::string> values(HostRun& h) override {
     // VXLAN adds 50 bytes: the pods' MTU is the smallest host MTU less that,
@@ -937,9 +927,9 @@ class Flannel : public ManifestPhase {
 class DevicePlugin : public ManifestPhase {
  public:
   explicit DevicePlugin(const InstallSettings& s)
-      : ManifestPhase(s, "device-plugin", "nvidia-device-plugin.yaml", "the NVIDIA device plugin",
-                      "kube-system", "nvidia-device-plugin-daemonset") {}
-  bool barrier() const override { return true; }
+      : ManifestPhase(s, "device-plugin", true, "nvidia-device-plugin.yaml",
+                      "the NVIDIA device plugin", "kube-system", "nvidia-device-plugin-daemonset") {
+  }
   bool wanted(HostRun& h) override {
     for (auto* other : h.run().hosts)
       if (has_gpu(other->spec())) return true;
@@ -964,13 +954,13 @@ const nlohmann::json* find_node(const nlohmann::json& nodes, const std::string& 
 
 class Workers : public KeyValuePhase {
  public:
-  explicit Workers(const InstallSettings& s) : s_(s) {}
-  std::string name() const override { return "join"; }
-  bool runs_on(const HostSpec& h) const override { return !h.master; }
-  bool barrier() const override { return true; }
   // Another worker's join changes neither this worker's Node nor its tokens;
   // its own verification reads the master after its join (master_read).
-  bool apply_changes_others_reads() const override { return false; }
+  explicit Workers(const InstallSettings& s)
+      : KeyValuePhase("join", {.hosts = PhaseTraits::Hosts::AllButMaster,
+                               .barrier = true,
+                               .apply_changes_others_reads = false}),
+        s_(s) {}
 
   static constexpr const char* kScript =
       "[ -f /etc/kubernetes/kubelet.conf ] && echo kubelet_conf=1\n"
@@ -1252,12 +1242,11 @@ class Workers : public KeyValuePhase {
 
 // Node labels: roles and SKU from layout.yaml; GPU nodes are marked for the
 // device plugin. The master keeps kubeadm's NoSchedule taint: no jobs there.
-class NodeLabels : public Phase {
+class NodeLabels : public Phase, public ReadsAhead {
  public:
-  std::string name() const override { return "labels"; }
-  bool cluster_scope() const override { return true; }
-  bool runs_on(const HostSpec& h) const override { return h.master; }
-  bool barrier() const override { return true; }
+  NodeLabels()
+      : Phase("labels",
+              {.hosts = PhaseTraits::Hosts::Master, .cluster_scope = true, .barrier = true}) {}
   static std::map<std::string, std::string> wanted(const HostSpec& h) {
     std::map<std::string, std::string> w;
     if (h.master) w["pai-master"] = "true";
@@ -1348,13 +1337,12 @@ class NodeLabels : public Phase {
 };
 
 // Every node Ready, every GPU node with its GPUs allocatable.
-class VerifyNodes : public Phase {
+class VerifyNodes : public Phase, public ReadsAhead {
  public:
-  explicit VerifyNodes(const InstallSettings& s) : s_(s) {}
-  std::string name() const override { return "verify"; }
-  bool cluster_scope() const override { return true; }
-  bool runs_on(const HostSpec& h) const override { return h.master; }
-  bool barrier() const override { return true; }
+  explicit VerifyNodes(const InstallSettings& s)
+      : Phase("verify",
+              {.hosts = PhaseTraits::Hosts::Master, .cluster_scope = true, .barrier = true}),
+        s_(s) {}
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, cluster_objects_script()});
   }
@@ -1407,7 +1395,7 @@ const char* kResetPackages =
 
 class ResetHost : public KeyValuePhase {
  public:
-  std::string name() const override { return "reset"; }
+  ResetHost() : KeyValuePhase("reset") {}
   static std::string script() {
     std::string d = kStateDir;
     return "command -v kubeadm >/dev/null && { [ -e /etc/kubernetes/kubelet.conf ] || [ -e "

@@ -74,12 +74,12 @@ struct WorkloadState {
 // The base of `hived` and `openpai`: components applied on the master with
 // server-side apply when their hash differs, then their rollouts waited for; a
 // rollout that does not finish is reported with its pods' state and events.
-class WorkloadsPhase : public Phase {
+class WorkloadsPhase : public Phase, public ReadsAhead {
  public:
-  explicit WorkloadsPhase(const InstallSettings& s) : s_(s) {}
-  bool runs_on(const HostSpec& h) const override { return h.master; }
-  bool cluster_scope() const override { return true; }
-  bool barrier() const override { return true; }
+  WorkloadsPhase(std::string name, const InstallSettings& s)
+      : Phase(std::move(name),
+              {.hosts = PhaseTraits::Hosts::Master, .cluster_scope = true, .barrier = true}),
+        s_(s) {}
 
   virtual bool wanted() const = 0;
   virtual util::Result<void> components(const HostSpec& master, std::vector<Component>& out) = 0;
@@ -274,8 +274,7 @@ class WorkloadsPhase : public Phase {
 
 class HivedPhase : public WorkloadsPhase {
  public:
-  using WorkloadsPhase::WorkloadsPhase;
-  std::string name() const override { return "hived"; }
+  explicit HivedPhase(const InstallSettings& s) : WorkloadsPhase("hived", s) {}
   bool wanted() const override {
     return s_.openpai.enabled && s_.openpai.hived_enabled && !s_.openpai.hived_config.empty();
   }
@@ -315,8 +314,7 @@ class HivedPhase : public WorkloadsPhase {
 
 class OpenPaiPhase : public WorkloadsPhase {
  public:
-  using WorkloadsPhase::WorkloadsPhase;
-  std::string name() const override { return "openpai"; }
+  explicit OpenPaiPhase(const InstallSettings& s) : WorkloadsPhase("openpai", s) {}
   bool wanted() const override { return s_.openpai.enabled; }
   util::Result<void> components(const HostSpec& master, std::vector<Component>& out) override {
     auto v = base_values(master);

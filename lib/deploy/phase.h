@@ -212,62 +212,106 @@ struct ObservationRead {
   bool read_only = false;  // set by the engine: a read of a Phase::read_only phase
 };
 
-class Phase {
- public:
-  virtual ~Phase() = default;
-  virtual std::string name() const = 0;
-  // Whether the phase concerns this host at all (the control plane: the master only).
-  virtual bool runs_on(const HostSpec& host) const {
-    (void)host;
-    return true;
-  }
+// What a phase is, said once as data that the engine reads (k0sctl's phases
+// answer the same questions with methods of their own).
+struct PhaseTraits {
+  // The hosts the phase concerns: every host, the master only (the control
+  // plane, the add-ons), or every host but the master (a worker's join).
+  enum class Hosts { All, Master, AllButMaster };
+  Hosts hosts = Hosts::All;
   // Work for the whole cluster done on the master (the control plane, add-ons):
   // it runs even when --limit leaves the master out.
-  virtual bool cluster_scope() const { return false; }
+  bool cluster_scope = false;
   // No host starts this phase before every host has finished every earlier one
   // (the control plane before workers join it).
-  virtual bool barrier() const { return false; }
-
-  // Reads the host's state and appends what is missing to `needs` (empty: up
-  // to date). Changes nothing on the host. May record facts for later phases.
-  virtual util::Result<void> observe(HostRun& host, std::vector<std::string>& needs) = 0;
-  // The observation scripts observe() (or observe_all()) will run for this host,
-  // for the one-session read of a dry run. A script not listed is run when
-  // observe() asks for it; listing one it does not ask for costs only its time.
-  virtual void observation_reads(HostRun& host, std::vector<ObservationRead>& out) {
-    (void)host;
-    (void)out;
-  }
-  // Makes the needs true. Called only with a non-empty `needs`.
-  virtual util::Result<void> apply(HostRun& host, const std::vector<std::string>& needs) = 0;
-  // After apply: observes again; anything still missing is a failure.
-  virtual util::Result<void> verify(HostRun& host);
-  // Called, newest phase first, on the hosts where this phase applied changes in
-  // this run, when a later phase of the same run failed. Undoes what must not be
-  // left half-done (a minted token, a temporary file); it need not undo the phase.
-  virtual void cleanup(HostRun& host) { (void)host; }
-
+  bool barrier = false;
+  // The phase never changes a host (its apply does nothing): a run that applies
+  // may take its observations from the plan made just before (KeptHosts).
+  bool read_only = false;
+  // The phase must see every host at once (checks that compare hosts): a
+  // ClusterWidePhase, a stage of its own. Set by ClusterWidePhase only.
+  bool cluster_wide = false;
   // Whether an apply on one host makes what this phase read of the other hosts
   // it observes (the master, for a join) stale for the phases after it in the
   // stage, which then read them again. The join's is not: it changes what the
   // master shows about the joining host alone, which its verification reads
   // afresh itself.
-  virtual bool apply_changes_others_reads() const { return true; }
-
-  // The phase never changes a host (its apply does nothing): a run that applies
-  // may take its observations from the plan made just before (KeptHosts).
-  virtual bool read_only() const { return false; }
-
-  // A phase that must see every host at once (checks that compare hosts)
-  // observes them all in one call; it is always a barrier.
-  virtual bool cluster_wide() const { return false; }
-  virtual void observe_all(std::vector<HostRun*>& hosts, std::vector<util::Result<void>>& status,
-                           std::vector<std::vector<std::string>>& needs) {
-    (void)hosts;
-    (void)status;
-    (void)needs;
-  }
+  bool apply_changes_others_reads = true;
 };
+
+// A phase: observe what is missing on a host, apply it. The engine verifies an
+// apply by observing again (anything still missing is a failure). What more a
+// phase can do it says by implementing the small interfaces below (ReadsAhead,
+// CleansUp) or by being a ClusterWidePhase, as k0sctl's phases implement its
+// optional interfaces.
+class Phase {
+ public:
+  Phase(std::string name, PhaseTraits traits = {}) : name_(std::move(name)), traits_(traits) {
+    traits_.cluster_wide = false;  // only a ClusterWidePhase is
+  }
+  virtual ~Phase();
+  const std::string& name() const { return name_; }
+  const PhaseTraits& traits() const { return traits_; }
+  // Whether the phase concerns this host at all (traits().hosts).
+  bool runs_on(const HostSpec& host) const;
+
+  // Reads the host's state and appends what is missing to `needs` (empty: up
+  // to date). Changes nothing on the host. May record facts for later phases.
+  virtual util::Result<void> observe(HostRun& host, std::vector<std::string>& needs) = 0;
+  // Makes the needs true. Called only with a non-empty `needs`.
+  virtual util::Result<void> apply(HostRun& host, const std::vector<std::string>& needs) = 0;
+
+ protected:
+  // For a ClusterWidePhase.
+  PhaseTraits& mutable_traits() { return traits_; }
+
+ private:
+  std::string name_;
+  PhaseTraits traits_;
+};
+
+// A phase whose observations can be read ahead, in one session per host with
+// the other phases' (observation_cache.h).
+class ReadsAhead {
+ public:
+  virtual ~ReadsAhead();
+  // The observation scripts observe() (or observe_all()) will run for this
+  // host. A script not listed is run when observe() asks for it; listing one
+  // it does not ask for costs only its time.
+  virtual void observation_reads(HostRun& host, std::vector<ObservationRead>& out) = 0;
+};
+
+// A phase that cleans up after itself. Called, newest phase first, on the
+// hosts where this phase applied changes in this run, when a later phase of
+// the same run failed. Undoes what must not be left half-done (a minted token,
+// a temporary file); it need not undo the phase.
+class CleansUp {
+ public:
+  virtual ~CleansUp();
+  virtual void cleanup(HostRun& host) = 0;
+};
+
+// A phase that must see every host at once (checks that compare hosts): it
+// observes them all in one call, in a stage of its own. Its per-host observe
+// and apply find nothing to do unless it overrides them.
+class ClusterWidePhase : public Phase {
+ public:
+  ClusterWidePhase(std::string name, PhaseTraits traits = {}) : Phase(std::move(name), traits) {
+    mutable_traits().cluster_wide = true;
+  }
+  // One status and one list of needs per host of `hosts` (sized by the engine).
+  virtual void observe_all(std::vector<HostRun*>& hosts, std::vector<util::Result<void>>& status,
+                           std::vector<std::vector<std::string>>& needs) = 0;
+  util::Result<void> observe(HostRun&, std::vector<std::string>&) override { return {}; }
+  util::Result<void> apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+};
+
+// After an apply: observes again; anything still missing is a failure.
+util::Result<void> verify_applied(Phase& phase, HostRun& host);
+
+// Whether the engine runs `phase` on `host`: the phase concerns the host, and
+// the host is selected (--limit) or the phase is of cluster scope.
+bool phase_runs(const Phase& phase, const HostSpec& host);
 
 using PhaseList = std::vector<std::unique_ptr<Phase>>;
 

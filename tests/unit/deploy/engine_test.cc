@@ -65,17 +65,18 @@ struct Timeline {
 };
 
 // A phase over an in-memory "host state": a set of keys per host it must make present.
-class KeyPhase : public Phase {
+class KeyPhase : public Phase, public CleansUp {
  public:
   enum class Where { All, Master, Workers };
   KeyPhase(std::string name, Where where, bool barrier, Timeline& tl,
            std::map<std::string, std::set<std::string>>& state)
-      : name_(std::move(name)), where_(where), barrier_(barrier), tl_(tl), state_(state) {}
-  std::string name() const override { return name_; }
-  bool runs_on(const HostSpec& h) const override {
-    return where_ == Where::All || (where_ == Where::Master ? h.master : !h.master);
-  }
-  bool barrier() const override { return barrier_; }
+      : Phase(name, {.hosts = where == Where::All      ? PhaseTraits::Hosts::All
+                              : where == Where::Master ? PhaseTraits::Hosts::Master
+                                                       : PhaseTraits::Hosts::AllButMaster,
+                     .barrier = barrier}),
+        name_(std::move(name)),
+        tl_(tl),
+        state_(state) {}
   util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     std::lock_guard lock(mu_);
     if (!state_[h.spec().name].count(name_)) needs.push_back("make " + name_);
@@ -97,8 +98,6 @@ class KeyPhase : public Phase {
 
  private:
   std::string name_;
-  Where where_;
-  bool barrier_;
   Timeline& tl_;
   std::map<std::string, std::set<std::string>>& state_;
   static std::mutex mu_;
@@ -404,7 +403,7 @@ TEST_F(DeployEngine, HostLockScriptTakesRefusesAndExpires) {
 
 class TokenPhase : public Phase {
  public:
-  std::string name() const override { return "token"; }
+  TokenPhase() : Phase("token") {}
   util::Result<void> observe(HostRun&, std::vector<std::string>& needs) override {
     if (!done) needs.push_back("mint a token");
     return {};
@@ -442,7 +441,7 @@ TEST_F(DeployEngine, SecretsAreMaskedInEventsResultsAndLogs) {
 
 class CountingPhase : public Phase {
  public:
-  std::string name() const override { return "count"; }
+  CountingPhase() : Phase("count") {}
   util::Result<void> observe(HostRun&, std::vector<std::string>& needs) override {
     int now = ++running;
     int seen = max.load();
@@ -506,9 +505,9 @@ class LocalShellTransport : public remote::Transport {
 
 // Reads the host's file (and, on workers, one file of the master's) through
 // observe_sh, as the install phases do.
-class ReadingPhase : public Phase {
+class ReadingPhase : public Phase, public ReadsAhead {
  public:
-  std::string name() const override { return "read"; }
+  ReadingPhase() : Phase("read") {}
   static std::string own() {
     return "cat \"$DIR/state-$HOST\"; cat >/dev/null; echo; echo oops >&2";
   }
@@ -588,10 +587,9 @@ TEST_F(DeployEngine, APlanAndItsApplyShareOneConnectionPerHost) {
 }
 
 // A phase that changes nothing, whose read counts its runs on the host.
-class ReadOnlyPhase : public Phase {
+class ReadOnlyPhase : public Phase, public ReadsAhead {
  public:
-  std::string name() const override { return "look"; }
-  bool read_only() const override { return true; }
+  ReadOnlyPhase() : Phase("look", {.read_only = true}) {}
   static std::string script() { return "echo read >> \"$DIR/looked-$HOST\"; echo seen"; }
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, script()});
@@ -641,11 +639,10 @@ TEST_F(DeployEngine, TheApplyTakesThePlansReadsOfReadOnlyPhasesWhileFresh) {
 
 // Two phases that observe their host with the same script (as the master's
 // add-on phases share their read of the cluster objects); each makes a flag.
-class FlagPhase : public Phase {
+class FlagPhase : public Phase, public ReadsAhead {
  public:
   explicit FlagPhase(std::string flag, bool last_step = false)
-      : flag_(std::move(flag)), last_(last_step) {}
-  std::string name() const override { return "flag-" + flag_; }
+      : Phase("flag-" + flag), flag_(std::move(flag)), last_(last_step) {}
   static std::string script() {
     return "echo r >> \"$DIR/reads-$HOST\"; for f in a b; do [ -e \"$DIR/flag-$HOST-$f\" ] && "
            "echo \"$f\"; done; true";
