@@ -103,20 +103,6 @@ remote::ExecResult HostRun::sh(const std::string& script, const std::string& inp
   return r;
 }
 
-namespace {
-thread_local bool t_keep_live_reads = false;
-}
-
-KeepLiveReads::KeepLiveReads() : previous_(t_keep_live_reads) {
-  t_keep_live_reads = true;
-}
-KeepLiveReads::~KeepLiveReads() {
-  t_keep_live_reads = previous_;
-}
-bool KeepLiveReads::active() {
-  return t_keep_live_reads;
-}
-
 remote::ExecResult HostRun::observe_sh(const std::string& script, int timeout_ms,
                                        bool secret_output) {
   return finish_read(script, observe_raw(script, timeout_ms, secret_output), timeout_ms,
@@ -141,60 +127,16 @@ remote::ExecResult HostRun::finish_read(const std::string& script, remote::ExecR
 remote::ExecResult HostRun::observe_raw(const std::string& script, int timeout_ms,
                                         bool secret_output) {
   remote::ExecResult r;
-  if (read_ahead(script, r)) return r;
-  uint64_t gen;
-  {
-    std::lock_guard lock(reads_mu_);
-    gen = reads_gen_;
-  }
+  if (observations_.find(script, r)) return r;
+  uint64_t ticket = observations_.ticket();
   r = sh(script, {}, timeout_ms, secret_output);
-  if (t_keep_live_reads && r.ok()) {
-    // Kept only if nothing applied on this host since the read started.
-    std::lock_guard lock(reads_mu_);
-    if (gen == reads_gen_) prefetched_[script] = r;
-  }
+  observations_.offer(ticket, script, r);
   return r;
-}
-
-bool HostRun::read_ahead(const std::string& script, remote::ExecResult& out) const {
-  std::lock_guard lock(reads_mu_);
-  auto it = prefetched_.find(script);
-  if (it == prefetched_.end()) return false;
-  out = it->second;
-  return true;
-}
-
-void HostRun::keep_read(const std::string& script, remote::ExecResult result) {
-  std::lock_guard lock(reads_mu_);
-  prefetched_[script] = std::move(result);
-}
-
-void HostRun::forget_reads() {
-  std::lock_guard lock(reads_mu_);
-  ++reads_gen_;
-  for (auto& [script, r] : prefetched_) std::fill(r.out.begin(), r.out.end(), '\0');
-  prefetched_.clear();
-}
-
-void HostRun::set_reads_after(std::vector<std::string> scripts) {
-  std::lock_guard lock(reads_mu_);
-  reads_after_ = std::move(scripts);
-  read_after_.clear();
-}
-
-std::vector<std::pair<std::string, remote::ExecResult>> HostRun::take_reads_after() {
-  std::lock_guard lock(reads_mu_);
-  reads_after_.clear();
-  return std::exchange(read_after_, {});
 }
 
 remote::ExecResult HostRun::sh_then_read(const std::string& script, const std::string& input,
                                          int timeout_ms) {
-  std::vector<std::string> reads;
-  {
-    std::lock_guard lock(reads_mu_);
-    reads = reads_after_;
-  }
+  std::vector<std::string> reads = observations_.reads_after();
   if (reads.empty()) return sh(script, input, timeout_ms);
   static std::atomic<uint64_t> serial{0};
   const std::string marker =
@@ -213,87 +155,12 @@ remote::ExecResult HostRun::sh_then_read(const std::string& script, const std::s
   if (e == std::string::npos) return r;
   std::vector<remote::ExecResult> parts;
   if (split_combined_output(r.out.substr(e + end.size()), marker, reads.size(), parts)) {
-    std::lock_guard lock(reads_mu_);
-    read_after_.clear();
-    for (size_t k = 0; k < reads.size(); ++k)
-      read_after_.emplace_back(reads[k], std::move(parts[k]));
+    std::vector<std::pair<std::string, remote::ExecResult>> got;
+    for (size_t k = 0; k < reads.size(); ++k) got.emplace_back(reads[k], std::move(parts[k]));
+    observations_.read_after(std::move(got));
   }
   r.out.resize(e);
   return r;
-}
-
-// ------------------------------------------------------------------ kept hosts
-
-namespace {
-double monotonic_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-}  // namespace
-
-std::unique_ptr<remote::Connection> KeptHosts::take_connection(const remote::Transport* transport,
-                                                               const std::string& host) {
-  std::lock_guard lock(mu_);
-  auto it = hosts_.find(host);
-  if (it == hosts_.end() || it->second.transport != transport) return nullptr;
-  return std::move(it->second.connection);
-}
-
-void KeptHosts::keep_connection(const remote::Transport* transport, const std::string& host,
-                                std::unique_ptr<remote::Connection> connection) {
-  std::lock_guard lock(mu_);
-  Kept& k = hosts_[host];
-  k.transport = transport;
-  k.connection = std::move(connection);
-}
-
-std::map<std::string, remote::ExecResult> KeptHosts::take_reads(const std::string& host,
-                                                                double max_age_s) {
-  std::map<std::string, remote::ExecResult> out;
-  std::lock_guard lock(mu_);
-  auto it = hosts_.find(host);
-  if (it == hosts_.end()) return out;
-  double now = monotonic_s();
-  for (auto& [script, r] : it->second.reads)
-    if (now - r.first <= max_age_s) out[script] = std::move(r.second);
-  it->second.reads.clear();
-  return out;
-}
-
-void KeptHosts::keep_read(const std::string& host, const std::string& script,
-                          remote::ExecResult result) {
-  std::lock_guard lock(mu_);
-  hosts_[host].reads[script] = {monotonic_s(), std::move(result)};
-}
-
-bool runs_in_session_shell(const std::string& script) {
-  // Words by which a script could end the session's shell or change what the
-  // scripts after it see (its options, arguments, directory, traps, functions):
-  // such a script runs in a subshell. Every variable a script reads it sets
-  // first, so the others share the session's shell and save a fork each.
-  static const char* kWords[] = {"exit", "exec",     "return", "set ",    "shift", "cd ",
-                                 "trap", "umask",    "export", "unset",   "alias", "ulimit",
-                                 "eval", "readonly", "()",     "source ", "\n. "};
-  for (const char* w : kWords)
-    if (script.find(w) != std::string::npos) return false;
-  // A file sourced with `.` sets whatever it holds (/etc/os-release: ID, NAME...).
-  return !script.starts_with(". ");
-}
-
-std::string combined_observation_script(const std::vector<std::string>& scripts,
-                                        const std::string& marker) {
-  // Each script with its stdin not the combined script's (which sh -s reads),
-  // its stderr dropped, its exit status after it; in a subshell unless it can
-  // run in the session's own shell (runs_in_session_shell).
-  std::string out;
-  for (size_t i = 0; i < scripts.size(); ++i) {
-    std::string n = std::to_string(i);
-    bool here = runs_in_session_shell(scripts[i]);
-    out += "echo '" + marker + " begin " + n + "'\n" + (here ? "{\n" : "(\n") + scripts[i] +
-           (here ? "\n} </dev/null 2>/dev/null\n" : "\n) </dev/null 2>/dev/null\n") +
-           "printf '\\n" + marker + " end " + n + " %s\\n' \"$?\"\n";
-  }
-  out += "true\n";
-  return out;
 }
 
 namespace {
@@ -301,77 +168,8 @@ constexpr const char* kKubectlReadGuard =
     "[ -f /etc/kubernetes/admin.conf ] || { echo '{}'; exit 0; }\n";
 }  // namespace
 
-std::string concurrent_observation_script(const std::vector<std::string>& scripts,
-                                          const std::vector<bool>& secret,
-                                          const std::string& marker) {
-  auto is_secret = [&](size_t i) { return i < secret.size() && secret[i]; };
-  // A first line at once, as the one-by-one form's first marker: the session's
-  // first output is when the scripts start (the fact script's clock is read
-  // against it), not when the slowest ends. The split skips it.
-  std::string out = "echo '" + marker +
-                    " start'\n"
-                    "pai_rd=/run/paictl-reads.$$\n"
-                    "[ -d /run ] && [ -w /run ] || pai_rd=\"${TMPDIR:-/tmp}/paictl-reads.$$\"\n"
-                    "if mkdir -m 700 \"$pai_rd\" 2>/dev/null; then\n"
-                    "trap 'rm -rf \"$pai_rd\"' EXIT\n"
-                    "trap 'rm -rf \"$pai_rd\"; exit 129' HUP\n"
-                    "trap 'rm -rf \"$pai_rd\"; exit 130' INT\n"
-                    "trap 'rm -rf \"$pai_rd\"; exit 143' TERM\n"
-                    "trap 'rm -rf \"$pai_rd\"; exit 141' PIPE\n";
-  for (size_t i = 0; i < scripts.size(); ++i) {
-    if (is_secret(i)) continue;
-    std::string n = std::to_string(i);
-    out += "(\n" + scripts[i] + "\n) </dev/null >\"$pai_rd/" + n + "\" 2>/dev/null &\npai_p" + n +
-           "=$!\n";
-  }
-  // A secret's output only in a variable: `printf x` keeps its trailing newlines.
-  for (size_t i = 0; i < scripts.size(); ++i) {
-    if (!is_secret(i)) continue;
-    std::string n = std::to_string(i);
-    out += "pai_s" + n + "=$( (\n" + scripts[i] +
-           "\n) </dev/null 2>/dev/null; r=$?; printf x; exit $r)\npai_r" + n + "=$?\npai_s" + n +
-           "=${pai_s" + n + "%x}\n";
-  }
-  for (size_t i = 0; i < scripts.size(); ++i) {
-    std::string n = std::to_string(i);
-    out += "echo '" + marker + " begin " + n + "'\n";
-    if (is_secret(i))
-      out += "printf '%s' \"$pai_s" + n + "\"\npai_s" + n + "=\nprintf '\\n" + marker + " end " +
-             n + " %s\\n' \"$pai_r" + n + "\"\n";
-    else
-      out += "wait \"$pai_p" + n + "\"\npai_r=$?\ncat \"$pai_rd/" + n + "\"\nprintf '\\n" + marker +
-             " end " + n + " %s\\n' \"$pai_r\"\n";
-  }
-  out += "rm -rf \"$pai_rd\"\ntrap - EXIT HUP INT TERM PIPE\nelse\n" +
-         combined_observation_script(scripts, marker) + "fi\ntrue\n";
-  return out;
-}
-
 bool is_cluster_read(const std::string& script) {
   return script.starts_with(kKubectlReadGuard);
-}
-
-bool split_combined_output(const std::string& out, const std::string& marker, size_t n,
-                           std::vector<remote::ExecResult>& results) {
-  results.assign(n, {});
-  size_t pos = 0;
-  for (size_t i = 0; i < n; ++i) {
-    std::string begin = marker + " begin " + std::to_string(i) + "\n";
-    std::string end = "\n" + marker + " end " + std::to_string(i) + " ";
-    size_t b = out.find(begin, pos);
-    if (b == std::string::npos) return false;
-    b += begin.size();
-    size_t e = out.find(end, b);
-    if (e == std::string::npos) return false;
-    size_t nl = out.find('\n', e + end.size());
-    if (nl == std::string::npos) return false;
-    auto rc = util::parse_int(out.substr(e + end.size(), nl - e - end.size()));
-    if (!rc) return false;
-    results[i].out = out.substr(b, e - b);
-    results[i].exit_status = static_cast<int>(*rc);
-    pos = nl + 1;
-  }
-  return true;
 }
 
 std::string kubectl_json_read_script(const std::string& args) {
@@ -805,69 +603,16 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   std::vector<char> failed(hosts.size(), 0), locked(hosts.size(), 0);
   const std::string holder = local_hostname() + " " + std::to_string(::getpid()) + " " + res.run_id;
 
-  std::map<const HostRun*, size_t> index;
-  for (size_t i = 0; i < hosts.size(); ++i) index[runs[i].get()] = i;
+  std::vector<HostRun*> host_runs;
+  for (auto& r : runs) host_runs.push_back(r.get());
   const std::string marker = "@@paictl-observe-" + std::to_string(::getpid()) + "-" +
                              std::to_string(Clock::now().time_since_epoch().count());
-  // The observation scripts of phases [from, to) on the hosts `on`, by the host
-  // they read (a worker's join reads the master), each script once per host.
-  // With a plan's hint, a host's phases are read up to its first planned change.
   auto collect_reads = [&](size_t from, size_t to, const std::vector<size_t>& on) {
-    std::vector<std::vector<ObservationRead>> out(hosts.size());
-    std::vector<std::set<std::string>> seen(hosts.size());
-    for (size_t i : on) {
-      auto plan = opts_.planned_changes.find(hosts[i].name);
-      for (size_t pi = from; pi < to; ++pi) {
-        if (!phase_runs(*phases[pi], hosts[i])) continue;
-        std::vector<ObservationRead> rs;
-        if (auto* ra = dynamic_cast<ReadsAhead*>(phases[pi].get()))
-          ra->observation_reads(*runs[i], rs);
-        for (auto& rd : rs) {
-          auto it = index.find(rd.host);
-          if (it == index.end()) continue;
-          rd.read_only = phases[pi]->traits().read_only;
-          remote::ExecResult held;
-          if (rd.host->read_ahead(rd.script, held)) continue;  // taken from the plan
-          if (seen[it->second].insert(rd.script).second) out[it->second].push_back(std::move(rd));
-        }
-        if (plan != opts_.planned_changes.end() && plan->second.count(phases[pi]->name())) break;
-      }
-    }
-    return out;
+    return reads_of_phases(phases, from, to, host_runs, on, opts_.planned_changes);
   };
-  // One session on host i that runs every script of `rs`; their outputs are
-  // kept on the host as read ahead (a script whose output did not come back
-  // whole is simply run again when a phase asks for it).
   auto read_in_one_session = [&](size_t i, const std::vector<ObservationRead>& rs) {
-    HostRun& h = *runs[i];
-    std::vector<std::string> scripts;
-    std::vector<bool> secrets;
-    bool secret = false, slow = false;
-    for (const auto& rd : rs) {
-      scripts.push_back(rd.script);
-      secrets.push_back(rd.secret);
-      secret |= rd.secret;
-      slow |= is_cluster_read(rd.script);
-    }
-    // The master's reads wait on kubectl and the API server: run at once, they
-    // take the longest of them instead of their sum.
-    auto r =
-        h.sh("exec /bin/sh -s",
-             slow && scripts.size() > 1 ? concurrent_observation_script(scripts, secrets, marker)
-                                        : combined_observation_script(scripts, marker),
-             600000, secret);
-    std::vector<remote::ExecResult> parts;
-    if (r.ok() && r.exit_status == 0 && split_combined_output(r.out, marker, scripts.size(), parts))
-      for (size_t k = 0; k < parts.size(); ++k) {
-        parts[k].first_output_epoch = r.first_output_epoch;
-        parts[k].auth_method = r.auth_method;
-        // A plan's reads of the phases that change nothing, for the apply after it.
-        if (opts_.dry_run && opts_.kept && rs[k].read_only && !rs[k].secret)
-          opts_.kept->keep_read(hosts[i].name, scripts[k], parts[k]);
-        h.keep_read(scripts[k], std::move(parts[k]));
-      }
-    std::fill(r.out.begin(), r.out.end(), '\0');
-    return r;
+    return deploy::read_in_one_session(*runs[i], rs, marker,
+                                       opts_.dry_run ? opts_.kept.get() : nullptr);
   };
 
   // A run that applies right after a plan takes the plan's reads of the phases
@@ -949,22 +694,9 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   // The lock script, then, when it took the lock, the reads of `rs`.
   auto lock_then_read = [&](size_t i, const std::string& lock,
                             const std::vector<ObservationRead>& rs) {
-    if (rs.empty()) return runs[i]->sh(lock);
-    std::vector<std::string> scripts;
-    bool secret = false;
-    for (const auto& rd : rs) {
-      scripts.push_back(rd.script);
-      secret |= rd.secret;
-    }
-    std::string whole = "o=$(\n" + lock + "\n)\nprintf '%s\\n' \"$o\"\ncase $o in acquired*)\n" +
-                        combined_observation_script(scripts, marker) + ";;\nesac\n";
-    auto r = runs[i]->sh(whole, {}, 600000, secret);
-    std::vector<remote::ExecResult> parts;
-    if (r.ok() && r.exit_status == 0 && r.out.rfind("acquired", 0) == 0 &&
-        split_combined_output(r.out, marker, scripts.size(), parts))
-      for (size_t k = 0; k < parts.size(); ++k)
-        locked_reads[i].emplace_back(scripts[k], std::move(parts[k]));
-    return r;
+    LockSession session = deploy::lock_then_read(*runs[i], lock, rs, marker);
+    locked_reads[i] = std::move(session.reads);
+    return session.lock;
   };
 
   // Connect (and lock) every host.
@@ -1048,25 +780,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
   // session as its last step there (run_last_step): its verification's, then
   // the next phases' of this group on this host, up to its next planned change.
   auto reads_after = [&](size_t pi, size_t hi) {
-    HostRun& h = *runs[hi];
-    std::vector<std::string> out;
-    std::set<std::string> seen;
-    auto add = [&](size_t p) {
-      std::vector<ObservationRead> rs;
-      if (auto* ra = dynamic_cast<ReadsAhead*>(phases[p].get())) ra->observation_reads(h, rs);
-      for (auto& rd : rs)
-        if (rd.host == &h && !rd.secret && seen.insert(rd.script).second)
-          out.push_back(std::move(rd.script));
-    };
-    add(pi);
-    auto plan = opts_.planned_changes.find(hosts[hi].name);
-    for (size_t p = pi + 1; p < after_until; ++p) {
-      if (phases[p]->traits().cluster_wide) break;
-      if (!phase_runs(*phases[p], hosts[hi])) continue;
-      add(p);
-      if (plan != opts_.planned_changes.end() && plan->second.count(phases[p]->name())) break;
-    }
-    return out;
+    return reads_after_apply(phases, pi, after_until, *runs[hi], opts_.planned_changes);
   };
 
   auto run_phase = [&](size_t pi, size_t hi) -> bool {
@@ -1125,23 +839,16 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
     }
     // What this phase read is about to change: every later observation of the
     // hosts it reads (its own, the master for a join) reads them again.
-    auto forget = [&] {
-      h.forget_reads();
-      std::vector<ObservationRead> rs;
-      if (auto* ra = dynamic_cast<ReadsAhead*>(&phase)) ra->observation_reads(h, rs);
-      for (auto& rd : rs)
-        if (rd.host && rd.host != &h && phase.traits().apply_changes_others_reads)
-          rd.host->forget_reads();
-    };
+    auto forget = [&] { forget_reads_changed_by(phase, h); };
     forget();
-    h.set_reads_after(reads_after(pi, hi));
+    h.observations().set_reads_after(reads_after(pi, hi));
     s = phase.apply(h, needs);
-    auto read_after = h.take_reads_after();
+    auto read_after = h.observations().take_reads_after();
     // What others read meanwhile may predate the change: the verification reads
     // afresh (what the apply's last step read right after it, or live), and
     // keeps what it read for the phases after it.
     forget();
-    for (auto& [script, r] : read_after) h.keep_read(script, std::move(r));
+    for (auto& [script, r] : read_after) h.observations().keep(script, std::move(r));
     if (s.ok()) {
       KeepLiveReads keep;
       s = verify_applied(phase, h);
@@ -1173,10 +880,11 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
       // one `kubectl get` of the cluster objects each. A phase that applies
       // makes its hosts' reads be read again (run_phase).
       auto [group_hosts, group_end] = group_of(first, alive);
-      for (auto& r : runs) r->forget_reads();
+      for (auto& r : runs) r->observations().forget();
       if (first == 0)
         for (size_t i = 0; i < hosts.size(); ++i)
-          for (auto& [script, r] : plan_reads[i]) runs[i]->keep_read(script, std::move(r));
+          for (auto& [script, r] : plan_reads[i])
+            runs[i]->observations().keep(script, std::move(r));
       auto ahead = collect_reads(first, group_end, group_hosts);
       // What the lock's session read of this group serves it (only the reads
       // this group asks for).
@@ -1189,7 +897,7 @@ RunResult Engine::run(const std::vector<HostSpec>& hosts, const PhaseList& phase
           for (auto& rd : ahead[i]) {
             auto it = got.find(rd.script);
             if (it != got.end())
-              runs[i]->keep_read(rd.script, std::move(it->second));
+              runs[i]->observations().keep(rd.script, std::move(it->second));
             else
               left.push_back(std::move(rd));
           }

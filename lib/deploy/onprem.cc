@@ -282,7 +282,7 @@ class KeptConnections : public remote::Transport {
     // Only the fact script's own request (check::collect's) is served from it.
     if (it != by_name_.end() && req.command == facts::bootstrap_command()) {
       remote::ExecResult r;
-      if (it->second->read_ahead(key_, r) && r.exit_status == 0) return r;
+      if (it->second->observations().find(key_, r) && r.exit_status == 0) return r;
     }
     if (it == by_name_.end() || !it->second->connection) {
       remote::ExecResult r;

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "deploy/observation_cache.h"
 #include "inventory/inventory.h"
 #include "remote/target.h"
 #include "remote/transport.h"
@@ -98,25 +99,14 @@ class HostRun {
   // Appends a line to the host's log (masked).
   void log(const std::string& line);
 
-  // Outputs of observation scripts read in advance, by script text: by a dry run
-  // before any phase observes; by a run that applies at the start of a group of
-  // stages; and what an observation or a verification read live (KeepLiveReads),
-  // for the phases after it. Forgotten when a phase starts and ends applying on
-  // this host or on one it reads (a read that started before is not kept).
-  bool read_ahead(const std::string& script, remote::ExecResult& out) const;
-  void keep_read(const std::string& script, remote::ExecResult result);
-  void forget_reads();
+  // What the run holds of this host's observations (observation_cache.h):
+  // observe_sh serves from it, and keeps what it reads live there.
+  ObservationCache& observations() { return observations_; }
 
-  // The observations to read in the same session as a phase's last command on
-  // this host (run_last_step), right after it succeeds: its verification's and
-  // the next phases'. Named by the engine around Phase::apply; what was read
-  // is taken back by the engine (empty when no last step read them).
-  void set_reads_after(std::vector<std::string> scripts);
-  std::vector<std::pair<std::string, remote::ExecResult>> take_reads_after();
-  // sh() of `script`, then, when it exits 0, the reads named by set_reads_after
-  // in the same session (each as in a one-session read: stdin from /dev/null,
-  // stderr dropped, a subshell unless runs_in_session_shell lets it share the shell). The result
-  // is the script's alone.
+  // sh() of `script`, then, when it exits 0, the reads named by
+  // observations().set_reads_after in the same session (each as in a one-session read: stdin from
+  // /dev/null, stderr dropped, a subshell unless runs_in_session_shell lets it share the shell).
+  // The result is the script's alone.
   remote::ExecResult sh_then_read(const std::string& script, const std::string& input = {},
                                   int timeout_ms = 300000);
 
@@ -132,26 +122,7 @@ class HostRun {
   RunContext& run_;
   nlohmann::json facts_ = nlohmann::json::object();
   std::mutex mu_;  // another host's phase may run commands here (the master)
-  mutable std::mutex reads_mu_;
-  std::map<std::string, remote::ExecResult> prefetched_;
-  uint64_t reads_gen_ = 0;  // counts forget_reads()
-  std::vector<std::string> reads_after_;
-  std::vector<std::pair<std::string, remote::ExecResult>> read_after_;
-};
-
-// While one lives, the observations this thread runs (HostRun::observe_sh) are
-// kept for the phases after it. The engine holds one around Phase::observe and
-// Phase::verify, never around apply (whose waits must read the host afresh).
-class KeepLiveReads {
- public:
-  KeepLiveReads();
-  ~KeepLiveReads();
-  KeepLiveReads(const KeepLiveReads&) = delete;
-  KeepLiveReads& operator=(const KeepLiveReads&) = delete;
-  static bool active();
-
- private:
-  bool previous_;
+  ObservationCache observations_;
 };
 
 // A failed command, said for the operator: what failed, its exit status and the
@@ -200,17 +171,6 @@ std::string api_curl(const std::string& args);
 bool api_read_as_list(const std::string& output, std::string& out);
 // The kubectl arguments of an api_json_read_script (empty for another script).
 std::string api_read_fallback(const std::string& script);
-
-// An observation script a phase will run on a host (itself or another: a
-// worker's join reads the master), listed so that a dry run can read them all
-// in one session per host. The text must be the one observe() runs through
-// HostRun::observe_sh.
-struct ObservationRead {
-  HostRun* host = nullptr;
-  std::string script;
-  bool secret = false;     // the output holds a secret (never logged)
-  bool read_only = false;  // set by the engine: a read of a Phase::read_only phase
-};
 
 // What a phase is, said once as data that the engine reads (k0sctl's phases
 // answer the same questions with methods of their own).
