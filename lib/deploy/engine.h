@@ -18,6 +18,7 @@
 #include "deploy/journal.h"
 #include "deploy/observation_cache.h"
 #include "deploy/phase.h"
+#include "util/clock.h"
 
 namespace pai::deploy {
 
@@ -107,6 +108,8 @@ struct EngineOptions {
   // terminal may take long; the checks then run again).
   double reuse_reads_s = 60;
   std::function<void(const Event&)> on_event;
+  // The run's clock: its timings and every wait of its phases (RunContext::clock).
+  util::Clock clock = util::Clock::real();
 };
 
 class Engine {

@@ -144,7 +144,8 @@ std::vector<std::vector<ObservationRead>> reads_of_phases(const PhaseList& phase
       const Phase& phase = *phases[pi];
       if (!phase_runs(phase, h.spec())) continue;
       std::vector<ObservationRead> rs;
-      if (auto* reads = dynamic_cast<ReadsAhead*>(phases[pi].get())) reads->observation_reads(h, rs);
+      if (auto* reads = dynamic_cast<ReadsAhead*>(phases[pi].get()))
+        reads->observation_reads(h, rs);
       for (auto& rd : rs) {
         auto it = index.find(rd.host);
         if (it == index.end()) continue;
@@ -164,7 +165,8 @@ std::vector<std::string> reads_after_apply(const PhaseList& phases, size_t phase
   std::set<std::string> seen;
   auto add = [&](size_t p) {
     std::vector<ObservationRead> rs;
-    if (auto* reads = dynamic_cast<ReadsAhead*>(phases[p].get())) reads->observation_reads(host, rs);
+    if (auto* reads = dynamic_cast<ReadsAhead*>(phases[p].get()))
+      reads->observation_reads(host, rs);
     for (auto& rd : rs)
       if (rd.host == &host && !rd.secret && seen.insert(rd.script).second)
         out.push_back(std::move(rd.script));
@@ -204,11 +206,11 @@ remote::ExecResult read_in_one_session(HostRun& host, const std::vector<Observat
   }
   // The master's reads wait on kubectl and the API server: run at once, they
   // take the longest of them instead of their sum.
-  auto r = host.sh("exec /bin/sh -s",
-                   slow && scripts.size() > 1
-                       ? concurrent_observation_script(scripts, secrets, marker)
-                       : combined_observation_script(scripts, marker),
-                   600000, secret);
+  auto r =
+      host.sh("exec /bin/sh -s",
+              slow && scripts.size() > 1 ? concurrent_observation_script(scripts, secrets, marker)
+                                         : combined_observation_script(scripts, marker),
+              600000, secret);
   std::vector<remote::ExecResult> parts;
   if (r.ok() && r.exit_status == 0 && split_combined_output(r.out, marker, scripts.size(), parts))
     for (size_t k = 0; k < parts.size(); ++k) {
@@ -236,13 +238,15 @@ LockSession lock_then_read(HostRun& host, const std::string& lock_script,
     scripts.push_back(rd.script);
     secret |= rd.secret;
   }
-  std::string whole = "o=$(\n" + lock_script + "\n)\nprintf '%s\\n' \"$o\"\ncase $o in acquired*)\n" +
+  std::string whole = "o=$(\n" + lock_script +
+                      "\n)\nprintf '%s\\n' \"$o\"\ncase $o in acquired*)\n" +
                       combined_observation_script(scripts, marker) + ";;\nesac\n";
   out.lock = host.sh(whole, {}, 600000, secret);
   std::vector<remote::ExecResult> parts;
   if (out.lock.ok() && out.lock.exit_status == 0 && out.lock.out.rfind("acquired", 0) == 0 &&
       split_combined_output(out.lock.out, marker, scripts.size(), parts))
-    for (size_t k = 0; k < parts.size(); ++k) out.reads.emplace_back(scripts[k], std::move(parts[k]));
+    for (size_t k = 0; k < parts.size(); ++k)
+      out.reads.emplace_back(scripts[k], std::move(parts[k]));
   return out;
 }
 

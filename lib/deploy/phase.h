@@ -19,6 +19,7 @@
 #include "inventory/inventory.h"
 #include "remote/target.h"
 #include "remote/transport.h"
+#include "util/clock.h"
 #include "util/result.h"
 
 namespace pai::deploy {
@@ -62,6 +63,9 @@ struct RunContext {
   std::vector<HostRun*> hosts;
   Masker* masker = nullptr;
   bool dry_run = false;
+  // What the phases wait with (rollouts, nodes Ready, the API server, the
+  // endpoints): EngineOptions::clock.
+  util::Clock clock = util::Clock::real();
   HostRun* master() const;
 };
 

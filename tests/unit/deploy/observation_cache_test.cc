@@ -149,9 +149,9 @@ TEST(ObservationCache, ReadsOfPhasesGoToTheHostTheyReadOnceEach) {
   PhaseList phases;
   phases.push_back(std::make_unique<ReadsBoth>("os", PhaseTraits{.read_only = true},
                                                std::vector<std::string>{"os", "os"}));
-  phases.push_back(std::make_unique<ReadsBoth>(
-      "join", PhaseTraits{.hosts = PhaseTraits::Hosts::AllButMaster},
-      std::vector<std::string>{"kubelet"}, "nodes"));
+  phases.push_back(
+      std::make_unique<ReadsBoth>("join", PhaseTraits{.hosts = PhaseTraits::Hosts::AllButMaster},
+                                  std::vector<std::string>{"kubelet"}, "nodes"));
   phases.push_back(std::make_unique<ReadsBoth>(
       "labels", PhaseTraits{.hosts = PhaseTraits::Hosts::Master, .cluster_scope = true},
       std::vector<std::string>{"nodes"}));
@@ -197,21 +197,19 @@ TEST(ObservationCache, ReadsAfterAnApplyAreTheHostsOwnAndNoSecret) {
   run.add(master_spec());
   HostRun& w = run.add(worker_spec("w1"));
   PhaseList phases;
-  phases.push_back(std::make_unique<ReadsBoth>("a", PhaseTraits{},
-                                               std::vector<std::string>{"a1"}, "nodes"));
+  phases.push_back(
+      std::make_unique<ReadsBoth>("a", PhaseTraits{}, std::vector<std::string>{"a1"}, "nodes"));
   phases.push_back(
       std::make_unique<ReadsBoth>("b", PhaseTraits{}, std::vector<std::string>{"pw"}, "", true));
   phases.push_back(std::make_unique<ReadsBoth>(
       "m", PhaseTraits{.hosts = PhaseTraits::Hosts::Master}, std::vector<std::string>{"m1"}));
-  phases.push_back(std::make_unique<ReadsBoth>("c", PhaseTraits{},
-                                               std::vector<std::string>{"c1", "a1"}));
-  phases.push_back(std::make_unique<ReadsBoth>("d", PhaseTraits{},
-                                               std::vector<std::string>{"d1"}));
+  phases.push_back(
+      std::make_unique<ReadsBoth>("c", PhaseTraits{}, std::vector<std::string>{"c1", "a1"}));
+  phases.push_back(std::make_unique<ReadsBoth>("d", PhaseTraits{}, std::vector<std::string>{"d1"}));
   // Its verification's (a1), the next phases' on this host (c1), once each;
   // not the master's, not a secret, not past `until`.
   EXPECT_EQ(reads_after_apply(phases, 0, 4, w, {}), (std::vector<std::string>{"a1", "c1"}));
-  EXPECT_EQ(reads_after_apply(phases, 0, 5, w, {}),
-            (std::vector<std::string>{"a1", "c1", "d1"}));
+  EXPECT_EQ(reads_after_apply(phases, 0, 5, w, {}), (std::vector<std::string>{"a1", "c1", "d1"}));
   // Up to the host's next planned change.
   EXPECT_EQ(reads_after_apply(phases, 0, 5, w, {{"w1", {"c"}}}),
             (std::vector<std::string>{"a1", "c1"}));
@@ -245,12 +243,10 @@ TEST(ObservationCache, AOneSessionReadKeepsWhatCameBackWholeAndAPlansReadOnlyRea
   HostRun& m = run.add(master_spec());
   const std::map<std::string, std::string> answers = {
       {"echo os", "ID=debian"}, {"echo pw", "hunter2"}, {"echo state", "swap=1"}};
-  run.transport.on("@@m begin 0", [&](const testing::ScriptedCall& c) {
-    return session_answer(c, answers);
-  });
-  std::vector<ObservationRead> reads = {{&m, "echo os", false, true},
-                                        {&m, "echo pw", true, true},
-                                        {&m, "echo state", false, false}};
+  run.transport.on("@@m begin 0",
+                   [&](const testing::ScriptedCall& c) { return session_answer(c, answers); });
+  std::vector<ObservationRead> reads = {
+      {&m, "echo os", false, true}, {&m, "echo pw", true, true}, {&m, "echo state", false, false}};
   KeptHosts kept;
   auto r = read_in_one_session(m, reads, "@@m", &kept);
   EXPECT_TRUE(r.ok());
