@@ -55,8 +55,7 @@ EngineRun::EngineRun(remote::Transport& transport, const EngineOptions& options,
       masker_(options.masker ? options.masker : &own_masker_) {
   res_.dry_run = opts_.dry_run;
   res_.run_id = opts_.run_id;
-  if (res_.run_id.empty())
-    res_.run_id = util::now_rfc3339_ms() + "-" + std::to_string(::getpid());
+  if (res_.run_id.empty()) res_.run_id = util::now_rfc3339_ms() + "-" + std::to_string(::getpid());
 }
 
 void EngineRun::emit(Event e) {
@@ -158,8 +157,8 @@ void EngineRun::plan_reads() {
   // from what was read.
   dry_reads_.resize(hosts_.size());
   if (opts_.dry_run)
-    dry_reads_ = reads_of_phases(phases_, 0, phases_.size(), host_runs_, all_hosts(),
-                                 opts_.planned_changes);
+    dry_reads_ =
+        reads_of_phases(phases_, 0, phases_.size(), host_runs_, all_hosts(), opts_.planned_changes);
 
   // A run that applies reads its first group of phases that may change a host
   // (after the OS and the pre-install checks, which change nothing) in the
@@ -269,8 +268,8 @@ size_t EngineRun::stage_end(size_t first) const {
   return last;
 }
 
-std::pair<std::vector<size_t>, size_t> EngineRun::group_of(
-    size_t first, const std::vector<size_t>& alive) const {
+std::pair<std::vector<size_t>, size_t> EngineRun::group_of(size_t first,
+                                                           const std::vector<size_t>& alive) const {
   auto on = [&](size_t from, size_t to) {
     std::vector<size_t> v;
     for (size_t i : alive)
@@ -364,10 +363,10 @@ void EngineRun::refuse_locked_host(size_t i, const remote::ExecResult& r) {
   std::string cur = r.out.rfind("held", 0) == 0 ? r.out.substr(r.out.find('\n') + 1) : r.out;
   while (!cur.empty() && cur.back() == '\n') cur.pop_back();
   auto parts = util::split(cur, ' ');
-  std::string who = parts.size() >= 3 ? "pid " + std::string(parts[1]) + " on " +
-                                            std::string(parts[0]) + " (run " +
-                                            std::string(parts[2]) + ")"
-                                      : "\"" + cur + "\"";
+  std::string who = parts.size() >= 3
+                        ? "pid " + std::string(parts[1]) + " on " + std::string(parts[0]) +
+                              " (run " + std::string(parts[2]) + ")"
+                        : "\"" + cur + "\"";
   hr.error = "another install holds this host's lock: " + who;
   hr.hint = "wait for it to finish; a lock untouched for " +
             std::to_string(opts_.host_lock_stale_s) +
@@ -441,16 +440,20 @@ void EngineRun::run_cluster_wide(size_t pi, const std::vector<size_t>& alive) {
       pr.error = masker_->mask(st[k].error().message);
       pr.hint = masker_->mask(st[k].error().hint);
       failed_[i] = 1;
-      emit({Event::Kind::PhaseFailed, hosts_[i].name, pr.phase, st[k].error().message,
-            st[k].error().hint, {}, pr.ms});
+      emit({Event::Kind::PhaseFailed,
+            hosts_[i].name,
+            pr.phase,
+            st[k].error().message,
+            st[k].error().hint,
+            {},
+            pr.ms});
     } else if (needs[k].empty()) {
       pr.state = PhaseResult::State::UpToDate;
       emit({Event::Kind::PhaseUpToDate, hosts_[i].name, pr.phase, "up to date", "", {}, pr.ms});
     } else if (opts_.dry_run) {
       pr.state = PhaseResult::State::Planned;
       pr.needs = needs[k];
-      emit({Event::Kind::PhaseNeeds, hosts_[i].name, pr.phase, "would apply", "", needs[k],
-            pr.ms});
+      emit({Event::Kind::PhaseNeeds, hosts_[i].name, pr.phase, "would apply", "", needs[k], pr.ms});
     } else {
       to_apply.push_back(i);
     }
@@ -555,8 +558,7 @@ bool EngineRun::phase_failed(size_t pi, size_t hi, const util::Error& error, dou
   pr.hint = masker_->mask(error.hint);
   pr.ms = ms_since(t0);
   runs_[hi]->log("phase " + pr.phase + " failed: " + error.message);
-  emit({Event::Kind::PhaseFailed, hosts_[hi].name, pr.phase, error.message, error.hint, {},
-        pr.ms});
+  emit({Event::Kind::PhaseFailed, hosts_[hi].name, pr.phase, error.message, error.hint, {}, pr.ms});
   return false;
 }
 

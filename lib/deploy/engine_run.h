@@ -111,8 +111,8 @@ class EngineRun {
 
   // Reading ahead.
   std::vector<std::map<std::string, remote::ExecResult>> plan_reads_;  // a plan's, for the apply
-  std::vector<std::vector<ObservationRead>> dry_reads_;  // a dry run's: every phase's
-  size_t lock_group_ = 0, lock_group_end_ = 0;           // the group the lock's session reads
+  std::vector<std::vector<ObservationRead>> dry_reads_;                // a dry run's: every phase's
+  size_t lock_group_ = 0, lock_group_end_ = 0;  // the group the lock's session reads
   std::vector<std::vector<ObservationRead>> lock_reads_;
   std::vector<std::vector<std::pair<std::string, remote::ExecResult>>> locked_reads_;
   size_t read_until_ = 0;   // the phases before it had their observations read ahead
