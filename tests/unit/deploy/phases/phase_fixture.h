@@ -108,7 +108,8 @@ inline Phase& named(const PhaseList& phases, const std::string& name) {
 // The API server's answer to an API read (api_json_read_script) of one list:
 // `list_kind` ("NodeList", "DaemonSetList") holding `items` (their kind is
 // filled in as kubectl would).
-inline std::string api_answer(const std::string& list_kind, const nlohmann::json& items,
+inline std::string api_answer(const std::string& list_kind,
+                              const std::vector<nlohmann::json>& items,
                               const std::string& api_version = "v1") {
   nlohmann::json list = {{"kind", list_kind}, {"apiVersion", api_version}, {"items", items}};
   return list.dump() + "\n@@paictl-api 200\n";
