@@ -139,6 +139,77 @@ inline std::string yaml_value(const std::string& text, const std::string& key,
   return v;
 }
 
+// The StatefulSets and Deployments of an applied manifest ("statefulset/NAME")
+// with the hash paictl gave each (paictl.io/config-hash).
+inline std::map<std::string, std::string> workload_hashes(const std::string& manifest) {
+  std::map<std::string, std::string> out;
+  size_t pos = 0;
+  while (pos < manifest.size()) {
+    size_t next = manifest.find("\n---", pos + 1);
+    std::string doc = manifest.substr(pos, next == std::string::npos ? next : next - pos);
+    pos = next == std::string::npos ? manifest.size() : next + 4;
+    std::string kind = yaml_value(doc, "kind");
+    if (kind != "StatefulSet" && kind != "Deployment") continue;
+    std::string lower = kind == "StatefulSet" ? "statefulset/" : "deployment/";
+    out[lower + yaml_value(doc, "  name")] = yaml_value(doc, "paictl.io/config-hash");
+  }
+  return out;
+}
+
+// A StatefulSet or Deployment ("statefulset/NAME") of namespace `ns` as the API
+// server lists it: with paictl's hash, rolled out or not.
+inline nlohmann::json workload(const std::string& kind_name, const std::string& ns,
+                               const std::string& hash, bool rolled_out = true) {
+  std::string name = kind_name.substr(kind_name.find('/') + 1);
+  nlohmann::json w = {
+      {"metadata",
+       {{"name", name}, {"namespace", ns}, {"annotations", {{"paictl.io/config-hash", hash}}}}},
+      {"spec", {{"replicas", 1}}},
+      {"status", nlohmann::json::object()}};
+  int n = rolled_out ? 1 : 0;
+  if (kind_name.rfind("statefulset/", 0) == 0) {
+    w["status"]["readyReplicas"] = n;
+  } else {
+    w["status"]["updatedReplicas"] = n;
+    w["status"]["replicas"] = 1;
+    w["status"]["availableReplicas"] = n;
+  }
+  return w;
+}
+
+// The cluster objects' read (an API read) answering these workloads.
+inline std::string workloads_answer(const std::map<std::string, std::string>& hashes,
+                                    const std::string& ns, bool rolled_out = true) {
+  std::vector<nlohmann::json> sets, deployments;
+  for (const auto& [kind_name, hash] : hashes)
+    (kind_name.rfind("statefulset/", 0) == 0 ? sets : deployments)
+        .push_back(workload(kind_name, ns, hash, rolled_out));
+  return api_answer("StatefulSetList", sets, "apps/v1") +
+         api_answer("DeploymentList", deployments, "apps/v1");
+}
+
+// `kubectl get daemonsets,statefulsets,deployments -o json`'s answer: these
+// workloads, rolled out or not.
+inline std::string kubectl_workloads(const std::map<std::string, std::string>& hashes,
+                                     const std::string& ns, bool rolled_out = true) {
+  nlohmann::json list = {{"kind", "List"}, {"items", nlohmann::json::array()}};
+  for (const auto& [kind_name, hash] : hashes) {
+    nlohmann::json w = workload(kind_name, ns, hash, rolled_out);
+    w["kind"] = kind_name.rfind("statefulset/", 0) == 0 ? "StatefulSet" : "Deployment";
+    list["items"].push_back(std::move(w));
+  }
+  return list.dump();
+}
+
+// The input of the last command on `host` whose script holds `pattern`.
+inline std::string input_of(const testing::ScriptedTransport& t, const std::string& host,
+                            const std::string& pattern) {
+  std::string out;
+  for (const auto& c : t.calls_to(host))
+    if (c.script.find(pattern) != std::string::npos) out = c.input;
+  return out;
+}
+
 // What observe() says is missing, or the error.
 struct Observed {
   util::Result<void> status;
