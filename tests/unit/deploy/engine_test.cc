@@ -468,39 +468,12 @@ TEST_F(DeployEngine, ParallelIsBounded) {
   EXPECT_GE(c->max.load(), 1);
 }
 
-// Runs each command in a local shell (the "host" is a directory name the
-// scripts use), with the request's stdin: the combined observation script of a
-// dry run meets a real sh.
-class LocalShellTransport : public remote::Transport {
- public:
-  explicit LocalShellTransport(fs::path dir) : dir_(std::move(dir)) {}
-  remote::ExecResult exec(const remote::Target& target, const remote::ExecRequest& req) override {
-    size_t n;
-    {
-      std::lock_guard lock(mu);
-      n = ++calls[target.endpoint.name];
-    }
-    std::string base = (dir_ / (target.endpoint.name + "-" + std::to_string(n))).string();
-    {
-      std::ofstream in(base + ".in");
-      in << req.input;
-      std::ofstream cmd(base + ".sh");
-      cmd << req.command;
-    }
-    std::string line = "HOST=" + target.endpoint.name + " DIR=" + dir_.string() + " sh " + base +
-                       ".sh < " + base + ".in > " + base + ".out 2>/dev/null";
-    int st = std::system(line.c_str());
-    remote::ExecResult r;
-    r.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 255;
-    std::ifstream out(base + ".out");
-    r.out.assign(std::istreambuf_iterator<char>(out), std::istreambuf_iterator<char>());
-    return r;
-  }
-  std::mutex mu;
-  std::map<std::string, size_t> calls;
-
- private:
-  fs::path dir_;
+// The shared scripted transport running each command in a local shell
+// (testing::local_shell): the combined observation script of a dry run meets
+// a real sh.
+struct LocalShellTransport : testing::ScriptedTransport {
+  explicit LocalShellTransport(const fs::path& dir) { on("", testing::local_shell(dir.string())); }
+  size_t sessions(const std::string& host) const { return calls_to(host).size(); }
 };
 
 // Reads the host's file (and, on workers, one file of the master's) through
@@ -552,9 +525,9 @@ TEST_F(DeployEngine, DryRunReadsEveryObservationOfAHostInOneSession) {
   RunResult r = Engine(shell, o).run(cluster(2), p);
   ASSERT_TRUE(r.ok());
   // One session per host, the master's included (it serves the workers' reads too).
-  EXPECT_EQ(shell.calls["master"], 1u);
-  EXPECT_EQ(shell.calls["worker1"], 1u);
-  EXPECT_EQ(shell.calls["worker2"], 1u);
+  EXPECT_EQ(shell.sessions("master"), 1u);
+  EXPECT_EQ(shell.sessions("worker1"), 1u);
+  EXPECT_EQ(shell.sessions("worker2"), 1u);
   EXPECT_EQ(r.hosts[0].phases[0].state, PhaseResult::State::UpToDate);
   EXPECT_EQ(r.hosts[1].phases[0].state, PhaseResult::State::UpToDate);
   ASSERT_EQ(r.hosts[2].phases[0].state, PhaseResult::State::Planned);
@@ -562,13 +535,13 @@ TEST_F(DeployEngine, DryRunReadsEveryObservationOfAHostInOneSession) {
   EXPECT_EQ(rp->master_said, (std::vector<std::string>{"master says ok", "master says ok"}));
 
   // A run that applies reads the hosts live, each read on its own.
-  shell.calls.clear();
+  shell.clear_calls();
   rp->master_said.clear();
   o.dry_run = false;
   o.host_lock = false;
   r = Engine(shell, o).run(cluster(2), p);
-  EXPECT_GT(shell.calls["master"], 1u);
-  EXPECT_GT(shell.calls["worker1"], 1u);
+  EXPECT_GT(shell.sessions("master"), 1u);
+  EXPECT_GT(shell.sessions("worker1"), 1u);
 }
 
 TEST_F(DeployEngine, APlanAndItsApplyShareOneConnectionPerHost) {
@@ -706,7 +679,7 @@ TEST_F(DeployEngine, ALastStepReadsTheVerificationAndTheNextPhaseInItsSession) {
   // The lock-free start (id -u), the read ahead, then one session per apply:
   // a's step with a's verification and b's observation after it (b's needs
   // seen there: it applied), b's step with b's verification.
-  EXPECT_EQ(shell.calls["master"], 4u);
+  EXPECT_EQ(shell.sessions("master"), 4u);
   std::ifstream in(dir / "reads-master");
   size_t n = 0;
   for (std::string l; std::getline(in, l);) ++n;
@@ -719,7 +692,7 @@ TEST_F(DeployEngine, ALastStepReadsTheVerificationAndTheNextPhaseInItsSession) {
   fs::remove(dir / "flag-master-b");
   fs::remove(dir / "reads-master");
   std::ofstream(dir / "fail-master") << "x";
-  shell.calls.clear();
+  shell.clear_calls();
   r = Engine(shell, o).run(cluster(0), p);
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.hosts[0].phases[0].state, PhaseResult::State::Failed);
