@@ -97,7 +97,7 @@ struct EngineOptions {
   int host_lock_stale_s = 1800;
   Masker* masker = nullptr;  // the run's secrets; the engine's own when null
   // A run that applies reads the observations of a group of stages ahead, in one
-  // session per host (see Engine::run). A plan made just before says where each
+  // session per host (engine_run.h). A plan made just before says where each
   // host will change first: host -> the phases its plan had needs for. Reading
   // ahead on a host stops at its first such phase (what comes after is read
   // again after that phase applies). Only a hint: empty = read the whole group.

@@ -11,12 +11,12 @@
 //  - an output is served for exactly the script text that read it;
 //  - a phase's apply on a host forgets what was held for it (before and after
 //    the apply), and for the other hosts the phase reads (the master, for a
-//    join) unless Phase::apply_changes_others_reads says the apply leaves them;
+//    join) unless PhaseTraits::apply_changes_others_reads says the apply leaves them;
 //  - a read that was running while the host's reads were forgotten is not kept;
 //  - what the apply's own waits read is never kept (KeepLiveReads is only held
 //    around observe and verify);
 //  - a plan's reads pass to the apply after it (KeptHosts) only for phases
-//    that change nothing (Phase::read_only), never when the output holds a
+//    that change nothing (PhaseTraits::read_only), never when the output holds a
 //    secret, and only while younger than EngineOptions::reuse_reads_s.
 
 #include <cstdint>
@@ -45,7 +45,7 @@ struct ObservationRead {
   HostRun* host = nullptr;
   std::string script;
   bool secret = false;     // the output holds a secret (never logged, never kept for the apply)
-  bool read_only = false;  // set by the engine: a read of a Phase::read_only phase
+  bool read_only = false;  // set by the engine: a read of a PhaseTraits::read_only phase
 };
 
 // One host's held observations, by script text. Safe to use from many threads.
@@ -99,7 +99,7 @@ class KeepLiveReads {
 // What the runs of one command share (a plan and the apply after it): the
 // hosts' SSH connections, so that a host gets one connection per command, and
 // the outputs of the plan's observations of phases that change nothing
-// (Phase::read_only: the OS, the pre-install checks' fact script), which the
+// (PhaseTraits::read_only: the OS, the pre-install checks' fact script), which the
 // apply takes instead of running them again while they are fresh. Runs whose
 // EngineOptions are copies of one another share one (the default is made per
 // EngineOptions, so copying it is what shares it). Safe to use from many threads.

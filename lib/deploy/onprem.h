@@ -1,7 +1,9 @@
 #pragma once
-// The on-prem phases of `paictl install` and `paictl reset`: what they observe,
-// what they change on a host and in the cluster, for Ubuntu 20.04/22.04/24.04
-// and Debian 12. docs/install.md lists every command they run.
+// The on-prem install: its settings, the phases of `paictl install` and
+// `paictl reset` in order (each phase a file of phases/: what it observes,
+// what it changes on a host and in the cluster, for Ubuntu 20.04/22.04/24.04
+// and Debian 12), and what they render and read. docs/install.md lists every
+// command they run.
 
 #include <map>
 #include <memory>

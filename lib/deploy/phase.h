@@ -89,9 +89,10 @@ class HostRun {
                         int timeout_ms = 300000, bool secret_output = false);
 
   // An observation: a script that changes nothing and reads the host's state.
-  // Served from what the run read from this host when it started (a dry run
-  // reads every phase's observations in one session per host; see
-  // Phase::observation_reads), else run now with sh().
+  // Served from the host's ObservationCache when it holds the script's output
+  // (read ahead in a session of reads, see ReadsAhead::observation_reads, or
+  // kept from an earlier observation), else run now with sh() and offered to
+  // the cache (observation_cache.h says what it keeps).
   remote::ExecResult observe_sh(const std::string& script, int timeout_ms = 120000,
                                 bool secret_output = false);
   // What observe_sh gives for `r`, the output of `script` read some other way

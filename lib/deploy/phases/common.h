@@ -110,7 +110,7 @@ const nlohmann::json* find_node(const nlohmann::json& nodes, const std::string& 
 // A phase that observes its host with one read-only script printing "key=value"
 // lines (a failed script is a failed observation) and computes its needs from
 // them. The script is listed for reading ahead and run by observe() from the
-// same text, which Phase::observation_reads requires.
+// same text, which ReadsAhead::observation_reads requires.
 class KeyValuePhase : public Phase, public ReadsAhead {
  public:
   using Phase::Phase;

@@ -1,5 +1,5 @@
-// The `cni` (flannel) and `device-plugin` phases over the scripted transport:
-// a manifest applied on the master, recognised by its hash, its rollout waited for.
+// The `cni` phase (flannel) over the scripted transport: a manifest applied on
+// the master, recognised by its hash, its rollout waited for.
 
 #include <gtest/gtest.h>
 
@@ -7,27 +7,6 @@
 
 namespace pai::deploy::phase_test {
 namespace {
-
-// A DaemonSet as the API server lists it, with paictl's hash.
-nlohmann::json daemonset(const std::string& ns, const std::string& name, const std::string& hash,
-                         bool rolled_out = true) {
-  return {{"metadata",
-           {{"name", name},
-            {"namespace", ns},
-            {"generation", 1},
-            {"annotations", {{"paictl.io/config-hash", hash}}}}},
-          {"status",
-           {{"observedGeneration", 1},
-            {"desiredNumberScheduled", 2},
-            {"updatedNumberScheduled", rolled_out ? 2 : 1},
-            {"numberAvailable", rolled_out ? 2 : 1}}}};
-}
-
-std::string kubectl_list(const std::vector<nlohmann::json>& items) {
-  nlohmann::json list = {{"kind", "List"}, {"items", items}};
-  for (auto& i : list["items"]) i["kind"] = "DaemonSet";
-  return list.dump();
-}
 
 TEST(CniPhase, AppliesFlannelWithTheSmallestMtuThenIsUpToDate) {
   InstallSettings s = install_settings();
@@ -43,8 +22,9 @@ TEST(CniPhase, AppliesFlannelWithTheSmallestMtuThenIsUpToDate) {
   ASSERT_TRUE(o.status.ok());
   EXPECT_EQ(o.needs, std::vector<std::string>{"apply flannel (VXLAN)"});
 
-  run.transport.on("get daemonsets,statefulsets,deployments",
-                   {.out = kubectl_list({daemonset("kube-flannel", "kube-flannel-ds", "x")})});
+  run.transport.on(
+      "get daemonsets,statefulsets,deployments",
+      {.out = kubectl_daemonsets({daemonset("kube-flannel", "kube-flannel-ds", "x")})});
   ASSERT_TRUE(cni.apply(m, o.needs).ok());
   auto applied = run.transport.calls_to("master");
   std::string manifest;
@@ -74,7 +54,7 @@ TEST(CniPhase, ARolloutThatNeverEndsFailsAfterTheWaitOnTheRunsClock) {
   HostRun& m = run.add(master_spec());
   run.transport.on(
       "get daemonsets,statefulsets,deployments",
-      {.out = kubectl_list({daemonset("kube-flannel", "kube-flannel-ds", "x", false)})});
+      {.out = kubectl_daemonsets({daemonset("kube-flannel", "kube-flannel-ds", "x", false)})});
   auto r = cni.apply(m, {"apply flannel (VXLAN)"});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,
@@ -87,32 +67,6 @@ TEST(CniPhase, ARolloutThatNeverEndsFailsAfterTheWaitOnTheRunsClock) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,
             "applying flannel (VXLAN) failed (exit 1): error: no objects passed to apply");
-}
-
-TEST(DevicePluginPhase, OnlyWhenAHostHasGpus) {
-  InstallSettings s = install_settings();
-  auto phases = install_phases(s);
-  Phase& plugin = named(phases, "device-plugin");
-  EXPECT_TRUE(plugin.traits().barrier);
-  {
-    ScriptedHosts run;
-    HostRun& m = run.add(master_spec());
-    run.add(worker_spec("w1"));
-    auto o = observe(plugin, m);
-    ASSERT_TRUE(o.status.ok());
-    EXPECT_TRUE(o.needs.empty());
-    EXPECT_TRUE(run.transport.calls().empty());  // not even read
-  }
-  ScriptedHosts run;
-  HostRun& m = run.add(master_spec());
-  run.add(worker_spec("w1", 8));
-  auto o = observe(plugin, m);
-  EXPECT_EQ(o.needs, std::vector<std::string>{"apply the NVIDIA device plugin"});
-  run.transport.on(
-      "get daemonsets,statefulsets,deployments",
-      {.out = kubectl_list({daemonset("kube-system", "nvidia-device-plugin-daemonset", "x")})});
-  ASSERT_TRUE(plugin.apply(m, o.needs).ok());
-  EXPECT_TRUE(run.transport.ran("apply --server-side", "master"));
 }
 
 }  // namespace

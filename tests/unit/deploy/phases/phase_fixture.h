@@ -210,6 +210,27 @@ inline std::string input_of(const testing::ScriptedTransport& t, const std::stri
   return out;
 }
 
+// A DaemonSet as the API server lists it, with paictl's hash.
+inline nlohmann::json daemonset(const std::string& ns, const std::string& name,
+                                const std::string& hash, bool rolled_out = true) {
+  return {{"metadata",
+           {{"name", name},
+            {"namespace", ns},
+            {"generation", 1},
+            {"annotations", {{"paictl.io/config-hash", hash}}}}},
+          {"status",
+           {{"observedGeneration", 1},
+            {"desiredNumberScheduled", 2},
+            {"updatedNumberScheduled", rolled_out ? 2 : 1},
+            {"numberAvailable", rolled_out ? 2 : 1}}}};
+}
+
+inline std::string kubectl_daemonsets(const std::vector<nlohmann::json>& items) {
+  nlohmann::json list = {{"kind", "List"}, {"items", items}};
+  for (auto& i : list["items"]) i["kind"] = "DaemonSet";
+  return list.dump();
+}
+
 // What observe() says is missing, or the error.
 struct Observed {
   util::Result<void> status;
