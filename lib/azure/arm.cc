@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "util/json.h"
 #include "util/strings.h"
 
 namespace pai::azure {
@@ -35,7 +36,7 @@ bool contention_code(const std::string& code) {
 
 nlohmann::json parse_body(const std::string& text) {
   if (text.empty()) return nullptr;
-  auto j = nlohmann::json::parse(text, nullptr, false);
+  auto j = util::parse_json_or_discarded(text);
   return j.is_discarded() ? nlohmann::json(nullptr) : j;
 }
 

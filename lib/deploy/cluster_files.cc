@@ -8,6 +8,7 @@
 
 #include "deploy/onprem.h"
 #include "deploy/openpai.h"
+#include "util/json.h"
 #include "util/strings.h"
 
 namespace pai::deploy {
@@ -69,7 +70,7 @@ std::string cluster_files_manifest(const ClusterFiles& files, const std::string&
     else
       cm["data"][name] = content;
   }
-  return cm.dump() + "\n---\n" + sec.dump() + "\n";
+  return util::dump_json(cm) + "\n---\n" + util::dump_json(sec) + "\n";
 }
 
 std::string cluster_files_objects() {
@@ -87,7 +88,7 @@ std::string get_cluster_files_script(const std::string& ns) {
 
 ClusterFiles parse_cluster_files(const std::string& text) {
   ClusterFiles out;
-  auto j = nlohmann::json::parse(text, nullptr, false);
+  auto j = util::parse_json_or_discarded(text);
   if (j.is_discarded()) return out;
   std::vector<nlohmann::json> items;
   if (j.contains("items") && j["items"].is_array())

@@ -7,6 +7,7 @@
 
 #include "deploy/engine.h"
 #include "deploy/phase.h"
+#include "util/json.h"
 #include "util/strings.h"
 
 namespace pai::deploy {
@@ -109,7 +110,7 @@ bool api_read_as_list(const std::string& output, std::string& out) {
     ++answers;
     if (code == "404") continue;  // not there: left out, as --ignore-not-found
     if (code != "200") return false;
-    auto j = nlohmann::json::parse(body, nullptr, false);
+    auto j = util::parse_json_or_discarded(body);
     if (!j.is_object()) return false;
     std::string kind = j.value("kind", "");
     if (kind.size() > 4 && kind.ends_with("List") && j.contains("items") && j["items"].is_array()) {
@@ -130,7 +131,7 @@ bool api_read_as_list(const std::string& output, std::string& out) {
   }
   if (answers == 0) return false;
   nlohmann::json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}};
-  out = list.dump();
+  out = util::dump_json(list);
   return true;
 }
 

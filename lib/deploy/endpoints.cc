@@ -16,6 +16,7 @@
 #include "deploy/onprem.h"
 #include "deploy/openpai.h"
 #include "http/client.h"
+#include "util/json.h"
 #include "util/strings.h"
 
 namespace pai::deploy {
@@ -77,9 +78,8 @@ EndpointReport check_endpoints(http::Client& client, const OpenPaiSettings& o,
   // (as paictl cluster add probes it).
   for (const std::string& url : {gateway + "/rest-server/api/v2/info", gateway + "/api/v2/info"}) {
     http::Result r = get(client, url);
-    auto j = r.ok() && r.response.status == 200
-                 ? nlohmann::json::parse(r.response.body, nullptr, false)
-                 : nlohmann::json();
+    auto j = r.ok() && r.response.status == 200 ? util::parse_json_or_discarded(r.response.body)
+                                                : nlohmann::json();
     if (j.is_object() && j.contains("version") && j["version"].is_string()) {
       rep.answers.push_back("GET " + url + " answered 200 (" + j.value("name", "") + " " +
                             j["version"].get<std::string>() + ")");
@@ -98,9 +98,8 @@ EndpointReport check_endpoints(http::Client& client, const OpenPaiSettings& o,
   std::string url =
       "http://" + master_address + ":" + std::to_string(o.hived_port) + "/v1/inspect/clusterstatus";
   http::Result r = get(client, url);
-  auto j = r.ok() && r.response.status == 200
-               ? nlohmann::json::parse(r.response.body, nullptr, false)
-               : nlohmann::json();
+  auto j = r.ok() && r.response.status == 200 ? util::parse_json_or_discarded(r.response.body)
+                                              : nlohmann::json();
   if (!j.is_object() || !j.contains("physicalCluster") || !j["physicalCluster"].is_array()) {
     rep.answers.push_back("GET " + url + " " + describe(r));
     rep.problems.push_back("HiveD's inspect API " + url + " " + describe(r) +

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "util/fs.h"
+#include "util/json.h"
 #include "util/time.h"
 
 namespace pai::deploy {
@@ -74,7 +75,7 @@ std::vector<nlohmann::json> read_journal(const std::string& path) {
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
-    auto j = nlohmann::json::parse(line, nullptr, false);
+    auto j = util::parse_json_or_discarded(line);
     if (j.is_discarded() || !j.is_object() || !j.contains("event") || !j["event"].is_string())
       continue;
     out.push_back(std::move(j));

@@ -11,6 +11,7 @@
 #include "deploy/engine.h"
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
+#include "util/json.h"
 #include "util/strings.h"
 
 namespace pai::deploy {
@@ -168,7 +169,7 @@ std::vector<std::string> wait_for_rollouts(HostRun& master, const std::string& n
   phases::poll(master.run().clock, wait_s, 1000, [&] {
     auto r = master.sh(script);
     if (!r.ok() || r.exit_status != 0) return false;
-    auto list = nlohmann::json::parse(r.out, nullptr, false);
+    auto list = util::parse_json_or_discarded(r.out);
     std::set<std::string> done;
     if (list.is_object() && list.contains("items") && list["items"].is_array())
       for (const auto& o : list["items"])

@@ -13,6 +13,7 @@
 #include "deploy/cluster_files.h"
 #include "deploy/onprem.h"
 #include "deploy/phases/workloads.h"
+#include "util/json.h"
 #include "util/strings.h"
 #include "yaml/yaml.h"
 
@@ -32,7 +33,7 @@ std::string secret_manifest(const OpenPaiSettings& o, const std::string& admin_b
                              {"admin-password", admin_b64},
                              {"postgres-password", postgres_b64},
                              {"jwt-secret", jwt_b64}}}};
-  return secret.dump() + "\n";
+  return util::dump_json(secret) + "\n";
 }
 
 namespace {
@@ -224,7 +225,7 @@ std::string namespace_secrets_script(const InstallSettings& s) {
 
 nlohmann::json find_listed_object(const std::string& kubectl_json, const std::string& kind,
                                   const std::string& name) {
-  auto j = nlohmann::json::parse(kubectl_json, nullptr, false);
+  auto j = util::parse_json_or_discarded(kubectl_json);
   auto is_it = [&](const nlohmann::json& o) {
     return o.is_object() && o.value("kind", "") == kind && o.contains("metadata") &&
            o["metadata"].is_object() && o["metadata"].value("name", "") == name;

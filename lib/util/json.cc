@@ -79,4 +79,12 @@ Result<nlohmann::json, JsonError> parse_json(std::string_view text) {
   }
 }
 
+nlohmann::json parse_json_or_discarded(std::string_view text) {
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
+std::string dump_json(const nlohmann::json& j, int indent) {
+  return j.dump(indent);
+}
+
 }  // namespace pai::util

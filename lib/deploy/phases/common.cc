@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "util/json.h"
 #include "util/strings.h"
 
 namespace pai::deploy::phases {
@@ -124,7 +125,7 @@ bool poll(const util::Clock& clock, int wait_s, int every_ms, const std::functio
 util::Result<nlohmann::json> nodes_of(HostRun& master) {
   auto r = master.observe_sh(cluster_objects_script());
   if (!r.ok()) return command_failure("listing the nodes", r);
-  return objects_of_kind(nlohmann::json::parse(r.out, nullptr, false), "Node");
+  return objects_of_kind(util::parse_json_or_discarded(r.out), "Node");
 }
 
 const nlohmann::json* find_node(const nlohmann::json& nodes, const std::string& name) {

@@ -3,6 +3,7 @@
 // token deleted.
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
+#include "util/json.h"
 #include "util/strings.h"
 
 namespace pai::deploy::phases {
@@ -46,7 +47,7 @@ class ControlPlanePhase : public KeyValuePhase {
     bool ready = false;
     if (kv.count("admin")) {
       auto r = h.observe_sh(cluster_objects_script());
-      auto list = r.ok() ? nlohmann::json::parse(r.out, nullptr, false) : nlohmann::json();
+      auto list = r.ok() ? util::parse_json_or_discarded(r.out) : nlohmann::json();
       ready = list.is_object() && list.contains("items") && list["items"].is_array();
     }
     if (ready) {

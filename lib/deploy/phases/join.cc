@@ -13,6 +13,7 @@
 #include "deploy/engine.h"
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
+#include "util/json.h"
 #include "util/strings.h"
 
 namespace pai::deploy::phases {
@@ -264,7 +265,7 @@ class JoinPhase : public KeyValuePhase {
     if (list != parsed_list_) {
       parsed_list_ = list;
       parsed_nodes_.clear();
-      auto nodes = objects_of_kind(nlohmann::json::parse(list, nullptr, false), "Node");
+      auto nodes = objects_of_kind(util::parse_json_or_discarded(list), "Node");
       for (const auto& n : nodes["items"])
         if (n.contains("metadata") && n["metadata"].is_object())
           parsed_nodes_.insert(n["metadata"].value("name", ""));

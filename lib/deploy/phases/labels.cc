@@ -1,6 +1,7 @@
 // The `labels` phase: every node labelled with its roles, SKU, GPUs and site.
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
+#include "util/json.h"
 #include "util/strings.h"
 
 namespace pai::deploy::phases {
@@ -81,7 +82,7 @@ class LabelsPhase : public Phase, public ReadsAhead {
           "if [ -n \"$pai_api\" ]; then\n"
           "pai_codes=$(" +
           api_curl("-X PATCH -H 'Content-Type: application/merge-patch+json' --data-binary " +
-                   shell_quote(patch.dump()) + " -w '%{http_code}\\n'" + urls) +
+                   shell_quote(util::dump_json(patch)) + " -w '%{http_code}\\n'" + urls) +
           ") || pai_codes=\n"
           "pai_ok=1; pai_n=0; pai_bad=; pai_left=" +
           shell_quote(util::join(nodes, " ") + " ") +

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "deploy/phases/common.h"
+#include "util/json.h"
 
 namespace pai::deploy {
 
@@ -53,7 +54,7 @@ class ManifestPhase : public Phase, public ReadsAhead {
     if (util::Result<void> s = render(h, manifest); !s.ok()) return s;
     auto r = h.observe_sh(cluster_objects_script());
     if (!r.ok()) return command_failure("observing " + what_, r);
-    auto ds = objects_of_kind(nlohmann::json::parse(r.out, nullptr, false), "DaemonSet", ns_);
+    auto ds = objects_of_kind(util::parse_json_or_discarded(r.out), "DaemonSet", ns_);
     std::string have;
     for (const auto& o : ds["items"])
       if (o["metadata"].value("name", "") == ds_ && o["metadata"].contains("annotations") &&

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json.h"
 #include "util/strings.h"
 
 namespace pai::deploy::phases {
@@ -56,7 +57,7 @@ util::Result<void> WorkloadsPhase::workloads(HostRun& h,
                                              std::map<std::string, WorkloadState>& out) {
   auto r = h.observe_sh(workloads_script());
   if (!r.ok()) return command_failure("listing the workloads of " + s_.openpai.ns, r);
-  auto all = nlohmann::json::parse(r.out, nullptr, false);
+  auto all = util::parse_json_or_discarded(r.out);
   nlohmann::json items = nlohmann::json::array();
   for (const char* kind : {"StatefulSet", "Deployment"}) {
     nlohmann::json of_kind = objects_of_kind(all, kind, s_.openpai.ns);
