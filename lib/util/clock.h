@@ -1,8 +1,9 @@
 #pragma once
 // Time and waiting, behind two functions, so that code which polls or backs off
-// (the install engine's waits, HTTP retries, Azure's long-running operations,
-// the registry's lock) runs in tests without sleeping: tests/support's
-// FakeClock advances on every sleep.
+// (the install engine's waits, hived apply's wait, Azure's long-running
+// operations) runs in tests without sleeping: tests/support/fake_clock.h's
+// FakeClock advances on every sleep. (HTTP retries take a sleep function of
+// their own, http::Options::sleep.)
 
 #include <functional>
 

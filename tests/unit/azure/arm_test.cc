@@ -12,6 +12,7 @@
 #include "../../integration/azure/arm_test_server.h"
 #include "azure/arm.h"
 #include "azure/auth.h"
+#include "support/fake_clock.h"
 #include "support/fake_client.h"
 #include "util/strings.h"
 
@@ -23,28 +24,7 @@ using pai::azure::ArmOptions;
 using pai::azure::Clock;
 using pai::testing::ArmServer;
 
-struct FakeClock {
-  std::mutex mu;
-  double t = 1000;
-  std::vector<double> sleeps;
-  Clock clock() {
-    Clock c;
-    c.now = [this] {
-      std::lock_guard<std::mutex> l(mu);
-      return t;
-    };
-    c.sleep = [this](double s) {
-      std::lock_guard<std::mutex> l(mu);
-      sleeps.push_back(s);
-      t += s;
-    };
-    return c;
-  }
-  std::vector<double> taken() {
-    std::lock_guard<std::mutex> l(mu);
-    return sleeps;
-  }
-};
+using pai::testing::FakeClock;
 
 const std::string kSub = "/subscriptions/00000000-aaaa-bbbb-cccc-000000000001";
 const std::string kRg = kSub + "/resourceGroups/pai-rg";

@@ -17,6 +17,7 @@
 #include "scheduler/hived.h"
 #include "scheduler/hived_state.h"
 #include "support/fake_client.h"
+#include "support/fake_clock.h"
 #include "support/scripted_process.h"
 
 namespace pai::hived {
@@ -63,13 +64,8 @@ struct HivedApply : ::testing::Test {
   http::FakeClient http;
   Client hived{http, "http://hived.test:30096"};
   util::ScriptedProcessRunner runner;
-  double now = 1000;
-  int sleeps = 0;
-  util::Clock clock{[this] { return now; },
-                    [this](double s) {
-                      ++sleeps;
-                      now += s;
-                    }};
+  pai::testing::FakeClock fc;
+  util::Clock clock = fc.clock();
   std::vector<ApplyEvent> events;
 
   // HiveD answers `states` in order (one look each: the status and the
@@ -124,7 +120,7 @@ TEST_F(HivedApply, RefusesToPreemptRunningGuaranteedGroups) {
   auto out = apply(*plan);
   EXPECT_FALSE(out.ok());
   EXPECT_TRUE(runner.calls().empty());
-  EXPECT_EQ(sleeps, 0);
+  EXPECT_EQ(fc.sleeps.size(), 0u);
 
   // With allow_preemption it is applicable.
   auto req = request("reconf-shrunk.yaml");
@@ -167,7 +163,7 @@ TEST_F(HivedApply, PushesThenRestartsThenWaitsWithoutSleepingForTheNewConfig) {
 
   EXPECT_TRUE(out->restarted);
   EXPECT_TRUE(out->healthy);
-  EXPECT_EQ(sleeps, 2);  // two looks found the old config
+  EXPECT_EQ(fc.sleeps.size(), 2u);  // two looks found the old config
   EXPECT_EQ(out->waited_s, 4);
   EXPECT_EQ(out->nodes, 8);
   EXPECT_EQ(out->not_as_planned, 0);
@@ -208,7 +204,7 @@ TEST_F(HivedApply, TimesOutWhenHivedNeverRunsTheNewConfig) {
             "the new config yet");
   EXPECT_TRUE(out.error().so_far.restarted);
   EXPECT_FALSE(out.error().so_far.healthy);
-  EXPECT_EQ(sleeps, 5);  // looks at 0, 2, 4, 6, 8 and 10 s
+  EXPECT_EQ(fc.sleeps.size(), 5u);  // looks at 0, 2, 4, 6, 8 and 10 s
   EXPECT_EQ(out.error().so_far.waited_s, 10);
   // The custom push gets the config itself, on stdin.
   ASSERT_EQ(runner.calls().size(), 2u);
@@ -244,7 +240,7 @@ TEST_F(HivedApply, AFailedPushStopsBeforeTheRestart) {
             "restarting HiveD failed (did not finish); the new config is pushed and is read at "
             "HiveD's next start");
   EXPECT_TRUE(out.error().so_far.pushed);
-  EXPECT_EQ(sleeps, 0);
+  EXPECT_EQ(fc.sleeps.size(), 0u);
 }
 
 TEST_F(HivedApply, TheCurrentConfigComesFromTheConfigMap) {

@@ -15,6 +15,7 @@
 #include "deploy/onprem.h"
 #include "deploy/openpai.h"
 #include "deploy/phase.h"
+#include "support/fake_clock.h"
 #include "support/scripted_transport.h"
 #include "util/clock.h"
 
@@ -44,20 +45,7 @@ inline HostSpec worker_spec(const std::string& name, int gpus = 0,
   return h;
 }
 
-// A clock that never sleeps: each sleep moves it on.
-struct FakeClock {
-  double t = 1000;
-  std::vector<double> sleeps;
-  util::Clock clock() {
-    util::Clock c;
-    c.now = [this] { return t; };
-    c.sleep = [this](double s) {
-      sleeps.push_back(s);
-      t += s;
-    };
-    return c;
-  }
-};
+using testing::FakeClock;
 
 // The hosts of one run, each with its kept connection over `transport`.
 struct ScriptedHosts {
