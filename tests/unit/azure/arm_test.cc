@@ -12,8 +12,8 @@
 #include "../../integration/azure/arm_test_server.h"
 #include "azure/arm.h"
 #include "azure/auth.h"
-#include "support/fake_clock.h"
 #include "support/fake_client.h"
+#include "support/fake_clock.h"
 #include "util/strings.h"
 
 namespace {
