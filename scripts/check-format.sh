@@ -32,6 +32,7 @@ echo "check-format: $(echo "$files" | wc -w) files follow .clang-format"
 # Error out-parameters in lib/ headers: a non-const std::string reference or
 # pointer parameter named error, err or why.
 allowed=scripts/out-params-allowed.txt
+# shellcheck disable=SC2046
 found=$(grep -nE '(^|[^[:alnum:]_])std::string[[:space:]]*[&*][[:space:]]*(error|err|why)[[:space:]]*[,)=]' \
   $(git ls-files 'lib/*.h' 2>/dev/null || find lib -name '*.h') | grep -vE 'const[[:space:]]+std::string' || true)
 bad=""
