@@ -71,7 +71,7 @@ int run_version(const VersionOptions& o, Globals& g) {
                {"launcherType", info->launcher_type},
                {"authnMethod", info->authn_method.empty() ? "basic" : info->authn_method}};
     } else {
-      server_error = info.error;
+      server_error = info.error();
     }
   }
   if (is_structured(o.output)) {

@@ -40,11 +40,10 @@ int run(const ListOptions& o, const Globals& g) {
     for (const auto& c : clusters) {
       probes.push_back(std::async(std::launch::async, [&c, &o, &g]() {
         if (std::string tls = pai::cluster::tls_problem(c); !tls.empty()) {
-          pai::api::Result<pai::api::ClusterInfo> refused;
-          refused.error = pai::api::Error{};
-          refused.error->kind = pai::api::Error::Kind::Transport;
-          refused.error->message = tls;
-          return refused;
+          pai::api::Error refused;
+          refused.kind = pai::api::Error::Kind::Transport;
+          refused.message = tls;
+          return pai::api::Result<pai::api::ClusterInfo>(std::move(refused));
         }
         pai::http::Options hopt;
         hopt.timeout_s = o.timeout;
@@ -85,7 +84,7 @@ int run(const ListOptions& o, const Globals& g) {
         version = r->version;
       } else {
         reachable = "no";
-        error = r.error->summary();
+        error = r.error().summary();
       }
     }
     bool current = c.name == reg->current();

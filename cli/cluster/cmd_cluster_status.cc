@@ -53,7 +53,7 @@ ClusterStatus fetch(const jobcli::Connection& c) {
   auto k = skus.get();
   auto u = user.get();
   if (!v.ok()) {
-    s.error = v.error;
+    s.error = v.error();
     return s;
   }
   s.vcs = *v;
@@ -61,7 +61,7 @@ ClusterStatus fetch(const jobcli::Connection& c) {
   if (u.ok())
     s.user_info = *u;
   else
-    s.user_error = u.error;
+    s.user_error = u.error();
   s.version = c.cluster->version;
   return s;
 }

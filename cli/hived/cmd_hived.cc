@@ -748,12 +748,12 @@ std::optional<std::vector<pai::scheduler::GroupRequest>> job_requests(
   std::string full = pai::api::job_id(user, name);
   auto job = c.api->get_job(user, name);
   if (!job.ok()) {
-    if (job.error->status == 404) {
+    if (job.error().status == 404) {
       print_error("HiveD has no group of job " + full + ", and " + c.cluster->name +
                   " has no such job");
       rc = kExitUsage;
     } else {
-      rc = jobcli::report_api_error(c.cluster->name, "reading job " + full, *job.error);
+      rc = jobcli::report_api_error(c.cluster->name, "reading job " + full, job.error());
     }
     return std::nullopt;
   }
@@ -768,7 +768,7 @@ std::optional<std::vector<pai::scheduler::GroupRequest>> job_requests(
   }
   auto text = c.api->job_config(user, name);
   if (!text.ok()) {
-    rc = jobcli::report_api_error(c.cluster->name, "reading the config of " + full, *text.error);
+    rc = jobcli::report_api_error(c.cluster->name, "reading the config of " + full, text.error());
     return std::nullopt;
   }
   auto file = pai::job::JobFile::parse(*text, full + "'s config on " + c.cluster->name);
@@ -778,7 +778,7 @@ std::optional<std::vector<pai::scheduler::GroupRequest>> job_requests(
   bool oppo = jr.priority_class == "oppo";
   auto skus = c.api->sku_types(oppo ? std::string() : jr.virtual_cluster);
   if (!skus.ok()) {
-    rc = jobcli::report_api_error(c.cluster->name, "reading the SKU types", *skus.error);
+    rc = jobcli::report_api_error(c.cluster->name, "reading the SKU types", skus.error());
     return std::nullopt;
   }
   std::set<std::string> leaf_types;

@@ -97,7 +97,7 @@ std::optional<pai::job::JobFile> fetch_config(const jobcli::Connection& c, const
   const std::string id = pai::api::job_id(user, name);
   auto text = c.api->job_config(user, name);
   if (!text.ok()) {
-    *rc = jobcli::report_api_error(c.cluster->name, "reading the config of " + id, *text.error);
+    *rc = jobcli::report_api_error(c.cluster->name, "reading the config of " + id, text.error());
     return std::nullopt;
   }
   pai::job::JobFile f = pai::job::JobFile::parse(*text, c.cluster->name + ":" + id + "/config");
@@ -157,10 +157,10 @@ int submit(const jobcli::Connection& c, const pai::job::JobFile& f, const pai::j
     return kExitOk;
   }
   auto r = c.api->submit_job(body);
-  if (!r.ok()) return jobcli::report_api_error(c.cluster->name, "submitting " + id, *r.error);
+  if (!r.ok()) return jobcli::report_api_error(c.cluster->name, "submitting " + id, r.error());
   for (const auto& t : tags) {
     auto tr = c.api->add_tag(c.cluster->user, req.name, t);
-    if (!tr.ok()) jobcli::report_api_error(c.cluster->name, "tagging " + id, *tr.error);
+    if (!tr.ok()) jobcli::report_api_error(c.cluster->name, "tagging " + id, tr.error());
   }
   if (is_structured(output))
     print_document(document("jobSubmission", Json{{"dryRun", false},
@@ -233,7 +233,7 @@ int run_resubmit(const ResubmitOptions& o, const Globals& g) {
   if (!target) return kExitUsage;
   const auto& [conn, user, name, id] = *target;
   auto d = conn.api->get_job(user, name);
-  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *d.error);
+  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, d.error());
   std::string state = d->contains("jobStatus") && (*d)["jobStatus"].is_object()
                           ? (*d)["jobStatus"].value("state", std::string("?"))
                           : "?";
@@ -256,7 +256,7 @@ int run_resubmit(const ResubmitOptions& o, const Globals& g) {
       std::string candidate = job_name_of(base + "-r" + std::to_string(k));
       auto e = conn.api->job_exists(conn.cluster->user, candidate);
       if (!e.ok())
-        return jobcli::report_api_error(conn.cluster->name, "looking for a free name", *e.error);
+        return jobcli::report_api_error(conn.cluster->name, "looking for a free name", e.error());
       if (!*e) ov->name = candidate;
     }
     if (!ov->name) {
@@ -375,7 +375,7 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
   for (size_t i = 1; i < jobs.size(); ++i) {
     auto e = conn->api->job_exists(conn->cluster->user, *jobs[i].second.name);
     if (!e.ok())
-      return jobcli::report_api_error(conn->cluster->name, "checking the names", *e.error);
+      return jobcli::report_api_error(conn->cluster->name, "checking the names", e.error());
     if (*e) {
       print_error(conn->cluster->name + " already has a job " +
                   pai::api::job_id(conn->cluster->user, *jobs[i].second.name) +
@@ -431,7 +431,7 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
       for (const auto& n : running) {
         auto d = conn->api->get_job(conn->cluster->user, n);
         if (!d.ok())
-          return jobcli::report_api_error(conn->cluster->name, "reading job " + n, *d.error);
+          return jobcli::report_api_error(conn->cluster->name, "reading job " + n, d.error());
         std::string st = d->contains("jobStatus") && (*d)["jobStatus"].is_object()
                              ? (*d)["jobStatus"].value("state", std::string())
                              : std::string();
@@ -443,13 +443,13 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
     const std::string id = pai::api::job_id(conn->cluster->user, *ov.name);
     auto r = conn->api->submit_job(body);
     if (!r.ok()) {
-      int e = jobcli::report_api_error(conn->cluster->name, "submitting " + id, *r.error);
+      int e = jobcli::report_api_error(conn->cluster->name, "submitting " + id, r.error());
       print_error(std::to_string(submitted) + " of " + std::to_string(jobs.size()) +
                   " jobs were submitted (tag " + tag + ")");
       return e;
     }
     auto tr = conn->api->add_tag(conn->cluster->user, *ov.name, tag);
-    if (!tr.ok()) jobcli::report_api_error(conn->cluster->name, "tagging " + id, *tr.error);
+    if (!tr.ok()) jobcli::report_api_error(conn->cluster->name, "tagging " + id, tr.error());
     ++submitted;
     running.push_back(*ov.name);
     jobcli::Json params = jobcli::Json::object();

@@ -292,7 +292,7 @@ int wait_for_job(const Connection& c, const std::string& user, const std::string
   bool progress = (is_tty(2) || g.verbose) && !g.quiet;
   while (true) {
     auto r = c.api->get_job(user, name);
-    if (!r.ok()) return report_api_error(c.cluster->name, "reading job " + id, *r.error);
+    if (!r.ok()) return report_api_error(c.cluster->name, "reading job " + id, r.error());
     const Json status = r->contains("jobStatus") ? Json((*r)["jobStatus"]) : Json::object();
     std::string state = pai::util::printable(status.value("state", std::string("UNKNOWN")));
     double elapsed =

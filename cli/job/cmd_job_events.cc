@@ -47,21 +47,21 @@ int run(const EventsOptions& o, const Globals& g) {
   if (!target) return kExitUsage;
   const auto& [conn, user, name, id] = *target;
   auto d = conn.api->get_job(user, name);
-  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *d.error);
+  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, d.error());
   // The job-attempts route is deprecated upstream: without it only the current
   // attempt is known (said on stderr).
   pai::api::Json attempts;
   auto a = conn.api->job_attempts(user, name);
   if (a.ok()) {
     attempts = *a;
-  } else if (a.error->kind == pai::api::Error::Kind::Http && a.error->status == 404) {
+  } else if (a.error().kind == pai::api::Error::Kind::Http && a.error().status == 404) {
     if (!g.quiet)
       std::fprintf(stderr,
                    "paictl: %s: the cluster has no job-attempts route; earlier job attempts are "
                    "not shown\n",
                    conn.cluster->name.c_str());
   } else {
-    return jobcli::report_api_error(conn.cluster->name, "reading the attempts of " + id, *a.error);
+    return jobcli::report_api_error(conn.cluster->name, "reading the attempts of " + id, a.error());
   }
   auto tasks = jobcli::fetch_task_attempts(conn, user, name, *d, true);
   auto events = pai::job::job_events(*d, attempts, tasks);

@@ -42,7 +42,7 @@ int run(const StarOptions& o, bool star, const Globals& g) {
       auto e = conn->api->job_exists(p->first, p->second);
       if (!e.ok())
         return jobcli::report_api_error(
-            conn->cluster->name, "reading job " + pai::api::job_id(p->first, p->second), *e.error);
+            conn->cluster->name, "reading job " + pai::api::job_id(p->first, p->second), e.error());
       if (!*e) {
         print_error(conn->cluster->name + ": no job " + pai::api::job_id(p->first, p->second) +
                     " (check the name with 'paictl job list')");

@@ -258,7 +258,8 @@ int watch(const StatusOptions& o, const jobcli::JobTarget& target) {
   std::map<std::string, std::string> last;
   while (true) {
     auto r = conn.api->get_job(user, name);
-    if (!r.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *r.error);
+    if (!r.ok())
+      return jobcli::report_api_error(conn.cluster->name, "reading job " + id, r.error());
     const pai::api::Json& d = *r;
     std::string state = d.contains("jobStatus") ? str(d["jobStatus"], "state") : "-";
     if (tty) {
@@ -302,7 +303,7 @@ int run(const StatusOptions& o, const Globals& g) {
   }
   const auto& [conn, user, name, id] = *target;
   auto r = conn.api->get_job(user, name);
-  if (!r.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *r.error);
+  if (!r.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, r.error());
   const pai::api::Json& d = *r;
   auto history = jobcli::fetch_task_attempts(conn, user, name, d, o.attempts);
   if (is_structured(o.output)) {

@@ -38,7 +38,7 @@ int run(const StopOptions& o, const Globals& g) {
     // say so instead of claiming a stop was requested.
     auto job = conn->api->get_job(parsed->first, parsed->second);
     if (!job.ok()) {
-      int e = jobcli::report_api_error(conn->cluster->name, "reading job " + full, *job.error);
+      int e = jobcli::report_api_error(conn->cluster->name, "reading job " + full, job.error());
       rc = rc == kExitOk ? e : rc;
       continue;
     }
@@ -53,7 +53,7 @@ int run(const StopOptions& o, const Globals& g) {
     }
     auto r = conn->api->set_execution_type(parsed->first, parsed->second, "STOP");
     if (!r.ok()) {
-      int e = jobcli::report_api_error(conn->cluster->name, "stopping " + full, *r.error);
+      int e = jobcli::report_api_error(conn->cluster->name, "stopping " + full, r.error());
       rc = rc == kExitOk ? e : rc;
       continue;
     }

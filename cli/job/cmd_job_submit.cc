@@ -491,7 +491,8 @@ int run(const SubmitOptions& o, const Globals& g) {
   // 5. Send.
   auto r = target->api->submit_job(body);
   const std::string id = pai::api::job_id(target->cluster->user, req.name);
-  if (!r.ok()) return jobcli::report_api_error(target->cluster->name, "submitting " + id, *r.error);
+  if (!r.ok())
+    return jobcli::report_api_error(target->cluster->name, "submitting " + id, r.error());
   if (!is_structured(o.output)) {
     if (!g.quiet)
       std::printf("%s submitted to %s (VC %s)\n", id.c_str(), target->cluster->name.c_str(),

@@ -37,7 +37,7 @@ int run(const TagOptions& o, bool add, const Globals& g) {
     auto r = add ? conn.api->add_tag(user, name, t) : conn.api->remove_tag(user, name, t);
     if (!r.ok())
       return jobcli::report_api_error(conn.cluster->name, (add ? "tagging " : "untagging ") + id,
-                                      *r.error);
+                                      r.error());
     if (!g.quiet) std::printf("%s: %s tag %s\n", id.c_str(), add ? "added" : "removed", t.c_str());
   }
   return kExitOk;
@@ -65,7 +65,7 @@ int run_list(const TagListOptions& o, const Globals& g) {
   if (!target) return kExitUsage;
   const auto& [conn, user, name, id] = *target;
   auto d = conn.api->get_job(user, name);
-  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *d.error);
+  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, d.error());
   std::vector<std::string> tags;
   if (d->contains("tags") && (*d)["tags"].is_array())
     for (const auto& t : (*d)["tags"])

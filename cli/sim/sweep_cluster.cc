@@ -88,7 +88,7 @@ int gather(const jobcli::Connection& c, const SweepClusterOptions& o, const std:
   pai::api::Json detail;
   for (;;) {
     auto d = c.api->get_job(user, name);
-    if (!d.ok()) return jobcli::report_api_error(c.cluster->name, "reading job " + id, *d.error);
+    if (!d.ok()) return jobcli::report_api_error(c.cluster->name, "reading job " + id, d.error());
     detail = *d;
     std::string state = detail["jobStatus"].value("state", std::string("UNKNOWN"));
     if (state != last && !g.quiet)
@@ -110,7 +110,7 @@ int gather(const jobcli::Connection& c, const SweepClusterOptions& o, const std:
     if (!loc.ok()) {
       jobcli::report_api_error(c.cluster->name,
                                "finding the log of " + id + " task " + std::to_string(index),
-                               *loc.error);
+                               loc.error());
       continue;
     }
     std::string uri;
@@ -121,7 +121,7 @@ int gather(const jobcli::Connection& c, const SweepClusterOptions& o, const std:
     if (!text.ok()) {
       jobcli::report_api_error(c.cluster->name,
                                "reading the log of " + id + " task " + std::to_string(index),
-                               *text.error);
+                               text.error());
       continue;
     }
     for (auto& [key, result] : pai::sim::decode_results(*text)) {
@@ -250,10 +250,10 @@ int run_sweep_on_cluster(const SweepClusterOptions& o, const std::vector<SweepCl
   const std::string id = pai::api::job_id(user, name);
   auto r = conn->api->submit_job(yaml);
   if (!r.ok()) {
-    if (r.error->status == 409) {
+    if (r.error().status == 409) {
       if (!g.quiet) std::fprintf(stderr, "%s exists already: gathering it\n", id.c_str());
     } else {
-      return jobcli::report_api_error(conn->cluster->name, "submitting " + id, *r.error);
+      return jobcli::report_api_error(conn->cluster->name, "submitting " + id, r.error());
     }
   } else if (!g.quiet) {
     std::fprintf(stderr, "%s submitted to %s (VC %s): %zu points in %d tasks\n", id.c_str(),

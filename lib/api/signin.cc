@@ -20,8 +20,8 @@ ProbeResult probe(http::Client& http, const std::string& uri) {
       out.error.reset();
       return out;
     }
-    if (!out.error) out.error = r.error;
-    if (r.error->kind == Error::Kind::Transport) break;  // the host itself does not answer
+    if (!out.error) out.error = r.error();
+    if (r.error().kind == Error::Kind::Transport) break;  // the host itself does not answer
   }
   return out;
 }

@@ -141,7 +141,7 @@ AddResult add_cluster(const AddRequest& req, http::Client& http, const Registry&
     api::Client anon(http, c.rest_server);
     auto l = anon.login(req.user, secret, req.token_days * 86400);
     if (!l.ok()) {
-      out.error = api_error(AddError::Stage::SignIn, "logging in as " + req.user, *l.error);
+      out.error = api_error(AddError::Stage::SignIn, "logging in as " + req.user, l.error());
       return out;
     }
     token = l->token;
@@ -163,7 +163,8 @@ AddResult add_cluster(const AddRequest& req, http::Client& http, const Registry&
   api::Client authed(http, c.rest_server, token);
   auto u = authed.user(c.user);
   if (!u.ok()) {
-    out.error = api_error(AddError::Stage::TokenCheck, "checking the token of " + c.user, *u.error);
+    out.error =
+        api_error(AddError::Stage::TokenCheck, "checking the token of " + c.user, u.error());
     return out;
   }
 

@@ -53,7 +53,7 @@ ClusterFacts gather_facts(api::Client& client, const std::string& cluster, const
   f.user = user;
   auto vcs = client.virtual_clusters();
   if (!vcs.ok()) {
-    f.error = vcs.error;
+    f.error = vcs.error();
     return f;
   }
   f.vcs = *vcs;
