@@ -162,18 +162,18 @@ int run(const CheckHostsOptions& o, const Globals& g) {
   }
   int rc = pai::check::exit_code(pai::check::summarize(results, outcomes.size()), o.fail_on_warn);
   if (!o.junit.empty()) {
-    std::string err = write_report_file(o.junit, pai::check::write_junit_report(results, ctx));
-    if (!err.empty()) {
-      print_error("cannot write the JUnit report: " + err);
+    auto err = write_report_file(o.junit, pai::check::write_junit_report(results, ctx));
+    if (!err.ok()) {
+      print_error("cannot write the JUnit report: " + err.error().message);
       rc = kExitUsage;
     }
   }
   if (!o.sarif.empty()) {
-    std::string err = write_report_file(
+    auto err = write_report_file(
         o.sarif,
         pai::check::dump(pai::check::write_sarif_report(results, ctx, pai::kVersion)) + "\n");
-    if (!err.empty()) {
-      print_error("cannot write the SARIF report: " + err);
+    if (!err.ok()) {
+      print_error("cannot write the SARIF report: " + err.error().message);
       rc = kExitUsage;
     }
   }

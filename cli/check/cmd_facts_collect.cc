@@ -68,8 +68,8 @@ int run(const FactsCollectOptions& o, const Globals& g) {
     return kExitOk;
   }
   if (!o.out_dir.empty()) {
-    if (std::string err = pai::util::make_directories(o.out_dir); !err.empty()) {
-      print_error("cannot create " + o.out_dir + ": " + err);
+    if (auto err = pai::util::make_directories(o.out_dir); !err.ok()) {
+      print_error("cannot create " + o.out_dir + ": " + err.error().message);
       return kExitUsage;
     }
   }
@@ -110,9 +110,9 @@ int run(const FactsCollectOptions& o, const Globals& g) {
     }
     stems.insert(stem);
     std::string path = o.out_dir + "/" + stem + ".json";
-    if (std::string err = pai::util::write_file_atomic(path, pai::check::dump(j) + "\n", 0644);
-        !err.empty()) {
-      print_error("cannot write " + path + ": " + err);
+    if (auto err = pai::util::write_file_atomic(path, pai::check::dump(j) + "\n", 0644);
+        !err.ok()) {
+      print_error("cannot write " + path + ": " + err.error().message);
       rc = kExitUsage;
       continue;
     }

@@ -91,7 +91,7 @@ void add_hosts_options(CLI::App* cmd, HostsOptions& o) {
 
 namespace {
 
-pai::remote::Secret read_password_from_stdin(std::string* error) {
+pai::util::Result<pai::remote::Secret> read_password_from_stdin() {
   bool tty = ::isatty(0) == 1;
   termios old{};
   if (tty) {
@@ -103,7 +103,7 @@ pai::remote::Secret read_password_from_stdin(std::string* error) {
       ::tcsetattr(0, TCSAFLUSH, &quiet);
     }
   }
-  pai::remote::Secret s = pai::remote::read_secret_line(0, error);
+  auto s = pai::remote::read_secret_line(0);
   if (tty) {
     ::tcsetattr(0, TCSAFLUSH, &old);
     std::fprintf(stderr, "\n");
@@ -140,12 +140,12 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
     return kExitUsage;
   }
   if (o.hosts_file == "-") {
-    pai::util::ReadResult r = pai::util::read_fd(0, 4u << 20);
-    if (!r.ok) {
-      print_error("--hosts-file -: " + r.error);
+    auto r = pai::util::read_fd(0, 4u << 20);
+    if (!r.ok()) {
+      print_error("--hosts-file -: " + r.error().message);
       return kExitUsage;
     }
-    io.hosts_file_content = std::move(r.content);
+    io.hosts_file_content = std::move(*r);
   }
 
   out.inventory = pai::inventory::build_inventory(io);
@@ -164,12 +164,12 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
     out.ssh_password = o.stdin_password->secret;
     out.password_origin = "stdin";
   } else if (o.password_stdin) {
-    std::string err;
-    out.ssh_password = read_password_from_stdin(&err);
-    if (!err.empty()) {
-      print_error("--password-stdin: " + err);
+    auto password = read_password_from_stdin();
+    if (!password.ok()) {
+      print_error("--password-stdin: " + password.error().message);
       return kExitUsage;
     }
+    out.ssh_password = std::move(*password);
     out.password_origin = "stdin";
     if (o.stdin_password) {
       o.stdin_password->read = true;

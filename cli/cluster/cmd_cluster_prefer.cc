@@ -59,15 +59,15 @@ int run(const PreferOptions& o, const Globals& g) {
       return kExitUsage;
     }
   pai::diag::List diags;
-  std::string err = pai::cluster::update_file(
+  auto err = pai::cluster::update_file(
       reg->file_for_preference(),
-      [&](pai::cluster::Config& c) -> std::string {
+      [&](pai::cluster::Config& c) -> pai::util::Result<void> {
         c.preference = o.names;
         return {};
       },
       diags);
-  if (!err.empty()) {
-    print_error(err);
+  if (!err.ok()) {
+    print_error(err.error().message);
     return kExitUsage;
   }
   if (!g.quiet)

@@ -29,17 +29,17 @@ int run(const std::string& name, const Globals& g) {
   pai::diag::List diags;
   for (const auto& path : reg->paths()) {
     if (!pai::util::path_exists(path)) continue;
-    std::string err = pai::cluster::update_file(
+    auto err = pai::cluster::update_file(
         path,
-        [&](pai::cluster::Config& c) -> std::string {
+        [&](pai::cluster::Config& c) -> pai::util::Result<void> {
           c.remove(name);
           if (c.current && *c.current == name) c.current = std::string();
           if (c.preference) std::erase(*c.preference, name);
           return {};
         },
         diags);
-    if (!err.empty()) {
-      print_error(err);
+    if (!err.ok()) {
+      print_error(err.error().message);
       return kExitUsage;
     }
   }

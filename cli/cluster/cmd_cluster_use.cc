@@ -28,15 +28,15 @@ int run(const std::string& name, const Globals& g) {
     return kExitUsage;
   }
   pai::diag::List diags;
-  std::string err = pai::cluster::update_file(
+  auto err = pai::cluster::update_file(
       reg->file_for_current(),
-      [&](pai::cluster::Config& c) -> std::string {
+      [&](pai::cluster::Config& c) -> pai::util::Result<void> {
         c.current = name;
         return {};
       },
       diags);
-  if (!err.empty()) {
-    print_error(err);
+  if (!err.ok()) {
+    print_error(err.error().message);
     return kExitUsage;
   }
   if (!g.quiet) std::printf("current cluster: %s\n", name.c_str());

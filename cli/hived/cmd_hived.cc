@@ -75,8 +75,7 @@ std::optional<HivedConnection> connect_hived(const HivedOptions& o, const Global
     if (!reg) return std::nullopt;
     conn = jobcli::connect(*reg, o.remote, g);
     if (!conn) return std::nullopt;
-    std::string err;
-    token = pai::cluster::read_token(*conn->cluster, &err);
+    token = pai::cluster::read_token(*conn->cluster).value_or(std::string());
   }
   pai::http::Options hopt;
   hopt.timeout_s = o.remote.timeout;
@@ -551,8 +550,12 @@ std::optional<Json> judge_waiting(const std::string& name, const pai::scheduler:
                                   const std::string& source, const pai::config::HivedModel& model,
                                   const pai::hived::LiveState& live, bool structured, bool wide,
                                   std::string& error) {
-  auto policy = pai::scheduler::make_hived_policy(model, error);
-  if (!policy) return std::nullopt;
+  auto made = pai::scheduler::make_hived_policy(model);
+  if (!made.ok()) {
+    error = made.error().message;
+    return std::nullopt;
+  }
+  auto policy = std::move(*made);
   for (const auto& n : pai::hived::bad_nodes(live))
     if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);
   auto restored =
@@ -783,10 +786,9 @@ std::optional<std::vector<pai::scheduler::GroupRequest>> job_requests(
   }
   std::set<std::string> leaf_types;
   for (const auto& l : live.leaves) leaf_types.insert(l.leaf_type);
-  std::string why;
-  auto reqs = pai::job::hived_requests(jr, user, *skus, leaf_types, &why);
-  if (!reqs) {
-    print_error(full + " cannot be asked of HiveD: " + why);
+  auto reqs = pai::job::hived_requests(jr, user, *skus, leaf_types);
+  if (!reqs.ok()) {
+    print_error(full + " cannot be asked of HiveD: " + reqs.error().message);
     rc = kExitUsage;
     return std::nullopt;
   }

@@ -95,7 +95,7 @@ struct TempDir {
 int run_shell(const std::string& command, const std::string& input, std::string* out,
               const std::map<std::string, std::string>& env, double timeout_s, TempDir& tmp) {
   std::string in_path = tmp.path + "/in", out_path = tmp.path + "/out";
-  if (!pai::util::write_file_atomic(in_path, input, 0600).empty()) return -1;
+  if (!pai::util::write_file_atomic(in_path, input, 0600).ok()) return -1;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, in_path.c_str(), O_RDONLY, 0);
@@ -136,7 +136,7 @@ int run_shell(const std::string& command, const std::string& input, std::string*
   }
   if (out) {
     auto r = pai::util::read_file(out_path);
-    *out = r.ok ? r.content : "";
+    *out = r.ok() ? *r : "";
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -153,14 +153,14 @@ std::optional<std::string> hived_config_text(const std::string& path, std::strin
   }
   for (const auto& f : files) {
     auto r = pai::util::read_file(f);
-    if (!r.ok) {
-      err = f + ": " + r.error;
+    if (!r.ok()) {
+      err = f + ": " + r.error().message;
       return std::nullopt;
     }
-    auto kind = pai::config::detect_kind(f, r.content);
-    if (kind == pai::config::FileKind::Hived) return r.content;
+    auto kind = pai::config::detect_kind(f, *r);
+    if (kind == pai::config::FileKind::Hived) return *r;
     if (kind == pai::config::FileKind::ServicesConfig) {
-      auto s = pai::yaml::load(r.content);
+      auto s = pai::yaml::load(*r);
       if (!s.documents.empty() && s.documents[0])
         if (const auto* hs = s.documents[0]->get("hivedscheduler"))
           if (const auto* c = hs->get("config"); c && c->is_scalar()) return c->scalar();
@@ -253,8 +253,8 @@ int run_apply(const ApplyOptions& o, const Globals& g) {
       return kExitRemote;
     }
     current = tmp.path + "/hivedscheduler.yaml";
-    if (auto e = pai::util::write_file_atomic(current, text); !e.empty()) {
-      print_error(e);
+    if (auto e = pai::util::write_file_atomic(current, text); !e.ok()) {
+      print_error(e.error().message);
       return kExitUsage;
     }
   }
@@ -348,8 +348,8 @@ int run_apply(const ApplyOptions& o, const Globals& g) {
 
   // 3. Push and restart.
   std::map<std::string, std::string> env = {{"PAICTL_HIVED_CONFIG", tmp.path + "/config.yaml"}};
-  if (auto e = pai::util::write_file_atomic(tmp.path + "/config.yaml", *new_text); !e.empty()) {
-    print_error(e);
+  if (auto e = pai::util::write_file_atomic(tmp.path + "/config.yaml", *new_text); !e.ok()) {
+    print_error(e.error().message);
     return finish(kExitUsage);
   }
   say("pushing the config: " + push);

@@ -65,11 +65,11 @@ int open_session(const AzureOptions& a, const std::string& cluster_dir, const Gl
   s.layout_file = cluster.layout ? cluster.layout->file : cluster_dir + "/layout.yaml";
   std::string key_file = resolve(az.ssh_public_key_file, cluster_dir);
   auto key = pai::util::read_file(key_file, 64u << 10);
-  if (!key.ok) {
-    print_error("azure.ssh-public-key-file " + key_file + ": " + key.error);
+  if (!key.ok()) {
+    print_error("azure.ssh-public-key-file " + key_file + ": " + key.error().message);
     return kExitUsage;
   }
-  s.spec.ssh_public_key = std::string(pai::util::trim(key.content));
+  s.spec.ssh_public_key = std::string(pai::util::trim(*key));
   if (s.spec.ssh_public_key.rfind("ssh-", 0) != 0 &&
       s.spec.ssh_public_key.rfind("ecdsa-", 0) != 0) {
     print_error("azure.ssh-public-key-file " + key_file +
@@ -151,13 +151,14 @@ bool confirm_tty(const char* question) {
 std::string write_layout(const AzureSession& s, const std::vector<pai::azure::Machine>& machines,
                          bool* changed) {
   auto cur = pai::util::read_file(s.layout_file);
-  if (!cur.ok) return s.layout_file + ": " + cur.error;
+  if (!cur.ok()) return s.layout_file + ": " + cur.error().message;
   std::string err;
-  std::string next = pai::azure::update_layout(cur.content, machines, &err);
+  std::string next = pai::azure::update_layout(*cur, machines, &err);
   if (!err.empty()) return s.layout_file + ": " + err;
-  *changed = next != cur.content;
+  *changed = next != *cur;
   if (!*changed) return "";
-  return pai::util::write_file_atomic(s.layout_file, next, 0644);
+  auto w = pai::util::write_file_atomic(s.layout_file, next, 0644);
+  return w.ok() ? std::string() : w.error().message;
 }
 
 }  // namespace
@@ -338,12 +339,12 @@ int run_azure_grow(const AzureOptions& a, const std::string& cluster_dir, const 
   }
   std::string config_file = cluster_dir + "/config.yaml";
   auto text = pai::util::read_file(config_file);
-  if (!text.ok) {
-    print_error(config_file + ": " + text.error);
+  if (!text.ok()) {
+    print_error(config_file + ": " + text.error().message);
     return kExitUsage;
   }
   std::string err;
-  std::string next = with_counts(s, text.content, {{pool, target}}, err);
+  std::string next = with_counts(s, *text, {{pool, target}}, err);
   if (!err.empty()) {
     print_error(config_file + ": " + err);
     return kExitUsage;
@@ -392,8 +393,8 @@ int run_azure_grow(const AzureOptions& a, const std::string& cluster_dir, const 
   auto r = pai::azure::scale_pool(*s.arm, s.spec, pool, target);
   if (!r.ok()) return remote_failure("azure", r.error());
   // Azure has the VMs: config.yaml follows (only the count changes in the file).
-  if (std::string w = pai::util::write_file_atomic(config_file, next, 0644); !w.empty()) {
-    print_error(config_file + ": " + w);
+  if (auto w = pai::util::write_file_atomic(config_file, next, 0644); !w.ok()) {
+    print_error(config_file + ": " + w.error().message);
     return kExitUsage;
   }
   for (auto& x : s.spec.azure.pools)
@@ -520,19 +521,19 @@ int azure_removal_apply(AzureRemoval& r, const Globals& g, bool json, Json& doc)
   doc["deleted"] = gone;
   std::string config_file = r.cluster_dir + "/config.yaml";
   auto text = pai::util::read_file(config_file);
-  if (!text.ok) {
-    print_error(config_file + ": " + text.error);
+  if (!text.ok()) {
+    print_error(config_file + ": " + text.error().message);
     return kExitUsage;
   }
   std::string err;
-  std::string next = with_counts(s, text.content, counts, err);
+  std::string next = with_counts(s, *text, counts, err);
   if (!err.empty()) {
     print_error(config_file + ": " + err);
     return kExitUsage;
   }
-  if (next != text.content)
-    if (std::string w = pai::util::write_file_atomic(config_file, next, 0644); !w.empty()) {
-      print_error(config_file + ": " + w);
+  if (next != *text)
+    if (auto w = pai::util::write_file_atomic(config_file, next, 0644); !w.ok()) {
+      print_error(config_file + ": " + w.error().message);
       return kExitUsage;
     }
   bool layout_changed = false;

@@ -387,7 +387,7 @@ int run_install(InstallOptions& o, const Globals& g, Mode mode) {
       print_error(err);
       return kExitUsage;
     }
-    pai::util::make_directories(state_dir + "/logs", 0700);
+    (void)pai::util::make_directories(state_dir + "/logs", 0700);
   }
 
   pai::remote::SshTransport transport;
@@ -687,7 +687,7 @@ int run_config_pull(PullOptions& po, const Globals& g) {
   pai::deploy::ClusterFiles remote;
   if (int rc = fetch_remote_files(po.install, g, "config pull", p, remote); rc >= 0) return rc;
   std::string dir = po.out.empty() ? p.cluster_dir : po.out;
-  pai::util::make_directories(dir, 0700);
+  (void)pai::util::make_directories(dir, 0700);
   auto local = pai::deploy::read_cluster_files(dir);
   // Nothing the operator has is overwritten without --force.
   for (const auto& [name, content] : remote) {
@@ -699,10 +699,10 @@ int run_config_pull(PullOptions& po, const Globals& g) {
     }
   }
   for (const auto& [name, content] : remote) {
-    std::string err = pai::util::write_file_atomic(dir + "/" + name, content,
-                                                   pai::deploy::secret_file(name) ? 0600 : 0644);
-    if (!err.empty()) {
-      print_error(err);
+    auto err = pai::util::write_file_atomic(dir + "/" + name, content,
+                                            pai::deploy::secret_file(name) ? 0600 : 0644);
+    if (!err.ok()) {
+      print_error(err.error().message);
       return kExitUsage;
     }
     std::printf("%s/%s\n", dir.c_str(), name.c_str());
@@ -755,18 +755,18 @@ int load_edit(const std::string& dir, pai::config::CheckOutcome& loaded, HivedEd
   h.layout_file = c.layout->file;
   h.services_file = c.services ? c.services->file : dir + "/services-configuration.yaml";
   auto l = pai::util::read_file(h.layout_file);
-  if (!l.ok) {
-    print_error(h.layout_file + ": " + l.error);
+  if (!l.ok()) {
+    print_error(h.layout_file + ": " + l.error().message);
     return kExitUsage;
   }
-  h.layout_before = h.layout_after = l.content;
+  h.layout_before = h.layout_after = *l;
   if (c.services) {
     auto sv = pai::util::read_file(h.services_file);
-    if (!sv.ok) {
-      print_error(h.services_file + ": " + sv.error);
+    if (!sv.ok()) {
+      print_error(h.services_file + ": " + sv.error().message);
       return kExitUsage;
     }
-    h.services_before = h.services_after = sv.content;
+    h.services_before = h.services_after = *sv;
   }
   for (const auto& m : c.layout->machines)
     if (m.master) h.master = m.hostname;
@@ -865,15 +865,13 @@ int push_hived_edit(const InstallOptions& base, const Globals& g, const HivedEdi
                     Json* capture = nullptr) {
   if (!h.services_changed() && !h.layout_changed()) return kExitOk;
   if (h.layout_changed())
-    if (std::string w = pai::util::write_file_atomic(h.layout_file, h.layout_after, 0644);
-        !w.empty()) {
-      print_error(h.layout_file + ": " + w);
+    if (auto w = pai::util::write_file_atomic(h.layout_file, h.layout_after, 0644); !w.ok()) {
+      print_error(h.layout_file + ": " + w.error().message);
       return kExitUsage;
     }
   if (h.services_changed())
-    if (std::string w = pai::util::write_file_atomic(h.services_file, h.services_after, 0600);
-        !w.empty()) {
-      print_error(h.services_file + ": " + w);
+    if (auto w = pai::util::write_file_atomic(h.services_file, h.services_after, 0600); !w.ok()) {
+      print_error(h.services_file + ": " + w.error().message);
       return kExitUsage;
     }
   InstallOptions o = base;
@@ -997,9 +995,8 @@ int add_azure_vm_cells(InstallOptions& o, const Globals& g, const Json& azure_do
   }
   if (!json && !g.quiet) print_hived_edit(h);
   o.hived_doc = hived_edit_json(h);
-  if (std::string w = pai::util::write_file_atomic(h.services_file, h.services_after, 0600);
-      !w.empty()) {
-    print_error(h.services_file + ": " + w);
+  if (auto w = pai::util::write_file_atomic(h.services_file, h.services_after, 0600); !w.ok()) {
+    print_error(h.services_file + ": " + w.error().message);
     return kExitUsage;
   }
   return -1;
@@ -1019,7 +1016,7 @@ int check_running_groups(const std::string& url, const HivedEdit& h, bool force,
   }
   std::string dir = tmp;
   std::string next = dir + "/services-configuration.yaml";
-  pai::util::write_file_atomic(next, h.services_after, 0600);
+  (void)pai::util::write_file_atomic(next, h.services_after, 0600);
   hivedcli::HivedOptions ho;
   ho.hived = url;
   int rc = kExitOk;

@@ -289,10 +289,9 @@ using Axes = std::vector<std::pair<std::string, std::vector<std::string>>>;
 Axes sweep_axes(const std::vector<std::string>& params, Usage& u) {
   Axes axes;
   for (const auto& p : params) {
-    std::string err;
-    auto po = pai::job::parse_param(p, &err);
-    if (!po) {
-      u.error(err, "--param NAME=V1,V2,...");
+    auto po = pai::job::parse_param(p);
+    if (!po.ok()) {
+      u.error(po.error().message, "--param NAME=V1,V2,...");
       continue;
     }
     std::vector<std::string> values;

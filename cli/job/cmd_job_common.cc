@@ -68,8 +68,8 @@ const char* kNameRule = "\" may contain only letters, digits, '_' and '-' (at mo
 
 void validate_overrides(const std::vector<std::string>& params, const std::string& name, Usage& u) {
   for (const auto& p : params) {
-    std::string err;
-    if (!pai::job::parse_param(p, &err)) u.error(err, "--param NAME=VALUE");
+    if (auto po = pai::job::parse_param(p); !po.ok())
+      u.error(po.error().message, "--param NAME=VALUE");
   }
   if (!name.empty()) u.error_if(!valid_job_name(name), "--name \"" + name + kNameRule);
 }
@@ -78,10 +78,9 @@ std::optional<pai::job::Overrides> make_overrides(const std::vector<std::string>
                                                   const std::string& name, const std::string& vc) {
   pai::job::Overrides o;
   for (const auto& p : params) {
-    std::string err;
-    auto po = pai::job::parse_param(p, &err);
-    if (!po) {
-      print_error(err);
+    auto po = pai::job::parse_param(p);
+    if (!po.ok()) {
+      print_error(po.error().message);
       return std::nullopt;
     }
     o.params.push_back(*po);
@@ -195,10 +194,9 @@ std::optional<Connection> connect_named(const pai::cluster::Registry& reg, const
     print_error("cluster " + c->name + ": " + tls);
     return std::nullopt;
   }
-  std::string err;
-  std::string token = pai::cluster::read_token(*c, &err);
-  if (!err.empty()) {
-    print_error("cluster " + c->name + ": " + err);
+  auto token = pai::cluster::read_token(*c);
+  if (!token.ok()) {
+    print_error("cluster " + c->name + ": " + token.error().message);
     return std::nullopt;
   }
   pai::http::Options hopt;
@@ -216,7 +214,7 @@ std::optional<Connection> connect_named(const pai::cluster::Registry& reg, const
   conn.cluster = std::make_shared<pai::cluster::Cluster>(*c);
   conn.http = std::make_shared<pai::http::CurlClient>(hopt);
   conn.api = std::make_shared<pai::api::Client>(
-      *conn.http, c->rest_server.empty() ? c->uri : c->rest_server, token);
+      *conn.http, c->rest_server.empty() ? c->uri : c->rest_server, *token);
   return conn;
 }
 

@@ -54,11 +54,11 @@ int run(const StarOptions& o, bool star, const Globals& g) {
   const std::string cluster = conn->cluster->name;
   std::vector<std::string> changed;
   pai::diag::List diags;
-  std::string err = pai::cluster::update_file(
+  auto err = pai::cluster::update_file(
       reg->file_for(cluster),
-      [&](pai::cluster::Config& c) -> std::string {
+      [&](pai::cluster::Config& c) -> pai::util::Result<void> {
         auto* cl = c.find(cluster);
-        if (!cl) return "cluster " + cluster + " is no longer registered";
+        if (!cl) return pai::util::Error{"cluster " + cluster + " is no longer registered", {}};
         for (const auto& id : ids) {
           auto it = std::find(cl->starred.begin(), cl->starred.end(), id);
           if (star && it == cl->starred.end()) {
@@ -72,8 +72,8 @@ int run(const StarOptions& o, bool star, const Globals& g) {
         return {};
       },
       diags);
-  if (!err.empty()) {
-    print_error(err);
+  if (!err.ok()) {
+    print_error(err.error().message);
     return kExitUsage;
   }
   if (!g.quiet)

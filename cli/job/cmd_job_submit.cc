@@ -145,8 +145,7 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
   hopt.tls.ca_file = c.cluster->ca_file;
   hopt.tls.insecure = c.cluster->insecure;
   pai::http::CurlClient http(hopt);
-  std::string err;
-  std::string token = pai::cluster::read_token(*c.cluster, &err);
+  std::string token = pai::cluster::read_token(*c.cluster).value_or(std::string());
   std::string base =
       !c.cluster->hived.empty() ? c.cluster->hived : pai::hived::base_behind_pylon(c.cluster->uri);
   pai::hived::Client client(http, base, token, pai::http::host_of(c.cluster->uri));
@@ -188,10 +187,9 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
   // The job as the rest-server asks HiveD for it (lib/job/hived_request.h).
   std::set<std::string> leaf_types;
   for (const auto& l : live.leaves) leaf_types.insert(l.leaf_type);
-  std::string why;
-  auto groups = pai::job::hived_requests(job, facts.user, *facts.skus, leaf_types, &why);
-  if (!groups) {
-    v.why_unknown = why;
+  auto groups = pai::job::hived_requests(job, facts.user, *facts.skus, leaf_types);
+  if (!groups.ok()) {
+    v.why_unknown = groups.error().message;
     return v;
   }
   if (groups->groups.size() != 1 || groups->per_pod) {

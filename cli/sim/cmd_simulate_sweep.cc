@@ -259,8 +259,8 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
     return kExitUsage;
   }
   const std::string store = o.out + "/points";
-  if (std::string e = pai::util::make_directories(store); !e.empty()) {
-    print_error("cannot create " + store + ": " + e);
+  if (auto e = pai::util::make_directories(store); !e.ok()) {
+    print_error("cannot create " + store + ": " + e.error().message);
     return kExitUsage;
   }
 
@@ -270,8 +270,8 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
   std::vector<size_t> pending;
   for (const auto& p : points) {
     auto text = pai::util::read_file(store + "/" + p.key + ".json");
-    if (text.ok) {
-      json j = json::parse(text.content, nullptr, false);
+    if (text.ok()) {
+      json j = json::parse(*text, nullptr, false);
       if (!j.is_discarded() && j.contains("result") && j["key"] == p.key) {
         results[p.index] = j["result"];
         status[p.index] = "stored";
@@ -302,10 +302,10 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
       return false;
     }
     json rec{{"key", p.key}, {"point", axes}, {"result", r}, {"seconds", seconds}};
-    std::string e = pai::util::write_file_atomic(store + "/" + p.key + ".json", rec.dump(1) + "\n");
-    if (!e.empty()) {
+    auto e = pai::util::write_file_atomic(store + "/" + p.key + ".json", rec.dump(1) + "\n");
+    if (!e.ok()) {
       status[index] = "failed";
-      errors[index] = "cannot store the result: " + e;
+      errors[index] = "cannot store the result: " + e.error().message;
       return false;
     }
     results[index] = r;
@@ -404,11 +404,11 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
     if (!job_id.empty()) body["job"] = job_id;
   }
   Json doc = document("simulationSweep", Json::parse(body.dump()));
-  std::string e = pai::util::write_file_atomic(o.out + "/sweep.json", doc.dump(1) + "\n");
-  if (e.empty())
+  auto e = pai::util::write_file_atomic(o.out + "/sweep.json", doc.dump(1) + "\n");
+  if (e.ok())
     e = pai::util::write_file_atomic(o.out + "/report.html", pai::sim::sweep_html_report(body));
-  if (!e.empty()) {
-    print_error("cannot write the sweep's report to " + o.out + ": " + e);
+  if (!e.ok()) {
+    print_error("cannot write the sweep's report to " + o.out + ": " + e.error().message);
     return kExitUsage;
   }
   if (is_structured(o.output))

@@ -69,8 +69,8 @@ std::string records_path(const SweepClusterOptions& o) {
 
 json read_records(const SweepClusterOptions& o) {
   auto text = pai::util::read_file(records_path(o));
-  if (!text.ok) return json::array();
-  json j = json::parse(text.content, nullptr, false);
+  if (!text.ok()) return json::array();
+  json j = json::parse(*text, nullptr, false);
   return j.is_array() ? j : json::array();
 }
 
@@ -242,9 +242,8 @@ int run_sweep_on_cluster(const SweepClusterOptions& o, const std::vector<SweepCl
   }
   records.push_back(json{
       {"cluster", o.cluster}, {"user", user}, {"job", name}, {"shards", shards}, {"keys", keys}});
-  if (std::string e = pai::util::write_file_atomic(records_path(o), records.dump(1) + "\n");
-      !e.empty()) {
-    print_error("cannot write " + records_path(o) + ": " + e);
+  if (auto e = pai::util::write_file_atomic(records_path(o), records.dump(1) + "\n"); !e.ok()) {
+    print_error("cannot write " + records_path(o) + ": " + e.error().message);
     return kExitUsage;
   }
   const std::string id = pai::api::job_id(user, name);

@@ -30,8 +30,8 @@ std::string Journal::open(const std::string& path) {
   if (path.empty()) return {};
   std::string dir = parent_dir(path);
   if (!util::is_directory(dir)) {
-    std::string err = util::make_directories(dir, 0700);
-    if (!err.empty()) return error_ = err;
+    auto err = util::make_directories(dir, 0700);
+    if (!err.ok()) return error_ = err.error().message;
   }
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd_ < 0) return error_ = "cannot open " + path + ": " + std::strerror(errno);
@@ -115,8 +115,8 @@ LocalLock::~LocalLock() {
 std::string LocalLock::acquire(const std::string& path) {
   std::string dir = parent_dir(path);
   if (!util::is_directory(dir)) {
-    std::string err = util::make_directories(dir, 0700);
-    if (!err.empty()) return err;
+    auto err = util::make_directories(dir, 0700);
+    if (!err.ok()) return err.error().message;
   }
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return "cannot open " + path + ": " + std::strerror(errno);

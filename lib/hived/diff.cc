@@ -59,12 +59,12 @@ std::map<std::string, Pinned> pinned_cells(const config::HivedModel& m) {
 std::optional<std::vector<scheduler::RestoredGroup>> restart_on(
     const config::HivedModel& m, const std::vector<scheduler::LiveGroup>& groups,
     const std::vector<std::string>& bad, std::string& error) {
-  std::string err;
-  auto policy = scheduler::make_hived_policy(m, err);
-  if (!policy) {
-    error = err;
+  auto made = scheduler::make_hived_policy(m);
+  if (!made.ok()) {
+    error = made.error().message;
     return std::nullopt;
   }
+  auto policy = std::move(*made);
   // HiveD learns the nodes before the pods.
   for (const auto& n : bad)
     if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);

@@ -156,8 +156,12 @@ std::optional<FitVerdict> fit(const LiveState& live, const scheduler::GroupReque
                               std::string& error) {
   auto model = model_of(live.status, error);
   if (!model) return std::nullopt;
-  auto policy = scheduler::make_hived_policy(*model, error);
-  if (!policy) return std::nullopt;
+  auto made = scheduler::make_hived_policy(*model);
+  if (!made.ok()) {
+    error = made.error().message;
+    return std::nullopt;
+  }
+  auto policy = std::move(*made);
   for (const auto& n : bad_nodes(live))
     if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);
   scheduler::restore_hived_groups(*policy, live_groups(live, model.get()));
