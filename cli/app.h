@@ -9,9 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-}
+#include "flags.h"
 
 namespace paictl {
 
@@ -29,7 +27,7 @@ struct Globals {
 
 // Adds a command's options, footer notes and callback to `cmd` (created from the
 // table with its name and summary). nullptr for a plain group of subcommands.
-using BuildFn = void (*)(CLI::App& cmd, Globals& g);
+using BuildFn = void (*)(Flags& cmd, Globals& g);
 
 struct Command {
   std::vector<std::string> path;  // {"check", "config"}, {"plan"}, {"job", "tag", "add"}
@@ -47,50 +45,50 @@ const std::vector<Command>& command_table();
 std::string command_line(const std::vector<std::string>& path);
 
 // The build functions, one per command (cmd_*.cc).
-void build_plan(CLI::App&, Globals&);
-void build_check_config(CLI::App&, Globals&);
-void build_check_hosts(CLI::App&, Globals&);
-void build_check_job(CLI::App&, Globals&);
-void build_facts_collect(CLI::App&, Globals&);
-void build_simulate(CLI::App&, Globals&);
-void build_simulate_run(CLI::App&, Globals&);
-void build_simulate_generate(CLI::App&, Globals&);
-void build_simulate_sweep(CLI::App&, Globals&);
-void build_cluster_add(CLI::App&, Globals&);
-void build_cluster_list(CLI::App&, Globals&);
-void build_cluster_use(CLI::App&, Globals&);
-void build_cluster_remove(CLI::App&, Globals&);
-void build_cluster_status(CLI::App&, Globals&);
-void build_cluster_prefer(CLI::App&, Globals&);
-void build_job_validate(CLI::App&, Globals&);
-void build_job_render(CLI::App&, Globals&);
-void build_job_submit(CLI::App&, Globals&);
-void build_job_list(CLI::App&, Globals&);
-void build_job_status(CLI::App&, Globals&);
-void build_job_events(CLI::App&, Globals&);
-void build_job_stop(CLI::App&, Globals&);
-void build_job_logs(CLI::App&, Globals&);
-void build_job_wait(CLI::App&, Globals&);
-void build_job_tag_add(CLI::App&, Globals&);
-void build_job_tag_remove(CLI::App&, Globals&);
-void build_job_tag_list(CLI::App&, Globals&);
-void build_job_star(CLI::App&, Globals&);
-void build_job_unstar(CLI::App&, Globals&);
-void build_job_clone(CLI::App&, Globals&);
-void build_job_resubmit(CLI::App&, Globals&);
-void build_job_sweep(CLI::App&, Globals&);
-void build_install(CLI::App&, Globals&);
-void build_reset(CLI::App&, Globals&);
-void build_hived_status(CLI::App&, Globals&);
-void build_hived_groups(CLI::App&, Globals&);
-void build_hived_why(CLI::App&, Globals&);
-void build_hived_diff(CLI::App&, Globals&);
-void build_hived_snapshot(CLI::App&, Globals&);
-void build_help(CLI::App&, Globals&);
-void build_version(CLI::App&, Globals&);
-void build_completion(CLI::App&, Globals&);
-void build_internal_complete(CLI::App&, Globals&);
-void build_internal_man(CLI::App&, Globals&);
-void build_internal_commands(CLI::App&, Globals&);
+void build_plan(Flags&, Globals&);
+void build_check_config(Flags&, Globals&);
+void build_check_hosts(Flags&, Globals&);
+void build_check_job(Flags&, Globals&);
+void build_facts_collect(Flags&, Globals&);
+void build_simulate(Flags&, Globals&);
+void build_simulate_run(Flags&, Globals&);
+void build_simulate_generate(Flags&, Globals&);
+void build_simulate_sweep(Flags&, Globals&);
+void build_cluster_add(Flags&, Globals&);
+void build_cluster_list(Flags&, Globals&);
+void build_cluster_use(Flags&, Globals&);
+void build_cluster_remove(Flags&, Globals&);
+void build_cluster_status(Flags&, Globals&);
+void build_cluster_prefer(Flags&, Globals&);
+void build_job_validate(Flags&, Globals&);
+void build_job_render(Flags&, Globals&);
+void build_job_submit(Flags&, Globals&);
+void build_job_list(Flags&, Globals&);
+void build_job_status(Flags&, Globals&);
+void build_job_events(Flags&, Globals&);
+void build_job_stop(Flags&, Globals&);
+void build_job_logs(Flags&, Globals&);
+void build_job_wait(Flags&, Globals&);
+void build_job_tag_add(Flags&, Globals&);
+void build_job_tag_remove(Flags&, Globals&);
+void build_job_tag_list(Flags&, Globals&);
+void build_job_star(Flags&, Globals&);
+void build_job_unstar(Flags&, Globals&);
+void build_job_clone(Flags&, Globals&);
+void build_job_resubmit(Flags&, Globals&);
+void build_job_sweep(Flags&, Globals&);
+void build_install(Flags&, Globals&);
+void build_reset(Flags&, Globals&);
+void build_hived_status(Flags&, Globals&);
+void build_hived_groups(Flags&, Globals&);
+void build_hived_why(Flags&, Globals&);
+void build_hived_diff(Flags&, Globals&);
+void build_hived_snapshot(Flags&, Globals&);
+void build_help(Flags&, Globals&);
+void build_version(Flags&, Globals&);
+void build_completion(Flags&, Globals&);
+void build_internal_complete(Flags&, Globals&);
+void build_internal_man(Flags&, Globals&);
+void build_internal_commands(Flags&, Globals&);
 
 }  // namespace paictl

@@ -222,11 +222,11 @@ complete -c paictl -f -a '(__paictl_complete)'
 
 }  // namespace
 
-void build_completion(CLI::App& cmd, Globals& g) {
+void build_completion(Flags& cmd, Globals& g) {
   auto shell = std::make_shared<std::string>();
   cmd.add_option("SHELL", *shell, "bash, zsh or fish")
       ->required()
-      ->check(CLI::IsMember({"bash", "zsh", "fish"}));
+      ->check(IsMember({"bash", "zsh", "fish"}));
   cmd.footer(
       "The script asks paictl itself for every completion: commands, subcommands, flags, -o "
       "values,\n"
@@ -240,7 +240,7 @@ void build_completion(CLI::App& cmd, Globals& g) {
                  }});
 }
 
-void build_internal_complete(CLI::App& cmd, Globals& g) {
+void build_internal_complete(Flags& cmd, Globals& g) {
   // Reached only through paictl_main, which hands the raw words to complete_words()
   // before CLI11 could take them for options.
   cmd.allow_extras();

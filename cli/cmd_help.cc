@@ -15,7 +15,7 @@
 
 namespace paictl {
 
-void build_help(CLI::App& cmd, Globals& g) {
+void build_help(Flags& cmd, Globals& g) {
   auto words = std::make_shared<std::vector<std::string>>();
   cmd.add_option("COMMAND", *words, "A command, e.g. 'check config' (default: every command)")
       ->expected(0, -1);
@@ -38,7 +38,7 @@ void build_help(CLI::App& cmd, Globals& g) {
                  }});
 }
 
-void build_internal_commands(CLI::App& cmd, Globals& g) {
+void build_internal_commands(Flags& cmd, Globals& g) {
   define_command(cmd, g, std::make_shared<int>(0), {.run = [](const int&, Globals&) {
                    for (const auto& c : command_table())
                      if (!c.hidden && (c.build || !is_group(c.path)))

@@ -126,7 +126,7 @@ std::string man_page(const std::vector<std::string>& path, const CLI::App* app) 
 
 int run_man(const std::string& dir, Globals&);
 
-void build_internal_man(CLI::App& cmd, Globals& g) {
+void build_internal_man(Flags& cmd, Globals& g) {
   auto dir = std::make_shared<std::string>();
   cmd.add_option("DIR", *dir, "Where to write the pages")->required();
   define_command(cmd, g, dir, {.run = [](const auto& o, Globals& g) { return run_man(o, g); }});

@@ -5,7 +5,6 @@
 #include <optional>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <CLI/Version.hpp>
 
 #include "api/client.h"
@@ -14,6 +13,7 @@
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "http/library_version.h"
 #include "job/cmd_job_common.h"
 #include "output/printer.h"
@@ -107,17 +107,17 @@ int run_version(const VersionOptions& o, Globals& g) {
 
 }  // namespace
 
-void build_version(CLI::App& cmd, Globals& g) {
+void build_version(Flags& cmd, Globals& g) {
   auto o = std::make_shared<VersionOptions>();
   add_output_option(cmd, o->output, g);
-  CLI::Option* cluster =
+  Flag* cluster =
       cmd.add_option("--cluster", o->remote.cluster,
                      "Also ask this registered cluster (default: the current cluster) for its "
                      "OpenPAI version (GET /api/v2/info)")
           ->type_name("[NAME]")
           ->expected(0, 1);
   cmd.add_option("--timeout", o->remote.timeout, "Seconds to wait for the cluster")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveNumber);
   cmd.footer(
       "'paictl --version' prints the first line only. The YAML parser and writer are libpai's "
       "own.\nWith --cluster, a cluster that cannot be reached is reported after the client's "

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "app.h"
+#include "flags.h"
 
 namespace CLI {
 class App;
@@ -80,10 +81,10 @@ std::vector<std::string> command_path(const CLI::App& cmd);
 void set_command_callback(CLI::App& cmd, std::function<void()> callback);
 
 template <class Options>
-void define_command(CLI::App& cmd, Globals& g, std::shared_ptr<Options> o,
+void define_command(Flags& cmd, Globals& g, std::shared_ptr<Options> o,
                     CommandSteps<Options> steps) {
-  CLI::App* app = &cmd;
-  set_command_callback(cmd, [app, &g, o, steps]() {
+  CLI::App* app = &cmd.app();
+  set_command_callback(*app, [app, &g, o, steps]() {
     g.exit_code = dispatch_command(
         command_path(*app),
         [&]() {

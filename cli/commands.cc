@@ -11,11 +11,11 @@
 namespace paictl {
 
 // Day 2 of an installed cluster (cmd_install.cc).
-void build_node_add(CLI::App&, Globals&);
-void build_node_remove(CLI::App&, Globals&);
-void build_config_push(CLI::App&, Globals&);
-void build_config_pull(CLI::App&, Globals&);
-void build_config_diff(CLI::App&, Globals&);
+void build_node_add(Flags&, Globals&);
+void build_node_remove(Flags&, Globals&);
+void build_config_push(Flags&, Globals&);
+void build_config_pull(Flags&, Globals&);
+void build_config_diff(Flags&, Globals&);
 
 namespace {
 constexpr const char* kPlanning = "Plan and check a cluster";

@@ -251,7 +251,7 @@ void build_tree(CLI::App& root, Globals& g) {
       app->require_subcommand(1);
       app->fallthrough();
     }
-    if (c.build) c.build(*app, g);
+    if (c.build) c.build(Flags::of(*app), g);
     add_examples(*app, c);
   }
 }
@@ -276,7 +276,7 @@ int run_main(int argc, char** argv, Globals& g) {
   app.add_flag("-v,--verbose", g.verbose, "Print more detail (info-level findings, progress)");
   app.add_flag("-q,--quiet", g.quiet, "Print only what a script needs");
   app.add_flag("--no-color", g.no_color, "Never colour the output (NO_COLOR is honoured too)");
-  add_global_output_option(app, g);
+  add_global_output_option(Flags::of(app), g);
   build_tree(app, g);
 
   // Set after the subcommands exist, so that they do not inherit it.

@@ -4,14 +4,13 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "config/cluster_files.h"
 #include "config/rules.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "output/diag_output.h"
 #include "output/output.h"
 #include "output/printer.h"
@@ -103,9 +102,9 @@ void validate_check_config(const CheckConfigOptions& o, Usage& u) {
              "check config needs at least one PATH (a cluster directory or file)");
 }
 
-void add_check_config(CLI::App& parent, Globals& g) {
+void add_check_config(Flags& parent, Globals& g) {
   auto o = std::make_shared<CheckConfigOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("PATH", o->paths, "A cluster file, or a directory holding the OpenPAI file names")
       ->expected(0, -1);
   cmd->add_flag("--list-rules", o->list_rules,
@@ -128,7 +127,7 @@ void add_check_config(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_check_config(CLI::App& cmd, Globals& g) {
+void build_check_config(Flags& cmd, Globals& g) {
   add_check_config(cmd, g);
 }
 

@@ -6,10 +6,9 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
+#include "flags.h"
 
 #include "check/hosts_common.h"
 #include "check/hybrid.h"
@@ -180,9 +179,9 @@ int run(const CheckHostsOptions& o, const Globals& g) {
   return rc;
 }
 
-void add_check_hosts(CLI::App& parent, Globals& g) {
+void add_check_hosts(Flags& parent, Globals& g) {
   auto o = std::make_shared<CheckHostsOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   add_hosts_options(cmd, o->hosts);
   add_output_option(*cmd, o->output, g);
   cmd->add_option("--junit", o->junit,
@@ -204,7 +203,7 @@ void add_check_hosts(CLI::App& parent, Globals& g) {
                   "Hybrid clusters: the pods' MTU the cross-site check sends VXLAN-sized packets "
                   "for (default: as install sets it, the default-route interface MTU less 50)")
       ->type_name("N")
-      ->check(CLI::Range(576, 65535));
+      ->check(Range(576, 65535));
   cmd->footer(
       "EXIT STATUS:\n"
       "  0 every check passed (warnings allowed), 1 checks failed (or warned, with "
@@ -219,7 +218,7 @@ void add_check_hosts(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_check_hosts(CLI::App& cmd, Globals& g) {
+void build_check_hosts(Flags& cmd, Globals& g) {
   add_check_hosts(cmd, g);
 }
 

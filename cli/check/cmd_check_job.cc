@@ -1,18 +1,17 @@
 // paictl check job FILE...
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 
 namespace paictl {
 
 namespace {
 
-void add_check_job(CLI::App& parent, Globals& g) {
+void add_check_job(Flags& parent, Globals& g) {
   auto o = std::make_shared<jobcli::CheckOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   jobcli::add_check_flags(cmd, *o, g);
   cmd->footer(
       "Same checks as 'paictl job validate'. Every code is explained in docs/jobs.md.\n\n"
@@ -26,7 +25,7 @@ void add_check_job(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_check_job(CLI::App& cmd, Globals& g) {
+void build_check_job(Flags& cmd, Globals& g) {
   add_check_job(cmd, g);
 }
 

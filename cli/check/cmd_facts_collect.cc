@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "check/hosts_common.h"
 #include "check/report.h"
@@ -16,6 +14,7 @@
 #include "exit_codes.h"
 #include "facts/fact_script.h"
 #include "facts/host_facts.h"
+#include "flags.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "util/fs.h"
@@ -154,9 +153,9 @@ int run(const FactsCollectOptions& o, const Globals& g) {
   return rc;
 }
 
-void add_facts_collect(CLI::App& parent, Globals& g) {
+void add_facts_collect(Flags& parent, Globals& g) {
   auto o = std::make_shared<FactsCollectOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   add_hosts_options(cmd, o->hosts);
   add_output_option(*cmd, o->output, g);
   cmd->add_option("--out", o->out_dir,
@@ -174,7 +173,7 @@ void add_facts_collect(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_facts_collect(CLI::App& cmd, Globals& g) {
+void build_facts_collect(Flags& cmd, Globals& g) {
   add_facts_collect(cmd, g);
 }
 

@@ -1,4 +1,5 @@
 #include "check/hosts_common.h"
+#include "flags.h"
 
 #include <termios.h>
 #include <unistd.h>
@@ -8,8 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
-
-#include <CLI/CLI.hpp>
 
 #include "check/report.h"
 #include "diag/report.h"
@@ -24,7 +23,7 @@
 
 namespace paictl {
 
-void add_hosts_options(CLI::App* cmd, HostsOptions& o) {
+void add_hosts_options(Flags* cmd, HostsOptions& o) {
   cmd->add_option("PATH", o.paths, "A cluster directory (layout.yaml, config.yaml) or its files");
   cmd->add_option("--hosts", o.hosts,
                   "Hosts to reach instead of a cluster's: [user@]host[:port], comma-separated")
@@ -54,7 +53,7 @@ void add_hosts_options(CLI::App* cmd, HostsOptions& o) {
   cmd->add_option("--host-key-policy", o.host_key_policy,
                   "strict: the host key must be known; accept-new: add unknown hosts, refuse "
                   "changed keys; off: no check (unsafe)")
-      ->check(CLI::IsMember({"strict", "accept-new", "off"}))
+      ->check(IsMember({"strict", "accept-new", "off"}))
       ->capture_default_str();
   cmd->add_flag("--no-agent", o.no_agent, "Do not use ssh-agent (SSH_AUTH_SOCK)");
   cmd->add_flag("--password-stdin", o.password_stdin,
@@ -63,18 +62,18 @@ void add_hosts_options(CLI::App* cmd, HostsOptions& o) {
                 "PAICTL_SUDO_PASSWORD are read from the environment");
   cmd->add_option("--parallel", o.parallel,
                   "Hosts reached at once (lowered to what the open-file limit allows)")
-      ->check(CLI::Range(1, 4096))
+      ->check(Range(1, 4096))
       ->capture_default_str();
   cmd->add_option("--connect-timeout", o.connect_timeout_s, "Seconds to connect and exchange keys")
-      ->check(CLI::Range(0.1, 3600.0))
+      ->check(Range(0.1, 3600.0))
       ->capture_default_str();
   cmd->add_option("--command-timeout", o.command_timeout_s,
                   "Seconds the fact script may run on a host")
-      ->check(CLI::Range(0.1, 86400.0))
+      ->check(Range(0.1, 86400.0))
       ->capture_default_str();
   cmd->add_option("--keepalive", o.keepalive_s,
                   "Seconds of silence before an SSH keepalive (0: none)")
-      ->check(CLI::Range(0, 3600))
+      ->check(Range(0, 3600))
       ->capture_default_str();
   cmd->add_option(
          "--docker-data-root", o.docker_data_root,

@@ -10,12 +10,9 @@
 #include "app.h"
 #include "check/runner.h"
 #include "command.h"
+#include "flags.h"
 #include "inventory/inventory.h"
 #include "remote/secret.h"
-
-namespace CLI {
-class App;
-}
 
 namespace paictl {
 
@@ -50,7 +47,7 @@ struct HostsOptions {
 };
 
 // Adds PATH..., --hosts, --hosts-file, --limit and the SSH flags to `cmd`.
-void add_hosts_options(CLI::App* cmd, HostsOptions& o);
+void add_hosts_options(Flags* cmd, HostsOptions& o);
 
 // The usage errors of those flags, before any file is read or host reached:
 // --hosts-file - with --password-stdin (both want stdin), a --registry that is

@@ -5,14 +5,13 @@
 
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
-
 #include "api/client.h"
 #include "app.h"
 #include "cluster/add.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "http/client.h"
 #include "job/cmd_job_common.h"
 #include "output/output.h"
@@ -174,9 +173,9 @@ int run(const AddOptions& o, const Globals& g) {
   return kExitOk;
 }
 
-void add_cluster_add(CLI::App& parent, Globals& g) {
+void add_cluster_add(Flags& parent, Globals& g) {
   auto o = std::make_shared<AddOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("NAME", o->name, "A short name for the cluster, used with --cluster")->required();
   cmd->add_option("--uri", o->uri, "The cluster's web address, e.g. https://pai.example.com")
       ->required();
@@ -200,7 +199,7 @@ void add_cluster_add(CLI::App& parent, Globals& g) {
   cmd->add_flag("--use", o->use, "Make it the current cluster (the first cluster added always is)");
   cmd->add_option("--token-days", o->expiration_days,
                   "Validity of the token a password sign-in asks for (1-7)")
-      ->check(CLI::Range(1, 7))
+      ->check(Range(1, 7))
       ->capture_default_str();
   cmd->add_option("--request-timeout", o->timeout, "Seconds to wait for each request")
       ->capture_default_str();
@@ -216,7 +215,7 @@ void add_cluster_add(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_cluster_add(CLI::App& cmd, Globals& g) {
+void build_cluster_add(Flags& cmd, Globals& g) {
   add_cluster_add(cmd, g);
 }
 

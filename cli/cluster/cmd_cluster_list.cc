@@ -3,13 +3,12 @@
 #include <cstdio>
 #include <future>
 
-#include <CLI/CLI.hpp>
-
 #include "api/client.h"
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "http/client.h"
 #include "job/cmd_job_common.h"
 #include "output/output.h"
@@ -120,9 +119,9 @@ int run(const ListOptions& o, const Globals& g) {
   return kExitOk;
 }
 
-void add_cluster_list(CLI::App& parent, Globals& g) {
+void add_cluster_list(Flags& parent, Globals& g) {
   auto o = std::make_shared<ListOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   add_output_option(*cmd, o->output, g, /*wide=*/true);
   cmd->add_flag("--no-probe", o->no_probe, "Do not contact the clusters");
   cmd->add_option("--request-timeout", o->timeout, "Seconds to wait for each cluster")
@@ -135,7 +134,7 @@ void add_cluster_list(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_cluster_list(CLI::App& cmd, Globals& g) {
+void build_cluster_list(Flags& cmd, Globals& g) {
   add_cluster_list(cmd, g);
 }
 

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 #include "output/output.h"
 #include "output/printer.h"
@@ -76,9 +75,9 @@ int run(const PreferOptions& o, const Globals& g) {
   return kExitOk;
 }
 
-void add_cluster_prefer(CLI::App& parent, Globals& g) {
+void add_cluster_prefer(Flags& parent, Globals& g) {
   auto o = std::make_shared<PreferOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("NAME", o->names,
                   "Registered clusters, most preferred first (none: show the order)");
   cmd->add_flag("--clear", o->clear, "Forget the preference order");
@@ -94,7 +93,7 @@ void add_cluster_prefer(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_cluster_prefer(CLI::App& cmd, Globals& g) {
+void build_cluster_prefer(Flags& cmd, Globals& g) {
   add_cluster_prefer(cmd, g);
 }
 

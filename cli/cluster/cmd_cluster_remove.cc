@@ -2,12 +2,11 @@
 
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 #include "output/output.h"
 #include "util/fs.h"
@@ -53,9 +52,9 @@ int run(const std::string& name, const Globals& g) {
   return kExitOk;
 }
 
-void add_cluster_remove(CLI::App& parent, Globals& g) {
+void add_cluster_remove(Flags& parent, Globals& g) {
   auto name = std::make_shared<std::string>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("NAME", *name, "A registered cluster")->required();
   cmd->footer("The token stays valid on the cluster until it expires; paictl only forgets it.\n\n");
   define_command(*cmd, g, name, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
@@ -63,7 +62,7 @@ void add_cluster_remove(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_cluster_remove(CLI::App& cmd, Globals& g) {
+void build_cluster_remove(Flags& cmd, Globals& g) {
   add_cluster_remove(cmd, g);
 }
 

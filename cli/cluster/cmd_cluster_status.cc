@@ -4,13 +4,12 @@
 #include <cstdio>
 #include <future>
 
-#include <CLI/CLI.hpp>
-
 #include "api/client.h"
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 #include "output/output.h"
 #include "output/printer.h"
@@ -204,9 +203,9 @@ int run(const StatusOptions& o, const Globals& g) {
   return rc;
 }
 
-void add_cluster_status(CLI::App& parent, Globals& g) {
+void add_cluster_status(Flags& parent, Globals& g) {
   auto o = std::make_shared<StatusOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("NAME", o->names, "Registered clusters (default: the current one)");
   cmd->add_flag("--all", o->all, "Every registered cluster, asked at the same time");
   add_output_option(*cmd, o->output, g, /*wide=*/true);
@@ -223,7 +222,7 @@ void add_cluster_status(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_cluster_status(CLI::App& cmd, Globals& g) {
+void build_cluster_status(Flags& cmd, Globals& g) {
   add_cluster_status(cmd, g);
 }
 

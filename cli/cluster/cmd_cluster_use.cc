@@ -2,12 +2,11 @@
 
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 #include "output/output.h"
 #include "util/strings.h"
@@ -43,9 +42,9 @@ int run(const std::string& name, const Globals& g) {
   return kExitOk;
 }
 
-void add_cluster_use(CLI::App& parent, Globals& g) {
+void add_cluster_use(Flags& parent, Globals& g) {
   auto name = std::make_shared<std::string>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("NAME", *name, "A registered cluster")->required();
   cmd->footer("Commands use the current cluster unless they get --cluster NAME.\n\n");
   define_command(*cmd, g, name, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
@@ -53,7 +52,7 @@ void add_cluster_use(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_cluster_use(CLI::App& cmd, Globals& g) {
+void build_cluster_use(Flags& cmd, Globals& g) {
   add_cluster_use(cmd, g);
 }
 

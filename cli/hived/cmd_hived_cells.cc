@@ -4,11 +4,10 @@
 
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "hived/cells.h"
 #include "hived/cmd_hived_commands.h"
 #include "hived/cmd_hived_common.h"
@@ -124,7 +123,7 @@ int run_cells(const CellsOptions& o, const Globals& g) {
 
 }  // namespace
 
-void build_hived_cells(CLI::App& cmd, Globals& g) {
+void build_hived_cells(Flags& cmd, Globals& g) {
   auto o = std::make_shared<CellsOptions>();
   add_hived_flags(&cmd, o->h, g);
   cmd.add_option("--vc", o->h.vc, "Only this virtual cluster's cells")->type_name("VC");

@@ -3,11 +3,12 @@
 // adding one recompiles the command table only).
 
 #include "app.h"
+#include "flags.h"
 
 namespace paictl {
 
-void build_hived_apply(CLI::App&, Globals&);
-void build_hived_cells(CLI::App&, Globals&);
-void build_hived_drift(CLI::App&, Globals&);
+void build_hived_apply(Flags&, Globals&);
+void build_hived_cells(Flags&, Globals&);
+void build_hived_drift(Flags&, Globals&);
 
 }  // namespace paictl

@@ -13,11 +13,9 @@
 
 #include "app.h"
 #include "command.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 
-namespace CLI {
-class App;
-}
 namespace pai::config {
 struct HivedModel;
 }
@@ -26,6 +24,7 @@ class Client;
 struct Error;
 struct LiveState;
 struct AffinityGroup;
+struct ConfigLoadError;
 }  // namespace pai::hived
 namespace pai::http {
 class Client;
@@ -44,7 +43,7 @@ struct HivedOptions {
   std::string vc;
 };
 
-void add_hived_flags(CLI::App* cmd, HivedOptions& o, Globals& g, bool wide = true);
+void add_hived_flags(Flags* cmd, HivedOptions& o, Globals& g, bool wide = true);
 // The usage errors of those flags: a --hived that is not an http(s) URL,
 // --ca-file or --insecure without --hived, a --ca-file that is not a file.
 void validate_hived_flags(const HivedOptions& o, Usage& u);
@@ -72,14 +71,10 @@ inline size_t g_bytes = 0;
 void answers_arrived(std::chrono::steady_clock::time_point sent, size_t bytes);
 void print_timing(const Globals& g);
 
-// "0-3,6"
-std::string leaves_text(const std::vector<int32_t>& v);
-std::string placement_text(const pai::hived::AffinityGroup& g);
-int64_t gpus_of(const pai::hived::AffinityGroup& g);
-Json group_json(const pai::hived::AffinityGroup& g);
-
 // The HiveD model of PATH (a cluster directory or a file), checked as `check
 // config` checks it; errors are printed and give nullptr.
 std::shared_ptr<pai::config::HivedModel> load_model(const std::string& path, const Globals& g);
+// What load_model prints when a path gives no model.
+void print_config_errors(const pai::hived::ConfigLoadError& e, const Globals& g);
 
 }  // namespace paictl::hivedcli

@@ -6,15 +6,15 @@
 #include <fstream>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "config/cluster_files.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "hived/cmd_hived_common.h"
 #include "hived/cmd_hived_diff.h"
 #include "hived/diff.h"
+#include "hived/diff_json.h"
 #include "hived/inspect.h"
 #include "hived/live.h"
 #include "output/output.h"
@@ -42,55 +42,8 @@ std::string effect_text(pai::hived::GroupEffect e) {
   return "";
 }
 
-Json diff_json(const DiffInput& in, const pai::hived::ConfigDiff& d) {
-  Json vcs = Json::array();
-  for (const auto& v : d.vcs)
-    vcs.push_back({{"vc", v.vc},
-                   {"chain", v.chain},
-                   {"cellType", v.cell_type},
-                   {"sku", v.sku},
-                   {"before", v.before},
-                   {"after", v.after},
-                   {"leafCellsBefore", v.leaves_before},
-                   {"leafCellsAfter", v.leaves_after},
-                   {"changed", v.changed()}});
-  Json pinned = Json::array();
-  for (const auto& p : d.pinned)
-    pinned.push_back({{"id", p.id},
-                      {"vcBefore", p.vc_before},
-                      {"vcAfter", p.vc_after},
-                      {"addressBefore", p.address_before},
-                      {"addressAfter", p.address_after},
-                      {"change", p.change}});
-  Json groups = Json::array();
-  for (const auto& gc : d.groups)
-    groups.push_back({{"name", gc.name},
-                      {"vc", gc.vc},
-                      {"priority", gc.priority},
-                      {"guaranteed", gc.guaranteed},
-                      {"leafCells", gc.leaves},
-                      {"effect", std::string(pai::hived::to_string(gc.effect))},
-                      {"restartOnOld", std::string(pai::scheduler::to_string(gc.before))},
-                      {"restartOnNew", std::string(pai::scheduler::to_string(gc.after))},
-                      {"reason", gc.reason},
-                      {"removedLeafCells", gc.removed_leaves}});
-  return document("hivedDiff", {{"old", in.old_path},
-                                {"new", in.new_path},
-                                {"groupSource", in.source},
-                                {"groupSourceDetail", in.source_detail},
-                                {"badNodes", in.bad},
-                                {"changes", d.changes()},
-                                {"summary",
-                                 {{"groups", static_cast<int64_t>(d.groups.size())},
-                                  {"keep", d.keeps},
-                                  {"lazilyPreempted", d.lazily_preempted},
-                                  {"onRemovedCells", d.on_removed_cells},
-                                  {"guaranteedPreempted", d.guaranteed_preempted}}},
-                                {"virtualClusters", vcs},
-                                {"pinnedCells", pinned},
-                                {"nodesRemoved", d.nodes_removed},
-                                {"nodesAdded", d.nodes_added},
-                                {"groups", groups}});
+Json diff_document(const DiffInput& in, const pai::hived::ConfigDiff& d) {
+  return document("hivedDiff", pai::hived::diff_json(in, d));
 }
 
 std::string diff_text(const DiffInput& in, const pai::hived::ConfigDiff& d, bool wide) {
@@ -205,12 +158,12 @@ std::optional<DiffInput> load_diff_input(const std::string& old_path, const std:
     ss << f.rdbuf();
     auto snap = pai::hived::parse_snapshot(ss.str());
     if (!snap.ok()) {
-      print_error(snapshot + ": " + snap.error);
+      print_error(snapshot + ": " + snap.error().message);
       std::fprintf(stderr, "  hint: write one with paictl hived snapshot --out FILE\n");
       rc = kExitUsage;
       return std::nullopt;
     }
-    state = pai::hived::index_live(std::move(snap.value->status), std::move(snap.value->groups));
+    state = pai::hived::index_live(std::move(snap->status), std::move(snap->groups));
     for (const auto& w : state->warnings) print_warning(w);
     in.source = "snapshot";
     in.source_detail = "the snapshot " + snapshot;
@@ -235,15 +188,15 @@ int run_diff(const DiffOptions& o, const Globals& g) {
   int rc = kExitOk;
   auto in = load_diff_input(o.old_path, o.new_path, o.live, o.snapshot, o.h, g, rc);
   if (!in) return rc;
-  std::string err;
-  auto d = pai::hived::diff_configs(*in->old_model, *in->new_model, in->groups, in->bad, err);
-  if (!err.empty()) {
-    print_error(err);
+  auto diffed = pai::hived::diff_configs(*in->old_model, *in->new_model, in->groups, in->bad);
+  if (!diffed) {
+    print_error(diffed.error().message);
     return kExitFindings;
   }
+  const auto& d = diffed.value();
   for (const auto& w : d.warnings) print_warning(w);
   if (is_structured(o.h.output)) {
-    print_document(diff_json(*in, d), o.h.output);
+    print_document(diff_document(*in, d), o.h.output);
   } else {
     std::string text = diff_text(*in, d, o.h.output == "wide");
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -292,7 +245,7 @@ void hivedcli::validate_hived_diff(const DiffOptions& o, Usage& u) {
   validate_hived_flags(o.h, u);
 }
 
-void build_hived_diff(CLI::App& cmd, Globals& g) {
+void build_hived_diff(Flags& cmd, Globals& g) {
   auto o = std::make_shared<DiffOptions>();
   cmd.add_option("OLD", o->old_path, "The HiveD config HiveD runs now (cluster directory or file)")
       ->required();
@@ -324,7 +277,7 @@ void build_hived_diff(CLI::App& cmd, Globals& g) {
                              }});
 }
 
-void build_hived_snapshot(CLI::App& cmd, Globals& g) {
+void build_hived_snapshot(Flags& cmd, Globals& g) {
   auto o = std::make_shared<SnapshotOptions>();
   add_hived_flags(&cmd, o->h, g, false);
   cmd.add_option("--out", o->out, "Write it to FILE (atomically) instead of stdout")

@@ -9,11 +9,7 @@
 
 #include "command.h"
 #include "hived/cmd_hived_common.h"
-#include "scheduler/hived_state.h"
-
-namespace pai::hived {
-struct ConfigDiff;
-}
+#include "hived/diff.h"
 
 namespace paictl::hivedcli {
 
@@ -29,14 +25,7 @@ struct DiffOptions {
 // an http(s) URL, an unknown -o.
 void validate_hived_diff(const DiffOptions& o, Usage& u);
 
-struct DiffInput {
-  std::string old_path, new_path;
-  std::shared_ptr<pai::config::HivedModel> old_model, new_model;
-  std::string source;         // "live", "snapshot" or "none"
-  std::string source_detail;  // "the live HiveD at lab", "the snapshot s.json"
-  std::vector<pai::scheduler::LiveGroup> groups;
-  std::vector<std::string> bad;
-};
+using pai::hived::DiffInput;
 
 // Loads and checks NEW, then OLD (errors: rc 1), and the running groups from
 // the live HiveD (`live`), a snapshot file, or none.
@@ -44,7 +33,8 @@ std::optional<DiffInput> load_diff_input(const std::string& old_path, const std:
                                          bool live, const std::string& snapshot,
                                          const HivedOptions& h, const Globals& g, int& rc);
 
-Json diff_json(const DiffInput& in, const pai::hived::ConfigDiff& d);
+// paictl.hivedDiff/v1
+Json diff_document(const DiffInput& in, const pai::hived::ConfigDiff& d);
 std::string diff_text(const DiffInput& in, const pai::hived::ConfigDiff& d, bool wide);
 
 }  // namespace paictl::hivedcli

@@ -12,14 +12,13 @@
 #include <optional>
 #include <set>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "config/cluster_files.h"
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "facts/host_facts.h"
+#include "flags.h"
 #include "hived/cmd_hived_commands.h"
 #include "hived/cmd_hived_common.h"
 #include "hived/inspect.h"
@@ -107,9 +106,9 @@ int run_drift(const DriftOptions& o, const Globals& g) {
   if (!conn) return kExitUsage;
   // Only the physical cluster is compared: HiveD's own answer for it.
   auto pc = conn->client->physical_cluster();
-  if (!pc.ok()) return report(*conn, "reading the physical cluster", *pc.error);
+  if (!pc.ok()) return report(*conn, "reading the physical cluster", pc.error());
   pai::hived::ClusterStatus cs;
-  cs.physical_cluster = std::move(*pc.value);
+  cs.physical_cluster = std::move(pc).value();
   auto live = std::make_optional(pai::hived::index_live(std::move(cs), {}));
   for (const auto& w : live->warnings) print_warning(w);
 
@@ -206,7 +205,7 @@ int run_drift(const DriftOptions& o, const Globals& g) {
 
 }  // namespace
 
-void build_hived_drift(CLI::App& cmd, Globals& g) {
+void build_hived_drift(Flags& cmd, Globals& g) {
   auto o = std::make_shared<DriftOptions>();
   cmd.add_option("CLUSTER", o->cluster,
                  "The cluster files (directory with the HiveD config and layout.yaml, or a file)")

@@ -1,12 +1,15 @@
 #pragma once
 // paictl install|reset, node add|remove and config push|pull|diff: their options
-// and validate steps (cmd_install.cc), shared with their unit tests.
+// and validate steps (cmd_install.cc), shared with their unit tests. Their run
+// steps turn the options into a request of lib/deploy's use cases (install.h,
+// node_add.h, node_remove.h, config_pull.h) and show what comes back (install_view.h).
 
 #include <string>
 #include <vector>
 
 #include "check/hosts_common.h"
 #include "command.h"
+#include "flags.h"
 #include "install/azure_step.h"
 #include "output/printer.h"
 
@@ -20,13 +23,6 @@ struct InstallOptions {
   std::string output = "text";
   int wait_s = 300;
   AzureOptions azure;
-  // node add --azure: the Azure part is done; its document goes into the output.
-  bool skip_azure = false;
-  Json azure_doc;
-  Json hived_doc;  // node add: the HiveD config's change
-  // Set (node add|remove -o json|yaml): the document goes here instead of stdout,
-  // so that the command prints one document of its own.
-  Json* capture = nullptr;
 };
 
 struct PullOptions {
@@ -50,6 +46,11 @@ struct NodeOptions {
   bool interactive =
       false;  // complete: stdin and stderr are terminals (a confirmation can be asked)
 };
+
+// The flags install, reset, node add|remove and config push|pull|diff share:
+// the hosts' and SSH flags, --yes, --detailed-exitcode, --wait, -o, and the
+// Azure flags (`azure`: install's or reset's; else only the endpoints).
+void add_install_flags(Flags& cmd, InstallOptions& o, Globals& g, bool reset, bool azure);
 
 // The usage errors of install, reset and config push|pull|diff (`verb`), before any
 // file is read or host reached: not exactly one cluster directory, --hosts or

@@ -7,14 +7,13 @@
 #include <ctime>
 #include <set>
 
-#include <CLI/CLI.hpp>
-
 #include "api/client.h"
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 #include "job/emit.h"
 #include "job/job_usage.h"
@@ -473,7 +472,7 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
 
 }  // namespace
 
-void build_job_clone(CLI::App& cmd, Globals& g) {
+void build_job_clone(Flags& cmd, Globals& g) {
   auto o = std::make_shared<CloneOptions>();
   cmd.add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   cmd.add_option("--from", o->from, "The cluster the job is on (default: the current cluster)")
@@ -501,7 +500,7 @@ void build_job_clone(CLI::App& cmd, Globals& g) {
                   .run = [](const auto& o, Globals& g) { return run_clone(o, g); }});
 }
 
-void build_job_resubmit(CLI::App& cmd, Globals& g) {
+void build_job_resubmit(Flags& cmd, Globals& g) {
   auto o = std::make_shared<ResubmitOptions>();
   cmd.add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   jobcli::add_remote_flags(&cmd, o->remote);
@@ -521,7 +520,7 @@ void build_job_resubmit(CLI::App& cmd, Globals& g) {
                   .run = [](const auto& o, Globals& g) { return run_resubmit(o, g); }});
 }
 
-void build_job_sweep(CLI::App& cmd, Globals& g) {
+void build_job_sweep(Flags& cmd, Globals& g) {
   auto o = std::make_shared<SweepOptions>();
   cmd.add_option("FILE", o->file, "Job protocol v2 file")->required();
   jobcli::add_remote_flags(&cmd, o->remote);
@@ -535,10 +534,10 @@ void build_job_sweep(CLI::App& cmd, Globals& g) {
                  "Part of every name and of the shared tag (default: the UTC time)");
   cmd.add_option("--max-parallel", o->max_parallel,
                  "At most N jobs of the sweep unfinished at a time (0: submit all at once)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegativeNumber);
   cmd.add_option("--interval", o->interval,
                  "With --max-parallel: seconds between two looks at the running jobs")
-      ->check(CLI::Range(0.05, 3600.0))
+      ->check(Range(0.05, 3600.0))
       ->capture_default_str();
   cmd.add_flag("--dry-run", o->dry_run, "Check and list the jobs; send nothing");
   add_output_option(cmd, o->output, g);

@@ -1,6 +1,7 @@
 // Shared by the job, check job and cluster commands.
 
 #include "job/cmd_job_common.h"
+#include "flags.h"
 
 #include <atomic>
 #include <chrono>
@@ -9,8 +10,6 @@
 #include <cstdio>
 #include <ctime>
 #include <thread>
-
-#include <CLI/CLI.hpp>
 
 #include "api/client.h"
 #include "cluster/registry.h"
@@ -35,7 +34,7 @@ namespace paictl::jobcli {
 
 // --- check job -------------------------------------------------------------------------
 
-void add_check_flags(CLI::App* cmd, CheckOptions& o, Globals& g) {
+void add_check_flags(Flags* cmd, CheckOptions& o, Globals& g) {
   cmd->add_option("FILE", o.files, "Job protocol v2 files ('-' reads stdin)")
       ->required()
       ->expected(1, -1);
@@ -147,7 +146,7 @@ std::string format_time_ms(const Json& v) {
 
 // --- clusters ------------------------------------------------------------------------
 
-void add_remote_flags(CLI::App* cmd, RemoteOptions& o, bool allow_auto) {
+void add_remote_flags(Flags* cmd, RemoteOptions& o, bool allow_auto) {
   cmd->add_option(
          "--cluster", o.cluster,
          allow_auto
@@ -271,14 +270,14 @@ std::optional<JobTarget> open_job(const std::string& job, const RemoteOptions& o
 
 // --- waiting --------------------------------------------------------------------------
 
-void add_wait_flags(CLI::App* cmd, WaitOptions& o, const char* prefix) {
+void add_wait_flags(Flags* cmd, WaitOptions& o, const char* prefix) {
   std::string p = prefix;
   cmd->add_option("--" + p + "interval", o.interval, "Seconds between two looks at the job")
-      ->check(CLI::Range(0.05, 3600.0))
+      ->check(Range(0.05, 3600.0))
       ->capture_default_str();
   cmd->add_option("--" + p + "timeout", o.timeout,
                   "Give up after this many seconds (exit 4); 0 waits forever")
-      ->check(CLI::NonNegativeNumber)
+      ->check(NonNegativeNumber)
       ->capture_default_str();
 }
 

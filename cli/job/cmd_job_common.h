@@ -12,12 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
+#include "flags.h"
 #include "job/history.h"
 #include "job/job_file.h"
-
-namespace CLI {
-class App;
-}
 
 namespace pai::api {
 struct Error;
@@ -46,7 +43,7 @@ struct CheckOptions {
   std::string vc;
 };
 
-void add_check_flags(CLI::App* cmd, CheckOptions& o, Globals& g);
+void add_check_flags(Flags* cmd, CheckOptions& o, Globals& g);
 int run_check(const CheckOptions& o, const Globals& g, const char* suite);
 
 // --param/--name/--vc into overrides; prints the error and returns nullopt on bad input.
@@ -69,7 +66,7 @@ struct RemoteOptions {
   std::string cluster;  // --cluster NAME ("" = the current one)
   double timeout = 30;  // --timeout seconds for each request
 };
-void add_remote_flags(CLI::App* cmd, RemoteOptions& o, bool allow_auto = false);
+void add_remote_flags(Flags* cmd, RemoteOptions& o, bool allow_auto = false);
 
 // An open connection to one registered cluster.
 struct Connection {
@@ -115,7 +112,7 @@ struct WaitOptions {
   double timeout = 0;    // 0: no limit
   std::string output = "table";
 };
-void add_wait_flags(CLI::App* cmd, WaitOptions& o, const char* prefix = "");
+void add_wait_flags(Flags* cmd, WaitOptions& o, const char* prefix = "");
 
 // Polls the job until it ends. Returns 0 when it SUCCEEDED, 1 when it FAILED or
 // was STOPPED, 3 when the cluster fails, kExitWaitTimeout on --timeout.

@@ -2,13 +2,12 @@
 
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
-
 #include "api/client.h"
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 #include "job/history.h"
 #include "output/output.h"
@@ -113,7 +112,7 @@ int run(const EventsOptions& o, const Globals& g) {
 
 }  // namespace
 
-void build_job_events(CLI::App& cmd, Globals& g) {
+void build_job_events(Flags& cmd, Globals& g) {
   auto o = std::make_shared<EventsOptions>();
   cmd.add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   jobcli::add_remote_flags(&cmd, o->remote);

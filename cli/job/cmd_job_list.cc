@@ -7,13 +7,12 @@
 #include <future>
 #include <map>
 
-#include <CLI/CLI.hpp>
-
 #include "api/client.h"
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 #include "job/cmd_job_list.h"
 #include "output/json_convert.h"
@@ -427,9 +426,9 @@ int run(const JobListOptions& o, const Globals& g) {
   return rc;
 }
 
-void add_job_list(CLI::App& parent, Globals& g) {
+void add_job_list(Flags& parent, Globals& g) {
   auto o = std::make_shared<JobListOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   jobcli::add_remote_flags(cmd, o->remote);
   cmd->add_flag("--all-clusters", o->all_clusters,
                 "Ask every registered cluster (at the same time)");
@@ -453,10 +452,10 @@ void add_job_list(CLI::App& parent, Globals& g) {
                   "completed, gpus, retries, vc, user")
       ->type_name("FIELD[,DIR]");
   cmd->add_option("--limit", o->limit, "Page size: at most this many jobs per cluster and request")
-      ->check(CLI::Range(1, 50000))
+      ->check(Range(1, 50000))
       ->capture_default_str();
   cmd->add_option("--offset", o->offset, "Skip this many jobs (of each cluster) first")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegativeNumber);
   cmd->add_flag("--all", o->all_pages, "Every page, not only the first --limit jobs");
   cmd->add_flag("--starred", o->starred,
                 "Only the jobs starred with 'paictl job star' (kept in the registry per cluster)");
@@ -464,7 +463,7 @@ void add_job_list(CLI::App& parent, Globals& g) {
                 "Look again every --interval: redrawn on a terminal, one line per change "
                 "otherwise; Ctrl-C stops");
   cmd->add_option("--interval", o->interval, "With --watch: seconds between two looks")
-      ->check(CLI::Range(0.05, 3600.0))
+      ->check(Range(0.05, 3600.0))
       ->capture_default_str();
   add_output_option(*cmd, o->output, g, /*wide=*/true);
   cmd->get_option("-o")
@@ -480,7 +479,7 @@ void add_job_list(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_job_list(CLI::App& cmd, Globals& g) {
+void build_job_list(Flags& cmd, Globals& g) {
   add_job_list(cmd, g);
 }
 

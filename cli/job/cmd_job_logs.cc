@@ -4,13 +4,12 @@
 #include <cstdio>
 #include <set>
 
-#include <CLI/CLI.hpp>
-
 #include "api/client.h"
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "http/client.h"
 #include "job/cmd_job_common.h"
 #include "output/output.h"
@@ -317,9 +316,9 @@ int run(const LogsOptions& o, const Globals& g) {
   return kExitOk;
 }
 
-void add_job_logs(CLI::App& parent, Globals& g) {
+void add_job_logs(Flags& parent, Globals& g) {
   auto o = std::make_shared<LogsOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   jobcli::add_remote_flags(cmd, o->remote);
   cmd->add_option("--task-role", o->task_role, "Task role (default: the first)");
@@ -327,7 +326,7 @@ void add_job_logs(CLI::App& parent, Globals& g) {
   cmd->add_option("--attempt", o->attempt, "Job attempt (default: the latest)");
   cmd->add_option("--task-attempt", o->task_attempt, "Task attempt (default: the latest)");
   cmd->add_option("--stream", o->stream, "Which log")
-      ->check(CLI::IsMember({"stdout", "stderr", "all"}))
+      ->check(IsMember({"stdout", "stderr", "all"}))
       ->capture_default_str();
   cmd->add_flag("--tail", o->tail, "Only the end of the log (the server's tail mode)");
   cmd->add_flag("--urls", o->urls, "Print the log URLs (tokens redacted) instead of the logs");
@@ -338,7 +337,7 @@ void add_job_logs(CLI::App& parent, Globals& g) {
                 "With -f: every task (of --task-role, else of all task roles), each line "
                 "prefixed 'task-N | ' (or 'ROLE-N | ' with several task roles)");
   cmd->add_option("--interval", o->interval, "With -f: seconds between two reads")
-      ->check(CLI::Range(0.05, 3600.0))
+      ->check(Range(0.05, 3600.0))
       ->capture_default_str();
   cmd->footer(
       "EXIT STATUS:\n"
@@ -352,7 +351,7 @@ void add_job_logs(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_job_logs(CLI::App& cmd, Globals& g) {
+void build_job_logs(Flags& cmd, Globals& g) {
   add_job_logs(cmd, g);
 }
 

@@ -2,12 +2,11 @@
 
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 #include "job/render.h"
 #include "job/validate.h"
@@ -127,9 +126,9 @@ int run(const RenderOptions& o, const Globals& g) {
   return kExitOk;
 }
 
-void add_job_render(CLI::App& parent, Globals& g) {
+void add_job_render(Flags& parent, Globals& g) {
   auto o = std::make_shared<RenderOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("FILE", o->file, "Job protocol v2 file ('-' reads stdin)")->required();
   cmd->add_option("--param", o->params,
                   "Override parameter NAME (repeatable; quote to force a string)")
@@ -155,7 +154,7 @@ void add_job_render(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_job_render(CLI::App& cmd, Globals& g) {
+void build_job_render(Flags& cmd, Globals& g) {
   add_job_render(cmd, g);
 }
 

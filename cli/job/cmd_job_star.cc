@@ -8,14 +8,13 @@
 #include <algorithm>
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
-
 #include "api/client.h"
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "diag/diagnostic.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 #include "output/output.h"
 
@@ -86,7 +85,7 @@ int run(const StarOptions& o, bool star, const Globals& g) {
   return kExitOk;
 }
 
-void add_job_star(CLI::App& cmd, Globals& g, bool star) {
+void add_job_star(Flags& cmd, Globals& g, bool star) {
   auto o = std::make_shared<StarOptions>();
   cmd.add_option("JOB", o->jobs, "USER~NAME, or NAME for your own job")
       ->required()
@@ -102,10 +101,10 @@ void add_job_star(CLI::App& cmd, Globals& g, bool star) {
 
 }  // namespace
 
-void build_job_star(CLI::App& cmd, Globals& g) {
+void build_job_star(Flags& cmd, Globals& g) {
   add_job_star(cmd, g, true);
 }
-void build_job_unstar(CLI::App& cmd, Globals& g) {
+void build_job_unstar(Flags& cmd, Globals& g) {
   add_job_star(cmd, g, false);
 }
 

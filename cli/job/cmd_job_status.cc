@@ -2,13 +2,12 @@
 
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
-
 #include "api/client.h"
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 #include "job/history.h"
 #include "output/json_convert.h"
@@ -323,9 +322,9 @@ int run(const StatusOptions& o, const Globals& g) {
   return kExitOk;
 }
 
-void add_job_status(CLI::App& parent, Globals& g) {
+void add_job_status(Flags& parent, Globals& g) {
   auto o = std::make_shared<StatusOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   jobcli::add_remote_flags(cmd, o->remote);
   cmd->add_flag("--attempts", o->attempts,
@@ -335,7 +334,7 @@ void add_job_status(CLI::App& parent, Globals& g) {
                 "Look again every --interval until the job ends: redrawn on a terminal, one line "
                 "per change otherwise; Ctrl-C stops");
   cmd->add_option("--interval", o->interval, "With --watch: seconds between two looks")
-      ->check(CLI::Range(0.05, 3600.0))
+      ->check(Range(0.05, 3600.0))
       ->capture_default_str();
   add_output_option(*cmd, o->output, g);
   cmd->footer(
@@ -346,7 +345,7 @@ void add_job_status(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_job_status(CLI::App& cmd, Globals& g) {
+void build_job_status(Flags& cmd, Globals& g) {
   add_job_status(cmd, g);
 }
 

@@ -2,13 +2,12 @@
 
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
-
 #include "api/client.h"
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 #include "output/output.h"
 #include "util/printable.h"
@@ -68,9 +67,9 @@ int run(const StopOptions& o, const Globals& g) {
   return rc;
 }
 
-void add_job_stop(CLI::App& parent, Globals& g) {
+void add_job_stop(Flags& parent, Globals& g) {
   auto o = std::make_shared<StopOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("JOB", o->jobs, "USER~NAME, or NAME for your own job")
       ->required()
       ->expected(1, -1);
@@ -87,7 +86,7 @@ void add_job_stop(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_job_stop(CLI::App& cmd, Globals& g) {
+void build_job_stop(Flags& cmd, Globals& g) {
   add_job_stop(cmd, g);
 }
 

@@ -10,14 +10,13 @@
 #include <map>
 #include <set>
 
-#include <CLI/CLI.hpp>
-
 #include "api/client.h"
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "hived/cmd_hived_common.h"
 #include "hived/fit.h"
 #include "hived/inspect.h"
@@ -151,13 +150,13 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
   pai::hived::Client client(http, base, token, pai::http::host_of(c.cluster->uri));
   auto st = client.get("/v1/inspect/clusterstatus");
   if (!st.ok()) {
-    v.why_unknown =
-        "no HiveD inspect API at " + pai::http::redact_url(base) + " (" + st.error->summary() + ")";
+    v.why_unknown = "no HiveD inspect API at " + pai::http::redact_url(base) + " (" +
+                    st.error().summary() + ")";
     return v;
   }
   auto gr = client.get("/v1/inspect/affinitygroups/");
   if (!gr.ok()) {
-    v.why_unknown = "HiveD's affinity groups could not be read (" + gr.error->summary() + ")";
+    v.why_unknown = "HiveD's affinity groups could not be read (" + gr.error().summary() + ")";
     return v;
   }
   // The running jobs' expected ends come from the cluster's job list, the last answer.
@@ -178,11 +177,11 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
   auto ps = pai::hived::parse_cluster_status(*st);
   auto pg = pai::hived::parse_affinity_groups(*gr);
   if (!ps.ok() || !pg.ok()) {
-    v.why_unknown =
-        "HiveD's answer is not what its inspect API gives: " + (ps.ok() ? pg.error : ps.error);
+    v.why_unknown = "HiveD's answer is not what its inspect API gives: " +
+                    (ps.ok() ? pg.error().message : ps.error().message);
     return v;
   }
-  auto live = pai::hived::index_live(std::move(*ps.value), std::move(*pg.value));
+  auto live = pai::hived::index_live(std::move(ps).value(), std::move(pg).value());
 
   // The job as the rest-server asks HiveD for it (lib/job/hived_request.h).
   std::set<std::string> leaf_types;
@@ -207,10 +206,9 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
       group_ends[gr.name] = it->second;
 
   double now_s = jobcli::now_ms() / 1000;
-  std::string error;
-  auto fit = pai::hived::fit(live, req, group_ends, now_s, error);
+  auto fit = pai::hived::fit(live, req, group_ends, now_s);
   if (!fit) {
-    v.why_unknown = error;
+    v.why_unknown = fit.error().message;
     return v;
   }
   v.known = true;
@@ -511,9 +509,9 @@ int run(const SubmitOptions& o, const Globals& g) {
   return jobcli::wait_for_job(*target, target->cluster->user, req.name, w, g);
 }
 
-void add_job_submit(CLI::App& parent, Globals& g) {
+void add_job_submit(Flags& parent, Globals& g) {
   auto o = std::make_shared<SubmitOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("FILE", o->file, "Job protocol v2 file ('-' reads stdin)")->required();
   jobcli::add_remote_flags(cmd, o->remote, /*allow_auto=*/true);
   cmd->add_option("--vc", o->vc, "Virtual cluster (replaces defaults.virtualCluster)");
@@ -555,7 +553,7 @@ void add_job_submit(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_job_submit(CLI::App& cmd, Globals& g) {
+void build_job_submit(Flags& cmd, Globals& g) {
   add_job_submit(cmd, g);
 }
 

@@ -2,13 +2,12 @@
 
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
-
 #include "api/client.h"
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 #include "output/output.h"
 #include "output/printer.h"
@@ -43,7 +42,7 @@ int run(const TagOptions& o, bool add, const Globals& g) {
   return kExitOk;
 }
 
-void add_job_tag(CLI::App& cmd, Globals& g, bool add) {
+void add_job_tag(Flags& cmd, Globals& g, bool add) {
   auto o = std::make_shared<TagOptions>();
   cmd.add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   cmd.add_option("TAG", o->tags, "Tags (no ',')")->required()->expected(1, -1);
@@ -83,7 +82,7 @@ int run_list(const TagListOptions& o, const Globals& g) {
 
 }  // namespace
 
-void build_job_tag_list(CLI::App& cmd, Globals& g) {
+void build_job_tag_list(Flags& cmd, Globals& g) {
   auto o = std::make_shared<TagListOptions>();
   cmd.add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   jobcli::add_remote_flags(&cmd, o->remote);
@@ -92,10 +91,10 @@ void build_job_tag_list(CLI::App& cmd, Globals& g) {
   define_command(cmd, g, o, {.run = [](const auto& o, Globals& g) { return run_list(o, g); }});
 }
 
-void build_job_tag_add(CLI::App& cmd, Globals& g) {
+void build_job_tag_add(Flags& cmd, Globals& g) {
   add_job_tag(cmd, g, true);
 }
-void build_job_tag_remove(CLI::App& cmd, Globals& g) {
+void build_job_tag_remove(Flags& cmd, Globals& g) {
   add_job_tag(cmd, g, false);
 }
 

@@ -1,18 +1,17 @@
 // paictl job validate FILE...
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 
 namespace paictl {
 
 namespace {
 
-void add_job_validate(CLI::App& parent, Globals& g) {
+void add_job_validate(Flags& parent, Globals& g) {
   auto o = std::make_shared<jobcli::CheckOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   jobcli::add_check_flags(cmd, *o, g);
   cmd->footer(
       "Works offline. Same checks as 'paictl check job'; docs/jobs.md explains every code.\n\n"
@@ -26,7 +25,7 @@ void add_job_validate(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_job_validate(CLI::App& cmd, Globals& g) {
+void build_job_validate(Flags& cmd, Globals& g) {
   add_job_validate(cmd, g);
 }
 

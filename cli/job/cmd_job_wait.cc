@@ -1,11 +1,10 @@
 // paictl job wait JOB
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "job/cmd_job_common.h"
 #include "output/printer.h"
 
@@ -25,9 +24,9 @@ int run(const WaitCmdOptions& o, const Globals& g) {
   return jobcli::wait_for_job(t->conn, t->user, t->name, o.wait, g);
 }
 
-void add_job_wait(CLI::App& parent, Globals& g) {
+void add_job_wait(Flags& parent, Globals& g) {
   auto o = std::make_shared<WaitCmdOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   jobcli::add_remote_flags(cmd, o->remote);
   jobcli::add_wait_flags(cmd, o->wait);
@@ -42,7 +41,7 @@ void add_job_wait(CLI::App& parent, Globals& g) {
 
 }  // namespace
 
-void build_job_wait(CLI::App& cmd, Globals& g) {
+void build_job_wait(Flags& cmd, Globals& g) {
   add_job_wait(cmd, g);
 }
 

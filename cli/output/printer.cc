@@ -1,9 +1,8 @@
 #include "output/printer.h"
+#include "flags.h"
 
 #include <cmath>
 #include <cstdio>
-
-#include <CLI/CLI.hpp>
 
 #include "util/printable.h"
 #include "util/strings.h"
@@ -18,22 +17,23 @@ const std::vector<std::string>& output_formats() {
 
 namespace {
 
-CLI::Validator output_validator() {
-  return CLI::Validator(
-      [](std::string& v) -> std::string {
-        for (const auto& f : output_formats())
-          if (v == f) return {};
-        std::string guess = pai::util::did_you_mean(v, output_formats());
-        return "\"" + v + "\" is not an output format" +
-               (guess.empty() ? "" : "; did you mean \"" + guess + "\"?") +
-               " (formats: table, wide, json, yaml, name; text is the same as table)";
-      },
-      "", "output format");
+Check output_validator() {
+  Check c;
+  c.custom = [](std::string& v) -> std::string {
+    for (const auto& f : output_formats())
+      if (v == f) return {};
+    std::string guess = pai::util::did_you_mean(v, output_formats());
+    return "\"" + v + "\" is not an output format" +
+           (guess.empty() ? "" : "; did you mean \"" + guess + "\"?") +
+           " (formats: table, wide, json, yaml, name; text is the same as table)";
+  };
+  c.name = "output format";
+  return c;
 }
 
 }  // namespace
 
-void add_output_option(CLI::App& cmd, std::string& out, Globals& g, bool wide) {
+void add_output_option(Flags& cmd, std::string& out, Globals& g, bool wide) {
   const std::string human = out;
   auto set = [&out, human, wide](const std::string& v) {
     // "name" (one name a line) is read by the list commands that offer it
@@ -43,19 +43,18 @@ void add_output_option(CLI::App& cmd, std::string& out, Globals& g, bool wide) {
     else
       out = v;
   };
-  cmd.add_option_function<std::string>("-o,--output", set,
-                                       wide
-                                           ? "Output format: table (default), wide, json or yaml"
-                                           : "Output format: " + human + " (default), json or yaml")
+  cmd.add_option_function("-o,--output", set,
+                          wide ? "Output format: table (default), wide, json or yaml"
+                               : "Output format: " + human + " (default), json or yaml")
       ->check(output_validator())
       ->type_name("FORMAT");
   // `paictl -o json COMMAND`: the global -o, parsed before the command starts.
-  cmd.preparse_callback([set, &g](size_t) {
+  cmd.preparse_callback([set, &g]() {
     if (!g.output.empty()) set(g.output);
   });
 }
 
-void add_global_output_option(CLI::App& root, Globals& g) {
+void add_global_output_option(Flags& root, Globals& g) {
   root.add_option("-o,--output", g.output,
                   "Output format of every command: table (default), wide, json or yaml")
       ->check(output_validator())

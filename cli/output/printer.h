@@ -9,10 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
-
-namespace CLI {
-class App;
-}
+#include "flags.h"
 
 namespace paictl {
 
@@ -27,9 +24,9 @@ const std::vector<std::string>& output_formats();
 // that name, -o wide sets "wide" when the command has wide tables (`wide`) and the
 // human name otherwise. An -o given before the command (`paictl -o json ...`) is
 // the default.
-void add_output_option(CLI::App& cmd, std::string& out, Globals& g, bool wide = false);
+void add_output_option(Flags& cmd, std::string& out, Globals& g, bool wide = false);
 // The global -o on the root app (into g.output).
-void add_global_output_option(CLI::App& root, Globals& g);
+void add_global_output_option(Flags& root, Globals& g);
 
 // True for json and yaml.
 inline bool is_structured(const std::string& format) {

@@ -9,12 +9,11 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "output/diag_output.h"
 #include "output/output.h"
 #include "output/printer.h"
@@ -197,9 +196,9 @@ int run(const PlanCliOptions& o, const Globals& g) {
   return changed ? kExitChanges : kExitOk;
 }
 
-void add_plan(CLI::App& parent, Globals& g) {
+void add_plan(Flags& parent, Globals& g) {
   auto o = std::make_shared<PlanCliOptions>();
-  CLI::App* cmd = &parent;
+  Flags* cmd = &parent;
   cmd->add_option("FACTS_DIR", o->facts_positional, "Facts directories, the same as --facts DIR")
       ->type_name("DIR");
   cmd->add_option("--facts", o->facts,
@@ -208,16 +207,16 @@ void add_plan(CLI::App& parent, Globals& g) {
                   "and/or <hostname>.json from paictl facts collect")
       ->type_name("DIR")
       ->allow_extra_args(false);
-  CLI::Option* profile_opt =
+  Flag* profile_opt =
       cmd->add_option("--profile", o->profiles,
                       "A machine profile from layouts/ (see --list-profiles); repeatable")
           ->type_name("NAME")
           ->allow_extra_args(false);
-  CLI::Option* count_opt =
+  Flag* count_opt =
       cmd->add_option("--count", o->counts, "How many machines of the preceding --profile")
           ->type_name("N")
           ->allow_extra_args(false);
-  CLI::Option* racks_opt =
+  Flag* racks_opt =
       cmd->add_option("--racks", o->racks,
                       "Spread the preceding --profile's machines over R racks (0 = none)")
           ->type_name("R")
@@ -230,7 +229,7 @@ void add_plan(CLI::App& parent, Globals& g) {
       ->allow_extra_args(false);
   cmd->add_option("--odd-hosts", o->odd_hosts,
                   "What to do with a host that differs from its SKU peers")
-      ->check(CLI::IsMember({"split", "exclude"}))
+      ->check(IsMember({"split", "exclude"}))
       ->capture_default_str();
   cmd->add_option("--master", o->master,
                   "Make HOST the master (instead of roles: [master] in its host.yaml)")
@@ -238,7 +237,7 @@ void add_plan(CLI::App& parent, Globals& g) {
   cmd->add_option("--reserve-cpu", o->reserve_cpu,
                   "CPUs per host kept for system daemons (default 1 + 2% of the CPUs)")
       ->type_name("N")
-      ->check(CLI::Range(0, 1 << 20));
+      ->check(Range(0, 1 << 20));
   cmd->add_option("--reserve-memory", o->reserve_memory,
                   "Memory per host kept for system daemons (default 2Gi + 3% of MemTotal)")
       ->type_name("QUANTITY");
@@ -269,7 +268,7 @@ void add_plan(CLI::App& parent, Globals& g) {
   auto complete = [cmd, profile_opt, count_opt, racks_opt](PlanCliOptions& o, const Globals&) {
     o.layouts = find_layouts(o.layouts);
     size_t p = 0, c = 0, r = 0;
-    for (const CLI::Option* op : cmd->parse_order()) {
+    for (const Flag* op : cmd->parse_order()) {
       if (op == profile_opt && p < o.profiles.size()) {
         o.profile_counts.push_back({o.profiles[p++], 0, 0});
       } else if (op == count_opt || op == racks_opt) {
@@ -320,7 +319,7 @@ std::vector<std::string> profile_names() {
   return pai::planner::list_profiles(find_layouts(""));
 }
 
-void build_plan(CLI::App& cmd, Globals& g) {
+void build_plan(Flags& cmd, Globals& g) {
   add_plan(cmd, g);
 }
 

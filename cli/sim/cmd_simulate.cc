@@ -1,5 +1,4 @@
 // paictl simulate [run] --config PATH --trace FILE ...
-// paictl simulate generate ...
 //
 // `simulate` is a group whose own options run a simulation, so that both
 // `paictl simulate --config ... --trace ...` and `paictl simulate generate`
@@ -16,13 +15,12 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "config/cluster_files.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "scheduler/hived.h"
@@ -30,7 +28,6 @@
 #include "sim/cmd_simulate.h"
 #include "sim/engine.h"
 #include "sim/fidelity.h"
-#include "sim/generate.h"
 #include "sim/report.h"
 #include "sim/text_input.h"
 #include "sim/trace.h"
@@ -51,8 +48,10 @@ void print_trace_error(const pai::sim::TraceError& e) {
   if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", pai::util::printable(e.hint).c_str());
 }
 
-// Loads a cluster the way `check config` does; prints its errors and returns nullptr if it has any.
-std::shared_ptr<pai::config::HivedModel> load_cluster(const std::string& path, const Globals& g) {
+}  // namespace
+
+std::shared_ptr<pai::config::HivedModel> load_simulation_cluster(const std::string& path,
+                                                                 const Globals& g) {
   pai::config::CheckOutcome out = pai::config::check_paths({path});
   std::vector<pai::diag::Diagnostic> errors;
   for (const auto& d : out.diagnostics.items())
@@ -81,6 +80,8 @@ std::shared_ptr<pai::config::HivedModel> load_cluster(const std::string& path, c
                "hivedscheduler.yaml, or a HiveD config file\n");
   return nullptr;
 }
+
+namespace {
 
 // --- tables ------------------------------------------------------------------
 
@@ -243,7 +244,7 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   // memory for the commands that rebuild large states).
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   std::vector<std::string> policies = policy_list(o.policies);
-  auto model = load_cluster(o.config, g);
+  auto model = load_simulation_cluster(o.config, g);
   if (!model) return kExitUsage;
 
   const bool progress = is_tty(2) && !g.quiet;
@@ -376,7 +377,7 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   return kExitOk;
 }
 
-void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
+void add_simulate_options(Flags& cmd, SimulateOptions& o, Globals& g) {
   cmd.add_option("--config", o.config,
                  "Cluster: a directory, services-configuration.yaml or a HiveD config (as for "
                  "check config)")
@@ -384,7 +385,7 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
   cmd.add_option("--trace", o.traces, "Job trace file (give it twice, or a directory, for alibaba)")
       ->type_name("FILE");
   cmd.add_option("--trace-format", o.format, "Trace format (default: detected)")
-      ->check(CLI::IsMember({"philly", "helios", "alibaba", "csv"}))
+      ->check(IsMember({"philly", "helios", "alibaba", "csv"}))
       ->type_name("philly|helios|alibaba|csv");
   cmd.add_option("--policy", o.policies,
                  "Policies to compare, comma-separated: hived, quota, k8s-default, private")
@@ -421,7 +422,7 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
                  "own filters); every policy avoids the others (hived: ignoreK8sSuggestedNodes: "
                  "false)")
       ->type_name("F")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(Range(0.0, 1.0))
       ->capture_default_str();
   cmd.add_option("--suggested-seed", o.suggested_seed,
                  "Seed of the suggested node sets (--suggested-fraction)")
@@ -441,77 +442,6 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o, Globals& g) {
       ->type_name("DURATION");
 }
 
-// --- generate --------------------------------------------------------------------
-
-}  // namespace
-
-void validate_generate(const GenerateOptions& o, Usage& u) {
-  u.error_if(o.jobs < 1 || o.jobs > 100'000'000, "--jobs must be between 1 and 100000000");
-  u.error_if(o.load <= 0 || o.load > 100,
-             "--load must be above 0 (1 = the guaranteed GPUs fully busy on average)");
-  u.error_if(o.opportunistic < 0 || o.opportunistic > 1,
-             "--opportunistic is a share of jobs between 0 and 1");
-  u.error_if(o.scale < 1 || o.scale > 1000 || o.vcs < 1 || o.vcs > 10000,
-             "--scale must be 1..1000 and --vcs 1..10000");
-  u.error_if(o.max_gpus < 1, "--max-gpus must be at least 1");
-  u.error_if(o.priority < 0 || o.priority > 1000,
-             "--priority of generated jobs must be 0..1000 (use --opportunistic for -1)");
-  u.error_if(!o.cluster_out.empty() && !o.config.empty(),
-             "--cluster-out writes a Philly-shaped cluster; it does not go with --config");
-}
-
-namespace {
-
-int run_generate(const GenerateOptions& o, const Globals& g) {
-  pai::sim::ClusterTemplate tmpl;
-  if (!o.config.empty()) {
-    auto model = load_cluster(o.config, g);
-    if (!model) return kExitUsage;
-    tmpl = pai::sim::cluster_template(*model);
-    if (tmpl.gpus == 0) {
-      print_error("the virtual clusters of " + o.config +
-                  " have no GPU cells to generate jobs for");
-      return kExitUsage;
-    }
-  } else {
-    tmpl = pai::sim::philly_cluster_template(o.scale, o.vcs);
-  }
-  if (!o.cluster_out.empty()) {
-    auto e = pai::util::make_directories(o.cluster_out);
-    if (e.ok())
-      e = pai::util::write_file_atomic(o.cluster_out + "/hivedscheduler.yaml",
-                                       pai::sim::philly_cluster_config(o.scale, o.vcs));
-    if (!e.ok()) {
-      print_error("cannot write " + o.cluster_out + "/hivedscheduler.yaml: " + e.error().message);
-      return kExitUsage;
-    }
-    if (!g.quiet) std::fprintf(stderr, "cluster: %s/hivedscheduler.yaml\n", o.cluster_out.c_str());
-  }
-  pai::sim::GenerateOptions gopt;
-  gopt.seed = o.seed;
-  gopt.jobs = o.jobs;
-  gopt.load = o.load;
-  gopt.days = o.days;
-  gopt.max_gpus = o.max_gpus;
-  gopt.opportunistic = o.opportunistic;
-  gopt.priority = o.priority;
-  pai::sim::Trace t = pai::sim::generate_trace(gopt, tmpl);
-  if (o.format == "philly" && o.opportunistic > 0 && !g.quiet)
-    print_warning(
-        "the Philly format has no priorities: opportunistic jobs are kept only with --format csv");
-  std::string content =
-      o.format == "csv" ? pai::sim::write_native_csv(t) : pai::sim::write_philly_json(t);
-  auto e = write_report_file(o.out, content);
-  if (!e.ok()) {
-    print_error("cannot write " + o.out + ": " + e.error().message);
-    return kExitUsage;
-  }
-  if (!g.quiet && o.out != "-")
-    std::fprintf(stderr, "trace: %s (%zu jobs over %s)\n", o.out.c_str(), t.jobs.size(),
-                 pai::sim::human_duration(t.jobs.empty() ? 0 : t.jobs.back().submit).c_str());
-  return kExitOk;
-}
-
 // --- registration --------------------------------------------------------------------
 
 const char* kSimulateFooter =
@@ -519,24 +449,24 @@ const char* kSimulateFooter =
     "  0 simulated, 2 bad usage, a cluster config with errors, or a malformed trace";
 
 // `paictl simulate --config ... --trace ...`: the group itself takes the options.
-void add_simulate(CLI::App& group, Globals& g) {
+void add_simulate(Flags& group, Globals& g) {
   auto o = std::make_shared<SimulateOptions>();
   group.require_subcommand(0, 1);
   add_simulate_options(group, *o, g);
   group.footer(kSimulateFooter);
   // `simulate run|generate|sweep` do the work themselves; the group's own steps
   // run only when no subcommand was given.
-  CLI::App* app = &group;
-  set_command_callback(group, [o, &g, app]() {
-    if (!app->get_subcommands().empty()) return;
+  Flags* app = &group;
+  set_command_callback(group.app(), [o, &g, app]() {
+    if (app->subcommand_given()) return;
     g.exit_code = dispatch_command(
-        command_path(*app), [] {}, [&](Usage& u) { validate_simulate(*o, u); },
+        command_path(app->app()), [] {}, [&](Usage& u) { validate_simulate(*o, u); },
         [&]() { return run_simulate(*o, g); });
   });
 }
 
 // `paictl simulate run`: the same options and the same run, listed in its help.
-void add_simulate_run(CLI::App& cmd, Globals& g) {
+void add_simulate_run(Flags& cmd, Globals& g) {
   auto o = std::make_shared<SimulateOptions>();
   add_simulate_options(cmd, *o, g);
   cmd.footer(kSimulateFooter);
@@ -545,52 +475,13 @@ void add_simulate_run(CLI::App& cmd, Globals& g) {
                              }});
 }
 
-void add_simulate_generate(CLI::App& parent, Globals& g) {
-  auto o = std::make_shared<GenerateOptions>();
-  CLI::App* cmd = &parent;
-  cmd->add_option("--jobs", o->jobs, "Number of jobs")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed; the same seed gives the same trace")
-      ->capture_default_str();
-  cmd->add_option("--load", o->load,
-                  "Offered GPU load relative to the guaranteed GPUs (sets the arrival span)")
-      ->capture_default_str();
-  cmd->add_option("--days", o->days, "Arrival span in days instead of --load");
-  cmd->add_option("--max-gpus", o->max_gpus, "Largest job, in GPUs")->capture_default_str();
-  cmd->add_option("--opportunistic", o->opportunistic,
-                  "Share of jobs at priority -1 (csv format only)")
-      ->capture_default_str();
-  cmd->add_option("--priority", o->priority, "Priority of the other jobs")->capture_default_str();
-  cmd->add_option("--config", o->config,
-                  "Shape the jobs for this cluster's VCs (default: a Philly-shaped cluster)")
-      ->type_name("PATH");
-  cmd->add_option("--format", o->format, "Trace format to write")
-      ->check(CLI::IsMember({"philly", "csv"}))
-      ->capture_default_str();
-  cmd->add_option("--out", o->out, "Trace file ('-' for stdout)")
-      ->type_name("FILE")
-      ->capture_default_str();
-  cmd->add_option("--cluster-out", o->cluster_out,
-                  "Also write the Philly-shaped cluster's hivedscheduler.yaml to DIR")
-      ->type_name("DIR");
-  cmd->add_option("--scale", o->scale, "Cluster size in multiples of Philly's 552 nodes")
-      ->capture_default_str();
-  cmd->add_option("--vcs", o->vcs, "Virtual clusters of the generated cluster")
-      ->capture_default_str();
-  define_command(*cmd, g, o, {.validate = validate_generate, .run = [](const auto& o, Globals& g) {
-                                return run_generate(o, g);
-                              }});
-}
-
 }  // namespace
 
-void build_simulate(CLI::App& cmd, Globals& g) {
+void build_simulate(Flags& cmd, Globals& g) {
   add_simulate(cmd, g);
 }
-void build_simulate_run(CLI::App& cmd, Globals& g) {
+void build_simulate_run(Flags& cmd, Globals& g) {
   add_simulate_run(cmd, g);
-}
-void build_simulate_generate(CLI::App& cmd, Globals& g) {
-  add_simulate_generate(cmd, g);
 }
 
 }  // namespace paictl

@@ -1,12 +1,17 @@
 #pragma once
 // paictl simulate (run) and simulate generate: their options and validate steps
-// (cmd_simulate.cc), shared with their unit tests.
+// (cmd_simulate.cc, cmd_simulate_generate.cc), shared with their unit tests.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "command.h"
+
+namespace pai::config {
+struct HivedModel;
+}
 
 namespace paictl {
 
@@ -53,5 +58,10 @@ struct GenerateOptions {
 void validate_simulate(const SimulateOptions& o, Usage& u);
 // Every range error of generate's flags, and --cluster-out with --config.
 void validate_generate(const GenerateOptions& o, Usage& u);
+
+// Loads a cluster the way `check config` does; prints its errors (its warnings
+// too with -v) and returns nullptr if it has any.
+std::shared_ptr<pai::config::HivedModel> load_simulation_cluster(const std::string& path,
+                                                                 const Globals& g);
 
 }  // namespace paictl

@@ -5,35 +5,30 @@
 // -j at a time; stores each result under DIR/points/KEY.json as it arrives, then
 // prints one table and writes DIR/sweep.json and DIR/report.html.
 
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "app.h"
 #include "command.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "flags.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "sim/report.h"
 #include "sim/sweep.h"
 #include "sim/sweep_cluster.h"
+#include "sim/sweep_pool.h"
+#include "sim/sweep_store.h"
 #include "util/fs.h"
+#include "util/process.h"
 #include "util/strings.h"
 #include "util/version.h"
-
-extern char** environ;
 
 namespace paictl {
 
@@ -105,9 +100,8 @@ int run_worker(const SweepOptions& o, const pai::sim::SweepSpec& spec,
     mine = std::move(share);
   }
   std::vector<pai::sim::SweepPoint> keyed = mine;
-  std::string err;
-  if (!pai::sim::key_sweep_points(spec, pai::kVersion, keyed, err)) {
-    print_error(err);
+  if (auto k = pai::sim::key_sweep_points(spec, pai::kVersion, keyed); !k) {
+    print_error(k.error().message);
     return kExitUsage;
   }
   int rc = kExitOk;
@@ -117,51 +111,17 @@ int run_worker(const SweepOptions& o, const pai::sim::SweepSpec& spec,
       result = json{{"error", "the spec or its files changed since the sweep started (point " +
                                   std::to_string(mine[i].index) + " is now " + keyed[i].key + ")"}};
       rc = kExitUsage;
-    } else if (!pai::sim::run_sweep_point(spec, mine[i], result, err)) {
-      result = json{{"error", err}};
+    } else if (auto ran = pai::sim::run_sweep_point(spec, mine[i]); !ran) {
+      result = json{{"error", ran.error().message}};
       rc = kExitUsage;
+    } else {
+      result = std::move(ran).value();
     }
     std::string text = pai::sim::encode_result(mine[i].key, result);
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
   }
   return rc;
-}
-
-// Runs `argv` with stdout into a string; returns the exit status (-1 when it could not start).
-int run_child(const std::vector<std::string>& args, std::string& out) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  posix_spawn_file_actions_addclose(&fa, fds[1]);
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return -1;
-  }
-  char buf[65536];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) != 0) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    out.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 std::string axes_text(const json& a) {
@@ -242,6 +202,33 @@ void print_sweep_table(const json& items) {
   print_table(t);
 }
 
+// The pending points on this machine: the workers are this program itself,
+// `paictl simulate sweep SPEC --run I:KEY`, -j at a time.
+void run_local(const SweepOptions& o, const std::string& abs_spec,
+               const pai::sim::SweepStore& store,
+               const std::function<void(const pai::sim::SweepTaskResult&)>& accept) {
+  pai::sim::SweepPoolOptions pool;
+  pool.parallel =
+      o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  pool.worker_name = "paictl";
+  pool.worker = [&](const pai::sim::SweepTask& t) {
+    pai::util::ProcessRequest r;
+    r.program = "/proc/self/exe";
+    r.argv = {"paictl",
+              "-q",
+              "simulate",
+              "sweep",
+              abs_spec,
+              "--run",
+              std::to_string(t.index) + ":" + t.key};
+    r.capture_err = false;  // a worker's errors reach the terminal as they happen
+    return r;
+  };
+  std::vector<pai::sim::SweepTask> tasks;
+  for (size_t i : store.pending()) tasks.push_back({i, store.points()[i].key});
+  pai::sim::run_sweep_pool(tasks, pool, pai::util::ProcessRunner::real(), accept);
+}
+
 int run_sweep(const SweepOptions& o, const Globals& g) {
   pai::diag::List diags;
   pai::sim::SweepSpec spec;
@@ -253,72 +240,41 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
   std::vector<pai::sim::SweepPoint> points = pai::sim::sweep_points(spec);
   if (!o.run.empty()) return run_worker(o, spec, points);
 
-  std::string err;
-  if (!pai::sim::key_sweep_points(spec, pai::kVersion, points, err)) {
-    print_error(err);
+  if (auto k = pai::sim::key_sweep_points(spec, pai::kVersion, points); !k) {
+    print_error(k.error().message);
     return kExitUsage;
   }
-  const std::string store = o.out + "/points";
-  if (auto e = pai::util::make_directories(store); !e.ok()) {
-    print_error("cannot create " + store + ": " + e.error().message);
+  auto opened = pai::sim::SweepStore::open(spec, points, o.out);
+  if (!opened) {
+    print_error(opened.error().message);
     return kExitUsage;
   }
-
-  // What is stored already.
-  std::vector<json> results(points.size());
-  std::vector<std::string> status(points.size(), "pending");
-  std::vector<size_t> pending;
-  for (const auto& p : points) {
-    auto text = pai::util::read_file(store + "/" + p.key + ".json");
-    if (text.ok()) {
-      json j = json::parse(*text, nullptr, false);
-      if (!j.is_discarded() && j.contains("result") && j["key"] == p.key) {
-        results[p.index] = j["result"];
-        status[p.index] = "stored";
-        continue;
-      }
-    }
-    pending.push_back(p.index);
-  }
-  const size_t stored = points.size() - pending.size();
+  pai::sim::SweepStore& store = opened.value();
+  const std::vector<size_t>& pending = store.pending();
   if (!g.quiet)
     std::fprintf(stderr, "%zu points: %zu stored in %s (not run again), %zu to run\n",
-                 points.size(), stored, store.c_str(), pending.size());
+                 points.size(), store.stored(), store.dir().c_str(), pending.size());
 
   std::mutex mu;
   size_t done = 0;
-  std::vector<std::string> errors(points.size());
-  // Stores one arrived result; returns false for an error result.
+  // Stores one arrived result, with a progress line.
   auto accept = [&](size_t index, const json& r, double seconds, const std::string& where) {
-    const auto& p = points[index];
-    json axes = pai::sim::point_axes(spec, p);
     std::lock_guard<std::mutex> lock(mu);
+    auto a = store.accept(index, r, seconds);
     ++done;
-    if (r.contains("error")) {
-      status[index] = "failed";
-      errors[index] = r["error"].get<std::string>();
-      std::fprintf(stderr, "[%zu/%zu] %s: failed: %s\n", done, pending.size(),
-                   axes_text(axes).c_str(), errors[index].c_str());
-      return false;
+    if (!a.ok) {
+      if (r.contains("error"))
+        std::fprintf(stderr, "[%zu/%zu] %s: failed: %s\n", done, pending.size(),
+                     axes_text(a.axes).c_str(), a.error.c_str());
+      return;
     }
-    json rec{{"key", p.key}, {"point", axes}, {"result", r}, {"seconds", seconds}};
-    auto e = pai::util::write_file_atomic(store + "/" + p.key + ".json", rec.dump(1) + "\n");
-    if (!e.ok()) {
-      status[index] = "failed";
-      errors[index] = "cannot store the result: " + e.error().message;
-      return false;
-    }
-    results[index] = r;
-    status[index] = "ran";
-    if (!g.quiet) {
-      if (where.empty())
-        std::fprintf(stderr, "[%zu/%zu] %s: done in %.1fs\n", done, pending.size(),
-                     axes_text(axes).c_str(), seconds);
-      else
-        std::fprintf(stderr, "[%zu/%zu] %s: done%s\n", done, pending.size(),
-                     axes_text(axes).c_str(), where.c_str());
-    }
-    return true;
+    if (g.quiet) return;
+    if (where.empty())
+      std::fprintf(stderr, "[%zu/%zu] %s: done in %.1fs\n", done, pending.size(),
+                   axes_text(a.axes).c_str(), seconds);
+    else
+      std::fprintf(stderr, "[%zu/%zu] %s: done%s\n", done, pending.size(),
+                   axes_text(a.axes).c_str(), where.c_str());
   };
 
   int rc = kExitOk;
@@ -336,69 +292,15 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
           remote, todo, g,
           [&](size_t index, const json& r) { accept(index, r, 0, " (on " + o.cluster + ")"); },
           job_id);
-    for (size_t i : pending)
-      if (status[i] == "pending") {
-        status[i] = "failed";
-        if (errors[i].empty()) errors[i] = "no result came back from the cluster";
-      }
+    store.fail_pending("no result came back from the cluster");
   } else {
-    int jobs =
-        o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    std::atomic<size_t> next{0};
-    auto worker = [&]() {
-      for (;;) {
-        size_t k = next.fetch_add(1);
-        if (k >= pending.size()) return;
-        size_t index = pending[k];
-        const auto& p = points[index];
-        std::vector<std::string> args{"paictl",
-                                      "-q",
-                                      "simulate",
-                                      "sweep",
-                                      abs_spec,
-                                      "--run",
-                                      std::to_string(index) + ":" + p.key};
-        std::string out;
-        auto t0 = std::chrono::steady_clock::now();
-        int st = run_child(args, out);
-        double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        auto got = pai::sim::decode_results(out);
-        auto it = got.find(p.key);
-        if (it == got.end())
-          accept(index,
-                 json{{"error", st < 0 ? std::string("cannot start paictl")
-                                       : "the point's process ended with status " +
-                                             std::to_string(st) + " and no result"}},
-                 secs, "");
-        else
-          accept(index, it->second, secs, "");
-      }
-    };
-    std::vector<std::thread> pool;
-    for (int i = 0; i < jobs && static_cast<size_t>(i) < pending.size(); ++i)
-      pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
+    run_local(o, abs_spec, store, [&](const pai::sim::SweepTaskResult& r) {
+      accept(r.task.index, r.result, r.seconds, "");
+    });
   }
 
   // The document.
-  json items = json::array();
-  size_t ran = 0, failed = 0;
-  for (const auto& p : points) {
-    json it = pai::sim::point_axes(spec, p);
-    it["key"] = p.key;
-    it["status"] = status[p.index];
-    if (status[p.index] == "ran") ++ran;
-    if (status[p.index] == "failed") {
-      ++failed;
-      it["error"] = errors[p.index];
-    } else if (!results[p.index].is_null()) {
-      it["result"] = results[p.index];
-    }
-    items.push_back(it);
-  }
-  json body{{"paictl", pai::kVersion}, {"spec", o.spec}, {"out", o.out},
-            {"points", points.size()}, {"ran", ran},     {"stored", stored},
-            {"failed", failed},        {"items", items}};
+  json body = store.document(pai::kVersion, o.spec);
   if (!o.cluster.empty()) {
     body["cluster"] = o.cluster;
     if (!job_id.empty()) body["job"] = job_id;
@@ -414,17 +316,17 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
   if (is_structured(o.output))
     print_document(doc, o.output);
   else
-    print_sweep_table(items);
+    print_sweep_table(body["items"]);
   if (!g.quiet)
     std::fprintf(stderr, "%zu ran, %zu stored, %zu failed; report: %s/report.html (sweep.json)\n",
-                 ran, stored, failed, o.out.c_str());
-  if (failed && rc == kExitOk) rc = kExitUsage;
+                 store.ran(), store.stored(), store.failed(), o.out.c_str());
+  if (store.failed() && rc == kExitOk) rc = kExitUsage;
   return rc;
 }
 
 }  // namespace
 
-void build_simulate_sweep(CLI::App& cmd, Globals& g) {
+void build_simulate_sweep(Flags& cmd, Globals& g) {
   auto o = std::make_shared<SweepOptions>();
   cmd.add_option("SPEC", o->spec, "The sweep spec (YAML; docs/simulate.md#sweeps)")
       ->required()

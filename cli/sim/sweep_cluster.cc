@@ -1,12 +1,11 @@
 #include "sim/sweep_cluster.h"
+#include "flags.h"
 
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <set>
 #include <thread>
-
-#include <CLI/CLI.hpp>
 
 #include "api/client.h"
 #include "cluster/registry.h"
@@ -139,7 +138,7 @@ int gather(const jobcli::Connection& c, const SweepClusterOptions& o, const std:
 
 }  // namespace
 
-void add_sweep_cluster_options(CLI::App& cmd, SweepClusterOptions& o) {
+void add_sweep_cluster_options(Flags& cmd, SweepClusterOptions& o) {
   const char* group = "On a cluster (--cluster)";
   cmd.add_option("--shards", o.shards, "Tasks of the job (default: one per point, at most 8)")
       ->type_name("N")

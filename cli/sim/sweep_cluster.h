@@ -14,10 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
-
-namespace CLI {
-class App;
-}
+#include "flags.h"
 
 namespace paictl {
 
@@ -40,7 +37,7 @@ struct SweepClusterPoint {
   std::string key;
 };
 
-void add_sweep_cluster_options(CLI::App& cmd, SweepClusterOptions& o);
+void add_sweep_cluster_options(Flags& cmd, SweepClusterOptions& o);
 
 // Runs `points` on the cluster; calls `accept` for every result gathered
 // (results with an "error" member are failed points). Returns an exit code.

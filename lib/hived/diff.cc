@@ -56,19 +56,18 @@ std::map<std::string, Pinned> pinned_cells(const config::HivedModel& m) {
   return out;
 }
 
-std::optional<std::vector<scheduler::RestoredGroup>> restart_on(
+util::Result<std::vector<scheduler::RestoredGroup>> restart_on(
     const config::HivedModel& m, const std::vector<scheduler::LiveGroup>& groups,
-    const std::vector<std::string>& bad, std::string& error) {
+    const std::vector<std::string>& bad) {
   auto made = scheduler::make_hived_policy(m);
-  if (!made.ok()) {
-    error = made.error().message;
-    return std::nullopt;
-  }
+  if (!made.ok()) return std::move(made).error();
   auto policy = std::move(*made);
   // HiveD learns the nodes before the pods.
   for (const auto& n : bad)
     if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);
-  return scheduler::restore_hived_groups(*policy, groups);
+  auto restored = scheduler::restore_hived_groups(*policy, groups);
+  if (!restored) return util::Error{"not HiveD's policy", ""};
+  return std::move(*restored);
 }
 
 }  // namespace
@@ -94,11 +93,11 @@ bool ConfigDiff::changes() const {
          on_removed_cells > 0;
 }
 
-ConfigDiff diff_configs(const config::HivedModel& old_model, const config::HivedModel& new_model,
-                        const std::vector<scheduler::LiveGroup>& groups,
-                        const std::vector<std::string>& bad, std::string& error) {
+util::Result<ConfigDiff> diff_configs(const config::HivedModel& old_model,
+                                      const config::HivedModel& new_model,
+                                      const std::vector<scheduler::LiveGroup>& groups,
+                                      const std::vector<std::string>& bad) {
   ConfigDiff d;
-  error.clear();
 
   // Guaranteed cells per VC and cell type.
   auto before = vc_cells(old_model);
@@ -162,19 +161,12 @@ ConfigDiff diff_configs(const config::HivedModel& old_model, const config::Hived
 
   // The running groups, after a restart on each config. The two restarts share
   // nothing but their inputs, so they run at the same time.
-  std::string new_error;
   auto restarted =
-      std::async(std::launch::async, [&] { return restart_on(new_model, groups, bad, new_error); });
-  auto was = restart_on(old_model, groups, bad, error);
+      std::async(std::launch::async, [&] { return restart_on(new_model, groups, bad); });
+  auto was = restart_on(old_model, groups, bad);
   auto will = restarted.get();
-  if (!was) {
-    error = "the current config: " + error;
-    return d;
-  }
-  if (!will) {
-    error = "the new config: " + new_error;
-    return d;
-  }
+  if (!was) return util::Error{"the current config: " + was.error().message, ""};
+  if (!will) return util::Error{"the new config: " + will.error().message, ""};
   for (size_t i = 0; i < groups.size(); ++i) {
     const auto& in = groups[i];
     const auto& b = (*was)[i];

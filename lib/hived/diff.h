@@ -17,11 +17,13 @@
 // change.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "config/hived_model.h"
 #include "scheduler/hived_state.h"
+#include "util/result.h"
 
 namespace pai::hived {
 
@@ -73,11 +75,23 @@ struct ConfigDiff {
   bool changes() const;  // anything in the cells, pinned cells, nodes or groups
 };
 
+// What a diff is made from: the two configs, and the running groups and bad
+// nodes of a live HiveD, of a saved snapshot of one, or none.
+struct DiffInput {
+  std::string old_path, new_path;  // as the diff names them
+  std::shared_ptr<config::HivedModel> old_model, new_model;
+  std::string source;         // "live", "snapshot" or "none"
+  std::string source_detail;  // "the live HiveD at lab", "the snapshot s.json"
+  std::vector<scheduler::LiveGroup> groups;
+  std::vector<std::string> bad;
+};
+
 // `groups`: the running groups as bind info (hived::live_groups), `bad`: nodes
-// HiveD sees bad. Empty `error` on success; set when a config cannot be
-// scheduled on (it should have been checked first).
-ConfigDiff diff_configs(const config::HivedModel& old_model, const config::HivedModel& new_model,
-                        const std::vector<scheduler::LiveGroup>& groups,
-                        const std::vector<std::string>& bad, std::string& error);
+// HiveD sees bad. An error when a config cannot be scheduled on (it should have
+// been checked first).
+util::Result<ConfigDiff> diff_configs(const config::HivedModel& old_model,
+                                      const config::HivedModel& new_model,
+                                      const std::vector<scheduler::LiveGroup>& groups,
+                                      const std::vector<std::string>& bad);
 
 }  // namespace pai::hived

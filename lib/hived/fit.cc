@@ -134,33 +134,30 @@ config::HivedConfig config_of(const ClusterStatus& status) {
   return cfg;
 }
 
-std::shared_ptr<config::HivedModel> model_of(const ClusterStatus& status, std::string& error) {
+util::Result<std::shared_ptr<config::HivedModel>> model_of(const ClusterStatus& status) {
   config::HivedConfig cfg = config_of(status);
   diag::List diags;
   config::Context ctx(cfg.file, diags);
   auto model = std::make_shared<config::HivedModel>(config::build_hived_model(cfg, ctx));
   if (diags.has_errors() || !model->complete) {
-    error = "the live cluster status does not make a HiveD config";
+    std::string error = "the live cluster status does not make a HiveD config";
     for (const auto& d : diags.items())
       if (d.severity == diag::Severity::Error) {
         error += ": " + d.message;
         break;
       }
-    return nullptr;
+    return util::Error{error, ""};
   }
   return model;
 }
 
-std::optional<FitVerdict> fit(const LiveState& live, const scheduler::GroupRequest& request,
-                              const std::map<std::string, double>& expected_end, double now_s,
-                              std::string& error) {
-  auto model = model_of(live.status, error);
-  if (!model) return std::nullopt;
+util::Result<FitVerdict> fit(const LiveState& live, const scheduler::GroupRequest& request,
+                             const std::map<std::string, double>& expected_end, double now_s) {
+  auto built = model_of(live.status);
+  if (!built) return std::move(built).error();
+  const auto& model = built.value();
   auto made = scheduler::make_hived_policy(*model);
-  if (!made.ok()) {
-    error = made.error().message;
-    return std::nullopt;
-  }
+  if (!made.ok()) return std::move(made).error();
   auto policy = std::move(*made);
   for (const auto& n : bad_nodes(live))
     if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);

@@ -31,6 +31,7 @@
 #include "config/hived.h"
 #include "hived/live.h"
 #include "scheduler/policy.h"
+#include "util/result.h"
 
 namespace pai::config {
 struct HivedModel;
@@ -40,9 +41,9 @@ namespace pai::hived {
 
 // The HiveD config the live cluster status implies (see above).
 config::HivedConfig config_of(const ClusterStatus& status);
-// The same, checked and built into the model lib/scheduler runs on; nullptr with
-// `error` when the status does not make a complete config.
-std::shared_ptr<config::HivedModel> model_of(const ClusterStatus& status, std::string& error);
+// The same, checked and built into the model lib/scheduler runs on; an error
+// when the status does not make a complete config.
+util::Result<std::shared_ptr<config::HivedModel>> model_of(const ClusterStatus& status);
 
 struct FitVerdict {
   enum class Kind { Fits, Preempts, Waits, Rejected };
@@ -60,10 +61,9 @@ struct FitVerdict {
 std::string_view to_string(FitVerdict::Kind k);  // "fits", "preempts", "waits", "rejected"
 
 // `expected_end`: group name -> when it is expected to end (epoch seconds);
-// groups not in it never end for the estimate. nullopt with `error` when the
-// live state gives no usable config.
-std::optional<FitVerdict> fit(const LiveState& live, const scheduler::GroupRequest& request,
-                              const std::map<std::string, double>& expected_end, double now_s,
-                              std::string& error);
+// groups not in it never end for the estimate. An error when the live state
+// gives no usable config.
+util::Result<FitVerdict> fit(const LiveState& live, const scheduler::GroupRequest& request,
+                             const std::map<std::string, double>& expected_end, double now_s);
 
 }  // namespace pai::hived

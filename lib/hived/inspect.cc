@@ -432,23 +432,16 @@ bool cluster_status(Reader& rd, const Path& p, ClusterStatus& s) {
 // Reads the text with `f`; syntax errors give line:column.
 template <class T, class F>
 Parsed<T> parse_with(std::string_view text, F f) {
-  Parsed<T> out;
   Reader rd(text);
   T value{};
   const Path top;
   bool ok = f(rd, top, value) && rd.r.expect_end();
-  if (ok) {
-    out.value = std::move(value);
-    return out;
-  }
-  if (!rd.error.empty()) {
-    out.error = rd.error;
-  } else {
-    auto [line, col] = rd.r.line_column(rd.r.error_offset());
-    out.error = "not JSON (line " + std::to_string(line) + ", column " + std::to_string(col) +
-                "): " + rd.r.error();
-  }
-  return out;
+  if (ok) return value;
+  if (!rd.error.empty()) return util::Error{rd.error, ""};
+  auto [line, col] = rd.r.line_column(rd.r.error_offset());
+  return util::Error{"not JSON (line " + std::to_string(line) + ", column " + std::to_string(col) +
+                         "): " + rd.r.error(),
+                     ""};
 }
 
 void write_common(Json& j, const CellStatus& c) {
@@ -660,42 +653,31 @@ Result<std::string> Client::get(const std::string& path) {
   if (!token_.empty() && !token_host_.empty() && http::host_of(r.url) == token_host_)
     r.headers.push_back({"Authorization", "Bearer " + token_});
   http::Result res = http_.send(r);
-  Result<std::string> out;
   if (!res.ok()) {
     Error e;
     e.kind = Error::Kind::Transport;
     e.transport = res.error;
     e.message = res.message.empty() ? std::string(http::to_string(res.error)) : res.message;
-    out.error = e;
-    return out;
+    return e;
   }
-  if (res.response.status < 200 || res.response.status >= 300) {
-    out.error = error_from_response(res.response);
-    return out;
-  }
-  out.value = std::move(res.response.body);
-  return out;
+  if (res.response.status < 200 || res.response.status >= 300)
+    return error_from_response(res.response);
+  return std::move(res.response.body);
 }
 
 namespace {
 template <class T, class P>
 Result<T> decoded(Result<std::string> raw, P parse) {
-  Result<T> out;
-  if (!raw.ok()) {
-    out.error = raw.error;
-    return out;
-  }
+  if (!raw.ok()) return std::move(raw).error();
   auto p = parse(*raw);
   if (!p.ok()) {
     Error e;
     e.kind = Error::Kind::Decode;
     e.status = 200;
-    e.message = p.error;
-    out.error = e;
-    return out;
+    e.message = p.error().message;
+    return e;
   }
-  out.value = std::move(p.value);
-  return out;
+  return std::move(p).value();
 }
 }  // namespace
 

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "http/client.h"
+#include "util/result.h"
 
 namespace pai::hived {
 
@@ -79,12 +80,10 @@ struct AffinityGroup {
 
 // --- parsing: strict on the fields paictl relies on, unknown fields ignored ---------
 
+// A parse error's message says where, in HiveD's terms:
+// "physicalCluster[0].cellChildren[1].cellPriority: expected an integer".
 template <class T>
-struct Parsed {
-  std::optional<T> value;
-  std::string error;  // "physicalCluster[0].cellChildren[1].cellPriority: expected an integer"
-  bool ok() const { return value.has_value(); }
-};
+using Parsed = util::Result<T>;
 
 Parsed<ClusterStatus> parse_cluster_status(std::string_view text);
 Parsed<PhysicalClusterStatus> parse_physical_cluster(std::string_view text);
@@ -119,17 +118,12 @@ struct Error {
   long status = 0;
   std::string message;  // HiveD's message (the bare JSON string), or what went wrong
   http::ErrorKind transport = http::ErrorKind::None;
+  std::string doing;            // what was asked, when a caller says: "reading the cluster status"
   std::string summary() const;  // "400: VC x not found"
 };
 
 template <class T>
-struct Result {
-  std::optional<T> value;
-  std::optional<Error> error;
-  bool ok() const { return !error.has_value(); }
-  const T& operator*() const { return *value; }
-  const T* operator->() const { return &*value; }
-};
+using Result = util::Result<T, Error>;
 
 // The error of a non-2xx answer: HiveD's bare JSON string, else the body's text.
 Error error_from_response(const http::Response& r);

@@ -1,6 +1,7 @@
 #include "hived/live.h"
 
 #include <algorithm>
+#include <future>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -442,6 +443,84 @@ Summary summarize(const LiveState& live) {
     if (g.lazy_preemption_status) s.lazily_preempted++;
   }
   return s;
+}
+
+Result<LiveState> read_live(Client& client, const std::function<void(size_t)>& arrived) {
+  auto st = std::async(std::launch::async, [&] { return client.get("/v1/inspect/clusterstatus"); });
+  auto gr =
+      std::async(std::launch::async, [&] { return client.get("/v1/inspect/affinitygroups/"); });
+  auto s = st.get();
+  auto g = gr.get();
+  if (arrived) arrived((s.ok() ? s->size() : 0) + (g.ok() ? g->size() : 0));
+  auto failed = [](Error e, const char* doing) {
+    e.doing = doing;
+    return e;
+  };
+  if (!s.ok()) return failed(std::move(s).error(), "reading the cluster status");
+  if (!g.ok()) return failed(std::move(g).error(), "reading the affinity groups");
+  auto ps = std::async(std::launch::async, [&] { return parse_cluster_status(*s); });
+  auto pg = parse_affinity_groups(*g);
+  auto pst = ps.get();
+  auto decode_error = [](const std::string& message, const char* doing) {
+    Error e;
+    e.kind = Error::Kind::Decode;
+    e.status = 200;
+    e.message = message;
+    e.doing = doing;
+    return e;
+  };
+  if (!pst.ok()) return decode_error(pst.error().message, "reading the cluster status");
+  if (!pg.ok()) return decode_error(pg.error().message, "reading the affinity groups");
+  return index_live(std::move(pst).value(), std::move(pg).value());
+}
+
+// --- a group in words ----------------------------------------------------------------------
+
+std::string leaves_text(const std::vector<int32_t>& indices) {
+  std::vector<int32_t> s = indices;
+  std::sort(s.begin(), s.end());
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    size_t j = i;
+    while (j + 1 < s.size() && s[j + 1] == s[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(s[i]);
+    if (j > i) out += "-" + std::to_string(s[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string placement_text(const AffinityGroup& g) {
+  std::string out;
+  for (const auto& [node, leaves] : g.physical_placement) {
+    if (!out.empty()) out += " ";
+    out += node + "[" + leaves_text(leaves) + "]";
+  }
+  return out;
+}
+
+int64_t gpus_of(const AffinityGroup& g) {
+  int64_t n = 0;
+  for (const auto& [node, leaves] : g.physical_placement) n += static_cast<int64_t>(leaves.size());
+  return n;
+}
+
+Json group_summary_json(const AffinityGroup& g) {
+  Json j = {{"name", g.name},
+            {"vc", g.vc},
+            {"priority", g.priority},
+            {"state", g.state},
+            {"gpus", gpus_of(g)}};
+  Json p = Json::object();
+  for (const auto& [n, l] : g.physical_placement) p[n] = l;
+  j["physicalPlacement"] = p;
+  if (g.lazy_preemption_status)
+    j["lazyPreemption"] = {{"preemptor", g.lazy_preemption_status->preemptor},
+                           {"time", g.lazy_preemption_status->preemption_time}};
+  else
+    j["lazyPreemption"] = nullptr;
+  return j;
 }
 
 }  // namespace pai::hived

@@ -7,6 +7,7 @@
 //  * summaries for `paictl hived status|groups`: per chain and cell type,
 //    per node, per VC and SKU.
 
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -63,6 +64,12 @@ struct LiveState {
 
 LiveState index_live(ClusterStatus status, std::vector<AffinityGroup> groups);
 
+// Asks `client` for the cluster status and the affinity groups at once, then
+// parses both at once and indexes them. `arrived(bytes)`, when given, is called
+// as soon as both answers are in (before parsing). The error says what it was
+// doing ("reading the cluster status", "reading the affinity groups").
+Result<LiveState> read_live(Client& client, const std::function<void(size_t)>& arrived = {});
+
 // The running groups as bind info, in the order HiveD listed them. `config`
 // (the configuration the groups run on, when known) names the pinned cells.
 std::vector<scheduler::LiveGroup> live_groups(const LiveState& live,
@@ -114,5 +121,17 @@ struct Summary {
 };
 
 Summary summarize(const LiveState& live);
+
+// --- a group in words ----------------------------------------------------------------------
+
+// Leaf cell indices as ranges, ascending: "0-3,6".
+std::string leaves_text(const std::vector<int32_t>& indices);
+// "n1[0-3] n2[0-7]"
+std::string placement_text(const AffinityGroup& g);
+// The leaf cells it uses.
+int64_t gpus_of(const AffinityGroup& g);
+// {"name","vc","priority","state","gpus","physicalPlacement","lazyPreemption"}:
+// a group as `paictl hived groups -o json` lists it.
+Json group_summary_json(const AffinityGroup& g);
 
 }  // namespace pai::hived

@@ -548,7 +548,7 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& s) {
 namespace {
 
 // The bytes of a config: a file, or the regular files directly in a directory.
-bool hash_path(const std::string& path, uint64_t& h, std::string& error) {
+util::Result<void> hash_path(const std::string& path, uint64_t& h) {
   std::vector<std::string> files;
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
@@ -560,15 +560,12 @@ bool hash_path(const std::string& path, uint64_t& h, std::string& error) {
   }
   for (const auto& f : files) {
     auto r = util::read_file(f, size_t{4} << 30);
-    if (!r.ok()) {
-      error = f + ": " + r.error().message;
-      return false;
-    }
+    if (!r.ok()) return util::Error{f + ": " + r.error().message, ""};
     h = fnv1a(fs::path(f).filename().string(), h);
     h = fnv1a(std::to_string(r->size()), h);
     h = fnv1a(*r, h);
   }
-  return true;
+  return {};
 }
 
 std::string hex(uint64_t v) {
@@ -579,14 +576,18 @@ std::string hex(uint64_t v) {
 
 }  // namespace
 
-bool key_sweep_points(const SweepSpec& s, const std::string& version,
-                      std::vector<SweepPoint>& points, std::string& error) {
+util::Result<void> key_sweep_points(const SweepSpec& s, const std::string& version,
+                                    std::vector<SweepPoint>& points) {
   std::map<std::string, uint64_t> cache;
+  std::string error;
   auto content = [&](const std::string& path, uint64_t& h) {
     auto it = cache.find(path);
     if (it == cache.end()) {
       uint64_t v = 0xcbf29ce484222325ull;
-      if (!hash_path(path, v, error)) return false;
+      if (auto hashed = hash_path(path, v); !hashed) {
+        error = hashed.error().message;
+        return false;
+      }
       it = cache.emplace(path, v).first;
     }
     h = fnv1a(hex(it->second), h);
@@ -601,7 +602,7 @@ bool key_sweep_points(const SweepSpec& s, const std::string& version,
       "|limit=" + std::to_string(o.limit);
   for (SweepPoint& p : points) {
     uint64_t h = fnv1a(shared);
-    if (!content(s.configs[p.config].path, h)) return false;
+    if (!content(s.configs[p.config].path, h)) return util::Error{error, ""};
     const SweepTrace& t = s.traces[p.trace];
     if (t.generated) {
       const GenerateOptions& g = t.generate;
@@ -612,7 +613,7 @@ bool key_sweep_points(const SweepSpec& s, const std::string& version,
       h = fnv1a(buf, h);
     } else {
       for (const auto& f : t.paths)
-        if (!content(f, h)) return false;
+        if (!content(f, h)) return util::Error{error, ""};
       h = fnv1a("|format=" + t.format, h);
     }
     const SweepWindow& w = s.windows[p.window];
@@ -630,7 +631,7 @@ bool key_sweep_points(const SweepSpec& s, const std::string& version,
     h = fnv1a(s.policies[p.policy], h);
     p.key = hex(h);
   }
-  return true;
+  return {};
 }
 
 json point_axes(const SweepSpec& s, const SweepPoint& p) {
@@ -667,7 +668,8 @@ void transform_trace(Trace& t, double from, double to, double load) {
     for (TraceJob& j : t.jobs) j.submit /= load;
 }
 
-bool run_sweep_point(const SweepSpec& s, const SweepPoint& p, json& result, std::string& error) {
+util::Result<json> run_sweep_point(const SweepSpec& s, const SweepPoint& p) {
+  auto failed = [](std::string message) { return util::Error{std::move(message), ""}; };
   const SweepConfig& c = s.configs[p.config];
   config::CheckOutcome out = config::check_paths({c.path});
   std::shared_ptr<config::HivedModel> model;
@@ -678,10 +680,9 @@ bool run_sweep_point(const SweepSpec& s, const SweepPoint& p, json& result, std:
         break;
       }
   if (!model) {
-    error = "the cluster config " + c.path +
-            (out.diagnostics.has_errors() ? " has errors (paictl check config " + c.path + ")"
-                                          : " has no HiveD config");
-    return false;
+    return failed("the cluster config " + c.path +
+                  (out.diagnostics.has_errors() ? " has errors (paictl check config " + c.path + ")"
+                                                : " has no HiveD config"));
   }
   const SweepTrace& st = s.traces[p.trace];
   const uint64_t seed = s.seeds[p.seed];
@@ -689,8 +690,8 @@ bool run_sweep_point(const SweepSpec& s, const SweepPoint& p, json& result, std:
   if (st.generated) {
     ClusterTemplate tmpl = cluster_template(*model);
     if (tmpl.gpus == 0) {
-      error = "the virtual clusters of " + c.path + " have no GPU cells to generate jobs for";
-      return false;
+      return failed("the virtual clusters of " + c.path +
+                    " have no GPU cells to generate jobs for");
     }
     GenerateOptions g = st.generate;
     g.seed = seed;
@@ -704,18 +705,16 @@ bool run_sweep_point(const SweepSpec& s, const SweepPoint& p, json& result, std:
     topt.limit = s.options.limit;
     TraceError te;
     if (!read_trace(st.paths, topt, trace, te)) {
-      error = te.file +
-              (te.line ? ":" + std::to_string(te.line) + ":" + std::to_string(te.column)
-                       : std::string()) +
-              ": " + te.message;
-      return false;
+      return failed(te.file +
+                    (te.line ? ":" + std::to_string(te.line) + ":" + std::to_string(te.column)
+                             : std::string()) +
+                    ": " + te.message);
     }
   }
   const SweepWindow& w = s.windows[p.window];
   transform_trace(trace, w.from, w.to, s.loads[p.load]);
   if (trace.jobs.empty()) {
-    error = "no job of trace " + st.name + " is in window " + w.name;
-    return false;
+    return failed("no job of trace " + st.name + " is in window " + w.name);
   }
   SimOptions sopt;
   sopt.vc_map = s.options.vc_map;
@@ -727,10 +726,7 @@ bool run_sweep_point(const SweepSpec& s, const SweepPoint& p, json& result, std:
   sopt.suggested_seed = s.suggested_seeds[p.suggested_seed];
   if (!s.options.faults.empty()) {
     auto faults = parse_random_faults(s.options.faults);
-    if (!faults.ok()) {
-      error = faults.error().message;
-      return false;
-    }
+    if (!faults.ok()) return failed(faults.error().message);
     sopt.faults = std::move(*faults);
     sopt.faults.seed = seed;
   }
@@ -740,26 +736,21 @@ bool run_sweep_point(const SweepSpec& s, const SweepPoint& p, json& result, std:
       return scheduler::make_policy(name, m);
     };
   Simulator sim(*model, trace, sopt);
-  if (auto prepared = sim.prepare(); !prepared.ok()) {
-    error = prepared.error().message;
-    return false;
-  }
+  if (auto prepared = sim.prepare(); !prepared.ok()) return failed(prepared.error().message);
   std::vector<PolicyRun> runs(1);
   const std::string& policy = s.policies[p.policy];
-  if (auto ran = sim.run(policy, runs[0]); !ran.ok()) {
-    error = policy + ": " + ran.error().message;
-    return false;
-  }
+  if (auto ran = sim.run(policy, runs[0]); !ran.ok())
+    return failed(policy + ": " + ran.error().message);
   ReportContext ctx{trace, sim, runs, c.path, ""};
   json summary = summary_json(ctx);
-  result = json::object();
+  json result = json::object();
   result["trace"] = json{{"jobs", trace.jobs.size()},
                          {"span_s", trace.jobs.empty() ? 0.0 : trace.jobs.back().submit}};
   result["cluster"] = json{{"nodes", sim.cluster().nodes.size()}, {"gpus", runs[0].gpus}};
   json r = summary["policies"][0];
   r.erase("vcs");  // per-VC figures stay in single runs' reports
   result["result"] = r;
-  return true;
+  return result;
 }
 
 // --- results through text -------------------------------------------------------------

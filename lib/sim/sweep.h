@@ -27,6 +27,7 @@
 
 #include "diag/diagnostic.h"
 #include "sim/generate.h"
+#include "util/result.h"
 
 namespace pai::sim {
 
@@ -99,20 +100,19 @@ struct SweepPoint {
 // seed only, a suggested fraction of 1 the first suggested seed only.
 std::vector<SweepPoint> sweep_points(const SweepSpec& spec);
 
-// Computes the key of each point (reads every config and trace file once).
-// False with a message when a file cannot be read.
-bool key_sweep_points(const SweepSpec& spec, const std::string& version,
-                      std::vector<SweepPoint>& points, std::string& error);
+// Computes the key of each point (reads every config and trace file once). An
+// error when a file cannot be read.
+util::Result<void> key_sweep_points(const SweepSpec& spec, const std::string& version,
+                                    std::vector<SweepPoint>& points);
 
 // The point's coordinates: {"config","trace","window","load","seed",
 // "suggested_fraction","suggested_seed","policy"} (seeds null where they do not apply).
 nlohmann::json point_axes(const SweepSpec& spec, const SweepPoint& p);
 
 // Runs one point in this process. The result: {"trace":{...},"cluster":{...},
-// "result":{the policy entry of `simulate -o json`}}. False with a message when
-// the point cannot run (a config with errors, a malformed trace, bad options).
-bool run_sweep_point(const SweepSpec& spec, const SweepPoint& p, nlohmann::json& result,
-                     std::string& error);
+// "result":{the policy entry of `simulate -o json`}}. An error when the point
+// cannot run (a config with errors, a malformed trace, bad options).
+util::Result<nlohmann::json> run_sweep_point(const SweepSpec& spec, const SweepPoint& p);
 
 // Keeps the jobs submitted in [from, to) (seconds since the first submission)
 // and makes the first of them time 0; then divides submission times by `load`

@@ -76,33 +76,33 @@ struct HivedClient : ::testing::Test {
 TEST_F(HivedClient, EveryEndpointIsOneGetOfItsPathReadInHivedsShape) {
   Client c(http, kBase + "/");  // a trailing slash is dropped
   auto st = c.cluster_status();
-  ASSERT_TRUE(st.ok()) << st.error->summary();
+  ASSERT_TRUE(st.ok()) << st.error().summary();
   EXPECT_EQ(to_json(*st).dump(), answers().status);
   EXPECT_EQ(st->virtual_clusters.size(), 2u);
 
   auto pc = c.physical_cluster();
-  ASSERT_TRUE(pc.ok()) << pc.error->summary();
+  ASSERT_TRUE(pc.ok()) << pc.error().summary();
   ASSERT_EQ(pc->size(), 4u);  // two racks, two K80 nodes
   EXPECT_EQ((*pc)[0].cell_type, "V100-RACK");
   EXPECT_EQ((*pc)[0].leaf_cell_type, "V100");
   EXPECT_EQ((*pc)[1].cell_healthiness, "Bad");  // the rack of v7
 
   auto vcs = c.virtual_clusters();
-  ASSERT_TRUE(vcs.ok()) << vcs.error->summary();
+  ASSERT_TRUE(vcs.ok()) << vcs.error().summary();
   EXPECT_EQ(vcs->count("prod"), 1u);
   EXPECT_EQ(vcs->count("research"), 1u);
 
   auto prod = c.virtual_cluster("prod");
-  ASSERT_TRUE(prod.ok()) << prod.error->summary();
+  ASSERT_TRUE(prod.ok()) << prod.error().summary();
   ASSERT_EQ(prod->size(), 5u);  // four node cells and the pinned one
   EXPECT_EQ((*prod)[0].cell_address, "prod/0");
   ASSERT_NE((*prod)[0].physical_cell, nullptr);  // train-a is bound to it
 
   auto gs = c.affinity_groups();
-  ASSERT_TRUE(gs.ok()) << gs.error->summary();
+  ASSERT_TRUE(gs.ok()) << gs.error().summary();
   ASSERT_EQ(gs->size(), 1u);
   auto one = c.affinity_group("train-a");
-  ASSERT_TRUE(one.ok()) << one.error->summary();
+  ASSERT_TRUE(one.ok()) << one.error().summary();
   EXPECT_EQ(one->vc, "prod");
   EXPECT_EQ(one->priority, 300);
   EXPECT_EQ(one->physical_placement.size(), 2u);
@@ -126,15 +126,15 @@ TEST_F(HivedClient, HivedsErrorsAreItsBareStrings) {
   Client c(http, kBase);
   auto vc = c.virtual_cluster("nope");
   ASSERT_FALSE(vc.ok());
-  EXPECT_EQ(vc.error->kind, Error::Kind::Http);
-  EXPECT_EQ(vc.error->status, 400);
-  EXPECT_EQ(vc.error->message, "VC nope not found");
-  EXPECT_EQ(vc.error->summary(), "400 Bad Request: VC nope not found");
+  EXPECT_EQ(vc.error().kind, Error::Kind::Http);
+  EXPECT_EQ(vc.error().status, 400);
+  EXPECT_EQ(vc.error().message, "VC nope not found");
+  EXPECT_EQ(vc.error().summary(), "400 Bad Request: VC nope not found");
 
   // A job's group name has a '/': it is one path segment, encoded.
   auto g = c.affinity_group("alice~job/default");
   ASSERT_FALSE(g.ok());
-  EXPECT_EQ(g.error->message,
+  EXPECT_EQ(g.error().message,
             "Affinity group alice~job/default does not exist since it is not allocated or "
             "preempting");
   EXPECT_NE(http.requests().back().url.find("affinitygroups/alice~job%2Fdefault"),
@@ -147,7 +147,7 @@ TEST_F(HivedClient, HivedsErrorsAreItsBareStrings) {
   Client behind(proxy, "http://10.0.0.1:30096");
   auto st = behind.cluster_status();
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->summary(), "502 Bad Gateway: 502 Bad Gateway");
+  EXPECT_EQ(st.error().summary(), "502 Bad Gateway: 502 Bad Gateway");
 
   // An answer that is not HiveD's shape names where.
   FakeClient odd;
@@ -155,8 +155,8 @@ TEST_F(HivedClient, HivedsErrorsAreItsBareStrings) {
   Client c2(odd, "http://10.0.0.1:30096");
   auto pc = c2.physical_cluster();
   ASSERT_FALSE(pc.ok());
-  EXPECT_EQ(pc.error->kind, Error::Kind::Decode);
-  EXPECT_EQ(pc.error->summary(),
+  EXPECT_EQ(pc.error().kind, Error::Kind::Decode);
+  EXPECT_EQ(pc.error().summary(),
             "unexpected answer: [0].cellType: expected a string, got a number");
 }
 

@@ -66,20 +66,18 @@ scheduler::GroupRequest job(int32_t pods, int32_t gpus, int32_t priority = 10) {
 }
 
 TEST(Fit, AGangThatFitsNow) {
-  std::string err;
-  auto v = fit(auto_state(), job(1, 8), {}, 100, err);
-  ASSERT_TRUE(v) << err;
+  auto v = fit(auto_state(), job(1, 8), {}, 100);
+  ASSERT_TRUE(v) << v.error().message;
   EXPECT_EQ(v->kind, FitVerdict::Kind::Fits) << v->reason;
   EXPECT_EQ(v->start_s, 100);
 }
 
 TEST(Fit, TheStartIsTheEndAfterWhichItFits) {
   // 5 x 4 GPUs: 20 of research's GPUs, but one chain and two free node cells.
-  std::string err;
   const std::map<std::string, double> ends = {
       {"dave~short", 1000}, {"bob~train", 2000}, {"alice~prod-a", 3000}};
-  auto v = fit(auto_state(), job(5, 4), ends, 100, err);
-  ASSERT_TRUE(v) << err;
+  auto v = fit(auto_state(), job(5, 4), ends, 100);
+  ASSERT_TRUE(v) << v.error().message;
   EXPECT_EQ(v->kind, FitVerdict::Kind::Waits);
   ASSERT_TRUE(v->start_s);
   EXPECT_EQ(*v->start_s, 2000);  // dave~short's end frees a prod cell only
@@ -87,29 +85,28 @@ TEST(Fit, TheStartIsTheEndAfterWhichItFits) {
   EXPECT_EQ(v->released, 2);
 
   // Without bob~train's end it is unknown.
-  v = fit(auto_state(), job(5, 4), {{"dave~short", 1000}}, 100, err);
-  ASSERT_TRUE(v) << err;
+  v = fit(auto_state(), job(5, 4), {{"dave~short", 1000}}, 100);
+  ASSERT_TRUE(v) << v.error().message;
   EXPECT_FALSE(v->start_s);
   EXPECT_NE(v->estimate.find("unknown"), std::string::npos) << v->estimate;
   // An end in the past: it starts now.
-  v = fit(auto_state(), job(5, 4), {{"bob~train", 50}}, 100, err);
-  ASSERT_TRUE(v && v->start_s) << err;
+  v = fit(auto_state(), job(5, 4), {{"bob~train", 50}}, 100);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  ASSERT_TRUE(v->start_s);
   EXPECT_EQ(*v->start_s, 100);
 }
 
 TEST(Fit, AHigherPriorityPreemptsInsideItsVc) {
-  std::string err;
-  auto v = fit(auto_state(), job(3, 8, 100), {}, 100, err);
-  ASSERT_TRUE(v) << err;
+  auto v = fit(auto_state(), job(3, 8, 100), {}, 100);
+  ASSERT_TRUE(v) << v.error().message;
   EXPECT_EQ(v->kind, FitVerdict::Kind::Preempts) << v->reason;
   EXPECT_EQ(v->victims, std::vector<std::string>{"bob~train"});
 }
 
 TEST(Fit, AnUnknownVcIsRejected) {
-  std::string err;
   auto r = scheduler::test::req("x", "nope", 10, {{1, 1}});
-  auto v = fit(auto_state(), r, {}, 100, err);
-  ASSERT_TRUE(v) << err;
+  auto v = fit(auto_state(), r, {}, 100);
+  ASSERT_TRUE(v) << v.error().message;
   EXPECT_EQ(v->kind, FitVerdict::Kind::Rejected);
 }
 
@@ -140,10 +137,8 @@ TEST(Fit, AnIdlePinnedCellIsToldFromTheBindings) {
   for (const auto& v : cfg.virtual_clusters)
     EXPECT_TRUE(v.name == "prod" || v.pinned_cells.empty()) << v.name;
 
-  std::string err;
-  auto verdict =
-      fit(live, scheduler::test::req("small", "prod", 100, {{1, 2}}, "V100"), {}, 100, err);
-  ASSERT_TRUE(verdict) << err;
+  auto verdict = fit(live, scheduler::test::req("small", "prod", 100, {{1, 2}}, "V100"), {}, 100);
+  ASSERT_TRUE(verdict) << verdict.error().message;
   EXPECT_EQ(verdict->kind, FitVerdict::Kind::Waits) << verdict->reason;
 }
 

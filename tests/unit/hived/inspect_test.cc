@@ -54,27 +54,27 @@ TEST(Inspect, AnswersReadBackToTheSameAnswers) {
   std::string s = lab.status(), g = lab.groups();
   auto ps = parse_cluster_status(s);
   auto pg = parse_affinity_groups(g);
-  ASSERT_TRUE(ps.ok()) << ps.error;
-  ASSERT_TRUE(pg.ok()) << pg.error;
-  EXPECT_EQ(to_json(*ps.value).dump(), s);
-  EXPECT_EQ(to_json(*pg.value).dump(), g);
-  ASSERT_EQ(pg.value->size(), 3u);
-  EXPECT_EQ((*pg.value)[0].physical_placement.size(), 2u);  // train-a on two nodes
+  ASSERT_TRUE(ps.ok()) << ps.error().message;
+  ASSERT_TRUE(pg.ok()) << pg.error().message;
+  EXPECT_EQ(to_json(*ps).dump(), s);
+  EXPECT_EQ(to_json(*pg).dump(), g);
+  ASSERT_EQ(pg->size(), 3u);
+  EXPECT_EQ((*pg)[0].physical_placement.size(), 2u);  // train-a on two nodes
 
   // Pretty-printed, with keys HiveD may add, the same values.
   auto pretty = nlohmann::ordered_json::parse(s);
   pretty["physicalCluster"][0]["futureField"] = {{"x", {1, 2, "three"}}};
   auto again = parse_cluster_status(pretty.dump(2));
-  ASSERT_TRUE(again.ok()) << again.error;
-  EXPECT_EQ(to_json(*again.value).dump(), s);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(to_json(*again).dump(), s);
 
   // A snapshot holds both answers.
   std::string snap = R"({"apiVersion": "paictl.hivedSnapshot/v1", "clusterStatus": )" + s +
                      R"(, "affinityGroups": )" + g + "}";
   auto sn = parse_snapshot(snap);
-  ASSERT_TRUE(sn.ok()) << sn.error;
-  EXPECT_EQ(to_json(sn.value->status).dump(), s);
-  EXPECT_EQ(to_json(sn.value->groups).dump(), g);
+  ASSERT_TRUE(sn.ok()) << sn.error().message;
+  EXPECT_EQ(to_json(sn->status).dump(), s);
+  EXPECT_EQ(to_json(sn->groups).dump(), g);
 }
 
 TEST(Inspect, ShapeErrorsNameThePath) {
@@ -101,28 +101,33 @@ TEST(Inspect, ShapeErrorsNameThePath) {
   };
   for (const auto& c : cases) {
     auto p = parse_cluster_status(c.text);
-    EXPECT_FALSE(p.ok()) << c.text;
-    EXPECT_EQ(p.error, c.error) << c.text;
+    ASSERT_FALSE(p.ok()) << c.text;
+    EXPECT_EQ(p.error().message, c.error) << c.text;
   }
   auto g = parse_affinity_groups(
       R"({"items": [{"metadata": {"name": "x"}, "status": {"vc": "a", "priority": 1, "state": "Running"}}]})");
-  EXPECT_EQ(g.error,
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.error().message,
             "items[0].status.state: \"Running\" is not Allocated, Preempting or BeingPreempted");
   g = parse_affinity_groups(
       R"({"items": [{"metadata": {"name": "x"}, "status": {"vc": "a", "priority": 1, "state": "Allocated", "physicalPlacement": {"n1": [0, "1"]}}}]})");
-  EXPECT_EQ(g.error, "items[0].status.physicalPlacement.n1[1]: expected an integer, got a string");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.error().message,
+            "items[0].status.physicalPlacement.n1[1]: expected an integer, got a string");
   // Go writes an empty list as null.
   auto none = parse_affinity_groups(R"({"items": null})");
-  ASSERT_TRUE(none.ok()) << none.error;
-  EXPECT_TRUE(none.value->empty());
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_TRUE(none->empty());
 }
 
 TEST(Inspect, SyntaxErrorsGiveLineAndColumn) {
   auto p = parse_cluster_status("{\"physicalCluster\": [],\n \"virtualClusters\": {\"a\": [{]}}");
-  EXPECT_EQ(p.error,
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().message,
             "not JSON (line 2, column 29): expected a string as the object key, found ']'");
   p = parse_cluster_status(R"({"physicalCluster": [], "virtualClusters": {}} trailing)");
-  EXPECT_EQ(p.error, "not JSON (line 1, column 48): text after the JSON value");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().message, "not JSON (line 1, column 48): text after the JSON value");
   p = parse_cluster_status("");
   EXPECT_FALSE(p.ok());
 }

@@ -39,15 +39,15 @@ TEST(SweepSpec, GridHasEveryCombinationAndSeedsOnlyWhereTheyMatter) {
   EXPECT_EQ(point_axes(s, pts.back())["seed"], 3);
   EXPECT_EQ(s.windows[1].from, 0);
   EXPECT_EQ(s.windows[1].to, 2 * 86400);
-  std::string err;
-  ASSERT_TRUE(key_sweep_points(s, "v1", pts, err)) << err;
+  auto keyed = key_sweep_points(s, "v1", pts);
+  ASSERT_TRUE(keyed.ok()) << keyed.error().message;
   std::set<std::string> keys;
   for (const auto& p : pts) keys.insert(p.key);
   EXPECT_EQ(keys.size(), pts.size()) << "every point has its own key";
   // The same inputs give the same keys; another version gives others.
   auto again = sweep_points(s), other = sweep_points(s);
-  ASSERT_TRUE(key_sweep_points(s, "v1", again, err));
-  ASSERT_TRUE(key_sweep_points(s, "v2", other, err));
+  ASSERT_TRUE(key_sweep_points(s, "v1", again).ok());
+  ASSERT_TRUE(key_sweep_points(s, "v2", other).ok());
   EXPECT_EQ(again[5].key, pts[5].key);
   EXPECT_NE(other[5].key, pts[5].key);
 }
@@ -114,13 +114,14 @@ TEST(SweepSpec, SuggestedSetsAreGridDimensions) {
   EXPECT_EQ(point_axes(s, pts[2])["suggested_seed"], 3);
   EXPECT_EQ(point_axes(s, pts.back())["suggested_seed"], 4);
   EXPECT_EQ(point_axes(s, pts.back())["policy"], "quota");
-  std::string err;
-  ASSERT_TRUE(key_sweep_points(s, "v1", pts, err)) << err;
+  auto keyed = key_sweep_points(s, "v1", pts);
+  ASSERT_TRUE(keyed.ok()) << keyed.error().message;
   std::set<std::string> keys;
   for (const auto& p : pts) keys.insert(p.key);
   EXPECT_EQ(keys.size(), pts.size());
   auto old = sweep_points(plain);
-  ASSERT_TRUE(key_sweep_points(plain, "v1", old, err)) << err;
+  auto keyed_old = key_sweep_points(plain, "v1", old);
+  ASSERT_TRUE(keyed_old.ok()) << keyed_old.error().message;
   ASSERT_EQ(old.size(), 2u);
   EXPECT_EQ(old[0].key, pts[0].key) << "fraction 1 is the sweep without suggested sets";
   EXPECT_EQ(old[1].key, pts[1].key);
@@ -154,12 +155,12 @@ TEST(SweepSpec, APointRunsWithItsSuggestedFraction) {
             s, d));
   auto pts = sweep_points(s);
   ASSERT_EQ(pts.size(), 2u);
-  nlohmann::json all, none;
-  std::string err;
-  ASSERT_TRUE(run_sweep_point(s, pts[0], all, err)) << err;
-  ASSERT_TRUE(run_sweep_point(s, pts[1], none, err)) << err;
-  EXPECT_EQ(all["result"]["finished"], 20);
-  EXPECT_EQ(none["result"]["finished"], 0);
+  auto all = run_sweep_point(s, pts[0]);
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  auto none = run_sweep_point(s, pts[1]);
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_EQ((*all)["result"]["finished"], 20);
+  EXPECT_EQ((*none)["result"]["finished"], 0);
 }
 
 TEST(SweepTransform, WindowThenLoad) {

@@ -1,0 +1,132 @@
+#include "deploy/prepare.h"
+
+#include <map>
+#include <memory>
+#include <set>
+#include <utility>
+
+#include "config/cluster_files.h"
+#include "deploy/cluster_files.h"
+#include "deploy/openpai.h"
+#include "util/fs.h"
+
+namespace pai::deploy {
+
+namespace {
+
+// services-configuration.yaml's settings: the one call of load_openpai_settings.
+util::Result<void> prepare_load_openpai(const std::string& file, OpenPaiSettings& s) {
+  std::string err;
+  if (!load_openpai_settings(file, s, err)) return util::Error{err, {}, util::Error::Kind::Input};
+  return {};
+}
+
+}  // namespace
+
+const HostSpec* PreparedCluster::master() const {
+  for (const auto& h : specs)
+    if (h.master) return &h;
+  return nullptr;
+}
+
+std::string clean_cluster_dir(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request,
+                                               const HostsLoader& load) {
+  auto hosts = load();
+  if (!hosts.ok()) {
+    UseCaseError e{std::move(hosts).error()};
+    e.about = UseCaseError::About::HostsNotLoaded;
+    return e;
+  }
+  return prepare_cluster(request, std::move(hosts).value());
+}
+
+UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, ClusterHosts hosts) {
+  PreparedCluster p;
+  p.cluster_dir = clean_cluster_dir(request.cluster_dir);
+  p.hosts = std::move(hosts);
+  p.limited = !request.limit.empty();
+
+  auto loaded = config::check_paths({p.cluster_dir});
+  if (loaded.clusters.empty() || !loaded.clusters[0].layout || !loaded.clusters[0].config)
+    return input_error(p.cluster_dir + " has no layout.yaml and config.yaml");
+  const auto& cluster = loaded.clusters[0];
+  const auto& cfg = *cluster.config;
+  auto& s = p.settings;
+  s.kube_version = cfg.kube_version;
+  s.package_repo = cfg.kube_package_repo;
+  s.offline_bundle = cfg.kube_offline_bundle;
+  if (!s.offline_bundle.empty() && s.offline_bundle[0] != '/')
+    s.offline_bundle = p.cluster_dir + "/" + s.offline_bundle;
+  if (!s.offline_bundle.empty() && !util::is_directory(s.offline_bundle))
+    return input_error("kube_offline_bundle: " + s.offline_bundle + " is not a directory");
+  s.nvidia_repo = cfg.nvidia_package_repo;
+  s.pods_subnet = cfg.kube_pods_subnet;
+  s.service_subnet = cfg.kube_service_addresses;
+  s.control_plane_endpoint = cfg.kube_control_plane_endpoint;
+  if (cluster.services && !cluster.services->cluster_id.empty())
+    s.cluster_name = cluster.services->cluster_id;
+  s.templates_dir = request.templates_dir;
+  s.ignore_checks = request.ignore_checks;
+  s.eval.registries = p.hosts.collect.script.dns_names;
+  s.eval.docker_data_root = p.hosts.collect.script.docker_data_root;
+  s.script = p.hosts.collect.script;
+  s.sudo_password = p.hosts.collect.sudo_password;
+  s.wait_s = request.wait_s;
+  if (auto r = prepare_load_openpai(p.cluster_dir + "/services-configuration.yaml", s.openpai);
+      !r.ok())
+    return UseCaseError{std::move(r).error()};
+  s.openpai.hived_enabled = cfg.enable_hived_scheduler;
+  if (s.openpai.enabled) s.cluster_files = read_cluster_files(p.cluster_dir);
+  if (cfg.azure) {
+    s.hybrid = std::make_shared<const config::CheckOutcome>(loaded);
+    s.tunnel_mtu = cfg.azure->tunnel_mtu;
+  }
+
+  // A hybrid cluster's nodes carry their site (docs/hybrid.md).
+  std::map<std::string, std::string> azure_vms;
+  if (cfg.azure && cluster.layout)
+    azure_vms = config::azure_pools_in_layout(loaded.sources[cluster.layout->file]);
+
+  std::set<std::string> wanted(request.limit.begin(), request.limit.end());
+  std::set<std::string> matched;
+  bool has_master = false;
+  for (const auto& h : p.hosts.inventory.hosts) {
+    bool in = wanted.empty() || wanted.count(h.name) || wanted.count(h.address);
+    if (wanted.count(h.name)) matched.insert(h.name);
+    if (wanted.count(h.address)) matched.insert(h.address);
+    if (!in && !h.master) continue;
+    HostSpec spec;
+    spec.name = h.name;
+    spec.address = h.hostip.empty() ? h.address : h.hostip;
+    spec.master = h.master;
+    spec.worker = h.worker;
+    spec.selected = in;
+    if (h.sku) {
+      spec.sku = h.sku->name;
+      if (h.sku->device) {
+        spec.gpu_type = h.sku->device->type;
+        spec.gpus = static_cast<int>(h.sku->device->count);
+      }
+    }
+    if (cfg.azure) spec.labels = config::site_labels(*cfg.azure, azure_vms, h.name, spec.address);
+    spec.target = h.target;
+    spec.plan = h;
+    has_master |= h.master;
+    p.specs.push_back(std::move(spec));
+  }
+  for (const auto& w : wanted)
+    if (!matched.count(w)) {
+      UseCaseError e = input_error(w + " is not a host of " + p.hosts.inventory.layout_file);
+      e.about = UseCaseError::About::UnknownHost;
+      return e;
+    }
+  if (!has_master && request.need_master) return input_error("layout.yaml has no pai-master host");
+  return p;
+}
+
+}  // namespace pai::deploy
