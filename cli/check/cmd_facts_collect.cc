@@ -54,8 +54,9 @@ int run(const FactsCollectOptions& o, const Globals& g) {
     std::printf("%s", pai::facts::fact_script({}).c_str());
     return kExitOk;
   }
-  PreparedHosts p;
-  if (int rc = prepare_hosts(o.hosts, g, p); rc >= 0) return rc;
+  auto prepared = prepare_hosts(o.hosts, g);
+  if (!prepared.ok()) return prepared.error().code;
+  PreparedHosts& p = *prepared;
   if (o.hosts.print_script) {
     std::printf("%s", pai::facts::fact_script(p.collect.script).c_str());
     return kExitOk;

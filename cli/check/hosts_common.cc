@@ -119,7 +119,8 @@ void validate_hosts_options(const HostsOptions& o, Usage& u) {
     u.error_if(!pai::facts::is_safe_dns_name(n), "registry \"" + n + "\" is not a host name");
 }
 
-int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
+Step<PreparedHosts> prepare_hosts(const HostsOptions& o, const Globals& g) {
+  PreparedHosts out;
   auto policy = pai::remote::parse_host_key_policy(o.host_key_policy);
   pai::inventory::InventoryOptions io;
   io.paths = o.paths;
@@ -136,13 +137,13 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   io.use_agent = !o.no_agent;
   if (!o.hosts_file.empty() && o.hosts_file == "-" && o.password_stdin) {
     print_error("--hosts-file - and --password-stdin both want stdin");
-    return kExitUsage;
+    return ExitNow{kExitUsage};
   }
   if (o.hosts_file == "-") {
     auto r = pai::util::read_fd(0, 4u << 20);
     if (!r.ok()) {
       print_error("--hosts-file -: " + r.error().message);
-      return kExitUsage;
+      return ExitNow{kExitUsage};
     }
     io.hosts_file_content = std::move(*r);
   }
@@ -155,7 +156,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
           stderr,
           "The cluster files must be valid before hosts are checked (paictl check config %s).\n",
           pai::util::join(o.paths, " ").c_str());
-    return kExitUsage;
+    return ExitNow{kExitUsage};
   }
 
   // Passwords: stdin, then the environment, then config.yaml. Never an argument.
@@ -166,7 +167,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
     auto password = read_password_from_stdin();
     if (!password.ok()) {
       print_error("--password-stdin: " + password.error().message);
-      return kExitUsage;
+      return ExitNow{kExitUsage};
     }
     out.ssh_password = std::move(*password);
     out.password_origin = "stdin";
@@ -200,7 +201,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   for (const auto& n : names) {
     if (!pai::facts::is_safe_dns_name(n)) {
       print_error("registry \"" + n + "\" is not a host name");
-      return kExitUsage;
+      return ExitNow{kExitUsage};
     }
   }
   out.collect.script.dns_names = names;
@@ -215,7 +216,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
                  c ? "\x1b[1;31m" : "", c ? "\x1b[0m" : "",
                  out.ssh_password.empty() ? " if one is given" : "");
   }
-  return -1;
+  return out;
 }
 
 void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::string& command,

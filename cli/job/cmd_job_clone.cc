@@ -64,17 +64,14 @@ bool valid(const pai::job::JobFile& f, const pai::job::Overrides& ov, const Glob
 }
 
 // Checks the job against the target cluster (VC, permission, SKU, resources,
-// storages, name). Prints the failed checks; false when the cluster cannot take it.
-int check_target(const jobcli::Connection& c, const pai::job::JobRequest& req, bool show,
-                 bool* ok) {
+// storages, name). Prints the failed checks; the exit code when the cluster
+// cannot take it.
+Step<> check_target(const jobcli::Connection& c, const pai::job::JobRequest& req, bool show) {
   auto facts = pai::job::gather_facts(*c.api, c.cluster->name, c.cluster->user, req);
-  if (facts.error) {
-    *ok = false;
-    return jobcli::report_api_error(c.cluster->name, "checking the job against the cluster",
-                                    *facts.error);
-  }
+  if (facts.error)
+    return ExitNow{jobcli::report_api_error(c.cluster->name, "checking the job against the cluster",
+                                            *facts.error)};
   auto ev = pai::job::evaluate(req, facts);
-  *ok = ev.eligible;
   if (!ev.eligible || show) {
     Table t({{"CHECK"}, {"RESULT"}, {"DETAIL"}});
     for (const auto& ch : ev.checks) t.add({ch.name, ch.ok ? "ok" : "FAILED", ch.detail});
@@ -84,26 +81,24 @@ int check_target(const jobcli::Connection& c, const pai::job::JobRequest& req, b
   if (!ev.eligible) {
     print_error(c.cluster->name + " cannot take " + pai::api::job_id(c.cluster->user, req.name) +
                 ": " + ev.reason + "; nothing was sent");
-    return kExitUsage;
+    return ExitNow{kExitUsage};
   }
-  return kExitOk;
+  return {};
 }
 
 // The stored config of a job, parsed. The server masks `secrets:` in it, so a
 // job that had secrets cannot be copied from the server.
-std::optional<pai::job::JobFile> fetch_config(const jobcli::Connection& c, const std::string& user,
-                                              const std::string& name, int* rc) {
+Step<pai::job::JobFile> fetch_config(const jobcli::Connection& c, const std::string& user,
+                                     const std::string& name) {
   const std::string id = pai::api::job_id(user, name);
   auto text = c.api->job_config(user, name);
-  if (!text.ok()) {
-    *rc = jobcli::report_api_error(c.cluster->name, "reading the config of " + id, text.error());
-    return std::nullopt;
-  }
+  if (!text.ok())
+    return ExitNow{
+        jobcli::report_api_error(c.cluster->name, "reading the config of " + id, text.error())};
   pai::job::JobFile f = pai::job::JobFile::parse(*text, c.cluster->name + ":" + id + "/config");
   if (!f.root) {
     print_error(c.cluster->name + ": the config of " + id + " is not a job document");
-    *rc = kExitRemote;
-    return std::nullopt;
+    return ExitNow{kExitRemote};
   }
   if (const auto* s = f.get("secrets"); s && s->is_scalar()) {
     print_error(id +
@@ -111,8 +106,7 @@ std::optional<pai::job::JobFile> fetch_config(const jobcli::Connection& c, const
                 "returns; they cannot be copied");
     std::fprintf(stderr,
                  "  hint: submit the original file instead: paictl job submit FILE --name NAME\n");
-    *rc = kExitUsage;
-    return std::nullopt;
+    return ExitNow{kExitUsage};
   }
   return f;
 }
@@ -129,10 +123,9 @@ int submit(const jobcli::Connection& c, const pai::job::JobFile& f, const pai::j
     return kExitUsage;
   }
   pai::job::JobRequest req = pai::job::request_of(f, ov);
-  bool ok = false;
   // The checks are shown with a text --dry-run (and on stderr when one fails).
-  int rc = check_target(c, req, dry_run && !is_structured(output), &ok);
-  if (!ok) return rc;
+  if (auto t = check_target(c, req, dry_run && !is_structured(output)); !t.ok())
+    return t.error().code;
   const std::string id = pai::api::job_id(c.cluster->user, req.name);
   if (dry_run) {
     std::string masked = pai::job::emit_job(f, ov, /*mask_secrets=*/true);
@@ -201,9 +194,8 @@ int run_clone(const CloneOptions& o, const Globals& g) {
   if (!src) return kExitUsage;
   auto id = jobcli::parse_job_id(o.job, *src);
   if (!id) return kExitUsage;
-  int rc = kExitOk;
-  auto f = fetch_config(*src, id->first, id->second, &rc);
-  if (!f) return rc;
+  auto f = fetch_config(*src, id->first, id->second);
+  if (!f.ok()) return f.error().code;
   std::optional<jobcli::Connection> dst = src;
   if (!o.remote.cluster.empty() && o.remote.cluster != src->cluster->name) {
     dst = jobcli::connect_named(*reg, o.remote.cluster, o.remote, g);
@@ -241,9 +233,8 @@ int run_resubmit(const ResubmitOptions& o, const Globals& g) {
                 "; resubmit is for failed or stopped jobs (--force for others)");
     return kExitUsage;
   }
-  int rc = kExitOk;
-  auto f = fetch_config(conn, user, name, &rc);
-  if (!f) return rc;
+  auto f = fetch_config(conn, user, name);
+  if (!f.ok()) return f.error().code;
   if (!ov->name) {
     // NAME-r1, NAME-r2, ...: the first free one (a resubmitted job's suffix is replaced).
     std::string base = name;
@@ -367,9 +358,7 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
   // The file and the first combination are checked before anything is sent.
   if (!valid(f, jobs[0].second, g, o.file)) return kExitUsage;
   pai::job::JobRequest req = pai::job::request_of(f, jobs[0].second);
-  bool ok = false;
-  int rc = check_target(*conn, req, false, &ok);
-  if (!ok) return rc;
+  if (auto t = check_target(*conn, req, false); !t.ok()) return t.error().code;
   for (size_t i = 1; i < jobs.size(); ++i) {
     auto e = conn->api->job_exists(conn->cluster->user, *jobs[i].second.name);
     if (!e.ok())
