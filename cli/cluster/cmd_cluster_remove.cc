@@ -3,11 +3,11 @@
 #include <cstdio>
 
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
 #include "output/output.h"
 #include "util/fs.h"
 #include "util/strings.h"

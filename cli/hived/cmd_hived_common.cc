@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "diag/report.h"
@@ -17,7 +18,6 @@
 #include "hived/inspect.h"
 #include "hived/live.h"
 #include "http/client.h"
-#include "job/cmd_job_common.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "util/fs.h"

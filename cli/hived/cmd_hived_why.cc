@@ -7,6 +7,7 @@
 #include <set>
 
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
@@ -16,9 +17,9 @@
 #include "hived/inspect.h"
 #include "hived/live.h"
 #include "hived/why.h"
-#include "job/cmd_job_common.h"
 #include "job/hived_request.h"
 #include "job/job_file.h"
+#include "job/job_target.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "util/printable.h"

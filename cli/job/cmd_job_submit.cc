@@ -12,6 +12,7 @@
 
 #include "api/client.h"
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "diag/report.h"
@@ -22,8 +23,8 @@
 #include "hived/inspect.h"
 #include "hived/live.h"
 #include "http/client.h"
-#include "job/cmd_job_common.h"
 #include "job/emit.h"
+#include "job/follow.h"
 #include "job/hived_request.h"
 #include "job/job_usage.h"
 #include "job/placement.h"

@@ -8,10 +8,10 @@
 #include <thread>
 
 #include "api/client.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "diag/report.h"
 #include "exit_codes.h"
-#include "job/cmd_job_common.h"
 #include "job/emit.h"
 #include "job/job_file.h"
 #include "job/validate.h"
