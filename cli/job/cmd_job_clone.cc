@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <set>
 
 #include "api/client.h"
 #include "app.h"
@@ -20,6 +19,7 @@
 #include "job/job_target.h"
 #include "job/job_usage.h"
 #include "job/placement.h"
+#include "job/sweep.h"
 #include "job/validate.h"
 #include "output/diag_output.h"
 #include "output/output.h"
@@ -35,18 +35,6 @@ namespace {
 // "20261201-120304" (UTC): a stamp for generated names.
 std::string utc_stamp() {
   return pai::util::format_utc(std::time(nullptr), "%Y%m%d-%H%M%S");
-}
-
-// A job name from any text: characters the server refuses become '_', at most 255.
-std::string job_name_of(const std::string& s) {
-  std::string out;
-  for (char c : s)
-    out += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                   c == '-'
-               ? c
-               : '_';
-  if (out.size() > 255) out.resize(255);
-  return out;
 }
 
 // Validates `f` with `ov` as the server would; prints the findings. false on errors.
@@ -203,7 +191,7 @@ int run_clone(const CloneOptions& o, const Globals& g) {
     dst = jobcli::connect_named(*reg, o.remote.cluster, o.remote, g);
     if (!dst) return kExitUsage;
   }
-  if (!ov->name) ov->name = job_name_of(id->second + "-clone-" + utc_stamp());
+  if (!ov->name) ov->name = pai::job::job_name_of(id->second + "-clone-" + utc_stamp());
   return submit(*dst, *f, *ov, o.dry_run, {},
                 "the config of " + pai::api::job_id(id->first, id->second), g, o.output);
 }
@@ -245,7 +233,7 @@ int run_resubmit(const ResubmitOptions& o, const Globals& g) {
         base.find_first_not_of("0123456789", r + 2) == std::string::npos)
       base.resize(r);
     for (int k = 1; k <= 100 && !ov->name; ++k) {
-      std::string candidate = job_name_of(base + "-r" + std::to_string(k));
+      std::string candidate = pai::job::job_name_of(base + "-r" + std::to_string(k));
       auto e = conn.api->job_exists(conn.cluster->user, candidate);
       if (!e.ok())
         return jobcli::report_api_error(conn.cluster->name, "looking for a free name", e.error());
@@ -274,7 +262,7 @@ struct SweepOptions {
   std::string output = "table";
 };
 
-using Axes = std::vector<std::pair<std::string, std::vector<std::string>>>;
+using Axes = std::vector<pai::job::SweepAxis>;
 
 // The axes, in the order given; values split at ','. Reports every bad --param
 // into `u` (a --param given twice keeps its first values).
@@ -293,13 +281,13 @@ Axes sweep_axes(const std::vector<std::string>& params, Usage& u) {
       continue;
     }
     bool twice = false;
-    for (const auto& a : axes) twice |= a.first == po->name;
+    for (const auto& a : axes) twice |= a.name == po->name;
     if (twice) {
       u.error("--param " + po->name + " is given twice",
               "give its values as one comma list: --param " + po->name + "=V1,V2,...");
       continue;
     }
-    axes.emplace_back(po->name, values);
+    axes.push_back({po->name, values});
   }
   return axes;
 }
@@ -308,15 +296,13 @@ void validate_sweep(const SweepOptions& o, Usage& u) {
   Axes axes = sweep_axes(o.params, u);
   u.error_if(o.params.empty(), "a sweep needs at least one --param NAME=V1,V2,...");
   size_t total = 1;
-  for (const auto& a : axes) total = std::min<size_t>(total * a.second.size(), 1001);
+  for (const auto& a : axes) total = std::min<size_t>(total * a.values.size(), 1001);
   u.error_if(total > 1000, "the sweep has more than 1000 jobs", "narrow the --param lists");
 }
 
 int run_sweep(const SweepOptions& o, const Globals& g) {
   Usage ignored;  // validate_sweep reported them
   Axes axes = sweep_axes(o.params, ignored);
-  size_t total = 1;
-  for (const auto& a : axes) total *= a.second.size();
   pai::job::JobFile f = pai::job::JobFile::load(o.file);
   if (!f.read_error.empty()) {
     print_error("cannot read " + o.file + ": " + f.read_error);
@@ -324,50 +310,30 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
   }
   std::string base = f.get("name") && f.get("name")->is_scalar() ? f.get("name")->scalar() : "job";
   std::string sweep_id = o.sweep_id.empty() ? utc_stamp() : o.sweep_id;
-  std::string tag = "sweep-" + job_name_of(base + "-" + sweep_id);
+  std::string tag = "sweep-" + pai::job::job_name_of(base + "-" + sweep_id);
   auto reg = jobcli::load_registry();
   if (!reg) return kExitUsage;
   auto conn = jobcli::connect(*reg, o.remote, g);
   if (!conn) return kExitUsage;
 
   // Every combination: the last --param changes fastest.
-  std::vector<std::pair<std::string, pai::job::Overrides>> jobs;
-  std::vector<size_t> idx(axes.size(), 0);
-  for (size_t n = 0; n < total; ++n) {
-    pai::job::Overrides ov;
-    if (!o.vc.empty()) ov.virtual_cluster = o.vc;
-    std::string suffix;
-    for (size_t a = 0; a < axes.size(); ++a) {
-      ov.params.push_back({axes[a].first, axes[a].second[idx[a]]});
-      suffix += "-" + axes[a].first + axes[a].second[idx[a]];
-    }
-    std::string name = job_name_of(base + "-" + sweep_id + suffix);
-    if (name.size() > 240) name = name.substr(0, 240) + "-" + std::to_string(n);
-    ov.name = name;
-    jobs.emplace_back(suffix.substr(1), ov);
-    for (size_t a = axes.size(); a-- > 0;) {
-      if (++idx[a] < axes[a].second.size()) break;
-      idx[a] = 0;
-    }
+  auto swept = pai::job::sweep_jobs(base, sweep_id, axes, o.vc);
+  if (!swept.ok()) {
+    print_error(swept.error().message);
+    return kExitUsage;
   }
-  std::set<std::string> names;
-  for (const auto& j : jobs)
-    if (!names.insert(*j.second.name).second) {
-      print_error("two jobs of the sweep get the name " + *j.second.name +
-                  " (values that differ only in characters a name cannot hold)");
-      return kExitUsage;
-    }
+  const std::vector<pai::job::SweepJob>& jobs = *swept;
   // The file and the first combination are checked before anything is sent.
-  if (!valid(f, jobs[0].second, g, o.file)) return kExitUsage;
-  pai::job::JobRequest req = pai::job::request_of(f, jobs[0].second);
+  if (!valid(f, jobs[0].overrides, g, o.file)) return kExitUsage;
+  pai::job::JobRequest req = pai::job::request_of(f, jobs[0].overrides);
   if (auto t = check_target(*conn, req, false); !t.ok()) return t.error().code;
   for (size_t i = 1; i < jobs.size(); ++i) {
-    auto e = conn->api->job_exists(conn->cluster->user, *jobs[i].second.name);
+    auto e = conn->api->job_exists(conn->cluster->user, *jobs[i].overrides.name);
     if (!e.ok())
       return jobcli::report_api_error(conn->cluster->name, "checking the names", e.error());
     if (*e) {
       print_error(conn->cluster->name + " already has a job " +
-                  pai::api::job_id(conn->cluster->user, *jobs[i].second.name) +
+                  pai::api::job_id(conn->cluster->user, *jobs[i].overrides.name) +
                   "; pick another --sweep-id. Nothing was sent.");
       return kExitUsage;
     }
