@@ -16,7 +16,7 @@ namespace paictl {
 
 namespace {
 
-int run(const std::string& name, const Globals& g) {
+int run_cluster_remove(const std::string& name, const Globals& g) {
   auto reg = jobcli::load_registry();
   if (!reg) return kExitUsage;
   if (!reg->find(name)) {
@@ -57,7 +57,8 @@ void add_cluster_remove(Flags& parent, Globals& g) {
   Flags* cmd = &parent;
   cmd->add_option("NAME", *name, "A registered cluster")->required();
   cmd->footer("The token stays valid on the cluster until it expires; paictl only forgets it.\n\n");
-  define_command(*cmd, g, name, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
+  define_command(*cmd, g, name,
+                 {.run = [](const auto& o, Globals& g) { return run_cluster_remove(o, g); }});
 }
 
 }  // namespace

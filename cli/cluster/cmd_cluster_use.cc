@@ -15,7 +15,7 @@ namespace paictl {
 
 namespace {
 
-int run(const std::string& name, const Globals& g) {
+int run_cluster_use(const std::string& name, const Globals& g) {
   auto reg = jobcli::load_registry();
   if (!reg) return kExitUsage;
   if (!reg->find(name)) {
@@ -47,7 +47,8 @@ void add_cluster_use(Flags& parent, Globals& g) {
   Flags* cmd = &parent;
   cmd->add_option("NAME", *name, "A registered cluster")->required();
   cmd->footer("Commands use the current cluster unless they get --cluster NAME.\n\n");
-  define_command(*cmd, g, name, {.run = [](const auto& o, Globals& g) { return run(o, g); }});
+  define_command(*cmd, g, name,
+                 {.run = [](const auto& o, Globals& g) { return run_cluster_use(o, g); }});
 }
 
 }  // namespace

@@ -209,7 +209,7 @@ int follow(const LogsOptions& o, const Globals& g, const jobcli::JobTarget& targ
 }
 
 // The usage errors before a cluster is asked.
-void validate(const LogsOptions& o, Usage& u) {
+void validate_job_logs(const LogsOptions& o, Usage& u) {
   u.error_if(o.follow && (is_structured(o.output) || o.urls || o.tail),
              "--follow prints the log as it grows: not with -o json/yaml, --urls or --tail");
 }
@@ -346,7 +346,7 @@ void add_job_logs(Flags& parent, Globals& g) {
       "  0 ok (with -f: the job succeeded, or Ctrl-C), 1 with -f: the job failed or was stopped,\n"
       "  2 bad usage or unknown job/task, 3 the cluster failed\n\n");
   add_output_option(*cmd, o->output, g);
-  define_command(*cmd, g, o, {.validate = validate, .run = [](const auto& o, Globals& g) {
+  define_command(*cmd, g, o, {.validate = validate_job_logs, .run = [](const auto& o, Globals& g) {
                                 return run(o, g);
                               }});
 }

@@ -287,7 +287,7 @@ std::string checks_table(const pai::job::Evaluation& e) {
 
 // Every usage error before the file is read or a cluster asked: --param, --name,
 // --wait with --dry-run, --expected-duration.
-void validate(const SubmitOptions& o, Usage& u) {
+void validate_job_submit(const SubmitOptions& o, Usage& u) {
   jobcli::validate_overrides(o.params, o.name, u);
   u.error_if(o.wait && o.dry_run, "--wait and --dry-run exclude each other",
              "--dry-run sends nothing, so there is no job to wait for");
@@ -547,9 +547,9 @@ void add_job_submit(Flags& parent, Globals& g) {
       "stopped,\n"
       "  2 invalid job, or no cluster can take it, 3 a cluster failed, 4 --wait-timeout "
       "expired\n\n");
-  define_command(*cmd, g, o, {.validate = validate, .run = [](const auto& o, Globals& g) {
-                                return run(o, g);
-                              }});
+  define_command(*cmd, g, o,
+                 {.validate = validate_job_submit,
+                  .run = [](const auto& o, Globals& g) { return run(o, g); }});
 }
 
 }  // namespace

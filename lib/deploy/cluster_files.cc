@@ -35,52 +35,6 @@ std::string masked(const std::string& line) {
   return line;
 }
 
-class ConfigPhase : public Phase {
- public:
-  explicit ConfigPhase(const InstallSettings& s) : s_(s) {}
-  std::string name() const override { return "config"; }
-  bool runs_on(const HostSpec& h) const override { return h.master; }
-  bool cluster_scope() const override { return true; }
-  bool barrier() const override { return true; }
-  void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
-    if (!s_.cluster_files.empty()) out.push_back({&h, namespace_secrets_script(s_), true});
-  }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
-    if (s_.cluster_files.empty()) return {};
-    // The read the openpai phase makes too (its Secret and these files, one
-    // kubectl run).
-    auto r = h.observe_sh(namespace_secrets_script(s_), 120000, true);
-    if (!r.ok()) return command_failure("reading the cluster files on the cluster", r);
-    ClusterFiles remote = parse_cluster_files(r.out);
-    std::fill(r.out.begin(), r.out.end(), '\0');
-    for (const auto& [name, content] : s_.cluster_files) {
-      auto it = remote.find(name);
-      if (it == remote.end())
-        needs.push_back("push " + name + " (not on the cluster yet)");
-      else if (it->second != content)
-        needs.push_back("push " + name + " (changed)");
-    }
-    return {};
-  }
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
-    std::string err;
-    std::string ns =
-        render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}}, err);
-    if (!err.empty()) return Status::failure(err);
-    std::string body = ns + "\n---\n" + cluster_files_manifest(s_.cluster_files, s_.openpai.ns);
-    auto r = h.sh(std::string("set -e\n") + kKubectl +
-                      " apply --server-side --field-manager=paictl --force-conflicts -f - "
-                      ">/dev/null",
-                  body, 120000);
-    std::fill(body.begin(), body.end(), '\0');
-    if (!r.ok() || r.exit_status != 0) return command_failure("pushing the cluster files", r);
-    return {};
-  }
-
- private:
-  const InstallSettings& s_;
-};
-
 }  // namespace
 
 bool secret_file(const std::string& name) {
@@ -226,10 +180,6 @@ remote::ExecResult run_on_master(remote::Transport& transport, const HostSpec& m
   req.input = input;
   req.timeout_ms = 120000;
   return transport.exec(master.target, req);
-}
-
-std::unique_ptr<Phase> make_config_phase(const InstallSettings& s) {
-  return std::make_unique<ConfigPhase>(s);
 }
 
 }  // namespace pai::deploy

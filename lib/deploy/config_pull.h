@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "deploy/cluster_files.h"
-#include "deploy/host_run.h"
+#include "deploy/host_plan.h"
 
 namespace pai::deploy {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "deploy/host_run.h"
+#include "deploy/host_plan.h"
 
 namespace pai::deploy {
 

@@ -16,7 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "deploy/journal.h"
+#include "deploy/observation_cache.h"
 #include "deploy/phase.h"
+#include "util/clock.h"
 
 namespace pai::deploy {
 
@@ -82,35 +84,6 @@ struct RunResult {
   nlohmann::json to_json() const;
 };
 
-// What the runs of one command share (a plan and the apply after it): the
-// hosts' SSH connections, so that a host gets one connection per command, and
-// the outputs of the plan's observations of phases that change nothing
-// (Phase::read_only: the OS, the pre-install checks' fact script), which the
-// apply takes instead of running them again while they are fresh. Runs whose
-// EngineOptions are copies of one another share one (the default is made per
-// EngineOptions, so copying it is what shares it). Safe to use from many threads.
-class KeptHosts {
- public:
-  // The connection a run kept for `host` over `transport`, or null.
-  std::unique_ptr<remote::Connection> take_connection(const remote::Transport* transport,
-                                                      const std::string& host);
-  void keep_connection(const remote::Transport* transport, const std::string& host,
-                       std::unique_ptr<remote::Connection> connection);
-  // The plan's reads of `host` (script -> output), taken: a later run reads again.
-  // Reads older than `max_age_s` are dropped.
-  std::map<std::string, remote::ExecResult> take_reads(const std::string& host, double max_age_s);
-  void keep_read(const std::string& host, const std::string& script, remote::ExecResult result);
-
- private:
-  struct Kept {
-    const remote::Transport* transport = nullptr;
-    std::unique_ptr<remote::Connection> connection;
-    std::map<std::string, std::pair<double, remote::ExecResult>> reads;  // script -> (time, output)
-  };
-  std::mutex mu_;
-  std::map<std::string, Kept> hosts_;
-};
-
 struct EngineOptions {
   size_t parallel = 64;
   bool dry_run = false;  // observe and report needs; change nothing on any host
@@ -124,17 +97,19 @@ struct EngineOptions {
   int host_lock_stale_s = 1800;
   Masker* masker = nullptr;  // the run's secrets; the engine's own when null
   // A run that applies reads the observations of a group of stages ahead, in one
-  // session per host (see Engine::run). A plan made just before says where each
+  // session per host (engine_run.h). A plan made just before says where each
   // host will change first: host -> the phases its plan had needs for. Reading
   // ahead on a host stops at its first such phase (what comes after is read
   // again after that phase applies). Only a hint: empty = read the whole group.
-  std::map<std::string, std::set<std::string>> planned_changes;
+  PlannedChanges planned_changes;
   // Shared by the copies of these options (KeptHosts); null = nothing kept.
   std::shared_ptr<KeptHosts> kept = std::make_shared<KeptHosts>();
   // How old a plan's read may be for the apply to take it (a confirmation on a
   // terminal may take long; the checks then run again).
   double reuse_reads_s = 60;
   std::function<void(const Event&)> on_event;
+  // The run's clock: its timings and every wait of its phases (RunContext::clock).
+  util::Clock clock = util::Clock::real();
 };
 
 class Engine {
@@ -149,32 +124,9 @@ class Engine {
   EngineOptions opts_;
 };
 
-// A dry run's one session per host: the observation scripts run one after the
-// other, each with its stdin from /dev/null and its stderr dropped, its output
-// between lines "MARKER begin I" and "MARKER end I RC"; each in a subshell, but
-// for the scripts that runs_in_session_shell() lets run in the session's shell.
-bool runs_in_session_shell(const std::string& script);
-std::string combined_observation_script(const std::vector<std::string>& scripts,
-                                        const std::string& marker);
-// The same output, with the scripts run at once: each script whose output holds
-// no secret (`secret[i]` false) in the background from the start, its output in
-// a file of a directory only root reads (under /run, else $TMPDIR or /tmp,
-// removed at the end and when the session is ended), the others one after the
-// other meanwhile, their output held in the shell's memory; then every output
-// in order. Where that directory cannot be made, the scripts run one after the
-// other as above. For a session whose reads wait on other programs (kubectl
-// and the API server on the master), so that they do not add up.
-std::string concurrent_observation_script(const std::vector<std::string>& scripts,
-                                          const std::vector<bool>& secret,
-                                          const std::string& marker);
 // Whether a script is a read of the cluster through kubectl
 // (kubectl_json_read_script's): the slow reads of a session.
 bool is_cluster_read(const std::string& script);
-// Splits that output into one result per script (out, exit_status); false when
-// it is cut short or malformed (the phases then read their state themselves).
-bool split_combined_output(const std::string& out, const std::string& marker, size_t n,
-                           std::vector<remote::ExecResult>& results);
-
 // The per-host lock's script and its outcome, for tests and for `reset`.
 // `holder` identifies this run: "LOCALHOST PID RUNID START".
 std::string host_lock_script(const std::string& holder, int stale_s,

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "deploy/host_run.h"
+#include "deploy/host_plan.h"
 #include "deploy/usecase.h"
 #include "planner/node_cells.h"
 

@@ -1,187 +1,187 @@
-#include "deploy/host_run.h"
-
+// One host during a run (phase.h): its commands, observations and log; the
+// secret masker; the steps phases run.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <string>
 #include <utility>
 
-#include "deploy/cluster_files.h"
-#include "deploy/openpai.h"
-#include "remote/ssh_transport.h"
-#include "util/fs.h"
+#include <unistd.h>
+
+#include "deploy/engine.h"
+#include "deploy/phase.h"
+#include "util/strings.h"
 
 namespace pai::deploy {
 
-std::unique_ptr<remote::Transport> make_transport(const TransportFactory& f,
-                                                  const remote::Secret& ssh_password) {
-  if (f) return f(ssh_password);
-  auto t = std::make_unique<remote::SshTransport>();
-  t->set_password(ssh_password);
-  return t;
+// ------------------------------------------------------------------ masker, host
+
+void Masker::add(const std::string& secret) {
+  if (secret.size() < 4) return;  // masking "a" everywhere would mangle every line
+  std::lock_guard lock(mu_);
+  for (const auto& s : secrets_)
+    if (s == secret) return;
+  secrets_.push_back(secret);
+  // Longest first, so a secret that contains another is masked whole.
+  std::sort(secrets_.begin(), secrets_.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
 }
 
-HostRunPlan::Verdict HostRunPlan::verdict() const {
-  if (!plan.ok()) return Verdict::Failed;
-  if (!plan.changed()) return Verdict::UpToDate;
-  return dry_run ? Verdict::DryRun : Verdict::Changes;
-}
-
-PhaseList phases_of(HostOperation operation, const InstallSettings& settings) {
-  PhaseList phases;
-  switch (operation) {
-    case HostOperation::ConfigPush:
-      phases.push_back(make_config_phase(settings));
-      break;
-    case HostOperation::HivedPush:
-      phases.push_back(make_hived_phase(settings));
-      if (!settings.cluster_files.empty()) phases.push_back(make_config_phase(settings));
-      break;
-    case HostOperation::Reset:
-      phases = reset_phases(settings);
-      break;
-    case HostOperation::Install:
-      phases = install_phases(settings);
-      break;
-  }
-  return phases;
-}
-
-bool unreached(const RunResult& r) {
-  for (const auto& h : r.hosts)
-    if (!h.reached) return true;
-  return false;
-}
-
-UseCaseResult<HostRunPlan> plan_host_run(HostOperation operation, PreparedCluster cluster,
-                                         const HostRunOptions& options,
-                                         const TransportFactory& transport,
-                                         const Callbacks& callbacks) {
-  HostRunPlan p;
-  p.operation = operation;
-  p.dry_run = options.dry_run;
-  p.cluster = std::make_shared<const PreparedCluster>(std::move(cluster));
-  p.state_dir = p.cluster->cluster_dir + "/.paictl";
-
-  // One install (or reset) per cluster directory at a time; a dry run changes nothing.
-  p.lock = std::make_shared<LocalLock>();
-  if (!p.dry_run) {
-    std::string err = p.lock->acquire(p.state_dir + "/install.lock");
-    if (!err.empty()) return input_error(err);
-    (void)util::make_directories(p.state_dir + "/logs", 0700);
-  }
-
-  const auto& s = p.cluster->settings;
-  p.transport = make_transport(transport, p.cluster->hosts.ssh_password);
-  p.masker = std::make_shared<Masker>();
-  p.masker->add(p.cluster->hosts.ssh_password.reveal());
-  p.masker->add(s.sudo_password.reveal());
-  p.masker->add(s.openpai.admin_password.reveal());
-  if (operation == HostOperation::ConfigPush && s.cluster_files.empty())
-    return input_error(p.cluster->cluster_dir +
-                       " has no services-configuration.yaml: nothing to push");
-  p.phases = std::make_shared<PhaseList>(phases_of(operation, s));
-
-  auto& eo = p.options;
-  eo.parallel = options.parallel;
-  eo.masker = p.masker.get();
-  eo.dry_run = true;
-  eo.journal_path = p.state_dir + "/install.journal";
-  UseCaseEvent observing;
-  observing.kind = UseCaseEvent::Kind::Observing;
-  observing.operation = operation;
-  observing.count = p.cluster->specs.size();
-  callbacks.emit(observing);
-  eo.on_event = [&callbacks, operation](const Event& e) {
-    UseCaseEvent u;
-    u.kind = UseCaseEvent::Kind::Engine;
-    u.operation = operation;
-    u.planning = true;
-    u.engine = &e;
-    callbacks.emit(u);
-  };
-  p.plan = Engine(*p.transport, eo).run(p.cluster->specs, *p.phases);
-  eo.on_event = nullptr;
-  return p;
-}
-
-RunResult apply_host_run(HostRunPlan& p, const Callbacks& callbacks) {
-  EngineOptions eo = p.options;  // a copy shares the plan's connections and reads
-  eo.dry_run = false;
-  // Where each host changes first, for reading its observations ahead.
-  for (const auto& h : p.plan.hosts)
-    for (const auto& pr : h.phases)
-      if (pr.state == PhaseResult::State::Planned) eo.planned_changes[h.host].insert(pr.phase);
-  eo.log_dir = p.state_dir + "/logs";
-  HostOperation operation = p.operation;
-  eo.on_event = [&callbacks, operation](const Event& e) {
-    UseCaseEvent u;
-    u.kind = UseCaseEvent::Kind::Engine;
-    u.operation = operation;
-    u.engine = &e;
-    callbacks.emit(u);
-  };
-  return Engine(*p.transport, eo).run(p.cluster->specs, *p.phases);
-}
-
-namespace {
-
-Answer host_stage_ask(const Callbacks& cb, HostOperation op) {
-  Question q;
-  q.kind = Question::Kind::ApplyHosts;
-  q.operation = op;
-  return cb.ask(q);
-}
-
-}  // namespace
-
-UseCaseResult<std::shared_ptr<HostRunPlan>> plan_host_stage(const HostStageRequest& r,
-                                                            const InstallDeps& deps,
-                                                            const Callbacks& cb) {
-  auto prepared = prepare_cluster(r.prepare, deps.load_hosts);
-  if (!prepared.ok()) return std::move(prepared).error();
-  auto plan = plan_host_run(r.operation, std::move(prepared).value(), r.run, deps.transport, cb);
-  if (!plan.ok()) return std::move(plan).error();
-  auto p = std::make_shared<HostRunPlan>(std::move(plan).value());
-  UseCaseEvent e;
-  e.kind = UseCaseEvent::Kind::HostsPlanned;
-  e.operation = r.operation;
-  e.plan = &p->plan;
-  cb.emit(e);
-  return p;
-}
-
-HostStage finish_host_stage(std::shared_ptr<HostRunPlan> plan, bool yes, const Callbacks& cb) {
-  HostStage s;
-  s.plan = std::move(plan);
-  switch (s.plan->verdict()) {
-    case HostRunPlan::Verdict::Failed:
-      s.end = HostStage::End::Failed;
-      break;
-    case HostRunPlan::Verdict::UpToDate:
-      s.end = HostStage::End::UpToDate;
-      break;
-    case HostRunPlan::Verdict::DryRun:
-      s.end = HostStage::End::DryRun;
-      break;
-    case HostRunPlan::Verdict::Changes: {
-      Answer a = yes ? Answer::Yes : host_stage_ask(cb, s.plan->operation);
-      if (a == Answer::NoTerminal) {
-        s.end = HostStage::End::NoTerminal;
-      } else if (a == Answer::No) {
-        s.end = HostStage::End::Declined;
-      } else {
-        s.result = apply_host_run(*s.plan, cb);
-        s.end = HostStage::End::Applied;
-      }
-      break;
+std::string Masker::mask(std::string text) const {
+  std::lock_guard lock(mu_);
+  for (const auto& s : secrets_) {
+    size_t pos = 0;
+    while ((pos = text.find(s, pos)) != std::string::npos) {
+      text.replace(pos, s.size(), "***");
+      pos += 3;
     }
   }
-  // The run is over: the directory's lock and the hosts' connections go.
-  if (s.plan->lock) s.plan->lock->release();
-  s.plan->options.kept.reset();
-  UseCaseEvent e;
-  e.kind = UseCaseEvent::Kind::HostsEnded;
-  e.operation = s.plan->operation;
-  e.stage = &s;
-  cb.emit(e);
-  return s;
+  return text;
+}
+
+HostRun* RunContext::master() const {
+  for (auto* h : hosts)
+    if (h->spec().master) return h;
+  return nullptr;
+}
+
+void HostRun::log(const std::string& line) {
+  if (!log_sink) return;
+  log_sink(run_.masker ? run_.masker->mask(line) : line);
+}
+
+remote::ExecResult HostRun::sh(const std::string& script, const std::string& input, int timeout_ms,
+                               bool secret_output) {
+  remote::ExecRequest req;
+  bool root = spec_.target.endpoint.user == "root" || spec_.target.endpoint.user.empty();
+  // A shell that reads its script from stdin is asked for directly: `exec` means
+  // the same to every login shell (sh, bash, zsh, fish), and a `sh -c` around it
+  // would only start one shell more on the host.
+  if (script == "exec /bin/sh -s")
+    req.command = root ? script : "sudo -n /bin/sh -s";
+  else
+    req.command = (root ? "sh -c " : "sudo -n sh -c ") + util::shell_quote(script);
+  req.input = input;
+  req.timeout_ms = timeout_ms;
+  if (!connection) {
+    remote::ExecResult r;
+    r.failure = remote::Failure::Channel;
+    r.error = "no connection to " + spec_.name;
+    return r;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  remote::ExecResult r;
+  {
+    std::lock_guard lock(mu_);
+    r = connection->exec(req);
+  }
+  std::fill(req.input.begin(), req.input.end(), '\0');
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (log_sink) {
+    std::string text = "$ " + script + "\n";
+    if (!input.empty()) text += "(stdin: " + std::to_string(input.size()) + " bytes, not logged)\n";
+    if (secret_output)
+      text += "(output withheld: it holds a secret)\n";
+    else if (!r.out.empty())
+      text += r.out + (r.out.back() == '\n' ? "" : "\n");
+    if (!r.err.empty()) text += "stderr: " + r.err + (r.err.back() == '\n' ? "" : "\n");
+    char tail[96];
+    std::snprintf(tail, sizeof tail, "# exit %d after %.0f ms", r.exit_status, ms);
+    text += tail;
+    if (!r.ok()) text += " (" + r.error + ")";
+    log(text);
+  }
+  return r;
+}
+
+remote::ExecResult HostRun::observe_sh(const std::string& script, int timeout_ms,
+                                       bool secret_output) {
+  return finish_read(script, observe_raw(script, timeout_ms, secret_output), timeout_ms,
+                     secret_output);
+}
+
+remote::ExecResult HostRun::finish_read(const std::string& script, remote::ExecResult r,
+                                        int timeout_ms, bool secret_output) {
+  std::string fallback = api_read_fallback(script);
+  if (fallback.empty() || !r.ok() || r.exit_status != 0) return r;
+  // An API read: its answers as kubectl's List, or kubectl's own read.
+  std::string list;
+  bool ok = api_read_as_list(r.out, list);
+  std::fill(r.out.begin(), r.out.end(), '\0');
+  if (ok) {
+    r.out = std::move(list);
+    return r;
+  }
+  return observe_raw(kubectl_json_read_script(fallback), timeout_ms, secret_output);
+}
+
+remote::ExecResult HostRun::observe_raw(const std::string& script, int timeout_ms,
+                                        bool secret_output) {
+  remote::ExecResult r;
+  if (observations_.find(script, r)) return r;
+  uint64_t ticket = observations_.ticket();
+  r = sh(script, {}, timeout_ms, secret_output);
+  observations_.offer(ticket, script, r);
+  return r;
+}
+
+remote::ExecResult HostRun::sh_then_read(const std::string& script, const std::string& input,
+                                         int timeout_ms) {
+  std::vector<std::string> reads = observations_.reads_after();
+  if (reads.empty()) return sh(script, input, timeout_ms);
+  static std::atomic<uint64_t> serial{0};
+  const std::string marker =
+      "@@paictl-after-" + std::to_string(::getpid()) + "-" +
+      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "-" +
+      std::to_string(serial++);
+  // The step in a subshell (its `exit` or `set -e` ends only it), its stdin the
+  // session's; the reads only after it succeeded.
+  std::string whole = "(\n" + script +
+                      "\n)\nrc=$?\n[ \"$rc\" = 0 ] || exit \"$rc\"\nprintf '\\n%s\\n' '" + marker +
+                      " step-end'\n" + combined_observation_script(reads, marker);
+  remote::ExecResult r = sh(whole, input, timeout_ms);
+  if (!r.ok() || r.exit_status != 0) return r;
+  const std::string end = "\n" + marker + " step-end\n";
+  size_t e = r.out.find(end);
+  if (e == std::string::npos) return r;
+  std::vector<remote::ExecResult> parts;
+  if (split_combined_output(r.out.substr(e + end.size()), marker, reads.size(), parts)) {
+    std::vector<std::pair<std::string, remote::ExecResult>> got;
+    for (size_t k = 0; k < reads.size(); ++k) got.emplace_back(reads[k], std::move(parts[k]));
+    observations_.read_after(std::move(got));
+  }
+  r.out.resize(e);
+  return r;
+}
+
+util::Error command_failure(const std::string& what, const remote::ExecResult& r) {
+  if (!r.ok()) return {what + ": " + r.error, r.hint, util::Error::Kind::Remote};
+  std::string err(util::trim(r.err));
+  // The last few lines say why; the log has the rest.
+  std::vector<std::string> lines;
+  for (auto l : util::split(err, '\n'))
+    if (!util::trim(l).empty()) lines.emplace_back(util::trim(l));
+  if (lines.size() > 3) lines.erase(lines.begin(), lines.end() - 3);
+  std::string msg = what + " failed (exit " + std::to_string(r.exit_status) + ")";
+  if (!lines.empty()) msg += ": " + util::join(lines, " / ");
+  return {msg, "the host's log under .paictl/logs/ has the whole output",
+          util::Error::Kind::Remote};
+}
+
+util::Result<void> run_step(HostRun& h, const std::string& what, const std::string& script,
+                            const std::string& input, int timeout_ms) {
+  auto r = h.sh("set -e\n" + script, input, timeout_ms);
+  if (!r.ok() || r.exit_status != 0) return command_failure(what, r);
+  return {};
+}
+
+util::Result<void> run_last_step(HostRun& h, const std::string& what, const std::string& script,
+                                 const std::string& input, int timeout_ms) {
+  auto r = h.sh_then_read("set -e\n" + script, input, timeout_ms);
+  if (!r.ok() || r.exit_status != 0) return command_failure(what, r);
+  return {};
 }
 
 }  // namespace pai::deploy

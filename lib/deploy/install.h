@@ -22,7 +22,7 @@
 
 #include "deploy/azure_part.h"
 #include "deploy/hived_edit.h"
-#include "deploy/host_run.h"
+#include "deploy/host_plan.h"
 #include "deploy/prepare.h"
 #include "deploy/usecase.h"
 

@@ -26,15 +26,15 @@ std::string parent_dir(const std::string& path) {
 }
 }  // namespace
 
-std::string Journal::open(const std::string& path) {
+util::Result<void> Journal::open(const std::string& path) {
   if (path.empty()) return {};
   std::string dir = parent_dir(path);
   if (!util::is_directory(dir)) {
-    auto err = util::make_directories(dir, 0700);
-    if (!err.ok()) return error_ = err.error().message;
+    auto made = util::make_directories(dir, 0700);
+    if (!made.ok()) return util::Error{error_ = made.error().message, ""};
   }
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd_ < 0) return error_ = "cannot open " + path + ": " + std::strerror(errno);
+  if (fd_ < 0) return util::Error{error_ = "cannot open " + path + ": " + std::strerror(errno), ""};
   // A journal torn by a kill -9 ends without a newline: start on a line of our own.
   struct stat st {};
   if (::fstat(fd_, &st) == 0 && st.st_size > 0) {
@@ -112,14 +112,14 @@ LocalLock::~LocalLock() {
   release();
 }
 
-std::string LocalLock::acquire(const std::string& path) {
+util::Result<void> LocalLock::acquire(const std::string& path) {
   std::string dir = parent_dir(path);
   if (!util::is_directory(dir)) {
-    auto err = util::make_directories(dir, 0700);
-    if (!err.ok()) return err.error().message;
+    auto made = util::make_directories(dir, 0700);
+    if (!made.ok()) return util::Error{made.error().message, ""};
   }
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return "cannot open " + path + ": " + std::strerror(errno);
+  if (fd < 0) return util::Error{"cannot open " + path + ": " + std::strerror(errno), ""};
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     int e = errno;
     std::string holder;
@@ -129,9 +129,11 @@ std::string LocalLock::acquire(const std::string& path) {
     ::close(fd);
     while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
     if (e == EWOULDBLOCK)
-      return "another install of this cluster is running (" +
-             (holder.empty() ? std::string("holder unknown") : holder) + "; lock " + path + ")";
-    return "cannot lock " + path + ": " + std::strerror(e);
+      return util::Error{"another install of this cluster is running (" +
+                             (holder.empty() ? std::string("holder unknown") : holder) + "; lock " +
+                             path + ")",
+                         ""};
+    return util::Error{"cannot lock " + path + ": " + std::strerror(e), ""};
   }
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);

@@ -12,13 +12,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/result.h"
+
 namespace pai::deploy {
 
 class Journal {
  public:
   // Opens (creating the directory at 0700 and the file at 0600) for appending.
-  // An empty path is a journal that records nothing. Returns "" or an error.
-  std::string open(const std::string& path);
+  // An empty path is a journal that records nothing.
+  util::Result<void> open(const std::string& path);
   ~Journal();
   // Adds "time" (UTC, RFC 3339) and appends. Errors are kept, not thrown: a
   // journal that cannot be written must not stop an install.
@@ -44,8 +46,9 @@ std::vector<nlohmann::json> interrupted_steps(const std::vector<nlohmann::json>&
 class LocalLock {
  public:
   ~LocalLock();
-  // Returns "" when taken, else why not: "held by pid 123 on host x since T".
-  std::string acquire(const std::string& path);
+  // Taken, or why not: "another install of this cluster is running (pid 123
+  // on host x since T; lock PATH)".
+  util::Result<void> acquire(const std::string& path);
   void release();
 
  private:

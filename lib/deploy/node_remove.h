@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "deploy/hived_edit.h"
-#include "deploy/host_run.h"
+#include "deploy/host_plan.h"
 #include "http/client.h"
 
 namespace pai::deploy {

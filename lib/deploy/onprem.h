@@ -1,7 +1,9 @@
 #pragma once
-// The on-prem phases of `paictl install` and `paictl reset`: what they observe,
-// what they change on a host and in the cluster, for Ubuntu 20.04/22.04/24.04
-// and Debian 12. docs/install.md lists every command they run.
+// The on-prem install: its settings, the phases of `paictl install` and
+// `paictl reset` in order (each phase a file of phases/: what it observes,
+// what it changes on a host and in the cluster, for Ubuntu 20.04/22.04/24.04
+// and Debian 12), and what they render and read. docs/install.md lists every
+// command they run.
 
 #include <map>
 #include <memory>
@@ -16,6 +18,7 @@
 #include "deploy/openpai.h"
 #include "deploy/phase.h"
 #include "remote/secret.h"
+#include "util/result.h"
 
 namespace pai::deploy {
 
@@ -52,26 +55,27 @@ PhaseList reset_phases(const InstallSettings& settings);
 
 // "kubeadm.k8s.io/v1beta4" from Kubernetes 1.31, "v1beta3" before (1.22-1.30).
 std::string kubeadm_api_version(const std::string& kube_version);
-// "" when supported, else the reason.
-std::string unsupported_os(const std::string& id, const std::string& version_id);
+// Whether paictl install supports this OS (/etc/os-release's ID and
+// VERSION_ID); the error says why not.
+util::Result<void> supported_os(const std::string& id, const std::string& version_id);
 
-// Renders templates_dir/NAME with mustache (no HTML escaping). Sets `error`.
-std::string render_template(const std::string& templates_dir, const std::string& name,
-                            const std::map<std::string, std::string>& values, std::string& error);
+// Renders templates_dir/install/NAME with mustache (no HTML escaping).
+util::Result<std::string> render_template(const std::string& templates_dir, const std::string& name,
+                                          const std::map<std::string, std::string>& values);
 
 // The kubeadm configurations install sends on kubeadm's stdin, for a kubeadm of
 // this version ("v1.30.10"): InitConfiguration + ClusterConfiguration +
 // KubeletConfiguration, and a worker's JoinConfiguration.
-std::string render_kubeadm_init(const InstallSettings& s, const HostSpec& master,
-                                const std::string& kubeadm_version, std::string& error);
-std::string render_kubeadm_join(const InstallSettings& s, const HostSpec& node,
-                                const std::string& kubeadm_version, const std::string& endpoint,
-                                const std::string& token, const std::string& ca_hash,
-                                std::string& error);
+util::Result<std::string> render_kubeadm_init(const InstallSettings& s, const HostSpec& master,
+                                              const std::string& kubeadm_version);
+util::Result<std::string> render_kubeadm_join(const InstallSettings& s, const HostSpec& node,
+                                              const std::string& kubeadm_version,
+                                              const std::string& endpoint, const std::string& token,
+                                              const std::string& ca_hash);
 // Every Kubernetes manifest install applies (flannel, the device plugin, HiveD,
 // the OpenPAI services), rendered as the phases render them: (what, text).
-Status render_install_manifests(const InstallSettings& s, const HostSpec& master, int mtu,
-                                std::vector<std::pair<std::string, std::string>>& out);
+util::Result<Manifests> render_install_manifests(const InstallSettings& s, const HostSpec& master,
+                                                 int mtu);
 
 // The cluster objects the phases read on the master, in one kubectl call: the
 // nodes, DaemonSets, StatefulSets and Deployments of every namespace (a List).
@@ -95,8 +99,11 @@ std::vector<std::string> wait_for_rollouts(HostRun& master, const std::string& n
 // The pieces of `kubeadm token create --print-join-command`'s output.
 struct JoinCommand {
   std::string endpoint, token, ca_hash;
+  bool join = false;  // the output holds `kubeadm join`
+  bool complete() const { return join && !endpoint.empty() && !token.empty() && !ca_hash.empty(); }
 };
-bool parse_join_command(const std::string& out, JoinCommand& jc);
+// What of it is there (complete() says whether it all is).
+JoinCommand parse_join_command(const std::string& out);
 
 // Lines of "key=value" output.
 std::map<std::string, std::string> parse_key_values(const std::string& out);

@@ -11,6 +11,7 @@
 
 #include "deploy/phase.h"
 #include "remote/secret.h"
+#include "util/result.h"
 
 namespace pai::http {
 class Client;
@@ -34,24 +35,24 @@ struct OpenPaiSettings {
   int rest_port = 9186, webportal_port = 9286, pylon_port = 80, hived_port = 30096;
 };
 
-// Reads services-configuration.yaml. `error` names file:line:col when a value
-// install needs is unusable; the file's own checks are `paictl check config`'s.
-bool load_openpai_settings(const std::string& services_file, OpenPaiSettings& s,
-                           std::string& error);
+// Reads services-configuration.yaml (no file: the services are not enabled).
+// The error (an Input one) names file:line:col when a value install needs is
+// unusable; the file's own checks are `paictl check config`'s.
+util::Result<OpenPaiSettings> load_openpai_settings(const std::string& services_file);
 
 // HiveD's own config file: webServerAddress and the scheduling block, then the
 // physicalCluster/virtualClusters text from services-configuration.yaml.
 std::string hived_config_file(const OpenPaiSettings& s);
 // The ConfigMap `hivedscheduler-config` (namespace s.ns) holding that file,
-// from templates_dir/install/hived-configmap.yaml. Sets `error`.
-std::string render_hived_configmap(const std::string& templates_dir, const OpenPaiSettings& s,
-                                   std::string& error);
+// from templates_dir/install/hived-configmap.yaml.
+util::Result<std::string> render_hived_configmap(const std::string& templates_dir,
+                                                 const OpenPaiSettings& s);
 // The kube-scheduler of a VC: "hivedscheduler-ds-<vc>" (the VC's name made a DNS label).
 std::string vc_scheduler_name(const std::string& vc);
 // Its KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1, HiveD as extender).
-std::string render_scheduler_config(const std::string& templates_dir, const OpenPaiSettings& s,
-                                    const std::string& vc, const std::string& hived_address,
-                                    std::string& error);
+util::Result<std::string> render_scheduler_config(const std::string& templates_dir,
+                                                  const OpenPaiSettings& s, const std::string& vc,
+                                                  const std::string& hived_address);
 
 struct InstallSettings;
 // One kubectl run on the master that reads the Secret pai-secrets (when the
@@ -96,8 +97,7 @@ std::string secret_manifest(const OpenPaiSettings& o, const std::string& admin_b
 
 // Every manifest the hived and openpai phases apply, rendered for this master
 // as the phases render them: (what, text). For the schema tests.
-Status render_openpai_manifests(const InstallSettings& s, const HostSpec& master,
-                                std::vector<std::pair<std::string, std::string>>& out);
+util::Result<Manifests> render_openpai_manifests(const InstallSettings& s, const HostSpec& master);
 
 // Base64 (RFC 4648, padded), for Secret data.
 std::string base64(const std::string& in);

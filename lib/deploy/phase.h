@@ -15,9 +15,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "deploy/observation_cache.h"
 #include "inventory/inventory.h"
 #include "remote/target.h"
 #include "remote/transport.h"
+#include "util/clock.h"
+#include "util/result.h"
 
 namespace pai::deploy {
 
@@ -52,16 +55,6 @@ class Masker {
   std::vector<std::string> secrets_;
 };
 
-struct Status {
-  bool ok = true;
-  std::string error;  // one sentence, never a secret
-  std::string hint;
-  static Status success() { return {}; }
-  static Status failure(std::string error, std::string hint = {}) {
-    return {false, std::move(error), std::move(hint)};
-  }
-};
-
 class HostRun;
 
 // What a phase may ask of the run beyond its own host: another host (the
@@ -70,6 +63,9 @@ struct RunContext {
   std::vector<HostRun*> hosts;
   Masker* masker = nullptr;
   bool dry_run = false;
+  // What the phases wait with (rollouts, nodes Ready, the API server, the
+  // endpoints): EngineOptions::clock.
+  util::Clock clock = util::Clock::real();
   HostRun* master() const;
 };
 
@@ -93,9 +89,10 @@ class HostRun {
                         int timeout_ms = 300000, bool secret_output = false);
 
   // An observation: a script that changes nothing and reads the host's state.
-  // Served from what the run read from this host when it started (a dry run
-  // reads every phase's observations in one session per host; see
-  // Phase::observation_reads), else run now with sh().
+  // Served from the host's ObservationCache when it holds the script's output
+  // (read ahead in a session of reads, see ReadsAhead::observation_reads, or
+  // kept from an earlier observation), else run now with sh() and offered to
+  // the cache (observation_cache.h says what it keeps).
   remote::ExecResult observe_sh(const std::string& script, int timeout_ms = 120000,
                                 bool secret_output = false);
   // What observe_sh gives for `r`, the output of `script` read some other way
@@ -107,25 +104,14 @@ class HostRun {
   // Appends a line to the host's log (masked).
   void log(const std::string& line);
 
-  // Outputs of observation scripts read in advance, by script text: by a dry run
-  // before any phase observes; by a run that applies at the start of a group of
-  // stages; and what an observation or a verification read live (KeepLiveReads),
-  // for the phases after it. Forgotten when a phase starts and ends applying on
-  // this host or on one it reads (a read that started before is not kept).
-  bool read_ahead(const std::string& script, remote::ExecResult& out) const;
-  void keep_read(const std::string& script, remote::ExecResult result);
-  void forget_reads();
+  // What the run holds of this host's observations (observation_cache.h):
+  // observe_sh serves from it, and keeps what it reads live there.
+  ObservationCache& observations() { return observations_; }
 
-  // The observations to read in the same session as a phase's last command on
-  // this host (run_last_step), right after it succeeds: its verification's and
-  // the next phases'. Named by the engine around Phase::apply; what was read
-  // is taken back by the engine (empty when no last step read them).
-  void set_reads_after(std::vector<std::string> scripts);
-  std::vector<std::pair<std::string, remote::ExecResult>> take_reads_after();
-  // sh() of `script`, then, when it exits 0, the reads named by set_reads_after
-  // in the same session (each as in a one-session read: stdin from /dev/null,
-  // stderr dropped, a subshell unless runs_in_session_shell lets it share the shell). The result
-  // is the script's alone.
+  // sh() of `script`, then, when it exits 0, the reads named by
+  // observations().set_reads_after in the same session (each as in a one-session read: stdin from
+  // /dev/null, stderr dropped, a subshell unless runs_in_session_shell lets it share the shell).
+  // The result is the script's alone.
   remote::ExecResult sh_then_read(const std::string& script, const std::string& input = {},
                                   int timeout_ms = 300000);
 
@@ -141,41 +127,22 @@ class HostRun {
   RunContext& run_;
   nlohmann::json facts_ = nlohmann::json::object();
   std::mutex mu_;  // another host's phase may run commands here (the master)
-  mutable std::mutex reads_mu_;
-  std::map<std::string, remote::ExecResult> prefetched_;
-  uint64_t reads_gen_ = 0;  // counts forget_reads()
-  std::vector<std::string> reads_after_;
-  std::vector<std::pair<std::string, remote::ExecResult>> read_after_;
-};
-
-// While one lives, the observations this thread runs (HostRun::observe_sh) are
-// kept for the phases after it. The engine holds one around Phase::observe and
-// Phase::verify, never around apply (whose waits must read the host afresh).
-class KeepLiveReads {
- public:
-  KeepLiveReads();
-  ~KeepLiveReads();
-  KeepLiveReads(const KeepLiveReads&) = delete;
-  KeepLiveReads& operator=(const KeepLiveReads&) = delete;
-  static bool active();
-
- private:
-  bool previous_;
+  ObservationCache observations_;
 };
 
 // A failed command, said for the operator: what failed, its exit status and the
-// last lines of its stderr (masked by the caller's log).
-Status command_failure(const std::string& what, const remote::ExecResult& r);
+// last lines of its stderr (masked by the caller's log). A remote failure.
+util::Error command_failure(const std::string& what, const remote::ExecResult& r);
 
 // Runs `script` on the host under `set -e`; a failure is command_failure(what, ...).
-Status run_step(HostRun& h, const std::string& what, const std::string& script,
-                const std::string& input = {}, int timeout_ms = 600000);
+util::Result<void> run_step(HostRun& h, const std::string& what, const std::string& script,
+                            const std::string& input = {}, int timeout_ms = 600000);
 // run_step for the phase's last command on this host: the observations that
 // follow it (its verification's, the next phases') are read in the same
 // session once it succeeds (HostRun::sh_then_read), a round trip fewer each.
 // Nothing may change the host after it in the same apply.
-Status run_last_step(HostRun& h, const std::string& what, const std::string& script,
-                     const std::string& input = {}, int timeout_ms = 600000);
+util::Result<void> run_last_step(HostRun& h, const std::string& what, const std::string& script,
+                                 const std::string& input = {}, int timeout_ms = 600000);
 
 // kubectl on the master, as cluster-admin. Its discovery cache stays in paictl's
 // state directory, which reset removes, not in root's home.
@@ -210,74 +177,110 @@ bool api_read_as_list(const std::string& output, std::string& out);
 // The kubectl arguments of an api_json_read_script (empty for another script).
 std::string api_read_fallback(const std::string& script);
 
-// An observation script a phase will run on a host (itself or another: a
-// worker's join reads the master), listed so that a dry run can read them all
-// in one session per host. The text must be the one observe() runs through
-// HostRun::observe_sh.
-struct ObservationRead {
-  HostRun* host = nullptr;
-  std::string script;
-  bool secret = false;     // the output holds a secret (never logged)
-  bool read_only = false;  // set by the engine: a read of a Phase::read_only phase
-};
-
-class Phase {
- public:
-  virtual ~Phase() = default;
-  virtual std::string name() const = 0;
-  // Whether the phase concerns this host at all (the control plane: the master only).
-  virtual bool runs_on(const HostSpec& host) const {
-    (void)host;
-    return true;
-  }
+// What a phase is, said once as data that the engine reads (k0sctl's phases
+// answer the same questions with methods of their own).
+struct PhaseTraits {
+  // The hosts the phase concerns: every host, the master only (the control
+  // plane, the add-ons), or every host but the master (a worker's join).
+  enum class Hosts { All, Master, AllButMaster };
+  Hosts hosts = Hosts::All;
   // Work for the whole cluster done on the master (the control plane, add-ons):
   // it runs even when --limit leaves the master out.
-  virtual bool cluster_scope() const { return false; }
+  bool cluster_scope = false;
   // No host starts this phase before every host has finished every earlier one
   // (the control plane before workers join it).
-  virtual bool barrier() const { return false; }
-
-  // Reads the host's state and appends what is missing to `needs` (empty: up
-  // to date). Changes nothing on the host. May record facts for later phases.
-  virtual Status observe(HostRun& host, std::vector<std::string>& needs) = 0;
-  // The observation scripts observe() (or observe_all()) will run for this host,
-  // for the one-session read of a dry run. A script not listed is run when
-  // observe() asks for it; listing one it does not ask for costs only its time.
-  virtual void observation_reads(HostRun& host, std::vector<ObservationRead>& out) {
-    (void)host;
-    (void)out;
-  }
-  // Makes the needs true. Called only with a non-empty `needs`.
-  virtual Status apply(HostRun& host, const std::vector<std::string>& needs) = 0;
-  // After apply: observes again; anything still missing is a failure.
-  virtual Status verify(HostRun& host);
-  // Called, newest phase first, on the hosts where this phase applied changes in
-  // this run, when a later phase of the same run failed. Undoes what must not be
-  // left half-done (a minted token, a temporary file); it need not undo the phase.
-  virtual void cleanup(HostRun& host) { (void)host; }
-
+  bool barrier = false;
+  // The phase never changes a host (its apply does nothing): a run that applies
+  // may take its observations from the plan made just before (KeptHosts).
+  bool read_only = false;
+  // The phase must see every host at once (checks that compare hosts): a
+  // ClusterWidePhase, a stage of its own. Set by ClusterWidePhase only.
+  bool cluster_wide = false;
   // Whether an apply on one host makes what this phase read of the other hosts
   // it observes (the master, for a join) stale for the phases after it in the
   // stage, which then read them again. The join's is not: it changes what the
   // master shows about the joining host alone, which its verification reads
   // afresh itself.
-  virtual bool apply_changes_others_reads() const { return true; }
-
-  // The phase never changes a host (its apply does nothing): a run that applies
-  // may take its observations from the plan made just before (KeptHosts).
-  virtual bool read_only() const { return false; }
-
-  // A phase that must see every host at once (checks that compare hosts)
-  // observes them all in one call; it is always a barrier.
-  virtual bool cluster_wide() const { return false; }
-  virtual void observe_all(std::vector<HostRun*>& hosts, std::vector<Status>& status,
-                           std::vector<std::vector<std::string>>& needs) {
-    (void)hosts;
-    (void)status;
-    (void)needs;
-  }
+  bool apply_changes_others_reads = true;
 };
 
+// A phase: observe what is missing on a host, apply it. The engine verifies an
+// apply by observing again (anything still missing is a failure). What more a
+// phase can do it says by implementing the small interfaces below (ReadsAhead,
+// CleansUp) or by being a ClusterWidePhase, as k0sctl's phases implement its
+// optional interfaces.
+class Phase {
+ public:
+  Phase(std::string name, PhaseTraits traits = {}) : name_(std::move(name)), traits_(traits) {
+    traits_.cluster_wide = false;  // only a ClusterWidePhase is
+  }
+  virtual ~Phase();
+  const std::string& name() const { return name_; }
+  const PhaseTraits& traits() const { return traits_; }
+  // Whether the phase concerns this host at all (traits().hosts).
+  bool runs_on(const HostSpec& host) const;
+
+  // Reads the host's state and appends what is missing to `needs` (empty: up
+  // to date). Changes nothing on the host. May record facts for later phases.
+  virtual util::Result<void> observe(HostRun& host, std::vector<std::string>& needs) = 0;
+  // Makes the needs true. Called only with a non-empty `needs`.
+  virtual util::Result<void> apply(HostRun& host, const std::vector<std::string>& needs) = 0;
+
+ protected:
+  // For a ClusterWidePhase.
+  PhaseTraits& mutable_traits() { return traits_; }
+
+ private:
+  std::string name_;
+  PhaseTraits traits_;
+};
+
+// A phase whose observations can be read ahead, in one session per host with
+// the other phases' (observation_cache.h).
+class ReadsAhead {
+ public:
+  virtual ~ReadsAhead();
+  // The observation scripts observe() (or observe_all()) will run for this
+  // host. A script not listed is run when observe() asks for it; listing one
+  // it does not ask for costs only its time.
+  virtual void observation_reads(HostRun& host, std::vector<ObservationRead>& out) = 0;
+};
+
+// A phase that cleans up after itself. Called, newest phase first, on the
+// hosts where this phase applied changes in this run, when a later phase of
+// the same run failed. Undoes what must not be left half-done (a minted token,
+// a temporary file); it need not undo the phase.
+class CleansUp {
+ public:
+  virtual ~CleansUp();
+  virtual void cleanup(HostRun& host) = 0;
+};
+
+// A phase that must see every host at once (checks that compare hosts): it
+// observes them all in one call, in a stage of its own. Its per-host observe
+// and apply find nothing to do unless it overrides them.
+class ClusterWidePhase : public Phase {
+ public:
+  ClusterWidePhase(std::string name, PhaseTraits traits = {}) : Phase(std::move(name), traits) {
+    mutable_traits().cluster_wide = true;
+  }
+  // One status and one list of needs per host of `hosts` (sized by the engine).
+  virtual void observe_all(std::vector<HostRun*>& hosts, std::vector<util::Result<void>>& status,
+                           std::vector<std::vector<std::string>>& needs) = 0;
+  util::Result<void> observe(HostRun&, std::vector<std::string>&) override { return {}; }
+  util::Result<void> apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+};
+
+// After an apply: observes again; anything still missing is a failure.
+util::Result<void> verify_applied(Phase& phase, HostRun& host);
+
+// Whether the engine runs `phase` on `host`: the phase concerns the host, and
+// the host is selected (--limit) or the phase is of cluster scope.
+bool phase_runs(const Phase& phase, const HostSpec& host);
+
 using PhaseList = std::vector<std::unique_ptr<Phase>>;
+
+// Rendered Kubernetes manifests: (what, text), in the order they are applied.
+using Manifests = std::vector<std::pair<std::string, std::string>>;
 
 }  // namespace pai::deploy

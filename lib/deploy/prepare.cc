@@ -15,9 +15,15 @@ namespace pai::deploy {
 namespace {
 
 // services-configuration.yaml's settings: the one call of load_openpai_settings.
+// Every failure is the cluster directory's (bad input).
 util::Result<void> prepare_load_openpai(const std::string& file, OpenPaiSettings& s) {
-  std::string err;
-  if (!load_openpai_settings(file, s, err)) return util::Error{err, {}, util::Error::Kind::Input};
+  auto loaded = load_openpai_settings(file);
+  if (!loaded) {
+    util::Error e = std::move(loaded).error();
+    e.kind = util::Error::Kind::Input;
+    return e;
+  }
+  s = std::move(*loaded);
   return {};
 }
 

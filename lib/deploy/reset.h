@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "deploy/azure_part.h"
-#include "deploy/host_run.h"
+#include "deploy/host_plan.h"
 
 namespace pai::deploy {
 

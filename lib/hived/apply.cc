@@ -86,9 +86,12 @@ util::Result<std::string> apply_configmap(const ApplyRequest& req, const std::st
   deploy::OpenPaiSettings s;
   s.ns = req.ns;
   s.hived_config = config;
-  std::string err;
-  std::string manifest = deploy::render_hived_configmap(req.templates_dir, s, err);
-  if (!err.empty()) return util::Error{err, "", util::Error::Kind::Input};
+  auto manifest = deploy::render_hived_configmap(req.templates_dir, s);
+  if (!manifest) {
+    util::Error e = std::move(manifest).error();
+    e.kind = util::Error::Kind::Input;
+    return e;
+  }
   return manifest;
 }
 

@@ -1,6 +1,11 @@
 #include "support/scripted_transport.h"
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 namespace pai::testing {
 
@@ -128,6 +133,27 @@ remote::ExecResult ScriptedTransport::exec(const remote::Target& target,
 std::unique_ptr<remote::Connection> ScriptedTransport::connect(const remote::Target& target) {
   ++connections_;
   return Transport::connect(target);
+}
+
+ScriptedTransport::Handler local_shell(std::string dir) {
+  auto serial = std::make_shared<std::atomic<uint64_t>>(0);
+  return [dir = std::move(dir), serial](const ScriptedCall& call) {
+    std::string base = dir + "/" + call.host + "-" + std::to_string(++*serial);
+    {
+      std::ofstream in(base + ".in");
+      in << call.input;
+      std::ofstream cmd(base + ".sh");
+      cmd << call.command;
+    }
+    std::string line = "HOST=" + call.host + " DIR=" + dir + " sh " + base + ".sh < " + base +
+                       ".in > " + base + ".out 2>/dev/null";
+    int st = std::system(line.c_str());
+    ScriptedAnswer a;
+    a.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+    std::ifstream out(base + ".out");
+    a.out.assign(std::istreambuf_iterator<char>(out), std::istreambuf_iterator<char>());
+    return a;
+  };
 }
 
 }  // namespace pai::testing

@@ -95,4 +95,11 @@ class ScriptedTransport : public remote::Transport {
   std::atomic<int> connections_{0};
 };
 
+// A handler that runs each command for real, in a local sh (the "host" is
+// only a name the scripts see as $HOST; $DIR is `dir`, where the command, its
+// stdin and its output are kept as HOST-N.sh, .in, .out): for the tests where
+// the scripts paictl writes must meet a real shell. Its stderr is dropped.
+//   t.on("", local_shell(dir));
+ScriptedTransport::Handler local_shell(std::string dir);
+
 }  // namespace pai::testing

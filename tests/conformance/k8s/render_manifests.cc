@@ -18,23 +18,24 @@ int main(int argc, char** argv) {
   }
   pai::deploy::InstallSettings s;
   s.templates_dir = argv[1];
-  std::string err;
-  if (!pai::deploy::load_openpai_settings(argv[2], s.openpai, err) || !s.openpai.enabled) {
-    std::fprintf(stderr, "render_manifests: %s\n", err.empty() ? "no services file" : err.c_str());
+  auto openpai = pai::deploy::load_openpai_settings(argv[2]);
+  if (!openpai || !openpai->enabled) {
+    std::fprintf(stderr, "render_manifests: %s\n",
+                 openpai ? "no services file" : openpai.error().message.c_str());
     return 2;
   }
+  s.openpai = std::move(*openpai);
   pai::deploy::HostSpec master;
   master.name = "pai-master";
   master.address = "10.0.0.1";
   master.master = true;
-  std::vector<std::pair<std::string, std::string>> out;
-  auto st = pai::deploy::render_install_manifests(s, master, 1500, out);
-  if (!st.ok) {
-    std::fprintf(stderr, "render_manifests: %s\n", st.error.c_str());
+  auto out = pai::deploy::render_install_manifests(s, master, 1500);
+  if (!out) {
+    std::fprintf(stderr, "render_manifests: %s\n", out.error().message.c_str());
     return 1;
   }
   int i = 0;
-  for (const auto& [what, text] : out) {
+  for (const auto& [what, text] : *out) {
     char name[32];
     std::snprintf(name, sizeof name, "/%02d.yaml", i++);
     std::ofstream f(std::string(argv[3]) + name);

@@ -1,10 +1,10 @@
-// collect() over a scripted transport (a test double for the network: each
-// host's answer is canned). The real transport is tested against sshd test hosts.
+// collect() over the scripted transport of tests/support (a test double for the
+// network: each host's answer is canned). The real transport is tested against
+// sshd test hosts.
 #include <gtest/gtest.h>
 
-#include <mutex>
-
 #include "check/runner.h"
+#include "support/scripted_transport.h"
 #include "test_support.h"
 
 using namespace pai::check;
@@ -12,35 +12,26 @@ using namespace pai::remote;
 
 namespace {
 
-class ScriptedTransport : public Transport {
- public:
-  ExecResult exec(const Target& t, const ExecRequest& req) override {
-    std::lock_guard lock(mu);
-    inputs[t.endpoint.name] = req.input;
-    commands[t.endpoint.name] = req.command;
-    timeouts[t.endpoint.name] = req.timeout_ms;
-    ExecResult r;
-    if (t.endpoint.name == "down") {
-      r.failure = Failure::Connect;
-      r.error = "connection to down:22 refused";
-      return r;
-    }
-    if (t.endpoint.name == "slow") {
-      std::string out = pai::check::testing::captured_output();
-      r.out = out.substr(0, out.find("@@begin nvidia")) + "@@begin nvidia\n";
-      r.failure = Failure::CommandTimeout;
-      r.error = "the command did not finish within 2 s";
-      return r;
-    }
-    r.out = pai::check::testing::captured_output();
-    r.exit_status = 0;
-    r.first_output_epoch = 1796024589.0;
-    return r;
-  }
-  std::mutex mu;
-  std::map<std::string, std::string> inputs, commands;
-  std::map<std::string, int> timeouts;
-};
+// Every host answers the captured fact script's output, but "down", which
+// refuses the connection, and "slow", whose output stops in the GPU section.
+void script_hosts(pai::testing::ScriptedTransport& t) {
+  t.fallback.out = pai::check::testing::captured_output();
+  t.fallback.first_output_epoch = 1796024589.0;
+  t.on("", {.failure = Failure::Connect, .error = "connection to down:22 refused"}, "down");
+  std::string out = pai::check::testing::captured_output();
+  t.on("",
+       {.out = out.substr(0, out.find("@@begin nvidia")) + "@@begin nvidia\n",
+        .failure = Failure::CommandTimeout,
+        .error = "the command did not finish within 2 s"},
+       "slow");
+}
+
+// The last command sent to `host`.
+pai::testing::ScriptedCall last_call(const pai::testing::ScriptedTransport& t,
+                                     const std::string& host) {
+  auto calls = t.calls_to(host);
+  return calls.empty() ? pai::testing::ScriptedCall{} : calls.back();
+}
 
 pai::inventory::HostPlan plan(const std::string& name, const std::string& user) {
   pai::inventory::HostPlan p;
@@ -54,7 +45,8 @@ pai::inventory::HostPlan plan(const std::string& name, const std::string& user) 
 }  // namespace
 
 TEST(Collect, EveryHostOnceWithTheSudoPasswordOnlyWhereNeeded) {
-  ScriptedTransport t;
+  pai::testing::ScriptedTransport t;
+  script_hosts(t);
   CollectOptions o;
   o.sudo_password = Secret("hunter2");
   o.command_timeout_ms = 2000;
@@ -66,12 +58,13 @@ TEST(Collect, EveryHostOnceWithTheSudoPasswordOnlyWhereNeeded) {
   ASSERT_EQ(out.size(), 4u);
   EXPECT_GE(used, 1u);
   // The first line of stdin: empty for root, the password for others; the script follows.
-  EXPECT_EQ(t.inputs["as-root"].substr(0, 1), "\n");
-  EXPECT_EQ(t.inputs["as-ops"].rfind("hunter2\n", 0), 0u);
-  EXPECT_NE(t.inputs["as-ops"].find("DNS_NAMES=registry.example.com\n"), std::string::npos);
-  EXPECT_EQ(t.commands["as-root"], pai::facts::bootstrap_command());
-  EXPECT_EQ(t.commands["as-root"].find("hunter2"), std::string::npos);
-  EXPECT_EQ(t.timeouts["as-ops"], 2000);
+  EXPECT_EQ(last_call(t, "as-root").input.substr(0, 1), "\n");
+  EXPECT_EQ(last_call(t, "as-ops").input.rfind("hunter2\n", 0), 0u);
+  EXPECT_NE(last_call(t, "as-ops").input.find("DNS_NAMES=registry.example.com\n"),
+            std::string::npos);
+  EXPECT_EQ(last_call(t, "as-root").command, pai::facts::bootstrap_command());
+  EXPECT_EQ(last_call(t, "as-root").command.find("hunter2"), std::string::npos);
+  EXPECT_EQ(last_call(t, "as-ops").timeout_ms, 2000);
 
   EXPECT_EQ(out[0].plan.name, "as-root");  // plan order, whatever the completion order
   EXPECT_TRUE(out[0].reached);
@@ -85,9 +78,10 @@ TEST(Collect, EveryHostOnceWithTheSudoPasswordOnlyWhereNeeded) {
 }
 
 TEST(Collect, APasswordWithANewlineIsNeverSent) {
-  ScriptedTransport t;
+  pai::testing::ScriptedTransport t;
+  script_hosts(t);
   CollectOptions o;
   o.sudo_password = Secret("line1\nrm -rf /");
   collect(t, {plan("as-ops", "ops")}, o);
-  EXPECT_EQ(t.inputs["as-ops"].substr(0, 1), "\n");  // it would have run as a command
+  EXPECT_EQ(last_call(t, "as-ops").input.substr(0, 1), "\n");  // it would have run as a command
 }

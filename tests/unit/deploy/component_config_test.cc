@@ -210,9 +210,9 @@ TEST(ComponentConfig, KubeadmConfigsHoldOnlyFieldsOfTheirApiVersion) {
     bool v4 = version != "1.30.10";
     Schema schema = kubeadm_schema(v4);
     InstallSettings s = settings(version);
-    std::string err;
-    std::string init = render_kubeadm_init(s, host("m", "10.0.0.1", true), "v" + version, err);
-    ASSERT_EQ(err, "");
+    auto rendered = render_kubeadm_init(s, host("m", "10.0.0.1", true), "v" + version);
+    ASSERT_TRUE(rendered) << rendered.error().message;
+    const std::string& init = *rendered;
     EXPECT_NE(init.find(std::string("kubeadm.k8s.io/") + (v4 ? "v1beta4" : "v1beta3")),
               std::string::npos)
         << init;
@@ -221,12 +221,11 @@ TEST(ComponentConfig, KubeadmConfigsHoldOnlyFieldsOfTheirApiVersion) {
     EXPECT_TRUE(bad.empty()) << version << ": " << ::testing::PrintToString(bad);
     EXPECT_EQ(kinds, (std::set<std::string>{"InitConfiguration", "ClusterConfiguration",
                                             "KubeletConfiguration"}));
-    std::string join =
-        render_kubeadm_join(s, host("w1", "10.0.0.2", false), "v" + version, "10.0.0.1:6443",
-                            "abcdef.0123456789abcdef", "sha256:00", err);
-    ASSERT_EQ(err, "");
+    auto join = render_kubeadm_join(s, host("w1", "10.0.0.2", false), "v" + version,
+                                    "10.0.0.1:6443", "abcdef.0123456789abcdef", "sha256:00");
+    ASSERT_TRUE(join) << join.error().message;
     kinds.clear();
-    bad = check_documents(schema, join, kinds);
+    bad = check_documents(schema, *join, kinds);
     EXPECT_TRUE(bad.empty()) << version << ": " << ::testing::PrintToString(bad);
     EXPECT_EQ(kinds, (std::set<std::string>{"JoinConfiguration"}));
   }
@@ -250,12 +249,11 @@ TEST(ComponentConfig, TheCheckFindsAFieldOfTheOtherVersion) {
 
 TEST(ComponentConfig, SchedulerConfigHoldsOnlyV1Fields) {
   OpenPaiSettings o;
-  std::string err;
-  std::string text = render_scheduler_config(std::string(PAI_SOURCE_DIR) + "/templates", o,
-                                             "default", "10.0.0.1", err);
-  ASSERT_EQ(err, "");
+  auto text =
+      render_scheduler_config(std::string(PAI_SOURCE_DIR) + "/templates", o, "default", "10.0.0.1");
+  ASSERT_TRUE(text) << text.error().message;
   std::set<std::string> kinds;
-  auto bad = check_documents(scheduler_schema(), text, kinds);
+  auto bad = check_documents(scheduler_schema(), *text, kinds);
   EXPECT_TRUE(bad.empty()) << ::testing::PrintToString(bad);
   EXPECT_EQ(kinds, (std::set<std::string>{"KubeSchedulerConfiguration"}));
   // The removed Policy API's field is not a v1 field.

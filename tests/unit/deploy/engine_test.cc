@@ -19,45 +19,28 @@
 
 #include "deploy/journal.h"
 #include "deploy/openpai.h"
+#include "support/scripted_transport.h"
 
 namespace pai::deploy {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Answers the engine's own commands (the host lock, the probe) and counts logins.
-class FakeTransport : public remote::Transport {
- public:
-  remote::ExecResult exec(const remote::Target& target, const remote::ExecRequest& req) override {
-    remote::ExecResult r;
-    std::lock_guard lock(mu);
-    commands.emplace_back(target.endpoint.name, req.command);
-    if (unreachable.count(target.endpoint.name)) {
-      r.failure = remote::Failure::Connect;
-      r.error = "connection to " + target.endpoint.name + " refused";
-      return r;
-    }
-    r.exit_status = 0;
-    if (req.command.find("set -C") != std::string::npos) {
-      auto it = held.find(target.endpoint.name);
-      r.out = it == held.end() ? "acquired\n" : "held 5\n" + it->second + "\n";
-    } else if (req.command.find("echo ") != std::string::npos) {
-      r.out = req.command.substr(req.command.find("echo ") + 5);
-    } else {
-      r.out = "0\n";
-    }
-    return r;
-  }
-  std::unique_ptr<remote::Connection> connect(const remote::Target& target) override {
-    ++connections;
-    return Transport::connect(target);
-  }
-  std::mutex mu;
-  std::vector<std::pair<std::string, std::string>> commands;
-  std::set<std::string> unreachable;
-  std::map<std::string, std::string> held;
-  std::atomic<int> connections{0};
-};
+// The engine's own commands (the host lock, the probe) answered by the shared
+// scripted transport: the lock script is held where `held` names a holder,
+// `echo X` prints X, anything else prints 0 (id -u).
+void script_engine_commands(testing::ScriptedTransport& t,
+                            std::map<std::string, std::string>& held) {
+  t.fallback.out = "0\n";
+  t.on("echo ", [](const testing::ScriptedCall& c) {
+    return testing::ScriptedAnswer{c.script.substr(c.script.find("echo ") + 5)};
+  });
+  t.on("set -C", [&held](const testing::ScriptedCall& c) {
+    auto it = held.find(c.host);
+    return testing::ScriptedAnswer{it == held.end() ? "acquired\n"
+                                                    : "held 5\n" + it->second + "\n"};
+  });
+}
 
 // What the phases do, in order, across hosts.
 struct Timeline {
@@ -82,27 +65,28 @@ struct Timeline {
 };
 
 // A phase over an in-memory "host state": a set of keys per host it must make present.
-class KeyPhase : public Phase {
+class KeyPhase : public Phase, public CleansUp {
  public:
   enum class Where { All, Master, Workers };
   KeyPhase(std::string name, Where where, bool barrier, Timeline& tl,
            std::map<std::string, std::set<std::string>>& state)
-      : name_(std::move(name)), where_(where), barrier_(barrier), tl_(tl), state_(state) {}
-  std::string name() const override { return name_; }
-  bool runs_on(const HostSpec& h) const override {
-    return where_ == Where::All || (where_ == Where::Master ? h.master : !h.master);
-  }
-  bool barrier() const override { return barrier_; }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+      : Phase(name, {.hosts = where == Where::All      ? PhaseTraits::Hosts::All
+                              : where == Where::Master ? PhaseTraits::Hosts::Master
+                                                       : PhaseTraits::Hosts::AllButMaster,
+                     .barrier = barrier}),
+        name_(std::move(name)),
+        tl_(tl),
+        state_(state) {}
+  util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     std::lock_guard lock(mu_);
     if (!state_[h.spec().name].count(name_)) needs.push_back("make " + name_);
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     tl_.add(name_ + " " + h.spec().name + " start");
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     tl_.add(name_ + " " + h.spec().name + " end");
-    if (fail_on == h.spec().name) return Status::failure("injected failure on " + fail_on);
+    if (fail_on == h.spec().name) return util::Error{"injected failure on " + fail_on, ""};
     std::lock_guard lock(mu_);
     state_[h.spec().name].insert(name_);
     return {};
@@ -114,8 +98,6 @@ class KeyPhase : public Phase {
 
  private:
   std::string name_;
-  Where where_;
-  bool barrier_;
   Timeline& tl_;
   std::map<std::string, std::set<std::string>>& state_;
   static std::mutex mu_;
@@ -148,6 +130,7 @@ struct DeployEngine : ::testing::Test {
            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir);
     fs::create_directories(dir);
+    script_engine_commands(transport, held);
   }
   void TearDown() override { fs::remove_all(dir); }
   PhaseList phases() {
@@ -176,7 +159,8 @@ struct DeployEngine : ::testing::Test {
   Timeline tl;
   std::map<std::string, std::set<std::string>> state;
   std::map<std::string, KeyPhase*> raw;
-  FakeTransport transport;
+  testing::ScriptedTransport transport;
+  std::map<std::string, std::string> held;  // host -> the holder of its install lock
   std::mutex ev_mu;
   std::vector<Event> events;
 };
@@ -203,7 +187,7 @@ TEST_F(DeployEngine, PhasesRunInOrderWithBarriers) {
   EXPECT_EQ(tl.count_prefix("workers master"), 0u);
   EXPECT_EQ(r.hosts[1].phases[1].state, PhaseResult::State::NotApplicable);
   // One connection per host for the whole run.
-  EXPECT_EQ(transport.connections.load(), 4);
+  EXPECT_EQ(transport.connections(), 4);
 }
 
 TEST_F(DeployEngine, SecondRunIsUpToDate) {
@@ -251,7 +235,7 @@ TEST_F(DeployEngine, FailureStopsAtTheBarrierAndCleansUpNewestFirst) {
 
 TEST_F(DeployEngine, UnreachableHostFailsTheRunBeforeAnyChange) {
   auto p = phases();
-  transport.unreachable.insert("worker2");
+  transport.unreachable("worker2");
   Engine engine(transport, options());
   RunResult r = engine.run(cluster(2), p);
   EXPECT_FALSE(r.ok());
@@ -272,8 +256,7 @@ TEST_F(DeployEngine, DryRunChangesNothingAndSaysWhatItWouldDo) {
   EXPECT_EQ(r.hosts[0].phases[1].state, PhaseResult::State::Planned);
   EXPECT_EQ(r.hosts[0].phases[1].needs, std::vector<std::string>{"make control-plane"});
   EXPECT_FALSE(fs::exists(o.journal_path));
-  for (const auto& [host, cmd] : transport.commands)
-    EXPECT_EQ(cmd.find("set -C"), std::string::npos) << "a dry run took the host lock";
+  EXPECT_FALSE(transport.ran("set -C")) << "a dry run took the host lock";
 }
 
 TEST_F(DeployEngine, JournalRecordsRunsAndFindsInterruptedSteps) {
@@ -326,14 +309,16 @@ TEST_F(DeployEngine, JournalRecordsRunsAndFindsInterruptedSteps) {
 TEST_F(DeployEngine, LocalLockRefusesASecondInstallAndSaysWho) {
   std::string path = (dir / ".paictl" / "install.lock").string();
   LocalLock a;
-  ASSERT_EQ(a.acquire(path), "");
+  ASSERT_TRUE(a.acquire(path));
   LocalLock b;
-  std::string why = b.acquire(path);
+  auto refused = b.acquire(path);
+  ASSERT_FALSE(refused);
+  const std::string why = refused.error().message;
   EXPECT_NE(why.find("another install"), std::string::npos) << why;
   EXPECT_NE(why.find("pid " + std::to_string(::getpid())), std::string::npos) << why;
   EXPECT_NE(why.find("since "), std::string::npos) << why;
   a.release();
-  EXPECT_EQ(b.acquire(path), "");
+  EXPECT_TRUE(b.acquire(path));
   b.release();
   // A holder killed with SIGKILL leaves no lock behind.
   int ready[2];
@@ -341,7 +326,7 @@ TEST_F(DeployEngine, LocalLockRefusesASecondInstallAndSaysWho) {
   pid_t child = ::fork();
   if (child == 0) {
     LocalLock c;
-    char ok = c.acquire(path).empty() ? 'y' : 'n';
+    char ok = c.acquire(path) ? 'y' : 'n';
     if (::write(ready[1], &ok, 1) != 1) ::_exit(1);
     ::pause();
     ::_exit(0);
@@ -350,18 +335,20 @@ TEST_F(DeployEngine, LocalLockRefusesASecondInstallAndSaysWho) {
   ASSERT_EQ(::read(ready[0], &ok, 1), 1);
   ASSERT_EQ(ok, 'y');
   LocalLock probe;
-  std::string held = probe.acquire(path);
+  auto taken = probe.acquire(path);
+  ASSERT_FALSE(taken);
+  const std::string held = taken.error().message;
   EXPECT_NE(held.find("pid " + std::to_string(child)), std::string::npos) << held;
   ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
   LocalLock after;
-  EXPECT_EQ(after.acquire(path), "");
+  EXPECT_TRUE(after.acquire(path));
 }
 
 TEST_F(DeployEngine, HostLockHeldByAnotherRunStopsThatHost) {
   auto p = phases();
-  transport.held["worker1"] = "elsewhere 4242 run-7 2024";
+  held["worker1"] = "elsewhere 4242 run-7 2024";
   Engine engine(transport, options());
   RunResult r = engine.run(cluster(2), p);
   EXPECT_FALSE(r.ok());
@@ -369,8 +356,9 @@ TEST_F(DeployEngine, HostLockHeldByAnotherRunStopsThatHost) {
   EXPECT_EQ(tl.count_prefix(""), 0u);
   // Hosts that were locked are unlocked at the end.
   size_t unlocks = 0;
-  for (const auto& [host, cmd] : transport.commands)
-    unlocks += cmd.find("rm -f") != std::string::npos && cmd.find("set -C") == std::string::npos;
+  for (const auto& c : transport.calls())
+    unlocks +=
+        c.script.find("rm -f") != std::string::npos && c.script.find("set -C") == std::string::npos;
   EXPECT_EQ(unlocks, 2u);
 }
 
@@ -415,16 +403,16 @@ TEST_F(DeployEngine, HostLockScriptTakesRefusesAndExpires) {
 
 class TokenPhase : public Phase {
  public:
-  std::string name() const override { return "token"; }
-  Status observe(HostRun&, std::vector<std::string>& needs) override {
+  TokenPhase() : Phase("token") {}
+  util::Result<void> observe(HostRun&, std::vector<std::string>& needs) override {
     if (!done) needs.push_back("mint a token");
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     h.run().masker->add("abcdef.0123456789abcdef");
     auto r = h.sh("echo abcdef.0123456789abcdef");
-    if (r.out.find("abcdef") == std::string::npos) return Status::failure("no echo");
-    return Status::failure("join with token abcdef.0123456789abcdef was refused");
+    if (r.out.find("abcdef") == std::string::npos) return util::Error{"no echo", ""};
+    return util::Error{"join with token abcdef.0123456789abcdef was refused", ""};
   }
   bool done = false;
 };
@@ -453,8 +441,8 @@ TEST_F(DeployEngine, SecretsAreMaskedInEventsResultsAndLogs) {
 
 class CountingPhase : public Phase {
  public:
-  std::string name() const override { return "count"; }
-  Status observe(HostRun&, std::vector<std::string>& needs) override {
+  CountingPhase() : Phase("count") {}
+  util::Result<void> observe(HostRun&, std::vector<std::string>& needs) override {
     int now = ++running;
     int seen = max.load();
     while (now > seen && !max.compare_exchange_weak(seen, now)) {
@@ -464,7 +452,7 @@ class CountingPhase : public Phase {
     needs.clear();
     return {};
   }
-  Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+  util::Result<void> apply(HostRun&, const std::vector<std::string>&) override { return {}; }
   std::atomic<int> running{0}, max{0};
 };
 
@@ -480,46 +468,19 @@ TEST_F(DeployEngine, ParallelIsBounded) {
   EXPECT_GE(c->max.load(), 1);
 }
 
-// Runs each command in a local shell (the "host" is a directory name the
-// scripts use), with the request's stdin: the combined observation script of a
-// dry run meets a real sh.
-class LocalShellTransport : public remote::Transport {
- public:
-  explicit LocalShellTransport(fs::path dir) : dir_(std::move(dir)) {}
-  remote::ExecResult exec(const remote::Target& target, const remote::ExecRequest& req) override {
-    size_t n;
-    {
-      std::lock_guard lock(mu);
-      n = ++calls[target.endpoint.name];
-    }
-    std::string base = (dir_ / (target.endpoint.name + "-" + std::to_string(n))).string();
-    {
-      std::ofstream in(base + ".in");
-      in << req.input;
-      std::ofstream cmd(base + ".sh");
-      cmd << req.command;
-    }
-    std::string line = "HOST=" + target.endpoint.name + " DIR=" + dir_.string() + " sh " + base +
-                       ".sh < " + base + ".in > " + base + ".out 2>/dev/null";
-    int st = std::system(line.c_str());
-    remote::ExecResult r;
-    r.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 255;
-    std::ifstream out(base + ".out");
-    r.out.assign(std::istreambuf_iterator<char>(out), std::istreambuf_iterator<char>());
-    return r;
-  }
-  std::mutex mu;
-  std::map<std::string, size_t> calls;
-
- private:
-  fs::path dir_;
+// The shared scripted transport running each command in a local shell
+// (testing::local_shell): the combined observation script of a dry run meets
+// a real sh.
+struct LocalShellTransport : testing::ScriptedTransport {
+  explicit LocalShellTransport(const fs::path& dir) { on("", testing::local_shell(dir.string())); }
+  size_t sessions(const std::string& host) const { return calls_to(host).size(); }
 };
 
 // Reads the host's file (and, on workers, one file of the master's) through
 // observe_sh, as the install phases do.
-class ReadingPhase : public Phase {
+class ReadingPhase : public Phase, public ReadsAhead {
  public:
-  std::string name() const override { return "read"; }
+  ReadingPhase() : Phase("read") {}
   static std::string own() {
     return "cat \"$DIR/state-$HOST\"; cat >/dev/null; echo; echo oops >&2";
   }
@@ -530,7 +491,7 @@ class ReadingPhase : public Phase {
     out.push_back({&h, failing()});
     if (!h.spec().master) out.push_back({h.run().master(), of_master()});
   }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     auto r = h.observe_sh(own());
     if (util_trim(r.out) != "ok") needs.push_back("fix " + util_trim(r.out));
     auto f = h.observe_sh(failing());
@@ -542,7 +503,7 @@ class ReadingPhase : public Phase {
     }
     return {};
   }
-  Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+  util::Result<void> apply(HostRun&, const std::vector<std::string>&) override { return {}; }
   static std::string util_trim(std::string s) {
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
     return s;
@@ -564,9 +525,9 @@ TEST_F(DeployEngine, DryRunReadsEveryObservationOfAHostInOneSession) {
   RunResult r = Engine(shell, o).run(cluster(2), p);
   ASSERT_TRUE(r.ok());
   // One session per host, the master's included (it serves the workers' reads too).
-  EXPECT_EQ(shell.calls["master"], 1u);
-  EXPECT_EQ(shell.calls["worker1"], 1u);
-  EXPECT_EQ(shell.calls["worker2"], 1u);
+  EXPECT_EQ(shell.sessions("master"), 1u);
+  EXPECT_EQ(shell.sessions("worker1"), 1u);
+  EXPECT_EQ(shell.sessions("worker2"), 1u);
   EXPECT_EQ(r.hosts[0].phases[0].state, PhaseResult::State::UpToDate);
   EXPECT_EQ(r.hosts[1].phases[0].state, PhaseResult::State::UpToDate);
   ASSERT_EQ(r.hosts[2].phases[0].state, PhaseResult::State::Planned);
@@ -574,13 +535,13 @@ TEST_F(DeployEngine, DryRunReadsEveryObservationOfAHostInOneSession) {
   EXPECT_EQ(rp->master_said, (std::vector<std::string>{"master says ok", "master says ok"}));
 
   // A run that applies reads the hosts live, each read on its own.
-  shell.calls.clear();
+  shell.clear_calls();
   rp->master_said.clear();
   o.dry_run = false;
   o.host_lock = false;
   r = Engine(shell, o).run(cluster(2), p);
-  EXPECT_GT(shell.calls["master"], 1u);
-  EXPECT_GT(shell.calls["worker1"], 1u);
+  EXPECT_GT(shell.sessions("master"), 1u);
+  EXPECT_GT(shell.sessions("worker1"), 1u);
 }
 
 TEST_F(DeployEngine, APlanAndItsApplyShareOneConnectionPerHost) {
@@ -592,28 +553,27 @@ TEST_F(DeployEngine, APlanAndItsApplyShareOneConnectionPerHost) {
   o.dry_run = false;
   RunResult r = Engine(transport, o).run(cluster(2), p);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(transport.connections.load(), 3);  // the copies of `o` share them
+  EXPECT_EQ(transport.connections(), 3);  // the copies of `o` share them
   // Options that are not copies of one another share nothing.
   Engine(transport, options()).run(cluster(2), p);
-  EXPECT_EQ(transport.connections.load(), 6);
+  EXPECT_EQ(transport.connections(), 6);
 }
 
 // A phase that changes nothing, whose read counts its runs on the host.
-class ReadOnlyPhase : public Phase {
+class ReadOnlyPhase : public Phase, public ReadsAhead {
  public:
-  std::string name() const override { return "look"; }
-  bool read_only() const override { return true; }
+  ReadOnlyPhase() : Phase("look", {.read_only = true}) {}
   static std::string script() { return "echo read >> \"$DIR/looked-$HOST\"; echo seen"; }
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, script()});
   }
-  Status observe(HostRun& h, std::vector<std::string>&) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>&) override {
     auto r = h.observe_sh(script());
     if (r.exit_status != 0 || ReadingPhase::util_trim(r.out) != "seen")
-      return Status::failure("bad read: " + r.out);
+      return util::Error{"bad read: " + r.out, ""};
     return {};
   }
-  Status apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+  util::Result<void> apply(HostRun&, const std::vector<std::string>&) override { return {}; }
 };
 
 TEST_F(DeployEngine, TheApplyTakesThePlansReadsOfReadOnlyPhasesWhileFresh) {
@@ -652,11 +612,10 @@ TEST_F(DeployEngine, TheApplyTakesThePlansReadsOfReadOnlyPhasesWhileFresh) {
 
 // Two phases that observe their host with the same script (as the master's
 // add-on phases share their read of the cluster objects); each makes a flag.
-class FlagPhase : public Phase {
+class FlagPhase : public Phase, public ReadsAhead {
  public:
   explicit FlagPhase(std::string flag, bool last_step = false)
-      : flag_(std::move(flag)), last_(last_step) {}
-  std::string name() const override { return "flag-" + flag_; }
+      : Phase("flag-" + flag), flag_(std::move(flag)), last_(last_step) {}
   static std::string script() {
     return "echo r >> \"$DIR/reads-$HOST\"; for f in a b; do [ -e \"$DIR/flag-$HOST-$f\" ] && "
            "echo \"$f\"; done; true";
@@ -664,12 +623,12 @@ class FlagPhase : public Phase {
   void observation_reads(HostRun& h, std::vector<ObservationRead>& out) override {
     out.push_back({&h, script()});
   }
-  Status observe(HostRun& h, std::vector<std::string>& needs) override {
+  util::Result<void> observe(HostRun& h, std::vector<std::string>& needs) override {
     auto r = h.observe_sh(script());
     if (r.out.find(flag_) == std::string::npos) needs.push_back("make " + flag_);
     return {};
   }
-  Status apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     std::string step = "touch \"$DIR/flag-$HOST-" + flag_ + "\"";
     if (!last_) return run_step(h, "flag", step);
     // The step reads its stdin (as kubeadm join reads its configuration) and
@@ -720,7 +679,7 @@ TEST_F(DeployEngine, ALastStepReadsTheVerificationAndTheNextPhaseInItsSession) {
   // The lock-free start (id -u), the read ahead, then one session per apply:
   // a's step with a's verification and b's observation after it (b's needs
   // seen there: it applied), b's step with b's verification.
-  EXPECT_EQ(shell.calls["master"], 4u);
+  EXPECT_EQ(shell.sessions("master"), 4u);
   std::ifstream in(dir / "reads-master");
   size_t n = 0;
   for (std::string l; std::getline(in, l);) ++n;
@@ -733,7 +692,7 @@ TEST_F(DeployEngine, ALastStepReadsTheVerificationAndTheNextPhaseInItsSession) {
   fs::remove(dir / "flag-master-b");
   fs::remove(dir / "reads-master");
   std::ofstream(dir / "fail-master") << "x";
-  shell.calls.clear();
+  shell.clear_calls();
   r = Engine(shell, o).run(cluster(0), p);
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.hosts[0].phases[0].state, PhaseResult::State::Failed);

@@ -60,10 +60,9 @@ hivedscheduler:
 )";
 
 TEST(OpenPai, SettingsComeFromServicesConfiguration) {
-  OpenPaiSettings s;
-  std::string err;
-  ASSERT_TRUE(load_openpai_settings(write_temp("services-configuration.yaml", kServices), s, err))
-      << err;
+  auto loaded = load_openpai_settings(write_temp("services-configuration.yaml", kServices));
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  const OpenPaiSettings& s = *loaded;
   EXPECT_TRUE(s.enabled);
   EXPECT_EQ(s.cluster_id, "lab");
   EXPECT_EQ(s.data_path, "/data");
@@ -79,28 +78,26 @@ TEST(OpenPai, SettingsComeFromServicesConfiguration) {
 }
 
 TEST(OpenPai, NoServicesFileMeansNoServices) {
-  OpenPaiSettings s;
-  std::string err;
-  EXPECT_TRUE(load_openpai_settings("/nonexistent/services-configuration.yaml", s, err));
-  EXPECT_FALSE(s.enabled);
+  auto s = load_openpai_settings("/nonexistent/services-configuration.yaml");
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->enabled);
 }
 
 TEST(OpenPai, BrokenHivedConfigNamesTheLineInTheServicesFile) {
-  OpenPaiSettings s;
-  std::string err;
   std::string text = "hivedscheduler:\n  config: |\n    physicalCluster:\n      skuTypes: [a\n";
-  EXPECT_FALSE(load_openpai_settings(write_temp("bad.yaml", text), s, err));
+  auto s = load_openpai_settings(write_temp("bad.yaml", text));
+  ASSERT_FALSE(s);
+  const std::string& err = s.error().message;
   EXPECT_NE(err.find("bad.yaml:"), std::string::npos) << err;
   EXPECT_NE(err.find("hivedscheduler.config"), std::string::npos) << err;
 }
 
 TEST(OpenPai, HivedConfigMapHoldsHivedsFileWithItsWebServer) {
-  OpenPaiSettings s;
-  std::string err;
-  ASSERT_TRUE(load_openpai_settings(write_temp("services-configuration.yaml", kServices), s, err));
-  std::string cm = render_hived_configmap(kTemplates, s, err);
-  ASSERT_EQ(err, "");
-  auto doc = pai::yaml::load(cm);
+  auto s = load_openpai_settings(write_temp("services-configuration.yaml", kServices));
+  ASSERT_TRUE(s);
+  auto cm = render_hived_configmap(kTemplates, *s);
+  ASSERT_TRUE(cm) << cm.error().message;
+  auto doc = pai::yaml::load(*cm);
   ASSERT_FALSE(doc.error);
   ASSERT_EQ(doc.documents.size(), 1u);
   const auto* root = doc.documents[0];
@@ -122,13 +119,12 @@ TEST(OpenPai, HivedConfigMapHoldsHivedsFileWithItsWebServer) {
 }
 
 TEST(OpenPai, SchedulerConfigIsV1WithHivedAsExtender) {
-  OpenPaiSettings s;
-  std::string err;
-  ASSERT_TRUE(load_openpai_settings(write_temp("services-configuration.yaml", kServices), s, err));
+  auto s = load_openpai_settings(write_temp("services-configuration.yaml", kServices));
+  ASSERT_TRUE(s);
   EXPECT_EQ(vc_scheduler_name("Team_B"), "hivedscheduler-ds-team-b");
-  std::string text = render_scheduler_config(kTemplates, s, "Team_B", "10.0.0.1", err);
-  ASSERT_EQ(err, "");
-  auto doc = pai::yaml::load(text);
+  auto text = render_scheduler_config(kTemplates, *s, "Team_B", "10.0.0.1");
+  ASSERT_TRUE(text) << text.error().message;
+  auto doc = pai::yaml::load(*text);
   ASSERT_FALSE(doc.error);
   const auto* c = doc.documents[0];
   EXPECT_EQ(c->get("apiVersion")->scalar(), "kubescheduler.config.k8s.io/v1");

@@ -8,7 +8,6 @@
 namespace {
 
 using pai::job::job_name_of;
-using pai::job::SweepAxis;
 using pai::job::sweep_jobs;
 
 TEST(Sweep, JobNamesKeepOnlyWhatTheServerTakes) {
