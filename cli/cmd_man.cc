@@ -135,8 +135,8 @@ void build_internal_man(Flags& cmd, Globals& g) {
 int run_man(const std::string& dir_name, Globals&) {
   const std::string* dir = &dir_name;
   {
-    if (std::string err = pai::util::make_directories(*dir); !err.empty()) {
-      print_error("cannot create " + *dir + ": " + err);
+    if (auto err = pai::util::make_directories(*dir); !err.ok()) {
+      print_error("cannot create " + *dir + ": " + err.error().message);
       return kExitUsage;
     }
     const CommandTree& t = command_tree();
@@ -145,9 +145,9 @@ int run_man(const std::string& dir_name, Globals&) {
       if (!c.hidden) paths.push_back(c.path);
     for (const auto& p : paths) {
       std::string file = *dir + "/" + page_name(p) + ".1";
-      if (std::string err = pai::util::write_file_atomic(file, man_page(p, t.apps.at(p)), 0644);
-          !err.empty()) {
-        print_error("cannot write " + file + ": " + err);
+      if (auto err = pai::util::write_file_atomic(file, man_page(p, t.apps.at(p)), 0644);
+          !err.ok()) {
+        print_error("cannot write " + file + ": " + err.error().message);
         return kExitUsage;
       }
     }

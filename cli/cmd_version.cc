@@ -10,12 +10,12 @@
 #include "api/client.h"
 #include "app.h"
 #include "build_info.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
 #include "http/library_version.h"
-#include "job/cmd_job_common.h"
 #include "output/printer.h"
 #include "remote/library_version.h"
 #include "util/version.h"
@@ -71,7 +71,7 @@ int run_version(const VersionOptions& o, Globals& g) {
                {"launcherType", info->launcher_type},
                {"authnMethod", info->authn_method.empty() ? "basic" : info->authn_method}};
     } else {
-      server_error = info.error;
+      server_error = info.error();
     }
   }
   if (is_structured(o.output)) {

@@ -120,8 +120,8 @@ bool is_help_flag(const std::string& a) {
 
 // Walks the command words of argv before CLI11 sees them: an unknown command or
 // subcommand gets "did you mean", a group without its subcommand the list of
-// them. Returns an exit code when argv is refused, -1 when CLI11 may parse it.
-int check_command_words(int argc, char** argv) {
+// them. The exit code when argv is refused; nothing when CLI11 may parse it.
+Step<> check_command_words(int argc, char** argv) {
   std::vector<std::string> path;
   bool help = false;
   int i = 1;
@@ -140,22 +140,22 @@ int check_command_words(int argc, char** argv) {
     for (const auto& c : command_table()) hidden |= c.hidden && path.empty() && c.path[0] == a;
     if (std::find(names.begin(), names.end(), a) == names.end() && !hidden) {
       print_unknown_command(a, path);
-      return kExitUsage;
+      return ExitNow{kExitUsage};
     }
     path.push_back(a);
   }
   for (; i < argc && !help; ++i) help = is_help_flag(argv[i]);
-  if (help || !is_group(path)) return -1;
+  if (help || !is_group(path)) return {};
   // A group that runs by itself (simulate) needs no subcommand.
   auto it = command_tree().apps.find(path);
   if (!path.empty() && it != command_tree().apps.end()) {
     const Command* c = command_tree().entries.at(it->second);
-    if (c->build) return -1;
+    if (c->build) return {};
   }
   print_error("\"" + command_line(path) +
               "\" needs a command: " + pai::util::join(subcommand_names(path), ", "));
   std::fprintf(stderr, "Run '%s --help' for usage.\n", command_line(path).c_str());
-  return kExitUsage;
+  return ExitNow{kExitUsage};
 }
 
 // The deepest command CLI11 got to.
@@ -293,7 +293,7 @@ int run_main(int argc, char** argv, Globals& g) {
   if (argc >= 2 && std::strcmp(argv[1], "__complete") == 0)
     return complete_words(std::vector<std::string>(argv + 2, argv + argc));
 
-  if (int rc = check_command_words(argc, argv); rc >= 0) return rc;
+  if (auto words = check_command_words(argc, argv); !words.ok()) return words.error().code;
 
   try {
     app.parse(argc, argv);

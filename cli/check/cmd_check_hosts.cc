@@ -116,8 +116,9 @@ int run(const CheckHostsOptions& o, const Globals& g) {
     std::printf("%s", pai::facts::fact_script({}).c_str());
     return kExitOk;
   }
-  PreparedHosts p;
-  if (int rc = prepare_hosts(o.hosts, g, p); rc >= 0) return rc;
+  auto prepared = prepare_hosts(o.hosts, g);
+  if (!prepared.ok()) return prepared.error().code;
+  PreparedHosts& p = *prepared;
   if (o.hosts.print_script) {
     std::printf("%s", pai::facts::fact_script(p.collect.script).c_str());
     return kExitOk;
@@ -161,18 +162,18 @@ int run(const CheckHostsOptions& o, const Globals& g) {
   }
   int rc = pai::check::exit_code(pai::check::summarize(results, outcomes.size()), o.fail_on_warn);
   if (!o.junit.empty()) {
-    std::string err = write_report_file(o.junit, pai::check::write_junit_report(results, ctx));
-    if (!err.empty()) {
-      print_error("cannot write the JUnit report: " + err);
+    auto err = write_report_file(o.junit, pai::check::write_junit_report(results, ctx));
+    if (!err.ok()) {
+      print_error("cannot write the JUnit report: " + err.error().message);
       rc = kExitUsage;
     }
   }
   if (!o.sarif.empty()) {
-    std::string err = write_report_file(
+    auto err = write_report_file(
         o.sarif,
         pai::check::dump(pai::check::write_sarif_report(results, ctx, pai::kVersion)) + "\n");
-    if (!err.empty()) {
-      print_error("cannot write the SARIF report: " + err);
+    if (!err.ok()) {
+      print_error("cannot write the SARIF report: " + err.error().message);
       rc = kExitUsage;
     }
   }

@@ -54,8 +54,9 @@ int run(const FactsCollectOptions& o, const Globals& g) {
     std::printf("%s", pai::facts::fact_script({}).c_str());
     return kExitOk;
   }
-  PreparedHosts p;
-  if (int rc = prepare_hosts(o.hosts, g, p); rc >= 0) return rc;
+  auto prepared = prepare_hosts(o.hosts, g);
+  if (!prepared.ok()) return prepared.error().code;
+  PreparedHosts& p = *prepared;
   if (o.hosts.print_script) {
     std::printf("%s", pai::facts::fact_script(p.collect.script).c_str());
     return kExitOk;
@@ -67,8 +68,8 @@ int run(const FactsCollectOptions& o, const Globals& g) {
     return kExitOk;
   }
   if (!o.out_dir.empty()) {
-    if (std::string err = pai::util::make_directories(o.out_dir); !err.empty()) {
-      print_error("cannot create " + o.out_dir + ": " + err);
+    if (auto err = pai::util::make_directories(o.out_dir); !err.ok()) {
+      print_error("cannot create " + o.out_dir + ": " + err.error().message);
       return kExitUsage;
     }
   }
@@ -109,9 +110,9 @@ int run(const FactsCollectOptions& o, const Globals& g) {
     }
     stems.insert(stem);
     std::string path = o.out_dir + "/" + stem + ".json";
-    if (std::string err = pai::util::write_file_atomic(path, pai::check::dump(j) + "\n", 0644);
-        !err.empty()) {
-      print_error("cannot write " + path + ": " + err);
+    if (auto err = pai::util::write_file_atomic(path, pai::check::dump(j) + "\n", 0644);
+        !err.ok()) {
+      print_error("cannot write " + path + ": " + err.error().message);
       rc = kExitUsage;
       continue;
     }

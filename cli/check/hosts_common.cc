@@ -90,7 +90,7 @@ void add_hosts_options(Flags* cmd, HostsOptions& o) {
 
 namespace {
 
-pai::remote::Secret read_password_from_stdin(std::string* error) {
+pai::util::Result<pai::remote::Secret> read_password_from_stdin() {
   bool tty = ::isatty(0) == 1;
   termios old{};
   if (tty) {
@@ -102,7 +102,7 @@ pai::remote::Secret read_password_from_stdin(std::string* error) {
       ::tcsetattr(0, TCSAFLUSH, &quiet);
     }
   }
-  pai::remote::Secret s = pai::remote::read_secret_line(0, error);
+  auto s = pai::remote::read_secret_line(0);
   if (tty) {
     ::tcsetattr(0, TCSAFLUSH, &old);
     std::fprintf(stderr, "\n");
@@ -119,7 +119,8 @@ void validate_hosts_options(const HostsOptions& o, Usage& u) {
     u.error_if(!pai::facts::is_safe_dns_name(n), "registry \"" + n + "\" is not a host name");
 }
 
-int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
+Step<PreparedHosts> prepare_hosts(const HostsOptions& o, const Globals& g) {
+  PreparedHosts out;
   auto policy = pai::remote::parse_host_key_policy(o.host_key_policy);
   pai::inventory::InventoryOptions io;
   io.paths = o.paths;
@@ -136,15 +137,15 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   io.use_agent = !o.no_agent;
   if (!o.hosts_file.empty() && o.hosts_file == "-" && o.password_stdin) {
     print_error("--hosts-file - and --password-stdin both want stdin");
-    return kExitUsage;
+    return ExitNow{kExitUsage};
   }
   if (o.hosts_file == "-") {
-    pai::util::ReadResult r = pai::util::read_fd(0, 4u << 20);
-    if (!r.ok) {
-      print_error("--hosts-file -: " + r.error);
-      return kExitUsage;
+    auto r = pai::util::read_fd(0, 4u << 20);
+    if (!r.ok()) {
+      print_error("--hosts-file -: " + r.error().message);
+      return ExitNow{kExitUsage};
     }
-    io.hosts_file_content = std::move(r.content);
+    io.hosts_file_content = std::move(*r);
   }
 
   out.inventory = pai::inventory::build_inventory(io);
@@ -155,7 +156,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
           stderr,
           "The cluster files must be valid before hosts are checked (paictl check config %s).\n",
           pai::util::join(o.paths, " ").c_str());
-    return kExitUsage;
+    return ExitNow{kExitUsage};
   }
 
   // Passwords: stdin, then the environment, then config.yaml. Never an argument.
@@ -163,12 +164,12 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
     out.ssh_password = o.stdin_password->secret;
     out.password_origin = "stdin";
   } else if (o.password_stdin) {
-    std::string err;
-    out.ssh_password = read_password_from_stdin(&err);
-    if (!err.empty()) {
-      print_error("--password-stdin: " + err);
-      return kExitUsage;
+    auto password = read_password_from_stdin();
+    if (!password.ok()) {
+      print_error("--password-stdin: " + password.error().message);
+      return ExitNow{kExitUsage};
     }
+    out.ssh_password = std::move(*password);
     out.password_origin = "stdin";
     if (o.stdin_password) {
       o.stdin_password->read = true;
@@ -200,7 +201,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
   for (const auto& n : names) {
     if (!pai::facts::is_safe_dns_name(n)) {
       print_error("registry \"" + n + "\" is not a host name");
-      return kExitUsage;
+      return ExitNow{kExitUsage};
     }
   }
   out.collect.script.dns_names = names;
@@ -215,7 +216,7 @@ int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out) {
                  c ? "\x1b[1;31m" : "", c ? "\x1b[0m" : "",
                  out.ssh_password.empty() ? " if one is given" : "");
   }
-  return -1;
+  return out;
 }
 
 void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::string& command,

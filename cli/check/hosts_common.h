@@ -10,6 +10,7 @@
 #include "app.h"
 #include "check/runner.h"
 #include "command.h"
+#include "exit_codes.h"
 #include "flags.h"
 #include "inventory/inventory.h"
 #include "remote/secret.h"
@@ -62,9 +63,9 @@ struct PreparedHosts {
   std::string sudo_origin;
 };
 
-// Validates the options and the cluster files, reads the passwords. Returns -1
-// to go on, or the exit code to stop with (after printing why).
-int prepare_hosts(const HostsOptions& o, const Globals& g, PreparedHosts& out);
+// Validates the options and the cluster files, reads the passwords: the hosts
+// to reach and how, or the exit code to stop with (after printing why).
+Step<PreparedHosts> prepare_hosts(const HostsOptions& o, const Globals& g);
 
 // --dry-run: how each host would be reached, without contacting any. `format` is -o's.
 void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::string& command,

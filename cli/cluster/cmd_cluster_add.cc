@@ -8,12 +8,12 @@
 #include "api/client.h"
 #include "app.h"
 #include "cluster/add.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
 #include "http/client.h"
-#include "job/cmd_job_common.h"
 #include "output/output.h"
 #include "util/fs.h"
 #include "util/printable.h"
@@ -44,7 +44,7 @@ struct AddOptions {
 // as-is (minus the final newline) from a pipe. Bounded: an endless producer is
 // an error, not a memory exhaustion.
 std::optional<std::string> read_secret(const char* what) {
-  pai::util::ReadResult r;
+  pai::util::Result<std::string> r = std::string();
   if (isatty(0)) {
     std::fprintf(stderr, "%s: ", what);
     std::fflush(stderr);
@@ -61,11 +61,12 @@ std::optional<std::string> read_secret(const char* what) {
   } else {
     r = pai::util::read_fd(0, pai::util::kMaxSecretBytes);
   }
-  if (!r.ok) {
-    print_error("reading the " + std::string(what) + ": " + r.error + "; that is not a " + what);
+  if (!r.ok()) {
+    print_error("reading the " + std::string(what) + ": " + r.error().message + "; that is not a " +
+                what);
     return std::nullopt;
   }
-  std::string s = std::move(r.content);
+  std::string s = std::move(*r);
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   if (s.empty()) {
     print_error(std::string("no ") + what + " on stdin");
@@ -106,21 +107,22 @@ void validate_cluster_add(const AddOptions& o, Usage& u) {
              "the sign-in is POST /api/v2/authn/basic/login with the user and the password");
   pai::cluster::AddRequest req = request_of(o);
   if (req.user.empty()) req.user = "-";  // its absence is reported above, not again
-  pai::cluster::PreparedAdd prepared = pai::cluster::prepare_add(std::move(req));
-  if (!prepared.ok()) u.error(prepared.error->message, prepared.error->hint);
+  auto prepared = pai::cluster::prepare_add(std::move(req));
+  if (!prepared.ok()) u.error(prepared.error().message, prepared.error().hint);
 }
 
 int run(const AddOptions& o, const Globals& g) {
   auto reg = jobcli::load_registry();
   if (!reg) return kExitUsage;
 
-  pai::cluster::PreparedAdd prepared = pai::cluster::prepare_add(request_of(o), reg.get());
-  if (!prepared.ok()) {
-    print_error(prepared.error->message);
-    if (!prepared.error->hint.empty())
-      std::fprintf(stderr, "  hint: %s\n", pai::util::printable(prepared.error->hint).c_str());
+  auto checked = pai::cluster::prepare_add(request_of(o), reg.get());
+  if (!checked.ok()) {
+    print_error(checked.error().message);
+    if (!checked.error().hint.empty())
+      std::fprintf(stderr, "  hint: %s\n", pai::util::printable(checked.error().hint).c_str());
     return kExitUsage;
   }
+  pai::cluster::PreparedAdd& prepared = *checked;
   for (const auto& w : prepared.warnings) print_warning(w);
   if (o.password_stdin || o.token_stdin) {
     auto s = read_secret(o.password_stdin ? "password" : "token");
@@ -142,7 +144,7 @@ int run(const AddOptions& o, const Globals& g) {
   prepared.request.secret.clear();
   if (!r.ok()) {
     using Stage = pai::cluster::AddError::Stage;
-    const pai::cluster::AddError& e = *r.error;
+    const pai::cluster::AddError& e = r.error();
     if (e.api) {
       pai::api::Error shown = *e.api;
       if (e.stage == Stage::Probe && !e.hint.empty()) shown.hint = e.hint;
@@ -154,7 +156,7 @@ int run(const AddOptions& o, const Globals& g) {
     if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", pai::util::printable(e.hint).c_str());
     return kExitUsage;
   }
-  const pai::cluster::AddOutcome& done = *r.value;
+  const pai::cluster::AddOutcome& done = *r;
   if (!g.quiet) {
     using pai::util::printable;
     const pai::cluster::Cluster& c = done.cluster;

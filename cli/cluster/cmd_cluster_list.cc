@@ -5,12 +5,13 @@
 
 #include "api/client.h"
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
 #include "http/client.h"
-#include "job/cmd_job_common.h"
+#include "job/follow.h"
 #include "output/output.h"
 #include "output/printer.h"
 
@@ -39,11 +40,10 @@ int run(const ListOptions& o, const Globals& g) {
     for (const auto& c : clusters) {
       probes.push_back(std::async(std::launch::async, [&c, &o, &g]() {
         if (std::string tls = pai::cluster::tls_problem(c); !tls.empty()) {
-          pai::api::Result<pai::api::ClusterInfo> refused;
-          refused.error = pai::api::Error{};
-          refused.error->kind = pai::api::Error::Kind::Transport;
-          refused.error->message = tls;
-          return refused;
+          pai::api::Error refused;
+          refused.kind = pai::api::Error::Kind::Transport;
+          refused.message = tls;
+          return pai::api::Result<pai::api::ClusterInfo>(std::move(refused));
         }
         pai::http::Options hopt;
         hopt.timeout_s = o.timeout;
@@ -84,7 +84,7 @@ int run(const ListOptions& o, const Globals& g) {
         version = r->version;
       } else {
         reachable = "no";
-        error = r.error->summary();
+        error = r.error().summary();
       }
     }
     bool current = c.name == reg->current();

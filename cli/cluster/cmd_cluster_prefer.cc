@@ -4,11 +4,11 @@
 #include <cstdio>
 
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "util/strings.h"
@@ -58,15 +58,15 @@ int run(const PreferOptions& o, const Globals& g) {
       return kExitUsage;
     }
   pai::diag::List diags;
-  std::string err = pai::cluster::update_file(
+  auto err = pai::cluster::update_file(
       reg->file_for_preference(),
-      [&](pai::cluster::Config& c) -> std::string {
+      [&](pai::cluster::Config& c) -> pai::util::Result<void> {
         c.preference = o.names;
         return {};
       },
       diags);
-  if (!err.empty()) {
-    print_error(err);
+  if (!err.ok()) {
+    print_error(err.error().message);
     return kExitUsage;
   }
   if (!g.quiet)

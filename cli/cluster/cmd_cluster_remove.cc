@@ -3,11 +3,11 @@
 #include <cstdio>
 
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
 #include "output/output.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -28,17 +28,17 @@ int run_cluster_remove(const std::string& name, const Globals& g) {
   pai::diag::List diags;
   for (const auto& path : reg->paths()) {
     if (!pai::util::path_exists(path)) continue;
-    std::string err = pai::cluster::update_file(
+    auto err = pai::cluster::update_file(
         path,
-        [&](pai::cluster::Config& c) -> std::string {
+        [&](pai::cluster::Config& c) -> pai::util::Result<void> {
           c.remove(name);
           if (c.current && *c.current == name) c.current = std::string();
           if (c.preference) std::erase(*c.preference, name);
           return {};
         },
         diags);
-    if (!err.empty()) {
-      print_error(err);
+    if (!err.ok()) {
+      print_error(err.error().message);
       return kExitUsage;
     }
   }

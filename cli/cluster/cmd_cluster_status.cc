@@ -6,11 +6,12 @@
 
 #include "api/client.h"
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
+#include "job/follow.h"
 #include "output/output.h"
 #include "output/printer.h"
 
@@ -52,7 +53,7 @@ ClusterStatus fetch(const jobcli::Connection& c) {
   auto k = skus.get();
   auto u = user.get();
   if (!v.ok()) {
-    s.error = v.error;
+    s.error = v.error();
     return s;
   }
   s.vcs = *v;
@@ -60,7 +61,7 @@ ClusterStatus fetch(const jobcli::Connection& c) {
   if (u.ok())
     s.user_info = *u;
   else
-    s.user_error = u.error;
+    s.user_error = u.error();
   s.version = c.cluster->version;
   return s;
 }

@@ -39,9 +39,9 @@ int run_cells(const CellsOptions& o, const Globals& g) {
     return kExitUsage;
   }
   if (!o.diagram.empty()) {
-    std::string err = write_report_file(o.diagram, pai::hived::render_cells_svg(*live, o.h.vc));
-    if (!err.empty()) {
-      print_error(err);
+    auto err = write_report_file(o.diagram, pai::hived::render_cells_svg(*live, o.h.vc));
+    if (!err.ok()) {
+      print_error(err.error().message);
       return kExitUsage;
     }
     if (!g.quiet) std::fprintf(stderr, "wrote %s\n", o.diagram.c_str());

@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "diag/report.h"
@@ -17,7 +18,6 @@
 #include "hived/inspect.h"
 #include "hived/live.h"
 #include "http/client.h"
-#include "job/cmd_job_common.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "util/fs.h"
@@ -63,8 +63,7 @@ std::optional<HivedConnection> connect_hived(const HivedOptions& o, const Global
     if (!reg) return std::nullopt;
     conn = jobcli::connect(*reg, o.remote, g);
     if (!conn) return std::nullopt;
-    std::string err;
-    token = pai::cluster::read_token(*conn->cluster, &err);
+    token = pai::cluster::read_token(*conn->cluster).value_or(std::string());
   }
   pai::http::Options hopt;
   hopt.timeout_s = o.remote.timeout;

@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
+#include "cluster/connection.h"
 #include "command.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
 
 namespace pai::config {
 struct HivedModel;

@@ -222,9 +222,9 @@ int run_snapshot(const SnapshotOptions& o, const Globals& g) {
     print_document(doc, o.h.output == "yaml" ? "yaml" : "json");
     return kExitOk;
   }
-  std::string err = pai::util::write_file_atomic(o.out, doc.dump(1) + "\n");
-  if (!err.empty()) {
-    print_error(err);
+  auto err = pai::util::write_file_atomic(o.out, doc.dump(1) + "\n");
+  if (!err.ok()) {
+    print_error(err.error().message);
     return kExitUsage;
   }
   if (!g.quiet)

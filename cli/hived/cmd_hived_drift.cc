@@ -84,11 +84,11 @@ int run_drift(const DriftOptions& o, const Globals& g) {
     pai::diag::List dl;
     for (const auto& f : files) {
       auto r = pai::util::read_file(f);
-      if (!r.ok) {
-        print_error(f + ": " + r.error);
+      if (!r.ok()) {
+        print_error(f + ": " + r.error().message);
         return kExitUsage;
       }
-      if (auto hf = pai::facts::read_facts_json(f, r.content, dl)) {
+      if (auto hf = pai::facts::read_facts_json(f, *r, dl)) {
         std::string name = hf->name.empty() ? hf->hostname : hf->name;
         facts[name] = std::move(*hf);
       }

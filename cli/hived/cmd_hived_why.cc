@@ -7,6 +7,7 @@
 #include <set>
 
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
@@ -16,9 +17,9 @@
 #include "hived/inspect.h"
 #include "hived/live.h"
 #include "hived/why.h"
-#include "job/cmd_job_common.h"
 #include "job/hived_request.h"
 #include "job/job_file.h"
+#include "job/job_target.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "util/printable.h"
@@ -74,12 +75,12 @@ std::optional<std::vector<pai::scheduler::GroupRequest>> job_requests(
   std::string full = pai::api::job_id(user, name);
   auto job = c.api->get_job(user, name);
   if (!job.ok()) {
-    if (job.error->status == 404) {
+    if (job.error().status == 404) {
       print_error("HiveD has no group of job " + full + ", and " + c.cluster->name +
                   " has no such job");
       rc = kExitUsage;
     } else {
-      rc = jobcli::report_api_error(c.cluster->name, "reading job " + full, *job.error);
+      rc = jobcli::report_api_error(c.cluster->name, "reading job " + full, job.error());
     }
     return std::nullopt;
   }
@@ -94,7 +95,7 @@ std::optional<std::vector<pai::scheduler::GroupRequest>> job_requests(
   }
   auto text = c.api->job_config(user, name);
   if (!text.ok()) {
-    rc = jobcli::report_api_error(c.cluster->name, "reading the config of " + full, *text.error);
+    rc = jobcli::report_api_error(c.cluster->name, "reading the config of " + full, text.error());
     return std::nullopt;
   }
   auto file = pai::job::JobFile::parse(*text, full + "'s config on " + c.cluster->name);
@@ -104,15 +105,14 @@ std::optional<std::vector<pai::scheduler::GroupRequest>> job_requests(
   bool oppo = jr.priority_class == "oppo";
   auto skus = c.api->sku_types(oppo ? std::string() : jr.virtual_cluster);
   if (!skus.ok()) {
-    rc = jobcli::report_api_error(c.cluster->name, "reading the SKU types", *skus.error);
+    rc = jobcli::report_api_error(c.cluster->name, "reading the SKU types", skus.error());
     return std::nullopt;
   }
   std::set<std::string> leaf_types;
   for (const auto& l : live.leaves) leaf_types.insert(l.leaf_type);
-  std::string why;
-  auto reqs = pai::job::hived_requests(jr, user, *skus, leaf_types, &why);
-  if (!reqs) {
-    print_error(full + " cannot be asked of HiveD: " + why);
+  auto reqs = pai::job::hived_requests(jr, user, *skus, leaf_types);
+  if (!reqs.ok()) {
+    print_error(full + " cannot be asked of HiveD: " + reqs.error().message);
     rc = kExitUsage;
     return std::nullopt;
   }

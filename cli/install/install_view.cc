@@ -294,14 +294,14 @@ pai::deploy::InstallDeps install_deps(const InstallOptions& o, UseCaseView& view
   HostsOptions all = o.hosts;
   all.limit.clear();  // the master is reached even when --limit leaves it out
   d.load_hosts = [all, &view]() -> pai::util::Result<pai::deploy::ClusterHosts> {
-    PreparedHosts ph;
-    if (int rc = prepare_hosts(all, *view.g, ph); rc >= 0) {
-      view.hosts_failed = rc;
+    auto ph = prepare_hosts(all, *view.g);
+    if (!ph.ok()) {
+      view.hosts_failed = ph.error().code;
       return pai::util::Error{
           "the cluster's hosts could not be read", {}, pai::util::Error::Kind::Input};
     }
-    return pai::deploy::ClusterHosts{std::move(ph.inventory), std::move(ph.collect),
-                                     std::move(ph.ssh_password)};
+    return pai::deploy::ClusterHosts{std::move(ph->inventory), std::move(ph->collect),
+                                     std::move(ph->ssh_password)};
   };
   return d;
 }

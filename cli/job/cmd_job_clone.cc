@@ -5,19 +5,21 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <set>
 
 #include "api/client.h"
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
 #include "job/emit.h"
+#include "job/follow.h"
+#include "job/job_target.h"
 #include "job/job_usage.h"
 #include "job/placement.h"
+#include "job/sweep.h"
 #include "job/validate.h"
 #include "output/diag_output.h"
 #include "output/output.h"
@@ -33,18 +35,6 @@ namespace {
 // "20261201-120304" (UTC): a stamp for generated names.
 std::string utc_stamp() {
   return pai::util::format_utc(std::time(nullptr), "%Y%m%d-%H%M%S");
-}
-
-// A job name from any text: characters the server refuses become '_', at most 255.
-std::string job_name_of(const std::string& s) {
-  std::string out;
-  for (char c : s)
-    out += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                   c == '-'
-               ? c
-               : '_';
-  if (out.size() > 255) out.resize(255);
-  return out;
 }
 
 // Validates `f` with `ov` as the server would; prints the findings. false on errors.
@@ -64,17 +54,14 @@ bool valid(const pai::job::JobFile& f, const pai::job::Overrides& ov, const Glob
 }
 
 // Checks the job against the target cluster (VC, permission, SKU, resources,
-// storages, name). Prints the failed checks; false when the cluster cannot take it.
-int check_target(const jobcli::Connection& c, const pai::job::JobRequest& req, bool show,
-                 bool* ok) {
+// storages, name). Prints the failed checks; the exit code when the cluster
+// cannot take it.
+Step<> check_target(const jobcli::Connection& c, const pai::job::JobRequest& req, bool show) {
   auto facts = pai::job::gather_facts(*c.api, c.cluster->name, c.cluster->user, req);
-  if (facts.error) {
-    *ok = false;
-    return jobcli::report_api_error(c.cluster->name, "checking the job against the cluster",
-                                    *facts.error);
-  }
+  if (facts.error)
+    return ExitNow{jobcli::report_api_error(c.cluster->name, "checking the job against the cluster",
+                                            *facts.error)};
   auto ev = pai::job::evaluate(req, facts);
-  *ok = ev.eligible;
   if (!ev.eligible || show) {
     Table t({{"CHECK"}, {"RESULT"}, {"DETAIL"}});
     for (const auto& ch : ev.checks) t.add({ch.name, ch.ok ? "ok" : "FAILED", ch.detail});
@@ -84,26 +71,24 @@ int check_target(const jobcli::Connection& c, const pai::job::JobRequest& req, b
   if (!ev.eligible) {
     print_error(c.cluster->name + " cannot take " + pai::api::job_id(c.cluster->user, req.name) +
                 ": " + ev.reason + "; nothing was sent");
-    return kExitUsage;
+    return ExitNow{kExitUsage};
   }
-  return kExitOk;
+  return {};
 }
 
 // The stored config of a job, parsed. The server masks `secrets:` in it, so a
 // job that had secrets cannot be copied from the server.
-std::optional<pai::job::JobFile> fetch_config(const jobcli::Connection& c, const std::string& user,
-                                              const std::string& name, int* rc) {
+Step<pai::job::JobFile> fetch_config(const jobcli::Connection& c, const std::string& user,
+                                     const std::string& name) {
   const std::string id = pai::api::job_id(user, name);
   auto text = c.api->job_config(user, name);
-  if (!text.ok()) {
-    *rc = jobcli::report_api_error(c.cluster->name, "reading the config of " + id, *text.error);
-    return std::nullopt;
-  }
+  if (!text.ok())
+    return ExitNow{
+        jobcli::report_api_error(c.cluster->name, "reading the config of " + id, text.error())};
   pai::job::JobFile f = pai::job::JobFile::parse(*text, c.cluster->name + ":" + id + "/config");
   if (!f.root) {
     print_error(c.cluster->name + ": the config of " + id + " is not a job document");
-    *rc = kExitRemote;
-    return std::nullopt;
+    return ExitNow{kExitRemote};
   }
   if (const auto* s = f.get("secrets"); s && s->is_scalar()) {
     print_error(id +
@@ -111,8 +96,7 @@ std::optional<pai::job::JobFile> fetch_config(const jobcli::Connection& c, const
                 "returns; they cannot be copied");
     std::fprintf(stderr,
                  "  hint: submit the original file instead: paictl job submit FILE --name NAME\n");
-    *rc = kExitUsage;
-    return std::nullopt;
+    return ExitNow{kExitUsage};
   }
   return f;
 }
@@ -129,10 +113,9 @@ int submit(const jobcli::Connection& c, const pai::job::JobFile& f, const pai::j
     return kExitUsage;
   }
   pai::job::JobRequest req = pai::job::request_of(f, ov);
-  bool ok = false;
   // The checks are shown with a text --dry-run (and on stderr when one fails).
-  int rc = check_target(c, req, dry_run && !is_structured(output), &ok);
-  if (!ok) return rc;
+  if (auto t = check_target(c, req, dry_run && !is_structured(output)); !t.ok())
+    return t.error().code;
   const std::string id = pai::api::job_id(c.cluster->user, req.name);
   if (dry_run) {
     std::string masked = pai::job::emit_job(f, ov, /*mask_secrets=*/true);
@@ -156,10 +139,10 @@ int submit(const jobcli::Connection& c, const pai::job::JobFile& f, const pai::j
     return kExitOk;
   }
   auto r = c.api->submit_job(body);
-  if (!r.ok()) return jobcli::report_api_error(c.cluster->name, "submitting " + id, *r.error);
+  if (!r.ok()) return jobcli::report_api_error(c.cluster->name, "submitting " + id, r.error());
   for (const auto& t : tags) {
     auto tr = c.api->add_tag(c.cluster->user, req.name, t);
-    if (!tr.ok()) jobcli::report_api_error(c.cluster->name, "tagging " + id, *tr.error);
+    if (!tr.ok()) jobcli::report_api_error(c.cluster->name, "tagging " + id, tr.error());
   }
   if (is_structured(output))
     print_document(document("jobSubmission", Json{{"dryRun", false},
@@ -201,15 +184,14 @@ int run_clone(const CloneOptions& o, const Globals& g) {
   if (!src) return kExitUsage;
   auto id = jobcli::parse_job_id(o.job, *src);
   if (!id) return kExitUsage;
-  int rc = kExitOk;
-  auto f = fetch_config(*src, id->first, id->second, &rc);
-  if (!f) return rc;
+  auto f = fetch_config(*src, id->first, id->second);
+  if (!f.ok()) return f.error().code;
   std::optional<jobcli::Connection> dst = src;
   if (!o.remote.cluster.empty() && o.remote.cluster != src->cluster->name) {
     dst = jobcli::connect_named(*reg, o.remote.cluster, o.remote, g);
     if (!dst) return kExitUsage;
   }
-  if (!ov->name) ov->name = job_name_of(id->second + "-clone-" + utc_stamp());
+  if (!ov->name) ov->name = pai::job::job_name_of(id->second + "-clone-" + utc_stamp());
   return submit(*dst, *f, *ov, o.dry_run, {},
                 "the config of " + pai::api::job_id(id->first, id->second), g, o.output);
 }
@@ -232,7 +214,7 @@ int run_resubmit(const ResubmitOptions& o, const Globals& g) {
   if (!target) return kExitUsage;
   const auto& [conn, user, name, id] = *target;
   auto d = conn.api->get_job(user, name);
-  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *d.error);
+  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, d.error());
   std::string state = d->contains("jobStatus") && (*d)["jobStatus"].is_object()
                           ? (*d)["jobStatus"].value("state", std::string("?"))
                           : "?";
@@ -241,9 +223,8 @@ int run_resubmit(const ResubmitOptions& o, const Globals& g) {
                 "; resubmit is for failed or stopped jobs (--force for others)");
     return kExitUsage;
   }
-  int rc = kExitOk;
-  auto f = fetch_config(conn, user, name, &rc);
-  if (!f) return rc;
+  auto f = fetch_config(conn, user, name);
+  if (!f.ok()) return f.error().code;
   if (!ov->name) {
     // NAME-r1, NAME-r2, ...: the first free one (a resubmitted job's suffix is replaced).
     std::string base = name;
@@ -252,10 +233,10 @@ int run_resubmit(const ResubmitOptions& o, const Globals& g) {
         base.find_first_not_of("0123456789", r + 2) == std::string::npos)
       base.resize(r);
     for (int k = 1; k <= 100 && !ov->name; ++k) {
-      std::string candidate = job_name_of(base + "-r" + std::to_string(k));
+      std::string candidate = pai::job::job_name_of(base + "-r" + std::to_string(k));
       auto e = conn.api->job_exists(conn.cluster->user, candidate);
       if (!e.ok())
-        return jobcli::report_api_error(conn.cluster->name, "looking for a free name", *e.error);
+        return jobcli::report_api_error(conn.cluster->name, "looking for a free name", e.error());
       if (!*e) ov->name = candidate;
     }
     if (!ov->name) {
@@ -281,17 +262,16 @@ struct SweepOptions {
   std::string output = "table";
 };
 
-using Axes = std::vector<std::pair<std::string, std::vector<std::string>>>;
+using Axes = std::vector<pai::job::SweepAxis>;
 
 // The axes, in the order given; values split at ','. Reports every bad --param
 // into `u` (a --param given twice keeps its first values).
 Axes sweep_axes(const std::vector<std::string>& params, Usage& u) {
   Axes axes;
   for (const auto& p : params) {
-    std::string err;
-    auto po = pai::job::parse_param(p, &err);
-    if (!po) {
-      u.error(err, "--param NAME=V1,V2,...");
+    auto po = pai::job::parse_param(p);
+    if (!po.ok()) {
+      u.error(po.error().message, "--param NAME=V1,V2,...");
       continue;
     }
     std::vector<std::string> values;
@@ -301,13 +281,13 @@ Axes sweep_axes(const std::vector<std::string>& params, Usage& u) {
       continue;
     }
     bool twice = false;
-    for (const auto& a : axes) twice |= a.first == po->name;
+    for (const auto& a : axes) twice |= a.name == po->name;
     if (twice) {
       u.error("--param " + po->name + " is given twice",
               "give its values as one comma list: --param " + po->name + "=V1,V2,...");
       continue;
     }
-    axes.emplace_back(po->name, values);
+    axes.push_back({po->name, values});
   }
   return axes;
 }
@@ -316,15 +296,13 @@ void validate_sweep(const SweepOptions& o, Usage& u) {
   Axes axes = sweep_axes(o.params, u);
   u.error_if(o.params.empty(), "a sweep needs at least one --param NAME=V1,V2,...");
   size_t total = 1;
-  for (const auto& a : axes) total = std::min<size_t>(total * a.second.size(), 1001);
+  for (const auto& a : axes) total = std::min<size_t>(total * a.values.size(), 1001);
   u.error_if(total > 1000, "the sweep has more than 1000 jobs", "narrow the --param lists");
 }
 
 int run_sweep(const SweepOptions& o, const Globals& g) {
   Usage ignored;  // validate_sweep reported them
   Axes axes = sweep_axes(o.params, ignored);
-  size_t total = 1;
-  for (const auto& a : axes) total *= a.second.size();
   pai::job::JobFile f = pai::job::JobFile::load(o.file);
   if (!f.read_error.empty()) {
     print_error("cannot read " + o.file + ": " + f.read_error);
@@ -332,52 +310,30 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
   }
   std::string base = f.get("name") && f.get("name")->is_scalar() ? f.get("name")->scalar() : "job";
   std::string sweep_id = o.sweep_id.empty() ? utc_stamp() : o.sweep_id;
-  std::string tag = "sweep-" + job_name_of(base + "-" + sweep_id);
+  std::string tag = "sweep-" + pai::job::job_name_of(base + "-" + sweep_id);
   auto reg = jobcli::load_registry();
   if (!reg) return kExitUsage;
   auto conn = jobcli::connect(*reg, o.remote, g);
   if (!conn) return kExitUsage;
 
   // Every combination: the last --param changes fastest.
-  std::vector<std::pair<std::string, pai::job::Overrides>> jobs;
-  std::vector<size_t> idx(axes.size(), 0);
-  for (size_t n = 0; n < total; ++n) {
-    pai::job::Overrides ov;
-    if (!o.vc.empty()) ov.virtual_cluster = o.vc;
-    std::string suffix;
-    for (size_t a = 0; a < axes.size(); ++a) {
-      ov.params.push_back({axes[a].first, axes[a].second[idx[a]]});
-      suffix += "-" + axes[a].first + axes[a].second[idx[a]];
-    }
-    std::string name = job_name_of(base + "-" + sweep_id + suffix);
-    if (name.size() > 240) name = name.substr(0, 240) + "-" + std::to_string(n);
-    ov.name = name;
-    jobs.emplace_back(suffix.substr(1), ov);
-    for (size_t a = axes.size(); a-- > 0;) {
-      if (++idx[a] < axes[a].second.size()) break;
-      idx[a] = 0;
-    }
+  auto swept = pai::job::sweep_jobs(base, sweep_id, axes, o.vc);
+  if (!swept.ok()) {
+    print_error(swept.error().message);
+    return kExitUsage;
   }
-  std::set<std::string> names;
-  for (const auto& j : jobs)
-    if (!names.insert(*j.second.name).second) {
-      print_error("two jobs of the sweep get the name " + *j.second.name +
-                  " (values that differ only in characters a name cannot hold)");
-      return kExitUsage;
-    }
+  const std::vector<pai::job::SweepJob>& jobs = *swept;
   // The file and the first combination are checked before anything is sent.
-  if (!valid(f, jobs[0].second, g, o.file)) return kExitUsage;
-  pai::job::JobRequest req = pai::job::request_of(f, jobs[0].second);
-  bool ok = false;
-  int rc = check_target(*conn, req, false, &ok);
-  if (!ok) return rc;
+  if (!valid(f, jobs[0].overrides, g, o.file)) return kExitUsage;
+  pai::job::JobRequest req = pai::job::request_of(f, jobs[0].overrides);
+  if (auto t = check_target(*conn, req, false); !t.ok()) return t.error().code;
   for (size_t i = 1; i < jobs.size(); ++i) {
-    auto e = conn->api->job_exists(conn->cluster->user, *jobs[i].second.name);
+    auto e = conn->api->job_exists(conn->cluster->user, *jobs[i].overrides.name);
     if (!e.ok())
-      return jobcli::report_api_error(conn->cluster->name, "checking the names", *e.error);
+      return jobcli::report_api_error(conn->cluster->name, "checking the names", e.error());
     if (*e) {
       print_error(conn->cluster->name + " already has a job " +
-                  pai::api::job_id(conn->cluster->user, *jobs[i].second.name) +
+                  pai::api::job_id(conn->cluster->user, *jobs[i].overrides.name) +
                   "; pick another --sweep-id. Nothing was sent.");
       return kExitUsage;
     }
@@ -430,7 +386,7 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
       for (const auto& n : running) {
         auto d = conn->api->get_job(conn->cluster->user, n);
         if (!d.ok())
-          return jobcli::report_api_error(conn->cluster->name, "reading job " + n, *d.error);
+          return jobcli::report_api_error(conn->cluster->name, "reading job " + n, d.error());
         std::string st = d->contains("jobStatus") && (*d)["jobStatus"].is_object()
                              ? (*d)["jobStatus"].value("state", std::string())
                              : std::string();
@@ -442,13 +398,13 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
     const std::string id = pai::api::job_id(conn->cluster->user, *ov.name);
     auto r = conn->api->submit_job(body);
     if (!r.ok()) {
-      int e = jobcli::report_api_error(conn->cluster->name, "submitting " + id, *r.error);
+      int e = jobcli::report_api_error(conn->cluster->name, "submitting " + id, r.error());
       print_error(std::to_string(submitted) + " of " + std::to_string(jobs.size()) +
                   " jobs were submitted (tag " + tag + ")");
       return e;
     }
     auto tr = conn->api->add_tag(conn->cluster->user, *ov.name, tag);
-    if (!tr.ok()) jobcli::report_api_error(conn->cluster->name, "tagging " + id, *tr.error);
+    if (!tr.ok()) jobcli::report_api_error(conn->cluster->name, "tagging " + id, tr.error());
     ++submitted;
     running.push_back(*ov.name);
     jobcli::Json params = jobcli::Json::object();

@@ -4,12 +4,14 @@
 
 #include "api/client.h"
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
+#include "job/follow.h"
 #include "job/history.h"
+#include "job/job_target.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "util/printable.h"
@@ -46,21 +48,21 @@ int run(const EventsOptions& o, const Globals& g) {
   if (!target) return kExitUsage;
   const auto& [conn, user, name, id] = *target;
   auto d = conn.api->get_job(user, name);
-  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *d.error);
+  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, d.error());
   // The job-attempts route is deprecated upstream: without it only the current
   // attempt is known (said on stderr).
   pai::api::Json attempts;
   auto a = conn.api->job_attempts(user, name);
   if (a.ok()) {
     attempts = *a;
-  } else if (a.error->kind == pai::api::Error::Kind::Http && a.error->status == 404) {
+  } else if (a.error().kind == pai::api::Error::Kind::Http && a.error().status == 404) {
     if (!g.quiet)
       std::fprintf(stderr,
                    "paictl: %s: the cluster has no job-attempts route; earlier job attempts are "
                    "not shown\n",
                    conn.cluster->name.c_str());
   } else {
-    return jobcli::report_api_error(conn.cluster->name, "reading the attempts of " + id, *a.error);
+    return jobcli::report_api_error(conn.cluster->name, "reading the attempts of " + id, a.error());
   }
   auto tasks = jobcli::fetch_task_attempts(conn, user, name, *d, true);
   auto events = pai::job::job_events(*d, attempts, tasks);

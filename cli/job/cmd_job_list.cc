@@ -9,12 +9,13 @@
 
 #include "api/client.h"
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
 #include "job/cmd_job_list.h"
+#include "job/follow.h"
 #include "output/json_convert.h"
 #include "output/output.h"
 #include "output/printer.h"
@@ -104,11 +105,11 @@ ClusterListing list_cluster(const JobListOptions& o, const jobcli::Connection& c
       if (t == std::string::npos) continue;
       auto d = c.api->get_job(id.substr(0, t), id.substr(t + 1));
       if (!d.ok()) {
-        if (d.error->code == "NoJobError") {
+        if (d.error().code == "NoJobError") {
           out.gone.push_back(id);
           continue;
         }
-        out.error = d.error;
+        out.error = d.error();
         return out;
       }
       pai::api::Json s = d->contains("jobStatus") && (*d)["jobStatus"].is_object()
@@ -133,7 +134,7 @@ ClusterListing list_cluster(const JobListOptions& o, const jobcli::Connection& c
   for (int pages = 0; pages < 10000; ++pages) {
     auto r = c.api->list_jobs_page(f);
     if (!r.ok()) {
-      out.error = r.error;
+      out.error = r.error();
       return out;
     }
     out.total = r->total;

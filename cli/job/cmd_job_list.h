@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "cluster/connection.h"
 #include "command.h"
-#include "job/cmd_job_common.h"
 
 namespace paictl {
 

@@ -6,12 +6,14 @@
 
 #include "api/client.h"
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
 #include "http/client.h"
-#include "job/cmd_job_common.h"
+#include "job/follow.h"
+#include "job/job_target.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "util/printable.h"
@@ -139,19 +141,19 @@ int follow(const LogsOptions& o, const Globals& g, const jobcli::JobTarget& targ
         auto loc = conn.api->task_log_locations(target.user, target.name, job_attempt, f.role,
                                                 f.index, f.attempt, false);
         if (!loc.ok()) {
-          if (loc.error->code == "NoTaskLogError" && !final) {
+          if (loc.error().code == "NoTaskLogError" && !final) {
             if (!f.said_waiting && !g.quiet)
               std::fprintf(stderr, "paictl: %s %s[%d] has no log yet (%s); waiting\n", id.c_str(),
                            f.role.c_str(), f.index, tstate.empty() ? "?" : tstate.c_str());
             f.said_waiting = true;
             continue;
           }
-          if (loc.error->kind == pai::api::Error::Kind::Transport && ++drops <= o.max_drops) {
+          if (loc.error().kind == pai::api::Error::Kind::Transport && ++drops <= o.max_drops) {
             failed_now = true;
             continue;
           }
           return jobcli::report_api_error(conn.cluster->name, "finding the logs of " + id,
-                                          *loc.error);
+                                          loc.error());
         }
         for (const auto& l : (*loc)["locations"])
           if (l.value("name", std::string()) == o.stream) f.uri = l.value("uri", std::string());
@@ -162,18 +164,18 @@ int follow(const LogsOptions& o, const Globals& g, const jobcli::JobTarget& targ
       }
       auto chunk = conn.api->fetch_log_from(f.uri, f.offset);
       if (!chunk.ok()) {
-        if (chunk.error->kind == pai::api::Error::Kind::Transport && ++drops <= o.max_drops) {
+        if (chunk.error().kind == pai::api::Error::Kind::Transport && ++drops <= o.max_drops) {
           // Resume from the same offset; the URL is asked for again (its token may be new).
           if (!g.quiet)
             std::fprintf(stderr, "paictl: %s %s[%d]: %s; resuming at byte %llu\n", id.c_str(),
-                         f.role.c_str(), f.index, chunk.error->summary().c_str(),
+                         f.role.c_str(), f.index, chunk.error().summary().c_str(),
                          static_cast<unsigned long long>(f.offset));
           f.uri.clear();
           failed_now = true;
           continue;
         }
         return jobcli::report_api_error(conn.cluster->name, "reading the log of " + id,
-                                        *chunk.error);
+                                        chunk.error());
       }
       if (chunk->whole && f.offset > chunk->next_offset) {
         // The log shrank (rotated): start over.
@@ -196,8 +198,8 @@ int follow(const LogsOptions& o, const Globals& g, const jobcli::JobTarget& targ
     }
     auto r = conn.api->get_job(target.user, target.name);
     if (!r.ok()) {
-      if (r.error->kind == pai::api::Error::Kind::Transport && ++drops <= o.max_drops) continue;
-      return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *r.error);
+      if (r.error().kind == pai::api::Error::Kind::Transport && ++drops <= o.max_drops) continue;
+      return jobcli::report_api_error(conn.cluster->name, "reading job " + id, r.error());
     }
     if (r->contains("taskRoles") && (*r)["taskRoles"].is_object() && r->contains("jobStatus"))
       d = *r;
@@ -217,7 +219,7 @@ int run(const LogsOptions& o, const Globals& g) {
   if (!target) return kExitUsage;
   const auto& [conn, user, name, id] = *target;
   auto d = conn.api->get_job(user, name);
-  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *d.error);
+  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, d.error());
   const auto& roles = d->contains("taskRoles") && (*d)["taskRoles"].is_object()
                           ? (*d)["taskRoles"]
                           : pai::api::Json::object();
@@ -263,7 +265,7 @@ int run(const LogsOptions& o, const Globals& g) {
   auto loc =
       conn.api->task_log_locations(user, name, job_attempt, tr, o.index, task_attempt, o.tail);
   if (!loc.ok())
-    return jobcli::report_api_error(conn.cluster->name, "finding the logs of " + id, *loc.error);
+    return jobcli::report_api_error(conn.cluster->name, "finding the logs of " + id, loc.error());
   const auto& list = loc->contains("locations") && (*loc)["locations"].is_array()
                          ? (*loc)["locations"]
                          : pai::api::Json::array();
@@ -295,7 +297,7 @@ int run(const LogsOptions& o, const Globals& g) {
   auto text = conn.api->fetch_log(uri);
   if (!text.ok())
     return jobcli::report_api_error(conn.cluster->name, "downloading the " + o.stream + " log",
-                                    *text.error);
+                                    text.error());
   if (!is_structured(o.output)) {
     std::fwrite(text->data(), 1, text->size(), stdout);
   } else {

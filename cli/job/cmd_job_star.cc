@@ -10,12 +10,13 @@
 
 #include "api/client.h"
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "diag/diagnostic.h"
 #include "exit_codes.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
+#include "job/job_target.h"
 #include "output/output.h"
 
 namespace paictl {
@@ -41,7 +42,7 @@ int run(const StarOptions& o, bool star, const Globals& g) {
       auto e = conn->api->job_exists(p->first, p->second);
       if (!e.ok())
         return jobcli::report_api_error(
-            conn->cluster->name, "reading job " + pai::api::job_id(p->first, p->second), *e.error);
+            conn->cluster->name, "reading job " + pai::api::job_id(p->first, p->second), e.error());
       if (!*e) {
         print_error(conn->cluster->name + ": no job " + pai::api::job_id(p->first, p->second) +
                     " (check the name with 'paictl job list')");
@@ -53,11 +54,11 @@ int run(const StarOptions& o, bool star, const Globals& g) {
   const std::string cluster = conn->cluster->name;
   std::vector<std::string> changed;
   pai::diag::List diags;
-  std::string err = pai::cluster::update_file(
+  auto err = pai::cluster::update_file(
       reg->file_for(cluster),
-      [&](pai::cluster::Config& c) -> std::string {
+      [&](pai::cluster::Config& c) -> pai::util::Result<void> {
         auto* cl = c.find(cluster);
-        if (!cl) return "cluster " + cluster + " is no longer registered";
+        if (!cl) return pai::util::Error{"cluster " + cluster + " is no longer registered", {}};
         for (const auto& id : ids) {
           auto it = std::find(cl->starred.begin(), cl->starred.end(), id);
           if (star && it == cl->starred.end()) {
@@ -71,8 +72,8 @@ int run(const StarOptions& o, bool star, const Globals& g) {
         return {};
       },
       diags);
-  if (!err.empty()) {
-    print_error(err);
+  if (!err.ok()) {
+    print_error(err.error().message);
     return kExitUsage;
   }
   if (!g.quiet)

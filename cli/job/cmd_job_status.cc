@@ -4,12 +4,14 @@
 
 #include "api/client.h"
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
+#include "job/follow.h"
 #include "job/history.h"
+#include "job/job_target.h"
 #include "output/json_convert.h"
 #include "output/output.h"
 #include "output/printer.h"
@@ -257,7 +259,8 @@ int watch(const StatusOptions& o, const jobcli::JobTarget& target) {
   std::map<std::string, std::string> last;
   while (true) {
     auto r = conn.api->get_job(user, name);
-    if (!r.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *r.error);
+    if (!r.ok())
+      return jobcli::report_api_error(conn.cluster->name, "reading job " + id, r.error());
     const pai::api::Json& d = *r;
     std::string state = d.contains("jobStatus") ? str(d["jobStatus"], "state") : "-";
     if (tty) {
@@ -301,7 +304,7 @@ int run(const StatusOptions& o, const Globals& g) {
   }
   const auto& [conn, user, name, id] = *target;
   auto r = conn.api->get_job(user, name);
-  if (!r.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *r.error);
+  if (!r.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, r.error());
   const pai::api::Json& d = *r;
   auto history = jobcli::fetch_task_attempts(conn, user, name, d, o.attempts);
   if (is_structured(o.output)) {

@@ -4,11 +4,13 @@
 
 #include "api/client.h"
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
+#include "job/follow.h"
+#include "job/job_target.h"
 #include "output/output.h"
 #include "util/printable.h"
 
@@ -37,7 +39,7 @@ int run(const StopOptions& o, const Globals& g) {
     // say so instead of claiming a stop was requested.
     auto job = conn->api->get_job(parsed->first, parsed->second);
     if (!job.ok()) {
-      int e = jobcli::report_api_error(conn->cluster->name, "reading job " + full, *job.error);
+      int e = jobcli::report_api_error(conn->cluster->name, "reading job " + full, job.error());
       rc = rc == kExitOk ? e : rc;
       continue;
     }
@@ -52,7 +54,7 @@ int run(const StopOptions& o, const Globals& g) {
     }
     auto r = conn->api->set_execution_type(parsed->first, parsed->second, "STOP");
     if (!r.ok()) {
-      int e = jobcli::report_api_error(conn->cluster->name, "stopping " + full, *r.error);
+      int e = jobcli::report_api_error(conn->cluster->name, "stopping " + full, r.error());
       rc = rc == kExitOk ? e : rc;
       continue;
     }

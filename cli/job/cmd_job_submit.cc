@@ -12,6 +12,7 @@
 
 #include "api/client.h"
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "diag/report.h"
@@ -22,8 +23,8 @@
 #include "hived/inspect.h"
 #include "hived/live.h"
 #include "http/client.h"
-#include "job/cmd_job_common.h"
 #include "job/emit.h"
+#include "job/follow.h"
 #include "job/hived_request.h"
 #include "job/job_usage.h"
 #include "job/placement.h"
@@ -144,8 +145,7 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
   hopt.tls.ca_file = c.cluster->ca_file;
   hopt.tls.insecure = c.cluster->insecure;
   pai::http::CurlClient http(hopt);
-  std::string err;
-  std::string token = pai::cluster::read_token(*c.cluster, &err);
+  std::string token = pai::cluster::read_token(*c.cluster).value_or(std::string());
   std::string base =
       !c.cluster->hived.empty() ? c.cluster->hived : pai::hived::base_behind_pylon(c.cluster->uri);
   pai::hived::Client client(http, base, token, pai::http::host_of(c.cluster->uri));
@@ -187,10 +187,9 @@ pai::job::CellVerdict cell_verdict(const jobcli::Connection& c, const pai::job::
   // The job as the rest-server asks HiveD for it (lib/job/hived_request.h).
   std::set<std::string> leaf_types;
   for (const auto& l : live.leaves) leaf_types.insert(l.leaf_type);
-  std::string why;
-  auto groups = pai::job::hived_requests(job, facts.user, *facts.skus, leaf_types, &why);
-  if (!groups) {
-    v.why_unknown = why;
+  auto groups = pai::job::hived_requests(job, facts.user, *facts.skus, leaf_types);
+  if (!groups.ok()) {
+    v.why_unknown = groups.error().message;
     return v;
   }
   if (groups->groups.size() != 1 || groups->per_pod) {
@@ -489,7 +488,8 @@ int run(const SubmitOptions& o, const Globals& g) {
   // 5. Send.
   auto r = target->api->submit_job(body);
   const std::string id = pai::api::job_id(target->cluster->user, req.name);
-  if (!r.ok()) return jobcli::report_api_error(target->cluster->name, "submitting " + id, *r.error);
+  if (!r.ok())
+    return jobcli::report_api_error(target->cluster->name, "submitting " + id, r.error());
   if (!is_structured(o.output)) {
     if (!g.quiet)
       std::printf("%s submitted to %s (VC %s)\n", id.c_str(), target->cluster->name.c_str(),

@@ -4,11 +4,12 @@
 
 #include "api/client.h"
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
+#include "job/job_target.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "util/printable.h"
@@ -36,7 +37,7 @@ int run(const TagOptions& o, bool add, const Globals& g) {
     auto r = add ? conn.api->add_tag(user, name, t) : conn.api->remove_tag(user, name, t);
     if (!r.ok())
       return jobcli::report_api_error(conn.cluster->name, (add ? "tagging " : "untagging ") + id,
-                                      *r.error);
+                                      r.error());
     if (!g.quiet) std::printf("%s: %s tag %s\n", id.c_str(), add ? "added" : "removed", t.c_str());
   }
   return kExitOk;
@@ -64,7 +65,7 @@ int run_list(const TagListOptions& o, const Globals& g) {
   if (!target) return kExitUsage;
   const auto& [conn, user, name, id] = *target;
   auto d = conn.api->get_job(user, name);
-  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, *d.error);
+  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, d.error());
   std::vector<std::string> tags;
   if (d->contains("tags") && (*d)["tags"].is_array())
     for (const auto& t : (*d)["tags"])

@@ -1,9 +1,9 @@
 // paictl job validate FILE...
 
 #include "app.h"
+#include "check/job_check.h"
 #include "command.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
 
 namespace paictl {
 

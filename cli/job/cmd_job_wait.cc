@@ -1,11 +1,13 @@
 // paictl job wait JOB
 
 #include "app.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
-#include "job/cmd_job_common.h"
+#include "job/follow.h"
+#include "job/job_target.h"
 #include "output/printer.h"
 
 namespace paictl {

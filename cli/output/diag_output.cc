@@ -63,21 +63,21 @@ int report_diagnostics(const pai::diag::List& list, const std::vector<std::strin
 
   int rc = kExitOk;
   if (!r.junit.empty()) {
-    std::string err =
+    auto err =
         write_report_file(r.junit, pai::diag::write_junit(all, files, r.suite, r.fail_on_warn));
-    if (!err.empty()) {
-      print_error("cannot write the JUnit report: " + err);
+    if (!err.ok()) {
+      print_error("cannot write the JUnit report: " + err.error().message);
       rc = kExitUsage;
     }
   }
   if (!r.sarif.empty()) {
     static const std::vector<pai::diag::Rule> no_rules;
-    std::string err = write_report_file(
+    auto err = write_report_file(
         r.sarif, pai::diag::dump_json(pai::diag::write_sarif(all, r.rules ? *r.rules : no_rules,
                                                              pai::kVersion, r.help_base_uri)) +
                      "\n");
-    if (!err.empty()) {
-      print_error("cannot write the SARIF report: " + err);
+    if (!err.ok()) {
+      print_error("cannot write the SARIF report: " + err.error().message);
       rc = kExitUsage;
     }
   }

@@ -24,7 +24,7 @@ bool use_color(bool no_color_flag, int fd) {
   return is_tty(fd);
 }
 
-std::string write_report_file(const std::string& path, const std::string& content) {
+pai::util::Result<void> write_report_file(const std::string& path, const std::string& content) {
   if (path == "-") {
     std::fwrite(content.data(), 1, content.size(), stdout);
     return {};

@@ -104,7 +104,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
   std::string existing_services;
   if (!o.out.empty()) {
     auto rd = pai::util::read_file(out_dir + "/services-configuration.yaml");
-    if (rd.ok) existing_services = rd.content;
+    if (rd.ok()) existing_services = *rd;
   }
   PlanFiles files = render_files(r.plan, existing_services);
   const std::vector<std::pair<std::string, const std::string*>> outputs = {
@@ -118,8 +118,8 @@ int run(const PlanCliOptions& o, const Globals& g) {
     for (const auto& [name, content] : outputs) {
       std::string path = out_dir + "/" + name;
       auto old = pai::util::read_file(path);
-      std::string before = old.ok ? old.content : std::string();
-      std::string d = unified_diff(before, *content, old.ok ? path : "/dev/null", path);
+      std::string before = old.ok() ? *old : std::string();
+      std::string d = unified_diff(before, *content, old.ok() ? path : "/dev/null", path);
       if (!d.empty()) changed = true;
       changes[name] = d;
     }
@@ -137,14 +137,14 @@ int run(const PlanCliOptions& o, const Globals& g) {
             changed ? "the files above would change" : "the files in --out are up to date");
     }
   } else if (!o.out.empty()) {
-    if (std::string err = pai::util::make_directories(o.out); !err.empty()) {
-      print_error("cannot create " + o.out + ": " + err);
+    if (auto err = pai::util::make_directories(o.out); !err.ok()) {
+      print_error("cannot create " + o.out + ": " + err.error().message);
       return kExitUsage;
     }
     for (const auto& [name, content] : outputs) {
-      std::string err = pai::util::write_file_atomic(out_dir + "/" + name, *content, 0644);
-      if (!err.empty()) {
-        print_error("cannot write " + out_dir + "/" + name + ": " + err);
+      auto err = pai::util::write_file_atomic(out_dir + "/" + name, *content, 0644);
+      if (!err.ok()) {
+        print_error("cannot write " + out_dir + "/" + name + ": " + err.error().message);
         return kExitUsage;
       }
     }
@@ -154,9 +154,9 @@ int run(const PlanCliOptions& o, const Globals& g) {
                    out_dir.c_str());
   }
   if (!o.diagram.empty()) {
-    std::string err = write_report_file(o.diagram, render_svg(r.plan));
-    if (!err.empty()) {
-      print_error("cannot write the diagram: " + err);
+    auto err = write_report_file(o.diagram, render_svg(r.plan));
+    if (!err.ok()) {
+      print_error("cannot write the diagram: " + err.error().message);
       return kExitUsage;
     }
   }

@@ -228,9 +228,8 @@ void validate_simulate(const SimulateOptions& o, Usage& u) {
     u.error_if(!b || *b < 1, "--bin \"" + o.bin + "\" is not a duration of at least 1s (e.g. 10m)");
   }
   if (o.faults.rfind("random", 0) == 0) {
-    pai::sim::FaultSpec spec;
-    std::string err;
-    if (!pai::sim::parse_random_faults(o.faults, spec, err)) u.error("--faults: " + err);
+    if (auto spec = pai::sim::parse_random_faults(o.faults); !spec.ok())
+      u.error("--faults: " + spec.error().message);
   }
   u.error_if(o.tie_order != "hived" && o.tie_order != "config",
              "--tie-order must be hived or config, not \"" + o.tie_order + "\"");
@@ -280,11 +279,12 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   if (!o.bin.empty()) sopt.bin_seconds = *pai::sim::parse_duration(o.bin);
   if (!o.faults.empty()) {
     if (o.faults.rfind("random", 0) == 0) {
-      std::string err;
-      if (!pai::sim::parse_random_faults(o.faults, sopt.faults, err)) {
-        print_error("--faults: " + err);
+      auto spec = pai::sim::parse_random_faults(o.faults);
+      if (!spec.ok()) {
+        print_error("--faults: " + spec.error().message);
         return kExitUsage;
       }
+      sopt.faults = std::move(*spec);
     } else {
       pai::sim::TraceError ferr;
       if (!pai::sim::read_fault_file(o.faults, pai::scheduler::describe_cluster(*model), trace,
@@ -296,10 +296,9 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   }
   // --tie-order config: HiveD's algorithm with ties broken by configuration order.
   const bool config_order = o.tie_order == "config";
-  auto base = [config_order](const std::string& name, const pai::config::HivedModel& m,
-                             std::string& e) {
-    if (config_order && name == "hived") return pai::scheduler::make_hived_policy(m, e, false);
-    return pai::scheduler::make_policy(name, m, e);
+  auto base = [config_order](const std::string& name, const pai::config::HivedModel& m) {
+    if (config_order && name == "hived") return pai::scheduler::make_hived_policy(m, false);
+    return pai::scheduler::make_policy(name, m);
   };
   if (config_order) sopt.make_policy = base;
   // --record-requests: the request stream of the first policy's run (docs/fidelity.md).
@@ -308,11 +307,11 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
     std::string hived_file = o.config;
     if (std::filesystem::is_directory(hived_file)) hived_file += "/hivedscheduler.yaml";
     auto text = pai::util::read_file(hived_file);
-    if (!text.ok) {
+    if (!text.ok()) {
       print_error(
           "--record-requests needs a standalone HiveD config (a hivedscheduler.yaml, or a "
           "directory holding one): " +
-          text.error);
+          text.error().message);
       return kExitUsage;
     }
     record.open(o.record, std::ios::binary | std::ios::trunc);
@@ -320,24 +319,23 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
       print_error("cannot write " + o.record);
       return kExitUsage;
     }
-    record << pai::sim::fidelity_config_line(text.content) << '\n';
+    record << pai::sim::fidelity_config_line(*text) << '\n';
     auto made = std::make_shared<int>(0);
     const std::string first = policies.front();
     sopt.make_policy = [made, first, &record, base](const std::string& name,
-                                                    const pai::config::HivedModel& m,
-                                                    std::string& e) {
-      auto p = base(name, m, e);
-      if (p && name == first && (*made)++ == 0)
-        return pai::sim::make_recording_policy(std::move(p), record);
+                                                    const pai::config::HivedModel& m)
+        -> pai::util::Result<std::unique_ptr<pai::scheduler::Policy>> {
+      auto p = base(name, m);
+      if (p.ok() && name == first && (*made)++ == 0)
+        return pai::sim::make_recording_policy(std::move(*p), record);
       return p;
     };
   }
   // Only the per-job report names jobs.
   if (o.report.empty()) trace.release_ids();
   pai::sim::Simulator sim(*model, trace, sopt);
-  std::string err;
-  if (!sim.prepare(err)) {
-    print_error(err);
+  if (auto prepared = sim.prepare(); !prepared.ok()) {
+    print_error(prepared.error().message);
     return kExitUsage;
   }
   std::vector<pai::sim::PolicyRun> runs(policies.size());
@@ -345,9 +343,9 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
     if (progress)
       std::fprintf(stderr, "\x1b[2Ksimulating %s (%zu/%zu), %zu jobs...\r", policies[i].c_str(),
                    i + 1, policies.size(), trace.jobs.size());
-    if (!sim.run(policies[i], runs[i], err)) {
+    if (auto ran = sim.run(policies[i], runs[i]); !ran.ok()) {
       if (progress) std::fprintf(stderr, "\x1b[2K");
-      print_error(policies[i] + ": " + err);
+      print_error(policies[i] + ": " + ran.error().message);
       return kExitUsage;
     }
   }
@@ -359,11 +357,12 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
     print_summary(ctx, g);
   }
   if (!o.report.empty()) {
-    std::string e = pai::util::make_directories(o.report);
+    auto made = pai::util::make_directories(o.report);
+    std::string e = made.ok() ? std::string() : made.error().message;
     auto write = [&](const std::string& name, const std::string& content) {
       if (!e.empty()) return;
-      e = pai::util::write_file_atomic(o.report + "/" + name, content);
-      if (!e.empty()) e = name + ": " + e;
+      auto w = pai::util::write_file_atomic(o.report + "/" + name, content);
+      if (!w.ok()) e = name + ": " + w.error().message;
     };
     write("metrics.json", pai::diag::dump_json(pai::sim::metrics_json(ctx), 1) + "\n");
     write("jobs.csv", pai::sim::jobs_csv(ctx));

@@ -51,12 +51,12 @@ int run_generate(const GenerateOptions& o, const Globals& g) {
     tmpl = pai::sim::philly_cluster_template(o.scale, o.vcs);
   }
   if (!o.cluster_out.empty()) {
-    std::string e = pai::util::make_directories(o.cluster_out);
-    if (e.empty())
+    auto e = pai::util::make_directories(o.cluster_out);
+    if (e.ok())
       e = pai::util::write_file_atomic(o.cluster_out + "/hivedscheduler.yaml",
                                        pai::sim::philly_cluster_config(o.scale, o.vcs));
-    if (!e.empty()) {
-      print_error("cannot write " + o.cluster_out + "/hivedscheduler.yaml: " + e);
+    if (!e.ok()) {
+      print_error("cannot write " + o.cluster_out + "/hivedscheduler.yaml: " + e.error().message);
       return kExitUsage;
     }
     if (!g.quiet) std::fprintf(stderr, "cluster: %s/hivedscheduler.yaml\n", o.cluster_out.c_str());
@@ -75,9 +75,9 @@ int run_generate(const GenerateOptions& o, const Globals& g) {
         "the Philly format has no priorities: opportunistic jobs are kept only with --format csv");
   std::string content =
       o.format == "csv" ? pai::sim::write_native_csv(t) : pai::sim::write_philly_json(t);
-  std::string e = write_report_file(o.out, content);
-  if (!e.empty()) {
-    print_error("cannot write " + o.out + ": " + e);
+  auto e = write_report_file(o.out, content);
+  if (!e.ok()) {
+    print_error("cannot write " + o.out + ": " + e.error().message);
     return kExitUsage;
   }
   if (!g.quiet && o.out != "-")

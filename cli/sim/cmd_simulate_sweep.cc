@@ -306,11 +306,11 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
     if (!job_id.empty()) body["job"] = job_id;
   }
   Json doc = document("simulationSweep", Json::parse(body.dump()));
-  std::string e = pai::util::write_file_atomic(o.out + "/sweep.json", doc.dump(1) + "\n");
-  if (e.empty())
+  auto e = pai::util::write_file_atomic(o.out + "/sweep.json", doc.dump(1) + "\n");
+  if (e.ok())
     e = pai::util::write_file_atomic(o.out + "/report.html", pai::sim::sweep_html_report(body));
-  if (!e.empty()) {
-    print_error("cannot write the sweep's report to " + o.out + ": " + e);
+  if (!e.ok()) {
+    print_error("cannot write the sweep's report to " + o.out + ": " + e.error().message);
     return kExitUsage;
   }
   if (is_structured(o.output))

@@ -8,10 +8,10 @@
 #include <thread>
 
 #include "api/client.h"
+#include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "diag/report.h"
 #include "exit_codes.h"
-#include "job/cmd_job_common.h"
 #include "job/emit.h"
 #include "job/job_file.h"
 #include "job/validate.h"
@@ -68,8 +68,8 @@ std::string records_path(const SweepClusterOptions& o) {
 
 json read_records(const SweepClusterOptions& o) {
   auto text = pai::util::read_file(records_path(o));
-  if (!text.ok) return json::array();
-  json j = json::parse(text.content, nullptr, false);
+  if (!text.ok()) return json::array();
+  json j = json::parse(*text, nullptr, false);
   return j.is_array() ? j : json::array();
 }
 
@@ -87,7 +87,7 @@ int gather(const jobcli::Connection& c, const SweepClusterOptions& o, const std:
   pai::api::Json detail;
   for (;;) {
     auto d = c.api->get_job(user, name);
-    if (!d.ok()) return jobcli::report_api_error(c.cluster->name, "reading job " + id, *d.error);
+    if (!d.ok()) return jobcli::report_api_error(c.cluster->name, "reading job " + id, d.error());
     detail = *d;
     std::string state = detail["jobStatus"].value("state", std::string("UNKNOWN"));
     if (state != last && !g.quiet)
@@ -109,7 +109,7 @@ int gather(const jobcli::Connection& c, const SweepClusterOptions& o, const std:
     if (!loc.ok()) {
       jobcli::report_api_error(c.cluster->name,
                                "finding the log of " + id + " task " + std::to_string(index),
-                               *loc.error);
+                               loc.error());
       continue;
     }
     std::string uri;
@@ -120,7 +120,7 @@ int gather(const jobcli::Connection& c, const SweepClusterOptions& o, const std:
     if (!text.ok()) {
       jobcli::report_api_error(c.cluster->name,
                                "reading the log of " + id + " task " + std::to_string(index),
-                               *text.error);
+                               text.error());
       continue;
     }
     for (auto& [key, result] : pai::sim::decode_results(*text)) {
@@ -241,18 +241,17 @@ int run_sweep_on_cluster(const SweepClusterOptions& o, const std::vector<SweepCl
   }
   records.push_back(json{
       {"cluster", o.cluster}, {"user", user}, {"job", name}, {"shards", shards}, {"keys", keys}});
-  if (std::string e = pai::util::write_file_atomic(records_path(o), records.dump(1) + "\n");
-      !e.empty()) {
-    print_error("cannot write " + records_path(o) + ": " + e);
+  if (auto e = pai::util::write_file_atomic(records_path(o), records.dump(1) + "\n"); !e.ok()) {
+    print_error("cannot write " + records_path(o) + ": " + e.error().message);
     return kExitUsage;
   }
   const std::string id = pai::api::job_id(user, name);
   auto r = conn->api->submit_job(yaml);
   if (!r.ok()) {
-    if (r.error->status == 409) {
+    if (r.error().status == 409) {
       if (!g.quiet) std::fprintf(stderr, "%s exists already: gathering it\n", id.c_str());
     } else {
-      return jobcli::report_api_error(conn->cluster->name, "submitting " + id, *r.error);
+      return jobcli::report_api_error(conn->cluster->name, "submitting " + id, r.error());
     }
   } else if (!g.quiet) {
     std::fprintf(stderr, "%s submitted to %s (VC %s): %zu points in %d tasks\n", id.c_str(),

@@ -226,9 +226,7 @@ http::Result Client::call(const std::string& method, const std::string& path,
 
 template <class T>
 Result<T> Client::fail(const http::Result& r) {
-  Result<T> out;
-  out.error = r.ok() ? error_from_response(r.response) : error_from_transport(r);
-  return out;
+  return r.ok() ? error_from_response(r.response) : error_from_transport(r);
 }
 
 Result<Json> Client::json_call(const std::string& method, const std::string& path,
@@ -236,7 +234,6 @@ Result<Json> Client::json_call(const std::string& method, const std::string& pat
                                bool auth) {
   http::Result r = call(method, path, body, content_type, auth);
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<Json>(r);
-  Result<Json> out;
   Json j = Json::parse(r.response.body, nullptr, false);
   if (j.is_discarded()) {
     Error e;
@@ -245,46 +242,33 @@ Result<Json> Client::json_call(const std::string& method, const std::string& pat
     e.message =
         "the answer to " + method + " " + path + " is not JSON: " + one_line(r.response.body, 120);
     e.hint = "is the URI the cluster's web address (the REST API is under /rest-server)?";
-    out.error = e;
-    return out;
+    return e;
   }
-  out.value = std::move(j);
-  return out;
+  return j;
 }
 
 Result<ClusterInfo> Client::info() {
   Result<Json> j = json_call("GET", "/api/v2/info", {}, {}, false);
-  Result<ClusterInfo> out;
-  if (!j.ok()) {
-    out.error = j.error;
-    return out;
-  }
+  if (!j.ok()) return j.error();
   const Json& v = *j;
   if (!v.is_object() || !v.contains("version")) {
     Error e;
     e.kind = Error::Kind::Decode;
     e.message = "the answer to GET /api/v2/info has no version: not an OpenPAI REST server";
-    out.error = e;
-    return out;
+    return e;
   }
   ClusterInfo c;
   c.name = v.value("name", std::string());
   c.version = v["version"].is_string() ? v["version"].get<std::string>() : v["version"].dump();
   c.launcher_type = v.value("launcherType", std::string());
   c.authn_method = v.value("authnMethod", std::string());
-  out.value = c;
-  return out;
+  return c;
 }
 
 Result<std::string> Client::authn_method() {
   Result<Json> j = json_call("GET", "/api/v2/authn/info", {}, {}, false);
-  Result<std::string> out;
-  if (!j.ok()) {
-    out.error = j.error;
-    return out;
-  }
-  out.value = j->value("authn_type", std::string());
-  return out;
+  if (!j.ok()) return j.error();
+  return j->value("authn_type", std::string());
 }
 
 Result<LoginResult> Client::login(const std::string& user, const std::string& password,
@@ -295,31 +279,24 @@ Result<LoginResult> Client::login(const std::string& user, const std::string& pa
   http::Result r = call("POST", "/api/v2/authn/basic/login", body,
                         "application/x-www-form-urlencoded", false, true);
   if (!r.ok() || r.response.status != 200) return fail<LoginResult>(r);
-  Result<LoginResult> out;
   Json j = Json::parse(r.response.body, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("token") || !j["token"].is_string()) {
     Error e;
     e.kind = Error::Kind::Decode;
     e.status = r.response.status;
     e.message = "the login answer has no token";
-    out.error = e;
-    return out;
+    return e;
   }
   LoginResult l;
   l.token = j["token"].get<std::string>();
   l.user = j.value("user", user);
   l.admin = j.value("admin", false);
-  out.value = l;
-  return out;
+  return l;
 }
 
 Result<UserInfo> Client::user(const std::string& name) {
   Result<Json> j = json_call("GET", "/api/v2/users/" + path_segment(name));
-  Result<UserInfo> out;
-  if (!j.ok()) {
-    out.error = j.error;
-    return out;
-  }
+  if (!j.ok()) return j.error();
   UserInfo u;
   u.raw = *j;
   u.username = j->value("username", name);
@@ -327,17 +304,12 @@ Result<UserInfo> Client::user(const std::string& name) {
   if (j->contains("virtualCluster") && (*j)["virtualCluster"].is_array())
     for (const auto& v : (*j)["virtualCluster"])
       if (v.is_string()) u.virtual_clusters.push_back(v.get<std::string>());
-  out.value = u;
-  return out;
+  return u;
 }
 
 Result<std::vector<VirtualCluster>> Client::virtual_clusters() {
   Result<Json> j = json_call("GET", "/api/v2/virtual-clusters");
-  Result<std::vector<VirtualCluster>> out;
-  if (!j.ok()) {
-    out.error = j.error;
-    return out;
-  }
+  if (!j.ok()) return j.error();
   std::vector<VirtualCluster> vcs;
   if (j->is_object()) {
     for (auto it = j->begin(); it != j->end(); ++it) {
@@ -359,19 +331,14 @@ Result<std::vector<VirtualCluster>> Client::virtual_clusters() {
       vcs.push_back(std::move(vc));
     }
   }
-  out.value = std::move(vcs);
-  return out;
+  return vcs;
 }
 
 Result<std::vector<SkuType>> Client::sku_types(const std::string& vc) {
   std::string path = "/api/v2/cluster/sku-types";
   if (!vc.empty()) path += "?vc=" + http::url_encode(vc);
   Result<Json> j = json_call("GET", path);
-  Result<std::vector<SkuType>> out;
-  if (!j.ok()) {
-    out.error = j.error;
-    return out;
-  }
+  if (!j.ok()) return j.error();
   std::vector<SkuType> skus;
   if (j->is_object())
     for (auto it = j->begin(); it != j->end(); ++it) {
@@ -382,17 +349,12 @@ Result<std::vector<SkuType>> Client::sku_types(const std::string& vc) {
       s.gpu = num(it.value(), "gpu");
       skus.push_back(s);
     }
-  out.value = std::move(skus);
-  return out;
+  return skus;
 }
 
 Result<std::vector<Storage>> Client::storages() {
   Result<Json> j = json_call("GET", "/api/v2/storages");
-  Result<std::vector<Storage>> out;
-  if (!j.ok()) {
-    out.error = j.error;
-    return out;
-  }
+  if (!j.ok()) return j.error();
   std::vector<Storage> list;
   if (j->is_object() && j->contains("storages") && (*j)["storages"].is_array())
     for (const auto& s : (*j)["storages"]) {
@@ -404,29 +366,22 @@ Result<std::vector<Storage>> Client::storages() {
           s.contains("default") && s["default"].is_boolean() && s["default"].get<bool>();
       list.push_back(st);
     }
-  out.value = std::move(list);
-  return out;
+  return list;
 }
 
 Result<std::string> Client::submit_job(const std::string& yaml) {
   http::Result r = call("POST", "/api/v2/jobs", yaml, "text/yaml");
   if (!r.ok() || (r.response.status != 201 && r.response.status != 202 && r.response.status != 200))
     return fail<std::string>(r);
-  Result<std::string> out;
   Json j = Json::parse(r.response.body, nullptr, false);
-  out.value = !j.is_discarded() && j.is_object() ? j.value("message", std::string("submitted"))
-                                                 : "submitted";
-  return out;
+  return !j.is_discarded() && j.is_object() ? j.value("message", std::string("submitted"))
+                                            : "submitted";
 }
 
 Result<Json> Client::list_jobs(const JobFilter& f) {
   Result<JobPage> p = list_jobs_page(f);
-  Result<Json> out;
-  if (!p.ok())
-    out.error = p.error;
-  else
-    out.value = p->items;
-  return out;
+  if (!p.ok()) return p.error();
+  return p->items;
 }
 
 Result<JobPage> Client::list_jobs_page(const JobFilter& f) {
@@ -444,11 +399,7 @@ Result<JobPage> Client::list_jobs_page(const JobFilter& f) {
   std::string path = "/api/v2/jobs";
   if (!q.empty()) path += "?" + http::form_encode(q);
   Result<Json> j = json_call("GET", path);
-  Result<JobPage> out;
-  if (!j.ok()) {
-    out.error = j.error;
-    return out;
-  }
+  if (!j.ok()) return j.error();
   JobPage page;
   // withTotalCount answers {totalCount, data}; the plain answer is the list.
   if (j->is_object() && j->contains("data")) {
@@ -459,8 +410,7 @@ Result<JobPage> Client::list_jobs_page(const JobFilter& f) {
     page.items = std::move(*j);
   }
   if (!page.items.is_array()) page.items = Json::array();
-  out.value = std::move(page);
-  return out;
+  return page;
 }
 
 Result<Json> Client::job_attempts(const std::string& user, const std::string& name) {
@@ -473,17 +423,10 @@ Result<Json> Client::get_job(const std::string& user, const std::string& name) {
 
 Result<bool> Client::job_exists(const std::string& user, const std::string& name) {
   http::Result r = call("GET", "/api/v2/jobs/" + path_segment(job_id(user, name)));
-  Result<bool> out;
-  if (r.ok() && r.response.status == 200) {
-    out.value = true;
-    return out;
-  }
+  if (r.ok() && r.response.status == 200) return true;
   if (r.ok() && r.response.status == 404) {
     Error e = error_from_response(r.response);
-    if (e.code == "NoJobError") {
-      out.value = false;
-      return out;
-    }
+    if (e.code == "NoJobError") return false;
   }
   return fail<bool>(r);
 }
@@ -491,9 +434,7 @@ Result<bool> Client::job_exists(const std::string& user, const std::string& name
 Result<std::string> Client::job_config(const std::string& user, const std::string& name) {
   http::Result r = call("GET", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/config");
   if (!r.ok() || r.response.status != 200) return fail<std::string>(r);
-  Result<std::string> out;
-  out.value = r.response.body;
-  return out;
+  return r.response.body;
 }
 
 Result<std::string> Client::set_execution_type(const std::string& user, const std::string& name,
@@ -503,11 +444,8 @@ Result<std::string> Client::set_execution_type(const std::string& user, const st
       call("PUT", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/executionType",
            body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<std::string>(r);
-  Result<std::string> out;
   Json j = Json::parse(r.response.body, nullptr, false);
-  out.value =
-      !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
-  return out;
+  return !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
 }
 
 Result<std::string> Client::add_tag(const std::string& user, const std::string& name,
@@ -517,11 +455,8 @@ Result<std::string> Client::add_tag(const std::string& user, const std::string& 
       call("PUT", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/tag",
            body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<std::string>(r);
-  Result<std::string> out;
   Json j = Json::parse(r.response.body, nullptr, false);
-  out.value =
-      !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
-  return out;
+  return !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
 }
 
 Result<std::string> Client::remove_tag(const std::string& user, const std::string& name,
@@ -531,11 +466,8 @@ Result<std::string> Client::remove_tag(const std::string& user, const std::strin
       call("DELETE", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/tag",
            body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<std::string>(r);
-  Result<std::string> out;
   Json j = Json::parse(r.response.body, nullptr, false);
-  out.value =
-      !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
-  return out;
+  return !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
 }
 
 Result<Json> Client::task_log_locations(const std::string& user, const std::string& name,
@@ -567,9 +499,7 @@ Result<std::string> Client::fetch_log(const std::string& url) {
     r.headers.push_back({"Authorization", "Bearer " + token_});
   http::Result res = http_.send(r);
   if (!res.ok() || res.response.status != 200) return fail<std::string>(res);
-  Result<std::string> out;
-  out.value = res.response.body;
-  return out;
+  return res.response.body;
 }
 
 Result<LogChunk> Client::fetch_log_from(const std::string& url, uint64_t offset) {
@@ -581,13 +511,9 @@ Result<LogChunk> Client::fetch_log_from(const std::string& url, uint64_t offset)
     r.headers.push_back({"Authorization", "Bearer " + token_});
   if (offset > 0) r.headers.push_back({"Range", "bytes=" + std::to_string(offset) + "-"});
   http::Result res = http_.send(r);
-  Result<LogChunk> out;
   LogChunk c;
   c.next_offset = offset;
-  if (res.ok() && res.response.status == 416) {
-    out.value = c;  // nothing new yet
-    return out;
-  }
+  if (res.ok() && res.response.status == 416) return c;  // nothing new yet
   if (!res.ok() || (res.response.status != 200 && res.response.status != 206))
     return fail<LogChunk>(res);
   if (res.response.status == 206) {
@@ -600,8 +526,7 @@ Result<LogChunk> Client::fetch_log_from(const std::string& url, uint64_t offset)
     c.data = b.size() >= offset ? b.substr(offset) : b;
     c.next_offset = b.size();
   }
-  out.value = std::move(c);
-  return out;
+  return c;
 }
 
 }  // namespace pai::api

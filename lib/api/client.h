@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "http/client.h"
+#include "util/result.h"
 
 namespace pai::api {
 
@@ -35,14 +36,9 @@ struct Error {
 Error error_from_response(const http::Response& r);
 Error error_from_transport(const http::Result& r);
 
+// The answer of a call, or the server's (or the transport's) refusal.
 template <class T>
-struct Result {
-  std::optional<T> value;
-  std::optional<Error> error;
-  bool ok() const { return !error.has_value(); }
-  const T& operator*() const { return *value; }
-  const T* operator->() const { return &*value; }
-};
+using Result = util::Result<T, Error>;
 
 struct ClusterInfo {
   std::string name;

@@ -2,8 +2,9 @@
 
 namespace pai::api {
 
-ProbeResult probe(http::Client& http, const std::string& uri) {
-  ProbeResult out;
+Result<Probe> probe(http::Client& http, const std::string& uri) {
+  std::vector<std::string> tried;
+  std::optional<Error> first;
   std::vector<std::string> bases;
   const std::string suffix = "/rest-server";
   if (uri.size() >= suffix.size() &&
@@ -13,17 +14,13 @@ ProbeResult probe(http::Client& http, const std::string& uri) {
     bases = {uri + suffix, uri};
   for (const auto& b : bases) {
     Client c(http, b);
-    out.tried.push_back(b + "/api/v2/info");
+    tried.push_back(b + "/api/v2/info");
     auto r = c.info();
-    if (r.ok()) {
-      out.probe = Probe{b, *r};
-      out.error.reset();
-      return out;
-    }
-    if (!out.error) out.error = r.error;
-    if (r.error->kind == Error::Kind::Transport) break;  // the host itself does not answer
+    if (r.ok()) return Probe{b, *r, tried};
+    if (!first) first = r.error();
+    if (r.error().kind == Error::Kind::Transport) break;  // the host itself does not answer
   }
-  return out;
+  return *first;
 }
 
 SignIn sign_in_method(const ClusterInfo& info) {

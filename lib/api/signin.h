@@ -14,20 +14,15 @@ namespace pai::api {
 struct Probe {
   std::string rest_base;  // where /api/v2 answered, e.g. https://host/rest-server
   ClusterInfo info;
+  std::vector<std::string> tried;  // the info URLs asked, in order
 };
 
 // The REST API is under /rest-server behind OpenPAI's pylon; a bare
 // rest-server (port 9186) serves it at the root. Tries `uri`/rest-server, then
 // `uri` (just `uri` when it already ends in /rest-server), and stops at the
 // first transport failure (the host itself does not answer). On failure the
-// error is the first one met; `tried` lists the info URLs asked.
-struct ProbeResult {
-  std::optional<Probe> probe;
-  std::optional<Error> error;
-  std::vector<std::string> tried;
-  bool ok() const { return probe.has_value(); }
-};
-ProbeResult probe(http::Client& http, const std::string& uri);
+// error is the first one met.
+Result<Probe> probe(http::Client& http, const std::string& uri);
 
 enum class SignIn { Basic, Oidc };
 // OpenPAI answers "basic" or "OIDC" in /api/v2/info's authnMethod; empty is basic.

@@ -74,12 +74,13 @@ class OAuthTokenSource : public TokenSource {
         form.emplace_back("client_secret", secret_.reveal());
       } else {
         auto f = util::read_file(assertion_file_, 1u << 20);
-        if (!f.ok)
-          return Error{"cannot read AZURE_FEDERATED_TOKEN_FILE " + assertion_file_ + ": " + f.error,
+        if (!f.ok())
+          return Error{"cannot read AZURE_FEDERATED_TOKEN_FILE " + assertion_file_ + ": " +
+                           f.error().message,
                        "the platform writes the workload identity token there"};
         form.emplace_back("client_assertion_type",
                           "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
-        form.emplace_back("client_assertion", std::string(util::trim(f.content)));
+        form.emplace_back("client_assertion", std::string(util::trim(*f)));
       }
       r.method = "POST";
       r.url = opt_.endpoints.authority + "/" + http::url_encode(id_.tenant) + "/oauth2/v2.0/token";
@@ -196,11 +197,12 @@ Result<std::unique_ptr<TokenSource>> make_token_source(
   if (!ident.client_secret_file.empty()) {
     if (auto e = need_app()) return *e;
     auto f = util::read_file(ident.client_secret_file, 64u << 10);
-    if (!f.ok)
-      return Error{"cannot read client-secret-file " + ident.client_secret_file + ": " + f.error,
-                   "the file holds the service principal's secret on one line (mode 0600)"};
-    std::string s(util::trim(f.content));
-    std::fill(f.content.begin(), f.content.end(), '\0');
+    if (!f.ok())
+      return Error{
+          "cannot read client-secret-file " + ident.client_secret_file + ": " + f.error().message,
+          "the file holds the service principal's secret on one line (mode 0600)"};
+    std::string s(util::trim(*f));
+    std::fill(f->begin(), f->end(), '\0');
     if (s.empty()) return Error{"client-secret-file " + ident.client_secret_file + " is empty", ""};
     return std::unique_ptr<TokenSource>(
         new OAuthTokenSource(Method::ClientSecret, ident, http, std::move(o),

@@ -54,7 +54,14 @@ std::vector<CheckResult> hybrid_checks(const config::CheckOutcome& loaded,
     if (all[i].site != "onprem") return;
     auto r = exec(i, site_overlap_command(), 30000);
     std::string err = r.ok() ? "" : r.error;
-    auto nets = err.empty() ? parse_ip_routes(r.out, &err) : std::vector<HostNetwork>{};
+    std::vector<HostNetwork> nets;
+    if (err.empty()) {
+      auto routes = parse_ip_routes(r.out);
+      if (routes.ok())
+        nets = std::move(*routes);
+      else
+        err = routes.error().message;
+    }
     auto addrs = interface_networks(hosts[i].facts.interfaces);
     nets.insert(nets.end(), addrs.begin(), addrs.end());
     if (!err.empty())

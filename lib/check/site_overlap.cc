@@ -48,13 +48,11 @@ std::vector<std::pair<ClusterRange, ClusterRange>> overlapping_ranges(
   return out;
 }
 
-std::vector<HostNetwork> parse_ip_routes(const std::string& text, std::string* error) {
+util::Result<std::vector<HostNetwork>> parse_ip_routes(const std::string& text) {
   std::vector<HostNetwork> out;
   auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_array()) {
-    if (error) *error = "not the JSON of ip -j route (iproute2 4.13 or later prints it)";
-    return out;
-  }
+  if (doc.is_discarded() || !doc.is_array())
+    return util::Error{"not the JSON of ip -j route (iproute2 4.13 or later prints it)", {}};
   for (const auto& r : doc) {
     if (!r.is_object() || !r.contains("dst") || !r["dst"].is_string()) continue;
     std::string dst = r["dst"].get<std::string>();
@@ -65,7 +63,6 @@ std::vector<HostNetwork> parse_ip_routes(const std::string& text, std::string* e
     if (!c) continue;  // IPv6 or a route type without an address
     out.push_back({c->str(), dev, true});
   }
-  if (error) error->clear();
   return out;
 }
 

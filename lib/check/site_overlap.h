@@ -18,6 +18,7 @@
 #include "check/catalogue.h"
 #include "config/azure_config.h"
 #include "facts/host_facts.h"
+#include "util/result.h"
 
 namespace pai::check {
 
@@ -49,9 +50,9 @@ std::string site_overlap_command();
 
 // The routes of `ip -j -4 route show` (IPv4, main table), without the default
 // route and the pod network's own devices (flannel.1, cni0, cali*, vxlan.calico,
-// tunl0, kube-ipvs0), which install creates for those very ranges. Sets `error`
-// on text that is not that JSON.
-std::vector<HostNetwork> parse_ip_routes(const std::string& json_text, std::string* error);
+// tunl0, kube-ipvs0), which install creates for those very ranges. An error for
+// text that is not that JSON.
+util::Result<std::vector<HostNetwork>> parse_ip_routes(const std::string& json_text);
 
 // The networks of a host's IPv4 interface addresses (no loopback, no pod devices,
 // none whose prefix is unknown: `hostname -I`'s bare addresses).

@@ -7,8 +7,8 @@
 //
 //   cluster::AddRequest req{...};
 //   auto prepared = cluster::prepare_add(req);          // no network
-//   http::CurlClient http(options_with(prepared.request.ca_file, ...));
-//   auto done = cluster::add_cluster(prepared.request, http, registry);
+//   http::CurlClient http(options_with(prepared->request.ca_file, ...));
+//   auto done = cluster::add_cluster(prepared->request, http, registry, diags);
 
 #include <optional>
 #include <string>
@@ -16,6 +16,7 @@
 
 #include "api/client.h"
 #include "cluster/registry.h"
+#include "util/result.h"
 
 namespace pai::cluster {
 
@@ -54,8 +55,6 @@ struct AddError {
 struct PreparedAdd {
   AddRequest request;                 // normalised: URI without user info, absolute CA file
   std::vector<std::string> warnings;  // for the user, before anything is sent
-  std::optional<AddError> error;
-  bool ok() const { return !error; }
 };
 
 // Checks the request without the network and before any secret is needed: the
@@ -63,7 +62,7 @@ struct PreparedAdd {
 // scheme, the CA and token files. Strips user info from the URI (warning about
 // it), makes the CA file absolute, and warns about a password sign-in over plain
 // http and about --insecure on https.
-PreparedAdd prepare_add(AddRequest req, const Registry* registry = nullptr);
+util::Result<PreparedAdd, AddError> prepare_add(AddRequest req, const Registry* registry = nullptr);
 
 struct AddOutcome {
   Cluster cluster;  // as stored (its token included unless a token file)
@@ -72,11 +71,7 @@ struct AddOutcome {
   std::string file;  // the registry file written
 };
 
-struct AddResult {
-  std::optional<AddOutcome> value;
-  std::optional<AddError> error;
-  bool ok() const { return !error; }
-};
+using AddResult = util::Result<AddOutcome, AddError>;
 
 // Probes, signs in, checks the token and writes the registry (a prepared
 // request). `registry` is the registry as loaded; it is re-read under the lock

@@ -71,15 +71,17 @@ class FileLock {
       ::close(fd_);
     }
   }
-  std::string acquire(double timeout_s) {
+  util::Result<void> acquire(double timeout_s) {
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ < 0) return path_ + ": " + std::strerror(errno);
+    if (fd_ < 0) return util::Error{path_ + ": " + std::strerror(errno), {}};
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
     while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      if (errno != EWOULDBLOCK && errno != EINTR) return path_ + ": " + std::strerror(errno);
+      if (errno != EWOULDBLOCK && errno != EINTR)
+        return util::Error{path_ + ": " + std::strerror(errno), {}};
       if (std::chrono::steady_clock::now() > deadline)
-        return "another paictl process holds " + path_ + " for more than " +
-               std::to_string(static_cast<int>(timeout_s)) + " s";
+        return util::Error{"another paictl process holds " + path_ + " for more than " +
+                               std::to_string(static_cast<int>(timeout_s)) + " s",
+                           {}};
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return {};
@@ -340,12 +342,12 @@ Registry Registry::load(const std::vector<std::string>& paths, diag::List& diags
                   ", so other users may read it",
               "run: chmod 600 " + util::shell_quote(path) + " (paictl writes it with 0600)");
     }
-    util::ReadResult rr = util::read_file(path, 4u << 20);
-    if (!rr.ok) {
-      problem(diags, diag::Severity::Error, "R001", path, {}, "cannot read: " + rr.error);
+    auto rr = util::read_file(path, 4u << 20);
+    if (!rr.ok()) {
+      problem(diags, diag::Severity::Error, "R001", path, {}, "cannot read: " + rr.error().message);
       continue;
     }
-    std::optional<Config> c = parse_config(rr.content, path, diags);
+    std::optional<Config> c = parse_config(*rr, path, diags);
     if (!c) continue;
     if (c->current && r.current_file_.empty()) {
       r.current_ = *c->current;
@@ -382,27 +384,29 @@ std::string Registry::file_for_preference() const {
                                    : paths_.front();
 }
 
-std::string update_file(const std::string& path, const std::function<std::string(Config&)>& change,
-                        diag::List& diags) {
-  if (path.empty()) return "no registry file";
+util::Result<void> update_file(const std::string& path,
+                               const std::function<util::Result<void>(Config&)>& change,
+                               diag::List& diags) {
+  if (path.empty()) return util::Error{"no registry file", {}};
   std::string dir = dir_of(path);
   if (!util::is_directory(dir)) {
-    std::string err = util::make_directories(dir, 0700);
-    if (!err.empty()) return "cannot create " + dir + ": " + err;
+    auto made = util::make_directories(dir, 0700);
+    if (!made.ok()) return util::Error{"cannot create " + dir + ": " + made.error().message, {}};
   }
   FileLock lock(write_target(path));
-  if (std::string err = lock.acquire(10); !err.empty()) return err;
+  if (auto locked = lock.acquire(10); !locked.ok()) return locked;
   Config c;
   if (util::path_exists(path)) {
-    util::ReadResult rr = util::read_file(path, 4u << 20);
-    if (!rr.ok) return "cannot read " + path + ": " + rr.error;
-    std::optional<Config> parsed = parse_config(rr.content, path, diags);
-    if (!parsed) return path + " is not a valid registry; it was left unchanged";
+    auto rr = util::read_file(path, 4u << 20);
+    if (!rr.ok()) return util::Error{"cannot read " + path + ": " + rr.error().message, {}};
+    std::optional<Config> parsed = parse_config(*rr, path, diags);
+    if (!parsed) return util::Error{path + " is not a valid registry; it was left unchanged", {}};
     c = std::move(*parsed);
   }
-  if (std::string err = change(c); !err.empty()) return err;
-  std::string err = util::write_file_atomic(write_target(path), serialize_config(c), 0600);
-  if (!err.empty()) return "cannot write the registry: " + err;
+  if (auto changed = change(c); !changed.ok()) return changed;
+  auto written = util::write_file_atomic(write_target(path), serialize_config(c), 0600);
+  if (!written.ok())
+    return util::Error{"cannot write the registry: " + written.error().message, {}};
   return {};
 }
 
@@ -415,15 +419,14 @@ std::string tls_problem(const Cluster& c) {
   return {};
 }
 
-std::string read_token(const Cluster& c, std::string* error) {
+util::Result<std::string> read_token(const Cluster& c) {
   if (c.auth != AuthMethod::TokenFile) return c.token;
-  util::ReadResult rr = util::read_file(c.token_file, 1u << 20);
-  if (!rr.ok) {
-    if (error) *error = "cannot read the token file " + c.token_file + ": " + rr.error;
-    return {};
-  }
-  std::string t(util::trim(rr.content));
-  if (t.empty() && error) *error = "the token file " + c.token_file + " is empty";
+  auto rr = util::read_file(c.token_file, 1u << 20);
+  if (!rr.ok())
+    return util::Error{"cannot read the token file " + c.token_file + ": " + rr.error().message,
+                       {}};
+  std::string t(util::trim(*rr));
+  if (t.empty()) return util::Error{"the token file " + c.token_file + " is empty", {}};
   return t;
 }
 

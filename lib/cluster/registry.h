@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "diag/diagnostic.h"
+#include "util/result.h"
 
 namespace pai::cluster {
 
@@ -104,17 +105,18 @@ class Registry {
 
 // Read-modify-write of one registry file under its lock: reads the file (an
 // empty Config when it does not exist), calls `change`, and writes the result
-// atomically at mode 0600 unless `change` returns an error (non-empty). Returns
-// "" on success, else what went wrong. Parse problems are reported in `diags`.
-std::string update_file(const std::string& path, const std::function<std::string(Config&)>& change,
-                        diag::List& diags);
+// atomically at mode 0600 unless `change` fails (its error is returned). Parse
+// problems are reported in `diags`.
+util::Result<void> update_file(const std::string& path,
+                               const std::function<util::Result<void>(Config&)>& change,
+                               diag::List& diags);
 
 // Why the cluster's TLS settings must not be used, or "": a relative caFile
 // (registered by an older paictl) would be resolved against the current directory.
 std::string tls_problem(const Cluster& c);
 
 // The token of a cluster: the stored one, or the trimmed content of its token
-// file. Empty with `error` set when the file cannot be read.
-std::string read_token(const Cluster& c, std::string* error);
+// file (an error when the file cannot be read or is empty).
+util::Result<std::string> read_token(const Cluster& c);
 
 }  // namespace pai::cluster

@@ -182,15 +182,15 @@ CheckOutcome check_paths(const std::vector<std::string>& paths) {
   std::vector<PendingFile> loose;
   auto read = [&](const std::string& path) -> bool {
     if (out.sources.count(path)) return true;
-    util::ReadResult r = util::read_file(path);
-    if (!r.ok) {
+    auto r = util::read_file(path);
+    if (!r.ok()) {
       out.diagnostics.add("F008", diag::Severity::Error, path, 0, 0,
-                          "cannot read " + path + ": " + r.error,
+                          "cannot read " + path + ": " + r.error().message,
                           "check the path and its permissions");
       out.input_error = true;
       return false;
     }
-    out.sources[path] = std::move(r.content);
+    out.sources[path] = std::move(*r);
     out.files.push_back(path);
     return true;
   };

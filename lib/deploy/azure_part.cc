@@ -37,14 +37,14 @@ UseCaseResult<void> azure_part_write_layout(const AzureSession& s,
                                             bool& changed) {
   changed = false;
   auto cur = util::read_file(s.layout_file);
-  if (!cur.ok) return input_error(s.layout_file + ": " + cur.error);
+  if (!cur.ok()) return input_error(s.layout_file + ": " + cur.error().message);
   std::string err;
-  std::string next = azure::update_layout(cur.content, machines, &err);
+  std::string next = azure::update_layout(*cur, machines, &err);
   if (!err.empty()) return input_error(s.layout_file + ": " + err);
-  changed = next != cur.content;
+  changed = next != *cur;
   if (!changed) return {};
-  if (std::string w = util::write_file_atomic(s.layout_file, next, 0644); !w.empty())
-    return input_error(w);
+  if (auto w = util::write_file_atomic(s.layout_file, next, 0644); !w.ok())
+    return input_error(w.error().message);
   return {};
 }
 
@@ -109,8 +109,9 @@ UseCaseResult<std::shared_ptr<AzureSession>> open_azure(const std::string& clust
   s->layout_file = cluster.layout ? cluster.layout->file : cluster_dir + "/layout.yaml";
   std::string key_file = azure_part_resolve(az.ssh_public_key_file, cluster_dir);
   auto key = util::read_file(key_file, 64u << 10);
-  if (!key.ok) return input_error("azure.ssh-public-key-file " + key_file + ": " + key.error);
-  s->spec.ssh_public_key = std::string(util::trim(key.content));
+  if (!key.ok())
+    return input_error("azure.ssh-public-key-file " + key_file + ": " + key.error().message);
+  s->spec.ssh_public_key = std::string(util::trim(*key));
   if (s->spec.ssh_public_key.rfind("ssh-", 0) != 0 &&
       s->spec.ssh_public_key.rfind("ecdsa-", 0) != 0)
     return input_error("azure.ssh-public-key-file " + key_file +
@@ -253,8 +254,8 @@ UseCaseResult<AzureGrowPlan> plan_azure_grow(std::shared_ptr<AzureSession> sessi
                        (config::is_infiniband_sku(p->sku) ? "100 for an InfiniBand size" : "1000"));
   g.config_file = s.cluster_dir + "/config.yaml";
   auto text = util::read_file(g.config_file);
-  if (!text.ok) return input_error(g.config_file + ": " + text.error);
-  auto next = azure_part_with_counts(s, text.content, {{pool, g.to}});
+  if (!text.ok()) return input_error(g.config_file + ": " + text.error().message);
+  auto next = azure_part_with_counts(s, *text, {{pool, g.to}});
   if (!next.ok()) {
     UseCaseError e = std::move(next).error();
     e.error.message = g.config_file + ": " + e.error.message;
@@ -286,8 +287,8 @@ AzureGrowOutcome apply_azure_grow(AzureGrowPlan& g, const Callbacks& callbacks) 
     return out;
   }
   // Azure has the VMs: config.yaml follows (only the count changes in the file).
-  if (std::string w = util::write_file_atomic(g.config_file, g.config_after, 0644); !w.empty()) {
-    out.error = input_error(g.config_file + ": " + w);
+  if (auto w = util::write_file_atomic(g.config_file, g.config_after, 0644); !w.ok()) {
+    out.error = input_error(g.config_file + ": " + w.error().message);
     return out;
   }
   for (auto& x : s.spec.azure.pools)
@@ -390,19 +391,19 @@ AzureRemovalOutcome apply_azure_removal(AzureRemovalPlan& r, const Callbacks& ca
   out.listed = true;
   std::string config_file = s.cluster_dir + "/config.yaml";
   auto text = util::read_file(config_file);
-  if (!text.ok) {
-    out.error = input_error(config_file + ": " + text.error);
+  if (!text.ok()) {
+    out.error = input_error(config_file + ": " + text.error().message);
     return out;
   }
-  auto next = azure_part_with_counts(s, text.content, counts);
+  auto next = azure_part_with_counts(s, *text, counts);
   if (!next.ok()) {
     out.error = std::move(next).error();
     out.error->error.message = config_file + ": " + out.error->error.message;
     return out;
   }
-  if (*next != text.content)
-    if (std::string w = util::write_file_atomic(config_file, *next, 0644); !w.empty()) {
-      out.error = input_error(config_file + ": " + w);
+  if (*next != *text)
+    if (auto w = util::write_file_atomic(config_file, *next, 0644); !w.ok()) {
+      out.error = input_error(config_file + ": " + w.error().message);
       return out;
     }
   bool layout_changed = false;

@@ -58,12 +58,11 @@ UseCaseResult<ConfigPullPlan> plan_config_pull(const ClusterFilesRequest& r, con
 ConfigPullOutcome apply_config_pull(const ConfigPullPlan& p) {
   ConfigPullOutcome o;
   if (!p.conflict.empty()) return o;
-  util::make_directories(p.dir, 0700);
+  (void)util::make_directories(p.dir, 0700);
   for (const auto& [name, content] : p.remote) {
     std::string path = p.dir + "/" + name;
-    if (std::string err = util::write_file_atomic(path, content, secret_file(name) ? 0600 : 0644);
-        !err.empty()) {
-      o.error = input_error(err);
+    if (auto w = util::write_file_atomic(path, content, secret_file(name) ? 0600 : 0644); !w.ok()) {
+      o.error = input_error(w.error().message);
       return o;
     }
     o.written.push_back(path);

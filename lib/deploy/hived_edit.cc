@@ -21,12 +21,12 @@ UseCaseResult<void> hived_edit_load(const std::string& dir, config::CheckOutcome
   h.layout_file = c.layout->file;
   h.services_file = c.services ? c.services->file : dir + "/services-configuration.yaml";
   auto l = util::read_file(h.layout_file);
-  if (!l.ok) return input_error(h.layout_file + ": " + l.error);
-  h.layout_before = h.layout_after = l.content;
+  if (!l.ok()) return input_error(h.layout_file + ": " + l.error().message);
+  h.layout_before = h.layout_after = *l;
   if (c.services) {
     auto sv = util::read_file(h.services_file);
-    if (!sv.ok) return input_error(h.services_file + ": " + sv.error);
-    h.services_before = h.services_after = sv.content;
+    if (!sv.ok()) return input_error(h.services_file + ": " + sv.error().message);
+    h.services_before = h.services_after = *sv;
   }
   for (const auto& m : c.layout->machines)
     if (m.master) h.master = m.hostname;
@@ -99,12 +99,11 @@ UseCaseResult<HivedEdit> plan_hived_remove(const std::string& cluster_dir,
 
 UseCaseResult<void> write_hived_edit(const HivedEdit& h) {
   if (h.layout_changed())
-    if (std::string w = util::write_file_atomic(h.layout_file, h.layout_after, 0644); !w.empty())
-      return input_error(h.layout_file + ": " + w);
+    if (auto w = util::write_file_atomic(h.layout_file, h.layout_after, 0644); !w.ok())
+      return input_error(h.layout_file + ": " + w.error().message);
   if (h.services_changed())
-    if (std::string w = util::write_file_atomic(h.services_file, h.services_after, 0600);
-        !w.empty())
-      return input_error(h.services_file + ": " + w);
+    if (auto w = util::write_file_atomic(h.services_file, h.services_after, 0600); !w.ok())
+      return input_error(h.services_file + ": " + w.error().message);
   return {};
 }
 

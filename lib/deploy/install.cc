@@ -115,10 +115,9 @@ UseCaseResult<void> install_add_vm_cells(const InstallPlan& p, InstallOutcome& o
   cb.emit(e);
   if (!h->services_changed()) return {};
   o.vm_cells = std::move(h).value();
-  if (std::string w =
-          util::write_file_atomic(o.vm_cells->services_file, o.vm_cells->services_after, 0600);
-      !w.empty())
-    return input_error(o.vm_cells->services_file + ": " + w);
+  if (auto w = util::write_file_atomic(o.vm_cells->services_file, o.vm_cells->services_after, 0600);
+      !w.ok())
+    return input_error(o.vm_cells->services_file + ": " + w.error().message);
   return {};
 }
 

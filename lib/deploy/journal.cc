@@ -31,8 +31,8 @@ util::Result<void> Journal::open(const std::string& path) {
   if (path.empty()) return {};
   std::string dir = parent_dir(path);
   if (!util::is_directory(dir)) {
-    std::string err = util::make_directories(dir, 0700);
-    if (!err.empty()) return util::Error{error_ = err, ""};
+    auto made = util::make_directories(dir, 0700);
+    if (!made.ok()) return util::Error{error_ = made.error().message, ""};
   }
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd_ < 0) return util::Error{error_ = "cannot open " + path + ": " + std::strerror(errno), ""};
@@ -116,8 +116,8 @@ LocalLock::~LocalLock() {
 util::Result<void> LocalLock::acquire(const std::string& path) {
   std::string dir = parent_dir(path);
   if (!util::is_directory(dir)) {
-    std::string err = util::make_directories(dir, 0700);
-    if (!err.empty()) return util::Error{err, ""};
+    auto made = util::make_directories(dir, 0700);
+    if (!made.ok()) return util::Error{made.error().message, ""};
   }
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return util::Error{"cannot open " + path + ": " + std::strerror(errno), ""};

@@ -77,7 +77,7 @@ UseCaseResult<std::vector<AffectedGroup>> node_remove_running_groups(const NodeR
   if (!tmp) return input_error("node remove: no temporary directory for the new HiveD config");
   std::string dir = tmp;
   std::string next = dir + "/services-configuration.yaml";
-  util::write_file_atomic(next, p.hived.services_after, 0600);
+  (void)util::write_file_atomic(next, p.hived.services_after, 0600);
   auto cleanup = [&] {
     std::remove(next.c_str());
     ::rmdir(dir.c_str());

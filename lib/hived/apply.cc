@@ -137,8 +137,8 @@ util::Result<ApplyConfigs, ApplyError> load_apply_configs(const ApplyRequest& re
                              (rc == 0 ? " printed nothing" : " failed"));
     c.current_path = c.scratch->path + "/hivedscheduler.yaml";
     c.current_name = "the HiveD ConfigMap";
-    if (auto e = util::write_file_atomic(c.current_path, text); !e.empty())
-      return apply_error(ApplyError::Kind::Input, e);
+    if (auto w = util::write_file_atomic(c.current_path, text); !w.ok())
+      return apply_error(ApplyError::Kind::Input, w.error().message);
   }
   auto text = hived_config_text(req.new_path);
   if (!text) return apply_error(ApplyError::Kind::Input, text.error().message);
@@ -245,8 +245,8 @@ util::Result<ApplyOutcome, ApplyFailure> apply_hived_apply(
 
   // Push and restart.
   const std::string config_file = plan.configs.scratch->path + "/config.yaml";
-  if (auto e = util::write_file_atomic(config_file, plan.configs.new_text); !e.empty())
-    return fail(ApplyError::Kind::Input, e);
+  if (auto w = util::write_file_atomic(config_file, plan.configs.new_text); !w.ok())
+    return fail(ApplyError::Kind::Input, w.error().message);
   event(ApplyEvent::Kind::Pushing, plan.push_command);
   auto push = util::ProcessRequest::shell(plan.push_command);
   push.stdin_text = plan.push_input;

@@ -36,11 +36,11 @@ util::Result<std::string> hived_config_text(const std::string& path) {
   }
   for (const auto& f : files) {
     auto r = util::read_file(f);
-    if (!r.ok) return util::Error{f + ": " + r.error, "", util::Error::Kind::Input};
-    auto kind = config::detect_kind(f, r.content);
-    if (kind == config::FileKind::Hived) return r.content;
+    if (!r.ok()) return util::Error{f + ": " + r.error().message, "", util::Error::Kind::Input};
+    auto kind = config::detect_kind(f, *r);
+    if (kind == config::FileKind::Hived) return *r;
     if (kind == config::FileKind::ServicesConfig) {
-      auto s = yaml::load(r.content);
+      auto s = yaml::load(*r);
       if (!s.documents.empty() && s.documents[0])
         if (const auto* hs = s.documents[0]->get("hivedscheduler"))
           if (const auto* c = hs->get("config"); c && c->is_scalar()) return c->scalar();

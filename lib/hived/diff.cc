@@ -59,9 +59,9 @@ std::map<std::string, Pinned> pinned_cells(const config::HivedModel& m) {
 util::Result<std::vector<scheduler::RestoredGroup>> restart_on(
     const config::HivedModel& m, const std::vector<scheduler::LiveGroup>& groups,
     const std::vector<std::string>& bad) {
-  std::string err;
-  auto policy = scheduler::make_hived_policy(m, err);
-  if (!policy) return util::Error{err, ""};
+  auto made = scheduler::make_hived_policy(m);
+  if (!made.ok()) return std::move(made).error();
+  auto policy = std::move(*made);
   // HiveD learns the nodes before the pods.
   for (const auto& n : bad)
     if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);

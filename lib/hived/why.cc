@@ -139,9 +139,9 @@ util::Result<WaitingAnswer> judge_waiting(const std::string& name,
                                           const scheduler::GroupRequest& req,
                                           const std::string& source,
                                           const config::HivedModel& model, const LiveState& live) {
-  std::string error;
-  auto policy = scheduler::make_hived_policy(model, error);
-  if (!policy) return util::Error{error, ""};
+  auto made = scheduler::make_hived_policy(model);
+  if (!made.ok()) return std::move(made).error();
+  auto policy = std::move(*made);
   const std::vector<std::string> live_bad = bad_nodes(live);
   for (const auto& n : live_bad)
     if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);

@@ -162,17 +162,18 @@ Inventory build_inventory(const InventoryOptions& o) {
       for (auto part : util::split(h, ','))
         if (!util::trim(part).empty()) entries.emplace_back(util::trim(part));
     if (!o.hosts_file.empty()) {
-      util::ReadResult r = o.hosts_file == "-" ? util::ReadResult{true, o.hosts_file_content, {}}
-                                               : util::read_file(o.hosts_file, 4u << 20);
-      if (!r.ok) {
+      util::Result<std::string> r = o.hosts_file == "-"
+                                        ? util::Result<std::string>(o.hosts_file_content)
+                                        : util::read_file(o.hosts_file, 4u << 20);
+      if (!r.ok()) {
         inv.diagnostics.add("I001", diag::Severity::Error, o.hosts_file, 0, 0,
-                            "cannot read the hosts file: " + r.error, "");
+                            "cannot read the hosts file: " + r.error().message, "");
         inv.input_error = true;
         return inv;
       }
       if (o.hosts_file != "-") inv.files.push_back(o.hosts_file);
-      for (auto& e : parse_hosts_file(r.content, o.hosts_file == "-" ? "<stdin>" : o.hosts_file,
-                                      inv.diagnostics))
+      for (auto& e :
+           parse_hosts_file(*r, o.hosts_file == "-" ? "<stdin>" : o.hosts_file, inv.diagnostics))
         entries.push_back(std::move(e));
     }
     if (!o.user.empty()) defaults.user = o.user;

@@ -22,14 +22,10 @@ std::string job_of_group(std::string_view group) {
   return std::string(slash == std::string_view::npos ? group : group.substr(0, slash));
 }
 
-std::optional<HivedRequests> hived_requests(const JobRequest& job, const std::string& user,
-                                            const std::vector<api::SkuType>& skus,
-                                            const std::set<std::string>& leaf_types,
-                                            std::string* why) {
-  auto fail = [&](std::string m) -> std::optional<HivedRequests> {
-    if (why) *why = std::move(m);
-    return std::nullopt;
-  };
+util::Result<HivedRequests> hived_requests(const JobRequest& job, const std::string& user,
+                                           const std::vector<api::SkuType>& skus,
+                                           const std::set<std::string>& leaf_types) {
+  auto fail = [](std::string m) { return util::Error{std::move(m), {}}; };
   auto priority = hived_priority(job.priority_class);
   if (!priority)
     return fail("jobPriorityClass " + job.priority_class +
@@ -63,9 +59,8 @@ std::optional<HivedRequests> hived_requests(const JobRequest& job, const std::st
       if (skus.empty()) return fail("the cluster has no SKU types (not a HiveD cluster?)");
       sku = &unit;
     }
-    std::string reason;
-    auto n = sku_count(tr, *sku, &reason);
-    if (!n) return fail(reason);
+    auto n = sku_count(tr, *sku);
+    if (!n.ok()) return n.error();
     if (*n <= 0) return fail("task role " + tr.name + " asks for no resources (no leaf cells)");
     if (tr.instances <= 0) return fail("task role " + tr.name + " has no instances");
     if (*n > std::numeric_limits<int32_t>::max() ||

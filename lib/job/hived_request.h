@@ -47,12 +47,11 @@ struct HivedRequests {
 // `skus`: the rest-server's resource units a role without a skuType is
 // measured in: the SKU types of the job's virtual cluster, or every SKU type of
 // the cluster for an opportunistic job. `leaf_types`: the leaf cell types HiveD knows; a skuType
-// that is one becomes the group's leafCellType. nullopt with `why` when the
+// that is one becomes the group's leafCellType. An error says why when the
 // job is not made of leaf cells (a role asks for a resource its SKU lacks, an
 // unknown skuType, a role of no cells).
-std::optional<HivedRequests> hived_requests(const JobRequest& job, const std::string& user,
-                                            const std::vector<api::SkuType>& skus,
-                                            const std::set<std::string>& leaf_types,
-                                            std::string* why);
+util::Result<HivedRequests> hived_requests(const JobRequest& job, const std::string& user,
+                                           const std::vector<api::SkuType>& skus,
+                                           const std::set<std::string>& leaf_types);
 
 }  // namespace pai::job

@@ -8,16 +8,15 @@
 
 namespace pai::job {
 
-std::optional<ParamOverride> parse_param(std::string_view kv, std::string* error) {
+util::Result<ParamOverride> parse_param(std::string_view kv) {
   size_t eq = kv.find('=');
-  if (eq == std::string_view::npos) {
-    if (error) *error = "--param takes NAME=VALUE, got \"" + std::string(kv) + "\"";
-    return std::nullopt;
-  }
-  if (eq == 0) {
-    if (error) *error = "--param needs a name before '=' in \"" + std::string(kv) + "\"";
-    return std::nullopt;
-  }
+  if (eq == std::string_view::npos)
+    return util::Error{
+        "--param takes NAME=VALUE, got \"" + std::string(kv) + "\"", {}, util::Error::Kind::Input};
+  if (eq == 0)
+    return util::Error{"--param needs a name before '=' in \"" + std::string(kv) + "\"",
+                       {},
+                       util::Error::Kind::Input};
   return ParamOverride{std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1))};
 }
 
@@ -39,15 +38,15 @@ JobFile JobFile::parse(std::string text, std::string path) {
 }
 
 JobFile JobFile::load(const std::string& path) {
-  util::ReadResult r =
+  auto r =
       path == "-" ? util::read_fd(0, kMaxJobFileBytes) : util::read_file(path, kMaxJobFileBytes);
-  if (!r.ok) {
+  if (!r.ok()) {
     JobFile f;
     f.path = path;
-    f.read_error = r.error;
+    f.read_error = r.error().message;
     return f;
   }
-  return parse(std::move(r.content), path);
+  return parse(std::move(*r), path);
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "job/js_value.h"
+#include "util/result.h"
 #include "yaml/yaml.h"
 
 namespace pai::job {
@@ -22,8 +23,8 @@ struct ParamOverride {
   std::string value;  // read as a plain YAML scalar, as the server would read it in the file
 };
 
-// "k=v" -> {k, v}; nullopt with `error` set when there is no '=' or the name is empty.
-std::optional<ParamOverride> parse_param(std::string_view kv, std::string* error);
+// "k=v" -> {k, v}; an error when there is no '=' or the name is empty.
+util::Result<ParamOverride> parse_param(std::string_view kv);
 
 struct Overrides {
   std::optional<std::string> name;

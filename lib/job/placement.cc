@@ -26,15 +26,14 @@ std::string describe_request(double gpu, double cpu, double mem) {
 
 }  // namespace
 
-std::optional<int64_t> sku_count(const TaskRoleRequest& tr, const api::SkuType& sku,
-                                 std::string* why) {
+util::Result<int64_t> sku_count(const TaskRoleRequest& tr, const api::SkuType& sku) {
   int64_t n = 0;
+  std::string why;
   auto need = [&](int64_t req, double per, const char* what) -> bool {
     if (req <= 0) return true;
     if (per <= 0) {
-      if (why)
-        *why = "task role " + tr.name + " asks for " + std::to_string(req) + " " + what +
-               " but SKU " + sku.name + " has none";
+      why = "task role " + tr.name + " asks for " + std::to_string(req) + " " + what + " but SKU " +
+            sku.name + " has none";
       return false;
     }
     n = std::max<int64_t>(n, static_cast<int64_t>(std::ceil(static_cast<double>(req) / per)));
@@ -42,7 +41,7 @@ std::optional<int64_t> sku_count(const TaskRoleRequest& tr, const api::SkuType& 
   };
   if (!need(tr.gpu, sku.gpu, "GPU") || !need(tr.cpu, sku.cpu, "CPU") ||
       !need(tr.memory_mb, sku.memory_mb, "MiB of memory"))
-    return std::nullopt;
+    return util::Error{why, {}};
   return n;
 }
 
@@ -53,7 +52,7 @@ ClusterFacts gather_facts(api::Client& client, const std::string& cluster, const
   f.user = user;
   auto vcs = client.virtual_clusters();
   if (!vcs.ok()) {
-    f.error = vcs.error;
+    f.error = vcs.error();
     return f;
   }
   f.vcs = *vcs;
@@ -134,10 +133,9 @@ Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts) {
                      (names.empty() ? std::string("none") : util::join(names, ", ")) + ")";
             break;
           }
-          std::string why;
-          if (!sku_count(tr, *it, &why)) {
+          if (auto n = sku_count(tr, *it); !n.ok()) {
             ok = false;
-            detail = why;
+            detail = n.error().message;
             break;
           }
         } else if (!skus.empty()) {
@@ -148,10 +146,9 @@ Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts) {
             unit.gpu = std::min(unit.gpu, s.gpu);
             unit.memory_mb = std::min(unit.memory_mb, s.memory_mb);
           }
-          std::string why;
-          if (!sku_count(tr, unit, &why)) {
+          if (auto n = sku_count(tr, unit); !n.ok()) {
             ok = false;
-            detail = why;
+            detail = n.error().message;
             break;
           }
         }

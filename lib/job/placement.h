@@ -99,8 +99,7 @@ std::vector<Evaluation> rank_clusters(const JobRequest& job, const std::vector<C
 
 // How many SKUs a task role takes on a SKU type, as the HiveD middleware
 // computes it: max over GPU, CPU and memory of ceil(request / per-SKU), with a
-// request on a dimension the SKU lacks as an error (empty optional + `why`).
-std::optional<int64_t> sku_count(const TaskRoleRequest& tr, const api::SkuType& sku,
-                                 std::string* why);
+// request on a dimension the SKU lacks as an error.
+util::Result<int64_t> sku_count(const TaskRoleRequest& tr, const api::SkuType& sku);
 
 }  // namespace pai::job

@@ -76,19 +76,19 @@ bool read_optional(const std::string& dir, const std::string& name, std::string&
   std::string p = join_path(dir, name);
   std::error_code ec;
   if (!fs::exists(p, ec)) return false;
-  util::ReadResult r = util::read_file(p, 16u << 20);
-  if (!r.ok) {
-    add(out, "P001", Severity::Error, p, "cannot read " + p + ": " + r.error,
+  auto r = util::read_file(p, 16u << 20);
+  if (!r.ok()) {
+    add(out, "P001", Severity::Error, p, "cannot read " + p + ": " + r.error().message,
         "check the file and its permissions");
     return false;
   }
   if (files) files->push_back(p);
-  if (facts::detail::is_binary(r.content)) {
+  if (facts::detail::is_binary(*r)) {
     add(out, "P001", Severity::Error, p, p + " holds binary data, not command output",
         "save the text output of the command (docs/plan.md lists what each file holds)");
     return false;
   }
-  content = std::move(r.content);
+  content = std::move(*r);
   return true;
 }
 
@@ -348,13 +348,14 @@ FactsSet load_facts_dir(const std::string& dir) {
   std::sort(subdirs.begin(), subdirs.end());
   for (const auto& name : jsons) {
     std::string p = join_path(dir, name);
-    util::ReadResult r = util::read_file(p, 64u << 20);
-    if (!r.ok) {
-      add(set.diagnostics, "P001", Severity::Error, p, "cannot read " + p + ": " + r.error);
+    auto r = util::read_file(p, 64u << 20);
+    if (!r.ok()) {
+      add(set.diagnostics, "P001", Severity::Error, p,
+          "cannot read " + p + ": " + r.error().message);
       continue;
     }
     set.files.push_back(p);
-    auto h = load_host_json(p, r.content, set.diagnostics);
+    auto h = load_host_json(p, *r, set.diagnostics);
     if (!h) continue;
     std::string stem = name.substr(0, name.size() - 5);
     if (stem != h->hostname)

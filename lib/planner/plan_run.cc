@@ -91,12 +91,12 @@ diag::List check_plan_files(const Plan& plan, const std::string& scratch) {
   }
   std::string dir(buf.data());
   PlanFiles files = render_files(plan, "");
-  std::string err = util::write_file_atomic(dir + "/layout.yaml", files.layout);
-  if (err.empty()) err = util::write_file_atomic(dir + "/hivedscheduler.yaml", files.hived);
-  if (err.empty())
-    err = util::write_file_atomic(dir + "/services-configuration.yaml", files.services);
-  if (!err.empty()) {
-    out.add("P120", diag::Severity::Error, dir, 0, 0, "cannot write the plan to check it: " + err);
+  auto w = util::write_file_atomic(dir + "/layout.yaml", files.layout);
+  if (w.ok()) w = util::write_file_atomic(dir + "/hivedscheduler.yaml", files.hived);
+  if (w.ok()) w = util::write_file_atomic(dir + "/services-configuration.yaml", files.services);
+  if (!w.ok()) {
+    out.add("P120", diag::Severity::Error, dir, 0, 0,
+            "cannot write the plan to check it: " + w.error().message);
   } else {
     config::CheckOutcome c = config::check_paths({dir});
     for (auto d : c.diagnostics.items()) {

@@ -38,12 +38,12 @@ std::optional<Profile> load_profile(const std::string& layouts_dir, const std::s
                 : "did you mean \"" + guess + "\"?");
     return std::nullopt;
   }
-  util::ReadResult r = util::read_file(file, 1u << 20);
-  if (!r.ok) {
-    out.add("P001", Severity::Error, file, 0, 0, "cannot read " + file + ": " + r.error);
+  auto r = util::read_file(file, 1u << 20);
+  if (!r.ok()) {
+    out.add("P001", Severity::Error, file, 0, 0, "cannot read " + file + ": " + r.error().message);
     return std::nullopt;
   }
-  yaml::Stream s = yaml::load(r.content);
+  yaml::Stream s = yaml::load(*r);
   if (s.error || s.documents.empty() || !s.documents[0]->is_mapping()) {
     uint32_t line = s.error ? s.error->mark.line : 1;
     out.add("P109", Severity::Error, file, line, 0, "profile.yaml is not a YAML mapping",

@@ -49,14 +49,11 @@ void Secret::clear() {
   wipe(value_);
 }
 
-Secret read_secret_line(int fd, std::string* error) {
-  util::ReadResult r = util::read_line(fd, util::kMaxSecretBytes);
-  if (!r.ok) {
-    if (error) *error = r.error;
-    return Secret();
-  }
-  Secret s(std::move(r.content));
-  wipe(r.content);
+util::Result<Secret> read_secret_line(int fd) {
+  auto r = util::read_line(fd, util::kMaxSecretBytes);
+  if (!r.ok()) return std::move(r).error();
+  Secret s(std::move(*r));
+  wipe(*r);
   return s;
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/result.h"
+
 namespace pai::remote {
 
 class Secret {
@@ -36,7 +38,7 @@ struct SecretSource {
 
 // Reads one line from a file descriptor (stdin), without echo handling: the
 // caller pipes it in. Strips the trailing newline (and a CR). A line longer
-// than util::kMaxSecretBytes is not a secret: an empty Secret, and `error` says why.
-Secret read_secret_line(int fd, std::string* error = nullptr);
+// than util::kMaxSecretBytes is not a secret: an error says why.
+util::Result<Secret> read_secret_line(int fd);
 
 }  // namespace pai::remote

@@ -124,14 +124,15 @@ void parse_into(SshConfig& c, const std::string& text, const std::string& file,
           if (::glob(pattern.c_str(), 0, nullptr, &g) == 0) {
             for (size_t i = 0; i < g.gl_pathc; ++i) {
               std::string path = g.gl_pathv[i];
-              util::ReadResult r = util::read_file(path, 1u << 20);
-              if (!r.ok) {
-                warn(c, file, lineno, "cannot read included file " + path + ": " + r.error);
+              auto r = util::read_file(path, 1u << 20);
+              if (!r.ok()) {
+                warn(c, file, lineno,
+                     "cannot read included file " + path + ": " + r.error().message);
                 continue;
               }
               // The included lines belong to the current block.
               SshConfig sub;
-              parse_into(sub, r.content, path, include_base, env, depth + 1, true);
+              parse_into(sub, *r, path, include_base, env, depth + 1, true);
               c.diagnostics.append(sub.diagnostics);
               bool first = true;
               for (auto& b : sub.blocks) {
@@ -295,12 +296,12 @@ SshConfig parse_ssh_config(const std::string& text, const std::string& file,
 }
 
 SshConfig load_ssh_config(const std::string& path, const SshConfigEnv& env, bool must_exist) {
-  util::ReadResult r = util::read_file(path, 4u << 20);
-  if (!r.ok) {
+  auto r = util::read_file(path, 4u << 20);
+  if (!r.ok()) {
     SshConfig c;
     if (must_exist || util::path_exists(path))
       c.diagnostics.add("SSH003", diag::Severity::Error, path, 0, 0,
-                        "cannot read the SSH config: " + r.error);
+                        "cannot read the SSH config: " + r.error().message);
     return c;
   }
   std::string base = path.rfind('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
@@ -310,7 +311,7 @@ SshConfig load_ssh_config(const std::string& path, const SshConfigEnv& env, bool
     base = "/etc/ssh";
   else if (path == env.home + "/.ssh/config")
     base = env.home + "/.ssh";
-  return parse_ssh_config(r.content, path, base, env);
+  return parse_ssh_config(*r, path, base, env);
 }
 
 void append_ssh_config(SshConfig& base, SshConfig more) {

@@ -345,7 +345,7 @@ bool Session::verify_host_key(ssh_session s, const Endpoint& e, bool is_jump) {
         }
         std::string dir = kh.substr(0, kh.rfind('/'));
         if (!dir.empty() && dir != kh && !util::is_directory(dir))
-          util::make_directories(dir, 0700);
+          (void)util::make_directories(dir, 0700);
         if (ssh_session_update_known_hosts(s) != SSH_OK) {
           fail(Failure::HostKeyError,
                "cannot add the host key of " + where(e) + " to " + kh + ": " + ssh_get_error(s),

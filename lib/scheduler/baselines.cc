@@ -817,11 +817,12 @@ std::string Flat::check_invariants() const {
 
 }  // namespace
 
-std::unique_ptr<Policy> make_baseline_policy(Baseline kind, const config::HivedModel& model,
-                                             std::string& error) {
+util::Result<std::unique_ptr<Policy>> make_baseline_policy(Baseline kind,
+                                                           const config::HivedModel& model) {
+  std::string error;
   auto p = std::make_unique<Flat>(kind, model, error);
-  if (!error.empty()) return nullptr;
-  return p;
+  if (!error.empty()) return util::Error{error, {}};
+  return std::unique_ptr<Policy>(std::move(p));
 }
 
 }  // namespace pai::scheduler

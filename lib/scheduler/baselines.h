@@ -39,7 +39,7 @@ namespace pai::scheduler {
 
 enum class Baseline { Quota, K8sDefault, Private };
 
-std::unique_ptr<Policy> make_baseline_policy(Baseline kind, const config::HivedModel& model,
-                                             std::string& error);
+util::Result<std::unique_ptr<Policy>> make_baseline_policy(Baseline kind,
+                                                           const config::HivedModel& model);
 
 }  // namespace pai::scheduler

@@ -12,8 +12,7 @@
 
 namespace pai::scheduler::hived_detail {
 
-Hived::Hived(const config::HivedModel& m, std::string& error, bool hived_order)
-    : hived_order_(hived_order) {
+Hived::Hived(const config::HivedModel& m, bool hived_order) : hived_order_(hived_order) {
   shape_ = describe_cluster(m);
   nvc_ = static_cast<int32_t>(m.vcs.size());
   nchain_ = static_cast<int32_t>(m.chains.size());
@@ -63,10 +62,10 @@ Hived::Hived(const config::HivedModel& m, std::string& error, bool hived_order)
   for (int32_t c = 0; c < nchain_; ++c)
     for (int32_t l = chain_top_[static_cast<size_t>(c)]; l >= 1; --l)
       if (all_vc_free_[cl(c, l)] > total_left_[cl(c, l)]) {
-        error = "virtual clusters need " + std::to_string(all_vc_free_[cl(c, l)]) +
-                " cells at level " + std::to_string(l) + " of chain " +
-                shape_.chains[static_cast<size_t>(c)].name + " but only " +
-                std::to_string(total_left_[cl(c, l)]) + " exist";
+        setup_error_ = "virtual clusters need " + std::to_string(all_vc_free_[cl(c, l)]) +
+                       " cells at level " + std::to_string(l) + " of chain " +
+                       shape_.chains[static_cast<size_t>(c)].name + " but only " +
+                       std::to_string(total_left_[cl(c, l)]) + " exist";
         return;
       }
   // Pinned cells are bound statically and leave the free lists (initPinnedCells).
@@ -78,8 +77,9 @@ Hived::Hived(const config::HivedModel& m, std::string& error, bool hived_order)
   for (int32_t c = 0; c < nchain_; ++c)
     for (int32_t l = 1; l <= chain_top_[static_cast<size_t>(c)]; ++l)
       if (total_left_[cl(c, l)] < all_vc_free_[cl(c, l)]) {
-        error = "the pinned cells and virtual clusters do not fit in chain " +
-                shape_.chains[static_cast<size_t>(c)].name + " at level " + std::to_string(l);
+        setup_error_ = "the pinned cells and virtual clusters do not fit in chain " +
+                       shape_.chains[static_cast<size_t>(c)].name + " at level " +
+                       std::to_string(l);
         return;
       }
 }
@@ -533,11 +533,11 @@ UsageSummary Hived::usage() const {
 
 namespace pai::scheduler {
 
-std::unique_ptr<Policy> make_hived_policy(const config::HivedModel& model, std::string& error,
-                                          bool hived_order) {
-  auto h = std::make_unique<hived_detail::Hived>(model, error, hived_order);
-  if (!error.empty()) return nullptr;
-  return h;
+util::Result<std::unique_ptr<Policy>> make_hived_policy(const config::HivedModel& model,
+                                                        bool hived_order) {
+  auto h = std::make_unique<hived_detail::Hived>(model, hived_order);
+  if (!h->setup_error().empty()) return util::Error{h->setup_error(), {}};
+  return std::unique_ptr<Policy>(std::move(h));
 }
 
 }  // namespace pai::scheduler

@@ -58,12 +58,13 @@
 #include <string>
 
 #include "scheduler/policy.h"
+#include "util/result.h"
 
 namespace pai::scheduler {
 
 // Ties: `hived_order` (the default) breaks them as HiveD's lists happen to be
 // ordered (docs/fidelity.md); false breaks them by configuration order.
-std::unique_ptr<Policy> make_hived_policy(const config::HivedModel& model, std::string& error,
-                                          bool hived_order = true);
+util::Result<std::unique_ptr<Policy>> make_hived_policy(const config::HivedModel& model,
+                                                        bool hived_order = true);
 
 }  // namespace pai::scheduler

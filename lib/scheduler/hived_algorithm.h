@@ -29,6 +29,7 @@
 #include "scheduler/hived_state.h"
 #include "scheduler/node_index.h"
 #include "scheduler/policy.h"
+#include "util/result.h"
 
 namespace pai::scheduler {
 
@@ -346,7 +347,10 @@ class FreeList {
 
 class Hived final : public Policy {
  public:
-  Hived(const config::HivedModel& m, std::string& error, bool hived_order = true);
+  explicit Hived(const config::HivedModel& m, bool hived_order = true);
+  // Why the model cannot be scheduled on (virtual clusters larger than the
+  // physical cells, pinned cells that do not fit), or "" when it can.
+  const std::string& setup_error() const { return setup_error_; }
 
   std::string_view name() const override { return "hived"; }
   const ClusterShape& cluster() const override { return shape_; }
@@ -458,8 +462,8 @@ class Hived final : public Policy {
   // --- restoring (hived_restore.cc)
   int32_t vcell_priority(int32_t v) const;
   int32_t lowest_priority_vcell(std::span<const int32_t> cells, int32_t priority) const;
-  int32_t map_physical_to_virtual(int32_t c, int32_t vc, int32_t level, int32_t priority,
-                                  int32_t pinned, std::string& why) const;
+  util::Result<int32_t> map_physical_to_virtual(int32_t c, int32_t vc, int32_t level,
+                                                int32_t priority, int32_t pinned) const;
   std::vector<int32_t> groups_in_vcell(int32_t v) const;
 
   // --- scheduling
@@ -559,6 +563,7 @@ class Hived final : public Policy {
   // appended on insertion, the last one swapped into the hole on removal); with
   // configuration order it is the cell id.
   bool hived_order_ = true;
+  std::string setup_error_;
   std::vector<FreeList> free_;
   std::vector<std::vector<int32_t>> flist_;
   int32_t free_cell(size_t k, int32_t key) const {

@@ -39,13 +39,12 @@ int32_t Hived::lowest_priority_vcell(std::span<const int32_t> cells, int32_t pri
   return best;
 }
 
-int32_t Hived::map_physical_to_virtual(int32_t c, int32_t vc, int32_t level, int32_t priority,
-                                       int32_t pinned, std::string& why) const {
+util::Result<int32_t> Hived::map_physical_to_virtual(int32_t c, int32_t vc, int32_t level,
+                                                     int32_t priority, int32_t pinned) const {
   if (int32_t b = P(c).vcell; b >= 0) {
-    if (V(b).vc != vc) {
-      why = "its cell is bound to VC " + shape_.vcs[static_cast<size_t>(V(b).vc)].name;
-      return -1;
-    }
+    if (V(b).vc != vc)
+      return util::Error{"its cell is bound to VC " + shape_.vcs[static_cast<size_t>(V(b).vc)].name,
+                         {}};
     return b;
   }
   if (P(c).level == level) {
@@ -59,19 +58,20 @@ int32_t Hived::map_physical_to_virtual(int32_t c, int32_t vc, int32_t level, int
       v = lowest_priority_vcell(list, priority);
     }
     if (v < 0)
-      why = "insufficient free cell in the VC at the preassigned level (" + std::to_string(level) +
-            ")";
+      return util::Error{"insufficient free cell in the VC at the preassigned level (" +
+                             std::to_string(level) + ")",
+                         {}};
     return v;
   }
-  if (P(c).parent < 0) {
-    why = "physical and virtual cell hierarchies not match (cannot reach the preassigned level " +
-          std::to_string(level) + " in physical)";
-    return -1;
-  }
-  int32_t pv = map_physical_to_virtual(P(c).parent, vc, level, priority, pinned, why);
-  if (pv < 0) return -1;
-  int32_t v = lowest_priority_vcell(vchildren(pv), priority);
-  if (v < 0) why = "no free virtual cell left in " + std::to_string(pv);
+  if (P(c).parent < 0)
+    return util::Error{
+        "physical and virtual cell hierarchies not match (cannot reach the preassigned level " +
+            std::to_string(level) + " in physical)",
+        {}};
+  auto pv = map_physical_to_virtual(P(c).parent, vc, level, priority, pinned);
+  if (!pv.ok()) return pv;
+  int32_t v = lowest_priority_vcell(vchildren(*pv), priority);
+  if (v < 0) return util::Error{"no free virtual cell left in " + std::to_string(*pv), {}};
   return v;
 }
 
@@ -223,9 +223,11 @@ RestoredGroup Hived::restore_group(const LiveGroup& in,
                                     static_cast<size_t>(P(p).chain)]) {
             reason = "VC " + in.vc + " has no cell for " + ch.name;
           } else {
-            std::string why;
-            v = map_physical_to_virtual(p, vc, level, in.priority, pinned, why);
-            if (v < 0) reason = why;
+            auto mapped = map_physical_to_virtual(p, vc, level, in.priority, pinned);
+            if (mapped.ok())
+              v = *mapped;
+            else
+              reason = mapped.error().message;
           }
           if (v < 0) {
             lazy = true;

@@ -49,23 +49,18 @@ const std::vector<std::string>& policy_names() {
   return names;
 }
 
-std::unique_ptr<Policy> make_policy(std::string_view name, const config::HivedModel& model,
-                                    std::string& error) {
-  if (!model.complete) {
-    error = "the HiveD config has errors; fix them first (paictl check config)";
-    return nullptr;
-  }
-  if (model.chains.empty()) {
-    error = "the HiveD config has no physical cells";
-    return nullptr;
-  }
-  if (name == "hived") return make_hived_policy(model, error);
-  if (name == "quota") return make_baseline_policy(Baseline::Quota, model, error);
-  if (name == "k8s-default") return make_baseline_policy(Baseline::K8sDefault, model, error);
-  if (name == "private") return make_baseline_policy(Baseline::Private, model, error);
-  error =
-      "unknown policy \"" + std::string(name) + "\" (known: hived, quota, k8s-default, private)";
-  return nullptr;
+util::Result<std::unique_ptr<Policy>> make_policy(std::string_view name,
+                                                  const config::HivedModel& model) {
+  if (!model.complete)
+    return util::Error{"the HiveD config has errors; fix them first (paictl check config)", {}};
+  if (model.chains.empty()) return util::Error{"the HiveD config has no physical cells", {}};
+  if (name == "hived") return make_hived_policy(model);
+  if (name == "quota") return make_baseline_policy(Baseline::Quota, model);
+  if (name == "k8s-default") return make_baseline_policy(Baseline::K8sDefault, model);
+  if (name == "private") return make_baseline_policy(Baseline::Private, model);
+  return util::Error{
+      "unknown policy \"" + std::string(name) + "\" (known: hived, quota, k8s-default, private)",
+      {}};
 }
 
 }  // namespace pai::scheduler

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "scheduler/cluster.h"
+#include "util/result.h"
 
 namespace pai::config {
 struct HivedModel;
@@ -168,9 +169,9 @@ std::string validate_request(const GroupRequest& r);
 // "hived", "quota", "k8s-default", "private".
 const std::vector<std::string>& policy_names();
 
-// Builds a policy over a checked model (a model with errors is refused).
-// Returns nullptr and sets `error` when the name is unknown or the model unusable.
-std::unique_ptr<Policy> make_policy(std::string_view name, const config::HivedModel& model,
-                                    std::string& error);
+// Builds a policy over a checked model (a model with errors is refused). An
+// error when the name is unknown or the model unusable.
+util::Result<std::unique_ptr<Policy>> make_policy(std::string_view name,
+                                                  const config::HivedModel& model);
 
 }  // namespace pai::scheduler

@@ -68,10 +68,9 @@ const yaml::Node* get(const yaml::Node* m, const char* key, const char* legacy =
   return n;
 }
 
-}  // namespace
-
-bool parse_pod_scheduling_spec(std::string_view text, std::string_view pod_key,
-                               PodSchedulingSpec& out, std::string& error) {
+// The annotation into `out`; false with HiveD's message in `error`.
+bool parse_spec_into(std::string_view text, std::string_view pod_key, PodSchedulingSpec& out,
+                     std::string& error) {
   out = PodSchedulingSpec();
   yaml::LoadOptions lo;
   lo.max_nodes = 1'000'000;  // an annotation is small; bound alias expansion
@@ -158,6 +157,16 @@ bool parse_pod_scheduling_spec(std::string_view text, std::string_view pod_key,
   if (pods > 1'000'000)
     return error = spec_error("AffinityGroup.Members declares more than 1000000 pods"), false;
   return true;
+}
+
+}  // namespace
+
+util::Result<PodSchedulingSpec> parse_pod_scheduling_spec(std::string_view text,
+                                                          std::string_view pod_key) {
+  PodSchedulingSpec out;
+  std::string error;
+  if (!parse_spec_into(text, pod_key, out, error)) return util::Error{error, {}};
+  return out;
 }
 
 nlohmann::json pod_bind_info(const ClusterShape& cluster, const ScheduleResult& r, size_t pod) {

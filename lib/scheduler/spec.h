@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scheduler/policy.h"
+#include "util/result.h"
 
 namespace pai::scheduler {
 
@@ -24,10 +25,10 @@ struct PodSchedulingSpec {
 
 // Parses the annotation. A missing affinityGroup defaults, as in HiveD, to
 // {name: pod_key, members: [{podNumber: 1, leafCellNumber}]}; the legacy keys
-// gpuType and gpuNumber are read as leafCellType and leafCellNumber. Returns
-// false with HiveD's message ("Pod annotation ...: VirtualCluster is empty").
-bool parse_pod_scheduling_spec(std::string_view text, std::string_view pod_key,
-                               PodSchedulingSpec& out, std::string& error);
+// gpuType and gpuNumber are read as leafCellType and leafCellNumber. An error
+// says HiveD's message ("Pod annotation ...: VirtualCluster is empty").
+util::Result<PodSchedulingSpec> parse_pod_scheduling_spec(std::string_view text,
+                                                          std::string_view pod_key);
 
 // HiveD's PodBindInfo for pod `pod` of a Bound result: {node, leafCellIsolation,
 // cellChain, affinityGroupBindInfo: [{podPlacements: [{physicalNode,

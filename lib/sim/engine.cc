@@ -109,11 +109,11 @@ Summary summarize_sorted(const std::vector<double>& v) {
 // Faults
 // ---------------------------------------------------------------------------
 
-bool parse_random_faults(const std::string& spec, FaultSpec& out, std::string& error) {
+util::Result<FaultSpec> parse_random_faults(const std::string& spec) {
+  FaultSpec out;
   std::string_view s = spec;
   if (s.rfind("random", 0) != 0) {
-    error = "a fault model is random:mtbf=DURATION,mttr=DURATION[,seed=N]";
-    return false;
+    return util::Error{"a fault model is random:mtbf=DURATION,mttr=DURATION[,seed=N]", {}};
   }
   s.remove_prefix(6);
   if (!s.empty() && s[0] == ':') s.remove_prefix(1);
@@ -126,32 +126,30 @@ bool parse_random_faults(const std::string& spec, FaultSpec& out, std::string& e
     if (kv.empty()) continue;
     auto eq = kv.find('=');
     if (eq == std::string_view::npos) {
-      error = "\"" + std::string(kv) + "\" in the fault model is not key=value";
-      return false;
+      return util::Error{"\"" + std::string(kv) + "\" in the fault model is not key=value", {}};
     }
     std::string key(util::trim(kv.substr(0, eq)));
     std::string_view value = util::trim(kv.substr(eq + 1));
     if (key == "seed") {
       auto v = util::parse_int(value);
       if (!v || *v < 0) {
-        error = "seed must be a whole number";
-        return false;
+        return util::Error{"seed must be a whole number", {}};
       }
       out.seed = static_cast<uint64_t>(*v);
     } else if (key == "mtbf" || key == "mttr") {
       auto d = parse_duration(value);
       if (!d || *d <= 0) {
-        error =
-            key + " \"" + std::string(value) + "\" is not a positive duration (e.g. 30d, 4h, 90m)";
-        return false;
+        return util::Error{
+            key + " \"" + std::string(value) + "\" is not a positive duration (e.g. 30d, 4h, 90m)",
+            {}};
       }
       (key == "mtbf" ? out.mtbf : out.mttr) = *d;
     } else {
-      error = "unknown key \"" + key + "\" in the fault model (known: mtbf, mttr, seed)";
-      return false;
+      return util::Error{"unknown key \"" + key + "\" in the fault model (known: mtbf, mttr, seed)",
+                         {}};
     }
   }
-  return true;
+  return out;
 }
 
 namespace {
@@ -263,7 +261,7 @@ Simulator::Simulator(const config::HivedModel& model, const Trace& trace, SimOpt
 
 Simulator::~Simulator() = default;
 
-bool Simulator::prepare(std::string& error) {
+util::Result<void> Simulator::prepare() {
   // GPU leaf types: skuTypes with gpu > 0, or types that skuTypes do not describe.
   gpu_type_.assign(shape_.leaf_types.size(), 1);
   for (size_t t = 0; t < shape_.leaf_types.size(); ++t)
@@ -287,8 +285,8 @@ bool Simulator::prepare(std::string& error) {
       if (pair.empty()) continue;
       auto eq = pair.find('=');
       if (eq == std::string_view::npos) {
-        error = "--vc-map: \"" + std::string(pair) + "\" is not TRACE_VC=CLUSTER_VC";
-        return false;
+        return util::Error{"--vc-map: \"" + std::string(pair) + "\" is not TRACE_VC=CLUSTER_VC",
+                           {}};
       }
       std::string from(util::trim(pair.substr(0, eq))), to(util::trim(pair.substr(eq + 1)));
       int32_t cvc = shape_.find_vc(to);
@@ -296,9 +294,9 @@ bool Simulator::prepare(std::string& error) {
         std::vector<std::string> names;
         for (const auto& v : shape_.vcs) names.push_back(v.name);
         std::string guess = util::did_you_mean(to, names);
-        error = "--vc-map: the cluster has no virtual cluster \"" + to + "\"" +
-                (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)");
-        return false;
+        return util::Error{"--vc-map: the cluster has no virtual cluster \"" + to + "\"" +
+                               (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"),
+                           {}};
       }
       bool found = false;
       for (size_t i = 0; i < trace_.vc_names.size(); ++i)
@@ -369,7 +367,7 @@ bool Simulator::prepare(std::string& error) {
       return std::tie(a.time, a.node, a.up) < std::tie(b.time, b.node, b.up);
     });
   }
-  return true;
+  return {};
 }
 
 // ---------------------------------------------------------------------------
@@ -1095,10 +1093,18 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   out.policy = policy;
   out_ = &out;
   auto make = opt_.make_policy ? opt_.make_policy : scheduler::make_policy;
-  policy_ = make(policy, model_, error);
-  if (!policy_) return false;
-  probe_ = make(policy, model_, error);
-  if (!probe_) return false;
+  auto made = make(policy, model_);
+  if (!made.ok()) {
+    error = made.error().message;
+    return false;
+  }
+  policy_ = std::move(*made);
+  auto probe = make(policy, model_);
+  if (!probe.ok()) {
+    error = probe.error().message;
+    return false;
+  }
+  probe_ = std::move(*probe);
   suggested_rng_.seed(opt_.suggested_seed);
   const size_t njobs = trace_.jobs.size(), ntypes = shape_.leaf_types.size();
   out.jobs.assign(njobs, JobOutcome());
@@ -1275,9 +1281,11 @@ void Run::finalize(PolicyRun& out) {
 
 }  // namespace
 
-bool Simulator::run(const std::string& policy, PolicyRun& out, std::string& error) {
+util::Result<void> Simulator::run(const std::string& policy, PolicyRun& out) {
   Run r(model_, trace_, opt_, shape_, mapping_, type_map_, gpu_type_, faults_);
-  return r.execute(policy, out, error);
+  std::string error;
+  if (!r.execute(policy, out, error)) return util::Error{error, {}};
+  return {};
 }
 
 }  // namespace pai::sim

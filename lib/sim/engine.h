@@ -24,6 +24,7 @@
 
 #include "scheduler/cluster.h"
 #include "sim/trace.h"
+#include "util/result.h"
 
 namespace pai::config {
 struct HivedModel;
@@ -50,7 +51,7 @@ struct FaultSpec {
 };
 
 // "random:mtbf=30d,mttr=4h,seed=7"
-bool parse_random_faults(const std::string& spec, FaultSpec& out, std::string& error);
+util::Result<FaultSpec> parse_random_faults(const std::string& spec);
 // A CSV fault file: time,node,event (event: down|up; time: seconds since the
 // trace start, or a timestamp when the trace has dates).
 bool read_fault_file(const std::string& path, const scheduler::ClusterShape& cluster,
@@ -86,8 +87,8 @@ struct SimOptions {
   // Makes the policies (default: scheduler::make_policy). The first policy a run
   // makes schedules the trace; the second answers "can this job ever run?".
   // Benchmarks use it to time decisions.
-  std::function<std::unique_ptr<scheduler::Policy>(const std::string&, const config::HivedModel&,
-                                                   std::string&)>
+  std::function<util::Result<std::unique_ptr<scheduler::Policy>>(const std::string&,
+                                                                 const config::HivedModel&)>
       make_policy;
 };
 
@@ -159,13 +160,13 @@ class Simulator {
  public:
   Simulator(const config::HivedModel& model, const Trace& trace, SimOptions options);
   ~Simulator();
-  // Maps VCs and leaf types, expands the fault model. False with a message on bad options.
-  bool prepare(std::string& error);
+  // Maps VCs and leaf types, expands the fault model. An error on bad options.
+  util::Result<void> prepare();
   const VcMapping& vc_mapping() const { return mapping_; }
   const scheduler::ClusterShape& cluster() const { return shape_; }
   const std::vector<FaultEvent>& faults() const { return faults_; }
   // Runs one policy over the whole trace.
-  bool run(const std::string& policy, PolicyRun& out, std::string& error);
+  util::Result<void> run(const std::string& policy, PolicyRun& out);
 
  private:
   const config::HivedModel& model_;

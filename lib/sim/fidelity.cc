@@ -163,8 +163,11 @@ std::unique_ptr<Policy> make_recording_policy(std::unique_ptr<Policy> inner, std
   return std::make_unique<Recorder>(std::move(inner), out);
 }
 
-bool replay_fidelity(std::string_view text, FidelityReplay& out, std::string& error,
-                     const PolicyFactory& make) {
+namespace {
+
+// replay_fidelity's reading: false with what is wrong in `error`.
+bool replay_into(std::string_view text, FidelityReplay& out, std::string& error,
+                 const PolicyFactory& make) {
   out = FidelityReplay();
   config::HivedModel model;
   std::unique_ptr<Policy> policy;
@@ -189,12 +192,12 @@ bool replay_fidelity(std::string_view text, FidelityReplay& out, std::string& er
         error = where + error;
         return false;
       }
-      std::string err;
-      policy = make ? make(model, err) : scheduler::make_policy("hived", model, err);
-      if (!policy) {
-        error = where + "cannot build the policy: " + err;
+      auto made = make ? make(model) : scheduler::make_policy("hived", model);
+      if (!made.ok()) {
+        error = where + "cannot build the policy: " + made.error().message;
         return false;
       }
+      policy = std::move(*made);
       continue;
     }
     if (!policy) {
@@ -291,6 +294,15 @@ bool replay_fidelity(std::string_view text, FidelityReplay& out, std::string& er
     return false;
   }
   return true;
+}
+
+}  // namespace
+
+util::Result<void> replay_fidelity(std::string_view text, FidelityReplay& out,
+                                   const PolicyFactory& make) {
+  std::string error;
+  if (!replay_into(text, out, error, make)) return util::Error{error, {}};
+  return {};
 }
 
 }  // namespace pai::sim

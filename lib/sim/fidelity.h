@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "scheduler/policy.h"
+#include "util/result.h"
 
 namespace pai::config {
 struct HivedModel;
@@ -41,12 +42,12 @@ struct FidelityReplay {
 };
 
 using PolicyFactory =
-    std::function<std::unique_ptr<scheduler::Policy>(const config::HivedModel&, std::string&)>;
+    std::function<util::Result<std::unique_ptr<scheduler::Policy>>(const config::HivedModel&)>;
 
 // Replays a recorded stream (JSON lines: the config, then requests with HiveD's
 // decision under "hived") through policies made by `make` (default: "hived"),
-// comparing every decision. False with `error` on malformed input.
-bool replay_fidelity(std::string_view text, FidelityReplay& out, std::string& error,
-                     const PolicyFactory& make = {});
+// comparing every decision. An error on malformed input.
+util::Result<void> replay_fidelity(std::string_view text, FidelityReplay& out,
+                                   const PolicyFactory& make = {});
 
 }  // namespace pai::sim

@@ -297,13 +297,11 @@ class SpecReader {
     if (const auto* v = n->get("faults")) {
       auto t = str(v, "faults");
       if (t) {
-        FaultSpec f;
-        std::string err;
         if (t->rfind("random", 0) != 0)
           error(v, "G009", "faults in a sweep must be a random model (random:mtbf=30d,mttr=4h)",
                 "fault files name nodes of one cluster; sweep them with separate specs");
-        else if (!parse_random_faults(*t, f, err))
-          error(v, "G009", "faults: " + err);
+        else if (auto parsed = parse_random_faults(*t); !parsed.ok())
+          error(v, "G009", "faults: " + parsed.error().message);
         else
           o.faults = *t;
       }
@@ -510,12 +508,13 @@ bool parse_sweep_spec(std::string_view text, const std::string& name, const std:
 
 bool load_sweep_spec(const std::string& path, SweepSpec& out, diag::List& diags) {
   auto text = util::read_file(path, 4u << 20);
-  if (!text.ok) {
-    diags.add("G000", diag::Severity::Error, path, 0, 0, "cannot read the spec: " + text.error);
+  if (!text.ok()) {
+    diags.add("G000", diag::Severity::Error, path, 0, 0,
+              "cannot read the spec: " + text.error().message);
     return false;
   }
   std::string base = fs::path(path).parent_path().string();
-  return parse_sweep_spec(text.content, path, base.empty() ? "." : base, out, diags);
+  return parse_sweep_spec(*text, path, base.empty() ? "." : base, out, diags);
 }
 
 // --- the grid ---------------------------------------------------------------------
@@ -561,10 +560,10 @@ util::Result<void> hash_path(const std::string& path, uint64_t& h) {
   }
   for (const auto& f : files) {
     auto r = util::read_file(f, size_t{4} << 30);
-    if (!r.ok) return util::Error{f + ": " + r.error, ""};
+    if (!r.ok()) return util::Error{f + ": " + r.error().message, ""};
     h = fnv1a(fs::path(f).filename().string(), h);
-    h = fnv1a(std::to_string(r.content.size()), h);
-    h = fnv1a(r.content, h);
+    h = fnv1a(std::to_string(r->size()), h);
+    h = fnv1a(*r, h);
   }
   return {};
 }
@@ -671,7 +670,6 @@ void transform_trace(Trace& t, double from, double to, double load) {
 
 util::Result<json> run_sweep_point(const SweepSpec& s, const SweepPoint& p) {
   auto failed = [](std::string message) { return util::Error{std::move(message), ""}; };
-  std::string error;
   const SweepConfig& c = s.configs[p.config];
   config::CheckOutcome out = config::check_paths({c.path});
   std::shared_ptr<config::HivedModel> model;
@@ -727,19 +725,22 @@ util::Result<json> run_sweep_point(const SweepSpec& s, const SweepPoint& p) {
   sopt.suggested_fraction = s.suggested_fractions[p.suggested];
   sopt.suggested_seed = s.suggested_seeds[p.suggested_seed];
   if (!s.options.faults.empty()) {
-    if (!parse_random_faults(s.options.faults, sopt.faults, error)) return failed(error);
+    auto faults = parse_random_faults(s.options.faults);
+    if (!faults.ok()) return failed(faults.error().message);
+    sopt.faults = std::move(*faults);
     sopt.faults.seed = seed;
   }
   if (s.options.tie_order == "config")
-    sopt.make_policy = [](const std::string& name, const config::HivedModel& m, std::string& e) {
-      if (name == "hived") return scheduler::make_hived_policy(m, e, false);
-      return scheduler::make_policy(name, m, e);
+    sopt.make_policy = [](const std::string& name, const config::HivedModel& m) {
+      if (name == "hived") return scheduler::make_hived_policy(m, false);
+      return scheduler::make_policy(name, m);
     };
   Simulator sim(*model, trace, sopt);
-  if (!sim.prepare(error)) return failed(error);
+  if (auto prepared = sim.prepare(); !prepared.ok()) return failed(prepared.error().message);
   std::vector<PolicyRun> runs(1);
   const std::string& policy = s.policies[p.policy];
-  if (!sim.run(policy, runs[0], error)) return failed(policy + ": " + error);
+  if (auto ran = sim.run(policy, runs[0]); !ran.ok())
+    return failed(policy + ": " + ran.error().message);
   ReportContext ctx{trace, sim, runs, c.path, ""};
   json summary = summary_json(ctx);
   json result = json::object();

@@ -13,16 +13,17 @@ util::Result<SweepStore> SweepStore::open(const SweepSpec& spec, std::vector<Swe
   s.points_ = std::move(points);
   s.out_ = std::move(out_dir);
   s.dir_ = s.out_ + "/points";
-  if (std::string e = util::make_directories(s.dir_); !e.empty())
-    return util::Error{"cannot create " + s.dir_ + ": " + e, "", util::Error::Kind::Input};
+  if (auto made = util::make_directories(s.dir_); !made.ok())
+    return util::Error{"cannot create " + s.dir_ + ": " + made.error().message, "",
+                       util::Error::Kind::Input};
   const size_t n = s.points_.size();
   s.results_.assign(n, json());
   s.status_.assign(n, "pending");
   s.errors_.assign(n, "");
   for (const auto& p : s.points_) {
     auto text = util::read_file(s.dir_ + "/" + p.key + ".json");
-    if (text.ok) {
-      json j = json::parse(text.content, nullptr, false);
+    if (text.ok()) {
+      json j = json::parse(*text, nullptr, false);
       if (!j.is_discarded() && j.contains("result") && j["key"] == p.key) {
         s.results_[p.index] = j["result"];
         s.status_[p.index] = "stored";
@@ -46,10 +47,10 @@ SweepStore::Accepted SweepStore::accept(size_t index, const json& r, double seco
     return a;
   }
   json rec{{"key", p.key}, {"point", a.axes}, {"result", r}, {"seconds", seconds}};
-  std::string e = util::write_file_atomic(dir_ + "/" + p.key + ".json", rec.dump(1) + "\n");
-  if (!e.empty()) {
+  auto written = util::write_file_atomic(dir_ + "/" + p.key + ".json", rec.dump(1) + "\n");
+  if (!written.ok()) {
     status_[index] = "failed";
-    errors_[index] = "cannot store the result: " + e;
+    errors_[index] = "cannot store the result: " + written.error().message;
     a.error = errors_[index];
     return a;
   }

@@ -230,9 +230,9 @@ std::string duration_out_of_range(double d) {
 class SourceText final : public util::JsonPull::Source {
  public:
   explicit SourceText(ByteSource& src) : src_(src) {}
-  size_t read(char* buf, size_t cap, std::string& error) override {
+  util::Result<size_t> read(char* buf, size_t cap) override {
     size_t n = src_.read(buf, cap);
-    if (n == 0 && !src_.error().empty()) error = src_.error();
+    if (n == 0 && !src_.error().empty()) return util::Error{src_.error(), {}};
     return n;
   }
 
@@ -1499,12 +1499,11 @@ bool alibaba_files(const std::vector<std::string>& paths, std::string& jobs, std
 
 namespace {
 
-// The format of a single trace file from its first bytes ("" when unknown).
-std::string detect_from_content(std::string_view head, const std::string& name,
-                                std::string& why_not) {
+// The format of a single trace file from its first bytes, or why it is unknown.
+util::Result<std::string> detect_from_content(std::string_view head, const std::string& name) {
   size_t i = 0;
   while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
-  if (i < head.size() && head[i] == '[') return "philly";
+  if (i < head.size() && head[i] == '[') return std::string("philly");
   // First line that is not a comment.
   std::string_view line;
   while (i < head.size()) {
@@ -1517,16 +1516,16 @@ std::string detect_from_content(std::string_view head, const std::string& name,
       break;
     }
   }
-  if (line.find("gpu_num") != std::string_view::npos) return "helios";
+  if (line.find("gpu_num") != std::string_view::npos) return std::string("helios");
   if (line.find("job_id") != std::string_view::npos &&
       line.find("submit_time") != std::string_view::npos)
-    return "csv";
+    return std::string("csv");
   if (line.find("job_name") != std::string_view::npos &&
       line.find("inst_id") != std::string_view::npos)
-    return "alibaba";
-  why_not =
-      head.empty() ? name + " is empty" : "cannot tell the format of " + name + " from its content";
-  return "";
+    return std::string("alibaba");
+  return util::Error{
+      head.empty() ? name + " is empty" : "cannot tell the format of " + name + " from its content",
+      {}};
 }
 
 bool is_alibaba_name(const std::string& path) {
@@ -1540,33 +1539,32 @@ const char* kFormatHint = "pass --trace-format philly|helios|alibaba|csv";
 
 }  // namespace
 
-std::string detect_trace_format(const std::vector<std::string>& paths, std::string& why_not) {
+util::Result<std::string> detect_trace_format(const std::vector<std::string>& paths) {
   if (paths.empty()) {
-    why_not = "no trace given";
-    return "";
+    return util::Error{"no trace given", {}};
   }
-  if (paths.size() == 2) return "alibaba";
+  if (paths.size() == 2) return std::string("alibaba");
   if (paths.size() > 2) {
-    why_not = "give one trace file (two for alibaba: pai_job_table and pai_task_table)";
-    return "";
+    return util::Error{"give one trace file (two for alibaba: pai_job_table and pai_task_table)",
+                       {}};
   }
   const std::string& p = paths[0];
   if (util::is_directory(p)) {
     if (util::is_regular_file(p + "/pai_job_table.csv") ||
         util::is_regular_file(p + "/pai_job_table"))
-      return "alibaba";
-    if (util::is_regular_file(p + "/cluster_log.csv")) return "helios";
-    why_not = "the directory " + p +
-              " holds neither pai_job_table.csv (alibaba) nor cluster_log.csv (helios)";
-    return "";
+      return std::string("alibaba");
+    if (util::is_regular_file(p + "/cluster_log.csv")) return std::string("helios");
+    return util::Error{
+        "the directory " + p +
+            " holds neither pai_job_table.csv (alibaba) nor cluster_log.csv (helios)",
+        {}};
   }
-  if (is_alibaba_name(p)) return "alibaba";
+  if (is_alibaba_name(p)) return std::string("alibaba");
   ByteSource src(p);
   if (!src.error().empty()) {
-    why_not = "cannot read " + p + ": " + src.error();
-    return "";
+    return util::Error{"cannot read " + p + ": " + src.error(), {}};
   }
-  return detect_from_content(src.head(kDetectBytes), p, why_not);
+  return detect_from_content(src.head(kDetectBytes), p);
 }
 
 bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, Trace& out,
@@ -1597,30 +1595,31 @@ bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, 
       (!format.empty() || !is_alibaba_name(paths[0]))) {
     if (!open(paths[0], single)) return false;
     if (format.empty()) {
-      std::string why;
-      format = detect_from_content(single->head(kDetectBytes), paths[0], why);
+      auto detected = detect_from_content(single->head(kDetectBytes), paths[0]);
       if (!single->error().empty()) {
         e.file = paths[0];
         e.message = "cannot read " + paths[0] + ": " + single->error();
         return false;
       }
-      if (format.empty()) {
+      if (!detected.ok()) {
         e.file = paths[0];
-        e.message = why;
+        e.message = detected.error().message;
         e.hint = kFormatHint;
         return false;
       }
+      format = *detected;
     }
   }
   if (format.empty()) {
-    std::string why;
-    format = detect_trace_format(paths, why);
-    if (format.empty()) {
+    auto detected = detect_trace_format(paths);
+    if (!detected.ok()) {
+      const std::string& why = detected.error().message;
       e.file = paths.empty() ? "" : paths[0];
       e.message = why;
       e.hint = why.rfind("cannot read", 0) == 0 ? "" : kFormatHint;
       return false;
     }
+    format = *detected;
   }
   bool ok = false;
   if (format == "alibaba") {

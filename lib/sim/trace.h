@@ -19,6 +19,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "util/result.h"
+
 namespace pai::sim {
 
 struct TraceMember {
@@ -131,8 +133,8 @@ constexpr size_t kMaxTraceReadThreads = 8;
 bool read_trace(const std::vector<std::string>& paths, const TraceOptions& opt, Trace& out,
                 TraceError& error);
 
-// The format of `paths` from names and content ("" when unknown).
-std::string detect_trace_format(const std::vector<std::string>& paths, std::string& why_not);
+// The format of `paths` from names and content, or why it cannot be told.
+util::Result<std::string> detect_trace_format(const std::vector<std::string>& paths);
 
 // Readers over an in-memory text (tests and fuzzing).
 bool read_philly(std::string_view text, const std::string& name, const TraceOptions& opt,

@@ -11,51 +11,51 @@
 
 namespace pai::util {
 
-ReadResult read_file(const std::string& path, size_t max_bytes) {
-  ReadResult r;
+namespace {
+
+Error fs_read_error(std::string message) {
+  return Error{std::move(message), {}, Error::Kind::Input};
+}
+
+}  // namespace
+
+Result<std::string> read_file(const std::string& path, size_t max_bytes) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    r.error = std::strerror(errno);
-    return r;
-  }
+  if (fd < 0) return fs_read_error(std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
-    r.error = std::strerror(errno);
+    std::string err = std::strerror(errno);
     ::close(fd);
-    return r;
+    return fs_read_error(err);
   }
   if (S_ISDIR(st.st_mode)) {
-    r.error = "is a directory";
     ::close(fd);
-    return r;
+    return fs_read_error("is a directory");
   }
   if (!S_ISREG(st.st_mode)) {
-    r.error = "not a regular file";
     ::close(fd);
-    return r;
+    return fs_read_error("not a regular file");
   }
   if (static_cast<size_t>(st.st_size) > max_bytes) {
-    r.error = "file is larger than " + std::to_string(max_bytes >> 20) + " MiB";
     ::close(fd);
-    return r;
+    return fs_read_error("file is larger than " + std::to_string(max_bytes >> 20) + " MiB");
   }
-  r.content.resize(static_cast<size_t>(st.st_size));
+  std::string content(static_cast<size_t>(st.st_size), '\0');
   size_t got = 0;
-  while (got < r.content.size()) {
-    ssize_t n = ::read(fd, r.content.data() + got, r.content.size() - got);
+  while (got < content.size()) {
+    ssize_t n = ::read(fd, content.data() + got, content.size() - got);
     if (n < 0) {
       if (errno == EINTR) continue;
-      r.error = std::strerror(errno);
+      std::string err = std::strerror(errno);
       ::close(fd);
-      return r;
+      return fs_read_error(err);
     }
     if (n == 0) break;
     got += static_cast<size_t>(n);
   }
-  r.content.resize(got);
+  content.resize(got);
   ::close(fd);
-  r.ok = true;
-  return r;
+  return content;
 }
 
 namespace {
@@ -141,9 +141,9 @@ std::string write_through(const std::string& path, const std::string& content, b
   return {};
 }
 
-}  // namespace
-
-std::string write_file_atomic(const std::string& path, const std::string& content, unsigned mode) {
+// write_file_atomic's steps: the error, or "" when the file was written.
+std::string write_file_atomic_impl(const std::string& path, const std::string& content,
+                                   unsigned mode) {
   if (path.empty()) return "empty path";
   struct stat lst {};
   if (::lstat(path.c_str(), &lst) != 0) {
@@ -171,6 +171,14 @@ std::string write_file_atomic(const std::string& path, const std::string& conten
   return path + ": is neither a regular file nor a character device or FIFO; not replacing it";
 }
 
+}  // namespace
+
+Result<void> write_file_atomic(const std::string& path, const std::string& content, unsigned mode) {
+  std::string err = write_file_atomic_impl(path, content, mode);
+  if (!err.empty()) return Error{std::move(err), {}};
+  return {};
+}
+
 bool is_directory(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -186,8 +194,8 @@ bool path_exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-std::string make_directories(const std::string& path, unsigned mode) {
-  if (path.empty()) return "empty path";
+Result<void> make_directories(const std::string& path, unsigned mode) {
+  if (path.empty()) return Error{"empty path", {}};
   std::string cur;
   size_t i = 0;
   while (i <= path.size()) {
@@ -196,7 +204,7 @@ std::string make_directories(const std::string& path, unsigned mode) {
     cur = path.substr(0, next);
     if (!cur.empty() && !is_directory(cur)) {
       if (::mkdir(cur.c_str(), mode) != 0 && errno != EEXIST)
-        return cur + ": " + std::strerror(errno);
+        return Error{cur + ": " + std::strerror(errno), {}};
     }
     i = next + 1;
   }

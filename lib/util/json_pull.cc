@@ -76,14 +76,13 @@ bool JsonPull::more(const char*& keep) {
   end_ = w + len;
   p_ = w + (p_off - keep_off);
   keep = w;
-  std::string why;
-  const size_t n = src_->read(w + len, window_.size() - len, why);
-  if (n == 0) {
+  auto n = src_->read(w + len, window_.size() - len);
+  if (!n.ok() || *n == 0) {
     eof_ = true;
-    if (!why.empty()) fail(std::move(why));
+    if (!n.ok()) fail(std::move(n).error().message);
     return false;
   }
-  end_ += n;
+  end_ += *n;
   return true;
 }
 

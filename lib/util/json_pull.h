@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/result.h"
+
 namespace pai::util {
 
 class JsonPull {
@@ -24,9 +26,9 @@ class JsonPull {
   class Source {
    public:
     virtual ~Source() = default;
-    // Up to `cap` bytes into `buf`; 0 at the end. On a read error: 0, and
-    // `error` says why (it becomes the reader's error).
-    virtual size_t read(char* buf, size_t cap, std::string& error) = 0;
+    // Up to `cap` bytes into `buf`, how many; 0 at the end. A read error
+    // becomes the reader's error.
+    virtual Result<size_t> read(char* buf, size_t cap) = 0;
   };
 
   explicit JsonPull(std::string_view text, size_t max_depth = 512);

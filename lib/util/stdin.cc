@@ -14,53 +14,48 @@ std::string format_limit(size_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
-ReadResult read_fd(int fd, size_t max_bytes, std::string_view what) {
-  ReadResult r;
+Result<std::string> read_fd(int fd, size_t max_bytes, std::string_view what) {
+  std::string content;
   char buf[65536];
   while (true) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      r.error = std::string(what) + ": " + std::strerror(errno);
-      r.content.clear();
-      return r;
+      return Error{std::string(what) + ": " + std::strerror(errno), {}, Error::Kind::Input};
     }
     if (n == 0) break;
-    if (r.content.size() + static_cast<size_t>(n) > max_bytes) {
-      r.error = std::string(what) + " is larger than " + format_limit(max_bytes);
-      r.content.clear();
-      return r;
-    }
-    r.content.append(buf, static_cast<size_t>(n));
+    if (content.size() + static_cast<size_t>(n) > max_bytes)
+      return Error{
+          std::string(what) + " is larger than " + format_limit(max_bytes), {}, Error::Kind::Input};
+    content.append(buf, static_cast<size_t>(n));
   }
-  r.ok = true;
-  return r;
+  return content;
 }
 
-ReadResult read_line(int fd, size_t max_bytes, std::string_view what) {
-  ReadResult r;
+Result<std::string> read_line(int fd, size_t max_bytes, std::string_view what) {
+  std::string line;
   char c;
   while (true) {
     ssize_t n = ::read(fd, &c, 1);
     if (n < 0) {
       if (errno == EINTR) continue;
-      r.error = std::string(what) + ": " + std::strerror(errno);
-      r.content.clear();
-      return r;
+      std::string err = std::strerror(errno);
+      std::fill(line.begin(), line.end(), '\0');
+      return Error{std::string(what) + ": " + err, {}, Error::Kind::Input};
     }
     if (n == 0 || c == '\n') break;
-    if (r.content.size() >= max_bytes) {
-      r.error = "the line on " + std::string(what) + " is longer than " + format_limit(max_bytes);
+    if (line.size() >= max_bytes) {
       // Overwrite before releasing: it may be (the start of) a secret.
-      std::fill(r.content.begin(), r.content.end(), '\0');
-      r.content.clear();
-      return r;
+      std::fill(line.begin(), line.end(), '\0');
+      return Error{
+          "the line on " + std::string(what) + " is longer than " + format_limit(max_bytes),
+          {},
+          Error::Kind::Input};
     }
-    r.content.push_back(c);
+    line.push_back(c);
   }
-  if (!r.content.empty() && r.content.back() == '\r') r.content.pop_back();
-  r.ok = true;
-  return r;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
 }
 
 }  // namespace pai::util

@@ -17,13 +17,15 @@ inline constexpr size_t kMaxStdinBytes = 16u << 20;
 inline constexpr size_t kMaxSecretBytes = 64u << 10;
 
 // Reads `fd` to its end. Stops as soon as more than `max_bytes` arrived: then
-// `ok` is false and `error` says "<what> is larger than N MiB" (or KiB).
-ReadResult read_fd(int fd, size_t max_bytes = kMaxStdinBytes, std::string_view what = "stdin");
+// the error says "<what> is larger than N MiB" (or KiB).
+Result<std::string> read_fd(int fd, size_t max_bytes = kMaxStdinBytes,
+                            std::string_view what = "stdin");
 
 // Reads one line from `fd` (up to '\n' or the end), without the newline and a
 // final '\r'. A line longer than `max_bytes` is an error, not a truncation.
 // Reads byte by byte so nothing after the line is consumed.
-ReadResult read_line(int fd, size_t max_bytes = kMaxSecretBytes, std::string_view what = "stdin");
+Result<std::string> read_line(int fd, size_t max_bytes = kMaxSecretBytes,
+                              std::string_view what = "stdin");
 
 // "16 MiB", "64 KiB", "100 bytes".
 std::string format_limit(size_t bytes);

@@ -17,7 +17,7 @@ namespace {
 const std::string& captured() {
   static const std::string s =
       pai::util::read_file(std::string(PAI_SOURCE_DIR) + "/tests/unit/check/data/gpu-ok.out")
-          .content;
+          .value();
   return s;
 }
 

@@ -98,14 +98,15 @@ int main(int argc, char** argv) {
   pai::sim::FidelityReplay r;
   for (int k = 0; k < repeat; ++k) {
     std::vector<double> samples;
-    std::string err;
-    auto make = [&](const pai::config::HivedModel& m, std::string& e) -> std::unique_ptr<Policy> {
-      auto p = pai::scheduler::make_hived_policy(m, e, hived_order);
-      if (!p) return nullptr;
-      return std::make_unique<pai::bench::TimedPolicy>(std::move(p), &samples, cpu_us);
+    auto make =
+        [&](const pai::config::HivedModel& m) -> pai::util::Result<std::unique_ptr<Policy>> {
+      auto p = pai::scheduler::make_hived_policy(m, hived_order);
+      if (!p.ok()) return p;
+      return std::unique_ptr<Policy>(
+          std::make_unique<pai::bench::TimedPolicy>(std::move(*p), &samples, cpu_us));
     };
-    if (!pai::sim::replay_fidelity(text, r, err, make)) {
-      std::fprintf(stderr, "%s\n", err.c_str());
+    if (auto replayed = pai::sim::replay_fidelity(text, r, make); !replayed.ok()) {
+      std::fprintf(stderr, "%s\n", replayed.error().message.c_str());
       return 2;
     }
     Stats s = stats(samples);

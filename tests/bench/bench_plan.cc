@@ -28,7 +28,7 @@ namespace {
 const std::string kLayouts = std::string(PAI_SOURCE_DIR) + "/layouts";
 
 std::string read(const std::string& p) {
-  return pai::util::read_file(p).content;
+  return pai::util::read_file(p).value();
 }
 
 struct FactsDir {

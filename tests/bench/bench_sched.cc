@@ -55,16 +55,19 @@ void BM_Decisions(benchmark::State& state, const char* policy) {
     pai::sim::SimOptions opt;
     opt.overflow = overflow;
     int made = 0;
-    opt.make_policy = [&](const std::string& name, const pai::config::HivedModel& m,
-                          std::string& err) -> std::unique_ptr<Policy> {
-      auto p = pai::scheduler::make_policy(name, m, err);
-      if (p && made++ == 0)
-        return std::make_unique<pai::bench::TimedPolicy>(std::move(p), &samples, wall_us);
+    opt.make_policy =
+        [&](const std::string& name,
+            const pai::config::HivedModel& m) -> pai::util::Result<std::unique_ptr<Policy>> {
+      auto p = pai::scheduler::make_policy(name, m);
+      if (p.ok() && made++ == 0)
+        return std::unique_ptr<Policy>(
+            std::make_unique<pai::bench::TimedPolicy>(std::move(*p), &samples, wall_us));
       return p;
     };
     pai::sim::Simulator sim(*model, trace, opt);
-    std::string err;
-    if (!sim.prepare(err) || !sim.run(policy, run, err)) state.SkipWithError(err.c_str());
+    auto done = sim.prepare();
+    if (done.ok()) done = sim.run(policy, run);
+    if (!done.ok()) state.SkipWithError(done.error().message.c_str());
   }
   std::sort(samples.begin(), samples.end());
   auto pct = [&](double q) {

@@ -34,7 +34,7 @@ std::string trace_file(int scale, int64_t jobs, const std::string& format) {
   g.seed = 7;
   auto t = pai::sim::generate_trace(g, pai::sim::philly_cluster_template(scale, 15));
   std::string path = "/tmp/paictl-bench-" + std::to_string(getpid()) + "-" + key;
-  pai::util::write_file_atomic(
+  (void)pai::util::write_file_atomic(
       path, format == "csv" ? pai::sim::write_native_csv(t) : pai::sim::write_philly_json(t));
   return cache[key] = path;
 }
@@ -52,9 +52,10 @@ void BM_SimulateEndToEnd(benchmark::State& state) {
     pai::sim::SimOptions opt;
     opt.overflow = true;
     pai::sim::Simulator sim(*model, t, opt);
-    std::string err;
     std::vector<pai::sim::PolicyRun> runs(1);
-    if (!sim.prepare(err) || !sim.run("hived", runs[0], err)) state.SkipWithError(err.c_str());
+    pai::util::Result<void> step = sim.prepare();
+    if (step.ok()) step = sim.run("hived", runs[0]);
+    if (!step.ok()) state.SkipWithError(step.error().message.c_str());
     pai::sim::ReportContext ctx{t, sim, runs, "philly", "bench"};
     benchmark::DoNotOptimize(pai::sim::summary_json(ctx).dump());
     finished = runs[0].overall.finished;
@@ -84,7 +85,7 @@ void BM_ReadTrace(benchmark::State& state, const char* format) {
     benchmark::DoNotOptimize(t.jobs.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(r.content.size()));
+                          static_cast<int64_t>(r->size()));
 }
 BENCHMARK_CAPTURE(BM_ReadTrace, philly_json, "json")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ReadTrace, native_csv, "csv")->Unit(benchmark::kMillisecond);

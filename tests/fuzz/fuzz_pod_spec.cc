@@ -9,12 +9,12 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  pai::scheduler::PodSchedulingSpec s;
-  std::string err;
-  if (pai::scheduler::parse_pod_scheduling_spec(text, "fuzz/pod", s, err)) {
+  auto parsed = pai::scheduler::parse_pod_scheduling_spec(text, "fuzz/pod");
+  if (parsed.ok()) {
+    const pai::scheduler::PodSchedulingSpec& s = *parsed;
     if (!pai::scheduler::validate_request(s.group).empty()) std::abort();
     if (s.leaf_cell_number <= 0) std::abort();
-  } else if (err.rfind("Pod annotation ", 0) != 0) {
+  } else if (parsed.error().message.rfind("Pod annotation ", 0) != 0) {
     std::abort();
   }
   return 0;

@@ -71,8 +71,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     write_all(fds[1], input, chunk);
     ::close(fds[1]);
   });
-  pai::util::ReadResult r = line_mode ? pai::util::read_line(fds[0], limit, "stdin")
-                                      : pai::util::read_fd(fds[0], limit, "stdin");
+  pai::util::Result<std::string> r = line_mode ? pai::util::read_line(fds[0], limit, "stdin")
+                                               : pai::util::read_fd(fds[0], limit, "stdin");
   // Whatever the reader left in the pipe: read_line must have stopped right after the newline.
   std::string rest = drain(fds[0]);
   producer.join();
@@ -80,12 +80,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   if (!line_mode) {
     const bool fits = input.size() <= limit;
-    if (r.ok != fits) std::abort();
-    if (r.ok && r.content != input) std::abort();
-    if (!r.ok && (!r.content.empty() || r.error.empty())) std::abort();
-    if (r.ok) {
+    if (r.ok() != fits) std::abort();
+    if (r.ok() && *r != input) std::abort();
+    if (!r.ok() && r.error().message.empty()) std::abort();
+    if (r.ok()) {
       // `job validate -`: the same bytes through the job reader and the rules.
-      pai::job::JobFile f = pai::job::JobFile::parse(r.content, "<stdin>");
+      pai::job::JobFile f = pai::job::JobFile::parse(*r, "<stdin>");
       pai::diag::List out;
       pai::job::validate(f, out);
     }
@@ -99,12 +99,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // read_line counts the bytes before the newline, a final '\r' included.
   const size_t raw = nl == std::string::npos ? input.size() : nl;
   const bool fits = raw <= limit;
-  if (r.ok != fits) std::abort();
-  if (r.ok) {
-    if (r.content != line) std::abort();
-    if (r.content.find('\n') != std::string::npos) std::abort();
+  if (r.ok() != fits) std::abort();
+  if (r.ok()) {
+    if (*r != line) std::abort();
+    if (r->find('\n') != std::string::npos) std::abort();
     if (rest != after) std::abort();  // nothing after the line was consumed
-  } else if (!r.content.empty() || r.error.empty()) {
+  } else if (r.error().message.empty()) {
     std::abort();
   }
   return 0;

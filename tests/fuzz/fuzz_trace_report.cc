@@ -96,10 +96,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (!ok || t.jobs.empty()) return 0;
   pai::sim::Simulator sim(model(), t, pai::sim::SimOptions{});
-  std::string err;
-  if (!sim.prepare(err)) return 0;
+  if (!sim.prepare().ok()) return 0;
   std::vector<pai::sim::PolicyRun> runs(2);
-  if (!sim.run("hived", runs[0], err) || !sim.run("quota", runs[1], err)) return 0;
+  if (!sim.run("hived", runs[0]).ok() || !sim.run("quota", runs[1]).ok()) return 0;
   pai::sim::ReportContext ctx{t, sim, runs, "fuzz-cluster/", "fuzz"};
   std::string summary = pai::diag::dump_json(pai::sim::summary_json(ctx), 2);
   std::string metrics = pai::diag::dump_json(pai::sim::metrics_json(ctx), 1);

@@ -172,9 +172,9 @@ Answer push_config(State& st, const std::string& body) {
   std::string err;
   auto model = load_model("hivedscheduler.yaml", body, err);
   if (!model) return error(400, err);
-  std::string perr;
-  auto policy = scheduler::make_hived_policy(*model, perr);
-  if (!policy) return error(400, "Illegal initial VC assignment: " + perr);
+  auto made = scheduler::make_hived_policy(*model);
+  if (!made.ok()) return error(400, "Illegal initial VC assignment: " + made.error().message);
+  auto policy = std::move(*made);
   // What HiveD does on a config change: it exits, starts on the new config,
   // learns the nodes (the bad ones stay bad), then the running pods.
   auto snap = scheduler::snapshot_hived(*st.policy);
@@ -334,11 +334,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s", err.c_str());
     return 2;
   }
-  st.policy = scheduler::make_hived_policy(*st.model, err);
-  if (!st.policy) {
-    std::fprintf(stderr, "%s\n", err.c_str());
+  auto made = scheduler::make_hived_policy(*st.model);
+  if (!made.ok()) {
+    std::fprintf(stderr, "%s\n", made.error().message.c_str());
     return 2;
   }
+  st.policy = std::move(*made);
   for (const auto& step : scenario.value("steps", json::array())) run_step(st, step);
   std::string inv = st.policy->check_invariants();
   if (!inv.empty()) std::fprintf(stderr, "warning: scheduler invariants: %s\n", inv.c_str());

@@ -44,7 +44,7 @@ struct Api : ::testing::Test {
   std::string login() {
     Client anon(http, kBase);
     auto l = anon.login("alice", "alice-pass-1");
-    EXPECT_TRUE(l.ok()) << (l.error ? l.error->summary() : "");
+    EXPECT_TRUE(l.ok()) << (l.ok() ? "" : l.error().summary());
     return l.ok() ? l->token : "";
   }
   void TearDown() override {
@@ -82,10 +82,10 @@ TEST_F(Api, WrongPasswordIsAReadableError) {
   Client c(http, kBase);
   auto l = c.login("alice", "nope-nope");
   ASSERT_FALSE(l.ok());
-  EXPECT_EQ(l.error->status, 400);
-  EXPECT_EQ(l.error->code, "IncorrectPasswordError");
-  EXPECT_EQ(l.error->summary(), "400 IncorrectPasswordError: Password is incorrect.");
-  EXPECT_FALSE(l.error->hint.empty());
+  EXPECT_EQ(l.error().status, 400);
+  EXPECT_EQ(l.error().code, "IncorrectPasswordError");
+  EXPECT_EQ(l.error().summary(), "400 IncorrectPasswordError: Password is incorrect.");
+  EXPECT_FALSE(l.error().hint.empty());
 }
 
 TEST_F(Api, CallsSendTheBearerToken) {
@@ -111,13 +111,13 @@ TEST_F(Api, MissingOrBadTokenIs401) {
   Client none(http, kBase);
   auto a = none.virtual_clusters();
   ASSERT_FALSE(a.ok());
-  EXPECT_EQ(a.error->status, 401);
-  EXPECT_EQ(a.error->message, "Guest is not allowed to do this operation.");
+  EXPECT_EQ(a.error().status, 401);
+  EXPECT_EQ(a.error().message, "Guest is not allowed to do this operation.");
   Client bad(http, kBase, "not-a-token");
   auto b = bad.user("alice");
   ASSERT_FALSE(b.ok());
-  EXPECT_EQ(b.error->code, "UnauthorizedUserError");
-  EXPECT_NE(b.error->hint.find("log in again"), std::string::npos);
+  EXPECT_EQ(b.error().code, "UnauthorizedUserError");
+  EXPECT_NE(b.error().hint.find("log in again"), std::string::npos);
 }
 
 TEST_F(Api, UserSkusAndStorages) {
@@ -130,7 +130,7 @@ TEST_F(Api, UserSkusAndStorages) {
   EXPECT_EQ(s->size(), 2u);
   auto none = c.sku_types("nope");
   ASSERT_FALSE(none.ok());
-  EXPECT_EQ(none.error->code, "NoVirtualClusterError");
+  EXPECT_EQ(none.error().code, "NoVirtualClusterError");
   auto st = c.storages();
   ASSERT_TRUE(st.ok());
   ASSERT_EQ(st->size(), 2u);
@@ -146,7 +146,7 @@ TEST_F(Api, SubmitSendsTheYamlAsIs) {
       "protocolVersion: 2\nname: api_job\ntype: job\ntaskRoles:\n  main:\n    instances: 2\n"
       "    resourcePerInstance: {cpu: 1, memoryMB: 1024, gpu: 1}\n";
   auto r = c.submit_job(yaml);
-  ASSERT_TRUE(r.ok()) << r.error->summary();
+  ASSERT_TRUE(r.ok()) << r.error().summary();
   EXPECT_EQ(*r, "Update job api_job for user alice successfully.");
   auto req = http.requests()[0];
   EXPECT_EQ(req.method, "POST");
@@ -156,9 +156,9 @@ TEST_F(Api, SubmitSendsTheYamlAsIs) {
   // The same name again: 409 with a hint.
   auto again = c.submit_job(yaml);
   ASSERT_FALSE(again.ok());
-  EXPECT_EQ(again.error->status, 409);
-  EXPECT_EQ(again.error->code, "ConflictJobError");
-  EXPECT_NE(again.error->hint.find("--name"), std::string::npos);
+  EXPECT_EQ(again.error().status, 409);
+  EXPECT_EQ(again.error().code, "ConflictJobError");
+  EXPECT_NE(again.error().hint.find("--name"), std::string::npos);
   auto exists = c.job_exists("alice", "api_job");
   ASSERT_TRUE(exists.ok());
   EXPECT_TRUE(*exists);
@@ -173,14 +173,14 @@ TEST_F(Api, SchemaErrorsAreExpandedOnePerLine) {
       "protocolVersion: 2\nname: bad name\ntype: job\ntaskRoles:\n  t:\n    resourcePerInstance: "
       "{memory: 1}\n");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error->code, "InvalidProtocolError");
-  ASSERT_EQ(r.error->details.size(), 2u);
-  EXPECT_EQ(r.error->details[0],
+  EXPECT_EQ(r.error().code, "InvalidProtocolError");
+  ASSERT_EQ(r.error().details.size(), 2u);
+  EXPECT_EQ(r.error().details[0],
             "name: should match pattern \"^[a-zA-Z0-9_-]+$\" (pattern \"^[a-zA-Z0-9_-]+$\")");
-  EXPECT_EQ(r.error->details[1],
+  EXPECT_EQ(r.error().details[1],
             "taskRoles['t'].resourcePerInstance: should NOT have additional properties "
             "(additionalProperty \"memory\")");
-  EXPECT_EQ(r.error->message, "the server's schema refused the job (2 errors)");
+  EXPECT_EQ(r.error().message, "the server's schema refused the job (2 errors)");
 }
 
 TEST_F(Api, ForbiddenVirtualCluster) {
@@ -189,8 +189,8 @@ TEST_F(Api, ForbiddenVirtualCluster) {
       "protocolVersion: 2\nname: x\ntype: job\ntaskRoles: {t: {instances: 1}}\ndefaults: "
       "{virtualCluster: secret-vc}\n");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error->status, 403);
-  EXPECT_EQ(r.error->message, "User alice is not allowed to do operation in secret-vc");
+  EXPECT_EQ(r.error().status, 403);
+  EXPECT_EQ(r.error().message, "User alice is not allowed to do operation in secret-vc");
 }
 
 TEST_F(Api, ListFiltersStopTagsAndLogs) {
@@ -219,7 +219,7 @@ TEST_F(Api, ListFiltersStopTagsAndLogs) {
   EXPECT_EQ(req.header("content-type"), "application/json");
   auto other = c.set_execution_type("bob", "bob_job", "STOP");
   ASSERT_FALSE(other.ok());
-  EXPECT_EQ(other.error->status, 403);
+  EXPECT_EQ(other.error().status, 403);
 
   ASSERT_TRUE(c.add_tag("alice", "old_job", "keep").ok());
   auto job = c.get_job("alice", "old_job");
@@ -228,11 +228,11 @@ TEST_F(Api, ListFiltersStopTagsAndLogs) {
   ASSERT_TRUE(c.remove_tag("alice", "old_job", "keep").ok());
   auto gone = c.remove_tag("alice", "old_job", "keep");
   ASSERT_FALSE(gone.ok());
-  EXPECT_EQ(gone.error->code, "NoTagError");
+  EXPECT_EQ(gone.error().code, "NoTagError");
 
   http.clear_requests();
   auto loc = c.task_log_locations("alice", "old_job", 0, "tr", 0, 0, true);
-  ASSERT_TRUE(loc.ok()) << loc.error->summary();
+  ASSERT_TRUE(loc.ok()) << loc.error().summary();
   req = http.requests()[0];
   EXPECT_EQ(
       req.path,
@@ -296,7 +296,7 @@ TEST_F(Api, UnknownRoutesAreNoApiError) {
   pai::api::Client wrong(http, "http://pai.test/rest-server/api/v3-nope", token);
   auto i = wrong.virtual_clusters();
   ASSERT_FALSE(i.ok());
-  EXPECT_EQ(i.error->status, 404);
+  EXPECT_EQ(i.error().status, 404);
 }
 
 TEST_F(Api, ServerErrorsAndTransportFailures) {
@@ -305,7 +305,7 @@ TEST_F(Api, ServerErrorsAndTransportFailures) {
            R"({"code": "UnknownError", "message": "db down"})");
   auto bad = c.virtual_clusters();
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error->summary(), "500 UnknownError: db down");
+  EXPECT_EQ(bad.error().summary(), "500 UnknownError: db down");
 
   pai::http::Route down;
   down.path = "/rest-server/api/v2/info";
@@ -315,14 +315,14 @@ TEST_F(Api, ServerErrorsAndTransportFailures) {
   http.add(down);
   auto info = c.info();
   ASSERT_FALSE(info.ok());
-  EXPECT_EQ(info.error->kind, pai::api::Error::Kind::Transport);
-  EXPECT_EQ(info.error->summary(), "pai.test:80: Connection refused");
-  EXPECT_NE(info.error->hint.find("is the cluster up"), std::string::npos);
+  EXPECT_EQ(info.error().kind, pai::api::Error::Kind::Transport);
+  EXPECT_EQ(info.error().summary(), "pai.test:80: Connection refused");
+  EXPECT_NE(info.error().hint.find("is the cluster up"), std::string::npos);
 
   http.add("GET", "/rest-server/api/v2/storages", 200, "<html>login page</html>", "text/html");
   auto st = c.storages();
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, pai::api::Error::Kind::Decode);
+  EXPECT_EQ(st.error().kind, pai::api::Error::Kind::Decode);
 }
 
 }  // namespace

@@ -27,29 +27,28 @@ TEST(SiteOverlap, TheClusterRangesApart) {
 }
 
 TEST(SiteOverlap, RoutesFromIpJson) {
-  std::string err;
-  auto nets = parse_ip_routes(
+  auto routes = parse_ip_routes(
       R"([{"dst":"default","gateway":"10.0.0.1","dev":"eth0"},
           {"dst":"10.0.0.0/24","dev":"eth0","protocol":"kernel","scope":"link","prefsrc":"10.0.0.5"},
           {"dst":"10.244.1.0/24","gateway":"10.244.1.0","dev":"flannel.1"},
           {"dst":"192.168.7.9","gateway":"10.0.0.1","dev":"eth0"},
-          {"type":"unreachable","dst":"10.96.0.0/12"}])",
-      &err);
-  EXPECT_TRUE(err.empty());
+          {"type":"unreachable","dst":"10.96.0.0/12"}])");
+  ASSERT_TRUE(routes.ok());
+  const auto& nets = *routes;
   ASSERT_EQ(nets.size(), 3u) << "no default route, no flannel route";
   EXPECT_EQ(nets[0].cidr, "10.0.0.0/24");
   EXPECT_EQ(nets[1].cidr, "192.168.7.9/32");
   EXPECT_EQ(nets[2].cidr, "10.96.0.0/12");
   EXPECT_TRUE(nets[0].route);
-  parse_ip_routes("Object \"route\" is unknown", &err);
-  EXPECT_FALSE(err.empty());
+  auto bad = parse_ip_routes("Object \"route\" is unknown");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_FALSE(bad.error().message.empty());
 }
 
 TEST(SiteOverlap, RoutesAndTheFactsAddresses) {
-  std::string err;
-  auto nets =
-      parse_ip_routes(R"([{"dst":"10.244.0.0/16","gateway":"10.0.0.1","dev":"eth1"}])", &err);
-  EXPECT_TRUE(err.empty()) << err;
+  auto routes = parse_ip_routes(R"([{"dst":"10.244.0.0/16","gateway":"10.0.0.1","dev":"eth1"}])");
+  ASSERT_TRUE(routes.ok()) << routes.error().message;
+  auto nets = *routes;
   // The addresses as the fact script reads them (`ip -o addr`); `hostname -I`'s
   // bare address has no prefix and says nothing of a network.
   auto addrs = interface_networks({{"lo", "127.0.0.1", 8, false},
@@ -71,8 +70,9 @@ TEST(SiteOverlap, RoutesAndTheFactsAddresses) {
             std::string::npos)
       << r.message;
   EXPECT_FALSE(r.hint.empty());
-  parse_ip_routes(R"([{"dst":"10.0.0.0/24")", &err);
-  EXPECT_FALSE(err.empty()) << "cut off in the middle";
+  auto cut = parse_ip_routes(R"([{"dst":"10.0.0.0/24")");
+  ASSERT_FALSE(cut.ok()) << "cut off in the middle";
+  EXPECT_FALSE(cut.error().message.empty());
 }
 
 TEST(SiteOverlap, TheLinkToAzurePassesAWiderRouteWarns) {

@@ -12,7 +12,7 @@ namespace pai::check::testing {
 
 inline std::string captured_output() {
   auto r = util::read_file(std::string(PAI_SOURCE_DIR) + "/tests/unit/check/data/gpu-ok.out");
-  return r.content;
+  return *r;
 }
 
 inline config::MachineSku gpu_sku(int count = 4) {

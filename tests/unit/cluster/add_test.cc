@@ -51,15 +51,15 @@ TEST_F(Add, PasswordSignInStoresOnlyTheToken) {
   Registry reg = registry();
   auto prepared = pai::cluster::prepare_add(password_request(), &reg);
   ASSERT_TRUE(prepared.ok());
-  ASSERT_EQ(prepared.warnings.size(), 1u);  // a password over plain http
-  EXPECT_NE(prepared.warnings[0].find("plain http://"), std::string::npos);
-  auto r = pai::cluster::add_cluster(prepared.request, http, reg, diags);
-  ASSERT_TRUE(r.ok()) << r.error->message;
-  EXPECT_EQ(r.value->cluster.rest_server, "http://pai.test/rest-server");
-  EXPECT_EQ(r.value->cluster.version, "v1.8.0");
-  EXPECT_EQ(r.value->cluster.token, token);
-  EXPECT_TRUE(r.value->made_current);
-  EXPECT_EQ(r.value->user.virtual_clusters, (std::vector<std::string>{"default", "research"}));
+  ASSERT_EQ(prepared->warnings.size(), 1u);  // a password over plain http
+  EXPECT_NE(prepared->warnings[0].find("plain http://"), std::string::npos);
+  auto r = pai::cluster::add_cluster(prepared->request, http, reg, diags);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->cluster.rest_server, "http://pai.test/rest-server");
+  EXPECT_EQ(r->cluster.version, "v1.8.0");
+  EXPECT_EQ(r->cluster.token, token);
+  EXPECT_TRUE(r->made_current);
+  EXPECT_EQ(r->user.virtual_clusters, (std::vector<std::string>{"default", "research"}));
   // The probe, the login, the token check: in that order.
   auto reqs = http.requests();
   ASSERT_EQ(reqs.size(), 3u);
@@ -85,11 +85,11 @@ TEST_F(Add, ATokenNamesItsUser) {
   Registry reg = registry();
   auto prepared = pai::cluster::prepare_add(req, &reg);
   ASSERT_TRUE(prepared.ok());
-  EXPECT_TRUE(prepared.warnings.empty());  // no password travels
-  auto r = pai::cluster::add_cluster(prepared.request, http, reg, diags);
-  ASSERT_TRUE(r.ok()) << r.error->message;
-  EXPECT_EQ(r.value->cluster.user, "alice");
-  EXPECT_EQ(r.value->cluster.login, "token");
+  EXPECT_TRUE(prepared->warnings.empty());  // no password travels
+  auto r = pai::cluster::add_cluster(prepared->request, http, reg, diags);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->cluster.user, "alice");
+  EXPECT_EQ(r->cluster.login, "token");
 }
 
 TEST_F(Add, RefusalsAreStagedAndNothingIsWritten) {
@@ -97,24 +97,24 @@ TEST_F(Add, RefusalsAreStagedAndNothingIsWritten) {
   AddRequest wrong = password_request();
   wrong.secret = "nope-nope";
   wrong.token_days = 7;
-  auto r = pai::cluster::add_cluster(pai::cluster::prepare_add(wrong).request, http, reg, diags);
+  auto r = pai::cluster::add_cluster(pai::cluster::prepare_add(wrong)->request, http, reg, diags);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error->stage, AddError::Stage::SignIn);
-  EXPECT_EQ(r.error->message, "400 IncorrectPasswordError: Password is incorrect.");
-  EXPECT_EQ(r.error->doing, "logging in as alice");
+  EXPECT_EQ(r.error().stage, AddError::Stage::SignIn);
+  EXPECT_EQ(r.error().message, "400 IncorrectPasswordError: Password is incorrect.");
+  EXPECT_EQ(r.error().doing, "logging in as alice");
 
   AddRequest bad_token = password_request();
   bad_token.credential = Credential::Token;
   bad_token.secret = "not-a-token";
   r = pai::cluster::add_cluster(bad_token, http, reg, diags);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error->stage, AddError::Stage::TokenCheck);
-  EXPECT_EQ(r.error->api->code, "UnauthorizedUserError");
+  EXPECT_EQ(r.error().stage, AddError::Stage::TokenCheck);
+  EXPECT_EQ(r.error().api->code, "UnauthorizedUserError");
 
   FakeClient nothing;  // no route at all: the probe fails
   r = pai::cluster::add_cluster(password_request(), nothing, reg, diags);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error->stage, AddError::Stage::Probe);
+  EXPECT_EQ(r.error().stage, AddError::Stage::Probe);
   EXPECT_FALSE(pai::util::path_exists(file));
 }
 
@@ -124,8 +124,8 @@ TEST_F(Add, OidcClustersNeedAnApplicationToken) {
   Registry reg = registry();
   auto r = pai::cluster::add_cluster(password_request(), http, reg, diags);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error->stage, AddError::Stage::Request);
-  EXPECT_NE(r.error->hint.find("--token-stdin"), std::string::npos);
+  EXPECT_EQ(r.error().stage, AddError::Stage::Request);
+  EXPECT_NE(r.error().hint.find("--token-stdin"), std::string::npos);
   for (const auto& q : http.requests()) EXPECT_NE(q.path, "/rest-server/api/v2/authn/basic/login");
 }
 
@@ -135,8 +135,8 @@ TEST_F(Add, ABareRestServerIsFoundAtTheRoot) {
   bare.add("GET", "/api/v2/info", 200, R"({"name": "PAI", "version": "v1.7.0"})");
   auto p = pai::api::probe(bare, "http://pai.test:9186");
   ASSERT_TRUE(p.ok());
-  EXPECT_EQ(p.probe->rest_base, "http://pai.test:9186");
-  EXPECT_EQ(p.tried.size(), 2u);
+  EXPECT_EQ(p->rest_base, "http://pai.test:9186");
+  EXPECT_EQ(p->tried.size(), 2u);
 }
 
 TEST_F(Add, PrepareNormalisesAndRefusesBadRequests) {
@@ -147,11 +147,11 @@ TEST_F(Add, PrepareNormalisesAndRefusesBadRequests) {
   req.insecure = true;
   auto p = pai::cluster::prepare_add(req);
   ASSERT_TRUE(p.ok());
-  EXPECT_EQ(p.request.uri, "https://pai.test");
-  EXPECT_EQ(p.request.ca_file, dir + "/ca.pem");
-  ASSERT_EQ(p.warnings.size(), 2u);  // user info in the URI; --insecure on https
-  EXPECT_NE(p.warnings[0].find("ignored and not stored"), std::string::npos);
-  EXPECT_NE(p.warnings[1].find("--insecure"), std::string::npos);
+  EXPECT_EQ(p->request.uri, "https://pai.test");
+  EXPECT_EQ(p->request.ca_file, dir + "/ca.pem");
+  ASSERT_EQ(p->warnings.size(), 2u);  // user info in the URI; --insecure on https
+  EXPECT_NE(p->warnings[0].find("ignored and not stored"), std::string::npos);
+  EXPECT_NE(p->warnings[1].find("--insecure"), std::string::npos);
 
   req = password_request();
   req.name = "auto";

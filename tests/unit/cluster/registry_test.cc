@@ -24,6 +24,11 @@ using pai::cluster::Registry;
 
 using pai::test::slurp;
 
+// The error of a registry write, "" when it worked.
+std::string error_of(const pai::util::Result<void>& r) {
+  return r.ok() ? std::string() : r.error().message;
+}
+
 void spit(const std::string& p, const std::string& s, mode_t mode = 0600) {
   std::ofstream(p) << s;
   chmod(p.c_str(), mode);
@@ -95,13 +100,13 @@ TEST(Registry, MalformedFilesAreReportedWithPositionsAndNeverRewritten) {
   ASSERT_TRUE(d.has_errors());
   EXPECT_EQ(d.items()[0].line, 4u);
   pai::diag::List d2;
-  std::string err = pai::cluster::update_file(
+  std::string err = error_of(pai::cluster::update_file(
       p,
-      [](Config& c) {
+      [](Config& c) -> pai::util::Result<void> {
         c.current = "a";
-        return std::string();
+        return {};
       },
-      d2);
+      d2));
   EXPECT_NE(err.find("left unchanged"), std::string::npos) << err;
   EXPECT_EQ(slurp(p), bad);
   spit(p, "clusters: [unclosed\n");
@@ -116,13 +121,13 @@ TEST(Registry, WritesAreMode0600AndAtomic) {
   std::string p = t.path + "/sub/dir/clusters.yaml";
   pai::diag::List d;
   umask(022);
-  ASSERT_EQ(pai::cluster::update_file(
+  ASSERT_EQ(error_of(pai::cluster::update_file(
                 p,
-                [](Config& c) {
+                [](Config& c) -> pai::util::Result<void> {
                   c.clusters.push_back(make("a"));
-                  return std::string();
+                  return {};
                 },
-                d),
+                d)),
             "");
   struct stat st {};
   ASSERT_EQ(stat(p.c_str(), &st), 0);
@@ -131,13 +136,13 @@ TEST(Registry, WritesAreMode0600AndAtomic) {
   ASSERT_EQ(stat((t.path + "/sub/dir").c_str(), &dst), 0);
   EXPECT_EQ(dst.st_mode & 0777, 0700u);
   ino_t before = st.st_ino;
-  ASSERT_EQ(pai::cluster::update_file(
+  ASSERT_EQ(error_of(pai::cluster::update_file(
                 p,
-                [](Config& c) {
+                [](Config& c) -> pai::util::Result<void> {
                   c.clusters.push_back(make("b"));
-                  return std::string();
+                  return {};
                 },
-                d),
+                d)),
             "");
   ASSERT_EQ(stat(p.c_str(), &st), 0);
   EXPECT_NE(st.st_ino, before);  // replaced by rename, never written in place
@@ -160,8 +165,12 @@ TEST(Registry, WritesAreMode0600AndAtomic) {
   EXPECT_EQ(files, 2);
   // A change that fails leaves the file as it was.
   std::string was = slurp(p);
-  EXPECT_EQ(pai::cluster::update_file(
-                p, [](Config&) { return std::string("no"); }, d),
+  EXPECT_EQ(error_of(pai::cluster::update_file(
+                p,
+                [](Config&) -> pai::util::Result<void> {
+                  return pai::util::Error{"no", {}};
+                },
+                d)),
             "no");
   EXPECT_EQ(slurp(p), was);
 }
@@ -175,8 +184,8 @@ TEST(Registry, LooseModeIsAWarningAndTheNextWriteFixesIt) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d.items()[0].code, "R003");
   EXPECT_EQ(d.items()[0].severity, pai::diag::Severity::Warning);
-  EXPECT_EQ(pai::cluster::update_file(
-                p, [](Config&) { return std::string(); }, d),
+  EXPECT_EQ(error_of(pai::cluster::update_file(
+                p, [](Config&) -> pai::util::Result<void> { return {}; }, d)),
             "");
   struct stat st {};
   stat(p.c_str(), &st);
@@ -190,13 +199,13 @@ TEST(Registry, SymlinkedRegistryStaysLinked) {
   spit(target, pai::cluster::serialize_config(Config{}));
   ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
   pai::diag::List d;
-  ASSERT_EQ(pai::cluster::update_file(
+  ASSERT_EQ(error_of(pai::cluster::update_file(
                 link,
-                [](Config& c) {
+                [](Config& c) -> pai::util::Result<void> {
                   c.clusters.push_back(make("a"));
-                  return std::string();
+                  return {};
                 },
-                d),
+                d)),
             "");
   struct stat st {};
   ASSERT_EQ(lstat(link.c_str(), &st), 0);
@@ -215,17 +224,17 @@ TEST(Registry, ConcurrentWritersLoseNoUpdate) {
       for (int k = 0; k < kEach; ++k) {
         pai::diag::List d;
         std::string name = "c" + std::to_string(i) + "-" + std::to_string(k);
-        std::string err = pai::cluster::update_file(
+        std::string err = error_of(pai::cluster::update_file(
             p,
-            [&](Config& c) {
+            [&](Config& c) -> pai::util::Result<void> {
               c.clusters.push_back(make(name));
               // Preference is read-modify-write too: every writer appends.
               auto pref = c.preference.value_or(std::vector<std::string>{});
               pref.push_back(name);
               c.preference = pref;
-              return std::string();
+              return {};
             },
-            d);
+            d));
         // A writer that waited too long for the lock was told so and its update
         // was not made; it tries again, as its user would. Any other error fails.
         if (err.find("another paictl process holds") != std::string::npos) {
@@ -290,13 +299,13 @@ TEST(Registry, TokenFilesAreReadAtUse) {
   Cluster c = make("a");
   c.auth = pai::cluster::AuthMethod::TokenFile;
   c.token_file = t.path + "/token";
-  std::string err;
-  EXPECT_EQ(pai::cluster::read_token(c, &err), "");
-  EXPECT_NE(err.find("cannot read"), std::string::npos);
+  auto missing = pai::cluster::read_token(c);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("cannot read"), std::string::npos);
   spit(c.token_file, "  abc.def.ghi\n");
-  err.clear();
-  EXPECT_EQ(pai::cluster::read_token(c, &err), "abc.def.ghi");
-  EXPECT_TRUE(err.empty());
+  auto read = pai::cluster::read_token(c);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(*read, "abc.def.ghi");
 }
 
 TEST(Registry, ClusterNames) {

@@ -284,7 +284,7 @@ TEST(Script, RunsUnderPosixShells) {
         shell + " -s user '1.2.3.4 5 6.7.8.9 22' < " + script + " > " + out_file + " 2>/dev/null";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << shell;
     HostFacts f;
-    parse_fact_output(pai::util::read_file(out_file).content, 0, f);
+    parse_fact_output(pai::util::read_file(out_file).value(), 0, f);
     EXPECT_TRUE(f.complete) << shell;
     EXPECT_EQ(f.privilege, "user") << shell;
     EXPECT_EQ(f.ssh_server_address, "6.7.8.9") << shell;
@@ -327,9 +327,9 @@ TEST(Script, TheFilesStepPrintsWhatGrepPrints) {
               0)
         << shell;
     ASSERT_NE(std::system(grep.c_str()), -1);
-    std::string want = pai::util::read_file(want_file).content;
+    std::string want = pai::util::read_file(want_file).value();
     std::string body;
-    for (const auto& sec : split_sections(pai::util::read_file(out_file).content).sections)
+    for (const auto& sec : split_sections(pai::util::read_file(out_file).value()).sections)
       if (sec.name == "files") body = sec.body;
     // The step's body ends with the newline e() prints before its end marker.
     ASSERT_FALSE(body.empty()) << shell;
@@ -398,7 +398,7 @@ std::string fact_test_run(const std::string& shell, const std::string& dir, cons
                     " -s user '1.2.3.4 5 6.7.8.9 22' < '" + dir + "/script.sh' > '" + dir +
                     "/out' 2>/dev/null";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  return pai::util::read_file(dir + "/out").content;
+  return pai::util::read_file(dir + "/out").value();
 }
 
 std::vector<std::string> fact_test_calls(const std::string& dir, const std::string& tool) {
@@ -604,7 +604,7 @@ TEST(Script, BootstrapFindsRootWithoutIdOrWithIt) {
     std::string c = prefix + " env PATH='" + dir + "/bin':/usr/bin:/bin sh '" + dir +
                     "/login.sh' < '" + dir + "/input' > '" + dir + "/out' 2>/dev/null";
     int rc = std::system(c.c_str());
-    return std::make_pair(rc, pai::util::read_file(dir + "/out").content);
+    return std::make_pair(rc, pai::util::read_file(dir + "/out").value());
   };
   bool root = geteuid() == 0;
   auto [rc, out] = run("");

@@ -38,9 +38,9 @@ std::string read_scenario(const std::string& name) {
 // groups (tests/integration/hived/scenarios/reconf.json) are placed on `config`.
 std::pair<std::string, std::string> reconf_answers(const std::string& config) {
   auto model = scheduler::test::model_from_yaml(read_scenario(config));
-  std::string err;
-  auto policy = scheduler::make_hived_policy(*model, err);
-  EXPECT_NE(policy, nullptr) << err;
+  auto made = scheduler::make_hived_policy(*model);
+  EXPECT_TRUE(made.ok()) << made.error().message;
+  auto policy = std::move(*made);
   using scheduler::test::req;
   for (const auto& r :
        {req("a-train", "a", 100, {{1, 8}}, "V100"), req("a-big", "a", 100, {{1, 8}}, "V100"),

@@ -32,9 +32,9 @@ struct Answers {
     std::stringstream ss;
     ss << f.rdbuf();
     auto model = scheduler::test::model_from_yaml(ss.str());
-    std::string err;
-    auto policy = scheduler::make_hived_policy(*model, err);
-    EXPECT_NE(policy, nullptr) << err;
+    auto made = scheduler::make_hived_policy(*model);
+    EXPECT_TRUE(made.ok()) << made.error().message;
+    auto policy = std::move(*made);
     policy->set_node_health(policy->cluster().find_node("v7"), false);
     EXPECT_EQ(
         policy->schedule(scheduler::test::req("train-a", "prod", 300, {{2, 8}}, "V100")).outcome,

@@ -25,9 +25,9 @@ LiveState live_after(const std::string& scenario,
   std::stringstream s;
   s << f.rdbuf();
   auto model = scheduler::test::model_from_yaml(s.str());
-  std::string err;
-  auto policy = scheduler::make_hived_policy(*model, err);
-  EXPECT_NE(policy, nullptr) << err;
+  auto made = scheduler::make_hived_policy(*model);
+  EXPECT_TRUE(made.ok()) << made.error().message;
+  auto policy = std::move(*made);
   for (auto r : requests)
     EXPECT_EQ(policy->schedule(r).outcome, scheduler::Outcome::Bound) << r.affinity_group;
   auto state = *scheduler::snapshot_hived(*policy);

@@ -29,9 +29,9 @@ struct Lab {
   Lab() {
     model = scheduler::test::model_from_yaml(
         file(PAI_SOURCE_DIR "/tests/integration/hived/scenarios/lab-hived.yaml"));
-    std::string err;
-    policy = scheduler::make_hived_policy(*model, err);
-    EXPECT_NE(policy, nullptr) << err;
+    auto made = scheduler::make_hived_policy(*model);
+    EXPECT_TRUE(made.ok()) << made.error().message;
+    policy = std::move(*made);
     policy->set_node_health(policy->cluster().find_node("v7"), false);
     using scheduler::test::req;
     EXPECT_EQ(policy->schedule(req("train-a", "prod", 300, {{2, 8}}, "V100")).outcome,

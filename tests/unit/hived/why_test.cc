@@ -34,9 +34,9 @@ const WhyLab& why_lab() {
     s << f.rdbuf();
     WhyLab out;
     out.model = scheduler::test::model_from_yaml(s.str());
-    std::string err;
-    auto policy = scheduler::make_hived_policy(*out.model, err);
-    EXPECT_NE(policy, nullptr) << err;
+    auto made = scheduler::make_hived_policy(*out.model);
+    EXPECT_TRUE(made.ok()) << made.error().message;
+    auto policy = std::move(*made);
     policy->set_node_health(policy->cluster().find_node("v7"), false);
     for (const auto& r : {req("train-a", "prod", 300, {{2, 8}}, "V100"),
                           req("train-b", "prod", 300, {{1, 8}}, "V100"),

@@ -54,9 +54,8 @@ extras:
       ps: {skuType: V100}
       eval: {skuType: V100}
 )");
-  std::string why;
-  auto r = hived_requests(j, "alice", kSkus, kLeaves, &why);
-  ASSERT_TRUE(r) << why;
+  auto r = hived_requests(j, "alice", kSkus, kLeaves);
+  ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->groups.size(), 1u);
   EXPECT_FALSE(r->per_pod);
   const auto& g = r->groups[0];
@@ -79,9 +78,8 @@ name: any
 taskRoles:
   w: {instances: 1, resourcePerInstance: {gpu: 1, cpu: 10, memoryMB: 100}}
 )");
-  std::string why;
-  auto r = hived_requests(j, "bob", kSkus, kLeaves, &why);
-  ASSERT_TRUE(r) << why;
+  auto r = hived_requests(j, "bob", kSkus, kLeaves);
+  ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->groups.size(), 1u);
   EXPECT_EQ(r->groups[0].virtual_cluster, "default");
   EXPECT_EQ(r->groups[0].priority, 10);
@@ -106,9 +104,8 @@ extras:
       c: {skuType: K80, affinityGroupName: g2}
       d: {skuType: K80}
 )");
-  std::string why;
-  auto r = hived_requests(j, "carol", kSkus, kLeaves, &why);
-  ASSERT_TRUE(r) << why;
+  auto r = hived_requests(j, "carol", kSkus, kLeaves);
+  ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->groups.size(), 3u);
   EXPECT_EQ(r->groups[0].affinity_group, "carol~mixed/g1");
   ASSERT_EQ(r->groups[0].members.size(), 2u);
@@ -130,9 +127,8 @@ extras:
   gangAllocation: false
   hivedScheduler: {jobPriorityClass: oppo}
 )");
-  std::string why;
-  auto r = hived_requests(j, "dan", kSkus, kLeaves, &why);
-  ASSERT_TRUE(r) << why;
+  auto r = hived_requests(j, "dan", kSkus, kLeaves);
+  ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_TRUE(r->per_pod);
   ASSERT_EQ(r->groups.size(), 1u);
   EXPECT_EQ(r->groups[0].priority, -1);
@@ -145,6 +141,10 @@ extras:
 }
 
 TEST(HivedRequest, JobsHiveDCannotBeAskedFor) {
+  // Why a job cannot be asked for, or "" when it can.
+  auto why_not = [](const pai::util::Result<pai::job::HivedRequests>& r) {
+    return r.ok() ? std::string() : r.error().message;
+  };
   std::string why;
   auto unknown_sku = job(R"(protocolVersion: 2
 name: x
@@ -152,7 +152,8 @@ taskRoles:
   w: {instances: 1, resourcePerInstance: {gpu: 1, cpu: 1, memoryMB: 1}}
 extras: {hivedScheduler: {taskRoles: {w: {skuType: A100}}}}
 )");
-  EXPECT_FALSE(hived_requests(unknown_sku, "u", kSkus, kLeaves, &why));
+  why = why_not(hived_requests(unknown_sku, "u", kSkus, kLeaves));
+  EXPECT_FALSE(why.empty());
   EXPECT_NE(why.find("SKU A100"), std::string::npos) << why;
 
   auto bad_class = job(R"(protocolVersion: 2
@@ -161,7 +162,8 @@ taskRoles:
   w: {instances: 1, resourcePerInstance: {gpu: 1, cpu: 1, memoryMB: 1}}
 extras: {hivedScheduler: {jobPriorityClass: urgent}}
 )");
-  EXPECT_FALSE(hived_requests(bad_class, "u", kSkus, kLeaves, &why));
+  why = why_not(hived_requests(bad_class, "u", kSkus, kLeaves));
+  EXPECT_FALSE(why.empty());
   EXPECT_NE(why.find("urgent"), std::string::npos) << why;
 
   // A GPU request on a SKU without GPUs.
@@ -171,9 +173,11 @@ taskRoles:
   w: {instances: 1, resourcePerInstance: {gpu: 1, cpu: 1, memoryMB: 1}}
 extras: {hivedScheduler: {taskRoles: {w: {skuType: CPU}}}}
 )");
-  EXPECT_FALSE(hived_requests(no_gpu, "u", {{"CPU", 8, 1024, 0}}, kLeaves, &why));
+  why = why_not(hived_requests(no_gpu, "u", {{"CPU", 8, 1024, 0}}, kLeaves));
+  EXPECT_FALSE(why.empty());
   EXPECT_NE(why.find("GPU"), std::string::npos) << why;
-  EXPECT_FALSE(hived_requests(no_gpu, "u", {}, kLeaves, &why));
+  why = why_not(hived_requests(no_gpu, "u", {}, kLeaves));
+  EXPECT_FALSE(why.empty());
 }
 
 }  // namespace

@@ -158,14 +158,14 @@ TEST(Placement, SkuCountFollowsTheHivedMiddleware) {
   t.gpu = 3;
   t.cpu = 4;
   t.memory_mb = 100000;
-  std::string why;
-  auto n = pai::job::sku_count(t, {"GPU", 4, 16384, 1}, &why);
-  ASSERT_TRUE(n);
+  auto n = pai::job::sku_count(t, {"GPU", 4, 16384, 1});
+  ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 7);  // memory: ceil(100000 / 16384)
   t.memory_mb = 0;
-  EXPECT_EQ(*pai::job::sku_count(t, {"GPU", 4, 16384, 1}, &why), 3);
-  EXPECT_FALSE(pai::job::sku_count(t, {"CPU", 8, 32768, 0}, &why));
-  EXPECT_NE(why.find("GPU"), std::string::npos);
+  EXPECT_EQ(*pai::job::sku_count(t, {"GPU", 4, 16384, 1}), 3);
+  auto none = pai::job::sku_count(t, {"CPU", 8, 32768, 0});
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("GPU"), std::string::npos);
 }
 
 }  // namespace

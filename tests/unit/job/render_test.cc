@@ -129,12 +129,12 @@ TEST(Render, ParameterOverrideTyping) {
   EXPECT_EQ(pai::job::override_value({"x", "\"say \\\"hi\\\"\""}).text, "say \"hi\"");
   EXPECT_EQ(pai::job::override_value({"x", "'it''s'"}).text, "it's");
   EXPECT_EQ(pai::job::override_value({"x", ""}).type, pai::job::JsType::Null);
-  std::string err;
-  EXPECT_FALSE(pai::job::parse_param("novalue", &err));
-  EXPECT_FALSE(err.empty());
-  EXPECT_FALSE(pai::job::parse_param("=x", &err));
-  auto p = pai::job::parse_param("a=b=c", &err);
-  ASSERT_TRUE(p);
+  auto novalue = pai::job::parse_param("novalue");
+  ASSERT_FALSE(novalue.ok());
+  EXPECT_FALSE(novalue.error().message.empty());
+  EXPECT_FALSE(pai::job::parse_param("=x").ok());
+  auto p = pai::job::parse_param("a=b=c");
+  ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->value, "b=c");
 }
 

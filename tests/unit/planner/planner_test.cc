@@ -23,6 +23,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The error of a write, "" when it worked.
+std::string planner_error_of(const pai::util::Result<void>& r) {
+  return r.ok() ? std::string() : r.error().message;
+}
+
 using pai::test::kLayouts;
 const std::string kFacts = std::string(PAI_SOURCE_DIR) + "/examples/facts";
 
@@ -189,10 +194,10 @@ TEST(PlannerFacts, ReadsWhatFactsCollectWrites) {
   f.nvidia.smi_present = true;
   f.nvidia.smi_exit = 0;
   f.nvidia.driver_version = "535.161.08";
-  f.nvidia.topo_matrix = pai::util::read_file(dir + "topo.txt").content;
-  f.lscpu = pai::util::read_file(dir + "lscpu.txt").content;
-  f.meminfo = pai::util::read_file(dir + "meminfo").content;
-  auto gpus = parse_gpu_query(pai::util::read_file(dir + "gpus.csv").content, "gpus.csv");
+  f.nvidia.topo_matrix = pai::util::read_file(dir + "topo.txt").value();
+  f.lscpu = pai::util::read_file(dir + "lscpu.txt").value();
+  f.meminfo = pai::util::read_file(dir + "meminfo").value();
+  auto gpus = parse_gpu_query(pai::util::read_file(dir + "gpus.csv").value(), "gpus.csv");
   ASSERT_TRUE(gpus.ok());
   for (const auto& g : gpus.value)
     f.gpus.push_back({g.index, g.name, g.memory_mib, g.bus_id, g.uuid});
@@ -223,8 +228,8 @@ TEST(PlannerFacts, ReadsWhatFactsCollectWrites) {
   m.name = "head";
   m.address = "10.1.2.1";
   m.roles = {"master"};
-  m.lscpu = pai::util::read_file(dir + "lscpu.txt").content;
-  m.meminfo = pai::util::read_file(dir + "meminfo").content;
+  m.lscpu = pai::util::read_file(dir + "lscpu.txt").value();
+  m.meminfo = pai::util::read_file(dir + "meminfo").value();
   auto hm = load_host_json("head.json", pai::facts::to_json(m).dump(), out);
   ASSERT_TRUE(hm) << dump(out);
   EXPECT_EQ(hm->role, HostRole::Master);
@@ -525,8 +530,11 @@ TEST(PlannerOutput, LeafOrderFollowsTheTopologyWhenItIsNotTheIndexOrder) {
             std::string::npos)
       << hived;
   TempDir t;
-  ASSERT_EQ(pai::util::write_file_atomic(t.path + "/hivedscheduler.yaml", hived), "");
-  ASSERT_EQ(pai::util::write_file_atomic(t.path + "/layout.yaml", render_layout(p)), "");
+  ASSERT_EQ(planner_error_of(pai::util::write_file_atomic(t.path + "/hivedscheduler.yaml", hived)),
+            "");
+  ASSERT_EQ(
+      planner_error_of(pai::util::write_file_atomic(t.path + "/layout.yaml", render_layout(p))),
+      "");
   auto c = pai::config::check_paths({t.path});
   EXPECT_FALSE(c.diagnostics.has_errors()) << dump(c.diagnostics);
   ASSERT_EQ(c.clusters.size(), 1u);

@@ -11,8 +11,9 @@ TEST(Secret, ReadsOneLineAndLeavesTheRest) {
   const char text[] = "s3cr3t pass\r\nsecond line\n";
   ASSERT_EQ(::write(fds[1], text, sizeof text - 1), static_cast<ssize_t>(sizeof text - 1));
   ::close(fds[1]);
-  Secret s = read_secret_line(fds[0]);
-  EXPECT_EQ(s.reveal(), "s3cr3t pass");
+  auto s = read_secret_line(fds[0]);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->reveal(), "s3cr3t pass");
   char rest[32] = {};
   ASSERT_GT(::read(fds[0], rest, sizeof rest - 1), 0);
   EXPECT_STREQ(rest, "second line\n");  // nothing beyond the newline was consumed
@@ -23,7 +24,7 @@ TEST(Secret, EmptyInputAndCopies) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   ::close(fds[1]);
-  EXPECT_TRUE(read_secret_line(fds[0]).empty());
+  EXPECT_TRUE(read_secret_line(fds[0])->empty());
   ::close(fds[0]);
   Secret a("x");
   Secret b = a;

@@ -335,14 +335,14 @@ TEST(BaselineSuggestedRandom, NewPlacementsStayInTheirSets) {
 
 TEST(Policies, NamesAndErrors) {
   Fixture f;
-  std::string err;
-  EXPECT_EQ(make_policy("fifo", *f.model, err), nullptr);
-  EXPECT_NE(err.find("unknown policy"), std::string::npos);
+  auto fifo = make_policy("fifo", *f.model);
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_NE(fifo.error().message.find("unknown policy"), std::string::npos);
   config::HivedModel broken = *f.model;
   broken.complete = false;
-  err.clear();
-  EXPECT_EQ(make_policy("hived", broken, err), nullptr);
-  EXPECT_FALSE(err.empty());
+  auto refused = make_policy("hived", broken);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_FALSE(refused.error().message.empty());
   for (const auto& n : policy_names()) {
     auto p = policy(n, *f.model);
     ASSERT_NE(p, nullptr);

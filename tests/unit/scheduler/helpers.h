@@ -50,10 +50,9 @@ inline std::string numbered(const char* prefix, int64_t i) {
 }
 
 inline std::unique_ptr<Policy> policy(const std::string& name, const config::HivedModel& m) {
-  std::string err;
-  auto p = make_policy(name, m, err);
-  EXPECT_NE(p, nullptr) << err;
-  return p;
+  auto p = make_policy(name, m);
+  EXPECT_TRUE(p.ok()) << p.error().message;
+  return p.ok() ? std::move(*p) : nullptr;
 }
 
 inline GroupRequest req(const std::string& name, const std::string& vc, int32_t priority,

@@ -20,9 +20,9 @@ class HivedTest : public ::testing::Test {
   // Ties broken by configuration order (--tie-order config): the placements
   // below are spelled out for that order.
   void use_configuration_order() {
-    std::string err;
-    h = make_hived_policy(*model, err, false);
-    ASSERT_NE(h, nullptr) << err;
+    auto made = make_hived_policy(*model, false);
+    ASSERT_TRUE(made.ok()) << made.error().message;
+    h = std::move(*made);
   }
   ScheduleResult run(const GroupRequest& r, bool preempt = true) {
     ScheduleResult res = h->schedule(r, preempt);

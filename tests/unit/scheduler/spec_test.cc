@@ -8,14 +8,26 @@
 namespace pai::scheduler::test {
 namespace {
 
+// parse_pod_scheduling_spec with the spec in `s` and HiveD's message in `err`.
+bool spec_parse(std::string_view text, std::string_view pod_key, PodSchedulingSpec& s,
+                std::string& err) {
+  auto r = parse_pod_scheduling_spec(text, pod_key);
+  if (!r.ok()) {
+    err = r.error().message;
+    return false;
+  }
+  s = *r;
+  return true;
+}
+
 TEST(PodSchedulingSpec, ReadsHivedsExampleRequest) {
   // example/request/basic/request.yaml in microsoft/hivedscheduler
   PodSchedulingSpec s;
   std::string err;
   ASSERT_TRUE(
-      parse_pod_scheduling_spec("virtualCluster: VC1\npriority: 1000\nleafCellType: "
-                                "K80\nleafCellNumber: 1\naffinityGroup: null\n",
-                                "default/pod1", s, err))
+      spec_parse("virtualCluster: VC1\npriority: 1000\nleafCellType: "
+                 "K80\nleafCellNumber: 1\naffinityGroup: null\n",
+                 "default/pod1", s, err))
       << err;
   EXPECT_EQ(s.group.virtual_cluster, "VC1");
   EXPECT_EQ(s.group.priority, 1000);
@@ -30,7 +42,7 @@ TEST(PodSchedulingSpec, ReadsHivedsExampleRequest) {
 TEST(PodSchedulingSpec, ReadsGroupsJsonAndLegacyKeys) {
   PodSchedulingSpec s;
   std::string err;
-  ASSERT_TRUE(parse_pod_scheduling_spec(
+  ASSERT_TRUE(spec_parse(
       R"({"virtualCluster": "a", "priority": -1, "gpuType": "V100", "gpuNumber": 4,
           "affinityGroup": {"name": "job1/tf", "members": [{"podNumber": 2, "leafCellNumber": 4}, {"podNumber": 1, "leafCellNumber": 1}]},
           "lazyPreemptionEnable": true, "ignoreK8sSuggestedNodes": false, "unknownField": 3})",
@@ -68,7 +80,7 @@ TEST(PodSchedulingSpec, RejectsWithHivedsMessages) {
   for (const auto& [text, part] : cases) {
     PodSchedulingSpec s;
     std::string err;
-    EXPECT_FALSE(parse_pod_scheduling_spec(text, "ns/p", s, err)) << text;
+    EXPECT_FALSE(spec_parse(text, "ns/p", s, err)) << text;
     EXPECT_NE(err.find(part), std::string::npos) << text << " -> " << err;
     EXPECT_EQ(err.rfind("Pod annotation hivedscheduler.microsoft.com/pod-scheduling-spec: ", 0), 0u)
         << err;
@@ -81,10 +93,10 @@ TEST(PodBindInfo, HasHivedsShape) {
   PodSchedulingSpec s;
   std::string err;
   ASSERT_TRUE(
-      parse_pod_scheduling_spec("virtualCluster: b\npriority: 10\nleafCellNumber: 4\n"
-                                "affinityGroup: {name: g, members: [{podNumber: 1, leafCellNumber: "
-                                "4}, {podNumber: 2, leafCellNumber: 2}]}\n",
-                                "ns/p", s, err))
+      spec_parse("virtualCluster: b\npriority: 10\nleafCellNumber: 4\n"
+                 "affinityGroup: {name: g, members: [{podNumber: 1, leafCellNumber: "
+                 "4}, {podNumber: 2, leafCellNumber: 2}]}\n",
+                 "ns/p", s, err))
       << err;
   ScheduleResult r = h->schedule(s.group);
   ASSERT_EQ(r.outcome, Outcome::Bound);

@@ -109,9 +109,9 @@ TEST_F(SuggestedTest, TheViewKeepsTheOrderTheLastSortLeft) {
   ASSERT_EQ(o2.outcome, Outcome::Bound);
   EXPECT_EQ(node(o2), "v3");
   // With configuration order v1 is simply the first free node.
-  std::string err;
-  h = make_hived_policy(*model, err, false);
-  ASSERT_NE(h, nullptr) << err;
+  auto made = make_hived_policy(*model, false);
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  h = std::move(*made);
   ASSERT_EQ(run(with(req("o1", "c", -1, {{1, 4}}, "V100"), all_but({"v1"}), false)).outcome,
             Outcome::Bound);
   EXPECT_EQ(node(run(req("o2", "c", -1, {{1, 4}}, "V100"))), "v1");

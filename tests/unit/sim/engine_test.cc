@@ -49,10 +49,11 @@ Trace csv_trace(const std::string& text) {
 PolicyRun run(const config::HivedModel& m, const Trace& t, const std::string& policy,
               SimOptions opt = {}) {
   Simulator sim(m, t, opt);
-  std::string err;
-  EXPECT_TRUE(sim.prepare(err)) << err;
+  auto prepared = sim.prepare();
+  EXPECT_TRUE(prepared.ok()) << prepared.error().message;
   PolicyRun r;
-  EXPECT_TRUE(sim.run(policy, r, err)) << err;
+  auto ran = sim.run(policy, r);
+  EXPECT_TRUE(ran.ok()) << ran.error().message;
   return r;
 }
 
@@ -145,10 +146,12 @@ TEST(Engine, SuggestedNodesKeepHivedOffTheNodesKubernetesFilteredOut) {
   some.suggested_seed = 3;
   std::ostringstream stream;
   int made = 0;
-  some.make_policy = [&](const std::string& name, const config::HivedModel& model,
-                         std::string& err) {
-    auto p = scheduler::make_policy(name, model, err);
-    return made++ == 0 ? make_recording_policy(std::move(p), stream) : std::move(p);
+  some.make_policy =
+      [&](const std::string& name,
+          const config::HivedModel& model) -> util::Result<std::unique_ptr<scheduler::Policy>> {
+    auto p = scheduler::make_policy(name, model);
+    if (!p.ok()) return p;
+    return made++ == 0 ? make_recording_policy(std::move(*p), stream) : std::move(*p);
   };
   PolicyRun a = run(*m, t, "hived", some);
   EXPECT_EQ(a.overall.finished, 2);
@@ -231,11 +234,13 @@ TEST(Engine, BaselinesPlaceOnlyOnSuggestedNodes) {
     opt.suggested_seed = 2;
     SuggestedCounts seen;
     int made = 0;
-    opt.make_policy = [&](const std::string& name, const config::HivedModel& model,
-                          std::string& err) -> std::unique_ptr<scheduler::Policy> {
-      auto p = scheduler::make_policy(name, model, err);
-      if (made++ > 0 || !p) return p;  // the second policy is the probe
-      return std::make_unique<SuggestedOnly>(std::move(p), seen);
+    opt.make_policy =
+        [&](const std::string& name,
+            const config::HivedModel& model) -> util::Result<std::unique_ptr<scheduler::Policy>> {
+      auto p = scheduler::make_policy(name, model);
+      if (made++ > 0 || !p.ok()) return p;  // the second policy is the probe
+      return std::unique_ptr<scheduler::Policy>(
+          std::make_unique<SuggestedOnly>(std::move(*p), seen));
     };
     PolicyRun a = run(*m, t, policy, opt);
     EXPECT_GT(seen.placements, 50) << policy;
@@ -270,16 +275,17 @@ TEST(Engine, RandomFaultModelIsSeeded) {
   g.jobs = 200;
   Trace t = generate_trace(g, cluster_template(*m));
   SimOptions opt;
-  std::string err;
-  ASSERT_TRUE(parse_random_faults("random:mtbf=2d,mttr=2h,seed=3", opt.faults, err)) << err;
+  auto faults = parse_random_faults("random:mtbf=2d,mttr=2h,seed=3");
+  ASSERT_TRUE(faults.ok()) << faults.error().message;
+  opt.faults = *faults;
   EXPECT_EQ(opt.faults.mtbf, 2 * 86400);
   PolicyRun a = run(*m, t, "hived", opt), b = run(*m, t, "hived", opt);
   EXPECT_GT(a.node_failures, 0);
   EXPECT_EQ(a.node_failures, b.node_failures);
   EXPECT_EQ(a.overall.lost_gpu_seconds, b.overall.lost_gpu_seconds);
   EXPECT_EQ(a.overall.finished + a.overall.unschedulable + a.overall.never_started, 200);
-  EXPECT_FALSE(parse_random_faults("random:mtbf=soon", opt.faults, err));
-  EXPECT_FALSE(parse_random_faults("random:mtbs=2d", opt.faults, err));
+  EXPECT_FALSE(parse_random_faults("random:mtbf=soon").ok());
+  EXPECT_FALSE(parse_random_faults("random:mtbs=2d").ok());
 }
 
 TEST(Engine, FifoWithinPriorityAndOptionalBackfill) {
@@ -410,8 +416,7 @@ TEST(Engine, VcMappingAssignsUnknownVcsByDemand) {
       "job_id,submit_time,duration,vc,members\n"
       "x1,0,1000,hash-x,1x4\nx2,0,1000,hash-x,1x4\ny1,0,10,hash-y,1x1\nz,0,10,a,1x1\n");
   Simulator sim(*m, t, {});
-  std::string err;
-  ASSERT_TRUE(sim.prepare(err));
+  ASSERT_TRUE(sim.prepare().ok());
   const auto& map = sim.vc_mapping();
   EXPECT_EQ(
       sim.cluster()
@@ -424,14 +429,15 @@ TEST(Engine, VcMappingAssignsUnknownVcsByDemand) {
   SimOptions explicit_map;
   explicit_map.vc_map = "hash-x=c,hash-y=b";
   Simulator sim2(*m, t, explicit_map);
-  ASSERT_TRUE(sim2.prepare(err));
+  ASSERT_TRUE(sim2.prepare().ok());
   EXPECT_EQ(sim2.vc_mapping().to_cluster[static_cast<size_t>(t.jobs[job(t, "x1")].vc)],
             sim2.cluster().find_vc("c"));
   SimOptions bad;
   bad.vc_map = "hash-x=nope";
   Simulator sim3(*m, t, bad);
-  EXPECT_FALSE(sim3.prepare(err));
-  EXPECT_NE(err.find("no virtual cluster \"nope\""), std::string::npos);
+  auto refused = sim3.prepare();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("no virtual cluster \"nope\""), std::string::npos);
 }
 
 TEST(Engine, SameInputsGiveTheSameResult) {

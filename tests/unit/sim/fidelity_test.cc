@@ -66,9 +66,7 @@ TEST(Fidelity, RecordedDecisionsOfHived) {
   const bool own_dir = std::getenv("PAI_FIDELITY_DIR") == nullptr && !config_ties;
   PolicyFactory make;
   if (config_ties)
-    make = [](const config::HivedModel& m, std::string& e) {
-      return scheduler::make_hived_policy(m, e, false);
-    };
+    make = [](const config::HivedModel& m) { return scheduler::make_hived_policy(m, false); };
   auto expected = expectations();
   if (own_dir) {
     ASSERT_FALSE(expected.empty());
@@ -88,10 +86,10 @@ TEST(Fidelity, RecordedDecisionsOfHived) {
       ASSERT_TRUE(expected.count(name)) << "no line for " << name << " in expected.tsv";
     }
     FidelityReplay r;
-    std::string err;
     std::string text = read_recorded(path.string());
     ASSERT_FALSE(text.empty()) << "cannot read " << path;
-    ASSERT_TRUE(replay_fidelity(text, r, err, make)) << err;
+    auto replayed = replay_fidelity(text, r, make);
+    ASSERT_TRUE(replayed.ok()) << replayed.error().message;
     EXPECT_GT(r.decisions, 100);
     std::printf(
         "%s: %lld/%lld requests identical, first divergence %s%s; preemptions %lld (HiveD "
@@ -139,21 +137,24 @@ TEST(Fidelity, ReportsTheFirstDifferentDecision) {
   text += R"({"op":"release","group":"g1","hived":{"outcome":"released","released":true}})"
           "\n";
   FidelityReplay r;
-  std::string err;
-  ASSERT_TRUE(replay_fidelity(text, r, err)) << err;
+  auto replayed = replay_fidelity(text, r);
+  ASSERT_TRUE(replayed.ok()) << replayed.error().message;
   EXPECT_EQ(r.lines, 3);
   EXPECT_EQ(r.matched, 3);
   EXPECT_EQ(r.first_divergence, -1);
 
   std::string changed = text;
   changed.replace(changed.find("[0,1,2,3]"), 9, "[0,1,2,4]");
-  ASSERT_TRUE(replay_fidelity(changed, r, err)) << err;
+  replayed = replay_fidelity(changed, r);
+  ASSERT_TRUE(replayed.ok()) << replayed.error().message;
   EXPECT_EQ(r.matched, 2);
   EXPECT_EQ(r.first_divergence, 3);
   EXPECT_NE(r.divergence.find("g2"), std::string::npos) << r.divergence;
 
-  EXPECT_FALSE(replay_fidelity(R"({"op":"schedule"})", r, err));
-  EXPECT_NE(err.find("before the config"), std::string::npos) << err;
+  replayed = replay_fidelity(R"({"op":"schedule"})", r);
+  ASSERT_FALSE(replayed.ok());
+  EXPECT_NE(replayed.error().message.find("before the config"), std::string::npos)
+      << replayed.error().message;
 }
 
 }  // namespace

@@ -28,11 +28,12 @@ struct Fixture {
                         "r.csv", {}, trace, e))
         << e.message;
     sim = std::make_unique<Simulator>(*model, trace, SimOptions{});
-    std::string err;
-    EXPECT_TRUE(sim->prepare(err));
+    auto prepared = sim->prepare();
+    EXPECT_TRUE(prepared.ok()) << (prepared.ok() ? "" : prepared.error().message);
     for (const char* p : {"hived", "quota"}) {
       runs.emplace_back();
-      EXPECT_TRUE(sim->run(p, runs.back(), err)) << err;
+      auto ran = sim->run(p, runs.back());
+      EXPECT_TRUE(ran.ok()) << (ran.ok() ? "" : ran.error().message);
     }
   }
 };

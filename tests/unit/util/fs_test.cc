@@ -20,6 +20,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The error of a write, "" when it worked.
+std::string fs_error_of(const Result<void>& r) {
+  return r.ok() ? std::string() : r.error().message;
+}
+
 class AtomicWrite : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -50,7 +55,7 @@ TEST_F(AtomicWrite, CharacterDeviceIsWrittenThroughAndKept) {
   std::string dev = path("null");
   if (::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0)
     GTEST_SKIP() << "mknod needs root (CAP_MKNOD)";
-  EXPECT_EQ(write_file_atomic(dev, "a trace\n"), "");
+  EXPECT_EQ(fs_error_of(write_file_atomic(dev, "a trace\n")), "");
   struct stat st {};
   ASSERT_EQ(::lstat(dev.c_str(), &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode)) << "the device node was replaced";
@@ -63,7 +68,7 @@ TEST_F(AtomicWrite, BlockDeviceIsRefused) {
   // 7:0 is /dev/loop0; nothing is opened, so no real device is touched.
   if (::mknod(dev.c_str(), S_IFBLK | 0600, makedev(7, 0)) != 0)
     GTEST_SKIP() << "mknod needs root (CAP_MKNOD)";
-  std::string err = write_file_atomic(dev, "x");
+  std::string err = fs_error_of(write_file_atomic(dev, "x"));
   EXPECT_NE(err.find("block device"), std::string::npos) << err;
   struct stat st {};
   ASSERT_EQ(::lstat(dev.c_str(), &st), 0);
@@ -84,7 +89,7 @@ TEST_F(AtomicWrite, FifoWithReaderIsWrittenThrough) {
   // The writer does not wait for a reader; retry until the reader has opened.
   std::string err;
   for (int i = 0; i < 500; ++i) {
-    err = write_file_atomic(fifo, "through the pipe\n");
+    err = fs_error_of(write_file_atomic(fifo, "through the pipe\n"));
     if (err.empty()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -104,7 +109,7 @@ TEST_F(AtomicWrite, FifoWithReaderIsWrittenThrough) {
 TEST_F(AtomicWrite, FifoWithoutReaderFailsAtOnce) {
   std::string fifo = path("pipe");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  std::string err = write_file_atomic(fifo, "x");
+  std::string err = fs_error_of(write_file_atomic(fifo, "x"));
   EXPECT_NE(err.find("FIFO with no reader"), std::string::npos) << err;
   struct stat st {};
   ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
@@ -118,7 +123,7 @@ TEST_F(AtomicWrite, SymlinkKeepsTheLinkAndReplacesItsTarget) {
   std::ofstream(target) << "old\n";
   std::string link = path("trace.json");
   ASSERT_EQ(::symlink("real/trace.json", link.c_str()), 0);
-  EXPECT_EQ(write_file_atomic(link, "new\n"), "");
+  EXPECT_EQ(fs_error_of(write_file_atomic(link, "new\n")), "");
   struct stat st {};
   ASSERT_EQ(::lstat(link.c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link was replaced by a file";
@@ -135,7 +140,7 @@ TEST_F(AtomicWrite, SymlinkToADeviceWritesThrough) {
     GTEST_SKIP() << "mknod needs root (CAP_MKNOD)";
   std::string link = path("out");
   ASSERT_EQ(::symlink(dev.c_str(), link.c_str()), 0);
-  EXPECT_EQ(write_file_atomic(link, "x"), "");
+  EXPECT_EQ(fs_error_of(write_file_atomic(link, "x")), "");
   struct stat st {};
   ASSERT_EQ(::lstat(link.c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode));
@@ -147,7 +152,7 @@ TEST_F(AtomicWrite, SymlinkToADeviceWritesThrough) {
 TEST_F(AtomicWrite, DanglingSymlinkIsRefused) {
   std::string link = path("out");
   ASSERT_EQ(::symlink("missing/file", link.c_str()), 0);
-  std::string err = write_file_atomic(link, "x");
+  std::string err = fs_error_of(write_file_atomic(link, "x"));
   EXPECT_NE(err.find("symbolic link to a missing file"), std::string::npos) << err;
   struct stat st {};
   ASSERT_EQ(::lstat(link.c_str(), &st), 0);
@@ -157,7 +162,7 @@ TEST_F(AtomicWrite, DanglingSymlinkIsRefused) {
 
 TEST_F(AtomicWrite, DirectoryIsRefused) {
   fs::create_directories(dir_ / "d");
-  std::string err = write_file_atomic(path("d"), "x");
+  std::string err = fs_error_of(write_file_atomic(path("d"), "x"));
   EXPECT_NE(err.find("is a directory"), std::string::npos) << err;
   EXPECT_TRUE(fs::is_directory(dir_ / "d"));
   EXPECT_EQ(entries(), 1u);
@@ -166,7 +171,7 @@ TEST_F(AtomicWrite, DirectoryIsRefused) {
 TEST_F(AtomicWrite, RegularFileIsReplacedWithTheNewMode) {
   std::string p = path("f");
   std::ofstream(p) << "old";
-  ASSERT_EQ(write_file_atomic(p, "new", 0600), "");
+  ASSERT_EQ(fs_error_of(write_file_atomic(p, "new", 0600)), "");
   EXPECT_EQ(slurp(p), "new");
   struct stat st {};
   ASSERT_EQ(::lstat(p.c_str(), &st), 0);

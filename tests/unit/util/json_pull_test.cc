@@ -145,8 +145,8 @@ TEST(JsonPull, NestingIsBounded) {
 class Trickle final : public JsonPull::Source {
  public:
   Trickle(std::string text, size_t step) : text_(std::move(text)), step_(step) {}
-  size_t read(char* buf, size_t cap, std::string& error) override {
-    if (at_ == text_.size() && !fail_.empty()) error = fail_;
+  Result<size_t> read(char* buf, size_t cap) override {
+    if (at_ == text_.size() && !fail_.empty()) return Error{fail_, {}};
     size_t n = std::min({cap, step_, text_.size() - at_});
     text_.copy(buf, n, at_);
     at_ += n;

@@ -52,46 +52,45 @@ int pipe_with(const std::string& text) {
 
 TEST(Stdin, ReadsAllWithinTheLimit) {
   int fd = pipe_with("k: v\nx: y\n");
-  ReadResult r = read_fd(fd, 64);
+  auto r = read_fd(fd, 64);
   ::close(fd);
-  ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(r.content, "k: v\nx: y\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r.value(), "k: v\nx: y\n");
 }
 
 TEST(Stdin, AnEndlessProducerEndsWithAnError) {
   EndlessWriter w("k: v\n");
   ASSERT_GE(w.fd, 0);
-  ReadResult r = read_fd(w.fd, 1u << 20);
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.error, "stdin is larger than 1 MiB");
-  EXPECT_TRUE(r.content.empty());
+  auto r = read_fd(w.fd, 1u << 20);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "stdin is larger than 1 MiB");
 }
 
 TEST(Stdin, ExactlyTheLimitIsAccepted) {
   int fd = pipe_with(std::string(1024, 'a'));
-  EXPECT_TRUE(read_fd(fd, 1024).ok);
+  EXPECT_TRUE(read_fd(fd, 1024).ok());
   ::close(fd);
   fd = pipe_with(std::string(1025, 'a'));
-  ReadResult r = read_fd(fd, 1024);
+  auto r = read_fd(fd, 1024);
   ::close(fd);
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.error, "stdin is larger than 1 KiB");
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "stdin is larger than 1 KiB");
 }
 
 TEST(Stdin, ReadLineStopsAtTheNewlineAndRefusesEndlessLines) {
   int fd = pipe_with("secret\r\nrest\n");
-  ReadResult r = read_line(fd, 64);
-  ASSERT_TRUE(r.ok);
-  EXPECT_EQ(r.content, "secret");
-  ReadResult rest = read_line(fd, 64);
-  EXPECT_EQ(rest.content, "rest");
+  auto r = read_line(fd, 64);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value(), "secret");
+  auto rest = read_line(fd, 64);
+  EXPECT_EQ(rest.value(), "rest");
   ::close(fd);
 
   EndlessWriter w("x");  // one endless line, as `yes | tr -d '\n'`
   ASSERT_GE(w.fd, 0);
-  ReadResult endless = read_line(w.fd, kMaxSecretBytes);
-  EXPECT_FALSE(endless.ok);
-  EXPECT_EQ(endless.error, "the line on stdin is longer than 64 KiB");
+  auto endless = read_line(w.fd, kMaxSecretBytes);
+  EXPECT_FALSE(endless.ok());
+  EXPECT_EQ(endless.error().message, "the line on stdin is longer than 64 KiB");
 }
 
 TEST(Stdin, FormatLimit) {

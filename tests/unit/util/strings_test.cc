@@ -97,38 +97,43 @@ TEST(Strings, ShellQuote) {
 
 namespace fs = std::filesystem;
 
+// The error of a write, "" when it worked.
+std::string files_error_of(const pai::util::Result<void>& r) {
+  return r.ok() ? std::string() : r.error().message;
+}
+
 TEST(Files, AtomicWriteKeepsModeAndReplacesWhole) {
   fs::path dir = fs::temp_directory_path() / ("paictl-fs-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::string path = (dir / "secret.yaml").string();
-  ASSERT_EQ(write_file_atomic(path, "token: a\n", 0600), "");
+  ASSERT_EQ(files_error_of(write_file_atomic(path, "token: a\n", 0600)), "");
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  ASSERT_EQ(write_file_atomic(path, "token: b\n", 0600), "");
-  EXPECT_EQ(read_file(path).content, "token: b\n");
+  ASSERT_EQ(files_error_of(write_file_atomic(path, "token: b\n", 0600)), "");
+  EXPECT_EQ(read_file(path).value(), "token: b\n");
   // No temporary files are left behind.
   size_t entries = 0;
   for (const auto& e : fs::directory_iterator(dir)) (void)e, ++entries;
   EXPECT_EQ(entries, 1u);
-  EXPECT_NE(write_file_atomic((dir / "missing" / "x").string(), "x"), "");
+  EXPECT_NE(files_error_of(write_file_atomic((dir / "missing" / "x").string(), "x")), "");
   fs::remove_all(dir);
 }
 
 TEST(Files, ReadRefusesDirectoriesFifosAndHugeFiles) {
   fs::path dir = fs::temp_directory_path() / ("paictl-read-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  EXPECT_FALSE(read_file(dir.string()).ok);
-  EXPECT_EQ(read_file(dir.string()).error, "is a directory");
+  EXPECT_FALSE(read_file(dir.string()).ok());
+  EXPECT_EQ(read_file(dir.string()).error().message, "is a directory");
   std::string fifo = (dir / "fifo").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   auto r = read_file(fifo);  // must not block
-  EXPECT_FALSE(r.ok);
+  EXPECT_FALSE(r.ok());
   std::ofstream(dir / "big") << std::string(2048, 'x');
-  EXPECT_FALSE(read_file((dir / "big").string(), 1024).ok);
-  EXPECT_TRUE(read_file((dir / "big").string(), 4096).ok);
-  EXPECT_FALSE(read_file((dir / "nope").string()).ok);
-  EXPECT_EQ(make_directories((dir / "a" / "b" / "c").string()), "");
+  EXPECT_FALSE(read_file((dir / "big").string(), 1024).ok());
+  EXPECT_TRUE(read_file((dir / "big").string(), 4096).ok());
+  EXPECT_FALSE(read_file((dir / "nope").string()).ok());
+  EXPECT_EQ(files_error_of(make_directories((dir / "a" / "b" / "c").string())), "");
   EXPECT_TRUE(is_directory((dir / "a" / "b" / "c").string()));
   fs::remove_all(dir);
 }

@@ -30,9 +30,9 @@ void hived_runs_a_group(const TempCluster& c, http::FakeClient& hived, std::stri
   ASSERT_FALSE(loaded.clusters.empty());
   auto model = loaded.clusters[0].model;
   ASSERT_NE(model, nullptr);
-  std::string err;
-  auto policy = scheduler::make_hived_policy(*model, err);
-  ASSERT_NE(policy, nullptr) << err;
+  auto made = scheduler::make_hived_policy(*model);
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  auto policy = std::move(*made);
   scheduler::GroupRequest g;
   g.affinity_group = "train";
   g.virtual_cluster = "default";
