@@ -2,8 +2,7 @@
 # Fails when a C++ file under cli/, lib/ or tests/ does not follow .clang-format,
 # or when a header under lib/ declares an error out-parameter (std::string& error,
 # std::string& err, std::string& why, std::string* why, ...): libpai returns
-# util::Result<T> instead. Headers still to convert are listed, one path a line,
-# in scripts/out-params-allowed.txt.
+# util::Result<T> instead.
 #   scripts/check-format.sh         check (exit 1 and the list of files when any differ)
 #   scripts/check-format.sh --fix   rewrite them in place
 set -eu
@@ -23,18 +22,9 @@ fi
 
 # Error out-parameters in libpai's headers: a non-const std::string& or
 # std::string* named error, err or why (comments aside).
-allowed=scripts/out-params-allowed.txt
 headers=$(git ls-files 'lib/*.h' 2>/dev/null || find lib -name '*.h')
 # shellcheck disable=SC2086
-out_params=$(awk -v allowed="$allowed" '
-  BEGIN {
-    while ((getline line < allowed) > 0) {
-      sub(/#.*/, "", line)
-      gsub(/[ \t]/, "", line)
-      if (line != "") ok[line] = 1
-    }
-  }
-  FILENAME in ok { next }
+out_params=$(awk '
   /^[ \t]*\/\// { next }
   {
     l = $0

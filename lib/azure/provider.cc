@@ -467,8 +467,8 @@ Result<std::vector<Machine>> list_machines(ArmClient& arm, const Spec& s) {
   return out;
 }
 
-std::string update_layout(const std::string& text, const std::vector<Machine>& machines,
-                          std::string* error) {
+util::Result<std::string> update_layout(const std::string& text,
+                                        const std::vector<Machine>& machines) {
   std::vector<std::string> lines;
   {
     size_t start = 0;
@@ -490,10 +490,7 @@ std::string update_layout(const std::string& text, const std::vector<Machine>& m
   size_t key = lines.size();
   for (size_t i = 0; i < lines.size(); ++i)
     if (lines[i].rfind("machine-list:", 0) == 0) key = i;
-  if (key == lines.size()) {
-    if (error) *error = "layout.yaml has no top-level machine-list";
-    return text;
-  }
+  if (key == lines.size()) return util::Error{"layout.yaml has no top-level machine-list"};
   size_t end = key + 1;  // one past the last line of the block
   size_t last = key;
   for (size_t i = key + 1; i < lines.size(); ++i) {
@@ -536,7 +533,6 @@ std::string update_layout(const std::string& text, const std::vector<Machine>& m
   for (size_t i = 0; i <= key; ++i) out += lines[i] + "\n";
   for (const auto& l : kept) out += l + "\n";
   for (size_t i = end; i < lines.size(); ++i) out += lines[i] + "\n";
-  if (error) error->clear();
   return out;
 }
 
@@ -596,27 +592,22 @@ Result<std::vector<std::string>> delete_machines(ArmClient& arm, const Spec& s,
   return deleted;
 }
 
-std::string replace_integer_at(const std::string& text, uint32_t line, uint32_t column,
-                               int64_t value, std::string* error) {
+util::Result<std::string> replace_integer_at(const std::string& text, uint32_t line,
+                                             uint32_t column, int64_t value) {
   size_t pos = 0;
   for (uint32_t l = 1; l < line && pos != std::string::npos; ++l) {
     pos = text.find('\n', pos);
     if (pos != std::string::npos) ++pos;
   }
-  if (pos == std::string::npos || line == 0 || column == 0) {
-    if (error) *error = "no line " + std::to_string(line);
-    return "";
-  }
+  if (pos == std::string::npos || line == 0 || column == 0)
+    return util::Error{"no line " + std::to_string(line)};
   pos += column - 1;
   size_t end = pos;
   if (end < text.size() && (text[end] == '-' || text[end] == '+')) ++end;
   while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
-  if (end == pos || pos >= text.size()) {
-    if (error)
-      *error = "no integer at line " + std::to_string(line) + ", column " + std::to_string(column);
-    return "";
-  }
-  if (error) error->clear();
+  if (end == pos || pos >= text.size())
+    return util::Error{"no integer at line " + std::to_string(line) + ", column " +
+                       std::to_string(column)};
   return text.substr(0, pos) + std::to_string(value) + text.substr(end);
 }
 

@@ -100,10 +100,10 @@ util::Result<std::vector<Machine>> list_machines(ArmClient& arm, const Spec& s);
 
 // layout.yaml's text with the machines in machine-list: entries paictl wrote
 // before for Azure (marked "# azure pool NAME") are replaced, everything else
-// is kept as it was, comments included. `error` is set when machine-list is
-// not found.
-std::string update_layout(const std::string& text, const std::vector<Machine>& machines,
-                          std::string* error);
+// is kept as it was, comments included. An error when machine-list is not
+// found.
+util::Result<std::string> update_layout(const std::string& text,
+                                        const std::vector<Machine>& machines);
 
 // Sets one pool's scale set to `count` VMs (the pool's desired body with that
 // capacity) and waits; `node add --azure`. The pool must exist in `s`.
@@ -122,10 +122,10 @@ util::Result<std::vector<std::string>> delete_machines(ArmClient& arm, const Spe
                                                        const std::vector<Machine>& machines,
                                                        const Progress& progress);
 
-// config.yaml's text with the integer at `m` (1-based line and column) replaced
-// by `value`; "" and `error` set when no integer is there.
-std::string replace_integer_at(const std::string& text, uint32_t line, uint32_t column,
-                               int64_t value, std::string* error);
+// config.yaml's text with the integer at `line`:`column` (1-based) replaced by
+// `value`; an error when no integer is there.
+util::Result<std::string> replace_integer_at(const std::string& text, uint32_t line,
+                                             uint32_t column, int64_t value);
 
 struct ResetResult {
   std::vector<std::string> deleted;  // ARM ids

@@ -38,9 +38,9 @@ UseCaseResult<void> azure_part_write_layout(const AzureSession& s,
   changed = false;
   auto cur = util::read_file(s.layout_file);
   if (!cur.ok()) return input_error(s.layout_file + ": " + cur.error().message);
-  std::string err;
-  std::string next = azure::update_layout(*cur, machines, &err);
-  if (!err.empty()) return input_error(s.layout_file + ": " + err);
+  auto updated = azure::update_layout(*cur, machines);
+  if (!updated) return input_error(s.layout_file + ": " + updated.error().message);
+  const std::string& next = *updated;
   changed = next != *cur;
   if (!changed) return {};
   if (auto w = util::write_file_atomic(s.layout_file, next, 0644); !w.ok())
@@ -55,9 +55,11 @@ UseCaseResult<std::string> azure_part_with_counts(const AzureSession& s, const s
   for (const auto& [pool, count] : counts) {
     const auto* p = s.pool(pool);
     if (!p) continue;
-    std::string err;
-    next = azure::replace_integer_at(next, p->count_mark.line, p->count_mark.column, count, &err);
-    if (!err.empty()) return input_error("azure pool " + pool + "'s count: " + err);
+    auto replaced =
+        azure::replace_integer_at(next, p->count_mark.line, p->count_mark.column, count);
+    if (!replaced)
+      return input_error("azure pool " + pool + "'s count: " + replaced.error().message);
+    next = std::move(*replaced);
   }
   return next;
 }

@@ -288,9 +288,9 @@ TEST(AzureLayout, MachinesReplaceTheirOldEntriesAndKeepTheRest) {
       "    pai-worker: \"true\"\n\n# trailing comment\n";
   std::vector<pai::azure::Machine> ms = {{"gpu", "nd96", "lab-gpu000000", "10.224.1.4", "0"},
                                          {"gpu", "nd96", "lab-gpu000001", "10.224.1.5", "1"}};
-  std::string err;
-  std::string out = pai::azure::update_layout(text, ms, &err);
-  EXPECT_TRUE(err.empty());
+  auto updated = pai::azure::update_layout(text, ms);
+  ASSERT_TRUE(updated.ok());
+  std::string out = *updated;
   EXPECT_EQ(out,
             "# the lab\nmachine-sku:\n  nd96:\n    mem: 900Gi\nmachine-list:\n  - hostname: "
             "pai-master  # the master\n"
@@ -301,9 +301,11 @@ TEST(AzureLayout, MachinesReplaceTheirOldEntriesAndKeepTheRest) {
             "  - hostname: lab-gpu000001  # azure pool gpu\n    hostip: 10.224.1.5\n    "
             "machine-type: nd96\n"
             "    pai-worker: \"true\"\n\n# trailing comment\n");
-  EXPECT_EQ(pai::azure::update_layout(out, ms, &err), out) << "applying twice changes nothing";
-  pai::azure::update_layout("machine-sku: {}\n", ms, &err);
-  EXPECT_FALSE(err.empty());
+  EXPECT_EQ(pai::azure::update_layout(out, ms).value_or(""), out)
+      << "applying twice changes nothing";
+  auto none = pai::azure::update_layout("machine-sku: {}\n", ms);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message, "layout.yaml has no top-level machine-list");
 }
 
 }  // namespace
@@ -312,14 +314,15 @@ namespace {
 
 TEST(AzureConfigEdit, ReplacesOnlyTheCount) {
   std::string text = "azure:\n  pools:\n    - name: gpu\n      count: 12   # two racks\n";
-  std::string err;
-  EXPECT_EQ(pai::azure::replace_integer_at(text, 4, 14, 14, &err),
-            "azure:\n  pools:\n    - name: gpu\n      count: 14   # two racks\n");
-  EXPECT_TRUE(err.empty());
-  EXPECT_EQ(pai::azure::replace_integer_at(text, 3, 14, 1, &err), "");
-  EXPECT_FALSE(err.empty());
-  EXPECT_EQ(pai::azure::replace_integer_at(text, 9, 1, 1, &err), "");
-  EXPECT_FALSE(err.empty());
+  auto replaced = pai::azure::replace_integer_at(text, 4, 14, 14);
+  ASSERT_TRUE(replaced.ok());
+  EXPECT_EQ(*replaced, "azure:\n  pools:\n    - name: gpu\n      count: 14   # two racks\n");
+  auto not_an_integer = pai::azure::replace_integer_at(text, 3, 14, 1);
+  ASSERT_FALSE(not_an_integer.ok());
+  EXPECT_EQ(not_an_integer.error().message, "no integer at line 3, column 14");
+  auto no_line = pai::azure::replace_integer_at(text, 9, 1, 1);
+  ASSERT_FALSE(no_line.ok());
+  EXPECT_EQ(no_line.error().message, "no line 9");
 }
 
 }  // namespace
