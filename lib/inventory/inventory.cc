@@ -28,11 +28,10 @@ std::vector<std::string> parse_hosts_file(const std::string& text, const std::st
       for (auto item : util::split(part, ',')) {
         item = util::trim(item);
         if (item.empty()) continue;
-        remote::HostSpec spec;
-        std::string err = remote::parse_host_spec(item, spec);
-        if (!err.empty()) {
+        auto spec = remote::parse_host_spec(item);
+        if (!spec) {
           diags.add("I001", diag::Severity::Error, file, lineno, 0,
-                    "bad host \"" + std::string(item) + "\": " + err,
+                    "bad host \"" + std::string(item) + "\": " + spec.error().message,
                     "write one host per line as [user@]host[:port]");
           continue;
         }
@@ -180,14 +179,14 @@ Inventory build_inventory(const InventoryOptions& o) {
     defaults.identity_files = o.identities;
     std::vector<std::string> seen;
     for (const auto& entry : entries) {
-      remote::HostSpec spec;
-      std::string err = remote::parse_host_spec(entry, spec);
-      if (!err.empty()) {
+      auto parsed = remote::parse_host_spec(entry);
+      if (!parsed) {
         inv.diagnostics.add("I001", diag::Severity::Error, "--hosts", 0, 0,
-                            "bad host \"" + entry + "\": " + err,
+                            "bad host \"" + entry + "\": " + parsed.error().message,
                             "write hosts as [user@]host[:port], separated by commas");
         continue;
       }
+      remote::HostSpec spec = std::move(*parsed);
       std::string name = spec.host + (spec.port ? ":" + std::to_string(*spec.port) : "");
       if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
         inv.diagnostics.add("I005", diag::Severity::Warning, "--hosts", 0, 0,

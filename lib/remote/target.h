@@ -10,6 +10,7 @@
 
 #include "remote/secret.h"
 #include "remote/ssh_config.h"
+#include "util/result.h"
 
 namespace pai::remote {
 
@@ -66,8 +67,8 @@ struct HostSpec {
   std::string host;
   std::optional<int> port;
 };
-// Parses a --hosts entry; returns an error message, or "" on success.
-std::string parse_host_spec(std::string_view s, HostSpec& out);
+// Parses a --hosts entry; the error's message says what is wrong with it.
+util::Result<HostSpec> parse_host_spec(std::string_view s);
 
 // Resolves one host. `names` are the names the ssh config may know it by (its
 // layout hostname and its IP); `address` is where to connect unless the ssh

@@ -131,29 +131,32 @@ TEST(SshConfig, Expansion) {
 }
 
 TEST(HostSpec, Forms) {
-  HostSpec s;
-  EXPECT_EQ(parse_host_spec("10.0.0.5", s), "");
-  EXPECT_EQ(s.host, "10.0.0.5");
-  EXPECT_FALSE(s.port);
-  EXPECT_EQ(parse_host_spec("root@gpu-1:2222", s), "");
-  EXPECT_EQ(s.user, "root");
-  EXPECT_EQ(s.host, "gpu-1");
-  EXPECT_EQ(s.port, 2222);
-  EXPECT_EQ(parse_host_spec("[fd00::5]:22", s), "");
-  EXPECT_EQ(s.host, "fd00::5");
-  EXPECT_EQ(s.port, 22);
-  EXPECT_EQ(parse_host_spec("fd00::5", s), "");
-  EXPECT_EQ(s.host, "fd00::5");
-  EXPECT_EQ(parse_host_spec("ssh://u@h:1", s), "");
-  EXPECT_EQ(s.user, "u");
-  EXPECT_NE(parse_host_spec("", s), "");
-  EXPECT_NE(parse_host_spec("@h", s), "");
-  EXPECT_NE(parse_host_spec("h:", s), "");
-  EXPECT_NE(parse_host_spec("h:70000", s), "");
-  EXPECT_NE(parse_host_spec("h:22x", s), "");
-  EXPECT_NE(parse_host_spec("a b", s), "");
-  EXPECT_NE(parse_host_spec("h'; rm -rf /", s), "");
-  EXPECT_NE(parse_host_spec("[::1", s), "");
+  auto s = parse_host_spec("10.0.0.5");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->host, "10.0.0.5");
+  EXPECT_FALSE(s->port);
+  s = parse_host_spec("root@gpu-1:2222");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->user, "root");
+  EXPECT_EQ(s->host, "gpu-1");
+  EXPECT_EQ(s->port, 2222);
+  s = parse_host_spec("[fd00::5]:22");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->host, "fd00::5");
+  EXPECT_EQ(s->port, 22);
+  s = parse_host_spec("fd00::5");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->host, "fd00::5");
+  s = parse_host_spec("ssh://u@h:1");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->user, "u");
+  for (const char* bad : {"", "@h", "h:", "h:70000", "h:22x", "a b", "h'; rm -rf /", "[::1"}) {
+    auto r = parse_host_spec(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_FALSE(r.error().message.empty()) << bad;
+  }
+  EXPECT_EQ(parse_host_spec("h:70000").error().message,
+            "port '70000' is not a number from 1 to 65535");
 }
 
 TEST(Target, PrecedenceSpecThenDefaultsThenSshConfig) {
@@ -174,8 +177,9 @@ TEST(Target, PrecedenceSpecThenDefaultsThenSshConfig) {
   EXPECT_EQ(t.keepalive_interval_s, 30);
   EXPECT_EQ(t.host_key_policy, HostKeyPolicy::Strict);
 
-  HostSpec spec;
-  ASSERT_EQ(parse_host_spec("other@10.0.0.2:22", spec), "");
+  auto parsed = parse_host_spec("other@10.0.0.2:22");
+  ASSERT_TRUE(parsed.ok());
+  HostSpec spec = *parsed;
   Target t2 = resolve_target("x", "10.0.0.2", {"10.0.0.2"}, &spec, c, env(), d);
   EXPECT_EQ(t2.endpoint.user, "other");
   EXPECT_EQ(t2.endpoint.port, 22);
