@@ -10,7 +10,8 @@ if [ -n "${BUILD:-}" ]; then
   [ -x "$PAICTL" ] || { echo "demo: no $PAICTL (BUILD=$BUILD)" >&2; exit 2; }
 else
   scripts/install-deps.sh
-  scripts/build.sh
+  # Only what the demo runs: paictl and the HiveD test server (not the tests).
+  PAI_BUILD_TARGETS="paictl hived_test_server" scripts/build.sh
   PAICTL=./build/paictl
 fi
 HIVED_SERVER=${BUILD:-build}/tests/integration/hived/hived_test_server
