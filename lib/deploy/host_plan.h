@@ -11,6 +11,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "deploy/azure_part.h"
 #include "deploy/engine.h"
@@ -102,6 +104,21 @@ struct HostStageRequest {
   HostRunOptions run;
   bool yes = false;
 };
+// The stage of `operation` a use case's request asks for: its cluster directory,
+// templates, wait, dry run and parallelism, over `limit` (empty: every host).
+template <class Request>
+HostStageRequest host_stage_request(HostOperation operation, const Request& r,
+                                    std::vector<std::string> limit) {
+  HostStageRequest h;
+  h.operation = operation;
+  h.prepare.cluster_dir = r.cluster_dir;
+  h.prepare.limit = std::move(limit);
+  h.prepare.wait_s = r.wait_s;
+  h.prepare.templates_dir = r.templates_dir;
+  h.run.dry_run = r.dry_run;
+  h.run.parallel = r.parallel;
+  return h;
+}
 UseCaseResult<std::shared_ptr<HostRunPlan>> plan_host_stage(const HostStageRequest& request,
                                                             const InstallDeps& deps,
                                                             const Callbacks& callbacks);

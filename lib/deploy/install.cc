@@ -122,15 +122,8 @@ UseCaseResult<void> install_add_vm_cells(const InstallPlan& p, InstallOutcome& o
 }
 
 HostStageRequest install_hosts_request(const InstallRequest& r) {
-  HostStageRequest h;
-  h.operation = HostOperation::Install;
-  h.prepare.cluster_dir = r.cluster_dir;
-  h.prepare.limit = r.limit;
+  HostStageRequest h = host_stage_request(HostOperation::Install, r, r.limit);
   h.prepare.ignore_checks = r.ignore_checks;
-  h.prepare.wait_s = r.wait_s;
-  h.prepare.templates_dir = r.templates_dir;
-  h.run.dry_run = r.dry_run;
-  h.run.parallel = r.parallel;
   h.yes = r.yes;
   return h;
 }

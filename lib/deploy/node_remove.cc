@@ -206,14 +206,7 @@ UseCaseResult<NodeRemovePlan> plan_node_remove(const NodeRemoveRequest& r,
 NodeRemoveOutcome apply_node_remove(NodeRemovePlan& p, const Callbacks& cb) {
   const NodeRemoveRequest& r = p.request;
   NodeRemoveOutcome o;
-  HostStageRequest reset;
-  reset.operation = HostOperation::Reset;
-  reset.prepare.cluster_dir = r.cluster_dir;
-  reset.prepare.limit = r.nodes;
-  reset.prepare.wait_s = r.wait_s;
-  reset.prepare.templates_dir = r.templates_dir;
-  reset.run.dry_run = r.dry_run;
-  reset.run.parallel = r.parallel;
+  HostStageRequest reset = host_stage_request(HostOperation::Reset, r, r.nodes);
   reset.yes = true;
   auto run_reset = [&] {
     auto plan = plan_host_stage(reset, p.deps.install, cb);

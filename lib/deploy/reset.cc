@@ -18,15 +18,7 @@ UseCaseResult<ResetPlan> plan_reset(const ResetRequest& r, const InstallDeps& de
     p.azure = std::move(ap).value();
     return p;
   }
-  HostStageRequest h;
-  h.operation = HostOperation::Reset;
-  h.prepare.cluster_dir = r.cluster_dir;
-  h.prepare.limit = r.limit;
-  h.prepare.wait_s = r.wait_s;
-  h.prepare.templates_dir = r.templates_dir;
-  h.run.dry_run = r.dry_run;
-  h.run.parallel = r.parallel;
-  auto hosts = plan_host_stage(h, deps, cb);
+  auto hosts = plan_host_stage(host_stage_request(HostOperation::Reset, r, r.limit), deps, cb);
   if (!hosts.ok()) return std::move(hosts).error();
   p.hosts = std::move(hosts).value();
   return p;
