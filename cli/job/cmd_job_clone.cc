@@ -1,162 +1,98 @@
 // paictl job clone JOB [--from C] [--cluster C] [--name N] [--vc VC] [--param k=v]... [--dry-run]
 // paictl job resubmit JOB [--name N] [--force] [--dry-run]
 // paictl job sweep FILE --param k=v1,v2 ... [--max-parallel N] [--sweep-id ID] [--dry-run]
+// Flags, printing and Ctrl-C over the library's use case (lib/job/clone.h).
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 
-#include "api/client.h"
 #include "app.h"
 #include "cluster/connection.h"
 #include "cluster/registry.h"
 #include "command.h"
-#include "diag/report.h"
 #include "exit_codes.h"
 #include "flags.h"
-#include "job/emit.h"
+#include "job/clone.h"
+#include "job/clone_json.h"
 #include "job/follow.h"
 #include "job/job_target.h"
 #include "job/job_usage.h"
-#include "job/placement.h"
-#include "job/sweep.h"
-#include "job/validate.h"
 #include "output/diag_output.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "util/printable.h"
 #include "util/strings.h"
-#include "util/time.h"
 
 namespace paictl {
 
 namespace {
 
-// "20261201-120304" (UTC): a stamp for generated names.
-std::string utc_stamp() {
-  return pai::util::format_utc(std::time(nullptr), "%Y%m%d-%H%M%S");
+using pai::job::CloneError;
+using pai::job::CloneEvent;
+using pai::job::CloneFailure;
+using pai::job::ClonePlan;
+
+pai::job::CloneCluster clone_cluster(const jobcli::Connection& c) {
+  return {c.cluster->name, c.cluster->user, c.api};
 }
 
-// Validates `f` with `ov` as the server would; prints the findings. false on errors.
-bool valid(const pai::job::JobFile& f, const pai::job::Overrides& ov, const Globals& g,
-           const std::string& what) {
-  pai::diag::List diags;
-  pai::job::ValidateOptions vo;
-  vo.overrides = ov;
-  pai::job::validate(f, diags, vo);
-  diags.sort({f.path});
-  print_findings_stderr(diags, g);
-  if (diags.has_errors()) {
-    print_error(what + " has errors; the server would refuse it. Nothing was sent.");
-    return false;
-  }
-  return true;
+// The target's checks of the job as a table.
+std::string clone_checks_table(const pai::job::Evaluation& ev) {
+  Table t({{"CHECK"}, {"RESULT"}, {"DETAIL"}});
+  for (const auto& ch : ev.checks) t.add({ch.name, ch.ok ? "ok" : "FAILED", ch.detail});
+  return pai::util::printable(render_table(t), true);
 }
 
-// Checks the job against the target cluster (VC, permission, SKU, resources,
-// storages, name). Prints the failed checks; the exit code when the cluster
-// cannot take it.
-Step<> check_target(const jobcli::Connection& c, const pai::job::JobRequest& req, bool show) {
-  auto facts = pai::job::gather_facts(*c.api, c.cluster->name, c.cluster->user, req);
-  if (facts.error)
-    return ExitNow{jobcli::report_api_error(c.cluster->name, "checking the job against the cluster",
-                                            *facts.error)};
-  auto ev = pai::job::evaluate(req, facts);
-  if (!ev.eligible || show) {
-    Table t({{"CHECK"}, {"RESULT"}, {"DETAIL"}});
-    for (const auto& ch : ev.checks) t.add({ch.name, ch.ok ? "ok" : "FAILED", ch.detail});
-    std::string out = pai::util::printable(render_table(t), true);
-    std::fwrite(out.data(), 1, out.size(), ev.eligible ? stdout : stderr);
+// Prints why a plan was refused (the failed checks on stderr, the flag that
+// helps); its exit code.
+int report_clone_error(const CloneError& e) {
+  using Kind = CloneError::Kind;
+  if (e.kind == Kind::NotOpened) return kExitUsage;  // said already
+  if (e.kind == Kind::Remote) return jobcli::report_api_error(e.cluster, e.message, *e.api);
+  if (e.kind == Kind::Refused) {
+    std::string t = clone_checks_table(*e.evaluation);
+    std::fwrite(t.data(), 1, t.size(), stderr);
   }
-  if (!ev.eligible) {
-    print_error(c.cluster->name + " cannot take " + pai::api::job_id(c.cluster->user, req.name) +
-                ": " + ev.reason + "; nothing was sent");
-    return ExitNow{kExitUsage};
-  }
-  return {};
-}
-
-// The stored config of a job, parsed. The server masks `secrets:` in it, so a
-// job that had secrets cannot be copied from the server.
-Step<pai::job::JobFile> fetch_config(const jobcli::Connection& c, const std::string& user,
-                                     const std::string& name) {
-  const std::string id = pai::api::job_id(user, name);
-  auto text = c.api->job_config(user, name);
-  if (!text.ok())
-    return ExitNow{
-        jobcli::report_api_error(c.cluster->name, "reading the config of " + id, text.error())};
-  pai::job::JobFile f = pai::job::JobFile::parse(*text, c.cluster->name + ":" + id + "/config");
-  if (!f.root) {
-    print_error(c.cluster->name + ": the config of " + id + " is not a job document");
-    return ExitNow{kExitRemote};
-  }
-  if (const auto* s = f.get("secrets"); s && s->is_scalar()) {
-    print_error(id +
-                " has secrets, which the server keeps masked (\"******\") in the config it "
-                "returns; they cannot be copied");
+  print_error(e.message + (e.kind == Kind::NotEnded     ? " (--force for others)"
+                           : e.kind == Kind::NoFreeName ? "; give one with --name"
+                           : e.kind == Kind::NameTaken
+                               ? "; pick another --sweep-id. Nothing was sent."
+                               : ""));
+  if (e.kind == Kind::HasSecrets)
     std::fprintf(stderr,
                  "  hint: submit the original file instead: paictl job submit FILE --name NAME\n");
-    return ExitNow{kExitUsage};
-  }
-  return f;
+  return e.kind == Kind::BadConfig ? kExitRemote : kExitUsage;
 }
 
-// Submits `f` with `ov` to `c` after the checks; prints "<id> submitted ...".
-int submit(const jobcli::Connection& c, const pai::job::JobFile& f, const pai::job::Overrides& ov,
-           bool dry_run, const std::vector<std::string>& tags, const std::string& what,
-           const Globals& g, const std::string& output) {
-  if (!valid(f, ov, g, what)) return kExitUsage;
-  std::string body = pai::job::submission_body(f, ov);
-  if (body.size() > pai::job::kMaxBodyBytes) {
-    print_error("the job is " + std::to_string(body.size()) +
-                " bytes; the server accepts at most " + std::to_string(pai::job::kMaxBodyBytes));
-    return kExitUsage;
-  }
-  pai::job::JobRequest req = pai::job::request_of(f, ov);
-  // The checks are shown with a text --dry-run (and on stderr when one fails).
-  if (auto t = check_target(c, req, dry_run && !is_structured(output)); !t.ok())
-    return t.error().code;
-  const std::string id = pai::api::job_id(c.cluster->user, req.name);
-  if (dry_run) {
-    std::string masked = pai::job::emit_job(f, ov, /*mask_secrets=*/true);
+// A clone's or resubmit's plan printed (a dry run), or posted and its result printed.
+int finish_clone(const ClonePlan& p, const pai::job::CloneDeps& deps, const Globals& g,
+                 const std::string& output) {
+  const pai::job::PlannedJob& j = p.jobs.front();
+  const std::string& cluster = p.target.name;
+  const std::string& vc = p.job.virtual_cluster;
+  if (p.dry_run) {
     if (is_structured(output)) {
-      print_document(document("jobSubmission", Json{{"dryRun", true},
-                                                    {"cluster", c.cluster->name},
-                                                    {"job", id},
-                                                    {"name", req.name},
-                                                    {"virtualCluster", req.virtual_cluster},
-                                                    {"tags", tags},
-                                                    {"body", masked}}),
-                     output);
-    } else {
-      std::string out = "would submit " + id + " to " + c.cluster->name + " (VC " +
-                        req.virtual_cluster + ")" +
-                        (tags.empty() ? "" : ", tags " + pai::util::join(tags, ", ")) +
-                        "\n--- body ---\n" + masked;
-      if (!out.empty() && out.back() != '\n') out += "\n";
-      std::fwrite(out.data(), 1, out.size(), stdout);
+      print_document(document("jobSubmission", pai::job::clone_json(p)), output);
+      return kExitOk;
     }
+    std::string out = clone_checks_table(p.evaluation) + "would submit " + j.job_id + " to " +
+                      cluster + " (VC " + vc + ")" +
+                      (j.tags.empty() ? "" : ", tags " + pai::util::join(j.tags, ", ")) +
+                      "\n--- body ---\n" + j.masked_body;
+    if (!out.empty() && out.back() != '\n') out += "\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
     return kExitOk;
   }
-  auto r = c.api->submit_job(body);
-  if (!r.ok()) return jobcli::report_api_error(c.cluster->name, "submitting " + id, r.error());
-  for (const auto& t : tags) {
-    auto tr = c.api->add_tag(c.cluster->user, req.name, t);
-    if (!tr.ok()) jobcli::report_api_error(c.cluster->name, "tagging " + id, tr.error());
-  }
+  auto outcome = pai::job::apply_clone(p, deps, [&](const CloneEvent& ev) {
+    if (ev.kind == CloneEvent::Kind::TagFailed)
+      jobcli::report_api_error(cluster, "tagging " + ev.job->job_id, *ev.api);
+  });
+  if (outcome.failure)
+    return jobcli::report_api_error(cluster, "submitting " + j.job_id, *outcome.failure->api);
   if (is_structured(output))
-    print_document(document("jobSubmission", Json{{"dryRun", false},
-                                                  {"cluster", c.cluster->name},
-                                                  {"job", id},
-                                                  {"user", c.cluster->user},
-                                                  {"name", req.name},
-                                                  {"virtualCluster", req.virtual_cluster},
-                                                  {"tags", tags},
-                                                  {"message", *r}}),
-                   output);
+    print_document(document("jobSubmission", pai::job::clone_json(p, outcome)), output);
   else if (!g.quiet)
-    std::printf("%s submitted to %s (VC %s)\n", id.c_str(), c.cluster->name.c_str(),
-                req.virtual_cluster.c_str());
+    std::printf("%s submitted to %s (VC %s)\n", j.job_id.c_str(), cluster.c_str(), vc.c_str());
   return kExitOk;
 }
 
@@ -184,16 +120,19 @@ int run_clone(const CloneOptions& o, const Globals& g) {
   if (!src) return kExitUsage;
   auto id = jobcli::parse_job_id(o.job, *src);
   if (!id) return kExitUsage;
-  auto f = fetch_config(*src, id->first, id->second);
-  if (!f.ok()) return f.error().code;
-  std::optional<jobcli::Connection> dst = src;
-  if (!o.remote.cluster.empty() && o.remote.cluster != src->cluster->name) {
-    dst = jobcli::connect_named(*reg, o.remote.cluster, o.remote, g);
-    if (!dst) return kExitUsage;
-  }
-  if (!ov->name) ov->name = pai::job::job_name_of(id->second + "-clone-" + utc_stamp());
-  return submit(*dst, *f, *ov, o.dry_run, {},
-                "the config of " + pai::api::job_id(id->first, id->second), g, o.output);
+  std::optional<jobcli::Connection> dst;
+  pai::job::CloneDeps deps;
+  deps.source = clone_cluster(*src);
+  deps.open_target = [&](const std::string& name) -> pai::util::Result<pai::job::CloneCluster> {
+    dst = jobcli::connect_named(*reg, name, o.remote, g);
+    if (!dst) return pai::util::Error{"the cluster cannot be opened", ""};
+    return clone_cluster(*dst);
+  };
+  pai::job::CloneRequest request{id->first, id->second, o.remote.cluster, *ov, o.dry_run};
+  auto plan = pai::job::plan_clone(
+      request, deps, [&](const pai::diag::List& findings) { print_findings_stderr(findings, g); });
+  if (!plan.ok()) return report_clone_error(plan.error());
+  return finish_clone(*plan, deps, g, o.output);
 }
 
 // --- resubmit ------------------------------------------------------------------------
@@ -212,40 +151,13 @@ int run_resubmit(const ResubmitOptions& o, const Globals& g) {
   if (!ov) return kExitUsage;
   auto target = jobcli::open_job(o.job, o.remote, g);
   if (!target) return kExitUsage;
-  const auto& [conn, user, name, id] = *target;
-  auto d = conn.api->get_job(user, name);
-  if (!d.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, d.error());
-  std::string state = d->contains("jobStatus") && (*d)["jobStatus"].is_object()
-                          ? (*d)["jobStatus"].value("state", std::string("?"))
-                          : "?";
-  if (state != "FAILED" && state != "STOPPED" && !o.force) {
-    print_error(id + " is " + state +
-                "; resubmit is for failed or stopped jobs (--force for others)");
-    return kExitUsage;
-  }
-  auto f = fetch_config(conn, user, name);
-  if (!f.ok()) return f.error().code;
-  if (!ov->name) {
-    // NAME-r1, NAME-r2, ...: the first free one (a resubmitted job's suffix is replaced).
-    std::string base = name;
-    size_t r = base.rfind("-r");
-    if (r != std::string::npos && r + 2 < base.size() &&
-        base.find_first_not_of("0123456789", r + 2) == std::string::npos)
-      base.resize(r);
-    for (int k = 1; k <= 100 && !ov->name; ++k) {
-      std::string candidate = pai::job::job_name_of(base + "-r" + std::to_string(k));
-      auto e = conn.api->job_exists(conn.cluster->user, candidate);
-      if (!e.ok())
-        return jobcli::report_api_error(conn.cluster->name, "looking for a free name", e.error());
-      if (!*e) ov->name = candidate;
-    }
-    if (!ov->name) {
-      print_error("no free name " + base + "-r1 ... -r100; give one with --name");
-      return kExitUsage;
-    }
-  }
-  return submit(conn, *f, *ov, o.dry_run, {"resubmit-of-" + name}, "the config of " + id, g,
-                o.output);
+  pai::job::CloneDeps deps;
+  deps.source = clone_cluster(target->conn);
+  pai::job::ResubmitRequest request{target->user, target->name, *ov, o.force, o.dry_run};
+  auto plan = pai::job::plan_resubmit(
+      request, deps, [&](const pai::diag::List& findings) { print_findings_stderr(findings, g); });
+  if (!plan.ok()) return report_clone_error(plan.error());
+  return finish_clone(*plan, deps, g, o.output);
 }
 
 // --- sweep ---------------------------------------------------------------------------
@@ -300,129 +212,86 @@ void validate_sweep(const SweepOptions& o, Usage& u) {
   u.error_if(total > 1000, "the sweep has more than 1000 jobs", "narrow the --param lists");
 }
 
+// --dry-run: the jobs and their parameters; nothing is sent.
+void print_sweep_dry_run(const ClonePlan& p, const std::string& output) {
+  if (is_structured(output)) {
+    print_document(document("jobSweep", pai::job::sweep_json(p)), output);
+    return;
+  }
+  Table t({{"JOB"}, {"PARAMETERS"}});
+  for (const auto& j : p.jobs) {
+    std::string ps;
+    for (const auto& q : j.overrides.params) ps += (ps.empty() ? "" : " ") + q.name + "=" + q.value;
+    t.add({j.job_id, ps});
+  }
+  std::string out =
+      "would submit " + std::to_string(p.jobs.size()) + " jobs to " + p.target.name + ", tagged " +
+      p.tag +
+      (p.max_parallel > 0 ? ", at most " + std::to_string(p.max_parallel) + " at a time" : "") +
+      "\n\n" + render_table(t);
+  out = pai::util::printable(out, true);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+// Why the sweep stopped, and how far it got; its exit code.
+int report_sweep_failure(const ClonePlan& p, const pai::job::CloneOutcome& outcome) {
+  const CloneFailure& f = *outcome.failure;
+  const std::string of =
+      std::to_string(outcome.submitted.size()) + " of " + std::to_string(p.jobs.size()) + " jobs";
+  switch (f.kind) {
+    case CloneFailure::Kind::Interrupted:
+      print_error("interrupted: " + of + " submitted (tag " + p.tag + ")");
+      return kExitUsage;
+    case CloneFailure::Kind::Poll:
+      return jobcli::report_api_error(p.target.name, "reading job " + f.name, *f.api);
+    case CloneFailure::Kind::Submit:
+      break;
+  }
+  int e = jobcli::report_api_error(p.target.name, "submitting " + f.job_id, *f.api);
+  print_error(of + " were submitted (tag " + p.tag + ")");
+  return e;
+}
+
 int run_sweep(const SweepOptions& o, const Globals& g) {
   Usage ignored;  // validate_sweep reported them
-  Axes axes = sweep_axes(o.params, ignored);
-  pai::job::JobFile f = pai::job::JobFile::load(o.file);
-  if (!f.read_error.empty()) {
-    print_error("cannot read " + o.file + ": " + f.read_error);
-    return kExitUsage;
-  }
-  std::string base = f.get("name") && f.get("name")->is_scalar() ? f.get("name")->scalar() : "job";
-  std::string sweep_id = o.sweep_id.empty() ? utc_stamp() : o.sweep_id;
-  std::string tag = "sweep-" + pai::job::job_name_of(base + "-" + sweep_id);
-  auto reg = jobcli::load_registry();
-  if (!reg) return kExitUsage;
-  auto conn = jobcli::connect(*reg, o.remote, g);
-  if (!conn) return kExitUsage;
-
-  // Every combination: the last --param changes fastest.
-  auto swept = pai::job::sweep_jobs(base, sweep_id, axes, o.vc);
-  if (!swept.ok()) {
-    print_error(swept.error().message);
-    return kExitUsage;
-  }
-  const std::vector<pai::job::SweepJob>& jobs = *swept;
-  // The file and the first combination are checked before anything is sent.
-  if (!valid(f, jobs[0].overrides, g, o.file)) return kExitUsage;
-  pai::job::JobRequest req = pai::job::request_of(f, jobs[0].overrides);
-  if (auto t = check_target(*conn, req, false); !t.ok()) return t.error().code;
-  for (size_t i = 1; i < jobs.size(); ++i) {
-    auto e = conn->api->job_exists(conn->cluster->user, *jobs[i].overrides.name);
-    if (!e.ok())
-      return jobcli::report_api_error(conn->cluster->name, "checking the names", e.error());
-    if (*e) {
-      print_error(conn->cluster->name + " already has a job " +
-                  pai::api::job_id(conn->cluster->user, *jobs[i].overrides.name) +
-                  "; pick another --sweep-id. Nothing was sent.");
-      return kExitUsage;
-    }
-  }
-
-  if (o.dry_run) {
-    if (is_structured(o.output)) {
-      jobcli::Json items = jobcli::Json::array();
-      for (const auto& [label, ov] : jobs) {
-        jobcli::Json params = jobcli::Json::object();
-        for (const auto& p : ov.params) params[p.name] = p.value;
-        items.push_back(
-            {{"job", pai::api::job_id(conn->cluster->user, *ov.name)}, {"parameters", params}});
-      }
-      jobcli::Json doc = list_document("jobSweep", items);
-      doc["cluster"] = conn->cluster->name;
-      doc["tag"] = tag;
-      doc["dryRun"] = true;
-      print_document(doc, o.output);
-    } else {
-      Table t({{"JOB"}, {"PARAMETERS"}});
-      for (const auto& [label, ov] : jobs) {
-        std::string ps;
-        for (const auto& p : ov.params) ps += (ps.empty() ? "" : " ") + p.name + "=" + p.value;
-        t.add({pai::api::job_id(conn->cluster->user, *ov.name), ps});
-      }
-      std::string out =
-          "would submit " + std::to_string(jobs.size()) + " jobs to " + conn->cluster->name +
-          ", tagged " + tag +
-          (o.max_parallel > 0 ? ", at most " + std::to_string(o.max_parallel) + " at a time" : "") +
-          "\n\n" + render_table(t);
-      out = pai::util::printable(out, true);
-      std::fwrite(out.data(), 1, out.size(), stdout);
-    }
+  pai::job::SweepRequest request{o.file,     o.remote.cluster, sweep_axes(o.params, ignored),
+                                 o.vc,       o.sweep_id,       o.max_parallel,
+                                 o.interval, o.dry_run};
+  std::unique_ptr<pai::cluster::Registry> reg;
+  std::optional<jobcli::Connection> conn;
+  pai::job::CloneDeps deps;
+  deps.open_target = [&](const std::string&) -> pai::util::Result<pai::job::CloneCluster> {
+    reg = jobcli::load_registry();
+    if (reg) conn = jobcli::connect(*reg, o.remote, g);
+    if (!conn) return pai::util::Error{"the cluster cannot be opened", ""};
+    return clone_cluster(*conn);
+  };
+  deps.interrupted = jobcli::interrupted;
+  auto plan = pai::job::plan_sweep(
+      request, deps, [&](const pai::diag::List& findings) { print_findings_stderr(findings, g); });
+  if (!plan.ok()) return report_clone_error(plan.error());
+  const ClonePlan& p = *plan;
+  if (p.dry_run) {
+    print_sweep_dry_run(p, o.output);
     return kExitOk;
   }
 
   jobcli::catch_interrupt();
-  std::vector<std::string> running;  // names submitted and not ended (with --max-parallel)
-  jobcli::Json items = jobcli::Json::array();
-  int submitted = 0;
-  for (const auto& [label, ov] : jobs) {
-    while (o.max_parallel > 0 && static_cast<int>(running.size()) >= o.max_parallel) {
-      if (!jobcli::pause_for(o.interval)) {
-        print_error("interrupted: " + std::to_string(submitted) + " of " +
-                    std::to_string(jobs.size()) + " jobs submitted (tag " + tag + ")");
-        return kExitUsage;
-      }
-      std::vector<std::string> still;
-      for (const auto& n : running) {
-        auto d = conn->api->get_job(conn->cluster->user, n);
-        if (!d.ok())
-          return jobcli::report_api_error(conn->cluster->name, "reading job " + n, d.error());
-        std::string st = d->contains("jobStatus") && (*d)["jobStatus"].is_object()
-                             ? (*d)["jobStatus"].value("state", std::string())
-                             : std::string();
-        if (!jobcli::is_final_state(st)) still.push_back(n);
-      }
-      running = std::move(still);
+  auto outcome = pai::job::apply_clone(p, deps, [&](const CloneEvent& ev) {
+    if (ev.kind == CloneEvent::Kind::TagFailed) {
+      jobcli::report_api_error(p.target.name, "tagging " + ev.job->job_id, *ev.api);
+      return;
     }
-    std::string body = pai::job::submission_body(f, ov);
-    const std::string id = pai::api::job_id(conn->cluster->user, *ov.name);
-    auto r = conn->api->submit_job(body);
-    if (!r.ok()) {
-      int e = jobcli::report_api_error(conn->cluster->name, "submitting " + id, r.error());
-      print_error(std::to_string(submitted) + " of " + std::to_string(jobs.size()) +
-                  " jobs were submitted (tag " + tag + ")");
-      return e;
-    }
-    auto tr = conn->api->add_tag(conn->cluster->user, *ov.name, tag);
-    if (!tr.ok()) jobcli::report_api_error(conn->cluster->name, "tagging " + id, tr.error());
-    ++submitted;
-    running.push_back(*ov.name);
-    jobcli::Json params = jobcli::Json::object();
-    for (const auto& p : ov.params) params[p.name] = p.value;
-    items.push_back({{"job", id}, {"parameters", params}});
     if (!is_structured(o.output) && !g.quiet)
-      std::printf("%s submitted (%s)\n", id.c_str(), label.c_str());
+      std::printf("%s submitted (%s)\n", ev.job->job_id.c_str(), ev.job->label.c_str());
     std::fflush(stdout);
-  }
+  });
+  if (outcome.failure) return report_sweep_failure(p, outcome);
   if (is_structured(o.output)) {
-    jobcli::Json doc = list_document("jobSweep", items);
-    doc["cluster"] = conn->cluster->name;
-    doc["tag"] = tag;
-    doc["dryRun"] = false;
-    print_document(doc, o.output);
+    print_document(document("jobSweep", pai::job::sweep_json(p, outcome)), o.output);
   } else if (!g.quiet) {
-    std::printf("%d jobs tagged %s; follow them with: paictl job list --tag %s\n", submitted,
-                tag.c_str(), tag.c_str());
+    std::printf("%zu jobs tagged %s; follow them with: paictl job list --tag %s\n",
+                outcome.submitted.size(), p.tag.c_str(), p.tag.c_str());
   }
   return kExitOk;
 }
