@@ -490,7 +490,7 @@ util::Result<std::string> update_layout(const std::string& text,
   size_t key = lines.size();
   for (size_t i = 0; i < lines.size(); ++i)
     if (lines[i].rfind("machine-list:", 0) == 0) key = i;
-  if (key == lines.size()) return util::Error{"layout.yaml has no top-level machine-list"};
+  if (key == lines.size()) return util::Error{"layout.yaml has no top-level machine-list", {}};
   size_t end = key + 1;  // one past the last line of the block
   size_t last = key;
   for (size_t i = key + 1; i < lines.size(); ++i) {
@@ -600,14 +600,14 @@ util::Result<std::string> replace_integer_at(const std::string& text, uint32_t l
     if (pos != std::string::npos) ++pos;
   }
   if (pos == std::string::npos || line == 0 || column == 0)
-    return util::Error{"no line " + std::to_string(line)};
+    return util::Error{"no line " + std::to_string(line), {}};
   pos += column - 1;
   size_t end = pos;
   if (end < text.size() && (text[end] == '-' || text[end] == '+')) ++end;
   while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
   if (end == pos || pos >= text.size())
-    return util::Error{"no integer at line " + std::to_string(line) + ", column " +
-                       std::to_string(column)};
+    return util::Error{
+        "no integer at line " + std::to_string(line) + ", column " + std::to_string(column), {}};
   return text.substr(0, pos) + std::to_string(value) + text.substr(end);
 }
 

@@ -30,44 +30,45 @@ std::string_view to_string(HostKeyPolicy p) {
 util::Result<HostSpec> parse_host_spec(std::string_view s) {
   HostSpec out;
   s = util::trim(s);
-  if (s.empty()) return util::Error{"empty host"};
+  if (s.empty()) return util::Error{"empty host", {}};
   if (s.rfind("ssh://", 0) == 0) s.remove_prefix(6);
   size_t at = s.rfind('@');
   if (at != std::string_view::npos) {
     out.user = std::string(s.substr(0, at));
     s.remove_prefix(at + 1);
-    if (out.user.empty()) return util::Error{"empty user before '@'"};
+    if (out.user.empty()) return util::Error{"empty user before '@'", {}};
   }
   std::string_view port;
   if (!s.empty() && s[0] == '[') {
     size_t close = s.find(']');
-    if (close == std::string_view::npos) return util::Error{"missing ']' after an IPv6 address"};
+    if (close == std::string_view::npos)
+      return util::Error{"missing ']' after an IPv6 address", {}};
     out.host = std::string(s.substr(1, close - 1));
     std::string_view rest = s.substr(close + 1);
     if (!rest.empty()) {
-      if (rest[0] != ':') return util::Error{"expected ':PORT' after ']'"};
+      if (rest[0] != ':') return util::Error{"expected ':PORT' after ']'", {}};
       port = rest.substr(1);
-      if (port.empty()) return util::Error{"empty port after ':'"};
+      if (port.empty()) return util::Error{"empty port after ':'", {}};
     }
   } else {
     size_t colon = s.find(':');
     if (colon != std::string_view::npos && s.find(':', colon + 1) == std::string_view::npos) {
       out.host = std::string(s.substr(0, colon));
       port = s.substr(colon + 1);
-      if (port.empty()) return util::Error{"empty port after ':'"};
+      if (port.empty()) return util::Error{"empty port after ':'", {}};
     } else {
       out.host = std::string(s);  // a bare IPv6 address has several ':'
     }
   }
-  if (out.host.empty()) return util::Error{"empty host name"};
+  if (out.host.empty()) return util::Error{"empty host name", {}};
   for (char c : out.host)
     if (c == ' ' || c == '\t' || c == '/' || c == '\'' || c == '"' || c == ',' ||
         static_cast<unsigned char>(c) < 0x20)
-      return util::Error{"'" + out.host + "' is not a host name or address"};
+      return util::Error{"'" + out.host + "' is not a host name or address", {}};
   if (!port.empty()) {
     auto p = util::parse_int(port);
     if (!p || *p < 1 || *p > 65535)
-      return util::Error{"port '" + std::string(port) + "' is not a number from 1 to 65535"};
+      return util::Error{"port '" + std::string(port) + "' is not a number from 1 to 65535", {}};
     out.port = static_cast<int>(*p);
   }
   return out;
