@@ -1,10 +1,8 @@
 #pragma once
-// `simulate sweep --cluster NAME`: the points as one OpenPAI job (protocol v2)
-// with one task per shard; each task runs `paictl simulate sweep SPEC --run ...
-// --shard K/N` and prints its results delimited (sim::encode_result); they are
-// gathered from the tasks' logs. The job is recorded in OUT/cluster-jobs.json
-// before it is submitted, so a re-run after an interruption waits for the same
-// job and gathers its results instead of submitting the points again.
+// `simulate sweep --cluster NAME`: its options, the connection to the cluster
+// and the printing of the progress; the job itself (one task per shard, recorded
+// in OUT/cluster-jobs.json before it is submitted, its results gathered from the
+// tasks' logs) is lib/sim/sweep_job.h's run_sweep_job.
 
 #include <cstddef>
 #include <functional>
@@ -15,6 +13,7 @@
 
 #include "app.h"
 #include "flags.h"
+#include "sim/sweep_job.h"
 
 namespace paictl {
 
@@ -32,10 +31,7 @@ struct SweepClusterOptions {
   double timeout = 30;  // seconds per request
 };
 
-struct SweepClusterPoint {
-  size_t index;
-  std::string key;
-};
+using SweepClusterPoint = pai::sim::SweepJobPoint;
 
 void add_sweep_cluster_options(Flags& cmd, SweepClusterOptions& o);
 
