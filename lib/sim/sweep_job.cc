@@ -161,8 +161,8 @@ SweepJobDocument sweep_job_document(const SweepJobSettings& settings,
     keys_text += k;
     doc.keys.push_back(k);
   }
-  doc.shards = static_cast<int>(
-      std::min<size_t>(list.size(), settings.shards > 0 ? static_cast<size_t>(settings.shards) : 8));
+  doc.shards = static_cast<int>(std::min<size_t>(
+      list.size(), settings.shards > 0 ? static_cast<size_t>(settings.shards) : 8));
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx",
                 static_cast<unsigned long long>(

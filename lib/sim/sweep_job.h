@@ -78,7 +78,7 @@ struct SweepJobRequest {
 
 struct SweepJobDeps {
   api::Client& api;
-  std::string user;  // who submits
+  std::string user;   // who submits
   util::Clock clock;  // the waits; empty: the real clock
 };
 

@@ -43,10 +43,10 @@ void sweep_job_on_server(FakeClient& http, const std::string& name,
   for (size_t i = 0; i < logs.size(); ++i) {
     tasks.push_back({{"taskIndex", i}, {"attemptId", 0}});
     const std::string uri = "http://logs.test/" + name + "/" + std::to_string(i) + "/stdout";
-    http.add("GET",
-             base + "/attempts/0/taskRoles/shard/taskIndex/" + std::to_string(i) +
-                 "/attempts/0/logs",
-             200, json{{"locations", {{{"name", "stdout"}, {"uri", uri}}}}}.dump());
+    http.add(
+        "GET",
+        base + "/attempts/0/taskRoles/shard/taskIndex/" + std::to_string(i) + "/attempts/0/logs",
+        200, json{{"locations", {{{"name", "stdout"}, {"uri", uri}}}}}.dump());
     http.add("GET", "/" + name + "/" + std::to_string(i) + "/stdout", 200, logs[i], "text/plain");
   }
   pai::http::Route r;
@@ -56,9 +56,8 @@ void sweep_job_on_server(FakeClient& http, const std::string& name,
     json d = {{"name", name}, {"jobStatus", {{"state", s}, {"attemptId", 0}}}};
     if (s == "SUCCEEDED" || s == "FAILED" || s == "STOPPED")
       d["taskRoles"] = {{"shard", {{"taskStatuses", tasks}}}};
-    r.answers.push_back({{200, {{"content-type", "application/json"}}, d.dump()},
-                         pai::http::ErrorKind::None,
-                         ""});
+    r.answers.push_back(
+        {{200, {{"content-type", "application/json"}}, d.dump()}, pai::http::ErrorKind::None, ""});
   }
   http.add(r);
 }
@@ -145,19 +144,18 @@ TEST_F(SweepJob, RecordsTheJobBeforeSubmittingAndGathersItsLogs) {
   auto r = request(kThree);
   r.settings.shards = 2;
   const auto doc = pai::sim::sweep_job_document(r.settings, r.points, 0);
-  sweep_job_on_server(http, doc.name, {"WAITING", "RUNNING", "RUNNING", "SUCCEEDED"},
-                      {pai::sim::encode_result("ka", {{"v", 1}}) +
-                           pai::sim::encode_result("kd", {{"v", 3}}),
-                       "noise\n" + pai::sim::encode_result("kc", {{"error", "boom"}}) +
-                           pai::sim::encode_result("other", {{"v", 9}})});
+  sweep_job_on_server(
+      http, doc.name, {"WAITING", "RUNNING", "RUNNING", "SUCCEEDED"},
+      {pai::sim::encode_result("ka", {{"v", 1}}) + pai::sim::encode_result("kd", {{"v", 3}}),
+       "noise\n" + pai::sim::encode_result("kc", {{"error", "boom"}}) +
+           pai::sim::encode_result("other", {{"v", 9}})});
   // The submit finds the record already written.
   bool recorded_at_submit = false;
   pai::http::Route post;
   post.method = "POST";
   post.path = kJobs;
-  post.answers.push_back({{202, {{"content-type", "application/json"}}, "{}"},
-                          pai::http::ErrorKind::None,
-                          ""});
+  post.answers.push_back(
+      {{202, {{"content-type", "application/json"}}, "{}"}, pai::http::ErrorKind::None, ""});
   http.add(post);
   auto outcome = [&] {
     pai::sim::SweepJobDeps deps{api, "alice", fake_clock.clock()};
@@ -241,12 +239,12 @@ TEST_F(SweepJob, ARerunResumesTheRecordedJobWithoutSubmitting) {
 TEST_F(SweepJob, PointsAnEndedJobGaveNoResultGoIntoANewJob) {
   auto r = request(kThree);
   const auto first = pai::sim::sweep_job_document(r.settings, r.points, 0);
-  ASSERT_TRUE(pai::sim::write_sweep_job_records(
-                  dir.string(), json::array({{{"cluster", "lab"},
-                                              {"user", "alice"},
-                                              {"job", first.name},
-                                              {"keys", {"ka", "kc", "kd"}}}}))
-                  .ok());
+  ASSERT_TRUE(
+      pai::sim::write_sweep_job_records(dir.string(), json::array({{{"cluster", "lab"},
+                                                                    {"user", "alice"},
+                                                                    {"job", first.name},
+                                                                    {"keys", {"ka", "kc", "kd"}}}}))
+          .ok());
   sweep_job_on_server(http, first.name, {"FAILED"}, {pai::sim::encode_result("ka", 1)});
   const auto second = pai::sim::sweep_job_document(r.settings, {{2, "kc"}, {4, "kd"}}, 1);
   ASSERT_NE(second.name, first.name);
