@@ -14,6 +14,7 @@
 #include "api/client.h"
 #include "cluster/registry.h"
 #include "exit_codes.h"
+#include "job/clone.h"
 #include "output/output.h"
 #include "output/printer.h"
 #include "util/printable.h"
@@ -161,7 +162,7 @@ double now_ms() {
 }
 
 bool is_final_state(const std::string& state) {
-  return state == "SUCCEEDED" || state == "FAILED" || state == "STOPPED";
+  return pai::job::job_state_final(state);
 }
 
 }  // namespace paictl::jobcli
