@@ -145,6 +145,7 @@ UseCaseResult<std::shared_ptr<AzureSession>> open_azure(const std::string& clust
   }
   AzureSession* raw = s.get();
   auto log = [raw](const std::string& line) {
+    std::lock_guard<std::mutex> lock(raw->log_mutex);
     if (raw->events) azure_part_emit(*raw->events, UseCaseEvent::Kind::AzureLog, line);
   };
   azure::TokenOptions to;

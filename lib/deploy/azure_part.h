@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -54,8 +55,10 @@ struct AzureSession {
   std::unique_ptr<azure::TokenSource> tokens;
   std::unique_ptr<azure::ArmClient> arm;
   // Where the ARM client's request lines go (UseCaseEvent::Kind::AzureLog):
-  // the callbacks of the call that runs now.
+  // the callbacks of the call that runs now. The ARM client reads on several
+  // threads at once; log_mutex hands their lines to `events` one at a time.
   const Callbacks* events = nullptr;
+  std::mutex log_mutex;
   const config::AzurePool* pool(const std::string& name) const;
 };
 
