@@ -14,6 +14,22 @@
 //                            400 with the config's errors when it is invalid.
 //   GET  /__control/requests the requests seen, one "METHOD PATH" per line
 //   GET  /__control/waiting  the groups that wait, with the scheduler's reason
+//   PUT  /__control/pods     body: {"config": HiveD config text, "bad": [node...],
+//                            "bound": [group...], "pending": [request...]}. The
+//                            state made again from a cluster's pods (the testbed's
+//                            HiveD double, tests/integration/testbed/pai_doubles.py):
+//                            a new policy on the config, the bad nodes, the bound
+//                            groups restored from their pods' bind info
+//                            (scheduler::restore_hived_groups, as HiveD does when
+//                            it starts), then each pending group scheduled (no
+//                            preemption). Answers {"placed": {group: {"chain",
+//                            "pods": [{"node", "leafCellNumber", "leafCellIndices",
+//                            "preassignedCellTypes"}]}}, "waiting": {group: reason}};
+//                            400 with the errors of an invalid config.
+//                            bound: {"name", "vc", "priority", "chain", "lazy",
+//                            "pods": [{"node", "leafCellIndices", "preassignedCellTypes"}]};
+//                            request: {"group", "vc", "priority", "leafType",
+//                            "pinned", "lazy", "pods": [[N, leaf cells]...]}
 //   POST /__control/stop     stops the server
 //
 // and a real restart, as HiveD's pod restarts: on SIGHUP the server reads
@@ -202,6 +218,75 @@ Answer push_config(State& st, const std::string& body) {
   return {200, out.dump()};
 }
 
+// The state of a cluster's pods (PUT /__control/pods): see the top of the file.
+Answer sync_pods(State& st, const std::string& body) {
+  json doc = json::parse(body, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return error(400, "not a JSON object");
+  std::string err;
+  auto model = load_model("hivedscheduler.yaml", doc.value("config", std::string()), err);
+  if (!model) return error(400, err);
+  auto made = scheduler::make_hived_policy(*model);
+  if (!made.ok()) return error(400, "Illegal initial VC assignment: " + made.error().message);
+  auto policy = std::move(*made);
+  std::vector<std::string> bad;
+  for (const auto& n : doc.value("bad", json::array())) {
+    int32_t node = policy->cluster().find_node(n.get<std::string>());
+    if (node < 0) continue;
+    policy->set_node_health(node, false);
+    bad.push_back(n.get<std::string>());
+  }
+  std::vector<scheduler::LiveGroup> groups;
+  for (const auto& g : doc.value("bound", json::array())) {
+    scheduler::LiveGroup lg;
+    lg.name = g.at("name").get<std::string>();
+    lg.vc = g.at("vc").get<std::string>();
+    lg.priority = g.value("priority", 0);
+    lg.chain = g.value("chain", std::string());
+    lg.lazy_preemption_enable = g.value("lazy", false);
+    for (const auto& p : g.at("pods"))
+      lg.pods.push_back({p.at("node").get<std::string>(),
+                         p.value("leafCellIndices", std::vector<int32_t>()),
+                         p.value("preassignedCellTypes", std::vector<std::string>())});
+    groups.push_back(std::move(lg));
+  }
+  auto restored = scheduler::restore_hived_groups(*policy, groups);
+  std::map<std::string, hived::LazyPreemptionStatus> lazy;
+  for (const auto& r : *restored)
+    if (r.outcome == scheduler::RestoreOutcome::LazyPreempted)
+      lazy[r.name] = hived::LazyPreemptionStatus{r.name, "2024-05-01T12:00:00Z"};
+  json placed = json::object(), waiting = json::object();
+  st.waiting.clear();
+  for (const auto& s : doc.value("pending", json::array())) {
+    scheduler::GroupRequest r;
+    r.affinity_group = s.at("group").get<std::string>();
+    r.virtual_cluster = s.at("vc").get<std::string>();
+    r.priority = s.value("priority", 0);
+    r.leaf_cell_type = s.value("leafType", std::string());
+    r.pinned_cell_id = s.value("pinned", std::string());
+    r.lazy_preemption_enable = s.value("lazy", false);
+    for (const auto& m : s.at("pods"))
+      r.members.push_back({m.at(0).get<int32_t>(), m.at(1).get<int32_t>()});
+    auto res = policy->schedule(r, false);
+    if (res.outcome != scheduler::Outcome::Bound) {
+      waiting[r.affinity_group] = res.reason;
+      st.waiting.push_back({r.affinity_group, res.reason});
+      continue;
+    }
+    json pods = json::array();
+    for (const auto& p : res.pods)
+      pods.push_back({{"node", policy->cluster().nodes[static_cast<size_t>(p.node)].name},
+                      {"leafCellNumber", p.leaf_cell_number},
+                      {"leafCellIndices", p.physical_leaf_cell_indices},
+                      {"preassignedCellTypes", p.preassigned_cell_types}});
+    placed[r.affinity_group] = {{"chain", res.cell_chain}, {"pods", pods}};
+  }
+  st.model = model;
+  st.policy = std::move(policy);
+  st.lazy = lazy;
+  st.bad = bad;
+  return {200, json{{"placed", placed}, {"waiting", waiting}}.dump()};
+}
+
 Answer route(State& st, const std::string& method, std::string path, const std::string& body) {
   if (size_t q = path.find('?'); q != std::string::npos) path = path.substr(0, q);
   std::string decoded;
@@ -216,6 +301,13 @@ Answer route(State& st, const std::string& method, std::string path, const std::
   path = decoded;
   if (path.rfind("/__control/", 0) != 0) st.requests.push_back(method + " " + path);
   if (path == "/__control/config" && method == "PUT") return push_config(st, body);
+  if (path == "/__control/pods" && method == "PUT") {
+    try {
+      return sync_pods(st, body);
+    } catch (const std::exception& e) {
+      return error(400, std::string("bad request: ") + e.what());
+    }
+  }
   if (path == "/__control/requests") {
     std::string out;
     for (const auto& r : st.requests) out += r + "\n";

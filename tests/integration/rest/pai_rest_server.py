@@ -250,6 +250,14 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
+    def _origin(self):
+        """Where the client reached this server (its Host header): the log URLs point
+        there, as pylon's do (a double behind another address, e.g. the testbed's
+        gateway on a host's port 80, stays reachable)."""
+        scheme = "https" if self.server.tls else "http"
+        host = self.headers.get("Host") or "127.0.0.1:%d" % self.server.server_address[1]
+        return "%s://%s" % (scheme, host)
+
     def _error(self, status, code, message):
         self._send(status, error_body(code, message))
 
@@ -587,8 +595,7 @@ class Handler(BaseHTTPRequestHandler):
                        "appExitMessages": None, "appExitTriggerMessage": None,
                        "appExitTriggerTaskRoleName": None, "appExitTriggerTaskIndex": None,
                        "appExitType": exit_spec["type"] if exit_spec else None})
-        port = self.server.server_address[1]
-        scheme = "https" if self.server.tls else "http"
+        origin = self._origin()
         roles = {}
         for tr, n in job["taskRoles"].items():
             tasks = []
@@ -611,7 +618,7 @@ class Handler(BaseHTTPRequestHandler):
                     "containerNodeName": "worker-%d" % (i + 1) if state != "WAITING" else None,
                     "containerPorts": {"ssh": 20000 + i, "http": 20100 + i} if state != "WAITING" else {},
                     "containerGpus": 1 if state != "WAITING" else None,
-                    "containerLog": "%s://127.0.0.1:%d/log-manager/%s/%s/%d/" % (scheme, port, job["name"], tr, i),
+                    "containerLog": "%s/log-manager/%s/%s/%d/" % (origin, job["name"], tr, i),
                     "containerExitCode": real_code if real_state else job["exitCode"] if done else None,
                     "containerExitSpec": exit_spec, "containerExitDiagnostics": None,
                 })
@@ -735,10 +742,8 @@ class Handler(BaseHTTPRequestHandler):
                 tr, idx = ml.group(2), int(ml.group(3))
                 if tr not in job["taskRoles"] or idx >= job["taskRoles"][tr] or st.state_of(job) == "WAITING":
                     return self._error(404, "NoTaskLogError", "Log of task is not found.")
-                port = self.server.server_address[1]
-                scheme = "https" if self.server.tls else "http"
                 tail = "true" if query.get("tail-mode") == "true" else "false"
-                base = "%s://127.0.0.1:%d/log-manager/%s/%s/%d" % (scheme, port, ident, tr, idx)
+                base = "%s/log-manager/%s/%s/%d" % (self._origin(), ident, tr, idx)
                 return self._send(200, {"locations": [
                     {"name": n, "uri": "%s/%s?token=log-secret-%s&tail-mode=%s" % (base, n, n, tail)}
                     for n in ("stdout", "stderr", "all")]})

@@ -52,6 +52,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pai_doubles  # noqa: E402
 
 # (group, version, plural, kind, namespaced, shortNames, has status)
 BUILTIN = [
@@ -942,11 +943,12 @@ def workload_available(o, plural):
 
 
 class EndpointHandler(BaseHTTPRequestHandler):
-    """What the gateway and HiveD answer once their pods run (the testbed runs no
-    images): GET /api/v2/info (also under /rest-server, pylon's route to the REST
-    server, which must be available too) and HiveD's GET /v1/inspect/clusterstatus,
-    built from the HiveD ConfigMap and the Nodes. Knobs: `endpoint info fail`,
-    `endpoint clusterstatus fail` (503)."""
+    """What HiveD answers once its pod runs (the testbed runs no images): HiveD's
+    inspect API (GET /v1/inspect/...), from the HiveD double (pai_doubles.Hived:
+    lib/scheduler's state of the ConfigMap's cells and of the pods HiveD binds).
+    Without that double's program, GET /v1/inspect/clusterstatus alone, built here
+    from the HiveD ConfigMap and the Nodes (every cell free). Knobs: `endpoint
+    clusterstatus fail`, `endpoint affinitygroups fail` (503)."""
 
     protocol_version = "HTTP/1.1"
 
@@ -954,7 +956,7 @@ class EndpointHandler(BaseHTTPRequestHandler):
         pass
 
     def answer(self, code, doc):
-        body = json.dumps(doc).encode()
+        body = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -963,20 +965,19 @@ class EndpointHandler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         ep, path = self.server.endpoint, urllib.parse.urlsplit(self.path).path
-        what = {"/api/v2/info": "info", "/rest-server/api/v2/info": "info",
-                "/v1/inspect/clusterstatus": "clusterstatus"}.get(path)
-        if what is None or (what == "info") != (ep.kind == "pylon"):
+        if not path.startswith("/v1/inspect/"):
             return self.answer(404, "NotFound: %s" % path)
+        what = path.split("/")[3]
         if ("endpoint", what) in ep.controllers.fail_knobs():
             return self.answer(503, "the testbed was told to fail %s" % path)
+        hived = pai_doubles.hived_of(ep.store)
+        if hived.available():
+            code, body = hived.inspect(ep.ns, self.path)
+            return self.answer(code, body)
+        if path != "/v1/inspect/clusterstatus":
+            return self.answer(503, "the testbed has no HiveD scheduler double (%s is missing: build the target "
+                                    "hived_test_server, or scripts/testbed.sh up --hived-server PATH)" % hived.binary)
         with ep.store.lock:
-            if what == "info":
-                rest = ep.store.objects.get(("apps", "deployments", ep.ns, "rest-server"))
-                if not rest or not workload_available(rest, "deployments"):
-                    return self.answer(502, "Bad Gateway: rest-server does not answer")
-                tag = ep.workload["spec"]["template"]["spec"]["containers"][0]["image"].rsplit(":", 1)[-1]
-                return self.answer(200, {"name": "PAI RESTful API", "version": tag, "launcherType": "k8s",
-                                         "authnMethod": "basic"})
             cm = ep.store.objects.get(("", "configmaps", ep.ns, "hivedscheduler-config"))
             nodes = {n["metadata"]["name"]: node_ready(n) for (g, p, _, _), n in ep.store.objects.items() if not g and p == "nodes"}
         try:
@@ -1003,6 +1004,34 @@ class EndpointHandler(BaseHTTPRequestHandler):
         return self.answer(200, {"physicalCluster": phys, "virtualClusters": {vc: [] for vc in (cfg.get("virtualClusters") or {})}})
 
 
+class PylonHandler(pai_doubles.GatewayHandler):
+    """The gateway once pylon's pod runs: OpenPAI's REST API v2 under /rest-server
+    (pylon's route to the REST server, which must be available too: else 502) and
+    GET /api/v2/info at its root, from the REST server double (pai_doubles). Knob:
+    `endpoint info fail` (503 on the info paths)."""
+
+    def _handle(self):
+        ep, path = self.server.endpoint, urllib.parse.urlsplit(self.path).path
+        info = path in ("/api/v2/info", "/rest-server/api/v2/info")
+        if info and ("endpoint", "info") in ep.controllers.fail_knobs():
+            self._body()
+            return self._send(503, json.dumps("the testbed was told to fail %s" % path))
+        with ep.store.lock:
+            rest = ep.store.objects.get(("apps", "deployments", ep.ns, "rest-server"))
+            up = bool(rest) and workload_available(rest, "deployments")
+            tag = ep.workload["spec"]["template"]["spec"]["containers"][0]["image"].rsplit(":", 1)[-1]
+        if not up:
+            self._body()
+            return self._send(502, json.dumps("Bad Gateway: rest-server does not answer"))
+        self.server.state.version = tag
+        if path == "/api/v2/info":
+            self._body()
+            return self._send(200, {"name": "PAI RESTful API", "version": tag, "launcherType": "k8s", "authnMethod": "basic"})
+        return super()._handle()
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _handle
+
+
 class NoDelayServer(ThreadingHTTPServer):
     """Answers without waiting on Nagle's algorithm, as kube-apiserver (Go's
     net/http) does: a response's headers and body are two writes, and with Nagle
@@ -1019,9 +1048,12 @@ class Endpoint:
 
     def __init__(self, store, controllers, kind, ns, workload, port):
         self.store, self.controllers, self.kind, self.ns, self.workload = store, controllers, kind, ns, workload
-        self.srv = NoDelayServer((store.cfg["address"], port), EndpointHandler)
+        self.srv = NoDelayServer((store.cfg["address"], port), PylonHandler if kind == "pylon" else EndpointHandler)
         self.srv.daemon_threads = True
         self.srv.endpoint = self
+        if kind == "pylon":  # what the REST server double reads from its server
+            self.srv.state = pai_doubles.gateway_of(store, ns).state
+            self.srv.prefix, self.srv.latency, self.srv.tls = "/rest-server", 0, False
         threading.Thread(target=self.srv.serve_forever, daemon=True).start()
 
     def stop(self):
@@ -1070,6 +1102,17 @@ class Controllers(threading.Thread):
                 self.endpoints[k] = Endpoint(self.s, self, kind, k[1], o, k[3])
             except OSError as e:
                 sys.stderr.write("endpoint %s on port %d: %s\n" % (k[2], k[3], e))
+
+    def hived_pods(self):
+        """While HiveD's double runs: it binds the pods that wait for it, and the
+        pods it bound succeed when their time is up (pai_doubles)."""
+        ns = next((k[1] for k, e in self.endpoints.items() if e.kind == "hived"), None)
+        hived = pai_doubles.hived_of(self.s)
+        if ns is None or not hived.available() or not hived.busy():
+            return
+        hived.sync(ns)
+        if hived.busy():
+            self.pending = True  # tick again: a pod's time will be up
 
     def fingerprint(self):
         """What a tick reads besides the store: the knobs and, per node's host, its
@@ -1140,6 +1183,7 @@ class Controllers(threading.Thread):
                     if (ns, name) not in pods_wanted:
                         s.delete(self.res("", "pods"), ns, name)
             self.sync_endpoints()
+            self.hived_pods()
             for (ns, name), pod in pods_wanted.items():
                 ev = pod.pop("_event", None)
                 k = ("", "pods", ns, name)
@@ -1771,7 +1815,13 @@ def main():
     ctx.verify_mode = ssl.CERT_OPTIONAL
     srv.socket = ctx.wrap_socket(srv.socket, server_side=True, do_handshake_on_connect=False)
     Controllers(store).start()
-    signal.signal(signal.SIGTERM, lambda *a: os._exit(0))
+
+    def stop(*_):
+        hived = getattr(store, "hived_double", None)
+        if hived:
+            hived.stop()  # the HiveD double's server is this process's child
+        os._exit(0)
+    signal.signal(signal.SIGTERM, stop)
     srv.serve_forever()
 
 

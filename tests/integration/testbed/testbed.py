@@ -35,7 +35,11 @@ sys.path.insert(0, HERE)
 import tbfake  # noqa: E402
 
 TESTHOSTS = os.path.join(HERE, "..", "hosts", "testhosts.sh")
-LIB_FILES = ["tbfake.py", "kubeadm_fake.py", "kube_apiserver.py", "tbserver.py"]
+LIB_FILES = ["tbfake.py", "kubeadm_fake.py", "kube_apiserver.py", "tbserver.py", "pai_doubles.py",
+             os.path.join("..", "rest", "pai_rest_server.py")]
+# The HiveD double's program (lib/scheduler's HiveD behind HiveD's inspect API), when
+# neither --hived-server nor TESTBED_HIVED_SERVER names one: the build tree's.
+HIVED_SERVER = os.path.join(HERE, "..", "..", "..", "build", "tests", "integration", "hived", "hived_test_server")
 # The fakes that replace real tools (first on PATH, and bind-mounted over these paths).
 BASE_TOOLS = ["apt-get", "apt", "apt-cache", "apt-mark", "dpkg", "dpkg-query", "systemctl", "modprobe", "lsmod",
               "sysctl", "swapoff", "swapon"]
@@ -165,7 +169,14 @@ def up(args):
     lib = os.path.join(rundir, "lib")
     os.makedirs(lib, exist_ok=True)
     for f in LIB_FILES:
-        shutil.copy2(os.path.join(HERE, f), os.path.join(lib, f))
+        shutil.copy2(os.path.join(HERE, f), os.path.join(lib, os.path.basename(f)))
+    hived = args.hived_server or os.environ.get("TESTBED_HIVED_SERVER") or HIVED_SERVER
+    if os.access(hived, os.X_OK):
+        shutil.copy2(hived, os.path.join(lib, "hived_test_server"))
+    elif args.hived_server or os.environ.get("TESTBED_HIVED_SERVER"):
+        die("--hived-server %s: no such program (build the target hived_test_server)" % hived)
+    elif os.path.exists(os.path.join(lib, "hived_test_server")):
+        os.unlink(os.path.join(lib, "hived_test_server"))
     start_server(rundir, lib)
     kubectl = args.kubectl or os.environ.get("TESTBED_KUBECTL") or shutil.which("kubectl") or ""
     kubectl = os.path.realpath(kubectl) if kubectl else ""
@@ -933,6 +944,7 @@ def main():
     p.add_argument("--host", action="append", default=[], metavar="I:KEY=VALUE,...")
     p.add_argument("--kubectl")
     p.add_argument("--rollout-delay", type=float, default=float(os.environ.get("TESTBED_ROLLOUT_DELAY", "0.5")))
+    p.add_argument("--hived-server", help="the HiveD double's program (tests/integration/hived/hived_test_server)")
     p.set_defaults(fn=up)
     for name, fn in (("state", state), ("down", down), ("kubeconfig", kubeconfig)):
         p = sub.add_parser(name)

@@ -1,0 +1,164 @@
+#!/bin/sh
+# The journey on the testbed alone, from bare hosts to a job that ran: install a
+# fresh testbed of 3 hosts, then against what install left there (no other test
+# server): cluster add on its gateway (the admin's password from the cluster's
+# Secret, then a token), cluster status, hived status and groups on its HiveD, a
+# job submitted, bound by HiveD to a worker's GPUs, its log followed to the end,
+# and the cells free again. Its own testbed on 127.0.35.x.
+set -eu
+: "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}"
+set +e
+reason=$("$TESTBED" can-run)
+rc=$?
+set -e
+[ $rc -eq 0 ] || { echo "$reason"; exit 77; }
+KUBECTL=${TESTBED_KUBECTL:-$(command -v kubectl || true)}
+[ -n "$KUBECTL" ] || { echo "testbed: skipped: no kubectl on this machine"; exit 77; }
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-journey-test.XXXXXX")
+cleanup() { [ -n "${KEEP:-}" ] || "$TESTBED" down "$RUN" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
+trap cleanup EXIT INT TERM
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "ok: $*"; }
+# run ARGS...: paictl with its output in $TMP/out and $TMP/err, the exit code in $RC.
+run() { set +e; "$PAICTL" "$@" > "$TMP/out" 2> "$TMP/err"; RC=$?; set -e; }
+expect_rc() { [ "$RC" -eq "$1" ] || { cat "$TMP/out" "$TMP/err" >&2; fail "$2: exit $RC, want $1"; }; }
+# check 'PYTHON-EXPRESSION' MESSAGE: with d = the last output parsed as JSON.
+check() {
+  "$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$TMP/out" "$1" \
+    || { cat "$TMP/out" >&2; fail "$2"; }
+  pass "$2"
+}
+# The registry of clusters and the tokens: this test's own.
+export XDG_CONFIG_HOME="$TMP/config" HOME="$TMP/home"
+unset PAICTL_CONFIG
+
+"$TESTBED" up 3 "$RUN" --base 127.0.35 --rollout-delay 0.2 --hived-server "$HIVED_SERVER" > "$TMP/up.log" 2>&1 \
+  || { cat "$TMP/up.log"; fail "testbed up"; }
+C=$RUN/cluster
+MASTER=127.0.35.2
+# As the install tests: the machine's CPUs, DNS and free disk are not the hosts'.
+set +e
+"$PAICTL" install "$C" --ssh-config "$RUN/ssh_config" --ignore-check-errors CPU,DNS,DiskFree --wait 60 --yes > "$TMP/install.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 0 ] || { cat "$TMP/install.txt"; fail "install exited $rc"; }
+pass "install on 3 fresh hosts"
+
+# The admin's password is the one install put in the cluster.
+KC=$("$TESTBED" kubeconfig "$RUN")
+PASSWORD=$("$KUBECTL" --kubeconfig "$KC" -n openpai get secret pai-secrets -o jsonpath='{.data.admin-password}' | base64 -d)
+[ -n "$PASSWORD" ] || fail "no admin-password in the Secret openpai/pai-secrets"
+
+# --- cluster add: a password sign-in, then a token ------------------------------------
+set +e
+printf '%s\n' "$PASSWORD" | "$PAICTL" cluster add bed --uri "http://$MASTER" --user admin --password-stdin \
+  --hived "http://$MASTER:30096" > "$TMP/out" 2> "$TMP/err"
+RC=$?
+set -e
+expect_rc 0 "cluster add with the admin's password"
+grep -q "cluster bed added" "$TMP/out" || fail "cluster add: $(cat "$TMP/out")"
+grep -q "virtual clusters you may use: default" "$TMP/out" || fail "cluster add names no VC: $(cat "$TMP/out")"
+set +e
+printf 'not-the-password\n' | "$PAICTL" cluster add wrong --uri "http://$MASTER" --user admin --password-stdin > "$TMP/out" 2> "$TMP/err"
+RC=$?
+set -e
+expect_rc 2 "cluster add with a wrong password"
+pass "cluster add: the admin signs in to the gateway with install's password, a wrong one is refused"
+# A token from REST v2's login, as a client that signs in itself gets one.
+TOKEN=$(printf '%s' "$PASSWORD" | "$PYTHON3" -c '
+import json, sys, urllib.parse, urllib.request
+body = urllib.parse.urlencode({"username": "admin", "password": sys.stdin.read(), "expiration": 3600}).encode()
+print(json.load(urllib.request.urlopen(sys.argv[1] + "/rest-server/api/v2/authn/basic/login", body))["token"])' "http://$MASTER")
+set +e
+printf '%s\n' "$TOKEN" | "$PAICTL" cluster add bed-token --uri "http://$MASTER" --token-stdin > "$TMP/out" 2> "$TMP/err"
+RC=$?
+set -e
+expect_rc 0 "cluster add with a token"
+grep -q "user admin" "$TMP/out" || fail "cluster add --token-stdin: $(cat "$TMP/out")"
+pass "cluster add with a token from POST /rest-server/api/v2/authn/basic/login"
+
+run cluster status --cluster bed -o json
+expect_rc 0 "cluster status"
+check "[(v['name'], v['total']['gpu'], v['free']['gpu']) for v in d['items'][0]['virtualClusters']] == [('default', 8, 8)]" \
+  "cluster status: the default VC has the 8 GPUs of the two workers, all free"
+
+# --- HiveD: the cells install pushed, every node healthy, no group --------------------
+run hived status --cluster bed -o json
+expect_rc 0 "hived status"
+check "d['nodes'] and sorted(n['name'] for n in d['nodes']) == ['tb-worker1', 'tb-worker2'] and all(n['healthy'] for n in d['nodes'])" \
+  "hived status: the two GPU workers, healthy"
+cp "$TMP/out" "$TMP/status-before.json"
+run hived groups --cluster bed -o json
+expect_rc 0 "hived groups"
+check "d['items'] == []" "hived groups: none before a job"
+
+# --- a job: submitted, bound by HiveD, its log followed to the end --------------------
+cat > "$TMP/job.yaml" <<'EOF'
+protocolVersion: 2
+name: journey
+type: job
+prerequisites:
+  - name: image
+    type: dockerimage
+    uri: openpai/standard:python_3.6-pytorch_1.2.0-gpu
+taskRoles:
+  train:
+    instances: 2
+    dockerImage: image
+    resourcePerInstance: {cpu: 2, memoryMB: 4096, gpu: 2}
+    commands:
+      - python train.py
+defaults:
+  virtualCluster: default
+EOF
+run job submit "$TMP/job.yaml" --cluster bed
+expect_rc 0 "job submit"
+pass "job submit"
+# HiveD binds the gang: two pods, two GPUs each, on the workers.
+n=0
+while :; do
+  "$KUBECTL" --kubeconfig "$KC" -n default get pods -o json > "$TMP/pods.json"
+  if "$PYTHON3" -c '
+import json, sys
+p = [x for x in json.load(open(sys.argv[1]))["items"] if x["metadata"].get("labels", {}).get("jobName") == "journey"]
+sys.exit(0 if len(p) == 2 and all(x["spec"].get("nodeName") for x in p) else 1)' "$TMP/pods.json"; then break; fi
+  n=$((n + 1))
+  [ $n -lt 50 ] || fail "the job's pods are not bound after 10 s: $(cat "$TMP/pods.json")"
+  sleep 0.2
+done
+"$PYTHON3" -c '
+import json, sys, yaml
+p = [x for x in json.load(open(sys.argv[1]))["items"] if x["metadata"].get("labels", {}).get("jobName") == "journey"]
+for x in p:
+    a = x["metadata"]["annotations"]
+    spec = yaml.safe_load(a["hivedscheduler.microsoft.com/pod-scheduling-spec"])
+    bind = yaml.safe_load(a["hivedscheduler.microsoft.com/pod-bind-info"])
+    assert spec["affinityGroup"]["name"] == "admin~journey" and spec["leafCellNumber"] == 2, spec
+    assert bind["node"] == x["spec"]["nodeName"] and bind["node"].startswith("tb-worker"), bind
+    assert len(bind["leafCellIsolation"]) == 2, bind
+    assert a["hivedscheduler.microsoft.com/pod-leaf-cell-isolation"] == ",".join(map(str, bind["leafCellIsolation"])), a
+' "$TMP/pods.json" || fail "the job's pods: $(cat "$TMP/pods.json")"
+pass "the job's two pods carry HiveD's scheduling spec and bind info, on the workers"
+
+run hived groups --cluster bed -o json
+expect_rc 0 "hived groups with a job"
+check "[(g['name'], g['vc'], g['state'], sum(len(v) for v in g['physicalPlacement'].values())) for g in d['items']] == [('admin~journey', 'default', 'Allocated', 4)]" \
+  "hived groups: the job's group, allocated, 4 GPUs"
+run hived status --cluster bed -o json
+expect_rc 0 "hived status with a job"
+check "sum(n['used'] for n in d['nodes']) == 4" "hived status: 4 GPUs used"
+
+run job logs -f journey --cluster bed
+expect_rc 0 "job logs -f"
+grep -q "step 5 of 5" "$TMP/out" && grep -q "^done" "$TMP/out" || fail "job logs -f: $(cat "$TMP/out" "$TMP/err")"
+pass "job logs -f follows the log to its end"
+run job status journey --cluster bed -o json
+expect_rc 0 "job status"
+check "d['jobStatus']['state'] == 'SUCCEEDED'" "job status: SUCCEEDED"
+run job list --cluster bed -o json
+expect_rc 0 "job list"
+check "[(j['name'], j['state']) for j in d['items']] == [('journey', 'SUCCEEDED')]" "job list: the job, SUCCEEDED"
+run hived groups --cluster bed -o json
+expect_rc 0 "hived groups after the job"
+check "d['items'] == []" "hived groups: the cells are free again when the job's pods ended"
+echo "ok: the journey from bare hosts to a job that ran, on the testbed alone"
