@@ -117,7 +117,8 @@ class Hived:
         self.store = store
         self.lock = threading.Lock()
         self.binary = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hived_test_server")
-        self.dir = os.path.join(store.dir, "hived")
+        # Beside the API server's data, not in it (kubeadm reset empties that directory).
+        self.dir = os.path.join(store.cfg.get("master_host") or os.path.dirname(os.path.dirname(store.dir)), "hived-double")
         self.proc = None
         self.port = None
         self.pushed = None  # the last document pushed
@@ -258,7 +259,8 @@ class Hived:
             ann[ISOLATION] = ",".join(str(i) for i in pl["leafCellIndices"])
             ann[BIND] = yaml.safe_dump({"node": pl["node"], "leafCellIsolation": pl["leafCellIndices"], "cellChain": placement["chain"],
                                         "affinityGroupBindInfo": info}, sort_keys=False)
-            ann["testbed.paictl/runs-until"] = "%.3f" % (time.time() + RUN_SECONDS)
+            secs = float(ann.get("testbed.paictl/runs-for", RUN_SECONDS))
+            ann["testbed.paictl/runs-until"] = "%.3f" % (time.time() + secs)
             new["spec"]["nodeName"] = pl["node"]
             r = s.resources[("", "pods")]
             s.update(r, pod["metadata"]["namespace"], pod["metadata"]["name"], new, "hivedscheduler", check_rv=False, op="Controller")
@@ -297,6 +299,14 @@ def hived_of(store):
 
 
 # ----------------------------------------------------------------------------- the gateway
+
+
+def run_seconds(task_role):
+    """How long a task runs once bound: the sum of its `sleep N` commands, else
+    RUN_SECONDS (nothing is run)."""
+    secs = [float(m.group(1)) for c in (task_role.get("commands") or [])
+            for m in [re.match(r"^\s*sleep\s+(\d+(?:\.\d+)?)\s*$", str(c))] if m]
+    return sum(secs) if secs else RUN_SECONDS
 
 
 class GatewayState(rest.State):
@@ -478,7 +488,8 @@ class GatewayHandler(rest.Handler):
                            "metadata": {"name": name, "namespace": JOB_NS,
                                         "labels": {"type": "kube-launcher-task", "userName": user, "jobName": job["name"],
                                                    "FC_FRAMEWORK_NAME": prefix, "FC_TASKROLE_NAME": tr, "FC_TASK_INDEX": str(i)},
-                                        "annotations": {SPEC: yaml.safe_dump(sched, sort_keys=False)}},
+                                        "annotations": {SPEC: yaml.safe_dump(sched, sort_keys=False),
+                                                        "testbed.paictl/runs-for": "%g" % run_seconds(spec)}},
                            "spec": {"schedulerName": "hivedscheduler-ds-default", "restartPolicy": "Never",
                                     "containers": [{"name": "app", "image": image if isinstance(image, str) else "openpai/standard",
                                                     "resources": {"limits": {ANN + "pod-scheduling-enable": "1"}}}]},

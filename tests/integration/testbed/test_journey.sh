@@ -107,10 +107,12 @@ taskRoles:
     dockerImage: image
     resourcePerInstance: {cpu: 2, memoryMB: 4096, gpu: 2}
     commands:
-      - python train.py
+      - sleep 4
 defaults:
   virtualCluster: default
 EOF
+# A second job that needs all 8 GPUs: it waits for the first one's cells.
+sed -e 's/^name: journey/name: big/' -e 's/gpu: 2}/gpu: 4}/' -e 's/sleep 4/sleep 1/' "$TMP/job.yaml" > "$TMP/big.yaml"
 run job submit "$TMP/job.yaml" --cluster bed
 expect_rc 0 "job submit"
 pass "job submit"
@@ -148,6 +150,17 @@ run hived status --cluster bed -o json
 expect_rc 0 "hived status with a job"
 check "sum(n['used'] for n in d['nodes']) == 4" "hived status: 4 GPUs used"
 
+run hived why admin~journey --cluster bed
+expect_rc 0 "hived why"
+grep -q "admin~journey is Allocated in VC default" "$TMP/out" || fail "hived why: $(cat "$TMP/out")"
+pass "hived why: the group is allocated in VC default"
+
+run job submit "$TMP/big.yaml" --cluster bed
+expect_rc 0 "job submit of a job that does not fit now"
+run job status big --cluster bed -o json
+expect_rc 0 "job status of the waiting job"
+check "d['jobStatus']['state'] == 'WAITING'" "a job that needs the cells another job holds waits"
+
 run job logs -f journey --cluster bed
 expect_rc 0 "job logs -f"
 grep -q "step 5 of 5" "$TMP/out" && grep -q "^done" "$TMP/out" || fail "job logs -f: $(cat "$TMP/out" "$TMP/err")"
@@ -155,9 +168,13 @@ pass "job logs -f follows the log to its end"
 run job status journey --cluster bed -o json
 expect_rc 0 "job status"
 check "d['jobStatus']['state'] == 'SUCCEEDED'" "job status: SUCCEEDED"
+run job wait big --cluster bed --interval 0.5 --timeout 60
+expect_rc 0 "job wait"
+pass "job wait: the waiting job got the cells, ran and SUCCEEDED"
 run job list --cluster bed -o json
 expect_rc 0 "job list"
-check "[(j['name'], j['state']) for j in d['items']] == [('journey', 'SUCCEEDED')]" "job list: the job, SUCCEEDED"
+check "sorted((j['name'], j['state'], j['totalGpuNumber']) for j in d['items']) == [('big', 'SUCCEEDED', 8), ('journey', 'SUCCEEDED', 4)]" \
+  "job list: both jobs, SUCCEEDED"
 run hived groups --cluster bed -o json
 expect_rc 0 "hived groups after the job"
 check "d['items'] == []" "hived groups: the cells are free again when the job's pods ended"
