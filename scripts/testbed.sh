@@ -2,9 +2,12 @@
 # The install testbed: N fresh sshd test hosts with stateful fakes of apt/dpkg,
 # systemctl, modprobe, sysctl, swap, containerd, nvidia-ctk, nvidia-smi,
 # kubeadm and kubelet, and a fake Kubernetes API server on the master that
-# kubectl talks to over TLS. docs/testbed.md describes it.
+# kubectl talks to over TLS; once paictl install ran, test doubles of OpenPAI's
+# gateway (REST API v2, http://MASTER) and of HiveD's inspect API
+# (http://MASTER:30096). docs/testbed.md describes it.
 #
 #   scripts/testbed.sh up N RUNDIR [--base 127.0.30] [--host I:KEY=VALUE,...]... [--kubectl PATH] [--rollout-delay S]
+#                                  [--hived-server PATH]
 #   scripts/testbed.sh state RUNDIR          one JSON document of every host's state and of the cluster objects
 #   scripts/testbed.sh down RUNDIR           stop everything, by pid
 #   scripts/testbed.sh knob RUNDIR HOST 'TOOL STEP ACTION'...   (or --clear)

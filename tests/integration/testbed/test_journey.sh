@@ -3,8 +3,10 @@
 # fresh testbed of 3 hosts, then against what install left there (no other test
 # server): cluster add on its gateway (the admin's password from the cluster's
 # Secret, then a token), cluster status, hived status and groups on its HiveD, a
-# job submitted, bound by HiveD to a worker's GPUs, its log followed to the end,
-# and the cells free again. Its own testbed on 127.0.35.x.
+# job submitted, bound by HiveD to a worker's GPUs, a second one waiting for its
+# cells, the first one's log followed to the end, the second waited for, the
+# cells free again; a stopped job's cells freed, a worker gone bad in HiveD. Its
+# own testbed on 127.0.35.x.
 set -eu
 : "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}"
 set +e
@@ -178,4 +180,33 @@ check "sorted((j['name'], j['state'], j['totalGpuNumber']) for j in d['items']) 
 run hived groups --cluster bed -o json
 expect_rc 0 "hived groups after the job"
 check "d['items'] == []" "hived groups: the cells are free again when the job's pods ended"
+
+# --- a stopped job frees its cells; a node that goes down is bad in HiveD ---------------
+sed -e 's/^name: journey/name: long/' -e 's/instances: 2/instances: 1/' -e 's/sleep 4/sleep 600/' "$TMP/job.yaml" > "$TMP/long.yaml"
+run job submit "$TMP/long.yaml" --cluster bed
+expect_rc 0 "job submit of a long job"
+n=0
+while :; do
+  run hived groups --cluster bed -o json
+  [ "$RC" -eq 0 ] && "$PYTHON3" -c 'import json,sys; sys.exit(0 if [g["name"] for g in json.load(open(sys.argv[1]))["items"]] == ["admin~long"] else 1)' "$TMP/out" && break
+  n=$((n + 1))
+  [ $n -lt 50 ] || fail "the long job's group is not allocated after 10 s: $(cat "$TMP/out")"
+  sleep 0.2
+done
+run job stop long --cluster bed --wait --wait-interval 0.2 --wait-timeout 30
+expect_rc 0 "job stop --wait"
+run hived groups --cluster bed -o json
+expect_rc 0 "hived groups after the stop"
+check "d['items'] == []" "a stopped job's pods are deleted and its cells free"
+
+ssh -F "$RUN/ssh_config" tb-worker2 'systemctl stop kubelet' || fail "stopping tb-worker2's kubelet"
+n=0
+while :; do
+  run hived status --cluster bed -o json
+  [ "$RC" -eq 0 ] && "$PYTHON3" -c 'import json,sys; sys.exit(0 if {n["name"]: n["healthy"] for n in json.load(open(sys.argv[1]))["nodes"]} == {"tb-worker1": True, "tb-worker2": False} else 1)' "$TMP/out" && break
+  n=$((n + 1))
+  [ $n -lt 50 ] || fail "tb-worker2 is not bad in HiveD 10 s after its kubelet stopped: $(cat "$TMP/out")"
+  sleep 0.2
+done
+pass "a worker whose kubelet stopped (its Node NotReady) is bad in hived status"
 echo "ok: the journey from bare hosts to a job that ran, on the testbed alone"

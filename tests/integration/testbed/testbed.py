@@ -3,6 +3,7 @@
 
 Run through scripts/testbed.sh (docs/testbed.md):
   up N RUNDIR [--base A.B.C] [--host I:KEY=VALUE,...]... [--kubectl PATH] [--rollout-delay S]
+               [--hived-server PATH]
   state RUNDIR                 one JSON document of every host and of the cluster objects
   down RUNDIR                  stop everything, by pid
   knob RUNDIR HOST 'TOOL STEP ACTION'...   |  knob RUNDIR HOST --clear
