@@ -29,6 +29,7 @@ workloads are available. These are test doubles, not OpenPAI or HiveD:
 import base64
 import copy
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -309,12 +310,64 @@ def run_seconds(task_role):
     return sum(secs) if secs else RUN_SECONDS
 
 
+class JwtTokens:
+    """The gateway's tokens as OpenPAI's REST server makes them: JWTs (HS256) signed
+    with the cluster's `jwt-secret` (Secret openpai/pai-secrets), so a token stays
+    valid across a restart of the API server (where the double's jobs live) and
+    until it expires, and no other secret signs one. Looked up like the REST
+    double's token table (`get`)."""
+
+    def __init__(self, state):
+        self.state = state
+
+    def key(self):
+        s = self.state.store
+        with s.lock:
+            sec = s.objects.get(("", "secrets", self.state.ns, "pai-secrets"))
+            k = (sec or {}).get("data", {}).get("jwt-secret")
+        return base64.b64decode(k) if k else None
+
+    def sign(self, user, application=False, seconds=7 * 24 * 3600):
+        key = self.key()
+        now = int(time.time())
+        head = rest.b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+        body = rest.b64url(json.dumps({"username": user, "application": application, "iat": now, "exp": now + seconds}).encode())
+        sig = rest.b64url(hmac.new(key or b"", (head + "." + body).encode(), hashlib.sha256).digest())
+        return head + "." + body + "." + sig
+
+    def get(self, token, default=None):
+        key = self.key()
+        parts = (token or "").split(".")
+        if key is None or len(parts) != 3:
+            return default
+        want = rest.b64url(hmac.new(key, (parts[0] + "." + parts[1]).encode(), hashlib.sha256).digest())
+        if not hmac.compare_digest(want, parts[2]):
+            return default
+        try:
+            claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+        except ValueError:
+            return default
+        if not isinstance(claims, dict) or claims.get("exp", 0) < time.time():
+            return default
+        return claims.get("username", default)
+
+    def __setitem__(self, token, user):
+        pass  # nothing to keep: a token carries its user and is checked by its signature
+
+    def __len__(self):
+        return 0
+
+
 class GatewayState(rest.State):
     """The REST server double's state, on the cluster's users, VCs and pods."""
 
     def __init__(self, store, ns):
         super().__init__({"users": {}, "version": "v1.8.0"}, "testbed")
         self.store, self.ns = store, ns
+        self.tokens = JwtTokens(self)
+
+    def issue_token(self, user, application=False):
+        return self.tokens.sign(user, application)
 
     def refresh(self):
         """The admin and the VCs as the cluster has them now (install may change them)."""

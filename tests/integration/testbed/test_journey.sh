@@ -77,7 +77,18 @@ RC=$?
 set -e
 expect_rc 0 "cluster add with a token"
 grep -q "user admin" "$TMP/out" || fail "cluster add --token-stdin: $(cat "$TMP/out")"
-pass "cluster add with a token from POST /rest-server/api/v2/authn/basic/login"
+# A token of the same shape that the cluster's jwt-secret did not sign is refused.
+FORGED=$(printf '%s' "$TOKEN" | "$PYTHON3" -c 'import sys; h, p, s = sys.stdin.read().split("."); print(h + "." + p + "." + s[::-1])')
+set +e
+printf '%s\n' "$FORGED" | "$PAICTL" cluster add forged --uri "http://$MASTER" --token-stdin > "$TMP/out" 2> "$TMP/err"
+RC=$?
+set -e
+# (The exit code is cluster add's business: a refused token is 3 today, a refused password 2.)
+[ "$RC" -ne 0 ] || fail "cluster add with a forged token succeeded"
+grep -q "401 UnauthorizedUserError" "$TMP/err" || fail "cluster add with a forged token: $(cat "$TMP/err")"
+run cluster list --no-probe -o json
+check "sorted(c['name'] for c in d['items']) == ['bed', 'bed-token']" "the forged token registered no cluster"
+pass "cluster add with a token from POST /rest-server/api/v2/authn/basic/login; a forged one is refused"
 
 run cluster status --cluster bed -o json
 expect_rc 0 "cluster status"
@@ -198,6 +209,28 @@ expect_rc 0 "job stop --wait"
 run hived groups --cluster bed -o json
 expect_rc 0 "hived groups after the stop"
 check "d['items'] == []" "a stopped job's pods are deleted and its cells free"
+
+# The API server restarts (its static pod, as the kubelet restarts it before kubectl
+# runs on the master): the token signed before still works, and the old HiveD
+# double's process went with the old server.
+P=$(cat "$RUN/hosts/tb-master/state/apiserver/pid")
+kill "$P"
+n=0
+while kill -0 "$P" 2>/dev/null; do n=$((n + 1)); [ $n -lt 100 ] || fail "the API server did not stop"; sleep 0.05; done
+ssh -F "$RUN/ssh_config" tb-master 'kubectl --kubeconfig /etc/kubernetes/admin.conf get nodes >/dev/null' || fail "kubectl on the master"
+[ "$(cat "$RUN/hosts/tb-master/state/apiserver/pid")" != "$P" ] || fail "the API server was not restarted"
+n=0
+while :; do
+  run cluster status --cluster bed-token -o json
+  [ "$RC" -eq 0 ] && break
+  n=$((n + 1))
+  [ $n -lt 50 ] || fail "cluster status with the token after the API server restarted: $(cat "$TMP/err")"
+  sleep 0.2
+done
+run hived groups --cluster bed -o json
+expect_rc 0 "hived groups after the API server restarted"
+[ "$(pgrep -cf "$RUN/lib/hived_test_server" || true)" -eq 1 ] || fail "not one HiveD double runs: $(pgrep -af "$RUN/lib/hived_test_server")"
+pass "after a restart of the API server the token still signs in and one HiveD double answers"
 
 ssh -F "$RUN/ssh_config" tb-worker2 'systemctl stop kubelet' || fail "stopping tb-worker2's kubelet"
 n=0
