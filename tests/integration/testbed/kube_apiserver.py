@@ -45,7 +45,9 @@ import ssl
 import sys
 import threading
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -1007,8 +1009,9 @@ class EndpointHandler(BaseHTTPRequestHandler):
 class PylonHandler(pai_doubles.GatewayHandler):
     """The gateway once pylon's pod runs: OpenPAI's REST API v2 under /rest-server
     (pylon's route to the REST server, which must be available too: else 502) and
-    GET /api/v2/info at its root, from the REST server double (pai_doubles). Knob:
-    `endpoint info fail` (503 on the info paths)."""
+    GET /api/v2/info at its root, from the REST server double (pai_doubles), and
+    GET /a/HOST:PORT/PATH passed on (pylon's route to HiveD and the other services).
+    Knob: `endpoint info fail` (503 on the info paths)."""
 
     def _handle(self):
         ep, path = self.server.endpoint, urllib.parse.urlsplit(self.path).path
@@ -1024,12 +1027,30 @@ class PylonHandler(pai_doubles.GatewayHandler):
             self._body()
             return self._send(502, json.dumps("Bad Gateway: rest-server does not answer"))
         self.server.state.version = tag
+        proxied = re.match(r"^/a/([A-Za-z0-9.-]+):(\d+)(/.*)$", self.path)
+        if proxied:
+            return self.proxy(*proxied.groups())
         if path == "/api/v2/info":
             self._body()
             return self._send(200, {"name": "PAI RESTful API", "version": tag, "launcherType": "k8s", "authnMethod": "basic"})
         return super()._handle()
 
     do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _handle
+
+    def proxy(self, host, port, rest):
+        """pylon's /a/HOST:PORT/PATH: a GET passed on to http://HOST:PORT/PATH (how
+        clients reach HiveD's inspect API behind the gateway), its answer as it came."""
+        self._body()
+        if self.command != "GET":
+            return self._send(405, json.dumps("the testbed's pylon passes GET on to /a/HOST:PORT/ only"))
+        try:
+            with urllib.request.urlopen("http://%s:%s%s" % (host, port, rest), timeout=30) as r:
+                code, body, ctype = r.status, r.read(), r.headers.get("Content-Type", "application/json")
+        except urllib.error.HTTPError as e:
+            code, body, ctype = e.code, e.read(), e.headers.get("Content-Type", "application/json")
+        except (OSError, ValueError) as e:
+            return self._send(502, json.dumps("Bad Gateway: %s:%s: %s" % (host, port, e)))
+        return self._send(code, body, ctype)
 
 
 class NoDelayServer(ThreadingHTTPServer):

@@ -90,6 +90,11 @@ run cluster list --no-probe -o json
 check "sorted(c['name'] for c in d['items']) == ['bed', 'bed-token']" "the forged token registered no cluster"
 pass "cluster add with a token from POST /rest-server/api/v2/authn/basic/login; a forged one is refused"
 
+# A cluster registered without --hived reaches HiveD behind its pylon (/a/HOST:30096/...).
+run hived status --cluster bed-token -o json
+expect_rc 0 "hived status behind the gateway"
+check "sorted(n['name'] for n in d['nodes']) == ['tb-worker1', 'tb-worker2']" "hived status through the gateway's /a/$MASTER:30096/"
+
 run cluster status --cluster bed -o json
 expect_rc 0 "cluster status"
 check "[(v['name'], v['total']['gpu'], v['free']['gpu']) for v in d['items'][0]['virtualClusters']] == [('default', 8, 8)]" \
