@@ -149,8 +149,13 @@ int run(const AddOptions& o, const Globals& g) {
       pai::api::Error shown = *e.api;
       if (e.stage == Stage::Probe && !e.hint.empty()) shown.hint = e.hint;
       int rc = jobcli::report_api_error(o.name, e.doing, shown);
-      // An address that does not answer like OpenPAI is a remote failure.
-      return e.stage == Stage::Probe && rc == kExitUsage ? kExitRemote : rc;
+      // An address that does not answer like OpenPAI is a remote failure;
+      // credentials the server refuses are the user's input (exit 2).
+      if (e.stage == Stage::Probe && rc == kExitUsage) return kExitRemote;
+      bool refused =
+          shown.kind == pai::api::Error::Kind::Http && (shown.status == 401 || shown.status == 403);
+      if ((e.stage == Stage::SignIn || e.stage == Stage::TokenCheck) && refused) return kExitUsage;
+      return rc;
     }
     print_error(e.message);
     if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", pai::util::printable(e.hint).c_str());

@@ -22,6 +22,13 @@ RC=$?
 set -e
 expect_rc 2 "an endless --token-stdin"
 [ -f "$REGISTRY" ] && fail "an endless secret wrote the registry" || pass "nothing stored"
+# A token the server refuses is refused credentials (exit 2), not a remote failure.
+set +e
+printf 'not-a-token\n' | "$PAICTL" cluster add lab --uri "$LAB_URI" --token-stdin >"$TMP/out" 2>"$TMP/err"
+RC=$?
+set -e
+expect_rc 2 "a refused --token-stdin"
+[ -f "$REGISTRY" ] && fail "a refused token wrote the registry" || pass "nothing stored for a refused token"
 
 # --- credentials in the URI, passwords over http ------------------------------------------
 AUTH_URI=$(printf '%s' "$LAB_URI" | sed 's#^http://#http://alice:SECRET-IN-URI@#')
