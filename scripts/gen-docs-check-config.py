@@ -89,7 +89,7 @@ def explain_section(codes):
            "| code | severity | name | reported by | what it means |", "|---|---|---|---|---|"]
     for c in codes:
         out.append("| `%s` | %s | %s | paictl %s | %s |" % (
-            c["code"], c["severity"], c["name"], c["reporter"], c["title"].replace("|", "\\|")))
+            c["code"], c["severity"], c["name"], c["reportedBy"], c["title"].replace("|", "\\|")))
     return "\n".join(out) + "\n"
 
 

@@ -51,7 +51,7 @@ const std::vector<CodeInfo>& config_codes() {
            "Found in any cluster file (layout.yaml, config.yaml, services-configuration.yaml, "
            "hivedscheduler.yaml). The file or document is empty.",
        .fix = "Fill the file, or leave it out of the cluster directory.",
-       .example = "config.yaml (an empty config.yaml):\n# nothing here\n2\npaictl check config "
+       .example = "config.yaml (an empty config.yaml):\n# nothing here\n\npaictl check config "
                   "says:\nconfig.yaml:1:1: error[F003]: config.yaml is empty\n  hint: a "
                   "config.yaml holds a mapping; see docs/check-config.md for an example"},
       {.code = "F004",
@@ -65,7 +65,7 @@ const std::vector<CodeInfo>& config_codes() {
        .fix = "Remove the `---` separator, or split the documents into separate files.",
        .example =
            "layout.yaml (two YAML documents in layout.yaml):\n    machine-type: k80-machine\n    "
-           "pai-worker: \"true\"\n---\nmachine-sku: {}\n29\npaictl check config "
+           "pai-worker: \"true\"\n---\nmachine-sku: {}\n\npaictl check config "
            "says:\nlayout.yaml:28:1: error[F004]: layout.yaml holds 2 YAML documents; only one is "
            "read\n  hint: remove the '---' separator, or split the documents into separate files"},
       {.code = "F005",
@@ -79,7 +79,7 @@ const std::vector<CodeInfo>& config_codes() {
                   "(a map where a list belongs, a string where a number belongs).",
        .fix = "Give the value the type the message names; the hint shows how.",
        .example = "layout.yaml (machine-list is a mapping instead of a list):\n    cpu:\n      "
-                  "vcore: 24\nmachine-list:\n  hostname: pai-master\n16\npaictl check config "
+                  "vcore: 24\nmachine-list:\n  hostname: pai-master\n\npaictl check config "
                   "says:\nlayout.yaml:15:3: error[F005]: machine-list must be a list, found a "
                   "mapping\n  hint: write each entry as '- key: value'"},
       {.code = "F006",
@@ -373,7 +373,7 @@ const std::vector<CodeInfo>& config_codes() {
        .fix = "Rename `docker_cache_htpasswd` to `docker_cache_registry_htpasswd`.",
        .example = "config.yaml (docker_cache_htpasswd, which the templates never read):\nuser: "
                   "openpai\npassword: secret-pw\ndocker_image_tag: v1.8.0\ndocker_cache_htpasswd: "
-                  "\"user:hash\"\n5\npaictl check config says:\nconfig.yaml:4:1: warning[C001]: "
+                  "\"user:hash\"\n\npaictl check config says:\nconfig.yaml:4:1: warning[C001]: "
                   "docker_cache_htpasswd is never read: OpenPAI's services-configuration template "
                   "reads docker_cache_registry_htpasswd\n  hint: rename the key to "
                   "docker_cache_registry_htpasswd"},
@@ -385,7 +385,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "Found in config.yaml. A key of the pre-v1.5 installer that is no longer read.",
        .fix = "Remove the key: v1.5+ reads the device type from `layout.yaml`.",
        .example = "config.yaml (gpu_type from the pre-v1.5 installer):\nuser: openpai\npassword: "
-                  "secret-pw\ndocker_image_tag: v1.8.0\ngpu_type: nvidia\n5\npaictl check config "
+                  "secret-pw\ndocker_image_tag: v1.8.0\ngpu_type: nvidia\n\npaictl check config "
                   "says:\nconfig.yaml:4:1: warning[C002]: gpu_type belongs to the pre-v1.5 "
                   "installer and is no longer read\n  hint: the NVIDIA checks now follow "
                   "machine-sku computing-device in layout.yaml; remove it"},
@@ -398,7 +398,7 @@ const std::vector<CodeInfo>& config_codes() {
        .fix = "Use one of the accepted values named in the message.",
        .example =
            "config.yaml (an unknown docker cache backend):\npassword: secret-pw\ndocker_image_tag: "
-           "v1.8.0\nenable_docker_cache: true\ndocker_cache_storage_backend: s3\n6\npaictl check "
+           "v1.8.0\nenable_docker_cache: true\ndocker_cache_storage_backend: s3\n\npaictl check "
            "config says:\nconfig.yaml:5:31: error[C003]: docker_cache_storage_backend must be "
            "\"azure\" or \"filesystem\", found \"s3\"\n  hint: OpenPAI's docker cache stores "
            "images in an Azure blob container or on a local filesystem"},
@@ -413,10 +413,10 @@ const std::vector<CodeInfo>& config_codes() {
               "which a string never is.",
        .example =
            "config.yaml (enable_hived_scheduler: \"false\" as a string):\nuser: openpai\npassword: "
-           "secret-pw\ndocker_image_tag: v1.8.0\nenable_hived_scheduler: \"false\"\n5\npaictl "
-           "check config says:\nconfig.yaml:4:25: warning[C004]: enable_hived_scheduler: \"false\" "
-           "is a string, not a boolean; the installer keeps the default (true), so the HiveD "
-           "scheduler stays enabled\n  hint: remove the quotes: enable_hived_scheduler: false"},
+           "secret-pw\ndocker_image_tag: v1.8.0\nenable_hived_scheduler: \"false\"\n\npaictl check "
+           "config says:\nconfig.yaml:4:25: warning[C004]: enable_hived_scheduler: \"false\" is a "
+           "string, not a boolean; the installer keeps the default (true), so the HiveD scheduler "
+           "stays enabled\n  hint: remove the quotes: enable_hived_scheduler: false"},
       {.code = "C005",
        .name = "docker-cache-incomplete",
        .severity = Severity::Error,
@@ -428,7 +428,7 @@ const std::vector<CodeInfo>& config_codes() {
               "`docker_cache_fs_mount_path`).",
        .example = "config.yaml (the azure cache backend without its account):\npassword: "
                   "secret-pw\ndocker_image_tag: v1.8.0\nenable_docker_cache: "
-                  "true\ndocker_cache_storage_backend: azure\n6\npaictl check config "
+                  "true\ndocker_cache_storage_backend: azure\n\npaictl check config "
                   "says:\nconfig.yaml:5:31: error[C005]: the azure docker cache backend needs "
                   "docker_cache_azure_account_key\n  hint: set docker_cache_azure_account_key (the "
                   "storage account the cache writes to)"},
@@ -443,7 +443,7 @@ const std::vector<CodeInfo>& config_codes() {
               "default.",
        .example = "config.yaml (kubelet_custom_flags replaces the defaults):\nuser: "
                   "openpai\npassword: secret-pw\ndocker_image_tag: v1.8.0\nkubelet_custom_flags:\n "
-                  " max-pods: \"110\"\n6\npaictl check config says:\nconfig.yaml:4:1: "
+                  " max-pods: \"110\"\n\npaictl check config says:\nconfig.yaml:4:1: "
                   "warning[C006]: kubelet_custom_flags replaces OpenPAI's default kubelet flags, "
                   "including --image-pull-progress-deadline=10m\n  hint: add "
                   "image-pull-progress-deadline: 10m to kubelet_custom_flags to keep it"},
@@ -458,7 +458,7 @@ const std::vector<CodeInfo>& config_codes() {
               "range).",
        .example = "config.yaml (a host daemon port range inside the job port range):\nuser: "
                   "openpai\npassword: secret-pw\ndocker_image_tag: v1.8.0\nhost_daemon_port_start: "
-                  "20000\nhost_daemon_port_end: 30000\n6\npaictl check config "
+                  "20000\nhost_daemon_port_end: 30000\n\npaictl check config "
                   "says:\nconfig.yaml:4:25: error[C007]: host daemon port range 20000-30000 "
                   "overlaps the job port range 15000-40000 that the rest-server hands out\n  hint: "
                   "start it at 40000 or above, or move rest-server schedule-port-start/end"},
@@ -560,7 +560,7 @@ const std::vector<CodeInfo>& config_codes() {
               "pool with `role: master` has `count: 1`, and only one pool has it.",
        .example = "config.yaml (an InfiniBand pool larger than one placement group):\n  pools:\n   "
                   " - name: gpu\n      sku: Standard_ND96asr_v4\n      count: 120\n      "
-                  "machine-type: k80-machine\n16\npaictl check config says:\nconfig.yaml:14:14: "
+                  "machine-type: k80-machine\n\npaictl check config says:\nconfig.yaml:14:14: "
                   "error[A005]: azure.pools[0].count 120 exceeds 100, the size of one placement "
                   "group, which InfiniBand between the VMs needs\n  hint: split the pool into "
                   "several pools of at most 100 VMs"},
@@ -592,7 +592,7 @@ const std::vector<CodeInfo>& config_codes() {
               "below it.",
        .example =
            "services-configuration.yaml (hivedscheduler.config written as a "
-           "mapping):\nhivedscheduler:\n  config:\n    physicalCluster: {}\n4\npaictl check config "
+           "mapping):\nhivedscheduler:\n  config:\n    physicalCluster: {}\n\npaictl check config "
            "says:\nservices-configuration.yaml:3:5: error[S001]: hivedscheduler.config must be a "
            "YAML string holding the HiveD config, found a mapping\n  hint: write it as a block "
            "string: 'config: |' followed by the HiveD config indented below"},
@@ -619,7 +619,7 @@ const std::vector<CodeInfo>& config_codes() {
        .example =
            "services-configuration.yaml (schedule-port-start above "
            "schedule-port-end):\nrest-server:\n  schedule-port-start: 40000\n  schedule-port-end: "
-           "15000\n4\npaictl check config says:\nservices-configuration.yaml:2:24: error[S003]: "
+           "15000\n\npaictl check config says:\nservices-configuration.yaml:2:24: error[S003]: "
            "rest-server schedule-port-start (40000) must be below schedule-port-end (15000)\n  "
            "hint: the defaults are 15000 and 40000"},
       {.code = "S004",
@@ -630,11 +630,11 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning =
            "Found in services-configuration.yaml. cluster-id is not a valid Kubernetes name.",
        .fix = "Use a lower-case RFC 1123 name for `cluster-id`.",
-       .example = "services-configuration.yaml (a cluster-id with upper case):\ncluster:\n  "
-                  "common:\n    cluster-id: My_Cluster\n4\npaictl check config "
-                  "says:\nservices-configuration.yaml:3:17: error[S004]: cluster-id \"My_Cluster\" "
-                  "is not a valid Kubernetes name\n  hint: use lower-case letters, digits and '-' "
-                  "(at most 63); OpenPAI stores it in a configmap"},
+       .example =
+           "services-configuration.yaml (a cluster-id with upper case):\ncluster:\n  common:\n    "
+           "cluster-id: My_Cluster\n\npaictl check config says:\nservices-configuration.yaml:3:17: "
+           "error[S004]: cluster-id \"My_Cluster\" is not a valid Kubernetes name\n  hint: use "
+           "lower-case letters, digits and '-' (at most 63); OpenPAI stores it in a configmap"},
       {.code = "H001",
        .name = "unknown-cell-type",
        .severity = Severity::Error,
@@ -681,7 +681,7 @@ const std::vector<CodeInfo>& config_codes() {
        .example =
            "hivedscheduler.yaml (a VC pins an ID no cell has):\n    - cellType: "
            "K80-POOL.K80-NODE\n      cellNumber: 2\n    pinnedCells:\n    - pinnedCellId: "
-           "no-such-cell\n27\npaictl check config says:\nhivedscheduler.yaml:26:21: error[H003]: "
+           "no-such-cell\n\npaictl check config says:\nhivedscheduler.yaml:26:21: error[H003]: "
            "virtual cluster \"default\" pins \"no-such-cell\", but no physical cell has that "
            "pinnedCellId\n  hint: set pinnedCellId: no-such-cell on the physical cell to pin"},
       {.code = "H004",
@@ -712,7 +712,7 @@ const std::vector<CodeInfo>& config_codes() {
        .example =
            "hivedscheduler.yaml (VCs ask for more nodes than the pool has):\nvirtualClusters:\n  "
            "default:\n    virtualCells:\n    - cellType: K80-POOL.K80-NODE\n      cellNumber: "
-           "3\n25\npaictl check config says:\nhivedscheduler.yaml:23:17: error[H005]: virtual "
+           "3\n\npaictl check config says:\nhivedscheduler.yaml:23:17: error[H005]: virtual "
            "clusters need 3 \"K80-NODE\" cells (level 2 of chain \"K80-POOL\") but only 2 are left "
            "at that level (default: 3)\n  hint: HiveD refuses to start ('Illegal initial VC "
            "assignment: Insufficient physical cells'); lower cellNumber, or add physical cells to "
@@ -729,7 +729,7 @@ const std::vector<CodeInfo>& config_codes() {
        .example =
            "hivedscheduler.yaml (a VC on a chain with no physical cells):\nvirtualClusters:\n  "
            "default:\n    virtualCells:\n    - cellType: K80-RACK.K80-POOL\n      cellNumber: "
-           "2\n28\npaictl check config says:\nhivedscheduler.yaml:26:17: error[H006]: virtual "
+           "2\n\npaictl check config says:\nhivedscheduler.yaml:26:17: error[H006]: virtual "
            "cluster \"default\" uses chain \"K80-RACK\", but no physicalCells entry has that top "
            "cell type\n  hint: HiveD refuses to start ('Chain K80-RACK does not exists in physical "
            "cluster'); the first part must be one of: K80-POOL"},
@@ -839,7 +839,7 @@ const std::vector<CodeInfo>& config_codes() {
            "hivedscheduler.config). A pinned cell is used by two VCs, or twice.",
        .fix = "Pin a cell in one VC only, once.",
        .example = "hivedscheduler.yaml (two VCs pin the same cell):\n    - pinnedCellId: pin-a\n  "
-                  "other:\n    pinnedCells:\n    - pinnedCellId: pin-a\n31\npaictl check config "
+                  "other:\n    pinnedCells:\n    - pinnedCellId: pin-a\n\npaictl check config "
                   "says:\nhivedscheduler.yaml:30:21: error[H013]: pinned cell \"pin-a\" is already "
                   "pinned by virtual cluster \"default\"\n  hint: a pinned cell belongs to one VC; "
                   "HiveD fails later when it removes the cell twice"},
@@ -855,7 +855,7 @@ const std::vector<CodeInfo>& config_codes() {
        .example =
            "hivedscheduler.yaml (an unknown middle segment in a VC cell type):\nvirtualClusters:\n "
            " default:\n    virtualCells:\n    - cellType: K80-POOL.K80-RACK.K80-NODE\n      "
-           "cellNumber: 2\n25\npaictl check config says:\nhivedscheduler.yaml:23:17: error[H014]: "
+           "cellNumber: 2\n\npaictl check config says:\nhivedscheduler.yaml:23:17: error[H014]: "
            "\"K80-RACK\" in \"K80-POOL.K80-RACK.K80-NODE\" is not a cell type of chain "
            "\"K80-POOL\" (HiveD ignores middle parts, so this goes unnoticed)\n  hint: the chain's "
            "types, top to leaf, are: K80-POOL, K80-NODE, K80"},
@@ -1036,7 +1036,7 @@ const std::vector<CodeInfo>& config_codes() {
               "nothing. Remove the entry or give the number of cells the VC needs.",
        .example = "hivedscheduler.yaml (a VC entry with cellNumber: 0, as HiveD's own tests write "
                   "it):\n  spare:\n    virtualCells:\n    - cellType: K80-POOL.K80-NODE\n      "
-                  "cellNumber: 0\n29\npaictl check config says:\nhivedscheduler.yaml:28:19: "
+                  "cellNumber: 0\n\npaictl check config says:\nhivedscheduler.yaml:28:19: "
                   "warning[H026]: virtualClusters.spare.virtualCells[0].cellNumber is 0, so the VC "
                   "is guaranteed no K80-POOL.K80-NODE cells\n  hint: remove the entry, or give the "
                   "number of cells the VC needs"},
@@ -1132,7 +1132,7 @@ const std::vector<CodeInfo>& config_codes() {
        .fix = "Enable the HiveD scheduler, or keep one kind of worker.",
        .example = "config.yaml (two worker device types with HiveD disabled):\nuser: "
                   "openpai\npassword: secret-pw\ndocker_image_tag: v1.8.0\nenable_hived_scheduler: "
-                  "false\n5\npaictl check config says:\nconfig.yaml:4:1: error[X006]: "
+                  "false\n\npaictl check config says:\nconfig.yaml:4:1: error[X006]: "
                   "enable_hived_scheduler is false but the workers have 2 device types (cpu, "
                   "nvidia.com/gpu)\n  hint: the Kubernetes default scheduler handles only one "
                   "worker device type; enable the HiveD scheduler or use one kind of worker"},
@@ -1148,10 +1148,10 @@ const std::vector<CodeInfo>& config_codes() {
               "azure-nd96asr-v4` writes one for that size).",
        .example = "config.yaml (an Azure pool whose machine-type is not in layout.yaml):\n    - "
                   "name: gpu\n      sku: Standard_ND96asr_v4\n      count: 2\n      machine-type: "
-                  "k80-machin\n16\npaictl check config says:\nconfig.yaml:15:21: error[X007]: "
-                  "azure pool \"gpu\" has machine-type \"k80-machin\", which is not a machine-sku "
-                  "of tests/data/config/cases/X007-azure-pool-machine-type/layout.yaml\n  hint: "
-                  "did you mean \"k80-machine\"?"},
+                  "k80-machin\n\npaictl check config says:\nconfig.yaml:15:21: error[X007]: azure "
+                  "pool \"gpu\" has machine-type \"k80-machin\", which is not a machine-sku of "
+                  "tests/data/config/cases/X007-azure-pool-machine-type/layout.yaml\n  hint: did "
+                  "you mean \"k80-machine\"?"},
   };
   return kCodes;
 }

@@ -50,7 +50,8 @@ const std::vector<CodeInfo>& job_codes() {
            "The path does not exist or cannot be read, or the file is larger than 16 MiB; exit "
            "status 2.\n`-` reads the job from stdin with the same 16 MiB cap: more is refused with "
            "this error\ninstead of being read without end (`yes | paictl job validate -`).",
-       .fix = "",
+       .fix = "Check the path and its permissions, and keep the file under 16 MiB (also when it "
+              "comes from stdin).",
        .example = ""},
       {.code = "J006",
        .name = "unsupported-tag",

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -78,7 +79,7 @@ TEST(CodeCatalogue, EntriesAreCompleteAndUnique) {
     EXPECT_FALSE(c.fix.empty()) << c.code;
     EXPECT_EQ(c.title.back() == '.', false) << c.code << ": a title is one line without a period";
     for (char ch : c.name)
-      EXPECT_TRUE((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-')
+      EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-')
           << c.code << " name " << c.name;
   }
   EXPECT_GE(codes().size(), 150u);
