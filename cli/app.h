@@ -86,6 +86,7 @@ void build_hived_diff(Flags&, Globals&);
 void build_hived_snapshot(Flags&, Globals&);
 void build_help(Flags&, Globals&);
 void build_version(Flags&, Globals&);
+void build_explain(Flags&, Globals&);
 void build_completion(Flags&, Globals&);
 void build_internal_complete(Flags&, Globals&);
 void build_internal_man(Flags&, Globals&);

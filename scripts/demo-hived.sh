@@ -24,6 +24,10 @@ status=0
 DEMO_NAME=demo-hived
 . scripts/demo-lib.sh
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/paictl-demo-hived.XXXXXX")
+# Each command's output is kept for `shows`: the demo checks what the commands
+# print (the lab's state as tests/integration/hived/scenarios/lab.json makes it),
+# not only their exit codes.
+DEMO_CAPTURE=$RUN/last
 PID=""
 cleanup() {
   [ -z "$PID" ] || kill "$PID" 2>/dev/null || true
@@ -47,21 +51,32 @@ NEW=$SCEN/lab-moved.yaml
 
 step "Cells per chain and level (v7 bad and doomed), each VC's guarantee per SKU, the nodes in use"
 expect 0 $PAICTL hived status $H -o wide
+shows "V100-RACK      2  V100-NODE      8     7     1         0    1       1" \
+  "v7    V100  Bad         8     0    0  -" \
+  "10 nodes (1 bad), 8 affinity groups (0 preempting, 1 lazily preempted)"
 step "The cell trees: physical cells with their leaves' groups, each VC's virtual cells and bindings"
 expect 0 $PAICTL hived cells --tree $H
+shows "1/v7  V100-NODE  Free  vc research  -> research/0 BAD DOOMED" "prod/3  V100-NODE  Used priority 200  -> 0/v3"
 step "The same as an SVG, coloured by VC, bad cells outlined, doomed ones crossed"
 expect 0 $PAICTL hived cells $H --diagram "$RUN/cells.svg"
+shows "wrote $RUN/cells.svg" "research  research/0    V100-NODE  V100  1/v7      Free          -          0/8  bad, doomed"
+[ "$(grep -c '<rect' "$RUN/cells.svg")" -gt 50 ] || { echo "demo-hived: the SVG has too few boxes" >&2; status=1; }
 echo "($(grep -c '<rect' "$RUN/cells.svg") boxes in $RUN/cells.svg)"
 step "The affinity groups, by VC and priority"
 expect 0 $PAICTL hived groups $H
+shows "infer-c  prod            10  Allocated (lazily preempted)     4  v4[0-3]" "opp-1    research        -1  Allocated                        4  v4[4-7]"
 step "Why does big-wait wait? Its request run through the HiveD algorithm on the live state"
 expect 0 $PAICTL hived why big-wait $H --config "$OLD" --vc prod --priority 100 --gpus 8 --leaf-type V100
+shows "big-wait waits: insufficient capacity when scheduling in VC prod (chain V100-RACK)" "are bad: v7"
 step "And a running group: where, at which priority, lazily preempted by whom"
 expect 0 $PAICTL hived why infer-c $H
+shows "infer-c is Allocated in VC prod at priority 10, on 4 GPUs: v4[0-3]" "lazily preempted by urgent"
 step "A config change: one of prod's node cells moves to research (exit 2 = changes)"
 expect 2 $PAICTL hived diff "$OLD" "$NEW" --live $H --detailed-exitcode
+shows "prod      V100-NODE  V100       4      3      -1    32 -> 24" "urgent  prod       200     8  lazily preempted"
 step "apply refuses it: a running guaranteed group would be lazily preempted (exit 1)"
 expect 1 $PAICTL hived apply "$NEW" --current "$OLD" $H --yes
+shows "refusing: 1 running guaranteed group(s) would be lazily preempted: urgent"
 step "Drift: the live cluster against the config, and against the hosts' facts (v3 lost a GPU)"
 mkdir -p "$RUN/facts"
 for n in 1 2 3 4 5 6 7 8; do
@@ -78,4 +93,5 @@ for n in 1 2 3 4 5 6 7 8; do
   } >"$RUN/facts/v$n.json"
 done
 expect 1 $PAICTL hived drift "$OLD" $H --facts "$RUN/facts" -o wide
+shows "v7    bad" "v3    gpusDropped  7 GPUs found, its cells have 8 leaf cells" "facts of 8 hosts: 2 finding(s)"
 exit $status

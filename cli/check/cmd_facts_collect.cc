@@ -93,8 +93,8 @@ int run(const FactsCollectOptions& o, const Globals& g) {
       failed.push_back(
           {{"host", h.plan.name}, {"error", why}, {"hint", h.exec.hint}, {"partial", usable}});
       print_error(h.plan.name + ": " + why);
-      if (!h.exec.hint.empty() && !g.quiet)
-        std::fprintf(stderr, "  hint: %s\n", h.exec.hint.c_str());
+      // An error's hint is part of the error: -q never hides it.
+      if (!h.exec.hint.empty()) std::fprintf(stderr, "  hint: %s\n", h.exec.hint.c_str());
     }
     if (!usable) continue;
     nlohmann::json j = pai::facts::to_json(h.facts);

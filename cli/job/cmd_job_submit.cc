@@ -110,7 +110,7 @@ pai::util::Result<pai::job::OpenedClusters> open_submit_clusters(
     const pai::job::SubmitRequest& r, const SubmitOptions& o, const Globals& g,
     std::vector<jobcli::Connection>& conns) {
   auto reg = jobcli::load_registry();
-  if (!reg) return pai::util::Error{.message = "the cluster registry cannot be read"};
+  if (!reg) return pai::util::Error{"the cluster registry cannot be read", {}};
   pai::job::OpenedClusters out;
   out.preference = reg->preference();
   if (r.automatic) {
@@ -123,7 +123,7 @@ pai::util::Result<pai::job::OpenedClusters> open_submit_clusters(
     }
   } else {
     auto conn = jobcli::connect(*reg, o.remote, g);
-    if (!conn) return pai::util::Error{.message = "the cluster cannot be opened"};
+    if (!conn) return pai::util::Error{"the cluster cannot be opened", {}};
     conns.push_back(*conn);
   }
   for (const auto& c : conns)

@@ -1,8 +1,5 @@
 // paictl plan: hardware facts or machine profiles -> layout.yaml, HiveD cells, virtual clusters.
 
-#include <unistd.h>
-
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -11,6 +8,7 @@
 
 #include "app.h"
 #include "command.h"
+#include "data_dirs.h"
 #include "diag/report.h"
 #include "exit_codes.h"
 #include "flags.h"
@@ -31,25 +29,10 @@ namespace paictl {
 
 namespace {
 
-std::string exe_dir() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return {};
-  std::string p(buf, static_cast<size_t>(n));
-  auto s = p.find_last_of('/');
-  return s == std::string::npos ? std::string() : p.substr(0, s);
-}
-
-// --layouts, else $PAICTL_LAYOUTS, else next to the binary (installed or in a build tree), else
-// ./layouts.
+// --layouts, else $PAICTL_LAYOUTS, else the installed share/paictl/layouts, else the
+// source tree's layouts/ when run from a build tree, else ./layouts.
 std::string find_layouts(const std::string& flag) {
-  if (!flag.empty()) return flag;
-  if (const char* e = std::getenv("PAICTL_LAYOUTS"); e && *e) return e;
-  std::string d = exe_dir();
-  for (const std::string& c :
-       {d + "/../share/paictl/layouts", d + "/../layouts", d + "/../../layouts"})
-    if (!d.empty() && pai::util::is_directory(c)) return c;
-  return "layouts";
+  return find_data_dir(flag, "PAICTL_LAYOUTS", "layouts");
 }
 
 int run(const PlanCliOptions& o, const Globals& g) {

@@ -64,7 +64,9 @@ UseCaseResult<HostRunPlan> plan_host_run(HostOperation operation, PreparedCluste
   if (!p.dry_run) {
     if (auto locked = p.lock->acquire(p.state_dir + "/install.lock"); !locked)
       return input_error(locked.error().message);
-    util::make_directories(p.state_dir + "/logs", 0700);
+    // The hosts' logs go there: a run that cannot keep them does not start.
+    if (auto made = util::make_directories(p.state_dir + "/logs", 0700); !made)
+      return input_error("cannot create " + p.state_dir + "/logs: " + made.error().message);
   }
 
   const auto& s = p.cluster->settings;

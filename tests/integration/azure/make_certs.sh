@@ -5,6 +5,7 @@
 set -eu
 dir=$1
 command -v openssl >/dev/null 2>&1 || { echo "SKIP: openssl is missing (apt-get install openssl)" >&2; exit 77; }
+# Any other failure is the test's: exit 1 (set -e).
 mkdir -p "$dir"
 cd "$dir"
 openssl ecparam -name prime256v1 -genkey -noout -out ca.key 2>/dev/null

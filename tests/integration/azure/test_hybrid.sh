@@ -179,7 +179,7 @@ PYEOF
   then pass "check hosts: CrossSiteMTU finds the narrower path and CrossSitePort the dropped kubelet port of the GPU VM; the master's pass"
   else fail "check hosts' cross-site checks with the seeded faults"; sed 's/^/  | /' "$OUT" >&2; fi
 else
-  echo "skip: cannot add a route here, so the cross-site faults are not seeded"
+  skip_part "cannot add a route here, so the cross-site faults are not seeded"
 fi
 
 # The master's pool neither grows nor loses its VM.

@@ -79,7 +79,7 @@ if [ -n "$ROUTE" ]; then
   [ "$(ctl GET /__control/resources)" = "[]" ] && pass "no Azure resource exists" ||
     fail "resources created before the checks: $(ctl GET /__control/resources)"
 else
-  echo "skip: this machine routes no network outside the test's ranges, so SiteOverlap cannot be seeded"
+  skip_part "this machine routes no network outside the test's ranges, so SiteOverlap cannot be seeded"
 fi
 
 # The dry run shows both plans: the Azure resources and the on-prem hosts' phases.

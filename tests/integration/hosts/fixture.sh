@@ -12,8 +12,9 @@ case $1 in
     rc=$?
     set -e
     if [ $rc -ne 0 ]; then
-      echo "$reason" | tee "$3.skipped"
-      exit 77
+      echo "$reason" >"$3.skipped"
+      . "$HERE/../../skip.sh"
+      skip_test "$reason"
     fi
     exec sh "$HERE/testhosts.sh" start "$2" "$3" ;;
   stop)

@@ -6,10 +6,11 @@ set -eu
 HOSTS_DIR=${HOSTS_DIR:-$(cd "$(dirname "$0")" && pwd)}
 ASSERT="python3 $HOSTS_DIR/assert_json.py"
 
-# Skip (exit 77, ctest SKIP_RETURN_CODE) when the fixture could not start hosts.
+# Skip (tests/skip.sh: exit 77, or a failure under PAI_REQUIRE_ALL=1) when the
+# fixture could not start hosts.
+. "$HOSTS_DIR/../../skip.sh"
 if [ -f "$RUN.skipped" ]; then
-  cat "$RUN.skipped"
-  exit 77
+  skip_test "$(cat "$RUN.skipped")"
 fi
 if [ ! -f "$RUN/port" ]; then
   echo "the test hosts of $RUN are not running (the fixture failed; see its output)" >&2

@@ -32,7 +32,7 @@ if grep -q "$(printf '\033')" "$TMP/out" "$TMP/err"; then fail "colour without a
 # shellcheck disable=SC2046
 set -- check hosts "$RUN/cluster" $(host_flags) --limit gpu-ok,swap-on
 if ! command -v script >/dev/null 2>&1; then
-  echo "ok: output (the terminal part skipped: script(1) from bsdutils is not installed)"
+  skip_part "output: the terminal part: script(1) from bsdutils is not installed"
   exit 0
 fi
 # on_tty OUTFILE ARGS...: paictl ARGS with stdout to OUTFILE and stderr on a pty,

@@ -3,8 +3,7 @@
 # sudo -n, sudo with the password on the script's stdin, and no sudo at all.
 . "$(dirname "$0")/lib.sh"
 if ! command -v sudo >/dev/null 2>&1; then
-  echo "skipped: sudo is not installed on this machine (scripts/install-deps.sh installs it)"
-  exit 77
+  skip_test "sudo is not installed on this machine (scripts/install-deps.sh installs it)"
 fi
 PW=$(cat "$RUN/password")
 base="--connect-timeout 2 --command-timeout 4 --min-disk-free 1Gi --registry registry.paictl.test"

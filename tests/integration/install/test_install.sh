@@ -14,7 +14,8 @@ set +e
 reason=$("$TESTBED" can-run)
 rc=$?
 set -e
-[ $rc -eq 0 ] || { echo "$reason"; exit 77; }
+. "$(dirname "$0")/../../skip.sh"
+[ $rc -eq 0 ] || skip_test "$reason"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-install-test.XXXXXX")
 cleanup() { "$TESTBED" down "$RUN" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
 trap cleanup EXIT INT TERM
@@ -75,23 +76,33 @@ py 'sys.exit(0 if s["cluster"]["bootstrap_tokens"] == 0 else "tokens left after 
 py 'sys.exit(0 if s["hosts"]["tb-master"]["kubeadm"]["init"] == 1 else "init: %s" % s["hosts"]["tb-master"]["kubeadm"])' "$TMP/s1.json"
 pass "a failing step in 4 phases: each run fails at it, the next one goes on; no token left"
 
-# kill -9 at seeded points: after the journal has N records, then re-run.
+# kill -9 at seeded points: after the journal has N records, then re-run. Each
+# kill must happen: the install still running when its run has N records, and
+# ended by the SIGKILL (exit 137), not by itself or by the time limit.
 for n in 3 9 16; do
   "$PAICTL" install "$C" $ARGS --yes > "$TMP/kill-$n.txt" 2>&1 &
   pid=$!
   i=0
+  reached=0
   while kill -0 $pid 2>/dev/null; do
     lines=$(wc -l < "$C/.paictl/install.journal" 2>/dev/null || echo 0)
     # Records of this run only: count from the last run-start.
     now=$(grep -n '"run-start"' "$C/.paictl/install.journal" 2>/dev/null | tail -1 | cut -d: -f1)
-    [ -n "$now" ] && [ $((lines - now)) -ge $n ] && break
+    if [ -n "$now" ] && [ $((lines - now)) -ge $n ]; then reached=1; break; fi
     i=$((i + 1)); [ $i -lt 3000 ] || break
     sleep 0.01
   done
-  kill -9 $pid 2>/dev/null || true
-  wait $pid 2>/dev/null || true
+  killed=0
+  if [ $reached -eq 1 ] && kill -9 $pid 2>/dev/null; then killed=1; fi
+  set +e
+  wait $pid 2>/dev/null
+  rc=$?
+  set -e
+  [ $reached -eq 1 ] || { kill -9 $pid 2>/dev/null; cat "$TMP/kill-$n.txt"; fail "kill point $n: the run ended (exit $rc) or 30 s passed before its journal had $n records"; }
+  [ $killed -eq 1 ] && [ $rc -eq 137 ] || { cat "$TMP/kill-$n.txt"; fail "kill point $n: install was not killed by SIGKILL (kill sent: $killed, exit $rc)"; }
+  tail -n +"$now" "$C/.paictl/install.journal" | grep -q '"run-end"' && fail "kill point $n: the killed run's journal has its end"
+  pass "install killed by SIGKILL after $n records of its run (exit $rc)"
 done
-pass "install killed at 3 points"
 
 set +e
 "$PAICTL" install "$C" $ARGS --yes > "$TMP/run2.txt" 2>&1
@@ -203,7 +214,12 @@ pass "a re-run sees the API server down, a sysctl, containerd stopped, the clust
 # A rollout that does not finish: the failing pod and its events are shown; a
 # re-run once it is fixed waits for it and succeeds.
 "$TESTBED" knob "$RUN" tb-master 'unavailable openpai/webportal'
-sleep 1
+# The API server's controllers read the knob on their next tick: wait for it (10 s at most).
+i=0
+until [ -n "$(on tb-master 'kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache -n openpai get deployment webportal -o jsonpath={.status.unavailableReplicas}' 2>/dev/null)" ]; do
+  i=$((i + 1)); [ $i -lt 100 ] || fail "deployment webportal was not unavailable 10 s after the knob"
+  sleep 0.1
+done
 set +e
 "$PAICTL" install "$C" $BASE --wait 2 --yes > "$TMP/run-rollout.txt" 2>&1
 rc=$?

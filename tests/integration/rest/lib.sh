@@ -2,9 +2,10 @@
 # test servers' addresses and control API. Source it; it needs $RUN.
 . "$PAI_SOURCE_DIR/tests/cli/lib.sh"
 : "${RUN:?RUN must be the fixture directory}"
+. "$PAI_SOURCE_DIR/tests/skip.sh"
 if [ ! -f "$RUN/env.sh" ]; then
-  echo "SKIP: the REST test servers are not running (see $RUN)"
-  exit 77
+  # The fixture left no servers: skipped only where it could not start them.
+  skip_test "the REST test servers are not running (see $RUN)"
 fi
 . "$RUN/env.sh"
 PY=${PYTHON3:-python3}

@@ -3,6 +3,7 @@
 # checks that nothing it started is left running). Skips (77) with the reason
 # where this machine cannot run sshd test hosts.
 set -eu
+. "$(dirname "$0")/../../skip.sh"
 case $1 in
   up)
     rm -f "$2.skipped"
@@ -10,10 +11,10 @@ case $1 in
     reason=$("$TESTBED" can-run)
     rc=$?
     set -e
-    if [ $rc -ne 0 ]; then echo "$reason" | tee "$2.skipped"; exit 77; fi
+    if [ $rc -ne 0 ]; then echo "$reason" >"$2.skipped"; skip_test "$reason"; fi
     exec "$TESTBED" up 3 "$2" --base 127.0.31 --rollout-delay 0.3 ;;
   down)
-    [ -f "$2.skipped" ] && { cat "$2.skipped"; exit 77; }
+    [ -f "$2.skipped" ] && skip_test "$(cat "$2.skipped")"
     [ -f "$2/testbed.json" ] || exit 0
     pids=$(cat "$2/pids" 2>/dev/null | cut -d' ' -f1; cat "$2"/hosts/*/state/apiserver/pid 2>/dev/null || true)
     ns=$(cut -d' ' -f2 "$2/namespaces" 2>/dev/null || true)

@@ -2,7 +2,8 @@
 # run directory), TB_DIR, TESTBED and PYTHON3.
 set -eu
 : "${RUN:?RUN is not set}"
-if [ -f "$RUN.skipped" ]; then cat "$RUN.skipped"; exit 77; fi
+. "$(dirname "$0")/../../skip.sh"
+if [ -f "$RUN.skipped" ]; then skip_test "$(cat "$RUN.skipped")"; fi
 if [ ! -f "$RUN/testbed.json" ]; then
   echo "the testbed of $RUN is not running (the fixture failed; see testbed.up)" >&2
   exit 1

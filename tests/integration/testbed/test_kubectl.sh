@@ -3,7 +3,7 @@
 # certificate from the master's admin.conf): apply, re-apply "unchanged",
 # server-side apply with field managers, rollout status, wait, nodes with GPUs.
 . "$(dirname "$0")/lib.sh"
-[ -n "$KUBECTL" ] || { echo "testbed: skipped: no kubectl on this machine (scripts/install-deps.sh installs kubernetes-client)"; exit 77; }
+[ -n "$KUBECTL" ] || skip_test "testbed: no kubectl on this machine (scripts/install-deps.sh installs kubernetes-client)"
 M=$TB_DIR/manifests
 export KUBECONFIG
 KUBECONFIG=$(kubeconfig)

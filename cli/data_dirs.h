@@ -1,0 +1,15 @@
+#pragma once
+// Where paictl's data directories (layouts/, templates/) are, for the commands that
+// read them when no flag names one.
+
+#include <string>
+
+namespace paictl {
+
+// The directory NAME ("layouts", "templates"): `flag` when given, else the
+// environment variable `env` (PAICTL_LAYOUTS), else share/paictl/NAME of the
+// installed prefix (relative to the binary), else NAME of the source tree when the
+// binary runs from its build tree, else ./NAME.
+std::string find_data_dir(const std::string& flag, const char* env, const std::string& name);
+
+}  // namespace paictl
