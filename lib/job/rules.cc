@@ -20,6 +20,9 @@ const std::vector<diag::Rule>& rules() {
        "The file is larger than the 100 KiB the server accepts in a request"},
       {"J008", "yaml11-reading", Severity::Warning,
        "A plain value that js-yaml reads unlike YAML 1.2: 0755, 1:30, 1_000, 2024-01-01"},
+      {"J009", "cluster-file", Severity::Error,
+       "The file is a cluster file (layout.yaml, services-configuration.yaml, a HiveD config), "
+       "not a job"},
       // The rest-server's schema (AJV, every error reported)
       {"J010", "missing-key", Severity::Error, "A required key is missing"},
       {"J011", "wrong-type", Severity::Error,
