@@ -9,6 +9,7 @@
 #include "command_tree.h"
 #include "exit_codes.h"
 #include "output/output.h"
+#include "output/printer.h"
 #include "util/printable.h"
 
 namespace paictl {
@@ -42,6 +43,7 @@ int dispatch_command(const std::vector<std::string>& path, const std::function<v
                      const std::function<void(Usage&)>& validate, const std::function<int()>& run) {
   complete();
   Usage u;
+  if (std::string e = output_usage_error(path); !e.empty()) u.error(e, kOutputNameHint);
   validate(u);
   if (!u.ok()) return report_usage(u, path);
   return run();

@@ -14,6 +14,7 @@
 #include "job/follow.h"
 #include "output/output.h"
 #include "output/printer.h"
+#include "util/printable.h"
 
 namespace paictl {
 
@@ -34,6 +35,10 @@ int run(const ListOptions& o, const Globals& g) {
   auto reg = jobcli::load_registry();
   if (!reg) return kExitUsage;
   const auto& clusters = reg->clusters();
+  if (o.output == "name") {  // the registry's names; nothing is probed
+    for (const auto& c : clusters) std::printf("%s\n", pai::util::printable(c.name).c_str());
+    return kExitOk;
+  }
   // Probe every cluster at once: GET /api/v2/info needs no token.
   std::vector<std::future<pai::api::Result<pai::api::ClusterInfo>>> probes;
   if (!o.no_probe) {
@@ -123,7 +128,7 @@ int run(const ListOptions& o, const Globals& g) {
 void add_cluster_list(Flags& parent, Globals& g) {
   auto o = std::make_shared<ListOptions>();
   Flags* cmd = &parent;
-  add_output_option(*cmd, o->output, g, /*wide=*/true);
+  add_output_option(*cmd, o->output, g, /*wide=*/true, {"cluster name"});
   cmd->add_flag("--no-probe", o->no_probe, "Do not contact the clusters");
   cmd->add_option("--request-timeout", o->timeout, "Seconds to wait for each cluster")
       ->capture_default_str();

@@ -3,6 +3,7 @@
 // the style of plan --diagram (lib/hived/cells.h).
 
 #include <cstdio>
+#include <map>
 
 #include "app.h"
 #include "command.h"
@@ -26,6 +27,7 @@ struct CellsOptions {
   HivedOptions h;
   bool tree = false;
   std::string diagram;
+  std::string config;  // the config HiveD runs: marks its pinned cells in --diagram
 };
 
 int run_cells(const CellsOptions& o, const Globals& g) {
@@ -39,7 +41,13 @@ int run_cells(const CellsOptions& o, const Globals& g) {
     return kExitUsage;
   }
   if (!o.diagram.empty()) {
-    auto err = write_report_file(o.diagram, pai::hived::render_cells_svg(*live, o.h.vc));
+    std::map<std::string, std::string> pinned;
+    if (!o.config.empty()) {
+      auto model = load_model(o.config, g);
+      if (!model) return kExitUsage;
+      pinned = pai::hived::pinned_cell_addresses(*model);
+    }
+    auto err = write_report_file(o.diagram, pai::hived::render_cells_svg(*live, o.h.vc, pinned));
     if (!err.ok()) {
       print_error(err.error().message);
       return kExitUsage;
@@ -133,6 +141,10 @@ void build_hived_cells(Flags& cmd, Globals& g) {
                  "Write an SVG of the physical cells, leaves coloured by VC, bad and doomed "
                  "marked")
       ->type_name("FILE");
+  cmd.add_option("--config", o->config,
+                 "The config HiveD runs (a cluster directory or a HiveD config): --diagram marks "
+                 "its pinned cells")
+      ->type_name("PATH");
   cmd.footer(
       "Without --tree: each VC's preassigned virtual cells, the physical cell each is bound\n"
       "to (HiveD binds a virtual cell only while it is used, or to a bad cell it dooms so\n"
@@ -141,7 +153,12 @@ void build_hived_cells(Flags& cmd, Globals& g) {
       "virtual trees; -o json|yaml with --tree adds the trees in HiveD's own shape.\n\n"
       "EXIT STATUS:\n  0 ok, 2 bad usage or an unknown VC, 3 HiveD could not be read\n");
   define_command(cmd, g, o,
-                 {.validate = [](const CellsOptions& o, Usage& u) { validate_hived_flags(o.h, u); },
+                 {.validate =
+                      [](const CellsOptions& o, Usage& u) {
+                        validate_hived_flags(o.h, u);
+                        u.error_if(!o.config.empty() && o.diagram.empty(),
+                                   "--config marks pinned cells in --diagram; give --diagram FILE");
+                      },
                   .run = [](const auto& o, Globals& g) { return run_cells(o, g); }});
 }
 

@@ -24,7 +24,7 @@
 
 namespace paictl::hivedcli {
 
-void add_hived_flags(Flags* cmd, HivedOptions& o, Globals& g, bool wide) {
+void add_hived_flags(Flags* cmd, HivedOptions& o, Globals& g, bool wide, const char* names) {
   cmd->add_option("--hived", o.hived,
                   "HiveD's web server (default: the cluster's, from cluster add --hived, else "
                   "behind its pylon, /a/<host>:30096)")
@@ -36,7 +36,7 @@ void add_hived_flags(Flags* cmd, HivedOptions& o, Globals& g, bool wide) {
   cmd->add_flag("--insecure", o.insecure,
                 "Do not verify --hived's TLS certificate (not recommended)");
   jobcli::add_remote_flags(cmd, o.remote);
-  add_output_option(*cmd, o.output, g, wide);
+  add_output_option(*cmd, o.output, g, wide, {names});
 }
 
 void validate_hived_flags(const HivedOptions& o, Usage& u) {

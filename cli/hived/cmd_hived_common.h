@@ -43,7 +43,9 @@ struct HivedOptions {
   std::string vc;
 };
 
-void add_hived_flags(Flags* cmd, HivedOptions& o, Globals& g, bool wide = true);
+// names: what -o name prints a line of, for the commands that list named things.
+void add_hived_flags(Flags* cmd, HivedOptions& o, Globals& g, bool wide = true,
+                     const char* names = nullptr);
 // The usage errors of those flags: a --hived that is not an http(s) URL,
 // --ca-file or --insecure without --hived, a --ca-file that is not a file.
 void validate_hived_flags(const HivedOptions& o, Usage& u);

@@ -2,6 +2,7 @@
 // inspect API (lib/hived): its cells per level, VC and node, and its affinity groups.
 
 #include <algorithm>
+#include <cstdio>
 #include <future>
 
 #include "app.h"
@@ -13,6 +14,7 @@
 #include "hived/live.h"
 #include "output/output.h"
 #include "output/printer.h"
+#include "util/printable.h"
 
 namespace paictl {
 
@@ -176,6 +178,10 @@ int run_groups(const HivedOptions& o, const Globals& g) {
            : a.priority != b.priority ? a.priority > b.priority
                                       : a.name < b.name;
   });
+  if (o.output == "name") {
+    for (const auto& gr : groups) std::printf("%s\n", pai::util::printable(gr.name).c_str());
+    return kExitOk;
+  }
   if (is_structured(o.output)) {
     Json items = Json::array();
     for (const auto& gr : groups) items.push_back(pai::hived::group_summary_json(gr));
@@ -228,7 +234,7 @@ void build_hived_status(Flags& cmd, Globals& g) {
 
 void build_hived_groups(Flags& cmd, Globals& g) {
   auto o = std::make_shared<HivedOptions>();
-  add_hived_flags(&cmd, *o, g);
+  add_hived_flags(&cmd, *o, g, true, "group name");
   cmd.add_option("--vc", o->vc, "Only the groups of this virtual cluster")->type_name("VC");
   cmd.footer("EXIT STATUS:\n  0 ok, 2 bad usage, 3 HiveD could not be read\n");
   define_command(cmd, g, o,

@@ -43,8 +43,10 @@ struct WhyOptions {
 };
 
 // "running": where and at which priority.
-int explain_running(const WhyOptions& o, const pai::hived::AffinityGroup& gr) {
-  auto answer = pai::hived::explain_running(gr);
+// `all`: HiveD's groups, to name the victims of a preemption in progress.
+int explain_running(const WhyOptions& o, const pai::hived::AffinityGroup& gr,
+                    const std::vector<pai::hived::AffinityGroup>& all) {
+  auto answer = pai::hived::explain_running(gr, all);
   if (is_structured(o.h.output)) {
     print_document(document("hivedWhy", pai::hived::to_json(answer)), o.h.output);
   } else {
@@ -130,7 +132,7 @@ std::optional<int> explain_held(const WhyOptions& o, const pai::hived::LiveState
   for (const auto& gr : live.groups)
     if (pai::job::job_of_group(gr.name) == job_id) held.push_back(&gr);
   if (held.empty()) return std::nullopt;
-  if (held.size() == 1) return explain_running(o, *held.front());
+  if (held.size() == 1) return explain_running(o, *held.front(), live.groups);
   if (is_structured(o.h.output)) {
     std::string names;
     for (const auto* gr : held) names += (names.empty() ? "" : ", ") + gr->name;
@@ -140,7 +142,7 @@ std::optional<int> explain_held(const WhyOptions& o, const pai::hived::LiveState
                  held.front()->name.c_str());
     return kExitUsage;
   }
-  for (const auto* gr : held) explain_running(o, *gr);
+  for (const auto* gr : held) explain_running(o, *gr, live.groups);
   return kExitOk;
 }
 
@@ -198,7 +200,16 @@ int run_why(const WhyOptions& o, const Globals& g) {
   auto h = connect_hived(o.h, g);
   if (!h) return kExitUsage;
   auto one = h->client->affinity_group(o.group);
-  if (one.ok()) return explain_running(o, *one);
+  if (one.ok()) {
+    // A preemption in progress: the other groups name its victims (or preemptors).
+    std::vector<pai::hived::AffinityGroup> all;
+    if (one->state == "Preempting" || one->state == "BeingPreempted") {
+      auto groups = h->client->affinity_groups();
+      if (!groups.ok()) return report(*h, "reading the affinity groups", groups.error());
+      all = std::move(*groups);
+    }
+    return explain_running(o, *one, all);
+  }
   const auto& e = one.error();
   bool unknown = e.kind == pai::hived::Error::Kind::Http && e.status == 400 &&
                  e.message.find("does not exist") != std::string::npos;

@@ -403,7 +403,7 @@ int run(const JobListOptions& o, const Globals& g) {
   if (o.watch) return watch(opt, conns, states);
   int rc = kExitOk;
   auto jobs = fetch(opt, conns, states, rc);
-  if (o.name_output || (g.output == "name" && o.output == "table")) {
+  if (o.output == "name") {
     for (const auto& [cluster, j] : jobs)
       std::printf("%s\n", pai::util::printable(job_key(cluster, j, o.all_clusters, "/")).c_str());
     return rc;
@@ -466,10 +466,7 @@ void add_job_list(Flags& parent, Globals& g) {
   cmd->add_option("--interval", o->interval, "With --watch: seconds between two looks")
       ->check(Range(0.05, 3600.0))
       ->capture_default_str();
-  add_output_option(*cmd, o->output, g, /*wide=*/true);
-  cmd->get_option("-o")
-      ->description("Output format: table (default), wide, json, yaml or name (USER~NAME a line)")
-      ->each([o](const std::string& v) { o->name_output = v == "name"; });
+  add_output_option(*cmd, o->output, g, /*wide=*/true, {"USER~NAME"});
   cmd->footer(
       "EXIT STATUS:\n"
       "  0 ok, 2 bad usage, 3 a cluster failed (the others are still listed)\n\n");

@@ -29,7 +29,6 @@ struct JobListOptions {
   std::string output = "table";
   bool watch = false;
   double interval = 5;
-  bool name_output = false;  // -o name
   // Set by run(): the server's order ("submissionTime,DESC") and the oldest
   // submission time --since lets through (epoch ms; -1 without --since).
   std::string server_order;

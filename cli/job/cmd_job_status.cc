@@ -1,5 +1,6 @@
 // paictl job status JOB [--attempts] [--watch [--interval S]]
 
+#include <cctype>
 #include <cstdio>
 
 #include "api/client.h"
@@ -136,6 +137,60 @@ std::string history_text(const std::vector<pai::job::TaskHistory>& hs) {
   return out;
 }
 
+// Why a job ended, from REST v2's exit fields: the exit code and its spec
+// (phrase, type, reason, solution), what triggered it (which task), the
+// messages of the container and the runtime, the diagnostics.
+template <class Field>
+void exit_text(const pai::api::Json& status, Field field) {
+  const auto spec = status.contains("appExitSpec") ? status["appExitSpec"] : pai::api::Json();
+  const bool has_code = status.contains("appExitCode") && !status["appExitCode"].is_null();
+  const std::string type =
+      spec.is_object() ? str(spec, "type", "") : str(status, "appExitType", "");
+  if (!has_code && !spec.is_object() && type.empty()) return;
+  std::string e = has_code ? "code " + str(status, "appExitCode")
+                           : (spec.is_object() ? "code " + str(spec, "code", "?") : "code -");
+  if (spec.is_object() && !str(spec, "phrase", "").empty()) e += " " + str(spec, "phrase", "");
+  if (!type.empty()) e += " (" + type + ")";
+  field("Exit:", e);
+  auto text_of = [](const pai::api::Json& v) {
+    return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump();
+  };
+  if (status.contains("appExitTriggerMessage")) {
+    std::string trigger = text_of(status["appExitTriggerMessage"]);
+    std::string role = str(status, "appExitTriggerTaskRoleName", "");
+    std::string index = str(status, "appExitTriggerTaskIndex", "");
+    if (!role.empty()) {
+      std::string task = "task " + role + (index.empty() ? "" : "[" + index + "]");
+      trigger = trigger.empty() ? task : trigger + " (" + task + ")";
+    }
+    if (!trigger.empty()) field("Trigger:", trigger.substr(0, 300));
+  }
+  if (spec.is_object()) {
+    if (spec.contains("reason") && spec["reason"].is_string())
+      field("Reason:", spec["reason"].get<std::string>());
+    if (spec.contains("solution") && spec["solution"].is_array())
+      for (const auto& s : spec["solution"])
+        if (s.is_string()) field("Solution:", s.get<std::string>());
+  }
+  if (status.contains("appExitMessages") && status["appExitMessages"].is_object()) {
+    const auto& m = status["appExitMessages"];
+    // The container's last words (its stderr's tail), then the runtime's and the launcher's.
+    for (const char* k : {"container", "runtime", "launcher"})
+      if (m.contains(k)) {
+        std::string msg = text_of(m[k]);
+        if (msg.empty() || msg == "{}") continue;
+        if (msg.size() > 300) msg = "..." + msg.substr(msg.size() - 297);
+        for (char& ch : msg)
+          if (ch == '\n') ch = ' ';
+        field(std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>(k[0])))) +
+                  (k + 1) + ":",
+              msg);
+      }
+  }
+  if (status.contains("appExitDiagnostics") && status["appExitDiagnostics"].is_string())
+    field("Diagnostics:", status["appExitDiagnostics"].get<std::string>().substr(0, 300));
+}
+
 std::string status_text(const jobcli::Connection& conn, const std::string& id,
                         const pai::api::Json& d, const pai::job::TaskAttempts& history,
                         bool attempts_view) {
@@ -176,23 +231,7 @@ std::string status_text(const jobcli::Connection& conn, const std::string& id,
     for (const auto& t : d["tags"]) tags.push_back(t.is_string() ? t.get<std::string>() : t.dump());
     field("Tags:", pai::util::join(tags, ", "));
   }
-  if (status.contains("appExitCode") && !status["appExitCode"].is_null()) {
-    std::string e = "code " + str(status, "appExitCode");
-    const auto spec = status.contains("appExitSpec") ? status["appExitSpec"] : pai::api::Json();
-    if (spec.is_object()) {
-      e += " " + str(spec, "phrase", "") + " (" + str(spec, "type", "?") + ")";
-      field("Exit:", e);
-      if (spec.contains("reason") && spec["reason"].is_string())
-        field("Reason:", spec["reason"].get<std::string>());
-      if (spec.contains("solution") && spec["solution"].is_array())
-        for (const auto& s : spec["solution"])
-          if (s.is_string()) field("Solution:", s.get<std::string>());
-    } else {
-      field("Exit:", e);
-    }
-    if (status.contains("appExitDiagnostics") && status["appExitDiagnostics"].is_string())
-      field("Diagnostics:", status["appExitDiagnostics"].get<std::string>().substr(0, 300));
-  }
+  exit_text(status, field);
   out += "\n";
   Table t({{"TASK ROLE"},
            {"INDEX"},

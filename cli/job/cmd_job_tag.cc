@@ -87,7 +87,7 @@ void build_job_tag_list(Flags& cmd, Globals& g) {
   auto o = std::make_shared<TagListOptions>();
   cmd.add_option("JOB", o->job, "USER~NAME, or NAME for your own job")->required();
   jobcli::add_remote_flags(&cmd, o->remote);
-  add_output_option(cmd, o->output, g);
+  add_output_option(cmd, o->output, g, false, {"tag"});
   cmd.footer("One tag a line. 'paictl job list --tag T' finds the jobs with a tag.\n\n");
   define_command(cmd, g, o, {.run = [](const auto& o, Globals& g) { return run_list(o, g); }});
 }

@@ -1,6 +1,8 @@
 #include "output/printer.h"
 #include "flags.h"
 
+#include "command.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -33,19 +35,37 @@ Check output_validator() {
 
 }  // namespace
 
-void add_output_option(Flags& cmd, std::string& out, Globals& g, bool wide) {
+namespace {
+// The command (its path) that was given -o name without listing names.
+std::vector<std::string>& printer_refused_name() {
+  static std::vector<std::string> path;
+  return path;
+}
+}  // namespace
+
+std::string output_help(const std::string& human, bool wide, NameOutput names) {
+  std::string text = "Output format: " + human + " (default), ";
+  if (wide) text += "wide, ";
+  text +=
+      names.each ? "json, yaml or name (" + std::string(names.each) + " a line)" : "json or yaml";
+  return text;
+}
+
+void add_output_option(Flags& cmd, std::string& out, Globals& g, bool wide, NameOutput names) {
   const std::string human = out;
-  auto set = [&out, human, wide](const std::string& v) {
-    // "name" (one name a line) is read by the list commands that offer it
-    // (job list); elsewhere it is the human format.
-    if (v == "table" || v == "text" || v == "name" || (v == "wide" && !wide))
+  CLI::App* app = &cmd.app();
+  const bool lists_names = names.each != nullptr;
+  auto set = [&out, human, wide, lists_names, app](const std::string& v) {
+    if (v == "name" && !lists_names) {
+      printer_refused_name() = command_path(*app);
       out = human;
-    else
+    } else if (v == "table" || v == "text" || (v == "wide" && !wide)) {
+      out = human;
+    } else {
       out = v;
+    }
   };
-  cmd.add_option_function("-o,--output", set,
-                          wide ? "Output format: table (default), wide, json or yaml"
-                               : "Output format: " + human + " (default), json or yaml")
+  cmd.add_option_function("-o,--output", set, output_help(human, wide, names))
       ->check(output_validator())
       ->type_name("FORMAT");
   // `paictl -o json COMMAND`: the global -o, parsed before the command starts.
@@ -54,9 +74,17 @@ void add_output_option(Flags& cmd, std::string& out, Globals& g, bool wide) {
   });
 }
 
+std::string output_usage_error(const std::vector<std::string>& path) {
+  if (printer_refused_name().empty() || printer_refused_name() != path) return {};
+  std::string cmd = "paictl";
+  for (const auto& p : path) cmd += " " + p;
+  return "-o name: " + cmd + " lists no names";
+}
+
 void add_global_output_option(Flags& root, Globals& g) {
   root.add_option("-o,--output", g.output,
-                  "Output format of every command: table (default), wide, json or yaml")
+                  "Output format of every command: table (default), wide, json, yaml or name "
+                  "(one name a line, where a command lists named things)")
       ->check(output_validator())
       ->type_name("FORMAT")
       ->trigger_on_parse();  // set before the command's own options are parsed

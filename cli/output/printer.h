@@ -19,12 +19,31 @@ using Json = nlohmann::ordered_json;
 // more columns), json and yaml.
 const std::vector<std::string>& output_formats();
 
+// What -o name prints for a command that lists named things: one name a line,
+// in the words of its help ("USER~NAME", "cluster name", "group name").
+struct NameOutput {
+  const char* each = nullptr;  // nullptr: the command lists no names; -o name is refused
+};
+
+// The help text of every -o: "Output format: table (default), wide, json, yaml
+// or name (USER~NAME a line)". One wording for every command.
+std::string output_help(const std::string& human, bool wide, NameOutput names = {});
+
 // Adds -o/--output to `cmd`, writing into `out`. `out` holds the command's human
 // format name ("table" or "text") before parsing; -o table and -o text both set
 // that name, -o wide sets "wide" when the command has wide tables (`wide`) and the
-// human name otherwise. An -o given before the command (`paictl -o json ...`) is
-// the default.
-void add_output_option(Flags& cmd, std::string& out, Globals& g, bool wide = false);
+// human name otherwise. -o name sets "name" when the command lists named things
+// (`names.each`); elsewhere it is a usage error (exit 2, with a hint), which the
+// dispatcher reports with the command's own (output_usage_error). An -o given
+// before the command (`paictl -o json ...`) is the default.
+void add_output_option(Flags& cmd, std::string& out, Globals& g, bool wide = false,
+                       NameOutput names = {});
+// The usage error of an -o name given to the command at `path`, which lists no
+// names ("" when there is none).
+std::string output_usage_error(const std::vector<std::string>& path);
+inline constexpr const char* kOutputNameHint =
+    "-o name prints one name a line for commands that list named things (cluster list, job "
+    "list, job tag list, hived groups); here use -o table, json or yaml";
 // The global -o on the root app (into g.output).
 void add_global_output_option(Flags& root, Globals& g);
 

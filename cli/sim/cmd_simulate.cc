@@ -29,6 +29,7 @@
 #include "sim/engine.h"
 #include "sim/fidelity.h"
 #include "sim/report.h"
+#include "sim/sim_progress.h"
 #include "sim/text_input.h"
 #include "sim/trace.h"
 #include "util/fs.h"
@@ -248,6 +249,7 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   if (!model) return kExitUsage;
 
   const bool progress = is_tty(2) && !g.quiet;
+  SimProgress shown(progress, g.verbose && !g.quiet);
   if (progress) std::fprintf(stderr, "reading %s...\r", pai::util::join(o.traces, ", ").c_str());
   pai::sim::Trace trace;
   pai::sim::TraceOptions topt;
@@ -332,48 +334,36 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
     };
   }
   // Only the per-job report names jobs.
-  if (o.report.empty()) trace.release_ids();
+  const bool jobs_csv = !o.report.empty() && o.report_jobs == "csv";
+  if (!jobs_csv) trace.release_ids();
+  sopt.on_progress = [&shown](size_t arrived, size_t total) { shown.update(arrived, total); };
   pai::sim::Simulator sim(*model, trace, sopt);
   if (auto prepared = sim.prepare(); !prepared.ok()) {
+    if (progress) std::fprintf(stderr, "\x1b[2K");
     print_error(prepared.error().message);
+    if (!prepared.error().hint.empty())
+      std::fprintf(stderr, "  hint: %s\n", pai::util::printable(prepared.error().hint).c_str());
     return kExitUsage;
   }
   std::vector<pai::sim::PolicyRun> runs(policies.size());
   for (size_t i = 0; i < policies.size(); ++i) {
-    if (progress)
-      std::fprintf(stderr, "\x1b[2Ksimulating %s (%zu/%zu), %zu jobs...\r", policies[i].c_str(),
-                   i + 1, policies.size(), trace.jobs.size());
+    shown.begin(policies[i], i + 1, policies.size(), trace.jobs.size());
     if (auto ran = sim.run(policies[i], runs[i]); !ran.ok()) {
-      if (progress) std::fprintf(stderr, "\x1b[2K");
+      shown.clear();
       print_error(policies[i] + ": " + ran.error().message);
       return kExitUsage;
     }
+    shown.end();
   }
-  if (progress) std::fprintf(stderr, "\x1b[2K");
+  shown.clear();
   pai::sim::ReportContext ctx{trace, sim, runs, o.config, pai::kVersion};
   if (is_structured(o.output)) {
     print_document(document("simulation", Json(pai::sim::summary_json(ctx))), o.output);
   } else {
     print_summary(ctx, g);
   }
-  if (!o.report.empty()) {
-    auto made = pai::util::make_directories(o.report);
-    std::string e = made.ok() ? std::string() : made.error().message;
-    auto write = [&](const std::string& name, const std::string& content) {
-      if (!e.empty()) return;
-      auto w = pai::util::write_file_atomic(o.report + "/" + name, content);
-      if (!w.ok()) e = name + ": " + w.error().message;
-    };
-    write("metrics.json", pai::diag::dump_json(pai::sim::metrics_json(ctx), 1) + "\n");
-    write("jobs.csv", pai::sim::jobs_csv(ctx));
-    write("report.html", pai::sim::html_report(ctx));
-    if (!e.empty()) {
-      print_error("cannot write the report to " + o.report + ": " + e);
-      return kExitUsage;
-    }
-    if (!g.quiet)
-      std::fprintf(stderr, "report: %s/report.html (metrics.json, jobs.csv)\n", o.report.c_str());
-  }
+  if (!o.report.empty() && !write_simulation_report(ctx, o.report, jobs_csv, g.quiet))
+    return kExitUsage;
   return kExitOk;
 }
 
@@ -393,8 +383,13 @@ void add_simulate_options(Flags& cmd, SimulateOptions& o, Globals& g) {
       ->capture_default_str();
   add_output_option(cmd, o.output, g);
   cmd.add_option("--report", o.report,
-                 "Also write metrics.json, jobs.csv and report.html (SVG charts) to DIR")
+                 "Also write report.html (SVG charts), metrics.json and jobs.csv to DIR")
       ->type_name("DIR");
+  cmd.add_option("--report-jobs", o.report_jobs,
+                 "The per-job table of --report: csv (jobs.csv, one row per job and policy; "
+                 "about 250 bytes a row) or none")
+      ->check(IsMember({kReportJobsValues[0], kReportJobsValues[1]}))
+      ->capture_default_str();
   cmd.add_option(
          "--vc-map", o.vc_map,
          "How trace VCs become cluster VCs: auto (unknown ones are assigned by demand), strict, or "

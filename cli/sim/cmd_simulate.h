@@ -22,6 +22,7 @@ struct SimulateOptions {
   std::string policies = "hived";
   std::string output = "table";
   std::string report;
+  std::string report_jobs = "csv";  // csv | none
   std::string vc_map = "auto";
   std::string faults;
   std::string bin;
@@ -41,6 +42,8 @@ struct GenerateOptions {
   uint64_t seed = 1;
   double load = 0.7;
   double days = 0;
+  bool load_given = false;  // --load was on the command line (it and --days both set the span)
+  bool days_given = false;
   int32_t max_gpus = 128;
   double opportunistic = 0;
   int32_t priority = 100;

@@ -16,6 +16,7 @@
 #include "sim/report.h"
 #include "sim/trace.h"
 #include "util/fs.h"
+#include "util/path.h"
 
 namespace paictl {
 
@@ -30,6 +31,10 @@ void validate_generate(const GenerateOptions& o, Usage& u) {
   u.error_if(o.max_gpus < 1, "--max-gpus must be at least 1");
   u.error_if(o.priority < 0 || o.priority > 1000,
              "--priority of generated jobs must be 0..1000 (use --opportunistic for -1)");
+  u.error_if(o.load_given && o.days_given, "--load and --days both set the arrival span",
+             "give one: --load F spreads the jobs so that the guaranteed GPUs are F busy, "
+             "--days D spreads them over D days");
+  u.error_if(o.days_given && !(o.days > 0), "--days must be above 0");
   u.error_if(!o.cluster_out.empty() && !o.config.empty(),
              "--cluster-out writes a Philly-shaped cluster; it does not go with --config");
 }
@@ -51,15 +56,16 @@ int run_generate(const GenerateOptions& o, const Globals& g) {
     tmpl = pai::sim::philly_cluster_template(o.scale, o.vcs);
   }
   if (!o.cluster_out.empty()) {
+    // "philly/" and "philly" name the same file: no "philly//hivedscheduler.yaml".
+    const std::string path = pai::util::join_path(o.cluster_out, "hivedscheduler.yaml");
     auto e = pai::util::make_directories(o.cluster_out);
     if (e.ok())
-      e = pai::util::write_file_atomic(o.cluster_out + "/hivedscheduler.yaml",
-                                       pai::sim::philly_cluster_config(o.scale, o.vcs));
+      e = pai::util::write_file_atomic(path, pai::sim::philly_cluster_config(o.scale, o.vcs));
     if (!e.ok()) {
-      print_error("cannot write " + o.cluster_out + "/hivedscheduler.yaml: " + e.error().message);
+      print_error("cannot write " + path + ": " + e.error().message);
       return kExitUsage;
     }
-    if (!g.quiet) std::fprintf(stderr, "cluster: %s/hivedscheduler.yaml\n", o.cluster_out.c_str());
+    if (!g.quiet) std::fprintf(stderr, "cluster: %s\n", path.c_str());
   }
   pai::sim::GenerateOptions gopt;
   gopt.seed = o.seed;
@@ -94,8 +100,10 @@ void add_simulate_generate(Flags& parent, Globals& g) {
       ->capture_default_str();
   cmd->add_option("--load", o->load,
                   "Offered GPU load relative to the guaranteed GPUs (sets the arrival span)")
-      ->capture_default_str();
-  cmd->add_option("--days", o->days, "Arrival span in days instead of --load");
+      ->capture_default_str()
+      ->each([o](const std::string&) { o->load_given = true; });
+  cmd->add_option("--days", o->days, "Arrival span in days instead of --load")
+      ->each([o](const std::string&) { o->days_given = true; });
   cmd->add_option("--max-gpus", o->max_gpus, "Largest job, in GPUs")->capture_default_str();
   cmd->add_option("--opportunistic", o->opportunistic,
                   "Share of jobs at priority -1 (csv format only)")

@@ -26,6 +26,7 @@
 #include "sim/sweep_pool.h"
 #include "sim/sweep_store.h"
 #include "util/fs.h"
+#include "util/path.h"
 #include "util/process.h"
 #include "util/strings.h"
 #include "util/version.h"
@@ -306,9 +307,11 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
     if (!job_id.empty()) body["job"] = job_id;
   }
   Json doc = document("simulationSweep", Json::parse(body.dump()));
-  auto e = pai::util::write_file_atomic(o.out + "/sweep.json", doc.dump(1) + "\n");
+  auto e =
+      pai::util::write_file_atomic(pai::util::join_path(o.out, "sweep.json"), doc.dump(1) + "\n");
   if (e.ok())
-    e = pai::util::write_file_atomic(o.out + "/report.html", pai::sim::sweep_html_report(body));
+    e = pai::util::write_file_atomic(pai::util::join_path(o.out, "report.html"),
+                                     pai::sim::sweep_html_report(body));
   if (!e.ok()) {
     print_error("cannot write the sweep's report to " + o.out + ": " + e.error().message);
     return kExitUsage;
@@ -318,8 +321,9 @@ int run_sweep(const SweepOptions& o, const Globals& g) {
   else
     print_sweep_table(body["items"]);
   if (!g.quiet)
-    std::fprintf(stderr, "%zu ran, %zu stored, %zu failed; report: %s/report.html (sweep.json)\n",
-                 store.ran(), store.stored(), store.failed(), o.out.c_str());
+    std::fprintf(stderr, "%zu ran, %zu stored, %zu failed; report: %s (sweep.json)\n", store.ran(),
+                 store.stored(), store.failed(),
+                 pai::util::join_path(o.out, "report.html").c_str());
   if (store.failed() && rc == kExitOk) rc = kExitUsage;
   return rc;
 }

@@ -86,6 +86,18 @@ const std::vector<CodeInfo>& job_codes() {
        .fix = "Quote the value to keep the text\n(`mode: \"0755\"`), or write the number plainly "
               "(`mode: 493`).",
        .example = "Wrong: `parameters: {mode: 0755, day: 2024-01-01}`"},
+      {.code = "J009",
+       .name = "cluster-file",
+       .severity = Severity::Error,
+       .reporter = "job validate",
+       .title = "The file is a cluster file (layout.yaml, services-configuration.yaml, a HiveD "
+                "config), not a job",
+       .meaning = "The file has the top-level keys of a cluster file (`machine-sku`, "
+                  "`machine-list`,\n`physicalCluster`, `rest-server`, ...) and none of a job's, "
+                  "so it is reported once\ninstead of one J010 per missing job key.",
+       .fix = "Give `check job` a job file; check a cluster directory with `paictl check "
+              "config DIR`.",
+       .example = "Wrong: `paictl job validate cluster/layout.yaml`"},
       {.code = "J010",
        .name = "missing-key",
        .severity = Severity::Error,

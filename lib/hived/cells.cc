@@ -107,6 +107,30 @@ struct Picture {
   util::Svg svg;
   std::map<std::string, int> vc_index;
   std::string vc_filter;
+  const LiveState* live = nullptr;
+  const std::map<std::string, std::string>* pinned = nullptr;  // physical address -> id
+  std::string node_name;                                       // the node being drawn
+
+  const LiveLeaf* leaf_at(int32_t index) const {
+    if (!live) return nullptr;
+    auto it = live->leaf_index.find(node_name + ":" + std::to_string(index));
+    return it == live->leaf_index.end() ? nullptr : &live->leaves[it->second];
+  }
+
+  // Who uses a leaf, for its tooltip: the group and its priority, a
+  // reservation, lazy preemption.
+  static std::string holder_text(const LiveLeaf& l) {
+    std::string t;
+    if (!l.group.empty()) {
+      t += ", group " + l.group;
+      int32_t p = l.holder_priority != -2 ? l.holder_priority : l.priority;
+      t += p == -1 ? " (opportunistic, priority -1)" : " (priority " + std::to_string(p) + ")";
+      if (l.holder_lazy) t += ", lazily preempted: runs as opportunistic work";
+    }
+    if (!l.reserved_by.empty() && l.reserved_by != l.group)
+      t += ", reserved by " + l.reserved_by + " (priority " + std::to_string(l.priority) + ")";
+    return t;
+  }
 
   std::string color(const std::string& vc) const {
     auto it = vc_index.find(vc);
@@ -150,37 +174,76 @@ struct Picture {
   }
 
   void draw(const PhysicalCellStatus& c, int x, int y) {
-    bool bad = c.cell_healthiness == "Bad";
+    // HiveD marks every cell above a bad one bad too; only a bad node or leaf
+    // is outlined, so a bad GPU does not paint its whole rack red.
+    const bool node = c.is_node_level;
+    const bool bad_marked = c.cell_healthiness == "Bad";
+    const bool bad = bad_marked && (node || c.children.empty());
+    if (node) node_name = last_segment(c.cell_address);
+    const std::string* pin = nullptr;
+    if (pinned)
+      if (auto it = pinned->find(c.cell_address); it != pinned->end()) pin = &it->second;
     std::string title = c.cell_address + " " + c.cell_type + " " + c.cell_state +
                         (c.vc.empty() ? "" : ", vc " + c.vc) +
                         (c.virtual_cell ? " -> " + c.virtual_cell->cell_address : "") +
-                        (bad ? (c.virtual_cell ? ", bad, doomed" : ", bad") : "");
+                        (pin ? ", pinned cell " + *pin : "") +
+                        (!bad_marked      ? ""
+                         : !bad           ? ", holds bad cells"
+                         : c.virtual_cell ? ", bad, doomed"
+                                          : ", bad");
     auto [w, h] = size(c);
     if (c.children.empty()) {
+      int32_t index = -1;
+      try {
+        index = std::stoi(last_segment(c.cell_address));
+      } catch (...) {
+      }
+      const LiveLeaf* leaf = leaf_at(index);
+      if (leaf) title += holder_text(*leaf);
+      const bool lazy = leaf && leaf->holder_lazy;
       bool dim = !vc_filter.empty() && c.vc != vc_filter;
       std::string fill = dim ? "#eeeeee" : color(c.vc);
       std::string extra = c.cell_priority == -1 ? " fill-opacity=\"0.45\"" : "";
+      std::string classes =
+          std::string(bad ? " bad" : "") + (lazy ? " lazy" : "") + (pin ? " pinned" : "");
       if (bad) extra += " stroke-width=\"2\"";
-      svg.rect(x, y, kLeaf, kLeaf, fill, bad ? "#d62728" : "#333333", 2, title, extra);
+      if (lazy && !bad) extra += " stroke-width=\"2\" stroke-dasharray=\"3,2\"";
+      if (!classes.empty()) extra += " class=\"" + classes.substr(1) + "\"";
+      svg.rect(x, y, kLeaf, kLeaf, fill,
+               bad    ? "#d62728"
+               : lazy ? "#b35900"
+                      : "#333333",
+               2, title, extra);
       if (bad && c.virtual_cell) {
         svg.line(x + 2, y + 2, x + kLeaf - 2, y + kLeaf - 2, "#d62728", 2);
         svg.line(x + kLeaf - 2, y + 2, x + 2, y + kLeaf - 2, "#d62728", 2);
       }
       return;
     }
-    bool node = c.is_node_level;
+    std::string extra = bad || pin ? " stroke-width=\"2\"" : "";
+    if (pin) extra += " stroke-dasharray=\"6,3\"";
+    if (bad || pin)
+      extra += std::string(" class=\"") +
+               (bad && pin ? "bad pinned"
+                : bad      ? "bad"
+                           : "pinned") +
+               "\"";
     svg.rect(x, y, w, h, node ? "#f7f7f7" : "#eef3f8",
              bad    ? "#d62728"
+             : pin  ? "#6a3d9a"
              : node ? "#555555"
                     : "#4e79a7",
-             node ? 4 : 6, title, bad ? " stroke-width=\"2\"" : "");
+             node ? 4 : 6, title, extra);
+    if (pin && !node)
+      svg.text(x + w - 6, y + 12, "pinned " + *pin, 10, " text-anchor=\"end\" fill=\"#6a3d9a\"");
     if (node) {
       std::string name = last_segment(c.cell_address);
       if (name.size() > 18) {
         name.resize(17);
         name.push_back('~');
       }
-      svg.text(x + kPad, y + 12, name, 10);
+      svg.text(x + kPad, y + 12, pin ? name + " (pinned " + *pin + ")" : name, 10,
+               pin ? " fill=\"#6a3d9a\"" : "");
     } else if (above_node(c)) {
       svg.text(x + 6, y + 12, c.cell_type + " " + c.cell_address, 10);
     }
@@ -209,6 +272,14 @@ struct Picture {
 };
 
 }  // namespace
+
+std::map<std::string, std::string> pinned_cell_addresses(const config::HivedModel& model) {
+  std::map<std::string, std::string> out;
+  for (const auto& [id, cell] : model.pinned_cells)
+    if (cell >= 0 && static_cast<size_t>(cell) < model.cells.size())
+      out[model.cells[static_cast<size_t>(cell)].address] = id;
+  return out;
+}
 
 std::vector<VirtualCellRow> virtual_cell_rows(const LiveState& live, const std::string& vc) {
   std::vector<VirtualCellRow> out;
@@ -254,9 +325,12 @@ std::string virtual_tree_text(const LiveState& live, const std::string& vc) {
   return out;
 }
 
-std::string render_cells_svg(const LiveState& live, const std::string& vc) {
+std::string render_cells_svg(const LiveState& live, const std::string& vc,
+                             const std::map<std::string, std::string>& pinned) {
   Picture p;
   p.vc_filter = vc;
+  p.live = &live;
+  p.pinned = &pinned;
   int i = 0;
   for (const auto& [name, cells] : live.status.virtual_clusters) p.vc_index[name] = i++;
   auto& svg = p.svg;
@@ -289,7 +363,16 @@ std::string render_cells_svg(const LiveState& live, const std::string& vc) {
   svg.rect(420, y, 12, 12, p.color(p.vc_index.empty() ? "" : p.vc_index.begin()->first), "#333333",
            2, "", " fill-opacity=\"0.45\"");
   svg.text(436, y + 10, "pale: used opportunistically", 11);
-  y += 30;
+  svg.rect(620, y, 12, 12, "#ffffff", "#b35900", 2, "",
+           " stroke-width=\"2\" stroke-dasharray=\"3,2\"");
+  svg.text(636, y + 10, "lazily preempted (runs as opportunistic work)", 11);
+  svg.rect(930, y, 12, 12, "#ffffff", "#6a3d9a", 2, "",
+           " stroke-width=\"2\" stroke-dasharray=\"6,3\"");
+  svg.text(946, y + 10, pinned.empty() ? "pinned cell (give --config to mark them)" : "pinned cell",
+           11);
+  y += 20;
+  svg.text(10, y + 10, "Hover a leaf for its group and priority.", 11, " fill=\"#555555\"");
+  y += 20;
   std::string chain;
   int x = 10, row_h = 0;
   for (const auto& top : live.status.physical_cluster) {

@@ -5,6 +5,7 @@
 // and as an SVG in the style of `plan --diagram` (leaves coloured by VC, bad
 // cells outlined in red, doomed ones crossed).
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,14 @@ std::vector<VirtualCellRow> virtual_cell_rows(const LiveState& live, const std::
 std::string physical_tree_text(const LiveState& live, const std::string& vc = {});
 std::string virtual_tree_text(const LiveState& live, const std::string& vc = {});
 
-// The SVG picture of the physical tree.
-std::string render_cells_svg(const LiveState& live, const std::string& vc = {});
+// The SVG picture of the physical tree: leaves coloured by VC, bad nodes and
+// leaves outlined in red (not the cells above them), lazily preempted leaves
+// dashed, each leaf's tooltip (<title>) naming its group and priority.
+// `pinned` (physical address -> pinnedCellId, from the config HiveD runs:
+// pinned_cell_addresses) marks the pinned cells; HiveD's answers do not say.
+std::string render_cells_svg(const LiveState& live, const std::string& vc = {},
+                             const std::map<std::string, std::string>& pinned = {});
+// The physical addresses of a config's pinned cells, with their ids.
+std::map<std::string, std::string> pinned_cell_addresses(const config::HivedModel& model);
 
 }  // namespace pai::hived

@@ -260,8 +260,23 @@ LiveState index_live(ClusterStatus status, std::vector<AffinityGroup> groups) {
                                   std::to_string(i) + ", which the physical cluster does not list");
           continue;
         }
-        live.leaves[it->second].group = g.name;
+        LiveLeaf& leaf = live.leaves[it->second];
+        // A preempting group lists the leaves it reserved, where its victims
+        // may still run: they hold the leaf, it waits for them.
+        if (g.state == "Preempting") {
+          leaf.reserved_by = g.name;
+          continue;
+        }
+        leaf.group = g.name;
+        leaf.holder_priority = g.priority;
+        leaf.holder_lazy = g.lazy_preemption_status.has_value();
       }
+  // A reserved leaf whose victims are gone: the preemptor's, until it binds.
+  for (auto& leaf : live.leaves)
+    if (leaf.group.empty() && !leaf.reserved_by.empty()) {
+      leaf.group = leaf.reserved_by;
+      leaf.holder_priority = leaf.priority;
+    }
   return live;
 }
 
@@ -376,7 +391,7 @@ Summary summarize(const LiveState& live) {
       ns.leaves++;
       if (!l.healthy) ns.bad++;
       if (l.state != "Free") ns.used++;
-      if (l.priority == -1) ns.opportunistic++;
+      if (l.priority == -1 || l.holder_priority == -1 || l.holder_lazy) ns.opportunistic++;
       if (!l.group.empty()) {
         groups.insert(l.group);
         auto u = std::find_if(ns.uses.begin(), ns.uses.end(),
@@ -429,6 +444,20 @@ Summary summarize(const LiveState& live) {
         }
         for (const auto& k : c->children) stack.push_back(&k);
       }
+    }
+    // The leaves of its opportunistic groups that a preemptor has reserved are
+    // not "-opp" entries any more, yet the groups still run on them.
+    for (const auto& g : live.groups) {
+      if (g.vc != vc || g.state == "Preempting") continue;
+      if (g.priority != -1 && !g.lazy_preemption_status) continue;
+      for (const auto& [node, idxs] : g.physical_placement)
+        for (int32_t i : idxs) {
+          auto it = live.leaf_index.find(node + ":" + std::to_string(i));
+          if (it == live.leaf_index.end()) continue;
+          const LiveLeaf& l = live.leaves[it->second];
+          if (!l.reserved_by.empty() && l.group == g.name && l.priority != -1)
+            per[l.leaf_type].opportunistic++;
+        }
     }
     if (per.empty()) per[""];
     for (auto& [sku, v] : per) {

@@ -41,7 +41,12 @@ struct LiveLeaf {
   int32_t priority = -2;
   std::string vc;        // the VC holding it (bound, or opportunistic use)
   std::string vaddress;  // its bound virtual cell, "" when none
-  std::string group;     // the affinity group using it, "" when none
+  std::string group;     // the affinity group holding it (its pods run there), "" when none
+  // The preempting group that has reserved it, "" when none. While its victim
+  // still runs, `group` is the victim and the leaf's priority the preemptor's.
+  std::string reserved_by;
+  int32_t holder_priority = -2;  // the priority of `group` (-1: opportunistic work)
+  bool holder_lazy = false;      // `group` was lazily preempted (runs as opportunistic work)
 };
 
 struct LiveNode {
@@ -99,6 +104,8 @@ struct NodeSummary {
   std::string name;
   bool healthy = true;
   std::string leaf_type;  // SKUs, comma-separated when several chains
+  // opportunistic: leaves that opportunistic (or lazily preempted) groups hold,
+  // a victim's leaves that a preempting group has reserved included.
   int64_t leaves = 0, used = 0, opportunistic = 0, bad = 0;
   std::vector<std::string> groups;  // groups with leaves on it, in name order
   std::vector<NodeUse> uses;        // who uses which leaves, in the order of their first leaf
@@ -107,10 +114,12 @@ struct NodeSummary {
 struct VcSkuSummary {
   std::string vc;
   std::string sku;
-  int64_t guaranteed = 0;     // leaf cells in the VC's (non-opportunistic) virtual cells
-  int64_t used = 0;           // of which used at guaranteed priority
-  int64_t bad = 0;            // of which bound to bad cells (doomed included)
-  int64_t opportunistic = 0;  // leaves the VC uses at priority -1, outside its guarantee
+  int64_t guaranteed = 0;  // leaf cells in the VC's (non-opportunistic) virtual cells
+  int64_t used = 0;        // of which used at guaranteed priority
+  int64_t bad = 0;         // of which bound to bad cells (doomed included)
+  // Leaves the VC uses at priority -1, outside its guarantee; an opportunistic
+  // group that is being preempted counts with every leaf it still holds.
+  int64_t opportunistic = 0;
 };
 
 struct Summary {

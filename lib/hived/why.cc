@@ -10,9 +10,59 @@ namespace pai::hived {
 
 // --- a running group ------------------------------------------------------------------
 
-RunningAnswer explain_running(const AffinityGroup& group) {
-  return RunningAnswer{group};
+RunningAnswer explain_running(const AffinityGroup& group, const std::vector<AffinityGroup>& all) {
+  RunningAnswer a{group, {}, {}};
+  const bool preempting = group.state == "Preempting";
+  const bool victim = group.state == "BeingPreempted";
+  if (!preempting && !victim) return a;
+  for (const auto& other : all) {
+    if (other.name == group.name) continue;
+    // A preempting group's victims run where it reserved; a victim's
+    // preemptors are the preempting groups on its leaves.
+    if (preempting ? other.state == "Preempting" : other.state != "Preempting") continue;
+    RunningAnswer::Other o{other.name, other.vc, other.state, other.priority, {}};
+    for (const auto& [node, idxs] : other.physical_placement) {
+      auto mine = group.physical_placement.find(node);
+      if (mine == group.physical_placement.end()) continue;
+      for (int32_t i : idxs)
+        if (std::find(mine->second.begin(), mine->second.end(), i) != mine->second.end())
+          o.leaves[node].push_back(i);
+    }
+    if (o.leaves.empty()) continue;
+    (preempting ? a.waits_for : a.taken_by).push_back(std::move(o));
+  }
+  return a;
 }
+
+namespace {
+
+std::string why_others_text(const std::vector<RunningAnswer::Other>& others) {
+  std::string s;
+  for (const auto& o : others) {
+    std::string where;
+    for (const auto& [node, idxs] : o.leaves)
+      where += (where.empty() ? "" : " ") + node + "[" + leaves_text(idxs) + "]";
+    s += (s.empty() ? "" : ", ") + o.name + " (VC " + o.vc + ", priority " +
+         std::to_string(o.priority) + ", " + o.state + ") on " + where;
+  }
+  return s;
+}
+
+Json why_others_json(const std::vector<RunningAnswer::Other>& others) {
+  Json out = Json::array();
+  for (const auto& o : others) {
+    Json leaves = Json::object();
+    for (const auto& [node, idxs] : o.leaves) leaves[node] = idxs;
+    out.push_back({{"name", o.name},
+                   {"vc", o.vc},
+                   {"priority", o.priority},
+                   {"state", o.state},
+                   {"leafCells", leaves}});
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string to_text(const RunningAnswer& a, bool wide) {
   const AffinityGroup& gr = a.group;
@@ -41,9 +91,12 @@ std::string to_text(const RunningAnswer& a, bool wide) {
             ": it runs on at opportunistic priority, outside " + gr.vc +
             "'s guarantee, and any guaranteed group may preempt it\n";
   if (gr.state == "Preempting")
-    text += "  it waits for the groups on its cells to be deleted (preemption in progress)\n";
+    text += "  it waits for the groups on its cells to be deleted (preemption in progress)" +
+            (a.waits_for.empty() ? std::string() : ": " + why_others_text(a.waits_for)) + "\n";
   if (gr.state == "BeingPreempted")
-    text += "  a higher-priority group is taking its cells: it is about to be deleted\n";
+    text += "  a higher-priority group is taking its cells: it is about to be deleted" +
+            (a.taken_by.empty() ? std::string() : " (by " + why_others_text(a.taken_by) + ")") +
+            "\n";
   if (wide) {
     // The leaf cells behind each virtual cell, and the pods HiveD has bound.
     for (const auto& [pre, leaves] : gr.virtual_placement) {
@@ -66,6 +119,8 @@ std::string to_text(const RunningAnswer& a, bool wide) {
 Json to_json(const RunningAnswer& a) {
   Json j = group_summary_json(a.group);
   j["running"] = true;
+  if (a.group.state == "Preempting") j["waitsFor"] = why_others_json(a.waits_for);
+  if (a.group.state == "BeingPreempted") j["preemptedBy"] = why_others_json(a.taken_by);
   j["explanation"] = to_text(a, false);
   return j;
 }

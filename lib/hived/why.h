@@ -30,9 +30,21 @@ namespace pai::hived {
 
 struct RunningAnswer {
   AffinityGroup group;
+  // Of a preempting group: the groups on the leaves it reserved, that it waits
+  // for (its victims). Of a group being preempted: the groups taking its leaves.
+  // Each as "NAME" with where they meet.
+  struct Other {
+    std::string name, vc, state;
+    int32_t priority = 0;
+    std::map<std::string, std::vector<int32_t>> leaves;  // node -> leaf indices both list
+  };
+  std::vector<Other> waits_for, taken_by;
 };
 
-RunningAnswer explain_running(const AffinityGroup& group);
+// `all`: every group HiveD lists (with `group` itself, or not), to name the
+// victims of a preempting group and the preemptors of one being preempted.
+RunningAnswer explain_running(const AffinityGroup& group,
+                              const std::vector<AffinityGroup>& all = {});
 // Where it runs, its guarantee, lazy preemption, preemption in progress;
 // `wide` adds its leaf cells per virtual cell and its pods.
 std::string to_text(const RunningAnswer& a, bool wide);

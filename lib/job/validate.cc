@@ -148,6 +148,35 @@ class Validator {
   std::map<std::string, const Node*> deployments_;
   std::set<std::string> task_roles_;
 
+  // A cluster file given as a job (`job validate layout.yaml`): one finding that
+  // says what the file is, instead of a missing key for each of the job's.
+  bool is_cluster_file(const Node* root) {
+    for (const char* k : {"protocolVersion", "taskRoles", "type", "prerequisites"})
+      if (root->get(k)) return false;
+    struct Kind {
+      const char* file;
+      std::vector<const char*> keys;
+    };
+    static const std::vector<Kind> kKinds = {
+        {"layout.yaml", {"machine-sku", "machine-list"}},
+        {"hivedscheduler.yaml, a HiveD config", {"physicalCluster", "virtualClusters"}},
+        {"services-configuration.yaml", {"cluster", "rest-server", "hivedscheduler"}}};
+    for (const auto& kind : kKinds) {
+      std::vector<std::string> found;
+      for (const char* k : kind.keys)
+        if (root->get(k)) found.push_back(k);
+      if (found.empty()) continue;
+      std::string keys;
+      for (const auto& k : found) keys += (keys.empty() ? "" : ", ") + k;
+      report("J009", root->mark(),
+             "this is a cluster file (" + std::string(kind.file) + ": " + keys + "), not a job",
+             "check a cluster directory with paictl check config DIR; a job holds "
+             "protocolVersion, name, type and taskRoles (see examples/jobs/)");
+      return true;
+    }
+    return false;
+  }
+
   void report(std::string_view code, Mark m, std::string message, std::string hint = {}) {
     const diag::Rule* r = find_rule(code);
     out_.add(std::string(code), r ? r->severity : diag::Severity::Error, f_.path, m.line, m.column,
@@ -449,6 +478,8 @@ void Validator::run() {
            "start from an example in examples/jobs/");
     return;
   }
+
+  if (is_cluster_file(root)) return;
 
   static const std::vector<std::string> kTop = {
       "protocolVersion", "name",          "type",       "version", "contributor",

@@ -296,7 +296,7 @@ util::Result<void> Simulator::prepare() {
         std::string guess = util::did_you_mean(to, names);
         return util::Error{"--vc-map: the cluster has no virtual cluster \"" + to + "\"" +
                                (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"),
-                           {}};
+                           "the cluster's virtual clusters: " + util::join(names, ", ")};
       }
       bool found = false;
       for (size_t i = 0; i < trace_.vc_names.size(); ++i)
@@ -1147,6 +1147,8 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
                               : std::max(60.0, std::ceil(span / 400.0 / 60.0) * 60.0);
 
   size_t next_job = 0, next_fault = 0;
+  const size_t progress_step = std::max<size_t>(1, njobs / 256);
+  size_t next_progress = progress_step;
   for (;;) {
     const double t_arrival = next_job < njobs ? trace_.jobs[next_job].submit : kInf;
     const double t_finish = finishes_.empty() ? kInf : finishes_.top().time;
@@ -1171,7 +1173,12 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
     while (next_job < njobs && trace_.jobs[next_job].submit == t)
       arrive(static_cast<uint32_t>(next_job++));
     schedule_pass();
+    if (opt_.on_progress && next_job >= next_progress) {
+      opt_.on_progress(next_job, njobs);
+      next_progress = next_job + progress_step;
+    }
   }
+  if (opt_.on_progress) opt_.on_progress(njobs, njobs);
   out.end = now_;
   // The policies and the run's indexes are not needed for the summary: freed
   // first, so that they and the summary's buffers are not held at once.

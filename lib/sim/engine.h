@@ -90,6 +90,10 @@ struct SimOptions {
   std::function<util::Result<std::unique_ptr<scheduler::Policy>>(const std::string&,
                                                                  const config::HivedModel&)>
       make_policy;
+  // Called as the run goes: the jobs that have arrived so far and the trace's
+  // jobs, about every 1/256 of the trace and once at the end (a front end
+  // shows progress with it; the simulator neither prints nor reads a clock).
+  std::function<void(size_t arrived, size_t total)> on_progress;
 };
 
 struct Summary {

@@ -72,7 +72,9 @@ std::string replace_regular_file(const std::string& path, const std::string& con
   for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
     tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd() % 1000000);
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-    if (fd < 0 && errno != EEXIST) return tmp + ": " + std::strerror(errno);
+    // The message names the path asked for, never the temporary file.
+    if (fd < 0 && errno == ENOENT) return path + ": the directory " + dir + " does not exist";
+    if (fd < 0 && errno != EEXIST) return path + ": " + std::strerror(errno);
   }
   if (fd < 0) return path + ": could not create a temporary file";
   ::fchmod(fd, mode);  // the umask may have narrowed it; never widen beyond `mode`

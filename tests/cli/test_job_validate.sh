@@ -27,6 +27,15 @@ expect_out "hint: did you mean \$parameters.epochs?" "unresolved parameter with 
 expect_out "5 errors, 5 warnings in 1 file" "broken summary"
 expect_no_out "hunter2" "a password in the file is never quoted"
 
+# A cluster's layout.yaml given as a job: one finding that says so.
+for cmd in "job validate" "check job"; do
+  run $cmd examples/clusters/quickstart/layout.yaml
+  expect_rc 1 "$cmd layout.yaml"
+  expect_out "error[J009]: this is a cluster file (layout.yaml: machine-sku, machine-list), not a job" "$cmd: layout.yaml is a cluster file"
+  expect_no_out "J010" "$cmd: no missing-key findings for a cluster file"
+  expect_out "1 error, 0 warnings" "$cmd: one finding"
+done
+
 run job validate -o json $BAD/J021-memory.yaml
 expect_rc 1 "json output exit code"
 expect_out '"code": "J021"' "json has the code"

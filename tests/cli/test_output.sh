@@ -76,4 +76,33 @@ expect_out "NAME" "plan --list-profiles: a table with a header"
 run cluster list -o xml
 expect_rc 2 "-o xml"
 expect_err "formats: table, wide, json, yaml" "-o xml lists the formats"
+
+# --- -o name: one name a line where a command lists named things, refused elsewhere -------
+printf -- '- name: cloud\n  uri: https://pai.cloud.example.com\n  user: bob\n  token: secret-token-2\n' >>"$REG"
+run cluster list -o name
+expect_rc 0 "cluster list -o name"
+if [ "$(cat "$OUT")" = "$(printf 'lab\ncloud')" ]; then pass "cluster list -o name: one cluster name a line"; else fail "cluster list -o name printed: $(cat "$OUT")"; fi
+run -o name cluster list
+if [ "$(cat "$OUT")" = "$(printf 'lab\ncloud')" ]; then pass "the global -o name before cluster list"; else fail "paictl -o name cluster list printed: $(cat "$OUT")"; fi
+run plan --list-profiles -o name
+expect_rc 2 "plan refuses -o name"
+expect_err "-o name: paictl plan lists no names" "the refusal names the command"
+expect_err "hint: -o name prints one name a line for commands that list named things" "the refusal has a hint"
+run -o name check config "$EX/clusters/quickstart"
+expect_rc 2 "the global -o name is refused by check config"
+run -o name cluster prefer
+expect_rc 2 "cluster prefer refuses -o name"
+run -o json cluster list --no-probe
+expect_rc 0 "the global -o json still works"
+
+# One wording of -o in every command's help.
+for cmd in "cluster list" "job list" "hived groups" "job tag list"; do
+  run $cmd --help
+  expect_out "Output format: " "$cmd --help: -o's wording"
+  expect_out "or name (" "$cmd --help offers -o name"
+done
+for cmd in "plan" "check config" "hived status" "job status" "simulate"; do
+  run $cmd --help
+  if grep -qE "Output format: (table|text) \(default\), (wide, )?json or yaml" "$OUT"; then pass "$cmd --help: -o's wording"; else fail "$cmd --help: -o's wording differs"; grep -e "--output" "$OUT" >&2; fi
+done
 finish

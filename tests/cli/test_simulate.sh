@@ -56,6 +56,23 @@ else
   fail "report.html should have <svg> and no <script>"
 fi
 if [ "$(wc -l <"$TMP/report/jobs.csv")" -eq 6001 ]; then pass "jobs.csv: one row per job and policy"; else fail "jobs.csv rows"; fi
+expect_err "report: $TMP/report/report.html (report.html " "the report's files are named"
+if grep -qE "jobs\.csv [0-9.]+(Ki|Mi)B" "$ERR"; then pass "jobs.csv's size is said"; else fail "jobs.csv's size is not said"; sed 's/^/  | /' "$ERR" >&2; fi
+
+# --report-jobs none: no per-job table; -v off a terminal: progress lines on stderr.
+run -v simulate --config "$HET" --trace examples/traces/philly-small.json --policy hived,quota \
+  --report "$TMP/report-nojobs/" --report-jobs none
+expect_rc 0 "--report-jobs none"
+if [ -e "$TMP/report-nojobs/jobs.csv" ]; then fail "--report-jobs none wrote jobs.csv"; else pass "--report-jobs none skips jobs.csv"; fi
+if [ -s "$TMP/report-nojobs/report.html" ] && [ -s "$TMP/report-nojobs/metrics.json" ]; then pass "the rest of the report is written"; else fail "report.html or metrics.json missing"; fi
+expect_err "report: $TMP/report-nojobs/report.html" "a trailing slash is not doubled"
+expect_err "jobs.csv not written (--report-jobs none)" "the skipped table is said"
+expect_err "simulating hived (1/2): 1500 jobs" "-v: a line when a policy starts"
+expect_err "simulated quota in " "-v: a line when a policy ends"
+run simulate --config "$HET" --trace "$ANOMALY" --policy hived,quota
+if grep -q "simulat" "$ERR"; then fail "progress without -v off a terminal"; else pass "no progress lines without -v off a terminal"; fi
+run simulate --config "$HET" --trace "$ANOMALY" --report "$TMP/r3" --report-jobs json
+expect_rc 2 "--report-jobs takes csv or none"
 
 # --- bad input ------------------------------------------------------------------------
 run simulate --config examples/clusters/broken --trace "$ANOMALY"
@@ -144,5 +161,20 @@ expect_out "2490 GPUs" "Philly-shaped cluster has 2490 GPUs"
 
 run simulate generate --jobs 0
 expect_rc 2 "generate refuses --jobs 0"
+
+run simulate generate --jobs 10 --cluster-out "$TMP/philly2/" --out "$TMP/philly2.json"
+expect_rc 0 "generate --cluster-out DIR/"
+expect_err "cluster: $TMP/philly2/hivedscheduler.yaml" "a trailing slash of --cluster-out is not doubled"
+
+run simulate generate --jobs 10 --load 0.5 --days 3 --out "$TMP/both.json"
+expect_rc 2 "generate refuses --load with --days"
+expect_err "--load and --days both set the arrival span" "--load with --days is named"
+run simulate generate --jobs 10 --days 3 --out "$TMP/days.json"
+expect_rc 0 "--days alone"
+
+# --vc-map naming a VC the cluster lacks lists the VCs there are.
+run simulate --config "$HET" --trace "$ANOMALY" --vc-map research=prod
+expect_rc 2 "--vc-map to an unknown VC"
+expect_err "hint: the cluster's virtual clusters: " "the hint lists the cluster's VCs"
 
 finish

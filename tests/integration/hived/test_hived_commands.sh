@@ -106,4 +106,28 @@ expect_err "404 Not Found: Path not found" "HiveD's bare-string error is shown"
 
 run hived status --hived "http://127.0.0.1:1"
 expect_rc 3 "nothing listening is a remote failure"
+
+# -o name: the group names, one a line; refused by a command that lists no names.
+run hived groups --hived "$URL" --vc prod -o name
+expect_rc 0 "groups -o name"
+if [ "$(tr '\n' ' ' <"$OUT")" = "train-a train-b urgent pin-1 infer-c " ]; then pass "groups -o name: one group name a line"; else fail "groups -o name printed: $(cat "$OUT")"; fi
+run hived status --hived "$URL" -o name
+expect_rc 2 "status refuses -o name"
+expect_err "-o name: paictl hived status lists no names" "the refusal names the command"
+
+# A preemption in progress (scenarios/preempting.json): urgent (prod, 4 GPUs) has
+# reserved half of an opportunistic group's 8 GPUs; the victim is not deleted yet.
+start_server preempting
+run hived status --hived "$URL" -o json
+expect_rc 0 "status during a preemption"
+json_check "d['preempting'] == 1" "one group is preempting"
+json_check "sum(v['opportunistic'] for v in d['virtualClusters'] if v['vc'] == 'research') == 8 * (d['groups'] - 1)" "research's opportunistic GPUs: every GPU its groups hold, the reserved ones too"
+json_check "sorted(n['opportunistic'] for n in d['nodes'] if n['used']) == [8] * len([n for n in d['nodes'] if n['used']])" "each node of an opportunistic group counts its 8 GPUs, the victim's too"
+run hived why urgent --hived "$URL"
+expect_rc 0 "why of a preempting group"
+expect_out "it waits for the groups on its cells to be deleted (preemption in progress): opp-" "why names the victim it waits for"
+expect_out "(VC research, priority -1, BeingPreempted) on v" "with its VC, priority, state and where"
+run hived why urgent --hived "$URL" -o json
+schema_check hivedWhy "hived why -o json (preempting)"
+json_check "len(d['waitsFor']) == 1 and d['waitsFor'][0]['priority'] == -1 and sum(len(v) for v in d['waitsFor'][0]['leafCells'].values()) == 4" "waitsFor: the victim and the 4 leaf cells it still holds"
 finish

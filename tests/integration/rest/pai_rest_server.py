@@ -83,7 +83,8 @@ class State:
             job = self._add_job(j["user"], j["name"], j.get("vc", "default"), j.get("plan", [j.get("state", "RUNNING")]),
                                 j.get("taskRoles", {"tr": 1}), j.get("config", ""), j.get("gpus", 1), submitted)
             job["tags"] = list(j.get("tags", []))
-            for key in ("launchDelayMs", "runMs", "taskCreatedDelayMs", "exitType", "exitPhrase"):
+            for key in ("launchDelayMs", "runMs", "taskCreatedDelayMs", "exitType", "exitPhrase",
+                        "exitTriggerMessage", "exitMessages"):
                 if key in j:
                     job[key] = j[key]
             job["exitCode"] = j.get("exitCode")
@@ -592,8 +593,12 @@ class Handler(BaseHTTPRequestHandler):
                        "appCreatedTime": s["createdTime"], "appLaunchedTime": s["launchedTime"],
                        "appCompletedTime": s["completedTime"], "appExitSpec": exit_spec,
                        "appExitDiagnostics": "exit code %s" % job["exitCode"] if state == "FAILED" else None,
-                       "appExitMessages": None, "appExitTriggerMessage": None,
-                       "appExitTriggerTaskRoleName": None, "appExitTriggerTaskIndex": None,
+                       # What triggered the end, as FrameworkController reports it: the
+                       # failed task (the first one) and the messages of its container.
+                       "appExitMessages": job.get("exitMessages") if state == "FAILED" else None,
+                       "appExitTriggerMessage": job.get("exitTriggerMessage") if state == "FAILED" else None,
+                       "appExitTriggerTaskRoleName": next(iter(job["taskRoles"]), None) if state == "FAILED" else None,
+                       "appExitTriggerTaskIndex": 0 if state == "FAILED" else None,
                        "appExitType": exit_spec["type"] if exit_spec else None})
         origin = self._origin()
         roles = {}

@@ -145,6 +145,16 @@ assert rows == [["0", "FAILED", "worker-3", "30s", "1m", "-220 ContainerNodeLost
                 ["1", "FAILED", "worker-1", "1m", "4m", "1 ContainerNonZeroExitCode (USER_FAILURE)"],
                 ["2", "FAILED", "worker-1", "1m", "2m", "1 ContainerNonZeroExitCode (USER_FAILURE)"]], rows
 PY
+# A failed job says why: its exit spec's reason and solution, what triggered the end, the
+# container's last words.
+run job status flaky
+expect_rc 0 "status of a failed job"
+expect_out "Exit:        code 1 ContainerNonZeroExitCode (USER_FAILURE)" "the exit code, phrase and type"
+expect_out "Trigger:     TaskAttempt main[0] completed with ContainerNonZeroExitCode: exit code 1 (task main[0])" "what triggered the end, and which task"
+expect_out "Reason:      " "the exit spec's reason"
+expect_out "Solution:    Check the job's stderr log" "the exit spec's solution"
+expect_out "Container:   Traceback (most recent call last):   File \"train.py\", line 12 RuntimeError: CUDA out of memory" "the container's last words, on one line"
+
 run job status flaky --attempts -o json
 schema_check job "status --attempts -o json"
 json_check "d['taskHistory'][0]['failuresByType'] == {'PLATFORM_FAILURE': 1, 'USER_FAILURE': 2} and [a['queuedMs'] for a in d['taskHistory'][0]['attempts']] == [30000, 60000, 60000]" \

@@ -122,5 +122,24 @@ TEST(SimulateValidate, Generate) {
   EXPECT_TRUE(ok.ok()) << ok.summary();
 }
 
+TEST(SimulateValidate, GenerateLoadAndDaysAreOneChoice) {
+  GenerateOptions o;
+  o.load_given = o.days_given = true;
+  o.days = 30;
+  Usage both;
+  validate_generate(o, both);
+  ASSERT_EQ(both.errors().size(), 1u) << both.summary();
+  EXPECT_EQ(both.errors()[0].message, "--load and --days both set the arrival span");
+  EXPECT_NE(both.errors()[0].hint.find("give one"), std::string::npos);
+  o.load_given = false;
+  Usage days;
+  validate_generate(o, days);
+  EXPECT_TRUE(days.ok()) << days.summary();
+  o.days = 0;
+  Usage zero;
+  validate_generate(o, zero);
+  EXPECT_EQ(zero.summary(), "--days must be above 0");
+}
+
 }  // namespace
 }  // namespace paictl

@@ -438,6 +438,25 @@ TEST(Engine, VcMappingAssignsUnknownVcsByDemand) {
   auto refused = sim3.prepare();
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("no virtual cluster \"nope\""), std::string::npos);
+  // The hint lists the VCs there are, so the user need not open the config.
+  EXPECT_EQ(refused.error().hint, "the cluster's virtual clusters: a, b, c");
+}
+
+TEST(Engine, ProgressIsReportedAsJobsArriveAndOnceAtTheEnd) {
+  auto m = model_from_yaml(read_source("examples/clusters/heterogeneous/hivedscheduler.yaml"));
+  GenerateOptions g;
+  g.jobs = 1000;
+  g.seed = 3;
+  Trace t = generate_trace(g, cluster_template(*m));
+  SimOptions opt;
+  std::vector<std::pair<size_t, size_t>> calls;
+  opt.on_progress = [&](size_t arrived, size_t total) { calls.emplace_back(arrived, total); };
+  run(*m, t, "hived", opt);
+  ASSERT_GE(calls.size(), 100u);
+  EXPECT_LE(calls.size(), 300u);
+  for (size_t i = 1; i < calls.size(); ++i) EXPECT_LE(calls[i - 1].first, calls[i].first);
+  EXPECT_EQ(calls.back(), std::make_pair(size_t{1000}, size_t{1000}));
+  EXPECT_EQ(calls.front().second, 1000u);
 }
 
 TEST(Engine, SameInputsGiveTheSameResult) {

@@ -1,6 +1,7 @@
 // write_file_atomic replaces only regular files: device nodes, FIFOs and the
 // targets of symbolic links are written through or refused, never renamed over.
 #include "util/fs.h"
+#include "util/path.h"
 
 #include <gtest/gtest.h>
 
@@ -49,6 +50,23 @@ class AtomicWrite : public ::testing::Test {
   }
   fs::path dir_;
 };
+
+TEST(AtomicWriteErrors, NameThePathGivenNotTheTemporaryFile) {
+  auto r = write_file_atomic("/nonexistent-dir-of-paictl/plan.svg", "x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "/nonexistent-dir-of-paictl/plan.svg: the directory /nonexistent-dir-of-paictl does "
+            "not exist");
+  EXPECT_EQ(r.error().message.find(".tmp."), std::string::npos);
+}
+
+TEST(JoinPath, TrailingSlashesAreNotDoubled) {
+  EXPECT_EQ(join_path("big/", "hivedscheduler.yaml"), "big/hivedscheduler.yaml");
+  EXPECT_EQ(join_path("big//", "a"), "big/a");
+  EXPECT_EQ(join_path("big", "a"), "big/a");
+  EXPECT_EQ(join_path("", "a"), "a");
+  EXPECT_EQ(join_path("/", "a"), "/a");
+}
 
 TEST_F(AtomicWrite, CharacterDeviceIsWrittenThroughAndKept) {
   // A null device of our own (1:3 is /dev/null's number), never the real /dev/null.
