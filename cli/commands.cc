@@ -80,9 +80,11 @@ const std::vector<Command>& command_table() {
        build_facts_collect},
       {{"install"},
        kInstalling,
-       "Install Kubernetes, containerd, the NVIDIA runtime, flannel and the device plugin on "
-       "the hosts of a cluster over SSH: plan, then apply what is missing",
-       {"paictl install cluster/ --dry-run", "paictl install cluster/ --yes --parallel 50",
+       "Install a cluster on its hosts over SSH: Kubernetes, containerd, the NVIDIA runtime, "
+       "flannel and the device plugin, then the HiveD scheduler and the OpenPAI services; "
+       "plan, then apply what is missing, and hand back the admin sign-in",
+       {"paictl install cluster/ --dry-run", "paictl install cluster/ --yes --register mypai",
+        "paictl install cluster/ --yes --parallel 50",
         "paictl install cluster/ --limit gpu-worker-7 --yes -o json"},
        build_install},
       {{"reset"},

@@ -265,8 +265,10 @@ bool has_detailed_exitcode(int argc, char** argv) {
 }
 
 int run_main(int argc, char** argv, Globals& g) {
-  CLI::App app{"paictl: plan, check, simulate and use shared GPU clusters (OpenPAI, HiveD)",
-               "paictl"};
+  CLI::App app{
+      "paictl: plan, check, install, simulate and use shared GPU clusters (Kubernetes with "
+      "the HiveD scheduler and the OpenPAI services)",
+      "paictl"};
   app.formatter(std::make_shared<Formatter>());
   app.set_version_flag("--version", std::string("paictl ") + pai::kVersion);
   app.require_subcommand(1);

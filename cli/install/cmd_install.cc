@@ -11,6 +11,8 @@
 
 #include "app.h"
 #include "check/hosts_common.h"
+#include "cluster/connection.h"
+#include "cluster/registry.h"
 #include "command.h"
 #include "command_tree.h"
 #include "deploy/config_pull.h"
@@ -19,9 +21,12 @@
 #include "deploy/install_json.h"
 #include "deploy/reset.h"
 #include "exit_codes.h"
+#include "facts/fact_script.h"
 #include "flags.h"
+#include "http/client.h"
 #include "install/azure_step.h"
 #include "install/cmd_install.h"
+#include "install/install_out.h"
 #include "install/install_view.h"
 #include "output/output.h"
 #include "output/printer.h"
@@ -47,7 +52,63 @@ pai::deploy::InstallRequest install_request(const InstallOptions& o) {
   return r;
 }
 
+// install --register NAME: the installed cluster in the user's registry, with
+// a token got by signing in to its gateway as the admin.
+int register_installed(const std::string& name, const std::string& cluster_dir,
+                       const pai::deploy::InstallOutcome& out, const Globals& g) {
+  if (!out.access) {
+    print_error("--register: " + cluster_dir +
+                " has no OpenPAI services installed (services-configuration.yaml)");
+    return kExitUsage;
+  }
+  if (out.admin_password.empty()) {
+    print_error("--register: services-configuration.yaml has no admin password to sign in with");
+    std::fprintf(stderr, "  hint: %s, the password on stdin\n",
+                 pai::deploy::cluster_add_command(name, *out.access).c_str());
+    return kExitUsage;
+  }
+  auto reg = jobcli::load_registry();
+  if (!reg) return kExitUsage;
+  pai::deploy::RegisterRequest r;
+  r.name = name;
+  r.access = *out.access;
+  r.password = out.admin_password;
+  // The same cluster registered again (a re-run): its token is renewed.
+  const pai::cluster::Cluster* had = reg->find(name);
+  r.force = had && had->uri == out.access->gateway;
+  pai::http::Options hopt;
+  hopt.timeout_s = 30;
+  hopt.connect_timeout_s = 10;
+  if (g.verbose) hopt.log = [](const std::string& l) { err_printf("paictl: %s\n", l.c_str()); };
+  pai::http::CurlClient http(hopt);
+  pai::diag::List diags;
+  auto done = pai::deploy::register_cluster(r, http, *reg, diags);
+  if (!done.ok()) {
+    const pai::cluster::AddError& e = done.error();
+    if (e.api) return jobcli::report_api_error(name, "--register: " + e.doing, *e.api);
+    print_error("--register: " + e.message + (e.hint.empty() ? "" : "\n  hint: " + e.hint));
+    return e.stage == pai::cluster::AddError::Stage::Registry ? kExitUsage : kExitRemote;
+  }
+  if (!g.quiet)
+    out_printf("registered as cluster %s (user %s%s)%s\n", name.c_str(), done->cluster.user.c_str(),
+               done->cluster.hived.empty() ? "" : (", HiveD " + done->cluster.hived).c_str(),
+               done->made_current ? "; it is the current cluster" : "");
+  return kExitOk;
+}
+
+// install --print-script: the script the pre-install checks run on every host
+// (check hosts' fact script with this cluster's options); no host is contacted.
+int print_install_script(const InstallOptions& o, const Globals& g) {
+  HostsOptions all = o.hosts;
+  all.limit.clear();
+  auto ph = prepare_hosts(all, g);
+  if (!ph.ok()) return ph.error().code;
+  std::printf("%s", pai::facts::fact_script(ph->collect.script).c_str());
+  return kExitOk;
+}
+
 int run_install(const InstallOptions& o, const Globals& g) {
+  if (o.hosts.print_script) return print_install_script(o, g);
   UseCaseView view = use_case_view(o, g);
   auto deps = install_deps(o, view);
   auto cb = use_case_callbacks(view);
@@ -56,7 +117,21 @@ int run_install(const InstallOptions& o, const Globals& g) {
   auto out = pai::deploy::apply_install(*plan, cb);
   if (out.end == pai::deploy::InstallOutcome::End::Hosts)
     print_use_case_document(pai::deploy::install_json(*plan, out), "install", view);
-  return install_exit_code(*plan, out, view);
+  if (out.access && !view.json) {
+    AccessShown a;
+    a.access = *out.access;
+    a.cluster_dir = o.hosts.paths[0];
+    a.has_password = !out.admin_password.empty();
+    a.password_made = out.password_made;
+    // Shown once, on a terminal only: never in a log or a pipe.
+    if (out.password_made && is_tty(1)) a.shown_password = &out.admin_password;
+    a.register_hint = o.register_name.empty();
+    print_cluster_access(a);
+  }
+  int rc = install_exit_code(*plan, out, view);
+  if (o.register_name.empty() || !pai::deploy::install_went_on(out)) return rc;
+  if (int r = register_installed(o.register_name, o.hosts.paths[0], out, g); r != kExitOk) return r;
+  return rc;
 }
 
 int run_reset(const InstallOptions& o, const Globals& g) {
@@ -144,7 +219,7 @@ int run_config_pull(const PullOptions& po, const Globals& g) {
     return kExitUsage;
   }
   auto out = pai::deploy::apply_config_pull(*plan);
-  for (const auto& path : out.written) std::printf("%s\n", path.c_str());
+  for (const auto& path : out.written) out_printf("%s\n", path.c_str());
   if (out.error) return report(*out.error, view);
   return kExitOk;
 }
@@ -154,9 +229,9 @@ int run_config_diff(const InstallOptions& o, const Globals& g) {
   auto deps = install_deps(o, view);
   auto d = pai::deploy::config_diff(files_request(o, "config diff"), deps);
   if (!d.ok()) return report(d.error(), view);
-  for (const auto& [name, diff] : d->diffs) std::printf("%s", diff.c_str());
+  for (const auto& [name, diff] : d->diffs) out_printf("%s", diff.c_str());
   if (d->diffs.empty())
-    std::printf("the cluster's files are the same as %s\n", d->cluster_dir.c_str());
+    out_printf("the cluster's files are the same as %s\n", d->cluster_dir.c_str());
   return d->diffs.empty() ? kExitOk : kExitFindings;
 }
 
@@ -165,6 +240,18 @@ int run_config_diff(const InstallOptions& o, const Globals& g) {
 // `azure`: the install/reset Azure flags (node add|remove have their own).
 void add_install_flags(Flags& cmd, InstallOptions& o, Globals& g, bool reset, bool azure) {
   add_hosts_options(&cmd, o.hosts);
+  // These commands reach the hosts of the cluster directory: --hosts and
+  // --hosts-file are refused (validate_install) and not shown, and each takes
+  // one value, so that `--hosts X DIR` leaves DIR the cluster directory.
+  for (const char* name : {"--hosts", "--hosts-file"})
+    cmd.get_option(name)->group("")->expected(1)->allow_extra_args(false);
+  if (reset)
+    cmd.get_option("--print-script")->group("");
+  else
+    cmd.get_option("--print-script")
+        ->description(
+            "install: print the script the pre-install checks run on every host, and exit (no "
+            "host is contacted)");
   cmd.get_option("--dry-run")
       ->description(reset ? "Show what reset would remove, and change nothing on any host"
                           : "Show the plan (what each phase would change on each host), and "
@@ -210,6 +297,9 @@ void validate_install(const InstallOptions& o, const std::string& verb, Usage& u
              verb +
                  " reaches the hosts of the cluster directory's layout.yaml (--limit "
                  "HOST,... for some of them)");
+  u.error_if(o.hosts.print_script && verb != "install",
+             "--print-script is for install (the pre-install checks' script)",
+             "paictl install CLUSTER_DIR --print-script");
   for (const auto& n : pai::check::unknown_check_names(split_names(o.ignore)))
     u.error("--ignore-check-errors: no check is named \"" + n + "\"",
             "paictl check hosts --list-checks lists them");
@@ -229,6 +319,17 @@ void validate_install(const InstallOptions& o, const std::string& verb, Usage& u
                "a PEM bundle of CA certificates");
 }
 
+void validate_register(const InstallOptions& o, Usage& u) {
+  if (o.register_name.empty()) return;
+  u.error_if(!pai::cluster::valid_cluster_name(o.register_name),
+             "--register: \"" + o.register_name + "\" is not a cluster name",
+             "1-63 letters, digits, '.', '_' or '-', starting with a letter or digit");
+  u.error_if(o.hosts.dry_run, "--register registers an installed cluster, not a dry run",
+             "paictl install CLUSTER_DIR --yes --register NAME");
+  u.error_if(!o.hosts.limit.empty(), "--register needs the whole cluster, not --limit",
+             "register it after installing every host");
+}
+
 void validate_config_pull(const PullOptions& o, Usage& u) {
   validate_install(o.install, "config pull", u);
   if (!o.out.empty())
@@ -240,16 +341,24 @@ void validate_config_pull(const PullOptions& o, Usage& u) {
 void build_install(Flags& cmd, Globals& g) {
   auto o = std::make_shared<InstallOptions>();
   add_install_flags(cmd, *o, g, false, true);
+  cmd.add_option("--register", o->register_name,
+                 "Then register the cluster in your cluster registry as NAME (paictl cluster "
+                 "add): signs in to its gateway as the admin; the token is stored, not the "
+                 "password")
+      ->type_name("NAME");
   cmd.footer(
       "EXIT STATUS:\n"
       "  0 done or nothing to do, 1 a phase or a pre-install check failed, 2 bad usage or "
       "invalid cluster files,\n"
       "  3 a host could not be reached; with --detailed-exitcode: 0 nothing to do, 2 changes, 1 "
       "any error\n");
-  define_command(
-      cmd, g, o,
-      {.validate = [](const InstallOptions& o, Usage& u) { validate_install(o, "install", u); },
-       .run = run_install});
+  define_command(cmd, g, o,
+                 {.validate =
+                      [](const InstallOptions& o, Usage& u) {
+                        validate_install(o, "install", u);
+                        validate_register(o, u);
+                      },
+                  .run = run_install});
 }
 
 void build_reset(Flags& cmd, Globals& g) {

@@ -23,6 +23,7 @@ struct InstallOptions {
   std::string output = "text";
   int wait_s = 300;
   AzureOptions azure;
+  std::string register_name;  // install --register NAME
 };
 
 struct PullOptions {
@@ -58,6 +59,8 @@ void add_install_flags(Flags& cmd, InstallOptions& o, Globals& g, bool reset, bo
 // (validate_hosts_options), an Azure endpoint that is not an http(s) URL or a
 // --ca-file that is not a file.
 void validate_install(const InstallOptions& o, const std::string& verb, Usage& u);
+// install --register NAME: a cluster name, not with --dry-run nor --limit.
+void validate_register(const InstallOptions& o, Usage& u);
 // config pull: those, and an --out that exists and is not a directory.
 void validate_config_pull(const PullOptions& o, Usage& u);
 // node add: no host named (or, with --azure POOL, hosts named), --count without

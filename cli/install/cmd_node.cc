@@ -17,6 +17,7 @@
 #include "flags.h"
 #include "install/azure_step.h"
 #include "install/cmd_install.h"
+#include "install/install_out.h"
 #include "install/install_view.h"
 #include "output/output.h"
 #include "output/printer.h"
@@ -72,7 +73,7 @@ int run_node_add(const NodeOptions& no, const Globals& g) {
   switch (out.end) {
     case NodeAddOutcome::End::DryRun:
       if (!view.json) {
-        std::printf("dry run: nothing was changed in Azure or on any host\n");
+        out_printf("dry run: nothing was changed in Azure or on any host\n");
         print_hived_edit(plan->hived);
       }
       rc = kExitChanges;
@@ -111,27 +112,27 @@ int run_node_add(const NodeOptions& no, const Globals& g) {
 int show_node_removal(pai::deploy::NodeRemovePlan& p, const UseCaseView& view,
                       const pai::deploy::Callbacks& cb) {
   if (!view.json) {
-    std::printf("on %s:\n", p.cluster->master()->name.c_str());
+    out_printf("on %s:\n", p.cluster->master()->name.c_str());
     for (const auto& n : p.nodes) {
       std::string script = p.node_script(n);
       for (auto line : pai::util::split(script, '\n'))
-        if (!line.empty()) std::printf("  %s\n", std::string(line).c_str());
+        if (!line.empty()) out_printf("  %s\n", std::string(line).c_str());
     }
     print_hived_edit(p.hived);
     if (p.hived.layout_changed())
-      std::printf("layout.yaml: %s leave%s machine-list\n", pai::util::join(p.nodes, ", ").c_str(),
-                  p.nodes.size() == 1 ? "s" : "");
+      out_printf("layout.yaml: %s leave%s machine-list\n", pai::util::join(p.nodes, ", ").c_str(),
+                 p.nodes.size() == 1 ? "s" : "");
   }
   if (p.azure && !view.json) {
-    std::printf("Azure:\n");
-    for (const auto& l : p.azure->lines()) std::printf("  %s\n", l.c_str());
-    std::printf("dry run: nothing was changed in Azure or on any host\n");
+    out_printf("Azure:\n");
+    for (const auto& l : p.azure->lines()) out_printf("  %s\n", l.c_str());
+    out_printf("dry run: nothing was changed in Azure or on any host\n");
   }
   if (p.azure || view.json) {
     print_use_case_document(pai::deploy::node_remove_json(p, nullptr), "nodeRemove", view);
     return kExitChanges;
   }
-  std::printf("then reset %s:\n", pai::util::join(p.nodes, ", ").c_str());
+  out_printf("then reset %s:\n", pai::util::join(p.nodes, ", ").c_str());
   std::fflush(stdout);
   auto out = pai::deploy::apply_node_remove(p, cb);
   if (out.error) return report(*out.error, view);
@@ -183,13 +184,13 @@ int run_node_remove(const NodeOptions& no, const Globals& g) {
   }
   bool removed = rc == kExitOk || rc == kExitChanges;
   if (removed && !view.json && out.end == NodeRemoveOutcome::End::AzureDeleted)
-    std::printf(
+    out_printf(
         "removed %s: the VM%s deleted in Azure; config.yaml, layout.yaml and the HiveD "
         "config updated and pushed\n",
         pai::util::join(plan->nodes, ", ").c_str(), plan->nodes.size() == 1 ? "" : "s");
   if (removed && !view.json && out.end == NodeRemoveOutcome::End::Reset)
-    std::printf("removed %s; layout.yaml and the HiveD config updated and pushed\n",
-                pai::util::join(plan->nodes, ", ").c_str());
+    out_printf("removed %s; layout.yaml and the HiveD config updated and pushed\n",
+               pai::util::join(plan->nodes, ", ").c_str());
   print_use_case_document(pai::deploy::node_remove_json(*plan, &out), "nodeRemove", view);
   if (out.end == NodeRemoveOutcome::End::Reset && rc == kExitChanges && !o.detailed_exitcode)
     return kExitOk;

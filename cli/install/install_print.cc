@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "install/install_out.h"
 #include "output/output.h"
 #include "util/strings.h"
 
@@ -70,18 +71,17 @@ void print_engine_event(const pai::deploy::Event& e, bool color, bool verbose) {
       what = e.message;
       break;
   }
-  std::fprintf(stderr, "%s%-14s %-14s %s%s\n", paint(color, c),
-               e.host.empty() ? "-" : e.host.c_str(), e.phase.c_str(), what.c_str(),
-               paint(color, "\x1b[0m"));
+  err_printf("%s%-14s %-14s %s%s\n", paint(color, c), e.host.empty() ? "-" : e.host.c_str(),
+             e.phase.c_str(), what.c_str(), paint(color, "\x1b[0m"));
 }
 
 void print_run_plan(const pai::deploy::RunResult& plan, bool color) {
   size_t changing = 0, failing = 0;
   for (const auto& h : plan.hosts) {
-    std::printf("%s%s%s\n", paint(color, "\x1b[1m"), h.host.c_str(), paint(color, "\x1b[0m"));
+    out_printf("%s%s%s\n", paint(color, "\x1b[1m"), h.host.c_str(), paint(color, "\x1b[0m"));
     if (!h.error.empty()) {
-      std::printf("  %sunreachable: %s%s\n", paint(color, "\x1b[31m"), h.error.c_str(),
-                  paint(color, "\x1b[0m"));
+      out_printf("  %sunreachable: %s%s\n", paint(color, "\x1b[31m"), h.error.c_str(),
+                 paint(color, "\x1b[0m"));
       continue;
     }
     std::vector<std::string> current;
@@ -89,61 +89,84 @@ void print_run_plan(const pai::deploy::RunResult& plan, bool color) {
       using S = pai::deploy::PhaseResult::State;
       if (p.state == S::UpToDate) current.push_back(p.phase);
       if (p.state == S::Planned)
-        for (const auto& n : p.needs) std::printf("  %-14s %s\n", p.phase.c_str(), n.c_str());
+        for (const auto& n : p.needs) out_printf("  %-14s %s\n", p.phase.c_str(), n.c_str());
       if (p.state == S::Failed)
-        std::printf("  %-14s %sFAILED: %s%s\n", p.phase.c_str(), paint(color, "\x1b[31m"),
-                    p.error.c_str(), paint(color, "\x1b[0m"));
+        out_printf("  %-14s %sFAILED: %s%s\n", p.phase.c_str(), paint(color, "\x1b[31m"),
+                   p.error.c_str(), paint(color, "\x1b[0m"));
     }
     if (h.failed()) ++failing;
     if (h.changed())
       ++changing;
     else if (!h.failed())
-      std::printf("  up to date\n");
+      out_printf("  up to date\n");
     if (h.changed() && !current.empty())
-      std::printf("  %-14s %s\n", "up to date", pai::util::join(current, ", ").c_str());
+      out_printf("  %-14s %s\n", "up to date", pai::util::join(current, ", ").c_str());
   }
   size_t current = 0;
   for (const auto& h : plan.hosts) current += !h.failed() && !h.changed();
-  std::printf("\n%zu host%s: %zu to change, %zu up to date", plan.hosts.size(),
-              plan.hosts.size() == 1 ? "" : "s", changing, current);
-  if (failing) std::printf(", %zu with errors", failing);
-  std::printf("\n");
+  out_printf("\n%zu host%s: %zu to change, %zu up to date", plan.hosts.size(),
+             plan.hosts.size() == 1 ? "" : "s", changing, current);
+  if (failing) out_printf(", %zu with errors", failing);
+  out_printf("\n");
 }
 
-// The line that registers the installed cluster with paictl, through the gateway.
-void print_cluster_add(const pai::deploy::PreparedCluster& p) {
-  const auto& o = p.settings.openpai;
-  if (!o.enabled) return;
-  std::string master;
-  for (const auto& h : p.specs)
-    if (h.master) master = h.address;
-  std::string uri =
-      "http://" + master + (o.pylon_port == 80 ? "" : ":" + std::to_string(o.pylon_port));
-  std::printf(
-      "OpenPAI: %s (user %s; the password is rest-server.default-pai-admin-password)\n"
-      "register it with:\n  paictl cluster add %s --uri %s --user %s --password-stdin\n",
-      uri.c_str(), o.admin_user.c_str(), o.cluster_id.c_str(), uri.c_str(), o.admin_user.c_str());
+void print_recap(const pai::deploy::RunResult& r) {
+  using S = pai::deploy::PhaseResult::State;
+  out_printf("\nRECAP\n");
+  for (const auto& h : r.hosts) {
+    int ok = 0, changed = 0, failed = h.error.empty() ? 0 : 1, skipped = 0;
+    for (const auto& p : h.phases) {
+      ok += p.state == S::UpToDate;
+      changed += p.state == S::Changed;
+      failed += p.state == S::Failed;
+      skipped += p.state == S::Skipped;
+    }
+    out_printf("%-24s ok=%-3d changed=%-3d failed=%-3d skipped=%d\n", h.host.c_str(), ok, changed,
+               failed, skipped);
+  }
+}
+
+void print_cluster_access(const AccessShown& a) {
+  const auto& c = a.access;
+  out_printf("OpenPAI: %s (user %s)\n", c.gateway.c_str(), c.user.c_str());
+  if (!c.hived.empty()) out_printf("HiveD:   %s\n", c.hived.c_str());
+  if (a.has_password)
+    out_printf("admin password: rest-server.default-pai-admin-password in %s%s\n",
+               c.services_file.c_str(), a.password_made ? " (made by this install)" : "");
+  else
+    out_printf(
+        "admin password: none in %s; the cluster keeps its own in the Secret pai-secrets "
+        "(admin-password)\n",
+        c.services_file.c_str());
+  if (a.shown_password)
+    out_printf("  %s (shown once; it stays in that file)\n", a.shown_password->reveal().c_str());
+  if (!a.register_hint) return;
+  out_printf("register it with paictl:\n  paictl install %s --register %s\n", a.cluster_dir.c_str(),
+             c.name.c_str());
+  if (a.has_password)
+    out_printf("  (or: %s, the password on stdin)\n",
+               pai::deploy::cluster_add_command(c.name, c).c_str());
 }
 
 void print_machines(const pai::deploy::AzureMachines& m) {
-  std::printf("azure: %zu VM%s in %s%s\n", m.machines.size(), m.machines.size() == 1 ? "" : "s",
-              m.layout_file.c_str(), m.layout_changed ? " (updated)" : "");
+  out_printf("azure: %zu VM%s in %s%s\n", m.machines.size(), m.machines.size() == 1 ? "" : "s",
+             m.layout_file.c_str(), m.layout_changed ? " (updated)" : "");
   for (const auto& x : m.machines)
-    std::printf("  %-24s %-15s pool %s, machine-type %s%s\n", x.hostname.c_str(), x.ip.c_str(),
-                x.pool.c_str(), x.machine_type.c_str(), x.master ? ", the master" : "");
+    out_printf("  %-24s %-15s pool %s, machine-type %s%s\n", x.hostname.c_str(), x.ip.c_str(),
+               x.pool.c_str(), x.machine_type.c_str(), x.master ? ", the master" : "");
 }
 
 void print_hived_edit(const pai::deploy::HivedEdit& h) {
   for (const auto& w : h.edit.warnings) print_warning("HiveD config: " + w);
   if (!h.services_changed()) {
-    if (!h.services_before.empty()) std::printf("HiveD config: unchanged\n");
+    if (!h.services_before.empty()) out_printf("HiveD config: unchanged\n");
     std::fflush(stdout);
     return;
   }
-  std::printf("HiveD config (%s):\n", h.services_file.c_str());
-  for (const auto& c : h.edit.changes) std::printf("  %s\n", c.c_str());
-  std::printf("%s", h.diff().c_str());
-  std::printf(
+  out_printf("HiveD config (%s):\n", h.services_file.c_str());
+  for (const auto& c : h.edit.changes) out_printf("  %s\n", c.c_str());
+  out_printf("%s", h.diff().c_str());
+  out_printf(
       "  then: the new HiveD config is pushed and HiveD restarts with it (the last step; HiveD "
       "reads its config only when it starts)\n");
   std::fflush(stdout);

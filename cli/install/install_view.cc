@@ -10,6 +10,7 @@
 #include "command_tree.h"
 #include "diag/report.h"
 #include "install/azure_step.h"
+#include "install/install_out.h"
 #include "install/install_print.h"
 #include "output/output.h"
 #include "output/printer.h"
@@ -51,7 +52,7 @@ int run_failure_code(const pai::deploy::RunResult& r) {
 }
 
 bool ask_yes_no(const char* question) {
-  std::fprintf(stderr, "%s [y/N] ", question);
+  err_printf("%s [y/N] ", question);
   std::fflush(stderr);
   std::string answer;
   if (!std::getline(std::cin, answer)) return false;
@@ -102,34 +103,31 @@ void print_stage_end(const pai::deploy::HostStage& s, const UseCaseView& v) {
   switch (s.end) {
     case End::Failed:
       if (!v.json)
-        std::fprintf(stderr, "%s: the hosts above must be fixed first; nothing was changed\n",
-                     verb);
+        err_printf("%s: the hosts above must be fixed first; nothing was changed\n", verb);
       break;
     case End::UpToDate:
       if (v.json) break;
-      std::printf("nothing to do\n");
-      if (plan.operation == HostOperation::Install && !plan.dry_run && !plan.cluster->limited)
-        print_cluster_add(*plan.cluster);
+      out_printf("nothing to do\n");
       break;
     case End::DryRun:
-      if (!v.json) std::printf("dry run: nothing was changed on any host\n");
+      if (!v.json) out_printf("dry run: nothing was changed on any host\n");
       break;
     case End::NoTerminal:
       print_error(std::string("not a terminal: pass --yes to ") + verb + " without a confirmation");
       break;
     case End::Declined:
-      std::fprintf(stderr, "nothing was changed\n");
+      err_printf("nothing was changed\n");
       break;
     case End::Applied:
       if (v.json) break;
       if (s.result.ok()) {
-        std::printf("%s: done in %.1f s (logs in %s/logs)\n", verb, s.result.ms / 1000,
-                    plan.state_dir.c_str());
-        if (plan.operation != HostOperation::Reset) print_cluster_add(*plan.cluster);
+        print_recap(s.result);
+        out_printf("%s: done in %.1f s (logs in %s/logs)\n", verb, s.result.ms / 1000,
+                   plan.state_dir.c_str());
       } else {
-        std::printf(
-            "%s: FAILED after %.1f s; a re-run resumes where it stopped (logs in %s/logs)\n", verb,
-            s.result.ms / 1000, plan.state_dir.c_str());
+        print_recap(s.result);
+        out_printf("%s: FAILED after %.1f s; a re-run resumes where it stopped (logs in %s/logs)\n",
+                   verb, s.result.ms / 1000, plan.state_dir.c_str());
       }
       break;
   }
@@ -143,9 +141,9 @@ void print_install_end(const pai::deploy::InstallPlan& p, const pai::deploy::Ins
     case End::ChecksFailed:
       if (!v.json) {
         print_run_plan(*p.checks, use_color(g.no_color, 1));
-        std::fprintf(stderr,
-                     "install: the hosts above must be fixed first; nothing was created or "
-                     "changed in Azure, nor on any host\n");
+        err_printf(
+            "install: the hosts above must be fixed first; nothing was created or "
+            "changed in Azure, nor on any host\n");
       }
       break;
     case End::AzureDeclined:
@@ -156,7 +154,7 @@ void print_install_end(const pai::deploy::InstallPlan& p, const pai::deploy::Ins
       break;
     case End::PendingMaster:
       if (!v.json)
-        std::printf(
+        out_printf(
             "hosts: the master is the VM of Azure pool %s, not created yet; install creates it "
             "first, then plans and installs the hosts (kubeadm init on it, the others join)\n"
             "dry run: nothing was changed on any host\n",
@@ -172,20 +170,46 @@ void print_install_end(const pai::deploy::InstallPlan& p, const pai::deploy::Ins
   print_use_case_document(pai::deploy::install_json(p, o), "install", v);
 }
 
+// The status line's steps: a phase on a host runs from its start (observing)
+// or its needs (applying) to its end.
+void track_step(const pai::deploy::Event& e, bool planning) {
+  using EK = pai::deploy::Event::Kind;
+  switch (e.kind) {
+    case EK::PhaseStart:
+      status_step(e.host, e.phase, "observing");
+      break;
+    case EK::PhaseNeeds:
+      if (planning)
+        status_step_done(e.host, e.phase);
+      else
+        status_step(e.host, e.phase, "applying");
+      break;
+    case EK::PhaseUpToDate:
+    case EK::PhaseApplied:
+    case EK::PhaseFailed:
+    case EK::PhaseSkipped:
+      status_step_done(e.host, e.phase);
+      break;
+    default:
+      break;
+  }
+}
+
 void show_use_case_event(const UseCaseEvent& e, const UseCaseView& v) {
   using K = UseCaseEvent::Kind;
   const Globals& g = *v.g;
   bool progress = !g.quiet && !v.json;
   switch (e.kind) {
     case K::Observing:
-      if (progress)
-        std::fprintf(stderr, "%s: observing %zu hosts...\n", verb_of(e.operation), e.count);
+      if (progress) err_printf("%s: observing %zu hosts...\n", verb_of(e.operation), e.count);
       break;
     case K::Engine:
+      track_step(*e.engine, e.planning);
       if (e.planning) {
         if (e.engine->kind == pai::deploy::Event::Kind::Interrupted && !g.quiet)
           print_engine_event(*e.engine, use_color(g.no_color, 2), true);
-      } else if (!g.quiet) {
+      } else if (!g.quiet && e.engine->kind != pai::deploy::Event::Kind::Interrupted) {
+        // (the plan before it showed what the journal says was interrupted)
         print_engine_event(*e.engine, use_color(g.no_color, 2), g.verbose);
       }
       break;
@@ -193,33 +217,34 @@ void show_use_case_event(const UseCaseEvent& e, const UseCaseView& v) {
       if (!v.json) print_run_plan(*e.plan, use_color(g.no_color, 1));
       break;
     case K::HostsEnded:
+      status_clear();
       print_stage_end(*e.stage, v);
       break;
     case K::InstallEnded:
       print_install_end(*e.install_plan, *e.install, v);
       break;
     case K::ReadingAzure:
-      if (progress) std::fprintf(stderr, "install: reading the Azure resources...\n");
+      if (progress) err_printf("install: reading the Azure resources...\n");
       break;
     case K::AzurePlanned:
       if (!v.json) print_azure_plan(*e.azure, use_color(g.no_color, 1));
-      if (v.dry_run && !v.json) std::printf("dry run: nothing was changed in Azure\n");
+      if (v.dry_run && !v.json) out_printf("dry run: nothing was changed in Azure\n");
       break;
     case K::ChecksBeforeAzure:
       if (progress)
-        std::fprintf(stderr,
-                     "install: the pre-install checks on %zu host%s before anything is created "
-                     "in Azure...\n",
-                     e.count, e.count == 1 ? "" : "s");
+        err_printf(
+            "install: the pre-install checks on %zu host%s before anything is created "
+            "in Azure...\n",
+            e.count, e.count == 1 ? "" : "s");
       break;
     case K::AzureProgress:
-      if (progress) std::fprintf(stderr, "azure: %s\n", e.message.c_str());
+      if (progress) err_printf("azure: %s\n", e.message.c_str());
       break;
     case K::AzureLog:
-      if (g.verbose) std::fprintf(stderr, "  %s\n", e.message.c_str());
+      if (g.verbose) err_printf("  %s\n", e.message.c_str());
       break;
     case K::AzureUpToDate:
-      if (!v.json) std::printf("azure: nothing to do\n");
+      if (!v.json) out_printf("azure: nothing to do\n");
       break;
     case K::AzureMachines:
       if (!v.json) print_machines(*e.machines);
@@ -227,7 +252,7 @@ void show_use_case_event(const UseCaseEvent& e, const UseCaseView& v) {
     case K::VmCells:
       if (v.json || g.quiet) break;
       if (e.planning) {
-        std::printf(
+        out_printf(
             "HiveD cells of the %zu VM%s Azure will create (named new-POOL-N until Azure "
             "names them):\n",
             e.count, e.count == 1 ? "" : "s");
@@ -239,41 +264,38 @@ void show_use_case_event(const UseCaseEvent& e, const UseCaseView& v) {
       }
       break;
     case K::Warning:
-      print_warning(e.message);
+      err_printf("paictl: warning: %s\n", e.message.c_str());
       break;
     case K::CellsPlanned:
       if (!v.json) print_hived_edit(*e.hived);
       break;
     case K::HivedLog:
-      if (g.verbose) std::fprintf(stderr, "paictl: hived: %s\n", e.message.c_str());
+      if (g.verbose) err_printf("paictl: hived: %s\n", e.message.c_str());
       break;
     case K::ScaleSet:
       if (progress)
-        std::fprintf(stderr, "azure: scale set %s: %lld -> %lld VMs\n", e.message.c_str(), e.from,
-                     e.to);
+        err_printf("azure: scale set %s: %lld -> %lld VMs\n", e.message.c_str(), e.from, e.to);
       break;
     case K::NewMachine:
-      if (progress) std::fprintf(stderr, "azure: new VM %s\n", e.message.c_str());
+      if (progress) err_printf("azure: new VM %s\n", e.message.c_str());
       break;
     case K::FilesUpdated:
       if (!progress) break;
       if (e.to >= 0)
-        std::fprintf(stderr, "azure: config.yaml (count %lld) and %s updated\n", e.to,
-                     e.message.c_str());
+        err_printf("azure: config.yaml (count %lld) and %s updated\n", e.to, e.message.c_str());
       else
-        std::fprintf(stderr, "azure: config.yaml and %s updated\n", e.message.c_str());
+        err_printf("azure: config.yaml and %s updated\n", e.message.c_str());
       break;
     case K::HivedPush:
-      if (!g.quiet)
-        std::fprintf(stderr, "hived: pushing the new HiveD config; HiveD restarts with it\n");
+      if (!g.quiet) err_printf("hived: pushing the new HiveD config; HiveD restarts with it\n");
       break;
     case K::NodeDeleted:
       if (!g.quiet)
-        std::fprintf(stderr, "%-14s %-14s %s\n", e.message.c_str(), "node",
-                     e.drained ? "drained and deleted" : "deleted");
+        err_printf("%-14s %-14s %s\n", e.message.c_str(), "node",
+                   e.drained ? "drained and deleted" : "deleted");
       break;
     case K::NoRunningGroups:
-      if (!g.quiet) std::fprintf(stderr, "hived: no running group uses %s\n", e.message.c_str());
+      if (!g.quiet) err_printf("hived: no running group uses %s\n", e.message.c_str());
       break;
   }
 }
@@ -286,6 +308,8 @@ UseCaseView use_case_view(const InstallOptions& o, const Globals& g) {
   v.output = o.output;
   v.json = is_structured(o.output);
   v.dry_run = o.hosts.dry_run;
+  install_output_start(o.hosts.paths.empty() ? std::string() : o.hosts.paths[0],
+                       is_tty(2) && !g.quiet && !v.json);
   return v;
 }
 

@@ -90,6 +90,10 @@ struct EngineOptions {
   std::string run_id;    // "" = made from the time and pid
   // The journal; "" = none.
   std::string journal_path;
+  // A plan (dry run) made for an apply: a step the journal shows interrupted
+  // that it observes done is recorded so ("up-to-date"), so that the notice
+  // ends even when the apply has nothing to do. A run that applies always does.
+  bool journal_plan = false;
   // Per-host logs: DIR/HOST.log, mode 0600; "" = none.
   std::string log_dir;
   // Per-host lock on every host while applying (not in a dry run).

@@ -91,7 +91,13 @@ void EngineRun::open_journal() {
       emit(e);
     }
   }
-  if (opts_.dry_run) return;
+  if (opts_.dry_run) {
+    // A plan for an apply records the interrupted steps it finds done.
+    if (opts_.journal_plan && !res_.interrupted.empty())
+      journal_open_ = journal_.open(opts_.journal_path).ok();
+    return;
+  }
+  journal_open_ = true;
   if (auto opened = journal_.open(opts_.journal_path); !opened)
     emit({Event::Kind::Note, "", "", "journal: " + opened.error().message, "", {}, 0});
   journal_.append({{"event", "run-start"}, {"run", res_.run_id}, {"hosts", hosts_.size()}});
@@ -449,6 +455,7 @@ void EngineRun::run_cluster_wide(size_t pi, const std::vector<size_t>& alive) {
             pr.ms});
     } else if (needs[k].empty()) {
       pr.state = PhaseResult::State::UpToDate;
+      observed_done(i, pr.phase);
       emit({Event::Kind::PhaseUpToDate, hosts_[i].name, pr.phase, "up to date", "", {}, pr.ms});
     } else if (opts_.dry_run) {
       pr.state = PhaseResult::State::Planned;
@@ -494,6 +501,7 @@ bool EngineRun::run_phase(size_t pi, size_t hi) {
   pr.needs = needs;
   if (needs.empty()) {
     pr.state = PhaseResult::State::UpToDate;
+    observed_done(hi, pr.phase);
     pr.ms = ms_since(t0);
     emit({Event::Kind::PhaseUpToDate, host, pr.phase, "up to date", "", {}, pr.ms});
     return true;
@@ -549,6 +557,16 @@ util::Result<void> EngineRun::apply_phase(size_t pi, size_t hi,
   if (!s.ok()) return s;
   KeepLiveReads keep;
   return verify_applied(phase, h);
+}
+
+void EngineRun::observed_done(size_t hi, const std::string& phase) {
+  if (!journal_open_) return;
+  for (const auto& e : res_.interrupted)
+    if (e.host == hosts_[hi].name && e.phase == phase) {
+      journal_.append(
+          {{"event", "up-to-date"}, {"run", res_.run_id}, {"host", e.host}, {"phase", phase}});
+      return;
+    }
 }
 
 bool EngineRun::phase_failed(size_t pi, size_t hi, const util::Error& error, double t0) {

@@ -85,6 +85,9 @@ class EngineRun {
   // One phase on one host: observe, then (not in a dry run) apply and verify.
   bool run_phase(size_t pi, size_t hi);
   bool phase_failed(size_t pi, size_t hi, const util::Error& error, double t0);
+  // A phase observed up to date on a host: a step the journal showed
+  // interrupted there is done.
+  void observed_done(size_t hi, const std::string& phase);
   util::Result<void> apply_phase(size_t pi, size_t hi, const std::vector<std::string>& needs);
 
   remote::Transport& transport_;
@@ -98,6 +101,7 @@ class EngineRun {
   Masker* masker_;
   std::mutex event_mu_;
   Journal journal_;
+  bool journal_open_ = false;
 
   RunContext ctx_;
   std::vector<std::unique_ptr<HostRun>> runs_;

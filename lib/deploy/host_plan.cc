@@ -85,6 +85,7 @@ UseCaseResult<HostRunPlan> plan_host_run(HostOperation operation, PreparedCluste
   eo.masker = p.masker.get();
   eo.dry_run = true;
   eo.journal_path = p.state_dir + "/install.journal";
+  eo.journal_plan = !p.dry_run;
   UseCaseEvent observing;
   observing.kind = UseCaseEvent::Kind::Observing;
   observing.operation = operation;
@@ -106,6 +107,7 @@ UseCaseResult<HostRunPlan> plan_host_run(HostOperation operation, PreparedCluste
 RunResult apply_host_run(HostRunPlan& p, const Callbacks& callbacks) {
   EngineOptions eo = p.options;  // a copy shares the plan's connections and reads
   eo.dry_run = false;
+  eo.journal_plan = false;
   // Where each host changes first, for reading its observations ahead.
   for (const auto& h : p.plan.hosts)
     for (const auto& pr : h.phases)

@@ -121,6 +121,26 @@ UseCaseResult<void> install_add_vm_cells(const InstallPlan& p, InstallOutcome& o
   return {};
 }
 
+// The installed cluster's address and admin password, once its hosts' run
+// ended well (InstallOutcome::access).
+void install_hand_back(InstallOutcome& o) {
+  if (!install_went_on(o) || !o.hosts.plan || o.hosts.plan->dry_run) return;
+  using End = HostStage::End;
+  if (o.hosts.end != End::Applied && o.hosts.end != End::UpToDate) return;
+  const PreparedCluster& c = *o.hosts.plan->cluster;
+  if (c.limited || !c.settings.openpai.enabled || !c.master()) return;
+  o.access = cluster_access(c);
+  if (!c.settings.openpai.admin_password.empty()) {
+    o.admin_password = c.settings.openpai.admin_password;
+    return;
+  }
+  // The openpai phase made one and wrote it there.
+  if (auto now = read_admin_password(c.settings.openpai.services_file); now.ok() && !now->empty()) {
+    o.admin_password = std::move(now).value();
+    o.password_made = true;
+  }
+}
+
 HostStageRequest install_hosts_request(const InstallRequest& r) {
   HostStageRequest h = host_stage_request(HostOperation::Install, r, r.limit);
   h.prepare.ignore_checks = r.ignore_checks;
@@ -219,6 +239,7 @@ InstallOutcome install_apply_stages(InstallPlan& p, const Callbacks& cb) {
   }
   o.hosts = finish_host_stage(p.hosts, r.yes, cb);
   o.end = InstallOutcome::End::Hosts;
+  install_hand_back(o);
   return o;
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "deploy/azure_part.h"
+#include "deploy/credentials.h"
 #include "deploy/hived_edit.h"
 #include "deploy/host_plan.h"
 #include "deploy/prepare.h"
@@ -88,6 +89,14 @@ struct InstallOutcome {
   HostStage hosts;
   // Whether Azure changed (or, in a dry run, would change) something.
   bool azure_changed = false;
+  // When the hosts' run ended with the whole cluster installed (applied or up
+  // to date, not a dry run, not --limit) and it has the OpenPAI services: how
+  // it is reached, the admin password services-configuration.yaml holds, and
+  // whether this run made that password (it was written there before the
+  // cluster got it).
+  std::optional<ClusterAccess> access;
+  remote::Secret admin_password;
+  bool password_made = false;
 };
 
 InstallOutcome apply_install(InstallPlan& plan, const Callbacks& callbacks);

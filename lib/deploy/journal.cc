@@ -69,6 +69,19 @@ void Journal::append(nlohmann::json record) {
     error_ = std::string("cannot sync the journal: ") + std::strerror(errno);
 }
 
+void journal_interruption(const std::string& path, const std::string& signal,
+                          const std::vector<std::pair<std::string, std::string>>& running) {
+  if (path.empty() || !util::is_regular_file(path)) return;
+  Journal j;
+  if (!j.open(path).ok()) return;
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& [host, phase] : running) steps.push_back({{"host", host}, {"phase", phase}});
+  j.append({{"event", "interrupted"},
+            {"signal", signal},
+            {"pid", static_cast<int64_t>(::getpid())},
+            {"steps", steps}});
+}
+
 std::vector<nlohmann::json> read_journal(const std::string& path) {
   std::vector<nlohmann::json> out;
   std::ifstream in(path);
@@ -84,7 +97,12 @@ std::vector<nlohmann::json> read_journal(const std::string& path) {
 }
 
 std::vector<nlohmann::json> interrupted_steps(const std::vector<nlohmann::json>& records) {
-  using Key = std::tuple<std::string, std::string, std::string>;
+  // A step is (host, phase), whichever run it was in: one that started and
+  // never ended stays interrupted until a later run completes it (an "end"
+  // that changed it, or an "up-to-date" record: observed done), and is then
+  // never reported again. A run's own start and end close nothing of another
+  // run but through that.
+  using Key = std::pair<std::string, std::string>;
   std::map<Key, nlohmann::json> open;
   std::vector<Key> order;
   auto str = [](const nlohmann::json& j, const char* k) {
@@ -92,20 +110,34 @@ std::vector<nlohmann::json> interrupted_steps(const std::vector<nlohmann::json>&
   };
   for (const auto& r : records) {
     std::string ev = str(r, "event");
-    Key key{str(r, "run"), str(r, "host"), str(r, "phase")};
+    std::string run = str(r, "run");
+    Key key{str(r, "host"), str(r, "phase")};
     if (ev == "start") {
-      if (!open.count(key)) order.push_back(key);
-      open[key] = {{"run", std::get<0>(key)},
-                   {"host", std::get<1>(key)},
-                   {"phase", std::get<2>(key)},
-                   {"time", str(r, "time")}};
+      // A later start of an open step is its retry: the step stays open under
+      // the earlier run until it completes.
+      if (!open.count(key)) {
+        order.push_back(key);
+        nlohmann::json j = {
+            {"run", run}, {"host", key.first}, {"phase", key.second}, {"time", str(r, "time")}};
+        open[key] = std::move(j);
+      }
     } else if (ev == "end") {
+      if (str(r, "result") != "failed") {
+        open.erase(key);
+      } else if (auto it = open.find(key); it != open.end() && it->second.value("run", "") == run) {
+        // This run's own step failed: that is a failure, not an interruption.
+        open.erase(it);
+      }
+    } else if (ev == "up-to-date") {
       open.erase(key);
     }
   }
   std::vector<nlohmann::json> out;
   for (const auto& k : order)
-    if (auto it = open.find(k); it != open.end()) out.push_back(it->second);
+    if (auto it = open.find(k); it != open.end()) {
+      out.push_back(it->second);
+      open.erase(it);
+    }
   return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,11 +34,18 @@ class Journal {
   std::string error_;
 };
 
+// Appends {"event": "interrupted", "signal": NAME, "steps": [{host, phase}...]}
+// to the journal at `path` (the front end, when a signal stops a run).
+void journal_interruption(const std::string& path, const std::string& signal,
+                          const std::vector<std::pair<std::string, std::string>>& running);
+
 // Every well-formed record of a journal file (torn or foreign lines skipped).
 std::vector<nlohmann::json> read_journal(const std::string& path);
 
-// Steps that started and never ended: {run, host, phase, time} of each
-// "start" record without a later "end" of the same run, host and phase.
+// Steps (host, phase) that an earlier run started and never ended, and that no
+// later run completed: {run, host, phase, time} of the "start" record of
+// each. A step is completed by an "end" record whose result is not "failed",
+// or an "up-to-date" record (a later run observed it done), of any run.
 std::vector<nlohmann::json> interrupted_steps(const std::vector<nlohmann::json>& records);
 
 // One install per cluster directory: an flock(2) on <dir>/.paictl/install.lock

@@ -80,6 +80,7 @@ std::string base64(const std::string& in) {
 
 util::Result<OpenPaiSettings> load_openpai_settings(const std::string& services_file) {
   OpenPaiSettings s;
+  s.services_file = services_file;
   std::ifstream in(services_file);
   if (!in) {
     s.enabled = false;

@@ -21,7 +21,8 @@ namespace pai::deploy {
 
 // What the services need from services-configuration.yaml (and config.yaml).
 struct OpenPaiSettings {
-  bool enabled = false;  // services-configuration.yaml is there
+  bool enabled = false;       // services-configuration.yaml is there
+  std::string services_file;  // its path (the admin password's home)
   std::string ns = "openpai";
   std::string cluster_id = "pai";
   std::string hived_config;      // hivedscheduler.config as written; "" = no HiveD

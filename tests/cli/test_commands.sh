@@ -50,7 +50,36 @@ run --help
 expect_rc 0 "--help"
 expect_out "Plan and check a cluster:" "the top-level help has groups"
 expect_out "check config" "the top-level help lists subcommands"
-if head -1 "$OUT" | grep -q install; then fail "the tagline promises install"; else pass "the tagline promises no install"; fi
+# The tagline names install, HiveD and the OpenPAI services (paictl installs them).
+if head -1 "$OUT" | grep -q "install" && head -1 "$OUT" | grep -q "HiveD" && head -1 "$OUT" | grep -q "OpenPAI services"; then
+  pass "the tagline names install, HiveD and the OpenPAI services"
+else
+  fail "the tagline leaves out install, HiveD or the OpenPAI services: $(head -1 "$OUT")"
+fi
+run install --help
+expect_rc 0 "install --help"
+expect_out "HiveD scheduler and the OpenPAI services" "install --help names HiveD and the OpenPAI services"
+expect_out "--register" "install --help lists --register"
+expect_no_out "--hosts-file" "install --help does not list --hosts-file (refused)"
+expect_no_out "  --hosts " "install --help does not list --hosts (refused)"
+# --hosts takes one value: the cluster directory after it stays the cluster directory.
+run install --hosts 10.0.0.9 "$PAI_SOURCE_DIR/examples/clusters/quickstart"
+expect_rc 2 "install --hosts X DIR"
+expect_err "--hosts and --hosts-file are for check hosts and facts collect" "install --hosts X DIR: --hosts is refused"
+if grep -q "needs the cluster directory" "$ERR"; then fail "--hosts swallowed the cluster directory"; else pass "--hosts does not swallow the cluster directory"; fi
+# --print-script prints the pre-install checks' script and reaches no host (the
+# quickstart's hosts do not exist: contacting them would fail or hang).
+QS="$TMP/qs"
+cp -r "$PAI_SOURCE_DIR/examples/clusters/quickstart" "$QS"
+run install "$QS" --print-script --ssh-config none --connect-timeout 0.1
+expect_rc 0 "install --print-script"
+expect_out "# paictl fact script" "install --print-script prints the script"
+[ ! -e "$QS/.paictl" ] && pass "install --print-script starts no run" || fail "install --print-script made $QS/.paictl"
+run reset "$QS" --print-script
+expect_rc 2 "reset --print-script is refused"
+run install "$QS" --dry-run --register lab
+expect_rc 2 "install --dry-run --register"
+expect_err "--register registers an installed cluster, not a dry run" "install --dry-run --register: why"
 expect_no_out "__complete" "hidden commands are not listed"
 run help check config
 expect_rc 0 "help check config"

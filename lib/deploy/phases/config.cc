@@ -28,7 +28,8 @@ class ConfigPhase : public Phase, public ReadsAhead {
     if (!r.ok()) return command_failure("reading the cluster files on the cluster", r);
     ClusterFiles remote = parse_cluster_files(r.out);
     std::fill(r.out.begin(), r.out.end(), '\0');
-    for (const auto& [name, content] : s_.cluster_files) {
+    files_ = current_files();
+    for (const auto& [name, content] : files_) {
       auto it = remote.find(name);
       if (it == remote.end())
         needs.push_back("push " + name + " (not on the cluster yet)");
@@ -40,7 +41,7 @@ class ConfigPhase : public Phase, public ReadsAhead {
   util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     auto ns = render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}});
     if (!ns) return ns.error();
-    std::string body = *ns + "\n---\n" + cluster_files_manifest(s_.cluster_files, s_.openpai.ns);
+    std::string body = *ns + "\n---\n" + cluster_files_manifest(files_, s_.openpai.ns);
     auto r = h.sh(std::string("set -e\n") + kKubectl +
                       " apply --server-side --field-manager=paictl --force-conflicts -f - "
                       ">/dev/null",
@@ -51,7 +52,18 @@ class ConfigPhase : public Phase, public ReadsAhead {
   }
 
  private:
+  // The files as they are now: the openpai phase before this one may have
+  // written a new admin password into services-configuration.yaml.
+  ClusterFiles current_files() const {
+    const std::string& f = s_.openpai.services_file;
+    auto slash = f.rfind('/');
+    if (f.empty() || slash == std::string::npos) return s_.cluster_files;
+    ClusterFiles now = read_cluster_files(f.substr(0, slash));
+    return now.empty() ? s_.cluster_files : now;
+  }
+
   const InstallSettings& s_;
+  ClusterFiles files_;
 };
 
 }  // namespace

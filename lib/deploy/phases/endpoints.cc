@@ -5,8 +5,10 @@
 #include <functional>
 #include <future>
 
+#include "deploy/credentials.h"
 #include "deploy/openpai.h"
 #include "deploy/phases/common.h"
+#include "deploy/phases/workloads.h"
 #include "http/client.h"
 #include "util/strings.h"
 
@@ -56,6 +58,19 @@ class EndpointsPhase : public Phase, public ReadsAhead {
     // A plan's probe its own observe() never took is not this run's answer.
     if (pending_.valid()) pending_ = {};
     for (const auto& a : r.answers) h.log("endpoints: " + a);
+    if (r.problems.empty()) return {};
+    // A service that is not installed yet cannot answer: in a plan whose
+    // hived or openpai phase still installs (or rolls out) the services,
+    // that is what the apply waits for, not a problem to show.
+    const auto& facts = h.facts();
+    bool pending = facts.is_object() && facts.value(kServicesPendingFact, false);
+    if (h.run().dry_run && pending) {
+      ClusterAccess a = cluster_access(s_.openpai, h.spec().address);
+      needs.push_back("wait for the gateway " + a.gateway +
+                      (a.hived.empty() ? std::string() : " and HiveD " + a.hived) +
+                      " to answer once the services above are installed");
+      return {};
+    }
     for (const auto& p : r.problems) needs.push_back("wait for an answer (now " + p + ")");
     return {};
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "deploy/credentials.h"
 #include "deploy/openpai.h"
 #include "deploy/phases/workloads.h"
 #include "util/strings.h"
@@ -72,7 +73,9 @@ class OpenPaiPhase : public WorkloadsPhase {
         existing_["admin-password"] != base64(s_.openpai.admin_password.reveal()))
       why.push_back("the admin password");
     if (s_.openpai.admin_password.empty() && !existing_.count("admin-password"))
-      why.push_back("an admin password (services-configuration.yaml has none: one is made)");
+      why.push_back(
+          "an admin password (services-configuration.yaml has none: one is made and written "
+          "there first)");
     if (!why.empty()) {
       needs.push_back("write the Secret " + s_.openpai.ns + "/" + kServicesSecret + " (" +
                       util::join(why, ", ") + ")");
@@ -87,9 +90,24 @@ class OpenPaiPhase : public WorkloadsPhase {
       auto it = existing_.find(key);
       return it != existing_.end() ? it->second : base64(random_hex(bytes));
     };
-    std::string admin = s_.openpai.admin_password.empty()
-                            ? keep("admin-password", 12)
-                            : base64(s_.openpai.admin_password.reveal());
+    std::string admin;
+    if (!s_.openpai.admin_password.empty()) {
+      admin = base64(s_.openpai.admin_password.reveal());
+    } else if (existing_.count("admin-password")) {
+      admin = existing_["admin-password"];
+    } else {
+      // The one home of the admin password is services-configuration.yaml: a
+      // password made here is written there before the cluster gets it, so
+      // that a kill between the two never loses it (a re-run reads it there).
+      remote::Secret made = make_admin_password();
+      if (h.run().masker) h.run().masker->add(made.reveal());
+      if (auto w = write_admin_password(s_.openpai.services_file, made); !w.ok())
+        return util::Error{"writing the new admin password into " + s_.openpai.services_file +
+                               ": " + w.error().message,
+                           "set rest-server.default-pai-admin-password there by hand"};
+      h.log("openpai: a new admin password was written into " + s_.openpai.services_file);
+      admin = base64(made.reveal());
+    }
     std::string secret =
         secret_manifest(s_.openpai, admin, keep("postgres-password", 16), keep("jwt-secret", 32));
     auto ns_doc = render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}});

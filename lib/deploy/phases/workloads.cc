@@ -102,6 +102,9 @@ util::Result<void> WorkloadsPhase::observe(HostRun& h, std::vector<std::string>&
       waiting_.insert(c.name);
     }
   }
+  // The endpoints phase reads it: services a plan has still to install or
+  // roll out cannot answer yet.
+  if (!pending_.empty() || !waiting_.empty()) h.facts()[kServicesPendingFact] = true;
   return {};
 }
 

@@ -36,6 +36,10 @@ struct WorkloadState {
   bool available = false;
 };
 
+// The fact (HostRun::facts) a workloads phase sets on the master when its
+// services are not installed or not rolled out yet.
+inline constexpr const char* kServicesPendingFact = "paictl_services_pending";
+
 class WorkloadsPhase : public Phase, public ReadsAhead {
  public:
   WorkloadsPhase(std::string name, const InstallSettings& s)

@@ -306,6 +306,76 @@ TEST_F(DeployEngine, JournalRecordsRunsAndFindsInterruptedSteps) {
   EXPECT_TRUE(fresh.changed());
 }
 
+// The notice of an interrupted step lasts until a run completes that step,
+// whichever run it is, and then never comes back.
+TEST_F(DeployEngine, AnInterruptedStepIsReportedUntilARunCompletesIt) {
+  auto p = phases();
+  EngineOptions o = options();
+  ASSERT_TRUE(Engine(transport, o).run(cluster(1), p).ok());
+  // Killed while `workers` ran on worker1 (its start, no end; the signal's
+  // record): the host does not have it.
+  state["worker1"].erase("workers");
+  {
+    std::ofstream out(o.journal_path, std::ios::app);
+    out << R"({"time":"t","event":"run-start","run":"r9","hosts":2})"
+        << "\n"
+        << R"({"time":"t","event":"start","run":"r9","host":"worker1","phase":"workers"})"
+        << "\n";
+  }
+  journal_interruption(o.journal_path, "SIGINT", {{"worker1", "workers"}});
+  auto records = read_journal(o.journal_path);
+  EXPECT_EQ(records.back()["event"], "interrupted");
+  EXPECT_EQ(records.back()["steps"][0]["phase"], "workers");
+
+  // A dry run shows the notice and changes nothing, the journal included.
+  EngineOptions dry = o;
+  dry.dry_run = true;
+  RunResult plan = Engine(transport, dry).run(cluster(1), p);
+  ASSERT_EQ(plan.interrupted.size(), 1u);
+  EXPECT_EQ(read_journal(o.journal_path).size(), records.size());
+
+  // The re-run shows it, and completes the step.
+  RunResult rerun = Engine(transport, o).run(cluster(1), p);
+  EXPECT_TRUE(rerun.ok());
+  ASSERT_EQ(rerun.interrupted.size(), 1u);
+  EXPECT_EQ(rerun.interrupted[0].host, "worker1");
+  EXPECT_EQ(rerun.interrupted[0].phase, "workers");
+  EXPECT_TRUE(state["worker1"].count("workers"));
+  // Every run after it: no notice, in a plan or an apply.
+  RunResult further = Engine(transport, o).run(cluster(1), p);
+  EXPECT_TRUE(further.interrupted.empty());
+  EXPECT_TRUE(Engine(transport, dry).run(cluster(1), p).interrupted.empty());
+
+  // A step a later run finds done (the kill came after its work) ends too:
+  // the plan made for an apply records it, though the apply has nothing to do.
+  {
+    std::ofstream out(o.journal_path, std::ios::app);
+    out << R"({"time":"t","event":"start","run":"r10","host":"master","phase":"addons"})"
+        << "\n";
+  }
+  EngineOptions plan_for_apply = dry;
+  plan_for_apply.journal_plan = true;
+  RunResult found = Engine(transport, plan_for_apply).run(cluster(1), p);
+  ASSERT_EQ(found.interrupted.size(), 1u);
+  EXPECT_FALSE(found.changed());
+  EXPECT_TRUE(Engine(transport, dry).run(cluster(1), p).interrupted.empty());
+
+  // A step that failed again after the interruption is not complete: still reported.
+  {
+    std::ofstream out(o.journal_path, std::ios::app);
+    out << R"({"time":"t","event":"start","run":"r11","host":"worker1","phase":"workers"})"
+        << "\n"
+        << R"({"time":"t","event":"start","run":"r12","host":"worker1","phase":"workers"})"
+        << "\n"
+        << R"({"time":"t","event":"end","run":"r12","host":"worker1","phase":"workers",)"
+        << R"("result":"failed"})"
+        << "\n";
+  }
+  auto open = interrupted_steps(read_journal(o.journal_path));
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0]["run"], "r11");
+}
+
 TEST_F(DeployEngine, LocalLockRefusesASecondInstallAndSaysWho) {
   std::string path = (dir / ".paictl" / "install.lock").string();
   LocalLock a;

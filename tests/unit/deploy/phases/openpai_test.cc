@@ -2,6 +2,13 @@
 // pai-secrets, whose values reach the master on stdin only.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "deploy/credentials.h"
 
 #include "phase_fixture.h"
 
@@ -93,6 +100,78 @@ TEST(OpenPaiPhase, TheSecretsValuesGoOnStdinOnlyAndADoneClusterIsUpToDate) {
     if (c.input.find("\"kind\":\"Secret\"") != std::string::npos) body = c.input;
   EXPECT_NE(body.find(base64("pg")), std::string::npos);
   EXPECT_NE(body.find(base64("a-new-admin-pw")), std::string::npos);
+}
+
+// No admin password in services-configuration.yaml: one is made and written
+// there (mode 0600) before the Secret that gives it to the cluster is applied,
+// and it reaches the master on stdin only.
+TEST(OpenPaiPhase, AMadeAdminPasswordIsWrittenIntoTheFileBeforeTheClusterGetsIt) {
+  std::string dir =
+      std::string(::testing::TempDir()) + "paictl-openpai-pw-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  InstallSettings s = services_settings();
+  s.openpai.admin_password = remote::Secret();
+  s.openpai.services_file = dir + "/services-configuration.yaml";
+  std::ofstream(s.openpai.services_file) << "# lab\nrest-server:\n  server-port: 9186\n";
+  auto phases = install_phases(s);
+  Phase& openpai = named(phases, "openpai");
+  ScriptedHosts run;
+  HostRun& m = run.add(master_spec());
+  auto o = observe(openpai, m);
+  ASSERT_TRUE(needs_has(o.needs,
+                        "an admin password (services-configuration.yaml has none: one "
+                        "is made and written there first)"));
+  std::string in_file_when_applied, secret_body;
+  std::map<std::string, std::string> hashes;
+  run.transport.on("apply --server-side", [&](const testing::ScriptedCall& c) {
+    if (c.input.find("\"kind\":\"Secret\"") != std::string::npos) {
+      secret_body = c.input;
+      auto pw = read_admin_password(s.openpai.services_file);
+      in_file_when_applied = pw.ok() ? pw->reveal() : "";
+    }
+    if (c.input.find("kind: Deployment") != std::string::npos) hashes = workload_hashes(c.input);
+    return testing::ScriptedAnswer{};
+  });
+  run.transport.on("get daemonsets,statefulsets,deployments", [&](const testing::ScriptedCall&) {
+    return testing::ScriptedAnswer{.out = kubectl_workloads(hashes, "openpai")};
+  });
+  ASSERT_TRUE(openpai.apply(m, o.needs).ok());
+  ASSERT_EQ(in_file_when_applied.size(), 20u);
+  EXPECT_NE(secret_body.find("\"admin-password\":\"" + base64(in_file_when_applied) + "\""),
+            std::string::npos);
+  for (const auto& c : run.transport.calls())
+    EXPECT_EQ(c.command.find(in_file_when_applied), std::string::npos);
+  EXPECT_EQ(m.run().masker->mask("pw " + in_file_when_applied), "pw ***");
+  struct stat st {};
+  ASSERT_EQ(::stat(s.openpai.services_file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  std::ifstream in(s.openpai.services_file);
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first, "# lab");
+  std::filesystem::remove_all(dir);
+}
+
+// A file the password cannot be written into fails the phase before the
+// cluster is given a password nobody would know.
+TEST(OpenPaiPhase, APasswordThatCannotBeWrittenIsNotApplied) {
+  InstallSettings s = services_settings();
+  s.openpai.admin_password = remote::Secret();
+  s.openpai.services_file = "/nonexistent-paictl-dir/services-configuration.yaml";
+  auto phases = install_phases(s);
+  Phase& openpai = named(phases, "openpai");
+  ScriptedHosts run;
+  HostRun& m = run.add(master_spec());
+  auto o = observe(openpai, m);
+  bool secret_applied = false;
+  run.transport.on("apply --server-side", [&](const testing::ScriptedCall& c) {
+    secret_applied |= c.input.find("\"kind\":\"Secret\"") != std::string::npos;
+    return testing::ScriptedAnswer{};
+  });
+  auto r = openpai.apply(m, o.needs);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("writing the new admin password into"), std::string::npos);
+  EXPECT_FALSE(secret_applied);
 }
 
 TEST(OpenPaiPhase, AFailedReadOfTheSecretIsAFailedObservation) {
