@@ -7,6 +7,7 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -149,8 +150,7 @@ TEST(ClusterAccess, TheGatewayAndHivedAsTheInstallServesThem) {
 }
 
 // The gateway of an installed cluster as it answers a sign-in of its admin.
-http::FakeClient installed_gateway(const std::string& password) {
-  http::FakeClient f;
+void installed_gateway(http::FakeClient& f, const std::string& password) {
   f.add("GET", "/rest-server/api/v2/info", 200,
         R"({"name": "PAI RESTful API", "version": "v1.8.0", "authnMethod": "basic"})");
   http::Route login;
@@ -172,7 +172,6 @@ http::FakeClient installed_gateway(const std::string& password) {
   u.response.body = R"({"username": "admin", "admin": true, "virtualCluster": ["default"]})";
   user.answers.push_back(u);
   f.add(user);
-  return f;
 }
 
 struct Register : ::testing::Test {
@@ -194,7 +193,8 @@ struct Register : ::testing::Test {
 };
 
 TEST_F(Register, SignsInAsTheAdminAndStoresTheTokenAndHived) {
-  http::FakeClient gw = installed_gateway(kPw.reveal());
+  http::FakeClient gw;
+  installed_gateway(gw, kPw.reveal());
   auto reg = cluster::Registry::load({file}, diags);
   auto done = register_cluster(request(), gw, reg, diags);
   ASSERT_TRUE(done.ok()) << done.error().message;
@@ -221,7 +221,8 @@ TEST_F(Register, SignsInAsTheAdminAndStoresTheTokenAndHived) {
 }
 
 TEST_F(Register, AWrongPasswordIsASignInErrorAndWritesNothing) {
-  http::FakeClient gw = installed_gateway("another-password");
+  http::FakeClient gw;
+  installed_gateway(gw, "another-password");
   http::Route refused;
   refused.method = "POST";
   refused.path = "/rest-server/api/v2/authn/basic/login";
