@@ -31,6 +31,9 @@ BASE="--ssh-config $RUN/ssh_config --ignore-check-errors CPU,DNS,DiskFree"
 ARGS="$BASE --wait 60"
 state() { "$TESTBED" state "$RUN" > "$1"; }
 py() { "$PYTHON3" -c "import json,sys; s=json.load(open(sys.argv[1])); $1" "$2"; }
+# No admin password in services-configuration.yaml: install makes one and
+# writes it there before the cluster gets it.
+sed -i '/default-pai-admin-password:/d' "$C/services-configuration.yaml"
 state "$TMP/fresh.json"
 
 # 1. The dry run.
@@ -44,6 +47,8 @@ grep -q 'dry run: nothing was changed on any host' "$TMP/dry.txt" || fail "the d
 state "$TMP/after-dry.json"
 cmp -s "$TMP/fresh.json" "$TMP/after-dry.json" || fail "the dry run changed the hosts"
 [ ! -e "$C/.paictl/install.journal" ] || fail "the dry run wrote a journal"
+grep -q 'default-pai-admin-password' "$C/services-configuration.yaml" && fail "the dry run wrote an admin password"
+grep -q 'an admin password (services-configuration.yaml has none: one is made and written there first)' "$TMP/dry.txt" || fail "the plan does not say an admin password is made"
 pass "dry run changes nothing"
 
 # An unsupported OS is refused up front, before anything changes. (Not here: every
@@ -173,6 +178,9 @@ for f in "$TMP"/run-fail-1.txt; do
     || fail "$f: plan (line $plan), events (line $ev) and recap (line $recap) out of order"
   if grep -Eq '^  [a-z-]+tb-' "$f"; then fail "$f: an event inside a plan line: $(grep -E '^  [a-z-]+tb-' "$f" | head -1)"; fi
 done
+apw=$(sed -n 's/^ *default-pai-admin-password: "\(.*\)"$/\1/p' "$C/services-configuration.yaml")
+[ ${#apw} -eq 20 ] || fail "install did not write the admin password it made into services-configuration.yaml"
+[ "$(stat -c %a "$C/services-configuration.yaml")" = 600 ] || fail "services-configuration.yaml holds the password and is not 0600"
 pass "nodes Ready with their GPUs; kubeadm init once, each join once; HiveD and the OpenPAI services available"
 
 # 4. Nothing to do.
