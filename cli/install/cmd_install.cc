@@ -55,7 +55,7 @@ pai::deploy::InstallRequest install_request(const InstallOptions& o) {
 // install --register NAME: the installed cluster in the user's registry, with
 // a token got by signing in to its gateway as the admin.
 int register_installed(const std::string& name, const std::string& cluster_dir,
-                       const pai::deploy::InstallOutcome& out, const Globals& g) {
+                       const pai::deploy::InstallOutcome& out, const Globals& g, bool json) {
   if (!out.access) {
     print_error("--register: " + cluster_dir +
                 " has no OpenPAI services installed (services-configuration.yaml)");
@@ -89,7 +89,8 @@ int register_installed(const std::string& name, const std::string& cluster_dir,
     print_error("--register: " + e.message + (e.hint.empty() ? "" : "\n  hint: " + e.hint));
     return e.stage == pai::cluster::AddError::Stage::Registry ? kExitUsage : kExitRemote;
   }
-  if (!g.quiet)
+  // (-o json|yaml: stdout holds the document only)
+  if (!g.quiet && !json)
     out_printf("registered as cluster %s (user %s%s)%s\n", name.c_str(), done->cluster.user.c_str(),
                done->cluster.hived.empty() ? "" : (", HiveD " + done->cluster.hived).c_str(),
                done->made_current ? "; it is the current cluster" : "");
@@ -130,7 +131,9 @@ int run_install(const InstallOptions& o, const Globals& g) {
   }
   int rc = install_exit_code(*plan, out, view);
   if (o.register_name.empty() || !pai::deploy::install_went_on(out)) return rc;
-  if (int r = register_installed(o.register_name, o.hosts.paths[0], out, g); r != kExitOk) return r;
+  if (int r = register_installed(o.register_name, o.hosts.paths[0], out, g, view.json);
+      r != kExitOk)
+    return r;
   return rc;
 }
 

@@ -14,7 +14,7 @@ namespace pai::deploy {
 
 namespace {
 
-const char* const kPasswordKey = "default-pai-admin-password";
+const char* const kCredentialsPasswordKey = "default-pai-admin-password";
 
 std::vector<std::string> credentials_lines(const std::string& text) {
   std::vector<std::string> out;
@@ -103,7 +103,7 @@ util::Result<std::string> with_admin_password(const std::string& text, const std
   auto append_section = [&]() -> std::string {
     std::string out = text;
     if (!out.empty() && out.back() != '\n') out += "\n";
-    out += "rest-server:\n  " + std::string(kPasswordKey) + ": " + value + "\n";
+    out += "rest-server:\n  " + std::string(kCredentialsPasswordKey) + ": " + value + "\n";
     return out;
   };
   const yaml::Node* root = stream.documents.empty() ? nullptr : stream.documents[0];
@@ -122,18 +122,19 @@ util::Result<std::string> with_admin_password(const std::string& text, const std
     size_t colon = li < lines.size() ? lines[li].find(':', key_mark.column - 1) : std::string::npos;
     if (colon == std::string::npos || !credentials_blank_after(lines[li], colon + 1))
       return util::Error{where(rs->mark()) + "rest-server is not a mapping",
-                         "set rest-server." + std::string(kPasswordKey) + " by hand",
+                         "set rest-server." + std::string(kCredentialsPasswordKey) + " by hand",
                          util::Error::Kind::Input};
     if (lines[li].empty() || lines[li].back() != '\n') lines[li] += "\n";
-    lines.insert(lines.begin() + static_cast<long>(li) + 1,
-                 std::string(key_mark.column - 1 + 2, ' ') + kPasswordKey + ": " + value + "\n");
+    lines.insert(
+        lines.begin() + static_cast<long>(li) + 1,
+        std::string(key_mark.column - 1 + 2, ' ') + kCredentialsPasswordKey + ": " + value + "\n");
     return credentials_join(lines);
   }
   if (!rs->is_mapping() || rs->pairs().empty() || rs->pairs()[0].key->mark().line == key_mark.line)
     return util::Error{where(rs->mark()) + "rest-server is not a block mapping",
-                       "set rest-server." + std::string(kPasswordKey) + " by hand",
+                       "set rest-server." + std::string(kCredentialsPasswordKey) + " by hand",
                        util::Error::Kind::Input};
-  if (const yaml::Pair* pw = rs->find(kPasswordKey)) {
+  if (const yaml::Pair* pw = rs->find(kCredentialsPasswordKey)) {
     // The key is there with an empty value: the value goes after its colon,
     // a comment after it kept.
     const yaml::Node* v = pw->value;
@@ -141,11 +142,13 @@ util::Result<std::string> with_admin_password(const std::string& text, const std
     size_t li = pw->key->mark().line - 1;
     if (!empty_scalar || li >= lines.size() ||
         (!v->is_null() && v->mark().line != pw->key->mark().line))
-      return util::Error{where(v->mark()) + "rest-server." + kPasswordKey + " is already set",
-                         {},
-                         util::Error::Kind::Input};
+      return util::Error{
+          where(v->mark()) + "rest-server." + kCredentialsPasswordKey + " is already set",
+          {},
+          util::Error::Kind::Input};
     std::string& line = lines[li];
-    size_t colon = line.find(':', pw->key->mark().column - 1 + std::string(kPasswordKey).size());
+    size_t colon =
+        line.find(':', pw->key->mark().column - 1 + std::string(kCredentialsPasswordKey).size());
     if (colon == std::string::npos)
       return util::Error{
           where(pw->key->mark()) + "no ':' after the key", {}, util::Error::Kind::Input};
@@ -161,7 +164,7 @@ util::Result<std::string> with_admin_password(const std::string& text, const std
   size_t at = first.line - 1;
   if (at > lines.size()) at = lines.size();
   lines.insert(lines.begin() + static_cast<long>(at),
-               std::string(first.column - 1, ' ') + kPasswordKey + ": " + value + "\n");
+               std::string(first.column - 1, ' ') + kCredentialsPasswordKey + ": " + value + "\n");
   return credentials_join(lines);
 }
 

@@ -116,6 +116,14 @@ DocJson install_json(const InstallPlan& p, const InstallOutcome& o) {
   if (p.azure) doc["azure"] = azure_install_json(*p.azure, applied);
   if (DocJson h = install_json_hived(p, o); !h.is_null()) doc["hived"] = h;
   if (s.end == HostStage::End::Applied) doc["result"] = s.result.to_json();
+  if (o.access) {
+    DocJson a = {{"gateway", o.access->gateway},
+                 {"user", o.access->user},
+                 {"passwordFile", o.access->services_file},
+                 {"passwordMade", o.password_made}};
+    if (!o.access->hived.empty()) a["hived"] = o.access->hived;
+    doc["access"] = a;
+  }
   return doc;
 }
 

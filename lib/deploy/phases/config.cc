@@ -28,8 +28,7 @@ class ConfigPhase : public Phase, public ReadsAhead {
     if (!r.ok()) return command_failure("reading the cluster files on the cluster", r);
     ClusterFiles remote = parse_cluster_files(r.out);
     std::fill(r.out.begin(), r.out.end(), '\0');
-    files_ = current_files();
-    for (const auto& [name, content] : files_) {
+    for (const auto& [name, content] : current_files()) {
       auto it = remote.find(name);
       if (it == remote.end())
         needs.push_back("push " + name + " (not on the cluster yet)");
@@ -41,7 +40,7 @@ class ConfigPhase : public Phase, public ReadsAhead {
   util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
     auto ns = render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}});
     if (!ns) return ns.error();
-    std::string body = *ns + "\n---\n" + cluster_files_manifest(files_, s_.openpai.ns);
+    std::string body = *ns + "\n---\n" + cluster_files_manifest(current_files(), s_.openpai.ns);
     auto r = h.sh(std::string("set -e\n") + kKubectl +
                       " apply --server-side --field-manager=paictl --force-conflicts -f - "
                       ">/dev/null",
@@ -63,7 +62,6 @@ class ConfigPhase : public Phase, public ReadsAhead {
   }
 
   const InstallSettings& s_;
-  ClusterFiles files_;
 };
 
 }  // namespace

@@ -32,6 +32,9 @@ BASE="--ssh-config $RUN/ssh_config --ignore-check-errors CPU,DNS,DiskFree"
 ARGS="$BASE --wait 60"
 state() { "$TESTBED" state "$RUN" > "$1"; }
 py() { "$PYTHON3" -c "import json,sys; s=json.load(open(sys.argv[1])); $1" "$2"; }
+# No admin password in services-configuration.yaml: install makes one and
+# writes it there before the cluster gets it.
+sed -i '/default-pai-admin-password:/d' "$C/services-configuration.yaml"
 state "$TMP/fresh.json"
 
 # 1. The dry run.
@@ -45,6 +48,8 @@ grep -q 'dry run: nothing was changed on any host' "$TMP/dry.txt" || fail "the d
 state "$TMP/after-dry.json"
 cmp -s "$TMP/fresh.json" "$TMP/after-dry.json" || fail "the dry run changed the hosts"
 [ ! -e "$C/.paictl/install.journal" ] || fail "the dry run wrote a journal"
+grep -q 'default-pai-admin-password' "$C/services-configuration.yaml" && fail "the dry run wrote an admin password"
+grep -q 'an admin password (services-configuration.yaml has none: one is made and written there first)' "$TMP/dry.txt" || fail "the plan does not say an admin password is made"
 pass "dry run changes nothing"
 
 # An unsupported OS is refused up front, before anything changes. (Not here: every
@@ -76,9 +81,34 @@ py 'sys.exit(0 if s["cluster"]["bootstrap_tokens"] == 0 else "tokens left after 
 py 'sys.exit(0 if s["hosts"]["tb-master"]["kubeadm"]["init"] == 1 else "init: %s" % s["hosts"]["tb-master"]["kubeadm"])' "$TMP/s1.json"
 pass "a failing step in 4 phases: each run fails at it, the next one goes on; no token left"
 
-# kill -9 at seeded points: after the journal has N records, then re-run. Each
-# kill must happen: the install still running when its run has N records, and
-# ended by the SIGKILL (exit 137), not by itself or by the time limit.
+# SIGTERM (as Ctrl-C's SIGINT, which a background job of this shell ignores)
+# in the middle of a run: it says so, names the running steps, journals the
+# interruption and exits 143; the runs below resume.
+starts=$(grep -c '"run-start"' "$C/.paictl/install.journal" 2>/dev/null || echo 0)
+"$PAICTL" install "$C" $ARGS --yes > "$TMP/kill-term.txt" 2>&1 &
+pid=$!
+i=0
+while kill -0 $pid 2>/dev/null; do
+  # This run's records: after its own run-start.
+  if [ "$(grep -c '"run-start"' "$C/.paictl/install.journal")" -gt "$starts" ]; then
+    lines=$(wc -l < "$C/.paictl/install.journal")
+    now=$(grep -n '"run-start"' "$C/.paictl/install.journal" | tail -1 | cut -d: -f1)
+    [ $((lines - now)) -ge 1 ] && break
+  fi
+  i=$((i + 1)); [ $i -lt 6000 ] || break
+  sleep 0.01
+done
+kill -TERM $pid 2>/dev/null || true
+set +e
+wait $pid
+rc=$?
+set -e
+[ $rc -eq 143 ] || { cat "$TMP/kill-term.txt"; fail "SIGTERM: exit $rc, want 143"; }
+grep -q 'paictl: interrupted (SIGTERM); a re-run resumes' "$TMP/kill-term.txt" || fail "SIGTERM: no word: $(tail -3 "$TMP/kill-term.txt")"
+tail -1 "$C/.paictl/install.journal" | grep -q '"event":"interrupted"' || fail "SIGTERM: the journal has no interrupted record: $(tail -1 "$C/.paictl/install.journal")"
+pass "SIGTERM says so, journals it and exits 143"
+
+# kill -9 at seeded points: after the journal has N records, then re-run.
 for n in 3 9 16; do
   "$PAICTL" install "$C" $ARGS --yes > "$TMP/kill-$n.txt" 2>&1 &
   pid=$!
@@ -103,32 +133,6 @@ for n in 3 9 16; do
   tail -n +"$now" "$C/.paictl/install.journal" | grep -q '"run-end"' && fail "kill point $n: the killed run's journal has its end"
   pass "install killed by SIGKILL after $n records of its run (exit $rc)"
 done
-
-# SIGINT (Ctrl-C) in the middle of a run: it says so, names the running steps,
-# journals the interruption and exits 130; the re-run below resumes.
-"$PAICTL" install "$C" $ARGS --yes > "$TMP/kill-int.txt" 2>&1 &
-pid=$!
-i=0
-while kill -0 $pid 2>/dev/null; do
-  lines=$(wc -l < "$C/.paictl/install.journal" 2>/dev/null || echo 0)
-  now=$(grep -n '"run-start"' "$C/.paictl/install.journal" 2>/dev/null | tail -1 | cut -d: -f1)
-  [ -n "$now" ] && [ $((lines - now)) -ge 2 ] && break
-  i=$((i + 1)); [ $i -lt 3000 ] || break
-  sleep 0.01
-done
-kill -INT $pid 2>/dev/null || true
-set +e
-wait $pid
-rc=$?
-set -e
-if [ $rc -eq 130 ]; then
-  grep -q 'paictl: interrupted (SIGINT); a re-run resumes' "$TMP/kill-int.txt" || fail "SIGINT: no word: $(tail -3 "$TMP/kill-int.txt")"
-  tail -1 "$C/.paictl/install.journal" | grep -q '"event":"interrupted"' || fail "SIGINT: the journal has no interrupted record: $(tail -1 "$C/.paictl/install.journal")"
-  pass "SIGINT says so, journals it and exits 130"
-else
-  # The run ended before the signal came (nothing left to do).
-  echo "note: the install ended (exit $rc) before SIGINT"
-fi
 
 set +e
 "$PAICTL" install "$C" $ARGS --yes > "$TMP/run2.txt" 2>&1
@@ -170,8 +174,22 @@ assert sorted(o["Secret/openpai/pai-secrets"]["data"]) == ["admin-password", "ad
 grep -q "paictl install $C --register testbed" "$TMP/run2.txt" || fail "no --register hint: $(tail -5 "$TMP/run2.txt")"
 grep -q "paictl cluster add testbed --uri http://127.0.34.2 --user admin --hived http://127.0.34.2:30096 --password-stdin" "$TMP/run2.txt" || fail "no cluster add line: $(tail -5 "$TMP/run2.txt")"
 grep -q "admin password: rest-server.default-pai-admin-password in $C/services-configuration.yaml" "$TMP/run2.txt" || fail "install does not say where the admin password is: $(tail -5 "$TMP/run2.txt")"
-grep -q '^RECAP$' "$TMP/run2.txt" || fail "no recap after the apply: $(tail -8 "$TMP/run2.txt")"
-grep -Eq '^tb-worker1 +ok=[0-9]+ +changed=[0-9]+ +failed=0 +skipped=0$' "$TMP/run2.txt" || fail "no recap line of tb-worker1: $(tail -8 "$TMP/run2.txt")"
+if grep -q '^install: done in' "$TMP/run2.txt"; then
+  grep -q '^RECAP$' "$TMP/run2.txt" || fail "no recap after the apply: $(tail -8 "$TMP/run2.txt")"
+  grep -Eq '^tb-worker1 +ok=[0-9]+ +changed=[0-9]+ +failed=0 +skipped=0$' "$TMP/run2.txt" || fail "no recap line of tb-worker1: $(tail -8 "$TMP/run2.txt")"
+fi
+# The order of one stream (2>&1): the plan, then the events, then the recap.
+for f in "$TMP"/run-fail-1.txt; do
+  plan=$(grep -n '^3 hosts: ' "$f" | head -1 | cut -d: -f1)
+  ev=$(grep -n ' applying: ' "$f" | head -1 | cut -d: -f1)
+  recap=$(grep -n '^RECAP$' "$f" | head -1 | cut -d: -f1)
+  [ -n "$plan" ] && [ -n "$ev" ] && [ -n "$recap" ] && [ "$plan" -lt "$ev" ] && [ "$ev" -lt "$recap" ] \
+    || fail "$f: plan (line $plan), events (line $ev) and recap (line $recap) out of order"
+  if grep -Eq '^  [a-z-]+tb-' "$f"; then fail "$f: an event inside a plan line: $(grep -E '^  [a-z-]+tb-' "$f" | head -1)"; fi
+done
+apw=$(sed -n 's/^ *default-pai-admin-password: "\(.*\)"$/\1/p' "$C/services-configuration.yaml")
+[ ${#apw} -eq 20 ] || fail "install did not write the admin password it made into services-configuration.yaml"
+[ "$(stat -c %a "$C/services-configuration.yaml")" = 600 ] || fail "services-configuration.yaml holds the password and is not 0600"
 pass "nodes Ready with their GPUs; kubeadm init once, each join once; HiveD and the OpenPAI services available"
 
 # 4. Nothing to do.
