@@ -65,6 +65,10 @@ int run_status(const HivedOptions& o, const Globals& g) {
       for (const auto& u : n.uses)
         uses.push_back(
             {{"group", u.group}, {"vc", u.vc}, {"priority", u.priority}, {"leafCells", u.indices}});
+      Json reserved = Json::array();
+      for (const auto& r : n.reserved)
+        reserved.push_back(
+            {{"group", r.group}, {"priority", r.priority}, {"leafCells", r.indices}});
       nodes.push_back({{"name", n.name},
                        {"healthy", n.healthy},
                        {"sku", n.leaf_type},
@@ -73,7 +77,8 @@ int run_status(const HivedOptions& o, const Globals& g) {
                        {"opportunistic", n.opportunistic},
                        {"bad", n.bad},
                        {"groups", n.groups},
-                       {"usedBy", std::move(uses)}});
+                       {"usedBy", std::move(uses)},
+                       {"reservedBy", std::move(reserved)}});
     }
     print_document(document("hivedStatus", {{"hived", h->client->base()},
                                             {"groups", s.groups},
@@ -127,6 +132,10 @@ int run_status(const HivedOptions& o, const Globals& g) {
     std::string used_by;
     for (const auto& u : n.uses)
       used_by += (used_by.empty() ? "" : " ") + u.group + "[" + leaves_text(u.indices) + "]";
+    // A preemption in progress: who has reserved which of the leaves still in use.
+    for (const auto& r : n.reserved)
+      used_by += (used_by.empty() ? "" : " ") + std::string("(") + r.group + " reserves " +
+                 leaves_text(r.indices) + ")";
     nodes.add({n.name, n.leaf_type, n.healthy ? "Healthy" : "Bad", std::to_string(n.leaves),
                std::to_string(n.used), std::to_string(n.opportunistic),
                used_by.empty() ? "-" : used_by});

@@ -402,9 +402,19 @@ Summary summarize(const LiveState& live) {
         }
         u->indices.push_back(l.index);
       }
+      if (!l.reserved_by.empty() && l.reserved_by != l.group) {
+        auto r = std::find_if(ns.reserved.begin(), ns.reserved.end(),
+                              [&](const NodeUse& x) { return x.group == l.reserved_by; });
+        if (r == ns.reserved.end()) {
+          ns.reserved.push_back({l.reserved_by, {}, l.priority, {}});
+          r = ns.reserved.end() - 1;
+        }
+        r->indices.push_back(l.index);
+      }
       skus.insert(l.leaf_type);
     }
     for (auto& u : ns.uses) std::sort(u.indices.begin(), u.indices.end());
+    for (auto& u : ns.reserved) std::sort(u.indices.begin(), u.indices.end());
     std::sort(ns.uses.begin(), ns.uses.end(), [](const NodeUse& a, const NodeUse& b) {
       return a.indices.front() != b.indices.front() ? a.indices.front() < b.indices.front()
                                                     : a.group < b.group;

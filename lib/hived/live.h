@@ -109,6 +109,9 @@ struct NodeSummary {
   int64_t leaves = 0, used = 0, opportunistic = 0, bad = 0;
   std::vector<std::string> groups;  // groups with leaves on it, in name order
   std::vector<NodeUse> uses;        // who uses which leaves, in the order of their first leaf
+  // Leaves a preempting group has reserved (priority: the preemptor's), while
+  // their victims may still run there.
+  std::vector<NodeUse> reserved;
 };
 
 struct VcSkuSummary {

@@ -1,6 +1,8 @@
 #include "planner/diagram.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <set>
 
 #include "planner/plan_output.h"
@@ -71,15 +73,41 @@ std::string color_of(const Plan& plan, int vc) {
   return util::kSvgPalette[static_cast<size_t>(vc) % util::kSvgPaletteSize];
 }
 
-constexpr int kLeaf = 14, kPad = 4;
+constexpr int kLeaf = 14, kPad = 4, kLabel = 10;
+
+// Text on a coloured box: black on light fills, white on dark ones (WCAG's
+// relative luminance), so that a GPU's number stays readable on every VC colour
+// and on a white (unbound) leaf.
+std::string diagram_text_on(const std::string& fill) {
+  if (fill.size() != 7 || fill[0] != '#') return "#000000";
+  auto channel = [&](size_t at) {
+    double c = std::stoi(fill.substr(at, 2), nullptr, 16) / 255.0;
+    return c <= 0.03928 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+  };
+  double l = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+  // The contrast against white (1.05 / (l + 0.05)) and against black ((l + 0.05) / 0.05).
+  return 1.05 / (l + 0.05) >= (l + 0.05) / 0.05 ? "#ffffff" : "#000000";
+}
+
+// A machine level's label: "socket", "NUMA", "NVLink" ...
+std::string diagram_level_label(const std::string& kind) {
+  if (kind == "NUMA") return "NUMA";
+  if (kind == "NVLINK") return "NVLink";
+  if (kind == "PCIE") return "PCIe";
+  if (kind == "HOSTBRIDGE") return "host bridge";
+  std::string out = kind;
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
 
 // Width of one cell at `level` (index into hierarchy levels; -1 = leaf).
 int cell_width(const Hierarchy& h, int level) {
   if (level < 0) return kLeaf;
   return h.levels[static_cast<size_t>(level)].children * (cell_width(h, level - 1) + kPad) + kPad;
 }
+// A level's box has a label row above its children.
 int cell_height(int level) {
-  return level < 0 ? kLeaf : cell_height(level - 1) + 2 * kPad;
+  return level < 0 ? kLeaf : cell_height(level - 1) + 2 * kPad + kLabel;
 }
 
 void draw_cell(Svg& svg, const Plan& plan, const Sku& s, const PlannedHost& ph,
@@ -90,20 +118,28 @@ void draw_cell(Svg& svg, const Plan& plan, const Sku& s, const PlannedHost& ph,
                                                     : static_cast<int>(next);
     std::string title = s.leaf_type + " " + std::to_string(gpu) +
                         (vc >= 0 ? " -> VC " + plan.vcs[static_cast<size_t>(vc)].name : "");
-    svg.rect(x, y, kLeaf, kLeaf, color_of(plan, vc), "#333333", 2, title);
+    const std::string fill = color_of(plan, vc);
+    svg.rect(x, y, kLeaf, kLeaf, fill, "#333333", 2, title);
     if (s.has_gpu)
       svg.text(x + (gpu >= 10 ? 1 : 4), y + 11, std::to_string(gpu), 9,
-               " fill=\"#ffffff\" pointer-events=\"none\"");
+               " fill=\"" + diagram_text_on(fill) + "\" pointer-events=\"none\"");
     ++next;
     return;
   }
   const HierarchyLevel& l = s.hierarchy.levels[static_cast<size_t>(level)];
   int w = cell_width(s.hierarchy, level), hgt = cell_height(level);
-  svg.rect(x, y, w, hgt, "none", "#999999", 3,
-           s.level_types[static_cast<size_t>(level)] + ": " + l.reason);
+  const std::string label = diagram_level_label(l.kind);
+  svg.rect(x, y, w, hgt, "none", "#777777", 3,
+           s.level_types[static_cast<size_t>(level)] + " (" + label + "): " + l.reason,
+           " class=\"level\"");
+  // The label, cut to the box (about 5 px a character at 8 px).
+  std::string shown = label;
+  const size_t fits = static_cast<size_t>(std::max(1, (w - 4) / 5));
+  if (shown.size() > fits) shown = shown.substr(0, fits);
+  svg.text(x + 2, y + 8, shown, 8, " fill=\"#333333\"");
   int cx = x + kPad;
   for (int k = 0; k < l.children; ++k) {
-    draw_cell(svg, plan, s, ph, vcs, level - 1, next, cx, y + kPad);
+    draw_cell(svg, plan, s, ph, vcs, level - 1, next, cx, y + kPad + kLabel);
     cx += cell_width(s.hierarchy, level - 1) + kPad;
   }
 }
@@ -125,14 +161,25 @@ void draw_node(Svg& svg, const Plan& plan, size_t host, const std::vector<int>& 
   const PlannedHost& ph = plan.hosts[host];
   const Sku& s = plan.skus[static_cast<size_t>(ph.sku)];
   auto [w, h] = node_size(s);
-  svg.rect(x, y, w, h, "#f7f7f7", "#555555", 4,
-           ph.facts.hostname + " (" + ph.facts.hostip + "), " + s.level_types.back());
+  // An odd host (its own SKU, split from its peers): outlined orange, dashed,
+  // with why in its tooltip.
+  const bool odd = s.odd;
+  svg.rect(
+      x, y, w, h, "#f7f7f7", odd ? "#b35900" : "#555555", 4,
+      ph.facts.hostname + " (" + ph.facts.hostip + "), " + s.level_types.back() +
+          (odd ? "; odd host: " + ph.reason + " (SKU " + s.name + ", apart from " + s.peer + ")"
+               : ""),
+      odd ? " stroke-width=\"2\" stroke-dasharray=\"5,3\" class=\"odd\"" : "");
   std::string name = ph.facts.hostname;
-  if (name.size() > 18) {
-    name.resize(17);
+  const size_t room = odd ? 13 : 18;
+  if (name.size() > room) {
+    name.resize(room - 1);
     name.push_back('~');
   }
-  svg.text(x + kPad, y + 12, name, 10);
+  svg.text(x + kPad, y + 12, name, 10, " fill=\"#111111\"");
+  if (odd)
+    svg.text(x + w - kPad, y + 12, "odd", 10,
+             " fill=\"#b35900\" font-weight=\"bold\" text-anchor=\"end\"");
   if (!s.has_gpu) {
     for (int i = 0; i < s.leaves; ++i) {
       int vc = static_cast<size_t>(i) < vcs.size() ? vcs[static_cast<size_t>(i)] : -1;
@@ -175,10 +222,45 @@ std::string render_svg(const Plan& plan) {
           (amount.empty() ? "" : ", ") + std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs");
     std::string label = plan.vcs[v].name + " (" + (amount.empty() ? "nothing" : amount) + ")";
     svg.rect(lx, y, 12, 12, color_of(plan, static_cast<int>(v)), "#333333", 2);
-    svg.text(lx + 16, y + 10, label, 11);
+    svg.text(lx + 16, y + 10, label, 11, " fill=\"#111111\"");
     lx += 30 + static_cast<int>(label.size()) * 7;
   }
-  y += 30;
+  // The marks.
+  y += 18;
+  svg.rect(10, y, 12, 12, "#f7f7f7", "#b35900", 2, "",
+           " stroke-width=\"2\" stroke-dasharray=\"5,3\"");
+  svg.text(26, y + 10, "odd host (its own SKU; hover for why)", 11, " fill=\"#111111\"");
+  svg.rect(290, y, 12, 12, "none", "#777777", 2);
+  svg.text(306, y + 10, "machine levels inside a node (socket, NUMA, PCIe switch, NVLink)", 11,
+           " fill=\"#111111\"");
+  y += 24;
+  // The hosts HiveD does not schedule on: the master, and hosts left out.
+  {
+    int x = 10;
+    bool any = false;
+    for (const auto& ph : plan.hosts) {
+      const bool master = ph.sku >= 0 && plan.skus[static_cast<size_t>(ph.sku)].master;
+      if (!master && !ph.excluded) continue;
+      if (!any) {
+        svg.text(10, y + 12, "not in HiveD", 12, " font-weight=\"bold\" fill=\"#111111\"");
+        y += 18;
+        any = true;
+      }
+      std::string label = (master ? "master " : "left out ") + ph.facts.hostname;
+      int w = 16 + static_cast<int>(label.size()) * 6;
+      svg.rect(x, y, w, 20, master ? "#fff4d6" : "#fbe3e3", master ? "#8a6d00" : "#b22222", 4,
+               ph.facts.hostname + " (" + ph.facts.hostip + "): " +
+                   (master ? "the master (Kubernetes control plane, OpenPAI services); no HiveD "
+                             "cells"
+                           : "left out of the plan: " + ph.reason),
+               master ? " stroke-width=\"2\" class=\"master\""
+                      : " stroke-width=\"2\" class=\"excluded\"");
+      svg.text(x + 8, y + 14, label, 11, " fill=\"#111111\"");
+      x += w + 8;
+    }
+    if (any) y += 30;
+  }
+  y += 6;
   const int kMaxRow = 1400;
   for (const auto& c : plan.chains) {
     const Sku& s = plan.skus[static_cast<size_t>(c.sku)];
@@ -203,7 +285,7 @@ std::string render_svg(const Plan& plan) {
           row_h = 0;
         }
         svg.rect(x, y, rw, rh, "#eef3f8", "#4e79a7", 6, c.types.front() + " " + cell.address);
-        svg.text(x + 6, y + 14, cell.address, 11);
+        svg.text(x + 6, y + 14, cell.address, 11, " fill=\"#111111\"");
         for (size_t k = 0; k < cell.hosts.size(); ++k) {
           int nx = x + 6 + static_cast<int>(k % static_cast<size_t>(per_row)) * (nw + 6);
           int ny = y + 20 + static_cast<int>(k / static_cast<size_t>(per_row)) * (nh + 6);
@@ -230,7 +312,7 @@ std::string render_svg(const Plan& plan) {
            "Colours show one binding an empty cluster gets (VCs in order, largest cells first); "
            "HiveD binds virtual "
            "cells when jobs run.",
-           10, " fill=\"#555555\"");
+           10, " fill=\"#333333\"");
   return svg.document();
 }
 

@@ -1147,7 +1147,7 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
                               : std::max(60.0, std::ceil(span / 400.0 / 60.0) * 60.0);
 
   size_t next_job = 0, next_fault = 0;
-  const size_t progress_step = std::max<size_t>(1, njobs / 256);
+  const size_t progress_step = std::max<size_t>(1, (njobs + 255) / 256);
   size_t next_progress = progress_step;
   for (;;) {
     const double t_arrival = next_job < njobs ? trace_.jobs[next_job].submit : kInf;

@@ -26,6 +26,101 @@ std::string human_duration(double s) {
   return buf;
 }
 
+std::string with_thousands(double v, int decimals) {
+  if (!std::isfinite(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, std::fabs(v));
+  std::string digits = buf, frac;
+  if (auto dot = digits.find('.'); dot != std::string::npos) {
+    frac = digits.substr(dot);
+    digits.resize(dot);
+  }
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  bool zero = out.find_first_not_of("0,") == std::string::npos &&
+              frac.find_first_not_of(".0") == std::string::npos;
+  return (v < 0 && !zero ? "-" : "") + out + frac;
+}
+
+namespace {
+
+// How the headline names a policy.
+std::string report_policy_words(const std::string& p) {
+  if (p == "hived") return "HiveD";
+  if (p == "quota") return "quota sharing";
+  if (p == "k8s-default") return "the Kubernetes default scheduler";
+  if (p == "private") return "private partitions";
+  return p;
+}
+
+// The mean queueing delay of the jobs that started (guaranteed ones only, or all).
+double report_mean_wait(const ReportContext& c, const PolicyRun& r, bool guaranteed_only) {
+  double sum = 0;
+  int64_t n = 0;
+  for (size_t j = 0; j < c.trace.jobs.size() && j < r.jobs.size(); ++j) {
+    if (guaranteed_only && c.trace.jobs[j].priority < 0) continue;
+    if (r.jobs[j].first_start < 0) continue;
+    sum += r.jobs[j].first_start - c.trace.jobs[j].submit;
+    ++n;
+  }
+  return n ? sum / static_cast<double>(n) : 0;
+}
+
+}  // namespace
+
+std::string headline(const ReportContext& c) {
+  if (c.runs.empty()) return {};
+  bool opportunistic = false;
+  for (const auto& j : c.trace.jobs)
+    if (j.priority < 0) opportunistic = true;
+  const std::string of = opportunistic ? " of guaranteed jobs" : "";
+  const PolicyRun& first = c.runs[0];
+  const std::string me = report_policy_words(first.policy);
+  const double mine = report_mean_wait(c, first, opportunistic);
+  if (c.runs.size() == 1) {
+    char util[32];
+    std::snprintf(util, sizeof util, "%.1f %%", 100 * first.gpu_utilization);
+    return me + " started " + with_thousands(static_cast<double>(first.overall.jobs)) +
+           " jobs with a mean queueing delay" + of + " of " + human_duration(mine) + " and kept " +
+           util + " of the GPUs busy.";
+  }
+  // The strongest rival: the other policy with the shortest mean wait.
+  size_t best = 1;
+  std::vector<double> waits(c.runs.size(), 0);
+  for (size_t i = 1; i < c.runs.size(); ++i) {
+    waits[i] = report_mean_wait(c, c.runs[i], opportunistic);
+    if (waits[i] < waits[best]) best = i;
+  }
+  const std::string rival = report_policy_words(c.runs[best].policy);
+  const double theirs = waits[best];
+  std::string s;
+  if (theirs <= 0 && mine <= 0) {
+    s = "No job" + std::string(opportunistic ? " with a guarantee" : "") + " waited under " + me +
+        " or " + rival;
+  } else if (theirs <= 0) {
+    s = me + " made jobs wait " + human_duration(mine) + " on average" + of + ", " + rival +
+        " not at all";
+  } else {
+    const double change = (theirs - mine) / theirs;
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.0f %%", std::fabs(change) * 100);
+    if (std::fabs(change) < 0.005)
+      s = me + " and " + rival + " gave the same mean queueing delay" + of + " (" +
+          human_duration(mine) + ")";
+    else
+      s = me + (change > 0 ? " cut" : " raised") + " the mean queueing delay" + of + " by " + pct +
+          " against " + rival + " (" + human_duration(theirs) + " to " + human_duration(mine) + ")";
+  }
+  if (first.overall.anomaly_jobs || c.runs[best].overall.anomaly_jobs)
+    s += "; sharing-anomaly jobs: " +
+         with_thousands(static_cast<double>(first.overall.anomaly_jobs)) + " against " +
+         with_thousands(static_cast<double>(c.runs[best].overall.anomaly_jobs));
+  return s + ".";
+}
+
 namespace {
 
 double round3(double v) {
@@ -429,6 +524,11 @@ std::vector<std::pair<double, double>> time_points(const std::vector<double>& v,
 
 }  // namespace
 
+// At most this many per-VC CDF panels; a run this many times longer than the
+// shortest cuts the time series at the shortest.
+constexpr size_t kReportVcPanels = 4;
+constexpr double kReportClipRatio = 1.5;
+
 std::string html_report(const ReportContext& c) {
   const Trace& t = c.trace;
   const auto& shape = c.sim.cluster();
@@ -443,71 +543,114 @@ std::string html_report(const ReportContext& c) {
        "8px;text-align:right}"
        "th{background:#f5f5f5}td.l,th.l{text-align:left}.t{font-size:14px;font-weight:600}.a{font-"
        "size:11px;fill:#444}"
-       ".charts{display:flex;flex-wrap:wrap;gap:12px}.note{color:#666;font-size:13px}\n";
+       ".charts{display:flex;flex-wrap:wrap;gap:12px}.note{color:#666;font-size:13px}"
+       "td.best{font-weight:700;background:#e3f2e8}"
+       "p.finding{font-size:18px;margin:8px 0 14px;padding:8px 12px;border-left:4px solid "
+       "#1b9e77;background:#f4faf7}\n";
   h += "</style>\n</head>\n<body>\n<h1>paictl simulate</h1>\n";
+  if (std::string finding = headline(c); !finding.empty())
+    h += "<p class=\"finding\">" + esc(finding) + "</p>\n";
   h += "<p class=\"note\">Cluster <b>" + esc(c.config_path) +
        "</b>: " + std::to_string(shape.nodes.size()) + " nodes";
   for (const auto& lt : shape.leaf_types)
-    h += ", " + std::to_string(lt.leaf_cells) + " " + esc(lt.name);
+    h += ", " + with_thousands(static_cast<double>(lt.leaf_cells)) + " " + esc(lt.name);
   h += ", " + std::to_string(shape.vcs.size()) + " virtual clusters. Trace <b>";
   for (size_t i = 0; i < t.files.size(); ++i) h += (i ? ", " : "") + esc(t.files[i]);
-  h += "</b> (" + esc(t.format) + "): " + std::to_string(t.jobs.size()) + " jobs over " +
-       human_duration(t.jobs.empty() ? 0 : t.jobs.back().submit);
+  h += "</b> (" + esc(t.format) + "): " + with_thousands(static_cast<double>(t.jobs.size())) +
+       " jobs over " + human_duration(t.jobs.empty() ? 0 : t.jobs.back().submit);
   if (t.has_dates && !t.jobs.empty()) h += " from " + esc(format_timestamp(t.origin));
   int64_t skipped = 0;
   for (const auto& [reason, n] : t.skipped) skipped += n;
   if (skipped)
-    h += "; " + std::to_string(skipped) + " records left out of " + std::to_string(t.records);
+    h += "; " + with_thousands(static_cast<double>(skipped)) + " records left out of " +
+         with_thousands(static_cast<double>(t.records));
   h += ". paictl " + esc(c.version) + ".</p>\n";
 
   // Summary table.
   h += "<h2>Summary</h2>\n<table>\n<tr><th class=\"l\">metric</th>";
   for (const auto& r : c.runs) h += "<th>" + esc(r.policy) + "</th>";
   h += "</tr>\n";
-  auto row = [&](const std::string& name, auto value) {
+  // Each row: the text of each policy's value and the value itself; the best
+  // value (lowest or highest) is highlighted when the policies differ.
+  enum class Better { None, Lower, Higher };
+  auto row = [&](const std::string& name, Better better, auto value, auto text) {
     h += "<tr><td class=\"l\">" + esc(name) + "</td>";
-    for (const auto& r : c.runs) h += "<td>" + esc(value(r)) + "</td>";
+    std::vector<double> values;
+    for (const auto& r : c.runs) values.push_back(value(r));
+    double best = values.empty() ? 0 : values[0];
+    bool differ = false;
+    for (double v : values) {
+      if (better == Better::Lower ? v < best : v > best) best = v;
+      if (v != values[0]) differ = true;
+    }
+    for (size_t i = 0; i < c.runs.size(); ++i) {
+      bool mark = better != Better::None && differ && values[i] == best;
+      h += std::string(mark ? "<td class=\"best\">" : "<td>") + esc(text(c.runs[i])) + "</td>";
+    }
     h += "</tr>\n";
   };
-  row("jobs", [](const PolicyRun& r) { return std::to_string(r.overall.jobs); });
-  row("finished", [](const PolicyRun& r) { return std::to_string(r.overall.finished); });
-  row("unschedulable", [](const PolicyRun& r) { return std::to_string(r.overall.unschedulable); });
-  row("never started", [](const PolicyRun& r) { return std::to_string(r.overall.never_started); });
-  row("queueing delay mean",
-      [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.mean); });
-  row("queueing delay p50",
-      [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.p50); });
-  row("queueing delay p95",
-      [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.p95); });
-  row("queueing delay p99",
-      [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.p99); });
-  row("queueing delay max",
-      [](const PolicyRun& r) { return human_duration(r.overall.queue_delay.max); });
-  row("JCT p50", [](const PolicyRun& r) { return human_duration(r.overall.jct.p50); });
-  row("JCT p95", [](const PolicyRun& r) { return human_duration(r.overall.jct.p95); });
-  row("makespan", [](const PolicyRun& r) { return human_duration(r.makespan); });
-  row("GPU utilisation", [](const PolicyRun& r) { return num(100 * r.gpu_utilization, 1) + "%"; });
-  row("idle GPUs while work waits",
-      [](const PolicyRun& r) { return num(100 * r.fragmentation, 1) + "%"; });
-  row("sharing-anomaly jobs",
-      [](const PolicyRun& r) { return std::to_string(r.overall.anomaly_jobs); });
-  row("sharing-anomaly wait",
-      [](const PolicyRun& r) { return human_duration(r.overall.anomaly_wait_seconds); });
-  row("preemptions", [](const PolicyRun& r) { return std::to_string(r.overall.preemptions); });
-  row("lazy preemptions",
-      [](const PolicyRun& r) { return std::to_string(r.overall.lazy_preemptions); });
-  row("opportunistic overflow starts",
-      [](const PolicyRun& r) { return std::to_string(r.overall.overflow_starts); });
-  row("lost GPU-hours",
-      [](const PolicyRun& r) { return num(r.overall.lost_gpu_seconds / 3600, 1); });
-  row("node failures", [](const PolicyRun& r) { return std::to_string(r.node_failures); });
+  auto as_count = [](auto pick) {
+    return [pick](const PolicyRun& r) { return static_cast<double>(pick(r)); };
+  };
+  auto count_text = [](auto pick) {
+    return [pick](const PolicyRun& r) { return with_thousands(static_cast<double>(pick(r))); };
+  };
+  auto dur = [](auto pick) {
+    return [pick](const PolicyRun& r) { return human_duration(pick(r)); };
+  };
+  using B = Better;
+  using R = PolicyRun;
+  auto jobs = [](const R& r) { return r.overall.jobs; };
+  auto finished = [](const R& r) { return r.overall.finished; };
+  auto unsched = [](const R& r) { return r.overall.unschedulable; };
+  auto never = [](const R& r) { return r.overall.never_started; };
+  row("jobs", B::None, as_count(jobs), count_text(jobs));
+  row("finished", B::Higher, as_count(finished), count_text(finished));
+  row("unschedulable", B::Lower, as_count(unsched), count_text(unsched));
+  row("never started", B::Lower, as_count(never), count_text(never));
+  auto qmean = [](const R& r) { return r.overall.queue_delay.mean; };
+  auto q50 = [](const R& r) { return r.overall.queue_delay.p50; };
+  auto q95 = [](const R& r) { return r.overall.queue_delay.p95; };
+  auto q99 = [](const R& r) { return r.overall.queue_delay.p99; };
+  auto qmax = [](const R& r) { return r.overall.queue_delay.max; };
+  auto j50 = [](const R& r) { return r.overall.jct.p50; };
+  auto j95 = [](const R& r) { return r.overall.jct.p95; };
+  auto span = [](const R& r) { return r.makespan; };
+  row("queueing delay mean", B::Lower, qmean, dur(qmean));
+  row("queueing delay p50", B::Lower, q50, dur(q50));
+  row("queueing delay p95", B::Lower, q95, dur(q95));
+  row("queueing delay p99", B::Lower, q99, dur(q99));
+  row("queueing delay max", B::Lower, qmax, dur(qmax));
+  row("JCT p50", B::Lower, j50, dur(j50));
+  row("JCT p95", B::Lower, j95, dur(j95));
+  row("makespan", B::Lower, span, dur(span));
+  auto util_pct = [](const R& r) { return std::round(1000 * r.gpu_utilization) / 10; };
+  auto frag = [](const R& r) { return std::round(1000 * r.fragmentation) / 10; };
+  row("GPU utilisation", B::Higher, util_pct,
+      [&](const R& r) { return with_thousands(util_pct(r), 1) + "%"; });
+  row("idle GPUs while work waits", B::Lower, frag,
+      [&](const R& r) { return with_thousands(frag(r), 1) + "%"; });
+  auto anomaly = [](const R& r) { return r.overall.anomaly_jobs; };
+  auto anomaly_wait = [](const R& r) { return r.overall.anomaly_wait_seconds; };
+  auto preempt = [](const R& r) { return r.overall.preemptions; };
+  auto lazy = [](const R& r) { return r.overall.lazy_preemptions; };
+  auto overflow = [](const R& r) { return r.overall.overflow_starts; };
+  auto lost = [](const R& r) { return std::round(r.overall.lost_gpu_seconds / 360) / 10; };
+  auto failures = [](const R& r) { return r.node_failures; };
+  row("sharing-anomaly jobs", B::Lower, as_count(anomaly), count_text(anomaly));
+  row("sharing-anomaly wait", B::Lower, anomaly_wait, dur(anomaly_wait));
+  row("preemptions", B::Lower, as_count(preempt), count_text(preempt));
+  row("lazy preemptions", B::None, as_count(lazy), count_text(lazy));
+  row("opportunistic overflow starts", B::None, as_count(overflow), count_text(overflow));
+  row("lost GPU-hours", B::Lower, lost, [&](const R& r) { return with_thousands(lost(r), 1); });
+  row("node failures", B::None, as_count(failures), count_text(failures));
   h += "</table>\n";
   h += "<p class=\"note\">Queueing delay: submission to first start. JCT: submission to finish. A "
        "sharing anomaly is a "
        "job that could not start although its VC was within its guarantee for the job's GPU type. "
        "Idle GPUs while work "
        "waits: healthy GPUs left idle while a job that could use their type waits, as a share of "
-       "all GPU time.</p>\n";
+       "all GPU time. The best value of each row is highlighted.</p>\n";
 
   // Per VC.
   h += "<h2>Virtual clusters</h2>\n<table>\n<tr><th class=\"l\">VC</th><th "
@@ -519,12 +662,14 @@ std::string html_report(const ReportContext& c) {
     for (const auto& r : c.runs) {
       const GroupMetrics& g = r.vcs[v];
       h += "<tr><td class=\"l\">" + esc(shape.vcs[v].name) + "</td><td class=\"l\">" +
-           esc(r.policy) + "</td><td>" + std::to_string(g.jobs) + "</td><td>" +
-           std::to_string(g.finished) + "</td><td>" + std::to_string(g.unschedulable) +
-           "</td><td>" + human_duration(g.queue_delay.p50) + "</td><td>" +
-           human_duration(g.queue_delay.p95) + "</td><td>" + human_duration(g.queue_delay.max) +
-           "</td><td>" + human_duration(g.jct.p50) + "</td><td>" + std::to_string(g.anomaly_jobs) +
-           "</td><td>" + std::to_string(g.preemptions) + "</td></tr>\n";
+           esc(r.policy) + "</td><td>" + with_thousands(static_cast<double>(g.jobs)) + "</td><td>" +
+           with_thousands(static_cast<double>(g.finished)) + "</td><td>" +
+           with_thousands(static_cast<double>(g.unschedulable)) + "</td><td>" +
+           human_duration(g.queue_delay.p50) + "</td><td>" + human_duration(g.queue_delay.p95) +
+           "</td><td>" + human_duration(g.queue_delay.max) + "</td><td>" +
+           human_duration(g.jct.p50) + "</td><td>" +
+           with_thousands(static_cast<double>(g.anomaly_jobs)) + "</td><td>" +
+           with_thousands(static_cast<double>(g.preemptions)) + "</td></tr>\n";
     }
   h += "</table>\n";
 
@@ -549,29 +694,70 @@ std::string html_report(const ReportContext& c) {
       }
       ss.push_back({r.policy, color_of(r.policy, i), cdf_points(std::move(d), total)});
     }
-    h += line_chart(title, ss, dx, fy, vc < 0 ? 640 : 420, vc < 0 ? 300 : 240);
+    h += line_chart(title, ss, dx, fy, vc < 0 ? 1000 : 560, vc < 0 ? 400 : 320);
   };
   cdf_chart("all jobs", -1);
-  for (size_t v = 0; v < shape.vcs.size() && v < 64; ++v)
-    cdf_chart("VC " + shape.vcs[v].name, static_cast<int32_t>(v));
+  // The VCs with the most jobs get a panel each; the others are in the VC table.
+  std::vector<size_t> by_jobs;
+  for (size_t v = 0; v < shape.vcs.size(); ++v)
+    if (!c.runs.empty() && c.runs[0].vcs[v].jobs > 0) by_jobs.push_back(v);
+  std::stable_sort(by_jobs.begin(), by_jobs.end(), [&](size_t a, size_t b) {
+    return c.runs[0].vcs[a].jobs > c.runs[0].vcs[b].jobs;
+  });
+  const size_t panels = std::min<size_t>(by_jobs.size(), kReportVcPanels);
+  for (size_t i = 0; i < panels; ++i)
+    cdf_chart("VC " + shape.vcs[by_jobs[i]].name + " (" +
+                  with_thousands(static_cast<double>(c.runs[0].vcs[by_jobs[i]].jobs)) + " jobs)",
+              static_cast<int32_t>(by_jobs[i]));
   h += "</div>\n";
+  if (by_jobs.size() > panels)
+    h += "<p class=\"note\">The " + std::to_string(panels) +
+         " virtual clusters with the most jobs are drawn; the delays of the other " +
+         std::to_string(by_jobs.size() - panels) + " are in the table above.</p>\n";
 
   // Time series.
-  double end_h = 0, max_queue = 0, max_idle = 0;
-  for (const auto& r : c.runs) {
+  // A policy that runs much longer (a queue that drains for weeks) would squeeze
+  // the others into the left edge: the charts stop soon after the shortest run
+  // ends, and say so.
+  double end_h = 0, shortest_h = 0, max_queue = 0, max_idle = 0;
+  size_t shortest = 0;
+  for (size_t i = 0; i < c.runs.size(); ++i) {
+    const PolicyRun& r = c.runs[i];
     end_h = std::max(end_h, r.end / 3600.0);
-    for (double q : r.queued_jobs) max_queue = std::max(max_queue, q);
-    for (double q : r.idle_waiting_gpus) max_idle = std::max(max_idle, q);
+    if (i == 0 || r.end / 3600.0 < shortest_h) {
+      shortest_h = r.end / 3600.0;
+      shortest = i;
+    }
   }
-  Axis tx = time_axis(end_h);
+  const bool clipped = c.runs.size() > 1 && shortest_h > 0 && end_h > kReportClipRatio * shortest_h;
+  const double shown_h = clipped ? shortest_h * 1.1 : end_h;
+  for (const auto& r : c.runs) {
+    for (size_t b = 0; b < r.queued_jobs.size(); ++b) {
+      if (static_cast<double>(b) * r.bin_seconds / 3600.0 > shown_h) break;
+      max_queue = std::max(max_queue, r.queued_jobs[b]);
+      if (b < r.idle_waiting_gpus.size()) max_idle = std::max(max_idle, r.idle_waiting_gpus[b]);
+    }
+  }
+  Axis tx = time_axis(shown_h);
   auto ts_chart = [&](const std::string& title, const Axis& y, auto pick, double scale) {
     std::vector<Series> ss;
     for (size_t i = 0; i < c.runs.size(); ++i)
       ss.push_back({c.runs[i].policy, color_of(c.runs[i].policy, i),
                     time_points(pick(c.runs[i]), c.runs[i].bin_seconds, scale)});
-    h += line_chart(title, ss, tx, y, 900, 280);
+    h += line_chart(title, ss, tx, y, 1000, 300);
   };
-  h += "<h2>Over time</h2>\n<div class=\"charts\">\n";
+  h += "<h2>Over time</h2>\n";
+  if (clipped) {
+    std::string longer;
+    for (const auto& r : c.runs)
+      if (r.end / 3600.0 > shown_h)
+        longer += (longer.empty() ? "" : ", ") + esc(r.policy) + " until " + human_duration(r.end);
+    h += "<p class=\"note clip\">The charts stop at " + human_duration(shown_h * 3600) +
+         ", a little after " + esc(c.runs[shortest].policy) +
+         " ended; the longer runs are cut there (" + longer +
+         "): their whole span is in the summary (makespan).</p>\n";
+  }
+  h += "<div class=\"charts\">\n";
   const double gpus = c.runs.empty() ? 1 : std::max<double>(1, static_cast<double>(c.runs[0].gpus));
   ts_chart(
       "GPU utilisation", value_axis(1.0, "used GPUs", true),

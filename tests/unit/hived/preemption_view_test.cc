@@ -68,6 +68,10 @@ TEST(HivedPreemptionView, TheVictimStillHoldsEveryGpuItRunsOn) {
   ASSERT_EQ(node->uses.size(), 1u);
   EXPECT_EQ(node->uses[0].group, lab.victim);
   EXPECT_EQ(node->uses[0].indices.size(), 8u);
+  ASSERT_EQ(node->reserved.size(), 1u);  // and who reserved half of them
+  EXPECT_EQ(node->reserved[0].group, "urgent");
+  EXPECT_EQ(node->reserved[0].priority, 100);
+  EXPECT_EQ(node->reserved[0].indices.size(), 4u);
   // research's opportunistic GPUs: every GPU its opportunistic groups hold.
   int64_t held = 0, counted = 0;
   for (const auto& g : lab.live.groups)

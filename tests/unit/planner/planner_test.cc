@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -583,6 +585,62 @@ TEST(PlannerOutput, DiagramColoursEveryGuaranteedLeafOnce) {
   EXPECT_NE(svg.find("research ("), std::string::npos);
   EXPECT_NE(svg.find("dgx-01"), std::string::npos);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+// The contrast ratio of two "#rrggbb" colours (WCAG 2).
+double diagram_test_contrast(const std::string& a, const std::string& b) {
+  auto lum = [](const std::string& c) {
+    auto ch = [&](size_t at) {
+      double v = std::stoi(c.substr(at, 2), nullptr, 16) / 255.0;
+      return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * ch(1) + 0.7152 * ch(3) + 0.0722 * ch(5);
+  };
+  double x = lum(a) + 0.05, y = lum(b) + 0.05;
+  return std::max(x, y) / std::min(x, y);
+}
+
+size_t diagram_test_count(const std::string& s, const std::string& part) {
+  size_t n = 0;
+  for (size_t p = s.find(part); p != std::string::npos; p = s.find(part, p + 1)) ++n;
+  return n;
+}
+
+TEST(PlannerOutput, DiagramLabelsLevelsMarksOddHostsAndTheMasterReadably) {
+  PlanRun r = plan_facts({"research=60%", "prod=40%"});
+  ASSERT_TRUE(r.ok());
+  std::string svg = render_svg(r.plan);
+  // Every machine-level box (socket, NUMA, ...) has its label.
+  size_t levels = diagram_test_count(svg, "class=\"level\"");
+  EXPECT_GT(levels, 0u);
+  EXPECT_EQ(diagram_test_count(svg, "font-size=\"8\" fill=\"#333333\">"), levels);
+  bool named = svg.find(">socket</text>") != std::string::npos ||
+               svg.find(">NUMA</text>") != std::string::npos ||
+               svg.find(">NVLink</text>") != std::string::npos ||
+               svg.find(">PCIe</text>") != std::string::npos;
+  EXPECT_TRUE(named);
+  // The odd host t4-04 is marked, with why in its tooltip; the master too.
+  size_t odd = svg.find("class=\"odd\"");
+  ASSERT_NE(odd, std::string::npos);
+  EXPECT_EQ(diagram_test_count(svg, "class=\"odd\""), 1u);
+  std::string odd_title = svg.substr(odd, svg.find("</title>", odd) - odd);
+  EXPECT_NE(odd_title.find("t4-04"), std::string::npos) << odd_title;
+  EXPECT_NE(odd_title.find("odd host: "), std::string::npos) << odd_title;
+  EXPECT_EQ(diagram_test_count(svg, "class=\"master\""), 1u);
+  EXPECT_NE(svg.find(">master "), std::string::npos);
+  // A GPU's number is readable on its leaf's colour, white (unbound) leaves included.
+  size_t pairs = 0;
+  for (size_t p = svg.find("pointer-events=\"none\">"); p != std::string::npos;
+       p = svg.find("pointer-events=\"none\">", p + 1)) {
+    size_t text = svg.rfind("<text ", p);
+    size_t tf = svg.find("fill=\"", text) + 6;
+    size_t rect = svg.rfind("<rect ", text);
+    size_t rf = svg.find("fill=\"", rect) + 6;
+    std::string fg = svg.substr(tf, 7), bg = svg.substr(rf, 7);
+    EXPECT_GE(diagram_test_contrast(fg, bg), 3.0) << fg << " on " << bg;
+    ++pairs;
+  }
+  EXPECT_GT(pairs, 10u);
 }
 
 TEST(PlannerOutput, JsonSummaryHasSkusHostsChainsAndVcs) {

@@ -453,7 +453,7 @@ TEST(Engine, ProgressIsReportedAsJobsArriveAndOnceAtTheEnd) {
   opt.on_progress = [&](size_t arrived, size_t total) { calls.emplace_back(arrived, total); };
   run(*m, t, "hived", opt);
   ASSERT_GE(calls.size(), 100u);
-  EXPECT_LE(calls.size(), 300u);
+  EXPECT_LE(calls.size(), 257u);  // about every 1/256 of the trace, and once at the end
   for (size_t i = 1; i < calls.size(); ++i) EXPECT_LE(calls[i - 1].first, calls[i].first);
   EXPECT_EQ(calls.back(), std::make_pair(size_t{1000}, size_t{1000}));
   EXPECT_EQ(calls.front().second, 1000u);

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "scheduler/helpers.h"
 #include "sim/engine.h"
+#include "sim/generate.h"
 #include "sim/report.h"
 #include "sim/trace.h"
 
@@ -89,6 +92,113 @@ TEST(Report, HtmlIsSelfContained) {
   EXPECT_EQ(html.find("<dir>"), std::string::npos);  // escaped
   EXPECT_NE(html.find("cluster/&lt;dir&gt;"), std::string::npos);
   EXPECT_NE(html.find("<polyline"), std::string::npos);
+}
+
+size_t report_count(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t p = text.find(part); p != std::string::npos; p = text.find(part, p + 1)) ++n;
+  return n;
+}
+
+TEST(Report, ThousandsSeparators) {
+  EXPECT_EQ(with_thousands(0), "0");
+  EXPECT_EQ(with_thousands(999), "999");
+  EXPECT_EQ(with_thousands(1000), "1,000");
+  EXPECT_EQ(with_thousands(1234567), "1,234,567");
+  EXPECT_EQ(with_thousands(-1234.56, 1), "-1,234.6");
+  EXPECT_EQ(with_thousands(1046.04, 1), "1,046.0");
+  EXPECT_EQ(with_thousands(-0.01, 1), "0.0");
+}
+
+std::string report_read(const std::string& rel) {
+  std::ifstream f(std::string(PAI_SOURCE_DIR) + "/" + rel);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST(Report, HtmlOpensWithTheFindingAndHighlightsTheBestValues) {
+  // The sharing anomaly: quota makes a production job wait, HiveD does not.
+  auto model = scheduler::test::model_from_yaml(
+      report_read("examples/clusters/heterogeneous/hivedscheduler.yaml"));
+  Trace trace;
+  TraceError e;
+  ASSERT_TRUE(read_native_csv(report_read("examples/traces/sharing-anomaly.csv"),
+                              "sharing-anomaly.csv", {}, trace, e))
+      << e.message;
+  Simulator sim(*model, trace, {});
+  ASSERT_TRUE(sim.prepare().ok());
+  std::vector<PolicyRun> runs(2);
+  ASSERT_TRUE(sim.run("hived", runs[0]).ok());
+  ASSERT_TRUE(sim.run("quota", runs[1]).ok());
+  ReportContext c{trace, sim, runs, "heterogeneous/", "test"};
+  std::string line = headline(c);
+  EXPECT_EQ(line,
+            "HiveD cut the mean queueing delay by 100 % against quota sharing (59.0m to 0s); "
+            "sharing-anomaly jobs: 0 against 1.");
+  std::string html = html_report(c);
+  size_t h1 = html.find("<h1>"), finding = html.find("<p class=\"finding\">" + line + "</p>");
+  ASSERT_NE(finding, std::string::npos);
+  EXPECT_LT(h1, finding);
+  EXPECT_LT(finding, html.find("<h2>"));  // before every section
+  // "jobs" is the same for both policies: not highlighted; the delays, lower
+  // under hived, are highlighted in its column.
+  EXPECT_NE(html.find("<td class=\"l\">jobs</td><td>10</td><td>10</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"l\">queueing delay max</td><td class=\"best\">0s</td><td>"),
+            std::string::npos);
+  EXPECT_NE(
+      html.find("<td class=\"l\">sharing-anomaly jobs</td><td class=\"best\">0</td><td>1</td>"),
+      std::string::npos);
+
+  // One policy: the sentence says what it did, and nothing is highlighted.
+  std::vector<PolicyRun> one(runs.begin(), runs.begin() + 1);
+  ReportContext c1{trace, sim, one, "heterogeneous/", "test"};
+  EXPECT_EQ(headline(c1).rfind("HiveD started 10 jobs with a mean queueing delay of 0s", 0), 0u)
+      << headline(c1);
+  EXPECT_EQ(report_count(html_report(c1), "<td class=\"best\">"), 0u);
+
+  // A trace with opportunistic jobs: the sentence is about the guaranteed ones.
+  Fixture f;
+  ReportContext cf{f.trace, *f.sim, f.runs, "cluster/", "test"};
+  EXPECT_NE(headline(cf).find(" with a guarantee "), std::string::npos) << headline(cf);
+}
+
+TEST(Report, AMuchLongerRunDoesNotSqueezeTheTimeSeries) {
+  Fixture f;
+  std::vector<PolicyRun> runs = f.runs;
+  runs[1].end = runs[0].end * 20;  // quota "drains" for twenty times as long
+  ReportContext c{f.trace, *f.sim, runs, "cluster/", "test"};
+  std::string html = html_report(c);
+  EXPECT_NE(html.find("<p class=\"note clip\">The charts stop at "), std::string::npos);
+  EXPECT_NE(html.find("quota until " + human_duration(runs[1].end)), std::string::npos);
+  ReportContext same{f.trace, *f.sim, f.runs, "cluster/", "test"};
+  if (f.runs[1].end <= 1.5 * f.runs[0].end && f.runs[0].end <= 1.5 * f.runs[1].end)
+    EXPECT_EQ(html_report(same).find("note clip"), std::string::npos);
+}
+
+TEST(Report, FewerLargerCdfPanels) {
+  auto model = scheduler::test::model_from_yaml(philly_cluster_config(1, 9));
+  ASSERT_NE(model, nullptr);
+  GenerateOptions g;
+  g.jobs = 400;
+  g.seed = 4;
+  Trace t = generate_trace(g, cluster_template(*model));
+  Simulator sim(*model, t, {});
+  ASSERT_TRUE(sim.prepare().ok());
+  std::vector<PolicyRun> runs(1);
+  ASSERT_TRUE(sim.run("hived", runs[0]).ok());
+  ReportContext c{t, sim, runs, "philly/", "test"};
+  std::string html = html_report(c);
+  size_t cdf = html.find("<h2>Queueing delay CDF</h2>"), over = html.find("<h2>Over time</h2>");
+  ASSERT_NE(cdf, std::string::npos);
+  std::string section = html.substr(cdf, over - cdf);
+  EXPECT_EQ(report_count(section, "<svg"), 5u);  // all jobs, and the four largest VCs
+  EXPECT_NE(section.find("width=\"1000\" height=\"400\""), std::string::npos);
+  EXPECT_NE(section.find("The 4 virtual clusters with the most jobs are drawn; the delays of the "
+                         "other "),
+            std::string::npos)
+      << section.substr(section.size() > 400 ? section.size() - 400 : 0);
+  EXPECT_NE(html.find(" jobs)</text>"), std::string::npos);  // a panel names its VC's job count
 }
 
 TEST(Report, HumanDurations) {
