@@ -14,8 +14,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "The file is not valid YAML",
-       .meaning = "Found in any cluster file (layout.yaml, config.yaml, "
-                  "services-configuration.yaml, hivedscheduler.yaml). The file is not valid YAML.",
+       .meaning =
+           "The file is not valid YAML. paictl reads every cluster file (layout.yaml, config.yaml, "
+           "services-configuration.yaml, hivedscheduler.yaml) as YAML first; what it cannot read, "
+           "it cannot check further. An error: the installer, HiveD or OpenPAI refuses the file or "
+           "does the wrong thing with it, and paictl check config exits 1.",
        .fix =
            "Fix the YAML at the reported position; the hint says what the reader expected there.",
        .example =
@@ -31,9 +34,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "A mapping defines the same key twice; loaders silently keep one",
-       .meaning =
-           "Found in any cluster file (layout.yaml, config.yaml, services-configuration.yaml, "
-           "hivedscheduler.yaml). A mapping defines the same key twice; loaders silently keep one.",
+       .meaning = "A mapping defines the same key twice; loaders silently keep one. paictl reads "
+                  "every cluster file (layout.yaml, config.yaml, services-configuration.yaml, "
+                  "hivedscheduler.yaml) as YAML first; what it cannot read, it cannot check "
+                  "further. An error: the installer, HiveD or OpenPAI refuses the file or does the "
+                  "wrong thing with it, and paictl check config exits 1.",
        .fix =
            "Keep one of the two keys. PyYAML (OpenPAI) and Go (HiveD) silently keep the last one.",
        .example =
@@ -48,8 +53,10 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "The file or document is empty",
        .meaning =
-           "Found in any cluster file (layout.yaml, config.yaml, services-configuration.yaml, "
-           "hivedscheduler.yaml). The file or document is empty.",
+           "The file or document is empty. paictl reads every cluster file (layout.yaml, "
+           "config.yaml, services-configuration.yaml, hivedscheduler.yaml) as YAML first; what it "
+           "cannot read, it cannot check further. An error: the installer, HiveD or OpenPAI "
+           "refuses the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Fill the file, or leave it out of the cluster directory.",
        .example = "config.yaml (an empty config.yaml):\n# nothing here\n\npaictl check config "
                   "says:\nconfig.yaml:1:1: error[F003]: config.yaml is empty\n  hint: a "
@@ -59,9 +66,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "The file holds several YAML documents where one is read",
-       .meaning =
-           "Found in any cluster file (layout.yaml, config.yaml, services-configuration.yaml, "
-           "hivedscheduler.yaml). The file holds several YAML documents where one is read.",
+       .meaning = "The file holds several YAML documents where one is read. paictl reads every "
+                  "cluster file (layout.yaml, config.yaml, services-configuration.yaml, "
+                  "hivedscheduler.yaml) as YAML first; what it cannot read, it cannot check "
+                  "further. An error: the installer, HiveD or OpenPAI refuses the file or does the "
+                  "wrong thing with it, and paictl check config exits 1.",
        .fix = "Remove the `---` separator, or split the documents into separate files.",
        .example =
            "layout.yaml (two YAML documents in layout.yaml):\n    machine-type: k80-machine\n    "
@@ -74,9 +83,12 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A value has the wrong type (a map where a list belongs, a string where a number "
                 "belongs)",
-       .meaning = "Found in any cluster file (layout.yaml, config.yaml, "
-                  "services-configuration.yaml, hivedscheduler.yaml). A value has the wrong type "
-                  "(a map where a list belongs, a string where a number belongs).",
+       .meaning =
+           "A value has the wrong type (a map where a list belongs, a string where a number "
+           "belongs). paictl reads every cluster file (layout.yaml, config.yaml, "
+           "services-configuration.yaml, hivedscheduler.yaml) as YAML first; what it cannot read, "
+           "it cannot check further. An error: the installer, HiveD or OpenPAI refuses the file or "
+           "does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Give the value the type the message names; the hint shows how.",
        .example = "layout.yaml (machine-list is a mapping instead of a list):\n    cpu:\n      "
                   "vcore: 24\nmachine-list:\n  hostname: pai-master\n\npaictl check config "
@@ -87,9 +99,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "A key that the consumer of this file ignores",
-       .meaning =
-           "Found in any cluster file (layout.yaml, config.yaml, services-configuration.yaml, "
-           "hivedscheduler.yaml). A key that the consumer of this file ignores.",
+       .meaning = "A key that the consumer of this file ignores. paictl reads every cluster file "
+                  "(layout.yaml, config.yaml, services-configuration.yaml, hivedscheduler.yaml) as "
+                  "YAML first; what it cannot read, it cannot check further. A warning: the file "
+                  "works, but not as it reads; --fail-on-warn makes it an exit 1.",
        .fix = "Fix the spelling (the hint suggests the closest known key) or remove the key.",
        .example = "layout.yaml (a misspelled key in a machine entry):\nmachine-list:\n  - "
                   "hostname: pai-master\n    hostip: 10.0.0.1\n    machine-typ: master-machine\n   "
@@ -101,8 +114,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "A required key is missing",
-       .meaning = "Found in any cluster file (layout.yaml, config.yaml, "
-                  "services-configuration.yaml, hivedscheduler.yaml). A required key is missing.",
+       .meaning =
+           "A required key is missing. paictl reads every cluster file (layout.yaml, config.yaml, "
+           "services-configuration.yaml, hivedscheduler.yaml) as YAML first; what it cannot read, "
+           "it cannot check further. An error: the installer, HiveD or OpenPAI refuses the file or "
+           "does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Add the key.",
        .example = "layout.yaml (a machine without hostip):\n    hostip: 10.0.0.2\n    "
                   "machine-type: k80-machine\n    pai-worker: \"true\"\n  - hostname: "
@@ -114,8 +130,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "A path cannot be read",
-       .meaning = "Found in any cluster file (layout.yaml, config.yaml, "
-                  "services-configuration.yaml, hivedscheduler.yaml). A path cannot be read.",
+       .meaning =
+           "A path cannot be read. paictl reads every cluster file (layout.yaml, config.yaml, "
+           "services-configuration.yaml, hivedscheduler.yaml) as YAML first; what it cannot read, "
+           "it cannot check further. An error: the installer, HiveD or OpenPAI refuses the file or "
+           "does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Check the path and its permissions. Exit code 2.",
        .example = ""},
       {.code = "F009",
@@ -123,9 +142,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "A file is none of the OpenPAI/HiveD files paictl knows",
-       .meaning =
-           "Found in any cluster file (layout.yaml, config.yaml, services-configuration.yaml, "
-           "hivedscheduler.yaml). A file is none of the OpenPAI/HiveD files paictl knows.",
+       .meaning = "A file is none of the OpenPAI/HiveD files paictl knows. paictl reads every "
+                  "cluster file (layout.yaml, config.yaml, services-configuration.yaml, "
+                  "hivedscheduler.yaml) as YAML first; what it cannot read, it cannot check "
+                  "further. An error: the installer, HiveD or OpenPAI refuses the file or does the "
+                  "wrong thing with it, and paictl check config exits 1.",
        .fix = "Name the file after its kind (`layout.yaml`, `config.yaml`, "
               "`services-configuration.yaml`, `hivedscheduler.yaml`). Exit code 2: the input is "
               "not a cluster file.",
@@ -135,9 +156,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "A directory holds none of the OpenPAI/HiveD file names",
-       .meaning =
-           "Found in any cluster file (layout.yaml, config.yaml, services-configuration.yaml, "
-           "hivedscheduler.yaml). A directory holds none of the OpenPAI/HiveD file names.",
+       .meaning = "A directory holds none of the OpenPAI/HiveD file names. paictl reads every "
+                  "cluster file (layout.yaml, config.yaml, services-configuration.yaml, "
+                  "hivedscheduler.yaml) as YAML first; what it cannot read, it cannot check "
+                  "further. An error: the installer, HiveD or OpenPAI refuses the file or does the "
+                  "wrong thing with it, and paictl check config exits 1.",
        .fix = "Point paictl at the directory that holds the cluster files.",
        .example = ""},
       {.code = "F011",
@@ -146,9 +169,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A plain value that OpenPAI (PyYAML) or HiveD (Go) reads unlike YAML 1.2: yes, on, "
                 "0777, 1:20",
-       .meaning = "Found in any cluster file (layout.yaml, config.yaml, "
-                  "services-configuration.yaml, hivedscheduler.yaml). A plain value that OpenPAI "
-                  "(PyYAML) or HiveD (Go) reads unlike YAML 1.2: yes, on, 0777, 1:20.",
+       .meaning = "A plain value that OpenPAI (PyYAML) or HiveD (Go) reads unlike YAML 1.2: yes, "
+                  "on, 0777, 1:20. paictl reads every cluster file (layout.yaml, config.yaml, "
+                  "services-configuration.yaml, hivedscheduler.yaml) as YAML first; what it cannot "
+                  "read, it cannot check further. A warning: the file works, but not as it reads; "
+                  "--fail-on-warn makes it an exit 1.",
        .fix = "Quote the value to keep the text (`\"yes\"`, `\"0777\"`), or write what the "
               "consumer should see (`true`, `511`). OpenPAI reads its files with PyYAML and HiveD "
               "its config with Go's yaml.v2, both YAML 1.1; paictl reads YAML 1.2. HiveD reads the "
@@ -166,7 +191,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "hostname is not a lower-case RFC 1123 name",
-       .meaning = "Found in layout.yaml. hostname is not a lower-case RFC 1123 name.",
+       .meaning = "hostname is not a lower-case RFC 1123 name. layout.yaml is what OpenPAI's "
+                  "installer and paictl install turn into the Kubernetes nodes, their labels and "
+                  "the machine SKUs. An error: the installer, HiveD or OpenPAI refuses the file or "
+                  "does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Use a lower-case RFC 1123 name: it becomes the Kubernetes node name.",
        .example =
            "layout.yaml (an upper-case hostname):\n    hostip: 10.0.0.2\n    machine-type: "
@@ -179,7 +207,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "hostip is not an IPv4 address",
-       .meaning = "Found in layout.yaml. hostip is not an IPv4 address.",
+       .meaning = "hostip is not an IPv4 address. layout.yaml is what OpenPAI's installer and "
+                  "paictl install turn into the Kubernetes nodes, their labels and the machine "
+                  "SKUs. An error: the installer, HiveD or OpenPAI refuses the file or does the "
+                  "wrong thing with it, and paictl check config exits 1.",
        .fix = "Write a dotted-quad IPv4 address.",
        .example = "layout.yaml (an IP with an octet above 255):\n    machine-type: k80-machine\n   "
                   " pai-worker: \"true\"\n  - hostname: pai-worker2\n    hostip: 10.0.0.256\n    "
@@ -191,7 +222,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "Two machines have the same hostname",
-       .meaning = "Found in layout.yaml. Two machines have the same hostname.",
+       .meaning = "Two machines have the same hostname. layout.yaml is what OpenPAI's installer "
+                  "and paictl install turn into the Kubernetes nodes, their labels and the machine "
+                  "SKUs. An error: the installer, HiveD or OpenPAI refuses the file or does the "
+                  "wrong thing with it, and paictl check config exits 1.",
        .fix = "Give every machine its own hostname.",
        .example =
            "layout.yaml (two machines named pai-worker1):\n    hostip: 10.0.0.2\n    machine-type: "
@@ -204,7 +238,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "Two machines have the same hostip",
-       .meaning = "Found in layout.yaml. Two machines have the same hostip.",
+       .meaning = "Two machines have the same hostip. layout.yaml is what OpenPAI's installer and "
+                  "paictl install turn into the Kubernetes nodes, their labels and the machine "
+                  "SKUs. An error: the installer, HiveD or OpenPAI refuses the file or does the "
+                  "wrong thing with it, and paictl check config exits 1.",
        .fix = "Give every machine its own IP address.",
        .example = "layout.yaml (two machines with 10.0.0.2):\n    machine-type: k80-machine\n    "
                   "pai-worker: \"true\"\n  - hostname: pai-worker2\n    hostip: 10.0.0.2\n    "
@@ -216,7 +253,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "machine-type is not defined in machine-sku",
-       .meaning = "Found in layout.yaml. machine-type is not defined in machine-sku.",
+       .meaning = "machine-type is not defined in machine-sku. layout.yaml is what OpenPAI's "
+                  "installer and paictl install turn into the Kubernetes nodes, their labels and "
+                  "the machine SKUs. An error: the installer, HiveD or OpenPAI refuses the file or "
+                  "does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Use a machine-type defined under `machine-sku` (the hint suggests the closest one).",
        .example = "layout.yaml (a machine-type with a typo):\n    pai-master: \"true\"\n  - "
                   "hostname: pai-worker1\n    hostip: 10.0.0.2\n    machine-type: k80-machin\n    "
@@ -228,7 +268,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "No machine has pai-master: \"true\"",
-       .meaning = "Found in layout.yaml. No machine has pai-master: \"true\".",
+       .meaning = "No machine has pai-master: \"true\". layout.yaml is what OpenPAI's installer "
+                  "and paictl install turn into the Kubernetes nodes, their labels and the machine "
+                  "SKUs. An error: the installer, HiveD or OpenPAI refuses the file or does the "
+                  "wrong thing with it, and paictl check config exits 1.",
        .fix = "Mark exactly one machine `pai-master: \"true\"`.",
        .example =
            "layout.yaml (no machine is the master):\n    cpu:\n      vcore: 24\nmachine-list:\n  - "
@@ -240,7 +283,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "More than one machine has pai-master: \"true\"",
-       .meaning = "Found in layout.yaml. More than one machine has pai-master: \"true\".",
+       .meaning = "More than one machine has pai-master: \"true\". layout.yaml is what OpenPAI's "
+                  "installer and paictl install turn into the Kubernetes nodes, their labels and "
+                  "the machine SKUs. An error: the installer, HiveD or OpenPAI refuses the file or "
+                  "does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Keep `pai-master: \"true\"` on one machine only.",
        .example = "layout.yaml (two masters):\n    hostip: 10.0.0.1\n    machine-type: "
                   "master-machine\n    pai-master: \"true\"\n  - hostname: pai-worker1\n    "
@@ -253,7 +299,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "No machine has pai-worker: \"true\"",
-       .meaning = "Found in layout.yaml. No machine has pai-worker: \"true\".",
+       .meaning = "No machine has pai-worker: \"true\". layout.yaml is what OpenPAI's installer "
+                  "and paictl install turn into the Kubernetes nodes, their labels and the machine "
+                  "SKUs. An error: the installer, HiveD or OpenPAI refuses the file or does the "
+                  "wrong thing with it, and paictl check config exits 1.",
        .fix = "Mark the machines that run jobs `pai-worker: \"true\"`.",
        .example =
            "layout.yaml (no workers at all):\n    cpu:\n      vcore: 24\nmachine-list:\n  - "
@@ -265,7 +314,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "The master is also a worker",
-       .meaning = "Found in layout.yaml. The master is also a worker.",
+       .meaning = "The master is also a worker. layout.yaml is what OpenPAI's installer and paictl "
+                  "install turn into the Kubernetes nodes, their labels and the machine SKUs. An "
+                  "error: the installer, HiveD or OpenPAI refuses the file or does the wrong thing "
+                  "with it, and paictl check config exits 1.",
        .fix = "Set `pai-worker: \"false\"` on the master.",
        .example =
            "layout.yaml (the master is also a worker):\n    cpu:\n      vcore: 24\nmachine-list:\n "
@@ -278,8 +330,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "pai-master/pai-worker/pai-storage must be the strings \"true\" or \"false\"",
-       .meaning = "Found in layout.yaml. pai-master/pai-worker/pai-storage must be the strings "
-                  "\"true\" or \"false\".",
+       .meaning =
+           "pai-master/pai-worker/pai-storage must be the strings \"true\" or \"false\". "
+           "layout.yaml is what OpenPAI's installer and paictl install turn into the Kubernetes "
+           "nodes, their labels and the machine SKUs. An error: the installer, HiveD or OpenPAI "
+           "refuses the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Quote it: `pai-worker: \"true\"`. OpenPAI's schema accepts only the strings.",
        .example = "layout.yaml (pai-worker: true without quotes):\n  - hostname: pai-worker1\n    "
                   "hostip: 10.0.0.2\n    machine-type: k80-machine\n    pai-worker: true\n  - "
@@ -291,7 +346,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "mem is not a Kubernetes quantity such as 60Gi",
-       .meaning = "Found in layout.yaml. mem is not a Kubernetes quantity such as 60Gi.",
+       .meaning = "mem is not a Kubernetes quantity such as 60Gi. layout.yaml is what OpenPAI's "
+                  "installer and paictl install turn into the Kubernetes nodes, their labels and "
+                  "the machine SKUs. An error: the installer, HiveD or OpenPAI refuses the file or "
+                  "does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Write a Kubernetes quantity: `220Gi` (binary) or `220G` (decimal).",
        .example = "layout.yaml (mem written as 220GB):\n      type: nvidia.com/gpu\n      model: "
                   "K80\n      count: 4\n    mem: 220GB\n    cpu:\n      vcore: 24\npaictl check "
@@ -303,8 +361,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "The layout uses the OpenPAI 0.x schema, which the v1.5+ installer refuses",
-       .meaning = "Found in layout.yaml. The layout uses the OpenPAI 0.x schema, which the v1.5+ "
-                  "installer refuses.",
+       .meaning =
+           "The layout uses the OpenPAI 0.x schema, which the v1.5+ installer refuses. layout.yaml "
+           "is what OpenPAI's installer and paictl install turn into the Kubernetes nodes, their "
+           "labels and the machine SKUs. An error: the installer, HiveD or OpenPAI refuses the "
+           "file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Convert the layout to the v1.5+ schema, as the hint describes.",
        .example =
            "layout.yaml (an OpenPAI 0.x layout):\nmachine-sku:\n  NC24R:\n    mem: 224\npaictl "
@@ -318,7 +379,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "A machine-sku that no machine uses",
-       .meaning = "Found in layout.yaml. A machine-sku that no machine uses.",
+       .meaning =
+           "A machine-sku that no machine uses. layout.yaml is what OpenPAI's installer and paictl "
+           "install turn into the Kubernetes nodes, their labels and the machine SKUs. A warning: "
+           "the file works, but not as it reads; --fail-on-warn makes it an exit 1.",
        .fix = "Remove the unused SKU, or assign it to machines.",
        .example = "layout.yaml (a machine-sku no machine uses):\n    mem: 220Gi\n    cpu:\n      "
                   "vcore: 24\n  spare-machine:\n    mem: 8Gi\n    cpu:\npaictl check config "
@@ -330,7 +394,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "A count (vcore, computing-device count) is not positive",
-       .meaning = "Found in layout.yaml. A count (vcore, computing-device count) is not positive.",
+       .meaning = "A count (vcore, computing-device count) is not positive. layout.yaml is what "
+                  "OpenPAI's installer and paictl install turn into the Kubernetes nodes, their "
+                  "labels and the machine SKUs. An error: the installer, HiveD or OpenPAI refuses "
+                  "the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Use a positive count; remove `computing-device` for a CPU-only machine.",
        .example = "layout.yaml (a computing-device count of 0):\n    computing-device:\n      "
                   "type: nvidia.com/gpu\n      model: K80\n      count: 0\n    mem: 220Gi\n    "
@@ -342,8 +409,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "computing-device type is not a known device-plugin resource",
-       .meaning =
-           "Found in layout.yaml. computing-device type is not a known device-plugin resource.",
+       .meaning = "computing-device type is not a known device-plugin resource. layout.yaml is "
+                  "what OpenPAI's installer and paictl install turn into the Kubernetes nodes, "
+                  "their labels and the machine SKUs. A warning: the file works, but not as it "
+                  "reads; --fail-on-warn makes it an exit 1.",
        .fix = "Use the device-plugin resource name: `nvidia.com/gpu`, `amd.com/gpu` or "
               "`enflame.com/dtu`.",
        .example = "layout.yaml (a device type with a typo):\n      vcore: 24\n  k80-machine:\n    "
@@ -356,7 +425,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "A machine is neither master, worker nor storage",
-       .meaning = "Found in layout.yaml. A machine is neither master, worker nor storage.",
+       .meaning = "A machine is neither master, worker nor storage. layout.yaml is what OpenPAI's "
+                  "installer and paictl install turn into the Kubernetes nodes, their labels and "
+                  "the machine SKUs. A warning: the file works, but not as it reads; "
+                  "--fail-on-warn makes it an exit 1.",
        .fix = "Give the machine a role, or remove it.",
        .example =
            "layout.yaml (a machine with no role at all):\n    hostip: 10.0.0.3\n    machine-type: "
@@ -369,7 +441,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "A documented key that OpenPAI's templates never read",
-       .meaning = "Found in config.yaml. A documented key that OpenPAI's templates never read.",
+       .meaning = "A documented key that OpenPAI's templates never read. config.yaml holds the "
+                  "installer's settings and paictl's own (ssh_user, ssh_config, known_hosts, "
+                  "ignore_check_errors, hived_url). A warning: the file works, but not as it "
+                  "reads; --fail-on-warn makes it an exit 1.",
        .fix = "Rename `docker_cache_htpasswd` to `docker_cache_registry_htpasswd`.",
        .example = "config.yaml (docker_cache_htpasswd, which the templates never read):\nuser: "
                   "openpai\npassword: secret-pw\ndocker_image_tag: v1.8.0\ndocker_cache_htpasswd: "
@@ -382,7 +457,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "A key of the pre-v1.5 installer that is no longer read",
-       .meaning = "Found in config.yaml. A key of the pre-v1.5 installer that is no longer read.",
+       .meaning = "A key of the pre-v1.5 installer that is no longer read. config.yaml holds the "
+                  "installer's settings and paictl's own (ssh_user, ssh_config, known_hosts, "
+                  "ignore_check_errors, hived_url). A warning: the file works, but not as it "
+                  "reads; --fail-on-warn makes it an exit 1.",
        .fix = "Remove the key: v1.5+ reads the device type from `layout.yaml`.",
        .example = "config.yaml (gpu_type from the pre-v1.5 installer):\nuser: openpai\npassword: "
                   "secret-pw\ndocker_image_tag: v1.8.0\ngpu_type: nvidia\n\npaictl check config "
@@ -394,7 +472,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "A value outside the accepted set",
-       .meaning = "Found in config.yaml. A value outside the accepted set.",
+       .meaning = "A value outside the accepted set. config.yaml holds the installer's settings "
+                  "and paictl's own (ssh_user, ssh_config, known_hosts, ignore_check_errors, "
+                  "hived_url). An error: the installer, HiveD or OpenPAI refuses the file or does "
+                  "the wrong thing with it, and paictl check config exits 1.",
        .fix = "Use one of the accepted values named in the message.",
        .example =
            "config.yaml (an unknown docker cache backend):\npassword: secret-pw\ndocker_image_tag: "
@@ -407,8 +488,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "A quoted \"true\"/\"false\" where the installer tests for a real boolean",
-       .meaning = "Found in config.yaml. A quoted \"true\"/\"false\" where the installer tests for "
-                  "a real boolean.",
+       .meaning = "A quoted \"true\"/\"false\" where the installer tests for a real boolean. "
+                  "config.yaml holds the installer's settings and paictl's own (ssh_user, "
+                  "ssh_config, known_hosts, ignore_check_errors, hived_url). A warning: the file "
+                  "works, but not as it reads; --fail-on-warn makes it an exit 1.",
        .fix = "Remove the quotes: `enable_hived_scheduler: false`. The installer tests `is False`, "
               "which a string never is.",
        .example =
@@ -423,7 +506,10 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "enable_docker_cache is on but its backend settings are missing",
        .meaning =
-           "Found in config.yaml. enable_docker_cache is on but its backend settings are missing.",
+           "enable_docker_cache is on but its backend settings are missing. config.yaml holds the "
+           "installer's settings and paictl's own (ssh_user, ssh_config, known_hosts, "
+           "ignore_check_errors, hived_url). An error: the installer, HiveD or OpenPAI refuses the "
+           "file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Set the backend's settings (`docker_cache_azure_account_name` and `_key`, or "
               "`docker_cache_fs_mount_path`).",
        .example = "config.yaml (the azure cache backend without its account):\npassword: "
@@ -437,8 +523,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "kubelet_custom_flags replaces OpenPAI's default kubelet flags",
-       .meaning =
-           "Found in config.yaml. kubelet_custom_flags replaces OpenPAI's default kubelet flags.",
+       .meaning = "kubelet_custom_flags replaces OpenPAI's default kubelet flags. config.yaml "
+                  "holds the installer's settings and paictl's own (ssh_user, ssh_config, "
+                  "known_hosts, ignore_check_errors, hived_url). A warning: the file works, but "
+                  "not as it reads; --fail-on-warn makes it an exit 1.",
        .fix = "Add `image-pull-progress-deadline: 10m` to `kubelet_custom_flags` to keep OpenPAI's "
               "default.",
        .example = "config.yaml (kubelet_custom_flags replaces the defaults):\nuser: "
@@ -453,7 +541,10 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A port or port range is invalid or overlaps the job port range",
        .meaning =
-           "Found in config.yaml. A port or port range is invalid or overlaps the job port range.",
+           "A port or port range is invalid or overlaps the job port range. config.yaml holds the "
+           "installer's settings and paictl's own (ssh_user, ssh_config, known_hosts, "
+           "ignore_check_errors, hived_url). An error: the installer, HiveD or OpenPAI refuses the "
+           "file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Keep the host daemon ports at 40000 or above (or move the rest-server's job port "
               "range).",
        .example = "config.yaml (a host daemon port range inside the job port range):\nuser: "
@@ -467,8 +558,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "No password for a user other than root: sudo must not ask for one",
-       .meaning = "Found in config.yaml. No password for a user other than root: sudo must not ask "
-                  "for one.",
+       .meaning = "No password for a user other than root: sudo must not ask for one. config.yaml "
+                  "holds the installer's settings and paictl's own (ssh_user, ssh_config, "
+                  "known_hosts, ignore_check_errors, hived_url). A warning: the file works, but "
+                  "not as it reads; --fail-on-warn makes it an exit 1.",
        .fix = "Give `password`, or allow passwordless sudo for `user` on every host. `password` is "
               "optional: key-only SSH as root needs none (OpenPAI's inventory then has an empty "
               "`ansible_ssh_pass`). `paictl check hosts` shows whether sudo asks for a password "
@@ -485,8 +578,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "azure.client-secret puts the service principal's secret in config.yaml",
-       .meaning = "Found in config.yaml's azure section. azure.client-secret puts the service "
-                  "principal's secret in config.yaml.",
+       .meaning = "azure.client-secret puts the service principal's secret in config.yaml. "
+                  "config.yaml's azure: section describes the Azure part of a hybrid cluster: the "
+                  "subscription, the network and the VM pools paictl install creates. An error: "
+                  "the installer, HiveD or OpenPAI refuses the file or does the wrong thing with "
+                  "it, and paictl check config exits 1.",
        .fix = "Remove `client-secret`; put the secret in a file of mode 0600 and name it with "
               "`client-secret-file`, or set `AZURE_CLIENT_SECRET` (docs/azure.md).",
        .example = "config.yaml (the service principal's secret written into config.yaml):\n  "
@@ -503,8 +599,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A subscription, tenant, client id, location, resource group or image that Azure "
                 "would refuse",
-       .meaning = "Found in config.yaml's azure section. A subscription, tenant, client id, "
-                  "location, resource group or image that Azure would refuse.",
+       .meaning = "A subscription, tenant, client id, location, resource group or image that Azure "
+                  "would refuse. config.yaml's azure: section describes the Azure part of a hybrid "
+                  "cluster: the subscription, the network and the VM pools paictl install creates. "
+                  "An error: the installer, HiveD or OpenPAI refuses the file or does the wrong "
+                  "thing with it, and paictl check config exits 1.",
        .fix = "Use the id Azure shows: `az account list -o table` (subscription, tenant), `az ad "
               "sp list` (client id), `az account list-locations` (location).",
        .example =
@@ -521,8 +620,11 @@ const std::vector<CodeInfo>& config_codes() {
        .title = "An Azure address range that is not a CIDR, lies outside address-space or overlaps "
                 "another site or the cluster's ranges",
        .meaning =
-           "Found in config.yaml's azure section. An Azure address range that is not a CIDR, lies "
-           "outside address-space or overlaps another site or the cluster's ranges.",
+           "An Azure address range that is not a CIDR, lies outside address-space or overlaps "
+           "another site or the cluster's ranges. config.yaml's azure: section describes the Azure "
+           "part of a hybrid cluster: the subscription, the network and the VM pools paictl "
+           "install creates. An error: the installer, HiveD or OpenPAI refuses the file or does "
+           "the wrong thing with it, and paictl check config exits 1.",
        .fix =
            "Use IPv4 CIDRs; keep `subnet` inside `address-space`, and keep the Azure range apart "
            "from the on-prem network and from `kube_pods_subnet`/`kube_service_addresses`.",
@@ -537,8 +639,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "allowed-ssh-from admits SSH from the whole internet",
-       .meaning = "Found in config.yaml's azure section. allowed-ssh-from admits SSH from the "
-                  "whole internet.",
+       .meaning = "allowed-ssh-from admits SSH from the whole internet. config.yaml's azure: "
+                  "section describes the Azure part of a hybrid cluster: the subscription, the "
+                  "network and the VM pools paictl install creates. A warning: the file works, but "
+                  "not as it reads; --fail-on-warn makes it an exit 1.",
        .fix = "Admit only the operator's address (`allowed-ssh-from: [203.0.113.10/32]`); the "
               "cluster's own traffic between sites needs no SSH rule.",
        .example = "config.yaml (SSH to the Azure VMs admitted from the whole internet):\n  "
@@ -553,8 +657,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "An Azure pool with a bad name, role, size or count (InfiniBand pools: 100 VMs at "
                 "most; a master pool: one VM)",
-       .meaning = "Found in config.yaml's azure section. An Azure pool with a bad name, role, size "
-                  "or count (InfiniBand pools: 100 VMs at most; a master pool: one VM).",
+       .meaning = "An Azure pool with a bad name, role, size or count (InfiniBand pools: 100 VMs "
+                  "at most; a master pool: one VM). config.yaml's azure: section describes the "
+                  "Azure part of a hybrid cluster: the subscription, the network and the VM pools "
+                  "paictl install creates. An error: the installer, HiveD or OpenPAI refuses the "
+                  "file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Name pools with lower-case letters, digits and `-`; use an Azure size "
               "(`Standard_…`); keep InfiniBand pools at 100 VMs or fewer, one placement group; a "
               "pool with `role: master` has `count: 1`, and only one pool has it.",
@@ -569,8 +676,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "layout.yaml has an on-prem pai-master while an Azure pool has role: master",
-       .meaning = "Found in config.yaml's azure section. layout.yaml has an on-prem pai-master "
-                  "while an Azure pool has role: master.",
+       .meaning = "layout.yaml has an on-prem pai-master while an Azure pool has role: master. "
+                  "config.yaml's azure: section describes the Azure part of a hybrid cluster: the "
+                  "subscription, the network and the VM pools paictl install creates. An error: "
+                  "the installer, HiveD or OpenPAI refuses the file or does the wrong thing with "
+                  "it, and paictl check config exits 1.",
        .fix = "Keep one master: the Azure pool's VM (drop `pai-master: \"true\"` from the on-prem "
               "host) or the on-prem host (drop `role: master` from the pool). Install writes the "
               "master pool's VM into layout.yaml marked `# azure pool NAME`; that entry is the "
@@ -586,8 +696,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "hivedscheduler.config must be a YAML string (config: |)",
-       .meaning = "Found in services-configuration.yaml. hivedscheduler.config must be a YAML "
-                  "string (config: |).",
+       .meaning = "hivedscheduler.config must be a YAML string (config: |). "
+                  "services-configuration.yaml configures OpenPAI's services; paictl install "
+                  "deploys them with it. An error: the installer, HiveD or OpenPAI refuses the "
+                  "file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Write the HiveD config as a block string: `config: |` with the config indented "
               "below it.",
        .example =
@@ -601,7 +713,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "A service port is not in 1..65535",
-       .meaning = "Found in services-configuration.yaml. A service port is not in 1..65535.",
+       .meaning = "A service port is not in 1..65535. services-configuration.yaml configures "
+                  "OpenPAI's services; paictl install deploys them with it. An error: the "
+                  "installer, HiveD or OpenPAI refuses the file or does the wrong thing with it, "
+                  "and paictl check config exits 1.",
        .fix = "Use a port number between 1 and 65535.",
        .example = "services-configuration.yaml (a webportal port above 65535):\nwebportal:\n  "
                   "server-port: 92860\nhivedscheduler:\n  config: |\npaictl check config "
@@ -613,8 +728,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "rest-server schedule-port-start is not below schedule-port-end",
-       .meaning = "Found in services-configuration.yaml. rest-server schedule-port-start is not "
-                  "below schedule-port-end.",
+       .meaning = "rest-server schedule-port-start is not below schedule-port-end. "
+                  "services-configuration.yaml configures OpenPAI's services; paictl install "
+                  "deploys them with it. An error: the installer, HiveD or OpenPAI refuses the "
+                  "file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Make `schedule-port-start` smaller than `schedule-port-end`.",
        .example =
            "services-configuration.yaml (schedule-port-start above "
@@ -627,8 +744,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "cluster-id is not a valid Kubernetes name",
-       .meaning =
-           "Found in services-configuration.yaml. cluster-id is not a valid Kubernetes name.",
+       .meaning = "cluster-id is not a valid Kubernetes name. services-configuration.yaml "
+                  "configures OpenPAI's services; paictl install deploys them with it. An error: "
+                  "the installer, HiveD or OpenPAI refuses the file or does the wrong thing with "
+                  "it, and paictl check config exits 1.",
        .fix = "Use a lower-case RFC 1123 name for `cluster-id`.",
        .example =
            "services-configuration.yaml (a cluster-id with upper case):\ncluster:\n  common:\n    "
@@ -641,8 +760,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A cell type is not defined in cellTypes",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). A cell type is not defined in cellTypes.",
+           "A cell type is not defined in cellTypes. HiveD reads its config (hivedscheduler.yaml, "
+           "or hivedscheduler.config in services-configuration.yaml) once, when it starts: a "
+           "mistake stops it from starting, or silently changes what it guarantees to the virtual "
+           "clusters. An error: the installer, HiveD or OpenPAI refuses the file or does the wrong "
+           "thing with it, and paictl check config exits 1.",
        .fix = "Define the cell type under `cellTypes`, or fix the name (the hint suggests the "
               "closest one).",
        .example =
@@ -658,8 +780,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A physicalCells entry is below node level",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). A physicalCells entry is below node level.",
+           "A physicalCells entry is below node level. HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. An error: the installer, HiveD or OpenPAI refuses "
+           "the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Mark the cell type that is one machine `isNodeLevel: true`; list cells at node "
               "level or above.",
        .example =
@@ -675,8 +800,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A VC pins a cell ID that no physical cell has",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). A VC pins a cell ID that no physical cell has.",
+           "A VC pins a cell ID that no physical cell has. HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. An error: the installer, HiveD or OpenPAI refuses "
+           "the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Set that `pinnedCellId` on the physical cell to pin, or fix the ID.",
        .example =
            "hivedscheduler.yaml (a VC pins an ID no cell has):\n    - cellType: "
@@ -690,8 +818,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A leaf cell address is not an integer GPU index",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). A leaf cell address is not an integer GPU index.",
+           "A leaf cell address is not an integer GPU index. HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. An error: the installer, HiveD or OpenPAI refuses "
+           "the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Use the GPU index (an integer) as a leaf cell's address.",
        .example = "hivedscheduler.yaml (a GPU address that is not a number):\n      "
                   "cellChildren:\n      - cellAddress: 0\n      - cellAddress: 1\n      - "
@@ -704,9 +835,12 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "The virtual clusters need more cells than the chain has at some level",
-       .meaning = "Found in the HiveD config (hivedscheduler.yaml, or "
-                  "services-configuration.yaml's hivedscheduler.config). The virtual clusters need "
-                  "more cells than the chain has at some level.",
+       .meaning =
+           "The virtual clusters need more cells than the chain has at some level. HiveD reads its "
+           "config (hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
+           "once, when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. An error: the installer, HiveD or OpenPAI refuses "
+           "the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Lower `cellNumber`, or add physical cells to the chain. HiveD applies the same rule "
               "at start-up and refuses to start.",
        .example =
@@ -723,8 +857,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A VC uses a chain that has no physical cells",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). A VC uses a chain that has no physical cells.",
+           "A VC uses a chain that has no physical cells. HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. An error: the installer, HiveD or OpenPAI refuses "
+           "the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Start the VC's cell type with the top type of a `physicalCells` entry.",
        .example =
            "hivedscheduler.yaml (a VC on a chain with no physical cells):\nvirtualClusters:\n  "
@@ -739,8 +876,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "cellTypes contain a cycle (HiveD recurses forever)",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). cellTypes contain a cycle (HiveD recurses forever).",
+           "cellTypes contain a cycle (HiveD recurses forever). HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. An error: the installer, HiveD or OpenPAI refuses "
+           "the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Break the cycle: a chain ends in a leaf type that is not defined under `cellTypes`.",
        .example = "hivedscheduler.yaml (two cell types that contain each other):\n    K80-POOL:\n  "
                   "    childCellType: K80-NODE\n      childCellNumber: 2\n    LOOP-A:\n      "
@@ -753,9 +893,12 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "An undefined childCellType that looks like a typo of a defined type",
-       .meaning = "Found in the HiveD config (hivedscheduler.yaml, or "
-                  "services-configuration.yaml's hivedscheduler.config). An undefined "
-                  "childCellType that looks like a typo of a defined type.",
+       .meaning =
+           "An undefined childCellType that looks like a typo of a defined type. HiveD reads its "
+           "config (hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
+           "once, when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. A warning: the file works, but not as it reads; "
+           "--fail-on-warn makes it an exit 1.",
        .fix = "A warning: HiveD runs the config with a leaf type of that name (its own design "
               "example has `IB-DGX2-V100-V100`). If it is a typo, fix the spelling; if it is a "
               "leaf type, declare it under `skuTypes` to say so.",
@@ -773,8 +916,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "More cellChildren than childCellNumber",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). More cellChildren than childCellNumber.",
+           "More cellChildren than childCellNumber. HiveD reads its config (hivedscheduler.yaml, "
+           "or hivedscheduler.config in services-configuration.yaml) once, when it starts: a "
+           "mistake stops it from starting, or silently changes what it guarantees to the virtual "
+           "clusters. An error: the installer, HiveD or OpenPAI refuses the file or does the wrong "
+           "thing with it, and paictl check config exits 1.",
        .fix = "List at most `childCellNumber` children, or raise `childCellNumber`.",
        .example = "hivedscheduler.yaml (a node with five GPU children):\n  - cellType: K80-POOL\n  "
                   "  cellChildren:\n    - cellAddress: pai-worker1\n    - cellAddress: "
@@ -787,9 +933,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "Fewer cellChildren than childCellNumber",
-       .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). Fewer cellChildren than childCellNumber.",
+       .meaning = "Fewer cellChildren than childCellNumber. HiveD reads its config "
+                  "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
+                  "once, when it starts: a mistake stops it from starting, or silently changes "
+                  "what it guarantees to the virtual clusters. A warning: the file works, but not "
+                  "as it reads; --fail-on-warn makes it an exit 1.",
        .fix = "Describe a machine with a missing device with its own cell type, so the capacity "
               "checks stay right.",
        .example =
@@ -805,8 +953,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "Two physical cells have the same address",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). Two physical cells have the same address.",
+           "Two physical cells have the same address. HiveD reads its config (hivedscheduler.yaml, "
+           "or hivedscheduler.config in services-configuration.yaml) once, when it starts: a "
+           "mistake stops it from starting, or silently changes what it guarantees to the virtual "
+           "clusters. An error: the installer, HiveD or OpenPAI refuses the file or does the wrong "
+           "thing with it, and paictl check config exits 1.",
        .fix = "Give each cell a distinct address, and each machine one node-level cell per chain.",
        .example = "hivedscheduler.yaml (the same node twice):\n  - cellType: K80-POOL\n    "
                   "cellChildren:\n    - cellAddress: pai-worker1\n    - cellAddress: "
@@ -820,8 +971,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "The same pinnedCellId is on two physical cells",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). The same pinnedCellId is on two physical cells.",
+           "The same pinnedCellId is on two physical cells. HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. An error: the installer, HiveD or OpenPAI refuses "
+           "the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Give every pinned cell its own ID.",
        .example = "hivedscheduler.yaml (one pinnedCellId on two cells):\n    - cellAddress: "
                   "pai-worker1\n      pinnedCellId: pin-a\n    - cellAddress: pai-worker2\n      "
@@ -835,8 +989,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A pinned cell is used by two VCs, or twice",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). A pinned cell is used by two VCs, or twice.",
+           "A pinned cell is used by two VCs, or twice. HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. An error: the installer, HiveD or OpenPAI refuses "
+           "the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Pin a cell in one VC only, once.",
        .example = "hivedscheduler.yaml (two VCs pin the same cell):\n    - pinnedCellId: pin-a\n  "
                   "other:\n    pinnedCells:\n    - pinnedCellId: pin-a\n\npaictl check config "
@@ -849,8 +1006,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A dotted VC cell type is not a path down its chain",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). A dotted VC cell type is not a path down its chain.",
+           "A dotted VC cell type is not a path down its chain. HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. An error: the installer, HiveD or OpenPAI refuses "
+           "the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Write the path from the chain's top type down, with the chain's own types.",
        .example =
            "hivedscheduler.yaml (an unknown middle segment in a VC cell type):\nvirtualClusters:\n "
@@ -864,9 +1024,12 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "A VC name is not a lower-case Kubernetes name (HiveD accepts it)",
-       .meaning = "Found in the HiveD config (hivedscheduler.yaml, or "
-                  "services-configuration.yaml's hivedscheduler.config). A VC name is not a "
-                  "lower-case Kubernetes name (HiveD accepts it).",
+       .meaning =
+           "A VC name is not a lower-case Kubernetes name (HiveD accepts it). HiveD reads its "
+           "config (hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
+           "once, when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. A warning: the file works, but not as it reads; "
+           "--fail-on-warn makes it an exit 1.",
        .fix = "A warning: HiveD accepts any VC name (its design example uses `VC1`); OpenPAI's "
               "manual asks for lower-case RFC 1123 labels (at most 63 characters).",
        .example = "hivedscheduler.yaml (a VC name with upper case and '_'):\n    - cellAddress: "
@@ -882,8 +1045,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "childCellNumber is not positive, or cellNumber is negative",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). childCellNumber is not positive, or cellNumber is negative.",
+           "childCellNumber is not positive, or cellNumber is negative. HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. An error: the installer, HiveD or OpenPAI refuses "
+           "the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Use a positive `childCellNumber`, and a `cellNumber` of 0 or more.",
        .example = "hivedscheduler.yaml (childCellNumber 0):\n  cellTypes:\n    K80-NODE:\n      "
                   "childCellType: K80\n      childCellNumber: 0\n      isNodeLevel: true\n    "
@@ -896,8 +1062,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "More than one cell type in a chain has isNodeLevel: true",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). More than one cell type in a chain has isNodeLevel: true.",
+           "More than one cell type in a chain has isNodeLevel: true. HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. A warning: the file works, but not as it reads; "
+           "--fail-on-warn makes it an exit 1.",
        .fix = "Set `isNodeLevel: true` only on the type that is one machine.",
        .example =
            "hivedscheduler.yaml (isNodeLevel on the node and the pool):\n      childCellType: "
@@ -911,9 +1080,12 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "A child cell names a cellType other than its parent's childCellType",
-       .meaning = "Found in the HiveD config (hivedscheduler.yaml, or "
-                  "services-configuration.yaml's hivedscheduler.config). A child cell names a "
-                  "cellType other than its parent's childCellType.",
+       .meaning =
+           "A child cell names a cellType other than its parent's childCellType. HiveD reads its "
+           "config (hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
+           "once, when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. A warning: the file works, but not as it reads; "
+           "--fail-on-warn makes it an exit 1.",
        .fix = "Remove `cellType` from child cells, or fix the parent's `childCellType`.",
        .example = "hivedscheduler.yaml (a child cell names another type):\n    cellChildren:\n    "
                   "- cellAddress: pai-worker1\n    - cellAddress: pai-worker2\n      cellType: "
@@ -927,9 +1099,12 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "A node-level cell has no cellAddress, so its node name is an index",
-       .meaning = "Found in the HiveD config (hivedscheduler.yaml, or "
-                  "services-configuration.yaml's hivedscheduler.config). A node-level cell has no "
-                  "cellAddress, so its node name is an index.",
+       .meaning =
+           "A node-level cell has no cellAddress, so its node name is an index. HiveD reads its "
+           "config (hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
+           "once, when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. A warning: the file works, but not as it reads; "
+           "--fail-on-warn makes it an exit 1.",
        .fix = "Set `cellAddress` of node-level cells to the node's hostname.",
        .example = "hivedscheduler.yaml (node cells without addresses):\n      childCellType: "
                   "K80-NODE\n      childCellNumber: 2\n  physicalCells:\n  - cellType: "
@@ -942,9 +1117,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "gpuTypes is the old name of skuTypes",
-       .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). gpuTypes is the old name of skuTypes.",
+       .meaning = "gpuTypes is the old name of skuTypes. HiveD reads its config "
+                  "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
+                  "once, when it starts: a mistake stops it from starting, or silently changes "
+                  "what it guarantees to the virtual clusters. A warning: the file works, but not "
+                  "as it reads; --fail-on-warn makes it an exit 1.",
        .fix = "Rename `gpuTypes` to `skuTypes`.",
        .example = "hivedscheduler.yaml (gpuTypes instead of skuTypes):\nphysicalCluster:\n  "
                   "gpuTypes:\n    K80:\n      gpu: 1\npaictl check config "
@@ -956,8 +1133,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A leaf cell type is missing from skuTypes",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). A leaf cell type is missing from skuTypes.",
+           "A leaf cell type is missing from skuTypes. HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. An error: the installer, HiveD or OpenPAI refuses "
+           "the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix =
            "Declare the leaf type under `skuTypes` with `gpu`, `cpu` and `memory` per leaf cell.",
        .example = "hivedscheduler.yaml (a leaf type missing from skuTypes):\n      memory: 54Gi\n  "
@@ -971,8 +1151,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A skuTypes entry has a bad gpu, cpu or memory",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). A skuTypes entry has a bad gpu, cpu or memory.",
+           "A skuTypes entry has a bad gpu, cpu or memory. HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. An error: the installer, HiveD or OpenPAI refuses "
+           "the file or does the wrong thing with it, and paictl check config exits 1.",
        .fix = "Use a positive number for `cpu`, 0 or 1 for `gpu`, and a quantity such as `54Gi` "
               "for `memory`.",
        .example =
@@ -985,9 +1168,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "A cell type that no physical cell uses",
-       .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). A cell type that no physical cell uses.",
+       .meaning = "A cell type that no physical cell uses. HiveD reads its config "
+                  "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
+                  "once, when it starts: a mistake stops it from starting, or silently changes "
+                  "what it guarantees to the virtual clusters. A warning: the file works, but not "
+                  "as it reads; --fail-on-warn makes it an exit 1.",
        .fix = "Remove the type, or add physical cells that use it.",
        .example = "hivedscheduler.yaml (a cell type no physical cell uses):\n    K80-POOL:\n      "
                   "childCellType: K80-NODE\n      childCellNumber: 2\n    SPARE-NODE:\n      "
@@ -1001,8 +1186,10 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "Physical capacity that no VC is guaranteed",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). Physical capacity that no VC is guaranteed.",
+           "Physical capacity that no VC is guaranteed. HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. An info: nothing is wrong; paictl -v shows it.",
        .fix = "Nothing to fix: an info. Give the capacity to a VC if it should be guaranteed.",
        .example =
            "hivedscheduler.yaml (one node is not given to any VC (info)):\n      childCellType: "
@@ -1016,9 +1203,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "The config has no virtualClusters",
-       .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). The config has no virtualClusters.",
+       .meaning = "The config has no virtualClusters. HiveD reads its config (hivedscheduler.yaml, "
+                  "or hivedscheduler.config in services-configuration.yaml) once, when it starts: "
+                  "a mistake stops it from starting, or silently changes what it guarantees to the "
+                  "virtual clusters. A warning: the file works, but not as it reads; "
+                  "--fail-on-warn makes it an exit 1.",
        .fix = "Add `virtualClusters`.",
        .example = "hivedscheduler.yaml (no virtualClusters):\nphysicalCluster:\n  skuTypes:\n    "
                   "K80:\npaictl check config says:\nhivedscheduler.yaml:1:1: warning[H025]: the "
@@ -1030,8 +1219,11 @@ const std::vector<CodeInfo>& config_codes() {
        .reporter = "check config",
        .title = "A virtualCells entry with cellNumber: 0 guarantees nothing",
        .meaning =
-           "Found in the HiveD config (hivedscheduler.yaml, or services-configuration.yaml's "
-           "hivedscheduler.config). A virtualCells entry with cellNumber: 0 guarantees nothing.",
+           "A virtualCells entry with cellNumber: 0 guarantees nothing. HiveD reads its config "
+           "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
+           "when it starts: a mistake stops it from starting, or silently changes what it "
+           "guarantees to the virtual clusters. A warning: the file works, but not as it reads; "
+           "--fail-on-warn makes it an exit 1.",
        .fix = "A warning: HiveD accepts `cellNumber: 0` (its own tests use it) and guarantees "
               "nothing. Remove the entry or give the number of cells the VC needs.",
        .example = "hivedscheduler.yaml (a VC entry with cellNumber: 0, as HiveD's own tests write "
@@ -1045,8 +1237,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "A node-level cell address is not a layout.yaml hostname",
-       .meaning = "Found in the files of one cluster read together (layout.yaml, config.yaml and "
-                  "the HiveD config). A node-level cell address is not a layout.yaml hostname.",
+       .meaning = "A node-level cell address is not a layout.yaml hostname. The cluster's files "
+                  "are checked together: the HiveD cells must name layout.yaml's machines and fit "
+                  "their SKUs, and the Azure pools must use its machine types. An error: the "
+                  "installer, HiveD or OpenPAI refuses the file or does the wrong thing with it, "
+                  "and paictl check config exits 1.",
        .fix = "Use the machine's `layout.yaml` hostname as the node-level `cellAddress`.",
        .example =
            "hivedscheduler.yaml (a node-level address that is no hostname):\n  - cellType: "
@@ -1060,9 +1255,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "A node's leaf cells differ from its machine SKU's device count",
-       .meaning =
-           "Found in the files of one cluster read together (layout.yaml, config.yaml and the "
-           "HiveD config). A node's leaf cells differ from its machine SKU's device count.",
+       .meaning = "A node's leaf cells differ from its machine SKU's device count. The cluster's "
+                  "files are checked together: the HiveD cells must name layout.yaml's machines "
+                  "and fit their SKUs, and the Azure pools must use its machine types. An error: "
+                  "the installer, HiveD or OpenPAI refuses the file or does the wrong thing with "
+                  "it, and paictl check config exits 1.",
        .fix = "Match the node's leaf cells to its SKU's `computing-device` count (or, for CPU "
               "SKUs, at most its vcores).",
        .example = "hivedscheduler.yaml (8 GPU leaves per node on 4-GPU machines):\n  "
@@ -1077,9 +1274,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "skuTypes cpu/memory per leaf times leaves exceeds the machine SKU",
-       .meaning =
-           "Found in the files of one cluster read together (layout.yaml, config.yaml and the "
-           "HiveD config). skuTypes cpu/memory per leaf times leaves exceeds the machine SKU.",
+       .meaning = "skuTypes cpu/memory per leaf times leaves exceeds the machine SKU. The "
+                  "cluster's files are checked together: the HiveD cells must name layout.yaml's "
+                  "machines and fit their SKUs, and the Azure pools must use its machine types. An "
+                  "error: the installer, HiveD or OpenPAI refuses the file or does the wrong thing "
+                  "with it, and paictl check config exits 1.",
        .fix =
            "Lower `skuTypes` cpu or memory per leaf so that a full node fits its machine SKU. The "
            "finding is reported once, at the value to edit; the machine SKU and every node it "
@@ -1098,8 +1297,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "A pai-worker that no HiveD cell covers",
-       .meaning = "Found in the files of one cluster read together (layout.yaml, config.yaml and "
-                  "the HiveD config). A pai-worker that no HiveD cell covers.",
+       .meaning = "A pai-worker that no HiveD cell covers. The cluster's files are checked "
+                  "together: the HiveD cells must name layout.yaml's machines and fit their SKUs, "
+                  "and the Azure pools must use its machine types. A warning: the file works, but "
+                  "not as it reads; --fail-on-warn makes it an exit 1.",
        .fix = "Add a node-level cell for the worker, or drop `pai-worker: \"true\"`.",
        .example = "layout.yaml (a worker no cell covers):\n    hostip: 10.0.0.3\n    machine-type: "
                   "k80-machine\n    pai-worker: \"true\"\n  - hostname: pai-worker3\n    hostip: "
@@ -1112,8 +1313,10 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Warning,
        .reporter = "check config",
        .title = "The pai-master appears in the HiveD cells",
-       .meaning = "Found in the files of one cluster read together (layout.yaml, config.yaml and "
-                  "the HiveD config). The pai-master appears in the HiveD cells.",
+       .meaning = "The pai-master appears in the HiveD cells. The cluster's files are checked "
+                  "together: the HiveD cells must name layout.yaml's machines and fit their SKUs, "
+                  "and the Azure pools must use its machine types. A warning: the file works, but "
+                  "not as it reads; --fail-on-warn makes it an exit 1.",
        .fix = "Remove the master from the HiveD cells.",
        .example = "hivedscheduler.yaml (the master is a HiveD node):\n  - cellType: K80-POOL\n    "
                   "cellChildren:\n    - cellAddress: pai-worker1\n    - cellAddress: "
@@ -1126,9 +1329,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "Several worker device types while the HiveD scheduler is disabled",
-       .meaning =
-           "Found in the files of one cluster read together (layout.yaml, config.yaml and the "
-           "HiveD config). Several worker device types while the HiveD scheduler is disabled.",
+       .meaning = "Several worker device types while the HiveD scheduler is disabled. The "
+                  "cluster's files are checked together: the HiveD cells must name layout.yaml's "
+                  "machines and fit their SKUs, and the Azure pools must use its machine types. An "
+                  "error: the installer, HiveD or OpenPAI refuses the file or does the wrong thing "
+                  "with it, and paictl check config exits 1.",
        .fix = "Enable the HiveD scheduler, or keep one kind of worker.",
        .example = "config.yaml (two worker device types with HiveD disabled):\nuser: "
                   "openpai\npassword: secret-pw\ndocker_image_tag: v1.8.0\nenable_hived_scheduler: "
@@ -1141,9 +1346,11 @@ const std::vector<CodeInfo>& config_codes() {
        .severity = Severity::Error,
        .reporter = "check config",
        .title = "An Azure pool's machine-type is not a machine-sku of layout.yaml",
-       .meaning =
-           "Found in the files of one cluster read together (layout.yaml, config.yaml and the "
-           "HiveD config). An Azure pool's machine-type is not a machine-sku of layout.yaml.",
+       .meaning = "An Azure pool's machine-type is not a machine-sku of layout.yaml. The cluster's "
+                  "files are checked together: the HiveD cells must name layout.yaml's machines "
+                  "and fit their SKUs, and the Azure pools must use its machine types. An error: "
+                  "the installer, HiveD or OpenPAI refuses the file or does the wrong thing with "
+                  "it, and paictl check config exits 1.",
        .fix = "Use a machine type of `machine-sku` in layout.yaml (`paictl plan --profile "
               "azure-nd96asr-v4` writes one for that size).",
        .example = "config.yaml (an Azure pool whose machine-type is not in layout.yaml):\n    - "

@@ -26,7 +26,7 @@ while read -r c; do
   rest=${sub#"$first"}
   rest=${rest# }
   if [ -z "$rest" ]; then
-    grep -q "^| \`paictl job $first[ \`]" "$TMP/job-table" || fail "docs/jobs.md's table lacks $c"
+    grep -q "^| \`paictl job ${first}[ \`]" "$TMP/job-table" || fail "docs/jobs.md's table lacks $c"
   else
     grep -q "^| \`paictl job $first [^\`]*$rest" "$TMP/job-table" || fail "docs/jobs.md's table lacks $c"
   fi

@@ -3,8 +3,8 @@
 # with a hard limit of 40 descriptors, --parallel 64 becomes 2, and every host
 # is still checked.
 . "$(dirname "$0")/lib.sh"
-# shellcheck disable=SC2046
 set +e
+# shellcheck disable=SC2046
 (ulimit -n 40 && exec "$PAICTL" check hosts "$RUN/cluster" $(host_flags) --parallel 64 -o json) > "$TMP/limited.json" 2> "$TMP/err"
 rc=$?
 set -e

@@ -108,16 +108,23 @@ grep -q 'paictl: interrupted (SIGTERM); a re-run resumes' "$TMP/kill-term.txt" |
 tail -1 "$C/.paictl/install.journal" | grep -q '"event":"interrupted"' || fail "SIGTERM: the journal has no interrupted record: $(tail -1 "$C/.paictl/install.journal")"
 pass "SIGTERM says so, journals it and exits 143"
 
-# kill -9 at seeded points: after the journal has N records, then re-run.
-for n in 3 9 16; do
+# kill -9 at seeded points: after the journal has N records, then re-run. Each
+# kill must happen: the install still running when its run has N records, and
+# ended by the SIGKILL (exit 137), not by itself or by the time limit.
+# (After the kills at 3 and 9 what is left takes a run of 10 records: the third
+# kill comes after 6; 16 was never reached, and that run ended by itself unnoticed.)
+for n in 3 9 6; do
+  # Records of this run only: from its run-start, after what the journal held before.
+  before=$(wc -l < "$C/.paictl/install.journal" 2>/dev/null || echo 0)
   "$PAICTL" install "$C" $ARGS --yes > "$TMP/kill-$n.txt" 2>&1 &
   pid=$!
   i=0
   reached=0
+  now=""
   while kill -0 $pid 2>/dev/null; do
     lines=$(wc -l < "$C/.paictl/install.journal" 2>/dev/null || echo 0)
-    # Records of this run only: count from the last run-start.
-    now=$(grep -n '"run-start"' "$C/.paictl/install.journal" 2>/dev/null | tail -1 | cut -d: -f1)
+    now=$(tail -n +"$((before + 1))" "$C/.paictl/install.journal" 2>/dev/null | grep -n '"run-start"' | tail -1 | cut -d: -f1)
+    [ -z "$now" ] || now=$((now + before))
     if [ -n "$now" ] && [ $((lines - now)) -ge $n ]; then reached=1; break; fi
     i=$((i + 1)); [ $i -lt 3000 ] || break
     sleep 0.01
@@ -128,7 +135,7 @@ for n in 3 9 16; do
   wait $pid 2>/dev/null
   rc=$?
   set -e
-  [ $reached -eq 1 ] || { kill -9 $pid 2>/dev/null; cat "$TMP/kill-$n.txt"; fail "kill point $n: the run ended (exit $rc) or 30 s passed before its journal had $n records"; }
+  [ $reached -eq 1 ] || { kill -9 $pid 2>/dev/null || true; cat "$TMP/kill-$n.txt"; fail "kill point $n: the run ended (exit $rc) or 30 s passed before its journal had $n records"; }
   [ $killed -eq 1 ] && [ $rc -eq 137 ] || { cat "$TMP/kill-$n.txt"; fail "kill point $n: install was not killed by SIGKILL (kill sent: $killed, exit $rc)"; }
   tail -n +"$now" "$C/.paictl/install.journal" | grep -q '"run-end"' && fail "kill point $n: the killed run's journal has its end"
   pass "install killed by SIGKILL after $n records of its run (exit $rc)"
