@@ -230,8 +230,8 @@ std::string write_text_report(const std::vector<CheckResult>& results, const Rep
     out += "\n" + paint(kCyan, "INST") + ": " + std::to_string(install) +
            (install == 1 ? " finding" : " findings") + " on " + std::to_string(install_hosts) +
            (install_hosts == 1 ? " host" : " hosts") +
-           " that paictl install sets right itself: not errors before an install, errors on an "
-           "installed cluster.\n";
+           " that paictl install sets right itself: none is an error before the install, "
+           "on an installed cluster they count.\n";
   out += "\n" +
          (unreachable || failed ? paint(kRed, line)
           : warned              ? paint(kYellow, line)

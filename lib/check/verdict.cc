@@ -23,8 +23,7 @@ std::optional<Purpose> parse_purpose(std::string_view s) {
 }
 
 const std::vector<std::string>& install_markers() {
-  static const std::vector<std::string> k = {"/etc/paictl/cluster",
-                                             "/etc/kubernetes/kubelet.conf"};
+  static const std::vector<std::string> k = {"/etc/paictl/cluster", "/etc/kubernetes/kubelet.conf"};
   return k;
 }
 

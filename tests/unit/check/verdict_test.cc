@@ -58,8 +58,8 @@ TEST(VerdictTable, SaysForEveryCheckWhetherInstallFixesIt) {
                         "Memory", "MemoryAvailable", "DNS", "ClockSkew", "NTP", "HostIP",
                         "HostnameValid", "KernelVersion", "Reachable", "UniqueMachine"})
     EXPECT_EQ(by_install(n), ByInstall::Cannot) << n;
-  for (const char* n : {"Port-6443", "LeftoverEtcd", "LeftoverKubernetes", "LeftoverKubelet",
-                        "RunningKubernetes"})
+  for (const char* n :
+       {"Port-6443", "LeftoverEtcd", "LeftoverKubernetes", "LeftoverKubelet", "RunningKubernetes"})
     EXPECT_EQ(by_install(n), ByInstall::Keeps) << n;
   for (const auto& c : catalogue())
     EXPECT_EQ(c.install_does.empty(), c.install == ByInstall::Cannot) << c.name;
@@ -86,9 +86,8 @@ TEST(Verdict, BeforeAnInstallWhatInstallSetsUpIsNoError) {
 
   for (Purpose p : {Purpose::Install, Purpose::Auto}) {
     auto rs = host_verdicts(hosts, eval_options(), {}, p, {});
-    for (const char* c :
-         {"Swap", "Docker", "NvidiaRuntime", "DefaultRuntime", "KernelModules", "IPForward",
-          "Binaries"})
+    for (const char* c : {"Swap", "Docker", "NvidiaRuntime", "DefaultRuntime", "KernelModules",
+                          "IPForward", "Binaries"})
       EXPECT_EQ(status_of(rs, "gpu-ok", c), Status::Install) << c;
     EXPECT_TRUE(failing(rs).empty()) << *failing(rs).begin();
     EXPECT_EQ(find(rs, "gpu-ok", "Swap")->message, find(found, "gpu-ok", "Swap")->message);
@@ -214,8 +213,7 @@ TEST(Verdict, EveryReportShowsTheInstallStatus) {
 
   std::string junit = write_junit_report(rs, ctx);
   EXPECT_NE(junit.find("failures=\"0\""), std::string::npos);
-  EXPECT_NE(junit.find("<system-out>install will do this: swap is on"), std::string::npos)
-      << junit;
+  EXPECT_NE(junit.find("<system-out>install will do this: swap is on"), std::string::npos) << junit;
 
   auto sarif = write_sarif_report(rs, ctx, "test");
   bool note = false;
