@@ -17,7 +17,8 @@ namespace {
 
 // A fresh host as a new operator has it: swap on, no container runtime, no
 // NVIDIA container runtime, no kernel module loaded, no sysctl set.
-HostOutcome fresh_host(const std::string& name = "gpu-ok", const std::string& ip = "127.0.2.3") {
+HostOutcome verdict_fresh_host(const std::string& name = "gpu-ok",
+                               const std::string& ip = "127.0.2.3") {
   HostOutcome h = good_host(name, ip);
   h.facts.swap.devices.push_back({"/swap.img", "file", 1 << 30});
   h.facts.docker = {};
@@ -31,18 +32,18 @@ HostOutcome fresh_host(const std::string& name = "gpu-ok", const std::string& ip
   return h;
 }
 
-void mark_installed(HostOutcome& h) {
+void verdict_mark_installed(HostOutcome& h) {
   h.facts.paths.push_back({"/etc/paictl/cluster", true, false, true, 0, {}});
 }
 
-std::set<std::string> failing(const std::vector<CheckResult>& rs) {
+std::set<std::string> verdict_failing(const std::vector<CheckResult>& rs) {
   std::set<std::string> out;
   for (const auto& r : rs)
     if (r.status == Status::Fail) out.insert(r.host + "/" + r.check);
   return out;
 }
 
-ByInstall by_install(const char* name) {
+ByInstall verdict_by_install(const char* name) {
   const CheckInfo* c = find_check(name);
   EXPECT_NE(c, nullptr) << name;
   return c ? c->install : ByInstall::Cannot;
@@ -53,14 +54,14 @@ ByInstall by_install(const char* name) {
 TEST(VerdictTable, SaysForEveryCheckWhetherInstallFixesIt) {
   for (const char* n : {"Swap", "Docker", "NvidiaRuntime", "DefaultRuntime", "KernelModules",
                         "IPForward", "BridgeNetfilter", "DefaultRuntimeBinary", "DaemonJson"})
-    EXPECT_EQ(by_install(n), ByInstall::SetsUp) << n;
+    EXPECT_EQ(verdict_by_install(n), ByInstall::SetsUp) << n;
   for (const char* n : {"NvidiaSmi", "GPUCount", "GPUModel", "DriverVersion", "DiskFree", "CPU",
                         "Memory", "MemoryAvailable", "DNS", "ClockSkew", "NTP", "HostIP",
                         "HostnameValid", "KernelVersion", "Reachable", "UniqueMachine"})
-    EXPECT_EQ(by_install(n), ByInstall::Cannot) << n;
+    EXPECT_EQ(verdict_by_install(n), ByInstall::Cannot) << n;
   for (const char* n :
        {"Port-6443", "LeftoverEtcd", "LeftoverKubernetes", "LeftoverKubelet", "RunningKubernetes"})
-    EXPECT_EQ(by_install(n), ByInstall::Keeps) << n;
+    EXPECT_EQ(verdict_by_install(n), ByInstall::Keeps) << n;
   for (const auto& c : catalogue())
     EXPECT_EQ(c.install_does.empty(), c.install == ByInstall::Cannot) << c.name;
   EXPECT_EQ(to_string(ByInstall::SetsUp), "sets-up");
@@ -75,7 +76,7 @@ TEST(VerdictTable, PurposesParse) {
 }
 
 TEST(Verdict, BeforeAnInstallWhatInstallSetsUpIsNoError) {
-  std::vector<HostOutcome> hosts = {fresh_host()};
+  std::vector<HostOutcome> hosts = {verdict_fresh_host()};
   auto found = evaluate(hosts, eval_options());
   // The checks themselves still find it all.
   EXPECT_EQ(status_of(found, "gpu-ok", "Swap"), Status::Fail);
@@ -89,7 +90,7 @@ TEST(Verdict, BeforeAnInstallWhatInstallSetsUpIsNoError) {
     for (const char* c : {"Swap", "Docker", "NvidiaRuntime", "DefaultRuntime", "KernelModules",
                           "IPForward", "Binaries"})
       EXPECT_EQ(status_of(rs, "gpu-ok", c), Status::Install) << c;
-    EXPECT_TRUE(failing(rs).empty()) << *failing(rs).begin();
+    EXPECT_TRUE(verdict_failing(rs).empty()) << *verdict_failing(rs).begin();
     EXPECT_EQ(find(rs, "gpu-ok", "Swap")->message, find(found, "gpu-ok", "Swap")->message);
     EXPECT_NE(find(rs, "gpu-ok", "Swap")->hint.find("turns swap off"), std::string::npos);
     Summary s = summarize(rs, 1);
@@ -103,11 +104,11 @@ TEST(Verdict, BeforeAnInstallWhatInstallSetsUpIsNoError) {
 }
 
 TEST(Verdict, WhatInstallCannotFixStaysAnError) {
-  HostOutcome h = fresh_host();
+  HostOutcome h = verdict_fresh_host();
   h.facts.gpus.pop_back();  // 3 GPUs where the SKU says 4
   h.facts.dns.push_back({"registry.example", false});
   auto rs = host_verdicts({h}, eval_options(), {}, Purpose::Install, {});
-  EXPECT_EQ(failing(rs), (std::set<std::string>{"gpu-ok/GPUCount", "gpu-ok/DNS"}));
+  EXPECT_EQ(verdict_failing(rs), (std::set<std::string>{"gpu-ok/GPUCount", "gpu-ok/DNS"}));
   EXPECT_EQ(status_of(rs, "gpu-ok", "Swap"), Status::Install);
   EXPECT_EQ(exit_code(summarize(rs, 1), false), 1);
   auto errors = errors_by_host(rs);
@@ -116,7 +117,7 @@ TEST(Verdict, WhatInstallCannotFixStaysAnError) {
 }
 
 TEST(Verdict, OnARunningClusterTheSameChecksAreErrorsAgain) {
-  std::vector<HostOutcome> hosts = {fresh_host()};
+  std::vector<HostOutcome> hosts = {verdict_fresh_host()};
   auto rs = host_verdicts(hosts, eval_options(), {}, Purpose::Running, {});
   EXPECT_EQ(status_of(rs, "gpu-ok", "Swap"), Status::Fail);
   EXPECT_EQ(status_of(rs, "gpu-ok", "Docker"), Status::Fail);
@@ -125,15 +126,16 @@ TEST(Verdict, OnARunningClusterTheSameChecksAreErrorsAgain) {
   EXPECT_EQ(status_of(rs, "gpu-ok", "KernelModules"), Status::Warn);
   EXPECT_EQ(summarize(rs, 1).install, 0u);
   // Auto: a host with an install's marker is judged as running.
-  mark_installed(hosts[0]);
+  verdict_mark_installed(hosts[0]);
   EXPECT_TRUE(host_installed(hosts[0].facts));
   EXPECT_EQ(purpose_for(Purpose::Auto, hosts[0].facts), Purpose::Running);
   auto a = host_verdicts(hosts, eval_options(), {}, Purpose::Auto, {});
-  EXPECT_EQ(failing(a), failing(rs));
+  EXPECT_EQ(verdict_failing(a), verdict_failing(rs));
 }
 
 TEST(Verdict, AutoJudgesEachHostByItsOwnMarker) {
-  HostOutcome installed = fresh_host("old", "10.0.0.1"), fresh = fresh_host("new", "10.0.0.2");
+  HostOutcome installed = verdict_fresh_host("old", "10.0.0.1"),
+              fresh = verdict_fresh_host("new", "10.0.0.2");
   installed.facts.paths.push_back({"/etc/kubernetes/kubelet.conf", true, false, true, 0, {}});
   EXPECT_TRUE(host_installed(installed.facts));
   EXPECT_FALSE(host_installed(fresh.facts));
@@ -151,24 +153,25 @@ TEST(Verdict, LeftoversAreInstallsOwnOnlyOnHostsItMarked) {
   // Leftovers of some earlier install: install cannot fix them, whatever the purpose.
   for (Purpose p : {Purpose::Install, Purpose::Running, Purpose::Auto}) {
     auto rs = host_verdicts({h}, eval_options(), {}, p, {});
-    EXPECT_EQ(failing(rs), (std::set<std::string>{"gpu-ok/LeftoverEtcd", "gpu-ok/RunningKubernetes",
-                                                  "gpu-ok/Port-10250"}));
+    EXPECT_EQ(verdict_failing(rs),
+              (std::set<std::string>{"gpu-ok/LeftoverEtcd", "gpu-ok/RunningKubernetes",
+                                     "gpu-ok/Port-10250"}));
   }
   // On a host an install marked, they are that install's own.
-  mark_installed(h);
+  verdict_mark_installed(h);
   auto before = host_verdicts({h}, eval_options(), {}, Purpose::Install, {});
-  EXPECT_TRUE(failing(before).empty());
+  EXPECT_TRUE(verdict_failing(before).empty());
   EXPECT_EQ(status_of(before, "gpu-ok", "LeftoverEtcd"), Status::Install);
   EXPECT_EQ(status_of(before, "gpu-ok", "Port-10250"), Status::Install);
   auto running = host_verdicts({h}, eval_options(), {}, Purpose::Running, {});
-  EXPECT_TRUE(failing(running).empty());
+  EXPECT_TRUE(verdict_failing(running).empty());
   EXPECT_EQ(status_of(running, "gpu-ok", "RunningKubernetes"), Status::Pass);
   EXPECT_NE(find(running, "gpu-ok", "RunningKubernetes")->message.find("expected"),
             std::string::npos);
 }
 
 TEST(Verdict, IgnoringAFixedCheckLeavesItToInstallAndDemotesTheRest) {
-  HostOutcome h = fresh_host();
+  HostOutcome h = verdict_fresh_host();
   h.facts.gpus.pop_back();
   auto rs = host_verdicts({h}, eval_options(), {}, Purpose::Install, {"Swap", "GPUCount"});
   EXPECT_EQ(status_of(rs, "gpu-ok", "Swap"), Status::Install);
@@ -179,7 +182,7 @@ TEST(Verdict, IgnoringAFixedCheckLeavesItToInstallAndDemotesTheRest) {
 }
 
 TEST(Verdict, AnUnreachableHostIsJudgedAsBefore) {
-  HostOutcome h = fresh_host();
+  HostOutcome h = verdict_fresh_host();
   h.reached = false;
   h.exec.error = "connection refused";
   auto rs = host_verdicts({h}, eval_options(), {}, Purpose::Install, {});
@@ -188,7 +191,7 @@ TEST(Verdict, AnUnreachableHostIsJudgedAsBefore) {
 }
 
 TEST(Verdict, EveryReportShowsTheInstallStatus) {
-  std::vector<HostOutcome> hosts = {fresh_host()};
+  std::vector<HostOutcome> hosts = {verdict_fresh_host()};
   auto rs = host_verdicts(hosts, eval_options(), {}, Purpose::Install, {});
   ReportContext ctx;
   ctx.hosts = &hosts;

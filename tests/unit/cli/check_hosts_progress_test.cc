@@ -8,7 +8,8 @@
 namespace paictl {
 namespace {
 
-pai::check::CollectProgress progress(size_t done, size_t total, std::vector<std::string> running) {
+pai::check::CollectProgress hosts_progress(size_t done, size_t total,
+                                           std::vector<std::string> running) {
   pai::check::CollectProgress p;
   p.done = done;
   p.total = total;
@@ -17,21 +18,21 @@ pai::check::CollectProgress progress(size_t done, size_t total, std::vector<std:
 }
 
 TEST(CheckHostsProgress, NamesTheHostsStillRunning) {
-  EXPECT_EQ(progress_text("checking hosts", progress(12, 50, {"gpu-07", "gpu-12"}), 80),
+  EXPECT_EQ(progress_text("checking hosts", hosts_progress(12, 50, {"gpu-07", "gpu-12"}), 80),
             "checking hosts: 12/50 hosts, waiting for gpu-07, gpu-12");
 }
 
 TEST(CheckHostsProgress, SaysDoneWhenNoneIsLeft) {
-  EXPECT_EQ(progress_text("checking hosts", progress(2, 2, {}), 80),
+  EXPECT_EQ(progress_text("checking hosts", hosts_progress(2, 2, {}), 80),
             "checking hosts: 2/2 hosts done");
-  EXPECT_EQ(progress_text("collecting facts", progress(0, 3, {}), 80),
+  EXPECT_EQ(progress_text("collecting facts", hosts_progress(0, 3, {}), 80),
             "collecting facts: 0/3 hosts done");
 }
 
 TEST(CheckHostsProgress, CountsTheNamesThatDoNotFit) {
   std::vector<std::string> running;
   for (int i = 0; i < 40; ++i) running.push_back("gpu-" + std::to_string(100 + i));
-  std::string line = progress_text("checking hosts", progress(10, 50, running), 80);
+  std::string line = progress_text("checking hosts", hosts_progress(10, 50, running), 80);
   EXPECT_LE(line.size(), 80u) << line;
   EXPECT_EQ(line.rfind("checking hosts: 10/50 hosts, waiting for gpu-100, gpu-101, ", 0), 0u)
       << line;
@@ -45,7 +46,7 @@ TEST(CheckHostsProgress, CountsTheNamesThatDoNotFit) {
 
 TEST(CheckHostsProgress, ANarrowTerminalStillGetsOneName) {
   std::string line =
-      progress_text("checking hosts", progress(0, 3, {"a-long-host-name", "b", "c"}), 20);
+      progress_text("checking hosts", hosts_progress(0, 3, {"a-long-host-name", "b", "c"}), 20);
   EXPECT_EQ(line, "checking hosts: 0/3 hosts, waiting for a-long-host-name and 2 more");
 }
 

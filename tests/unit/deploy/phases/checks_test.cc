@@ -96,7 +96,7 @@ TEST(ChecksPhase, AnUnreachableHostIsAFailureOfItsOwn) {
 }
 
 // The fact script's output of a fresh host: swap on, no NVIDIA container runtime.
-std::string fresh_output() {
+std::string checks_fresh_output() {
   std::string out = check::testing::captured_output();
   auto swap = [&](const std::string& from, const std::string& to) {
     size_t at = out.find(from);
@@ -113,8 +113,8 @@ std::string fresh_output() {
 }
 
 // A host an install marked, whose etcd holds its data, with swap on again.
-std::string installed_output() {
-  std::string out = fresh_output();
+std::string checks_installed_output() {
+  std::string out = checks_fresh_output();
   size_t at = out.find("dir 0 /var/lib/etcd\n");
   EXPECT_NE(at, std::string::npos);
   out.replace(at, 20, "dir 1 /var/lib/etcd\nentry member\n");
@@ -124,7 +124,7 @@ std::string installed_output() {
 }
 
 // The checks that stop the install, per host, from the phase's hint.
-std::set<std::string> phase_errors(const ChecksRun& c) {
+std::set<std::string> checks_phase_errors(const ChecksRun& c) {
   std::set<std::string> out;
   for (size_t i = 0; i < c.hosts.size(); ++i) {
     if (c.status[i].ok()) continue;
@@ -139,7 +139,7 @@ std::set<std::string> phase_errors(const ChecksRun& c) {
 }
 
 // The checks `check hosts` fails, over the same transport, for `purpose`.
-std::set<std::string> check_hosts_errors(ChecksRun& c, check::Purpose purpose) {
+std::set<std::string> checks_check_hosts_errors(ChecksRun& c, check::Purpose purpose) {
   std::vector<inventory::HostPlan> plans;
   for (auto* h : c.hosts) plans.push_back(h->spec().plan);
   check::CollectOptions co;
@@ -159,11 +159,11 @@ TEST(ChecksPhase, GivesTheVerdictOfCheckHostsOnTheSameHosts) {
   c.hosts = c.run.run.hosts;
   c.status.resize(c.hosts.size());
   c.needs.resize(c.hosts.size());
-  c.run.transport.fallback.out = fresh_output();
+  c.run.transport.fallback.out = checks_fresh_output();
   // The fact script's bootstrap command (its script comes on stdin).
-  c.run.transport.on("read -r pw", testing::ScriptedAnswer{.out = installed_output()}, "w2");
+  c.run.transport.on("read -r pw", testing::ScriptedAnswer{.out = checks_installed_output()}, "w2");
   c.observe_all();
-  auto phase = phase_errors(c);
+  auto phase = checks_phase_errors(c);
   // What install sets up (swap, the NVIDIA runtime) stops no host; the GPUs do
   // (and what the two captures share: a host name, a machine id, a bad name).
   EXPECT_TRUE(phase.count("w1/GPUCount"));
@@ -173,19 +173,22 @@ TEST(ChecksPhase, GivesTheVerdictOfCheckHostsOnTheSameHosts) {
     EXPECT_FALSE(phase.count(std::string("w2/") + c)) << c;
   }
   // `check hosts --for install` on the same hosts: the same errors.
-  EXPECT_EQ(check_hosts_errors(c, check::Purpose::Install), phase);
+  EXPECT_EQ(checks_check_hosts_errors(c, check::Purpose::Install), phase);
   // Its default, on the fresh host: the same too.
-  auto by_default = check_hosts_errors(c, check::Purpose::Auto);
+  auto by_default = checks_check_hosts_errors(c, check::Purpose::Auto);
   EXPECT_TRUE(by_default.count("w1/GPUCount"));
   EXPECT_FALSE(by_default.count("w1/Swap"));
-  for (const auto& e : phase)
-    if (e.starts_with("w1/")) EXPECT_TRUE(by_default.count(e)) << e;
+  for (const auto& e : phase) {
+    if (e.starts_with("w1/")) {
+      EXPECT_TRUE(by_default.count(e)) << e;
+    }
+  }
   // An installed host is judged as running by default: swap on is an error
   // there, install's own etcd is not.
   EXPECT_TRUE(by_default.count("w2/Swap"));
   EXPECT_FALSE(by_default.count("w2/LeftoverEtcd"));
   // The strict view: every host's swap and NVIDIA runtime count.
-  auto running = check_hosts_errors(c, check::Purpose::Running);
+  auto running = checks_check_hosts_errors(c, check::Purpose::Running);
   EXPECT_TRUE(running.count("w1/Swap"));
   EXPECT_TRUE(running.count("w1/NvidiaRuntime"));
   EXPECT_TRUE(running.count("w1/DefaultRuntimeBinary"));
