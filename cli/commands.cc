@@ -57,8 +57,9 @@ const std::vector<Command>& command_table() {
        {"paictl check hosts examples/clusters/quickstart",
         "paictl check hosts --hosts root@10.0.0.5,10.0.0.6:2222 --host-key-policy accept-new -o "
         "json",
-        "paictl check hosts cluster/ --ignore-check-errors Swap,Port-80 --junit hosts.xml "
-        "--parallel 200"},
+        "paictl check hosts cluster/ --ignore-check-errors CPU,Port-80 --junit hosts.xml "
+        "--parallel 200",
+        "paictl check hosts cluster/ --for running"},
        build_check_hosts},
       {{"check", "job"},
        nullptr,

@@ -14,6 +14,7 @@
 #include "check/hybrid.h"
 #include "check/report.h"
 #include "check/runner.h"
+#include "check/verdict.h"
 #include "config/cluster_files.h"
 #include "exit_codes.h"
 #include "facts/fact_script.h"
@@ -37,7 +38,8 @@ struct CheckHostsOptions {
   std::vector<std::string> ignore;
   std::string min_disk_free = "50Gi";
   bool list_checks = false;
-  int cni_mtu = 0;  // 0: as install computes it
+  int cni_mtu = 0;               // 0: as install computes it
+  std::string purpose = "auto";  // --for
 };
 
 // A hybrid cluster's checks (check/hybrid.h), when the one path is a cluster
@@ -69,14 +71,16 @@ void list_checks(const std::string& format) {
                      {"severity", pai::diag::to_string(c.severity)},
                      {"scope", c.scope},
                      {"origin", c.origin},
-                     {"summary", c.summary}});
+                     {"summary", c.summary},
+                     {"install", pai::check::to_string(c.install)},
+                     {"install_does", c.install_does}});
     print_document(list_document("checkList", arr), format);
     return;
   }
-  Table t({{""}, {""}, {""}, {""}});
+  Table t({{""}, {""}, {""}, {""}, {""}});
   for (const auto& c : pai::check::catalogue())
     t.add({std::string(c.name), std::string(pai::diag::to_string(c.severity)), std::string(c.scope),
-           std::string(c.summary)});
+           std::string(pai::check::to_string(c.install)), std::string(c.summary)});
   print_table(t);
 }
 
@@ -136,10 +140,8 @@ int run(const CheckHostsOptions& o, const Globals& g) {
   eo.registries = p.collect.script.dns_names;
   eo.min_disk_free_bytes = static_cast<int64_t>(*pai::util::parse_quantity(o.min_disk_free));
   eo.docker_data_root = p.collect.script.docker_data_root;
-  auto results = pai::check::evaluate(outcomes, eo);
-  auto hybrid = hybrid_checks(o, p, outcomes);
-  results.insert(results.end(), hybrid.begin(), hybrid.end());
-  pai::check::demote(results, o.ignore);
+  auto results = pai::check::host_verdicts(outcomes, eo, hybrid_checks(o, p, outcomes),
+                                           *pai::check::parse_purpose(o.purpose), o.ignore);
 
   pai::check::ReportContext ctx;
   ctx.hosts = &outcomes;
@@ -196,7 +198,14 @@ void add_check_hosts(Flags& parent, Globals& g) {
                   "Demote these checks' errors to warnings (they still run): NAME,... or all")
       ->type_name("NAMES");
   cmd->add_flag("--list-checks", o->list_checks,
-                "List the checks (name, severity, scope, purpose) and exit");
+                "List the checks (name, severity, scope, what install does, purpose) and exit");
+  cmd->add_option("--for", o->purpose,
+                  "Judge for: install (what paictl install sets up itself is INST, not an error), "
+                  "running (an installed cluster: every violation counts), auto (per host: "
+                  "running where an install left its marker, else install)")
+      ->check(IsMember({"auto", "install", "running"}))
+      ->type_name("PURPOSE")
+      ->capture_default_str();
   cmd->add_option("--min-disk-free", o->min_disk_free, "Free space the Docker data root needs")
       ->type_name("SIZE")
       ->capture_default_str();
@@ -207,7 +216,7 @@ void add_check_hosts(Flags& parent, Globals& g) {
       ->check(Range(576, 65535));
   cmd->footer(
       "EXIT STATUS:\n"
-      "  0 every check passed (warnings allowed), 1 checks failed (or warned, with "
+      "  0 every check passed (warnings and INST allowed), 1 checks failed (or warned, with "
       "--fail-on-warn),\n"
       "  2 bad usage or invalid cluster files, 3 some hosts could not be reached or did not "
       "finish\n\n");

@@ -1,6 +1,7 @@
 #include "check/hosts_common.h"
 #include "flags.h"
 
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -89,6 +90,13 @@ void add_hosts_options(Flags* cmd, HostsOptions& o) {
 }
 
 namespace {
+
+// The terminal's width on `fd`, 80 when it does not say.
+size_t hosts_common_columns(int fd) {
+  winsize ws{};
+  if (::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
 
 pai::util::Result<pai::remote::Secret> read_password_from_stdin() {
   bool tty = ::isatty(0) == 1;
@@ -298,6 +306,28 @@ void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::str
       pai::util::join(p.collect.script.dns_names, ", ").c_str());
 }
 
+std::string progress_text(const std::string& what, const pai::check::CollectProgress& p,
+                          size_t width) {
+  std::string head =
+      what + ": " + std::to_string(p.done) + "/" + std::to_string(p.total) + " hosts";
+  if (p.running.empty()) return head + " done";
+  head += ", waiting for ";
+  // As many names as fit with the tail "and N more" that the rest needs.
+  const size_t n = p.running.size();
+  auto tail = [&](size_t shown) {
+    return shown < n ? " and " + std::to_string(n - shown) + " more" : std::string();
+  };
+  std::string names = p.running[0];
+  size_t shown = 1;
+  while (shown < n) {
+    std::string more = names + ", " + p.running[shown];
+    if (head.size() + more.size() + tail(shown + 1).size() > width) break;
+    names = std::move(more);
+    ++shown;
+  }
+  return head + names + tail(shown);
+}
+
 std::vector<pai::check::HostOutcome> collect_with_progress(PreparedHosts& p, const Globals& g,
                                                            const char* what, double* duration_ms,
                                                            size_t* parallel_used) {
@@ -306,9 +336,11 @@ std::vector<pai::check::HostOutcome> collect_with_progress(PreparedHosts& p, con
   bool progress = !g.quiet && is_tty(2);
   std::mutex mu;
   if (progress) {
-    p.collect.progress = [&](size_t done, size_t total) {
+    size_t width = hosts_common_columns(2);
+    p.collect.on_progress = [&, width](const pai::check::CollectProgress& cp) {
       std::lock_guard lock(mu);
-      std::fprintf(stderr, "\r%s: %zu/%zu hosts done", what, done, total);
+      std::string line = progress_text(what, cp, width > 1 ? width - 1 : 79);
+      std::fprintf(stderr, "\r\x1b[K%s", line.c_str());
       std::fflush(stderr);
     };
   }

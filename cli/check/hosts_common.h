@@ -71,6 +71,12 @@ Step<PreparedHosts> prepare_hosts(const HostsOptions& o, const Globals& g);
 void print_dry_run(const PreparedHosts& p, const HostsOptions& o, const std::string& command,
                    const std::string& format);
 
+// The progress line's text, at most `width` columns: "checking hosts: 12/50
+// hosts, waiting for gpu-07, gpu-12 and 3 more" (the hosts still running, in
+// the layout's order; as many names as fit).
+std::string progress_text(const std::string& what, const pai::check::CollectProgress& p,
+                          size_t width);
+
 // Collects facts with a progress line on stderr when it is a terminal.
 std::vector<pai::check::HostOutcome> collect_with_progress(PreparedHosts& p, const Globals& g,
                                                            const char* what, double* duration_ms,

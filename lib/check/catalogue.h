@@ -10,8 +10,20 @@
 
 namespace pai::check {
 
-enum class Status { Pass, Warn, Fail, Skip };
+// Install: a finding `paictl install` sets right itself on this host (it is
+// neither a failure nor a warning of the host; see ByInstall and judge()).
+enum class Status { Pass, Warn, Fail, Skip, Install };
 std::string_view to_string(Status s);
+
+// What `paictl install` does about a check's finding: the one table both
+// `check hosts` and install's checks phase judge by (check/verdict.h).
+enum class ByInstall {
+  Cannot,  // install cannot fix it: the operator must (hardware, drivers, disks, names, ...)
+  SetsUp,  // install sets it up itself (swap off, the container runtime, modules, sysctls, ...)
+  Keeps,   // what this cluster's own install left on a host it installed (its files, its
+           // processes, its ports): install keeps it; on any other host an error
+};
+std::string_view to_string(ByInstall b);
 
 struct CheckInfo {
   std::string_view name;    // stable, greppable, used by --ignore-check-errors and as SARIF rule id
@@ -19,6 +31,10 @@ struct CheckInfo {
   std::string_view scope;   // "host", or "cluster" (compares hosts)
   std::string_view summary;  // one line
   std::string_view origin;   // "openpai", "kubeadm", "non-clean", "paictl"
+  ByInstall install = ByInstall::Cannot;
+  // SetsUp, Keeps: what install does about it, a phrase whose subject is
+  // install ("turns swap off ..."); empty for Cannot.
+  std::string_view install_does;
 };
 
 // In the order results are reported. Port checks are one family, "Port-<N>".

@@ -36,7 +36,7 @@ const HostOutcome* outcome(const ReportContext& ctx, const std::string& host) {
 }
 
 struct HostCounts {
-  size_t pass = 0, warn = 0, fail = 0, skip = 0;
+  size_t pass = 0, warn = 0, fail = 0, skip = 0, install = 0;
   bool unreachable = false;
 };
 
@@ -56,6 +56,9 @@ HostCounts counts_for(const std::vector<CheckResult>& results, const std::string
         break;
       case Status::Skip:
         ++c.skip;
+        break;
+      case Status::Install:
+        ++c.install;
         break;
     }
     if (r.check == "Reachable" && r.status == Status::Fail) c.unreachable = true;
@@ -86,7 +89,8 @@ std::string write_text_report(const std::vector<CheckResult>& results, const Rep
   const auto order = host_order(results, ctx);
   auto shows = [&](const CheckResult& r) {
     if (o.quiet) return r.status == Status::Fail;
-    return o.verbose || r.status == Status::Fail || r.status == Status::Warn;
+    return o.verbose || r.status == Status::Fail || r.status == Status::Warn ||
+           r.status == Status::Install;
   };
   auto finding = [&](const CheckResult& r) {
     std::string label;
@@ -103,11 +107,17 @@ std::string write_text_report(const std::vector<CheckResult>& results, const Rep
       case Status::Skip:
         label = paint(kDim, "skip");
         break;
+      case Status::Install:
+        label = paint(kCyan, "INST");
+        break;
     }
     std::string s = "  " + label + "  " + pad(r.check, name_w) + "  " + r.message +
                     (r.demoted ? " (error ignored)" : "") + "\n";
     if (!r.hint.empty() && (r.status == Status::Fail || r.status == Status::Warn))
       s += "  " + std::string(6 + name_w + 2, ' ') + paint(kCyan, "hint:") + " " + r.hint + "\n";
+    else if (!r.hint.empty() && r.status == Status::Install)
+      s += "  " + std::string(6 + name_w + 2, ' ') + paint(kCyan, "install will do this:") + " " +
+           r.hint + "\n";
     return s;
   };
 
@@ -179,10 +189,12 @@ std::string write_text_report(const std::vector<CheckResult>& results, const Rep
   // Summary table: hosts x outcome.
   size_t host_w = 4;
   for (const auto& host : order) host_w = std::max(host_w, host.size());
-  out += paint(kBold, pad("HOST", host_w) + "  PASS  WARN  FAIL  SKIP  RESULT") + "\n";
-  size_t ok = 0, warned = 0, failed = 0, unreachable = 0;
+  out += paint(kBold, pad("HOST", host_w) + "  PASS  WARN  FAIL  SKIP  INST  RESULT") + "\n";
+  size_t ok = 0, warned = 0, failed = 0, unreachable = 0, install = 0, install_hosts = 0;
   for (const auto& host : order) {
     HostCounts c = counts_for(results, host);
+    install += c.install;
+    install_hosts += c.install > 0;
     std::string result;
     if (c.unreachable) {
       result = paint(kRed, "unreachable");
@@ -202,7 +214,7 @@ std::string write_text_report(const std::vector<CheckResult>& results, const Rep
       return std::string(4 > s.size() ? 4 - s.size() : 0, ' ') + s;
     };
     out += pad(host, host_w) + "  " + num(c.pass) + "  " + num(c.warn) + "  " + num(c.fail) + "  " +
-           num(c.skip) + "  " + result + "\n";
+           num(c.skip) + "  " + num(c.install) + "  " + result + "\n";
   }
   std::string line = std::to_string(order.size()) + (order.size() == 1 ? " host" : " hosts") +
                      ": " + std::to_string(ok) + " ok, " + std::to_string(warned) +
@@ -214,6 +226,12 @@ std::string write_text_report(const std::vector<CheckResult>& results, const Rep
                   ctx.parallel);
     line += buf;
   }
+  if (install > 0)
+    out += "\n" + paint(kCyan, "INST") + ": " + std::to_string(install) +
+           (install == 1 ? " finding" : " findings") + " on " + std::to_string(install_hosts) +
+           (install_hosts == 1 ? " host" : " hosts") +
+           " that paictl install sets right itself: none is an error before the install, "
+           "on an installed cluster they count.\n";
   out += "\n" +
          (unreachable || failed ? paint(kRed, line)
           : warned              ? paint(kYellow, line)
@@ -265,6 +283,7 @@ nlohmann::json write_json_report(const std::vector<CheckResult>& results,
             {"warn", s.warn},
             {"fail", s.fail},
             {"skip", s.skip},
+            {"install", s.install},
             {"exit_code", exit_code(s, ctx.fail_on_warn)},
             {"duration_ms", static_cast<int64_t>(ctx.duration_ms)},
             {"parallel", ctx.parallel}}}};
@@ -291,6 +310,11 @@ std::string write_junit_report(const std::vector<CheckResult>& results, const Re
       } else if (r.status == Status::Skip) {
         ++sk;
         cases += "      <skipped message=\"" + xml_escape(r.message) + "\"/>\n";
+      } else if (r.status == Status::Install) {
+        cases += "      <system-out>" +
+                 xml_escape("install will do this: " + r.message +
+                            (r.hint.empty() ? "" : "\ninstall " + r.hint)) +
+                 "</system-out>\n";
       } else if (r.status == Status::Warn) {
         cases += "      <system-out>" +
                  xml_escape("warning: " + text + (r.demoted ? " (error ignored)" : "")) +
@@ -318,16 +342,21 @@ nlohmann::json write_sarif_report(const std::vector<CheckResult>& results, const
                                   std::string_view tool_version) {
   std::vector<diag::Diagnostic> diags;
   for (const auto& r : results) {
-    if (r.status != Status::Fail && r.status != Status::Warn) continue;
+    if (r.status != Status::Fail && r.status != Status::Warn && r.status != Status::Install)
+      continue;
     diag::Diagnostic d;
     d.code = r.check;
-    d.severity = r.status == Status::Fail ? diag::Severity::Error : diag::Severity::Warning;
+    // What install sets right itself is a note ("install will do this").
+    d.severity = r.status == Status::Fail   ? diag::Severity::Error
+                 : r.status == Status::Warn ? diag::Severity::Warning
+                                            : diag::Severity::Info;
     if (!ctx.layout_file.empty()) {
       d.file = ctx.layout_file;
       auto it = ctx.layout_lines.find(r.host);
       if (it != ctx.layout_lines.end()) d.line = it->second;
     }
-    d.message = r.host + ": " + r.message;
+    d.message =
+        r.host + ": " + (r.status == Status::Install ? "install will do this: " : "") + r.message;
     d.hint = r.hint;
     d.location = r.host;
     diags.push_back(std::move(d));

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <ctime>
 #include <map>
+#include <mutex>
 
 #include "remote/executor.h"
 #include "util/strings.h"
@@ -1146,7 +1147,28 @@ std::vector<HostOutcome> collect(remote::Transport& transport,
   eo.parallel = opts.parallel;
   eo.fds_per_task = fds;
   eo.progress = opts.progress;
+  // Which hosts run now, for on_progress: 0 waiting, 1 running, 2 done.
+  std::mutex progress_mu;
+  std::vector<char> state(plans.size(), 0);
+  size_t done = 0;
+  auto mark = [&](size_t i, char st) {
+    if (!opts.on_progress) return;
+    std::lock_guard lock(progress_mu);
+    state[i] = st;
+    if (st == 2) ++done;
+    CollectProgress p;
+    p.done = done;
+    p.total = plans.size();
+    for (size_t k = 0; k < plans.size(); ++k)
+      if (state[k] == 1) p.running.push_back(plans[k].name);
+    opts.on_progress(p);
+  };
   size_t used = remote::run_parallel(plans.size(), eo, [&](size_t i) {
+    mark(i, 1);
+    struct EndMark {
+      std::function<void()> f;
+      ~EndMark() { f(); }
+    } end_mark{[&] { mark(i, 2); }};
     HostOutcome& h = out[i];
     h.plan = plans[i];
     remote::ExecRequest req;
@@ -1255,6 +1277,9 @@ Summary summarize(const std::vector<CheckResult>& results, size_t hosts) {
         break;
       case Status::Skip:
         ++s.skip;
+        break;
+      case Status::Install:
+        ++s.install;
         break;
     }
     if (r.check == "Reachable" && r.status == Status::Fail) ++s.unreachable;

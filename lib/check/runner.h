@@ -25,12 +25,21 @@ struct HostOutcome {
   facts::HostFacts facts;  // partial when the script was cut off
 };
 
+// Where a collection stands: hosts done, and those whose script runs now (plan order).
+struct CollectProgress {
+  size_t done = 0;
+  size_t total = 0;
+  std::vector<std::string> running;
+};
+
 struct CollectOptions {
   size_t parallel = 64;
   int command_timeout_ms = 120000;
   remote::Secret sudo_password;  // sent on the script's stdin, only to hosts not logged in as root
   facts::ScriptOptions script;
   std::function<void(size_t done, size_t total)> progress;
+  // Called, one call at a time, whenever a host starts or ends.
+  std::function<void(const CollectProgress&)> on_progress;
 };
 
 // Gathers facts from every host. Hosts that cannot be reached are outcomes
@@ -59,6 +68,7 @@ struct Summary {
   size_t hosts = 0;
   size_t unreachable = 0;  // hosts whose Reachable check failed (not demoted)
   size_t pass = 0, warn = 0, fail = 0, skip = 0;
+  size_t install = 0;  // Status::Install: left to install, not a finding
 };
 Summary summarize(const std::vector<CheckResult>& results, size_t hosts);
 

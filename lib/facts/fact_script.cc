@@ -58,7 +58,7 @@ if [ -f /sys/fs/cgroup/cgroup.controllers ]; then echo 2; elif [ -d /sys/fs/cgro
 e cgroup 0
 
 b paths
-for d in /etc/kubernetes /etc/kubernetes/manifests /var/lib/etcd /var/etcd/data /var/lib/kubelet /etc/cni/net.d /var/lib/cni "$DATA_ROOT"; do
+for d in /etc/kubernetes /etc/kubernetes/manifests /var/lib/etcd /var/etcd/data /var/lib/kubelet /etc/cni/net.d /var/lib/cni "$DATA_ROOT" /etc/paictl/cluster /etc/kubernetes/kubelet.conf; do
   if [ -d "$d" ]; then
     if [ -r "$d" ] && [ -x "$d" ]; then
       n=0

@@ -178,7 +178,7 @@ struct HostFacts {
   std::string containerd_version;
   NvidiaFacts nvidia;
   std::vector<GpuFacts> gpus;
-  std::vector<PathFacts> paths;                 // Kubernetes/etcd/CNI leftovers
+  std::vector<PathFacts> paths;                 // Kubernetes/etcd/CNI leftovers, install markers
   std::vector<std::string> processes;           // interesting process names running
   std::map<std::string, std::string> binaries;  // name -> path ("" = not on PATH)
   std::map<std::string, bool> kernel_modules;   // br_netfilter, overlay

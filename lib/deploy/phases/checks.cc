@@ -1,10 +1,11 @@
 // The `checks` phase: the pre-install checks of `paictl check hosts` over
 // every host at once, on the connections the engine keeps.
-#include <set>
+#include <map>
 
 #include "check/catalogue.h"
 #include "check/hybrid.h"
 #include "check/runner.h"
+#include "check/verdict.h"
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
 #include "facts/fact_script.h"
@@ -47,10 +48,11 @@ class ChecksTransport : public remote::Transport {
   std::map<std::string, HostRun*> by_name_;
 };
 
-// The pre-install checks of `check hosts`. Errors stop the install unless
-// ignored (--ignore-check-errors, kubeadm's semantics: they still run). What
-// install itself sets up (swap, runtime, modules) is not held against a host,
-// nor, on hosts this cluster's install already reached, what it left there.
+// The pre-install checks of `check hosts --for install`. Errors stop the
+// install unless ignored (--ignore-check-errors, kubeadm's semantics: they
+// still run). What install itself sets up (swap, runtime, modules) is not held
+// against a host, nor, on hosts an install already marked, what it left there:
+// the catalogue's ByInstall column (check/verdict.h) says which.
 class ChecksPhase : public ClusterWidePhase, public ReadsAhead {
  public:
   explicit ChecksPhase(const InstallSettings& s)
@@ -74,7 +76,7 @@ class ChecksPhase : public ClusterWidePhase, public ReadsAhead {
     co.script = s_.script;
     co.sudo_password = s_.sudo_password;
     auto outcomes = check::collect(transport, plans, co);
-    auto results = check::evaluate(outcomes, s_.eval);
+    std::vector<check::CheckResult> hybrid;
     if (s_.hybrid) {
       auto exec = [&](size_t i, const std::string& script, int timeout_ms) {
         remote::ExecRequest req;
@@ -84,52 +86,37 @@ class ChecksPhase : public ClusterWidePhase, public ReadsAhead {
       };
       check::HybridOptions ho;
       ho.parallel = hosts.size();
-      auto more = check::hybrid_checks(*s_.hybrid, outcomes, exec, ho);
-      results.insert(results.end(), more.begin(), more.end());
+      hybrid = check::hybrid_checks(*s_.hybrid, outcomes, exec, ho);
     }
-    check::demote(results, s_.ignore_checks);
-    static const std::set<std::string> kInstallFixes = {"Swap",
-                                                        "IPForward",
-                                                        "BridgeNetfilter",
-                                                        "KernelModules",
-                                                        "Docker",
-                                                        "DockerVersion",
-                                                        "DefaultRuntimeBinary",
-                                                        "NvidiaRuntime",
-                                                        "DefaultRuntime",
-                                                        "Binaries",
-                                                        "DaemonJson"};
-    static const std::set<std::string> kOwnLeftovers = {"LeftoverEtcd",      "LeftoverKubernetes",
-                                                        "LeftoverKubelet",   "LeftoverCNI",
-                                                        "RunningKubernetes", "RunningContainers"};
+    // The verdict of `check hosts --for install`: the catalogue's one table
+    // says what install sets up itself and what it keeps on hosts it installed.
+    auto results = check::host_verdicts(outcomes, s_.eval, std::move(hybrid),
+                                        check::Purpose::Install, s_.ignore_checks);
+    auto errors = check::errors_by_host(results);
     std::map<std::string, size_t> index;
     for (size_t i = 0; i < hosts.size(); ++i) index[hosts[i]->spec().name] = i;
-    std::vector<std::vector<std::string>> errors(hosts.size());
-    std::vector<std::vector<std::string>> names(hosts.size());
-    for (auto& r : results) {
+    for (const auto& r : results) {
       auto it = index.find(r.host);
       if (it == index.end()) continue;
-      HostRun& h = *hosts[it->second];
-      bool ours = h.facts().value("ours", false);
-      bool own = kInstallFixes.count(r.check) ||
-                 (ours && (kOwnLeftovers.count(r.check) || r.check.rfind("Port-", 0) == 0));
-      if (r.status == check::Status::Fail && own) r.status = check::Status::Warn;
-      if (r.status == check::Status::Fail) {
-        errors[it->second].push_back(r.check + " (" + r.message + ")");
-        names[it->second].push_back(r.check);
-      }
-      if (r.status == check::Status::Fail || r.status == check::Status::Warn)
-        h.log("check " + r.check + ": " + std::string(check::to_string(r.status)) + ": " +
-              r.message + (own ? " (install sets this up)" : ""));
+      if (r.status == check::Status::Fail || r.status == check::Status::Warn ||
+          r.status == check::Status::Install)
+        hosts[it->second]->log("check " + r.check + ": " + std::string(check::to_string(r.status)) +
+                               ": " + r.message +
+                               (r.status == check::Status::Install ? " (" + r.hint + ")" : ""));
     }
     for (size_t i = 0; i < hosts.size(); ++i) {
       if (!outcomes[i].reached) {
         status[i] = util::Error{"the pre-install checks did not run: " + outcomes[i].exec.error,
                                 outcomes[i].exec.hint};
-      } else if (!errors[i].empty()) {
+      } else if (auto e = errors.find(hosts[i]->spec().name); e != errors.end()) {
+        std::vector<std::string> what, names;
+        for (const auto& r : e->second) {
+          what.push_back(r.check + " (" + r.message + ")");
+          names.push_back(r.check);
+        }
         status[i] =
-            util::Error{"pre-install checks failed: " + util::join(errors[i], "; "),
-                        "fix them, or pass --ignore-check-errors " + util::join(names[i], ",") +
+            util::Error{"pre-install checks failed: " + util::join(what, "; "),
+                        "fix them, or pass --ignore-check-errors " + util::join(names, ",") +
                             " to go on anyway (they still run and are reported)"};
       }
     }

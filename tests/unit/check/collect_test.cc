@@ -85,3 +85,23 @@ TEST(Collect, APasswordWithANewlineIsNeverSent) {
   collect(t, {plan("as-ops", "ops")}, o);
   EXPECT_EQ(last_call(t, "as-ops").input.substr(0, 1), "\n");  // it would have run as a command
 }
+
+TEST(Collect, ProgressNamesTheHostsStillRunning) {
+  pai::testing::ScriptedTransport t;
+  script_hosts(t);
+  CollectOptions o;
+  o.parallel = 1;  // one at a time: each host runs alone, in plan order
+  std::vector<CollectProgress> seen;
+  o.on_progress = [&](const CollectProgress& p) { seen.push_back(p); };
+  collect(t, {plan("a", "root"), plan("b", "root"), plan("down", "root")}, o);
+  ASSERT_EQ(seen.size(), 6u);  // each host starts and ends
+  using V = std::vector<std::string>;
+  EXPECT_EQ(seen[0].running, V{"a"});
+  EXPECT_EQ(seen[0].done, 0u);
+  EXPECT_EQ(seen[1].running, V{});
+  EXPECT_EQ(seen[1].done, 1u);
+  EXPECT_EQ(seen[4].running, V{"down"});  // an unreachable host is waited for too
+  EXPECT_EQ(seen[5].done, 3u);
+  EXPECT_EQ(seen[5].total, 3u);
+  EXPECT_TRUE(seen[5].running.empty());
+}
