@@ -25,6 +25,8 @@ const std::vector<diag::Rule>& rules() {
       {"F011", "yaml11-reading", Severity::Warning,
        "A plain value that OpenPAI (PyYAML) or HiveD (Go) reads unlike YAML 1.2: yes, on, 0777, "
        "1:20"},
+      {"F012", "not-installable", Severity::Warning,
+       "A cluster directory that paictl install cannot use: no config.yaml or no layout.yaml"},
       // layout.yaml
       {"L001", "invalid-hostname", Severity::Error, "hostname is not a lower-case RFC 1123 name"},
       {"L002", "invalid-hostip", Severity::Error, "hostip is not an IPv4 address"},
@@ -65,6 +67,9 @@ const std::vector<diag::Rule>& rules() {
        "A port or port range is invalid or overlaps the job port range"},
       {"C008", "no-password-for-sudo", Severity::Warning,
        "No password for a user other than root: sudo must not ask for one"},
+      {"C009", "missing-file", Severity::Error,
+       "A file that config.yaml names (ssh_config, known_hosts, a relative ssh_key_file_path) "
+       "does not exist"},
       // config.yaml's azure section
       {"A001", "secret-in-config", Severity::Error,
        "azure.client-secret puts the service principal's secret in config.yaml"},
