@@ -99,6 +99,10 @@ int run_init(const InitCliOptions& o, const Globals& g) {
     r.inputs.profiles.push_back({o.profiles[i], o.counts[i], 0});
   r.inputs.options.master = o.master;
   r.inputs.options.vcs = o.vcs;
+  r.inputs.options.reserve_cpu = o.reserve_cpu;
+  if (!o.reserve_memory.empty())
+    r.inputs.options.reserve_memory =
+        static_cast<int64_t>(*pai::util::parse_quantity(o.reserve_memory));  // validate_init
   r.settings.ssh_user = o.ssh_user;
   if (!o.ssh_user.empty()) r.settings.user = o.ssh_user;
   r.settings.ssh_key_file_path = init_absolute(o.ssh_key);
@@ -202,6 +206,13 @@ void add_init(Flags& cmd, Globals& g) {
   cmd.add_option("--docker-image-tag", o->docker_image_tag, "OpenPAI's release (docker_image_tag)")
       ->capture_default_str();
   cmd.add_option("--layouts", o->layouts, "Where the machine profiles are")->type_name("DIR");
+  cmd.add_option("--reserve-cpu", o->reserve_cpu,
+                 "CPUs per host kept for system daemons (default 1 + 2% of the CPUs)")
+      ->type_name("N")
+      ->check(Range(0, 1 << 20));
+  cmd.add_option("--reserve-memory", o->reserve_memory,
+                 "Memory per host kept for system daemons (default 2Gi + 3% of MemTotal)")
+      ->type_name("QUANTITY");
   cmd.add_option("--connect-timeout", o->connect_timeout_s, "Seconds to connect to a host")
       ->check(Range(0.1, 3600.0))
       ->capture_default_str();
@@ -250,6 +261,11 @@ void validate_init(const InitCliOptions& o, Usage& u) {
   for (const auto& n : pai::check::unknown_check_names(split_names(o.ignore)))
     u.error("--ignore-check-errors: no check is named \"" + n + "\"",
             "paictl check hosts --list-checks lists them");
+  if (!o.reserve_memory.empty()) {
+    auto q = pai::util::parse_quantity(o.reserve_memory);
+    u.error_if(!q || *q < 0,
+               "--reserve-memory " + o.reserve_memory + " is not a memory quantity (e.g. 8Gi)");
+  }
   if (!o.hived_url.empty())
     u.error_if(o.hived_url.rfind("http://", 0) != 0 && o.hived_url.rfind("https://", 0) != 0,
                "--hived-url " + o.hived_url + " is not an http:// or https:// URL",

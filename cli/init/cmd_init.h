@@ -25,6 +25,8 @@ struct InitCliOptions {
   std::string hived_url;
   std::string docker_image_tag = "v1.8.0";
   std::string layouts;
+  int reserve_cpu = -1;        // per host; -1: the planner's default
+  std::string reserve_memory;  // per host, a quantity; "": the planner's default
   std::string host_key_policy = "strict";
   double connect_timeout_s = 10;
   double command_timeout_s = 120;
@@ -35,7 +37,7 @@ struct InitCliOptions {
 // Every usage error of `o`, without reaching a host or writing a file: no cluster
 // directory, nothing to plan from, --profile and --count not paired, a file flag
 // that names no file, unknown check names, a hived URL that is not http(s), an
-// existing non-empty directory without --force.
+// existing non-empty directory without --force, a bad --reserve-memory.
 void validate_init(const InitCliOptions& o, Usage& u);
 
 }  // namespace paictl

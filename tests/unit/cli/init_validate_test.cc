@@ -24,6 +24,7 @@ TEST(InitValidate, EveryErrorAtOnce) {
   o.ssh_config = "none";  // "none" is no file, and allowed
   o.ignore = {"CPU,Nope"};
   o.hived_url = "10.0.0.1:30096";
+  o.reserve_memory = "lots";
   Usage u;
   validate_init(o, u);
   EXPECT_TRUE(has(u, "init needs the cluster directory")) << u.summary();
@@ -33,7 +34,8 @@ TEST(InitValidate, EveryErrorAtOnce) {
   EXPECT_TRUE(has(u, "no check is named \"Nope\"")) << u.summary();
   EXPECT_FALSE(has(u, "\"CPU\"")) << u.summary();
   EXPECT_TRUE(has(u, "--hived-url 10.0.0.1:30096 is not an http")) << u.summary();
-  EXPECT_EQ(u.errors().size(), 5u) << u.summary();
+  EXPECT_TRUE(has(u, "--reserve-memory lots is not a memory quantity")) << u.summary();
+  EXPECT_EQ(u.errors().size(), 6u) << u.summary();
 
   InitCliOptions nothing;
   nothing.cluster_dir = "/nonexistent/cluster";

@@ -43,7 +43,8 @@ pai::facts::HostFacts init_test_host(const std::string& address, const std::stri
     f.nvidia.smi_present = true;
     f.nvidia.smi_exit = 0;
     f.nvidia.topo_matrix = pai::util::read_file(dir + "topo.txt").value();
-    auto list = pai::facts::parse_gpu_query(pai::util::read_file(dir + "gpus.csv").value(), "gpus.csv");
+    auto list =
+        pai::facts::parse_gpu_query(pai::util::read_file(dir + "gpus.csv").value(), "gpus.csv");
     for (const auto& g : list.value)
       f.gpus.push_back({g.index, g.name, g.memory_mib, g.bus_id, g.uuid});
   }
