@@ -58,8 +58,8 @@ std::string init_existing_password(const std::string& path) {
 
 std::string init_services_head(const std::string& dir, const std::string& facts,
                                const std::string& tag, const std::string& password) {
-  return "# services-configuration.yaml of the cluster in " + dir +
-         ", written by paictl init.\n"
+  return "# services-configuration.yaml, written by paictl init for the cluster directory " + dir +
+         ".\n"
          "# Edit: cluster-id, where OpenPAI's images come from (docker-registry), the admin's\n"
          "# name. The admin password below was generated for this cluster: keep this file\n"
          "# private (mode 0600); paictl install hands it to the REST server. hivedscheduler\n"
@@ -92,8 +92,8 @@ std::string init_services_head(const std::string& dir, const std::string& facts,
 }
 
 std::string init_layout_head(const std::string& dir, const std::string& facts) {
-  return "# layout.yaml of the cluster in " + dir +
-         ", written by paictl init:\n"
+  return "# layout.yaml, written by paictl init for the cluster directory " + dir +
+         ":\n"
          "# the hosts (machine-list) and their SKUs (machine-sku). Edit a host's hostip if it\n"
          "# is reached at another address. After a hardware change, re-plan with\n"
          "#   paictl plan --facts " +

@@ -6,7 +6,7 @@ set -eu
 FACTS=$PAI_SOURCE_DIR/examples/facts
 export PAICTL_LAYOUTS=$PAI_SOURCE_DIR/layouts
 C=$TMP/cluster
-printf 'Host *\n  User root\n' >"$TMP/ssh_config"
+printf 'Host *\n  User root\n  Port 2222\n' >"$TMP/ssh_config"
 : >"$TMP/key"
 
 # --- a dry run writes nothing and masks the password ------------------------------------
@@ -38,6 +38,14 @@ if grep -qF "$PW" "$OUT" "$ERR"; then fail "the password was printed"; else pass
 run check config "$C"
 expect_rc 0 "check config passes on what init wrote"
 expect_out "0 errors, 0 warnings in 3 files" "no finding at all"
+
+# --- the directory's settings are the commands' defaults; flags override them -------
+run check hosts "$C" --dry-run --limit pai-master
+expect_rc 0 "check hosts --dry-run on the init directory"
+expect_out "connect   root@10.20.0.10:2222" "the port of config.yaml's ssh_config, with no --ssh-config"
+expect_out "$TMP/key" "config.yaml's key"
+run check hosts "$C" --dry-run --limit pai-master --ssh-config none
+expect_out "connect   root@10.20.0.10:22 " "--ssh-config none overrides it"
 
 # --- refusals -----------------------------------------------------------------------
 run init "$C" --facts "$FACTS" --master pai-master
