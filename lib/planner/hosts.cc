@@ -248,6 +248,13 @@ Host host_from_facts(const facts::HostFacts& f, const std::string& origin, diag:
   h.origin = origin;
   // "name" is the host's name in the cluster files; "hostname" what the host calls itself.
   h.hostname = f.name.empty() ? f.hostname : f.name;
+  // Facts that an earlier facts collect --hosts named by the address it reached
+  // (10.0.0.5, 10.0.0.5:2222): the host is named by what it calls itself.
+  std::string self = util::to_lower(f.hostname);
+  std::string bare = f.name.substr(0, f.name.find(':'));
+  if (util::is_ipv4(bare) && !self.empty() && util::is_dns1123_subdomain(self) &&
+      !util::is_ipv4(self))
+    h.hostname = self;
   // The address paictl reached the host at is its hostip, unless it is this
   // machine's own loopback (127.0.0.1: a tunnel or a port forward); a host on
   // another loopback address (127.0.31.2, a test host) is reached there. Else

@@ -211,6 +211,9 @@ TEST(PlannerFacts, HostYamlOverridesTheHostItNames) {
   FactsSet set = load_facts_dir(d.path.string());
   EXPECT_FALSE(set.diagnostics.has_errors()) << dump(set.diagnostics);
   ASSERT_EQ(set.hosts.size(), 3u);
+  // Facts named by an address are read under the host's own name.
+  EXPECT_EQ(set.hosts[0].hostname, "tb-master");
+  EXPECT_EQ(set.hosts[2].hostname, "tb-worker2");
   int masters = 0;
   for (const auto& h : set.hosts) {
     masters += h.role == HostRole::Master;

@@ -110,7 +110,9 @@ TEST(PrepareCluster, WhatTheDirectoryLacksIsNamed) {
   EXPECT_NE(p.error().error.hint.find("docker_image_tag"), std::string::npos);
   EXPECT_NE(p.error().error.hint.find("paictl init"), std::string::npos);
   fs::remove(c.path("layout.yaml"));
-  auto q = prepare_cluster(r, loader_of(c.dir()));
+  // (The front end's inventory stops at a missing layout.yaml first; the use case
+  // names both files when it is given hosts anyway.)
+  auto q = prepare_cluster(r, ClusterHosts{});
   ASSERT_FALSE(q.ok());
   EXPECT_EQ(q.error().error.message, c.dir() + " has no layout.yaml or config.yaml");
 }
