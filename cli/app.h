@@ -46,6 +46,7 @@ std::string command_line(const std::vector<std::string>& path);
 
 // The build functions, one per command (cmd_*.cc).
 void build_plan(Flags&, Globals&);
+void build_init(Flags&, Globals&);
 void build_check_config(Flags&, Globals&);
 void build_check_hosts(Flags&, Globals&);
 void build_check_job(Flags&, Globals&);

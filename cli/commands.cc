@@ -37,6 +37,15 @@ const std::vector<Command>& command_table() {
         "yaml",
         "paictl plan --facts facts/ --odd-hosts exclude --out cluster/ --dry-run"},
        build_plan},
+      {{"init"},
+       kPlanning,
+       "Write a new cluster directory from the hosts' facts: layout.yaml, config.yaml with the "
+       "SSH settings, services-configuration.yaml with HiveD and an admin password",
+       {"paictl init cluster/ --facts facts/ --master node-1 --ssh-config ~/.ssh/cluster_config",
+        "paictl init cluster/ --hosts-file hosts.txt --master 10.0.0.1 --ssh-user root --ssh-key "
+        "~/.ssh/id_ed25519 --vc research=60%",
+        "paictl init cluster/ --facts facts/ --master node-1 --dry-run"},
+       build_init},
       {{"check"},
        kPlanning,
        "Validate cluster files, hosts and job files before they reach an installer or a scheduler",

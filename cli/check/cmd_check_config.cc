@@ -79,6 +79,11 @@ std::string mask_secret(std::string line) {
 int run(const CheckConfigOptions& o, const Globals& g) {
   if (o.list_rules) return list_rules(o);
   g_outcome = new pai::config::CheckOutcome(pai::config::check_paths(o.paths));
+  // A directory that install could not use says so, with what to add.
+  if (auto ready = pai::config::install_readiness(*g_outcome, o.paths); !ready.empty()) {
+    g_outcome->diagnostics.append(ready);
+    g_outcome->diagnostics.sort(g_outcome->files);
+  }
   const pai::config::CheckOutcome& out = *g_outcome;
   DiagReport r;
   r.output = o.output;

@@ -91,6 +91,10 @@ void complete_check_hosts(CheckHostsOptions& o, const Globals&) {
     for (auto part : pai::util::split(i, ','))
       if (!pai::util::trim(part).empty()) ignore.emplace_back(pai::util::trim(part));
   o.ignore = ignore;
+  // Without the flag, the cluster directory's ignore_check_errors, as install takes it.
+  if (o.ignore.empty() && o.hosts.paths.size() == 1)
+    if (auto settings = pai::config::read_cluster_settings(o.hosts.paths[0]))
+      o.ignore = settings->ignore_check_errors;
 }
 
 void validate_check_hosts(const CheckHostsOptions& o, Usage& u) {

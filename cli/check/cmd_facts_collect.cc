@@ -14,6 +14,7 @@
 #include "exit_codes.h"
 #include "facts/fact_script.h"
 #include "facts/host_facts.h"
+#include "facts/naming.h"
 #include "flags.h"
 #include "output/output.h"
 #include "output/printer.h"
@@ -22,12 +23,42 @@
 
 namespace paictl {
 
+Step<void> name_collected_facts(std::vector<pai::check::HostOutcome>& outcomes,
+                                const std::string& master, const Globals& g) {
+  // Hosts of a layout keep its names and roles; hosts given by address take their own names.
+  bool from_layout = !outcomes.empty() && outcomes[0].plan.from_layout;
+  if (from_layout) return {};
+  std::vector<pai::facts::HostFacts> facts;
+  std::vector<size_t> index;
+  for (size_t i = 0; i < outcomes.size(); ++i)
+    if (outcomes[i].reached && !outcomes[i].facts.sections.empty()) {
+      facts.push_back(std::move(outcomes[i].facts));
+      index.push_back(i);
+    }
+  auto give_back = [&] {
+    for (size_t k = 0; k < index.size(); ++k) outcomes[index[k]].facts = std::move(facts[k]);
+  };
+  for (const auto& w : pai::facts::name_by_hostname(facts))
+    if (!g.quiet) print_warning(w);
+  if (!master.empty()) {
+    if (auto m = pai::facts::mark_master(facts, master); !m.ok()) {
+      give_back();
+      print_error(m.error().message);
+      if (!m.error().hint.empty()) std::fprintf(stderr, "  hint: %s\n", m.error().hint.c_str());
+      return ExitNow{kExitUsage};
+    }
+  }
+  give_back();
+  return {};
+}
+
 namespace {
 
 struct FactsCollectOptions {
   HostsOptions hosts;
   std::string output = "text";
   std::string out_dir;
+  std::string master;  // --master HOST: the host (name or address) that is the master
 };
 
 // The file a host's facts go to: its own host name when that is a clean name
@@ -46,6 +77,9 @@ void validate_facts_collect(const FactsCollectOptions& o, Usage& u) {
                  !pai::util::is_directory(o.out_dir),
              "--out " + o.out_dir + " exists and is not a directory");
   validate_hosts_options(o.hosts, u);
+  u.error_if(!o.master.empty() && !o.hosts.paths.empty(),
+             "--master goes with --hosts or --hosts-file",
+             "a cluster directory's layout.yaml already names its master (pai-master: \"true\")");
 }
 
 int run(const FactsCollectOptions& o, const Globals& g) {
@@ -77,6 +111,8 @@ int run(const FactsCollectOptions& o, const Globals& g) {
   double duration_ms = 0;
   size_t parallel = 0;
   auto outcomes = collect_with_progress(p, g, "collecting facts", &duration_ms, &parallel);
+  if (auto named = name_collected_facts(outcomes, o.master, g); !named.ok())
+    return named.error().code;
 
   int rc = kExitOk;
   nlohmann::json written = nlohmann::json::array();
@@ -159,6 +195,10 @@ void add_facts_collect(Flags& parent, Globals& g) {
   Flags* cmd = &parent;
   add_hosts_options(cmd, o->hosts);
   add_output_option(*cmd, o->output, g);
+  cmd->add_option("--master", o->master,
+                  "With --hosts/--hosts-file: this host (name or address) is the master; its facts "
+                  "say roles: [master]")
+      ->type_name("HOST");
   cmd->add_option("--out", o->out_dir,
                   "Write one DIR/<hostname>.json per host (paictl.facts/v1, docs/facts.md)")
       ->type_name("DIR");

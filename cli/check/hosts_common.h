@@ -82,4 +82,10 @@ std::vector<pai::check::HostOutcome> collect_with_progress(PreparedHosts& p, con
                                                            const char* what, double* duration_ms,
                                                            size_t* parallel_used);
 
+// Facts collected from hosts given by address (--hosts, --hosts-file) named by
+// the hosts' own hostnames, `master` (a name or address, may be "") marked as the
+// master; hosts of a layout keep its names. Exit 2 when `master` names no host.
+Step<void> name_collected_facts(std::vector<pai::check::HostOutcome>& outcomes,
+                                const std::string& master, const Globals& g);
+
 }  // namespace paictl

@@ -10,6 +10,7 @@
 #include "app.h"
 #include "command.h"
 #include "command_tree.h"
+#include "config/cluster_files.h"
 #include "deploy/node_add.h"
 #include "deploy/node_json.h"
 #include "deploy/node_remove.h"
@@ -206,6 +207,9 @@ void complete_node(NodeOptions& o) {
     paths.resize(1);
   }
   o.interactive = is_tty(0) && is_tty(2);
+  // HiveD's address: --hived, else the cluster directory's hived_url.
+  if (o.hived.empty() && paths.size() == 1)
+    if (auto settings = pai::config::read_cluster_settings(paths[0])) o.hived = settings->hived_url;
 }
 
 void validate_node_add(const NodeOptions& o, Usage& u) {

@@ -17,6 +17,7 @@
 #include "output/printer.h"
 #include "plan/cmd_plan.h"
 #include "planner/diagram.h"
+#include "planner/init.h"
 #include "planner/plan_output.h"
 #include "planner/plan_run.h"
 #include "planner/profiles.h"
@@ -90,10 +91,19 @@ int run(const PlanCliOptions& o, const Globals& g) {
     if (rd.ok()) existing_services = *rd;
   }
   PlanFiles files = render_files(r.plan, existing_services);
-  const std::vector<std::pair<std::string, const std::string*>> outputs = {
+  std::vector<std::pair<std::string, const std::string*>> outputs = {
       {"layout.yaml", &files.layout},
       {"hivedscheduler.yaml", &files.hived},
       {"services-configuration.yaml", &files.services}};
+  // A new cluster directory gets a config.yaml too (install reads it); an existing
+  // one is the operator's and stays as it is.
+  std::string config_yaml;
+  if (!o.out.empty() && !pai::util::path_exists(out_dir + "/config.yaml")) {
+    int m = r.plan.master_host();
+    config_yaml = render_cluster_config(
+        ClusterSettings{}, m >= 0 ? r.plan.hosts[static_cast<size_t>(m)].facts.hostip : "");
+    outputs.push_back({"config.yaml", &config_yaml});
+  }
 
   nlohmann::ordered_json changes = nlohmann::ordered_json::object();
   bool changed = false;
@@ -133,8 +143,8 @@ int run(const PlanCliOptions& o, const Globals& g) {
     }
     if (!g.quiet && !is_structured(o.output))
       std::fprintf(stderr,
-                   "wrote %s/layout.yaml, hivedscheduler.yaml and services-configuration.yaml\n",
-                   out_dir.c_str());
+                   "wrote %s/layout.yaml, hivedscheduler.yaml%s and services-configuration.yaml\n",
+                   out_dir.c_str(), config_yaml.empty() ? "" : ", config.yaml");
   }
   if (!o.diagram.empty()) {
     auto err = write_report_file(o.diagram, render_svg(r.plan));
@@ -230,7 +240,8 @@ void add_plan(Flags& parent, Globals& g) {
   cmd->add_option("--out", o->out,
                   "Write layout.yaml, hivedscheduler.yaml and services-configuration.yaml (its "
                   "hivedscheduler.config "
-                  "block; the rest of an existing file is kept) to DIR")
+                  "block; the rest of an existing file is kept) to DIR, and a config.yaml when DIR "
+                  "has none")
       ->type_name("DIR");
   cmd->add_flag("--dry-run", o->dry_run,
                 "Show the diff against the files in --out instead of writing them");

@@ -1,5 +1,8 @@
 #include "config/cluster_config.h"
 
+#include <cstdlib>
+
+#include "util/fs.h"
 #include "util/strings.h"
 
 namespace pai::config {
@@ -32,7 +35,9 @@ const std::vector<std::string>& cluster_config_keys() {
       "kube_version", "kube_package_repo", "kube_offline_bundle", "kube_pods_subnet",
       "kube_service_addresses", "kube_control_plane_endpoint", "nvidia_package_repo",
       // paictl install's Azure provider (docs/azure.md)
-      "azure"};
+      "azure",
+      // paictl's settings of the cluster directory (docs/init.md)
+      "ssh_config", "ssh_user", "known_hosts", "ignore_check_errors", "hived_url"};
   return keys;
 }
 
@@ -64,9 +69,92 @@ std::optional<bool> strict_bool(const Node* n, const std::string& key, bool defa
   return std::nullopt;
 }
 
+// paictl's settings of the cluster directory: the SSH settings the commands take
+// as defaults, the checks install may go past, HiveD's address.
+void cluster_config_load_settings(const Node* root, Context& ctx, bool check_files,
+                                  ClusterConfig& c) {
+  struct PathKey {
+    const char* key;
+    std::string* field;
+    const char* what;
+  };
+  for (const PathKey& k : {PathKey{"ssh_config", &c.ssh_config, "an SSH client config (ssh -F)"},
+                           PathKey{"known_hosts", &c.known_hosts, "a known_hosts file"},
+                           PathKey{"ssh_key_file_path", &c.ssh_key_file_path, "a private key"}}) {
+    const Node* n = root->get(k.key);
+    if (!n || !k.field->size()) {
+      if (n && n->is_scalar() && n->scalar().empty())
+        ctx.error("C003", ctx.at(n), std::string(k.key) + " is empty",
+                  std::string("name ") + k.what + ", or remove the key");
+      continue;
+    }
+    const std::string& v = *k.field;
+    if (!check_files || v == "none") continue;
+    // An absolute ssh_key_file_path is OpenPAI's, read on the machine that
+    // installs: only paictl's own relative paths are checked here.
+    if (std::string(k.key) == "ssh_key_file_path" && v[0] == '/') continue;
+    std::string p = resolve_setting_path(ctx.file(), v);
+    if (!util::is_regular_file(p))
+      ctx.error(
+          "C009", ctx.at(n),
+          std::string(k.key) + ": " + p +
+              (util::path_exists(p) ? " is not a file" : " does not exist"),
+          std::string("name ") + k.what + ", absolute or relative to the directory of config.yaml");
+  }
+  if (const Node* n = root->get("ssh_user")) {
+    if (auto v = ctx.string_value(n, "ssh_user", true)) {
+      if (v->empty() || v->find_first_of(" \t@:/") != std::string::npos)
+        ctx.error("C003", ctx.at(n), "ssh_user must be a login name, found \"" + *v + "\"",
+                  "e.g. ssh_user: root");
+      else
+        c.ssh_user = *v;
+    }
+  }
+  if (const Node* n = root->get("ignore_check_errors")) {
+    if (ctx.is_sequence(n, "ignore_check_errors")) {
+      size_t i = 0;
+      for (const Node* item : n->items()) {
+        auto v = ctx.string_value(item, "ignore_check_errors[" + std::to_string(i++) + "]");
+        if (!v) continue;
+        if (v->empty() || v->find_first_of(" ,") != std::string::npos)
+          ctx.error("C003", ctx.at(item),
+                    "ignore_check_errors holds check names, found \"" + *v + "\"",
+                    "one name a line, e.g. ignore_check_errors: [CPU, DNS] (paictl check hosts "
+                    "--list-checks lists them)");
+        else
+          c.ignore_check_errors.push_back(*v);
+      }
+    }
+  }
+  if (const Node* n = root->get("hived_url")) {
+    if (auto v = ctx.string_value(n, "hived_url")) {
+      bool scheme = v->rfind("http://", 0) == 0 || v->rfind("https://", 0) == 0;
+      size_t host = v->find("://");
+      if (!scheme || host == std::string::npos || host + 3 >= v->size())
+        ctx.error("C003", ctx.at(n),
+                  "hived_url must be an http:// or https:// URL, found \"" + *v + "\"",
+                  "HiveD's inspect API, e.g. hived_url: http://10.0.0.1:30096");
+      else
+        c.hived_url = *v;
+    }
+  }
+}
+
 }  // namespace
 
-ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
+std::string resolve_setting_path(const std::string& config_file, const std::string& path) {
+  if (path.empty() || path == "none" || path[0] == '/') return path;
+  if (path[0] == '~') {
+    const char* home = std::getenv("HOME");
+    if (home && *home && (path.size() == 1 || path[1] == '/')) return home + path.substr(1);
+    return path;
+  }
+  auto slash = config_file.find_last_of('/');
+  if (slash == std::string::npos) return path;
+  return config_file.substr(0, slash + 1) + path;
+}
+
+ClusterConfig load_cluster_config(const Node* root, Context& ctx, bool check_files) {
   ClusterConfig c;
   c.file = ctx.file();
   if (!ctx.is_mapping(root, "config.yaml")) return c;
@@ -134,6 +222,11 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx) {
 
   if (const Node* n = root->get("ssh_key_file_path"))
     if (auto v = ctx.string_value(n, "ssh_key_file_path")) c.ssh_key_file_path = *v;
+  for (auto [key, field] :
+       {std::pair{"ssh_config", &c.ssh_config}, std::pair{"known_hosts", &c.known_hosts}})
+    if (const Node* n = root->get(key))
+      if (auto v = ctx.string_value(n, key)) *field = *v;
+  cluster_config_load_settings(root, ctx, check_files, c);
   if (const Node* n = root->get("docker_data_root")) {
     if (auto v = ctx.string_value(n, "docker_data_root")) {
       c.docker_data_root = *v;

@@ -42,11 +42,28 @@ struct ClusterConfig {
   int64_t host_daemon_port_end = 65535;
   // The Azure part of the cluster (docs/azure.md), when config.yaml has `azure:`.
   std::optional<AzureConfig> azure;
+
+  // paictl's settings of the cluster directory (docs/init.md): the defaults of the
+  // commands given this directory; their flags override them. Paths are as written
+  // ("" = not set); resolve_setting_path makes a relative one relative to the
+  // directory of config.yaml.
+  std::string ssh_config;                        // an SSH client config (ssh -F), or "none"
+  std::string ssh_user;                          // the login user (before `user`)
+  std::string known_hosts;                       // the known_hosts file to verify host keys against
+  std::vector<std::string> ignore_check_errors;  // install's pre-install checks that do not stop
+  std::string hived_url;                         // HiveD's inspect API, http(s)://HOST:PORT
 };
+
+// `path` as the commands use it: absolute, or relative to the directory of
+// `config_file` (config.yaml's path as read). "" and "none" stay as they are.
+std::string resolve_setting_path(const std::string& config_file, const std::string& path);
 
 // Keys the v1.5+ installer reads from config.yaml.
 const std::vector<std::string>& cluster_config_keys();
 
-ClusterConfig load_cluster_config(const Node* root, Context& ctx);
+// Loads config.yaml. With `check_files`, the files that paictl's settings name
+// (ssh_config, known_hosts, a relative ssh_key_file_path) must exist, relative to
+// the directory of ctx.file() (C009); files checked in memory leave it false.
+ClusterConfig load_cluster_config(const Node* root, Context& ctx, bool check_files = false);
 
 }  // namespace pai::config

@@ -105,7 +105,7 @@ void cross_check_azure_master(Layout& layout, const AzureConfig& azure, CheckOut
 }
 
 void load_cluster(const std::vector<PendingFile>& files, const std::string& origin,
-                  CheckOutcome& out) {
+                  CheckOutcome& out, bool on_disk) {
   Cluster cluster;
   cluster.origin = origin;
   std::string layout_file, config_file, hived_file;
@@ -133,7 +133,7 @@ void load_cluster(const std::vector<PendingFile>& files, const std::string& orig
                     "a second config.yaml for the same cluster (the first is " + config_file + ")");
           break;
         }
-        cluster.config = load_cluster_config(root, ctx);
+        cluster.config = load_cluster_config(root, ctx, on_disk);
         config_file = f.path;
         break;
       case FileKind::ServicesConfig:
@@ -215,7 +215,7 @@ CheckOutcome check_paths(const std::vector<std::string>& paths) {
         out.input_error = true;
         continue;
       }
-      load_cluster(found, path, out);
+      load_cluster(found, path, out, true);
     } else {
       if (!read(path)) continue;
       FileKind kind = detect_kind(path, out.sources[path]);
@@ -231,7 +231,7 @@ CheckOutcome check_paths(const std::vector<std::string>& paths) {
       loose.push_back({path, kind});
     }
   }
-  if (!loose.empty()) load_cluster(loose, "", out);
+  if (!loose.empty()) load_cluster(loose, "", out, true);
   out.diagnostics.sort(out.files);
   return out;
 }
@@ -253,9 +253,51 @@ CheckOutcome check_sources(const std::vector<std::pair<std::string, std::string>
     }
     pending.push_back({name, kind});
   }
-  if (!pending.empty()) load_cluster(pending, "", out);
+  if (!pending.empty()) load_cluster(pending, "", out, false);
   out.diagnostics.sort(out.files);
   return out;
+}
+
+diag::List install_readiness(const CheckOutcome& out, const std::vector<std::string>& paths) {
+  diag::List found;
+  for (const auto& path : paths) {
+    if (!util::is_directory(path)) continue;
+    auto clean = [](std::string p) {
+      while (p.size() > 1 && p.back() == '/') p.pop_back();
+      return p;
+    };
+    const std::string dir = clean(path);
+    for (const auto& c : out.clusters) {
+      if (c.origin.empty() || clean(c.origin) != dir || (!c.layout && !c.config)) continue;
+      if (!c.config)
+        found.add("F012", diag::Severity::Warning, dir, 0, 0,
+                  "paictl install cannot use " + dir +
+                      ": it has no config.yaml (the SSH user, the OpenPAI release, paictl's "
+                      "settings)",
+                  "add " + dir +
+                      "/config.yaml with at least user: root and docker_image_tag: v1.8.0, or "
+                      "let paictl init write the directory (docs/init.md)");
+      if (!c.layout)
+        found.add("F012", diag::Severity::Warning, dir, 0, 0,
+                  "paictl install cannot use " + dir + ": it has no layout.yaml (the hosts)",
+                  "paictl init " + dir + " --facts FACTS_DIR, or paictl plan --out " + dir +
+                      ", writes it");
+    }
+  }
+  return found;
+}
+
+std::optional<ClusterConfig> read_cluster_settings(const std::string& dir) {
+  std::string path = join_path(dir, "config.yaml");
+  if (!util::is_regular_file(path)) return std::nullopt;
+  auto text = util::read_file(path);
+  if (!text.ok()) return std::nullopt;
+  diag::List ignored;
+  Context ctx(path, ignored);
+  yaml::Stream stream = yaml::load(*text);
+  const Node* root = single_document(stream, ctx, "config.yaml");
+  if (!root) return std::nullopt;
+  return load_cluster_config(root, ctx, false);
 }
 
 }  // namespace pai::config

@@ -57,4 +57,14 @@ CheckOutcome check_paths(const std::vector<std::string>& paths);
 // cluster; the kind of each comes from its name, else its content.
 CheckOutcome check_sources(const std::vector<std::pair<std::string, std::string>>& files);
 
+// The config.yaml of a cluster directory, for the defaults it gives commands
+// (ssh_config, hived_url, ...); its findings are check config's. nullopt when the
+// directory has no config.yaml or it is not YAML.
+std::optional<ClusterConfig> read_cluster_settings(const std::string& dir);
+
+// What paictl install needs of each cluster directory among `paths` that
+// check_paths read into `out`: F012 warnings naming a missing config.yaml or
+// layout.yaml and what to put there. `check config` adds them to its findings.
+diag::List install_readiness(const CheckOutcome& out, const std::vector<std::string>& paths);
+
 }  // namespace pai::config

@@ -27,6 +27,26 @@ util::Result<void> prepare_load_openpai(const std::string& file, OpenPaiSettings
   return {};
 }
 
+// What install needs and the directory lacks, named: a layout.yaml (the hosts), a
+// config.yaml (the SSH user and the release), or files it can read at all.
+util::Result<void> prepare_missing_files(const config::CheckOutcome& loaded,
+                                         const std::string& dir) {
+  const config::Cluster* c = loaded.clusters.empty() ? nullptr : &loaded.clusters[0];
+  std::vector<std::string> missing;
+  if (!c || !c->layout) missing.push_back("layout.yaml");
+  if (!c || !c->config) missing.push_back("config.yaml");
+  if (missing.empty()) return {};
+  std::string what = missing.size() == 2 ? "layout.yaml or config.yaml" : missing[0];
+  std::string hint = "paictl init " + dir + " writes every file of a cluster directory";
+  if (missing.size() == 1 && missing[0] == "config.yaml")
+    hint = "add " + dir +
+           "/config.yaml with at least user: root and docker_image_tag: v1.8.0, and the SSH "
+           "settings (ssh_config, ssh_key_file_path; docs/init.md): paictl init writes one";
+  else if (missing.size() == 1)
+    hint = "paictl plan --out " + dir + " or paictl init " + dir + " writes layout.yaml";
+  return util::Error{dir + " has no " + what, hint, util::Error::Kind::Input};
+}
+
 }  // namespace
 
 const HostSpec* PreparedCluster::master() const {
@@ -58,8 +78,8 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
   p.limited = !request.limit.empty();
 
   auto loaded = config::check_paths({p.cluster_dir});
-  if (loaded.clusters.empty() || !loaded.clusters[0].layout || !loaded.clusters[0].config)
-    return input_error(p.cluster_dir + " has no layout.yaml and config.yaml");
+  if (auto missing = prepare_missing_files(loaded, p.cluster_dir); !missing.ok())
+    return UseCaseError{std::move(missing).error()};
   const auto& cluster = loaded.clusters[0];
   const auto& cfg = *cluster.config;
   auto& s = p.settings;
@@ -77,7 +97,8 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
   if (cluster.services && !cluster.services->cluster_id.empty())
     s.cluster_name = cluster.services->cluster_id;
   s.templates_dir = request.templates_dir;
-  s.ignore_checks = request.ignore_checks;
+  // --ignore-check-errors, else config.yaml's ignore_check_errors.
+  s.ignore_checks = request.ignore_checks.empty() ? cfg.ignore_check_errors : request.ignore_checks;
   s.eval.registries = p.hosts.collect.script.dns_names;
   s.eval.docker_data_root = p.hosts.collect.script.docker_data_root;
   s.script = p.hosts.collect.script;

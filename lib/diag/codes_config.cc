@@ -186,6 +186,19 @@ const std::vector<CodeInfo>& config_codes() {
            "(PyYAML) reads 024 as the number 20, while YAML 1.2 (and paictl) reads the number 24\n "
            " hint: write the number in plain decimal if that is what you mean, or quote it "
            "(\"024\") for the text"},
+      {.code = "F012",
+       .name = "not-installable",
+       .severity = Severity::Warning,
+       .reporter = "check config",
+       .title = "A cluster directory that paictl install cannot use: no config.yaml or no "
+                "layout.yaml",
+       .meaning = "The directory passes the checks of the files it has, but `paictl install DIR` "
+                  "needs both\n`layout.yaml` and `config.yaml` (with at least `user` and "
+                  "`docker_image_tag`), and refuses\nthe directory with the same words.",
+       .fix = "Add the file the message names (`layout.yaml` comes from `paictl plan --out DIR`), "
+              "or let\n`paictl init DIR` write the whole directory.",
+       .example = "plan/: warning[F012]: plan has no config.yaml: paictl install cannot use it\n"
+                  "  hint: add config.yaml with user and docker_image_tag, or run paictl init"},
       {.code = "L001",
        .name = "invalid-hostname",
        .severity = Severity::Error,
@@ -573,6 +586,20 @@ const std::vector<CodeInfo>& config_codes() {
                   "installer runs sudo as \"openpai\" without one; it fails on hosts where sudo "
                   "asks for a password\n  hint: give password, or allow passwordless sudo for "
                   "openpai; paictl check hosts shows whether sudo asks (Privileges)"},
+      {.code = "C009",
+       .name = "missing-file",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A file that config.yaml names (ssh_config, known_hosts, a relative "
+                "ssh_key_file_path) does not exist",
+       .meaning = "paictl's own settings in config.yaml name files that every command given the "
+                  "directory\nreads: `ssh_config`, `known_hosts` and a relative "
+                  "`ssh_key_file_path` resolve against the\ndirectory of config.yaml.",
+       .fix = "Make the path name an existing file: absolute, or relative to the directory of "
+              "`config.yaml`\n(`paictl init --ssh-config FILE` writes an absolute path). An "
+              "absolute `ssh_key_file_path`\nis OpenPAI's, read where install runs, and is not "
+              "checked.",
+       .example = "config.yaml:4:13: error[C009]: ssh_config \"ssh/config\" does not exist"},
       {.code = "A001",
        .name = "secret-in-config",
        .severity = Severity::Error,

@@ -394,6 +394,17 @@ const std::vector<CodeInfo>& other_codes() {
        .fix = "Check that the file is the output of the right command.",
        .example =
            "facts/node1/topo.txt: warning[P011]: 35 more findings in this file are not shown"},
+      {.code = "P012",
+       .name = "host-override-names-no-host",
+       .severity = Severity::Error,
+       .reporter = "plan",
+       .title = "A host.yaml overrides no host of the facts",
+       .meaning = "A facts directory DIR/NAME/ holding only host.yaml overrides the host NAME "
+                  "names (by its\nfacts file, its hostname or its address). A NAME that no "
+                  "host goes by would otherwise\nbecome a second host without hardware.",
+       .fix = "Name the directory after a host of the facts (the hint lists them).",
+       .example = "facts/gpu-01/host.yaml: error[P012]: host.yaml of \"gpu-01\" overrides no "
+                  "host"},
       {.code = "P101",
        .name = "no-master",
        .severity = Severity::Error,

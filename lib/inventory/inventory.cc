@@ -45,11 +45,16 @@ std::vector<std::string> parse_hosts_file(const std::string& text, const std::st
 Inventory build_inventory(const InventoryOptions& o) {
   Inventory inv;
   remote::SshConfigEnv env = remote::default_ssh_config_env();
-  remote::SshConfig ssh = remote::load_user_ssh_config(o.ssh_config, env);
-  for (const auto& d : ssh.diagnostics.items()) {
-    inv.diagnostics.add(d);
-    if (d.severity == diag::Severity::Error) inv.input_error = true;
-  }
+  remote::SshConfig ssh;
+  // The SSH client config: --ssh-config, else the cluster directory's ssh_config
+  // (read once the cluster files are), else ~/.ssh/config.
+  auto load_ssh = [&](const std::string& path) {
+    ssh = remote::load_user_ssh_config(path, env);
+    for (const auto& d : ssh.diagnostics.items()) {
+      inv.diagnostics.add(d);
+      if (d.severity == diag::Severity::Error) inv.input_error = true;
+    }
+  };
 
   remote::TargetDefaults defaults;
   defaults.host_key_policy = o.host_key_policy;
@@ -107,16 +112,25 @@ Inventory build_inventory(const InventoryOptions& o) {
     }
     const config::Layout& layout = *cluster->layout;
     inv.layout_file = layout.file;
+    std::string ssh_config = o.ssh_config;
     if (cluster->config) {
       const config::ClusterConfig& cc = *cluster->config;
       inv.has_cluster_config = true;
       inv.config_file = cc.file;
-      defaults.user = cc.user;
-      if (!cc.ssh_key_file_path.empty()) defaults.identity_files.push_back(cc.ssh_key_file_path);
+      // paictl's settings of the directory are the defaults; the flags override them.
+      defaults.user = cc.ssh_user.empty() ? cc.user : cc.ssh_user;
+      if (!cc.ssh_key_file_path.empty())
+        defaults.identity_files.push_back(
+            config::resolve_setting_path(cc.file, cc.ssh_key_file_path));
+      if (ssh_config.empty()) ssh_config = config::resolve_setting_path(cc.file, cc.ssh_config);
+      if (o.known_hosts.empty() && !cc.known_hosts.empty())
+        defaults.known_hosts_file = config::resolve_setting_path(cc.file, cc.known_hosts);
       if (cc.has_password) inv.config_password = remote::Secret(cc.password);
       inv.registries = cc.registries;
       inv.docker_data_root = cc.docker_data_root;
     }
+    load_ssh(ssh_config);
+    if (inv.input_error) return inv;
     if (!o.user.empty()) defaults.user = o.user;
     for (auto it = o.identities.rbegin(); it != o.identities.rend(); ++it)
       defaults.identity_files.insert(defaults.identity_files.begin(), *it);
@@ -156,6 +170,8 @@ Inventory build_inventory(const InventoryOptions& o) {
       inv.input_error = true;
     }
   } else {
+    load_ssh(o.ssh_config);
+    if (inv.input_error) return inv;
     std::vector<std::string> entries;
     for (const auto& h : o.hosts)
       for (auto part : util::split(h, ','))

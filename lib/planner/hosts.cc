@@ -248,8 +248,25 @@ Host host_from_facts(const facts::HostFacts& f, const std::string& origin, diag:
   h.origin = origin;
   // "name" is the host's name in the cluster files; "hostname" what the host calls itself.
   h.hostname = f.name.empty() ? f.hostname : f.name;
+  // Facts that an earlier facts collect --hosts named by the address it reached
+  // (10.0.0.5, 10.0.0.5:2222): the host is named by what it calls itself.
+  std::string self = util::to_lower(f.hostname);
+  std::string bare = f.name.substr(0, f.name.find(':'));
+  if (util::is_ipv4(bare) && !self.empty() && util::is_dns1123_subdomain(self) &&
+      !util::is_ipv4(self))
+    h.hostname = self;
+  // The address paictl reached the host at is its hostip, unless it is this
+  // machine's own loopback (127.0.0.1: a tunnel or a port forward); a host on
+  // another loopback address (127.0.31.2, a test host) is reached there. Else
+  // the first address of an interface that is not loopback.
+  auto reached_at = [](const std::string& a) {
+    return util::is_ipv4(a) && a != "127.0.0.1" && a != "127.0.1.1" && a != "0.0.0.0";
+  };
   auto usable_ip = [](const std::string& a) { return util::is_ipv4(a) && a.rfind("127.", 0) != 0; };
-  if (usable_ip(f.address)) h.hostip = f.address;
+  if (reached_at(f.address))
+    h.hostip = f.address;
+  else if (!util::is_ipv4(f.address) && reached_at(f.ssh_server_address))
+    h.hostip = f.ssh_server_address;
   for (size_t i = 0; h.hostip.empty() && i < f.ip_addresses.size(); ++i)
     if (usable_ip(f.ip_addresses[i])) h.hostip = f.ip_addresses[i];
   h.rack = f.rack;
@@ -344,6 +361,9 @@ FactsSet load_facts_dir(const std::string& dir) {
     return set;
   }
   std::unordered_map<std::string, size_t> by_name;
+  // What else names a host of a facts file, for a host.yaml directory that
+  // overrides it: the file's name, what the host calls itself, its address.
+  std::unordered_map<std::string, size_t> by_alias;
   std::sort(jsons.begin(), jsons.end());
   std::sort(subdirs.begin(), subdirs.end());
   for (const auto& name : jsons) {
@@ -355,8 +375,9 @@ FactsSet load_facts_dir(const std::string& dir) {
       continue;
     }
     set.files.push_back(p);
-    auto h = load_host_json(p, *r, set.diagnostics);
-    if (!h) continue;
+    std::optional<facts::HostFacts> f = facts::read_facts_json(p, *r, set.diagnostics);
+    if (!f) continue;
+    std::optional<Host> h = host_from_facts(*f, p, set.diagnostics);
     std::string stem = name.substr(0, name.size() - 5);
     if (stem != h->hostname)
       add(set.diagnostics, "P005", Severity::Warning, p,
@@ -368,19 +389,44 @@ FactsSet load_facts_dir(const std::string& dir) {
       continue;
     }
     by_name[h->hostname] = set.hosts.size();
+    for (const std::string& alias :
+         {stem, util::to_lower(f->hostname), f->address, f->ssh_server_address, h->hostip})
+      if (!alias.empty()) by_alias.emplace(alias, set.hosts.size());
     set.hosts.push_back(std::move(*h));
   }
   for (const auto& name : subdirs) {
     std::string p = join_path(dir, name);
     Host h = load_host_dir(p, name, set.diagnostics, &set.files);
-    auto it = by_name.find(name);
-    if (it == by_name.end()) {
+    // The host it overrides: by its name, else by another name or address of it.
+    std::optional<size_t> target;
+    if (auto n = by_name.find(name); n != by_name.end())
+      target = n->second;
+    else if (auto a = by_alias.find(name); a != by_alias.end())
+      target = a->second;
+    bool hardware = h.topo || h.has_gpu_list || h.cpu || h.mem;
+    if (!target && !hardware && !jsons.empty() &&
+        util::is_regular_file(join_path(p, "host.yaml"))) {
+      // Every name a host goes by, for the did-you-mean; the hint lists the hosts.
+      std::vector<std::string> names, known;
+      for (const auto& x : set.hosts) names.push_back(x.hostname);
+      for (const auto& [alias, index] : by_alias) known.push_back(alias);
+      for (const auto& [n, index] : by_name) known.push_back(n);
+      std::sort(known.begin(), known.end());
+      std::string guess = util::did_you_mean(name, known);
+      add(set.diagnostics, "P012", Severity::Error, join_path(p, "host.yaml"),
+          "host.yaml of \"" + name + "\" overrides no host: no facts file of " + dir +
+              " is named so, and no host calls itself so or has that address",
+          guess.empty() ? "name the directory after a host of the facts: " + util::join(names, ", ")
+                        : "did you mean \"" + guess + "\"?");
+      continue;
+    }
+    if (!target) {
       by_name[name] = set.hosts.size();
       set.hosts.push_back(std::move(h));
       continue;
     }
     // Overlay a directory on the JSON facts of the same host.
-    Host& base = set.hosts[it->second];
+    Host& base = set.hosts[*target];
     if (!h.hostip.empty()) base.hostip = h.hostip;
     if (!h.rack.empty()) base.rack = h.rack;
     if (h.role == HostRole::Master) base.role = HostRole::Master;

@@ -8,6 +8,7 @@
 #include "planner/plan_output.h"
 #include "planner/profiles.h"
 #include "util/fs.h"
+#include "util/strings.h"
 
 namespace pai::planner {
 
@@ -32,6 +33,16 @@ PlanRun plan_from_inputs(const PlanInputs& in) {
     run.files_read.insert(run.files_read.end(), set.files.begin(), set.files.end());
     for (auto& h : set.hosts) hosts.push_back(std::move(h));
     inputs.push_back(dir);
+  }
+  if (!in.collected.empty()) {
+    std::vector<std::string> names;
+    for (const auto& f : in.collected) {
+      // Where they came from, for messages: the address the host was reached at.
+      hosts.push_back(host_from_facts(f, "facts of " + (f.address.empty() ? f.name : f.address),
+                                      run.diagnostics));
+      names.push_back(hosts.back().hostname);
+    }
+    inputs.push_back("facts collected from " + util::join(names, ", "));
   }
   int subnet = 1;
   for (const auto& pc : in.profiles) {

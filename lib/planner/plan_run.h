@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "diag/diagnostic.h"
+#include "facts/host_facts.h"
 #include "planner/planner.h"
 
 namespace pai::planner {
@@ -19,6 +20,8 @@ struct ProfileCount {
 
 struct PlanInputs {
   std::vector<std::string> facts_dirs;
+  // Facts collected in this run (paictl init --hosts), named as the hosts will be.
+  std::vector<facts::HostFacts> collected;
   std::vector<ProfileCount> profiles;
   std::string layouts_dir;
   PlanOptions options;

@@ -191,7 +191,8 @@ class Planner {
       std::vector<std::string> names;
       for (auto& h : p_.hosts) {
         names.push_back(h.facts.hostname);
-        if (h.facts.hostname == o_.master) {
+        // --master names a host by its name or by its address.
+        if (h.facts.hostname == o_.master || (!o_.master.empty() && h.facts.hostip == o_.master)) {
           h.facts.role = HostRole::Master;
           found = true;
         }

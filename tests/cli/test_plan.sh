@@ -18,7 +18,7 @@ for f in layout.yaml hivedscheduler.yaml services-configuration.yaml plan.svg; d
 done
 run check config "$C"
 expect_rc 0 "check config passes on what plan wrote"
-expect_out "0 errors, 0 warnings in 3 files" "no finding at all"
+expect_out "0 errors, 0 warnings in 4 files" "no finding at all (plan --out wrote a config.yaml too)"
 if grep -q '<svg' "$C/plan.svg" && grep -q 'research (27 GPUs, 36 CPUs)' "$C/plan.svg"; then pass "diagram is an SVG with the VC legend"; else fail "diagram"; fi
 
 # --- ... -> simulate: the planned cluster runs in the simulator --------------------------

@@ -1,6 +1,11 @@
 #include "inventory/inventory.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 using namespace pai::inventory;
 
@@ -70,4 +75,38 @@ TEST(Inventory, HostsFileErrorsNameTheLine) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d.items()[0].file, "hosts.txt");
   EXPECT_EQ(d.items()[0].line, 4u);
+}
+
+TEST(Inventory, TheClusterDirectorysSettingsAreDefaultsThatFlagsOverride) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("paictl-inv-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(std::string(PAI_SOURCE_DIR) + "/examples/clusters/quickstart", dir);
+  std::ofstream(dir / "ssh_config") << "Host pai-worker1\n  Port 2222\n";
+  std::ofstream(dir / "known") << "";
+  std::ofstream(dir / "id") << "";
+  std::ofstream(dir / "config.yaml", std::ios::app)
+      << "ssh_config: ssh_config\nssh_user: ops\nknown_hosts: known\nssh_key_file_path: id\n";
+  InventoryOptions o;  // no --ssh-config: config.yaml's
+  o.paths = {dir.string()};
+  Inventory inv = build_inventory(o);
+  ASSERT_FALSE(inv.input_error) << (inv.diagnostics.empty() ? ""
+                                                            : inv.diagnostics.items()[0].message);
+  ASSERT_EQ(inv.hosts.size(), 3u);
+  const auto& w = inv.hosts[1].target;
+  EXPECT_EQ(w.endpoint.port, 2222);
+  EXPECT_EQ(w.endpoint.user, "ops");
+  EXPECT_EQ(w.known_hosts_file, (dir / "known").string());
+  const auto& ids = w.endpoint.identity_files;
+  EXPECT_NE(std::find(ids.begin(), ids.end(), (dir / "id").string()), ids.end());
+  // The flags win.
+  o.ssh_config = "none";
+  o.user = "root";
+  o.known_hosts = "/elsewhere";
+  Inventory flags = build_inventory(o);
+  ASSERT_FALSE(flags.input_error);
+  EXPECT_EQ(flags.hosts[1].target.endpoint.port, 22);
+  EXPECT_EQ(flags.hosts[1].target.endpoint.user, "root");
+  EXPECT_EQ(flags.hosts[1].target.known_hosts_file, "/elsewhere");
+  fs::remove_all(dir);
 }

@@ -84,5 +84,38 @@ TEST(PrepareCluster, AnOfflineBundleMustBeADirectory) {
   EXPECT_EQ(q->settings.offline_bundle, c.dir() + "/debs");
 }
 
+TEST(PrepareCluster, ConfigYamlsIgnoreCheckErrorsUnlessTheRequestNamesSome) {
+  TempCluster c;
+  c.append("config.yaml", "ignore_check_errors: [CPU, DNS]\n");
+  PrepareRequest r;
+  r.cluster_dir = c.dir();
+  auto p = prepare_cluster(r, loader_of(c.dir()));
+  ASSERT_TRUE(p.ok()) << p.error().error.message;
+  EXPECT_EQ(p->settings.ignore_checks, (std::vector<std::string>{"CPU", "DNS"}));
+  r.ignore_checks = {"Swap"};  // the flag overrides the file
+  auto q = prepare_cluster(r, loader_of(c.dir()));
+  ASSERT_TRUE(q.ok()) << q.error().error.message;
+  EXPECT_EQ(q->settings.ignore_checks, std::vector<std::string>{"Swap"});
+}
+
+TEST(PrepareCluster, WhatTheDirectoryLacksIsNamed) {
+  TempCluster c;
+  fs::remove(c.path("config.yaml"));
+  PrepareRequest r;
+  r.cluster_dir = c.dir();
+  auto p = prepare_cluster(r, loader_of(c.dir()));
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().error.kind, util::Error::Kind::Input);
+  EXPECT_EQ(p.error().error.message, c.dir() + " has no config.yaml");
+  EXPECT_NE(p.error().error.hint.find("docker_image_tag"), std::string::npos);
+  EXPECT_NE(p.error().error.hint.find("paictl init"), std::string::npos);
+  fs::remove(c.path("layout.yaml"));
+  // (The front end's inventory stops at a missing layout.yaml first; the use case
+  // names both files when it is given hosts anyway.)
+  auto q = prepare_cluster(r, ClusterHosts{});
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.error().error.message, c.dir() + " has no layout.yaml or config.yaml");
+}
+
 }  // namespace
 }  // namespace pai::deploy
