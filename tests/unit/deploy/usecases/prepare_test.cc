@@ -6,6 +6,10 @@
 #include "deploy/prepare.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <functional>
+#include <vector>
 
 #include "usecase_fixture.h"
 
@@ -82,6 +86,48 @@ TEST(PrepareCluster, AnOfflineBundleMustBeADirectory) {
   auto q = prepare_cluster(r, loader_of(c.dir()));
   ASSERT_TRUE(q.ok()) << q.error().error.message;
   EXPECT_EQ(q->settings.offline_bundle, c.dir() + "/debs");
+}
+
+// services-configuration.yaml absent means "no OpenPAI"; anything else in its
+// place (a directory, a FIFO, a broken symbolic link, a loop) stops the plan with
+// a message that names it, never a plan that silently drops the OpenPAI and
+// HiveD phases (and never a wait on the FIFO or an abort on the directory).
+TEST(PrepareCluster, ServicesConfigurationThatIsNoRegularFileIsAnInputError) {
+  struct Case {
+    const char* what;
+    std::function<void(const std::string&)> make;
+  };
+  std::vector<Case> cases = {
+      {"is a directory", [](const std::string& p) { fs::create_directory(p); }},
+      {"FIFO", [](const std::string& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0); }},
+      {"broken symbolic link", [](const std::string& p) { fs::create_symlink(p + ".gone", p); }},
+      {"loop of symbolic links",
+       [](const std::string& p) {
+         fs::create_symlink(p + ".b", p);
+         fs::create_symlink(p, p + ".b");
+       }},
+  };
+  for (const auto& k : cases) {
+    TempCluster c;
+    std::string services = c.path("services-configuration.yaml");
+    fs::remove(services);
+    k.make(services);
+    PrepareRequest r;
+    r.cluster_dir = c.dir();
+    auto p = prepare_cluster(r, loader_of(c.dir()));
+    ASSERT_FALSE(p.ok()) << k.what;
+    EXPECT_EQ(p.error().error.kind, util::Error::Kind::Input) << k.what;
+    EXPECT_NE(p.error().error.message.find(k.what), std::string::npos) << p.error().error.message;
+    EXPECT_NE(p.error().error.message.find(services), std::string::npos) << p.error().error.message;
+  }
+  // Absent: no OpenPAI, as before.
+  TempCluster c;
+  fs::remove(c.path("services-configuration.yaml"));
+  PrepareRequest r;
+  r.cluster_dir = c.dir();
+  auto p = prepare_cluster(r, loader_of(c.dir()));
+  ASSERT_TRUE(p.ok()) << p.error().error.message;
+  EXPECT_FALSE(p->settings.openpai.enabled);
 }
 
 }  // namespace
