@@ -147,6 +147,12 @@ TEST(Registry, TruncatedRegistryIsRefusedAndKept) {
       d2));
   EXPECT_NE(err.find("left unchanged"), std::string::npos) << err;
   EXPECT_EQ(slurp(p), cut);
+  // A cluster added by hand after the end line: the file is whole, and read.
+  pai::diag::List d4;
+  auto appended = pai::cluster::parse_config(
+      whole + "- name: gone\n  uri: http://127.0.0.1:1\n  token: t\n", "r.yaml", d4);
+  ASSERT_TRUE(appended);
+  EXPECT_EQ(appended->clusters.size(), 3u);
   // The header of older paictl versions had no end line: read as before.
   std::string old =
       "# paictl cluster registry, written by 'paictl cluster'. It holds access tokens:\n"
