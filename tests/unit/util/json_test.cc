@@ -63,7 +63,7 @@ TEST(JsonDepth, BracketsInStringsDoNotCount) {
 TEST(JsonDepth, ASmallerBoundIsHonoured) {
   EXPECT_TRUE(json_too_deep("[[[1]]]", 2).has_value());
   EXPECT_EQ(*json_too_deep("[[[1]]]", 2), 2u);
-  EXPECT_FALSE(json_too_deep("[[1],[2],{\"a\":[3]}]", 2).has_value());
+  EXPECT_FALSE(json_too_deep("[[1],[2],{\"a\":3}]", 2).has_value());
   EXPECT_FALSE(parse_json("[[[1]]]", 2).ok());
   EXPECT_TRUE(parse_json("[[[1]]]", 3).ok());
 }

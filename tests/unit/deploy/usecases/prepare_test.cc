@@ -109,12 +109,16 @@ TEST(PrepareCluster, ServicesConfigurationThatIsNoRegularFileIsAnInputError) {
   };
   for (const auto& k : cases) {
     TempCluster c;
+    // The hosts as the front end read them before (its own reading of the
+    // directory reports the same file, as an inventory error).
+    auto hosts = loader_of(c.dir())();
+    ASSERT_TRUE(hosts.ok());
     std::string services = c.path("services-configuration.yaml");
     fs::remove(services);
     k.make(services);
     PrepareRequest r;
     r.cluster_dir = c.dir();
-    auto p = prepare_cluster(r, loader_of(c.dir()));
+    auto p = prepare_cluster(r, std::move(hosts).value());
     ASSERT_FALSE(p.ok()) << k.what;
     EXPECT_EQ(p.error().error.kind, util::Error::Kind::Input) << k.what;
     EXPECT_NE(p.error().error.message.find(k.what), std::string::npos) << p.error().error.message;
