@@ -401,6 +401,17 @@ bool oracle_root_block_header(std::string_view l) {
   return p == l.size() || l[p] == '#' || l[p] == '\r';
 }
 
+// Whether `l` holds nothing but tags, anchors and a comment ("--- !!str &a").
+bool oracle_only_properties(std::string_view l) {
+  size_t p = 0;
+  for (;;) {
+    while (p < l.size() && (l[p] == ' ' || l[p] == '\t' || l[p] == '\r')) ++p;
+    if (p >= l.size() || l[p] == '#') return true;
+    if (l[p] != '!' && l[p] != '&') return false;
+    while (p < l.size() && l[p] != ' ' && l[p] != '\t') ++p;
+  }
+}
+
 bool oracle_doc_marker(std::string_view l) {
   return (l.substr(0, 3) == "---" || l.substr(0, 3) == "...") &&
          (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
@@ -441,7 +452,7 @@ std::optional<std::string> indent_root_block_scalars(std::string_view text) {
     if ((at_doc_start || oracle_doc_marker(l)) && oracle_root_block_header(l)) in_scalar = true;
     if (!blank && !comment && !(l.size() >= 1 && l[0] == '%') && !oracle_doc_marker(l))
       at_doc_start = false;
-    else if (oracle_doc_marker(l) && l.find_first_not_of(" \t\r", 3) != std::string_view::npos)
+    else if (oracle_doc_marker(l) && !oracle_only_properties(l.substr(3)))
       at_doc_start = false;  // "--- x": the root started on the marker's line
     out.emplace_back(l);
   }
