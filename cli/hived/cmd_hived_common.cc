@@ -68,7 +68,6 @@ std::optional<HivedConnection> connect_hived(const HivedOptions& o, const Global
   pai::http::Options hopt;
   hopt.timeout_s = o.remote.timeout;
   hopt.connect_timeout_s = std::min(10.0, o.remote.timeout);
-  hopt.max_response_bytes = 1u << 30;
   if (conn) {
     hopt.tls.ca_file = conn->cluster->ca_file;
     hopt.tls.insecure = conn->cluster->insecure;

@@ -3,8 +3,6 @@
 // state it can be computed from offline.
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "app.h"
 #include "command.h"
@@ -24,6 +22,9 @@
 namespace paictl {
 
 namespace hivedcli {
+
+// A snapshot is HiveD's affinity groups: megabytes for the largest clusters.
+constexpr size_t kHivedSnapshotMaxBytes = 64u << 20;
 
 std::string change_text(int64_t before, int64_t after) {
   if (before == after) return "";
@@ -148,15 +149,13 @@ std::optional<DiffInput> load_diff_input(const std::string& old_path, const std:
     in.source = "live";
     in.source_detail = "the live HiveD at " + conn->where;
   } else if (!snapshot.empty()) {
-    std::ifstream f(snapshot);
-    if (!f) {
-      print_error("cannot read the snapshot " + snapshot);
+    auto text = pai::util::read_file(snapshot, kHivedSnapshotMaxBytes);
+    if (!text.ok()) {
+      print_error("cannot read the snapshot " + snapshot + ": " + text.error().message);
       rc = kExitUsage;
       return std::nullopt;
     }
-    std::stringstream ss;
-    ss << f.rdbuf();
-    auto snap = pai::hived::parse_snapshot(ss.str());
+    auto snap = pai::hived::parse_snapshot(*text);
     if (!snap.ok()) {
       print_error(snapshot + ": " + snap.error().message);
       std::fprintf(stderr, "  hint: write one with paictl hived snapshot --out FILE\n");
@@ -238,10 +237,13 @@ int run_snapshot(const SnapshotOptions& o, const Globals& g) {
 void hivedcli::validate_hived_diff(const DiffOptions& o, Usage& u) {
   u.error_if(o.live && !o.snapshot.empty(),
              "--live and --snapshot both name the running groups; give one of them");
-  if (!o.snapshot.empty())
-    u.error_if(!pai::util::is_regular_file(o.snapshot),
-               "cannot read the snapshot " + o.snapshot + ": no such file",
+  if (!o.snapshot.empty()) {
+    auto ok = pai::util::check_regular_file(o.snapshot, kHivedSnapshotMaxBytes);
+    u.error_if(!ok.ok(),
+               "cannot read the snapshot " + o.snapshot + ": " +
+                   (ok.ok() ? std::string() : ok.error().message),
                "write one with paictl hived snapshot --out FILE");
+  }
   validate_hived_flags(o.h, u);
 }
 

@@ -92,7 +92,6 @@ pai::job::SubmitCluster submit_cluster(const jobcli::Connection& c, bool automat
   hopt.timeout_s = timeout;
   hopt.connect_timeout_s = std::min(5.0, timeout);
   hopt.retry.max_attempts = 1;
-  hopt.max_response_bytes = 1u << 30;
   hopt.tls.ca_file = c.cluster->ca_file;
   hopt.tls.insecure = c.cluster->insecure;
   s.hived = pai::job::HivedEndpoint{

@@ -224,6 +224,9 @@ void validate_simulate(const SimulateOptions& o, Usage& u) {
              "policies: " + pai::util::join(names, ", "));
   u.error_if(o.priority < -1 || o.priority > 1000,
              "--priority must be -1 (opportunistic) or 0..1000");
+  u.error_if(o.limit < 0, "--limit must be 0 (every job) or more, not " + std::to_string(o.limit));
+  u.error_if(o.backfill < 0,
+             "--backfill must be 0 (strict FIFO) or more, not " + std::to_string(o.backfill));
   if (!o.bin.empty()) {
     auto b = pai::sim::parse_duration(o.bin);
     u.error_if(!b || *b < 1, "--bin \"" + o.bin + "\" is not a duration of at least 1s (e.g. 10m)");

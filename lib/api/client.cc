@@ -1,4 +1,5 @@
 #include "api/client.h"
+#include "util/json.h"
 
 #include <algorithm>
 
@@ -165,13 +166,13 @@ Error error_from_response(const http::Response& r) {
   Error e;
   e.kind = Error::Kind::Http;
   e.status = r.status;
-  Json j = Json::parse(r.body, nullptr, false);
+  Json j = util::parse_json_or_discarded(r.body);
   if (!j.is_discarded() && j.is_object() && (j.contains("code") || j.contains("message"))) {
     if (j.contains("code") && j["code"].is_string()) e.code = j["code"].get<std::string>();
     std::string message;
     if (j.contains("message"))
       message = j["message"].is_string() ? j["message"].get<std::string>() : j["message"].dump();
-    Json list = Json::parse(message, nullptr, false);
+    Json list = util::parse_json_or_discarded(message);
     if (!list.is_discarded() && list.is_array()) {
       for (const auto& item : list)
         e.details.push_back(item.is_object() ? ajv_line(item) : one_line(item.dump()));
@@ -234,13 +235,16 @@ Result<Json> Client::json_call(const std::string& method, const std::string& pat
                                bool auth) {
   http::Result r = call(method, path, body, content_type, auth);
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<Json>(r);
-  Json j = Json::parse(r.response.body, nullptr, false);
+  Json j = util::parse_json_or_discarded(r.response.body);
   if (j.is_discarded()) {
     Error e;
     e.kind = Error::Kind::Decode;
     e.status = r.response.status;
-    e.message =
-        "the answer to " + method + " " + path + " is not JSON: " + one_line(r.response.body, 120);
+    e.message = util::json_too_deep(r.response.body)
+                    ? "the answer to " + method + " " + path + " nests deeper than " +
+                          std::to_string(util::kJsonMaxDepth) + " levels, which no API answer does"
+                    : "the answer to " + method + " " + path +
+                          " is not JSON: " + one_line(r.response.body, 120);
     e.hint = "is the URI the cluster's web address (the REST API is under /rest-server)?";
     return e;
   }
@@ -279,7 +283,7 @@ Result<LoginResult> Client::login(const std::string& user, const std::string& pa
   http::Result r = call("POST", "/api/v2/authn/basic/login", body,
                         "application/x-www-form-urlencoded", false, true);
   if (!r.ok() || r.response.status != 200) return fail<LoginResult>(r);
-  Json j = Json::parse(r.response.body, nullptr, false);
+  Json j = util::parse_json_or_discarded(r.response.body);
   if (j.is_discarded() || !j.is_object() || !j.contains("token") || !j["token"].is_string()) {
     Error e;
     e.kind = Error::Kind::Decode;
@@ -373,7 +377,7 @@ Result<std::string> Client::submit_job(const std::string& yaml) {
   http::Result r = call("POST", "/api/v2/jobs", yaml, "text/yaml");
   if (!r.ok() || (r.response.status != 201 && r.response.status != 202 && r.response.status != 200))
     return fail<std::string>(r);
-  Json j = Json::parse(r.response.body, nullptr, false);
+  Json j = util::parse_json_or_discarded(r.response.body);
   return !j.is_discarded() && j.is_object() ? j.value("message", std::string("submitted"))
                                             : "submitted";
 }
@@ -444,7 +448,7 @@ Result<std::string> Client::set_execution_type(const std::string& user, const st
       call("PUT", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/executionType",
            body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<std::string>(r);
-  Json j = Json::parse(r.response.body, nullptr, false);
+  Json j = util::parse_json_or_discarded(r.response.body);
   return !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
 }
 
@@ -455,7 +459,7 @@ Result<std::string> Client::add_tag(const std::string& user, const std::string& 
       call("PUT", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/tag",
            body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<std::string>(r);
-  Json j = Json::parse(r.response.body, nullptr, false);
+  Json j = util::parse_json_or_discarded(r.response.body);
   return !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
 }
 
@@ -466,7 +470,7 @@ Result<std::string> Client::remove_tag(const std::string& user, const std::strin
       call("DELETE", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/tag",
            body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
   if (!r.ok() || r.response.status < 200 || r.response.status >= 300) return fail<std::string>(r);
-  Json j = Json::parse(r.response.body, nullptr, false);
+  Json j = util::parse_json_or_discarded(r.response.body);
   return !j.is_discarded() && j.is_object() ? j.value("message", std::string()) : std::string();
 }
 

@@ -1,5 +1,7 @@
 #include "api/signin.h"
 
+#include "util/json.h"
+
 namespace pai::api {
 
 Result<Probe> probe(http::Client& http, const std::string& uri) {
@@ -55,7 +57,7 @@ std::string user_from_token(const std::string& token) {
   size_t a = token.find('.');
   size_t b = a == std::string::npos ? a : token.find('.', a + 1);
   if (b == std::string::npos) return {};
-  Json j = Json::parse(base64url_decode(token.substr(a + 1, b - a - 1)), nullptr, false);
+  Json j = util::parse_json_or_discarded(base64url_decode(token.substr(a + 1, b - a - 1)));
   if (j.is_discarded() || !j.is_object() || !j.contains("username") || !j["username"].is_string())
     return {};
   return j["username"].get<std::string>();

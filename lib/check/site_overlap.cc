@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json.h"
 #include "util/strings.h"
 
 namespace pai::check {
@@ -50,7 +51,7 @@ std::vector<std::pair<ClusterRange, ClusterRange>> overlapping_ranges(
 
 util::Result<std::vector<HostNetwork>> parse_ip_routes(const std::string& text) {
   std::vector<HostNetwork> out;
-  auto doc = nlohmann::json::parse(text, nullptr, false);
+  auto doc = util::parse_json_or_discarded(text);
   if (doc.is_discarded() || !doc.is_array())
     return util::Error{"not the JSON of ip -j route (iproute2 4.13 or later prints it)", {}};
   for (const auto& r : doc) {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -24,6 +25,22 @@ namespace pai::cluster {
 using Json = nlohmann::ordered_json;
 
 namespace {
+
+// The first lines of a registry paictl writes, and its last line: a file that
+// begins with the header and has no end line was truncated. (Registries written
+// before the end line existed begin with the old header and are not checked.)
+constexpr const char* kRegistryHeader =
+    "# paictl cluster registry, written by 'paictl cluster'. It holds access tokens:\n"
+    "# keep it private (paictl writes it with mode 0600). It ends with '# end'.\n";
+constexpr const char* kRegistryEnd = "# end\n";
+
+bool registry_has_end_line(const std::string& text) {
+  for (size_t at = text.find("# end"); at != std::string::npos; at = text.find("# end", at + 1))
+    if ((at == 0 || text[at - 1] == '\n') &&
+        (at + 5 == text.size() || text[at + 5] == '\n' || text[at + 5] == '\r'))
+      return true;
+  return false;
+}
 
 void problem(diag::List& out, diag::Severity sev, const std::string& code, const std::string& file,
              yaml::Mark m, std::string message, std::string hint = {}) {
@@ -119,6 +136,17 @@ bool Config::remove(const std::string& name) {
 
 std::optional<Config> parse_config(const std::string& text, const std::string& path,
                                    diag::List& out) {
+  // A registry paictl wrote ends with the line "# end". A file with paictl's
+  // header and no such line anywhere was cut short (a full disk, a copy that
+  // stopped) and its last cluster may be half there. Lines added by hand after
+  // it are fine: the line is still there.
+  if (text.rfind(kRegistryHeader, 0) == 0 && !registry_has_end_line(text)) {
+    uint32_t lines = static_cast<uint32_t>(std::count(text.begin(), text.end(), '\n'));
+    problem(out, diag::Severity::Error, "R001", path, {lines + 1, 1},
+            "the registry was cut short: the line \"# end\" that paictl writes last is missing",
+            "restore it from a backup, or move it away and register the clusters again");
+    return std::nullopt;
+  }
   Config c;
   yaml::Stream st = yaml::load(text);
   bool ok = true;
@@ -304,9 +332,7 @@ std::string serialize_config(const Config& c) {
   j["clusters"] = list;
   for (auto it = c.extra.begin(); it != c.extra.end(); ++it)
     if (!j.contains(it.key())) j[it.key()] = it.value();
-  return "# paictl cluster registry, written by 'paictl cluster'. It holds access tokens:\n"
-         "# keep it private (paictl writes it with mode 0600).\n" +
-         util::to_yaml(j);
+  return std::string(kRegistryHeader) + util::to_yaml(j) + kRegistryEnd;
 }
 
 std::vector<std::string> Registry::default_paths() {

@@ -200,7 +200,9 @@ CheckOutcome check_paths(const std::vector<std::string>& paths) {
       std::vector<PendingFile> found;
       for (const auto& [name, kind] : known_file_names()) {
         std::string p = join_path(path, name);
-        if (!util::is_regular_file(p)) continue;
+        // Only an absent name is skipped: a directory, a FIFO or a broken
+        // symbolic link named layout.yaml is an error of read(), not "no file".
+        if (!util::path_entry_exists(p)) continue;
         bool dup = false;
         for (const auto& f : found) dup |= (f.kind == kind);
         if (dup) continue;  // layout.yaml wins over layout.yml

@@ -30,6 +30,11 @@ namespace {
 
 const std::vector<std::string> kLayoutTopKeys = {"kubernetes", "machine-sku", "machine-list"};
 const std::vector<std::string> kSkuKeys = {"mem", "cpu", "computing-device"};
+// Upper bounds of one machine: Linux's largest NR_CPUS, and far more devices
+// than any server holds (HiveD makes cells for each).
+constexpr int64_t kMaxVcores = 8192;
+constexpr int64_t kMaxDevices = 1024;
+
 const std::vector<std::string> kDeviceKeys = {"type", "model", "count"};
 const std::vector<std::string> kMachineKeys = {"hostname",   "hostip",     "machine-type",
                                                "pai-master", "pai-worker", "pai-storage"};
@@ -89,6 +94,11 @@ void load_sku(const std::string& name, const Node* key, const Node* s, Layout& o
           if (*v <= 0)
             ctx.error("L014", ctx.at(vc),
                       where + ".cpu.vcore must be positive, found " + std::to_string(*v));
+          else if (*v > kMaxVcores)
+            // OpenPAI makes a cell per vcore of a CPU-only machine: 2^63 of them is no machine.
+            ctx.error("L014", ctx.at(vc),
+                      where + ".cpu.vcore must be at most " + std::to_string(kMaxVcores) +
+                          " (Linux's limit of CPUs in a machine), found " + std::to_string(*v));
           else
             sku.vcore = *v;
         }
@@ -136,6 +146,10 @@ void load_sku(const std::string& name, const Node* key, const Node* s, Layout& o
             ctx.error("L014", ctx.at(c),
                       dwhere + ".count must be positive, found " + std::to_string(*v),
                       "remove computing-device for a CPU-only machine");
+          else if (*v > kMaxDevices)
+            ctx.error("L014", ctx.at(c),
+                      dwhere + ".count must be at most " + std::to_string(kMaxDevices) +
+                          " devices in one machine, found " + std::to_string(*v));
           else
             d.count = *v;
         }

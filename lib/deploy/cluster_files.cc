@@ -8,6 +8,7 @@
 
 #include "deploy/onprem.h"
 #include "deploy/openpai.h"
+#include "util/fs.h"
 #include "util/json.h"
 #include "util/strings.h"
 
@@ -42,12 +43,15 @@ bool secret_file(const std::string& name) {
   return name != "layout.yaml";
 }
 
-ClusterFiles read_cluster_files(const std::string& dir) {
+util::Result<ClusterFiles> read_cluster_files(const std::string& dir) {
   ClusterFiles out;
   for (const char* f : kFiles) {
-    std::ifstream in(dir + "/" + f, std::ios::binary);
-    if (!in) continue;
-    out[f] = std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string path = dir + "/" + f;
+    auto r = util::read_file_if_present(path, 16u << 20);
+    if (!r.ok())
+      return util::Error{"cannot read " + path + ": " + r.error().message, "",
+                         util::Error::Kind::Input};
+    if (*r) out[f] = std::move(**r);
   }
   return out;
 }

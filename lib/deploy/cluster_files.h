@@ -12,13 +12,17 @@
 #include "deploy/phase.h"
 #include "remote/transport.h"
 
+#include "util/result.h"
+
 namespace pai::deploy {
 
 // file name -> content
 using ClusterFiles = std::map<std::string, std::string>;
 
 // The files of a cluster directory that are kept on the cluster (those present).
-ClusterFiles read_cluster_files(const std::string& dir);
+// One that is there but is no readable regular file (a directory, a FIFO, a
+// broken symbolic link, larger than 16 MiB) is an error (Kind::Input).
+util::Result<ClusterFiles> read_cluster_files(const std::string& dir);
 // Whether a file holds secrets (kept in the Secret, not the ConfigMap).
 bool secret_file(const std::string& name);
 

@@ -43,7 +43,9 @@ UseCaseResult<ConfigPullPlan> plan_config_pull(const ClusterFilesRequest& r, con
   if (!remote.ok()) return std::move(remote).error();
   p.remote = std::move(remote).value();
   p.dir = out.empty() ? cluster_dir : out;
-  auto local = read_cluster_files(p.dir);
+  auto read_local = read_cluster_files(p.dir);
+  if (!read_local.ok()) return UseCaseError{std::move(read_local).error()};
+  const ClusterFiles& local = *read_local;
   // Nothing the operator has is overwritten without `force`.
   for (const auto& [name, content] : p.remote) {
     auto it = local.find(name);
@@ -75,7 +77,9 @@ UseCaseResult<ConfigDiff> config_diff(const ClusterFilesRequest& r, const Instal
   auto got = read_cluster_files_of(r, deps, &d.cluster_dir);
   if (!got.ok()) return std::move(got).error();
   ClusterFiles remote = std::move(got).value();
-  ClusterFiles local = read_cluster_files(d.cluster_dir);
+  auto read_local = read_cluster_files(d.cluster_dir);
+  if (!read_local.ok()) return UseCaseError{std::move(read_local).error()};
+  ClusterFiles local = std::move(*read_local);
   std::set<std::string> names;
   for (const auto& [n, c] : remote) names.insert(n);
   for (const auto& [n, c] : local) names.insert(n);

@@ -80,7 +80,20 @@ std::vector<size_t> EngineRun::all_hosts() const {
 
 void EngineRun::open_journal() {
   if (!opts_.journal_path.empty()) {
-    for (const auto& step : interrupted_steps(read_journal(opts_.journal_path))) {
+    auto records = read_journal(opts_.journal_path);
+    if (!records.ok()) {
+      // Not a regular file (a FIFO would block the opening for writing too):
+      // the run goes on without a journal, and says so.
+      emit({Event::Kind::Note,
+            "",
+            "",
+            "journal: " + records.error().message + "; this run is not recorded",
+            "",
+            {},
+            0});
+      return;
+    }
+    for (const auto& step : interrupted_steps(*records)) {
       Event e;
       e.kind = Event::Kind::Interrupted;
       e.host = step.value("host", "");

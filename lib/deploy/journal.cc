@@ -82,11 +82,21 @@ void journal_interruption(const std::string& path, const std::string& signal,
             {"steps", steps}});
 }
 
-std::vector<nlohmann::json> read_journal(const std::string& path) {
+util::Result<std::vector<nlohmann::json>> read_journal(const std::string& path, size_t max_bytes) {
   std::vector<nlohmann::json> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
+  if (!util::path_entry_exists(path)) return out;  // no install ran yet
+  auto tail = util::read_file_tail(path, max_bytes);
+  if (!tail.ok()) return util::Error{path + " " + tail.error().message, ""};
+  std::string_view text = tail->text;
+  // A tail starts inside a line: drop that part, it is no record.
+  if (tail->skipped > 0) {
+    size_t nl = text.find('\n');
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+  }
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
     if (line.empty()) continue;
     auto j = util::parse_json_or_discarded(line);
     if (j.is_discarded() || !j.is_object() || !j.contains("event") || !j["event"].is_string())

@@ -6,6 +6,7 @@
 // interrupted. It is never the source of truth: every run observes the hosts,
 // and a lost or corrupt journal changes nothing but the report.
 
+#include <cstddef>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -39,8 +40,15 @@ class Journal {
 void journal_interruption(const std::string& path, const std::string& signal,
                           const std::vector<std::pair<std::string, std::string>>& running);
 
-// Every well-formed record of a journal file (torn or foreign lines skipped).
-std::vector<nlohmann::json> read_journal(const std::string& path);
+// How much of a journal is read: its last 8 MiB (some thousands of runs), so a
+// journal that grew for years costs nothing on every run.
+inline constexpr size_t kJournalReadBytes = 8u << 20;
+
+// Every well-formed record of a journal file (torn or foreign lines skipped)
+// in its last `max_bytes`; none when there is no file. An error when something
+// other than a regular file is at `path` (a FIFO is refused, never waited on).
+util::Result<std::vector<nlohmann::json>> read_journal(const std::string& path,
+                                                       size_t max_bytes = kJournalReadBytes);
 
 // Steps (host, phase) that an earlier run started and never ended, and that no
 // later run completed: {run, host, phase, time} of the "start" record of

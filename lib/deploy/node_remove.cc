@@ -99,7 +99,6 @@ UseCaseResult<std::vector<AffectedGroup>> node_remove_running_groups(const NodeR
     http::Options hopt;
     hopt.timeout_s = 30;
     hopt.connect_timeout_s = 10;
-    hopt.max_response_bytes = 1u << 30;
     hopt.log = [&cb](const std::string& line) {
       UseCaseEvent e;
       e.kind = UseCaseEvent::Kind::HivedLog;

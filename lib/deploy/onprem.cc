@@ -11,6 +11,7 @@
 #include "deploy/engine.h"
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
+#include "util/fs.h"
 #include "util/json.h"
 #include "util/strings.h"
 
@@ -44,12 +45,12 @@ util::Result<void> supported_os(const std::string& id, const std::string& versio
 util::Result<std::string> render_template(const std::string& templates_dir, const std::string& name,
                                           const std::map<std::string, std::string>& values) {
   std::string path = templates_dir + "/install/" + name;
-  std::ifstream in(path);
-  if (!in)
-    return util::Error{
-        "cannot read the template " + path + " (set PAICTL_TEMPLATES to paictl's templates/)", "",
-        util::Error::Kind::Input};
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto read = util::read_file(path, 1u << 20);
+  if (!read.ok())
+    return util::Error{"cannot read the template " + path + ": " + read.error().message +
+                           " (set PAICTL_TEMPLATES to paictl's templates/)",
+                       "", util::Error::Kind::Input};
+  const std::string& text = *read;
   kainjow::mustache::mustache tmpl(text);
   if (!tmpl.is_valid())
     return util::Error{path + ": " + tmpl.error_message(), "", util::Error::Kind::Input};

@@ -13,6 +13,7 @@
 #include "deploy/cluster_files.h"
 #include "deploy/onprem.h"
 #include "deploy/phases/workloads.h"
+#include "util/fs.h"
 #include "util/json.h"
 #include "util/strings.h"
 #include "yaml/yaml.h"
@@ -81,12 +82,18 @@ std::string base64(const std::string& in) {
 util::Result<OpenPaiSettings> load_openpai_settings(const std::string& services_file) {
   OpenPaiSettings s;
   s.services_file = services_file;
-  std::ifstream in(services_file);
-  if (!in) {
+  // Only a path with nothing at it means "no OpenPAI"; a directory, a FIFO or a
+  // broken symbolic link in its place is an error, never a plan without phases.
+  auto read = util::read_file_if_present(services_file, 16u << 20);
+  if (!read.ok())
+    return util::Error{"cannot read " + services_file + ": " + read.error().message,
+                       "services-configuration.yaml must be a regular file (or absent)",
+                       util::Error::Kind::Input};
+  if (!*read) {
     s.enabled = false;
     return s;
   }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string& text = **read;
   auto stream = yaml::load(text);
   if (stream.error)
     return util::Error{services_file + ":" + std::to_string(stream.error->mark.line) + ":" +

@@ -78,6 +78,11 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
   p.limited = !request.limit.empty();
 
   auto loaded = config::check_paths({p.cluster_dir});
+  // A cluster file that is there but cannot be read (a directory, a FIFO, a
+  // broken symbolic link in its place) stops the plan: it is never "no file".
+  if (loaded.input_error)
+    for (const auto& d : loaded.diagnostics.items())
+      if (d.code == "F008") return input_error(d.message);
   if (auto missing = prepare_missing_files(loaded, p.cluster_dir); !missing.ok())
     return UseCaseError{std::move(missing).error()};
   const auto& cluster = loaded.clusters[0];
@@ -108,7 +113,11 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
       !r.ok())
     return UseCaseError{std::move(r).error()};
   s.openpai.hived_enabled = cfg.enable_hived_scheduler;
-  if (s.openpai.enabled) s.cluster_files = read_cluster_files(p.cluster_dir);
+  if (s.openpai.enabled) {
+    auto files = read_cluster_files(p.cluster_dir);
+    if (!files.ok()) return UseCaseError{std::move(files).error()};
+    s.cluster_files = std::move(*files);
+  }
   if (cfg.azure) {
     s.hybrid = std::make_shared<const config::CheckOutcome>(loaded);
     s.tunnel_mtu = cfg.azure->tunnel_mtu;

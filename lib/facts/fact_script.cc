@@ -6,6 +6,7 @@
 #include <map>
 
 #include "facts/parsers.h"
+#include "util/json.h"
 #include "util/strings.h"
 
 namespace pai::facts {
@@ -434,7 +435,7 @@ void parse_files(std::string_view body, HostFacts& f) {
   }
   if (auto* s = get("/etc/docker/daemon.json")) {
     f.daemon_json.present = true;
-    nlohmann::json j = nlohmann::json::parse(*s, nullptr, false);
+    nlohmann::json j = util::parse_json_or_discarded(*s);
     if (j.is_discarded() || !j.is_object()) {
       f.daemon_json.valid = false;
       f.daemon_json.error = "/etc/docker/daemon.json is not a JSON object";
@@ -749,9 +750,8 @@ void parse_docker(std::string_view body, int status, HostFacts& f) {
   // `docker info --format '{{json .}}'` prints the JSON even when the daemon is down
   // (with ServerErrors) on new clients, and an error line on old ones.
   size_t brace = text.find('{');
-  nlohmann::json j = brace == std::string::npos
-                         ? nlohmann::json()
-                         : nlohmann::json::parse(text.substr(brace), nullptr, false);
+  nlohmann::json j = brace == std::string::npos ? nlohmann::json()
+                                                : util::parse_json_or_discarded(text.substr(brace));
   if (status != 0 || !j.is_object()) {
     f.docker.daemon_reachable = false;
     f.docker.error = first_line(text);

@@ -404,6 +404,13 @@ std::optional<HostFacts> read_facts_json(const std::string& path, std::string_vi
         "collect it again with paictl facts collect", err.line, err.column);
     return std::nullopt;
   }
+  if (auto dup = util::json_duplicate_key(text)) {
+    // Which of the two values would be meant is anybody's guess.
+    add(Severity::Error, "facts file has a " + dup->message,
+        "each key appears once in an object; collect it again with paictl facts collect", dup->line,
+        dup->column);
+    return std::nullopt;
+  }
   const json& j = *parsed;
   if (!j.is_object()) {
     add(Severity::Error, "facts file must hold a JSON object");

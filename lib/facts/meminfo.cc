@@ -18,6 +18,7 @@ Parsed<MemInfo> parse_meminfo(std::string_view text, std::string_view source) {
   int64_t free = -1, buffers = -1, cached = -1, available = -1, total = -1;
   uint32_t total_line = 0;
   bool any = false;
+  bool total_bad = false;  // a MemTotal line whose value was already reported
   constexpr int64_t kMaxKiB = std::numeric_limits<int64_t>::max() / 1024;
 
   for (const auto& line : detail::split_lines(text)) {
@@ -41,6 +42,7 @@ Parsed<MemInfo> parse_meminfo(std::string_view text, std::string_view source) {
     }
     auto v = util::parse_int(toks[1].text);
     if (!v || *v < 0 || *v > kMaxKiB) {
+      if (key == "MemTotal") total_bad = true;
       report(d, source, "T142", Severity::Error, line.number, toks[1].column,
              std::string(key) + " is \"" + detail::excerpt(toks[1].text) +
                  "\", expected a number of kB");
@@ -65,6 +67,7 @@ Parsed<MemInfo> parse_meminfo(std::string_view text, std::string_view source) {
       m.hugepage_size_bytes = bytes;
   }
   if (total < 0) {
+    if (total_bad) return r;  // reported once, at its line: it is there, but no number
     report(d, source, "T143", Severity::Error, any ? 1 : 0, 0,
            any ? "/proc/meminfo has no MemTotal line" : "/proc/meminfo is empty",
            "capture it with: cat /proc/meminfo");

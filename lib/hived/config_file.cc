@@ -29,8 +29,9 @@ util::Result<std::shared_ptr<config::HivedModel>, ConfigLoadError> load_hived_mo
 util::Result<std::string> hived_config_text(const std::string& path) {
   std::vector<std::string> files;
   if (util::is_directory(path)) {
+    // Anything at the name (a FIFO, a broken link) is read, and refused there: never "absent".
     for (const char* n : {"/hivedscheduler.yaml", "/services-configuration.yaml"})
-      if (util::is_regular_file(path + n)) files.push_back(path + n);
+      if (util::path_entry_exists(path + n)) files.push_back(path + n);
   } else {
     files.push_back(path);
   }

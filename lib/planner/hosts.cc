@@ -74,8 +74,7 @@ void add(diag::List& out, std::string code, Severity sev, std::string file, std:
 bool read_optional(const std::string& dir, const std::string& name, std::string& content,
                    diag::List& out, std::vector<std::string>* files) {
   std::string p = join_path(dir, name);
-  std::error_code ec;
-  if (!fs::exists(p, ec)) return false;
+  if (!util::path_entry_exists(p)) return false;  // a dangling link is an error, not "absent"
   auto r = util::read_file(p, 16u << 20);
   if (!r.ok()) {
     add(out, "P001", Severity::Error, p, "cannot read " + p + ": " + r.error().message,

@@ -27,6 +27,52 @@ void error(SshConfig& c, const std::string& file, uint32_t line, std::string msg
                     std::move(hint));
 }
 
+// Every keyword of ssh_config(5) (OpenSSH 9.x, lower case): OpenSSH refuses a
+// file with any other ("Bad configuration option"), unless IgnoreUnknown names it.
+const std::vector<std::string>& ssh_config_keywords() {
+  static const std::vector<std::string> k = {
+      "addkeystoagent", "addressfamily", "batchmode", "bindaddress", "bindinterface",
+      "canonicaldomains", "canonicalizefallbacklocal", "canonicalizehostname",
+      "canonicalizemaxdots", "canonicalizepermittedcnames", "casignaturealgorithms",
+      "certificatefile", "channeltimeout", "checkhostip", "ciphers", "clearallforwardings",
+      "compression", "connectionattempts", "connecttimeout", "controlmaster", "controlpath",
+      "controlpersist", "dynamicforward", "enableescapecommandline", "enablesshkeysign",
+      "escapechar", "exitonforwardfailure", "fingerprinthash", "forkafterauthentication",
+      "forwardagent", "forwardx11", "forwardx11timeout", "forwardx11trusted", "gatewayports",
+      "globalknownhostsfile", "gssapiauthentication", "gssapidelegatecredentials", "hashknownhosts",
+      "host", "hostbasedacceptedalgorithms", "hostbasedauthentication", "hostbasedkeytypes",
+      "hostkeyalgorithms", "hostkeyalias", "hostname", "identitiesonly", "identityagent",
+      "identityfile", "ignoreunknown", "include", "ipqos", "kbdinteractiveauthentication",
+      "kbdinteractivedevices", "kexalgorithms", "knownhostscommand", "localcommand", "localforward",
+      "loglevel", "logverbose", "macs", "match", "nohostauthenticationforlocalhost",
+      "numberofpasswordprompts", "obscurekeystroketiming", "passwordauthentication",
+      "permitlocalcommand", "permitremoteopen", "pkcs11provider", "port",
+      "preferredauthentications", "proxycommand", "proxyjump", "proxyusefdpass",
+      "pubkeyacceptedalgorithms", "pubkeyacceptedkeytypes", "pubkeyauthentication", "rekeylimit",
+      "remotecommand", "remoteforward", "requesttty", "requiredrsasize", "revokedhostkeys",
+      "securitykeyprovider", "sendenv", "serveralivecountmax", "serveraliveinterval", "sessiontype",
+      "setenv", "stdinnull", "streamlocalbindmask", "streamlocalbindunlink",
+      "stricthostkeychecking", "syslogfacility", "tag", "tcpkeepalive", "tunnel", "tunneldevice",
+      "updatehostkeys", "user", "userknownhostsfile", "verifyhostkeydns", "visualhostkey",
+      "xauthlocation",
+      // Deprecated or removed, still accepted (with a notice) by OpenSSH.
+      "challengeresponseauthentication", "dsaauthentication", "gssapikeyexchange",
+      "gssapiclientidentity", "gssapiserveridentity", "gssapirenewalforceskeyx",
+      "gssapirenewalforcesrekey", "gssapitrustdns", "gssapikexalgorithms", "useprivilegedport",
+      "useroaming", "usekeychain", "protocol", "cipher", "rhostsrsaauthentication",
+      "rsaauthentication", "compressionlevel", "pubkeyacceptedkeytypes", "fallbacktorsh", "usersh",
+      "identityfile2", "globalknownhostsfile2", "userknownhostsfile2", "smartcarddevice"};
+  return k;
+}
+
+// Whether `kw` (lower case) is matched by one of IgnoreUnknown's patterns.
+bool ssh_config_ignored(const std::vector<std::string>& ignore, const std::string& kw) {
+  for (const auto& pattern : ignore)
+    for (auto p : util::split(pattern, ','))
+      if (ssh_pattern_match(util::to_lower(std::string(util::trim(p))), kw)) return true;
+  return false;
+}
+
 // Splits a config line into words: whitespace separated, "double quotes" group,
 // the keyword may be followed by '=' (with or without spaces).
 bool split_line(std::string_view s, std::vector<std::string>& out, std::string& err) {
@@ -132,8 +178,10 @@ void parse_into(SshConfig& c, const std::string& text, const std::string& file,
               }
               // The included lines belong to the current block.
               SshConfig sub;
+              sub.ignore_unknown = c.ignore_unknown;
               parse_into(sub, *r, path, include_base, env, depth + 1, true);
               c.diagnostics.append(sub.diagnostics);
+              if (c.ignore_unknown.empty()) c.ignore_unknown = sub.ignore_unknown;
               bool first = true;
               for (auto& b : sub.blocks) {
                 if (first && b.kind == SshConfigBlock::Kind::Global) {
@@ -151,7 +199,18 @@ void parse_into(SshConfig& c, const std::string& text, const std::string& file,
       }
     } else {
       if (c.blocks.empty()) c.blocks.emplace_back();
-      if (args.empty()) {
+      const auto& known = ssh_config_keywords();
+      bool is_known = std::find(known.begin(), known.end(), kw) != known.end();
+      if (kw == "ignoreunknown" && c.ignore_unknown.empty())
+        c.ignore_unknown = args;  // the first value wins, and applies to the lines after it
+      if (!is_known) {
+        if (!ssh_config_ignored(c.ignore_unknown, kw)) {
+          std::string guess = util::did_you_mean(kw, known);
+          error(c, file, lineno, "unknown keyword '" + words[0] + "': OpenSSH refuses this file",
+                guess.empty() ? std::string("see ssh_config(5), or list it in IgnoreUnknown")
+                              : "did you mean '" + guess + "'? (see ssh_config(5))");
+        }
+      } else if (args.empty()) {
         error(c, file, lineno, "'" + words[0] + "' needs a value");
       } else {
         c.blocks.back().lines.push_back({kw, std::move(args), file, lineno});
@@ -299,7 +358,7 @@ SshConfig load_ssh_config(const std::string& path, const SshConfigEnv& env, bool
   auto r = util::read_file(path, 4u << 20);
   if (!r.ok()) {
     SshConfig c;
-    if (must_exist || util::path_exists(path))
+    if (must_exist || util::path_entry_exists(path))
       c.diagnostics.add("SSH003", diag::Severity::Error, path, 0, 0,
                         "cannot read the SSH config: " + r.error().message);
     return c;

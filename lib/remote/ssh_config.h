@@ -36,7 +36,8 @@ struct SshConfigBlock {
 
 struct SshConfig {
   std::vector<SshConfigBlock> blocks;
-  diag::List diagnostics;  // syntax problems, unsupported Match criteria, bad Include
+  diag::List diagnostics;  // syntax problems, unknown keywords, unsupported Match, bad Include
+  std::vector<std::string> ignore_unknown;  // IgnoreUnknown's patterns, once seen
 };
 
 // Values resolved for one host; unset optionals mean "not in the config".

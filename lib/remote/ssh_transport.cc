@@ -236,7 +236,25 @@ void set_tcp_keepalive(int fd, int interval_s) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
 }
 
+// libssh opens the known_hosts files itself (during the key exchange and the
+// host key check): a FIFO there would block it for ever and a directory would
+// read as an empty file. Anything at those paths must be a regular file.
+std::string ssh_transport_known_hosts_problem(const std::string& path) {
+  if (path.empty() || !util::path_entry_exists(path)) return {};
+  auto ok = util::check_regular_file(path, 64u << 20);
+  return ok.ok() ? std::string() : path + " " + ok.error().message;
+}
+
 SessionPtr Session::open(const Endpoint& e, int fd, bool is_jump) {
+  if (target_.host_key_policy != HostKeyPolicy::Off) {
+    for (const std::string* kh : {&target_.known_hosts_file, &target_.global_known_hosts_file}) {
+      std::string problem = ssh_transport_known_hosts_problem(*kh);
+      if (problem.empty()) continue;
+      fail(Failure::HostKeyError, "cannot check the host key of " + where(e) + ": " + problem,
+           "known_hosts must be a regular file; pass another one with --known-hosts FILE");
+      return nullptr;
+    }
+  }
   SessionPtr s(ssh_new());
   if (!s) {
     fail(Failure::Channel, "cannot create an SSH session (out of memory)");

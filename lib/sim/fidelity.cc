@@ -9,6 +9,7 @@
 #include "config/context.h"
 #include "config/hived.h"
 #include "config/hived_model.h"
+#include "util/json.h"
 #include "yaml/yaml.h"
 
 namespace pai::sim {
@@ -180,7 +181,7 @@ bool replay_into(std::string_view text, FidelityReplay& out, std::string& error,
     pos = end + 1;
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    json j = json::parse(line, nullptr, false);
+    json j = util::parse_json_or_discarded(line);
     const std::string where = "line " + std::to_string(line_no) + ": ";
     if (j.is_discarded() || !j.is_object()) {
       error = where + "not a JSON object";

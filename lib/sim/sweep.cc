@@ -15,6 +15,7 @@
 #include "sim/text_input.h"
 #include "sim/trace.h"
 #include "util/fs.h"
+#include "util/json.h"
 #include "util/strings.h"
 #include "yaml/yaml.h"
 
@@ -793,7 +794,7 @@ std::map<std::string, json> decode_results(std::string_view text) {
     if (std::sscanf(std::string(tail).c_str(), "%63s %llu", k2, &n) != 2 || key != k2 ||
         n != body.size())
       continue;  // cut or mixed up: not a result
-    json j = json::parse(body, nullptr, false);
+    json j = util::parse_json_or_discarded(body);
     if (j.is_discarded()) continue;
     out[key] = std::move(j);
   }

@@ -11,6 +11,7 @@
 #include "job/validate.h"
 #include "sim/sweep.h"
 #include "util/fs.h"
+#include "util/json.h"
 
 namespace pai::sim {
 
@@ -182,7 +183,7 @@ util::Result<nlohmann::json> read_sweep_job_records(const std::string& out) {
   if (!std::filesystem::exists(path, ec)) return json::array();
   auto text = util::read_file(path);
   if (!text.ok()) return util::Error{"cannot read " + path + ": " + text.error().message, ""};
-  json j = json::parse(*text, nullptr, false);
+  json j = util::parse_json_or_discarded(*text);
   if (!j.is_array()) return util::Error{path + " is not a JSON array", ""};
   return j;
 }

@@ -1,6 +1,7 @@
 #include "sim/sweep_store.h"
 
 #include "util/fs.h"
+#include "util/json.h"
 
 namespace pai::sim {
 
@@ -23,7 +24,7 @@ util::Result<SweepStore> SweepStore::open(const SweepSpec& spec, std::vector<Swe
   for (const auto& p : s.points_) {
     auto text = util::read_file(s.dir_ + "/" + p.key + ".json");
     if (text.ok()) {
-      json j = json::parse(*text, nullptr, false);
+      json j = util::parse_json_or_discarded(*text);
       if (!j.is_discarded() && j.contains("result") && j["key"] == p.key) {
         s.results_[p.index] = j["result"];
         s.status_[p.index] = "stored";

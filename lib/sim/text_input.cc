@@ -123,8 +123,9 @@ size_t ByteSource::read(char* buf, size_t cap) {
   return n;
 }
 
-void ByteSource::take_plain(std::string& out) {
+void ByteSource::take_plain(std::string& out, size_t limit) {
   for (;;) {
+    if (out.size() > limit) return;  // a line without an end (/dev/zero) stops here
     if (cur_ == end_ && !refill()) return;
     const char* q = cur_;
     while (q < end_ && *q != ',' && *q != '"' && *q != '\n' && *q != '\r') ++q;
@@ -275,6 +276,11 @@ bool CsvReader::read_record(std::vector<std::string>& fields) {
         }
       } else {
         field += static_cast<char>(c);
+        if (field.size() > (1u << 20)) {
+          error_ = "a field longer than 1 MiB";
+          error_pos_ = src_.position();
+          return false;
+        }
       }
       continue;
     }
@@ -317,7 +323,7 @@ bool CsvReader::read_record(std::vector<std::string>& fields) {
       src_.get();
       field += '"';
     } else {
-      src_.take_plain(field);
+      src_.take_plain(field, 1u << 20);
     }
     field_started = true;
     if (field.size() > (1u << 20)) {

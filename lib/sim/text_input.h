@@ -61,8 +61,9 @@ class ByteSource {
   // this way counts its own.
   size_t read(char* buf, size_t cap);
   // Appends the bytes up to the next ',', '"', CR or LF (or the end) to
-  // `out`, in bulk: the CSV reader's unquoted runs.
-  void take_plain(std::string& out);
+  // `out`, in bulk: the CSV reader's unquoted runs. Stops early once `out`
+  // holds more than `limit` bytes, so that a line without an end is bounded.
+  void take_plain(std::string& out, size_t limit = SIZE_MAX);
   // The rest of the current line, up to its LF, when all of it is buffered
   // (else false); skip_line() then consumes it and the LF.
   bool buffered_line(std::string_view& line) const {

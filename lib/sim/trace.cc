@@ -315,7 +315,24 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
       }
       return true;
     };
+    // A key given twice in one object: JSON leaves its meaning open (RFC 8259
+    // 4), so the trace is refused rather than one of the two values taken.
+    unsigned job_keys = 0;
+    auto repeated = [&](unsigned& seen, unsigned bit, std::string_view name) {
+      if (!(seen & bit)) {
+        seen |= bit;
+        return false;
+      }
+      set_error(e, src.name(), pos(), "\"" + std::string(name) + "\" is given twice in one object",
+                "each key of a Philly job or attempt appears once");
+      return true;
+    };
     while (r.next_key(key, key_scratch)) {
+      if ((key == "jobid" && repeated(job_keys, 1, key)) ||
+          (key == "vc" && repeated(job_keys, 2, key)) ||
+          (key == "submitted_time" && repeated(job_keys, 4, key)) ||
+          (key == "attempts" && repeated(job_keys, 8, key)))
+        return false;
       if (key == "jobid" || key == "vc") {
         std::string& dest = key == "jobid" ? jobid : vc;
         bool was_null = false;
@@ -347,7 +364,12 @@ bool philly(ByteSource& src, const TraceOptions& opt, Trace& out, TraceError& e)
           r.begin_object();
           std::optional<double> start, end;
           detail.clear();
+          unsigned attempt_keys = 0;
           while (r.next_key(key, key_scratch)) {
+            if ((key == "start_time" && repeated(attempt_keys, 1, key)) ||
+                (key == "end_time" && repeated(attempt_keys, 2, key)) ||
+                (key == "detail" && repeated(attempt_keys, 4, key)))
+              return false;
             if (key == "start_time") {
               if (!read_time("start_time", start)) return r.ok() ? false : json_error();
             } else if (key == "end_time") {
@@ -1437,6 +1459,23 @@ bool alibaba(ByteSource& jobs_src, ByteSource& tasks_src, const TraceOptions& op
 }
 
 bool finish(Trace& out, const TraceOptions& opt, TraceError& e) {
+  if (out.format == "csv") {
+    // A job_id names one job: two records with the same one are an error, not two jobs.
+    std::unordered_map<std::string_view, uint32_t> first_line;
+    first_line.reserve(out.jobs.size());
+    for (const auto& j : out.jobs) {
+      auto [it, added] = first_line.emplace(out.id(j), j.line);
+      if (added) continue;
+      e.file = out.files.empty() ? "" : out.files[0];
+      e.line = std::max(j.line, it->second);
+      e.column = 1;
+      e.message = "job_id \"" + std::string(it->first) + "\" is given twice (lines " +
+                  std::to_string(std::min(j.line, it->second)) + " and " +
+                  std::to_string(std::max(j.line, it->second)) + ")";
+      e.hint = "each record of a trace is one job with an id of its own";
+      return false;
+    }
+  }
   if (!out.jobs.empty()) {
     auto [lo, hi] = std::minmax_element(
         out.jobs.begin(), out.jobs.end(),

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <utility>
 
 namespace pai::util {
 
@@ -17,33 +18,74 @@ Error fs_read_error(std::string message) {
   return Error{std::move(message), {}, Error::Kind::Input};
 }
 
-}  // namespace
+// "64 MiB", "512 KiB", "100 bytes".
+std::string fs_size_text(size_t bytes) {
+  if (bytes >= (size_t{1} << 20) && bytes % (size_t{1} << 20) == 0)
+    return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
 
-Result<std::string> read_file(const std::string& path, size_t max_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return fs_read_error(std::strerror(errno));
+// What `mode` is, for "is a FIFO (named pipe), not a regular file".
+const char* fs_kind_text(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file";
+}
+
+// Why open(2) failed, in words that say what is at `path`.
+std::string fs_open_error(const std::string& path, int err) {
+  if (err == ELOOP) return "is a loop of symbolic links";
+  if (err == ENOENT) {
+    struct stat lst {};
+    if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+      char target[4096];
+      ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+      std::string to = n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string("?");
+      return "is a broken symbolic link (to " + to + ", which does not exist)";
+    }
+  }
+  return std::strerror(err);
+}
+
+// Opens `path` for reading without ever blocking (O_NONBLOCK: a FIFO opens at
+// once and is then refused) and checks that it is a regular file of at most
+// `max_bytes` (0: no limit). The descriptor and the file's size, or why not.
+Result<std::pair<int, size_t>> fs_open_regular(const std::string& path, size_t max_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return fs_read_error(fs_open_error(path, errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     std::string err = std::strerror(errno);
     ::close(fd);
     return fs_read_error(err);
   }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return fs_read_error("is a directory");
-  }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return fs_read_error("not a regular file");
+    if (S_ISDIR(st.st_mode)) return fs_read_error("is a directory");
+    return fs_read_error(std::string("is ") + fs_kind_text(st.st_mode) + ", not a regular file");
   }
-  if (static_cast<size_t>(st.st_size) > max_bytes) {
+  if (max_bytes > 0 && static_cast<size_t>(st.st_size) > max_bytes) {
     ::close(fd);
-    return fs_read_error("file is larger than " + std::to_string(max_bytes >> 20) + " MiB");
+    return fs_read_error("is larger than " + fs_size_text(max_bytes) + " (" +
+                         std::to_string(st.st_size) + " bytes)");
   }
-  std::string content(static_cast<size_t>(st.st_size), '\0');
+  // Reads block from here on (a regular file never waits long).
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return std::pair<int, size_t>{fd, static_cast<size_t>(st.st_size)};
+}
+
+// Reads up to `want` bytes at `offset`; fewer when the file shrank meanwhile.
+Result<std::string> fs_read_at(int fd, size_t offset, size_t want) {
+  std::string content(want, '\0');
   size_t got = 0;
   while (got < content.size()) {
-    ssize_t n = ::read(fd, content.data() + got, content.size() - got);
+    ssize_t n =
+        ::pread(fd, content.data() + got, content.size() - got, static_cast<off_t>(offset + got));
     if (n < 0) {
       if (errno == EINTR) continue;
       std::string err = std::strerror(errno);
@@ -53,9 +95,49 @@ Result<std::string> read_file(const std::string& path, size_t max_bytes) {
     if (n == 0) break;
     got += static_cast<size_t>(n);
   }
-  content.resize(got);
   ::close(fd);
+  content.resize(got);
   return content;
+}
+
+}  // namespace
+
+Result<std::string> read_file(const std::string& path, size_t max_bytes) {
+  auto opened = fs_open_regular(path, max_bytes);
+  if (!opened.ok()) return std::move(opened).error();
+  // Never more than max_bytes, even if the file grew since fstat.
+  return fs_read_at(opened->first, 0, opened->second);
+}
+
+Result<std::optional<std::string>> read_file_if_present(const std::string& path, size_t max_bytes) {
+  if (!path_entry_exists(path)) return std::optional<std::string>();
+  auto r = read_file(path, max_bytes);
+  if (!r.ok()) return std::move(r).error();
+  return std::optional<std::string>(std::move(*r));
+}
+
+Result<FileTail> read_file_tail(const std::string& path, size_t max_bytes) {
+  auto opened = fs_open_regular(path, 0);
+  if (!opened.ok()) return std::move(opened).error();
+  auto [fd, size] = *opened;
+  FileTail tail;
+  tail.skipped = size > max_bytes ? size - max_bytes : 0;
+  auto r = fs_read_at(fd, tail.skipped, size - tail.skipped);
+  if (!r.ok()) return std::move(r).error();
+  tail.text = std::move(*r);
+  return tail;
+}
+
+Result<void> check_regular_file(const std::string& path, size_t max_bytes) {
+  auto opened = fs_open_regular(path, max_bytes);
+  if (!opened.ok()) return std::move(opened).error();
+  ::close(opened->first);
+  return {};
+}
+
+bool path_entry_exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 || errno != ENOENT;
 }
 
 namespace {

@@ -9,11 +9,37 @@
 
 namespace pai::util {
 
-// Reads a whole regular file. Refuses files above max_bytes and anything that
-// is not a regular file (a FIFO would block, a directory has no content). The
-// error's message is what went wrong, without the path: "No such file or
-// directory", "file is larger than 64 MiB", "is a directory".
+// Reads a whole regular file: the one way paictl reads a file it is given.
+// Refuses files above max_bytes and anything that is not a regular file, and
+// never blocks (it opens with O_NONBLOCK and checks with fstat, so a FIFO is
+// refused at once). The error (Kind::Input) says what is at the path, without
+// the path: "No such file or directory", "is a directory", "is a FIFO (named
+// pipe), not a regular file", "is a broken symbolic link (to X, which does not
+// exist)", "is a loop of symbolic links", "is larger than 64 MiB (N bytes)".
 Result<std::string> read_file(const std::string& path, size_t max_bytes = 64u << 20);
+
+// read_file for a file that may be absent: nullopt when nothing at all is at
+// `path`; anything else there (a directory, a FIFO, a broken symbolic link) is
+// the error read_file gives, never taken for "no file".
+Result<std::optional<std::string>> read_file_if_present(const std::string& path,
+                                                        size_t max_bytes = 64u << 20);
+
+// The last `max_bytes` of a regular file (all of it when smaller), with
+// read_file's checks but no size limit: for logs that only grow.
+struct FileTail {
+  std::string text;
+  size_t skipped = 0;  // bytes before `text` that were not read (0: the whole file)
+};
+Result<FileTail> read_file_tail(const std::string& path, size_t max_bytes);
+
+// read_file's checks without reading: for a file another library opens
+// (libssh's known_hosts), so that it never blocks on a FIFO or takes a
+// directory for an empty file. max_bytes 0: no size limit.
+Result<void> check_regular_file(const std::string& path, size_t max_bytes = 0);
+
+// Whether anything (a file, a directory, a FIFO, a broken symbolic link) has
+// this name: lstat(2) succeeds or fails for another reason than ENOENT.
+bool path_entry_exists(const std::string& path);
 
 // Writes `content` to `path` through a temporary file in the same directory,
 // fsync, then rename, so readers see the old or the new file and never a torn one.

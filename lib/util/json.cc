@@ -1,5 +1,8 @@
 #include "util/json.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace pai::util {
 
 namespace {
@@ -54,7 +57,82 @@ struct Locator final : nlohmann::json_sax<nlohmann::json> {
 
 }  // namespace
 
-Result<nlohmann::json, JsonError> parse_json(std::string_view text) {
+std::optional<size_t> json_too_deep(std::string_view text, size_t max_depth) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        break;
+      case '[':
+      case '{':
+        if (++depth > max_depth) return i;
+        break;
+      case ']':
+      case '}':
+        if (depth > 0) --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<JsonError> json_duplicate_key(std::string_view text) {
+  // One frame per open array or object; an object's frame holds its keys.
+  struct Frame {
+    bool object = false;
+    std::vector<std::string_view> keys;
+  };
+  std::vector<Frame> stack;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '{' || c == '[') {
+      stack.push_back({c == '{', {}});
+    } else if (c == '}' || c == ']') {
+      if (!stack.empty()) stack.pop_back();
+    } else if (c == '"') {
+      size_t start = i;
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+      std::string_view str = text.substr(start, i - start + 1);  // with its quotes
+      size_t k = i + 1;
+      while (k < text.size() &&
+             (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r'))
+        ++k;
+      bool is_key = k < text.size() && text[k] == ':' && !stack.empty() && stack.back().object;
+      if (!is_key) continue;
+      auto& keys = stack.back().keys;
+      if (std::find(keys.begin(), keys.end(), str) != keys.end()) {
+        JsonError err;
+        locate(text, start, err);
+        err.message = "duplicate key " + std::string(str);
+        return err;
+      }
+      keys.push_back(str);
+    }
+  }
+  return std::nullopt;
+}
+
+Result<nlohmann::json, JsonError> parse_json(std::string_view text, size_t max_depth) {
+  if (auto at = json_too_deep(text, max_depth)) {
+    JsonError err;
+    locate(text, *at, err);
+    err.message = "arrays and objects nested deeper than " + std::to_string(max_depth) + " levels";
+    return err;
+  }
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -79,7 +157,8 @@ Result<nlohmann::json, JsonError> parse_json(std::string_view text) {
   }
 }
 
-nlohmann::json parse_json_or_discarded(std::string_view text) {
+nlohmann::json parse_json_or_discarded(std::string_view text, size_t max_depth) {
+  if (json_too_deep(text, max_depth)) return nlohmann::json(nlohmann::json::value_t::discarded);
   return nlohmann::json::parse(text, nullptr, false);
 }
 

@@ -68,6 +68,11 @@ bool JsonPull::more(const char*& keep) {
   line_column(offset_of(keep));
   begin_line_ = counted_line_;
   begin_line_start_ = counted_line_start_;
+  if (len > kJsonPullMaxToken) {
+    // A string without its closing quote from an endless stream: bounded.
+    fail("a token longer than " + std::to_string(kJsonPullMaxToken >> 20) + " MiB");
+    return false;
+  }
   if (len > 0 && keep != window_.data()) std::memmove(window_.data(), keep, len);
   if (len > window_.size() / 2) window_.resize(window_.size() * 2);  // a long token
   char* w = window_.data();

@@ -18,6 +18,10 @@
 
 namespace pai::util {
 
+// The longest token (a string, a number) a streaming JsonPull reads: a string
+// whose closing quote never comes (an endless stream) stops here.
+inline constexpr size_t kJsonPullMaxToken = size_t{64} << 20;
+
 class JsonPull {
  public:
   enum class Kind : uint8_t { Object, Array, String, Number, Bool, Null, End, Bad };
@@ -34,7 +38,7 @@ class JsonPull {
   explicit JsonPull(std::string_view text, size_t max_depth = 512);
   // Streams `src` (which must outlive the reader) through a window of at
   // least `window` bytes; the window grows only for a token longer than half
-  // of it.
+  // of it, and a token longer than kJsonPullMaxToken is an error.
   explicit JsonPull(Source& src, size_t max_depth = 512, size_t window = size_t{1} << 20);
   JsonPull(const JsonPull&) = delete;
   JsonPull& operator=(const JsonPull&) = delete;

@@ -1311,12 +1311,16 @@ class Parser {
         empties = 0;
       }
     }
+    // |+ keeps the line breaks after the content, not the lines: a last line of
+    // only spaces that the file ends without a break adds none (" a\n " is "a\n").
+    size_t kept = lines.size() - last;
+    if (kept > 0 && !final_break) --kept;
     if (last > 0) {
       // Like libfyaml: |+ keeps no break that the file lacks at its very end.
       if (chomp == 0 || (chomp > 0 && (last < lines.size() || final_break))) out += '\n';
-      if (chomp > 0) out.append(lines.size() - last, '\n');
+      if (chomp > 0) out.append(kept, '\n');
     } else if (chomp > 0) {
-      out.append(lines.size(), '\n');  // |+ keeps the line breaks of an empty scalar
+      out.append(kept, '\n');  // |+ keeps the line breaks of an empty scalar
     }
     return finish(n, props);
   }

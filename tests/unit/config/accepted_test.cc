@@ -230,5 +230,24 @@ TEST(RootCause, SkuCpuOverflowIsOneFindingAtTheCpuLine) {
   }
 }
 
+// A machine of 2^63 vcores (or devices) is no machine: OpenPAI would make a cell
+// for each. Bounded, with the limit in the message.
+TEST(LayoutBounds, HugeVcoreAndDeviceCountsAreErrors) {
+  std::string layout = kCpuLayout;
+  std::string huge = layout;
+  huge.replace(huge.find("vcore: 24"), 9, "vcore: 0x7fffffffffffffff");
+  CheckOutcome out = check_sources({{"layout.yaml", huge}});
+  EXPECT_TRUE(codes(out, diag::Severity::Error).count("L014")) << dump(out);
+  EXPECT_NE(dump(out).find("at most 8192"), std::string::npos) << dump(out);
+  std::string devices = layout;
+  devices.replace(devices.find("count: 8"), 8, "count: 9223372036854775807");
+  CheckOutcome dev = check_sources({{"layout.yaml", devices}});
+  EXPECT_TRUE(codes(dev, diag::Severity::Error).count("L014")) << dump(dev);
+  // The bound itself is accepted.
+  std::string edge = layout;
+  edge.replace(edge.find("vcore: 24"), 9, "vcore: 8192");
+  EXPECT_FALSE(codes(check_sources({{"layout.yaml", edge}}), diag::Severity::Error).count("L014"));
+}
+
 }  // namespace
 }  // namespace pai::config

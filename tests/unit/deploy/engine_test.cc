@@ -5,6 +5,7 @@
 #include "deploy/engine.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -266,7 +267,7 @@ TEST_F(DeployEngine, JournalRecordsRunsAndFindsInterruptedSteps) {
     Engine engine(transport, o);
     ASSERT_TRUE(engine.run(cluster(1), p).ok());
   }
-  auto records = read_journal(o.journal_path);
+  auto records = read_journal(o.journal_path).value();
   size_t starts = 0, ends = 0;
   for (const auto& j : records) {
     starts += j["event"] == "start";
@@ -286,7 +287,7 @@ TEST_F(DeployEngine, JournalRecordsRunsAndFindsInterruptedSteps) {
         << "\n"
         << R"({"time":"t","event":"en)";
   }
-  auto steps = interrupted_steps(read_journal(o.journal_path));
+  auto steps = interrupted_steps(read_journal(o.journal_path).value());
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0]["host"], "worker1");
   Engine engine(transport, o);
@@ -295,7 +296,7 @@ TEST_F(DeployEngine, JournalRecordsRunsAndFindsInterruptedSteps) {
   ASSERT_EQ(r.interrupted.size(), 1u);
   EXPECT_EQ(r.interrupted[0].phase, "workers");
   // The torn line did not glue itself to the next record.
-  auto after = read_journal(o.journal_path);
+  auto after = read_journal(o.journal_path).value();
   EXPECT_GT(after.size(), records.size() + 1);
 
   // Losing the journal loses only the report.
@@ -323,7 +324,7 @@ TEST_F(DeployEngine, AnInterruptedStepIsReportedUntilARunCompletesIt) {
         << "\n";
   }
   journal_interruption(o.journal_path, "SIGINT", {{"worker1", "workers"}});
-  auto records = read_journal(o.journal_path);
+  auto records = read_journal(o.journal_path).value();
   EXPECT_EQ(records.back()["event"], "interrupted");
   EXPECT_EQ(records.back()["steps"][0]["phase"], "workers");
 
@@ -332,7 +333,7 @@ TEST_F(DeployEngine, AnInterruptedStepIsReportedUntilARunCompletesIt) {
   dry.dry_run = true;
   RunResult plan = Engine(transport, dry).run(cluster(1), p);
   ASSERT_EQ(plan.interrupted.size(), 1u);
-  EXPECT_EQ(read_journal(o.journal_path).size(), records.size());
+  EXPECT_EQ(read_journal(o.journal_path).value().size(), records.size());
 
   // The re-run shows it, and completes the step.
   RunResult rerun = Engine(transport, o).run(cluster(1), p);
@@ -371,9 +372,50 @@ TEST_F(DeployEngine, AnInterruptedStepIsReportedUntilARunCompletesIt) {
         << R"("result":"failed"})"
         << "\n";
   }
-  auto open = interrupted_steps(read_journal(o.journal_path));
+  auto open = interrupted_steps(read_journal(o.journal_path).value());
   ASSERT_EQ(open.size(), 1u);
   EXPECT_EQ(open[0]["run"], "r11");
+}
+
+TEST_F(DeployEngine, JournalReadOnlyItsTailAndNeverWaitsOnAFifo) {
+  std::string path = (dir / "journal").string();
+  // Many old records, then an interrupted step: only the tail is read, and
+  // the interrupted step is still found.
+  {
+    std::ofstream out(path);
+    std::string old = R"({"time":"t","event":"start","run":"old","host":"h","phase":"p"})"
+                      "\n"
+                      R"({"time":"t","event":"end","run":"old","host":"h","phase":"p"})"
+                      "\n";
+    for (int i = 0; i < 40000; ++i) out << old;  // about 5 MB
+    out << R"({"time":"t","event":"start","run":"r9","host":"worker1","phase":"workers"})"
+        << "\n";
+  }
+  auto all = read_journal(path).value();
+  EXPECT_EQ(all.size(), 80001u);
+  auto tail = read_journal(path, 4096).value();
+  EXPECT_LT(tail.size(), 80u);
+  EXPECT_GT(tail.size(), 10u);
+  auto steps = interrupted_steps(tail);
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0]["run"], "r9");
+
+  // No journal yet: no records, no error.
+  EXPECT_TRUE(read_journal((dir / "absent").string()).value().empty());
+
+  // A FIFO: refused at once (a reader would wait for a writer for ever).
+  std::string fifo = (dir / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto r = read_journal(fifo);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("FIFO"), std::string::npos) << r.error().message;
+
+  // A run whose journal is a FIFO goes on, unrecorded, and says so.
+  EngineOptions o = options();
+  o.journal_path = fifo;
+  Engine engine(transport, o);
+  RunResult run = engine.run(cluster(1), phases());
+  EXPECT_TRUE(run.ok());
 }
 
 TEST_F(DeployEngine, LocalLockRefusesASecondInstallAndSaysWho) {

@@ -84,6 +84,21 @@ TEST(FactsJson, InvalidUtf8FromAHostDoesNotThrow) {
 
 // The reader of facts files (`plan` reads them, remote hosts print the same JSON):
 // a number too large for a double is bad input at its position, not an abort.
+// A key given twice: nlohmann keeps the last silently; the reader refuses the
+// file at the second one.
+TEST(FactsJson, DuplicateKeysAreInputErrorsWithTheirPosition) {
+  pai::diag::List out;
+  std::string text =
+      "{\n  \"schema\": \"paictl.facts/v1\",\n  \"name\": \"h\",\n  \"name\": \"other\"\n}\n";
+  auto f = read_facts_json("h.json", text, out);
+  EXPECT_FALSE(f.has_value());
+  ASSERT_EQ(out.size(), 1u);
+  const auto& d = out.items()[0];
+  EXPECT_EQ(d.severity, pai::diag::Severity::Error);
+  EXPECT_EQ(d.line, 4u);
+  EXPECT_NE(d.message.find("duplicate key \"name\""), std::string::npos) << d.message;
+}
+
 TEST(FactsJson, HugeNumbersAreInputErrorsWithTheirPosition) {
   for (const char* number : {"1e400", "9e616", "-1e400"}) {
     pai::diag::List out;

@@ -498,6 +498,18 @@ TEST(Meminfo, Malformed) {
   EXPECT_FALSE(parse_meminfo("MemTotal: 99999999999999999999 kB\n").ok());
 }
 
+// A MemTotal that is there but no number is one finding at its line, not a
+// second one saying that there is no MemTotal line.
+TEST(Meminfo, BadMemTotalIsReportedOnce) {
+  auto r = parse_meminfo("MemTotal: 1e400 kB\nMemFree: 100 kB\n", "meminfo");
+  EXPECT_FALSE(r.ok());
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  const auto& d = r.diagnostics.items()[0];
+  EXPECT_EQ(d.code, "T142");
+  EXPECT_EQ(d.line, 1u);
+  EXPECT_NE(d.message.find("MemTotal"), std::string::npos) << d.message;
+}
+
 TEST(Lscpu, JsonWithAHugeNumberIsAnErrorAtTheNumber) {
   Parsed<CpuInfo> r;
   EXPECT_NO_THROW(r = parse_lscpu("{\"lscpu\": [\n  {\"field\": \"CPU(s):\", \"data\": 1e400}\n]}",

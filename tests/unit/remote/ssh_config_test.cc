@@ -91,6 +91,29 @@ TEST(SshConfig, BadLinesAreReportedWithTheirLine) {
   EXPECT_EQ(c.diagnostics.items()[1].line, 3u);
 }
 
+// OpenSSH refuses a file with a keyword it does not know ("Bad configuration
+// option"), unless IgnoreUnknown lists it first: so does paictl.
+TEST(SshConfig, UnknownKeywordsAreErrorsWithASuggestion) {
+  SshConfig c = parse("Host a\n  HostNmae 10.0.0.1\n  User op\n  ServerAliveInterval 5\n");
+  ASSERT_EQ(c.diagnostics.size(), 1u);
+  const auto& d = c.diagnostics.items()[0];
+  EXPECT_EQ(d.severity, pai::diag::Severity::Error);
+  EXPECT_EQ(d.line, 2u);
+  EXPECT_NE(d.message.find("unknown keyword 'HostNmae'"), std::string::npos) << d.message;
+  EXPECT_NE(d.hint.find("'hostname'"), std::string::npos) << d.hint;
+}
+
+TEST(SshConfig, IgnoreUnknownListsKeywordsThatAreThenAccepted) {
+  SshConfig c = parse("IgnoreUnknown UseKeychain,Foo*\nHost a\n  UseKeychain yes\n  FooBar 1\n");
+  EXPECT_TRUE(c.diagnostics.empty());
+  // Only the lines after it: OpenSSH reads the file in order.
+  SshConfig late = parse("Host a\n  FooBar 1\nIgnoreUnknown FooBar\n");
+  EXPECT_EQ(late.diagnostics.size(), 1u);
+  // Every keyword of ssh_config(5) that paictl does not use is still accepted.
+  EXPECT_TRUE(
+      parse("Host *\n  ControlMaster auto\n  ForwardAgent no\n  SetEnv A=1\n").diagnostics.empty());
+}
+
 TEST(SshConfig, MatchAllAndMatchHostApplyOtherMatchIsSkippedWithAWarning) {
   SshConfig c = parse(
       "Match host gpu-*,cpu-1\n  User m\n"

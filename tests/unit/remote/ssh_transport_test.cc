@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <filesystem>
 
 #include <atomic>
 #include <chrono>
@@ -85,6 +87,25 @@ TEST(SshTransport, RefusedConnection) {
   EXPECT_EQ(r.failure, Failure::Connect);
   EXPECT_NE(r.error.find("refused"), std::string::npos) << r.error;
   EXPECT_FALSE(r.hint.empty());
+}
+
+// libssh opens known_hosts itself: a FIFO there would block it for ever, a
+// directory would read as empty (and the hint would say to append to it).
+TEST(SshTransport, KnownHostsThatIsNoRegularFileIsRefusedBeforeConnecting) {
+  std::string dir = ::testing::TempDir() + "paictl-kh-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir + "/d");
+  std::string fifo = dir + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& kh : {fifo, dir + "/d"}) {
+    Target target = target_at(free_port());
+    target.known_hosts_file = kh;
+    SshTransport t;
+    ExecResult r = t.exec(target, {"true", "", 1000, 1024});
+    EXPECT_EQ(r.failure, Failure::HostKeyError) << kh << ": " << r.error;
+    EXPECT_NE(r.error.find(kh), std::string::npos) << r.error;
+    EXPECT_EQ(r.hint.find(">>"), std::string::npos) << r.hint;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(SshTransport, SilentServerHitsTheConnectTimeout) {

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "sim/engine.h"
 #include "sim/trace.h"
 
 namespace pai::sim {
@@ -231,6 +232,40 @@ TEST_F(TraceFiles, FifoWithoutAWriterFailsInsteadOfHanging) {
     EXPECT_FALSE(read_trace({fifo}, opt, t, e));
     EXPECT_NE(e.message.find("nothing arrived within 1 s"), std::string::npos) << e.message;
   }
+}
+
+// A stream of bytes without a line end (/dev/zero): a bounded error, never
+// a field that grows until memory runs out.
+TEST_F(TraceFiles, EndlessLineIsRefusedAfterOneMiB) {
+  TraceOptions opt;
+  opt.format = "csv";
+  Trace t;
+  TraceError e;
+  EXPECT_FALSE(read_trace({"/dev/zero"}, opt, t, e));
+  EXPECT_NE(e.message.find("longer than 1 MiB"), std::string::npos) << e.message;
+}
+
+TEST_F(TraceFiles, EndlessQuotedFieldIsRefusedAfterOneMiB) {
+  const std::string p = (dir_ / "quoted.csv").string();
+  {
+    std::ofstream out(p);
+    out << "job_id,submit_time,duration,vc,members\n\"" << std::string(3u << 20, 'x');
+  }
+  TraceOptions opt;
+  opt.format = "csv";
+  Trace t;
+  TraceError e;
+  EXPECT_FALSE(read_trace({p}, opt, t, e));
+  EXPECT_NE(e.message.find("longer than 1 MiB"), std::string::npos) << e.message;
+}
+
+TEST_F(TraceFiles, EndlessFaultFileIsRefusedAfterOneMiB) {
+  scheduler::ClusterShape shape;
+  Trace t;
+  FaultSpec faults;
+  TraceError e;
+  EXPECT_FALSE(read_fault_file("/dev/zero", shape, t, faults, e));
+  EXPECT_NE(e.message.find("longer than 1 MiB"), std::string::npos) << e.message;
 }
 
 TEST_F(TraceFiles, EmptyFileSaysSo) {

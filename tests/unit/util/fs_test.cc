@@ -198,5 +198,66 @@ TEST_F(AtomicWrite, RegularFileIsReplacedWithTheNewMode) {
   EXPECT_EQ(entries(), 1u);
 }
 
+// read_file is the one reader of files paictl is given: it says what is at the
+// path instead of blocking, aborting or taking it for "no file".
+using ReadFile = AtomicWrite;
+
+std::string fs_read_error_of(const std::string& p, size_t max = 64u << 20) {
+  auto r = read_file(p, max);
+  return r.ok() ? std::string() : r.error().message;
+}
+
+TEST_F(ReadFile, SaysWhatIsInPlaceOfTheFile) {
+  fs::create_directories(dir_ / "d");
+  EXPECT_EQ(fs_read_error_of(path("d")), "is a directory");
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  // Refused at once: a FIFO without a writer would block a plain open for ever.
+  EXPECT_EQ(fs_read_error_of(path("fifo")), "is a FIFO (named pipe), not a regular file");
+  EXPECT_EQ(fs_read_error_of("/dev/zero"), "is a character device, not a regular file");
+  fs::create_symlink(path("missing"), path("dangling"));
+  EXPECT_EQ(fs_read_error_of(path("dangling")),
+            "is a broken symbolic link (to " + path("missing") + ", which does not exist)");
+  fs::create_symlink(path("loop2"), path("loop1"));
+  fs::create_symlink(path("loop1"), path("loop2"));
+  EXPECT_EQ(fs_read_error_of(path("loop1")), "is a loop of symbolic links");
+  EXPECT_EQ(fs_read_error_of(path("absent")), "No such file or directory");
+  std::ofstream(path("big")) << std::string(5000, 'x');
+  EXPECT_EQ(fs_read_error_of(path("big"), 4096), "is larger than 4 KiB (5000 bytes)");
+  EXPECT_EQ(read_file(path("big"), 5000).value().size(), 5000u);
+  EXPECT_EQ(read_file(path("dangling")).error().kind, Error::Kind::Input);
+}
+
+TEST_F(ReadFile, IfPresentIsNulloptOnlyWhenNothingIsThere) {
+  auto absent = read_file_if_present(path("absent"));
+  ASSERT_TRUE(absent.ok());
+  EXPECT_FALSE(absent->has_value());
+  fs::create_symlink(path("missing"), path("dangling"));
+  EXPECT_FALSE(read_file_if_present(path("dangling")).ok());
+  fs::create_directories(dir_ / "d");
+  EXPECT_FALSE(read_file_if_present(path("d")).ok());
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  EXPECT_FALSE(read_file_if_present(path("fifo")).ok());
+  std::ofstream(path("f")) << "text";
+  EXPECT_EQ(read_file_if_present(path("f")).value().value(), "text");
+  EXPECT_TRUE(path_entry_exists(path("dangling")));
+  EXPECT_FALSE(path_entry_exists(path("absent")));
+}
+
+TEST_F(ReadFile, TailReadsOnlyTheEnd) {
+  std::ofstream(path("log")) << "first line\nsecond\nthird\n";
+  auto t = read_file_tail(path("log"), 8);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->text, "d\nthird\n");
+  EXPECT_EQ(t->skipped, 16u);
+  auto all = read_file_tail(path("log"), 1000);
+  EXPECT_EQ(all->skipped, 0u);
+  EXPECT_EQ(all->text.size(), 24u);
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  EXPECT_FALSE(read_file_tail(path("fifo"), 8).ok());
+  EXPECT_TRUE(check_regular_file(path("log")).ok());
+  EXPECT_FALSE(check_regular_file(path("log"), 4).ok());
+  EXPECT_FALSE(check_regular_file(path("fifo")).ok());
+}
+
 }  // namespace
 }  // namespace pai::util

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
@@ -174,6 +176,37 @@ std::string long_document(bool indented) {
     doc.push_back(o);
   }
   return doc.dump(indented ? 1 : -1);
+}
+
+// An endless stream of one string ("xxxx... without its closing quote): the
+// window stops growing at kJsonPullMaxToken and the reader says why.
+class EndlessString final : public JsonPull::Source {
+ public:
+  Result<size_t> read(char* buf, size_t cap) override {
+    size_t n = cap;
+    std::memset(buf, 'x', n);
+    if (!started_) buf[0] = '[', buf[1 % cap] = '"', started_ = true;
+    given_ += n;
+    return n;
+  }
+  size_t given_ = 0;
+
+ private:
+  bool started_ = false;
+};
+
+TEST(JsonPull, AnEndlessTokenIsBounded) {
+  EndlessString src;
+  JsonPull r(src, 512, 1u << 20);
+  std::string_view text;
+  std::string scratch;
+  bool was_null = false;
+  ASSERT_TRUE(r.begin_array());
+  ASSERT_TRUE(r.next_element());
+  EXPECT_FALSE(r.read_scalar_text(text, scratch, was_null));
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("longer than 64 MiB"), std::string::npos) << r.error();
+  EXPECT_LT(src.given_, size_t{200} << 20);
 }
 
 TEST(JsonPull, StreamingReadsWhatInMemoryReads) {

@@ -237,6 +237,22 @@ TEST(Yaml, KeepChompingKeepsTrailingEmptyLines) {
   EXPECT_EQ(r->get("a")->inner_mark(1, 1), (Mark{2, 3}));
 }
 
+// A last line of only indentation that the file ends without a line break
+// holds no line break to keep (as libfyaml and PyYAML read it).
+TEST(Yaml, KeepChompingKeepsNoBreakTheFileLacks) {
+  auto scalar = [](const std::string& text) {
+    Stream s = load(text);
+    const Node* r = only_doc(s);
+    return r && r->get("k") ? r->get("k")->scalar() : std::string("<no k>");
+  };
+  EXPECT_EQ(scalar("k: |+\n a\n "), "a\n");
+  EXPECT_EQ(scalar("k: |+\n a\n\n "), "a\n\n");
+  EXPECT_EQ(scalar("k: |+\n a\n\n"), "a\n\n");
+  EXPECT_EQ(scalar("k: |+\n "), "");
+  EXPECT_EQ(scalar("k: |+\n\n"), "\n");
+  EXPECT_EQ(scalar("k: |+\n a\n  "), "a\n ");  // more spaces than the indent: content
+}
+
 TEST(Yaml, ComplexKeys) {
   Stream s = load("? [a, b]\n: flow\n? - x\n  - y\n: block\n{k: v}: implicit\n: empty key\n");
   const Node* r = only_doc(s);

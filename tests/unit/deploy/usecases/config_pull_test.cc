@@ -39,7 +39,7 @@ ClusterFilesRequest files_request_for(const TempCluster& c, const char* operatio
 
 TEST(ConfigPullUseCase, ADifferentLocalFileIsNotReplacedWithoutForce) {
   TempCluster c;
-  ClusterFiles remote = read_cluster_files(c.dir());
+  ClusterFiles remote = read_cluster_files(c.dir()).value();
   remote["services-configuration.yaml"] += "# edited on the cluster\n";
   testing::ScriptedTransport ssh;
   master_holds(ssh, remote);
@@ -70,7 +70,7 @@ TEST(ConfigPullUseCase, ADifferentLocalFileIsNotReplacedWithoutForce) {
 
 TEST(ConfigPullUseCase, IntoAnotherDirectory) {
   TempCluster c;
-  ClusterFiles remote = read_cluster_files(c.dir());
+  ClusterFiles remote = read_cluster_files(c.dir()).value();
   testing::ScriptedTransport ssh;
   master_holds(ssh, remote);
   std::string out_dir = c.path("pulled");
@@ -81,12 +81,12 @@ TEST(ConfigPullUseCase, IntoAnotherDirectory) {
   EXPECT_FALSE(fs::exists(out_dir)) << "the plan changes nothing";
   auto out = apply_config_pull(*plan);
   EXPECT_FALSE(out.error);
-  EXPECT_EQ(read_cluster_files(out_dir), remote);
+  EXPECT_EQ(read_cluster_files(out_dir).value(), remote);
 }
 
 TEST(ConfigDiffUseCase, NamesTheFilesThatDiffer) {
   TempCluster c;
-  ClusterFiles remote = read_cluster_files(c.dir());
+  ClusterFiles remote = read_cluster_files(c.dir()).value();
   testing::ScriptedTransport ssh;
   master_holds(ssh, remote);
   auto same = config_diff(files_request_for(c, "config diff"), deps_of(c.dir(), ssh));

@@ -5,6 +5,11 @@
 
 #include "deploy/prepare.h"
 
+#include <sys/stat.h>
+
+#include <functional>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "usecase_fixture.h"
@@ -116,6 +121,11 @@ TEST(PrepareCluster, WhatTheDirectoryLacksIsNamed) {
   ASSERT_FALSE(q.ok());
   EXPECT_EQ(q.error().error.message, c.dir() + " has no layout.yaml or config.yaml");
 }
+
+// services-configuration.yaml absent means "no OpenPAI"; anything else in its
+// place (a directory, a FIFO, a broken symbolic link, a loop) stops the plan with
+// a message that names it, never a plan that silently drops the OpenPAI and
+// HiveD phases (and never a wait on the FIFO or an abort on the directory).
 
 }  // namespace
 }  // namespace pai::deploy
