@@ -150,10 +150,10 @@ TEST(AzureArmBounds, ACancellationEndsAWaitAndSendsNothingMore) {
 }
 
 TEST(AzureArmBounds, A200ThatIsNotJsonIsAnErrorWithWhatCameBack) {
-  for (const std::string& body : std::vector<std::string>{
-           "<html><body>Gateway says hello</body></html>",
-           R"({"location":"eastus","properties":{"x":1e400}})", "", "[1,2]",
-           std::string(5000, 'x')}) {
+  for (const std::string& body :
+       std::vector<std::string>{"<html><body>Gateway says hello</body></html>",
+                                R"({"location":"eastus","properties":{"x":1e400}})", "", "[1,2]",
+                                std::string(5000, 'x')}) {
     FakeClient http;
     http.add(arm_bounds_route("GET", kRgPath, 200, body));
     FixedToken tokens;
@@ -252,7 +252,8 @@ TEST(AzureSignInBounds, AFailedSignInIsNotAskedAgainForEveryResource) {
   }
   EXPECT_EQ(si.token_requests(), 3) << "one sign-in's attempts, not one per resource";
   EXPECT_LE(si.fc.t - t0, 480);
-  for (const auto& r : si.fake.requests()) EXPECT_NE(r.host.find("login.example"), std::string::npos);
+  for (const auto& r : si.fake.requests())
+    EXPECT_NE(r.host.find("login.example"), std::string::npos);
 }
 
 TEST(AzureSignInBounds, ALifetimeOutOfRangeIsClampedOrRefused) {
