@@ -468,7 +468,7 @@ Result<nlohmann::json> ArmClient::wait_resource(const std::string& path,
   int failed = 0;
   for (;;) {
     auto g = request("GET", path, api_version);
-    if (!g.ok() && cancellation(path)) return g.error();
+    if (!g.ok() && (cancellation(path) || !tokens_.token(false).ok())) return g.error();
     if (g.ok() && g->status == 200) {
       if (auto e = arm_not_object("GET " + path, *g)) return *e;
       std::string st = provisioning_state(g->body);
@@ -542,9 +542,10 @@ Result<nlohmann::json> ArmClient::wait(const std::string& method, const std::str
       return w.error();
     auto p = request("GET", url, "");
     if (!p.ok()) {
-      // A refused URL, a sign-in failure or a cancellation will not get better by polling.
+      // A refused URL, a failed sign-in (the token source answers it at once
+      // from then on) or a cancellation will not get better by polling.
       if (p.error().message.rfind("refusing", 0) == 0 || cancellation(what) ||
-          ++failed > opt_.max_failed_polls)
+          !tokens_.token(false).ok() || ++failed > opt_.max_failed_polls)
         return Error{what + ": cannot read the operation's status: " + p.error().message,
                      p.error().hint};
       d = std::min(60.0, opt_.transient_base_s * std::pow(2.0, failed));

@@ -200,6 +200,31 @@ TEST(AzureArmBounds, APutAnsweredWithNonJsonIsAnError) {
   EXPECT_NE(r.error().message.find("not JSON: \"OK\""), std::string::npos) << r.error().message;
 }
 
+// A sign-in that fails while an operation is polled ends the wait at once
+// instead of polling (and backing off) ten more times.
+TEST(AzureArmBounds, AFailedSignInEndsTheOperationsWait) {
+  FakeClient http;
+  http.add(arm_bounds_route(
+      "PUT", kRgPath, 201, "{}",
+      {{"azure-asyncoperation", "https://arm.example/op/1"}, {"retry-after", "5"}}));
+  struct Once : pai::azure::TokenSource {
+    int calls = 0;
+    pai::util::Result<std::string> token(bool) override {
+      if (++calls == 1) return std::string("tok");
+      return pai::util::Error{"sign-in to login.example failed: 401 Unauthorized", ""};
+    }
+    std::string describe() const override { return "once"; }
+  } tokens;
+  FakeClock fc;
+  ArmClient arm(http, tokens, arm_bounds_options(fc));
+  auto r = arm.put(kRgPath, "2021-04-01", json{{"location", "eastus"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("sign-in to login.example failed"), std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(fc.taken(), (std::vector<double>{5})) << "only the first poll's wait";
+  EXPECT_EQ(http.requests().size(), 1u);
+}
+
 // --- the sign-in -------------------------------------------------------------------
 
 struct SignIn {
