@@ -243,6 +243,12 @@ void show_use_case_event(const UseCaseEvent& e, const UseCaseView& v) {
     case K::AzureLog:
       if (g.verbose) err_printf("  %s\n", e.message.c_str());
       break;
+    case K::AzureWaiting:
+      // Waits of a few seconds between polls are the usual pace of ARM; the
+      // longer ones, and every retry's, are said (-v: all of them).
+      if (progress && (g.verbose || !e.planning || e.to >= 10))
+        std::fprintf(stderr, "azure: %s ...\n", e.message.c_str());
+      break;
     case K::AzureUpToDate:
       if (!v.json) out_printf("azure: nothing to do\n");
       break;

@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "util/json.h"
+#include "util/printable.h"
 #include "util/strings.h"
 
 namespace pai::azure {
@@ -38,6 +39,34 @@ nlohmann::json parse_body(const std::string& text) {
   if (text.empty()) return nullptr;
   auto j = util::parse_json_or_discarded(text);
   return j.is_discarded() ? nlohmann::json(nullptr) : j;
+}
+
+// The first bytes of a body that is not JSON, safe to print on one line.
+std::string arm_excerpt(const std::string& body) {
+  constexpr size_t kMax = 120;
+  std::string head = body.substr(0, kMax);
+  std::string out;
+  for (char c : util::printable(head)) out += c == '\n' || c == '\r' || c == '\t' ? ' ' : c;
+  if (body.size() > kMax) out += "... (" + std::to_string(body.size()) + " bytes)";
+  return out;
+}
+
+// A 2xx answer whose body must be a JSON object and is not: what came back.
+std::optional<Error> arm_not_object(const std::string& what, const ArmResponse& r) {
+  if (r.body.is_object()) return std::nullopt;
+  std::string got = !r.unreadable.empty() ? "a body that is not JSON: \"" + r.unreadable + "\""
+                    : r.body.is_null()
+                        ? std::string("an empty body")
+                        : "JSON that is not an object: " + arm_excerpt(util::dump_json(r.body));
+  return Error{"ARM " + what + ": " + std::to_string(r.status) + " " +
+                   std::string(http::reason_phrase(r.status)) + " with " + got +
+                   " (x-ms-client-request-id " + r.client_request_id + ")",
+               "ARM answers with a JSON object; check --arm-endpoint / PAICTL_ARM_ENDPOINT and "
+               "any proxy in between"};
+}
+
+std::string arm_gave_up(const ArmResponse& r) {
+  return r.gave_up.empty() ? "" : ", " + r.gave_up;
 }
 
 std::string provisioning_state(const nlohmann::json& body) {
@@ -125,14 +154,44 @@ std::string ArmClient::url_for(const std::string& path, const std::string& api_v
   return url;
 }
 
-void ArmClient::sleep(double s, bool poll_wait) {
-  if (s <= 0) return;
+std::string ArmWait::line() const {
+  return "waiting " + fmt_seconds(seconds) + " s for ARM (" + why + ")" +
+         (what.empty() ? "" : (poll ? " on " : " before ") + what);
+}
+
+std::optional<Error> ArmClient::cancellation(const std::string& what) const {
+  if (opt_.cancelled && opt_.cancelled())
+    return Error{"ARM " + what + ": interrupted; nothing more was sent",
+                 "what Azure had accepted goes on there; paictl install plans again from what "
+                 "Azure shows"};
+  return std::nullopt;
+}
+
+Result<void> ArmClient::pause(double s, bool poll_wait, const std::string& why,
+                              const std::string& what) {
+  if (auto c = cancellation(what)) return *c;
+  if (s <= 0) return {};
+  if (s >= 1 && opt_.on_wait) opt_.on_wait(ArmWait{s, why, what, poll_wait});
+  double slept = 0;
+  if (!opt_.cancelled) {
+    opt_.clock.sleep(s);
+    slept = s;
+  } else {
+    // In slices, so that a cancellation ends the wait soon.
+    while (slept < s) {
+      double slice = std::min(0.25, s - slept);
+      opt_.clock.sleep(slice);
+      slept += slice;
+      if (opt_.cancelled()) break;
+    }
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stats_.waited_s += s;
-    if (poll_wait) stats_.poll_waited_s += s;
+    stats_.waited_s += slept;
+    if (poll_wait) stats_.poll_waited_s += slept;
   }
-  opt_.clock.sleep(s);
+  if (auto c = cancellation(what)) return *c;
+  return {};
 }
 
 void ArmClient::observe_limits(const ArmResponse& r, const std::string& method) {
@@ -152,7 +211,7 @@ void ArmClient::observe_limits(const ArmResponse& r, const std::string& method) 
     if (opt_.log)
       opt_.log("ARM: only " + std::to_string(*n) + " " + (method == "GET" ? "reads" : "writes") +
                " left in this subscription's window; slowing down");
-    sleep(1, false);
+    (void)pause(1, false, "few requests left in this subscription's window", "");
   }
 }
 
@@ -182,7 +241,11 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
 
   int throttled = 0, contention = 0, transient = 0;
   bool renewed = false;
+  const double started = opt_.clock.now();
+  double throttle_waited = 0;
+  const std::string what = method + " " + short_path(url);
   for (;;) {
+    if (auto c = cancellation(what)) return *c;
     auto tok = tokens_.token(false);
     if (!tok.ok()) return tok.error();
     r.headers[auth_index].value = "Bearer " + *tok;
@@ -192,6 +255,8 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
     out.status = res.response.status;
     out.headers = res.response.headers;
     out.body = parse_body(res.response.body);
+    if (out.body.is_null() && !res.response.body.empty())
+      out.unreadable = arm_excerpt(res.response.body);
     out.client_request_id = crid;
     out.request_id = res.response.header("x-ms-request-id");
     {
@@ -202,7 +267,7 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
     }
     std::string code = res.ok() ? arm_error_code(out.body) : "";
     if (opt_.log) {
-      std::string line = "ARM " + method + " " + short_path(url) + " -> ";
+      std::string line = "ARM " + what + " -> ";
       line += res.ok()
                   ? std::to_string(out.status) + " " + std::string(http::reason_phrase(out.status))
                   : "failed: " + res.message;
@@ -213,25 +278,53 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
       line += ")";
       opt_.log(line);
     }
+    if (auto c = cancellation(what)) return *c;
     if (res.ok()) observe_limits(out, method);
     std::optional<double> retry_after;
     if (res.ok())
       retry_after = http::parse_retry_after(out.header("retry-after"), std::time(nullptr));
 
-    auto retry = [&](int& count, int max, double delay, const std::string& why) {
+    std::optional<Error> stopped;
+    auto gave_up = [&] {
+      return "after " + std::to_string(throttled + contention + transient + 1) + " attempts in " +
+             fmt_seconds(opt_.clock.now() - started) + " s";
+    };
+    // Kinds: 't' transport/5xx (bounded by the request's deadline), 'c'
+    // contention, 'q' throttled (bounded by max_throttle_wait_s in all).
+    auto retry = [&](char kind, int& count, int max, double delay, const std::string& why) {
       if (count >= max) return false;
+      if (kind == 't' &&
+          opt_.clock.now() + delay + opt_.attempt_timeout_s > started + opt_.request_deadline_s) {
+        if (opt_.log)
+          opt_.log("ARM: " + why + "; not retrying " + what + ": another attempt could end after " +
+                   fmt_seconds(opt_.request_deadline_s) + " s");
+        return false;
+      }
+      if (kind == 'q') {
+        if (throttle_waited + delay > opt_.max_throttle_wait_s) {
+          if (opt_.log)
+            opt_.log("ARM: throttled for " + fmt_seconds(delay) + " s more, beyond " +
+                     fmt_seconds(opt_.max_throttle_wait_s) + " s in all; giving up");
+          return false;
+        }
+        throttle_waited += delay;
+      }
       ++count;
       if (opt_.log)
-        opt_.log("ARM: " + why + "; retrying " + method + " " + short_path(url) + " in " +
-                 fmt_seconds(delay) + " s (x-ms-client-request-id " + crid + ")");
-      sleep(delay, false);
+        opt_.log("ARM: " + why + "; retrying " + what + " in " + fmt_seconds(delay) +
+                 " s (x-ms-client-request-id " + crid + ")");
+      auto p = pause(delay, false, why + (retry_after ? ", Retry-After" : ""), what);
+      if (!p.ok()) {
+        stopped = p.error();
+        return false;
+      }
       return true;
     };
     auto backoff = [](double base, int n) { return std::min(60.0, base * std::pow(2.0, n)); };
 
     if (!res.ok()) {
       if (res.error == http::ErrorKind::Tls || res.error == http::ErrorKind::Redirect)
-        return Error{"ARM " + method + " " + short_path(url) + ": " + res.message,
+        return Error{"ARM " + what + ": " + res.message,
                      res.error == http::ErrorKind::Tls
                          ? "check --ca-file / PAICTL_CA_FILE and --arm-endpoint"
                          : ""};
@@ -239,11 +332,11 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
         std::lock_guard<std::mutex> lock(mu_);
         stats_.transient++;
       }
-      if (retry(transient, opt_.max_transient_retries, backoff(opt_.transient_base_s, transient),
-                res.message))
+      if (retry('t', transient, opt_.max_transient_retries,
+                backoff(opt_.transient_base_s, transient), res.message))
         continue;
-      return Error{"ARM " + method + " " + short_path(url) + ": " + res.message + " (after " +
-                       std::to_string(transient + 1) + " attempts)",
+      if (stopped) return *stopped;
+      return Error{"ARM " + what + ": " + res.message + " (" + gave_up() + ")",
                    "check --arm-endpoint / PAICTL_ARM_ENDPOINT and the network"};
     }
     if (out.status == 401 && !renewed &&
@@ -260,11 +353,13 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
         stats_.contention++;
       }
       // The server's Retry-After sets the interval when it gives one (Addendum.md).
-      double d = retry_after ? std::min(*retry_after, opt_.max_poll_wait_s)
+      double d = retry_after ? std::min(*retry_after, opt_.max_retry_after_s)
                              : backoff(opt_.contention_base_s, contention);
-      if (retry(contention, opt_.max_contention_retries, d,
+      if (retry('c', contention, opt_.max_contention_retries, d,
                 "another operation holds the resource (" + code + ")"))
         continue;
+      if (stopped) return *stopped;
+      out.gave_up = gave_up();
       return out;
     }
     if (out.status == 429) {
@@ -273,13 +368,9 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
         stats_.throttled++;
       }
       double d = retry_after.value_or(opt_.default_wait_s);
-      if (d > opt_.max_throttle_wait_s) {
-        if (opt_.log)
-          opt_.log("ARM: throttled for " + fmt_seconds(d) + " s, longer than " +
-                   fmt_seconds(opt_.max_throttle_wait_s) + " s; giving up");
-        return out;
-      }
-      if (retry(throttled, opt_.max_throttle_retries, d, "throttled (429)")) continue;
+      if (retry('q', throttled, opt_.max_throttle_retries, d, "throttled (429)")) continue;
+      if (stopped) return *stopped;
+      out.gave_up = gave_up();
       return out;
     }
     if (out.status == 408 || out.status >= 500) {
@@ -287,11 +378,13 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
         std::lock_guard<std::mutex> lock(mu_);
         stats_.transient++;
       }
-      double d = retry_after ? std::min(*retry_after, opt_.max_poll_wait_s)
+      double d = retry_after ? std::min(*retry_after, opt_.max_retry_after_s)
                              : backoff(opt_.transient_base_s, transient);
-      if (retry(transient, opt_.max_transient_retries, d,
+      if (retry('t', transient, opt_.max_transient_retries, d,
                 std::to_string(out.status) + " " + std::string(http::reason_phrase(out.status))))
         continue;
+      if (stopped) return *stopped;
+      out.gave_up = gave_up();
       return out;
     }
     return out;
@@ -301,9 +394,13 @@ Result<ArmResponse> ArmClient::request(const std::string& method, const std::str
 Result<ArmResponse> ArmClient::get(const std::string& path, const std::string& api_version) {
   auto r = request("GET", path, api_version);
   if (!r.ok()) return r;
-  if (r->status == 200 || r->status == 404) return r;
+  if (r->status == 200) {
+    if (auto e = arm_not_object("GET " + path, *r)) return *e;
+    return r;
+  }
+  if (r->status == 404) return r;
   return Error{"ARM GET " + path + ": " + format_arm_error(r->status, r->body) +
-                   " (x-ms-client-request-id " + r->client_request_id + ")",
+                   " (x-ms-client-request-id " + r->client_request_id + arm_gave_up(*r) + ")",
                r->status == 403 ? "the service principal needs a role on the subscription or "
                                   "resource group (docs/azure.md)"
                                 : ""};
@@ -316,7 +413,7 @@ Result<nlohmann::json> ArmClient::put(const std::string& path, const std::string
   if (!r.ok()) return r.error();
   if (r->status != 200 && r->status != 201 && r->status != 202)
     return Error{"ARM PUT " + path + ": " + format_arm_error(r->status, r->body) +
-                     " (x-ms-client-request-id " + r->client_request_id + ")",
+                     " (x-ms-client-request-id " + r->client_request_id + arm_gave_up(*r) + ")",
                  r->status == 403 ? "the service principal needs Contributor on the subscription "
                                     "or resource group (docs/azure.md)"
                                   : ""};
@@ -329,7 +426,7 @@ Result<bool> ArmClient::remove(const std::string& path, const std::string& api_v
   if (r->status == 204 || r->status == 404) return false;
   if (r->status != 200 && r->status != 202)
     return Error{"ARM DELETE " + path + ": " + format_arm_error(r->status, r->body) +
-                     " (x-ms-client-request-id " + r->client_request_id + ")",
+                     " (x-ms-client-request-id " + r->client_request_id + arm_gave_up(*r) + ")",
                  ""};
   auto w = wait("DELETE", path, api_version, *r);
   if (!w.ok()) return w.error();
@@ -347,9 +444,16 @@ Result<std::vector<nlohmann::json>> ArmClient::list(const std::string& path,
     if (r->status != 200)
       return Error{"ARM GET " + short_path(url_for(next, api)) + ": " +
                        format_arm_error(r->status, r->body) + " (x-ms-client-request-id " +
-                       r->client_request_id + ")",
+                       r->client_request_id + arm_gave_up(*r) + ")",
                    ""};
-    if (r->body.is_object() && r->body.contains("value") && r->body["value"].is_array())
+    if (auto e = arm_not_object("GET " + short_path(url_for(next, api)), *r)) return *e;
+    if (r->body.contains("value") && !r->body["value"].is_array())
+      return Error{"ARM GET " + short_path(url_for(next, api)) +
+                       ": a list whose \"value\" is not an array: " +
+                       arm_excerpt(util::dump_json(r->body["value"])) +
+                       " (x-ms-client-request-id " + r->client_request_id + ")",
+                   ""};
+    if (r->body.contains("value"))
       for (auto& v : r->body["value"]) items.push_back(std::move(v));
     next.clear();
     if (r->body.is_object() && r->body.contains("nextLink") && r->body["nextLink"].is_string())
@@ -364,7 +468,9 @@ Result<nlohmann::json> ArmClient::wait_resource(const std::string& path,
   int failed = 0;
   for (;;) {
     auto g = request("GET", path, api_version);
+    if (!g.ok() && (cancellation(path) || !tokens_.token(false).ok())) return g.error();
     if (g.ok() && g->status == 200) {
+      if (auto e = arm_not_object("GET " + path, *g)) return *e;
       std::string st = provisioning_state(g->body);
       if (st.empty() || st == "Succeeded") return g->body;
       if (st == "Failed" || st == "Canceled")
@@ -375,15 +481,16 @@ Result<nlohmann::json> ArmClient::wait_resource(const std::string& path,
                        (g.ok() ? format_arm_error(g->status, g->body) : g.error().message),
                    ""};
     }
-    if (opt_.clock.now() > deadline)
-      return Error{"ARM PUT " + path + ": still provisioning after " +
-                       fmt_seconds(opt_.operation_timeout_s) + " s",
-                   ""};
     double d = opt_.default_wait_s;
     if (g.ok())
       if (auto ra = http::parse_retry_after(g->header("retry-after"), std::time(nullptr)))
         d = std::min(*ra, opt_.max_poll_wait_s);
-    sleep(d, true);
+    if (opt_.clock.now() + d > deadline)
+      return Error{"ARM PUT " + path + ": still provisioning after " +
+                       fmt_seconds(opt_.operation_timeout_s) + " s",
+                   ""};
+    if (auto p = pause(d, true, "the resource is being provisioned", "PUT " + path); !p.ok())
+      return p.error();
   }
 }
 
@@ -406,11 +513,15 @@ Result<nlohmann::json> ArmClient::wait(const std::string& method, const std::str
 
   if (aao.empty() && loc.empty()) {
     if (method == "PUT") {
+      if (auto e = arm_not_object("PUT " + path, first)) return *e;
       std::string st = provisioning_state(first.body);
       if (st.empty() || st == "Succeeded") return first.body;
       if (st == "Failed" || st == "Canceled")
         return Error{what + ": the resource's provisioningState is " + st, ""};
-      sleep(wait_after(first), true);
+      if (auto w =
+              pause(wait_after(first), true, "the resource is being provisioned", "PUT " + path);
+          !w.ok())
+        return w.error();
       return wait_resource(path, api_version, deadline);
     }
     if (first.status == 202)
@@ -427,11 +538,14 @@ Result<nlohmann::json> ArmClient::wait(const std::string& method, const std::str
       return Error{what + ": the operation did not finish within " +
                        fmt_seconds(opt_.operation_timeout_s) + " s",
                    "it may still finish; paictl install shows the state when run again"};
-    sleep(d, true);
+    if (auto w = pause(d, true, "the operation is in progress", method + " " + path); !w.ok())
+      return w.error();
     auto p = request("GET", url, "");
     if (!p.ok()) {
-      // A refused URL or a sign-in failure will not get better by polling.
-      if (p.error().message.rfind("refusing", 0) == 0 || ++failed > opt_.max_failed_polls)
+      // A refused URL, a failed sign-in (the token source answers it at once
+      // from then on) or a cancellation will not get better by polling.
+      if (p.error().message.rfind("refusing", 0) == 0 || cancellation(what) ||
+          !tokens_.token(false).ok() || ++failed > opt_.max_failed_polls)
         return Error{what + ": cannot read the operation's status: " + p.error().message,
                      p.error().hint};
       d = std::min(60.0, opt_.transient_base_s * std::pow(2.0, failed));

@@ -10,7 +10,8 @@
 //    the first other answer is the operation's result.
 //  * 200/201 with a non-terminal properties.provisioningState and neither
 //    header: GET the resource until the state is terminal.
-//  * Retry-After (seconds) sets every wait; without it, `default_wait_s`.
+//  * Retry-After (seconds) sets every wait (`max_poll_wait_s` at most); without
+//    it, `default_wait_s`. The whole operation ends by `operation_timeout_s`.
 //  * A failed poll (network, 5xx, 404, 429) is a failed read of the status,
 //    not a failed operation: the engine waits and polls again.
 //
@@ -19,8 +20,18 @@
 //  * 409/429 AnotherOperationInProgress, RetryableErrorDueToAnotherOperation
 //    (another operation holds the resource) back off exponentially;
 //  * transport failures, 408 and 5xx back off exponentially;
-//  (a Retry-After on any of these sets the wait instead of the backoff);
+//  (a Retry-After on any of these sets the wait instead of the backoff, up to
+//  `max_retry_after_s`);
 //  * 401 InvalidAuthenticationToken/ExpiredAuthenticationToken renews the token once.
+// Bounds: one request with its retries for transport failures, 408 and 5xx
+// ends by `request_deadline_s` (a retry that could not finish before it is not
+// started; 4 attempts' worth, as lib/http's REST and HiveD clients); the 429
+// waits of one request add up to `max_throttle_wait_s` at most. Every wait of a
+// second or more is announced (`on_wait`) before it starts, and `cancelled`
+// (checked before each request and during each wait) ends it at once.
+// A 2xx answer whose body should be a JSON object and is not (not JSON, a
+// number out of range, empty) is an error naming the resource and what came
+// back (truncated), never a resource that "is missing".
 // The remaining-request counts ARM sends (x-ms-ratelimit-remaining-*) are kept
 // in the statistics, and a request waits a little when one runs low.
 // Tokens and bodies never reach the log; each log line has the method, the
@@ -45,13 +56,31 @@
 
 namespace pai::azure {
 
+// A wait of the client, announced before it starts: "waiting 30 s for ARM
+// (503 Service Unavailable, Retry-After) before GET /subscriptions/...".
+struct ArmWait {
+  double seconds = 0;
+  std::string why;    // "503 Service Unavailable, Retry-After", "the operation is in progress"
+  std::string what;   // "GET /subscriptions/..."
+  bool poll = false;  // between polls of a long-running operation
+  std::string line() const;
+};
+
 struct ArmOptions {
   Endpoints endpoints;
   Clock clock;
   std::function<void(const std::string&)> log;
+  // Every wait of a second or more, before it starts. May be null.
+  std::function<void(const ArmWait&)> on_wait;
+  // True once the user asked to stop (Ctrl-C): no further request is sent and
+  // a wait ends within a quarter of a second. May be null.
+  std::function<bool()> cancelled;
   double default_wait_s = 60;         // between polls when Retry-After is missing (the contract's)
   double max_poll_wait_s = 600;       // the longest Retry-After honoured between polls
-  double max_throttle_wait_s = 1200;  // the longest 429 Retry-After waited for
+  double max_throttle_wait_s = 1200;  // the 429 Retry-After waits of one request, in all
+  double max_retry_after_s = 30;      // the longest Retry-After of a 5xx, 408 or contention answer
+  double attempt_timeout_s = 120;     // one HTTP attempt's limit (the http::Client's timeout)
+  double request_deadline_s = 480;    // one request with its retries (429 waits aside)
   int max_throttle_retries = 8;
   int max_transient_retries = 5;
   double transient_base_s = 2;  // 2, 4, 8, ... capped at 60
@@ -68,6 +97,10 @@ struct ArmResponse {
   std::vector<http::Header> headers;
   std::string client_request_id;
   std::string request_id;  // x-ms-request-id
+  // The body's first bytes, printable, when it is not empty and not JSON.
+  std::string unreadable;
+  // When retries ended without success: "after 5 attempts in 150 s".
+  std::string gave_up;
   std::string header(std::string_view name) const;
 };
 
@@ -120,7 +153,11 @@ class ArmClient {
 
  private:
   std::string url_for(const std::string& path, const std::string& api_version) const;
-  void sleep(double s, bool poll_wait);
+  // Waits `s` seconds (announced when it is one or more), or returns the
+  // cancellation's error.
+  util::Result<void> pause(double s, bool poll_wait, const std::string& why,
+                           const std::string& what);
+  std::optional<util::Error> cancellation(const std::string& what) const;
   void observe_limits(const ArmResponse& r, const std::string& method);
   util::Result<nlohmann::json> wait_resource(const std::string& path,
                                              const std::string& api_version, double deadline);

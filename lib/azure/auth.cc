@@ -1,10 +1,14 @@
 #include "azure/auth.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "util/fs.h"
+#include "util/json.h"
 #include "util/strings.h"
 
 namespace pai::azure {
@@ -13,6 +17,11 @@ namespace {
 
 using util::Error;
 using util::Result;
+
+std::string auth_excerpt(const nlohmann::json& v) {
+  std::string s = util::dump_json(v);
+  return s.size() > 40 ? s.substr(0, 40) + "..." : s;
+}
 
 class OAuthTokenSource : public TokenSource {
  public:
@@ -31,13 +40,21 @@ class OAuthTokenSource : public TokenSource {
 
   Result<std::string> token(bool refresh) override {
     std::lock_guard<std::mutex> lock(mu_);
+    // A failed sign-in answers at once; a renewal (the server refused the
+    // token) asks again.
+    if (failed_ && !refresh) return *failed_;
     double now = opt_.clock.now();
     if (!refresh && !cached_.empty()) {
       double margin = std::min(opt_.renew_before_s, lifetime_ / 10);
       if (now < expires_at_ - margin) return cached_.reveal();
     }
     auto fresh = fetch();
-    if (!fresh.ok()) return fresh.error();
+    if (!fresh.ok()) {
+      // Asked again, it would fail the same way after the same waits.
+      if (!(opt_.cancelled && opt_.cancelled())) failed_ = fresh.error();
+      return fresh.error();
+    }
+    failed_.reset();
     return cached_.reveal();
   }
 
@@ -91,7 +108,17 @@ class OAuthTokenSource : public TokenSource {
     }
     r.headers.push_back({"Accept", "application/json"});
     http::Result res;
+    const double started = opt_.clock.now();
+    auto interrupted = [&]() -> std::optional<Error> {
+      if (opt_.cancelled && opt_.cancelled())
+        return Error{"sign-in to " + where + ": interrupted", ""};
+      return std::nullopt;
+    };
     for (int attempt = 1;; ++attempt) {
+      if (auto i = interrupted()) {
+        std::fill(r.body.begin(), r.body.end(), '\0');
+        return *i;
+      }
       res = http_.send(r);
       long st = res.response.status;
       // A refused certificate does not get better by asking again.
@@ -103,8 +130,13 @@ class OAuthTokenSource : public TokenSource {
       if (!transient || attempt >= 3) break;
       double wait = attempt;
       if (auto ra = http::parse_retry_after(res.response.header("retry-after"), std::time(nullptr)))
-        wait = std::min(*ra, 60.0);
-      opt_.clock.sleep(wait);
+        wait = std::min(*ra, 30.0);
+      if (opt_.clock.now() + wait + opt_.attempt_timeout_s > started + opt_.deadline_s) break;
+      if (opt_.log)
+        opt_.log("token " + r.method + " " + http::redact_url(r.url) + ": trying again in " +
+                 std::to_string(static_cast<int>(wait)) + " s");
+      for (double slept = 0; slept < wait && !interrupted(); slept += 0.25)
+        opt_.clock.sleep(std::min(0.25, wait - slept));
     }
     // The request held the secret: wipe our copy of the body.
     std::fill(r.body.begin(), r.body.end(), '\0');
@@ -124,16 +156,25 @@ class OAuthTokenSource : public TokenSource {
       return Error{"the sign-in endpoint " + where + " answered without an access_token", ""};
     double lifetime = 3600;
     double now = opt_.clock.now();
-    if (j.contains("expires_in")) {
-      if (j["expires_in"].is_number()) lifetime = j["expires_in"].get<double>();
-      if (j["expires_in"].is_string())
-        if (auto v = util::parse_double(j["expires_in"].get<std::string>())) lifetime = *v;
-    } else if (j.contains("expires_on")) {  // managed identity: epoch seconds
-      std::string s =
-          j["expires_on"].is_string() ? j["expires_on"].get<std::string>() : j["expires_on"].dump();
-      if (auto v = util::parse_double(s)) lifetime = *v - static_cast<double>(std::time(nullptr));
+    auto seconds = [](const nlohmann::json& v) -> std::optional<double> {
+      if (v.is_number()) return v.get<double>();
+      if (v.is_string()) return util::parse_double(v.get<std::string>());
+      return std::nullopt;
+    };
+    const char* field = j.contains("expires_in") ? "expires_in" : "expires_on";
+    if (j.contains(field)) {
+      auto v = seconds(j[field]);
+      // expires_on (managed identity) is a time in epoch seconds.
+      if (v && std::string(field) == "expires_on") *v -= static_cast<double>(std::time(nullptr));
+      if (!v || !std::isfinite(*v) || *v <= 0)
+        return Error{"the sign-in endpoint " + where + " answered a token with " + field + " " +
+                         auth_excerpt(j[field]) + ", not a positive number of seconds",
+                     ""};
+      lifetime = *v;
     }
-    if (lifetime < 1) lifetime = 1;
+    // Kept between a second and a day: the token is asked for again when it
+    // ends, however long the endpoint said it lasts.
+    lifetime = std::clamp(lifetime, 1.0, 86400.0);
     cached_ = remote::Secret(j["access_token"].get<std::string>());
     lifetime_ = lifetime;
     expires_at_ = now + lifetime;
@@ -154,6 +195,7 @@ class OAuthTokenSource : public TokenSource {
   remote::Secret identity_header_;
   std::mutex mu_;
   remote::Secret cached_;
+  std::optional<Error> failed_;
   double expires_at_ = 0;
   double lifetime_ = 3600;
 };

@@ -13,6 +13,11 @@
 //   &client_secret=… | &client_assertion_type=…jwt-bearer&client_assertion=…
 // which issues no refresh token: a new token is requested before the cached
 // one expires. Tokens live in memory only and never reach a log or an error.
+// A sign-in is tried 3 times at most, within `deadline_s`; once it has failed,
+// the token source answers with that failure at once (a command reads several
+// resources: one failed sign-in must not be waited for once per resource). An
+// answer's lifetime (expires_in, expires_on) is kept between 1 s and a day; one
+// that is not a positive number is refused.
 
 #include <functional>
 #include <memory>
@@ -51,6 +56,10 @@ struct TokenOptions {
   // lifetime, when that is shorter).
   double renew_before_s = 300;
   std::function<void(const std::string&)> log;
+  double attempt_timeout_s = 120;  // one HTTP attempt's limit (the http::Client's timeout)
+  double deadline_s = 480;         // one sign-in with its retries
+  // True once the user asked to stop: no further attempt is made. May be null.
+  std::function<bool()> cancelled;
 };
 
 // Chooses the sign-in (see the top of this file), reads the secret. The

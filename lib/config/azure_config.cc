@@ -152,7 +152,8 @@ bool valid_pool_name(std::string_view s) {
 }  // namespace
 
 AzureConfig load_azure_config(const Node* section, Context& ctx, const std::string& pods_subnet,
-                              const std::string& service_subnet) {
+                              const std::string& service_subnet,
+                              const std::string& ssh_key_file_path) {
   AzureConfig a;
   a.mark = ctx.at(section);
   if (!ctx.is_mapping(section, "azure")) return a;
@@ -223,8 +224,8 @@ AzureConfig load_azure_config(const Node* section, Context& ctx, const std::stri
         "azure.resource-group \"" + a.resource_group + "\" is not a valid resource group name",
         "1-90 letters, digits, '_', '-', '.', '(' or ')', not ending in '.'");
   text("admin-user", a.admin_user, false);
-  const Node* key = text("ssh-public-key-file", a.ssh_public_key_file, true);
-  (void)key;
+  // Without it, the public key beside ssh_key_file_path (KEY.pub) is used.
+  text("ssh-public-key-file", a.ssh_public_key_file, ssh_key_file_path.empty());
   text("image", a.image, false);
   if (const Node* n = section->get("image"); n && !a.image.empty() &&
                                              a.image.rfind("/subscriptions/", 0) != 0 &&

@@ -82,9 +82,11 @@ struct AzureConfig {
 const std::vector<std::string>& azure_config_keys();
 
 // Reads and checks the section; kube_pods_subnet/kube_service_addresses are
-// for the overlap check.
+// for the overlap check. ssh-public-key-file is required unless config.yaml
+// has ssh_key_file_path (`ssh_key_file_path`: its KEY.pub is the default).
 AzureConfig load_azure_config(const Node* section, Context& ctx, const std::string& pods_subnet,
-                              const std::string& service_subnet);
+                              const std::string& service_subnet,
+                              const std::string& ssh_key_file_path = {});
 
 // The machines paictl wrote into layout.yaml's text for Azure pools, by the
 // marker on their first line ("- hostname: NAME  # azure pool POOL"): NAME -> POOL.

@@ -330,7 +330,8 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx, bool check_fil
   }
 
   if (const Node* n = root->get("azure"))
-    c.azure = load_azure_config(n, ctx, c.kube_pods_subnet, c.kube_service_addresses);
+    c.azure = load_azure_config(n, ctx, c.kube_pods_subnet, c.kube_service_addresses,
+                                c.ssh_key_file_path);
 
   if (const Node* n = root->get("openpai_kube_network_plugin")) {
     if (auto v = ctx.string_value(n, "openpai_kube_network_plugin")) {

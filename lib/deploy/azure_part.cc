@@ -69,6 +69,12 @@ class AzurePartLog {
  public:
   explicit AzurePartLog(AzureSession& s, const Callbacks& cb) : s_(s), before_(s.events) {
     s_.events = &cb;
+    std::vector<std::string> warnings;
+    {
+      std::lock_guard<std::mutex> lock(s_.log_mutex);
+      warnings.swap(s_.warnings);
+    }
+    for (auto& w : warnings) azure_part_emit(cb, UseCaseEvent::Kind::Warning, std::move(w));
   }
   ~AzurePartLog() { s_.events = before_; }
   AzurePartLog(const AzurePartLog&) = delete;
@@ -110,13 +116,26 @@ UseCaseResult<std::shared_ptr<AzureSession>> open_azure(const std::string& clust
     s->spec.cluster = cluster.services->cluster_id;
   s->layout_file = cluster.layout ? cluster.layout->file : cluster_dir + "/layout.yaml";
   std::string key_file = azure_part_resolve(az.ssh_public_key_file, cluster_dir);
+  std::string key_origin = "azure.ssh-public-key-file " + key_file;
+  if (az.ssh_public_key_file.empty()) {
+    // The public key beside config.yaml's private key (ssh-keygen writes KEY.pub).
+    std::string priv = azure_part_resolve(cluster.config->ssh_key_file_path, cluster_dir);
+    key_file = priv + ".pub";
+    key_origin = "the public key of ssh_key_file_path, " + key_file;
+    if (priv.empty() || !util::is_regular_file(key_file))
+      return input_error(
+          "config.yaml's azure: section has no ssh-public-key-file" +
+              (priv.empty() ? std::string(" and config.yaml has no ssh_key_file_path")
+                            : ", and " + key_file + " (beside ssh_key_file_path) does not exist"),
+          "set azure.ssh-public-key-file to the public key the VMs accept (ssh-keygen -y -f "
+          "KEY > KEY.pub writes it)");
+  }
   auto key = util::read_file(key_file, 64u << 10);
-  if (!key.ok())
-    return input_error("azure.ssh-public-key-file " + key_file + ": " + key.error().message);
+  if (!key.ok()) return input_error(key_origin + ": " + key.error().message);
   s->spec.ssh_public_key = std::string(util::trim(*key));
   if (s->spec.ssh_public_key.rfind("ssh-", 0) != 0 &&
       s->spec.ssh_public_key.rfind("ecdsa-", 0) != 0)
-    return input_error("azure.ssh-public-key-file " + key_file +
+    return input_error(key_origin +
                        " does not hold an OpenSSH public key (ssh-ed25519 ..., ssh-rsa ...)");
   s->spec.onprem_prefixes = az.onprem_address_space;
   if (s->spec.onprem_prefixes.empty() && cluster.layout) {
@@ -139,7 +158,8 @@ UseCaseResult<std::shared_ptr<AzureSession>> open_azure(const std::string& clust
     http::Options ho;
     ho.tls.ca_file = ep.ca_file;
     ho.retry.max_attempts = 1;  // lib/azure retries, with ARM's rules
-    ho.timeout_s = 120;
+    ho.timeout_s = kAzureAttemptTimeoutS;
+    ho.cancelled = deps.cancelled;
     s->own_http = std::make_unique<http::CurlClient>(ho);
     http = s->own_http.get();
   }
@@ -152,8 +172,17 @@ UseCaseResult<std::shared_ptr<AzureSession>> open_azure(const std::string& clust
   to.endpoints = ep;
   to.clock = deps.clock;
   to.log = log;
+  to.cancelled = deps.cancelled;
+  to.attempt_timeout_s = kAzureAttemptTimeoutS;
+  to.deadline_s = kAzureRequestDeadlineS;
   azure::Identity id{az.tenant, az.client_id,
                      azure_part_resolve(az.client_secret_file, cluster_dir)};
+  if (!id.client_secret_file.empty())
+    if (auto w = util::others_may_read(id.client_secret_file))
+      s->warnings.push_back("client-secret-file " + id.client_secret_file +
+                            " holds the service principal's secret but its mode is " + *w +
+                            ", so other users may read it (run: chmod 600 " +
+                            util::shell_quote(id.client_secret_file) + ")");
   auto t = azure::make_token_source(id, *http, to, deps.getenv);
   if (!t.ok())
     return input_error(t.error().message +
@@ -163,6 +192,19 @@ UseCaseResult<std::shared_ptr<AzureSession>> open_azure(const std::string& clust
   ao.endpoints = ep;
   ao.clock = deps.clock;
   ao.log = log;
+  ao.cancelled = deps.cancelled;
+  ao.attempt_timeout_s = kAzureAttemptTimeoutS;
+  ao.request_deadline_s = kAzureRequestDeadlineS;
+  ao.on_wait = [raw](const azure::ArmWait& w) {
+    std::lock_guard<std::mutex> lock(raw->log_mutex);
+    if (!raw->events) return;
+    UseCaseEvent e;
+    e.kind = UseCaseEvent::Kind::AzureWaiting;
+    e.message = w.line();
+    e.to = static_cast<long long>(w.seconds + 0.5);
+    e.planning = w.poll;
+    raw->events->emit(e);
+  };
   s->arm = std::make_unique<azure::ArmClient>(*http, *s->tokens, ao);
   return s;
 }

@@ -44,7 +44,16 @@ struct AzureDeps {
   util::Clock clock = util::Clock::real();
   // The environment the sign-in reads (AZURE_CLIENT_SECRET, ...); null: the process's.
   std::function<const char*(const char*)> getenv;
+  // True once the user asked to stop (a front end's SIGINT handler sets the flag
+  // it reads): no further ARM request or sign-in is sent and every wait ends
+  // within a quarter of a second; the call under way ends with an error.
+  std::function<bool()> cancelled;
 };
+
+// How long one ARM request (or sign-in) may take in all, its retries included:
+// 4 attempts' worth of the HTTP timeout, as the REST and HiveD clients.
+inline constexpr double kAzureAttemptTimeoutS = 120;
+inline constexpr double kAzureRequestDeadlineS = 4 * kAzureAttemptTimeoutS;
 
 // An open session on the Azure part of one cluster directory.
 struct AzureSession {
@@ -59,11 +68,17 @@ struct AzureSession {
   // threads at once; log_mutex hands their lines to `events` one at a time.
   const Callbacks* events = nullptr;
   std::mutex log_mutex;
+  // Said when the session was opened (a client-secret-file others may read),
+  // emitted as Warning events by the first call that runs.
+  std::vector<std::string> warnings;
   const config::AzurePool* pool(const std::string& name) const;
 };
 
 // Reads the cluster's files and prepares the sign-in (the first request signs
-// in). Null when config.yaml has no azure: section. Errors: config.yaml's
+// in). Null when config.yaml has no azure: section. The SSH public key is
+// azure.ssh-public-key-file, else config.yaml's ssh_key_file_path with ".pub".
+// While a call runs, each wait of the ARM client of 1 s or more is an
+// AzureWaiting event ("waiting 30 s for ARM (...) before GET ..."). Errors: config.yaml's
 // Azure findings (About::AzureConfig), the SSH public key, the sign-in's setup.
 UseCaseResult<std::shared_ptr<AzureSession>> open_azure(const std::string& cluster_dir,
                                                         const AzureAccess& access,

@@ -77,6 +77,7 @@ bool HostResult::changed() const {
 }
 
 bool RunResult::ok() const {
+  if (!error.empty()) return false;
   for (const auto& h : hosts)
     if (h.failed()) return false;
   return true;
@@ -112,13 +113,16 @@ nlohmann::json RunResult::to_json() const {
   nlohmann::json inter = nlohmann::json::array();
   for (const auto& e : interrupted)
     inter.push_back({{"host", e.host}, {"phase", e.phase}, {"message", e.message}});
-  return {{"run", run_id},
-          {"dry_run", dry_run},
-          {"ok", ok()},
-          {"changed", changed()},
-          {"interrupted", inter},
-          {"hosts", hs},
-          {"ms", static_cast<int64_t>(ms)}};
+  nlohmann::json out = {{"run", run_id},
+                        {"dry_run", dry_run},
+                        {"ok", ok()},
+                        {"changed", changed()},
+                        {"interrupted", inter},
+                        {"hosts", hs},
+                        {"ms", static_cast<int64_t>(ms)}};
+  if (!error.empty()) out["error"] = error;
+  if (!hint.empty()) out["hint"] = hint;
+  return out;
 }
 
 // ------------------------------------------------------------------ host lock

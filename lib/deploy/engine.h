@@ -79,6 +79,9 @@ struct RunResult {
   std::vector<HostResult> hosts;
   std::vector<Event> interrupted;  // steps of earlier runs that never ended
   double ms = 0;
+  // A failure of the run itself, not of a host: its journal cannot be written
+  // (the run stopped; `hint` says what to do).
+  std::string error, hint;
   bool ok() const;
   bool changed() const;
   nlohmann::json to_json() const;

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <map>
 
 #include "util/strings.h"
@@ -83,14 +85,19 @@ void EngineRun::open_journal() {
     auto records = read_journal(opts_.journal_path);
     if (!records.ok()) {
       // Not a regular file (a FIFO would block the opening for writing too):
-      // the run goes on without a journal, and says so.
-      emit({Event::Kind::Note,
-            "",
-            "",
-            "journal: " + records.error().message + "; this run is not recorded",
-            "",
-            {},
-            0});
+      // a plan goes on and says so; a run that would change hosts cannot keep
+      // its journal, so it stops before any host is reached.
+      if (opts_.dry_run) {
+        emit({Event::Kind::Note,
+              "",
+              "",
+              "journal: " + records.error().message + "; this plan does not read it",
+              "",
+              {},
+              0});
+        return;
+      }
+      journal_failed(records.error(), "nothing was changed on any host");
       return;
     }
     for (const auto& step : interrupted_steps(*records)) {
@@ -111,9 +118,39 @@ void EngineRun::open_journal() {
     return;
   }
   journal_open_ = true;
-  if (auto opened = journal_.open(opts_.journal_path); !opened)
-    emit({Event::Kind::Note, "", "", "journal: " + opened.error().message, "", {}, 0});
-  journal_.append({{"event", "run-start"}, {"run", res_.run_id}, {"hosts", hosts_.size()}});
+  // A run that changes hosts keeps its journal: one that cannot be written
+  // stops the run before any host is reached.
+  auto opened = journal_.open(opts_.journal_path);
+  if (opened) opened = journal_.reserve(64u << 10);
+  if (opened)
+    opened =
+        journal_.append({{"event", "run-start"}, {"run", res_.run_id}, {"hosts", hosts_.size()}});
+  if (!opened) journal_failed(opened.error(), "nothing was changed on any host");
+}
+
+void EngineRun::journal_failed(const util::Error& e, const std::string& state) {
+  {
+    std::lock_guard lock(journal_mu_);
+    if (!res_.error.empty()) return;
+    res_.error =
+        "the install journal cannot be written (" + e.message + "); the run stops: " + state;
+    res_.hint =
+        "free space where the cluster directory is (or make .paictl/install.journal writable), "
+        "then run again: the run observes every host and resumes where it stopped";
+    journal_stop_ = true;
+  }
+  emit({Event::Kind::Note, "", "", res_.error, res_.hint, {}, 0});
+}
+
+void EngineRun::host_log_failed(size_t i, int err) {
+  emit({Event::Kind::Note,
+        hosts_[i].name,
+        "",
+        "log " + opts_.log_dir + "/" + hosts_[i].name + ".log: " + std::strerror(err) +
+            "; this host's log is not kept from here on",
+        "",
+        {},
+        0});
 }
 
 void EngineRun::make_host_runs() {
@@ -137,15 +174,27 @@ void EngineRun::make_host_runs() {
     if (!opts_.log_dir.empty()) {
       std::string path = opts_.log_dir + "/" + hosts_[i].name + ".log";
       log->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-      if (log->fd >= 0) ::fchmod(log->fd, 0600);
+      if (log->fd >= 0)
+        ::fchmod(log->fd, 0600);
+      else
+        host_log_failed(i, errno);
     }
     HostLog* lp = log.get();
     if (lp->fd >= 0)
-      runs_.back()->log_sink = [lp](const std::string& text) {
+      runs_.back()->log_sink = [this, lp, i](const std::string& text) {
         std::string line = "[" + util::now_rfc3339_ms() + "] " + text + "\n";
-        std::lock_guard lock(lp->mu);
-        if (::write(lp->fd, line.data(), line.size()) < 0) {
+        int err = 0;
+        {
+          std::lock_guard lock(lp->mu);
+          if (lp->failed) return;
+          ssize_t n = ::write(lp->fd, line.data(), line.size());
+          if (n != static_cast<ssize_t>(line.size())) {
+            lp->failed = true;
+            err = n < 0 ? errno : ENOSPC;
+          }
         }
+        // Said once; the run goes on (its journal says what changed).
+        if (err) host_log_failed(i, err);
       };
     logs_.push_back(std::move(log));
   }
@@ -205,6 +254,10 @@ void EngineRun::plan_reads() {
 }
 
 void EngineRun::connect_and_lock() {
+  if (journal_stop_) {
+    stop_ = true;
+    return;
+  }
   remote::run_parallel(hosts_.size(), eo_, [&](size_t i) { connect_host(i); });
   if (!opts_.dry_run)
     for (char f : failed_) stop_ |= f != 0;
@@ -223,6 +276,7 @@ size_t EngineRun::run_stage(size_t first) {
   // A failure stops the run at the barrier; a dry run goes on to show the whole plan.
   if (!opts_.dry_run)
     for (char f : failed_) stop_ |= f != 0;
+  stop_ |= journal_stop_;
   return last;
 }
 
@@ -233,7 +287,9 @@ void EngineRun::report_skipped() {
         emit({Event::Kind::PhaseSkipped,
               hosts_[i].name,
               pr.phase,
-              failed_[i] ? "not run: this host failed earlier" : "not run: another host failed",
+              failed_[i]      ? "not run: this host failed earlier"
+              : journal_stop_ ? "not run: the install journal cannot be written"
+                              : "not run: another host failed",
               "",
               {},
               0});
@@ -248,7 +304,7 @@ void EngineRun::clean_up() {
     emit({Event::Kind::CleanupStart, hosts_[hi].name, phase, "cleaning up", "", {}, 0});
     if (auto* c = dynamic_cast<CleansUp*>(phases_[pi].get())) c->cleanup(*runs_[hi]);
     res_.hosts[hi].phases[pi].cleaned = true;
-    journal_.append(
+    (void)journal_.append(
         {{"event", "cleanup"}, {"run", res_.run_id}, {"host", hosts_[hi].name}, {"phase", phase}});
     emit({Event::Kind::CleanupDone, hosts_[hi].name, phase, "cleaned up", "", {}, 0});
   }
@@ -262,11 +318,11 @@ RunResult EngineRun::unlock_and_finish() {
                        [&](size_t k) { runs_[to_unlock[k]]->sh(host_unlock_script(holder_)); });
   for (auto& r : runs_) r->log("--- end of run " + res_.run_id);
   res_.ms = ms_since(started_);
-  journal_.append({{"event", "run-end"},
-                   {"run", res_.run_id},
-                   {"ok", res_.ok()},
-                   {"changed", res_.changed()},
-                   {"ms", static_cast<int64_t>(res_.ms)}});
+  (void)journal_.append({{"event", "run-end"},
+                         {"run", res_.run_id},
+                         {"ok", res_.ok()},
+                         {"changed", res_.changed()},
+                         {"ms", static_cast<int64_t>(res_.ms)}});
   // The connections stay for the next run of these options (the apply after a plan).
   for (size_t i = 0; i < hosts_.size(); ++i) {
     if (opts_.kept && runs_[i]->connection)
@@ -525,24 +581,33 @@ bool EngineRun::run_phase(size_t pi, size_t hi) {
     emit({Event::Kind::PhaseNeeds, host, pr.phase, "would apply", "", needs, pr.ms});
     return true;
   }
+  // What is about to change is journaled first; a step that cannot be is not taken.
+  if (auto j = journal_.append({{"event", "start"},
+                                {"run", res_.run_id},
+                                {"host", host},
+                                {"phase", pr.phase},
+                                {"needs", needs}});
+      !j) {
+    journal_failed(j.error(), "the phases that were not journaled did not run");
+    return phase_failed(
+        pi, hi, util::Error{"not applied: the install journal cannot be written", res_.hint}, t0);
+  }
   emit({Event::Kind::PhaseNeeds, host, pr.phase, "applying", "", needs, 0});
-  journal_.append({{"event", "start"},
-                   {"run", res_.run_id},
-                   {"host", host},
-                   {"phase", pr.phase},
-                   {"needs", needs}});
   h.log("phase " + pr.phase + ": " + util::join(needs, "; "));
   {
     std::lock_guard lock(applied_mu_);
     applied_.emplace_back(pi, hi);
   }
   s = apply_phase(pi, hi, needs);
-  journal_.append({{"event", "end"},
-                   {"run", res_.run_id},
-                   {"host", host},
-                   {"phase", pr.phase},
-                   {"result", s.ok() ? "changed" : "failed"},
-                   {"error", s.ok() ? std::string() : masker_->mask(s.error().message)}});
+  if (auto j =
+          journal_.append({{"event", "end"},
+                           {"run", res_.run_id},
+                           {"host", host},
+                           {"phase", pr.phase},
+                           {"result", s.ok() ? "changed" : "failed"},
+                           {"error", s.ok() ? std::string() : masker_->mask(s.error().message)}});
+      !j)
+    journal_failed(j.error(), "the phases under way finish, no other starts");
   if (!s.ok()) return phase_failed(pi, hi, s.error(), t0);
   pr.state = PhaseResult::State::Changed;
   pr.ms = ms_since(t0);

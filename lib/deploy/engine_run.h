@@ -19,6 +19,7 @@
 // hosts (the master's add-on phases): what a run that applies reads ahead at
 // once.
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -41,6 +42,7 @@ namespace engine_detail {
 struct HostLog {
   std::mutex mu;
   int fd = -1;
+  bool failed = false;  // a write failed (said once); nothing more is written
   ~HostLog();
 };
 
@@ -64,6 +66,11 @@ class EngineRun {
  private:
   void emit(Event e);
   double ms_since(double t0) const;
+  // The journal cannot be written: the run's error, and it stops at the end of
+  // the stage (before connecting, when it is the first record). `state` says
+  // what that leaves.
+  void journal_failed(const util::Error& e, const std::string& state);
+  void host_log_failed(size_t host, int err);
   std::vector<size_t> all_hosts() const;
 
   // Stages and groups.
@@ -112,6 +119,8 @@ class EngineRun {
   std::string holder_;  // this run's host lock: "LOCALHOST PID RUNID"
   std::string marker_;  // the markers of its sessions of reads
   bool stop_ = false;
+  std::mutex journal_mu_;
+  std::atomic<bool> journal_stop_{false};
 
   // Reading ahead.
   std::vector<std::map<std::string, remote::ExecResult>> plan_reads_;  // a plan's, for the apply

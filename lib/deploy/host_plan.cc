@@ -64,9 +64,23 @@ UseCaseResult<HostRunPlan> plan_host_run(HostOperation operation, PreparedCluste
   if (!p.dry_run) {
     if (auto locked = p.lock->acquire(p.state_dir + "/install.lock"); !locked)
       return input_error(locked.error().message);
-    // The hosts' logs go there: a run that cannot keep them does not start.
-    if (auto made = util::make_directories(p.state_dir + "/logs", 0700); !made)
-      return input_error("cannot create " + p.state_dir + "/logs: " + made.error().message);
+    // A run that changes hosts keeps its journal: known now, nothing has changed yet.
+    if (auto j = check_journal_writable(p.state_dir + "/install.journal"); !j)
+      return input_error(
+          "the install journal cannot be written (" + j.error().message + "); nothing was changed",
+          "free space where the cluster directory is (or make " + p.state_dir +
+              " writable): the journal records what each run changes on which host");
+    std::string logs = p.state_dir + "/logs";
+    auto made = util::make_directories(logs, 0700);
+    if (made.ok() && !util::is_directory(logs))
+      made = util::Error{logs + " is not a directory", {}};
+    if (!made.ok()) {
+      UseCaseEvent w;
+      w.kind = UseCaseEvent::Kind::Warning;
+      w.message = "the hosts' logs cannot be kept: " + made.error().message +
+                  " (the run goes on; its journal records what changes)";
+      callbacks.emit(w);
+    }
   }
 
   const auto& s = p.cluster->settings;

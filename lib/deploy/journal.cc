@@ -29,13 +29,32 @@ std::string parent_dir(const std::string& path) {
 
 util::Result<void> Journal::open(const std::string& path) {
   if (path.empty()) return {};
+  path_ = path;
   std::string dir = parent_dir(path);
   if (!util::is_directory(dir)) {
     auto made = util::make_directories(dir, 0700);
     if (!made.ok()) return util::Error{error_ = made.error().message, ""};
   }
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd_ < 0) return util::Error{error_ = "cannot open " + path + ": " + std::strerror(errno), ""};
+  // O_NONBLOCK: a FIFO in the journal's place fails at once (ENXIO without a
+  // reader) instead of blocking; anything but a regular file is refused.
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0600);
+  if (fd_ < 0) {
+    int err = errno;
+    return util::Error{error_ = "cannot open " + path + ": " +
+                                (err == ENXIO ? std::string("it is a FIFO (named pipe)")
+                                              : std::string(std::strerror(err))),
+                       ""};
+  }
+  struct stat kind {};
+  if (::fstat(fd_, &kind) == 0 && !S_ISREG(kind.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    return util::Error{error_ = "cannot open " + path + ": " +
+                                (S_ISDIR(kind.st_mode) ? "it is a directory"
+                                                       : "it is not a regular file"),
+                       ""};
+  }
+  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
   // A journal torn by a kill -9 ends without a newline: start on a line of our own.
   struct stat st {};
   if (::fstat(fd_, &st) == 0 && st.st_size > 0) {
@@ -45,28 +64,64 @@ util::Result<void> Journal::open(const std::string& path) {
       if (::pread(rfd, &last, 1, st.st_size - 1) != 1) last = '\n';
       ::close(rfd);
     }
-    if (last != '\n' && ::write(fd_, "\n", 1) != 1) error_ = "cannot write " + path;
+    if (last != '\n' && ::write(fd_, "\n", 1) != 1) {
+      error_ = "cannot write " + path + ": " + std::strerror(errno);
+      return util::Error{error_, ""};
+    }
   }
   return {};
+}
+
+std::string Journal::error() const {
+  std::lock_guard lock(mu_);
+  return error_;
+}
+
+util::Result<void> Journal::reserve(size_t bytes) {
+  if (fd_ < 0) return {};
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return {};
+  int e = ::fallocate(fd_, FALLOC_FL_KEEP_SIZE, st.st_size, static_cast<off_t>(bytes));
+  if (e == 0) return {};
+  e = errno;
+  if (e == ENOSPC || e == EDQUOT) {
+    std::lock_guard lock(mu_);
+    error_ = "cannot write " + path_ + ": " + std::strerror(e);
+    return util::Error{error_, ""};
+  }
+  return {};  // EOPNOTSUPP and the like: the appends say it, if anything
 }
 
 Journal::~Journal() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void Journal::append(nlohmann::json record) {
-  if (fd_ < 0) return;
+util::Result<void> Journal::append(nlohmann::json record) {
+  if (fd_ < 0) return {};
   nlohmann::json line = nlohmann::json::object();
   line["time"] = util::now_rfc3339_ms();
   for (auto& [k, v] : record.items()) line[k] = v;
   std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::lock_guard lock(mu_);
+  if (!error_.empty()) return util::Error{error_, ""};
   // One write(2) with O_APPEND: concurrent writers never interleave inside a line.
   ssize_t n = ::write(fd_, text.data(), text.size());
-  if (n != static_cast<ssize_t>(text.size()))
-    error_ = std::string("cannot append to the journal: ") + std::strerror(errno);
-  else if (::fsync(fd_) != 0)
-    error_ = std::string("cannot sync the journal: ") + std::strerror(errno);
+  if (n != static_cast<ssize_t>(text.size())) {
+    // A short write leaves a torn line, which readers skip.
+    int e = n < 0 ? errno : ENOSPC;
+    error_ = "cannot write " + path_ + ": " + std::strerror(e);
+  } else if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS) {
+    error_ = "cannot write " + path_ + " to the disk: " + std::strerror(errno);
+  }
+  if (!error_.empty()) return util::Error{error_, ""};
+  return {};
+}
+
+util::Result<void> check_journal_writable(const std::string& path) {
+  Journal j;
+  if (auto o = j.open(path); !o) return o;
+  // Some dozens of records of a run.
+  return j.reserve(64u << 10);
 }
 
 void journal_interruption(const std::string& path, const std::string& signal,

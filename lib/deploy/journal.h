@@ -4,7 +4,10 @@
 // leaves at most a torn last line (skipped when read). It records what ran,
 // where, when and how it ended, for the report and to say that a step was
 // interrupted. It is never the source of truth: every run observes the hosts,
-// and a lost or corrupt journal changes nothing but the report.
+// and a lost or corrupt journal changes nothing but the report. But a run that
+// changes hosts keeps it: one whose journal cannot be written (a full disk, a
+// read-only directory) stops, before it changes anything when that is known in
+// time (reserve), else at the end of its stage (the engine's contract).
 
 #include <cstddef>
 #include <mutex>
@@ -24,14 +27,19 @@ class Journal {
   // An empty path is a journal that records nothing.
   util::Result<void> open(const std::string& path);
   ~Journal();
-  // Adds "time" (UTC, RFC 3339) and appends. Errors are kept, not thrown: a
-  // journal that cannot be written must not stop an install.
-  void append(nlohmann::json record);
-  const std::string& error() const { return error_; }
+  // Adds "time" (UTC, RFC 3339) and appends. The first error is also kept
+  // (error()); a journal that failed once keeps failing.
+  util::Result<void> append(nlohmann::json record);
+  // Makes sure `bytes` more can be appended (fallocate(2) beyond the end,
+  // without changing the size): "No space left on device" now rather than in
+  // the middle of a run. A file system without preallocation is not an error.
+  util::Result<void> reserve(size_t bytes);
+  std::string error() const;
 
  private:
-  std::mutex mu_;
+  mutable std::mutex mu_;
   int fd_ = -1;
+  std::string path_;
   std::string error_;
 };
 
@@ -39,6 +47,11 @@ class Journal {
 // to the journal at `path` (the front end, when a signal stops a run).
 void journal_interruption(const std::string& path, const std::string& signal,
                           const std::vector<std::pair<std::string, std::string>>& running);
+// Whether the journal at `path` can take a run's records: opens it (creating
+// the directory and the file) and reserves room for them. The error names the
+// file and says why.
+util::Result<void> check_journal_writable(const std::string& path);
+std::vector<nlohmann::json> read_journal(const std::string& path);
 
 // How much of a journal is read: its last 8 MiB (some thousands of runs), so a
 // journal that grew for years costs nothing on every run.

@@ -104,6 +104,10 @@ struct UseCaseEvent {
     AzureProgress,
     // One request to ARM (`message`), for a verbose front end.
     AzureLog,
+    // The ARM client waits (`message`: "waiting 30 s for ARM (503 Service
+    // Unavailable, Retry-After) before GET /subscriptions/..."), `to` seconds
+    // (rounded); `planning`: between polls of a long-running operation.
+    AzureWaiting,
     // Azure had nothing to create, change or delete.
     AzureUpToDate,
     // The pools' VMs, as written into layout.yaml (`machines`).

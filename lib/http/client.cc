@@ -53,6 +53,13 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
   return len;
 }
 
+// Ends a transfer under way once Options::cancelled says so (within a second:
+// libcurl calls it about once a second while it waits).
+int client_on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancelled = static_cast<const std::function<bool()>*>(user);
+  return (*cancelled)() ? 1 : 0;
+}
+
 size_t on_header(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   size_t len = size * n;
@@ -204,6 +211,11 @@ Result CurlClient::send_once(const Request& r) {
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
+  if (opt_.cancelled) {
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, client_on_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &opt_.cancelled);
+  }
   if (opt_.tls.insecure) {
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
@@ -248,6 +260,7 @@ Result CurlClient::send_once(const Request& r) {
     if (res.error == ErrorKind::TooLarge)
       detail =
           "the response is larger than " + std::to_string(opt_.max_response_bytes >> 20) + " MiB";
+    if (code == CURLE_ABORTED_BY_CALLBACK) detail = "interrupted";
     res.message = host_of(r.url) + ": " + detail;
     if (res.error == ErrorKind::Tls && !opt_.tls.insecure)
       res.message += opt_.tls.ca_file.empty() ? " (pass --ca-file with the cluster's CA "

@@ -101,6 +101,9 @@ struct Options {
   std::function<void(const std::string&)> log;
   // Replaces the sleep between attempts (tests); gets seconds.
   std::function<void(double)> sleep;
+  // True once the user asked to stop: a transfer under way ends within about a
+  // second ("HOST: interrupted", ErrorKind::Other). May be null.
+  std::function<bool()> cancelled;
   // Seed of the jitter; 0 picks a random one.
   uint64_t seed = 0;
 };

@@ -55,6 +55,10 @@ Result<void> write_file_atomic(const std::string& path, const std::string& conte
 bool is_directory(const std::string& path);
 bool is_regular_file(const std::string& path);
 bool path_exists(const std::string& path);
+// A regular file's mode ("0644") when its group or other users may use it
+// (any of the 077 bits), for warnings about files that hold secrets; nullopt
+// when only its owner may, or it is not a regular file.
+std::optional<std::string> others_may_read(const std::string& path);
 
 // Creates a directory and its parents (like mkdir -p).
 Result<void> make_directories(const std::string& path, unsigned mode = 0755);

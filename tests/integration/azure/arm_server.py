@@ -35,8 +35,11 @@ For tests it also:
   * injects faults (POST /__control/fail, a list or one object):
       {"path": REGEX, "method": "PUT", "kind": "arm|poll|token|list", "status": 429,
        "count": 1, "retryAfter": 1, "code": "...", "message": "...",
-       "shape": "error|compute", "close": false}
-    and failed operations (POST /__control/fail-operation
+       "shape": "error|compute", "close": false, "body": "TEXT"}
+    ("body": the answer's body as it is, any status, 200 included: a proxy's HTML
+    page, a body that is not JSON or holds a number out of range such as 1e400);
+    (POST /__control/clear-faults drops them all) and failed operations
+    (POST /__control/fail-operation
       {"path": REGEX, "method": "PUT", "count": 1, "code": "...", "message": "..."});
   * takes settings (POST /__control/config): {"polls": 2, "retryAfter": 1,
     "pageSize": 50, "tokenLifetime": 3600, "omitRetryAfter": false,
@@ -255,7 +258,9 @@ class Handler(BaseHTTPRequestHandler):
                 headers["Retry-After"] = str(fault["retryAfter"])
             code = fault.get("code") or ("TooManyRequests" if status == 429 else "InternalServerError")
             message = fault.get("message") or "injected fault"
-            if fault.get("shape") == "compute":
+            if fault.get("body") is not None:
+                body = fault["body"]
+            elif fault.get("shape") == "compute":
                 body = {"code": code, "message": message,
                         "details": [{"code": "TooManyRequests", "target": "HighCostGet30Min", "message": "{}"}]}
                 headers["x-ms-ratelimit-remaining-resource"] = "Microsoft.Compute/HighCostGet30Min;0"
@@ -347,6 +352,11 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/__control/fail":
             with st.lock:
                 st.faults.extend(body if isinstance(body, list) else [body])
+            return self._send(200, {})
+        if path == "/__control/clear-faults":
+            with st.lock:
+                st.faults = []
+                st.op_faults = []
             return self._send(200, {})
         if path == "/__control/fail-operation":
             with st.lock:

@@ -190,6 +190,20 @@ expect_err "the operation failed: OperationNotAllowed: Operation could not be co
 [ "$(grep -c 'OperationNotAllowed' "$ERR")" -eq 1 ] && pass "one line" || fail "the error is not one line"
 ctl POST /__control/config '{}' >/dev/null
 
+# --- answers that are not ARM's ------------------------------------------------
+# A 200 that is not JSON, or holds a number out of range: an error naming the
+# resource and what came back, never a plan of updates.
+for body in '<html><body>proxy says hello</body></html>' '{"location":"eastus","tags":{"n":1e400}}'; do
+  ctl POST /__control/clear-faults '{}' >/dev/null
+  "$PY" -c 'import json,sys; print(json.dumps({"kind":"arm","method":"GET","path":"resourceGroups/pai-rg$","status":200,"body":sys.argv[1],"count":100}))' "$body" >"$TMP/fault.json"
+  ctl POST /__control/fail "$(cat "$TMP/fault.json")" >/dev/null
+  run install "$C" --azure-only --dry-run $EP
+  expect_rc 3 "a 200 that is not JSON is a remote failure"
+  expect_err "resourceGroups/pai-rg: 200 OK with a body that is not JSON: \"$(printf '%s' "$body" | cut -c1-20)" "the error names the resource and what came back"
+  if grep -q "update" "$OUT"; then fail "a plan of updates was printed"; fi
+done
+ctl POST /__control/clear-faults '{}' >/dev/null
+
 # --- secrets -------------------------------------------------------------------
 for f in "$TMP"/out "$TMP"/err "$C/layout.yaml"; do
   if grep -qF "$SECRET" "$f"; then fail "the client secret is in $f"; fi

@@ -170,4 +170,23 @@ TEST_F(AzureMasterPool, TunnelMtuAndPublicIp) {
 }
 
 }  // namespace
+// ssh-public-key-file is required only without ssh_key_file_path, whose KEY.pub
+// is then the VMs' key.
+TEST_F(AzureMasterPool, TheVmsKeyMayComeFromSshKeyFilePath) {
+  write("layout.yaml", std::string(kSkus) +
+                           "machine-list:\n  - hostname: w1\n    hostip: 10.0.0.2\n"
+                           "    machine-type: gpu\n    pai-worker: \"true\"\n");
+  std::string pools =
+      "    - name: cp\n      role: master\n      sku: Standard_D8s_v5\n"
+      "      count: 1\n      machine-type: cpu\n";
+  std::string without = config(pools);
+  without.erase(without.find("  ssh-public-key-file: k.pub\n"),
+                std::string("  ssh-public-key-file: k.pub\n").size());
+  write("config.yaml", without);
+  auto missing = codes();
+  ASSERT_EQ(missing.size(), 1u) << "the key is required without ssh_key_file_path";
+  write("config.yaml", "ssh_key_file_path: id\n" + without);
+  EXPECT_EQ(codes(), std::vector<std::string>{});
+}
+
 }  // namespace pai::config

@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -410,12 +412,121 @@ TEST_F(DeployEngine, JournalReadOnlyItsTailAndNeverWaitsOnAFifo) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("FIFO"), std::string::npos) << r.error().message;
 
-  // A run whose journal is a FIFO goes on, unrecorded, and says so.
+  // A plan whose journal is a FIFO goes on without it; a run that would
+  // change hosts cannot keep its journal, so it stops before any host.
   EngineOptions o = options();
   o.journal_path = fifo;
-  Engine engine(transport, o);
-  RunResult run = engine.run(cluster(1), phases());
-  EXPECT_TRUE(run.ok());
+  EngineOptions dry = o;
+  dry.dry_run = true;
+  EXPECT_TRUE(Engine(transport, dry).run(cluster(1), phases()).ok());
+  RunResult run = Engine(transport, o).run(cluster(1), phases());
+  EXPECT_FALSE(run.ok());
+  EXPECT_NE(run.error.find("FIFO"), std::string::npos) << run.error;
+  EXPECT_NE(run.error.find("nothing was changed"), std::string::npos) << run.error;
+  EXPECT_EQ(tl.count_prefix(""), 0u) << "a phase applied without a journal";
+}
+
+// A journal that cannot be written at all stops the run before any host is reached.
+TEST_F(DeployEngine, AJournalThatCannotBeWrittenStopsTheRunBeforeAnyHost) {
+  auto p = phases();
+  for (const std::string& journal :
+       std::vector<std::string>{(dir / "journal-is-a-directory").string(), "/dev/full"}) {
+    fs::create_directories(dir / "journal-is-a-directory");
+    EngineOptions o = options();
+    o.journal_path = journal;
+    RunResult r = Engine(transport, o).run(cluster(1), p);
+    EXPECT_FALSE(r.ok()) << journal;
+    EXPECT_NE(r.error.find("the install journal cannot be written"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("nothing was changed"), std::string::npos) << r.error;
+    EXPECT_NE(r.hint.find("free space"), std::string::npos) << r.hint;
+    EXPECT_EQ(tl.count_prefix(""), 0u) << "a phase applied without a journal";
+    EXPECT_FALSE(transport.ran("set -C")) << "a host was locked";
+    EXPECT_EQ(r.to_json()["error"], r.error);
+    bool said = false;
+    for (const auto& e : events)
+      said |= e.message.find("journal cannot be written") != std::string::npos;
+    EXPECT_TRUE(said) << "the run did not say why it stopped";
+  }
+}
+
+// The disk fills up in the middle of a run: the step whose start cannot be
+// journaled is not taken, the run stops at the end of its stage, and the next
+// run (with room again) finishes the work.
+TEST_F(DeployEngine, AJournalWriteFailureMidRunStopsCleanlyAndResumes) {
+  auto p = phases();
+  EngineOptions o = options();
+  fs::create_directories(dir / ".paictl");
+  { std::ofstream(o.journal_path) << std::string(4000, ' ') << "\n"; }
+  // Room for the run-start record and about one more: RLIMIT_FSIZE makes the
+  // writes beyond it fail (EFBIG) as a full disk would.
+  struct rlimit before {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = before;
+  small.rlim_cur = 4001 + 300;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  RunResult r = Engine(transport, o).run(cluster(2), p);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &before), 0);
+  std::signal(SIGXFSZ, old_handler);
+
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("the install journal cannot be written"), std::string::npos) << r.error;
+  EXPECT_EQ(tl.index("control-plane master start"), SIZE_MAX) << "the run went past its stage";
+  EXPECT_EQ(tl.index("addons master start"), SIZE_MAX);
+  // Every step taken is in the journal.
+  auto records = read_journal(o.journal_path).value();
+  for (const auto& h : {"master", "worker1", "worker2"})
+    if (tl.index(std::string("prepare ") + h + " start") != SIZE_MAX) {
+      bool journaled = false;
+      for (const auto& j : records)
+        journaled |= j["event"] == "start" && j["host"] == h && j["phase"] == "prepare";
+      EXPECT_TRUE(journaled) << h << " changed without a journal record";
+    }
+  bool refused = false;
+  for (const auto& h : r.hosts)
+    for (const auto& ph : h.phases)
+      refused |= ph.error.find("not applied: the install journal cannot be written") == 0;
+  EXPECT_TRUE(refused) << r.to_json().dump();
+
+  // Room again: the next run observes, resumes and finishes.
+  RunResult again = Engine(transport, o).run(cluster(2), p);
+  EXPECT_TRUE(again.ok()) << again.error;
+  EXPECT_NE(tl.index("addons master start"), SIZE_MAX);
+}
+
+// Host logs that cannot be written are said, once per host; the run goes on.
+TEST_F(DeployEngine, HostLogsThatCannotBeWrittenAreSaid) {
+  auto p = phases();
+  EngineOptions o = options();
+  std::ofstream(dir / "logs-is-a-file") << "x";
+  o.log_dir = (dir / "logs-is-a-file").string();
+  RunResult r = Engine(transport, o).run(cluster(1), p);
+  EXPECT_TRUE(r.ok()) << r.error;
+  std::set<std::string> said;
+  for (const auto& e : events)
+    if (e.kind == Event::Kind::Note && e.message.find("logs-is-a-file/") != std::string::npos) {
+      EXPECT_NE(e.message.find("Not a directory"), std::string::npos) << e.message;
+      said.insert(e.host);
+    }
+  EXPECT_EQ(said, (std::set<std::string>{"master", "worker1"}));
+}
+
+TEST(DeployJournal, AppendSaysWhyItCannotWrite) {
+  Journal j;
+  ASSERT_TRUE(j.open("/dev/full"));
+  auto a = j.append({{"event", "run-start"}});
+  ASSERT_FALSE(a);
+  EXPECT_EQ(a.error().message, "cannot write /dev/full: No space left on device");
+  EXPECT_FALSE(j.append({{"event", "end"}})) << "a journal that failed keeps failing";
+  EXPECT_EQ(j.error(), a.error().message);
+  auto dir = fs::temp_directory_path() / ("paictl-journal-dir-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto c = check_journal_writable(dir.string());
+  EXPECT_FALSE(c);
+  fs::remove_all(dir);
+  auto ok = fs::temp_directory_path() / ("paictl-journal-ok-" + std::to_string(::getpid()));
+  EXPECT_TRUE(check_journal_writable(ok.string()));
+  fs::remove(ok);
 }
 
 TEST_F(DeployEngine, LocalLockRefusesASecondInstallAndSaysWho) {

@@ -1,6 +1,7 @@
 // lib/http against a real HTTP server on loopback (tests/integration/rest).
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <thread>
 
@@ -186,6 +187,29 @@ TEST(HttpClient, TimeoutsAreRetriedOnlyForIdempotentRequests) {
   auto p = c.send(post);
   EXPECT_EQ(p.error, ErrorKind::Timeout);
   EXPECT_EQ(p.attempts, 1);
+}
+
+TEST(HttpClient, ACancellationEndsATransferUnderWay) {
+  RestServer srv;
+  srv.fail({{"path", "/slow"}, {"delayMs", 20000}, {"count", 1}, {"status", 200}});
+  Sleeps s;
+  Options o = s.options(0.01);
+  o.timeout_s = 30;
+  o.retry.max_attempts = 1;
+  std::atomic<bool> stop{false};
+  o.cancelled = [&stop] { return stop.load(); };
+  CurlClient c(o);
+  std::thread t([&stop] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop = true;
+  });
+  auto start = std::chrono::steady_clock::now();
+  auto res = c.send(get(srv.rest() + "/slow"));
+  double s_taken = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  t.join();
+  EXPECT_FALSE(res.ok());
+  EXPECT_NE(res.message.find("interrupted"), std::string::npos) << res.message;
+  EXPECT_LT(s_taken, 5) << "the 20 s answer was waited for";
 }
 
 TEST(HttpClient, DroppedConnectionsAreReceiveErrors) {

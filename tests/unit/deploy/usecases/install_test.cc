@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "deploy/install_json.h"
 #include "usecase_fixture.h"
 
@@ -190,6 +192,95 @@ TEST(InstallUseCase, APlanForAnApplyHoldsTheClusterDirectorysLock) {
   auto out = apply_install(*first, {});
   EXPECT_EQ(out.hosts.end, HostStage::End::Failed);
   EXPECT_TRUE(plan_install(r, deps_of(c.dir(), ssh), {}).ok());
+}
+
+TEST(InstallUseCase, AnApplyThatCannotJournalIsRefusedBeforeAnyHost) {
+  TempCluster c;
+  testing::ScriptedTransport ssh;
+  // A directory where the journal should be: it cannot be written, as on a full disk.
+  std::filesystem::create_directories(c.path(".paictl/install.journal"));
+  InstallRequest r = install_request_for(c);
+  auto plan = plan_install(r, deps_of(c.dir(), ssh), {});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().error.kind, util::Error::Kind::Input);
+  EXPECT_EQ(plan.error().error.message.rfind("the install journal cannot be written (", 0), 0u)
+      << plan.error().error.message;
+  EXPECT_NE(plan.error().error.message.find("nothing was changed"), std::string::npos);
+  EXPECT_TRUE(ssh.calls().empty()) << "a host was reached";
+  // A dry run writes no journal and is not refused.
+  r.dry_run = true;
+  EXPECT_TRUE(plan_install(r, deps_of(c.dir(), ssh), {}).ok());
+}
+
+TEST(InstallUseCase, HostLogsThatCannotBeKeptAreAWarning) {
+  TempCluster c;
+  testing::ScriptedTransport ssh;
+  std::filesystem::create_directories(c.path(".paictl"));
+  c.write(".paictl/logs", "a file where the logs' directory should be");
+  Recorder rec;
+  auto cb = rec.callbacks();
+  auto plan = plan_install(install_request_for(c), deps_of(c.dir(), ssh), cb);
+  ASSERT_TRUE(plan.ok()) << plan.error().error.message;
+  ASSERT_EQ(rec.warnings.size(), 1u);
+  EXPECT_EQ(rec.warnings[0], "the hosts' logs cannot be kept: " + c.path(".paictl/logs") +
+                                 " is not a directory (the run goes on; its journal records "
+                                 "what changes)");
+}
+
+TEST(InstallUseCase, AnAzureSecretFileOthersMayReadIsAWarning) {
+  TempCluster c;
+  c.make_hybrid();
+  ::chmod(c.path("azure-secret").c_str(), 0644);
+  http::FakeClient arm;
+  arm_has_nothing(arm);
+  testing::ScriptedTransport ssh;
+  Recorder rec;
+  auto cb = rec.callbacks();
+  InstallRequest r = install_request_for(c);
+  r.azure_only = true;
+  r.dry_run = true;
+  auto plan = plan_install(r, deps_of(c.dir(), ssh, &arm), cb);
+  ASSERT_TRUE(plan.ok()) << plan.error().error.message;
+  ASSERT_EQ(rec.warnings.size(), 1u);
+  EXPECT_EQ(rec.warnings[0], "client-secret-file " + c.path("azure-secret") +
+                                 " holds the service principal's secret but its mode is 0644, so "
+                                 "other users may read it (run: chmod 600 " +
+                                 c.path("azure-secret") + ")");
+  ::chmod(c.path("azure-secret").c_str(), 0600);
+  Recorder quiet;
+  auto cb2 = quiet.callbacks();
+  ASSERT_TRUE(plan_install(r, deps_of(c.dir(), ssh, &arm), cb2).ok());
+  EXPECT_TRUE(quiet.warnings.empty());
+}
+
+TEST(InstallUseCase, TheVmsKeyDefaultsToThePublicKeyBesideSshKeyFilePath) {
+  TempCluster c;
+  c.make_hybrid();
+  std::string config = c.read("config.yaml");
+  auto at = config.find("  ssh-public-key-file: id.pub\n");
+  ASSERT_NE(at, std::string::npos);
+  config.erase(at, std::string("  ssh-public-key-file: id.pub\n").size());
+  c.write("config.yaml", "ssh_key_file_path: id\n" + config);
+  c.write("id", "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+  http::FakeClient arm;
+  arm_has_nothing(arm);
+  testing::ScriptedTransport ssh;
+  InstallRequest r = install_request_for(c);
+  r.azure_only = true;
+  r.dry_run = true;
+  auto plan = plan_install(r, deps_of(c.dir(), ssh, &arm), {});
+  ASSERT_TRUE(plan.ok()) << plan.error().error.message;
+  ASSERT_TRUE(plan->azure);
+  EXPECT_EQ(plan->azure->session->spec.ssh_public_key,
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample paictl-test");
+  // Without KEY.pub: what is missing, and how to make it.
+  std::filesystem::remove(c.path("id.pub"));
+  auto none = plan_install(r, deps_of(c.dir(), ssh, &arm), {});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().error.message,
+            "config.yaml's azure: section has no ssh-public-key-file, and " + c.path("id.pub") +
+                " (beside ssh_key_file_path) does not exist");
+  EXPECT_NE(none.error().error.hint.find("ssh-keygen -y -f KEY > KEY.pub"), std::string::npos);
 }
 
 TEST(InstallUseCase, ALimitNamesHostsOfTheLayout) {

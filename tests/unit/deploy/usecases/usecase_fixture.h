@@ -196,13 +196,15 @@ inline size_t arm_writes(const http::FakeClient& arm) {
 struct Recorder {
   std::vector<UseCaseEvent::Kind> kinds;
   std::vector<Question::Kind> questions;
-  std::vector<size_t> counts;  // UseCaseEvent::count, in order
+  std::vector<size_t> counts;         // UseCaseEvent::count, in order
+  std::vector<std::string> warnings;  // the messages of Warning events
   Answer answer = Answer::No;
   Callbacks callbacks() {
     Callbacks cb;
     cb.on_event = [this](const UseCaseEvent& e) {
       kinds.push_back(e.kind);
       counts.push_back(e.count);
+      if (e.kind == UseCaseEvent::Kind::Warning) warnings.push_back(e.message);
     };
     cb.confirm = [this](const Question& q) {
       questions.push_back(q.kind);
