@@ -46,13 +46,14 @@ util::Result<void> Journal::open(const std::string& path) {
                        ""};
   }
   struct stat kind {};
-  if (::fstat(fd_, &kind) == 0 && !S_ISREG(kind.st_mode)) {
+  if (::fstat(fd_, &kind) == 0 &&
+      (S_ISDIR(kind.st_mode) || S_ISFIFO(kind.st_mode) || S_ISSOCK(kind.st_mode))) {
     ::close(fd_);
     fd_ = -1;
-    return util::Error{error_ = "cannot open " + path + ": " +
-                                (S_ISDIR(kind.st_mode) ? "it is a directory"
-                                                       : "it is not a regular file"),
-                       ""};
+    return util::Error{
+        error_ = "cannot open " + path + ": " +
+                 (S_ISDIR(kind.st_mode) ? "it is a directory" : "it is a FIFO or a socket"),
+        ""};
   }
   ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
   // A journal torn by a kill -9 ends without a newline: start on a line of our own.

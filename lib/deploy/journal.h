@@ -47,11 +47,11 @@ class Journal {
 // to the journal at `path` (the front end, when a signal stops a run).
 void journal_interruption(const std::string& path, const std::string& signal,
                           const std::vector<std::pair<std::string, std::string>>& running);
+
 // Whether the journal at `path` can take a run's records: opens it (creating
 // the directory and the file) and reserves room for them. The error names the
 // file and says why.
 util::Result<void> check_journal_writable(const std::string& path);
-std::vector<nlohmann::json> read_journal(const std::string& path);
 
 // How much of a journal is read: its last 8 MiB (some thousands of runs), so a
 // journal that grew for years costs nothing on every run.

@@ -599,7 +599,14 @@ const std::vector<CodeInfo>& config_codes() {
               "`config.yaml`\n(`paictl init --ssh-config FILE` writes an absolute path). An "
               "absolute `ssh_key_file_path`\nis OpenPAI's, read where install runs, and is not "
               "checked.",
-       .example = "config.yaml:4:13: error[C009]: ssh_config \"ssh/config\" does not exist"},
+       .example =
+           "config.yaml (paictl settings in config.yaml that name files that are not there: a "
+           "relative\nssh_config and ssh_key_file_path (relative to this directory), an absolute "
+           "known_hosts.):\nuser: root\ndocker_image_tag: v1.8.0\nssh_config: "
+           "ssh_config\nknown_hosts: /nonexistent/known_hosts\nssh_key_file_path: "
+           "keys/id_ed25519\npaictl check config says:\nconfig.yaml:3:13: error[C009]: ssh_config: "
+           "tests/data/config/cases/C009-missing-file/ssh_config does not exist\n  hint: name an "
+           "SSH client config (ssh -F), absolute or relative to the directory of config.yaml"},
       {.code = "A001",
        .name = "secret-in-config",
        .severity = Severity::Error,

@@ -57,8 +57,8 @@ class ConfigPhase : public Phase, public ReadsAhead {
     const std::string& f = s_.openpai.services_file;
     auto slash = f.rfind('/');
     if (f.empty() || slash == std::string::npos) return s_.cluster_files;
-    ClusterFiles now = read_cluster_files(f.substr(0, slash));
-    return now.empty() ? s_.cluster_files : now;
+    auto now = read_cluster_files(f.substr(0, slash));
+    return !now.ok() || now->empty() ? s_.cluster_files : *now;
   }
 
   const InstallSettings& s_;

@@ -185,6 +185,8 @@ TEST_F(AzureMasterPool, TheVmsKeyMayComeFromSshKeyFilePath) {
   write("config.yaml", without);
   auto missing = codes();
   ASSERT_EQ(missing.size(), 1u) << "the key is required without ssh_key_file_path";
+  write("id", "a private key\n");
+  write("id.pub", "ssh-ed25519 AAAA test\n");
   write("config.yaml", "ssh_key_file_path: id\n" + without);
   EXPECT_EQ(codes(), std::vector<std::string>{});
 }
