@@ -1,9 +1,11 @@
 #!/bin/sh
-# `paictl install` end to end on the testbed (scripts/testbed.sh, docs/testbed.md):
-# 3 fresh hosts on 127.0.21.x (a master, two 4-GPU workers) with stateful fakes of
-# apt, systemd, containerd, kubeadm and a fake API server the real kubectl talks
-# to. The plan, the install (Kubernetes, flannel, the device plugin, HiveD, the
-# OpenPAI services), a second run with nothing to do, config diff, then reset.
+# The journey of a new operator on the testbed (scripts/testbed.sh, docs/testbed.md),
+# from bare hosts to a job that ran, with no file written by hand: 3 fresh hosts on
+# 127.0.21.x (a master, two 4-GPU workers) with stateful fakes of apt, systemd,
+# containerd, kubeadm and a fake API server the real kubectl talks to, and the test
+# doubles of the gateway and HiveD that install leaves there. facts collect, init,
+# check config, check hosts, the plan, install --register, a second run with nothing
+# to do, hived status, job submit, job logs -f, config diff, then reset.
 #
 #   scripts/demo-install.sh          (PAICTL=path to use another binary than build/paictl)
 #
@@ -25,18 +27,53 @@ BED=$(mktemp -d "${TMPDIR:-/tmp}/paictl-demo-install.XXXXXX")
 trap '"$TESTBED" down "$BED" >/dev/null 2>&1 || true; rm -rf "$BED"' EXIT INT TERM
 PAICTL_TEMPLATES=${PAICTL_TEMPLATES:-$(pwd)/templates}
 export PAICTL_TEMPLATES
-"$TESTBED" up 3 "$BED" --base 127.0.21 --rollout-delay 0.2 >/dev/null
-C="$BED/cluster"
-# The testbed machine has fewer CPUs than the SKUs say and no DNS: two check errors ignored on purpose.
-A="--ssh-config $BED/ssh_config --ignore-check-errors CPU,DNS,DiskFree"
+# The demo's own registry of clusters.
+export XDG_CONFIG_HOME="$BED/config"
+HIVED_SERVER=${HIVED_SERVER:-$(dirname "$PAICTL")/tests/integration/hived/hived_test_server}
+"$TESTBED" up 3 "$BED" --base 127.0.21 --rollout-delay 0.2 --hived-server "$HIVED_SERVER" >/dev/null
+MASTER=127.0.21.2
+C="$BED/site"  # (the testbed keeps a cluster directory of its own in $BED/cluster)
+step "Bare hosts: their facts over SSH, named by their own host names, the master marked"
+expect 0 $PAICTL facts collect --hosts-file "$BED/hosts.list" --ssh-config "$BED/ssh_config" \
+  --master $MASTER --out "$BED/facts"
+step "init writes the cluster directory (the testbed's hosts report this machine's few CPUs, no DNS and little disk: this site ignores those checks, once, in config.yaml)"
+expect 0 $PAICTL init "$C" --facts "$BED/facts" --ssh-config "$BED/ssh_config" \
+  --reserve-cpu 0 --reserve-memory 1Gi --ignore-check-errors CPU,DNS,DiskFree
+step "What init wrote passes check config"
+expect 0 $PAICTL check config "$C"
+step "check hosts judges for install: what install sets up itself is INST, not an error (no SSH flag: config.yaml has the settings)"
+expect 0 $PAICTL check hosts "$C"
 step "The plan on 3 fresh hosts (nothing changes): exit 2 = changes to make"
-expect 2 $PAICTL install "$C" $A --dry-run --detailed-exitcode
-step "Install: Kubernetes, flannel, the device plugin, HiveD and the OpenPAI services"
-expect 0 $PAICTL install "$C" $A --yes
+expect 2 $PAICTL install "$C" --dry-run --detailed-exitcode
+step "Install: Kubernetes, flannel, the device plugin, HiveD and the OpenPAI services; registered as 'bed' with a token"
+expect 0 $PAICTL install "$C" --yes --register bed
 step "Again: nothing to do (exit 0 with --detailed-exitcode)"
-expect 0 $PAICTL install "$C" $A --yes --detailed-exitcode
+expect 0 $PAICTL install "$C" --yes --detailed-exitcode
+step "The installed HiveD: its cells, every node healthy"
+expect 0 $PAICTL hived status --cluster bed
+step "A job submitted to the installed cluster, its log followed to the end"
+cat > "$BED/job.yaml" <<'EOF'
+protocolVersion: 2
+name: hello
+type: job
+prerequisites:
+  - name: image
+    type: dockerimage
+    uri: openpai/standard:python_3.6-pytorch_1.2.0-gpu
+taskRoles:
+  train:
+    instances: 1
+    dockerImage: image
+    resourcePerInstance: {cpu: 1, memoryMB: 2048, gpu: 2}
+    commands:
+      - sleep 2
+defaults:
+  virtualCluster: default
+EOF
+expect 0 $PAICTL job submit "$BED/job.yaml" --cluster bed
+expect 0 $PAICTL job logs -f admin~hello --cluster bed
 step "The cluster files on the cluster are the local ones"
-expect 0 $PAICTL config diff "$C" --ssh-config "$BED/ssh_config"
+expect 0 $PAICTL config diff "$C"
 step "Reset: the hosts back to their fresh state"
-expect 0 $PAICTL reset "$C" --ssh-config "$BED/ssh_config" --yes
+expect 0 $PAICTL reset "$C" --yes
 exit $status
