@@ -151,7 +151,7 @@ class OAuthTokenSource : public TokenSource {
                        " failed: " + format_token_error(res.response.status, res.response.body),
                    "check tenant, client-id and the secret; the service principal needs a "
                    "role on the subscription (docs/azure.md)"};
-    auto j = nlohmann::json::parse(res.response.body, nullptr, false);
+    auto j = util::parse_json_or_discarded(res.response.body);
     if (!j.is_object() || !j.contains("access_token") || !j["access_token"].is_string())
       return Error{"the sign-in endpoint " + where + " answered without an access_token", ""};
     double lifetime = 3600;
@@ -204,7 +204,7 @@ class OAuthTokenSource : public TokenSource {
 
 std::string format_token_error(long status, const std::string& body) {
   std::string out = std::to_string(status) + " " + std::string(http::reason_phrase(status));
-  auto j = nlohmann::json::parse(body, nullptr, false);
+  auto j = util::parse_json_or_discarded(body);
   if (j.is_object()) {
     std::string desc = j.value("error_description", std::string());
     std::string err = j.value("error", std::string());

@@ -305,4 +305,21 @@ TEST(AzureSignInBounds, ALifetimeOutOfRangeIsClampedOrRefused) {
   }
 }
 
+// A sign-in endpoint answering JSON nested far deeper than any token answer (read
+// through util::parse_json like every outside answer), on success and on
+// refusal: a sign-in that failed, never a crash.
+TEST(AzureSignInBounds, ADeeplyNestedAnswerIsRefusedNotACrash) {
+  std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  for (long status : {200L, 400L}) {
+    SignIn si;
+    si.answer(status, deep);
+    auto t = si.make(si.fake);
+    auto r = t->token();
+    ASSERT_FALSE(r.ok()) << status;
+    if (status == 200)
+      EXPECT_NE(r.error().message.find("without an access_token"), std::string::npos)
+          << r.error().message;
+  }
+}
+
 }  // namespace
