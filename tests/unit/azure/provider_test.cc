@@ -76,10 +76,12 @@ struct ProviderEnv {
 // A new plan of the same spec, expected to find every resource as wanted.
 auto plan_again(ProviderEnv& e) {
   auto again = pai::azure::plan(*e.arm, e.spec);
-  if (again.ok())
-    for (auto& c : again->changes)
+  if (again.ok()) {
+    for (auto& c : again->changes) {
       EXPECT_EQ(c.action, Action::None)
           << c.resource.name << ": " << pai::util::join(c.differences, "; ");
+    }
+  }
   return again;
 }
 

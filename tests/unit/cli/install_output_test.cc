@@ -13,7 +13,8 @@
 namespace paictl {
 namespace {
 
-const std::string kCluster = std::string(PAI_SOURCE_DIR) + "/examples/clusters/quickstart";
+const std::string kInstallOutputCluster =
+    std::string(PAI_SOURCE_DIR) + "/examples/clusters/quickstart";
 
 TEST(InstallStatusLine, TheLongestRunningStepsFirstWithTheirTime) {
   std::vector<RunningStep> steps = {{"tb-worker1", "packages", "applying", 21.4},
@@ -29,7 +30,7 @@ TEST(InstallStatusLine, TheLongestRunningStepsFirstWithTheirTime) {
 
 TEST(InstallRegister, ANameOfTheRegistryOnAnInstallOfTheWholeCluster) {
   InstallOptions o;
-  o.hosts.paths = {kCluster};
+  o.hosts.paths = {kInstallOutputCluster};
   o.register_name = "lab";
   Usage ok;
   validate_register(o, ok);
