@@ -316,9 +316,10 @@ TEST(AzureSignInBounds, ADeeplyNestedAnswerIsRefusedNotACrash) {
     auto t = si.make(si.fake);
     auto r = t->token();
     ASSERT_FALSE(r.ok()) << status;
-    if (status == 200)
+    if (status == 200) {
       EXPECT_NE(r.error().message.find("without an access_token"), std::string::npos)
           << r.error().message;
+    }
   }
 }
 

@@ -169,7 +169,6 @@ TEST_F(AzureMasterPool, TunnelMtuAndPublicIp) {
   EXPECT_EQ(codes(), std::vector<std::string>{"A003:15"});
 }
 
-}  // namespace
 // ssh-public-key-file is required only without ssh_key_file_path, whose KEY.pub
 // is then the VMs' key.
 TEST_F(AzureMasterPool, TheVmsKeyMayComeFromSshKeyFilePath) {
@@ -190,5 +189,7 @@ TEST_F(AzureMasterPool, TheVmsKeyMayComeFromSshKeyFilePath) {
   write("config.yaml", "ssh_key_file_path: id\n" + without);
   EXPECT_EQ(codes(), std::vector<std::string>{});
 }
+
+}  // namespace
 
 }  // namespace pai::config

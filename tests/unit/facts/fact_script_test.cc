@@ -518,9 +518,15 @@ TEST(Script, DnsStepOneLookupForAllNamesOrEachName) {
       }
       auto calls = fact_test_calls(dir, "getent");
       EXPECT_EQ(calls.size(), c.getent_calls);
-      if (!calls.empty()) EXPECT_EQ(calls[0], "hosts " + h + " a.example b.example c.example");
-      if (c.getent_calls == 5 && calls.size() == 5) EXPECT_EQ(calls[4], "hosts c.example");
-      if (c.getent_calls == 2 && calls.size() == 2) EXPECT_EQ(calls[1], "hosts " + h);
+      if (!calls.empty()) {
+        EXPECT_EQ(calls[0], "hosts " + h + " a.example b.example c.example");
+      }
+      if (c.getent_calls == 5 && calls.size() == 5) {
+        EXPECT_EQ(calls[4], "hosts c.example");
+      }
+      if (c.getent_calls == 2 && calls.size() == 2) {
+        EXPECT_EQ(calls[1], "hosts " + h);
+      }
     }
     ++ran;
   }

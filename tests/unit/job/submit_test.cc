@@ -275,7 +275,7 @@ TEST_F(Submit, AutoWithoutClustersIsNoCluster) {
 
 TEST_F(Submit, AFrontEndThatCannotOpenIsNotOpened) {
   deps.open = [](const SubmitRequest&) -> pai::util::Result<OpenedClusters> {
-    return pai::util::Error{"no current cluster"};
+    return pai::util::Error{"no current cluster", {}};
   };
   auto p = plan(request());
   ASSERT_FALSE(p.ok());

@@ -221,7 +221,9 @@ TEST(PlannerFacts, HostYamlOverridesTheHostItNames) {
       EXPECT_EQ(h.role, HostRole::Master);
       EXPECT_EQ(h.rack, "r1");
     }
-    if (h.hostip == "127.0.31.4") EXPECT_EQ(h.rack, "r2");
+    if (h.hostip == "127.0.31.4") {
+      EXPECT_EQ(h.rack, "r2");
+    }
   }
   EXPECT_EQ(masters, 1);
 

@@ -172,8 +172,9 @@ TEST(Report, AMuchLongerRunDoesNotSqueezeTheTimeSeries) {
   EXPECT_NE(html.find("<p class=\"note clip\">The charts stop at "), std::string::npos);
   EXPECT_NE(html.find("quota until " + human_duration(runs[1].end)), std::string::npos);
   ReportContext same{f.trace, *f.sim, f.runs, "cluster/", "test"};
-  if (f.runs[1].end <= 1.5 * f.runs[0].end && f.runs[0].end <= 1.5 * f.runs[1].end)
+  if (f.runs[1].end <= 1.5 * f.runs[0].end && f.runs[0].end <= 1.5 * f.runs[1].end) {
     EXPECT_EQ(html_report(same).find("note clip"), std::string::npos);
+  }
 }
 
 TEST(Report, FewerLargerCdfPanels) {
