@@ -1320,7 +1320,9 @@ class Parser {
       if (chomp == 0 || (chomp > 0 && (last < lines.size() || final_break))) out += '\n';
       if (chomp > 0) out.append(kept, '\n');
     } else if (chomp > 0) {
-      out.append(kept, '\n');  // |+ keeps the line breaks of an empty scalar
+      // |+ keeps the lines of an empty scalar, the last one too when no break
+      // ends it (the YAML test suite's JEF9: "- |+\n   " is "\n").
+      out.append(lines.size(), '\n');
     }
     return finish(n, props);
   }

@@ -248,7 +248,9 @@ TEST(Yaml, KeepChompingKeepsNoBreakTheFileLacks) {
   EXPECT_EQ(scalar("k: |+\n a\n "), "a\n");
   EXPECT_EQ(scalar("k: |+\n a\n\n "), "a\n\n");
   EXPECT_EQ(scalar("k: |+\n a\n\n"), "a\n\n");
-  EXPECT_EQ(scalar("k: |+\n "), "");
+  // An empty |+ scalar keeps the line of only indentation, break or not: the
+  // YAML test suite's JEF9 ("- |+\n   " is "\n"), as libfyaml reads it.
+  EXPECT_EQ(scalar("k: |+\n "), "\n");
   EXPECT_EQ(scalar("k: |+\n\n"), "\n");
   EXPECT_EQ(scalar("k: |+\n a\n  "), "a\n ");  // more spaces than the indent: content
 }
