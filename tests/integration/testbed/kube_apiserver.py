@@ -407,6 +407,8 @@ class Store:
         self.etcd = None
         self.stored = {}  # with etcd: key -> (resourceVersion, object) as etcd has it
         self.stored_state = None
+        self.unstored = False  # etcd did not take the last write: tried again at the next tick
+        self.on_etcd_replaced = lambda: os._exit(1)  # main() stops the HiveD double first
         if cfg.get("etcd"):
             self.etcd = tbetcd.Client(*cfg["etcd"])
             self.load_etcd()
@@ -489,13 +491,32 @@ class Store:
             return
         try:
             self.etcd.txn(ops)
+        except tbetcd.EtcdReplaced as e:
+            self.etcd_replaced(e)
         except tbetcd.EtcdError as e:
             sys.stderr.write("etcd: %d writes not stored yet: %s\n" % (len(ops), e))
+            self.unstored = True
             return
+        self.unstored = False
         self.stored.update(done)
         for k in gone:
             self.stored.pop(k, None)
         self.stored_state = state
+
+    def etcd_replaced(self, e):
+        """etcd was restored under this server: what it holds in memory is not etcd's
+        any more. It exits; the kubelet starts it again, and it reads etcd anew."""
+        sys.stderr.write("%s: exiting, to start again from etcd\n" % e)
+        sys.stderr.flush()
+        self.on_etcd_replaced()
+
+    def check_etcd(self):
+        try:
+            self.etcd.check()
+        except tbetcd.EtcdReplaced as e:
+            self.etcd_replaced(e)
+        except tbetcd.EtcdError:
+            pass
 
     def etcd_key(self, k):
         r = self.resources.get((k[0], k[1]))
@@ -1243,6 +1264,7 @@ class Controllers(threading.Thread):
 
     def run(self):
         last = None
+        next_check = time.time() + 2
         while True:
             try:
                 with self.s.lock:
@@ -1259,6 +1281,12 @@ class Controllers(threading.Thread):
                         # The store's version after the tick's own writes; the files as
                         # they were before it, so that one changed meanwhile is seen.
                         last = (files, self.s.rv)
+                    if self.s.etcd is not None:
+                        if self.s.unstored:
+                            self.s.persist()
+                        elif time.time() >= next_check:
+                            self.s.check_etcd()
+                            next_check = time.time() + 2
             except Exception as e:  # a bug in a controller must not kill the server
                 sys.stderr.write("controller error: %r\n" % e)
                 last = None
@@ -1930,12 +1958,13 @@ def main():
     srv.socket = ctx.wrap_socket(srv.socket, server_side=True, do_handshake_on_connect=False)
     Controllers(store).start()
 
-    def stop(*_):
+    def stop(*_, code=0):
         hived = getattr(store, "hived_double", None)
         if hived:
             hived.stop()  # the HiveD double's server is this process's child
-        os._exit(0)
+        os._exit(code)
     signal.signal(signal.SIGTERM, stop)
+    store.on_etcd_replaced = lambda: stop(code=1)
     srv.serve_forever()
 
 

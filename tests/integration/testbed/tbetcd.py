@@ -34,6 +34,11 @@ class EtcdError(Exception):
     pass
 
 
+class EtcdReplaced(EtcdError):
+    """The endpoint answers for another cluster than it did (a snapshot restored
+    under a running client)."""
+
+
 def _b64(b):
     return base64.b64encode(b.encode() if isinstance(b, str) else b).decode()
 
@@ -81,6 +86,7 @@ class Client:
         self.ctx = ssl.create_default_context(cafile=ca)
         self.ctx.load_cert_chain(cert, key)
         self.conn = None
+        self.cluster_id = None  # of the first answer
 
     def close(self):
         if self.conn is not None:
@@ -103,7 +109,12 @@ class Client:
                 continue
             if r.status != 200:
                 raise EtcdError("etcd %s: %d %s" % (path, r.status, text.decode(errors="replace")[:300]))
-            return json.loads(text or b"{}")
+            res = json.loads(text or b"{}")
+            cid = (res.get("header") or {}).get("cluster_id")
+            if cid and self.cluster_id and cid != self.cluster_id:
+                raise EtcdReplaced("etcd %s:%d now answers for cluster %s, not %s" % (self.host, self.port, cid, self.cluster_id))
+            self.cluster_id = self.cluster_id or cid
+            return res
         raise EtcdError("etcd %s:%d: no answer" % (self.host, self.port))
 
     def range_prefix(self, prefix, count_only=False):
@@ -137,6 +148,10 @@ class Client:
             size += n
         if batch:
             self.call("kv/txn", {"success": batch})
+
+    def check(self):
+        """One cheap read: raises EtcdReplaced when etcd's cluster is another than before."""
+        self.call("kv/range", {"key": _b64(STATE_KEY), "count_only": True})
 
     def members(self):
         return self.call("cluster/member/list", {}).get("members", [])

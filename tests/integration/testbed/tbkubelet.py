@@ -276,6 +276,11 @@ def kubelet_active(H, sd=None):
     return tbfake.unit_state("kubelet", sd.get("kubelet", {}), H) == "active"
 
 
+# A static pod whose process failed to start is tried again after a back-off that
+# doubles up to 10 s (the kubelet's CrashLoopBackOff, shorter), per host and pod.
+BACKOFF = {}
+
+
 def sync(H, lib, sd=None, enter=None, log=None):
     """Makes the static pods' processes what the manifests and the kubelet say.
     Returns the errors (starting a process that failed), as text."""
@@ -301,15 +306,22 @@ def sync(H, lib, sd=None, enter=None, log=None):
             continue
         if pid:
             stop(H, name)
+        key = (H, name, sha)
+        wait_until, delay = BACKOFF.get(key, (0, 0))
+        if time.time() < wait_until:
+            continue
         try:
             if name == "etcd":
                 start_etcd(H, text, doc, enter)
             else:
                 start_apiserver(H, text, doc, lib, enter)
+            BACKOFF.pop(key, None)
             if log:
                 log("%s: %s started%s" % (os.path.basename(H), name, " again (its manifest changed)" if pid else ""))
         except (RuntimeError, OSError) as e:
-            errors.append("%s: %s" % (name, e))
+            delay = min(max(delay * 2, 0.5), 10.0)
+            BACKOFF[key] = (time.time() + delay, delay)
+            errors.append("%s: %s (tried again in %.1f s)" % (name, e, delay))
     return errors
 
 

@@ -148,7 +148,10 @@ until_true 'runs "$(etcd_pid)" && [ "$(etcd_pid)" != "$P" ]' "etcd did not start
 until_true 'on "$ETCDCTL endpoint health" >/dev/null 2>&1' "etcd on the other data directory is not healthy"
 on "$ETCDCTL get /registry/configmaps/keep/settings --keys-only" | grep -q settings && fail "etcd does not run on the data directory its manifest names"
 tr '\0' ' ' < "/proc/$(etcd_pid)/cmdline" | grep -q -- "--data-dir=/var/lib/etcd.before-restore " || fail "etcd's command line: $(tr '\0' ' ' < "/proc/$(etcd_pid)/cmdline")"
-pass "a changed etcd manifest restarts etcd on the data directory its etcd-data hostPath names"
+# The API server notices an etcd of another cluster under it (the restored one was a new
+# cluster), exits, and the kubelet starts it again on what etcd now holds.
+until_true '! on "$K get namespace keep" >/dev/null 2>&1' "kubectl still sees the namespace after etcd's data directory changed" 100
+pass "a changed etcd manifest restarts etcd on the data directory its etcd-data hostPath names; kubectl sees that data"
 
 # testbed.sh restore: etcd's data as the snapshot had it, etcd running again.
 "$TESTBED" restore "$RUN" inited

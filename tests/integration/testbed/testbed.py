@@ -964,13 +964,44 @@ def sync_tree(src, dst):
         d = os.stat(dst)
         if d.st_size == st.st_size and d.st_mtime_ns == st.st_mtime_ns and (d.st_mode & 0o7777) == (st.st_mode & 0o7777):
             return
-        with open(src, "rb") as f, open(dst, "r+b") as g:  # the same inode
-            g.write(f.read())
-            g.truncate()
+        if st.st_size >= COPY_CHUNK:
+            copy_chunks(src, dst, True)
+        else:
+            with open(src, "rb") as f, open(dst, "r+b") as g:  # the same inode
+                g.write(f.read())
+                g.truncate()
+    elif st.st_size >= COPY_CHUNK:
+        copy_chunks(src, dst, False)
     else:
         shutil.copyfile(src, dst)
     os.chmod(dst, st.st_mode & 0o7777)
     os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+COPY_CHUNK = 1 << 20
+
+
+def copy_chunks(src, dst, in_place):
+    """Copies a large file by 1 MiB chunks: into an existing file (its inode kept) only
+    the chunks that differ, and chunks of zeros as holes. etcd preallocates its WAL
+    segments (64 MB each, mostly zeros), which a snapshot or restore then costs
+    milliseconds instead of a write of every byte."""
+    with open(src, "rb") as f, open(dst, "r+b" if in_place else "wb") as g:
+        zeros = bytes(COPY_CHUNK)
+        while True:
+            a = f.read(COPY_CHUNK)
+            if not a:
+                break
+            pos = g.tell()
+            b = g.read(len(a)) if in_place else b""
+            if a == b:
+                continue
+            g.seek(pos)
+            if not b and a == zeros[:len(a)]:
+                g.seek(len(a), os.SEEK_CUR)
+            else:
+                g.write(a)
+        g.truncate(f.tell())
 
 
 def snapshot_dir(rundir, name):
