@@ -2,10 +2,12 @@
 
 init / join / reset / token create|list|delete / version / config print, with
 kubeadm's preflight errors and its on-host markers:
-  init   writes /etc/kubernetes/pki, manifests/ (step "init" fires here, so a
-         hang or failure leaves the partial state of an interrupted init),
-         /var/lib/kubelet/config.yaml, starts the fake API server
-         (kube_apiserver.py) on the advertise address, writes admin.conf,
+  init   writes /etc/kubernetes/pki (etcd's certificates too), manifests/
+         (kubeadm's etcd.yaml and kube-apiserver.yaml; step "init" fires here,
+         so a hang or failure leaves the partial state of an interrupted init),
+         /var/lib/kubelet/config.yaml, starts what the kubelet runs from the
+         manifests (tbkubelet.py: the real etcd, then the fake API server,
+         kube_apiserver.py, on the advertise address), writes admin.conf,
          super-admin.conf, kubelet.conf, controller-manager.conf, scheduler.conf
          (0600), registers the control-plane Node, kube-proxy, CoreDNS and a
          24 h bootstrap token;
@@ -14,8 +16,8 @@ kubeadm's preflight errors and its on-host markers:
          bootstrap token (401 for a wrong or expired one), writes kubelet.conf
          (0600), pki/ca.crt and /var/lib/kubelet/config.yaml;
   reset  needs -f or a "y" on stdin; removes what init/join wrote, stops the
-         kubelet, and on the control plane stops the API server and drops its
-         data (as stacked etcd's data would go).
+         kubelet, and on the control plane stops the API server and etcd and
+         empties etcd's data directory (the manifest's etcd-data hostPath).
 Counts in state/kubeadm.json: `init` and `join` count completed runs only.
 """
 
@@ -604,6 +606,7 @@ def init(argv):
                                                            + (["--cluster-cidr=%s" % pod_cidr] if pod_cidr and comp == "kube-controller-manager" else [])}]}},
             sort_keys=False), 0o600)
     out("[control-plane] Creating static Pod manifests in \"/etc/kubernetes/manifests\"")
+    out("[etcd] Creating static Pod manifest for local etcd in \"/etc/kubernetes/manifests\"")
     tb.knob("kubeadm", "init")
     tb.write_file("/var/lib/kubelet/config.yaml", kubelet_config(cgroup), 0o644)
     tb.write_file("/var/lib/kubelet/kubeadm-flags.env",

@@ -9,13 +9,15 @@ Run through scripts/testbed.sh (docs/testbed.md):
   knob RUNDIR HOST 'TOOL STEP ACTION'...   |  knob RUNDIR HOST --clear
   log RUNDIR [HOST]            every recorded invocation, one JSON object a line
   kubeconfig RUNDIR            the master's admin.conf (after kubeadm init)
-  snapshot RUNDIR NAME         save every host's state (files, the fakes' state) as NAME
-  restore RUNDIR NAME          put it back in place (the API server is stopped first)
+  snapshot RUNDIR NAME         save every host's state (files, the fakes' state, etcd's data) as NAME
+  restore RUNDIR NAME          put it back in place (the API server and etcd are stopped first)
 
 The hosts are tests/integration/hosts/testhosts.sh hosts (real sshd processes in
 their own mount and UTS namespaces); this program adds, in each host's mount
-namespace, bind mounts of its own /etc/kubernetes, /etc/apt, ... and of the
-fakes over the real package, service and kernel tools.
+namespace, bind mounts of its own /etc/kubernetes, /etc/apt, /var/lib, ... and
+of the fakes over the real package, service and kernel tools. A loop per run
+directory (tbkubelet.py) is the masters' kubelet for their static pods: the
+real etcd and the fake API server.
 """
 
 import argparse
