@@ -474,7 +474,10 @@ class Store:
     def persist_etcd(self):
         """What changed since the last write, as one etcd transaction (or as few as
         etcd's limits allow). A write etcd did not take is tried again with the next."""
-        ops, done = [], {}
+        state = json.dumps({"rv": self.rv, "side": self.side}, sort_keys=True)
+        # The server's own state first: with the guard below, the first transaction
+        # writes it only where etcd still holds what this server wrote last.
+        ops, done = [("put", tbetcd.STATE_KEY, state.encode())] if state != self.stored_state else [], {}
         for k, v in self.objects.items():
             rv = v.get("metadata", {}).get("resourceVersion")
             hit = self.stored.get(k)
@@ -484,18 +487,20 @@ class Store:
         gone = [k for k in self.stored if k not in self.objects]
         for k in gone:
             ops.append(("delete", self.etcd_key(k)))
-        state = json.dumps({"rv": self.rv, "side": self.side}, sort_keys=True)
-        if state != self.stored_state:
-            ops.append(("put", tbetcd.STATE_KEY, state.encode()))
         if not ops:
             return
         try:
-            self.etcd.txn(ops)
+            self.etcd.txn(ops, guard=(tbetcd.STATE_KEY, self.stored_state))
         except tbetcd.EtcdReplaced as e:
             self.etcd_replaced(e)
         except tbetcd.EtcdError as e:
             sys.stderr.write("etcd: %d writes not stored yet: %s\n" % (len(ops), e))
             self.unstored = True
+            try:  # the first of several transactions may have been taken
+                if ops[0][1] == tbetcd.STATE_KEY and self.etcd.get(tbetcd.STATE_KEY) == ops[0][2]:
+                    self.stored_state = state
+            except tbetcd.EtcdError:
+                pass
             return
         self.unstored = False
         self.stored.update(done)
@@ -511,12 +516,16 @@ class Store:
         self.on_etcd_replaced()
 
     def check_etcd(self):
+        """etcd still holds the state this server wrote last (read every 2 s)."""
         try:
-            self.etcd.check()
+            got = self.etcd.get(tbetcd.STATE_KEY)
         except tbetcd.EtcdReplaced as e:
             self.etcd_replaced(e)
+            return
         except tbetcd.EtcdError:
-            pass
+            return  # not there for a moment: its writes wait
+        if (got.decode() if got is not None else None) != self.stored_state:
+            self.etcd_replaced("etcd's %s is not what this server wrote last" % tbetcd.STATE_KEY)
 
     def etcd_key(self, k):
         r = self.resources.get((k[0], k[1]))

@@ -35,8 +35,8 @@ class EtcdError(Exception):
 
 
 class EtcdReplaced(EtcdError):
-    """The endpoint answers for another cluster than it did (a snapshot restored
-    under a running client)."""
+    """etcd holds other data than this client wrote (a snapshot restored under
+    it), or answers for another cluster than it did."""
 
 
 def _b64(b):
@@ -131,10 +131,27 @@ class Client:
         kvs = r.get("kvs", [])
         return base64.b64decode(kvs[0].get("value", "")) if kvs else None
 
-    def txn(self, ops):
+    def txn(self, ops, guard=None):
         """ops: ("put", key, bytes) | ("delete", key); as few transactions as
-        etcd's limits allow (one for most writes)."""
+        etcd's limits allow (one for most writes). guard: (key, value or None):
+        the first transaction only if the key holds that value (None: the key
+        does not exist), else EtcdReplaced and nothing written."""
         batch, size = [], 0
+        compare = None
+        if guard is not None:
+            k, v = guard
+            compare = [{"target": "CREATE", "key": _b64(k), "create_revision": "0", "result": "EQUAL"} if v is None else
+                       {"target": "VALUE", "key": _b64(k), "value": _b64(v), "result": "EQUAL"}]
+
+        def send(batch):
+            nonlocal compare
+            body = {"success": batch}
+            if compare:
+                body["compare"] = compare
+            r = self.call("kv/txn", body)
+            if compare and not r.get("succeeded"):
+                raise EtcdReplaced("etcd %s:%d: %s is not what this client wrote last" % (self.host, self.port, guard[0]))
+            compare = None
         for op in ops:
             if op[0] == "put":
                 req = {"request_put": {"key": _b64(op[1]), "value": _b64(op[2])}}
@@ -142,16 +159,13 @@ class Client:
                 req = {"request_delete_range": {"key": _b64(op[1])}}
             n = len(req.get("request_put", {}).get("value", "")) + len(op[1]) * 2 + 64
             if batch and (len(batch) >= MAX_TXN_OPS or size + n > MAX_TXN_BYTES):
-                self.call("kv/txn", {"success": batch})
+                send(batch)
                 batch, size = [], 0
             batch.append(req)
             size += n
         if batch:
-            self.call("kv/txn", {"success": batch})
+            send(batch)
 
-    def check(self):
-        """One cheap read: raises EtcdReplaced when etcd's cluster is another than before."""
-        self.call("kv/range", {"key": _b64(STATE_KEY), "count_only": True})
 
     def members(self):
         return self.call("cluster/member/list", {}).get("members", [])

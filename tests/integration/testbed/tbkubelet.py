@@ -94,20 +94,29 @@ def etcd_running(H):
     return running_pid(H, "etcd") is not None
 
 
-def load_manifest(H, name):
-    """(its text, the parsed pod) or (None, None)."""
+def read_manifest(H, name):
     try:
         with open(tbfake.hp(manifest_path(name), H)) as f:
-            text = f.read()
+            return f.read()
     except OSError:
-        return None, None
+        return None
+
+
+def parse_manifest(text):
+    """The pod, or None when it is not one with a command."""
     import yaml
     try:
-        doc = yaml.safe_load(text)
+        doc = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         doc["spec"]["containers"][0]["command"]
     except (yaml.YAMLError, TypeError, KeyError, IndexError):
-        return text, None
-    return text, doc
+        return None
+    return doc
+
+
+def load_manifest(H, name):
+    """(its text, the parsed pod) or (None, None)."""
+    text = read_manifest(H, name)
+    return (None, None) if text is None else (text, parse_manifest(text))
 
 
 def host_paths(doc):
@@ -288,7 +297,7 @@ def sync(H, lib, sd=None, enter=None, log=None):
     if not kubelet_active(H, sd):
         return errors
     for name in STATIC:
-        text, doc = load_manifest(H, name)
+        text = read_manifest(H, name)
         pid = running_pid(H, name)
         if text is None:
             if pid:
@@ -301,6 +310,7 @@ def sync(H, lib, sd=None, enter=None, log=None):
         sha = hashlib.sha256(text.encode()).hexdigest()
         if pid and pod_info(H, name).get("sha256") in (sha, None):
             continue
+        doc = parse_manifest(text)
         if doc is None:
             errors.append("%s: the manifest %s does not parse" % (name, manifest_path(name)))
             continue
