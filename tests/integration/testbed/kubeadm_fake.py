@@ -835,9 +835,11 @@ def reset(argv):
             for n in os.listdir(d):
                 os.unlink(d + "/" + n)
             os.rmdir(d)
-    if os.path.isdir(tb.hp(data)):
+    if doc is not None or (os.path.isdir(tb.hp(data)) and os.listdir(tb.hp(data))):
         rm(data)
         out("[reset] Deleted contents of the etcd data directory: %s" % data)
+    else:
+        out("[reset] No etcd config found. Assuming external etcd")
     for p in ("/etc/kubernetes/manifests", "/var/lib/kubelet", "/etc/kubernetes/pki", "/var/lib/etcd", "/etc/kubernetes/tmp"):
         rm(p)
     out("[reset] Deleting contents of directories: [/etc/kubernetes/manifests /var/lib/kubelet /etc/kubernetes/pki]")
