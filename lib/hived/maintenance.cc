@@ -148,9 +148,9 @@ struct MaintenanceUnion {
 
 // A set of nodes that goes out together: one node, or a gang's nodes.
 struct MaintenanceUnit {
-  std::vector<size_t> nodes;  // indices into the nodes given, ascending
-  int category = 0;           // 0 idle, 1 groups waited for, 2 a group evicted
-  double ready = 0;           // when its waited groups have ended
+  std::vector<size_t> nodes;       // indices into the nodes given, ascending
+  int category = 0;                // 0 idle, 1 groups waited for, 2 a group evicted
+  double ready = 0;                // when its waited groups have ended
   std::vector<std::string> gangs;  // waited groups that keep its nodes together
 };
 
@@ -202,7 +202,8 @@ util::Result<MaxUnavailable> parse_max_unavailable(std::string_view text) {
   if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size())
     return util::Error{"max unavailable: expected N or P%, got \"" + std::string(text) + "\"",
                        hint};
-  if (v < 1) return util::Error{"max unavailable must be at least 1, got " + std::string(text), hint};
+  if (v < 1)
+    return util::Error{"max unavailable must be at least 1, got " + std::string(text), hint};
   if (m.kind == MaxUnavailable::Kind::Percent && v > 100)
     return util::Error{"max unavailable cannot be more than 100%, got " + std::string(text), hint};
   m.value = v;
@@ -283,10 +284,10 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
                                 maintenance_span(request.wait_for_groups_s) + " wait";
         continue;
       }
-      std::string why = info.end ? "expected to end " + maintenance_when(*info.end) +
-                                       ", after the " +
-                                       maintenance_span(request.wait_for_groups_s) + " wait"
-                                 : "no expected end is known";
+      std::string why = info.end
+                            ? "expected to end " + maintenance_when(*info.end) + ", after the " +
+                                  maintenance_span(request.wait_for_groups_s) + " wait"
+                            : "no expected end is known";
       if (request.evict) {
         info.action = GroupAction::Evicted;
         info.reason = why + ": evicted (evict)";
@@ -453,46 +454,49 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
     } else {
       for (size_t k = 0; k < unit.nodes.size(); k += bound)
         pieces.emplace_back(unit.nodes.begin() + static_cast<std::ptrdiff_t>(k),
-                            unit.nodes.begin() +
-                                static_cast<std::ptrdiff_t>(std::min(unit.nodes.size(), k + bound)));
+                            unit.nodes.begin() + static_cast<std::ptrdiff_t>(
+                                                     std::min(unit.nodes.size(), k + bound)));
       close();
       cur.notes.push_back("gang " + maintenance_list(unit.gangs) + " spans " +
                           std::to_string(unit.nodes.size()) + " nodes, more than a batch takes (" +
                           std::to_string(bound) +
                           "): its nodes fill consecutive batches, the first waits for it");
     }
+    // Groups released for nodes that then waited for the next batch: listed
+    // with the batch that takes the nodes.
+    std::vector<size_t> carry;
     while (!pieces.empty()) {
       std::vector<size_t> piece = std::move(pieces.front());
       pieces.pop_front();
       if (!cur.nodes.empty() && cur.nodes.size() + piece.size() > bound) close();
       const bool fresh_batch = cur.nodes.empty();
       std::vector<size_t> released = take(piece);
+      carry.insert(carry.end(), released.begin(), released.end());
       DoomedMap d = maintenance_doomed(*now_policy);
       if (int32_t v = over_bound(d); v >= 0) {
         if (!fresh_batch) {
-          // The batch ends before these nodes.
+          // The batch ends before these nodes; they start the next one.
           set_health(piece, true);
           cur.notes.push_back("ends before " + nodes[piece.front()] + ": " + vc_words(v, d));
           close();
-          set_health(piece, false);
-          d = maintenance_doomed(*now_policy);
-        } else if (piece.size() > 1) {
-          // Alone it goes beyond: its nodes one by one.
+          pieces.push_front(std::move(piece));
+          continue;
+        }
+        if (piece.size() > 1) {
+          // Alone they go beyond: one by one, the first waits for the gang.
           set_health(piece, true);
           for (auto it = piece.rbegin(); it != piece.rend(); ++it) pieces.push_front({*it});
-          // Its groups have ended: the first of the pieces lists them.
-          cur.groups.insert(cur.groups.end(), released.begin(), released.end());
           cur.notes.push_back("gang " + maintenance_list(unit.gangs) +
-                              "'s nodes together would doom too much: " + vc_words(v, d) +
+                              "'s nodes together would go beyond: " + vc_words(v, d) +
                               "; its nodes go one by one, the first waits for it");
           continue;
         }
-        if (int32_t w = over_bound(d); w >= 0)
-          cur.notes.push_back("goes beyond " + to_string(request.max_unavailable) +
-                              " with its one node: " + vc_words(w, d));
+        cur.notes.push_back("goes beyond " + to_string(request.max_unavailable) +
+                            " with its one node: " + vc_words(v, d));
       }
       cur.nodes.insert(cur.nodes.end(), piece.begin(), piece.end());
-      cur.groups.insert(cur.groups.end(), released.begin(), released.end());
+      cur.groups.insert(cur.groups.end(), carry.begin(), carry.end());
+      carry.clear();
       cur.doomed = std::move(d);
       if (!unit.gangs.empty() && unit.nodes.size() <= bound && piece.size() > 1)
         cur.notes.push_back("gang " + maintenance_list(unit.gangs) + " keeps its " +
@@ -556,11 +560,16 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
   // The groups still running, as bind info: the groups of each batch leave it
   // as the batches go (moved out, never copied per batch).
   std::vector<scheduler::LiveGroup> running = std::move(binds);
+  // A restart with today's bad nodes, made again only when groups have left.
+  std::vector<scheduler::RestoredGroup> was;
+  bool was_fresh = false;
   auto drop = [&](const std::unordered_set<std::string>& names) {
     if (names.empty()) return;
+    const size_t before = running.size();
     running.erase(std::remove_if(running.begin(), running.end(),
                                  [&](const auto& g) { return names.count(g.name) > 0; }),
                   running.end());
+    if (running.size() != before) was_fresh = false;
   };
   for (size_t k = 0; k < drafts.size(); ++k) {
     const auto& dr = drafts[k];
@@ -605,9 +614,13 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
     std::unordered_map<std::string, size_t> own_index;
     for (size_t i = 0; i < own.size(); ++i) own_index.emplace(own[i].name, i);
     std::vector<PlannedGroup> lazy;
-    std::vector<scheduler::RestoredGroup> was, will;
+    std::vector<scheduler::RestoredGroup> will;
     if (!changes_nothing(bad)) {
-      was = restart(bad_now, running);
+      ++plan.replayed_batches;
+      if (!was_fresh) {
+        was = restart(bad_now, running);
+        was_fresh = true;
+      }
       will = restart(bad, running);
     }
     for (size_t i = 0; i < will.size(); ++i) {
@@ -618,8 +631,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
       if (auto mine = own_index.find(r.name); mine != own_index.end()) {
         own[mine->second].lazily_preempted = true;
         own[mine->second].lazy_reason =
-            "a HiveD restarted while the batch waits for it runs it opportunistically: " +
-            r.reason;
+            "a HiveD restarted while the batch waits for it runs it opportunistically: " + r.reason;
         continue;
       }
       auto it = group_index.find(r.name);
