@@ -68,12 +68,12 @@ std::string maintenance_list(const std::vector<std::string>& names, size_t most 
   return out;
 }
 
-int64_t nodes_per_batch_of(const MaxUnavailable& m, int64_t cluster_nodes) {
+int64_t maintenance_nodes_per_batch(const MaxUnavailable& m, int64_t cluster_nodes) {
   if (m.kind == MaxUnavailable::Kind::Nodes) return std::max<int64_t>(1, m.value);
   return std::max<int64_t>(1, cluster_nodes * m.value / 100);
 }
 
-util::Result<void> check_request(const MaintenanceRequest& r) {
+util::Result<void> maintenance_check(const MaintenanceRequest& r) {
   if (r.nodes.empty())
     return util::Error{"no node to maintain", "name the nodes to take out of service"};
   const auto& m = r.max_unavailable;
@@ -100,8 +100,9 @@ std::vector<std::string> maintenance_nodes(const MaintenanceRequest& r,
   return out;
 }
 
-MaintenancePlan plain_plan(const MaintenanceRequest& r, std::vector<std::string> nodes,
-                           std::string_view fallback_reason, std::vector<std::string> warnings) {
+MaintenancePlan maintenance_plain_plan(const MaintenanceRequest& r, std::vector<std::string> nodes,
+                                       std::string_view fallback_reason,
+                                       std::vector<std::string> warnings) {
   MaintenancePlan p;
   p.hived = false;
   p.fallback_reason = fallback_reason.empty()
@@ -114,7 +115,7 @@ MaintenancePlan plain_plan(const MaintenanceRequest& r, std::vector<std::string>
   p.now_s = r.now_s;
   p.warnings = std::move(warnings);
   p.cluster_nodes = static_cast<int64_t>(nodes.size());
-  p.nodes_per_batch = nodes_per_batch_of(r.max_unavailable, p.cluster_nodes);
+  p.nodes_per_batch = maintenance_nodes_per_batch(r.max_unavailable, p.cluster_nodes);
   double start = r.now_s;
   for (size_t i = 0; i < nodes.size(); i += static_cast<size_t>(p.nodes_per_batch)) {
     MaintenanceBatch b;
@@ -155,11 +156,12 @@ struct MaintenanceUnit {
 };
 
 // Doomed cells per (vc, chain, level), read from a policy.
-using DoomedKey = std::tuple<int32_t, int32_t, int32_t>;
-using DoomedMap = std::map<DoomedKey, std::pair<int64_t, int64_t>>;  // -> cells, leaves
+using MaintenanceDoomedKey = std::tuple<int32_t, int32_t, int32_t>;
+using MaintenanceDoomed =
+    std::map<MaintenanceDoomedKey, std::pair<int64_t, int64_t>>;  // -> cells, leaves
 
-DoomedMap maintenance_doomed(const scheduler::Policy& p) {
-  DoomedMap out;
+MaintenanceDoomed maintenance_doomed(const scheduler::Policy& p) {
+  MaintenanceDoomed out;
   for (const auto& d : scheduler::doomed_cells(p))
     out[{d.vc, d.chain, d.level}] = {d.cells, d.leaf_cells};
   return out;
@@ -169,7 +171,7 @@ DoomedMap maintenance_doomed(const scheduler::Policy& p) {
 struct MaintenanceDraft {
   std::vector<size_t> nodes;
   std::vector<size_t> groups;  // released in it (waited for or evicted)
-  DoomedMap doomed;
+  MaintenanceDoomed doomed;
   std::vector<std::string> notes;
 };
 
@@ -217,10 +219,11 @@ std::string to_string(const MaxUnavailable& m) {
 util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request,
                                                const LiveState* live,
                                                std::string_view fallback_reason) {
-  if (auto ok = check_request(request); !ok) return std::move(ok).error();
+  if (auto ok = maintenance_check(request); !ok) return std::move(ok).error();
   std::vector<std::string> warnings;
   std::vector<std::string> nodes = maintenance_nodes(request, warnings);
-  if (!live) return plain_plan(request, std::move(nodes), fallback_reason, std::move(warnings));
+  if (!live)
+    return maintenance_plain_plan(request, std::move(nodes), fallback_reason, std::move(warnings));
 
   auto built = model_of(live->status);
   if (!built) return util::Error{"the maintenance plan: " + built.error().message, ""};
@@ -240,7 +243,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
   plan.warnings = std::move(warnings);
   plan.warnings.insert(plan.warnings.end(), live->warnings.begin(), live->warnings.end());
   plan.cluster_nodes = static_cast<int64_t>(live->nodes.size());
-  plan.nodes_per_batch = nodes_per_batch_of(request.max_unavailable, plan.cluster_nodes);
+  plan.nodes_per_batch = maintenance_nodes_per_batch(request.max_unavailable, plan.cluster_nodes);
   const bool percent = request.max_unavailable.kind == MaxUnavailable::Kind::Percent;
 
   // The running groups and the nodes they run on.
@@ -380,7 +383,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
     if (int32_t i = now_policy->cluster().find_node(n); i >= 0)
       now_policy->set_node_health(i, false);
   scheduler::restore_hived_groups(*now_policy, binds);
-  const DoomedMap doomed_now = maintenance_doomed(*now_policy);
+  const MaintenanceDoomed doomed_now = maintenance_doomed(*now_policy);
   std::unordered_set<std::string> bad_now(live_bad.begin(), live_bad.end());
 
   // The VCs' guaranteed leaf cells and what P% allows of them.
@@ -390,7 +393,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
     for (int64_t x : shape.vcs[v].pinned) guaranteed[v] += x;
     if (percent) allowed[v] = guaranteed[v] * request.max_unavailable.value / 100;
   }
-  auto added_per_vc = [&](const DoomedMap& d) {
+  auto added_per_vc = [&](const MaintenanceDoomed& d) {
     std::vector<int64_t> out(shape.vcs.size(), 0);
     for (const auto& [k, v] : d) {
       int64_t before = 0;
@@ -400,7 +403,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
     return out;
   };
   // The first VC whose added doomed leaves go beyond P%, or -1.
-  auto over_bound = [&](const DoomedMap& d) -> int32_t {
+  auto over_bound = [&](const MaintenanceDoomed& d) -> int32_t {
     if (!percent) return -1;
     auto added = added_per_vc(d);
     for (size_t v = 0; v < added.size(); ++v)
@@ -438,7 +441,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
     set_health(at, false);
     return released;
   };
-  auto vc_words = [&](int32_t v, const DoomedMap& d) {
+  auto vc_words = [&](int32_t v, const MaintenanceDoomed& d) {
     return "it would doom " + std::to_string(added_per_vc(d)[static_cast<size_t>(v)]) +
            " more of VC " + shape.vcs[static_cast<size_t>(v)].name + "'s " +
            std::to_string(guaranteed[static_cast<size_t>(v)]) + " guaranteed leaf cells (" +
@@ -472,7 +475,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
       const bool fresh_batch = cur.nodes.empty();
       std::vector<size_t> released = take(piece);
       carry.insert(carry.end(), released.begin(), released.end());
-      DoomedMap d = maintenance_doomed(*now_policy);
+      MaintenanceDoomed d = maintenance_doomed(*now_policy);
       if (int32_t v = over_bound(d); v >= 0) {
         if (!fresh_batch) {
           // The batch ends before these nodes; they start the next one.
