@@ -2,8 +2,10 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <set>
 #include <utility>
@@ -216,6 +218,59 @@ util::Result<BackupArchive> backup_archive_read(struct archive* a, const Archive
   return out;
 }
 
+// Whether the gzip stream fed to `next` is whole: it ends (its CRC and size
+// checked by zlib) exactly where the data ends. libarchive reads the members
+// but does not notice a stream cut after the last of them.
+class BackupArchiveGzipCheck {
+ public:
+  BackupArchiveGzipCheck() { ok_ = inflateInit2(&z_, 15 + 16) == Z_OK; }
+  ~BackupArchiveGzipCheck() { inflateEnd(&z_); }
+  BackupArchiveGzipCheck(const BackupArchiveGzipCheck&) = delete;
+  BackupArchiveGzipCheck& operator=(const BackupArchiveGzipCheck&) = delete;
+  // Feeds data; false once the stream is known to be bad.
+  bool feed(std::string_view data) {
+    if (!ok_) return false;
+    if (data.empty()) return true;
+    if (ended_) return ok_ = false;  // bytes after the end
+    z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+    z_.avail_in = static_cast<uInt>(data.size());
+    unsigned char out[65536];
+    while (z_.avail_in > 0 && !ended_) {
+      z_.next_out = out;
+      z_.avail_out = sizeof out;
+      int r = inflate(&z_, Z_NO_FLUSH);
+      if (r == Z_STREAM_END) {
+        ended_ = true;
+        if (z_.avail_in > 0) return ok_ = false;
+      } else if (r != Z_OK) {
+        return ok_ = false;
+      }
+    }
+    return true;
+  }
+  bool whole() const { return ok_ && ended_; }
+
+ private:
+  z_stream z_{};
+  bool ok_ = false;
+  bool ended_ = false;
+};
+
+util::Result<void> backup_archive_gzip_whole(std::string_view bytes) {
+  BackupArchiveGzipCheck g;
+  size_t off = 0;
+  while (off < bytes.size()) {
+    size_t n = std::min<size_t>(bytes.size() - off, 1 << 20);
+    if (!g.feed(bytes.substr(off, n))) break;
+    off += n;
+  }
+  if (!g.whole())
+    return backup_archive_error(
+        "the archive is truncated or corrupt (its gzip stream does not end as written)",
+        "the file was cut short or damaged; use another copy");
+  return {};
+}
+
 }  // namespace
 
 std::string unsafe_member_name(std::string_view name) {
@@ -418,6 +473,11 @@ util::Result<std::string> write_backup_archive(
 
 util::Result<BackupArchive> read_backup_archive(std::string_view bytes,
                                                 const ArchiveLimits& limits) {
+ if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f ||
+      static_cast<unsigned char>(bytes[1]) != 0x8b)
+    return backup_archive_error("not a backup archive (not gzip-compressed)",
+                                "paictl backup writes a .tar.gz whose first member is "
+                                "manifest.json");
   BackupArchiveReader a(archive_read_new());
   archive_read_support_filter_gzip(a.get());
   archive_read_support_format_tar(a.get());
@@ -425,7 +485,10 @@ util::Result<BackupArchive> read_backup_archive(std::string_view bytes,
     return backup_archive_error("not a backup archive (" + backup_archive_why(a.get()) + ")",
                                 "paictl backup writes a .tar.gz whose first member is "
                                 "manifest.json");
-  return backup_archive_read(a.get(), limits);
+  auto r = backup_archive_read(a.get(), limits);
+  if (!r.ok()) return r;
+  if (auto g = backup_archive_gzip_whole(bytes); !g.ok()) return std::move(g).error();
+  return r;
 }
 
 util::Result<BackupArchive> read_backup_archive_file(const std::string& path,
@@ -441,12 +504,29 @@ util::Result<BackupArchive> read_backup_archive_file(const std::string& path,
                                 "paictl backup writes a .tar.gz whose first member is "
                                 "manifest.json");
   auto r = backup_archive_read(a.get(), limits);
-  if (!r.ok()) {
-    util::Error e = std::move(r).error();
-    e.message = path + ": " + e.message;
-    return e;
+  if (r.ok()) {
+    // The whole file again, through zlib: it must end where its gzip stream does.
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    BackupArchiveGzipCheck g;
+    bool good = f != nullptr;
+    if (f) {
+      std::vector<char> buf(1 << 20);
+      size_t n;
+      while (good && (n = std::fread(buf.data(), 1, buf.size(), f)) > 0)
+        good = g.feed({buf.data(), n});
+      good = good && !std::ferror(f) && g.whole();
+      std::fclose(f);
+    }
+    if (!good)
+      return backup_archive_error(
+          path + ": the archive is truncated or corrupt (its gzip stream does not end as "
+                 "written)",
+          "the file was cut short or damaged; use another copy");
+    return r;
   }
-  return r;
+  util::Error e = std::move(r).error();
+  e.message = path + ": " + e.message;
+  return e;
 }
 
 util::Result<std::map<std::string, std::string>> read_plain_tar(std::string_view bytes,
