@@ -104,10 +104,10 @@ int run_backup(const BackupOptions& o, const Globals& g) {
   doc["record"] = plan->cluster->cluster_dir + "/.paictl/backups.jsonl";
   print_use_case_document(doc, "backup", view);
   if (!view.json)
-    out_printf("wrote %s (%s, %zu members, mode 0600, sha256 %s)\nrecorded in %s/.paictl/backups.jsonl\n",
-               out.path.c_str(), pai::util::format_bytes(static_cast<double>(out.bytes)).c_str(),
-               out.manifest.members.size() + 1, out.sha256.c_str(),
-               plan->cluster->cluster_dir.c_str());
+    out_printf(
+        "wrote %s (%s, %zu members, mode 0600, sha256 %s)\nrecorded in %s/.paictl/backups.jsonl\n",
+        out.path.c_str(), pai::util::format_bytes(static_cast<double>(out.bytes)).c_str(),
+        out.manifest.members.size() + 1, out.sha256.c_str(), plan->cluster->cluster_dir.c_str());
   return kExitChanges;
 }
 
@@ -146,10 +146,9 @@ int run_restore(const RestoreOptions& o, const Globals& g) {
   auto doc = restore_plan_doc(*plan);
   if (!view.json) {
     const auto& m = plan->archive->manifest;
-    out_printf("restore of %s (cluster %s, %s, Kubernetes %s, etcd %s) onto %s:\n",
-               r.from.c_str(), m.cluster.c_str(), m.time_utc.c_str(),
-               m.kubernetes_version.c_str(), m.etcd_version.c_str(),
-               plan->cluster->cluster_dir.c_str());
+    out_printf("restore of %s (cluster %s, %s, Kubernetes %s, etcd %s) onto %s:\n", r.from.c_str(),
+               m.cluster.c_str(), m.time_utc.c_str(), m.kubernetes_version.c_str(),
+               m.etcd_version.c_str(), plan->cluster->cluster_dir.c_str());
     for (const auto& mm : plan->mismatches) out_printf("  forced: %s\n", mm.c_str());
     for (const auto& line : plan->replaces) out_printf("  %s\n", line.c_str());
   }
@@ -184,9 +183,10 @@ int run_restore(const RestoreOptions& o, const Globals& g) {
     if (!out.skipped.empty())
       out_printf("resumed the restore of stamp %s (already done: %s)\n", out.ts.c_str(),
                  pai::util::join(out.skipped, ", ").c_str());
-    out_printf("restored: etcd from %s, verified (%zu namespaces, %zu ConfigMaps); old data in %s\n",
-               r.from.c_str(), plan->archive->manifest.namespaces.size(),
-               plan->archive->manifest.configmaps.size(), out.layout.old_dir.c_str());
+    out_printf(
+        "restored: etcd from %s, verified (%zu namespaces, %zu ConfigMaps); old data in %s\n",
+        r.from.c_str(), plan->archive->manifest.namespaces.size(),
+        plan->archive->manifest.configmaps.size(), out.layout.old_dir.c_str());
   }
   return kExitChanges;
 }

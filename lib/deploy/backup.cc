@@ -23,8 +23,7 @@ namespace {
 
 double backup_now(const BackupDeps& d) {
   if (d.now) return d.now();
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 void backup_progress(const BackupDeps& d, const std::string& step, const std::string& detail) {
@@ -80,8 +79,7 @@ std::string etcdctl_prelude(const std::string& endpoint) {
          "if [ -f $P/etcd/healthcheck-client.crt ]; then C=$P/etcd/healthcheck-client; "
          "else C=$P/apiserver-etcd-client; fi\n"
          "E=\"etcdctl --endpoints=" +
-         endpoint +
-         " --cacert=$P/etcd/ca.crt --cert=$C.crt --key=$C.key --command-timeout=60s\"\n";
+         endpoint + " --cacert=$P/etcd/ca.crt --cert=$C.crt --key=$C.key --command-timeout=60s\"\n";
 }
 
 std::string inspect_script(const std::string& ns) {
@@ -90,10 +88,12 @@ std::string inspect_script(const std::string& ns) {
          "echo '@@paictl etcd-manifest@@'; cat /etc/kubernetes/manifests/etcd.yaml 2>/dev/null\n"
          "echo '@@paictl version@@'; $K get --raw /version || exit 3\n"
          "echo; echo '@@paictl namespaces@@'\n"
-         "$K get namespaces -o jsonpath='{range .items[*]}{.metadata.name}{\"\\n\"}{end}' || exit 3\n"
+         "$K get namespaces -o jsonpath='{range .items[*]}{.metadata.name}{\"\\n\"}{end}' || exit "
+         "3\n"
          "echo '@@paictl configmaps@@'\n"
          "$K get configmaps -A -o "
-         "jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name}{\"\\n\"}{end}' || exit 3\n"
+         "jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name}{\"\\n\"}{end}' || exit "
+         "3\n"
          "echo '@@paictl hived@@'; $K -n " +
          q +
          " get configmap hivedscheduler-config -o json 2>/dev/null\n"
@@ -132,8 +132,7 @@ EtcdSettings parse_etcd_manifest(const std::string& yaml, const HostSpec& master
 
 util::Result<ClusterInspection> parse_inspection(const std::string& out, const HostSpec& master) {
   auto s = backup_sections(out);
-  if (!s.count("end"))
-    return util::Error{"the master's answer was cut short (no end marker)", {}};
+  if (!s.count("end")) return util::Error{"the master's answer was cut short (no end marker)", {}};
   ClusterInspection c;
   c.etcd = parse_etcd_manifest(s["etcd-manifest"], master);
   auto v = util::parse_json_or_discarded(s["version"]);
@@ -177,8 +176,8 @@ UseCaseResult<BackupPlan> plan_backup(const BackupRequest& r, const BackupDeps& 
                                       : r.out);
   if (util::is_directory(plan.out))
     return input_error("backup: --out " + plan.out + " is a directory",
-                       "name the archive's file, e.g. " + plan.out + "/" + plan.cluster_name +
-                           "-" + stamp + ".tar.gz");
+                       "name the archive's file, e.g. " + plan.out + "/" + plan.cluster_name + "-" +
+                           stamp + ".tar.gz");
   const HostSpec& master = *plan.cluster->master();
   auto transport = make_transport(deps.install.transport, plan.cluster->hosts.ssh_password);
   backup_progress(deps, "inspect", master.name);
@@ -190,8 +189,8 @@ UseCaseResult<BackupPlan> plan_backup(const BackupRequest& r, const BackupDeps& 
   plan.inspection = std::move(ins).value();
   const auto& i = plan.inspection;
   plan.contents = {
-      "etcd snapshot of " + master.name + " (" + i.etcd.endpoint + ", data dir " +
-          i.etcd.data_dir + ")",
+      "etcd snapshot of " + master.name + " (" + i.etcd.endpoint + ", data dir " + i.etcd.data_dir +
+          ")",
       "PKI: " + master.name + ":/etc/kubernetes/pki (keys included)",
       "cluster files: layout.yaml, config.yaml, services-configuration.yaml of " +
           plan.cluster->cluster_dir,
@@ -199,10 +198,9 @@ UseCaseResult<BackupPlan> plan_backup(const BackupRequest& r, const BackupDeps& 
                                       plan.cluster->settings.openpai.ns + "/hivedscheduler-config)"
                                 : "HiveD config: ConfigMap " + plan.cluster->settings.openpai.ns +
                                       "/hivedscheduler-config",
-      i.database.empty() ? "database: none found (no " + plan.cluster->settings.openpai.ns +
-                               "/postgresql)"
-                         : "database: pg_dumpall of " + plan.cluster->settings.openpai.ns + "/" +
-                               i.database,
+      i.database.empty()
+          ? "database: none found (no " + plan.cluster->settings.openpai.ns + "/postgresql)"
+          : "database: pg_dumpall of " + plan.cluster->settings.openpai.ns + "/" + i.database,
       "objects recorded for the restore's check: " + std::to_string(i.namespaces.size()) +
           " namespaces, " + std::to_string(i.configmaps.size()) + " ConfigMaps",
   };
@@ -246,9 +244,8 @@ BackupOutcome apply_backup(const BackupPlan& plan) {
     auto st = run_on_master(*transport, master,
                             etcdctl_prelude(i.etcd.endpoint) + "$E endpoint status -w json\n");
     auto j = util::parse_json_or_discarded(st.out);
-    if (st.ok() && st.exit_status == 0 && j.is_array() && !j.empty() &&
-        j[0].contains("Status") && j[0]["Status"].contains("version") &&
-        j[0]["Status"]["version"].is_string())
+    if (st.ok() && st.exit_status == 0 && j.is_array() && !j.empty() && j[0].contains("Status") &&
+        j[0]["Status"].contains("version") && j[0]["Status"]["version"].is_string())
       etcd_version = j[0]["Status"]["version"].get<std::string>();
   }
 
@@ -284,11 +281,11 @@ BackupOutcome apply_backup(const BackupPlan& plan) {
   std::string database = "none found";
   if (!i.database.empty()) {
     backup_progress(deps, "database", i.database);
-    auto dump = run_on_master(
-        *transport, master,
-        "kubectl --kubeconfig /etc/kubernetes/admin.conf -n " +
-            util::shell_quote(c.settings.openpai.ns) + " exec " + util::shell_quote(i.database) +
-            " -- pg_dumpall --clean --if-exists -U postgres\n");
+    auto dump = run_on_master(*transport, master,
+                              "kubectl --kubeconfig /etc/kubernetes/admin.conf -n " +
+                                  util::shell_quote(c.settings.openpai.ns) + " exec " +
+                                  util::shell_quote(i.database) +
+                                  " -- pg_dumpall --clean --if-exists -U postgres\n");
     if (!dump.ok() || dump.exit_status != 0) {
       o.error = backup_remote("pg_dumpall in " + i.database, master, dump);
       return o;

@@ -37,7 +37,7 @@ struct BackupDeps {
 // What the master told about its cluster (read-only).
 struct ClusterInspection {
   EtcdSettings etcd;
-  std::string kubernetes_version;  // the API server's /version gitVersion
+  std::string kubernetes_version;                   // the API server's /version gitVersion
   std::vector<std::string> namespaces, configmaps;  // sorted, "NS/NAME" for ConfigMaps
   std::string hived_configmap;  // `kubectl get configmap hivedscheduler-config -o json`; "" none
   std::string database;         // "daemonset.apps/postgresql" when OpenPAI's database runs; ""

@@ -212,9 +212,9 @@ util::Result<BackupArchive> backup_archive_read(struct archive* a, const Archive
     return backup_archive_error("the archive holds no manifest.json",
                                 "not an archive paictl backup wrote");
   if (!info.empty())
-    return backup_archive_error("member " + info.begin()->first +
-                                    " of manifest.json is missing (the archive is truncated)",
-                                "the file was cut short; use another copy");
+    return backup_archive_error(
+        "member " + info.begin()->first + " of manifest.json is missing (the archive is truncated)",
+        "the file was cut short; use another copy");
   return out;
 }
 
@@ -330,16 +330,16 @@ util::Result<BackupManifest> parse_manifest(std::string_view text) {
   auto format = backup_archive_string(j, "format", w);
   if (!format.ok()) return std::move(format).error();
   if (*format != kBackupFormat)
-    return backup_archive_error("manifest.json: format \"" + format->substr(0, 80) +
-                                    "\" is not " + kBackupFormat,
-                                "an archive of another tool, or of a newer paictl");
+    return backup_archive_error(
+        "manifest.json: format \"" + format->substr(0, 80) + "\" is not " + kBackupFormat,
+        "an archive of another tool, or of a newer paictl");
   auto cluster = backup_archive_string(j, "cluster", w);
   if (!cluster.ok()) return std::move(cluster).error();
   m.cluster = *cluster;
-  for (auto [key, field] : {std::pair{"kubernetes_version", &m.kubernetes_version},
-                            std::pair{"etcd_version", &m.etcd_version},
-                            std::pair{"time_utc", &m.time_utc},
-                            std::pair{"database", &m.database}}) {
+  for (auto [key, field] :
+       {std::pair{"kubernetes_version", &m.kubernetes_version},
+        std::pair{"etcd_version", &m.etcd_version}, std::pair{"time_utc", &m.time_utc},
+        std::pair{"database", &m.database}}) {
     auto s = backup_archive_string(j, key, w, false);
     if (!s.ok()) return std::move(s).error();
     *field = *s;
@@ -356,19 +356,18 @@ util::Result<BackupManifest> parse_manifest(std::string_view text) {
   m.nodes = std::move(nodes).value();
   if (auto e = j.find("etcd"); e != j.end()) {
     if (!e->is_object()) return backup_archive_error("manifest.json: \"etcd\" is not an object");
-    for (auto [key, field] : {std::pair{"name", &m.etcd.name},
-                              std::pair{"data_dir", &m.etcd.data_dir},
-                              std::pair{"initial_cluster", &m.etcd.initial_cluster},
-                              std::pair{"initial_advertise_peer_urls", &m.etcd.peer_urls},
-                              std::pair{"endpoint", &m.etcd.endpoint}}) {
+    for (auto [key, field] :
+         {std::pair{"name", &m.etcd.name}, std::pair{"data_dir", &m.etcd.data_dir},
+          std::pair{"initial_cluster", &m.etcd.initial_cluster},
+          std::pair{"initial_advertise_peer_urls", &m.etcd.peer_urls},
+          std::pair{"endpoint", &m.etcd.endpoint}}) {
       auto s = backup_archive_string(*e, key, w + ": etcd", false);
       if (!s.ok()) return std::move(s).error();
       *field = *s;
     }
   }
   if (auto o = j.find("objects"); o != j.end()) {
-    if (!o->is_object())
-      return backup_archive_error("manifest.json: \"objects\" is not an object");
+    if (!o->is_object()) return backup_archive_error("manifest.json: \"objects\" is not an object");
     auto ns = backup_archive_strings(*o, "namespaces", w + ": objects");
     if (!ns.ok()) return std::move(ns).error();
     m.namespaces = std::move(ns).value();
@@ -418,6 +417,8 @@ util::Result<std::string> backup_archive_write(const BackupArchiveViews& members
   std::unique_ptr<struct archive, int (*)(struct archive*)> guard(a, archive_write_free);
   if (archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
       archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+      // The gzip stream ends the file: no zeros padding it to a block after.
+      archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
       archive_write_open(a, &out, nullptr, backup_archive_write_cb, nullptr) != ARCHIVE_OK)
     return util::Error{"the archive could not be started: " + backup_archive_why(a), {}};
   for (const auto& [name, data] : members) {
@@ -433,8 +434,8 @@ util::Result<std::string> backup_archive_write(const BackupArchiveViews& members
     if (r != ARCHIVE_OK) return util::Error{"member " + path + ": " + backup_archive_why(a), {}};
     size_t off = 0;
     while (off < data.size()) {
-      la_ssize_t n = archive_write_data(a, data.data() + off,
-                                        std::min<size_t>(data.size() - off, 1 << 20));
+      la_ssize_t n =
+          archive_write_data(a, data.data() + off, std::min<size_t>(data.size() - off, 1 << 20));
       if (n <= 0) return util::Error{"member " + path + ": " + backup_archive_why(a), {}};
       off += static_cast<size_t>(n);
     }
@@ -473,7 +474,7 @@ util::Result<std::string> write_backup_archive(
 
 util::Result<BackupArchive> read_backup_archive(std::string_view bytes,
                                                 const ArchiveLimits& limits) {
- if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f ||
+  if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f ||
       static_cast<unsigned char>(bytes[1]) != 0x8b)
     return backup_archive_error("not a backup archive (not gzip-compressed)",
                                 "paictl backup writes a .tar.gz whose first member is "
@@ -499,10 +500,10 @@ util::Result<BackupArchive> read_backup_archive_file(const std::string& path,
   archive_read_support_filter_gzip(a.get());
   archive_read_support_format_tar(a.get());
   if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
-    return backup_archive_error(path + ": not a backup archive (" + backup_archive_why(a.get()) +
-                                    ")",
-                                "paictl backup writes a .tar.gz whose first member is "
-                                "manifest.json");
+    return backup_archive_error(
+        path + ": not a backup archive (" + backup_archive_why(a.get()) + ")",
+        "paictl backup writes a .tar.gz whose first member is "
+        "manifest.json");
   auto r = backup_archive_read(a.get(), limits);
   if (r.ok()) {
     // The whole file again, through zlib: it must end where its gzip stream does.
@@ -519,8 +520,9 @@ util::Result<BackupArchive> read_backup_archive_file(const std::string& path,
     }
     if (!good)
       return backup_archive_error(
-          path + ": the archive is truncated or corrupt (its gzip stream does not end as "
-                 "written)",
+          path +
+              ": the archive is truncated or corrupt (its gzip stream does not end as "
+              "written)",
           "the file was cut short or damaged; use another copy");
     return r;
   }
@@ -557,8 +559,7 @@ util::Result<std::map<std::string, std::string>> read_plain_tar(std::string_view
       return backup_archive_error("more than " + std::to_string(max_files) + " files");
     int64_t size = archive_entry_size(e);
     if (size < 0 || static_cast<uint64_t>(size) > max_bytes)
-      return backup_archive_error(name + " is larger than " + std::to_string(max_bytes) +
-                                  " bytes");
+      return backup_archive_error(name + " is larger than " + std::to_string(max_bytes) + " bytes");
     auto data = backup_archive_data(a.get(), name, size);
     if (!data.ok()) return std::move(data).error();
     out[name] = std::move(data).value();

@@ -39,11 +39,11 @@ struct BackupMemberInfo {
 
 // How etcd runs on the master (its static pod's flags), for the restore.
 struct EtcdSettings {
-  std::string name;                // --name
-  std::string data_dir;            // --data-dir
-  std::string initial_cluster;     // --initial-cluster
-  std::string peer_urls;           // --initial-advertise-peer-urls
-  std::string endpoint;            // the first of --advertise-client-urls
+  std::string name;             // --name
+  std::string data_dir;         // --data-dir
+  std::string initial_cluster;  // --initial-cluster
+  std::string peer_urls;        // --initial-advertise-peer-urls
+  std::string endpoint;         // the first of --advertise-client-urls
   bool operator==(const EtcdSettings&) const = default;
 };
 
@@ -52,9 +52,9 @@ struct BackupManifest {
   std::string cluster;  // layout.yaml's cluster name
   std::vector<BackupHost> masters, nodes;
   std::string kubernetes_version, etcd_version;
-  double time = 0;        // epoch seconds
-  std::string time_utc;   // the same, RFC 3339
-  std::string database;   // what was dumped, or "none found"
+  double time = 0;       // epoch seconds
+  std::string time_utc;  // the same, RFC 3339
+  std::string database;  // what was dumped, or "none found"
   EtcdSettings etcd;
   // What the cluster held, for the restore's verification: namespaces and
   // ConfigMaps ("NAMESPACE/NAME"), sorted.
@@ -69,10 +69,10 @@ util::Result<BackupManifest> parse_manifest(std::string_view text);
 // What a reader accepts at most.
 struct ArchiveLimits {
   size_t max_members = 2048;
-  uint64_t max_member_bytes = 64ull << 20;     // any member but the ones below
-  uint64_t max_snapshot_bytes = 8ull << 30;    // etcd/snapshot.db (etcd's largest quota)
-  uint64_t max_database_bytes = 8ull << 30;    // database/*
-  uint64_t max_manifest_bytes = 8ull << 20;    // manifest.json
+  uint64_t max_member_bytes = 64ull << 20;   // any member but the ones below
+  uint64_t max_snapshot_bytes = 8ull << 30;  // etcd/snapshot.db (etcd's largest quota)
+  uint64_t max_database_bytes = 8ull << 30;  // database/*
+  uint64_t max_manifest_bytes = 8ull << 20;  // manifest.json
 };
 
 // A member's name is a plain relative path: components of [A-Za-z0-9._-]
@@ -88,8 +88,8 @@ struct BackupArchive {
 // The archive's bytes (tar, gzip): manifest.json first, then `members` in
 // their order. The manifest's `members` are filled in here from `members`
 // (sizes and SHA-256).
-util::Result<std::string> write_backup_archive(BackupManifest& manifest,
-                                               const std::vector<std::pair<std::string, std::string>>& members);
+util::Result<std::string> write_backup_archive(
+    BackupManifest& manifest, const std::vector<std::pair<std::string, std::string>>& members);
 
 // A tar.gz of exactly these members, in this order, nothing checked or added:
 // for tests and fuzzing seeds (a tampered or hostile archive).

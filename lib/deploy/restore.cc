@@ -19,7 +19,9 @@ namespace pai::deploy {
 
 namespace {
 
-std::string restore_q(const std::string& s) { return util::shell_quote(s); }
+std::string restore_q(const std::string& s) {
+  return util::shell_quote(s);
+}
 
 void restore_progress(const RestoreDeps& d, const std::string& step, const std::string& detail) {
   if (d.on_progress) d.on_progress(step, detail);
@@ -139,8 +141,10 @@ std::string restore_journal_json(const RestoreJournal& j) {
   o["archive"] = j.archive;
   o["archive_sha256"] = j.archive_sha256;
   o["ts"] = j.ts;
-  o["layout"] = {{"data_dir", j.layout.data_dir}, {"new_dir", j.layout.new_dir},
-                 {"old_dir", j.layout.old_dir},   {"snapshot", j.layout.snapshot},
+  o["layout"] = {{"data_dir", j.layout.data_dir},
+                 {"new_dir", j.layout.new_dir},
+                 {"old_dir", j.layout.old_dir},
+                 {"snapshot", j.layout.snapshot},
                  {"stash", j.layout.stash}};
   o["etcd"] = {{"name", j.etcd.name},
                {"data_dir", j.etcd.data_dir},
@@ -210,8 +214,8 @@ std::string restore_etcd_script(const RestoreLayout& l, const EtcdSettings& e) {
          "rm -rf \"$N\".tmp.*; T=\"$N.tmp.$$\"\n"
          "ETCDCTL_API=3 etcdctl snapshot restore " +
          restore_q(l.snapshot) + " --data-dir \"$T\" --name " + restore_q(e.name) +
-         " --initial-cluster " + restore_q(e.initial_cluster) +
-         " --initial-advertise-peer-urls " + restore_q(e.peer_urls) +
+         " --initial-cluster " + restore_q(e.initial_cluster) + " --initial-advertise-peer-urls " +
+         restore_q(e.peer_urls) +
          " >\"$T.log\" 2>&1 || { cat \"$T.log\" >&2; rm -rf \"$T\" \"$T.log\"; exit 1; }\n"
          "rm -f \"$T.log\"\n"
          "if [ -d \"$N\" ] && [ ! -d \"$N/member\" ]; then rmdir \"$N\"; fi\n"
@@ -259,8 +263,8 @@ std::string restore_start_script(const RestoreLayout& l) {
 }
 
 std::string restore_cleanup_script(const RestoreLayout& l) {
-  return "rm -f " + restore_q(l.snapshot) + " " + restore_q(l.snapshot) + ".tmp.*\n" +
-         "rmdir " + restore_q(l.new_dir) + " 2>/dev/null; true\n";
+  return "rm -f " + restore_q(l.snapshot) + " " + restore_q(l.snapshot) + ".tmp.*\n" + "rmdir " +
+         restore_q(l.new_dir) + " 2>/dev/null; true\n";
 }
 
 UseCaseResult<RestorePlan> plan_restore(const RestoreRequest& r, const RestoreDeps& deps) {
@@ -294,12 +298,12 @@ UseCaseResult<RestorePlan> plan_restore(const RestoreRequest& r, const RestoreDe
     if (!s.master || s.worker) nodes.push_back({s.name, s.address});
   }
   if (m.cluster != c.settings.cluster_name)
-    plan.mismatches.push_back("the archive is of cluster \"" + m.cluster + "\", " +
-                              c.cluster_dir + " is \"" + c.settings.cluster_name + "\"");
+    plan.mismatches.push_back("the archive is of cluster \"" + m.cluster + "\", " + c.cluster_dir +
+                              " is \"" + c.settings.cluster_name + "\"");
   if (restore_host_set(m.masters) != restore_host_set(masters))
     plan.mismatches.push_back("the masters differ: archive " +
-                              util::join(restore_host_set(m.masters), ", ") + "; " +
-                              c.cluster_dir + " " + util::join(restore_host_set(masters), ", "));
+                              util::join(restore_host_set(m.masters), ", ") + "; " + c.cluster_dir +
+                              " " + util::join(restore_host_set(masters), ", "));
   if (restore_host_set(m.nodes) != restore_host_set(nodes))
     plan.mismatches.push_back("the nodes differ: archive " +
                               util::join(restore_host_set(m.nodes), ", ") + "; " + c.cluster_dir +
@@ -318,8 +322,8 @@ UseCaseResult<RestorePlan> plan_restore(const RestoreRequest& r, const RestoreDe
     if (!j.ok()) return input_error("restore: " + jpath + ": " + j.error().message, j.error().hint);
     if (!j->finished) {
       if (j->archive_sha256 != plan.archive_sha256)
-        return input_error("restore: an unfinished restore of " + j->archive + " (stamp " +
-                               j->ts + ") is recorded in " + jpath,
+        return input_error("restore: an unfinished restore of " + j->archive + " (stamp " + j->ts +
+                               ") is recorded in " + jpath,
                            "finish it first: paictl restore " + c.cluster_dir + " --from " +
                                j->archive + " --yes");
       plan.resume = std::move(j).value();
@@ -365,25 +369,24 @@ UseCaseResult<RestorePlan> plan_restore(const RestoreRequest& r, const RestoreDe
   plan.replaces.push_back(plan.pki_differ.empty()
                               ? "PKI: the same as the archive's, left as it is"
                               : "PKI files that differ: " + util::join(plan.pki_differ, ", "));
-  plan.replaces.push_back(
-      plan.cluster_files_differ.empty()
-          ? "cluster files: " + c.cluster_dir + "'s are the archive's"
-          : "cluster files of " + c.cluster_dir +
-                " that differ (old ones kept as FILE.before-restore-TS): " +
-                util::join(plan.cluster_files_differ, ", "));
+  plan.replaces.push_back(plan.cluster_files_differ.empty()
+                              ? "cluster files: " + c.cluster_dir + "'s are the archive's"
+                              : "cluster files of " + c.cluster_dir +
+                                    " that differ (old ones kept as FILE.before-restore-TS): " +
+                                    util::join(plan.cluster_files_differ, ", "));
   plan.replaces.push_back(
       std::string("HiveD config (ConfigMap hivedscheduler-config): ") +
       (plan.archive->members.count(kHivedMember)
            ? (plan.hived_differs ? "differs, the snapshot's comes back with etcd"
                                  : "the same as the archive's")
            : "none in the archive"));
-  plan.replaces.push_back("database: " + (m.database.empty() ? std::string("none found")
-                                                             : m.database));
+  plan.replaces.push_back("database: " +
+                          (m.database.empty() ? std::string("none found") : m.database));
   if (plan.resume)
-    plan.replaces.push_back("resuming the restore of stamp " + plan.resume->ts +
-                            " (done: " + (plan.resume->done.empty() ? std::string("nothing")
-                                                                    : util::join(plan.resume->done, ", ")) +
-                            ")");
+    plan.replaces.push_back(
+        "resuming the restore of stamp " + plan.resume->ts + " (done: " +
+        (plan.resume->done.empty() ? std::string("nothing") : util::join(plan.resume->done, ", ")) +
+        ")");
   return plan;
 }
 
@@ -401,10 +404,11 @@ RestoreOutcome apply_restore(const RestorePlan& plan) {
   if (plan.resume) {
     j = *plan.resume;
   } else {
-    double now = deps.now ? deps.now()
-                          : std::chrono::duration<double>(
-                                std::chrono::system_clock::now().time_since_epoch())
-                                .count();
+    double now =
+        deps.now
+            ? deps.now()
+            : std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                  .count();
     j.ts = util::format_utc(static_cast<std::time_t>(now), "%Y%m%dT%H%M%SZ");
     j.archive = plan.request.from;
     j.archive_sha256 = plan.archive_sha256;
@@ -420,8 +424,7 @@ RestoreOutcome apply_restore(const RestorePlan& plan) {
       o.error = restore_remote("looking at " + plan.etcd.data_dir, master, x);
       return o;
     }
-    j.layout = restore_layout(plan.etcd.data_dir, j.ts,
-                              util::trim(x.out) == "inside");
+    j.layout = restore_layout(plan.etcd.data_dir, j.ts, util::trim(x.out) == "inside");
   }
   o.ts = j.ts;
   o.layout = j.layout;
@@ -496,11 +499,11 @@ RestoreOutcome apply_restore(const RestorePlan& plan) {
       if (ok)
         for (const auto& name : restore_pki_differ(a, sums.out)) {
           std::string path = "/etc/kubernetes/" + name;
-          std::string mode = name.size() > 4 && name.substr(name.size() - 4) == ".key" ? "600"
-                                                                                      : "644";
+          std::string mode =
+              name.size() > 4 && name.substr(name.size() - 4) == ".key" ? "600" : "644";
           std::string dir = path.substr(0, path.rfind('/'));
-          std::string script = "set -e; umask 077; mkdir -p " + restore_q(dir) + "; T=" +
-                               restore_q(path) + ".tmp.$$; cat > \"$T\"; chmod " + mode +
+          std::string script = "set -e; umask 077; mkdir -p " + restore_q(dir) +
+                               "; T=" + restore_q(path) + ".tmp.$$; cat > \"$T\"; chmod " + mode +
                                " \"$T\"; mv -f \"$T\" " + restore_q(path) + "\n";
           if (!(ok = step_ok(restore_run(*transport, master, script, a.members.at(name)),
                              "writing " + path)))
@@ -516,8 +519,7 @@ RestoreOutcome apply_restore(const RestorePlan& plan) {
       auto dump = a.members.find("database/postgresql.sql");
       if (dump != a.members.end())
         ok = step_ok(restore_run(*transport, master,
-                                 std::string(kubectl) + "-n " +
-                                     restore_q(c.settings.openpai.ns) +
+                                 std::string(kubectl) + "-n " + restore_q(c.settings.openpai.ns) +
                                      " exec -i daemonset/postgresql -- psql -q -U postgres "
                                      "postgres >/dev/null\n",
                                  dump->second),
@@ -564,10 +566,10 @@ RestoreOutcome apply_restore(const RestorePlan& plan) {
               restore_cm_data(had->second) != restore_cm_data(ins->hived_configmap))
             o.missing.push_back("the HiveD ConfigMap's data (it differs from the archive's)");
           if (!o.missing.empty()) {
-            o.error = other_error("restore: after the restore, " + master.name +
-                                      "'s cluster lacks what the backup recorded: " +
-                                      util::join(o.missing, ", "),
-                                  "the old data is kept in " + l.old_dir);
+            o.error = other_error(
+                "restore: after the restore, " + master.name +
+                    "'s cluster lacks what the backup recorded: " + util::join(o.missing, ", "),
+                "the old data is kept in " + l.old_dir);
             ok = false;
           } else {
             o.verified = true;

@@ -60,7 +60,7 @@ struct RestoreLayout {
 RestoreLayout restore_layout(const std::string& data_dir, const std::string& ts, bool inside);
 
 inline const std::vector<std::string>& restore_steps() {
-  static const std::vector<std::string> k = {"upload", "etcd-restore", "stop",    "swap",
+  static const std::vector<std::string> k = {"upload", "etcd-restore", "stop",     "swap",
                                              "pki",    "start",        "database", "cluster-files",
                                              "verify", "cleanup"};
   return k;

@@ -37,8 +37,13 @@ BackupManifest archive_test_manifest() {
 }
 
 std::vector<std::pair<std::string, std::string>> archive_test_members() {
+  // Incompressible, so that most of the archive is the snapshot's data.
   std::string snapshot(200000, '\0');
-  for (size_t i = 0; i < snapshot.size(); ++i) snapshot[i] = static_cast<char>((i * 7919) % 251);
+  uint32_t x = 12345;
+  for (auto& c : snapshot) {
+    x = x * 1103515245u + 12345u;
+    c = static_cast<char>(x >> 24);
+  }
   return {{kSnapshotMember, snapshot},
           {"pki/ca.crt", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"},
           {"pki/ca.key", "-----BEGIN PRIVATE KEY-----\nsecret\n-----END PRIVATE KEY-----\n"},
