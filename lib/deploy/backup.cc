@@ -39,9 +39,11 @@ std::map<std::string, std::string> backup_sections(const std::string& out) {
     size_t end = out.find('\n', pos);
     if (end == std::string::npos) end = out.size();
     std::string_view line(out.data() + pos, end - pos);
-    if (line.rfind("@@paictl ", 0) == 0 && line.size() > 11 && line.substr(line.size() - 2) == "@@")
+    if (line.rfind("@@paictl ", 0) == 0 && line.size() > 11 &&
+        line.substr(line.size() - 2) == "@@") {
       current = std::string(line.substr(9, line.size() - 11));
-    else if (!current.empty())
+      s[current];
+    } else if (!current.empty())
       s[current].append(line).append("\n");
     pos = end + 1;
   }

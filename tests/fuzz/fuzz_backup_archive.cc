@@ -61,7 +61,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // What reads, writes and reads back the same.
       pai::deploy::BackupManifest m = a->manifest;
       std::vector<std::pair<std::string, std::string>> members;
-      for (const auto& mi : a->manifest.members) members.emplace_back(mi.name, a->members.at(mi.name));
+      for (const auto& mi : a->manifest.members)
+        members.emplace_back(mi.name, a->members.at(mi.name));
       auto again = pai::deploy::write_backup_archive(m, members);
       if (!again.ok()) std::abort();
       auto back = pai::deploy::read_backup_archive(*again, limits);

@@ -184,6 +184,8 @@ i=0
 while [ $i -lt "$POINTS" ]; do
   i=$((i + 1))
   "$TESTBED" restore "$RUN" lost > /dev/null
+  # What the last point's restore made beside the snapshot's files.
+  on 'rm -rf /var/lib/etcd.before-restore-* /var/lib/etcd-restore-* /etc/kubernetes/manifests.before-restore-*'
   rm -rf "$C/.paictl" && cp -a "$TMP/paictl-state" "$C/.paictl"
   until_ok 'on "$K get namespaces"' "the API server did not come back after testbed.sh restore"
   # A point inside the uninterrupted run's time, in tenths of a second, from the seed.

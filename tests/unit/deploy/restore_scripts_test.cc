@@ -36,9 +36,8 @@ struct RestoreScriptsTest : ::testing::Test {
   int run(const std::string& script, const std::string& input = {}, std::string* out = nullptr) {
     std::ofstream(root + "/script.sh") << script;
     std::ofstream(root + "/input", std::ios::binary) << input;
-    int rc = std::system(("sh " + root + "/script.sh < " + root + "/input > " + root +
-                          "/out 2>&1")
-                             .c_str());
+    int rc = std::system(
+        ("sh " + root + "/script.sh < " + root + "/input > " + root + "/out 2>&1").c_str());
     if (out) {
       std::ifstream in(root + "/out");
       std::stringstream ss;
@@ -123,7 +122,8 @@ TEST_F(RestoreScriptsTest, TheUploadIsCheckedAndSkippedWhenPresent) {
     EXPECT_EQ(e.path().filename().string().find("etcd-restore"), std::string::npos) << e.path();
   ASSERT_EQ(run(restore_upload_script(l, sha), snap, &out), 0) << out;
   EXPECT_NE(out.find("uploaded"), std::string::npos);
-  EXPECT_EQ((fs::status(l.snapshot).permissions() & fs::perms::all), fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ((fs::status(l.snapshot).permissions() & fs::perms::all),
+            fs::perms::owner_read | fs::perms::owner_write);
   ASSERT_EQ(run(restore_upload_script(l, sha), "", &out), 0) << out;
   EXPECT_NE(out.find("present"), std::string::npos);
 }

@@ -11,9 +11,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -211,7 +211,8 @@ struct RestoreTestMaster {
     ssh.on("endpoint health", health);
     ssh.on("get --raw /readyz", health);
     ssh.on("already swapped", [this](const testing::ScriptedCall&) {
-      if (fail_swap) return testing::ScriptedAnswer{.err = "mv: Permission denied", .exit_status = 1};
+      if (fail_swap)
+        return testing::ScriptedAnswer{.err = "mv: Permission denied", .exit_status = 1};
       ++swaps;
       return testing::ScriptedAnswer{.out = "restored data: /var/lib/etcd/member\n"};
     });
