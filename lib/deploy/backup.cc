@@ -75,13 +75,15 @@ std::string backup_abs(const std::string& p) {
 
 }  // namespace
 
-std::string etcdctl_prelude(const std::string& endpoint) {
+std::string etcdctl_prelude(const std::string& endpoint, int timeout_s) {
   return "export ETCDCTL_API=3\n"
          "P=/etc/kubernetes/pki\n"
          "if [ -f $P/etcd/healthcheck-client.crt ]; then C=$P/etcd/healthcheck-client; "
          "else C=$P/apiserver-etcd-client; fi\n"
          "E=\"etcdctl --endpoints=" +
-         endpoint + " --cacert=$P/etcd/ca.crt --cert=$C.crt --key=$C.key --command-timeout=60s\"\n";
+         endpoint + " --cacert=$P/etcd/ca.crt --cert=$C.crt --key=$C.key --dial-timeout=" +
+         std::to_string(std::min(timeout_s, 5)) + "s --command-timeout=" + std::to_string(timeout_s) +
+         "s\"\n";
 }
 
 std::string inspect_script(const std::string& ns) {

@@ -52,8 +52,9 @@ util::Result<ClusterInspection> parse_inspection(const std::string& out, const H
 // what is missing is kubeadm's default for `master`.
 EtcdSettings parse_etcd_manifest(const std::string& yaml, const HostSpec& master);
 // The shell lines that set $E to etcdctl with the endpoint and etcd's client
-// certificates (healthcheck-client, else apiserver-etcd-client), ETCDCTL_API=3.
-std::string etcdctl_prelude(const std::string& endpoint);
+// certificates (healthcheck-client, else apiserver-etcd-client), ETCDCTL_API=3,
+// giving up after `timeout_s` (etcdctl waits that long for an etcd that is down).
+std::string etcdctl_prelude(const std::string& endpoint, int timeout_s = 60);
 // The backup's record line (no newline): {"time", "path", "sha256", "bytes", "cluster"}.
 std::string backup_record_line(double time, const std::string& path, const std::string& sha256,
                                uint64_t bytes, const std::string& cluster);

@@ -437,7 +437,6 @@ RestoreOutcome apply_restore(const RestorePlan& plan) {
   };
   if (!save()) return o;
 
-  std::string prelude = etcdctl_prelude(j.etcd.endpoint);
   const char* kubectl = "kubectl --kubeconfig /etc/kubernetes/admin.conf ";
   // Polls `script` until its exit status is (or is not) 0, within wait_s.
   auto wait_for = [&](const std::string& script, bool want_ok, const std::string& what) -> bool {
@@ -464,7 +463,8 @@ RestoreOutcome apply_restore(const RestorePlan& plan) {
     o.error = restore_remote(what, master, x);
     return false;
   };
-  std::string etcd_health = prelude + "$E endpoint health >/dev/null 2>&1\n";
+  std::string etcd_health =
+      etcdctl_prelude(j.etcd.endpoint, 3) + "$E endpoint health >/dev/null 2>&1\n";
   std::string api_ready = std::string(kubectl) + "get --raw /readyz >/dev/null 2>&1\n";
 
   for (const auto& step : restore_steps()) {
