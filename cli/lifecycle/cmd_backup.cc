@@ -41,8 +41,11 @@ struct RestoreOptions {
 // --yes, --wait, -o, --detailed-exitcode), without the ones that are install's.
 void add_lifecycle_flags(Flags& cmd, InstallOptions& o, Globals& g) {
   add_install_flags(cmd, o, g, false, false);
-  for (const char* name : {"--ignore-check-errors", "--print-script", "--limit", "--parallel"})
+  for (const char* name :
+       {"--ignore-check-errors", "--print-script", "--limit", "--parallel", "--docker-data-root",
+        "--registry", "--arm-endpoint", "--authority-host", "--ca-file"})
     cmd.get_option(name)->group("");
+  cmd.get_option("--wait")->description("Seconds to wait for etcd and the API server");
 }
 
 bool lifecycle_ask(const char* question) {

@@ -82,8 +82,8 @@ std::string etcdctl_prelude(const std::string& endpoint, int timeout_s) {
          "else C=$P/apiserver-etcd-client; fi\n"
          "E=\"etcdctl --endpoints=" +
          endpoint + " --cacert=$P/etcd/ca.crt --cert=$C.crt --key=$C.key --dial-timeout=" +
-         std::to_string(std::min(timeout_s, 5)) + "s --command-timeout=" + std::to_string(timeout_s) +
-         "s\"\n";
+         std::to_string(std::min(timeout_s, 5)) +
+         "s --command-timeout=" + std::to_string(timeout_s) + "s\"\n";
 }
 
 std::string inspect_script(const std::string& ns) {
