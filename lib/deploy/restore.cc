@@ -492,7 +492,11 @@ RestoreOutcome apply_restore(const RestorePlan& plan) {
     } else if (step == "swap") {
       auto x = restore_run(*transport, master, restore_swap_script(l));
       ok = step_ok(x, "swapping " + l.data_dir + "/member");
-      if (ok) restore_progress(deps, step, std::string(util::trim(x.out)));
+      if (ok) {
+        std::vector<std::string> lines;
+        for (auto line : util::split(util::trim(x.out), '\n')) lines.emplace_back(line);
+        restore_progress(deps, step, util::join(lines, "; "));
+      }
     } else if (step == "pki") {
       auto sums = restore_run(*transport, master, kRestorePkiSums, {}, 120000);
       ok = step_ok(sums, "reading /etc/kubernetes/pki");
