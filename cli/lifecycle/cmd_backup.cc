@@ -60,7 +60,10 @@ std::function<void(const std::string&, const std::string&)> lifecycle_progress(
     const UseCaseView& v) {
   if (v.json || (v.g && v.g->quiet)) return nullptr;
   return [](const std::string& step, const std::string& detail) {
-    err_printf("  %-14s %s\n", step.c_str(), detail.c_str());
+    if (detail.empty())
+      err_printf("  %s\n", step.c_str());
+    else
+      err_printf("  %-14s %s\n", step.c_str(), detail.c_str());
   };
 }
 
