@@ -35,6 +35,7 @@ struct RestoreOptions {
   InstallOptions install;
   std::string from;
   bool force_other_cluster = false;
+  bool again = false;
 };
 
 // The flags backup and restore share with install (SSH, --limit, --dry-run,
@@ -142,6 +143,7 @@ int run_restore(const RestoreOptions& o, const Globals& g) {
   r.from = o.from;
   r.dry_run = o.install.hosts.dry_run;
   r.force_other_cluster = o.force_other_cluster;
+  r.again = o.again;
   r.wait_s = o.install.wait_s;
   r.templates_dir = find_templates();
   pai::deploy::RestoreDeps deps;
@@ -150,6 +152,14 @@ int run_restore(const RestoreOptions& o, const Globals& g) {
   auto plan = pai::deploy::plan_restore(r, deps);
   if (!plan.ok()) return report(plan.error(), view);
   auto doc = restore_plan_doc(*plan);
+  if (plan->already) {
+    doc["already"] = plan->already->ts;
+    print_use_case_document(doc, "restore", view);
+    if (!view.json)
+      out_printf("%s was restored already (stamp %s, old data in %s); --again restores it again\n",
+                 r.from.c_str(), plan->already->ts.c_str(), plan->already->layout.old_dir.c_str());
+    return kExitOk;
+  }
   if (!view.json) {
     const auto& m = plan->archive->manifest;
     out_printf("restore of %s (cluster %s, %s, Kubernetes %s, etcd %s) onto %s:\n", r.from.c_str(),
@@ -240,6 +250,9 @@ void build_restore(Flags& cmd, Globals& g) {
   cmd.add_option("--from", o->from, "The archive paictl backup wrote")->type_name("FILE");
   cmd.add_flag("--force-other-cluster", o->force_other_cluster,
                "Restore an archive of another cluster, or of other masters' or nodes' addresses");
+  cmd.add_flag("--again", o->again,
+               "Restore again from the archive this cluster directory's last finished restore "
+               "used (a re-run of a finished restore otherwise changes nothing)");
   cmd.footer(
       "EXIT STATUS:\n"
       "  0 restored, 1 not confirmed or the restored cluster lacks what the backup recorded,\n"

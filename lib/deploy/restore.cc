@@ -327,6 +327,11 @@ UseCaseResult<RestorePlan> plan_restore(const RestoreRequest& r, const RestoreDe
                            "finish it first: paictl restore " + c.cluster_dir + " --from " +
                                j->archive + " --yes");
       plan.resume = std::move(j).value();
+    } else if (j->archive_sha256 == plan.archive_sha256 && !r.again) {
+      plan.already = std::move(j).value();
+      plan.replaces.push_back("nothing: this archive was restored already (stamp " +
+                              plan.already->ts + "); --again restores it again");
+      return plan;
     }
   }
 

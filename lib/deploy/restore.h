@@ -38,6 +38,9 @@ struct RestoreRequest {
   std::string from;  // the archive
   bool dry_run = false;
   bool force_other_cluster = false;  // an archive of another cluster or other addresses
+  // Restore again from the archive the last finished restore of this cluster
+  // directory used (without it, that is done already: a re-run changes nothing).
+  bool again = false;
   int wait_s = 300;
   std::string templates_dir;
 };
@@ -101,6 +104,9 @@ struct RestorePlan {
   std::vector<std::string> replaces;
   // An unfinished restore of this archive that a run resumes.
   std::optional<RestoreJournal> resume;
+  // The last restore of this cluster directory, finished, was of this archive
+  // (and the request does not say `again`): there is nothing to apply.
+  std::optional<RestoreJournal> already;
   EtcdSettings etcd;  // the master's etcd now (or the resumed run's)
 };
 // Verifies the archive and its cluster without contacting a host (a refusal

@@ -422,10 +422,18 @@ TEST_F(RestoreTest, ARunStoppedAtTheSwapIsResumedWithTheSameStamp) {
   EXPECT_EQ(master.swaps, 1);
   EXPECT_TRUE(out2.verified);
 
-  // Finished: the next restore starts afresh.
+  // Finished: a re-run has nothing to do, unless told to restore again.
   auto third = plan_restore(request(), deps(ssh));
   ASSERT_TRUE(third.ok());
   EXPECT_FALSE(third->resume);
+  ASSERT_TRUE(third->already);
+  EXPECT_EQ(third->already->ts, out.ts);
+  auto r = request();
+  r.again = true;
+  auto fourth = plan_restore(r, deps(ssh));
+  ASSERT_TRUE(fourth.ok());
+  EXPECT_FALSE(fourth->resume);
+  EXPECT_FALSE(fourth->already);
 }
 
 TEST_F(RestoreTest, ARestoredClusterWithoutARecordedConfigMapIsNotVerified) {
