@@ -1843,6 +1843,23 @@ def main():
             hived.stop()  # the HiveD double's server is this process's child
         os._exit(0)
     signal.signal(signal.SIGTERM, stop)
+    # The kubelet runs the API server as a static pod: when its manifest leaves
+    # /etc/kubernetes/manifests the pod stops (kubeadm_fake.ensure_apiserver starts
+    # it again once the manifest is back, before the next kubectl on the master).
+    manifest = cfg.get("master_host", "") + "/fs/etc/kubernetes/manifests/kube-apiserver.yaml"
+
+    def static_pod():
+        while True:
+            time.sleep(0.2)
+            if cfg.get("master_host") and not os.path.exists(manifest):
+                try:  # no pid file: the next kubectl's kubelet check starts it again at once
+                    with open(a.dir + "/pid") as f:
+                        if int(f.read().strip()) == os.getpid():
+                            os.unlink(a.dir + "/pid")
+                except (OSError, ValueError):
+                    pass
+                stop()
+    threading.Thread(target=static_pod, daemon=True).start()
     srv.serve_forever()
 
 
