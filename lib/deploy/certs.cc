@@ -418,13 +418,12 @@ diag::List certs_findings(const CertsReport& report, int64_t warn_within_days) {
     std::string what = (c.is_ca ? "CA " : "certificate ") + c.name;
     diag::Diagnostic d;
     d.file = c.host + ":" + c.source;
-    d.location = c.host;
     d.hint = certs_hint(c);
     if (c.not_after <= report.read_at) {
       d.code = "K100";
       d.severity = diag::Severity::Error;
-      d.message =
-          what + " expired " + certs_days(-c.days_left) + " ago (" + certs_date(c.not_after) + ")";
+      d.message = what + " expired " + certs_days((report.read_at - c.not_after) / kCertsDay) +
+                  " ago (" + certs_date(c.not_after) + ")";
     } else if (c.days_left < warn_within_days) {
       d.code = "K101";
       d.severity = diag::Severity::Error;
@@ -445,7 +444,6 @@ diag::List certs_findings(const CertsReport& report, int64_t warn_within_days) {
     d.code = "K103";
     d.severity = diag::Severity::Error;
     d.file = p.source == "ssh" ? p.host : p.host + ":" + p.source;
-    d.location = p.host;
     d.message = p.source == "ssh" ? "the certificates could not be read: " + p.message
                                   : "unreadable certificate: " + p.message;
     d.hint = p.source == "ssh" ? "check that the host answers over SSH (paictl check hosts) and "

@@ -106,7 +106,7 @@ CertsReport read_certs(const std::vector<HostSpec>& hosts, remote::Transport& tr
 // certificate that expired, K101 one that expires within `warn_within_days`
 // (errors), K102 a CA that expires within a year (a warning), K103 a
 // certificate that could not be read (an error). `file` of each finding is
-// "HOST:SOURCE", its location the host.
+// "HOST:SOURCE" (a host that could not be read: "HOST").
 diag::List certs_findings(const CertsReport& report, int64_t warn_within_days = 30);
 
 }  // namespace pai::deploy

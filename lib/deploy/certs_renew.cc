@@ -122,8 +122,8 @@ std::string CertsRenewPlan::restart_script() const {
          " s after its manifest came back\" >&2; exit 1; fi\n"
          "  sleep 0.5\n"
          "done\n"
-         "echo \"the control plane stopped within $((i/2)) s and answered again within $((j/2)) "
-         "s\"\n";
+         "echo \"the control plane stopped within $((i/2)).$((i%2*5)) s and answered again within "
+         "$((j/2)).$((j%2*5)) s\"\n";
 }
 
 bool renewed_by_kubeadm(const CertInfo& c) {
