@@ -60,6 +60,9 @@ run certs check "$C" $SSH -o json
 check 'len([c for c in d["certificates"] if c["host"] == "tb-master"]) == 15' "15 certificates on the master (10 in pki/ and etcd/, 5 kubeconfigs)"
 check 'any(c["name"] == "apiserver" and "IP:127.0.51.2" in c["sans"] and 364 <= c["daysLeft"] <= 365 for c in d["certificates"])' "the apiserver's SANs and days left"
 check '[c["isCA"] for c in d["certificates"] if c["name"] == "ca" and c["host"] == "tb-master"] == [True]' "the CA is a CA"
+"$PYTHON3" -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
+  "$TMP/out" "$(dirname "$0")/../../../docs/schemas/certsCheck.schema.json" || fail "certs check -o json does not match docs/schemas/certsCheck.schema.json"
+pass "paictl.certsCheck/v1 matches its schema"
 
 # The apiserver certificate aged to 10 days: an error naming it, in each format.
 "$TESTBED" age-certs "$RUN" 10 tb-master apiserver > /dev/null
