@@ -19,6 +19,9 @@ void build_config_diff(Flags&, Globals&);
 // The life after day one (cli/lifecycle/).
 void build_backup(Flags&, Globals&);
 void build_restore(Flags&, Globals&);
+// The cluster's certificates (lifecycle/cmd_certs.cc).
+void build_certs_check(Flags&, Globals&);
+void build_certs_renew(Flags&, Globals&);
 
 namespace {
 constexpr const char* kPlanning = "Plan and check a cluster";
@@ -167,6 +170,27 @@ const std::vector<Command>& command_table() {
         "paictl restore cluster/ --from lab.tar.gz --yes",
         "paictl restore cluster/ --from other.tar.gz --force-other-cluster --yes"},
        build_restore},
+      {{"certs"},
+       kInstalling,
+       "Check the cluster's certificates (PKI, kubeconfigs, kubelets) and renew them before they "
+       "expire",
+       {"paictl certs check cluster/", "paictl certs renew cluster/ --yes"}},
+      {{"certs", "check"},
+       nullptr,
+       "Read every certificate of the masters' /etc/kubernetes/pki and kubeconfigs and of each "
+       "kubelet over SSH: subject, issuer, not-after, days left; findings K100-K103 when one "
+       "expires within --warn-within days, expired or is unreadable",
+       {"paictl certs check cluster/", "paictl certs check cluster/ --warn-within 60 -o json",
+        "paictl certs check cluster/ --junit certs.xml --sarif certs.sarif"},
+       build_certs_check},
+      {{"certs", "renew"},
+       nullptr,
+       "Renew the control plane's certificates (kubeadm certs renew all on each master), restart "
+       "its static pods, fetch the new admin.conf into CLUSTER_DIR/.paictl/ and verify; a killed "
+       "run resumes",
+       {"paictl certs renew cluster/ --dry-run", "paictl certs renew cluster/ --yes",
+        "paictl certs renew cluster/ --yes -o json --wait 120"},
+       build_certs_renew},
       {{"cluster"},
        kUsing,
        "Register OpenPAI clusters and see their capacity",

@@ -48,7 +48,9 @@ int report_diagnostics(const pai::diag::List& list, const std::vector<std::strin
                        bool input_error, const DiagReport& r, const Globals& g) {
   using pai::diag::Severity;
   const auto& all = list.items();
-  if (is_structured(r.output)) {
+  if (!r.print) {
+    // The command prints its own document (certs check -o json).
+  } else if (is_structured(r.output)) {
     print_document(document("diagnostics", Json(pai::diag::write_json(all, files.size()))),
                    r.output);
   } else {

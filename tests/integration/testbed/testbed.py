@@ -622,7 +622,11 @@ def host_state(H):
     st["files"] = files
     k = tbfake.load("kubeadm", host=H)
     st["kubeadm"] = {"init": k.get("init", 0), "join": k.get("join", 0)}
-    st["kubeadm_interrupted"] = sorted(x[:-len("_in_progress")] for x in ("init_in_progress", "join_in_progress") if k.get(x))
+    if k.get("certsRenew"):  # only once a renew completed: the documents of hosts that never renewed stay as they were
+        st["kubeadm"]["certsRenew"] = k["certsRenew"]
+    st["kubeadm_interrupted"] = sorted(x[:-len("_in_progress")].replace("certs_renew", "certs-renew")
+                                       for x in ("init_in_progress", "join_in_progress", "certs_renew_in_progress") if k.get(x))
+    st["certs"] = tbfake.kubeadm_fake().cert_not_afters(H)
     if info["role"] == "master":
         pid_file = H + "/state/apiserver/pid"
         alive = False
@@ -906,6 +910,25 @@ def log(args):
     return 0
 
 
+def age_certs(args):
+    """Re-issues a host's leaf certificates (default: every host's) with a not-after DAYS from now."""
+    rundir = os.path.abspath(args.rundir)
+    run = load_run(rundir)
+    k = tbfake.kubeadm_fake()
+    hosts = [h["name"] for h in run["hosts"]]
+    if args.host and args.host != "all":
+        hosts = [h["name"] for h in run["hosts"] if args.host in (h["name"], h["address"])]
+        if not hosts:
+            die("age-certs: %s is not a host of %s" % (args.host, rundir))
+    for name in hosts:
+        H = host_dir(rundir, name)
+        with tbfake.Lock(H):
+            done = k.age_certs(args.days, args.names, H)
+        if done:
+            print("%s: %s" % (name, " ".join(done)))
+    return 0
+
+
 def kubeconfig(args):
     rundir = os.path.abspath(args.rundir)
     run = load_run(rundir)
@@ -1123,6 +1146,12 @@ def main():
         p.add_argument("rundir")
         p.add_argument("name")
         p.set_defaults(fn=fn)
+    p = sub.add_parser("age-certs")
+    p.add_argument("rundir")
+    p.add_argument("days", type=float)
+    p.add_argument("host", nargs="?", help="a host's name or address (default, or 'all': every host)")
+    p.add_argument("names", nargs="*", help="kubeadm's names (apiserver, admin.conf, etcd-server, kubelet-client...)")
+    p.set_defaults(fn=age_certs)
     p = sub.add_parser("can-run")
     p.set_defaults(fn=lambda a: can_run())
     a = ap.parse_args()
