@@ -245,7 +245,7 @@ TEST_F(NodeBatchesFixture, ADrainThatTimesOutLeavesTheNodeAsFoundAndStops) {
   ASSERT_TRUE(o.error);
   EXPECT_NE(o.error->error.message.find("w1"), std::string::npos) << o.error->error.message;
   EXPECT_NE(o.error->error.message.find("--timeout=30s"), std::string::npos);
-  EXPECT_TRUE(ssh.ran("drain 'w1' --ignore-daemonsets --delete-emptydir-data --timeout=30s"));
+  EXPECT_TRUE(ssh.ran("drain w1 --ignore-daemonsets --delete-emptydir-data --timeout=30s"));
   EXPECT_FALSE(kube.nodes["w1"].unschedulable);
   EXPECT_EQ(kube.nodes["w1"].annotation, "");
   EXPECT_TRUE(acted.empty());
@@ -263,8 +263,8 @@ TEST_F(NodeBatchesFixture, DrainsOnlyTheNodesThePlanEvicts) {
   };
   auto o = run_node_batches(request({{{w1, w2}}}), deps, {});
   ASSERT_TRUE(o.ok);
-  EXPECT_EQ(ssh.count("drain 'w1'"), 1u);
-  EXPECT_EQ(ssh.count("drain 'w2'"), 0u);
+  EXPECT_EQ(ssh.count("drain w1"), 1u);
+  EXPECT_EQ(ssh.count("drain w2"), 0u);
   EXPECT_LT(kube.index("cordon w1"), kube.index("drain w1"));
   EXPECT_LT(kube.index("drain w1"), kube.index("action w1"));
 }
