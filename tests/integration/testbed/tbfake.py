@@ -456,30 +456,34 @@ def install_effects(name, version):
         write_file("/etc/systemd/system/kubelet.service.d/10-kubeadm.conf", KUBELET_DROPIN)
         conffiles.append("/etc/systemd/system/kubelet.service.d/10-kubeadm.conf")
     if name.startswith("nvidia-driver") and host_info()["gpus"]:
-        smi_env(mismatch=smi_env().get("DRIVER") != version.split("-")[0])
+        smi_env(mismatch=smi_env() != version.split("-")[0])
     return conffiles
 
 
 def smi_env(**change):
-    """The fake nvidia-smi's settings (bin/fake.env: one line of NAME=VALUE words):
-    read, and with `driver` or `mismatch` given, rewritten."""
+    """The fake nvidia-smi's settings (bin/fake.env, shell assignments): DRIVER
+    read, and with `driver` or `mismatch` given, those two rewritten in place."""
     path = HOST + "/bin/fake.env"
     try:
         with open(path) as f:
-            words = f.read().split()
+            text = f.read()
     except FileNotFoundError:
-        return {}
-    env = dict(w.split("=", 1) for w in words if "=" in w)
+        return None
+    m = re.search(r"\bDRIVER=(\S+)", text)
     if not change:
-        return env
+        return m.group(1) if m else None
     if "driver" in change:
-        env["DRIVER"] = change["driver"]
-    env["SMI_MISMATCH"] = "1" if change.get("mismatch") else "0"
+        text = re.sub(r"\bDRIVER=\S+", "DRIVER=" + change["driver"], text)
+    flag = "SMI_MISMATCH=%d" % (1 if change.get("mismatch") else 0)
+    if re.search(r"\bSMI_MISMATCH=\S+", text):
+        text = re.sub(r"\bSMI_MISMATCH=\S+", flag, text)
+    else:
+        text = text.rstrip("\n") + "\n" + flag + "\n"
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        f.write(" ".join("%s=%s" % kv for kv in env.items()) + "\n")
+        f.write(text)
     os.rename(tmp, path)
-    return env
+    return None
 
 
 def installed_driver():
