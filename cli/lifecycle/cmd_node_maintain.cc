@@ -83,7 +83,7 @@ double maintain_duration(const std::string& text) {
 
 void print_maintain_plan(const pai::deploy::MaintainPlan& p) {
   const auto& r = p.request;
-  std::string what = !r.driver.empty() ? "driver " + r.driver
+  std::string what = !r.driver.empty()     ? "driver " + r.driver
                      : !r.packages.empty() ? "packages " + pai::util::join(r.packages, " ")
                                            : "a reboot";
   out_printf("node maintain: %zu host%s, %s; running groups from %s\n", p.hosts.size(),

@@ -34,7 +34,7 @@ std::string MaintainPlan::change_script(const HostChange& h, const std::string& 
   std::vector<std::string> unhold, hold, install;
   for (const auto& p : h.packages) {
     if (p.held) {
-      unhold.push_back(p.name);
+      if (!p.from.empty()) unhold.push_back(p.name);  // else the hold is a replaced package's
       hold.push_back(p.name);
     }
     for (const auto& r : p.removes) unhold.push_back(r);
@@ -73,7 +73,7 @@ struct MaintainHostRead {
 std::string maintain_read_script(const std::vector<std::string>& names) {
   std::string s =
       ". /etc/os-release 2>/dev/null; echo \"os ${ID:-unknown} ${VERSION_ID:-}\"\n"
-      "dpkg-query -W -f='pkg ${Package} ${Version}\\n' 2>/dev/null || true\n"
+      "dpkg-query -W --showformat='pkg ${Package} ${Version}\\n' 2>/dev/null || true\n"
       "apt-mark showhold 2>/dev/null | sed 's/^/hold /' || true\n"
       "if smi=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null); then "
       "echo \"smi-ok\"; printf '%s\\n' \"$smi\" | sed 's/^/smi /'; fi\n";
@@ -153,9 +153,9 @@ UseCaseResult<HostChange> maintain_host_change(const MaintainRequest& r, const H
                  const std::string& what) -> UseCaseResult<void> {
     auto off = rd.offered.find(name);
     if (off == rd.offered.end() || off->second.empty())
-      return input_error(h.name + ": apt offers no " + name + " (" + what + ")",
-                         "apt-cache policy " + name + " on " + h.name +
-                             " (its repositories, and apt-get update)");
+      return input_error(
+          h.name + ": apt offers no " + name + " (" + what + ")",
+          "apt-cache policy " + name + " on " + h.name + " (its repositories, and apt-get update)");
     std::string to;
     for (const auto& v : off->second)  // newest first
       if (v == want || maintain_upstream(v) == want ||
@@ -164,9 +164,9 @@ UseCaseResult<HostChange> maintain_host_change(const MaintainRequest& r, const H
         break;
       }
     if (to.empty())
-      return input_error(h.name + ": apt offers " + name + " " + util::join(off->second, ", ") +
-                             ", not " + want,
-                         "apt-cache madison " + name + " on " + h.name);
+      return input_error(
+          h.name + ": apt offers " + name + " " + util::join(off->second, ", ") + ", not " + want,
+          "apt-cache madison " + name + " on " + h.name);
     PackageChange p;
     p.name = name;
     if (auto i = rd.installed.find(name); i != rd.installed.end()) p.from = i->second;
@@ -360,9 +360,8 @@ std::vector<NodeBatch> maintain_batches(const hived::MaintenancePlan& m) {
 // reports the driver on the SKU's GPU count, the packages are at their
 // versions, the Node is Ready with its GPUs allocatable. "" when it does, else
 // what is still missing.
-std::string maintain_check(remote::Transport& t, const remote::Target& host,
-                           const HostSpec& master, const HostChange& h,
-                           const std::string& run_id) {
+std::string maintain_check(remote::Transport& t, const remote::Target& host, const HostSpec& master,
+                           const HostChange& h, const std::string& run_id) {
   std::string s;
   if (h.reboot)
     s += "if [ \"$(cat /run/lock/paictl-maintain.boot 2>/dev/null)\" = " +
@@ -379,7 +378,7 @@ std::string maintain_check(remote::Transport& t, const remote::Target& host,
            h.driver_expected + "\"; exit 0; }\n";
   }
   for (const auto& p : h.packages)
-    s += "v=$(dpkg-query -W -f='${Version}' " + util::shell_quote(p.name) +
+    s += "v=$(dpkg-query -W --showformat='${Version}' " + util::shell_quote(p.name) +
          " 2>/dev/null || true); [ \"$v\" = " + util::shell_quote(p.to) + " ] || { echo \"" +
          p.name + " is at ${v:-nothing}, not " + p.to + "\"; exit 0; }\n";
   auto x = maintain_exec(t, host, s, 60000);
@@ -397,8 +396,8 @@ std::string maintain_check(remote::Transport& t, const remote::Target& host,
   in >> ready >> gpus;
   if (ready != "True") return "the Node is not Ready";
   if (h.gpus > 0 && gpus != std::to_string(h.gpus))
-    return "the Node has " + (gpus.empty() ? std::string("no") : gpus) +
-           " GPUs allocatable, not " + std::to_string(h.gpus);
+    return "the Node has " + (gpus.empty() ? std::string("no") : gpus) + " GPUs allocatable, not " +
+           std::to_string(h.gpus);
   return {};
 }
 
