@@ -242,8 +242,10 @@ void build_node_maintain(Flags& cmd, Globals& g) {
       ->description(
           "Show the plan (each host's change, the batches, the groups waited for, evicted or "
           "blocking), and change nothing");
-  cmd.get_option("--wait")->group("");
-  cmd.get_option("--ignore-check-errors")->group("");
+  // The install flags node maintain has no use for.
+  for (const char* name : {"--wait", "--ignore-check-errors", "--print-script", "--arm-endpoint",
+                           "--authority-host", "--ca-file", "--docker-data-root", "--registry"})
+    cmd.get_option(name)->group("");
   cmd.add_option("--driver", o->driver,
                  "Change the NVIDIA driver to this branch (550: the newest apt offers) or version "
                  "(550.127.05); the host reboots")
