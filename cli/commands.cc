@@ -17,6 +17,9 @@ void build_node_maintain(Flags&, Globals&);  // cli/lifecycle/cmd_node_maintain.
 void build_config_push(Flags&, Globals&);
 void build_config_pull(Flags&, Globals&);
 void build_config_diff(Flags&, Globals&);
+// The life after day one (cli/lifecycle/).
+void build_backup(Flags&, Globals&);
+void build_restore(Flags&, Globals&);
 
 namespace {
 constexpr const char* kPlanning = "Plan and check a cluster";
@@ -159,6 +162,21 @@ const std::vector<Command>& command_table() {
        "Show how the local cluster files differ from the cluster's (passwords shown as ***)",
        {"paictl config diff cluster/", "paictl config diff cluster/ --ssh-config ssh_config"},
        build_config_diff},
+      {{"backup"},
+       kInstalling,
+       "Back up a cluster into one archive (mode 0600): etcd's snapshot, the PKI, the cluster "
+       "files, the HiveD config, OpenPAI's database",
+       {"paictl backup cluster/", "paictl backup cluster/ --out /secure/lab-2026-12-06.tar.gz",
+        "paictl backup cluster/ --dry-run -o json"},
+       build_backup},
+      {{"restore"},
+       kInstalling,
+       "Restore a cluster from a backup archive: verified first, etcd restored into a new data "
+       "directory and swapped in, resumable",
+       {"paictl restore cluster/ --from cluster/backups/lab-20261206T112300Z.tar.gz --dry-run",
+        "paictl restore cluster/ --from lab.tar.gz --yes",
+        "paictl restore cluster/ --from other.tar.gz --force-other-cluster --yes"},
+       build_restore},
       {{"cluster"},
        kUsing,
        "Register OpenPAI clusters and see their capacity",
