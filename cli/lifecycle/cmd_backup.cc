@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "command.h"
+#include "data_dirs.h"
 #include "deploy/backup.h"
 #include "deploy/install_json.h"
 #include "deploy/restore.h"
