@@ -13,6 +13,7 @@ namespace paictl {
 // Day 2 of an installed cluster (cmd_install.cc).
 void build_node_add(Flags&, Globals&);
 void build_node_remove(Flags&, Globals&);
+void build_node_maintain(Flags&, Globals&);  // cli/lifecycle/cmd_node_maintain.cc
 void build_config_push(Flags&, Globals&);
 void build_config_pull(Flags&, Globals&);
 void build_config_diff(Flags&, Globals&);
@@ -111,7 +112,7 @@ const std::vector<Command>& command_table() {
        build_reset},
       {{"node"},
        kInstalling,
-       "Add hosts (or Azure VMs) to an installed cluster, or remove them",
+       "Add hosts (or Azure VMs) to an installed cluster, remove them, or maintain them",
        {"paictl node add cluster/ gpu-worker-9 --yes",
         "paictl node add cluster/ --azure gpu --count 2 --yes",
         "paictl node remove cluster/ gpu-worker-3 --drain --yes"}},
@@ -132,6 +133,15 @@ const std::vector<Command>& command_table() {
         "paictl node remove cluster/ gpu-worker-3 --dry-run",
         "paictl node remove cluster/ pai-gpu000002 --azure --drain --yes"},
        build_node_remove},
+      {{"node", "maintain"},
+       nullptr,
+       "Change the GPU driver, packages or reboot nodes in batches planned around HiveD's "
+       "running groups: cordon, wait (or drain with --evict), change, verify, uncordon",
+       {"paictl node maintain cluster/ gpu-worker-1 gpu-worker-2 --driver 550 --dry-run",
+        "paictl node maintain cluster/ gpu-worker-1 --driver 550.127.05 --wait-for-groups 2h "
+        "--yes",
+        "paictl node maintain cluster/ gpu-worker-3 --reboot --evict --yes"},
+       build_node_maintain},
       {{"config"},
        kInstalling,
        "Keep the cluster files (layout.yaml, config.yaml, services-configuration.yaml) on the "

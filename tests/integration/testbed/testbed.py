@@ -47,7 +47,7 @@ LIB_FILES = ["tbfake.py", "kubeadm_fake.py", "kube_apiserver.py", "tbserver.py",
 HIVED_SERVER = os.path.join(HERE, "..", "..", "..", "build", "tests", "integration", "hived", "hived_test_server")
 # The fakes that replace real tools (first on PATH, and bind-mounted over these paths).
 BASE_TOOLS = ["apt-get", "apt", "apt-cache", "apt-mark", "dpkg", "dpkg-query", "systemctl", "modprobe", "lsmod",
-              "sysctl", "swapoff", "swapon"]
+              "sysctl", "swapoff", "swapon", "reboot"]
 # The machine's own tools a fresh testbed host must not see (shadowed by a file that is
 # not executable, as kubectl is until the host installs it).
 MACHINE_ONLY = ["docker", "dockerd"]
@@ -587,6 +587,7 @@ def host_state(H):
     st = {"address": info["address"], "role": info["role"], "os": info["os"], "gpus": info["gpus"]}
     st["packages"] = {n: i["version"] for n, i in sorted(dpkg.items())}
     st["held"] = sorted(n for n, i in dpkg.items() if i.get("hold"))
+    st["reboots"] = tbfake.load("boot", host=H).get("reboots", 0)
     srcs = {}
     d = H + "/fs/etc/apt/sources.list.d"
     for n in sorted(os.listdir(d)):
