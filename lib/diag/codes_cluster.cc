@@ -20,8 +20,9 @@ const std::vector<CodeInfo>& cluster_codes() {
                   "the command exits 3 as other commands do when a remote system fails.",
        .fix = "Check the address and the SSH settings (--ssh-config, --user, config.yaml's "
               "ssh_* keys); `paictl check hosts CLUSTER_DIR` says more about the host.",
-       .example = "paictl: error[K001]: [tb-master] the master tb-master (127.0.57.2) could not be "
-                  "reached: connecting to 127.0.57.2:22: Connection refused"},
+       .example =
+           "paictl: error[K001]: [pai-master] the master pai-master (127.0.0.1) could not be "
+           "reached: connection to 127.0.0.1:1 refused"},
       {.code = "K002",
        .name = "api-unreadable",
        .severity = Severity::Error,
@@ -32,7 +33,7 @@ const std::vector<CodeInfo>& cluster_codes() {
                   "checked.",
        .fix = "Look at the control plane on the master (`kubectl get --raw=/readyz`, the "
               "kubelet's log); `paictl install CLUSTER_DIR` repairs a control plane it set up.",
-       .example = "paictl: error[K002]: [tb-master] the API server did not answer on tb-master: "
+       .example = "paictl: error[K002]: [pai-master] the API server did not answer on pai-master: "
                   "/api/v1/nodes: HTTP 000"},
       {.code = "K003",
        .name = "node-not-ready",
@@ -45,7 +46,7 @@ const std::vector<CodeInfo>& cluster_codes() {
            "HiveD counts its cells as bad.",
        .fix = "On the node: `systemctl status kubelet containerd`, `journalctl -u kubelet`.",
        .example = "paictl: error[K003]: [tb-worker1] node tb-worker1 is not Ready (Unknown: "
-                  "the kubelet stopped posting node status)"},
+                  "NodeStatusUnknown: Kubelet stopped posting node status.)"},
       {.code = "K004",
        .name = "node-cordoned",
        .severity = Severity::Warning,
@@ -81,8 +82,8 @@ const std::vector<CodeInfo>& cluster_codes() {
                   "and they fail.",
        .fix = "`nvidia-smi` on the node, and the device plugin's pod there; cordon the node until "
               "it is repaired (HiveD then counts its cells as bad).",
-       .example = "paictl: error[K006]: [tb-worker1] node tb-worker1 has 0 GPUs allocatable, its "
-                  "SKU gpu-machine has 4"},
+       .example = "paictl: error[K006]: [pai-worker2] node pai-worker2 has 3 GPUs allocatable, its "
+                  "SKU k80-machine has 4"},
       {.code = "K010",
        .name = "kubelet-newer-than-api",
        .severity = Severity::Error,
@@ -91,8 +92,9 @@ const std::vector<CodeInfo>& cluster_codes() {
        .meaning = "Kubernetes' version skew policy: a kubelet may not be newer than the API "
                   "server it talks to.",
        .fix = "Upgrade the control plane first: `paictl upgrade CLUSTER_DIR --to 1.Y`.",
-       .example = "paictl: error[K010]: [tb-worker1] the kubelet of tb-worker1 is v1.31.4, newer "
-                  "than the API server's v1.30.10"},
+       .example =
+           "paictl: error[K010]: [newer] the kubelet of newer is v1.31.0, newer than the API "
+           "server's v1.30.10"},
       {.code = "K011",
        .name = "kubelet-too-old",
        .severity = Severity::Error,
@@ -102,7 +104,7 @@ const std::vector<CodeInfo>& cluster_codes() {
                   "older than the API server, no more.",
        .fix = "Upgrade the node: `paictl upgrade CLUSTER_DIR --to 1.Y` brings every node to the "
               "control plane's version.",
-       .example = "paictl: error[K011]: [tb-worker1] the kubelet of tb-worker1 is v1.26.0, 4 minor "
+       .example = "paictl: error[K011]: [four-older] the kubelet of four-older is v1.26.0, 4 minor "
                   "versions older than the API server's v1.30.10 (at most 3 are supported)"},
       {.code = "K012",
        .name = "version-not-kube_version",
@@ -114,8 +116,8 @@ const std::vector<CodeInfo>& cluster_codes() {
                   "kube_version edited without an upgrade.",
        .fix = "`paictl upgrade CLUSTER_DIR --to KUBE_VERSION`, or set kube_version to the "
               "release the cluster runs.",
-       .example = "paictl: warning[K012]: [tb-worker1] the kubelet of tb-worker1 is v1.30.9, "
-                  "config.yaml's kube_version is 1.30.10"},
+       .example = "paictl: warning[K012]: [api-server] the API server is v1.31.2, config.yaml's "
+                  "kube_version is 1.30.10"},
       {.code = "K020",
        .name = "etcd-unhealthy",
        .severity = Severity::Error,
@@ -126,9 +128,9 @@ const std::vector<CodeInfo>& cluster_codes() {
                   "write while it is so.",
        .fix = "Look at etcd's log on the master (its static pod); `paictl restore CLUSTER_DIR "
               "--from ARCHIVE` when its data is lost.",
-       .example = "paictl: error[K020]: [tb-master] etcd on tb-master is not healthy: "
-                  "https://127.0.57.2:2379 is unhealthy: failed to commit proposal: context "
-                  "deadline exceeded"},
+       .example = "paictl: error[K020]: [pai-master] etcd on pai-master is not healthy: "
+                  "https://10.0.0.1:2379 is unhealthy: failed to commit proposal: context deadline "
+                  "exceeded; Error: unhealthy cluster"},
       {.code = "K021",
        .name = "etcd-unchecked",
        .severity = Severity::Warning,
@@ -139,7 +141,7 @@ const std::vector<CodeInfo>& cluster_codes() {
                   "health is unknown.",
        .fix = "Install etcdctl on the master (Debian and Ubuntu: etcd-client); an external etcd "
               "is checked where it runs.",
-       .example = "paictl: warning[K021]: [tb-master] etcd's health on tb-master could not be "
+       .example = "paictl: warning[K021]: [pai-master] etcd's health on pai-master could not be "
                   "checked: no etcdctl on the host"},
       {.code = "K030",
        .name = "no-backup",
@@ -150,7 +152,7 @@ const std::vector<CodeInfo>& cluster_codes() {
                   "is missing or empty: a lost master could not be restored.",
        .fix = "`paictl backup CLUSTER_DIR`.",
        .example = "paictl: warning[K030]: [backups] no backup of this cluster yet (no "
-                  "/tmp/bed/cluster/.paictl/backups.jsonl)"},
+                  "cluster/.paictl/backups.jsonl)"},
       {.code = "K031",
        .name = "backup-too-old",
        .severity = Severity::Warning,
@@ -159,8 +161,9 @@ const std::vector<CodeInfo>& cluster_codes() {
        .meaning = "The last line of CLUSTER_DIR/.paictl/backups.jsonl is older than "
                   "--backup-max-age (default 7 days): a restore would lose what changed since.",
        .fix = "`paictl backup CLUSTER_DIR`.",
-       .example = "paictl: warning[K031]: [backups] the last backup is 9 days old (2026-11-27 "
-                  "10:00 UTC, /var/backups/pai/pai-20261127.tar)"},
+       .example =
+           "paictl: warning[K031]: [backups] the last backup is 9 days old (2026-11-26 19:45 "
+           "UTC, /var/backups/pai-1.tar), more than --backup-max-age 7 days"},
       {.code = "K032",
        .name = "backup-record-unreadable",
        .severity = Severity::Warning,
@@ -170,8 +173,9 @@ const std::vector<CodeInfo>& cluster_codes() {
                   "object with a numeric \"time\" (as `paictl backup` writes it), or the file "
                   "cannot be read: the age of the last backup is unknown.",
        .fix = "Repair or remove the last line; `paictl backup CLUSTER_DIR` appends a good one.",
-       .example = "/tmp/bed/cluster/.paictl/backups.jsonl:3: warning[K032]: [backups] the last "
-                  "line is not a backup record: no numeric \"time\""},
+       .example =
+           "cluster/.paictl/backups.jsonl:2: warning[K032]: [backups] the last line is not a "
+           "backup record: no numeric \"time\""},
       {.code = "K040",
        .name = "config-drift",
        .severity = Severity::Warning,
@@ -182,8 +186,8 @@ const std::vector<CodeInfo>& cluster_codes() {
                   "directory differs from that copy, as `paictl config diff` shows.",
        .fix = "`paictl config diff CLUSTER_DIR` shows how; `paictl config push CLUSTER_DIR` makes "
               "the cluster's copy yours, `paictl config pull --force` takes the cluster's.",
-       .example = "/tmp/bed/cluster/config.yaml: warning[K040]: [config.yaml] config.yaml differs "
-                  "from the cluster's copy"},
+       .example = "cluster/config.yaml: warning[K040]: [config.yaml] config.yaml differs from the "
+                  "cluster's copy"},
       {.code = "K041",
        .name = "no-cluster-files",
        .severity = Severity::Warning,
@@ -203,8 +207,9 @@ const std::vector<CodeInfo>& cluster_codes() {
        .meaning = "HiveD drift and its bad and doomed cells are not checked; everything else is.",
        .fix = "Check --hived URL (default: config.yaml's hived_url, else the master's port "
               "30096) and HiveD's pod (`kubectl -n openpai get pods`).",
-       .example = "paictl: warning[K050]: [hived] HiveD could not be read at "
-                  "http://127.0.57.2:30096: reading the cluster status: 503: ..."},
+       .example =
+           "paictl: warning[K050]: [hived] HiveD could not be read at http://hived.test:30096: "
+           "reading the cluster status: ..."},
       {.code = "K051",
        .name = "hived-node-missing",
        .severity = Severity::Warning,
@@ -233,8 +238,9 @@ const std::vector<CodeInfo>& cluster_codes() {
                   "a node that is neither yet bad in HiveD's eyes means HiveD has not caught up "
                   "with it. (A node not Ready or cordoned is reported as K003 or K004 instead.)",
        .fix = "`kubectl describe node NODE`; HiveD's log (`kubectl -n openpai logs` of its pod).",
-       .example = "paictl: warning[K053]: [tb-worker1] HiveD sees it bad, but the node is Ready "
-                  "and schedulable"},
+       .example =
+           "paictl: warning[K053]: [pai-worker2] HiveD sees it bad, but the node is Ready and "
+           "schedulable"},
       {.code = "K054",
        .name = "hived-worker-uncovered",
        .severity = Severity::Warning,
@@ -254,7 +260,7 @@ const std::vector<CodeInfo>& cluster_codes() {
                   "need those cells wait.",
        .fix = "Repair or uncordon the bad nodes (`paictl hived status` shows the cells).",
        .example = "paictl: warning[K055]: [default] VC default has 4 of its 4 guaranteed "
-                  "V100 cells bound to bad cells"},
+                  "gpu-machine cells bound to bad cells"},
   };
   return kCodes;
 }
