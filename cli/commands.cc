@@ -21,6 +21,9 @@ void build_certs_check(Flags&, Globals&);
 void build_certs_renew(Flags&, Globals&);
 // check cluster (cli/check/cmd_check_cluster.cc).
 void build_check_cluster(Flags&, Globals&);
+// The life after day one (cli/lifecycle/).
+void build_backup(Flags&, Globals&);
+void build_restore(Flags&, Globals&);
 
 namespace {
 constexpr const char* kPlanning = "Plan and check a cluster";
@@ -184,6 +187,21 @@ const std::vector<Command>& command_table() {
        {"paictl certs renew cluster/ --dry-run", "paictl certs renew cluster/ --yes",
         "paictl certs renew cluster/ --yes -o json --wait 120"},
        build_certs_renew},
+      {{"backup"},
+       kInstalling,
+       "Back up a cluster into one archive (mode 0600): etcd's snapshot, the PKI, the cluster "
+       "files, the HiveD config, OpenPAI's database",
+       {"paictl backup cluster/", "paictl backup cluster/ --out /secure/lab-2026-12-06.tar.gz",
+        "paictl backup cluster/ --dry-run -o json"},
+       build_backup},
+      {{"restore"},
+       kInstalling,
+       "Restore a cluster from a backup archive: verified first, etcd restored into a new data "
+       "directory and swapped in, resumable",
+       {"paictl restore cluster/ --from cluster/backups/lab-20261206T112300Z.tar.gz --dry-run",
+        "paictl restore cluster/ --from lab.tar.gz --yes",
+        "paictl restore cluster/ --from other.tar.gz --force-other-cluster --yes"},
+       build_restore},
       {{"cluster"},
        kUsing,
        "Register OpenPAI clusters and see their capacity",

@@ -137,10 +137,27 @@ def as_host_path(value, mounts):
     return value
 
 
-def etcd_argv(doc):
+ETCD = "/usr/bin/etcd"
+# The name etcd runs under (its /proc/PID/comm): every testbed host sees every process
+# of the machine, and a fact script that finds a process named etcd takes its host for
+# a member of a cluster (RunningKubernetes), on the workers too. A symlink to the
+# machine's etcd in the run's lib/ gives it this name instead.
+ETCD_NAME = "tb-etcd"
+
+
+def etcd_program(H):
+    path = tbfake.host_info(H)["run"] + "/lib/" + ETCD_NAME
+    if not (os.path.islink(path) and os.readlink(path) == ETCD):
+        if os.path.lexists(path):
+            os.unlink(path)
+        os.symlink(ETCD, path)
+    return path
+
+
+def etcd_argv(doc, program=ETCD):
     """The container's command with its paths as the host's (the kubelet mounts the volumes there)."""
     mounts = host_paths(doc)
-    argv = ["/usr/bin/etcd"]
+    argv = [program]
     for a in doc["spec"]["containers"][0]["command"][1:]:
         if a.startswith("--") and "=" in a:
             k, v = a.split("=", 1)
@@ -216,7 +233,7 @@ def spawn(H, argv, log, enter):
 
 def start_etcd(H, text, doc, enter=None):
     """Runs the manifest's etcd and waits until it answers (10 s at most)."""
-    argv = etcd_argv(doc)
+    argv = etcd_argv(doc, etcd_program(H))
     flags = tbetcd.manifest_flags(argv)
     data = flags.get("data-dir", "/var/lib/etcd")
     os.makedirs(tbfake.hp(data, H), mode=0o700, exist_ok=True)

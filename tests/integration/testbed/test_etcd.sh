@@ -70,6 +70,9 @@ on "openssl x509 -in $PKI/etcd/server.crt -noout -ext subjectAltName" | grep -q 
 # Only the master's own address: 127.0.0.1 is every testbed host's (and this machine's).
 ss -Hltn "sport = :2379" | grep -q "$MASTER:2379" || fail "etcd does not listen on $MASTER:2379"
 ss -Hltnp "sport = :2379" | grep "127.0.0.1:2379" | grep -q "pid=$(etcd_pid)," && fail "the testbed's etcd listens on 127.0.0.1"
+# Its process name is not "etcd": every host sees the machine's processes, and a worker
+# must not look like a member of a cluster to the fact script.
+[ "$(cat "/proc/$(etcd_pid)/comm")" = tb-etcd ] || fail "etcd's process name: $(cat "/proc/$(etcd_pid)/comm")"
 "$TESTBED" snapshot "$RUN" inited
 pass "kubeadm init runs etcd from its manifest with kubeadm's certificates; the API server's objects are in it"
 
@@ -165,7 +168,7 @@ P=$(etcd_pid)
 on 'kubeadm reset -f' > "$TMP/reset" 2>&1 || { cat "$TMP/reset"; fail "kubeadm reset"; }
 grep -q 'Deleted contents of the etcd data directory: /var/lib/etcd' "$TMP/reset" || fail "reset: $(cat "$TMP/reset")"
 runs "$P" && fail "etcd still runs after kubeadm reset"
-pgrep -f "^/usr/bin/etcd .*$MASTER:2379" > /dev/null && fail "an etcd of $MASTER still runs: $(pgrep -af "$MASTER:2379")"
+pgrep -f "/tb-etcd .*$MASTER:2379" > /dev/null && fail "an etcd of $MASTER still runs: $(pgrep -af "$MASTER:2379")"
 state
 expect '[m["etcd"], m["apiserver"], s["cluster"]]' '[null, null, null]'
 [ -z "$(ls -A "$RUN/hosts/tb-master/fs/var/lib/etcd")" ] || fail "kubeadm reset left $(ls -A "$RUN/hosts/tb-master/fs/var/lib/etcd")"
