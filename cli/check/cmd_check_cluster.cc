@@ -11,6 +11,7 @@
 #include "check/hosts_common.h"
 #include "command.h"
 #include "config/cluster_files.h"
+#include "data_dirs.h"
 #include "diag/codes.h"
 #include "diag/report.h"
 #include "exit_codes.h"
