@@ -17,12 +17,14 @@ void build_node_maintain(Flags&, Globals&);  // cli/lifecycle/cmd_node_maintain.
 void build_config_push(Flags&, Globals&);
 void build_config_pull(Flags&, Globals&);
 void build_config_diff(Flags&, Globals&);
-// The life after day one (cli/lifecycle/).
-void build_backup(Flags&, Globals&);
-void build_restore(Flags&, Globals&);
 // The cluster's certificates (lifecycle/cmd_certs.cc).
 void build_certs_check(Flags&, Globals&);
 void build_certs_renew(Flags&, Globals&);
+// check cluster (cli/check/cmd_check_cluster.cc).
+void build_check_cluster(Flags&, Globals&);
+// The life after day one (cli/lifecycle/).
+void build_backup(Flags&, Globals&);
+void build_restore(Flags&, Globals&);
 
 namespace {
 constexpr const char* kPlanning = "Plan and check a cluster";
@@ -83,6 +85,15 @@ const std::vector<Command>& command_table() {
        {"paictl check job examples/jobs/pytorch-mnist.yaml", "paictl check job -o json jobs/*.yaml",
         "paictl check job --sarif jobs.sarif --fail-on-warn jobs/*.yaml"},
        build_check_job},
+      {{"check", "cluster"},
+       nullptr,
+       "Check a running cluster through its master and HiveD: nodes Ready and uncordoned, GPUs, "
+       "version skew, etcd, certificates, the last backup, config and HiveD drift",
+       {"paictl check cluster cluster/",
+        "paictl check cluster cluster/ -o json --sarif cluster.sarif --fail-on-warn",
+        "paictl check cluster cluster/ --warn-within 60 --backup-max-age 1 --hived "
+        "http://10.0.0.1:30096"},
+       build_check_cluster},
       {{"facts"},
        kPlanning,
        "Collect hardware and software facts from hosts",

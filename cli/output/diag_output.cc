@@ -21,7 +21,10 @@ std::string nth_line(const std::string& s, uint32_t line) {
   size_t end = s.find('\n', pos);
   std::string text = s.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
   if (!text.empty() && text.back() == '\r') text.pop_back();
-  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  if (text.size() > 200) {
+    text.resize(200);
+    text += "...";
+  }
   return text;
 }
 
