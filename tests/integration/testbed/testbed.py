@@ -573,7 +573,11 @@ def host_state(H):
     st["files"] = files
     k = tbfake.load("kubeadm", host=H)
     st["kubeadm"] = {"init": k.get("init", 0), "join": k.get("join", 0)}
-    st["kubeadm_interrupted"] = sorted(x[:-len("_in_progress")] for x in ("init_in_progress", "join_in_progress") if k.get(x))
+    # The upgrade counts appear once an upgrade started on the host (the documents of
+    # hosts that never saw one stay as they were).
+    st["kubeadm"].update({c: k[c] for c in ("upgradeApply", "upgradeNode") if c in k})
+    st["kubeadm_interrupted"] = sorted(x[:-len("_in_progress")] for x in ("init_in_progress", "join_in_progress",
+                                                                          "upgradeApply_in_progress", "upgradeNode_in_progress") if k.get(x))
     if info["role"] == "master":
         pid_file = H + "/state/apiserver/pid"
         alive = False
