@@ -1,0 +1,22 @@
+#pragma once
+// The document of a maintenance plan (paictl.maintenancePlan/v1), without its
+// apiVersion: `upgrade -o json` and `node maintain -o json` embed it.
+
+#include "hived/inspect.h"
+#include "hived/maintenance.h"
+
+namespace pai::hived {
+
+// {"order": "hived"|"plain", "fallbackReason"?, "maxUnavailable": "1"|"10%",
+//  "nodesPerBatch", "clusterNodes", "waitForGroupsSeconds", "evict", "now",
+//  "end", "batches": [{"index", "nodes", "start", "reason",
+//    "groups": [{"name","vc","priority","action","until"?,"expectedEnd"?,
+//                "nodes","leafCells","reason"}],
+//    "doomed": [{"vc","chain","cellType","cells","leafCells",
+//                "guaranteedLeafCells","allowedLeafCells"?}]}],
+//  "blocking": [group...], "blocked": [{"node","groups"}], "evicted": [...],
+//  "unknownNodes": [...], "warnings": [...]}
+// Times are epoch seconds (numbers).
+Json maintenance_json(const MaintenancePlan& plan);
+
+}  // namespace pai::hived
