@@ -74,12 +74,11 @@ util::Result<std::vector<VersionStep>> plan_version_steps(
   auto input = [](std::string m, std::string h) {
     return util::Error{std::move(m), std::move(h), util::Error::Kind::Input};
   };
-  if (target.minor < cp.minor || (target.minor == cp.minor && target.has_patch() &&
-                                  target.patch < cp.patch))
-    return input("upgrade to " + target.str() + " is a downgrade: the control plane runs " +
-                     cp.str(),
-                 "kubeadm does not downgrade; pass --to " + cp.minor_str() +
-                     " or later");
+  if (target.minor < cp.minor ||
+      (target.minor == cp.minor && target.has_patch() && target.patch < cp.patch))
+    return input(
+        "upgrade to " + target.str() + " is a downgrade: the control plane runs " + cp.str(),
+        "kubeadm does not downgrade; pass --to " + cp.minor_str() + " or later");
   for (const auto& [name, v] : nodes) {
     if (v.minor > cp.minor || (v.minor == cp.minor && v.patch > cp.patch))
       return input("the kubelet of " + name + " (" + v.str() +
@@ -122,8 +121,8 @@ util::Result<std::vector<VersionStep>> plan_version_steps(
     if (last && target.has_patch()) {
       if (std::find(p->begin(), p->end(), target.patch) == p->end())
         return input("the package repository has no Kubernetes " + target.str(),
-                     "apt-cache madison kubeadm lists the versions of the " +
-                         target.minor_str() + " repository");
+                     "apt-cache madison kubeadm lists the versions of the " + target.minor_str() +
+                         " repository");
       v.patch = target.patch;
       steps.push_back({v, false});
     } else {

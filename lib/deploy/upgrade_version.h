@@ -21,7 +21,7 @@ struct KubeVersion {
   int minor = 0;
   int patch = -1;  // -1: not given (1.Y)
   bool has_patch() const { return patch >= 0; }
-  std::string str() const;    // "1.31.6", "1.31"
+  std::string str() const;        // "1.31.6", "1.31"
   std::string minor_str() const;  // "1.31"
 };
 
@@ -40,7 +40,7 @@ using RepoPatches = std::map<int, std::vector<int>>;
 
 // One minor step: the version the cluster goes to.
 struct VersionStep {
-  KubeVersion to;  // with its patch
+  KubeVersion to;      // with its patch
   bool latest = true;  // the minor's latest patch (the target named none)
 };
 
