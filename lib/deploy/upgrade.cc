@@ -94,6 +94,7 @@ std::string with_kube_version(const std::string& text, const std::string& versio
       // Keep a trailing comment.
       std::string comment;
       auto hash = line.find(" #");
+      while (hash != std::string::npos && hash > 0 && line[hash - 1] == ' ') --hash;
       if (hash != std::string::npos) comment = line.substr(hash);
       line = "kube_version: \"" + version + "\"" + comment;
       done = true;
