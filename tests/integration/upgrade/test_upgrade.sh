@@ -34,7 +34,7 @@ T0=$(date +%s)
   || { cat "$TMP/up.log"; fail "testbed up"; }
 MASTER=127.0.53.2
 C=$RUN/cluster
-SSH="--ssh-config $RUN/ssh_config"
+SSH="--ssh-config $RUN/ssh_config --hived http://127.0.53.2:30096"
 run install "$C" $SSH --ignore-check-errors CPU,DNS,DiskFree --wait 60 --yes --register bed
 expect_rc 0 "install"
 KC=$("$TESTBED" kubeconfig "$RUN")
