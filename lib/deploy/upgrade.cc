@@ -256,6 +256,7 @@ UseCaseResult<UpgradePlan> plan_upgrade(const UpgradeRequest& r, const UpgradeDe
     return input_error("--max-unavailable: " + maxu.error().message, maxu.error().hint);
   PrepareRequest pr;
   pr.cluster_dir = r.cluster_dir;
+  pr.limit = r.limit;
   auto prepared = prepare_cluster(pr, deps.install.load_hosts);
   if (!prepared.ok()) return std::move(prepared).error();
   UpgradePlan p;
@@ -353,6 +354,17 @@ UseCaseResult<UpgradePlan> plan_upgrade(const UpgradeRequest& r, const UpgradeDe
     }
     p.steps.push_back(std::move(st));
   }
+  // A run cut short after its last node: config.yaml still names the old version.
+  if (p.steps.empty() && p.config_version != p.control_plane.str() &&
+      compare_versions(p.control_plane, p.target) <= 0) {
+    UpgradeStep st;
+    st.to = p.control_plane;
+    st.latest = false;
+    st.repo = kube_repo_for(s.package_repo, p.control_plane.minor);
+    st.control_plane_done = true;
+    st.master_kubelet_done = true;
+    p.steps.push_back(std::move(st));
+  }
   return p;
 }
 
@@ -440,46 +452,53 @@ UpgradeOutcome apply_upgrade(UpgradePlan& p,
     emit(UpgradeEvent::Kind::Step, v);
     (void)journal.append({{"run", p.run_id}, {"event", "step"}, {"version", v}});
     // The control plane: the kubeadm package, plan, apply (unless the API server runs v).
-    emit(UpgradeEvent::Kind::ControlPlane, v, master.name,
-         "kubeadm " + v + ", kubeadm upgrade plan, kubeadm upgrade apply v" + v);
-    auto x = upgrade_on(*transport, master, upgrade_packages_script(st, {"kubeadm"}));
-    if (!x.ok() || x.exit_status != 0)
-      return fail(remote_error("upgrade: installing kubeadm " + v + " on " + master.name +
-                               " failed: " + upgrade_failure(x)));
-    x = upgrade_on(*transport, master, "kubeadm upgrade plan v" + v + " >/dev/null\n");
-    if (!x.ok() || x.exit_status != 0)
-      return fail(remote_error("upgrade: kubeadm upgrade plan v" + v + " on " + master.name +
-                               " failed: " + upgrade_failure(x)));
-    std::string apply =
-        "cur=$(" + std::string(kUpgradeKubectl) +
-        " get --raw /version | sed -n 's/.*\"gitVersion\": *\"\\([^\"]*\\)\".*/\\1/p')\n"
-        "if [ \"$cur\" = v" +
-        v +
-        " ]; then echo skipped; exit 0; fi\n"
-        "kubeadm upgrade apply v" +
-        v + " -y >/dev/null\necho applied\n";
-    x = upgrade_on(*transport, master, apply);
-    if (!x.ok() || x.exit_status != 0)
-      return fail(remote_error("upgrade: kubeadm upgrade apply v" + v + " on " + master.name +
-                               " failed: " + upgrade_failure(x)));
-    if (x.out.find("applied") != std::string::npos) {
-      o.applied.push_back(v);
-      emit(UpgradeEvent::Kind::Applied, v, master.name);
-      (void)journal.append({{"run", p.run_id}, {"event", "applied"}, {"version", v}});
+    if (!st.control_plane_done) {
+      emit(UpgradeEvent::Kind::ControlPlane, v, master.name,
+           "kubeadm " + v + ", kubeadm upgrade plan, kubeadm upgrade apply v" + v);
+      auto x = upgrade_on(*transport, master, upgrade_packages_script(st, {"kubeadm"}));
+      if (!x.ok() || x.exit_status != 0)
+        return fail(remote_error("upgrade: installing kubeadm " + v + " on " + master.name +
+                                 " failed: " + upgrade_failure(x)));
+      x = upgrade_on(*transport, master, "kubeadm upgrade plan v" + v + " >/dev/null\n");
+      if (!x.ok() || x.exit_status != 0)
+        return fail(remote_error("upgrade: kubeadm upgrade plan v" + v + " on " + master.name +
+                                 " failed: " + upgrade_failure(x)));
+      std::string apply =
+          "cur=$(" + std::string(kUpgradeKubectl) +
+          " get --raw /version | sed -n 's/.*\"gitVersion\": *\"\\([^\"]*\\)\".*/\\1/p')\n"
+          "if [ \"$cur\" = v" +
+          v +
+          " ]; then echo skipped; exit 0; fi\n"
+          "kubeadm upgrade apply v" +
+          v + " -y >/dev/null\necho applied\n";
+      x = upgrade_on(*transport, master, apply);
+      if (!x.ok() || x.exit_status != 0)
+        return fail(remote_error("upgrade: kubeadm upgrade apply v" + v + " on " + master.name +
+                                 " failed: " + upgrade_failure(x)));
+      if (x.out.find("applied") != std::string::npos) {
+        o.applied.push_back(v);
+        emit(UpgradeEvent::Kind::Applied, v, master.name);
+        (void)journal.append({{"run", p.run_id}, {"event", "applied"}, {"version", v}});
+      } else {
+        emit(UpgradeEvent::Kind::ApplySkipped, v, master.name);
+      }
     } else {
       emit(UpgradeEvent::Kind::ApplySkipped, v, master.name);
     }
     // The master's kubelet and kubectl.
-    x = upgrade_on(*transport, master,
-                   upgrade_packages_script(st, {"kubelet", "kubectl"}) +
-                       "systemctl daemon-reload\nsystemctl restart kubelet\n");
-    if (!x.ok() || x.exit_status != 0)
-      return fail(remote_error("upgrade: the kubelet " + v + " on " + master.name +
-                               " failed: " + upgrade_failure(x)));
-    NodeCheck check{master.name, v, 0};
-    if (auto w = runner.wait_node(check); !w.ok()) return fail(remote_error(w.error().message));
-    o.upgraded.push_back(master.name + " " + v);
-    emit(UpgradeEvent::Kind::NodeDone, v, master.name);
+    if (!st.master_kubelet_done) {
+      auto x = upgrade_on(*transport, master,
+                          upgrade_packages_script(st, {"kubelet", "kubectl"}) +
+                              "systemctl daemon-reload\nsystemctl restart kubelet\n");
+      if (!x.ok() || x.exit_status != 0)
+        return fail(remote_error("upgrade: the kubelet " + v + " on " + master.name +
+                                 " failed: " + upgrade_failure(x)));
+      NodeCheck check{master.name, v, 0};
+      if (auto w = runner.wait_node(check); !w.ok())
+        return fail(remote_error(w.error().message, w.error().hint));
+      o.upgraded.push_back(master.name + " " + v);
+      emit(UpgradeEvent::Kind::NodeDone, v, master.name);
+    }
     // The workers, batch by batch.
     for (const auto& b : st.batches.batches) {
       emit(UpgradeEvent::Kind::Batch, v, {}, util::join(b.nodes, " "));
