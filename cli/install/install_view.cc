@@ -303,6 +303,8 @@ void show_use_case_event(const UseCaseEvent& e, const UseCaseView& v) {
     case K::NoRunningGroups:
       if (!g.quiet) err_printf("hived: no running group uses %s\n", e.message.c_str());
       break;
+    case K::NodeStep:  // the node batch runner's (cli/lifecycle)
+      break;
   }
 }
 

@@ -31,6 +31,7 @@ struct AzureInstallPlan;
 struct HostStage;
 struct InstallPlan;
 struct InstallOutcome;
+struct NodeStepEvent;
 
 // What a run of the install engine over the cluster's hosts does: install,
 // reset, push the cluster files (config push), or push the HiveD config and the
@@ -137,6 +138,8 @@ struct UseCaseEvent {
     // node remove: no running group uses the nodes (`message`: "NODES
     // (the live HiveD at URL)").
     NoRunningGroups,
+    // The node batch runner (node_batches.h): a step of a node (`node_step`).
+    NodeStep,
   };
   Kind kind = Kind::Warning;
   HostOperation operation = HostOperation::Install;  // Observing, Engine, HostsPlanned
@@ -153,6 +156,7 @@ struct UseCaseEvent {
   const HostStage* stage = nullptr;
   const InstallPlan* install_plan = nullptr;
   const InstallOutcome* install = nullptr;
+  const NodeStepEvent* node_step = nullptr;
 };
 
 // The answer to a confirmation: yes, no, or none could be asked (no terminal).
