@@ -13,9 +13,9 @@
 #include "deploy/cluster_files.h"
 #include "deploy/credentials.h"
 #include "deploy/journal.h"
+#include "deploy/node_batches.h"
 #include "deploy/phases/common.h"
 #include "deploy/prepare.h"
-#include "deploy/upgrade_nodes.h"
 #include "hived/inspect.h"
 #include "http/client.h"
 #include "util/fs.h"
@@ -421,6 +421,45 @@ const HostSpec* upgrade_spec(const PreparedCluster& c, const std::string& name) 
   return nullptr;
 }
 
+std::string upgrade_as_root(const remote::Target& t, const std::string& script) {
+  std::string q = shell_quote(script);
+  return t.endpoint.user == "root" || t.endpoint.user.empty() ? "sh -c " + q : "sudo -n sh -c " + q;
+}
+
+// Polls the master's kubectl until the node is Ready, its kubelet at `version`
+// and at least `gpus` GPUs allocatable, up to `wait_s`.
+util::Result<void> upgrade_wait_node(
+    const std::function<remote::ExecResult(const std::string&)>& on_master,
+    const util::Clock& clock, const std::string& node, const std::string& version, int gpus,
+    double wait_s, double poll_s) {
+  double deadline = clock.now() + wait_s;
+  std::string last = "not read";
+  for (;;) {
+    auto x = on_master(master_kubectl() + " get node " + shell_quote(node) + " -o json");
+    if (x.ok() && x.exit_status == 0) {
+      auto j = util::parse_json_or_discarded(x.out);
+      if (!j.is_discarded()) {
+        auto u = upgrade_node_of(j);
+        if (u.ok()) {
+          if (u->ready && u->kubelet == version && u->gpus_allocatable >= gpus) return {};
+          last = std::string(u->ready ? "Ready" : "not Ready") + ", kubelet " + u->kubelet + ", " +
+                 std::to_string(u->gpus_allocatable) + " GPUs allocatable";
+        }
+      }
+    } else {
+      last = x.ok() ? std::string(util::trim(x.err)) : x.error;
+    }
+    if (clock.now() >= deadline)
+      return util::Error{node + " is not Ready at v" + version +
+                             (gpus ? " with " + std::to_string(gpus) + " GPUs allocatable" : "") +
+                             " after " + std::to_string(static_cast<int>(wait_s)) + " s (" + last +
+                             ")",
+                         "kubectl describe node " + node + "; the kubelet's log on the node",
+                         util::Error::Kind::Remote};
+    clock.sleep(poll_s);
+  }
+}
+
 }  // namespace
 
 UpgradeOutcome apply_upgrade(UpgradePlan& p,
@@ -446,7 +485,23 @@ UpgradeOutcome apply_upgrade(UpgradePlan& p,
         {{"run", p.run_id}, {"event", "failed"}, {"error", o.error->error.message}});
     return o;
   };
-  NodeRunner runner(*transport, master, clock, p.request.node_wait_s, p.request.poll_s);
+  auto on_master = [&](const std::string& script) {
+    return run_on_master(*transport, master, script);
+  };
+  // HiveD, for the nodes' running groups while the runner waits for them.
+  std::unique_ptr<http::Client> own_hived;
+  std::shared_ptr<hived::Client> hived_client;
+  if (!p.hived_url.empty()) {
+    http::Client* h = p.deps.hived_http;
+    if (!h) {
+      http::Options ho;
+      ho.timeout_s = 30;
+      ho.connect_timeout_s = 10;
+      own_hived = std::make_unique<http::CurlClient>(ho);
+      h = own_hived.get();
+    }
+    hived_client = std::make_shared<hived::Client>(*h, p.hived_url);
+  }
   for (const auto& st : p.steps) {
     std::string v = st.to.str();
     emit(UpgradeEvent::Kind::Step, v);
@@ -463,14 +518,12 @@ UpgradeOutcome apply_upgrade(UpgradePlan& p,
       if (!x.ok() || x.exit_status != 0)
         return fail(remote_error("upgrade: kubeadm upgrade plan v" + v + " on " + master.name +
                                  " failed: " + upgrade_failure(x)));
-      std::string apply =
-          "cur=$(" + std::string(kUpgradeKubectl) +
-          " get --raw /version | sed -n 's/.*\"gitVersion\": *\"\\([^\"]*\\)\".*/\\1/p')\n"
-          "if [ \"$cur\" = v" +
-          v +
-          " ]; then echo skipped; exit 0; fi\n"
-          "kubeadm upgrade apply v" +
-          v + " -y >/dev/null\necho applied\n";
+      std::string apply = "cur=$(" + master_kubectl() +
+                          " get --raw /version | sed -n "
+                          "'s/.*\"gitVersion\": *\"\\([^\"]*\\)\".*/\\1/p')\n"
+                          "if [ \"$cur\" = v" +
+                          v + " ]; then echo skipped; exit 0; fi\nkubeadm upgrade apply v" + v +
+                          " -y >/dev/null\necho applied\n";
       x = upgrade_on(*transport, master, apply);
       if (!x.ok() || x.exit_status != 0)
         return fail(remote_error("upgrade: kubeadm upgrade apply v" + v + " on " + master.name +
@@ -493,53 +546,93 @@ UpgradeOutcome apply_upgrade(UpgradePlan& p,
       if (!x.ok() || x.exit_status != 0)
         return fail(remote_error("upgrade: the kubelet " + v + " on " + master.name +
                                  " failed: " + upgrade_failure(x)));
-      NodeCheck check{master.name, v, 0};
-      if (auto w = runner.wait_node(check); !w.ok())
-        return fail(remote_error(w.error().message, w.error().hint));
+      auto w = upgrade_wait_node(on_master, clock, master.name, v, 0, p.request.node_wait_s,
+                                 p.request.poll_s);
+      if (!w.ok()) return fail(remote_error(w.error().message, w.error().hint));
       o.upgraded.push_back(master.name + " " + v);
       emit(UpgradeEvent::Kind::NodeDone, v, master.name);
     }
-    // The workers, batch by batch.
-    for (const auto& b : st.batches.batches) {
-      emit(UpgradeEvent::Kind::Batch, v, {}, util::join(b.nodes, " "));
-      for (const auto& node : b.nodes) {
+    // The workers, in the planner's batches, through the node batch runner.
+    if (!st.nodes.empty()) {
+      NodeBatchRequest br;
+      br.operation = "upgrade";
+      br.run_id = p.run_id;
+      br.wait_for_groups_s = p.request.wait_for_groups_s;
+      br.drain_timeout_s = static_cast<int>(std::max(60.0, p.request.node_wait_s));
+      br.poll_s = p.request.poll_s;
+      br.state_dir = p.cluster->cluster_dir + "/.paictl";
+      for (const auto& b : st.batches.batches) {
+        NodeBatch nb;
+        for (const auto& n : b.nodes) {
+          BatchNode bn;
+          bn.name = n;
+          for (const auto& g : b.groups) {
+            if (std::find(g.nodes.begin(), g.nodes.end(), n) == g.nodes.end()) continue;
+            if (g.action == hived::GroupAction::WaitedFor) bn.wait_for.push_back(g.name);
+            if (g.action == hived::GroupAction::Evicted) bn.drain = true;
+          }
+          nb.nodes.push_back(std::move(bn));
+        }
+        br.batches.push_back(std::move(nb));
+      }
+      NodeBatchDeps bd;
+      bd.transport = transport.get();
+      bd.master = master;
+      for (const auto& h : p.cluster->specs) bd.nodes[h.name] = h.target;
+      bd.clock = clock;
+      if (hived_client) bd.groups_on_node = hived_groups_on_node(hived_client);
+      std::string script = upgrade_packages_script(st, {"kubeadm"}) +
+                           "kubeadm upgrade node >/dev/null\n" +
+                           upgrade_packages_script(st, {"kubelet", "kubectl"}) +
+                           "systemctl daemon-reload\nsystemctl restart kubelet\n";
+      bd.action = [&](const std::string& node, remote::Connection& host) -> util::Result<void> {
         const HostSpec* h = upgrade_spec(*p.cluster, node);
-        if (!h) return fail(other_error("upgrade: " + node + " is not a host of layout.yaml"));
-        std::vector<std::string> groups;
-        for (const auto& g : b.groups)
-          if (g.action != hived::GroupAction::LazilyPreempted &&
-              std::find(g.nodes.begin(), g.nodes.end(), node) != g.nodes.end())
-            groups.push_back(g.name);
-        NodeJob job;
-        job.node = node;
-        job.annotation = "upgrade " + p.run_id;
-        job.groups = groups;
-        job.evict = p.request.evict;
-        job.wait_s = p.request.wait_for_groups_s;
-        job.hived_url = p.hived_url;
-        job.hived_http = p.deps.hived_http;
-        job.action = [&, h]() -> util::Result<void> {
-          auto r = upgrade_on(*transport, *h,
-                              upgrade_packages_script(st, {"kubeadm"}) +
-                                  "kubeadm upgrade node >/dev/null\n" +
-                                  upgrade_packages_script(st, {"kubelet", "kubectl"}) +
-                                  "systemctl daemon-reload\nsystemctl restart kubelet\n");
-          if (!r.ok() || r.exit_status != 0)
-            return util::Error{"upgrading " + node + " to " + v + " failed: " + upgrade_failure(r),
-                               {},
-                               util::Error::Kind::Remote};
-          return {};
+        if (!h) return util::Error{node + " is not a host of layout.yaml", {}};
+        remote::ExecRequest req;
+        req.command = upgrade_as_root(h->target, script);
+        req.timeout_ms = 600000;
+        auto x = host.exec(req);
+        if (!x.ok() || x.exit_status != 0)
+          return util::Error{"upgrading " + node + " to " + v + " failed: " + upgrade_failure(x),
+                             {},
+                             util::Error::Kind::Remote};
+        return {};
+      };
+      bd.verify = [&](const std::string& node, remote::Connection&,
+                      remote::Connection& m) -> util::Result<void> {
+        const HostSpec* h = upgrade_spec(*p.cluster, node);
+        int gpus = h && h->gpu_type == "nvidia.com/gpu" ? h->gpus : 0;
+        auto via = [&](const std::string& s) {
+          remote::ExecRequest req;
+          req.command = upgrade_as_root(master.target, s);
+          req.timeout_ms = 120000;
+          return m.exec(req);
         };
-        job.check = NodeCheck{node, v, h->gpu_type == "nvidia.com/gpu" ? h->gpus : 0};
-        auto r = runner.run(job, [&](const std::string& what) {
-          emit(what.empty() ? UpgradeEvent::Kind::NodeStart : UpgradeEvent::Kind::NodeWaiting, v,
-               node, what);
-        });
-        if (!r.ok()) return fail(remote_error("upgrade: " + r.error().message, r.error().hint));
-        o.upgraded.push_back(node + " " + v);
-        (void)journal.append(
-            {{"run", p.run_id}, {"event", "node"}, {"node", node}, {"version", v}});
-        emit(UpgradeEvent::Kind::NodeDone, v, node);
+        return upgrade_wait_node(via, clock, node, v, gpus, p.request.node_wait_s,
+                                 p.request.poll_s);
+      };
+      Callbacks cb;
+      cb.on_event = [&](const UseCaseEvent& e) {
+        if (e.kind == UseCaseEvent::Kind::Warning) {
+          emit(UpgradeEvent::Kind::Batch, v, {}, e.message);
+          return;
+        }
+        if (e.kind != UseCaseEvent::Kind::NodeStep || !e.node_step) return;
+        const NodeStepEvent& ne = *e.node_step;
+        using S = NodeStepEvent::State;
+        if (ne.step == NodeStep::Cordon && ne.state == S::Done)
+          emit(UpgradeEvent::Kind::NodeStart, v, ne.node);
+        else if (ne.step == NodeStep::Wait && ne.state == S::Started)
+          emit(UpgradeEvent::Kind::NodeWaiting, v, ne.node, ne.message);
+        else if (ne.step == NodeStep::Uncordon && ne.state == S::Done)
+          emit(UpgradeEvent::Kind::NodeDone, v, ne.node);
+      };
+      auto out = run_node_batches(br, bd, cb);
+      for (const auto& r : out.nodes)
+        if (r.end == NodeResult::End::Done) o.upgraded.push_back(r.node + " " + v);
+      if (!out.ok) {
+        if (out.error) return fail(*out.error);
+        return fail(remote_error("upgrade: the workers' batches stopped"));
       }
     }
     // config.yaml follows the finished minor.

@@ -61,8 +61,9 @@ void upgrade_test_script(testing::ScriptedTransport& ssh, UpgradeTestCluster& k)
     if (s.find("get nodes -o json") != std::string::npos) {
       std::string items;
       for (const auto& [n, v] : k.kubelet) items += (items.empty() ? "" : ",") + k.node_json(n);
-      return {"--- version\n{\"gitVersion\": \"v" + k.cp + "\"}\n--- nodes\n{\"items\": [" + items +
-              "]}\n"};
+      std::string nodes = "{\"items\": [" + items + "]}\n";
+      if (s.find("get --raw /version") == std::string::npos) return {nodes};
+      return {"--- version\n{\"gitVersion\": \"v" + k.cp + "\"}\n--- nodes\n" + nodes};
     }
     if (s.find("madison kubeadm") != std::string::npos) {
       std::string out;
@@ -87,16 +88,13 @@ void upgrade_test_script(testing::ScriptedTransport& ssh, UpgradeTestCluster& k)
     }
     if (std::regex_search(s, m, std::regex("get node ([a-z0-9-]+) -o json")))
       return {k.node_json(m[1])};
-    if (std::regex_search(s, m,
-                          std::regex("annotate node ([a-z0-9-]+) --overwrite [^=]+='?([^']*)'?")))
+    if (std::regex_search(
+            s, m, std::regex("annotate node ([a-z0-9-]+) --overwrite [^=]+='?([^'\n>]*)'?")))
       k.annotation[m[1]] = m[2];
-    else if (std::regex_search(s, m,
-                               std::regex("annotate node ([a-z0-9-]+) paictl.io/maintenance-")))
+    if (std::regex_search(s, m, std::regex("annotate node ([a-z0-9-]+) paictl.io/maintenance-")))
       k.annotation.erase(m[1]);
-    else if (std::regex_search(s, m, std::regex(" uncordon ([a-z0-9-]+)")))
-      k.cordoned.erase(m[1]);
-    else if (std::regex_search(s, m, std::regex(" cordon ([a-z0-9-]+)")))
-      k.cordoned.insert(m[1]);
+    if (std::regex_search(s, m, std::regex(" uncordon ([a-z0-9-]+)"))) k.cordoned.erase(m[1]);
+    if (std::regex_search(s, m, std::regex(" cordon ([a-z0-9-]+)"))) k.cordoned.insert(m[1]);
     if (s.find("systemctl restart kubelet") != std::string::npos &&
         std::regex_search(s, m, std::regex("kubelet=([0-9.]+)-1\\.1")))
       k.kubelet[host] = m[1];
