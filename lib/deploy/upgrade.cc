@@ -300,6 +300,11 @@ UseCaseResult<UpgradePlan> plan_upgrade(const UpgradeRequest& r, const UpgradeDe
     if (m != p.target.minor) minors.push_back(m);
   auto repo = upgrade_probe_repo(*transport, *master, s.package_repo, minors);
   if (!repo.ok()) return std::move(repo).error();
+  if (!repo->count(p.target.minor))
+    return input_error("the package repository has no Kubernetes " + p.target.minor_str() + " (" +
+                           kube_repo_for(s.package_repo, p.target.minor) + " serves no kubeadm)",
+                       "pass a released minor (apt-cache madison kubeadm on the master lists "
+                       "what the configured repository has)");
   auto steps = plan_version_steps(p.control_plane, p.target, *repo, kubelets);
   if (!steps.ok()) return UseCaseError(steps.error());
   p.hived_url = r.hived;
@@ -476,7 +481,7 @@ UpgradeOutcome apply_upgrade(UpgradePlan& p,
   }
   util::Clock clock = p.deps.clock.now ? p.deps.clock : util::Clock::real();
   Journal journal;
-  (void)journal.open(p.cluster->cluster_dir + "/.paictl/upgrade.journal");
+  (void)journal.open(p.cluster->cluster_dir + "/.paictl/upgrade-versions.journal");
   auto transport = make_transport(p.deps.install.transport, p.cluster->hosts.ssh_password);
   const HostSpec& master = *p.cluster->master();
   auto fail = [&](UseCaseError e) {

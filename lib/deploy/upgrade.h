@@ -16,7 +16,8 @@
 // and every Node's kubelet version and annotations, so a run that a kill -9
 // cut short is finished by the next one (kubeadm upgrade apply runs once per
 // minor; a node it left cordoned, annotated paictl.io/maintenance, is finished
-// and uncordoned). .paictl/upgrade.journal records what ran, for the report.
+// and uncordoned). .paictl/upgrade-versions.journal records the steps and the
+// applies, .paictl/upgrade.journal the node batch runner's steps.
 
 #include <functional>
 #include <map>

@@ -53,6 +53,12 @@ run upgrade "$C" $SSH --to 1.29 --yes
 grep -q "downgrade" "$TMP/err" || fail "--to 1.29 is not called a downgrade: $(cat "$TMP/err")"
 run upgrade "$C" $SSH --to 1.99 --yes
 grep -q "no Kubernetes 1.99" "$TMP/err" || fail "--to 1.99: $(cat "$TMP/err")"
+# The testbed's kubeadm keeps kubeadm's rules: no target above the installed kubeadm.
+set +e
+ssh -F "$RUN/ssh_config" tb-master 'kubeadm upgrade apply v1.31.6 -y' > "$TMP/ka" 2>&1
+RC=$?
+set -e
+[ "$RC" -ne 0 ] && grep -q "Upgrade kubeadm first" "$TMP/ka" || fail "kubeadm upgrade apply above kubeadm's version: $(cat "$TMP/ka")"
 "$TESTBED" state "$RUN" > "$TMP/after.json"
 cmp -s "$C/config.yaml" "$TMP/config.before" || fail "config.yaml changed"
 "$PYTHON3" - "$TMP/before.json" "$TMP/after.json" <<'PY' || fail "a refused upgrade changed a host"
