@@ -401,10 +401,17 @@ std::string upgrade_packages_script(const UpgradeStep& st, const std::vector<std
   return s;
 }
 
+// What changes a host runs under one lock of the host's: a run killed while a
+// step ran leaves that step running on the host (its session lost), and the next
+// run's step waits for it to end instead of racing it (a second kubeadm upgrade
+// apply, two apt-gets).
+constexpr const char* kUpgradeHostLock =
+    "exec 9>/run/lock/paictl-upgrade.lock\nflock 9 2>/dev/null || true\n";
+
 remote::ExecResult upgrade_on(remote::Transport& t, const HostSpec& h, const std::string& script,
                               int timeout_ms = 600000) {
   remote::ExecRequest req;
-  std::string q = shell_quote(script);
+  std::string q = shell_quote(kUpgradeHostLock + script);
   req.command = h.target.endpoint.user == "root" || h.target.endpoint.user.empty()
                     ? "sh -c " + q
                     : "sudo -n sh -c " + q;
@@ -594,7 +601,7 @@ UpgradeOutcome apply_upgrade(UpgradePlan& p,
         const HostSpec* h = upgrade_spec(*p.cluster, node);
         if (!h) return util::Error{node + " is not a host of layout.yaml", {}};
         remote::ExecRequest req;
-        req.command = upgrade_as_root(h->target, script);
+        req.command = upgrade_as_root(h->target, kUpgradeHostLock + script);
         req.timeout_ms = 600000;
         auto x = host.exec(req);
         if (!x.ok() || x.exit_status != 0)
