@@ -29,15 +29,24 @@
 //    figures then say by how much it goes beyond).
 // Cordoning a node makes HiveD count its cells as bad (healthy = Ready and not
 // Unschedulable). For each batch the plan replays HiveD with the batch's nodes
-// bad, on the running groups that are left when the batch starts (the groups
-// waited for or evicted by earlier batches and by this one have ended):
-//  * doomed bad cells: the bad cells HiveD binds to a VC's guaranteed virtual
-//    cells because the VC's free guarantee no longer fits the healthy free
-//    cells (the VC's guarantee is short by that much while the batch is out);
-//  * lazily preempted groups: a HiveD that rebuilds its state with those nodes
-//    bad (a restart while the batch is out, as `hived diff --live` replays it)
-//    runs them on at opportunistic priority.
-// Earlier batches' nodes are back (uncordoned) when a batch starts.
+// bad (earlier batches' nodes are back, uncordoned; groups waited for or
+// evicted by earlier batches have ended):
+//  * doomed bad cells: on HiveD's state once the batch's own groups have ended
+//    (its nodes are out, idle), the bad cells HiveD binds to a VC's guaranteed
+//    virtual cells because the VC's free guarantee no longer fits the healthy
+//    free cells: the VC's guarantee is short by that much while the batch is
+//    out. One HiveD state carries the whole plan (groups released, nodes
+//    marked bad and healthy again as batches go), so the cost grows with the
+//    nodes and groups, not with their product;
+//  * lazily preempted groups: a HiveD that rebuilds its state with the
+//    batch's nodes bad (a restart while they are cordoned, as `hived diff
+//    --live` replays it: scheduler::restore_hived_groups on the same config)
+//    runs them on at opportunistic priority, where a restart with only
+//    today's bad nodes would not. The groups the batch waits for still run
+//    then (they may be among them); the groups it evicts do not. A batch
+//    whose bad cells fit in HiveD's headroom (no VC's free guarantee would
+//    exceed the healthy free cells, scheduler::doomed_headroom) changes no
+//    group and is not replayed.
 //
 // Without HiveD (`live` null) the nodes keep the order given, batches of N (or
 // P% of the nodes given) nodes, and the plan says so and why.
@@ -88,6 +97,9 @@ struct MaintenanceRequest {
   // Estimated time one batch takes once its nodes are free (the per-node
   // action); only shifts the estimated starts. 0: not known.
   double batch_s = 0;
+  // Replay a restart for every batch, even where the planner can tell that
+  // the batch's bad cells change no group (tests compare both ways).
+  bool replay_every_batch = false;
 };
 
 // --- the plan ---------------------------------------------------------------------------
@@ -110,6 +122,11 @@ struct PlannedGroup {
   std::vector<std::string> nodes;  // the nodes it runs on (all of them, in name order)
   int64_t leaves = 0;              // leaf cells it uses
   std::string reason;              // one line: why this action
+  // WaitedFor: a HiveD restarted while the batch waits for it (its nodes bad)
+  // would run it opportunistically; `lazy_reason` says why. A LazilyPreempted
+  // group's reason says it in `reason`.
+  bool lazily_preempted = false;
+  std::string lazy_reason;
 };
 
 // Doomed bad cells of one VC while a batch is out, per chain and cell type.
@@ -117,8 +134,11 @@ struct VcDoomed {
   std::string vc;
   std::string chain;
   std::string cell_type;
-  int64_t cells = 0;              // doomed bad cells of that type
-  int64_t leaves = 0;             // leaf cells in them
+  int64_t cells = 0;   // doomed bad cells of that type while the batch is out
+  int64_t leaves = 0;  // leaf cells in them
+  // Of `leaves`, those the batch adds to what is doomed now (bad nodes before
+  // any maintenance); the P% bound is on their sum per VC.
+  int64_t added_leaves = 0;
   int64_t guaranteed_leaves = 0;  // the VC's guaranteed leaf cells (every chain)
   int64_t allowed_leaves = -1;    // P%: the most a batch may doom; -1: no such bound (N)
 };
@@ -139,6 +159,7 @@ struct MaintenanceBatch {
 struct BlockedNode {
   std::string node;
   std::vector<std::string> groups;  // the groups that block it
+  std::string reason;               // one line
 };
 
 struct MaintenancePlan {
@@ -149,12 +170,12 @@ struct MaintenancePlan {
   double wait_for_groups_s = 0;
   bool evict = false;
   double now_s = 0;
-  int64_t cluster_nodes = 0;   // nodes P% is taken of
-  int64_t nodes_per_batch = 0; // the node bound of a batch (N, or P% of cluster_nodes, >= 1)
+  int64_t cluster_nodes = 0;    // nodes P% is taken of
+  int64_t nodes_per_batch = 0;  // the node bound of a batch (N, or P% of cluster_nodes, >= 1)
   std::vector<MaintenanceBatch> batches;
-  std::vector<PlannedGroup> blocking;  // groups that block without evict (action Blocks)
-  std::vector<BlockedNode> blocked;    // nodes in no batch, in the order given
-  std::vector<std::string> evicted;    // every evicted group, in batch order
+  std::vector<PlannedGroup> blocking;      // groups that block without evict (action Blocks)
+  std::vector<BlockedNode> blocked;        // nodes in no batch, in the order given
+  std::vector<std::string> evicted;        // every evicted group, in batch order
   std::vector<std::string> unknown_nodes;  // given nodes HiveD does not know (taken as idle)
   std::vector<std::string> warnings;       // duplicates dropped, replay problems...
   // The estimated start of the last batch (now when there is none).
@@ -172,7 +193,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
 // --- reading the input ------------------------------------------------------------------
 
 struct MaintenanceInput {
-  std::optional<LiveState> live;               // none without a HiveD client
+  std::optional<LiveState> live;                // none without a HiveD client
   std::map<std::string, double> expected_ends;  // empty without a REST client
 };
 

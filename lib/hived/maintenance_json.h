@@ -11,10 +11,10 @@ namespace pai::hived {
 //  "nodesPerBatch", "clusterNodes", "waitForGroupsSeconds", "evict", "now",
 //  "end", "batches": [{"index", "nodes", "start", "reason",
 //    "groups": [{"name","vc","priority","action","until"?,"expectedEnd"?,
-//                "nodes","leafCells","reason"}],
-//    "doomed": [{"vc","chain","cellType","cells","leafCells",
+//                "nodes","leafCells","reason","lazilyPreempted"?,"lazyReason"?}],
+//    "doomed": [{"vc","chain","cellType","cells","leafCells","addedLeafCells",
 //                "guaranteedLeafCells","allowedLeafCells"?}]}],
-//  "blocking": [group...], "blocked": [{"node","groups"}], "evicted": [...],
+//  "blocking": [group...], "blocked": [{"node","groups","reason"}], "evicted": [...],
 //  "unknownNodes": [...], "warnings": [...]}
 // Times are epoch seconds (numbers).
 Json maintenance_json(const MaintenancePlan& plan);

@@ -540,4 +540,20 @@ util::Result<std::unique_ptr<Policy>> make_hived_policy(const config::HivedModel
   return std::unique_ptr<Policy>(std::move(h));
 }
 
+std::unique_ptr<Policy> copy_hived_policy(const Policy& policy) {
+  const auto* h = dynamic_cast<const hived_detail::Hived*>(&policy);
+  if (!h) return nullptr;
+  return std::make_unique<hived_detail::Hived>(*h);
+}
+
+std::vector<DoomedCount> doomed_cells(const Policy& policy) {
+  const auto* h = dynamic_cast<const hived_detail::Hived*>(&policy);
+  return h ? h->doomed_counts() : std::vector<DoomedCount>{};
+}
+
+std::vector<std::vector<int64_t>> doomed_headroom(const Policy& policy) {
+  const auto* h = dynamic_cast<const hived_detail::Hived*>(&policy);
+  return h ? h->doomed_headroom() : std::vector<std::vector<int64_t>>{};
+}
+
 }  // namespace pai::scheduler

@@ -67,4 +67,27 @@ namespace pai::scheduler {
 util::Result<std::unique_ptr<Policy>> make_hived_policy(const config::HivedModel& model,
                                                         bool hived_order = true);
 
+// A copy of a policy make_hived_policy made, with its whole state (cheaper
+// than making it again and replaying); nullptr for other policies.
+std::unique_ptr<Policy> copy_hived_policy(const Policy& policy);
+
+// Doomed bad cells: bad physical cells HiveD has bound to a VC's preassigned
+// virtual cells because the VC's free guarantee exceeds the healthy free cells.
+struct DoomedCount {
+  int32_t vc = -1;     // index into cluster().vcs
+  int32_t chain = -1;  // index into cluster().chains
+  int32_t level = 0;
+  int64_t cells = 0;
+  int64_t leaf_cells = 0;  // leaf cells in them
+};
+// Per VC, chain and level with any, in that order; empty for other policies.
+// Costs the number of VCs x cell levels, not the cluster's size.
+std::vector<DoomedCount> doomed_cells(const Policy& policy);
+
+// Per chain and level ([chain][level], level 0 unused): how many bad free
+// cells HiveD takes before it dooms one, the free cells left minus the largest
+// free guarantee of a VC (it binds doomed cells while a VC's free guarantee
+// exceeds the healthy free cells). Empty for other policies.
+std::vector<std::vector<int64_t>> doomed_headroom(const Policy& policy);
+
 }  // namespace pai::scheduler

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "scheduler/hived.h"
 #include "scheduler/hived_state.h"
 #include "scheduler/node_index.h"
 #include "scheduler/policy.h"
@@ -367,6 +368,9 @@ class Hived final : public Policy {
 
   // State as values and restoring groups from bind info (hived_state.cc, hived_restore.cc).
   HivedState snapshot() const;
+  // Doomed bad cells per VC, chain and level (scheduler::doomed_cells).
+  std::vector<DoomedCount> doomed_counts() const;
+  std::vector<std::vector<int64_t>> doomed_headroom() const;  // scheduler::doomed_headroom
   RestoredGroup restore_group(const LiveGroup& in,
                               const std::unordered_map<std::string, int32_t>& node_index,
                               std::vector<RestoredGroup>& done,

@@ -137,4 +137,39 @@ void Hived::try_unbind_doomed(int32_t chain, int32_t level) {
   }
 }
 
+std::vector<DoomedCount> Hived::doomed_counts() const {
+  std::vector<DoomedCount> out;
+  for (int32_t vc = 0; vc < nvc_; ++vc)
+    for (int32_t chain = 0; chain < nchain_; ++chain) {
+      const auto& ch = shape_.chains[static_cast<size_t>(chain)];
+      for (int32_t level = 1; level <= ch.top_level; ++level) {
+        const auto& cells = vc_doomed_[vcl(vc, chain, level)];
+        if (cells.empty()) continue;
+        DoomedCount d;
+        d.vc = vc;
+        d.chain = chain;
+        d.level = level;
+        d.cells = static_cast<int64_t>(cells.size());
+        d.leaf_cells = d.cells * ch.level_leaves[static_cast<size_t>(level)];
+        out.push_back(d);
+      }
+    }
+  return out;
+}
+
+std::vector<std::vector<int64_t>> Hived::doomed_headroom() const {
+  std::vector<std::vector<int64_t>> out(static_cast<size_t>(nchain_));
+  for (int32_t chain = 0; chain < nchain_; ++chain) {
+    const int32_t top = shape_.chains[static_cast<size_t>(chain)].top_level;
+    auto& row = out[static_cast<size_t>(chain)];
+    row.assign(static_cast<size_t>(top + 1), 0);
+    for (int32_t level = 1; level <= top; ++level) {
+      int32_t most = 0;
+      for (int32_t vc = 0; vc < nvc_; ++vc) most = std::max(most, vc_free_[vcl(vc, chain, level)]);
+      row[static_cast<size_t>(level)] = total_left_[cl(chain, level)] - most;
+    }
+  }
+  return out;
+}
+
 }  // namespace pai::scheduler::hived_detail
