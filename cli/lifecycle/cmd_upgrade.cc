@@ -19,6 +19,7 @@
 #include "install/cmd_install.h"
 #include "install/install_out.h"
 #include "install/install_view.h"
+#include "lifecycle/maintenance_print.h"
 #include "output/output.h"
 #include "util/strings.h"
 
@@ -59,15 +60,6 @@ double cmd_upgrade_duration(const std::string& s) {
   return total;
 }
 
-std::string cmd_upgrade_clock(double epoch) {
-  std::time_t t = static_cast<std::time_t>(epoch);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char b[32];
-  std::strftime(b, sizeof b, "%H:%M:%S UTC", &tm);
-  return b;
-}
-
 void print_upgrade_plan(const pai::deploy::UpgradePlan& p) {
   const auto* master = p.cluster->master();
   out_printf("upgrade %s: Kubernetes %s -> %s (config.yaml kube_version %s)\n",
@@ -100,31 +92,9 @@ void print_upgrade_plan(const pai::deploy::UpgradePlan& p) {
     if (s.nodes.empty()) {
       out_printf("  workers: none behind %s\n", v.c_str());
     } else {
-      const auto& m = s.batches;
-      out_printf("  workers: %s order%s, at most %s unavailable, groups waited for up to %ds%s\n",
-                 m.hived ? "HiveD's" : "plain",
-                 m.hived ? "" : (" (" + m.fallback_reason + ")").c_str(),
-                 pai::hived::to_string(m.max_unavailable).c_str(),
-                 static_cast<int>(m.wait_for_groups_s), m.evict ? ", evicted beyond" : "");
-      for (const auto& b : m.batches) {
-        out_printf("    batch %d: %s", b.index, pai::util::join(b.nodes, ", ").c_str());
-        std::vector<std::string> what;
-        for (const auto& g : b.groups) {
-          std::string a(pai::hived::to_string(g.action));
-          if (g.action == pai::hived::GroupAction::WaitedFor)
-            what.push_back("waits for " + g.name +
-                           (g.until_s ? " (until ~" + cmd_upgrade_clock(*g.until_s) + ")" : ""));
-          else if (g.action == pai::hived::GroupAction::Evicted)
-            what.push_back("evicts " + g.name);
-          else
-            what.push_back(g.name + " " + a);
-        }
-        for (const auto& d : b.doomed)
-          what.push_back("VC " + d.vc + ": " + std::to_string(d.cells) + " doomed " + d.cell_type +
-                         " cell(s)");
-        out_printf(" — %s\n",
-                   what.empty() ? "no running group" : pai::util::join(what, "; ").c_str());
-      }
+      out_printf("  workers:\n");
+      for (auto line : pai::util::split(paictl::lifecycle::maintenance_text(s.batches), '\n'))
+        if (!line.empty()) out_printf("    %s\n", std::string(line).c_str());
     }
     out_printf("  then config.yaml: kube_version %s\n", v.c_str());
   }
