@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "api/client.h"
 #include "api/signin.h"
 #include "deploy/cluster_files.h"
@@ -200,7 +202,7 @@ std::string upgrade_run_id(double now) {
   std::tm tm{};
   gmtime_r(&t, &tm);
   std::strftime(b, sizeof b, "%Y%m%dT%H%M%SZ", &tm);
-  return b;
+  return std::string(b) + "-" + std::to_string(::getpid());
 }
 
 // HiveD's live state and the running jobs' expected ends (the gateway, as the admin).
@@ -625,10 +627,6 @@ UpgradeOutcome apply_upgrade(UpgradePlan& p,
       };
       Callbacks cb;
       cb.on_event = [&](const UseCaseEvent& e) {
-        if (e.kind == UseCaseEvent::Kind::Warning) {
-          emit(UpgradeEvent::Kind::Batch, v, {}, e.message);
-          return;
-        }
         if (e.kind != UseCaseEvent::Kind::NodeStep || !e.node_step) return;
         const NodeStepEvent& ne = *e.node_step;
         using S = NodeStepEvent::State;
