@@ -99,7 +99,7 @@ sed -e 's/^name: warmup/name: gang/' -e 's/instances: 1/instances: 2/' -e 's/gpu
 # A finished job first: the user's median run time gives the gang its expected end.
 run job submit "$TMP/short.yaml" --cluster bed
 expect_rc 0 "job submit warmup"
-run job wait admin~warmup --cluster bed --timeout 60
+run job wait warmup --cluster bed --interval 0.5 --timeout 60
 expect_rc 0 "job wait warmup"
 run job submit "$TMP/gang.yaml" --cluster bed
 expect_rc 0 "job submit gang"
@@ -123,12 +123,14 @@ check "$TMP/plan.json" "[g['action'] for g in d['steps'][0]['maintenance']['batc
 run upgrade "$C" $SSH --to 1.31 --dry-run --detailed-exitcode
 expect_rc 2 "upgrade --dry-run --detailed-exitcode: changes to make"
 grep -q "batch 2 .*$BUSY" "$TMP/out" || fail "the text plan: $(cat "$TMP/out")"
+cp "$TMP/out" "$RUN.plan.txt"  # (docs/upgrade.md shows it)
 
 # --- the upgrade --------------------------------------------------------------------
 T1=$(date +%s)
 run upgrade "$C" $SSH --to 1.31 --yes --wait-for-groups 5m
 expect_rc 0 "upgrade --to 1.31"
 pass "upgraded in $(($(date +%s) - T1)) s"
+cp "$TMP/out" "$RUN.apply.txt"; cat "$TMP/err" >> "$RUN.apply.txt"
 grep -n "runs 1.31.6" "$TMP/err" > "$TMP/order"
 [ "$(sed -n 's/.*\] \([^ ]*\) runs.*/\1/p' "$TMP/order" | tr '\n' ' ')" = "tb-master $IDLE $BUSY " ||
   fail "the nodes' order: $(cat "$TMP/err")"
