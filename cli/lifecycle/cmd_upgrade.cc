@@ -6,6 +6,7 @@
 #include <ctime>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,7 @@ int run_upgrade(const UpgradeOptions& uo, const Globals& g) {
     }
   }
   std::fflush(stdout);
+  std::set<std::string> waiting;  // nodes whose wait was shown
   auto out = pai::deploy::apply_upgrade(*plan, [&](const pai::deploy::UpgradeEvent& e) {
     if (g.quiet) return;
     using K = pai::deploy::UpgradeEvent::Kind;
@@ -159,7 +161,8 @@ int run_upgrade(const UpgradeOptions& uo, const Globals& g) {
         line = e.node + " cordoned";
         break;
       case K::NodeWaiting:
-        line = e.node + " waits for " + e.message + " to end";
+        if (!waiting.insert(e.node).second) return;
+        line = e.node + ": " + e.message;
         break;
       case K::NodeDone:
         line = e.node + " runs " + e.version + ", schedulable";

@@ -41,7 +41,7 @@ double upgrade_wall_now(const UpgradeDeps& d) {
 // The script that reads the cluster on the master: the API server's version and the Nodes.
 std::string upgrade_read_script() {
   std::string k = kUpgradeKubectl;
-  return "set -e\necho '--- version'\n" + k + " get --raw /version\necho '--- nodes'\n" + k +
+  return "set -e\necho '--- version'\n" + k + " get --raw /version\necho\necho '--- nodes'\n" + k +
          " get nodes -o json\n";
 }
 

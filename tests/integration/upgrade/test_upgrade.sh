@@ -34,8 +34,9 @@ T0=$(date +%s)
   || { cat "$TMP/up.log"; fail "testbed up"; }
 MASTER=127.0.53.2
 C=$RUN/cluster
-SSH="--ssh-config $RUN/ssh_config --hived http://127.0.53.2:30096"
-run install "$C" $SSH --ignore-check-errors CPU,DNS,DiskFree --wait 60 --yes --register bed
+SSH="--ssh-config $RUN/ssh_config"
+UP="$SSH --hived http://127.0.53.2:30096"
+run install "$C" $SSH  --ignore-check-errors CPU,DNS,DiskFree,RunningKubernetes --wait 60 --yes --register bed
 expect_rc 0 "install"
 KC=$("$TESTBED" kubeconfig "$RUN")
 pass "installed at 1.30 in $(($(date +%s) - T0)) s"
@@ -44,14 +45,14 @@ pass "installed at 1.30 in $(($(date +%s) - T0)) s"
 "$TESTBED" state "$RUN" > "$TMP/before.json"
 cp "$C/config.yaml" "$TMP/config.before"
 for to in 1.29 1.99 x.y; do
-  run upgrade "$C" $SSH --to "$to" --yes
+  run upgrade "$C" $UP --to "$to" --yes
   expect_rc 2 "upgrade --to $to"
   grep -q "error" "$TMP/err" || fail "upgrade --to $to said nothing: $(cat "$TMP/err")"
 done
 grep -q "downgrade" "$TMP/err" 2>/dev/null || true
-run upgrade "$C" $SSH --to 1.29 --yes
+run upgrade "$C" $UP --to 1.29 --yes
 grep -q "downgrade" "$TMP/err" || fail "--to 1.29 is not called a downgrade: $(cat "$TMP/err")"
-run upgrade "$C" $SSH --to 1.99 --yes
+run upgrade "$C" $UP --to 1.99 --yes
 grep -q "no Kubernetes 1.99" "$TMP/err" || fail "--to 1.99: $(cat "$TMP/err")"
 # The testbed's kubeadm keeps kubeadm's rules: no target above the installed kubeadm.
 set +e
@@ -114,26 +115,27 @@ case $BUSY in tb-worker1) IDLE=tb-worker2 ;; *) IDLE=tb-worker1 ;; esac
 pass "the gang runs on $BUSY; $IDLE is idle"
 
 # --- the plan: the idle worker first, the busy one waited for -----------------------
-run upgrade "$C" $SSH --to 1.31 --dry-run -o json
+run upgrade "$C" $UP --to 1.31 --dry-run -o json
 expect_rc 0 "upgrade --dry-run"
 cp "$TMP/out" "$TMP/plan.json"
 check "$TMP/plan.json" "d['steps'][0]['version'] == '1.31.6' and d['controlPlane'] == '1.30.10'" "one step, 1.30.10 -> 1.31.6"
 check "$TMP/plan.json" "[b['nodes'] for b in d['steps'][0]['maintenance']['batches']] == [['$IDLE'], ['$BUSY']]" "the idle worker first, the busy one last"
 check "$TMP/plan.json" "[g['action'] for g in d['steps'][0]['maintenance']['batches'][1]['groups']] == ['waitedFor']" "the gang is waited for"
-run upgrade "$C" $SSH --to 1.31 --dry-run --detailed-exitcode
+run upgrade "$C" $UP --to 1.31 --dry-run --detailed-exitcode
 expect_rc 2 "upgrade --dry-run --detailed-exitcode: changes to make"
 grep -q "batch 2 .*$BUSY" "$TMP/out" || fail "the text plan: $(cat "$TMP/out")"
 cp "$TMP/out" "$RUN.plan.txt"  # (docs/upgrade.md shows it)
 
 # --- the upgrade --------------------------------------------------------------------
 T1=$(date +%s)
-run upgrade "$C" $SSH --to 1.31 --yes --wait-for-groups 5m
+run upgrade "$C" $UP --to 1.31 --yes --wait-for-groups 5m
 expect_rc 0 "upgrade --to 1.31"
 pass "upgraded in $(($(date +%s) - T1)) s"
 cp "$TMP/out" "$RUN.apply.txt"; cat "$TMP/err" >> "$RUN.apply.txt"
-grep -n "runs 1.31.6" "$TMP/err" > "$TMP/order"
-[ "$(sed -n 's/.*\] \([^ ]*\) runs.*/\1/p' "$TMP/order" | tr '\n' ' ')" = "tb-master $IDLE $BUSY " ||
-  fail "the nodes' order: $(cat "$TMP/err")"
+order=$(grep "runs 1.31.6" "$TMP/err" | awk '{print $2}' | tr '\n' ' ')
+[ "$order" = "tb-master $IDLE $BUSY " ] || fail "the nodes' order ($order): $(cat "$TMP/err")"
+grep -q "$BUSY: waiting for admin~gang" "$TMP/err" || fail "no wait for the gang shown: $(cat "$TMP/err")"
+pass "the master, then $IDLE, then $BUSY once the gang ended"
 "$TESTBED" state "$RUN" > "$TMP/state.json"
 check "$TMP/state.json" "d['hosts']['tb-master']['kubeadm'].get('upgradeApply') == 1" "kubeadm upgrade apply ran once on the master"
 check "$TMP/state.json" "all(h['packages'].get(p) == '1.31.6-1.1' for h in d['hosts'].values() for p in ('kubeadm', 'kubelet', 'kubectl'))" "kubeadm, kubelet, kubectl 1.31.6 on every host"
@@ -146,6 +148,6 @@ check "$TMP/nodes.json" "sorted(n['status']['nodeInfo']['kubeletVersion'] for n 
 check "$TMP/version.json" "d['serverVersion']['gitVersion'] == 'v1.31.6'" "kubectl: the API server v1.31.6"
 grep -q '^kube_version: "1.31.6"' "$C/config.yaml" || fail "config.yaml: $(grep kube_version "$C/config.yaml")"
 pass "config.yaml: kube_version 1.31.6"
-run upgrade "$C" $SSH --to 1.31 --yes --detailed-exitcode
+run upgrade "$C" $UP --to 1.31 --yes --detailed-exitcode
 expect_rc 0 "a second upgrade --to 1.31: nothing to do"
 pass "upgrade test in $(($(date +%s) - T0)) s"

@@ -92,7 +92,7 @@ def main():
     tb("up", "2", RUN, "--base", BASE, "--rollout-delay", "0.2", "--hived-server", os.environ["HIVED_SERVER"])
     try:
         paictl("install", C, "--ssh-config", os.path.join(RUN, "ssh_config"), "--ignore-check-errors",
-               "CPU,DNS,DiskFree", "--wait", "60", "--yes")
+               "CPU,DNS,DiskFree,RunningKubernetes", "--wait", "60", "--yes")
         tb("snapshot", RUN, "installed")
         shutil.copy(os.path.join(C, "config.yaml"), os.path.join(RUN, "config.yaml.installed"))
         print("ok: installed and saved in %.1f s" % (time.time() - t0))
