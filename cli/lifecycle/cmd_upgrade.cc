@@ -94,7 +94,8 @@ void print_upgrade_plan(const pai::deploy::UpgradePlan& p) {
       out_printf("  workers: none behind %s\n", v.c_str());
     } else {
       out_printf("  workers:\n");
-      for (auto line : pai::util::split(paictl::lifecycle::maintenance_text(s.batches), '\n'))
+      std::string text = paictl::lifecycle::maintenance_text(s.batches);
+      for (auto line : pai::util::split(text, '\n'))
         if (!line.empty()) out_printf("    %s\n", std::string(line).c_str());
     }
     out_printf("  then config.yaml: kube_version %s\n", v.c_str());

@@ -42,7 +42,7 @@ def tb(*args, check=True):
 
 
 def paictl(*args, check=True):
-    r = subprocess.run([PAICTL] + list(args), capture_output=True, text=True)
+    r = subprocess.run([PAICTL] + list(args), capture_output=True, text=True, errors="replace")
     if check and r.returncode != 0:
         fail("paictl %s: exit %d\n%s%s" % (" ".join(args), r.returncode, r.stdout, r.stderr))
     return r
@@ -81,6 +81,17 @@ def diff(a, b):
 def restore():
     tb("restore", RUN, "installed")
     shutil.copy(os.path.join(RUN, "config.yaml.installed"), os.path.join(C, "config.yaml"))
+    # The restore stopped the API server; the master's kubelet starts it again at
+    # the next kubectl. Started here, so a kill lands in the upgrade, not in the
+    # testbed's restart of its API server.
+    for _ in range(40):
+        r = subprocess.run(["ssh", "-F", os.path.join(RUN, "ssh_config"), "tb-master",
+                            "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache get --raw /readyz"],
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            return
+        time.sleep(0.25)
+    fail("the API server after the restore: " + r.stdout + r.stderr)
 
 
 def main():
@@ -97,8 +108,10 @@ def main():
         shutil.copy(os.path.join(C, "config.yaml"), os.path.join(RUN, "config.yaml.installed"))
         print("ok: installed and saved in %.1f s" % (time.time() - t0))
         t1 = time.time()
-        paictl(*UPGRADE)
+        r = paictl(*UPGRADE)
         T = time.time() - t1
+        if "\ufffd" in r.stdout + r.stderr:
+            fail("the upgrade's output is not UTF-8:\n" + r.stdout + r.stderr)
         ref = state()
         if ref["hosts"]["tb-master"]["kubeadm"].get("upgradeApply") != 1:
             fail("the reference: upgradeApply %s" % ref["hosts"]["tb-master"]["kubeadm"])
