@@ -124,6 +124,7 @@ check "$TMP/plan.json" "[g['action'] for g in d['steps'][0]['maintenance']['batc
 run upgrade "$C" $UP --to 1.31 --dry-run --detailed-exitcode
 expect_rc 2 "upgrade --dry-run --detailed-exitcode: changes to make"
 grep -q "batch 2 .*$BUSY" "$TMP/out" || fail "the text plan: $(cat "$TMP/out")"
+grep -q "^    Maintenance plan: 2 nodes in 2 batches" "$TMP/out" || fail "the text plan's summary: $(cat "$TMP/out")"
 cp "$TMP/out" "$RUN.plan.txt"  # (docs/upgrade.md shows it)
 
 # --- the upgrade --------------------------------------------------------------------
