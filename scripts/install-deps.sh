@@ -11,6 +11,7 @@ PACKAGES="
   libgtest-dev libgmock-dev libbenchmark-dev libfyaml-dev libkainjow-mustache-dev
   openssh-server openssh-client iproute2 iputils-ping util-linux procps python3 sudo
   python3-yaml python3-jsonschema openssl
+  etcd-server etcd-client
   zsh fish
 "
 # The testbed's kubectl (scripts/testbed.sh): Debian's kubernetes-client, unless another
@@ -33,7 +34,21 @@ done
 # (ctest -R azure.sdk_check); a Node.js that brings its own npm is fine.
 if ! command -v npm >/dev/null 2>&1; then missing="$missing npm"; fi
 
+# The testbed runs etcd-server's /usr/bin/etcd on its masters (docs/testbed.md, "The
+# etcd"); the machine's own etcd.service, which the package enables and starts where
+# systemd runs, is stopped and disabled: the testbed's etcds listen on their hosts'
+# addresses only, and nothing of the machine's etcd (its 127.0.0.1:2379, its
+# /var/lib/etcd) is theirs.
+stop_machine_etcd() {
+  if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1 &&
+     systemctl is-enabled etcd.service >/dev/null 2>&1; then
+    ${SUDO:-} systemctl disable --now etcd.service >/dev/null 2>&1 || true
+    echo "install-deps: the machine's etcd.service stopped and disabled (the testbed runs its own)"
+  fi
+}
+
 if [ -z "$missing" ]; then
+  stop_machine_etcd
   echo "install-deps: all packages present"
   exit 0
 fi
@@ -52,4 +67,5 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+stop_machine_etcd
 echo "install-deps: done"

@@ -2,7 +2,9 @@
 # The install testbed: N fresh sshd test hosts with stateful fakes of apt/dpkg,
 # systemctl, modprobe, sysctl, swap, containerd, nvidia-ctk, nvidia-smi,
 # kubeadm and kubelet, and a fake Kubernetes API server on the master that
-# kubectl talks to over TLS; once paictl install ran, test doubles of OpenPAI's
+# kubectl talks to over TLS, keeping its objects in a real etcd (Debian's
+# etcd-server, run from kubeadm's static pod manifest; the machine's etcdctl
+# backs it up and restores it); once paictl install ran, test doubles of OpenPAI's
 # gateway (REST API v2, http://MASTER) and of HiveD's inspect API
 # (http://MASTER:30096). docs/testbed.md describes it.
 #

@@ -58,14 +58,14 @@ std::string maintenance_summary(const MaintenancePlan& plan) {
     nodes += b.nodes.size();
     for (const auto& g : b.groups) {
       if (g.action == GroupAction::WaitedFor) ++waited;
-      if (g.action == GroupAction::LazilyPreempted) ++lazy;
+      if (g.action == GroupAction::LazilyPreempted || g.lazily_preempted) ++lazy;
     }
   }
-  std::string s = maintenance_print_count(nodes, "node", "nodes") + " in " +
-                  maintenance_print_count(plan.batches.size(), "batch", "batches") + " (" +
-                  maintenance_print_count(static_cast<size_t>(plan.nodes_per_batch), "node",
-                                          "nodes") +
-                  " a batch at most)";
+  std::string s =
+      maintenance_print_count(nodes, "node", "nodes") + " in " +
+      maintenance_print_count(plan.batches.size(), "batch", "batches") + " (" +
+      maintenance_print_count(static_cast<size_t>(plan.nodes_per_batch), "node", "nodes") +
+      " a batch at most)";
   if (waited) s += ", " + maintenance_print_count(waited, "group", "groups") + " waited for";
   if (!plan.evicted.empty())
     s += ", " + maintenance_print_count(plan.evicted.size(), "group", "groups") + " evicted";
@@ -94,13 +94,9 @@ std::string maintenance_text(const MaintenancePlan& plan, bool wide) {
            maintenance_print_time(b.start_s, now) + "  " + maintenance_print_join(b.nodes) + "\n";
     out += "  " + b.reason + "\n";
     if (!b.groups.empty()) {
-      std::vector<Column> cols = {{"GROUP"},
-                                       {"VC"},
-                                       {"PRIORITY", false, true},
-                                       {"GPUS", false, true},
-                                       {"WHAT HAPPENS"},
-                                       {"NODES", true},
-                                       {"REASON", true}};
+      std::vector<Column> cols = {
+          {"GROUP"},        {"VC"},          {"PRIORITY", false, true}, {"GPUS", false, true},
+          {"WHAT HAPPENS"}, {"NODES", true}, {"REASON", true}};
       Table t(cols);
       for (const auto& g : b.groups)
         t.add({g.name, g.vc, std::to_string(g.priority), std::to_string(g.leaves),
@@ -115,8 +111,8 @@ std::string maintenance_text(const MaintenancePlan& plan, bool wide) {
       }
     }
     for (const auto& d : b.doomed) {
-      out += "  doomed: VC " + d.vc + ": " + std::to_string(d.cells) + " " + d.cell_type +
-             " cell" + (d.cells == 1 ? "" : "s") + " (" + std::to_string(d.leaves) + " of its " +
+      out += "  doomed: VC " + d.vc + ": " + std::to_string(d.cells) + " " + d.cell_type + " cell" +
+             (d.cells == 1 ? "" : "s") + " (" + std::to_string(d.leaves) + " of its " +
              std::to_string(d.guaranteed_leaves) + " guaranteed leaf cells";
       if (d.added_leaves != d.leaves)
         out += ", " + std::to_string(d.added_leaves) + " by this batch";
@@ -129,7 +125,8 @@ std::string maintenance_text(const MaintenancePlan& plan, bool wide) {
   if (!plan.blocked.empty()) {
     out += "\nNot in any batch (a running group cannot be waited for; --evict would evict it):\n";
     for (const auto& b : plan.blocked) out += "  " + b.node + ": " + b.reason + "\n";
-    for (const auto& g : plan.blocking) out += "  " + g.name + " (" + g.vc + "): " + g.reason + "\n";
+    for (const auto& g : plan.blocking)
+      out += "  " + g.name + " (" + g.vc + "): " + g.reason + "\n";
   }
   if (!plan.unknown_nodes.empty())
     out += "\nNot in HiveD's cells (maintained as idle): " +

@@ -68,12 +68,12 @@ std::string maintenance_list(const std::vector<std::string>& names, size_t most 
   return out;
 }
 
-int64_t nodes_per_batch_of(const MaxUnavailable& m, int64_t cluster_nodes) {
+int64_t maintenance_nodes_per_batch(const MaxUnavailable& m, int64_t cluster_nodes) {
   if (m.kind == MaxUnavailable::Kind::Nodes) return std::max<int64_t>(1, m.value);
   return std::max<int64_t>(1, cluster_nodes * m.value / 100);
 }
 
-util::Result<void> check_request(const MaintenanceRequest& r) {
+util::Result<void> maintenance_check(const MaintenanceRequest& r) {
   if (r.nodes.empty())
     return util::Error{"no node to maintain", "name the nodes to take out of service"};
   const auto& m = r.max_unavailable;
@@ -100,8 +100,9 @@ std::vector<std::string> maintenance_nodes(const MaintenanceRequest& r,
   return out;
 }
 
-MaintenancePlan plain_plan(const MaintenanceRequest& r, std::vector<std::string> nodes,
-                           std::string_view fallback_reason, std::vector<std::string> warnings) {
+MaintenancePlan maintenance_plain_plan(const MaintenanceRequest& r, std::vector<std::string> nodes,
+                                       std::string_view fallback_reason,
+                                       std::vector<std::string> warnings) {
   MaintenancePlan p;
   p.hived = false;
   p.fallback_reason = fallback_reason.empty()
@@ -114,7 +115,7 @@ MaintenancePlan plain_plan(const MaintenanceRequest& r, std::vector<std::string>
   p.now_s = r.now_s;
   p.warnings = std::move(warnings);
   p.cluster_nodes = static_cast<int64_t>(nodes.size());
-  p.nodes_per_batch = nodes_per_batch_of(r.max_unavailable, p.cluster_nodes);
+  p.nodes_per_batch = maintenance_nodes_per_batch(r.max_unavailable, p.cluster_nodes);
   double start = r.now_s;
   for (size_t i = 0; i < nodes.size(); i += static_cast<size_t>(p.nodes_per_batch)) {
     MaintenanceBatch b;
@@ -148,18 +149,19 @@ struct MaintenanceUnion {
 
 // A set of nodes that goes out together: one node, or a gang's nodes.
 struct MaintenanceUnit {
-  std::vector<size_t> nodes;  // indices into the nodes given, ascending
-  int category = 0;           // 0 idle, 1 groups waited for, 2 a group evicted
-  double ready = 0;           // when its waited groups have ended
+  std::vector<size_t> nodes;       // indices into the nodes given, ascending
+  int category = 0;                // 0 idle, 1 groups waited for, 2 a group evicted
+  double ready = 0;                // when its waited groups have ended
   std::vector<std::string> gangs;  // waited groups that keep its nodes together
 };
 
 // Doomed cells per (vc, chain, level), read from a policy.
-using DoomedKey = std::tuple<int32_t, int32_t, int32_t>;
-using DoomedMap = std::map<DoomedKey, std::pair<int64_t, int64_t>>;  // -> cells, leaves
+using MaintenanceDoomedKey = std::tuple<int32_t, int32_t, int32_t>;
+using MaintenanceDoomed =
+    std::map<MaintenanceDoomedKey, std::pair<int64_t, int64_t>>;  // -> cells, leaves
 
-DoomedMap maintenance_doomed(const scheduler::Policy& p) {
-  DoomedMap out;
+MaintenanceDoomed maintenance_doomed(const scheduler::Policy& p) {
+  MaintenanceDoomed out;
   for (const auto& d : scheduler::doomed_cells(p))
     out[{d.vc, d.chain, d.level}] = {d.cells, d.leaf_cells};
   return out;
@@ -169,7 +171,7 @@ DoomedMap maintenance_doomed(const scheduler::Policy& p) {
 struct MaintenanceDraft {
   std::vector<size_t> nodes;
   std::vector<size_t> groups;  // released in it (waited for or evicted)
-  DoomedMap doomed;
+  MaintenanceDoomed doomed;
   std::vector<std::string> notes;
 };
 
@@ -202,7 +204,8 @@ util::Result<MaxUnavailable> parse_max_unavailable(std::string_view text) {
   if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size())
     return util::Error{"max unavailable: expected N or P%, got \"" + std::string(text) + "\"",
                        hint};
-  if (v < 1) return util::Error{"max unavailable must be at least 1, got " + std::string(text), hint};
+  if (v < 1)
+    return util::Error{"max unavailable must be at least 1, got " + std::string(text), hint};
   if (m.kind == MaxUnavailable::Kind::Percent && v > 100)
     return util::Error{"max unavailable cannot be more than 100%, got " + std::string(text), hint};
   m.value = v;
@@ -216,10 +219,11 @@ std::string to_string(const MaxUnavailable& m) {
 util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request,
                                                const LiveState* live,
                                                std::string_view fallback_reason) {
-  if (auto ok = check_request(request); !ok) return std::move(ok).error();
+  if (auto ok = maintenance_check(request); !ok) return std::move(ok).error();
   std::vector<std::string> warnings;
   std::vector<std::string> nodes = maintenance_nodes(request, warnings);
-  if (!live) return plain_plan(request, std::move(nodes), fallback_reason, std::move(warnings));
+  if (!live)
+    return maintenance_plain_plan(request, std::move(nodes), fallback_reason, std::move(warnings));
 
   auto built = model_of(live->status);
   if (!built) return util::Error{"the maintenance plan: " + built.error().message, ""};
@@ -239,7 +243,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
   plan.warnings = std::move(warnings);
   plan.warnings.insert(plan.warnings.end(), live->warnings.begin(), live->warnings.end());
   plan.cluster_nodes = static_cast<int64_t>(live->nodes.size());
-  plan.nodes_per_batch = nodes_per_batch_of(request.max_unavailable, plan.cluster_nodes);
+  plan.nodes_per_batch = maintenance_nodes_per_batch(request.max_unavailable, plan.cluster_nodes);
   const bool percent = request.max_unavailable.kind == MaxUnavailable::Kind::Percent;
 
   // The running groups and the nodes they run on.
@@ -283,10 +287,10 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
                                 maintenance_span(request.wait_for_groups_s) + " wait";
         continue;
       }
-      std::string why = info.end ? "expected to end " + maintenance_when(*info.end) +
-                                       ", after the " +
-                                       maintenance_span(request.wait_for_groups_s) + " wait"
-                                 : "no expected end is known";
+      std::string why = info.end
+                            ? "expected to end " + maintenance_when(*info.end) + ", after the " +
+                                  maintenance_span(request.wait_for_groups_s) + " wait"
+                            : "no expected end is known";
       if (request.evict) {
         info.action = GroupAction::Evicted;
         info.reason = why + ": evicted (evict)";
@@ -379,7 +383,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
     if (int32_t i = now_policy->cluster().find_node(n); i >= 0)
       now_policy->set_node_health(i, false);
   scheduler::restore_hived_groups(*now_policy, binds);
-  const DoomedMap doomed_now = maintenance_doomed(*now_policy);
+  const MaintenanceDoomed doomed_now = maintenance_doomed(*now_policy);
   std::unordered_set<std::string> bad_now(live_bad.begin(), live_bad.end());
 
   // The VCs' guaranteed leaf cells and what P% allows of them.
@@ -389,7 +393,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
     for (int64_t x : shape.vcs[v].pinned) guaranteed[v] += x;
     if (percent) allowed[v] = guaranteed[v] * request.max_unavailable.value / 100;
   }
-  auto added_per_vc = [&](const DoomedMap& d) {
+  auto added_per_vc = [&](const MaintenanceDoomed& d) {
     std::vector<int64_t> out(shape.vcs.size(), 0);
     for (const auto& [k, v] : d) {
       int64_t before = 0;
@@ -399,7 +403,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
     return out;
   };
   // The first VC whose added doomed leaves go beyond P%, or -1.
-  auto over_bound = [&](const DoomedMap& d) -> int32_t {
+  auto over_bound = [&](const MaintenanceDoomed& d) -> int32_t {
     if (!percent) return -1;
     auto added = added_per_vc(d);
     for (size_t v = 0; v < added.size(); ++v)
@@ -437,7 +441,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
     set_health(at, false);
     return released;
   };
-  auto vc_words = [&](int32_t v, const DoomedMap& d) {
+  auto vc_words = [&](int32_t v, const MaintenanceDoomed& d) {
     return "it would doom " + std::to_string(added_per_vc(d)[static_cast<size_t>(v)]) +
            " more of VC " + shape.vcs[static_cast<size_t>(v)].name + "'s " +
            std::to_string(guaranteed[static_cast<size_t>(v)]) + " guaranteed leaf cells (" +
@@ -453,46 +457,49 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
     } else {
       for (size_t k = 0; k < unit.nodes.size(); k += bound)
         pieces.emplace_back(unit.nodes.begin() + static_cast<std::ptrdiff_t>(k),
-                            unit.nodes.begin() +
-                                static_cast<std::ptrdiff_t>(std::min(unit.nodes.size(), k + bound)));
+                            unit.nodes.begin() + static_cast<std::ptrdiff_t>(
+                                                     std::min(unit.nodes.size(), k + bound)));
       close();
       cur.notes.push_back("gang " + maintenance_list(unit.gangs) + " spans " +
                           std::to_string(unit.nodes.size()) + " nodes, more than a batch takes (" +
                           std::to_string(bound) +
                           "): its nodes fill consecutive batches, the first waits for it");
     }
+    // Groups released for nodes that then waited for the next batch: listed
+    // with the batch that takes the nodes.
+    std::vector<size_t> carry;
     while (!pieces.empty()) {
       std::vector<size_t> piece = std::move(pieces.front());
       pieces.pop_front();
       if (!cur.nodes.empty() && cur.nodes.size() + piece.size() > bound) close();
       const bool fresh_batch = cur.nodes.empty();
       std::vector<size_t> released = take(piece);
-      DoomedMap d = maintenance_doomed(*now_policy);
+      carry.insert(carry.end(), released.begin(), released.end());
+      MaintenanceDoomed d = maintenance_doomed(*now_policy);
       if (int32_t v = over_bound(d); v >= 0) {
         if (!fresh_batch) {
-          // The batch ends before these nodes.
+          // The batch ends before these nodes; they start the next one.
           set_health(piece, true);
           cur.notes.push_back("ends before " + nodes[piece.front()] + ": " + vc_words(v, d));
           close();
-          set_health(piece, false);
-          d = maintenance_doomed(*now_policy);
-        } else if (piece.size() > 1) {
-          // Alone it goes beyond: its nodes one by one.
+          pieces.push_front(std::move(piece));
+          continue;
+        }
+        if (piece.size() > 1) {
+          // Alone they go beyond: one by one, the first waits for the gang.
           set_health(piece, true);
           for (auto it = piece.rbegin(); it != piece.rend(); ++it) pieces.push_front({*it});
-          // Its groups have ended: the first of the pieces lists them.
-          cur.groups.insert(cur.groups.end(), released.begin(), released.end());
           cur.notes.push_back("gang " + maintenance_list(unit.gangs) +
-                              "'s nodes together would doom too much: " + vc_words(v, d) +
+                              "'s nodes together would go beyond: " + vc_words(v, d) +
                               "; its nodes go one by one, the first waits for it");
           continue;
         }
-        if (int32_t w = over_bound(d); w >= 0)
-          cur.notes.push_back("goes beyond " + to_string(request.max_unavailable) +
-                              " with its one node: " + vc_words(w, d));
+        cur.notes.push_back("goes beyond " + to_string(request.max_unavailable) +
+                            " with its one node: " + vc_words(v, d));
       }
       cur.nodes.insert(cur.nodes.end(), piece.begin(), piece.end());
-      cur.groups.insert(cur.groups.end(), released.begin(), released.end());
+      cur.groups.insert(cur.groups.end(), carry.begin(), carry.end());
+      carry.clear();
       cur.doomed = std::move(d);
       if (!unit.gangs.empty() && unit.nodes.size() <= bound && piece.size() > 1)
         cur.notes.push_back("gang " + maintenance_list(unit.gangs) + " keeps its " +
@@ -556,11 +563,16 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
   // The groups still running, as bind info: the groups of each batch leave it
   // as the batches go (moved out, never copied per batch).
   std::vector<scheduler::LiveGroup> running = std::move(binds);
+  // A restart with today's bad nodes, made again only when groups have left.
+  std::vector<scheduler::RestoredGroup> was;
+  bool was_fresh = false;
   auto drop = [&](const std::unordered_set<std::string>& names) {
     if (names.empty()) return;
+    const size_t before = running.size();
     running.erase(std::remove_if(running.begin(), running.end(),
                                  [&](const auto& g) { return names.count(g.name) > 0; }),
                   running.end());
+    if (running.size() != before) was_fresh = false;
   };
   for (size_t k = 0; k < drafts.size(); ++k) {
     const auto& dr = drafts[k];
@@ -605,9 +617,13 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
     std::unordered_map<std::string, size_t> own_index;
     for (size_t i = 0; i < own.size(); ++i) own_index.emplace(own[i].name, i);
     std::vector<PlannedGroup> lazy;
-    std::vector<scheduler::RestoredGroup> was, will;
+    std::vector<scheduler::RestoredGroup> will;
     if (!changes_nothing(bad)) {
-      was = restart(bad_now, running);
+      ++plan.replayed_batches;
+      if (!was_fresh) {
+        was = restart(bad_now, running);
+        was_fresh = true;
+      }
       will = restart(bad, running);
     }
     for (size_t i = 0; i < will.size(); ++i) {
@@ -618,8 +634,7 @@ util::Result<MaintenancePlan> plan_maintenance(const MaintenanceRequest& request
       if (auto mine = own_index.find(r.name); mine != own_index.end()) {
         own[mine->second].lazily_preempted = true;
         own[mine->second].lazy_reason =
-            "a HiveD restarted while the batch waits for it runs it opportunistically: " +
-            r.reason;
+            "a HiveD restarted while the batch waits for it runs it opportunistically: " + r.reason;
         continue;
       }
       auto it = group_index.find(r.name);

@@ -180,6 +180,9 @@ struct MaintenancePlan {
   std::vector<std::string> warnings;       // duplicates dropped, replay problems...
   // The estimated start of the last batch (now when there is none).
   double end_s = 0;
+  // Batches whose restart was replayed; the others' bad cells fit in HiveD's
+  // headroom and change no group.
+  int64_t replayed_batches = 0;
 };
 
 // The plan. `live` null: no HiveD known (plain order; `fallback_reason` says

@@ -1,16 +1,25 @@
 #include "hived/maintenance_json.h"
 
+#include <cmath>
+#include <cstdint>
+
 namespace pai::hived {
 
 namespace {
+
+// Seconds as an integer when whole (they nearly always are).
+Json maintenance_seconds(double s) {
+  if (std::isfinite(s) && s == std::floor(s) && std::fabs(s) < 9e15) return static_cast<int64_t>(s);
+  return s;
+}
 
 Json maintenance_group_json(const PlannedGroup& g) {
   Json j{{"name", g.name},
          {"vc", g.vc},
          {"priority", g.priority},
          {"action", std::string(to_string(g.action))}};
-  if (g.until_s) j["until"] = *g.until_s;
-  if (g.end_s) j["expectedEnd"] = *g.end_s;
+  if (g.until_s) j["until"] = maintenance_seconds(*g.until_s);
+  if (g.end_s) j["expectedEnd"] = maintenance_seconds(*g.end_s);
   j["nodes"] = g.nodes;
   j["leafCells"] = g.leaves;
   j["reason"] = g.reason;
@@ -42,7 +51,7 @@ Json maintenance_json(const MaintenancePlan& plan) {
     }
     batches.push_back({{"index", b.index},
                        {"nodes", b.nodes},
-                       {"start", b.start_s},
+                       {"start", maintenance_seconds(b.start_s)},
                        {"reason", b.reason},
                        {"groups", std::move(groups)},
                        {"doomed", std::move(doomed)}});
@@ -57,10 +66,11 @@ Json maintenance_json(const MaintenancePlan& plan) {
   j["maxUnavailable"] = to_string(plan.max_unavailable);
   j["nodesPerBatch"] = plan.nodes_per_batch;
   j["clusterNodes"] = plan.cluster_nodes;
-  j["waitForGroupsSeconds"] = plan.wait_for_groups_s;
+  j["waitForGroupsSeconds"] = maintenance_seconds(plan.wait_for_groups_s);
   j["evict"] = plan.evict;
-  j["now"] = plan.now_s;
-  j["end"] = plan.end_s;
+  j["now"] = maintenance_seconds(plan.now_s);
+  j["end"] = maintenance_seconds(plan.end_s);
+  j["replayedBatches"] = plan.replayed_batches;
   j["batches"] = std::move(batches);
   j["blocking"] = std::move(blocking);
   j["blocked"] = std::move(blocked);

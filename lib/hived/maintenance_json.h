@@ -9,14 +9,14 @@ namespace pai::hived {
 
 // {"order": "hived"|"plain", "fallbackReason"?, "maxUnavailable": "1"|"10%",
 //  "nodesPerBatch", "clusterNodes", "waitForGroupsSeconds", "evict", "now",
-//  "end", "batches": [{"index", "nodes", "start", "reason",
+//  "end", "replayedBatches", "batches": [{"index", "nodes", "start", "reason",
 //    "groups": [{"name","vc","priority","action","until"?,"expectedEnd"?,
 //                "nodes","leafCells","reason","lazilyPreempted"?,"lazyReason"?}],
 //    "doomed": [{"vc","chain","cellType","cells","leafCells","addedLeafCells",
 //                "guaranteedLeafCells","allowedLeafCells"?}]}],
 //  "blocking": [group...], "blocked": [{"node","groups","reason"}], "evicted": [...],
 //  "unknownNodes": [...], "warnings": [...]}
-// Times are epoch seconds (numbers).
+// Times are epoch seconds (integers when whole).
 Json maintenance_json(const MaintenancePlan& plan);
 
 }  // namespace pai::hived

@@ -87,7 +87,8 @@ std::vector<DoomedCount> doomed_cells(const Policy& policy);
 // Per chain and level ([chain][level], level 0 unused): how many bad free
 // cells HiveD takes before it dooms one, the free cells left minus the largest
 // free guarantee of a VC (it binds doomed cells while a VC's free guarantee
-// exceeds the healthy free cells). Empty for other policies.
+// exceeds the healthy free cells); the largest int64_t where no VC has a free
+// guarantee at that level. Empty for other policies.
 std::vector<std::vector<int64_t>> doomed_headroom(const Policy& policy);
 
 }  // namespace pai::scheduler

@@ -2,6 +2,7 @@
 // tryBindDoomedBadCell/tryUnbindDoomedBadCell).
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -166,7 +167,10 @@ std::vector<std::vector<int64_t>> Hived::doomed_headroom() const {
     for (int32_t level = 1; level <= top; ++level) {
       int32_t most = 0;
       for (int32_t vc = 0; vc < nvc_; ++vc) most = std::max(most, vc_free_[vcl(vc, chain, level)]);
-      row[static_cast<size_t>(level)] = total_left_[cl(chain, level)] - most;
+      // No VC has a free guarantee at this level: bad free cells, never more
+      // than the free cells, can exceed none.
+      row[static_cast<size_t>(level)] =
+          most == 0 ? std::numeric_limits<int64_t>::max() : total_left_[cl(chain, level)] - most;
     }
   }
   return out;

@@ -1,6 +1,6 @@
 // The maintenance planner (lib/hived/maintenance.h): the plan for every node of
 // a 1,500-node cluster running 2,000 groups, in CPU time. The cluster (375
-// racks of four 8-GPU nodes, 15 VCs guaranteed 90 % of it) and the groups
+// racks of four 8-GPU nodes, 15 VCs guaranteed 90 % or all of it) and the groups
 // (seeded: 1-4 GPUs, one node, two and four nodes; a tenth opportunistic)
 // are made here, placed by lib/scheduler and read back as HiveD's inspect
 // API shows them; a tenth of the groups have no known end.
@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -29,7 +30,7 @@ constexpr int kVcs = 15;
 constexpr int kGroups = 2000;
 constexpr double kNow = 1'800'000'000;
 
-std::string maintenance_bench_config() {
+std::string maintenance_bench_config(int guaranteed_percent) {
   std::string s =
       "physicalCluster:\n"
       "  skuTypes:\n"
@@ -45,7 +46,7 @@ std::string maintenance_bench_config() {
     s += "]\n";
   }
   s += "virtualClusters:\n";
-  const int per_vc = kRacks * 4 * 9 / 10 / kVcs;  // 90 nodes each
+  const int per_vc = kRacks * 4 * guaranteed_percent / 100 / kVcs;  // 90 or 100 nodes each
   for (int v = 0; v < kVcs; ++v)
     s += "  vc" + std::to_string(v) + ":\n    virtualCells: [{cellType: V100-RACK.V100-NODE, " +
          "cellNumber: " + std::to_string(per_vc) + "}]\n";
@@ -65,11 +66,12 @@ uint64_t maintenance_bench_next(uint64_t& x) {  // splitmix64
   return z ^ (z >> 31);
 }
 
-const MaintenanceBenchInput& maintenance_bench_input() {
-  static std::unique_ptr<MaintenanceBenchInput> in;
+const MaintenanceBenchInput& maintenance_bench_input(int guaranteed_percent) {
+  static std::map<int, std::unique_ptr<MaintenanceBenchInput>> cache;
+  auto& in = cache[guaranteed_percent];
   if (in) return *in;
   in = std::make_unique<MaintenanceBenchInput>();
-  std::string text = maintenance_bench_config();
+  std::string text = maintenance_bench_config(guaranteed_percent);
   pai::yaml::Stream s = pai::yaml::load(text);
   pai::diag::List dl;
   pai::config::Context ctx("maintenance.yaml", dl);
@@ -108,20 +110,23 @@ const MaintenanceBenchInput& maintenance_bench_input() {
   return *in;
 }
 
-// Args: max unavailable (> 0 nodes, < 0 percent).
+// Args: max unavailable (> 0 nodes, < 0 percent), the VCs' guaranteed share
+// of the cluster (percent), 1 to replay a restart for every batch (the cost
+// when no batch fits in HiveD's headroom).
 void BM_MaintenancePlan(benchmark::State& state) {
-  const auto& in = maintenance_bench_input();
+  const auto& in = maintenance_bench_input(static_cast<int>(state.range(1)));
   pai::hived::MaintenanceRequest r;
   for (const auto& n : in.live.nodes) r.nodes.push_back(n.name);
   const int64_t m = state.range(0);
-  r.max_unavailable = {m > 0 ? pai::hived::MaxUnavailable::Kind::Nodes
-                             : pai::hived::MaxUnavailable::Kind::Percent,
-                       m > 0 ? m : -m};
+  r.max_unavailable = {
+      m > 0 ? pai::hived::MaxUnavailable::Kind::Nodes : pai::hived::MaxUnavailable::Kind::Percent,
+      m > 0 ? m : -m};
   r.wait_for_groups_s = 24 * 3600;
   r.evict = true;
   r.now_s = kNow;
   r.expected_ends = in.ends;
-  int64_t batches = 0, lazy = 0, doomed = 0, evicted = 0;
+  r.replay_every_batch = state.range(2) != 0;
+  int64_t batches = 0, lazy = 0, doomed = 0, evicted = 0, replayed = 0;
   for (auto _ : state) {
     auto plan = pai::hived::plan_maintenance(r, &in.live);
     if (!plan.ok()) {
@@ -136,6 +141,7 @@ void BM_MaintenancePlan(benchmark::State& state) {
       if (!b.doomed.empty()) ++doomed;
     }
     evicted = static_cast<int64_t>(plan->evicted.size());
+    replayed = plan->replayed_batches;
   }
   state.counters["nodes"] = static_cast<double>(r.nodes.size());
   state.counters["groups"] = static_cast<double>(in.live.groups.size());
@@ -143,13 +149,21 @@ void BM_MaintenancePlan(benchmark::State& state) {
   state.counters["lazy"] = static_cast<double>(lazy);
   state.counters["doomed_batches"] = static_cast<double>(doomed);
   state.counters["evicted"] = static_cast<double>(evicted);
+  state.counters["replayed"] = static_cast<double>(replayed);
 }
 
 BENCHMARK(BM_MaintenancePlan)
-    ->Arg(1)
-    ->Arg(10)
-    ->Arg(-5)
+    ->Args({1, 90, 0})
+    ->Args({10, 90, 0})
+    ->Args({-5, 90, 0})
+    ->Args({1, 100, 0})
+    ->Args({-5, 100, 0})
     ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MaintenancePlan)
+    ->Args({10, 90, 1})
+    ->Args({-5, 90, 1})
+    ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

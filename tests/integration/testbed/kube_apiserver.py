@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """A small fake Kubernetes API server for the testbed (Python 3 standard library + PyYAML).
 
-It stores objects in memory and in DIR/objects.json (rewritten atomically on
-every change, so a restarted server keeps its "etcd"), and answers what
+It keeps objects in memory and in the master's etcd (--etcd-servers, with
+kube-apiserver's keys under /registry, one transaction per request or
+controllers' tick; read back at its start), or without --etcd-servers in
+DIR/objects.json, and answers what
 kubectl and kubeadm need over TLS (the cluster CA that the fake kubeadm makes):
 
   discovery   /api, /apis, /api/v1, /apis/G/V (legacy, not aggregated),
@@ -55,6 +57,7 @@ import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pai_doubles  # noqa: E402
+import tbetcd  # noqa: E402
 
 # (group, version, plural, kind, namespaced, shortNames, has status)
 BUILTIN = [
@@ -91,6 +94,7 @@ BUILTIN = [
     ("coordination.k8s.io", "v1", "leases", "Lease", True, [], False),
     ("certificates.k8s.io", "v1", "certificatesigningrequests", "CertificateSigningRequest", False, ["csr"], True),
 ]
+BUILTIN_KEYS = {(b[0], b[2]) for b in BUILTIN}
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 WORKLOADS = ("deployments", "daemonsets", "statefulsets", "jobs")
@@ -400,14 +404,23 @@ class Store:
         self.events = []  # (rv, type, resource plural/group, obj)
         self.changed = {}  # key -> time of the last spec change (controllers wait rollout_delay)
         self.side = {"node_hosts": {}, "node_tokens": {}, "next_ip": 11, "next_port": 30000}
-        path = d + "/objects.json"
-        if os.path.exists(path):
-            with open(path) as f:
-                data = json.load(f)
-            self.rv = data["rv"]
-            self.side = data.get("side", self.side)
-            for o in data["objects"]:
-                self.objects[tuple(o["key"])] = o["object"]
+        self.etcd = None
+        self.stored = {}  # with etcd: key -> (resourceVersion, object) as etcd has it
+        self.stored_state = None
+        self.unstored = False  # etcd did not take the last write: tried again at the next tick
+        self.on_etcd_replaced = lambda: os._exit(1)  # main() stops the HiveD double first
+        if cfg.get("etcd"):
+            self.etcd = tbetcd.Client(*cfg["etcd"])
+            self.load_etcd()
+        else:
+            path = d + "/objects.json"
+            if os.path.exists(path):
+                with open(path) as f:
+                    data = json.load(f)
+                self.rv = data["rv"]
+                self.side = data.get("side", self.side)
+                for o in data["objects"]:
+                    self.objects[tuple(o["key"])] = o["object"]
         self.resources = {}
         for b in BUILTIN:
             r = Resource(*b)
@@ -420,12 +433,114 @@ class Store:
                         "metadata": {"name": "kubernetes", "namespace": "default", "labels": {"component": "apiserver", "provider": "kubernetes"}},
                         "spec": {"clusterIP": self.first_ip(), "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": cfg["port"]}]}}, "kube-apiserver")
 
+    def load_etcd(self):
+        """Every object under /registry and the server's own state, from etcd (retried
+        while etcd starts)."""
+        builtin = {b[2]: b[0] for b in BUILTIN}
+        deadline = time.time() + 30
+        while True:
+            try:
+                kvs = self.etcd.range_prefix("/registry/")
+                state = self.etcd.get(tbetcd.STATE_KEY)
+                break
+            except tbetcd.EtcdError as e:
+                if time.time() > deadline:
+                    raise
+                sys.stderr.write("waiting for etcd: %s\n" % e)
+                time.sleep(0.2)
+        rv = 0
+        for key, value in kvs:
+            k = tbetcd.parse_registry_key(key, builtin)
+            if k is None:
+                continue
+            try:
+                o = json.loads(value)
+            except ValueError:
+                sys.stderr.write("etcd: %s is not JSON; left out\n" % key)
+                continue
+            self.objects[k] = o
+            self.stored[k] = (o.get("metadata", {}).get("resourceVersion"), o)
+            try:
+                rv = max(rv, int(o.get("metadata", {}).get("resourceVersion", 0)))
+            except ValueError:
+                pass
+        if state:
+            data = json.loads(state)
+            self.side = data.get("side", self.side)
+            rv = max(rv, data.get("rv", 0))
+            self.stored_state = state.decode()
+        self.rv = rv
+
+    def persist_etcd(self):
+        """What changed since the last write, as one etcd transaction (or as few as
+        etcd's limits allow). A write etcd did not take is tried again with the next."""
+        state = json.dumps({"rv": self.rv, "side": self.side}, sort_keys=True)
+        # The server's own state first: with the guard below, the first transaction
+        # writes it only where etcd still holds what this server wrote last.
+        ops, done = [("put", tbetcd.STATE_KEY, state.encode())] if state != self.stored_state else [], {}
+        for k, v in self.objects.items():
+            rv = v.get("metadata", {}).get("resourceVersion")
+            hit = self.stored.get(k)
+            if hit is None or hit[0] != rv or hit[1] is not v:
+                ops.append(("put", self.etcd_key(k), json.dumps(v).encode()))
+                done[k] = (rv, v)
+        gone = [k for k in self.stored if k not in self.objects]
+        for k in gone:
+            ops.append(("delete", self.etcd_key(k)))
+        if not ops:
+            return
+        try:
+            self.etcd.txn(ops, guard=(tbetcd.STATE_KEY, self.stored_state))
+        except tbetcd.EtcdReplaced as e:
+            self.etcd_replaced(e)
+        except tbetcd.EtcdError as e:
+            sys.stderr.write("etcd: %d writes not stored yet: %s\n" % (len(ops), e))
+            self.unstored = True
+            try:  # the first of several transactions may have been taken
+                if ops[0][1] == tbetcd.STATE_KEY and self.etcd.get(tbetcd.STATE_KEY) == ops[0][2]:
+                    self.stored_state = state
+            except tbetcd.EtcdError:
+                pass
+            return
+        self.unstored = False
+        self.stored.update(done)
+        for k in gone:
+            self.stored.pop(k, None)
+        self.stored_state = state
+
+    def etcd_replaced(self, e):
+        """etcd was restored under this server: what it holds in memory is not etcd's
+        any more. It exits; the kubelet starts it again, and it reads etcd anew."""
+        sys.stderr.write("%s: exiting, to start again from etcd\n" % e)
+        sys.stderr.flush()
+        self.on_etcd_replaced()
+
+    def check_etcd(self):
+        """etcd still holds the state this server wrote last (read every 2 s)."""
+        try:
+            got = self.etcd.get(tbetcd.STATE_KEY)
+        except tbetcd.EtcdReplaced as e:
+            self.etcd_replaced(e)
+            return
+        except tbetcd.EtcdError:
+            return  # not there for a moment: its writes wait
+        if (got.decode() if got is not None else None) != self.stored_state:
+            self.etcd_replaced("etcd's %s is not what this server wrote last" % tbetcd.STATE_KEY)
+
+    def etcd_key(self, k):
+        r = self.resources.get((k[0], k[1]))
+        builtin = not (r and r.crd) and (k[0], k[1]) in BUILTIN_KEYS
+        return tbetcd.registry_key(k[0], k[1], k[2], k[3], builtin)
+
     def persist(self):
         # A controllers' tick writes many objects (a DaemonSet's pods on 50 nodes,
         # their statuses, the nodes'): the store is written once at its end
         # (Controllers.run), not once a write, each a dump of every object.
         if self.deferred is not None:
             self.deferred = True
+            return
+        if self.etcd is not None:
+            self.persist_etcd()
             return
         path = self.dir + "/objects.json"
         tmp = path + ".tmp"
@@ -1183,6 +1298,7 @@ class Controllers(threading.Thread):
 
     def run(self):
         last = None
+        next_check = time.time() + 2
         while True:
             try:
                 with self.s.lock:
@@ -1199,6 +1315,12 @@ class Controllers(threading.Thread):
                         # The store's version after the tick's own writes; the files as
                         # they were before it, so that one changed meanwhile is seen.
                         last = (files, self.s.rv)
+                    if self.s.etcd is not None:
+                        if self.s.unstored:
+                            self.s.persist()
+                        elif time.time() >= next_check:
+                            self.s.check_etcd()
+                            next_check = time.time() + 2
             except Exception as e:  # a bug in a controller must not kill the server
                 sys.stderr.write("controller error: %r\n" % e)
                 last = None
@@ -1850,9 +1972,17 @@ class Server(NoDelayServer):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
+    # kube-apiserver's flags for its etcd (the static pod manifest's): without
+    # them, the objects are kept in DIR/objects.json.
+    ap.add_argument("--etcd-servers")
+    ap.add_argument("--etcd-cafile")
+    ap.add_argument("--etcd-certfile")
+    ap.add_argument("--etcd-keyfile")
     a = ap.parse_args()
     with open(a.dir + "/config.json") as f:
         cfg = json.load(f)
+    if a.etcd_servers:
+        cfg["etcd"] = (a.etcd_servers.split(",")[0], a.etcd_cafile, a.etcd_certfile, a.etcd_keyfile)
     store = Store(a.dir, cfg)
     srv = Server((cfg["address"], cfg["port"]), Handler)
     srv.store, srv.cfg, srv.version = store, cfg, cfg["version"]
@@ -1866,12 +1996,13 @@ def main():
     srv.socket = ctx.wrap_socket(srv.socket, server_side=True, do_handshake_on_connect=False)
     Controllers(store).start()
 
-    def stop(*_):
+    def stop(*_, code=0):
         hived = getattr(store, "hived_double", None)
         if hived:
             hived.stop()  # the HiveD double's server is this process's child
-        os._exit(0)
+        os._exit(code)
     signal.signal(signal.SIGTERM, stop)
+    store.on_etcd_replaced = lambda: stop(code=1)
     srv.serve_forever()
 
 

@@ -2,10 +2,12 @@
 
 init / join / reset / token create|list|delete / version / config print, with
 kubeadm's preflight errors and its on-host markers:
-  init   writes /etc/kubernetes/pki, manifests/ (step "init" fires here, so a
-         hang or failure leaves the partial state of an interrupted init),
-         /var/lib/kubelet/config.yaml, starts the fake API server
-         (kube_apiserver.py) on the advertise address, writes admin.conf,
+  init   writes /etc/kubernetes/pki (etcd's certificates too), manifests/
+         (kubeadm's etcd.yaml and kube-apiserver.yaml; step "init" fires here,
+         so a hang or failure leaves the partial state of an interrupted init),
+         /var/lib/kubelet/config.yaml, starts what the kubelet runs from the
+         manifests (tbkubelet.py: the real etcd, then the fake API server,
+         kube_apiserver.py, on the advertise address), writes admin.conf,
          super-admin.conf, kubelet.conf, controller-manager.conf, scheduler.conf
          (0600), registers the control-plane Node, kube-proxy, CoreDNS and a
          24 h bootstrap token;
@@ -14,8 +16,8 @@ kubeadm's preflight errors and its on-host markers:
          bootstrap token (401 for a wrong or expired one), writes kubelet.conf
          (0600), pki/ca.crt and /var/lib/kubelet/config.yaml;
   reset  needs -f or a "y" on stdin; removes what init/join wrote, stops the
-         kubelet, and on the control plane stops the API server and drops its
-         data (as stacked etcd's data would go).
+         kubelet, and on the control plane stops the API server and etcd and
+         empties etcd's data directory (the manifest's etcd-data hostPath).
   upgrade plan|apply|node  kubeadm's version rules (one minor at a time, no
          downgrade, kubeadm not older than the target); apply moves the static
          pods' images, the API server's /version, kubeadm-config, kube-proxy and
@@ -190,6 +192,9 @@ def preflight(opts, mode):
     if mode == "init":
         if apiserver_alive():
             errors.append(("Port-6443", "Port 6443 is in use"))
+        if kubelet().etcd_running(tb.HOST):
+            errors.append(("Port-2379", "Port 2379 is in use"))
+            errors.append(("Port-2380", "Port 2380 is in use"))
         for m in MANIFESTS:
             p = "/etc/kubernetes/manifests/" + m
             if os.path.exists(tb.hp(p)):
@@ -257,6 +262,71 @@ def make_cert(d, name, ca, subj, ext):
         pass
 
 
+def etcd_pki(pki, node, addr):
+    """kubeadm's etcd certificates: etcd's own CA, the server and peer certificates
+    (the host's name and address, localhost), the health check's and the API
+    server's client certificates."""
+    d = pki + "/etcd"
+    make_ca(d, "ca", "etcd-ca")
+    sans = "subjectAltName=DNS:%s,DNS:localhost,IP:%s,IP:127.0.0.1,IP:0:0:0:0:0:0:0:1\n" % (node, addr)
+    usage = "keyUsage=critical,digitalSignature,keyEncipherment\n"
+    for name in ("server", "peer"):
+        make_cert(d, name, "ca", "/CN=" + node, sans + "extendedKeyUsage=serverAuth,clientAuth\n" + usage)
+    make_cert(d, "healthcheck-client", "ca", "/CN=kube-etcd-healthcheck-client", "extendedKeyUsage=clientAuth\n" + usage)
+    make_cert(pki, "apiserver-etcd-client", "etcd/ca", "/CN=kube-apiserver-etcd-client", "extendedKeyUsage=clientAuth\n" + usage)
+
+
+def etcd_manifest(node, addr):
+    """kubeadm's etcd static Pod. The client URLs are the master's address only: every
+    testbed host shares this machine's 127.0.0.1 (docs/testbed.md, "The etcd")."""
+    client, peer = "https://%s:2379" % addr, "https://%s:2380" % addr
+    return yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"annotations": {"kubeadm.kubernetes.io/etcd.advertise-client-urls": client},
+                     "labels": {"component": "etcd", "tier": "control-plane"}, "name": "etcd", "namespace": "kube-system"},
+        "spec": {"containers": [{
+            "command": ["etcd", "--advertise-client-urls=" + client,
+                        "--cert-file=/etc/kubernetes/pki/etcd/server.crt", "--client-cert-auth=true",
+                        "--data-dir=/var/lib/etcd", "--initial-advertise-peer-urls=" + peer,
+                        "--initial-cluster=%s=%s" % (node, peer), "--key-file=/etc/kubernetes/pki/etcd/server.key",
+                        "--listen-client-urls=" + client, "--listen-metrics-urls=http://%s:2381" % addr,
+                        "--listen-peer-urls=" + peer, "--name=" + node,
+                        "--peer-cert-file=/etc/kubernetes/pki/etcd/peer.crt", "--peer-client-cert-auth=true",
+                        "--peer-key-file=/etc/kubernetes/pki/etcd/peer.key",
+                        "--peer-trusted-ca-file=/etc/kubernetes/pki/etcd/ca.crt", "--snapshot-count=10000",
+                        "--trusted-ca-file=/etc/kubernetes/pki/etcd/ca.crt"],
+            "image": "registry.k8s.io/etcd:3.5.12-0", "imagePullPolicy": "IfNotPresent", "name": "etcd",
+            "volumeMounts": [{"mountPath": "/var/lib/etcd", "name": "etcd-data"},
+                             {"mountPath": "/etc/kubernetes/pki/etcd", "name": "etcd-certs"}]}],
+            "hostNetwork": True, "priority": 2000001000, "priorityClassName": "system-node-critical",
+            "volumes": [{"hostPath": {"path": "/etc/kubernetes/pki/etcd", "type": "DirectoryOrCreate"}, "name": "etcd-certs"},
+                        {"hostPath": {"path": "/var/lib/etcd", "type": "DirectoryOrCreate"}, "name": "etcd-data"}]}},
+        sort_keys=False)
+
+
+def apiserver_manifest(addr, port, svc_cidr, kver):
+    """kubeadm's kube-apiserver static Pod, with its etcd flags and certificates."""
+    return yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"annotations": {"kubeadm.kubernetes.io/kube-apiserver.advertise-address.endpoint": "%s:%d" % (addr, port)},
+                     "labels": {"component": "kube-apiserver", "tier": "control-plane"},
+                     "name": "kube-apiserver", "namespace": "kube-system"},
+        "spec": {"containers": [{
+            "command": ["kube-apiserver", "--advertise-address=" + addr, "--client-ca-file=/etc/kubernetes/pki/ca.crt",
+                        "--etcd-cafile=/etc/kubernetes/pki/etcd/ca.crt",
+                        "--etcd-certfile=/etc/kubernetes/pki/apiserver-etcd-client.crt",
+                        "--etcd-keyfile=/etc/kubernetes/pki/apiserver-etcd-client.key",
+                        "--etcd-servers=https://%s:2379" % addr, "--secure-port=%d" % port,
+                        "--service-cluster-ip-range=" + svc_cidr,
+                        "--tls-cert-file=/etc/kubernetes/pki/apiserver.crt",
+                        "--tls-private-key-file=/etc/kubernetes/pki/apiserver.key"],
+            "image": "registry.k8s.io/kube-apiserver:" + kver, "imagePullPolicy": "IfNotPresent", "name": "kube-apiserver",
+            "volumeMounts": [{"mountPath": "/etc/kubernetes/pki", "name": "k8s-certs", "readOnly": True}]}],
+            "hostNetwork": True, "priority": 2000001000, "priorityClassName": "system-node-critical",
+            "volumes": [{"hostPath": {"path": "/etc/kubernetes/pki", "type": "DirectoryOrCreate"}, "name": "k8s-certs"}]}},
+        sort_keys=False)
+
+
 def spki_hash(ca_pem):
     """kubeadm's CA pin: sha256 of the certificate's SubjectPublicKeyInfo (DER),
     read from the certificate's DER here (two openssl runs cost a join ~8 ms)."""
@@ -311,73 +381,49 @@ def api_dir(host=None):
     return (host or tb.HOST) + "/state/apiserver"
 
 
+def kubelet():
+    """The kubelet's static pods (tbkubelet.py): etcd and the API server from their manifests."""
+    import tbkubelet
+    return tbkubelet
+
+
 def apiserver_pid():
-    try:
-        with open(api_dir() + "/pid") as f:
-            return int(f.read().strip())
-    except (FileNotFoundError, ValueError):
-        return None
+    return kubelet().apiserver_pid(tb.HOST)
 
 
 def apiserver_alive():
-    pid = apiserver_pid()
-    if not pid:
-        return False
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
+    return kubelet().running_pid(tb.HOST, "kube-apiserver") is not None
 
 
-def start_apiserver():
-    d = api_dir()
-    cfg = json.load(open(d + "/config.json"))
-    log = open(tb.HOST + "/apiserver.log", "a")
-    p = subprocess.Popen(["/usr/bin/python3", tb.LIB + "/kube_apiserver.py", "--dir", d],
-                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True, start_new_session=True)
-    with open(d + "/pid.tmp", "w") as f:
-        f.write("%d\n" % p.pid)
-    os.rename(d + "/pid.tmp", d + "/pid")
-    deadline = time.time() + 10
-    while time.time() < deadline:
+def start_control_plane():
+    """What the kubelet does once kubeadm wrote the manifests: etcd, then the API server."""
+    k = kubelet()
+    for name in ("etcd", "kube-apiserver"):
+        text, doc = k.load_manifest(tb.HOST, name)
+        if doc is None:
+            raise Fail("the static Pod manifest /etc/kubernetes/manifests/%s.yaml is missing or does not parse" % name)
+        if k.running_pid(tb.HOST, name):
+            continue
         try:
-            api("GET", "/readyz", cfg=cfg, raw=True)
-            return
-        except Exception:
-            if p.poll() is not None:
-                raise Fail("the API server exited (see %s/apiserver.log)" % tb.HOST)
-            time.sleep(0.05)
-    raise Fail("[api-check] The API server is not healthy after 10s")
+            if name == "etcd":
+                k.start_etcd(tb.HOST, text, doc)
+            else:
+                k.start_apiserver(tb.HOST, text, doc, tb.LIB)
+        except RuntimeError as e:
+            raise Fail(str(e))
 
 
 def ensure_apiserver(sd):
-    """The kubelet runs the static pods: while it runs and the manifest exists, so does the API server."""
+    """The kubelet runs the static pods: while it runs and a manifest exists, so does its process."""
     if not os.path.exists(api_dir() + "/config.json"):
         return
-    if not os.path.exists(tb.hp("/etc/kubernetes/manifests/kube-apiserver.yaml")):
-        return
-    if tb.unit_state("kubelet", sd.get("kubelet", {})) != "active" or apiserver_alive():
-        return
-    try:
-        start_apiserver()
-    except Fail as e:
-        err(str(e))
+    for e in kubelet().sync(tb.HOST, tb.LIB, sd):
+        err(e)
 
 
 def stop_apiserver():
-    pid = apiserver_pid()
-    if pid and apiserver_alive():
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        for _ in range(100):
-            if not apiserver_alive():
-                break
-            time.sleep(0.02)
-        else:
-            os.kill(pid, signal.SIGKILL)
+    """The API server, then etcd (kubeadm reset)."""
+    kubelet().stop_all(tb.HOST)
 
 
 def api(method, path, body=None, cfg=None, token=None, raw=False, ctx=None, endpoint=None, headers=None):
@@ -542,6 +588,7 @@ def init(argv):
               "subjectAltName=%s\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n" % ",".join(dict.fromkeys(sans)))
     make_cert(pki, "admin", "ca", "/O=kubeadm:cluster-admins/CN=kubernetes-admin",
               "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n")
+    etcd_pki(pki, node, addr)
     for f in PKI:
         p = pki + "/" + f
         if not os.path.exists(p):
@@ -553,6 +600,10 @@ def init(argv):
     os.makedirs(man, exist_ok=True)
     for m in MANIFESTS:
         comp = m[:-5]
+        if comp in ("etcd", "kube-apiserver"):
+            tb.write_file("/etc/kubernetes/manifests/" + m, (etcd_manifest(node, addr) if comp == "etcd" else
+                                                             apiserver_manifest(addr, port, svc_cidr, kver)), 0o600)
+            continue
         tb.write_file("/etc/kubernetes/manifests/" + m, yaml.safe_dump({
             "apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": comp, "namespace": "kube-system", "labels": {"component": comp, "tier": "control-plane"}},
@@ -562,13 +613,14 @@ def init(argv):
                                                            + (["--cluster-cidr=%s" % pod_cidr] if pod_cidr and comp == "kube-controller-manager" else [])}]}},
             sort_keys=False), 0o600)
     out("[control-plane] Creating static Pod manifests in \"/etc/kubernetes/manifests\"")
+    out("[etcd] Creating static Pod manifest for local etcd in \"/etc/kubernetes/manifests\"")
     tb.knob("kubeadm", "init")
     tb.write_file("/var/lib/kubelet/config.yaml", kubelet_config(cgroup), 0o644)
     tb.write_file("/var/lib/kubelet/kubeadm-flags.env",
                   'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock --pod-infra-container-image=registry.k8s.io/pause:3.9"\n', 0o644)
     out("[kubelet-start] Starting the kubelet")
     start_kubelet(cgroup)
-    # The API server (its "etcd" is state/apiserver).
+    # The API server (its objects in etcd; its own files in state/apiserver).
     d = api_dir()
     os.makedirs(d, exist_ok=True)
     admin_token = secrets.token_hex(24)
@@ -582,7 +634,7 @@ def init(argv):
     with open(d + "/config.json", "w") as f:
         json.dump(cfg, f, indent=1)
     out("[wait-control-plane] Waiting for the kubelet to boot up the control plane as static Pods from directory \"/etc/kubernetes/manifests\"")
-    start_apiserver()
+    start_control_plane()
     ca = open(pki + "/ca.crt").read()
     server = "https://" + endpoint
     admin = kubeconfig(server, ca, "kubernetes-admin", open(pki + "/admin.crt").read(), open(pki + "/admin.key").read())
@@ -778,12 +830,23 @@ def reset(argv):
         sd["kubelet"]["state"] = "inactive"
         tb.save("systemd", sd)
     out("[reset] Stopping the kubelet service")
+    # The etcd data directory is the one the etcd manifest's etcd-data volume names.
+    _, doc = kubelet().load_manifest(tb.HOST, "etcd")
+    data = "/var/lib/etcd"
+    for v in (doc or {}).get("spec", {}).get("volumes") or []:
+        if v.get("name") == "etcd-data" and (v.get("hostPath") or {}).get("path"):
+            data = v["hostPath"]["path"].rstrip("/") or data
     stop_apiserver()
-    d = api_dir()
-    if os.path.isdir(d):
-        for n in os.listdir(d):
-            os.unlink(d + "/" + n)
-        os.rmdir(d)
+    for d in (api_dir(), tb.HOST + "/state/static-pods"):
+        if os.path.isdir(d):
+            for n in os.listdir(d):
+                os.unlink(d + "/" + n)
+            os.rmdir(d)
+    if doc is not None or (os.path.isdir(tb.hp(data)) and os.listdir(tb.hp(data))):
+        rm(data)
+        out("[reset] Deleted contents of the etcd data directory: %s" % data)
+    else:
+        out("[reset] No etcd config found. Assuming external etcd")
     for p in ("/etc/kubernetes/manifests", "/var/lib/kubelet", "/etc/kubernetes/pki", "/var/lib/etcd", "/etc/kubernetes/tmp"):
         rm(p)
     out("[reset] Deleting contents of directories: [/etc/kubernetes/manifests /var/lib/kubelet /etc/kubernetes/pki]")

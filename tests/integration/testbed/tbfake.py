@@ -59,8 +59,11 @@ def hp(path, host=None):
         return h + "/swaps"
     if path == "/proc/meminfo":
         return h + "/meminfo"
-    if path.startswith("/var/lib/etcd"):
-        return h + "/etcd" + path[len("/var/lib/etcd"):]
+    if path.startswith("/var/lib/"):
+        # The host's own /var/lib (testbed.py mount_host): /var/lib/etcd and any
+        # directory made next to it (a restored etcd's) are the host's; what the
+        # machine's /var/lib holds is bind-mounted into it.
+        return h + "/fs" + path
     return path
 
 

@@ -9,13 +9,15 @@ Run through scripts/testbed.sh (docs/testbed.md):
   knob RUNDIR HOST 'TOOL STEP ACTION'...   |  knob RUNDIR HOST --clear
   log RUNDIR [HOST]            every recorded invocation, one JSON object a line
   kubeconfig RUNDIR            the master's admin.conf (after kubeadm init)
-  snapshot RUNDIR NAME         save every host's state (files, the fakes' state) as NAME
-  restore RUNDIR NAME          put it back in place (the API server is stopped first)
+  snapshot RUNDIR NAME         save every host's state (files, the fakes' state, etcd's data) as NAME
+  restore RUNDIR NAME          put it back in place (the API server and etcd are stopped first)
 
 The hosts are tests/integration/hosts/testhosts.sh hosts (real sshd processes in
 their own mount and UTS namespaces); this program adds, in each host's mount
-namespace, bind mounts of its own /etc/kubernetes, /etc/apt, ... and of the
-fakes over the real package, service and kernel tools.
+namespace, bind mounts of its own /etc/kubernetes, /etc/apt, /var/lib, ... and
+of the fakes over the real package, service and kernel tools. A loop per run
+directory (tbkubelet.py) is the masters' kubelet for their static pods: the
+real etcd and the fake API server.
 """
 
 import argparse
@@ -33,10 +35,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, HERE)
+import tbetcd  # noqa: E402
 import tbfake  # noqa: E402
+import tbkubelet  # noqa: E402
 
 TESTHOSTS = os.path.join(HERE, "..", "hosts", "testhosts.sh")
-LIB_FILES = ["tbfake.py", "kubeadm_fake.py", "kube_apiserver.py", "tbserver.py", "pai_doubles.py",
+LIB_FILES = ["tbfake.py", "kubeadm_fake.py", "kube_apiserver.py", "tbserver.py", "pai_doubles.py", "tbetcd.py", "tbkubelet.py",
              os.path.join("..", "rest", "pai_rest_server.py")]
 # The HiveD double's program (lib/scheduler's HiveD behind HiveD's inspect API), when
 # neither --hived-server nor TESTBED_HIVED_SERVER names one: the build tree's.
@@ -201,6 +205,7 @@ def up(args):
     with open(os.path.join(rundir, "testbed.json"), "w") as f:
         json.dump({"n": n, "base": args.base, "port": int(open(os.path.join(rundir, "port")).read()),
                    "kubectl": kubectl, "hosts": hosts}, f, indent=1)
+    start_kubelet_loop(rundir)
     print("testbed: %d host%s up in %s (master %s; ssh -F %s/ssh_config %s)" % (
         n, "s" if n > 1 else "", rundir, addrs[0], rundir, hosts[0]["name"]))
     return 0
@@ -241,6 +246,27 @@ def start_server(rundir, lib):
     with open(os.path.join(rundir, "tbserver.pid"), "w") as f:
         f.write("%d\n" % p.pid)
     os.rename(lib + "/tbclient.tmp", lib + "/tbclient")
+
+
+def start_kubelet_loop(rundir):
+    """The kubelet's static pods on the masters (tbkubelet.py): pid in RUNDIR/kubelet.pid."""
+    stop_kubelet_loop(rundir)
+    log = open(os.path.join(rundir, "kubelet.log"), "a")
+    p = subprocess.Popen(["/usr/bin/python3", os.path.join(rundir, "lib", "tbkubelet.py"), rundir], stdin=subprocess.DEVNULL,
+                         stdout=log, stderr=log, close_fds=True, start_new_session=True, cwd="/")
+    log.close()
+    with open(os.path.join(rundir, "kubelet.pid"), "w") as f:
+        f.write("%d\n" % p.pid)
+
+
+def stop_kubelet_loop(rundir):
+    try:
+        pid = int(open(os.path.join(rundir, "kubelet.pid")).read())
+    except (OSError, ValueError):
+        return
+    if alive(pid) and "tbkubelet.py" in open("/proc/%d/cmdline" % pid).read():
+        terminate(pid)
+    os.unlink(os.path.join(rundir, "kubelet.pid"))
 
 
 def terminate(pid, grace=5.0):
@@ -405,6 +431,29 @@ def mount_host(rundir, h, pid, kubectl):
         lines.append("mount --bind '%s/proc-modules' /proc/modules" % H)
     elif os.path.isdir("/sys/module"):
         lines.append("mount --bind '%s/sys-module' /sys/module" % H)
+    # Its own /var/lib: the machine's entries bind-mounted into H/fs/var/lib (but
+    # etcd and kubelet, the host's own), which then replaces /var/lib. So a host
+    # can make and rename directories there (an etcd data directory restored next
+    # to /var/lib/etcd and swapped in) without touching the machine or the others.
+    vl = H + "/fs/var/lib"
+    os.makedirs(vl + "/etcd", exist_ok=True)
+    os.chmod(vl + "/etcd", 0o700)
+    for e in sorted(os.listdir("/var/lib")):
+        if e in ("etcd", "kubelet"):
+            continue
+        src, dst = "/var/lib/" + e, vl + "/" + e
+        if os.path.islink(src):
+            if not os.path.lexists(dst):
+                os.symlink(os.readlink(src), dst)
+            continue
+        if os.path.isdir(src):
+            os.makedirs(dst, exist_ok=True)
+        elif os.path.isfile(src):
+            open(dst, "a").close()
+        else:
+            continue
+        lines.append("mount --bind '%s' '%s'" % (src, dst))
+    lines.append("mount --rbind '%s' /var/lib" % vl)
     recursive = set()
     for d in ["/etc"] + tbfake.BOUND_DIRS:
         if rundir.startswith(d + "/"):
@@ -569,7 +618,7 @@ def host_state(H):
     files = {}
     for root in ("/etc/kubernetes", "/var/lib/kubelet", "/etc/cni", "/etc/containerd", "/etc/systemd/system", "/etc/default",
                  "/etc/nvidia-container-runtime", "/var/lib/etcd"):
-        files.update(file_modes(H, root))
+        files.update(file_modes(H, root, skip=("/var/lib/etcd/member/",)))  # etcd's own files: its "etcd" keys
     st["files"] = files
     k = tbfake.load("kubeadm", host=H)
     st["kubeadm"] = {"init": k.get("init", 0), "join": k.get("join", 0)}
@@ -587,7 +636,8 @@ def host_state(H):
                 alive = open("/proc/%d/stat" % pid).read().split()[2] != "Z"
             except (OSError, ValueError):
                 alive = False
-        st["apiserver"] = "running" if alive else ("stopped" if os.path.exists(H + "/state/apiserver/objects.json") else None)
+        st["apiserver"] = "running" if alive else ("stopped" if os.path.exists(H + "/state/apiserver/config.json") else None)
+        st.update(etcd_state(H))
     st["locks"] = sorted(file_modes(H, "/run/lock"))
     run = info["run"]
     st["tmp"] = sorted(p for p in file_modes(H, "/tmp") if not (p + "/").startswith(run + "/"))
@@ -642,15 +692,67 @@ def clean_object(o):
     return res
 
 
-def cluster_state(H):
-    path = H + "/state/apiserver/objects.json"
-    if not os.path.exists(path):
+def etcd_data_dir(H):
+    """The data directory the etcd manifest names (its etcd-data hostPath), else /var/lib/etcd."""
+    _, doc = tbkubelet.load_manifest(H, "etcd")
+    if doc:
+        argv = tbkubelet.etcd_argv(doc)
+        return tbetcd.manifest_flags(argv).get("data-dir", "/var/lib/etcd")
+    return "/var/lib/etcd"
+
+
+def etcd_state(H):
+    """etcd: "running", "stopped" (a data directory, no process) or null; when it runs, its
+    members (name and URLs) and the number of its keys under /registry but Events."""
+    res = {"etcd": None, "etcd_members": None, "etcd_keys": None}
+    if tbkubelet.etcd_running(H):
+        res["etcd"] = "running"
+        try:
+            c = tbkubelet.etcd_client(H, timeout=5)
+            try:
+                res["etcd_members"] = sorted(({"name": m.get("name", ""), "peerURLs": sorted(m.get("peerURLs", [])),
+                                               "clientURLs": sorted(m.get("clientURLs", []))} for m in c.members()),
+                                             key=lambda m: m["name"])
+                res["etcd_keys"] = c.range_prefix("/registry/", count_only=True) - c.range_prefix("/registry/events/", count_only=True)
+            finally:
+                c.close()
+        except (tbetcd.EtcdError, OSError) as e:
+            res["etcd_error"] = str(e)
+    elif os.path.isdir(tbfake.hp(etcd_data_dir(H) + "/member", H)):
+        res["etcd"] = "stopped"
+    return res
+
+
+def etcd_objects(H):
+    """Every object under /registry, from the master's running etcd; None when it does not run."""
+    if not tbkubelet.etcd_running(H):
         return None
-    with open(path) as f:
-        data = json.load(f)
+    c = tbkubelet.etcd_client(H, user="apiserver-etcd-client", timeout=5)
+    try:
+        kvs = c.range_prefix("/registry/")
+    finally:
+        c.close()
+    res = []
+    for k, v in kvs:
+        try:
+            o = json.loads(v)
+        except ValueError:
+            continue
+        if isinstance(o, dict) and "kind" in o and "metadata" in o:
+            res.append(o)
+    return res
+
+
+def cluster_state(H):
+    try:
+        objs = etcd_objects(H)
+    except (tbetcd.EtcdError, OSError) as e:
+        sys.stderr.write("testbed: %s: etcd: %s\n" % (os.path.basename(H), e))
+        objs = None
+    if objs is None or not os.path.exists(H + "/state/apiserver/config.json"):
+        return None
     objects, tokens = {}, 0
-    for ent in data["objects"]:
-        o = ent["object"]
+    for o in objs:
         kind, meta = o["kind"], o["metadata"]
         if kind == "Event":
             continue
@@ -689,13 +791,14 @@ def alive(pid):
 
 
 def down_run(rundir, quiet=False):
+    stop_kubelet_loop(rundir)  # first: it would start the static pods again
     pids = []
     for d in sorted(os.listdir(os.path.join(rundir, "hosts"))) if os.path.isdir(os.path.join(rundir, "hosts")) else []:
-        f = os.path.join(rundir, "hosts", d, "state", "apiserver", "pid")
-        try:
-            pids.append(int(open(f).read()))
-        except (OSError, ValueError):
-            pass
+        H = os.path.join(rundir, "hosts", d)
+        for name in ("kube-apiserver", "etcd"):
+            p = tbkubelet.running_pid(H, name)
+            if p:
+                pids.append(p)
     for p in pids:
         if alive(p):
             try:
@@ -867,13 +970,44 @@ def sync_tree(src, dst):
         d = os.stat(dst)
         if d.st_size == st.st_size and d.st_mtime_ns == st.st_mtime_ns and (d.st_mode & 0o7777) == (st.st_mode & 0o7777):
             return
-        with open(src, "rb") as f, open(dst, "r+b") as g:  # the same inode
-            g.write(f.read())
-            g.truncate()
+        if st.st_size >= COPY_CHUNK:
+            copy_chunks(src, dst, True)
+        else:
+            with open(src, "rb") as f, open(dst, "r+b") as g:  # the same inode
+                g.write(f.read())
+                g.truncate()
+    elif st.st_size >= COPY_CHUNK:
+        copy_chunks(src, dst, False)
     else:
         shutil.copyfile(src, dst)
     os.chmod(dst, st.st_mode & 0o7777)
     os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+COPY_CHUNK = 1 << 20
+
+
+def copy_chunks(src, dst, in_place):
+    """Copies a large file by 1 MiB chunks: into an existing file (its inode kept) only
+    the chunks that differ, and chunks of zeros as holes. etcd preallocates its WAL
+    segments (64 MB each, mostly zeros), which a snapshot or restore then costs
+    milliseconds instead of a write of every byte."""
+    with open(src, "rb") as f, open(dst, "r+b" if in_place else "wb") as g:
+        zeros = bytes(COPY_CHUNK)
+        while True:
+            a = f.read(COPY_CHUNK)
+            if not a:
+                break
+            pos = g.tell()
+            b = g.read(len(a)) if in_place else b""
+            if a == b:
+                continue
+            g.seek(pos)
+            if not b and a == zeros[:len(a)]:
+                g.seek(len(a), os.SEEK_CUR)
+            else:
+                g.write(a)
+        g.truncate(f.tell())
 
 
 def snapshot_dir(rundir, name):
@@ -891,12 +1025,33 @@ def snapshot(args):
         S = os.path.join(d, h["name"])
         os.makedirs(S, exist_ok=True)
         with tbfake.Lock(H):
-            for part in SNAPSHOT_PARTS:
-                if os.path.lexists(os.path.join(H, part)):
-                    sync_tree(os.path.join(H, part), os.path.join(S, part))
-                elif os.path.lexists(os.path.join(S, part)):
-                    _remove(os.path.join(S, part))
+            # etcd's files are copied while it does not run (its database and WAL as it
+            # left them), then it runs again: the API server's writes meanwhile wait.
+            was = tbkubelet.etcd_running(H)
+            if was:
+                tbkubelet.stop(H, "etcd")
+            try:
+                for part in SNAPSHOT_PARTS:
+                    if os.path.lexists(os.path.join(H, part)):
+                        sync_tree(os.path.join(H, part), os.path.join(S, part))
+                    elif os.path.lexists(os.path.join(S, part)):
+                        _remove(os.path.join(S, part))
+            finally:
+                if was:
+                    text, doc = tbkubelet.load_manifest(H, "etcd")
+                    if doc:
+                        tbkubelet.start_etcd(H, text, doc, enter=enter_host(rundir, h["name"]))
     return 0
+
+
+def enter_host(rundir, name):
+    """nsenter's command line into the host's mount and UTS namespaces (its sshd's)."""
+    with open(os.path.join(rundir, "pids")) as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 3 and p[1] == "sshd" and p[2] == name:
+                return ["nsenter", "-t", p[0], "-m", "-u", "--"]
+    die("no sshd of host %s in %s/pids" % (name, rundir), 1)
 
 
 def restore(args):
@@ -913,14 +1068,13 @@ def restore(args):
     sshd = set()
     with open(os.path.join(rundir, "pids")) as f:
         sshd = {int(l.split()[0]) for l in f if l.strip()}
-    # Nothing may run on the hosts while their state is put back: the API server
-    # and whatever a killed install left running there (not the sshds).
+    # Nothing may run on the hosts while their state is put back: the kubelet's loop,
+    # the API server, etcd and whatever a killed install left running there (not the
+    # sshds). The loop starts again after, and with it the static pods the restored
+    # manifests name while the restored kubelet is active.
+    stop_kubelet_loop(rundir)
     for h in run["hosts"]:
-        try:
-            pid = int(open(os.path.join(rundir, "hosts", h["name"], "state", "apiserver", "pid")).read())
-        except (OSError, ValueError):
-            continue
-        terminate(pid)
+        tbkubelet.stop_all(os.path.join(rundir, "hosts", h["name"]))
     for p in in_namespaces(namespaces):
         if p not in sshd:
             try:
@@ -936,6 +1090,7 @@ def restore(args):
                     sync_tree(os.path.join(S, part), os.path.join(H, part))
                 elif os.path.lexists(os.path.join(H, part)):
                     _remove(os.path.join(H, part))
+    start_kubelet_loop(rundir)
     return 0
 
 
