@@ -81,9 +81,14 @@ def diff(a, b):
 def restore():
     tb("restore", RUN, "installed")
     shutil.copy(os.path.join(RUN, "config.yaml.installed"), os.path.join(C, "config.yaml"))
-    # The restore stopped the API server; the master's kubelet starts it again at
-    # the next kubectl. Started here, so a kill lands in the upgrade, not in the
-    # testbed's restart of its API server.
+    api_up()
+
+
+def api_up():
+    # The restore stopped the API server (and a kill may stop it while the
+    # testbed's kubelet restarts it); the master's kubelet starts it again at the
+    # next kubectl. Waited for here, so a kill lands in the upgrade, not in the
+    # testbed's restart of its control plane.
     for _ in range(40):
         r = subprocess.run(["ssh", "-F", os.path.join(RUN, "ssh_config"), "tb-master",
                             "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache get --raw /readyz"],
@@ -126,6 +131,7 @@ def main():
             if killed:
                 p.kill()
             p.wait()
+            api_up()
             r = paictl(*UPGRADE, check=False)
             if r.returncode != 0:
                 fail("point %d (kill at %.2f s): the re-run exited %d\n%s%s" % (i, delay, r.returncode, r.stdout, r.stderr))
