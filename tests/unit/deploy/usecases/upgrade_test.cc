@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 #include <regex>
 #include <set>
 
@@ -96,7 +97,7 @@ void upgrade_test_script(testing::ScriptedTransport& ssh, UpgradeTestCluster& k)
     if (std::regex_search(s, m, std::regex(" uncordon ([a-z0-9-]+)"))) k.cordoned.erase(m[1]);
     if (std::regex_search(s, m, std::regex(" cordon ([a-z0-9-]+)"))) k.cordoned.insert(m[1]);
     if (s.find("systemctl restart kubelet") != std::string::npos &&
-        std::regex_search(s, m, std::regex("kubelet=([0-9.]+)-1\\.1")))
+        std::regex_search(s, m, std::regex("([0-9]+\\.[0-9]+\\.[0-9]+)-1\\.1")))
       k.kubelet[host] = m[1];
     return {};
   });
@@ -105,8 +106,10 @@ void upgrade_test_script(testing::ScriptedTransport& ssh, UpgradeTestCluster& k)
 UpgradeDeps upgrade_test_deps(const TempCluster& c, testing::ScriptedTransport& ssh) {
   UpgradeDeps d;
   d.install = deps_of(c.dir(), ssh);
-  d.clock.now = [] { return 0.0; };
-  d.clock.sleep = [](double) {};
+  // A clock that moves only when slept on: a wait that never ends runs out.
+  auto t = std::make_shared<double>(0);
+  d.clock.now = [t] { return *t; };
+  d.clock.sleep = [t](double s) { *t += s; };
   d.wall_now = [] { return 1.8e9; };
   return d;
 }
