@@ -19,13 +19,22 @@ namespace paictl {
 
 namespace {
 
+// What a code means as explain prints it: the catalogue's text (libpai names no flag),
+// and for a warning of check config the flag that makes it fail a run.
+std::string explain_meaning(const pai::diag::CodeInfo& c) {
+  std::string m(c.meaning);
+  if (c.severity == pai::diag::Severity::Warning && c.reporter == "check config")
+    m += " --fail-on-warn makes it an exit 1.";
+  return m;
+}
+
 Json explain_json(const pai::diag::CodeInfo& c) {
   return Json{{"code", c.code},
               {"name", c.name},
               {"severity", pai::diag::to_string(c.severity)},
               {"reportedBy", c.reporter},
               {"title", c.title},
-              {"meaning", c.meaning},
+              {"meaning", explain_meaning(c)},
               {"fix", c.fix},
               {"example", c.example}};
 }
@@ -60,7 +69,7 @@ void explain_print(const pai::diag::CodeInfo& c) {
   std::string s = std::string(c.code) + " " + std::string(c.name) + " (" +
                   std::string(pai::diag::to_string(c.severity)) + ")\n" + std::string(c.title) +
                   "\n\nReported by: paictl " + std::string(c.reporter) + "\n\nWhat it means:\n" +
-                  explain_wrap(c.meaning) + "\nHow to fix it:\n" + explain_wrap(c.fix);
+                  explain_wrap(explain_meaning(c)) + "\nHow to fix it:\n" + explain_wrap(c.fix);
   if (!c.example.empty()) s += "\nExample:\n" + explain_indent(c.example);
   std::fwrite(s.data(), 1, s.size(), stdout);
 }

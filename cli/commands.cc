@@ -14,9 +14,18 @@ namespace paictl {
 void build_node_add(Flags&, Globals&);
 void build_node_remove(Flags&, Globals&);
 void build_upgrade(Flags&, Globals&);
+void build_node_maintain(Flags&, Globals&);  // cli/lifecycle/cmd_node_maintain.cc
 void build_config_push(Flags&, Globals&);
 void build_config_pull(Flags&, Globals&);
 void build_config_diff(Flags&, Globals&);
+// The cluster's certificates (lifecycle/cmd_certs.cc).
+void build_certs_check(Flags&, Globals&);
+void build_certs_renew(Flags&, Globals&);
+// check cluster (cli/check/cmd_check_cluster.cc).
+void build_check_cluster(Flags&, Globals&);
+// The life after day one (cli/lifecycle/).
+void build_backup(Flags&, Globals&);
+void build_restore(Flags&, Globals&);
 
 namespace {
 constexpr const char* kPlanning = "Plan and check a cluster";
@@ -77,6 +86,15 @@ const std::vector<Command>& command_table() {
        {"paictl check job examples/jobs/pytorch-mnist.yaml", "paictl check job -o json jobs/*.yaml",
         "paictl check job --sarif jobs.sarif --fail-on-warn jobs/*.yaml"},
        build_check_job},
+      {{"check", "cluster"},
+       nullptr,
+       "Check a running cluster through its master and HiveD: nodes Ready and uncordoned, GPUs, "
+       "version skew, etcd, certificates, the last backup, config and HiveD drift",
+       {"paictl check cluster cluster/",
+        "paictl check cluster cluster/ -o json --sarif cluster.sarif --fail-on-warn",
+        "paictl check cluster cluster/ --warn-within 60 --backup-max-age 1 --hived "
+        "http://10.0.0.1:30096"},
+       build_check_cluster},
       {{"facts"},
        kPlanning,
        "Collect hardware and software facts from hosts",
@@ -106,7 +124,7 @@ const std::vector<Command>& command_table() {
        build_reset},
       {{"node"},
        kInstalling,
-       "Add hosts (or Azure VMs) to an installed cluster, or remove them",
+       "Add hosts (or Azure VMs) to an installed cluster, remove them, or maintain them",
        {"paictl node add cluster/ gpu-worker-9 --yes",
         "paictl node add cluster/ --azure gpu --count 2 --yes",
         "paictl node remove cluster/ gpu-worker-3 --drain --yes"}},
@@ -135,6 +153,15 @@ const std::vector<Command>& command_table() {
         "paictl upgrade cluster/ --to 1.32.3 --max-unavailable 10% --wait-for-groups 2h --yes",
         "paictl upgrade cluster/ --to 1.31 --evict --hived http://10.0.0.1:30096 --yes -o json"},
        build_upgrade},
+      {{"node", "maintain"},
+       nullptr,
+       "Change the GPU driver, packages or reboot nodes in batches planned around HiveD's "
+       "running groups: cordon, wait (or drain with --evict), change, verify, uncordon",
+       {"paictl node maintain cluster/ gpu-worker-1 gpu-worker-2 --driver 550 --dry-run",
+        "paictl node maintain cluster/ gpu-worker-1 --driver 550.127.05 --wait-for-groups 2h "
+        "--yes",
+        "paictl node maintain cluster/ gpu-worker-3 --reboot --evict --yes"},
+       build_node_maintain},
       {{"config"},
        kInstalling,
        "Keep the cluster files (layout.yaml, config.yaml, services-configuration.yaml) on the "
@@ -158,6 +185,42 @@ const std::vector<Command>& command_table() {
        "Show how the local cluster files differ from the cluster's (passwords shown as ***)",
        {"paictl config diff cluster/", "paictl config diff cluster/ --ssh-config ssh_config"},
        build_config_diff},
+      {{"backup"},
+       kInstalling,
+       "Back up a cluster into one archive (mode 0600): etcd's snapshot, the PKI, the cluster "
+       "files, the HiveD config, OpenPAI's database",
+       {"paictl backup cluster/", "paictl backup cluster/ --out /secure/lab-2026-12-06.tar.gz",
+        "paictl backup cluster/ --dry-run -o json"},
+       build_backup},
+      {{"restore"},
+       kInstalling,
+       "Restore a cluster from a backup archive: verified first, etcd restored into a new data "
+       "directory and swapped in, resumable",
+       {"paictl restore cluster/ --from cluster/backups/lab-20261206T112300Z.tar.gz --dry-run",
+        "paictl restore cluster/ --from lab.tar.gz --yes",
+        "paictl restore cluster/ --from other.tar.gz --force-other-cluster --yes"},
+       build_restore},
+      {{"certs"},
+       kInstalling,
+       "Check the cluster's certificates (PKI, kubeconfigs, kubelets) and renew them before they "
+       "expire",
+       {"paictl certs check cluster/", "paictl certs renew cluster/ --yes"}},
+      {{"certs", "check"},
+       nullptr,
+       "Read every certificate of the masters' /etc/kubernetes/pki and kubeconfigs and of each "
+       "kubelet over SSH: subject, issuer, not-after, days left; findings K100-K103 when one "
+       "expires within --warn-within days, expired or is unreadable",
+       {"paictl certs check cluster/", "paictl certs check cluster/ --warn-within 60 -o json",
+        "paictl certs check cluster/ --junit certs.xml --sarif certs.sarif"},
+       build_certs_check},
+      {{"certs", "renew"},
+       nullptr,
+       "Renew the control plane's certificates (kubeadm certs renew all on each master), restart "
+       "its static pods, fetch the new admin.conf into CLUSTER_DIR/.paictl/ and verify; a killed "
+       "run resumes",
+       {"paictl certs renew cluster/ --dry-run", "paictl certs renew cluster/ --yes",
+        "paictl certs renew cluster/ --yes -o json --wait 120"},
+       build_certs_renew},
       {{"cluster"},
        kUsing,
        "Register OpenPAI clusters and see their capacity",

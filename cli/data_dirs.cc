@@ -44,4 +44,8 @@ std::string find_data_dir(const std::string& flag, const char* env, const std::s
   return name;
 }
 
+std::string find_templates() {
+  return find_data_dir({}, "PAICTL_TEMPLATES", "templates");
+}
+
 }  // namespace paictl

@@ -12,4 +12,8 @@ namespace paictl {
 // binary runs from its build tree, else ./NAME.
 std::string find_data_dir(const std::string& flag, const char* env, const std::string& name);
 
+// The install templates (templates/install/*.yaml) for install, reset, node add|remove,
+// config push and hived apply: find_data_dir with $PAICTL_TEMPLATES.
+std::string find_templates();
+
 }  // namespace paictl

@@ -8,6 +8,7 @@ PACKAGES="
   build-essential cmake ninja-build pkg-config git
   clang libclang-rt-14-dev clang-format
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libssh-dev libcurl4-openssl-dev zlib1g-dev
+  libarchive-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libfyaml-dev libkainjow-mustache-dev
   openssh-server openssh-client iproute2 iputils-ping util-linux procps python3 sudo
   python3-yaml python3-jsonschema openssl

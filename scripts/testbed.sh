@@ -15,6 +15,7 @@
 #   scripts/testbed.sh knob RUNDIR HOST 'TOOL STEP ACTION'...   (or --clear)
 #   scripts/testbed.sh log RUNDIR [HOST]     every recorded invocation, one JSON object a line
 #   scripts/testbed.sh kubeconfig RUNDIR     path of the master's admin.conf
+#   scripts/testbed.sh age-certs RUNDIR DAYS [HOST|all [NAME...]]   re-issue leaf certificates to expire DAYS from now
 #   scripts/testbed.sh can-run               exit 77 with the reason when this machine cannot run it
 #
 # Needs root (sshd, namespaces, bind mounts), as the sshd test hosts do.

@@ -5,15 +5,13 @@
 // restart the scheduler, wait until HiveD runs the new config with every node
 // healthy again, and report what changed.
 
-#include <unistd.h>
-
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <optional>
 
 #include "app.h"
 #include "command.h"
+#include "data_dirs.h"
 #include "exit_codes.h"
 #include "flags.h"
 #include "hived/apply.h"
@@ -24,7 +22,6 @@
 #include "output/output.h"
 #include "output/printer.h"
 #include "util/clock.h"
-#include "util/fs.h"
 #include "util/process.h"
 
 namespace paictl {
@@ -46,19 +43,6 @@ struct ApplyOptions {
   double wait_s = 300;
   double poll_s = 2;
 };
-
-// $PAICTL_TEMPLATES, else next to the binary, else ./templates (as install finds them).
-std::string templates_dir() {
-  if (const char* e = std::getenv("PAICTL_TEMPLATES"); e && *e) return e;
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  std::string exe = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-  std::string d = exe.substr(0, exe.find_last_of('/') == std::string::npos ? 0 : exe.rfind('/'));
-  for (const std::string& c :
-       {d + "/../share/paictl/templates", d + "/../templates", d + "/../../templates"})
-    if (!d.empty() && pai::util::is_regular_file(c + "/install/hived-configmap.yaml")) return c;
-  return "templates";
-}
 
 bool confirm(const std::string& question) {
   std::fprintf(stderr, "%s [y/N] ", question.c_str());
@@ -181,7 +165,7 @@ int run_apply(const ApplyOptions& o, const Globals& g) {
                                .kubectl = o.kubectl,
                                .push_command = o.push_command,
                                .restart_command = o.restart_command,
-                               .templates_dir = o.push_command.empty() ? templates_dir() : "",
+                               .templates_dir = o.push_command.empty() ? find_templates() : "",
                                .hived_name = "",
                                .allow_preemption = o.allow_preemption,
                                .wait_s = o.wait_s,

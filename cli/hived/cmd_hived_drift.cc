@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "app.h"
 #include "command.h"
@@ -21,6 +20,7 @@
 #include "flags.h"
 #include "hived/cmd_hived_commands.h"
 #include "hived/cmd_hived_common.h"
+#include "hived/drift.h"
 #include "hived/inspect.h"
 #include "hived/live.h"
 #include "output/output.h"
@@ -37,13 +37,6 @@ struct DriftOptions {
   HivedOptions h;
   std::string cluster;
   std::string facts;
-};
-
-struct Finding {
-  std::string kind;  // missing, unexpected, bad, notInHived, gpusDropped, gpusAdded
-  std::string node;
-  std::string message;
-  std::string hint;
 };
 
 int run_drift(const DriftOptions& o, const Globals& g) {
@@ -112,56 +105,8 @@ int run_drift(const DriftOptions& o, const Globals& g) {
   auto live = std::make_optional(pai::hived::index_live(std::move(cs), {}));
   for (const auto& w : live->warnings) print_warning(w);
 
-  std::vector<Finding> findings;
-  std::set<std::string> live_nodes;
-  for (const auto& n : live->nodes) live_nodes.insert(n.name);
-  for (const auto& n : model.nodes)
-    if (!live_nodes.count(n.name))
-      findings.push_back({"missing", n.name, "in the HiveD config, but HiveD does not list it",
-                          "HiveD runs another config: paictl hived diff shows what a restart on "
-                          "this one does"});
-  for (const auto& n : live->nodes) {
-    if (!model.node_index.count(n.name))
-      findings.push_back({"unexpected", n.name,
-                          "HiveD lists it, but the HiveD config has no cell on it",
-                          "HiveD runs another config, or the node left the cluster files"});
-    if (!n.healthy)
-      findings.push_back({"bad", n.name, "HiveD sees it bad (not Ready, or cordoned)",
-                          "kubectl describe node " + n.name +
-                              "; HiveD binds bad cells to VCs only when their free cells run out"});
-  }
-  if (cl->layout)
-    for (const auto& m : cl->layout->machines) {
-      if (m.master || !m.worker) continue;
-      const auto* sku = cl->layout->find_sku(m.machine_type);
-      if (!sku || pai::config::Layout::leaf_capacity(*sku) <= 0) continue;
-      if (!model.node_index.count(m.hostname))
-        findings.push_back({"notInHived", m.hostname,
-                            "a worker of layout.yaml (" + m.machine_type +
-                                ") that no HiveD cell covers: nothing is scheduled on it",
-                            "paictl plan regenerates the cells from layout and facts"});
-    }
-  for (const auto& [name, f] : facts) {
-    auto it = model.node_index.find(name);
-    if (it == model.node_index.end()) continue;
-    int64_t cells = model.nodes[static_cast<size_t>(it->second)].leaves;
-    int64_t gpus = static_cast<int64_t>(f.gpus.size());
-    if (!f.is_gpu_host() && gpus == 0) continue;
-    if (gpus < cells)
-      findings.push_back(
-          {"gpusDropped", name,
-           std::to_string(gpus) + " GPUs found, its cells have " + std::to_string(cells) +
-               " leaf cells: jobs placed on the missing GPUs fail",
-           "cordon it now (HiveD then sees it bad); paictl plan --facts " + o.facts +
-               " --odd-hosts split makes it its own SKU with " + std::to_string(gpus) +
-               "-GPU cells (or --odd-hosts exclude leaves it out), then paictl hived diff and "
-               "apply"});
-    else if (gpus > cells)
-      findings.push_back(
-          {"gpusAdded", name,
-           std::to_string(gpus) + " GPUs found, its cells have only " + std::to_string(cells),
-           "paictl plan --facts " + o.facts + " gives it cells for every GPU"});
-  }
+  std::vector<pai::hived::DriftFinding> findings =
+      pai::hived::physical_drift(*live, model, cl->layout ? &*cl->layout : nullptr, facts, o.facts);
 
   std::map<std::string, int64_t> counts;
   for (const auto& f : findings) counts[f.kind]++;
@@ -171,8 +116,7 @@ int run_drift(const DriftOptions& o, const Globals& g) {
       items.push_back(
           {{"kind", f.kind}, {"node", f.node}, {"message", f.message}, {"hint", f.hint}});
     Json summary = Json::object();
-    for (const char* k : {"missing", "unexpected", "bad", "notInHived", "gpusDropped", "gpusAdded"})
-      summary[k] = counts[k];
+    for (const auto& k : pai::hived::drift_kinds()) summary[k] = counts[k];
     print_document(
         document("hivedDrift", {{"cluster", o.cluster},
                                 {"hived", conn->client->base()},

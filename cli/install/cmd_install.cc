@@ -15,6 +15,7 @@
 #include "cluster/registry.h"
 #include "command.h"
 #include "command_tree.h"
+#include "data_dirs.h"
 #include "deploy/config_pull.h"
 #include "deploy/config_push.h"
 #include "deploy/install.h"

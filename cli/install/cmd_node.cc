@@ -11,6 +11,7 @@
 #include "command.h"
 #include "command_tree.h"
 #include "config/cluster_files.h"
+#include "data_dirs.h"
 #include "deploy/node_add.h"
 #include "deploy/node_json.h"
 #include "deploy/node_remove.h"

@@ -1,10 +1,6 @@
 #include "install/install_view.h"
 
-#include <limits.h>
-#include <unistd.h>
-
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 
 #include "command_tree.h"
@@ -14,7 +10,6 @@
 #include "install/install_print.h"
 #include "output/output.h"
 #include "output/printer.h"
-#include "util/fs.h"
 #include "util/strings.h"
 
 namespace paictl {
@@ -23,15 +18,6 @@ namespace {
 
 using pai::deploy::HostOperation;
 using pai::deploy::UseCaseEvent;
-
-std::string install_exe_dir() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return {};
-  std::string p(buf, static_cast<size_t>(n));
-  auto s = p.find_last_of('/');
-  return s == std::string::npos ? std::string() : p.substr(0, s);
-}
 
 const char* verb_of(HostOperation op) {
   switch (op) {
@@ -455,15 +441,6 @@ std::vector<std::string> split_names(const std::vector<std::string>& lists) {
     for (auto part : pai::util::split(l, ','))
       if (!pai::util::trim(part).empty()) out.emplace_back(pai::util::trim(part));
   return out;
-}
-
-std::string find_templates() {
-  if (const char* e = std::getenv("PAICTL_TEMPLATES"); e && *e) return e;
-  std::string d = install_exe_dir();
-  for (const std::string& c :
-       {d + "/../share/paictl/templates", d + "/../templates", d + "/../../templates"})
-    if (!d.empty() && pai::util::is_regular_file(c + "/install/kubeadm-init.yaml")) return c;
-  return "templates";
 }
 
 }  // namespace paictl

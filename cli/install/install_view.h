@@ -56,7 +56,5 @@ void print_use_case_document(const pai::deploy::DocJson& doc, const char* kind,
 
 // NAME,NAME given once or more: the names, trimmed.
 std::vector<std::string> split_names(const std::vector<std::string>& lists);
-// $PAICTL_TEMPLATES, else next to the binary (installed or in a build tree), else ./templates.
-std::string find_templates();
 
 }  // namespace paictl

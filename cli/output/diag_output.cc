@@ -21,7 +21,10 @@ std::string nth_line(const std::string& s, uint32_t line) {
   size_t end = s.find('\n', pos);
   std::string text = s.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
   if (!text.empty() && text.back() == '\r') text.pop_back();
-  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  if (text.size() > 200) {
+    text.resize(200);
+    text += "...";
+  }
   return text;
 }
 
@@ -48,7 +51,9 @@ int report_diagnostics(const pai::diag::List& list, const std::vector<std::strin
                        bool input_error, const DiagReport& r, const Globals& g) {
   using pai::diag::Severity;
   const auto& all = list.items();
-  if (is_structured(r.output)) {
+  if (!r.print) {
+    // The command prints its own document (certs check -o json).
+  } else if (is_structured(r.output)) {
     print_document(document("diagnostics", Json(pai::diag::write_json(all, files.size()))),
                    r.output);
   } else {

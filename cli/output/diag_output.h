@@ -25,6 +25,7 @@ void print_findings_stderr(const pai::diag::List& list, const Globals& g);
 
 struct DiagReport {
   std::string output = "text";  // text | json
+  bool print = true;            // false: only the report files and the exit code
   std::string junit;            // FILE, "-" or ""
   std::string sarif;            // FILE, "-" or ""
   bool fail_on_warn = false;

@@ -568,10 +568,26 @@ void check_firewalld(const HostCheckContext& c) {
     e.pass("Firewalld", "firewalld is not running");
 }
 
+// The host runs containerd with its CRI plugin and no Docker: the runtime
+// paictl install sets up, which the kubelet talks to directly. A host with a
+// Docker client is judged by Docker, as before.
+bool runner_containerd_runtime(const facts::HostFacts& f) {
+  return !f.docker.client_present && f.containerd_present && f.containerd_active &&
+         f.containerd_cri;
+}
+
 // Docker
 void check_docker(const HostCheckContext& c) {
   [[maybe_unused]] const auto& [h, p, f, o, e] = c;
   if (c.need("Docker", {"docker"})) {
+    if (runner_containerd_runtime(f)) {
+      e.pass("Docker", "no Docker: containerd " +
+                           (f.containerd_version.empty() ? std::string("(version unknown)")
+                                                         : f.containerd_version) +
+                           " runs with its CRI plugin, the kubelet's container runtime");
+      e.skip("DockerVersion", "no Docker: containerd is the container runtime");
+      return;
+    }
     if (!f.docker.client_present) {
       e.violated("Docker", "docker is not installed",
                  "install Docker (OpenPAI requires it on every host)");
@@ -727,7 +743,19 @@ void check_gpus(const HostCheckContext& c) {
         e.violated("NvidiaRuntime", "nvidia-container-runtime is not installed",
                    "install the NVIDIA container toolkit (nvidia-container-runtime)");
     }
-    if (c.need("DefaultRuntime", {"files"})) {
+    bool runtime_facts = c.need("DefaultRuntime", {"files"});
+    if (runtime_facts && !f.docker.daemon_reachable && runner_containerd_runtime(f)) {
+      const std::string& def = f.containerd_default_runtime;
+      if (def == "nvidia")
+        e.pass("DefaultRuntime", "nvidia is containerd's default runtime (containerd config dump)");
+      else
+        e.violated("DefaultRuntime",
+                   "containerd's default runtime is \"" +
+                       (def.empty() ? std::string("runc") : def) +
+                       "\": pods that do not ask for the nvidia runtime see no GPU",
+                   "nvidia-ctk runtime configure --runtime=containerd --set-as-default, then "
+                   "systemctl restart containerd (paictl install does both)");
+    } else if (runtime_facts) {
       std::string def =
           f.docker.daemon_reachable ? f.docker.default_runtime : f.daemon_json.default_runtime;
       std::string from = f.docker.daemon_reachable ? "docker info" : "daemon.json";

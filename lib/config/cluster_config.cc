@@ -119,8 +119,8 @@ void cluster_config_load_settings(const Node* root, Context& ctx, bool check_fil
         if (v->empty() || v->find_first_of(" ,") != std::string::npos)
           ctx.error("C003", ctx.at(item),
                     "ignore_check_errors holds check names, found \"" + *v + "\"",
-                    "one name a line, e.g. ignore_check_errors: [CPU, DNS] (paictl check hosts "
-                    "--list-checks lists them)");
+                    "one name a line, e.g. ignore_check_errors: [CPU, DNS]; the names are the "
+                    "host checks' (docs/check-hosts.md)");
         else
           c.ignore_check_errors.push_back(*v);
       }

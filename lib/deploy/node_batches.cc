@@ -93,9 +93,9 @@ std::function<util::Result<std::vector<std::string>>(const std::string& node)> h
   return [client](const std::string& node) -> util::Result<std::vector<std::string>> {
     auto g = client->affinity_groups();
     if (!g.ok())
-      return util::Error{"HiveD at " + client->base() + ": reading the affinity groups: " +
-                             g.error().summary(),
-                         {}};
+      return util::Error{
+          "HiveD at " + client->base() + ": reading the affinity groups: " + g.error().summary(),
+          {}};
     std::vector<std::string> out;
     for (const auto& a : *g)
       if (a.physical_placement.count(node)) out.push_back(a.name);
@@ -260,11 +260,11 @@ NodeResult NodeBatchRun::run_node(const NodeJob& job) {
       emit(job.batch, n, NodeStep::Drain, S::Started);
       journal(n, NodeStep::Drain, "start", nullptr);
       int t = std::max(1, r_.drain_timeout_s);
-      auto dx = node_batches_sh(*m, d_.master.target,
-                                k + " drain " + q +
-                                    " --ignore-daemonsets --delete-emptydir-data --timeout=" +
-                                    std::to_string(t) + "s",
-                                (t + 60) * 1000);
+      auto dx = node_batches_sh(
+          *m, d_.master.target,
+          k + " drain " + q +
+              " --ignore-daemonsets --delete-emptydir-data --timeout=" + std::to_string(t) + "s",
+          (t + 60) * 1000);
       if (!dx.ok() || dx.exit_status != 0)
         return restore(NodeStep::Drain, NodeResult::End::DrainFailed,
                        "draining " + n + " failed (--timeout=" + std::to_string(t) +

@@ -54,9 +54,9 @@ inline constexpr const char* kMaintenanceAnnotation = "paictl.io/maintenance";
 
 // One node of a batch, as the planner decided it.
 struct BatchNode {
-  std::string name{};                 // the Node's (layout.yaml's) name
+  std::string name{};                   // the Node's (layout.yaml's) name
   std::vector<std::string> wait_for{};  // running groups on it to wait for
-  bool drain = false;                 // the plan evicts its groups: kubectl drain
+  bool drain = false;                   // the plan evicts its groups: kubectl drain
 };
 
 struct NodeBatch {
@@ -106,21 +106,21 @@ struct NodeBatchDeps {
 
 // The groups on a node from HiveD's inspect API (the affinity groups whose
 // physical placement names it, Allocated or being preempted).
-std::function<util::Result<std::vector<std::string>>(const std::string& node)>
-hived_groups_on_node(std::shared_ptr<hived::Client> client);
+std::function<util::Result<std::vector<std::string>>(const std::string& node)> hived_groups_on_node(
+    std::shared_ptr<hived::Client> client);
 
 struct NodeResult {
   std::string node;
   size_t batch = 0;  // SIZE_MAX: resumed from an earlier run
   enum class End {
-    Done,            // changed, verified, uncordoned
-    NotReached,      // its batch never started
-    WaitTimedOut,    // its groups still ran at the wait's end: left as found
-    DrainFailed,     // the drain failed or timed out: left as found
-    ActionFailed,    // left cordoned and annotated
-    VerifyFailed,    // left cordoned and annotated
-    Failed,          // kubectl or SSH failed (message)
-    Released,        // resumed, not in the plan: uncordoned and unannotated
+    Done,          // changed, verified, uncordoned
+    NotReached,    // its batch never started
+    WaitTimedOut,  // its groups still ran at the wait's end: left as found
+    DrainFailed,   // the drain failed or timed out: left as found
+    ActionFailed,  // left cordoned and annotated
+    VerifyFailed,  // left cordoned and annotated
+    Failed,        // kubectl or SSH failed (message)
+    Released,      // resumed, not in the plan: uncordoned and unannotated
   } end = End::NotReached;
   std::string message;
 };
@@ -128,7 +128,7 @@ const char* to_string(NodeResult::End e);
 
 struct NodeBatchOutcome {
   std::string run_id;
-  bool ok = false;                  // every node Done (or Released)
+  bool ok = false;                    // every node Done (or Released)
   std::optional<UseCaseError> error;  // why the run stopped, naming the node
   std::vector<NodeResult> nodes;      // resumed first, then in the plan's order
   std::vector<std::string> resumed;   // nodes an earlier run had left annotated

@@ -6,7 +6,8 @@
 // (scripts/gen-docs-check-config.py).
 //
 // Families: F L C A S H X (check config), J (job files), I (host lists), SSH (the
-// SSH config), T (fact parsers), P (plan), R (cluster registry), G (sweep specs).
+// SSH config), T (fact parsers), P (plan), R (cluster registry), G (sweep specs),
+// K (the cluster's certificates K100-K149: certs check, check cluster).
 
 #include <string_view>
 #include <vector>

@@ -102,7 +102,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "A key that the consumer of this file ignores. paictl reads every cluster file "
                   "(layout.yaml, config.yaml, services-configuration.yaml, hivedscheduler.yaml) as "
                   "YAML first; what it cannot read, it cannot check further. A warning: the file "
-                  "works, but not as it reads; --fail-on-warn makes it an exit 1.",
+                  "works, but not as it reads.",
        .fix = "Fix the spelling (the hint suggests the closest known key) or remove the key.",
        .example = "layout.yaml (a misspelled key in a machine entry):\nmachine-list:\n  - "
                   "hostname: pai-master\n    hostip: 10.0.0.1\n    machine-typ: master-machine\n   "
@@ -172,8 +172,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "A plain value that OpenPAI (PyYAML) or HiveD (Go) reads unlike YAML 1.2: yes, "
                   "on, 0777, 1:20. paictl reads every cluster file (layout.yaml, config.yaml, "
                   "services-configuration.yaml, hivedscheduler.yaml) as YAML first; what it cannot "
-                  "read, it cannot check further. A warning: the file works, but not as it reads; "
-                  "--fail-on-warn makes it an exit 1.",
+                  "read, it cannot check further. A warning: the file works, but not as it reads.",
        .fix = "Quote the value to keep the text (`\"yes\"`, `\"0777\"`), or write what the "
               "consumer should see (`true`, `511`). OpenPAI reads its files with PyYAML and HiveD "
               "its config with Go's yaml.v2, both YAML 1.1; paictl reads YAML 1.2. HiveD reads the "
@@ -195,8 +194,8 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "The directory passes the checks of the files it has, but `paictl install DIR` "
                   "needs both\n`layout.yaml` and `config.yaml` (with at least `user` and "
                   "`docker_image_tag`), and refuses\nthe directory with the same words.",
-       .fix = "Add the file the message names (`layout.yaml` comes from `paictl plan --out DIR`), "
-              "or let\n`paictl init DIR` write the whole directory.",
+       .fix = "Add the file the message names (`paictl plan` writes `layout.yaml`), or let\n"
+              "`paictl init DIR` write the whole directory.",
        .example = "plan/: warning[F012]: plan has no config.yaml: paictl install cannot use it\n"
                   "  hint: add config.yaml with user and docker_image_tag, or run paictl init"},
       {.code = "L001",
@@ -395,7 +394,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning =
            "A machine-sku that no machine uses. layout.yaml is what OpenPAI's installer and paictl "
            "install turn into the Kubernetes nodes, their labels and the machine SKUs. A warning: "
-           "the file works, but not as it reads; --fail-on-warn makes it an exit 1.",
+           "the file works, but not as it reads.",
        .fix = "Remove the unused SKU, or assign it to machines.",
        .example = "layout.yaml (a machine-sku no machine uses):\n    mem: 220Gi\n    cpu:\n      "
                   "vcore: 24\n  spare-machine:\n    mem: 8Gi\n    cpu:\npaictl check config "
@@ -425,7 +424,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "computing-device type is not a known device-plugin resource. layout.yaml is "
                   "what OpenPAI's installer and paictl install turn into the Kubernetes nodes, "
                   "their labels and the machine SKUs. A warning: the file works, but not as it "
-                  "reads; --fail-on-warn makes it an exit 1.",
+                  "reads.",
        .fix = "Use the device-plugin resource name: `nvidia.com/gpu`, `amd.com/gpu` or "
               "`enflame.com/dtu`.",
        .example = "layout.yaml (a device type with a typo):\n      vcore: 24\n  k80-machine:\n    "
@@ -440,8 +439,7 @@ const std::vector<CodeInfo>& config_codes() {
        .title = "A machine is neither master, worker nor storage",
        .meaning = "A machine is neither master, worker nor storage. layout.yaml is what OpenPAI's "
                   "installer and paictl install turn into the Kubernetes nodes, their labels and "
-                  "the machine SKUs. A warning: the file works, but not as it reads; "
-                  "--fail-on-warn makes it an exit 1.",
+                  "the machine SKUs. A warning: the file works, but not as it reads.",
        .fix = "Give the machine a role, or remove it.",
        .example =
            "layout.yaml (a machine with no role at all):\n    hostip: 10.0.0.3\n    machine-type: "
@@ -457,7 +455,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "A documented key that OpenPAI's templates never read. config.yaml holds the "
                   "installer's settings and paictl's own (ssh_user, ssh_config, known_hosts, "
                   "ignore_check_errors, hived_url). A warning: the file works, but not as it "
-                  "reads; --fail-on-warn makes it an exit 1.",
+                  "reads.",
        .fix = "Rename `docker_cache_htpasswd` to `docker_cache_registry_htpasswd`.",
        .example = "config.yaml (docker_cache_htpasswd, which the templates never read):\nuser: "
                   "openpai\npassword: secret-pw\ndocker_image_tag: v1.8.0\ndocker_cache_htpasswd: "
@@ -473,7 +471,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "A key of the pre-v1.5 installer that is no longer read. config.yaml holds the "
                   "installer's settings and paictl's own (ssh_user, ssh_config, known_hosts, "
                   "ignore_check_errors, hived_url). A warning: the file works, but not as it "
-                  "reads; --fail-on-warn makes it an exit 1.",
+                  "reads.",
        .fix = "Remove the key: v1.5+ reads the device type from `layout.yaml`.",
        .example = "config.yaml (gpu_type from the pre-v1.5 installer):\nuser: openpai\npassword: "
                   "secret-pw\ndocker_image_tag: v1.8.0\ngpu_type: nvidia\n\npaictl check config "
@@ -504,7 +502,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "A quoted \"true\"/\"false\" where the installer tests for a real boolean. "
                   "config.yaml holds the installer's settings and paictl's own (ssh_user, "
                   "ssh_config, known_hosts, ignore_check_errors, hived_url). A warning: the file "
-                  "works, but not as it reads; --fail-on-warn makes it an exit 1.",
+                  "works, but not as it reads.",
        .fix = "Remove the quotes: `enable_hived_scheduler: false`. The installer tests `is False`, "
               "which a string never is.",
        .example =
@@ -539,7 +537,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "kubelet_custom_flags replaces OpenPAI's default kubelet flags. config.yaml "
                   "holds the installer's settings and paictl's own (ssh_user, ssh_config, "
                   "known_hosts, ignore_check_errors, hived_url). A warning: the file works, but "
-                  "not as it reads; --fail-on-warn makes it an exit 1.",
+                  "not as it reads.",
        .fix = "Add `image-pull-progress-deadline: 10m` to `kubelet_custom_flags` to keep OpenPAI's "
               "default.",
        .example = "config.yaml (kubelet_custom_flags replaces the defaults):\nuser: "
@@ -574,7 +572,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "No password for a user other than root: sudo must not ask for one. config.yaml "
                   "holds the installer's settings and paictl's own (ssh_user, ssh_config, "
                   "known_hosts, ignore_check_errors, hived_url). A warning: the file works, but "
-                  "not as it reads; --fail-on-warn makes it an exit 1.",
+                  "not as it reads.",
        .fix = "Give `password`, or allow passwordless sudo for `user` on every host. `password` is "
               "optional: key-only SSH as root needs none (OpenPAI's inventory then has an empty "
               "`ansible_ssh_pass`). `paictl check hosts` shows whether sudo asks for a password "
@@ -596,7 +594,7 @@ const std::vector<CodeInfo>& config_codes() {
                   "directory\nreads: `ssh_config`, `known_hosts` and a relative "
                   "`ssh_key_file_path` resolve against the\ndirectory of config.yaml.",
        .fix = "Make the path name an existing file: absolute, or relative to the directory of "
-              "`config.yaml`\n(`paictl init --ssh-config FILE` writes an absolute path). An "
+              "`config.yaml`\n(the paths `paictl init` writes are absolute). An "
               "absolute `ssh_key_file_path`\nis OpenPAI's, read where install runs, and is not "
               "checked.",
        .example =
@@ -676,7 +674,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "allowed-ssh-from admits SSH from the whole internet. config.yaml's azure: "
                   "section describes the Azure part of a hybrid cluster: the subscription, the "
                   "network and the VM pools paictl install creates. A warning: the file works, but "
-                  "not as it reads; --fail-on-warn makes it an exit 1.",
+                  "not as it reads.",
        .fix = "Admit only the operator's address (`allowed-ssh-from: [203.0.113.10/32]`); the "
               "cluster's own traffic between sites needs no SSH rule.",
        .example = "config.yaml (SSH to the Azure VMs admitted from the whole internet):\n  "
@@ -931,8 +929,7 @@ const std::vector<CodeInfo>& config_codes() {
            "An undefined childCellType that looks like a typo of a defined type. HiveD reads its "
            "config (hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
            "once, when it starts: a mistake stops it from starting, or silently changes what it "
-           "guarantees to the virtual clusters. A warning: the file works, but not as it reads; "
-           "--fail-on-warn makes it an exit 1.",
+           "guarantees to the virtual clusters. A warning: the file works, but not as it reads.",
        .fix = "A warning: HiveD runs the config with a leaf type of that name (its own design "
               "example has `IB-DGX2-V100-V100`). If it is a typo, fix the spelling; if it is a "
               "leaf type, declare it under `skuTypes` to say so.",
@@ -971,7 +968,7 @@ const std::vector<CodeInfo>& config_codes() {
                   "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
                   "once, when it starts: a mistake stops it from starting, or silently changes "
                   "what it guarantees to the virtual clusters. A warning: the file works, but not "
-                  "as it reads; --fail-on-warn makes it an exit 1.",
+                  "as it reads.",
        .fix = "Describe a machine with a missing device with its own cell type, so the capacity "
               "checks stay right.",
        .example =
@@ -1062,8 +1059,7 @@ const std::vector<CodeInfo>& config_codes() {
            "A VC name is not a lower-case Kubernetes name (HiveD accepts it). HiveD reads its "
            "config (hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
            "once, when it starts: a mistake stops it from starting, or silently changes what it "
-           "guarantees to the virtual clusters. A warning: the file works, but not as it reads; "
-           "--fail-on-warn makes it an exit 1.",
+           "guarantees to the virtual clusters. A warning: the file works, but not as it reads.",
        .fix = "A warning: HiveD accepts any VC name (its design example uses `VC1`); OpenPAI's "
               "manual asks for lower-case RFC 1123 labels (at most 63 characters).",
        .example = "hivedscheduler.yaml (a VC name with upper case and '_'):\n    - cellAddress: "
@@ -1099,8 +1095,7 @@ const std::vector<CodeInfo>& config_codes() {
            "More than one cell type in a chain has isNodeLevel: true. HiveD reads its config "
            "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
            "when it starts: a mistake stops it from starting, or silently changes what it "
-           "guarantees to the virtual clusters. A warning: the file works, but not as it reads; "
-           "--fail-on-warn makes it an exit 1.",
+           "guarantees to the virtual clusters. A warning: the file works, but not as it reads.",
        .fix = "Set `isNodeLevel: true` only on the type that is one machine.",
        .example =
            "hivedscheduler.yaml (isNodeLevel on the node and the pool):\n      childCellType: "
@@ -1118,8 +1113,7 @@ const std::vector<CodeInfo>& config_codes() {
            "A child cell names a cellType other than its parent's childCellType. HiveD reads its "
            "config (hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
            "once, when it starts: a mistake stops it from starting, or silently changes what it "
-           "guarantees to the virtual clusters. A warning: the file works, but not as it reads; "
-           "--fail-on-warn makes it an exit 1.",
+           "guarantees to the virtual clusters. A warning: the file works, but not as it reads.",
        .fix = "Remove `cellType` from child cells, or fix the parent's `childCellType`.",
        .example = "hivedscheduler.yaml (a child cell names another type):\n    cellChildren:\n    "
                   "- cellAddress: pai-worker1\n    - cellAddress: pai-worker2\n      cellType: "
@@ -1137,8 +1131,7 @@ const std::vector<CodeInfo>& config_codes() {
            "A node-level cell has no cellAddress, so its node name is an index. HiveD reads its "
            "config (hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
            "once, when it starts: a mistake stops it from starting, or silently changes what it "
-           "guarantees to the virtual clusters. A warning: the file works, but not as it reads; "
-           "--fail-on-warn makes it an exit 1.",
+           "guarantees to the virtual clusters. A warning: the file works, but not as it reads.",
        .fix = "Set `cellAddress` of node-level cells to the node's hostname.",
        .example = "hivedscheduler.yaml (node cells without addresses):\n      childCellType: "
                   "K80-NODE\n      childCellNumber: 2\n  physicalCells:\n  - cellType: "
@@ -1155,7 +1148,7 @@ const std::vector<CodeInfo>& config_codes() {
                   "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
                   "once, when it starts: a mistake stops it from starting, or silently changes "
                   "what it guarantees to the virtual clusters. A warning: the file works, but not "
-                  "as it reads; --fail-on-warn makes it an exit 1.",
+                  "as it reads.",
        .fix = "Rename `gpuTypes` to `skuTypes`.",
        .example = "hivedscheduler.yaml (gpuTypes instead of skuTypes):\nphysicalCluster:\n  "
                   "gpuTypes:\n    K80:\n      gpu: 1\npaictl check config "
@@ -1206,7 +1199,7 @@ const std::vector<CodeInfo>& config_codes() {
                   "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) "
                   "once, when it starts: a mistake stops it from starting, or silently changes "
                   "what it guarantees to the virtual clusters. A warning: the file works, but not "
-                  "as it reads; --fail-on-warn makes it an exit 1.",
+                  "as it reads.",
        .fix = "Remove the type, or add physical cells that use it.",
        .example = "hivedscheduler.yaml (a cell type no physical cell uses):\n    K80-POOL:\n      "
                   "childCellType: K80-NODE\n      childCellNumber: 2\n    SPARE-NODE:\n      "
@@ -1240,8 +1233,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "The config has no virtualClusters. HiveD reads its config (hivedscheduler.yaml, "
                   "or hivedscheduler.config in services-configuration.yaml) once, when it starts: "
                   "a mistake stops it from starting, or silently changes what it guarantees to the "
-                  "virtual clusters. A warning: the file works, but not as it reads; "
-                  "--fail-on-warn makes it an exit 1.",
+                  "virtual clusters. A warning: the file works, but not as it reads.",
        .fix = "Add `virtualClusters`.",
        .example = "hivedscheduler.yaml (no virtualClusters):\nphysicalCluster:\n  skuTypes:\n    "
                   "K80:\npaictl check config says:\nhivedscheduler.yaml:1:1: warning[H025]: the "
@@ -1256,8 +1248,7 @@ const std::vector<CodeInfo>& config_codes() {
            "A virtualCells entry with cellNumber: 0 guarantees nothing. HiveD reads its config "
            "(hivedscheduler.yaml, or hivedscheduler.config in services-configuration.yaml) once, "
            "when it starts: a mistake stops it from starting, or silently changes what it "
-           "guarantees to the virtual clusters. A warning: the file works, but not as it reads; "
-           "--fail-on-warn makes it an exit 1.",
+           "guarantees to the virtual clusters. A warning: the file works, but not as it reads.",
        .fix = "A warning: HiveD accepts `cellNumber: 0` (its own tests use it) and guarantees "
               "nothing. Remove the entry or give the number of cells the VC needs.",
        .example = "hivedscheduler.yaml (a VC entry with cellNumber: 0, as HiveD's own tests write "
@@ -1334,7 +1325,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "A pai-worker that no HiveD cell covers. The cluster's files are checked "
                   "together: the HiveD cells must name layout.yaml's machines and fit their SKUs, "
                   "and the Azure pools must use its machine types. A warning: the file works, but "
-                  "not as it reads; --fail-on-warn makes it an exit 1.",
+                  "not as it reads.",
        .fix = "Add a node-level cell for the worker, or drop `pai-worker: \"true\"`.",
        .example = "layout.yaml (a worker no cell covers):\n    hostip: 10.0.0.3\n    machine-type: "
                   "k80-machine\n    pai-worker: \"true\"\n  - hostname: pai-worker3\n    hostip: "
@@ -1350,7 +1341,7 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "The pai-master appears in the HiveD cells. The cluster's files are checked "
                   "together: the HiveD cells must name layout.yaml's machines and fit their SKUs, "
                   "and the Azure pools must use its machine types. A warning: the file works, but "
-                  "not as it reads; --fail-on-warn makes it an exit 1.",
+                  "not as it reads.",
        .fix = "Remove the master from the HiveD cells.",
        .example = "hivedscheduler.yaml (the master is a HiveD node):\n  - cellType: K80-POOL\n    "
                   "cellChildren:\n    - cellAddress: pai-worker1\n    - cellAddress: "
@@ -1385,8 +1376,8 @@ const std::vector<CodeInfo>& config_codes() {
                   "and fit their SKUs, and the Azure pools must use its machine types. An error: "
                   "the installer, HiveD or OpenPAI refuses the file or does the wrong thing with "
                   "it, and paictl check config exits 1.",
-       .fix = "Use a machine type of `machine-sku` in layout.yaml (`paictl plan --profile "
-              "azure-nd96asr-v4` writes one for that size).",
+       .fix = "Use a machine type of `machine-sku` in layout.yaml (`paictl plan` with the profile "
+              "`azure-nd96asr-v4` writes one for that size).",
        .example = "config.yaml (an Azure pool whose machine-type is not in layout.yaml):\n    - "
                   "name: gpu\n      sku: Standard_ND96asr_v4\n      count: 2\n      machine-type: "
                   "k80-machin\n\npaictl check config says:\nconfig.yaml:15:21: error[X007]: azure "

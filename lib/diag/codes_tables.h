@@ -11,5 +11,7 @@ namespace pai::diag::codes_detail {
 const std::vector<CodeInfo>& config_codes();
 const std::vector<CodeInfo>& job_codes();
 const std::vector<CodeInfo>& other_codes();
+const std::vector<CodeInfo>& certs_codes();
+const std::vector<CodeInfo>& cluster_codes();
 
 }  // namespace pai::diag::codes_detail

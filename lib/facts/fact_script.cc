@@ -162,7 +162,15 @@ echo "@@measured $d"
 df -Pk / "$d" 2>&1
 e df
 
-b containerd; if have containerd; then containerd --version 2>&1; else echo "@@missing"; fi; e containerd
+b containerd
+if have containerd; then
+  containerd --version 2>&1; s=$?
+  echo "@@active $(systemctl is-active containerd 2>/dev/null)"
+  containerd config dump 2>/dev/null | grep -E '^[[:space:]]*(default_runtime_name|disabled_plugins)[[:space:]]*=' | sed 's/^[[:space:]]*/@@cfg /'
+else
+  echo "@@missing"; s=127
+fi
+e containerd "$s"
 b docker; if have docker; then docker info --format '{{json .}}' 2>&1; else echo "@@missing"; fi; e docker
 
 b nvidia
@@ -1022,15 +1030,35 @@ void parse_fact_output(const std::string& out, double first_byte_epoch, HostFact
       parse_df(b, f);
     } else if (s.name == "containerd") {
       std::string t(util::trim(b));
-      if (t != "@@missing" && s.status == 0) {
-        f.containerd_present = true;
-        // "containerd containerd.io 1.6.24 61f9fd88..."
-        std::vector<std::string_view> w;
-        for (auto x : util::split(t, ' '))
-          if (!x.empty()) w.push_back(x);
-        if (w.size() >= 3) f.containerd_version = std::string(w[2]);
-      } else if (t != "@@missing") {
-        f.containerd_present = true;
+      if (t != "@@missing") f.containerd_present = true;
+      bool first = true;
+      for (auto raw : util::split(t, '\n')) {
+        std::string_view line = util::trim(raw);
+        if (line.starts_with("@@active ")) {
+          f.containerd_active = util::trim(line.substr(9)) == "active";
+        } else if (line.starts_with("@@cfg ")) {
+          // `default_runtime_name = "nvidia"`, `disabled_plugins = ["cri"]`
+          std::string_view kv = line.substr(6);
+          auto eq = kv.find('=');
+          if (eq == std::string_view::npos) continue;
+          std::string_view key = util::trim(kv.substr(0, eq)),
+                           value = util::trim(kv.substr(eq + 1));
+          if (key == "default_runtime_name") {
+            std::string v(value);
+            std::erase(v, '"');
+            f.containerd_default_runtime = v;
+          } else if (key == "disabled_plugins") {
+            f.containerd_cri = value.find("\"cri\"") == std::string_view::npos &&
+                               value.find("io.containerd.grpc.v1.cri") == std::string_view::npos;
+          }
+        } else if (first && s.status == 0 && line != "@@missing") {
+          // "containerd containerd.io 1.6.24 61f9fd88..."
+          std::vector<std::string_view> w;
+          for (auto x : util::split(line, ' '))
+            if (!x.empty()) w.push_back(x);
+          if (w.size() >= 3) f.containerd_version = std::string(w[2]);
+        }
+        first = false;
       }
     } else if (s.name == "docker") {
       parse_docker(b, s.status, f);

@@ -126,7 +126,12 @@ json to_json(const HostFacts& f) {
         {"runtimes", f.daemon_json.runtimes},
         {"data_root", f.daemon_json.data_root}}},
       {"runtime_binaries", rtbin},
-      {"containerd", {{"present", f.containerd_present}, {"version", f.containerd_version}}},
+      {"containerd",
+       {{"present", f.containerd_present},
+        {"version", f.containerd_version},
+        {"active", f.containerd_active},
+        {"default_runtime", f.containerd_default_runtime},
+        {"cri", f.containerd_cri}}},
       {"nvidia",
        {{"smi_present", f.nvidia.smi_present},
         {"smi_exit", f.nvidia.smi_exit},
@@ -320,6 +325,9 @@ void fill(const json& j, HostFacts& f) {
   }
   get_to(sub(j, "containerd"), "present", f.containerd_present);
   get_to(sub(j, "containerd"), "version", f.containerd_version);
+  get_to(sub(j, "containerd"), "active", f.containerd_active);
+  get_to(sub(j, "containerd"), "default_runtime", f.containerd_default_runtime);
+  get_to(sub(j, "containerd"), "cri", f.containerd_cri);
   const json& nv = sub(j, "nvidia");
   get_to(nv, "smi_present", f.nvidia.smi_present);
   get_to(nv, "smi_exit", f.nvidia.smi_exit);

@@ -176,6 +176,12 @@ struct HostFacts {
   std::vector<RuntimeBinary> runtime_binaries;
   bool containerd_present = false;
   std::string containerd_version;
+  // `systemctl is-active containerd` said active.
+  bool containerd_active = false;
+  // From `containerd config dump`: its default runtime ("" = containerd's own,
+  // runc) and whether the CRI plugin (what the kubelet talks to) is enabled.
+  std::string containerd_default_runtime;
+  bool containerd_cri = true;
   NvidiaFacts nvidia;
   std::vector<GpuFacts> gpus;
   std::vector<PathFacts> paths;                 // Kubernetes/etcd/CNI leftovers, install markers

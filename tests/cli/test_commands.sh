@@ -9,7 +9,7 @@ export PAICTL_CONFIG=$TMP/clusters.yaml
 run check confg
 expect_rc 2 "check confg"
 expect_err 'did you mean "paictl check config"?' "check confg: did you mean"
-expect_err "Commands of paictl check: config, hosts, job" "check confg: the choices"
+expect_err "Commands of paictl check: config, hosts, job, cluster" "check confg: the choices"
 expect_err "Run 'paictl check --help'" "check confg: the right --help"
 run job sumbit x.yaml
 expect_rc 2 "job sumbit"
@@ -25,7 +25,7 @@ run simulate rn --config x
 expect_err 'did you mean "paictl simulate run"?' "simulate rn"
 run check
 expect_rc 2 "a group alone"
-expect_err '"paictl check" needs a command: config, hosts, job' "a group alone lists its commands"
+expect_err '"paictl check" needs a command: config, hosts, job, cluster' "a group alone lists its commands"
 if grep -q "subcommand is required" "$ERR"; then fail "CLI11's message leaked"; else pass "no 'A subcommand is required'"; fi
 
 # --- did you mean: flags --------------------------------------------------------------------

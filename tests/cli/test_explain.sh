@@ -15,6 +15,16 @@ expect_out "What it means:" "explain: what it means"
 expect_out "How to fix it:" "explain: how to fix it"
 expect_out "Example:" "explain: an example"
 expect_out "error[L001]" "explain: the example shows what paictl says"
+# A warning of check config: the flag that makes it an exit 1 is the front end's word
+# (the catalogue in libpai names no flag of paictl); an error has none.
+run explain F006 -o json
+expect_rc 0 "explain F006 -o json"
+expect_out "works, but not as it reads. --fail-on-warn makes it an exit 1." "explain F006: check config's --fail-on-warn"
+run explain F012
+expect_rc 0 "explain F012"
+expect_out "makes it an exit 1." "explain F012: check config's --fail-on-warn in the text too"
+run explain L001 -o json
+expect_no_out "fail-on-warn" "explain L001: an error needs no --fail-on-warn"
 run explain l001
 expect_rc 0 "explain: codes in lower case"
 expect_out "L001 invalid-hostname" "explain l001 is L001"

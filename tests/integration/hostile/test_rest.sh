@@ -90,11 +90,14 @@ bounded 60 job list --cluster html
 expect_bounded 3 "job list: an HTML page with status 200"
 bounded 60 hived status --hived "$html_URI"
 expect_bounded 3 "hived status: an HTML page with status 200"
+# A silent server costs each command its attempts (4) times the request timeout, plus the
+# backoffs between them (about 2-3.5 s): the timeout is short so that the test waits
+# seconds, not tens of them (at 2 s these four commands waited about 45 s).
 for c in silent mute headers; do
-  bounded 60 job list --cluster $c --request-timeout 2
+  bounded 60 job list --cluster $c --request-timeout 0.5
   expect_bounded 3 "job list: a server that stays $c"
 done
-bounded 60 hived status --hived "$silent_URI" --request-timeout 2
+bounded 60 hived status --hived "$silent_URI" --request-timeout 0.5
 expect_bounded 3 "hived status: a silent server"
 
 # --- Retry-After: 99999 is reported, not waited for ------------------------------------------

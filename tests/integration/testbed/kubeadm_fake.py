@@ -239,27 +239,323 @@ def make_key(path):
 
 
 def make_ca(d, name, cn):
-    make_key(d + "/" + name + ".key")
-    openssl("req", "-x509", "-new", "-key", d + "/" + name + ".key", "-subj", "/CN=" + cn, "-days", "3650",
+    """A self-signed CA of 10 years (kubeadm's), its key at 0600."""
+    key = d + "/" + name + ".key"
+    openssl("req", "-x509", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", key, "-subj", "/CN=" + cn, "-days", "3650",
             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
             "-out", d + "/" + name + ".crt")
+    os.chmod(key, 0o600)
 
 
-def make_cert(d, name, ca, subj, ext):
-    key, csr, crt = d + "/" + name + ".key", d + "/" + name + ".csr", d + "/" + name + ".crt"
-    make_key(key)
-    openssl("req", "-new", "-key", key, "-subj", subj, "-out", csr)
-    extfile = d + "/" + name + ".ext"
-    with open(extfile, "w") as f:
-        f.write(ext)
-    openssl("x509", "-req", "-in", csr, "-CA", d + "/" + ca + ".crt", "-CAkey", d + "/" + ca + ".key",
-            "-CAcreateserial", "-days", "365", "-extfile", extfile, "-out", crt)
-    os.unlink(csr)
-    os.unlink(extfile)
+CLIENT_EXT = "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
+SERVER_EXT = "extendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
+
+
+def make_cert(d, name, ca, subj, ext, ca_dir=None):
+    """A leaf of 1 year signed by CA (d/CA.crt, .key, or in ca_dir): one openssl run."""
+    ca_dir = ca_dir or d
+    key, crt = d + "/" + name + ".key", d + "/" + name + ".crt"
+    args = ["req", "-x509", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", key, "-CA", ca_dir + "/" + ca + ".crt", "-CAkey", ca_dir + "/" + ca + ".key",
+            "-subj", subj, "-days", "365", "-addext", "basicConstraints=critical,CA:FALSE"]
+    for line in ext.strip().splitlines():
+        args += ["-addext", line]
+    openssl(*(args + ["-out", crt]))
+    os.chmod(key, 0o600)
+
+
+def der_of(pem):
+    body, inside = [], False
+    for line in pem.splitlines():
+        if line.startswith("-----BEGIN CERTIFICATE"):
+            inside = True
+        elif line.startswith("-----END CERTIFICATE"):
+            break
+        elif inside:
+            body.append(line.strip())
+    return base64.b64decode("".join(body))
+
+
+def _tlv(der, i):  # (tag, start of the contents, length of the contents)
+    tag, n = der[i], der[i + 1]
+    i += 2
+    if n & 0x80:
+        k = n & 0x7F
+        n = int.from_bytes(der[i:i + k], "big")
+        i += k
+    return tag, i, n
+
+
+def _asn1_time(der, i):
+    import calendar
+    tag, c, n = _tlv(der, i)
+    t = der[c:c + n].decode()
+    if tag == 0x17:  # UTCTime YYMMDDHHMMSSZ
+        y = int(t[:2])
+        t = ("19" if y >= 50 else "20") + t
+    return calendar.timegm(time.strptime(t[:14], "%Y%m%d%H%M%S")), c + n
+
+
+def cert_fields(pem):
+    """The issuer's and subject's DER and the validity of a PEM certificate, read from its DER."""
+    der = der_of(pem)
+    _, cert, _ = _tlv(der, 0)
+    _, i, _ = _tlv(der, cert)
+    if der[i] == 0xA0:
+        _, c, n = _tlv(der, i)
+        i = c + n
+    for _ in range(2):  # serialNumber, signature
+        _, c, n = _tlv(der, i)
+        i = c + n
+    _, c, n = _tlv(der, i)
+    issuer = der[i:c + n]
+    i = c + n
+    _, v, vn = _tlv(der, i)  # validity
+    nb, j = _asn1_time(der, v)
+    na, _ = _asn1_time(der, j)
+    i = v + vn
+    _, c, n = _tlv(der, i)
+    subject = der[i:c + n]
+    return {"issuer": issuer, "subject": subject, "not_before": nb, "not_after": na}
+
+
+def iso(t):
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+CA_CNF = """[ca]
+default_ca = tb
+[tb]
+database = %(d)s/index.txt
+new_certs_dir = %(d)s
+serial = %(d)s/serial
+default_md = sha256
+policy = any
+copy_extensions = copyall
+unique_subject = no
+[any]
+commonName = optional
+organizationName = optional
+"""
+
+
+def reissue(pem, key_pem, ca_pem, ca_key_pem, not_before, not_after, host=None):
+    """The same certificate (subject, SANs, extensions, key) signed again by its CA with another validity
+    (openssl ca: not-after may be in the past)."""
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="tb-reissue-", dir=(host or tb.HOST) + "/state")
     try:
-        os.unlink(d + "/" + ca + ".srl")
-    except FileNotFoundError:
-        pass
+        for n, t in (("c.crt", pem), ("c.key", key_pem), ("ca.crt", ca_pem), ("ca.key", ca_key_pem)):
+            fd = os.open(tmp + "/" + n, os.O_WRONLY | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(t)
+        open(tmp + "/index.txt", "w").close()
+        with open(tmp + "/serial", "w") as f:
+            f.write("01\n")
+        with open(tmp + "/ca.cnf", "w") as f:
+            f.write(CA_CNF % {"d": tmp})
+        openssl("x509", "-x509toreq", "-in", tmp + "/c.crt", "-key", tmp + "/c.key", "-copy_extensions", "copyall",
+                "-out", tmp + "/c.csr")
+        t = lambda x: time.strftime("%Y%m%d%H%M%SZ", time.gmtime(x))
+        openssl("ca", "-batch", "-config", tmp + "/ca.cnf", "-in", tmp + "/c.csr", "-cert", tmp + "/ca.crt",
+                "-keyfile", tmp + "/ca.key", "-startdate", t(not_before), "-enddate", t(not_after), "-notext",
+                "-preserveDN", "-rand_serial", "-out", tmp + "/new.crt")
+        return open(tmp + "/new.crt").read()
+    finally:
+        import shutil
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# kubeadm's names (certs check-expiration, certs renew NAME) of the leaves under pki/ and the kubeconfigs.
+PKI_LEAVES = {"apiserver": "apiserver", "apiserver-kubelet-client": "apiserver-kubelet-client",
+              "front-proxy-client": "front-proxy-client", "apiserver-etcd-client": "apiserver-etcd-client",
+              "etcd-server": "etcd/server", "etcd-peer": "etcd/peer", "etcd-healthcheck-client": "etcd/healthcheck-client"}
+CONF_LEAVES = {"admin.conf": "admin.conf", "super-admin.conf": "super-admin.conf",
+               "controller-manager.conf": "controller-manager.conf", "scheduler.conf": "scheduler.conf"}
+CA_NAMES = ["ca", "front-proxy-ca", "etcd/ca"]
+
+
+def host_cas(host=None):
+    """The CAs under a host's pki/ (kubeadm's three, and any other self-signed CA there): {subject DER: (crt, key)}."""
+    pki = tb.hp("/etc/kubernetes/pki", host)
+    cas = {}
+    for root, _, files in os.walk(pki):
+        for n in files:
+            if not n.endswith(".crt"):
+                continue
+            crt = os.path.join(root, n)
+            key = crt[:-4] + ".key"
+            try:
+                pem = open(crt).read()
+                f = cert_fields(pem)
+            except (OSError, ValueError, IndexError, UnicodeDecodeError):
+                continue
+            if f["issuer"] == f["subject"] and os.path.exists(key):
+                cas[f["subject"]] = (pem, open(key).read())
+    return cas
+
+
+def leaf_files(host=None):
+    """Every leaf certificate under a host's pki/ (a .crt with its .key, not a CA): {kubeadm name: path below pki/}."""
+    pki = tb.hp("/etc/kubernetes/pki", host)
+    out_ = {}
+    for root, _, files in os.walk(pki):
+        for n in sorted(files):
+            if not n.endswith(".crt"):
+                continue
+            rel = os.path.relpath(os.path.join(root, n), pki)[:-4]
+            try:
+                f = cert_fields(open(os.path.join(root, n)).read())
+            except (OSError, ValueError, IndexError, UnicodeDecodeError):
+                continue
+            if f["issuer"] == f["subject"] or not os.path.exists(os.path.join(root, n[:-4] + ".key")):
+                continue
+            name = next((k for k, v in PKI_LEAVES.items() if v == rel), rel.replace("/", "-"))
+            out_[name] = rel
+    return out_
+
+
+def renew_pki_leaf(rel, not_before, not_after, host=None):
+    """pki/REL.crt signed again by the CA that signed it (found among the host's CAs by issuer), keeping its key."""
+    pki = tb.hp("/etc/kubernetes/pki", host)
+    pem = open(pki + "/" + rel + ".crt").read()
+    ca = host_cas(host).get(cert_fields(pem)["issuer"])
+    if ca is None:
+        raise Fail("unable to renew %s: the CA that signed it is not under /etc/kubernetes/pki" % rel)
+    new = reissue(pem, open(pki + "/" + rel + ".key").read(), ca[0], ca[1], not_before, not_after, host)
+    tmp = pki + "/" + rel + ".crt.tbtmp"
+    with open(tmp, "w") as f:
+        f.write(new)
+    os.chmod(tmp, 0o644)
+    os.rename(tmp, pki + "/" + rel + ".crt")
+
+
+def renew_conf(name, not_before, not_after, host=None):
+    """The client certificate a kubeconfig embeds, signed again by the cluster CA (its key kept)."""
+    path = tb.hp("/etc/kubernetes/" + name, host)
+    doc = yaml.load(open(path).read(), Loader=SAFE_LOADER)
+    user = doc["users"][0]["user"]
+    if "client-certificate-data" not in user:
+        return False
+    pem = base64.b64decode(user["client-certificate-data"]).decode()
+    key = base64.b64decode(user["client-key-data"]).decode()
+    ca = host_cas(host).get(cert_fields(pem)["issuer"])
+    if ca is None:
+        raise Fail("unable to renew %s: the CA that signed its client certificate is not under /etc/kubernetes/pki" % name)
+    user["client-certificate-data"] = b64(reissue(pem, key, ca[0], ca[1], not_before, not_after, host))
+    text = yaml.safe_dump(doc, sort_keys=False)
+    tmp = path + ".tbtmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.rename(tmp, path)
+    return True
+
+
+def kubelet_client_pem(node, host=None):
+    return tb.hp("/var/lib/kubelet/pki/kubelet-client-current.pem", host)
+
+
+def cert_not_afters(host):
+    """{where: not-after (RFC 3339)} of every certificate of a host: pki/ files, the kubeconfigs' embedded
+    client certificates, the kubelet's client certificate (testbed.sh state)."""
+    got = {}
+    pki = tb.hp("/etc/kubernetes/pki", host)
+    if os.path.isdir(pki):
+        for root, _, files in os.walk(pki):
+            for n in files:
+                if n.endswith(".crt"):
+                    p = os.path.join(root, n)
+                    try:
+                        got["/etc/kubernetes/pki/" + os.path.relpath(p, pki)] = iso(cert_fields(open(p).read())["not_after"])
+                    except (OSError, ValueError, IndexError, UnicodeDecodeError):
+                        got["/etc/kubernetes/pki/" + os.path.relpath(p, pki)] = None
+    for c in CONFS:
+        p = tb.hp("/etc/kubernetes/" + c, host)
+        if not os.path.exists(p):
+            continue
+        try:
+            user = yaml.load(open(p).read(), Loader=SAFE_LOADER)["users"][0]["user"]
+            if "client-certificate-data" in user:
+                got["/etc/kubernetes/" + c] = iso(cert_fields(base64.b64decode(user["client-certificate-data"]).decode())["not_after"])
+        except (OSError, ValueError, IndexError, KeyError, TypeError, UnicodeDecodeError, yaml.YAMLError):
+            got["/etc/kubernetes/" + c] = None
+    p = tb.hp("/var/lib/kubelet/pki/kubelet-client-current.pem", host)
+    if os.path.exists(p):
+        try:
+            got["/var/lib/kubelet/pki/kubelet-client-current.pem"] = iso(cert_fields(open(p).read())["not_after"])
+        except (OSError, ValueError, IndexError, UnicodeDecodeError):
+            got["/var/lib/kubelet/pki/kubelet-client-current.pem"] = None
+    return dict(sorted(got.items()))
+
+
+def age_certs(days, names=(), host=None):
+    """Re-issues the host's leaves (pki/ leaves, the kubeconfigs' client certificates, the kubelet's client
+    certificate) with a not-after `days` from now (negative: in the past); `names` (kubeadm's, "kubelet-client")
+    limits them. Returns the names re-issued."""
+    now = int(time.time())
+    na = now + int(float(days) * 86400)
+    nb = min(now - 3600, na - 365 * 86400)
+    done = []
+    for name, rel in leaf_files(host).items():
+        if not names or name in names:
+            renew_pki_leaf(rel, nb, na, host)
+            done.append(name)
+    for c in CONFS:
+        if (not names or c in names) and os.path.exists(tb.hp("/etc/kubernetes/" + c, host)):
+            if renew_conf(c, nb, na, host):
+                done.append(c)
+    p = tb.hp("/var/lib/kubelet/pki/kubelet-client-current.pem", host)
+    if (not names or "kubelet-client" in names) and os.path.exists(p):
+        text = open(p).read()
+        crt = text[:text.index("-----END CERTIFICATE-----") + len("-----END CERTIFICATE-----")] + "\n"
+        key = text[text.index("-----BEGIN", len(crt) - 1):]
+        ca = master_ca(host)
+        new = reissue(crt, key, ca[0], ca[1], nb, na, host)
+        fd = os.open(p + ".tbtmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(new + key)
+        os.rename(p + ".tbtmp", p)
+        done.append("kubelet-client")
+    return done
+
+
+def master_host(host=None):
+    info = tb.host_info(host)
+    run = json.load(open(info["run"] + "/testbed.json"))
+    return info["run"] + "/hosts/" + run["hosts"][0]["name"]
+
+
+def master_ca(host=None):
+    """The cluster CA (the master's pki/ca.crt and ca.key), which signs the kubelets' client certificates
+    (the controller-manager's CSR signer on a real cluster)."""
+    pki = tb.hp("/etc/kubernetes/pki", master_host(host))
+    return open(pki + "/ca.crt").read(), open(pki + "/ca.key").read()
+
+
+def write_kubelet_client(node, host=None):
+    """/var/lib/kubelet/pki/kubelet-client-current.pem: the kubelet's client certificate (1 year,
+    O=system:nodes, CN=system:node:NODE, signed by the cluster CA) followed by its key, at 0600."""
+    import tempfile
+    d = tb.hp("/var/lib/kubelet/pki", host)
+    os.makedirs(d, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="tb-kubelet-", dir=(host or tb.HOST) + "/state")
+    try:
+        ca_pem, ca_key = master_ca(host)
+        for n, t in (("ca.crt", ca_pem), ("ca.key", ca_key)):
+            fd = os.open(tmp + "/" + n, os.O_WRONLY | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(t)
+        make_cert(tmp, "kubelet", "ca", "/O=system:nodes/CN=system:node:" + node, CLIENT_EXT)
+        text = open(tmp + "/kubelet.crt").read() + open(tmp + "/kubelet.key").read()
+    finally:
+        import shutil
+        shutil.rmtree(tmp, ignore_errors=True)
+    fd = os.open(d + "/kubelet-client-current.pem.tbtmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.rename(d + "/kubelet-client-current.pem.tbtmp", d + "/kubelet-client-current.pem")
 
 
 def etcd_pki(pki, node, addr):
@@ -585,10 +881,30 @@ def init(argv):
             "DNS:kubernetes.default.svc.cluster.local", "DNS:" + node]
     sans.append(("IP:" if re.match(r"^[\d.]+$", host) else "DNS:") + host)
     make_cert(pki, "apiserver", "ca", "/CN=kube-apiserver",
-              "subjectAltName=%s\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n" % ",".join(dict.fromkeys(sans)))
-    make_cert(pki, "admin", "ca", "/O=kubeadm:cluster-admins/CN=kubernetes-admin",
-              "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n")
+              "subjectAltName=%s\n" % ",".join(dict.fromkeys(sans)) + SERVER_EXT)
+    make_cert(pki, "apiserver-kubelet-client", "ca", "/O=kubeadm:cluster-admins/CN=kube-apiserver-kubelet-client", CLIENT_EXT)
+    make_ca(pki, "front-proxy-ca", "front-proxy-ca")
+    make_cert(pki, "front-proxy-client", "front-proxy-ca", "/CN=front-proxy-client", CLIENT_EXT)
+    make_key(pki + "/sa.key")
+    tb.write_file("/etc/kubernetes/pki/sa.pub", openssl("ec", "-in", pki + "/sa.key", "-pubout").decode(), 0o644)
     etcd_pki(pki, node, addr)
+    make_cert(pki, "admin", "ca", "/O=kubeadm:cluster-admins/CN=kubernetes-admin", CLIENT_EXT)
+    conf_certs = {}
+    if vtuple(version()) >= (1, 29):
+        make_cert(pki, "super-admin", "ca", "/O=system:masters/CN=kubernetes-super-admin", CLIENT_EXT)
+        conf_certs["super-admin.conf"] = ("kubernetes-super-admin", "super-admin")
+    make_cert(pki, "controller-manager", "ca", "/CN=system:kube-controller-manager", CLIENT_EXT)
+    make_cert(pki, "scheduler", "ca", "/CN=system:kube-scheduler", CLIENT_EXT)
+    make_cert(pki, "kubelet", "ca", "/O=system:nodes/CN=system:node:" + node, CLIENT_EXT)
+    conf_certs.update({"admin.conf": ("kubernetes-admin", "admin"),
+                       "controller-manager.conf": ("system:kube-controller-manager", "controller-manager"),
+                       "scheduler.conf": ("system:kube-scheduler", "scheduler"),
+                       "kubelet.conf": ("system:node:" + node, "kubelet")})
+    conf_pems = {}
+    for c, (user, f) in conf_certs.items():
+        conf_pems[c] = (user, open(pki + "/" + f + ".crt").read(), open(pki + "/" + f + ".key").read())
+        os.unlink(pki + "/" + f + ".crt")
+        os.unlink(pki + "/" + f + ".key")
     for f in PKI:
         p = pki + "/" + f
         if not os.path.exists(p):
@@ -637,14 +953,11 @@ def init(argv):
     start_control_plane()
     ca = open(pki + "/ca.crt").read()
     server = "https://" + endpoint
-    admin = kubeconfig(server, ca, "kubernetes-admin", open(pki + "/admin.crt").read(), open(pki + "/admin.key").read())
-    os.unlink(pki + "/admin.crt")
-    os.unlink(pki + "/admin.key")
     for c in CONFS:
         if c == "super-admin.conf" and vtuple(version()) < (1, 29):
             continue
-        text = admin if c in ("admin.conf", "super-admin.conf") else kubeconfig(server, ca, "system:node:" + node if c == "kubelet.conf" else "system:kube-" + c[:-5], token=secrets.token_hex(16))
-        tb.write_file("/etc/kubernetes/" + c, text, 0o600)
+        user, crt, key = conf_pems[c]
+        tb.write_file("/etc/kubernetes/" + c, kubeconfig(server, ca, user, crt, key), 0o600)
     # What kubeadm uploads.
     api("POST", "/api/v1/namespaces/kube-system/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "kubeadm-config", "namespace": "kube-system"},
@@ -784,6 +1097,7 @@ def join(argv):
     os.makedirs(tb.hp("/etc/kubernetes/pki"), exist_ok=True)
     tb.write_file("/etc/kubernetes/pki/ca.crt", ca, 0o644)
     tb.write_file("/etc/kubernetes/kubelet.conf", kubeconfig(server, ca, "system:node:" + node, token=node_token), 0o600)
+    write_kubelet_client(node)
     tb.write_file("/var/lib/kubelet/config.yaml", kubelet_config("systemd"), 0o644)
     tb.write_file("/var/lib/kubelet/kubeadm-flags.env",
                   'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock"\n', 0o644)
@@ -797,6 +1111,95 @@ def join(argv):
     out("\nThis node has joined the cluster:\n* Certificate signing request was sent to apiserver and a response was received.\n"
         "* The Kubelet was informed of the new secure connection details.\n\n"
         "Run 'kubectl get nodes' on the control-plane to see this node join the cluster.")
+    return 0
+
+
+# ----------------------------------------------------------------------------- certs
+
+RENEW_WORDS = {
+    "admin.conf": "certificate embedded in the kubeconfig file for the admin to use and for kubeadm itself",
+    "super-admin.conf": "certificate embedded in the kubeconfig file for the super-admin",
+    "apiserver": "certificate for serving the Kubernetes API",
+    "apiserver-etcd-client": "certificate the apiserver uses to access etcd",
+    "apiserver-kubelet-client": "certificate for the API server to connect to kubelet",
+    "controller-manager.conf": "certificate embedded in the kubeconfig file for the controller manager to use",
+    "etcd-healthcheck-client": "certificate for liveness probes to healthcheck etcd",
+    "etcd-peer": "certificate for etcd nodes to communicate with each other",
+    "etcd-server": "certificate for serving etcd",
+    "front-proxy-client": "certificate for the front proxy client",
+    "scheduler.conf": "certificate embedded in the kubeconfig file for the scheduler manager to use",
+}
+
+
+def residual(t):
+    d = t - time.time()
+    if d <= 0:
+        return "<invalid>"
+    days = int(d // 86400)
+    return "%dy" % (days // 365) if days >= 365 else ("%dd" % days if days > 0 else "%dh" % int(d // 3600))
+
+
+def when(t):
+    return time.strftime("%b %d, %Y %H:%M UTC", time.gmtime(t))
+
+
+def certs_cmd(argv):
+    if not argv or argv[0] not in ("check-expiration", "renew"):
+        raise Fail("the testbed's kubeadm certs does %s: check-expiration, renew" % ("not implement \"%s\"" % argv[0] if argv else "nothing alone"))
+    opts, args = tb.parse_opts(argv[1:], VALUE_FLAGS)
+    pki = tb.hp("/etc/kubernetes/pki")
+    if not os.path.exists(pki + "/ca.crt"):
+        raise Fail("couldn't load the certificate authority: open /etc/kubernetes/pki/ca.crt: no such file or directory")
+    leaves = leaf_files()
+    confs = [c for c in CONF_LEAVES if os.path.exists(tb.hp("/etc/kubernetes/" + c))]
+    cas = {v: k for k, v in ((n, cert_fields(open(pki + "/" + n + ".crt").read())["subject"])
+                             for n in CA_NAMES if os.path.exists(pki + "/" + n + ".crt"))}
+    if argv[0] == "check-expiration":
+        out("[check-expiration] Reading configuration from the cluster...")
+        out("[check-expiration] FYI: You can look at this config file with 'kubectl -n kube-system get cm kubeadm-config -o yaml'\n")
+        rows = []
+        for c in confs:
+            user = yaml.load(open(tb.hp("/etc/kubernetes/" + c)).read(), Loader=SAFE_LOADER)["users"][0]["user"]
+            if "client-certificate-data" in user:
+                rows.append((c, cert_fields(base64.b64decode(user["client-certificate-data"]).decode())))
+        for name, rel in leaves.items():
+            rows.append((name, cert_fields(open(pki + "/" + rel + ".crt").read())))
+        out("%-25s%-25s%-16s%-24s%s" % ("CERTIFICATE", "EXPIRES", "RESIDUAL TIME", "CERTIFICATE AUTHORITY", "EXTERNALLY MANAGED"))
+        for name, f in sorted(rows):
+            out("%-25s%-25s%-16s%-24s%s" % (name, when(f["not_after"]), residual(f["not_after"]), cas.get(f["issuer"], "").replace("/", "-"), "no"))
+        out("\n%-24s%-25s%-16s%s" % ("CERTIFICATE AUTHORITY", "EXPIRES", "RESIDUAL TIME", "EXTERNALLY MANAGED"))
+        for n in CA_NAMES:
+            if os.path.exists(pki + "/" + n + ".crt"):
+                f = cert_fields(open(pki + "/" + n + ".crt").read())
+                out("%-24s%-25s%-16s%s" % (n.replace("/", "-"), when(f["not_after"]), residual(f["not_after"]), "no"))
+        return 0
+    # renew all|NAME...
+    known = sorted(set(leaves) | set(confs))
+    if not args:
+        raise Fail("missing subcommand; \"renew\" is not meant to be run on its own\nAvailable: all " + " ".join(known))
+    want = known if args == ["all"] else args
+    for n in want:
+        if n not in known:
+            raise Fail("unknown command \"%s\" for \"kubeadm certs renew\"" % n)
+    st = state()
+    st["certs_renew_in_progress"] = True
+    save_state(st)
+    now = int(time.time())
+    out("[renew] Reading configuration from the cluster...")
+    out("[renew] FYI: You can look at this config file with 'kubectl -n kube-system get cm kubeadm-config -o yaml'\n")
+    for n in [x for x in want if x in leaves]:
+        renew_pki_leaf(leaves[n], now - 60, now + 365 * 86400)
+        out("%s renewed" % RENEW_WORDS.get(n, "certificate " + n))
+    tb.knob("kubeadm", "certs-renew")
+    for n in [x for x in want if x in confs]:
+        renew_conf(n, now - 60, now + 365 * 86400)
+        out("%s renewed" % RENEW_WORDS.get(n, "certificate embedded in " + n))
+    st = state()
+    st["certsRenew"] = st.get("certsRenew", 0) + 1
+    st["certs_renew_in_progress"] = False
+    save_state(st)
+    out("\nDone renewing certificates. You must restart the kube-apiserver, kube-controller-manager, kube-scheduler and etcd, "
+        "so that they can use the new certificates.")
     return 0
 
 
@@ -1269,7 +1672,7 @@ def upgrade(argv):
 
 def main(argv):
     if not argv or argv[0] in ("-h", "--help", "help"):
-        out("Usage:\n  kubeadm [command]\n\nAvailable Commands:\n  config  init  join  reset  token  upgrade  version")
+        out("Usage:\n  kubeadm [command]\n\nAvailable Commands:\n  certs  config  init  join  reset  token  upgrade  version")
         return 0
     cmd, rest = argv[0], argv[1:]
     try:
@@ -1290,6 +1693,9 @@ def main(argv):
             return config_cmd(rest)
         if cmd == "upgrade":
             return upgrade(rest)
+        if cmd == "certs":
+            with InitLock():
+                return certs_cmd(rest)
         raise Fail("the testbed's kubeadm does not implement \"%s\"" % cmd)
     except Fail as e:
         msg = str(e)

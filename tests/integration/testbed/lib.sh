@@ -3,10 +3,13 @@
 set -eu
 : "${RUN:?RUN is not set}"
 . "$(dirname "$0")/../../skip.sh"
-if [ -f "$RUN.skipped" ]; then skip_test "$(cat "$RUN.skipped")"; fi
-if [ ! -f "$RUN/testbed.json" ]; then
-  echo "the testbed of $RUN is not running (the fixture failed; see testbed.up)" >&2
-  exit 1
+# A test with its own testbed (TB_OWN=1, e.g. the journey) starts it after sourcing this.
+if [ -z "${TB_OWN:-}" ]; then
+  if [ -f "$RUN.skipped" ]; then skip_test "$(cat "$RUN.skipped")"; fi
+  if [ ! -f "$RUN/testbed.json" ]; then
+    echo "the testbed of $RUN is not running (the fixture failed; see testbed.up)" >&2
+    exit 1
+  fi
 fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-testbed-test.XXXXXX")
 # One SSH connection per host for the whole test (a login costs more than most fakes).
@@ -38,6 +41,18 @@ eventually() {
     [ "$got" = "$want" ] && return 0
     n=$((n + 1))
     [ $n -lt 50 ] || fail "$1: got $got, want $want (after 10 s)"
+    sleep 0.2
+  done
+}
+# poll WHAT COMMAND...: runs COMMAND (a function or a program) until it succeeds, every
+# 0.2 s for up to 10 s; fails with WHAT and the last output ($TMP/out) after that.
+poll() {
+  _what=$1
+  shift
+  _n=0
+  until "$@"; do
+    _n=$((_n + 1))
+    [ $_n -lt 50 ] || fail "$_what after 10 s: $(cat "$TMP/out" 2>/dev/null || true)"
     sleep 0.2
   done
 }

@@ -275,6 +275,22 @@ DEPENDS = {
     "libnvidia-container-tools": ["libnvidia-container1"],
 }
 CONFLICTS = {"containerd": ["containerd.io"], "containerd.io": ["containerd", "runc"]}
+# NVIDIA's driver packages as the OS archive serves them (Ubuntu's restricted
+# nvidia-driver-BRANCH, Debian's nvidia-driver); the branches of Ubuntu conflict
+# with one another. Installing one changes what nvidia-smi reports only after a
+# reboot (until then: "Driver/library version mismatch", as the real tool says).
+NVIDIA_DRIVERS = {
+    "ubuntu": {"nvidia-driver-535": ["535.104.05-0ubuntu1", "535.183.01-0ubuntu1"],
+               "nvidia-driver-550": ["550.127.05-0ubuntu1"],
+               "nvidia-driver-560": ["560.35.03-0ubuntu1"]},
+    "debian": {"nvidia-driver": ["535.104.05-1", "535.183.01-1~deb12u1"]},
+}
+
+
+def conflicts_of(name):
+    if name.startswith("nvidia-driver-"):
+        return [p for p in NVIDIA_DRIVERS["ubuntu"] if p != name]
+    return CONFLICTS.get(name, [])
 # What a package puts on the host: programs in bin/, systemd units, conffiles.
 PROGRAMS = {
     "kubeadm": ["kubeadm"], "kubelet": ["kubelet"], "kubectl": ["kubectl"], "cri-tools": ["crictl"],
@@ -316,6 +332,7 @@ def repo_packages(url, suite, comps):
         pk = {p: ["1.0-1"] for p in COMMON}
         for name, v in OS_PACKAGES.get(os_id(), {}).items():
             pk[name] = [v]
+        pk.update(NVIDIA_DRIVERS.get(os_id().split("-")[0], {}))
         return pk
     return None
 
@@ -463,7 +480,85 @@ def install_effects(name, version):
     if name == "kubelet":
         write_file("/etc/systemd/system/kubelet.service.d/10-kubeadm.conf", KUBELET_DROPIN)
         conffiles.append("/etc/systemd/system/kubelet.service.d/10-kubeadm.conf")
+    if name.startswith("nvidia-driver") and host_info()["gpus"]:
+        smi_env(mismatch=smi_env() != version.split("-")[0])
     return conffiles
+
+
+def smi_env(**change):
+    """The fake nvidia-smi's settings (bin/fake.env, shell assignments): DRIVER
+    read, and with `driver` or `mismatch` given, those two rewritten in place."""
+    path = HOST + "/bin/fake.env"
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    m = re.search(r"\bDRIVER=(\S+)", text)
+    if not change:
+        return m.group(1) if m else None
+    if "driver" in change:
+        text = re.sub(r"\bDRIVER=\S+", "DRIVER=" + change["driver"], text)
+    flag = "SMI_MISMATCH=%d" % (1 if change.get("mismatch") else 0)
+    if re.search(r"\bSMI_MISMATCH=\S+", text):
+        text = re.sub(r"\bSMI_MISMATCH=\S+", flag, text)
+    else:
+        text = text.rstrip("\n") + "\n" + flag + "\n"
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.rename(tmp, path)
+    return None
+
+
+def installed_driver():
+    """The upstream version of the NVIDIA driver package installed, or None."""
+    for n, i in load("dpkg").items():
+        if n.startswith("nvidia-driver"):
+            return i["version"].split("-")[0]
+    return None
+
+
+REBOOT_DOWN_S = 1.0
+
+
+def reboot(argv):
+    """`reboot` / `systemctl reboot`: counted in state/boot.json; the kubelet and
+    containerd stop for REBOOT_DOWN_S (the Node goes NotReady), the NVIDIA driver
+    installed is loaded, /run/lock is emptied, then the enabled units start again.
+    sshd is not touched:
+    the host stays reachable, and the call returns once the host is up again."""
+    with Lock():
+        boot = load("boot")
+        boot["reboots"] = boot.get("reboots", 0) + 1
+        save("boot", boot)
+        sd = load("systemd")
+        for u in ("kubelet", "containerd"):
+            if u in sd:
+                sd[u]["state"] = "inactive"
+        save("systemd", sd)
+    time.sleep(REBOOT_DOWN_S)
+    with Lock():
+        # /run is a tmpfs: the boot empties it (the host's /run/lock here).
+        d = hp("/run/lock")
+        for n in os.listdir(d) if os.path.isdir(d) else []:
+            if os.path.isfile(os.path.join(d, n)):
+                os.unlink(os.path.join(d, n))
+        drv = installed_driver()
+        if drv and host_info()["gpus"]:
+            smi_env(driver=drv, mismatch=False)
+        sd = load("systemd")
+        for u, info in sd.items():
+            if not info.get("enabled") or info.get("masked"):
+                continue
+            if u == "containerd":
+                containerd_start(sd)
+            elif u == "kubelet":
+                info["state"] = "started"
+        if "kubelet" in sd and sd["kubelet"].get("enabled"):
+            ensure_apiserver(sd)
+        save("systemd", sd)
+    return 0
 
 
 def remove_effects(name, info, purge):
@@ -650,7 +745,7 @@ def apt_install(names, yes, opts, tool):
             err("E: Held packages were changed and -y was used without --allow-change-held-packages.")
             return 100
         changes.append((n, v))
-        for c in CONFLICTS.get(n, []):
+        for c in conflicts_of(n):
             if c in dpkg and c not in want:
                 if dpkg[c].get("hold") and not allow_held:
                     err("E: Held packages were changed and -y was used without --allow-change-held-packages.")
@@ -909,6 +1004,8 @@ def systemctl(argv):
     cmd, units = args[0], [unit_name(u) for u in args[1:]]
     quiet = "q" in opts or "quiet" in opts
     now = "now" in opts
+    if cmd == "reboot":
+        return reboot(args[1:])
     with Lock():
         sd = load("systemd")
         # Units written by hand under /etc/systemd/system are known after daemon-reload.
@@ -1565,7 +1662,7 @@ TOOLS = {
     "apt-cache": apt_cache, "dpkg": dpkg_cmd, "dpkg-query": dpkg_query, "systemctl": systemctl,
     "modprobe": modprobe, "lsmod": lsmod, "sysctl": sysctl, "swapoff": swapoff, "swapon": swapon,
     "containerd": containerd, "ctr": ctr, "crictl": crictl, "nvidia-ctk": nvidia_ctk, "kubelet": kubelet,
-    "kubeadm": lambda a: kubeadm_fake().main(a), "kubectl-ensure": kubectl_ensure,
+    "kubeadm": lambda a: kubeadm_fake().main(a), "kubectl-ensure": kubectl_ensure, "reboot": reboot,
 }
 
 

@@ -9,26 +9,36 @@
 # own testbed on 127.0.35.x.
 set -eu
 : "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}"
+# shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
+TB_OWN=1
+. "$(dirname "$0")/lib.sh"
 set +e
 reason=$("$TESTBED" can-run)
 rc=$?
 set -e
-[ $rc -eq 0 ] || { echo "$reason"; exit 77; }
-KUBECTL=${TESTBED_KUBECTL:-$(command -v kubectl || true)}
-[ -n "$KUBECTL" ] || { echo "testbed: skipped: no kubectl on this machine"; exit 77; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-journey-test.XXXXXX")
+[ $rc -eq 0 ] || skip_test "$reason"
+[ -n "$KUBECTL" ] || skip_test "testbed: no kubectl on this machine"
 cleanup() { [ -n "${KEEP:-}" ] || "$TESTBED" down "$RUN" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
 trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
 # run ARGS...: paictl with its output in $TMP/out and $TMP/err, the exit code in $RC.
 run() { set +e; "$PAICTL" "$@" > "$TMP/out" 2> "$TMP/err"; RC=$?; set -e; }
 expect_rc() { [ "$RC" -eq "$1" ] || { cat "$TMP/out" "$TMP/err" >&2; fail "$2: exit $RC, want $1"; }; }
-# check 'PYTHON-EXPRESSION' MESSAGE: with d = the last output parsed as JSON.
+# holds 'PYTHON-EXPRESSION': whether it is true, with d = the last output parsed as JSON.
+holds() {
+  "$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$TMP/out" "$1"
+}
+# check 'PYTHON-EXPRESSION' MESSAGE: holds, or the test fails with MESSAGE.
 check() {
-  "$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$TMP/out" "$1" \
-    || { cat "$TMP/out" >&2; fail "$2"; }
+  holds "$1" || { cat "$TMP/out" >&2; fail "$2"; }
   pass "$2"
+}
+# run_holds 'PYTHON-EXPRESSION' ARGS...: paictl ARGS exits 0 and the expression holds of its output.
+run_holds() {
+  _expr=$1
+  shift
+  run "$@"
+  [ "$RC" -eq 0 ] && holds "$_expr" 2>/dev/null
 }
 # The registry of clusters and the tokens: this test's own.
 export XDG_CONFIG_HOME="$TMP/config" HOME="$TMP/home"
@@ -162,17 +172,13 @@ run job submit "$TMP/job.yaml" --cluster bed
 expect_rc 0 "job submit"
 pass "job submit"
 # HiveD binds the gang: two pods, two GPUs each, on the workers.
-n=0
-while :; do
-  "$KUBECTL" --kubeconfig "$KC" -n default get pods -o json > "$TMP/pods.json"
-  if "$PYTHON3" -c '
-import json, sys
-p = [x for x in json.load(open(sys.argv[1]))["items"] if x["metadata"].get("labels", {}).get("jobName") == "journey"]
-sys.exit(0 if len(p) == 2 and all(x["spec"].get("nodeName") for x in p) else 1)' "$TMP/pods.json"; then break; fi
-  n=$((n + 1))
-  [ $n -lt 50 ] || fail "the job's pods are not bound after 10 s: $(cat "$TMP/pods.json")"
-  sleep 0.2
-done
+# journey_pods_bound: the job has two pods, both bound to a node ($TMP/out: the pods).
+journey_pods_bound() {
+  "$KUBECTL" --kubeconfig "$KC" -n default get pods -o json > "$TMP/out" &&
+    holds '[bool(x["spec"].get("nodeName")) for x in d["items"] if x["metadata"].get("labels", {}).get("jobName") == "journey"] == [True, True]' 2>/dev/null
+}
+poll "the job's pods are not bound" journey_pods_bound
+cp "$TMP/out" "$TMP/pods.json"
 "$PYTHON3" -c '
 import json, sys, yaml
 p = [x for x in json.load(open(sys.argv[1]))["items"] if x["metadata"].get("labels", {}).get("jobName") == "journey"]
@@ -228,14 +234,8 @@ check "d['items'] == []" "hived groups: the cells are free again when the job's 
 sed -e 's/^name: journey/name: long/' -e 's/instances: 2/instances: 1/' -e 's/sleep 4/sleep 600/' "$TMP/job.yaml" > "$TMP/long.yaml"
 run job submit "$TMP/long.yaml" --cluster bed
 expect_rc 0 "job submit of a long job"
-n=0
-while :; do
-  run hived groups --cluster bed -o json
-  [ "$RC" -eq 0 ] && "$PYTHON3" -c 'import json,sys; sys.exit(0 if [g["name"] for g in json.load(open(sys.argv[1]))["items"]] == ["admin~long"] else 1)' "$TMP/out" && break
-  n=$((n + 1))
-  [ $n -lt 50 ] || fail "the long job's group is not allocated after 10 s: $(cat "$TMP/out")"
-  sleep 0.2
-done
+poll "the long job's group is not allocated" run_holds '[g["name"] for g in d["items"]] == ["admin~long"]' \
+  hived groups --cluster bed -o json
 run job stop long --cluster bed --wait --wait-interval 0.2 --wait-timeout 30
 expect_rc 0 "job stop --wait"
 run hived groups --cluster bed -o json
@@ -251,27 +251,14 @@ n=0
 while kill -0 "$P" 2>/dev/null; do n=$((n + 1)); [ $n -lt 100 ] || fail "the API server did not stop"; sleep 0.05; done
 ssh -F "$RUN/ssh_config" tb-master 'kubectl --kubeconfig /etc/kubernetes/admin.conf get nodes >/dev/null' || fail "kubectl on the master"
 [ "$(cat "$RUN/hosts/tb-master/state/apiserver/pid")" != "$P" ] || fail "the API server was not restarted"
-n=0
-while :; do
-  run cluster status --cluster bed-token -o json
-  [ "$RC" -eq 0 ] && break
-  n=$((n + 1))
-  [ $n -lt 50 ] || fail "cluster status with the token after the API server restarted: $(cat "$TMP/err")"
-  sleep 0.2
-done
+poll "cluster status with the token after the API server restarted" run_holds True cluster status --cluster bed-token -o json
 run hived groups --cluster bed -o json
 expect_rc 0 "hived groups after the API server restarted"
 [ "$(pgrep -cf "$RUN/lib/hived_test_server" || true)" -eq 1 ] || fail "not one HiveD double runs: $(pgrep -af "$RUN/lib/hived_test_server")"
 pass "after a restart of the API server the token still signs in and one HiveD double answers"
 
 ssh -F "$RUN/ssh_config" tb-worker2 'systemctl stop kubelet' || fail "stopping tb-worker2's kubelet"
-n=0
-while :; do
-  run hived status --cluster bed -o json
-  [ "$RC" -eq 0 ] && "$PYTHON3" -c 'import json,sys; sys.exit(0 if {n["name"]: n["healthy"] for n in json.load(open(sys.argv[1]))["nodes"]} == {"tb-worker1": True, "tb-worker2": False} else 1)' "$TMP/out" && break
-  n=$((n + 1))
-  [ $n -lt 50 ] || fail "tb-worker2 is not bad in HiveD 10 s after its kubelet stopped: $(cat "$TMP/out")"
-  sleep 0.2
-done
+poll "tb-worker2 is not bad in HiveD after its kubelet stopped" \
+  run_holds '{n["name"]: n["healthy"] for n in d["nodes"]} == {"tb-worker1": True, "tb-worker2": False}' hived status --cluster bed -o json
 pass "a worker whose kubelet stopped (its Node NotReady) is bad in hived status"
 echo "ok: the journey from bare hosts to a job that ran, on the testbed alone"

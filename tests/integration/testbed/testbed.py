@@ -47,7 +47,7 @@ LIB_FILES = ["tbfake.py", "kubeadm_fake.py", "kube_apiserver.py", "tbserver.py",
 HIVED_SERVER = os.path.join(HERE, "..", "..", "..", "build", "tests", "integration", "hived", "hived_test_server")
 # The fakes that replace real tools (first on PATH, and bind-mounted over these paths).
 BASE_TOOLS = ["apt-get", "apt", "apt-cache", "apt-mark", "dpkg", "dpkg-query", "systemctl", "modprobe", "lsmod",
-              "sysctl", "swapoff", "swapon"]
+              "sysctl", "swapoff", "swapon", "reboot"]
 # The machine's own tools a fresh testbed host must not see (shadowed by a file that is
 # not executable, as kubectl is until the host installs it).
 MACHINE_ONLY = ["docker", "dockerd"]
@@ -587,6 +587,7 @@ def host_state(H):
     st = {"address": info["address"], "role": info["role"], "os": info["os"], "gpus": info["gpus"]}
     st["packages"] = {n: i["version"] for n, i in sorted(dpkg.items())}
     st["held"] = sorted(n for n, i in dpkg.items() if i.get("hold"))
+    st["reboots"] = tbfake.load("boot", host=H).get("reboots", 0)
     srcs = {}
     d = H + "/fs/etc/apt/sources.list.d"
     for n in sorted(os.listdir(d)):
@@ -622,11 +623,13 @@ def host_state(H):
     st["files"] = files
     k = tbfake.load("kubeadm", host=H)
     st["kubeadm"] = {"init": k.get("init", 0), "join": k.get("join", 0)}
-    # The upgrade counts appear once an upgrade started on the host (the documents of
-    # hosts that never saw one stay as they were).
     st["kubeadm"].update({c: k[c] for c in ("upgradeApply", "upgradeNode") if c in k})
-    st["kubeadm_interrupted"] = sorted(x[:-len("_in_progress")] for x in ("init_in_progress", "join_in_progress",
-                                                                          "upgradeApply_in_progress", "upgradeNode_in_progress") if k.get(x))
+    if k.get("certsRenew"):  # only once a renew completed: the documents of hosts that never renewed stay as they were
+        st["kubeadm"]["certsRenew"] = k["certsRenew"]
+    st["kubeadm_interrupted"] = sorted(x[:-len("_in_progress")].replace("certs_renew", "certs-renew")
+                                       for x in ("init_in_progress", "join_in_progress", "certs_renew_in_progress",
+                                                 "upgradeApply_in_progress", "upgradeNode_in_progress") if k.get(x))
+    st["certs"] = tbfake.kubeadm_fake().cert_not_afters(H)
     if info["role"] == "master":
         pid_file = H + "/state/apiserver/pid"
         alive = False
@@ -910,6 +913,25 @@ def log(args):
     return 0
 
 
+def age_certs(args):
+    """Re-issues a host's leaf certificates (default: every host's) with a not-after DAYS from now."""
+    rundir = os.path.abspath(args.rundir)
+    run = load_run(rundir)
+    k = tbfake.kubeadm_fake()
+    hosts = [h["name"] for h in run["hosts"]]
+    if args.host and args.host != "all":
+        hosts = [h["name"] for h in run["hosts"] if args.host in (h["name"], h["address"])]
+        if not hosts:
+            die("age-certs: %s is not a host of %s" % (args.host, rundir))
+    for name in hosts:
+        H = host_dir(rundir, name)
+        with tbfake.Lock(H):
+            done = k.age_certs(args.days, args.names, H)
+        if done:
+            print("%s: %s" % (name, " ".join(done)))
+    return 0
+
+
 def kubeconfig(args):
     rundir = os.path.abspath(args.rundir)
     run = load_run(rundir)
@@ -1127,6 +1149,12 @@ def main():
         p.add_argument("rundir")
         p.add_argument("name")
         p.set_defaults(fn=fn)
+    p = sub.add_parser("age-certs")
+    p.add_argument("rundir")
+    p.add_argument("days", type=float)
+    p.add_argument("host", nargs="?", help="a host's name or address (default, or 'all': every host)")
+    p.add_argument("names", nargs="*", help="kubeadm's names (apiserver, admin.conf, etcd-server, kubelet-client...)")
+    p.set_defaults(fn=age_certs)
     p = sub.add_parser("can-run")
     p.set_defaults(fn=lambda a: can_run())
     a = ap.parse_args()

@@ -224,3 +224,88 @@ TEST(Verdict, EveryReportShowsTheInstallStatus) {
     if (r["ruleId"] == "Swap") note = r["level"] == "note";
   EXPECT_TRUE(note) << dump(sarif);
 }
+
+namespace {
+
+// A GPU host of a cluster paictl installed: no Docker, containerd running with
+// its CRI plugin and nvidia as its default runtime, as install's containerd
+// phase leaves it; its fact-script section as the script prints it.
+HostOutcome verdict_containerd_host(const std::string& default_runtime = "nvidia") {
+  HostOutcome h = verdict_fresh_host();
+  h.facts.swap.devices.clear();
+  h.facts.nvidia.container_runtime_present = true;
+  std::string section =
+      "@@paictl-facts 1\n@@begin containerd\n"
+      "containerd github.com/containerd/containerd v1.7.12 testbed\n"
+      "@@active active\n"
+      "@@cfg disabled_plugins = []\n" +
+      (default_runtime.empty() ? std::string()
+                               : "@@cfg default_runtime_name = \"" + default_runtime + "\"\n") +
+      "\n@@end containerd 0\n";
+  pai::facts::HostFacts parsed;
+  pai::facts::parse_fact_output(section, 0, parsed);
+  h.facts.containerd_present = parsed.containerd_present;
+  h.facts.containerd_version = parsed.containerd_version;
+  h.facts.containerd_active = parsed.containerd_active;
+  h.facts.containerd_default_runtime = parsed.containerd_default_runtime;
+  h.facts.containerd_cri = parsed.containerd_cri;
+  verdict_mark_installed(h);
+  return h;
+}
+
+}  // namespace
+
+TEST(Verdict, ARunningContainerdClusterIsJudgedByContainerdNotDocker) {
+  HostOutcome h = verdict_containerd_host();
+  EXPECT_TRUE(h.facts.containerd_active);
+  EXPECT_TRUE(h.facts.containerd_cri);
+  EXPECT_EQ(h.facts.containerd_version, "v1.7.12");
+  EXPECT_EQ(h.facts.containerd_default_runtime, "nvidia");
+  auto rs = host_verdicts({h}, eval_options(), {}, Purpose::Running, {});
+  EXPECT_EQ(status_of(rs, "gpu-ok", "Docker"), Status::Pass);
+  EXPECT_NE(find(rs, "gpu-ok", "Docker")->message.find("containerd v1.7.12 runs with its CRI"),
+            std::string::npos)
+      << find(rs, "gpu-ok", "Docker")->message;
+  EXPECT_EQ(status_of(rs, "gpu-ok", "DockerVersion"), Status::Skip);
+  EXPECT_EQ(status_of(rs, "gpu-ok", "DefaultRuntime"), Status::Pass);
+  EXPECT_EQ(find(rs, "gpu-ok", "DefaultRuntime")->message,
+            "nvidia is containerd's default runtime (containerd config dump)");
+
+  // containerd's default runtime left at runc: an error on a running cluster.
+  auto runc =
+      host_verdicts({verdict_containerd_host("")}, eval_options(), {}, Purpose::Running, {});
+  EXPECT_EQ(status_of(runc, "gpu-ok", "DefaultRuntime"), Status::Fail);
+  EXPECT_NE(find(runc, "gpu-ok", "DefaultRuntime")
+                ->message.find("containerd's default runtime is \"runc\""),
+            std::string::npos);
+
+  // containerd that does not run, or runs without CRI (Docker's containerd.io):
+  // judged as before, by Docker.
+  HostOutcome stopped = verdict_containerd_host();
+  stopped.facts.containerd_active = false;
+  auto st = host_verdicts({stopped}, eval_options(), {}, Purpose::Running, {});
+  EXPECT_EQ(status_of(st, "gpu-ok", "Docker"), Status::Fail);
+  HostOutcome nocri = verdict_containerd_host();
+  nocri.facts.containerd_cri = false;
+  auto nc = host_verdicts({nocri}, eval_options(), {}, Purpose::Running, {});
+  EXPECT_EQ(status_of(nc, "gpu-ok", "Docker"), Status::Fail);
+
+  // A host with Docker keeps Docker's verdicts even when containerd runs too.
+  HostOutcome docker = good_host();
+  docker.facts.containerd_present = docker.facts.containerd_active = true;
+  docker.facts.containerd_default_runtime = "runc";
+  auto dk = host_verdicts({docker}, eval_options(), {}, Purpose::Running, {});
+  EXPECT_EQ(status_of(dk, "gpu-ok", "DefaultRuntime"), Status::Pass);
+  EXPECT_EQ(find(dk, "gpu-ok", "DefaultRuntime")->message,
+            "nvidia is Docker's default runtime (docker info)");
+  EXPECT_NE(find(dk, "gpu-ok", "Docker")->message.find("Docker 24.0.7"), std::string::npos);
+
+  // Docker's containerd.io with CRI disabled, as `containerd config dump` prints it.
+  pai::facts::HostFacts io;
+  pai::facts::parse_fact_output(
+      "@@paictl-facts 1\n@@begin containerd\ncontainerd containerd.io 1.6.24 61f9fd88\n@@active "
+      "active\n@@cfg disabled_plugins = [\"cri\"]\n\n@@end containerd 0\n",
+      0, io);
+  EXPECT_FALSE(io.containerd_cri);
+  EXPECT_EQ(io.containerd_version, "1.6.24");
+}

@@ -100,6 +100,12 @@ TEST(ClusterSettings, BadValuesAreFindingsAtTheirPlace) {
         "user: root\ndocker_image_tag: v1.8.0\nignore_check_errors: [\"CPU,DNS\"]\n"}});
   EXPECT_NE(settings_findings(items).find("C003 config.yaml:3"), std::string::npos)
       << settings_findings(items);
+  // Its hint says where the names are without naming a flag of paictl (libpai names none).
+  ASSERT_FALSE(items.diagnostics.empty());
+  const std::string& hint = items.diagnostics.items().front().hint;
+  EXPECT_NE(hint.find("ignore_check_errors: [CPU, DNS]"), std::string::npos) << hint;
+  EXPECT_NE(hint.find("host checks"), std::string::npos) << hint;
+  EXPECT_EQ(hint.find("--"), std::string::npos) << hint;
 }
 
 TEST(ClusterSettings, ADirectoryInstallCannotUseSaysWhatToAdd) {

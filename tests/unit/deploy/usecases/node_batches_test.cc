@@ -116,7 +116,8 @@ struct NodeBatchesFixture : ::testing::Test {
 
   void SetUp() override {
     for (auto n : {"w1", "w2", "w3"}) kube.nodes[n] = {};
-    ssh.on("kubectl", [this](const testing::ScriptedCall& c) { return kube.answer(c); }, "master");
+    ssh.on(
+        "kubectl", [this](const testing::ScriptedCall& c) { return kube.answer(c); }, "master");
     deps.transport = &ssh;
     deps.master.name = "master";
     deps.master.target = node_batches_target("master");
@@ -156,8 +157,8 @@ TEST_F(NodeBatchesFixture, AnnotatesBeforeCordonAndUncordonsBeforeUnannotatingBa
   auto o = run_node_batches(request({{{{"w2"}}}, {{{"w1"}}}}), deps, {});
   ASSERT_TRUE(o.ok) << (o.error ? o.error->error.message : "");
   EXPECT_EQ(annotation_seen, (std::vector<std::string>{"maintain RUN2", "maintain RUN2"}));
-  std::vector<std::string> expect = {"annotate w2", "cordon w2",   "action w2", "uncordon w2",
-                                     "unannotate w2", "annotate w1", "cordon w1", "action w1",
+  std::vector<std::string> expect = {"annotate w2",   "cordon w2",    "action w2", "uncordon w2",
+                                     "unannotate w2", "annotate w1",  "cordon w1", "action w1",
                                      "uncordon w1",   "unannotate w1"};
   EXPECT_EQ(kube.log, expect);
   for (const auto& [n, s] : kube.nodes) {
@@ -197,7 +198,7 @@ TEST_F(NodeBatchesFixture, AKilledRunsNodeIsFinishedFirstAndUncordoned) {
   EXPECT_FALSE(kube.nodes["w1"].unschedulable);
   EXPECT_EQ(kube.nodes["w1"].annotation, "");
   EXPECT_EQ(acted, (std::vector<std::string>{"w3"}));  // w3 once (not again as batch 0)
-  EXPECT_EQ(kube.index("action w1"), SIZE_MAX);  // w1's change is not this run's
+  EXPECT_EQ(kube.index("action w1"), SIZE_MAX);        // w1's change is not this run's
   EXPECT_TRUE(kube.nodes["w2"].unschedulable);
   EXPECT_EQ(kube.nodes["w2"].annotation, "upgrade RUN9");
   ASSERT_EQ(warnings.size(), 1u);
@@ -245,7 +246,7 @@ TEST_F(NodeBatchesFixture, ADrainThatTimesOutLeavesTheNodeAsFoundAndStops) {
   ASSERT_TRUE(o.error);
   EXPECT_NE(o.error->error.message.find("w1"), std::string::npos) << o.error->error.message;
   EXPECT_NE(o.error->error.message.find("--timeout=30s"), std::string::npos);
-  EXPECT_TRUE(ssh.ran("drain 'w1' --ignore-daemonsets --delete-emptydir-data --timeout=30s"));
+  EXPECT_TRUE(ssh.ran("drain w1 --ignore-daemonsets --delete-emptydir-data --timeout=30s"));
   EXPECT_FALSE(kube.nodes["w1"].unschedulable);
   EXPECT_EQ(kube.nodes["w1"].annotation, "");
   EXPECT_TRUE(acted.empty());
@@ -263,8 +264,8 @@ TEST_F(NodeBatchesFixture, DrainsOnlyTheNodesThePlanEvicts) {
   };
   auto o = run_node_batches(request({{{w1, w2}}}), deps, {});
   ASSERT_TRUE(o.ok);
-  EXPECT_EQ(ssh.count("drain 'w1'"), 1u);
-  EXPECT_EQ(ssh.count("drain 'w2'"), 0u);
+  EXPECT_EQ(ssh.count("drain w1"), 1u);
+  EXPECT_EQ(ssh.count("drain w2"), 0u);
   EXPECT_LT(kube.index("cordon w1"), kube.index("drain w1"));
   EXPECT_LT(kube.index("drain w1"), kube.index("action w1"));
 }
