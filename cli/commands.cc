@@ -13,6 +13,7 @@ namespace paictl {
 // Day 2 of an installed cluster (cmd_install.cc).
 void build_node_add(Flags&, Globals&);
 void build_node_remove(Flags&, Globals&);
+void build_upgrade(Flags&, Globals&);
 void build_node_maintain(Flags&, Globals&);  // cli/lifecycle/cmd_node_maintain.cc
 void build_config_push(Flags&, Globals&);
 void build_config_pull(Flags&, Globals&);
@@ -144,6 +145,14 @@ const std::vector<Command>& command_table() {
         "paictl node remove cluster/ gpu-worker-3 --dry-run",
         "paictl node remove cluster/ pai-gpu000002 --azure --drain --yes"},
        build_node_remove},
+      {{"upgrade"},
+       kInstalling,
+       "Upgrade the cluster's Kubernetes one minor at a time: the control plane (kubeadm upgrade "
+       "apply), then the workers in batches planned around HiveD's running groups",
+       {"paictl upgrade cluster/ --to 1.31 --dry-run", "paictl upgrade cluster/ --to 1.31 --yes",
+        "paictl upgrade cluster/ --to 1.32.3 --max-unavailable 10% --wait-for-groups 2h --yes",
+        "paictl upgrade cluster/ --to 1.31 --evict --hived http://10.0.0.1:30096 --yes -o json"},
+       build_upgrade},
       {{"node", "maintain"},
        nullptr,
        "Change the GPU driver, packages or reboot nodes in batches planned around HiveD's "

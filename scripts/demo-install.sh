@@ -5,7 +5,8 @@
 # containerd, kubeadm and a fake API server the real kubectl talks to, and the test
 # doubles of the gateway and HiveD that install leaves there. facts collect, init,
 # check config, check hosts, the plan, install --register, a second run with nothing
-# to do, hived status, job submit, job logs -f, config diff, then reset.
+# to do, hived status, job submit, job logs -f, an upgrade to Kubernetes 1.31 that
+# waits for a running gang, config diff, then reset.
 #
 #   scripts/demo-install.sh          (PAICTL=path to use another binary than build/paictl)
 #
@@ -72,6 +73,12 @@ defaults:
 EOF
 expect 0 $PAICTL job submit "$BED/job.yaml" --cluster bed
 expect 0 $PAICTL job logs -f admin~hello --cluster bed
+step "A gang of 2 x 2 GPUs runs on a worker; the upgrade to Kubernetes 1.31 plans around it: the idle worker first, the busy one last, waited for (HiveD's live state, the job's expected end)"
+sed -e 's/^name: hello/name: gang/' -e 's/instances: 1/instances: 2/' -e 's/sleep 2/sleep 15/' "$BED/job.yaml" > "$BED/gang.yaml"
+expect 0 $PAICTL job submit "$BED/gang.yaml" --cluster bed
+expect 0 $PAICTL upgrade "$C" --to 1.31 --hived http://$MASTER:30096 --dry-run
+step "The upgrade: the control plane (kubeadm upgrade apply), then each worker cordoned, upgraded, verified and uncordoned; the busy worker waits for the gang to end"
+expect 0 $PAICTL upgrade "$C" --to 1.31 --hived http://$MASTER:30096 --yes
 step "The cluster files on the cluster are the local ones"
 expect 0 $PAICTL config diff "$C"
 step "Reset: the hosts back to their fresh state"

@@ -1041,6 +1041,31 @@ def node_fits(node, ps, daemon=False):
     return True
 
 
+def node_kubelet_version(host):
+    """The version the host's kubelet runs (set when it last started), None when unknown."""
+    if not host:
+        return None
+    import tbfake
+    try:
+        return tbfake.load("systemd", host=host).get("kubelet", {}).get("version")
+    except (OSError, ValueError):
+        return None
+
+
+def api_version(server):
+    """The control plane's version: config.json's, which `kubeadm upgrade apply` moves."""
+    path = server.cfg_dir + "/config.json"
+    try:
+        m = os.stat(path).st_mtime_ns
+        if m != getattr(server, "version_mtime", None):
+            with open(path) as f:
+                server.version = json.load(f)["version"]
+            server.version_mtime = m
+    except (OSError, ValueError, KeyError):
+        pass
+    return server.version
+
+
 def node_ready(node):
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in node.get("status", {}).get("conditions", []))
 
@@ -1399,6 +1424,9 @@ class Controllers(threading.Thread):
                 cond["lastTransitionTime"] = now()
                 cond["lastHeartbeatTime"] = now()
             st["conditions"] = [cond]
+            running = node_kubelet_version(host)
+            if running:
+                st.setdefault("nodeInfo", {})["kubeletVersion"] = "v" + running
             for f in ("capacity", "allocatable"):
                 st.setdefault(f, {})
                 if gpus:
@@ -1682,7 +1710,7 @@ class Handler(BaseHTTPRequestHandler):
             if path in ("/healthz", "/readyz", "/livez") or path.startswith(("/healthz/", "/readyz/", "/livez/")):
                 return self.send_text(200, "ok")
             if path == "/version":
-                v = self.server.version
+                v = api_version(self.server)
                 m = re.match(r"v(\d+)\.(\d+)", v)
                 return self.send_json(200, {"major": m.group(1), "minor": m.group(2), "gitVersion": v, "gitCommit": "testbed",
                                             "gitTreeState": "clean", "buildDate": "2024-01-01T00:00:00Z", "goVersion": "go1.22.0",
@@ -1958,6 +1986,7 @@ def main():
     store = Store(a.dir, cfg)
     srv = Server((cfg["address"], cfg["port"]), Handler)
     srv.store, srv.cfg, srv.version = store, cfg, cfg["version"]
+    srv.cfg_dir = a.dir
     with open(a.dir + "/admin-token") as f:
         srv.admin_token = f.read().strip()
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

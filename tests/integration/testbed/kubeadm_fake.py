@@ -18,7 +18,13 @@ kubeadm's preflight errors and its on-host markers:
   reset  needs -f or a "y" on stdin; removes what init/join wrote, stops the
          kubelet, and on the control plane stops the API server and etcd and
          empties etcd's data directory (the manifest's etcd-data hostPath).
-Counts in state/kubeadm.json: `init` and `join` count completed runs only.
+  upgrade plan|apply|node  kubeadm's version rules (one minor at a time, no
+         downgrade, kubeadm not older than the target); apply moves the static
+         pods' images, the API server's /version, kubeadm-config, kube-proxy and
+         CoreDNS (step "upgrade-apply"), node rewrites the kubelet config (step
+         "upgrade-node").
+Counts in state/kubeadm.json: `init`, `join`, `upgradeApply` and `upgradeNode`
+count completed runs only.
 """
 
 import base64
@@ -818,6 +824,7 @@ def start_kubelet(cgroup_driver):
     """kubelet-start; then the kubelet-check: the runtime must use the kubelet's cgroup driver."""
     sd = tb.load("systemd")
     sd.setdefault("kubelet", {"enabled": False})["state"] = "started"
+    tb.kubelet_started(sd["kubelet"])
     tb.save("systemd", sd)
     c = tb.load("containerd").get("running") or {}
     if cgroup_driver == "systemd" and not c.get("SystemdCgroup"):
@@ -1412,9 +1419,260 @@ def check_flags(opts, allowed, cmd):
                        if len(k) > 1 else "unknown shorthand flag: '%s' in -%s" % (k, k))
 
 
+# ----------------------------------------------------------------------------- upgrade plan|apply|node
+
+COREDNS = {(1, 28): "v1.10.1", (1, 29): "v1.11.1", (1, 30): "v1.11.1", (1, 31): "v1.11.3", (1, 32): "v1.11.3", (1, 33): "v1.12.0"}
+UPGRADE_FLAGS = COMMON_FLAGS | {"y", "yes", "f", "force", "certificate-renewal", "etcd-upgrade", "allow-experimental-upgrades",
+                                "allow-release-candidate-upgrades", "print-config", "o", "output", "skip-phases", "patches"}
+
+
+def vtriple(v):
+    m = re.match(r"^v?(\d+)\.(\d+)\.(\d+)$", v or "")
+    return tuple(int(x) for x in m.groups()) if m else None
+
+
+def upgrade_cluster_version(endpoint=None):
+    """The control plane's version as kubeadm reads it: the API server's /version."""
+    try:
+        if endpoint:
+            code, v, _ = api("GET", "/version", cfg={}, ctx=ssl._create_unverified_context(), endpoint=endpoint, token="")
+        else:
+            code, v, _ = api("GET", "/version")
+    except (OSError, urllib.error.URLError) as e:
+        raise Fail("[upgrade/config] FATAL: failed to get the API server's version: %s" % e)
+    if code != 200:
+        raise Fail("[upgrade/config] FATAL: failed to get the API server's version: %s" % v.get("message"))
+    return v["gitVersion"]
+
+
+def upgrade_need_master():
+    if not os.path.exists(tb.hp("/etc/kubernetes/admin.conf")) or not os.path.exists(api_dir() + "/config.json"):
+        raise Fail("[upgrade/config] FATAL: this is not a control-plane node: /etc/kubernetes/admin.conf does not exist "
+                   "(run 'kubeadm upgrade node' on workers)")
+
+
+def upgrade_nodes():
+    code, body, _ = api("GET", "/api/v1/nodes")
+    return body.get("items", []) if code == 200 else []
+
+
+def upgrade_plan(argv):
+    opts, args = tb.parse_opts(argv, VALUE_FLAGS)
+    check_flags(opts, UPGRADE_FLAGS, "upgrade plan")
+    upgrade_need_master()
+    out("[preflight] Running pre-flight checks.")
+    out("[upgrade/config] Reading configuration from the \"kubeadm-config\" ConfigMap in namespace \"kube-system\"...")
+    out("[upgrade] Running cluster health checks")
+    cur = upgrade_cluster_version()
+    kv = "v" + version()
+    target = args[0] if args else kv
+    if not target.startswith("v"):
+        target = "v" + target
+    out("[upgrade] Fetching available versions to upgrade to")
+    out("[upgrade/versions] Cluster version: %s" % cur)
+    out("[upgrade/versions] kubeadm version: %s" % kv)
+    out("[upgrade/versions] Target version: %s" % target)
+    out("[upgrade/versions] Latest version in the v%d.%d series: %s" % (vtuple(cur) + (cur,)))
+    if vtriple(target) and vtriple(cur) and vtriple(target) <= vtriple(cur):
+        out("\nAwesome, you're up-to-date! Enjoy!")
+        return 0
+    out("\nComponents that must be upgraded manually after you have upgraded the control plane with 'kubeadm upgrade apply':")
+    out("COMPONENT   NODE%s CURRENT    TARGET" % (" " * 10))
+    for n in upgrade_nodes():
+        out("kubelet     %-14s%-11s%s" % (n["metadata"]["name"], n.get("status", {}).get("nodeInfo", {}).get("kubeletVersion", ""), target))
+    out("\nUpgrade to the latest version in the v%d.%d series:\n" % vtuple(target))
+    out("COMPONENT                 NODE          CURRENT    TARGET")
+    master = tb.host_info()["name"]
+    for c in ("kube-apiserver", "kube-controller-manager", "kube-scheduler"):
+        out("%-26s%-14s%-11s%s" % (c, master, cur, target))
+    out("%-26s%-14s%-11s%s" % ("kube-proxy", "", cur[1:], target))
+    out("%-26s%-14s%-11s%s" % ("CoreDNS", "", COREDNS.get(vtuple(cur), "v1.11.1"), COREDNS.get(vtuple(target), "v1.11.3")))
+    out("\nYou can now apply the upgrade by executing the following command:\n\n\tkubeadm upgrade apply %s\n" % target)
+    if vtuple(target) > vtuple(kv):
+        out("Note: Before you can perform this upgrade, you have to update kubeadm to %s.\n" % target)
+    out("_____________________________________________________________________")
+    return 0
+
+
+def upgrade_rules(cur, target, kv):
+    """kubeadm's version rules for `upgrade apply` (cmd/kubeadm/app/phases/upgrade/policy.go)."""
+    c, t, k = vtriple(cur), vtriple(target), vtriple(kv)
+    if t is None:
+        raise Fail("[upgrade/version] FATAL: unable to parse version \"%s\"" % target)
+    if t[:2] > k[:2] or (t[:2] == k[:2] and t > k):
+        raise Fail("[upgrade/version] FATAL: the --version argument is invalid due to these fatal errors:\n\n"
+                   "\t- Specified version to upgrade to \"%s\" is higher than the kubeadm version \"%s\". "
+                   "Upgrade kubeadm first using the tool you used to install kubeadm" % (target, kv))
+    if t[:2] < c[:2] or (t[:2] == c[:2] and t[2] < c[2]):
+        raise Fail("[upgrade/version] FATAL: the --version argument is invalid due to these fatal errors:\n\n"
+                   "\t- Specified version to upgrade to \"%s\" is equal to or lower than the cluster version \"%s\". "
+                   "Downgrades are not supported yet" % (target, cur))
+    if t[1] > c[1] + 1:
+        raise Fail("[upgrade/version] FATAL: the --version argument is invalid due to these fatal errors:\n\n"
+                   "\t- Specified version to upgrade to \"%s\" is too high; kubeadm can upgrade only 1 minor version at a time" % target)
+
+
+def upgrade_apply(argv):
+    opts, args = tb.parse_opts(argv, VALUE_FLAGS)
+    check_flags(opts, UPGRADE_FLAGS, "upgrade apply")
+    upgrade_need_master()
+    if not args:
+        raise Fail("[upgrade/version] FATAL: missing one or more required arguments. Required arguments: [version]")
+    target = args[0] if args[0].startswith("v") else "v" + args[0]
+    out("[preflight] Running pre-flight checks.")
+    out("[upgrade/config] Reading configuration from the \"kubeadm-config\" ConfigMap in namespace \"kube-system\"...")
+    cur = upgrade_cluster_version()
+    kv = "v" + version()
+    out("[upgrade] Running cluster health checks")
+    upgrade_rules(cur, target, kv)
+    if "dry-run" in opts:
+        out("[dryrun] Would upgrade the control plane from %s to %s" % (cur, target))
+        return 0
+    if not ("y" in opts or "yes" in opts or "f" in opts or "force" in opts):
+        out("[upgrade] Are you sure you want to proceed? [y/N]: ")
+        if not sys.stdin.readline().strip().lower().startswith("y"):
+            raise Fail("won't proceed; the user didn't answer (Y|y) in order to continue")
+    preflight_upgrade(opts)
+    st = state()
+    st["upgradeApply_in_progress"] = True
+    st.setdefault("upgradeApply", 0)
+    save_state(st)
+    out("[upgrade/version] You have chosen to change the cluster version to \"%s\"" % target)
+    out("[upgrade/versions] Cluster version: %s" % cur)
+    out("[upgrade/versions] kubeadm version: %s" % kv)
+    out("[upgrade/staticpods] Writing new Static Pod manifests to \"/etc/kubernetes/tmp/kubeadm-upgraded-manifests\"")
+    tb.knob("kubeadm", "upgrade-apply")
+    # Nothing is printed between here and the count: the control plane, its version
+    # and the kube-system objects move together, and the run is counted once they did.
+    upgrade_static_pods(target)
+    upgrade_objects(target)
+    d = api_dir()
+    cfg = json.load(open(d + "/config.json"))
+    cfg["version"] = target
+    with open(d + "/config.json.tmp", "w") as f:
+        json.dump(cfg, f, indent=1)
+    os.rename(d + "/config.json.tmp", d + "/config.json")
+    st = state()
+    st["upgradeApply"] = st.get("upgradeApply", 0) + 1
+    st["upgradeApply_in_progress"] = False
+    save_state(st)
+    out("[upgrade/staticpods] Component \"kube-apiserver\" upgraded successfully!")
+    out("[upgrade/staticpods] Component \"kube-controller-manager\" upgraded successfully!")
+    out("[upgrade/staticpods] Component \"kube-scheduler\" upgraded successfully!")
+    out("[upgrade/postupgrade] Applying label node-role.kubernetes.io/control-plane='' to Nodes with label node-role.kubernetes.io/master=''")
+    out("[addons] Applied essential addon: CoreDNS")
+    out("[addons] Applied essential addon: kube-proxy")
+    out("\n[upgrade/successful] SUCCESS! Your cluster was upgraded to \"%s\". Enjoy!\n" % target)
+    out("[upgrade/kubelet] Now that your control plane is upgraded, please proceed with upgrading your kubelets if you haven't already done so.")
+    return 0
+
+
+def preflight_upgrade(opts):
+    """`upgrade apply`'s preflight: the control plane must be healthy (the API server answers, the kubelet runs)."""
+    ignored = {x.lower() for v in opts.get("ignore-preflight-errors", []) for x in str(v).split(",")}
+    tb.knob("kubeadm", "preflight")
+    sd = tb.load("systemd")
+    if tb.unit_state("kubelet", sd.get("kubelet", {})) != "active" and "all" not in ignored and "controlplanenodesready" not in ignored:
+        raise Fail("[preflight] Some fatal errors occurred:\n\t[ERROR ControlPlaneNodesReady]: the kubelet of this control-plane node is not running\n"
+                   "[preflight] If you know what you are doing, you can make a check non-fatal with `--ignore-preflight-errors=...`")
+
+
+def upgrade_static_pods(target):
+    man = tb.hp("/etc/kubernetes/manifests")
+    for m in ("kube-apiserver.yaml", "kube-controller-manager.yaml", "kube-scheduler.yaml"):
+        p = man + "/" + m
+        if not os.path.exists(p):
+            continue
+        pod = yaml.load(open(p), Loader=SAFE_LOADER)
+        for c in pod.get("spec", {}).get("containers", []):
+            c["image"] = re.sub(r":v[\d.]+$", ":" + target, c.get("image", ""))
+        tb.write_file("/etc/kubernetes/manifests/" + m, yaml.safe_dump(pod, sort_keys=False), 0o600)
+
+
+def upgrade_objects(target):
+    """What `upgrade apply` changes in kube-system: kubeadm-config's kubernetesVersion, kube-proxy's and CoreDNS's images."""
+    code, cm, _ = api("GET", "/api/v1/namespaces/kube-system/configmaps/kubeadm-config")
+    if code == 200:
+        cc = yaml.load(cm["data"]["ClusterConfiguration"], Loader=SAFE_LOADER)
+        cc["kubernetesVersion"] = target
+        if vtuple(target) >= (1, 31):
+            cc["apiVersion"] = "kubeadm.k8s.io/v1beta4"
+        cm["data"]["ClusterConfiguration"] = yaml.safe_dump(cc)
+        api("PUT", "/api/v1/namespaces/kube-system/configmaps/kubeadm-config", cm)
+    for path, name, image in (("/apis/apps/v1/namespaces/kube-system/daemonsets/kube-proxy", "kube-proxy", "registry.k8s.io/kube-proxy:" + target),
+                              ("/apis/apps/v1/namespaces/kube-system/deployments/coredns", "coredns",
+                               "registry.k8s.io/coredns/coredns:" + COREDNS.get(vtuple(target), "v1.11.3"))):
+        code, o, _ = api("GET", path)
+        if code != 200:
+            continue
+        for c in o["spec"]["template"]["spec"].get("containers", []):
+            if c["name"] == name:
+                c["image"] = image
+        api("PUT", path, o)
+
+
+def upgrade_node(argv):
+    opts, args = tb.parse_opts(argv, VALUE_FLAGS)
+    check_flags(opts, UPGRADE_FLAGS, "upgrade node")
+    if not os.path.exists(tb.hp("/etc/kubernetes/kubelet.conf")):
+        raise Fail("error execution phase preflight: unable to read kubelet.conf: open /etc/kubernetes/kubelet.conf: no such file or directory "
+                   "(this node has not joined a cluster)")
+    master = os.path.exists(tb.hp("/etc/kubernetes/admin.conf")) and os.path.exists(api_dir() + "/config.json")
+    out("[upgrade] Reading configuration from the \"kubeadm-config\" ConfigMap in namespace \"kube-system\"...")
+    if master:
+        cur = upgrade_cluster_version()
+    else:
+        server = yaml.load(open(tb.hp("/etc/kubernetes/kubelet.conf")), Loader=SAFE_LOADER)["clusters"][0]["cluster"]["server"]
+        cur = upgrade_cluster_version(server.split("://", 1)[1])
+    kv = "v" + version()
+    if vtriple(kv) < vtriple(cur):
+        raise Fail("error execution phase preflight: the installed kubeadm %s is older than the control plane %s; "
+                   "upgrade the kubeadm package first" % (kv, cur))
+    if "dry-run" in opts:
+        out("[dryrun] Would upgrade this node's configuration to %s" % cur)
+        return 0
+    out("[preflight] Running pre-flight checks")
+    st = state()
+    st["upgradeNode_in_progress"] = True
+    st.setdefault("upgradeNode", 0)
+    save_state(st)
+    tb.knob("kubeadm", "upgrade-node")
+    if master:
+        out("[upgrade/staticpods] The control plane of this node is already at %s" % cur)
+    else:
+        out("[preflight] Skipping prepull. Not a control plane node.")
+        out("[upgrade] Skipping phase. Not a control plane node.")
+    text = tb.read_file("/var/lib/kubelet/config.yaml") or kubelet_config("systemd")
+    tb.write_file("/var/lib/kubelet/config.yaml", text, 0o644)
+    st = state()
+    st["upgradeNode"] = st.get("upgradeNode", 0) + 1
+    st["upgradeNode_in_progress"] = False
+    save_state(st)
+    out("[kubelet-start] Writing kubelet configuration to file \"/var/lib/kubelet/config.yaml\"")
+    out("[upgrade] The configuration for this node was successfully updated!")
+    out("[upgrade] Now you should go ahead and upgrade the kubelet package using your package manager.")
+    return 0
+
+
+def upgrade(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        out("Usage:\n  kubeadm upgrade [command]\n\nAvailable Commands:\n  apply  node  plan")
+        return 0
+    sub, rest = argv[0], argv[1:]
+    if sub == "plan":
+        return upgrade_plan(rest)
+    if sub == "apply":
+        with InitLock():
+            return upgrade_apply(rest)
+    if sub == "node":
+        with InitLock():
+            return upgrade_node(rest)
+    raise Fail("unknown command \"%s\" for \"kubeadm upgrade\"" % sub)
+
+
 def main(argv):
     if not argv or argv[0] in ("-h", "--help", "help"):
-        out("Usage:\n  kubeadm [command]\n\nAvailable Commands:\n  certs  config  init  join  reset  token  version")
+        out("Usage:\n  kubeadm [command]\n\nAvailable Commands:\n  certs  config  init  join  reset  token  upgrade  version")
         return 0
     cmd, rest = argv[0], argv[1:]
     try:
@@ -1433,6 +1691,8 @@ def main(argv):
             return token(rest)
         if cmd == "config":
             return config_cmd(rest)
+        if cmd == "upgrade":
+            return upgrade(rest)
         if cmd == "certs":
             with InitLock():
                 return certs_cmd(rest)

@@ -357,15 +357,30 @@ def vkey(v):
     return [(0, int(p)) if p.isdigit() else (1, p) for p in parts]
 
 
+APT_O = {}  # apt's -o Dir::... options of this call
+
+
+def apt_o(opts):
+    """apt's `-o KEY=VALUE` options; the testbed knows Dir::Etc::sourcelist, Dir::Etc::sourceparts
+    (`-`: none) and Dir::State::Lists (where update keeps, and apt-cache reads, what it learnt)."""
+    APT_O.clear()
+    for v in opts.get("o", []):
+        k, _, val = str(v).partition("=")
+        APT_O[k] = val
+
+
 def sources():
     """Every `deb` line of /etc/apt/sources.list and sources.list.d/*.list (and deb822 *.sources)."""
     lines = []
     texts = []
-    main = read_file("/etc/apt/sources.list")
+    main_path = APT_O.get("Dir::Etc::sourcelist", "/etc/apt/sources.list")
+    main = read_file(main_path)
     if main:
-        texts.append(("/etc/apt/sources.list", main))
-    d = hp("/etc/apt/sources.list.d")
-    for n in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        texts.append((main_path, main))
+    d = hp(APT_O.get("Dir::Etc::sourceparts", "/etc/apt/sources.list.d"))
+    if APT_O.get("Dir::Etc::sourceparts") == "-":
+        d = ""
+    for n in sorted(os.listdir(d)) if d and os.path.isdir(d) else []:
         t = read_file("/etc/apt/sources.list.d/" + n)
         if t is None:
             continue
@@ -431,6 +446,13 @@ def apt_update():
 
 
 def candidates():
+    d = APT_O.get("Dir::State::Lists")
+    if d:
+        try:
+            with open(hp(d) + "/testbed-lists.json") as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return {}
     return load("apt-lists")
 
 
@@ -650,10 +672,17 @@ def apt_get(argv, tool="apt-get"):
     cmd, names = args[0], args[1:]
     yes = any(k in opts for k in ("y", "yes", "assume-yes")) or "qy" in opts
     with Lock():
+        apt_o(opts)
         if cmd == "update":
             knob(tool, "update")
             lists = apt_update()
-            save("apt-lists", lists)
+            if APT_O.get("Dir::State::Lists"):
+                d = hp(APT_O["Dir::State::Lists"])
+                os.makedirs(d, exist_ok=True)
+                with open(d + "/testbed-lists.json", "w") as f:
+                    json.dump(lists, f)
+            else:
+                save("apt-lists", lists)
             return 0
         if cmd in ("install", "reinstall"):
             return apt_install(names, yes, opts, tool)
@@ -831,7 +860,8 @@ def apt_mark(argv):
 
 
 def apt_cache(argv):
-    opts, args = parse_opts(argv)
+    opts, args = parse_opts(argv, ("o",))
+    apt_o(opts)
     if not args:
         return 100
     cmd, names = args[0], args[1:]
@@ -1089,6 +1119,7 @@ def systemctl(argv):
                     else:
                         info["state"] = "started"
                     if u == "kubelet":
+                        kubelet_started(info)
                         ensure_apiserver(sd)
             save("systemd", sd)
             return 0
@@ -1584,6 +1615,13 @@ def swapon(argv):
 def pkg_version(name):
     v = load("dpkg").get(name, {}).get("version")
     return v.split("-")[0] if v else None
+
+
+def kubelet_started(unit):
+    """The version a (re)started kubelet runs: the installed package's, until its next restart."""
+    v = pkg_version("kubelet")
+    if v:
+        unit["version"] = v
 
 
 def kubelet(argv):

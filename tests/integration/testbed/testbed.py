@@ -623,10 +623,12 @@ def host_state(H):
     st["files"] = files
     k = tbfake.load("kubeadm", host=H)
     st["kubeadm"] = {"init": k.get("init", 0), "join": k.get("join", 0)}
+    st["kubeadm"].update({c: k[c] for c in ("upgradeApply", "upgradeNode") if c in k})
     if k.get("certsRenew"):  # only once a renew completed: the documents of hosts that never renewed stay as they were
         st["kubeadm"]["certsRenew"] = k["certsRenew"]
     st["kubeadm_interrupted"] = sorted(x[:-len("_in_progress")].replace("certs_renew", "certs-renew")
-                                       for x in ("init_in_progress", "join_in_progress", "certs_renew_in_progress") if k.get(x))
+                                       for x in ("init_in_progress", "join_in_progress", "certs_renew_in_progress",
+                                                 "upgradeApply_in_progress", "upgradeNode_in_progress") if k.get(x))
     st["certs"] = tbfake.kubeadm_fake().cert_not_afters(H)
     if info["role"] == "master":
         pid_file = H + "/state/apiserver/pid"
