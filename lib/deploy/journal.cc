@@ -132,10 +132,11 @@ void journal_interruption(const std::string& path, const std::string& signal,
   if (!j.open(path).ok()) return;
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& [host, phase] : running) steps.push_back({{"host", host}, {"phase", phase}});
-  j.append({{"event", "interrupted"},
-            {"signal", signal},
-            {"pid", static_cast<int64_t>(::getpid())},
-            {"steps", steps}});
+  // Best effort, from a signal's exit path: a run that cannot journal already stopped.
+  (void)j.append({{"event", "interrupted"},
+                  {"signal", signal},
+                  {"pid", static_cast<int64_t>(::getpid())},
+                  {"steps", steps}});
 }
 
 util::Result<std::vector<nlohmann::json>> read_journal(const std::string& path, size_t max_bytes) {

@@ -5,7 +5,9 @@
 # the dry run's plan takes the idle worker first and the busy one last (waited
 # for); the upgrade to 1.31: every node at 1.31 (kubectl and the testbed's
 # state), kubeadm upgrade apply once on the master, config.yaml's kube_version
-# 1.31.x, no node cordoned; a second run has nothing to do.
+# 1.31.x, no node cordoned; a second run has nothing to do. Then the rest of the
+# lifecycle on the same hosts: certs check, backup, a namespace lost, restore,
+# check cluster clean.
 set -eu
 : "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}"
 set +e
@@ -152,3 +154,32 @@ pass "config.yaml: kube_version 1.31.6"
 run upgrade "$C" $UP --to 1.31 --yes --detailed-exitcode
 expect_rc 0 "a second upgrade --to 1.31: nothing to do"
 pass "upgrade test in $(($(date +%s) - T0)) s"
+
+# --- the rest of the cluster's life on the same hosts: certs check, backup, a
+# deliberate loss, restore, check cluster clean (docs/lifecycle.md) -----------------
+T2=$(date +%s)
+run certs check "$C" $SSH -o json
+expect_rc 0 "certs check after the upgrade"
+check "$TMP/out" "d['diagnostics'] == [] and len(d['certificates']) >= 15" "certs check: every certificate read, nothing expiring"
+"$KUBECTL" --kubeconfig "$KC" create namespace precious > /dev/null
+"$KUBECTL" --kubeconfig "$KC" -n precious create configmap keep --from-literal=answer=42 > /dev/null
+run backup "$C" $SSH --out "$TMP/lab.tar.gz"
+expect_rc 0 "backup"
+[ "$(stat -c %a "$TMP/lab.tar.gz")" = 600 ] || fail "the archive is not 0600"
+# The loss: a namespace and everything in it deleted by mistake.
+"$KUBECTL" --kubeconfig "$KC" delete namespace precious --wait=false > /dev/null
+n=0
+while "$KUBECTL" --kubeconfig "$KC" get namespace precious > /dev/null 2>&1; do
+  n=$((n + 1)); [ $n -lt 50 ] || fail "the namespace was not deleted"
+  sleep 0.2
+done
+run restore "$C" --from "$TMP/lab.tar.gz" --yes $SSH
+expect_rc 0 "restore"
+V=$("$KUBECTL" --kubeconfig "$KC" -n precious get configmap keep -o jsonpath='{.data.answer}')
+[ "$V" = 42 ] || fail "after the restore the ConfigMap is not back: '$V'"
+"$KUBECTL" --kubeconfig "$KC" version -o json > "$TMP/version.json" 2>/dev/null || true
+check "$TMP/version.json" "d['serverVersion']['gitVersion'] == 'v1.31.6'" "the restored cluster still runs v1.31.6"
+run check cluster "$C" $UP -o json
+expect_rc 0 "check cluster after the restore"
+check "$TMP/out" "[f['code'] for f in d['diagnostics']] == []" "check cluster: no finding after upgrade, backup, loss and restore"
+pass "certs check, backup, a namespace lost, restore, check cluster clean in $(($(date +%s) - T2)) s"
