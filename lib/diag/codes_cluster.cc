@@ -107,7 +107,7 @@ const std::vector<CodeInfo>& cluster_codes() {
        .example = "paictl: error[K011]: [four-older] the kubelet of four-older is v1.26.0, 4 minor "
                   "versions older than the API server's v1.30.10 (at most 3 are supported)"},
       {.code = "K012",
-       .name = "version-not-kube_version",
+       .name = "version-not-kube-version",
        .severity = Severity::Warning,
        .reporter = "check cluster",
        .title = "The API server or a kubelet is not at config.yaml's kube_version",
