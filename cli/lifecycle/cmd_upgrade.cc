@@ -13,6 +13,7 @@
 #include "app.h"
 #include "command.h"
 #include "config/cluster_files.h"
+#include "data_dirs.h"
 #include "deploy/upgrade.h"
 #include "deploy/upgrade_json.h"
 #include "exit_codes.h"
@@ -118,6 +119,7 @@ int run_upgrade(const UpgradeOptions& uo, const Globals& g) {
   r.limit = split_names(o.hosts.limit);
   r.parallel = static_cast<size_t>(o.hosts.parallel);
   r.node_wait_s = o.wait_s;
+  r.templates_dir = find_templates();
   auto plan = pai::deploy::plan_upgrade(r, deps);
   if (!plan.ok()) return report(plan.error(), view);
   if (!view.json) print_upgrade_plan(*plan);
@@ -170,6 +172,7 @@ int run_upgrade(const UpgradeOptions& uo, const Globals& g) {
         break;
       case K::ConfigUpdated:
         line = "config.yaml: kube_version " + e.version;
+        if (!e.message.empty()) line += " (" + e.message + ")";
         break;
     }
     std::fprintf(stderr, "[%s] %s\n", e.version.c_str(), line.c_str());

@@ -13,6 +13,7 @@
 #include "api/client.h"
 #include "api/signin.h"
 #include "deploy/cluster_files.h"
+#include "deploy/config_push.h"
 #include "deploy/credentials.h"
 #include "deploy/journal.h"
 #include "deploy/node_batches.h"
@@ -657,6 +658,36 @@ UpgradeOutcome apply_upgrade(UpgradePlan& p,
     }
     o.config_version = v;
     emit(UpgradeEvent::Kind::ConfigUpdated, v);
+  }
+  // The cluster's copy of the cluster files follows config.yaml: a config push
+  // (only what differs) to the master, so `config diff` and `check cluster` see
+  // no drift. At the end of every apply; a run killed before it leaves the
+  // drift that `check cluster` reports (K040) and `paictl config push` mends.
+  if (p.request.push_cluster_files) {
+    ConfigPushRequest cr;
+    cr.cluster_dir = p.cluster->cluster_dir;
+    cr.yes = true;
+    cr.limit = {master.name};
+    cr.parallel = 1;
+    cr.templates_dir = p.request.templates_dir;
+    Callbacks quiet;
+    auto cp = plan_config_push(cr, p.deps.install, quiet);
+    if (!cp.ok()) return fail(std::move(cp).error());
+    HostStage st = apply_config_push(*cp, true, quiet);
+    if (st.end == HostStage::End::Failed ||
+        (st.end == HostStage::End::Applied && !st.result.ok())) {
+      std::string why = st.result.error;
+      for (const auto& h : st.result.hosts) {
+        if (!h.error.empty()) why = h.error;
+        for (const auto& ph : h.phases)
+          if (ph.state == PhaseResult::State::Failed && !ph.error.empty()) why = ph.error;
+      }
+      return fail(remote_error(
+          "upgrade: pushing the cluster files (config.yaml's kube_version) to " + master.name +
+          " failed" + (why.empty() ? "" : ": " + why) + "; `paictl config push` retries it"));
+    }
+    if (st.end == HostStage::End::Applied)
+      emit(UpgradeEvent::Kind::ConfigUpdated, o.config_version, "", "pushed to the cluster");
   }
   (void)journal.append({{"run", p.run_id}, {"event", "done"}, {"version", o.config_version}});
   o.ok = true;

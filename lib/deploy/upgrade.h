@@ -46,6 +46,10 @@ struct UpgradeRequest {
   size_t parallel = 8;             // nodes of one batch at a time
   double node_wait_s = 300;        // a node Ready at the new version after its kubelet restart
   double poll_s = 1;               // between reads of a node or of its groups
+  // The cluster's copy of the cluster files follows config.yaml's kube_version:
+  // a config push to the master ends the apply (templates_dir: its templates).
+  bool push_cluster_files = true;
+  std::string templates_dir;
 };
 
 struct UpgradeDeps {

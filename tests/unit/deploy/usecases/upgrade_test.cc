@@ -59,6 +59,8 @@ void upgrade_test_script(testing::ScriptedTransport& ssh, UpgradeTestCluster& k)
     const std::string& s = c.script;
     std::string host = upgrade_test_host(c);
     std::smatch m;
+    // The engine's host lock (the config push that ends an upgrade runs on it).
+    if (s.find("echo acquired") != std::string::npos) return {"acquired\n"};
     if (s.find("get nodes -o json") != std::string::npos) {
       std::string items;
       for (const auto& [n, v] : k.kubelet) items += (items.empty() ? "" : ",") + k.node_json(n);
@@ -118,6 +120,10 @@ UpgradeRequest upgrade_test_request(const TempCluster& c, const std::string& to)
   UpgradeRequest r;
   r.cluster_dir = c.dir();
   r.to = to;
+  r.templates_dir = std::string(PAI_SOURCE_DIR) + "/templates";
+  // The config push that ends an apply is the config phase's (its own tests);
+  // here it is off but in the one test that sees it run.
+  r.push_cluster_files = false;
   return r;
 }
 
@@ -207,6 +213,33 @@ TEST(UpgradeUseCase, ApplyOnceAndResumeACutShortRun) {
   EXPECT_EQ(k.kubelet["pai-worker2"], "1.32.3");
   EXPECT_TRUE(k.cordoned.empty());
   EXPECT_NE(c.read("config.yaml").find("kube_version: \"1.32.3\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pai::deploy
+
+namespace pai::deploy {
+namespace {
+
+TEST(UpgradeUseCase, TheClusterFilesArePushedWhenTheUpgradeEnds) {
+  usecase_test::TempCluster c;
+  testing::ScriptedTransport ssh;
+  UpgradeTestCluster k;
+  upgrade_test_script(ssh, k);
+  auto r = upgrade_test_request(c, "1.31");
+  r.push_cluster_files = true;
+  auto plan = plan_upgrade(r, upgrade_test_deps(c, ssh));
+  ASSERT_TRUE(plan.ok()) << plan.error().error.message;
+  auto out = apply_upgrade(*plan, [](const UpgradeEvent&) {});
+  EXPECT_EQ(k.applies, 1);
+  // The push ran on the master after config.yaml changed; this scripted cluster
+  // never shows the files as pushed, so the run says so and names config push.
+  ASSERT_FALSE(out.ok);
+  ASSERT_TRUE(out.error);
+  EXPECT_NE(out.error->error.message.find("pushing the cluster files"), std::string::npos)
+      << out.error->error.message;
+  EXPECT_NE(out.error->error.message.find("paictl config push"), std::string::npos);
+  EXPECT_EQ(out.config_version, "1.31.6");
 }
 
 }  // namespace
