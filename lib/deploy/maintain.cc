@@ -335,27 +335,6 @@ UseCaseResult<MaintainPlan> plan_maintain(const MaintainRequest& request, const 
 
 namespace {
 
-// The runner's batches from the planner's: a node waits for the groups the
-// plan waits for on it, and is drained when the plan evicts one of its groups.
-std::vector<NodeBatch> maintain_batches(const hived::MaintenancePlan& m) {
-  std::vector<NodeBatch> out;
-  for (const auto& b : m.batches) {
-    NodeBatch nb;
-    for (const auto& n : b.nodes) {
-      BatchNode bn;
-      bn.name = n;
-      for (const auto& g : b.groups) {
-        if (std::find(g.nodes.begin(), g.nodes.end(), n) == g.nodes.end()) continue;
-        if (g.action == hived::GroupAction::WaitedFor) bn.wait_for.push_back(g.name);
-        if (g.action == hived::GroupAction::Evicted) bn.drain = true;
-      }
-      nb.nodes.push_back(std::move(bn));
-    }
-    out.push_back(std::move(nb));
-  }
-  return out;
-}
-
 // Whether `h` shows the change: the host came back from its reboot, nvidia-smi
 // reports the driver on the SKU's GPU count, the packages are at their
 // versions, the Node is Ready with its GPUs allocatable. "" when it does, else
@@ -439,7 +418,7 @@ MaintainOutcome apply_maintain(MaintainPlan& p, const Callbacks& cb) {
       make_transport(p.deps.install.transport, p.cluster->hosts.ssh_password);
   NodeBatchRequest br;
   br.operation = "maintain";
-  br.batches = maintain_batches(p.maintenance);
+  br.batches = node_batches_of(p.maintenance);
   br.wait_for_groups_s = r.wait_for_groups_s;
   br.drain_timeout_s = r.drain_timeout_s;
   br.poll_s = r.poll_s;

@@ -14,6 +14,7 @@
 
 #include "deploy/journal.h"
 #include "hived/inspect.h"
+#include "hived/maintenance.h"
 #include "util/json.h"
 #include "util/strings.h"
 
@@ -475,6 +476,25 @@ NodeBatchOutcome run_node_batches(const NodeBatchRequest& request, const NodeBat
                                   const Callbacks& callbacks) {
   NodeBatchRun run(request, deps, callbacks);
   return run.run();
+}
+
+std::vector<NodeBatch> node_batches_of(const hived::MaintenancePlan& m) {
+  std::vector<NodeBatch> out;
+  for (const auto& b : m.batches) {
+    NodeBatch nb;
+    for (const auto& n : b.nodes) {
+      BatchNode bn;
+      bn.name = n;
+      for (const auto& g : b.groups) {
+        if (std::find(g.nodes.begin(), g.nodes.end(), n) == g.nodes.end()) continue;
+        if (g.action == hived::GroupAction::WaitedFor) bn.wait_for.push_back(g.name);
+        if (g.action == hived::GroupAction::Evicted) bn.drain = true;
+      }
+      nb.nodes.push_back(std::move(bn));
+    }
+    out.push_back(std::move(nb));
+  }
+  return out;
 }
 
 }  // namespace pai::deploy

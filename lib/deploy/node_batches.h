@@ -47,6 +47,10 @@ namespace pai::hived {
 class Client;
 }
 
+namespace pai::hived {
+struct MaintenancePlan;
+}
+
 namespace pai::deploy {
 
 // The Node annotation a maintenance run leaves while it holds a node.
@@ -62,6 +66,10 @@ struct BatchNode {
 struct NodeBatch {
   std::vector<BatchNode> nodes{};
 };
+
+// A maintenance plan's batches as the runner takes them: per node, the groups
+// the plan waits for and whether it drains (the plan evicts a group there).
+std::vector<NodeBatch> node_batches_of(const hived::MaintenancePlan& plan);
 
 struct NodeBatchRequest {
   std::string operation;  // "maintain", "upgrade": the annotation's first word, the journal's name

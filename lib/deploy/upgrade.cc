@@ -576,20 +576,7 @@ UpgradeOutcome apply_upgrade(UpgradePlan& p,
       br.drain_timeout_s = static_cast<int>(std::max(60.0, p.request.node_wait_s));
       br.poll_s = p.request.poll_s;
       br.state_dir = p.cluster->cluster_dir + "/.paictl";
-      for (const auto& b : st.batches.batches) {
-        NodeBatch nb;
-        for (const auto& n : b.nodes) {
-          BatchNode bn;
-          bn.name = n;
-          for (const auto& g : b.groups) {
-            if (std::find(g.nodes.begin(), g.nodes.end(), n) == g.nodes.end()) continue;
-            if (g.action == hived::GroupAction::WaitedFor) bn.wait_for.push_back(g.name);
-            if (g.action == hived::GroupAction::Evicted) bn.drain = true;
-          }
-          nb.nodes.push_back(std::move(bn));
-        }
-        br.batches.push_back(std::move(nb));
-      }
+      br.batches = node_batches_of(st.batches);
       NodeBatchDeps bd;
       bd.transport = transport.get();
       bd.master = master;
