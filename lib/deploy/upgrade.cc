@@ -310,6 +310,15 @@ UseCaseResult<UpgradePlan> plan_upgrade(const UpgradeRequest& r, const UpgradeDe
                        "what the configured repository has)");
   auto steps = plan_version_steps(p.control_plane, p.target, *repo, kubelets);
   if (!steps.ok()) return UseCaseError(steps.error());
+  // A run killed after a node's uncordon but before its annotation went leaves
+  // every version at the target: one more step at the control plane's version
+  // finishes those nodes (the runner releases them), so none is forgotten.
+  if (steps->empty())
+    for (const auto& n : p.nodes)
+      if (!n.master && limit.count(n.name) && n.maintenance.rfind("upgrade ", 0) == 0) {
+        steps->push_back(VersionStep{p.control_plane, false});
+        break;
+      }
   p.hived_url = r.hived;
   p.run_id = upgrade_run_id(upgrade_wall_now(deps));
   hived::MaintenanceInput groups;

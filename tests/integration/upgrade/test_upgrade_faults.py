@@ -25,7 +25,7 @@ import time
 PAICTL, TESTBED, RUN = os.environ["PAICTL"], os.environ["TESTBED"], os.environ["RUN"]
 SEED = int(os.environ.get("UPGRADE_FAULT_SEED", "7"))
 POINTS = int(os.environ.get("UPGRADE_FAULT_POINTS") or "20")
-BASE = "127.0.54"
+BASE = os.environ.get("UPGRADE_FAULT_BASE", "127.0.54")
 C = os.path.join(RUN, "cluster")
 
 

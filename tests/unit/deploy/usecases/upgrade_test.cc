@@ -221,6 +221,29 @@ TEST(UpgradeUseCase, ApplyOnceAndResumeACutShortRun) {
 namespace pai::deploy {
 namespace {
 
+TEST(UpgradeUseCase, ANodeLeftAnnotatedAfterItsUncordonIsReleasedWhenEveryVersionIsDone) {
+  // A run killed between a node's uncordon and its annotation's removal: every
+  // version is the target's, and still the node is not forgotten.
+  usecase_test::TempCluster c;
+  testing::ScriptedTransport ssh;
+  UpgradeTestCluster k;
+  for (auto& [n, v] : k.kubelet) v = "1.31.6";
+  k.cp = "1.31.6";
+  k.annotation["pai-worker1"] = "upgrade 20261206T000000Z-1";
+  upgrade_test_script(ssh, k);
+  auto plan = plan_upgrade(upgrade_test_request(c, "1.31"), upgrade_test_deps(c, ssh));
+  ASSERT_TRUE(plan.ok()) << plan.error().error.message;
+  ASSERT_FALSE(plan->up_to_date());
+  ASSERT_EQ(plan->steps.size(), 1u);
+  EXPECT_TRUE(plan->steps[0].control_plane_done);
+  EXPECT_EQ(plan->steps[0].nodes, std::vector<std::string>{"pai-worker1"});
+  auto out = apply_upgrade(*plan, [](const UpgradeEvent&) {});
+  ASSERT_TRUE(out.ok) << out.error->error.message;
+  EXPECT_EQ(k.applies, 0);
+  EXPECT_TRUE(k.annotation.empty());
+  EXPECT_TRUE(k.cordoned.empty());
+}
+
 TEST(UpgradeUseCase, TheClusterFilesArePushedWhenTheUpgradeEnds) {
   usecase_test::TempCluster c;
   testing::ScriptedTransport ssh;
