@@ -310,15 +310,17 @@ UseCaseResult<UpgradePlan> plan_upgrade(const UpgradeRequest& r, const UpgradeDe
                        "what the configured repository has)");
   auto steps = plan_version_steps(p.control_plane, p.target, *repo, kubelets);
   if (!steps.ok()) return UseCaseError(steps.error());
-  // A run killed after a node's uncordon but before its annotation went leaves
-  // every version at the target: one more step at the control plane's version
-  // finishes those nodes (the runner releases them), so none is forgotten.
-  if (steps->empty())
+  // A run killed after its last node's uncordon, before its annotation went or
+  // before config.yaml was written, leaves every version at the target: one more
+  // step at the control plane's version finishes those nodes (the runner
+  // releases them) and writes kube_version, so nothing is forgotten.
+  if (steps->empty()) {
+    bool unfinished = p.config_version != p.control_plane.str();
     for (const auto& n : p.nodes)
-      if (!n.master && limit.count(n.name) && n.maintenance.rfind("upgrade ", 0) == 0) {
-        steps->push_back(VersionStep{p.control_plane, false});
-        break;
-      }
+      if (!n.master && limit.count(n.name) && n.maintenance.rfind("upgrade ", 0) == 0)
+        unfinished = true;
+    if (unfinished) steps->push_back(VersionStep{p.control_plane, false});
+  }
   p.hived_url = r.hived;
   p.run_id = upgrade_run_id(upgrade_wall_now(deps));
   hived::MaintenanceInput groups;

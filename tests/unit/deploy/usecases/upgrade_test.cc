@@ -244,6 +244,30 @@ TEST(UpgradeUseCase, ANodeLeftAnnotatedAfterItsUncordonIsReleasedWhenEveryVersio
   EXPECT_TRUE(k.cordoned.empty());
 }
 
+TEST(UpgradeUseCase, ARunKilledBeforeKubeVersionWasWrittenWritesIt) {
+  // Every node runs the target, config.yaml still says the old release: the
+  // run was killed after its last node; a re-run writes kube_version.
+  usecase_test::TempCluster c;
+  testing::ScriptedTransport ssh;
+  UpgradeTestCluster k;
+  for (auto& [n, v] : k.kubelet) v = "1.31.6";
+  k.cp = "1.31.6";
+  upgrade_test_script(ssh, k);
+  auto plan = plan_upgrade(upgrade_test_request(c, "1.31"), upgrade_test_deps(c, ssh));
+  ASSERT_TRUE(plan.ok()) << plan.error().error.message;
+  ASSERT_NE(plan->config_version, "1.31.6");
+  ASSERT_FALSE(plan->up_to_date());
+  ASSERT_EQ(plan->steps.size(), 1u);
+  EXPECT_TRUE(plan->steps[0].nodes.empty());
+  auto out = apply_upgrade(*plan, [](const UpgradeEvent&) {});
+  ASSERT_TRUE(out.ok) << out.error->error.message;
+  EXPECT_EQ(k.applies, 0);
+  EXPECT_NE(c.read("config.yaml").find("kube_version: \"1.31.6\""), std::string::npos);
+  auto again = plan_upgrade(upgrade_test_request(c, "1.31"), upgrade_test_deps(c, ssh));
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->up_to_date());
+}
+
 TEST(UpgradeUseCase, TheClusterFilesArePushedWhenTheUpgradeEnds) {
   usecase_test::TempCluster c;
   testing::ScriptedTransport ssh;
