@@ -9,18 +9,6 @@ namespace pai::deploy {
 
 namespace {
 
-const char* certs_json_step(CertsRenewStep::Kind k) {
-  switch (k) {
-    case CertsRenewStep::Kind::Renew:
-      return "renew";
-    case CertsRenewStep::Kind::Restart:
-      return "restart";
-    case CertsRenewStep::Kind::Fetch:
-      return "fetch";
-  }
-  return "?";
-}
-
 const char* certs_json_end(CertsRenewOutcome::End e) {
   switch (e) {
     case CertsRenewOutcome::End::DryRun:
@@ -38,7 +26,7 @@ const char* certs_json_end(CertsRenewOutcome::End e) {
 }
 
 DocJson certs_json_step_doc(const CertsRenewStep& s) {
-  DocJson j = {{"step", certs_json_step(s.kind)}, {"host", s.host}, {"skip", s.skip}};
+  DocJson j = {{"step", to_string(s.kind)}, {"host", s.host}, {"skip", s.skip}};
   if (!s.note.empty()) j["note"] = s.note;
   j["what"] = s.describe();
   return j;

@@ -19,18 +19,6 @@ namespace {
 
 constexpr const char* kRenewOperation = "certs-renew";
 
-const char* certs_renew_step_name(CertsRenewStep::Kind k) {
-  switch (k) {
-    case CertsRenewStep::Kind::Renew:
-      return "renew";
-    case CertsRenewStep::Kind::Restart:
-      return "restart";
-    case CertsRenewStep::Kind::Fetch:
-      return "fetch";
-  }
-  return "?";
-}
-
 int64_t certs_renew_now(const CertsRenewDeps& d) {
   return d.wall_clock ? d.wall_clock() : static_cast<int64_t>(std::time(nullptr));
 }
@@ -217,7 +205,7 @@ UseCaseResult<CertsRenewPlan> plan_certs_renew(const CertsRenewRequest& r,
       CertsRenewStep s;
       s.kind = kind;
       s.host = m;
-      std::pair<std::string, std::string> key{certs_renew_step_name(kind), m};
+      std::pair<std::string, std::string> key{to_string(kind), m};
       // Only the renew is skipped once done: the restart and the fetch are
       // cheap and make sure of what they leave.
       if (kind == CertsRenewStep::Kind::Renew && has(completed, key)) {
@@ -267,7 +255,7 @@ CertsRenewOutcome apply_certs_renew(CertsRenewPlan& p, const CertsRenewCallbacks
     nlohmann::json rec = {{"operation", kRenewOperation},
                           {"run", p.run_id},
                           {"event", event},
-                          {"step", certs_renew_step_name(s.kind)},
+                          {"step", to_string(s.kind)},
                           {"host", s.host}};
     if (!result.empty()) rec["result"] = result;
     return journal.append(std::move(rec));
@@ -366,6 +354,18 @@ CertsRenewOutcome apply_certs_renew(CertsRenewPlan& p, const CertsRenewCallbacks
       {"operation", kRenewOperation}, {"run", p.run_id}, {"event", "done"}, {"verified", ok}};
   (void)journal.append(std::move(done));
   return o;
+}
+
+const char* to_string(CertsRenewStep::Kind k) {
+  switch (k) {
+    case CertsRenewStep::Kind::Renew:
+      return "renew";
+    case CertsRenewStep::Kind::Restart:
+      return "restart";
+    case CertsRenewStep::Kind::Fetch:
+      return "fetch";
+  }
+  return "?";
 }
 
 }  // namespace pai::deploy

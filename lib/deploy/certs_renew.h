@@ -52,6 +52,8 @@ struct CertsRenewStep {
   std::string note;
   std::string describe() const;  // one line, e.g. "kubeadm certs renew all on tb-master"
 };
+// "renew", "restart", "fetch": the journal's and the -o json documents' name.
+const char* to_string(CertsRenewStep::Kind k);
 
 struct CertsRenewPlan {
   CertsRenewRequest request;
