@@ -1,5 +1,6 @@
 #include "config/cluster_config.h"
 
+#include <cctype>
 #include <cstdlib>
 
 #include "util/fs.h"
@@ -33,7 +34,7 @@ const std::vector<std::string>& cluster_config_keys() {
       "host_daemon_port_start", "host_daemon_port_end",
       // paictl install (docs/install.md)
       "kube_version", "kube_package_repo", "kube_offline_bundle", "kube_pods_subnet",
-      "kube_service_addresses", "kube_control_plane_endpoint", "nvidia_package_repo",
+      "kube_service_addresses", "kube_control_plane_endpoint", "kube_vip", "nvidia_package_repo",
       // paictl install's Azure provider (docs/azure.md)
       "azure",
       // paictl's settings of the cluster directory (docs/init.md)
@@ -42,6 +43,64 @@ const std::vector<std::string>& cluster_config_keys() {
 }
 
 namespace {
+
+// HOST:PORT with a DNS name or an IPv4 address and a port 1-65535.
+bool valid_endpoint(const std::string& e) {
+  size_t colon = e.rfind(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  std::string host = e.substr(0, colon);
+  auto port = util::parse_int(e.substr(colon + 1));
+  if (!port || *port < 1 || *port > 65535) return false;
+  return util::is_ipv4(host) || util::is_dns1123_subdomain(util::to_lower(host));
+}
+
+void load_kube_vip(const Node* n, ClusterConfig& c, Context& ctx) {
+  if (!ctx.is_mapping(n, "kube_vip")) return;
+  ctx.unknown_keys(n, {"address", "interface"}, "kube_vip");
+  KubeVip v;
+  v.mark = ctx.at(n);
+  bool ok = true;
+  if (const Node* a = ctx.required(n, "address", "kube_vip")) {
+    if (auto s = ctx.string_value(a, "kube_vip.address")) {
+      v.address = *s;
+      if (!util::is_ipv4(*s)) {
+        ok = false;
+        ctx.error("L061", ctx.at(a), "kube_vip.address \"" + *s + "\" is not an IPv4 address",
+                  "a free address on the masters' network that kube-vip announces with ARP, "
+                  "e.g. 10.0.0.250");
+      }
+    } else {
+      ok = false;
+    }
+  } else {
+    ok = false;
+  }
+  if (const Node* i = ctx.required(n, "interface", "kube_vip")) {
+    if (auto s = ctx.string_value(i, "kube_vip.interface")) {
+      v.interface = *s;
+      if (!is_interface_name(*s)) {
+        ok = false;
+        ctx.error("L061", ctx.at(i),
+                  "kube_vip.interface \"" + *s + "\" is not a network interface name",
+                  "the masters' interface on that network as `ip -br link` shows it, e.g. eth0 "
+                  "(at most 15 characters, no '/', ':' or spaces)");
+      }
+    } else {
+      ok = false;
+    }
+  } else {
+    ok = false;
+  }
+  if (!ok) return;
+  if (!c.kube_control_plane_endpoint.empty() &&
+      c.kube_control_plane_endpoint != v.address + ":6443")
+    ctx.error("L062", v.mark,
+              "kube_vip.address " + v.address + " and kube_control_plane_endpoint " +
+                  c.kube_control_plane_endpoint + " name two different endpoints",
+              "keep one: kube_vip (the endpoint is then " + v.address +
+                  ":6443) or an operator's load balancer in kube_control_plane_endpoint");
+  c.kube_vip = std::move(v);
+}
 
 // The registry host of an image repository ("gcr.io/google-containers" -> "gcr.io").
 std::string registry_host(const std::string& repo) {
@@ -141,6 +200,21 @@ void cluster_config_load_settings(const Node* root, Context& ctx, bool check_fil
 }
 
 }  // namespace
+
+std::string control_plane_endpoint(const ClusterConfig& c) {
+  if (!c.kube_control_plane_endpoint.empty()) return c.kube_control_plane_endpoint;
+  if (c.kube_vip) return c.kube_vip->address + ":6443";
+  return {};
+}
+
+bool is_interface_name(std::string_view name) {
+  if (name.empty() || name.size() > 15 || name == "." || name == "..") return false;
+  for (char ch : name)
+    if (ch == '/' || ch == ':' || ch == '\0' || std::isspace(static_cast<unsigned char>(ch)) ||
+        static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f)
+      return false;
+  return true;
+}
 
 std::string resolve_setting_path(const std::string& config_file, const std::string& path) {
   if (path.empty() || path == "none" || path[0] == '/') return path;
@@ -317,6 +391,16 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx, bool check_fil
         std::pair{"nvidia_package_repo", &c.nvidia_package_repo}})
     if (const Node* n = root->get(key))
       if (auto v = ctx.string_value(n, key)) *field = *v;
+  if (const Node* n = root->get("kube_control_plane_endpoint")) {
+    c.kube_control_plane_endpoint_mark = ctx.at(n);
+    if (!c.kube_control_plane_endpoint.empty() && !valid_endpoint(c.kube_control_plane_endpoint))
+      ctx.error("L063", ctx.at(n),
+                "kube_control_plane_endpoint must be HOST:PORT, found \"" +
+                    c.kube_control_plane_endpoint + "\"",
+                "the load balancer in front of the masters' API servers, e.g. "
+                "kube_control_plane_endpoint: \"10.0.0.250:6443\"");
+  }
+  if (const Node* n = root->get("kube_vip")) load_kube_vip(n, c, ctx);
   for (auto [key, value] : {std::pair{"kube_pods_subnet", &c.kube_pods_subnet},
                             std::pair{"kube_service_addresses", &c.kube_service_addresses}}) {
     const std::string& v = *value;

@@ -11,6 +11,15 @@
 
 namespace pai::config {
 
+// kube-vip on the masters (docs/install.md): a static pod on each master that
+// holds the control plane's virtual address (ARP mode) on `interface`; the
+// endpoint is then address:6443.
+struct KubeVip {
+  std::string address;    // an IPv4 address on the masters' network, no host's own
+  std::string interface;  // the masters' network interface that carries it (eth0)
+  Mark mark;
+};
+
 struct ClusterConfig {
   std::string file;
   std::string user;
@@ -37,7 +46,9 @@ struct ClusterConfig {
   std::string kube_pods_subnet = "10.244.0.0/16";
   std::string kube_service_addresses = "10.96.0.0/12";
   std::string kube_control_plane_endpoint;  // "" = the master's hostip:6443
-  std::string nvidia_package_repo;          // "" = nvidia.github.io/libnvidia-container
+  Mark kube_control_plane_endpoint_mark;
+  std::optional<KubeVip> kube_vip;  // a kube-vip virtual address in front of the masters
+  std::string nvidia_package_repo;  // "" = nvidia.github.io/libnvidia-container
   int64_t host_daemon_port_start = 40000;
   int64_t host_daemon_port_end = 65535;
   // The Azure part of the cluster (docs/azure.md), when config.yaml has `azure:`.
@@ -53,6 +64,14 @@ struct ClusterConfig {
   std::vector<std::string> ignore_check_errors;  // install's pre-install checks that do not stop
   std::string hived_url;                         // HiveD's inspect API, http(s)://HOST:PORT
 };
+
+// The control plane's endpoint config.yaml sets, HOST:PORT: kube_control_plane_endpoint,
+// else kube_vip's address:6443, else "" (one master: its hostip:6443).
+std::string control_plane_endpoint(const ClusterConfig& c);
+
+// Whether `name` can be a Linux network interface's name (1-15 bytes, no '/',
+// ':', white space or NUL, not "." or "..").
+bool is_interface_name(std::string_view name);
 
 // `path` as the commands use it: absolute, or relative to the directory of
 // `config_file` (config.yaml's path as read). "" and "none" stay as they are.

@@ -104,6 +104,44 @@ void cross_check_azure_master(Layout& layout, const AzureConfig& azure, CheckOut
     }
 }
 
+// Several masters (a highly available control plane, docs/install.md): the
+// endpoint in front of them, on premises only, and kube-vip's address no host's.
+void cross_check_masters(const Layout& layout, const ClusterConfig& config, Context& lctx,
+                         Context& cctx) {
+  std::vector<const Machine*> masters;
+  for (const auto& m : layout.machines)
+    if (m.master) masters.push_back(&m);
+  if (config.kube_vip)
+    for (const auto& m : layout.machines)
+      if (!m.hostip.empty() && m.hostip == config.kube_vip->address)
+        cctx.error("L065", config.kube_vip->mark,
+                   "kube_vip.address " + m.hostip + " is the hostip of \"" + m.hostname + "\" (" +
+                       layout.file.substr(layout.file.find_last_of('/') + 1) + " line " +
+                       std::to_string(m.hostip_mark.line) + ")",
+                   "kube-vip needs an address of its own that it moves between the masters: "
+                   "pick a free one on their network");
+  // An even count or more than 5 is L007's (load_layout): no more about it here.
+  if (masters.size() < 2 || masters.size() % 2 == 0 || masters.size() > 5) return;
+  const Machine& second = *masters[1];
+  if (config.azure) {
+    lctx.error("L064", second.mark,
+               std::to_string(masters.size()) +
+                   " masters in a cluster with an Azure part: paictl installs a highly "
+                   "available control plane on premises only",
+               "keep one pai-master: \"true\" (Azure and hybrid clusters have one master), "
+               "or install the Azure part as a cluster of its own");
+    return;
+  }
+  if (control_plane_endpoint(config).empty())
+    lctx.error("L060", second.mark,
+               std::to_string(masters.size()) + " masters but no control-plane endpoint: " +
+                   config.file.substr(config.file.find_last_of('/') + 1) +
+                   " sets neither kube_control_plane_endpoint nor kube_vip",
+               "put a load balancer in front of the masters' port 6443 and set "
+               "kube_control_plane_endpoint: \"HOST:PORT\", or let kube-vip hold an address: "
+               "kube_vip: {address: 10.0.0.250, interface: eth0}");
+}
+
 void load_cluster(const std::vector<PendingFile>& files, const std::string& origin,
                   CheckOutcome& out, bool on_disk) {
   Cluster cluster;
@@ -165,6 +203,8 @@ void load_cluster(const std::vector<PendingFile>& files, const std::string& orig
     cross_check_devices(*cluster.layout, *cluster.config, cctx);
     if (cluster.config->azure)
       cross_check_azure_master(*cluster.layout, *cluster.config->azure, out, cctx);
+    Context lctx(cluster.layout->file, out.diagnostics);
+    cross_check_masters(*cluster.layout, *cluster.config, lctx, cctx);
   }
   if (cluster.layout) {
     Context lctx(cluster.layout->file, out.diagnostics);

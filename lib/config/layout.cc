@@ -228,7 +228,7 @@ Layout load_layout(const Node* root, Context& ctx) {
   by_name.reserve(list->size());
   by_ip.reserve(list->size());
   std::unordered_map<std::string, bool> sku_used;
-  size_t first_master = SIZE_MAX;
+  size_t last_master = SIZE_MAX;
   size_t masters = 0, workers = 0;
   size_t index = 0;
   for (const Node* item : list->items()) {
@@ -312,16 +312,7 @@ Layout load_layout(const Node* root, Context& ctx) {
                   "add pai-worker: \"true\" (or pai-master: \"true\")");
     if (m.master) {
       ++masters;
-      if (first_master == SIZE_MAX) {
-        first_master = out.machines.size();
-      } else {
-        ctx.error("L007", m.mark,
-                  "more than one master: \"" + m.hostname + "\" and \"" +
-                      out.machines[first_master].hostname + "\" (line " +
-                      std::to_string(out.machines[first_master].mark.line) +
-                      ") both have pai-master: \"true\"",
-                  "OpenPAI supports exactly one master; set pai-master: \"false\" on the others");
-      }
+      last_master = out.machines.size();
     }
     if (m.worker) ++workers;
     out.machines.push_back(std::move(m));
@@ -330,11 +321,26 @@ Layout load_layout(const Node* root, Context& ctx) {
   if (workers == 0)
     ctx.error("L008", ctx.at(list), "no machine has pai-worker: \"true\"",
               "mark the machines that run jobs with pai-worker: \"true\"");
-  if (first_master != SIZE_MAX && out.machines[first_master].worker)
-    ctx.error("L009", out.machines[first_master].mark,
-              "the master \"" + out.machines[first_master].hostname + "\" is also a worker",
-              "OpenPAI does not let a machine be pai-master and pai-worker at the same time; set "
-              "pai-worker: \"false\" on it");
+  // A highly available control plane (docs/install.md): stacked etcd keeps a
+  // quorum of floor(n/2)+1 members, so an even count tolerates no more lost
+  // masters than the odd count below it, and 2 masters tolerate none.
+  if (masters > 1 && (masters % 2 == 0 || masters > 5)) {
+    const Machine& last = out.machines[last_master];
+    ctx.error("L007", last.mark,
+              std::to_string(masters) + " machines have pai-master: \"true\" (the last is \"" +
+                  last.hostname + "\"); a control plane has 1, 3 or 5 masters",
+              masters % 2 == 0
+                  ? "etcd works while most masters are up: with " + std::to_string(masters) +
+                        " masters it survives " + std::to_string((masters - 1) / 2) +
+                        " lost, as with " + std::to_string(masters - 1) +
+                        "; mark 1, 3 or 5 machines pai-master: \"true\""
+                  : "mark 1, 3 or 5 machines pai-master: \"true\" (5 survive two lost masters)");
+  }
+  for (const auto& m : out.machines)
+    if (m.master && m.worker)
+      ctx.error("L009", m.mark, "the master \"" + m.hostname + "\" is also a worker",
+                "OpenPAI does not let a machine be pai-master and pai-worker at the same time; set "
+                "pai-worker: \"false\" on it");
   if (!out.legacy)
     for (const auto& s : out.skus)
       if (!sku_used.count(s.name))

@@ -291,21 +291,18 @@ const std::vector<CodeInfo>& config_codes() {
            "check config says:\nlayout.yaml:15:3: error[L006]: no machine has pai-master: "
            "\"true\"\n  hint: mark exactly one machine with pai-master: \"true\""},
       {.code = "L007",
-       .name = "multiple-masters",
+       .name = "master-count",
        .severity = Severity::Error,
        .reporter = "check config",
-       .title = "More than one machine has pai-master: \"true\"",
-       .meaning = "More than one machine has pai-master: \"true\". layout.yaml is what OpenPAI's "
-                  "installer and paictl install turn into the Kubernetes nodes, their labels and "
-                  "the machine SKUs. An error: the installer, HiveD or OpenPAI refuses the file or "
-                  "does the wrong thing with it, and paictl check config exits 1.",
-       .fix = "Keep `pai-master: \"true\"` on one machine only.",
-       .example = "layout.yaml (two masters):\n    hostip: 10.0.0.1\n    machine-type: "
-                  "master-machine\n    pai-master: \"true\"\n  - hostname: pai-worker1\n    "
-                  "hostip: 10.0.0.2\n    machine-type: k80-machine\npaictl check config "
-                  "says:\nlayout.yaml:19:5: error[L007]: more than one master: \"pai-worker1\" and "
-                  "\"pai-master\" (line 15) both have pai-master: \"true\"\n  hint: OpenPAI "
-                  "supports exactly one master; set pai-master: \"false\" on the others"},
+       .title = "The number of masters is not 1, 3 or 5",
+       .meaning = "Several machines have pai-master: \"true\", but not 3 or 5. The masters run "
+                  "the control plane with stacked etcd, which works while a majority of its "
+                  "members is up: 2 masters survive no lost master (less than 1 does, which "
+                  "has no second machine to fail), 4 survive one, as 3 do. paictl install "
+                  "installs 1, 3 or 5 masters (docs/install.md, a highly available control "
+                  "plane).",
+       .fix = "Mark 1, 3 or 5 machines `pai-master: \"true\"`.",
+       .example = "@L007@"},
       {.code = "L008",
        .name = "no-worker",
        .severity = Severity::Error,
@@ -447,6 +444,70 @@ const std::vector<CodeInfo>& config_codes() {
            "machine-type: master-machine\npaictl check config says:\nlayout.yaml:27:5: "
            "warning[L016]: machine \"spare\" has no role, so OpenPAI will not use it\n  hint: add "
            "pai-worker: \"true\" (or pai-master: \"true\")"},
+      {.code = "L060",
+       .name = "no-control-plane-endpoint",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "Several masters and no control-plane endpoint",
+       .meaning = "layout.yaml has 3 or 5 masters, and config.yaml sets neither "
+                  "kube_control_plane_endpoint (an operator's load balancer in front of the "
+                  "masters' API servers) nor kube_vip (a virtual address kube-vip moves between "
+                  "the masters). The workers, the kubeconfigs and the other masters' joins need "
+                  "one address that answers while any master is up.",
+       .fix = "Set `kube_control_plane_endpoint: \"HOST:PORT\"` or `kube_vip: {address: IP, "
+              "interface: NAME}` in config.yaml.",
+       .example = "@L060@"},
+      {.code = "L061",
+       .name = "invalid-kube-vip",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "kube_vip's address or interface is not valid",
+       .meaning = "kube_vip.address must be an IPv4 address (kube-vip announces it with ARP) and "
+                  "kube_vip.interface the name of the masters' network interface that carries "
+                  "it (1-15 characters, no '/', ':' or white space).",
+       .fix = "Write `kube_vip: {address: 10.0.0.250, interface: eth0}` with a free address of "
+              "the masters' network and the interface `ip -br link` shows.",
+       .example = "@L061@"},
+      {.code = "L062",
+       .name = "two-endpoints",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "kube_vip and kube_control_plane_endpoint name different endpoints",
+       .meaning = "With kube_vip the control plane's endpoint is its address:6443; a "
+                  "kube_control_plane_endpoint that differs leaves it unclear which one the "
+                  "certificates, the joins and the kubeconfigs use.",
+       .fix = "Keep one of them (or make kube_control_plane_endpoint kube_vip's address:6443).",
+       .example = "@L062@"},
+      {.code = "L063",
+       .name = "invalid-endpoint",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "kube_control_plane_endpoint is not HOST:PORT",
+       .meaning = "kube_control_plane_endpoint is kubeadm's controlPlaneEndpoint: a DNS name or "
+                  "an IPv4 address and a port, which every node and kubeconfig uses to reach "
+                  "the API servers.",
+       .fix = "Write it as HOST:PORT, e.g. `kube_control_plane_endpoint: \"10.0.0.250:6443\"`.",
+       .example = "@L063@"},
+      {.code = "L064",
+       .name = "masters-with-azure",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "Several masters in a cluster with an Azure part",
+       .meaning = "paictl installs a highly available control plane on premises only: an Azure "
+                  "or hybrid cluster has one master (an on-prem machine or an Azure pool with "
+                  "role: master), which its VPN and network security rules are made for.",
+       .fix = "Keep one `pai-master: \"true\"`, or install the Azure part as a cluster of its "
+              "own.",
+       .example = "@L064@"},
+      {.code = "L065",
+       .name = "kube-vip-is-host",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "kube_vip's address is a machine's hostip",
+       .meaning = "kube-vip holds its address on one master at a time and moves it when that "
+                  "master is lost: an address a machine already has would be announced twice.",
+       .fix = "Give kube_vip.address a free address of the masters' network.",
+       .example = "@L065@"},
       {.code = "C001",
        .name = "ignored-key",
        .severity = Severity::Warning,
