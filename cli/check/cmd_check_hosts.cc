@@ -12,6 +12,7 @@
 
 #include "check/hosts_common.h"
 #include "check/hybrid.h"
+#include "check/masters.h"
 #include "check/report.h"
 #include "check/runner.h"
 #include "check/verdict.h"
@@ -60,7 +61,11 @@ std::vector<pai::check::CheckResult> hybrid_checks(
   pai::check::HybridOptions ho;
   ho.parallel = static_cast<size_t>(std::max(1, o.hosts.parallel));
   ho.cni_mtu = o.cni_mtu;
-  return pai::check::hybrid_checks(loaded, outcomes, exec, ho);
+  auto out = pai::check::hybrid_checks(loaded, outcomes, exec, ho);
+  // Several masters: the endpoint and the ports between them (check/masters.h).
+  for (auto& r : pai::check::control_plane_checks(loaded, outcomes, exec, ho.parallel))
+    out.push_back(std::move(r));
+  return out;
 }
 
 void list_checks(const std::string& format) {

@@ -177,6 +177,14 @@ const std::vector<CheckInfo>& catalogue() {
        "hybrid clusters: azure.address-space, its subnet, the pods' and the services' ranges "
        "overlap neither each other nor an on-prem host's networks (interfaces, routes)",
        "paictl", ByInstall::Cannot, ""},
+      {"ControlPlaneEndpoint", Severity::Error, "cluster",
+       "several masters: every host connects to kube_control_plane_endpoint (the load balancer "
+       "in front of the masters)",
+       "paictl", ByInstall::Cannot, ""},
+      {"MasterPort", Severity::Error, "cluster",
+       "several masters: each master reaches the others' etcd (2379-2380), API server (6443) "
+       "and kubelet (10250)",
+       "paictl", ByInstall::Cannot, ""},
       {"CrossSiteUDP", Severity::Error, "cluster",
        "hybrid clusters: the overlay's UDP ports (8472, 4789) of the other site are not refused "
        "by the network (no answer is a warning: UDP cannot prove more)",

@@ -42,7 +42,7 @@ std::string Masker::mask(std::string text) const {
 
 HostRun* RunContext::master() const {
   for (auto* h : hosts)
-    if (h->spec().master) return h;
+    if (h->spec().master && !h->spec().other_master) return h;
   return nullptr;
 }
 

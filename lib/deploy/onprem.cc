@@ -2,6 +2,7 @@
 // what they render: kubeadm's configurations and the manifests.
 #include "deploy/onprem.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -63,27 +64,74 @@ util::Result<std::string> render_template(const std::string& templates_dir, cons
   return out;
 }
 
+std::vector<std::string> control_plane_cert_sans(const InstallSettings& s) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& n) {
+    if (!n.empty() && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  };
+  if (!s.control_plane_endpoint.empty())
+    add(s.control_plane_endpoint.substr(0, s.control_plane_endpoint.rfind(':')));
+  if (s.highly_available())
+    for (const auto& [name, address] : s.masters) {
+      add(address);
+      add(name);
+    }
+  return out;
+}
+
+util::Result<std::string> render_kube_vip(const InstallSettings& s, bool initializing) {
+  return render_template(s.templates_dir, "kube-vip.yaml",
+                         {{"version", kKubeVipVersion},
+                          {"address", s.kube_vip_address},
+                          {"interface", s.kube_vip_interface},
+                          {"kubeconfig", initializing && minor_number(s.kube_version) >= 29
+                                             ? "/etc/kubernetes/super-admin.conf"
+                                             : "/etc/kubernetes/admin.conf"}});
+}
+
 util::Result<std::string> render_kubeadm_init(const InstallSettings& s, const HostSpec& master,
-                                              const std::string& kubeadm_version) {
+                                              const std::string& kubeadm_version,
+                                              const std::string& certificate_key) {
   std::string v = kubeadm_version.substr(!kubeadm_version.empty() && kubeadm_version[0] == 'v');
-  return render_template(s.templates_dir, "kubeadm-init.yaml",
-                         {{"api", kubeadm_api_version(v).substr(15)},
-                          {"version", s.kube_version},
-                          {"advertise", master.address},
-                          {"node", master.name},
-                          {"cluster", s.cluster_name},
-                          {"endpoint", phases::endpoint_of(s, master)},
-                          {"pods", s.pods_subnet},
-                          {"services", s.service_subnet}});
+  std::string sans;
+  for (const auto& n : control_plane_cert_sans(s)) sans += "\n  - \"" + n + "\"";
+  return render_template(
+      s.templates_dir, "kubeadm-init.yaml",
+      {{"certificate_key",
+        certificate_key.empty() ? std::string() : "certificateKey: \"" + certificate_key + "\""},
+       {"api_server", sans.empty() ? std::string() : "apiServer:\n  certSANs:" + sans},
+       {"api", kubeadm_api_version(v).substr(15)},
+       {"version", s.kube_version},
+       {"advertise", master.address},
+       {"node", master.name},
+       {"cluster", s.cluster_name},
+       {"endpoint", phases::endpoint_of(s, master)},
+       {"pods", s.pods_subnet},
+       {"services", s.service_subnet}});
 }
 
 util::Result<std::string> render_kubeadm_join(const InstallSettings& s, const HostSpec& node,
                                               const std::string& kubeadm_version,
                                               const std::string& endpoint, const std::string& token,
-                                              const std::string& ca_hash) {
+                                              const std::string& ca_hash,
+                                              const std::string& certificate_key) {
   std::string v = kubeadm_version.substr(!kubeadm_version.empty() && kubeadm_version[0] == 'v');
+  const bool master = !certificate_key.empty();
   return render_template(s.templates_dir, "kubeadm-join.yaml",
-                         {{"api", kubeadm_api_version(v).substr(15)},
+                         {{"taints", master ? "  taints:\n"
+                                              "  - key: node-role.kubernetes.io/control-plane\n"
+                                              "    effect: NoSchedule"
+                                            : ""},
+                          {"control_plane", master ? "controlPlane:\n"
+                                                     "  localAPIEndpoint:\n"
+                                                     "    advertiseAddress: " +
+                                                         node.address +
+                                                         "\n"
+                                                         "    bindPort: 6443\n"
+                                                         "  certificateKey: \"" +
+                                                         certificate_key + "\""
+                                                   : std::string()},
+                          {"api", kubeadm_api_version(v).substr(15)},
                           {"node", node.name},
                           {"endpoint", endpoint},
                           {"token", token},
@@ -220,6 +268,7 @@ PhaseList install_phases(const InstallSettings& s) {
   p.push_back(phases::make_containerd_phase());
   p.push_back(phases::make_control_plane_phase(s));
   p.push_back(phases::make_cni_phase(s));
+  if (s.highly_available()) p.push_back(phases::make_join_control_plane_phase(s));
   p.push_back(phases::make_join_phase(s));
   p.push_back(phases::make_labels_phase());
   p.push_back(phases::make_device_plugin_phase(s));

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -30,7 +31,17 @@ struct InstallSettings {
   std::string nvidia_repo;     // "" = nvidia.github.io/libnvidia-container
   std::string pods_subnet = "10.244.0.0/16";
   std::string service_subnet = "10.96.0.0/12";
-  std::string control_plane_endpoint;      // "" = master hostip:6443
+  std::string control_plane_endpoint;  // "" = master hostip:6443
+  // kube-vip's virtual address and the masters' interface that carries it
+  // ("" = no kube-vip): a static pod on every master (templates/install/kube-vip.yaml).
+  std::string kube_vip_address, kube_vip_interface;
+  // Every master of layout.yaml in layout order (name, hostip): the first runs
+  // kubeadm init, more than one make a highly available control plane.
+  std::vector<std::pair<std::string, std::string>> masters;
+  bool highly_available() const { return masters.size() > 1; }
+  // paictl's state of the cluster directory (CLUSTER_DIR/.paictl): the
+  // control plane's certificate key (certificate_key.h). "" = none (tests).
+  std::string state_dir;
   std::string templates_dir;               // templates/ (install/*.yaml)
   std::vector<std::string> ignore_checks;  // --ignore-check-errors
   check::EvalOptions eval;
@@ -66,12 +77,27 @@ util::Result<std::string> render_template(const std::string& templates_dir, cons
 // The kubeadm configurations install sends on kubeadm's stdin, for a kubeadm of
 // this version ("v1.30.10"): InitConfiguration + ClusterConfiguration +
 // KubeletConfiguration, and a worker's JoinConfiguration.
+// With several masters the init's configuration carries the certificate key
+// (certificate_key.h) and apiServer.certSANs (control_plane_cert_sans), and a
+// master's join (certificate_key not empty) JoinConfiguration.controlPlane.
 util::Result<std::string> render_kubeadm_init(const InstallSettings& s, const HostSpec& master,
-                                              const std::string& kubeadm_version);
+                                              const std::string& kubeadm_version,
+                                              const std::string& certificate_key = {});
 util::Result<std::string> render_kubeadm_join(const InstallSettings& s, const HostSpec& node,
                                               const std::string& kubeadm_version,
                                               const std::string& endpoint, const std::string& token,
-                                              const std::string& ca_hash);
+                                              const std::string& ca_hash,
+                                              const std::string& certificate_key = {});
+// The API server certificate's extra names: the endpoint's host, every
+// master's address and name (empty with one master and no endpoint set).
+std::vector<std::string> control_plane_cert_sans(const InstallSettings& s);
+// The kube-vip static pod of a master (s.kube_vip_address set): `initializing`
+// for the first master's kubeadm init, whose kube-vip must use super-admin.conf
+// from Kubernetes 1.29 (admin.conf has no rights before init ends).
+util::Result<std::string> render_kube_vip(const InstallSettings& s, bool initializing);
+// Where it goes on every master, before kubeadm init or join.
+inline constexpr const char* kKubeVipManifest = "/etc/kubernetes/manifests/kube-vip.yaml";
+inline constexpr const char* kKubeVipVersion = "v0.8.9";
 // Every Kubernetes manifest install applies (flannel, the device plugin, HiveD,
 // the OpenPAI services), rendered as the phases render them: (what, text).
 util::Result<Manifests> render_install_manifests(const InstallSettings& s, const HostSpec& master,

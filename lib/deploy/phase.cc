@@ -13,9 +13,11 @@ bool Phase::runs_on(const HostSpec& host) const {
     case PhaseTraits::Hosts::All:
       return true;
     case PhaseTraits::Hosts::Master:
-      return host.master;
+      return host.master && !host.other_master;
     case PhaseTraits::Hosts::AllButMaster:
       return !host.master;
+    case PhaseTraits::Hosts::OtherMasters:
+      return host.other_master;
   }
   return true;
 }

@@ -28,7 +28,12 @@ namespace pai::deploy {
 struct HostSpec {
   std::string name;     // layout.yaml hostname
   std::string address;  // hostip
-  bool master = false;
+  bool master = false;  // pai-master: a control-plane host
+  // A master after the first of layout.yaml (a highly available control plane):
+  // it joins the first master's control plane (kubeadm join, controlPlane). The
+  // first master (other_master false) runs kubeadm init and the cluster-wide
+  // phases, and is RunContext::master().
+  bool other_master = false;
   bool worker = false;
   std::string sku;       // machine-type
   int gpus = 0;          // the SKU's computing-device count when it is nvidia.com/gpu
@@ -180,9 +185,10 @@ std::string api_read_fallback(const std::string& script);
 // What a phase is, said once as data that the engine reads (k0sctl's phases
 // answer the same questions with methods of their own).
 struct PhaseTraits {
-  // The hosts the phase concerns: every host, the master only (the control
-  // plane, the add-ons), or every host but the master (a worker's join).
-  enum class Hosts { All, Master, AllButMaster };
+  // The hosts the phase concerns: every host, the first master only (the
+  // control plane, the add-ons), every host but the masters (a worker's join),
+  // or the masters after the first (their join to the control plane).
+  enum class Hosts { All, Master, AllButMaster, OtherMasters };
   Hosts hosts = Hosts::All;
   // Work for the whole cluster done on the master (the control plane, add-ons):
   // it runs even when --limit leaves the master out.

@@ -1,5 +1,6 @@
 #include "deploy/prepare.h"
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -51,7 +52,7 @@ util::Result<void> prepare_missing_files(const config::CheckOutcome& loaded,
 
 const HostSpec* PreparedCluster::master() const {
   for (const auto& h : specs)
-    if (h.master) return &h;
+    if (h.master && !h.other_master) return &h;
   return nullptr;
 }
 
@@ -85,6 +86,15 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
       if (d.code == "F008") return input_error(d.message);
   if (auto missing = prepare_missing_files(loaded, p.cluster_dir); !missing.ok())
     return UseCaseError{std::move(missing).error()};
+  // The masters and their endpoint (a highly available control plane): a count
+  // install cannot make, or no endpoint in front of several, stops it here.
+  for (const auto& d : loaded.diagnostics.items())
+    if (d.severity == diag::Severity::Error &&
+        (d.code == "L007" || (d.code >= "L060" && d.code <= "L069")))
+      return input_error(std::filesystem::path(d.file).filename().string() + ":" +
+                             std::to_string(d.line) + ":" + std::to_string(d.column) + ": " +
+                             d.message + " [" + d.code + "]",
+                         d.hint);
   const auto& cluster = loaded.clusters[0];
   const auto& cfg = *cluster.config;
   auto& s = p.settings;
@@ -98,7 +108,15 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
   s.nvidia_repo = cfg.nvidia_package_repo;
   s.pods_subnet = cfg.kube_pods_subnet;
   s.service_subnet = cfg.kube_service_addresses;
-  s.control_plane_endpoint = cfg.kube_control_plane_endpoint;
+  s.control_plane_endpoint = config::control_plane_endpoint(cfg);
+  if (cfg.kube_vip) {
+    s.kube_vip_address = cfg.kube_vip->address;
+    s.kube_vip_interface = cfg.kube_vip->interface;
+  }
+  s.state_dir = p.cluster_dir + "/.paictl";
+  if (cluster.layout)
+    for (const auto& m : cluster.layout->machines)
+      if (m.master) s.masters.push_back({m.hostname, m.hostip});
   if (cluster.services && !cluster.services->cluster_id.empty())
     s.cluster_name = cluster.services->cluster_id;
   s.templates_dir = request.templates_dir;
@@ -130,7 +148,7 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
 
   std::set<std::string> wanted(request.limit.begin(), request.limit.end());
   std::set<std::string> matched;
-  bool has_master = false;
+  bool has_master = false, first_master_seen = false;
   for (const auto& h : p.hosts.inventory.hosts) {
     bool in = wanted.empty() || wanted.count(h.name) || wanted.count(h.address);
     if (wanted.count(h.name)) matched.insert(h.name);
@@ -140,6 +158,8 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
     spec.name = h.name;
     spec.address = h.hostip.empty() ? h.address : h.hostip;
     spec.master = h.master;
+    spec.other_master = h.master && first_master_seen;
+    first_master_seen |= h.master;
     spec.worker = h.worker;
     spec.selected = in;
     if (h.sku) {

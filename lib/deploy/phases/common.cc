@@ -38,6 +38,22 @@ std::string kubeadm_settled_script() {
          "flock -w 900 9 || true; exec 9<&-; fi\n";
 }
 
+std::string with_secret_config(const std::string& command) {
+  return "pai_um=$(umask); umask 077\n"
+         "pai_cf=$(mktemp \"${TMPDIR:-/tmp}/paictl-kubeadm.XXXXXX\")\n"
+         "umask \"$pai_um\"\n"
+         "cat > \"$pai_cf\"\n"
+         "pai_rc=0\n" +
+         command +
+         " || pai_rc=$?\n"
+         "rm -f \"$pai_cf\"\n"
+         "if [ \"$pai_rc\" -ne 0 ]; then exit \"$pai_rc\"; fi\n";
+}
+
+std::string certs_uploaded_now() {
+  return std::string("mkdir -p /etc/paictl && date +%s > ") + kCertsUploadedFile + "\n";
+}
+
 bool has_gpu(const HostSpec& h) {
   return h.gpus > 0 && h.gpu_type == "nvidia.com/gpu";
 }

@@ -2,7 +2,7 @@
 // Internal to libpai (not installed): what the install phases share. Each
 // phase is a file of this folder, named after it (os.cc, checks.cc, mark.cc,
 // swap.cc, kernel.cc, packages.cc, containerd.cc, control_plane.cc, cni.cc,
-// join.cc, labels.cc, device_plugin.cc, verify.cc, hived.cc, openpai.cc,
+// join_control_plane.cc, join.cc, labels.cc, device_plugin.cc, verify.cc, hived.cc, openpai.cc,
 // config.cc, endpoints.cc, reset.cc), made by its factory (phases.h, or the
 // public ones of openpai.h and cluster_files.h); onprem.cc lists them in the
 // order install and reset run them. docs/install.md lists every command they run.
@@ -78,6 +78,18 @@ std::string config_hash(const std::string& s);
 std::string indent_text(const std::string& text, int n);
 // The control plane's endpoint: the setting, else the master's hostip:6443.
 std::string endpoint_of(const InstallSettings& s, const HostSpec& master);
+
+// `command` (which names the file as "$pai_cf") run with a configuration that
+// holds a secret (a certificate key, a bootstrap token): the configuration
+// comes on stdin into a file only root may read (mktemp, umask 077), removed
+// when the command ends, whether it succeeds or fails. Never in argv.
+std::string with_secret_config(const std::string& command);
+
+// Where the first master records when it uploaded the control plane's
+// certificates (epoch seconds): kubeadm deletes them 2 h after.
+inline constexpr const char* kCertsUploadedFile = "/etc/paictl/certs-uploaded";
+// The commands that record an upload now.
+std::string certs_uploaded_now();
 
 // The version of the kubeadm a kubeadm init or join runs ("v1.30.10"), for the
 // configuration it is given: the kubeadm package's upstream version, which the

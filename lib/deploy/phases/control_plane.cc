@@ -1,6 +1,7 @@
 // The `control-plane` phase: kubeadm init on the master (after cleaning up an
 // interrupted one), then the API server waited for and init's own bootstrap
 // token deleted.
+#include "deploy/certificate_key.h"
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
 #include "util/json.h"
@@ -65,9 +66,18 @@ class ControlPlanePhase : public KeyValuePhase {
       needs.push_back("clean up an interrupted kubeadm init (kubeadm reset -f)");
     kubeadm_version_ = kubeadm_version(h, kv, s_);
     std::string v = kubeadm_version_.substr(kubeadm_version_[0] == 'v' ? 1 : 0);
+    if (!s_.kube_vip_address.empty())
+      needs.push_back("write the kube-vip static pod (" + s_.kube_vip_address + " on " +
+                      s_.kube_vip_interface + ") to " + kKubeVipManifest);
     needs.push_back("kubeadm init (Kubernetes v" + s_.kube_version + ", " + kubeadm_api_version(v) +
                     ", pods " + s_.pods_subnet + ", services " + s_.service_subnet + ", endpoint " +
-                    endpoint_of(s_, h.spec()) + ")");
+                    endpoint_of(s_, h.spec()) +
+                    (s_.highly_available()
+                         ? ", " + std::to_string(s_.masters.size()) +
+                               " masters: the certificates uploaded with the cluster's "
+                               "certificate key"
+                         : std::string()) +
+                    ")");
     return {};
   }
 
@@ -103,17 +113,47 @@ class ControlPlanePhase : public KeyValuePhase {
                                           holding_kubeadm_lock("kubeadm reset -f"));
           !s.ok())
         return s;
-    auto rendered = render_kubeadm_init(s_, h.spec(), kubeadm_version_);
-    if (!rendered) return rendered.error();
-    const std::string& config = *rendered;
-    h.log("kubeadm configuration:\n" + config);
-    // The configuration goes on stdin: nothing is left on the host to clean up.
-    if (util::Result<void> s =
-            run_step(h, "kubeadm init",
-                     holding_kubeadm_lock("kubeadm init --config /dev/stdin --skip-token-print"),
-                     config, 900000);
-        !s.ok())
-      return s;
+    if (!s_.kube_vip_address.empty()) {
+      auto vip = render_kube_vip(s_, true);
+      if (!vip) return vip.error();
+      if (util::Result<void> s =
+              run_step(h, "writing the kube-vip static pod", write_file(kKubeVipManifest, *vip));
+          !s.ok())
+        return s;
+    }
+    if (s_.highly_available()) {
+      // The certificates go to the cluster encrypted with the cluster's key, for
+      // the other masters' joins; the configuration holding it reaches the host
+      // on stdin into a file only root reads, removed after.
+      auto key = certificate_key(s_.state_dir);
+      if (!key) return key.error();
+      if (h.run().masker) h.run().masker->add(key->reveal());
+      auto rendered = render_kubeadm_init(s_, h.spec(), kubeadm_version_, key->reveal());
+      if (!rendered) return rendered.error();
+      if (util::Result<void> s = run_step(h, "kubeadm init --upload-certs",
+                                          holding_kubeadm_lock(with_secret_config(
+                                              "kubeadm init --config \"$pai_cf\" --upload-certs "
+                                              "--skip-certificate-key-print --skip-token-print")) +
+                                              certs_uploaded_now(),
+                                          *rendered, 900000);
+          !s.ok()) {
+        std::fill(rendered->begin(), rendered->end(), '\0');
+        return s;
+      }
+      std::fill(rendered->begin(), rendered->end(), '\0');
+    } else {
+      auto rendered = render_kubeadm_init(s_, h.spec(), kubeadm_version_);
+      if (!rendered) return rendered.error();
+      const std::string& config = *rendered;
+      h.log("kubeadm configuration:\n" + config);
+      // The configuration goes on stdin: nothing is left on the host to clean up.
+      if (util::Result<void> s =
+              run_step(h, "kubeadm init",
+                       holding_kubeadm_lock("kubeadm init --config /dev/stdin --skip-token-print"),
+                       config, 900000);
+          !s.ok())
+        return s;
+    }
     // kubeadm's own 24 h token (the only one right after init) is not needed:
     // workers get short-lived ones.
     return run_last_step(

@@ -30,7 +30,13 @@ class HivedPhase : public WorkloadsPhase {
     hs.workloads = {{"statefulset", "hivedscheduler-hs"}};
     out.push_back(std::move(hs));
     for (const auto& vc : o.vcs) {
-      auto sc = render_scheduler_config(s_.templates_dir, o, vc, master.address);
+      // One master: HiveD (host network, pinned to the masters) answers on its
+      // address. Several: HiveD runs on whichever master Kubernetes put it, and
+      // moves when that master is lost: the VC schedulers reach it through its
+      // Service.
+      auto sc = render_scheduler_config(
+          s_.templates_dir, o, vc,
+          s_.highly_available() ? "hivedscheduler-service." + o.ns + ".svc" : master.address);
       if (!sc) return sc.error();
       auto vv = v;
       vv["vc"] = vc;

@@ -43,6 +43,21 @@ class OpenPaiPhase : public WorkloadsPhase {
                          Def{"webportal", "webportal.yaml", "deployment"},
                          Def{"pylon", "pylon.yaml", "deployment"}}) {
       Component c;
+      // Several masters: one replica of each stateless service on each, as
+      // far as they are up (a lost master's replica waits; the others serve).
+      const bool stateless = std::string(d.kind) == "deployment";
+      v["master_spread"] = stateless && s_.highly_available()
+                               ? std::string(
+                                     "\n      topologySpreadConstraints:\n"
+                                     "      - maxSkew: 1\n"
+                                     "        topologyKey: kubernetes.io/hostname\n"
+                                     "        whenUnsatisfiable: ScheduleAnyway\n"
+                                     "        labelSelector:\n"
+                                     "          matchLabels:\n"
+                                     "            app: ") +
+                                     d.name
+                               : std::string();
+      if (!stateless) v["master_replicas"] = "1";
       if (util::Result<void> s = render(d.name, {d.tmpl}, v, c); !s.ok()) return s;
       c.workloads = {{d.kind, d.name}};
       out.push_back(std::move(c));

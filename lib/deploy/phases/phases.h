@@ -24,6 +24,7 @@ std::unique_ptr<Phase> make_packages_phase(const InstallSettings& s);
 std::unique_ptr<Phase> make_containerd_phase();
 std::unique_ptr<Phase> make_control_plane_phase(const InstallSettings& s);
 std::unique_ptr<Phase> make_cni_phase(const InstallSettings& s);
+std::unique_ptr<Phase> make_join_control_plane_phase(const InstallSettings& s);
 std::unique_ptr<Phase> make_join_phase(const InstallSettings& s);
 std::unique_ptr<Phase> make_labels_phase();
 std::unique_ptr<Phase> make_device_plugin_phase(const InstallSettings& s);

@@ -34,6 +34,28 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "render_manifests: %s\n", out.error().message.c_str());
     return 1;
   }
+  // A highly available control plane's: three masters (the stateless services'
+  // replicas spread over them) and the kube-vip static pod each master runs.
+  pai::deploy::InstallSettings ha = s;
+  ha.masters = {
+      {"pai-master", "10.0.0.1"}, {"pai-master2", "10.0.0.11"}, {"pai-master3", "10.0.0.12"}};
+  ha.control_plane_endpoint = "10.0.0.250:6443";
+  ha.kube_vip_address = "10.0.0.250";
+  ha.kube_vip_interface = "eth0";
+  auto ha_out = pai::deploy::render_install_manifests(ha, master, 1500);
+  if (!ha_out) {
+    std::fprintf(stderr, "render_manifests: %s\n", ha_out.error().message.c_str());
+    return 1;
+  }
+  for (auto& [what, text] : *ha_out) out->emplace_back("3 masters: " + what, text);
+  for (bool initializing : {true, false}) {
+    auto vip = pai::deploy::render_kube_vip(ha, initializing);
+    if (!vip) {
+      std::fprintf(stderr, "render_manifests: %s\n", vip.error().message.c_str());
+      return 1;
+    }
+    out->emplace_back("kube-vip", *vip);
+  }
   int i = 0;
   for (const auto& [what, text] : *out) {
     char name[32];

@@ -39,6 +39,14 @@ Schema kubeadm_schema(bool v1beta4) {
                                   {"imagePullPolicy", ""}};
   if (v1beta4) s["NodeRegistrationOptions"]["imagePullSerial"] = "";
   s["Arg"] = {{"name", ""}, {"value", ""}};
+  // ControlPlaneComponent + APIServer.certSANs (v1beta3 adds timeoutForControlPlane).
+  s["APIServer"] = {
+      {"extraArgs", v1beta4 ? "[]Arg" : "{}"}, {"extraVolumes", "[]"}, {"certSANs", "[]"}};
+  if (v1beta4)
+    s["APIServer"]["extraEnvs"] = "[]";
+  else
+    s["APIServer"]["timeoutForControlPlane"] = "";
+  s["JoinControlPlane"] = {{"localAPIEndpoint", "APIEndpoint"}, {"certificateKey", ""}};
   s["Networking"] = {{"serviceSubnet", ""}, {"podSubnet", ""}, {"dnsDomain", ""}};
   s["Patches"] = {{"directory", ""}};
   s["InitConfiguration"] = {{"apiVersion", ""},
@@ -55,7 +63,7 @@ Schema kubeadm_schema(bool v1beta4) {
                                {"networking", "Networking"},
                                {"kubernetesVersion", ""},
                                {"controlPlaneEndpoint", ""},
-                               {"apiServer", "{}"},
+                               {"apiServer", "APIServer"},
                                {"controllerManager", "{}"},
                                {"scheduler", "{}"},
                                {"dns", "{}"},
@@ -74,7 +82,7 @@ Schema kubeadm_schema(bool v1beta4) {
                             {"nodeRegistration", "NodeRegistrationOptions"},
                             {"caCertPath", ""},
                             {"discovery", "Discovery"},
-                            {"controlPlane", "{}"},
+                            {"controlPlane", "JoinControlPlane"},
                             {"skipPhases", "[]"},
                             {"patches", "Patches"}};
   if (v1beta4) {
@@ -229,6 +237,71 @@ TEST(ComponentConfig, KubeadmConfigsHoldOnlyFieldsOfTheirApiVersion) {
     EXPECT_TRUE(bad.empty()) << version << ": " << ::testing::PrintToString(bad);
     EXPECT_EQ(kinds, (std::set<std::string>{"JoinConfiguration"}));
   }
+}
+
+TEST(ComponentConfig, HighlyAvailableKubeadmConfigsHoldOnlyFieldsOfTheirApiVersion) {
+  const std::string key(64, 'a');
+  for (const std::string version : {"1.30.10", "1.31.4", "1.33.1"}) {
+    Schema schema = kubeadm_schema(version != "1.30.10");
+    InstallSettings s = settings(version);
+    s.control_plane_endpoint = "10.0.0.250:6443";
+    s.masters = {{"m", "10.0.0.1"}, {"m2", "10.0.0.11"}, {"m3", "10.0.0.12"}};
+    auto init = render_kubeadm_init(s, host("m", "10.0.0.1", true), "v" + version, key);
+    ASSERT_TRUE(init) << init.error().message;
+    std::set<std::string> kinds;
+    auto bad = check_documents(schema, *init, kinds);
+    EXPECT_TRUE(bad.empty()) << version << ": " << ::testing::PrintToString(bad) << *init;
+    // The fields are there, where kubeadm reads them.
+    auto stream = pai::yaml::load(*init);
+    ASSERT_FALSE(stream.error);
+    bool cluster = false, initc = false;
+    for (const auto& d : stream.documents) {
+      const auto* kind = d->get("kind");
+      if (kind && kind->scalar() == "ClusterConfiguration") {
+        cluster = true;
+        ASSERT_TRUE(d->get("controlPlaneEndpoint"));
+        EXPECT_EQ(d->get("controlPlaneEndpoint")->scalar(), "10.0.0.250:6443");
+        const auto* sans = d->get("apiServer") ? d->get("apiServer")->get("certSANs") : nullptr;
+        ASSERT_TRUE(sans && sans->is_sequence());
+        std::vector<std::string> got;
+        for (const auto* n : sans->items()) got.push_back(n->scalar());
+        EXPECT_EQ(got, (std::vector<std::string>{"10.0.0.250", "10.0.0.1", "m", "10.0.0.11", "m2",
+                                                 "10.0.0.12", "m3"}));
+      }
+      if (kind && kind->scalar() == "InitConfiguration") {
+        initc = true;
+        ASSERT_TRUE(d->get("certificateKey"));
+        EXPECT_EQ(d->get("certificateKey")->scalar(), key);
+      }
+    }
+    EXPECT_TRUE(cluster && initc);
+    auto join = render_kubeadm_join(s, host("m2", "10.0.0.11", true), "v" + version,
+                                    "10.0.0.250:6443", "abcdef.0123456789abcdef", "sha256:00", key);
+    ASSERT_TRUE(join) << join.error().message;
+    kinds.clear();
+    bad = check_documents(schema, *join, kinds);
+    EXPECT_TRUE(bad.empty()) << version << ": " << ::testing::PrintToString(bad) << *join;
+    auto js = pai::yaml::load(*join);
+    ASSERT_FALSE(js.error);
+    ASSERT_EQ(js.documents.size(), 1u);
+    const auto* cp = js.documents[0]->get("controlPlane");
+    ASSERT_TRUE(cp);
+    EXPECT_EQ(cp->get("certificateKey")->scalar(), key);
+    EXPECT_EQ(cp->get("localAPIEndpoint")->get("advertiseAddress")->scalar(), "10.0.0.11");
+    EXPECT_EQ(cp->get("localAPIEndpoint")->get("bindPort")->scalar(), "6443");
+    // A worker's join has none of it.
+    auto worker = render_kubeadm_join(s, host("w1", "10.0.0.2", false), "v" + version,
+                                      "10.0.0.250:6443", "abcdef.0123456789abcdef", "sha256:00");
+    ASSERT_TRUE(worker);
+    EXPECT_EQ(worker->find("controlPlane"), std::string::npos);
+    EXPECT_EQ(worker->find("taints"), std::string::npos);
+  }
+  // One master, no endpoint: no certSANs, no key (what a single master always had).
+  InstallSettings one = settings("1.31.4");
+  auto init = render_kubeadm_init(one, host("m", "10.0.0.1", true), "v1.31.4");
+  ASSERT_TRUE(init);
+  EXPECT_EQ(init->find("certSANs"), std::string::npos);
+  EXPECT_EQ(init->find("certificateKey"), std::string::npos);
 }
 
 TEST(ComponentConfig, TheCheckFindsAFieldOfTheOtherVersion) {
