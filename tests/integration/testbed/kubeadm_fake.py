@@ -15,9 +15,17 @@ kubeadm's preflight errors and its on-host markers:
          checks the CA hash against cluster-info, registers its Node with the
          bootstrap token (401 for a wrong or expired one), writes kubelet.conf
          (0600), pki/ca.crt and /var/lib/kubelet/config.yaml;
+         With --upload-certs, init stores the CAs and sa keys encrypted with the
+         certificate key in the Secret kube-system/kubeadm-certs (`init phase
+         upload-certs --upload-certs` again later); a control-plane join
+         (JoinConfiguration.controlPlane, or --control-plane --certificate-key)
+         downloads and decrypts them (a wrong key: kubeadm's error), issues its own
+         serving certificates, adds its etcd member with the real etcdctl and
+         starts etcd (initial-cluster-state existing) and the API server;
   reset  needs -f or a "y" on stdin; removes what init/join wrote, stops the
          kubelet, and on the control plane stops the API server and etcd and
-         empties etcd's data directory (the manifest's etcd-data hostPath).
+         empties etcd's data directory (the manifest's etcd-data hostPath); on a
+         testbed of several masters it first removes its own etcd member.
   upgrade plan|apply|node  kubeadm's version rules (one minor at a time, no
          downgrade, kubeadm not older than the target); apply moves the static
          pods' images, the API server's /version, kubeadm-config, kube-proxy and
@@ -1194,7 +1202,8 @@ def etcdctl(endpoints, args, host=None):
 def member_list(endpoints):
     rc, o, e = etcdctl(endpoints, ["member", "list", "-w", "json"])
     if rc != 0:
-        raise Fail("etcd cluster is not reachable at %s: %s" % (",".join(endpoints), e.strip()))
+        last = [l for l in e.strip().splitlines() if l.startswith("Error:")] or e.strip().splitlines()[-1:] or [""]
+        raise Fail("etcd cluster is not reachable at %s: %s" % (",".join(endpoints), last[-1].replace("Error: ", "")))
     return json.loads(o).get("members", [])
 
 
@@ -1207,10 +1216,18 @@ def join_etcd(node, addr, masters):
     members = member_list(endpoints)
     if not any(peer in m.get("peerURLs", []) for m in members):
         out("[etcd] Announced new etcd member joining to the existing etcd cluster")
-        rc, o, e = etcdctl(endpoints, ["member", "add", node, "--peer-urls=" + peer])
+        # etcd refuses a member while one joined less than 5 s ago (its strict reconfiguration
+        # check: "unhealthy cluster"); kubeadm tries again with a back-off, as here (30 s).
+        deadline = time.time() + 30
+        while True:
+            rc, o, e = etcdctl(endpoints, ["member", "add", node, "--peer-urls=" + peer])
+            if rc == 0 or "unhealthy cluster" not in e or time.time() > deadline:
+                break
+            time.sleep(0.25)
         if rc != 0:
+            last = [l for l in e.strip().splitlines() if l.startswith("Error:")] or e.strip().splitlines()[-1:] or [""]
             raise Fail("error execution phase control-plane-join/etcd: error creating local etcd static pod manifest file: "
-                       "etcdserver: %s" % e.strip())
+                       "%s" % last[-1].replace("Error: ", ""))
         members = member_list(endpoints)
     parts = []
     for m in members:
@@ -1612,7 +1629,7 @@ def reset(argv):
         sd["kubelet"]["state"] = "inactive"
         tb.save("systemd", sd)
     out("[reset] Stopping the kubelet service")
-    if kubelet().etcd_running(tb.HOST) or several_masters():
+    if several_masters():  # one master: its etcd is the cluster's only member
         leave_etcd(tb.host_info()["name"], tb.host_info()["address"])
     # The etcd data directory is the one the etcd manifest's etcd-data volume names.
     _, doc = kubelet().load_manifest(tb.HOST, "etcd")
