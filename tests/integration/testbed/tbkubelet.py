@@ -166,6 +166,14 @@ def etcd_argv(doc, program=ETCD):
     return argv
 
 
+def etcd_client_url(H):
+    """The client URL the master's etcd manifest advertises, or None."""
+    _, doc = load_manifest(H, "etcd")
+    if not doc:
+        return None
+    return (tbetcd.manifest_flags(doc["spec"]["containers"][0]["command"]).get("advertise-client-urls") or "").split(",")[0] or None
+
+
 def etcd_client(H, flags=None, user="healthcheck-client", timeout=10.0):
     """A client of the master's etcd, with the apiserver-etcd-client or healthcheck-client certificate."""
     if flags is None:
