@@ -216,7 +216,9 @@ class Planner {
       for (size_t i : masters) names.push_back(p_.hosts[i].facts.hostname);
       error("P102", p_.hosts[masters[1]].facts.origin,
             "more than one master: " + util::join(names, ", "),
-            "OpenPAI has exactly one master; keep roles: [master] in one host.yaml");
+            "a plan has one master: keep roles: [master] in one host.yaml (for a highly available "
+            "control plane mark 3 or 5 machines pai-master: \"true\" in layout.yaml afterwards "
+            "and set kube_control_plane_endpoint or kube_vip, docs/install.md)");
       return;
     }
     if (masters.empty()) {

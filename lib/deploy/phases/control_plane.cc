@@ -155,10 +155,12 @@ class ControlPlanePhase : public KeyValuePhase {
         return s;
     }
     // kubeadm's own 24 h token (the only one right after init) is not needed:
-    // workers get short-lived ones.
+    // workers get short-lived ones. The one --upload-certs made stays: the
+    // Secret kubeadm-certs is its dependent (deleting it deletes the
+    // certificates the other masters' joins need).
     return run_last_step(
         h, "deleting kubeadm init's default bootstrap token",
-        "kubeadm token list 2>/dev/null | awk 'NR>1 {print $1}' | "
+        "kubeadm token list 2>/dev/null | awk 'NR>1 && !/kubeadm-certs/ {print $1}' | "
         "while read -r t; do kubeadm token delete \"${t%%.*}\" >/dev/null; done\n");
   }
 

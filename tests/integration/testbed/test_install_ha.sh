@@ -1,0 +1,115 @@
+#!/bin/sh
+# paictl install of a highly available control plane (its own testbed on 127.0.61.x:
+# three masters and a GPU worker, a real HAProxy on 127.0.61.250:6443 in front of
+# the masters' API servers, their objects in a real etcd cluster):
+#  1. check config accepts the three masters with the endpoint; check hosts finds
+#     the endpoint answering and the ports between the masters open;
+#  2. install: kubeadm init --upload-certs on tb-master, tb-master2 and tb-master3
+#     joined as control-plane nodes (three etcd members, all healthy), the worker
+#     joined through the endpoint; the certificate key 0600 in the cluster
+#     directory, never in a host's argv, a log or paictl's output; no configuration
+#     left in a host's /tmp;
+#  3. kubectl through HAProxy, the control-plane Nodes tainted, the REST server
+#     with a replica on each master;
+#  4. a re-run changes nothing.
+set -eu
+: "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}"
+set +e
+reason=$("$TESTBED" can-run)
+rc=$?
+set -e
+. "$(dirname "$0")/../../skip.sh"
+[ $rc -eq 0 ] || skip_test "$reason"
+for t in etcd etcdctl; do
+  [ -x /usr/bin/$t ] || skip_test "testbed: no /usr/bin/$t on this machine (scripts/install-deps.sh installs etcd-server and etcd-client)"
+done
+command -v haproxy >/dev/null 2>&1 || skip_test "testbed: no haproxy on this machine (scripts/install-deps.sh installs it)"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-install-ha.XXXXXX")
+cleanup() { [ -n "${KEEP:-}" ] || "$TESTBED" down "$RUN" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
+trap cleanup EXIT INT TERM
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "ok: $* ($(date +%s.%N | cut -c1-14))"; }
+state() { "$TESTBED" state "$RUN" > "$TMP/state.json"; }
+py() { "$PYTHON3" -c 'import json,sys; s=json.load(open(sys.argv[1])); c=s["cluster"]; print(json.dumps(eval(sys.argv[2]), sort_keys=True))' "$TMP/state.json" "$1"; }
+expect() {
+  got=$(py "$1")
+  want=$("$PYTHON3" -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$2")
+  [ "$got" = "$want" ] || fail "$1: got $got, want $want"
+}
+
+"$TESTBED" up 4 "$RUN" --base 127.0.61 --masters 3 --rollout-delay 0.1 --hived-server "$HIVED_SERVER" > "$TMP/up.log" 2>&1 ||
+  { cat "$TMP/up.log"; fail "testbed up"; }
+C=$RUN/cluster
+SSH="--ssh-config $RUN/ssh_config"
+grep -q 'kube_control_plane_endpoint: "127.0.61.250:6443"' "$C/config.yaml" || fail "config.yaml has no endpoint"
+
+# 1. The files and the hosts.
+"$PAICTL" check config "$C" > "$TMP/cc.txt" 2>&1 || { cat "$TMP/cc.txt"; fail "check config"; }
+set +e
+"$PAICTL" check hosts "$C" $SSH --connect-timeout 5 --command-timeout 30 -o json > "$TMP/ch.json" 2> "$TMP/ch.err"
+rc=$?
+set -e
+[ $rc -le 1 ] || { cat "$TMP/ch.err"; fail "check hosts exited $rc"; }
+"$PYTHON3" - "$TMP/ch.json" <<'PY' || fail "check hosts: the endpoint or the masters' ports"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rs = d["results"]
+ep = [r for r in rs if r["check"] == "ControlPlaneEndpoint"]
+mp = [r for r in rs if r["check"] == "MasterPort"]
+bad = [r for r in ep + mp if r["status"] != "pass"]
+assert len(ep) == 4 and len(mp) == 3 * 2 * 4 and not bad, (len(ep), len(mp), bad[:3])
+PY
+pass "check config and check hosts: the endpoint answers, the masters' ports are open"
+
+# 2. The install.
+"$PAICTL" install "$C" $SSH --ignore-check-errors CPU,DNS,DiskFree,RunningKubernetes --wait 90 --yes > "$TMP/install.txt" 2>&1 ||
+  { cat "$TMP/install.txt"; fail "install"; }
+KEY=$C/.paictl/certificate-key
+[ "$(stat -c %a "$KEY")" = 600 ] || fail "the certificate key is not 0600"
+K=$(cat "$KEY")
+[ ${#K} -eq 64 ] || fail "the certificate key is not 64 characters"
+grep -rqF "$K" "$C/.paictl/logs" "$TMP/install.txt" && fail "the certificate key is in a log or the output"
+for h in tb-master tb-master2 tb-master3 tb-worker1; do
+  grep -qF "$K" "$RUN/hosts/$h/invocations.jsonl" && fail "the certificate key is in $h's argv"
+done
+state
+expect '[f for h in s["hosts"].values() for f in (h.get("tmp") or []) if "paictl-kubeadm" in f]' '[]'
+expect 'sorted(c["etcdMembers"])' '["tb-master", "tb-master2", "tb-master3"]'
+expect 'c.get("etcdUnhealthy", [])' '[]'
+expect '{h: v["kubeadm"] for h, v in s["hosts"].items()}["tb-master"]["init"]' '1'
+grep -q 'join-control-plane' "$TMP/install.txt" || fail "no join-control-plane phase in the output"
+pass "install: 3 masters (3 etcd members, healthy) and a worker"
+
+# 3. kubectl through the endpoint.
+KUBECONFIG_FILE=$("$TESTBED" kubeconfig "$RUN")
+grep -q 'server: https://127.0.61.250:6443' "$KUBECONFIG_FILE" || fail "admin.conf does not name the endpoint"
+KUBECTL="kubectl --kubeconfig $KUBECONFIG_FILE"
+$KUBECTL get nodes -o json > "$TMP/nodes.json"
+"$PYTHON3" - "$TMP/nodes.json" <<'PY' || fail "the nodes"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ns = {n["metadata"]["name"]: n for n in d["items"]}
+assert sorted(ns) == ["tb-master", "tb-master2", "tb-master3", "tb-worker1"], sorted(ns)
+for m in ("tb-master", "tb-master2", "tb-master3"):
+    n = ns[m]
+    assert n["metadata"]["labels"].get("pai-master") == "true", m
+    assert any(t["key"] == "node-role.kubernetes.io/control-plane" and t["effect"] == "NoSchedule"
+               for t in n["spec"].get("taints", [])), m
+for n in d["items"]:
+    ready = [c["status"] for c in n["status"]["conditions"] if c["type"] == "Ready"]
+    assert ready == ["True"], (n["metadata"]["name"], ready)
+PY
+r=$($KUBECTL -n openpai get deployment rest-server -o jsonpath='{.spec.replicas}')
+[ "$r" = 3 ] || fail "rest-server has $r replicas, not 3"
+pass "kubectl through HAProxy: 4 nodes Ready, the masters tainted, rest-server 3 replicas"
+
+# 4. A re-run changes nothing.
+set +e
+"$PAICTL" install "$C" $SSH --ignore-check-errors CPU,DNS,DiskFree,RunningKubernetes --wait 60 --yes --detailed-exitcode > "$TMP/again.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 0 ] || { cat "$TMP/again.txt"; fail "the re-run exited $rc (changes or an error)"; }
+state
+expect '{h: v["kubeadm"] for h, v in s["hosts"].items()}["tb-master"]["init"]' '1'
+expect 'sorted(c["etcdMembers"])' '["tb-master", "tb-master2", "tb-master3"]'
+pass "a re-run changes nothing"
