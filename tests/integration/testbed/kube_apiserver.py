@@ -476,11 +476,12 @@ class Store:
         self.resources = {}
         if cfg.get("etcd"):
             self.etcd = tbetcd.Client(*cfg["etcd"])
+            self.load_etcd()  # (waits for etcd)
             if self.shared:
-                with self.lock:  # another master may be writing meanwhile
-                    self.load_etcd()
-            else:
-                self.load_etcd()
+                # Another master may have written meanwhile: read all again under their lock.
+                self.stored_state = None
+                with self.lock:
+                    pass
         else:
             path = d + "/objects.json"
             if os.path.exists(path):
