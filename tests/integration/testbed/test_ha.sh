@@ -116,7 +116,11 @@ ca = open(sys.argv[2], "rb").read()
 ok = set(d) == want and all(b"BEGIN" not in base64.b64decode(v) for v in d.values()) and ca not in base64.b64decode(d["ca.crt"])
 sys.exit(0 if ok else print(sorted(d)) or 1)
 PY
-pass "kubeadm init --upload-certs (config on stdin, 0600, deleted): the CAs and sa keys encrypted in Secret kube-system/kubeadm-certs, the key never printed"
+owner=$(K -n kube-system get secret kubeadm-certs -o jsonpath='{.metadata.ownerReferences[0].name}')
+on tb-master 'kubeadm token list' > "$TMP/tokens" 2>&1 || fail "kubeadm token list: $(cat "$TMP/tokens")"
+grep "^${owner#bootstrap-token-}\." "$TMP/tokens" | grep -q "<none> *Proxy for managing TTL for the kubeadm-certs secret" ||
+  fail "the Secret's owner $owner is not kubeadm's TTL token: $(cat "$TMP/tokens")"
+pass "kubeadm init --upload-certs (config on stdin, 0600, deleted): the CAs and sa keys encrypted in Secret kube-system/kubeadm-certs, owned by a 2 h token without usages, the key never printed"
 
 HASH=sha256:$(openssl x509 -pubkey -noout -in "$RUN/hosts/tb-master/fs/etc/kubernetes/pki/ca.crt" | openssl pkey -pubin -outform DER | sha256sum | cut -d' ' -f1)
 join_config() {  # ADDRESS KEY: a control-plane JoinConfiguration (no ADDRESS: a worker's)
