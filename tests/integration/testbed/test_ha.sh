@@ -188,7 +188,14 @@ K --server "https://$M2:6443" patch configmap ha-probe -p '{"data":{"patched":"m
 rv1=$(K --server "https://$M1:6443" get configmap ha-probe -o jsonpath='{.metadata.resourceVersion}/{.data.patched}')
 rv3=$(K --server "https://$M3:6443" get configmap ha-probe -o jsonpath='{.metadata.resourceVersion}/{.data.patched}')
 [ "$rv1" = "$rv3" ] && [ "${rv1#*/}" = master2 ] || fail "the masters disagree after a patch through master 2: $rv1 vs $rv3"
-pass "kubectl through HAProxy (TLS verified against the endpoint's SAN); an object written through master 1 read through master 3, patched through master 2, the same resourceVersion everywhere"
+# A watch on another master than the one whose controllers run (tb-master's lead): the
+# Deployment's status reaches kubectl rollout status through tb-master2.
+printf '%s\n' 'apiVersion: apps/v1' 'kind: Deployment' 'metadata: {name: web, namespace: default}' \
+  'spec: {replicas: 2, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}},' \
+  '  spec: {tolerations: [{operator: Exists}], containers: [{name: web, image: nginx}]}}}' > "$TMP/web.yaml"
+K --server "https://$M1:6443" apply -f "$TMP/web.yaml" > /dev/null || fail "apply through master 1"
+K --server "https://$M2:6443" rollout status deployment/web --timeout 20s > "$TMP/rollout" 2>&1 || fail "rollout status through master 2: $(cat "$TMP/rollout")"
+pass "kubectl through HAProxy (TLS verified against the endpoint's SAN); an object written through master 1 read through master 3, patched through master 2, the same resourceVersion everywhere; a Deployment applied through master 1 watched to its rollout through master 2"
 
 # TESTBED_HA_SNAPSHOT=1: snapshot|restore of the three masters too (10 to 30 s more: three etcd
 # data directories and their 64 MB WALs copied and compared).
