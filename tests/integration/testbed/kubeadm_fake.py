@@ -2028,7 +2028,14 @@ def upgrade_node(argv):
                    "(this node has not joined a cluster)")
     master = os.path.exists(tb.hp("/etc/kubernetes/admin.conf")) and os.path.exists(api_dir() + "/config.json")
     out("[upgrade] Reading configuration from the \"kubeadm-config\" ConfigMap in namespace \"kube-system\"...")
-    if master:
+    own = None  # a master of several: its own control plane's version, and the cluster's in kubeadm-config
+    if master and several_masters():
+        own = upgrade_cluster_version()
+        code, cm, _ = api("GET", "/api/v1/namespaces/kube-system/configmaps/kubeadm-config")
+        if code != 200:
+            raise Fail("[upgrade/config] FATAL: failed to get the kubeadm-config ConfigMap: %s" % cm.get("message"))
+        cur = yaml.load(cm["data"]["ClusterConfiguration"], Loader=SAFE_LOADER).get("kubernetesVersion") or own
+    elif master:
         cur = upgrade_cluster_version()
     else:
         server = yaml.load(open(tb.hp("/etc/kubernetes/kubelet.conf")), Loader=SAFE_LOADER)["clusters"][0]["cluster"]["server"]
@@ -2046,7 +2053,22 @@ def upgrade_node(argv):
     st.setdefault("upgradeNode", 0)
     save_state(st)
     tb.knob("kubeadm", "upgrade-node")
-    if master:
+    if own is not None and own != cur:
+        # Another master ran `upgrade apply`: this one's control plane follows, as kubeadm's
+        # upgrade node does on a control-plane node.
+        out("[upgrade/staticpods] Writing new Static Pod manifests to \"/etc/kubernetes/tmp/kubeadm-upgraded-manifests\"")
+        upgrade_static_pods(cur)
+        d = api_dir()
+        cfg = json.load(open(d + "/config.json"))
+        cfg["version"] = cur
+        with open(d + "/config.json.tmp", "w") as f:
+            json.dump(cfg, f, indent=1)
+        os.rename(d + "/config.json.tmp", d + "/config.json")
+        with tb.Lock():  # the kubelet restarts the changed static pod; kubeadm waits for it
+            ensure_apiserver(tb.load("systemd"))
+        for c in ("kube-apiserver", "kube-controller-manager", "kube-scheduler"):
+            out("[upgrade/staticpods] Component \"%s\" upgraded successfully!" % c)
+    elif master:
         out("[upgrade/staticpods] The control plane of this node is already at %s" % cur)
     else:
         out("[preflight] Skipping prepull. Not a control plane node.")

@@ -98,6 +98,7 @@ bootstrapTokens:
 ---
 apiVersion: kubeadm.k8s.io/v1beta3
 kind: ClusterConfiguration
+kubernetesVersion: v1.30.0
 controlPlaneEndpoint: "$LB:6443"
 apiServer:
   certSANs: ["$LB", "$M1", "$M2", "$M3"]
@@ -197,9 +198,29 @@ K --server "https://$M1:6443" apply -f "$TMP/web.yaml" > /dev/null || fail "appl
 K --server "https://$M2:6443" rollout status deployment/web --timeout 20s > "$TMP/rollout" 2>&1 || fail "rollout status through master 2: $(cat "$TMP/rollout")"
 pass "kubectl through HAProxy (TLS verified against the endpoint's SAN); an object written through master 1 read through master 3, patched through master 2, the same resourceVersion everywhere; a Deployment applied through master 1 watched to its rollout through master 2"
 
-# TESTBED_HA_SNAPSHOT=1: snapshot|restore of the three masters too (10 to 30 s more: three etcd
-# data directories and their 64 MB WALs copied and compared).
-if [ "${TESTBED_HA_SNAPSHOT:-0}" = 1 ]; then
+# TESTBED_HA_FULL=1 also: an upgrade (apply on the first master moves its control plane
+# and kubeadm-config, upgrade node on another master moves that one's), and snapshot|restore
+# of the three masters (10 to 30 s more: three etcd data directories and their 64 MB WALs
+# copied and compared).
+ver() { K --server "https://$1:6443" version -o json 2>/dev/null | "$PYTHON3" -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])' 2>/dev/null; }
+# until_version ADDRESS VERSION: the API server there answers VERSION within 10 s (a restarted static pod).
+until_version() {
+  n=0
+  until [ "$(ver "$1")" = "$2" ]; do
+    n=$((n + 1)); [ $n -lt 50 ] || fail "$1 serves $(ver "$1"), not $2"; sleep 0.2
+  done
+}
+if [ "${TESTBED_HA_FULL:-0}" = 1 ]; then
+  target=$(on tb-master 'kubeadm version -o short')
+  [ "$(ver $M3)" = v1.30.0 ] || fail "tb-master3 is not at v1.30.0: $(ver $M3)"
+  on tb-master "kubeadm upgrade apply $target -y" > "$TMP/apply" 2>&1 || { cat "$TMP/apply"; fail "kubeadm upgrade apply $target"; }
+  until_version $M1 "$target"
+  [ "$(ver $M3)" = v1.30.0 ] || fail "tb-master3 moved with tb-master's apply: $(ver $M3)"
+  on tb-master3 'kubeadm upgrade node' > "$TMP/node" 2>&1 || { cat "$TMP/node"; fail "kubeadm upgrade node on tb-master3"; }
+  grep -q 'Component "kube-apiserver" upgraded successfully' "$TMP/node" || fail "upgrade node: $(cat "$TMP/node")"
+  [ "$(ver $M3)" = "$target" ] || fail "after upgrade node, tb-master3 serves $(ver $M3)"
+  pass "kubeadm upgrade apply $target on tb-master, kubeadm upgrade node on tb-master3: each master's control plane at the target"
+
   "$TESTBED" snapshot "$RUN" joined || fail "snapshot of three masters"
   K create configmap after-snapshot > /dev/null || fail "a write after the snapshot"
   "$TESTBED" restore "$RUN" joined || fail "restore of three masters"
