@@ -476,11 +476,12 @@ class Store:
         self.resources = {}
         if cfg.get("etcd"):
             self.etcd = tbetcd.Client(*cfg["etcd"])
+            self.load_etcd()  # (waits for etcd)
             if self.shared:
-                with self.lock:  # another master may be writing meanwhile
-                    self.load_etcd()
-            else:
-                self.load_etcd()
+                # Another master may have written meanwhile: read all again under their lock.
+                self.stored_state = None
+                with self.lock:
+                    pass
         else:
             path = d + "/objects.json"
             if os.path.exists(path):
@@ -617,14 +618,14 @@ class Store:
         crds = False
         for k, o in new.items():
             old = self.objects.get(k)
-            if old is not None and old.get("metadata", {}).get("resourceVersion") == o.get("metadata", {}).get("resourceVersion"):
+            # The whole object, not its resourceVersion: the controllers change some
+            # statuses in place, keeping it (what persist_etcd writes all the same).
+            if old is not None and old == o:
                 new[k] = old
                 continue
-            try:
-                orv = int(o.get("metadata", {}).get("resourceVersion", rv))
-            except ValueError:
-                orv = rv
-            events.append((orv, "ADDED" if old is None else "MODIFIED", (k[0], k[1]), o))
+            # The events carry the store's version, as emit() gives them (a status write
+            # keeps the object's resourceVersion here): past what any watch has seen.
+            events.append((rv, "ADDED" if old is None else "MODIFIED", (k[0], k[1]), o))
             if old is None or old.get("spec") != o.get("spec"):
                 self.changed[k] = now_
             crds = crds or k[1] == "customresourcedefinitions"
@@ -640,7 +641,7 @@ class Store:
         self.stored_state = got
         if crds and self.resources:
             self.refresh_crds()
-        for e in sorted(events, key=lambda e: e[0]):
+        for e in events:
             self.events.append((e[0], e[1], e[2], copy.deepcopy(e[3])))
         if len(self.events) > 20000:
             del self.events[:10000]

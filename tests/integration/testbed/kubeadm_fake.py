@@ -1073,6 +1073,7 @@ UPLOADED = [("ca.crt", "ca.crt"), ("ca.key", "ca.key"), ("sa.key", "sa.key"), ("
 CERTS_SECRET = "/api/v1/namespaces/kube-system/secrets/kubeadm-certs"
 CERTS_TTL = 2 * 3600  # kubeadm deletes the uploaded certificates after two hours
 EXPIRES = "testbed.paictl/expires"
+CERTS_TOKEN_DESCRIPTION = "Proxy for managing TTL for the kubeadm-certs secret"
 
 
 def san_of(x):
@@ -1151,8 +1152,18 @@ def upload_certs(key, skip_print):
             raise Fail("error execution phase upload-certs: error uploading certs: failed to load %s: open "
                        "/etc/kubernetes/pki/%s: no such file or directory" % (name, rel))
     expires = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + CERTS_TTL))
+    # As kubeadm: a bootstrap token of two hours without usages owns the Secret (its
+    # expiry, or its deletion, takes the Secret with it through the garbage collector).
+    proxy = token_secret(new_token(), CERTS_TTL, description=CERTS_TOKEN_DESCRIPTION, usages=(), groups=())
+    proxy["data"].pop("auth-extra-groups", None)
+    st, owner, _ = api("POST", "/api/v1/namespaces/kube-system/secrets", proxy)
+    if st >= 300:
+        raise Fail("error execution phase upload-certs: error uploading certs: failed to create the TTL token: %s" % owner.get("message"))
     secret = {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-              "metadata": {"name": "kubeadm-certs", "namespace": "kube-system", "annotations": {EXPIRES: expires}},
+              "metadata": {"name": "kubeadm-certs", "namespace": "kube-system", "annotations": {EXPIRES: expires},
+                           "ownerReferences": [{"apiVersion": "v1", "kind": "Secret", "name": owner["metadata"]["name"],
+                                                "uid": owner["metadata"]["uid"], "controller": True,
+                                                "blockOwnerDeletion": True}]},
               "data": data}
     out("[upload-certs] Storing the certificates in Secret \"kubeadm-certs\" in the \"kube-system\" Namespace")
     st, body, _ = api("POST", "/api/v1/namespaces/kube-system/secrets", secret)
@@ -1743,9 +1754,9 @@ def token(argv):
             if exp:
                 left = time.mktime(time.strptime(exp, "%Y-%m-%dT%H:%M:%SZ")) - time.mktime(time.gmtime())
                 ttl = "%dh" % (left // 3600) if left >= 3600 else "%dm" % max(left // 60, 0)
-            usages = ",".join(sorted(k[len("usage-bootstrap-"):] for k in d if k.startswith("usage-bootstrap-")))
+            usages = ",".join(sorted(k[len("usage-bootstrap-"):] for k in d if k.startswith("usage-bootstrap-"))) or "<none>"
             out("%s   %-10s  %-21s  %-23s  %-12s  %s" % (d["token-id"] + "." + d["token-secret"], ttl, exp or "<never>", usages,
-                                                     d.get("description", "<none>") or "<none>", d.get("auth-extra-groups", "")))
+                                                     d.get("description", "<none>") or "<none>", d.get("auth-extra-groups") or "<none>"))
         return 0
     raise Fail("unknown command \"%s\" for \"kubeadm token\"" % sub)
 
@@ -2017,7 +2028,14 @@ def upgrade_node(argv):
                    "(this node has not joined a cluster)")
     master = os.path.exists(tb.hp("/etc/kubernetes/admin.conf")) and os.path.exists(api_dir() + "/config.json")
     out("[upgrade] Reading configuration from the \"kubeadm-config\" ConfigMap in namespace \"kube-system\"...")
-    if master:
+    own = None  # a master of several: its own control plane's version, and the cluster's in kubeadm-config
+    if master and several_masters():
+        own = upgrade_cluster_version()
+        code, cm, _ = api("GET", "/api/v1/namespaces/kube-system/configmaps/kubeadm-config")
+        if code != 200:
+            raise Fail("[upgrade/config] FATAL: failed to get the kubeadm-config ConfigMap: %s" % cm.get("message"))
+        cur = yaml.load(cm["data"]["ClusterConfiguration"], Loader=SAFE_LOADER).get("kubernetesVersion") or own
+    elif master:
         cur = upgrade_cluster_version()
     else:
         server = yaml.load(open(tb.hp("/etc/kubernetes/kubelet.conf")), Loader=SAFE_LOADER)["clusters"][0]["cluster"]["server"]
@@ -2035,7 +2053,22 @@ def upgrade_node(argv):
     st.setdefault("upgradeNode", 0)
     save_state(st)
     tb.knob("kubeadm", "upgrade-node")
-    if master:
+    if own is not None and own != cur:
+        # Another master ran `upgrade apply`: this one's control plane follows, as kubeadm's
+        # upgrade node does on a control-plane node.
+        out("[upgrade/staticpods] Writing new Static Pod manifests to \"/etc/kubernetes/tmp/kubeadm-upgraded-manifests\"")
+        upgrade_static_pods(cur)
+        d = api_dir()
+        cfg = json.load(open(d + "/config.json"))
+        cfg["version"] = cur
+        with open(d + "/config.json.tmp", "w") as f:
+            json.dump(cfg, f, indent=1)
+        os.rename(d + "/config.json.tmp", d + "/config.json")
+        with tb.Lock():  # the kubelet restarts the changed static pod; kubeadm waits for it
+            ensure_apiserver(tb.load("systemd"))
+        for c in ("kube-apiserver", "kube-controller-manager", "kube-scheduler"):
+            out("[upgrade/staticpods] Component \"%s\" upgraded successfully!" % c)
+    elif master:
         out("[upgrade/staticpods] The control plane of this node is already at %s" % cur)
     else:
         out("[preflight] Skipping prepull. Not a control plane node.")

@@ -98,6 +98,7 @@ bootstrapTokens:
 ---
 apiVersion: kubeadm.k8s.io/v1beta3
 kind: ClusterConfiguration
+kubernetesVersion: v1.30.0
 controlPlaneEndpoint: "$LB:6443"
 apiServer:
   certSANs: ["$LB", "$M1", "$M2", "$M3"]
@@ -116,7 +117,11 @@ ca = open(sys.argv[2], "rb").read()
 ok = set(d) == want and all(b"BEGIN" not in base64.b64decode(v) for v in d.values()) and ca not in base64.b64decode(d["ca.crt"])
 sys.exit(0 if ok else print(sorted(d)) or 1)
 PY
-pass "kubeadm init --upload-certs (config on stdin, 0600, deleted): the CAs and sa keys encrypted in Secret kube-system/kubeadm-certs, the key never printed"
+owner=$(K -n kube-system get secret kubeadm-certs -o jsonpath='{.metadata.ownerReferences[0].name}')
+on tb-master 'kubeadm token list' > "$TMP/tokens" 2>&1 || fail "kubeadm token list: $(cat "$TMP/tokens")"
+grep "^${owner#bootstrap-token-}\." "$TMP/tokens" | grep -q "<none> *Proxy for managing TTL for the kubeadm-certs secret" ||
+  fail "the Secret's owner $owner is not kubeadm's TTL token: $(cat "$TMP/tokens")"
+pass "kubeadm init --upload-certs (config on stdin, 0600, deleted): the CAs and sa keys encrypted in Secret kube-system/kubeadm-certs, owned by a 2 h token without usages, the key never printed"
 
 HASH=sha256:$(openssl x509 -pubkey -noout -in "$RUN/hosts/tb-master/fs/etc/kubernetes/pki/ca.crt" | openssl pkey -pubin -outform DER | sha256sum | cut -d' ' -f1)
 join_config() {  # ADDRESS KEY: a control-plane JoinConfiguration (no ADDRESS: a worker's)
@@ -184,7 +189,50 @@ K --server "https://$M2:6443" patch configmap ha-probe -p '{"data":{"patched":"m
 rv1=$(K --server "https://$M1:6443" get configmap ha-probe -o jsonpath='{.metadata.resourceVersion}/{.data.patched}')
 rv3=$(K --server "https://$M3:6443" get configmap ha-probe -o jsonpath='{.metadata.resourceVersion}/{.data.patched}')
 [ "$rv1" = "$rv3" ] && [ "${rv1#*/}" = master2 ] || fail "the masters disagree after a patch through master 2: $rv1 vs $rv3"
-pass "kubectl through HAProxy (TLS verified against the endpoint's SAN); an object written through master 1 read through master 3, patched through master 2, the same resourceVersion everywhere"
+# A watch on another master than the one whose controllers run (tb-master's lead): the
+# Deployment's status reaches kubectl rollout status through tb-master2.
+printf '%s\n' 'apiVersion: apps/v1' 'kind: Deployment' 'metadata: {name: web, namespace: default}' \
+  'spec: {replicas: 2, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}},' \
+  '  spec: {tolerations: [{operator: Exists}], containers: [{name: web, image: nginx}]}}}' > "$TMP/web.yaml"
+K --server "https://$M1:6443" apply -f "$TMP/web.yaml" > /dev/null || fail "apply through master 1"
+K --server "https://$M2:6443" rollout status deployment/web --timeout 20s > "$TMP/rollout" 2>&1 || fail "rollout status through master 2: $(cat "$TMP/rollout")"
+pass "kubectl through HAProxy (TLS verified against the endpoint's SAN); an object written through master 1 read through master 3, patched through master 2, the same resourceVersion everywhere; a Deployment applied through master 1 watched to its rollout through master 2"
+
+# TESTBED_HA_FULL=1 also: an upgrade (apply on the first master moves its control plane
+# and kubeadm-config, upgrade node on another master moves that one's), and snapshot|restore
+# of the three masters (10 to 30 s more: three etcd data directories and their 64 MB WALs
+# copied and compared).
+ver() { K --server "https://$1:6443" version -o json 2>/dev/null | "$PYTHON3" -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])' 2>/dev/null; }
+# until_version ADDRESS VERSION: the API server there answers VERSION within 10 s (a restarted static pod).
+until_version() {
+  n=0
+  until [ "$(ver "$1")" = "$2" ]; do
+    n=$((n + 1)); [ $n -lt 50 ] || fail "$1 serves $(ver "$1"), not $2"; sleep 0.2
+  done
+}
+if [ "${TESTBED_HA_FULL:-0}" = 1 ]; then
+  target=$(on tb-master 'kubeadm version -o short')
+  [ "$(ver $M3)" = v1.30.0 ] || fail "tb-master3 is not at v1.30.0: $(ver $M3)"
+  on tb-master "kubeadm upgrade apply $target -y" > "$TMP/apply" 2>&1 || { cat "$TMP/apply"; fail "kubeadm upgrade apply $target"; }
+  until_version $M1 "$target"
+  [ "$(ver $M3)" = v1.30.0 ] || fail "tb-master3 moved with tb-master's apply: $(ver $M3)"
+  on tb-master3 'kubeadm upgrade node' > "$TMP/node" 2>&1 || { cat "$TMP/node"; fail "kubeadm upgrade node on tb-master3"; }
+  grep -q 'Component "kube-apiserver" upgraded successfully' "$TMP/node" || fail "upgrade node: $(cat "$TMP/node")"
+  [ "$(ver $M3)" = "$target" ] || fail "after upgrade node, tb-master3 serves $(ver $M3)"
+  pass "kubeadm upgrade apply $target on tb-master, kubeadm upgrade node on tb-master3: each master's control plane at the target"
+
+  "$TESTBED" snapshot "$RUN" joined || fail "snapshot of three masters"
+  K create configmap after-snapshot > /dev/null || fail "a write after the snapshot"
+  "$TESTBED" restore "$RUN" joined || fail "restore of three masters"
+  n=0
+  until K get configmap -o name > "$TMP/cms" 2>/dev/null; do
+    n=$((n + 1)); [ $n -lt 100 ] || fail "kubectl through HAProxy after the restore"; sleep 0.2
+  done
+  grep -q configmap/ha-probe "$TMP/cms" && ! grep -q after-snapshot "$TMP/cms" || fail "after the restore: $(cat "$TMP/cms")"
+  state
+  expect '[c["etcdMembers"], c["etcdUnhealthy"]]' '[["tb-master", "tb-master2", "tb-master3"], []]'
+  pass "snapshot and restore of three masters: the etcd cluster back as it was, healthy, kubectl through HAProxy"
+fi
 
 "$TESTBED" stop-host "$RUN" tb-master2 > "$TMP/stop" 2>&1 || { cat "$TMP/stop"; fail "stop-host"; }
 for i in 1 2 3 4; do

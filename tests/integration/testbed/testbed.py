@@ -1234,6 +1234,27 @@ def snapshot(args):
     rundir = os.path.abspath(args.rundir)
     run = load_run(rundir)
     d = snapshot_dir(rundir, args.name)
+    # With several masters the members of the etcd cluster are copied as one cut: every
+    # member stopped before the first is copied, started again after the last (copied one
+    # at a time, the others would go on committing, and the copies would disagree).
+    several = sum(1 for h in run["hosts"] if h["role"] == "master") > 1
+    stopped = []
+    import contextlib
+    with contextlib.ExitStack() as held:
+        if several:  # the masters' locks for the whole copy: the kubelet's loop leaves them alone
+            for h in run["hosts"]:
+                if h["role"] != "master":
+                    continue
+                H = os.path.join(rundir, "hosts", h["name"])
+                held.enter_context(tbfake.Lock(H))
+                if tbkubelet.etcd_running(H):
+                    tbkubelet.stop(H, "etcd")
+                    stopped.append(h["name"])
+        snapshot_hosts(rundir, run, d, several, stopped)
+    return 0
+
+
+def snapshot_hosts(rundir, run, d, several, stopped):
     for h in run["hosts"]:
         H = os.path.join(rundir, "hosts", h["name"])
         S = os.path.join(d, h["name"])
@@ -1241,8 +1262,8 @@ def snapshot(args):
         with tbfake.Lock(H):
             # etcd's files are copied while it does not run (its database and WAL as it
             # left them), then it runs again: the API server's writes meanwhile wait.
-            was = tbkubelet.etcd_running(H)
-            if was:
+            was = h["name"] in stopped or (not several and tbkubelet.etcd_running(H))
+            if was and not several:
                 tbkubelet.stop(H, "etcd")
             try:
                 for part in SNAPSHOT_PARTS:
@@ -1255,7 +1276,6 @@ def snapshot(args):
                     text, doc = tbkubelet.load_manifest(H, "etcd")
                     if doc:
                         tbkubelet.start_etcd(H, text, doc, enter=enter_host(rundir, h["name"]))
-    return 0
 
 
 def enter_host(rundir, name):
