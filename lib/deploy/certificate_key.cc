@@ -23,9 +23,10 @@ util::Result<std::string> certificate_key_random_hex(size_t bytes) {
     ssize_t r = ::getrandom(raw.data() + got, raw.size() - got, 0);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0)
-      return util::Error{"cannot read random bytes from the kernel (getrandom) to make the "
-                         "control plane's certificate key",
-                         {}};
+      return util::Error{
+          "cannot read random bytes from the kernel (getrandom) to make the "
+          "control plane's certificate key",
+          {}};
     got += static_cast<size_t>(r);
   }
   static const char* digits = "0123456789abcdef";
@@ -53,8 +54,7 @@ util::Result<remote::Secret> certificate_key(const std::string& state_dir) {
   const std::string path = certificate_key_path(state_dir);
   if (util::path_entry_exists(path)) {
     if (auto loose = util::others_may_read(path))
-      return util::Error{path + " holds the control plane's certificate key but has mode " +
-                             *loose,
+      return util::Error{path + " holds the control plane's certificate key but has mode " + *loose,
                          "chmod 600 " + path + " (only its owner may read it)",
                          util::Error::Kind::Input};
     auto read = util::read_file(path, 4096);

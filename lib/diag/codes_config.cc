@@ -302,7 +302,13 @@ const std::vector<CodeInfo>& config_codes() {
                   "installs 1, 3 or 5 masters (docs/install.md, a highly available control "
                   "plane).",
        .fix = "Mark 1, 3 or 5 machines `pai-master: \"true\"`.",
-       .example = "@L007@"},
+       .example =
+           "layout.yaml (two masters):\n    hostip: 10.0.0.1\n    machine-type: master-machine\n   "
+           " pai-master: \"true\"\n  - hostname: pai-worker1\n    hostip: 10.0.0.2\n    "
+           "machine-type: k80-machine\npaictl check config says:\nlayout.yaml:19:5: error[L007]: 2 "
+           "machines have pai-master: \"true\" (the last is \"pai-worker1\"); a control plane has "
+           "1, 3 or 5 masters\n  hint: etcd works while most masters are up: with 2 masters it "
+           "survives 0 lost, as with 1; mark 1, 3 or 5 machines pai-master: \"true\""},
       {.code = "L008",
        .name = "no-worker",
        .severity = Severity::Error,
@@ -456,7 +462,15 @@ const std::vector<CodeInfo>& config_codes() {
                   "one address that answers while any master is up.",
        .fix = "Set `kube_control_plane_endpoint: \"HOST:PORT\"` or `kube_vip: {address: IP, "
               "interface: NAME}` in config.yaml.",
-       .example = "@L060@"},
+       .example =
+           "layout.yaml (three masters and no endpoint in front of them):\n    hostip: 10.0.0.1\n  "
+           "  machine-type: master-machine\n    pai-master: \"true\"\n  - hostname: pai-master2\n  "
+           "  hostip: 10.0.0.11\n    machine-type: master-machine\npaictl check config "
+           "says:\nlayout.yaml:19:5: error[L060]: 3 masters but no control-plane endpoint: "
+           "config.yaml sets neither kube_control_plane_endpoint nor kube_vip\n  hint: put a load "
+           "balancer in front of the masters' port 6443 and set kube_control_plane_endpoint: "
+           "\"HOST:PORT\", or let kube-vip hold an address: kube_vip: {address: 10.0.0.250, "
+           "interface: eth0}"},
       {.code = "L061",
        .name = "invalid-kube-vip",
        .severity = Severity::Error,
@@ -467,7 +481,12 @@ const std::vector<CodeInfo>& config_codes() {
                   "it (1-15 characters, no '/', ':' or white space).",
        .fix = "Write `kube_vip: {address: 10.0.0.250, interface: eth0}` with a free address of "
               "the masters' network and the interface `ip -br link` shows.",
-       .example = "@L061@"},
+       .example =
+           "config.yaml (kube_vip with an address that is not IPv4 and an interface name with a "
+           "slash):\npassword: secret-pw\ndocker_image_tag: v1.8.0\nkube_vip:\n  address: "
+           "10.0.0.256\n  interface: eth0/1\n\npaictl check config says:\nconfig.yaml:5:12: "
+           "error[L061]: kube_vip.address \"10.0.0.256\" is not an IPv4 address\n  hint: a free "
+           "address on the masters' network that kube-vip announces with ARP, e.g. 10.0.0.250"},
       {.code = "L062",
        .name = "two-endpoints",
        .severity = Severity::Error,
@@ -477,7 +496,13 @@ const std::vector<CodeInfo>& config_codes() {
                   "kube_control_plane_endpoint that differs leaves it unclear which one the "
                   "certificates, the joins and the kubeconfigs use.",
        .fix = "Keep one of them (or make kube_control_plane_endpoint kube_vip's address:6443).",
-       .example = "@L062@"},
+       .example = "config.yaml (a load balancer and a kube-vip address that "
+                  "differ):\ndocker_image_tag: v1.8.0\nkube_control_plane_endpoint: "
+                  "\"10.0.0.250:6443\"\nkube_vip:\n  address: 10.0.0.251\n  interface: "
+                  "eth0\n\npaictl check config says:\nconfig.yaml:6:3: error[L062]: "
+                  "kube_vip.address 10.0.0.251 and kube_control_plane_endpoint 10.0.0.250:6443 "
+                  "name two different endpoints\n  hint: keep one: kube_vip (the endpoint is then "
+                  "10.0.0.251:6443) or an operator's load balancer in kube_control_plane_endpoint"},
       {.code = "L063",
        .name = "invalid-endpoint",
        .severity = Severity::Error,
@@ -487,7 +512,12 @@ const std::vector<CodeInfo>& config_codes() {
                   "an IPv4 address and a port, which every node and kubeconfig uses to reach "
                   "the API servers.",
        .fix = "Write it as HOST:PORT, e.g. `kube_control_plane_endpoint: \"10.0.0.250:6443\"`.",
-       .example = "@L063@"},
+       .example = "config.yaml (an endpoint without a port):\nuser: openpai\npassword: "
+                  "secret-pw\ndocker_image_tag: v1.8.0\nkube_control_plane_endpoint: "
+                  "\"lb.example.com\"\n\npaictl check config says:\nconfig.yaml:4:30: error[L063]: "
+                  "kube_control_plane_endpoint must be HOST:PORT, found \"lb.example.com\"\n  "
+                  "hint: the load balancer in front of the masters' API servers, e.g. "
+                  "kube_control_plane_endpoint: \"10.0.0.250:6443\""},
       {.code = "L064",
        .name = "masters-with-azure",
        .severity = Severity::Error,
@@ -498,7 +528,14 @@ const std::vector<CodeInfo>& config_codes() {
                   "role: master), which its VPN and network security rules are made for.",
        .fix = "Keep one `pai-master: \"true\"`, or install the Azure part as a cluster of its "
               "own.",
-       .example = "@L064@"},
+       .example =
+           "layout.yaml (three on-prem masters in a cluster with an Azure part):\n    hostip: "
+           "10.0.0.1\n    machine-type: master-machine\n    pai-master: \"true\"\n  - hostname: "
+           "pai-master2\n    hostip: 10.0.0.11\n    machine-type: master-machine\npaictl check "
+           "config says:\nlayout.yaml:19:5: error[L064]: 3 masters in a cluster with an Azure "
+           "part: paictl installs a highly available control plane on premises only\n  hint: keep "
+           "one pai-master: \"true\" (Azure and hybrid clusters have one master), or install the "
+           "Azure part as a cluster of its own"},
       {.code = "L065",
        .name = "kube-vip-is-host",
        .severity = Severity::Error,
@@ -507,7 +544,12 @@ const std::vector<CodeInfo>& config_codes() {
        .meaning = "kube-vip holds its address on one master at a time and moves it when that "
                   "master is lost: an address a machine already has would be announced twice.",
        .fix = "Give kube_vip.address a free address of the masters' network.",
-       .example = "@L065@"},
+       .example = "config.yaml (kube_vip's address is a master's own):\npassword: "
+                  "secret-pw\ndocker_image_tag: v1.8.0\nkube_vip:\n  address: 10.0.0.12\n  "
+                  "interface: eth0\n\npaictl check config says:\nconfig.yaml:5:3: error[L065]: "
+                  "kube_vip.address 10.0.0.12 is the hostip of \"pai-master3\" (layout.yaml line "
+                  "24)\n  hint: kube-vip needs an address of its own that it moves between the "
+                  "masters: pick a free one on their network"},
       {.code = "C001",
        .name = "ignored-key",
        .severity = Severity::Warning,

@@ -135,16 +135,15 @@ class JoinControlPlanePhase : public KeyValuePhase {
                          " 2>/dev/null || echo 0); echo age=$(( $(date +%s) - ${t:-0} ))\n");
       auto kv = parse_key_values(r.out);
       auto age = util::parse_int(kv["age"]);
-      if (r.ok() && r.exit_status == 0 && age && *age >= 0 && *age < kJoinCpUploadFreshS)
-        return {};
+      if (r.ok() && r.exit_status == 0 && age && *age >= 0 && *age < kJoinCpUploadFreshS) return {};
     }
     std::string version = master.facts().value("kubeadm_version", "v" + s_.kube_version);
     auto config = render_kubeadm_init(s_, master.spec(), version, key);
     if (!config) return config.error();
     util::Result<void> s = run_step(
         master, "kubeadm init phase upload-certs (the certificates for the masters' joins)",
-        with_secret_config(
-            "kubeadm init phase upload-certs --upload-certs --skip-certificate-key-print --config \"$pai_cf\" >/dev/null") +
+        with_secret_config("kubeadm init phase upload-certs --upload-certs "
+                           "--skip-certificate-key-print --config \"$pai_cf\" >/dev/null") +
             certs_uploaded_now(),
         *config, 300000);
     std::fill(config->begin(), config->end(), '\0');
@@ -220,7 +219,8 @@ class JoinControlPlanePhase : public KeyValuePhase {
         }
       if (total < names.size() || healthy < total) {
         why = std::to_string(healthy) + " of " + std::to_string(names.size()) +
-              " etcd members healthy" + (sick.empty() ? "" : " (not: " + util::join(sick, ", ") + ")");
+              " etcd members healthy" +
+              (sick.empty() ? "" : " (not: " + util::join(sick, ", ") + ")");
         return false;
       }
       h.log("etcd: " + std::to_string(names.size()) + " members, all healthy");

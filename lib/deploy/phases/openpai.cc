@@ -57,7 +57,8 @@ class OpenPaiPhase : public WorkloadsPhase {
                                      "            app: ") +
                                      d.name
                                : std::string();
-      if (!stateless) v["master_replicas"] = "1";
+      v["master_replicas"] =
+          stateless ? std::to_string(std::max<size_t>(1, s_.masters.size())) : std::string("1");
       if (util::Result<void> s = render(d.name, {d.tmpl}, v, c); !s.ok()) return s;
       c.workloads = {{d.kind, d.name}};
       out.push_back(std::move(c));

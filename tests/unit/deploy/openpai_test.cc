@@ -7,8 +7,10 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
+#include "deploy/onprem.h"
 #include "deploy/openpai.h"
 #include "support/fake_client.h"
 #include "yaml/yaml.h"
@@ -214,3 +216,60 @@ TEST(Endpoints, GatewayAndHivedAnswersAreReportedWithWhatAnsweredWhat) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace pai::deploy;
+
+// The replicas and the spread of each workload of rendered manifests:
+// "Deployment/rest-server" -> "3 spread".
+std::map<std::string, std::string> replicas_of(const Manifests& ms) {
+  std::map<std::string, std::string> out;
+  for (const auto& [what, text] : ms) {
+    auto stream = pai::yaml::load(text);
+    for (const auto* d : stream.documents) {
+      if (!d || !d->get("kind") || !d->get("spec") || !d->get("spec")->get("replicas")) continue;
+      const auto* pod = d->get("spec")->get("template")->get("spec");
+      out[d->get("kind")->scalar() + "/" + d->get("metadata")->get("name")->scalar()] =
+          d->get("spec")->get("replicas")->scalar() +
+          (pod->get("topologySpreadConstraints") ? " spread" : "");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(OpenPai, SeveralMastersRunTheStatelessServicesOnEachAndHivedBehindItsService) {
+  auto loaded = load_openpai_settings(write_temp("services-configuration.yaml", kServices));
+  ASSERT_TRUE(loaded);
+  InstallSettings s;
+  s.templates_dir = kTemplates;
+  s.openpai = *loaded;
+  HostSpec m;
+  m.name = "m1";
+  m.address = "10.0.0.1";
+  m.master = true;
+  auto one = render_install_manifests(s, m, 1500);
+  ASSERT_TRUE(one) << one.error().message;
+  auto r1 = replicas_of(*one);
+  EXPECT_EQ(r1["Deployment/rest-server"], "1");
+  EXPECT_EQ(r1["StatefulSet/hivedscheduler-hs"], "1");
+  s.masters = {{"m1", "10.0.0.1"}, {"m2", "10.0.0.2"}, {"m3", "10.0.0.3"}};
+  auto three = render_install_manifests(s, m, 1500);
+  ASSERT_TRUE(three) << three.error().message;
+  auto r3 = replicas_of(*three);
+  EXPECT_EQ(r3["Deployment/rest-server"], "3 spread");
+  EXPECT_EQ(r3["Deployment/webportal"], "3 spread");
+  EXPECT_EQ(r3["Deployment/pylon"], "3 spread");
+  EXPECT_EQ(r3["StatefulSet/frameworkcontroller"], "1");
+  EXPECT_EQ(r3["StatefulSet/postgresql"], "1");
+  EXPECT_EQ(r3["StatefulSet/hivedscheduler-hs"], "1");
+  // The VC schedulers find HiveD wherever it runs: through its Service.
+  bool service = false;
+  for (const auto& [what, text] : *three)
+    service |=
+        text.find("urlPrefix: http://hivedscheduler-service.openpai.svc:30096/v1/extender") !=
+        std::string::npos;
+  EXPECT_TRUE(service);
+}

@@ -61,8 +61,8 @@ std::string etcd_answer(const std::vector<std::string>& members, bool healthy = 
   int i = 1;
   for (const auto& n : members) {
     m["members"].push_back({{"name", n}});
-    h.push_back({{"endpoint", "https://10.0.0." + std::to_string(i++) + ":2379"},
-                 {"health", healthy}});
+    h.push_back(
+        {{"endpoint", "https://10.0.0." + std::to_string(i++) + ":2379"}, {"health", healthy}});
   }
   return "@@members\n" + m.dump() + "\n@@health\n" + h.dump() + "\n";
 }
@@ -170,7 +170,7 @@ TEST(HaControlPlane, AMasterJoinsWithControlPlaneConfigurationAndEtcdIsChecked) 
   EXPECT_TRUE(joined);
   // The upload was fresh: not made again; the token deleted; etcd asked.
   EXPECT_FALSE(c.run.transport.ran("upload-certs", "master"));
-  EXPECT_TRUE(c.run.transport.ran("kubeadm token delete 'abcdef'", "master"));
+  EXPECT_TRUE(c.run.transport.ran("kubeadm token delete abcdef", "master"));
   EXPECT_TRUE(c.run.transport.ran("endpoint health --cluster", "master"));
   for (const auto& line : c.log) EXPECT_EQ(line.find(key), std::string::npos) << line;
 }
@@ -187,9 +187,10 @@ TEST(HaControlPlane, AStaleUploadIsMadeAgainBeforeTheJoin) {
   c.run.transport.on("member list", {.out = etcd_answer({"master", "master2", "master3"})});
   auto o = observe(jcp, m3);
   ASSERT_TRUE(jcp.apply(m3, o.needs).ok());
-  ASSERT_TRUE(c.run.transport.ran("kubeadm init phase upload-certs --upload-certs "
-                                  "--skip-certificate-key-print --config \"$pai_cf\"",
-                                  "master"));
+  ASSERT_TRUE(
+      c.run.transport.ran("kubeadm init phase upload-certs --upload-certs "
+                          "--skip-certificate-key-print --config \"$pai_cf\"",
+                          "master"));
   for (const auto& call : c.run.transport.calls_to("master")) {
     if (call.script.find("upload-certs") == std::string::npos) continue;
     EXPECT_NE(call.input.find("certificateKey: \"" + c.key() + "\""), std::string::npos);
@@ -276,9 +277,7 @@ TEST(HaControlPlane, KubeVipIsWrittenOnEveryMasterBeforeInitAndJoin) {
 TEST(HaControlPlane, ABadKeptKeyIsRefused) {
   HaCluster c;
   fs::create_directories(c.s.state_dir);
-  {
-    std::ofstream(certificate_key_path(c.s.state_dir)) << "not-a-key\n";
-  }
+  { std::ofstream(certificate_key_path(c.s.state_dir)) << "not-a-key\n"; }
   ::chmod(certificate_key_path(c.s.state_dir).c_str(), 0600);
   auto k = certificate_key(c.s.state_dir);
   ASSERT_FALSE(k.ok());
