@@ -127,5 +127,64 @@ TEST(PrepareCluster, WhatTheDirectoryLacksIsNamed) {
 // a message that names it, never a plan that silently drops the OpenPAI and
 // HiveD phases (and never a wait on the FIFO or an abort on the directory).
 
+// layout.yaml with `n` masters (pai-master, pai-master2, ...) before its workers.
+void prepare_with_masters(const TempCluster& c, int n) {
+  std::string layout = c.read("layout.yaml");
+  std::string extra;
+  for (int i = 2; i <= n; ++i)
+    extra += "  - hostname: pai-master" + std::to_string(i) + "\n    hostip: 10.0.0." +
+             std::to_string(10 + i) + "\n    machine-type: master-machine\n    pai-master: \"true\"\n";
+  size_t at = layout.find("  - hostname: pai-worker1");
+  c.write("layout.yaml", layout.substr(0, at) + extra + layout.substr(at));
+}
+
+TEST(PrepareCluster, ThreeMastersWithAnEndpointAreOneFirstMasterAndTwoThatJoin) {
+  TempCluster c;
+  prepare_with_masters(c, 3);
+  c.append("config.yaml", "kube_control_plane_endpoint: \"10.0.0.250:6443\"\n");
+  PrepareRequest r;
+  r.cluster_dir = c.dir();
+  auto p = prepare_cluster(r, loader_of(c.dir()));
+  ASSERT_TRUE(p.ok()) << p.error().error.message;
+  ASSERT_NE(p->master(), nullptr);
+  EXPECT_EQ(p->master()->name, "pai-master");
+  std::vector<std::string> joining;
+  for (const auto& h : p->specs)
+    if (h.other_master) joining.push_back(h.name);
+  EXPECT_EQ(joining, (std::vector<std::string>{"pai-master2", "pai-master3"}));
+  EXPECT_TRUE(p->settings.highly_available());
+  EXPECT_EQ(p->settings.control_plane_endpoint, "10.0.0.250:6443");
+  EXPECT_EQ(p->settings.state_dir, c.dir() + "/.paictl");
+  // kube_vip alone: its address:6443 is the endpoint.
+  TempCluster v;
+  prepare_with_masters(v, 3);
+  v.append("config.yaml", "kube_vip: {address: 10.0.0.250, interface: eth0}\n");
+  r.cluster_dir = v.dir();
+  p = prepare_cluster(r, loader_of(v.dir()));
+  ASSERT_TRUE(p.ok()) << p.error().error.message;
+  EXPECT_EQ(p->settings.control_plane_endpoint, "10.0.0.250:6443");
+  EXPECT_EQ(p->settings.kube_vip_interface, "eth0");
+}
+
+TEST(PrepareCluster, AnEvenMasterCountOrNoEndpointIsRefusedBeforeAnyHost) {
+  TempCluster even;
+  prepare_with_masters(even, 2);
+  even.append("config.yaml", "kube_control_plane_endpoint: \"10.0.0.250:6443\"\n");
+  PrepareRequest r;
+  r.cluster_dir = even.dir();
+  auto p = prepare_cluster(r, loader_of(even.dir()));
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().error.message.find("layout.yaml:"), std::string::npos);
+  EXPECT_NE(p.error().error.message.find("[L007]"), std::string::npos) << p.error().error.message;
+  EXPECT_FALSE(p.error().error.hint.empty());
+  TempCluster none;
+  prepare_with_masters(none, 3);
+  r.cluster_dir = none.dir();
+  p = prepare_cluster(r, loader_of(none.dir()));
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().error.message.find("[L060]"), std::string::npos) << p.error().error.message;
+  EXPECT_NE(p.error().error.hint.find("kube_control_plane_endpoint"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pai::deploy
