@@ -297,8 +297,8 @@ const std::vector<CodeInfo>& config_codes() {
        .title = "The number of masters is not 1, 3 or 5",
        .meaning = "Several machines have pai-master: \"true\", but not 3 or 5. The masters run "
                   "the control plane with stacked etcd, which works while a majority of its "
-                  "members is up: 2 masters survive no lost master (less than 1 does, which "
-                  "has no second machine to fail), 4 survive one, as 3 do. paictl install "
+                  "members is up: 2 masters survive no lost master, as 1 does, and 4 "
+                  "survive one, as 3 do. paictl install "
                   "installs 1, 3 or 5 masters (docs/install.md, a highly available control "
                   "plane).",
        .fix = "Mark 1, 3 or 5 machines `pai-master: \"true\"`.",

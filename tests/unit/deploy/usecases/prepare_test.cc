@@ -133,7 +133,8 @@ void prepare_with_masters(const TempCluster& c, int n) {
   std::string extra;
   for (int i = 2; i <= n; ++i)
     extra += "  - hostname: pai-master" + std::to_string(i) + "\n    hostip: 10.0.0." +
-             std::to_string(10 + i) + "\n    machine-type: master-machine\n    pai-master: \"true\"\n";
+             std::to_string(10 + i) +
+             "\n    machine-type: master-machine\n    pai-master: \"true\"\n";
   size_t at = layout.find("  - hostname: pai-worker1");
   c.write("layout.yaml", layout.substr(0, at) + extra + layout.substr(at));
 }
