@@ -152,7 +152,7 @@ util::Result<ForecastLiveInput> read_forecast_input(hived::Client& hived, api::C
   std::vector<ForecastWaiting> waiting;
   if (rest) {
     api::JobFilter f;
-    f.limit = 50000;
+    f.limit = 5000;
     auto jobs = rest->list_jobs(f);
     if (!jobs.ok()) return util::Error{"reading the job list: " + jobs.error().message, {}};
     in.jobs = std::move(*jobs);
