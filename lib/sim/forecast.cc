@@ -138,6 +138,8 @@ util::Result<ConfigForecast> forecast_one(const ForecastRequest& req,
   SimOptions opt;
   opt.vc_map = "strict";
   opt.horizon = req.horizon_s;
+  opt.backfill = req.backfill > 0;
+  opt.backfill_depth = std::max<int32_t>(req.backfill, 1);
   opt.initial = ft.initial;
   Simulator sim(model, *ft.trace, opt);
   if (auto p = sim.prepare(); !p.ok()) return p.error();

@@ -73,6 +73,10 @@ struct ForecastRequest {
   std::shared_ptr<const Trace> arrivals;
   std::string arrivals_source;  // "TRACE", "the last 7d of lab's submissions"
   double horizon_s = 86400;
+  // Jobs behind a VC's blocked queue head that are tried too (simulate
+  // --backfill N): Kubernetes' scheduling queue lets a pending pod that fits
+  // start while an earlier one waits, so the forecast does too.
+  int32_t backfill = 64;
 };
 
 // One VC (or the whole cluster) under one config, over the horizon.
