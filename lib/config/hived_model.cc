@@ -750,7 +750,7 @@ class Builder {
                      "give the VC cells of one level in this chain (e.g. " +
                          std::to_string(all_leaves / leaves_at(lowest)) +
                          " of its smallest type, or whole \"" + big_type +
-                         "\" cells); paictl plan --vc-cells node plans it so");
+                         "\" cells); paictl plan plans VCs so by default");
       }
     }
   }

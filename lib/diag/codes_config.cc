@@ -1270,7 +1270,7 @@ const std::vector<CodeInfo>& config_codes() {
            "smaller cells. In the other order both run. A warning: the file works, but the VC's "
            "guarantee can fail for jobs of that size.",
        .fix = "Give the VC cells of one level in the chain: whole nodes (round the share), or "
-              "only smaller cells. `paictl plan --vc-cells node` (the default) plans VCs so.",
+              "only smaller cells. `paictl plan` plans VCs so by default.",
        .example =
            "hivedscheduler.yaml (a VC holding a node cell beside a leaf cell of the same "
            "chain):\n  research:\n    virtualCells:\n    - cellType: K80-POOL.K80-NODE\n      "
@@ -1280,7 +1280,7 @@ const std::vector<CodeInfo>& config_codes() {
            "\"K80-POOL\": a job of 4 \"K80\" can wait although the VC has them free, when a "
            "smaller job came first and HiveD placed it in the larger cell\n  hint: give the VC "
            "cells of one level in this chain (e.g. 5 of its smallest type, or whole "
-           "\"K80-NODE\" cells); paictl plan --vc-cells node plans it so"},
+           "\"K80-NODE\" cells); paictl plan plans VCs so by default"},
       {.code = "X001",
        .name = "node-not-in-layout",
        .severity = Severity::Error,
