@@ -1273,14 +1273,14 @@ const std::vector<CodeInfo>& config_codes() {
               "only smaller cells. `paictl plan` plans VCs so by default.",
        .example =
            "hivedscheduler.yaml (a VC holding a node cell beside a leaf cell of the same "
-           "chain):\n  research:\n    virtualCells:\n    - cellType: K80-POOL.K80-NODE\n      "
-           "cellNumber: 1\n    - cellType: K80-POOL.K80-NODE.K80\n      cellNumber: 1\npaictl "
+           "chain):\nvirtualClusters:\n  research:\n    virtualCells:\n    - cellType: "
+           "K80-POOL.K80-NODE\n      cellNumber: 1\n    - cellType: K80-POOL.K80-NODE.K80\npaictl "
            "check config says:\nhivedscheduler.yaml:23:17: warning[H027]: virtual cluster "
            "\"research\" holds 1 \"K80-NODE\" beside smaller cells (1 \"K80\") in chain "
            "\"K80-POOL\": a job of 4 \"K80\" can wait although the VC has them free, when a "
            "smaller job came first and HiveD placed it in the larger cell\n  hint: give the VC "
-           "cells of one level in this chain (e.g. 5 of its smallest type, or whole "
-           "\"K80-NODE\" cells); paictl plan plans VCs so by default"},
+           "cells of one level in this chain (e.g. 5 of its smallest type, or whole \"K80-NODE\" "
+           "cells); paictl plan plans VCs so by default"},
       {.code = "X001",
        .name = "node-not-in-layout",
        .severity = Severity::Error,
