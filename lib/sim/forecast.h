@@ -76,7 +76,7 @@ struct ForecastRequest {
   // Jobs behind a VC's blocked queue head that are tried too (simulate
   // --backfill N): Kubernetes' scheduling queue lets a pending pod that fits
   // start while an earlier one waits, so the forecast does too.
-  int32_t backfill = 64;
+  int32_t backfill = 16;
 };
 
 // One VC (or the whole cluster) under one config, over the horizon.

@@ -204,6 +204,7 @@ void BM_Forecast(benchmark::State& state) {
   req.state = pai::sim::forecast_state(in.live, in.model.get(), in.ends, {}, kNow);
   req.arrivals = trace;
   req.horizon_s = 86400;
+  req.backfill = static_cast<int32_t>(state.range(1));
   int64_t started = 0, preemptions = 0;
   for (auto _ : state) {
     auto r = pai::sim::forecast(req);
@@ -220,7 +221,13 @@ void BM_Forecast(benchmark::State& state) {
   state.counters["preemptions"] = static_cast<double>(preemptions);
 }
 
-BENCHMARK(BM_Forecast)->Arg(20000)->Iterations(3)->Unit(benchmark::kMillisecond);
+// Args: arrivals, the forecast's backfill depth (ForecastRequest::backfill).
+BENCHMARK(BM_Forecast)
+    ->Args({20000, 16})
+    ->Args({20000, 64})
+    ->Args({20000, 0})
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -219,7 +219,7 @@ TEST(Forecast, TraceFromStateEqualsSimulateFromTheStart) {
   SimOptions opt;
   opt.vc_map = "strict";
   opt.backfill = true;  // as the forecast queues (ForecastRequest::backfill)
-  opt.backfill_depth = 64;
+  opt.backfill_depth = 16;
   Simulator sim(*model, whole, opt);
   ASSERT_TRUE(sim.prepare().ok());
   PolicyRun plain;
