@@ -993,11 +993,11 @@ def init(argv):
     # What kubeadm uploads.
     api("POST", "/api/v1/namespaces/kube-system/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "kubeadm-config", "namespace": "kube-system"},
-        "data": {"ClusterConfiguration": yaml.safe_dump({"apiVersion": "kubeadm.k8s.io/v1beta4" if vtuple(version()) >= (1, 31) else "kubeadm.k8s.io/v1beta3",
-                                                         "kind": "ClusterConfiguration", "kubernetesVersion": kver,
-                                                         "controlPlaneEndpoint": endpoint,
-                                                         "apiServer": {"certSANs": cert_sans} if cert_sans else {},
-                                                         "networking": {"podSubnet": pod_cidr, "serviceSubnet": svc_cidr, "dnsDomain": "cluster.local"}})}})
+        "data": {"ClusterConfiguration": yaml.safe_dump(dict({"apiVersion": "kubeadm.k8s.io/v1beta4" if vtuple(version()) >= (1, 31) else "kubeadm.k8s.io/v1beta3",
+                                                              "kind": "ClusterConfiguration", "kubernetesVersion": kver,
+                                                              "controlPlaneEndpoint": endpoint,
+                                                              "networking": {"podSubnet": pod_cidr, "serviceSubnet": svc_cidr, "dnsDomain": "cluster.local"}},
+                                                             **({"apiServer": {"certSANs": cert_sans}} if cert_sans else {})))}})
     api("POST", "/api/v1/namespaces/kube-system/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "kubelet-config", "namespace": "kube-system"}, "data": {"kubelet": kubelet_config(cgroup)}})
     api("POST", "/api/v1/namespaces/kube-public/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
