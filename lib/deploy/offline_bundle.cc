@@ -16,9 +16,10 @@ namespace {
 namespace fs = std::filesystem;
 
 util::Error offline_bundle_bad(const std::string& what, const std::string& hint = {}) {
-  return util::Error{what, hint.empty() ? "rebuild the bundle (paictl bundle build) on a connected "
-                                          "machine and copy it whole"
-                                        : hint,
+  return util::Error{what,
+                     hint.empty() ? "rebuild the bundle (paictl bundle build) on a connected "
+                                    "machine and copy it whole"
+                                  : hint,
                      util::Error::Kind::Input};
 }
 
@@ -157,8 +158,9 @@ util::Result<OfflineBundle> verify_offline_bundle(const std::string& dir) {
     if (it->is_directory(ec)) continue;
     std::string rel = fs::relative(it->path(), dir, ec).generic_string();
     if (!listed.count(rel))
-      return offline_bundle_bad("the offline bundle has " + rel + ", which its manifest does not list",
-                                "remove it, or rebuild the bundle (paictl bundle build)");
+      return offline_bundle_bad(
+          "the offline bundle has " + rel + ", which its manifest does not list",
+          "remove it, or rebuild the bundle (paictl bundle build)");
   }
   if (ec) return offline_bundle_bad("cannot list " + dir + ": " + ec.message());
   return b;
@@ -168,9 +170,9 @@ std::string normalized_image(const std::string& ref) {
   std::string r = ref;
   size_t slash = r.find('/');
   std::string first = slash == std::string::npos ? "" : r.substr(0, slash);
-  bool has_registry = !first.empty() && (first.find('.') != std::string::npos ||
-                                         first.find(':') != std::string::npos ||
-                                         first == "localhost");
+  bool has_registry =
+      !first.empty() && (first.find('.') != std::string::npos ||
+                         first.find(':') != std::string::npos || first == "localhost");
   if (!has_registry) r = "docker.io/" + r;
   if (r.rfind("docker.io/", 0) == 0 && r.find('/', 10) == std::string::npos)
     r = "docker.io/library/" + r.substr(10);
@@ -184,8 +186,7 @@ ImageScope image_scope(const std::string& ref) {
   std::string repo = n.substr(0, n.rfind(':'));
   std::string base = repo.substr(repo.rfind('/') + 1);
   if (base == "pause" || base == "kube-proxy" || base == "coredns" ||
-      repo.find("/flannel/") != std::string::npos ||
-      base.rfind("flannel", 0) == 0)
+      repo.find("/flannel/") != std::string::npos || base.rfind("flannel", 0) == 0)
     return ImageScope::All;
   if (base == "k8s-device-plugin") return ImageScope::Gpu;
   return ImageScope::Masters;
@@ -233,11 +234,11 @@ util::Result<void> bundle_fits_platform(const OfflineBundle& b, const std::strin
     if (p.os == os && p.arch == a) return {};
     names.push_back(p.name());
   }
-  return util::Error{"the offline bundle carries " + util::join(names, ", ") + ", not " + os + "-" +
-                         a,
-                     "build a bundle for " + os + "-" + a +
-                         " (paictl bundle build on a connected machine, with this host in "
-                         "layout.yaml)"};
+  return util::Error{
+      "the offline bundle carries " + util::join(names, ", ") + ", not " + os + "-" + a,
+      "build a bundle for " + os + "-" + a +
+          " (paictl bundle build on a connected machine, with this host in "
+          "layout.yaml)"};
 }
 
 }  // namespace pai::deploy

@@ -25,8 +25,9 @@ struct BundlePlatform {
 };
 
 struct BundleFile {
-  std::string path;  // relative to the bundle: "debs/ubuntu-22.04-amd64/kubeadm.deb", "images/x.tar"
-  std::string kind;  // "deb" or "image"
+  std::string
+      path;  // relative to the bundle: "debs/ubuntu-22.04-amd64/kubeadm.deb", "images/x.tar"
+  std::string kind;              // "deb" or "image"
   std::string package, version;  // a deb's
   std::string image;             // an image's reference as the manifest names it
   std::string sha256;

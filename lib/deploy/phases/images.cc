@@ -30,7 +30,8 @@ std::string images_archive_name(const BundleFile& f) {
 // Deployment without a selector) anywhere. normalized reference -> scope.
 void images_scopes_of(const yaml::Node* n, std::map<std::string, ImageScope>& out) {
   if (!n || !n->is_mapping()) return;
-  const std::string kind = n->get("kind") && n->get("kind")->is_scalar() ? n->get("kind")->scalar() : "";
+  const std::string kind =
+      n->get("kind") && n->get("kind")->is_scalar() ? n->get("kind")->scalar() : "";
   const yaml::Node* spec = n->get("spec");
   const yaml::Node* tmpl = spec && spec->is_mapping() ? spec->get("template") : nullptr;
   const yaml::Node* ps = tmpl && tmpl->is_mapping() ? tmpl->get("spec") : nullptr;
@@ -137,9 +138,9 @@ class ImagesPhase : public KeyValuePhase {
                       std::to_string((bytes + 1023) / 1024) + " KiB) to " + images_dir() + ": " +
                       util::join(copy, ", "));
     if (!import.empty())
-      needs.push_back("import " + std::to_string(import.size()) +
-                      " image(s) into containerd (ctr -n k8s.io images import): " +
-                      util::join(import, ", "));
+      needs.push_back(
+          "import " + std::to_string(import.size()) +
+          " image(s) into containerd (ctr -n k8s.io images import): " + util::join(import, ", "));
     return {};
   }
   util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
