@@ -1,6 +1,7 @@
 #pragma once
-// Installing from an offline bundle (docs/install.md, "Offline install"): a
-// directory with manifest.json (apiVersion paictl.io/bundle/v1) listing every
+// Installing from an offline bundle (docs/install.md, "Offline install"; the
+// format and its reading are lib/bundle/manifest.h's): a directory with
+// manifest.json (apiVersion paictl.io/bundle/v1) listing every
 // .deb per platform and every image as an OCI archive, each with its size and
 // sha256. install verifies the whole bundle before it changes any host, then
 // copies each host only what it needs: the .debs of its platform, and the
@@ -47,17 +48,16 @@ struct OfflineBundle {
 // Whether `dir` holds a manifest.json (a bundle), rather than plain .deb files.
 bool is_manifest_bundle(const std::string& dir);
 
-// The bundle's manifest, read and checked for form (not its files): bad input
-// names manifest.json and what is wrong.
+// The bundle's manifest (bundle::read_bundle: its form, not its files), as
+// install uses it.
 util::Result<OfflineBundle> read_offline_bundle(const std::string& dir);
-// read_offline_bundle, then every file listed checked (there, its size and its
-// sha256) and every file of the bundle listed: the first that is not, named,
-// refused as bad input.
+// bundle::verify_bundle: every file listed there with its size and sha256,
+// nothing unlisted; the first that is not, named, refused as bad input.
 util::Result<OfflineBundle> verify_offline_bundle(const std::string& dir);
 
-// A reference as containerd names it after an import: the registry
-// ("docker.io" when there is none), Docker Hub's "library/" for a one-part
-// repository, and ":latest" when there is no tag nor digest.
+// A reference as containerd names it after an import (deploy::normalize_image):
+// the registry ("docker.io" when there is none), Docker Hub's "library/" for a
+// one-part repository, and ":latest" when there is no tag nor digest.
 std::string normalized_image(const std::string& ref);
 
 // Which hosts need an image, by its name, where the manifests install renders

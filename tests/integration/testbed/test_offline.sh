@@ -67,19 +67,19 @@ cp -r "$TMP/good" "$TMP/tampered"
   "$TMP/tampered/images/registry.k8s.io_pause_3.9.tar"
 use_bundle "$TMP/tampered"
 install_refused tampered 2
-grep -q "images/registry.k8s.io_pause_3.9.tar does not match its sha256" "$TMP/tampered.err" ||
+grep -q "images/registry.k8s.io_pause_3.9.tar has SHA-256 .*; the manifest says" "$TMP/tampered.err" ||
   { cat "$TMP/tampered.err"; fail "the changed archive is not named"; }
 cp -r "$TMP/good" "$TMP/missing"
 rm "$TMP/missing/debs/ubuntu-22.04-amd64/kubeadm_1.30.10-1.1_amd64.deb"
 use_bundle "$TMP/missing"
 install_refused missing 2
-grep -q "lacks debs/ubuntu-22.04-amd64/kubeadm_1.30.10-1.1_amd64.deb" "$TMP/missing.err" ||
+grep -q "debs/ubuntu-22.04-amd64/kubeadm_1.30.10-1.1_amd64.deb is missing" "$TMP/missing.err" ||
   { cat "$TMP/missing.err"; fail "the missing .deb is not named"; }
 cp -r "$TMP/good" "$TMP/unlisted"
 echo extra > "$TMP/unlisted/images/extra.tar"
 use_bundle "$TMP/unlisted"
 install_refused unlisted 2
-grep -q "has images/extra.tar, which its manifest does not list" "$TMP/unlisted.err" ||
+grep -q "images/extra.tar is not in the bundle's manifest" "$TMP/unlisted.err" ||
   { cat "$TMP/unlisted.err"; fail "the unlisted file is not named"; }
 state "$TMP/after-refused.json"
 cmp -s "$TMP/fresh.json" "$TMP/after-refused.json" || { diff "$TMP/fresh.json" "$TMP/after-refused.json" | head; fail "a refused bundle changed a host"; }
