@@ -1337,6 +1337,7 @@ class Controllers(threading.Thread):
         return self.s.resources[(g, p)]
 
     def tick(self):
+        self.pull_cache = {}  # node -> (cannot pull, images), read once a tick
         s = self.s
         with s.lock:
             self.nodes()
@@ -1442,13 +1443,15 @@ class Controllers(threading.Thread):
         """The first image of a pod spec that the node's containerd lacks while the
         node cannot pull (its host's knob `containerd pull fail`), else None: the
         kubelet would keep the pod in ImagePullBackOff."""
-        host = self.s.side["node_hosts"].get(node)
-        if not host:
+        cache = getattr(self, "pull_cache", {})
+        if node not in cache:
+            host = self.s.side["node_hosts"].get(node)
+            import tbfake
+            blocked = bool(host) and tbfake.knob_action("containerd", "pull", host=host) == "fail"
+            cache[node] = (blocked, set(tbfake.images(host=host)) if blocked else set())
+        blocked, have = cache[node]
+        if not blocked:
             return None
-        import tbfake
-        if tbfake.knob_action("containerd", "pull", host=host) != "fail":
-            return None
-        have = set(tbfake.images(host=host))
         for c in ps.get("initContainers", []) + ps.get("containers", []):
             img = str(c.get("image", ""))
             if img and tbfake.normalized_image(img) not in have:
