@@ -96,6 +96,14 @@ std::vector<const BundleFile*> debs_for_platform(const OfflineBundle& b,
   return out;
 }
 
+bool deb_for_host(const std::string& package, bool gpu) {
+  auto starts = [&](const char* p) { return package.rfind(p, 0) == 0; };
+  bool toolkit = starts("nvidia-container-") || starts("libnvidia-container");
+  if (toolkit) return gpu;
+  bool driver = starts("nvidia-") || starts("libnvidia-") || starts("xserver-xorg-video-nvidia");
+  return !driver;
+}
+
 std::string deb_host_name(const BundleFile& f) {
   std::string v = f.version;
   std::string esc;

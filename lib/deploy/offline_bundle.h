@@ -73,6 +73,11 @@ std::vector<const BundleFile*> images_for_host(const OfflineBundle& b, bool mast
 std::vector<const BundleFile*> debs_for_platform(const OfflineBundle& b,
                                                  const std::string& platform);
 
+// Whether a host installs this package of its platform's .debs: not the
+// NVIDIA driver's packages (a driver is the operator's, or `paictl node
+// maintain`'s, to change), and the NVIDIA Container Toolkit's only on GPU hosts.
+bool deb_for_host(const std::string& package, bool gpu);
+
 // The name a deb gets on a host: PACKAGE_VERSION_ARCH.deb, as apt names what it
 // downloads (an epoch's ':' as "%3a").
 std::string deb_host_name(const BundleFile& f);

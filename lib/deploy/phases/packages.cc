@@ -117,6 +117,7 @@ class PackagesPhase : public KeyValuePhase {
       uint64_t bytes = 0;
       size_t n = 0;
       for (const BundleFile* f : debs_for_platform(*s_.bundle, platform)) {
+        if (!deb_for_host(f->package, has_gpu(h.spec()))) continue;
         auto it = kv.find("have_" + deb_host_name(*f));
         if (it != kv.end() && it->second == f->sha256) continue;
         ++n;
@@ -223,7 +224,8 @@ class PackagesPhase : public KeyValuePhase {
   }
 
  private:
-  // From a bundle: each .deb of the host's platform copied (only those not
+  // From a bundle: each .deb of the host's platform it installs (deb_for_host)
+  // copied (only those not
   // there with their sha256; each copy checked on the host before it takes
   // its name), then dpkg -i of them all from the local files: apt and its
   // repositories are not used at all.
@@ -240,6 +242,7 @@ class PackagesPhase : public KeyValuePhase {
     auto kv = parse_key_values(have.ok() ? have.out : std::string());
     std::vector<std::string> files;
     for (const BundleFile* f : debs_for_platform(*s_.bundle, platform)) {
+      if (!deb_for_host(f->package, has_gpu(h.spec()))) continue;
       const std::string name = deb_host_name(*f);
       files.push_back(dir + "/" + name);
       if (kv.count(name) && kv[name] == f->sha256) continue;

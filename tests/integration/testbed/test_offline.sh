@@ -110,7 +110,8 @@ use_bundle "$TMP/good"
 grep -q "copy 15 image archive(s)" "$TMP/dry.out" || { cat "$TMP/dry.out"; fail "the dry run does not list the master's 15 archives"; }
 grep -q "import 7 image(s) into containerd (ctr -n k8s.io images import)" "$TMP/dry.out" ||
   { cat "$TMP/dry.out"; fail "the dry run does not list the worker's 7 imports"; }
-grep -q "copy 10 .deb file(s) of ubuntu-22.04-amd64" "$TMP/dry.out" || { cat "$TMP/dry.out"; fail "the dry run does not list the .debs"; }
+grep -q "copy 10 .deb file(s) of ubuntu-22.04-amd64" "$TMP/dry.out" || { cat "$TMP/dry.out"; fail "the dry run does not list the GPU worker's .debs"; }
+grep -q "copy 6 .deb file(s) of ubuntu-22.04-amd64" "$TMP/dry.out" || { cat "$TMP/dry.out"; fail "the dry run does not list the master's .debs (no NVIDIA ones)"; }
 start=$(date +%s.%N)
 "$PAICTL" install "$C" $SSH $IGNORE --wait 60 --yes > "$TMP/install.out" 2>&1 || { cat "$TMP/install.out"; fail "install from the bundle"; }
 end=$(date +%s.%N)
@@ -127,6 +128,7 @@ for n, x in h.items():
     assert x["network"] == {}, (n, x["network"])
     assert x["packages"]["kubeadm"] == "1.30.10-1.1" and "kubeadm" in x["held"], (n, x["packages"], x["held"])
     assert "containerd.io" in x["packages"], n
+    assert ("nvidia-container-toolkit" in x["packages"]) == (n == "tb-worker1"), (n, x["packages"])
     assert x["kubeadm"]["init" if n == "tb-master" else "join"] == 1, (n, x["kubeadm"])
 ' || fail "the hosts after the install from the bundle"
 "$TESTBED" log "$RUN" > "$TMP/log.jsonl"

@@ -142,6 +142,11 @@ TEST(OfflineBundle, NamesPlatformsAndScopes) {
   EXPECT_EQ(r.error().message,
             "the offline bundle carries ubuntu-22.04-amd64, not ubuntu-20.04-amd64");
   EXPECT_FALSE(bundle_fits_platform(*b, "ubuntu-22.04", "aarch64").ok());
+  EXPECT_TRUE(deb_for_host("kubeadm", false));
+  EXPECT_FALSE(deb_for_host("nvidia-container-toolkit", false));
+  EXPECT_TRUE(deb_for_host("libnvidia-container1", true));
+  EXPECT_FALSE(deb_for_host("nvidia-driver-535", true));
+  EXPECT_FALSE(deb_for_host("libnvidia-compute-535", true));
   EXPECT_EQ(images_for_host(*b, false, false).size(), 1u);  // pause
   EXPECT_EQ(images_for_host(*b, false, true).size(), 2u);   // + the device plugin
   EXPECT_EQ(images_for_host(*b, true, false).size(), 4u);   // the masters'
