@@ -1443,10 +1443,10 @@ class Controllers(threading.Thread):
         """The first image of a pod spec that the node's containerd lacks while the
         node cannot pull (its host's knob `containerd pull fail`), else None: the
         kubelet would keep the pod in ImagePullBackOff."""
+        import tbfake
         cache = getattr(self, "pull_cache", {})
         if node not in cache:
             host = self.s.side["node_hosts"].get(node)
-            import tbfake
             blocked = bool(host) and tbfake.knob_action("containerd", "pull", host=host) == "fail"
             cache[node] = (blocked, set(tbfake.images(host=host)) if blocked else set())
         blocked, have = cache[node]

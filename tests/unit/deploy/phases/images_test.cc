@@ -58,7 +58,7 @@ std::vector<ImagesPhaseFile> images_phase_files() {
           {"images/apiserver.tar", "image", "registry.k8s.io/kube-apiserver:v1.30.10", "a"},
           {"images/pause.tar", "image", "registry.k8s.io/pause:3.9", "p"},
           {"images/plugin.tar", "image", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0", "d"},
-          {"images/webportal.tar", "image", "docker.io/openpai/webportal:v1.8.0", "w"},
+          {"images/flannel.tar", "image", "docker.io/flannel/flannel:v0.26.4", "f"},
           {"images/rest.tar", "image", "docker.io/openpai/rest-server:v1.8.0", "r"}};
 }
 
@@ -147,8 +147,8 @@ TEST(OfflineBundle, NamesPlatformsAndScopes) {
   EXPECT_TRUE(deb_for_host("libnvidia-container1", true));
   EXPECT_FALSE(deb_for_host("nvidia-driver-535", true));
   EXPECT_FALSE(deb_for_host("libnvidia-compute-535", true));
-  EXPECT_EQ(images_for_host(*b, false, false).size(), 1u);  // pause
-  EXPECT_EQ(images_for_host(*b, false, true).size(), 2u);   // + the device plugin
+  EXPECT_EQ(images_for_host(*b, false, false).size(), 2u);  // pause, flannel
+  EXPECT_EQ(images_for_host(*b, false, true).size(), 3u);   // + the device plugin
   EXPECT_EQ(images_for_host(*b, true, false).size(), 4u);   // the masters'
 }
 
@@ -171,26 +171,27 @@ TEST(ImagesPhase, EachHostTheImagesOfItsRolesOnlyThoseContainerdLacks) {
   HostRun& gpu = run.add(worker_spec("w1", 4));
   auto o = observe(images, master);
   ASSERT_TRUE(o.status.ok());
-  // The rendered manifests say where each image runs: webportal (no node
-  // selector) everywhere, rest-server on the masters, the plugin on GPU hosts.
+  // The rendered manifests say where each image runs: flannel (a DaemonSet
+  // without a node selector) everywhere, rest-server on the masters, the
+  // plugin on GPU hosts.
   ASSERT_EQ(o.needs.size(), 2u);
   EXPECT_EQ(o.needs[0],
             "copy 4 image archive(s) (1 KiB) to /var/cache/paictl/bundle/images: "
-            "images/apiserver.tar, images/pause.tar, images/webportal.tar, images/rest.tar");
+            "images/apiserver.tar, images/pause.tar, images/flannel.tar, images/rest.tar");
   EXPECT_NE(o.needs[1].find("import 4 image(s) into containerd (ctr -n k8s.io images import)"),
             std::string::npos);
   o = observe(images, gpu);
-  EXPECT_TRUE(needs_has(o.needs, "images/pause.tar, images/plugin.tar, images/webportal.tar"));
+  EXPECT_TRUE(needs_has(o.needs, "images/pause.tar, images/plugin.tar, images/flannel.tar"));
   // Imported already, or its archive there with the right sha256: nothing to
   // import, or nothing to copy.
   run.transport.on("ctr -n k8s.io images ls -q",
                    {.out = "img_registry.k8s.io/pause:3.9=1\nimg_nvcr.io/nvidia/"
-                           "k8s-device-plugin:v0.17.0=1\nfile_webportal.tar=" +
-                           util::sha256_hex("w") + "\n"});
+                           "k8s-device-plugin:v0.17.0=1\nfile_flannel.tar=" +
+                           util::sha256_hex("f") + "\n"});
   o = observe(images, gpu);
   EXPECT_EQ(o.needs,
             (std::vector<std::string>{"import 1 image(s) into containerd (ctr -n k8s.io "
-                                      "images import): docker.io/openpai/webportal:v1.8.0"}));
+                                      "images import): docker.io/flannel/flannel:v0.26.4"}));
   // Without a bundle the phase reads nothing at all.
   InstallSettings none = install_settings();
   auto plain = install_phases(none);
