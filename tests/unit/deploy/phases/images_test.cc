@@ -24,6 +24,7 @@ std::string images_phase_bundle(const std::string& name, const std::vector<Image
                                 const std::string& platform = "ubuntu-22.04-amd64") {
   std::string dir = ::testing::TempDir() + "/paictl-bundle-" + name;
   std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
   nlohmann::json m = {{"apiVersion", "paictl.io/bundle/v1"},
                       {"cluster", "t"},
                       {"created", "2026-12-06T00:00:00Z"},
