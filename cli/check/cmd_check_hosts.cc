@@ -17,6 +17,7 @@
 #include "check/runner.h"
 #include "check/verdict.h"
 #include "config/cluster_files.h"
+#include "deploy/offline_bundle.h"
 #include "exit_codes.h"
 #include "facts/fact_script.h"
 #include "output/output.h"
@@ -66,6 +67,27 @@ std::vector<pai::check::CheckResult> hybrid_checks(
   for (auto& r : pai::check::control_plane_checks(loaded, outcomes, exec, ho.parallel))
     out.push_back(std::move(r));
   return out;
+}
+
+// With a cluster directory whose kube_offline_bundle is a bundle
+// (manifest.json): its platforms and driver branch for the OfflineBundle check.
+// The manifest is read, not every file verified (install does that).
+Step<void> bundle_eval(const CheckHostsOptions& o, pai::check::EvalOptions& eo) {
+  if (o.hosts.paths.size() != 1 || !pai::util::is_directory(o.hosts.paths[0])) return {};
+  auto settings = pai::config::read_cluster_settings(o.hosts.paths[0]);
+  if (!settings || settings->kube_offline_bundle.empty()) return {};
+  std::string dir = settings->kube_offline_bundle;
+  if (dir[0] != '/') dir = o.hosts.paths[0] + "/" + dir;
+  if (!pai::deploy::is_manifest_bundle(dir)) return {};
+  auto b = pai::deploy::read_offline_bundle(dir);
+  if (!b.ok()) {
+    print_error("kube_offline_bundle: " + b.error().message +
+                (b.error().hint.empty() ? "" : "\n  hint: " + b.error().hint));
+    return ExitNow{kExitUsage};
+  }
+  for (const auto& pl : b->platforms) eo.bundle_platforms.push_back(pl.name());
+  eo.bundle_driver = b->driver;
+  return {};
 }
 
 void list_checks(const std::string& format) {
@@ -149,6 +171,7 @@ int run(const CheckHostsOptions& o, const Globals& g) {
   eo.registries = p.collect.script.dns_names;
   eo.min_disk_free_bytes = static_cast<int64_t>(*pai::util::parse_quantity(o.min_disk_free));
   eo.docker_data_root = p.collect.script.docker_data_root;
+  if (auto b = bundle_eval(o, eo); !b.ok()) return b.error().code;
   auto results = pai::check::host_verdicts(outcomes, eo, hybrid_checks(o, p, outcomes),
                                            *pai::check::parse_purpose(o.purpose), o.ignore);
 

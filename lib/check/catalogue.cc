@@ -154,6 +154,10 @@ const std::vector<CheckInfo>& catalogue() {
       {"RunningContainers", Severity::Warning, "host",
        "no containers are running (the installer restarts Docker)", "non-clean", ByInstall::Keeps,
        "keeps its own pods running on hosts it installed"},
+      {"OfflineBundle", Severity::Error, "host",
+       "with kube_offline_bundle: the bundle carries the host's OS and architecture (H070), and "
+       "on GPU hosts the NVIDIA driver branch it was built for is the host's (H071)",
+       "paictl", ByInstall::Cannot, ""},
       {"UniqueHostname", Severity::Error, "cluster", "every host has its own host name", "paictl",
        ByInstall::Cannot, ""},
       {"UniqueMachine", Severity::Error, "cluster",

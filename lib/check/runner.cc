@@ -905,6 +905,42 @@ void check_leftover_cni(const HostCheckContext& c) {
            "remove it before installing, or the old plugin's configuration may win");
 }
 
+// OfflineBundle (only with a bundle): H070 the host's OS and architecture
+// among the bundle's platforms; H071 a GPU host's driver of the bundle's branch.
+void check_offline_bundle(const HostCheckContext& c) {
+  [[maybe_unused]] const auto& [h, p, f, o, e] = c;
+  if (o.bundle_platforms.empty()) return;
+  if (!c.need("OfflineBundle", {"files", "lscpu"})) return;
+  std::string arch = f.cpu.architecture == "x86_64"    ? "amd64"
+                     : f.cpu.architecture == "aarch64" ? "arm64"
+                                                       : f.cpu.architecture;
+  std::string platform = f.os.id + "-" + f.os.version_id + "-" + arch;
+  bool fits = false;
+  for (const auto& b : o.bundle_platforms) fits |= b == platform;
+  if (!fits) {
+    e.violated("OfflineBundle",
+               "H070: the offline bundle carries " + util::join(o.bundle_platforms, ", ") +
+                   ", not this host's " + platform,
+               "build a bundle for " + platform +
+                   " (paictl bundle build on a connected machine, with this host in layout.yaml)");
+    return;
+  }
+  const std::string& dv = f.nvidia.driver_version;
+  if (gpu_sku(p) && !o.bundle_driver.empty() && !dv.empty() &&
+      dv.rfind(o.bundle_driver + ".", 0) != 0) {
+    e.violated("OfflineBundle",
+               "H071: the host runs NVIDIA driver " + dv +
+                   ", the offline bundle was built for "
+                   "branch " +
+                   o.bundle_driver,
+               "build the bundle for the hosts' driver branch, or move the host to " +
+                   o.bundle_driver + " (paictl node maintain)");
+    return;
+  }
+  e.pass("OfflineBundle", "the offline bundle carries " + platform +
+                              (o.bundle_driver.empty() ? "" : " (driver " + o.bundle_driver + ")"));
+}
+
 // The host checks, kubeadm preflight's shape: each a small function with its
 // name (its severity and summary are in catalogue()), the fact-script sections
 // it needs (without them it is skipped, with the reason) and its hints where it
@@ -943,6 +979,7 @@ const std::vector<HostCheck>& host_checks() {
       {"LeftoverCNI", {"paths"}, check_leftover_cni},
       {"RunningKubernetes", {"processes"}, check_running_kubernetes},
       {"RunningContainers", {"docker"}, check_running_containers},
+      {"OfflineBundle", {}, check_offline_bundle},
   };
   return k;
 }

@@ -53,6 +53,11 @@ struct EvalOptions {
   int64_t min_disk_free_bytes = int64_t{50} << 30;
   double max_clock_skew_s = 1.0;
   std::string docker_data_root = "/mnt/docker";
+  // config.yaml's kube_offline_bundle when it is a bundle (manifest.json): the
+  // platforms it carries ("ubuntu-22.04-amd64") and its NVIDIA driver branch
+  // ("535", "" = none), for the OfflineBundle check (reported only with a bundle).
+  std::vector<std::string> bundle_platforms;
+  std::string bundle_driver;
 };
 
 // Per-host checks then cross-host checks, in catalogue order per host.

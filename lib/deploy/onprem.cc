@@ -265,7 +265,8 @@ PhaseList install_phases(const InstallSettings& s) {
   p.push_back(phases::make_swap_phase());
   p.push_back(phases::make_kernel_phase());
   p.push_back(phases::make_packages_phase(s));
-  p.push_back(phases::make_containerd_phase());
+  p.push_back(phases::make_containerd_phase(s));
+  p.push_back(phases::make_images_phase(s));
   p.push_back(phases::make_control_plane_phase(s));
   p.push_back(phases::make_cni_phase(s));
   if (s.highly_available()) p.push_back(phases::make_join_control_plane_phase(s));

@@ -16,6 +16,7 @@
 #include "check/runner.h"
 #include "config/cluster_files.h"
 #include "deploy/cluster_files.h"
+#include "deploy/offline_bundle.h"
 #include "deploy/openpai.h"
 #include "deploy/phase.h"
 #include "remote/secret.h"
@@ -28,7 +29,10 @@ struct InstallSettings {
   std::string kube_version = "1.30.10";
   std::string package_repo;    // "" = pkgs.k8s.io for the minor release
   std::string offline_bundle;  // local directory of .deb files copied to every host
-  std::string nvidia_repo;     // "" = nvidia.github.io/libnvidia-container
+  // kube_offline_bundle when it is a bundle (manifest.json), verified by
+  // prepare_cluster before any host is reached; null for a plain .deb directory.
+  std::shared_ptr<const OfflineBundle> bundle;
+  std::string nvidia_repo;  // "" = nvidia.github.io/libnvidia-container
   std::string pods_subnet = "10.244.0.0/16";
   std::string service_subnet = "10.96.0.0/12";
   std::string control_plane_endpoint;  // "" = master hostip:6443

@@ -105,6 +105,27 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
     s.offline_bundle = p.cluster_dir + "/" + s.offline_bundle;
   if (!s.offline_bundle.empty() && !util::is_directory(s.offline_bundle))
     return input_error("kube_offline_bundle: " + s.offline_bundle + " is not a directory");
+  // A bundle (manifest.json) is verified whole, every file's size and sha256,
+  // before any host is reached: a changed or missing file stops the run here.
+  if (!s.offline_bundle.empty() && is_manifest_bundle(s.offline_bundle)) {
+    auto bundle = verify_offline_bundle(s.offline_bundle);
+    if (!bundle.ok()) {
+      util::Error e = std::move(bundle).error();
+      e.message = "kube_offline_bundle: " + e.message;
+      e.kind = util::Error::Kind::Input;
+      return UseCaseError{std::move(e)};
+    }
+    if (bundle->kube_version != cfg.kube_version)
+      return UseCaseError{util::Error{"kube_offline_bundle: the bundle carries Kubernetes " +
+                                          bundle->kube_version +
+                                          ", config.yaml's kube_version is " + cfg.kube_version,
+                                      "build the bundle again for " + cfg.kube_version +
+                                          ", or set kube_version: " + bundle->kube_version,
+                                      util::Error::Kind::Input}};
+    for (const auto& pl : bundle->platforms) s.eval.bundle_platforms.push_back(pl.name());
+    s.eval.bundle_driver = bundle->driver;
+    s.bundle = std::make_shared<const OfflineBundle>(std::move(*bundle));
+  }
   s.nvidia_repo = cfg.nvidia_package_repo;
   s.pods_subnet = cfg.kube_pods_subnet;
   s.service_subnet = cfg.kube_service_addresses;

@@ -1384,6 +1384,38 @@ const std::vector<CodeInfo>& config_codes() {
            "smaller job came first and HiveD placed it in the larger cell\n  hint: give the VC "
            "cells of one level in this chain (e.g. 5 of its smallest type, or whole \"K80-NODE\" "
            "cells); paictl plan plans VCs so by default"},
+      {.code = "H070",
+       .name = "bundle-platform-mismatch",
+       .severity = Severity::Error,
+       .reporter = "check hosts, install",
+       .title = "The offline bundle does not carry the host's OS and architecture",
+       .meaning = "config.yaml's kube_offline_bundle is a bundle (manifest.json) whose platforms "
+                  "(OS as ID-VERSION_ID of /etc/os-release, and the Debian architecture) do not "
+                  "include this host's: its .debs would not install there. The pre-install check "
+                  "OfflineBundle reports it, and install stops at its checks before it changes "
+                  "any host.",
+       .fix = "Build the bundle (paictl bundle build) on a connected machine with every host of "
+              "layout.yaml, so that it carries each host's platform.",
+       .example = "config.yaml names a bundle built for Ubuntu 20.04; the host runs Ubuntu 22.04 "
+                  "on x86_64.\n\npaictl check hosts says:\n  FAIL  OfflineBundle  H070: the "
+                  "offline bundle carries ubuntu-20.04-amd64, not this host's "
+                  "ubuntu-22.04-amd64\n  hint: build a bundle for ubuntu-22.04-amd64 (paictl "
+                  "bundle build on a connected machine, with this host in layout.yaml)"},
+      {.code = "H071",
+       .name = "bundle-driver-mismatch",
+       .severity = Severity::Error,
+       .reporter = "check hosts, install",
+       .title = "A GPU host runs another NVIDIA driver branch than the offline bundle's",
+       .meaning = "The offline bundle was built for one NVIDIA driver branch (its manifest's "
+                  "driver); a GPU host runs a driver of another branch, so the bundle's NVIDIA "
+                  "packages were not chosen for it.",
+       .fix = "Build the bundle for the hosts' driver branch, or move the host to the bundle's "
+              "branch (paictl node maintain).",
+       .example = "A bundle with \"driver\": \"535\"; a GPU host runs 550.127.05.\n\npaictl check "
+                  "hosts says:\n  FAIL  OfflineBundle  H071: the host runs NVIDIA driver "
+                  "550.127.05, the offline bundle was built for branch 535\n  hint: build the "
+                  "bundle for the hosts' driver branch, or move the host to 535 (paictl node "
+                  "maintain)"},
       {.code = "X001",
        .name = "node-not-in-layout",
        .severity = Severity::Error,

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "util/fs.h"
 #include "util/json.h"
 #include "util/strings.h"
 
@@ -52,6 +53,22 @@ std::string with_secret_config(const std::string& command) {
 
 std::string certs_uploaded_now() {
   return std::string("mkdir -p /etc/paictl && date +%s > ") + kCertsUploadedFile + "\n";
+}
+
+util::Result<void> copy_checked(HostRun& h, const std::string& local, const BundleFile& f,
+                                const std::string& remote) {
+  auto read = util::read_file(local, size_t{16} << 30);
+  if (!read.ok())
+    return util::Error{"cannot read " + local + ": " + read.error().message, "",
+                       util::Error::Kind::Input};
+  const std::string part = shell_quote(remote + ".part");
+  std::string script = "cat > " + part + "\ns=$(sha256sum < " + part +
+                       "); s=${s%% *}\n"
+                       "if [ \"$s\" != " +
+                       f.sha256 + " ]; then rm -f " + part + "; echo \"paictl: " + f.path +
+                       " arrived with sha256 $s, expected " + f.sha256 + "\" >&2; exit 1; fi\nmv " +
+                       part + " " + shell_quote(remote) + "\n";
+  return run_step(h, "copying " + f.path, script, *read, 1800000);
 }
 
 bool has_gpu(const HostSpec& h) {

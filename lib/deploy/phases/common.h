@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "deploy/offline_bundle.h"
 #include "deploy/onprem.h"
 #include "deploy/phase.h"
 #include "util/clock.h"
@@ -108,6 +109,13 @@ std::string read_into_v(const std::string& path);
 std::string same_file_test(const std::string& key, const std::string& path, std::string content);
 // The commands that write `content` to `path` (mode `mode`) atomically.
 std::string write_file(const std::string& path, const std::string& content, int mode = 0644);
+
+// Copies `local` (a file of the offline bundle, `f` its manifest entry) to
+// `remote` on the host: written to REMOTE.part, its sha256 checked there
+// against the manifest's, then renamed; a copy that arrives changed is removed
+// and the step fails, naming the file.
+util::Result<void> copy_checked(HostRun& h, const std::string& local, const BundleFile& f,
+                                const std::string& remote);
 
 // Waits for `done` to say true, for at most wait_s on `clock`: it asks at once,
 // then after 0.1 s, 0.2 s, ... up to every `every_ms` (what is waited for is

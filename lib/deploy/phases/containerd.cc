@@ -11,9 +11,24 @@ namespace {
 
 using util::shell_quote;
 
+// The pause image of an offline bundle, as containerd's CRI must name it for
+// pod sandboxes ("" without a bundle, or when it carries none): containerd's
+// default (pause:3.8 in 1.7) would be pulled otherwise.
+std::string containerd_sandbox_image(const InstallSettings& s) {
+  if (!s.bundle) return {};
+  for (const auto& f : s.bundle->files)
+    if (f.kind == "image") {
+      std::string ref = normalized_image(f.image);
+      std::string repo = ref.substr(0, ref.rfind(':'));
+      if (repo.substr(repo.rfind('/') + 1) == "pause") return ref;
+    }
+  return {};
+}
+
 class ContainerdPhase : public KeyValuePhase {
  public:
-  ContainerdPhase() : KeyValuePhase("containerd") {}
+  explicit ContainerdPhase(const InstallSettings& s)
+      : KeyValuePhase("containerd"), sandbox_(containerd_sandbox_image(s)) {}
   inline static const std::string kScript =
       std::string(
           "C=/etc/containerd/config.toml\n"
@@ -37,13 +52,21 @@ class ContainerdPhase : public KeyValuePhase {
       "echo \"active=$(systemctl is-active containerd 2>/dev/null)\"\n"
       "fi\n";
   std::string what() const override { return "containerd"; }
-  std::string observation(const HostRun&) const override { return kScript; }
+  std::string observation(const HostRun&) const override {
+    if (sandbox_.empty()) return kScript;
+    // With a bundle: whether the CRI's sandbox image is the bundle's pause.
+    return kScript + "[ -f /etc/containerd/config.toml ] && grep -qF " +
+           shell_quote("sandbox_image = \"" + sandbox_ + "\"") +
+           " /etc/containerd/config.toml && echo sandbox=1\ntrue\n";
+  }
   util::Result<void> needs_from(HostRun& h, std::map<std::string, std::string>& kv,
                                 std::vector<std::string>& needs) override {
     bool gpu = has_gpu(h.spec());
-    if (!kv.count("config") || !kv.count("systemd") || (gpu && !kv.count("nvidia")))
+    if (!kv.count("config") || !kv.count("systemd") || (gpu && !kv.count("nvidia")) ||
+        (!sandbox_.empty() && !kv.count("sandbox")))
       needs.push_back(std::string("write /etc/containerd/config.toml (SystemdCgroup = true") +
-                      (gpu ? ", nvidia the default runtime)" : ")"));
+                      (gpu ? ", nvidia the default runtime" : "") +
+                      (sandbox_.empty() ? "" : ", sandbox image " + sandbox_) + ")");
     if (!kv.count("stamp") || kv["active"] != "active")
       needs.push_back("restart containerd with that configuration");
     return {};
@@ -56,7 +79,10 @@ class ContainerdPhase : public KeyValuePhase {
           "mkdir -p /etc/containerd\n"
           "containerd config default > /etc/containerd/config.toml.paictl-new\n"
           "sed -i 's/SystemdCgroup = false/SystemdCgroup = true/' "
-          "/etc/containerd/config.toml.paictl-new\n"
+          "/etc/containerd/config.toml.paictl-new\n" +
+          (sandbox_.empty() ? std::string()
+                            : "sed -i 's#sandbox_image = .*#sandbox_image = \"" + sandbox_ +
+                                  "\"#' /etc/containerd/config.toml.paictl-new\n") +
           "mv /etc/containerd/config.toml.paictl-new /etc/containerd/config.toml\n";
       if (has_gpu(h.spec()))
         script += "nvidia-ctk runtime configure --runtime=containerd --set-as-default\n";
@@ -67,12 +93,15 @@ class ContainerdPhase : public KeyValuePhase {
         "systemctl enable kubelet\n";
     return run_last_step(h, "configuring containerd", script);
   }
+
+ private:
+  std::string sandbox_;
 };
 
 }  // namespace
 
-std::unique_ptr<Phase> make_containerd_phase() {
-  return std::make_unique<ContainerdPhase>();
+std::unique_ptr<Phase> make_containerd_phase(const InstallSettings& s) {
+  return std::make_unique<ContainerdPhase>(s);
 }
 
 }  // namespace pai::deploy::phases

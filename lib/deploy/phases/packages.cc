@@ -8,6 +8,7 @@
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
 #include "util/fs.h"
+#include "util/sha256.h"
 #include "util/strings.h"
 
 namespace pai::deploy::phases {
@@ -40,11 +41,27 @@ class PackagesPhase : public KeyValuePhase {
   std::string bundle_line() const {
     return "deb [trusted=yes] file:" + std::string(kBundleDir) + " ./\n";
   }
-  bool bundle() const { return !s_.offline_bundle.empty(); }
+  // A plain directory of .debs (served to apt as a file: source); a bundle
+  // with a manifest is s_.bundle (installed with dpkg from the host's copies).
+  bool bundle() const { return !s_.offline_bundle.empty() && !s_.bundle; }
   std::vector<std::string> wanted(const HostSpec& h) const {
     std::vector<std::string> w = {"kubeadm=" + version(), "kubelet=" + version(),
                                   "kubectl=" + version(),
                                   bundle() ? "containerd.io" : "containerd"};
+    if (has_gpu(h)) w.push_back("nvidia-container-toolkit");
+    return w;
+  }
+  // What a host installs from a bundle: the kube packages at the bundle's
+  // versions, the containerd it carries (Docker's containerd.io or the OS's).
+  std::vector<std::string> wanted_from_bundle(const HostSpec& h,
+                                              const std::string& platform) const {
+    const OfflineBundle& b = *s_.bundle;
+    std::vector<std::string> w;
+    for (const char* p : {"kubeadm", "kubelet", "kubectl"}) {
+      const BundleFile* f = b.deb(platform, p);
+      w.push_back(std::string(p) + "=" + (f ? f->version : version()));
+    }
+    w.push_back(b.deb(platform, "containerd.io") ? "containerd.io" : "containerd");
     if (has_gpu(h)) w.push_back("nvidia-container-toolkit");
     return w;
   }
@@ -63,7 +80,16 @@ class PackagesPhase : public KeyValuePhase {
     std::string script =
         "dpkg-query -W -f 'pkg_${Package}=${Version}=${db:Status-Abbrev}\\n' kubeadm kubelet "
         "kubectl containerd containerd.io nvidia-container-toolkit 2>/dev/null\n";
-    if (bundle()) {
+    if (s_.bundle) {
+      // The host's architecture, and the sha256 of each .deb already copied
+      // (a copy an interrupted run left is finished, not started again).
+      script +=
+          "echo \"arch=$(uname -m)\"\n"
+          "for f in " +
+          std::string(kBundleDir) +
+          "/debs/*.deb; do [ -f \"$f\" ] || "
+          "continue; s=$(sha256sum < \"$f\"); echo \"have_${f##*/}=${s%% *}\"; done\n";
+    } else if (bundle()) {
       script += same_file_test("source_bundle", kBundleList, bundle_line());
       for (const auto& f : bundle_files())
         script += "[ -f " + shell_quote(std::string(kBundleDir) + "/" + f) +
@@ -78,7 +104,30 @@ class PackagesPhase : public KeyValuePhase {
   std::string observation(const HostRun& h) const override { return script(h.spec()); }
   util::Result<void> needs_from(HostRun& h, std::map<std::string, std::string>& kv,
                                 std::vector<std::string>& needs) override {
-    if (bundle()) {
+    std::vector<std::string> want = wanted(h.spec());
+    if (s_.bundle) {
+      auto& facts = h.facts();
+      std::string os = facts.value("os_id", "") + "-" + facts.value("os_version", "");
+      std::string arch = dpkg_arch(kv["arch"]);
+      if (auto fits = bundle_fits_platform(*s_.bundle, os, arch); !fits.ok())
+        return util::Error{h.spec().name + ": " + fits.error().message, fits.error().hint,
+                           util::Error::Kind::Input};
+      std::string platform = os + "-" + arch;
+      facts["bundle_platform"] = platform;
+      uint64_t bytes = 0;
+      size_t n = 0;
+      for (const BundleFile* f : debs_for_platform(*s_.bundle, platform)) {
+        if (!deb_for_host(f->package, has_gpu(h.spec()))) continue;
+        auto it = kv.find("have_" + deb_host_name(*f));
+        if (it != kv.end() && it->second == f->sha256) continue;
+        ++n;
+        bytes += f->bytes;
+      }
+      if (n)
+        needs.push_back("copy " + std::to_string(n) + " .deb file(s) of " + platform + " (" +
+                        std::to_string((bytes + 1023) / 1024) + " KiB) to " + kBundleDir + "/debs");
+      want = wanted_from_bundle(h.spec(), platform);
+    } else if (bundle()) {
       if (kv.count("missing_file"))
         needs.push_back("copy the offline bundle (" + std::to_string(bundle_files().size()) +
                         " packages) to " + kBundleDir);
@@ -91,7 +140,7 @@ class PackagesPhase : public KeyValuePhase {
         needs.push_back("add the NVIDIA Container Toolkit package repository");
     }
     std::vector<std::string> missing;
-    for (const auto& w : wanted(h.spec())) {
+    for (const auto& w : want) {
       auto eq = w.find('=');
       std::string name = w.substr(0, eq);
       auto it = kv.find("pkg_" + name);
@@ -101,7 +150,9 @@ class PackagesPhase : public KeyValuePhase {
       if (ok && eq != std::string::npos) ok = it->second.rfind(w.substr(eq + 1) + "=", 0) == 0;
       if (!ok) missing.push_back(w);
     }
-    if (!missing.empty()) needs.push_back("install " + util::join(missing, " "));
+    if (!missing.empty())
+      needs.push_back("install " + util::join(missing, " ") +
+                      (s_.bundle ? " (dpkg -i of the bundle's .debs)" : ""));
     // The installed kubeadm's version, for the control plane's and the join's
     // configuration (kubeadm_version).
     {
@@ -125,7 +176,8 @@ class PackagesPhase : public KeyValuePhase {
     return {};
   }
 
-  util::Result<void> apply(HostRun& h, const std::vector<std::string>&) override {
+  util::Result<void> apply(HostRun& h, const std::vector<std::string>& needs) override {
+    if (s_.bundle) return apply_bundle(h, needs);
     std::string script = "export DEBIAN_FRONTEND=noninteractive\nmkdir -p /etc/apt/keyrings\n";
     if (bundle()) {
       std::string mk = "mkdir -p " + std::string(kBundleDir) + "\n";
@@ -172,6 +224,45 @@ class PackagesPhase : public KeyValuePhase {
   }
 
  private:
+  // From a bundle: each .deb of the host's platform it installs (deb_for_host)
+  // copied (only those not
+  // there with their sha256; each copy checked on the host before it takes
+  // its name), then dpkg -i of them all from the local files: apt and its
+  // repositories are not used at all.
+  util::Result<void> apply_bundle(HostRun& h, const std::vector<std::string>& needs) {
+    const std::string platform = h.facts().value("bundle_platform", "");
+    const std::string dir = std::string(kBundleDir) + "/debs";
+    if (util::Result<void> s =
+            run_step(h, "creating " + dir, "mkdir -p " + shell_quote(dir) + "\n");
+        !s.ok())
+      return s;
+    auto have = h.observe_sh("for f in " + dir +
+                             "/*.deb; do [ -f \"$f\" ] || continue; s=$(sha256sum < \"$f\"); "
+                             "echo \"${f##*/}=${s%% *}\"; done\ntrue\n");
+    auto kv = parse_key_values(have.ok() ? have.out : std::string());
+    std::vector<std::string> files;
+    for (const BundleFile* f : debs_for_platform(*s_.bundle, platform)) {
+      if (!deb_for_host(f->package, has_gpu(h.spec()))) continue;
+      const std::string name = deb_host_name(*f);
+      files.push_back(dir + "/" + name);
+      if (kv.count(name) && kv[name] == f->sha256) continue;
+      if (util::Result<void> s =
+              copy_checked(h, s_.bundle->dir + "/" + f->path, *f, dir + "/" + name);
+          !s.ok())
+        return s;
+    }
+    bool install = false;
+    for (const auto& n : needs) install |= n.rfind("install ", 0) == 0;
+    std::string script = "export DEBIAN_FRONTEND=noninteractive\n";
+    if (install) {
+      script += "dpkg -i";
+      for (const auto& f : files) script += " " + shell_quote(f);
+      script += "\n";
+    }
+    script += "apt-mark hold kubeadm kubelet kubectl\n";
+    return run_last_step(h, "installing packages from the bundle", script, {}, 1800000);
+  }
+
   const InstallSettings& s_;
 };
 

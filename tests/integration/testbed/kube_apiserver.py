@@ -1507,6 +1507,7 @@ class Controllers(threading.Thread):
         return self.s.resources[(g, p)]
 
     def tick(self):
+        self.pull_cache = {}  # node -> (cannot pull, images), read once a tick
         s = self.s
         with s.lock:
             self.nodes()
@@ -1609,6 +1610,25 @@ class Controllers(threading.Thread):
                 new["status"] = st
                 s.update(self.res("", "nodes"), "", name, new, "kubelet", subresource="status", check_rv=False, op="Controller")
 
+    def unpulled_image(self, node, ps):
+        """The first image of a pod spec that the node's containerd lacks while the
+        node cannot pull (its host's knob `containerd pull fail`), else None: the
+        kubelet would keep the pod in ImagePullBackOff."""
+        import tbfake
+        cache = getattr(self, "pull_cache", {})
+        if node not in cache:
+            host = self.s.side["node_hosts"].get(node)
+            blocked = bool(host) and tbfake.knob_action("containerd", "pull", host=host) == "fail"
+            cache[node] = (blocked, set(tbfake.images(host=host)) if blocked else set())
+        blocked, have = cache[node]
+        if not blocked:
+            return None
+        for c in ps.get("initContainers", []) + ps.get("containers", []):
+            img = str(c.get("image", ""))
+            if img and tbfake.normalized_image(img) not in have:
+                return img
+        return None
+
     def workload(self, plural, ns, name, o, pods_wanted, broken):
         s = self.s
         r = self.res("apps" if plural != "jobs" else "batch", plural)
@@ -1662,7 +1682,8 @@ class Controllers(threading.Thread):
                 pod["spec"]["nodeName"] = node["metadata"]["name"]
                 ip = next((a["address"] for a in node.get("status", {}).get("addresses", []) if a["type"] == "InternalIP"), "")
                 h = int(hashlib.sha256(pname.encode()).hexdigest()[:4], 16)
-                good = settled and node_ready(node) and not broken
+                unpulled = self.unpulled_image(node["metadata"]["name"], ps)
+                good = settled and node_ready(node) and not broken and not unpulled
                 pod["status"] = {"phase": "Succeeded" if plural == "jobs" and good else "Running" if good or broken else "Pending",
                                  "hostIP": ip, "podIP": "10.244.%d.%d" % (h // 250 % 250, h % 250 + 2),
                                  "conditions": [{"type": t, "status": "True" if (good or t == "PodScheduled") else "False"}
@@ -1673,6 +1694,11 @@ class Controllers(threading.Thread):
                                                        for c in containers]}
                 if broken:
                     pod["_event"] = ("BackOff", "Back-off restarting failed container %s in pod %s_%s" % (containers[0] if containers else "", pname, ns))
+                elif unpulled and settled:
+                    pod["status"]["phase"] = "Pending"
+                    for cs in pod["status"]["containerStatuses"]:
+                        cs["state"] = {"waiting": {"reason": "ImagePullBackOff", "message": 'Back-off pulling image "%s"' % unpulled}}
+                    pod["_event"] = ("Failed", 'Failed to pull image "%s": %s' % (unpulled, unpulled_reason(unpulled)))
                 if good:
                     ready += 1
             pods_wanted[(ns, pname)] = pod
@@ -1715,6 +1741,11 @@ class Controllers(threading.Thread):
             s.update(r, ns, name, new, "kube-controller-manager", subresource="status", check_rv=False, op="Controller")
             if broken:
                 self.event(ns, name, o["kind"], "Unavailable", "%s %s/%s has pods in CrashLoopBackOff" % (o["kind"], ns, name))
+
+
+def unpulled_reason(img):
+    ref = img.split("/", 1)[0] if "/" in img and "." in img.split("/", 1)[0] else "registry-1.docker.io"
+    return "failed to resolve reference: dial tcp: lookup %s: Temporary failure in name resolution" % ref
 
 
 # ----------------------------------------------------------------------------- HTTP

@@ -116,6 +116,13 @@ def state():
     return tb.load("kubeadm", {"init": 0, "join": 0})
 
 
+def control_plane_images():
+    """`kubeadm config images list` of the installed kubeadm."""
+    v = "v" + version()
+    return (["registry.k8s.io/%s:%s" % (i, v) for i in ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy"]]
+            + ["registry.k8s.io/coredns/coredns:v1.11.1", "registry.k8s.io/pause:3.9", "registry.k8s.io/etcd:3.5.12-0"])
+
+
 def save_state(s):
     tb.save("kubeadm", s)
 
@@ -222,6 +229,20 @@ def preflight(opts, mode):
             err("\t[WARNING %s]: %s" % (name, msg))
         else:
             fatal.append((name, msg))
+    if mode == "init" and not fatal:
+        # kubeadm's image check: each control-plane image containerd lacks is
+        # pulled (IfNotPresent, kubeadm's default); one that cannot be is an
+        # ImagePull error. Images imported beforehand are not pulled at all.
+        have = set(tb.images())
+        missing = [i for i in control_plane_images() if tb.normalized_image(i) not in have]
+        if missing:
+            out("[preflight] Pulling images required for setting up a Kubernetes cluster")
+        for i in missing:
+            e = tb.pull_image(i)
+            if e and "all" not in ignored and "imagepull" not in ignored:
+                fatal.append(("ImagePull", "failed to pull image %s: output: E0000 %s, error: exit status 1" % (i, e)))
+            elif e:
+                err("\t[WARNING ImagePull]: failed to pull image %s: %s" % (i, e))
     if fatal:
         err("error execution phase preflight: [preflight] Some fatal errors occurred:")
         for name, msg in fatal:
@@ -1797,10 +1818,8 @@ def config_cmd(argv):
                             "nodeRegistration": {"criSocket": "unix:///var/run/containerd/containerd.sock", "name": "node"}}, sort_keys=False))
         return 0
     if args[:2] == ["images", "list"]:
-        v = "v" + version()
-        for i in ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy"]:
-            out("registry.k8s.io/%s:%s" % (i, v))
-        out("registry.k8s.io/coredns/coredns:v1.11.1\nregistry.k8s.io/pause:3.9\nregistry.k8s.io/etcd:3.5.12-0")
+        for i in control_plane_images():
+            out(i)
         return 0
     raise Fail("the testbed's kubeadm config answers: print init-defaults|join-defaults, images list")
 

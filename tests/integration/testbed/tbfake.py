@@ -19,6 +19,8 @@ Knobs (TB_HOST/knobs, one per line, `TOOL STEP ACTION`):
   kubeadm join hang        sleep until killed at that step
   apt-get install fail-once  fail once, then the line is removed
   systemctl restart:containerd fail=5   exit with that code
+  apt-get fetch fail       no repository but file: ones answers (a host without a network)
+  containerd pull fail     no image pull succeeds (kubeadm's, the kubelet's, ctr's)
 docs/testbed.md lists the steps of every tool.
 """
 
@@ -42,7 +44,7 @@ LIB = os.path.dirname(os.path.abspath(__file__))
 MAPPED_DIRS = [
     "/etc/kubernetes", "/etc/containerd", "/etc/modules-load.d", "/etc/sysctl.d", "/etc/apt",
     "/etc/cni", "/etc/systemd/system", "/etc/default", "/etc/nvidia-container-runtime", "/etc/docker",
-    "/opt/cni", "/var/lib/kubelet", "/run/lock", "/tmp", "/root",
+    "/opt/cni", "/var/lib/kubelet", "/run/lock", "/tmp", "/root", "/var/cache/paictl",
 ]
 BOUND_DIRS = [d for d in MAPPED_DIRS if not d.startswith("/etc/")]
 
@@ -246,6 +248,29 @@ def knob(tool, step):
         raise Exit(int(code) if code else 1)
 
 
+def knob_action(tool, step, host=None):
+    """The action of the host's knob for TOOL STEP, or None; the line stays (a
+    standing condition, such as a host without a network, not a step's failure)."""
+    try:
+        with open((host or HOST) + "/knobs") as f:
+            for line in f.read().splitlines():
+                parts = line.split()
+                if len(parts) == 3 and parts[0] == tool and parts[1] == step:
+                    return parts[2]
+    except OSError:
+        pass
+    return None
+
+
+def network_attempt(kind, what):
+    """Records a fetch over the network (an apt repository, an image pull) in
+    the host's state `network`, whether it succeeded or not."""
+    with Lock():
+        n = load("network")
+        n.setdefault(kind, []).append(what)
+        save("network", n)
+
+
 def out(text=""):
     sys.stdout.write(text + "\n")
 
@@ -421,8 +446,18 @@ def apt_update():
     lists = {}
     warnings = []
     n = 0
+    offline = knob_action("apt-get", "fetch") == "fail"
+    failed = False
     for path, url, suite, comps, opts in sources():
         n += 1
+        if not url.startswith("file:"):
+            network_attempt("apt", url)
+            if offline:
+                out("Err:%d %s %s" % (n, url, suite))
+                warnings.append("W: Failed to fetch %s/dists/%s/InRelease  Temporary failure resolving '%s'"
+                                % (url.rstrip("/"), suite, url.split("/")[2] if "//" in url else url))
+                failed = True
+                continue
         pk = repo_packages(url, suite, comps)
         if pk is None:
             out("Err:%d %s %s" % (n, url, suite))
@@ -442,6 +477,9 @@ def apt_update():
     out("Reading package lists...")
     for w in warnings:
         err(w)
+    if failed:
+        err("E: Some index files failed to download. They have been ignored, or old ones used instead.")
+        raise Exit(100)
     return lists
 
 
@@ -1295,11 +1333,107 @@ def containerd(argv):
     return 1
 
 
+def normalized_image(ref):
+    """A reference as containerd names it: docker.io and library/ added, :latest when untagged."""
+    first = ref.split("/", 1)[0] if "/" in ref else ""
+    if not first or not ("." in first or ":" in first or first == "localhost"):
+        ref = "docker.io/" + ref
+    if ref.startswith("docker.io/") and "/" not in ref[len("docker.io/"):]:
+        ref = "docker.io/library/" + ref[len("docker.io/"):]
+    last = ref.rsplit("/", 1)[-1]
+    if ":" not in last and "@" not in last:
+        ref += ":latest"
+    return ref
+
+
+def images(host=None):
+    """The images containerd has in its k8s.io namespace (names, sorted)."""
+    return load("images", {"k8s.io": []}, host=host).get("k8s.io", [])
+
+
+def add_images(names):
+    with Lock():
+        st = load("images", {"k8s.io": []})
+        have = set(st.get("k8s.io", []))
+        have.update(names)
+        st["k8s.io"] = sorted(have)
+        save("images", st)
+
+
+def pull_image(ref):
+    """An image pull (kubeadm's preflight, ctr images pull): recorded as a
+    network fetch; with `containerd pull fail` it fails as a host without a
+    registry in reach does. Returns the error text, or None once pulled."""
+    ref = normalized_image(ref)
+    network_attempt("pulls", ref)
+    if knob_action("containerd", "pull") == "fail":
+        host = ref.split("/", 1)[0]
+        return ('failed to pull and unpack image "%s": failed to resolve reference "%s": failed to do request: '
+                'Head "https://%s/v2/": dial tcp: lookup %s: Temporary failure in name resolution' % (ref, ref, host, host))
+    add_images([ref])
+    return None
+
+
+def oci_image_names(path):
+    """The names an OCI image-layout tar carries in its index.json (containerd's
+    io.containerd.image.name, else the OCI ref name), as `ctr images import` reads them."""
+    import tarfile
+    with tarfile.open(path) as t:
+        try:
+            f = t.extractfile("index.json")
+        except KeyError:
+            f = None
+        if f is None:
+            raise ValueError("ctr: failed to import: index.json: file does not exist")
+        idx = json.load(f)
+    names = []
+    for m in idx.get("manifests", []):
+        a = m.get("annotations", {}) or {}
+        n = a.get("io.containerd.image.name") or a.get("org.opencontainers.image.ref.name")
+        if n:
+            names.append(normalized_image(n))
+    return names
+
+
 def ctr(argv):
     if argv[:1] == ["version"] or "--version" in argv:
         out("ctr github.com/containerd/containerd v1.7.12")
         return 0
-    err("ctr: the testbed's fake answers version only")
+    opts, args = parse_opts(argv, ("n", "namespace"))
+    ns = (opts.get("n") or opts.get("namespace") or ["default"])[-1]
+    running = load("systemd").get("containerd", {}).get("state") == "active"
+    if args[:1] == ["images"] or args[:1] == ["image"]:
+        if not running:
+            err('ctr: failed to dial "/run/containerd/containerd.sock": connection error: desc = "transport: Error '
+                'while dialing: dial unix /run/containerd/containerd.sock: connect: no such file or directory"')
+            return 1
+        if ns != "k8s.io":
+            err("ctr: the testbed's fake keeps images of the k8s.io namespace only")
+            return 1
+        sub = args[1:2]
+        if sub in (["ls"], ["list"]):
+            for n in images():
+                out(n)
+            return 0
+        if sub == ["import"] and len(args) >= 3:
+            f = args[2]
+            try:
+                names = oci_image_names(hp(f) if not f.startswith(HOST) else f)
+            except (OSError, ValueError) as e:
+                err("ctr: %s" % (e if isinstance(e, ValueError) else "open %s: no such file or directory" % f))
+                return 1
+            knob("ctr", "import")
+            for n in names:
+                out("unpacking %s (sha256:%s)...done" % (n, "0" * 64))
+            add_images(names)
+            return 0
+        if sub == ["pull"] and len(args) >= 3:
+            e = pull_image(args[2])
+            if e:
+                err("ctr: " + e)
+                return 1
+            return 0
+    err("ctr: the testbed's fake answers version and images ls|import|pull (-n k8s.io)")
     return 1
 
 

@@ -706,6 +706,8 @@ def host_state(H):
     facts = tbfake.containerd_facts(text)
     c = tbfake.load("containerd", host=H)
     st["containerd"] = {"config": facts if text is not None else None, "running": c.get("running") if sd.get("containerd", {}).get("state") == "active" else None}
+    st["images"] = tbfake.images(H)
+    st["network"] = tbfake.load("network", host=H)
     files = {}
     for root in ("/etc/kubernetes", "/var/lib/kubelet", "/etc/cni", "/etc/containerd", "/etc/systemd/system", "/etc/default",
                  "/etc/nvidia-container-runtime", "/var/lib/etcd"):

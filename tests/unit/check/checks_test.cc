@@ -45,8 +45,9 @@ TEST(Checks, TheCapturedCleanHostHasNoFailure) {
   // do the masters' (check/masters.h), and SiteOverlap from its own command
   // (check/site_overlap.h), not evaluate().
   for (const auto& c : catalogue()) {
+    // OfflineBundle reports only where kube_offline_bundle is a bundle.
     if (c.name != "Port-<N>" && !c.name.starts_with("CrossSite") && c.name != "SiteOverlap" &&
-        c.name != "ControlPlaneEndpoint" && c.name != "MasterPort") {
+        c.name != "ControlPlaneEndpoint" && c.name != "MasterPort" && c.name != "OfflineBundle") {
       EXPECT_TRUE(seen.count(std::string(c.name))) << c.name;
     }
   }
@@ -309,4 +310,33 @@ TEST(Checks, UniqueIpFindsAHostipConfiguredOnAnotherMachine) {
   EXPECT_EQ(find(rs, "a", "UniqueIP")->message.find("a-again"),
             std::string::npos);  // same machine: not a conflict
   EXPECT_EQ(status_of(rs, "b", "UniqueIP"), Status::Pass);
+}
+
+TEST(Checks, OfflineBundleOnlyWithABundleItsPlatformAndDriver) {
+  HostOutcome h = good_host();
+  h.facts.os.id = "ubuntu";
+  h.facts.os.version_id = "22.04";
+  h.facts.cpu.architecture = "x86_64";
+  h.facts.nvidia.driver_version = "535.104.05";
+  // Without a bundle the check does not report.
+  EXPECT_EQ(find(eval1(h), "gpu-ok", "OfflineBundle"), nullptr);
+  EvalOptions o = eval_options();
+  o.bundle_platforms = {"ubuntu-22.04-amd64"};
+  o.bundle_driver = "535";
+  auto rs = evaluate({h}, o);
+  EXPECT_EQ(status_of(rs, "gpu-ok", "OfflineBundle"), Status::Pass);
+  // Another OS (H070), another driver branch on a GPU host (H071).
+  o.bundle_platforms = {"ubuntu-20.04-amd64", "debian-12-amd64"};
+  rs = evaluate({h}, o);
+  ASSERT_EQ(status_of(rs, "gpu-ok", "OfflineBundle"), Status::Fail);
+  EXPECT_EQ(find(rs, "gpu-ok", "OfflineBundle")->message,
+            "H070: the offline bundle carries ubuntu-20.04-amd64, debian-12-amd64, not this "
+            "host's ubuntu-22.04-amd64");
+  o.bundle_platforms = {"ubuntu-22.04-amd64"};
+  o.bundle_driver = "550";
+  rs = evaluate({h}, o);
+  ASSERT_EQ(status_of(rs, "gpu-ok", "OfflineBundle"), Status::Fail);
+  EXPECT_EQ(find(rs, "gpu-ok", "OfflineBundle")->message,
+            "H071: the host runs NVIDIA driver 535.104.05, the offline bundle was built for "
+            "branch 550");
 }
