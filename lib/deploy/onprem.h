@@ -17,6 +17,7 @@
 #include "deploy/cluster_files.h"
 #include "deploy/openpai.h"
 #include "deploy/phase.h"
+#include "deploy/proxy.h"
 #include "remote/secret.h"
 #include "util/result.h"
 
@@ -30,8 +31,13 @@ struct InstallSettings {
   std::string nvidia_repo;     // "" = nvidia.github.io/libnvidia-container
   std::string pods_subnet = "10.244.0.0/16";
   std::string service_subnet = "10.96.0.0/12";
-  std::string control_plane_endpoint;      // "" = master hostip:6443
-  std::string templates_dir;               // templates/ (install/*.yaml)
+  std::string control_plane_endpoint;  // "" = master hostip:6443
+  // config.yaml's proxies (no_proxy completed with the cluster's own) and
+  // registry mirrors (docs/install.md, "Proxies and mirrors").
+  ProxySettings proxy;
+  std::map<std::string, std::vector<std::string>> registry_mirrors;  // containerd's hosts.toml
+  std::string image_mirror;   // image_registry_mirror: every image pulled from HOST[:PORT]
+  std::string templates_dir;  // templates/ (install/*.yaml)
   std::vector<std::string> ignore_checks;  // --ignore-check-errors
   check::EvalOptions eval;
   facts::ScriptOptions script;

@@ -447,6 +447,107 @@ const std::vector<CodeInfo>& config_codes() {
            "machine-type: master-machine\npaictl check config says:\nlayout.yaml:27:5: "
            "warning[L016]: machine \"spare\" has no role, so OpenPAI will not use it\n  hint: add "
            "pai-worker: \"true\" (or pai-master: \"true\")"},
+      {.code = "L080",
+       .name = "bad-proxy-url",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A proxy in config.yaml is not an http(s) URL",
+       .meaning =
+           "http_proxy or https_proxy in config.yaml is not http(s)://[USER:PASSWORD@]HOST[:PORT]. "
+           "paictl install writes the proxies for apt, containerd and the kubelet on every host; a "
+           "value they cannot read would leave every host without a way out. The password in a "
+           "proxy URL is never shown: paictl prints the URL as http://***@HOST:PORT.",
+       .fix = "Write the proxy as a URL, e.g. `http_proxy: http://proxy.example.com:3128`.",
+       .example = "PLACEHOLDER [L080]"},
+      {.code = "L081",
+       .name = "bad-no-proxy",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A no_proxy entry is not a host, an address or a CIDR",
+       .meaning = "An entry of no_proxy (a list, or one comma-separated string) is not a host "
+                  "name, a domain (.example.com), an IPv4 address or CIDR, HOST:PORT or *. paictl "
+                  "install completes no_proxy with the cluster's own ranges and names; an entry "
+                  "the tools cannot read is dropped by some of them and breaks others.",
+       .fix =
+           "One entry per host, domain or range, e.g. `no_proxy: [.corp.example.com, 10.0.0.0/8]`.",
+       .example = "PLACEHOLDER [L081]"},
+      {.code = "L082",
+       .name = "bad-registry-mirror",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A registry mirror is not a registry address or URL",
+       .meaning = "image_registry_mirror must be HOST[:PORT] (every image is pulled as "
+                  "HOST[:PORT]/REPOSITORY:TAG), and containerd_registry_mirrors maps a registry "
+                  "(HOST[:PORT], or _default) to a list of http(s) mirror URLs, which paictl "
+                  "install writes as containerd's hosts.toml.",
+       .fix = "Write `image_registry_mirror: registry.example.com:5000`, and "
+              "`containerd_registry_mirrors: {docker.io: [https://mirror.example.com]}`.",
+       .example = "PLACEHOLDER [L082]"},
+      {.code = "L083",
+       .name = "bad-label-key",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A node label key is not a Kubernetes label key",
+       .meaning =
+           "A key under labels: (or a taint's key) in layout.yaml is not [PREFIX/]NAME: PREFIX a "
+           "DNS subdomain of at most 253 characters, NAME at most 63 letters, digits, '-', '_' and "
+           "'.', starting and ending with a letter or digit. The API server would refuse the label "
+           "and the labels phase of paictl install would fail.",
+       .fix = "Rename the key, e.g. `example.com/rack: r12`.",
+       .example = "PLACEHOLDER [L083]"},
+      {.code = "L084",
+       .name = "bad-label-value",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A node label value is not a Kubernetes label value",
+       .meaning = "A label's value in layout.yaml is longer than 63 characters or holds characters "
+                  "other than letters, digits, '-', '_' and '.' (starting and ending with a letter "
+                  "or digit). The API server would refuse it.",
+       .fix = "Shorten the value or replace the other characters; an empty value is allowed.",
+       .example = "PLACEHOLDER [L084]"},
+      {.code = "L085",
+       .name = "reserved-label",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A node label or taint uses a prefix Kubernetes or paictl reserves",
+       .meaning = "A label or taint key in layout.yaml has the prefix kubernetes.io/ or k8s.io/ "
+                  "(or a subdomain of them), which Kubernetes reserves for itself, or paictl.io/ "
+                  "(or pai-master, pai-worker), which paictl sets from the layout. "
+                  "node-role.kubernetes.io/ and topology.kubernetes.io/ are allowed.",
+       .fix = "Use a prefix of your own, e.g. `example.com/dedicated`.",
+       .example = "PLACEHOLDER [L085]"},
+      {.code = "L086",
+       .name = "bad-taint-effect",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A taint's effect is not NoSchedule, PreferNoSchedule or NoExecute",
+       .meaning = "A taint in layout.yaml has no effect or one Kubernetes does not know. The API "
+                  "server would refuse the node's taints and the labels phase of paictl install "
+                  "would fail. Effects are case-sensitive.",
+       .fix = "Write `effect: NoSchedule`, `PreferNoSchedule` or `NoExecute`.",
+       .example = "PLACEHOLDER [L086]"},
+      {.code = "L087",
+       .name = "bad-taint",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A taint has no key, a malformed key or value, or is given twice",
+       .meaning = "A taint in layout.yaml is {key, value, effect}: the key a label key, the value "
+                  "a label value (or none), and one taint per key and effect on a machine or SKU.",
+       .fix = "Fix the key or value, or remove the second taint.",
+       .example = "PLACEHOLDER [L087]"},
+      {.code = "L088",
+       .name = "taint-hides-worker",
+       .severity = Severity::Warning,
+       .reporter = "check config",
+       .title = "A taint keeps OpenPAI's jobs off a worker that HiveD still counts",
+       .meaning =
+           "A NoSchedule or NoExecute taint on a pai-worker keeps every pod without a matching "
+           "toleration off it, OpenPAI's jobs included. HiveD judges a node by Ready and "
+           "unschedulable only, so it still counts the node's cells as free and may place jobs "
+           "there that then wait. A warning: the taint works, but not for OpenPAI.",
+       .fix = "Use PreferNoSchedule, or take the node out of HiveD's view with `kubectl cordon`, "
+              "or leave pai-worker off it.",
+       .example = "PLACEHOLDER [L088]"},
       {.code = "C001",
        .name = "ignored-key",
        .severity = Severity::Warning,

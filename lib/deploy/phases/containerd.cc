@@ -1,8 +1,10 @@
 // The `containerd` phase: its configuration (systemd cgroups; NVIDIA the
 // default runtime on GPU hosts), restarted when it changed, and the kubelet
 // enabled.
+#include "deploy/image_mirror.h"
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
+#include "deploy/proxy.h"
 #include "util/strings.h"
 
 namespace pai::deploy::phases {
@@ -13,7 +15,7 @@ using util::shell_quote;
 
 class ContainerdPhase : public KeyValuePhase {
  public:
-  ContainerdPhase() : KeyValuePhase("containerd") {}
+  explicit ContainerdPhase(const InstallSettings& s) : KeyValuePhase("containerd"), s_(s) {}
   inline static const std::string kScript =
       std::string(
           "C=/etc/containerd/config.toml\n"
@@ -23,11 +25,14 @@ class ContainerdPhase : public KeyValuePhase {
           "echo config=1\n"
           // One grep for both settings; each matched line told apart without its
           // leading blanks.
-          "g=$(grep -E '^[[:space:]]*(SystemdCgroup = true|default_runtime_name = \"nvidia\")' $C "
+          "g=$(grep -E '^[[:space:]]*(SystemdCgroup = true|default_runtime_name = \"nvidia\"|"
+          "config_path = |sandbox_image = )' $C "
           "2>/dev/null)\n"
           "s=; n=\n"
           "while IFS= read -r l; do l=${l#\"${l%%[![:space:]]*}\"}; case $l in 'SystemdCgroup = "
-          "true'*) s=1 ;; 'default_runtime_name = \"nvidia\"'*) n=1 ;; esac; done <<EOF\n"
+          "true'*) s=1 ;; 'default_runtime_name = \"nvidia\"'*) n=1 ;; 'config_path = '*) echo "
+          "\"config_path=${l#config_path = }\" ;; 'sandbox_image = '*) echo "
+          "\"sandbox_image=${l#sandbox_image = }\" ;; esac; done <<EOF\n"
           "$g\n"
           "EOF\n"
           "[ -n \"$s\" ] && echo systemd=1\n"
@@ -41,9 +46,23 @@ class ContainerdPhase : public KeyValuePhase {
   util::Result<void> needs_from(HostRun& h, std::map<std::string, std::string>& kv,
                                 std::vector<std::string>& needs) override {
     bool gpu = has_gpu(h.spec());
-    if (!kv.count("config") || !kv.count("systemd") || (gpu && !kv.count("nvidia")))
-      needs.push_back(std::string("write /etc/containerd/config.toml (SystemdCgroup = true") +
-                      (gpu ? ", nvidia the default runtime)" : ")"));
+    // The registry mirrors' hosts.toml are read where config_path points; the
+    // pods' sandbox (pause) image comes through image_registry_mirror.
+    bool mirrors = !s_.registry_mirrors.empty();
+    std::string certs = std::string("\"") + kCertsDir + "\"";
+    std::string sandbox = kv["sandbox_image"];
+    if (sandbox.size() >= 2 && sandbox.front() == '"')
+      sandbox = sandbox.substr(1, sandbox.size() - 2);
+    bool sandbox_ok =
+        s_.image_mirror.empty() || image_through_mirror(sandbox, s_.image_mirror) == sandbox;
+    if (!kv.count("config") || !kv.count("systemd") || (gpu && !kv.count("nvidia")) ||
+        (mirrors && kv["config_path"] != certs) || !sandbox_ok) {
+      std::string what = "SystemdCgroup = true";
+      if (gpu) what += ", nvidia the default runtime";
+      if (mirrors) what += ", config_path " + std::string(kCertsDir);
+      if (!s_.image_mirror.empty()) what += ", the sandbox image from " + s_.image_mirror;
+      needs.push_back("write /etc/containerd/config.toml (" + what + ")");
+    }
     if (!kv.count("stamp") || kv["active"] != "active")
       needs.push_back("restart containerd with that configuration");
     return {};
@@ -56,8 +75,18 @@ class ContainerdPhase : public KeyValuePhase {
           "mkdir -p /etc/containerd\n"
           "containerd config default > /etc/containerd/config.toml.paictl-new\n"
           "sed -i 's/SystemdCgroup = false/SystemdCgroup = true/' "
-          "/etc/containerd/config.toml.paictl-new\n"
-          "mv /etc/containerd/config.toml.paictl-new /etc/containerd/config.toml\n";
+          "/etc/containerd/config.toml.paictl-new\n";
+      if (!s_.registry_mirrors.empty())
+        script += std::string("sed -i 's|config_path = \"\"|config_path = \"") + kCertsDir +
+                  "\"|' /etc/containerd/config.toml.paictl-new\n";
+      // The default's sandbox image names its registry (registry.k8s.io/pause:3.8):
+      // the path after it, from the mirror.
+      if (!s_.image_mirror.empty())
+        script +=
+            "sed -i " +
+            shell_quote("s|^\\( *sandbox_image = \"\\)[^/\"]*/|\\1" + s_.image_mirror + "/|") +
+            " /etc/containerd/config.toml.paictl-new\n";
+      script += "mv /etc/containerd/config.toml.paictl-new /etc/containerd/config.toml\n";
       if (has_gpu(h.spec()))
         script += "nvidia-ctk runtime configure --runtime=containerd --set-as-default\n";
     }
@@ -67,12 +96,15 @@ class ContainerdPhase : public KeyValuePhase {
         "systemctl enable kubelet\n";
     return run_last_step(h, "configuring containerd", script);
   }
+
+ private:
+  const InstallSettings& s_;
 };
 
 }  // namespace
 
-std::unique_ptr<Phase> make_containerd_phase() {
-  return std::make_unique<ContainerdPhase>();
+std::unique_ptr<Phase> make_containerd_phase(const InstallSettings& s) {
+  return std::make_unique<ContainerdPhase>(s);
 }
 
 }  // namespace pai::deploy::phases
