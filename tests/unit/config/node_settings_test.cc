@@ -53,8 +53,9 @@ TEST(NodeSettings, RegistriesAndMirrors) {
 }
 
 TEST(NodeSettings, LabelKeysAndValues) {
-  for (const char* ok : {"rack", "example.com/rack", "a.b-c/X_y.z", "node-role.kubernetes.io/gpu",
-                         std::string(63, 'a').c_str()})
+  for (std::string ok : {std::string("rack"), std::string("example.com/rack"),
+                         std::string("a.b-c/X_y.z"), std::string("node-role.kubernetes.io/gpu"),
+                         std::string(63, 'a')})
     EXPECT_TRUE(check_label_key(ok).ok()) << ok;
   std::string long_prefix = std::string(250, 'a') + ".com/x";
   for (std::string bad : {std::string(""), std::string("-rack"), std::string("rack-"),
