@@ -87,12 +87,12 @@ util::Result<void> check_proxy_url(std::string_view url) {
   std::string_view r = *rest;
   if (!r.empty() && r.back() == '/') r.remove_suffix(1);
   if (auto at = r.rfind('@'); at != std::string_view::npos) {
-    if (at == 0) return util::Error{"has an empty user before '@'", "write http://USER:PASSWORD@HOST:PORT"};
+    if (at == 0)
+      return util::Error{"has an empty user before '@'", "write http://USER:PASSWORD@HOST:PORT"};
     r = r.substr(at + 1);
   }
   if (r.find('/') != std::string_view::npos)
-    return util::Error{"has a path; a proxy is HOST[:PORT]",
-                       "e.g. http://proxy.example.com:3128"};
+    return util::Error{"has a path; a proxy is HOST[:PORT]", "e.g. http://proxy.example.com:3128"};
   if (!node_settings_host_port_ok(r))
     return util::Error{"does not name a host (and port 1-65535)",
                        "e.g. http://proxy.example.com:3128"};
@@ -143,8 +143,10 @@ util::Result<void> check_no_proxy_entry(std::string_view e) {
     return util::Error{"is not a CIDR (ADDRESS/BITS)", hint};
   }
   std::string_view h = e;
-  if (h.substr(0, 2) == "*.") h.remove_prefix(2);
-  else if (h.substr(0, 1) == ".") h.remove_prefix(1);
+  if (h.substr(0, 2) == "*.")
+    h.remove_prefix(2);
+  else if (h.substr(0, 1) == ".")
+    h.remove_prefix(1);
   if (node_settings_ipv6_ok(h) || node_settings_host_port_ok(h)) return {};
   return util::Error{"is not a host name, an address or a CIDR", hint};
 }
@@ -204,9 +206,10 @@ util::Result<void> check_label_value(std::string_view value) {
   if (value.empty()) return {};
   if (value.size() > 63) return util::Error{"is longer than 63 characters", hint};
   if (!node_settings_name_ok(value))
-    return util::Error{"is not letters, digits, '-', '_' and '.' starting and ending with a letter "
-                       "or digit",
-                       hint};
+    return util::Error{
+        "is not letters, digits, '-', '_' and '.' starting and ending with a letter "
+        "or digit",
+        hint};
   return {};
 }
 
@@ -233,7 +236,7 @@ util::Result<void> check_label_key_allowed(std::string_view key) {
 util::Result<void> check_taint_effect(std::string_view effect) {
   if (effect == "NoSchedule" || effect == "PreferNoSchedule" || effect == "NoExecute") return {};
   return util::Error{"is not a taint effect",
-                     "effect is NoSchedule, PreferNoSchedule or NoExecute (in that case)"};
+                     "effect is one of NoSchedule, PreferNoSchedule, NoExecute (case matters)"};
 }
 
 }  // namespace pai::config

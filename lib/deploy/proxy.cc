@@ -13,16 +13,19 @@ namespace {
 std::string proxy_systemd_escape(const std::string& v) {
   std::string out;
   for (char c : v) {
-    if (c == '%') out += "%%";
-    else if (c == '"' || c == '\\') out += std::string("\\") + c;
-    else out += c;
+    if (c == '%')
+      out += "%%";
+    else if (c == '"' || c == '\\')
+      out += std::string("\\") + c;
+    else
+      out += c;
   }
   return out;
 }
 
 bool proxy_is_single_host(const std::string& e) {
-  return !e.empty() && e != "*" && e[0] != '.' && e[0] != '*' &&
-         e.find('/') == std::string::npos && e.find(':') == std::string::npos;
+  return !e.empty() && e != "*" && e[0] != '.' && e[0] != '*' && e.find('/') == std::string::npos &&
+         e.find(':') == std::string::npos;
 }
 
 }  // namespace
@@ -91,8 +94,8 @@ std::string render_hosts_toml(const std::string& registry,
                     " (config.yaml containerd_registry_mirrors): the mirrors of " + registry +
                     ", tried in order before it.\n";
   if (registry != "_default") {
-    std::string server = registry == "docker.io" ? "https://registry-1.docker.io"
-                                                 : "https://" + registry;
+    std::string server =
+        registry == "docker.io" ? "https://registry-1.docker.io" : "https://" + registry;
     out += "server = \"" + server + "\"\n";
   }
   for (const auto& m : mirrors) {

@@ -4,9 +4,9 @@
 // their drop-in changed. A proxy URL may hold a password: the files reach the
 // host on stdin (never in a command line), are written 0600, and the plan and
 // logs name only their paths.
+#include "deploy/proxy.h"
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
-#include "deploy/proxy.h"
 #include "util/sha256.h"
 #include "util/strings.h"
 
@@ -30,13 +30,13 @@ class ProxyPhase : public KeyValuePhase {
     return proxy_and_mirror_files(s_.proxy, s_.registry_mirrors);
   }
   static std::string script() {
-    const std::string fixed = std::string(kAptProxyFile) + " " + kContainerdProxyDropIn + " " +
-                              kKubeletProxyDropIn;
+    const std::string fixed =
+        std::string(kAptProxyFile) + " " + kContainerdProxyDropIn + " " + kKubeletProxyDropIn;
     const std::string hosts = std::string(kCertsDir) + "/*/hosts.toml";
     return "for f in " + hosts +
            "; do [ -f \"$f\" ] || continue; l=; IFS= read -r l < \"$f\" || true; case $l in \"" +
-           kWrittenByPaictl + "\"*) echo \"ours:$f=1\" ;; esac; done\n" +
-           "sha256sum " + fixed + " " + hosts +
+           kWrittenByPaictl + "\"*) echo \"ours:$f=1\" ;; esac; done\n" + "sha256sum " + fixed +
+           " " + hosts +
            " 2>/dev/null | while read -r s f; do echo \"sum:$f=$s\"; done\n"
            "stat -c 'mode:%n=%a' " +
            fixed + " 2>/dev/null\ntrue\n";

@@ -55,8 +55,8 @@ TEST(ImageThroughMirror, DropsTheRegistryAndKeepsTheRepositoryPath) {
 
 TEST(ImageThroughMirror, NoMirrorAndAnImageAtTheMirrorStayAsTheyAre) {
   EXPECT_EQ(image_through_mirror("postgres:12", ""), "postgres:12");
-  const std::string once = image_through_mirror("nvcr.io/nvidia/k8s-device-plugin:v0.17.0",
-                                                "mirror.corp:5000");
+  const std::string once =
+      image_through_mirror("nvcr.io/nvidia/k8s-device-plugin:v0.17.0", "mirror.corp:5000");
   EXPECT_EQ(image_through_mirror(once, "mirror.corp:5000"), once);
   EXPECT_EQ(image_through_mirror(image_through_mirror("postgres:12", "m.corp"), "m.corp"),
             "m.corp/library/postgres:12");

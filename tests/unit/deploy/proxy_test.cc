@@ -11,9 +11,8 @@ ProxySettings proxy_settings() {
   ProxySettings p;
   p.http = "http://ops:p%40ss@proxy.corp:3128";
   p.https = p.http;
-  p.no_proxy = complete_no_proxy({".corp.example.com", "apt.corp"}, "10.244.0.0/16",
-                                 "10.96.0.0/12", {"10.0.0.1", "10.0.0.2"}, {"master", "w1"},
-                                 "lb.corp:6443");
+  p.no_proxy = complete_no_proxy({".corp.example.com", "apt.corp"}, "10.244.0.0/16", "10.96.0.0/12",
+                                 {"10.0.0.1", "10.0.0.2"}, {"master", "w1"}, "lb.corp:6443");
   return p;
 }
 

@@ -51,7 +51,8 @@ TEST(ProxyPhase, AReRunChangesNothingAndARemovedProxyIsRemoved) {
   InstallSettings s = proxy_install_settings();
   auto files = proxy_and_mirror_files(s.proxy, s.registry_mirrors);
   std::string out;
-  for (const auto& [path, content] : files) out += "sum:" + path + "=" + util::sha256_hex(content) + "\n";
+  for (const auto& [path, content] : files)
+    out += "sum:" + path + "=" + util::sha256_hex(content) + "\n";
   out += "ours:/etc/containerd/certs.d/docker.io/hosts.toml=1\n";
   for (const char* f : {kAptProxyFile, kContainerdProxyDropIn, kKubeletProxyDropIn})
     out += std::string("mode:") + f + "=600\n";
