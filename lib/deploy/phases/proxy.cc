@@ -96,8 +96,12 @@ class ProxyPhase : public KeyValuePhase {
     if (containerd || kubelet) script += "systemctl daemon-reload\n";
     // Restarted only where running: a host without them yet starts them later
     // with the drop-in in place.
-    if (containerd) script += "systemctl try-restart containerd\n";
-    if (kubelet) script += "systemctl try-restart kubelet\n";
+    // (Not try-restart: it fails where the unit is not installed yet.)
+    for (auto [changed, unit] :
+         {std::pair{containerd, "containerd"}, std::pair{kubelet, "kubelet"}})
+      if (changed)
+        script += std::string("if systemctl is-active -q ") + unit + "; then systemctl restart " +
+                  unit + "; fi\n";
     return run_last_step(h, "writing the proxies and registry mirrors", script, input);
   }
 

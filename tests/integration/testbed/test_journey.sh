@@ -282,9 +282,10 @@ for h in tb-master tb-worker1 tb-worker2; do
   done
   grep -q '^Environment="HTTP_PROXY=http://ops:pr0xy-s3cret@proxy.corp.example:3128"' \
     "$f/systemd/system/kubelet.service.d/paictl-proxy.conf" || fail "$h: the kubelet's proxy"
-  grep -q 'NO_PROXY=.corp.example,localhost,127.0.0.1,10.244.0.0/16,10.96.0.0/12,127.0.35.2,' \
-    "$f/systemd/system/containerd.service.d/paictl-proxy.conf" ||
-    fail "$h: containerd's no_proxy: $(cat "$f/systemd/system/containerd.service.d/paictl-proxy.conf")"
+  np=$(sed -n 's/^Environment="NO_PROXY=\([^"]*\)".*/,\1,/p' "$f/systemd/system/containerd.service.d/paictl-proxy.conf")
+  for e in .corp.example localhost 127.0.0.1 127.0.35.2 tb-master tb-worker2 .svc .cluster.local; do
+    case $np in *",$e,"*) ;; *) fail "$h: containerd's NO_PROXY lacks $e: $np" ;; esac
+  done
   grep -q '^\[host."https://mirror.corp.example"\]' "$f/containerd/certs.d/docker.io/hosts.toml" ||
     fail "$h: docker.io's hosts.toml"
   grep -q 'config_path = "/etc/containerd/certs.d"' "$f/containerd/config.toml" || fail "$h: containerd's config_path"

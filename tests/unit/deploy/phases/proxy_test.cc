@@ -42,9 +42,12 @@ TEST(ProxyPhase, WritesTheFilesOnStdinNeverInTheCommandOrThePlan) {
             std::string::npos);
   EXPECT_NE(call.script.find("chmod 644 /etc/containerd/certs.d/docker.io/hosts.toml"),
             std::string::npos);
-  EXPECT_NE(call.script.find("systemctl daemon-reload\nsystemctl try-restart containerd\n"
-                             "systemctl try-restart kubelet\n"),
-            std::string::npos);
+  EXPECT_NE(
+      call.script.find("systemctl daemon-reload\n"
+                       "if systemctl is-active -q containerd; then systemctl restart "
+                       "containerd; fi\n"
+                       "if systemctl is-active -q kubelet; then systemctl restart kubelet; fi\n"),
+      std::string::npos);
 }
 
 TEST(ProxyPhase, AReRunChangesNothingAndARemovedProxyIsRemoved) {
@@ -91,7 +94,7 @@ TEST(ProxyPhase, AReRunChangesNothingAndARemovedProxyIsRemoved) {
   EXPECT_NE(script.find("rm -f /etc/containerd/certs.d/docker.io/hosts.toml\nrmdir "
                         "/etc/containerd/certs.d/docker.io"),
             std::string::npos);
-  EXPECT_NE(script.find("systemctl try-restart kubelet"), std::string::npos);
+  EXPECT_NE(script.find("then systemctl restart kubelet"), std::string::npos);
   // Nothing configured and nothing there: nothing to do.
   run.transport.on("sha256sum", {.out = ""});
   EXPECT_TRUE(observe(proxy, w).needs.empty());
