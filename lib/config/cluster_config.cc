@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "config/node_settings.h"
 #include "util/fs.h"
 #include "util/strings.h"
 
@@ -35,6 +36,9 @@ const std::vector<std::string>& cluster_config_keys() {
       // paictl install (docs/install.md)
       "kube_version", "kube_package_repo", "kube_offline_bundle", "kube_pods_subnet",
       "kube_service_addresses", "kube_control_plane_endpoint", "kube_vip", "nvidia_package_repo",
+      // proxies and registry mirrors (docs/install.md)
+      "http_proxy", "https_proxy", "no_proxy", "containerd_registry_mirrors",
+      "image_registry_mirror",
       // paictl install's Azure provider (docs/azure.md)
       "azure",
       // paictl's settings of the cluster directory (docs/init.md)
@@ -195,6 +199,107 @@ void cluster_config_load_settings(const Node* root, Context& ctx, bool check_fil
                   "HiveD's inspect API, e.g. hived_url: http://10.0.0.1:30096");
       else
         c.hived_url = *v;
+    }
+  }
+}
+
+// Proxies and registry mirrors (L080-L082). A proxy's password is never echoed:
+// messages show the URL with mask_url_credentials.
+void cluster_config_load_network(const Node* root, Context& ctx, ClusterConfig& c) {
+  for (auto [key, field] :
+       {std::pair{"http_proxy", &c.http_proxy}, std::pair{"https_proxy", &c.https_proxy}}) {
+    const Node* n = root->get(key);
+    if (!n || n->is_null()) continue;
+    auto v = ctx.string_value(n, key);
+    if (!v) continue;
+    if (auto ok = check_proxy_url(*v); !ok.ok())
+      ctx.error("L080", ctx.at(n),
+                std::string(key) + " \"" + mask_url_credentials(*v) + "\" " + ok.error().message,
+                ok.error().hint);
+    else
+      *field = *v;
+  }
+  if (const Node* n = root->get("no_proxy"); n && !n->is_null()) {
+    std::vector<std::pair<std::string, const Node*>> entries;
+    if (n->is_sequence()) {
+      size_t i = 0;
+      for (const Node* item : n->items())
+        if (auto v = ctx.string_value(item, "no_proxy[" + std::to_string(i++) + "]"))
+          entries.emplace_back(std::string(util::trim(*v)), item);
+    } else if (auto v = ctx.string_value(n, "no_proxy")) {
+      for (auto& e : split_no_proxy(*v)) entries.emplace_back(e, n);
+    }
+    for (const auto& [e, at] : entries) {
+      if (auto ok = check_no_proxy_entry(e); !ok.ok())
+        ctx.error("L081", ctx.at(at), "no_proxy entry \"" + e + "\" " + ok.error().message,
+                  ok.error().hint);
+      else
+        c.no_proxy.push_back(e);
+    }
+  }
+  if (const Node* n = root->get("image_registry_mirror"); n && !n->is_null()) {
+    if (auto v = ctx.string_value(n, "image_registry_mirror")) {
+      std::string host = *v;
+      while (!host.empty() && host.back() == '/') host.pop_back();
+      if (auto ok = check_registry_host(host); !ok.ok())
+        ctx.error("L082", ctx.at(n), "image_registry_mirror \"" + *v + "\" " + ok.error().message,
+                  std::string(ok.error().hint) +
+                      " (every image is pulled as HOST[:PORT]/REPOSITORY:TAG)");
+      else
+        c.image_registry_mirror = host;
+    }
+  }
+  if (const Node* n = root->get("containerd_registry_mirrors"); n && !n->is_null()) {
+    if (ctx.is_mapping(n, "containerd_registry_mirrors")) {
+      for (const auto& p : n->pairs()) {
+        std::string reg = p.key->scalar();
+        std::string where = "containerd_registry_mirrors." + reg;
+        bool ok = true;
+        if (reg != "_default")
+          if (auto r = check_registry_host(reg); !r.ok()) {
+            ctx.error("L082", ctx.at(p.key),
+                      "containerd_registry_mirrors: registry \"" + reg + "\" " + r.error().message,
+                      "a key is the registry the images name (docker.io, registry.k8s.io, "
+                      "nvcr.io, ...) or _default");
+            ok = false;
+          }
+        std::vector<std::string> urls;
+        if (p.value && p.value->is_scalar() && !p.value->is_null()) {
+          if (auto v = ctx.string_value(p.value, where)) urls.push_back(*v);
+        } else if (p.value && p.value->is_sequence()) {
+          size_t i = 0;
+          for (const Node* item : p.value->items())
+            if (auto v = ctx.string_value(item, where + "[" + std::to_string(i++) + "]")) {
+              if (auto r = check_mirror_url(*v); !r.ok()) {
+                ctx.error(
+                    "L082", ctx.at(item),
+                    where + ": mirror \"" + mask_url_credentials(*v) + "\" " + r.error().message,
+                    r.error().hint);
+                ok = false;
+              } else {
+                urls.push_back(*v);
+              }
+            }
+        } else {
+          ctx.error("L082", ctx.at(p.value ? p.value : p.key),
+                    where + " must be a list of mirror URLs",
+                    "e.g. containerd_registry_mirrors: {docker.io: [https://mirror.example.com]}");
+          ok = false;
+        }
+        if (p.value && p.value->is_scalar() && !urls.empty())
+          if (auto r = check_mirror_url(urls[0]); !r.ok()) {
+            ctx.error(
+                "L082", ctx.at(p.value),
+                where + ": mirror \"" + mask_url_credentials(urls[0]) + "\" " + r.error().message,
+                r.error().hint);
+            ok = false;
+          }
+        if (ok && urls.empty())
+          ctx.error("L082", ctx.at(p.value ? p.value : p.key), where + " lists no mirror",
+                    "give at least one URL, or remove the registry");
+        else if (ok)
+          c.containerd_registry_mirrors[reg] = urls;
+      }
     }
   }
 }
@@ -412,6 +517,8 @@ ClusterConfig load_cluster_config(const Node* root, Context& ctx, bool check_fil
           std::string(key) + " must be an IPv4 CIDR such as 10.244.0.0/16, found \"" + v + "\"",
           "the pods' and the services' address ranges must not overlap the hosts' network");
   }
+
+  cluster_config_load_network(root, ctx, c);
 
   if (const Node* n = root->get("azure"))
     c.azure = load_azure_config(n, ctx, c.kube_pods_subnet, c.kube_service_addresses,

@@ -48,7 +48,15 @@ struct ClusterConfig {
   std::string kube_control_plane_endpoint;  // "" = the master's hostip:6443
   Mark kube_control_plane_endpoint_mark;
   std::optional<KubeVip> kube_vip;  // a kube-vip virtual address in front of the masters
-  std::string nvidia_package_repo;  // "" = nvidia.github.io/libnvidia-container
+  std::string nvidia_package_repo;          // "" = nvidia.github.io/libnvidia-container
+  // Proxies and registry mirrors the hosts use (docs/install.md, "Proxies and
+  // mirrors"): as written ("" / empty = none). A proxy URL may hold a password:
+  // show it with mask_url_credentials (config/node_settings.h) only.
+  std::string http_proxy;
+  std::string https_proxy;
+  std::vector<std::string> no_proxy;  // the operator's entries; install adds the cluster's own
+  std::map<std::string, std::vector<std::string>> containerd_registry_mirrors;  // REGISTRY -> URLs
+  std::string image_registry_mirror;  // HOST[:PORT] every image is pulled from
   int64_t host_daemon_port_start = 40000;
   int64_t host_daemon_port_end = 65535;
   // The Azure part of the cluster (docs/azure.md), when config.yaml has `azure:`.

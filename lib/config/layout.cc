@@ -1,5 +1,6 @@
 #include "config/layout.h"
 
+#include <set>
 #include <unordered_map>
 
 #include "util/strings.h"
@@ -29,7 +30,7 @@ int64_t Layout::leaf_capacity(const MachineSku& sku) {
 namespace {
 
 const std::vector<std::string> kLayoutTopKeys = {"kubernetes", "machine-sku", "machine-list"};
-const std::vector<std::string> kSkuKeys = {"mem", "cpu", "computing-device"};
+const std::vector<std::string> kSkuKeys = {"mem", "cpu", "computing-device", "labels", "taints"};
 // Upper bounds of one machine: Linux's largest NR_CPUS, and far more devices
 // than any server holds (HiveD makes cells for each).
 constexpr int64_t kMaxVcores = 8192;
@@ -37,11 +38,123 @@ constexpr int64_t kMaxDevices = 1024;
 
 const std::vector<std::string> kDeviceKeys = {"type", "model", "count"};
 const std::vector<std::string> kMachineKeys = {"hostname",   "hostip",     "machine-type",
-                                               "pai-master", "pai-worker", "pai-storage"};
+                                               "pai-master", "pai-worker", "pai-storage",
+                                               "labels",     "taints"};
+const std::vector<std::string> kTaintEffects = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
 const std::vector<std::string> kKnownDeviceTypes = {"nvidia.com/gpu", "amd.com/gpu",
                                                     "enflame.com/dtu"};
 const std::vector<std::string> kLegacyMachineKeys = {
     "nodename", "k8s-role", "etcdid", "zkid", "dashboard", "sshport", "username", "password"};
+
+// `labels: {KEY: VALUE}` and `taints: [{key, value, effect}]` of a machine or
+// a SKU (L083-L087).
+void load_node_marks(const Node* item, const std::string& where, Context& ctx,
+                     std::map<std::string, std::string>& labels, std::vector<NodeTaint>& taints,
+                     std::vector<Mark>& taint_marks) {
+  if (const Node* ls = item->get("labels"); ls && !ls->is_null()) {
+    if (ctx.is_mapping(ls, where + ".labels")) {
+      for (const auto& p : ls->pairs()) {
+        const std::string& k = p.key->scalar();
+        bool ok = true;
+        if (auto r = check_label_key(k); !r.ok()) {
+          ctx.error("L083", ctx.at(p.key), "label key \"" + k + "\" " + r.error().message,
+                    r.error().hint);
+          ok = false;
+        } else if (auto a = check_label_key_allowed(k); !a.ok()) {
+          ctx.error("L085", ctx.at(p.key), "label key \"" + k + "\" " + a.error().message,
+                    a.error().hint);
+          ok = false;
+        }
+        std::string value;
+        if (p.value && !p.value->is_null()) {
+          if (!p.value->is_scalar()) {
+            ctx.error("L084", ctx.at(p.value),
+                      "label " + k + " must have a string value, found " + p.value->describe(),
+                      "write KEY: VALUE, e.g. example.com/rack: r12");
+            continue;
+          }
+          value = p.value->scalar();
+          if (auto r = check_label_value(value); !r.ok()) {
+            ctx.error("L084", ctx.at(p.value),
+                      "label " + k + ": value \"" + value + "\" " + r.error().message,
+                      r.error().hint);
+            ok = false;
+          }
+        }
+        if (ok) labels[k] = value;
+      }
+    }
+  }
+  const Node* ts = item->get("taints");
+  if (!ts || ts->is_null() || !ctx.is_sequence(ts, where + ".taints")) return;
+  size_t i = 0;
+  for (const Node* t : ts->items()) {
+    std::string tw = where + ".taints[" + std::to_string(i++) + "]";
+    if (!ctx.is_mapping(t, tw)) continue;
+    ctx.unknown_keys(t, {"key", "value", "effect"}, tw);
+    NodeTaint taint;
+    bool ok = true;
+    if (const Node* k = t->get("key"); !k || k->is_null()) {
+      ctx.error("L087", ctx.at(t), tw + " has no key",
+                "a taint is {key: example.com/dedicated, value: team-a, effect: NoSchedule}");
+      ok = false;
+    } else if (auto v = ctx.string_value(k, tw + ".key")) {
+      taint.key = *v;
+      if (auto r = check_label_key(*v); !r.ok()) {
+        ctx.error("L087", ctx.at(k), "taint key \"" + *v + "\" " + r.error().message,
+                  r.error().hint);
+        ok = false;
+      } else if (auto a = check_label_key_allowed(*v); !a.ok()) {
+        ctx.error("L085", ctx.at(k), "taint key \"" + *v + "\" " + a.error().message,
+                  a.error().hint);
+        ok = false;
+      }
+    } else {
+      ok = false;
+    }
+    if (const Node* v = t->get("value"); v && !v->is_null()) {
+      if (auto s = ctx.string_value(v, tw + ".value")) {
+        taint.value = *s;
+        if (auto r = check_label_value(*s); !r.ok()) {
+          ctx.error("L087", ctx.at(v), "taint value \"" + *s + "\" " + r.error().message,
+                    r.error().hint);
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+    }
+    if (const Node* e = t->get("effect"); !e || e->is_null()) {
+      ctx.error("L086", ctx.at(t), tw + " has no effect",
+                "add effect: NoSchedule, PreferNoSchedule or NoExecute");
+      ok = false;
+    } else if (auto v = ctx.string_value(e, tw + ".effect")) {
+      taint.effect = *v;
+      if (auto r = check_taint_effect(*v); !r.ok()) {
+        std::string guess = util::did_you_mean(*v, kTaintEffects);
+        ctx.error(
+            "L086", ctx.at(e), "taint effect \"" + *v + "\" " + r.error().message,
+            guess.empty() ? r.error().hint : "did you mean \"" + guess + "\"? " + r.error().hint);
+        ok = false;
+      }
+    } else {
+      ok = false;
+    }
+    if (!ok) continue;
+    bool dup = false;
+    for (size_t j = 0; j < taints.size(); ++j)
+      if (taints[j].key == taint.key && taints[j].effect == taint.effect) {
+        ctx.error("L087", ctx.at(t),
+                  "taint " + taint.key + ":" + taint.effect + " is given twice (first at line " +
+                      std::to_string(taint_marks[j].line) + ")",
+                  "a node holds one taint per key and effect; remove one");
+        dup = true;
+      }
+    if (dup) continue;
+    taints.push_back(std::move(taint));
+    taint_marks.push_back(ctx.at(t));
+  }
+}
 
 bool looks_legacy(const Node* root) {
   if (const Node* skus = root->get("machine-sku"); skus && skus->is_mapping()) {
@@ -157,6 +270,7 @@ void load_sku(const std::string& name, const Node* key, const Node* s, Layout& o
       sku.device = d;
     }
   }
+  if (!legacy) load_node_marks(s, where, ctx, sku.labels, sku.taints, sku.taint_marks);
   out.skus.push_back(std::move(sku));
 }
 
@@ -229,6 +343,7 @@ Layout load_layout(const Node* root, Context& ctx) {
   by_ip.reserve(list->size());
   std::unordered_map<std::string, bool> sku_used;
   size_t last_master = SIZE_MAX;
+  std::set<std::pair<uint32_t, uint32_t>> l088_reported;  // a SKU's taint: once
   size_t masters = 0, workers = 0;
   size_t index = 0;
   for (const Node* item : list->items()) {
@@ -288,6 +403,7 @@ Layout load_layout(const Node* root, Context& ctx) {
       m.master = role && role->is_scalar() && role->scalar() == "master";
       m.worker = !m.master;
     }
+    if (!out.legacy) load_node_marks(item, where, ctx, m.labels, m.taints, m.taint_marks);
     if (!m.hostname.empty()) {
       auto [it, fresh] = by_name.emplace(m.hostname, out.machines.size());
       if (!fresh)
@@ -315,6 +431,27 @@ Layout load_layout(const Node* root, Context& ctx) {
       last_master = out.machines.size();
     }
     if (m.worker) ++workers;
+    // A taint that keeps pods off a worker keeps OpenPAI's jobs off it, while
+    // HiveD (which judges a node by Ready and unschedulable only) still counts
+    // its cells: jobs HiveD places there wait.
+    if (m.worker) {
+      const MachineSku* sku = out.find_sku(m.machine_type);
+      for (const auto& t : node_taints(m, sku)) {
+        if (t.effect == "PreferNoSchedule") continue;
+        std::optional<Mark> at;
+        for (size_t j = 0; j < m.taints.size(); ++j)
+          if (m.taints[j] == t) at = m.taint_marks[j];
+        for (size_t j = 0; !at && sku && j < sku->taints.size(); ++j)
+          if (sku->taints[j] == t) at = sku->taint_marks[j];
+        Mark where_at = at.value_or(m.mark);
+        if (!l088_reported.insert({where_at.line, where_at.column}).second) continue;
+        ctx.warning("L088", where_at,
+                    "taint " + t.key + ":" + t.effect + " keeps OpenPAI's jobs off the worker \"" +
+                        m.hostname + "\", but HiveD still counts its cells as free",
+                    "jobs HiveD places there wait; to take a node out of HiveD's view cordon it "
+                    "(kubectl cordon), or use PreferNoSchedule");
+      }
+    }
     out.machines.push_back(std::move(m));
   }
   if (masters == 0) out.no_master_at = ctx.at(list);
@@ -346,6 +483,25 @@ Layout load_layout(const Node* root, Context& ctx) {
       if (!sku_used.count(s.name))
         ctx.warning("L013", s.mark, "machine-sku \"" + s.name + "\" is not used by any machine",
                     "remove it, or set machine-type: " + s.name + " on the machines of that kind");
+  return out;
+}
+
+std::map<std::string, std::string> node_labels(const Machine& m, const MachineSku* sku) {
+  std::map<std::string, std::string> out;
+  if (sku) out = sku->labels;
+  for (const auto& [k, v] : m.labels) out[k] = v;
+  return out;
+}
+
+std::vector<NodeTaint> node_taints(const Machine& m, const MachineSku* sku) {
+  std::vector<NodeTaint> out;
+  if (sku)
+    for (const auto& t : sku->taints) {
+      bool replaced = false;
+      for (const auto& mt : m.taints) replaced |= mt.key == t.key && mt.effect == t.effect;
+      if (!replaced) out.push_back(t);
+    }
+  for (const auto& t : m.taints) out.push_back(t);
   return out;
 }
 

@@ -1,12 +1,14 @@
 #pragma once
 // OpenPAI layout.yaml (v1.5+ schema; the 0.x schema is recognised as legacy).
 
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "config/context.h"
+#include "config/node_settings.h"
 
 namespace pai::config {
 
@@ -23,6 +25,10 @@ struct MachineSku {
   double mem_bytes = 0;  // 0 when missing or invalid
   int64_t vcore = 0;
   std::optional<ComputingDevice> device;
+  // The operator's node labels and taints for machines of this SKU (a machine's own override).
+  std::map<std::string, std::string> labels;
+  std::vector<NodeTaint> taints;
+  std::vector<Mark> taint_marks;  // where each taint is written
 };
 
 struct Machine {
@@ -35,6 +41,10 @@ struct Machine {
   std::string azure_pool;  // a VM paictl wrote for an Azure pool ("# azure pool NAME"), else ""
   Mark mark;               // the list item
   Mark hostname_mark, hostip_mark, type_mark;
+  // The operator's labels and taints written on the machine itself.
+  std::map<std::string, std::string> labels;
+  std::vector<NodeTaint> taints;
+  std::vector<Mark> taint_marks;
 };
 
 struct Layout {
@@ -55,6 +65,13 @@ struct Layout {
   // vcores for a CPU-only SKU (OpenPAI's generator makes one cell per vcore).
   static int64_t leaf_capacity(const MachineSku& sku);
 };
+
+// The operator's labels of a machine: its SKU's, then its own (a machine's value
+// wins). `sku` may be null.
+std::map<std::string, std::string> node_labels(const Machine& m, const MachineSku* sku);
+// Its taints: its SKU's, then its own; a machine's taint replaces the SKU's of
+// the same key and effect.
+std::vector<NodeTaint> node_taints(const Machine& m, const MachineSku* sku);
 
 // Reads and validates layout.yaml from an already-parsed document. Every
 // check but L006 runs here.

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "config/node_settings.h"
 #include "deploy/cluster_files.h"
 #include "deploy/openpai.h"
 #include "remote/ssh_transport.h"
@@ -89,6 +90,13 @@ UseCaseResult<HostRunPlan> plan_host_run(HostOperation operation, PreparedCluste
   p.masker->add(p.cluster->hosts.ssh_password.reveal());
   p.masker->add(s.sudo_password.reveal());
   p.masker->add(s.openpai.admin_password.reveal());
+  // A proxy's USER:PASSWORD, and the password alone.
+  for (const auto& url : {s.proxy.http, s.proxy.https}) {
+    std::string creds = config::url_credentials(url);
+    p.masker->add(creds);
+    if (auto colon = creds.find(':'); colon != std::string::npos)
+      p.masker->add(creds.substr(colon + 1));
+  }
   if (operation == HostOperation::ConfigPush && s.cluster_files.empty())
     return input_error(p.cluster->cluster_dir +
                        " has no services-configuration.yaml: nothing to push");

@@ -10,6 +10,7 @@
 #include <kainjow/mustache.hpp>
 
 #include "deploy/engine.h"
+#include "deploy/image_mirror.h"
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
 #include "util/fs.h"
@@ -24,6 +25,14 @@ int minor_number(const std::string& v) {
   std::string t = !v.empty() && v[0] == 'v' ? v.substr(1) : v;
   auto parts = util::split(t, '.');
   return parts.size() >= 2 ? static_cast<int>(util::parse_int(parts[1]).value_or(0)) : 0;
+}
+
+// ClusterConfiguration's image settings for image_registry_mirror: the control
+// plane's images (registry.k8s.io/NAME) and CoreDNS's
+// (registry.k8s.io/coredns/coredns) at the same paths under the mirror.
+std::string kubeadm_image_lines(const std::string& mirror) {
+  if (mirror.empty()) return {};
+  return "imageRepository: " + mirror + "\ndns:\n  imageRepository: " + mirror + "/coredns\n";
 }
 
 }  // namespace
@@ -107,7 +116,8 @@ util::Result<std::string> render_kubeadm_init(const InstallSettings& s, const Ho
        {"cluster", s.cluster_name},
        {"endpoint", phases::endpoint_of(s, master)},
        {"pods", s.pods_subnet},
-       {"services", s.service_subnet}});
+       {"services", s.service_subnet},
+       {"images", kubeadm_image_lines(s.image_mirror)}});
 }
 
 util::Result<std::string> render_kubeadm_join(const InstallSettings& s, const HostSpec& node,
@@ -145,14 +155,15 @@ util::Result<Manifests> render_install_manifests(const InstallSettings& s, const
       s.templates_dir, "kube-flannel.yaml",
       {{"pods", s.pods_subnet}, {"mtu", std::to_string(mtu - 50)}, {"hash", "0000000000000000"}});
   if (!flannel) return flannel.error();
-  out.emplace_back("cni", std::move(*flannel));
+  out.emplace_back("cni", manifest_through_mirror(*flannel, s.image_mirror));
   auto plugin =
       render_template(s.templates_dir, "nvidia-device-plugin.yaml", {{"hash", "0000000000000000"}});
   if (!plugin) return plugin.error();
-  out.emplace_back("device-plugin", std::move(*plugin));
+  out.emplace_back("device-plugin", manifest_through_mirror(*plugin, s.image_mirror));
   auto services = render_openpai_manifests(s, master);
   if (!services) return services.error();
-  for (auto& m : *services) out.push_back(std::move(m));
+  for (auto& m : *services)
+    out.emplace_back(m.first, manifest_through_mirror(m.second, s.image_mirror));
   return out;
 }
 
@@ -264,6 +275,7 @@ PhaseList install_phases(const InstallSettings& s) {
   p.push_back(phases::make_mark_phase(s));
   p.push_back(phases::make_swap_phase());
   p.push_back(phases::make_kernel_phase());
+  p.push_back(phases::make_proxy_phase(s));
   p.push_back(phases::make_packages_phase(s));
   p.push_back(phases::make_containerd_phase(s));
   p.push_back(phases::make_images_phase(s));

@@ -19,6 +19,7 @@
 #include "deploy/offline_bundle.h"
 #include "deploy/openpai.h"
 #include "deploy/phase.h"
+#include "deploy/proxy.h"
 #include "remote/secret.h"
 #include "util/result.h"
 
@@ -46,7 +47,12 @@ struct InstallSettings {
   // paictl's state of the cluster directory (CLUSTER_DIR/.paictl): the
   // control plane's certificate key (certificate_key.h). "" = none (tests).
   std::string state_dir;
-  std::string templates_dir;               // templates/ (install/*.yaml)
+  // config.yaml's proxies (no_proxy completed with the cluster's own) and
+  // registry mirrors (docs/install.md, "Proxies and mirrors").
+  ProxySettings proxy;
+  std::map<std::string, std::vector<std::string>> registry_mirrors;  // containerd's hosts.toml
+  std::string image_mirror;   // image_registry_mirror: every image pulled from HOST[:PORT]
+  std::string templates_dir;  // templates/ (install/*.yaml)
   std::vector<std::string> ignore_checks;  // --ignore-check-errors
   check::EvalOptions eval;
   facts::ScriptOptions script;

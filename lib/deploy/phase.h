@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/node_settings.h"
 #include "deploy/observation_cache.h"
 #include "inventory/inventory.h"
 #include "remote/target.h"
@@ -41,6 +42,12 @@ struct HostSpec {
   // More node labels, set by the labels phase: a hybrid cluster's site and
   // topology (paictl.io/site, topology.kubernetes.io/region, paictl.io/azure-pool).
   std::map<std::string, std::string> labels;
+  // The operator's own labels and taints (layout.yaml, the SKU's then the
+  // machine's), set by the labels phase and recorded on the node as paictl's
+  // (paictl.io/managed-labels, paictl.io/managed-taints), so that one removed
+  // from layout.yaml is removed from the node by the next run.
+  std::map<std::string, std::string> operator_labels;
+  std::vector<config::NodeTaint> taints;
   remote::Target target;
   inventory::HostPlan plan;  // the same host as the inventory has it (for the pre-install checks)
   // false: left out by --limit. Such a host (the master) is still reached, and

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "config/cluster_files.h"
+#include "config/node_settings.h"
 #include "deploy/cluster_files.h"
 #include "deploy/openpai.h"
 #include "util/fs.h"
@@ -138,6 +139,22 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
   if (cluster.layout)
     for (const auto& m : cluster.layout->machines)
       if (m.master) s.masters.push_back({m.hostname, m.hostip});
+  s.proxy.http = cfg.http_proxy;
+  s.proxy.https = cfg.https_proxy.empty() ? cfg.http_proxy : cfg.https_proxy;
+  if (!s.proxy.empty()) {
+    // Every host of layout.yaml, not only those of this run (--limit): the
+    // hosts' files stay the same whichever part a run touches.
+    std::vector<std::string> addresses, names;
+    for (const auto& h : p.hosts.inventory.hosts) {
+      addresses.push_back(h.hostip.empty() ? h.address : h.hostip);
+      names.push_back(h.name);
+    }
+    s.proxy.no_proxy =
+        complete_no_proxy(cfg.no_proxy, cfg.kube_pods_subnet, cfg.kube_service_addresses, addresses,
+                          names, s.control_plane_endpoint);
+  }
+  s.registry_mirrors = cfg.containerd_registry_mirrors;
+  s.image_mirror = cfg.image_registry_mirror;
   if (cluster.services && !cluster.services->cluster_id.empty())
     s.cluster_name = cluster.services->cluster_id;
   s.templates_dir = request.templates_dir;
@@ -191,6 +208,12 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
       }
     }
     if (cfg.azure) spec.labels = config::site_labels(*cfg.azure, azure_vms, h.name, spec.address);
+    if (cluster.layout)
+      if (const config::Machine* m = cluster.layout->find_machine(h.name)) {
+        const config::MachineSku* sku = cluster.layout->find_sku(m->machine_type);
+        spec.operator_labels = config::node_labels(*m, sku);
+        spec.taints = config::node_taints(*m, sku);
+      }
     spec.target = h.target;
     spec.plan = h;
     has_master |= h.master;

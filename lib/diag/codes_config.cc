@@ -550,6 +550,163 @@ const std::vector<CodeInfo>& config_codes() {
                   "kube_vip.address 10.0.0.12 is the hostip of \"pai-master3\" (layout.yaml line "
                   "24)\n  hint: kube-vip needs an address of its own that it moves between the "
                   "masters: pick a free one on their network"},
+      {.code = "L080",
+       .name = "bad-proxy-url",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A proxy in config.yaml is not an http(s) URL",
+       .meaning =
+           "http_proxy or https_proxy in config.yaml is not http(s)://[USER:PASSWORD@]HOST[:PORT]. "
+           "paictl install writes the proxies for apt, containerd and the kubelet on every host; a "
+           "value they cannot read would leave every host without a way out. The password in a "
+           "proxy URL is never shown: paictl prints the URL as http://***@HOST:PORT.",
+       .fix = "Write the proxy as a URL, e.g. `http_proxy: http://proxy.example.com:3128`.",
+       .example =
+           "config.yaml (a proxy without a scheme, whose password is never shown):\npassword: "
+           "secret-pw\ndocker_image_tag: v1.8.0\nhttp_proxy: "
+           "http://proxy.example.com:3128\nhttps_proxy: "
+           "ops:s3cret-pw@proxy.example.com:3128\n\npaictl check config says:\nconfig.yaml:5:14: "
+           "error[L080]: https_proxy \"***@proxy.example.com:3128\" is not an http:// or https:// "
+           "URL\n  hint: write the proxy as a URL, e.g. http://proxy.example.com:3128"},
+      {.code = "L081",
+       .name = "bad-no-proxy",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A no_proxy entry is not a host, an address or a CIDR",
+       .meaning = "An entry of no_proxy (a list, or one comma-separated string) is not a host "
+                  "name, a domain (.example.com), an IPv4 address or CIDR, HOST:PORT or *. paictl "
+                  "install completes no_proxy with the cluster's own ranges and names; an entry "
+                  "the tools cannot read is dropped by some of them and breaks others.",
+       .fix =
+           "One entry per host, domain or range, e.g. `no_proxy: [.corp.example.com, 10.0.0.0/8]`.",
+       .example =
+           "config.yaml (a no_proxy entry that is a URL):\npassword: secret-pw\ndocker_image_tag: "
+           "v1.8.0\nhttp_proxy: http://proxy.example.com:3128\nno_proxy: .corp.example.com, "
+           "http://registry.corp, 10.0.0.0/8\n\npaictl check config says:\nconfig.yaml:5:11: "
+           "error[L081]: no_proxy entry \"http://registry.corp\" has a scheme; no_proxy holds "
+           "hosts, not URLs\n  hint: a host name (.example.com for its subdomains), an IPv4 "
+           "address or CIDR (10.0.0.0/8), HOST:PORT or *; one entry each"},
+      {.code = "L082",
+       .name = "bad-registry-mirror",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A registry mirror is not a registry address or URL",
+       .meaning = "image_registry_mirror must be HOST[:PORT] (every image is pulled as "
+                  "HOST[:PORT]/REPOSITORY:TAG), and containerd_registry_mirrors maps a registry "
+                  "(HOST[:PORT], or _default) to a list of http(s) mirror URLs, which paictl "
+                  "install writes as containerd's hosts.toml.",
+       .fix = "Write `image_registry_mirror: registry.example.com:5000`, and "
+              "`containerd_registry_mirrors: {docker.io: [https://mirror.example.com]}`.",
+       .example =
+           "config.yaml (a mirror written as a URL where HOST:PORT is expected):\nuser: "
+           "openpai\npassword: secret-pw\ndocker_image_tag: v1.8.0\nimage_registry_mirror: "
+           "https://registry.example.com:5000/images\ncontainerd_registry_mirrors:\n  docker.io: "
+           "[https://mirror.example.com]\npaictl check config says:\nconfig.yaml:4:24: "
+           "error[L082]: image_registry_mirror \"https://registry.example.com:5000/images\" has a "
+           "scheme; a registry is HOST[:PORT]\n  hint: HOST or HOST:PORT without a scheme or a "
+           "path, e.g. registry.example.com:5000 (every image is pulled as "
+           "HOST[:PORT]/REPOSITORY:TAG)"},
+      {.code = "L083",
+       .name = "bad-label-key",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A node label key is not a Kubernetes label key",
+       .meaning =
+           "A key under labels: (or a taint's key) in layout.yaml is not [PREFIX/]NAME: PREFIX a "
+           "DNS subdomain of at most 253 characters, NAME at most 63 letters, digits, '-', '_' and "
+           "'.', starting and ending with a letter or digit. The API server would refuse the label "
+           "and the labels phase of paictl install would fail.",
+       .fix = "Rename the key, e.g. `example.com/rack: r12`.",
+       .example = "layout.yaml (a label key with a blank in its name):\n    pai-worker: \"true\"\n "
+                  "   labels:\n      example.com/rack: r12\n      \"example.com/power feed\": a\n  "
+                  "- hostname: pai-worker2\n    hostip: 10.0.0.3\npaictl check config "
+                  "says:\nlayout.yaml:25:7: error[L083]: label key \"example.com/power feed\" has "
+                  "a name \"power feed\" that is not letters, digits, '-', '_' and '.' starting "
+                  "and ending with a letter or digit\n  hint: a label key is [PREFIX/]NAME: PREFIX "
+                  "a DNS subdomain (lower case, at most 253), NAME at most 63 of letters, digits, "
+                  "'-', '_' and '.', starting and ending with a letter or digit"},
+      {.code = "L084",
+       .name = "bad-label-value",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A node label value is not a Kubernetes label value",
+       .meaning = "A label's value in layout.yaml is longer than 63 characters or holds characters "
+                  "other than letters, digits, '-', '_' and '.' (starting and ending with a letter "
+                  "or digit). The API server would refuse it.",
+       .fix = "Shorten the value or replace the other characters; an empty value is allowed.",
+       .example =
+           "layout.yaml (a label value with a slash):\n      count: 4\n    mem: 220Gi\n    "
+           "labels:\n      example.com/gpu-family: kepler/k80\n    cpu:\n      vcore: 24\npaictl "
+           "check config says:\nlayout.yaml:13:31: error[L084]: label example.com/gpu-family: "
+           "value \"kepler/k80\" is not letters, digits, '-', '_' and '.' starting and ending with "
+           "a letter or digit\n  hint: a label value is empty or at most 63 of letters, digits, "
+           "'-', '_' and '.', starting and ending with a letter or digit; quote it in YAML when it "
+           "looks like a number or boolean"},
+      {.code = "L085",
+       .name = "reserved-label",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A node label or taint uses a prefix Kubernetes or paictl reserves",
+       .meaning = "A label or taint key in layout.yaml has the prefix kubernetes.io/ or k8s.io/ "
+                  "(or a subdomain of them), which Kubernetes reserves for itself, or paictl.io/ "
+                  "(or pai-master, pai-worker), which paictl sets from the layout. "
+                  "node-role.kubernetes.io/ and topology.kubernetes.io/ are allowed.",
+       .fix = "Use a prefix of your own, e.g. `example.com/dedicated`.",
+       .example = "layout.yaml (a label under Kubernetes' own prefix):\n    pai-worker: \"true\"\n "
+                  "   labels:\n      node-role.kubernetes.io/gpu: \"\"\n      kubernetes.io/arch: "
+                  "amd64\n\npaictl check config says:\nlayout.yaml:29:7: error[L085]: label key "
+                  "\"kubernetes.io/arch\" has the prefix kubernetes.io/ that Kubernetes reserves\n "
+                  " hint: use a prefix of your own, e.g. example.com/; node-role.kubernetes.io/ "
+                  "and topology.kubernetes.io/ are allowed"},
+      {.code = "L086",
+       .name = "bad-taint-effect",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A taint's effect is not NoSchedule, PreferNoSchedule or NoExecute",
+       .meaning = "A taint in layout.yaml has no effect or one Kubernetes does not know. The API "
+                  "server would refuse the node's taints and the labels phase of paictl install "
+                  "would fail. Effects are case-sensitive.",
+       .fix = "Write `effect: NoSchedule`, `PreferNoSchedule` or `NoExecute`.",
+       .example = "layout.yaml (a taint whose effect is in the wrong case):\n    taints:\n      - "
+                  "key: example.com/dedicated\n        value: ops\n        effect: noschedule\n  - "
+                  "hostname: pai-worker1\n    hostip: 10.0.0.2\npaictl check config "
+                  "says:\nlayout.yaml:22:17: error[L086]: taint effect \"noschedule\" is not a "
+                  "taint effect\n  hint: did you mean \"NoSchedule\"? effect is one of NoSchedule, "
+                  "PreferNoSchedule, NoExecute (case matters)"},
+      {.code = "L087",
+       .name = "bad-taint",
+       .severity = Severity::Error,
+       .reporter = "check config",
+       .title = "A taint has no key, a malformed key or value, or is given twice",
+       .meaning = "A taint in layout.yaml is {key, value, effect}: the key a label key, the value "
+                  "a label value (or none), and one taint per key and effect on a machine or SKU.",
+       .fix = "Fix the key or value, or remove the second taint.",
+       .example =
+           "layout.yaml (a taint without a key):\n    machine-type: master-machine\n    "
+           "pai-master: \"true\"\n    taints:\n      - value: ops\n        effect: NoSchedule\n  - "
+           "hostname: pai-worker1\npaictl check config says:\nlayout.yaml:20:9: error[L087]: "
+           "machine-list[0].taints[0] has no key\n  hint: a taint is {key: example.com/dedicated, "
+           "value: team-a, effect: NoSchedule}"},
+      {.code = "L088",
+       .name = "taint-hides-worker",
+       .severity = Severity::Warning,
+       .reporter = "check config",
+       .title = "A taint keeps OpenPAI's jobs off a worker that HiveD still counts",
+       .meaning =
+           "A NoSchedule or NoExecute taint on a pai-worker keeps every pod without a matching "
+           "toleration off it, OpenPAI's jobs included. HiveD judges a node by Ready and "
+           "unschedulable only, so it still counts the node's cells as free and may place jobs "
+           "there that then wait. A warning: the taint works, but not for OpenPAI.",
+       .fix = "Use PreferNoSchedule, or take the node out of HiveD's view with `kubectl cordon`, "
+              "or leave pai-worker off it.",
+       .example =
+           "layout.yaml (a NoSchedule taint on a GPU worker):\n    machine-type: k80-machine\n    "
+           "pai-worker: \"true\"\n    taints:\n      - {key: example.com/maintenance, effect: "
+           "NoSchedule}\n\npaictl check config says:\nlayout.yaml:28:9: warning[L088]: taint "
+           "example.com/maintenance:NoSchedule keeps OpenPAI's jobs off the worker "
+           "\"pai-worker2\", but HiveD still counts its cells as free\n  hint: jobs HiveD places "
+           "there wait; to take a node out of HiveD's view cordon it (kubectl cordon), or use "
+           "PreferNoSchedule"},
       {.code = "C001",
        .name = "ignored-key",
        .severity = Severity::Warning,

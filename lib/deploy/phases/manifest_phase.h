@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "deploy/image_mirror.h"
 #include "deploy/phases/common.h"
 #include "util/json.h"
 
@@ -37,11 +38,13 @@ class ManifestPhase : public Phase, public ReadsAhead {
     auto v = values(h);
     auto text = render_template(s_.templates_dir, tmpl_, v);
     if (!text) return text.error();
-    v["hash"] = config_hash(*text);
+    // The images through image_registry_mirror, before the hash: a new mirror
+    // is a new manifest.
+    v["hash"] = config_hash(manifest_through_mirror(*text, s_.image_mirror));
     auto manifest = render_template(s_.templates_dir, tmpl_, v);
     hash_ = v["hash"];
     if (!manifest) return manifest.error();
-    out = std::move(*manifest);
+    out = manifest_through_mirror(*manifest, s_.image_mirror);
     return {};
   }
 

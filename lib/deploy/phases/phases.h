@@ -20,6 +20,7 @@ std::unique_ptr<Phase> make_checks_phase(const InstallSettings& s);
 std::unique_ptr<Phase> make_mark_phase(const InstallSettings& s);
 std::unique_ptr<Phase> make_swap_phase();
 std::unique_ptr<Phase> make_kernel_phase();
+std::unique_ptr<Phase> make_proxy_phase(const InstallSettings& s);
 std::unique_ptr<Phase> make_packages_phase(const InstallSettings& s);
 std::unique_ptr<Phase> make_containerd_phase(const InstallSettings& s);
 std::unique_ptr<Phase> make_images_phase(const InstallSettings& s);

@@ -2,11 +2,21 @@
 // put back as it was before install.
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
+#include "deploy/proxy.h"
 #include "util/strings.h"
 
 namespace pai::deploy::phases {
 
 namespace {
+
+// For each hosts.toml under /etc/containerd/certs.d that paictl wrote (its first
+// line says so), `action` with the file in $f.
+std::string reset_hosts_toml_loop(const std::string& action) {
+  return std::string("for f in ") + kCertsDir +
+         "/*/hosts.toml; do [ -f \"$f\" ] || continue; l=; IFS= read -r l < \"$f\" || true; "
+         "case $l in \"" +
+         kWrittenByPaictl + "\"*) " + action + " ;; esac; done\n";
+}
 
 using util::shell_quote;
 
@@ -36,11 +46,13 @@ class ResetPhase : public KeyValuePhase {
            "grep -q '^# paictl: ' /etc/fstab 2>/dev/null && echo fstab=1\n"
            "for f in " +
            kModulesFile + " " + kSysctlFile + " " + kKubeList + " " + kNvidiaList + " " +
-           kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
+           kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring + " " + kAptProxyFile + " " +
+           kContainerdProxyDropIn + " " + kKubeletProxyDropIn +
            " /etc/containerd/config.toml /etc/containerd/paictl.stamp " + kKubeadmLock + " " +
            kKubeadmLockElsewhere +
            "; do [ -e $f ] && echo "
-           "\"file_$f=1\"; done\n"
+           "\"file_$f=1\"; done\n" +
+           reset_hosts_toml_loop("echo \"file_$f=1\"") +
            "[ -n \"$(ls -A /etc/cni/net.d 2>/dev/null)\" ] && echo cni=1\n"
            "[ -d " +
            d + " ] && echo state=1\n" + "true\n";
@@ -80,12 +92,12 @@ class ResetPhase : public KeyValuePhase {
         "apt-get autoremove -y -q; fi\n"
         "rm -f " +
         std::string(kModulesFile) + " " + kSysctlFile + " " + kKubeList + " " + kNvidiaList + " " +
-        kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring +
+        kBundleList + " " + kKubeKeyring + " " + kNvidiaKeyring + " " + kAptProxyFile + " " +
+        kContainerdProxyDropIn + " " + kKubeletProxyDropIn +
         " /etc/containerd/config.toml /etc/containerd/paictl.stamp " + kKubeadmLock + " " +
-        kKubeadmLockElsewhere +
-        "\n"
-        "rm -rf " +
-        kBundleDir +
+        kKubeadmLockElsewhere + "\n" +
+        reset_hosts_toml_loop("rm -f \"$f\"; rmdir \"${f%/hosts.toml}\" 2>/dev/null || true") +
+        "rm -rf " + kBundleDir +
         " /etc/cni/net.d/* /etc/kubernetes/manifests\n"
         "rmdir /var/cache/paictl 2>/dev/null || true\n"
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "deploy/image_mirror.h"
 #include "util/json.h"
 #include "util/strings.h"
 
@@ -18,7 +19,7 @@ util::Result<void> WorkloadsPhase::render(const std::string& name,
   for (const auto& t : templates) {
     auto part = render_template(s_.templates_dir, t, values);
     if (!part) return part.error();
-    text += "---\n" + *part;
+    text += "---\n" + manifest_through_mirror(*part, s_.image_mirror);
   }
   values["hash"] = config_hash(text);
   c.name = name;
@@ -27,7 +28,7 @@ util::Result<void> WorkloadsPhase::render(const std::string& name,
   for (const auto& t : templates) {
     auto part = render_template(s_.templates_dir, t, values);
     if (!part) return part.error();
-    c.manifest += "---\n" + *part;
+    c.manifest += "---\n" + manifest_through_mirror(*part, s_.image_mirror);
   }
   return {};
 }

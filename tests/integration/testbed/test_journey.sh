@@ -242,6 +242,90 @@ run hived groups --cluster bed -o json
 expect_rc 0 "hived groups after the stop"
 check "d['items'] == []" "a stopped job's pods are deleted and its cells free"
 
+# --- the operator's own labels and taints, a proxy and a registry mirror ----------------
+# Added to the cluster directory and installed again: the files land on every host
+# (the drop-ins 0600, the proxy's password in no output), the labels and taints on
+# the nodes; taken out again, paictl removes what it set and nothing else.
+cp "$C/config.yaml" "$TMP/config.orig"
+cp "$C/layout.yaml" "$TMP/layout.orig"
+printf '%s\n' 'http_proxy: http://ops:pr0xy-s3cret@proxy.corp.example:3128' 'no_proxy: [.corp.example]' \
+  'containerd_registry_mirrors:' '  docker.io: [https://mirror.corp.example]' >> "$C/config.yaml"
+"$PYTHON3" -c '
+import sys, yaml
+p = sys.argv[1]
+d = yaml.safe_load(open(p))
+for m in d["machine-list"]:
+    if m["hostname"] == "tb-worker1":
+        m["labels"] = {"example.com/rack": "r1"}
+        m["taints"] = [{"key": "example.com/dedicated", "value": "ops", "effect": "PreferNoSchedule"}]
+open(p, "w").write(yaml.safe_dump(d, sort_keys=False))
+' "$C/layout.yaml"
+run check config "$C"
+expect_rc 0 "check config with a proxy, a mirror, labels and a taint"
+run install "$C" --dry-run
+expect_rc 0 "install --dry-run with a proxy"
+grep -q 'write /etc/systemd/system/kubelet.service.d/paictl-proxy.conf' "$TMP/out" "$TMP/err" ||
+  fail "the plan does not write the kubelet's proxy: $(cat "$TMP/out")"
+grep -q 'taint tb-worker1 example.com/dedicated=ops:PreferNoSchedule' "$TMP/out" "$TMP/err" ||
+  fail "the plan does not taint tb-worker1: $(cat "$TMP/out")"
+if grep -q 'pr0xy-s3cret' "$TMP/out" "$TMP/err"; then fail "the proxy's password is in the dry run's output"; fi
+run install "$C" --wait 60 --yes
+[ "$RC" -eq 0 ] || { cat "$TMP/out" "$TMP/err"; fail "install with a proxy exited $RC"; }
+if grep -rq 'pr0xy-s3cret' "$TMP/out" "$TMP/err" "$C/.paictl" 2>/dev/null; then
+  fail "the proxy's password is in paictl's output or logs"
+fi
+for h in tb-master tb-worker1 tb-worker2; do
+  f=$RUN/hosts/$h/fs/etc
+  for d in systemd/system/kubelet.service.d/paictl-proxy.conf systemd/system/containerd.service.d/paictl-proxy.conf \
+    apt/apt.conf.d/95paictl-proxy; do
+    [ "$(stat -c %a "$f/$d")" = 600 ] || fail "$h: /etc/$d is not 0600"
+  done
+  grep -q '^Environment="HTTP_PROXY=http://ops:pr0xy-s3cret@proxy.corp.example:3128"' \
+    "$f/systemd/system/kubelet.service.d/paictl-proxy.conf" || fail "$h: the kubelet's proxy"
+  np=$(sed -n 's/^Environment="NO_PROXY=\([^"]*\)".*/,\1,/p' "$f/systemd/system/containerd.service.d/paictl-proxy.conf")
+  for e in .corp.example localhost 127.0.0.1 127.0.35.2 tb-master tb-worker2 .svc .cluster.local; do
+    case $np in *",$e,"*) ;; *) fail "$h: containerd's NO_PROXY lacks $e: $np" ;; esac
+  done
+  grep -q '^\[host."https://mirror.corp.example"\]' "$f/containerd/certs.d/docker.io/hosts.toml" ||
+    fail "$h: docker.io's hosts.toml"
+  grep -q 'config_path = "/etc/containerd/certs.d"' "$f/containerd/config.toml" || fail "$h: containerd's config_path"
+done
+pass "install writes the proxies (0600, the password in no output) and the mirror's hosts.toml on every host"
+"$KUBECTL" --kubeconfig "$KC" get node tb-worker1 -o json > "$TMP/node.json"
+"$PYTHON3" -c '
+import json, sys
+n = json.load(open(sys.argv[1]))
+assert n["metadata"]["labels"]["example.com/rack"] == "r1", n["metadata"]["labels"]
+assert {"key": "example.com/dedicated", "value": "ops", "effect": "PreferNoSchedule"} in [
+    {k: t.get(k) for k in ("key", "value", "effect")} for t in n["spec"].get("taints", [])], n["spec"]
+assert n["metadata"]["annotations"]["paictl.io/managed-labels"] == "example.com/rack"
+' "$TMP/node.json" || fail "tb-worker1's labels and taints: $(cat "$TMP/node.json")"
+pass "tb-worker1 carries layout.yaml's label and taint"
+run install "$C" --dry-run
+expect_rc 0 "install --dry-run again"
+grep -q 'taint tb-worker1\|write /etc/systemd' "$TMP/out" "$TMP/err" && fail "a re-run would change things: $(cat "$TMP/out")"
+pass "a re-run changes nothing"
+# Someone else's label is not paictl's to remove.
+"$KUBECTL" --kubeconfig "$KC" label node tb-worker1 someone.else/keep=1 > /dev/null
+cp "$TMP/config.orig" "$C/config.yaml"
+cp "$TMP/layout.orig" "$C/layout.yaml"
+run install "$C" --wait 60 --yes
+[ "$RC" -eq 0 ] || { cat "$TMP/out" "$TMP/err"; fail "install without the proxy exited $RC"; }
+"$KUBECTL" --kubeconfig "$KC" get node tb-worker1 -o json > "$TMP/node.json"
+"$PYTHON3" -c '
+import json, sys
+n = json.load(open(sys.argv[1]))
+l = n["metadata"]["labels"]
+assert "example.com/rack" not in l and l.get("someone.else/keep") == "1", l
+assert all(t["key"] != "example.com/dedicated" for t in n["spec"].get("taints", [])), n["spec"]
+' "$TMP/node.json" || fail "tb-worker1 after the labels and taints were taken out: $(cat "$TMP/node.json")"
+for h in tb-master tb-worker1 tb-worker2; do
+  f=$RUN/hosts/$h/fs/etc
+  [ ! -e "$f/systemd/system/kubelet.service.d/paictl-proxy.conf" ] && [ ! -e "$f/apt/apt.conf.d/95paictl-proxy" ] &&
+    [ ! -e "$f/containerd/certs.d/docker.io" ] || fail "$h: the proxy's files are still there"
+done
+pass "taken out of the cluster directory, paictl's label, taint and files are removed, someone else's label kept"
+
 # The API server restarts (its static pod, as the kubelet restarts it before kubectl
 # runs on the master): the token signed before still works, and the old HiveD
 # double's process went with the old server.

@@ -64,5 +64,35 @@ TEST(ContainerdPhase, ApplyRewritesOnlyWhatIsNeededAndRestarts) {
             "configuring containerd failed (exit 1): Job for containerd.service failed.");
 }
 
+TEST(ContainerdPhase, MirrorsNeedConfigPathAndTheSandboxImageThroughTheMirror) {
+  InstallSettings s = install_settings();
+  s.registry_mirrors = {{"docker.io", {"https://mirror.corp"}}};
+  s.image_mirror = "10.0.0.5:5000";
+  auto phases = install_phases(s);
+  Phase& containerd = named(phases, "containerd");
+  ScriptedHosts run;
+  HostRun& cpu = run.add(worker_spec("w1"));
+  // A configuration written before the mirrors: rewritten.
+  run.transport.on("C=/etc/containerd/config.toml",
+                   {.out = "config=1\nsystemd=1\nstamp=1\nactive=active\nconfig_path=\"\"\n"
+                           "sandbox_image=\"registry.k8s.io/pause:3.8\"\n"});
+  EXPECT_EQ(observe(containerd, cpu).needs,
+            std::vector<std::string>{"write /etc/containerd/config.toml (SystemdCgroup = true, "
+                                     "config_path /etc/containerd/certs.d, the sandbox image from "
+                                     "10.0.0.5:5000)"});
+  run.transport.on("C=/etc/containerd/config.toml",
+                   {.out = "config=1\nsystemd=1\nstamp=1\nactive=active\n"
+                           "config_path=\"/etc/containerd/certs.d\"\n"
+                           "sandbox_image=\"10.0.0.5:5000/pause:3.8\"\n"});
+  EXPECT_TRUE(observe(containerd, cpu).needs.empty());
+  ASSERT_TRUE(containerd.apply(cpu, {"write /etc/containerd/config.toml (...)"}).ok());
+  std::string script = run.transport.calls().back().script;
+  EXPECT_NE(script.find("sed -i 's|config_path = \"\"|config_path = \"/etc/containerd/certs.d\"|'"),
+            std::string::npos);
+  EXPECT_NE(script.find("sed -i 's|^\\( *sandbox_image = \"\\)[^/\"]*/|\\110.0.0.5:5000/|'"),
+            std::string::npos)
+      << script;
+}
+
 }  // namespace
 }  // namespace pai::deploy::phase_test
