@@ -64,7 +64,7 @@ std::string reasons_trim(std::string s) {
   return b == std::string::npos ? std::string() : s.substr(b);
 }
 
-std::string reasons_json_string(const Json& j, const char* key) {
+std::string reasons_json_string(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
@@ -125,9 +125,12 @@ void rank_reasons(std::vector<Reason>& reasons) {
 
 Json to_json(const Reason& r) {
   const ReasonInfo& info = reason_info(r.code);
-  return {{"code", std::string(info.name)},  {"family", std::string(info.family)},
-          {"tier", info.tier},               {"title", std::string(info.title)},
-          {"detail", r.detail},              {"hint", r.hint}};
+  return {{"code", std::string(info.name)},
+          {"family", std::string(info.family)},
+          {"tier", info.tier},
+          {"title", std::string(info.title)},
+          {"detail", r.detail},
+          {"hint", r.hint}};
 }
 
 std::string reason_text(const Reason& r, std::string_view indent) {
@@ -152,9 +155,9 @@ std::string_view to_string(WouldFit::Kind k) {
 
 Json to_json(const WouldFit& w) {
   return {{"kind", std::string(to_string(w.kind))},
-          {"at", w.at_s ? Json(util::format_utc(static_cast<std::time_t>(*w.at_s),
-                                                "%Y-%m-%dT%H:%M:%SZ"))
-                        : Json(nullptr)},
+          {"at",
+           w.at_s ? Json(util::format_utc(static_cast<std::time_t>(*w.at_s), "%Y-%m-%dT%H:%M:%SZ"))
+                  : Json(nullptr)},
           {"event", w.event},
           {"needs", w.needs},
           {"change", w.change},
@@ -164,9 +167,9 @@ Json to_json(const WouldFit& w) {
 
 // --- the kube-scheduler's reasons -----------------------------------------------------
 
-std::vector<PodEvent> parse_pod_events(const Json& j) {
+std::vector<PodEvent> parse_pod_events(const nlohmann::json& j) {
   std::vector<PodEvent> out;
-  const Json* list = &j;
+  const nlohmann::json* list = &j;
   if (j.is_object()) {
     auto it = j.find("data");
     if (it == j.end() || !it->is_array()) return out;
@@ -248,14 +251,14 @@ std::optional<Reason> kube_reason(const std::vector<PodEvent>& events) {
   add("other", other);
   Reason r;
   r.code = ReasonCode::KubeUnschedulable;
-  std::string pod = last->task_role.empty() ? std::string("a pod")
-                                            : "pod " + last->task_role + "[" +
-                                                  std::to_string(std::max(0, last->task_index)) +
-                                                  "]";
+  std::string pod =
+      last->task_role.empty()
+          ? std::string("a pod")
+          : "pod " + last->task_role + "[" + std::to_string(std::max(0, last->task_index)) + "]";
   r.detail = pod + " is Unschedulable (" + reasons_trim(msg) + ")" +
              (last->last_timestamp.empty() ? std::string() : " at " + last->last_timestamp);
-  r.hint = fill_hint(reason_info(r.code).hint,
-                     {{"what", what.empty() ? reasons_trim(head) : what}});
+  r.hint =
+      fill_hint(reason_info(r.code).hint, {{"what", what.empty() ? reasons_trim(head) : what}});
   return r;
 }
 

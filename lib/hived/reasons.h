@@ -30,8 +30,8 @@ namespace pai::hived {
 
 enum class ReasonCode : uint8_t {
   // Tier 1: never under this config (a config or job error).
-  NoSuchLeafType,    // the leaf cell type (SKU) is not in the cluster
-  NoChainForVC,      // the VC has no cells of a chain the request may use (or no such VC/pinned cell)
+  NoSuchLeafType,  // the leaf cell type (SKU) is not in the cluster
+  NoChainForVC,    // the VC has no cells of a chain the request may use (or no such VC/pinned cell)
   RequestExceedsVC,  // larger than all of the VC's cells of the chain (or a pod than its largest)
   // Tier 2: the kube-scheduler's own reasons (from the pod's events).
   KubeUnschedulable,
@@ -87,10 +87,10 @@ std::string reason_text(const Reason& r, std::string_view indent);
 struct WouldFit {
   enum class Kind : uint8_t { Now, At, Never, Unknown };
   Kind kind = Kind::Unknown;
-  std::optional<double> at_s;  // At: epoch seconds (Now: the judging time)
-  std::string event;           // "bob~train ends", "v7 is healthy again", ...
-  std::string needs;           // "1 more V100-NODE cell in chain V100-RACK"
-  std::string change;          // Never: what to change
+  std::optional<double> at_s;             // At: epoch seconds (Now: the judging time)
+  std::string event;                      // "bob~train ends", "v7 is healthy again", ...
+  std::string needs;                      // "1 more V100-NODE cell in chain V100-RACK"
+  std::string change;                     // Never: what to change
   std::vector<std::string> after_groups;  // At: the groups released first (in order)
   std::string text;                       // one line, as printed
 };
@@ -112,7 +112,7 @@ struct PodEvent {
 
 // Reads {"data":[{type, reason, message, lastTimestamp, taskroleName, taskIndex}, ...]}
 // (or a bare array); entries that are not objects are skipped.
-std::vector<PodEvent> parse_pod_events(const Json& j);
+std::vector<PodEvent> parse_pod_events(const nlohmann::json& j);
 
 // The kube-scheduler's reason from the pods' events: the latest
 // FailedScheduling event (the scheduler's "Unschedulable"), unless a later
