@@ -342,6 +342,12 @@ WaitClassification classify_wait(const config::HivedModel& model, const schedule
         {{"groups", held.empty() ? std::string("running groups") : why_reasons_list(held, 3)}}));
   } else if (best->free_cells < need_cells) {
     // Enough leaves, not in whole cells of the needed level.
+    // The largest pod that fits now: in a free cell, or in the free part of a
+    // node (or smaller) cell.
+    const int64_t node_leaves = ch.level_leaves[static_cast<size_t>(ch.node_level)];
+    int64_t largest = std::min(best->largest_free, node_leaves);
+    for (const auto& p : best->parts)
+      if (p.leaves <= node_leaves) largest = std::max(largest, p.leaves - p.used);
     std::vector<std::string> parts, split_groups;
     std::string split_cell;
     for (const auto& p : best->parts) {
@@ -379,9 +385,7 @@ WaitClassification classify_wait(const config::HivedModel& model, const schedule
                  ? std::string(parts.empty() ? "" : ", ") + std::to_string(best->free_small) +
                        " in the VC's cells smaller than " + need_type
                  : std::string()),
-        {{"type", need_type},
-         {"vc", vcname},
-         {"largest", std::to_string(std::max(best->largest_free, int64_t{0}))}}));
+        {{"type", need_type}, {"vc", vcname}, {"largest", std::to_string(largest)}}));
   }
   if (reasons.empty())
     reasons.push_back(why_reason(
