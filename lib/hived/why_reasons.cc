@@ -107,7 +107,6 @@ struct WhyWalk {
       out.largest_free = std::max(out.largest_free, n);
       return;
     }
-    out.used += std::min<int64_t>(vc.used_leaves, n);
     if (vc.level >= need_level && vc.used_leaves < n) {
       WhyPartCell p;
       p.vaddress = vc.address;
@@ -118,6 +117,7 @@ struct WhyWalk {
       out.parts.push_back(std::move(p));
     }
     if (vc.children.empty()) {
+      out.used += 1;  // a used leaf
       if (vc.pcell >= 0)
         if (int32_t g = s.cells[static_cast<size_t>(vc.pcell)].group; g >= 0)
           out.held_by[s.groups[static_cast<size_t>(g)].name] =
