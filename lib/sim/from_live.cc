@@ -156,7 +156,9 @@ util::Result<FromLiveResult> run_from_live(const FromLive& in) {
   out.end_s = in.now_s + run.end;
   for (size_t k = 0; k < in.waiting.size(); ++k) {
     const auto& o = run.jobs[running + k];
-    out.starts.push_back(o.first_start < 0 ? -1 : in.now_s + o.first_start);
+    // A start once a group with no expected end has "ended" is no start.
+    out.starts.push_back(o.first_start < 0 || o.first_start >= kNever ? -1
+                                                                      : in.now_s + o.first_start);
   }
   return out;
 }
