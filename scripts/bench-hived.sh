@@ -150,9 +150,17 @@ python3 "$SRC/tests/integration/rest/rest_fixture.py" start "$TMP/rest" bench="$
 . "$TMP/rest/env.sh"
 export XDG_CONFIG_HOME="$TMP/config" HOME="$TMP/home"
 echo alice-pass-1 | "$PAICTL" cluster add bench --uri "$BENCH_URI" --user alice --password-stdin --hived "$URL" >/dev/null
-GROUPS=$("$PAICTL" hived status --hived "$URL" -o json | python3 -c "import json,sys; d=json.load(sys.stdin); print(d['groups'], len(d['nodes']), sum(n['leaves'] for n in d['nodes']))")
+GROUPS=$("$PAICTL" hived status --hived "$URL" -o json | python3 -c "import json,sys; d=json.load(sys.stdin); print(d['groups'], len(d['nodes']), sum(n['leafCells'] for n in d['nodes']))")
 echo "cluster: $GROUPS (groups, nodes, GPUs)"
 "$PAICTL" hived why wait --cluster bench --vc vc01 --priority 100 --pods 4 --gpus 8 --leaf-type V100 -o json |
   python3 -c "import json,sys; d=json.load(sys.stdin); print('why: %s %s; wouldFit %s' % (d['verdict'], [r['code'] for r in d['reasons']], d['wouldFit']['text']))"
-best "hived why (codes, wouldFit)" hived why wait --cluster bench --vc vc01 --priority 100 --pods 4 --gpus 8 --leaf-type V100
+# hived why prints no -v timing: the whole process's CPU (user + system, an upper bound
+# of its CPU after the answers arrived), best of RUNS.
+bc=""
+for r in $(seq "$RUNS"); do
+  /usr/bin/time -f "%U %S %e" -o "$TMP/time" "$PAICTL" hived why wait --cluster bench --vc vc01 --priority 100 --pods 4 --gpus 8 --leaf-type V100 >/dev/null
+  cpu=$(awk '{printf "%.0f", ($1 + $2) * 1000}' "$TMP/time")
+  if [ -z "$bc" ] || [ "$cpu" -lt "$bc" ]; then bc=$cpu; bw=$(awk '{print $3}' "$TMP/time"); fi
+done
+echo "hived why (codes, wouldFit): $bc ms of CPU for the whole process (best of $RUNS; ${bw} s wall with the answers)"
 python3 "$SRC/tests/integration/rest/rest_fixture.py" stop "$TMP/rest" >/dev/null
