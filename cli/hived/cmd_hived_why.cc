@@ -2,6 +2,7 @@
 // (lib/hived/why.h). A waiting job's request comes from its config on the
 // registered cluster, as OpenPAI's rest-server asks HiveD for it.
 
+#include <chrono>
 #include <cstdio>
 #include <optional>
 #include <set>
@@ -17,6 +18,7 @@
 #include "hived/inspect.h"
 #include "hived/live.h"
 #include "hived/why.h"
+#include "job/cell_verdict.h"
 #include "job/hived_request.h"
 #include "job/job_file.h"
 #include "job/job_target.h"
@@ -259,11 +261,22 @@ int run_why(const WhyOptions& o, const Globals& g) {
                  reqs->front().affinity_group.c_str());
     return kExitUsage;
   }
+  // wouldFit: the running jobs' expected ends from the cluster's job list
+  // (each user's median run time), when a cluster is registered.
+  pai::hived::ExpectedEnds ends;
+  ends.now_s =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (h->rest) {
+    auto by_job = pai::job::expected_ends(*h->rest->api, std::nullopt);
+    for (const auto& gr : live->groups)
+      if (auto it = by_job.find(pai::job::job_of_group(gr.name)); it != by_job.end())
+        ends.by_group[gr.name] = it->second;
+  }
   for (const auto& req : *reqs) {
     std::string name = by_flags ? o.group : req.affinity_group;
     if (!structured && !by_flags)
       std::printf("%s: the request from %s\n", name.c_str(), source.c_str());
-    auto answer = pai::hived::judge_waiting(name, req, source, **model, *live);
+    auto answer = pai::hived::judge_waiting(name, req, source, **model, *live, ends);
     if (!answer) {
       print_error("the HiveD config " + (o.config.empty() ? h->where : o.config) +
                   " cannot be scheduled on: " + answer.error().message);

@@ -10,9 +10,13 @@
 #include "command.h"
 #include "exit_codes.h"
 #include "flags.h"
+#include "hived/inspect.h"
+#include "http/client.h"
 #include "job/follow.h"
 #include "job/history.h"
+#include "job/job_file.h"
 #include "job/job_target.h"
+#include "job/waiting.h"
 #include "output/json_convert.h"
 #include "output/output.h"
 #include "output/printer.h"
@@ -39,6 +43,59 @@ std::string str(const pai::api::Json& j, const char* key, const char* dflt = "-"
 
 jobcli::Json ordered(const pai::api::Json& j) {
   return to_ordered(j);
+}
+
+// Why a WAITING job waits: HiveD's reason codes and wouldFit on the live
+// cells, the kube-scheduler's from the pod events. nullopt for other states.
+std::optional<pai::job::WaitingExplanation> waiting_of(const jobcli::Connection& conn,
+                                                       const std::string& user,
+                                                       const std::string& name,
+                                                       const pai::api::Json& d) {
+  const pai::api::Json status = d.contains("jobStatus") ? d["jobStatus"] : pai::api::Json::object();
+  if (str(status, "state") != "WAITING") return std::nullopt;
+  pai::job::JobRequest jr;
+  bool have_job = false;
+  if (auto text = conn.api->job_config(user, name); text.ok()) {
+    auto file = pai::job::JobFile::parse(*text, pai::api::job_id(user, name) + "'s config");
+    jr = pai::job::request_of(file);
+    if (jr.name.empty()) jr.name = name;
+    have_job = true;
+  }
+  pai::http::Options hopt;
+  hopt.timeout_s = 20;
+  hopt.connect_timeout_s = 5;
+  hopt.retry.max_attempts = 1;
+  hopt.tls.ca_file = conn.cluster->ca_file;
+  hopt.tls.insecure = conn.cluster->insecure;
+  pai::http::CurlClient http(hopt);
+  pai::hived::Client hived(http,
+                           !conn.cluster->hived.empty()
+                               ? conn.cluster->hived
+                               : pai::hived::base_behind_pylon(conn.cluster->uri),
+                           pai::cluster::read_token(*conn.cluster).value_or(std::string()),
+                           pai::http::host_of(conn.cluster->uri));
+  pai::job::WaitingInput in{user, name, have_job ? &jr : nullptr, std::nullopt, {}};
+  return pai::job::explain_waiting(in, *conn.api, &hived);
+}
+
+std::string waiting_text(const pai::job::WaitingExplanation& w) {
+  std::string out;
+  auto line = [&](const std::string& k, const std::string& v) {
+    out += k + std::string(13 - std::min<size_t>(12, k.size()), ' ') + v + "\n";
+  };
+  for (size_t i = 0; i < w.reasons.size(); ++i) {
+    const auto& r = w.reasons[i];
+    const auto& info = pai::hived::reason_info(r.code);
+    line(i == 0 ? "Waits:" : "Also:", std::string(info.name) + " (tier " +
+                                          std::to_string(info.tier) + ", " +
+                                          std::string(info.family) + "): " + r.detail);
+    if (!r.hint.empty()) line("", "hint: " + r.hint);
+  }
+  if (w.reasons.empty())
+    line("Waits:", w.hived_unknown.empty() ? std::string("no reason found on the live state")
+                                           : "no HiveD verdict: " + w.hived_unknown);
+  if (w.would_fit) line("Would fit:", w.would_fit->text);
+  return out;
 }
 
 }  // namespace
@@ -346,9 +403,11 @@ int run(const StatusOptions& o, const Globals& g) {
   if (!r.ok()) return jobcli::report_api_error(conn.cluster->name, "reading job " + id, r.error());
   const pai::api::Json& d = *r;
   auto history = jobcli::fetch_task_attempts(conn, user, name, d, o.attempts);
+  auto waiting = waiting_of(conn, user, name, d);
   if (is_structured(o.output)) {
     jobcli::Json j = ordered(d);
     j["cluster"] = conn.cluster->name;
+    if (waiting) j["waiting"] = pai::job::to_json(*waiting);
     if (!history.empty()) {
       jobcli::Json hj = jobcli::Json::object();
       for (const auto& [k, v] : history) hj[k] = ordered(v);
@@ -359,6 +418,12 @@ int run(const StatusOptions& o, const Globals& g) {
     return kExitOk;
   }
   std::string out = status_text(conn, id, d, history, o.attempts);
+  if (waiting) {
+    // After the job's fields, before the task table.
+    std::string why = pai::util::printable(waiting_text(*waiting), true);
+    size_t blank = out.find("\n\n");
+    out.insert(blank == std::string::npos ? out.size() : blank + 1, why);
+  }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }

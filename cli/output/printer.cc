@@ -142,7 +142,8 @@ void print_table(const Table& t, bool wide) {
 // --- documents -----------------------------------------------------------------
 
 std::string api_version(const std::string& kind) {
-  return "paictl." + kind + "/v1";
+  // Documents whose shape changed: hivedWhy/v2 (reason codes, docs/hived.md).
+  return "paictl." + kind + (kind == "hivedWhy" ? "/v2" : "/v1");
 }
 
 Json integral_numbers(Json j) {

@@ -441,6 +441,12 @@ Result<std::string> Client::job_config(const std::string& user, const std::strin
   return r.response.body;
 }
 
+Result<Json> Client::job_events(const std::string& user, const std::string& name,
+                                const std::string& type) {
+  return json_call("GET", "/api/v2/jobs/" + path_segment(job_id(user, name)) + "/events" +
+                              (type.empty() ? std::string() : "?type=" + type));
+}
+
 Result<std::string> Client::set_execution_type(const std::string& user, const std::string& name,
                                                const std::string& value) {
   Json body = {{"value", value}};

@@ -149,6 +149,10 @@ class Client {
   // true when the job exists, false on 404 NoJobError.
   Result<bool> job_exists(const std::string& user, const std::string& name);
   Result<std::string> job_config(const std::string& user, const std::string& name);
+  // GET .../events: the Kubernetes events of the job's pods ({totalCount, data: [...]});
+  // `type` "Warning" or "Normal" filters them ("" for all).
+  Result<Json> job_events(const std::string& user, const std::string& name,
+                          const std::string& type = {});
   Result<std::string> set_execution_type(const std::string& user, const std::string& name,
                                          const std::string& value);
   Result<std::string> add_tag(const std::string& user, const std::string& name,

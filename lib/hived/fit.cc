@@ -8,6 +8,7 @@
 
 #include "config/hived_model.h"
 #include "diag/diagnostic.h"
+#include "hived/why.h"
 #include "scheduler/hived.h"
 #include "scheduler/hived_state.h"
 #include "util/time.h"
@@ -174,18 +175,29 @@ util::Result<FitVerdict> fit(const LiveState& live, const scheduler::GroupReques
       s += (s.empty() ? "" : " ") + n + "[" + std::to_string(k) + "]";
     return s;
   };
+  auto before = scheduler::snapshot_hived(*policy);
   auto res = policy->schedule(request, false);
+  std::vector<std::string> victims;
   if (res.outcome == scheduler::Outcome::Waiting &&
       res.reason == "the placement needs preemption") {
     auto pre = policy->schedule(request, true);
-    if (pre.outcome == scheduler::Outcome::Preempting) res = pre;
+    if (pre.outcome == scheduler::Outcome::Preempting) {
+      res = pre;
+      for (const auto& x : res.victims) victims.push_back(x.group);
+    }
   }
+  WaitClassification why;
+  if (before && res.outcome != scheduler::Outcome::Bound)
+    why = classify_wait(*model, *before, policy->cluster(), request, res, victims);
   switch (res.outcome) {
     case scheduler::Outcome::Bound:
       v.kind = FitVerdict::Kind::Fits;
       v.reason = "fits now as cells (chain " + res.cell_chain + ": " + where(res) + ")";
       v.start_s = now_s;
       v.estimate = "now";
+      v.would_fit.kind = WouldFit::Kind::Now;
+      v.would_fit.at_s = now_s;
+      v.would_fit.text = "now";
       return v;
     case scheduler::Outcome::Preempting: {
       v.kind = FitVerdict::Kind::Preempts;
@@ -195,50 +207,57 @@ util::Result<FitVerdict> fit(const LiveState& live, const scheduler::GroupReques
       v.reason = "fits now by preempting lower-priority groups: " + list;
       v.start_s = now_s;
       v.estimate = "now, once the preempted groups are deleted";
+      v.reasons = why.reasons;
+      v.would_fit.kind = WouldFit::Kind::Now;
+      v.would_fit.at_s = now_s;
+      v.would_fit.event = "its victims are deleted";
+      v.would_fit.text = "now, once its victims are deleted";
       return v;
     }
     case scheduler::Outcome::Rejected:
       v.kind = FitVerdict::Kind::Rejected;
       v.reason = res.reason;
       v.estimate = "never: HiveD rejects the request";
+      v.reasons = why.reasons;
+      v.would_fit.kind = WouldFit::Kind::Never;
+      v.would_fit.change = why.change;
+      v.would_fit.text =
+          "never under this config" + (why.change.empty() ? std::string() : ": " + why.change);
       return v;
     case scheduler::Outcome::Waiting:
       break;
   }
   v.kind = FitVerdict::Kind::Waits;
   v.reason = res.reason;
+  v.reasons = why.reasons;
 
   // The start: release the running groups in the order of their expected ends.
-  std::vector<std::pair<double, std::string>> ends;
-  size_t unknown = 0;
-  for (const auto& g : live.groups) {
-    auto it = expected_end.find(g.name);
-    if (it == expected_end.end())
-      ++unknown;
-    else
-      ends.push_back({it->second, g.name});
+  ExpectedEnds e{expected_end, now_s};
+  std::vector<std::string> order;
+  order.reserve(live.groups.size());
+  for (const auto& g : live.groups) order.push_back(g.name);
+  v.would_fit = would_fit(*policy, request, why, e, order);
+  const WouldFit& w = v.would_fit;
+  v.released = static_cast<int32_t>(w.after_groups.size());
+  if (w.kind == WouldFit::Kind::At) {
+    v.start_s = w.at_s;
+    v.after_group = w.after_groups.back();
+    const double end = expected_end.at(v.after_group);
+    v.estimate =
+        "about " + util::format_utc(static_cast<std::time_t>(*v.start_s), "%Y-%m-%d %H:%M UTC") +
+        ", when " + v.after_group + (end <= now_s ? " (past its expected end)" : "") + " ends" +
+        (v.released > 1 ? " (the " + std::to_string(v.released) +
+                              " running groups expected to end first released)"
+                        : "");
+    return v;
   }
-  std::sort(ends.begin(), ends.end());
-  for (const auto& [end, name] : ends) {
-    if (!policy->release(name)) continue;
-    ++v.released;
-    auto r = policy->schedule(request, false);
-    if (r.outcome == scheduler::Outcome::Bound) {
-      v.start_s = std::max(now_s, end);
-      v.after_group = name;
-      v.estimate = "about " +
-                   util::format_utc(static_cast<std::time_t>(*v.start_s), "%Y-%m-%d %H:%M UTC") +
-                   ", when " + name + (end <= now_s ? " (past its expected end)" : "") + " ends" +
-                   (v.released > 1 ? " (the " + std::to_string(v.released) +
-                                         " running groups expected to end first released)"
-                                   : "");
-      return v;
-    }
-  }
-  if (ends.empty())
+  size_t known = 0;
+  for (const auto& g : live.groups) known += expected_end.count(g.name);
+  const size_t unknown = live.groups.size() - known;
+  if (known == 0)
     v.estimate = "unknown: no running group has an expected end";
   else if (unknown > 0)
-    v.estimate = "unknown: it does not fit when the " + std::to_string(ends.size()) +
+    v.estimate = "unknown: it does not fit when the " + std::to_string(known) +
                  " group(s) with an expected end have ended; " + std::to_string(unknown) +
                  " running group(s) have none";
   else

@@ -30,6 +30,7 @@
 
 #include "config/hived.h"
 #include "hived/live.h"
+#include "hived/reasons.h"
 #include "scheduler/policy.h"
 #include "util/result.h"
 
@@ -57,6 +58,9 @@ struct FitVerdict {
   int32_t released = 0;  // running groups released before it fits
   // How the estimate was made, or why it is unknown (one line).
   std::string estimate;
+  // Its reason codes, ranked (empty when it fits), and when it would run.
+  std::vector<Reason> reasons;
+  WouldFit would_fit;
 };
 std::string_view to_string(FitVerdict::Kind k);  // "fits", "preempts", "waits", "rejected"
 

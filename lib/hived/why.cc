@@ -64,6 +64,19 @@ Json why_others_json(const std::vector<RunningAnswer::Other>& others) {
 
 }  // namespace
 
+Reason preempting_reason(const RunningAnswer& a) {
+  std::vector<std::string> names;
+  for (const auto& o : a.waits_for) names.push_back(o.name);
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  if (list.empty()) list = "the groups on its cells";
+  Reason r;
+  r.code = ReasonCode::WaitingForPreemption;
+  r.detail = "HiveD placed it and chose its victims: " + list;
+  r.hint = fill_hint(reason_info(r.code).hint, {{"victims", list}});
+  return r;
+}
+
 std::string to_text(const RunningAnswer& a, bool wide) {
   const AffinityGroup& gr = a.group;
   std::string text;
@@ -93,6 +106,7 @@ std::string to_text(const RunningAnswer& a, bool wide) {
   if (gr.state == "Preempting")
     text += "  it waits for the groups on its cells to be deleted (preemption in progress)" +
             (a.waits_for.empty() ? std::string() : ": " + why_others_text(a.waits_for)) + "\n";
+  if (gr.state == "Preempting") text += reasons_block({preempting_reason(a)}, WouldFit{}, false);
   if (gr.state == "BeingPreempted")
     text += "  a higher-priority group is taking its cells: it is about to be deleted" +
             (a.taken_by.empty() ? std::string() : " (by " + why_others_text(a.taken_by) + ")") +
@@ -119,7 +133,15 @@ std::string to_text(const RunningAnswer& a, bool wide) {
 Json to_json(const RunningAnswer& a) {
   Json j = group_summary_json(a.group);
   j["running"] = true;
-  if (a.group.state == "Preempting") j["waitsFor"] = why_others_json(a.waits_for);
+  if (a.group.state == "Preempting") {
+    j["waitsFor"] = why_others_json(a.waits_for);
+    j["reason"] = to_json(preempting_reason(a));
+    WouldFit w;
+    w.kind = WouldFit::Kind::Now;
+    w.event = "its victims are deleted";
+    w.text = "now, once its victims are deleted";
+    j["wouldFit"] = to_json(w);
+  }
   if (a.group.state == "BeingPreempted") j["preemptedBy"] = why_others_json(a.taken_by);
   j["explanation"] = to_text(a, false);
   return j;
@@ -193,7 +215,8 @@ std::string why_needs_text(const std::vector<CellNeed>& needs) {
 util::Result<WaitingAnswer> judge_waiting(const std::string& name,
                                           const scheduler::GroupRequest& req,
                                           const std::string& source,
-                                          const config::HivedModel& model, const LiveState& live) {
+                                          const config::HivedModel& model, const LiveState& live,
+                                          const ExpectedEnds& ends) {
   auto made = scheduler::make_hived_policy(model);
   if (!made.ok()) return std::move(made).error();
   auto policy = std::move(*made);
@@ -296,7 +319,35 @@ util::Result<WaitingAnswer> judge_waiting(const std::string& name,
       a.verdict = WaitVerdict::Waits;
       break;
   }
+  // The codes and when it would run.
+  if (a.verdict == WaitVerdict::Fits) {
+    a.would_fit.kind = WouldFit::Kind::Now;
+    a.would_fit.at_s = ends.now_s;
+    a.would_fit.event = "now";
+    a.would_fit.text = "now";
+    return a;
+  }
+  if (!before) return a;
+  auto why = classify_wait(model, *before, shape, req, res, a.victims);
+  a.reasons = why.reasons;
+  std::vector<std::string> order;
+  order.reserve(live.groups.size());
+  for (const auto& g : live.groups) order.push_back(g.name);
+  a.would_fit = would_fit(*policy, req, why, ends, order);
   return a;
+}
+
+std::string reasons_block(const std::vector<Reason>& reasons, const WouldFit& w, bool waits) {
+  std::string text;
+  for (size_t i = 0; i < reasons.size(); ++i) {
+    const ReasonInfo& info = reason_info(reasons[i].code);
+    text += std::string(i == 0 ? "  reason: " : "  also:   ") + std::string(info.name) + " (tier " +
+            std::to_string(info.tier) + ", " + std::string(info.title) + "): " + reasons[i].detail +
+            "\n";
+    if (!reasons[i].hint.empty()) text += "    hint: " + reasons[i].hint + "\n";
+  }
+  if (waits && !w.text.empty()) text += "  wouldFit: " + w.text + "\n";
+  return text;
 }
 
 std::string to_text(const WaitingAnswer& a, bool wide) {
@@ -336,6 +387,7 @@ std::string to_text(const WaitingAnswer& a, bool wide) {
               " physical node(s) of those chains are bad: " + list + "\n";
     }
   }
+  text += reasons_block(a.reasons, a.would_fit, a.verdict != WaitVerdict::Fits);
   if (wide) {
     // What was judged, and where it came from.
     text += "  request: " + members_text(req) + " in VC " + req.virtual_cluster + " at priority " +
@@ -359,10 +411,15 @@ Json to_json(const WaitingAnswer& a) {
                              {"cellLeafCells", n.leaves}});
   Json held = Json::array();
   for (const auto& [grp, prio] : a.held_by) held.push_back({{"group", grp}, {"priority", prio}});
+  Json reasons = Json::array();
+  for (const auto& r : a.reasons) reasons.push_back(to_json(r));
   return {{"name", a.name},
           {"running", false},
           {"verdict", std::string(to_string(a.verdict))},
-          {"reason", a.reason},
+          {"reason", a.reasons.empty() ? Json(nullptr) : to_json(a.reasons.front())},
+          {"reasons", reasons},
+          {"wouldFit", to_json(a.would_fit)},
+          {"schedulerReason", a.reason},
           {"vcGuaranteedCells", a.vc_cells},
           {"vcBoundCells", a.vc_bound},
           {"cellsPerPod", cells_per_pod},

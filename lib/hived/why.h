@@ -21,6 +21,8 @@
 #include "config/hived_model.h"
 #include "hived/inspect.h"
 #include "hived/live.h"
+#include "hived/reasons.h"
+#include "scheduler/hived_state.h"
 #include "scheduler/policy.h"
 #include "util/result.h"
 
@@ -48,7 +50,10 @@ RunningAnswer explain_running(const AffinityGroup& group,
 // Where it runs, its guarantee, lazy preemption, preemption in progress;
 // `wide` adds its leaf cells per virtual cell and its pods.
 std::string to_text(const RunningAnswer& a, bool wide);
-// group_summary_json + "running": true + "explanation" (the text without wide).
+// A preempting group's code: WaitingForPreemption, naming its victims.
+Reason preempting_reason(const RunningAnswer& a);
+// group_summary_json + "running": true + "explanation" (the text without wide);
+// a preempting group also "reason" and "wouldFit".
 Json to_json(const RunningAnswer& a);
 
 // --- a waiting group ------------------------------------------------------------------
@@ -89,6 +94,17 @@ struct WaitingAnswer {
   // What it was judged on.
   int64_t restored_groups = 0;
   int64_t live_bad_nodes = 0;
+  // Its reason codes, ranked (reasons.h; empty when it fits now), and when it
+  // would run.
+  std::vector<Reason> reasons;
+  WouldFit would_fit;
+};
+
+// When the running groups are expected to end: group name -> epoch seconds
+// (groups not in it never end for wouldFit), and the judging time.
+struct ExpectedEnds {
+  std::map<std::string, double> by_group;
+  double now_s = 0;
 };
 
 // Replays `request` on `live` with `model` as HiveD's config. An error when the
@@ -96,12 +112,44 @@ struct WaitingAnswer {
 util::Result<WaitingAnswer> judge_waiting(const std::string& name,
                                           const scheduler::GroupRequest& request,
                                           const std::string& source,
-                                          const config::HivedModel& model, const LiveState& live);
+                                          const config::HivedModel& model, const LiveState& live,
+                                          const ExpectedEnds& ends = {});
 // The verdict in cells; `wide` adds the request and what it was judged on.
 std::string to_text(const WaitingAnswer& a, bool wide);
-// {"name","running":false,"verdict","reason","vcGuaranteedCells","vcBoundCells",
-//  "cellsPerPod","heldBy","badNodes","victims","explanation","request"}
+// {"name","running":false,"verdict","reason" (the first code: reasons.h's
+//  {"code","family","tier","title","detail","hint"}, null when it fits),"reasons",
+//  "wouldFit","schedulerReason" (the algorithm's words),"vcGuaranteedCells",
+//  "vcBoundCells","cellsPerPod","heldBy","badNodes","victims","explanation","request"}
 Json to_json(const WaitingAnswer& a);
+
+// --- reason codes ------------------------------------------------------------------------
+
+struct WaitClassification {
+  std::vector<Reason> reasons;  // ranked
+  std::string needs;            // "1 more V100-NODE cell(s) in chain V100-RACK"
+  std::string change;           // for a request that never fits: what to change
+  std::vector<std::string> doomed_nodes;
+  std::map<std::string, int32_t> held_by;
+};
+// The codes of `res` (the request's result on state `s` of a policy on `model`);
+// `victims`: the groups a placement would preempt.
+WaitClassification classify_wait(const config::HivedModel& model, const scheduler::HivedState& s,
+                                 const scheduler::ClusterShape& shape,
+                                 const scheduler::GroupRequest& req,
+                                 const scheduler::ScheduleResult& res,
+                                 const std::vector<std::string>& victims);
+
+// wouldFit of a request that waits on `policy` (restored from the live
+// state): the running groups with an expected end are released in the order
+// of their ends, the request tried after each; then, when it still waits,
+// `bad` nodes made healthy. Changes the policy.
+WouldFit would_fit(scheduler::Policy& policy, const scheduler::GroupRequest& req,
+                   const WaitClassification& why, const ExpectedEnds& ends,
+                   const std::vector<std::string>& group_order);
+
+// "  reason: CODE (tier N, title): detail\n    hint: ...\n  also: ...\n  wouldFit: ...\n"
+// (wouldFit only when `waits`).
+std::string reasons_block(const std::vector<Reason>& reasons, const WouldFit& w, bool waits);
 
 // "2 pod(s) of 8 GPUs" / "1 pod(s) of 8 GPUs and 2 pod(s) of 4 GPUs"
 std::string members_text(const scheduler::GroupRequest& request);

@@ -154,6 +154,8 @@ CellVerdict cell_verdict(const CellVerdictInput& in, hived::Client& hived, api::
   v.reason = fit->reason;
   v.start_s = fit->start_s;
   v.estimate = fit->estimate;
+  v.reasons = fit->reasons;
+  v.would_fit = fit->would_fit;
   return v;
 }
 

@@ -211,6 +211,8 @@ Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts) {
     bool rejected = cv.verdict == "rejected";
     add("cells", !rejected,
         (rejected ? "HiveD rejects the job: " : "HiveD on the live state: " + cv.verdict + ": ") +
+            (cv.reasons.empty() ? std::string()
+                                : std::string(hived::to_string(cv.reasons.front().code)) + ": ") +
             cv.reason);
     e.fits_now = cv.verdict == "fits" || cv.verdict == "preempts";
     e.start_s = cv.start_s;
@@ -223,8 +225,11 @@ Evaluation evaluate(const JobRequest& job, const ClusterFacts& facts) {
         break;
       }
   } else if (e.cells && e.cells->known) {
-    e.reason = (e.fits_now ? "" : "would wait: ") + e.cells->reason +
-               (e.fits_now ? "" : "; start " + e.cells->estimate);
+    e.reason = (e.fits_now ? "" : "would wait: ") +
+               (e.fits_now || e.cells->reasons.empty()
+                    ? std::string()
+                    : std::string(hived::to_string(e.cells->reasons.front().code)) + ": ") +
+               e.cells->reason + (e.fits_now ? "" : "; start " + e.cells->estimate);
   } else {
     e.reason = e.fits_now ? "fits now (free " +
                                 describe_request(e.free.gpu, e.free.cpu, e.free.memory_mb) + ")"

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "api/client.h"
+#include "hived/reasons.h"
 #include "job/job_file.h"
 
 namespace pai::job {
@@ -48,6 +49,10 @@ struct CellVerdict {
   std::string reason;             // one line
   std::optional<double> start_s;  // estimated start, epoch seconds
   std::string estimate;           // how the start was estimated, or why it is unknown
+  // A verdict other than fits: its reason codes, ranked (lib/hived/reasons.h);
+  // and when it would run.
+  std::vector<hived::Reason> reasons;
+  std::optional<hived::WouldFit> would_fit;
 };
 
 // What paictl learned about one cluster for one job.

@@ -64,6 +64,7 @@ json_check "[e['cluster'] for e in d['decision']] == ['cloud', 'lab'] and d['tar
 json_check "[e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['verdict'] == 'waits' and not [e for e in d['decision'] if e['cluster'] == 'lab'][0]['fitsNow']" "on lab the gang waits as cells although research's totals have 20 free GPUs"
 json_check "[e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['estimatedStart'] == '$(start_at 3)'" "lab's estimate: bob~train's launch + 3 h (bob's median run time)"
 json_check "'when bob~train/default ends' in [e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['estimate']" "the estimate names the group it waits for"
+json_check "[e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['reasonCode']['code'] == 'VCQuotaExhausted' and [e for e in d['decision'] if e['cluster'] == 'lab'][0]['hived']['wouldFit']['kind'] == 'at'" "lab's verdict carries its reason code and wouldFit"
 json_check "[e for e in d['decision'] if e['cluster'] == 'cloud'][0]['hived']['known'] is False and 'no HiveD inspect API' in [e for e in d['decision'] if e['cluster'] == 'cloud'][0]['hived']['reason']" "cloud has no HiveD: ranked by VC totals, and it says so"
 
 run job submit "$TMP/gang.yaml" --cluster auto --dry-run --expected-duration 2h -o json
@@ -86,6 +87,7 @@ run job submit "$TMP/gang.yaml" --cluster auto --explain
 expect_rc 0 "auto submit with --explain"
 expect_err "--cluster auto chose cloud" "the gang goes to cloud"
 expect_err "CELLS" "--explain prints the ranking"
+expect_err "would wait: VCQuotaExhausted: " "--explain gives lab's reason code"
 # hived why JOB: a job HiveD holds no group for is judged from its config on the
 # cluster, as the rest-server asks HiveD for it: the gang alice~gang/default of
 # 5 pods x 4 GPUs in research at priority 10 (test) waits as the dry runs said.
@@ -98,9 +100,31 @@ json_check "d['name'] == 'alice~gang/default' and d['running'] is False and d['v
 json_check "d['request']['members'] == [{'podNumber': 5, 'leafCellNumber': 4}] and d['request']['priority'] == 10 and d['request']['virtualCluster'] == 'research'" "the request as the rest-server makes it: 5 pods of 4 leaf cells, priority 10, in research"
 json_check "'alice~gang' in d['request']['source'] and 'WAITING' in d['request']['source']" "it says where the request came from"
 json_check "[h['group'] for h in d['heldBy']] == ['bob~train/default']" "research's bound cell is bob~train's"
+json_check "d['reason']['code'] == 'VCQuotaExhausted' and 'bob~train/default (50)' in d['reason']['detail']" "research's V100 cells: VCQuotaExhausted, bob~train's cell named"
+json_check "d['wouldFit']['kind'] == 'at' and d['wouldFit']['at'] == '$(start_at 3)' and d['wouldFit']['event'] == 'bob~train/default ends'" "wouldFit: when bob~train ends (its launch + bob's median 3 h)"
 run hived why gang --cluster lab
 expect_rc 0 "why of a waiting job as text"
 expect_out "alice~gang/default waits" "the text names the job's group"
+expect_out "  reason: VCQuotaExhausted (tier 5" "the text has the code"
+expect_out "  wouldFit: needs 1 more V100-NODE cell(s) in chain V100-RACK; frees about " "and wouldFit"
+# job status of the waiting job: the same code and wouldFit; then the pods'
+# events say the kube-scheduler refuses them (a taint), which ranks first.
+run job status gang --cluster lab
+expect_rc 0 "job status of a waiting job"
+expect_out "Waits:       VCQuotaExhausted (tier 5, hived): " "job status gives HiveD's code"
+expect_out "Would fit:   needs 1 more V100-NODE cell(s) in chain V100-RACK; frees about " "and wouldFit"
+"$PY" - "$LAB_URI/__control/jobs/alice~gang" <<'PY'
+import json, sys, urllib.request
+ev = [{"type": "Warning", "reason": "FailedScheduling", "taskroleName": "worker", "taskIndex": 0,
+       "lastTimestamp": "2030-01-01T00:00:00Z",
+       "message": "0/10 nodes are available: 10 node(s) had untolerated taint {dedicated: infer}. preemption: 0/10 nodes are available: 10 Preemption is not helpful for scheduling."}]
+urllib.request.urlopen(urllib.request.Request(sys.argv[1], json.dumps({"events": ev}).encode(), {"Content-Type": "application/json"}, method="POST"))
+PY
+run job status gang --cluster lab -o json
+expect_rc 0 "job status -o json of a waiting job with a FailedScheduling event"
+json_check "[r['code'] for r in d['waiting']['reasons']] == ['KubeUnschedulable', 'VCQuotaExhausted'] and d['waiting']['reason']['family'] == 'kube'" "the kube-scheduler's reason ranks before HiveD's, in its own family"
+json_check "'taints: 10 node(s) had untolerated taint {dedicated: infer}' in d['waiting']['reason']['hint']" "its hint names the taint"
+json_check "d['waiting']['wouldFit']['kind'] == 'at'" "HiveD's wouldFit stays"
 run hived why bob~train --cluster lab
 expect_rc 0 "why of a running job by its name"
 expect_out "bob~train/default is Allocated in VC research at priority 50" "the job's group, where it runs"

@@ -76,6 +76,7 @@ expect_rc 2 "facts that are not there"
 
 # --- every command in every output format ------------------------------------------------
 # -o yaml: the same document as -o json; -o wide: what the table leaves out.
+# (hivedWhy is at v2: reason codes, docs/hived.md#reason-codes.)
 WHY="--config $CFG --vc prod --priority 100 --gpus 8 --leaf-type V100"
 for c in "status hivedStatus" "groups hivedGroup" "cells hivedCells" "why:infer-c hivedWhy" \
          "why:big-wait hivedWhy" "drift:$CFG hivedDrift" "diff:$CFG:$SCEN/lab-moved.yaml hivedDiff"; do
@@ -88,7 +89,7 @@ for c in "status hivedStatus" "groups hivedGroup" "cells hivedCells" "why:infer-
   if [ "$RC" -le 1 ] && "$PY" -c "
 import sys, yaml
 d = yaml.safe_load(open(sys.argv[1]))
-sys.exit(0 if d['apiVersion'] == 'paictl.' + sys.argv[2] + '/v1' else 1)
+sys.exit(0 if d['apiVersion'] == 'paictl.' + sys.argv[2] + ('/v2' if sys.argv[2] == 'hivedWhy' else '/v1') else 1)
 " "$OUT" "$kind"; then pass "hived $* -o yaml: a $kind document"; else fail "hived $* -o yaml"; sed 's/^/  | /' "$OUT" "$ERR" >&2; fi
 done
 run hived status --hived "$URL" -o wide

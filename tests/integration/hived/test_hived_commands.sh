@@ -75,12 +75,15 @@ expect_err "--vc VC --priority P" "the hint asks for the request"
 run hived why big-wait --hived "$URL" --config "$SCEN/lab-hived.yaml" --vc prod --priority 100 --gpus 8 --leaf-type V100 -o json
 expect_rc 0 "why of a waiting group"
 schema_check hivedWhy "hived why -o json (waiting)"
-json_check "d['verdict'] == 'waits' and 'insufficient capacity' in d['reason']" "it waits for capacity in prod"
+# hivedWhy/v2: the algorithm's words are schedulerReason (v1's reason); reason is the code.
+json_check "d['verdict'] == 'waits' and 'insufficient capacity' in d['schedulerReason']" "it waits for capacity in prod"
+json_check "d['apiVersion'] == 'paictl.hivedWhy/v2' and d['reason']['code'] == 'VCQuotaExhausted' and d['reason']['tier'] == 5 and [r['code'] for r in d['reasons']] == ['VCQuotaExhausted']" "prod's cells are all bound: VCQuotaExhausted"
+json_check "d['wouldFit']['kind'] == 'unknown' and d['wouldFit']['needs'] == '1 more V100-NODE cell(s) in chain V100-RACK'" "wouldFit: no expected ends without a cluster, and the cell it lacks"
 json_check "d['vcGuaranteedCells'] == 4 and d['vcBoundCells'] == 4" "all 4 of prod's node cells are bound"
 # The server's replay left big-wait waiting with the scheduler's own reason; why,
 # which rebuilds the state from HiveD's answers alone, finds the same one.
 WAITING=$("$PY" -c "import json, sys, urllib.request; print([w['reason'] for w in json.load(urllib.request.urlopen(sys.argv[1])) if w['group'] == 'big-wait'][0])" "$URL/__control/waiting")
-json_check "d['reason'] == '$WAITING' and d['reason'].startswith('insufficient capacity')" "why's reason is the one the scheduler gave when the stream was replayed"
+json_check "d['schedulerReason'] == '$WAITING' and d['schedulerReason'].startswith('insufficient capacity')" "why's reason is the one the scheduler gave when the stream was replayed"
 json_check "d['cellsPerPod'] == [{'leafCellNumber': 8, 'chain': 'V100-RACK', 'cellType': 'V100-NODE', 'cellLeafCells': 8}]" "the pod of 8 GPUs needs a whole V100-NODE cell"
 json_check "'needs 1 pod(s) of 8 GPUs at priority 100 (a pod of 8 GPUs takes a whole V100-NODE cell of chain V100-RACK); of its 4 guaranteed V100-NODE cells, 4 are bound to running groups: train-a (300), train-b (300), urgent (200)' in d['explanation']" "the reason in cells"
 json_check "[h['group'] for h in d['heldBy']] == ['train-a', 'train-b', 'urgent']" "held by train-a, train-b and urgent"
@@ -91,6 +94,7 @@ run hived why new-4 --hived "$URL" --config "$SCEN/lab-hived.yaml" --vc research
 expect_rc 0 "why of a group that preempts"
 schema_check hivedWhy "hived why -o json (preempts)"
 json_check "d['verdict'] == 'preempts' and d['victims'] == ['k-1']" "a 4-GPU K80 group of research at 50 preempts k-1"
+json_check "d['reason']['code'] == 'WaitingForPreemption' and d['wouldFit']['kind'] == 'now'" "a preempting placement: WaitingForPreemption, it runs once k-1 is gone"
 # An opportunistic one fits on the free k2.
 run hived why opp-4 --hived "$URL" --config "$SCEN/lab-hived.yaml" --vc research --priority -1 --gpus 4 --leaf-type K80 -o json
 expect_rc 0 "why of a group that fits"

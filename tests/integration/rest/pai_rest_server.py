@@ -84,7 +84,7 @@ class State:
                                 j.get("taskRoles", {"tr": 1}), j.get("config", ""), j.get("gpus", 1), submitted)
             job["tags"] = list(j.get("tags", []))
             for key in ("launchDelayMs", "runMs", "taskCreatedDelayMs", "exitType", "exitPhrase",
-                        "exitTriggerMessage", "exitMessages"):
+                        "exitTriggerMessage", "exitMessages", "events"):
                 if key in j:
                     job[key] = j[key]
             job["exitCode"] = j.get("exitCode")
@@ -383,6 +383,8 @@ class Handler(BaseHTTPRequestHandler):
                     job["exitCode"] = data["exitCode"]
                 if "retries" in data:
                     job["retries"] = data["retries"]
+                if "events" in data:  # the Kubernetes events of its pods (GET .../events)
+                    job["events"] = data["events"]
                 return self._send(200, {"ok": True, "job": {k: v for k, v in job.items() if k not in ("config", "procs")}})
             if path == "/__control/run-tasks":
                 st.run_tasks = bool(data.get("enabled", True))
@@ -645,6 +647,11 @@ class Handler(BaseHTTPRequestHandler):
                 return self._send(200, detail)
             if rest == "/config" and m == "GET":
                 return self._send(200, job["config"], "text/yaml; charset=utf-8")
+            if rest == "/events" and m == "GET":
+                # REST v2: the Kubernetes events of the job's pods, ?type=Warning|Normal.
+                events = [e for e in job.get("events", [])
+                          if not query.get("type") or e.get("type") == query["type"]]
+                return self._send(200, {"totalCount": len(events), "data": events})
             if rest == "/executionType" and m == "PUT":
                 try:
                     value = json.loads(body or b"{}").get("value")
