@@ -45,8 +45,8 @@ struct HealthOptions {
 
 // The facts: from --facts DIR, or collected over SSH.
 Step<std::map<std::string, pai::facts::HostFacts>> health_facts(const HealthOptions& o,
-                                                                 const Globals& g,
-                                                                 std::string& from) {
+                                                                const Globals& g,
+                                                                std::string& from) {
   std::map<std::string, pai::facts::HostFacts> facts;
   if (!o.facts.empty()) {
     pai::diag::List dl;
@@ -118,10 +118,14 @@ int run_health(const HealthOptions& ho, const Globals& g) {
     }
     Json kinds = Json::object();
     for (const auto& [k, n] : rep.kinds) kinds[k] = n;
-    doc = {{"cluster", dir},           {"factsFrom", from},
-           {"gpuHosts", rep.gpu_hosts}, {"checked", rep.checked},
-           {"withoutFacts", rep.without_facts}, {"drivers", rep.drivers},
-           {"kinds", kinds},           {"candidates", cands}};
+    doc = {{"cluster", dir},
+           {"factsFrom", from},
+           {"gpuHosts", rep.gpu_hosts},
+           {"checked", rep.checked},
+           {"withoutFacts", rep.without_facts},
+           {"drivers", rep.drivers},
+           {"kinds", kinds},
+           {"candidates", cands}};
   } else {
     Table t({{"NODE"}, {"SKU"}, {"FINDING"}, {"WHAT"}, {"HINT", true}});
     for (const auto& c : rep.candidates)
@@ -131,13 +135,14 @@ int run_health(const HealthOptions& ho, const Globals& g) {
       }
     std::string text;
     if (!rep.candidates.empty()) text += render_table(t, wide) + "\n";
-    text += std::to_string(rep.gpu_hosts) + " GPU workers, facts of " +
-            std::to_string(rep.checked) + " (" + from + "): " +
-            (rep.candidates.empty()
-                 ? std::string("no quarantine candidate")
-                 : std::to_string(rep.candidates.size()) + " quarantine candidate" +
-                       (rep.candidates.size() == 1 ? "" : "s") + (wide ? "" : " (hints with -o wide)")) +
-            "\n";
+    text +=
+        std::to_string(rep.gpu_hosts) + (rep.gpu_hosts == 1 ? " GPU worker" : " GPU workers") +
+        ", facts of " + std::to_string(rep.checked) + " (" + from + "): " +
+        (rep.candidates.empty() ? std::string("no quarantine candidate")
+                                : std::to_string(rep.candidates.size()) + " quarantine candidate" +
+                                      (rep.candidates.size() == 1 ? "" : "s") +
+                                      (wide ? "" : " (hints with -o wide)")) +
+        "\n";
     if (!rep.without_facts.empty())
       text += "no facts of " + pai::util::join(rep.without_facts, ", ") + "\n";
     out_printf("%s", text.c_str());
@@ -194,8 +199,9 @@ void complete_health(HealthOptions& o) {
 
 void validate_health(const HealthOptions& o, Usage& u) {
   validate_install(o.install, "hived health", u);
-  u.error_if(o.facts.empty() == !o.collect, "hived health needs --facts DIR or --collect (one)",
-             "paictl hived health CLUSTER_DIR --facts DIR, or --collect to read the hosts over SSH");
+  u.error_if(
+      o.facts.empty() == !o.collect, "hived health needs --facts DIR or --collect (one)",
+      "paictl hived health CLUSTER_DIR --facts DIR, or --collect to read the hosts over SSH");
   for (const auto& d : o.drivers) {
     auto eq = d.find('=');
     u.error_if(eq == std::string::npos || eq == 0 || eq + 1 == d.size(),
@@ -215,9 +221,9 @@ void build_hived_health(Flags& cmd, Globals& g) {
   add_install_flags(cmd, o->install, g, false, false);
   cmd.get_option("--dry-run")
       ->description("With --quarantine: show the quarantine's effect, and change nothing");
-  for (const char* name : {"--wait", "--ignore-check-errors", "--print-script", "--arm-endpoint",
-                           "--authority-host", "--ca-file", "--docker-data-root", "--registry",
-                           "--yes"})
+  for (const char* name :
+       {"--wait", "--ignore-check-errors", "--print-script", "--arm-endpoint", "--authority-host",
+        "--ca-file", "--docker-data-root", "--registry", "--yes"})
     cmd.get_option(name)->group("");
   cmd.add_option("--facts", o->facts,
                  "Host facts (paictl facts collect --out DIR; or host directories with gpus.csv, "

@@ -122,13 +122,12 @@ void build_quarantine_command(Flags& cmd, Globals& g, bool release) {
       ->description(release ? "Show what release would undo, and change nothing"
                             : "Show the effect (the VCs' doomed cells, the running groups on the "
                               "nodes), and change nothing");
-  for (const char* name : {"--wait", "--ignore-check-errors", "--print-script", "--arm-endpoint",
-                           "--authority-host", "--ca-file", "--docker-data-root", "--registry",
-                           "--yes"})
+  for (const char* name :
+       {"--wait", "--ignore-check-errors", "--print-script", "--arm-endpoint", "--authority-host",
+        "--ca-file", "--docker-data-root", "--registry", "--yes"})
     cmd.get_option(name)->group("");
   if (!release) {
-    cmd.add_option("--reason", o->reason,
-                   "Why (kept in the node's annotation with who and when)")
+    cmd.add_option("--reason", o->reason, "Why (kept in the node's annotation with who and when)")
         ->type_name("TEXT");
     cmd.add_flag("--drain", o->drain,
                  "Drain the nodes after the cordon (their running groups' pods are evicted; "
@@ -161,7 +160,11 @@ void build_quarantine_command(Flags& cmd, Globals& g, bool release) {
 
 }  // namespace
 
-void build_hived_quarantine(Flags& cmd, Globals& g) { build_quarantine_command(cmd, g, false); }
-void build_hived_release(Flags& cmd, Globals& g) { build_quarantine_command(cmd, g, true); }
+void build_hived_quarantine(Flags& cmd, Globals& g) {
+  build_quarantine_command(cmd, g, false);
+}
+void build_hived_release(Flags& cmd, Globals& g) {
+  build_quarantine_command(cmd, g, true);
+}
 
 }  // namespace paictl

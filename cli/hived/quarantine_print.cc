@@ -26,7 +26,8 @@ std::string quarantine_plan_text(const pai::deploy::QuarantinePlan& p) {
   std::string s;
   s += std::string(r.release ? "hived release" : "hived quarantine") + ": " +
        std::to_string(p.nodes.size()) + (p.nodes.size() == 1 ? " node" : " nodes") +
-       (r.release ? "" : ", by " + r.by + (r.reason.empty() ? "" : ", reason \"" + r.reason + "\"")) +
+       (r.release ? ""
+                  : ", by " + r.by + (r.reason.empty() ? "" : ", reason \"" + r.reason + "\"")) +
        "; effect from " + p.hived_source + "\n";
   Table t({{"NODE"}, {"ACTION"}, {"WHY"}});
   for (const auto& n : p.nodes)
@@ -37,9 +38,13 @@ std::string quarantine_plan_text(const pai::deploy::QuarantinePlan& p) {
   if (e.nodes.empty()) return s;
   std::string nodes = pai::util::join(e.nodes, ", ");
   if (!e.doomed.empty()) {
-    s += "\n" + std::string(r.release ? "Healthy again, " : "Bad in HiveD, ") + nodes + " (" +
-         std::to_string(e.leaves) + " leaf cells) change the VCs' doomed bad cells:\n";
-    Table d({{"VC"}, {"CHAIN"}, {"CELL TYPE"}, {"DOOMED", false, true}, {"LEAVES", false, true},
+    s += "\nWith " + nodes + (r.release ? " healthy again" : " bad in HiveD") + " (" +
+         std::to_string(e.leaves) + " leaf cells), the VCs' doomed bad cells change:\n";
+    Table d({{"VC"},
+             {"CHAIN"},
+             {"CELL TYPE"},
+             {"DOOMED", false, true},
+             {"LEAVES", false, true},
              {"OF GUARANTEED", false, true}});
     for (const auto& x : e.doomed)
       d.add({x.vc, x.chain, x.cell_type,
@@ -48,20 +53,23 @@ std::string quarantine_plan_text(const pai::deploy::QuarantinePlan& p) {
              std::to_string(x.guaranteed_leaves)});
     s += render_table(d);
   } else {
-    s += "\n" + std::string(r.release ? "Healthy again, " : "Bad in HiveD, ") + nodes + " (" +
-         std::to_string(e.leaves) + " leaf cells) change no VC's doomed bad cells" +
-         (r.release ? "" : " (HiveD's free healthy cells still fit every VC's free guarantee)") +
-         "\n";
+    s += "\nWith " + nodes + (r.release ? " healthy again" : " bad in HiveD") + " (" +
+         std::to_string(e.leaves) + " leaf cells), no VC's doomed bad cells change" +
+         (r.release ? "" : " (the healthy free cells still fit every VC's free guarantee)") + "\n";
   }
   if (!r.release) {
     if (e.groups.empty()) {
-      s += "No running group on " + nodes + ".\n";
+      s += "\nNo running group on " + nodes + ".\n";
     } else {
       s += "\nRunning groups on " + nodes +
            (r.drain ? " (--drain evicts their pods there):\n"
                     : " (they keep running; --drain evicts them):\n");
-      Table g({{"GROUP"}, {"VC"}, {"PRIORITY", false, true}, {"GPUS HERE", false, true},
-               {"OF", false, true}, {"NODES"}});
+      Table g({{"GROUP"},
+               {"VC"},
+               {"PRIORITY", false, true},
+               {"GPUS HERE", false, true},
+               {"OF", false, true},
+               {"NODES"}});
       for (const auto& x : e.groups)
         g.add({x.name, x.vc, std::to_string(x.priority), std::to_string(x.leaves),
                std::to_string(x.gpus), pai::util::join(x.nodes, ",")});

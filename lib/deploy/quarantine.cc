@@ -205,17 +205,18 @@ UseCaseResult<QuarantinePlan> plan_quarantine(const QuarantineRequest& request,
   if (!unknown.empty()) {
     std::string hint = "kubectl get nodes lists " +
                        (names.empty() ? std::string("no node") : util::join(names, ", "));
-    UseCaseError u = input_error(util::join(unknown, ", ") +
-                                     (unknown.size() == 1 ? " is" : " are") +
-                                     " not a node of the cluster",
-                                 hint);
+    UseCaseError u =
+        input_error(util::join(unknown, ", ") + (unknown.size() == 1 ? " is" : " are") +
+                        " not a node of the cluster",
+                    hint);
     u.about = UseCaseError::About::UnknownHost;
     return u;
   }
 
   // The effect, on HiveD's live state.
   if (request.hived.empty()) {
-    p.hived_source = "no --hived URL and no hived_url in config.yaml: the effect on HiveD is not known";
+    p.hived_source =
+        "no --hived URL and no hived_url in config.yaml: the effect on HiveD is not known";
     return p;
   }
   std::unique_ptr<http::Client> own;
@@ -261,11 +262,11 @@ QuarantineOutcome apply_quarantine(const QuarantinePlan& p, const Callbacks& cb)
     for (const auto& n : p.nodes)
       if (n.action == QuarantineNode::Action::Refused) why.push_back(n.node + ": " + n.why);
     o.end = QuarantineOutcome::End::Refused;
-    o.error = other_error(
-        "refusing: " + util::join(why, "; "),
-        p.request.release ? std::string()
-                          : "left as it is; its owner releases it (paictl hived release, or "
-                            "kubectl uncordon), then quarantine it again");
+    o.error = other_error("refusing: " + util::join(why, "; "),
+                          p.request.release
+                              ? std::string()
+                              : "left as it is; its owner releases it (paictl hived release, or "
+                                "kubectl uncordon), then quarantine it again");
     return o;
   }
   if (p.request.dry_run) {
@@ -282,8 +283,8 @@ QuarantineOutcome apply_quarantine(const QuarantinePlan& p, const Callbacks& cb)
     auto x = run_on_master(*transport, master, p.node_script(n));
     if (!x.ok() || x.exit_status != 0) {
       if (!o.error)
-        o.error = remote_error((p.request.release ? "releasing " : "quarantining ") + n.node + ": " +
-                               quarantine_failure(x));
+        o.error = remote_error((p.request.release ? "releasing " : "quarantining ") + n.node +
+                               ": " + quarantine_failure(x));
       continue;
     }
     o.changed.push_back(n.node);
@@ -353,9 +354,12 @@ DocJson quarantine_json(const QuarantinePlan& p, const QuarantineOutcome* o) {
                         {"leaves", g.leaves},
                         {"gpus", g.gpus},
                         {"keepsRunning", r.release || !r.drain}});
-    doc["effect"] = {{"nodes", e.nodes},         {"unknownNodes", e.unknown_nodes},
-                     {"alreadyBad", e.already_bad}, {"leaves", e.leaves},
-                     {"doomed", doomed},         {"groups", groups}};
+    doc["effect"] = {{"nodes", e.nodes},
+                     {"unknownNodes", e.unknown_nodes},
+                     {"alreadyBad", e.already_bad},
+                     {"leaves", e.leaves},
+                     {"doomed", doomed},
+                     {"groups", groups}};
   }
   if (o) {
     DocJson out = {{"end", to_string(o->end)}, {"changed", o->changed}};

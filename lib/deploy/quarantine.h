@@ -42,10 +42,10 @@ struct QuarantineRequest {
   std::vector<std::string> nodes;  // Kubernetes node names (duplicates dropped)
   bool release = false;            // release instead of quarantine
   std::string reason;
-  bool drain = false;       // kubectl drain after the cordon (the running groups' pods go)
-  std::string by;           // who: USER@HOST
-  std::string at;           // when: RFC3339
-  std::string hived;        // HiveD's inspect API, "" : no preview of the effect
+  bool drain = false;  // kubectl drain after the cordon (the running groups' pods go)
+  std::string by;      // who: USER@HOST
+  std::string at;      // when: RFC3339
+  std::string hived;   // HiveD's inspect API, "" : no preview of the effect
   bool dry_run = false;
   int drain_timeout_s = 300;
 };
@@ -74,8 +74,8 @@ struct QuarantineNode {
     Nothing,     // already as asked (quarantined by the same user; release: not quarantined)
     Refused,     // cordoned by someone else, or quarantined by another user (`why`)
   } action = Action::Nothing;
-  bool cordon = false;    // Quarantine: cordon it; Release: uncordon it
-  std::string why;        // one line
+  bool cordon = false;  // Quarantine: cordon it; Release: uncordon it
+  std::string why;      // one line
 };
 std::string_view to_string(QuarantineNode::Action a);
 

@@ -21,7 +21,9 @@ std::string gpu_findings_name(const HostFacts& f, const std::string& bus) {
   return bus.empty() ? std::string("a GPU") : bus;
 }
 
-std::string gpu_findings_list(const std::vector<std::string>& v) { return util::join(v, ", "); }
+std::string gpu_findings_list(const std::vector<std::string>& v) {
+  return util::join(v, ", ");
+}
 
 }  // namespace
 
@@ -43,11 +45,13 @@ std::vector<GpuFinding> gpu_health_findings(const HostFacts& f) {
       pages.push_back(name + ": " + std::to_string(h.retired_pages()) + " retired pages");
   }
   if (!ecc.empty())
-    out.push_back({"H081", "eccUncorrectable", "uncorrectable ECC errors: " + gpu_findings_list(ecc),
-                   "jobs on this GPU may fail or compute wrong results: quarantine the node "
-                   "(paictl hived quarantine), then reset or replace the GPU (nvidia-smi -q -d ECC)"});
+    out.push_back(
+        {"H081", "eccUncorrectable", "uncorrectable ECC errors: " + gpu_findings_list(ecc),
+         "jobs on this GPU may fail or compute wrong results: quarantine the node "
+         "(paictl hived quarantine), then reset or replace the GPU (nvidia-smi -q -d ECC)"});
   if (!pages.empty())
-    out.push_back({"H082", "retiredPages", "retired or remapped memory: " + gpu_findings_list(pages),
+    out.push_back({"H082", "retiredPages",
+                   "retired or remapped memory: " + gpu_findings_list(pages),
                    "a GPU reset (or a reboot) applies a pending retirement; more than " +
                        std::to_string(kRetiredPagesLimit) +
                        " retired pages: replace the GPU (nvidia-smi -q -d PAGE_RETIREMENT)"});
@@ -98,8 +102,7 @@ std::vector<GpuFinding> gpu_driver_findings(const HostFacts& f, const std::strin
   const std::string& d = f.nvidia.driver_version;
   if (expected.empty() || d.empty()) return {};
   if (d == expected || d.rfind(expected + ".", 0) == 0) return {};
-  return {{"H084", "driverMismatch",
-           "driver " + d + ", the SKU's hosts run " + expected,
+  return {{"H084", "driverMismatch", "driver " + d + ", the SKU's hosts run " + expected,
            "paictl node maintain CLUSTER NODE --driver " + expected +
                " (a different driver may fail jobs built for the other)"}};
 }

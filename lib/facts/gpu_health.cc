@@ -44,7 +44,9 @@ size_t gpu_health_indent(std::string_view l) {
 }
 
 // Adds `v` to a counter that may still be -1 (unknown).
-void gpu_health_add(int64_t& dst, int64_t v) { dst = dst < 0 ? v : dst + v; }
+void gpu_health_add(int64_t& dst, int64_t v) {
+  dst = dst < 0 ? v : dst + v;
+}
 
 }  // namespace
 
@@ -99,11 +101,11 @@ Parsed<GpuHealthReport> parse_gpu_health(std::string_view text, std::string_view
       if (na) return -1;
       auto n = util::parse_int(value);
       if (!n || *n < 0) {
-        report(r.diagnostics, source, "T151", Severity::Error, tl.number,
-               static_cast<uint32_t>(ind + colon + 4),
-               key + " of GPU " + gpu->bus_id + " is \"" + detail::excerpt(value) +
-                   "\", not a count",
-               "nvidia-smi prints a count or N/A");
+        report(
+            r.diagnostics, source, "T151", Severity::Error, tl.number,
+            static_cast<uint32_t>(ind + colon + 4),
+            key + " of GPU " + gpu->bus_id + " is \"" + detail::excerpt(value) + "\", not a count",
+            "nvidia-smi prints a count or N/A");
         return -1;
       }
       return *n;
@@ -115,16 +117,17 @@ Parsed<GpuHealthReport> parse_gpu_health(std::string_view text, std::string_view
       bool vol = path.rfind("ECC Errors/Volatile/", 0) == 0;
       std::string rest = path.substr(vol ? 20 : 21);
       // Pre-Ampere: Double Bit/Total; Ampere: SRAM/DRAM Uncorrectable (...).
-      bool unc = rest == "Double Bit/Total" ||
-                 ((rest.rfind("SRAM Uncorrectable", 0) == 0 ||
-                   rest.rfind("DRAM Uncorrectable", 0) == 0) &&
-                  rest.find('/') == std::string::npos);
+      bool unc =
+          rest == "Double Bit/Total" ||
+          ((rest.rfind("SRAM Uncorrectable", 0) == 0 || rest.rfind("DRAM Uncorrectable", 0) == 0) &&
+           rest.find('/') == std::string::npos);
       bool cor = rest == "Single Bit/Total" ||
                  ((rest == "SRAM Correctable" || rest == "DRAM Correctable"));
       if (unc || cor) {
         int64_t n = number();
         if (n >= 0) {
-          if (unc) gpu_health_add(vol ? gpu->volatile_uncorrectable : gpu->aggregate_uncorrectable, n);
+          if (unc)
+            gpu_health_add(vol ? gpu->volatile_uncorrectable : gpu->aggregate_uncorrectable, n);
           if (cor && vol) gpu_health_add(gpu->volatile_correctable, n);
         }
       }

@@ -30,10 +30,10 @@ struct HealthCandidate {
 };
 
 struct HealthReport {
-  std::vector<HealthCandidate> candidates;  // in layout order
-  int64_t gpu_hosts = 0;                    // GPU workers of layout.yaml
-  int64_t checked = 0;                      // of which with facts
-  std::vector<std::string> without_facts;   // GPU workers with no facts
+  std::vector<HealthCandidate> candidates;     // in layout order
+  int64_t gpu_hosts = 0;                       // GPU workers of layout.yaml
+  int64_t checked = 0;                         // of which with facts
+  std::vector<std::string> without_facts;      // GPU workers with no facts
   std::map<std::string, std::string> drivers;  // SKU -> the driver compared with
   // Candidates per finding kind.
   std::map<std::string, int64_t> kinds;
@@ -46,8 +46,8 @@ struct HealthReport {
 // dmesg.txt: the kernel log). Keyed by the host's name. Problems go to `out`
 // (a file that is not JSON: P005 at its line and column); `files` counts what
 // was read.
-std::map<std::string, facts::HostFacts> read_health_facts(const std::string& dir,
-                                                           diag::List& out, size_t* files = nullptr);
+std::map<std::string, facts::HostFacts> read_health_facts(const std::string& dir, diag::List& out,
+                                                          size_t* files = nullptr);
 
 HealthReport health_candidates(const config::Layout& layout,
                                const std::map<std::string, facts::HostFacts>& facts,

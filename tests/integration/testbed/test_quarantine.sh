@@ -101,7 +101,7 @@ WHO="$(id -un)@$(hostname)"
 node_check $W "u and json.loads(a['paictl.io/quarantine'])['by'] == '$WHO' and json.loads(a['paictl.io/quarantine'])['cordoned'] and 'H081' in json.loads(a['paictl.io/quarantine'])['reason'] and json.loads(a['paictl.io/quarantine'])['at'].endswith('Z')" \
   "$W cordoned and annotated (by $WHO, when, why)"
 run hived status --hived "$HIVED" -o json
-check "[n['healthy'] for n in d['nodes'] if n['name'] == '$W'] == [False] and sum(v['bad'] for v in d['vcs'] if v['vc'] == 'default') == 8" \
+check "[n['healthy'] for n in d['nodes'] if n['name'] == '$W'] == [False] and sum(v['bad'] for v in d['virtualClusters'] if v['vc'] == 'default') == 8 and sum(l['doomed'] for l in d['cells']) > 0" \
   "HiveD's inspect answer: $W bad, default's cell doomed (8 bad leaf cells)"
 run hived quarantine "$C" $W --hived "$HIVED" $SSH
 expect_rc 0 "a second quarantine by the same user"
@@ -113,7 +113,7 @@ save release.txt
 expect_rc 0 "release"
 node_check $W "not u and 'paictl.io/quarantine' not in a" "release: uncordoned, annotation gone"
 run hived status --hived "$HIVED" -o json
-check "all(n['healthy'] for n in d['nodes']) and sum(v['bad'] for v in d['vcs']) == 0" "HiveD: every node healthy again, nothing doomed"
+check "all(n['healthy'] for n in d['nodes']) and sum(v['bad'] for v in d['virtualClusters']) == 0 and sum(l['doomed'] for l in d['cells']) == 0" "HiveD: every node healthy again, nothing doomed"
 
 # 5. Bad input.
 run hived quarantine "$C" tb-nope --hived "$HIVED" $SSH

@@ -135,7 +135,8 @@ HostFacts gpu_health_host(int gpus) {
   f.nvidia.driver_version = "535.104.05";
   const char* bus[] = {"00000000:06:00.0", "00000000:07:00.0", "00000000:0A:00.0",
                        "00000000:10:1C.0"};
-  for (int i = 0; i < gpus; ++i) f.gpus.push_back({i, "Tesla V100-SXM2-16GB", 16160, bus[i % 4], ""});
+  for (int i = 0; i < gpus; ++i)
+    f.gpus.push_back({i, "Tesla V100-SXM2-16GB", 16160, bus[i % 4], ""});
   return f;
 }
 

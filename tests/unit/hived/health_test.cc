@@ -44,7 +44,8 @@ facts::HostFacts health_host(const std::string& name, int gpus, const std::strin
   f.nvidia.smi_present = true;
   f.nvidia.smi_exit = 0;
   f.nvidia.driver_version = driver;
-  for (int i = 0; i < gpus; ++i) f.gpus.push_back({i, "Tesla V100", 16160, "00000000:0" + std::to_string(i) + ":00.0", ""});
+  for (int i = 0; i < gpus; ++i)
+    f.gpus.push_back({i, "Tesla V100", 16160, "00000000:0" + std::to_string(i) + ":00.0", ""});
   return f;
 }
 

@@ -50,7 +50,8 @@ LiveState quarantine_live(std::initializer_list<scheduler::GroupRequest> request
 // The node a group runs on (its first).
 std::string quarantine_node_of(const LiveState& live, const std::string& group) {
   for (const auto& g : live.groups)
-    if (g.name == group && !g.physical_placement.empty()) return g.physical_placement.begin()->first;
+    if (g.name == group && !g.physical_placement.empty())
+      return g.physical_placement.begin()->first;
   return {};
 }
 
@@ -96,8 +97,8 @@ TEST(QuarantineEffect, BeyondTheHeadroomTheVcGetsDoomedCells) {
 }
 
 TEST(QuarantineEffect, TheRunningGroupsOnTheNodesAreNamed) {
-  LiveState live = quarantine_live({req("train", "prod", 100, {{2, 8}}),
-                                    req("small", "research", 50, {{1, 4}})});
+  LiveState live = quarantine_live(
+      {req("train", "prod", 100, {{2, 8}}), req("small", "research", 50, {{1, 4}})});
   std::string busy = quarantine_node_of(live, "small");
   ASSERT_FALSE(busy.empty());
   auto e = quarantine_effect(live, {busy, busy, "nope"});
@@ -122,7 +123,8 @@ TEST(QuarantineEffect, TheRunningGroupsOnTheNodesAreNamed) {
 TEST(QuarantineEffect, UsedCellsStayTheirGroupsAndFreeOnesAreDoomed) {
   // prod runs on two nodes (its whole guarantee): quarantining both dooms
   // nothing of prod's (its cells are used), and research keeps its free node.
-  LiveState live = quarantine_live({req("a", "prod", 100, {{1, 8}}), req("b", "prod", 100, {{1, 8}})});
+  LiveState live =
+      quarantine_live({req("a", "prod", 100, {{1, 8}}), req("b", "prod", 100, {{1, 8}})});
   std::string na = quarantine_node_of(live, "a"), nb = quarantine_node_of(live, "b");
   auto e = quarantine_effect(live, {na, nb});
   ASSERT_TRUE(e.ok()) << e.error().message;
