@@ -216,24 +216,10 @@ UseCaseResult<QuarantinePlan> plan_quarantine(const QuarantineRequest& request,
   // The effect, on HiveD's live state.
   if (request.hived.empty()) {
     p.hived_source =
-        "no --hived URL and no hived_url in config.yaml: the effect on HiveD is not known";
+        "no HiveD URL given and no hived_url in config.yaml: the effect on HiveD is not known";
     return p;
   }
-  std::unique_ptr<http::Client> own;
-  http::Client* http = deps.hived_http;
-  if (!http) {
-    http::Options hopt;
-    hopt.timeout_s = 30;
-    hopt.connect_timeout_s = 10;
-    hopt.log = [&cb](const std::string& line) {
-      UseCaseEvent e;
-      e.kind = UseCaseEvent::Kind::HivedLog;
-      e.message = line;
-      cb.emit(e);
-    };
-    own = std::make_unique<http::CurlClient>(hopt);
-    http = own.get();
-  }
+  auto http = hived_http_client(deps.hived_http, &cb);
   hived::Client client(*http, request.hived);
   std::string where = http::redact_url(request.hived);
   auto live = hived::read_live(client);
