@@ -58,7 +58,7 @@ TEST(QuarantineScript, QuarantineAnnotatesFirstAndReleaseUndoesOnlyItsOwn) {
   size_t c = s.find(" cordon w1");
   ASSERT_NE(a, std::string::npos) << s;
   ASSERT_NE(c, std::string::npos) << s;
-  EXPECT_LT(a, c);                                   // annotated first
+  EXPECT_LT(a, c);                                      // annotated first
   EXPECT_EQ(s.find("--overwrite"), std::string::npos);  // never over someone else's
   EXPECT_EQ(s.find(" drain "), std::string::npos);
   p.request.drain = true;
