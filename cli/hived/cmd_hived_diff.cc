@@ -2,6 +2,7 @@
 // change does to the running cluster (lib/hived/diff.h), and the saved live
 // state it can be computed from offline.
 
+#include <chrono>
 #include <cstdio>
 
 #include "app.h"
@@ -17,6 +18,8 @@
 #include "hived/live.h"
 #include "output/output.h"
 #include "output/printer.h"
+#include "sim/forecast.h"
+#include "sim/forecast_input.h"
 #include "util/fs.h"
 
 namespace paictl {
@@ -183,6 +186,42 @@ namespace {
 
 using namespace hivedcli;
 
+// --forecast: the live state played forward under OLD and under NEW (lib/sim/forecast.h),
+// with the running jobs' expected ends and the waiting jobs from the cluster's job list.
+std::optional<pai::sim::ForecastResult> diff_forecast(const DiffOptions& o, const DiffInput& in,
+                                                      const Globals& g, int& rc) {
+  auto conn = connect_hived(o.h, g);
+  if (!conn) {
+    rc = kExitUsage;
+    return std::nullopt;
+  }
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  auto live = pai::sim::read_forecast_input(
+      *conn->client, conn->rest ? conn->rest->api.get() : nullptr, now, std::nullopt, 3600);
+  if (!live.ok()) {
+    print_error("HiveD at " + conn->where + ": " + live.error().message);
+    rc = kExitRemote;
+    return std::nullopt;
+  }
+  for (const auto& w : live->warnings) print_warning(w);
+  pai::sim::ForecastRequest req;
+  req.current = in.old_model;
+  req.proposed = in.new_model;
+  req.current_name = in.old_path;
+  req.proposed_name = in.new_path;
+  req.state = std::move(live->state);
+  req.state.source = "the live HiveD at " + conn->where;
+  req.horizon_s = pai::sim::parse_horizon(o.horizon).value();
+  auto r = pai::sim::forecast(req);
+  if (!r.ok()) {
+    print_error("forecast: " + r.error().message);
+    rc = kExitFindings;
+    return std::nullopt;
+  }
+  return std::move(*r);
+}
+
 int run_diff(const DiffOptions& o, const Globals& g) {
   int rc = kExitOk;
   auto in = load_diff_input(o.old_path, o.new_path, o.live, o.snapshot, o.h, g, rc);
@@ -194,10 +233,18 @@ int run_diff(const DiffOptions& o, const Globals& g) {
   }
   const auto& d = diffed.value();
   for (const auto& w : d.warnings) print_warning(w);
+  std::optional<pai::sim::ForecastResult> fc;
+  if (o.forecast) {
+    fc = diff_forecast(o, *in, g, rc);
+    if (!fc) return rc;
+  }
   if (is_structured(o.h.output)) {
-    print_document(diff_document(*in, d), o.h.output);
+    Json doc = diff_document(*in, d);
+    if (fc) doc["forecast"] = Json(pai::sim::forecast_json(*fc));
+    print_document(doc, o.h.output);
   } else {
     std::string text = diff_text(*in, d, o.h.output == "wide");
+    if (fc) text += "\n" + pai::sim::forecast_text(*fc);
     std::fwrite(text.data(), 1, text.size(), stdout);
   }
   return d.changes() ? kExitChanges : kExitOk;
@@ -235,6 +282,10 @@ int run_snapshot(const SnapshotOptions& o, const Globals& g) {
 }  // namespace
 
 void hivedcli::validate_hived_diff(const DiffOptions& o, Usage& u) {
+  u.error_if(o.forecast && !o.live, "--forecast plays the live state forward: give --live too");
+  if (o.forecast)
+    if (auto h = pai::sim::parse_horizon(o.horizon); !h.ok())
+      u.error(h.error().message, h.error().hint);
   u.error_if(o.live && !o.snapshot.empty(),
              "--live and --snapshot both name the running groups; give one of them");
   if (!o.snapshot.empty()) {
@@ -258,6 +309,12 @@ void build_hived_diff(Flags& cmd, Globals& g) {
   cmd.add_option("--snapshot", o->snapshot,
                  "Take them from a file written by paictl hived snapshot (default: none)")
       ->type_name("FILE");
+  cmd.add_flag("--forecast", o->forecast,
+               "With --live: also the next --horizon of the live state under OLD and under NEW "
+               "(per VC waits, preemptions and GPU use; as simulate --from-live)");
+  cmd.add_option("--horizon", o->horizon, "How far --forecast looks ahead")
+      ->type_name("DURATION")
+      ->capture_default_str();
   cmd.add_flag("--detailed-exitcode", o->detailed_exitcode,
                "Exit 0 when nothing changes, 2 when the new config changes the cluster, 1 on "
                "errors");

@@ -19,6 +19,8 @@ struct DiffOptions {
   bool live = false;
   std::string snapshot;
   bool detailed_exitcode = false;
+  bool forecast = false;        // --forecast: the next hours under OLD and NEW (needs --live)
+  std::string horizon = "24h";  // --horizon of the forecast
 };
 
 // --live with --snapshot, a --snapshot that is not a file, a --hived that is not

@@ -64,6 +64,7 @@ int run(const PlanCliOptions& o, const Globals& g) {
   in.profiles = o.profile_counts;
   in.options.odd_hosts = o.odd_hosts == "exclude" ? OddHosts::Exclude : OddHosts::Split;
   in.options.vcs = o.vcs;
+  in.options.vc_cells = o.vc_cells == "any" ? VcCells::Any : VcCells::Node;
   in.options.master = o.master;
   in.options.reserve_cpu = o.reserve_cpu;
   if (!o.reserve_memory.empty())
@@ -220,6 +221,12 @@ void add_plan(Flags& parent, Globals& g) {
                   "repeatable; the rest goes to VC default")
       ->type_name("NAME=SHARE")
       ->allow_extra_args(false);
+  cmd->add_option("--vc-cells", o->vc_cells,
+                  "node: each VC's share of a chain in whole cells of one level (whole nodes "
+                  "when it holds one; what that leaves out is said); any: the largest cells "
+                  "that fit, mixed (warns which job sizes can be blocked)")
+      ->check(IsMember({"node", "any"}))
+      ->capture_default_str();
   cmd->add_option("--odd-hosts", o->odd_hosts,
                   "What to do with a host that differs from its SKU peers")
       ->check(IsMember({"split", "exclude"}))

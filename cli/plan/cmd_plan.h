@@ -17,6 +17,7 @@ struct PlanCliOptions {
   std::vector<int> racks;
   std::vector<std::string> vcs;
   std::string odd_hosts = "split";
+  std::string vc_cells = "node";
   std::string master;
   int reserve_cpu = -1;
   std::string reserve_memory;

@@ -207,6 +207,10 @@ std::vector<std::string> policy_list(const std::string& policies) {
 }  // namespace
 
 void validate_simulate(const SimulateOptions& o, Usage& u) {
+  if (!o.from_live.empty()) {
+    validate_forecast(o, u);
+    return;
+  }
   u.error_if(o.config.empty(), "--config is required",
              "the cluster: a HiveD config or a cluster directory");
   u.error_if(o.traces.empty(), "--trace is required",
@@ -247,6 +251,7 @@ int run_simulate(const SimulateOptions& o, const Globals& g) {
   // to the OS at once instead of staying in the peak (paictl_main keeps freed
   // memory for the commands that rebuild large states).
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  if (!o.from_live.empty()) return run_forecast(o, g);
   std::vector<std::string> policies = policy_list(o.policies);
   auto model = load_simulation_cluster(o.config, g);
   if (!model) return kExitUsage;
@@ -438,11 +443,14 @@ void add_simulate_options(Flags& cmd, SimulateOptions& o, Globals& g) {
   cmd.add_option("--bin", o.bin,
                  "Width of the time-series bins in the report (default: about 400 bins)")
       ->type_name("DURATION");
+  add_forecast_options(cmd, o);
 }
 
 // --- registration --------------------------------------------------------------------
 
 const char* kSimulateFooter =
+    "A forecast from the live cluster (docs/simulate.md):\n"
+    "  paictl simulate --from-live lab --config new/ --horizon 24h --replay-last 7d\n\n"
     "EXIT STATUS:\n"
     "  0 simulated, 2 bad usage, a cluster config with errors, or a malformed trace";
 

@@ -35,7 +35,18 @@ struct SimulateOptions {
   uint64_t suggested_seed = 1;
   std::string record;
   std::string tie_order = "hived";
+  // simulate --from-live CLUSTER (cmd_simulate_forecast.cc)
+  std::string from_live;
+  std::string horizon = "24h";
+  std::string arrivals;
+  std::string replay_last;
+  std::string running_duration;
 };
+
+// --from-live's flags, their usage errors, and the forecast itself.
+void add_forecast_options(Flags& cmd, SimulateOptions& o);
+void validate_forecast(const SimulateOptions& o, Usage& u);
+int run_forecast(const SimulateOptions& o, const Globals& g);
 
 struct GenerateOptions {
   int64_t jobs = 1000;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <map>
+#include <set>
 #include <unordered_set>
 
 #include "util/strings.h"
@@ -54,6 +56,7 @@ class Builder {
     build_physical_cells();
     build_virtual_clusters();
     check_capacity();
+    check_mixed_levels();
     check_unused_types();
   }
 
@@ -697,6 +700,59 @@ class Builder {
       ctx_.warning(
           "H025", cfg_.physical_cluster_mark, "the config has no virtualClusters",
           "HiveD accepts it, but no job can get guaranteed resources; add virtualClusters");
+  }
+
+  // H027: a VC holding a cell beside smaller ones of the same chain. HiveD puts a
+  // small job of the VC in any cell that holds it, the large one included, and
+  // never moves it: a later job the size of the large cell then waits although
+  // the VC has that many leaf cells free in its smaller cells.
+  void check_mixed_levels() {
+    for (const auto& vc : m_.vcs) {
+      std::map<int32_t, std::vector<const VirtualCellInfo*>> by_chain;
+      for (const auto& c : vc.cells)
+        if (c.count > 0 && c.chain >= 0) by_chain[c.chain].push_back(&c);
+      for (const auto& [chain, cells] : by_chain) {
+        const ChainInfo& ch = m_.chains[static_cast<size_t>(chain)];
+        int32_t lowest = std::numeric_limits<int32_t>::max(), highest = 0;
+        const VirtualCellInfo* big = nullptr;
+        for (const auto* c : cells) {
+          lowest = std::min(lowest, c->level);
+          if (c->level > highest) {
+            highest = c->level;
+            big = c;
+          }
+        }
+        if (!big || highest == lowest) continue;
+        auto leaves_at = [&](int32_t l) {
+          return m_.types[ch.level_type[static_cast<size_t>(l)]].leaf_cell_number;
+        };
+        std::vector<std::string> sizes, smaller;
+        std::set<int32_t> levels;
+        for (const auto* c : cells) levels.insert(c->level);
+        for (auto it = levels.rbegin(); it != levels.rend(); ++it)
+          if (*it > lowest) sizes.push_back(std::to_string(leaves_at(*it)));
+        int64_t all_leaves = 0;
+        for (const auto* c : cells) all_leaves += c->count * leaves_at(c->level);
+        for (const auto* c : cells)
+          if (c->level < highest) {
+            smaller.push_back(std::to_string(c->count) + " \"" +
+                              m_.types[ch.level_type[static_cast<size_t>(c->level)]].name + "\"");
+          }
+        const std::string& leaf = m_.types[ch.leaf_type].name;
+        const std::string big_type = m_.types[ch.level_type[static_cast<size_t>(highest)]].name;
+        ctx_.warning("H027", big->mark,
+                     "virtual cluster \"" + vc.name + "\" holds " + std::to_string(big->count) +
+                         " \"" + big_type + "\" beside smaller cells (" +
+                         util::join(smaller, ", ") + ") in chain \"" + ch.name + "\": a job of " +
+                         util::join(sizes, " or ") + " \"" + leaf +
+                         "\" can wait although the VC has them free, when a smaller job came "
+                         "first and HiveD placed it in the larger cell",
+                     "give the VC cells of one level in this chain (e.g. " +
+                         std::to_string(all_leaves / leaves_at(lowest)) +
+                         " of its smallest type, or whole \"" + big_type +
+                         "\" cells); paictl plan plans VCs so by default");
+      }
+    }
   }
 
   void check_unused_types() {

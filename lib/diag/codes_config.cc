@@ -1257,6 +1257,30 @@ const std::vector<CodeInfo>& config_codes() {
                   "warning[H026]: virtualClusters.spare.virtualCells[0].cellNumber is 0, so the VC "
                   "is guaranteed no K80-POOL.K80-NODE cells\n  hint: remove the entry, or give the "
                   "number of cells the VC needs"},
+      {.code = "H027",
+       .name = "mixed-level-vc",
+       .severity = Severity::Warning,
+       .reporter = "check config",
+       .title = "A VC holds a large cell beside smaller ones of the same chain",
+       .meaning =
+           "A VC holds a large cell beside smaller ones of the same chain. HiveD places a small "
+           "job of the VC in any of its cells that can hold it, the large cell included, and "
+           "never moves it (its intra-VC scheduler has a TODO for this): a later job the size of "
+           "the large cell then waits although the VC has that many leaf cells free in its "
+           "smaller cells. In the other order both run. A warning: the file works, but the VC's "
+           "guarantee can fail for jobs of that size.",
+       .fix = "Give the VC cells of one level in the chain: whole nodes (round the share), or "
+              "only smaller cells. `paictl plan` plans VCs so by default.",
+       .example =
+           "hivedscheduler.yaml (a VC holding a node cell beside a leaf cell of the same "
+           "chain):\nvirtualClusters:\n  research:\n    virtualCells:\n    - cellType: "
+           "K80-POOL.K80-NODE\n      cellNumber: 1\n    - cellType: K80-POOL.K80-NODE.K80\npaictl "
+           "check config says:\nhivedscheduler.yaml:23:17: warning[H027]: virtual cluster "
+           "\"research\" holds 1 \"K80-NODE\" beside smaller cells (1 \"K80\") in chain "
+           "\"K80-POOL\": a job of 4 \"K80\" can wait although the VC has them free, when a "
+           "smaller job came first and HiveD placed it in the larger cell\n  hint: give the VC "
+           "cells of one level in this chain (e.g. 5 of its smallest type, or whole \"K80-NODE\" "
+           "cells); paictl plan plans VCs so by default"},
       {.code = "H080",
        .name = "gpus-dropped",
        .severity = Severity::Error,

@@ -550,6 +550,31 @@ const std::vector<CodeInfo>& other_codes() {
               "--count N`.",
        .example = "facts/node1: error[P114]: no worker to plan: the only host (node1) is the "
                   "master, and OpenPAI runs no jobs there"},
+      {.code = "P115",
+       .name = "vc-cells-blockable",
+       .severity = Severity::Warning,
+       .reporter = "plan",
+       .title = "A virtual cluster holds a large cell beside smaller ones",
+       .meaning = "With --vc-cells any a VC's share of a chain is split into the largest cells "
+                  "that fit, e.g. a node and a GPU. HiveD may place a small job of the VC in the "
+                  "node cell; a later job the size of the node then waits although the VC has "
+                  "that many GPUs free (check config reports such VCs as H027).",
+       .fix = "Plan with --vc-cells node (the default): each VC gets whole cells of one level.",
+       .example = "warning[P115]: virtual cluster research holds 1 HGX-H100-NODE beside smaller "
+                  "cells in chain HGX-H100-RACK (1 HGX-H100-NODE + 1 H100): a job of 8 H100 can "
+                  "wait although the VC has that many free, when a smaller job arrived first and "
+                  "HiveD placed it in the larger cell"},
+      {.code = "P116",
+       .name = "capacity-in-no-vc",
+       .severity = Severity::Warning,
+       .reporter = "plan",
+       .title = "Capacity that whole cells of one level leave in no virtual cluster",
+       .meaning = "With --vc-cells node the rest of a chain that is not a whole cell of one "
+                  "level is given to no VC: only opportunistic jobs (priority -1) use it.",
+       .fix = "Choose shares that are whole nodes, or --vc-cells any (which gives it to default "
+              "as smaller cells, with warning P115).",
+       .example = "warning[P116]: what is left after whole cells of one level is in no virtual "
+                  "cluster: 3 A100 GPUs of dgx-a100"},
       {.code = "P120",
        .name = "plan-not-checkable",
        .severity = Severity::Error,

@@ -844,6 +844,50 @@ class Planner {
     return v;
   }
 
+  int node_level(int chain) const {
+    const Chain& c = p_.chains[static_cast<size_t>(chain)];
+    const Sku& s = p_.skus[static_cast<size_t>(c.sku)];
+    return static_cast<int>(c.types.size()) - static_cast<int>(s.level_types.size()) - 1;
+  }
+
+  // A share of a chain as cells: one level (--vc-cells node) or the largest that fit.
+  VcChainCells cells_of(int chain, int64_t leaves) const {
+    if (o_.vc_cells == VcCells::Any) return decompose(chain, leaves);
+    const Chain& c = p_.chains[static_cast<size_t>(chain)];
+    OneLevelCells one = one_level_cells(c.leaves_per_cell, node_level(chain), leaves);
+    VcChainCells v;
+    v.chain = chain;
+    v.count.assign(c.types.size(), 0);
+    if (one.level >= 0) v.count[static_cast<size_t>(one.level)] = one.count;
+    v.leaves = one.leaves;
+    return v;
+  }
+
+  // P115: a VC with a large cell beside smaller ones in one chain.
+  void warn_blockable(const VirtualCluster& vc) {
+    for (const auto& cc : vc.chains) {
+      const Chain& c = p_.chains[static_cast<size_t>(cc.chain)];
+      auto sizes = blockable_sizes(c.leaves_per_cell, cc.count);
+      if (sizes.empty()) continue;
+      const Sku& sku = p_.skus[static_cast<size_t>(c.sku)];
+      int64_t smallest = 0;
+      for (size_t l = 0; l < cc.count.size(); ++l)
+        if (cc.count[l] > 0) smallest = c.leaves_per_cell[l];
+      std::vector<std::string> jobs, big;
+      for (size_t l = 0; l < cc.count.size(); ++l)
+        if (cc.count[l] > 0 && c.leaves_per_cell[l] > smallest)
+          big.push_back(std::to_string(cc.count[l]) + " " + c.types[l]);
+      for (int64_t n : sizes) jobs.push_back(std::to_string(n));
+      warning("P115", "",
+              "virtual cluster " + vc.name + " holds " + util::join(big, " + ") +
+                  " beside smaller cells in chain " + c.name + " (" + cells_words(c, cc) +
+                  "): a job of " + util::join(jobs, " or ") + " " + sku.leaf_type +
+                  " can wait although the VC has that many free, when a smaller job arrived "
+                  "first and HiveD placed it in the larger cell",
+              "plan with --vc-cells node (the default) to give each VC whole cells of one level");
+    }
+  }
+
   void plan_vcs() {
     std::vector<Request> reqs;
     if (!parse_requests(reqs)) return;
@@ -920,7 +964,7 @@ class Planner {
     for (const auto& w : wants) {
       VirtualCluster& vc = p_.vcs[w.vc];
       vc.leaves_by_sku[w.sku] += w.leaves;
-      int64_t rest = w.leaves;
+      int64_t rest = w.leaves, cost = 0;
       std::vector<std::string> parts;
       // A job's pods must fit in one chain, so a request stays in one chain when one
       // can hold it all: the chain with the least room that does (best fit). Otherwise
@@ -936,22 +980,29 @@ class Planner {
       for (size_t c : order) {
         if (rest == 0) break;
         int64_t take = std::min(rest, left[c]);
-        left[c] -= take;
         rest -= take;
-        VcChainCells cells = decompose(static_cast<int>(c), take);
+        VcChainCells cells = cells_of(static_cast<int>(c), take);
+        left[c] -= cells.leaves;
+        cost += take - cells.leaves;
+        if (cells.leaves == 0) continue;
         parts.push_back(cells_words(p_.chains[c], cells));
         vc.chains.push_back(std::move(cells));
       }
       const Sku& sku = p_.skus[static_cast<size_t>(w.sku)];
-      vc.explanations.push_back(sku.name + ": " + w.why + " " + sku.leaf_type + " -> " +
-                                (parts.empty() ? "nothing" : util::join(parts, " + ")));
-      if (w.leaves == 0)
+      vc.leaves_by_sku[w.sku] -= cost;
+      vc.rounding_cost += cost;
+      vc.explanations.push_back(
+          sku.name + ": " + w.why + " " + sku.leaf_type + " -> " +
+          (parts.empty() ? "nothing" : util::join(parts, " + ")) +
+          (cost > 0 ? " (whole cells of one level: " + leaf_words(w.sku, cost) + " fewer)" : ""));
+      if (w.leaves - cost == 0)
         warning("P108", "",
                 "virtual cluster " + vc.name + " gets no " + sku.leaf_type + " of SKU " + sku.name +
                     " (" + w.why + ")",
                 "raise its share");
     }
     // The rest goes to default.
+    std::map<int, int64_t> unassigned;  // per SKU: what whole cells of one level left over
     int def = -1;
     for (size_t v = 0; v < p_.vcs.size(); ++v)
       if (p_.vcs[v].name == "default") def = static_cast<int>(v);
@@ -965,14 +1016,18 @@ class Planner {
         def = static_cast<int>(p_.vcs.size() - 1);
       }
       VirtualCluster& d = p_.vcs[static_cast<size_t>(def)];
-      VcChainCells cells = decompose(static_cast<int>(c), left[c]);
+      VcChainCells cells = cells_of(static_cast<int>(c), left[c]);
       int s = p_.chains[c].sku;
-      d.leaves_by_sku[s] += left[c];
-      d.explanations.push_back(p_.skus[static_cast<size_t>(s)].name + ": the rest of chain " +
-                               p_.chains[c].name + ", " + std::to_string(left[c]) + " " +
-                               p_.skus[static_cast<size_t>(s)].leaf_type + " -> " +
-                               cells_words(p_.chains[c], cells));
-      d.chains.push_back(std::move(cells));
+      const int64_t cost = left[c] - cells.leaves;
+      d.leaves_by_sku[s] += cells.leaves;
+      d.rounding_cost += cost;
+      d.explanations.push_back(
+          p_.skus[static_cast<size_t>(s)].name + ": the rest of chain " + p_.chains[c].name + ", " +
+          std::to_string(left[c]) + " " + p_.skus[static_cast<size_t>(s)].leaf_type + " -> " +
+          cells_words(p_.chains[c], cells) +
+          (cost > 0 ? " (whole cells of one level: " + leaf_words(s, cost) + " in no VC)" : ""));
+      if (cost > 0) unassigned[s] += cost;
+      if (cells.leaves > 0) d.chains.push_back(std::move(cells));
     }
     if (!reqs.empty()) {
       std::vector<std::string> rests;
@@ -980,6 +1035,7 @@ class Planner {
         int64_t rest = 0;
         for (size_t c = 0; c < p_.chains.size(); ++c)
           if (p_.chains[c].sku == s) rest += left[c];
+        if (auto u = unassigned.find(s); u != unassigned.end()) rest -= u->second;
         if (rest > 0)
           rests.push_back(leaf_words(s, rest) + " of " + p_.skus[static_cast<size_t>(s)].name);
       }
@@ -990,6 +1046,16 @@ class Planner {
                 "that is the rounding down of percentages and what the shares leave; give it to a "
                 "VC with --vc "
                 "NAME=SKU:N, or keep default for shared use");
+    }
+    if (!unassigned.empty()) {
+      std::vector<std::string> parts;
+      for (const auto& [s, n] : unassigned)
+        parts.push_back(leaf_words(s, n) + " of " + p_.skus[static_cast<size_t>(s)].name);
+      warning("P116", "",
+              "what is left after whole cells of one level is in no virtual cluster: " +
+                  util::join(parts, ", "),
+              "opportunistic jobs (priority -1) still use it; --vc-cells any gives it to default "
+              "as smaller cells, which can block jobs of default (warning P115)");
     }
     // A VC that got nothing at all is left out (HiveD needs cells to guarantee).
     for (size_t v = 0; v < p_.vcs.size();) {
@@ -1010,9 +1076,14 @@ class Planner {
             it->second.leaves += c.leaves;
           }
         }
-        // Pieces of one chain (a share and the rest for default) become the largest cells again.
+        // Pieces of one chain (a share and the rest for default) become the largest cells
+        // again; of one level when that loses nothing.
         p_.vcs[v].chains.clear();
-        for (auto& [k, c] : merged) p_.vcs[v].chains.push_back(decompose(k, c.leaves));
+        for (auto& [k, c] : merged) {
+          VcChainCells one = cells_of(k, c.leaves);
+          p_.vcs[v].chains.push_back(one.leaves == c.leaves ? one : decompose(k, c.leaves));
+        }
+        warn_blockable(p_.vcs[v]);
         ++v;
       }
     }

@@ -27,7 +27,9 @@
 //     capacity check (initCellNums) then always passes, because every cell is
 //     a whole multiple of the cells below it. A request goes whole into one
 //     chain when one has room (best fit), since a job must fit in one chain.
-//     What no VC gets goes to `default`.
+//     What no VC gets goes to `default`. With --vc-cells node (the default)
+//     each VC's amount of a chain is rounded down to whole cells of one level
+//     (vc_cells.h), default's too; what that leaves is in no VC.
 
 #include <map>
 #include <string>
@@ -36,6 +38,7 @@
 #include "diag/diagnostic.h"
 #include "planner/hierarchy.h"
 #include "planner/hosts.h"
+#include "planner/vc_cells.h"
 
 namespace pai::planner {
 
@@ -50,6 +53,10 @@ struct PlanOptions {
   int reserve_cpu = -1;          // per host; -1 = 1 + ceil(2% of the CPUs)
   int64_t reserve_memory = -1;   // bytes per host; -1 = 2 GiB + 3% of MemTotal
   std::string master;            // make this host the master
+  // Node: each VC's share of a chain rounded down to whole cells of one level
+  // (vc_cells.h says why); Any: the largest cells that fit, with a warning
+  // (P115) naming the job sizes that can be blocked.
+  VcCells vc_cells = VcCells::Node;
 };
 
 // Per-host outcome.
@@ -114,6 +121,7 @@ struct VirtualCluster {
   std::vector<VcChainCells> chains;
   std::vector<std::string> explanations;  // how each share became cells
   bool is_default = false;
+  int64_t rounding_cost = 0;  // leaf cells its shares lost to whole cells of one level
 };
 
 struct Plan {

@@ -495,6 +495,17 @@ class Run {
   void schedule(scheduler::Policy& p, uint32_t j, bool count, bool opportunistic,
                 ScheduleResult& out, int32_t group_id = scheduler::kNewGroup);
   const std::string& group_name(uint32_t j);
+  // The job of a victim or a downgraded group: its tag, or, in a run seeded with
+  // running groups (restored without tags), its name "j<index>".
+  uint32_t job_of(const scheduler::Victim& v) const {
+    if (seeded_.empty() || v.group.size() < 2 || v.group[0] != 'j')
+      return static_cast<uint32_t>(v.tag);
+    uint32_t j = 0;
+    auto [end, ec] = std::from_chars(v.group.data() + 1, v.group.data() + v.group.size(), j);
+    return ec == std::errc() && end == v.group.data() + v.group.size()
+               ? j
+               : static_cast<uint32_t>(v.tag);
+  }
   int16_t reason_id(const std::string& r);
   bool probe(uint32_t j, std::string& reason);
   std::pair<bool, int16_t> probe_empty(uint32_t j);
@@ -519,6 +530,8 @@ class Run {
   void fault(const FaultEvent& f);
   bool within_guarantee(uint32_t j) const;
   void finalize(PolicyRun& out);
+  // SimOptions::initial: bad nodes marked, running groups restored and running.
+  bool seed(const std::string& policy, std::string& error);
 
   const config::HivedModel& model_;
   const Trace& trace_;
@@ -549,12 +562,15 @@ class Run {
   std::vector<int64_t> vc_used_;  // vc * types + type: guaranteed, non-pinned
   std::unordered_map<std::string, std::pair<bool, int16_t>> probe_cache_;
   std::unordered_map<uint64_t, std::pair<bool, int16_t>> probe_packed_;  // one-member shapes
-  GroupRequest req_;               // the request being decided (buffers reused)
-  std::mt19937_64 suggested_rng_;  // SimOptions::suggested_fraction
-  ScheduleResult res_[2];          // attempt()'s results (buffers reused)
-  std::string name_;               // group_name()'s buffer
-  std::string probe_key_;          // probe()'s buffer
-  std::vector<QueueHead> heads_;   // schedule_pass()'s heap
+  GroupRequest req_;                  // the request being decided (buffers reused)
+  std::mt19937_64 suggested_rng_;     // SimOptions::suggested_fraction
+  ScheduleResult res_[2];             // attempt()'s results (buffers reused)
+  std::string name_;                  // group_name()'s buffer
+  std::string probe_key_;             // probe()'s buffer
+  std::vector<QueueHead> heads_;      // schedule_pass()'s heap
+  std::vector<uint8_t> seeded_;       // by job: running from the initial state (never arrives)
+  std::vector<int64_t> vc_run_gpus_;  // by cluster VC: GPUs its running jobs hold
+  std::vector<double> vc_integral_;   // by cluster VC: their integral over time
   bool filter_gpu_types_ = false;
   int64_t gpus_total_ = 0;
   int64_t used_ = 0;
@@ -752,6 +768,8 @@ void Run::integrate(double t) {
   const double idle = idle_waiting_gpus();
   used_integral_ += used * (t - last_);
   idle_integral_ += idle * (t - last_);
+  for (size_t v = 0; v < vc_run_gpus_.size(); ++v)
+    vc_integral_[v] += static_cast<double>(vc_run_gpus_[v]) * (t - last_);
   double a = last_;
   while (a < t) {
     size_t b = static_cast<size_t>(a / bin_);
@@ -828,6 +846,7 @@ void Run::start(uint32_t j, const ScheduleResult& r, bool opportunistic) {
   for (int32_t n : nodes) node_jobs_[static_cast<size_t>(n)].push_back(j);
   used_ += gpus;
   if (type >= 0) used_by_type_[static_cast<size_t>(type)] += gpus;
+  if (const int32_t v = cluster_vc(j); v >= 0) vc_run_gpus_[static_cast<size_t>(v)] += gpus;
   if (opportunistic) o.overflow++;
   l.charged = !opportunistic && tj.priority >= 0 && tj.pinned < 0 && type >= 0;
   if (l.charged)
@@ -854,6 +873,7 @@ void Run::stop(uint32_t j) {
   l.multi_node = false;
   l.node = -1;
   used_ -= gpus;
+  if (const int32_t v = cluster_vc(j); v >= 0) vc_run_gpus_[static_cast<size_t>(v)] -= gpus;
   int32_t type = out_->jobs[j].leaf_type;
   if (type >= 0) used_by_type_[static_cast<size_t>(type)] -= gpus;
   if (l.charged)
@@ -877,6 +897,15 @@ void Run::kill(uint32_t j, bool failure) {
   else
     o.preemptions++;
   stop(j);
+  if (cluster_vc(j) < 0) {
+    // A running group of an initial state whose VC the config does not have:
+    // once gone it cannot come back.
+    l.phase = Phase::Done;
+    o.state = JobState::Unschedulable;
+    o.reason = reason_id("VC " + trace_.vc_names[static_cast<size_t>(trace_.jobs[j].vc)] +
+                         " is not in the cluster");
+    return;
+  }
   enqueue(j);
 }
 
@@ -924,7 +953,7 @@ Run::Attempt Run::attempt(uint32_t j) {
   ScheduleResult& r = res_[0];
   schedule(*policy_, j, true, false, r);
   for (const auto& d : r.downgraded) {
-    uint32_t v = static_cast<uint32_t>(d.tag);
+    uint32_t v = job_of(d);
     if (v < out_->jobs.size()) out_->jobs[v].lazy++;
   }
   if (r.outcome == Outcome::Preempting && opt_.preempt_one_node) {
@@ -935,14 +964,14 @@ Run::Attempt Run::attempt(uint32_t j) {
     for (size_t step = 0; r.outcome == Outcome::Preempting && step <= r.victims.size(); ++step) {
       int32_t node = -1;
       for (const auto& v : r.victims) {
-        uint32_t vj = static_cast<uint32_t>(v.tag);
+        uint32_t vj = job_of(v);
         if (vj < live_.size() && live_[vj].phase == Phase::Running)
           for (int32_t n : nodes_of(vj))
             if (node < 0 || n < node) node = n;
       }
       bool progress = false;
       for (const auto& v : r.victims) {
-        uint32_t vj = static_cast<uint32_t>(v.tag);
+        uint32_t vj = job_of(v);
         const bool running = vj < live_.size() && live_[vj].phase == Phase::Running;
         if (running) {
           auto held = nodes_of(vj);
@@ -958,7 +987,7 @@ Run::Attempt Run::attempt(uint32_t j) {
       ScheduleResult& next = res_[1];
       schedule(*policy_, j, true, false, next, r.group_id);
       for (const auto& d : next.downgraded) {
-        uint32_t v = static_cast<uint32_t>(d.tag);
+        uint32_t v = job_of(d);
         if (v < out_->jobs.size()) out_->jobs[v].lazy++;
       }
       std::swap(r, next);
@@ -974,7 +1003,7 @@ Run::Attempt Run::attempt(uint32_t j) {
   }
   if (r.outcome == Outcome::Preempting) {
     for (const auto& v : r.victims) {
-      uint32_t vj = static_cast<uint32_t>(v.tag);
+      uint32_t vj = job_of(v);
       if (vj < live_.size() && live_[vj].phase == Phase::Running)
         kill(vj, false);
       else
@@ -1117,6 +1146,9 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   used_by_type_.assign(ntypes, 0);
   waiting_by_type_.assign(ntypes + 1, 0);
   vc_used_.assign(shape_.vcs.size() * ntypes, 0);
+  vc_run_gpus_.assign(shape_.vcs.size(), 0);
+  vc_integral_.assign(shape_.vcs.size(), 0);
+  seeded_.assign(opt_.initial ? njobs : 0, 0);
   chain_type_.clear();
   for (size_t c = 0; c < shape_.chains.size(); ++c) {
     chain_type_.push_back(shape_.chains[c].leaf_type);
@@ -1142,9 +1174,10 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
       filter_gpu_types_ = true;
   }
   out.gpus = gpus_total_;
-  const double span = njobs ? trace_.jobs.back().submit : 0;
+  const double span = opt_.horizon > 0 ? opt_.horizon : njobs ? trace_.jobs.back().submit : 0;
   bin_ = opt_.bin_seconds > 0 ? opt_.bin_seconds
                               : std::max(60.0, std::ceil(span / 400.0 / 60.0) * 60.0);
+  if (opt_.initial && !seed(policy, error)) return false;
 
   size_t next_job = 0, next_fault = 0;
   const size_t progress_step = std::max<size_t>(1, (njobs + 255) / 256);
@@ -1155,6 +1188,7 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
     const double t_fault = next_fault < faults_.size() ? faults_[next_fault].time : kInf;
     if (t_arrival == kInf && t_finish == kInf && (queued_ == 0 || t_fault == kInf)) break;
     const double t = std::min({t_arrival, t_finish, t_fault});
+    if (opt_.horizon > 0 && t > opt_.horizon) break;
     integrate(t);
     now_ = t;
     while (!finishes_.empty() && finishes_.top().time == t) {
@@ -1170,8 +1204,8 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
     }
     while (next_fault < faults_.size() && faults_[next_fault].time == t)
       fault(faults_[next_fault++]);
-    while (next_job < njobs && trace_.jobs[next_job].submit == t)
-      arrive(static_cast<uint32_t>(next_job++));
+    for (; next_job < njobs && trace_.jobs[next_job].submit == t; ++next_job)
+      if (seeded_.empty() || !seeded_[next_job]) arrive(static_cast<uint32_t>(next_job));
     schedule_pass();
     if (opt_.on_progress && next_job >= next_progress) {
       opt_.on_progress(next_job, njobs);
@@ -1179,6 +1213,10 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
     }
   }
   if (opt_.on_progress) opt_.on_progress(njobs, njobs);
+  if (opt_.horizon > 0) {
+    integrate(opt_.horizon);
+    now_ = opt_.horizon;
+  }
   out.end = now_;
   // The policies and the run's indexes are not needed for the summary: freed
   // first, so that they and the summary's buffers are not held at once.
@@ -1194,8 +1232,86 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   return true;
 }
 
+bool Run::seed(const std::string& policy, std::string& error) {
+  const InitialState& init = *opt_.initial;
+  for (int32_t n : init.bad_nodes) {
+    if (n < 0 || static_cast<size_t>(n) >= shape_.nodes.size() || !node_up_[static_cast<size_t>(n)])
+      continue;
+    node_up_[static_cast<size_t>(n)] = 0;
+    for (const auto& [type, leaves] : node_type_leaves_[static_cast<size_t>(n)])
+      healthy_by_type_[static_cast<size_t>(type)] -= leaves;
+    policy_->set_node_health(n, false);
+  }
+  std::vector<scheduler::LiveGroup> groups;
+  groups.reserve(init.running.size());
+  for (const auto& r : init.running) {
+    if (r.job >= trace_.jobs.size() || trace_.jobs[r.job].submit != 0) {
+      error = "a running group of the initial state is not a job submitted at time 0";
+      return false;
+    }
+    groups.push_back(r.group);
+    groups.back().name = group_name(r.job);
+  }
+  auto restored = scheduler::restore_hived_groups(*policy_, groups);
+  if (!restored) {
+    error = "a run from a live state replays HiveD only (policy hived), not " + policy;
+    return false;
+  }
+  for (size_t i = 0; i < init.running.size(); ++i) {
+    const uint32_t j = init.running[i].job;
+    const scheduler::RestoredGroup& rg = (*restored)[i];
+    const TraceJob& tj = trace_.jobs[j];
+    JobOutcome& o = out_->jobs[j];
+    Live& l = live_[j];
+    seeded_[j] = 1;
+    if (rg.outcome == scheduler::RestoreOutcome::Ignored) {
+      o.state = JobState::Unschedulable;
+      o.reason = reason_id("HiveD does not see the running group: " + rg.reason);
+      l.phase = Phase::Done;
+      continue;
+    }
+    std::vector<int32_t>& nodes = nodes_scratch_;
+    nodes.clear();
+    for (const auto& pod : groups[i].pods) {
+      int32_t n = shape_.find_node(pod.node);
+      if (n >= 0 && std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
+    }
+    int32_t type = -1;
+    if (auto it = chain_index_.find(groups[i].chain); it != chain_index_.end())
+      type = chain_type_[static_cast<size_t>(it->second)];
+    else if (!nodes.empty() && !node_type_leaves_[static_cast<size_t>(nodes[0])].empty())
+      type = node_type_leaves_[static_cast<size_t>(nodes[0])][0].first;
+    l.type = static_cast<int16_t>(type);
+    l.group_id = -1;
+    l.phase = Phase::Running;
+    l.run = 1;
+    l.start = 0;
+    o.first_start = 0;
+    o.leaf_type = static_cast<int16_t>(type);
+    l.multi_node = nodes.size() > 1;
+    l.node = nodes.size() == 1 ? nodes[0] : -1;
+    if (l.multi_node) multi_nodes_[j] = nodes;
+    for (int32_t n : nodes) node_jobs_[static_cast<size_t>(n)].push_back(j);
+    const int32_t gpus = gpus_of(j);
+    used_ += gpus;
+    if (type >= 0) used_by_type_[static_cast<size_t>(type)] += gpus;
+    if (const int32_t v = cluster_vc(j); v >= 0) vc_run_gpus_[static_cast<size_t>(v)] += gpus;
+    l.charged = rg.outcome == scheduler::RestoreOutcome::Kept && tj.priority >= 0 &&
+                tj.pinned < 0 && type >= 0;
+    if (l.charged)
+      vc_used_[static_cast<size_t>(cluster_vc(j)) * shape_.leaf_types.size() +
+               static_cast<size_t>(type)] += gpus;
+    running_++;
+    finishes_.push({tj.duration, seq_++, j, l.run});
+  }
+  out_->restored = std::move(*restored);
+  return true;
+}
+
 void Run::finalize(PolicyRun& out) {
   const size_t njobs = trace_.jobs.size();
+  for (size_t j = 0; j < njobs; ++j)
+    if (live_[j].phase == Phase::Running) out.jobs[j].state = JobState::Running;
   for (size_t j = 0; j < njobs; ++j)
     if (live_[j].phase == Phase::Queued) {
       out.jobs[j].state = JobState::NeverStarted;
@@ -1230,6 +1346,9 @@ void Run::finalize(PolicyRun& out) {
           break;
         case JobState::NeverStarted:
           m->never_started++;
+          break;
+        case JobState::Running:
+          m->running++;
           break;
       }
     }
@@ -1268,6 +1387,10 @@ void Run::finalize(PolicyRun& out) {
     }
     (metric == 0 ? out.overall.queue_delay : out.overall.jct) =
         summarize_sorted(merge_sorted(std::move(per)));
+  }
+  for (size_t v = 0; v < vc_integral_.size(); ++v) {
+    out.vcs[v].used_gpu_seconds = vc_integral_[v];
+    out.overall.used_gpu_seconds += vc_integral_[v];
   }
   out.makespan = last_finish;
   const double horizon = std::max(out.end, 1e-9);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "scheduler/cluster.h"
+#include "scheduler/hived_state.h"
 #include "sim/trace.h"
 #include "util/result.h"
 
@@ -61,6 +62,20 @@ bool read_fault_text(std::string_view text, const std::string& name,
                      const scheduler::ClusterShape& cluster, const Trace& trace, FaultSpec& out,
                      TraceError& error);
 
+// A run that starts from a live cluster (a forecast, lib/sim/forecast.h): the
+// groups that run now, each as a job of the trace (submitted at 0, its duration
+// the time it has left), restored on the policy's config as HiveD restores
+// running groups at a restart (scheduler::restore_hived_groups; the `hived`
+// policy only), and the nodes that are bad now.
+struct InitialState {
+  struct Running {
+    uint32_t job = 0;            // index into the trace's jobs
+    scheduler::LiveGroup group;  // where it runs (its name is replaced by the run's own)
+  };
+  std::vector<Running> running;
+  std::vector<int32_t> bad_nodes;  // indices into the cluster's nodes
+};
+
 struct SimOptions {
   // A guaranteed job that cannot start in its VC tries once more as an
   // opportunistic job (priority -1), as users of HiveD clusters do when their VC
@@ -84,6 +99,11 @@ struct SimOptions {
   double bin_seconds = 0;       // width of the time-series bins; 0 = about 400 bins over the trace
   std::string vc_map = "auto";  // auto | strict | "trace=cluster,..."
   FaultSpec faults;
+  // Seeds the run (nullptr: an empty cluster at time 0).
+  std::shared_ptr<const InitialState> initial;
+  // Stops the run at this time (0: when nothing is left to do); jobs running
+  // then are JobState::Running, queued ones NeverStarted.
+  double horizon = 0;
   // Makes the policies (default: scheduler::make_policy). The first policy a run
   // makes schedules the trace; the second answers "can this job ever run?".
   // Benchmarks use it to time decisions.
@@ -110,7 +130,8 @@ Summary summarize_sorted(const std::vector<double>& values);
 // same order as sorting them together.
 std::vector<double> merge_sorted(std::vector<std::vector<double>> runs);
 
-enum class JobState : uint8_t { Finished, Unschedulable, NeverStarted };
+// Running: still running when the run stopped at SimOptions::horizon.
+enum class JobState : uint8_t { Finished, Unschedulable, NeverStarted, Running };
 
 struct JobOutcome {
   double first_start = -1;
@@ -128,6 +149,8 @@ struct JobOutcome {
 
 struct GroupMetrics {
   int64_t jobs = 0, finished = 0, unschedulable = 0, never_started = 0;
+  int64_t running = 0;          // still running at the horizon
+  double used_gpu_seconds = 0;  // GPUs its running jobs held, integrated over the run
   int64_t preemptions = 0, failure_restarts = 0, lazy_preemptions = 0, overflow_starts = 0;
   int64_t anomaly_jobs = 0;
   double anomaly_wait_seconds = 0;
@@ -138,6 +161,8 @@ struct GroupMetrics {
 
 struct PolicyRun {
   std::string policy;
+  // Of an initial state's running groups: how HiveD restored them, in its order.
+  std::vector<scheduler::RestoredGroup> restored;
   std::vector<JobOutcome> jobs;  // in trace order
   std::vector<std::string> reasons;
   std::map<std::string, int64_t> unschedulable_by_reason;

@@ -303,6 +303,7 @@ std::string jobs_csv(const ReportContext& c) {
       out += ',' + (o.finish >= 0 ? num(o.finish - tj.submit) : "");
       const char* state = o.state == JobState::Finished        ? "finished"
                           : o.state == JobState::Unschedulable ? "unschedulable"
+                          : o.state == JobState::Running       ? "running"
                                                                : "never_started";
       out += std::string(",") + state + ',';
       if (o.reason >= 0) out += csv_cell(r.reasons[static_cast<size_t>(o.reason)]);

@@ -5,6 +5,11 @@
 // are made here, placed by lib/scheduler and read back as HiveD's inspect
 // API shows them; a tenth of the groups have no known end.
 //
+// BM_Forecast: the forecast from that live state (lib/sim/forecast.h,
+// simulate --from-live): 24 hours, 20,000 seeded arrivals (the same shapes,
+// 10 minutes to 12 hours), under the current config and a proposed one (the
+// VCs' guarantees from 90 % to all of the cluster), both runs together.
+//
 //   cmake -S . -B build -DPAI_BUILD_BENCHMARKS=ON && cmake --build build --target bench_maintenance
 //   ./build/tests/bench/bench_maintenance --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
@@ -21,6 +26,8 @@
 #include "hived/maintenance.h"
 #include "scheduler/hived.h"
 #include "scheduler/hived_state.h"
+#include "sim/forecast.h"
+#include "sim/forecast_input.h"
 #include "yaml/yaml.h"
 
 namespace {
@@ -54,6 +61,7 @@ std::string maintenance_bench_config(int guaranteed_percent) {
 }
 
 struct MaintenanceBenchInput {
+  std::shared_ptr<pai::config::HivedModel> model;
   pai::hived::LiveState live;
   std::map<std::string, double> ends;
   int64_t groups = 0;
@@ -78,6 +86,7 @@ const MaintenanceBenchInput& maintenance_bench_input(int guaranteed_percent) {
   const pai::yaml::Node* root = pai::config::single_document(s, ctx, "hivedscheduler.yaml");
   auto model = std::make_shared<pai::config::HivedModel>(
       pai::config::build_hived_model(pai::config::load_hived_config(root, ctx), ctx));
+  in->model = model;
   auto made = pai::scheduler::make_hived_policy(*model);
   if (!made.ok()) return *in;
   auto policy = std::move(*made);
@@ -164,6 +173,60 @@ BENCHMARK(BM_MaintenancePlan)
     ->Args({10, 90, 1})
     ->Args({-5, 90, 1})
     ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+void BM_Forecast(benchmark::State& state) {
+  const auto& in = maintenance_bench_input(90);
+  const auto& proposed = maintenance_bench_input(100);
+  const int64_t arrivals = state.range(0);
+  auto trace = std::make_shared<pai::sim::Trace>();
+  trace->format = "csv";
+  uint64_t seed = 7;
+  for (int64_t i = 0; i < arrivals; ++i) {
+    pai::sim::TraceJob j;
+    j.submit = 86400.0 * static_cast<double>(i) / static_cast<double>(arrivals);
+    j.duration = 600 + static_cast<double>(maintenance_bench_next(seed) % (12 * 3600 - 600));
+    j.vc = trace->intern_vc("vc" + std::to_string(maintenance_bench_next(seed) % kVcs));
+    j.priority = maintenance_bench_next(seed) % 10 == 0 ? -1 : 100;
+    const uint64_t shape = maintenance_bench_next(seed) % 100;
+    int32_t pods = 1, gpus = 8;
+    if (shape < 60)
+      gpus = 1 << (maintenance_bench_next(seed) % 3);
+    else if (shape >= 98)
+      pods = 4;
+    else if (shape >= 90)
+      pods = 2;
+    trace->add(j, "a" + std::to_string(i), {{pods, gpus}});
+  }
+  pai::sim::ForecastRequest req;
+  req.current = in.model;
+  req.proposed = proposed.model;
+  req.state = pai::sim::forecast_state(in.live, in.model.get(), in.ends, {}, kNow);
+  req.arrivals = trace;
+  req.horizon_s = 86400;
+  req.backfill = static_cast<int32_t>(state.range(1));
+  int64_t started = 0, preemptions = 0;
+  for (auto _ : state) {
+    auto r = pai::sim::forecast(req);
+    if (!r.ok()) {
+      state.SkipWithError(r.error().message.c_str());
+      return;
+    }
+    started = r->configs[0].overall.started;
+    preemptions = r->configs[0].overall.preemptions + r->configs[1].overall.preemptions;
+  }
+  state.counters["running"] = static_cast<double>(req.state.running.size());
+  state.counters["arrivals"] = static_cast<double>(arrivals);
+  state.counters["started"] = static_cast<double>(started);
+  state.counters["preemptions"] = static_cast<double>(preemptions);
+}
+
+// Args: arrivals, the forecast's backfill depth (ForecastRequest::backfill).
+BENCHMARK(BM_Forecast)
+    ->Args({20000, 16})
+    ->Args({20000, 64})
+    ->Args({20000, 0})
+    ->Iterations(3)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

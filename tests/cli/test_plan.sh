@@ -19,7 +19,7 @@ done
 run check config "$C"
 expect_rc 0 "check config passes on what plan wrote"
 expect_out "0 errors, 0 warnings in 4 files" "no finding at all (plan --out wrote a config.yaml too)"
-if grep -q '<svg' "$C/plan.svg" && grep -q 'research (27 GPUs, 36 CPUs)' "$C/plan.svg"; then pass "diagram is an SVG with the VC legend"; else fail "diagram"; fi
+if grep -q '<svg' "$C/plan.svg" && grep -q 'research (21 GPUs, 36 CPUs)' "$C/plan.svg"; then pass "diagram is an SVG with the VC legend"; else fail "diagram"; fi
 
 # --- ... -> simulate: the planned cluster runs in the simulator --------------------------
 TRACE=$PAI_SOURCE_DIR/examples/traces/philly-small.json
@@ -65,6 +65,20 @@ expect_rc 0 "the mixed plan passes check config"
 run simulate --config "$TMP/mixed" --trace "$TRACE" --policy hived
 expect_rc 0 "the mixed plan runs in simulate"
 expect_out "63 GPUs, 11 nodes" "the simulator sees the facts' and the profile's GPUs"
+
+# --- whole cells of one level: a VC's node cell beside a GPU cell can be blocked -------
+run plan --profile hgx-h100 --count 2 --racks 1 --vc research=60%
+expect_rc 0 "research=60% of two H100 nodes"
+expect_out "rounded down to 9 H100 -> 1 HGX-H100-NODE (whole cells of one level: 1 H100 GPU fewer)" "the share becomes one whole node, and the table says what that cost"
+if grep -q "P115" "$ERR"; then fail "no VC can be blocked"; else pass "no VC can be blocked"; fi
+run plan --profile hgx-h100 --count 2 --racks 1 --vc research=60% --vc-cells any --out "$TMP/any"
+expect_rc 0 "--vc-cells any keeps the largest cells that fit"
+expect_err "warning[P115]: virtual cluster research holds 1 HGX-H100-NODE beside smaller cells" "and warns which VC can be blocked"
+expect_err "a job of 8 H100 can wait" "with the job size"
+run check config "$TMP/any"
+expect_out "warning[H027]" "check config finds the VC in the written config"
+run plan --profile hgx-h100 --count 2 --racks 1 --vc-cells nodes
+expect_rc 2 "an unknown --vc-cells"
 
 # --- dry run and --detailed-exitcode ---------------------------------------------------
 run plan --facts "$FACTS" --vc research=60% --vc prod=40% --out "$C" --dry-run --detailed-exitcode

@@ -110,4 +110,32 @@ expect_out "has finished (SUCCEEDED)" "a finished job holds nothing"
 run hived why alice~nope --cluster lab
 expect_rc 2 "why of a job that does not exist"
 expect_err "has no such job" "neither HiveD nor the cluster knows it"
+# simulate --from-live: lab's live state played forward with no arrivals. bob~train
+# ends at its launch + 3 h (bob's median run time), and the waiting alice~gang,
+# which why says waits for research's cell bob~train holds, starts right then.
+run simulate --from-live lab --horizon 12h -o json
+expect_rc 0 "forecast from lab's live state"
+schema_check simulationForecast "simulate --from-live -o json"
+json_check "d['runningGroups'] == 3 and d['waitingGroups'] == 1 and len(d['configs']) == 1" "3 running groups and the waiting gang"
+json_check "[w['startsInSeconds'] for w in d['configs'][0]['waitingGroups']] == [r['endsInSeconds'] for r in d['configs'][0]['runningGroups'] if r['name'] == 'bob~train/default']" "the gang starts when bob~train ends"
+json_check "abs([r['endsInSeconds'] for r in d['configs'][0]['runningGroups'] if r['name'] == 'bob~train/default'][0] - ($BOB_LAUNCHED / 1000 + 3 * 3600 - __import__('time').time())) < 120" "bob~train ends at its launch + 3 h"
+run simulate --from-live lab --horizon 12h
+expect_rc 0 "forecast as text"
+expect_out "alice~gang/default" "the text lists the waiting gang"
+run simulate --from-live lab --horizon 0
+expect_rc 2 "a horizon of 0"
+expect_err "--horizon must be above 0" "says why"
+run simulate --from-live lab --horizon 36600d
+expect_rc 2 "a horizon of 100 years"
+expect_err "more than a year ahead" "says why"
+printf 'job_id,submit_time,duration,vc,gpus\nx,0,600,research,1\ny,60,600,vision,8\n' >"$TMP/other.csv"
+run simulate --from-live lab --arrivals "$TMP/other.csv"
+expect_rc 2 "arrivals of another cluster's VCs"
+expect_err "virtual clusters the cluster does not have: vision" "the unknown VC is named"
+run simulate --from-live lab --replay-last 7d -o json
+expect_rc 0 "forecast with the last 7 days replayed"
+json_check "d['arrivalsSource'].startswith('the last 7d of lab')" "the arrivals are lab's own submissions"
+run hived diff "$SCEN/auto-hived.yaml" "$SCEN/auto-hived.yaml" --live --forecast --horizon 6h --cluster lab -o json
+expect_rc 0 "hived diff --live --forecast"
+json_check "len(d['forecast']['configs']) == 2 and d['forecast']['horizonSeconds'] == 21600" "the diff carries the forecast under both configs"
 finish

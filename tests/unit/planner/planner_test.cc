@@ -17,6 +17,9 @@
 #include "planner/profiles.h"
 #include "planner/unified_diff.h"
 #include "planner_fixtures.h"
+#include "scheduler/cluster.h"
+#include "sim/engine.h"
+#include "sim/trace.h"
 #include "util/fs.h"
 
 using namespace pai::planner;
@@ -47,12 +50,15 @@ const pai::diag::Diagnostic* find_code(const pai::diag::List& l, const std::stri
   return nullptr;
 }
 
-PlanRun plan_facts(std::vector<std::string> vcs = {}, OddHosts odd = OddHosts::Split) {
+// The tests written before --vc-cells assert the largest cells that fit (any).
+PlanRun plan_facts(std::vector<std::string> vcs = {}, OddHosts odd = OddHosts::Split,
+                   VcCells cells = VcCells::Any) {
   PlanInputs in;
   in.facts_dirs = {kFacts};
   in.layouts_dir = kLayouts;
   in.options.vcs = std::move(vcs);
   in.options.odd_hosts = odd;
+  in.options.vc_cells = cells;
   return plan_from_inputs(in);
 }
 
@@ -402,6 +408,7 @@ TEST(PlannerVcs, SharesBecomeCellsThatFitAndTheRestGoesToDefault) {
   Plan p = make_plan(hosts_of("dgx-a100", 6), [] {
     PlanOptions o;
     o.vcs = {"a=33%", "b=2nodes", "c=5"};
+    o.vc_cells = VcCells::Any;
     return o;
   }());
   ASSERT_TRUE(p.ok()) << dump(p.diagnostics);
@@ -431,6 +438,7 @@ TEST(PlannerVcs, ARequestGoesWholeIntoOneChainWhenOneHasRoom) {
   for (size_t i = 0; i + 1 < hs.size(); ++i) hs[i].rack = i < 4 ? "r1" : "r2";
   PlanOptions o;
   o.vcs = {"a=3nodes", "b=4nodes"};
+  o.vc_cells = VcCells::Any;
   Plan p = make_plan(hs, o);
   ASSERT_TRUE(p.ok()) << dump(p.diagnostics);
   ASSERT_EQ(p.chains.size(), 2u);
@@ -466,6 +474,7 @@ TEST(PlannerVcs, ManyShareMixesAlwaysPassHivedsCapacityCheck) {
       PlanOptions o;
       o.vcs = {"a=" + std::to_string(a) + "%", "b=" + std::to_string(b) + "%",
                "c=" + std::to_string((100 - a - b) / 3)};
+      o.vc_cells = VcCells::Any;
       Plan p = make_plan(base, o);
       ASSERT_TRUE(p.ok()) << a << " " << b << "\n" << dump(p.diagnostics);
       pai::diag::List check = check_plan_files(p);
@@ -474,6 +483,156 @@ TEST(PlannerVcs, ManyShareMixesAlwaysPassHivedsCapacityCheck) {
       for (const auto& v : p.vcs) total += vc_leaves(p, v.name);
       EXPECT_EQ(total, 7 * 16);  // every GPU is guaranteed to someone
     }
+}
+
+namespace {
+
+// A plan's HiveD model, as check config reads the files plan writes.
+std::shared_ptr<pai::config::HivedModel> vc_cells_model(const Plan& p, pai::diag::List& found) {
+  TempDir t;
+  EXPECT_EQ(planner_error_of(
+                pai::util::write_file_atomic(t.path + "/hivedscheduler.yaml", render_hived(p))),
+            "");
+  EXPECT_EQ(
+      planner_error_of(pai::util::write_file_atomic(t.path + "/layout.yaml", render_layout(p))),
+      "");
+  auto c = pai::config::check_paths({t.path});
+  found = c.diagnostics;
+  if (c.clusters.empty() || !c.clusters[0].model) return nullptr;
+  return c.clusters[0].model;
+}
+
+// jobs "small" (1 GPU) and "big" (8 GPUs) in research, in that order or the other.
+pai::sim::PolicyRun vc_cells_run(const pai::config::HivedModel& m, bool small_first) {
+  pai::sim::Trace t;
+  pai::sim::TraceError e;
+  std::string csv = "job_id,submit_time,duration,vc,gpus\n";
+  csv += small_first ? "small,0,36000,research,1\nbig,60,3600,research,8\n"
+                     : "big,0,3600,research,8\nsmall,60,36000,research,1\n";
+  EXPECT_TRUE(pai::sim::read_native_csv(csv, "t.csv", {}, t, e)) << e.message;
+  t.finish();
+  pai::sim::SimOptions o;
+  o.vc_map = "strict";
+  pai::sim::Simulator sim(m, t, o);
+  EXPECT_TRUE(sim.prepare().ok());
+  pai::sim::PolicyRun r;
+  EXPECT_TRUE(sim.run("hived", r).ok());
+  return r;
+}
+
+}  // namespace
+
+// The case behind --vc-cells: two HGX H100 nodes in one rack, research=60% = 9 H100.
+// As the largest cells that fit (1 node + 1 GPU), a 1-GPU job placed first lands in
+// the node cell and the 8-GPU job after it waits although 8 of research's GPUs are
+// free; in the other order both run. As whole nodes (the default) research gets one
+// node, and nothing it is guaranteed is ever blocked.
+TEST(PlannerVcs, IssueCaseEightGpuJobWaitsBehindOneGpuJobUnlessWholeCells) {
+  auto plan_with = [](VcCells cells) {
+    PlanInputs in;
+    in.layouts_dir = kLayouts;
+    in.profiles.push_back({"hgx-h100", 2, 1});
+    in.options.vcs = {"research=60%"};
+    in.options.vc_cells = cells;
+    return plan_from_inputs(in);
+  };
+  PlanRun any = plan_with(VcCells::Any);
+  ASSERT_TRUE(any.ok()) << dump(any.diagnostics);
+  EXPECT_EQ(vc_leaves(any.plan, "research"), 9);
+  // P115 for research (its node cell can be blocked by 8-GPU jobs) and for default
+  // (7 H100 = a socket and 3 GPUs: 4-GPU jobs).
+  std::string p115;
+  for (const auto& d : any.diagnostics.items())
+    if (d.code == "P115") p115 += d.message + "\n";
+  EXPECT_NE(p115.find("virtual cluster research holds 1 HGX-H100-NODE beside smaller cells in "
+                      "chain HGX-H100-RACK (1 HGX-H100-NODE + 1 H100): a job of 8 H100 can wait"),
+            std::string::npos)
+      << p115;
+  EXPECT_NE(p115.find("virtual cluster default holds 1 HGX-H100-SOCKET"), std::string::npos)
+      << p115;
+  pai::diag::List found;
+  auto m = vc_cells_model(any.plan, found);
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(has_code(found, "H027")) << dump(found);
+  const int32_t research = pai::scheduler::describe_cluster(*m).find_vc("research");
+  ASSERT_GE(research, 0);
+  auto blocked = vc_cells_run(*m, true);
+  EXPECT_EQ(blocked.jobs[1].first_start, 36000);  // big waits until small ends
+  EXPECT_EQ(blocked.vcs[static_cast<size_t>(research)].anomaly_jobs, 1);
+  auto fine = vc_cells_run(*m, false);
+  EXPECT_EQ(fine.jobs[0].first_start, 0);
+  EXPECT_EQ(fine.jobs[1].first_start, 60);
+
+  PlanRun node = plan_with(VcCells::Node);
+  ASSERT_TRUE(node.ok()) << dump(node.diagnostics);
+  EXPECT_EQ(vc_leaves(node.plan, "research"), 8);
+  EXPECT_EQ(vc_leaves(node.plan, "default"), 8);
+  EXPECT_FALSE(has_code(node.diagnostics, "P115"));
+  bool costed = false;
+  for (const auto& v : node.plan.vcs)
+    for (const auto& e : v.explanations)
+      costed |= e.find(
+                    "60% of 16 = 9.60, rounded down to 9 H100 -> 1 HGX-H100-NODE (whole cells "
+                    "of one level: 1 H100 GPU fewer)") != std::string::npos;
+  EXPECT_TRUE(costed);
+  auto mn = vc_cells_model(node.plan, found);
+  ASSERT_TRUE(mn);
+  EXPECT_FALSE(has_code(found, "H027")) << dump(found);
+  EXPECT_EQ(found.count(pai::diag::Severity::Warning), 0u) << dump(found);
+  auto kept = vc_cells_run(*mn, true);
+  EXPECT_EQ(kept.vcs[static_cast<size_t>(research)].anomaly_jobs, 0);
+}
+
+TEST(PlannerVcs, WholeCellsOfOneLevelForEveryShareMix) {
+  // The sweep above with --vc-cells node: every VC's cells of a chain are of one
+  // level, nothing is over-committed, and what is in no VC is less than a node per chain.
+  std::vector<Host> base = hosts_of("dgx2", 7);
+  for (size_t i = 0; i + 1 < base.size(); ++i) base[i].rack = i < 4 ? "r1" : "r2";
+  for (int a = 0; a <= 100; a += 17)
+    for (int b = 0; a + b <= 100; b += 23) {
+      PlanOptions o;
+      o.vcs = {"a=" + std::to_string(a) + "%", "b=" + std::to_string(b) + "%",
+               "c=" + std::to_string((100 - a - b) / 3)};
+      Plan p = make_plan(base, o);
+      ASSERT_TRUE(p.ok()) << a << " " << b << "\n" << dump(p.diagnostics);
+      EXPECT_FALSE(has_code(p.diagnostics, "P115")) << a << " " << b;
+      pai::diag::List check = check_plan_files(p);
+      ASSERT_FALSE(check.has_errors()) << a << " " << b << "\n" << dump(check);
+      EXPECT_FALSE(has_code(check, "H027")) << a << " " << b << "\n" << dump(check);
+      for (const auto& v : p.vcs)
+        for (const auto& c : v.chains) {
+          int levels = 0;
+          for (int64_t n : c.count) levels += n > 0;
+          EXPECT_EQ(levels, 1) << v.name << " " << a << " " << b;
+        }
+      int64_t total = 0;
+      for (const auto& v : p.vcs) total += vc_leaves(p, v.name);
+      EXPECT_LE(total, 7 * 16);
+      EXPECT_GT(total, 7 * 16 - 2 * 16);  // at most one node's rest per chain is in no VC
+    }
+}
+
+TEST(PlannerVcs, OneLevelCellsRule) {
+  // A chain of racks of 2 nodes of 8 GPUs in 2 sockets of 4: levels 16, 8, 4, 1; node at 1.
+  const std::vector<int64_t> per{16, 8, 4, 1};
+  auto one = one_level_cells(per, 1, 9);
+  EXPECT_EQ(one.level, 1);  // 1 node, 1 GPU left out
+  EXPECT_EQ(one.cost, 1);
+  one = one_level_cells(per, 1, 16);
+  EXPECT_EQ(one.level, 0);  // a whole rack: nothing left out, the larger cell
+  one = one_level_cells(per, 1, 24);
+  EXPECT_EQ(one.level, 1);  // 3 nodes, not 1 rack and 8 GPUs left out
+  EXPECT_EQ(one.count, 3);
+  one = one_level_cells(per, 1, 6);
+  EXPECT_EQ(one.level, 2);  // less than a node: 1 socket
+  EXPECT_EQ(one.cost, 2);
+  one = one_level_cells(per, 1, 3);
+  EXPECT_EQ(one.level, 3);
+  EXPECT_EQ(one.count, 3);
+  EXPECT_EQ(one_level_cells(per, 1, 0).level, -1);
+  EXPECT_EQ(blockable_sizes(per, {0, 1, 0, 1}), (std::vector<int64_t>{8}));
+  EXPECT_EQ(blockable_sizes(per, {1, 1, 1, 0}), (std::vector<int64_t>{16, 8}));
+  EXPECT_TRUE(blockable_sizes(per, {0, 3, 0, 0}).empty());
 }
 
 TEST(PlannerVcs, InfeasibleAndMalformedRequestsAreErrors) {
