@@ -10,5 +10,8 @@ namespace paictl {
 void build_hived_apply(Flags&, Globals&);
 void build_hived_cells(Flags&, Globals&);
 void build_hived_drift(Flags&, Globals&);
+void build_hived_health(Flags&, Globals&);
+void build_hived_quarantine(Flags&, Globals&);
+void build_hived_release(Flags&, Globals&);
 
 }  // namespace paictl

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 
+#include "facts/gpu_findings.h"
 #include "remote/executor.h"
 #include "util/strings.h"
 #include "util/time.h"
@@ -671,8 +672,8 @@ void check_default_runtime_binary(const HostCheckContext& c) {
 void check_gpus(const HostCheckContext& c) {
   [[maybe_unused]] const auto& [h, p, f, o, e] = c;
   bool gpu = gpu_sku(p) || (!p.sku && f.is_gpu_host());
-  const char* gpu_checks[] = {"NvidiaSmi", "GPUCount", "GPUModel", "NvidiaRuntime",
-                              "DefaultRuntime"};
+  const char* gpu_checks[] = {"NvidiaSmi",       "GPUCount", "GPUModel",      "GPUEcc",
+                              "GPURetiredPages", "GPUXid",   "NvidiaRuntime", "DefaultRuntime"};
   if (!gpu) {
     std::string why =
         p.sku ? "the SKU " + p.sku->name + " has no NVIDIA GPUs" : "no NVIDIA GPU on this host";
@@ -733,6 +734,37 @@ void check_gpus(const HostCheckContext& c) {
                    "GPU \"" + model + "\" does not match the SKU model \"" + sku_model + "\"",
                    "fix computing-device.model or machine-type in layout.yaml");
     }
+    // The GPUs' health (facts/gpu_findings.h): one finding per kind, with its code.
+    std::vector<facts::GpuFinding> health;
+    if (smi_ok) health = facts::gpu_health_findings(f);
+    auto health_check = [&](const char* check, const char* kind, const std::string& ok) {
+      if (!smi_ok) {
+        e.skip(check, "nvidia-smi did not list the GPUs");
+        return;
+      }
+      for (const auto& h : health)
+        if (h.kind == kind) {
+          e.violated(check, "[" + h.code + "] " + h.message, h.hint);
+          return;
+        }
+      e.pass(check, ok);
+    };
+    if (!f.has("gpuhealth") && smi_ok) {
+      e.skip("GPUEcc", kNoSection);
+      e.skip("GPURetiredPages", kNoSection);
+    } else {
+      health_check(
+          "GPUEcc", "eccUncorrectable",
+          "no uncorrectable ECC error on " + std::to_string(f.nvidia.health.size()) + " GPUs");
+      health_check("GPURetiredPages", "retiredPages",
+                   "no retirement pending, at most " + std::to_string(facts::kRetiredPagesLimit) +
+                       " retired pages a GPU");
+    }
+    if (f.nvidia.kernel_log.empty() && smi_ok)
+      e.skip("GPUXid", "the kernel log could not be read (dmesg, journalctl -k)");
+    else
+      health_check("GPUXid", "xid",
+                   "no hardware XID in the kernel log (" + f.nvidia.kernel_log + ")");
     if (c.need("NvidiaRuntime", {"bins"})) {
       if (f.nvidia.container_runtime_present)
         e.pass("NvidiaRuntime",

@@ -1573,6 +1573,77 @@ const std::vector<CodeInfo>& config_codes() {
                   "550.127.05, the offline bundle was built for branch 535\n  hint: build the "
                   "bundle for the hosts' driver branch, or move the host to 535 (paictl node "
                   "maintain)"},
+      {.code = "H080",
+       .name = "gpus-dropped",
+       .severity = Severity::Error,
+       .reporter = "hived health",
+       .title = "A GPU worker lists fewer GPUs than its SKU",
+       .meaning = "nvidia-smi on a GPU worker lists fewer GPUs than its machine SKU's "
+                  "computing-device count (or fails). A GPU that fell off the bus leaves the "
+                  "node Ready, and HiveD keeps placing pods on its cells: every pod placed on the "
+                  "missing GPU fails. A quarantine candidate of paictl hived health (check hosts "
+                  "reports it as GPUCount).",
+       .fix = "Quarantine the node (paictl hived quarantine CLUSTER NODE), then look at the "
+              "kernel log's XID lines and nvidia-smi -q; reset or replace the GPU, then paictl "
+              "hived release CLUSTER NODE.",
+       .example = "facts of tb-worker1: nvidia-smi lists 7 GPUs, its SKU gpu8-machine has 8\n\n"
+                  "paictl hived health says:\ntb-worker1  gpu8-machine  [H080] gpusDropped  "
+                  "nvidia-smi lists 7 of the SKU's 8 GPUs"},
+      {.code = "H081",
+       .name = "ecc-uncorrectable",
+       .severity = Severity::Error,
+       .reporter = "check hosts, hived health",
+       .title = "A GPU has uncorrectable ECC errors",
+       .meaning = "nvidia-smi -q -d ECC,PAGE_RETIREMENT counts uncorrectable ECC errors (double "
+                  "bit, or SRAM and DRAM uncorrectable) since the driver loaded, or a row "
+                  "remapping that failed. Jobs on that GPU fail or compute wrong results. "
+                  "OpenPAI's alert manager cordoned such nodes (NvidiaSmiEccError).",
+       .fix = "Quarantine the node (paictl hived quarantine), reset the GPU (or reboot) and "
+              "watch the counter; a GPU that keeps them is replaced.",
+       .example = "facts of tb-worker1: GPU 00000000:06:00.0, Volatile Double Bit Total : 2\n\n"
+                  "paictl check hosts says (GPUEcc):\n[H081] uncorrectable ECC errors: GPU0 "
+                  "(00000000:06:00.0): 2 uncorrectable since the driver loaded"},
+      {.code = "H082",
+       .name = "retired-pages",
+       .severity = Severity::Warning,
+       .reporter = "check hosts, hived health",
+       .title = "A GPU's memory has a retirement pending, or too many retired pages",
+       .meaning = "A page retirement (before Ampere) or a row remapping (Ampere and later) is "
+                  "pending until the GPU is reset, or a GPU has retired more than 60 pages "
+                  "(OpenPAI's NvidiaRetiredPage alert threshold): its memory is wearing out.",
+       .fix = "Reset the GPU (or reboot the node) to apply a pending retirement; replace a GPU "
+              "whose retirement table fills up.",
+       .example = "facts of tb-worker1: GPU 00000000:06:00.0, Pending Page Blacklist : Yes\n\n"
+                  "paictl check hosts says (GPURetiredPages):\n[H082] retired or remapped "
+                  "memory: GPU0 (00000000:06:00.0): a page retirement pending until the GPU is "
+                  "reset"},
+      {.code = "H083",
+       .name = "xid-error",
+       .severity = Severity::Warning,
+       .reporter = "check hosts, hived health",
+       .title = "The kernel log has hardware XID errors",
+       .meaning = "The NVIDIA driver logged an XID error that means failing hardware (48 double "
+                  "bit ECC, 61-64, 74 NVLink, 79 fallen off the bus, 92, 94, 95, 119, 120, 140) "
+                  "among the kernel log's last 50 XID lines (dmesg, else journalctl -k). XIDs of "
+                  "a program's own faults (13, 31, 43) are not reported.",
+       .fix = "Look the code up in NVIDIA's XID catalogue; quarantine the node, reset the GPU "
+              "(79: reboot), and replace it when the error comes back.",
+       .example = "facts of tb-worker1: [ 8811.524310] NVRM: Xid (PCI:0000:06:00): 79, pid=0, "
+                  "name=, GPU has fallen off the bus.\n\npaictl check hosts says (GPUXid):\n"
+                  "[H083] hardware XID errors in the kernel log (dmesg): Xid 79 on GPU0 "
+                  "(00000000:06:00.0) (GPU has fallen off the bus.)"},
+      {.code = "H084",
+       .name = "driver-mismatch",
+       .severity = Severity::Warning,
+       .reporter = "hived health",
+       .title = "A GPU worker runs another driver than its SKU's hosts",
+       .meaning = "The NVIDIA driver nvidia-smi reports is not the SKU's: the one given for the "
+                  "SKU, else the one most of the SKU's hosts run. A host left behind by an "
+                  "upgrade may fail jobs built for the other driver.",
+       .fix = "Change its driver with paictl node maintain, or quarantine the node until then.",
+       .example = "facts of tb-worker2: driver 535.104.05; the other gpu8-machine hosts run "
+                  "550.127.05\n\npaictl hived health says:\ntb-worker2  gpu8-machine  [H084] "
+                  "driverMismatch  driver 535.104.05, the SKU's hosts run 550.127.05"},
       {.code = "X001",
        .name = "node-not-in-layout",
        .severity = Severity::Error,

@@ -280,6 +280,19 @@ const std::vector<CodeInfo>& other_codes() {
        .fix = "Nothing to fix: an info.",
        .example = "meminfo:0:0: info[T144]: no MemAvailable (kernel older than 3.14); estimated as "
                   "MemFree + Buffers + Cached"},
+      {.code = "T151",
+       .name = "bad-gpu-health",
+       .severity = Severity::Error,
+       .reporter = "facts, check hosts, hived health",
+       .title =
+           "nvidia-smi -q output has a GPU line without a bus id, or a counter that is no count",
+       .meaning = "The ECC and page retirement sections of nvidia-smi -q -d ECC,PAGE_RETIREMENT "
+                  "hold counts or N/A; a GPU's section starts with its PCI bus id. A value that "
+                  "is neither cannot be judged: that counter is left unknown, the rest is read.",
+       .fix = "Capture it again with nvidia-smi -q -d ECC,PAGE_RETIREMENT (a driver that "
+              "prints another layout is worth a report).",
+       .example = "nvidia-smi-q.txt:5:42: error[T151]: Total of GPU 00000000:06:00.0 is \"lots\", "
+                  "not a count\n  hint: nvidia-smi prints a count or N/A"},
       {.code = "P001",
        .name = "unreadable-facts",
        .severity = Severity::Error,

@@ -181,6 +181,15 @@ else
 fi
 e nvidia "$s"
 if [ "$s" = 0 ]; then b topo; nvidia-smi topo -m 2>&1; e topo; fi
+if [ "$s" = 0 ]; then b gpuhealth; nvidia-smi -q -d ECC,PAGE_RETIREMENT 2>&1; e gpuhealth; fi
+b xid
+# The kernel log's XID lines (the driver's GPU errors), the last 50: dmesg, else
+# the journal's kernel messages of this boot (dmesg may be restricted to root).
+if have dmesg && dmesg >/dev/null 2>&1; then echo "@@via dmesg"; dmesg 2>/dev/null | grep -F 'NVRM: Xid' | tail -n 50
+elif have journalctl && journalctl -k -b -q --no-pager -n 1 >/dev/null 2>&1; then
+  echo "@@via journalctl"; journalctl -k -b -q --no-pager 2>/dev/null | grep -F 'NVRM: Xid' | tail -n 50
+else echo "@@unreadable"; fi
+e xid 0
 b nvidia-runtime; if have nvidia-container-runtime; then nvidia-container-runtime --version 2>&1; else echo "@@missing"; fi; e nvidia-runtime
 
 b dns
@@ -881,6 +890,8 @@ std::string step_description(const std::string& section) {
       {"docker", "docker info"},
       {"nvidia", "nvidia-smi --query-gpu"},
       {"topo", "nvidia-smi topo -m"},
+      {"gpuhealth", "nvidia-smi -q -d ECC,PAGE_RETIREMENT"},
+      {"xid", "dmesg (the kernel log's XID lines)"},
       {"nvidia-runtime", "nvidia-container-runtime --version"},
       {"dns", "getent hosts (DNS lookups)"},
   };
@@ -1066,6 +1077,18 @@ void parse_fact_output(const std::string& out, double first_byte_epoch, HostFact
       parse_nvidia(b, s.status, f);
     } else if (s.name == "topo") {
       f.nvidia.topo_matrix = b;
+    } else if (s.name == "gpuhealth" && s.status == 0) {
+      auto h = parse_gpu_health(b, "nvidia-smi -q -d ECC,PAGE_RETIREMENT");
+      f.nvidia.health_read = true;
+      f.nvidia.health = std::move(h.value.gpus);
+      for (const auto& d : h.diagnostics.items())
+        if (d.severity == diag::Severity::Error) note(f, "nvidia-smi -q: " + d.message);
+    } else if (s.name == "xid") {
+      if (b.find("@@via dmesg") != std::string::npos)
+        f.nvidia.kernel_log = "dmesg";
+      else if (b.find("@@via journalctl") != std::string::npos)
+        f.nvidia.kernel_log = "journalctl";
+      f.nvidia.xids = parse_xid_events(b);
     } else if (s.name == "nvidia-runtime") {
       std::string t(util::trim(b));
       if (t != "@@missing") f.nvidia.container_runtime_version = first_line(t);

@@ -68,6 +68,22 @@ json to_json(const HostFacts& f) {
     rtbin.push_back({{"runtime", r.runtime}, {"path", r.path}, {"resolved", r.resolved}});
   json dns = json::array();
   for (const auto& d : f.dns) dns.push_back({{"name", d.name}, {"resolved", d.resolved}});
+  json health = json::array();
+  for (const auto& h : f.nvidia.health)
+    health.push_back({{"bus_id", h.bus_id},
+                      {"ecc_mode", h.ecc_mode},
+                      {"volatile_uncorrectable", h.volatile_uncorrectable},
+                      {"aggregate_uncorrectable", h.aggregate_uncorrectable},
+                      {"volatile_correctable", h.volatile_correctable},
+                      {"retired_single_bit", h.retired_single_bit},
+                      {"retired_double_bit", h.retired_double_bit},
+                      {"retirement_pending", h.retirement_pending},
+                      {"remapped_uncorrectable", h.remapped_uncorrectable},
+                      {"remap_pending", h.remap_pending},
+                      {"remap_failed", h.remap_failed}});
+  json xids = json::array();
+  for (const auto& x : f.nvidia.xids)
+    xids.push_back({{"bus_id", x.bus_id}, {"code", x.code}, {"text", x.text}, {"when", x.when}});
 
   json j = {
       {"schema", kFactsSchema},
@@ -141,7 +157,11 @@ json to_json(const HostFacts& f) {
         {"pci_gpus", f.nvidia.pci_gpus},
         {"container_runtime_present", f.nvidia.container_runtime_present},
         {"container_runtime_version", f.nvidia.container_runtime_version},
-        {"toolkit_binaries", f.nvidia.toolkit_binaries}}},
+        {"toolkit_binaries", f.nvidia.toolkit_binaries},
+        {"health_read", f.nvidia.health_read},
+        {"health", health},
+        {"kernel_log", f.nvidia.kernel_log},
+        {"xids", xids}}},
       {"gpus", gpus},
       {"paths", paths},
       {"processes", f.processes},
@@ -338,6 +358,33 @@ void fill(const json& j, HostFacts& f) {
   get_to(nv, "container_runtime_present", f.nvidia.container_runtime_present);
   get_to(nv, "container_runtime_version", f.nvidia.container_runtime_version);
   get_to(nv, "toolkit_binaries", f.nvidia.toolkit_binaries);
+  get_to(nv, "health_read", f.nvidia.health_read);
+  for (const auto& h : arr(nv, "health")) {
+    if (!h.is_object()) continue;
+    GpuHealth x;
+    get_to(h, "bus_id", x.bus_id);
+    get_to(h, "ecc_mode", x.ecc_mode);
+    get_to(h, "volatile_uncorrectable", x.volatile_uncorrectable);
+    get_to(h, "aggregate_uncorrectable", x.aggregate_uncorrectable);
+    get_to(h, "volatile_correctable", x.volatile_correctable);
+    get_to(h, "retired_single_bit", x.retired_single_bit);
+    get_to(h, "retired_double_bit", x.retired_double_bit);
+    get_to(h, "retirement_pending", x.retirement_pending);
+    get_to(h, "remapped_uncorrectable", x.remapped_uncorrectable);
+    get_to(h, "remap_pending", x.remap_pending);
+    get_to(h, "remap_failed", x.remap_failed);
+    f.nvidia.health.push_back(std::move(x));
+  }
+  get_to(nv, "kernel_log", f.nvidia.kernel_log);
+  for (const auto& x : arr(nv, "xids")) {
+    if (!x.is_object()) continue;
+    XidEvent e;
+    get_to(x, "bus_id", e.bus_id);
+    get_to(x, "code", e.code);
+    get_to(x, "text", e.text);
+    get_to(x, "when", e.when);
+    f.nvidia.xids.push_back(std::move(e));
+  }
   for (const auto& g : arr(j, "gpus")) {
     if (!g.is_object()) continue;
     GpuFacts x;

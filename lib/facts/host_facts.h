@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "diag/diagnostic.h"
+#include "facts/parsers.h"
 #include "util/result.h"
 
 namespace pai::facts {
@@ -129,6 +130,14 @@ struct NvidiaFacts {
   bool container_runtime_present = false;
   std::string container_runtime_version;
   std::vector<std::string> toolkit_binaries;  // nvidia-ctk, nvidia-container-cli, ... found on PATH
+  // nvidia-smi -q -d ECC,PAGE_RETIREMENT (run when the GPU query worked):
+  // each GPU's ECC counters, retired pages and remapped rows.
+  bool health_read = false;
+  std::vector<GpuHealth> health;
+  // XID lines of the kernel log (the last 50), and where they were read:
+  // "dmesg", "journalctl", or "" when neither could be read.
+  std::string kernel_log;
+  std::vector<XidEvent> xids;
 };
 
 struct DnsFacts {

@@ -99,6 +99,63 @@ struct GpuInfo {
 // index,name,memory.total,pci.bus_id,uuid. GPUs are returned sorted by index.
 Parsed<std::vector<GpuInfo>> parse_gpu_query(std::string_view text, std::string_view source = {});
 
+// --- nvidia-smi -q -d ECC,PAGE_RETIREMENT -------------------------------------------
+
+// One GPU's memory health. Counters are -1 where nvidia-smi printed N/A (or
+// did not print them: Ampere and later report remapped rows, not retired
+// pages; GPUs without ECC report neither).
+struct GpuHealth {
+  std::string bus_id;                    // "00000000:3B:00.0", from the "GPU ..." line
+  std::string ecc_mode;                  // "Enabled", "Disabled", "" (N/A)
+  int64_t volatile_uncorrectable = -1;   // since the last driver load: Double Bit Total, or
+                                         // SRAM and DRAM Uncorrectable summed
+  int64_t aggregate_uncorrectable = -1;  // over the GPU's life
+  int64_t volatile_correctable = -1;
+  int64_t retired_single_bit = -1;      // Retired Pages: Single Bit ECC
+  int64_t retired_double_bit = -1;      // Retired Pages: Double Bit ECC
+  bool retirement_pending = false;      // Pending Page Blacklist (or Pending): Yes
+  int64_t remapped_uncorrectable = -1;  // Remapped Rows: Uncorrectable Error
+  bool remap_pending = false;           // Remapped Rows: Pending: Yes
+  bool remap_failed = false;            // Remapping Failure Occurred: Yes
+  uint32_t line = 0;
+  // Retired pages (single and double bit), 0 where not reported.
+  int64_t retired_pages() const;
+};
+
+struct GpuHealthReport {
+  std::string driver_version;   // "Driver Version : 535.104.05"
+  std::vector<GpuHealth> gpus;  // in the order printed
+};
+
+// Reads the `nvidia-smi -q` text of any driver since 390 (the ECC sections
+// before Ampere with Single Bit/Double Bit counters per memory, and Ampere's
+// SRAM/DRAM counters with remapped rows); other sections are skipped. A GPU
+// line with no bus id, or a counter that is neither a number nor N/A, is an
+// error (T151) at its line; the rest is still read.
+Parsed<GpuHealthReport> parse_gpu_health(std::string_view text, std::string_view source = {});
+
+// --- XID errors in the kernel log ---------------------------------------------------
+
+// "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus."
+struct XidEvent {
+  std::string bus_id;  // as printed: "0000:3b:00"
+  int code = 0;        // 79
+  std::string text;    // the rest of the line after the code, trimmed (at most 200 bytes)
+  std::string when;    // the line's time stamp as printed ("[12345.678901]", "Jun 07 19:32:16")
+  uint32_t line = 0;
+};
+
+// Every XID line of `dmesg` or `journalctl -k` output (other lines are
+// skipped; a line that names Xid but no code is skipped too).
+std::vector<XidEvent> parse_xid_events(std::string_view text);
+
+// Whether an XID code means the GPU (or its memory, or its link) is failing
+// rather than a program's fault: 48 (double bit ECC), 61, 62 (internal micro-
+// controller), 63, 64 (page retirement or row remapping), 74 (NVLink), 79
+// (fallen off the bus), 92 (high single bit ECC rate), 94, 95 (contained and
+// uncontained ECC), 119, 120 (GSP), 140 (unrecovered ECC).
+bool xid_is_hardware(int code);
+
 // --- lscpu -------------------------------------------------------------------------
 
 struct CpuInfo {

@@ -184,6 +184,7 @@ start_host() {
 
   # Fake tools, first on PATH.
   cp "$HERE/fake/nvidia-container-runtime" "$H/bin/"
+  cp "$HERE/fake/dmesg" "$H/bin/"
   [ "$h_nvidia_runtime" = missing ] && rm -f "$H/bin/nvidia-container-runtime"
   [ "$h_gpus" -gt 0 ] || [ "$h_smi_broken" = 1 ] && cp "$HERE/fake/nvidia-smi" "$H/bin/"
   if [ "$h_docker" != none ]; then cp "$HERE/fake/docker" "$HERE/fake/runc" "$H/bin/"; fi

@@ -17,7 +17,7 @@ workloads are available. These are test doubles, not OpenPAI or HiveD:
 * HiveD (the `hivedscheduler-hs` StatefulSet's port, 30096): HiveD's inspect API,
   computed by lib/scheduler in tests/integration/hived/hived_test_server (copied
   into the run's lib/ as `hived_test_server` by `up`): the physical cluster from
-  that ConfigMap, the bad nodes from the Nodes that are not Ready, and the affinity
+  that ConfigMap, the bad nodes from the Nodes that are not Ready or are cordoned (as HiveD's), and the affinity
   groups from the pods on this API server: the pods HiveD bound (their
   pod-bind-info annotation) are restored as HiveD restores them when it starts,
   the pods that wait for HiveD (a pod-scheduling-spec, no node) are scheduled, and
@@ -69,6 +69,11 @@ def parsed_config(store, ns):
 
 def node_ready(node):
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in node.get("status", {}).get("conditions", []))
+
+
+def node_healthy(node):
+    """HiveD's health of a node: Ready and not cordoned (spec.unschedulable)."""
+    return node_ready(node) and not node.get("spec", {}).get("unschedulable")
 
 
 def pods(store):
@@ -176,7 +181,7 @@ class Hived:
         """What HiveD would learn from the cluster: its config, the bad nodes, the
         groups its pods hold (bound) and those that wait for it (pending)."""
         s = self.store
-        bad = sorted(n["metadata"]["name"] for (g, p, _, _), n in s.objects.items() if not g and p == "nodes" and not node_ready(n))
+        bad = sorted(n["metadata"]["name"] for (g, p, _, _), n in s.objects.items() if not g and p == "nodes" and not node_healthy(n))
         bound, pending, waiting_pods = {}, {}, {}
         for pod in sorted(pods(s), key=lambda p: (p["metadata"].get("creationTimestamp", ""), p["metadata"]["name"])):
             spec = annotation(pod, SPEC)

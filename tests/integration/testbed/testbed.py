@@ -7,6 +7,10 @@ Run through scripts/testbed.sh (docs/testbed.md):
   state RUNDIR                 one JSON document of every host and of the cluster objects
   down RUNDIR                  stop everything, by pid
   knob RUNDIR HOST 'TOOL STEP ACTION'...   |  knob RUNDIR HOST --clear
+  gpu-fault RUNDIR HOST [--gpus N] [--ecc N] [--retired N] [--pending] [--xid CODE] | --clear
+                               what the host's fake nvidia-smi and dmesg report: N GPUs listed,
+                               N uncorrectable ECC errors and retired pages on GPU 0, a page
+                               retirement pending, an NVRM Xid line in the kernel log
   log RUNDIR [HOST]            every recorded invocation, one JSON object a line
   kubeconfig RUNDIR            the master's admin.conf (after kubeadm init)
   snapshot RUNDIR NAME         save every host's state (files, the fakes' state, etcd's data) as NAME
@@ -1076,6 +1080,41 @@ def knob(args):
     return 0
 
 
+def gpu_fault(args):
+    """A GPU's faults, as the host's fake nvidia-smi (bin/fake.env) and fake dmesg
+    (bin/kmsg) report them from now on; --clear takes them all back."""
+    rundir = os.path.abspath(args.rundir)
+    H = host_dir(rundir, args.host)
+    env = H + "/bin/fake.env"
+    if not os.path.exists(H + "/bin/nvidia-smi"):
+        die("%s has no GPUs (no nvidia-smi)" % args.host)
+    with tbfake.Lock(H):
+        with open(env) as f:
+            lines = [l for l in f.read().splitlines() if not re.match(r"^(SMI_GPUS|ECC_DBE|RETIRED_SBE|RETIRED_PENDING)=", l)]
+        kmsg = H + "/bin/kmsg"
+        if args.clear:
+            if os.path.exists(kmsg):
+                os.unlink(kmsg)
+        else:
+            if args.gpus is not None:
+                lines.append("SMI_GPUS=%d" % args.gpus)
+            if args.ecc:
+                lines.append("ECC_DBE=%d" % args.ecc)
+            if args.retired:
+                lines.append("RETIRED_SBE=%d" % args.retired)
+            if args.pending:
+                lines.append("RETIRED_PENDING=Yes")
+            if args.xid is not None:
+                with open(kmsg, "a") as f:
+                    f.write("[ 8811.524310] NVRM: Xid (PCI:0000:06:00): %d, pid=0, name=, %s\n"
+                            % (args.xid, "GPU has fallen off the bus." if args.xid == 79 else "An uncorrectable ECC error was detected."))
+        tmp = env + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        os.rename(tmp, env)
+    return 0
+
+
 def log(args):
     rundir = os.path.abspath(args.rundir)
     run = load_run(rundir)
@@ -1355,6 +1394,16 @@ def main():
     p.add_argument("knobs", nargs="*")
     p.add_argument("--clear", action="store_true")
     p.set_defaults(fn=knob)
+    p = sub.add_parser("gpu-fault")
+    p.add_argument("rundir")
+    p.add_argument("host")
+    p.add_argument("--gpus", type=int)
+    p.add_argument("--ecc", type=int, default=0)
+    p.add_argument("--retired", type=int, default=0)
+    p.add_argument("--pending", action="store_true")
+    p.add_argument("--xid", type=int)
+    p.add_argument("--clear", action="store_true")
+    p.set_defaults(fn=gpu_fault)
     p = sub.add_parser("log")
     p.add_argument("rundir")
     p.add_argument("host", nargs="?")
