@@ -4,50 +4,18 @@
 
 namespace pai::deploy {
 
-std::string ImageRef::str() const {
-  std::string out = registry.empty() ? repository : registry + "/" + repository;
-  if (!tag.empty()) out += ":" + tag;
-  if (!digest.empty()) out += "@" + digest;
-  return out;
-}
-
-ImageRef parse_image_ref(std::string_view image) {
-  ImageRef r;
-  std::string rest(image);
-  if (auto at = rest.find('@'); at != std::string::npos) {
-    r.digest = rest.substr(at + 1);
-    rest.resize(at);
-  }
-  // The tag follows the last ':' after the last '/' (a registry's port comes before a '/').
-  auto slash = rest.rfind('/');
-  auto colon = rest.rfind(':');
-  if (colon != std::string::npos && (slash == std::string::npos || colon > slash)) {
-    r.tag = rest.substr(colon + 1);
-    rest.resize(colon);
-  }
-  auto first = rest.find('/');
-  std::string head = first == std::string::npos ? "" : rest.substr(0, first);
-  bool is_registry = !head.empty() && (head.find('.') != std::string::npos ||
-                                       head.find(':') != std::string::npos || head == "localhost");
-  if (is_registry) {
-    r.registry = head;
-    r.repository = rest.substr(first + 1);
-  } else {
-    r.registry = "docker.io";
-    r.repository = rest;
-  }
-  if (r.registry == "index.docker.io" || r.registry == "registry-1.docker.io")
-    r.registry = "docker.io";
-  if (r.registry == "docker.io" && r.repository.find('/') == std::string::npos)
-    r.repository = "library/" + r.repository;
-  return r;
-}
-
 std::string image_through_mirror(std::string_view image, std::string_view mirror) {
   if (mirror.empty() || image.empty()) return std::string(image);
-  ImageRef r = parse_image_ref(image);
-  r.registry = std::string(mirror);
-  return r.str();
+  auto r = parse_image_ref(std::string(image));
+  if (!r.ok()) return std::string(image);  // not a reference: left as written
+  ImageRef m = through_mirror(*r, std::string(mirror));
+  // parse_image_ref names the tag a runtime pulls (":latest" for none); the
+  // rewritten text keeps what was written.
+  std::string_view named = image.substr(0, image.find('@'));
+  auto slash = named.rfind('/');
+  if (named.find(':', slash == std::string_view::npos ? 0 : slash) == std::string_view::npos)
+    m.tag.clear();
+  return m.str();
 }
 
 std::string manifest_through_mirror(std::string_view manifest, std::string_view mirror) {

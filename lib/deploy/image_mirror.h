@@ -10,24 +10,9 @@
 #include <string>
 #include <string_view>
 
+#include "deploy/images.h"  // ImageRef, parse_image_ref
+
 namespace pai::deploy {
-
-// An image reference split as a registry resolves it: registry "docker.io" for
-// Docker Hub (also when written index.docker.io or registry-1.docker.io, or
-// without a registry), repository with `library/` for Docker Hub's official
-// images, and the tag (":v1") and/or digest ("@sha256:...") as written.
-struct ImageRef {
-  std::string registry;    // "registry.k8s.io", "docker.io", "10.0.0.5:5000"
-  std::string repository;  // "kube-apiserver", "library/postgres", "nvidia/k8s-device-plugin"
-  std::string tag;         // "v1.30.4", "" when none
-  std::string digest;      // "sha256:...", "" when none
-  // registry/repository[:tag][@digest]
-  std::string str() const;
-};
-
-// `image` parsed as Docker's reference grammar does (the first path component
-// is a registry when it holds a '.' or a ':' or is "localhost").
-ImageRef parse_image_ref(std::string_view image);
 
 // `image` as pulled through `mirror` (HOST[:PORT]): mirror/repository[:tag][@digest].
 // An empty mirror gives the image unchanged (as written). Idempotent: an image

@@ -89,6 +89,8 @@ util::Result<ImageRef> parse_image_ref(const std::string& ref) {
     r.registry = "docker.io";
     r.repository = rest;
   }
+  if (r.registry == "index.docker.io" || r.registry == "registry-1.docker.io")
+    r.registry = "docker.io";
   if (r.repository.empty()) return bad("no repository");
   if (r.registry == "docker.io" && r.repository.find('/') == std::string::npos)
     r.repository = "library/" + r.repository;

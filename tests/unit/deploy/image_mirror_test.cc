@@ -8,19 +8,19 @@ namespace pai::deploy {
 namespace {
 
 TEST(ImageRef, ParsesAsARegistryResolvesIt) {
-  auto r = parse_image_ref("postgres:12");
+  auto r = *parse_image_ref("postgres:12");
   EXPECT_EQ(r.registry, "docker.io");
   EXPECT_EQ(r.repository, "library/postgres");
   EXPECT_EQ(r.tag, "12");
   EXPECT_EQ(r.digest, "");
-  r = parse_image_ref("localhost:5000/team/app");
+  r = *parse_image_ref("localhost:5000/team/app");
   EXPECT_EQ(r.registry, "localhost:5000");
   EXPECT_EQ(r.repository, "team/app");
-  EXPECT_EQ(r.tag, "");
-  r = parse_image_ref("index.docker.io/flannel/flannel:v0.26.4");
+  EXPECT_EQ(r.tag, "latest");  // what a runtime pulls
+  r = *parse_image_ref("index.docker.io/flannel/flannel:v0.26.4");
   EXPECT_EQ(r.registry, "docker.io");
   EXPECT_EQ(r.str(), "docker.io/flannel/flannel:v0.26.4");
-  r = parse_image_ref("localhost/app:1");
+  r = *parse_image_ref("localhost/app:1");
   EXPECT_EQ(r.registry, "localhost");
   EXPECT_EQ(r.repository, "app");
 }
