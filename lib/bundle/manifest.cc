@@ -33,11 +33,11 @@ class ManifestReader {
   util::JsonPull& pull() { return pull_; }
 
   util::Error error_at(std::pair<uint32_t, uint32_t> pos, const std::string& what) const {
-    return util::Error{file_ + ":" + std::to_string(pos.first) + ":" + std::to_string(pos.second) +
-                           ": " + what,
-                       "a bundle's manifest.json is written by paictl bundle build "
-                       "(docs/bundle.md); build the bundle again rather than editing it",
-                       util::Error::Kind::Input};
+    return util::Error{
+        file_ + ":" + std::to_string(pos.first) + ":" + std::to_string(pos.second) + ": " + what,
+        "a bundle's manifest.json is written by paictl bundle build "
+        "(docs/bundle.md); build the bundle again rather than editing it",
+        util::Error::Kind::Input};
   }
   util::Error pull_error() const {
     return error_at(pull_.line_column(pull_.error_offset()), pull_.error());
@@ -140,8 +140,8 @@ util::Result<BundleFile> manifest_file(ManifestReader& r) {
     f.kind = FileKind::Image;
     if (f.image.empty()) return r.error_at(pos, f.path + ": an image needs \"image\"");
   } else {
-    return r.error_at(pos, f.path + ": \"kind\" must be \"deb\" or \"image\", found \"" + kind +
-                               "\"");
+    return r.error_at(pos,
+                      f.path + ": \"kind\" must be \"deb\" or \"image\", found \"" + kind + "\"");
   }
   if (!manifest_is_hex64(f.sha256))
     return r.error_at(pos, f.path + ": \"sha256\" must be 64 lower-case hex digits");
@@ -237,8 +237,8 @@ util::Result<Bundle> parse_manifest(const std::string& text, const std::string& 
       if (!v) return v.error();
       if (k == "apiVersion") {
         if (*v != kApiVersion)
-          return r.error_at(pos, "apiVersion is \"" + *v + "\"; this paictl reads \"" +
-                                     kApiVersion + "\"");
+          return r.error_at(
+              pos, "apiVersion is \"" + *v + "\"; this paictl reads \"" + kApiVersion + "\"");
         b.api_version = *v;
       } else if (k == "cluster") {
         b.cluster = *v;
@@ -262,8 +262,7 @@ util::Result<Bundle> parse_manifest(const std::string& text, const std::string& 
           auto epos = p.value_position();
           auto f = manifest_file(r);
           if (!f) return f.error();
-          if (!paths.insert(f->path).second)
-            return r.error_at(epos, f->path + " is listed twice");
+          if (!paths.insert(f->path).second) return r.error_at(epos, f->path + " is listed twice");
           b.files.push_back(std::move(*f));
         }
       }
@@ -348,11 +347,10 @@ util::Result<Bundle> verify_bundle(const std::string& dir) {
     return util::Error{"cannot list " + dir + ": " + ec.message(), "", util::Error::Kind::Input};
   if (!unlisted.empty()) {
     std::sort(unlisted.begin(), unlisted.end());
-    return util::Error{dir + "/" + unlisted[0] + " is not in the bundle's manifest" +
-                           (unlisted.size() > 1
-                                ? " (and " + std::to_string(unlisted.size() - 1) + " more)"
-                                : ""),
-                       hint, util::Error::Kind::Input};
+    return util::Error{
+        dir + "/" + unlisted[0] + " is not in the bundle's manifest" +
+            (unlisted.size() > 1 ? " (and " + std::to_string(unlisted.size() - 1) + " more)" : ""),
+        hint, util::Error::Kind::Input};
   }
   // Sizes first (cheap), then the checksums.
   for (const auto& f : b->files) {

@@ -118,7 +118,8 @@ TEST_F(BundleDir, RefusesASymbolicLinkInPlaceOfAFile) {
   put("elsewhere", "image bytes!");
   fs::remove(dir_ / "images/pause-3.9.tar");
   fs::create_symlink(dir_ / "elsewhere", dir_ / "images/pause-3.9.tar");
-  fs::rename(dir_ / "elsewhere", fs::temp_directory_path() / ("paictl-elsewhere-" + std::to_string(::getpid())));
+  fs::rename(dir_ / "elsewhere",
+             fs::temp_directory_path() / ("paictl-elsewhere-" + std::to_string(::getpid())));
   auto b = verify_bundle(dir());
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.error().message.find("images/pause-3.9.tar"), std::string::npos) << b.error().message;
@@ -150,7 +151,8 @@ TEST(BundleManifest, BadManifestsAreFileLineColumn) {
       {"{\"apiVersion\": \"paictl.io/bundle/v1\", \"kubeVersion\": \"1.30.4\",\n"
        " \"platforms\": [{\"os\": \"ubuntu-22.04\", \"arch\": \"amd64\"}],\n"
        " \"files\": [{\"path\": \"images/a.tar\", \"kind\": \"image\", \"image\": \"x:1\",\n"
-       " \"sha256\": \"" + std::string(64, 'a') + "\", \"bytes\": -3}]}",
+       " \"sha256\": \"" +
+           std::string(64, 'a') + "\", \"bytes\": -3}]}",
        "m.json:4:84: \"bytes\" must be a whole number"},
       {"{\"apiVersion\": \"paictl.io/bundle/v1\", \"kubeVersion\": \"1.30.4\",\n"
        " \"platforms\": [], \"files\": []}",
