@@ -11,7 +11,7 @@
 #include "command.h"
 #include "data_dirs.h"
 #include "deploy/backup.h"
-#include "deploy/install_json.h"
+#include "deploy/backup_json.h"
 #include "deploy/restore.h"
 #include "exit_codes.h"
 #include "flags.h"
@@ -87,54 +87,20 @@ int run_backup(const BackupOptions& o, const Globals& g) {
                plan->cluster->cluster_dir.c_str(), plan->out.c_str());
     for (const auto& c : plan->contents) out_printf("  %s\n", c.c_str());
   }
-  pai::deploy::DocJson doc;
-  doc["cluster"] = plan->cluster_name;
-  doc["out"] = plan->out;
-  doc["contents"] = plan->contents;
   if (r.dry_run) {
-    doc["dry_run"] = true;
-    print_use_case_document(doc, "backup", view);
+    print_use_case_document(pai::deploy::backup_json(*plan, nullptr), "backup", view);
     if (!view.json) out_printf("dry run: nothing was written\n");
     return kExitChanges;
   }
   auto out = pai::deploy::apply_backup(*plan);
   if (out.error) return report(*out.error, view);
-  doc["path"] = out.path;
-  doc["bytes"] = out.bytes;
-  doc["sha256"] = out.sha256;
-  doc["kubernetes_version"] = out.manifest.kubernetes_version;
-  doc["etcd_version"] = out.manifest.etcd_version;
-  doc["database"] = out.manifest.database;
-  auto members = pai::deploy::DocJson::array();
-  for (const auto& m : out.manifest.members)
-    members.push_back({{"name", m.name}, {"bytes", m.bytes}, {"sha256", m.sha256}});
-  doc["members"] = members;
-  doc["record"] = plan->cluster->cluster_dir + "/.paictl/backups.jsonl";
-  print_use_case_document(doc, "backup", view);
+  print_use_case_document(pai::deploy::backup_json(*plan, &out), "backup", view);
   if (!view.json)
     out_printf(
         "wrote %s (%s, %zu members, mode 0600, sha256 %s)\nrecorded in %s/.paictl/backups.jsonl\n",
         out.path.c_str(), pai::util::format_bytes(static_cast<double>(out.bytes)).c_str(),
         out.manifest.members.size() + 1, out.sha256.c_str(), plan->cluster->cluster_dir.c_str());
   return kExitChanges;
-}
-
-pai::deploy::DocJson restore_plan_doc(const pai::deploy::RestorePlan& p) {
-  pai::deploy::DocJson doc;
-  const auto& m = p.archive->manifest;
-  doc["archive"] = p.request.from;
-  doc["archive_sha256"] = p.archive_sha256;
-  doc["cluster"] = m.cluster;
-  doc["backup_time"] = m.time_utc;
-  doc["kubernetes_version"] = m.kubernetes_version;
-  doc["etcd_version"] = m.etcd_version;
-  doc["mismatches"] = p.mismatches;
-  doc["replaces"] = p.replaces;
-  doc["pki_differ"] = p.pki_differ;
-  doc["cluster_files_differ"] = p.cluster_files_differ;
-  doc["hived_differs"] = p.hived_differs;
-  if (p.resume) doc["resume"] = {{"ts", p.resume->ts}, {"done", p.resume->done}};
-  return doc;
 }
 
 int run_restore(const RestoreOptions& o, const Globals& g) {
@@ -152,10 +118,8 @@ int run_restore(const RestoreOptions& o, const Globals& g) {
   deps.on_progress = lifecycle_progress(view);
   auto plan = pai::deploy::plan_restore(r, deps);
   if (!plan.ok()) return report(plan.error(), view);
-  auto doc = restore_plan_doc(*plan);
   if (plan->already) {
-    doc["already"] = plan->already->ts;
-    print_use_case_document(doc, "restore", view);
+    print_use_case_document(pai::deploy::restore_json(*plan, nullptr), "restore", view);
     if (!view.json)
       out_printf("%s was restored already (stamp %s, old data in %s); --again restores it again\n",
                  r.from.c_str(), plan->already->ts.c_str(), plan->already->layout.old_dir.c_str());
@@ -170,8 +134,7 @@ int run_restore(const RestoreOptions& o, const Globals& g) {
     for (const auto& line : plan->replaces) out_printf("  %s\n", line.c_str());
   }
   if (r.dry_run) {
-    doc["dry_run"] = true;
-    print_use_case_document(doc, "restore", view);
+    print_use_case_document(pai::deploy::restore_json(*plan, nullptr), "restore", view);
     if (!view.json) out_printf("dry run: nothing was changed on any host\n");
     return kExitChanges;
   }
@@ -186,15 +149,7 @@ int run_restore(const RestoreOptions& o, const Globals& g) {
     }
   }
   auto out = pai::deploy::apply_restore(*plan);
-  doc["ts"] = out.ts;
-  doc["ran"] = out.ran;
-  doc["skipped"] = out.skipped;
-  doc["pki_restored"] = out.pki_restored;
-  doc["files_replaced"] = out.files_replaced;
-  doc["missing"] = out.missing;
-  doc["verified"] = out.verified;
-  doc["old_data"] = out.layout.old_dir;
-  print_use_case_document(doc, "restore", view);
+  print_use_case_document(pai::deploy::restore_json(*plan, &out), "restore", view);
   if (out.error) return report(*out.error, view);
   if (!view.json) {
     if (!out.skipped.empty())

@@ -308,16 +308,7 @@ std::string cluster_hived_url(const ClusterCheckRequest& r, const deploy::Prepar
 void cluster_hived_findings(const ClusterCheckRequest& r, const ClusterCheckDeps& deps,
                             const std::string& url, const std::vector<NodeStatus>* nodes,
                             diag::List& out) {
-  std::unique_ptr<http::Client> own;
-  http::Client* http = deps.hived_http;
-  if (!http) {
-    http::Options hopt;
-    hopt.timeout_s = 30;
-    hopt.connect_timeout_s = 10;
-    hopt.retry.max_attempts = 2;
-    own = std::make_unique<http::CurlClient>(hopt);
-    http = own.get();
-  }
+  auto http = deploy::hived_http_client(deps.hived_http, nullptr, 2);
   hived::Client client(*http, url);
   auto live = hived::read_live(client);
   if (!live.ok()) {

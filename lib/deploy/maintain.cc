@@ -295,21 +295,7 @@ UseCaseResult<MaintainPlan> plan_maintain(const MaintainRequest& request, const 
   std::optional<hived::LiveState> live;
   std::string fallback;
   if (!request.hived.empty()) {
-    std::unique_ptr<http::Client> own;
-    http::Client* http = deps.hived_http;
-    if (!http) {
-      http::Options hopt;
-      hopt.timeout_s = 30;
-      hopt.connect_timeout_s = 10;
-      hopt.log = [&cb](const std::string& line) {
-        UseCaseEvent e;
-        e.kind = UseCaseEvent::Kind::HivedLog;
-        e.message = line;
-        cb.emit(e);
-      };
-      own = std::make_unique<http::CurlClient>(hopt);
-      http = own.get();
-    }
+    auto http = hived_http_client(deps.hived_http, &cb);
     hived::Client client(*http, request.hived);
     std::string where = http::redact_url(request.hived);
     auto l = hived::read_live(client);
@@ -436,16 +422,8 @@ MaintainOutcome apply_maintain(MaintainPlan& p, const Callbacks& cb) {
     specs[s.name] = &s;
   }
   if (!r.hived.empty()) {
-    std::shared_ptr<http::Client> http;
-    http::Client* hc = p.deps.hived_http;
-    if (!hc) {
-      http::Options hopt;
-      hopt.timeout_s = 30;
-      hopt.connect_timeout_s = 10;
-      http = std::make_shared<http::CurlClient>(hopt);
-      hc = http.get();
-    }
-    auto client = std::shared_ptr<hived::Client>(new hived::Client(*hc, r.hived),
+    auto http = hived_http_client(p.deps.hived_http, nullptr);
+    auto client = std::shared_ptr<hived::Client>(new hived::Client(*http, r.hived),
                                                  [http](hived::Client* c) { delete c; });
     bd.groups_on_node = hived_groups_on_node(client);
   }

@@ -93,21 +93,7 @@ UseCaseResult<std::vector<AffectedGroup>> node_remove_running_groups(const NodeR
     cleanup();
     return std::move(old_model).error();
   }
-  std::unique_ptr<http::Client> own;
-  http::Client* http = p.deps.hived_http;
-  if (!http) {
-    http::Options hopt;
-    hopt.timeout_s = 30;
-    hopt.connect_timeout_s = 10;
-    hopt.log = [&cb](const std::string& line) {
-      UseCaseEvent e;
-      e.kind = UseCaseEvent::Kind::HivedLog;
-      e.message = line;
-      cb.emit(e);
-    };
-    own = std::make_unique<http::CurlClient>(hopt);
-    http = own.get();
-  }
+  auto http = hived_http_client(p.deps.hived_http, &cb);
   hived::Client client(*http, p.request.hived);
   std::string where = http::redact_url(p.request.hived);
   auto live = node_remove_read_live(client, where);

@@ -14,12 +14,17 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "diag/diagnostic.h"
 #include "util/result.h"
+
+namespace pai::http {
+class Client;
+}
 
 namespace pai::deploy {
 
@@ -188,5 +193,12 @@ struct Callbacks {
   }
   Answer ask(const Question& q) const { return confirm ? confirm(q) : Answer::No; }
 };
+
+// The HTTP client a use case reads HiveD's inspect API with: `injected` when
+// given (tests; not owned), else a libcurl client with HiveD's timeouts (30 s a
+// request, 10 s to connect, `attempts` tries when not 0) whose request lines
+// reach `cb` (when given) as HivedLog events.
+std::shared_ptr<http::Client> hived_http_client(http::Client* injected, const Callbacks* cb,
+                                                int attempts = 0);
 
 }  // namespace pai::deploy
