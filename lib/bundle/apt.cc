@@ -150,8 +150,7 @@ util::Result<AptSource> parse_apt_source(const std::string& line) {
   return s;
 }
 
-std::vector<AptPackage> parse_packages_index(const std::string& text,
-                                             const std::string& base_url) {
+std::vector<AptPackage> parse_packages_index(const std::string& text, const std::string& base_url) {
   std::vector<AptPackage> out;
   AptPackage cur;
   std::string last_key;
@@ -174,16 +173,26 @@ std::vector<AptPackage> parse_packages_index(const std::string& text,
     auto colon = line.find(':');
     if (colon == std::string::npos) continue;
     std::string key = line.substr(0, colon), value = apt_trim(line.substr(colon + 1));
-    if (key == "Package") cur.name = value;
-    else if (key == "Version") cur.version = value;
-    else if (key == "Architecture") cur.architecture = value;
-    else if (key == "Filename") cur.filename = value;
-    else if (key == "SHA256") cur.sha256 = util::to_lower(value);
-    else if (key == "Size") cur.size = std::strtoull(value.c_str(), nullptr, 10);
-    else if (key == "Depends") cur.depends = value;
-    else if (key == "Pre-Depends") cur.pre_depends = value;
-    else if (key == "Provides") cur.provides = value;
-    else if (key == "Priority") cur.priority = value;
+    if (key == "Package")
+      cur.name = value;
+    else if (key == "Version")
+      cur.version = value;
+    else if (key == "Architecture")
+      cur.architecture = value;
+    else if (key == "Filename")
+      cur.filename = value;
+    else if (key == "SHA256")
+      cur.sha256 = util::to_lower(value);
+    else if (key == "Size")
+      cur.size = std::strtoull(value.c_str(), nullptr, 10);
+    else if (key == "Depends")
+      cur.depends = value;
+    else if (key == "Pre-Depends")
+      cur.pre_depends = value;
+    else if (key == "Provides")
+      cur.provides = value;
+    else if (key == "Priority")
+      cur.priority = value;
   }
   flush();
   return out;
@@ -264,7 +273,8 @@ util::Result<Resolution> resolve_packages(const std::vector<Wanted>& wanted,
       bool met = false;
       for (const auto& a : alts) {
         auto it = chosen.find(a.name);
-        if (it != chosen.end() && version_satisfies(it->second->version, a.op, a.version)) met = true;
+        if (it != chosen.end() && version_satisfies(it->second->version, a.op, a.version))
+          met = true;
         for (const auto& [n, c] : chosen)
           for (auto prov : util::split(c->provides, ','))
             if (apt_relation(std::string(prov)).name == a.name && a.op.empty()) met = true;

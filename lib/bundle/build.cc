@@ -104,10 +104,9 @@ util::Result<std::vector<AptPackage>> build_read_source(http::Client& c, const A
       break;
     }
     if (!found)
-      return util::Error{s.str() + " has no Packages index at " + http::redact_url(url) +
-                             "[.xz|.gz]",
-                         "check the source line (a flat repository is deb URL /)",
-                         util::Error::Kind::Remote};
+      return util::Error{
+          s.str() + " has no Packages index at " + http::redact_url(url) + "[.xz|.gz]",
+          "check the source line (a flat repository is deb URL /)", util::Error::Kind::Remote};
     for (auto& p : parse_packages_index(text, base))
       if (p.architecture == arch || p.architecture == "all") out.push_back(std::move(p));
   }
@@ -165,17 +164,17 @@ util::Result<std::vector<std::string>> default_os_repos(const Platform& p) {
   std::string ubuntu = p.arch == "amd64" ? "http://archive.ubuntu.com/ubuntu"
                                          : "http://ports.ubuntu.com/ubuntu-ports";
   auto ub = [&](const std::string& code) {
-    return std::vector<std::string>{"deb " + ubuntu + " " + code + " main restricted universe",
-                                    "deb " + ubuntu + " " + code +
-                                        "-updates main restricted universe"};
+    return std::vector<std::string>{
+        "deb " + ubuntu + " " + code + " main restricted universe",
+        "deb " + ubuntu + " " + code + "-updates main restricted universe"};
   };
   if (p.os == "ubuntu-20.04") return ub("focal");
   if (p.os == "ubuntu-22.04") return ub("jammy");
   if (p.os == "ubuntu-24.04") return ub("noble");
   auto deb = [](const std::string& code, const std::string& comps) {
-    return std::vector<std::string>{"deb http://deb.debian.org/debian " + code + " " + comps,
-                                    "deb http://deb.debian.org/debian " + code + "-updates " +
-                                        comps};
+    return std::vector<std::string>{
+        "deb http://deb.debian.org/debian " + code + " " + comps,
+        "deb http://deb.debian.org/debian " + code + "-updates " + comps};
   };
   if (p.os == "debian-11") return deb("bullseye", "main contrib non-free");
   if (p.os == "debian-12") return deb("bookworm", "main contrib non-free non-free-firmware");
@@ -194,7 +193,8 @@ util::Result<BuildPlan> plan_bundle(const BuildRequest& request, const BuildDeps
   plan.request = request;
   if (plan.request.platforms.empty()) plan.request.platforms = {{"ubuntu-22.04", "amd64"}};
   const auto& r = plan.request;
-  if (r.out_dir.empty()) return build_input("no --out DIR", "paictl bundle build CLUSTER_DIR --out DIR");
+  if (r.out_dir.empty())
+    return build_input("no --out DIR", "paictl bundle build CLUSTER_DIR --out DIR");
   // The output directory: new, empty, or a bundle (or a build of one) paictl wrote.
   if (util::path_entry_exists(r.out_dir)) {
     if (!util::is_directory(r.out_dir))
@@ -216,8 +216,9 @@ util::Result<BuildPlan> plan_bundle(const BuildRequest& request, const BuildDeps
   if (hosts.inventory.input_error) {
     for (const auto& d : hosts.inventory.diagnostics.items())
       if (d.severity == diag::Severity::Error)
-        return build_input((d.file.empty() ? "" : d.file + ":" + std::to_string(d.line) + ":" +
-                                                      std::to_string(d.column) + ": ") +
+        return build_input((d.file.empty() ? ""
+                                           : d.file + ":" + std::to_string(d.line) + ":" +
+                                                 std::to_string(d.column) + ": ") +
                                d.message,
                            d.hint);
     return build_input(r.cluster_dir + ": the cluster files have errors",
@@ -274,10 +275,10 @@ util::Result<BuildPlan> plan_bundle(const BuildRequest& request, const BuildDeps
 
   // The .debs, per platform.
   std::string version = s.kube_version + "-1.1";
-  std::string kube_repo = s.package_repo.empty() ? "https://pkgs.k8s.io/core:/stable:/v" +
-                                                       s.kube_version.substr(0, s.kube_version.rfind('.')) +
-                                                       "/deb/"
-                                                 : s.package_repo;
+  std::string kube_repo = s.package_repo.empty()
+                              ? "https://pkgs.k8s.io/core:/stable:/v" +
+                                    s.kube_version.substr(0, s.kube_version.rfind('.')) + "/deb/"
+                              : s.package_repo;
   std::string nvidia_repo = s.nvidia_repo.empty()
                                 ? "https://nvidia.github.io/libnvidia-container/stable/deb/$(ARCH)"
                                 : s.nvidia_repo;
@@ -348,10 +349,8 @@ util::Result<BuildOutcome> apply_bundle(const BuildPlan& plan, const BuildDeps& 
   nlohmann::json record = nlohmann::json::object();
   for (const auto& i : plan.images)
     if (i.kept)
-      record[i.path] = {{"image", i.image},
-                        {"pull", i.pull},
-                        {"sha256", i.kept_sha256},
-                        {"bytes", i.kept_bytes}};
+      record[i.path] = {
+          {"image", i.image}, {"pull", i.pull}, {"sha256", i.kept_sha256}, {"bytes", i.kept_bytes}};
   if (auto w = util::write_file_atomic(work + "/images.json", util::dump_json(record, 2)); !w.ok())
     return w.error();
   std::error_code ec;
@@ -367,8 +366,8 @@ util::Result<BuildOutcome> apply_bundle(const BuildPlan& plan, const BuildDeps& 
 
   for (const auto& d : plan.debs) {
     std::string path = r.out_dir + "/" + d.path;
-    BundleFile f{d.path, FileKind::Deb, d.package.name, d.package.version, "", d.package.sha256,
-                 d.package.size};
+    BundleFile f{d.path, FileKind::Deb,    d.package.name, d.package.version,
+                 "",     d.package.sha256, d.package.size};
     if (build_file_matches(path, d.package.sha256, d.package.size)) {
       ++out.kept;
       progress("kept", d.path);
@@ -379,8 +378,9 @@ util::Result<BuildOutcome> apply_bundle(const BuildPlan& plan, const BuildDeps& 
     auto data = build_get(*deps.apt, d.package.url(), false, missing);
     if (!data) return data.error();
     if (data->size() != d.package.size || util::sha256_hex(*data) != d.package.sha256)
-      return util::Error{d.package.url() + " is not the file its repository's Packages index "
-                                           "lists (size or SHA256 differ)",
+      return util::Error{d.package.url() +
+                             " is not the file its repository's Packages index "
+                             "lists (size or SHA256 differ)",
                          "the repository changed while reading it, or something between changed "
                          "the file; run bundle build again",
                          util::Error::Kind::Remote};
@@ -389,7 +389,8 @@ util::Result<BuildOutcome> apply_bundle(const BuildPlan& plan, const BuildDeps& 
     if (auto w = util::write_file_atomic(path, *data); !w.ok()) return w.error();
     ++out.fetched;
     out.fetched_bytes += data->size();
-    progress("fetched", d.path + " (" + util::format_bytes(static_cast<double>(data->size())) + ")");
+    progress("fetched",
+             d.path + " (" + util::format_bytes(static_cast<double>(data->size())) + ")");
     b.files.push_back(std::move(f));
   }
 
@@ -420,7 +421,8 @@ util::Result<BuildOutcome> apply_bundle(const BuildPlan& plan, const BuildDeps& 
     if (auto w = write_image_tar(*pulled, store, path); !w.ok()) return w.error();
     auto d = digest_file(path);
     if (!d) return d.error();
-    record[i.path] = {{"image", i.image}, {"pull", i.pull}, {"sha256", d->sha256}, {"bytes", d->bytes}};
+    record[i.path] = {
+        {"image", i.image}, {"pull", i.pull}, {"sha256", d->sha256}, {"bytes", d->bytes}};
     if (auto w = util::write_file_atomic(work + "/images.json", util::dump_json(record, 2));
         !w.ok())
       return w.error();

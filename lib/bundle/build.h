@@ -39,11 +39,11 @@ struct BuildDeps {
 };
 
 struct PlannedImage {
-  std::string image;     // the name it is imported as
-  std::string pull;      // the reference pulled (through the mirror when set)
-  std::string path;      // images/NAME.tar
+  std::string image;  // the name it is imported as
+  std::string pull;   // the reference pulled (through the mirror when set)
+  std::string path;   // images/NAME.tar
   std::vector<std::string> used_by;
-  bool kept = false;     // the bundle holds it from an earlier build
+  bool kept = false;        // the bundle holds it from an earlier build
   std::string kept_sha256;  // when kept: the file's SHA-256 and size
   uint64_t kept_bytes = 0;
 };

@@ -61,16 +61,16 @@ class OciSession {
         return util::Error{"GET " + http::redact_url(url) + ": " + res.message, "",
                            util::Error::Kind::Remote};
       if (res.response.status == 401 && attempt == 0 && token_.empty()) {
-        if (auto t = authenticate(res.response.header("www-authenticate")); !t.ok()) return t.error();
+        if (auto t = authenticate(res.response.header("www-authenticate")); !t.ok())
+          return t.error();
         continue;
       }
       if (res.response.status != 200)
-        return util::Error{"GET " + http::redact_url(url) + " answered " +
-                               std::to_string(res.response.status) + " " +
-                               std::string(http::reason_phrase(res.response.status)),
-                           res.response.status == 404 ? "the registry has no such image or tag"
-                                                      : "",
-                           util::Error::Kind::Remote};
+        return util::Error{
+            "GET " + http::redact_url(url) + " answered " + std::to_string(res.response.status) +
+                " " + std::string(http::reason_phrase(res.response.status)),
+            res.response.status == 404 ? "the registry has no such image or tag" : "",
+            util::Error::Kind::Remote};
       return std::move(res.response);
     }
     return util::Error{"GET " + http::redact_url(url) + ": still 401 with a token", "",
@@ -97,8 +97,9 @@ class OciSession {
   util::Result<void> authenticate(const std::string& challenge) {
     if (challenge.rfind("Bearer ", 0) != 0)
       return util::Error{base_ + " asks for credentials (" +
-                             challenge.substr(0, challenge.find(' ')) + "), which bundle build "
-                                                                        "does not send",
+                             challenge.substr(0, challenge.find(' ')) +
+                             "), which bundle build "
+                             "does not send",
                          "pull through a registry mirror that needs none (image_registry_mirror)",
                          util::Error::Kind::Remote};
     std::string realm = oci_challenge_param(challenge, "realm");
@@ -143,8 +144,8 @@ util::Result<std::string> oci_fetch_blob(OciSession& s, BlobStore& store, const 
   return std::move(r->body);
 }
 
-util::Result<void> oci_add_entry(struct archive* a, const std::string& name, const std::string& data,
-                                 bool dir = false) {
+util::Result<void> oci_add_entry(struct archive* a, const std::string& name,
+                                 const std::string& data, bool dir = false) {
   std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> e(archive_entry_new(),
                                                                            archive_entry_free);
   archive_entry_set_pathname(e.get(), name.c_str());
@@ -203,8 +204,8 @@ util::Result<PulledImage> pull_image(http::Client& client, const deploy::ImageRe
   PulledImage img;
   img.name = name;
   img.source = from.str();
-  const std::string accept = std::string(kOciIndex) + ", " + kDockerList + ", " + kOciManifest +
-                             ", " + kDockerManifest;
+  const std::string accept =
+      std::string(kOciIndex) + ", " + kDockerList + ", " + kOciManifest + ", " + kDockerManifest;
   std::string top;
   if (!from.digest.empty()) {
     auto b = oci_fetch_blob(s, store, from.digest, accept, true, img.fetched_bytes);
@@ -217,8 +218,10 @@ util::Result<PulledImage> pull_image(http::Client& client, const deploy::ImageRe
     img.fetched_bytes += top.size();
     std::string said = r->header("docker-content-digest");
     if (!said.empty() && said != oci_digest_of(top))
-      return util::Error{img.source + ": the manifest's content is not the digest the registry "
-                                      "named (" + said + ")",
+      return util::Error{img.source +
+                             ": the manifest's content is not the digest the registry "
+                             "named (" +
+                             said + ")",
                          "", util::Error::Kind::Remote};
   }
   auto j = util::parse_json_or_discarded(top);
@@ -294,13 +297,12 @@ util::Result<void> write_image_tar(const PulledImage& img, const BlobStore& stor
   std::string tag = img.name.substr(img.name.rfind(':') + 1);
   nlohmann::json index = {
       {"schemaVersion", 2},
-      {"manifests",
-       nlohmann::json::array({{{"mediaType", img.media_type},
-                               {"digest", img.digest},
-                               {"size", img.size},
-                               {"annotations",
-                                {{"io.containerd.image.name", img.name},
-                                 {"org.opencontainers.image.ref.name", tag}}}}})}};
+      {"manifests", nlohmann::json::array({{{"mediaType", img.media_type},
+                                            {"digest", img.digest},
+                                            {"size", img.size},
+                                            {"annotations",
+                                             {{"io.containerd.image.name", img.name},
+                                              {"org.opencontainers.image.ref.name", tag}}}}})}};
   std::string part = path + ".part";
   struct archive* a = archive_write_new();
   std::unique_ptr<struct archive, int (*)(struct archive*)> guard(a, archive_write_free);

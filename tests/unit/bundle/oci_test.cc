@@ -37,8 +37,9 @@ http::Route oci_test_route(const std::string& path, long status, std::string bod
 class OciPull : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("paictl-oci-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("paictl-oci-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -56,25 +57,25 @@ TEST_F(OciPull, TokenFlowIndexAndRedirect) {
       {{"schemaVersion", 2},
        {"mediaType", "application/vnd.docker.distribution.manifest.v2+json"},
        {"config", {{"digest", oci_test_digest(config)}, {"size", config.size()}}},
-       {"layers", nlohmann::json::array({{{"digest", oci_test_digest(layer)},
-                                          {"size", layer.size()}}})}});
+       {"layers",
+        nlohmann::json::array({{{"digest", oci_test_digest(layer)}, {"size", layer.size()}}})}});
   std::string index = util::dump_json(
       {{"schemaVersion", 2},
        {"mediaType", "application/vnd.docker.distribution.manifest.list.v2+json"},
        {"manifests",
-        nlohmann::json::array(
-            {{{"digest", oci_test_digest(manifest)},
-              {"size", manifest.size()},
-              {"platform", {{"os", "linux"}, {"architecture", "amd64"}}}},
-             {{"digest", oci_test_digest("other")},
-              {"size", 5},
-              {"platform", {{"os", "linux"}, {"architecture", "s390x"}}}}})}});
+        nlohmann::json::array({{{"digest", oci_test_digest(manifest)},
+                                {"size", manifest.size()},
+                                {"platform", {{"os", "linux"}, {"architecture", "amd64"}}}},
+                               {{"digest", oci_test_digest("other")},
+                                {"size", 5},
+                                {"platform", {{"os", "linux"}, {"architecture", "s390x"}}}}})}});
   http::FakeClient c;
   const std::string repo = "/v2/library/postgres";
   c.add(oci_test_route(repo + "/manifests/12", 401, "",
-                       {{"www-authenticate", "Bearer realm=\"https://auth.docker.io/token\","
-                                             "service=\"registry.docker.io\","
-                                             "scope=\"repository:library/postgres:pull\""}}));
+                       {{"www-authenticate",
+                         "Bearer realm=\"https://auth.docker.io/token\","
+                         "service=\"registry.docker.io\","
+                         "scope=\"repository:library/postgres:pull\""}}));
   c.add(oci_test_route(repo + "/manifests/12", 200, index, {}, {{"authorization", "Bearer T"}}));
   c.add(oci_test_route("/token", 200, R"({"token":"T"})"));
   c.add(oci_test_route(repo + "/manifests/" + oci_test_digest(manifest), 200, manifest, {},
