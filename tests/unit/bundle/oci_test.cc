@@ -100,7 +100,7 @@ TEST_F(OciPull, TokenFlowIndexAndRedirect) {
   for (const auto& r : c.requests())
     if (r.path == "/token") {
       asked_token = true;
-      EXPECT_EQ(r.host, "auth.docker.io:443");
+      EXPECT_EQ(r.host, "auth.docker.io");
       EXPECT_EQ(r.query.at("scope"), "repository:library/postgres:pull");
       EXPECT_EQ(r.query.at("service"), "registry.docker.io");
     }
