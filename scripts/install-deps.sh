@@ -15,10 +15,12 @@ PACKAGES="
   libgtest-dev libgmock-dev libbenchmark-dev libfyaml-dev libkainjow-mustache-dev
   openssh-server openssh-client iproute2 iputils-ping util-linux procps python3 sudo
   python3-yaml python3-jsonschema openssl
-  etcd-server etcd-client
+  etcd-server etcd-client haproxy
   docker-registry containerd dpkg-dev
   zsh fish
 "
+# haproxy: the testbed's load balancer in front of its masters' API servers
+# (scripts/testbed.sh up N RUNDIR --masters 3; docs/testbed.md, "Several masters").
 # The testbed's kubectl (scripts/testbed.sh): Debian's kubernetes-client, unless another
 # package already provides /usr/bin/kubectl (they would conflict; the testbed uses that one).
 if ! dpkg-query -W -f='${Status}' kubectl 2>/dev/null | grep -q "install ok installed"; then

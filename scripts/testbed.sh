@@ -8,12 +8,14 @@
 # gateway (REST API v2, http://MASTER) and of HiveD's inspect API
 # (http://MASTER:30096). docs/testbed.md describes it.
 #
-#   scripts/testbed.sh up N RUNDIR [--base 127.0.30] [--host I:KEY=VALUE,...]... [--kubectl PATH] [--rollout-delay S]
-#                                  [--hived-server PATH]
+#   scripts/testbed.sh up N RUNDIR [--base 127.0.30] [--masters 1|3|5] [--host I:KEY=VALUE,...]... [--kubectl PATH]
+#                                  [--rollout-delay S] [--hived-server PATH]
+#                                  (--masters 3: tb-master, tb-master2, tb-master3 behind HAProxy on BASE.250:6443)
 #   scripts/testbed.sh state RUNDIR          one JSON document of every host's state and of the cluster objects
 #   scripts/testbed.sh down RUNDIR           stop everything, by pid
 #   scripts/testbed.sh knob RUNDIR HOST 'TOOL STEP ACTION'...   (or --clear)
 #   scripts/testbed.sh log RUNDIR [HOST]     every recorded invocation, one JSON object a line
+#   scripts/testbed.sh stop-host RUNDIR NAME lose a host (its sshd, API server, etcd member, kubelet loop)
 #   scripts/testbed.sh kubeconfig RUNDIR     path of the master's admin.conf
 #   scripts/testbed.sh age-certs RUNDIR DAYS [HOST|all [NAME...]]   re-issue leaf certificates to expire DAYS from now
 #   scripts/testbed.sh can-run               exit 77 with the reason when this machine cannot run it

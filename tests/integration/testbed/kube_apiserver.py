@@ -392,10 +392,74 @@ def match_fields(obj, selector):
     return True
 
 
+class ClusterLock:
+    """The store's lock when several masters' API servers keep their objects in one etcd
+    cluster (config.json's `cluster_lock`, docs/testbed.md "Several masters"): the
+    process's own lock, then an flock that every master's API server takes on the same
+    file (they run on one machine), then what another master wrote since is read from
+    etcd (Store.sync_etcd) before anything is read or written. Each request and each
+    controllers' tick so sees the cluster's latest objects and writes on top of them, as
+    if one API server served them all; one killed with the lock held drops it. Works
+    with threading.Condition (wait releases both)."""
+
+    def __init__(self, store, path):
+        import fcntl
+        self.flock = fcntl.flock
+        self.LOCK_EX, self.LOCK_UN = fcntl.LOCK_EX, fcntl.LOCK_UN
+        self.rlock = threading.RLock()
+        self.store = store
+        self.fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        self.depth = 0  # the owner's nesting
+
+    def acquire(self, blocking=True, timeout=-1):
+        if not self.rlock.acquire(blocking, timeout):
+            return False
+        self.depth += 1
+        if self.depth == 1:
+            try:
+                self.flock(self.fd, self.LOCK_EX)
+                self.store.sync_etcd()
+            except BaseException:
+                self.depth -= 1
+                self.flock(self.fd, self.LOCK_UN)
+                self.rlock.release()
+                raise
+        return True
+
+    def release(self):
+        self.depth -= 1
+        if self.depth == 0:
+            self.flock(self.fd, self.LOCK_UN)
+        self.rlock.release()
+
+    def __enter__(self):
+        return self.acquire()
+
+    def __exit__(self, *a):
+        self.release()
+
+    def _is_owned(self):
+        return self.rlock._is_owned()
+
+    def _release_save(self):
+        depth, self.depth = self.depth, 0
+        self.flock(self.fd, self.LOCK_UN)
+        return (depth, self.rlock._release_save())
+
+    def _acquire_restore(self, saved):
+        depth, inner = saved
+        self.rlock._acquire_restore(inner)
+        self.flock(self.fd, self.LOCK_EX)
+        self.depth = depth
+        self.store.sync_etcd()
+
+
 class Store:
     def __init__(self, d, cfg):
         self.dir, self.cfg = d, cfg
-        self.lock = threading.RLock()
+        # With several masters (and etcd), the lock is the masters' one (ClusterLock).
+        self.shared = bool(cfg.get("cluster_lock") and cfg.get("etcd"))
+        self.lock = ClusterLock(self, cfg["cluster_lock"]) if self.shared else threading.RLock()
         self.cond = threading.Condition(self.lock)
         self.objects = {}
         self.rv = 0
@@ -409,9 +473,15 @@ class Store:
         self.stored_state = None
         self.unstored = False  # etcd did not take the last write: tried again at the next tick
         self.on_etcd_replaced = lambda: os._exit(1)  # main() stops the HiveD double first
+        self.resources = {}
         if cfg.get("etcd"):
             self.etcd = tbetcd.Client(*cfg["etcd"])
-            self.load_etcd()
+            self.load_etcd()  # (waits for etcd)
+            if self.shared:
+                # Another master may have written meanwhile: read all again under their lock.
+                self.stored_state = None
+                with self.lock:
+                    pass
         else:
             path = d + "/objects.json"
             if os.path.exists(path):
@@ -421,7 +491,6 @@ class Store:
                 self.side = data.get("side", self.side)
                 for o in data["objects"]:
                     self.objects[tuple(o["key"])] = o["object"]
-        self.resources = {}
         for b in BUILTIN:
             r = Resource(*b)
             self.resources[(r.group, r.plural)] = r
@@ -507,6 +576,77 @@ class Store:
         for k in gone:
             self.stored.pop(k, None)
         self.stored_state = state
+
+    def sync_etcd(self):
+        """With several masters: what the others wrote since this server last read or wrote
+        etcd (its state key moved), read from etcd and made this server's objects, with the
+        watch events their changes make. Called with the masters' lock held."""
+        if self.etcd is None or not self.shared:
+            return
+        try:
+            got = self.etcd.get(tbetcd.STATE_KEY)
+        except tbetcd.EtcdReplaced as e:
+            self.etcd_replaced(e)
+            return
+        except tbetcd.EtcdError:
+            return  # etcd not there for a moment: serve what this server has
+        got = got.decode() if got is not None else None
+        if got == self.stored_state:
+            return
+        builtin = {b[2]: b[0] for b in BUILTIN}
+        try:
+            kvs = self.etcd.range_prefix("/registry/")
+        except tbetcd.EtcdError:
+            return
+        new = {}
+        for key, value in kvs:
+            k = tbetcd.parse_registry_key(key, builtin)
+            if k is None:
+                continue
+            try:
+                new[k] = json.loads(value)
+            except ValueError:
+                continue
+        data = json.loads(got) if got else {}
+        rv = data.get("rv", 0)
+        for o in new.values():
+            try:
+                rv = max(rv, int(o.get("metadata", {}).get("resourceVersion", 0)))
+            except ValueError:
+                pass
+        events, now_ = [], time.time()
+        crds = False
+        for k, o in new.items():
+            old = self.objects.get(k)
+            # The whole object, not its resourceVersion: the controllers change some
+            # statuses in place, keeping it (what persist_etcd writes all the same).
+            if old is not None and old == o:
+                new[k] = old
+                continue
+            # The events carry the store's version, as emit() gives them (a status write
+            # keeps the object's resourceVersion here): past what any watch has seen.
+            events.append((rv, "ADDED" if old is None else "MODIFIED", (k[0], k[1]), o))
+            if old is None or old.get("spec") != o.get("spec"):
+                self.changed[k] = now_
+            crds = crds or k[1] == "customresourcedefinitions"
+        for k, o in self.objects.items():
+            if k not in new:
+                events.append((rv, "DELETED", (k[0], k[1]), o))
+                crds = crds or k[1] == "customresourcedefinitions"
+        self.objects.clear()
+        self.objects.update(new)
+        self.stored = {k: (o.get("metadata", {}).get("resourceVersion"), o) for k, o in new.items()}
+        self.side = data.get("side", self.side)
+        self.rv = max(self.rv, rv)
+        self.stored_state = got
+        if crds and self.resources:
+            self.refresh_crds()
+        for e in events:
+            self.events.append((e[0], e[1], e[2], copy.deepcopy(e[3])))
+        if len(self.events) > 20000:
+            del self.events[:10000]
+        if events:
+            self.cond.notify_all()
 
     def etcd_replaced(self, e):
         """etcd was restored under this server: what it holds in memory is not etcd's
@@ -1296,10 +1436,40 @@ class Controllers(threading.Thread):
                 parts.append(None)
         return tuple(parts)
 
+    def leader(self):
+        """With several masters the controllers run in one API server at a time, as
+        kube-controller-manager's leader election has it: the one holding an flock on
+        RUNDIR/controllers-leader.lock (dropped when its process ends: a lost master's
+        leadership passes to another within a loop's sleep)."""
+        if not self.s.shared:
+            return True
+        if getattr(self, "leader_fd", None) is not None:
+            return True
+        import fcntl
+        fd = os.open(os.path.join(self.s.cfg["run"], "controllers-leader.lock"), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        self.leader_fd = fd
+        sys.stderr.write("controllers: this API server leads\n")
+        return True
+
     def run(self):
         last = None
         next_check = time.time() + 2
         while True:
+            if not self.leader():
+                # Not the leader: only what the other masters wrote is read (watches see it).
+                try:
+                    with self.s.lock:
+                        if self.s.unstored:
+                            self.s.persist()
+                except Exception as e:  # noqa: BLE001
+                    sys.stderr.write("etcd sync error: %r\n" % e)
+                time.sleep(0.15)
+                continue
             try:
                 with self.s.lock:
                     files, rv = self.fingerprint(), self.s.rv
@@ -1318,7 +1488,7 @@ class Controllers(threading.Thread):
                     if self.s.etcd is not None:
                         if self.s.unstored:
                             self.s.persist()
-                        elif time.time() >= next_check:
+                        elif time.time() >= next_check and not self.s.shared:
                             self.s.check_etcd()
                             next_check = time.time() + 2
             except Exception as e:  # a bug in a controller must not kill the server
@@ -1400,7 +1570,8 @@ class Controllers(threading.Thread):
                     sd = tbfake.load("systemd", host=host)
                     c = tbfake.load("containerd", host=host).get("running") or {}
                     kubelet_ok = tbfake.unit_state("kubelet", sd.get("kubelet", {}), host) == "active" and \
-                        os.path.exists(tbfake.hp("/etc/kubernetes/kubelet.conf", host))
+                        os.path.exists(tbfake.hp("/etc/kubernetes/kubelet.conf", host)) and \
+                        not os.path.exists(host + "/state/lost")  # testbed.sh stop-host
                     cri_ok = sd.get("containerd", {}).get("state") == "active" and c.get("cri")
                     if not kubelet_ok:
                         ready, reason, msg = False, "NodeStatusUnknown", "Kubelet stopped posting node status."
@@ -1630,7 +1801,11 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "anonymous" and method == "GET" and r and r.plural == "configmaps" and ns == "kube-public" and name == "cluster-info":
             return
         if kind == "bootstrap" and r and ((r.plural == "nodes" and method in ("POST", "GET", "PUT")) or
-                                          (r.plural == "configmaps" and ns == "kube-system" and method == "GET")):
+                                          (r.plural == "configmaps" and ns == "kube-system" and method == "GET") or
+                                          # kubeadm's Role for its bootstrap tokens: a joining master
+                                          # downloads the uploaded certificates
+                                          (r.plural == "secrets" and ns == "kube-system" and name == "kubeadm-certs"
+                                           and method == "GET")):
             return
         if kind == "node" and r and r.plural == "nodes" and name == ident:
             return
@@ -1702,6 +1877,19 @@ class Handler(BaseHTTPRequestHandler):
             raise ApiError(400, "BadRequest", "the body of the request was in an unknown format: %s" % e)
 
     def dispatch(self, method):
+        # With several masters, a request is served under the masters' lock, on what etcd
+        # holds (ClusterLock); a watch only for its start (later changes come as events).
+        s = self.store
+        if s.shared:
+            url = urllib.parse.urlsplit(self.path)
+            path = url.path.rstrip("/")
+            watch = urllib.parse.parse_qs(url.query).get("watch", [""])[-1] in ("1", "true")
+            if not watch and path not in ("/healthz", "/readyz", "/livez", "/version"):
+                with s.lock:
+                    return self.dispatch_request(method)
+        return self.dispatch_request(method)
+
+    def dispatch_request(self, method):
         url = urllib.parse.urlsplit(self.path)
         q = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()}
         path = url.path.rstrip("/") or "/"

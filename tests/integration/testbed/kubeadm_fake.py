@@ -15,9 +15,17 @@ kubeadm's preflight errors and its on-host markers:
          checks the CA hash against cluster-info, registers its Node with the
          bootstrap token (401 for a wrong or expired one), writes kubelet.conf
          (0600), pki/ca.crt and /var/lib/kubelet/config.yaml;
+         With --upload-certs, init stores the CAs and sa keys encrypted with the
+         certificate key in the Secret kube-system/kubeadm-certs (`init phase
+         upload-certs --upload-certs` again later); a control-plane join
+         (JoinConfiguration.controlPlane, or --control-plane --certificate-key)
+         downloads and decrypts them (a wrong key: kubeadm's error), issues its own
+         serving certificates, adds its etcd member with the real etcdctl and
+         starts etcd (initial-cluster-state existing) and the API server;
   reset  needs -f or a "y" on stdin; removes what init/join wrote, stops the
          kubelet, and on the control plane stops the API server and etcd and
-         empties etcd's data directory (the manifest's etcd-data hostPath).
+         empties etcd's data directory (the manifest's etcd-data hostPath); on a
+         testbed of several masters it first removes its own etcd member.
   upgrade plan|apply|node  kubeadm's version rules (one minor at a time, no
          downgrade, kubeadm not older than the target); apply moves the static
          pods' images, the API server's /version, kubeadm-config, kube-proxy and
@@ -528,8 +536,17 @@ def master_host(host=None):
 
 
 def master_ca(host=None):
-    """The cluster CA (the master's pki/ca.crt and ca.key), which signs the kubelets' client certificates
-    (the controller-manager's CSR signer on a real cluster)."""
+    """The cluster CA (a master's pki/ca.crt and ca.key), which signs the kubelets' client certificates
+    (the controller-manager's CSR signer on a real cluster): this host's when it is a master with the
+    CA, else the first master's, else any master's that has it."""
+    candidates = [host or tb.HOST, master_host(host)]
+    info = tb.host_info(host)
+    run = json.load(open(info["run"] + "/testbed.json"))
+    candidates += [info["run"] + "/hosts/" + h["name"] for h in run["hosts"] if h["role"] == "master"]
+    for H in candidates:
+        pki = tb.hp("/etc/kubernetes/pki", H)
+        if os.path.exists(pki + "/ca.key") and os.path.exists(pki + "/ca.crt"):
+            return open(pki + "/ca.crt").read(), open(pki + "/ca.key").read()
     pki = tb.hp("/etc/kubernetes/pki", master_host(host))
     return open(pki + "/ca.crt").read(), open(pki + "/ca.key").read()
 
@@ -558,12 +575,13 @@ def write_kubelet_client(node, host=None):
     os.rename(d + "/kubelet-client-current.pem.tbtmp", d + "/kubelet-client-current.pem")
 
 
-def etcd_pki(pki, node, addr):
-    """kubeadm's etcd certificates: etcd's own CA, the server and peer certificates
-    (the host's name and address, localhost), the health check's and the API
-    server's client certificates."""
+def etcd_pki(pki, node, addr, with_ca=True):
+    """kubeadm's etcd certificates: etcd's own CA (not on a joining master: it has the
+    uploaded one), the server and peer certificates (the host's name and address,
+    localhost), the health check's and the API server's client certificates."""
     d = pki + "/etcd"
-    make_ca(d, "ca", "etcd-ca")
+    if with_ca:
+        make_ca(d, "ca", "etcd-ca")
     sans = "subjectAltName=DNS:%s,DNS:localhost,IP:%s,IP:127.0.0.1,IP:0:0:0:0:0:0:0:1\n" % (node, addr)
     usage = "keyUsage=critical,digitalSignature,keyEncipherment\n"
     for name in ("server", "peer"):
@@ -572,10 +590,13 @@ def etcd_pki(pki, node, addr):
     make_cert(pki, "apiserver-etcd-client", "etcd/ca", "/CN=kube-apiserver-etcd-client", "extendedKeyUsage=clientAuth\n" + usage)
 
 
-def etcd_manifest(node, addr):
+def etcd_manifest(node, addr, initial_cluster=None):
     """kubeadm's etcd static Pod. The client URLs are the master's address only: every
-    testbed host shares this machine's 127.0.0.1 (docs/testbed.md, "The etcd")."""
+    testbed host shares this machine's 127.0.0.1 (docs/testbed.md, "The etcd"). A master
+    joining an etcd cluster (initial_cluster: NAME=PEER_URL,...) starts it as a member of
+    the existing cluster, as kubeadm's join does."""
     client, peer = "https://%s:2379" % addr, "https://%s:2380" % addr
+    joining = ["--initial-cluster-state=existing"] if initial_cluster else []
     return yaml.safe_dump({
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {"annotations": {"kubeadm.kubernetes.io/etcd.advertise-client-urls": client},
@@ -584,7 +605,8 @@ def etcd_manifest(node, addr):
             "command": ["etcd", "--advertise-client-urls=" + client,
                         "--cert-file=/etc/kubernetes/pki/etcd/server.crt", "--client-cert-auth=true",
                         "--data-dir=/var/lib/etcd", "--initial-advertise-peer-urls=" + peer,
-                        "--initial-cluster=%s=%s" % (node, peer), "--key-file=/etc/kubernetes/pki/etcd/server.key",
+                        "--initial-cluster=" + (initial_cluster or "%s=%s" % (node, peer))] + joining + [
+                        "--key-file=/etc/kubernetes/pki/etcd/server.key",
                         "--listen-client-urls=" + client, "--listen-metrics-urls=http://%s:2381" % addr,
                         "--listen-peer-urls=" + peer, "--name=" + node,
                         "--peer-cert-file=/etc/kubernetes/pki/etcd/peer.crt", "--peer-client-cert-auth=true",
@@ -861,6 +883,13 @@ def init(argv):
     if taints is None:
         taints = [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]
     cgroup = kc.get("cgroupDriver", "systemd")
+    cert_sans = [str(x) for x in (cc.get("apiServer") or {}).get("certSANs") or []]
+    cert_sans += [x for v in opts.get("apiserver-cert-extra-sans", []) for x in str(v).split(",") if x]
+    upload = "upload-certs" in opts
+    cert_key = None
+    if upload:
+        cert_key = flag(opts, "certificate-key") or ic.get("certificateKey") or secrets.token_hex(32)
+        check_certificate_key(cert_key)
     if vtuple(kver) > vtuple(version()):
         raise Fail("this version of kubeadm only supports deploying clusters with the control plane version >= %d.%d.0. Current version: %s"
                    % (vtuple(version())[0], vtuple(version())[1] - 1, kver) if False else
@@ -880,6 +909,7 @@ def init(argv):
     sans = ["IP:" + addr, "IP:10.96.0.1", "DNS:kubernetes", "DNS:kubernetes.default", "DNS:kubernetes.default.svc",
             "DNS:kubernetes.default.svc.cluster.local", "DNS:" + node]
     sans.append(("IP:" if re.match(r"^[\d.]+$", host) else "DNS:") + host)
+    sans += [san_of(x) for x in cert_sans]
     make_cert(pki, "apiserver", "ca", "/CN=kube-apiserver",
               "subjectAltName=%s\n" % ",".join(dict.fromkeys(sans)) + SERVER_EXT)
     make_cert(pki, "apiserver-kubelet-client", "ca", "/O=kubeadm:cluster-admins/CN=kube-apiserver-kubelet-client", CLIENT_EXT)
@@ -947,6 +977,8 @@ def init(argv):
            "cert": pki + "/apiserver.crt", "key": pki + "/apiserver.key", "service_cidr": svc_cidr,
            "pod_cidr": pod_cidr, "version": kver, "run": info["run"], "master_host": tb.HOST,
            "rollout_delay": float(os.environ.get("TESTBED_ROLLOUT_DELAY", info.get("rollout_delay", 0.5)))}
+    if several_masters():
+        cfg["cluster_lock"] = cluster_lock_path()
     with open(d + "/config.json", "w") as f:
         json.dump(cfg, f, indent=1)
     out("[wait-control-plane] Waiting for the kubelet to boot up the control plane as static Pods from directory \"/etc/kubernetes/manifests\"")
@@ -961,10 +993,11 @@ def init(argv):
     # What kubeadm uploads.
     api("POST", "/api/v1/namespaces/kube-system/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "kubeadm-config", "namespace": "kube-system"},
-        "data": {"ClusterConfiguration": yaml.safe_dump({"apiVersion": "kubeadm.k8s.io/v1beta4" if vtuple(version()) >= (1, 31) else "kubeadm.k8s.io/v1beta3",
-                                                         "kind": "ClusterConfiguration", "kubernetesVersion": kver,
-                                                         "controlPlaneEndpoint": endpoint,
-                                                         "networking": {"podSubnet": pod_cidr, "serviceSubnet": svc_cidr, "dnsDomain": "cluster.local"}})}})
+        "data": {"ClusterConfiguration": yaml.safe_dump(dict({"apiVersion": "kubeadm.k8s.io/v1beta4" if vtuple(version()) >= (1, 31) else "kubeadm.k8s.io/v1beta3",
+                                                              "kind": "ClusterConfiguration", "kubernetesVersion": kver,
+                                                              "controlPlaneEndpoint": endpoint,
+                                                              "networking": {"podSubnet": pod_cidr, "serviceSubnet": svc_cidr, "dnsDomain": "cluster.local"}},
+                                                             **({"apiServer": {"certSANs": cert_sans}} if cert_sans else {})))}})
     api("POST", "/api/v1/namespaces/kube-system/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "kubelet-config", "namespace": "kube-system"}, "data": {"kubelet": kubelet_config(cgroup)}})
     api("POST", "/api/v1/namespaces/kube-public/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
@@ -979,6 +1012,8 @@ def init(argv):
     if st_ >= 300:
         raise Fail("unable to register node %s: %s" % (node, body.get("message")))
     out("[mark-control-plane] Marking the node %s as control-plane" % node)
+    if upload:
+        upload_certs(cert_key, "skip-certificate-key-print" in opts)
     addons(kver)
     token = None
     for bt in ic.get("bootstrapTokens", [{}]):
@@ -995,6 +1030,13 @@ def init(argv):
         "  mkdir -p $HOME/.kube\n  sudo cp -i /etc/kubernetes/admin.conf $HOME/.kube/config\n"
         "  sudo chown $(id -u):$(id -g) $HOME/.kube/config\n")
     if "skip-token-print" not in opts:
+        if upload:
+            out("You can now join any number of control-plane nodes running the following command on each as root:\n")
+            out(join_command(token, cfg) + " \\\n\t--control-plane --certificate-key %s\n" % (
+                "<value withheld>" if "skip-certificate-key-print" in opts else cert_key))
+            out("Please note that the certificate-key gives access to cluster sensitive data, keep it secret!\n"
+                "As a safeguard, uploaded-certs will be deleted in two hours; If necessary, you can use\n"
+                "\"kubeadm init phase upload-certs --upload-certs\" to reload certs afterward.\n")
         out("Then you can join any number of worker nodes by running the following on each as root:\n")
         out(join_command(token, cfg))
     return 0
@@ -1021,14 +1063,359 @@ def addons(kver):
                  "ports": [{"name": "dns", "port": 53, "protocol": "UDP"}, {"name": "dns-tcp", "port": 53, "protocol": "TCP"}]}})
 
 
+# ----------------------------------------------------------------------------- several masters
+
+# What `kubeadm init --upload-certs` stores in the Secret kube-system/kubeadm-certs (kubeadm's
+# names): the cluster-wide CAs and the service account key a joining master takes.
+UPLOADED = [("ca.crt", "ca.crt"), ("ca.key", "ca.key"), ("sa.key", "sa.key"), ("sa.pub", "sa.pub"),
+            ("front-proxy-ca.crt", "front-proxy-ca.crt"), ("front-proxy-ca.key", "front-proxy-ca.key"),
+            ("etcd-ca.crt", "etcd/ca.crt"), ("etcd-ca.key", "etcd/ca.key")]
+CERTS_SECRET = "/api/v1/namespaces/kube-system/secrets/kubeadm-certs"
+CERTS_TTL = 2 * 3600  # kubeadm deletes the uploaded certificates after two hours
+EXPIRES = "testbed.paictl/expires"
+CERTS_TOKEN_DESCRIPTION = "Proxy for managing TTL for the kubeadm-certs secret"
+
+
+def san_of(x):
+    return ("IP:" if re.match(r"^[\d.]+$", x) or ":" in x else "DNS:") + x
+
+
+def several_masters(host=None):
+    info = tb.host_info(host)
+    try:
+        run = json.load(open(info["run"] + "/testbed.json"))
+    except (OSError, ValueError):
+        return False
+    return sum(1 for h in run["hosts"] if h["role"] == "master") > 1
+
+
+def cluster_lock_path(host=None):
+    """The masters' API servers take this lock around each request (docs/testbed.md, "Several masters")."""
+    return tb.host_info(host)["run"] + "/apiserver-cluster.lock"
+
+
+def check_certificate_key(key):
+    key = str(key)
+    bad = next((c for c in key if c not in "0123456789abcdefABCDEF"), None)
+    if bad is not None:
+        raise Fail("error execution phase upload-certs: error uploading certs: error decoding certificate key: "
+                   "encoding/hex: invalid byte: U+%04X %r" % (ord(bad), bad))
+    if len(key) != 64:
+        raise Fail("error execution phase upload-certs: error uploading certs: error decoding certificate key: "
+                   "crypto/aes: invalid key size %d" % (len(key) // 2))
+
+
+def _openssl_with_key(args, key, data):
+    """openssl enc with the certificate key as its passphrase on a descriptor: never in argv."""
+    rfd, wfd = os.pipe()
+    try:
+        os.write(wfd, key.encode() + b"\n")
+        os.close(wfd)
+        wfd = None
+        r = subprocess.run(["openssl", "enc"] + args + ["-aes-256-ctr", "-pbkdf2", "-iter", "1", "-pass", "fd:%d" % rfd],
+                           input=data, capture_output=True, pass_fds=(rfd,))
+    finally:
+        os.close(rfd)
+        if wfd is not None:
+            os.close(wfd)
+    if r.returncode != 0:
+        raise Fail("openssl enc: %s" % r.stderr.decode(errors="replace").strip())
+    return r.stdout
+
+
+def encrypt_cert(key, data):
+    """AES-256 (CTR, the key by PBKDF2 from the certificate key) and an HMAC-SHA256 tag: kubeadm
+    uses AES-GCM, which openssl's enc does not offer; a wrong key fails the same way."""
+    import hmac
+    ct = _openssl_with_key(["-e"], key, data)
+    return ct + hmac.new(bytes.fromhex(key), ct, hashlib.sha256).digest()
+
+
+def decrypt_cert(key, blob):
+    import hmac
+    ct, tag = blob[:-32], blob[-32:]
+    if len(blob) < 48 or not hmac.compare_digest(hmac.new(bytes.fromhex(key), ct, hashlib.sha256).digest(), tag):
+        raise Fail("error execution phase control-plane-prepare/download-certs: error downloading certs: "
+                   "error decoding secret data with provided key: cipher: message authentication failed")
+    return _openssl_with_key(["-d"], key, ct)
+
+
+def upload_certs(key, skip_print):
+    """kubeadm's upload-certs phase: the CAs and sa keys, encrypted with the certificate key, in the
+    Secret kube-system/kubeadm-certs (created or replaced), for two hours."""
+    pki = tb.hp("/etc/kubernetes/pki")
+    data = {}
+    for name, rel in UPLOADED:
+        try:
+            data[name] = b64(encrypt_cert(key, open(pki + "/" + rel, "rb").read()))
+        except FileNotFoundError:
+            raise Fail("error execution phase upload-certs: error uploading certs: failed to load %s: open "
+                       "/etc/kubernetes/pki/%s: no such file or directory" % (name, rel))
+    expires = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + CERTS_TTL))
+    # As kubeadm: a bootstrap token of two hours without usages owns the Secret (its
+    # expiry, or its deletion, takes the Secret with it through the garbage collector).
+    proxy = token_secret(new_token(), CERTS_TTL, description=CERTS_TOKEN_DESCRIPTION, usages=(), groups=())
+    proxy["data"].pop("auth-extra-groups", None)
+    st, owner, _ = api("POST", "/api/v1/namespaces/kube-system/secrets", proxy)
+    if st >= 300:
+        raise Fail("error execution phase upload-certs: error uploading certs: failed to create the TTL token: %s" % owner.get("message"))
+    secret = {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+              "metadata": {"name": "kubeadm-certs", "namespace": "kube-system", "annotations": {EXPIRES: expires},
+                           "ownerReferences": [{"apiVersion": "v1", "kind": "Secret", "name": owner["metadata"]["name"],
+                                                "uid": owner["metadata"]["uid"], "controller": True,
+                                                "blockOwnerDeletion": True}]},
+              "data": data}
+    out("[upload-certs] Storing the certificates in Secret \"kubeadm-certs\" in the \"kube-system\" Namespace")
+    st, body, _ = api("POST", "/api/v1/namespaces/kube-system/secrets", secret)
+    if st == 409:
+        st, body, _ = api("PUT", CERTS_SECRET, secret)
+    if st >= 300:
+        raise Fail("error execution phase upload-certs: error uploading certs: %s" % body.get("message"))
+    out("[upload-certs] Using certificate key:")
+    out("<value withheld>" if skip_print else key)
+
+
+def init_phase(argv):
+    """kubeadm init phase upload-certs --upload-certs [--config F | --certificate-key K]."""
+    if not argv or argv[0] != "upload-certs":
+        raise Fail("the testbed's kubeadm init phase does: upload-certs")
+    opts, args = tb.parse_opts(argv[1:], VALUE_FLAGS)
+    check_flags(opts, COMMON_FLAGS | {"upload-certs", "certificate-key", "skip-certificate-key-print"}, "init phase upload-certs")
+    if "upload-certs" not in opts:
+        out("[upload-certs] Skipping phase. Please see --upload-certs")
+        return 0
+    ic = {}
+    if "config" in opts:
+        ic = read_config(flag(opts, "config")).get("InitConfiguration", {})
+    key = flag(opts, "certificate-key") or ic.get("certificateKey") or secrets.token_hex(32)
+    check_certificate_key(key)
+    if not os.path.exists(tb.hp("/etc/kubernetes/admin.conf")) or not os.path.exists(api_dir() + "/config.json"):
+        raise Fail("error execution phase upload-certs: failed to load admin kubeconfig: open /etc/kubernetes/admin.conf: "
+                   "no such file or directory")
+    need_admin()
+    upload_certs(key, "skip-certificate-key-print" in opts)
+    return 0
+
+
+def etcdctl(endpoints, args, host=None):
+    """The machine's real etcdctl against the etcd cluster, with this host's etcd client certificate.
+    Returns (exit code, stdout, stderr)."""
+    pki = "/etc/kubernetes/pki"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ETCD")}
+    env["ETCDCTL_API"] = "3"
+    cmd = ["etcdctl", "--endpoints", ",".join(endpoints), "--cacert", pki + "/etcd/ca.crt",
+           "--cert", pki + "/etcd/healthcheck-client.crt", "--key", pki + "/etcd/healthcheck-client.key",
+           "--dial-timeout", "3s", "--command-timeout", "10s"] + args
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    return r.returncode, r.stdout, r.stderr
+
+
+def member_list(endpoints):
+    rc, o, e = etcdctl(endpoints, ["member", "list", "-w", "json"])
+    if rc != 0:
+        last = [l for l in e.strip().splitlines() if l.startswith("Error:")] or e.strip().splitlines()[-1:] or [""]
+        raise Fail("etcd cluster is not reachable at %s: %s" % (",".join(endpoints), last[-1].replace("Error: ", "")))
+    return json.loads(o).get("members", [])
+
+
+def join_etcd(node, addr, masters):
+    """kubeadm's control-plane-join/etcd: adds this host as a member of the existing etcd cluster
+    (the real etcdctl, `member add`, unless a member of this peer URL was added by an earlier run)
+    and returns the initial cluster its manifest names."""
+    peer = "https://%s:2380" % addr
+    endpoints = ["https://%s:2379" % a for a in masters if a != addr]
+    members = member_list(endpoints)
+    if not any(peer in m.get("peerURLs", []) for m in members):
+        out("[etcd] Announced new etcd member joining to the existing etcd cluster")
+        # etcd refuses a member while one joined less than 5 s ago (its strict reconfiguration
+        # check: "unhealthy cluster"); kubeadm tries again with a back-off, as here (30 s).
+        deadline = time.time() + 30
+        while True:
+            rc, o, e = etcdctl(endpoints, ["member", "add", node, "--peer-urls=" + peer])
+            if rc == 0 or "unhealthy cluster" not in e or time.time() > deadline:
+                break
+            time.sleep(0.25)
+        if rc != 0:
+            last = [l for l in e.strip().splitlines() if l.startswith("Error:")] or e.strip().splitlines()[-1:] or [""]
+            raise Fail("error execution phase control-plane-join/etcd: error creating local etcd static pod manifest file: "
+                       "%s" % last[-1].replace("Error: ", ""))
+        members = member_list(endpoints)
+    parts = []
+    for m in members:
+        name = m.get("name") or (node if peer in m.get("peerURLs", []) else "")
+        if name:
+            parts += ["%s=%s" % (name, u) for u in m.get("peerURLs", [])]
+    return ",".join(sorted(parts))
+
+
+def leave_etcd(node, addr):
+    """kubeadm reset on a master of several: removes its own etcd member (found by its peer URL)
+    through any member that answers; nothing when it is the only member."""
+    _, doc = kubelet().load_manifest(tb.HOST, "etcd")
+    if doc is None:
+        return
+    flags = tbetcd_flags(doc)
+    peers = [p.split("=", 1)[1] for p in flags.get("initial-cluster", "").split(",") if "=" in p]
+    own = flags.get("initial-advertise-peer-urls") or "https://%s:2380" % addr
+    endpoints = ([flags["advertise-client-urls"]] if flags.get("advertise-client-urls") else []) + \
+                [u.replace(":2380", ":2379") for u in peers if u != own]
+    try:
+        members = member_list(endpoints)
+    except Fail as e:
+        err("W0000 reset: [reset] Failed to remove etcd member: %s, please manually remove this etcd member using etcdctl" % e)
+        return
+    me = next((m for m in members if own in m.get("peerURLs", [])), None)
+    if me is None or len(members) < 2:
+        return
+    mid = "%x" % int(me["ID"])
+    others = [u for m in members if m is not me for u in m.get("clientURLs", [])] or endpoints
+    rc, o, e = etcdctl(others, ["member", "remove", mid])
+    if rc != 0:
+        last = [l for l in e.strip().splitlines() if l.startswith("Error:")] or e.strip().splitlines()[-1:] or [""]
+        err("W0000 reset: [reset] Failed to remove etcd member: %s, please manually remove this etcd member using etcdctl"
+            % last[-1].replace("Error: ", ""))
+        return
+    out("[reset] Removed member %s (%s) from the etcd cluster" % (node, mid))
+
+
+def tbetcd_flags(doc):
+    args = doc["spec"]["containers"][0]["command"][1:]
+    res = {}
+    for a in args:
+        if a.startswith("--"):
+            k, _, v = a[2:].partition("=")
+            res[k] = v
+    return res
+
+
+def join_control_plane(jc, opts, node, endpoint, ca, ctx, token, taints):
+    """A control-plane join: the uploaded certificates (the key checked), this master's own
+    certificates, kubeconfigs and static pod manifests, its etcd member added to the cluster,
+    etcd and the API server started by the kubelet. Returns the API server's config."""
+    cp = jc.get("controlPlane") or {}
+    info = tb.host_info()
+    lep = cp.get("localAPIEndpoint") or {}
+    addr = flag(opts, "apiserver-advertise-address") or lep.get("advertiseAddress") or info["address"]
+    port = int(flag(opts, "apiserver-bind-port") or lep.get("bindPort") or 6443)
+    key = flag(opts, "certificate-key") or cp.get("certificateKey")
+    out("[preflight] Running pre-flight checks before initializing the new control plane instance")
+    for m in MANIFESTS:
+        if os.path.exists(tb.hp("/etc/kubernetes/manifests/" + m)):
+            raise Fail("[preflight] Some fatal errors occurred:\n\t[ERROR FileAvailable--etc-kubernetes-manifests-%s]: "
+                       "/etc/kubernetes/manifests/%s already exists" % (m, m))
+    d = tb.hp("/var/lib/etcd")
+    if os.path.isdir(d) and os.listdir(d):
+        raise Fail("[preflight] Some fatal errors occurred:\n\t[ERROR DirAvailable--var-lib-etcd]: /var/lib/etcd is not empty")
+    if not key:
+        raise Fail("error execution phase control-plane-prepare/certs: error creating PKI assets: failure loading "
+                   "ca certificate: couldn't load the certificate file /etc/kubernetes/pki/ca.crt: open "
+                   "/etc/kubernetes/pki/ca.crt: no such file or directory (no certificate key to download the "
+                   "uploaded certificates with)")
+    key = str(key)
+    if not re.fullmatch(r"[0-9a-fA-F]{64}", key):
+        raise Fail("error execution phase control-plane-prepare/download-certs: error downloading certs: "
+                   "error decoding certificate key: encoding/hex: invalid certificate key (64 hex digits expected)")
+    out("[download-certs] Downloading the certificates in Secret \"kubeadm-certs\" in the \"kube-system\" Namespace")
+    code, sec, _ = api("GET", CERTS_SECRET, cfg={}, ctx=ctx, endpoint=endpoint, token=token)
+    expires = ((sec.get("metadata") or {}).get("annotations") or {}).get(EXPIRES) if code == 200 else None
+    if code == 200 and expires and time.mktime(time.strptime(expires, "%Y-%m-%dT%H:%M:%SZ")) - time.timezone < time.time():
+        code = 404  # deleted by now on a real cluster (its TTL token expired)
+    if code != 200:
+        raise Fail("error execution phase control-plane-prepare/download-certs: error downloading certs: error downloading "
+                   "the secret: Secret \"kubeadm-certs\" was not found in the \"kube-system\" Namespace. This Secret might "
+                   "have expired. Please, run `kubeadm init phase upload-certs --upload-certs` on a control plane to "
+                   "generate a new one")
+    files = {}
+    for name, rel in UPLOADED:
+        if name not in (sec.get("data") or {}):
+            raise Fail("error execution phase control-plane-prepare/download-certs: error downloading certs: "
+                       "the Secret does not include the required certificate or key - name: %s" % name)
+        files[rel] = decrypt_cert(key, base64.b64decode(sec["data"][name]))
+    code, kc, _ = api("GET", "/api/v1/namespaces/kube-system/configmaps/kubeadm-config", cfg={}, ctx=ctx,
+                      endpoint=endpoint, token=token)
+    if code != 200:
+        raise Fail("unable to fetch the kubeadm-config ConfigMap: %s" % kc.get("message"))
+    cc = yaml.load(kc["data"]["ClusterConfiguration"], Loader=SAFE_LOADER)
+    kver = cc.get("kubernetesVersion") or "v" + version()
+    net = cc.get("networking") or {}
+    svc_cidr, pod_cidr = net.get("serviceSubnet", "10.96.0.0/12"), net.get("podSubnet", "")
+    cpe = cc.get("controlPlaneEndpoint") or endpoint
+    cert_sans = [str(x) for x in (cc.get("apiServer") or {}).get("certSANs") or []]
+    code, nodes, _ = api("GET", "/api/v1/nodes?labelSelector=node-role.kubernetes.io/control-plane", cfg={}, ctx=ctx,
+                         endpoint=endpoint, token=token)
+    masters = [a["address"] for n in (nodes.get("items") or []) for a in n.get("status", {}).get("addresses", [])
+               if a.get("type") == "InternalIP"]
+    if not masters:
+        raise Fail("error execution phase control-plane-join/etcd: no control-plane node to join the etcd cluster of")
+    st = state()
+    st["join_in_progress"] = True
+    save_state(st)
+    out("[certs] Using certificateDir folder \"/etc/kubernetes/pki\"")
+    pki = tb.hp("/etc/kubernetes/pki")
+    os.makedirs(pki + "/etcd", exist_ok=True)
+    for rel, data in files.items():
+        mode = 0o600 if rel.endswith(".key") else 0o644
+        fd = os.open(pki + "/" + rel, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(pki + "/" + rel, mode)
+    host = cpe.rsplit(":", 1)[0]
+    sans = ["IP:" + addr, "IP:10.96.0.1", "DNS:kubernetes", "DNS:kubernetes.default", "DNS:kubernetes.default.svc",
+            "DNS:kubernetes.default.svc.cluster.local", "DNS:" + node, san_of(host)] + [san_of(x) for x in cert_sans]
+    make_cert(pki, "apiserver", "ca", "/CN=kube-apiserver", "subjectAltName=%s\n" % ",".join(dict.fromkeys(sans)) + SERVER_EXT)
+    make_cert(pki, "apiserver-kubelet-client", "ca", "/O=kubeadm:cluster-admins/CN=kube-apiserver-kubelet-client", CLIENT_EXT)
+    make_cert(pki, "front-proxy-client", "front-proxy-ca", "/CN=front-proxy-client", CLIENT_EXT)
+    etcd_pki(pki, node, addr, with_ca=False)
+    make_cert(pki, "admin", "ca", "/O=kubeadm:cluster-admins/CN=kubernetes-admin", CLIENT_EXT)
+    make_cert(pki, "controller-manager", "ca", "/CN=system:kube-controller-manager", CLIENT_EXT)
+    make_cert(pki, "scheduler", "ca", "/CN=system:kube-scheduler", CLIENT_EXT)
+    confs = {}
+    for c, (user, f) in {"admin.conf": ("kubernetes-admin", "admin"),
+                         "controller-manager.conf": ("system:kube-controller-manager", "controller-manager"),
+                         "scheduler.conf": ("system:kube-scheduler", "scheduler")}.items():
+        confs[c] = (user, open(pki + "/" + f + ".crt").read(), open(pki + "/" + f + ".key").read())
+        os.unlink(pki + "/" + f + ".crt")
+        os.unlink(pki + "/" + f + ".key")
+    for c, (user, crt, k) in confs.items():
+        tb.write_file("/etc/kubernetes/" + c, kubeconfig("https://" + cpe, ca, user, crt, k), 0o600)
+    out("[kubeconfig] Writing \"admin.conf\", \"controller-manager.conf\" and \"scheduler.conf\" kubeconfig files")
+    tb.knob("kubeadm", "join-control-plane")
+    out("[control-plane] Creating static Pod manifests in \"/etc/kubernetes/manifests\"")
+    os.makedirs(tb.hp("/etc/kubernetes/manifests"), exist_ok=True)
+    tb.write_file("/etc/kubernetes/manifests/kube-apiserver.yaml", apiserver_manifest(addr, port, svc_cidr, kver), 0o600)
+    for comp in ("kube-controller-manager", "kube-scheduler"):
+        tb.write_file("/etc/kubernetes/manifests/%s.yaml" % comp, yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": comp, "namespace": "kube-system", "labels": {"component": comp, "tier": "control-plane"}},
+            "spec": {"hostNetwork": True, "containers": [{"name": comp, "image": "registry.k8s.io/%s:%s" % (comp, kver),
+                                                           "command": [comp, "--advertise-address=%s" % addr,
+                                                                       "--service-cluster-ip-range=%s" % svc_cidr]
+                                                           + (["--cluster-cidr=%s" % pod_cidr] if pod_cidr and comp == "kube-controller-manager" else [])}]}},
+            sort_keys=False), 0o600)
+    initial = join_etcd(node, addr, masters)
+    tb.write_file("/etc/kubernetes/manifests/etcd.yaml", etcd_manifest(node, addr, initial), 0o600)
+    out("[etcd] Creating static Pod manifest for \"etcd\"")
+    d = api_dir()
+    os.makedirs(d, exist_ok=True)
+    with open(d + "/admin-token", "w") as f:
+        f.write(secrets.token_hex(24) + "\n")
+    os.chmod(d + "/admin-token", 0o600)
+    cfg = {"address": addr, "port": port, "endpoint": cpe, "ca": pki + "/ca.crt", "ca_key": pki + "/ca.key",
+           "cert": pki + "/apiserver.crt", "key": pki + "/apiserver.key", "service_cidr": svc_cidr,
+           "pod_cidr": pod_cidr, "version": kver, "run": info["run"], "master_host": tb.HOST,
+           "rollout_delay": float(os.environ.get("TESTBED_ROLLOUT_DELAY", info.get("rollout_delay", 0.5))),
+           "cluster_lock": cluster_lock_path()}
+    with open(d + "/config.json", "w") as f:
+        json.dump(cfg, f, indent=1)
+    return cfg
+
+
 # ----------------------------------------------------------------------------- join
 
 
 def join(argv):
     opts, args = tb.parse_opts(argv, VALUE_FLAGS)
     check_flags(opts, JOIN_FLAGS, "join")
-    if "control-plane" in opts:
-        raise Fail("the testbed's kubeadm does not join control-plane nodes (one master per testbed)")
     docs = {}
     if "config" in opts:
         mixed = set(opts) - {"config", "ignore-preflight-errors", "dry-run", "skip-phases", "v"}
@@ -1038,9 +1425,8 @@ def join(argv):
         jc = docs.get("JoinConfiguration")
         if jc is None:
             raise Fail("no JoinConfiguration found in %s" % flag(opts, "config"))
-        if jc.get("controlPlane"):
-            raise Fail("the testbed's kubeadm does not join control-plane nodes (one master per testbed)")
     jc = docs.get("JoinConfiguration", {})
+    control_plane = "control-plane" in opts or jc.get("controlPlane") is not None
     bt = jc.get("discovery", {}).get("bootstrapToken", {})
     endpoint = args[0] if args else bt.get("apiServerEndpoint")
     token = flag(opts, "token") or flag(opts, "discovery-token") or bt.get("token") or jc.get("discovery", {}).get("tlsBootstrapToken")
@@ -1048,7 +1434,9 @@ def join(argv):
     unsafe = "discovery-token-unsafe-skip-ca-verification" in opts or bt.get("unsafeSkipCAVerification", False)
     info = tb.host_info()
     node = flag(opts, "node-name") or jc.get("nodeRegistration", {}).get("name") or info["name"]
-    taints = jc.get("nodeRegistration", {}).get("taints") or []
+    taints = jc.get("nodeRegistration", {}).get("taints")
+    if taints is None:
+        taints = [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}] if control_plane else []
     if not endpoint:
         raise Fail("discovery.bootstrapToken.apiServerEndpoint: Invalid value: \"\": the API server endpoint is required")
     if not token or not TOKEN_RE.match(str(token)):
@@ -1084,6 +1472,12 @@ def join(argv):
     ctx = ssl.create_default_context(cafile=cafile)
     ctx.check_hostname = False
     labels = base_labels(node)
+    if control_plane:
+        join_control_plane(jc, opts, node, endpoint, ca, ctx, token, taints)
+        out("[wait-control-plane] Waiting for the kubelet to boot up the control plane as static Pods from directory \"/etc/kubernetes/manifests\"")
+        start_control_plane()
+        labels["node-role.kubernetes.io/control-plane"] = ""
+        labels["node.kubernetes.io/exclude-from-external-load-balancers"] = ""
     code, body, headers = api("POST", "/api/v1/nodes", node_object(node, info["address"], labels, taints, tb.HOST),
                               cfg={}, ctx=ctx, endpoint=endpoint, token=token, headers={"X-Testbed-Host": tb.HOST})
     if code == 401:
@@ -1108,6 +1502,19 @@ def join(argv):
     st["join"] = st.get("join", 0) + 1
     st["join_in_progress"] = False
     save_state(st)
+    if control_plane:
+        out("[mark-control-plane] Marking the node %s as control-plane" % node)
+        out("\nThis node has joined the cluster and a new control plane instance was created:\n\n"
+            "* Certificate signing request was sent to apiserver and approval was received.\n"
+            "* The Kubelet was informed of the new secure connection details.\n"
+            "* Control plane label and taint were applied to the new node.\n"
+            "* The Kubernetes control plane instances scaled up.\n"
+            "* A new etcd member was added to the local/stacked etcd cluster.\n\n"
+            "To start administering your cluster from this node, you need to run the following as a regular user:\n\n"
+            "\tmkdir -p $HOME/.kube\n\tsudo cp -i /etc/kubernetes/admin.conf $HOME/.kube/config\n"
+            "\tsudo chown $(id -u):$(id -g) $HOME/.kube/config\n\n"
+            "Run 'kubectl get nodes' to see this node join the cluster.")
+        return 0
     out("\nThis node has joined the cluster:\n* Certificate signing request was sent to apiserver and a response was received.\n"
         "* The Kubelet was informed of the new secure connection details.\n\n"
         "Run 'kubectl get nodes' on the control-plane to see this node join the cluster.")
@@ -1233,6 +1640,8 @@ def reset(argv):
         sd["kubelet"]["state"] = "inactive"
         tb.save("systemd", sd)
     out("[reset] Stopping the kubelet service")
+    if several_masters():  # one master: its etcd is the cluster's only member
+        leave_etcd(tb.host_info()["name"], tb.host_info()["address"])
     # The etcd data directory is the one the etcd manifest's etcd-data volume names.
     _, doc = kubelet().load_manifest(tb.HOST, "etcd")
     data = "/var/lib/etcd"
@@ -1345,9 +1754,9 @@ def token(argv):
             if exp:
                 left = time.mktime(time.strptime(exp, "%Y-%m-%dT%H:%M:%SZ")) - time.mktime(time.gmtime())
                 ttl = "%dh" % (left // 3600) if left >= 3600 else "%dm" % max(left // 60, 0)
-            usages = ",".join(sorted(k[len("usage-bootstrap-"):] for k in d if k.startswith("usage-bootstrap-")))
+            usages = ",".join(sorted(k[len("usage-bootstrap-"):] for k in d if k.startswith("usage-bootstrap-"))) or "<none>"
             out("%s   %-10s  %-21s  %-23s  %-12s  %s" % (d["token-id"] + "." + d["token-secret"], ttl, exp or "<never>", usages,
-                                                     d.get("description", "<none>") or "<none>", d.get("auth-extra-groups", "")))
+                                                     d.get("description", "<none>") or "<none>", d.get("auth-extra-groups") or "<none>"))
         return 0
     raise Fail("unknown command \"%s\" for \"kubeadm token\"" % sub)
 
@@ -1619,7 +2028,14 @@ def upgrade_node(argv):
                    "(this node has not joined a cluster)")
     master = os.path.exists(tb.hp("/etc/kubernetes/admin.conf")) and os.path.exists(api_dir() + "/config.json")
     out("[upgrade] Reading configuration from the \"kubeadm-config\" ConfigMap in namespace \"kube-system\"...")
-    if master:
+    own = None  # a master of several: its own control plane's version, and the cluster's in kubeadm-config
+    if master and several_masters():
+        own = upgrade_cluster_version()
+        code, cm, _ = api("GET", "/api/v1/namespaces/kube-system/configmaps/kubeadm-config")
+        if code != 200:
+            raise Fail("[upgrade/config] FATAL: failed to get the kubeadm-config ConfigMap: %s" % cm.get("message"))
+        cur = yaml.load(cm["data"]["ClusterConfiguration"], Loader=SAFE_LOADER).get("kubernetesVersion") or own
+    elif master:
         cur = upgrade_cluster_version()
     else:
         server = yaml.load(open(tb.hp("/etc/kubernetes/kubelet.conf")), Loader=SAFE_LOADER)["clusters"][0]["cluster"]["server"]
@@ -1637,7 +2053,22 @@ def upgrade_node(argv):
     st.setdefault("upgradeNode", 0)
     save_state(st)
     tb.knob("kubeadm", "upgrade-node")
-    if master:
+    if own is not None and own != cur:
+        # Another master ran `upgrade apply`: this one's control plane follows, as kubeadm's
+        # upgrade node does on a control-plane node.
+        out("[upgrade/staticpods] Writing new Static Pod manifests to \"/etc/kubernetes/tmp/kubeadm-upgraded-manifests\"")
+        upgrade_static_pods(cur)
+        d = api_dir()
+        cfg = json.load(open(d + "/config.json"))
+        cfg["version"] = cur
+        with open(d + "/config.json.tmp", "w") as f:
+            json.dump(cfg, f, indent=1)
+        os.rename(d + "/config.json.tmp", d + "/config.json")
+        with tb.Lock():  # the kubelet restarts the changed static pod; kubeadm waits for it
+            ensure_apiserver(tb.load("systemd"))
+        for c in ("kube-apiserver", "kube-controller-manager", "kube-scheduler"):
+            out("[upgrade/staticpods] Component \"%s\" upgraded successfully!" % c)
+    elif master:
         out("[upgrade/staticpods] The control plane of this node is already at %s" % cur)
     else:
         out("[preflight] Skipping prepull. Not a control plane node.")
@@ -1678,6 +2109,9 @@ def main(argv):
     try:
         if cmd == "version":
             return version_cmd(rest)
+        if cmd == "init" and rest[:1] == ["phase"]:
+            with InitLock():
+                return init_phase(rest[1:])
         if cmd == "init":
             with InitLock():
                 return init(rest)

@@ -126,8 +126,13 @@ class Client:
         r = self.call("kv/range", body)
         return [(base64.b64decode(kv["key"]).decode(), base64.b64decode(kv.get("value", ""))) for kv in r.get("kvs", [])]
 
-    def get(self, key):
-        r = self.call("kv/range", {"key": _b64(key)})
+    def get(self, key, serializable=False):
+        """The key's value or None; serializable: this member's own copy, answered without
+        the cluster's quorum (a member of several started before the others)."""
+        body = {"key": _b64(key)}
+        if serializable:
+            body["serializable"] = True
+        r = self.call("kv/range", body)
         kvs = r.get("kvs", [])
         return base64.b64decode(kvs[0].get("value", "")) if kvs else None
 

@@ -166,6 +166,14 @@ def etcd_argv(doc, program=ETCD):
     return argv
 
 
+def etcd_client_url(H):
+    """The client URL the master's etcd manifest advertises, or None."""
+    _, doc = load_manifest(H, "etcd")
+    if not doc:
+        return None
+    return (tbetcd.manifest_flags(doc["spec"]["containers"][0]["command"]).get("advertise-client-urls") or "").split(",")[0] or None
+
+
 def etcd_client(H, flags=None, user="healthcheck-client", timeout=10.0):
     """A client of the master's etcd, with the apiserver-etcd-client or healthcheck-client certificate."""
     if flags is None:
@@ -231,6 +239,30 @@ def spawn(H, argv, log, enter):
                                 start_new_session=True, cwd="/", env=env)
 
 
+def several_masters(H):
+    try:
+        with open(tbfake.host_info(H)["run"] + "/testbed.json") as f:
+            return sum(1 for h in json.load(f)["hosts"] if h["role"] == "master") > 1
+    except (OSError, ValueError, KeyError):
+        return False
+
+
+def wait_listening(p, H, flags):
+    import socket
+    import urllib.parse
+    u = urllib.parse.urlsplit((flags.get("listen-client-urls") or flags.get("advertise-client-urls") or "").split(",")[0])
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if p.poll() is not None:
+            raise RuntimeError("etcd exited with %s (see %s/etcd.log)" % (p.returncode, H))
+        try:
+            socket.create_connection((u.hostname, u.port or 2379), timeout=0.5).close()
+            return p.pid
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("etcd does not listen on %s after 10s (see %s/etcd.log)" % (u.netloc, H))
+
+
 def start_etcd(H, text, doc, enter=None):
     """Runs the manifest's etcd and waits until it answers (10 s at most)."""
     argv = etcd_argv(doc, etcd_program(H))
@@ -239,6 +271,11 @@ def start_etcd(H, text, doc, enter=None):
     os.makedirs(tbfake.hp(data, H), mode=0o700, exist_ok=True)
     p = spawn(H, argv, H + "/etcd.log", enter)
     save_pod_info(H, "etcd", {"pid": p.pid, "sha256": hashlib.sha256(text.encode()).hexdigest(), "data_dir": data})
+    if several_masters(H):
+        # A member of several serves its clients only once a quorum of the members runs
+        # (it has published itself to the cluster): the kubelet waits for its listener,
+        # not for the others, which it starts next.
+        return wait_listening(p, H, flags)
     c = etcd_client(H)
     deadline = time.time() + 10
     try:
@@ -307,13 +344,13 @@ def kubelet_active(H, sd=None):
 BACKOFF = {}
 
 
-def sync(H, lib, sd=None, enter=None, log=None):
+def sync(H, lib, sd=None, enter=None, log=None, names=STATIC):
     """Makes the static pods' processes what the manifests and the kubelet say.
     Returns the errors (starting a process that failed), as text."""
     errors = []
     if not kubelet_active(H, sd):
         return errors
-    for name in STATIC:
+    for name in names:
         text = read_manifest(H, name)
         pid = running_pid(H, name)
         if text is None:
@@ -389,8 +426,11 @@ def main():
         sys.stderr.write("%s %s\n" % (time.strftime("%H:%M:%S"), msg))
         sys.stderr.flush()
 
+    # With several masters, every master's etcd first, then the API servers: a member
+    # serves only once a quorum of them runs, and an API server needs its etcd.
+    passes = [("etcd",), ("kube-apiserver",)] if len(masters) > 1 else [STATIC]
     while True:
-        for H, pid in masters:
+        for (H, pid), names in [(m, n) for n in passes for m in masters]:
             if not pid or not pid_alive(pid):
                 continue
             init = try_lock(H + "/state/.kubeadm-lock")
@@ -402,7 +442,7 @@ def main():
                 continue
             tbfake.Lock.held[H + "/state/.lock"] = (lock, 1)
             try:
-                for e in sync(H, lib, enter=["nsenter", "-t", str(pid), "-m", "-u", "--"], log=log):
+                for e in sync(H, lib, enter=["nsenter", "-t", str(pid), "-m", "-u", "--"], log=log, names=names):
                     log("%s: %s" % (os.path.basename(H), e))
             except Exception as e:  # noqa: BLE001 (a bad manifest must not stop the kubelet)
                 log("%s: %r" % (os.path.basename(H), e))

@@ -2,8 +2,8 @@
 """The testbed: N fresh sshd test hosts with stateful fakes of what an installer drives.
 
 Run through scripts/testbed.sh (docs/testbed.md):
-  up N RUNDIR [--base A.B.C] [--host I:KEY=VALUE,...]... [--kubectl PATH] [--rollout-delay S]
-               [--hived-server PATH]
+  up N RUNDIR [--base A.B.C] [--masters 1|3|5] [--host I:KEY=VALUE,...]... [--kubectl PATH]
+               [--rollout-delay S] [--hived-server PATH]
   state RUNDIR                 one JSON document of every host and of the cluster objects
   down RUNDIR                  stop everything, by pid
   knob RUNDIR HOST 'TOOL STEP ACTION'...   |  knob RUNDIR HOST --clear
@@ -11,6 +11,7 @@ Run through scripts/testbed.sh (docs/testbed.md):
   kubeconfig RUNDIR            the master's admin.conf (after kubeadm init)
   snapshot RUNDIR NAME         save every host's state (files, the fakes' state, etcd's data) as NAME
   restore RUNDIR NAME          put it back in place (the API server and etcd are stopped first)
+  stop-host RUNDIR NAME        lose a host: its sshd, API server, etcd member and kubelet loop stopped
 
 The hosts are tests/integration/hosts/testhosts.sh hosts (real sshd processes in
 their own mount and UTS namespaces); this program adds, in each host's mount
@@ -138,20 +139,31 @@ def up(args):
     rundir = os.path.abspath(args.rundir)
     if os.path.exists(os.path.join(rundir, "testbed.json")):
         down_run(rundir, quiet=True)
+    m = args.masters
+    if m not in (1, 3, 5):
+        die("--masters must be 1, 3 or 5 (an etcd cluster of an odd size)")
+    if m > n:
+        die("--masters %d: only %d host%s" % (m, n, "s" if n > 1 else ""))
+    if m > 1 and n > LB_INDEX - 2:
+        die("--masters %d: at most %d hosts (the load balancer has the address .%d)" % (m, LB_INDEX - 2, LB_INDEX))
     per = parse_host_opts(args.host, n)
     addrs = addresses(args.base, n)
     hosts = []
     for i in range(n):
         o = per.get(i + 1, {})
-        master = i == 0
-        h = {"index": i + 1, "name": "tb-master" if master else "tb-worker%d" % i, "address": addrs[i],
+        master = i < m
+        h = {"index": i + 1, "name": master_name(i) if master else "tb-worker%d" % (i - m + 1), "address": addrs[i],
              "role": "master" if master else "worker", "os": o.get("os", "ubuntu-22.04"),
              "gpus": int(o.get("gpus", 0 if master else 4)), "gpu_model": o.get("gpu_model", "Tesla_V100-SXM2-16GB"),
              "swap": o.get("swap", "on"), "mem_gib": int(o.get("mem_gib", 64)), "cpus": int(o.get("cpus", 8))}
         hosts.append(h)
     # The API server's port on the master must be free (another testbed on the same base?).
-    if subprocess.run(["ss", "-Hltn", "src = %s and sport = :6443" % addrs[0]], capture_output=True, text=True).stdout.strip():
-        die("%s:6443 is in use (another testbed on --base %s?); choose another --base" % (addrs[0], args.base), 1)
+    lb = lb_address(args.base) if m > 1 else None
+    for a in [addrs[0]] + ([lb] if lb else []):
+        if subprocess.run(["ss", "-Hltn", "src = %s and sport = :6443" % a], capture_output=True, text=True).stdout.strip():
+            die("%s:6443 is in use (another testbed on --base %s?); choose another --base" % (a, args.base), 1)
+    if lb and not shutil.which("haproxy"):
+        die("--masters %d needs haproxy (the load balancer in front of the masters; scripts/install-deps.sh installs it)" % m, 1)
     os.makedirs(rundir, exist_ok=True)
     # sshd's LogLevel: VERBOSE also logs every session ("Starting session: command ...").
     loglevel = os.environ.get("TESTBED_SSHD_LOGLEVEL", "INFO")
@@ -199,16 +211,90 @@ def up(args):
     for h in hosts:
         prepare_host(rundir, h, kubectl, args)
         mount_host(rundir, h, pids[h["name"]], kubectl)
-    write_cluster(rundir, hosts)
+    write_cluster(rundir, hosts, lb)
     write_ssh_config(rundir, hosts)
     write_bundle(rundir)
+    doc = {"n": n, "base": args.base, "port": int(open(os.path.join(rundir, "port")).read()),
+           "kubectl": kubectl, "hosts": hosts}
+    if m > 1:
+        doc["masters"] = m
+        doc["endpoint"] = "%s:6443" % lb
     with open(os.path.join(rundir, "testbed.json"), "w") as f:
-        json.dump({"n": n, "base": args.base, "port": int(open(os.path.join(rundir, "port")).read()),
-                   "kubectl": kubectl, "hosts": hosts}, f, indent=1)
+        json.dump(doc, f, indent=1)
+    if lb:
+        start_haproxy(rundir, lb, [h for h in hosts if h["role"] == "master"])
     start_kubelet_loop(rundir)
-    print("testbed: %d host%s up in %s (master %s; ssh -F %s/ssh_config %s)" % (
-        n, "s" if n > 1 else "", rundir, addrs[0], rundir, hosts[0]["name"]))
+    if m > 1:
+        print("testbed: %d hosts up in %s (masters %s behind HAProxy on %s:6443; ssh -F %s/ssh_config %s)" % (
+            n, rundir, ", ".join(h["address"] for h in hosts[:m]), lb, rundir, hosts[0]["name"]))
+    else:
+        print("testbed: %d host%s up in %s (master %s; ssh -F %s/ssh_config %s)" % (
+            n, "s" if n > 1 else "", rundir, addrs[0], rundir, hosts[0]["name"]))
     return 0
+
+
+# The load balancer's address with several masters: BASE.250 (a host of its own on the
+# loopback network, as an operator's load balancer is a machine of its own).
+LB_INDEX = 250
+
+
+def master_name(i):
+    """The first master is tb-master, the others tb-master2, tb-master3, ..."""
+    return "tb-master" if i == 0 else "tb-master%d" % (i + 1)
+
+
+def lb_address(base):
+    return "%s.%d" % (base, LB_INDEX)
+
+
+def start_haproxy(rundir, lb, masters):
+    """A real HAProxy (Debian's haproxy) in TCP mode in front of every master's API
+    server, each checked with GET /readyz over TLS (kubeadm's HA guide's check); a
+    connection to a master that is down goes to another (redispatch). Its pid in
+    RUNDIR/haproxy.pid, its log in RUNDIR/haproxy.log."""
+    stop_haproxy(rundir)
+    lines = ["# The testbed's load balancer (scripts/testbed.sh up --masters): docs/testbed.md, \"Several masters\".",
+             "global", "    maxconn 4000", "", "defaults", "    mode tcp", "    option dontlognull", "    retries 3",
+             "    option redispatch", "    timeout connect 2s", "    timeout client 1h", "    timeout server 1h",
+             "    timeout check 2s", "", "frontend kube-apiserver", "    bind %s:6443" % lb,
+             "    default_backend kube-apiserver", "", "backend kube-apiserver", "    option httpchk GET /readyz",
+             "    http-check expect status 200", "    balance roundrobin",
+             "    default-server inter 1s downinter 1s rise 1 fall 2 check check-ssl verify none"]
+    for h in masters:
+        lines.append("    server %s %s:6443" % (h["name"], h["address"]))
+    cfg = os.path.join(rundir, "haproxy.cfg")
+    with open(cfg, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    r = subprocess.run(["haproxy", "-c", "-q", "-f", cfg], capture_output=True, text=True)
+    if r.returncode != 0:
+        die("haproxy refuses %s: %s" % (cfg, (r.stderr or r.stdout).strip()), 1)
+    log = open(os.path.join(rundir, "haproxy.log"), "a")
+    p = subprocess.Popen(["haproxy", "-db", "-f", cfg], stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True,
+                         start_new_session=True, cwd="/")
+    log.close()
+    with open(os.path.join(rundir, "haproxy.pid"), "w") as f:
+        f.write("%d\n" % p.pid)
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        if p.poll() is not None:
+            die("haproxy exited with %s (%s/haproxy.log)" % (p.returncode, rundir), 1)
+        if subprocess.run(["ss", "-Hltn", "src = %s and sport = :6443" % lb], capture_output=True, text=True).stdout.strip():
+            return
+        time.sleep(0.02)
+    die("haproxy does not listen on %s:6443 after 5 s (%s/haproxy.log)" % (lb, rundir), 1)
+
+
+def stop_haproxy(rundir):
+    try:
+        pid = int(open(os.path.join(rundir, "haproxy.pid")).read())
+    except (OSError, ValueError):
+        return
+    try:
+        if alive(pid) and "haproxy" in open("/proc/%d/cmdline" % pid).read():
+            terminate(pid)
+    except OSError:
+        pass
+    os.unlink(os.path.join(rundir, "haproxy.pid"))
 
 
 def start_server(rundir, lib):
@@ -468,7 +554,7 @@ def mount_host(rundir, h, pid, kubectl):
         die("host %s: the bind mounts failed: %s" % (h["name"], r.stderr.strip()), 1)
 
 
-def write_cluster(rundir, hosts):
+def write_cluster(rundir, hosts, lb=None):
     d = os.path.join(rundir, "cluster")
     os.makedirs(d, exist_ok=True)
     skus = {}
@@ -478,7 +564,9 @@ def write_cluster(rundir, hosts):
         else:
             h["sku"] = "gpu-machine" if h["gpus"] == 4 else ("cpu-machine" if h["gpus"] == 0 else "gpu%d-machine" % h["gpus"])
             skus.setdefault(h["sku"], h)
-    lines = ["# The testbed's cluster (scripts/testbed.sh up): one master, the rest GPU workers.", "machine-sku:",
+    masters = sum(1 for h in hosts if h["role"] == "master")
+    lines = ["# The testbed's cluster (scripts/testbed.sh up): %s, the rest GPU workers." % (
+             "one master" if masters == 1 else "%d masters" % masters), "machine-sku:",
              "  master-machine:", "    mem: 32Gi", "    cpu:", "      vcore: 1"]
     for name, h in sorted(skus.items()):
         lines += ["  %s:" % name, "    mem: 32Gi", "    cpu:", "      vcore: %d" % max(h["gpus"], 1)]
@@ -495,6 +583,8 @@ def write_cluster(rundir, hosts):
     with open(os.path.join(d, "config.yaml"), "w") as f:
         f.write("# The testbed's cluster configuration (scripts/testbed.sh up).\nuser: root\npassword: \"%s\"\n"
                 "docker_image_tag: v1.8.0\nssh_key_file_path: %s/id_ed25519\n" % (password, rundir))
+        if lb:
+            f.write("kube_control_plane_endpoint: \"%s:6443\"\n" % lb)
     os.chmod(os.path.join(d, "config.yaml"), 0o600)
     # HiveD: one pool of NODE cells per GPU SKU; the default VC has all of them.
     sku_lines, cell_lines, phys_lines, vc_lines = [], [], [], []
@@ -767,16 +857,68 @@ def cluster_state(H):
     return {"objects": dict(sorted(objects.items())), "bootstrap_tokens": tokens}
 
 
+def etcd_members(hosts):
+    """The member names the etcd cluster reports (from the first master whose etcd answers;
+    a member added but not started yet has no name: its peer URL instead), and those whose
+    etcd does not answer (a lost master's member stays listed), or (None, None)."""
+    for H in hosts:
+        if not tbkubelet.etcd_running(H):
+            continue
+        try:
+            c = tbkubelet.etcd_client(H, timeout=5)
+            try:
+                members = c.members()
+            finally:
+                c.close()
+        except (tbetcd.EtcdError, OSError):
+            continue
+        names, unhealthy = [], []
+        for m in members:
+            name = m.get("name") or ",".join(m.get("peerURLs", []))
+            names.append(name)
+            urls = m.get("clientURLs") or []
+            ok = False
+            for u in urls[:1]:
+                host = next((x for x in hosts if tbkubelet.etcd_running(x) and tbkubelet.etcd_client_url(x) == u), None)
+                if host is None:
+                    continue
+                try:
+                    c = tbkubelet.etcd_client(host, timeout=2)
+                    try:
+                        c.get("health")
+                        ok = True
+                    finally:
+                        c.close()
+                except (tbetcd.EtcdError, OSError):
+                    ok = False
+            if not ok:
+                unhealthy.append(name)
+        return sorted(names), sorted(unhealthy)
+    return None, None
+
+
 def state(args):
     rundir = os.path.abspath(args.rundir)
     run = load_run(rundir)
     res = {"hosts": {}, "cluster": None}
+    masters = []
     for h in run["hosts"]:
         H = os.path.join(rundir, "hosts", h["name"])
         with tbfake.Lock(H):
             res["hosts"][h["name"]] = host_state(H)
+            if os.path.exists(H + "/state/lost"):
+                res["hosts"][h["name"]]["lost"] = True
         if h["role"] == "master":
-            res["cluster"] = cluster_state(H)
+            masters.append(H)
+            # The objects from the first master whose etcd runs (with several masters, one
+            # etcd cluster: any member's answer is the cluster's).
+            if res["cluster"] is None:
+                res["cluster"] = cluster_state(H)
+    if res["cluster"] is not None:
+        names, unhealthy = etcd_members(masters)
+        res["cluster"]["etcdMembers"] = names
+        if len(masters) > 1:
+            res["cluster"]["etcdUnhealthy"] = unhealthy
     json.dump(res, sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")
     return 0
@@ -795,6 +937,7 @@ def alive(pid):
 
 def down_run(rundir, quiet=False):
     stop_kubelet_loop(rundir)  # first: it would start the static pods again
+    stop_haproxy(rundir)
     pids = []
     for d in sorted(os.listdir(os.path.join(rundir, "hosts"))) if os.path.isdir(os.path.join(rundir, "hosts")) else []:
         H = os.path.join(rundir, "hosts", d)
@@ -855,6 +998,55 @@ def down(args):
     down_run(rundir)
     if not args.quiet:
         print("testbed: stopped %s" % rundir)
+    return 0
+
+
+def stop_host(args):
+    """A host lost, as a machine that lost its power: its sshd and every process in its
+    namespaces, its API server and etcd (its member stays in the etcd cluster's list,
+    unreachable), and the kubelet's loop leaves it alone (its sshd is gone). Its Node goes
+    NotReady. Files stay."""
+    rundir = os.path.abspath(args.rundir)
+    H = host_dir(rundir, args.name)
+    name = os.path.basename(H)
+    sshd, ns = None, None
+    with open(os.path.join(rundir, "pids")) as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 3 and p[1] == "sshd" and p[2] == name:
+                sshd = int(p[0])
+    try:
+        ns = os.readlink("/proc/%d/ns/mnt" % sshd) if sshd else None
+    except OSError:
+        ns = None
+    if sshd and alive(sshd):
+        try:
+            os.kill(sshd, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    with open(H + "/state/lost", "w") as f:
+        f.write("stopped by testbed.sh stop-host\n")
+    # The kubelet's loop skips a host whose sshd is gone; what it started there stops now.
+    for pname in ("kube-apiserver", "etcd"):
+        pid = tbkubelet.running_pid(H, pname)
+        if pid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        left = [p for p in ([tbkubelet.running_pid(H, "kube-apiserver"), tbkubelet.running_pid(H, "etcd")] +
+                            (in_namespaces({ns}) if ns else [])) if p]
+        if not left:
+            break
+        for p in left:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)
+    print("testbed: %s stopped (sshd, API server, etcd, kubelet)" % name)
     return 0
 
 
@@ -1042,6 +1234,27 @@ def snapshot(args):
     rundir = os.path.abspath(args.rundir)
     run = load_run(rundir)
     d = snapshot_dir(rundir, args.name)
+    # With several masters the members of the etcd cluster are copied as one cut: every
+    # member stopped before the first is copied, started again after the last (copied one
+    # at a time, the others would go on committing, and the copies would disagree).
+    several = sum(1 for h in run["hosts"] if h["role"] == "master") > 1
+    stopped = []
+    import contextlib
+    with contextlib.ExitStack() as held:
+        if several:  # the masters' locks for the whole copy: the kubelet's loop leaves them alone
+            for h in run["hosts"]:
+                if h["role"] != "master":
+                    continue
+                H = os.path.join(rundir, "hosts", h["name"])
+                held.enter_context(tbfake.Lock(H))
+                if tbkubelet.etcd_running(H):
+                    tbkubelet.stop(H, "etcd")
+                    stopped.append(h["name"])
+        snapshot_hosts(rundir, run, d, several, stopped)
+    return 0
+
+
+def snapshot_hosts(rundir, run, d, several, stopped):
     for h in run["hosts"]:
         H = os.path.join(rundir, "hosts", h["name"])
         S = os.path.join(d, h["name"])
@@ -1049,8 +1262,8 @@ def snapshot(args):
         with tbfake.Lock(H):
             # etcd's files are copied while it does not run (its database and WAL as it
             # left them), then it runs again: the API server's writes meanwhile wait.
-            was = tbkubelet.etcd_running(H)
-            if was:
+            was = h["name"] in stopped or (not several and tbkubelet.etcd_running(H))
+            if was and not several:
                 tbkubelet.stop(H, "etcd")
             try:
                 for part in SNAPSHOT_PARTS:
@@ -1063,7 +1276,6 @@ def snapshot(args):
                     text, doc = tbkubelet.load_manifest(H, "etcd")
                     if doc:
                         tbkubelet.start_etcd(H, text, doc, enter=enter_host(rundir, h["name"]))
-    return 0
 
 
 def enter_host(rundir, name):
@@ -1123,6 +1335,7 @@ def main():
     p.add_argument("n", type=int)
     p.add_argument("rundir")
     p.add_argument("--base", default=os.environ.get("TESTBED_BASE", "127.0.30"))
+    p.add_argument("--masters", type=int, default=1, help="1, 3 or 5: the first M hosts are masters behind HAProxy")
     p.add_argument("--host", action="append", default=[], metavar="I:KEY=VALUE,...")
     p.add_argument("--kubectl")
     p.add_argument("--rollout-delay", type=float, default=float(os.environ.get("TESTBED_ROLLOUT_DELAY", "0.5")))
@@ -1155,6 +1368,10 @@ def main():
     p.add_argument("host", nargs="?", help="a host's name or address (default, or 'all': every host)")
     p.add_argument("names", nargs="*", help="kubeadm's names (apiserver, admin.conf, etcd-server, kubelet-client...)")
     p.set_defaults(fn=age_certs)
+    p = sub.add_parser("stop-host")
+    p.add_argument("rundir")
+    p.add_argument("name")
+    p.set_defaults(fn=stop_host)
     p = sub.add_parser("can-run")
     p.set_defaults(fn=lambda a: can_run())
     a = ap.parse_args()
