@@ -70,15 +70,10 @@ Json bundle_plan_doc(const pai::bundle::BuildPlan& p) {
   Json platforms = Json::array();
   for (const auto& pl : p.request.platforms)
     platforms.push_back({{"os", pl.os}, {"arch", pl.arch}});
-  Json doc = {{"cluster", p.cluster},
-              {"out", p.request.out_dir},
-              {"kubeVersion", p.kube_version},
-              {"platforms", platforms},
-              {"mirror", p.mirror},
-              {"images", images},
-              {"debs", debs},
-              {"sources", p.sources},
-              {"assumedInstalled", p.assumed}};
+  Json doc = {
+      {"cluster", p.cluster},   {"out", p.request.out_dir}, {"kubeVersion", p.kube_version},
+      {"platforms", platforms}, {"mirror", p.mirror},       {"images", images},
+      {"debs", debs},           {"sources", p.sources},     {"assumedInstalled", p.assumed}};
   if (p.request.driver) doc["driver"] = *p.request.driver;
   return doc;
 }
@@ -158,10 +153,10 @@ int run_bundle_build(const BundleBuildOptions& o, Globals& g) {
   } else {
     uint64_t total = 0;
     for (const auto& f : out->bundle.files) total += f.bytes;
-    out_printf("wrote %s/manifest.json: %zu files, %s (%d fetched, %d kept from an earlier build)\n",
-               o.out.c_str(), out->bundle.files.size(),
-               pai::util::format_bytes(static_cast<double>(total)).c_str(), out->fetched,
-               out->kept);
+    out_printf(
+        "wrote %s/manifest.json: %zu files, %s (%d fetched, %d kept from an earlier build)\n",
+        o.out.c_str(), out->bundle.files.size(),
+        pai::util::format_bytes(static_cast<double>(total)).c_str(), out->fetched, out->kept);
   }
   return kExitChanges;
 }

@@ -119,7 +119,10 @@ util::Result<KubeadmImageTags> kubeadm_image_tags(const std::string& kube_versio
   if (major == 1 && minor == 28) {
     t.coredns = "v1.10.1";
     t.pause = "3.9";
-    t.etcd = patch <= 5 ? "3.5.9-0" : patch <= 7 ? "3.5.10-0" : patch <= 13 ? "3.5.12-0" : "3.5.15-0";
+    t.etcd = patch <= 5    ? "3.5.9-0"
+             : patch <= 7  ? "3.5.10-0"
+             : patch <= 13 ? "3.5.12-0"
+                           : "3.5.15-0";
   } else if (major == 1 && minor == 29) {
     t.coredns = "v1.11.1";
     t.pause = "3.9";
@@ -151,8 +154,8 @@ std::vector<std::string> images_in_manifest(const std::string& yaml_text) {
   return out;
 }
 
-util::Result<std::vector<DeployedImage>> images_of(const InstallSettings& s,
-                                                   const HostSpec& master, bool with_gpu) {
+util::Result<std::vector<DeployedImage>> images_of(const InstallSettings& s, const HostSpec& master,
+                                                   bool with_gpu) {
   std::vector<DeployedImage> out;
   auto add = [&](const std::string& image, const std::string& by) {
     std::string n = normalize_image(image);
@@ -166,8 +169,10 @@ util::Result<std::vector<DeployedImage>> images_of(const InstallSettings& s,
   };
   auto tags = kubeadm_image_tags(s.kube_version);
   if (!tags) return tags.error();
-  std::string v = "v" + (s.kube_version.rfind('v', 0) == 0 ? s.kube_version.substr(1) : s.kube_version);
-  for (const char* c : {"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy"})
+  std::string v =
+      "v" + (s.kube_version.rfind('v', 0) == 0 ? s.kube_version.substr(1) : s.kube_version);
+  for (const char* c :
+       {"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy"})
     add(std::string("registry.k8s.io/") + c + ":" + v, "control-plane");
   add("registry.k8s.io/etcd:" + tags->etcd, "control-plane");
   add("registry.k8s.io/coredns/coredns:" + tags->coredns, "control-plane");

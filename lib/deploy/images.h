@@ -50,7 +50,7 @@ struct KubeadmImageTags {
 util::Result<KubeadmImageTags> kubeadm_image_tags(const std::string& kube_version);
 
 struct DeployedImage {
-  std::string image;                // normalized reference
+  std::string image;                 // normalized reference
   std::vector<std::string> used_by;  // "control-plane", "cni", "device-plugin", "hived", "openpai"
 };
 
@@ -60,7 +60,7 @@ std::vector<std::string> images_in_manifest(const std::string& yaml_text);
 
 // Every image paictl deploys for these settings, deduplicated, in install
 // order. `with_gpu`: whether a host has GPUs (the device plugin is applied).
-util::Result<std::vector<DeployedImage>> images_of(const InstallSettings& s,
-                                                   const HostSpec& master, bool with_gpu);
+util::Result<std::vector<DeployedImage>> images_of(const InstallSettings& s, const HostSpec& master,
+                                                   bool with_gpu);
 
 }  // namespace pai::deploy
