@@ -5,6 +5,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "support/fake_client.h"
