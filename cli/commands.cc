@@ -26,6 +26,9 @@ void build_check_cluster(Flags&, Globals&);
 // The life after day one (cli/lifecycle/).
 void build_backup(Flags&, Globals&);
 void build_restore(Flags&, Globals&);
+// The offline bundle (cli/install/cmd_bundle.cc).
+void build_bundle_build(Flags&, Globals&);
+void build_bundle_verify(Flags&, Globals&);
 
 namespace {
 constexpr const char* kPlanning = "Plan and check a cluster";
@@ -145,6 +148,24 @@ const std::vector<Command>& command_table() {
         "paictl node remove cluster/ gpu-worker-3 --dry-run",
         "paictl node remove cluster/ pai-gpu000002 --azure --drain --yes"},
        build_node_remove},
+      {{"bundle"},
+       kInstalling,
+       "Build and verify an offline bundle: every .deb and image an install needs, with a "
+       "manifest of checksums",
+       {"paictl bundle build cluster/ --out bundle/", "paictl bundle verify bundle/"}},
+      {{"bundle", "build"},
+       nullptr,
+       "Fetch every .deb the hosts need and every image paictl deploys into an offline bundle "
+       "(on a connected machine)",
+       {"paictl bundle build cluster/ --out bundle/ --dry-run",
+        "paictl bundle build cluster/ --out bundle/ --platform ubuntu-22.04/amd64 --driver 535",
+        "paictl bundle build cluster/ --out bundle/ --registry-ca mirror-ca.pem -o json"},
+       build_bundle_build},
+      {{"bundle", "verify"},
+       nullptr,
+       "Check every file of an offline bundle against its manifest (sizes and SHA-256)",
+       {"paictl bundle verify bundle/", "paictl bundle verify bundle/ -o json"},
+       build_bundle_verify},
       {{"upgrade"},
        kInstalling,
        "Upgrade the cluster's Kubernetes one minor at a time: the control plane (kubeadm upgrade "

@@ -4,6 +4,9 @@
 # when the whole set is installed.
 set -eu
 
+# docker-registry, containerd and dpkg-dev (dpkg-scanpackages) are the bundle tests'
+# (tests/integration/bundle): a real registry, a containerd to import into, a
+# Debian repository made from tiny .debs.
 PACKAGES="
   build-essential cmake ninja-build pkg-config git
   clang libclang-rt-14-dev clang-format
@@ -13,6 +16,7 @@ PACKAGES="
   openssh-server openssh-client iproute2 iputils-ping util-linux procps python3 sudo
   python3-yaml python3-jsonschema openssl
   etcd-server etcd-client haproxy
+  docker-registry containerd dpkg-dev
   zsh fish
 "
 # haproxy: the testbed's load balancer in front of its masters' API servers

@@ -222,12 +222,12 @@ util::Result<Bundle> parse_manifest(const std::string& text, const std::string& 
     if (!p.ok()) return r.pull_error();
     return r.error_at(p.value_position(), "a bundle manifest must be a JSON object");
   }
+  auto top = p.value_position();
   p.begin_object();
   std::string_view key;
   std::string scratch;
   std::set<std::string> paths;
   bool have_files = false;
-  auto top = p.value_position();
   while (p.next_key(key, scratch)) {
     std::string k(key);
     auto pos = p.value_position();

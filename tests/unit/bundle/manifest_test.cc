@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -153,7 +155,7 @@ TEST(BundleManifest, BadManifestsAreFileLineColumn) {
        " \"files\": [{\"path\": \"images/a.tar\", \"kind\": \"image\", \"image\": \"x:1\",\n"
        " \"sha256\": \"" +
            std::string(64, 'a') + "\", \"bytes\": -3}]}",
-       "m.json:4:84: \"bytes\" must be a whole number"},
+       "m.json:4:89: \"bytes\" must be a whole number"},
       {"{\"apiVersion\": \"paictl.io/bundle/v1\", \"kubeVersion\": \"1.30.4\",\n"
        " \"platforms\": [], \"files\": []}",
        "m.json:1:1: no \"platforms\""},
