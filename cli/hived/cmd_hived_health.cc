@@ -242,9 +242,9 @@ void build_hived_health(Flags& cmd, Globals& g) {
                  "HiveD's inspect API (default: config.yaml's hived_url): the quarantine's effect")
       ->type_name("URL");
   cmd.footer(
-      "Findings: H080 gpusDropped (fewer GPUs than the SKU), H081 eccUncorrectable, H082\n"
-      "retiredPages (pending, or more than 60 on a GPU), H083 xid (hardware XIDs in the kernel\n"
-      "log), H084 driverMismatch (paictl explain CODE).\n\n"
+      "Findings: N010 gpusDropped (fewer GPUs than the SKU), N011 eccUncorrectable, N012\n"
+      "retiredPages (pending, or more than 60 on a GPU), N013 xid (hardware XIDs in the kernel\n"
+      "log), N014 driverMismatch (paictl explain CODE).\n\n"
       "EXIT STATUS:\n  0 no candidate, 1 candidates found (or a quarantine refused), 2 bad usage "
       "or input,\n  3 the hosts, the master or HiveD could not be reached\n");
   define_command(cmd, g, o,

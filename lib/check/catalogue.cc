@@ -126,14 +126,14 @@ const std::vector<CheckInfo>& catalogue() {
       {"GPUModel", Severity::Warning, "host", "GPU hosts: the GPU name contains the SKU's model",
        "paictl", ByInstall::Cannot, ""},
       {"GPUEcc", Severity::Error, "host",
-       "GPU hosts: no uncorrectable ECC error since the driver loaded (H081)", "openpai",
+       "GPU hosts: no uncorrectable ECC error since the driver loaded (N011)", "openpai",
        ByInstall::Cannot, ""},
       {"GPURetiredPages", Severity::Warning, "host",
        "GPU hosts: no page retirement or row remapping pending, at most 60 retired pages a GPU "
-       "(H082)",
+       "(N012)",
        "openpai", ByInstall::Cannot, ""},
       {"GPUXid", Severity::Warning, "host",
-       "GPU hosts: no hardware XID error in the kernel log (H083)", "paictl", ByInstall::Cannot,
+       "GPU hosts: no hardware XID error in the kernel log (N013)", "paictl", ByInstall::Cannot,
        ""},
       {"NvidiaRuntime", Severity::Error, "host", "GPU hosts: nvidia-container-runtime is installed",
        "openpai", ByInstall::SetsUp,
@@ -165,8 +165,8 @@ const std::vector<CheckInfo>& catalogue() {
        "no containers are running (the installer restarts Docker)", "non-clean", ByInstall::Keeps,
        "keeps its own pods running on hosts it installed"},
       {"OfflineBundle", Severity::Error, "host",
-       "with kube_offline_bundle: the bundle carries the host's OS and architecture (H070), and "
-       "on GPU hosts the NVIDIA driver branch it was built for is the host's (H071)",
+       "with kube_offline_bundle: the bundle carries the host's OS and architecture (N001), and "
+       "on GPU hosts the NVIDIA driver branch it was built for is the host's (N002)",
        "paictl", ByInstall::Cannot, ""},
       {"UniqueHostname", Severity::Error, "cluster", "every host has its own host name", "paictl",
        ByInstall::Cannot, ""},

@@ -937,8 +937,8 @@ void check_leftover_cni(const HostCheckContext& c) {
            "remove it before installing, or the old plugin's configuration may win");
 }
 
-// OfflineBundle (only with a bundle): H070 the host's OS and architecture
-// among the bundle's platforms; H071 a GPU host's driver of the bundle's branch.
+// OfflineBundle (only with a bundle): N001 the host's OS and architecture
+// among the bundle's platforms; N002 a GPU host's driver of the bundle's branch.
 void check_offline_bundle(const HostCheckContext& c) {
   [[maybe_unused]] const auto& [h, p, f, o, e] = c;
   if (o.bundle_platforms.empty()) return;
@@ -951,8 +951,8 @@ void check_offline_bundle(const HostCheckContext& c) {
   for (const auto& b : o.bundle_platforms) fits |= b == platform;
   if (!fits) {
     e.violated("OfflineBundle",
-               "H070: the offline bundle carries " + util::join(o.bundle_platforms, ", ") +
-                   ", not this host's " + platform,
+               "[" + std::string("N001") + "] the offline bundle carries " +
+                   util::join(o.bundle_platforms, ", ") + ", not this host's " + platform,
                "build a bundle for " + platform +
                    " (paictl bundle build on a connected machine, with this host in layout.yaml)");
     return;
@@ -961,7 +961,7 @@ void check_offline_bundle(const HostCheckContext& c) {
   if (gpu_sku(p) && !o.bundle_driver.empty() && !dv.empty() &&
       dv.rfind(o.bundle_driver + ".", 0) != 0) {
     e.violated("OfflineBundle",
-               "H071: the host runs NVIDIA driver " + dv +
+               "[" + std::string("N002") + "] the host runs NVIDIA driver " + dv +
                    ", the offline bundle was built for "
                    "branch " +
                    o.bundle_driver,

@@ -48,7 +48,7 @@ struct ClusterConfig {
   std::string kube_control_plane_endpoint;  // "" = the master's hostip:6443
   Mark kube_control_plane_endpoint_mark;
   std::optional<KubeVip> kube_vip;  // a kube-vip virtual address in front of the masters
-  std::string nvidia_package_repo;          // "" = nvidia.github.io/libnvidia-container
+  std::string nvidia_package_repo;  // "" = nvidia.github.io/libnvidia-container
   // Proxies and registry mirrors the hosts use (docs/install.md, "Proxies and
   // mirrors"): as written ("" / empty = none). A proxy URL may hold a password:
   // show it with mask_url_credentials (config/node_settings.h) only.

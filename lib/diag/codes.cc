@@ -13,9 +13,9 @@ namespace pai::diag {
 const std::vector<CodeInfo>& codes() {
   static const std::vector<CodeInfo> kAll = [] {
     std::vector<CodeInfo> all;
-    for (const auto* part :
-         {&codes_detail::config_codes(), &codes_detail::job_codes(), &codes_detail::other_codes(),
-          &codes_detail::certs_codes(), &codes_detail::cluster_codes()})
+    for (const auto* part : {&codes_detail::config_codes(), &codes_detail::job_codes(),
+                             &codes_detail::other_codes(), &codes_detail::certs_codes(),
+                             &codes_detail::cluster_codes(), &codes_detail::hosts_codes()})
       all.insert(all.end(), part->begin(), part->end());
     return all;
   }();

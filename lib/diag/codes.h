@@ -7,7 +7,9 @@
 //
 // Families: F L C A S H X (check config), J (job files), I (host lists), SSH (the
 // SSH config), T (fact parsers), P (plan), R (cluster registry), G (sweep specs),
-// K (the cluster's certificates K100-K149: certs check, check cluster).
+// K (the cluster's certificates K100-K149: certs check, check cluster), N (what
+// check hosts and hived health find on a host: an offline bundle that does not
+// fit it, GPUs in bad health).
 
 #include <string_view>
 #include <vector>

@@ -13,5 +13,6 @@ const std::vector<CodeInfo>& job_codes();
 const std::vector<CodeInfo>& other_codes();
 const std::vector<CodeInfo>& certs_codes();
 const std::vector<CodeInfo>& cluster_codes();
+const std::vector<CodeInfo>& hosts_codes();
 
 }  // namespace pai::diag::codes_detail

@@ -46,11 +46,11 @@ std::vector<GpuFinding> gpu_health_findings(const HostFacts& f) {
   }
   if (!ecc.empty())
     out.push_back(
-        {"H081", "eccUncorrectable", "uncorrectable ECC errors: " + gpu_findings_list(ecc),
+        {"N011", "eccUncorrectable", "uncorrectable ECC errors: " + gpu_findings_list(ecc),
          "jobs on this GPU may fail or compute wrong results: quarantine the node "
          "(paictl hived quarantine), then reset or replace the GPU (nvidia-smi -q -d ECC)"});
   if (!pages.empty())
-    out.push_back({"H082", "retiredPages",
+    out.push_back({"N012", "retiredPages",
                    "retired or remapped memory: " + gpu_findings_list(pages),
                    "a GPU reset (or a reboot) applies a pending retirement; more than " +
                        std::to_string(kRetiredPagesLimit) +
@@ -75,7 +75,7 @@ std::vector<GpuFinding> gpu_health_findings(const HostFacts& f) {
                       gpu_findings_list(std::vector<std::string>(gpus.begin(), gpus.end())) +
                       (t.empty() ? "" : " (" + t + ")"));
     }
-    out.push_back({"H083", "xid",
+    out.push_back({"N013", "xid",
                    "hardware XID errors in the kernel log (" + f.nvidia.kernel_log +
                        "): " + gpu_findings_list(parts),
                    "see NVIDIA's XID catalogue; a GPU that fell off the bus (79) or has double "
@@ -93,7 +93,7 @@ std::vector<GpuFinding> gpu_count_findings(const HostFacts& f, int64_t expected)
                               std::to_string(expected) + " GPUs usable"
                         : "nvidia-smi lists " + std::to_string(found) + " of the SKU's " +
                               std::to_string(expected) + " GPUs";
-  return {{"H080", "gpusDropped", msg,
+  return {{"N010", "gpusDropped", msg,
            "a GPU fell off the bus or its driver failed: jobs placed on the missing GPUs fail; "
            "quarantine the node, then look at dmesg | grep -i xid and nvidia-smi -q"}};
 }
@@ -102,7 +102,7 @@ std::vector<GpuFinding> gpu_driver_findings(const HostFacts& f, const std::strin
   const std::string& d = f.nvidia.driver_version;
   if (expected.empty() || d.empty()) return {};
   if (d == expected || d.rfind(expected + ".", 0) == 0) return {};
-  return {{"H084", "driverMismatch", "driver " + d + ", the SKU's hosts run " + expected,
+  return {{"N014", "driverMismatch", "driver " + d + ", the SKU's hosts run " + expected,
            "paictl node maintain CLUSTER NODE --driver " + expected +
                " (a different driver may fail jobs built for the other)"}};
 }

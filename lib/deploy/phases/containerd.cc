@@ -73,9 +73,10 @@ class ContainerdPhase : public KeyValuePhase {
       sandbox = sandbox.substr(1, sandbox.size() - 2);
     // An offline bundle's pause comes first (its images are imported under
     // their own names); else the mirror's.
-    bool sandbox_ok = !sandbox_.empty() ? sandbox == sandbox_
-                                        : image_mirror_.empty() ||
-                                              image_through_mirror(sandbox, image_mirror_) == sandbox;
+    bool sandbox_ok =
+        !sandbox_.empty()
+            ? sandbox == sandbox_
+            : image_mirror_.empty() || image_through_mirror(sandbox, image_mirror_) == sandbox;
     if (!kv.count("config") || !kv.count("systemd") || (gpu && !kv.count("nvidia")) ||
         (mirrors && kv["config_path"] != certs) || !sandbox_ok) {
       std::string what = "SystemdCgroup = true";
@@ -109,10 +110,9 @@ class ContainerdPhase : public KeyValuePhase {
         script += "sed -i 's#sandbox_image = .*#sandbox_image = \"" + sandbox_ +
                   "\"#' /etc/containerd/config.toml.paictl-new\n";
       else if (!image_mirror_.empty())
-        script +=
-            "sed -i " +
-            shell_quote("s|^\\( *sandbox_image = \"\\)[^/\"]*/|\\1" + image_mirror_ + "/|") +
-            " /etc/containerd/config.toml.paictl-new\n";
+        script += "sed -i " +
+                  shell_quote("s|^\\( *sandbox_image = \"\\)[^/\"]*/|\\1" + image_mirror_ + "/|") +
+                  " /etc/containerd/config.toml.paictl-new\n";
       script += "mv /etc/containerd/config.toml.paictl-new /etc/containerd/config.toml\n";
       if (has_gpu(h.spec()))
         script += "nvidia-ctk runtime configure --runtime=containerd --set-as-default\n";

@@ -8,7 +8,7 @@
 #  1. a bundle with a changed file, a missing file, an unlisted file: install
 #     refuses each before reaching any host (exit 2, the file named), the
 #     hosts' state unchanged;
-#  2. a bundle of another OS: check hosts fails OfflineBundle (H070) on both
+#  2. a bundle of another OS: check hosts fails OfflineBundle (N001) on both
 #     hosts, install stops at its checks, nothing changed;
 #  3. --dry-run lists the copies and imports; install completes from the
 #     bundle: each host has the images of its roles imported (the master 15,
@@ -96,15 +96,15 @@ set -e
 [ $rc -eq 1 ] || { cat "$TMP/check-focal.json"; fail "check hosts of a bundle of another OS exited $rc, want 1"; }
 py "$TMP/check-focal.json" '
 r = sorted(x["host"] for x in s["results"] if x["check"] == "OfflineBundle" and x["status"] == "fail"
-           and x["message"] == "H070: the offline bundle carries ubuntu-20.04-amd64, not this host'"'"'s ubuntu-22.04-amd64")
-assert r == ["tb-master", "tb-worker1"], r' || { cat "$TMP/check-focal.json"; fail "check hosts: want H070 on both hosts"; }
+           and x["message"] == "[N001] the offline bundle carries ubuntu-20.04-amd64, not this host'"'"'s ubuntu-22.04-amd64")
+assert r == ["tb-master", "tb-worker1"], r' || { cat "$TMP/check-focal.json"; fail "check hosts: want N001 on both hosts"; }
 install_refused focal 1
-grep -q "H070: the offline bundle carries ubuntu-20.04-amd64" "$TMP/focal.err" "$TMP/focal.out" ||
+grep -qF "[N001] the offline bundle carries ubuntu-20.04-amd64" "$TMP/focal.err" "$TMP/focal.out" ||
   { cat "$TMP/focal.out" "$TMP/focal.err"; fail "install does not say the bundle is of another OS"; }
 state "$TMP/after-focal.json"
 py "$TMP/after-focal.json" 'sys.exit(0 if all(not h["packages"].get("kubeadm") and not h["images"] and not h["files"] for h in s["hosts"].values()) else "a host changed: %s" % s["hosts"])' ||
   fail "install of a bundle of another OS changed a host"
-pass "a bundle of another OS: check hosts H070 on each host, install stops before any change"
+pass "a bundle of another OS: check hosts N001 on each host, install stops before any change"
 
 # 3. The good bundle: a dry run, then the install.
 use_bundle "$TMP/good"

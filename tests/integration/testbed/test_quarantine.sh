@@ -4,7 +4,7 @@
 # API from the API server's Nodes and pods):
 #  1. a healthy cluster: hived health --collect finds nothing (exit 0);
 #  2. the worker's fake nvidia-smi lists 7 of 8 GPUs with an uncorrectable ECC
-#     error, its kernel log an Xid 79: health finds it (H080, H081, H083, exit 1);
+#     error, its kernel log an Xid 79: health finds it (N010, N011, N013, exit 1);
 #  3. quarantine --dry-run shows the VC's doomed cell and changes nothing;
 #     health --collect --quarantine cordons and annotates it (who, when, why);
 #     HiveD's inspect answer shows it bad and the VC's doomed cell;
@@ -64,18 +64,18 @@ save health.txt
 expect_rc 1 "hived health with a faulty GPU"
 run hived health "$C" --collect $SSH -o json
 expect_rc 1 "hived health -o json with a faulty GPU"
-check "[c['node'] for c in d['candidates']] == ['$W'] and [f['code'] for f in d['candidates'][0]['findings']] == ['H080', 'H081', 'H083']" \
-  "health finds $W: 7 of 8 GPUs (H080), uncorrectable ECC (H081), Xid 79 (H083)"
+check "[c['node'] for c in d['candidates']] == ['$W'] and [f['code'] for f in d['candidates'][0]['findings']] == ['N010', 'N011', 'N013']" \
+  "health finds $W: 7 of 8 GPUs (N010), uncorrectable ECC (N011), Xid 79 (N013)"
 run check hosts "$C" $SSH -o json
 "$PYTHON3" - "$TMP/out" <<'PY' || fail "check hosts does not report the GPU's health"
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = {(x["host"], x["check"]): x for x in d["results"]}
-assert r[("tb-worker1", "GPUEcc")]["status"] == "fail" and "[H081]" in r[("tb-worker1", "GPUEcc")]["message"], r[("tb-worker1", "GPUEcc")]
+assert r[("tb-worker1", "GPUEcc")]["status"] == "fail" and "[N011]" in r[("tb-worker1", "GPUEcc")]["message"], r[("tb-worker1", "GPUEcc")]
 assert r[("tb-worker1", "GPUXid")]["status"] == "warn" and "Xid 79" in r[("tb-worker1", "GPUXid")]["message"]
 assert r[("tb-worker1", "GPURetiredPages")]["status"] == "pass"
 PY
-pass "check hosts: GPUEcc fails [H081], GPUXid warns (Xid 79)"
+pass "check hosts: GPUEcc fails [N011], GPUXid warns (Xid 79)"
 
 # 3. The dry run, then the quarantine.
 node_json() { kc get node "$1" -o json > "$TMP/node.json"; }
@@ -98,7 +98,7 @@ save health-quarantine.txt
 expect_rc 1 "health --quarantine"
 grep -q "quarantined $W" "$TMP/out" || { cat "$TMP/out" "$TMP/err"; fail "health --quarantine does not say it quarantined $W"; }
 WHO="$(id -un)@$(hostname)"
-node_check $W "u and json.loads(a['paictl.io/quarantine'])['by'] == '$WHO' and json.loads(a['paictl.io/quarantine'])['cordoned'] and 'H081' in json.loads(a['paictl.io/quarantine'])['reason'] and json.loads(a['paictl.io/quarantine'])['at'].endswith('Z')" \
+node_check $W "u and json.loads(a['paictl.io/quarantine'])['by'] == '$WHO' and json.loads(a['paictl.io/quarantine'])['cordoned'] and 'N011' in json.loads(a['paictl.io/quarantine'])['reason'] and json.loads(a['paictl.io/quarantine'])['at'].endswith('Z')" \
   "$W cordoned and annotated (by $WHO, when, why)"
 run hived status --hived "$HIVED" -o json
 check "[n['healthy'] for n in d['nodes'] if n['name'] == '$W'] == [False] and sum(v['bad'] for v in d['virtualClusters'] if v['vc'] == 'default') == 8 and sum(l['doomed'] for l in d['cells']) > 0" \

@@ -325,18 +325,18 @@ TEST(Checks, OfflineBundleOnlyWithABundleItsPlatformAndDriver) {
   o.bundle_driver = "535";
   auto rs = evaluate({h}, o);
   EXPECT_EQ(status_of(rs, "gpu-ok", "OfflineBundle"), Status::Pass);
-  // Another OS (H070), another driver branch on a GPU host (H071).
+  // Another OS (N001), another driver branch on a GPU host (N002).
   o.bundle_platforms = {"ubuntu-20.04-amd64", "debian-12-amd64"};
   rs = evaluate({h}, o);
   ASSERT_EQ(status_of(rs, "gpu-ok", "OfflineBundle"), Status::Fail);
   EXPECT_EQ(find(rs, "gpu-ok", "OfflineBundle")->message,
-            "H070: the offline bundle carries ubuntu-20.04-amd64, debian-12-amd64, not this "
+            "[N001] the offline bundle carries ubuntu-20.04-amd64, debian-12-amd64, not this "
             "host's ubuntu-22.04-amd64");
   o.bundle_platforms = {"ubuntu-22.04-amd64"};
   o.bundle_driver = "550";
   rs = evaluate({h}, o);
   ASSERT_EQ(status_of(rs, "gpu-ok", "OfflineBundle"), Status::Fail);
   EXPECT_EQ(find(rs, "gpu-ok", "OfflineBundle")->message,
-            "H071: the host runs NVIDIA driver 535.104.05, the offline bundle was built for "
+            "[N002] the host runs NVIDIA driver 535.104.05, the offline bundle was built for "
             "branch 550");
 }

@@ -76,7 +76,9 @@ TEST(DeployImages, EveryImageOfEveryRenderedManifestIsListed) {
         "registry.k8s.io/pause:3.9", "docker.io/flannel/flannel:v0.26.4",
         "docker.io/flannel/flannel-cni-plugin:v1.6.2-flannel1",
         "nvcr.io/nvidia/k8s-device-plugin:v0.17.0", "docker.io/library/postgres:12",
-        "docker.io/openpai/hivedscheduler:v1.8.0", "docker.io/openpai/rest-server:v1.8.0"})
+        "registry.example.com/openpai/hivedscheduler:v1.8.0",
+        // services-configuration.yaml's docker registry (domain/namespace:tag)
+        "registry.example.com/openpai/rest-server:v1.8.0"})
     EXPECT_TRUE(listed.count(want)) << want;
 }
 

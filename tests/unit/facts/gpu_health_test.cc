@@ -147,18 +147,18 @@ TEST(GpuFindings, FromTheSamples) {
   f.nvidia.xids = parse_xid_events(gpu_health_sample("dmesg_xid.txt"));
   auto v = gpu_health_findings(f);
   ASSERT_EQ(v.size(), 3u);
-  EXPECT_EQ(v[0].code, "H081");
+  EXPECT_EQ(v[0].code, "N011");
   EXPECT_EQ(v[0].kind, "eccUncorrectable");
   EXPECT_NE(v[0].message.find("GPU1 (00000000:07:00.0): 2 uncorrectable"), std::string::npos)
       << v[0].message;
-  EXPECT_EQ(v[1].code, "H082");
+  EXPECT_EQ(v[1].code, "N012");
   // GPU1's retirement is pending; GPU2 has 61 retired pages (more than 60); GPU0's 2 are fine.
   EXPECT_NE(v[1].message.find("GPU1 (00000000:07:00.0): a page retirement pending"),
             std::string::npos)
       << v[1].message;
   EXPECT_NE(v[1].message.find("GPU2 (00000000:0A:00.0): 61 retired pages"), std::string::npos);
   EXPECT_EQ(v[1].message.find("GPU0"), std::string::npos);
-  EXPECT_EQ(v[2].code, "H083");
+  EXPECT_EQ(v[2].code, "N013");
   // 13 is a program's fault: left out; 79 twice on one GPU: named once.
   EXPECT_EQ(v[2].message,
             "hardware XID errors in the kernel log (dmesg): Xid 48 on GPU1 (00000000:07:00.0) (An "
@@ -173,7 +173,7 @@ TEST(GpuFindings, CountAndDriver) {
   HostFacts f = gpu_health_host(7);
   auto c = gpu_count_findings(f, 8);
   ASSERT_EQ(c.size(), 1u);
-  EXPECT_EQ(c[0].code, "H080");
+  EXPECT_EQ(c[0].code, "N010");
   EXPECT_EQ(c[0].message, "nvidia-smi lists 7 of the SKU's 8 GPUs");
   EXPECT_TRUE(gpu_count_findings(f, 7).empty());
   f.nvidia.smi_exit = 9;
@@ -185,7 +185,7 @@ TEST(GpuFindings, CountAndDriver) {
   EXPECT_TRUE(gpu_driver_findings(f, "").empty());
   auto d = gpu_driver_findings(f, "550.127.05");
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(d[0].code, "H084");
+  EXPECT_EQ(d[0].code, "N014");
   EXPECT_EQ(d[0].message, "driver 535.104.05, the SKU's hosts run 550.127.05");
 }
 

@@ -67,11 +67,11 @@ TEST(Health, CandidatesOfEachKind) {
   ASSERT_EQ(r.candidates.size(), 2u);
   EXPECT_EQ(r.candidates[0].node, "w2");
   ASSERT_EQ(r.candidates[0].findings.size(), 1u);
-  EXPECT_EQ(r.candidates[0].findings[0].code, "H080");
+  EXPECT_EQ(r.candidates[0].findings[0].code, "N010");
   EXPECT_EQ(r.candidates[1].node, "w3");
   ASSERT_EQ(r.candidates[1].findings.size(), 2u);
-  EXPECT_EQ(r.candidates[1].findings[0].code, "H081");
-  EXPECT_EQ(r.candidates[1].findings[1].code, "H084");
+  EXPECT_EQ(r.candidates[1].findings[0].code, "N011");
+  EXPECT_EQ(r.candidates[1].findings[1].code, "N014");
   EXPECT_EQ(r.kinds.at("gpusDropped"), 1);
   EXPECT_EQ(r.kinds.at("driverMismatch"), 1);
   // A driver given for the SKU: the two others differ from it.
@@ -121,7 +121,7 @@ TEST(Health, ReadsFactsFilesAndHostDirectories) {
   auto r = health_candidates(health_layout(2), facts);
   ASSERT_EQ(r.candidates.size(), 1u);
   EXPECT_EQ(r.candidates[0].node, "w2");
-  EXPECT_EQ(r.candidates[0].findings.size(), 2u);  // H080 (1 of 8), H083
+  EXPECT_EQ(r.candidates[0].findings.size(), 2u);  // N010 (1 of 8), N013
   [[maybe_unused]] int rc = std::system(("rm -rf " + dir).c_str());
 }
 

@@ -271,7 +271,8 @@ TEST(ContainerdPhase, FromABundleTheSandboxImageIsTheBundlesPause) {
                 "sed -i 's#sandbox_image = .*#sandbox_image = \"registry.k8s.io/pause:3.9\"#'"),
             std::string::npos);
   run.transport.on("C=/etc/containerd/config.toml",
-                   {.out = "config=1\nsystemd=1\nstamp=1\nactive=active\nsandbox=1\n"});
+                   {.out = "config=1\nsystemd=1\nstamp=1\nactive=active\n"
+                           "sandbox_image=\"registry.k8s.io/pause:3.9\"\n"});
   EXPECT_TRUE(observe(containerd, w).needs.empty());
 }
 
