@@ -180,7 +180,11 @@ util::Result<std::vector<DeployedImage>> images_of(const InstallSettings& s, con
   add("registry.k8s.io/coredns/coredns:" + tags->coredns, "control-plane");
   add("registry.k8s.io/pause:" + tags->pause, "control-plane");
 
-  auto manifests = render_install_manifests(s, master, 1500);
+  // The images under their own names: image_registry_mirror says where a
+  // build pulls them from, not what they are called in a bundle.
+  InstallSettings own = s;
+  own.image_mirror.clear();
+  auto manifests = render_install_manifests(own, master, 1500);
   if (!manifests) return manifests.error();
   for (const auto& [what, text] : *manifests) {
     if (what == "device-plugin" && !with_gpu) continue;

@@ -154,7 +154,9 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
                           names, s.control_plane_endpoint);
   }
   s.registry_mirrors = cfg.containerd_registry_mirrors;
-  s.image_mirror = cfg.image_registry_mirror;
+  // With an offline bundle the images are imported under their own names
+  // (bundle build pulled them through the mirror): install names them so.
+  if (!s.bundle) s.image_mirror = cfg.image_registry_mirror;
   if (cluster.services && !cluster.services->cluster_id.empty())
     s.cluster_name = cluster.services->cluster_id;
   s.templates_dir = request.templates_dir;
