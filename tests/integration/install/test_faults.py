@@ -96,6 +96,9 @@ def without_counters(s):
     for h in s["hosts"].values():
         h.pop("kubeadm", None)
         h.pop("apt_updated", None)
+        # What the host fetched (apt's sources, image pulls) is a log, not its
+        # state: a run that failed and was re-run fetched more.
+        h.pop("network", None)
         # Which certificates a host has is its state; their not-after dates are
         # when kubeadm made them, a second apart from run to run.
         if isinstance(h.get("certs"), dict):

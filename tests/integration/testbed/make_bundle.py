@@ -86,7 +86,9 @@ def normalized(ref):
 def template_images(templates, tag, kube_version):
     refs = []
     for n in sorted(os.listdir(templates)):
-        if not n.endswith(".yaml") or n.startswith("kubeadm"):
+        # kubeadm's configurations, and kube-vip's static pod (only with kube_vip,
+        # which this bundle's cluster has not), are not what install applies.
+        if not n.endswith(".yaml") or n.startswith("kubeadm") or n.startswith("kube-vip"):
             continue
         for m in re.finditer(r"^\s*image:\s*(\S+)", open(os.path.join(templates, n)).read(), re.M):
             r = m.group(1).replace("{{image_prefix}}", "docker.io/openpai/").replace("{{tag}}", tag)

@@ -16,6 +16,7 @@
 #     was fetched nor any image pulled; a second dry run has nothing to copy;
 #  4. a workload whose image is not imported stays in ImagePullBackOff there.
 set -eu
+export TESTBED_STATE_NETWORK=1  # the state shows what each host fetched
 : "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}" "${PAICTL_TEMPLATES:?}"
 set +e
 reason=$("$TESTBED" can-run)

@@ -32,7 +32,7 @@ TEST(ProxyPhase, WritesTheFilesOnStdinNeverInTheCommandOrThePlan) {
                          "write /etc/systemd/system/containerd.service.d/paictl-proxy.conf",
                          "write /etc/systemd/system/kubelet.service.d/paictl-proxy.conf"}));
   ASSERT_TRUE(proxy.apply(w, o.needs).ok());
-  const auto& call = run.transport.calls().back();
+  const auto call = run.transport.calls().back();
   // The password is in the files, which go on stdin; never in the command.
   EXPECT_EQ(call.script.find("s3cret-pw"), std::string::npos);
   EXPECT_NE(call.input.find("Acquire::http::Proxy \"http://ops:s3cret-pw@proxy.corp:3128\";"),
