@@ -23,10 +23,16 @@ case $1 in
     for p in $pids; do
       if [ -r "/proc/$p/stat" ] && [ "$(cut -d' ' -f3 "/proc/$p/stat")" != Z ]; then left="$left $p"; fi
     done
+    # A namespace's number may be another run's by now: a process is this run's when its
+    # /root is one of this run's hosts' home directories (as testhosts.sh stop tells them).
+    ours=$(stat -L -c '%d:%i' "$2"/hosts/*/root-home "$2"/hosts/*/fs/root 2>/dev/null | tr '\n' ' ')
     for n in $ns; do
       for f in /proc/[0-9]*/ns/mnt; do
         p=${f#/proc/}; p=${p%%/*}
-        if [ "$(readlink "$f" 2>/dev/null)" = "$n" ] && [ "$(cut -d" " -f3 "/proc/$p/stat" 2>/dev/null)" != Z ]; then left="$left $p"; fi
+        if [ "$(readlink "$f" 2>/dev/null)" = "$n" ] && [ "$(cut -d" " -f3 "/proc/$p/stat" 2>/dev/null)" != Z ]; then
+          id=$(stat -L -c '%d:%i' "/proc/$p/root/root" 2>/dev/null) || continue
+          case " $ours " in *" $id "*) left="$left $p" ;; esac
+        fi
       done
     done
     if [ -n "$left" ]; then echo "FAIL: still running after down:$left" >&2; exit 1; fi

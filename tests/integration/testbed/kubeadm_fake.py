@@ -1239,6 +1239,19 @@ def member_list(endpoints):
     return json.loads(o).get("members", [])
 
 
+def etcdctl_reconfigure(endpoints, args):
+    """A member added or removed. etcd refuses a change while a peer's connection is less
+    than 5 s old (a member just joined, a leader just elected after a loss: its strict
+    reconfiguration check, "unhealthy cluster"); kubeadm tries again with a back-off, as
+    here (30 s)."""
+    deadline = time.time() + 30
+    while True:
+        rc, o, e = etcdctl(endpoints, args)
+        if rc == 0 or "unhealthy cluster" not in e or time.time() > deadline:
+            return rc, o, e
+        time.sleep(0.25)
+
+
 def join_etcd(node, addr, masters):
     """kubeadm's control-plane-join/etcd: adds this host as a member of the existing etcd cluster
     (the real etcdctl, `member add`, unless a member of this peer URL was added by an earlier run)
@@ -1248,14 +1261,7 @@ def join_etcd(node, addr, masters):
     members = member_list(endpoints)
     if not any(peer in m.get("peerURLs", []) for m in members):
         out("[etcd] Announced new etcd member joining to the existing etcd cluster")
-        # etcd refuses a member while one joined less than 5 s ago (its strict reconfiguration
-        # check: "unhealthy cluster"); kubeadm tries again with a back-off, as here (30 s).
-        deadline = time.time() + 30
-        while True:
-            rc, o, e = etcdctl(endpoints, ["member", "add", node, "--peer-urls=" + peer])
-            if rc == 0 or "unhealthy cluster" not in e or time.time() > deadline:
-                break
-            time.sleep(0.25)
+        rc, o, e = etcdctl_reconfigure(endpoints, ["member", "add", node, "--peer-urls=" + peer])
         if rc != 0:
             last = [l for l in e.strip().splitlines() if l.startswith("Error:")] or e.strip().splitlines()[-1:] or [""]
             raise Fail("error execution phase control-plane-join/etcd: error creating local etcd static pod manifest file: "
@@ -1290,7 +1296,7 @@ def leave_etcd(node, addr):
         return
     mid = "%x" % int(me["ID"])
     others = [u for m in members if m is not me for u in m.get("clientURLs", [])] or endpoints
-    rc, o, e = etcdctl(others, ["member", "remove", mid])
+    rc, o, e = etcdctl_reconfigure(others, ["member", "remove", mid])
     if rc != 0:
         last = [l for l in e.strip().splitlines() if l.startswith("Error:")] or e.strip().splitlines()[-1:] or [""]
         err("W0000 reset: [reset] Failed to remove etcd member: %s, please manually remove this etcd member using etcdctl"

@@ -974,7 +974,7 @@ def down_run(rundir, quiet=False):
     # namespace (a session that was starting while testhosts.sh swept them).
     deadline = time.time() + 5
     while True:
-        left = [p for p in pids if alive(p)] + in_namespaces(namespaces)
+        left = [p for p in pids if alive(p)] + in_namespaces(namespaces, rundir)
         if not left or time.time() > deadline:
             break
         for p in left:
@@ -986,16 +986,31 @@ def down_run(rundir, quiet=False):
     return 0
 
 
-def in_namespaces(namespaces):
+def in_namespaces(namespaces, rundir):
+    """The live processes of RUNDIR's hosts in NAMESPACES. A namespace's number is reused
+    once its last process is gone (a host lost with stop-host), perhaps by another run's
+    host: a process counts only when its /root, seen through its own mounts, is one of this
+    run's hosts' home directories (fs/root, mounted over root-home)."""
     res = []
     if not namespaces:
         return res
+    hosts_dir = os.path.join(rundir, "hosts")
+    ours = set()
+    for d in os.listdir(hosts_dir) if os.path.isdir(hosts_dir) else []:
+        for home in ("root-home", "fs/root"):
+            try:
+                st = os.stat(os.path.join(hosts_dir, d, home))
+                ours.add((st.st_dev, st.st_ino))
+            except OSError:
+                pass
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
         try:
             if os.readlink("/proc/%s/ns/mnt" % d) in namespaces and alive(int(d)):
-                res.append(int(d))
+                st = os.stat("/proc/%s/root/root" % d)
+                if (st.st_dev, st.st_ino) in ours:
+                    res.append(int(d))
         except OSError:
             pass
     return res
@@ -1047,7 +1062,7 @@ def stop_host(args):
     deadline = time.time() + 5
     while time.time() < deadline:
         left = [p for p in ([tbkubelet.running_pid(H, "kube-apiserver"), tbkubelet.running_pid(H, "etcd")] +
-                            (in_namespaces({ns}) if ns else [])) if p]
+                            (in_namespaces({ns}, rundir) if ns else [])) if p]
         if not left:
             break
         for p in left:
@@ -1354,7 +1369,7 @@ def restore(args):
     stop_kubelet_loop(rundir)
     for h in run["hosts"]:
         tbkubelet.stop_all(os.path.join(rundir, "hosts", h["name"]))
-    for p in in_namespaces(namespaces):
+    for p in in_namespaces(namespaces, rundir):
         if p not in sshd:
             try:
                 os.kill(p, signal.SIGKILL)
