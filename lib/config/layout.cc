@@ -40,7 +40,6 @@ const std::vector<std::string> kDeviceKeys = {"type", "model", "count"};
 const std::vector<std::string> kMachineKeys = {"hostname",   "hostip",     "machine-type",
                                                "pai-master", "pai-worker", "pai-storage",
                                                "labels",     "taints"};
-const std::vector<std::string> kTaintEffects = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
 const std::vector<std::string> kKnownDeviceTypes = {"nvidia.com/gpu", "amd.com/gpu",
                                                     "enflame.com/dtu"};
 const std::vector<std::string> kLegacyMachineKeys = {
@@ -131,10 +130,8 @@ void load_node_marks(const Node* item, const std::string& where, Context& ctx,
     } else if (auto v = ctx.string_value(e, tw + ".effect")) {
       taint.effect = *v;
       if (auto r = check_taint_effect(*v); !r.ok()) {
-        std::string guess = util::did_you_mean(*v, kTaintEffects);
-        ctx.error(
-            "L086", ctx.at(e), "taint effect \"" + *v + "\" " + r.error().message,
-            guess.empty() ? r.error().hint : "did you mean \"" + guess + "\"? " + r.error().hint);
+        ctx.error("L086", ctx.at(e), "taint effect \"" + *v + "\" " + r.error().message,
+                  r.error().hint);
         ok = false;
       }
     } else {

@@ -16,18 +16,9 @@ bool node_settings_port_ok(std::string_view p) {
   return v && *v >= 1 && *v <= 65535;
 }
 
-// A host name as resolvers take it: dotted labels of letters, digits and '-'
-// (either case: DNS is case-insensitive), at most 253 characters.
+// A host name as resolvers take it (DNS is case-insensitive), or an IPv4 address.
 bool node_settings_host_ok(std::string_view h) {
-  if (h.empty() || h.size() > 253) return false;
-  if (util::is_ipv4(h)) return true;
-  for (auto label : util::split(h, '.')) {
-    if (label.empty() || label.size() > 63) return false;
-    if (label.front() == '-' || label.back() == '-') return false;
-    for (char c : label)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') return false;
-  }
-  return true;
+  return util::is_ipv4(h) || util::is_dns1123_subdomain(util::to_lower(h));
 }
 
 bool node_settings_ipv6_ok(std::string_view h) {
@@ -67,10 +58,6 @@ std::optional<std::string_view> node_settings_after_scheme(std::string_view url)
   for (std::string_view s : {"http://", "https://"})
     if (url.substr(0, s.size()) == s) return url.substr(s.size());
   return std::nullopt;
-}
-
-bool node_settings_ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
 }  // namespace
@@ -186,7 +173,7 @@ util::Result<void> check_label_key(std::string_view key) {
   if (slash != std::string_view::npos) {
     std::string_view prefix = key.substr(0, slash);
     name = key.substr(slash + 1);
-    if (prefix.empty() || prefix.size() > 253 || !util::is_dns1123_subdomain(prefix))
+    if (!util::is_dns1123_subdomain(prefix))
       return util::Error{"has a prefix \"" + std::string(prefix) + "\" that is not a DNS subdomain",
                          hint};
   }
@@ -220,13 +207,13 @@ util::Result<void> check_label_key_allowed(std::string_view key) {
   auto slash = key.find('/');
   if (slash == std::string_view::npos) return {};
   std::string prefix(key.substr(0, slash));
-  if (prefix == "paictl.io" || node_settings_ends_with(prefix, ".paictl.io"))
+  if (prefix == "paictl.io" || prefix.ends_with(".paictl.io"))
     return util::Error{"has paictl's own prefix " + prefix + "/",
                        "paictl sets paictl.io/ labels itself; use a prefix of your own, e.g. "
                        "example.com/"};
   if (prefix == "node-role.kubernetes.io" || prefix == "topology.kubernetes.io") return {};
   for (std::string_view k : {"kubernetes.io", "k8s.io"})
-    if (prefix == k || node_settings_ends_with(prefix, "." + std::string(k)))
+    if (prefix == k || prefix.ends_with("." + std::string(k)))
       return util::Error{"has the prefix " + prefix + "/ that Kubernetes reserves",
                          "use a prefix of your own, e.g. example.com/; node-role.kubernetes.io/ "
                          "and topology.kubernetes.io/ are allowed"};
@@ -234,9 +221,13 @@ util::Result<void> check_label_key_allowed(std::string_view key) {
 }
 
 util::Result<void> check_taint_effect(std::string_view effect) {
-  if (effect == "NoSchedule" || effect == "PreferNoSchedule" || effect == "NoExecute") return {};
+  static const std::vector<std::string> effects = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
+  for (const auto& e : effects)
+    if (effect == e) return {};
+  std::string guess = util::did_you_mean(effect, effects);
   return util::Error{"is not a taint effect",
-                     "effect is one of NoSchedule, PreferNoSchedule, NoExecute (case matters)"};
+                     (guess.empty() ? "" : "did you mean \"" + guess + "\"? ") +
+                         "effect is one of NoSchedule, PreferNoSchedule, NoExecute (case matters)"};
 }
 
 }  // namespace pai::config

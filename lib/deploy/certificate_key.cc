@@ -6,40 +6,12 @@
 #include <cstring>
 
 #include <fcntl.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "util/fs.h"
 #include "util/strings.h"
 
 namespace pai::deploy {
-
-namespace {
-
-util::Result<std::string> certificate_key_random_hex(size_t bytes) {
-  std::string raw(bytes, '\0');
-  size_t got = 0;
-  while (got < raw.size()) {
-    ssize_t r = ::getrandom(raw.data() + got, raw.size() - got, 0);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0)
-      return util::Error{
-          "cannot read random bytes from the kernel (getrandom) to make the "
-          "control plane's certificate key",
-          {}};
-    got += static_cast<size_t>(r);
-  }
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : raw) {
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  }
-  std::fill(raw.begin(), raw.end(), '\0');
-  return out;
-}
-
-}  // namespace
 
 std::string certificate_key_path(const std::string& state_dir) {
   return state_dir + "/certificate-key";
@@ -69,8 +41,10 @@ util::Result<remote::Secret> certificate_key(const std::string& state_dir) {
     return remote::Secret(std::move(key));
   }
   if (auto made = util::make_directories(state_dir, 0700); !made.ok()) return made.error();
-  auto key = certificate_key_random_hex(32);
-  if (!key) return key.error();
+  auto key = util::random_hex(32);
+  if (!key)
+    return util::Error{"cannot make the control plane's certificate key: " + key.error().message,
+                       {}};
   // O_EXCL: two runs never make two keys (the lock allows one anyway).
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return util::Error{"cannot create " + path + ": " + std::strerror(errno), {}};

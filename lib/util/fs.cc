@@ -1,9 +1,11 @@
 #include "util/fs.h"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -303,6 +305,29 @@ Result<void> make_directories(const std::string& path, unsigned mode) {
     i = next + 1;
   }
   return {};
+}
+
+Result<std::string> random_hex(size_t bytes) {
+  std::string raw(bytes, '\0');
+  size_t got = 0;
+  while (got < raw.size()) {
+    ssize_t r = ::getrandom(raw.data() + got, raw.size() - got, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0)
+      return Error{std::string("cannot read random bytes from the kernel (getrandom): ") +
+                       (r < 0 ? std::strerror(errno) : "none returned"),
+                   {}};
+    got += static_cast<size_t>(r);
+  }
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * bytes);
+  for (unsigned char c : raw) {
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  std::fill(raw.begin(), raw.end(), '\0');
+  return out;
 }
 
 }  // namespace pai::util

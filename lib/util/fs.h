@@ -63,4 +63,8 @@ std::optional<std::string> others_may_read(const std::string& path);
 // Creates a directory and its parents (like mkdir -p).
 Result<void> make_directories(const std::string& path, unsigned mode = 0755);
 
+// `bytes` random bytes from the kernel's CSPRNG (getrandom), as 2*bytes lower-case
+// hexadecimal digits: keys and secrets paictl makes. An error when the kernel gives none.
+Result<std::string> random_hex(size_t bytes);
+
 }  // namespace pai::util

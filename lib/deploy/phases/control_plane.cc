@@ -130,17 +130,14 @@ class ControlPlanePhase : public KeyValuePhase {
       if (h.run().masker) h.run().masker->add(key->reveal());
       auto rendered = render_kubeadm_init(s_, h.spec(), kubeadm_version_, key->reveal());
       if (!rendered) return rendered.error();
-      if (util::Result<void> s = run_step(h, "kubeadm init --upload-certs",
-                                          holding_kubeadm_lock(with_secret_config(
-                                              "kubeadm init --config \"$pai_cf\" --upload-certs "
-                                              "--skip-certificate-key-print --skip-token-print")) +
-                                              certs_uploaded_now(),
-                                          *rendered, 900000);
-          !s.ok()) {
-        std::fill(rendered->begin(), rendered->end(), '\0');
-        return s;
-      }
+      util::Result<void> s = run_step(h, "kubeadm init --upload-certs",
+                                      holding_kubeadm_lock(with_secret_config(
+                                          "kubeadm init --config \"$pai_cf\" --upload-certs "
+                                          "--skip-certificate-key-print --skip-token-print")) +
+                                          certs_uploaded_now(),
+                                      *rendered, 900000);
       std::fill(rendered->begin(), rendered->end(), '\0');
+      if (!s.ok()) return s;
     } else {
       auto rendered = render_kubeadm_init(s_, h.spec(), kubeadm_version_);
       if (!rendered) return rendered.error();

@@ -13,8 +13,6 @@ namespace {
 
 using util::shell_quote;
 
-// Node labels: roles and SKU from layout.yaml; GPU nodes are marked for the
-// device plugin. The master keeps kubeadm's NoSchedule taint: no jobs there.
 // What paictl records on a node of the operator's labels and taints (layout.yaml):
 // the keys it set, so that one removed from layout.yaml is removed from the
 // node by the next run, and a label or taint set by anyone else is left alone.
@@ -73,8 +71,9 @@ class LabelsPhase : public Phase, public ReadsAhead {
     nlohmann::json patch = nlohmann::json::object();
     const std::string& name = spec.name;
 
+    const auto want = wanted(spec);
     std::vector<std::string> set;
-    for (const auto& [k, v] : wanted(spec))
+    for (const auto& [k, v] : want)
       if (text(labels, k) != v) {
         set.push_back(k + "=" + v);
         patch["metadata"]["labels"][k] = v;
@@ -85,7 +84,7 @@ class LabelsPhase : public Phase, public ReadsAhead {
     std::set<std::string> had = labels_split_set(text(annotations, kManagedLabels).value_or(""));
     std::vector<std::string> unset;
     for (const auto& k : had)
-      if (!spec.operator_labels.count(k) && labels.contains(k) && !wanted(spec).count(k)) {
+      if (labels.contains(k) && !want.count(k)) {
         unset.push_back(k);
         patch["metadata"]["labels"][k] = nullptr;
       }

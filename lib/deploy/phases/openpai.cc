@@ -1,30 +1,17 @@
 // The `openpai` phase: the Secret pai-secrets, frameworkcontroller, PostgreSQL,
 // the REST server, the web portal and the pylon gateway.
 #include <algorithm>
-#include <fstream>
 
 #include "deploy/credentials.h"
 #include "deploy/openpai.h"
 #include "deploy/phases/workloads.h"
+#include "util/fs.h"
 #include "util/strings.h"
 
 namespace pai::deploy {
 namespace phases {
 
 namespace {
-
-std::string random_hex(size_t bytes) {
-  std::ifstream in("/dev/urandom", std::ios::binary);
-  std::string raw(bytes, '\0');
-  in.read(raw.data(), static_cast<std::streamsize>(bytes));
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : raw) {
-    out += d[c >> 4];
-    out += d[c & 15];
-  }
-  return out;
-}
 
 class OpenPaiPhase : public WorkloadsPhase {
  public:
@@ -102,10 +89,16 @@ class OpenPaiPhase : public WorkloadsPhase {
 
   util::Result<void> apply_extra(HostRun& h) override {
     if (!secret_needed_) return {};
-    auto keep = [&](const char* key, size_t bytes) {
-      auto it = existing_.find(key);
-      return it != existing_.end() ? it->second : base64(random_hex(bytes));
+    auto keep = [&](const char* key, size_t bytes) -> util::Result<std::string> {
+      if (auto it = existing_.find(key); it != existing_.end()) return it->second;
+      auto made = util::random_hex(bytes);
+      if (!made) return made.error();
+      return base64(*made);
     };
+    auto postgres = keep("postgres-password", 16);
+    if (!postgres) return postgres.error();
+    auto jwt = keep("jwt-secret", 32);
+    if (!jwt) return jwt.error();
     std::string admin;
     if (!s_.openpai.admin_password.empty()) {
       admin = base64(s_.openpai.admin_password.reveal());
@@ -124,8 +117,7 @@ class OpenPaiPhase : public WorkloadsPhase {
       h.log("openpai: a new admin password was written into " + s_.openpai.services_file);
       admin = base64(made.reveal());
     }
-    std::string secret =
-        secret_manifest(s_.openpai, admin, keep("postgres-password", 16), keep("jwt-secret", 32));
+    std::string secret = secret_manifest(s_.openpai, admin, *postgres, *jwt);
     auto ns_doc = render_template(s_.templates_dir, "namespace.yaml", {{"ns", s_.openpai.ns}});
     if (!ns_doc) {
       std::fill(secret.begin(), secret.end(), '\0');

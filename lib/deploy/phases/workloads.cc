@@ -1,6 +1,5 @@
 #include "deploy/phases/workloads.h"
 
-#include <algorithm>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -46,11 +45,7 @@ std::map<std::string, std::string> WorkloadsPhase::base_values(const HostSpec& m
           {"pylon_port", std::to_string(o.pylon_port)},
           {"hived_port", std::to_string(o.hived_port)},
           {"hived_address", master.address},
-          {"kube_version", s_.kube_version},
-          // The stateless services (the REST server, the web portal, pylon) run
-          // a replica on every master, spread one a master (openpai.cc).
-          {"master_replicas", std::to_string(std::max<size_t>(1, s_.masters.size()))},
-          {"master_spread", ""}};
+          {"kube_version", s_.kube_version}};
 }
 
 void WorkloadsPhase::observation_reads(HostRun& h, std::vector<ObservationRead>& out) {

@@ -86,6 +86,10 @@ TEST(NodeSettings, TaintEffects) {
     EXPECT_TRUE(check_taint_effect(ok).ok()) << ok;
   for (const char* bad : {"noschedule", "NoScheduled", "", "Evict"})
     EXPECT_FALSE(check_taint_effect(bad).ok()) << bad;
+  // A near miss is named in the hint (what L086 shows).
+  EXPECT_EQ(check_taint_effect("noschedule").error().hint.rfind("did you mean \"NoSchedule\"? ", 0),
+            0u);
+  EXPECT_EQ(check_taint_effect("Evict").error().hint.find("did you mean"), std::string::npos);
 }
 
 }  // namespace

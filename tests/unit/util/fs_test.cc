@@ -60,6 +60,17 @@ TEST(AtomicWriteErrors, NameThePathGivenNotTheTemporaryFile) {
   EXPECT_EQ(r.error().message.find(".tmp."), std::string::npos);
 }
 
+TEST(RandomHex, TwoDigitsAByteOfLowerCaseHexNeverTheSameTwice) {
+  auto a = random_hex(32);
+  auto b = random_hex(32);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->size(), 64u);
+  EXPECT_EQ(a->find_first_not_of("0123456789abcdef"), std::string::npos) << *a;
+  EXPECT_NE(*a, *b);
+  EXPECT_NE(*a, std::string(64, '0'));
+  EXPECT_EQ(random_hex(0)->size(), 0u);
+}
+
 TEST(JoinPath, TrailingSlashesAreNotDoubled) {
   EXPECT_EQ(join_path("big/", "hivedscheduler.yaml"), "big/hivedscheduler.yaml");
   EXPECT_EQ(join_path("big//", "a"), "big/a");
