@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ struct SimulateOptions {
 // --from-live's flags, their usage errors, and the forecast itself.
 void add_forecast_options(Flags& cmd, SimulateOptions& o);
 void validate_forecast(const SimulateOptions& o, Usage& u);
+// A forecast's --horizon ("24h", "90m", "2d", "3600") in seconds; a usage error
+// (with a hint) for 0, a negative or malformed duration, or more than a year
+// (sim::kMaxForecastHorizon). Shared with hived diff --forecast.
+std::optional<double> validate_horizon(const std::string& text, Usage& u);
 int run_forecast(const SimulateOptions& o, const Globals& g);
 
 struct GenerateOptions {
