@@ -13,6 +13,9 @@
 namespace pai::config {
 struct HivedModel;
 }
+namespace pai::sim {
+struct TraceError;
+}
 
 namespace paictl {
 
@@ -77,6 +80,9 @@ struct GenerateOptions {
 void validate_simulate(const SimulateOptions& o, Usage& u);
 // Every range error of generate's flags, and --cluster-out with --config.
 void validate_generate(const GenerateOptions& o, Usage& u);
+
+// A trace that cannot be read: FILE:LINE:COL: message, and its hint.
+void print_trace_error(const pai::sim::TraceError& e);
 
 // Loads a cluster the way `check config` does; prints its errors (its warnings
 // too with -v) and returns nullptr if it has any.

@@ -124,11 +124,7 @@ int run_forecast(const SimulateOptions& o, const Globals& g) {
     topt.limit = o.limit;
     pai::sim::TraceError e;
     if (!pai::sim::read_trace({o.arrivals}, topt, *arrivals, e)) {
-      std::string where = e.file;
-      if (e.line) where += ":" + std::to_string(e.line) + ":" + std::to_string(e.column);
-      print_error((where.empty() ? "" : where + ": ") + e.message);
-      if (!e.hint.empty())
-        std::fprintf(stderr, "  hint: %s\n", pai::util::printable(e.hint).c_str());
+      print_trace_error(e);
       return kExitUsage;
     }
     arrivals->finish();
