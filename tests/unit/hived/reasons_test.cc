@@ -136,7 +136,9 @@ TEST(HivedReasons, TheTableIsRankedAndEveryCodeHasATitleAndAHint) {
     EXPECT_FALSE(t[i].title.empty()) << t[i].name;
     EXPECT_FALSE(t[i].hint.empty()) << t[i].name;
     EXPECT_EQ(parse_reason_code(t[i].name), t[i].code);
-    if (i > 0) EXPECT_LE(t[i - 1].tier, t[i].tier) << t[i].name;
+    if (i > 0) {
+      EXPECT_LE(t[i - 1].tier, t[i].tier) << t[i].name;
+    }
   }
   EXPECT_EQ(reason_info(ReasonCode::KubeUnschedulable).family, "kube");
   EXPECT_EQ(reason_info(ReasonCode::VCQuotaExhausted).family, "hived");
