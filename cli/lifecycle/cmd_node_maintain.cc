@@ -19,6 +19,7 @@
 #include "deploy/maintain_json.h"
 #include "exit_codes.h"
 #include "flags.h"
+#include "hived/maintenance.h"
 #include "install/cmd_install.h"
 #include "install/install_out.h"
 #include "install/install_view.h"
@@ -222,6 +223,8 @@ void validate_node_maintain(const MaintainOptions& o, Usage& u) {
                "--packages " + p + ": expected PKG=VERSION",
                "e.g. --packages nvidia-container-toolkit=1.17.3-1");
   }
+  if (auto m = pai::hived::parse_max_unavailable(o.max_unavailable); !m.ok())
+    u.error("--max-unavailable: " + m.error().message, m.error().hint);
   u.error_if(o.wait_s < 0, "--wait-for-groups " + o.wait_for_groups + ": expected a duration",
              "seconds (90), or with a unit: 90s, 10m, 2h, 1h30m");
   if (!o.hived.empty())

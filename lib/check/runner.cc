@@ -669,6 +669,11 @@ void check_default_runtime_binary(const HostCheckContext& c) {
 }
 
 // GPUs
+// A finding's message with its code in front, as the GPU checks write it: "[N001] ...".
+std::string runner_coded(const char* code, const std::string& message) {
+  return std::string("[") + code + "] " + message;
+}
+
 void check_gpus(const HostCheckContext& c) {
   [[maybe_unused]] const auto& [h, p, f, o, e] = c;
   bool gpu = gpu_sku(p) || (!p.sku && f.is_gpu_host());
@@ -744,7 +749,7 @@ void check_gpus(const HostCheckContext& c) {
       }
       for (const auto& h : health)
         if (h.kind == kind) {
-          e.violated(check, "[" + h.code + "] " + h.message, h.hint);
+          e.violated(check, runner_coded(h.code.c_str(), h.message), h.hint);
           return;
         }
       e.pass(check, ok);
@@ -951,7 +956,7 @@ void check_offline_bundle(const HostCheckContext& c) {
   for (const auto& b : o.bundle_platforms) fits |= b == platform;
   if (!fits) {
     e.violated("OfflineBundle",
-               "[" + std::string("N001") + "] the offline bundle carries " +
+               runner_coded("N001", "the offline bundle carries ") +
                    util::join(o.bundle_platforms, ", ") + ", not this host's " + platform,
                "build a bundle for " + platform +
                    " (paictl bundle build on a connected machine, with this host in layout.yaml)");
@@ -961,7 +966,7 @@ void check_offline_bundle(const HostCheckContext& c) {
   if (gpu_sku(p) && !o.bundle_driver.empty() && !dv.empty() &&
       dv.rfind(o.bundle_driver + ".", 0) != 0) {
     e.violated("OfflineBundle",
-               "[" + std::string("N002") + "] the host runs NVIDIA driver " + dv +
+               runner_coded("N002", "the host runs NVIDIA driver ") + dv +
                    ", the offline bundle was built for "
                    "branch " +
                    o.bundle_driver,

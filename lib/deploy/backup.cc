@@ -179,7 +179,7 @@ UseCaseResult<BackupPlan> plan_backup(const BackupRequest& r, const BackupDeps& 
                                             plan.cluster_name + "-" + stamp + ".tar.gz"
                                       : r.out);
   if (util::is_directory(plan.out))
-    return input_error("backup: --out " + plan.out + " is a directory",
+    return input_error("backup: the archive " + plan.out + " is a directory",
                        "name the archive's file, e.g. " + plan.out + "/" + plan.cluster_name + "-" +
                            stamp + ".tar.gz");
   const HostSpec& master = *plan.cluster->master();

@@ -141,8 +141,9 @@ UseCaseResult<HostChange> maintain_host_change(const MaintainRequest& r, const H
   c.gpus = h.gpu_type == "nvidia.com/gpu" ? h.gpus : 0;
   if (rd.smi_ok && !rd.smi.empty()) c.driver_now = rd.smi.front();
   c.reboot = r.reboot;
-  auto add = [&](const std::string& name, const std::string& want,
-                 const std::string& what) -> UseCaseResult<void> {
+  // `any_of_branch`: `want` may be a driver branch ("550"), the newest of it taken.
+  auto add = [&](const std::string& name, const std::string& want, const std::string& what,
+                 bool any_of_branch) -> UseCaseResult<void> {
     auto off = rd.offered.find(name);
     if (off == rd.offered.end() || off->second.empty())
       return input_error(
@@ -151,7 +152,7 @@ UseCaseResult<HostChange> maintain_host_change(const MaintainRequest& r, const H
     std::string to;
     for (const auto& v : off->second)  // newest first
       if (v == want || maintain_upstream(v) == want ||
-          (want.find('.') == std::string::npos && what == "--driver")) {
+          (want.find('.') == std::string::npos && any_of_branch)) {
         to = v;
         break;
       }
@@ -170,9 +171,9 @@ UseCaseResult<HostChange> maintain_host_change(const MaintainRequest& r, const H
   if (!r.driver.empty()) {
     if (c.gpus == 0)
       return input_error(h.name + " has no NVIDIA GPUs (its SKU " + h.sku +
-                         "): --driver changes GPU nodes only");
+                         "): a driver change is for GPU nodes only");
     std::string pkg = maintain_driver_package(rd.os_id, r.driver);
-    auto a = add(pkg, r.driver, "--driver");
+    auto a = add(pkg, r.driver, "the driver asked", true);
     if (!a.ok()) return std::move(a).error();
     PackageChange& p = c.packages.back();
     // The other driver packages installed go (another branch), their hold
@@ -187,7 +188,7 @@ UseCaseResult<HostChange> maintain_host_change(const MaintainRequest& r, const H
   }
   for (const auto& spec : r.packages) {
     auto eq = spec.find('=');
-    auto a = add(spec.substr(0, eq), spec.substr(eq + 1), "--packages");
+    auto a = add(spec.substr(0, eq), spec.substr(eq + 1), "a package asked", false);
     if (!a.ok()) return std::move(a).error();
   }
   return c;
@@ -220,16 +221,16 @@ UseCaseResult<MaintainPlan> plan_maintain(const MaintainRequest& request, const 
   int asked = (request.driver.empty() ? 0 : 1) + (request.packages.empty() ? 0 : 1);
   if (asked == 0 && !request.reboot)
     return input_error("node maintain: nothing to change",
-                       "--driver VERSION, --packages PKG=VER... or --reboot");
+                       "ask for a driver, packages or a reboot");
   if (request.hosts.empty()) return input_error("node maintain: no host named");
   for (const auto& spec : request.packages) {
     auto eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      return input_error("--packages " + spec + ": expected PKG=VERSION",
-                         "e.g. --packages nvidia-container-toolkit=1.17.3-1");
+      return input_error("package " + spec + ": expected PKG=VERSION",
+                         "e.g. nvidia-container-toolkit=1.17.3-1");
   }
   auto mu = hived::parse_max_unavailable(request.max_unavailable);
-  if (!mu.ok()) return input_error("--max-unavailable: " + mu.error().message, mu.error().hint);
+  if (!mu.ok()) return input_error("max unavailable: " + mu.error().message, mu.error().hint);
 
   PrepareRequest pr;
   pr.cluster_dir = request.cluster_dir;

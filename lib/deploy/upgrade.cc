@@ -255,8 +255,7 @@ UseCaseResult<UpgradePlan> plan_upgrade(const UpgradeRequest& r, const UpgradeDe
   auto target = parse_kube_version(r.to);
   if (!target.ok()) return UseCaseError(target.error());
   auto maxu = hived::parse_max_unavailable(r.max_unavailable);
-  if (!maxu.ok())
-    return input_error("--max-unavailable: " + maxu.error().message, maxu.error().hint);
+  if (!maxu.ok()) return input_error("max unavailable: " + maxu.error().message, maxu.error().hint);
   PrepareRequest pr;
   pr.cluster_dir = r.cluster_dir;
   pr.limit = r.limit;
