@@ -10,7 +10,9 @@
 #include "cluster/registry.h"
 #include "diag/report.h"
 #include "exit_codes.h"
+#include "hived/inspect.h"
 #include "http/client.h"
+#include "job/submit.h"
 #include "output/output.h"
 #include "util/printable.h"
 #include "util/strings.h"
@@ -113,6 +115,20 @@ int report_api_error(const std::string& cluster, const std::string& doing,
       (e.status == 400 || e.status == 409 || e.status == 404 || e.status == 403 || e.status == 413))
     return kExitUsage;
   return kExitRemote;
+}
+
+pai::job::HivedEndpoint hived_endpoint(const Connection& c, double timeout_s) {
+  pai::http::Options hopt;
+  hopt.timeout_s = timeout_s;
+  hopt.connect_timeout_s = std::min(5.0, timeout_s);
+  hopt.retry.max_attempts = 1;
+  hopt.tls.ca_file = c.cluster->ca_file;
+  hopt.tls.insecure = c.cluster->insecure;
+  return pai::job::HivedEndpoint{
+      std::make_shared<pai::http::CurlClient>(hopt),
+      !c.cluster->hived.empty() ? c.cluster->hived : pai::hived::base_behind_pylon(c.cluster->uri),
+      pai::cluster::read_token(*c.cluster).value_or(std::string()),
+      pai::http::host_of(c.cluster->uri)};
 }
 
 }  // namespace paictl::jobcli

@@ -21,6 +21,9 @@ class Registry;
 namespace pai::http {
 class Client;
 }
+namespace pai::job {
+struct HivedEndpoint;
+}
 
 namespace paictl::jobcli {
 
@@ -47,6 +50,11 @@ std::optional<Connection> connect(const pai::cluster::Registry& reg, const Remot
                                   const Globals& g);
 std::optional<Connection> connect_named(const pai::cluster::Registry& reg, const std::string& name,
                                         const RemoteOptions& o, const Globals& g);
+
+// The cluster's HiveD inspect API (its registered hived URL, else behind the
+// pylon), asked with one attempt and `timeout_s` a request (a cluster without
+// HiveD answers at once).
+pai::job::HivedEndpoint hived_endpoint(const Connection& c, double timeout_s);
 
 // Prints an API error ("paictl: error: <cluster>: ...", one line per detail) and
 // returns the exit code for it (3 for remote failures, 2 for refused input).

@@ -18,6 +18,7 @@
 #include "hived/live.h"
 #include "output/output.h"
 #include "output/printer.h"
+#include "sim/cmd_simulate.h"
 #include "sim/forecast.h"
 #include "sim/forecast_input.h"
 #include "util/fs.h"
@@ -212,7 +213,8 @@ std::optional<pai::sim::ForecastResult> diff_forecast(const DiffOptions& o, cons
   req.proposed_name = in.new_path;
   req.state = std::move(live->state);
   req.state.source = "the live HiveD at " + conn->where;
-  req.horizon_s = pai::sim::parse_horizon(o.horizon).value();
+  Usage checked;
+  req.horizon_s = validate_horizon(o.horizon, checked).value();  // validated
   auto r = pai::sim::forecast(req);
   if (!r.ok()) {
     print_error("forecast: " + r.error().message);
@@ -283,9 +285,7 @@ int run_snapshot(const SnapshotOptions& o, const Globals& g) {
 
 void hivedcli::validate_hived_diff(const DiffOptions& o, Usage& u) {
   u.error_if(o.forecast && !o.live, "--forecast plays the live state forward: give --live too");
-  if (o.forecast)
-    if (auto h = pai::sim::parse_horizon(o.horizon); !h.ok())
-      u.error(h.error().message, h.error().hint);
+  if (o.forecast) validate_horizon(o.horizon, u);
   u.error_if(o.live && !o.snapshot.empty(),
              "--live and --snapshot both name the running groups; give one of them");
   if (!o.snapshot.empty()) {

@@ -16,6 +16,7 @@
 #include "job/history.h"
 #include "job/job_file.h"
 #include "job/job_target.h"
+#include "job/submit.h"
 #include "job/waiting.h"
 #include "output/json_convert.h"
 #include "output/output.h"
@@ -61,19 +62,8 @@ std::optional<pai::job::WaitingExplanation> waiting_of(const jobcli::Connection&
     if (jr.name.empty()) jr.name = name;
     have_job = true;
   }
-  pai::http::Options hopt;
-  hopt.timeout_s = 20;
-  hopt.connect_timeout_s = 5;
-  hopt.retry.max_attempts = 1;
-  hopt.tls.ca_file = conn.cluster->ca_file;
-  hopt.tls.insecure = conn.cluster->insecure;
-  pai::http::CurlClient http(hopt);
-  pai::hived::Client hived(http,
-                           !conn.cluster->hived.empty()
-                               ? conn.cluster->hived
-                               : pai::hived::base_behind_pylon(conn.cluster->uri),
-                           pai::cluster::read_token(*conn.cluster).value_or(std::string()),
-                           pai::http::host_of(conn.cluster->uri));
+  const pai::job::HivedEndpoint e = jobcli::hived_endpoint(conn, 20);
+  pai::hived::Client hived(*e.http, e.base, e.token, e.token_host);
   pai::job::WaitingInput in{user, name, have_job ? &jr : nullptr, std::nullopt, {}};
   return pai::job::explain_waiting(in, *conn.api, &hived);
 }

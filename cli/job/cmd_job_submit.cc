@@ -87,18 +87,7 @@ std::string submit_decision(const pai::job::SubmitPlan& p) {
 pai::job::SubmitCluster submit_cluster(const jobcli::Connection& c, bool automatic,
                                        double timeout) {
   pai::job::SubmitCluster s{c.cluster->name, c.cluster->user, c.http, c.api, std::nullopt};
-  if (!automatic) return s;
-  pai::http::Options hopt;
-  hopt.timeout_s = timeout;
-  hopt.connect_timeout_s = std::min(5.0, timeout);
-  hopt.retry.max_attempts = 1;
-  hopt.tls.ca_file = c.cluster->ca_file;
-  hopt.tls.insecure = c.cluster->insecure;
-  s.hived = pai::job::HivedEndpoint{
-      std::make_shared<pai::http::CurlClient>(hopt),
-      !c.cluster->hived.empty() ? c.cluster->hived : pai::hived::base_behind_pylon(c.cluster->uri),
-      pai::cluster::read_token(*c.cluster).value_or(std::string()),
-      pai::http::host_of(c.cluster->uri)};
+  if (automatic) s.hived = jobcli::hived_endpoint(c, timeout);
   return s;
 }
 

@@ -40,16 +40,12 @@
 
 namespace paictl {
 
-namespace {
-
 void print_trace_error(const pai::sim::TraceError& e) {
   std::string where = e.file;
   if (e.line) where += ":" + std::to_string(e.line) + ":" + std::to_string(e.column);
   print_error((where.empty() ? "" : where + ": ") + e.message);
   if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", pai::util::printable(e.hint).c_str());
 }
-
-}  // namespace
 
 std::shared_ptr<pai::config::HivedModel> load_simulation_cluster(const std::string& path,
                                                                  const Globals& g) {

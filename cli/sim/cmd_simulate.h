@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,9 @@
 
 namespace pai::config {
 struct HivedModel;
+}
+namespace pai::sim {
+struct TraceError;
 }
 
 namespace paictl {
@@ -46,6 +50,10 @@ struct SimulateOptions {
 // --from-live's flags, their usage errors, and the forecast itself.
 void add_forecast_options(Flags& cmd, SimulateOptions& o);
 void validate_forecast(const SimulateOptions& o, Usage& u);
+// A forecast's --horizon ("24h", "90m", "2d", "3600") in seconds; a usage error
+// (with a hint) for 0, a negative or malformed duration, or more than a year
+// (sim::kMaxForecastHorizon). Shared with hived diff --forecast.
+std::optional<double> validate_horizon(const std::string& text, Usage& u);
 int run_forecast(const SimulateOptions& o, const Globals& g);
 
 struct GenerateOptions {
@@ -72,6 +80,9 @@ struct GenerateOptions {
 void validate_simulate(const SimulateOptions& o, Usage& u);
 // Every range error of generate's flags, and --cluster-out with --config.
 void validate_generate(const GenerateOptions& o, Usage& u);
+
+// A trace that cannot be read: FILE:LINE:COL: message, and its hint.
+void print_trace_error(const pai::sim::TraceError& e);
 
 // Loads a cluster the way `check config` does; prints its errors (its warnings
 // too with -v) and returns nullptr if it has any.

@@ -63,9 +63,27 @@ void add_forecast_options(Flags& cmd, SimulateOptions& o) {
       ->type_name("DURATION");
 }
 
+std::optional<double> validate_horizon(const std::string& text, Usage& u) {
+  auto d = pai::sim::parse_duration(pai::util::trim(text));
+  if (!d) {
+    u.error("--horizon \"" + text + "\" is not a duration", "e.g. 24h, 90m, 7d");
+    return std::nullopt;
+  }
+  if (!(*d > 0)) {
+    u.error("--horizon must be above 0, not \"" + text + "\"",
+            "a forecast looks ahead from now: e.g. 24h");
+    return std::nullopt;
+  }
+  if (*d > pai::sim::kMaxForecastHorizon) {
+    u.error("--horizon \"" + text + "\" is more than a year ahead",
+            "a forecast plays today's queue and arrivals: at most 366d");
+    return std::nullopt;
+  }
+  return *d;
+}
+
 void validate_forecast(const SimulateOptions& o, Usage& u) {
-  if (auto h = pai::sim::parse_horizon(o.horizon); !h.ok())
-    u.error(h.error().message, h.error().hint);
+  validate_horizon(o.horizon, u);
   u.error_if(!o.arrivals.empty() && !o.replay_last.empty(),
              "--arrivals and --replay-last both name the arrivals; give one of them");
   u.error_if(!o.traces.empty(), "--trace is not used with --from-live",
@@ -87,7 +105,8 @@ void validate_forecast(const SimulateOptions& o, Usage& u) {
 }
 
 int run_forecast(const SimulateOptions& o, const Globals& g) {
-  const double horizon = pai::sim::parse_horizon(o.horizon).value();
+  Usage checked;
+  const double horizon = validate_horizon(o.horizon, checked).value();  // validated
   pai::sim::ForecastRequest req;
   req.horizon_s = horizon;
   if (!o.config.empty()) {
@@ -105,11 +124,7 @@ int run_forecast(const SimulateOptions& o, const Globals& g) {
     topt.limit = o.limit;
     pai::sim::TraceError e;
     if (!pai::sim::read_trace({o.arrivals}, topt, *arrivals, e)) {
-      std::string where = e.file;
-      if (e.line) where += ":" + std::to_string(e.line) + ":" + std::to_string(e.column);
-      print_error((where.empty() ? "" : where + ": ") + e.message);
-      if (!e.hint.empty())
-        std::fprintf(stderr, "  hint: %s\n", pai::util::printable(e.hint).c_str());
+      print_trace_error(e);
       return kExitUsage;
     }
     arrivals->finish();

@@ -132,14 +132,6 @@ remote::ExecResult maintain_exec(remote::Transport& t, const remote::Target& tar
   return t.exec(target, req);
 }
 
-std::string maintain_failure(const remote::ExecResult& x) {
-  if (!x.ok()) return x.error;
-  std::string e(util::trim(x.err));
-  if (e.empty()) e = std::string(util::trim(x.out));
-  if (e.empty()) e = "exit status " + std::to_string(x.exit_status);
-  return e;
-}
-
 // One host's change, from what it has and what was asked.
 UseCaseResult<HostChange> maintain_host_change(const MaintainRequest& r, const HostSpec& h,
                                                const MaintainHostRead& rd) {
@@ -276,7 +268,7 @@ UseCaseResult<MaintainPlan> plan_maintain(const MaintainRequest& request, const 
   for (size_t i = 0; i < specs.size(); ++i) {
     auto x = reads[i].get();
     if (!x.ok() || x.exit_status != 0)
-      return remote_error("reading " + specs[i]->name + ": " + maintain_failure(x));
+      return remote_error("reading " + specs[i]->name + ": " + exec_failure(x));
     auto c = maintain_host_change(request, *specs[i], maintain_parse_read(x.out));
     if (!c.ok()) return std::move(c).error();
     p.hosts.push_back(std::move(c).value());
@@ -349,14 +341,14 @@ std::string maintain_check(remote::Transport& t, const remote::Target& host, con
          p.name + " is at ${v:-nothing}, not " + p.to + "\"; exit 0; }\n";
   auto x = maintain_exec(t, host, s, 60000);
   if (!x.ok()) return "unreachable: " + x.error;
-  if (x.exit_status != 0) return maintain_failure(x);
+  if (x.exit_status != 0) return exec_failure(x);
   std::string said(util::trim(x.out));
   if (!said.empty()) return said;
   std::string k = master_kubectl() + " get node " + util::shell_quote(h.host) + " -o jsonpath=";
   std::string m = k + "'{.status.conditions[?(@.type==\"Ready\")].status} " +
                   "{.status.allocatable.nvidia\\.com/gpu}'";
   auto y = maintain_exec(t, master.target, m, 60000);
-  if (!y.ok() || y.exit_status != 0) return "kubectl get node: " + maintain_failure(y);
+  if (!y.ok() || y.exit_status != 0) return "kubectl get node: " + exec_failure(y);
   std::istringstream in(y.out);
   std::string ready, gpus;
   in >> ready >> gpus;
@@ -442,7 +434,7 @@ MaintainOutcome apply_maintain(MaintainPlan& p, const Callbacks& cb) {
     // A reboot may end the session before it answers.
     bool rebooting = h.reboot && x.failure == remote::Failure::Protocol;
     if (!rebooting && (!x.ok() || x.exit_status != 0))
-      return util::Error{"changing the packages: " + maintain_failure(x), {}};
+      return util::Error{"changing the packages: " + exec_failure(x), {}};
     return {};
   };
   auto* tp = transport.get();

@@ -62,6 +62,14 @@ const char* to_string(NodeResult::End e) {
   return "?";
 }
 
+std::string exec_failure(const remote::ExecResult& x) {
+  if (!x.ok()) return x.error;
+  std::string e(util::trim(x.err));
+  if (e.empty()) e = std::string(util::trim(x.out));
+  if (e.empty()) e = "exit status " + std::to_string(x.exit_status);
+  return e;
+}
+
 std::string master_kubectl() {
   return "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache";
 }
@@ -84,6 +92,9 @@ util::Result<std::map<std::string, NodeState>> parse_node_states(const std::stri
     if (an.is_object() && an.contains(kMaintenanceAnnotation) &&
         an[kMaintenanceAnnotation].is_string())
       s.maintenance = an[kMaintenanceAnnotation].get<std::string>();
+    if (an.is_object() && an.contains(kQuarantineAnnotation) &&
+        an[kQuarantineAnnotation].is_string())
+      s.quarantine = an[kQuarantineAnnotation].get<std::string>();
     out[md["name"].get<std::string>()] = s;
   }
   return out;
@@ -123,14 +134,6 @@ remote::ExecResult node_batches_sh(remote::Connection& c, const remote::Target& 
       t.endpoint.user == "root" || t.endpoint.user.empty() ? "sh -c " + q : "sudo -n sh -c " + q;
   req.timeout_ms = timeout_ms;
   return c.exec(req);
-}
-
-std::string node_batches_failure(const remote::ExecResult& x) {
-  if (!x.ok()) return x.error;
-  std::string e(util::trim(x.err));
-  if (e.empty()) e = std::string(util::trim(x.out));
-  if (e.empty()) e = "exit status " + std::to_string(x.exit_status);
-  return e;
 }
 
 // One run's shared state: the request, the journal, the events.
@@ -197,7 +200,7 @@ util::Result<void> NodeBatchRun::release(remote::Connection& m, const NodeJob& j
   script += k + " annotate node " + q + " " + kMaintenanceAnnotation + "- >/dev/null\n";
   auto x = node_batches_sh(m, d_.master.target, script);
   if (!x.ok() || x.exit_status != 0)
-    return util::Error{"uncordoning " + job.node.name + ": " + node_batches_failure(x), {}};
+    return util::Error{"uncordoning " + job.node.name + ": " + exec_failure(x), {}};
   return {};
 }
 
@@ -251,7 +254,7 @@ NodeResult NodeBatchRun::run_node(const NodeJob& job) {
                                " >/dev/null\n" + k + " cordon " + q + " >/dev/null\n");
   if (!x.ok() || x.exit_status != 0)
     return fail(NodeStep::Cordon, NodeResult::End::Failed,
-                "cordoning " + n + ": " + node_batches_failure(x));
+                "cordoning " + n + ": " + exec_failure(x));
   journal(n, NodeStep::Cordon, "end", "ok");
   emit(job.batch, n, NodeStep::Cordon, S::Done);
 
@@ -269,7 +272,7 @@ NodeResult NodeBatchRun::run_node(const NodeJob& job) {
       if (!dx.ok() || dx.exit_status != 0)
         return restore(NodeStep::Drain, NodeResult::End::DrainFailed,
                        "draining " + n + " failed (--timeout=" + std::to_string(t) +
-                           "s): " + node_batches_failure(dx));
+                           "s): " + exec_failure(dx));
       journal(n, NodeStep::Drain, "end", "ok");
       emit(job.batch, n, NodeStep::Drain, S::Done);
     } else if (!job.node.wait_for.empty() && d_.groups_on_node) {
@@ -363,8 +366,8 @@ NodeBatchOutcome NodeBatchRun::run() {
   auto m = d_.transport->connect(d_.master.target);
   auto x = node_batches_sh(*m, d_.master.target, master_kubectl() + " get nodes -o json");
   if (!x.ok() || x.exit_status != 0)
-    return stop(remote_error("reading the nodes on the master " + d_.master.name + ": " +
-                             node_batches_failure(x)));
+    return stop(
+        remote_error("reading the nodes on the master " + d_.master.name + ": " + exec_failure(x)));
   auto states = parse_node_states(x.out);
   if (!states.ok()) return stop(remote_error(states.error().message));
 

@@ -55,6 +55,8 @@ namespace pai::deploy {
 
 // The Node annotation a maintenance run leaves while it holds a node.
 inline constexpr const char* kMaintenanceAnnotation = "paictl.io/maintenance";
+// The Node annotation a quarantine leaves (deploy/quarantine.h).
+inline constexpr const char* kQuarantineAnnotation = "paictl.io/quarantine";
 
 // One node of a batch, as the planner decided it.
 struct BatchNode {
@@ -150,10 +152,15 @@ NodeBatchOutcome run_node_batches(const NodeBatchRequest& request, const NodeBat
 // The kubectl line the master runs (admin kubeconfig).
 std::string master_kubectl();
 
-// A Node as the runner reads it from `kubectl get nodes -o json`.
+// Why a remote command failed, in one line: the transport's error, else its
+// stderr, else its stdout, else its exit status.
+std::string exec_failure(const remote::ExecResult& x);
+
+// A Node as the runner (and quarantine) reads it from `kubectl get nodes -o json`.
 struct NodeState {
   bool unschedulable = false;
-  std::string maintenance;  // the paictl.io/maintenance annotation, "" when none
+  std::string maintenance;                // the paictl.io/maintenance annotation, "" when none
+  std::optional<std::string> quarantine;  // the paictl.io/quarantine annotation
 };
 util::Result<std::map<std::string, NodeState>> parse_node_states(const std::string& nodes_json);
 

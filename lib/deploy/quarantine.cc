@@ -32,30 +32,17 @@ std::optional<QuarantineMark> parse_quarantine_mark(const std::string& value) {
 }
 
 util::Result<std::vector<QuarantineNodeState>> parse_quarantine_nodes(const std::string& text) {
-  auto j = util::parse_json_or_discarded(text);
-  if (j.is_discarded() || !j.is_object())
-    return util::Error{"kubectl get nodes: the answer is not a JSON object", {}};
+  auto nodes = parse_node_states(text);
+  if (!nodes.ok()) return std::move(nodes).error();
   std::vector<QuarantineNodeState> out;
-  auto items = j.find("items");
-  if (items == j.end() || !items->is_array()) return out;
-  for (const auto& n : *items) {
-    if (!n.is_object()) continue;
-    auto md = n.find("metadata");
-    if (md == n.end() || !md->is_object()) continue;
-    auto name = md->find("name");
-    if (name == md->end() || !name->is_string()) continue;
+  for (auto& [name, n] : *nodes) {
     QuarantineNodeState s;
-    s.name = name->get<std::string>();
-    if (auto spec = n.find("spec"); spec != n.end() && spec->is_object())
-      if (auto u = spec->find("unschedulable"); u != spec->end() && u->is_boolean())
-        s.unschedulable = u->get<bool>();
-    if (auto an = md->find("annotations"); an != md->end() && an->is_object()) {
-      if (auto q = an->find(kQuarantineAnnotation); q != an->end() && q->is_string()) {
-        s.mark = parse_quarantine_mark(q->get<std::string>());
-        if (!s.mark) s.mark = QuarantineMark{"(unreadable)", "", q->get<std::string>(), false};
-      }
-      if (auto m = an->find(kMaintenanceAnnotation); m != an->end() && m->is_string())
-        s.maintenance = m->get<std::string>();
+    s.name = name;
+    s.unschedulable = n.unschedulable;
+    s.maintenance = std::move(n.maintenance);
+    if (n.quarantine) {
+      s.mark = parse_quarantine_mark(*n.quarantine);
+      if (!s.mark) s.mark = QuarantineMark{"(unreadable)", "", *n.quarantine, false};
     }
     out.push_back(std::move(s));
   }
@@ -114,14 +101,6 @@ std::string QuarantinePlan::node_script(const QuarantineNode& n) const {
 
 namespace {
 
-std::string quarantine_failure(const remote::ExecResult& x) {
-  if (!x.ok()) return x.error;
-  std::string e(util::trim(x.err));
-  if (e.empty()) e = std::string(util::trim(x.out));
-  if (e.empty()) e = "exit status " + std::to_string(x.exit_status);
-  return e;
-}
-
 std::string quarantine_mark_text(const QuarantineMark& m) {
   return "quarantined by " + m.by + (m.at.empty() ? "" : " at " + m.at) +
          (m.reason.empty() ? "" : " (" + m.reason + ")");
@@ -148,7 +127,7 @@ UseCaseResult<QuarantinePlan> plan_quarantine(const QuarantineRequest& request,
   auto transport = make_transport(deps.install.transport, p.cluster->hosts.ssh_password);
   auto x = run_on_master(*transport, *master, master_kubectl() + " get nodes -o json");
   if (!x.ok() || x.exit_status != 0)
-    return remote_error("kubectl get nodes on " + master->name + ": " + quarantine_failure(x));
+    return remote_error("kubectl get nodes on " + master->name + ": " + exec_failure(x));
   auto states = parse_quarantine_nodes(x.out);
   if (!states.ok()) return remote_error(states.error().message);
   std::vector<std::string> names;
@@ -270,7 +249,7 @@ QuarantineOutcome apply_quarantine(const QuarantinePlan& p, const Callbacks& cb)
     if (!x.ok() || x.exit_status != 0) {
       if (!o.error)
         o.error = remote_error((p.request.release ? "releasing " : "quarantining ") + n.node +
-                               ": " + quarantine_failure(x));
+                               ": " + exec_failure(x));
       continue;
     }
     o.changed.push_back(n.node);

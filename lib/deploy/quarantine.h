@@ -18,6 +18,7 @@
 
 #include "deploy/host_plan.h"
 #include "deploy/install_json.h"
+#include "deploy/node_batches.h"
 #include "deploy/prepare.h"
 #include "deploy/usecase.h"
 #include "hived/quarantine.h"
@@ -25,9 +26,9 @@
 
 namespace pai::deploy {
 
-// The Node annotation a quarantine leaves: a JSON object
+// The Node annotation a quarantine leaves (kQuarantineAnnotation,
+// node_batches.h): a JSON object
 // {"by": "USER@HOST", "at": RFC3339, "reason": TEXT, "cordoned": BOOL}.
-inline constexpr const char* kQuarantineAnnotation = "paictl.io/quarantine";
 
 struct QuarantineMark {
   std::string by, at, reason;
@@ -62,7 +63,7 @@ struct QuarantineNodeState {
   std::optional<QuarantineMark> mark;  // its quarantine annotation
   std::string maintenance;             // paictl.io/maintenance, "" when none
 };
-// From `kubectl get nodes -o json`.
+// From `kubectl get nodes -o json` (parse_node_states, in name order).
 util::Result<std::vector<QuarantineNodeState>> parse_quarantine_nodes(const std::string& json);
 
 struct QuarantineNode {

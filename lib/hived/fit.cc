@@ -157,12 +157,9 @@ util::Result<FitVerdict> fit(const LiveState& live, const scheduler::GroupReques
   auto built = model_of(live.status);
   if (!built) return std::move(built).error();
   const auto& model = built.value();
-  auto made = scheduler::make_hived_policy(*model);
+  auto made = policy_now(live, *model);
   if (!made.ok()) return std::move(made).error();
   auto policy = std::move(*made);
-  for (const auto& n : bad_nodes(live))
-    if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);
-  scheduler::restore_hived_groups(*policy, live_groups(live, model.get()));
 
   FitVerdict v;
   auto where = [&](const scheduler::ScheduleResult& r) {

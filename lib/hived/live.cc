@@ -1,5 +1,7 @@
 #include "hived/live.h"
 
+#include "scheduler/hived.h"
+
 #include <algorithm>
 #include <future>
 #include <set>
@@ -338,6 +340,19 @@ std::vector<std::string> bad_nodes(const LiveState& live) {
   for (const auto& n : live.nodes)
     if (!n.healthy) out.push_back(n.name);
   return out;
+}
+
+util::Result<std::unique_ptr<scheduler::Policy>> policy_now(
+    const LiveState& live, const config::HivedModel& model,
+    std::vector<scheduler::RestoredGroup>* restored) {
+  auto made = scheduler::make_hived_policy(model);
+  if (!made.ok()) return std::move(made).error();
+  std::unique_ptr<scheduler::Policy> policy = std::move(*made);
+  for (const auto& n : bad_nodes(live))
+    if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);
+  auto r = scheduler::restore_hived_groups(*policy, live_groups(live, &model));
+  if (restored && r) *restored = std::move(*r);
+  return policy;
 }
 
 Summary summarize(const LiveState& live) {

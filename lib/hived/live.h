@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "config/hived_model.h"
 #include "hived/inspect.h"
 #include "scheduler/hived_state.h"
+#include "scheduler/policy.h"
+#include "util/result.h"
 
 namespace pai::hived {
 
@@ -82,6 +85,16 @@ std::vector<scheduler::LiveGroup> live_groups(const LiveState& live,
 
 // The bad nodes of the live cluster that the model knows.
 std::vector<std::string> bad_nodes(const LiveState& live);
+
+// HiveD as it is now, replayed on `model`: its policy with the live bad nodes
+// marked and the running groups restored from their placements, as HiveD
+// rebuilds its state at a restart (scheduler::restore_hived_groups). What
+// fit, why and quarantine's preview schedule on. `restored`, when given,
+// receives how each group was restored. An error when the model cannot be
+// scheduled on.
+util::Result<std::unique_ptr<scheduler::Policy>> policy_now(
+    const LiveState& live, const config::HivedModel& model,
+    std::vector<scheduler::RestoredGroup>* restored = nullptr);
 
 // --- summaries ---------------------------------------------------------------------------
 

@@ -68,12 +68,9 @@ util::Result<QuarantineEffect> quarantine_effect(const LiveState& live,
   auto built = model_of(live.status);
   if (!built) return util::Error{"the quarantine's effect: " + built.error().message, {}};
   const config::HivedModel& model = *built.value();
-  auto made = scheduler::make_hived_policy(model);
+  auto made = policy_now(live, model);
   if (!made.ok()) return util::Error{"the quarantine's effect: " + made.error().message, {}};
   std::unique_ptr<scheduler::Policy> policy = std::move(*made);
-  for (const auto& n : bad_nodes(live))
-    if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);
-  scheduler::restore_hived_groups(*policy, live_groups(live, &model));
   const auto before = quarantine_doomed(*policy);
   for (const auto& n : e.nodes)
     if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, !bad);

@@ -217,20 +217,18 @@ util::Result<WaitingAnswer> judge_waiting(const std::string& name,
                                           const std::string& source,
                                           const config::HivedModel& model, const LiveState& live,
                                           const ExpectedEnds& ends) {
-  auto made = scheduler::make_hived_policy(model);
+  std::vector<scheduler::RestoredGroup> restored;
+  auto made = policy_now(live, model, &restored);
   if (!made.ok()) return std::move(made).error();
   auto policy = std::move(*made);
   const std::vector<std::string> live_bad = bad_nodes(live);
-  for (const auto& n : live_bad)
-    if (int32_t i = policy->cluster().find_node(n); i >= 0) policy->set_node_health(i, false);
-  auto restored = scheduler::restore_hived_groups(*policy, live_groups(live, &model));
   auto before = scheduler::snapshot_hived(*policy);
   auto res = policy->schedule(req, false);
   WaitingAnswer a;
   a.name = name;
   a.request = req;
   a.source = source;
-  a.restored_groups = restored ? static_cast<int64_t>(restored->size()) : 0;
+  a.restored_groups = static_cast<int64_t>(restored.size());
   a.live_bad_nodes = static_cast<int64_t>(live_bad.size());
   // HiveD's preempting phase follows its filtering phase: a placement that
   // needs victims is reported with them.

@@ -11,20 +11,6 @@
 
 namespace pai::sim {
 
-util::Result<double> parse_horizon(std::string_view text) {
-  auto d = parse_duration(util::trim(text));
-  if (!d)
-    return util::Error{"--horizon \"" + std::string(text) + "\" is not a duration",
-                       "e.g. 24h, 90m, 7d"};
-  if (!(*d > 0))
-    return util::Error{"--horizon must be above 0, not \"" + std::string(text) + "\"",
-                       "a forecast looks ahead from now: e.g. 24h"};
-  if (*d > kMaxForecastHorizon)
-    return util::Error{"--horizon \"" + std::string(text) + "\" is more than a year ahead",
-                       "a forecast plays today's queue and arrivals: at most 366d"};
-  return *d;
-}
-
 std::vector<std::string> unknown_arrival_vcs(const Trace& arrivals,
                                              const config::HivedModel& model) {
   std::set<std::string> known;

@@ -38,10 +38,6 @@ namespace pai::sim {
 // not a forecast of today's queue).
 constexpr double kMaxForecastHorizon = 366 * 86400.0;
 
-// "24h", "90m", "2d", "3600" -> seconds; an error (with a hint) for 0, a
-// negative or malformed duration, or more than kMaxForecastHorizon.
-util::Result<double> parse_horizon(std::string_view text);
-
 struct ForecastRunning {
   scheduler::LiveGroup group;
   std::optional<double> ends_in_s;  // seconds from now (<= 0: due now); none: not known

@@ -103,6 +103,23 @@ TEST(SimulateValidate, NoPolicyAndGoodFlags) {
   EXPECT_TRUE(ok.ok()) << ok.summary();
 }
 
+TEST(SimulateValidate, HorizonBounds) {
+  Usage good;
+  EXPECT_EQ(validate_horizon("24h", good).value(), 86400);
+  EXPECT_EQ(validate_horizon("90m", good).value(), 5400);
+  EXPECT_TRUE(good.ok()) << good.summary();
+  for (const char* bad : {"0", "0h", "-1h", "100y", "36600d", "soon", ""}) {
+    Usage u;
+    EXPECT_FALSE(validate_horizon(bad, u).has_value()) << bad;
+    EXPECT_EQ(u.errors().size(), 1u) << bad;
+  }
+  Usage year, zero;
+  validate_horizon("36600d", year);
+  validate_horizon("0", zero);
+  EXPECT_NE(year.summary().find("more than a year"), std::string::npos) << year.summary();
+  EXPECT_NE(zero.summary().find("--horizon must be above 0"), std::string::npos) << zero.summary();
+}
+
 TEST(SimulateValidate, Generate) {
   GenerateOptions o;
   o.jobs = 0;

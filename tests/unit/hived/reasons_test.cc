@@ -15,7 +15,8 @@
 #include "scheduler/helpers.h"
 #include "scheduler/hived.h"
 #include "scheduler/hived_state.h"
-#include "sim/from_live.h"
+#include "sim/forecast.h"
+#include "sim/forecast_input.h"
 #include "util/json.h"
 
 namespace pai::hived {
@@ -110,18 +111,20 @@ bool reasons_has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// The simulator from the same live state, no arrivals: when `r` starts.
+// The simulator from the same live state, no arrivals (a forecast over the
+// longest horizon): when `r` starts, or -1 when it never does.
 double reasons_simulated_start(const ReasonsState& s, const scheduler::GroupRequest& r,
                                const ExpectedEnds& ends) {
-  sim::FromLive in;
-  in.model = s.model.get();
-  in.live = &s.live;
-  in.expected_end = ends.by_group;
-  in.now_s = ends.now_s;
-  in.waiting = {r};
-  auto run = sim::run_from_live(in);
+  sim::ForecastRequest in;
+  in.current = s.model;
+  in.horizon_s = sim::kMaxForecastHorizon;
+  in.state = sim::forecast_state(s.live, s.model.get(), ends.by_group,
+                                 {{r.affinity_group, r, 0, sim::kMaxForecastHorizon}}, ends.now_s);
+  auto run = sim::forecast(in);
   EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);
-  return run.ok() && !run->starts.empty() ? run->starts[0] : -2;
+  if (!run.ok() || run->configs.empty() || run->configs[0].waiting_start_s.empty()) return -2;
+  const double start = run->configs[0].waiting_start_s[0];
+  return start < 0 ? -1 : ends.now_s + start;
 }
 
 constexpr double kNow = 1.7e9;
@@ -133,7 +136,9 @@ TEST(HivedReasons, TheTableIsRankedAndEveryCodeHasATitleAndAHint) {
     EXPECT_FALSE(t[i].title.empty()) << t[i].name;
     EXPECT_FALSE(t[i].hint.empty()) << t[i].name;
     EXPECT_EQ(parse_reason_code(t[i].name), t[i].code);
-    if (i > 0) EXPECT_LE(t[i - 1].tier, t[i].tier) << t[i].name;
+    if (i > 0) {
+      EXPECT_LE(t[i - 1].tier, t[i].tier) << t[i].name;
+    }
   }
   EXPECT_EQ(reason_info(ReasonCode::KubeUnschedulable).family, "kube");
   EXPECT_EQ(reason_info(ReasonCode::VCQuotaExhausted).family, "hived");
