@@ -10,34 +10,11 @@
 # etcd's data, `kubeadm reset` leaves no etcd running. Its own testbed on 127.0.50.x.
 set -eu
 : "${RUN:?}" "${TESTBED:?}" "${PYTHON3:?}" "${TB_DIR:?}"
-. "$TB_DIR/../../skip.sh"
-set +e
-reason=$("$TESTBED" can-run)
-rc=$?
-set -e
-[ $rc -eq 0 ] || skip_test "$reason"
-for t in etcd etcdctl; do
-  [ -x /usr/bin/$t ] || skip_test "testbed: no /usr/bin/$t on this machine (scripts/install-deps.sh installs etcd-server and etcd-client)"
-done
-KUBECTL=${TESTBED_KUBECTL:-$(command -v kubectl || true)}
-[ -n "$KUBECTL" ] || skip_test "testbed: no kubectl on this machine"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-etcd-test.XXXXXX")
-cleanup() {
-  for c in "$TMP"/cm-*; do [ -S "$c" ] && ssh -o ControlPath="$c" -O exit dummy 2>/dev/null; done
-  [ -n "${KEEP:-}" ] || "$TESTBED" down "$RUN" >/dev/null 2>&1 || true
-  rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "ok: $*"; }
-on() { ssh -F "$RUN/ssh_config" -o ControlMaster=auto -o "ControlPath=$TMP/cm-%h" -o ControlPersist=60 tb-master "$@"; }
-state() { "$TESTBED" state "$RUN" > "$TMP/state.json"; }
-py() { "$PYTHON3" -c 'import json,sys; s=json.load(open(sys.argv[1])); m=s["hosts"]["tb-master"]; print(json.dumps(eval(sys.argv[2]), sort_keys=True))' "$TMP/state.json" "$1"; }
-expect() {
-  got=$(py "$1")
-  want=$("$PYTHON3" -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$2")
-  [ "$got" = "$want" ] || fail "$1: got $got, want $want"
-}
+# shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
+TB_OWN=1
+. "$(dirname "$0")/lib.sh"
+need_etcd
+need_kubectl
 etcd_pid() { "$PYTHON3" -c 'import json,sys; print(json.load(open(sys.argv[1])).get("pid") or "")' "$RUN/hosts/tb-master/state/static-pods/etcd.json" 2>/dev/null || true; }
 runs() { [ -n "$1" ] && [ -r "/proc/$1/stat" ] && [ "$(cut -d' ' -f3 "/proc/$1/stat")" != Z ]; }
 # until 'SHELL CONDITION' MESSAGE [TENTHS]: waits up to TENTHS/10 s (default 5 s).
@@ -55,8 +32,8 @@ ETCDCTL="ETCDCTL_API=3 etcdctl --endpoints https://$MASTER:2379 --cacert $PKI/et
 K="kubectl --kubeconfig /etc/kubernetes/admin.conf --request-timeout 10s"
 
 "$TESTBED" up 1 "$RUN" --base 127.0.50 --rollout-delay 0.2 > "$TMP/up.log" 2>&1 || { cat "$TMP/up.log"; fail "testbed up"; }
-on 'sh -s' < "$TB_DIR/prepare_host.sh" > "$TMP/prep" 2>&1 || { cat "$TMP/prep"; fail "prepare the master"; }
-on 'kubeadm init --skip-token-print' > "$TMP/init" 2>&1 || { cat "$TMP/init"; fail "kubeadm init"; }
+on tb-master 'sh -s' < "$TB_DIR/prepare_host.sh" > "$TMP/prep" 2>&1 || { cat "$TMP/prep"; fail "prepare the master"; }
+on tb-master 'kubeadm init --skip-token-print' > "$TMP/init" 2>&1 || { cat "$TMP/init"; fail "kubeadm init"; }
 state
 expect 'm["etcd"]' '"running"'
 expect 'm["apiserver"]' '"running"'
@@ -65,8 +42,8 @@ expect 'm["etcd_keys"] > 10 and "Node/tb-master" in s["cluster"]["objects"]' 'tr
 for f in etcd/ca etcd/server etcd/peer etcd/healthcheck-client apiserver-etcd-client; do
   expect "m[\"files\"][\"$PKI/$f.key\"]" '"0600"'
 done
-on "openssl x509 -in $PKI/etcd/server.crt -noout -ext subjectAltName" | grep -q "DNS:tb-master, DNS:localhost, IP Address:$MASTER, IP Address:127.0.0.1" \
-  || fail "etcd's server certificate: $(on "openssl x509 -in $PKI/etcd/server.crt -noout -text")"
+on tb-master "openssl x509 -in $PKI/etcd/server.crt -noout -ext subjectAltName" | grep -q "DNS:tb-master, DNS:localhost, IP Address:$MASTER, IP Address:127.0.0.1" \
+  || fail "etcd's server certificate: $(on tb-master "openssl x509 -in $PKI/etcd/server.crt -noout -text")"
 # Only the master's own address: 127.0.0.1 is every testbed host's (and this machine's).
 ss -Hltn "sport = :2379" | grep -q "$MASTER:2379" || fail "etcd does not listen on $MASTER:2379"
 ss -Hltnp "sport = :2379" | grep "127.0.0.1:2379" | grep -q "pid=$(etcd_pid)," && fail "the testbed's etcd listens on 127.0.0.1"
@@ -77,7 +54,7 @@ ss -Hltnp "sport = :2379" | grep "127.0.0.1:2379" | grep -q "pid=$(etcd_pid)," &
 pass "kubeadm init runs etcd from its manifest with kubeadm's certificates; the API server's objects are in it"
 
 # Objects made with the real kubectl are etcd's keys, in kube-apiserver's layout.
-on "$K apply -f -" > "$TMP/apply" 2>&1 <<'EOF' || { cat "$TMP/apply"; fail "kubectl apply"; }
+on tb-master "$K apply -f -" > "$TMP/apply" 2>&1 <<'EOF' || { cat "$TMP/apply"; fail "kubectl apply"; }
 apiVersion: v1
 kind: Namespace
 metadata:
@@ -107,38 +84,38 @@ spec:
       tolerations: [{operator: Exists}]
       containers: [{name: web, image: nginx}]
 EOF
-on "$ETCDCTL get /registry --prefix --keys-only" | grep -v '^$' > "$TMP/keys"
+on tb-master "$ETCDCTL get /registry --prefix --keys-only" | grep -v '^$' > "$TMP/keys"
 for k in /registry/namespaces/keep /registry/configmaps/keep/settings /registry/deployments/keep/web /registry/minions/tb-master \
          /registry/services/specs/default/kubernetes; do
   grep -qx "$k" "$TMP/keys" || fail "no key $k in etcd: $(cat "$TMP/keys")"
 done
-[ "$(on "$ETCDCTL get /registry/configmaps/keep/settings --print-value-only" | "$PYTHON3" -c 'import json,sys; print(json.load(sys.stdin)["data"]["mode"])')" = fast ] \
+[ "$(on tb-master "$ETCDCTL get /registry/configmaps/keep/settings --print-value-only" | "$PYTHON3" -c 'import json,sys; print(json.load(sys.stdin)["data"]["mode"])')" = fast ] \
   || fail "the ConfigMap's value in etcd"
-on "$ETCDCTL endpoint health" > "$TMP/health" 2>&1 || { cat "$TMP/health"; fail "etcdctl endpoint health"; }
+on tb-master "$ETCDCTL endpoint health" > "$TMP/health" 2>&1 || { cat "$TMP/health"; fail "etcdctl endpoint health"; }
 grep -q "https://$MASTER:2379 is healthy" "$TMP/health" || fail "endpoint health: $(cat "$TMP/health")"
 pass "kubectl's objects are etcd keys under /registry (etcdctl get), etcd is healthy"
 
 # Backup, a deliberate loss, and the restore kubeadm's documentation describes.
-on "$ETCDCTL snapshot save /root/backup.db" > "$TMP/save" 2>&1 || { cat "$TMP/save"; fail "etcdctl snapshot save"; }
-on "$K delete namespace keep" > /dev/null || fail "kubectl delete"
-on "$K get configmaps -A -o name" | grep -q settings && fail "the ConfigMap outlived its namespace"
-on "$ETCDCTL get /registry/configmaps/keep/settings --keys-only" | grep -q settings && fail "the deleted ConfigMap is still in etcd"
-on "ETCDCTL_API=3 etcdctl snapshot restore /root/backup.db --data-dir /var/lib/etcd-restore --name tb-master \
+on tb-master "$ETCDCTL snapshot save /root/backup.db" > "$TMP/save" 2>&1 || { cat "$TMP/save"; fail "etcdctl snapshot save"; }
+on tb-master "$K delete namespace keep" > /dev/null || fail "kubectl delete"
+on tb-master "$K get configmaps -A -o name" | grep -q settings && fail "the ConfigMap outlived its namespace"
+on tb-master "$ETCDCTL get /registry/configmaps/keep/settings --keys-only" | grep -q settings && fail "the deleted ConfigMap is still in etcd"
+on tb-master "ETCDCTL_API=3 etcdctl snapshot restore /root/backup.db --data-dir /var/lib/etcd-restore --name tb-master \
     --initial-cluster tb-master=https://$MASTER:2380 --initial-advertise-peer-urls https://$MASTER:2380" > "$TMP/restore" 2>&1 \
   || { cat "$TMP/restore"; fail "etcdctl snapshot restore"; }
 P=$(etcd_pid)
 A=$(cat "$RUN/hosts/tb-master/state/apiserver/pid")
-on 'mkdir -p /etc/kubernetes/manifests.off && mv /etc/kubernetes/manifests/etcd.yaml /etc/kubernetes/manifests/kube-apiserver.yaml /etc/kubernetes/manifests.off/'
+on tb-master 'mkdir -p /etc/kubernetes/manifests.off && mv /etc/kubernetes/manifests/etcd.yaml /etc/kubernetes/manifests/kube-apiserver.yaml /etc/kubernetes/manifests.off/'
 until_true '! runs "$P" && ! runs "$A"' "etcd and the API server still run 1.5 s after their manifests were moved out" 15
 state
 expect '[m["etcd"], m["apiserver"], m["etcd_members"], s["cluster"]]' '["stopped", "stopped", null, null]'
-on 'mv /var/lib/etcd /var/lib/etcd.before-restore && mv /var/lib/etcd-restore /var/lib/etcd && mv /etc/kubernetes/manifests.off/* /etc/kubernetes/manifests/'
+on tb-master 'mv /var/lib/etcd /var/lib/etcd.before-restore && mv /var/lib/etcd-restore /var/lib/etcd && mv /etc/kubernetes/manifests.off/* /etc/kubernetes/manifests/'
 until_true 'runs "$(etcd_pid)" && [ "$(etcd_pid)" != "$P" ]' "etcd did not start again from its manifest"
-until_true 'on "$K get configmap settings -n keep -o jsonpath={.data.mode}" 2>/dev/null | grep -qx fast' \
-  "the restored ConfigMap is not what kubectl sees: $(on "$K get configmaps -A" 2>&1)"
+until_true 'on tb-master "$K get configmap settings -n keep -o jsonpath={.data.mode}" 2>/dev/null | grep -qx fast' \
+  "the restored ConfigMap is not what kubectl sees: $(on tb-master "$K get configmaps -A" 2>&1)"
 [ "$(cat "$RUN/hosts/tb-master/state/apiserver/pid")" != "$A" ] || fail "the API server was not restarted"
-on "$K get deployment web -n keep -o name" | grep -qx deployment.apps/web || fail "the restored Deployment"
-on "$ETCDCTL endpoint health 2>&1" | grep -q "is healthy" || fail "etcd is not healthy after the restore"
+on tb-master "$K get deployment web -n keep -o name" | grep -qx deployment.apps/web || fail "the restored Deployment"
+on tb-master "$ETCDCTL endpoint health 2>&1" | grep -q "is healthy" || fail "etcd is not healthy after the restore"
 state
 expect 'm["etcd"]' '"running"'
 expect '"ConfigMap/keep/settings" in s["cluster"]["objects"]' 'true'
@@ -146,26 +123,26 @@ pass "snapshot save, objects deleted, snapshot restored into a new data director
 
 # A changed manifest (another data directory) starts etcd again with it.
 P=$(etcd_pid)
-on "sed -i 's|path: /var/lib/etcd\$|path: /var/lib/etcd.before-restore|' /etc/kubernetes/manifests/etcd.yaml"
+on tb-master "sed -i 's|path: /var/lib/etcd\$|path: /var/lib/etcd.before-restore|' /etc/kubernetes/manifests/etcd.yaml"
 until_true 'runs "$(etcd_pid)" && [ "$(etcd_pid)" != "$P" ]' "etcd did not start again when its manifest changed"
-until_true 'on "$ETCDCTL endpoint health" >/dev/null 2>&1' "etcd on the other data directory is not healthy"
-on "$ETCDCTL get /registry/configmaps/keep/settings --keys-only" | grep -q settings && fail "etcd does not run on the data directory its manifest names"
+until_true 'on tb-master "$ETCDCTL endpoint health" >/dev/null 2>&1' "etcd on the other data directory is not healthy"
+on tb-master "$ETCDCTL get /registry/configmaps/keep/settings --keys-only" | grep -q settings && fail "etcd does not run on the data directory its manifest names"
 tr '\0' ' ' < "/proc/$(etcd_pid)/cmdline" | grep -q -- "--data-dir=/var/lib/etcd.before-restore " || fail "etcd's command line: $(tr '\0' ' ' < "/proc/$(etcd_pid)/cmdline")"
 # The API server notices an etcd of another cluster under it (the restored one was a new
 # cluster), exits, and the kubelet starts it again on what etcd now holds.
-until_true '! on "$K get namespace keep" >/dev/null 2>&1' "kubectl still sees the namespace after etcd's data directory changed" 100
+until_true '! on tb-master "$K get namespace keep" >/dev/null 2>&1' "kubectl still sees the namespace after etcd's data directory changed" 100
 pass "a changed etcd manifest restarts etcd on the data directory its etcd-data hostPath names; kubectl sees that data"
 
 # testbed.sh restore: etcd's data as the snapshot had it, etcd running again.
 "$TESTBED" restore "$RUN" inited
-until_true 'on "$ETCDCTL endpoint health" >/dev/null 2>&1' "etcd does not run after testbed.sh restore" 100
-on "$ETCDCTL get /registry/namespaces/kube-system --keys-only" | grep -q kube-system || fail "the snapshot's etcd data"
-on "$ETCDCTL get /registry/namespaces/keep --keys-only" | grep -q keep && fail "testbed.sh restore kept etcd data made after the snapshot"
+until_true 'on tb-master "$ETCDCTL endpoint health" >/dev/null 2>&1' "etcd does not run after testbed.sh restore" 100
+on tb-master "$ETCDCTL get /registry/namespaces/kube-system --keys-only" | grep -q kube-system || fail "the snapshot's etcd data"
+on tb-master "$ETCDCTL get /registry/namespaces/keep --keys-only" | grep -q keep && fail "testbed.sh restore kept etcd data made after the snapshot"
 pass "testbed.sh snapshot|restore keep etcd's data directory"
 
 # kubeadm reset: no etcd left, its data gone.
 P=$(etcd_pid)
-on 'kubeadm reset -f' > "$TMP/reset" 2>&1 || { cat "$TMP/reset"; fail "kubeadm reset"; }
+on tb-master 'kubeadm reset -f' > "$TMP/reset" 2>&1 || { cat "$TMP/reset"; fail "kubeadm reset"; }
 grep -q 'Deleted contents of the etcd data directory: /var/lib/etcd' "$TMP/reset" || fail "reset: $(cat "$TMP/reset")"
 runs "$P" && fail "etcd still runs after kubeadm reset"
 pgrep -f "/tb-etcd .*$MASTER:2379" > /dev/null && fail "an etcd of $MASTER still runs: $(pgrep -af "$MASTER:2379")"

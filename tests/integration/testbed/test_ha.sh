@@ -14,48 +14,12 @@
 # Its own testbed on 127.0.60.x.
 set -eu
 : "${RUN:?}" "${TESTBED:?}" "${PYTHON3:?}" "${TB_DIR:?}"
-. "$TB_DIR/../../skip.sh"
-set +e
-reason=$("$TESTBED" can-run)
-rc=$?
-set -e
-[ $rc -eq 0 ] || skip_test "$reason"
-for t in etcd etcdctl; do
-  [ -x /usr/bin/$t ] || skip_test "testbed: no /usr/bin/$t on this machine (scripts/install-deps.sh installs etcd-server and etcd-client)"
-done
-command -v haproxy >/dev/null 2>&1 || skip_test "testbed: no haproxy on this machine (scripts/install-deps.sh installs it)"
-KUBECTL=${TESTBED_KUBECTL:-$(command -v kubectl || true)}
-[ -n "$KUBECTL" ] || skip_test "testbed: no kubectl on this machine"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-ha-test.XXXXXX")
-cleanup() {
-  for c in "$TMP"/cm-*; do [ -S "$c" ] && ssh -o ControlPath="$c" -O exit dummy 2>/dev/null; done
-  [ -n "${KEEP:-}" ] || "$TESTBED" down "$RUN" >/dev/null 2>&1 || true
-  rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "ok: $* ($(date +%s.%N | cut -c1-14))"; }
-on() { host=$1; shift; ssh -F "$RUN/ssh_config" -o ControlMaster=auto -o "ControlPath=$TMP/cm-%h" -o ControlPersist=60 "$host" "$@"; }
-state() { "$TESTBED" state "$RUN" > "$TMP/state.json"; }
-py() { "$PYTHON3" -c 'import json,sys; s=json.load(open(sys.argv[1])); c=s["cluster"]; print(json.dumps(eval(sys.argv[2]), sort_keys=True))' "$TMP/state.json" "$1"; }
-expect() {
-  got=$(py "$1")
-  want=$("$PYTHON3" -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$2")
-  [ "$got" = "$want" ] || fail "$1: got $got, want $want"
-}
-# eventually 'EXPR' 'JSON': the state taken again until it matches, for up to 10 s.
-eventually() {
-  want=$("$PYTHON3" -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$2")
-  n=0
-  while :; do
-    state
-    got=$(py "$1")
-    [ "$got" = "$want" ] && return 0
-    n=$((n + 1))
-    [ $n -lt 50 ] || fail "$1: got $got, want $want (after 10 s)"
-    sleep 0.2
-  done
-}
+# shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
+TB_OWN=1
+. "$(dirname "$0")/lib.sh"
+need_etcd
+need_haproxy
+need_kubectl
 LB=127.0.60.250
 M1=127.0.60.2
 M2=127.0.60.3
