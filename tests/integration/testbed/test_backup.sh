@@ -9,29 +9,13 @@
 # same end state as the uninterrupted restore.
 set -eu
 : "${RUN:?}" "${TESTBED:?}" "${PYTHON3:?}" "${TB_DIR:?}" "${PAICTL:?}"
-. "$TB_DIR/../../skip.sh"
-set +e
-reason=$("$TESTBED" can-run)
-rc=$?
-set -e
-[ $rc -eq 0 ] || skip_test "$reason"
-for t in etcd etcdctl; do
-  [ -x /usr/bin/$t ] || skip_test "testbed: no /usr/bin/$t on this machine (scripts/install-deps.sh installs etcd-server and etcd-client)"
-done
-KUBECTL=${TESTBED_KUBECTL:-$(command -v kubectl || true)}
-[ -n "$KUBECTL" ] || skip_test "testbed: no kubectl on this machine"
+# shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
+TB_OWN=1
+. "$(dirname "$0")/lib.sh"
+need_etcd
+need_kubectl
 POINTS=${BACKUP_KILL_POINTS:-20}
 SEED=${BACKUP_KILL_SEED:-6}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-backup-test.XXXXXX")
-cleanup() {
-  for c in "$TMP"/cm-*; do [ -S "$c" ] && ssh -o ControlPath="$c" -O exit dummy 2>/dev/null; done
-  [ -n "${KEEP:-}" ] || "$TESTBED" down "$RUN" >/dev/null 2>&1 || true
-  rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "ok: $*"; }
-on() { ssh -F "$RUN/ssh_config" -o ControlMaster=auto -o "ControlPath=$TMP/cm-%h" -o ControlPersist=60 tb-master "$@"; }
 K="kubectl --kubeconfig /etc/kubernetes/admin.conf --request-timeout 10s"
 C="$RUN/cluster"
 SSH="--ssh-config $RUN/ssh_config"
@@ -47,7 +31,7 @@ print(json.dumps({"master": keep, "objects": objs}, sort_keys=True, default=str)
 }
 # What a restore leaves on the master, stamps made alike.
 end_state() {
-  on "ls /var/lib | grep etcd; ls /etc/kubernetes | grep -c before-restore; ls /etc/kubernetes/manifests; \
+  on tb-master "ls /var/lib | grep etcd; ls /etc/kubernetes | grep -c before-restore; ls /etc/kubernetes/manifests; \
       ls /var/lib/etcd; $K get configmaps -A -o name | sort; $K get namespaces -o name | sort" 2>&1 |
     sed 's/[0-9]\{8\}T[0-9]\{6\}Z/TS/g'
 }
@@ -62,9 +46,9 @@ until_ok() {
 
 T0=$(date +%s)
 "$TESTBED" up 2 "$RUN" --base 127.0.55 --rollout-delay 0.2 > "$TMP/up.log" 2>&1 || { cat "$TMP/up.log"; fail "testbed up"; }
-on 'sh -s' < "$TB_DIR/prepare_host.sh" > "$TMP/prep" 2>&1 || { cat "$TMP/prep"; fail "prepare the master"; }
-on 'kubeadm init --skip-token-print' > "$TMP/init" 2>&1 || { cat "$TMP/init"; fail "kubeadm init"; }
-on "$K apply -f -" > "$TMP/apply" 2>&1 <<'EOF' || { cat "$TMP/apply"; fail "kubectl apply"; }
+on tb-master 'sh -s' < "$TB_DIR/prepare_host.sh" > "$TMP/prep" 2>&1 || { cat "$TMP/prep"; fail "prepare the master"; }
+on tb-master 'kubeadm init --skip-token-print' > "$TMP/init" 2>&1 || { cat "$TMP/init"; fail "kubeadm init"; }
+on tb-master "$K apply -f -" > "$TMP/apply" 2>&1 <<'EOF' || { cat "$TMP/apply"; fail "kubectl apply"; }
 apiVersion: v1
 kind: Namespace
 metadata: {name: keep}
@@ -123,8 +107,8 @@ grep -q "wrote $A" "$TMP/backup.out" || fail "backup's output: $(cat "$TMP/backu
 pass "backup: $(stat -c %s "$A") bytes at mode 0600, its record line, every member in the manifest"
 
 # A deliberate loss.
-on "$K delete namespace keep" > /dev/null || fail "kubectl delete"
-on "$K get configmaps -A -o name" | grep -q settings && fail "the ConfigMap outlived its namespace"
+on tb-master "$K delete namespace keep" > /dev/null || fail "kubectl delete"
+on tb-master "$K get configmaps -A -o name" | grep -q settings && fail "the ConfigMap outlived its namespace"
 "$TESTBED" snapshot "$RUN" lost
 cp -a "$C/.paictl" "$TMP/paictl-state"
 BEFORE=$(fingerprint)
@@ -173,8 +157,8 @@ T1=$(date +%s)
 "$PAICTL" restore "$C" --from "$A" --yes $SSH > "$TMP/restore.out" 2> "$TMP/restore.err" || { cat "$TMP/restore.out" "$TMP/restore.err"; fail "paictl restore"; }
 FULL=$(($(date +%s) - T1))
 grep -q "^restored: etcd from $A, verified" "$TMP/restore.out" || fail "restore: $(cat "$TMP/restore.out")"
-on "$K get configmap settings -n keep -o jsonpath={.data.mode}" | grep -qx fast || fail "kubectl does not see the restored ConfigMap"
-on "$K get configmap more -n keep -o name" | grep -qx configmap/more || fail "kubectl does not see the second ConfigMap"
+on tb-master "$K get configmap settings -n keep -o jsonpath={.data.mode}" | grep -qx fast || fail "kubectl does not see the restored ConfigMap"
+on tb-master "$K get configmap more -n keep -o name" | grep -qx configmap/more || fail "kubectl does not see the second ConfigMap"
 WANT=$(end_state)
 echo "$WANT" | grep -qx "etcd.before-restore-TS" || fail "the old data directory: $WANT"
 pass "restore --yes in $FULL s: kubectl sees the ConfigMaps again; the old data kept"
@@ -185,9 +169,9 @@ while [ $i -lt "$POINTS" ]; do
   i=$((i + 1))
   "$TESTBED" restore "$RUN" lost > /dev/null
   # What the last point's restore made beside the snapshot's files.
-  on 'rm -rf /var/lib/etcd.before-restore-* /var/lib/etcd-restore-* /etc/kubernetes/manifests.before-restore-*'
+  on tb-master 'rm -rf /var/lib/etcd.before-restore-* /var/lib/etcd-restore-* /etc/kubernetes/manifests.before-restore-*'
   rm -rf "$C/.paictl" && cp -a "$TMP/paictl-state" "$C/.paictl"
-  until_ok 'on "$K get namespaces"' "the API server did not come back after testbed.sh restore"
+  until_ok 'on tb-master "$K get namespaces"' "the API server did not come back after testbed.sh restore"
   # A point inside the uninterrupted run's time, in tenths of a second, from the seed.
   d=$("$PYTHON3" -c "import random; r=random.Random($SEED*1000+$i); print('%.1f' % r.uniform(0, max(0.5, $FULL * 0.9)))")
   "$PAICTL" restore "$C" --from "$A" --yes $SSH > "$TMP/k$i.out" 2>&1 &

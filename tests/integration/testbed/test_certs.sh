@@ -9,34 +9,10 @@
 # next run.
 set -eu
 : "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${TB_DIR:?}"
-set +e
-reason=$("$TESTBED" can-run)
-rc=$?
-set -e
-[ $rc -eq 0 ] || { echo "$reason"; exit 77; }
-KUBECTL=${TESTBED_KUBECTL:-$(command -v kubectl || true)}
-[ -n "$KUBECTL" ] || { echo "testbed: skipped: no kubectl on this machine"; exit 77; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-certs-test.XXXXXX")
-cleanup() {
-  for c in "$TMP"/cm-*; do [ -S "$c" ] && ssh -o ControlPath="$c" -O exit dummy 2>/dev/null; done
-  [ -n "${KEEP:-}" ] || "$TESTBED" down "$RUN" >/dev/null 2>&1 || true
-  rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "ok: $*"; }
-on() { host=$1; shift; ssh -F "$RUN/ssh_config" -o ControlMaster=auto -o "ControlPath=$TMP/cm-%h" -o ControlPersist=60 "$host" "$@"; }
-run() { set +e; "$PAICTL" "$@" > "$TMP/out" 2> "$TMP/err"; RC=$?; set -e; }
-expect_rc() { [ "$RC" -eq "$1" ] || { cat "$TMP/out" "$TMP/err" >&2; fail "$2: exit $RC, want $1"; }; pass "$2"; }
-check() {  # check 'EXPR over d (the last output as JSON)' MESSAGE
-  "$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$TMP/out" "$1" \
-    || { cat "$TMP/out" >&2; fail "$2"; }
-  pass "$2"
-}
-state() {  # state 'EXPR over s (testbed.sh state)': prints the result
-  "$TESTBED" state "$RUN" > "$TMP/state.json"
-  "$PYTHON3" -c 'import json,sys,time,calendar; s=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$TMP/state.json" "$1"
-}
+# shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
+TB_OWN=1
+. "$(dirname "$0")/lib.sh"
+need_kubectl
 
 "$TESTBED" up 2 "$RUN" --base 127.0.51 > "$TMP/up.log" 2>&1 || { cat "$TMP/up.log"; fail "testbed up"; }
 C="$RUN/cluster"
@@ -84,7 +60,8 @@ check '[(x["code"], x["file"]) for x in d["diagnostics"]] == [("K101", "tb-maste
 run certs renew "$C" $SSH --yes
 expect_rc 3 "certs renew with kubeadm failing"
 grep -q 'kubeadm certs renew all on tb-master' "$TMP/err" || fail "the failed step is not named: $(cat "$TMP/err")"
-[ "$(state 's["hosts"]["tb-master"]["kubeadm"].get("certsRenew", 0)')" = 0 ] || fail "a failed renewal was counted"
+state
+expect 'm["kubeadm"].get("certsRenew", 0)' 0  # a failed renewal is not counted
 
 # The next run finishes it: kubeadm certs renew once, the API server restarted.
 t0=$(date +%s)
@@ -92,8 +69,9 @@ run certs renew "$C" $SSH --yes
 expect_rc 0 "certs renew"
 grep -q 'renewed and verified' "$TMP/out" || fail "not verified: $(cat "$TMP/out" "$TMP/err")"
 grep -q 'PRIVATE KEY\|client-key-data' "$TMP/out" "$TMP/err" && fail "a key was printed"
-[ "$(state 's["hosts"]["tb-master"]["kubeadm"].get("certsRenew")')" = 1 ] || fail "kubeadm certs renew did not run exactly once: $(state 's["hosts"]["tb-master"]["kubeadm"]')"
-left=$(state '(calendar.timegm(time.strptime(s["hosts"]["tb-master"]["certs"]["/etc/kubernetes/pki/apiserver.crt"], "%Y-%m-%dT%H:%M:%SZ")) - time.time()) // 86400')
+state
+expect 'm["kubeadm"].get("certsRenew")' 1  # kubeadm certs renew ran exactly once
+left=$(py '(calendar.timegm(time.strptime(m["certs"]["/etc/kubernetes/pki/apiserver.crt"], "%Y-%m-%dT%H:%M:%SZ")) - time.time()) // 86400')
 [ "${left%.*}" -ge 364 ] && [ "${left%.*}" -le 365 ] || fail "the apiserver certificate has $left days left"
 pass "apiserver.crt: $left days left after the renewal"
 end=$(echo | openssl s_client -connect 127.0.51.2:6443 2>/dev/null | openssl x509 -noout -enddate | cut -d= -f2)

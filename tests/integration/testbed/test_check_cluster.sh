@@ -10,17 +10,10 @@
 #  4. the master unreachable: one error, exit 3.
 set -eu
 : "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}"
-set +e
-reason=$("$TESTBED" can-run)
-rc=$?
-set -e
-. "$(dirname "$0")/../../skip.sh"
-[ $rc -eq 0 ] || skip_test "$reason"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-check-cluster.XXXXXX")
-cleanup() { "$TESTBED" down "$RUN" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "ok: $*"; }
+# shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
+TB_OWN=1
+. "$(dirname "$0")/lib.sh"
+need_kubectl
 
 "$TESTBED" up 2 "$RUN" --base 127.0.57 --rollout-delay 0.1 --hived-server "$HIVED_SERVER" > "$TMP/up.log" 2>&1 || { cat "$TMP/up.log"; fail "testbed up"; }
 C=$RUN/cluster
@@ -29,10 +22,11 @@ SSH="--ssh-config $RUN/ssh_config"
 # the hosts see this machine's processes, where another testbed's real etcd may run.
 "$PAICTL" install "$C" $SSH --ignore-check-errors CPU,DNS,DiskFree,RunningKubernetes --wait 60 --yes > "$TMP/install.txt" 2>&1 ||
   { cat "$TMP/install.txt"; fail "install"; }
-KUBECTL="kubectl --kubeconfig $("$TESTBED" kubeconfig "$RUN")"
+KUBECTL="$KUBECTL --kubeconfig $(kubeconfig)"
 
-# check(NAME ARGS...): runs check cluster -o json into $TMP/NAME.json, its rc in $rc.
-check() {
+# check_cluster NAME ARGS...: runs check cluster ARGS, its output in $TMP/NAME.out and
+# $TMP/NAME.err, its exit code in $rc.
+check_cluster() {
   name=$1
   shift
   set +e
@@ -57,29 +51,29 @@ $3"; }
 }
 
 # 1. Freshly installed: no backup yet, nothing else.
-check fresh -o json
+check_cluster fresh -o json
 [ $rc -eq 0 ] || { cat "$TMP/fresh.out" "$TMP/fresh.err"; fail "check cluster of a fresh install exited $rc, want 0"; }
 expect_findings "$TMP/fresh.out" "a fresh install" "K030 warning backups"
-check fresh-text
+check_cluster fresh-text
 [ $rc -eq 0 ] || fail "the text report exited $rc"
 grep -q "^paictl: warning\[K030\]: \[backups\] no backup of this cluster yet (no $C/.paictl/backups.jsonl)" "$TMP/fresh-text.out" ||
   { cat "$TMP/fresh-text.out"; fail "the text report does not name the missing backup"; }
 grep -q "0 errors, 1 warning in cluster $C" "$TMP/fresh-text.out" || { cat "$TMP/fresh-text.out"; fail "no summary line"; }
 mkdir -p "$C/.paictl"
 "$PYTHON3" -c 'import json, time; print(json.dumps({"time": time.time() - 3600, "path": "/var/backups/x.tar", "sha256": "00", "bytes": 1, "cluster": "tb"}))' > "$C/.paictl/backups.jsonl"
-check backed-up -o json
+check_cluster backed-up -o json
 [ $rc -eq 0 ] || fail "with a backup of an hour ago: exit $rc"
 expect_findings "$TMP/backed-up.out" "with a backup of an hour ago" ""
 pass "a fresh install: only 'no backup yet'; a recent backup clears it"
 
 # 2. The worker cordoned.
 $KUBECTL cordon tb-worker1 > /dev/null
-check cordoned -o json
+check_cluster cordoned -o json
 [ $rc -eq 0 ] || { cat "$TMP/cordoned.out"; fail "a cordoned worker exited $rc, want 0 (warnings)"; }
 # HiveD counts a cordoned node's cells as bad: the VC's one cell is doomed (K055).
 expect_findings "$TMP/cordoned.out" "the worker cordoned" "K004 warning tb-worker1
 K055 warning default"
-check cordoned-strict --fail-on-warn
+check_cluster cordoned-strict --fail-on-warn
 [ $rc -eq 1 ] || fail "--fail-on-warn with a cordoned worker exited $rc, want 1"
 grep -q "node tb-worker1 is cordoned: HiveD counts its cells as bad" "$TMP/cordoned-strict.out" || { cat "$TMP/cordoned-strict.out"; fail "the text does not say why"; }
 $KUBECTL uncordon tb-worker1 > /dev/null
@@ -93,7 +87,7 @@ until $KUBECTL get node tb-worker1 -o jsonpath='{.status.conditions[?(@.type=="R
   [ $i -lt 100 ] || fail "tb-worker1 stayed Ready after its kubelet stopped"
   sleep 0.1
 done
-check notready -o json --sarif "$TMP/notready.sarif" --junit "$TMP/notready.xml"
+check_cluster notready -o json --sarif "$TMP/notready.sarif" --junit "$TMP/notready.xml"
 [ $rc -eq 1 ] || { cat "$TMP/notready.out" "$TMP/notready.err"; fail "a worker not Ready exited $rc, want 1"; }
 findings "$TMP/notready.out" | grep -qx "K003 error tb-worker1" || { cat "$TMP/notready.out"; fail "no not-Ready error for tb-worker1"; }
 "$PYTHON3" - "$TMP/notready.out" "$TMP/notready.sarif" <<'PY' || fail "the SARIF report does not hold the JSON report's findings"

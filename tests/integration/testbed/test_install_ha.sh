@@ -14,28 +14,12 @@
 #  4. a re-run changes nothing.
 set -eu
 : "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}"
-set +e
-reason=$("$TESTBED" can-run)
-rc=$?
-set -e
-. "$(dirname "$0")/../../skip.sh"
-[ $rc -eq 0 ] || skip_test "$reason"
-for t in etcd etcdctl; do
-  [ -x /usr/bin/$t ] || skip_test "testbed: no /usr/bin/$t on this machine (scripts/install-deps.sh installs etcd-server and etcd-client)"
-done
-command -v haproxy >/dev/null 2>&1 || skip_test "testbed: no haproxy on this machine (scripts/install-deps.sh installs it)"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-install-ha.XXXXXX")
-cleanup() { [ -n "${KEEP:-}" ] || "$TESTBED" down "$RUN" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "ok: $* ($(date +%s.%N | cut -c1-14))"; }
-state() { "$TESTBED" state "$RUN" > "$TMP/state.json"; }
-py() { "$PYTHON3" -c 'import json,sys; s=json.load(open(sys.argv[1])); c=s["cluster"]; print(json.dumps(eval(sys.argv[2]), sort_keys=True))' "$TMP/state.json" "$1"; }
-expect() {
-  got=$(py "$1")
-  want=$("$PYTHON3" -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$2")
-  [ "$got" = "$want" ] || fail "$1: got $got, want $want"
-}
+# shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
+TB_OWN=1
+. "$(dirname "$0")/lib.sh"
+need_etcd
+need_haproxy
+need_kubectl
 
 "$TESTBED" up 4 "$RUN" --base 127.0.61 --masters 3 --rollout-delay 0.1 --hived-server "$HIVED_SERVER" > "$TMP/up.log" 2>&1 ||
   { cat "$TMP/up.log"; fail "testbed up"; }
@@ -83,7 +67,7 @@ pass "install: 3 masters (3 etcd members, healthy) and a worker"
 # 3. kubectl through the endpoint.
 KUBECONFIG_FILE=$("$TESTBED" kubeconfig "$RUN")
 grep -q 'server: https://127.0.61.250:6443' "$KUBECONFIG_FILE" || fail "admin.conf does not name the endpoint"
-KUBECTL="kubectl --kubeconfig $KUBECONFIG_FILE"
+KUBECTL="$KUBECTL --kubeconfig $KUBECONFIG_FILE"
 $KUBECTL get nodes -o json > "$TMP/nodes.json"
 "$PYTHON3" - "$TMP/nodes.json" <<'PY' || fail "the nodes"
 import json, sys

@@ -12,26 +12,10 @@ set -eu
 # shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
 TB_OWN=1
 . "$(dirname "$0")/lib.sh"
-set +e
-reason=$("$TESTBED" can-run)
-rc=$?
-set -e
-[ $rc -eq 0 ] || skip_test "$reason"
-[ -n "$KUBECTL" ] || skip_test "testbed: no kubectl on this machine"
-cleanup() { [ -n "${KEEP:-}" ] || "$TESTBED" down "$RUN" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT INT TERM
-pass() { echo "ok: $*"; }
-# run ARGS...: paictl with its output in $TMP/out and $TMP/err, the exit code in $RC.
-run() { set +e; "$PAICTL" "$@" > "$TMP/out" 2> "$TMP/err"; RC=$?; set -e; }
-expect_rc() { [ "$RC" -eq "$1" ] || { cat "$TMP/out" "$TMP/err" >&2; fail "$2: exit $RC, want $1"; }; }
+need_kubectl
 # holds 'PYTHON-EXPRESSION': whether it is true, with d = the last output parsed as JSON.
 holds() {
   "$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$TMP/out" "$1"
-}
-# check 'PYTHON-EXPRESSION' MESSAGE: holds, or the test fails with MESSAGE.
-check() {
-  holds "$1" || { cat "$TMP/out" >&2; fail "$2"; }
-  pass "$2"
 }
 # run_holds 'PYTHON-EXPRESSION' ARGS...: paictl ARGS exits 0 and the expression holds of its output.
 run_holds() {
@@ -40,9 +24,6 @@ run_holds() {
   run "$@"
   [ "$RC" -eq 0 ] && holds "$_expr" 2>/dev/null
 }
-# The registry of clusters and the tokens: this test's own.
-export XDG_CONFIG_HOME="$TMP/config" HOME="$TMP/home"
-unset PAICTL_CONFIG
 
 "$TESTBED" up 3 "$RUN" --base 127.0.35 --rollout-delay 0.2 --hived-server "$HIVED_SERVER" > "$TMP/up.log" 2>&1 \
   || { cat "$TMP/up.log"; fail "testbed up"; }

@@ -13,29 +13,10 @@
 #     left cordoned or annotated, the killed run's node rebooted.
 set -eu
 : "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}"
-set +e
-reason=$("$TESTBED" can-run)
-rc=$?
-set -e
-[ $rc -eq 0 ] || { echo "$reason"; exit 77; }
-KUBECTL=${TESTBED_KUBECTL:-$(command -v kubectl || true)}
-[ -n "$KUBECTL" ] || { echo "testbed: skipped: no kubectl on this machine"; exit 77; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-maintain-test.XXXXXX")
-cleanup() { [ -n "${KEEP:-}" ] || "$TESTBED" down "$RUN" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "ok: $*"; }
-run() { set +e; "$PAICTL" "$@" > "$TMP/out" 2> "$TMP/err"; RC=$?; set -e; }
-# save NAME: the last output, for docs/maintain.md, when DOC_OUT names a directory.
-save() { [ -z "${DOC_OUT:-}" ] || cat "$TMP/out" "$TMP/err" > "$DOC_OUT/$1"; }
-expect_rc() { [ "$RC" -eq "$1" ] || { cat "$TMP/out" "$TMP/err" >&2; fail "$2: exit $RC, want $1"; }; }
-check() {
-  "$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$TMP/out" "$1" \
-    || { cat "$TMP/out" >&2; fail "$2"; }
-  pass "$2"
-}
-export XDG_CONFIG_HOME="$TMP/config" HOME="$TMP/home"
-unset PAICTL_CONFIG
+# shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
+TB_OWN=1
+. "$(dirname "$0")/lib.sh"
+need_kubectl
 
 "$TESTBED" up 3 "$RUN" --base 127.0.52 --rollout-delay 0.1 --hived-server "$HIVED_SERVER" > "$TMP/up.log" 2>&1 \
   || { cat "$TMP/up.log"; fail "testbed up"; }

@@ -18,18 +18,11 @@
 set -eu
 export TESTBED_STATE_NETWORK=1  # the state shows what each host fetched
 : "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}" "${PAICTL_TEMPLATES:?}"
-set +e
-reason=$("$TESTBED" can-run)
-rc=$?
-set -e
-. "$(dirname "$0")/../../skip.sh"
-[ $rc -eq 0 ] || skip_test "$reason"
+# shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
+TB_OWN=1
+. "$(dirname "$0")/lib.sh"
+need_kubectl
 HERE=$(cd "$(dirname "$0")" && pwd)
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-offline.XXXXXX")
-cleanup() { "$TESTBED" down "$RUN" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "ok: $*"; }
 
 "$TESTBED" up 2 "$RUN" --base 127.0.62 --rollout-delay 0.1 --hived-server "$HIVED_SERVER" > "$TMP/up.log" 2>&1 || { cat "$TMP/up.log"; fail "testbed up"; }
 C=$RUN/cluster
@@ -38,8 +31,9 @@ IGNORE="--ignore-check-errors CPU,DNS,DiskFree,RunningKubernetes"
 for h in tb-master tb-worker1; do
   "$TESTBED" knob "$RUN" $h 'apt-get fetch fail' 'containerd pull fail' >/dev/null
 done
-state() { "$TESTBED" state "$RUN" > "$1"; }
-py() { "$PYTHON3" -c "import json, sys; s = json.load(open(sys.argv[1])); $2" "$1"; }
+# state_to FILE: the testbed's state into FILE; py_run FILE 'PYTHON': runs the code with s = FILE's JSON.
+state_to() { "$TESTBED" state "$RUN" > "$1"; }
+py_run() { "$PYTHON3" -c "import json, sys; s = json.load(open(sys.argv[1])); $2" "$1"; }
 # bundle DIR PLATFORM: a bundle of the testbed's .debs and every image install deploys.
 bundle() {
   "$PYTHON3" "$HERE/make_bundle.py" "$1" --debs "$RUN/bundle" --platform "$2" --driver 535 \
@@ -59,7 +53,7 @@ install_refused() {
   [ $rc -eq "$2" ] || { cat "$TMP/$1.out" "$TMP/$1.err"; fail "$1: install exited $rc, want $2"; }
 }
 bundle "$TMP/good" ubuntu-22.04-amd64
-state "$TMP/fresh.json"
+state_to "$TMP/fresh.json"
 logs_fresh=$(cat "$RUN"/hosts/*/invocations.jsonl | wc -l)
 
 # 1. A changed file (same size), a missing one, an unlisted one: refused before any host.
@@ -82,7 +76,7 @@ use_bundle "$TMP/unlisted"
 install_refused unlisted 2
 grep -q "images/extra.tar is not in the bundle's manifest" "$TMP/unlisted.err" ||
   { cat "$TMP/unlisted.err"; fail "the unlisted file is not named"; }
-state "$TMP/after-refused.json"
+state_to "$TMP/after-refused.json"
 cmp -s "$TMP/fresh.json" "$TMP/after-refused.json" || { diff "$TMP/fresh.json" "$TMP/after-refused.json" | head; fail "a refused bundle changed a host"; }
 [ "$(cat "$RUN"/hosts/*/invocations.jsonl | wc -l)" -eq "$logs_fresh" ] || fail "a refused bundle ran a tool on a host"
 pass "changed, missing and unlisted files refused before any host was reached (exit 2, named)"
@@ -95,15 +89,15 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 1 ] || { cat "$TMP/check-focal.json"; fail "check hosts of a bundle of another OS exited $rc, want 1"; }
-py "$TMP/check-focal.json" '
+py_run "$TMP/check-focal.json" '
 r = sorted(x["host"] for x in s["results"] if x["check"] == "OfflineBundle" and x["status"] == "fail"
            and x["message"] == "[N001] the offline bundle carries ubuntu-20.04-amd64, not this host'"'"'s ubuntu-22.04-amd64")
 assert r == ["tb-master", "tb-worker1"], r' || { cat "$TMP/check-focal.json"; fail "check hosts: want N001 on both hosts"; }
 install_refused focal 1
 grep -qF "[N001] the offline bundle carries ubuntu-20.04-amd64" "$TMP/focal.err" "$TMP/focal.out" ||
   { cat "$TMP/focal.out" "$TMP/focal.err"; fail "install does not say the bundle is of another OS"; }
-state "$TMP/after-focal.json"
-py "$TMP/after-focal.json" 'sys.exit(0 if all(not h["packages"].get("kubeadm") and not h["images"] and not h["files"] for h in s["hosts"].values()) else "a host changed: %s" % s["hosts"])' ||
+state_to "$TMP/after-focal.json"
+py_run "$TMP/after-focal.json" 'sys.exit(0 if all(not h["packages"].get("kubeadm") and not h["images"] and not h["files"] for h in s["hosts"].values()) else "a host changed: %s" % s["hosts"])' ||
   fail "install of a bundle of another OS changed a host"
 pass "a bundle of another OS: check hosts N001 on each host, install stops before any change"
 
@@ -118,8 +112,8 @@ grep -q "copy 6 .deb file(s) of ubuntu-22.04-amd64" "$TMP/dry.out" || { cat "$TM
 start=$(date +%s.%N)
 "$PAICTL" install "$C" $SSH $IGNORE --wait 60 --yes > "$TMP/install.out" 2>&1 || { cat "$TMP/install.out"; fail "install from the bundle"; }
 end=$(date +%s.%N)
-state "$TMP/installed.json"
-py "$TMP/installed.json" '
+state_to "$TMP/installed.json"
+py_run "$TMP/installed.json" '
 h = s["hosts"]
 m, w = h["tb-master"]["images"], h["tb-worker1"]["images"]
 assert len(m) == 15 and "nvcr.io/nvidia/k8s-device-plugin:v0.17.0" not in m, m
@@ -142,7 +136,7 @@ for n, x in h.items():
 pass "install from the bundle: $("$PYTHON3" -c "print(round($end - $start, 1))") s; 15 images on the master, 6 on the GPU worker, no fetch, no pull; a re-run copies nothing"
 
 # 4. A workload whose image is not on the node, and pulls fail: ImagePullBackOff.
-KUBECTL="kubectl --kubeconfig $("$TESTBED" kubeconfig "$RUN")"
+KUBECTL="$KUBECTL --kubeconfig $(kubeconfig)"
 cat > "$TMP/ds.yaml" <<'EOF'
 apiVersion: apps/v1
 kind: DaemonSet

@@ -10,31 +10,13 @@
 # check cluster clean.
 set -eu
 : "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}"
-set +e
-reason=$("$TESTBED" can-run)
-rc=$?
-set -e
-[ $rc -eq 0 ] || { echo "$reason"; exit 77; }
-KUBECTL=${TESTBED_KUBECTL:-$(command -v kubectl || true)}
-[ -n "$KUBECTL" ] || { echo "upgrade: skipped: no kubectl on this machine"; exit 77; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/paictl-upgrade-test.XXXXXX")
-cleanup() { [ -n "${KEEP:-}" ] || "$TESTBED" down "$RUN" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "ok: $*"; }
-run() { set +e; "$PAICTL" "$@" > "$TMP/out" 2> "$TMP/err"; RC=$?; set -e; }
-expect_rc() { [ "$RC" -eq "$1" ] || { cat "$TMP/out" "$TMP/err" >&2; fail "$2: exit $RC, want $1"; }; }
-check() {
-  "$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2" \
-    || { cat "$1" >&2; fail "$3"; }
-  pass "$3"
-}
-export XDG_CONFIG_HOME="$TMP/config" HOME="$TMP/home"
-unset PAICTL_CONFIG
+# shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
+TB_OWN=1
+. "$(dirname "$0")/../testbed/lib.sh"
+need_kubectl
 T0=$(date +%s)
 "$TESTBED" up 3 "$RUN" --base 127.0.53 --rollout-delay 0.2 --hived-server "$HIVED_SERVER" > "$TMP/up.log" 2>&1 \
   || { cat "$TMP/up.log"; fail "testbed up"; }
-MASTER=127.0.53.2
 C=$RUN/cluster
 SSH="--ssh-config $RUN/ssh_config"
 UP="$SSH --hived http://127.0.53.2:30096"
@@ -51,7 +33,6 @@ for to in 1.29 1.99 x.y; do
   expect_rc 2 "upgrade --to $to"
   grep -q "error" "$TMP/err" || fail "upgrade --to $to said nothing: $(cat "$TMP/err")"
 done
-grep -q "downgrade" "$TMP/err" 2>/dev/null || true
 run upgrade "$C" $UP --to 1.29 --yes
 grep -q "downgrade" "$TMP/err" || fail "--to 1.29 is not called a downgrade: $(cat "$TMP/err")"
 run upgrade "$C" $UP --to 1.99 --yes
@@ -120,9 +101,9 @@ pass "the gang runs on $BUSY; $IDLE is idle"
 run upgrade "$C" $UP --to 1.31 --dry-run -o json
 expect_rc 0 "upgrade --dry-run"
 cp "$TMP/out" "$TMP/plan.json"
-check "$TMP/plan.json" "d['steps'][0]['version'] == '1.31.6' and d['controlPlane'] == '1.30.10'" "one step, 1.30.10 -> 1.31.6"
-check "$TMP/plan.json" "[b['nodes'] for b in d['steps'][0]['maintenance']['batches']] == [['$IDLE'], ['$BUSY']]" "the idle worker first, the busy one last"
-check "$TMP/plan.json" "[g['action'] for g in d['steps'][0]['maintenance']['batches'][1]['groups']] == ['waitedFor']" "the gang is waited for"
+check_file "$TMP/plan.json" "d['steps'][0]['version'] == '1.31.6' and d['controlPlane'] == '1.30.10'" "one step, 1.30.10 -> 1.31.6"
+check_file "$TMP/plan.json" "[b['nodes'] for b in d['steps'][0]['maintenance']['batches']] == [['$IDLE'], ['$BUSY']]" "the idle worker first, the busy one last"
+check_file "$TMP/plan.json" "[g['action'] for g in d['steps'][0]['maintenance']['batches'][1]['groups']] == ['waitedFor']" "the gang is waited for"
 run upgrade "$C" $UP --to 1.31 --dry-run --detailed-exitcode
 expect_rc 2 "upgrade --dry-run --detailed-exitcode: changes to make"
 grep -q "batch 2 .*$BUSY" "$TMP/out" || fail "the text plan: $(cat "$TMP/out")"
@@ -140,15 +121,15 @@ order=$(grep "runs 1.31.6" "$TMP/err" | awk '{print $2}' | tr '\n' ' ')
 grep -q "$BUSY: waiting for admin~gang" "$TMP/err" || fail "no wait for the gang shown: $(cat "$TMP/err")"
 pass "the master, then $IDLE, then $BUSY once the gang ended"
 "$TESTBED" state "$RUN" > "$TMP/state.json"
-check "$TMP/state.json" "d['hosts']['tb-master']['kubeadm'].get('upgradeApply') == 1" "kubeadm upgrade apply ran once on the master"
-check "$TMP/state.json" "all(h['packages'].get(p) == '1.31.6-1.1' for h in d['hosts'].values() for p in ('kubeadm', 'kubelet', 'kubectl'))" "kubeadm, kubelet, kubectl 1.31.6 on every host"
-check "$TMP/state.json" "all(set(('kubeadm', 'kubelet', 'kubectl')) <= set(h['held']) for h in d['hosts'].values())" "held again"
-check "$TMP/state.json" "all(d['hosts'][w]['kubeadm'].get('upgradeNode') == 1 for w in ('tb-worker1', 'tb-worker2'))" "kubeadm upgrade node once on each worker"
-check "$TMP/state.json" "all(not o.get('spec', {}).get('unschedulable') and 'paictl.io/maintenance' not in (o.get('annotations') or {}) for k, o in d['cluster']['objects'].items() if k.startswith('Node/'))" "no node cordoned or annotated"
+check_file "$TMP/state.json" "d['hosts']['tb-master']['kubeadm'].get('upgradeApply') == 1" "kubeadm upgrade apply ran once on the master"
+check_file "$TMP/state.json" "all(h['packages'].get(p) == '1.31.6-1.1' for h in d['hosts'].values() for p in ('kubeadm', 'kubelet', 'kubectl'))" "kubeadm, kubelet, kubectl 1.31.6 on every host"
+check_file "$TMP/state.json" "all(set(('kubeadm', 'kubelet', 'kubectl')) <= set(h['held']) for h in d['hosts'].values())" "held again"
+check_file "$TMP/state.json" "all(d['hosts'][w]['kubeadm'].get('upgradeNode') == 1 for w in ('tb-worker1', 'tb-worker2'))" "kubeadm upgrade node once on each worker"
+check_file "$TMP/state.json" "all(not o.get('spec', {}).get('unschedulable') and 'paictl.io/maintenance' not in (o.get('annotations') or {}) for k, o in d['cluster']['objects'].items() if k.startswith('Node/'))" "no node cordoned or annotated"
 "$KUBECTL" --kubeconfig "$KC" get nodes -o json > "$TMP/nodes.json"
-check "$TMP/nodes.json" "sorted(n['status']['nodeInfo']['kubeletVersion'] for n in d['items']) == ['v1.31.6'] * 3" "kubectl: every node's kubelet v1.31.6"
+check_file "$TMP/nodes.json" "sorted(n['status']['nodeInfo']['kubeletVersion'] for n in d['items']) == ['v1.31.6'] * 3" "kubectl: every node's kubelet v1.31.6"
 "$KUBECTL" --kubeconfig "$KC" version -o json > "$TMP/version.json" 2>/dev/null || true
-check "$TMP/version.json" "d['serverVersion']['gitVersion'] == 'v1.31.6'" "kubectl: the API server v1.31.6"
+check_file "$TMP/version.json" "d['serverVersion']['gitVersion'] == 'v1.31.6'" "kubectl: the API server v1.31.6"
 grep -q '^kube_version: "1.31.6"' "$C/config.yaml" || fail "config.yaml: $(grep kube_version "$C/config.yaml")"
 pass "config.yaml: kube_version 1.31.6"
 run upgrade "$C" $UP --to 1.31 --yes --detailed-exitcode
@@ -160,7 +141,7 @@ pass "upgrade test in $(($(date +%s) - T0)) s"
 T2=$(date +%s)
 run certs check "$C" $SSH -o json
 expect_rc 0 "certs check after the upgrade"
-check "$TMP/out" "d['diagnostics'] == [] and len(d['certificates']) >= 15" "certs check: every certificate read, nothing expiring"
+check_file "$TMP/out" "d['diagnostics'] == [] and len(d['certificates']) >= 15" "certs check: every certificate read, nothing expiring"
 "$KUBECTL" --kubeconfig "$KC" create namespace precious > /dev/null
 "$KUBECTL" --kubeconfig "$KC" -n precious create configmap keep --from-literal=answer=42 > /dev/null
 run backup "$C" $SSH --out "$TMP/lab.tar.gz"
@@ -178,8 +159,8 @@ expect_rc 0 "restore"
 V=$("$KUBECTL" --kubeconfig "$KC" -n precious get configmap keep -o jsonpath='{.data.answer}')
 [ "$V" = 42 ] || fail "after the restore the ConfigMap is not back: '$V'"
 "$KUBECTL" --kubeconfig "$KC" version -o json > "$TMP/version.json" 2>/dev/null || true
-check "$TMP/version.json" "d['serverVersion']['gitVersion'] == 'v1.31.6'" "the restored cluster still runs v1.31.6"
+check_file "$TMP/version.json" "d['serverVersion']['gitVersion'] == 'v1.31.6'" "the restored cluster still runs v1.31.6"
 run check cluster "$C" $UP -o json
 expect_rc 0 "check cluster after the restore"
-check "$TMP/out" "[f['code'] for f in d['diagnostics']] == []" "check cluster: no finding after upgrade, backup, loss and restore"
+check_file "$TMP/out" "[f['code'] for f in d['diagnostics']] == []" "check cluster: no finding after upgrade, backup, loss and restore"
 pass "certs check, backup, a namespace lost, restore, check cluster clean in $(($(date +%s) - T2)) s"
