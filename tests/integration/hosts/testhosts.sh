@@ -416,17 +416,25 @@ stop() {
   # Sessions first: every process in a host's mount namespace, then the listeners and sshds.
   if [ -s "$RUNDIR/namespaces" ]; then
     # One pass over /proc: "PID NAMESPACE" for every process, matched against the hosts' namespaces.
-    # A namespace's number is reused once its last process is gone (a host lost with
-    # stop-host), perhaps by another run's host: a process is this run's only when its
-    # /root, seen through its own mounts, is one of this run's hosts' home directories
-    # (device:inode; the testbed mounts fs/root over root-home).
+    # A namespace whose sshd still runs in it is the host's. Once its last process is gone
+    # (a host lost with stop-host) its number may be reused by another run's host: then a
+    # process is this run's only when its /root, seen through its own mounts, is one of
+    # this run's hosts' home directories (device:inode; the testbed mounts fs/root over
+    # root-home).
+    certain=$(while read -r pid ns; do
+                [ "$(readlink "/proc/$pid/ns/mnt" 2>/dev/null)" = "$ns" ] && echo "$ns"
+              done < "$RUNDIR/namespaces" | tr '\n' ' ')
     ours=$(stat -L -c '%d:%i' "$RUNDIR"/hosts/*/root-home "$RUNDIR"/hosts/*/fs/root 2>/dev/null | tr '\n' ' ')
     find /proc/[0-9]*/ns/mnt -maxdepth 0 -printf '%p %l\n' 2>/dev/null |
       awk 'NR == FNR { ns[$2] = 1; sshd[$1] = 1; next }
-           { split($1, p, "/"); if (($2 in ns) && !(p[3] in sshd)) print p[3] }' "$RUNDIR/namespaces" - |
-      while read -r p; do
-        id=$(stat -L -c '%d:%i' "/proc/$p/root/root" 2>/dev/null) || continue
-        case " $ours " in *" $id "*) kill -KILL "$p" 2>/dev/null || true ;; esac
+           { split($1, p, "/"); if (($2 in ns) && !(p[3] in sshd)) print p[3], $2 }' "$RUNDIR/namespaces" - |
+      while read -r p n; do
+        case " $certain " in
+          *" $n "*) ;;
+          *) id=$(stat -L -c '%d:%i' "/proc/$p/root/root" 2>/dev/null) || continue
+             case " $ours " in *" $id "*) ;; *) continue ;; esac ;;
+        esac
+        kill -KILL "$p" 2>/dev/null || true
       done
   fi
   while read -r pid kind name; do

@@ -987,13 +987,27 @@ def down_run(rundir, quiet=False):
 
 
 def in_namespaces(namespaces, rundir):
-    """The live processes of RUNDIR's hosts in NAMESPACES. A namespace's number is reused
-    once its last process is gone (a host lost with stop-host), perhaps by another run's
-    host: a process counts only when its /root, seen through its own mounts, is one of this
-    run's hosts' home directories (fs/root, mounted over root-home)."""
+    """The live processes of RUNDIR's hosts in NAMESPACES. A namespace whose sshd still runs
+    in it is the host's. Once its last process is gone (a host lost with stop-host) its number
+    may be reused by another run's host: then a process counts only when its /root, seen
+    through its own mounts, is one of this run's hosts' home directories (fs/root, mounted
+    over root-home)."""
     res = []
     if not namespaces:
         return res
+    certain = set()
+    try:
+        with open(os.path.join(rundir, "namespaces")) as f:
+            for line in f:
+                p = line.split()
+                if len(p) == 2 and p[1] in namespaces and alive(int(p[0])):
+                    try:
+                        if os.readlink("/proc/%s/ns/mnt" % p[0]) == p[1]:
+                            certain.add(p[1])
+                    except OSError:
+                        pass
+    except FileNotFoundError:
+        pass
     hosts_dir = os.path.join(rundir, "hosts")
     ours = set()
     for d in os.listdir(hosts_dir) if os.path.isdir(hosts_dir) else []:
@@ -1007,10 +1021,14 @@ def in_namespaces(namespaces, rundir):
         if not d.isdigit():
             continue
         try:
-            if os.readlink("/proc/%s/ns/mnt" % d) in namespaces and alive(int(d)):
+            ns = os.readlink("/proc/%s/ns/mnt" % d)
+            if ns not in namespaces or not alive(int(d)):
+                continue
+            if ns not in certain:
                 st = os.stat("/proc/%s/root/root" % d)
-                if (st.st_dev, st.st_ino) in ours:
-                    res.append(int(d))
+                if (st.st_dev, st.st_ino) not in ours:
+                    continue
+            res.append(int(d))
         except OSError:
             pass
     return res
