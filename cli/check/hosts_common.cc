@@ -143,6 +143,7 @@ Step<PreparedHosts> prepare_hosts(const HostsOptions& o, const Globals& g) {
   io.connect_timeout_ms = static_cast<int>(std::lround(o.connect_timeout_s * 1000));
   io.keepalive_s = o.keepalive_s;
   io.use_agent = !o.no_agent;
+  io.accept_codes = o.accept_codes;
   if (!o.hosts_file.empty() && o.hosts_file == "-" && o.password_stdin) {
     print_error("--hosts-file - and --password-stdin both want stdin");
     return ExitNow{kExitUsage};

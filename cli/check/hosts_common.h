@@ -37,6 +37,7 @@ struct HostsOptions {
   std::vector<std::string> registries;
   bool dry_run = false;
   bool print_script = false;
+  std::vector<std::string> accept_codes;  // InventoryOptions's (node remove: L007)
   // --password-stdin's line, once read: shared by the copies of these options,
   // so that a command that prepares its hosts twice (install: the pre-install
   // checks before Azure, then the install) reads stdin once.

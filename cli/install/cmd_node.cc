@@ -2,6 +2,7 @@
 // or leave an installed cluster, their HiveD cells with them; with --azure, an
 // Azure pool grows or VMs of it are deleted.
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -114,7 +115,13 @@ int run_node_add(const NodeOptions& no, const Globals& g) {
 int show_node_removal(pai::deploy::NodeRemovePlan& p, const UseCaseView& view,
                       const pai::deploy::Callbacks& cb) {
   if (!view.json) {
-    out_printf("on %s:\n", p.cluster->master()->name.c_str());
+    if (!p.etcd_remove.empty()) {
+      out_printf("on %s (etcd):\n", p.etcd_via.c_str());
+      for (const auto& m : p.etcd_remove)
+        out_printf("  etcdctl member remove %s (%s, %s)\n", m.id.c_str(), m.name.c_str(),
+                   m.healthy ? "healthy" : "not healthy");
+    }
+    out_printf("on %s:\n", p.kubectl_host()->name.c_str());
     for (const auto& n : p.nodes) {
       std::string script = p.node_script(n);
       for (auto line : pai::util::split(script, '\n'))
@@ -134,7 +141,14 @@ int show_node_removal(pai::deploy::NodeRemovePlan& p, const UseCaseView& view,
     print_use_case_document(pai::deploy::node_remove_json(p, nullptr), "nodeRemove", view);
     return kExitChanges;
   }
-  out_printf("then reset %s:\n", pai::util::join(p.nodes, ", ").c_str());
+  for (const auto& n : p.lost)
+    out_printf("%s is lost (its etcd member unhealthy, SSH unanswered): it is not reset\n",
+               n.c_str());
+  if (p.lost.size() == p.nodes.size()) return kExitChanges;
+  std::vector<std::string> reset;
+  for (const auto& n : p.nodes)
+    if (std::find(p.lost.begin(), p.lost.end(), n) == p.lost.end()) reset.push_back(n);
+  out_printf("then reset %s:\n", pai::util::join(reset, ", ").c_str());
   std::fflush(stdout);
   auto out = pai::deploy::apply_node_remove(p, cb);
   if (out.error) return report(*out.error, view);
@@ -142,7 +156,10 @@ int show_node_removal(pai::deploy::NodeRemovePlan& p, const UseCaseView& view,
 }
 
 int run_node_remove(const NodeOptions& no, const Globals& g) {
-  const InstallOptions& o = no.install;
+  // A master of three removed leaves two until a third replaces it (L007): the
+  // push of the files that say so goes on.
+  InstallOptions o = no.install;
+  o.hosts.accept_codes = {"L007"};
   UseCaseView view = use_case_view(o, g);
   pai::deploy::NodeRemoveDeps deps;
   deps.install = install_deps(o, view);
@@ -180,6 +197,7 @@ int run_node_remove(const NodeOptions& no, const Globals& g) {
   if (out.error) rc = report(*out.error, view);
   if (out.end == NodeRemoveOutcome::End::Reset) rc = stage_exit_code(*out.reset, false);
   if (out.end == NodeRemoveOutcome::End::AzureDeleted) rc = kExitChanges;
+  if (out.end == NodeRemoveOutcome::End::NothingToReset) rc = kExitChanges;
   if (out.push) {
     int push = push_exit_code(out.push, r.cluster_dir, view);
     if (push != kExitOk && push != kExitChanges) rc = push;
@@ -190,11 +208,18 @@ int run_node_remove(const NodeOptions& no, const Globals& g) {
         "removed %s: the VM%s deleted in Azure; config.yaml, layout.yaml and the HiveD "
         "config updated and pushed\n",
         pai::util::join(plan->nodes, ", ").c_str(), plan->nodes.size() == 1 ? "" : "s");
-  if (removed && !view.json && out.end == NodeRemoveOutcome::End::Reset)
-    out_printf("removed %s; layout.yaml and the HiveD config updated and pushed\n",
-               pai::util::join(plan->nodes, ", ").c_str());
+  if (removed && !view.json &&
+      (out.end == NodeRemoveOutcome::End::Reset ||
+       out.end == NodeRemoveOutcome::End::NothingToReset))
+    out_printf("removed %s%s; layout.yaml and the HiveD config updated and pushed\n",
+               pai::util::join(plan->nodes, ", ").c_str(),
+               out.etcd_removed.empty()
+                   ? ""
+                   : (" (etcd members: " + pai::util::join(out.etcd_removed, ", ") + ")").c_str());
   print_use_case_document(pai::deploy::node_remove_json(*plan, &out), "nodeRemove", view);
-  if (out.end == NodeRemoveOutcome::End::Reset && rc == kExitChanges && !o.detailed_exitcode)
+  if ((out.end == NodeRemoveOutcome::End::Reset ||
+       out.end == NodeRemoveOutcome::End::NothingToReset) &&
+      rc == kExitChanges && !o.detailed_exitcode)
     return kExitOk;
   return rc;
 }

@@ -286,6 +286,9 @@ void show_use_case_event(const UseCaseEvent& e, const UseCaseView& v) {
         err_printf("%-14s %-14s %s\n", e.message.c_str(), "node",
                    e.drained ? "drained and deleted" : "deleted");
       break;
+    case K::EtcdMemberRemoved:
+      if (!g.quiet) err_printf("etcd: removed the member of %s\n", e.message.c_str());
+      break;
     case K::NoRunningGroups:
       if (!g.quiet) err_printf("hived: no running group uses %s\n", e.message.c_str());
       break;

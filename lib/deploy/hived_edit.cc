@@ -128,6 +128,7 @@ PushOutcome push_hived_edit(const HivedEdit& h, const PushRequest& r, const Inst
   s.prepare.limit = {h.master};
   s.prepare.wait_s = r.wait_s;
   s.prepare.templates_dir = r.templates_dir;
+  s.prepare.accept_master_count = r.accept_master_count;
   s.run.parallel = r.parallel;
   s.yes = true;
   auto plan = plan_host_stage(s, deps, cb);

@@ -61,6 +61,7 @@ struct PushRequest {
   int wait_s = 300;
   size_t parallel = 64;
   std::string templates_dir;
+  bool accept_master_count = false;  // PrepareRequest's: node remove of a master
 };
 
 // The last step of node add|remove: the changed files written, then the hived

@@ -1,5 +1,7 @@
 #include "deploy/node_json.h"
 
+#include <algorithm>
+
 namespace pai::deploy {
 
 namespace {
@@ -81,6 +83,17 @@ DocJson node_remove_json(const NodeRemovePlan& p, const NodeRemoveOutcome* o) {
       groups.push_back(
           {{"name", g.name}, {"vc", g.vc}, {"effect", g.effect}, {"reason", g.reason}});
     doc["runningGroups"] = groups;
+  }
+  if (!p.etcd_remove.empty() || !p.lost.empty()) {
+    DocJson members = DocJson::array();
+    for (const auto& m : p.etcd_remove) {
+      DocJson x = {{"name", m.name}, {"id", m.id}, {"healthy", m.healthy}};
+      if (o)
+        x["removed"] = std::find(o->etcd_removed.begin(), o->etcd_removed.end(), m.name) !=
+                       o->etcd_removed.end();
+      members.push_back(x);
+    }
+    doc["etcd"] = {{"via", p.etcd_via}, {"members", members}, {"lost", p.lost}};
   }
   if (p.azure && (p.request.dry_run || (o && o->azure)))
     doc["azure"] = azure_removal_json(*p.azure, o && o->azure ? &*o->azure : nullptr);

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "config/cluster_files.h"
+#include "deploy/backup.h"
 #include "deploy/cluster_files.h"
 #include "hived/diff.h"
 #include "hived/inspect.h"
@@ -118,7 +119,63 @@ UseCaseResult<std::vector<AffectedGroup>> node_remove_running_groups(const NodeR
   return out;
 }
 
+// A control plane of several losing masters: the members read through the
+// first master that stays and answers, the quorum checked, and the masters
+// that are lost (member unhealthy, SSH unanswered) marked not to be reset.
+UseCaseResult<void> node_remove_plan_etcd(NodeRemovePlan& p,
+                                          const std::vector<const HostSpec*>& masters) {
+  auto transport = make_transport(p.deps.install.transport, p.cluster->hosts.ssh_password);
+  std::vector<EtcdMember> members;
+  std::vector<std::string> tried;
+  for (const auto& h : p.cluster->specs) {
+    if (!h.master || std::find(masters.begin(), masters.end(), &h) != masters.end()) continue;
+    auto r = run_on_master(*transport, h, etcd_members_script("https://" + h.address + ":2379"));
+    auto parsed = r.ok() ? parse_etcd_members(r.out)
+                         : util::Result<std::vector<EtcdMember>>(
+                               util::Error{r.error, "", util::Error::Kind::Remote});
+    if (!parsed.ok()) {
+      tried.push_back(h.name + ": " + parsed.error().message);
+      continue;
+    }
+    members = std::move(parsed).value();
+    p.etcd_via = h.name;
+    break;
+  }
+  if (p.etcd_via.empty())
+    return remote_error(
+        "node remove: no master that stays answered etcdctl (" + util::join(tried, "; ") + ")",
+        "a master's etcd must answer to remove another's member; look at the "
+        "masters' etcd pods (crictl ps --name etcd)");
+  std::set<std::string> removing;
+  for (const auto* m : masters) {
+    const EtcdMember* em = find_etcd_member(members, m->name, m->address);
+    if (!em) continue;  // not a member (an earlier run removed it)
+    removing.insert(em->name);
+    p.etcd_remove.push_back(*em);
+  }
+  if (auto why = etcd_quorum_refusal(members, removing)) {
+    UseCaseError e = why->kind == util::Error::Kind::Remote
+                         ? remote_error("node remove: " + why->message, why->hint)
+                         : input_error("node remove: " + why->message, why->hint);
+    return e;
+  }
+  for (const auto* m : masters) {
+    const EtcdMember* em = find_etcd_member(members, m->name, m->address);
+    if (em && em->healthy) continue;
+    auto r = run_on_master(*transport, *m, "true");
+    if (!r.ok()) p.lost.push_back(m->name);
+  }
+  return {};
+}
+
 }  // namespace
+
+const HostSpec* NodeRemovePlan::kubectl_host() const {
+  if (!etcd_via.empty())
+    for (const auto& h : cluster->specs)
+      if (h.name == etcd_via) return &h;
+  return cluster->master();
+}
 
 std::string NodeRemovePlan::node_script(const std::string& n) const {
   std::string kubectl =
@@ -145,13 +202,22 @@ UseCaseResult<NodeRemovePlan> plan_node_remove(const NodeRemoveRequest& r,
   auto prepared = prepare_cluster(pr, deps.install.load_hosts);
   if (!prepared.ok()) return std::move(prepared).error();
   p.cluster = std::make_shared<const PreparedCluster>(std::move(prepared).value());
+  size_t masters = 0;
+  std::vector<const HostSpec*> leaving;  // masters among the nodes
+  for (const auto& h : p.cluster->specs) masters += h.master;
   for (const auto& h : p.cluster->specs) {
     if (!h.selected) continue;
-    if (h.master)
+    if (h.master && masters == 1)
       return input_error("node remove: " + h.name +
                          " is the master; paictl reset removes the cluster");
+    if (h.master) leaving.push_back(&h);
     p.nodes.push_back(h.name);
   }
+  if (!leaving.empty() && leaving.size() == masters)
+    return input_error("node remove: every master would go; paictl reset removes the cluster",
+                       "keep at least one master");
+  if (!leaving.empty() && r.azure)
+    return input_error("node remove --azure: the masters are not VMs of a pool");
   // With --azure every node must be a VM of a pool; nothing changes before that is known.
   if (r.azure) {
     auto session = open_azure_required(p.cluster->cluster_dir, r.azure_access, deps.install.azure);
@@ -160,11 +226,14 @@ UseCaseResult<NodeRemovePlan> plan_node_remove(const NodeRemoveRequest& r,
     if (!a.ok()) return std::move(a).error();
     p.azure = std::move(a).value();
   }
+  if (!leaving.empty())
+    if (auto e = node_remove_plan_etcd(p, leaving); !e.ok()) return std::move(e).error();
   // The nodes' cells leave the HiveD config (and on-prem hosts layout.yaml; the
   // Azure step writes layout.yaml from what Azure shows).
   auto h = plan_hived_remove(p.cluster->cluster_dir, p.nodes, r.vc, !r.azure);
   if (!h.ok()) return std::move(h).error();
   p.hived = std::move(h).value();
+  if (!p.etcd_via.empty()) p.hived.master = p.etcd_via;  // a master that stays
   if (!r.hived.empty() && p.hived.services_changed()) {
     std::string source;
     auto groups = node_remove_running_groups(p, cb, source);
@@ -191,9 +260,17 @@ UseCaseResult<NodeRemovePlan> plan_node_remove(const NodeRemoveRequest& r,
 NodeRemoveOutcome apply_node_remove(NodeRemovePlan& p, const Callbacks& cb) {
   const NodeRemoveRequest& r = p.request;
   NodeRemoveOutcome o;
-  HostStageRequest reset = host_stage_request(HostOperation::Reset, r, r.nodes);
+  std::vector<std::string> to_reset;
+  for (const auto& n : p.nodes)
+    if (std::find(p.lost.begin(), p.lost.end(), n) == p.lost.end()) to_reset.push_back(n);
+  HostStageRequest reset = host_stage_request(HostOperation::Reset, r, to_reset);
   reset.yes = true;
   auto run_reset = [&] {
+    if (to_reset.empty()) {
+      o.end = NodeRemoveOutcome::End::NothingToReset;
+      o.reset_went_on = true;
+      return;
+    }
     auto plan = plan_host_stage(reset, p.deps.install, cb);
     if (!plan.ok()) {
       o.end = NodeRemoveOutcome::End::ResetNotPlanned;
@@ -209,7 +286,8 @@ NodeRemoveOutcome apply_node_remove(NodeRemovePlan& p, const Callbacks& cb) {
   if (r.dry_run) {
     o.end = NodeRemoveOutcome::End::DryRun;
     if (!p.azure) run_reset();
-    if (o.end == NodeRemoveOutcome::End::Reset) o.end = NodeRemoveOutcome::End::DryRun;
+    if (o.end == NodeRemoveOutcome::End::Reset || o.end == NodeRemoveOutcome::End::NothingToReset)
+      o.end = NodeRemoveOutcome::End::DryRun;
     return o;
   }
   if (!r.yes) {
@@ -223,7 +301,35 @@ NodeRemoveOutcome apply_node_remove(NodeRemovePlan& p, const Callbacks& cb) {
     }
   }
   auto transport = make_transport(p.deps.install.transport, p.cluster->hosts.ssh_password);
-  const HostSpec& master = *p.cluster->master();
+  const HostSpec& master = *p.kubectl_host();
+  // The masters' etcd members first, one at a time: the cluster keeps its quorum
+  // (planned), and a re-run finds a removed member gone and goes on. etcd refuses
+  // a change while a peer's connection is under 5 s old ("unhealthy cluster", a
+  // leader just elected after a loss): tried again for 30 s, as kubeadm does.
+  for (const auto& m : p.etcd_remove) {
+    auto x = run_on_master(*transport, master,
+                           etcdctl_prelude("https://" + master.address + ":2379", 30) +
+                               "for i in $(seq 60); do\n"
+                               "out=$($E member remove " +
+                               util::shell_quote(m.id) +
+                               " 2>&1) && exit 0\n"
+                               "case $out in *'not found'*) exit 0 ;; *'unhealthy cluster'*) "
+                               "sleep 0.5 ;; *) break ;; esac\n"
+                               "done\n"
+                               "echo \"$out\" >&2; exit 1\n");
+    if (!x.ok() || x.exit_status != 0) {
+      o.end = NodeRemoveOutcome::End::EtcdFailed;
+      o.error = remote_error("node remove: removing the etcd member of " + m.name + " (" + m.id +
+                             ") through " + master.name +
+                             " failed: " + (x.ok() ? std::string(util::trim(x.err)) : x.error));
+      return o;
+    }
+    o.etcd_removed.push_back(m.name);
+    UseCaseEvent e;
+    e.kind = UseCaseEvent::Kind::EtcdMemberRemoved;
+    e.message = m.name + " (member " + m.id + ", through " + master.name + ")";
+    cb.emit(e);
+  }
   for (const auto& n : p.nodes) {
     auto x = run_on_master(*transport, master, "set -e\n" + p.node_script(n));
     if (!x.ok() || x.exit_status != 0) {
@@ -241,6 +347,7 @@ NodeRemoveOutcome apply_node_remove(NodeRemovePlan& p, const Callbacks& cb) {
     cb.emit(e);
   }
   PushRequest push{r.cluster_dir, r.wait_s, r.parallel, r.templates_dir};
+  push.accept_master_count = !p.etcd_remove.empty() || !p.etcd_via.empty();
   if (p.azure) {
     // The VMs go (nothing on them needs resetting), and the files follow.
     o.azure = apply_azure_removal(*p.azure, cb);

@@ -91,7 +91,8 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
   // install cannot make, or no endpoint in front of several, stops it here.
   for (const auto& d : loaded.diagnostics.items())
     if (d.severity == diag::Severity::Error &&
-        (d.code == "L007" || (d.code.size() == 4 && d.code.rfind("L06", 0) == 0)))
+        ((d.code == "L007" && !request.accept_master_count) ||
+         (d.code.size() == 4 && d.code.rfind("L06", 0) == 0)))
       return input_error(std::filesystem::path(d.file).filename().string() + ":" +
                              std::to_string(d.line) + ":" + std::to_string(d.column) + ": " +
                              d.message + " [" + d.code + "]",

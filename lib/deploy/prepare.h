@@ -41,6 +41,9 @@ struct PrepareRequest {
   // false: a layout.yaml without a pai-master host is accepted (the checks before
   // Azure, when the master is the VM of a pool Azure creates next).
   bool need_master = true;
+  // true: a count of masters install would not make (L007: 2, 4) is accepted, as
+  // node remove leaves a control plane that lost a master until one replaces it.
+  bool accept_master_count = false;
 };
 
 struct PreparedCluster {

@@ -140,6 +140,9 @@ struct UseCaseEvent {
     HivedPush,
     // node remove: the node `message` was deleted (and drained, `drained`).
     NodeDeleted,
+    // node remove: a master's etcd member was removed (`message`: "NAME (member
+    // ID, through MASTER)").
+    EtcdMemberRemoved,
     // node remove: no running group uses the nodes (`message`: "NODES
     // (the live HiveD at URL)").
     NoRunningGroups,

@@ -83,9 +83,16 @@ Inventory build_inventory(const InventoryOptions& o) {
   if (from_cluster) {
     config::CheckOutcome out = config::check_paths(o.paths);
     inv.files = out.files;
-    for (const auto& d : out.diagnostics.items())
-      if (d.severity == diag::Severity::Error) inv.diagnostics.add(d);
-    if (out.input_error || out.diagnostics.has_errors()) {
+    bool errors = false;
+    for (auto d : out.diagnostics.items()) {
+      if (d.severity != diag::Severity::Error) continue;
+      if (std::find(o.accept_codes.begin(), o.accept_codes.end(), d.code) != o.accept_codes.end())
+        d.severity = diag::Severity::Warning;
+      else
+        errors = true;
+      inv.diagnostics.add(d);
+    }
+    if (out.input_error || errors) {
       inv.input_error = true;
       inv.cluster_files_invalid = true;
       return inv;

@@ -43,6 +43,10 @@ struct InventoryOptions {
   std::optional<int> connect_timeout_ms;
   std::optional<int> keepalive_s;
   bool use_agent = true;
+  // Codes of the cluster files' errors that do not stop the inventory (shown as
+  // warnings): node remove of a master accepts L007, the control plane of two
+  // masters it leaves until a third replaces the lost one.
+  std::vector<std::string> accept_codes;
 };
 
 struct Inventory {

@@ -11,7 +11,11 @@
 #     left in a host's /tmp;
 #  3. kubectl through HAProxy, the control-plane Nodes tainted, the REST server
 #     with a replica on each master;
-#  4. a re-run changes nothing.
+#  4. a re-run changes nothing;
+#  5. a master lost (stop-host tb-master3): node remove of a second master is
+#     refused (one healthy member of two left: no quorum), nothing changed; node
+#     remove of the lost one removes its etcd member through a master that stays,
+#     deletes its Node, leaves it unreset, and takes it out of layout.yaml.
 set -eu
 : "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}"
 # shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
@@ -97,3 +101,34 @@ state
 expect '{h: v["kubeadm"] for h, v in s["hosts"].items()}["tb-master"]["init"]' '1'
 expect 'sorted(c["etcdMembers"])' '["tb-master", "tb-master2", "tb-master3"]'
 pass "a re-run changes nothing"
+
+# 5. A master lost.
+"$TESTBED" stop-host "$RUN" tb-master3 > "$TMP/stop" 2>&1 || { cat "$TMP/stop"; fail "stop-host"; }
+set +e
+"$PAICTL" node remove "$C" tb-master2 $SSH --yes > "$TMP/rm2.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 2 ] || { cat "$TMP/rm2.txt"; fail "node remove tb-master2 with tb-master3 lost exited $rc, want 2"; }
+grep -q "quorum" "$TMP/rm2.txt" || fail "the refusal does not speak of the quorum: $(cat "$TMP/rm2.txt")"
+grep -q "tb-master3" "$TMP/rm2.txt" || fail "the refusal does not name the lost master: $(cat "$TMP/rm2.txt")"
+state
+expect 'sorted(c["etcdMembers"])' '["tb-master", "tb-master2", "tb-master3"]'
+expect 'c["etcdUnhealthy"]' '["tb-master3"]'
+expect '"Node/tb-master2" in c["objects"]' 'true'
+pass "node remove of a second master with one lost: refused (no quorum), nothing changed"
+
+"$PAICTL" node remove "$C" tb-master3 $SSH --dry-run > "$TMP/rm3-plan.txt" 2>&1 || true
+grep -q "etcdctl member remove [0-9a-f]* (tb-master3, not healthy)" "$TMP/rm3-plan.txt" ||
+  fail "the dry run does not show the member's removal: $(cat "$TMP/rm3-plan.txt")"
+grep -q "tb-master3 is lost" "$TMP/rm3-plan.txt" || fail "the dry run does not say tb-master3 is lost: $(cat "$TMP/rm3-plan.txt")"
+"$PAICTL" node remove "$C" tb-master3 $SSH --yes -o json > "$TMP/rm3.json" 2> "$TMP/rm3.err" ||
+  { cat "$TMP/rm3.json" "$TMP/rm3.err"; fail "node remove of the lost master"; }
+check_file "$TMP/rm3.json" 'd["etcd"]["lost"] == ["tb-master3"] and [m["name"] for m in d["etcd"]["members"] if m["removed"]] == ["tb-master3"] and d["etcd"]["via"] != "tb-master3"' \
+  "node remove -o json: the member removed through a master that stays, the host lost"
+state
+expect 'sorted(c["etcdMembers"])' '["tb-master", "tb-master2"]'
+expect 'c.get("etcdUnhealthy", [])' '[]'
+expect '"Node/tb-master3" in c["objects"]' 'false'
+grep -q "tb-master3" "$C/layout.yaml" && fail "tb-master3 is still in layout.yaml"
+$KUBECTL get configmap -n kube-system -o name > /dev/null || fail "kubectl through HAProxy after the removal"
+pass "node remove of the lost master: its etcd member and Node gone, layout.yaml without it, kubectl works"
