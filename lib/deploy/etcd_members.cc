@@ -94,9 +94,10 @@ std::optional<util::Error> etcd_quorum_refusal(const std::vector<EtcdMember>& me
   }
   std::string hint_sick = sick.empty() ? ""
                                        : "bring " + util::join(sick, ", ") +
-                                             " back first, or remove the lost member" +
-                                             (sick.size() == 1 ? "" : "s") + " first (" +
-                                             util::join(sick, ", ") + ")";
+                                             " back, or remove the lost master" +
+                                             (sick.size() == 1 ? "" : "s") +
+                                             " first (paictl node remove CLUSTER_DIR " +
+                                             util::join(sick, " ") + ")";
   if (healthy < members.size() / 2 + 1)
     return util::Error{"etcd has no quorum: " + std::to_string(healthy) + " of " +
                            std::to_string(members.size()) + " members healthy",

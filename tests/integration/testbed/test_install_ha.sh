@@ -107,6 +107,7 @@ pass "a re-run changes nothing"
 set +e
 "$PAICTL" node remove "$C" tb-master2 $SSH --yes > "$TMP/rm2.txt" 2>&1
 rc=$?
+[ -z "${DOC_OUT:-}" ] || cp "$TMP/rm2.txt" "$DOC_OUT/node-remove-quorum.txt"
 set -e
 [ $rc -eq 2 ] || { cat "$TMP/rm2.txt"; fail "node remove tb-master2 with tb-master3 lost exited $rc, want 2"; }
 grep -q "quorum" "$TMP/rm2.txt" || fail "the refusal does not speak of the quorum: $(cat "$TMP/rm2.txt")"
@@ -118,6 +119,7 @@ expect '"Node/tb-master2" in c["objects"]' 'true'
 pass "node remove of a second master with one lost: refused (no quorum), nothing changed"
 
 "$PAICTL" node remove "$C" tb-master3 $SSH --dry-run > "$TMP/rm3-plan.txt" 2>&1 || true
+[ -z "${DOC_OUT:-}" ] || cp "$TMP/rm3-plan.txt" "$DOC_OUT/node-remove-lost-plan.txt"
 grep -q "etcdctl member remove [0-9a-f]* (tb-master3, not healthy)" "$TMP/rm3-plan.txt" ||
   fail "the dry run does not show the member's removal: $(cat "$TMP/rm3-plan.txt")"
 grep -q "tb-master3 is lost" "$TMP/rm3-plan.txt" || fail "the dry run does not say tb-master3 is lost: $(cat "$TMP/rm3-plan.txt")"
