@@ -12,7 +12,8 @@
 #  3. kubectl through HAProxy, the control-plane Nodes tainted, the REST server
 #     with a replica on each master;
 #  4. a re-run changes nothing;
-#  5. a master lost (stop-host tb-master3): node remove of a second master is
+#  5. a master lost (stop-host tb-master3): install names it, exits 3 and changes
+#     nothing; node remove of a second master is
 #     refused (one healthy member of two left: no quorum), nothing changed; node
 #     remove of the lost one removes its etcd member through a master that stays,
 #     deletes its Node, leaves it unreset, and takes it out of layout.yaml.
@@ -104,6 +105,17 @@ pass "a re-run changes nothing"
 
 # 5. A master lost.
 "$TESTBED" stop-host "$RUN" tb-master3 > "$TMP/stop" 2>&1 || { cat "$TMP/stop"; fail "stop-host"; }
+set +e
+"$PAICTL" install "$C" $SSH --ignore-check-errors CPU,DNS,DiskFree,RunningKubernetes --wait 30 --connect-timeout 3 --yes > "$TMP/lost.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 3 ] || { cat "$TMP/lost.txt"; fail "install with tb-master3 lost exited $rc, want 3 (a remote failure)"; }
+grep -q "tb-master3" "$TMP/lost.txt" || fail "install does not name the lost master: $(cat "$TMP/lost.txt")"
+state
+expect '{h: v["kubeadm"] for h, v in s["hosts"].items()}["tb-master"]["init"]' '1'
+expect 'sorted(c["etcdMembers"])' '["tb-master", "tb-master2", "tb-master3"]'
+expect 'sorted(k for k in c["objects"] if k.startswith("Node/"))' '["Node/tb-master", "Node/tb-master2", "Node/tb-master3", "Node/tb-worker1"]'
+pass "install with a master lost: exit 3, the lost host named, nothing changed"
 set +e
 "$PAICTL" node remove "$C" tb-master2 $SSH --yes > "$TMP/rm2.txt" 2>&1
 rc=$?
