@@ -92,33 +92,30 @@ std::optional<util::Error> etcd_quorum_refusal(const std::vector<EtcdMember>& me
     healthy_left += m.healthy;
     if (!m.healthy) sick.push_back(m.name);
   }
-  std::string hint_sick = sick.empty() ? ""
-                                       : "bring " + util::join(sick, ", ") +
-                                             " back, or remove the lost master" +
-                                             (sick.size() == 1 ? "" : "s") +
-                                             " first (paictl node remove CLUSTER_DIR " +
-                                             util::join(sick, " ") + ")";
+  std::string hint_sick =
+      sick.empty() ? ""
+                   : "bring " + util::join(sick, ", ") + " back, or remove the lost master" +
+                         (sick.size() == 1 ? "" : "s") + " first (paictl node remove CLUSTER_DIR " +
+                         util::join(sick, " ") + ")";
   if (healthy < members.size() / 2 + 1)
-    return util::Error{"etcd has no quorum: " + std::to_string(healthy) + " of " +
-                           std::to_string(members.size()) + " members healthy",
-                       "no member can be removed until a majority answers; " +
-                           (hint_sick.empty() ? std::string("look at the masters' etcd pods")
-                                              : hint_sick),
-                       util::Error::Kind::Remote};
+    return util::Error{
+        "etcd has no quorum: " + std::to_string(healthy) + " of " + std::to_string(members.size()) +
+            " members healthy",
+        "no member can be removed until a majority answers; " +
+            (hint_sick.empty() ? std::string("look at the masters' etcd pods") : hint_sick),
+        util::Error::Kind::Remote};
   if (left.empty())
     return util::Error{"removing every etcd member would remove the cluster",
                        "paictl reset removes the cluster; keep at least one master",
                        util::Error::Kind::Input};
   size_t need = left.size() / 2 + 1;
   if (healthy_left < need)
-    return util::Error{"removing " + util::join(std::vector<std::string>(removing.begin(),
-                                                                         removing.end()),
-                                                ", ") +
-                           " would leave " + std::to_string(left.size()) + " etcd member" +
-                           (left.size() == 1 ? "" : "s") + " (" + util::join(left, ", ") +
-                           ") of which " + std::to_string(healthy_left) +
-                           " healthy; a quorum needs " + std::to_string(need),
-                       hint_sick, util::Error::Kind::Input};
+    return util::Error{
+        "removing " + util::join(std::vector<std::string>(removing.begin(), removing.end()), ", ") +
+            " would leave " + std::to_string(left.size()) + " etcd member" +
+            (left.size() == 1 ? "" : "s") + " (" + util::join(left, ", ") + ") of which " +
+            std::to_string(healthy_left) + " healthy; a quorum needs " + std::to_string(need),
+        hint_sick, util::Error::Kind::Input};
   return std::nullopt;
 }
 

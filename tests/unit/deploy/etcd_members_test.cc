@@ -44,7 +44,8 @@ TEST(EtcdMembers, ReadsIdsInHexNamesUrlsAndHealth) {
 
 TEST(EtcdMembers, NoHealthAnswerMeansNoMemberHealthy) {
   auto m = parse_etcd_members(
-      "@@paictl members@@\n{\"members\":[{\"ID\":1,\"name\":\"a\",\"clientURLs\":[\"https://a:2379\"]}]}\n"
+      "@@paictl "
+      "members@@\n{\"members\":[{\"ID\":1,\"name\":\"a\",\"clientURLs\":[\"https://a:2379\"]}]}\n"
       "@@paictl health@@\n");
   ASSERT_TRUE(m.ok());
   ASSERT_EQ(m->size(), 1u);
