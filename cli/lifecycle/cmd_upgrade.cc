@@ -123,6 +123,14 @@ int run_upgrade(const UpgradeOptions& uo, const Globals& g) {
   auto plan = pai::deploy::plan_upgrade(r, deps);
   if (!plan.ok()) return report(plan.error(), view);
   if (!view.json) print_upgrade_plan(*plan);
+  if (plan->up_to_date() && !r.dry_run) {
+    // Every node runs the version: what a run killed at its end left (the cluster
+    // files' push, the master's install lock) is finished, as any apply ends.
+    auto out = pai::deploy::apply_upgrade(*plan, nullptr);
+    if (out.error) return report(*out.error, view);
+    print_use_case_document(pai::deploy::upgrade_json(*plan, &out), "upgrade", view);
+    return kExitOk;
+  }
   if (plan->up_to_date() || r.dry_run) {
     if (!view.json && r.dry_run && !plan->up_to_date())
       out_printf("dry run: nothing was changed on any host\n");

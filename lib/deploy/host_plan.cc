@@ -5,6 +5,7 @@
 #include "config/node_settings.h"
 #include "deploy/cluster_files.h"
 #include "deploy/openpai.h"
+#include "deploy/phases/phases.h"
 #include "remote/ssh_transport.h"
 #include "util/fs.h"
 
@@ -28,9 +29,11 @@ PhaseList phases_of(HostOperation operation, const InstallSettings& settings) {
   PhaseList phases;
   switch (operation) {
     case HostOperation::ConfigPush:
+      phases.push_back(phases::make_lock_phase());
       phases.push_back(make_config_phase(settings));
       break;
     case HostOperation::HivedPush:
+      phases.push_back(phases::make_lock_phase());
       phases.push_back(make_hived_phase(settings));
       if (!settings.cluster_files.empty()) phases.push_back(make_config_phase(settings));
       break;

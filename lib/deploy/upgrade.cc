@@ -40,10 +40,15 @@ double upgrade_wall_now(const UpgradeDeps& d) {
 }
 
 // The script that reads the cluster on the master: the API server's version and the Nodes.
+// The API server's version and the Nodes. An API server that is restarting (kubeadm
+// upgrade apply replaces its static pod, and a run killed there leaves the restart
+// going on) is waited for, up to 60 s, before the read fails.
 std::string upgrade_read_script() {
   std::string k = kUpgradeKubectl;
-  return "set -e\necho '--- version'\n" + k + " get --raw /version\necho\necho '--- nodes'\n" + k +
-         " get nodes -o json\n";
+  return "for i in $(seq 120); do " + k +
+         " get --raw /readyz >/dev/null 2>&1 && break; sleep 0.5; done\n"
+         "set -e\necho '--- version'\n" +
+         k + " get --raw /version\necho\necho '--- nodes'\n" + k + " get nodes -o json\n";
 }
 
 std::map<std::string, std::string> upgrade_sections(const std::string& out) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "deploy/engine.h"
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/strings.h"
@@ -166,6 +167,11 @@ const nlohmann::json* find_node(const nlohmann::json& nodes, const std::string& 
   for (const auto& n : nodes["items"])
     if (n.contains("metadata") && n["metadata"].value("name", "") == name) return &n;
   return nullptr;
+}
+
+void left_lock_needs(std::map<std::string, std::string>& kv, std::vector<std::string>& needs) {
+  if (kv.count("lock") && holder_is_dead_here(kv["lock"]))
+    needs.push_back("remove the install lock of a run that is gone (" + kv["lock"] + ")");
 }
 
 }  // namespace pai::deploy::phases

@@ -131,6 +131,15 @@ const nlohmann::json* find_node(const nlohmann::json& nodes, const std::string& 
 // lines (a failed script is a failed observation) and computes its needs from
 // them. The script is listed for reading ahead and run by observe() from the
 // same text, which ReadsAhead::observation_reads requires.
+// The holder of the host's install lock, as "lock=HOLDER" (nothing when free).
+inline constexpr const char* kLeftLockRead =
+    "L=/run/lock/paictl-install; [ -d /run/lock ] || L=/tmp/paictl-install.lock\n"
+    "if [ -f \"$L\" ]; then h=; [ -r \"$L\" ] && IFS= read -r h < \"$L\"; echo \"lock=$h\"; fi\n"
+    "true\n";
+// A lock left by a run killed on this machine: the next apply takes it over and
+// removes it at its end, so the plan must not say "up to date".
+void left_lock_needs(std::map<std::string, std::string>& kv, std::vector<std::string>& needs);
+
 class KeyValuePhase : public Phase, public ReadsAhead {
  public:
   using Phase::Phase;

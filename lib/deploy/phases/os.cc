@@ -41,17 +41,14 @@ class OsPhase : public KeyValuePhase {
       "\"/sys/class/net/$i/mtu\"; echo \"mtu=$m\"; fi\n"
       "[ -e /etc/paictl/cluster ] && echo ours=1\n"
       "[ -e /etc/kubernetes/kubelet.conf ] && echo joined=1\n"
-      "L=/run/lock/paictl-install; [ -d /run/lock ] || L=/tmp/paictl-install.lock\n"
-      "if [ -f \"$L\" ]; then h=; [ -r \"$L\" ] && IFS= read -r h < \"$L\"; echo \"lock=$h\"; fi\n"
       "true\n";
   std::string what() const override { return "the OS"; }
-  std::string observation(const HostRun&) const override { return kScript; }
+  std::string observation(const HostRun&) const override {
+    return std::string(kScript) + kLeftLockRead;
+  }
   util::Result<void> needs_from(HostRun& h, std::map<std::string, std::string>& kv,
                                 std::vector<std::string>& needs) override {
-    // A lock left by an install killed on this machine: the next apply takes
-    // it over and removes it at its end, so the plan must not say "up to date".
-    if (kv.count("lock") && holder_is_dead_here(kv["lock"]))
-      needs.push_back("remove the install lock of a run that is gone (" + kv["lock"] + ")");
+    left_lock_needs(kv, needs);
     auto& f = h.facts();
     f["os_id"] = kv["os_id"];
     f["os_version"] = kv["os_version"];
@@ -70,6 +67,36 @@ class OsPhase : public KeyValuePhase {
 
 std::unique_ptr<Phase> make_os_phase() {
   return std::make_unique<OsPhase>();
+}
+
+}  // namespace pai::deploy::phases
+
+namespace pai::deploy::phases {
+
+namespace {
+
+// The operations that run no os phase (config push, a HiveD push: the end of
+// upgrade, node add and remove): a lock a killed run of them left is seen here.
+class LockPhase : public KeyValuePhase {
+ public:
+  LockPhase()
+      : KeyValuePhase(
+            "lock",
+            {.hosts = PhaseTraits::Hosts::Master, .cluster_scope = true, .read_only = true}) {}
+  std::string what() const override { return "the install lock"; }
+  std::string observation(const HostRun&) const override { return kLeftLockRead; }
+  util::Result<void> needs_from(HostRun&, std::map<std::string, std::string>& kv,
+                                std::vector<std::string>& needs) override {
+    left_lock_needs(kv, needs);
+    return {};
+  }
+  util::Result<void> apply(HostRun&, const std::vector<std::string>&) override { return {}; }
+};
+
+}  // namespace
+
+std::unique_ptr<Phase> make_lock_phase() {
+  return std::make_unique<LockPhase>();
 }
 
 }  // namespace pai::deploy::phases

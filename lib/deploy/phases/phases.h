@@ -16,6 +16,8 @@ struct InstallSettings;
 namespace phases {
 
 std::unique_ptr<Phase> make_os_phase();
+// A lock a killed run left on the host, for the operations without the os phase.
+std::unique_ptr<Phase> make_lock_phase();
 std::unique_ptr<Phase> make_checks_phase(const InstallSettings& s);
 std::unique_ptr<Phase> make_mark_phase(const InstallSettings& s);
 std::unique_ptr<Phase> make_swap_phase();
