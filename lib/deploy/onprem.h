@@ -64,6 +64,9 @@ struct InstallSettings {
   // A hybrid cluster's files as check config read them: the pre-install checks
   // then include check hosts' hybrid checks (check/hybrid.h). Null otherwise.
   std::shared_ptr<const config::CheckOutcome> hybrid;
+  // The files of a control plane of several masters: the pre-install checks then
+  // include check hosts' ControlPlaneEndpoint and MasterPort (check/masters.h).
+  std::shared_ptr<const config::CheckOutcome> masters_files;
   // A hybrid cluster's link between the sites (azure.tunnel-mtu), 0 for none:
   // the pods' VXLAN MTU is the smallest of it and the hosts' MTUs, less 50.
   int tunnel_mtu = 0;

@@ -177,6 +177,10 @@ UseCaseResult<PreparedCluster> prepare_cluster(const PrepareRequest& request, Cl
     if (!files.ok()) return UseCaseError{std::move(files).error()};
     s.cluster_files = std::move(*files);
   }
+  size_t masters = 0;
+  if (cluster.layout)
+    for (const auto& m : cluster.layout->machines) masters += m.master;
+  if (masters > 1) s.masters_files = std::make_shared<const config::CheckOutcome>(loaded);
   if (cfg.azure) {
     s.hybrid = std::make_shared<const config::CheckOutcome>(loaded);
     s.tunnel_mtu = cfg.azure->tunnel_mtu;

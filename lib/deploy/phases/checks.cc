@@ -4,6 +4,7 @@
 
 #include "check/catalogue.h"
 #include "check/hybrid.h"
+#include "check/masters.h"
 #include "check/runner.h"
 #include "check/verdict.h"
 #include "deploy/phases/common.h"
@@ -77,17 +78,21 @@ class ChecksPhase : public ClusterWidePhase, public ReadsAhead {
     co.sudo_password = s_.sudo_password;
     auto outcomes = check::collect(transport, plans, co);
     std::vector<check::CheckResult> hybrid;
+    auto exec = [&](size_t i, const std::string& script, int timeout_ms) {
+      remote::ExecRequest req;
+      req.command = "sh -c " + util::shell_quote(script);
+      req.timeout_ms = timeout_ms;
+      return transport.exec(outcomes[i].plan.target, req);
+    };
     if (s_.hybrid) {
-      auto exec = [&](size_t i, const std::string& script, int timeout_ms) {
-        remote::ExecRequest req;
-        req.command = "sh -c " + util::shell_quote(script);
-        req.timeout_ms = timeout_ms;
-        return transport.exec(outcomes[i].plan.target, req);
-      };
       check::HybridOptions ho;
       ho.parallel = hosts.size();
       hybrid = check::hybrid_checks(*s_.hybrid, outcomes, exec, ho);
     }
+    // Several masters: the endpoint and the ports between them, as check hosts.
+    if (s_.masters_files)
+      for (auto& r : check::control_plane_checks(*s_.masters_files, outcomes, exec, hosts.size()))
+        hybrid.push_back(std::move(r));
     // The verdict of `check hosts --for install`: the catalogue's one table
     // says what install sets up itself and what it keeps on hosts it installed.
     auto results = check::host_verdicts(outcomes, s_.eval, std::move(hybrid),

@@ -3,7 +3,8 @@
 # three masters and a GPU worker, a real HAProxy on 127.0.61.250:6443 in front of
 # the masters' API servers, their objects in a real etcd cluster):
 #  1. check config accepts the three masters with the endpoint; check hosts finds
-#     the endpoint answering and the ports between the masters open;
+#     the endpoint answering and the ports between the masters open; install's own
+#     checks stop at an endpoint where nothing listens;
 #  2. install: kubeadm init --upload-certs on tb-master, tb-master2 and tb-master3
 #     joined as control-plane nodes (three etcd members, all healthy), the worker
 #     joined through the endpoint; the certificate key 0600 in the cluster
@@ -49,6 +50,16 @@ bad = [r for r in ep + mp if r["status"] != "pass"]
 assert len(ep) == 4 and len(mp) == 3 * 2 * 4 and not bad, (len(ep), len(mp), bad[:3])
 PY
 pass "check config and check hosts: the endpoint answers, the masters' ports are open"
+# install's own pre-install checks probe them too: an endpoint where nothing listens stops it.
+cp -r "$C" "$TMP/bad-endpoint"
+sed -i 's/^kube_control_plane_endpoint: "127.0.61.250:6443"/kube_control_plane_endpoint: "127.0.61.250:6444"/' "$TMP/bad-endpoint/config.yaml"
+set +e
+"$PAICTL" install "$TMP/bad-endpoint" $SSH --ignore-check-errors CPU,DNS,DiskFree,RunningKubernetes --dry-run > "$TMP/bad-ep.txt" 2>&1
+rc=$?
+set -e
+[ $rc -ne 0 ] || { cat "$TMP/bad-ep.txt"; fail "install --dry-run with no load balancer on the endpoint exited 0"; }
+grep -q "ControlPlaneEndpoint" "$TMP/bad-ep.txt" || fail "install's checks do not name ControlPlaneEndpoint: $(cat "$TMP/bad-ep.txt")"
+pass "install's pre-install checks: an endpoint where nothing listens stops it (ControlPlaneEndpoint)"
 
 # 2. The install.
 "$PAICTL" install "$C" $SSH --ignore-check-errors CPU,DNS,DiskFree,RunningKubernetes --wait 90 --yes > "$TMP/install.txt" 2>&1 ||
