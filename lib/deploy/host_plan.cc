@@ -47,6 +47,21 @@ PhaseList phases_of(HostOperation operation, const InstallSettings& settings) {
   return phases;
 }
 
+// This run in the lock's note.
+const char* run_name(HostOperation operation) {
+  switch (operation) {
+    case HostOperation::Reset:
+      return "reset";
+    case HostOperation::ConfigPush:
+      return "config push";
+    case HostOperation::HivedPush:
+      return "push of the HiveD config";
+    case HostOperation::Install:
+      break;
+  }
+  return "install";
+}
+
 bool unreached(const RunResult& r) {
   for (const auto& h : r.hosts)
     if (!h.reached) return true;
@@ -66,8 +81,10 @@ UseCaseResult<HostRunPlan> plan_host_run(HostOperation operation, PreparedCluste
   // One install (or reset) per cluster directory at a time; a dry run changes nothing.
   p.lock = std::make_shared<LocalLock>();
   if (!p.dry_run) {
-    if (auto locked = p.lock->acquire(p.state_dir + "/install.lock"); !locked)
-      return input_error(locked.error().message);
+    if (!options.lock_held)
+      if (auto locked = p.lock->acquire(p.state_dir + "/install.lock", run_name(operation));
+          !locked)
+        return input_error(locked.error().message, locked.error().hint);
     // A run that changes hosts keeps its journal: known now, nothing has changed yet.
     if (auto j = check_journal_writable(p.state_dir + "/install.journal"); !j)
       return input_error(
@@ -88,7 +105,9 @@ UseCaseResult<HostRunPlan> plan_host_run(HostOperation operation, PreparedCluste
   }
 
   const auto& s = p.cluster->settings;
-  p.transport = make_transport(transport, p.cluster->hosts.ssh_password);
+  p.cost = std::make_shared<remote::CountingTransport>(
+      make_transport(transport, p.cluster->hosts.ssh_password));
+  p.transport = p.cost;
   p.masker = std::make_shared<Masker>();
   p.masker->add(p.cluster->hosts.ssh_password.reveal());
   p.masker->add(s.sudo_password.reveal());

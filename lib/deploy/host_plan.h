@@ -19,6 +19,7 @@
 #include "deploy/journal.h"
 #include "deploy/prepare.h"
 #include "deploy/usecase.h"
+#include "remote/counting_transport.h"
 #include "remote/transport.h"
 
 namespace pai::deploy {
@@ -33,6 +34,9 @@ std::unique_ptr<remote::Transport> make_transport(const TransportFactory& f,
 struct HostRunOptions {
   bool dry_run = false;
   size_t parallel = 64;
+  // The caller holds the cluster directory's lock for a larger run (an
+  // upgrade's config push): this run does not take it again.
+  bool lock_held = false;
 };
 
 struct HostRunPlan {
@@ -52,8 +56,10 @@ struct HostRunPlan {
   };
   Verdict verdict() const;
 
-  // Taken over by the apply.
+  // Taken over by the apply. `transport` is `cost`, which counts what the plan
+  // and the apply cost each host.
   std::shared_ptr<remote::Transport> transport;
+  std::shared_ptr<remote::CountingTransport> cost;
   std::shared_ptr<Masker> masker;
   std::shared_ptr<LocalLock> lock;
   std::shared_ptr<PhaseList> phases;

@@ -1,5 +1,6 @@
 #include "deploy/install_json.h"
 
+#include <cmath>
 #include <string>
 
 namespace pai::deploy {
@@ -69,12 +70,25 @@ const char* host_operation_kind(HostOperation operation) {
   return "Install";
 }
 
+DocJson run_stats_json(const HostRunPlan& plan) {
+  remote::TransportCost c = plan.cost ? plan.cost->cost() : remote::TransportCost{};
+  return {{"hosts", plan.cluster->specs.size()},
+          {"sessionsPerHost", c.most.sessions},
+          {"commandsPerHost", c.most.commands},
+          {"bytesSentPerHost", c.most.bytes_sent},
+          {"sessions", c.total.sessions},
+          {"commands", c.total.commands},
+          {"bytesSent", c.total.bytes_sent},
+          {"cpuSeconds", std::round(remote::process_cpu_seconds() * 1000) / 1000}};
+}
+
 DocJson host_stage_json(const HostRunPlan& plan, const RunResult* result) {
   DocJson doc = {{"apiVersion", kInstallApi},
                  {"kind", host_operation_kind(plan.operation)},
                  {"cluster", plan.cluster->cluster_dir},
                  {"plan", plan.plan.to_json()}};
   if (result) doc["result"] = result->to_json();
+  doc["stats"] = run_stats_json(plan);
   return doc;
 }
 
@@ -124,6 +138,10 @@ DocJson install_json(const InstallPlan& p, const InstallOutcome& o) {
     if (!o.access->hived.empty()) a["hived"] = o.access->hived;
     doc["access"] = a;
   }
+  // Last, as host_stage_json has it: what the run cost, when all of it is done.
+  DocJson stats = std::move(doc["stats"]);
+  doc.erase("stats");
+  doc["stats"] = std::move(stats);
   return doc;
 }
 

@@ -24,6 +24,8 @@ const char* host_operation_kind(HostOperation operation);
 // One run of the hosts: apiVersion, kind, cluster, the plan and (when applied)
 // the result.
 DocJson host_stage_json(const HostRunPlan& plan, const RunResult* result);
+// What a hosts' run cost (its plan and apply): `stats` of install.schema.json.
+DocJson run_stats_json(const HostRunPlan& plan);
 
 // install's document; null when the outcome has none (it failed before there
 // was one to show).

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "deploy/install_json.h"
+
 namespace pai::deploy {
 
 namespace {
@@ -11,6 +13,7 @@ DocJson node_json_run(const HostStage& s) {
   DocJson out = DocJson::object();
   out["plan"] = s.plan->plan.to_json();
   if (s.end == HostStage::End::Applied) out["result"] = s.result.to_json();
+  out["stats"] = run_stats_json(*s.plan);
   return out;
 }
 

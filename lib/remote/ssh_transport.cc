@@ -504,6 +504,7 @@ bool Session::connect() {
          "see docs/check-hosts.md for the SSH settings paictl honours");
     return false;
   }
+  ++result_.logins;
   auto t0 = Clock::now();
   hops_ = std::make_unique<Hops>();
   Hops& conn = *hops_;

@@ -56,7 +56,8 @@ struct ExecResult {
   double auth_ms = 0;
   double exec_ms = 0;
   double first_output_epoch =
-      0;  // this machine's clock (s since 1970) when stdout's first byte came
+      0;           // this machine's clock (s since 1970) when stdout's first byte came
+  int logins = 0;  // SSH sessions this command opened (0: it ran on a kept one)
   bool ok() const { return failure == Failure::None; }
 };
 

@@ -113,6 +113,7 @@ remote::ExecResult ScriptedTransport::exec(const remote::Target& target,
       }
   }
   remote::ExecResult r;
+  r.logins = 1;  // as SSH: a command of its own opens a session of its own
   if (down) {
     r.failure = remote::Failure::Connect;
     r.error = "connection to " + call.host + " refused";
@@ -130,9 +131,32 @@ remote::ExecResult ScriptedTransport::exec(const remote::Target& target,
   return r;
 }
 
+namespace {
+// A kept connection: its first command logs in (as SshTransport's does), the
+// others run on that session; after a refusal the next command tries again.
+class ScriptedConnection : public remote::Connection {
+ public:
+  ScriptedConnection(ScriptedTransport& t, remote::Target target)
+      : t_(t), target_(std::move(target)) {}
+  remote::ExecResult exec(const remote::ExecRequest& request) override {
+    std::lock_guard lock(mu_);
+    remote::ExecResult r = t_.exec(target_, request);
+    r.logins = logged_in_ ? 0 : 1;
+    logged_in_ = r.ok();
+    return r;
+  }
+
+ private:
+  ScriptedTransport& t_;
+  remote::Target target_;
+  std::mutex mu_;
+  bool logged_in_ = false;
+};
+}  // namespace
+
 std::unique_ptr<remote::Connection> ScriptedTransport::connect(const remote::Target& target) {
   ++connections_;
-  return Transport::connect(target);
+  return std::make_unique<ScriptedConnection>(*this, target);
 }
 
 ScriptedTransport::Handler local_shell(std::string dir) {

@@ -223,6 +223,8 @@ if [ "${PAICTL_TEST_REGISTER:-0}" = 1 ]; then
 fi
 "$PAICTL" install "$C" $ARGS --dry-run -o json > "$TMP/plan.json" 2>/dev/null
 py 'sys.exit(0 if s["plan"]["changed"] is False and s["kind"] == "Install" else "plan: %s" % s["plan"])' "$TMP/plan.json"
+# What the plan cost: one SSH session per host, its commands and bytes counted, paictl's CPU.
+py 'st = s["stats"]; sys.exit(0 if st["hosts"] == len(s["plan"]["hosts"]) and st["sessionsPerHost"] == 1 and st["sessions"] == st["hosts"] and st["commandsPerHost"] >= 1 and st["bytesSentPerHost"] > 0 and st["bytesSent"] >= st["bytesSentPerHost"] and 0 < st["cpuSeconds"] < 60 else "stats: %s" % st)' "$TMP/plan.json"
 state "$TMP/again.json"
 cmp -s "$TMP/done.json" "$TMP/again.json" || fail "a re-run changed the cluster"
 pass "a re-run has nothing to do (the services found applied, unchanged)"
