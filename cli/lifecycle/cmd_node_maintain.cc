@@ -165,6 +165,7 @@ int run_node_maintain(const MaintainOptions& mo, const Globals& g) {
       rc = plan->blocked() ? kExitFindings : plan->changes() ? kExitChanges : kExitOk;
       break;
     case End::Blocked:
+    case End::Busy:
       rc = report(*out.error, view);
       break;
     case End::UpToDate:

@@ -19,6 +19,7 @@ struct ConfigPushRequest {
   int wait_s = 300;
   size_t parallel = 64;
   std::string templates_dir;
+  bool lock_held = false;  // the caller holds the cluster directory's lock (HostRunOptions)
 };
 // The config phase on the master: the cluster files pushed when they differ.
 UseCaseResult<std::shared_ptr<HostRunPlan>> plan_config_push(const ConfigPushRequest& request,

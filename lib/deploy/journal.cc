@@ -212,7 +212,7 @@ LocalLock::~LocalLock() {
   release();
 }
 
-util::Result<void> LocalLock::acquire(const std::string& path) {
+util::Result<void> LocalLock::acquire(const std::string& path, const std::string& what) {
   std::string dir = parent_dir(path);
   if (!util::is_directory(dir)) {
     auto made = util::make_directories(dir, 0700);
@@ -229,16 +229,17 @@ util::Result<void> LocalLock::acquire(const std::string& path) {
     ::close(fd);
     while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
     if (e == EWOULDBLOCK)
-      return util::Error{"another install of this cluster is running (" +
+      return util::Error{"another paictl run on this cluster is running (" +
                              (holder.empty() ? std::string("holder unknown") : holder) + "; lock " +
                              path + ")",
-                         ""};
+                         "one run changes a cluster at a time: wait for it to end (a run that "
+                         "was killed lets go of the lock at once)"};
     return util::Error{"cannot lock " + path + ": " + std::strerror(e), ""};
   }
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
-  std::string content = "pid " + std::to_string(::getpid()) + " on host " + host + " since " +
-                        util::now_rfc3339_ms() + "\n";
+  std::string content = "paictl " + what + ", pid " + std::to_string(::getpid()) + " on host " +
+                        host + " since " + util::now_rfc3339_ms() + "\n";
   if (::ftruncate(fd, 0) != 0 ||
       ::pwrite(fd, content.data(), content.size(), 0) != static_cast<ssize_t>(content.size())) {
     // The lock holds even when its note cannot be written.

@@ -69,15 +69,22 @@ util::Result<std::vector<nlohmann::json>> read_journal(const std::string& path,
 // or an "up-to-date" record (a later run observed it done), of any run.
 std::vector<nlohmann::json> interrupted_steps(const std::vector<nlohmann::json>& records);
 
-// One install per cluster directory: an flock(2) on <dir>/.paictl/install.lock
-// (released by the kernel when the holder dies, even by kill -9), whose content
-// says who holds it.
+// One run that changes a cluster at a time per cluster directory: an flock(2)
+// on <dir>/.paictl/install.lock (released by the kernel when the holder dies,
+// even by kill -9), whose content says who holds it. install, reset, node
+// add|remove and config push take it for their hosts' run; upgrade and node
+// maintain for their whole run (the config push at the end of an upgrade runs
+// under the upgrade's: HostRunOptions::lock_held).
 class LocalLock {
  public:
+  LocalLock() = default;
+  LocalLock(const LocalLock&) = delete;
+  LocalLock& operator=(const LocalLock&) = delete;
   ~LocalLock();
-  // Taken, or why not: "another install of this cluster is running (pid 123
-  // on host x since T; lock PATH)".
-  util::Result<void> acquire(const std::string& path);
+  // Taken, or why not: "another paictl run on this cluster is running (paictl
+  // upgrade, pid 123 on host x since T; lock PATH)". `what` names this run in
+  // the lock's note ("install", "upgrade"...).
+  util::Result<void> acquire(const std::string& path, const std::string& what = "install");
   void release();
 
  private:

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <utility>
 
+#include "deploy/journal.h"
 #include "hived/inspect.h"
 #include "hived/live.h"
 #include "util/strings.h"
@@ -392,6 +393,15 @@ MaintainOutcome apply_maintain(MaintainPlan& p, const Callbacks& cb) {
       o.end = MaintainOutcome::End::Declined;
       return o;
     }
+  }
+  // One run changes the cluster at a time: not beside an install, an upgrade
+  // or another node maintain of it.
+  LocalLock lock;
+  if (auto locked = lock.acquire(p.cluster->cluster_dir + "/.paictl/install.lock", "node maintain");
+      !locked) {
+    o.end = MaintainOutcome::End::Busy;
+    o.error = input_error("node maintain: " + locked.error().message, locked.error().hint);
+    return o;
   }
   std::shared_ptr<remote::Transport> transport =
       make_transport(p.deps.install.transport, p.cluster->hosts.ssh_password);

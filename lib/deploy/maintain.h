@@ -103,6 +103,7 @@ struct MaintainOutcome {
     UpToDate,  // every host has what was asked: nothing changed
     Declined,  // not confirmed
     Applied,   // the batches ran (`run`; it may have stopped: `error`)
+    Busy,      // another run holds the cluster directory's lock: nothing changed (`error`)
   } end = End::Declined;
   std::optional<UseCaseError> error;
   std::optional<NodeBatchOutcome> run;

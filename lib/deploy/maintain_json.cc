@@ -19,6 +19,8 @@ const char* to_string(MaintainOutcome::End e) {
       return "declined";
     case MaintainOutcome::End::Applied:
       return "applied";
+    case MaintainOutcome::End::Busy:
+      return "busy";
   }
   return "?";
 }

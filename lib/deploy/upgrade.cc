@@ -504,6 +504,14 @@ UpgradeOutcome apply_upgrade(UpgradePlan& p,
     o.ok = true;
     return o;
   }
+  // One run changes the cluster at a time: not beside an install, a node
+  // maintain or another upgrade of it.
+  LocalLock lock;
+  if (auto locked = lock.acquire(p.cluster->cluster_dir + "/.paictl/install.lock", "upgrade");
+      !locked) {
+    o.error = input_error("upgrade: " + locked.error().message, locked.error().hint);
+    return o;
+  }
   util::Clock clock = p.deps.clock.now ? p.deps.clock : util::Clock::real();
   Journal journal;
   (void)journal.open(p.cluster->cluster_dir + "/.paictl/upgrade-versions.journal");
@@ -672,6 +680,7 @@ UpgradeOutcome apply_upgrade(UpgradePlan& p,
     cr.limit = {master.name};
     cr.parallel = 1;
     cr.templates_dir = p.request.templates_dir;
+    cr.lock_held = true;
     Callbacks quiet;
     auto cp = plan_config_push(cr, p.deps.install, quiet);
     if (!cp.ok()) return fail(std::move(cp).error());

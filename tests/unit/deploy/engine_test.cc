@@ -537,8 +537,9 @@ TEST_F(DeployEngine, LocalLockRefusesASecondInstallAndSaysWho) {
   auto refused = b.acquire(path);
   ASSERT_FALSE(refused);
   const std::string why = refused.error().message;
-  EXPECT_NE(why.find("another install"), std::string::npos) << why;
-  EXPECT_NE(why.find("pid " + std::to_string(::getpid())), std::string::npos) << why;
+  EXPECT_NE(why.find("another paictl run on this cluster is running"), std::string::npos) << why;
+  EXPECT_NE(why.find("paictl install, pid " + std::to_string(::getpid())), std::string::npos)
+      << why;
   EXPECT_NE(why.find("since "), std::string::npos) << why;
   a.release();
   EXPECT_TRUE(b.acquire(path));

@@ -186,7 +186,9 @@ TEST(InstallUseCase, APlanForAnApplyHoldsTheClusterDirectorysLock) {
   auto second = plan_install(r, deps_of(c.dir(), ssh), {});
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.error().error.kind, util::Error::Kind::Input);
-  EXPECT_EQ(second.error().error.message.rfind("another install of this cluster is running", 0), 0u)
+  EXPECT_EQ(second.error().error.message.rfind(
+                "another paictl run on this cluster is running (paictl install, pid ", 0),
+            0u)
       << second.error().error.message;
   // The apply's end releases it.
   auto out = apply_install(*first, {});

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "deploy/journal.h"
 #include "usecase_fixture.h"
 
 namespace pai::deploy {
@@ -85,6 +86,28 @@ TEST(MaintainUseCase, PlansTheDriverPackageOfTheOsAndAReboot) {
   EXPECT_LT(at("apt-get install"), at("apt-mark hold"));
   EXPECT_LT(at("apt-mark hold"), at("RUN1"));
   EXPECT_LT(at("RUN1"), at("systemctl reboot"));
+}
+
+TEST(MaintainUseCase, NotBesideAnotherRunOfTheCluster) {
+  TempCluster c;
+  testing::ScriptedTransport ssh;
+  ssh.on("apt-cache madison", maintain_read("535.104.05"));
+  MaintainDeps deps;
+  deps.install = deps_of(c.dir(), ssh);
+  MaintainRequest r = maintain_request(c);
+  r.dry_run = false;
+  r.yes = true;
+  auto p = plan_maintain(r, deps, {});
+  ASSERT_TRUE(p.ok()) << p.error().error.message;
+  LocalLock upgrade;
+  ASSERT_TRUE(upgrade.acquire(c.dir() + "/.paictl/install.lock", "upgrade").ok());
+  auto o = apply_maintain(*p, {});
+  EXPECT_EQ(o.end, MaintainOutcome::End::Busy);
+  ASSERT_TRUE(o.error.has_value());
+  EXPECT_NE(o.error->error.message.find("(paictl upgrade, pid "), std::string::npos)
+      << o.error->error.message;
+  EXPECT_FALSE(ssh.ran("apt-get install"));
+  EXPECT_FALSE(ssh.ran("cordon"));
 }
 
 TEST(MaintainUseCase, AVersionAptDoesNotOfferIsRefused) {

@@ -15,6 +15,7 @@
 #include <regex>
 #include <set>
 
+#include "deploy/journal.h"
 #include "deploy/upgrade_json.h"
 #include "usecase_fixture.h"
 
@@ -220,6 +221,33 @@ TEST(UpgradeUseCase, ApplyOnceAndResumeACutShortRun) {
 
 namespace pai::deploy {
 namespace {
+
+TEST(UpgradeUseCase, NotBesideAnotherRunOfTheCluster) {
+  TempCluster c;
+  testing::ScriptedTransport ssh;
+  UpgradeTestCluster k;
+  upgrade_test_script(ssh, k);
+  auto plan = plan_upgrade(upgrade_test_request(c, "1.31"), upgrade_test_deps(c, ssh));
+  ASSERT_TRUE(plan.ok()) << plan.error().error.message;
+  {
+    LocalLock other;  // a node maintain of the same cluster directory, say
+    ASSERT_TRUE(other.acquire(c.dir() + "/.paictl/install.lock", "node maintain").ok());
+    auto out = apply_upgrade(*plan, {});
+    EXPECT_FALSE(out.ok);
+    ASSERT_TRUE(out.error.has_value());
+    EXPECT_NE(out.error->error.message.find("another paictl run on this cluster is running "
+                                            "(paictl node maintain, pid "),
+              std::string::npos)
+        << out.error->error.message;
+    EXPECT_EQ(k.applies, 0);
+    EXPECT_FALSE(ssh.ran("kubeadm upgrade"));
+    EXPECT_FALSE(ssh.ran("cordon"));
+  }
+  // Once it is gone the upgrade runs, its own config push under its lock.
+  auto out = apply_upgrade(*plan, {});
+  ASSERT_TRUE(out.ok) << out.error->error.message;
+  EXPECT_EQ(k.applies, 1);
+}
 
 TEST(UpgradeUseCase, ANodeLeftAnnotatedAfterItsUncordonIsReleasedWhenEveryVersionIsDone) {
   // A run killed between a node's uncordon and its annotation's removal: every
