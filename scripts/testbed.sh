@@ -16,6 +16,7 @@
 #   scripts/testbed.sh knob RUNDIR HOST 'TOOL STEP ACTION'...   (or --clear)
 #   scripts/testbed.sh log RUNDIR [HOST]     every recorded invocation, one JSON object a line
 #   scripts/testbed.sh stop-host RUNDIR NAME lose a host (its sshd, API server, etcd member, kubelet loop)
+#   scripts/testbed.sh start-host RUNDIR NAME   a lost host replaced: same name, address and host key, disks wiped
 #   scripts/testbed.sh kubeconfig RUNDIR     path of the master's admin.conf
 #   scripts/testbed.sh age-certs RUNDIR DAYS [HOST|all [NAME...]]   re-issue leaf certificates to expire DAYS from now
 #   scripts/testbed.sh can-run               exit 77 with the reason when this machine cannot run it

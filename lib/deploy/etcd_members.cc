@@ -119,4 +119,37 @@ std::optional<util::Error> etcd_quorum_refusal(const std::vector<EtcdMember>& me
   return std::nullopt;
 }
 
+std::optional<util::Error> etcd_join_refusal(const std::vector<EtcdMember>& members,
+                                             const std::string& joining,
+                                             const std::string& address) {
+  if (const EtcdMember* old = find_etcd_member(members, joining, address))
+    return util::Error{
+        "etcd still lists a member of " + joining + " (" + old->name + ", " +
+            (old->healthy ? "healthy" : "not healthy") + ") that this host does not run",
+        "a replaced master joins once its old member is gone: paictl node remove CLUSTER_DIR " +
+            joining + " removes it (then put the host back in layout.yaml and node add it)",
+        util::Error::Kind::Input};
+  size_t healthy = 0;
+  std::vector<std::string> sick;
+  for (const auto& m : members) {
+    healthy += m.healthy;
+    if (!m.healthy) sick.push_back(m.name);
+  }
+  size_t need = (members.size() + 1) / 2 + 1;
+  // As etcd's own check: a second member may join one that runs (growing one
+  // master to three goes through two members).
+  if (members.size() == 1 && healthy == 1) return std::nullopt;
+  if (healthy < need)
+    return util::Error{"joining " + joining + " would make " + std::to_string(members.size() + 1) +
+                           " etcd members of which " + std::to_string(healthy) +
+                           " healthy until it starts; a quorum needs " + std::to_string(need),
+                       sick.empty()
+                           ? std::string("look at the masters' etcd pods")
+                           : "remove the lost master" + std::string(sick.size() == 1 ? "" : "s") +
+                                 " first (paictl node remove CLUSTER_DIR " + util::join(sick, " ") +
+                                 "), or bring " + util::join(sick, ", ") + " back",
+                       util::Error::Kind::Input};
+  return std::nullopt;
+}
+
 }  // namespace pai::deploy

@@ -37,4 +37,12 @@ const EtcdMember* find_etcd_member(const std::vector<EtcdMember>& members, const
 std::optional<util::Error> etcd_quorum_refusal(const std::vector<EtcdMember>& members,
                                                const std::set<std::string>& removing);
 
+// Why a master named `joining` (at `address`) must not join now: its old member
+// is still listed (a replaced machine: remove that member first), or the member
+// it adds, not started yet, would leave fewer healthy members than a majority
+// (etcd itself refuses that member add); nullopt when the join is safe.
+std::optional<util::Error> etcd_join_refusal(const std::vector<EtcdMember>& members,
+                                             const std::string& joining,
+                                             const std::string& address);
+
 }  // namespace pai::deploy

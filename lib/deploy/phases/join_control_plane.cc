@@ -7,10 +7,12 @@
 // about to expire (kubeadm deletes it after 2 h) is made again first.
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include "deploy/backup.h"
 #include "deploy/certificate_key.h"
+#include "deploy/etcd_members.h"
 #include "deploy/phases/common.h"
 #include "deploy/phases/phases.h"
 #include "util/json.h"
@@ -70,9 +72,11 @@ class JoinControlPlanePhase : public KeyValuePhase {
                       s_.kube_vip_interface + ") to " + kKubeVipManifest);
     if (kv.count("kubelet_conf") && kv.count("apiserver") && registered) return {};
     h.facts()["kubeadm_version"] = kubeadm_version(h, kv, s_);
-    if (kv.count("kubelet_conf") || kv.count("apiserver") || kv.count("ca") ||
-        kv.count("kubelet_config"))
-      needs.push_back("clean up an interrupted or incomplete join (kubeadm reset -f)");
+    bool leftover = kv.count("kubelet_conf") || kv.count("apiserver") || kv.count("ca") ||
+                    kv.count("kubelet_config");
+    if (master)
+      if (auto refused = join_refusal(h, *master, leftover)) return *refused;
+    if (leftover) needs.push_back("clean up an interrupted or incomplete join (kubeadm reset -f)");
     needs.push_back("kubeadm join " +
                     (master ? endpoint_of(s_, master->spec()) : std::string("the endpoint")) +
                     " as a control-plane node (an etcd member; the certificates decrypted with "
@@ -119,6 +123,27 @@ class JoinControlPlanePhase : public KeyValuePhase {
     }
     if (!joined.ok()) return joined;
     return etcd_healthy(h, *master);
+  }
+
+  // Why this master must not join the etcd cluster as the first master's etcd
+  // sees it (etcd_join_refusal); nothing when it cannot be asked (a first
+  // install, whose first master has no etcd yet). A host left with a join's
+  // files removes its own member with kubeadm reset before it joins again.
+  std::optional<util::Error> join_refusal(HostRun& h, HostRun& master, bool leftover) {
+    auto r = master.observe_sh(etcd_members_script("https://" + master.spec().address + ":2379"));
+    if (!r.ok() || r.exit_status != 0) return std::nullopt;
+    auto members = parse_etcd_members(r.out);
+    if (!members.ok() || members->empty()) return std::nullopt;
+    if (leftover) {
+      const EtcdMember* own = find_etcd_member(*members, h.spec().name, h.spec().address);
+      if (own && own->healthy) {
+        std::vector<EtcdMember> others;
+        for (const auto& m : *members)
+          if (&m != own) others.push_back(m);
+        return etcd_join_refusal(others, h.spec().name, h.spec().address);
+      }
+    }
+    return etcd_join_refusal(*members, h.spec().name, h.spec().address);
   }
 
  private:

@@ -17,7 +17,10 @@
 #     nothing; node remove of a second master is
 #     refused (one healthy member of two left: no quorum), nothing changed; node
 #     remove of the lost one removes its etcd member through a master that stays,
-#     deletes its Node, leaves it unreset, and takes it out of layout.yaml.
+#     deletes its Node, leaves it unreset, and takes it out of layout.yaml;
+#  6. the lost master replaced (start-host: same name and address, disks wiped),
+#     back in layout.yaml: node add joins it as a control-plane node (three etcd
+#     members again, all healthy) and a re-run of install changes nothing.
 set -eu
 : "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}"
 # shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
@@ -146,6 +149,7 @@ pass "node remove of a second master with one lost: refused (no quorum), nothing
 grep -q "etcdctl member remove [0-9a-f]* (tb-master3, not healthy)" "$TMP/rm3-plan.txt" ||
   fail "the dry run does not show the member's removal: $(cat "$TMP/rm3-plan.txt")"
 grep -q "tb-master3 is lost" "$TMP/rm3-plan.txt" || fail "the dry run does not say tb-master3 is lost: $(cat "$TMP/rm3-plan.txt")"
+cp "$C/layout.yaml" "$TMP/layout.with-master3"
 "$PAICTL" node remove "$C" tb-master3 $SSH --yes -o json > "$TMP/rm3.json" 2> "$TMP/rm3.err" ||
   { cat "$TMP/rm3.json" "$TMP/rm3.err"; fail "node remove of the lost master"; }
 check_file "$TMP/rm3.json" 'd["etcd"]["lost"] == ["tb-master3"] and [m["name"] for m in d["etcd"]["members"] if m["removed"]] == ["tb-master3"] and d["etcd"]["via"] != "tb-master3"' \
@@ -157,3 +161,26 @@ expect '"Node/tb-master3" in c["objects"]' 'false'
 grep -q "tb-master3" "$C/layout.yaml" && fail "tb-master3 is still in layout.yaml"
 $KUBECTL get configmap -n kube-system -o name > /dev/null || fail "kubectl through HAProxy after the removal"
 pass "node remove of the lost master: its etcd member and Node gone, layout.yaml without it, kubectl works"
+
+# 6. The lost master replaced: a machine of the same name and address, installed
+# again, goes back into layout.yaml and node add joins it as a control-plane node.
+"$TESTBED" start-host "$RUN" tb-master3 > "$TMP/start" 2>&1 || { cat "$TMP/start"; fail "start-host tb-master3"; }
+cp "$TMP/layout.with-master3" "$C/layout.yaml"
+"$PAICTL" node add "$C" tb-master3 $SSH --ignore-check-errors CPU,DNS,DiskFree --dry-run > "$TMP/add3-plan.txt" 2>&1 || { cat "$TMP/add3-plan.txt"; fail "node add --dry-run of the replacement"; }
+grep -q "kubeadm join .* as a control-plane node" "$TMP/add3-plan.txt" || fail "the dry run does not show the control-plane join: $(cat "$TMP/add3-plan.txt")"
+"$PAICTL" node add "$C" tb-master3 $SSH --ignore-check-errors CPU,DNS,DiskFree --wait 90 --yes > "$TMP/add3.txt" 2>&1 || { cat "$TMP/add3.txt"; fail "node add of the replacement"; }
+[ -z "${DOC_OUT:-}" ] || cp "$TMP/add3.txt" "$DOC_OUT/node-add-master.txt"
+grep -q '^tb-worker1 .*join' "$TMP/add3.txt" && fail "node add of tb-master3 joined tb-worker1 again: $(cat "$TMP/add3.txt")"
+state
+expect 'sorted(c["etcdMembers"])' '["tb-master", "tb-master2", "tb-master3"]'
+expect 'c.get("etcdUnhealthy", [])' '[]'
+expect '{h: v["kubeadm"] for h, v in s["hosts"].items()}["tb-master"]["init"]' '1'
+$KUBECTL get node tb-master3 -o json > "$TMP/master3.json" || fail "kubectl get node tb-master3"
+check_file "$TMP/master3.json" '[c["status"] for c in d["status"]["conditions"] if c["type"] == "Ready"] == ["True"] and d["metadata"]["labels"].get("pai-master") == "true"' \
+  "tb-master3 Ready and labelled a master"
+set +e
+"$PAICTL" install "$C" $SSH --ignore-check-errors CPU,DNS,DiskFree,RunningKubernetes --wait 60 --yes --detailed-exitcode > "$TMP/after-add3.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 0 ] || { cat "$TMP/after-add3.txt"; fail "install after the replacement joined exited $rc (changes or an error)"; }
+pass "the replacement of the lost master joins: 3 etcd members healthy, its Node Ready, a re-run changes nothing"

@@ -33,6 +33,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -1093,6 +1094,89 @@ def stop_host(args):
     return 0
 
 
+# What testhosts.sh put in a host's bin/ (the rest came with what was installed since).
+HOST_BIN_KEPT = ("dmesg", "nvidia-smi", "fake.env")
+
+
+def start_host(args):
+    """A lost host replaced: a machine of the same name, address and SSH host key whose disks
+    were wiped and whose OS was installed again. Every file the host got since `up` goes
+    (what apt installed, /etc, /var/lib with etcd's data, the fakes' state, the knobs); its
+    sshd starts in a new namespace and the kubelet's loop sees it again. Its Node and etcd
+    member, if the cluster still lists them, stay as they are."""
+    rundir = os.path.abspath(args.rundir)
+    H = host_dir(rundir, args.name)
+    name = os.path.basename(H)
+    run = load_run(rundir)
+    h = next(x for x in run["hosts"] if x["name"] == name)
+    if not os.path.exists(H + "/state/lost"):
+        die("%s is running: lose it first (testbed.sh stop-host %s %s)" % (name, rundir, name))
+    for pname in ("kube-apiserver", "etcd"):
+        if tbkubelet.running_pid(H, pname):
+            die("%s's %s still runs" % (name, pname), 1)
+    # The disks wiped.
+    for e in os.listdir(H + "/bin"):
+        if e not in HOST_BIN_KEPT:
+            _remove(H + "/bin/" + e)
+    for d in (H + "/state", H + "/fs", H + "/etcd"):
+        if os.path.lexists(d):
+            _remove(d)
+    os.makedirs(H + "/etcd")
+    open(H + "/knobs", "w").close()
+    copy_etc(rundir, [h])
+    args.rollout_delay = json.load(open(H + "/host.json")).get("rollout_delay", 0.5) if os.path.exists(H + "/host.json") else 0.5
+    prepare_host(rundir, h, run.get("kubectl", ""), args)
+    # Its sshd, as testhosts.sh starts it, in a namespace of its own.
+    with open(H + "/sshd.log", "a") as log:
+        proc = subprocess.Popen(["unshare", "--mount", "--uts", "--propagation", "private", "/bin/sh", H + "/enter.sh"],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True)
+    pid = proc.pid
+    mine = os.readlink("/proc/self/ns/mnt")
+    deadline = time.time() + 10
+    ns = mine
+    while time.time() < deadline and ns == mine:
+        try:
+            ns = os.readlink("/proc/%d/ns/mnt" % pid)
+        except OSError:
+            die("%s: its sshd exited at once (see %s/sshd.log)" % (name, H), 1)
+        if ns == mine:
+            time.sleep(0.02)
+    port = run["port"]
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            die("%s: its sshd exited (see %s/sshd.log)" % (name, H), 1)
+        with socket.socket() as c:
+            c.settimeout(0.5)
+            if c.connect_ex((h["address"], port)) == 0:
+                break
+        time.sleep(0.05)
+    else:
+        die("%s: its sshd does not listen on %s:%d" % (name, h["address"], port), 1)
+    # The run's lists name the new sshd instead of the lost one.
+    def replace(path, keep):
+        with open(path) as f:
+            lines = [l for l in f if keep(l.split())]
+        with open(path + ".tmp", "w") as f:
+            f.writelines(lines)
+        os.replace(path + ".tmp", path)
+    old = set()
+    with open(os.path.join(rundir, "pids")) as f:
+        for l in f:
+            x = l.split()
+            if len(x) == 3 and x[1] == "sshd" and x[2] == name:
+                old.add(x[0])
+    replace(os.path.join(rundir, "pids"), lambda x: not (len(x) == 3 and x[1] == "sshd" and x[2] == name))
+    replace(os.path.join(rundir, "namespaces"), lambda x: not (x and x[0] in old))
+    with open(os.path.join(rundir, "pids"), "a") as f:
+        f.write("%d sshd %s\n" % (pid, name))
+    with open(os.path.join(rundir, "namespaces"), "a") as f:
+        f.write("%d %s\n" % (pid, ns))
+    mount_host(rundir, h, pid, run.get("kubectl", ""))
+    start_kubelet_loop(rundir)
+    print("testbed: %s started again, fresh (sshd on %s:%d)" % (name, h["address"], port))
+    return 0
+
+
 def host_dir(rundir, name):
     run = load_run(rundir)
     for h in run["hosts"]:
@@ -1460,6 +1544,10 @@ def main():
     p.add_argument("rundir")
     p.add_argument("name")
     p.set_defaults(fn=stop_host)
+    p = sub.add_parser("start-host")
+    p.add_argument("rundir")
+    p.add_argument("name")
+    p.set_defaults(fn=start_host)
     p = sub.add_parser("can-run")
     p.set_defaults(fn=lambda a: can_run())
     a = ap.parse_args()

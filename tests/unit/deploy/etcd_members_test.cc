@@ -104,5 +104,35 @@ TEST(EtcdQuorum, EveryMemberOrNoQuorumAtAllIsRefused) {
   EXPECT_EQ(none->kind, util::Error::Kind::Remote);
 }
 
+TEST(EtcdJoin, AReplacedMasterWaitsForItsOldMemberToGo) {
+  auto m = three_one_down();
+  auto r = etcd_join_refusal(m, "m3", "10.0.0.3");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_NE(r->message.find("still lists a member of m3"), std::string::npos) << r->message;
+  EXPECT_NE(r->hint.find("paictl node remove CLUSTER_DIR m3"), std::string::npos) << r->hint;
+  // The same machine under another name, found by its peer address.
+  auto by_address = etcd_join_refusal(m, "m3-new", "10.0.0.3");
+  ASSERT_TRUE(by_address.has_value());
+  EXPECT_NE(by_address->message.find("(m3, not healthy)"), std::string::npos);
+}
+
+TEST(EtcdJoin, AFourthMemberWithOneLostWouldLoseTheQuorum) {
+  // Three listed, two healthy: a fourth, not started yet, makes 2 healthy of 4.
+  auto r = etcd_join_refusal(three_one_down(), "m4", "10.0.0.4");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_NE(r->message.find("4 etcd members of which 2 healthy"), std::string::npos) << r->message;
+  EXPECT_NE(r->hint.find("paictl node remove CLUSTER_DIR m3"), std::string::npos) << r->hint;
+}
+
+TEST(EtcdJoin, AReplacementJoinsTwoHealthyMembers) {
+  auto m = three_one_down();
+  m.pop_back();  // the lost member removed
+  EXPECT_FALSE(etcd_join_refusal(m, "m3", "10.0.0.3").has_value());
+  m.pop_back();  // one member that runs: a second may join it, as etcd allows
+  EXPECT_FALSE(etcd_join_refusal(m, "m2", "10.0.0.2").has_value());
+  m[0].healthy = false;  // one member that does not answer: no join
+  EXPECT_TRUE(etcd_join_refusal(m, "m2", "10.0.0.2").has_value());
+}
+
 }  // namespace
 }  // namespace pai::deploy
