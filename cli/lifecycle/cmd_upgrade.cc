@@ -91,6 +91,11 @@ void print_upgrade_plan(const pai::deploy::UpgradePlan& p) {
                  v.c_str());
     out_printf("; kubelet and kubectl %s%s\n", v.c_str(),
                s.master_kubelet_done ? " (the kubelet runs it already)" : "");
+    for (const auto& m : s.other_masters)
+      out_printf(
+          "  control plane on %s: kubeadm %s, kubeadm upgrade node, kubelet and kubectl %s "
+          "(one master at a time, etcd healthy before the next)\n",
+          m.c_str(), v.c_str(), v.c_str());
     if (s.nodes.empty()) {
       out_printf("  workers: none behind %s\n", v.c_str());
     } else {

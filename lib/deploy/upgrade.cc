@@ -15,6 +15,7 @@
 #include "deploy/cluster_files.h"
 #include "deploy/config_push.h"
 #include "deploy/credentials.h"
+#include "deploy/etcd_members.h"
 #include "deploy/journal.h"
 #include "deploy/node_batches.h"
 #include "deploy/phases/common.h"
@@ -340,7 +341,10 @@ UseCaseResult<UpgradePlan> plan_upgrade(const UpgradeRequest& r, const UpgradeDe
       bool behind = !v.ok() || compare_versions(*v, vs.to) < 0;
       bool left = !n.maintenance.empty() && n.maintenance.rfind("upgrade ", 0) == 0;
       if (n.master) {
-        st.master_kubelet_done = !behind;
+        if (n.name == master->name)
+          st.master_kubelet_done = !behind;
+        else if (behind)
+          st.other_masters.push_back(n.name);
         continue;
       }
       if (!limit.count(n.name)) continue;
@@ -490,6 +494,38 @@ util::Result<void> upgrade_wait_node(
   }
 }
 
+// Polls the first master's etcd until every member is healthy, up to `wait_s`.
+util::Result<void> upgrade_wait_etcd(
+    const std::function<remote::ExecResult(const std::string&)>& on_master, const HostSpec& master,
+    const util::Clock& clock, double wait_s, double poll_s) {
+  double deadline = clock.now() + wait_s;
+  std::string last = "etcdctl did not answer";
+  for (;;) {
+    auto x = on_master(etcd_members_script("https://" + master.address + ":2379"));
+    if (x.ok() && x.exit_status == 0) {
+      auto members = parse_etcd_members(x.out);
+      if (members.ok()) {
+        std::vector<std::string> sick;
+        for (const auto& m : *members)
+          if (!m.healthy) sick.push_back(m.name);
+        if (sick.empty() && !members->empty()) return {};
+        last = std::to_string(members->size() - sick.size()) + " of " +
+               std::to_string(members->size()) +
+               " members healthy (not: " + util::join(sick, ", ") + ")";
+      } else {
+        last = members.error().message;
+      }
+    }
+    if (clock.now() >= deadline)
+      return util::Error{
+          "etcd is not healthy after " + std::to_string(static_cast<int>(wait_s)) + " s: " + last,
+          "look at the masters' etcd static pods (crictl ps --name etcd; crictl "
+          "logs); a re-run goes on from the master that is behind",
+          util::Error::Kind::Remote};
+    clock.sleep(poll_s);
+  }
+}
+
 }  // namespace
 
 UpgradeOutcome apply_upgrade(UpgradePlan& p,
@@ -589,6 +625,32 @@ UpgradeOutcome apply_upgrade(UpgradePlan& p,
       if (!w.ok()) return fail(remote_error(w.error().message, w.error().hint));
       o.upgraded.push_back(master.name + " " + v);
       emit(UpgradeEvent::Kind::NodeDone, v, master.name);
+    }
+    // The other masters, one at a time: each a member of etcd and a replica of
+    // the API server, so the next waits until this one is Ready at `v` and every
+    // etcd member is healthy again.
+    for (const auto& name : st.other_masters) {
+      const HostSpec* h = upgrade_spec(*p.cluster, name);
+      if (!h) return fail(input_error("upgrade: " + name + " is not a host of layout.yaml"));
+      emit(UpgradeEvent::Kind::NodeStart, v, name);
+      auto x = upgrade_on(*transport, *h,
+                          upgrade_packages_script(st, {"kubeadm"}) +
+                              "kubeadm upgrade node >/dev/null\n" +
+                              upgrade_packages_script(st, {"kubelet", "kubectl"}) +
+                              "systemctl daemon-reload\nsystemctl restart kubelet\n");
+      if (!x.ok() || x.exit_status != 0)
+        return fail(remote_error("upgrade: kubeadm upgrade node " + v + " on " + name +
+                                 " failed: " + upgrade_failure(x)));
+      auto w =
+          upgrade_wait_node(on_master, clock, name, v, 0, p.request.node_wait_s, p.request.poll_s);
+      if (!w.ok()) return fail(remote_error(w.error().message, w.error().hint));
+      if (auto e =
+              upgrade_wait_etcd(on_master, master, clock, p.request.node_wait_s, p.request.poll_s);
+          !e.ok())
+        return fail(
+            remote_error("upgrade: after " + name + ": " + e.error().message, e.error().hint));
+      o.upgraded.push_back(name + " " + v);
+      emit(UpgradeEvent::Kind::NodeDone, v, name);
     }
     // The workers, in the planner's batches, through the node batch runner.
     if (!st.nodes.empty()) {

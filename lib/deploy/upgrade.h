@@ -78,9 +78,12 @@ struct UpgradeStep {
   bool latest = true;                // the minor's latest patch in the repository
   bool control_plane_done = false;   // the API server runs `to` already
   bool master_kubelet_done = false;  // the master's kubelet runs `to`
-  std::vector<std::string> nodes;    // workers whose kubelet is behind, or left cordoned
-  hived::MaintenancePlan batches;    // the workers' order and batches
-  std::string repo;                  // the minor's package repository
+  // The other masters of a control plane of several whose kubelet is behind:
+  // kubeadm upgrade node on each, one at a time, etcd healthy between them.
+  std::vector<std::string> other_masters;
+  std::vector<std::string> nodes;  // workers whose kubelet is behind, or left cordoned
+  hived::MaintenancePlan batches;  // the workers' order and batches
+  std::string repo;                // the minor's package repository
 };
 
 struct UpgradePlan {

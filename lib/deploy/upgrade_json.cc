@@ -28,13 +28,14 @@ DocJson upgrade_json(const UpgradePlan& p, const UpgradeOutcome* o) {
   doc["nodes"] = nodes;
   DocJson steps = DocJson::array();
   for (const auto& s : p.steps) {
-    DocJson st = {
-        {"version", s.to.str()},
-        {"latestPatch", s.latest},
-        {"repository", s.repo},
-        {"controlPlane",
-         {{"kubeadmUpgradeApply", !s.control_plane_done}, {"kubeletDone", s.master_kubelet_done}}},
-        {"nodes", s.nodes}};
+    DocJson st = {{"version", s.to.str()},
+                  {"latestPatch", s.latest},
+                  {"repository", s.repo},
+                  {"controlPlane",
+                   {{"kubeadmUpgradeApply", !s.control_plane_done},
+                    {"kubeletDone", s.master_kubelet_done},
+                    {"otherMasters", s.other_masters}}},
+                  {"nodes", s.nodes}};
     if (!s.nodes.empty())
       st["maintenance"] = DocJson::parse(util::dump_json(hived::maintenance_json(s.batches)));
     steps.push_back(st);

@@ -21,6 +21,8 @@
 #  6. the lost master replaced (start-host: same name and address, disks wiped),
 #     back in layout.yaml: node add joins it as a control-plane node (three etcd
 #     members again, all healthy) and a re-run of install changes nothing.
+#  7. upgrade --to 1.31: kubeadm upgrade apply on tb-master, kubeadm upgrade node
+#     on tb-master2 and tb-master3 one at a time, then the worker; etcd healthy.
 set -eu
 : "${RUN:?}" "${PAICTL:?}" "${TESTBED:?}" "${PYTHON3:?}" "${HIVED_SERVER:?}"
 # shellcheck disable=SC2034 # read by lib.sh: this test starts its own testbed
@@ -184,3 +186,24 @@ rc=$?
 set -e
 [ $rc -eq 0 ] || { cat "$TMP/after-add3.txt"; fail "install after the replacement joined exited $rc (changes or an error)"; }
 pass "the replacement of the lost master joins: 3 etcd members healthy, its Node Ready, a re-run changes nothing"
+
+# 7. upgrade of the control plane of three: kubeadm upgrade apply on the first
+# master, then kubeadm upgrade node on the others one at a time (each Ready at the
+# new version and etcd healthy before the next), then the worker.
+"$PAICTL" upgrade "$C" $SSH --to 1.31 --dry-run > "$TMP/up-plan.txt" 2>&1 || { cat "$TMP/up-plan.txt"; fail "upgrade --dry-run"; }
+grep -q "control plane on tb-master2: kubeadm 1.31.6, kubeadm upgrade node" "$TMP/up-plan.txt" || fail "the plan does not upgrade tb-master2: $(cat "$TMP/up-plan.txt")"
+grep -q "control plane on tb-master3: kubeadm 1.31.6, kubeadm upgrade node" "$TMP/up-plan.txt" || fail "the plan does not upgrade tb-master3: $(cat "$TMP/up-plan.txt")"
+"$PAICTL" upgrade "$C" $SSH --to 1.31 --yes > "$TMP/up.txt" 2> "$TMP/up.err" || { cat "$TMP/up.txt" "$TMP/up.err"; fail "upgrade --to 1.31"; }
+[ -z "${DOC_OUT:-}" ] || cat "$TMP/up-plan.txt" > "$DOC_OUT/upgrade-ha-plan.txt"
+order=$(grep "runs 1.31.6" "$TMP/up.err" | awk '{print $2}' | tr '\n' ' ')
+[ "$order" = "tb-master tb-master2 tb-master3 tb-worker1 " ] || fail "the nodes' order ($order): $(cat "$TMP/up.err")"
+$KUBECTL get nodes -o json > "$TMP/nodes-up.json"
+check_file "$TMP/nodes-up.json" 'sorted((n["metadata"]["name"], n["status"]["nodeInfo"]["kubeletVersion"]) for n in d["items"]) == [("tb-master", "v1.31.6"), ("tb-master2", "v1.31.6"), ("tb-master3", "v1.31.6"), ("tb-worker1", "v1.31.6")]' \
+  "every kubelet at v1.31.6"
+state
+expect 'sorted(c["etcdMembers"])' '["tb-master", "tb-master2", "tb-master3"]'
+expect 'c.get("etcdUnhealthy", [])' '[]'
+for m in tb-master tb-master2 tb-master3; do
+  grep -q 'kube-apiserver:v1.31.6' "$RUN/hosts/$m/fs/etc/kubernetes/manifests/kube-apiserver.yaml" || fail "$m's API server is not at v1.31.6"
+done
+pass "upgrade of three masters: one at a time (apply on the first, upgrade node on the others), etcd healthy, the worker last"
