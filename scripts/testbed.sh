@@ -9,8 +9,9 @@
 # (http://MASTER:30096). docs/testbed.md describes it.
 #
 #   scripts/testbed.sh up N RUNDIR [--base 127.0.30] [--masters 1|3|5] [--host I:KEY=VALUE,...]... [--kubectl PATH]
-#                                  [--rollout-delay S] [--hived-server PATH]
+#                                  [--rollout-delay S] [--hived-server PATH] [--call-latency S]
 #                                  (--masters 3: tb-master, tb-master2, tb-master3 behind HAProxy on BASE.250:6443)
+#                                  (--call-latency S: every call of a fake sleeps S seconds first)
 #   scripts/testbed.sh state RUNDIR          one JSON document of every host's state and of the cluster objects
 #   scripts/testbed.sh down RUNDIR           stop everything, by pid
 #   scripts/testbed.sh knob RUNDIR HOST 'TOOL STEP ACTION'...   (or --clear)

@@ -120,6 +120,15 @@ def host_info(host=None):
         return json.load(f)
 
 
+def call_latency(host=None):
+    """The seconds each call of a fake waits before its work (testbed.sh up --call-latency):
+    a real host whose work is slow and off this machine, standing in as a sleep, not CPU."""
+    try:
+        return float(host_info(host).get("call_latency", 0) or 0)
+    except (OSError, ValueError):
+        return 0.0
+
+
 def write_file(path, text, mode=0o644):
     real = hp(path)
     os.makedirs(os.path.dirname(real), exist_ok=True)
@@ -1804,7 +1813,10 @@ def read_only(tool, argv):
     """Whether this call only reads the host's state: no knob applies to it, it
     reads no input and changes no file, so the fake server (tbserver.py) may run
     it in its own process instead of a forked worker. It still logs its
-    invocation as every call does."""
+    invocation as every call does. With a call latency every call goes to a worker
+    (the server would otherwise serialise the hosts' waits)."""
+    if call_latency() > 0:
+        return False
     if tool in ("dpkg-query", "lsmod"):
         return True
     if tool == "systemctl":
@@ -1828,6 +1840,10 @@ def main():
         log_start(tool, argv)
     if not IN_SERVER:  # the server must not die of a caller's closed pipe
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if tool != "kubectl-ensure":
+        latency = call_latency()
+        if latency > 0:
+            time.sleep(latency)
     rc = 1
     try:
         rc = TOOLS[tool](argv)

@@ -136,6 +136,8 @@ def up(args):
     n = args.n
     if n < 1 or n > 1000:
         die("N must be between 1 and 1000")
+    if not 0 <= args.call_latency <= 60:
+        die("--call-latency must be between 0 and 60 seconds")
     if not re.match(r"^127\.\d+\.\d+$", args.base):
         die("--base must be three octets of a loopback address, e.g. 127.0.30")
     rc = can_run()
@@ -453,7 +455,7 @@ def prepare_host(rundir, h, kubectl, args):
         f.write("# /etc/fstab: static file system information.\nLABEL=cloudimg-rootfs\t/\text4\tdiscard,errors=remount-ro\t0 1\n")
         if h["swap"] == "on":
             f.write("/swapfile\tnone\tswap\tsw\t0 0\n")
-    info = dict(h, run=rundir, host=H, rollout_delay=args.rollout_delay)
+    info = dict(h, run=rundir, host=H, rollout_delay=args.rollout_delay, call_latency=getattr(args, "call_latency", 0.0))
     with open(H + "/host.json", "w") as f:
         json.dump(info, f, indent=1)
     family = h["os"].split("-")[0]
@@ -1124,7 +1126,9 @@ def start_host(args):
     os.makedirs(H + "/etcd")
     open(H + "/knobs", "w").close()
     copy_etc(rundir, [h])
-    args.rollout_delay = json.load(open(H + "/host.json")).get("rollout_delay", 0.5) if os.path.exists(H + "/host.json") else 0.5
+    old_info = json.load(open(H + "/host.json")) if os.path.exists(H + "/host.json") else {}
+    args.rollout_delay = old_info.get("rollout_delay", 0.5)
+    args.call_latency = old_info.get("call_latency", 0.0)
     prepare_host(rundir, h, run.get("kubectl", ""), args)
     # Its sshd, as testhosts.sh starts it, in a namespace of its own.
     with open(H + "/sshd.log", "a") as log:
@@ -1502,6 +1506,8 @@ def main():
     p.add_argument("--kubectl")
     p.add_argument("--rollout-delay", type=float, default=float(os.environ.get("TESTBED_ROLLOUT_DELAY", "0.5")))
     p.add_argument("--hived-server", help="the HiveD double's program (tests/integration/hived/hived_test_server)")
+    p.add_argument("--call-latency", type=float, default=float(os.environ.get("TESTBED_CALL_LATENCY", "0")),
+                   help="seconds each call of a fake sleeps first: hosts whose work is slow and off this machine")
     p.set_defaults(fn=up)
     for name, fn in (("state", state), ("down", down), ("kubeconfig", kubeconfig)):
         p = sub.add_parser(name)

@@ -67,9 +67,9 @@ TEST(CountingTransport, AFailedLoginIsCountedAndTheNextCommandLogsInAgain) {
 TEST(CountingTransport, TheMostOnAnyHostIsTakenFigureByFigure) {
   CountingTransport t(std::make_unique<ScriptedTransport>());
   auto a = t.connect(target("a"));
-  for (int i = 0; i < 5; ++i) a->exec(request("x"));        // 1 session, 5 commands, 5 bytes
-  t.exec(target("b"), request("a-long-command-of-20"));      // 1 session, 1 command, 20 bytes
-  t.exec(target("b"), request("y"));                         // 2 sessions, 2 commands, 21 bytes
+  for (int i = 0; i < 5; ++i) a->exec(request("x"));     // 1 session, 5 commands, 5 bytes
+  t.exec(target("b"), request("a-long-command-of-20"));  // 1 session, 1 command, 20 bytes
+  t.exec(target("b"), request("y"));                     // 2 sessions, 2 commands, 21 bytes
   TransportCost c = t.cost();
   EXPECT_EQ(c.hosts, 2u);
   EXPECT_EQ(c.most.sessions, 2u);
