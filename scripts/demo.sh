@@ -169,5 +169,12 @@ step "A hybrid cluster: on-prem hosts and an Azure pool, grown and shrunk, then 
 set +e; PAICTL=$PAICTL sh scripts/demo-azure.sh; rc=$?; set -e
 [ "$rc" -eq 0 ] || { echo "demo: scripts/demo-azure.sh exited $rc" >&2; status=1; }
 
+# --- a highly available control plane --------------------------------------------------
+# Three masters behind a real HAProxy, a master lost and replaced, an upgrade one master
+# at a time (scripts/testbed.sh --masters 3); needs root, etcd-server and haproxy.
+step "A control plane of three masters: install, a master lost and replaced, an upgrade one master at a time"
+set +e; PAICTL=$PAICTL sh scripts/demo-ha.sh; rc=$?; set -e
+[ "$rc" -eq 0 ] || { echo "demo: scripts/demo-ha.sh exited $rc" >&2; status=1; }
+
 if [ "$status" -eq 0 ]; then step "demo finished: every step behaved as expected"; fi
 exit $status

@@ -315,6 +315,35 @@ UseCaseResult<UpgradePlan> plan_upgrade(const UpgradeRequest& r, const UpgradeDe
                        "what the configured repository has)");
   auto steps = plan_version_steps(p.control_plane, p.target, *repo, kubelets);
   if (!steps.ok()) return UseCaseError(steps.error());
+  // A control plane of several masters moves one master at a time, each waited
+  // for until every etcd member is healthy: a member that does not answer now
+  // (a lost master) would stop the run half way, so it is refused before.
+  size_t masters = 0;
+  for (const auto& h : p.cluster->specs) masters += h.master;
+  if (masters > 1 && !steps->empty()) {
+    auto x = run_on_master(*transport, *master,
+                           etcd_members_script("https://" + master->address + ":2379"));
+    auto members = x.ok() && x.exit_status == 0
+                       ? parse_etcd_members(x.out)
+                       : util::Result<std::vector<EtcdMember>>(
+                             util::Error{x.ok() ? std::string(util::trim(x.err)) : x.error, {}});
+    if (!members.ok())
+      return remote_error("upgrade: etcd's members could not be read on " + master->name + ": " +
+                              members.error().message,
+                          "every master's etcd must answer before an upgrade");
+    std::vector<std::string> sick;
+    for (const auto& m : *members)
+      if (!m.healthy) sick.push_back(m.name);
+    if (!sick.empty())
+      return input_error("upgrade: etcd member" + std::string(sick.size() == 1 ? " " : "s ") +
+                             util::join(sick, ", ") +
+                             " not healthy: the masters are upgraded one at a time, "
+                             "each with every member healthy",
+                         "bring " + util::join(sick, ", ") +
+                             " back, or remove the lost master first "
+                             "(paictl node remove CLUSTER_DIR " +
+                             util::join(sick, " ") + ")");
+  }
   // A run killed after its last node's uncordon, before its annotation went or
   // before config.yaml was written, leaves every version at the target: one more
   // step at the control plane's version finishes those nodes (the runner
@@ -632,7 +661,8 @@ UpgradeOutcome apply_upgrade(UpgradePlan& p,
     for (const auto& name : st.other_masters) {
       const HostSpec* h = upgrade_spec(*p.cluster, name);
       if (!h) return fail(input_error("upgrade: " + name + " is not a host of layout.yaml"));
-      emit(UpgradeEvent::Kind::NodeStart, v, name);
+      emit(UpgradeEvent::Kind::ControlPlane, v, name,
+           "kubeadm " + v + ", kubeadm upgrade node, kubelet and kubectl " + v);
       auto x = upgrade_on(*transport, *h,
                           upgrade_packages_script(st, {"kubeadm"}) +
                               "kubeadm upgrade node >/dev/null\n" +

@@ -145,6 +145,13 @@ expect 'sorted(c["etcdMembers"])' '["tb-master", "tb-master2", "tb-master3"]'
 expect 'c["etcdUnhealthy"]' '["tb-master3"]'
 expect '"Node/tb-master2" in c["objects"]' 'true'
 pass "node remove of a second master with one lost: refused (no quorum), nothing changed"
+set +e
+"$PAICTL" upgrade "$C" $SSH --to 1.31 --dry-run > "$TMP/up-lost.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 2 ] || { cat "$TMP/up-lost.txt"; fail "upgrade with tb-master3 lost exited $rc, want 2"; }
+grep -q "etcd member tb-master3 not healthy" "$TMP/up-lost.txt" || fail "the upgrade's refusal does not name the lost member: $(cat "$TMP/up-lost.txt")"
+pass "upgrade with a master lost: refused before anything changes, the member named"
 
 "$PAICTL" node remove "$C" tb-master3 $SSH --dry-run > "$TMP/rm3-plan.txt" 2>&1 || true
 [ -z "${DOC_OUT:-}" ] || cp "$TMP/rm3-plan.txt" "$DOC_OUT/node-remove-lost-plan.txt"
