@@ -3,9 +3,11 @@
 
   scripts/bench-scale.py [BUILD-DIR] [--sizes 100,500,1000,1500] [--repeat N]
                          [--only check,plan,status,why,diff,auto,add] [--keep DIR] [--show LINES]
+                         [--profile DIR]
 
 --keep DIR keeps the facts directories there (DIR/facts-N) for the next run;
---show LINES prints the first LINES of each command's output (to see what it did).
+--show LINES prints the first LINES of each command's output (to see what it did);
+--profile DIR runs each command once more under `perf record -g` (DIR/NAME-N.perf.data).
 
 At each size N (workers) it generates, with fixed seeds:
   * the cluster: `scripts/gen-cluster.py --mix N` (8-GPU V100 and A100 nodes in
@@ -237,7 +239,7 @@ def add_host(cluster, n):
     return name
 
 
-def bench_size(paictl, server, n, repeat, only, keep, show):
+def bench_size(paictl, server, n, repeat, only, keep, show, profile):
     tmp = tempfile.mkdtemp(prefix="paictl-bench-scale-%d-" % n)
     env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(tmp, "config"), HOME=os.path.join(tmp, "home"))
     env.pop("PAICTL_CONFIG", None)
@@ -314,6 +316,9 @@ def bench_size(paictl, server, n, repeat, only, keep, show):
                     m = re.search(r"([0-9.]+) ms of CPU in all", err)
                     if m:
                         after.append(float(m.group(1)))
+            if profile:
+                data = os.path.join(profile, "%s-%d.perf.data" % (name, n))
+                run(["perf", "record", "-q", "-F", "1000", "--call-graph", "dwarf,16384", "-o", data, "--"] + cmd, env, out, ok)
             res[name] = (statistics.median(cpu), max(rss), statistics.median(after) if after else None)
             if show:
                 print("---- %s (exit ok), stdout then stderr:\n%s\n%s" %
@@ -327,6 +332,7 @@ def bench_size(paictl, server, n, repeat, only, keep, show):
 
 def main(argv):
     build, repeat, sizes, only, keep, show = os.path.join(ROOT, "build"), 5, [100, 500, 1000, 1500], set(COMMANDS), None, 0
+    profile = None
     args = list(argv[1:])
     while args:
         a = args.pop(0)
@@ -336,6 +342,9 @@ def main(argv):
             sizes = [int(x) for x in args.pop(0).split(",")]
         elif a == "--only":
             only = set(args.pop(0).split(","))
+        elif a == "--profile":
+            profile = os.path.abspath(args.pop(0))
+            os.makedirs(profile, exist_ok=True)
         elif a == "--show":
             show = int(args.pop(0))
         elif a == "--keep":
@@ -355,7 +364,7 @@ def main(argv):
            os.getloadavg()[0], repeat))
     rows = {}
     for n in sizes:
-        res, ngroups, a100 = bench_size(paictl, server, n, repeat, only, keep, show)
+        res, ngroups, a100 = bench_size(paictl, server, n, repeat, only, keep, show, profile)
         rows[n] = res
         print("%d nodes (%d GPUs), %d running groups a cluster (%d on vc01's A100 nodes); load %.1f" %
               (n, n * 8, ngroups, a100, os.getloadavg()[0]))
