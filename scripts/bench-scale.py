@@ -7,7 +7,8 @@
 
 --keep DIR keeps the facts directories there (DIR/facts-N) for the next run;
 --show LINES prints the first LINES of each command's output (to see what it did);
---profile DIR runs each command once more under `perf record -g` (DIR/NAME-N.perf.data).
+--profile DIR runs each command once more under `perf record --call-graph dwarf`
+(DIR/NAME-N.perf.data).
 
 At each size N (workers) it generates, with fixed seeds:
   * the cluster: `scripts/gen-cluster.py --mix N` (8-GPU V100 and A100 nodes in
