@@ -154,8 +154,8 @@ GROUPS=$("$PAICTL" hived status --hived "$URL" -o json | python3 -c "import json
 echo "cluster: $GROUPS (groups, nodes, GPUs)"
 "$PAICTL" hived why wait --cluster bench --vc vc01 --priority 100 --pods 4 --gpus 8 --leaf-type V100 -o json |
   python3 -c "import json,sys; d=json.load(sys.stdin); print('why: %s %s; wouldFit %s' % (d['verdict'], [r['code'] for r in d['reasons']], d['wouldFit']['text']))"
-# hived why prints no -v timing: the whole process's CPU (user + system, an upper bound
-# of its CPU after the answers arrived), best of RUNS.
+# The whole process's CPU (user + system, an upper bound of its CPU after the answers
+# arrived, which -v prints too), best of RUNS.
 bc=""
 for r in $(seq "$RUNS"); do
   /usr/bin/time -f "%U %S %e" -o "$TMP/time" "$PAICTL" hived why wait --cluster bench --vc vc01 --priority 100 --pods 4 --gpus 8 --leaf-type V100 >/dev/null

@@ -327,7 +327,12 @@ void build_hived_why(Flags& cmd, Globals& g) {
       "could not be read\n");
   define_command(cmd, g, o,
                  {.validate = [](const WhyOptions& o, Usage& u) { validate_hived_flags(o.h, u); },
-                  .run = [](const auto& o, Globals& g) { return run_why(o, g); }});
+                  .run =
+                      [](const auto& o, Globals& g) {
+                        int rc = run_why(o, g);
+                        print_timing(g);
+                        return rc;
+                      }});
 }
 
 }  // namespace paictl

@@ -93,9 +93,19 @@ config::HivedConfig config_of(const ClusterStatus& status) {
     chain_types(top, chain_of);
   }
   for (const auto& t : type_order) cfg.cell_types.push_back(types[t]);
+  // The specs by address, made only when a VC shows an idle pinned cell: most
+  // clusters have none, and it holds every physical cell.
   std::unordered_map<std::string, config::PhysicalCellSpec*> spec_at;
-  for (size_t i = 0; i < status.physical_cluster.size(); ++i)
-    index_specs(status.physical_cluster[i], cfg.physical_cells[i], spec_at);
+  bool indexed = false;
+  auto spec_at_address = [&](const std::string& address) -> config::PhysicalCellSpec* {
+    if (!indexed) {
+      for (size_t i = 0; i < status.physical_cluster.size(); ++i)
+        index_specs(status.physical_cluster[i], cfg.physical_cells[i], spec_at);
+      indexed = true;
+    }
+    auto at = spec_at.find(address);
+    return at == spec_at.end() ? nullptr : at->second;
+  };
   for (const auto& [vc, cells] : status.virtual_clusters) {
     config::VirtualClusterSpec v;
     v.name = vc;
@@ -103,12 +113,12 @@ config::HivedConfig config_of(const ClusterStatus& status) {
     for (const auto& c : cells) {
       if (is_opportunistic_entry(c)) continue;
       if (idle_pinned(c)) {
-        auto at = spec_at.find(c.physical_cell->cell_address);
-        if (at != spec_at.end() && at->second->pinned_cell_id.empty()) {
+        config::PhysicalCellSpec* at = spec_at_address(c.physical_cell->cell_address);
+        if (at && at->pinned_cell_id.empty()) {
           // HiveD does not say the id: one of paictl's own, for this VC's root.
-          at->second->pinned_cell_id = "pinned:" + c.cell_address;
+          at->pinned_cell_id = "pinned:" + c.cell_address;
           config::PinnedCellRef ref;
-          ref.pinned_cell_id = at->second->pinned_cell_id;
+          ref.pinned_cell_id = at->pinned_cell_id;
           v.pinned_cells.push_back(ref);
           continue;
         }
