@@ -369,7 +369,7 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
     int32_t no_virtual = -1;
     int32_t& v = grp.vleaves.empty() ? no_virtual : grp.vleaves[i];
     if (state == GroupState::Allocated) {
-      pacs.push_back(assign_leaf(p, v, grp.priority));
+      pacs.push_back(assign_leaf(p, v, grp.priority, false, true));
       P(p).using_group = g;
       P(p).state = CellState::Used;
     } else {

@@ -443,7 +443,9 @@ class Hived final : public Policy {
   bool in_free_cell_list(int32_t c) const;
 
   int32_t resolve_virtual_leaf(int32_t p, int32_t v) const;
-  int32_t assign_leaf(int32_t p, int32_t& v, int32_t priority, bool may_downgrade = false);
+  int32_t derive_virtual_leaf(int32_t p, int32_t v) const;
+  int32_t assign_leaf(int32_t p, int32_t& v, int32_t priority, bool may_downgrade = false,
+                      bool derive = false);
   void finish_allocation(const std::vector<int32_t>& preassigned);
   void allocate_leaf(int32_t p, int32_t v, int32_t priority);
   void release_leaf(int32_t p, int32_t vc);
