@@ -18,6 +18,7 @@ Streams (JSON lines: the config, then requests):
   philly-long-s{1..3}.jsonl  the Philly-shaped cluster, 6,000 jobs at load 1 (long streams:
                          nodes are freed and taken again many times)
   philly-long-load3-s{1,2}.jsonl  the same at load 3 (queues, preemptions)
+  philly3x-s1.jsonl      a 3x Philly-shaped cluster (1,656 nodes), 6,000 jobs at load 3
   philly-lazy-s{1,2}.jsonl   load 3, half the guaranteed jobs with lazy preemption
   philly-faults-s{1,2}.jsonl  load 1 and 3 with seeded node failures and repairs
   gpu-mixed[-lazy][-faults]-s*.jsonl  an A100/H100 cluster: 8-GPU nodes (4+4 NVLink
@@ -50,15 +51,16 @@ PHILLY_LOAD = 3
 HETERO_JOBS = 400
 LONG_JOBS = 6000
 LONG_LOAD3_JOBS = 3000
+PHILLY3X_JOBS = 6000
 # node failures: one node fails every MTBF/nodes on average and is back after MTTR
 PHILLY_FAULTS = "random:mtbf=60d,mttr=6h,seed=%d"
-GPU_MIXED_FAULTS = "random:mtbf=10d,mttr=8h,seed=%d"
+GPU_MIXED_FAULTS = "random:mtbf=20d,mttr=2h,seed=%d"
 # name, seed, jobs, load, lazy preemption, fault model
 GPU_MIXED_STREAMS = [
     ("gpu-mixed-s1", 41, 2500, 1, False, None),
     ("gpu-mixed-s2", 42, 2500, 3, False, None),
     ("gpu-mixed-lazy-s3", 43, 2500, 3, True, None),
-    ("gpu-mixed-faults-s4", 44, 2500, 1, False, GPU_MIXED_FAULTS),
+    ("gpu-mixed-faults-s4", 49, 2500, 1, False, GPU_MIXED_FAULTS),
     ("gpu-mixed-lazy-faults-s5", 45, 2500, 3, True, GPU_MIXED_FAULTS),
 ]
 # philly-suggested: each decision's suggested nodes keep every node with this probability
@@ -359,6 +361,7 @@ def main():
         philly += [("philly-long-s%d" % s, s, LONG_JOBS, 1, 1, False, None) for s in (1, 2, 3)]
         philly += [("philly-long-load3-s%d" % s, s + 10, LONG_LOAD3_JOBS, 1, 3, False, None)
                    for s in (1, 2)]
+        philly += [("philly3x-s1", 61, PHILLY3X_JOBS, 3, 3, False, None)]
         philly += [("philly-lazy-s%d" % s, s + 20, PHILLY_BUSY_JOBS, 1, 3, True, None)
                    for s in (1, 2)]
         philly += [("philly-faults-s1", 31, LONG_JOBS, 1, 1, False, PHILLY_FAULTS % 31),
