@@ -25,6 +25,9 @@ Streams (JSON lines: the config, then requests):
                          halves, binary H100 trees), 4-GPU nodes, racks of 4, 3 and 2
                          nodes and single nodes (several chains per leaf type), three
                          VCs; with and without lazy preemption and node failures
+  k80-racks-s1.jsonl, k80-racks-load3-s2.jsonl  a Philly-like cluster of racks (K80 racks
+                         of 8, 6 and 4 nodes, P40 racks), VCs of whole racks, nodes and
+                         pairs: 6,000 jobs at load 1, and 3,000 at load 3 with lazy preemption
   hived-test.jsonl       a small cluster shaped like HiveD's design example (binary
                          DGX-2-like trees, multi-node chains, a pinned cell, two leaf
                          types) and a seeded open-loop sequence of schedule and release
@@ -62,6 +65,10 @@ GPU_MIXED_STREAMS = [
     ("gpu-mixed-lazy-s3", 43, 2500, 3, True, None),
     ("gpu-mixed-faults-s4", 49, 2500, 1, False, GPU_MIXED_FAULTS),
     ("gpu-mixed-lazy-faults-s5", 45, 2500, 3, True, GPU_MIXED_FAULTS),
+]
+K80_RACKS_STREAMS = [
+    ("k80-racks-s1", 71, 6000, 1, False, None),
+    ("k80-racks-load3-s2", 72, 3000, 3, True, None),
 ]
 # philly-suggested: each decision's suggested nodes keep every node with this probability
 SUGGESTED_FRACTION = 0.98
@@ -179,6 +186,56 @@ virtualClusters:
     - {cellType: H100-RACK4.H100-NODE.H100-QUAD, cellNumber: 2}
     - {cellType: H100-NODE.H100-QUAD, cellNumber: 1}
 """
+
+def k80_racks_config():
+    """A Philly-like cluster built of racks: 40 K80 racks (4-GPU nodes as two
+    pairs; racks of 8, 6 and 4 nodes) and 10 P40 racks of 4 nodes (4 GPUs as two
+    pairs), 8 VCs holding whole racks, single nodes and pairs."""
+    lines = ["physicalCluster:", "  cellTypes:",
+             "    K80-PAIR: {childCellType: K80, childCellNumber: 2}",
+             "    K80-NODE: {childCellType: K80-PAIR, childCellNumber: 2, isNodeLevel: true}",
+             "    K80-RACK8: {childCellType: K80-NODE, childCellNumber: 8}",
+             "    K80-RACK6: {childCellType: K80-NODE, childCellNumber: 6}",
+             "    K80-RACK4: {childCellType: K80-NODE, childCellNumber: 4}",
+             "    P40-PAIR: {childCellType: P40, childCellNumber: 2}",
+             "    P40-NODE: {childCellType: P40-PAIR, childCellNumber: 2, isNodeLevel: true}",
+             "    P40-RACK: {childCellType: P40-NODE, childCellNumber: 4}",
+             "  physicalCells:"]
+    node = 0
+    racks = {"K80-RACK8": 0, "K80-RACK6": 0, "K80-RACK4": 0, "P40-RACK": 0}
+    for r in range(50):
+        if r % 5 == 4:
+            t, n, prefix = "P40-RACK", 4, "p40"
+        else:
+            t = ["K80-RACK8", "K80-RACK6", "K80-RACK4"][r % 3]
+            n, prefix = int(t[-1]), "k80"
+        racks[t] += 1
+        kids = []
+        for _ in range(n):
+            node += 1
+            kids.append("{cellAddress: %s-%05d}" % (prefix, node))
+        lines.append("  - cellType: %s" % t)
+        lines.append("    cellAddress: rack%02d" % r)
+        lines.append("    cellChildren: [%s]" % ", ".join(kids))
+    # racks: K80-RACK8 14, K80-RACK6 13, K80-RACK4 13, P40-RACK 10
+    vcs = {
+        "vc1": [("K80-RACK8", 4), ("K80-RACK6.K80-NODE", 12), ("P40-RACK", 2)],
+        "vc2": [("K80-RACK8", 3), ("K80-RACK4", 4), ("P40-RACK.P40-NODE", 6)],
+        "vc3": [("K80-RACK6", 3), ("K80-RACK8.K80-NODE", 10), ("K80-RACK4.K80-NODE.K80-PAIR", 6)],
+        "vc4": [("K80-RACK4", 3), ("K80-RACK6.K80-NODE", 14), ("P40-RACK", 2)],
+        "vc5": [("K80-RACK8.K80-NODE", 20), ("K80-RACK4.K80-NODE", 8)],
+        "vc6": [("K80-RACK6", 2), ("P40-RACK.P40-NODE", 10)],
+        "vc7": [("K80-RACK8", 1), ("K80-RACK6.K80-NODE", 6), ("K80-RACK4.K80-NODE", 6)],
+        "vc8": [("K80-RACK8.K80-NODE.K80-PAIR", 8), ("P40-RACK.P40-NODE.P40-PAIR", 4)],
+    }
+    lines.append("virtualClusters:")
+    for vc, cells in vcs.items():
+        lines.append("  %s:" % vc)
+        lines.append("    virtualCells:")
+        for t, n in cells:
+            lines.append("    - {cellType: %s, cellNumber: %d}" % (t, n))
+    return "\n".join(lines) + "\n"
+
 
 HIVED_TEST_NODES = ["k%d" % i for i in range(6)] + ["d%d" % i for i in range(7)]
 
@@ -388,17 +445,22 @@ def main():
         os.makedirs(mixed, exist_ok=True)
         with open(os.path.join(mixed, "hivedscheduler.yaml"), "w") as f:
             f.write(GPU_MIXED_CONFIG)
-        for name, seed, jobs, load, lazy, faults in GPU_MIXED_STREAMS:
+        racks = os.path.join(tmp, "k80-racks")
+        os.makedirs(racks, exist_ok=True)
+        with open(os.path.join(racks, "hivedscheduler.yaml"), "w") as f:
+            f.write(k80_racks_config())
+        for name, seed, jobs, load, lazy, faults in GPU_MIXED_STREAMS + K80_RACKS_STREAMS:
             if a.only and name not in a.only:
                 continue
             trace = os.path.join(tmp, name + ".csv")
-            run([a.paictl, "simulate", "generate", "--config", mixed, "--jobs", str(jobs),
+            cfg = racks if name.startswith("k80-racks") else mixed
+            run([a.paictl, "simulate", "generate", "--config", cfg, "--jobs", str(jobs),
                  "--seed", str(seed), "--load", str(load), "--opportunistic", "0.2",
                  "--format", "csv", "--out", trace])
             if lazy:
                 with_lazy(trace, seed)
             out = os.path.join(tmp, name + ".jsonl")
-            record_trace(a.paictl, mixed, trace, out,
+            record_trace(a.paictl, cfg, trace, out,
                          ["--faults", faults % seed] if faults else [])
             streams[name + ".jsonl"] = open(out).read()
         het = os.path.join(ROOT, "examples", "clusters", "heterogeneous")

@@ -390,6 +390,12 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
   return g;
 }
 
+// Out of line: the header is hidden, and a caller that devirtualizes the call
+// must not need find_group.
+bool Hived::has_group(std::string_view group) const {
+  return find_group(group) >= 0;
+}
+
 int32_t Hived::find_group(std::string_view name) const {
   if (!index_live_) {
     group_index_.clear();

@@ -363,7 +363,7 @@ class Hived final : public Policy {
   void set_node_health(int32_t node, bool healthy) override;
   uint64_t release_epoch() const override { return epoch_; }
   UsageSummary usage() const override;
-  bool has_group(std::string_view group) const override { return find_group(group) >= 0; }
+  bool has_group(std::string_view group) const override;
   std::string check_invariants() const override;
 
   // State as values and restoring groups from bind info (hived_state.cc, hived_restore.cc).
