@@ -31,7 +31,9 @@ Hived::Hived(const config::HivedModel& m, bool hived_order) : hived_order_(hived
       if (cell.chain < 0 || cell.level < 1) continue;
       for (int64_t k = 0; k < cell.count; ++k) {
         int32_t root = build_virtual_tree(vi, cell.chain, cell.level, -1, -1, -1);
-        vc_preassigned_[vcl(vi, cell.chain, cell.level)].push_back(root);
+        auto& list = vc_preassigned_[vcl(vi, cell.chain, cell.level)];
+        V(root).pre_pos = static_cast<int32_t>(list.size());
+        list.push_back(root);
         vc_free_[vcl(vi, cell.chain, cell.level)]++;
       }
       vc_has_chain_[static_cast<size_t>(vi) * static_cast<size_t>(nchain_) +
@@ -50,6 +52,12 @@ Hived::Hived(const config::HivedModel& m, bool hived_order) : hived_order_(hived
           build_virtual_tree(vi, pc.chain, pc.level, -1, -1, idx);
       vc_free_[vcl(vi, pc.chain, pc.level)]++;
     }
+  }
+  vc_pre_unbound_.assign(vc_preassigned_.size(), IndexSet());
+  for (size_t k = 0; k < vc_preassigned_.size(); ++k) {
+    const int32_t n = static_cast<int32_t>(vc_preassigned_[k].size());
+    vc_pre_unbound_[k].reset(n);
+    for (int32_t i = 0; i < n; ++i) vc_pre_unbound_[k].insert(i);
   }
   vertex_of_.assign(vcells_.size(), -1);
   vbind_.assign(vcells_.size(), -1);

@@ -86,6 +86,7 @@ struct VCell {
   int32_t used = 0;                  // used leaves below
   int32_t view = -1;                 // view nodes: their view and position
   int32_t view_pos = -1;
+  int32_t pre_pos = -1;  // non-pinned preassigned cells: position in the VC's list
 };
 
 // A cluster view: HiveD's clusterView for one topologyAwareScheduler.
@@ -561,6 +562,9 @@ class Hived final : public Policy {
   std::vector<int32_t> vc_chain_view_;  // vc * chains + chain
   std::vector<std::vector<int32_t>>
       vc_preassigned_;  // (vc, chain, level) -> non-pinned preassigned cells
+  // (vc, chain, level) -> the positions in vc_preassigned_ of the unbound cells
+  // (bind_pair and unbind_pair keep it).
+  std::vector<IndexSet> vc_pre_unbound_;
   std::vector<uint8_t> vc_has_chain_;
 
   // Free lists: (chain, level) -> (opportunistic leaves, key), in HiveD's candidate
