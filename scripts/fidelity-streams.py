@@ -28,6 +28,9 @@ Streams (JSON lines: the config, then requests):
   k80-racks-s1.jsonl, k80-racks-load3-s2.jsonl  a Philly-like cluster of racks (K80 racks
                          of 8, 6 and 4 nodes, P40 racks), VCs of whole racks, nodes and
                          pairs: 6,000 jobs at load 1, and 3,000 at load 3 with lazy preemption
+  k80-racks-open-*.jsonl  the rack cluster, 4,000 seeded open-loop requests each, 30% of
+                         them with a suggested node set; in -filtering-s3 20% may not
+                         preempt (Kubernetes' filtering phase)
   hived-test.jsonl       a small cluster shaped like HiveD's design example (binary
                          DGX-2-like trees, multi-node chains, a pinned cell, two leaf
                          types) and a seeded open-loop sequence of schedule and release
@@ -365,6 +368,51 @@ def gpu_mixed_open_stream(seed, n, lazy=0.3, failures=0.0):
     return "\n".join(lines) + "\n"
 
 
+def k80_racks_open_stream(seed, n, filtering=0.0, suggested=0.0):
+    """A seeded open-loop sequence on the K80/P40 rack cluster: gangs of 1-6 pods
+    of 1-4 GPUs, releases mostly of the oldest groups, requests repeated; a share
+    of the schedule requests carry a suggested node set (each node kept with
+    probability 0.9, most of them avoiding the others), a share may not preempt
+    (Kubernetes' filtering phase)."""
+    import re
+    cfg = k80_racks_config()
+    nodes = re.findall(r"cellAddress: ((?:k80|p40)-\d+)", cfg)
+    rnd = random.Random(seed)
+    lines = [json.dumps({"op": "config", "yaml": cfg})]
+    live, groups = [], {}
+    for i in range(n):
+        r = rnd.random()
+        if live and r < 0.42:
+            g = live.pop(rnd.randrange(min(len(live), 10)))
+            lines.append(json.dumps({"op": "release", "group": g}))
+            continue
+        if live and r < 0.5:
+            req = dict(groups[rnd.choice(live)])
+        else:
+            name = "g%d" % i
+            req = {"op": "schedule", "group": name, "vc": "vc%d" % rnd.randint(1, 8),
+                   "priority": rnd.choice([-1, -1, 0, 0, 1, 5, 10, 100])}
+            t = rnd.random()
+            if t < 0.6:
+                req["leafCellType"] = "K80"
+            elif t < 0.85:
+                req["leafCellType"] = "P40"
+            if req["priority"] >= 0 and rnd.random() < 0.4:
+                req["lazy"] = True
+            req["members"] = [{"podNumber": rnd.choice([1, 1, 1, 2, 3, 4, 6]),
+                               "leafCellNumber": rnd.choice([1, 1, 2, 2, 4])}]
+            live.append(name)
+            groups[name] = req
+        if rnd.random() < filtering:
+            req["preempt"] = False
+        if rnd.random() < suggested:
+            req["suggestedNodes"] = [x for x in nodes if rnd.random() < 0.9]
+            if rnd.random() < 0.8:
+                req["ignoreSuggestedNodes"] = False
+        lines.append(json.dumps(req))
+    return "\n".join(lines) + "\n"
+
+
 def run(cmd):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -478,6 +526,10 @@ def main():
                                                                       failures=0.01)
     streams["gpu-mixed-open-lazy-faults-s4.jsonl"] = gpu_mixed_open_stream(54, 3000, lazy=0.5,
                                                                            failures=0.02)
+    streams["k80-racks-open-suggested-s1.jsonl"] = k80_racks_open_stream(201, 4000, suggested=0.3)
+    streams["k80-racks-open-suggested-s2.jsonl"] = k80_racks_open_stream(203, 4000, suggested=0.3)
+    streams["k80-racks-open-filtering-s3.jsonl"] = k80_racks_open_stream(207, 4000, filtering=0.2,
+                                                                         suggested=0.3)
     streams["hived-test.jsonl"] = hived_test_stream(14, 600)
     streams["hived-test-suggested.jsonl"] = hived_test_stream(15, 1000, suggested=True)
     if a.only:

@@ -152,6 +152,13 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
         allocate_preempting(g);
         return fill(g, Outcome::Bound);
       }
+      if (!allow_preemption) {
+        // Kubernetes' filtering phase: HiveD answers the victims, which only the
+        // preempting phase acts on; the pod waits and the preemption goes on.
+        res.outcome = Outcome::Waiting;
+        res.reason = "the group's preemption is in progress";
+        return;
+      }
       fill(g, Outcome::Preempting);
       for (int32_t v : victims) res.victims.push_back({G(v).name, G(v).tag, v});
       return;

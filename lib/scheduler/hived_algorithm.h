@@ -508,6 +508,7 @@ class Hived final : public Policy {
   template <class F>
   bool overlay_each(int32_t level,
                     F f) const;  // in (opportunistic, cell) order until f returns true
+  void overlay_prepend(int32_t level, const std::vector<int32_t>& front);
   void overlay_remove(int32_t c);
   void overlay_add(int32_t c);
   void overlay_reset();
