@@ -31,6 +31,9 @@ Streams (JSON lines: the config, then requests):
   k80-racks-open-*.jsonl  the rack cluster, 4,000 seeded open-loop requests each, 30% of
                          them with a suggested node set; in -filtering-s3 20% may not
                          preempt (Kubernetes' filtering phase)
+  gpu-mixed-open-suggested-s5.jsonl, hived-test-open-suggested-s2.jsonl  open-loop
+                         streams with suggested node sets on the A100/H100 and the
+                         hived-test clusters (preempting groups cancelled and released)
   hived-test.jsonl       a small cluster shaped like HiveD's design example (binary
                          DGX-2-like trees, multi-node chains, a pinned cell, two leaf
                          types) and a seeded open-loop sequence of schedule and release
@@ -413,6 +416,43 @@ def k80_racks_open_stream(seed, n, filtering=0.0, suggested=0.0):
     return "\n".join(lines) + "\n"
 
 
+def suggested_open_stream(config, nodes, vcs, leaf_types, seed, n, suggested, sizes):
+    """A seeded open-loop sequence with suggested node sets: gangs of 1-4 pods,
+    a leaf type for 80% of the groups, lazy preemption for 40% of the guaranteed
+    ones, releases mostly of the oldest groups, requests repeated; a share of the
+    schedule requests carry a suggested set (each node kept with probability
+    0.85, 80% of them avoiding the others)."""
+    rnd = random.Random(seed)
+    lines = [json.dumps({"op": "config", "yaml": config})]
+    live, groups = [], {}
+    for i in range(n):
+        r = rnd.random()
+        if live and r < 0.42:
+            g = live.pop(rnd.randrange(min(len(live), 10)))
+            lines.append(json.dumps({"op": "release", "group": g}))
+            continue
+        if live and r < 0.5:
+            req = dict(groups[rnd.choice(live)])
+        else:
+            name = "g%d" % i
+            req = {"op": "schedule", "group": name, "vc": rnd.choice(vcs),
+                   "priority": rnd.choice([-1, -1, 0, 0, 1, 5, 10, 100])}
+            if rnd.random() < 0.8:
+                req["leafCellType"] = rnd.choice(leaf_types)
+            if req["priority"] >= 0 and rnd.random() < 0.4:
+                req["lazy"] = True
+            req["members"] = [{"podNumber": rnd.choice([1, 1, 1, 2, 3, 4]),
+                               "leafCellNumber": rnd.choice(sizes)}]
+            live.append(name)
+            groups[name] = req
+        if rnd.random() < suggested:
+            req["suggestedNodes"] = [x for x in nodes if rnd.random() < 0.85]
+            if rnd.random() < 0.8:
+                req["ignoreSuggestedNodes"] = False
+        lines.append(json.dumps(req))
+    return "\n".join(lines) + "\n"
+
+
 def run(cmd):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -530,6 +570,12 @@ def main():
     streams["k80-racks-open-suggested-s2.jsonl"] = k80_racks_open_stream(203, 4000, suggested=0.3)
     streams["k80-racks-open-filtering-s3.jsonl"] = k80_racks_open_stream(207, 4000, filtering=0.2,
                                                                          suggested=0.3)
+    streams["gpu-mixed-open-suggested-s5.jsonl"] = suggested_open_stream(
+        GPU_MIXED_CONFIG, GPU_MIXED_NODES, ["research", "prod", "dev"], ["A100", "H100"], 301,
+        4000, 0.4, [1, 1, 2, 2, 4, 8])
+    streams["hived-test-open-suggested-s2.jsonl"] = suggested_open_stream(
+        HIVED_TEST_CONFIG, HIVED_TEST_NODES, ["vc1", "vc2"], ["K80", "DGX"], 310, 3000, 0.4,
+        [1, 2, 4, 8])
     streams["hived-test.jsonl"] = hived_test_stream(14, 600)
     streams["hived-test-suggested.jsonl"] = hived_test_stream(15, 1000, suggested=True)
     if a.only:

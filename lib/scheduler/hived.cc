@@ -394,7 +394,12 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
         release_leaf(p, G(ug).vc);
         G(ug).state = GroupState::BeingPreempted;
       }
-      pacs.push_back(assign_leaf(p, v, grp.priority));
+      const int32_t pac = assign_leaf(p, v, grp.priority);
+      if (allocate_now()) {
+        finish_allocation({pac});
+      } else {
+        pacs.push_back(pac);
+      }
       P(p).reserving_group = g;
       P(p).state = was_used ? CellState::Reserving : CellState::Reserved;
     }

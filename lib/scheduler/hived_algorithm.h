@@ -448,6 +448,12 @@ class Hived final : public Policy {
   int32_t assign_leaf(int32_t p, int32_t& v, int32_t priority, bool may_downgrade = false,
                       bool derive = false);
   void finish_allocation(const std::vector<int32_t>& preassigned);
+  // HiveD allocates a newly bound preassigned cell as soon as its leaf is bound;
+  // where a release of the same group can free a preassigned cell in between,
+  // that order shows in the free lists. The port waits for the whole group
+  // while a node is bad (a doomed binding made in between could take a virtual
+  // cell the group is about to use).
+  bool allocate_now() const { return hived_order_ && bad_nodes_ == 0; }
   void allocate_leaf(int32_t p, int32_t v, int32_t priority);
   void release_leaf(int32_t p, int32_t vc);
   bool allocate_preassigned(int32_t c, int32_t vc, bool doomed);
