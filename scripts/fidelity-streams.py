@@ -27,7 +27,8 @@ Streams (JSON lines: the config, then requests):
                          VCs; with and without lazy preemption and node failures
   k80-racks-s1.jsonl, k80-racks-load3-s2.jsonl  a Philly-like cluster of racks (K80 racks
                          of 8, 6 and 4 nodes, P40 racks), VCs of whole racks, nodes and
-                         pairs: 6,000 jobs at load 1, and 3,000 at load 3 with lazy preemption
+                         pairs: 6,000 jobs at load 1, and 3,000 at load 3 with lazy preemption;
+                         k80-racks-faults-s3.jsonl: 2,500 jobs at load 2 with node failures
   k80-racks-open-*.jsonl  the rack cluster, 4,000 seeded open-loop requests each, 30% of
                          them with a suggested node set; in -filtering-s3 20% may not
                          preempt (Kubernetes' filtering phase)
@@ -75,6 +76,7 @@ GPU_MIXED_STREAMS = [
 K80_RACKS_STREAMS = [
     ("k80-racks-s1", 71, 6000, 1, False, None),
     ("k80-racks-load3-s2", 72, 3000, 3, True, None),
+    ("k80-racks-faults-s3", 82, 2500, 2, False, "random:mtbf=60d,mttr=2h,seed=%d"),
 ]
 # philly-suggested: each decision's suggested nodes keep every node with this probability
 SUGGESTED_FRACTION = 0.98
