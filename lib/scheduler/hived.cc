@@ -31,7 +31,9 @@ Hived::Hived(const config::HivedModel& m, bool hived_order) : hived_order_(hived
       if (cell.chain < 0 || cell.level < 1) continue;
       for (int64_t k = 0; k < cell.count; ++k) {
         int32_t root = build_virtual_tree(vi, cell.chain, cell.level, -1, -1, -1);
-        vc_preassigned_[vcl(vi, cell.chain, cell.level)].push_back(root);
+        auto& list = vc_preassigned_[vcl(vi, cell.chain, cell.level)];
+        V(root).pre_pos = static_cast<int32_t>(list.size());
+        list.push_back(root);
         vc_free_[vcl(vi, cell.chain, cell.level)]++;
       }
       vc_has_chain_[static_cast<size_t>(vi) * static_cast<size_t>(nchain_) +
@@ -50,6 +52,12 @@ Hived::Hived(const config::HivedModel& m, bool hived_order) : hived_order_(hived
           build_virtual_tree(vi, pc.chain, pc.level, -1, -1, idx);
       vc_free_[vcl(vi, pc.chain, pc.level)]++;
     }
+  }
+  vc_pre_unbound_.assign(vc_preassigned_.size(), IndexSet());
+  for (size_t k = 0; k < vc_preassigned_.size(); ++k) {
+    const int32_t n = static_cast<int32_t>(vc_preassigned_[k].size());
+    vc_pre_unbound_[k].reset(n);
+    for (int32_t i = 0; i < n; ++i) vc_pre_unbound_[k].insert(i);
   }
   vertex_of_.assign(vcells_.size(), -1);
   vbind_.assign(vcells_.size(), -1);
@@ -143,6 +151,13 @@ void Hived::schedule_into(const GroupRequest& r, bool allow_preemption, Schedule
       if (victims.empty()) {
         allocate_preempting(g);
         return fill(g, Outcome::Bound);
+      }
+      if (!allow_preemption) {
+        // Kubernetes' filtering phase: HiveD answers the victims, which only the
+        // preempting phase acts on; the pod waits and the preemption goes on.
+        res.outcome = Outcome::Waiting;
+        res.reason = "the group's preemption is in progress";
+        return;
       }
       fill(g, Outcome::Preempting);
       for (int32_t v : victims) res.victims.push_back({G(v).name, G(v).tag, v});
@@ -369,7 +384,7 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
     int32_t no_virtual = -1;
     int32_t& v = grp.vleaves.empty() ? no_virtual : grp.vleaves[i];
     if (state == GroupState::Allocated) {
-      pacs.push_back(assign_leaf(p, v, grp.priority));
+      pacs.push_back(assign_leaf(p, v, grp.priority, false, true));
       P(p).using_group = g;
       P(p).state = CellState::Used;
     } else {
@@ -379,7 +394,12 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
         release_leaf(p, G(ug).vc);
         G(ug).state = GroupState::BeingPreempted;
       }
-      pacs.push_back(assign_leaf(p, v, grp.priority));
+      const int32_t pac = assign_leaf(p, v, grp.priority);
+      if (allocate_now()) {
+        finish_allocation({pac});
+      } else {
+        pacs.push_back(pac);
+      }
       P(p).reserving_group = g;
       P(p).state = was_used ? CellState::Reserving : CellState::Reserved;
     }
@@ -388,6 +408,12 @@ int32_t Hived::create_group(const GroupRequest& r, const Request& req, const Pla
   finish_allocation(pacs);
   if (state == GroupState::Preempting) ++epoch_;
   return g;
+}
+
+// Out of line: the header is hidden, and a caller that devirtualizes the call
+// must not need find_group.
+bool Hived::has_group(std::string_view group) const {
+  return find_group(group) >= 0;
 }
 
 int32_t Hived::find_group(std::string_view name) const {

@@ -86,6 +86,7 @@ struct VCell {
   int32_t used = 0;                  // used leaves below
   int32_t view = -1;                 // view nodes: their view and position
   int32_t view_pos = -1;
+  int32_t pre_pos = -1;  // non-pinned preassigned cells: position in the VC's list
 };
 
 // A cluster view: HiveD's clusterView for one topologyAwareScheduler.
@@ -363,7 +364,7 @@ class Hived final : public Policy {
   void set_node_health(int32_t node, bool healthy) override;
   uint64_t release_epoch() const override { return epoch_; }
   UsageSummary usage() const override;
-  bool has_group(std::string_view group) const override { return find_group(group) >= 0; }
+  bool has_group(std::string_view group) const override;
   std::string check_invariants() const override;
 
   // State as values and restoring groups from bind info (hived_state.cc, hived_restore.cc).
@@ -443,8 +444,16 @@ class Hived final : public Policy {
   bool in_free_cell_list(int32_t c) const;
 
   int32_t resolve_virtual_leaf(int32_t p, int32_t v) const;
-  int32_t assign_leaf(int32_t p, int32_t& v, int32_t priority, bool may_downgrade = false);
+  int32_t derive_virtual_leaf(int32_t p, int32_t v) const;
+  int32_t assign_leaf(int32_t p, int32_t& v, int32_t priority, bool may_downgrade = false,
+                      bool derive = false);
   void finish_allocation(const std::vector<int32_t>& preassigned);
+  // HiveD allocates a newly bound preassigned cell as soon as its leaf is bound;
+  // where a release of the same group can free a preassigned cell in between,
+  // that order shows in the free lists. The port waits for the whole group
+  // while a node is bad (a doomed binding made in between could take a virtual
+  // cell the group is about to use).
+  bool allocate_now() const { return hived_order_ && bad_nodes_ == 0; }
   void allocate_leaf(int32_t p, int32_t v, int32_t priority);
   void release_leaf(int32_t p, int32_t vc);
   bool allocate_preassigned(int32_t c, int32_t vc, bool doomed);
@@ -505,6 +514,7 @@ class Hived final : public Policy {
   template <class F>
   bool overlay_each(int32_t level,
                     F f) const;  // in (opportunistic, cell) order until f returns true
+  void overlay_prepend(int32_t level, const std::vector<int32_t>& front);
   void overlay_remove(int32_t c);
   void overlay_add(int32_t c);
   void overlay_reset();
@@ -559,6 +569,9 @@ class Hived final : public Policy {
   std::vector<int32_t> vc_chain_view_;  // vc * chains + chain
   std::vector<std::vector<int32_t>>
       vc_preassigned_;  // (vc, chain, level) -> non-pinned preassigned cells
+  // (vc, chain, level) -> the positions in vc_preassigned_ of the unbound cells
+  // (bind_pair and unbind_pair keep it).
+  std::vector<IndexSet> vc_pre_unbound_;
   std::vector<uint8_t> vc_has_chain_;
 
   // Free lists: (chain, level) -> (opportunistic leaves, key), in HiveD's candidate

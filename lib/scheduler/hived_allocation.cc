@@ -70,15 +70,56 @@ int32_t Hived::resolve_virtual_leaf(int32_t p, int32_t v) const {
   return cur;
 }
 
+// A group that is bound at once (no preemption) is not bound to the virtual
+// cells its placement was planned on: HiveD hands the pods their physical
+// placement, and adding the first pod binds every leaf again from its physical
+// cell (createAllocatedAffinityGroup, mapPhysicalCellToVirtual), leaf after
+// leaf: up the physical tree to the lowest cell already bound, or to the
+// preassigned level, where the VC's first unbound preassigned cell of that
+// level is taken; then down, at each level the first unbound child. The planned
+// virtual node is where the view's order led (after releases that order is
+// rarely the order of the cells), the bound one is the first free in the
+// cell's list. Returns -1 when there is no free one on that path (HiveD would
+// then take a used cell of lower priority; the caller keeps the planned leaf).
+int32_t Hived::derive_virtual_leaf(int32_t p, int32_t v) const {
+  const int32_t vc = V(v).vc, pac = V(v).preassigned, top = V(pac).level;
+  int32_t cur = -1;
+  for (int32_t q = p; q >= 0; q = P(q).parent) {
+    if (P(q).vcell >= 0) {
+      cur = P(q).vcell;
+      break;
+    }
+    if (P(q).level == top) {
+      if (V(pac).pinned >= 0) return -1;  // a pinned cell is always bound
+      cur = unbound_preassigned(vc, V(pac).chain, top);
+      break;
+    }
+  }
+  if (cur < 0 || V(cur).vc != vc || V(V(cur).preassigned).pinned != V(pac).pinned) return -1;
+  while (V(cur).level > 1) {
+    int32_t next = -1;
+    for (int32_t ch : vchildren(cur))
+      if (V(ch).pcell < 0) {
+        next = ch;
+        break;
+      }
+    if (next < 0) return -1;
+    cur = next;
+  }
+  return V(cur).pcell < 0 || V(cur).pcell == p ? cur : -1;
+}
+
 // allocateLeafCell, first half: priorities, usage and bindings. Returns the
 // preassigned virtual cell that this leaf bound, or -1. A group binds all its
 // leaves before finish_allocation() allocates the newly bound preassigned
 // cells: allocating a bad preassigned cell binds its bad children to unbound
 // virtual cells, which must not be ones the group is about to use. `v` is the
 // planned virtual leaf (-1: opportunistic); it is updated to the one bound.
-int32_t Hived::assign_leaf(int32_t p, int32_t& v, int32_t priority, bool may_downgrade) {
+int32_t Hived::assign_leaf(int32_t p, int32_t& v, int32_t priority, bool may_downgrade,
+                           bool derive) {
   if (v >= 0) {
-    v = resolve_virtual_leaf(p, v);
+    const int32_t d = derive && hived_order_ ? derive_virtual_leaf(p, v) : -1;
+    v = d >= 0 ? d : resolve_virtual_leaf(p, v);
     // No virtual cell left for it: the group holds this leaf opportunistically.
     // Expected only when a cell goes back to a group being preempted (or a lazy
     // preemption is reverted) after its VC reused the virtual cells.

@@ -205,6 +205,19 @@ void Hived::overlay_add(int32_t c) {
   extra.insert(it, c);
 }
 
+// The request's copy of a level (HiveD order) becomes `front` followed by what
+// it held: every position is written out (a rare path: a buddy allocation that
+// failed on bad or non-suggested cells).
+void Hived::overlay_prepend(int32_t level, const std::vector<int32_t>& front) {
+  const size_t lv = static_cast<size_t>(level);
+  std::vector<int32_t> cells(front);
+  for (int32_t pos = 0; pos < ov_size_[lv]; ++pos) cells.push_back(ov_value(level, pos));
+  auto& over = ov_over_[lv];
+  over.clear();
+  for (size_t i = 0; i < cells.size(); ++i) over.push_back({static_cast<int32_t>(i), cells[i]});
+  ov_size_[lv] = static_cast<int32_t>(cells.size());
+}
+
 void Hived::overlay_remove(int32_t c) {
   const int32_t lv = P(c).level;
   const size_t level = static_cast<size_t>(lv);
@@ -307,11 +320,21 @@ bool Hived::safe_relaxed_buddy_alloc(int32_t vertex, std::vector<int32_t>& free_
     int32_t n = std::min(overlay_count(l), splittable[static_cast<size_t>(l)]);
     if (n <= 0) continue;
     std::vector<int32_t> split;
-    overlay_each(l, [&](int32_t c) {
-      split.push_back(c);
-      return static_cast<int32_t>(split.size()) >= n;
-    });
-    for (int32_t c : split) overlay_remove(c);
+    if (hived_order_) {
+      // HiveD splits the cells at the head of the list as it stands, one after
+      // the other: each removal moves the last cell to the head (CellList.remove).
+      for (int32_t i = 0; i < n; ++i) {
+        const int32_t c = ov_value(l, 0);
+        split.push_back(c);
+        overlay_remove(c);
+      }
+    } else {
+      overlay_each(l, [&](int32_t c) {
+        split.push_back(c);
+        return static_cast<int32_t>(split.size()) >= n;
+      });
+      for (int32_t c : split) overlay_remove(c);
+    }
     splittable[static_cast<size_t>(l)] -= n;
     for (int32_t sl = l; sl > level; --sl) {
       std::vector<int32_t> kids;
@@ -319,7 +342,13 @@ bool Hived::safe_relaxed_buddy_alloc(int32_t vertex, std::vector<int32_t>& free_
         for (int32_t ch : pchildren(c)) kids.push_back(ch);
       split.swap(kids);
     }
-    for (int32_t c : split) overlay_add(c);
+    if (hived_order_) {
+      // ... and puts their descendants at the head of the lower level's list,
+      // before the cells already there.
+      overlay_prepend(level, split);
+    } else {
+      for (int32_t c : split) overlay_add(c);
+    }
     int32_t chosen = -1;
     overlay_each(level, [&](int32_t c) {
       if (!usable(c)) return false;

@@ -298,12 +298,14 @@ void Hived::apply_virtual_batch() {
 void Hived::bind_pair(int32_t p, int32_t v) {
   P(p).vcell = v;
   V(v).pcell = p;
+  if (V(v).pre_pos >= 0) vc_pre_unbound_[vcl(V(v).vc, V(v).chain, V(v).level)].erase(V(v).pre_pos);
   if (V(v).view >= 0) touch_vc_view(v);
 }
 
 void Hived::unbind_pair(int32_t p, int32_t v) {
   P(p).vcell = -1;
   V(v).pcell = -1;
+  if (V(v).pre_pos >= 0) vc_pre_unbound_[vcl(V(v).vc, V(v).chain, V(v).level)].insert(V(v).pre_pos);
   if (V(v).view >= 0) touch_vc_view(v);
 }
 

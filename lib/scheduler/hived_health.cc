@@ -91,10 +91,12 @@ void Hived::remove_bad_free(int32_t c) {
   try_unbind_doomed(chain, level);
 }
 
+// getUnboundVirtualCell over the VC's preassigned cells of a level: the first
+// unbound one in list order.
 int32_t Hived::unbound_preassigned(int32_t vc, int32_t chain, int32_t level) const {
-  for (int32_t v : vc_preassigned_[vcl(vc, chain, level)])
-    if (V(v).pcell < 0) return v;
-  return -1;
+  const size_t k = vcl(vc, chain, level);
+  const int32_t i = vc_pre_unbound_[k].next(0);
+  return i < 0 ? -1 : vc_preassigned_[k][static_cast<size_t>(i)];
 }
 
 void Hived::try_bind_doomed(int32_t chain, int32_t level) {

@@ -111,8 +111,16 @@ std::string Hived::check_invariants() const {
     for (int32_t ch = 0; ch < nchain_; ++ch)
       for (int32_t l = 1; l <= chain_top_[static_cast<size_t>(ch)]; ++l) {
         int32_t n = 0;
-        for (int32_t v : vc_preassigned_[vcl(vc, ch, l)])
-          if (V(v).pcell < 0) ++n;
+        const auto& list = vc_preassigned_[vcl(vc, ch, l)];
+        for (size_t i = 0; i < list.size(); ++i) {
+          if (V(list[i]).pcell < 0) ++n;
+          if (vc_pre_unbound_[vcl(vc, ch, l)].contains(static_cast<int32_t>(i)) !=
+              (V(list[i]).pcell < 0))
+            return fail("the unbound preassigned cells of " +
+                        shape_.vcs[static_cast<size_t>(vc)].name + " at chain " +
+                        shape_.chains[static_cast<size_t>(ch)].name + " level " +
+                        std::to_string(l) + " are off at position " + std::to_string(i));
+        }
         if (n != vc_free_[vcl(vc, ch, l)])
           return fail("vcFreeCellNum of " + shape_.vcs[static_cast<size_t>(vc)].name +
                       " at chain " + shape_.chains[static_cast<size_t>(ch)].name + " level " +

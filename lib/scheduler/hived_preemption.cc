@@ -83,7 +83,14 @@ void Hived::delete_preempting(int32_t g) {
         auto it = std::find(pl.begin(), pl.end(), p);
         if (it != pl.end()) bv = &G(bg).vleaves[static_cast<size_t>(it - pl.begin())];
       }
-      if (bg >= 0) pacs.push_back(assign_leaf(p, *bv, G(bg).priority, true));
+      if (bg >= 0) {
+        const int32_t pac = assign_leaf(p, *bv, G(bg).priority, true);
+        if (allocate_now()) {
+          finish_allocation({pac});
+        } else {
+          pacs.push_back(pac);
+        }
+      }
     } else {
       P(p).state = CellState::Free;
     }
