@@ -28,8 +28,10 @@ UseCaseResult<void> hived_edit_load(const std::string& dir, config::CheckOutcome
     if (!sv.ok()) return input_error(h.services_file + ": " + sv.error().message);
     h.services_before = h.services_after = *sv;
   }
+  // The push goes to the first master, as the joins, the upgrades and the etcd
+  // reads do (not to a master being added, nor to the last one, which may be lost).
   for (const auto& m : c.layout->machines)
-    if (m.master) h.master = m.hostname;
+    if (m.master && h.master.empty()) h.master = m.hostname;
   return {};
 }
 
