@@ -70,6 +70,9 @@ run hived quarantine "$C" $W --reason "ECC errors" --dry-run --hived "$HIVED" $S
 expect_rc 0 "quarantine --dry-run"
 check "d['nodes'][0]['action'] == 'quarantine' and d['effect']['doomed'][0]['vc'] == 'default' and d['effect']['doomed'][0]['cellsAfter'] == 1 and d['effect']['groups'] == []" \
   "dry run: default's one cell would be doomed, no running group"
+"$PYTHON3" -c 'import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)' \
+  "$TB_DIR/../../../docs/schemas/hivedQuarantine.schema.json" "$TMP/out" || { cat "$TMP/out" >&2; fail "quarantine --dry-run -o json does not match docs/schemas/hivedQuarantine.schema.json"; }
+pass "quarantine --dry-run -o json matches docs/schemas/hivedQuarantine.schema.json"
 run hived quarantine "$C" $W --reason "ECC errors" --dry-run --hived "$HIVED" $SSH
 save quarantine-dry-run.txt
 node_check $W "not u and 'paictl.io/quarantine' not in a" "the dry run changed nothing"
