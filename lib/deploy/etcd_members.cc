@@ -69,6 +69,13 @@ util::Result<std::vector<EtcdMember>> parse_etcd_members(const std::string& outp
   return out;
 }
 
+std::vector<std::string> unhealthy_etcd_members(const std::vector<EtcdMember>& members) {
+  std::vector<std::string> sick;
+  for (const auto& m : members)
+    if (!m.healthy) sick.push_back(m.name);
+  return sick;
+}
+
 const EtcdMember* find_etcd_member(const std::vector<EtcdMember>& members, const std::string& name,
                                    const std::string& address) {
   for (const auto& m : members)

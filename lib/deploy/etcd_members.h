@@ -27,6 +27,9 @@ std::string etcd_members_script(const std::string& endpoint);
 // error when the member list is missing or is not etcdctl's JSON.
 util::Result<std::vector<EtcdMember>> parse_etcd_members(const std::string& output);
 
+// The names of the members that did not answer `endpoint health`, in list order.
+std::vector<std::string> unhealthy_etcd_members(const std::vector<EtcdMember>& members);
+
 // The member of a master: its name, or a peer URL on its address.
 const EtcdMember* find_etcd_member(const std::vector<EtcdMember>& members, const std::string& name,
                                    const std::string& address);

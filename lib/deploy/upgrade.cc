@@ -323,17 +323,17 @@ UseCaseResult<UpgradePlan> plan_upgrade(const UpgradeRequest& r, const UpgradeDe
   if (masters > 1 && !steps->empty()) {
     auto x = run_on_master(*transport, *master,
                            etcd_members_script("https://" + master->address + ":2379"));
-    auto members = x.ok() && x.exit_status == 0
-                       ? parse_etcd_members(x.out)
-                       : util::Result<std::vector<EtcdMember>>(
-                             util::Error{x.ok() ? std::string(util::trim(x.err)) : x.error, {}});
+    const std::string hint = "every master's etcd must answer before an upgrade";
+    if (!x.ok() || x.exit_status != 0)
+      return remote_error("upgrade: etcd's members could not be read on " + master->name + ": " +
+                              (x.ok() ? std::string(util::trim(x.err)) : x.error),
+                          hint);
+    auto members = parse_etcd_members(x.out);
     if (!members.ok())
       return remote_error("upgrade: etcd's members could not be read on " + master->name + ": " +
                               members.error().message,
-                          "every master's etcd must answer before an upgrade");
-    std::vector<std::string> sick;
-    for (const auto& m : *members)
-      if (!m.healthy) sick.push_back(m.name);
+                          hint);
+    std::vector<std::string> sick = unhealthy_etcd_members(*members);
     if (!sick.empty())
       return input_error("upgrade: etcd member" + std::string(sick.size() == 1 ? " " : "s ") +
                              util::join(sick, ", ") +
@@ -534,9 +534,7 @@ util::Result<void> upgrade_wait_etcd(
     if (x.ok() && x.exit_status == 0) {
       auto members = parse_etcd_members(x.out);
       if (members.ok()) {
-        std::vector<std::string> sick;
-        for (const auto& m : *members)
-          if (!m.healthy) sick.push_back(m.name);
+        std::vector<std::string> sick = unhealthy_etcd_members(*members);
         if (sick.empty() && !members->empty()) return {};
         last = std::to_string(members->size() - sick.size()) + " of " +
                std::to_string(members->size()) +
