@@ -208,47 +208,33 @@ class JoinControlPlanePhase : public KeyValuePhase {
   }
 
   // Every etcd member healthy, this master's among them, asked of the first
-  // master's etcd with etcdctl and kubeadm's health-check client certificate.
+  // master's etcd as node remove and upgrade ask it (etcd_members.h).
   util::Result<void> etcd_healthy(HostRun& h, HostRun& master) {
-    const std::string script = etcdctl_prelude("https://" + master.spec().address + ":2379", 10) +
-                               "echo '@@members'; $E member list -w json\n"
-                               "echo '@@health'; $E endpoint health --cluster -w json\n";
+    const std::string script = etcd_members_script("https://" + master.spec().address + ":2379");
     std::string why;
     bool ok = poll(h.run().clock, std::min(s_.wait_s, 120), 2000, [&] {
       auto r = master.sh(script);
-      size_t m = r.out.find("@@members"), hl = r.out.find("@@health");
-      if (!r.ok() || m == std::string::npos || hl == std::string::npos) {
+      auto members = parse_etcd_members(r.out);
+      if (!r.ok() || !members.ok()) {
         why = "etcdctl did not answer on " + master.spec().name;
         return false;
       }
-      auto members = util::parse_json_or_discarded(r.out.substr(m + 9, hl - m - 9));
-      auto health = util::parse_json_or_discarded(r.out.substr(hl + 8));
-      std::set<std::string> names;
-      if (members.is_object() && members.contains("members") && members["members"].is_array())
-        for (const auto& x : members["members"])
-          if (x.is_object()) names.insert(x.value("name", ""));
-      if (!names.count(h.spec().name)) {
-        why = "etcd has no member " + h.spec().name + " (members: " +
-              util::join(std::vector<std::string>(names.begin(), names.end()), ", ") + ")";
+      if (!find_etcd_member(*members, h.spec().name, h.spec().address)) {
+        std::vector<std::string> names;
+        for (const auto& m : *members) names.push_back(m.name.empty() ? "(not started)" : m.name);
+        why = "etcd has no member " + h.spec().name + " (members: " + util::join(names, ", ") + ")";
         return false;
       }
-      size_t healthy = 0, total = 0;
-      std::vector<std::string> sick;
-      if (health.is_array())
-        for (const auto& e : health) {
-          ++total;
-          if (e.is_object() && e.value("health", false))
-            ++healthy;
-          else if (e.is_object())
-            sick.push_back(e.value("endpoint", "?"));
-        }
-      if (total < names.size() || healthy < total) {
-        why = std::to_string(healthy) + " of " + std::to_string(names.size()) +
-              " etcd members healthy" +
-              (sick.empty() ? "" : " (not: " + util::join(sick, ", ") + ")");
+      std::vector<std::string> sick = unhealthy_etcd_members(*members);
+      if (!sick.empty()) {
+        for (auto& n : sick)
+          if (n.empty()) n = "a member not started";
+        why = std::to_string(members->size() - sick.size()) + " of " +
+              std::to_string(members->size()) +
+              " etcd members healthy (not: " + util::join(sick, ", ") + ")";
         return false;
       }
-      h.log("etcd: " + std::to_string(names.size()) + " members, all healthy");
+      h.log("etcd: " + std::to_string(members->size()) + " members, all healthy");
       return true;
     });
     if (ok) return {};

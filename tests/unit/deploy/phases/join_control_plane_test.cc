@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -55,16 +56,36 @@ struct HaCluster {
   }
 };
 
-// What etcdctl answers on the first master: the members and their health.
+// What etcd_members_script prints on the first master (etcdctl's member list
+// and endpoint health, as in etcd_members_test.cc): the members, each with its
+// peer and client URL on its master's address, and their health.
 std::string etcd_answer(const std::vector<std::string>& members, bool healthy = true) {
+  const std::map<std::string, std::string> address = {
+      {"master", "10.0.0.1"}, {"master2", "10.0.0.11"}, {"master3", "10.0.0.12"}};
   nlohmann::json m = {{"members", nlohmann::json::array()}}, h = nlohmann::json::array();
-  int i = 1;
+  uint64_t id = 0x8e9e05c52164694d;
   for (const auto& n : members) {
-    m["members"].push_back({{"name", n}});
-    h.push_back(
-        {{"endpoint", "https://10.0.0." + std::to_string(i++) + ":2379"}, {"health", healthy}});
+    const std::string a = address.at(n);
+    m["members"].push_back({{"ID", id++},
+                            {"name", n},
+                            {"peerURLs", {"https://" + a + ":2380"}},
+                            {"clientURLs", {"https://" + a + ":2379"}}});
+    h.push_back({{"endpoint", "https://" + a + ":2379"}, {"health", healthy}});
   }
-  return "@@members\n" + m.dump() + "\n@@health\n" + h.dump() + "\n";
+  return "@@paictl members@@\n" + m.dump() + "\n\n@@paictl health@@\n" + h.dump() + "\n";
+}
+
+// etcd as the first master sees it around `joining`'s join: `before`, healthy,
+// until joining ran kubeadm join; then `before` and joining, all healthy or none.
+void etcd_around_join(testing::ScriptedTransport& t, std::vector<std::string> before,
+                      const std::string& joining, bool healthy_after = true) {
+  t.on("member list", [&t, before, joining, healthy_after](const testing::ScriptedCall&) {
+    if (!t.ran("kubeadm join --config", joining))
+      return testing::ScriptedAnswer{etcd_answer(before)};
+    std::vector<std::string> members = before;
+    members.push_back(joining);
+    return testing::ScriptedAnswer{etcd_answer(members, healthy_after)};
+  });
 }
 
 TEST(HaControlPlane, OnlyTheFirstMasterInitsAndTheOthersJoinAsControlPlane) {
@@ -142,7 +163,7 @@ TEST(HaControlPlane, AMasterJoinsWithControlPlaneConfigurationAndEtcdIsChecked) 
                      {.out = "kubeadm join 10.0.0.250:6443 --token abcdef.0123456789abcdef "
                              "--discovery-token-ca-cert-hash sha256:1234\n"});
   c.run.transport.on("certs-uploaded", {.out = "age=600\n"});
-  c.run.transport.on("member list", {.out = etcd_answer({"master", "master2"})});
+  etcd_around_join(c.run.transport, {"master"}, "master2");
   auto o = observe(jcp, m2);
   ASSERT_TRUE(o.status.ok());
   ASSERT_EQ(o.needs.size(), 1u);
@@ -184,7 +205,7 @@ TEST(HaControlPlane, AStaleUploadIsMadeAgainBeforeTheJoin) {
                      {.out = "kubeadm join 10.0.0.250:6443 --token abcdef.0123456789abcdef "
                              "--discovery-token-ca-cert-hash sha256:1234\n"});
   c.run.transport.on("certs-uploaded", {.out = "age=7300\n"});
-  c.run.transport.on("member list", {.out = etcd_answer({"master", "master2", "master3"})});
+  etcd_around_join(c.run.transport, {"master", "master2"}, "master3");
   auto o = observe(jcp, m3);
   ASSERT_TRUE(jcp.apply(m3, o.needs).ok());
   ASSERT_TRUE(
@@ -209,7 +230,7 @@ TEST(HaControlPlane, AnUnhealthyEtcdMemberFailsTheJoinWithAHint) {
                      {.out = "kubeadm join 10.0.0.250:6443 --token abcdef.0123456789abcdef "
                              "--discovery-token-ca-cert-hash sha256:1234\n"});
   c.run.transport.on("certs-uploaded", {.out = "age=10\n"});
-  c.run.transport.on("member list", {.out = etcd_answer({"master", "master2"}, false)});
+  etcd_around_join(c.run.transport, {"master"}, "master2", false);
   auto o = observe(jcp, m2);
   auto r = jcp.apply(m2, o.needs);
   ASSERT_FALSE(r.ok());
@@ -259,7 +280,7 @@ TEST(HaControlPlane, KubeVipIsWrittenOnEveryMasterBeforeInitAndJoin) {
                      {.out = "kubeadm join 10.0.0.250:6443 --token abcdef.0123456789abcdef "
                              "--discovery-token-ca-cert-hash sha256:1234\n"});
   c.run.transport.on("certs-uploaded", {.out = "age=10\n"});
-  c.run.transport.on("member list", {.out = etcd_answer({"master", "master2"})});
+  etcd_around_join(c.run.transport, {"master"}, "master2");
   o = observe(jcp, c.run.host("master2"));
   ASSERT_TRUE(needs_has(o.needs, "write the kube-vip static pod"));
   ASSERT_TRUE(jcp.apply(c.run.host("master2"), o.needs).ok());
