@@ -39,8 +39,6 @@ class CountingTransport : public Transport {
   TransportCost cost() const;
   HostCost cost_of(const std::string& host) const;
 
-  Transport& inner() { return *inner_; }
-
  private:
   std::unique_ptr<Transport> inner_;
   mutable std::mutex mu_;
