@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <set>
+#include <utility>
 
 #include "facts/parsers.h"
 #include "util/json.h"
@@ -518,10 +520,13 @@ bool parse_ss_listener(std::string_view l, Listener& out) {
 }
 
 void parse_tcp(std::string_view body, HostFacts& f) {
-  auto add = [&f](Listener li) {
-    bool dup = false;
-    for (const auto& x : f.listening) dup |= x.address == li.address && x.port == li.port;
-    if (!dup && f.listening.size() < 10000) f.listening.push_back(std::move(li));
+  // Each address and port once (ss and /proc/net/tcp may list a socket twice),
+  // looked up in a set: a host with thousands of listeners costs no more a line.
+  std::set<std::pair<std::string, int>> seen;
+  for (const auto& x : f.listening) seen.emplace(x.address, x.port);
+  auto add = [&f, &seen](Listener li) {
+    if (f.listening.size() >= 10000 || !seen.emplace(li.address, li.port).second) return;
+    f.listening.push_back(std::move(li));
   };
   bool ss = false;
   for (auto l : lines_of(body)) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -151,6 +152,35 @@ TEST(FactParser, ListenersFromSs) {
   EXPECT_EQ(f.listening[4].port, 6443);
   EXPECT_EQ(f.listening[5].address, "fe80::1");
   EXPECT_EQ(f.listening[5].port, 10250);
+}
+
+TEST(FactParser, ListenersAreKeptOnceAndAtMostTenThousand) {
+  // Each address and port once, whichever of its lines came first; a host
+  // listing 12,000 distinct sockets (each twice) keeps the first 10,000.
+  std::string out = "@@paictl-facts 1\n@@begin tcp\n@@ss\n";
+  for (int round = 0; round < 2; ++round)
+    for (int i = 0; i < 12000; ++i)
+      out += "0 128 10.0." + std::to_string(i / 250) + "." + std::to_string(i % 250) + ":" +
+             std::to_string(1000 + i % 7) + " 0.0.0.0:*\n";
+  out += "0 128 0.0.0.0:22 0.0.0.0:*\n0 128 0.0.0.0:22 0.0.0.0:*\n";
+  out += "\n@@end tcp 0\n@@done\n";
+  HostFacts f;
+  parse_fact_output(out, 0, f);
+  ASSERT_EQ(f.listening.size(), 10000u);
+  std::set<std::pair<std::string, int>> distinct;
+  for (const auto& l : f.listening) distinct.emplace(l.address, l.port);
+  EXPECT_EQ(distinct.size(), 10000u);
+  EXPECT_EQ(distinct.count({"10.0.0.0", 1000}), 1u);
+  EXPECT_EQ(distinct.count({"10.0.39.249", 1000 + 9999 % 7}), 1u);  // the 10,000th
+  EXPECT_EQ(distinct.count({"10.0.40.0", 1000 + 10000 % 7}), 0u);   // past the cap
+  EXPECT_EQ(distinct.count({"0.0.0.0", 22}), 0u);                   // came after the cap
+  // Below the cap, a socket listed twice (ss, then again) is one listener.
+  std::string twice =
+      "@@paictl-facts 1\n@@begin tcp\n@@ss\n0 128 0.0.0.0:22 0.0.0.0:*\n"
+      "0 128 [::]:22 [::]:*\n0 128 0.0.0.0:22 0.0.0.0:*\n\n@@end tcp 0\n@@done\n";
+  HostFacts g;
+  parse_fact_output(twice, 0, g);
+  EXPECT_EQ(g.listening.size(), 2u);
 }
 
 TEST(FactParser, CutOffRunKeepsWhatCameAndNamesTheStep) {
