@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
+#include <unordered_map>
 
 #include "util/fs.h"
 #include "util/strings.h"
@@ -233,6 +235,18 @@ bool parse_yes_no(const std::string& v, bool& out) {
   return false;
 }
 
+// A Host (or Match host) block's patterns when every one is a plain name: no
+// wildcard, no negation. Such a block applies exactly when one of a host's
+// names equals one of them, case aside.
+bool literal_block(const SshConfigBlock& b) {
+  if (b.kind != SshConfigBlock::Kind::Host && b.kind != SshConfigBlock::Kind::MatchHost)
+    return false;
+  if (b.patterns.empty()) return false;
+  for (const auto& p : b.patterns)
+    if (p.empty() || p[0] == '!' || p.find_first_of("*?") != std::string::npos) return false;
+  return true;
+}
+
 bool block_applies(const SshConfigBlock& b, const std::vector<std::string>& names) {
   switch (b.kind) {
     case SshConfigBlock::Kind::Global:
@@ -351,6 +365,7 @@ SshConfig parse_ssh_config(const std::string& text, const std::string& file,
                            bool follow_includes) {
   SshConfig c;
   parse_into(c, text, file, include_base, env, 0, follow_includes);
+  index_ssh_config(c);
   return c;
 }
 
@@ -380,6 +395,30 @@ void append_ssh_config(SshConfig& base, SshConfig more) {
     base.blocks.push_back(std::move(b));
   }
   base.diagnostics.append(more.diagnostics);
+  index_ssh_config(base);
+}
+
+struct SshHostIndex {
+  size_t blocks = 0;                                           // how many it was made for
+  std::unordered_map<std::string, std::vector<size_t>> named;  // lower-cased name -> blocks
+  std::vector<size_t> others;                                  // every other block
+};
+
+void index_ssh_config(SshConfig& config) {
+  auto index = std::make_shared<SshHostIndex>();
+  index->blocks = config.blocks.size();
+  for (size_t i = 0; i < config.blocks.size(); ++i) {
+    const SshConfigBlock& b = config.blocks[i];
+    if (!literal_block(b)) {
+      index->others.push_back(i);
+      continue;
+    }
+    for (const auto& p : b.patterns) {
+      auto& at = index->named[util::to_lower(p)];
+      if (at.empty() || at.back() != i) at.push_back(i);
+    }
+  }
+  config.index = std::move(index);
 }
 
 SshHostConfig resolve_ssh_config(const SshConfig& config, const std::vector<std::string>& names,
@@ -393,7 +432,25 @@ SshHostConfig resolve_ssh_config(const SshConfig& config, const std::vector<std:
     bool b;
     if (!dst && parse_yes_no(v, b)) dst = b;
   };
-  for (const auto& b : config.blocks) {
+  // The blocks that can apply, in file order: all of them, or with the index
+  // those of the host's names and those that are not plain names.
+  std::vector<size_t> candidates;
+  const SshHostIndex* index = config.index.get();
+  if (index && index->blocks == config.blocks.size()) {
+    candidates = index->others;
+    for (const auto& n : names) {
+      if (n.empty()) continue;
+      auto it = index->named.find(util::to_lower(n));
+      if (it != index->named.end())
+        candidates.insert(candidates.end(), it->second.begin(), it->second.end());
+    }
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  } else {
+    for (size_t i = 0; i < config.blocks.size(); ++i) candidates.push_back(i);
+  }
+  for (size_t at : candidates) {
+    const SshConfigBlock& b = config.blocks[at];
     if (!block_applies(b, names)) continue;
     for (const auto& l : b.lines) {
       const std::string& v = l.args[0];

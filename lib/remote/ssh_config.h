@@ -11,6 +11,7 @@
 // (use ProxyJump). StrictHostKeyChecking is deliberately ignored: only
 // --host-key-policy relaxes host-key checking. Other keywords are ignored.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,8 +35,16 @@ struct SshConfigBlock {
   std::vector<SshConfigLine> lines;
 };
 
+// Which blocks a host name can select (index_ssh_config).
+struct SshHostIndex;
+
 struct SshConfig {
   std::vector<SshConfigBlock> blocks;
+  // The Host blocks of plain names looked up by name, so that resolving N hosts
+  // against a config with a block per host costs N lookups, not N x N pattern
+  // matches. Set by parse_ssh_config, load_ssh_config and append_ssh_config;
+  // null, or made for another number of blocks: every block is matched.
+  std::shared_ptr<const SshHostIndex> index;
   diag::List diagnostics;  // syntax problems, unknown keywords, unsupported Match, bad Include
   std::vector<std::string> ignore_unknown;  // IgnoreUnknown's patterns, once seen
 };
@@ -78,6 +87,9 @@ SshConfig load_ssh_config(const std::string& path, const SshConfigEnv& env, bool
 
 // Appends `more` after `base`: values in `base` win (first value obtained wins).
 void append_ssh_config(SshConfig& base, SshConfig more);
+
+// Makes config.index for its blocks as they are now.
+void index_ssh_config(SshConfig& config);
 
 // The settings for a host known by one or more names (a layout hostname and its
 // IP): a Host block applies when one of its patterns matches one of the names

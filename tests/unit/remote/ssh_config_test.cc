@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "remote/target.h"
 
@@ -142,6 +144,61 @@ TEST(SshConfig, IncludeReadsRelativeToTheBaseAndKeepsBlocks) {
     too_deep |= d.message.find("nested too deeply") != std::string::npos;
   EXPECT_TRUE(too_deep);
   std::filesystem::remove_all(dir);
+}
+
+TEST(SshConfig, TheNameIndexResolvesAsMatchingEveryBlockDoes) {
+  // A config with a block per host (as generated configs have), wildcard and
+  // negated blocks between them, a block of two names, mixed case, Match host
+  // and Match all: every host resolves the same with the index as by matching
+  // every block, in file order.
+  std::string text = "User everyone-default\n";
+  for (int i = 0; i < 60; ++i) {
+    text += "Host gpu-" + std::to_string(i) + (i % 7 == 0 ? " 10.0.0." + std::to_string(i) : "") +
+            "\n  Port " + std::to_string(2000 + i) + "\n";
+    if (i % 10 == 3) text += "Host gpu-1* !gpu-13\n  User ten\n  IdentityFile ~/.ssh/ten\n";
+    if (i % 10 == 5) text += "Match host GPU-2?\n  User twenty\n";
+    if (i == 30) text += "Host GPU-45\n  Hostname upper.example\n";
+  }
+  text += "Match all\n  IdentityFile ~/.ssh/last\nHost *\n  User star\n";
+  SshConfig indexed = parse(text);
+  ASSERT_TRUE(indexed.diagnostics.empty());
+  ASSERT_NE(indexed.index, nullptr);
+  SshConfig plain = indexed;
+  plain.index = nullptr;
+  auto same = [](const SshHostConfig& a, const SshHostConfig& b) {
+    return a.hostname == b.hostname && a.user == b.user && a.port == b.port &&
+           a.identity_files == b.identity_files;
+  };
+  int with_port = 0;
+  for (int i = 0; i < 70; ++i) {
+    std::vector<std::vector<std::string>> forms = {
+        {"gpu-" + std::to_string(i)},
+        {"Gpu-" + std::to_string(i), "10.0.0." + std::to_string(i)},
+        {"10.0.0." + std::to_string(i)},
+        {"", "gpu-" + std::to_string(i)}};
+    for (const auto& names : forms) {
+      SshHostConfig a = resolve_ssh_config(indexed, names, env());
+      SshHostConfig b = resolve_ssh_config(plain, names, env());
+      EXPECT_TRUE(same(a, b)) << names.back();
+      with_port += a.port.has_value();
+    }
+  }
+  EXPECT_GT(with_port, 100);
+  // Spot checks against the file: its own Port, the negated pattern, case.
+  SshHostConfig h = resolve_ssh_config(indexed, {"gpu-13"}, env());
+  EXPECT_EQ(h.port, 2013);
+  EXPECT_EQ(h.user, "everyone-default");
+  EXPECT_EQ(resolve_ssh_config(indexed, {"gpu-45"}, env()).hostname, "upper.example");
+  EXPECT_EQ(resolve_ssh_config(indexed, {"10.0.0.14"}, env()).port, 2014);
+  // Blocks added after the index was made: it is not used for them.
+  SshConfig grown = indexed;
+  grown.blocks.insert(grown.blocks.begin() + 1, parse("Host gpu-3\n  Port 9\n").blocks.back());
+  EXPECT_EQ(resolve_ssh_config(grown, {"gpu-3"}, env()).port, 9);
+  // append_ssh_config indexes the whole: the first file's value wins.
+  SshConfig both = parse("Host gpu-3\n  Port 7\n");
+  append_ssh_config(both, parse(text));
+  EXPECT_EQ(resolve_ssh_config(both, {"gpu-3"}, env()).port, 7);
+  EXPECT_EQ(resolve_ssh_config(both, {"gpu-4"}, env()).port, 2004);
 }
 
 TEST(SshConfig, Expansion) {
