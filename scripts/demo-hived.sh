@@ -4,7 +4,9 @@
 # lib/scheduler made by replaying a request stream
 # (tests/integration/hived/scenarios/lab.json): two racks of four 8-GPU V100
 # nodes and two 4-GPU K80 nodes, VCs prod and research; node v7 is bad and
-# doomed to research, infer-c was lazily preempted by urgent, big-wait waits.
+# doomed to research, infer-c was lazily preempted by urgent, big-wait waits
+# (its reason code and wouldFit), as would two pods of 8 in research (v7's
+# doomed cell first).
 # Then a config change that moves one of prod's node cells to research: the
 # diff shows urgent would be lazily preempted, and apply refuses it.
 #
@@ -65,9 +67,15 @@ echo "($(grep -c '<rect' "$RUN/cells.svg") boxes in $RUN/cells.svg)"
 step "The affinity groups, by VC and priority"
 expect 0 $PAICTL hived groups $H
 shows "infer-c  prod            10  Allocated (lazily preempted)     4  v4[0-3]" "opp-1    research        -1  Allocated                        4  v4[4-7]"
-step "Why does big-wait wait? Its request run through the HiveD algorithm on the live state"
+step "Why does big-wait wait? Its request run through the HiveD algorithm on the live state: the reason code, its hint, and wouldFit (the event that would let it run)"
 expect 0 $PAICTL hived why big-wait $H --config "$OLD" --vc prod --priority 100 --gpus 8 --leaf-type V100
-shows "big-wait waits: insufficient capacity when scheduling in VC prod (chain V100-RACK)" "are bad: v7"
+shows "big-wait waits: insufficient capacity when scheduling in VC prod (chain V100-RACK)" "are bad: v7" \
+  "  reason: VCQuotaExhausted (tier 5, the VC's guaranteed cells are bound to running groups): " \
+  "  wouldFit: needs 1 more V100-NODE cell(s) in chain V100-RACK; unknown: no running group has an expected end"
+step "Two pods of 8 in research wait first for v7, bad, where one of research's cells is doomed: wouldFit names the repair"
+expect 0 $PAICTL hived why two $H --config "$OLD" --vc research --priority 50 --pods 2 --gpus 8 --leaf-type V100
+shows "  reason: BadCellsDoomed (tier 3, the VC's cells are doomed on bad nodes): " "  also:   VCQuotaExhausted (tier 5, " \
+  "  wouldFit: needs 1 more V100-NODE cell(s) in chain V100-RACK; fits when v7 is healthy again"
 step "And a running group: where, at which priority, lazily preempted by whom"
 expect 0 $PAICTL hived why infer-c $H
 shows "infer-c is Allocated in VC prod at priority 10, on 4 GPUs: v4[0-3]" "lazily preempted by urgent"

@@ -6,9 +6,12 @@
 # doubles of the gateway and HiveD that install leaves there. facts collect, init,
 # check config, check hosts, the plan, install --register, a second run with nothing
 # to do, hived status, job submit, job logs -f, an upgrade to Kubernetes 1.31 that
-# waits for a running gang, config diff, then reset.
+# waits for a running gang, a worker's GPU gone bad (hived health finds it,
+# quarantine shows its effect on the VC's cells, then cordons it; release undoes
+# it), config diff, then reset.
 #
-#   scripts/demo-install.sh          (PAICTL=path to use another binary than build/paictl)
+#   scripts/demo-install.sh          (PAICTL=path to use another binary than build/paictl;
+#                                     DEMO_BASE=127.0.N to put the hosts on another address base)
 #
 # It needs root, sshd and mount namespaces; elsewhere it says so in one sentence
 # and exits 0 (DEMO_STRICT=1: 77).
@@ -31,8 +34,9 @@ export PAICTL_TEMPLATES
 # The demo's own registry of clusters.
 export XDG_CONFIG_HOME="$BED/config"
 HIVED_SERVER=${HIVED_SERVER:-$(dirname "$PAICTL")/tests/integration/hived/hived_test_server}
-"$TESTBED" up 3 "$BED" --base 127.0.21 --rollout-delay 0.2 --hived-server "$HIVED_SERVER" >/dev/null
-MASTER=127.0.21.2
+BASE=${DEMO_BASE:-127.0.21}
+"$TESTBED" up 3 "$BED" --base "$BASE" --rollout-delay 0.2 --hived-server "$HIVED_SERVER" >/dev/null
+MASTER=$BASE.2
 C="$BED/site"  # (the testbed keeps a cluster directory of its own in $BED/cluster)
 step "Bare hosts: their facts over SSH, named by their own host names, the master marked"
 expect 0 $PAICTL facts collect --hosts-file "$BED/hosts.list" --ssh-config "$BED/ssh_config" \
@@ -79,6 +83,27 @@ expect 0 $PAICTL job submit "$BED/gang.yaml" --cluster bed
 expect 0 $PAICTL upgrade "$C" --to 1.31 --hived http://$MASTER:30096 --dry-run
 step "The upgrade: the control plane (kubeadm upgrade apply), then each worker cordoned, upgraded, verified and uncordoned; the busy worker waits for the gang to end"
 expect 0 $PAICTL upgrade "$C" --to 1.31 --hived http://$MASTER:30096 --yes
+# What these print is checked too (demo-lib.sh: shows).
+DEMO_CAPTURE=$BED/last
+step "A GPU goes bad on tb-worker1 (its nvidia-smi lists 3 of 4 GPUs, two uncorrectable ECC errors, an Xid 79 in its kernel log): hived health finds it (exit 1 = candidates)"
+"$TESTBED" gpu-fault "$BED" tb-worker1 --gpus 3 --ecc 2 --xid 79
+expect 1 $PAICTL hived health "$C" --collect
+shows "[N010] gpusDropped" "nvidia-smi lists 3 of the SKU's 4 GPUs" "[N011] eccUncorrectable" "[N013] xid" "1 quarantine candidate"
+step "Its quarantine, the effect first (dry run): VC default's cell on tb-worker1 doomed, no running group there"
+expect 0 $PAICTL hived quarantine "$C" tb-worker1 --reason "ECC errors" --hived http://$MASTER:30096 --dry-run
+shows "default  V100-NODE  V100-NODE  0 -> 1  0 -> 4" "No running group on tb-worker1." "dry run: no node was changed"
+step "The quarantine: tb-worker1 annotated (who, when, why) and cordoned; HiveD counts it bad, default's cell doomed"
+expect 0 $PAICTL hived quarantine "$C" tb-worker1 --reason "ECC errors" --hived http://$MASTER:30096
+shows "quarantined tb-worker1"
+expect 0 $PAICTL hived status --cluster bed
+shows "tb-worker1  V100  Bad" "2 nodes (1 bad)"
+step "The GPU replaced: release undoes exactly what the quarantine did; every node healthy again"
+"$TESTBED" gpu-fault "$BED" tb-worker1 --clear
+expect 0 $PAICTL hived release "$C" tb-worker1 --hived http://$MASTER:30096
+shows "default  V100-NODE  V100-NODE  1 -> 0  4 -> 0" "released tb-worker1"
+expect 0 $PAICTL hived status --cluster bed
+shows "2 nodes (0 bad)"
+unset DEMO_CAPTURE
 step "The cluster files on the cluster are the local ones"
 expect 0 $PAICTL config diff "$C"
 step "Reset: the hosts back to their fresh state"

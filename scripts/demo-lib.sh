@@ -10,10 +10,16 @@ step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 # a different code sets status=1 and the demo goes on.
 expect() {
   want=$1; shift
+  # The command as a shell would take it: an argument with blanks in quotes.
+  shown=""
+  for arg in "$@"; do
+    case $arg in *[[:space:]]* | "") arg="\"$arg\"" ;; esac
+    shown="$shown${shown:+ }$arg"
+  done
   if [ -n "${DEMO_MASK:-}" ]; then
-    echo "\$ paictl ${*#"$PAICTL" }" | sed "s|$DEMO_MASK|\$DEMO|g"
+    echo "\$ paictl ${shown#"$PAICTL" }" | sed "s|$DEMO_MASK|\$DEMO|g"
   else
-    echo "\$ paictl ${*#"$PAICTL" }"
+    echo "\$ paictl ${shown#"$PAICTL" }"
   fi
   set +e
   if [ -n "${DEMO_CAPTURE:-}" ]; then

@@ -125,6 +125,12 @@ sed 's/^name: pytorch_mnist$/name: mnist_2x8/; s/^    instances: 1$/    instance
      s/^      cpu: 4$/      cpu: 32/; s/^      memoryMB: 8192$/      memoryMB: 131072/; s/^  virtualCluster: default$/  virtualCluster: research/' \
   examples/jobs/pytorch-mnist.yaml >"$RUN/mnist-2x8.yaml"
 expect 0 $PAICTL job submit "$RUN/mnist-2x8.yaml" --cluster auto --explain
+step "Why it waits on lab: the reason code, and wouldFit, the moment and the event that let it run (bob~train_big's launch + bob's median run time)"
+DEMO_CAPTURE=$RUN/last
+expect 0 $PAICTL hived why mnist_2x8 --cluster lab
+shows "alice~mnist_2x8/default waits" "  reason: VCQuotaExhausted (tier 5, " \
+  "  wouldFit: needs 1 more GPU-NODE cell(s) in chain GPU-NODE; frees about " "UTC when bob~train_big/default ends"
+unset DEMO_CAPTURE
 step "Follow the jobs"
 expect 0 $PAICTL job list --all-clusters
 expect 0 $PAICTL job status pytorch_mnist --cluster lab
