@@ -387,7 +387,8 @@ void add_simulate_options(Flags& cmd, SimulateOptions& o, Globals& g) {
       ->capture_default_str();
   add_output_option(cmd, o.output, g);
   cmd.add_option("--report", o.report,
-                 "Also write report.html (SVG charts), metrics.json and jobs.csv to DIR")
+                 "Also write report.html (SVG charts), metrics.json and jobs.csv to DIR "
+                 "(with --from-live: report.html and forecast.svg)")
       ->type_name("DIR");
   cmd.add_option("--report-jobs", o.report_jobs,
                  "The per-job table of --report: csv (jobs.csv, one row per job and policy; "

@@ -3,7 +3,8 @@
 //
 // A forecast from the live cluster (lib/sim/forecast.h): the live inputs are
 // read here (HiveD's inspect API, the REST API's job list), the forecast is
-// computed by libpai, and printed.
+// computed by libpai, and printed; --report DIR also writes DIR/report.html
+// and DIR/forecast.svg.
 
 #include <chrono>
 #include <cstdio>
@@ -22,10 +23,12 @@
 #include "sim/cmd_simulate.h"
 #include "sim/forecast.h"
 #include "sim/forecast_input.h"
+#include "sim/sim_progress.h"
 #include "sim/text_input.h"
 #include "sim/trace.h"
 #include "util/printable.h"
 #include "util/strings.h"
+#include "util/version.h"
 
 namespace paictl {
 
@@ -107,6 +110,12 @@ void validate_forecast(const SimulateOptions& o, Usage& u) {
 int run_forecast(const SimulateOptions& o, const Globals& g) {
   Usage checked;
   const double horizon = validate_horizon(o.horizon, checked).value();  // validated
+  // The report's directory is checked before anything is read or played.
+  if (!o.report.empty())
+    if (std::string problem = report_dir_problem(o.report); !problem.empty()) {
+      print_error("--report: cannot write the report to " + o.report + ": " + problem);
+      return kExitUsage;
+    }
   pai::sim::ForecastRequest req;
   req.horizon_s = horizon;
   if (!o.config.empty()) {
@@ -173,6 +182,14 @@ int run_forecast(const SimulateOptions& o, const Globals& g) {
   } else {
     std::string text = pai::sim::forecast_text(*result);
     std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  if (!o.report.empty()) {
+    std::fflush(stdout);
+    const pai::sim::ForecastResult& r = *result;
+    ReportFiles files = {
+        {"report.html", [&] { return pai::sim::forecast_html_report(r, pai::kVersion); }},
+        {"forecast.svg", [&] { return pai::sim::forecast_svg(r); }}};
+    if (!write_report_files(o.report, files, g.quiet)) return kExitUsage;
   }
   return kExitOk;
 }

@@ -2,7 +2,11 @@
 
 #include "sim/sim_progress.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,35 +80,71 @@ void SimProgress::clear() {
   shown_ = false;
 }
 
-bool write_simulation_report(const pai::sim::ReportContext& ctx, const std::string& dir,
-                             bool jobs_csv, bool quiet) {
+std::string report_dir_problem(const std::string& dir) {
+  if (dir.empty()) return "no directory given";
+  if (pai::util::path_entry_exists(dir) && !pai::util::is_directory(dir))
+    return dir + " is not a directory";
+  // The nearest directory that exists must let us write (into it, or make ours there).
+  std::string probe = dir;
+  while (!pai::util::is_directory(probe)) {
+    const auto slash = probe.find_last_of('/');
+    if (slash == std::string::npos) {
+      probe = ".";
+      break;
+    }
+    probe = slash == 0 ? "/" : probe.substr(0, slash);
+    if (pai::util::path_entry_exists(probe) && !pai::util::is_directory(probe))
+      return probe + " is not a directory";
+  }
+  if (::access(probe.c_str(), W_OK | X_OK) != 0)
+    return (probe == dir ? dir : probe + " (where " + dir + " would be made)") +
+           " is not writable: " + std::strerror(errno);
+  return "";
+}
+
+bool write_report_files(const std::string& dir, const ReportFiles& files, bool quiet) {
   auto made = pai::util::make_directories(dir);
   std::string e = made.ok() ? std::string() : made.error().message;
   std::vector<std::pair<std::string, size_t>> written;
-  auto write = [&](const std::string& name, const std::string& content) {
-    if (!e.empty()) return;
-    auto w = pai::util::write_file_atomic(pai::util::join_path(dir, name), content);
-    if (!w.ok())
+  std::vector<std::string> added;  // files that were not there before
+  for (const auto& [name, content_of] : files) {
+    if (!e.empty()) break;
+    const std::string path = pai::util::join_path(dir, name);
+    const bool existed = pai::util::path_entry_exists(path);
+    const std::string content = content_of();
+    auto w = pai::util::write_file_atomic(path, content);
+    if (!w.ok()) {
       e = name + ": " + w.error().message;
-    else
+    } else {
       written.emplace_back(name, content.size());
-  };
-  write("report.html", pai::sim::html_report(ctx));
-  write("metrics.json", pai::diag::dump_json(pai::sim::metrics_json(ctx), 1) + "\n");
-  if (jobs_csv) write("jobs.csv", pai::sim::jobs_csv(ctx));
+      if (!existed) added.push_back(path);
+    }
+  }
   if (!e.empty()) {
+    for (const auto& path : added) std::remove(path.c_str());
     print_error("cannot write the report to " + dir + ": " + e);
     return false;
   }
-  if (quiet) return true;
+  if (quiet || files.empty()) return true;
   std::string list;
   for (const auto& [name, size] : written)
     list += (list.empty() ? "" : ", ") + name + " " +
             pai::util::format_bytes(static_cast<double>(size)) + "B";
   std::fprintf(stderr, "report: %s (%s)\n",
-               pai::util::printable(pai::util::join_path(dir, "report.html")).c_str(),
+               pai::util::printable(pai::util::join_path(dir, files.front().first)).c_str(),
                list.c_str());
-  if (!jobs_csv) std::fprintf(stderr, "  jobs.csv not written (--report-jobs none)\n");
+  return true;
+}
+
+bool write_simulation_report(const pai::sim::ReportContext& ctx, const std::string& dir,
+                             bool jobs_csv, bool quiet) {
+  ReportFiles files = {{"report.html", [&] { return pai::sim::html_report(ctx); }},
+                       {"metrics.json", [&] {
+                          return pai::diag::dump_json(pai::sim::metrics_json(ctx), 1) + "\n";
+                        }}};
+  if (jobs_csv) files.push_back({"jobs.csv", [&] { return pai::sim::jobs_csv(ctx); }});
+  if (!write_report_files(dir, files, quiet)) return false;
+  if (!quiet && !jobs_csv) std::fprintf(stderr, "  jobs.csv not written (--report-jobs none)\n");
   return true;
 }
 

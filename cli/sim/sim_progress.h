@@ -5,7 +5,10 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace pai::sim {
 struct ReportContext;
@@ -35,6 +38,20 @@ class SimProgress {
 
 // What --report-jobs accepts.
 inline constexpr const char* kReportJobsValues[] = {"csv", "none"};
+
+// A report's files: each name and what makes its content (made when written,
+// one at a time, so that large files are not held together).
+using ReportFiles = std::vector<std::pair<std::string, std::function<std::string()>>>;
+
+// The directory a report goes to, before any work is done: "" when it can be
+// written (it exists as a writable directory, or can be made), else why not.
+std::string report_dir_problem(const std::string& dir);
+
+// Writes the files into dir (made if missing), each atomically (a reader sees
+// the old file or the new one); when one cannot be written, the files this
+// call added are removed again. Then says on stderr (unless quiet)
+// "report: DIR/FIRST (each file and its size)". false after printing the error.
+bool write_report_files(const std::string& dir, const ReportFiles& files, bool quiet);
 
 // Writes metrics.json, report.html and (with jobs_csv) jobs.csv to dir, then
 // says on stderr (unless quiet) which files were written and their sizes.

@@ -571,6 +571,7 @@ class Run {
   std::vector<uint8_t> seeded_;       // by job: running from the initial state (never arrives)
   std::vector<int64_t> vc_run_gpus_;  // by cluster VC: GPUs its running jobs hold
   std::vector<double> vc_integral_;   // by cluster VC: their integral over time
+  std::vector<int64_t> vc_queued_;    // by cluster VC: its queued jobs (SimOptions::vc_series)
   bool filter_gpu_types_ = false;
   int64_t gpus_total_ = 0;
   int64_t used_ = 0;
@@ -581,6 +582,9 @@ class Run {
   double used_integral_ = 0, idle_integral_ = 0;
   double bin_ = 60;
   std::vector<double> bin_used_, bin_queue_, bin_idle_;
+  // SimOptions::vc_series: bin * VCs + VC, the integrals of vc_run_gpus_ and vc_queued_.
+  std::vector<double> vc_bin_used_, vc_bin_queue_;
+  std::vector<std::vector<double>> vc_preempted_at_;
 };
 
 // The request of job j, written over r (its strings and members keep their buffers).
@@ -783,6 +787,18 @@ void Run::integrate(double t) {
       bin_used_.resize(kMaxBins / 2);
       bin_queue_.resize(kMaxBins / 2);
       bin_idle_.resize(kMaxBins / 2);
+      if (opt_.vc_series) {
+        const size_t nv = vc_queued_.size();
+        for (size_t k = 0; k < kMaxBins / 2; ++k)
+          for (size_t v = 0; v < nv; ++v) {
+            vc_bin_used_[k * nv + v] =
+                vc_bin_used_[2 * k * nv + v] + vc_bin_used_[(2 * k + 1) * nv + v];
+            vc_bin_queue_[k * nv + v] =
+                vc_bin_queue_[2 * k * nv + v] + vc_bin_queue_[(2 * k + 1) * nv + v];
+          }
+        vc_bin_used_.resize(kMaxBins / 2 * nv);
+        vc_bin_queue_.resize(kMaxBins / 2 * nv);
+      }
       bin_ *= 2;
       continue;
     }
@@ -790,6 +806,10 @@ void Run::integrate(double t) {
       bin_used_.resize(b + 1, 0);
       bin_queue_.resize(b + 1, 0);
       bin_idle_.resize(b + 1, 0);
+      if (opt_.vc_series) {
+        vc_bin_used_.resize((b + 1) * vc_queued_.size(), 0);
+        vc_bin_queue_.resize((b + 1) * vc_queued_.size(), 0);
+      }
     }
     double end = std::min(t, static_cast<double>(b + 1) * bin_);
     if (end <= a) end = std::nextafter(a, kInf);
@@ -797,6 +817,15 @@ void Run::integrate(double t) {
     bin_used_[b] += used * dt;
     bin_queue_[b] += queued * dt;
     bin_idle_[b] += idle * dt;
+    if (opt_.vc_series) {
+      const size_t nv = vc_queued_.size();
+      double* u = vc_bin_used_.data() + b * nv;
+      double* q = vc_bin_queue_.data() + b * nv;
+      for (size_t v = 0; v < nv; ++v) {
+        u[v] += static_cast<double>(vc_run_gpus_[v]) * dt;
+        q[v] += static_cast<double>(vc_queued_[v]) * dt;
+      }
+    }
     a = end;
   }
   last_ = t;
@@ -807,6 +836,7 @@ void Run::enqueue(uint32_t j) {
   queue_of(j).jobs.insert({-tj.priority, tj.submit, j});
   live_[j].phase = Phase::Queued;
   queued_++;
+  if (opt_.vc_series) vc_queued_[static_cast<size_t>(cluster_vc(j))]++;
   waiting_by_type_[static_cast<size_t>(live_[j].type + 1)]++;
 }
 
@@ -814,6 +844,7 @@ void Run::dequeue(uint32_t j) {
   const TraceJob& tj = trace_.jobs[j];
   queue_of(j).jobs.erase({-tj.priority, tj.submit, j});
   queued_--;
+  if (opt_.vc_series) vc_queued_[static_cast<size_t>(cluster_vc(j))]--;
   waiting_by_type_[static_cast<size_t>(live_[j].type + 1)]--;
 }
 
@@ -892,10 +923,13 @@ void Run::kill(uint32_t j, bool failure) {
   }
   JobOutcome& o = out_->jobs[j];
   o.lost_gpu_seconds += static_cast<float>(static_cast<double>(gpus_of(j)) * (now_ - l.start));
-  if (failure)
+  if (failure) {
     o.failures++;
-  else
+  } else {
     o.preemptions++;
+    if (opt_.vc_series && cluster_vc(j) >= 0)
+      vc_preempted_at_[static_cast<size_t>(cluster_vc(j))].push_back(now_);
+  }
   stop(j);
   if (cluster_vc(j) < 0) {
     // A running group of an initial state whose VC the config does not have:
@@ -1148,6 +1182,8 @@ bool Run::execute(const std::string& policy, PolicyRun& out, std::string& error)
   vc_used_.assign(shape_.vcs.size() * ntypes, 0);
   vc_run_gpus_.assign(shape_.vcs.size(), 0);
   vc_integral_.assign(shape_.vcs.size(), 0);
+  vc_queued_.assign(shape_.vcs.size(), 0);
+  vc_preempted_at_.assign(opt_.vc_series ? shape_.vcs.size() : 0, {});
   seeded_.assign(opt_.initial ? njobs : 0, 0);
   chain_type_.clear();
   for (size_t c = 0; c < shape_.chains.size(); ++c) {
@@ -1406,6 +1442,25 @@ void Run::finalize(PolicyRun& out) {
     out.used_gpus.push_back(bin_used_[b] / width);
     out.queued_jobs.push_back(bin_queue_[b] / width);
     out.idle_waiting_gpus.push_back(bin_idle_[b] / width);
+  }
+  if (opt_.vc_series) {
+    const size_t nv = shape_.vcs.size();
+    out.vc_used_gpus.assign(nv, {});
+    out.vc_queued_jobs.assign(nv, {});
+    for (size_t v = 0; v < nv; ++v) {
+      out.vc_used_gpus[v].reserve(nb);
+      out.vc_queued_jobs[v].reserve(nb);
+    }
+    for (size_t b = 0; b < nb; ++b) {
+      double width = std::min(bin_, out.end - static_cast<double>(b) * bin_);
+      if (width <= 0) width = bin_;
+      for (size_t v = 0; v < nv; ++v) {
+        const size_t k = b * nv + v;
+        out.vc_used_gpus[v].push_back(k < vc_bin_used_.size() ? vc_bin_used_[k] / width : 0);
+        out.vc_queued_jobs[v].push_back(k < vc_bin_queue_.size() ? vc_bin_queue_[k] / width : 0);
+      }
+    }
+    out.vc_preempted_at = std::move(vc_preempted_at_);
   }
 }
 

@@ -114,6 +114,10 @@ struct SimOptions {
   // jobs, about every 1/256 of the trace and once at the end (a front end
   // shows progress with it; the simulator neither prints nor reads a clock).
   std::function<void(size_t arrived, size_t total)> on_progress;
+  // Also keep, per cluster VC, the GPUs its running jobs hold and its queued
+  // jobs as bin averages, and when its jobs were preempted
+  // (PolicyRun::vc_used_gpus...): a forecast's report draws them.
+  bool vc_series = false;
 };
 
 struct Summary {
@@ -178,6 +182,11 @@ struct PolicyRun {
   double bin_seconds = 0;
   std::vector<double> used_gpus, queued_jobs, idle_waiting_gpus;  // bin averages
   int64_t gpus = 0;                                               // GPU leaf cells in the cluster
+  // With SimOptions::vc_series, by cluster VC: the bin averages of the GPUs its
+  // running jobs hold and of its queued jobs (the bins of used_gpus), and the
+  // times its running jobs were preempted (killed by a higher priority), in order.
+  std::vector<std::vector<double>> vc_used_gpus, vc_queued_jobs;
+  std::vector<std::vector<double>> vc_preempted_at;
 };
 
 struct VcMapping {

@@ -127,6 +127,9 @@ util::Result<ConfigForecast> forecast_one(const ForecastRequest& req,
   opt.backfill = req.backfill > 0;
   opt.backfill_depth = std::max<int32_t>(req.backfill, 1);
   opt.initial = ft.initial;
+  const int32_t steps = std::max<int32_t>(req.steps, 0);
+  opt.vc_series = steps > 0;
+  if (steps > 0) opt.bin_seconds = req.horizon_s / steps;
   Simulator sim(model, *ft.trace, opt);
   if (auto p = sim.prepare(); !p.ok()) return p.error();
   ConfigForecast cf;
@@ -219,6 +222,29 @@ util::Result<ConfigForecast> forecast_one(const ForecastRequest& req,
     all_f.lost_gpu_hours += f.lost_gpu_hours;
     all_f.used_gpu_hours += f.used_gpu_hours;
     cf.vcs.push_back(f);
+  }
+  // The series, cut to the steps (the last bin may hold a rounding's sliver).
+  if (steps > 0) {
+    cf.step_s = req.horizon_s / steps;
+    std::map<std::string, size_t> index;
+    for (size_t v = 0; v < shape.vcs.size(); ++v) index[shape.vcs[v].name] = v;
+    for (const auto& f : cf.vcs) {
+      VcSeries s;
+      s.vc = f.vc;
+      s.used_gpus.assign(static_cast<size_t>(steps), 0);
+      s.waiting_jobs.assign(static_cast<size_t>(steps), 0);
+      if (auto it = index.find(f.vc); it != index.end() && it->second < run.vc_used_gpus.size()) {
+        const auto& u = run.vc_used_gpus[it->second];
+        const auto& q = run.vc_queued_jobs[it->second];
+        for (size_t b = 0; b < s.used_gpus.size() && b < u.size(); ++b) {
+          s.used_gpus[b] = u[b];
+          s.waiting_jobs[b] = q[b];
+        }
+        if (it->second < run.vc_preempted_at.size())
+          s.preempted_at = run.vc_preempted_at[it->second];
+      }
+      cf.series.push_back(std::move(s));
+    }
   }
   all_f.wait_s = summarize(std::move(all));
   all_f.guaranteed_gpus = cf.gpus;

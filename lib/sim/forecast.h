@@ -73,6 +73,9 @@ struct ForecastRequest {
   // --backfill N): Kubernetes' scheduling queue lets a pending pod that fits
   // start while an earlier one waits, so the forecast does too.
   int32_t backfill = 16;
+  // The horizon cut into this many equal steps for the series over time
+  // (ConfigForecast::series); 0: none.
+  int32_t steps = 96;
 };
 
 // One VC (or the whole cluster) under one config, over the horizon.
@@ -92,6 +95,15 @@ struct VcForecast {
   double utilization = 0;  // used / (guaranteed x horizon); above 1 with opportunistic use
 };
 
+// One VC under one config over the horizon, step by step (the averages over
+// each step): what the report draws.
+struct VcSeries {
+  std::string vc;
+  std::vector<double> used_gpus;     // GPUs its running jobs hold (opportunistic ones too)
+  std::vector<double> waiting_jobs;  // its jobs queued
+  std::vector<double> preempted_at;  // seconds from now at which a job of it was preempted
+};
+
 struct ConfigForecast {
   std::string name;             // "current", "proposed"
   std::vector<VcForecast> vcs;  // by the VC's name; VCs of either config
@@ -105,7 +117,11 @@ struct ConfigForecast {
   // Per waiting group: when it starts (-1: not within the horizon).
   std::vector<double> waiting_start_s;
   std::vector<std::string> notes;  // restored groups lazily preempted, unschedulable reasons
-  PolicyRun run;                   // the simulation itself
+  // ForecastRequest::steps steps of step_s seconds; one series per VC, in the
+  // order of `vcs` (a VC this config lacks: zeros).
+  double step_s = 0;
+  std::vector<VcSeries> series;
+  PolicyRun run;  // the simulation itself
 };
 
 struct ForecastResult {
@@ -139,5 +155,12 @@ ForecastTrace forecast_trace(const ForecastState& state, const Trace* arrivals,
 // The per-VC tables side by side (text), and `-o json`'s document body.
 std::string forecast_text(const ForecastResult& r);
 nlohmann::ordered_json forecast_json(const ForecastResult& r);
+
+// The report (simulate --from-live --report DIR): one self-contained HTML page
+// (the per-VC table, then per VC its GPUs in use against its guarantee and its
+// waiting jobs over the horizon, each config a line, preemptions marked; no
+// scripts) and the same charts as one standalone SVG picture.
+std::string forecast_html_report(const ForecastResult& r, const std::string& version);
+std::string forecast_svg(const ForecastResult& r);
 
 }  // namespace pai::sim

@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "sim/chart.h"
 #include "sim/text_input.h"
 
 namespace pai::sim {
@@ -324,116 +325,15 @@ std::string jobs_csv(const ReportContext& c) {
 
 namespace {
 
+using Series = ChartSeries;
+using Axis = ChartAxis;
+
 std::string esc(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
+  return chart_escape(s);
 }
 
 const char* color_of(const std::string& policy, size_t i) {
-  if (policy == "hived") return "#1b9e77";
-  if (policy == "quota") return "#d95f02";
-  if (policy == "k8s-default") return "#7570b3";
-  if (policy == "private") return "#e7298a";
-  static const char* extra[] = {"#66a61e", "#e6ab02", "#a6761d", "#666666"};
-  return extra[i % 4];
-}
-
-struct Series {
-  std::string name;
-  std::string color;
-  std::vector<std::pair<double, double>> points;  // already in axis units
-};
-
-struct Axis {
-  double min = 0, max = 1;
-  std::vector<std::pair<double, std::string>> ticks;
-  std::string label;
-};
-
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
-std::string line_chart(const std::string& title, const std::vector<Series>& series, const Axis& x,
-                       const Axis& y, int width = 640, int height = 300) {
-  // The legend goes on the title line, right of the title, when it fits there;
-  // otherwise on a line of its own under the title.
-  double legend_width = 0;
-  for (const Series& se : series) legend_width += 24 + 7.0 * static_cast<double>(se.name.size());
-  const double left = 60, right = 16, bottom = 46;
-  const bool own_line = left + 8.0 * static_cast<double>(title.size()) + 24 + legend_width > width;
-  const double top = own_line ? 44 : 30;
-  const double pw = width - left - right, ph = height - top - bottom;
-  auto X = [&](double v) {
-    return left + (x.max > x.min ? (v - x.min) / (x.max - x.min) : 0) * pw;
-  };
-  auto Y = [&](double v) {
-    return top + ph - (y.max > y.min ? (v - y.min) / (y.max - y.min) : 0) * ph;
-  };
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
-                  "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " +
-                  std::to_string(width) + " " + std::to_string(height) +
-                  "\" role=\"img\" aria-label=\"" + esc(title) + "\">\n";
-  s += "<text x=\"" + fmt(left) + "\" y=\"18\" class=\"t\">" + esc(title) + "</text>\n";
-  s += "<rect x=\"" + fmt(left) + "\" y=\"" + fmt(top) + "\" width=\"" + fmt(pw) + "\" height=\"" +
-       fmt(ph) + "\" fill=\"none\" stroke=\"#999\"/>\n";
-  for (const auto& [v, label] : x.ticks) {
-    if (v < x.min || v > x.max) continue;
-    s += "<line x1=\"" + fmt(X(v)) + "\" y1=\"" + fmt(top) + "\" x2=\"" + fmt(X(v)) + "\" y2=\"" +
-         fmt(top + ph) + "\" stroke=\"#eee\"/>";
-    s += "<text x=\"" + fmt(X(v)) + "\" y=\"" + fmt(top + ph + 14) +
-         "\" class=\"a\" text-anchor=\"middle\">" + esc(label) + "</text>\n";
-  }
-  for (const auto& [v, label] : y.ticks) {
-    if (v < y.min || v > y.max) continue;
-    s += "<line x1=\"" + fmt(left) + "\" y1=\"" + fmt(Y(v)) + "\" x2=\"" + fmt(left + pw) +
-         "\" y2=\"" + fmt(Y(v)) + "\" stroke=\"#eee\"/>";
-    s += "<text x=\"" + fmt(left - 4) + "\" y=\"" + fmt(Y(v) + 4) +
-         "\" class=\"a\" text-anchor=\"end\">" + esc(label) + "</text>\n";
-  }
-  s += "<text x=\"" + fmt(left + pw / 2) + "\" y=\"" + std::to_string(height - 6) +
-       "\" class=\"a\" text-anchor=\"middle\">" + esc(x.label) + "</text>\n";
-  s += "<text transform=\"translate(12," + fmt(top + ph / 2) +
-       ") rotate(-90)\" class=\"a\" text-anchor=\"middle\">" + esc(y.label) + "</text>\n";
-  double lx = own_line ? left : left + 8.0 * static_cast<double>(title.size()) + 24;
-  const std::string ly = own_line ? "32" : "18", ry = own_line ? "23" : "9";
-  for (const Series& se : series) {
-    if (se.points.empty()) continue;
-    s += "<polyline fill=\"none\" stroke=\"" + se.color + "\" stroke-width=\"1.6\" points=\"";
-    for (const auto& [px, py] : se.points)
-      s += fmt(X(std::clamp(px, x.min, x.max))) + "," + fmt(Y(std::clamp(py, y.min, y.max))) + " ";
-    s += "\"><title>" + esc(se.name) + "</title></polyline>\n";
-    s += "<rect x=\"" + fmt(lx) + "\" y=\"" + ry + "\" width=\"10\" height=\"10\" fill=\"" +
-         se.color + "\"/>";
-    s += "<text x=\"" + fmt(lx + 14) + "\" y=\"" + ly + "\" class=\"a\">" + esc(se.name) +
-         "</text>\n";
-    lx += 24 + 7.0 * static_cast<double>(se.name.size());
-  }
-  s += "</svg>\n";
-  return s;
+  return chart_color(policy, i);
 }
 
 // Queueing delays on a log axis: position = log10(1 + seconds).
@@ -471,42 +371,11 @@ std::vector<std::pair<double, double>> cdf_points(std::vector<double> delays, si
 }
 
 Axis time_axis(double end_hours) {
-  Axis a;
-  a.min = 0;
-  a.max = std::max(end_hours, 1.0);
-  double step = a.max <= 12        ? 2
-                : a.max <= 48      ? 6
-                : a.max <= 24 * 8  ? 24
-                : a.max <= 24 * 60 ? 24 * 7
-                                   : 24 * 30;
-  for (double v = 0; v <= a.max + 1e-9; v += step) {
-    std::string label = step >= 24 ? std::to_string(static_cast<int>(v / 24)) + "d"
-                                   : std::to_string(static_cast<int>(v)) + "h";
-    a.ticks.push_back({v, label});
-  }
-  a.label = "time since the first submission";
-  return a;
+  return chart_time_axis(end_hours);
 }
 
 Axis value_axis(double max, const std::string& label, bool percent = false) {
-  Axis a;
-  a.label = label;
-  a.min = 0;
-  a.max = max > 0 ? max * 1.05 : 1;
-  double step = std::pow(10, std::floor(std::log10(std::max(a.max, 1e-9) / 2)));
-  if (a.max / step > 8) step *= 2;
-  if (a.max / step > 8) step *= 2.5;
-  for (double v = 0; v <= a.max; v += step) {
-    char buf[32];
-    if (percent)
-      std::snprintf(buf, sizeof buf, "%.0f%%", v * 100);
-    else if (v >= 1000)
-      std::snprintf(buf, sizeof buf, "%.0fk", v / 1000);
-    else
-      std::snprintf(buf, sizeof buf, "%g", v);
-    a.ticks.push_back({v, buf});
-  }
-  return a;
+  return chart_value_axis(max, label, percent);
 }
 
 std::vector<std::pair<double, double>> time_points(const std::vector<double>& v, double bin_s,
@@ -537,15 +406,8 @@ std::string html_report(const ReportContext& c) {
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>paictl "
        "simulate report</title>\n<style>\n";
-  h += "body{font-family:-apple-system,Segoe "
-       "UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1400px}"
-       "h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}"
-       "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:4px "
-       "8px;text-align:right}"
-       "th{background:#f5f5f5}td.l,th.l{text-align:left}.t{font-size:14px;font-weight:600}.a{font-"
-       "size:11px;fill:#444}"
-       ".charts{display:flex;flex-wrap:wrap;gap:12px}.note{color:#666;font-size:13px}"
-       "td.best{font-weight:700;background:#e3f2e8}"
+  h += kChartStyle;
+  h += "td.best{font-weight:700;background:#e3f2e8}"
        "p.finding{font-size:18px;margin:8px 0 14px;padding:8px 12px;border-left:4px solid "
        "#1b9e77;background:#f4faf7}\n";
   h += "</style>\n</head>\n<body>\n<h1>paictl simulate</h1>\n";
@@ -810,16 +672,6 @@ std::string html_report(const ReportContext& c) {
 
 namespace {
 
-const char* kStyle =
-    "body{font-family:-apple-system,Segoe "
-    "UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1400px}"
-    "h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}"
-    "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:4px "
-    "8px;text-align:right}"
-    "th{background:#f5f5f5}td.l,th.l{text-align:left}.t{font-size:14px;font-weight:600}.a{font-"
-    "size:11px;fill:#444}"
-    ".charts{display:flex;flex-wrap:wrap;gap:12px}.note{color:#666;font-size:13px}\n";
-
 std::string cell_text(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_null()) return "-";
@@ -850,7 +702,7 @@ std::string sweep_html_report(const json& doc) {
   std::string h =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>paictl "
       "simulate sweep</title>\n<style>\n";
-  h += kStyle;
+  h += kChartStyle;
   h += "</style>\n</head>\n<body>\n<h1>paictl simulate sweep</h1>\n";
   const json& items = doc.at("items");
   h += "<p class=\"note\">Spec <b>" + esc(doc.value("spec", "")) +

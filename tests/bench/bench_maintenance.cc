@@ -8,7 +8,8 @@
 // BM_Forecast: the forecast from that live state (lib/sim/forecast.h,
 // simulate --from-live): 24 hours, 20,000 seeded arrivals (the same shapes,
 // 10 minutes to 12 hours), under the current config and a proposed one (the
-// VCs' guarantees from 90 % to all of the cluster), both runs together.
+// VCs' guarantees from 90 % to all of the cluster), both runs together, with
+// the per-VC series over time the report draws (96 steps) and without.
 //
 //   cmake -S . -B build -DPAI_BUILD_BENCHMARKS=ON && cmake --build build --target bench_maintenance
 //   ./build/tests/bench/bench_maintenance --benchmark_counters_tabular=true
@@ -205,6 +206,7 @@ void BM_Forecast(benchmark::State& state) {
   req.arrivals = trace;
   req.horizon_s = 86400;
   req.backfill = static_cast<int32_t>(state.range(1));
+  req.steps = static_cast<int32_t>(state.range(2));
   int64_t started = 0, preemptions = 0;
   for (auto _ : state) {
     auto r = pai::sim::forecast(req);
@@ -221,11 +223,14 @@ void BM_Forecast(benchmark::State& state) {
   state.counters["preemptions"] = static_cast<double>(preemptions);
 }
 
-// Args: arrivals, the forecast's backfill depth (ForecastRequest::backfill).
+// Args: arrivals, the forecast's backfill depth (ForecastRequest::backfill),
+// the steps of its series over time (ForecastRequest::steps; 0: none, the
+// cost of the series is the difference).
 BENCHMARK(BM_Forecast)
-    ->Args({20000, 16})
-    ->Args({20000, 64})
-    ->Args({20000, 0})
+    ->Args({20000, 16, 96})
+    ->Args({20000, 16, 0})
+    ->Args({20000, 64, 96})
+    ->Args({20000, 0, 96})
     ->Iterations(3)
     ->Unit(benchmark::kMillisecond);
 

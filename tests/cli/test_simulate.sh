@@ -73,6 +73,12 @@ run simulate --config "$HET" --trace "$ANOMALY" --policy hived,quota
 if grep -q "simulat" "$ERR"; then fail "progress without -v off a terminal"; else pass "no progress lines without -v off a terminal"; fi
 run simulate --config "$HET" --trace "$ANOMALY" --report "$TMP/r3" --report-jobs json
 expect_rc 2 "--report-jobs takes csv or none"
+# A forecast's report to a file: refused before HiveD is asked (nothing listens on port 9).
+echo keep >"$TMP/not-a-dir"
+run simulate --from-live http://127.0.0.1:9 --report "$TMP/not-a-dir"
+expect_rc 2 "simulate --from-live --report to a file"
+expect_err "--report: cannot write the report to $TMP/not-a-dir: $TMP/not-a-dir is not a directory" "the file is named"
+if [ "$(cat "$TMP/not-a-dir")" = keep ]; then pass "the file is left alone"; else fail "the file was written over"; fi
 
 # --- bad input ------------------------------------------------------------------------
 run simulate --config examples/clusters/broken --trace "$ANOMALY"
