@@ -98,14 +98,7 @@ nlohmann::json restore_cm_data(const std::string& json) {
 remote::ExecResult restore_run(remote::Transport& t, const HostSpec& master,
                                const std::string& script, const std::string& input = {},
                                int timeout_ms = 600000) {
-  remote::ExecRequest req;
-  std::string q = util::shell_quote(script);
-  req.command = master.target.endpoint.user == "root" || master.target.endpoint.user.empty()
-                    ? "sh -c " + q
-                    : "sudo -n sh -c " + q;
-  req.input = input;
-  req.timeout_ms = timeout_ms;
-  return t.exec(master.target, req);
+  return run_on_master(t, master, script, input, timeout_ms);
 }
 
 // The SHA-256 of a file, read in pieces.
