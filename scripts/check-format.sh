@@ -1,8 +1,8 @@
 #!/bin/sh
 # Fails when a C++ file under cli/, lib/ or tests/ does not follow .clang-format,
-# or when a header under lib/ declares an error out-parameter (std::string& error,
+# when a header under lib/ declares an error out-parameter (std::string& error,
 # std::string& err, std::string& why, std::string* why, ...): libpai returns
-# util::Result<T> instead.
+# util::Result<T> instead, or when a file of lib/check includes one of lib/deploy.
 #   scripts/check-format.sh         check (exit 1 and the list of files when any differ)
 #   scripts/check-format.sh --fix   rewrite them in place
 set -eu
@@ -35,6 +35,17 @@ out_params=$(awk '
 if [ -n "$out_params" ]; then
   echo "$out_params" >&2
   echo "check-format: the headers above declare an error out-parameter; return util::Result<T> instead (lib/util/result.h)" >&2
+  exit 1
+fi
+
+# Checks stand below deployment (docs/architecture.md): nothing in lib/check
+# includes a header of lib/deploy.
+check_files=$(git ls-files 'lib/check/*' 2>/dev/null || find lib/check -type f)
+# shellcheck disable=SC2086
+upward=$(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"deploy/' $check_files /dev/null || true)
+if [ -n "$upward" ]; then
+  echo "$upward" | sed 's/^/  /' >&2
+  echo "check-format: lib/check includes lib/deploy above; move what it needs below both (docs/architecture.md)" >&2
   exit 1
 fi
 

@@ -1,5 +1,6 @@
 // paictl check cluster CLUSTER_DIR: one report on a running cluster
-// (lib/check/cluster.h), with check config's report flags.
+// (lib/deploy/cluster_check.h over lib/check/cluster.h), with check config's
+// report flags.
 
 #include <cstdio>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "command.h"
 #include "config/cluster_files.h"
 #include "data_dirs.h"
+#include "deploy/cluster_check.h"
 #include "diag/codes.h"
 #include "diag/report.h"
 #include "exit_codes.h"
@@ -71,7 +73,7 @@ int run_check_cluster(const CheckClusterOptions& o, const Globals& g) {
   r.backup_max_age_days = o.backup_max_age;
   r.hived = o.hived;
   r.templates_dir = find_templates();
-  pai::check::ClusterCheckDeps deps;
+  pai::deploy::ClusterCheckDeps deps;
   deps.load_hosts = [hosts, &view]() -> pai::util::Result<pai::deploy::ClusterHosts> {
     auto ph = prepare_hosts(hosts, *view.g);
     if (!ph.ok()) {
@@ -82,7 +84,7 @@ int run_check_cluster(const CheckClusterOptions& o, const Globals& g) {
     return pai::deploy::ClusterHosts{std::move(ph->inventory), std::move(ph->collect),
                                      std::move(ph->ssh_password)};
   };
-  auto c = pai::check::check_cluster(r, deps);
+  auto c = pai::deploy::check_cluster(r, deps);
   if (!c.ok()) return report(c.error(), view);
 
   static const std::vector<pai::diag::Rule> rules = pai::diag::rules_of({"K"});

@@ -9,12 +9,14 @@
 
 #include "app.h"
 #include "command.h"
+#include "config/cluster_files.h"
 #include "data_dirs.h"
 #include "deploy/backup.h"
 #include "deploy/backup_json.h"
 #include "deploy/restore.h"
 #include "exit_codes.h"
 #include "flags.h"
+#include "http/client.h"
 #include "install/cmd_install.h"
 #include "install/install_out.h"
 #include "install/install_view.h"
@@ -37,6 +39,7 @@ struct RestoreOptions {
   std::string from;
   bool force_other_cluster = false;
   bool again = false;
+  std::string hived;
 };
 
 // The flags backup and restore share with install (SSH, --limit, --dry-run,
@@ -113,6 +116,7 @@ int run_restore(const RestoreOptions& o, const Globals& g) {
   r.again = o.again;
   r.wait_s = o.install.wait_s;
   r.templates_dir = find_templates();
+  r.hived = o.hived;
   pai::deploy::RestoreDeps deps;
   deps.install = install_deps(o.install, view);
   deps.on_progress = lifecycle_progress(view);
@@ -155,10 +159,17 @@ int run_restore(const RestoreOptions& o, const Globals& g) {
     if (!out.skipped.empty())
       out_printf("resumed the restore of stamp %s (already done: %s)\n", out.ts.c_str(),
                  pai::util::join(out.skipped, ", ").c_str());
+    std::string hived = "HiveD checked by the earlier run";
+    for (const auto& c : out.checks)
+      if (c.name == "hived")
+        hived = c.result == pai::deploy::RestoreCheck::Result::Verified
+                    ? "HiveD answers at " + pai::http::redact_url(plan->hived_url) +
+                          " with the restored config"
+                    : c.detail;
     out_printf(
-        "restored: etcd from %s, verified (%zu namespaces, %zu ConfigMaps); old data in %s\n",
+        "restored: etcd from %s, verified (%zu namespaces, %zu ConfigMaps; %s); old data in %s\n",
         r.from.c_str(), plan->archive->manifest.namespaces.size(),
-        plan->archive->manifest.configmaps.size(), out.layout.old_dir.c_str());
+        plan->archive->manifest.configmaps.size(), hived.c_str(), out.layout.old_dir.c_str());
   }
   return kExitChanges;
 }
@@ -170,8 +181,20 @@ void validate_backup(const BackupOptions& o, Usage& u) {
                "name the archive's file, e.g. --out " + o.out + "/cluster.tar.gz");
 }
 
+// --hived's default: config.yaml's hived_url (else the library asks the
+// master's HiveD port).
+void complete_restore(RestoreOptions& o, const Globals&) {
+  const auto& paths = o.install.hosts.paths;
+  if (o.hived.empty() && paths.size() == 1)
+    if (auto settings = pai::config::read_cluster_settings(paths[0])) o.hived = settings->hived_url;
+}
+
 void validate_restore(const RestoreOptions& o, Usage& u) {
   validate_install(o.install, "restore", u);
+  if (!o.hived.empty())
+    u.error_if(o.hived.rfind("http://", 0) != 0 && o.hived.rfind("https://", 0) != 0,
+               "--hived " + o.hived + " is not an http:// or https:// URL",
+               "HiveD's inspect API, e.g. --hived http://10.0.0.1:30096");
   if (o.from.empty())
     u.error("restore needs the archive: --from FILE", "paictl restore CLUSTER_DIR --from FILE");
   else
@@ -201,21 +224,28 @@ void build_backup(Flags& cmd, Globals& g) {
 void build_restore(Flags& cmd, Globals& g) {
   auto o = std::make_shared<RestoreOptions>();
   add_lifecycle_flags(cmd, o->install, g);
+  cmd.get_option("--wait")->description("Seconds to wait for etcd, the API server and HiveD, each");
   cmd.get_option("--dry-run")
       ->description("Verify the archive and say what would be replaced; change nothing");
   cmd.add_option("--from", o->from, "The archive paictl backup wrote")->type_name("FILE");
   cmd.add_flag("--force-other-cluster", o->force_other_cluster,
                "Restore an archive of another cluster, or of other masters' or nodes' addresses");
+  cmd.add_option("--hived", o->hived,
+                 "HiveD's inspect API, checked after the restore (default: config.yaml's "
+                 "hived_url, else the master's HiveD port)")
+      ->type_name("URL");
   cmd.add_flag("--again", o->again,
                "Restore again from the archive this cluster directory's last finished restore "
                "used (a re-run of a finished restore otherwise changes nothing)");
   cmd.footer(
       "EXIT STATUS:\n"
-      "  0 restored, 1 not confirmed or the restored cluster lacks what the backup recorded,\n"
-      "  2 bad usage, an archive that is truncated, tampered with or of another cluster\n"
-      "  (nothing changed), 3 a host failed (a re-run resumes);\n"
+      "  0 restored, 1 not confirmed, the restored cluster lacks what the backup recorded\n"
+      "  or HiveD runs another config, 2 bad usage, an archive that is truncated, tampered\n"
+      "  with or of another cluster (nothing changed), 3 a host failed or HiveD did not\n"
+      "  answer (a re-run resumes);\n"
       "  with --detailed-exitcode: 2 restored (or would be), 1 any error\n");
-  define_command(cmd, g, o, {.validate = validate_restore, .run = run_restore});
+  define_command(cmd, g, o,
+                 {.complete = complete_restore, .validate = validate_restore, .run = run_restore});
 }
 
 }  // namespace paictl

@@ -1,4 +1,4 @@
-// paictl certs check|renew CLUSTER_DIR (lib/deploy/certs.h, certs_renew.h;
+// paictl certs check|renew CLUSTER_DIR (lib/check/certs.h, lib/deploy/certs_renew.h;
 // docs/certs.md): the cluster's certificates read over SSH, judged (K100-K103)
 // and shown as text, JSON, JUnit or SARIF; renewed with kubeadm, the control
 // plane restarted, the new admin.conf fetched, verified.
@@ -11,8 +11,8 @@
 #include <string>
 
 #include "app.h"
+#include "check/certs.h"
 #include "command.h"
-#include "deploy/certs.h"
 #include "deploy/certs_json.h"
 #include "deploy/certs_renew.h"
 #include "diag/codes.h"
@@ -85,7 +85,7 @@ std::string certs_date(int64_t t) {
 }
 
 // One row per certificate: where, what, until when.
-void certs_print_table(const pai::deploy::CertsReport& r) {
+void certs_print_table(const pai::check::CertsReport& r) {
   size_t wh = 4, wn = 11, ws = 7;
   for (const auto& c : r.certs) {
     wh = std::max(wh, c.host.size());
@@ -107,7 +107,7 @@ void certs_print_table(const pai::deploy::CertsReport& r) {
 }
 
 // The findings as check config shows them; `print`: on stdout too.
-int certs_report(const pai::deploy::CertsReport& r, const pai::diag::List& findings,
+int certs_report(const pai::check::CertsReport& r, const pai::diag::List& findings,
                  const CertsOptions& o, const Globals& g, bool print) {
   static const std::vector<pai::diag::Rule> rules = pai::diag::rules_of({"K"});
   DiagReport d;

@@ -7,14 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "check/certs.h"
 #include "config/cluster_files.h"
-#include "deploy/certs.h"
-#include "deploy/cluster_files.h"
-#include "deploy/phase.h"
-#include "deploy/prepare.h"
 #include "hived/drift.h"
 #include "hived/inspect.h"
 #include "hived/live.h"
+#include "kube/cluster_files.h"
+#include "kube/master.h"
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/strings.h"
@@ -36,7 +35,7 @@ constexpr int kClusterEtcdUncheckedRc = 127;
 
 std::vector<std::string> cluster_api_paths(const std::string& ns) {
   std::vector<std::string> p = {"/version", "/api/v1/nodes"};
-  for (const auto& f : deploy::cluster_files_paths()) p.push_back("/api/v1/namespaces/" + ns + f);
+  for (const auto& f : kube::cluster_files_paths()) p.push_back("/api/v1/namespaces/" + ns + f);
   return p;
 }
 
@@ -201,7 +200,7 @@ void cluster_etcd_findings(const std::vector<EtcdHealth>& etcd, diag::List& out)
 }
 
 void cluster_node_findings(const std::vector<NodeStatus>& nodes,
-                           const std::vector<deploy::HostSpec>& specs,
+                           const std::vector<inventory::HostSpec>& specs,
                            const std::string& cluster_dir, diag::List& out) {
   std::map<std::string, const NodeStatus*> by_name;
   for (const auto& n : nodes) by_name[n.name] = &n;
@@ -269,7 +268,7 @@ void cluster_drift_findings(const std::string& cluster_dir,
                 "paictl config push " + cluster_dir);
     return;
   }
-  auto local = deploy::read_cluster_files(cluster_dir);
+  auto local = kube::read_cluster_files(cluster_dir);
   if (!local.ok()) {
     cluster_add(out, "K040", Severity::Warning, "cluster files", local.error().message,
                 "paictl config diff " + cluster_dir);
@@ -296,20 +295,17 @@ void cluster_drift_findings(const std::string& cluster_dir,
 }
 
 // The HiveD URL: the request's, config.yaml's hived_url, else the master's HiveD port.
-std::string cluster_hived_url(const ClusterCheckRequest& r, const deploy::PreparedCluster& p) {
+std::string cluster_hived_url(const ClusterCheckRequest& r, const ClusterUnderCheck& cluster) {
   if (!r.hived.empty()) return r.hived;
-  if (auto cfg = config::read_cluster_settings(p.cluster_dir); cfg && !cfg->hived_url.empty())
+  if (auto cfg = config::read_cluster_settings(cluster.cluster_dir); cfg && !cfg->hived_url.empty())
     return cfg->hived_url;
-  const auto& op = p.settings.openpai;
-  if (!op.enabled || !op.hived_enabled || op.hived_config.empty()) return {};
-  return "http://" + p.master()->address + ":" + std::to_string(op.hived_port);
+  return cluster.hived;
 }
 
 void cluster_hived_findings(const ClusterCheckRequest& r, const ClusterCheckDeps& deps,
                             const std::string& url, const std::vector<NodeStatus>* nodes,
                             diag::List& out) {
-  auto http = deploy::hived_http_client(deps.hived_http, nullptr, 2);
-  hived::Client client(*http, url);
+  hived::Client client(*deps.hived_http, url);
   auto live = hived::read_live(client);
   if (!live.ok()) {
     const auto& e = live.error();
@@ -382,15 +378,15 @@ std::string master_read_script(const std::string& ns, const std::string& etcd_en
   std::string urls, raw;
   for (const auto& p : cluster_api_paths(ns)) {
     urls += " \"$pai_s\"" + util::shell_quote(p);
-    raw += std::string("  ") + deploy::kKubectl + " get --raw " + util::shell_quote(p) +
+    raw += std::string("  ") + kube::kKubectl + " get --raw " + util::shell_quote(p) +
            " --request-timeout=20s 2>/dev/null && printf '\\n" + kClusterApiStatus +
            "200\\n' || printf '\\n" + kClusterApiStatus + "000\\n'\n";
   }
   return std::string("if [ ! -f /etc/kubernetes/admin.conf ]; then echo '") + kClusterNoAdmin +
-         "'; else\n" + deploy::api_access_script() +
+         "'; else\n" + kube::api_access_script() +
          "if [ -n \"$pai_api\" ]; then\n"
          "{\n" +
-         deploy::api_curl("-w '\\n" + std::string(kClusterApiStatus) + "%{http_code}\\n'" + urls) +
+         kube::api_curl("-w '\\n" + std::string(kClusterApiStatus) + "%{http_code}\\n'" + urls) +
          "} || echo '" + kClusterApiUnavailable +
          "'\n"
          "else\n" +
@@ -481,23 +477,24 @@ void backup_findings(const std::string& cluster_dir, double now, int max_age_day
   }
 }
 
-deploy::UseCaseResult<ClusterCheck> check_cluster(const ClusterCheckRequest& r,
-                                                  const ClusterCheckDeps& deps) {
-  deploy::PrepareRequest pr;
-  pr.cluster_dir = r.cluster_dir;
-  pr.templates_dir = r.templates_dir;
-  auto p = deploy::prepare_cluster(pr, deps.load_hosts);
-  if (!p.ok()) return std::move(p).error();
-  ClusterCheck c;
-  c.cluster_dir = p->cluster_dir;
-  const deploy::HostSpec& master = *p->master();
-  c.master = master.name;
-  const std::string& ns = p->settings.openpai.ns;
-  double now = deps.now_epoch ? deps.now_epoch() : static_cast<double>(std::time(nullptr));
-  auto etcd_at = [](const deploy::HostSpec& h) { return "https://" + h.address + ":2379"; };
+const inventory::HostSpec* ClusterUnderCheck::master() const {
+  for (const auto& h : hosts)
+    if (h.master && !h.other_master) return &h;
+  return nullptr;
+}
 
-  auto transport = deploy::make_transport(deps.transport, p->hosts.ssh_password);
-  auto x = deploy::run_on_master(*transport, master, master_read_script(ns, etcd_at(master)));
+ClusterCheck check_cluster(const ClusterCheckRequest& r, const ClusterUnderCheck& cluster,
+                           const ClusterCheckDeps& deps) {
+  ClusterCheck c;
+  c.cluster_dir = cluster.cluster_dir;
+  const inventory::HostSpec& master = *cluster.master();
+  c.master = master.name;
+  const std::string& ns = cluster.ns;
+  double now = deps.now_epoch ? deps.now_epoch() : static_cast<double>(std::time(nullptr));
+  auto etcd_at = [](const inventory::HostSpec& h) { return "https://" + h.address + ":2379"; };
+
+  remote::Transport* transport = deps.transport;
+  auto x = kube::run_on_master(*transport, master, master_read_script(ns, etcd_at(master)));
   if (!x.ok()) {
     cluster_add(
         c.findings, "K001", Severity::Error, master.name,
@@ -544,7 +541,7 @@ deploy::UseCaseResult<ClusterCheck> check_cluster(const ClusterCheckRequest& r,
           if ((*answers)[i].code == "200")
             if (auto o = util::parse_json_or_discarded((*answers)[i].body); o.is_object())
               items.push_back(std::move(o));
-        reads.cluster_files = deploy::parse_cluster_files(
+        reads.cluster_files = kube::parse_cluster_files(
             util::dump_json(nlohmann::json{{"kind", "List"}, {"items", std::move(items)}}));
       }
     }
@@ -555,9 +552,9 @@ deploy::UseCaseResult<ClusterCheck> check_cluster(const ClusterCheckRequest& r,
                        ? std::string_view()
                        : all.substr(etcd_at_pos + std::string_view(kClusterEtcdMark).size())));
   std::fill(x.out.begin(), x.out.end(), '\0');
-  for (const auto& h : p->specs) {
+  for (const auto& h : cluster.hosts) {
     if (!h.master || h.name == master.name) continue;
-    auto e = deploy::run_on_master(*transport, h, etcd_health_script(etcd_at(h)));
+    auto e = kube::run_on_master(*transport, h, etcd_health_script(etcd_at(h)));
     if (!e.ok())
       reads.etcd.push_back({h.name, EtcdHealth::State::Unchecked, e.error});
     else
@@ -570,8 +567,8 @@ deploy::UseCaseResult<ClusterCheck> check_cluster(const ClusterCheckRequest& r,
                     " and the kubelet's log there; paictl install " + c.cluster_dir +
                     " repairs a control plane it set up");
   } else {
-    cluster_node_findings(reads.nodes, p->specs, c.cluster_dir, c.findings);
-    version_skew_findings(reads.api_version, reads.nodes, p->settings.kube_version, c.findings);
+    cluster_node_findings(reads.nodes, cluster.hosts, c.cluster_dir, c.findings);
+    version_skew_findings(reads.api_version, reads.nodes, cluster.kube_version, c.findings);
     cluster_drift_findings(c.cluster_dir, reads.cluster_files, ns, c.findings);
     if (reads.cluster_files)
       for (auto& [n, content] : *reads.cluster_files)
@@ -580,10 +577,10 @@ deploy::UseCaseResult<ClusterCheck> check_cluster(const ClusterCheckRequest& r,
   cluster_etcd_findings(reads.etcd, c.findings);
   // The certificates of every host (the master's PKI and kubeconfigs, each
   // kubelet's), as certs check reads and judges them (K100-K149).
-  auto certs = deploy::read_certs(p->specs, *transport, static_cast<int64_t>(now));
-  c.findings.append(deploy::certs_findings(certs, r.warn_within_days));
+  auto certs = read_certs(cluster.hosts, *transport, static_cast<int64_t>(now));
+  c.findings.append(certs_findings(certs, r.warn_within_days));
   backup_findings(c.cluster_dir, now, r.backup_max_age_days, c.findings);
-  c.hived = cluster_hived_url(r, *p);
+  c.hived = cluster_hived_url(r, cluster);
   if (!c.hived.empty())
     cluster_hived_findings(r, deps, c.hived, api_ok ? &reads.nodes : nullptr, c.findings);
   c.findings.sort();

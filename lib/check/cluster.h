@@ -6,12 +6,16 @@
 //    admin.conf's credentials (kubectl get --raw where curl is missing) for the
 //    version, the nodes and the cluster files, and `etcdctl endpoint health`
 //    with etcd's certificates; the other masters' etcd, one session each;
-//  * every host's certificates, one session each (deploy/certs.h: certs check's
+//  * every host's certificates, one session each (check/certs.h: certs check's
 //    reader and findings, K100-K149);
 //  * HiveD's inspect API (the cluster status and the affinity groups);
 //  * the cluster directory: config.yaml's kube_version, layout.yaml's SKUs, the
 //    cluster files (config drift) and .paictl/backups.jsonl (the last backup).
 // Changes nothing anywhere. docs/check-cluster.md.
+//
+// The check runs over a cluster directory made ready as the hosts' runs take
+// it (ClusterUnderCheck); deploy::check_cluster (deploy/cluster_check.h) is
+// the use case that prepares it as install does and reaches its hosts.
 
 #include <functional>
 #include <map>
@@ -19,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "deploy/host_plan.h"
-#include "deploy/usecase.h"
 #include "diag/diagnostic.h"
 #include "http/client.h"
+#include "inventory/host_spec.h"
+#include "remote/transport.h"
 
 namespace pai::check {
 
@@ -30,15 +34,30 @@ struct ClusterCheckRequest {
   std::string cluster_dir;
   int warn_within_days = 30;    // certificates expiring within this many days
   int backup_max_age_days = 7;  // the last backup older than this
-  std::string hived;            // HiveD's inspect API; "" = the master's HiveD port
+  std::string hived;  // HiveD's inspect API; "" = config.yaml's hived_url, else the cluster's
   std::string templates_dir;
 };
 
+// The cluster directory as the check reads it: its hosts and the settings the
+// report compares with.
+struct ClusterUnderCheck {
+  std::string cluster_dir;  // without a trailing '/'
+  // The hosts of layout.yaml; the master is the first of its masters (the
+  // other masters: `other_master`).
+  std::vector<inventory::HostSpec> hosts;
+  std::string ns;            // OpenPAI's namespace (services-configuration.yaml)
+  std::string kube_version;  // config.yaml's kube_version ("" = not compared)
+  // HiveD's inspect API where the cluster files put it (the master's HiveD
+  // port), "" when HiveD is not enabled.
+  std::string hived;
+  const inventory::HostSpec* master() const;
+};
+
+// What the check talks through: both required.
 struct ClusterCheckDeps {
-  deploy::HostsLoader load_hosts;
-  deploy::TransportFactory transport;  // null: SSH
-  http::Client* hived_http = nullptr;  // null: a CurlClient (30 s a request)
-  std::function<double()> now_epoch;   // wall clock, s since 1970; null: time()
+  remote::Transport* transport = nullptr;  // the hosts
+  http::Client* hived_http = nullptr;      // HiveD's inspect API
+  std::function<double()> now_epoch;       // wall clock, s since 1970; null: time()
 };
 
 // A Node as the master's API server shows it.
@@ -76,10 +95,10 @@ struct ClusterCheck {
   bool master_unreachable = false;
 };
 
-// The cluster directory's errors (its files, its hosts) are the UseCaseError;
-// everything found on the cluster, unreachable parts included, is a finding.
-deploy::UseCaseResult<ClusterCheck> check_cluster(const ClusterCheckRequest& request,
-                                                  const ClusterCheckDeps& deps);
+// Everything found on the cluster, unreachable parts included, is a finding.
+// `cluster` must have a master.
+ClusterCheck check_cluster(const ClusterCheckRequest& request, const ClusterUnderCheck& cluster,
+                           const ClusterCheckDeps& deps);
 
 // --- the parts, for their unit tests ---------------------------------------------------
 

@@ -1,5 +1,7 @@
 #include "deploy/backup_json.h"
 
+#include "http/client.h"
+
 namespace pai::deploy {
 
 DocJson backup_json(const BackupPlan& plan, const BackupOutcome* outcome) {
@@ -37,6 +39,7 @@ DocJson restore_json(const RestorePlan& p, const RestoreOutcome* outcome) {
   doc["pki_differ"] = p.pki_differ;
   doc["cluster_files_differ"] = p.cluster_files_differ;
   doc["hived_differs"] = p.hived_differs;
+  doc["hived"] = p.hived_url.empty() ? DocJson(nullptr) : DocJson(http::redact_url(p.hived_url));
   if (p.resume) doc["resume"] = {{"ts", p.resume->ts}, {"done", p.resume->done}};
   if (p.already) doc["already"] = p.already->ts;
   if (p.request.dry_run && !p.already) doc["dry_run"] = true;
@@ -47,6 +50,10 @@ DocJson restore_json(const RestorePlan& p, const RestoreOutcome* outcome) {
   doc["pki_restored"] = outcome->pki_restored;
   doc["files_replaced"] = outcome->files_replaced;
   doc["missing"] = outcome->missing;
+  auto checks = DocJson::array();
+  for (const auto& c : outcome->checks)
+    checks.push_back({{"name", c.name}, {"result", to_string(c.result)}, {"detail", c.detail}});
+  doc["checks"] = checks;
   doc["verified"] = outcome->verified;
   doc["old_data"] = outcome->layout.old_dir;
   return doc;

@@ -15,9 +15,11 @@ DocJson backup_json(const BackupPlan& plan, const BackupOutcome* outcome);
 
 // {"archive", "archive_sha256", "cluster", "backup_time", "kubernetes_version",
 // "etcd_version", "mismatches", "replaces", "pki_differ", "cluster_files_differ",
-// "hived_differs", "resume"?: {"ts", "done"}, "already"?, "dry_run"?} and, with an
-// outcome: "ts", "ran", "skipped", "pki_restored", "files_replaced", "missing",
-// "verified", "old_data".
+// "hived_differs", "hived" (the URL HiveD is checked at, null without its config),
+// "resume"?: {"ts", "done"}, "already"?, "dry_run"?} and, with an outcome: "ts",
+// "ran", "skipped", "pki_restored", "files_replaced", "missing", "checks":
+// [{"name": "objects"|"hived", "result": "verified"|"failed"|"skipped", "detail"}]
+// (those run this time), "verified", "old_data".
 DocJson restore_json(const RestorePlan& plan, const RestoreOutcome* outcome);
 
 }  // namespace pai::deploy

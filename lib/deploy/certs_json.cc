@@ -34,7 +34,7 @@ DocJson certs_json_step_doc(const CertsRenewStep& s) {
 
 }  // namespace
 
-DocJson cert_json(const CertInfo& c) {
+DocJson cert_json(const check::CertInfo& c) {
   DocJson j;
   j["host"] = c.host;
   j["source"] = c.source;
@@ -52,7 +52,7 @@ DocJson cert_json(const CertInfo& c) {
   return j;
 }
 
-DocJson certs_report_json(const CertsReport& r) {
+DocJson certs_report_json(const check::CertsReport& r) {
   DocJson j;
   j["readAt"] = util::rfc3339_utc(static_cast<std::time_t>(r.read_at));
   j["hosts"] = r.hosts;

@@ -3,7 +3,7 @@
 // certificate read (host, source, name, subject, issuer, notBefore, notAfter,
 // daysLeft, isCA, sans), what could not be read, and renew's steps and result.
 
-#include "deploy/certs.h"
+#include "check/certs.h"
 #include "deploy/certs_renew.h"
 #include "deploy/install_json.h"
 
@@ -11,9 +11,9 @@ namespace pai::deploy {
 
 // One certificate: {host, source, name, kubeconfig, subject, issuer, serial,
 // notBefore, notAfter (RFC 3339), daysLeft, isCA, selfSigned, sans}.
-DocJson cert_json(const CertInfo& c);
+DocJson cert_json(const check::CertInfo& c);
 // {readAt, hosts, certificates: [...], unreadable: [{host, source, message}]}.
-DocJson certs_report_json(const CertsReport& r);
+DocJson certs_report_json(const check::CertsReport& r);
 // renew's plan ({masters, resumed, steps: [{step, host, skip, note}], before})
 // and, once applied, its outcome ({end, done, error, verified, adminConf,
 // adminConfExpires, after}).

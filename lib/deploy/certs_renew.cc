@@ -48,8 +48,8 @@ const HostSpec* certs_renew_host(const PreparedCluster& c, const std::string& na
 }
 
 // The admin.conf's client certificate, as the script's parser reads a kubeconfig.
-std::optional<CertInfo> certs_renew_conf_cert(const std::string& text, int64_t now) {
-  HostCerts h = parse_cert_script_output(
+std::optional<check::CertInfo> certs_renew_conf_cert(const std::string& text, int64_t now) {
+  check::HostCerts h = check::parse_cert_script_output(
       "local", "@@paictl-cert kubeconfig admin.conf\n" + text + "\n@@paictl-cert end\n", now);
   if (h.certs.empty()) return std::nullopt;
   return h.certs.front();
@@ -114,7 +114,7 @@ std::string CertsRenewPlan::restart_script() const {
          "$((j/2)).$((j%2*5)) s\"\n";
 }
 
-bool renewed_by_kubeadm(const CertInfo& c) {
+bool renewed_by_kubeadm(const check::CertInfo& c) {
   if (c.kubeconfig) return c.name != "kubelet.conf";
   return !c.is_ca && c.source.rfind("/etc/kubernetes/pki/", 0) == 0;
 }
@@ -128,8 +128,8 @@ UseCaseResult<CertsCheck> check_certs(const CertsRenewRequest& r, const CertsRen
   if (!prepared.ok()) return std::move(prepared).error();
   c.cluster = std::make_shared<const PreparedCluster>(std::move(prepared).value());
   auto transport = make_transport(deps.transport, c.cluster->hosts.ssh_password);
-  c.report = read_certs(c.cluster->specs, *transport, certs_renew_now(deps), r.parallel);
-  c.findings = certs_findings(c.report, r.warn_within_days);
+  c.report = check::read_certs(c.cluster->specs, *transport, certs_renew_now(deps), r.parallel);
+  c.findings = check::certs_findings(c.report, r.warn_within_days);
   return c;
 }
 
@@ -153,8 +153,8 @@ UseCaseResult<CertsRenewPlan> plan_certs_renew(const CertsRenewRequest& r,
   p.journal = state + "/certs.journal";
   p.transport = make_transport(deps.transport, p.cluster->hosts.ssh_password);
 
-  p.before = read_certs(p.cluster->specs, *p.transport, certs_renew_now(deps), r.parallel);
-  p.findings = certs_findings(p.before, r.warn_within_days);
+  p.before = check::read_certs(p.cluster->specs, *p.transport, certs_renew_now(deps), r.parallel);
+  p.findings = check::certs_findings(p.before, r.warn_within_days);
   for (const auto& prob : p.before.problems) {
     const HostSpec* h = certs_renew_host(*p.cluster, prob.host);
     if (h && h->master && prob.source == "ssh")
@@ -333,8 +333,8 @@ CertsRenewOutcome apply_certs_renew(CertsRenewPlan& p, const CertsRenewCallbacks
   v.kind = CertsRenewEvent::Kind::Verifying;
   cb.emit(v);
   int64_t now = certs_renew_now(p.deps);
-  o.after = read_certs(p.cluster->specs, *p.transport, now, r.parallel);
-  o.findings_after = certs_findings(*o.after, r.warn_within_days);
+  o.after = check::read_certs(p.cluster->specs, *p.transport, now, r.parallel);
+  o.findings_after = check::certs_findings(*o.after, r.warn_within_days);
   bool ok = true;
   for (const auto& c : o.after->certs) {
     const HostSpec* h = certs_renew_host(*p.cluster, c.host);

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "deploy/certs.h"
+#include "check/certs.h"
 #include "deploy/host_plan.h"
 #include "deploy/prepare.h"
 #include "deploy/usecase.h"
@@ -60,8 +60,8 @@ struct CertsRenewPlan {
   CertsRenewDeps deps;
   std::shared_ptr<const PreparedCluster> cluster;
   std::vector<std::string> masters;
-  CertsReport before;                 // the certificates now
-  diag::List findings;                // certs_findings(before)
+  check::CertsReport before;          // the certificates now
+  diag::List findings;                // check::certs_findings(before)
   std::vector<CertsRenewStep> steps;  // in order
   std::string run_id;                 // the journal's run (a resumed run keeps its id)
   std::string resumed;                // the interrupted run this one finishes, or ""
@@ -83,7 +83,7 @@ UseCaseResult<CertsRenewPlan> plan_certs_renew(const CertsRenewRequest& request,
 // could not be read are findings too (K103). Changes nothing.
 struct CertsCheck {
   std::shared_ptr<const PreparedCluster> cluster;
-  CertsReport report;
+  check::CertsReport report;
   diag::List findings;
 };
 UseCaseResult<CertsCheck> check_certs(const CertsRenewRequest& request, const CertsRenewDeps& deps);
@@ -117,7 +117,7 @@ struct CertsRenewOutcome {
   std::optional<CertsRenewStep> failed_step;
   std::vector<CertsRenewStep> done;  // the steps that ran to their end
   // After the steps: the certificates read again and their findings.
-  std::optional<CertsReport> after;
+  std::optional<check::CertsReport> after;
   diag::List findings_after;
   // Nothing that `kubeadm certs renew` renews expires within the window any
   // more, and the fetched admin.conf's client certificate is the new one.
@@ -128,6 +128,6 @@ CertsRenewOutcome apply_certs_renew(CertsRenewPlan& plan, const CertsRenewCallba
 
 // Whether `c` is renewed by `kubeadm certs renew all`: a leaf of a master's PKI
 // or a kubeconfig's client certificate but kubelet.conf's.
-bool renewed_by_kubeadm(const CertInfo& c);
+bool renewed_by_kubeadm(const check::CertInfo& c);
 
 }  // namespace pai::deploy

@@ -16,9 +16,6 @@ namespace pai::deploy {
 
 namespace {
 
-constexpr const char* kName = "pai-configuration";
-const char* const kFiles[] = {"layout.yaml", "config.yaml", "services-configuration.yaml"};
-
 std::vector<std::string> lines_of(const std::string& t) {
   std::vector<std::string> out;
   std::istringstream in(t);
@@ -39,26 +36,10 @@ std::string masked(const std::string& line) {
 
 }  // namespace
 
-bool secret_file(const std::string& name) {
-  return name != "layout.yaml";
-}
-
-util::Result<ClusterFiles> read_cluster_files(const std::string& dir) {
-  ClusterFiles out;
-  for (const char* f : kFiles) {
-    std::string path = dir + "/" + f;
-    auto r = util::read_file_if_present(path, 16u << 20);
-    if (!r.ok())
-      return util::Error{"cannot read " + path + ": " + r.error().message, "",
-                         util::Error::Kind::Input};
-    if (*r) out[f] = std::move(**r);
-  }
-  return out;
-}
-
 std::string cluster_files_manifest(const ClusterFiles& files, const std::string& ns) {
-  nlohmann::json meta = {
-      {"name", kName}, {"namespace", ns}, {"labels", {{"app.kubernetes.io/part-of", "openpai"}}}};
+  nlohmann::json meta = {{"name", kube::kClusterFilesObject},
+                         {"namespace", ns},
+                         {"labels", {{"app.kubernetes.io/part-of", "openpai"}}}};
   nlohmann::json cm = {{"apiVersion", "v1"},
                        {"kind", "ConfigMap"},
                        {"metadata", meta},
@@ -77,64 +58,9 @@ std::string cluster_files_manifest(const ClusterFiles& files, const std::string&
   return util::dump_json(cm) + "\n---\n" + util::dump_json(sec) + "\n";
 }
 
-std::string cluster_files_objects() {
-  return std::string("configmap/") + kName + " secret/" + kName;
-}
-
-std::vector<std::string> cluster_files_paths() {
-  return {std::string("/configmaps/") + kName, std::string("/secrets/") + kName};
-}
-
 std::string get_cluster_files_script(const std::string& ns) {
   return kubectl_json_read_script("-n " + ns + " get " + cluster_files_objects() +
                                   " -o json --ignore-not-found");
-}
-
-ClusterFiles parse_cluster_files(const std::string& text) {
-  ClusterFiles out;
-  auto j = util::parse_json_or_discarded(text);
-  if (j.is_discarded()) return out;
-  std::vector<nlohmann::json> items;
-  if (j.contains("items") && j["items"].is_array())
-    for (const auto& i : j["items"]) items.push_back(i);
-  else if (j.contains("kind"))
-    items.push_back(j);
-  for (const auto& o : items) {
-    if (!o.is_object() || !o.contains("data") || !o["data"].is_object()) continue;
-    if (o.contains("metadata") && o["metadata"].is_object() &&
-        o["metadata"].value("name", kName) != kName)
-      continue;
-    bool secret = o.value("kind", "") == "Secret";
-    for (const auto& [k, v] : o["data"].items())
-      if (v.is_string())
-        out[k] = secret ? base64_decode(v.get<std::string>()) : v.get<std::string>();
-  }
-  return out;
-}
-
-std::string base64_decode(const std::string& in) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  uint32_t buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v = val(c);
-    if (v < 0) continue;
-    buf = (buf << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buf >> bits) & 0xff);
-    }
-  }
-  return out;
 }
 
 std::string file_diff(const std::string& name, const std::string& from, const std::string& to) {
@@ -173,18 +99,6 @@ std::string file_diff(const std::string& name, const std::string& from, const st
     out += std::string(1, ops[k].c) + masked(ops[k].line) + "\n";
   }
   return out;
-}
-
-remote::ExecResult run_on_master(remote::Transport& transport, const HostSpec& master,
-                                 const std::string& script, const std::string& input) {
-  remote::ExecRequest req;
-  std::string q = util::shell_quote(script);
-  req.command = master.target.endpoint.user == "root" || master.target.endpoint.user.empty()
-                    ? "sh -c " + q
-                    : "sudo -n sh -c " + q;
-  req.input = input;
-  req.timeout_ms = 120000;
-  return transport.exec(master.target, req);
 }
 
 }  // namespace pai::deploy

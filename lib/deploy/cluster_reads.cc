@@ -32,39 +32,6 @@ constexpr const char* kApiStatus = "@@paictl-api ";
 constexpr const char* kApiUnavailable = "@@paictl-api-unavailable";
 }  // namespace
 
-std::string api_access_script() {
-  // admin.conf's first server, CA and client certificate, read with built-ins;
-  // pai_api=1 where they and curl and base64 are there.
-  return "pai_s=; pai_a=; pai_c=; pai_k=; pai_api=\n"
-         "while IFS= read -r l || [ -n \"$l\" ]; do\n"
-         "  l=${l#\"${l%%[![:space:]]*}\"}\n"
-         "  case $l in\n"
-         "    server:*) [ -n \"$pai_s\" ] || pai_s=${l#server:} ;;\n"
-         "    certificate-authority-data:*) [ -n \"$pai_a\" ] || pai_a=${l#*:} ;;\n"
-         "    client-certificate-data:*) [ -n \"$pai_c\" ] || pai_c=${l#*:} ;;\n"
-         "    client-key-data:*) [ -n \"$pai_k\" ] || pai_k=${l#*:} ;;\n"
-         "  esac\n"
-         "done < /etc/kubernetes/admin.conf\n"
-         "pai_s=${pai_s# }; pai_s=${pai_s%/}; pai_a=${pai_a# }; pai_c=${pai_c# }; pai_k=${pai_k# "
-         "}\n"
-         "[ -n \"$pai_s\" ] && [ -n \"$pai_a\" ] && [ -n \"$pai_c\" ] && [ -n \"$pai_k\" ] &&\n"
-         "  command -v curl >/dev/null 2>&1 && command -v base64 >/dev/null 2>&1 && pai_api=1\n";
-}
-
-std::string api_curl(const std::string& args) {
-  // Each credential decoded onto its own pipe (a here-document) that curl opens
-  // as /dev/fd/N: never in argv or a file. One connection for every URL, so the
-  // pipes are read once.
-  return "curl -sS --max-time 20 --cacert /dev/fd/3 --cert /dev/fd/4 --key /dev/fd/5 " + args +
-         " 3<<PAI_A 4<<PAI_C 5<<PAI_K\n"
-         "$(printf '%s' \"$pai_a\" | base64 -d)\n"
-         "PAI_A\n"
-         "$(printf '%s' \"$pai_c\" | base64 -d)\n"
-         "PAI_C\n"
-         "$(printf '%s' \"$pai_k\" | base64 -d)\n"
-         "PAI_K\n";
-}
-
 std::string api_json_read_script(const std::vector<std::string>& paths,
                                  const std::string& kubectl_args) {
   std::string urls;

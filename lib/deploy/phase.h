@@ -17,7 +17,9 @@
 
 #include "config/node_settings.h"
 #include "deploy/observation_cache.h"
+#include "inventory/host_spec.h"
 #include "inventory/inventory.h"
+#include "kube/master.h"
 #include "remote/target.h"
 #include "remote/transport.h"
 #include "util/clock.h"
@@ -25,35 +27,8 @@
 
 namespace pai::deploy {
 
-// One host as the cluster files describe it.
-struct HostSpec {
-  std::string name;     // layout.yaml hostname
-  std::string address;  // hostip
-  bool master = false;  // pai-master: a control-plane host
-  // A master after the first of layout.yaml (a highly available control plane):
-  // it joins the first master's control plane (kubeadm join, controlPlane). The
-  // first master (other_master false) runs kubeadm init and the cluster-wide
-  // phases, and is RunContext::master().
-  bool other_master = false;
-  bool worker = false;
-  std::string sku;       // machine-type
-  int gpus = 0;          // the SKU's computing-device count when it is nvidia.com/gpu
-  std::string gpu_type;  // "nvidia.com/gpu" or ""
-  // More node labels, set by the labels phase: a hybrid cluster's site and
-  // topology (paictl.io/site, topology.kubernetes.io/region, paictl.io/azure-pool).
-  std::map<std::string, std::string> labels;
-  // The operator's own labels and taints (layout.yaml, the SKU's then the
-  // machine's), set by the labels phase and recorded on the node as paictl's
-  // (paictl.io/managed-labels, paictl.io/managed-taints), so that one removed
-  // from layout.yaml is removed from the node by the next run.
-  std::map<std::string, std::string> operator_labels;
-  std::vector<config::NodeTaint> taints;
-  remote::Target target;
-  inventory::HostPlan plan;  // the same host as the inventory has it (for the pre-install checks)
-  // false: left out by --limit. Such a host (the master) is still reached, and
-  // runs only the phases of cluster scope.
-  bool selected = true;
-};
+// The host type of the engine's runs (inventory/host_spec.h).
+using inventory::HostSpec;
 
 // Secret values (passwords, join tokens) replaced by "***" wherever text leaves
 // the engine: logs, events, errors, reports. Safe to use from many threads.
@@ -156,10 +131,8 @@ util::Result<void> run_step(HostRun& h, const std::string& what, const std::stri
 util::Result<void> run_last_step(HostRun& h, const std::string& what, const std::string& script,
                                  const std::string& input = {}, int timeout_ms = 600000);
 
-// kubectl on the master, as cluster-admin. Its discovery cache stays in paictl's
-// state directory, which reset removes, not in root's home.
-inline constexpr const char* kKubectl =
-    "kubectl --kubeconfig=/etc/kubernetes/admin.conf --cache-dir=/etc/paictl/kube-cache";
+// The master's kubectl and API access (kube/master.h).
+using kube::kKubectl;
 
 // A read of the cluster's objects on the master: `kubectl ARGS` (e.g. "get
 // nodes -A -o json") with a 20 s request timeout, printing "{}" before the
@@ -177,12 +150,8 @@ std::string kubectl_json_read_script(const std::string& args);
 // `kubectl_args` through kubectl_json_read_script instead.
 std::string api_json_read_script(const std::vector<std::string>& paths,
                                  const std::string& kubectl_args);
-// The pieces of an API read or write in a script on the master: the first sets
-// pai_api=1 where admin.conf has a server and a client certificate and curl and
-// base64 are there; the second is a curl command line of `args` (after
-// api_access_script, with "$pai_s" the server) given those credentials.
-std::string api_access_script();
-std::string api_curl(const std::string& args);
+using kube::api_access_script;
+using kube::api_curl;
 // What observe_sh does with the output of an api_json_read_script: true and
 // `out` the List, or false where the kubectl read must answer instead.
 bool api_read_as_list(const std::string& output, std::string& out);

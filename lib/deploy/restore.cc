@@ -8,7 +8,11 @@
 #include <set>
 #include <utility>
 
+#include "config/cluster_files.h"
 #include "deploy/cluster_files.h"
+#include "hived/drift.h"
+#include "hived/inspect.h"
+#include "http/client.h"
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/sha256.h"
@@ -94,14 +98,7 @@ nlohmann::json restore_cm_data(const std::string& json) {
 remote::ExecResult restore_run(remote::Transport& t, const HostSpec& master,
                                const std::string& script, const std::string& input = {},
                                int timeout_ms = 600000) {
-  remote::ExecRequest req;
-  std::string q = util::shell_quote(script);
-  req.command = master.target.endpoint.user == "root" || master.target.endpoint.user.empty()
-                    ? "sh -c " + q
-                    : "sudo -n sh -c " + q;
-  req.input = input;
-  req.timeout_ms = timeout_ms;
-  return t.exec(master.target, req);
+  return run_on_master(t, master, script, input, timeout_ms);
 }
 
 // The SHA-256 of a file, read in pieces.
@@ -118,7 +115,67 @@ util::Result<std::string> restore_file_sha256(const std::string& path) {
   return h.hex();
 }
 
+// The HiveD config of the archive's ConfigMap as HiveD would run it; null when
+// the config does not build (HiveD refuses it too).
+std::shared_ptr<const config::HivedModel> restore_hived_model(const std::string& configmap_json) {
+  auto data = restore_cm_data(configmap_json);
+  if (!data.is_object() || !data.contains("hivedscheduler.yaml") ||
+      !data["hivedscheduler.yaml"].is_string())
+    return nullptr;
+  auto loaded = config::check_sources(
+      {{"hivedscheduler.yaml", data["hivedscheduler.yaml"].get<std::string>()}});
+  for (const auto& c : loaded.clusters)
+    if (c.model && c.model->complete) return c.model;
+  return nullptr;
+}
+
+// The `hived` step: HiveD's inspect API asked until it answers with the
+// restored config's shape, within `wait_s`. HiveD reads its ConfigMap when it
+// starts, so a HiveD that answers with another shape may not have restarted
+// yet: it is asked again until the wait ends.
+struct RestoreHivedAnswer {
+  bool answered = false;  // at least once
+  bool matches = false;
+  std::string last_error;  // the last failure to answer
+  hived::ConfigShape seen, wanted;
+};
+RestoreHivedAnswer restore_ask_hived(http::Client& http, const std::string& url,
+                                     const config::HivedModel& model, int wait_s,
+                                     util::Clock& clock) {
+  RestoreHivedAnswer a;
+  a.wanted = hived::config_shape(model);
+  hived::Client client(http, url);
+  double until = clock.now() + wait_s;
+  for (;;) {
+    auto st = client.cluster_status();
+    if (st.ok()) {
+      a.answered = true;
+      a.seen = hived::config_shape(*st);
+      if (a.seen == a.wanted) {
+        a.matches = true;
+        return a;
+      }
+    } else {
+      a.last_error = st.error().summary();
+    }
+    if (clock.now() >= until) return a;
+    clock.sleep(2.0);
+  }
+}
+
 }  // namespace
+
+const char* to_string(RestoreCheck::Result r) {
+  switch (r) {
+    case RestoreCheck::Result::Verified:
+      return "verified";
+    case RestoreCheck::Result::Failed:
+      return "failed";
+    case RestoreCheck::Result::Skipped:
+      return "skipped";
+  }
+  return "";
+}
 
 RestoreLayout restore_layout(const std::string& data_dir, const std::string& ts, bool inside) {
   RestoreLayout l;
@@ -313,6 +370,12 @@ UseCaseResult<RestorePlan> plan_restore(const RestoreRequest& r, const RestoreDe
                            c.cluster_dir + ": " + util::join(plan.mismatches, "; "),
                        "nothing was changed; --force-other-cluster restores it anyway");
 
+  // HiveD, when the archive has its config: where its inspect API is asked.
+  if (plan.archive->members.count(kHivedMember))
+    plan.hived_url = !r.hived.empty() ? r.hived
+                                      : "http://" + c.master()->address + ":" +
+                                            std::to_string(c.settings.openpai.hived_port);
+
   // An unfinished restore of this cluster directory.
   std::string jpath = restore_journal_path(c.cluster_dir);
   auto jtext = util::read_file_if_present(jpath);
@@ -387,6 +450,12 @@ UseCaseResult<RestorePlan> plan_restore(const RestoreRequest& r, const RestoreDe
            : "none in the archive"));
   plan.replaces.push_back("database: " +
                           (m.database.empty() ? std::string("none found") : m.database));
+  plan.replaces.push_back(
+      plan.hived_url.empty()
+          ? std::string("HiveD: no HiveD config in the archive, HiveD is not checked")
+          : "HiveD: checked after the restore at " + http::redact_url(plan.hived_url) +
+                ": /v1/inspect/clusterstatus must answer within " + std::to_string(r.wait_s) +
+                " s with the restored config's cells, nodes and VCs");
   if (plan.resume)
     plan.replaces.push_back(
         "resuming the restore of stamp " + plan.resume->ts + " (done: " +
@@ -575,16 +644,69 @@ RestoreOutcome apply_restore(const RestorePlan& plan) {
               restore_cm_data(had->second) != restore_cm_data(ins->hived_configmap))
             o.missing.push_back("the HiveD ConfigMap's data (it differs from the archive's)");
           if (!o.missing.empty()) {
+            o.checks.push_back({"objects", RestoreCheck::Result::Failed,
+                                "missing: " + util::join(o.missing, ", ")});
             o.error = other_error(
                 "restore: after the restore, " + master.name +
                     "'s cluster lacks what the backup recorded: " + util::join(o.missing, ", "),
                 "the old data is kept in " + l.old_dir);
             ok = false;
           } else {
-            o.verified = true;
+            o.checks.push_back(
+                {"objects", RestoreCheck::Result::Verified,
+                 std::to_string(a.manifest.namespaces.size()) + " namespaces, " +
+                     std::to_string(a.manifest.configmaps.size()) + " ConfigMaps" +
+                     (a.members.count(kHivedMember) ? ", the HiveD ConfigMap's data" : "")});
           }
         }
       }
+    } else if (step == "hived") {
+      auto had = a.members.find(kHivedMember);
+      auto model = had == a.members.end() ? nullptr : restore_hived_model(had->second);
+      if (plan.hived_url.empty()) {
+        o.checks.push_back({"hived", RestoreCheck::Result::Skipped,
+                            "no HiveD config in the archive: HiveD is not checked"});
+      } else if (!model) {
+        o.checks.push_back({"hived", RestoreCheck::Result::Skipped,
+                            "the archive's HiveD config does not build a HiveD model: HiveD at " +
+                                http::redact_url(plan.hived_url) + " is not checked"});
+      } else {
+        auto h = hived_http_client(deps.hived_http, nullptr);
+        std::string url = http::redact_url(plan.hived_url);
+        auto answer = restore_ask_hived(*h, plan.hived_url, *model, plan.request.wait_s, clock);
+        std::string hint =
+            "HiveD restarts with its ConfigMap: " + std::string(kubectl) + "-n " +
+            c.settings.openpai.ns + " get pods -l app=hivedscheduler-hs on " + master.name +
+            "; --hived URL names its inspect API; run the same command again: the restore "
+            "resumes with HiveD's check";
+        if (answer.matches) {
+          o.checks.push_back({"hived", RestoreCheck::Result::Verified,
+                              url + " answers with the restored config (" +
+                                  hived::config_shape_text(answer.seen) + ")"});
+        } else if (!answer.answered) {
+          o.checks.push_back({"hived", RestoreCheck::Result::Failed,
+                              url + " did not answer: " + answer.last_error});
+          o.error = remote_error("restore: HiveD at " + url +
+                                     " did not answer /v1/inspect/clusterstatus within " +
+                                     std::to_string(plan.request.wait_s) +
+                                     " s after the restore: " + answer.last_error,
+                                 hint);
+          ok = false;
+        } else {
+          o.checks.push_back(
+              {"hived", RestoreCheck::Result::Failed,
+               url + " runs another config (" + hived::config_shape_text(answer.seen) +
+                   "; the restored one: " + hived::config_shape_text(answer.wanted) + ")"});
+          o.error = other_error(
+              "restore: HiveD at " + url + " runs another config than the restored one after " +
+                  std::to_string(plan.request.wait_s) + " s: it has " +
+                  hived::config_shape_text(answer.seen) + "; the restored config has " +
+                  hived::config_shape_text(answer.wanted),
+              hint);
+          ok = false;
+        }
+      }
+      if (ok) restore_progress(deps, step, o.checks.back().detail);
     } else if (step == "cleanup") {
       ok = step_ok(restore_run(*transport, master, restore_cleanup_script(l)),
                    "removing " + l.snapshot);
@@ -598,8 +720,9 @@ RestoreOutcome apply_restore(const RestorePlan& plan) {
     if (step == "cleanup") j.finished = true;
     if (!save()) return o;
   }
-  if (!o.verified && std::find(o.skipped.begin(), o.skipped.end(), "verify") != o.skipped.end())
-    o.verified = true;
+  // Every step done, this run or an earlier one: the checks of `verify` and
+  // `hived` passed.
+  o.verified = true;
   return o;
 }
 

@@ -19,6 +19,10 @@
 //                 (the old ones kept as FILE.before-restore-TS)
 //   verify        the namespaces and ConfigMaps the backup recorded are there,
 //                 the HiveD ConfigMap is the archive's
+//   hived         HiveD's inspect API answers /v1/inspect/clusterstatus within
+//                 the wait (HiveD restarts after its ConfigMap changed) with the
+//                 restored config's cells, nodes and VCs; skipped when the
+//                 archive has no HiveD config
 //   cleanup       SNAP and the empty NEW removed (OLD is kept)
 
 #include <functional>
@@ -31,6 +35,10 @@
 #include "deploy/backup_archive.h"
 #include "util/clock.h"
 
+namespace pai::http {
+class Client;
+}
+
 namespace pai::deploy {
 
 struct RestoreRequest {
@@ -41,14 +49,18 @@ struct RestoreRequest {
   // Restore again from the archive the last finished restore of this cluster
   // directory used (without it, that is done already: a re-run changes nothing).
   bool again = false;
-  int wait_s = 300;
+  int wait_s = 300;  // for etcd, the API server and HiveD, each
   std::string templates_dir;
+  // HiveD's inspect API; "": the master's HiveD port (the HiveD config's
+  // webServerAddress), where HiveD's StatefulSet serves it.
+  std::string hived;
 };
 
 struct RestoreDeps {
   InstallDeps install;
-  std::function<double()> now;  // epoch seconds; null: the system clock
-  util::Clock clock;            // the waits; null members: Clock::real()
+  std::function<double()> now;         // epoch seconds; null: the system clock
+  util::Clock clock;                   // the waits; null members: Clock::real()
+  http::Client* hived_http = nullptr;  // null: hived_http_client's (usecase.h)
   std::function<void(const std::string& step, const std::string& detail)> on_progress;
 };
 
@@ -65,7 +77,7 @@ RestoreLayout restore_layout(const std::string& data_dir, const std::string& ts,
 inline const std::vector<std::string>& restore_steps() {
   static const std::vector<std::string> k = {"upload", "etcd-restore", "stop",     "swap",
                                              "pki",    "start",        "database", "cluster-files",
-                                             "verify", "cleanup"};
+                                             "verify", "hived",        "cleanup"};
   return k;
 }
 
@@ -100,6 +112,9 @@ struct RestorePlan {
   std::vector<std::string> pki_differ;  // archive members (pki/...) that differ or are missing
   std::vector<std::string> cluster_files_differ;  // cluster/NAME members that differ locally
   bool hived_differs = false;
+  // Where the `hived` step asks HiveD; "" when the archive has no HiveD config
+  // (nothing to check).
+  std::string hived_url;
   // What the restore replaces, in words, one line each.
   std::vector<std::string> replaces;
   // An unfinished restore of this archive that a run resumes.
@@ -114,6 +129,16 @@ struct RestorePlan {
 // checksums, its etcd, the HiveD ConfigMap. Changes nothing.
 UseCaseResult<RestorePlan> plan_restore(const RestoreRequest& request, const RestoreDeps& deps);
 
+// One check of what the restore brought back: "objects" (the `verify` step:
+// the namespaces, ConfigMaps and HiveD ConfigMap the backup recorded), "hived"
+// (HiveD answers with the restored config).
+struct RestoreCheck {
+  std::string name;
+  enum class Result { Verified, Failed, Skipped } result = Result::Verified;
+  std::string detail;  // what was found, in words
+};
+const char* to_string(RestoreCheck::Result r);  // "verified", "failed", "skipped"
+
 struct RestoreOutcome {
   std::optional<UseCaseError> error;
   std::string ts;
@@ -123,6 +148,9 @@ struct RestoreOutcome {
   std::vector<std::string> pki_restored;
   std::vector<std::string> files_replaced;  // local cluster files
   std::vector<std::string> missing;         // recorded objects not there after the restore
+  std::vector<RestoreCheck> checks;         // the checks run this time, in order
+  // Every step done (this run or an earlier one): the objects and HiveD
+  // checked (HiveD skipped without its config in the archive).
   bool verified = false;
 };
 RestoreOutcome apply_restore(const RestorePlan& plan);

@@ -1,5 +1,5 @@
 // The codes of the cluster's certificates (K100-K149): `paictl certs check`
-// and `paictl check cluster` (lib/deploy/certs.h).
+// and `paictl check cluster` (lib/check/certs.h).
 #include "diag/codes_tables.h"
 
 namespace pai::diag::codes_detail {

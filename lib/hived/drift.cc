@@ -67,4 +67,34 @@ std::vector<DriftFinding> physical_drift(const LiveState& live, const config::Hi
   return findings;
 }
 
+ConfigShape config_shape(const ClusterStatus& status) {
+  ConfigShape s;
+  s.top_cells = status.physical_cluster.size();
+  for (const auto& n : index_live(status, {}).nodes) s.nodes.insert(n.name);
+  for (const auto& [vc, cells] : status.virtual_clusters) s.vcs.insert(vc);
+  return s;
+}
+
+ConfigShape config_shape(const config::HivedModel& model) {
+  ConfigShape s;
+  for (const auto& c : model.cells) s.top_cells += c.parent < 0;
+  for (const auto& n : model.nodes) s.nodes.insert(n.name);
+  for (const auto& v : model.vcs) s.vcs.insert(v.name);
+  return s;
+}
+
+std::string config_shape_text(const ConfigShape& shape) {
+  auto names = [](const std::set<std::string>& v) {
+    std::string s;
+    size_t i = 0;
+    for (const auto& n : v) {
+      if (i == 8) return s + ", ... (" + std::to_string(v.size()) + ")";
+      s += (i++ ? ", " : "") + n;
+    }
+    return s.empty() ? std::string("none") : s;
+  };
+  return std::to_string(shape.top_cells) + (shape.top_cells == 1 ? " top cell" : " top cells") +
+         ", nodes " + names(shape.nodes) + ", VCs " + names(shape.vcs);
+}
+
 }  // namespace pai::hived

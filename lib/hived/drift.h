@@ -3,7 +3,9 @@
 // and layout.yaml) and, when given, the hosts' facts: `paictl hived drift` and
 // `paictl check cluster` report the same findings.
 
+#include <cstddef>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,5 +36,20 @@ std::vector<DriftFinding> physical_drift(const LiveState& live, const config::Hi
                                          const config::Layout* layout,
                                          const std::map<std::string, facts::HostFacts>& facts = {},
                                          const std::string& facts_dir = {});
+
+// What a HiveD config looks like from HiveD's inspect API: its top physical
+// cells, its nodes and its virtual clusters. HiveD answers with the shape of
+// the config it runs, so two shapes that differ say that it runs another one
+// (restore's check after HiveD's ConfigMap came back with etcd).
+struct ConfigShape {
+  size_t top_cells = 0;
+  std::set<std::string> nodes;
+  std::set<std::string> vcs;
+  bool operator==(const ConfigShape&) const = default;
+};
+ConfigShape config_shape(const ClusterStatus& status);
+ConfigShape config_shape(const config::HivedModel& model);
+// "2 top cells, nodes w1, w2, VCs default, prod" (long lists cut short).
+std::string config_shape_text(const ConfigShape& shape);
 
 }  // namespace pai::hived

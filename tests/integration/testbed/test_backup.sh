@@ -1,10 +1,12 @@
 #!/bin/sh
 # paictl backup and restore on a testbed with a real etcd (its own testbed on
-# 127.0.55.x): kubeadm init, ConfigMaps made with kubectl, `paictl backup` (the
-# archive at mode 0600, its record line), the ConfigMaps deleted, `restore
-# --dry-run` (the testbed's state unchanged), refused archives (truncated, a
-# tampered member, another cluster: exit 2, the state unchanged), `restore
-# --yes` (kubectl sees the ConfigMaps again), then kill -9 of restore at
+# 127.0.55.x): kubeadm init, ConfigMaps made with kubectl and HiveD's
+# StatefulSet (the testbed serves its inspect API on the master), `paictl
+# backup` (the archive at mode 0600, its record line), the ConfigMaps deleted,
+# `restore --dry-run` (the testbed's state unchanged, HiveD's check announced),
+# refused archives (truncated, a tampered member, another cluster: exit 2, the
+# state unchanged), `restore --yes` (kubectl sees the ConfigMaps again, HiveD
+# answers with the restored config), then kill -9 of restore at
 # BACKUP_KILL_POINTS seeded points (default 20), each followed by a re-run: the
 # same end state as the uninterrupted restore.
 set -eu
@@ -70,9 +72,38 @@ data: {n: "2"}
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: hivedscheduler-config, namespace: openpai}
-data: {hivedscheduler.yaml: "physicalCluster: {}\n"}
+data:
+  hivedscheduler.yaml: |
+    physicalCluster:
+      cellTypes:
+        TB-NODE: {childCellType: TB, childCellNumber: 2, isNodeLevel: true}
+      physicalCells:
+      - {cellType: TB-NODE, cellAddress: tb-worker1}
+    virtualClusters:
+      default:
+        virtualCells:
+        - {cellType: TB-NODE, cellNumber: 1}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: hivedscheduler-hs, namespace: openpai}
+spec:
+  serviceName: hivedscheduler-service
+  replicas: 1
+  selector: {matchLabels: {app: hivedscheduler-hs}}
+  template:
+    metadata: {labels: {app: hivedscheduler-hs}}
+    spec:
+      hostNetwork: true
+      tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
+      containers:
+      - name: hivedscheduler
+        image: hivedscheduler:v1.8.0
+        ports: [{containerPort: 30096}]
 EOF
-pass "kubeadm init and ConfigMaps made with kubectl ($(($(date +%s) - T0)) s)"
+MASTER_IP=$(awk '/^Host tb-master /{print $3}' "$RUN/ssh_config")
+until_ok 'curl -sf "http://$MASTER_IP:30096/v1/inspect/clusterstatus"' "HiveD's inspect API did not answer on $MASTER_IP:30096" 300
+pass "kubeadm init, ConfigMaps and HiveD made with kubectl ($(($(date +%s) - T0)) s)"
 
 # The backup.
 "$PAICTL" backup "$C" $SSH > "$TMP/backup.out" 2> "$TMP/backup.err" || { cat "$TMP/backup.out" "$TMP/backup.err"; fail "paictl backup"; }
@@ -117,9 +148,11 @@ BEFORE=$(fingerprint)
 "$PAICTL" restore "$C" --from "$A" --dry-run $SSH > "$TMP/dry.out" 2>&1 || { cat "$TMP/dry.out"; fail "restore --dry-run"; }
 grep -q "dry run: nothing was changed" "$TMP/dry.out" || fail "dry run: $(cat "$TMP/dry.out")"
 grep -q "/var/lib/etcd/member replaced by the snapshot" "$TMP/dry.out" || fail "dry run: $(cat "$TMP/dry.out")"
+grep -q "HiveD: checked after the restore at http://$MASTER_IP:30096: /v1/inspect/clusterstatus must answer" "$TMP/dry.out" || fail "dry run: $(cat "$TMP/dry.out")"
 [ "$(fingerprint)" = "$BEFORE" ] || fail "restore --dry-run changed the testbed"
 [ -e "$C/.paictl/restore.json" ] && fail "restore --dry-run wrote a journal"
-pass "restore --dry-run says what it would replace and changes nothing"
+[ -z "${DOC_OUT:-}" ] || cp "$TMP/dry.out" "$DOC_OUT/restore-dry-run.txt"
+pass "restore --dry-run says what it would replace and that it would check HiveD, and changes nothing"
 
 # Refused archives: exit 2, the member or the cluster named, nothing changed.
 head -c $(($(stat -c %s "$A") * 2 / 3)) "$A" > "$TMP/truncated.tar.gz"
@@ -156,12 +189,16 @@ pass "truncated, tampered and other-cluster archives: exit 2, the member or clus
 T1=$(date +%s)
 "$PAICTL" restore "$C" --from "$A" --yes $SSH > "$TMP/restore.out" 2> "$TMP/restore.err" || { cat "$TMP/restore.out" "$TMP/restore.err"; fail "paictl restore"; }
 FULL=$(($(date +%s) - T1))
-grep -q "^restored: etcd from $A, verified" "$TMP/restore.out" || fail "restore: $(cat "$TMP/restore.out")"
+grep -q "^restored: etcd from $A, verified (.*; HiveD answers at http://$MASTER_IP:30096 with the restored config)" "$TMP/restore.out" ||
+  fail "restore: $(cat "$TMP/restore.out" "$TMP/restore.err")"
+grep -q "^  hived  *http://$MASTER_IP:30096 answers with the restored config (1 top cell, nodes tb-worker1, VCs default)" "$TMP/restore.err" ||
+  fail "restore's HiveD check: $(cat "$TMP/restore.err")"
 on tb-master "$K get configmap settings -n keep -o jsonpath={.data.mode}" | grep -qx fast || fail "kubectl does not see the restored ConfigMap"
 on tb-master "$K get configmap more -n keep -o name" | grep -qx configmap/more || fail "kubectl does not see the second ConfigMap"
 WANT=$(end_state)
 echo "$WANT" | grep -qx "etcd.before-restore-TS" || fail "the old data directory: $WANT"
-pass "restore --yes in $FULL s: kubectl sees the ConfigMaps again; the old data kept"
+[ -z "${DOC_OUT:-}" ] || cat "$TMP/restore.err" "$TMP/restore.out" > "$DOC_OUT/restore.txt"
+pass "restore --yes in $FULL s: kubectl sees the ConfigMaps again, HiveD answers with the restored config; the old data kept"
 
 # kill -9 at seeded points, each followed by a re-run.
 i=0

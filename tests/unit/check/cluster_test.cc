@@ -1,6 +1,8 @@
-// check cluster over the scripted transport (the master's one read: the API
-// server through curl, etcd's health) and http::FakeClient (HiveD): a finding
-// per part of the report, and the parts that cannot be read reported as such.
+// check cluster (deploy::check_cluster: the cluster directory prepared as
+// install prepares it, then check::check_cluster) over the scripted transport
+// (the master's one read: the API server through curl, etcd's health) and
+// http::FakeClient (HiveD): a finding per part of the report, and the parts
+// that cannot be read reported as such.
 
 #include "check/cluster.h"
 
@@ -9,11 +11,13 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "deploy/certs.h"
+#include "check/certs.h"
+#include "deploy/cluster_check.h"
 #include "deploy/cluster_files.h"
 #include "deploy/usecases/usecase_fixture.h"
 #include "hived/inspect.h"
 #include "hived/live.h"
+#include "kube/cluster_files.h"
 #include "scheduler/hived.h"
 #include "scheduler/hived_state.h"
 #include "support/fake_client.h"
@@ -48,7 +52,7 @@ nlohmann::json cluster_node_json(const std::string& name, const std::string& rea
 struct ClusterMaster {
   std::string version = "v1.30.10";
   std::vector<nlohmann::json> nodes;
-  deploy::ClusterFiles files;  // empty: 404 for both objects
+  kube::ClusterFiles files;  // empty: 404 for both objects
   std::string etcd =
       "https://10.0.0.1:2379 is healthy: successfully committed proposal: took = "
       "2.1ms\n@@paictl-etcd-rc 0\n";
@@ -90,7 +94,7 @@ struct ClusterFixture {
   ClusterFixture() {
     master.nodes = {cluster_node_json("pai-master", "True", 0), cluster_node_json("pai-worker1"),
                     cluster_node_json("pai-worker2")};
-    master.files = deploy::read_cluster_files(c.dir()).value();
+    master.files = kube::read_cluster_files(c.dir()).value();
   }
 
   void hived_answers() {
@@ -130,13 +134,13 @@ struct ClusterFixture {
     r.backup_max_age_days = backup_max_age;
     r.warn_within_days = warn_within;
     r.templates_dir = std::string(PAI_SOURCE_DIR) + "/templates";
-    ClusterCheckDeps d;
+    deploy::ClusterCheckDeps d;
     auto install = deploy::usecase_test::deps_of(c.dir(), ssh);
     d.load_hosts = install.load_hosts;
     d.transport = install.transport;
     d.hived_http = &hived;
     d.now_epoch = [now] { return now; };
-    return check_cluster(r, d);
+    return deploy::check_cluster(r, d);
   }
 };
 
@@ -368,7 +372,7 @@ TEST(CheckCluster, HivedUnreachableIsAWarningAndTheRestIsReported) {
     ClusterCheckRequest r;
     r.cluster_dir = f.c.dir();
     r.hived = kClusterHivedUrl;
-    ClusterCheckDeps d;
+    deploy::ClusterCheckDeps d;
     auto install = deploy::usecase_test::deps_of(f.c.dir(), f.ssh);
     d.load_hosts = install.load_hosts;
     d.transport = install.transport;
@@ -376,7 +380,7 @@ TEST(CheckCluster, HivedUnreachableIsAWarningAndTheRestIsReported) {
     f.hived.add("GET", "/v1/inspect/affinitygroups/", 200, R"({"items":[]})");
     d.hived_http = &f.hived;
     d.now_epoch = [] { return kClusterNow; };
-    return check_cluster(r, d);
+    return deploy::check_cluster(r, d);
   }();
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(cluster_codes_of(c->findings),
@@ -401,7 +405,7 @@ TEST(CheckCluster, HivedDriftANodeHivedSeesBadThatKubernetesDoesNot) {
 TEST(CheckCluster, CertificatesAreCertsChecksFindings) {
   auto pem = util::read_file(std::string(PAI_TEST_DATA) + "/certs/apiserver-20d.crt");
   ASSERT_TRUE(pem.ok());
-  auto cert = deploy::parse_certificate_pem(*pem, 0);
+  auto cert = check::parse_certificate_pem(*pem, 0);
   ASSERT_TRUE(cert.ok());
   double soon = static_cast<double>(cert->not_after) - 12 * 86400 - 60;  // 12 days left
 

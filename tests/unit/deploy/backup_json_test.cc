@@ -79,6 +79,28 @@ TEST(RestoreJson, AFinishedRestoreIsNamedAndADryRunSaidSo) {
   EXPECT_EQ(doc["ran"].size(), 2u);
   EXPECT_EQ(doc["verified"], true);
   EXPECT_EQ(doc["old_data"], "/var/lib/etcd.old");
+  EXPECT_TRUE(doc["hived"].is_null());
+  EXPECT_TRUE(doc["checks"].empty());
+}
+
+TEST(RestoreJson, TheChecksListHivedsWithItsAddress) {
+  RestorePlan p;
+  p.request.from = "/tmp/a.tar.gz";
+  p.archive = std::make_shared<BackupArchive>();
+  p.hived_url = "http://10.0.0.1:30096";
+  auto doc = restore_json(p, nullptr);
+  EXPECT_EQ(doc["hived"], "http://10.0.0.1:30096");
+  RestoreOutcome out;
+  out.checks = {{"objects", RestoreCheck::Result::Verified, "2 namespaces, 3 ConfigMaps"},
+                {"hived", RestoreCheck::Result::Failed, "http://10.0.0.1:30096 did not answer"}};
+  doc = restore_json(p, &out);
+  ASSERT_EQ(doc["checks"].size(), 2u);
+  EXPECT_EQ(doc["checks"][0]["name"], "objects");
+  EXPECT_EQ(doc["checks"][0]["result"], "verified");
+  EXPECT_EQ(doc["checks"][1]["name"], "hived");
+  EXPECT_EQ(doc["checks"][1]["result"], "failed");
+  EXPECT_EQ(doc["checks"][1]["detail"], "http://10.0.0.1:30096 did not answer");
+  EXPECT_EQ(doc["verified"], false);
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
 // tampered member, a truncated file); a dry run's plan (the PKI files that
 // differ); an apply's steps in order; a run stopped at the swap resumed by the
 // next one with the same stamp, the steps done not run again; a restored
-// cluster that lacks a recorded ConfigMap is not called verified.
+// cluster that lacks a recorded ConfigMap is not called verified; HiveD's
+// check (http::FakeClient): answering with the restored config verified, not
+// answering a remote failure the next run resumes, another config a finding,
+// no HiveD config in the archive no check.
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -19,6 +22,11 @@
 
 #include "deploy/backup.h"
 #include "deploy/restore.h"
+#include "hived/config_file.h"
+#include "hived/inspect.h"
+#include "hived/live.h"
+#include "scheduler/hived.h"
+#include "scheduler/hived_state.h"
 #include "usecase_fixture.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -62,22 +70,27 @@ const char* kBackupTestEtcdManifest =
     "    - --initial-cluster=pai-master=https://10.0.0.1:2380\n"
     "    - --name=pai-master\n";
 
-std::string backup_test_inspection(const std::vector<std::string>& configmaps) {
+// The HiveD ConfigMap's data holds `hived_yaml` ("": no ConfigMap).
+std::string backup_test_inspection(const std::vector<std::string>& configmaps,
+                                   const std::string& hived_yaml = "vc: 1") {
   std::string out = "@@paictl etcd-manifest@@\n";
   out += kBackupTestEtcdManifest;
   out += "@@paictl version@@\n{\"gitVersion\": \"v1.30.10\"}\n";
   out += "@@paictl namespaces@@\ndefault\nkube-system\nopenpai\n";
   out += "@@paictl configmaps@@\n";
   for (const auto& c : configmaps) out += c + "\n";
-  out += "@@paictl hived@@\n{\"data\": {\"hivedscheduler.yaml\": \"vc: 1\"}}\n";
+  out += "@@paictl hived@@\n";
+  if (!hived_yaml.empty())
+    out += nlohmann::json{{"data", {{"hivedscheduler.yaml", hived_yaml}}}}.dump() + "\n";
   out += "@@paictl database@@\n@@paictl end@@\n";
   return out;
 }
 
 // The master of a cluster that holds these ConfigMaps.
 void backup_test_master(testing::ScriptedTransport& ssh, const std::string& root,
-                        const std::vector<std::string>& configmaps) {
-  ssh.on("@@paictl etcd-manifest@@", {.out = backup_test_inspection(configmaps)});
+                        const std::vector<std::string>& configmaps,
+                        const std::string& hived_yaml = "vc: 1") {
+  ssh.on("@@paictl etcd-manifest@@", {.out = backup_test_inspection(configmaps, hived_yaml)});
   ssh.on("snapshot save", {.out = backup_test_snapshot()});
   ssh.on("endpoint status -w json",
          {.out = R"([{"Endpoint":"https://10.0.0.1:2379","Status":{"version":"3.4.23"}}])"});
@@ -190,6 +203,7 @@ struct RestoreTestMaster {
   int swaps = 0;
   bool fail_swap = false;
   std::vector<std::string> configmaps_after = {"default/a", "openpai/hivedscheduler-config"};
+  std::string hived_yaml;  // the HiveD ConfigMap's data after the restore
   std::string pki_sums;
 
   void install(testing::ScriptedTransport& ssh) {
@@ -217,19 +231,58 @@ struct RestoreTestMaster {
       return testing::ScriptedAnswer{.out = "restored data: /var/lib/etcd/member\n"};
     });
     ssh.on("@@paictl etcd-manifest@@", [this](const testing::ScriptedCall&) {
-      return testing::ScriptedAnswer{.out = backup_test_inspection(configmaps_after)};
+      return testing::ScriptedAnswer{.out = backup_test_inspection(configmaps_after, hived_yaml)};
     });
   }
 };
+
+// HiveD's answer for the HiveD config `yaml`: every cell free.
+std::string restore_test_cluster_status(const std::string& yaml) {
+  auto loaded = config::check_sources({{"hivedscheduler.yaml", yaml}});
+  EXPECT_TRUE(!loaded.clusters.empty() && loaded.clusters[0].model);
+  if (loaded.clusters.empty() || !loaded.clusters[0].model) return {};
+  const auto& model = *loaded.clusters[0].model;
+  auto policy = scheduler::make_hived_policy(model);
+  EXPECT_TRUE(policy.ok());
+  if (!policy.ok()) return {};
+  auto snap = scheduler::snapshot_hived(**policy);
+  return hived::to_json(hived::cluster_status_of(model, *snap)).dump();
+}
+
+// Another config than the quickstart's: one node of pai-worker1's, a VC "other".
+const char* kRestoreTestOtherHived =
+    "physicalCluster:\n"
+    "  skuTypes:\n"
+    "    K80: {gpu: 1, cpu: 4, memory: 8192Mi}\n"
+    "  cellTypes:\n"
+    "    K80-NODE: {childCellType: K80, childCellNumber: 4, isNodeLevel: true}\n"
+    "  physicalCells:\n"
+    "  - {cellType: K80-NODE, cellAddress: pai-worker1}\n"
+    "virtualClusters:\n"
+    "  other:\n"
+    "    virtualCells:\n"
+    "    - {cellType: K80-NODE, cellNumber: 1}\n";
+
+const char* kRestoreTestHivedUrl = "http://10.0.0.1:30096";
 
 struct RestoreTest : ::testing::Test {
   TempCluster c;
   testing::ScriptedTransport backup_ssh;
   std::string archive;
+  std::string hived_yaml;          // the archive's HiveD config (the quickstart's)
+  mutable http::FakeClient hived;  // HiveD's inspect API: answers with the archive's config
 
   void SetUp() override {
-    backup_test_master(backup_ssh, c.dir() + "/..", {"default/a", "openpai/hivedscheduler-config"});
+    hived_yaml = pai::hived::hived_config_text(c.path("services-configuration.yaml")).value();
+    backup_test_master(backup_ssh, c.dir() + "/..", {"default/a", "openpai/hivedscheduler-config"},
+                       hived_yaml);
     archive = backup_test_write(c, backup_ssh);
+    hived.add("GET", "/v1/inspect/clusterstatus", 200, restore_test_cluster_status(hived_yaml));
+  }
+  RestoreTestMaster master_of() const {
+    RestoreTestMaster m;
+    m.hived_yaml = hived_yaml;
+    return m;
   }
   RestoreRequest request() const {
     RestoreRequest r;
@@ -245,6 +298,7 @@ struct RestoreTest : ::testing::Test {
     auto t = std::make_shared<double>(0);
     d.clock.now = [t] { return *t; };
     d.clock.sleep = [t](double s) { *t += s; };
+    d.hived_http = &hived;
     return d;
   }
   // The archive rewritten: the manifest changed by `edit`, a member by `flip`.
@@ -286,7 +340,7 @@ TEST_F(RestoreTest, RefusedArchivesContactNoHost) {
   EXPECT_TRUE(ssh.calls().empty());
 
   // Forced: planned, the difference said.
-  RestoreTestMaster master;
+  RestoreTestMaster master = master_of();
   master.install(ssh);
   auto r = request();
   r.force_other_cluster = true;
@@ -316,7 +370,7 @@ TEST_F(RestoreTest, RefusedArchivesContactNoHost) {
 
 TEST_F(RestoreTest, ADryRunSaysWhatItWouldReplace) {
   testing::ScriptedTransport ssh;
-  RestoreTestMaster master;
+  RestoreTestMaster master = master_of();
   // The master's CA key differs; its CA certificate is the archive's.
   master.pki_sums = util::sha256_hex("ca certificate\n") + "  ./ca.crt\n" +
                     util::sha256_hex("a new key\n") + "  ./ca.key\n";
@@ -334,6 +388,12 @@ TEST_F(RestoreTest, ADryRunSaysWhatItWouldReplace) {
             std::string::npos)
       << all;
   EXPECT_NE(all.find("PKI files that differ: pki/ca.key, pki/etcd/ca.crt"), std::string::npos);
+  EXPECT_EQ(plan->hived_url, kRestoreTestHivedUrl);
+  EXPECT_NE(all.find("HiveD: checked after the restore at http://10.0.0.1:30096: "
+                     "/v1/inspect/clusterstatus must answer within 30 s"),
+            std::string::npos)
+      << all;
+  EXPECT_TRUE(hived.requests().empty());
   // Only reads.
   for (const auto& call : ssh.calls()) {
     EXPECT_EQ(call.script.find("mv "), std::string::npos) << call.script;
@@ -344,7 +404,7 @@ TEST_F(RestoreTest, ADryRunSaysWhatItWouldReplace) {
 
 TEST_F(RestoreTest, AppliesEveryStepInOrderAndVerifies) {
   testing::ScriptedTransport ssh;
-  RestoreTestMaster master;
+  RestoreTestMaster master = master_of();
   master.install(ssh);
   auto plan = plan_restore(request(), deps(ssh));
   ASSERT_TRUE(plan.ok()) << plan.error().error.message;
@@ -395,7 +455,7 @@ TEST_F(RestoreTest, AppliesEveryStepInOrderAndVerifies) {
 
 TEST_F(RestoreTest, ARunStoppedAtTheSwapIsResumedWithTheSameStamp) {
   testing::ScriptedTransport ssh;
-  RestoreTestMaster master;
+  RestoreTestMaster master = master_of();
   master.fail_swap = true;
   master.install(ssh);
   auto plan = plan_restore(request(), deps(ssh));
@@ -438,7 +498,7 @@ TEST_F(RestoreTest, ARunStoppedAtTheSwapIsResumedWithTheSameStamp) {
 
 TEST_F(RestoreTest, ARestoredClusterWithoutARecordedConfigMapIsNotVerified) {
   testing::ScriptedTransport ssh;
-  RestoreTestMaster master;
+  RestoreTestMaster master = master_of();
   master.configmaps_after = {"openpai/hivedscheduler-config"};
   master.install(ssh);
   auto plan = plan_restore(request(), deps(ssh));
@@ -450,6 +510,145 @@ TEST_F(RestoreTest, ARestoredClusterWithoutARecordedConfigMapIsNotVerified) {
   EXPECT_NE(out.error->error.message.find("lacks what the backup recorded: configmap default/a"),
             std::string::npos)
       << out.error->error.message;
+}
+
+TEST_F(RestoreTest, HivedAnsweringWithTheRestoredConfigIsVerified) {
+  testing::ScriptedTransport ssh;
+  RestoreTestMaster master = master_of();
+  master.install(ssh);
+  auto r = request();
+  r.hived = "http://hived.test:30096";
+  // HiveD restarts after its ConfigMap came back: it refuses connections first.
+  http::Route down;
+  down.path = "/v1/inspect/clusterstatus";
+  down.answers = {
+      {.response = {}, .error = http::ErrorKind::Connect, .message = "connection refused"}};
+  down.times = 3;
+  hived.add(down);
+  auto plan = plan_restore(r, deps(ssh));
+  ASSERT_TRUE(plan.ok()) << plan.error().error.message;
+  auto out = apply_restore(*plan);
+  ASSERT_FALSE(out.error) << out.error->error.message;
+  EXPECT_TRUE(out.verified);
+  ASSERT_EQ(out.checks.size(), 2u);
+  EXPECT_EQ(out.checks[0].name, "objects");
+  EXPECT_EQ(out.checks[0].result, RestoreCheck::Result::Verified);
+  EXPECT_EQ(out.checks[1].name, "hived");
+  EXPECT_EQ(out.checks[1].result, RestoreCheck::Result::Verified);
+  EXPECT_NE(out.checks[1].detail.find("http://hived.test:30096 answers with the restored config "
+                                      "(1 top cell, nodes pai-worker1, pai-worker2, VCs"),
+            std::string::npos)
+      << out.checks[1].detail;
+  auto seen = hived.requests();
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen.back().url, "http://hived.test:30096/v1/inspect/clusterstatus");
+}
+
+TEST_F(RestoreTest, HivedNotAnsweringIsARemoteFailureTheNextRunResumes) {
+  testing::ScriptedTransport ssh;
+  RestoreTestMaster master = master_of();
+  master.install(ssh);
+  http::Route down;
+  down.path = "/v1/inspect/clusterstatus";
+  down.answers = {
+      {.response = {}, .error = http::ErrorKind::Connect, .message = "connection refused"}};
+  hived.add(down);
+  auto plan = plan_restore(request(), deps(ssh));
+  ASSERT_TRUE(plan.ok()) << plan.error().error.message;
+  auto out = apply_restore(*plan);
+  ASSERT_TRUE(out.error);
+  EXPECT_EQ(out.error->error.kind, util::Error::Kind::Remote);
+  const std::string& msg = out.error->error.message;
+  EXPECT_NE(msg.find("HiveD at http://10.0.0.1:30096 did not answer /v1/inspect/clusterstatus "
+                     "within 30 s"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(out.error->error.hint.find("resumes"), std::string::npos);
+  EXPECT_NE(out.error->error.hint.find("--hived URL"), std::string::npos);
+  EXPECT_FALSE(out.verified);
+  ASSERT_FALSE(out.checks.empty());
+  EXPECT_EQ(out.checks.back().name, "hived");
+  EXPECT_EQ(out.checks.back().result, RestoreCheck::Result::Failed);
+  // Bounded: asked every 2 s of the fake clock for the 30 s of the wait.
+  EXPECT_GE(hived.requests().size(), 15u);
+  EXPECT_LE(hived.requests().size(), 17u);
+  auto j = parse_restore_journal(c.read(".paictl/restore.json")).value();
+  EXPECT_FALSE(j.finished);
+  EXPECT_EQ(j.done.back(), "verify");
+
+  // HiveD is back: the next run resumes with its check and finishes.
+  hived.add("GET", "/v1/inspect/clusterstatus", 200, restore_test_cluster_status(hived_yaml));
+  ssh.clear_calls();
+  auto again = plan_restore(request(), deps(ssh));
+  ASSERT_TRUE(again.ok()) << again.error().error.message;
+  ASSERT_TRUE(again->resume);
+  auto out2 = apply_restore(*again);
+  ASSERT_FALSE(out2.error) << out2.error->error.message;
+  EXPECT_EQ(out2.ran, (std::vector<std::string>{"hived", "cleanup"}));
+  EXPECT_EQ(ssh.count("etcdctl snapshot restore"), 0u);
+  EXPECT_TRUE(out2.verified);
+  EXPECT_TRUE(parse_restore_journal(c.read(".paictl/restore.json")).value().finished);
+}
+
+TEST_F(RestoreTest, HivedRunningAnotherConfigIsAFinding) {
+  testing::ScriptedTransport ssh;
+  RestoreTestMaster master = master_of();
+  master.install(ssh);
+  hived.add("GET", "/v1/inspect/clusterstatus", 200,
+            restore_test_cluster_status(kRestoreTestOtherHived));
+  auto plan = plan_restore(request(), deps(ssh));
+  ASSERT_TRUE(plan.ok()) << plan.error().error.message;
+  auto out = apply_restore(*plan);
+  ASSERT_TRUE(out.error);
+  EXPECT_EQ(out.error->error.kind, util::Error::Kind::Other);
+  const std::string& msg = out.error->error.message;
+  EXPECT_NE(msg.find("HiveD at http://10.0.0.1:30096 runs another config than the restored one "
+                     "after 30 s: it has 1 top cell, nodes pai-worker1, VCs other; the restored "
+                     "config has 1 top cell, nodes pai-worker1, pai-worker2, VCs"),
+            std::string::npos)
+      << msg;
+  EXPECT_FALSE(out.verified);
+  ASSERT_FALSE(out.checks.empty());
+  EXPECT_EQ(out.checks.back().name, "hived");
+  EXPECT_EQ(out.checks.back().result, RestoreCheck::Result::Failed);
+  EXPECT_NE(out.checks.back().detail.find("runs another config"), std::string::npos);
+  EXPECT_FALSE(parse_restore_journal(c.read(".paictl/restore.json")).value().finished);
+}
+
+TEST(RestoreWithoutHived, AnArchiveWithoutAHivedConfigSkipsHivedsCheck) {
+  TempCluster c;
+  testing::ScriptedTransport backup_ssh;
+  backup_test_master(backup_ssh, c.dir() + "/..", {"default/a"}, "");
+  std::string archive = backup_test_write(c, backup_ssh);
+  testing::ScriptedTransport ssh;
+  RestoreTestMaster master;
+  master.configmaps_after = {"default/a"};
+  master.install(ssh);
+  http::FakeClient hived;
+  RestoreRequest r;
+  r.cluster_dir = c.dir();
+  r.from = archive;
+  r.wait_s = 30;
+  RestoreDeps d;
+  d.install = deps_of(c.dir(), ssh);
+  d.now = [] { return kBackupTestNow + 3600; };
+  d.clock.now = [] { return 0.0; };
+  d.clock.sleep = [](double) {};
+  d.hived_http = &hived;
+  auto plan = plan_restore(r, d);
+  ASSERT_TRUE(plan.ok()) << plan.error().error.message;
+  EXPECT_TRUE(plan->hived_url.empty());
+  std::string all = util::join(plan->replaces, "\n");
+  EXPECT_NE(all.find("HiveD: no HiveD config in the archive, HiveD is not checked"),
+            std::string::npos)
+      << all;
+  auto out = apply_restore(*plan);
+  ASSERT_FALSE(out.error) << out.error->error.message;
+  EXPECT_TRUE(out.verified);
+  ASSERT_EQ(out.checks.size(), 2u);
+  EXPECT_EQ(out.checks[1].name, "hived");
+  EXPECT_EQ(out.checks[1].result, RestoreCheck::Result::Skipped);
+  EXPECT_TRUE(hived.requests().empty());
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ CertsRenewDeps renew_deps(const TempCluster& c, testing::ScriptedTransport& ssh,
 }
 
 int64_t renew_now() {
-  auto c = parse_certificate_pem(renew_data("apiserver-20d.crt"), 0);
+  auto c = check::parse_certificate_pem(renew_data("apiserver-20d.crt"), 0);
   return c.ok() ? c->not_before + 60 : 0;
 }
 

@@ -1,7 +1,7 @@
-// lib/deploy/certs: the X.509 parser (certificates made with openssl,
+// lib/check/certs: the X.509 parser (certificates made with openssl,
 // tests/data/certs/README), the script's output, the reading over a scripted
 // transport and the findings (K100-K103).
-#include "deploy/certs.h"
+#include "check/certs.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include "support/scripted_transport.h"
 #include "test_files.h"
 
-namespace pai::deploy {
+namespace pai::check {
 namespace {
 
 std::string certs_data(const std::string& name) {
@@ -146,8 +146,8 @@ TEST(CertsScript, PrintsNoKey) {
   EXPECT_NE(cert_read_script(false).find("kubelet-client-current.pem"), std::string::npos);
 }
 
-HostSpec certs_host(const std::string& name, bool master) {
-  HostSpec h;
+inventory::HostSpec certs_host(const std::string& name, bool master) {
+  inventory::HostSpec h;
   h.name = name;
   h.master = master;
   h.target.endpoint.name = name;
@@ -220,4 +220,4 @@ TEST(CertsFindings, ExpiredSoonCaAndUnreadable) {
 }
 
 }  // namespace
-}  // namespace pai::deploy
+}  // namespace pai::check

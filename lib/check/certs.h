@@ -7,7 +7,7 @@
 // them all (certificate blocks only: no private key leaves a host), and parsed
 // here with OpenSSL's libcrypto. `paictl certs check` judges them (K100-K149),
 // `paictl check cluster` reports their expiry, `paictl certs renew`
-// (certs_renew.h) renews them.
+// (deploy/certs_renew.h) renews them.
 
 #include <cstddef>
 #include <cstdint>
@@ -15,12 +15,12 @@
 #include <string_view>
 #include <vector>
 
-#include "deploy/phase.h"
 #include "diag/diagnostic.h"
+#include "inventory/host_spec.h"
 #include "remote/transport.h"
 #include "util/result.h"
 
-namespace pai::deploy {
+namespace pai::check {
 
 // One certificate, as read from a host.
 struct CertInfo {
@@ -99,7 +99,7 @@ struct CertsReport {
 // Reads the certificates of `hosts` (masters: PKI, kubeconfigs and the
 // kubelet's; the others: the kubelet's), one session per host, at most
 // `parallel` at a time, as root (sudo -n unless the SSH user is root).
-CertsReport read_certs(const std::vector<HostSpec>& hosts, remote::Transport& transport,
+CertsReport read_certs(const std::vector<inventory::HostSpec>& hosts, remote::Transport& transport,
                        int64_t now_s, size_t parallel = 16);
 
 // The findings of a report (codes K100-K149, lib/diag/codes_certs.cc): K100 a
@@ -109,4 +109,4 @@ CertsReport read_certs(const std::vector<HostSpec>& hosts, remote::Transport& tr
 // "HOST:SOURCE" (a host that could not be read: "HOST").
 diag::List certs_findings(const CertsReport& report, int64_t warn_within_days = 30);
 
-}  // namespace pai::deploy
+}  // namespace pai::check

@@ -1,6 +1,6 @@
 // The cluster's certificates: the script that prints them on a host, its
 // output's parser, the X.509 parser (OpenSSL's libcrypto) and the findings.
-#include "deploy/certs.h"
+#include "check/certs.h"
 
 #include <arpa/inet.h>
 #include <openssl/asn1.h>
@@ -20,7 +20,7 @@
 #include "remote/executor.h"
 #include "util/strings.h"
 
-namespace pai::deploy {
+namespace pai::check {
 
 namespace {
 
@@ -346,7 +346,7 @@ HostCerts parse_cert_script_output(const std::string& host, const std::string& o
   return h;
 }
 
-CertsReport read_certs(const std::vector<HostSpec>& hosts, remote::Transport& transport,
+CertsReport read_certs(const std::vector<inventory::HostSpec>& hosts, remote::Transport& transport,
                        int64_t now_s, size_t parallel) {
   CertsReport r;
   r.read_at = now_s;
@@ -354,7 +354,7 @@ CertsReport read_certs(const std::vector<HostSpec>& hosts, remote::Transport& tr
   remote::ExecutorOptions opt;
   opt.parallel = std::max<size_t>(1, parallel);
   remote::run_parallel(hosts.size(), opt, [&](size_t k) {
-    const HostSpec& h = hosts[k];
+    const inventory::HostSpec& h = hosts[k];
     remote::ExecRequest req;
     std::string q = util::shell_quote(cert_read_script(h.master));
     req.command = h.target.endpoint.user == "root" || h.target.endpoint.user.empty()
@@ -456,4 +456,4 @@ diag::List certs_findings(const CertsReport& report, int64_t warn_within_days) {
   return list;
 }
 
-}  // namespace pai::deploy
+}  // namespace pai::check
