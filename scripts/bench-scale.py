@@ -2,13 +2,14 @@
 """Every command but install's, measured from 100 to 1,500 nodes.
 
   scripts/bench-scale.py [BUILD-DIR] [--sizes 100,500,1000,1500] [--repeat N]
-                         [--only check,plan,status,why,diff,auto,add] [--keep DIR] [--show LINES]
-                         [--profile DIR]
+                         [--only check,plan,status,why,diff,auto,add,simulate] [--keep DIR]
+                         [--show LINES] [--profile DIR] [--tenx]
 
---keep DIR keeps the facts directories there (DIR/facts-N) for the next run;
+--keep DIR keeps the facts directories and the simulator's traces there (DIR/facts-N,
+DIR/trace-N.csv; with --tenx DIR/philly10x) for the next run;
 --show LINES prints the first LINES of each command's output (to see what it did);
 --profile DIR runs each command once more under `perf record --call-graph dwarf`
-(DIR/NAME-N.perf.data).
+(DIR/NAME-N.perf.data); --tenx measures the simulator at Philly 10x scale too (below).
 
 At each size N (workers) it generates, with fixed seeds:
   * the cluster: `scripts/gen-cluster.py --mix N` (8-GPU V100 and A100 nodes in
@@ -22,7 +23,12 @@ At each size N (workers) it generates, with fixed seeds:
     Philly's mix, named USER~JOB/default; first one 8-GPU group on each of
     vc01's A100 nodes, so a 4 x 8-GPU A100 gang in vc01 waits), each beside a
     REST test server (tests/integration/rest) listing the same jobs as RUNNING
-    and finished ones (each user's median run time: 24-48 h).
+    and finished ones (each user's median run time: 24-48 h);
+  * for simulate, a trace of 320 * N jobs on that cluster (40 a GPU, the density of
+    docs/benchmarks.md's Philly traces: 100,000 jobs on 2,490 GPUs at 1x,
+    1,000,000 on 24,900 at 10x), `paictl simulate generate --config CLUSTER
+    --jobs 320N --seed 7 --format csv` (load 0.7 of the guaranteed GPUs, so the
+    same span of days at every size and the cluster's running jobs grow with it).
 
 and runs, REPEAT times each (the median is printed):
   check   paictl check config CLUSTER
@@ -34,12 +40,20 @@ and runs, REPEAT times each (the median is printed):
   add     paictl node add CLUSTER H100-HOST --dry-run (the host added to layout.yaml
           first; the join's install plan reaches no host: every host's SSH goes to
           a closed port on loopback)
+  simulate
+          paictl simulate --config CLUSTER --trace TRACE --policy hived --overflow -o json
+
+With --tenx (and simulate in --only), after the sizes: the simulator at Philly 10x
+scale as docs/benchmarks.md's "simulate" section runs it, 5,520 nodes, 24,900 GPUs
+and 1,000,000 jobs (`simulate generate --scale 10 --seed 7 --format csv`), the same
+simulate command, REPEAT times.
 
 Per command: the CPU time (user + system) and the peak RSS of the whole process
 (getrusage of the child), and, where paictl reports it with -v, its CPU after
 the inputs arrived (the HiveD answers; for auto, the CPU of all verdicts). For
-check, plan and add the whole process is the figure (reading the files
-included; `paictl --version` gives the start-up floor). Stops its servers by pid.
+check, plan, add and simulate the whole process is the figure (reading the files
+included; `paictl --version` gives the start-up floor; generating the trace is not
+measured). Stops its servers by pid.
 """
 
 import json
@@ -59,7 +73,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 REST = os.path.join(ROOT, "tests", "integration", "rest", "pai_rest_server.py")
 LAB = os.path.join(ROOT, "tests", "integration", "rest", "scenarios", "lab.json")
-COMMANDS = ["version", "check", "plan", "status", "why", "diff", "auto", "add"]
+COMMANDS = ["version", "check", "plan", "status", "why", "diff", "auto", "add", "simulate"]
+SIM_JOBS_PER_NODE = 320  # 40 jobs a GPU, 8 GPUs a node
+SIM_FLAGS = ["--policy", "hived", "--overflow", "-o", "json"]
 TARGETS = {"check": 100, "plan": 500, "status": 100, "why": 300, "diff": 300, "auto": 1000, "add": 200}
 
 
@@ -108,6 +124,43 @@ def gen_facts(tmp, n, keep):
     open(os.path.join(m, "host.yaml"), "w").write("hostip: 10.0.0.1\nroles: [master]\n")
     open(facts + ".complete", "w").close()
     return facts
+
+
+def gen_trace(paictl, tmp, n, cluster, keep):
+    """The simulator's trace for the N-node cluster (320 * N jobs, CSV); under
+    --keep DIR made once (DIR/trace-N.csv) and reused."""
+    trace = os.path.join(keep if keep else tmp, "trace-%d.csv" % n)
+    if os.path.exists(trace + ".complete"):
+        return trace
+    subprocess.run([paictl, "-q", "simulate", "generate", "--config", cluster, "--jobs",
+                    str(SIM_JOBS_PER_NODE * n), "--seed", "7", "--format", "csv", "--out", trace], check=True)
+    open(trace + ".complete", "w").close()
+    return trace
+
+
+def bench_tenx(paictl, repeat, keep):
+    """The simulator at Philly 10x: 5,520 nodes, 1,000,000 jobs; (CPU ms, peak RSS MB)."""
+    tmp = tempfile.mkdtemp(prefix="paictl-bench-scale-10x-")
+    try:
+        d = os.path.join(keep if keep else tmp, "philly10x")
+        cluster, trace = os.path.join(d, "cluster"), os.path.join(d, "t10.csv")
+        if not os.path.exists(trace + ".complete"):
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            subprocess.run([paictl, "-q", "simulate", "generate", "--jobs", "1", "--scale", "10", "--cluster-out",
+                            cluster, "--out", os.path.join(tmp, "unused.json")], check=True)
+            subprocess.run([paictl, "-q", "simulate", "generate", "--jobs", "1000000", "--seed", "7", "--scale",
+                            "10", "--format", "csv", "--out", trace], check=True)
+            open(trace + ".complete", "w").close()
+        cpu, rss = [], []
+        for _ in range(repeat):
+            c, r, _ = run([paictl, "simulate", "--config", cluster, "--trace", trace] + SIM_FLAGS, None,
+                          os.path.join(tmp, "out"))
+            cpu.append(c)
+            rss.append(r)
+        return statistics.median(cpu), max(rss)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def hived_config_dirs(tmp, n):
@@ -285,6 +338,7 @@ def bench_size(paictl, server, n, repeat, only, keep, show, profile):
         sshc = os.path.join(tmp, "ssh_config")
         open(sshc, "w").write("Host *\n  HostName 127.0.0.1\n  Port 9\n  ConnectTimeout 1\n"
                               "  BatchMode yes\n")
+        trace = gen_trace(paictl, tmp, n, cluster, keep) if "simulate" in only else ""
         out = os.path.join(tmp, "out")
         cmds = {
             "version": ([paictl, "--version"], None, (0,)),
@@ -299,6 +353,7 @@ def bench_size(paictl, server, n, repeat, only, keep, show, profile):
             "auto": ([paictl, "job", "submit", gang, "--cluster", "auto", "--explain", "--dry-run", "-v"], "auto",
                      (0, 2)),
             "add": ([paictl, "node", "add", addc, host, "--dry-run", "--ssh-config", sshc], None, (0, 1, 2, 3, 4)),
+            "simulate": ([paictl, "simulate", "--config", cluster, "--trace", trace] + SIM_FLAGS, None, (0,)),
         }
         for name in COMMANDS:
             if name not in only and name != "version":
@@ -333,7 +388,7 @@ def bench_size(paictl, server, n, repeat, only, keep, show, profile):
 
 def main(argv):
     build, repeat, sizes, only, keep, show = os.path.join(ROOT, "build"), 5, [100, 500, 1000, 1500], set(COMMANDS), None, 0
-    profile = None
+    profile, tenx = None, False
     args = list(argv[1:])
     while args:
         a = args.pop(0)
@@ -346,6 +401,8 @@ def main(argv):
         elif a == "--profile":
             profile = os.path.abspath(args.pop(0))
             os.makedirs(profile, exist_ok=True)
+        elif a == "--tenx":
+            tenx = True
         elif a == "--show":
             show = int(args.pop(0))
         elif a == "--keep":
@@ -367,8 +424,9 @@ def main(argv):
     for n in sizes:
         res, ngroups, a100 = bench_size(paictl, server, n, repeat, only, keep, show, profile)
         rows[n] = res
-        print("%d nodes (%d GPUs), %d running groups a cluster (%d on vc01's A100 nodes); load %.1f" %
-              (n, n * 8, ngroups, a100, os.getloadavg()[0]))
+        print("%d nodes (%d GPUs), %d running groups a cluster (%d on vc01's A100 nodes)%s; load %.1f" %
+              (n, n * 8, ngroups, a100,
+               ", %d simulated jobs" % (SIM_JOBS_PER_NODE * n) if "simulate" in only else "", os.getloadavg()[0]))
         for name in COMMANDS:
             if name in res:
                 c, r, a = res[name]
@@ -387,6 +445,11 @@ def main(argv):
             cells.append("%.0f ms%s, %.0f MB" % (c, "" if a is None else " (%.0f)" % a, r))
         t = TARGETS.get(name)
         print("| %s | %s | %s |" % (name, "≤ %d ms" % t if t else "", " | ".join(cells)))
+    if tenx and "simulate" in only:
+        c, r = bench_tenx(paictl, repeat, keep)
+        print()
+        print("simulate at Philly 10x (5,520 nodes, 24,900 GPUs, 1,000,000 jobs): CPU %.1f ms  peak RSS %.1f MB;"
+              " load %.1f" % (c, r, os.getloadavg()[0]))
     return 0
 
 
