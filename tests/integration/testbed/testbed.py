@@ -510,6 +510,29 @@ def mount_host(rundir, h, pid, kubectl):
                 continue
             seen.add(real)
             lines.append("mount --bind '%s/bin/%s' '%s'" % (H, t, real))
+    # The hosts share this machine's network namespace, so the machine's ss lists
+    # every testbed's sshd and API server. A host's ss lists its own sockets: those
+    # on its address, the wildcards, 127.0.0.x and the machine's other addresses,
+    # not another testbed host's 127.a.b.c (a real host's answer does not grow
+    # with the cluster; docs/testbed.md).
+    ss = os.path.realpath("/usr/bin/ss") if os.path.isfile("/usr/bin/ss") else ""
+    if ss:
+        with open(H + "/ss", "w") as f:
+            f.write("#!/bin/sh\n"
+                    "# testbed: this host's own sockets (testbed.py, mount_host)\n"
+                    "'%s/ss.real' \"$@\" | awk -v own='%s' '{\n"
+                    "  for (i = 1; i <= NF; i++) if (index($i, \":\") && $i !~ /^[0-9]+$/) {\n"
+                    "    a = $i; sub(/:[^:]*$/, \"\", a); gsub(/[][]/, \"\", a); sub(/%%.*/, \"\", a)\n"
+                    "    sub(/^::ffff:/, \"\", a)\n"
+                    "    if (a ~ /^127\\./ && a !~ /^127\\.0\\.0\\./ && a != own) next\n"
+                    "    break\n"
+                    "  }\n"
+                    "  print\n"
+                    "}'\n" % (H, h["address"]))
+        os.chmod(H + "/ss", 0o755)
+        open(H + "/ss.real", "a").close()
+        lines.append("mount --bind '%s' '%s/ss.real'" % (ss, H))
+        lines.append("mount --bind '%s/ss' '%s'" % (H, ss))
     for p in ("/usr/bin/kubectl", "/usr/local/bin/kubectl"):
         if os.path.isfile(p):
             lines.append("mount --bind '%s/kubectl-shadow' '%s'" % (H, p))
