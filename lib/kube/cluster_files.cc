@@ -6,6 +6,7 @@
 
 #include "util/fs.h"
 #include "util/json.h"
+#include "util/strings.h"
 
 namespace pai::kube {
 
@@ -13,29 +14,10 @@ namespace {
 
 const char* const kFiles[] = {"layout.yaml", "config.yaml", "services-configuration.yaml"};
 
+// A Secret's value; one that is not base64 (the API server never sends one)
+// reads as empty.
 std::string base64_decode(const std::string& in) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  uint32_t buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v = val(c);
-    if (v < 0) continue;
-    buf = (buf << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buf >> bits) & 0xff);
-    }
-  }
-  return out;
+  return util::base64_decode(in).value_or(std::string());
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "util/svg.h"
+
 namespace pai::sim {
 
 const char* const kChartStyle =
@@ -22,29 +24,7 @@ std::string chart_svg_style() {
 }
 
 std::string chart_escape(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
+  return util::svg_escape(s);
 }
 
 std::string chart_number(double v) {

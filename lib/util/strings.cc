@@ -260,4 +260,35 @@ std::string shell_quote(std::string_view s) {
   return out;
 }
 
+std::optional<std::string> base64_decode(std::string_view in) {
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  uint32_t buf = 0;
+  int bits = 0;
+  bool padding = false;
+  for (char c : in) {
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    if (c == '=') {
+      padding = true;
+      continue;
+    }
+    int v = val(c);
+    if (v < 0 || padding) return std::nullopt;
+    buf = (buf << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buf >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
 }  // namespace pai::util

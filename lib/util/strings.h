@@ -52,4 +52,8 @@ std::string format_bytes(double bytes);
 // Quote for a POSIX shell: abc -> abc, a b -> 'a b', it's -> 'it'\''s'.
 std::string shell_quote(std::string_view s);
 
+// Standard base64 (RFC 4648, '+' and '/'), whitespace skipped, '=' only at
+// the end: the bytes, or nullopt for any other character.
+std::optional<std::string> base64_decode(std::string_view in);
+
 }  // namespace pai::util

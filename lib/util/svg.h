@@ -25,6 +25,8 @@ inline std::string svg_escape(std::string_view s) {
       o += "&gt;";
     else if (c == '"')
       o += "&quot;";
+    else if (c == '\'')
+      o += "&#39;";
     else
       o += c;
   }

@@ -140,3 +140,13 @@ TEST(Files, ReadRefusesDirectoriesFifosAndHugeFiles) {
 
 }  // namespace
 }  // namespace pai::util
+
+TEST(Strings, Base64DecodesStandardTextAndRefusesTheRest) {
+  EXPECT_EQ(pai::util::base64_decode("aGVsbG8="), "hello");
+  EXPECT_EQ(pai::util::base64_decode("aGVs\nbG8h"), "hello!");  // line breaks skipped
+  EXPECT_EQ(pai::util::base64_decode(""), "");
+  EXPECT_EQ(pai::util::base64_decode("+/8="), std::string("\xfb\xff", 2));
+  EXPECT_FALSE(pai::util::base64_decode("aGVs-G8"));   // the URL alphabet is another one
+  EXPECT_FALSE(pai::util::base64_decode("aGVs=bG8"));  // '=' only at the end
+  EXPECT_FALSE(pai::util::base64_decode("aGVs bG8\x01"));
+}
