@@ -12,6 +12,7 @@
 #   scripts/bench-engine.sh [N...]     (default 10 100; the testbed runs up to 1000)
 #   PAICTL=path   the binary (default build/paictl)
 #   PLAN_ONLY=1   only plan-N
+#   PARALLEL=N    hosts at once (default 64, install's own default)
 #
 # Needs root (the testbed).
 set -eu
@@ -59,7 +60,7 @@ for n in "$@"; do
   BED=$WORK/bed-$n
   "$TESTBED" up "$n" "$BED" --base 127.0.93 --rollout-delay 0.1 > "$WORK/up-$n.log" 2>&1 ||
     { echo "bench-engine: testbed.sh up $n failed:" >&2; tail -20 "$WORK/up-$n.log" >&2; exit 1; }
-  A="--ssh-config $BED/ssh_config --ignore-check-errors CPU,DNS,DiskFree --parallel $n -o json"
+  A="--ssh-config $BED/ssh_config --ignore-check-errors CPU,DNS,DiskFree --parallel ${PARALLEL:-64} -o json"
   # shellcheck disable=SC2086
   run "plan-$n" "$n" "$PAICTL" install "$BED/cluster" $A --dry-run
   if [ "${PLAN_ONLY:-0}" != 1 ]; then
