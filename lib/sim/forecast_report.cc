@@ -365,7 +365,9 @@ std::string forecast_html_report(const ForecastResult& r, const std::string& ver
       "forecast</title>\n<style>\n";
   h += kChartStyle;
   h += "</style>\n</head>\n<body>\n<h1>paictl forecast of the live cluster</h1>\n";
-  for (const auto& line : util::split(forecast_heading(r), '\n'))
+  // split() returns views into its argument: the heading must outlive the loop.
+  const std::string heading = forecast_heading(r);
+  for (const auto& line : util::split(heading, '\n'))
     if (!line.empty()) h += "<p class=\"note\">" + esc(line) + "</p>\n";
   h += "<h2>Per virtual cluster</h2>\n<table>\n";
   const auto rows = forecast_vc_rows(r);
