@@ -5,6 +5,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libssh/libssh.h>
@@ -15,13 +16,23 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <optional>
+#include <shared_mutex>
 #include <thread>
 #include <vector>
 
+#include "remote/known_hosts.h"
 #include "util/fs.h"
 #include "util/strings.h"
 
 namespace pai::remote {
+
+// The parsed known_hosts files every connection of a transport checks against, and
+// the lock that orders reading them before accept-new appends to one.
+struct KnownHostsFiles {
+  KnownHostsCache cache;
+  std::shared_mutex mu;
+};
 
 std::string_view to_string(Failure f) {
   switch (f) {
@@ -183,8 +194,8 @@ struct Hops {
 
 class Session {
  public:
-  Session(const Target& target, const Secret& password, std::shared_mutex& kh_mu)
-      : target_(target), password_(password), kh_mu_(kh_mu) {}
+  Session(const Target& target, const Secret& password, KnownHostsFiles& kh)
+      : target_(target), password_(password), kh_(kh) {}
 
   // One command on a connection of its own.
   ExecResult run(const ExecRequest& req);
@@ -205,6 +216,11 @@ class Session {
   // Connects, verifies and authenticates `e`, over `fd` when >= 0. Fills result_ on failure.
   SessionPtr open(const Endpoint& e, int fd, bool is_jump);
   bool verify_host_key(ssh_session s, const Endpoint& e, bool is_jump);
+  // The user's and the global known_hosts, parsed (kh_.cache keeps them); fills
+  // result_ and returns false when one cannot be read.
+  bool load_known_hosts(const Endpoint& e, std::vector<std::shared_ptr<const KnownHosts>>& out);
+  // accept-new: appends `line` to the user's known_hosts (created 0600 if missing).
+  bool append_known_host(const Endpoint& e, const std::string& line);
   bool authenticate(ssh_session s, const Endpoint& e, bool is_jump);
   void fail(Failure f, std::string msg, std::string hint = {}) {
     result_.failure = f;
@@ -219,7 +235,7 @@ class Session {
 
   const Target target_;
   const Secret& password_;
-  std::shared_mutex& kh_mu_;
+  KnownHostsFiles& kh_;
   ExecResult result_;
   // Destroyed in reverse order: the session before the jump hosts it runs through.
   std::unique_ptr<Hops> hops_;
@@ -274,8 +290,24 @@ SessionPtr Session::open(const Endpoint& e, int fd, bool is_jump) {
   long usecs = (target_.connect_timeout_ms % 1000) * 1000;
   ssh_options_set(ss, SSH_OPTIONS_TIMEOUT, &secs);
   ssh_options_set(ss, SSH_OPTIONS_TIMEOUT_USEC, &usecs);
-  ssh_options_set(ss, SSH_OPTIONS_KNOWNHOSTS, target_.known_hosts_file.c_str());
-  ssh_options_set(ss, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, target_.global_known_hosts_file.c_str());
+  // paictl checks the host key itself (verify_host_key), against one parsed copy of
+  // each known_hosts file: libssh would read and parse the files again in every
+  // connection. It is given none to read, and the host-key algorithms in the order
+  // it would have taken from them: the key types known for the host first.
+  ssh_options_set(ss, SSH_OPTIONS_KNOWNHOSTS, "/dev/null");
+  ssh_options_set(ss, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null");
+  if (target_.host_key_policy != HostKeyPolicy::Off) {
+    std::vector<std::shared_ptr<const KnownHosts>> files;
+    {
+      std::shared_lock lock(kh_.mu);
+      if (!load_known_hosts(e, files)) return nullptr;
+    }
+    std::vector<std::string> types;
+    for (const auto& f : files)
+      for (const KnownHostKey* k : f->keys_for(known_hosts_name(e))) types.push_back(k->type);
+    std::string algos = host_key_algorithms(types);
+    ssh_options_set(ss, SSH_OPTIONS_HOSTKEYS, algos.c_str());
+  }
   int nodelay = 1;
   ssh_options_set(ss, SSH_OPTIONS_NODELAY, &nodelay);
   if (fd >= 0) ssh_options_set(ss, SSH_OPTIONS_FD, &fd);
@@ -308,20 +340,82 @@ SessionPtr Session::open(const Endpoint& e, int fd, bool is_jump) {
   return s;
 }
 
+bool Session::load_known_hosts(const Endpoint& e,
+                               std::vector<std::shared_ptr<const KnownHosts>>& out) {
+  for (const std::string* path : {&target_.known_hosts_file, &target_.global_known_hosts_file}) {
+    if (path->empty()) continue;
+    auto parsed = kh_.cache.get(*path);
+    if (!parsed.ok()) {
+      fail(Failure::HostKeyError,
+           "cannot check the host key of " + where(e) + ": " + parsed.error().message,
+           "check that the known_hosts file is a readable regular file (--known-hosts FILE)");
+      return false;
+    }
+    out.push_back(std::move(*parsed));
+  }
+  return true;
+}
+
+bool Session::append_known_host(const Endpoint& e, const std::string& line) {
+  const std::string& kh = target_.known_hosts_file;
+  std::string dir = kh.substr(0, kh.rfind('/'));
+  if (!dir.empty() && dir != kh && !util::is_directory(dir))
+    (void)util::make_directories(dir, 0700);
+  int fd = ::open(kh.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0600);
+  std::string err;
+  if (fd < 0) {
+    err = std::strerror(errno);
+  } else {
+    struct stat st {};
+    std::string text = line;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      err = "not a regular file";
+    } else if (st.st_size > 0) {
+      // A file whose last line has no newline gets one first, or the new key
+      // would join that line.
+      char last = '\n';
+      int rfd = ::open(kh.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+      if (rfd >= 0) {
+        if (::pread(rfd, &last, 1, st.st_size - 1) != 1) last = '\n';
+        ::close(rfd);
+      }
+      if (last != '\n') text.insert(text.begin(), '\n');
+    }
+    if (err.empty()) {
+      ssize_t n = ::write(fd, text.data(), text.size());
+      if (n != static_cast<ssize_t>(text.size()))
+        err = n < 0 ? std::strerror(errno) : "short write";
+    }
+    if (::close(fd) != 0 && err.empty()) err = std::strerror(errno);
+  }
+  if (err.empty()) return true;
+  fail(Failure::HostKeyError, "cannot add the host key of " + where(e) + " to " + kh + ": " + err,
+       "check that " + kh + " is writable");
+  return false;
+}
+
 bool Session::verify_host_key(ssh_session s, const Endpoint& e, bool is_jump) {
   ssh_key raw = nullptr;
-  std::string shown;
+  std::string shown, type, b64;
+  std::optional<std::string> blob;
   if (ssh_get_server_publickey(s, &raw) == SSH_OK) {
     KeyPtr key(raw);
+    type = ssh_key_type_to_char(ssh_key_type(key.get()));
     unsigned char* hash = nullptr;
     size_t hlen = 0;
     if (ssh_get_publickey_hash(key.get(), SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == 0) {
       char* fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
       if (fp) {
-        shown = std::string(ssh_key_type_to_char(ssh_key_type(key.get()))) + " " + fp;
+        shown = type + " " + fp;
         ssh_string_free_char(fp);
       }
       ssh_clean_pubkey_hash(&hash);
+    }
+    char* exported = nullptr;
+    if (ssh_pki_export_pubkey_base64(key.get(), &exported) == SSH_OK && exported) {
+      b64 = exported;
+      ssh_string_free_char(exported);
+      blob = util::base64_decode(b64);
     }
   }
   if (!is_jump) result_.host_key = shown;
@@ -330,64 +424,75 @@ bool Session::verify_host_key(ssh_session s, const Endpoint& e, bool is_jump) {
     return true;
   }
   const std::string& kh = target_.known_hosts_file;
-  ssh_known_hosts_e state;
-  {
-    std::shared_lock lock(kh_mu_);
-    state = ssh_session_is_known_server(s);
+  if (!blob || type.empty()) {
+    fail(Failure::HostKeyError, "cannot read the host key " + where(e) + " sent",
+         "check the host's sshd host keys (ssh-keyscan -p " + std::to_string(e.port) + " " +
+             e.address + ")");
+    return false;
   }
   const std::string name = known_hosts_name(e);
-  switch (state) {
-    case SSH_KNOWN_HOSTS_OK:
-      return true;
-    case SSH_KNOWN_HOSTS_CHANGED:
-    case SSH_KNOWN_HOSTS_OTHER:
-      fail(Failure::HostKeyChanged,
-           "HOST KEY CHANGED: " + where(e) + " sent " + (shown.empty() ? "a key" : shown) +
-               ", which is not the key " + kh +
-               " holds for it; someone may be intercepting the connection",
-           "if the host was reinstalled, verify its new key out of band, then remove the old one: "
-           "ssh-keygen -f " +
-               util::shell_quote(kh) + " -R " + util::shell_quote(name));
-      return false;
-    case SSH_KNOWN_HOSTS_NOT_FOUND:
-    case SSH_KNOWN_HOSTS_UNKNOWN:
-      if (target_.host_key_policy == HostKeyPolicy::AcceptNew) {
-        std::unique_lock lock(kh_mu_);
-        // Another connection may have added it meanwhile (a jump host shared by hosts).
-        ssh_known_hosts_e again = ssh_session_is_known_server(s);
-        if (again == SSH_KNOWN_HOSTS_OK) return true;
-        if (again == SSH_KNOWN_HOSTS_CHANGED || again == SSH_KNOWN_HOSTS_OTHER) {
-          fail(Failure::HostKeyChanged, "HOST KEY CHANGED: " + where(e) + " sent " + shown +
-                                            ", which is not the key " + kh + " holds for it");
-          return false;
-        }
-        std::string dir = kh.substr(0, kh.rfind('/'));
-        if (!dir.empty() && dir != kh && !util::is_directory(dir))
-          (void)util::make_directories(dir, 0700);
-        if (ssh_session_update_known_hosts(s) != SSH_OK) {
-          fail(Failure::HostKeyError,
-               "cannot add the host key of " + where(e) + " to " + kh + ": " + ssh_get_error(s),
-               "check that " + kh + " is writable");
-          return false;
-        }
-        if (!is_jump) result_.host_key_added = true;
-        return true;
-      }
-      fail(
-          Failure::HostKeyUnknown,
-          "the host key of " + where(e) + " (" + (shown.empty() ? "unknown type" : shown) +
-              ") is not in " + kh,
-          "verify the fingerprint with the host's administrator, then add it with ssh-keyscan -p " +
-              std::to_string(e.port) + " " + e.address + " >> " + util::shell_quote(kh) +
-              ", or let paictl add unknown hosts with --host-key-policy accept-new");
-      return false;
-    case SSH_KNOWN_HOSTS_ERROR:
-    default:
-      fail(Failure::HostKeyError,
-           "cannot check the host key of " + where(e) + " against " + kh + ": " + ssh_get_error(s),
-           "check that the known_hosts file is readable (--known-hosts FILE)");
-      return false;
+  auto check = [&](KnownHostCheck& out) {
+    std::vector<std::shared_ptr<const KnownHosts>> files;
+    if (!load_known_hosts(e, files)) return false;
+    std::vector<const KnownHosts*> view;
+    for (const auto& f : files) view.push_back(f.get());
+    out = check_known_host(view, name, type, *blob);
+    return true;
+  };
+  KnownHostCheck found;
+  {
+    std::shared_lock lock(kh_.mu);
+    if (!check(found)) return false;
   }
+  auto refuse_changed = [&](const KnownHostCheck& c) {
+    std::string held = c.line > 0 ? " (line " + std::to_string(c.line) + ")" : "";
+    fail(Failure::HostKeyChanged,
+         "HOST KEY CHANGED: " + where(e) + " sent " + (shown.empty() ? "a key" : shown) +
+             ", which is not the key " + kh + " holds for it" + held +
+             "; someone may be intercepting the connection",
+         "if the host was reinstalled, verify its new key out of band, then remove the old one: "
+         "ssh-keygen -f " +
+             util::shell_quote(kh) + " -R " + util::shell_quote(name));
+    return false;
+  };
+  switch (found.status) {
+    case KnownHostStatus::Ok:
+      return true;
+    case KnownHostStatus::Revoked:
+      fail(Failure::HostKeyChanged,
+           "REVOKED HOST KEY: " + where(e) + " sent " + shown +
+               ", which an @revoked line of its known_hosts refuses",
+           "the key was revoked on purpose; ask the host's administrator for its new key");
+      return false;
+    case KnownHostStatus::Changed:
+    case KnownHostStatus::Other:
+      return refuse_changed(found);
+    case KnownHostStatus::NotFound:
+      break;
+  }
+  if (target_.host_key_policy != HostKeyPolicy::AcceptNew) {
+    fail(Failure::HostKeyUnknown,
+         "the host key of " + where(e) + " (" + (shown.empty() ? "unknown type" : shown) +
+             ") is not in " + kh,
+         "verify the fingerprint with the host's administrator, then add it with ssh-keyscan -p " +
+             std::to_string(e.port) + " " + e.address + " >> " + util::shell_quote(kh) +
+             ", or let paictl add unknown hosts with --host-key-policy accept-new");
+    return false;
+  }
+  std::unique_lock lock(kh_.mu);
+  // Another connection may have added it meanwhile (a jump host shared by hosts).
+  if (!check(found)) return false;
+  if (found.status == KnownHostStatus::Ok) return true;
+  if (found.status != KnownHostStatus::NotFound) {
+    if (found.status == KnownHostStatus::Revoked) {
+      fail(Failure::HostKeyChanged, "REVOKED HOST KEY: " + where(e) + " sent " + shown);
+      return false;
+    }
+    return refuse_changed(found);
+  }
+  if (!append_known_host(e, known_hosts_line(name, type, b64))) return false;
+  if (!is_jump) result_.host_key_added = true;
+  return true;
 }
 
 bool Session::authenticate(ssh_session s, const Endpoint& e, bool is_jump) {
@@ -683,8 +788,8 @@ ExecResult Session::run_kept(const ExecRequest& req) {
 // A connection kept for many commands; one command at a time.
 class SshConnection : public Connection {
  public:
-  SshConnection(const Target& target, const Secret& password, std::shared_mutex& kh_mu)
-      : session_(target, password, kh_mu) {}
+  SshConnection(const Target& target, const Secret& password, KnownHostsFiles& kh)
+      : session_(target, password, kh) {}
   ExecResult exec(const ExecRequest& request) override {
     std::lock_guard lock(mu_);
     auto t0 = Clock::now();
@@ -700,13 +805,13 @@ class SshConnection : public Connection {
 
 }  // namespace
 
-SshTransport::SshTransport() {
+SshTransport::SshTransport() : known_hosts_(std::make_unique<KnownHostsFiles>()) {
   init_libssh_once();
 }
 SshTransport::~SshTransport() = default;
 
 ExecResult SshTransport::exec(const Target& target, const ExecRequest& request) {
-  Session session(target, password_, known_hosts_mu_);
+  Session session(target, password_, *known_hosts_);
   auto t0 = Clock::now();
   ExecResult r = session.run(request);
   if (r.connect_ms == 0) r.connect_ms = ms_since(t0);
@@ -714,7 +819,7 @@ ExecResult SshTransport::exec(const Target& target, const ExecRequest& request) 
 }
 
 std::unique_ptr<Connection> SshTransport::connect(const Target& target) {
-  return std::make_unique<SshConnection>(target, password_, known_hosts_mu_);
+  return std::make_unique<SshConnection>(target, password_, *known_hosts_);
 }
 
 std::string public_key_fingerprint(const std::string& openssh_public_key) {

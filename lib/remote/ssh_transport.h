@@ -7,14 +7,14 @@
 // the host itself.
 
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 
 #include "remote/secret.h"
 #include "remote/transport.h"
 
 namespace pai::remote {
+
+struct KnownHostsFiles;
 
 class SshTransport : public Transport {
  public:
@@ -30,8 +30,9 @@ class SshTransport : public Transport {
 
  private:
   Secret password_;
-  // known_hosts is read by every connection and appended to under accept-new.
-  std::shared_mutex known_hosts_mu_;
+  // The known_hosts files, parsed once for every connection and appended to under
+  // accept-new (remote/known_hosts.h).
+  std::unique_ptr<KnownHostsFiles> known_hosts_;
 };
 
 // "SHA256:..." of a public key in OpenSSH's authorized_keys/known_hosts form
