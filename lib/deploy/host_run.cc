@@ -117,6 +117,33 @@ remote::ExecResult HostRun::finish_read(const std::string& script, remote::ExecR
   return observe_raw(kubectl_json_read_script(fallback), timeout_ms, secret_output);
 }
 
+std::shared_ptr<const remote::ExecResult> HostRun::observe_shared(const std::string& script,
+                                                                  int timeout_ms) {
+  auto raw = observations_.find_shared(script);
+  if (!raw) {
+    uint64_t ticket = observations_.ticket();
+    remote::ExecResult r = sh(script, {}, timeout_ms);
+    observations_.offer(ticket, script, r);
+    raw = observations_.find_shared(script);
+    if (!raw) raw = std::make_shared<const remote::ExecResult>(std::move(r));
+  }
+  return finish_shared(script, std::move(raw));
+}
+
+std::shared_ptr<const remote::ExecResult> HostRun::finish_shared(
+    const std::string& script, std::shared_ptr<const remote::ExecResult> raw) {
+  if (api_read_fallback(script).empty()) return raw;
+  {
+    std::lock_guard lock(list_memo_mu_);
+    if (list_memo_raw_ == raw) return list_memo_list_;
+  }
+  auto list = std::make_shared<const remote::ExecResult>(finish_read(script, *raw));
+  std::lock_guard lock(list_memo_mu_);
+  list_memo_raw_ = std::move(raw);
+  list_memo_list_ = list;
+  return list;
+}
+
 remote::ExecResult HostRun::observe_raw(const std::string& script, int timeout_ms,
                                         bool secret_output) {
   remote::ExecResult r;

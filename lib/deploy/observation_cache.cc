@@ -14,8 +14,15 @@ bool ObservationCache::find(const std::string& script, remote::ExecResult& out) 
   std::lock_guard lock(mu_);
   auto it = held_.find(script);
   if (it == held_.end()) return false;
-  out = it->second;
+  out = *it->second;
   return true;
+}
+
+std::shared_ptr<const remote::ExecResult> ObservationCache::find_shared(
+    const std::string& script) const {
+  std::lock_guard lock(mu_);
+  auto it = held_.find(script);
+  return it == held_.end() ? nullptr : it->second;
 }
 
 bool ObservationCache::holds(const std::string& script) const {
@@ -25,13 +32,18 @@ bool ObservationCache::holds(const std::string& script) const {
 
 void ObservationCache::keep(const std::string& script, remote::ExecResult result) {
   std::lock_guard lock(mu_);
-  held_[script] = std::move(result);
+  held_[script] = std::make_shared<remote::ExecResult>(std::move(result));
 }
 
 void ObservationCache::forget() {
   std::lock_guard lock(mu_);
   ++generation_;
-  for (auto& [script, r] : held_) std::fill(r.out.begin(), r.out.end(), '\0');
+  // Overwritten where no one else holds it (find_shared's callers read theirs on).
+  for (auto& [script, r] : held_)
+    if (r.use_count() == 1) {
+      auto& out = const_cast<remote::ExecResult&>(*r).out;
+      std::fill(out.begin(), out.end(), '\0');
+    }
   held_.clear();
 }
 
@@ -45,7 +57,7 @@ void ObservationCache::offer(uint64_t ticket, const std::string& script,
   if (!KeepLiveReads::active() || !result.ok()) return;
   std::lock_guard lock(mu_);
   // Kept only if nothing applied on this host since the read started.
-  if (ticket == generation_) held_[script] = result;
+  if (ticket == generation_) held_[script] = std::make_shared<remote::ExecResult>(result);
 }
 
 void ObservationCache::set_reads_after(std::vector<std::string> scripts) {

@@ -53,6 +53,10 @@ class ObservationCache {
  public:
   // The output held for `script`, if any.
   bool find(const std::string& script, remote::ExecResult& out) const;
+  // The same without a copy: the held output itself (the same pointer while it is
+  // held), or null. What a worker's join reads of the master is megabytes on a
+  // large cluster, and every worker reads it.
+  std::shared_ptr<const remote::ExecResult> find_shared(const std::string& script) const;
   bool holds(const std::string& script) const;
   void keep(const std::string& script, remote::ExecResult result);
   // Drops every output (their text overwritten first): the host is changing.
@@ -75,7 +79,7 @@ class ObservationCache {
 
  private:
   mutable std::mutex mu_;
-  std::map<std::string, remote::ExecResult> held_;
+  std::map<std::string, std::shared_ptr<const remote::ExecResult>> held_;
   uint64_t generation_ = 0;  // counts forget()
   std::vector<std::string> reads_after_;
   std::vector<std::pair<std::string, remote::ExecResult>> read_after_;

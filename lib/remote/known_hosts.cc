@@ -16,7 +16,9 @@ namespace pai::remote {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
 
 // The next whitespace-separated field of `s` from `pos`.
 std::string_view next_field(std::string_view s, size_t& pos) {
@@ -163,9 +165,8 @@ bool KnownHosts::revoked(std::string_view type, std::string_view blob) const {
   return revoked_.count(k) > 0;
 }
 
-KnownHostCheck check_known_host(const std::vector<const KnownHosts*>& files,
-                                std::string_view name, std::string_view type,
-                                std::string_view blob) {
+KnownHostCheck check_known_host(const std::vector<const KnownHosts*>& files, std::string_view name,
+                                std::string_view type, std::string_view blob) {
   KnownHostCheck out;
   for (const KnownHosts* f : files)
     if (f && f->revoked(type, blob)) return {KnownHostStatus::Revoked, 0};

@@ -86,9 +86,8 @@ struct KnownHostCheck {
   KnownHostStatus status = KnownHostStatus::NotFound;
   int line = 0;  // the matching (Ok, Revoked) or conflicting (Changed) line
 };
-KnownHostCheck check_known_host(const std::vector<const KnownHosts*>& files,
-                                std::string_view name, std::string_view type,
-                                std::string_view blob);
+KnownHostCheck check_known_host(const std::vector<const KnownHosts*>& files, std::string_view name,
+                                std::string_view type, std::string_view blob);
 
 // The host-key algorithms to offer a host, as libssh orders them from its
 // known_hosts: those of the key types known for the host first, then the rest of

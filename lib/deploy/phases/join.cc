@@ -52,7 +52,7 @@ class JoinPhase : public KeyValuePhase {
     bool registered = false;
     if (master) {
       auto r = master_read(h, *master, cluster_objects_script());
-      if (r.ok()) registered = node_listed(r.out, h.spec().name);
+      if (r->ok()) registered = node_listed(r, h.spec().name);
     }
     // Tokens a run that was killed could not delete (they would live out their
     // TTL): only their ids are read. A join wave's (its description names the
@@ -63,8 +63,8 @@ class JoinPhase : public KeyValuePhase {
       auto r = master_read(h, *master, kTokenList);
       const std::string mark = "paictl join of " + h.spec().name;
       const bool first = first_worker(h);
-      if (r.ok())
-        for (auto line : util::split(r.out, '\n')) {
+      if (r->ok())
+        for (auto line : util::split(r->out, '\n')) {
           if (line.rfind("token=", 0) != 0) continue;
           std::string id(line.substr(6, line.find(' ') - 6));
           size_t at = line.find(mark);
@@ -142,7 +142,7 @@ class JoinPhase : public KeyValuePhase {
     JoinCommand jc;
     std::string id;   // the token's id (not secret)
     double born = 0;  // on the run's clock, s
-    std::map<std::string, remote::ExecResult> reads;
+    std::map<std::string, std::shared_ptr<const remote::ExecResult>> reads;  // as Lists
   };
 
   util::Result<void> join(HostRun& h, const std::vector<std::string>& needs) {
@@ -235,7 +235,7 @@ class JoinPhase : public KeyValuePhase {
     if (--w.joining == 0) {
       w.closing = true;
       lock.unlock();
-      std::map<std::string, remote::ExecResult> got;
+      std::map<std::string, std::shared_ptr<const remote::ExecResult>> got;
       if (!w.id.empty()) {
         const std::string marker = "@@paictl-join-" + std::to_string(::getpid()) + "-" + w.id;
         const std::vector<std::string> reads = {cluster_objects_script(), kTokenList};
@@ -245,7 +245,9 @@ class JoinPhase : public KeyValuePhase {
         std::vector<remote::ExecResult> parts;
         if (r.ok() && r.exit_status == 0 &&
             split_combined_output(r.out, marker, reads.size(), parts))
-          for (size_t k = 0; k < reads.size(); ++k) got[reads[k]] = std::move(parts[k]);
+          for (size_t k = 0; k < reads.size(); ++k)
+            got[reads[k]] = master.finish_shared(
+                reads[k], std::make_shared<const remote::ExecResult>(std::move(parts[k])));
       }
       lock.lock();
       w.reads = std::move(got);
@@ -257,15 +259,15 @@ class JoinPhase : public KeyValuePhase {
     if (joined) after_join_[h.spec().name] = w.reads;
   }
 
-  // Whether `list` (the cluster objects' read) has this Node. Every worker
-  // reads the same list (the read ahead, a wave's read after its joins): it is
-  // parsed once, not once a worker (a 50-node list took paictl 3-5 ms each).
-  bool node_listed(const std::string& list, const std::string& node) {
+  // Whether `list` (the cluster objects' read, as a List) has this Node. Every
+  // worker reads the same list (the read ahead, a wave's read after its joins):
+  // it is parsed once, not once a worker (a 1,000-node list is 2.7 MB).
+  bool node_listed(const std::shared_ptr<const remote::ExecResult>& list, const std::string& node) {
     std::lock_guard lock(parsed_mu_);
-    if (list != parsed_list_) {
-      parsed_list_ = list;
+    if (list != parsed_from_ && (!parsed_from_ || list->out != parsed_from_->out)) {
+      parsed_from_ = list;
       parsed_nodes_.clear();
-      auto nodes = objects_of_kind(util::parse_json_or_discarded(list), "Node");
+      auto nodes = objects_of_kind(util::parse_json_or_discarded(list->out), "Node");
       for (const auto& n : nodes["items"])
         if (n.contains("metadata") && n["metadata"].is_object())
           parsed_nodes_.insert(n["metadata"].value("name", ""));
@@ -275,8 +277,9 @@ class JoinPhase : public KeyValuePhase {
 
   // The master's reads for this worker's needs: during its verification what
   // the session that deleted its wave's token read after the joins, else a
-  // read made now; before its apply, the read ahead.
-  remote::ExecResult master_read(HostRun& h, HostRun& master, const std::string& script) {
+  // read made now; before its apply, the read ahead. Shared, not copied.
+  std::shared_ptr<const remote::ExecResult> master_read(HostRun& h, HostRun& master,
+                                                        const std::string& script) {
     bool fresh;
     {
       std::lock_guard lock(mu_);
@@ -285,13 +288,15 @@ class JoinPhase : public KeyValuePhase {
         auto& got = after_join_[h.spec().name];
         auto it = got.find(script);
         if (it != got.end()) {
-          remote::ExecResult r = std::move(it->second);
+          auto r = std::move(it->second);
           got.erase(it);
-          return master.finish_read(script, std::move(r));
+          return r;
         }
       }
     }
-    return fresh ? master.finish_read(script, master.sh(script)) : master.observe_sh(script);
+    if (!fresh) return master.observe_shared(script);
+    return master.finish_shared(script,
+                                std::make_shared<const remote::ExecResult>(master.sh(script)));
   }
 
   const InstallSettings& s_;
@@ -304,10 +309,11 @@ class JoinPhase : public KeyValuePhase {
   std::list<Wave> waves_;                                     // stable addresses
   std::map<std::string, std::vector<std::string>> leftover_;  // host -> token ids
   std::set<std::string> verifying_;  // hosts whose join applied: their next master reads are fresh
-  std::map<std::string, std::map<std::string, remote::ExecResult>> after_join_;
+  std::map<std::string, std::map<std::string, std::shared_ptr<const remote::ExecResult>>>
+      after_join_;
   std::mutex parsed_mu_;
-  std::string parsed_list_;  // the list node_listed parsed last, and its Nodes
-  std::set<std::string> parsed_nodes_;
+  std::shared_ptr<const remote::ExecResult> parsed_from_;  // the list node_listed parsed last
+  std::set<std::string> parsed_nodes_;                     // and its Nodes
 };
 
 }  // namespace

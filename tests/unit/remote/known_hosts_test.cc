@@ -26,7 +26,9 @@ const char* kHashed =
     "|1|Cpu98Q+YPxklCmSJT7puJ8rMAUs=|nGr3Targ4U+johSjmjmznmHKtZE= ssh-ed25519 "
     "AAAAC3NzaC1lZDI1NTE5AAAAICMxG/kc8bhSXfiFNp/NzYYrv22WODP2Md0wkoFL76Z+\n";
 
-std::string blob(const char* b64) { return *util::base64_decode(b64); }
+std::string blob(const char* b64) {
+  return *util::base64_decode(b64);
+}
 
 KnownHostStatus status(const KnownHosts& kh, const std::string& name, const std::string& type,
                        const char* key) {
@@ -53,8 +55,8 @@ TEST(KnownHosts, AnotherKeyOfTheSameTypeIsChangedOfAnotherTypeOther) {
   EXPECT_EQ(c.line, 1);
   EXPECT_EQ(status(kh, "h1", "ecdsa-sha2-nistp256", kK3), KnownHostStatus::Other);
   // One matching line among several is enough (a host with two keys of a type).
-  auto two = KnownHosts::parse(std::string("h1 ssh-ed25519 ") + kK2 + "\nh1 ssh-ed25519 " + kK1 +
-                               "\n");
+  auto two =
+      KnownHosts::parse(std::string("h1 ssh-ed25519 ") + kK2 + "\nh1 ssh-ed25519 " + kK1 + "\n");
   auto ok = check_known_host({&two}, "h1", "ssh-ed25519", blob(kK1));
   EXPECT_EQ(ok.status, KnownHostStatus::Ok);
   EXPECT_EQ(ok.line, 2);
@@ -105,7 +107,7 @@ TEST(KnownHosts, BothFilesAreConsulted) {
 }
 
 TEST(KnownHosts, LinesThatDoNotParseAreSkippedNotTakenForKeys) {
-  auto kh = KnownHosts::parse(std::string("h1 ssh-ed25519\n"          // no key
+  auto kh = KnownHosts::parse(std::string("h1 ssh-ed25519\n"  // no key
                                           "h2 ssh-ed25519 !!notbase64!!\n"
                                           "|1|bad|hash ssh-ed25519 ") +
                               kK1 + "\n|1|E8+9W1dZ1zX2QgMTn4J4h4C0xko=|AAAA ssh-ed25519 " + kK1 +
@@ -142,18 +144,14 @@ TEST(KnownHostsCache, ReadsOnceAndAgainWhenTheFileChanges) {
   auto none = cache.get(path);
   ASSERT_TRUE(none.ok());
   EXPECT_EQ((*none)->size(), 0u);
-  {
-    std::ofstream(path) << "h1 ssh-ed25519 " << kK1 << "\n";
-  }
+  { std::ofstream(path) << "h1 ssh-ed25519 " << kK1 << "\n"; }
   auto one = cache.get(path);
   ASSERT_TRUE(one.ok());
   EXPECT_EQ((*one)->size(), 1u);
   auto again = cache.get(path);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->get(), one->get()) << "an unchanged file is not parsed again";
-  {
-    std::ofstream(path, std::ios::app) << "h2 ssh-ed25519 " << kK2 << "\n";
-  }
+  { std::ofstream(path, std::ios::app) << "h2 ssh-ed25519 " << kK2 << "\n"; }
   auto two = cache.get(path);
   ASSERT_TRUE(two.ok());
   EXPECT_EQ((*two)->size(), 2u);
