@@ -133,15 +133,13 @@ std::shared_ptr<const remote::ExecResult> HostRun::observe_shared(const std::str
 std::shared_ptr<const remote::ExecResult> HostRun::finish_shared(
     const std::string& script, std::shared_ptr<const remote::ExecResult> raw) {
   if (api_read_fallback(script).empty()) return raw;
-  {
-    std::lock_guard lock(list_memo_mu_);
-    if (list_memo_raw_ == raw) return list_memo_list_;
-  }
-  auto list = std::make_shared<const remote::ExecResult>(finish_read(script, *raw));
+  // Held while turning, so that the workers that ask at once (64 in parallel)
+  // wait for one turn instead of each making its own.
   std::lock_guard lock(list_memo_mu_);
+  if (list_memo_raw_ == raw) return list_memo_list_;
+  list_memo_list_ = std::make_shared<const remote::ExecResult>(finish_read(script, *raw));
   list_memo_raw_ = std::move(raw);
-  list_memo_list_ = list;
-  return list;
+  return list_memo_list_;
 }
 
 remote::ExecResult HostRun::observe_raw(const std::string& script, int timeout_ms,

@@ -124,7 +124,8 @@ class HostRun {
   nlohmann::json facts_ = nlohmann::json::object();
   std::mutex mu_;  // another host's phase may run commands here (the master)
   ObservationCache observations_;
-  // The last output finish_shared turned, and what it gave.
+  // The last output finish_shared turned, and what it gave (the mutex is held
+  // while it turns one).
   std::mutex list_memo_mu_;
   std::shared_ptr<const remote::ExecResult> list_memo_raw_, list_memo_list_;
 };

@@ -169,6 +169,15 @@ const nlohmann::json* find_node(const nlohmann::json& nodes, const std::string& 
   return nullptr;
 }
 
+std::unordered_map<std::string, const nlohmann::json*> nodes_by_name(const nlohmann::json& nodes) {
+  std::unordered_map<std::string, const nlohmann::json*> out;
+  if (!nodes.contains("items") || !nodes["items"].is_array()) return out;
+  for (const auto& n : nodes["items"])
+    if (n.contains("metadata") && n["metadata"].is_object())
+      out.emplace(n["metadata"].value("name", ""), &n);  // the first of a name, as find_node
+  return out;
+}
+
 void left_lock_needs(std::map<std::string, std::string>& kv, std::vector<std::string>& needs) {
   if (kv.count("lock") && holder_is_dead_here(kv["lock"]))
     needs.push_back("remove the install lock of a run that is gone (" + kv["lock"] + ")");

@@ -156,8 +156,10 @@ class LabelsPhase : public Phase, public ReadsAhead {
     if (!listed) return listed.error();
     const nlohmann::json& nodes = *listed;
     patches_.clear();
+    const auto by_name = nodes_by_name(nodes);
     for (auto* host : h.run().hosts) {
-      const nlohmann::json* n = find_node(nodes, host->spec().name);
+      auto it = by_name.find(host->spec().name);
+      const nlohmann::json* n = it == by_name.end() ? nullptr : it->second;
       nlohmann::json p = patch_for(host->spec(), n, needs);
       if (!p.is_null()) patches_[host->spec().name] = std::move(p);
     }

@@ -23,9 +23,11 @@ class VerifyPhase : public Phase, public ReadsAhead {
     auto listed = nodes_of(h);
     if (!listed) return listed.error();
     const nlohmann::json& nodes = *listed;
+    const auto by_name = nodes_by_name(nodes);
     for (auto* host : h.run().hosts) {
       const auto& spec = host->spec();
-      const nlohmann::json* n = find_node(nodes, spec.name);
+      auto it = by_name.find(spec.name);
+      const nlohmann::json* n = it == by_name.end() ? nullptr : it->second;
       bool ready = false;
       int64_t gpus = 0;
       if (n && n->contains("status")) {

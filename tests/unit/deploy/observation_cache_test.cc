@@ -315,3 +315,45 @@ TEST(ObservationCache, TheLockSessionReadsOnlyOnceTheLockIsTaken) {
 
 }  // namespace
 }  // namespace pai::deploy
+
+namespace pai::deploy {
+namespace {
+
+// Every worker's join reads the master's Nodes: the held answer is shared, and
+// turned into kubectl's List once, not once a reader.
+TEST(ObservationCache, SharedReadsAreTurnedIntoAListOnceAndOutliveAForget) {
+  ScriptedHosts run;
+  HostRun& m = run.add(master_spec());
+  const std::string script = api_json_read_script({"/api/v1/nodes"}, "get nodes -o json");
+  m.observations().keep(
+      script, output("{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"items\":[{\"metadata\":"
+                     "{\"name\":\"w1\"}}]}\n@@paictl-api 200\n"));
+  auto raw = m.observations().find_shared(script);
+  ASSERT_NE(raw, nullptr);
+  EXPECT_EQ(m.observations().find_shared(script), raw) << "the held output itself, not a copy";
+  auto a = m.observe_shared(script);
+  auto b = m.observe_shared(script);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a, b) << "one held output is turned into a List once";
+  auto list = nlohmann::json::parse(a->out);
+  EXPECT_EQ(list["kind"], "List");
+  EXPECT_EQ(list["items"][0]["kind"], "Node");
+  EXPECT_EQ(list["items"][0]["metadata"]["name"], "w1");
+  EXPECT_EQ(run.transport.count("/api/v1/nodes"), 0u);
+  // The host changes: what a reader holds stays whole; the next read is another.
+  m.observations().forget();
+  EXPECT_NE(raw->out.find("NodeList"), std::string::npos) << "a shared output is not overwritten";
+  EXPECT_EQ(m.observations().find_shared(script), nullptr);
+  m.observations().keep(script,
+                        output("{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"items\":[]}\n"
+                               "@@paictl-api 200\n"));
+  auto c = m.observe_shared(script);
+  EXPECT_NE(c, a);
+  EXPECT_EQ(nlohmann::json::parse(c->out)["items"].size(), 0u);
+  // A script that is no API read is served as it was read.
+  m.observations().keep("uname -m", output("x86_64\n"));
+  EXPECT_EQ(m.observe_shared("uname -m"), m.observations().find_shared("uname -m"));
+}
+
+}  // namespace
+}  // namespace pai::deploy
