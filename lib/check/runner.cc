@@ -742,17 +742,19 @@ void check_gpus(const HostCheckContext& c) {
     // The GPUs' health (facts/gpu_findings.h): one finding per kind, with its code.
     std::vector<facts::GpuFinding> health;
     if (smi_ok) health = facts::gpu_health_findings(f);
-    auto health_check = [&](const char* check, const char* kind, const std::string& ok) {
+    // clang before 16 cannot capture a structured binding: the emitter goes in
+    // through an init-capture.
+    auto health_check = [&, &em = e](const char* check, const char* kind, const std::string& ok) {
       if (!smi_ok) {
-        e.skip(check, "nvidia-smi did not list the GPUs");
+        em.skip(check, "nvidia-smi did not list the GPUs");
         return;
       }
       for (const auto& h : health)
         if (h.kind == kind) {
-          e.violated(check, runner_coded(h.code.c_str(), h.message), h.hint);
+          em.violated(check, runner_coded(h.code.c_str(), h.message), h.hint);
           return;
         }
-      e.pass(check, ok);
+      em.pass(check, ok);
     };
     if (!f.has("gpuhealth") && smi_ok) {
       e.skip("GPUEcc", kNoSection);
