@@ -252,25 +252,7 @@ void set_tcp_keepalive(int fd, int interval_s) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
 }
 
-// libssh opens the known_hosts files itself (during the key exchange and the
-// host key check): a FIFO there would block it for ever and a directory would
-// read as an empty file. Anything at those paths must be a regular file.
-std::string ssh_transport_known_hosts_problem(const std::string& path) {
-  if (path.empty() || !util::path_entry_exists(path)) return {};
-  auto ok = util::check_regular_file(path, 64u << 20);
-  return ok.ok() ? std::string() : path + " " + ok.error().message;
-}
-
 SessionPtr Session::open(const Endpoint& e, int fd, bool is_jump) {
-  if (target_.host_key_policy != HostKeyPolicy::Off) {
-    for (const std::string* kh : {&target_.known_hosts_file, &target_.global_known_hosts_file}) {
-      std::string problem = ssh_transport_known_hosts_problem(*kh);
-      if (problem.empty()) continue;
-      fail(Failure::HostKeyError, "cannot check the host key of " + where(e) + ": " + problem,
-           "known_hosts must be a regular file; pass another one with --known-hosts FILE");
-      return nullptr;
-    }
-  }
   SessionPtr s(ssh_new());
   if (!s) {
     fail(Failure::Channel, "cannot create an SSH session (out of memory)");
@@ -444,7 +426,15 @@ bool Session::verify_host_key(ssh_session s, const Endpoint& e, bool is_jump) {
     std::shared_lock lock(kh_.mu);
     if (!check(found)) return false;
   }
-  auto refuse_changed = [&](const KnownHostCheck& c) {
+  // A known key that is not this one, or a revoked one: refused under every policy.
+  auto refuse = [&](const KnownHostCheck& c) {
+    if (c.status == KnownHostStatus::Revoked) {
+      fail(Failure::HostKeyChanged,
+           "REVOKED HOST KEY: " + where(e) + " sent " + shown +
+               ", which an @revoked line of its known_hosts refuses",
+           "the key was revoked on purpose; ask the host's administrator for its new key");
+      return false;
+    }
     std::string held = c.line > 0 ? " (line " + std::to_string(c.line) + ")" : "";
     fail(Failure::HostKeyChanged,
          "HOST KEY CHANGED: " + where(e) + " sent " + (shown.empty() ? "a key" : shown) +
@@ -455,21 +445,8 @@ bool Session::verify_host_key(ssh_session s, const Endpoint& e, bool is_jump) {
              util::shell_quote(kh) + " -R " + util::shell_quote(name));
     return false;
   };
-  switch (found.status) {
-    case KnownHostStatus::Ok:
-      return true;
-    case KnownHostStatus::Revoked:
-      fail(Failure::HostKeyChanged,
-           "REVOKED HOST KEY: " + where(e) + " sent " + shown +
-               ", which an @revoked line of its known_hosts refuses",
-           "the key was revoked on purpose; ask the host's administrator for its new key");
-      return false;
-    case KnownHostStatus::Changed:
-    case KnownHostStatus::Other:
-      return refuse_changed(found);
-    case KnownHostStatus::NotFound:
-      break;
-  }
+  if (found.status == KnownHostStatus::Ok) return true;
+  if (found.status != KnownHostStatus::NotFound) return refuse(found);
   if (target_.host_key_policy != HostKeyPolicy::AcceptNew) {
     fail(Failure::HostKeyUnknown,
          "the host key of " + where(e) + " (" + (shown.empty() ? "unknown type" : shown) +
@@ -483,13 +460,7 @@ bool Session::verify_host_key(ssh_session s, const Endpoint& e, bool is_jump) {
   // Another connection may have added it meanwhile (a jump host shared by hosts).
   if (!check(found)) return false;
   if (found.status == KnownHostStatus::Ok) return true;
-  if (found.status != KnownHostStatus::NotFound) {
-    if (found.status == KnownHostStatus::Revoked) {
-      fail(Failure::HostKeyChanged, "REVOKED HOST KEY: " + where(e) + " sent " + shown);
-      return false;
-    }
-    return refuse_changed(found);
-  }
+  if (found.status != KnownHostStatus::NotFound) return refuse(found);
   if (!append_known_host(e, known_hosts_line(name, type, b64))) return false;
   if (!is_jump) result_.host_key_added = true;
   return true;

@@ -32,9 +32,9 @@ struct FileTail {
 };
 Result<FileTail> read_file_tail(const std::string& path, size_t max_bytes);
 
-// read_file's checks without reading: for a file another library opens
-// (libssh's known_hosts), so that it never blocks on a FIFO or takes a
-// directory for an empty file. max_bytes 0: no size limit.
+// read_file's checks without reading: for a file another library or tool opens,
+// so that it never blocks on a FIFO or takes a directory for an empty file.
+// max_bytes 0: no size limit.
 Result<void> check_regular_file(const std::string& path, size_t max_bytes = 0);
 
 // Whether anything (a file, a directory, a FIFO, a broken symbolic link) has

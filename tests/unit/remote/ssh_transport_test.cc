@@ -89,8 +89,8 @@ TEST(SshTransport, RefusedConnection) {
   EXPECT_FALSE(r.hint.empty());
 }
 
-// libssh opens known_hosts itself: a FIFO there would block it for ever, a
-// directory would read as empty (and the hint would say to append to it).
+// A FIFO at known_hosts would block a reader for ever, a directory would read as
+// empty (and the hint would say to append to it): both refused before connecting.
 TEST(SshTransport, KnownHostsThatIsNoRegularFileIsRefusedBeforeConnecting) {
   std::string dir = ::testing::TempDir() + "paictl-kh-" + std::to_string(::getpid());
   std::filesystem::create_directories(dir + "/d");
